@@ -1,0 +1,117 @@
+//! The backend seam: what a backend (e.g. `dsh-terminal-bash`'s `shell`) implements and what
+//! the service calls (seed-contract §2.1 `TerminalBackend` / `TerminalBackendSession`).
+
+use std::sync::Arc;
+
+use dsh_context::BoxFuture;
+
+use crate::error::TerminalError;
+use crate::types::{
+    BackendSpawnSpec, CloseReport, ReadRequest, ReadResult, SendRead, SendRequest, SendResult,
+    SessionStatus, SignalResult, TerminalSignal,
+};
+
+/// A registered session factory, keyed by its type (e.g. `shell`).
+pub trait TerminalBackend: Send + Sync + 'static {
+    /// The type models pass to `terminal_open`.
+    fn backend_type(&self) -> &str;
+
+    /// Starts one session and waits until it is ready for input (its startup screen is the
+    /// MOTD).
+    ///
+    /// # Errors
+    /// [`TerminalError`] with code `Spawn` when the process cannot start or does not become
+    /// ready before the startup timeout; everything started is cleaned up first.
+    fn spawn(
+        &self,
+        spec: BackendSpawnSpec,
+    ) -> BoxFuture<'_, Result<Arc<dyn BackendSession>, TerminalError>>;
+}
+
+/// One live session owned by a backend.
+pub trait BackendSession: Send + Sync + 'static {
+    /// Startup output (typically `dsh> `).
+    fn motd(&self) -> String;
+    /// Pid of the top-level process.
+    fn pid(&self) -> Option<u32>;
+    /// Current status (read live).
+    fn status(&self) -> SessionStatus;
+    /// Writes input and starts readiness tracking. Synchronous: the send slot is reserved
+    /// before this returns.
+    ///
+    /// # Errors
+    /// `SendActive` (one active send per session), `Closing`, `Exited`.
+    fn start_send(&self, request: SendRequest) -> Result<SendOperation, TerminalError>;
+    /// Reads a newest-relative scrollback page (seed-contract §3.7).
+    ///
+    /// # Errors
+    /// `InvalidRequest` for a zero count.
+    fn read(&self, request: ReadRequest) -> Result<ReadResult, TerminalError>;
+    /// Signals the foreground process group (seed-contract §3.8).
+    ///
+    /// # Errors
+    /// `Closing`, `Signal` (unresolvable group, SIGKILL aimed at the shell).
+    fn signal(&self, signal: TerminalSignal) -> Result<SignalResult, TerminalError>;
+    /// Stops every process of the session and waits until they are gone. Idempotent.
+    ///
+    /// # Errors
+    /// `Cleanup` naming surviving pids.
+    fn close(&self, reason: String) -> BoxFuture<'_, Result<CloseReport, TerminalError>>;
+}
+
+/// The backend half of a [`SendOperation`].
+pub trait OperationHandle: Send + Sync + 'static {
+    /// Resolves when the send settles. May be awaited by several callers; each gets the same
+    /// outcome.
+    fn done(&self) -> BoxFuture<'_, Result<SendResult, TerminalError>>;
+    /// Consumes output produced since the previous read (for background jobs).
+    fn read_output(&self) -> SendRead;
+    /// Requests cancellation (a real SIGINT to the foreground group, never a written `\x03`).
+    /// Returns `false` once settled.
+    fn cancel(&self) -> bool;
+    /// Whether the send has settled *and* released its slot.
+    fn is_finished(&self) -> bool;
+}
+
+/// A started send (seed `TerminalSendOperation`). Cheap to clone.
+#[derive(Clone)]
+pub struct SendOperation {
+    handle: Arc<dyn OperationHandle>,
+}
+
+impl std::fmt::Debug for SendOperation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SendOperation")
+            .field("finished", &self.handle.is_finished())
+            .finish()
+    }
+}
+
+impl SendOperation {
+    /// Wraps a backend's operation handle.
+    pub fn new(handle: Arc<dyn OperationHandle>) -> Self {
+        Self { handle }
+    }
+    /// Waits for settlement.
+    ///
+    /// # Errors
+    /// Transport failures (write error, output stream error).
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future does not cancel the send (use [`SendOperation::cancel`]).
+    pub async fn done(&self) -> Result<SendResult, TerminalError> {
+        self.handle.done().await
+    }
+    /// Consumes new output since the last read.
+    pub fn read_output(&self) -> SendRead {
+        self.handle.read_output()
+    }
+    /// Requests cancellation; `false` once settled.
+    pub fn cancel(&self) -> bool {
+        self.handle.cancel()
+    }
+    /// Whether the send has settled and released its slot.
+    pub fn is_finished(&self) -> bool {
+        self.handle.is_finished()
+    }
+}

@@ -1,0 +1,146 @@
+//! Errors of the terminal service and its backends (seed-contract §2.2).
+//!
+//! Every message is lowercase, names the bad value, and where the model can act says what to
+//! do next. The tool layer renders them as `Error: <message>`.
+
+use crate::types::SessionId;
+
+/// Stable machine-readable kind of a [`TerminalError`] (the seed's `TerminalErrorCode`, plus
+/// kinds for the seed's plain errors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TerminalErrorCode {
+    /// A backend with that type is already registered.
+    DuplicateBackend,
+    /// The owner already has (or is creating) a session with that name.
+    DuplicateName,
+    /// The session exists but belongs to another agent.
+    ForeignSession,
+    /// No backend is registered for the requested type.
+    NoBackend,
+    /// The session id is unknown (never existed, or already closed).
+    NoSession,
+    /// The owner is disposed (or not live).
+    OwnerNotLive,
+    /// The session already has an active send.
+    SendActive,
+    /// The service is being disposed.
+    ServiceDisposing,
+    /// The session is closing.
+    Closing,
+    /// The session's top-level process has exited.
+    Exited,
+    /// A request field is invalid (empty type or name, bad offset/count, ...).
+    InvalidRequest,
+    /// A signal could not be delivered (no foreground group, SIGKILL at the shell, ...).
+    Signal,
+    /// The backend failed to start the session.
+    Spawn,
+    /// The PTY transport failed (write error, read error).
+    Transport,
+    /// Close could not stop every process.
+    Cleanup,
+}
+
+/// An error from the terminal service or a backend. Cloneable so a settled send's outcome can
+/// be observed by several waiters.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct TerminalError {
+    code: TerminalErrorCode,
+    message: String,
+}
+
+impl TerminalError {
+    /// An error of `code` with a complete model-facing message.
+    pub fn new(code: TerminalErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+    /// The error kind.
+    pub fn code(&self) -> TerminalErrorCode {
+        self.code
+    }
+    /// The message (same as `Display`).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// `NO_SESSION`: `unknown PTY session <id>; ...`.
+    pub fn no_session(id: &SessionId) -> Self {
+        Self::new(
+            TerminalErrorCode::NoSession,
+            format!(
+                "unknown PTY session {id}; call terminal_list to see your open sessions or terminal_open to start one"
+            ),
+        )
+    }
+    /// `FOREIGN_SESSION`: `PTY session <id> belongs to another agent`.
+    pub fn foreign_session(id: &SessionId) -> Self {
+        Self::new(
+            TerminalErrorCode::ForeignSession,
+            format!(
+                "PTY session {id} belongs to another agent; call terminal_list to see your own sessions"
+            ),
+        )
+    }
+    /// `SEND_ACTIVE`: `PTY session <id> already has an active send`.
+    pub fn send_active(id: &SessionId) -> Self {
+        Self::new(
+            TerminalErrorCode::SendActive,
+            format!(
+                "PTY session {id} already has an active send; wait for it to finish, or use terminal_signal to interrupt it"
+            ),
+        )
+    }
+    /// Send on a closing session.
+    pub fn closing(id: &SessionId) -> Self {
+        Self::new(
+            TerminalErrorCode::Closing,
+            format!("PTY session {id} is closing"),
+        )
+    }
+    /// Send on an exited session.
+    pub fn exited(id: &SessionId) -> Self {
+        Self::new(
+            TerminalErrorCode::Exited,
+            format!(
+                "PTY session {id} has exited; call terminal_close to release it and terminal_open to start a new one"
+            ),
+        )
+    }
+    /// `NO_BACKEND`.
+    pub fn no_backend(backend_type: &str, available: &[String]) -> Self {
+        Self::new(
+            TerminalErrorCode::NoBackend,
+            format!(
+                "no PTY backend registered for {backend_type:?}; available types: {}",
+                if available.is_empty() {
+                    "(none)".to_owned()
+                } else {
+                    available.join(", ")
+                }
+            ),
+        )
+    }
+    /// `SERVICE_DISPOSING`.
+    pub fn service_disposing() -> Self {
+        Self::new(
+            TerminalErrorCode::ServiceDisposing,
+            "PTY service is disposing",
+        )
+    }
+    /// `OWNER_NOT_LIVE`.
+    pub fn owner_not_live(owner_id: &str) -> Self {
+        Self::new(
+            TerminalErrorCode::OwnerNotLive,
+            format!("agent {owner_id:?} is not a live PTY owner"),
+        )
+    }
+    /// An invalid request field.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(TerminalErrorCode::InvalidRequest, message)
+    }
+}

@@ -1,0 +1,1 @@
+//! Placeholder: the Terminals service is being written.

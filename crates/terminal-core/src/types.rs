@@ -1,0 +1,300 @@
+//! Value types of the terminal service contract (seed-contract §2.1), plus the facts we add on
+//! top of the seed (exit status from the prompt mark, foreground program, input mode).
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+/// A session id minted by [`crate::Terminals`] as `pty-N` (N from one per-service counter,
+/// starting at 1, never reused). Opaque to callers; authorization never relies on secrecy.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SessionId(String);
+
+impl SessionId {
+    /// Wraps a string without validation (ids from the model are looked up, not trusted).
+    pub fn new(id: impl Into<String>) -> Self {
+        Self(id.into())
+    }
+    /// The id text, e.g. `pty-1`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Why a send settled (seed-contract §3.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WaitReason {
+    /// Exact evidence: the nonce'd prompt mark came back with the shell owning the terminal, or
+    /// a foreground program is provably blocked reading the tty.
+    StdinRead,
+    /// Heuristic: output was silent for the idle window. The command may still be running.
+    InferredIdle,
+    /// The absolute deadline passed. Never implies exit.
+    Timeout,
+    /// The session's top-level process exited.
+    SessionExit,
+}
+
+impl WaitReason {
+    /// The model-visible name: `stdin_read`, `inferred_idle`, `timeout`, `session_exit`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::StdinRead => "stdin_read",
+            Self::InferredIdle => "inferred_idle",
+            Self::Timeout => "timeout",
+            Self::SessionExit => "session_exit",
+        }
+    }
+}
+
+impl fmt::Display for WaitReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Signals a model may deliver to the foreground process group (seed-contract §2.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TerminalSignal {
+    /// Interrupt (what Ctrl-C would send).
+    Sigint,
+    /// Polite termination.
+    Sigterm,
+    /// Forced kill (refused when the foreground group is the shell itself).
+    Sigkill,
+    /// Terminal stop (Ctrl-Z).
+    Sigtstp,
+    /// Hangup.
+    Sighup,
+}
+
+impl TerminalSignal {
+    /// All allowed signals, in the seed's schema order.
+    pub const ALL: [TerminalSignal; 5] = [
+        Self::Sigint,
+        Self::Sigterm,
+        Self::Sigkill,
+        Self::Sigtstp,
+        Self::Sighup,
+    ];
+    /// The model-visible name, e.g. `SIGINT`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Sigint => "SIGINT",
+            Self::Sigterm => "SIGTERM",
+            Self::Sigkill => "SIGKILL",
+            Self::Sigtstp => "SIGTSTP",
+            Self::Sighup => "SIGHUP",
+        }
+    }
+    /// The raw signal number on this platform.
+    pub fn as_raw(self) -> i32 {
+        match self {
+            Self::Sigint => libc::SIGINT,
+            Self::Sigterm => libc::SIGTERM,
+            Self::Sigkill => libc::SIGKILL,
+            Self::Sigtstp => libc::SIGTSTP,
+            Self::Sighup => libc::SIGHUP,
+        }
+    }
+}
+
+impl fmt::Display for TerminalSignal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for TerminalSignal {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|sig| sig.as_str() == s)
+            .ok_or_else(|| format!("unsupported signal {s:?}; use one of SIGINT, SIGTERM, SIGKILL, SIGTSTP, SIGHUP"))
+    }
+}
+
+/// Whether a session's top-level process is still running.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionStatus {
+    /// Still running.
+    Running,
+    /// Exited. `exit_code` is `None` when a signal ended it; `signal` is the signal name
+    /// (e.g. `SIGKILL`) or `None`.
+    Exited {
+        /// Exit status when it exited normally.
+        exit_code: Option<i32>,
+        /// Signal name when a signal ended it.
+        signal: Option<String>,
+    },
+}
+
+impl SessionStatus {
+    /// The seed's render: `running` or `exited code=<n|null> signal=<name|null>`.
+    pub fn render(&self) -> String {
+        match self {
+            Self::Running => "running".to_owned(),
+            Self::Exited { exit_code, signal } => format!(
+                "exited code={} signal={}",
+                exit_code.map_or_else(|| "null".to_owned(), |c| c.to_string()),
+                signal.as_deref().unwrap_or("null")
+            ),
+        }
+    }
+}
+
+/// A request to open a session (seed `TerminalSpawnRequest`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpawnRequest {
+    /// Registered backend type, usually `shell`.
+    pub backend_type: String,
+    /// Optional owner-local display name (unique per owner).
+    pub name: Option<String>,
+    /// Initial working directory; the backend's default when `None`.
+    pub cwd: Option<PathBuf>,
+}
+
+/// What a backend receives to create one session.
+#[derive(Clone, Debug)]
+pub struct BackendSpawnSpec {
+    /// The id minted for this session.
+    pub session_id: SessionId,
+    /// The owning agent's id (exported to the shell as `DSH_SESSION_ID`; not authorization).
+    pub owner_id: String,
+    /// Optional display name.
+    pub name: Option<String>,
+    /// Initial working directory, if requested.
+    pub cwd: Option<PathBuf>,
+}
+
+/// A live view of one session (seed `TerminalSessionSnapshot`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionSnapshot {
+    /// `pty-N`.
+    pub session_id: SessionId,
+    /// Display name, if given at open.
+    pub name: Option<String>,
+    /// Backend type, e.g. `shell`.
+    pub backend_type: String,
+    /// Pid of the top-level process, when known.
+    pub pid: Option<u32>,
+    /// Running or exited.
+    pub status: SessionStatus,
+}
+
+/// The result of opening a session: its snapshot plus the startup screen text (MOTD).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpawnResult {
+    /// The published session.
+    pub snapshot: SessionSnapshot,
+    /// Startup output, typically `dsh> `; may be empty.
+    pub motd: String,
+}
+
+/// Input to write (seed `TerminalSendRequest`). The text is written verbatim (UTF-8 bytes,
+/// control characters included); `submit` appends a carriage return (Enter).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SendRequest {
+    /// Text to write.
+    pub text: String,
+    /// Press Enter (`\r`) after the text.
+    pub submit: bool,
+}
+
+/// How the terminal is taking input when a send settles (going past the seed, direction §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum InputMode {
+    /// Nothing special to report.
+    #[default]
+    Normal,
+    /// The tty has echo off (a password prompt): typed text is not shown.
+    EchoOff,
+    /// The shell is in a continuation prompt (open quote, heredoc, unfinished compound).
+    Continuation,
+    /// A full-screen program holds the alternate screen; the viewport is its rendered screen.
+    AlternateScreen,
+}
+
+/// A settled send (seed `TerminalSendResult` plus our additions).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SendResult {
+    /// Screen-true text produced since the send started (or the rendered screen when a
+    /// full-screen program holds the terminal). Never contains escape sequences.
+    pub viewport: String,
+    /// Why the send settled.
+    pub wait_reason: WaitReason,
+    /// Session status at settlement.
+    pub session_status: SessionStatus,
+    /// Whether output was dropped by a byte or line bound.
+    pub truncated: bool,
+    /// Exit status of the last command, from the nonce'd prompt mark, when the prompt came back
+    /// during this send.
+    pub exit_code: Option<i32>,
+    /// Name of the foreground program when it is not the shell (e.g. `python3`), if known.
+    pub foreground: Option<String>,
+    /// Input mode facts at settlement.
+    pub input_mode: InputMode,
+}
+
+/// A consuming read of a running operation's output (seed `TerminalSendRead`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SendRead {
+    /// Output since the previous read.
+    pub delta: String,
+    /// Whether output was dropped since the previous read.
+    pub truncated: bool,
+}
+
+/// A scrollback page request (seed `TerminalReadRequest`). Defaults: offset 0, count 500.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadRequest {
+    /// Newest-relative line offset (0 = the newest line).
+    pub offset: Option<u64>,
+    /// Number of lines (positive).
+    pub count: Option<u64>,
+}
+
+/// A scrollback page (seed `TerminalReadResult`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadResult {
+    /// The lines joined by `\n`, bounded to the backend's `max_read_bytes`.
+    pub text: String,
+    /// Number of retained lines.
+    pub total_lines: u64,
+    /// Inclusive newest-relative offset of the page.
+    pub line_begin: u64,
+    /// Exclusive newest-relative end of the page.
+    pub line_end: u64,
+    /// Whether the page or the retained history was cut.
+    pub truncated: bool,
+}
+
+/// A delivered signal (seed `TerminalSignalResult`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignalResult {
+    /// The foreground process group that received the signal.
+    pub target_pgid: i32,
+}
+
+/// What closing a session did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CloseReport {
+    /// How many processes (the shell included) were signalled to stop.
+    pub processes_stopped: usize,
+}
+
+/// The outcome of [`crate::Terminals::kill`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CloseOutcome {
+    /// This call closed the session.
+    Closed(CloseReport),
+    /// Another close was already in flight; this call waited for it.
+    AlreadyClosing,
+}
