@@ -164,6 +164,9 @@ pub struct SpawnRequest {
 /// What a backend receives to create one session.
 #[derive(Clone, Debug)]
 pub struct BackendSpawnSpec {
+    /// Cancelled when the owner or the service is disposed while the spawn is pending; the
+    /// backend then stops startup promptly, cleans up everything it started and fails.
+    pub cancel: tokio_util::sync::CancellationToken,
     /// The id minted for this session.
     pub session_id: SessionId,
     /// The owning agent's id (exported to the shell as `DSH_SESSION_ID`; not authorization).
