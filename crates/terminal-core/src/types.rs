@@ -117,7 +117,11 @@ impl FromStr for TerminalSignal {
         Self::ALL
             .into_iter()
             .find(|sig| sig.as_str() == s)
-            .ok_or_else(|| format!("unsupported signal {s:?}; use one of SIGINT, SIGTERM, SIGKILL, SIGTSTP, SIGHUP"))
+            .ok_or_else(|| {
+                format!(
+                    "unsupported signal {s:?}; use one of SIGINT, SIGTERM, SIGKILL, SIGTSTP, SIGHUP"
+                )
+            })
     }
 }
 
