@@ -1,0 +1,381 @@
+//! Unit and property tests for the retainer (seed-contract §7.1, §8.8 item 129).
+
+use super::*;
+use pretty_assertions::assert_eq;
+use proptest::prelude::{Just, any, prop_assert, prop_assert_eq, prop_oneof, proptest};
+use proptest::strategy::Strategy as _;
+
+fn run(strategy: Strategy, chunks: &[&[u8]]) -> Retained {
+    let mut r = TextRetainer::new(strategy);
+    for c in chunks {
+        r.push(c);
+    }
+    r.finish()
+}
+
+fn retained(text: &str, truncated: bool, omitted: Omitted, gap: Option<usize>) -> Retained {
+    Retained {
+        text: text.to_owned(),
+        truncated,
+        omitted_bytes: omitted,
+        gap_offset_bytes: gap,
+    }
+}
+
+#[test]
+fn head_keeps_prefix_and_counts_exactly() {
+    let out = run(Strategy::Head { max_bytes: 5 }, &[b"hello ", b"world"]);
+    assert_eq!(out, retained("hello", true, Omitted::Exact(6), Some(5)));
+}
+
+#[test]
+fn tail_keeps_suffix_and_counts_exactly() {
+    let out = run(Strategy::Tail { max_bytes: 5 }, &[b"hello ", b"world"]);
+    assert_eq!(out, retained("world", true, Omitted::Exact(6), Some(0)));
+}
+
+#[test]
+fn head_tail_drops_the_middle() {
+    let out = run(
+        Strategy::HeadTail {
+            head_bytes: 3,
+            tail_bytes: 3,
+        },
+        &[b"abc", b"defg", b"hij"],
+    );
+    assert_eq!(out, retained("abchij", true, Omitted::Exact(4), Some(3)));
+    assert_eq!(out.text_with_marker("[..]"), "abc[..]hij");
+}
+
+#[test]
+fn fitting_input_is_unchanged_and_not_truncated() {
+    let out = run(
+        Strategy::HeadTail {
+            head_bytes: 4,
+            tail_bytes: 4,
+        },
+        &[b"12345678"],
+    );
+    assert_eq!(out, retained("12345678", false, Omitted::None, None));
+    assert_eq!(out.text_with_marker("[..]"), "12345678");
+}
+
+#[test]
+fn code_point_straddling_the_internal_split_survives_when_nothing_is_omitted() {
+    // "é" is C3 A9; the head budget of 2 puts C3 in the head and A9 in the tail.
+    let out = run(
+        Strategy::HeadTail {
+            head_bytes: 2,
+            tail_bytes: 2,
+        },
+        &["aé".as_bytes(), b"b"],
+    );
+    assert_eq!(out, retained("aéb", false, Omitted::None, None));
+}
+
+#[test]
+fn no_code_point_is_glued_across_the_gap() {
+    // head gets "a" + C3, tail gets A9 + "b"; one byte dropped between them.
+    let out = run(
+        Strategy::HeadTail {
+            head_bytes: 2,
+            tail_bytes: 2,
+        },
+        &["aéxé".as_bytes(), b"b"],
+    );
+    // input: 61 C3 A9 78 C3 A9 62 (7 bytes) -> head 61 C3 | dropped A9 78 C3 | tail A9 62
+    assert_eq!(out, retained("ab", true, Omitted::Exact(5), Some(1)));
+}
+
+#[test]
+fn two_three_and_four_byte_chars_at_the_head_cut() {
+    for (ch, len) in [("é", 2), ("€", 3), ("😀", 4)] {
+        let input = format!("a{ch}");
+        for cut in 1..=len {
+            let out = run(Strategy::Head { max_bytes: cut }, &[input.as_bytes()]);
+            assert_eq!(out.text, "a", "{ch} cut at {cut}");
+            assert_eq!(
+                out.omitted_bytes,
+                Omitted::Exact(len as u64),
+                "{ch} cut at {cut}"
+            );
+        }
+        let out = run(Strategy::Head { max_bytes: len + 1 }, &[input.as_bytes()]);
+        assert_eq!(out, retained(&input, false, Omitted::None, None));
+    }
+}
+
+#[test]
+fn two_three_and_four_byte_chars_at_the_tail_cut() {
+    for (ch, len) in [("é", 2), ("€", 3), ("😀", 4)] {
+        let input = format!("{ch}z");
+        for keep in 1..=len {
+            let out = run(Strategy::Tail { max_bytes: keep }, &[input.as_bytes()]);
+            assert_eq!(out.text, "z", "{ch} keep {keep}");
+            assert_eq!(
+                out.omitted_bytes,
+                Omitted::Exact(len as u64),
+                "{ch} keep {keep}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_code_point_split_across_chunks_is_reassembled() {
+    let bytes = "😀".as_bytes();
+    let out = run(
+        Strategy::Tail { max_bytes: 16 },
+        &[&bytes[..1], &bytes[1..3], &bytes[3..]],
+    );
+    assert_eq!(out, retained("😀", false, Omitted::None, None));
+}
+
+#[test]
+fn zero_budgets_omit_everything() {
+    for strategy in [
+        Strategy::Head { max_bytes: 0 },
+        Strategy::Tail { max_bytes: 0 },
+        Strategy::HeadTail {
+            head_bytes: 0,
+            tail_bytes: 0,
+        },
+    ] {
+        let mut r = TextRetainer::new(strategy);
+        let first = r.push(b"abc");
+        assert_eq!(
+            first,
+            PushOutcome {
+                kept: false,
+                truncated: true
+            }
+        );
+        let out = r.finish();
+        assert_eq!(out.text, "", "{strategy:?}");
+        assert_eq!(out.omitted_bytes, Omitted::Exact(3), "{strategy:?}");
+    }
+    // Zero budget and empty input: nothing omitted.
+    let out = run(Strategy::Head { max_bytes: 0 }, &[b""]);
+    assert_eq!(out, retained("", false, Omitted::None, None));
+}
+
+#[test]
+fn push_reports_kept_per_chunk_and_truncated_cumulatively() {
+    let mut r = TextRetainer::new(Strategy::Head { max_bytes: 4 });
+    assert_eq!(
+        r.push(b"ab"),
+        PushOutcome {
+            kept: true,
+            truncated: false
+        }
+    );
+    assert_eq!(
+        r.push(b"cde"),
+        PushOutcome {
+            kept: false,
+            truncated: true
+        }
+    );
+    assert_eq!(
+        r.push(b""),
+        PushOutcome {
+            kept: true,
+            truncated: true
+        }
+    );
+
+    // Tail: a chunk that evicts older bytes is itself kept.
+    let mut r = TextRetainer::new(Strategy::Tail { max_bytes: 3 });
+    assert!(r.push(b"ab").kept);
+    assert_eq!(
+        r.push(b"cd"),
+        PushOutcome {
+            kept: true,
+            truncated: true
+        }
+    );
+    assert!(!r.push(b"wxyz").kept);
+    assert_eq!(r.total_bytes(), 8);
+    assert!(r.is_truncated());
+}
+
+#[test]
+fn stray_continuation_and_invalid_lead_bytes_are_left_alone_in_the_head() {
+    // Four continuation bytes: no lead within reach, nothing trimmed; decoded lossily.
+    let out = run(Strategy::Head { max_bytes: 5 }, &[b"a\x80\x80\x80\x80zz"]);
+    assert_eq!(out.omitted_bytes, Omitted::Exact(2));
+    assert_eq!(out.text, "a\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}");
+    // Invalid lead 0xF8: left alone.
+    let out = run(Strategy::Head { max_bytes: 2 }, &[b"a\xF8zz"]);
+    assert_eq!(out.omitted_bytes, Omitted::Exact(2));
+    assert_eq!(out.text, "a\u{FFFD}");
+    // ASCII before the continuation bytes: stray, left alone.
+    let out = run(Strategy::Head { max_bytes: 2 }, &[b"a\x80zz"]);
+    assert_eq!(out.omitted_bytes, Omitted::Exact(2));
+}
+
+#[test]
+fn invalid_utf8_without_omission_decodes_lossily() {
+    let out = run(Strategy::Tail { max_bytes: 10 }, &[b"a\xFFb"]);
+    assert_eq!(out, retained("a\u{FFFD}b", false, Omitted::None, None));
+}
+
+#[test]
+fn convenience_head_and_tail_cut_on_char_boundaries() {
+    assert_eq!(head("a€b", 3), "a");
+    assert_eq!(head("a€b", 4), "a€");
+    assert_eq!(head("a€b", 100), "a€b");
+    assert_eq!(head("a€b", 0), "");
+    assert_eq!(tail("a€b", 3), "b");
+    assert_eq!(tail("a€b", 4), "€b");
+    assert_eq!(tail("a€b", 0), "");
+    assert_eq!(tail("a€b", 100), "a€b");
+}
+
+#[test]
+fn describe_and_notice_join_non_empty_halves() {
+    assert_eq!(
+        describe_omitted(&Omitted::Exact(12), "bytes"),
+        "Omitted 12 bytes."
+    );
+    assert_eq!(describe_omitted(&Omitted::Exact(0), "bytes"), "");
+    assert_eq!(describe_omitted(&Omitted::None, "bytes"), "");
+    assert_eq!(
+        format_retention_notice(&Omitted::Exact(3), "bytes", "Call read for more."),
+        "Omitted 3 bytes. Call read for more."
+    );
+    assert_eq!(
+        format_retention_notice(&Omitted::Exact(3), "bytes", ""),
+        "Omitted 3 bytes."
+    );
+    assert_eq!(
+        format_retention_notice(&Omitted::None, "bytes", "Call read for more."),
+        "Call read for more."
+    );
+    assert_eq!(format_retention_notice(&Omitted::None, "bytes", ""), "");
+}
+
+#[test]
+fn companion_says_why_there_is_no_check() {
+    use dsh_context::Context;
+    use dsh_invariants::{Invariants, InvariantsPlugin};
+    let ctx = Context::builder()
+        .with(InvariantsPlugin)
+        .with(invariant_companion())
+        .apply()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let inv = ctx
+        .require::<Invariants>()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        inv.reason("dsh-output-retention")
+            .is_some_and(|r| r.starts_with("no runtime invariant:"))
+    );
+}
+
+// ---- property tests -------------------------------------------------------------------------
+
+fn strategy_strategy() -> impl proptest::strategy::Strategy<Value = Strategy> {
+    prop_oneof![
+        (0usize..40).prop_map(|max_bytes| Strategy::Head { max_bytes }),
+        (0usize..40).prop_map(|max_bytes| Strategy::Tail { max_bytes }),
+        (0usize..40, 0usize..40).prop_map(|(head_bytes, tail_bytes)| Strategy::HeadTail {
+            head_bytes,
+            tail_bytes
+        }),
+    ]
+}
+
+fn text_strategy() -> impl proptest::strategy::Strategy<Value = String> {
+    // Mix ASCII with 2-, 3- and 4-byte chars so cuts land inside code points.
+    proptest::collection::vec(
+        prop_oneof![
+            Just('a'),
+            Just('z'),
+            Just('\n'),
+            Just('é'),
+            Just('€'),
+            Just('😀'),
+            any::<char>()
+        ],
+        0..60,
+    )
+    .prop_map(|chars| chars.into_iter().collect())
+}
+
+/// Splits `bytes` at the given (sorted, deduplicated, clamped) positions.
+fn chunk(bytes: &[u8], mut cuts: Vec<usize>) -> Vec<&[u8]> {
+    cuts.iter_mut().for_each(|c| *c = (*c).min(bytes.len()));
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for c in cuts {
+        out.push(&bytes[start..c]);
+        start = c;
+    }
+    out.push(&bytes[start..]);
+    out
+}
+
+proptest! {
+    #[test]
+    fn valid_utf8_properties(
+        strategy in strategy_strategy(),
+        text in text_strategy(),
+        cuts in proptest::collection::vec(0usize..250, 0..8),
+    ) {
+        let whole = run(strategy, &[text.as_bytes()]);
+        let chunked = run(strategy, &chunk(text.as_bytes(), cuts));
+        // Independent of chunking.
+        prop_assert_eq!(&chunked, &whole);
+
+        let (head_cap, tail_cap) = strategy.budgets();
+        // Retained bytes within the budget.
+        prop_assert!(whole.text.len() <= head_cap + tail_cap);
+
+        match whole.omitted_bytes {
+            Omitted::None => {
+                prop_assert!(!whole.truncated);
+                prop_assert_eq!(&whole.text, &text);
+            }
+            Omitted::Exact(n) => {
+                prop_assert!(whole.truncated);
+                // retained + omitted = total.
+                prop_assert_eq!(whole.text.len() as u64 + n, text.len() as u64);
+                // The head part is a prefix and the tail part a suffix of the input, each
+                // the longest that fits its budget on a char boundary.
+                let gap = whole.gap_offset_bytes.unwrap_or(usize::MAX);
+                let (h, t) = whole.text.split_at(gap);
+                prop_assert!(text.starts_with(h));
+                prop_assert!(text.ends_with(t));
+                prop_assert_eq!(h, head_slice(&text, head_cap));
+                prop_assert_eq!(t, tail_slice(&text, tail_cap));
+            }
+        }
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic_and_are_chunk_independent(
+        strategy in strategy_strategy(),
+        bytes in proptest::collection::vec(any::<u8>(), 0..120),
+        cuts in proptest::collection::vec(0usize..130, 0..8),
+    ) {
+        let whole = run(strategy, &[&bytes]);
+        let chunked = run(strategy, &chunk(&bytes, cuts));
+        prop_assert_eq!(&chunked, &whole);
+        let (head_cap, tail_cap) = strategy.budgets();
+        prop_assert!(whole.omitted_bytes.count() <= bytes.len() as u64);
+        prop_assert_eq!(whole.truncated, bytes.len() > head_cap + tail_cap);
+    }
+
+    #[test]
+    fn convenience_fns_are_bounded_prefixes_and_suffixes(text in text_strategy(), max in 0usize..250) {
+        let h = head(&text, max);
+        let t = tail(&text, max);
+        prop_assert!(h.len() <= max && text.starts_with(&h));
+        prop_assert!(t.len() <= max && text.ends_with(&t));
+        prop_assert!(h.len() + 3 >= max.min(text.len()));
+        prop_assert!(t.len() + 3 >= max.min(text.len()));
+    }
+}

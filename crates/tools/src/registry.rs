@@ -1,0 +1,585 @@
+//! The [`Tools`] registry service and its execute pipeline.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::{Arc, RwLock};
+use std::task::{Context as TaskContext, Poll};
+
+use dsh_context::{BoxError, BoxFuture, Plugin, Registrar, ServiceKey};
+use jsonschema::Validator;
+use serde::Deserialize;
+use serde_json::Value;
+use tracing::Instrument;
+
+use crate::schema::{SchemaError, input_schema_for, normalize_schema, output_schema_for};
+use crate::tool::{Card, Content, Tool, ToolCall, ToolResult, codes};
+use crate::validate::violations;
+
+/// Serde messages quoted in `invalid arguments: ...` are cut to this many bytes (they can
+/// embed the offending value).
+const MAX_SERDE_MESSAGE_BYTES: usize = 300;
+
+/// What the model sees of a tool (and what MCP `tools/list` publishes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSchema {
+    /// The tool name.
+    pub name: String,
+    /// The tool description.
+    pub description: String,
+    /// The normalised, shaped parameter schema (a closed object).
+    pub input_schema: Value,
+    /// The normalised output schema (a closed object).
+    pub output_schema: Value,
+}
+
+/// Registration errors.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolsError {
+    /// A tool with this name is already registered.
+    #[error("tool {name:?} is already registered; unregister it first or pick another name")]
+    Duplicate {
+        /// The name.
+        name: String,
+    },
+    /// Tool names are 1–64 characters of `[A-Za-z0-9_-]`.
+    #[error("tool name {name:?} is invalid: use 1-64 characters of [A-Za-z0-9_-]")]
+    InvalidName {
+        /// The name.
+        name: String,
+    },
+    /// A schema is outside the supported subset.
+    #[error("tool {tool:?} has an unsupported {which} schema: {source}")]
+    Schema {
+        /// The tool name.
+        tool: String,
+        /// `"input"` or `"output"`.
+        which: &'static str,
+        /// What is wrong.
+        source: SchemaError,
+    },
+    /// The schema does not compile as JSON Schema 2020-12.
+    #[error("tool {tool:?} has an invalid {which} schema: {message}")]
+    Compile {
+        /// The tool name.
+        tool: String,
+        /// `"input"` or `"output"`.
+        which: &'static str,
+        /// The validator's message.
+        message: String,
+    },
+}
+
+/// A pre-execute policy decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Let the call proceed.
+    Allow,
+    /// Refuse the call; `reason` is shown to the model as `Error: <reason>`.
+    Deny {
+        /// Why, and what to do instead.
+        reason: String,
+    },
+    /// Needs approval. Without an approval service this denies with
+    /// `tool "<name>" requires approval (not yet supported)`.
+    Ask {
+        /// Why approval is needed (appended to the denial when non-empty).
+        reason: String,
+    },
+}
+
+/// What a policy sees of a call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallInfo {
+    /// The tool name.
+    pub name: String,
+    /// The arguments (`null` already replaced by `{}`; not yet validated).
+    pub args: Value,
+    /// The calling agent's id, if any (display only; never an authorization token).
+    pub agent_id: Option<String>,
+}
+
+/// A pre-execute policy: a small synchronous predicate over the call.
+pub trait PreExecute: Send + Sync {
+    /// Decides whether the call may run.
+    fn check(&self, call: &ToolCallInfo) -> Decision;
+}
+
+/// A post-execute policy: may rewrite any result (success, error or denial).
+pub trait PostExecute: Send + Sync {
+    /// Inspects or rewrites the result.
+    fn after(&self, call: &ToolCallInfo, result: &mut ToolResult);
+}
+
+/// Object-safe view of a [`Tool`].
+trait ErasedTool: Send + Sync {
+    fn run<'a>(&'a self, args: Value, call: ToolCall) -> BoxFuture<'a, ToolResult>;
+    fn finalize(&self, content: &[Content]) -> Option<Vec<Content>>;
+    fn present_call(&self, args: &Value) -> Option<Card>;
+    fn present_result(&self, args: &Value, result: &ToolResult) -> Option<Card>;
+}
+
+struct Erased<T: Tool> {
+    tool: T,
+    output_validator: Validator,
+}
+
+impl<T: Tool> Erased<T> {
+    fn args(value: &Value) -> Result<T::Args, serde_json::Error> {
+        T::Args::deserialize(value)
+    }
+}
+
+impl<T: Tool> ErasedTool for Erased<T> {
+    fn run<'a>(&'a self, args: Value, call: ToolCall) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let parsed = match Self::args(&args) {
+                Ok(a) => a,
+                Err(e) => return invalid_args(&[serde_message(&e)]),
+            };
+            let output = match self.tool.execute(parsed, call).await {
+                Ok(output) => output,
+                Err(e) => return ToolResult::from(e),
+            };
+            let structured = match serde_json::to_value(&output) {
+                Ok(v) => v,
+                Err(e) => {
+                    return bad_output(self.tool.name(), &[e.to_string()]);
+                }
+            };
+            let problems = violations(&self.output_validator, &structured);
+            if !problems.is_empty() {
+                return bad_output(self.tool.name(), &problems);
+            }
+            // `execute` consumed the arguments; they deserialized once, so they do again.
+            let text = match Self::args(&args) {
+                Ok(a) => self.tool.render(&a, &output),
+                Err(e) => return invalid_args(&[serde_message(&e)]),
+            };
+            ToolResult::success(text, structured)
+        })
+    }
+
+    fn finalize(&self, content: &[Content]) -> Option<Vec<Content>> {
+        self.tool.finalize_content(content)
+    }
+
+    fn present_call(&self, args: &Value) -> Option<Card> {
+        let args = Self::args(args).ok()?;
+        self.tool.present_call(&args)
+    }
+
+    fn present_result(&self, args: &Value, result: &ToolResult) -> Option<Card> {
+        let args = Self::args(args).ok()?;
+        self.tool.present_result(&args, result)
+    }
+}
+
+fn serde_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    if text.len() <= MAX_SERDE_MESSAGE_BYTES {
+        text
+    } else {
+        format!(
+            "{}…",
+            dsh_output_retention::head_slice(&text, MAX_SERDE_MESSAGE_BYTES)
+        )
+    }
+}
+
+fn invalid_args(problems: &[String]) -> ToolResult {
+    ToolResult::error(
+        format!("invalid arguments: {}", problems.join("; ")),
+        Some(codes::INVALID_ARGS),
+    )
+}
+
+fn bad_output(tool: &str, problems: &[String]) -> ToolResult {
+    tracing::error!(tool, problems = ?problems, "tool output does not match its output schema");
+    ToolResult::error(
+        format!(
+            "tool {tool:?} produced output that does not match its output schema: {}",
+            problems.join("; ")
+        ),
+        Some(codes::INVALID_TOOL_OUTPUT),
+    )
+}
+
+fn internal_error(tool: &str, stage: &str) -> ToolResult {
+    tracing::error!(tool, stage, "panic in tool pipeline");
+    ToolResult::error(
+        format!("tool {tool:?} failed unexpectedly ({stage}); the call had no result"),
+        Some(codes::INTERNAL),
+    )
+}
+
+/// Polls a future, turning a panic into `Err(())` (the host keeps serving other calls).
+struct CatchUnwind<F>(Pin<Box<F>>);
+
+impl<F: Future> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, ()>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let fut = self.0.as_mut();
+        match std::panic::catch_unwind(AssertUnwindSafe(|| fut.poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(_) => Poll::Ready(Err(())),
+        }
+    }
+}
+
+fn catch<R>(f: impl FnOnce() -> R) -> Option<R> {
+    std::panic::catch_unwind(AssertUnwindSafe(f)).ok()
+}
+
+struct Entry {
+    schema: ToolSchema,
+    validator: Validator,
+    tool: Box<dyn ErasedTool>,
+}
+
+#[derive(Default)]
+struct Policies {
+    pre: Vec<Arc<dyn PreExecute>>,
+    post: Vec<Arc<dyn PostExecute>>,
+}
+
+/// The tool registry service (seed-contract §6).
+///
+/// # Pipeline order ([`Tools::execute`])
+///
+/// 1. Unknown name → `UNKNOWN_TOOL` (returned as is: there is no tool to finalize).
+/// 2. `null` arguments become `{}`.
+/// 3. Caller already cancelled → `ABORTED_BEFORE_DISPATCH` (skips policies).
+/// 4. Pre-execute policies, in the order added (the first added sees the call first),
+///    combined strictest-first: the first `Deny` wins, else an `Ask` denies (no approval
+///    service yet), else allow. A denial skips the tool but still goes through step 7.
+/// 5. Validation against the compiled parameter schema: every violation reported at once
+///    (`INVALID_ARGS`); then deserialization (serde errors are `INVALID_ARGS` too).
+/// 6. The tool runs; success → `structured` = the output value (checked against the output
+///    schema), content = `render`; `ToolError` → `Error: <message>`. A success after the caller
+///    cancelled becomes `ABORTED`.
+/// 7. Post-execute policies, in the order added, on every result from steps 3–6.
+/// 8. The tool's `finalize_content`, exactly once, on every result from steps 3–7.
+///
+/// Panics in the tool, a policy or the finalizer become `INTERNAL` error results.
+#[derive(Default)]
+pub struct Tools {
+    entries: RwLock<BTreeMap<String, Arc<Entry>>>,
+    policies: RwLock<Policies>,
+}
+
+impl std::fmt::Debug for Tools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<String> = self.list().into_iter().map(|s| s.name).collect();
+        f.debug_struct("Tools").field("tools", &names).finish()
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+impl Tools {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers `tool`: generates and normalises its schemas, applies
+    /// [`Tool::shape_parameters`], and compiles the parameter validator once (2020-12).
+    ///
+    /// # Errors
+    /// [`ToolsError::Duplicate`], [`ToolsError::InvalidName`], [`ToolsError::Schema`] or
+    /// [`ToolsError::Compile`].
+    pub fn register<T: Tool>(&self, tool: T) -> Result<(), ToolsError> {
+        let name = tool.name();
+        if !valid_name(name) {
+            return Err(ToolsError::InvalidName {
+                name: name.to_owned(),
+            });
+        }
+        let schema_err = |which, source| ToolsError::Schema {
+            tool: name.to_owned(),
+            which,
+            source,
+        };
+        let input = input_schema_for::<T::Args>().map_err(|e| schema_err("input", e))?;
+        let input =
+            normalize_schema(tool.shape_parameters(input)).map_err(|e| schema_err("input", e))?;
+        let output = output_schema_for::<T::Output>().map_err(|e| schema_err("output", e))?;
+        let compile = |which, schema: &Value| {
+            jsonschema::draft202012::new(schema).map_err(|e| ToolsError::Compile {
+                tool: name.to_owned(),
+                which,
+                message: e.to_string(),
+            })
+        };
+        let validator = compile("input", &input)?;
+        let output_validator = compile("output", &output)?;
+        let entry = Arc::new(Entry {
+            schema: ToolSchema {
+                name: name.to_owned(),
+                description: tool.description(),
+                input_schema: input,
+                output_schema: output,
+            },
+            validator,
+            tool: Box::new(Erased {
+                tool,
+                output_validator,
+            }),
+        });
+        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
+        if entries.contains_key(name) {
+            return Err(ToolsError::Duplicate {
+                name: name.to_owned(),
+            });
+        }
+        entries.insert(name.to_owned(), entry);
+        Ok(())
+    }
+
+    /// Removes a tool; calls already running keep their snapshot of it.
+    pub fn unregister(&self, name: &str) {
+        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
+        entries.remove(name);
+    }
+
+    /// Every tool's schema, lexicographic by name.
+    pub fn list(&self) -> Vec<ToolSchema> {
+        let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
+        entries.values().map(|e| e.schema.clone()).collect()
+    }
+
+    /// Adds a pre-execute policy (runs after those already added).
+    pub fn add_pre_execute(&self, policy: Arc<dyn PreExecute>) {
+        let mut p = self.policies.write().unwrap_or_else(|e| e.into_inner());
+        p.pre.push(policy);
+    }
+
+    /// Adds a post-execute policy (runs after those already added).
+    pub fn add_post_execute(&self, policy: Arc<dyn PostExecute>) {
+        let mut p = self.policies.write().unwrap_or_else(|e| e.into_inner());
+        p.post.push(policy);
+    }
+
+    /// The tool's call card, if the arguments are valid and the tool presents one.
+    pub fn present_call(&self, name: &str, args: &Value) -> Option<Card> {
+        let entry = self.entry(name)?;
+        let args = object_or_empty(args.clone());
+        if !entry.validator.is_valid(&args) {
+            return None;
+        }
+        catch(|| entry.tool.present_call(&args)).flatten()
+    }
+
+    /// The tool's result card, if the arguments are valid and the tool presents one.
+    pub fn present_result(&self, name: &str, args: &Value, result: &ToolResult) -> Option<Card> {
+        let entry = self.entry(name)?;
+        let args = object_or_empty(args.clone());
+        if !entry.validator.is_valid(&args) {
+            return None;
+        }
+        catch(|| entry.tool.present_result(&args, result)).flatten()
+    }
+
+    fn entry(&self, name: &str) -> Option<Arc<Entry>> {
+        let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
+        entries.get(name).cloned()
+    }
+
+    /// Runs one call through the pipeline (see the type docs for the order). Never panics.
+    ///
+    /// # Cancel safety
+    /// Dropping the future drops the tool's future at its current await point; prefer
+    /// cancelling `call.cancel` and awaiting the result.
+    pub async fn execute(&self, name: &str, args: Value, call: ToolCall) -> ToolResult {
+        let span = tracing::info_span!("tool", tool = %name, call_id = %call.call_id);
+        self.execute_inner(name, args, call).instrument(span).await
+    }
+
+    async fn execute_inner(&self, name: &str, args: Value, call: ToolCall) -> ToolResult {
+        // Snapshot the tool (and with it its finalizer): a later unregister cannot remove it.
+        let Some(entry) = self.entry(name) else {
+            tracing::debug!("unknown tool");
+            return ToolResult::error(
+                format!(
+                    "unknown tool {}; call tools/list to see the available tools",
+                    quote_bounded(name)
+                ),
+                Some(codes::UNKNOWN_TOOL),
+            );
+        };
+        let args = object_or_empty(args);
+        let result = if call.cancel.is_cancelled() {
+            aborted_before_dispatch()
+        } else {
+            let info = ToolCallInfo {
+                name: name.to_owned(),
+                args,
+                agent_id: call.agent.as_ref().map(|a| a.id().to_owned()),
+            };
+            let (pre, post) = {
+                let p = self.policies.read().unwrap_or_else(|e| e.into_inner());
+                (p.pre.clone(), p.post.clone())
+            };
+            let mut result = match decide(&pre, &info) {
+                Err(stage) => internal_error(name, stage),
+                Ok(Some(reason)) => ToolResult::error(reason, Some(codes::DENIED)),
+                Ok(None) => dispatch(&entry, &info.args, call).await,
+            };
+            for policy in &post {
+                if catch(|| policy.after(&info, &mut result)).is_none() {
+                    result = internal_error(name, "post-execute policy");
+                }
+            }
+            result
+        };
+        finalize(&entry, name, result)
+    }
+}
+
+/// `Ok(Some(reason))` to deny, `Ok(None)` to allow, `Err(stage)` when a policy panicked.
+fn decide(
+    pre: &[Arc<dyn PreExecute>],
+    info: &ToolCallInfo,
+) -> Result<Option<String>, &'static str> {
+    let mut ask: Option<String> = None;
+    for policy in pre {
+        match catch(|| policy.check(info)).ok_or("pre-execute policy")? {
+            Decision::Allow => {}
+            Decision::Deny { reason } => return Ok(Some(reason)),
+            Decision::Ask { reason } => {
+                if ask.is_none() {
+                    let base = format!(
+                        "tool {} requires approval (not yet supported)",
+                        quote_bounded(&info.name)
+                    );
+                    ask = Some(if reason.is_empty() {
+                        base
+                    } else {
+                        format!("{base}: {reason}")
+                    });
+                }
+            }
+        }
+    }
+    Ok(ask)
+}
+
+async fn dispatch(entry: &Entry, args: &Value, call: ToolCall) -> ToolResult {
+    let problems = violations(&entry.validator, args);
+    if !problems.is_empty() {
+        return invalid_args(&problems);
+    }
+    let cancel = call.cancel.clone();
+    let name = entry.schema.name.as_str();
+    let result = match CatchUnwind(Box::pin(entry.tool.run(args.clone(), call))).await {
+        Ok(result) => result,
+        Err(()) => internal_error(name, "tool execute or render"),
+    };
+    if cancel.is_cancelled() && !result.is_error {
+        return ToolResult::error("tool call aborted", Some(codes::ABORTED));
+    }
+    result
+}
+
+fn finalize(entry: &Entry, name: &str, mut result: ToolResult) -> ToolResult {
+    match catch(|| entry.tool.finalize(&result.content)) {
+        Some(Some(content)) => result.content = content,
+        Some(None) => {}
+        // A panicking finalizer yields an error result and is not called again.
+        None => result = internal_error(name, "finalize_content"),
+    }
+    result
+}
+
+fn aborted_before_dispatch() -> ToolResult {
+    ToolResult::error(
+        "tool call aborted before dispatch",
+        Some(codes::ABORTED_BEFORE_DISPATCH),
+    )
+}
+
+fn object_or_empty(args: Value) -> Value {
+    match args {
+        Value::Null => Value::Object(serde_json::Map::new()),
+        other => other,
+    }
+}
+
+fn quote_bounded(text: &str) -> String {
+    let cut = dsh_output_retention::head_slice(text, 80);
+    let quoted = serde_json::to_string(cut).unwrap_or_default();
+    if cut.len() < text.len() {
+        format!("{quoted}…")
+    } else {
+        quoted
+    }
+}
+
+/// Provides [`Tools`] (as `Arc<Tools>`) under the plugin name `tools`.
+pub struct ToolsPlugin;
+
+impl Plugin for ToolsPlugin {
+    fn name(&self) -> &str {
+        "tools"
+    }
+    fn provides(&self) -> Vec<ServiceKey> {
+        vec![ServiceKey::of::<Tools>()]
+    }
+    fn build(&self, r: &mut Registrar<'_>) -> Result<(), BoxError> {
+        r.provide(Arc::new(Tools::new()));
+        Ok(())
+    }
+}
+
+/// This crate's invariant companion. When [`Tools`] is present it checks that `list()` is
+/// strictly sorted by name (so names are unique) and every published parameter and output
+/// schema is a closed object (`"type": "object"`, `"additionalProperties": false`) with no
+/// `$ref` or `$defs` left.
+pub fn invariant_companion() -> dsh_invariants::Companion {
+    dsh_invariants::Companion::check("dsh-tools", |ctx| {
+        let Some(tools) = ctx.get::<Tools>() else {
+            return Ok(());
+        };
+        check_tools(&tools)
+    })
+}
+
+pub(crate) fn check_tools(tools: &Tools) -> Result<(), String> {
+    let list = tools.list();
+    if let Some(w) = list.windows(2).find(|w| w[0].name >= w[1].name) {
+        return Err(format!(
+            "tools/list is not strictly sorted: {:?} before {:?}",
+            w[0].name, w[1].name
+        ));
+    }
+    for t in &list {
+        for (which, schema) in [("input", &t.input_schema), ("output", &t.output_schema)] {
+            let closed = schema.get("type") == Some(&Value::String("object".into()))
+                && schema.get("additionalProperties") == Some(&Value::Bool(false))
+                && schema.get("properties").is_some_and(Value::is_object);
+            if !closed {
+                return Err(format!(
+                    "tool {:?} {which} schema is not a closed object",
+                    t.name
+                ));
+            }
+            let text = schema.to_string();
+            if text.contains("\"$ref\"") || text.contains("\"$defs\"") {
+                return Err(format!(
+                    "tool {:?} {which} schema still has $ref/$defs",
+                    t.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,296 @@
+//! The tool contract: the [`Tool`] trait and the values that cross it.
+
+use std::fmt;
+use std::future::Future;
+
+use dsh_context::Agent;
+use tokio_util::sync::CancellationToken;
+
+/// Machine-readable error codes used by the registry (tools may use their own).
+pub mod codes {
+    /// Arguments failed schema validation or deserialization.
+    pub const INVALID_ARGS: &str = "INVALID_ARGS";
+    /// No tool with that name is registered.
+    pub const UNKNOWN_TOOL: &str = "UNKNOWN_TOOL";
+    /// The caller cancelled before the tool body started.
+    pub const ABORTED_BEFORE_DISPATCH: &str = "ABORTED_BEFORE_DISPATCH";
+    /// The caller cancelled while the tool ran; its success was discarded.
+    pub const ABORTED: &str = "ABORTED";
+    /// A pre-execute policy denied the call.
+    pub const DENIED: &str = "DENIED";
+    /// The tool's output did not match its own output schema (a tool bug).
+    pub const INVALID_TOOL_OUTPUT: &str = "INVALID_TOOL_OUTPUT";
+    /// The tool (or a policy or finalizer) panicked (a bug; the host keeps running).
+    pub const INTERNAL: &str = "INTERNAL";
+}
+
+/// Per-call context handed to [`Tool::execute`].
+#[derive(Debug, Clone)]
+pub struct ToolCall {
+    /// The calling owner, when the host has one (one per MCP connection).
+    pub agent: Option<Agent>,
+    /// Cancelled when the caller gives up on this call. Tools that wait should observe it.
+    pub cancel: CancellationToken,
+    /// The host's id for this call (logging and tracing only).
+    pub call_id: String,
+}
+
+impl ToolCall {
+    /// A call with no agent and a fresh (uncancelled) token.
+    pub fn new(call_id: impl Into<String>) -> Self {
+        Self {
+            agent: None,
+            cancel: CancellationToken::new(),
+            call_id: call_id.into(),
+        }
+    }
+
+    /// The same call on behalf of `agent`.
+    #[must_use]
+    pub fn with_agent(mut self, agent: Agent) -> Self {
+        self.agent = Some(agent);
+        self
+    }
+
+    /// The same call observing `cancel`.
+    #[must_use]
+    pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+}
+
+/// One block of model-visible result content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Content {
+    /// Plain text.
+    Text(String),
+}
+
+impl Content {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Content::Text(text.into())
+    }
+
+    /// The text of a text block.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Content::Text(t) => Some(t),
+        }
+    }
+}
+
+/// Machine-readable details of a failed call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorInfo {
+    /// The message without the `Error: ` prefix.
+    pub message: String,
+    /// A code such as [`codes::INVALID_ARGS`], or a tool's own.
+    pub code: Option<String>,
+}
+
+/// The outcome of [`crate::Tools::execute`]: what the model sees (`content`) plus structured data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    /// Whether the call failed (error results are rendered `Error: <message>`).
+    pub is_error: bool,
+    /// Model-visible content.
+    pub content: Vec<Content>,
+    /// The serialized output value on success (matches the tool's output schema).
+    pub structured: Option<serde_json::Value>,
+    /// Failure details; `Some` exactly when `is_error`.
+    pub error: Option<ErrorInfo>,
+}
+
+impl ToolResult {
+    /// A successful result with one text block and structured output.
+    pub fn success(text: impl Into<String>, structured: serde_json::Value) -> Self {
+        Self {
+            is_error: false,
+            content: vec![Content::Text(text.into())],
+            structured: Some(structured),
+            error: None,
+        }
+    }
+
+    /// A failed result whose content is `Error: <message>`.
+    pub fn error(message: impl Into<String>, code: Option<&str>) -> Self {
+        let message = message.into();
+        Self {
+            is_error: true,
+            content: vec![Content::Text(format!("Error: {message}"))],
+            structured: None,
+            error: Some(ErrorInfo {
+                message,
+                code: code.map(str::to_owned),
+            }),
+        }
+    }
+
+    /// The text blocks joined by `\n`.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(Content::as_text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The error code, if any.
+    pub fn code(&self) -> Option<&str> {
+        self.error.as_ref().and_then(|e| e.code.as_deref())
+    }
+}
+
+impl From<ToolError> for ToolResult {
+    fn from(e: ToolError) -> Self {
+        ToolResult::error(e.message, e.code.as_deref())
+    }
+}
+
+/// A model-facing error: rendered as `Error: <message>`; `code` is machine-readable.
+///
+/// Messages are lowercase, name the bad value and say what to do next, e.g.
+/// `unknown terminal session pty-9; call terminal_list to see open sessions`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    /// What went wrong and what to do next.
+    pub message: String,
+    /// Optional machine-readable code.
+    pub code: Option<String>,
+}
+
+impl ToolError {
+    /// An error with no code.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            code: None,
+        }
+    }
+
+    /// An [`codes::INVALID_ARGS`] error, for argument checks a schema cannot express.
+    pub fn invalid_args(message: impl Into<String>) -> Self {
+        Self::new(message).with_code(codes::INVALID_ARGS)
+    }
+
+    /// Any displayable error as a model-facing message (uses `Display`, never `Debug`).
+    pub fn from_display(e: impl fmt::Display) -> Self {
+        Self::new(e.to_string())
+    }
+
+    /// Sets the code.
+    #[must_use]
+    pub fn with_code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        Self::new(message)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(message: &str) -> Self {
+        Self::new(message)
+    }
+}
+
+/// Which card a client should draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CardKind {
+    /// A title and optional details.
+    #[default]
+    Generic,
+    /// A terminal transcript.
+    Terminal,
+}
+
+/// Presentation hints for a client UI (never shown to the model).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Card {
+    /// The card type.
+    pub card: CardKind,
+    /// Short title, e.g. `Open terminal main`.
+    pub title: Option<String>,
+    /// Action kind: `"execute"`, `"read"`, `"delete"`.
+    pub kind: Option<String>,
+    /// Longer description.
+    pub description: Option<String>,
+    /// The raw arguments, when the client should show them.
+    pub raw_input: Option<serde_json::Value>,
+    /// Output text for the card.
+    pub output: Option<String>,
+}
+
+/// A model-callable tool with one typed argument struct and one typed output.
+///
+/// The model-visible parameter schema is generated from `Args` (doc comments become
+/// descriptions) and normalised by [`crate::normalize_schema`]; the output schema likewise from
+/// `Output`. `Args` should be `#[serde(deny_unknown_fields)]`.
+pub trait Tool: Send + Sync + 'static {
+    /// The argument type (the single source of truth for the parameter schema).
+    type Args: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static;
+    /// The structured output type.
+    type Output: serde::Serialize + schemars::JsonSchema + Send + 'static;
+
+    /// The model-visible name (`[A-Za-z0-9_-]`, 1–64 chars).
+    fn name(&self) -> &'static str;
+
+    /// The model-visible description.
+    fn description(&self) -> String;
+
+    /// Hook to reshape the generated parameter schema (e.g. drop an option disabled by config).
+    /// Default: unchanged. The result is normalised again and must stay a closed object.
+    fn shape_parameters(&self, schema: serde_json::Value) -> serde_json::Value {
+        schema
+    }
+
+    /// Runs the tool on validated arguments.
+    ///
+    /// # Errors
+    /// A [`ToolError`] becomes an error result `Error: <message>`.
+    ///
+    /// # Cancel safety
+    /// The registry never drops this future early; the tool observes `call.cancel` itself.
+    fn execute(
+        &self,
+        args: Self::Args,
+        call: ToolCall,
+    ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
+
+    /// The model-visible text of a successful result.
+    fn render(&self, args: &Self::Args, output: &Self::Output) -> String;
+
+    /// Applied exactly once to EVERY outcome's content (success, tool error, invalid arguments,
+    /// denial, cancellation). Return `Some` to replace the content. Default: `None` (unchanged).
+    fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
+        let _ = content;
+        None
+    }
+
+    /// A card for the call before it runs (arguments already validated).
+    fn present_call(&self, args: &Self::Args) -> Option<Card> {
+        let _ = args;
+        None
+    }
+
+    /// A card for the finished call.
+    fn present_result(&self, args: &Self::Args, result: &ToolResult) -> Option<Card> {
+        let _ = (args, result);
+        None
+    }
+}

@@ -1,0 +1,245 @@
+//! Argument validation: every schema violation as one plain-words message.
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::{ValidationError, Validator};
+use serde_json::Value;
+
+/// At most this many violations are listed; the rest are counted.
+const MAX_VIOLATIONS: usize = 20;
+/// Property names and values quoted in messages are cut to this many bytes.
+const MAX_QUOTED_BYTES: usize = 80;
+
+/// Validates `args` and returns one message per violation (empty when valid), in the
+/// validator's deterministic order, capped at [`MAX_VIOLATIONS`] plus an `and N more` line.
+pub(crate) fn violations(validator: &Validator, args: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut extra = 0usize;
+    for error in validator.iter_errors(args) {
+        for message in describe(&error, args) {
+            if out.len() < MAX_VIOLATIONS {
+                out.push(message);
+            } else {
+                extra = extra.saturating_add(1);
+            }
+        }
+    }
+    if extra > 0 {
+        out.push(format!("and {extra} more"));
+    }
+    out
+}
+
+/// The instance path in plain words: `"a.b[2].c"`, JSON-quoted; `None` for the root.
+fn path_segments(error: &ValidationError<'_>, instance: &Value) -> Vec<Segment> {
+    let pointer = error.instance_path().as_str();
+    let mut segments = Vec::new();
+    let mut current = Some(instance);
+    for raw in pointer.split('/').skip(1) {
+        let name = raw.replace("~1", "/").replace("~0", "~");
+        let segment = match current {
+            Some(Value::Array(items)) => match name.parse::<usize>() {
+                Ok(i) => {
+                    current = items.get(i);
+                    Segment::Index(i)
+                }
+                Err(_) => {
+                    current = None;
+                    Segment::Property(name)
+                }
+            },
+            Some(Value::Object(map)) => {
+                current = map.get(&name);
+                Segment::Property(name)
+            }
+            _ => {
+                current = None;
+                Segment::Property(name)
+            }
+        };
+        segments.push(segment);
+    }
+    segments
+}
+
+enum Segment {
+    Property(String),
+    Index(usize),
+}
+
+fn join_path(segments: &[Segment], last: Option<&str>) -> String {
+    let mut path = String::new();
+    let all = segments
+        .iter()
+        .map(|s| match s {
+            Segment::Property(p) => Segment::Property(p.clone()),
+            Segment::Index(i) => Segment::Index(*i),
+        })
+        .chain(last.map(|l| Segment::Property(l.to_owned())));
+    for segment in all {
+        match segment {
+            Segment::Property(p) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(&bounded(&p));
+            }
+            Segment::Index(i) => path.push_str(&format!("[{i}]")),
+        }
+    }
+    quote(&path)
+}
+
+fn bounded(text: &str) -> String {
+    if text.len() <= MAX_QUOTED_BYTES {
+        text.to_owned()
+    } else {
+        format!(
+            "{}…",
+            dsh_output_retention::head_slice(text, MAX_QUOTED_BYTES)
+        )
+    }
+}
+
+/// JSON string quoting (escapes quotes and control characters such as NUL).
+fn quote(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| format!("\"{text}\""))
+}
+
+/// A schema value (enum option, const, limit) as compact JSON, bounded.
+fn json(value: &Value) -> String {
+    let text = serde_json::to_string(value).unwrap_or_default();
+    bounded(&text)
+}
+
+fn type_words(kind: &TypeKind) -> String {
+    let words = |t: jsonschema::JsonType| match t.as_str() {
+        "null" => "null",
+        "boolean" => "a boolean",
+        "integer" => "an integer",
+        "number" => "a number",
+        "string" => "a string",
+        "array" => "an array",
+        "object" => "an object",
+        other => other,
+    };
+    match kind {
+        TypeKind::Single(t) => words(*t).to_owned(),
+        TypeKind::Multiple(set) => {
+            // `null` reads best last: "a string or null".
+            let mut names: Vec<&str> = set.iter().map(words).collect();
+            names.sort_by_key(|n| *n == "null");
+            match names.split_last() {
+                Some((last, rest)) if !rest.is_empty() => {
+                    format!("{} or {last}", rest.join(", "))
+                }
+                _ => names.join(""),
+            }
+        }
+    }
+}
+
+fn describe(error: &ValidationError<'_>, instance: &Value) -> Vec<String> {
+    let segments = path_segments(error, instance);
+    let at_root = segments.is_empty();
+    let path = join_path(&segments, None);
+    let subject = if at_root {
+        "arguments".to_owned()
+    } else {
+        path.clone()
+    };
+    let one = |s: String| vec![s];
+    match error.kind() {
+        ValidationErrorKind::Required { property } => {
+            let name = property
+                .as_str()
+                .map_or_else(|| json(property), str::to_owned);
+            one(format!(
+                "missing required property {}",
+                join_path(&segments, Some(&name))
+            ))
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected }
+        | ValidationErrorKind::UnevaluatedProperties { unexpected } => unexpected
+            .iter()
+            .map(|name| {
+                format!(
+                    "{} is not a declared property",
+                    join_path(&segments, Some(name))
+                )
+            })
+            .collect(),
+        ValidationErrorKind::Type { kind } => {
+            one(format!("{subject} must be {}", type_words(kind)))
+        }
+        ValidationErrorKind::Enum { options } => {
+            let list = match options.as_ref() {
+                Value::Array(items) => items.iter().map(json).collect::<Vec<_>>().join(", "),
+                other => json(other),
+            };
+            one(format!("{subject} must be one of [{list}]"))
+        }
+        ValidationErrorKind::Constant { expected_value } => {
+            one(format!("{subject} must be {}", json(expected_value)))
+        }
+        ValidationErrorKind::Minimum { limit } => one(format!("{subject} must be >= {limit}")),
+        ValidationErrorKind::Maximum { limit } => one(format!("{subject} must be <= {limit}")),
+        ValidationErrorKind::ExclusiveMinimum { limit } => {
+            one(format!("{subject} must be > {limit}"))
+        }
+        ValidationErrorKind::ExclusiveMaximum { limit } => {
+            one(format!("{subject} must be < {limit}"))
+        }
+        ValidationErrorKind::MultipleOf { multiple_of } => {
+            one(format!("{subject} must be a multiple of {multiple_of}"))
+        }
+        ValidationErrorKind::MinLength { limit } => one(format!(
+            "{subject} must be at least {limit} character{} long",
+            plural(*limit)
+        )),
+        ValidationErrorKind::MaxLength { limit } => one(format!(
+            "{subject} must be at most {limit} character{} long",
+            plural(*limit)
+        )),
+        ValidationErrorKind::MinItems { limit } => one(format!(
+            "{subject} must have at least {limit} item{}",
+            plural(*limit)
+        )),
+        ValidationErrorKind::MaxItems { limit } => one(format!(
+            "{subject} must have at most {limit} item{}",
+            plural(*limit)
+        )),
+        ValidationErrorKind::MinProperties { limit } => one(format!(
+            "{subject} must have at least {limit} propert{}",
+            if *limit == 1 { "y" } else { "ies" }
+        )),
+        ValidationErrorKind::MaxProperties { limit } => one(format!(
+            "{subject} must have at most {limit} propert{}",
+            if *limit == 1 { "y" } else { "ies" }
+        )),
+        ValidationErrorKind::Pattern { pattern } => one(format!(
+            "{subject} must match the pattern {}",
+            quote(&bounded(pattern))
+        )),
+        ValidationErrorKind::Format { format } => {
+            one(format!("{subject} must be a valid {}", bounded(format)))
+        }
+        ValidationErrorKind::UniqueItems => {
+            one(format!("{subject} must not contain duplicate items"))
+        }
+        ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
+            one(format!("{subject} does not match any of the allowed forms"))
+        }
+        ValidationErrorKind::OneOfMultipleValid { .. } => one(format!(
+            "{subject} matches more than one of the allowed forms"
+        )),
+        ValidationErrorKind::FalseSchema => one(format!("{subject} is not allowed")),
+        other => one(format!(
+            "{subject} violates the {:?} constraint",
+            other.keyword()
+        )),
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

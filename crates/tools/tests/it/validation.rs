@@ -1,0 +1,93 @@
+//! Every model-visible validation message (snapshotted).
+
+use dsh_tools::{ToolCall, Tools, codes};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::fixtures::{Mode, SendTool};
+use crate::ok;
+
+async fn message(args: Value) -> String {
+    let tools = Tools::new();
+    let mut tool = SendTool::new(Mode::Succeed);
+    tool.tag_final = false;
+    ok(tools.register(tool));
+    let r = tools.execute("send", args, ToolCall::new("v")).await;
+    assert!(r.is_error);
+    assert_eq!(r.code(), Some(codes::INVALID_ARGS));
+    assert_eq!(
+        r.error.as_ref().map(|e| format!("Error: {}", e.message)),
+        Some(r.text())
+    );
+    r.text()
+}
+
+#[tokio::test]
+async fn validation_messages() {
+    let cases = [
+        ("missing", json!({"text": "ls"})),
+        ("null_args_are_empty_object", Value::Null),
+        ("wrong_type", json!({"sessionId": "pty-1", "text": 42})),
+        (
+            "nullable_wrong_type",
+            json!({"sessionId": "pty-1", "text": "x", "submit": "yes"}),
+        ),
+        (
+            "enum",
+            json!({"sessionId": "pty-1", "text": "x", "signal": "SIGHUP"}),
+        ),
+        (
+            "unknown_property",
+            json!({"sessionId": "pty-1", "text": "x", "foo": 1}),
+        ),
+        (
+            "minimum",
+            json!({"sessionId": "pty-1", "text": "x", "yieldTimeMs": -1}),
+        ),
+        (
+            "integer",
+            json!({"sessionId": "pty-1", "text": "x", "yieldTimeMs": 1.5}),
+        ),
+        (
+            "nested",
+            json!({"sessionId": "pty-1", "text": "x", "size": {"cols": "80", "depth": 3}}),
+        ),
+        (
+            "many_at_once",
+            json!({"text": 1, "submit": "no", "signal": "HUP", "extra": true, "more": null}),
+        ),
+        ("root_array", json!([1, 2])),
+        ("root_string", json!("ls -la")),
+        (
+            "hostile_property_name",
+            json!({"sessionId": "pty-1", "text": "x", "a\u{0}\"b": 1}),
+        ),
+    ];
+    let mut all = String::new();
+    for (name, args) in cases {
+        let text = message(args).await;
+        all.push_str(&format!("{name}:\n  {text}\n"));
+    }
+    insta::assert_snapshot!("validation_messages", all);
+}
+
+#[tokio::test]
+async fn huge_property_names_are_bounded_in_messages() {
+    let long = "k".repeat(100_000);
+    let text = message(json!({"sessionId": "pty-1", "text": "x", long.clone(): 1})).await;
+    assert!(text.len() < 300, "{} bytes", text.len());
+    assert!(text.ends_with("…\" is not a declared property"), "{text}");
+}
+
+#[tokio::test]
+async fn violations_are_capped_and_counted() {
+    let mut args = serde_json::Map::new();
+    args.insert("sessionId".into(), json!("pty-1"));
+    args.insert("text".into(), json!("x"));
+    for i in 0..50 {
+        args.insert(format!("x{i:02}"), json!(i));
+    }
+    let text = message(Value::Object(args)).await;
+    assert_eq!(text.matches("is not a declared property").count(), 20);
+    assert!(text.ends_with("; and 30 more"), "{text}");
+}
