@@ -1,0 +1,29 @@
+//! Linux `/proc` inspection and whole-session process-tree teardown.
+//!
+//! Responsibilities:
+//! - [`ProcessIdentity`]: pid + start time, the fence that keeps PID reuse from redirecting a
+//!   signal; [`stat`] parses `/proc/PID/stat` robustly.
+//! - Foreground facts: [`foreground_pgid`], [`group_name`], and the kernel-true "blocked
+//!   reading the terminal" classifier [`is_group_waiting_on_tty`] (field-notes §3).
+//! - Capture: [`TreeTracker`] remembers every process a session ever started (descendants by
+//!   ppid, session members, cgroup members, environ tag), [`SessionCgroup`] puts a session in a
+//!   cgroup v2 of its own, [`enable_child_subreaper`] makes orphans come back to this process.
+//! - Teardown: [`terminate_session`] (HUP/TERM, grace, KILL, shell, sweeps, reaping) and the
+//!   synchronous [`kill_session_now`] for host exit.
+//!
+//! Everything here is Linux-only and best effort: unreadable `/proc` data is a miss, never an
+//! error.
+
+mod cgroup;
+mod procfs;
+mod reap;
+mod teardown;
+mod tree;
+mod tty_wait;
+
+pub use cgroup::SessionCgroup;
+pub use procfs::{IdentityStatus, ProcessIdentity, StatInfo, foreground_pgid, group_name, stat};
+pub use reap::{enable_child_subreaper, reap_adopted_zombies};
+pub use teardown::{TeardownConfig, TeardownReport, kill_session_now, terminate_session};
+pub use tree::TreeTracker;
+pub use tty_wait::is_group_waiting_on_tty;

@@ -1,0 +1,317 @@
+//! `/proc/PID/stat` parsing, process identities and whole-table scans.
+
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+
+/// Identity fence: a pid plus its start time (field 22 of `/proc/PID/stat`, in clock ticks since
+/// boot), so that PID reuse never redirects a signal to an unrelated process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ProcessIdentity {
+    /// The process id.
+    pub pid: i32,
+    /// Start time in clock ticks since boot (field 22 of `/proc/PID/stat`).
+    pub start_time: u64,
+}
+
+impl ProcessIdentity {
+    /// The identity of the process currently holding `pid` (zombies included), or `None` when
+    /// no such process exists or its `stat` is unreadable.
+    #[must_use]
+    pub fn of(pid: i32) -> Option<Self> {
+        stat(pid).map(|s| s.identity())
+    }
+
+    /// Whether `pid` still belongs to this identity (same start time) and is not a zombie.
+    /// A zombie counts as gone: it can no longer run or react to signals.
+    #[must_use]
+    pub fn is_alive(&self) -> bool {
+        self.status() == IdentityStatus::Alive
+    }
+
+    /// Where this identity stands right now: running, a zombie, or gone (pid free or reused).
+    #[must_use]
+    pub fn status(&self) -> IdentityStatus {
+        match stat(self.pid) {
+            Some(s) if s.start_time == self.start_time => {
+                if s.is_zombie() {
+                    IdentityStatus::Zombie
+                } else {
+                    IdentityStatus::Alive
+                }
+            }
+            _ => IdentityStatus::Gone,
+        }
+    }
+
+    /// Sends `sig` (a libc signal number; `0` only probes) to this process if, and only if, the
+    /// pid still carries this identity and is not a zombie. Returns whether the signal was
+    /// delivered.
+    ///
+    /// The pid is pinned with a pidfd first and the identity re-checked after, so the signal
+    /// can never reach a process that reused the pid (without a pidfd, e.g. on kernels before
+    /// 5.3 or with the fd table full, it falls back to check-then-`kill`).
+    #[must_use = "the return value says whether the signal was delivered"]
+    pub fn signal(&self, sig: i32) -> bool {
+        if self.pid <= 0 {
+            return false;
+        }
+        match pidfd_open(self.pid) {
+            Ok(fd) => {
+                // The pidfd refers to whatever process held the pid at open time. If that
+                // process still has our start time now, it is ours (a pid is not reused while
+                // its holder exists, and the pidfd keeps referring to it even if it dies).
+                if !self.is_alive() {
+                    return false;
+                }
+                pidfd_send_signal(&fd, sig)
+            }
+            Err(err) if err.raw_os_error() == Some(libc::ESRCH) => false,
+            // No pidfd support (ENOSYS), fd table full (EMFILE), ...: check, then kill by pid.
+            Err(_) => {
+                if !self.is_alive() {
+                    return false;
+                }
+                // SAFETY: kill(2) takes plain integers and has no memory-safety preconditions.
+                unsafe { libc::kill(self.pid, sig) == 0 }
+            }
+        }
+    }
+}
+
+/// Where a [`ProcessIdentity`] stands, as read from `/proc` right now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IdentityStatus {
+    /// The process exists with the same start time and is not a zombie.
+    Alive,
+    /// The process has exited but has not been reaped yet.
+    Zombie,
+    /// The pid is free, or now belongs to a different process.
+    Gone,
+}
+
+fn pidfd_open(pid: i32) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: pidfd_open takes a pid and flags by value; on success it returns a new fd that we
+    // immediately take ownership of, on failure -1 with errno set.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let Ok(fd) = i32::try_from(fd) else {
+        return Err(std::io::Error::from_raw_os_error(libc::EBADF));
+    };
+    // SAFETY: `fd` is a freshly returned, owned, open file descriptor.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+}
+
+fn pidfd_send_signal(fd: &std::os::fd::OwnedFd, sig: i32) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the fd is a valid pidfd borrowed for the call; a null siginfo pointer is allowed
+    // (the kernel fills in a SI_USER siginfo), and flags must be 0.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_pidfd_send_signal,
+            fd.as_raw_fd(),
+            sig,
+            std::ptr::null::<libc::siginfo_t>(),
+            0u32,
+        )
+    };
+    rc == 0
+}
+
+/// The fields of `/proc/PID/stat` that process inspection needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatInfo {
+    /// Field 1: process (or thread) id.
+    pub pid: i32,
+    /// Field 2: the command name without the parentheses (at most 15 bytes, lossily UTF-8).
+    pub comm: String,
+    /// Field 3: state letter (`R`, `S`, `D`, `T`, `t`, `Z`, `X`, `I`, ...).
+    pub state: char,
+    /// Field 4: parent pid.
+    pub ppid: i32,
+    /// Field 5: process group id.
+    pub pgrp: i32,
+    /// Field 6: session id.
+    pub session: i32,
+    /// Field 8: foreground process group of the controlling terminal, `-1` without one.
+    pub tpgid: i32,
+    /// Field 22: start time in clock ticks since boot.
+    pub start_time: u64,
+}
+
+impl StatInfo {
+    /// Parses the contents of a `/proc/PID/stat` (or `/proc/PID/task/TID/stat`) file.
+    ///
+    /// The command name may contain spaces, parentheses and even newlines, so it is taken as
+    /// everything between the first `(` and the *last* `)`; no later field can contain `)`.
+    #[must_use]
+    pub fn parse(text: &[u8]) -> Option<Self> {
+        let open = text.iter().position(|&b| b == b'(')?;
+        let close = text.iter().rposition(|&b| b == b')')?;
+        if close < open {
+            return None;
+        }
+        let pid = std::str::from_utf8(text.get(..open)?)
+            .ok()?
+            .trim()
+            .parse()
+            .ok()?;
+        let comm = String::from_utf8_lossy(text.get(open + 1..close)?).into_owned();
+        let rest = std::str::from_utf8(text.get(close + 1..)?).ok()?;
+        // rest[0] is field 3 (state); field N is rest[N - 3].
+        let fields: Vec<&str> = rest.split_ascii_whitespace().collect();
+        let field = |n: usize| fields.get(n - 3).copied();
+        let state = field(3)?.chars().next()?;
+        Some(Self {
+            pid,
+            comm,
+            state,
+            ppid: field(4)?.parse().ok()?,
+            pgrp: field(5)?.parse().ok()?,
+            session: field(6)?.parse().ok()?,
+            tpgid: field(8)?.parse().ok()?,
+            start_time: field(22)?.parse().ok()?,
+        })
+    }
+
+    /// This process's identity (pid + start time).
+    #[must_use]
+    pub fn identity(&self) -> ProcessIdentity {
+        ProcessIdentity {
+            pid: self.pid,
+            start_time: self.start_time,
+        }
+    }
+
+    /// Whether the process has exited (zombie `Z` or dead `X`).
+    #[must_use]
+    pub fn is_zombie(&self) -> bool {
+        matches!(self.state, 'Z' | 'X' | 'x')
+    }
+}
+
+/// Reads and parses `/proc/<pid>/stat`; `None` when the process does not exist (or the file is
+/// unreadable or malformed).
+#[must_use]
+pub fn stat(pid: i32) -> Option<StatInfo> {
+    if pid <= 0 {
+        return None;
+    }
+    read_stat_file(&Path::new("/proc").join(pid.to_string()).join("stat"))
+}
+
+pub(crate) fn read_stat_file(path: &Path) -> Option<StatInfo> {
+    let mut buf = Vec::with_capacity(512);
+    fs::File::open(path).ok()?.read_to_end(&mut buf).ok()?;
+    StatInfo::parse(&buf)
+}
+
+/// Every numeric entry of `dir` (`/proc` or `/proc/PID/task`).
+pub(crate) fn numeric_entries(dir: &Path) -> Vec<i32> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| pid > 0)
+        .collect()
+}
+
+/// `stat` of every process currently in `/proc` (processes that vanish mid-scan are skipped).
+pub(crate) fn scan_all() -> Vec<StatInfo> {
+    numeric_entries(Path::new("/proc"))
+        .into_iter()
+        .filter_map(stat)
+        .collect()
+}
+
+/// The foreground process group of the terminal controlled by `shell_pid`: the `tpgid` field of
+/// its `stat`, when positive (seed-contract §3.8). `None` when the shell is gone or has no
+/// controlling terminal.
+#[must_use]
+pub fn foreground_pgid(shell_pid: i32) -> Option<i32> {
+    stat(shell_pid).map(|s| s.tpgid).filter(|&tpgid| tpgid > 0)
+}
+
+/// The command name (`comm`, e.g. `python3`) of process group `pgid`: its leader's when the
+/// leader is still running, otherwise the youngest live member's. `None` when the group has no
+/// live member.
+#[must_use]
+pub fn group_name(pgid: i32) -> Option<String> {
+    if pgid <= 0 {
+        return None;
+    }
+    if let Some(leader) = stat(pgid).filter(|s| s.pgrp == pgid && !s.is_zombie()) {
+        return Some(leader.comm);
+    }
+    scan_all()
+        .into_iter()
+        .filter(|s| s.pgrp == pgid && !s.is_zombie())
+        .max_by_key(|s| (s.start_time, s.pid))
+        .map(|s| s.comm)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "1234 (a b) c)) S 1 1234 1234 34816 1300 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0";
+
+    #[test]
+    fn parses_comm_with_spaces_and_parens() {
+        let s = StatInfo::parse(SAMPLE.as_bytes());
+        assert_eq!(
+            s,
+            Some(StatInfo {
+                pid: 1234,
+                comm: "a b) c)".to_owned(),
+                state: 'S',
+                ppid: 1,
+                pgrp: 1234,
+                session: 1234,
+                tpgid: 1300,
+                start_time: 987_654,
+            })
+        );
+    }
+
+    #[test]
+    fn parses_comm_with_newline_and_open_paren() {
+        let text = "77 (x\n(y) Z 5 6 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 42 0 0";
+        let s = StatInfo::parse(text.as_bytes());
+        assert_eq!(s.as_ref().map(|s| s.comm.as_str()), Some("x\n(y"));
+        assert_eq!(s.as_ref().map(StatInfo::is_zombie), Some(true));
+        assert_eq!(s.map(|s| (s.tpgid, s.start_time)), Some((-1, 42)));
+    }
+
+    #[test]
+    fn rejects_truncated_and_garbage() {
+        assert_eq!(StatInfo::parse(b""), None);
+        assert_eq!(StatInfo::parse(b"12 (x) S 1 2 3"), None);
+        assert_eq!(
+            StatInfo::parse(b"12 x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20"),
+            None
+        );
+        assert_eq!(
+            StatInfo::parse(b"ab (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20"),
+            None
+        );
+    }
+
+    #[test]
+    fn own_stat_is_alive() {
+        let me = std::process::id() as i32;
+        let s = stat(me);
+        assert_eq!(s.as_ref().map(|s| s.pid), Some(me));
+        let id = ProcessIdentity::of(me);
+        assert!(id.is_some_and(|id| id.is_alive()));
+        let stale = id.map(|id| ProcessIdentity {
+            pid: id.pid,
+            start_time: id.start_time + 1,
+        });
+        assert!(stale.is_some_and(|id| !id.is_alive() && !id.signal(0)));
+    }
+}

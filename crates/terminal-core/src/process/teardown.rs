@@ -1,0 +1,305 @@
+//! Whole-session teardown (seed-contract §3.10, going further per direction item 5).
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::cgroup::SessionCgroup;
+use super::procfs::{self, IdentityStatus, ProcessIdentity, StatInfo};
+use super::tree::TreeTracker;
+
+/// How often teardown re-checks whether processes have exited.
+const POLL_INTERVAL: Duration = Duration::from_millis(10);
+
+/// Teardown tunables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TeardownConfig {
+    /// How long each tier waits for its processes to exit before escalating (the seed's
+    /// `disposeGraceMs`, default 3000 ms). A session whose processes exit promptly takes far
+    /// less; one whose processes resist every signal takes at most about eight graces.
+    pub grace: Duration,
+}
+
+impl Default for TeardownConfig {
+    fn default() -> Self {
+        Self {
+            grace: Duration::from_millis(3000),
+        }
+    }
+}
+
+/// What a teardown did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TeardownReport {
+    /// Distinct processes signalled (or killed through the cgroup), shell included.
+    pub stopped: usize,
+    /// Pids still alive at the end (sorted); empty on success.
+    pub survivors: Vec<i32>,
+}
+
+/// Bookkeeping shared by the tiers.
+#[derive(Debug, Default)]
+struct Signalled(HashSet<ProcessIdentity>);
+
+impl Signalled {
+    /// Sends `sig` to each target: whole process groups where every live member of the group
+    /// is a target and its leader is one of them (so the pgid is fenced by the leader's
+    /// identity, and children forked mid-signal are still hit), single processes otherwise.
+    fn send(&mut self, targets: &[ProcessIdentity], sig: i32) {
+        if targets.is_empty() {
+            return;
+        }
+        let wanted: HashSet<ProcessIdentity> = targets.iter().copied().collect();
+        let table = procfs::scan_all();
+        let mut groups: HashMap<i32, Vec<&StatInfo>> = HashMap::new();
+        for s in table.iter().filter(|s| !s.is_zombie()) {
+            groups.entry(s.pgrp).or_default().push(s);
+        }
+        let mut done: HashSet<ProcessIdentity> = HashSet::new();
+        let mut handled: HashSet<i32> = HashSet::new();
+        for s in table
+            .iter()
+            .filter(|s| wanted.contains(&s.identity()) && !s.is_zombie())
+        {
+            let pgid = s.pgrp;
+            if !handled.insert(pgid) {
+                continue;
+            }
+            let members = groups.get(&pgid).map(Vec::as_slice).unwrap_or_default();
+            let whole = members.iter().all(|m| wanted.contains(&m.identity()))
+                && members.iter().any(|m| m.pid == pgid);
+            // SAFETY: kill(2) takes plain integers; a negative pid addresses the process group
+            // whose live, captured leader was checked just above.
+            if whole && pgid > 1 && unsafe { libc::kill(-pgid, sig) } == 0 {
+                done.extend(members.iter().map(|m| m.identity()));
+            }
+        }
+        for id in targets {
+            if done.contains(id) || id.signal(sig) {
+                self.0.insert(*id);
+            }
+        }
+        // A stopped process handles HUP/TERM only once continued.
+        if sig != libc::SIGKILL && sig != libc::SIGCONT {
+            for s in table
+                .iter()
+                .filter(|s| matches!(s.state, 'T' | 't') && wanted.contains(&s.identity()))
+            {
+                let _ = s.identity().signal(libc::SIGCONT);
+            }
+        }
+    }
+}
+
+/// Whole-session teardown: stops every process the session started, then the shell.
+///
+/// 1. Refresh `tracker` (deep) and capture. SIGTERM to captured descendants (whole process
+///    groups where the group is entirely captured; SIGHUP at once instead to those that ignore
+///    SIGTERM, e.g. nested interactive shells), SIGCONT to stopped ones. After half the grace,
+///    SIGHUP to survivors. TERM comes first and alone so that a `trap ... TERM` or a
+///    SIGTERM handler runs uninterrupted (C19); the later HUP reaches what only a terminal
+///    hangup stops.
+/// 2. Once they are gone or `grace` has passed: SIGKILL survivors plus descendants found
+///    meanwhile, and wait up to `grace`.
+/// 3. Stop the shell: SIGHUP + SIGTERM (+ SIGCONT), wait up to `grace`, SIGKILL, wait up to
+///    `grace`. The caller reaps the shell through its own wait; this only signals it and waits
+///    until it is dead or a zombie.
+/// 4. Sweep again (anything forked meanwhile; session-id and environ-tag sweeps as backstop):
+///    TERM, grace, KILL. Then `cgroup.kill` when a cgroup exists, wait up to `grace` for it to
+///    empty and remove it. The cgroup is killed after the shell so the shell still gets its
+///    SIGHUP (in tier 2 already when the shell is gone).
+/// 5. Reap captured zombies that were re-parented to this process (subreaper), never the
+///    shell.
+///
+/// Waits poll `/proc` every 10 ms against deadlines; each poll and scan is a short synchronous
+/// `/proc` read (about a millisecond), acceptable on the runtime. A session with nothing left
+/// running returns at once. `stopped` counts distinct processes signalled (or killed through
+/// the cgroup), shell included; `survivors` lists whatever is still alive at the end.
+///
+/// # Panics
+/// Outside a tokio runtime with the time driver enabled (it uses `tokio::time::sleep`).
+///
+/// # Cancel safety
+/// Not cancel safe: dropping the future mid-way leaves processes half stopped. Follow a
+/// cancelled teardown with [`kill_session_now`].
+pub async fn terminate_session(
+    shell: ProcessIdentity,
+    tracker: &mut TreeTracker,
+    cgroup: Option<&SessionCgroup>,
+    config: &TeardownConfig,
+) -> TeardownReport {
+    let mut signalled = Signalled::default();
+    if let Some(cg) = cgroup {
+        tracker.adopt_pids(&cg.pids());
+    }
+
+    // Tier 1: polite signals to the captured descendants.
+    tracker.refresh_deep();
+    let first = tracker.captured();
+    polite_stop(&first, config.grace, &mut signalled).await;
+
+    // Tier 2: SIGKILL whatever survived, plus anything new.
+    tracker.refresh_deep();
+    let second = tracker.captured();
+    signalled.send(&second, libc::SIGKILL);
+    if let Some(cg) = cgroup.filter(|_| !shell.is_alive()) {
+        kill_cgroup(cg, tracker, &mut signalled);
+    }
+    wait_all_gone(&second, config.grace).await;
+
+    // Tier 3: the shell itself.
+    if shell.is_alive() {
+        for sig in [libc::SIGHUP, libc::SIGTERM, libc::SIGCONT] {
+            if shell.signal(sig) {
+                signalled.0.insert(shell);
+            }
+        }
+        if !wait_all_gone(&[shell], config.grace).await && shell.signal(libc::SIGKILL) {
+            signalled.0.insert(shell);
+            wait_all_gone(&[shell], config.grace).await;
+        }
+    }
+
+    // Tier 4: sweep what appeared meanwhile, then the cgroup as the final backstop.
+    tracker.refresh_deep();
+    let late: Vec<ProcessIdentity> = tracker.captured();
+    if !polite_stop(&late, config.grace, &mut signalled).await {
+        tracker.refresh_deep();
+        let stubborn = tracker.captured();
+        signalled.send(&stubborn, libc::SIGKILL);
+        wait_all_gone(&stubborn, config.grace).await;
+    }
+    if let Some(cg) = cgroup {
+        kill_cgroup(cg, tracker, &mut signalled);
+        let deadline = Instant::now() + config.grace;
+        while !cg.pids().is_empty() && Instant::now() < deadline {
+            tokio::time::sleep(POLL_INTERVAL).await;
+        }
+        cg.remove();
+    }
+    tracker.refresh_deep();
+    wait_all_gone(&tracker.captured(), config.grace).await;
+
+    // Reap the zombies that came back to us as subreaper (never the shell: not captured).
+    let reaped = tracker.reap_zombies();
+
+    let mut survivors: Vec<i32> = tracker.captured().iter().map(|id| id.pid).collect();
+    if shell.is_alive() {
+        survivors.push(shell.pid);
+    }
+    if let Some(cg) = cgroup {
+        survivors.extend(
+            cg.pids()
+                .into_iter()
+                .filter(|&pid| procfs::stat(pid).is_some_and(|s| !s.is_zombie())),
+        );
+    }
+    survivors.sort_unstable();
+    survivors.dedup();
+    let report = TeardownReport {
+        stopped: signalled.0.len(),
+        survivors,
+    };
+    tracing::debug!(shell = shell.pid, stopped = report.stopped, reaped, survivors = ?report.survivors, "session teardown");
+    report
+}
+
+/// SIGTERM (SIGHUP at once to those ignoring SIGTERM), wait up to half of `grace`, SIGHUP to
+/// survivors, wait for the rest of `grace`. Returns whether all of `targets` are gone.
+async fn polite_stop(
+    targets: &[ProcessIdentity],
+    grace: Duration,
+    signalled: &mut Signalled,
+) -> bool {
+    if targets.is_empty() {
+        return true;
+    }
+    let (hup_now, term): (Vec<ProcessIdentity>, Vec<ProcessIdentity>) = targets
+        .iter()
+        .partition(|id| ignores(id.pid, libc::SIGTERM));
+    signalled.send(&term, libc::SIGTERM);
+    signalled.send(&hup_now, libc::SIGHUP);
+    if wait_all_gone(targets, grace / 2).await {
+        return true;
+    }
+    let stubborn: Vec<ProcessIdentity> = targets
+        .iter()
+        .copied()
+        .filter(ProcessIdentity::is_alive)
+        .collect();
+    signalled.send(&stubborn, libc::SIGHUP);
+    wait_all_gone(targets, grace.saturating_sub(grace / 2)).await
+}
+
+/// Reads the cgroup members into the tracker (so they are counted and reaped), then
+/// `cgroup.kill`s them.
+fn kill_cgroup(cg: &SessionCgroup, tracker: &mut TreeTracker, signalled: &mut Signalled) {
+    let members: Vec<ProcessIdentity> = cg
+        .pids()
+        .into_iter()
+        .filter_map(procfs::stat)
+        .filter(|s| !s.is_zombie())
+        .map(|s| s.identity())
+        .collect();
+    tracker.adopt_pids(&members.iter().map(|id| id.pid).collect::<Vec<_>>());
+    if members.is_empty() {
+        return;
+    }
+    match cg.kill() {
+        Ok(()) => signalled.0.extend(members),
+        Err(err) => tracing::debug!(path = %cg.path().display(), %err, "cgroup.kill failed"),
+    }
+}
+
+/// Whether process `pid` ignores signal `sig` (its bit is set in `SigIgn` of
+/// `/proc/PID/status`). Unreadable counts as not ignored.
+fn ignores(pid: i32, sig: i32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return false;
+    };
+    let mask = status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        .unwrap_or(0);
+    u32::try_from(sig - 1).is_ok_and(|bit| bit < 64 && mask & (1 << bit) != 0)
+}
+
+/// Waits until none of `ids` is alive (dead or zombie), polling every 10 ms, for at most
+/// `grace`. Returns whether they all went.
+async fn wait_all_gone(ids: &[ProcessIdentity], grace: Duration) -> bool {
+    let deadline = Instant::now() + grace;
+    loop {
+        if ids.iter().all(|id| id.status() != IdentityStatus::Alive) {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        tokio::time::sleep(POLL_INTERVAL.min(deadline - now)).await;
+    }
+}
+
+/// Synchronous best-effort SIGKILL of everything captured, the shell and the cgroup, for host
+/// exit and `Drop` paths that cannot await. Does not wait or reap.
+pub fn kill_session_now(
+    shell: ProcessIdentity,
+    tracker: &mut TreeTracker,
+    cgroup: Option<&SessionCgroup>,
+) {
+    let mut signalled = Signalled::default();
+    if let Some(cg) = cgroup {
+        tracker.adopt_pids(&cg.pids());
+    }
+    tracker.refresh_deep();
+    signalled.send(&tracker.captured(), libc::SIGKILL);
+    let _ = shell.signal(libc::SIGKILL);
+    if let Some(cg) = cgroup {
+        let _ = cg.kill();
+    }
+    // Anything forked between the scan and the kills.
+    tracker.refresh_deep();
+    signalled.send(&tracker.captured(), libc::SIGKILL);
+}
