@@ -204,6 +204,16 @@ pub fn invariant_companion() -> Companion {
     )
 }
 
+/// The companion of `dsh-context`, which cannot depend on this crate (the dependency runs the
+/// other way), so it ships here. No runtime invariant: a context's observable state is its
+/// service map, whose uniqueness `provide` enforces, and its disposer list.
+pub fn context_invariant_companion() -> Companion {
+    Companion::none(
+        "dsh-context",
+        "no runtime invariant: the container's only observable state is its service map, whose uniqueness provide() enforces at insert",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
