@@ -566,7 +566,18 @@ pub(crate) fn check_tools(tools: &Tools) -> Result<(), String> {
             let closed = schema.get("type") == Some(&Value::String("object".into()))
                 && schema.get("additionalProperties") == Some(&Value::Bool(false))
                 && schema.get("properties").is_some_and(Value::is_object);
-            if !closed {
+            // An output may be a tagged union: a root `oneOf` whose branches are all objects.
+            let object_union = which == "output"
+                && schema
+                    .get("oneOf")
+                    .and_then(Value::as_array)
+                    .is_some_and(|branches| {
+                        !branches.is_empty()
+                            && branches.iter().all(|b| {
+                                b.get("type") == Some(&Value::String("object".into()))
+                            })
+                    });
+            if !closed && !object_union {
                 return Err(format!(
                     "tool {:?} {which} schema is not a closed object",
                     t.name

@@ -121,6 +121,9 @@ pub fn normalize_schema(schema: Value) -> Result<Value, SchemaError> {
     }
     root.shift_remove("$schema");
     root.shift_remove("title");
+    // The root description is the Rust type's doc comment; the model already gets the tool's
+    // own description, so it would only cost tokens.
+    root.shift_remove("description");
     let mut root = Value::Object(root);
     let mut stack = Vec::new();
     normalize_node(&mut root, &defs, &mut stack)?;
@@ -193,6 +196,14 @@ fn close_root(mut root: Map<String, Value>) -> Result<Value, SchemaError> {
     Ok(Value::Object(out))
 }
 
+fn admits_null(map: &Map<String, Value>) -> bool {
+    match map.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
+        _ => true,
+    }
+}
+
 /// Walks one subschema: inlines `$ref`, drops numeric formats, recurses only into keywords that
 /// hold subschemas (so `default`, `enum`, `const` and `examples` values are never touched).
 fn normalize_node(
@@ -236,6 +247,12 @@ fn normalize_node(
     }
     map.shift_remove("$defs");
     map.shift_remove("definitions");
+    // `#[serde(default)]` on an `Option` field makes schemars emit `"default": null`, which
+    // misleads a model when the schema type does not admit null (the real default lives in the
+    // description).
+    if map.get("default") == Some(&Value::Null) && !admits_null(map) {
+        map.shift_remove("default");
+    }
     if map
         .get("format")
         .and_then(Value::as_str)

@@ -37,7 +37,7 @@ fn empty_args_still_get_properties_and_a_closed_root() {
     let s = schema_of(&tools, "noop");
     assert_eq!(
         s.input_schema,
-        json!({"type": "object", "description": "No arguments.", "properties": {}, "additionalProperties": false})
+        json!({"type": "object", "properties": {}, "additionalProperties": false})
     );
 }
 
