@@ -1,1 +1,185 @@
-fn main() {}
+//! Project automation (`cargo xtask <command>`):
+//!
+//! - `catalog [--check]`: regenerate `docs/tool-catalog.md` from the code (the composed host's
+//!   `tools/list` and system prompt); `--check` fails when the committed file drifts. A test
+//!   (`catalog_is_up_to_date`) runs the check under `cargo test`.
+//! - `verify`: what CI runs: fmt check, clippy with warnings as errors, the test suite.
+//! - `bench [--iterations N]`: send round trip through our stack against a raw PTY round trip,
+//!   measured side by side in one run and reported as medians and a ratio.
+
+#![allow(clippy::print_stdout)] // xtask is a developer CLI: its reports go to stdout.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context as _, Result, bail};
+
+mod bench;
+
+const CATALOG_PATH: &str = "docs/tool-catalog.md";
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The catalog text generated from the code.
+fn generate_catalog() -> Result<String> {
+    let ctx = dsh_mcp::compose(&dsh_mcp::Options::default())
+        .map_err(|e| anyhow::anyhow!("composing the host failed: {e}"))?;
+    Ok(dsh_mcp::tool_catalog_markdown(&ctx))
+}
+
+fn catalog(check: bool) -> Result<()> {
+    let path = workspace_root().join(CATALOG_PATH);
+    let generated = generate_catalog()?;
+    if check {
+        let committed = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        if committed != generated {
+            bail!(
+                "{CATALOG_PATH} is out of date with the code; run `cargo xtask catalog` and commit the result"
+            );
+        }
+        eprintln!("{CATALOG_PATH} is up to date");
+    } else {
+        std::fs::write(&path, generated).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {CATALOG_PATH}");
+    }
+    Ok(())
+}
+
+fn run(cmd: &str, args: &[&str]) -> Result<()> {
+    eprintln!("$ {cmd} {}", args.join(" "));
+    let status = Command::new(cmd)
+        .args(args)
+        .current_dir(workspace_root())
+        .status()
+        .with_context(|| format!("running {cmd}"))?;
+    if !status.success() {
+        bail!("`{cmd} {}` failed with {status}", args.join(" "));
+    }
+    Ok(())
+}
+
+fn verify() -> Result<()> {
+    run("cargo", &["fmt", "--all", "--", "--check"])?;
+    run(
+        "cargo",
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
+    run("cargo", &["test", "--workspace"])?;
+    Ok(())
+}
+
+const HELP: &str = "cargo xtask <command>
+
+commands:
+  catalog [--check]        regenerate docs/tool-catalog.md (or check it is up to date)
+  verify                   fmt --check, clippy -D warnings, test --workspace (what CI runs)
+  bench [--iterations N]   send round trip vs raw PTY round trip, side by side (default N=200)
+";
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("catalog") => catalog(args.iter().any(|a| a == "--check")),
+        Some("verify") => verify(),
+        Some("bench") => {
+            let iterations = args
+                .iter()
+                .position(|a| a == "--iterations")
+                .and_then(|i| args.get(i + 1))
+                .map(|n| n.parse::<usize>())
+                .transpose()
+                .context("--iterations takes a positive integer")?
+                .unwrap_or(200);
+            bench::run(iterations.max(1))
+        }
+        None | Some("help" | "--help" | "-h") => {
+            eprint!("{HELP}");
+            Ok(())
+        }
+        Some(other) => bail!("unknown command {other:?}\n\n{HELP}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `docs/tool-catalog.md` is generated from the code; this fails when it drifts.
+    #[test]
+    fn catalog_is_up_to_date() {
+        let path = workspace_root().join(CATALOG_PATH);
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        let generated = generate_catalog().unwrap();
+        assert!(
+            committed == generated,
+            "{CATALOG_PATH} is out of date with the code; run `cargo xtask catalog` and commit the result"
+        );
+    }
+
+    /// Every workspace member appears in ARCHITECTURE.md's code map (house style rule 4).
+    #[test]
+    fn architecture_names_every_crate() {
+        let root = workspace_root();
+        let arch = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+        let mut missing = Vec::new();
+        for entry in std::fs::read_dir(root.join("crates")).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            if !arch.contains(&format!("`crates/{name}`")) {
+                missing.push(name);
+            }
+        }
+        assert!(missing.is_empty(), "ARCHITECTURE.md lacks: {missing:?}");
+        assert!(arch.contains("### `xtask`"));
+    }
+
+    /// No pending insta snapshots are committed and no test is ignored without a reason.
+    #[test]
+    fn tidy() {
+        let root = workspace_root();
+        let mut problems = Vec::new();
+        let mut stack = vec![root.join("crates"), root.join("xtask")];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let name = path.to_string_lossy();
+                if name.ends_with(".snap.new") || name.ends_with(".pending-snap") {
+                    problems.push(format!("pending snapshot: {name}"));
+                }
+                if name.ends_with(".rs")
+                    && let Ok(text) = std::fs::read_to_string(&path)
+                {
+                    for (i, line) in text.lines().enumerate() {
+                        let needle = concat!("#[", "ignore");
+                        if line.contains(needle) && !line.contains("reason") {
+                            problems.push(format!("{name}:{}: ignore without a reason", i + 1));
+                        }
+                        if line.contains(concat!("should", "_panic")) {
+                            problems.push(format!("{name}:{}: a should-panic test", i + 1));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{problems:#?}");
+    }
+}

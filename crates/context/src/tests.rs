@@ -93,7 +93,10 @@ fn apply_reports_every_problem_naming_plugin_and_service() {
         .unwrap_err();
     let text = err.to_string();
     assert_eq!(err.0.len(), 2, "{text}");
-    assert!(text.contains("plugin `needs-a` requires service `A`"), "{text}");
+    assert!(
+        text.contains("plugin `needs-a` requires service `A`"),
+        "{text}"
+    );
     assert!(text.contains("plugin `bad-config` has invalid config: rows must be"));
 }
 
@@ -160,7 +163,10 @@ fn trait_object_services_and_optional_lookup() {
     assert_eq!(ctx.require::<dyn Speak>().unwrap().say(), "woof");
     assert!(ctx.get::<A>().is_none());
     let err = ctx.require::<A>().err().unwrap();
-    assert_eq!(err.to_string(), "service `A` is not available in this context");
+    assert_eq!(
+        err.to_string(),
+        "service `A` is not available in this context"
+    );
 }
 
 #[test]

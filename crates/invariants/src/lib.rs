@@ -241,7 +241,9 @@ mod tests {
     fn check_all_reports_every_violation() {
         let ctx = Context::builder()
             .with(InvariantsPlugin)
-            .with(Companion::check("bad-one", |_| Err("counter went backwards".into())))
+            .with(Companion::check("bad-one", |_| {
+                Err("counter went backwards".into())
+            }))
             .with(Companion::check("good", |_| Ok(())))
             .with(invariant_companion())
             .apply()

@@ -1,1 +1,116 @@
-fn main() {}
+//! The `dsh-mcp` binary: parses the options, composes the root context and serves MCP over
+//! stdio until the client disconnects or a SIGINT / SIGTERM / SIGHUP arrives; then closes every
+//! session (no process outlives the server) and exits.
+//!
+//! Exit status: 0 after a clean shutdown, 2 for invalid options, 1 when serving failed or a
+//! teardown step missed its deadline. Nothing but the MCP protocol is written to stdout.
+
+use std::io::IsTerminal as _;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Parser as _;
+use dsh_mcp::{McpServer, Options, compose, dispose_with_deadline};
+use tokio::signal::unix::{SignalKind, signal};
+use tokio_util::sync::CancellationToken;
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::LevelFilter;
+
+/// How long the runtime waits for leftover blocking work (a blocking stdin read) at exit.
+const RUNTIME_SHUTDOWN_GRACE: Duration = Duration::from_millis(250);
+
+fn main() -> ExitCode {
+    let options = Options::parse();
+    init_tracing();
+    match try_main(options) {
+        Ok(code) => code,
+        Err(e) => {
+            tracing::error!("{e:#}");
+            eprintln!("dsh-mcp: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn try_main(options: Options) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("dsh-mcp")
+        .build()
+        .context("cannot start the tokio runtime")?;
+    let code = runtime.block_on(serve_stdio(options));
+    // A blocking stdin read (when stdin is not a pipe) cannot be cancelled; do not wait for it.
+    runtime.shutdown_timeout(RUNTIME_SHUTDOWN_GRACE);
+    code
+}
+
+async fn serve_stdio(options: Options) -> anyhow::Result<ExitCode> {
+    let ctx = match compose(&options) {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            eprintln!("dsh-mcp: invalid configuration: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let deadline = options.teardown_deadline();
+    let server = McpServer::new(&ctx)
+        .context("the composed context lacks a service the server needs")?
+        .with_teardown_deadline(deadline);
+    let shutdown = CancellationToken::new();
+    watch_signals(&shutdown);
+
+    let end = server
+        .serve_connection(rmcp::transport::stdio_pipes(), &shutdown)
+        .await;
+    tracing::info!(?end, "connection finished; disposing the root context");
+    let root_disposed = dispose_with_deadline(&ctx, deadline).await;
+    if end.is_failure() || !root_disposed {
+        tracing::error!(?end, root_disposed, "shutdown was not clean");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Cancels `shutdown` on the first SIGINT, SIGTERM or SIGHUP. Later signals are logged; the
+/// teardown they interrupt is already bounded by its deadline.
+fn watch_signals(shutdown: &CancellationToken) {
+    for (kind, name) in [
+        (SignalKind::interrupt(), "SIGINT"),
+        (SignalKind::terminate(), "SIGTERM"),
+        (SignalKind::hangup(), "SIGHUP"),
+    ] {
+        match signal(kind) {
+            Ok(mut stream) => {
+                let shutdown = shutdown.clone();
+                tokio::spawn(async move {
+                    while stream.recv().await.is_some() {
+                        if shutdown.is_cancelled() {
+                            tracing::warn!(
+                                signal = name,
+                                "already shutting down; teardown is bounded by its deadline"
+                            );
+                        } else {
+                            tracing::info!(signal = name, "shutting down");
+                            shutdown.cancel();
+                        }
+                    }
+                });
+            }
+            Err(e) => tracing::warn!(signal = name, error = %e, "cannot watch signal"),
+        }
+    }
+}
+
+/// Logs to stderr only, filtered by `RUST_LOG` (default `warn`; invalid directives are
+/// ignored).
+fn init_tracing() {
+    let filter = EnvFilter::builder()
+        .with_default_directive(LevelFilter::WARN.into())
+        .from_env_lossy();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+}

@@ -13,10 +13,18 @@
 
 pub mod backend;
 pub mod error;
+pub mod process;
+pub mod pty;
+pub mod readiness;
+pub mod screen;
 pub mod service;
+pub mod session;
 pub mod types;
 
 pub use backend::{BackendSession, OperationHandle, SendOperation, TerminalBackend};
 pub use error::{TerminalError, TerminalErrorCode};
-// pub use service::{Terminals, TerminalsPlugin};
+pub use screen::{PromptNonce, Screen, ScreenConfig};
+pub use service::invariant_companion;
+pub use service::{Terminals, TerminalsPlugin};
+pub use session::{PtySession, PtySessionConfig, PtySpawnSpec};
 pub use types::*;

@@ -1,1 +1,687 @@
-//! placeholder
+//! The six model-facing terminal tools: `terminal_open`, `terminal_send`, `terminal_read`,
+//! `terminal_signal`, `terminal_close` and `terminal_list` (seed-contract §4).
+//!
+//! [`ToolTerminalPlugin`] registers them on the `Tools` registry (`dsh-tools`) over the
+//! `Terminals` service (`dsh-terminal-core`) and adds the `tool:pty` system-prompt section.
+//! Every operation requires the exact initiating agent, so a model cannot reach another
+//! agent's terminal even if it learns the id. Every single-text result — success, tool error,
+//! invalid arguments, policy denial — is bounded by `max_result_bytes` exactly once in
+//! `finalize_content` (seed §4.4).
+//!
+//! Renders live in [`render`] and are snapshot tested; argument and output types in [`schema`]
+//! are the single source of the JSON Schemas the model sees.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use dsh_context::{Agent, BoxError, Plugin, Registrar, ServiceKey};
+use dsh_invariants::Companion;
+use dsh_system_prompt::SystemPrompt;
+use dsh_terminal_core::{
+    CloseOutcome, ReadRequest, SendRequest, SessionId, SpawnRequest, TerminalError,
+    TerminalErrorCode, TerminalSignal, Terminals,
+};
+use dsh_tools::{Card, CardKind, Content, Tool, ToolCall, ToolError, ToolResult, Tools};
+
+fn generic_card(title: String, kind: &str) -> Card {
+    Card {
+        card: CardKind::Generic,
+        title: Some(title),
+        kind: Some(kind.to_owned()),
+        ..Card::default()
+    }
+}
+
+pub mod render;
+pub mod schema;
+
+use schema::*;
+
+/// Default cap for one complete model-facing result (256 KiB).
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 256 * 1024;
+/// Smallest cap: keeps every `pty-N` / job id visible in its acknowledgement.
+pub const MIN_MAX_RESULT_BYTES: usize = 64;
+/// Default cap for the `text` of one `terminal_send` (64 KiB).
+pub const DEFAULT_MAX_INPUT_BYTES: usize = 64 * 1024;
+
+/// The `tool:pty` system-prompt section (seed §4.1 wording).
+pub const PROMPT_SECTION_NAME: &str = "tool:pty";
+/// Order of the section (tool guidance band, seed §7.3).
+pub const PROMPT_SECTION_ORDER: i32 = 106;
+/// The guidance text.
+pub const PROMPT_TEXT: &str = "Use a terminal session only when work needs persistent terminal state or interactive stdin; prefer shell/read/write/edit for bounded one-shot operations. Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited.";
+
+/// Configuration (seed §4.1 keys, snake_case).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolTerminalConfig {
+    /// Expose and accept `run_in_background` (default true, as in the seed). Background sends
+    /// need the jobs service, which this workspace does not ship yet: they are answered with an
+    /// error naming what is missing.
+    pub enable_run_in_background: bool,
+    /// UTF-8 byte cap for each complete result (default 262144, minimum 64).
+    pub max_result_bytes: usize,
+    /// Byte cap for the `text` of one send (default 65536, minimum 1). Larger input is
+    /// refused with an error that says how to proceed.
+    pub max_input_bytes: usize,
+}
+
+impl Default for ToolTerminalConfig {
+    fn default() -> Self {
+        Self {
+            enable_run_in_background: true,
+            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
+            max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+        }
+    }
+}
+
+impl ToolTerminalConfig {
+    /// Checks the bounds.
+    ///
+    /// # Errors
+    /// `tool-terminal: max_result_bytes must be an integer of at least 64` (seed §4.1), or
+    /// `tool-terminal: max_input_bytes must be at least 1`.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.max_result_bytes < MIN_MAX_RESULT_BYTES {
+            return Err(format!(
+                "tool-terminal: max_result_bytes must be an integer of at least {MIN_MAX_RESULT_BYTES} (got {})",
+                self.max_result_bytes
+            ));
+        }
+        if self.max_input_bytes == 0 {
+            return Err("tool-terminal: max_input_bytes must be at least 1".to_owned());
+        }
+        Ok(())
+    }
+}
+
+struct Shared {
+    terminals: Arc<Terminals>,
+    config: ToolTerminalConfig,
+}
+
+impl Shared {
+    fn finalize(&self, content: &[Content]) -> Option<Vec<Content>> {
+        match content {
+            [only] => only.as_text().map(|text| {
+                vec![Content::text(render::bound_terminal_text(
+                    text,
+                    self.config.max_result_bytes,
+                ))]
+            }),
+            _ => None,
+        }
+    }
+}
+
+fn require_agent(call: &ToolCall) -> Result<Agent, ToolError> {
+    call.agent
+        .clone()
+        .ok_or_else(|| ToolError::new("terminal tools require an initiating agent"))
+}
+
+fn session_id(raw: &str) -> Result<SessionId, ToolError> {
+    if raw.is_empty() {
+        return Err(ToolError::new(
+            "sessionId must be a non-empty string; use an id from terminal_open or terminal_list",
+        ));
+    }
+    Ok(SessionId::new(raw))
+}
+
+/// The seed's error code name for a terminal error.
+pub fn error_code_name(code: TerminalErrorCode) -> &'static str {
+    match code {
+        TerminalErrorCode::DuplicateBackend => "DUPLICATE_BACKEND",
+        TerminalErrorCode::DuplicateName => "DUPLICATE_NAME",
+        TerminalErrorCode::ForeignSession => "FOREIGN_SESSION",
+        TerminalErrorCode::NoBackend => "NO_BACKEND",
+        TerminalErrorCode::NoSession => "NO_SESSION",
+        TerminalErrorCode::OwnerNotLive => "OWNER_NOT_LIVE",
+        TerminalErrorCode::SendActive => "SEND_ACTIVE",
+        TerminalErrorCode::ServiceDisposing => "SERVICE_DISPOSING",
+        TerminalErrorCode::Closing => "CLOSING",
+        TerminalErrorCode::Exited => "EXITED",
+        TerminalErrorCode::InvalidRequest => "INVALID_REQUEST",
+        TerminalErrorCode::Signal => "SIGNAL",
+        TerminalErrorCode::Spawn => "SPAWN",
+        TerminalErrorCode::Transport => "TRANSPORT",
+        TerminalErrorCode::Cleanup => "CLEANUP",
+        _ => "TERMINAL",
+    }
+}
+
+fn terminal_error(e: TerminalError) -> ToolError {
+    let code = error_code_name(e.code());
+    ToolError::new(e.to_string()).with_code(code)
+}
+
+/// `terminal_open`.
+struct OpenTool(Arc<Shared>);
+
+impl Tool for OpenTool {
+    type Args = OpenArgs;
+    type Output = OpenOutput;
+
+    fn name(&self) -> &'static str {
+        "terminal_open"
+    }
+    fn description(&self) -> String {
+        "Create a persistent, owner-isolated terminal session from a registered backend type. Use this for shell or REPL state that must survive across tool calls.".to_owned()
+    }
+    async fn execute(&self, args: OpenArgs, call: ToolCall) -> Result<OpenOutput, ToolError> {
+        let owner = require_agent(&call)?;
+        if args.backend_type.is_empty() {
+            return Err(ToolError::new(
+                "type must be a non-empty string; use \"shell\"",
+            ));
+        }
+        let request = SpawnRequest {
+            backend_type: args.backend_type,
+            name: args.name,
+            cwd: args.cwd.map(PathBuf::from),
+        };
+        let spawn = self.0.terminals.spawn(&owner, request);
+        let result = tokio::select! {
+            r = spawn => r.map_err(terminal_error)?,
+            () = call.cancel.cancelled() => return Err(ToolError::new("terminal open aborted").with_code("ABORTED")),
+        };
+        let s = &result.snapshot;
+        Ok(OpenOutput {
+            session_id: s.session_id.to_string(),
+            name: s.name.clone(),
+            backend_type: s.backend_type.clone(),
+            pid: s.pid,
+            status: (&s.status).into(),
+            motd: result.motd,
+        })
+    }
+    fn render(&self, _args: &OpenArgs, out: &OpenOutput) -> String {
+        let result = dsh_terminal_core::SpawnResult {
+            snapshot: dsh_terminal_core::SessionSnapshot {
+                session_id: SessionId::new(out.session_id.clone()),
+                name: out.name.clone(),
+                backend_type: out.backend_type.clone(),
+                pid: out.pid,
+                status: dsh_terminal_core::SessionStatus::Running,
+            },
+            motd: out.motd.clone(),
+        };
+        render::render_spawn(&result, self.0.config.max_result_bytes)
+    }
+    fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
+        self.0.finalize(content)
+    }
+    fn present_call(&self, args: &OpenArgs) -> Option<Card> {
+        Some(generic_card(
+            format!(
+                "Open terminal {}",
+                args.name.as_deref().unwrap_or(&args.backend_type)
+            ),
+            "execute",
+        ))
+    }
+}
+
+/// `terminal_send`.
+struct SendTool(Arc<Shared>);
+
+impl Tool for SendTool {
+    type Args = SendArgs;
+    type Output = SendOutput;
+
+    fn name(&self) -> &'static str {
+        "terminal_send"
+    }
+    fn description(&self) -> String {
+        let mut d = "Send text to a persistent terminal. By default Enter is submitted and the call waits for a prompt, stdin wait, output silence, timeout, or session exit.".to_owned();
+        if self.0.config.enable_run_in_background {
+            d.push_str(" Background mode returns a job id for job_output/job_kill.");
+        }
+        d
+    }
+    fn shape_parameters(&self, mut schema: serde_json::Value) -> serde_json::Value {
+        if !self.0.config.enable_run_in_background
+            && let Some(props) = schema
+                .get_mut("properties")
+                .and_then(serde_json::Value::as_object_mut)
+        {
+            props.remove("run_in_background");
+        }
+        schema
+    }
+    async fn execute(&self, args: SendArgs, call: ToolCall) -> Result<SendOutput, ToolError> {
+        let owner = require_agent(&call)?;
+        let id = session_id(&args.session_id)?;
+        let max_input = self.0.config.max_input_bytes;
+        if args.text.len() > max_input {
+            return Err(ToolError::new(format!(
+                "text is {} bytes; terminal_send accepts at most {max_input} bytes per call. Send it in smaller parts, or write large content to a file and run a command that reads it",
+                args.text.len()
+            ))
+            .with_code("INPUT_TOO_LARGE"));
+        }
+        if args.run_in_background == Some(true) {
+            if !self.0.config.enable_run_in_background {
+                return Err(ToolError::new(
+                    "background terminal sends are disabled by tool-terminal configuration; call terminal_send without run_in_background",
+                ));
+            }
+            return Err(ToolError::new(
+                "background terminal sends require the jobs service (dsh-jobs and dsh-tool-jobs), which this host does not provide yet; call terminal_send without run_in_background",
+            )
+            .with_code("NO_JOBS"));
+        }
+        let request = SendRequest {
+            text: args.text,
+            submit: args.submit.unwrap_or(true),
+        };
+        let op = self
+            .0
+            .terminals
+            .start_send(&owner, &id, request)
+            .map_err(terminal_error)?;
+        let result = tokio::select! {
+            r = op.done() => r,
+            () = call.cancel.cancelled() => {
+                // A cancelled call interrupts the foreground job (real SIGINT) and still waits
+                // for the send to settle so the slot is released cleanly.
+                op.cancel();
+                let _ = op.done().await;
+                return Err(ToolError::new("terminal send aborted").with_code("ABORTED"));
+            }
+        }
+        .map_err(terminal_error)?;
+        Ok(SendOutput::Foreground {
+            viewport: result.viewport,
+            wait_reason: result.wait_reason.into(),
+            session_status: (&result.session_status).into(),
+            truncated: result.truncated,
+            exit_code: result.exit_code,
+            foreground: result.foreground,
+            input_mode: result.input_mode.into(),
+        })
+    }
+    fn render(&self, _args: &SendArgs, out: &SendOutput) -> String {
+        match out {
+            SendOutput::Background { job_id } => format!("started background job {job_id}"),
+            SendOutput::Foreground {
+                viewport,
+                wait_reason,
+                session_status,
+                truncated,
+                exit_code,
+                foreground,
+                input_mode,
+            } => {
+                let result = dsh_terminal_core::SendResult {
+                    viewport: viewport.clone(),
+                    wait_reason: match wait_reason {
+                        WaitReasonOutput::StdinRead => dsh_terminal_core::WaitReason::StdinRead,
+                        WaitReasonOutput::InferredIdle => {
+                            dsh_terminal_core::WaitReason::InferredIdle
+                        }
+                        WaitReasonOutput::Timeout => dsh_terminal_core::WaitReason::Timeout,
+                        WaitReasonOutput::SessionExit => dsh_terminal_core::WaitReason::SessionExit,
+                    },
+                    session_status: match session_status {
+                        StatusOutput::Running => dsh_terminal_core::SessionStatus::Running,
+                        StatusOutput::Exited { exit_code, signal } => {
+                            dsh_terminal_core::SessionStatus::Exited {
+                                exit_code: *exit_code,
+                                signal: signal.clone(),
+                            }
+                        }
+                    },
+                    truncated: *truncated,
+                    exit_code: *exit_code,
+                    foreground: foreground.clone(),
+                    input_mode: match input_mode {
+                        InputModeOutput::Normal => dsh_terminal_core::InputMode::Normal,
+                        InputModeOutput::EchoOff => dsh_terminal_core::InputMode::EchoOff,
+                        InputModeOutput::Continuation => dsh_terminal_core::InputMode::Continuation,
+                        InputModeOutput::AlternateScreen => {
+                            dsh_terminal_core::InputMode::AlternateScreen
+                        }
+                    },
+                };
+                render::render_send(&result, self.0.config.max_result_bytes)
+            }
+        }
+    }
+    fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
+        self.0.finalize(content)
+    }
+    fn present_call(&self, args: &SendArgs) -> Option<Card> {
+        if args.run_in_background == Some(true) {
+            let mut card = generic_card(
+                format!("Send to terminal {} in background", args.session_id),
+                "execute",
+            );
+            card.raw_input = Some(serde_json::Value::String(args.text.clone()));
+            return Some(card);
+        }
+        let title = if args.text.is_empty() {
+            "(send input)".to_owned()
+        } else {
+            args.text.clone()
+        };
+        Some(Card {
+            card: CardKind::Terminal,
+            title: Some(title),
+            description: Some(format!("Terminal {}", args.session_id)),
+            ..Card::default()
+        })
+    }
+    fn present_result(&self, args: &SendArgs, result: &ToolResult) -> Option<Card> {
+        if args.run_in_background == Some(true) || result.is_error {
+            return None;
+        }
+        match result.content.as_slice() {
+            [only] => only.as_text().map(|text| Card {
+                card: CardKind::Terminal,
+                output: Some(text.to_owned()),
+                ..Card::default()
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// `terminal_read`.
+struct ReadTool(Arc<Shared>);
+
+impl Tool for ReadTool {
+    type Args = ReadArgs;
+    type Output = ReadOutput;
+
+    fn name(&self) -> &'static str {
+        "terminal_read"
+    }
+    fn description(&self) -> String {
+        "Read a bounded page of retained output from a persistent terminal without sending input."
+            .to_owned()
+    }
+    async fn execute(&self, args: ReadArgs, call: ToolCall) -> Result<ReadOutput, ToolError> {
+        let owner = require_agent(&call)?;
+        let id = session_id(&args.session_id)?;
+        let page = self
+            .0
+            .terminals
+            .read(
+                &owner,
+                &id,
+                ReadRequest {
+                    offset: args.offset,
+                    count: args.count,
+                },
+            )
+            .map_err(terminal_error)?;
+        Ok(ReadOutput {
+            text: page.text,
+            total_lines: page.total_lines,
+            line_begin: page.line_begin,
+            line_end: page.line_end,
+            truncated: page.truncated,
+        })
+    }
+    fn render(&self, _args: &ReadArgs, out: &ReadOutput) -> String {
+        let page = dsh_terminal_core::ReadResult {
+            text: out.text.clone(),
+            total_lines: out.total_lines,
+            line_begin: out.line_begin,
+            line_end: out.line_end,
+            truncated: out.truncated,
+        };
+        render::render_read(&page, self.0.config.max_result_bytes)
+    }
+    fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
+        self.0.finalize(content)
+    }
+    fn present_call(&self, args: &ReadArgs) -> Option<Card> {
+        let mut card = generic_card(format!("Read terminal {}", args.session_id), "read");
+        card.raw_input = Some(serde_json::json!({
+            "sessionId": args.session_id,
+            "offset": args.offset,
+            "count": args.count,
+        }));
+        Some(card)
+    }
+}
+
+/// `terminal_signal`.
+struct SignalTool(Arc<Shared>);
+
+impl Tool for SignalTool {
+    type Args = SignalArgs;
+    type Output = SignalOutput;
+
+    fn name(&self) -> &'static str {
+        "terminal_signal"
+    }
+    fn description(&self) -> String {
+        "Send an allowed signal to the current foreground process group of a persistent terminal."
+            .to_owned()
+    }
+    async fn execute(&self, args: SignalArgs, call: ToolCall) -> Result<SignalOutput, ToolError> {
+        let owner = require_agent(&call)?;
+        let id = session_id(&args.session_id)?;
+        let signal: TerminalSignal = args.signal.into();
+        let result = self
+            .0
+            .terminals
+            .signal(&owner, &id, signal)
+            .map_err(terminal_error)?;
+        // The shell leads its own process group, so a target equal to the shell's pid means
+        // nothing else held the foreground (field case C22).
+        let shell_pid = self
+            .0
+            .terminals
+            .list(&owner)
+            .into_iter()
+            .find(|s| s.session_id == id)
+            .and_then(|s| s.pid);
+        Ok(SignalOutput {
+            delivered: true,
+            target_pgid: result.target_pgid,
+            shell_was_foreground: shell_pid
+                .and_then(|p| i32::try_from(p).ok())
+                .is_some_and(|p| p == result.target_pgid),
+        })
+    }
+    fn render(&self, args: &SignalArgs, out: &SignalOutput) -> String {
+        let signal: TerminalSignal = args.signal.into();
+        render::render_signal(signal.as_str(), out.target_pgid, out.shell_was_foreground)
+    }
+    fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
+        self.0.finalize(content)
+    }
+    fn present_call(&self, args: &SignalArgs) -> Option<Card> {
+        let mut card = generic_card(format!("Signal terminal {}", args.session_id), "execute");
+        card.raw_input = Some(serde_json::json!({
+            "sessionId": args.session_id,
+            "signal": args.signal,
+        }));
+        Some(card)
+    }
+}
+
+/// `terminal_close`.
+struct CloseTool(Arc<Shared>);
+
+impl Tool for CloseTool {
+    type Args = CloseArgs;
+    type Output = CloseOutput;
+
+    fn name(&self) -> &'static str {
+        "terminal_close"
+    }
+    fn description(&self) -> String {
+        "Close one persistent terminal and wait until its captured owned process tree is gone."
+            .to_owned()
+    }
+    async fn execute(&self, args: CloseArgs, call: ToolCall) -> Result<CloseOutput, ToolError> {
+        let owner = require_agent(&call)?;
+        let id = session_id(&args.session_id)?;
+        // Close is not abandoned on cancellation: a half-finished teardown would leave
+        // processes behind.
+        let outcome = self
+            .0
+            .terminals
+            .kill(&owner, &id)
+            .await
+            .map_err(terminal_error)?;
+        Ok(match outcome {
+            CloseOutcome::Closed(report) => CloseOutput {
+                session_id: id.to_string(),
+                outcome: CloseOutcomeOutput::Closed,
+                processes_stopped: Some(report.processes_stopped),
+            },
+            CloseOutcome::AlreadyClosing => CloseOutput {
+                session_id: id.to_string(),
+                outcome: CloseOutcomeOutput::AlreadyClosing,
+                processes_stopped: None,
+            },
+        })
+    }
+    fn render(&self, _args: &CloseArgs, out: &CloseOutput) -> String {
+        render::render_close(&out.session_id, out.processes_stopped)
+    }
+    fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
+        self.0.finalize(content)
+    }
+    fn present_call(&self, args: &CloseArgs) -> Option<Card> {
+        Some(generic_card(
+            format!("Close terminal {}", args.session_id),
+            "delete",
+        ))
+    }
+}
+
+/// `terminal_list`.
+struct ListTool(Arc<Shared>);
+
+impl Tool for ListTool {
+    type Args = ListArgs;
+    type Output = ListOutput;
+
+    fn name(&self) -> &'static str {
+        "terminal_list"
+    }
+    fn description(&self) -> String {
+        "List persistent terminal sessions owned by the current agent.".to_owned()
+    }
+    async fn execute(&self, _args: ListArgs, call: ToolCall) -> Result<ListOutput, ToolError> {
+        let owner = require_agent(&call)?;
+        let sessions = self.0.terminals.list(&owner);
+        Ok(ListOutput {
+            sessions: sessions.iter().map(SessionOutput::from).collect(),
+        })
+    }
+    fn render(&self, _args: &ListArgs, out: &ListOutput) -> String {
+        let snapshots: Vec<dsh_terminal_core::SessionSnapshot> = out
+            .sessions
+            .iter()
+            .map(|s| dsh_terminal_core::SessionSnapshot {
+                session_id: SessionId::new(s.session_id.clone()),
+                name: s.name.clone(),
+                backend_type: s.backend_type.clone(),
+                pid: s.pid,
+                status: match &s.status {
+                    StatusOutput::Running => dsh_terminal_core::SessionStatus::Running,
+                    StatusOutput::Exited { exit_code, signal } => {
+                        dsh_terminal_core::SessionStatus::Exited {
+                            exit_code: *exit_code,
+                            signal: signal.clone(),
+                        }
+                    }
+                },
+            })
+            .collect();
+        render::render_list(&snapshots, self.0.config.max_result_bytes)
+    }
+    fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
+        self.0.finalize(content)
+    }
+    fn present_call(&self, _args: &ListArgs) -> Option<Card> {
+        Some(generic_card("List terminal sessions".to_owned(), "read"))
+    }
+}
+
+/// Registers the six tools with `tools`, over `terminals`.
+///
+/// # Errors
+/// A registration error from the registry (e.g. a tool of the same name already exists).
+pub fn register_tools(
+    tools: &Tools,
+    terminals: Arc<Terminals>,
+    config: ToolTerminalConfig,
+) -> Result<(), BoxError> {
+    let shared = Arc::new(Shared { terminals, config });
+    tools.register(OpenTool(shared.clone()))?;
+    tools.register(SendTool(shared.clone()))?;
+    tools.register(ReadTool(shared.clone()))?;
+    tools.register(SignalTool(shared.clone()))?;
+    tools.register(CloseTool(shared.clone()))?;
+    tools.register(ListTool(shared))?;
+    Ok(())
+}
+
+/// Names of the six tools, in catalog (lexicographic) order.
+pub const TOOL_NAMES: [&str; 6] = [
+    "terminal_close",
+    "terminal_list",
+    "terminal_open",
+    "terminal_read",
+    "terminal_send",
+    "terminal_signal",
+];
+
+/// The plugin: requires `Terminals`, `Tools` and `SystemPrompt`; registers the six tools and
+/// the `tool:pty` prompt section, and removes them on dispose.
+#[derive(Clone, Debug, Default)]
+pub struct ToolTerminalPlugin {
+    /// Validated at apply time.
+    pub config: ToolTerminalConfig,
+}
+
+impl Plugin for ToolTerminalPlugin {
+    fn name(&self) -> &str {
+        "tool-terminal"
+    }
+    fn requires(&self) -> Vec<ServiceKey> {
+        vec![
+            ServiceKey::of::<Terminals>(),
+            ServiceKey::of::<Tools>(),
+            ServiceKey::of::<SystemPrompt>(),
+        ]
+    }
+    fn validate_config(&self) -> Result<(), String> {
+        self.config.validate()
+    }
+    fn build(&self, r: &mut Registrar<'_>) -> Result<(), BoxError> {
+        let terminals = r.require::<Terminals>()?;
+        let tools = r.require::<Tools>()?;
+        let prompt = r.require::<SystemPrompt>()?;
+        register_tools(&tools, terminals, self.config.clone())?;
+        prompt.section(PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER, PROMPT_TEXT)?;
+        r.on_dispose(move || {
+            Box::pin(async move {
+                for name in TOOL_NAMES {
+                    tools.unregister(name);
+                }
+                prompt.remove(PROMPT_SECTION_NAME);
+            })
+        });
+        Ok(())
+    }
+}
+
+/// This package's invariant companion. No runtime invariant: the adapter is stateless; session
+/// state belongs to the `Terminals` service, which has its own companion.
+pub fn invariant_companion() -> Companion {
+    Companion::none(
+        "dsh-tool-terminal",
+        "no runtime invariant: this stateless adapter contributes tools and prompt guidance, while PTY lifecycle belongs to the Terminals service it composes",
+    )
+}

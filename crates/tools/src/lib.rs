@@ -61,5 +61,7 @@ pub use registry::{
     Decision, PostExecute, PreExecute, ToolCallInfo, ToolSchema, Tools, ToolsError, ToolsPlugin,
     invariant_companion,
 };
-pub use schema::{SchemaError, input_schema_for, normalize_schema, output_schema_for};
+pub use schema::{
+    SchemaError, input_schema_for, normalize_output_schema, normalize_schema, output_schema_for,
+};
 pub use tool::{Card, CardKind, Content, ErrorInfo, Tool, ToolCall, ToolError, ToolResult, codes};

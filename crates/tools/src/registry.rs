@@ -568,6 +568,7 @@ pub(crate) fn check_tools(tools: &Tools) -> Result<(), String> {
                 && schema.get("properties").is_some_and(Value::is_object);
             // An output may be a tagged union: a root `oneOf` whose branches are all objects.
             let object_union = which == "output"
+                && schema.get("type") == Some(&Value::String("object".into()))
                 && schema
                     .get("oneOf")
                     .and_then(Value::as_array)
@@ -575,6 +576,7 @@ pub(crate) fn check_tools(tools: &Tools) -> Result<(), String> {
                         !branches.is_empty()
                             && branches.iter().all(|b| {
                                 b.get("type") == Some(&Value::String("object".into()))
+                                    && b.get("additionalProperties") == Some(&Value::Bool(false))
                             })
                     });
             if !closed && !object_union {

@@ -90,7 +90,57 @@ pub fn output_schema_for<T: JsonSchema>() -> Result<Value, SchemaError> {
         .with(|s| s.inline_subschemas = true)
         .into_generator()
         .into_root_schema_for::<T>();
-    normalize_schema(schema.to_value())
+    normalize_output_schema(schema.to_value())
+}
+
+/// Like [`normalize_schema`], but also accepts a tagged union at the root (a `oneOf` whose
+/// branches are all objects, as serde's internally tagged enums produce). Each branch is
+/// normalised and closed, and the root gets `"type": "object"` so hosts that require an object
+/// root (MCP's `outputSchema`) accept it.
+///
+/// # Errors
+/// As [`normalize_schema`], for the root or for any branch.
+pub fn normalize_output_schema(schema: Value) -> Result<Value, SchemaError> {
+    let is_union = schema
+        .get("oneOf")
+        .and_then(Value::as_array)
+        .is_some_and(|branches| !branches.is_empty());
+    if !is_union {
+        return normalize_schema(schema);
+    }
+    let Value::Object(mut root) = schema else {
+        return normalize_schema(schema);
+    };
+    let defs: Vec<(&str, Value)> = ["$defs", "definitions"]
+        .into_iter()
+        .filter_map(|k| root.shift_remove(k).map(|v| (k, v)))
+        .collect();
+    let Some(Value::Array(branches)) = root.shift_remove("oneOf") else {
+        return Err(SchemaError::RootNotObject {
+            found: "a root \"oneOf\"".to_owned(),
+        });
+    };
+    let mut closed = Vec::with_capacity(branches.len());
+    for branch in branches {
+        let Value::Object(mut b) = branch else {
+            return Err(SchemaError::RootNotObject {
+                found: "a \"oneOf\" branch that is not an object schema".to_owned(),
+            });
+        };
+        for (k, v) in &defs {
+            b.insert((*k).to_owned(), v.clone());
+        }
+        let description = b.shift_remove("description");
+        let mut normalised = normalize_schema(Value::Object(b))?;
+        if let (Some(d), Value::Object(m)) = (description, &mut normalised) {
+            m.insert("description".into(), d);
+        }
+        closed.push(normalised);
+    }
+    let mut out = Map::new();
+    out.insert("type".into(), Value::String("object".into()));
+    out.insert("oneOf".into(), Value::Array(closed));
+    Ok(Value::Object(out))
 }
 
 /// Normalises a schema for models (idempotent):
@@ -196,6 +246,33 @@ fn close_root(mut root: Map<String, Value>) -> Result<Value, SchemaError> {
     Ok(Value::Object(out))
 }
 
+/// A unit enum whose variants carry doc comments comes out of schemars as a `oneOf` of
+/// `{"type": "string", "const": X, "description": ..}` branches. Models (and validation
+/// messages) do better with the plain form `{"type": "string", "enum": [X, ..]}`.
+fn collapse_const_union(map: &mut Map<String, Value>) {
+    let Some(Value::Array(branches)) = map.get("oneOf") else {
+        return;
+    };
+    let mut values = Vec::with_capacity(branches.len());
+    for b in branches {
+        let Value::Object(b) = b else { return };
+        let string_typed = b.get("type") == Some(&Value::String("string".into()));
+        let only_known_keys = b
+            .keys()
+            .all(|k| matches!(k.as_str(), "type" | "const" | "description"));
+        match b.get("const") {
+            Some(c @ Value::String(_)) if string_typed && only_known_keys => values.push(c.clone()),
+            _ => return,
+        }
+    }
+    if values.is_empty() {
+        return;
+    }
+    map.shift_remove("oneOf");
+    map.insert("type".into(), Value::String("string".into()));
+    map.insert("enum".into(), Value::Array(values));
+}
+
 fn admits_null(map: &Map<String, Value>) -> bool {
     match map.get("type") {
         Some(Value::String(t)) => t == "null",
@@ -247,6 +324,7 @@ fn normalize_node(
     }
     map.shift_remove("$defs");
     map.shift_remove("definitions");
+    collapse_const_union(map);
     // `#[serde(default)]` on an `Option` field makes schemars emit `"default": null`, which
     // misleads a model when the schema type does not admit null (the real default lives in the
     // description).

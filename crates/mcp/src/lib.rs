@@ -1,0 +1,56 @@
+//! `dsh-mcp`: serves the dsh terminal tools to any MCP client.
+//!
+//! [`compose`] builds the root [`dsh_context::Context`] from [`Options`] (invariants, system
+//! prompt, tools, terminals, the bash backend, the six terminal tools and every package's
+//! invariant companion). [`McpServer`] serves MCP connections over that context with rmcp: each
+//! connection is one [`dsh_context::Agent`], its `instructions` are the assembled system
+//! prompt, `tools/list` and `tools/call` go to the [`dsh_tools::Tools`] registry, and when the
+//! connection ends its sessions are closed and every process they started is gone.
+//! [`tool_catalog_markdown`] renders the generated tool catalog.
+//!
+//! **Invariant:** this is the only crate that knows MCP and the only one that writes to
+//! stdout; the binary writes nothing but the protocol there (logs go to stderr).
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use dsh_mcp::{compose, McpServer, Options};
+//! use tokio_util::sync::CancellationToken;
+//!
+//! let options = Options::default();
+//! let ctx = compose(&options)?;
+//! let server = McpServer::new(&ctx)?.with_teardown_deadline(options.teardown_deadline());
+//! let shutdown = CancellationToken::new();
+//! let end = server
+//!     .serve_connection(rmcp::transport::stdio_pipes(), &shutdown)
+//!     .await;
+//! dsh_mcp::dispose_with_deadline(&ctx, options.teardown_deadline()).await;
+//! assert!(!end.is_failure());
+//! # Ok(()) }
+//! ```
+
+mod catalog;
+mod compose;
+mod options;
+mod server;
+
+pub use catalog::tool_catalog_markdown;
+pub use compose::{ComposeError, bash_config, compose, tool_terminal_config};
+pub use options::{
+    DEFAULT_COLS, DEFAULT_DISPOSE_GRACE_MS, DEFAULT_EXACT_PROBE_AFTER_MS, DEFAULT_HANDOFF_GRACE_MS,
+    DEFAULT_IDLE_SILENCE_MS, DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_RESULT_BYTES,
+    DEFAULT_POLL_INTERVAL_MS, DEFAULT_ROWS, DEFAULT_SHELL, DEFAULT_TIMEOUT_MS, Options,
+};
+pub use server::{
+    ConnectionEnd, EndCause, McpServer, SERVER_NAME, call_tool_result, dispose_with_deadline,
+    mcp_output_schema, mcp_tool,
+};
+
+/// This crate's invariant companion. No runtime invariant: the server keeps no state of its
+/// own beyond a connection counter; each connection's sessions are owned (and checked) by
+/// `dsh-terminal-core` through the connection's agent.
+pub fn invariant_companion() -> dsh_invariants::Companion {
+    dsh_invariants::Companion::none(
+        "dsh-mcp",
+        "no runtime invariant: the server keeps no state beyond a connection counter; sessions are owned and checked by dsh-terminal-core through each connection's agent",
+    )
+}

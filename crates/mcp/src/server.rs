@@ -1,0 +1,460 @@
+//! The MCP server: one [`rmcp::ServerHandler`] per connection, implemented by hand over the
+//! [`Tools`] registry.
+//!
+//! Responsibilities:
+//! - each connection is one [`Agent`] (`mcp-<n>`), disposed (sessions closed, processes gone)
+//!   when the connection ends, within a deadline;
+//! - `initialize` answers with server name `dsh-mcp`, the crate version, the tools capability,
+//!   and the assembled system prompt as `instructions`;
+//! - `tools/list` is [`Tools::list`]; `tools/call` is [`Tools::execute`], and every tool failure
+//!   (unknown tool, bad arguments, a failing tool) is an `isError` result, never a protocol
+//!   error.
+//!
+//! Flow of one connection ([`McpServer::serve_connection`]):
+//! 1. create the agent and the handler, then run rmcp's serve loop until the client disconnects
+//!    (EOF) or `shutdown` is cancelled. Cancelling `shutdown` also cancels every in-flight
+//!    call's token at once; on EOF, rmcp first lets in-flight calls finish (up to 5 s) and then
+//!    cancels them.
+//! 2. dispose the agent (bounded by the teardown deadline) and report how it ended.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use dsh_context::{Agent, Context, ContextError};
+use dsh_system_prompt::SystemPrompt;
+use dsh_tools::{ToolCall, ToolResult, ToolSchema, Tools};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{QuitReason, RequestContext, RoleServer, ServerInitializeError, ServiceExt};
+use rmcp::transport::IntoTransport;
+use rmcp::{ErrorData as McpError, ServerHandler};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+/// The server name reported in `initialize`.
+pub const SERVER_NAME: &str = "dsh-mcp";
+
+/// Default deadline for one teardown step when none is configured.
+const DEFAULT_TEARDOWN_DEADLINE: Duration = Duration::from_secs(16);
+
+/// Serves MCP connections over one root [`Context`]. Each connection gets its own [`Agent`],
+/// so sessions opened on one connection are invisible to every other.
+pub struct McpServer {
+    ctx: Context,
+    tools: Arc<Tools>,
+    prompt: Arc<SystemPrompt>,
+    teardown_deadline: Duration,
+    next_connection: AtomicU64,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("ctx", &self.ctx)
+            .field("teardown_deadline", &self.teardown_deadline)
+            .field("connections", &self.next_connection.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+/// Why a connection ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EndCause {
+    /// The client closed its side (stdin EOF / stream closed).
+    ClientClosed,
+    /// The server's `shutdown` token was cancelled (SIGINT, SIGTERM, ...).
+    Shutdown,
+    /// The MCP handshake failed; the message says how.
+    InitializeFailed(String),
+    /// rmcp's service task failed (panicked or was aborted); the message says how.
+    ServiceFailed(String),
+}
+
+/// How a connection ended, after its agent was disposed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConnectionEnd {
+    /// The connection's agent id (`mcp-<n>`).
+    pub agent_id: String,
+    /// Why it ended.
+    pub cause: EndCause,
+    /// Whether the agent's teardown (closing its sessions) finished within the deadline.
+    pub teardown_complete: bool,
+}
+
+impl ConnectionEnd {
+    /// Whether the connection ended abnormally or left its teardown unfinished.
+    pub fn is_failure(&self) -> bool {
+        !self.teardown_complete
+            || matches!(
+                self.cause,
+                EndCause::InitializeFailed(_) | EndCause::ServiceFailed(_)
+            )
+    }
+}
+
+impl McpServer {
+    /// A server over `ctx`, which must provide [`Tools`] and [`SystemPrompt`] (as
+    /// [`crate::compose`] does).
+    ///
+    /// # Errors
+    /// [`ContextError::NotAvailable`] naming the missing service.
+    pub fn new(ctx: &Context) -> Result<Self, ContextError> {
+        Ok(Self {
+            ctx: ctx.clone(),
+            tools: ctx.require::<Tools>()?,
+            prompt: ctx.require::<SystemPrompt>()?,
+            teardown_deadline: DEFAULT_TEARDOWN_DEADLINE,
+            next_connection: AtomicU64::new(0),
+        })
+    }
+
+    /// Sets how long a connection's agent teardown may take before it is abandoned (logged).
+    #[must_use]
+    pub fn with_teardown_deadline(mut self, deadline: Duration) -> Self {
+        self.teardown_deadline = deadline;
+        self
+    }
+
+    /// The `initialize` result this server sends: name, version, tools capability and the
+    /// assembled system prompt as `instructions` (absent when the prompt is empty).
+    pub fn server_config(&self) -> ServerConfig {
+        server_config(&self.prompt)
+    }
+
+    /// The tools exactly as `tools/list` reports them.
+    pub fn mcp_tools(&self) -> Vec<Tool> {
+        self.tools.list().iter().map(mcp_tool).collect()
+    }
+
+    /// Serves one MCP connection over `transport` until the client disconnects or `shutdown`
+    /// is cancelled, then disposes the connection's agent (closing its sessions and awaiting
+    /// their teardown, bounded by the teardown deadline).
+    ///
+    /// Connections may be served concurrently; each is its own agent.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe: dropping the future skips the agent's disposal (the agent is still
+    /// disposed with the root context). Cancel `shutdown` instead.
+    pub async fn serve_connection<T, E, A>(
+        &self,
+        transport: T,
+        shutdown: &CancellationToken,
+    ) -> ConnectionEnd
+    where
+        T: IntoTransport<RoleServer, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let n = self.next_connection.fetch_add(1, Ordering::Relaxed) + 1;
+        let agent = Agent::new(&self.ctx, format!("mcp-{n}"));
+        let agent_id = agent.id().to_owned();
+        let span = tracing::info_span!("mcp_connection", agent = %agent_id);
+        async {
+            let handler = Connection {
+                tools: self.tools.clone(),
+                agent: agent.clone(),
+                config: self.server_config(),
+                calls: Arc::new(AtomicU64::new(0)),
+            };
+            tracing::info!("connection opened");
+            let cause = match handler
+                .serve_with_ct(transport, shutdown.child_token())
+                .await
+            {
+                Ok(running) => match running.waiting().await {
+                    Ok(QuitReason::Closed) => EndCause::ClientClosed,
+                    Ok(QuitReason::Cancelled) => EndCause::Shutdown,
+                    Ok(QuitReason::JoinError(e)) | Err(e) => EndCause::ServiceFailed(e.to_string()),
+                    Ok(other) => EndCause::ServiceFailed(format!("{other:?}")),
+                },
+                Err(ServerInitializeError::Cancelled) => EndCause::Shutdown,
+                Err(ServerInitializeError::ConnectionClosed(_)) => EndCause::ClientClosed,
+                Err(e) => EndCause::InitializeFailed(e.to_string()),
+            };
+            tracing::info!(?cause, "connection ended; disposing its agent");
+            let teardown_complete = run_with_deadline(
+                &format!("agent {agent_id} teardown"),
+                async move { agent.dispose().await },
+                self.teardown_deadline,
+            )
+            .await;
+            ConnectionEnd {
+                agent_id: agent_id.clone(),
+                cause,
+                teardown_complete,
+            }
+        }
+        .instrument(span)
+        .await
+    }
+}
+
+/// Disposes `ctx` (every disposer, in reverse order), giving up after `deadline`.
+///
+/// Returns whether disposal finished in time. On timeout the error is logged and the disposal
+/// keeps running in the background until the runtime shuts down.
+pub async fn dispose_with_deadline(ctx: &Context, deadline: Duration) -> bool {
+    let ctx = ctx.clone();
+    run_with_deadline(
+        "root context teardown",
+        async move { ctx.dispose().await },
+        deadline,
+    )
+    .await
+}
+
+/// Runs `work` as its own task (so a timeout never drops it half-way) and waits up to
+/// `deadline` for it.
+async fn run_with_deadline(
+    label: &str,
+    work: impl Future<Output = ()> + Send + 'static,
+    deadline: Duration,
+) -> bool {
+    let task = tokio::spawn(work);
+    match tokio::time::timeout(deadline, task).await {
+        Ok(Ok(())) => true,
+        Ok(Err(e)) => {
+            tracing::error!(%label, error = %e, "teardown task failed");
+            false
+        }
+        Err(_) => {
+            tracing::error!(
+                %label,
+                deadline_ms = u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX),
+                "teardown did not finish within its deadline; continuing shutdown"
+            );
+            false
+        }
+    }
+}
+
+fn server_config(prompt: &SystemPrompt) -> ServerConfig {
+    let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")));
+    let instructions = prompt.assemble();
+    if instructions.is_empty() {
+        config
+    } else {
+        config.with_instructions(instructions)
+    }
+}
+
+/// One MCP connection's handler.
+#[derive(Clone)]
+struct Connection {
+    tools: Arc<Tools>,
+    agent: Agent,
+    config: ServerConfig,
+    calls: Arc<AtomicU64>,
+}
+
+impl ServerHandler for Connection {
+    fn get_info(&self) -> ServerConfig {
+        self.config.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(
+            self.tools.list().iter().map(mcp_tool).collect(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        let call_id = format!("{}-call-{n}", self.agent.id());
+        let name = request.name.to_string();
+        let args = request
+            .arguments
+            .map_or_else(|| Value::Object(JsonObject::new()), Value::Object);
+        let call = ToolCall::new(call_id.clone())
+            .with_agent(self.agent.clone())
+            .with_cancel(context.ct.clone());
+        let span =
+            tracing::debug_span!("tool_call", tool = %name, %call_id, request_id = %context.id);
+        let result = self.tools.execute(&name, args, call).instrument(span).await;
+        tracing::debug!(tool = %name, %call_id, is_error = result.is_error, "tool call finished");
+        Ok(CallToolResponse::from(call_tool_result(result)))
+    }
+}
+
+/// Maps a registry tool schema to the MCP tool the client sees.
+pub fn mcp_tool(schema: &ToolSchema) -> Tool {
+    let input = match &schema.input_schema {
+        Value::Object(object) => object.clone(),
+        other => {
+            tracing::warn!(tool = %schema.name, schema = %other, "input schema is not an object; advertising an empty object schema");
+            let mut object = JsonObject::new();
+            object.insert("type".to_owned(), Value::String("object".to_owned()));
+            object
+        }
+    };
+    let tool = Tool::new(
+        schema.name.clone(),
+        schema.description.clone(),
+        Arc::new(input),
+    );
+    match mcp_output_schema(&schema.output_schema) {
+        Some(output) => tool.with_raw_output_schema(Arc::new(output)),
+        None => tool,
+    }
+}
+
+/// The output schema as advertised over MCP, or `None` when MCP cannot carry it.
+///
+/// MCP requires `outputSchema` to describe an object (`"type": "object"` at the root) and
+/// `structuredContent` to be an object. A schema whose root is `oneOf`/`anyOf` of object
+/// schemas describes objects too, so it is advertised with `"type": "object"` added at the
+/// root. Any other root (an array, a scalar) is not advertised, and its results carry text
+/// only.
+pub fn mcp_output_schema(schema: &Value) -> Option<JsonObject> {
+    let object = schema.as_object()?;
+    match object.get("type") {
+        Some(Value::String(t)) if t == "object" => Some(object.clone()),
+        Some(_) => None,
+        None => {
+            let all_objects = ["oneOf", "anyOf"].iter().any(|key| {
+                object
+                    .get(*key)
+                    .and_then(Value::as_array)
+                    .is_some_and(|branches| {
+                        !branches.is_empty()
+                            && branches.iter().all(|branch| {
+                                branch.get("type").and_then(Value::as_str) == Some("object")
+                            })
+                    })
+            });
+            all_objects.then(|| {
+                let mut out = JsonObject::new();
+                out.insert("type".to_owned(), Value::String("object".to_owned()));
+                out.extend(object.iter().map(|(k, v)| (k.clone(), v.clone())));
+                out
+            })
+        }
+    }
+}
+
+/// Maps a registry result to an MCP tool result: every text block becomes MCP text content;
+/// `isError` is carried over; the structured value becomes `structuredContent` when the call
+/// succeeded and the value is an object (see [`mcp_output_schema`]).
+pub fn call_tool_result(result: ToolResult) -> CallToolResult {
+    let content: Vec<ContentBlock> = result
+        .content
+        .iter()
+        .filter_map(|block| match block.as_text() {
+            Some(text) => Some(ContentBlock::text(text)),
+            None => {
+                tracing::warn!("dropping a non-text content block: MCP mapping not implemented");
+                None
+            }
+        })
+        .collect();
+    if result.is_error {
+        return CallToolResult::error(content);
+    }
+    let mut out = CallToolResult::success(content);
+    out.structured_content = result.structured.filter(Value::is_object);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn object_output_schemas_are_advertised_unchanged() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        assert_eq!(
+            mcp_output_schema(&schema).map(Value::Object),
+            Some(schema.clone())
+        );
+    }
+
+    #[test]
+    fn one_of_objects_gains_an_object_root() {
+        let schema = json!({"oneOf": [{"type": "object"}, {"type": "object", "required": ["x"]}]});
+        let out = mcp_output_schema(&schema).map(Value::Object);
+        assert_eq!(
+            out,
+            Some(
+                json!({"type": "object", "oneOf": [{"type": "object"}, {"type": "object", "required": ["x"]}]})
+            )
+        );
+    }
+
+    #[test]
+    fn successful_results_carry_text_and_object_structured_content() {
+        let out = call_tool_result(ToolResult::success("done", json!({"a": 1})));
+        assert_eq!(out.is_error, Some(false));
+        assert_eq!(out.content.len(), 1);
+        assert_eq!(
+            out.content[0].as_text().map(|t| t.text.as_str()),
+            Some("done")
+        );
+        assert_eq!(out.structured_content, Some(json!({"a": 1})));
+
+        let out = call_tool_result(ToolResult::success("list", json!([1, 2])));
+        assert_eq!(
+            out.structured_content, None,
+            "non-object values are text only"
+        );
+    }
+
+    #[test]
+    fn error_results_carry_the_error_text_and_no_structured_content() {
+        let mut result = ToolResult::error("unknown PTY session pty-9", Some("NO_SESSION"));
+        result.structured = Some(json!({"ignored": true}));
+        let out = call_tool_result(result);
+        assert_eq!(out.is_error, Some(true));
+        assert_eq!(
+            out.content[0].as_text().map(|t| t.text.as_str()),
+            Some("Error: unknown PTY session pty-9")
+        );
+        assert_eq!(out.structured_content, None);
+    }
+
+    #[test]
+    fn tools_map_name_description_and_schemas() {
+        let schema = ToolSchema {
+            name: "t".into(),
+            description: "does t".into(),
+            input_schema: json!({"type": "object", "properties": {}}),
+            output_schema: json!({"type": "array"}),
+        };
+        let tool = mcp_tool(&schema);
+        assert_eq!(
+            serde_json::to_value(&tool).ok(),
+            Some(json!({"name": "t", "description": "does t",
+                "inputSchema": {"type": "object", "properties": {}}}))
+        );
+    }
+
+    #[test]
+    fn non_object_roots_are_not_advertised() {
+        for schema in [
+            json!({"type": "array", "items": {"type": "object"}}),
+            json!({"type": "string"}),
+            json!({"oneOf": [{"type": "object"}, {"type": "string"}]}),
+            json!({"oneOf": []}),
+            json!({}),
+            json!(true),
+        ] {
+            assert_eq!(mcp_output_schema(&schema), None, "{schema}");
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! Two MCP connections on one server context are two agents: neither sees nor touches the
+//! other's sessions.
+
+use serde_json::json;
+
+use crate::support::{InProcess, ProcessWatch, err, ok, send, shell_pid, test_options};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_are_isolated_agents() {
+    let mut host = InProcess::new(&test_options());
+    let a = host.connect().await;
+    let b = host.connect().await;
+
+    let open = ok(&a, "terminal_open", json!({"type": "shell"})).await;
+    assert!(
+        open.text.starts_with("started terminal session pty-1"),
+        "{:?}",
+        open.text
+    );
+    let r = send(&a, "pty-1", "echo from-a").await;
+    assert!(r.has_line("from-a"), "{:?}", r.text);
+
+    let list = ok(&b, "terminal_list", json!({})).await;
+    assert_eq!(list.text, "(no terminal sessions)");
+    for (tool, args) in [
+        (
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo from-b"}),
+        ),
+        ("terminal_read", json!({"sessionId": "pty-1"})),
+        (
+            "terminal_signal",
+            json!({"sessionId": "pty-1", "signal": "SIGINT"}),
+        ),
+        ("terminal_close", json!({"sessionId": "pty-1"})),
+    ] {
+        let r = err(&b, tool, args).await;
+        assert!(
+            r.text.contains("pty-1 belongs to another agent"),
+            "{tool}: {:?}",
+            r.text
+        );
+    }
+
+    // B's session ids are its own; opening one does not reveal or disturb A's.
+    let open_b = ok(&b, "terminal_open", json!({"type": "shell"})).await;
+    assert!(!open_b.is_error);
+    let list_b = ok(&b, "terminal_list", json!({})).await;
+    assert_eq!(list_b.text.lines().count(), 1, "{:?}", list_b.text);
+    let b_id = list_b
+        .text
+        .split_whitespace()
+        .next()
+        .expect("b's session id")
+        .to_owned();
+    assert_ne!(b_id, "pty-1");
+
+    // A's session is untouched: the rejected send wrote nothing, and it still works.
+    let r = send(&a, "pty-1", "echo a-still-works").await;
+    assert!(r.has_line("a-still-works"), "{:?}", r.text);
+    let read = ok(&a, "terminal_read", json!({"sessionId": "pty-1"})).await;
+    assert!(!read.text.contains("from-b"), "{:?}", read.text);
+    let list_a = ok(&a, "terminal_list", json!({})).await;
+    assert_eq!(list_a.text.lines().count(), 1, "{:?}", list_a.text);
+
+    // Disconnecting B closes B's session only.
+    let a_shell = ProcessWatch::new(shell_pid(&a, "pty-1").await);
+    let b_shell = ProcessWatch::new(shell_pid(&b, &b_id).await);
+    within_cancel(b).await;
+    b_shell.assert_exits("b's shell after b disconnected").await;
+    assert!(a_shell.is_running(), "a's shell died when b disconnected");
+    let r = send(&a, "pty-1", "echo a-after-b-left").await;
+    assert!(r.has_line("a-after-b-left"), "{:?}", r.text);
+
+    ok(&a, "terminal_close", json!({"sessionId": "pty-1"})).await;
+    a_shell.assert_exits("a's shell").await;
+    host.finish(vec![a]).await;
+}
+
+async fn within_cancel(client: crate::support::Client) {
+    crate::support::within("client close", client.cancel())
+        .await
+        .expect("client task");
+}

@@ -1,0 +1,18 @@
+//! End-to-end tests of `dsh-mcp`: the built binary over stdio with rmcp's client, and
+//! in-process connections over `tokio::io::duplex` sharing one server context.
+//!
+//! Every test closes what it opens and leaves no process behind; waits are bounded by
+//! generous deadlines and never sleep to synchronise.
+
+#![cfg(target_os = "linux")]
+// Test helpers outside #[test] fns fail loudly on broken preconditions; clippy's
+// allow-expect-in-tests only covers #[test] bodies.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod bad_input;
+mod catalog;
+mod cli;
+mod isolation;
+mod snapshots;
+mod stdio;
+mod support;

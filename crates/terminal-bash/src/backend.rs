@@ -1,0 +1,115 @@
+//! [`BashBackend`]: the `shell` backend (seed-contract §3.2, §3.6).
+
+use std::sync::Arc;
+
+use dsh_context::BoxFuture;
+use dsh_terminal_core::pty::PtyCommand;
+use dsh_terminal_core::{
+    BackendSession, BackendSpawnSpec, PromptNonce, PtySession, PtySpawnSpec, TerminalBackend,
+    TerminalError, TerminalErrorCode,
+};
+
+use crate::config::BashConfig;
+use crate::env::shell_env;
+use crate::rc::RcFile;
+
+/// Starts bash sessions: bash reads an rc this backend owns (prompt marks with a per-session
+/// nonce), runs with the scrubbed environment of [`shell_env`], on the generic
+/// [`PtySession`] engine.
+#[derive(Debug, Clone)]
+pub struct BashBackend {
+    config: BashConfig,
+}
+
+impl BashBackend {
+    /// A backend with `config` (validate it first with [`BashConfig::validate`]).
+    pub fn new(config: BashConfig) -> Self {
+        Self { config }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &BashConfig {
+        &self.config
+    }
+
+    /// Starts one session and waits for its first prompt; returns the concrete session (the
+    /// [`TerminalBackend`] impl returns it as a trait object).
+    ///
+    /// # Errors
+    /// `Spawn`: the rc file cannot be written, the working directory is not a directory, bash
+    /// cannot start, exits during startup, does not reach its prompt before `timeout_ms`, or
+    /// `spec.cancel` fired. Everything started is cleaned up first.
+    ///
+    /// # Cancel safety
+    /// Not cancel safe (see [`PtySession::spawn`]); cancel through `spec.cancel`.
+    pub async fn spawn_session(
+        &self,
+        spec: BackendSpawnSpec,
+    ) -> Result<Arc<PtySession>, TerminalError> {
+        let nonce = PromptNonce::generate()?;
+        let rc = RcFile::create(&nonce).map_err(|e| {
+            spawn_error(format!(
+                "terminal-bash: cannot write the shell rc file in {}: {e}",
+                std::env::temp_dir().display()
+            ))
+        })?;
+        let cwd = spec
+            .cwd
+            .clone()
+            .or_else(|| self.config.default_cwd.clone())
+            .or_else(|| std::env::current_dir().ok());
+        if let Some(dir) = &cwd
+            && !dir.is_dir()
+        {
+            return Err(spawn_error(format!(
+                "working directory {} is not a directory; pass an existing cwd",
+                dir.display()
+            )));
+        }
+        let command = PtyCommand {
+            program: self.config.shell_path.clone(),
+            args: self.config.effective_args(rc.path()),
+            env: shell_env(
+                std::env::vars_os(),
+                &spec.owner_id,
+                spec.session_id.as_str(),
+            ),
+            cwd,
+            rows: self.config.rows,
+            cols: self.config.cols,
+        };
+        let session = PtySession::spawn(
+            PtySpawnSpec {
+                session_id: spec.session_id.clone(),
+                command,
+                nonce: Some(nonce),
+            },
+            self.config.session_config(),
+            spec.cancel.clone(),
+        )
+        .await;
+        // Bash has read the rc once its first prompt appeared (or it is gone): remove it now.
+        drop(rc);
+        session
+    }
+}
+
+fn spawn_error(message: String) -> TerminalError {
+    TerminalError::new(TerminalErrorCode::Spawn, message)
+}
+
+impl TerminalBackend for BashBackend {
+    fn backend_type(&self) -> &str {
+        &self.config.backend_type
+    }
+
+    fn spawn(
+        &self,
+        spec: BackendSpawnSpec,
+    ) -> BoxFuture<'_, Result<Arc<dyn BackendSession>, TerminalError>> {
+        Box::pin(async move {
+            let session = self.spawn_session(spec).await?;
+            Ok(session as Arc<dyn BackendSession>)
+        })
+    }
+}

@@ -1,0 +1,48 @@
+//! [`TerminalBashPlugin`]: registers the `shell` backend on the `Terminals` service.
+
+use std::sync::Arc;
+
+use dsh_context::{BoxError, Plugin, Registrar, ServiceKey};
+use dsh_terminal_core::Terminals;
+
+use crate::backend::BashBackend;
+use crate::config::BashConfig;
+
+/// Plugin `terminal-bash`: requires `Terminals`, validates its [`BashConfig`], registers a
+/// [`BashBackend`] under `config.backend_type` and unregisters it on dispose. Sessions already
+/// open keep working after the backend is unregistered.
+#[derive(Clone, Debug, Default)]
+pub struct TerminalBashPlugin {
+    /// The backend's configuration.
+    pub config: BashConfig,
+}
+
+impl Plugin for TerminalBashPlugin {
+    fn name(&self) -> &str {
+        "terminal-bash"
+    }
+
+    fn requires(&self) -> Vec<ServiceKey> {
+        vec![ServiceKey::of::<Terminals>()]
+    }
+
+    fn validate_config(&self) -> Result<(), String> {
+        self.config.validate().map_err(|e| e.to_string())
+    }
+
+    fn build(&self, registrar: &mut Registrar<'_>) -> Result<(), BoxError> {
+        let terminals = registrar.require::<Terminals>()?;
+        let backend = Arc::new(BashBackend::new(self.config.clone()));
+        terminals.register_backend(backend)?;
+        let backend_type = self.config.backend_type.clone();
+        let weak = Arc::downgrade(&terminals);
+        registrar.on_dispose(move || {
+            Box::pin(async move {
+                if let Some(terminals) = weak.upgrade() {
+                    terminals.unregister_backend(&backend_type);
+                }
+            })
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,253 @@
+//! Everyday behaviour against real bash.
+
+use dsh_terminal_core::{BackendSession, InputMode, SessionStatus, TerminalSignal, WaitReason};
+use pretty_assertions::assert_eq;
+
+use crate::support::{Shell, config, quick_config, within};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn echo_hello_settles_on_the_prompt_with_exit_code() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        assert_eq!(sh.session.motd(), "dsh> ");
+        let r = sh.send("echo hello").await;
+        assert_eq!(r.viewport, "echo hello\nhello\ndsh> ");
+        assert_eq!(r.wait_reason, WaitReason::StdinRead);
+        assert_eq!(r.exit_code, Some(0));
+        assert_eq!(r.foreground, None);
+        assert_eq!(r.input_mode, InputMode::Normal);
+        assert_eq!(r.session_status, SessionStatus::Running);
+        assert!(!r.truncated);
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn false_reports_exit_code_one() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("false").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead);
+        assert_eq!(r.exit_code, Some(1));
+        let r = sh.send("(exit 42)").await;
+        assert_eq!(r.exit_code, Some(42));
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shell_state_persists_between_sends() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("cd /tmp && export FOO=bar").await;
+        assert_eq!(r.exit_code, Some(0));
+        let r = sh.send("pwd; echo $FOO").await;
+        assert_eq!(r.viewport, "pwd; echo $FOO\n/tmp\nbar\ndsh> ");
+        let r = sh.send("echo $DSH_SHELL $TERM $PAGER $GIT_PAGER").await;
+        assert!(
+            r.viewport.contains("\n1 xterm-256color cat cat\n"),
+            "{:?}",
+            r.viewport
+        );
+        let r = sh
+            .send(&format!(
+                "test \"$DSH_PTY_SESSION_ID\" = {} && echo tagged",
+                sh.id
+            ))
+            .await;
+        assert!(r.viewport.contains("\ntagged\n"), "{:?}", r.viewport);
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn overridden_ps1_heals_at_the_next_prompt() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("PS1=broken-prompt").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead);
+        assert!(r.viewport.ends_with("dsh> "), "{:?}", r.viewport);
+        let r = sh.send("echo healed").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead);
+        assert_eq!(r.exit_code, Some(0));
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_repl_is_waiting_for_input_with_its_name() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("python3 -q").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.ends_with(">>> "), "{:?}", r.viewport);
+        let fg = r.foreground.clone().unwrap_or_default();
+        assert!(fg.starts_with("python"), "{fg:?}");
+        assert_eq!(r.exit_code, None);
+        let r = sh.send("1+1").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.viewport, "1+1\n2\n>>> ");
+        let r = sh.send("exit()").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0));
+        assert_eq!(r.foreground, None);
+        assert!(r.viewport.ends_with("dsh> "), "{:?}", r.viewport);
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn carriage_return_progress_is_screen_true() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("for i in 1 2 3; do printf '\\rprogress %d' $i; sleep 0.2; done; echo")
+            .await;
+        assert!(r.viewport.contains("progress 3"), "{:?}", r.viewport);
+        assert!(!r.viewport.contains("progress 1"), "{:?}", r.viewport);
+        assert_eq!(r.exit_code, Some(0));
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn colored_output_never_leaks_escapes() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("ls --color=always /").await;
+        assert!(!r.viewport.contains('\x1b'), "{:?}", r.viewport);
+        assert!(r.viewport.contains("tmp"), "{:?}", r.viewport);
+        assert_eq!(r.exit_code, Some(0));
+        let page = sh.session.read(Default::default()).unwrap();
+        assert!(!page.text.contains('\x1b'));
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigint_interrupts_a_sleep_and_the_shell_stays_usable() {
+    within(async {
+        let sh = Shell::open(quick_config()).await;
+        let r = sh.send("sleep 100").await;
+        assert!(
+            matches!(
+                r.wait_reason,
+                WaitReason::InferredIdle | WaitReason::Timeout
+            ),
+            "{r:?}"
+        );
+        assert_eq!(r.foreground.as_deref(), Some("sleep"));
+        let signalled = sh.session.signal(TerminalSignal::Sigint).unwrap();
+        assert_ne!(signalled.target_pgid, sh.session.shell().pid);
+        let r = sh.send("echo ok").await;
+        assert!(r.viewport.contains("\nok\n"), "{:?}", r.viewport);
+        assert_eq!(r.wait_reason, WaitReason::StdinRead);
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_at_the_shell_is_refused() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let err = sh.session.signal(TerminalSignal::Sigkill).unwrap_err();
+        assert_eq!(
+            err.message(),
+            "refusing to SIGKILL the terminal shell; use terminal_close to end the session"
+        );
+        // SIGINT at an idle prompt is delivered (bash ignores it there).
+        let res = sh.session.signal(TerminalSignal::Sigint).unwrap();
+        assert_eq!(res.target_pgid, sh.session.shell().pid);
+        let r = sh.send("echo still").await;
+        assert!(r.viewport.contains("\nstill\n"), "{:?}", r.viewport);
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_interrupts_the_foreground_and_settles_normally() {
+    within(async {
+        let sh = Shell::open(quick_config()).await;
+        let r = sh.send("sleep 100").await;
+        assert_eq!(r.foreground.as_deref(), Some("sleep"), "{r:?}");
+        // An empty send waits on the running sleep; cancelling it interrupts the sleep.
+        let op = sh
+            .session
+            .start_send(dsh_terminal_core::SendRequest {
+                text: String::new(),
+                submit: false,
+            })
+            .unwrap();
+        let second = sh.session.start_send(dsh_terminal_core::SendRequest {
+            text: "echo no".into(),
+            submit: true,
+        });
+        assert_eq!(
+            second.unwrap_err().code(),
+            dsh_terminal_core::TerminalErrorCode::SendActive
+        );
+        assert!(op.cancel());
+        let r = op.done().await.unwrap();
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(130));
+        assert!(!op.cancel(), "cancel after settlement");
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_job_is_killed_by_close() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("sleep 1000 & echo \"bg=$!\"").await;
+        let pid: i32 = r
+            .viewport
+            .lines()
+            .find_map(|l| l.strip_prefix("bg="))
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no pid in {:?}", r.viewport));
+        let bg = dsh_terminal_core::process::ProcessIdentity::of(pid).unwrap();
+        assert!(bg.is_alive());
+        sh.close().await;
+        assert!(!bg.is_alive(), "background sleep survived close");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_read_the_transcript() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send("printf 'PTY_OK\\n'").await;
+        let page = sh.session.read(dsh_terminal_core::ReadRequest {
+            offset: Some(0),
+            count: Some(20),
+        });
+        let page = page.unwrap();
+        assert_eq!(page.text, "dsh> printf 'PTY_OK\\n'\nPTY_OK\ndsh> ");
+        assert_eq!(
+            (page.line_begin, page.line_end, page.total_lines),
+            (0, 3, 3)
+        );
+        let err = sh
+            .session
+            .read(dsh_terminal_core::ReadRequest {
+                offset: None,
+                count: Some(0),
+            })
+            .unwrap_err();
+        assert_eq!(err.message(), "PTY read count must be a positive integer");
+        sh.close().await;
+    })
+    .await;
+}

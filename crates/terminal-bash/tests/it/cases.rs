@@ -1,0 +1,375 @@
+//! Field cases (`/work/shared/cases/field-cases.md`) against real bash, named after their ids.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use dsh_terminal_bash::BashConfig;
+use dsh_terminal_core::{
+    BackendSession, InputMode, SessionStatus, TerminalErrorCode, TerminalSignal, WaitReason,
+};
+use pretty_assertions::assert_eq;
+
+use crate::support::{Shell, config, unique_id, within};
+
+/// A scratch directory removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("dsh-{tag}-{}", unique_id()));
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{cmd:?}: {out:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c01_git_log_completes_without_a_pager() {
+    let repo = TempDir::new("c01");
+    run(Command::new("git").arg("init").arg("-q").arg(&repo.0));
+    for i in 0..60 {
+        run(Command::new("git")
+            .arg("-C")
+            .arg(&repo.0)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(["commit", "-q", "--allow-empty", "-m"])
+            .arg(format!("commit number {i}")));
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(&format!("cd '{}' && git log", repo.0.display()))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0));
+        assert_eq!(r.foreground, None, "no pager holds the terminal");
+        assert!(r.viewport.contains("commit number 59"), "{:?}", r.viewport);
+        assert!(r.viewport.contains("commit number 0"), "{:?}", r.viewport);
+        assert!(r.viewport.len() <= BashConfig::default().max_read_bytes);
+        assert!(r.viewport.ends_with("dsh> "));
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c02_read_prompt_returns_before_the_idle_window() {
+    within(async {
+        // idle 3000 ms: only the exact stdin probe can settle this as stdin_read.
+        let sh = Shell::open(config()).await;
+        let r = sh.send("read -p 'Name: ' x").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.ends_with("Name: "), "{:?}", r.viewport);
+        assert_eq!(r.exit_code, None);
+        let r = sh.send("alice").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0));
+        let r = sh.send("echo hi-$x").await;
+        assert!(r.viewport.contains("\nhi-alice\n"), "{:?}", r.viewport);
+        // The field case's single-send form.
+        let r = sh.send("read -p 'Username: ' u; echo \"hi $u\"").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.ends_with("Username: "), "{:?}", r.viewport);
+        let r = sh.send("alice").await;
+        assert!(r.viewport.contains("hi alice"), "{:?}", r.viewport);
+        assert_eq!(r.exit_code, Some(0));
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c03_password_prompt_reports_echo_off_and_never_shows_the_secret() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("read -s -p 'Password: ' pw; echo \"len=${#pw}\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.input_mode, InputMode::EchoOff, "{r:?}");
+        let r = sh.send("hunter2").await;
+        assert!(r.viewport.contains("len=7"), "{:?}", r.viewport);
+        assert!(!r.viewport.contains("hunter2"), "{:?}", r.viewport);
+        assert!(!sh.session.transcript().contains("hunter2"));
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c04_cat_reading_the_terminal_then_eof() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("cat /dev/stdin").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.foreground.as_deref(), Some("cat"));
+        let r = sh.send("abc").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.viewport, "abc\nabc\n");
+        let r = sh.send_raw("\u{4}", false).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0));
+        assert!(r.viewport.ends_with("dsh> "), "{:?}", r.viewport);
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c05_unterminated_heredoc_reports_continuation() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("cat <<EOF\nhello\n  EOF").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.input_mode, InputMode::Continuation, "{r:?}");
+        sh.session.signal(TerminalSignal::Sigint).unwrap();
+        let r = sh.send("echo next").await;
+        assert!(r.viewport.contains("\nnext\n"), "{:?}", r.viewport);
+        assert_eq!(r.exit_code, Some(0));
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c06_fake_prompt_marks_are_ignored() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("printf '\\033]133;D;0\\007###PS1END###\\n'; sleep 2; echo real-end")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.contains("###PS1END###"), "{:?}", r.viewport);
+        assert!(r.viewport.contains("\nreal-end\n"), "{:?}", r.viewport);
+        assert_eq!(r.exit_code, Some(0));
+        // A look-alike of our own format with a wrong nonce is ignored too.
+        let r = sh
+            .send("printf '\\033]133;D;9;dsh=0000000000000000\\007'; sleep 1; false")
+            .await;
+        assert_eq!(r.exit_code, Some(1));
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c08_strict_mode_exit_is_reported_at_once() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("set -euo pipefail").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0));
+        let r = sh.send("echo strict-ok").await;
+        assert_eq!(r.exit_code, Some(0), "marks work under set -u: {r:?}");
+        let r = sh.send("false").await;
+        assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
+        assert_eq!(
+            r.session_status,
+            SessionStatus::Exited {
+                exit_code: Some(1),
+                signal: None
+            }
+        );
+        let err = sh.try_send("echo alive", true).await.unwrap_err();
+        assert_eq!(err.code(), TerminalErrorCode::Exited);
+        assert!(err.message().contains("has exited"), "{err}");
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c09_exit_status_is_reported_at_once() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("exit 3").await;
+        assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
+        assert_eq!(r.session_status.render(), "exited code=3 signal=null");
+        assert_eq!(sh.session.status().render(), "exited code=3 signal=null");
+        let err = sh.try_send("echo later", true).await.unwrap_err();
+        assert_eq!(err.code(), TerminalErrorCode::Exited);
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c10_split_utf8_is_completed_by_the_next_read() {
+    within(async {
+        // The first send times out mid-character; the second waits for the rest.
+        let sh = Shell::open(BashConfig {
+            timeout_ms: 1500,
+            ..config()
+        })
+        .await;
+        let r = sh
+            .send("printf 'h\\303'; sleep 2; printf '\\251llo\\n'")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        assert!(r.viewport.ends_with('h'), "{:?}", r.viewport);
+        assert!(!r.viewport.contains('\u{fffd}'));
+        let r = sh.send_raw("", false).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.starts_with("\u{e9}llo\n"), "{:?}", r.viewport);
+        let page = sh.session.read(Default::default()).unwrap();
+        assert!(page.text.contains("h\u{e9}llo"), "{:?}", page.text);
+        assert!(!page.text.contains('\u{fffd}'));
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c12_cursor_position_query_is_answered() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(
+                "printf '\\033[6n'; IFS=';' read -rs -d R row col; echo \"row=${row#*[} col=$col\"",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0));
+        assert!(r.viewport.contains(" col=1\n"), "{:?}", r.viewport);
+        assert!(r.viewport.contains("row=2 "), "{:?}", r.viewport);
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c13_unread_query_reply_never_reaches_the_next_command() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("sh -c \"printf '\\033[6n'\"").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send("echo next").await;
+        assert_eq!(r.viewport, "echo next\nnext\ndsh> ");
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c14_bracketed_paste_mode_toggles_never_reach_the_model() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("bind 'set enable-bracketed-paste on'").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh
+            .send("cat /etc/os-release >/dev/null; echo \"rc=$?\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0));
+        assert!(r.viewport.contains("\nrc=0\n"), "{:?}", r.viewport);
+        assert!(!r.viewport.contains('\x1b'));
+        assert!(!r.viewport.contains("200~"));
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c15_huge_output_is_bounded_and_the_shell_answers_at_once() {
+    within(async {
+        let cfg = BashConfig {
+            scrollback_max_bytes: 256 * 1024,
+            max_read_bytes: 64 * 1024,
+            ..config()
+        };
+        let sh = Shell::open(cfg).await;
+        let r = sh.send("seq 1 200000").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.truncated);
+        assert!(r.viewport.len() <= 64 * 1024);
+        assert!(
+            r.viewport.contains("\n200000\ndsh> "),
+            "{}",
+            &r.viewport[r.viewport.len().saturating_sub(100)..]
+        );
+        let page = sh.session.read(dsh_terminal_core::ReadRequest {
+            offset: Some(1000),
+            count: Some(10),
+        });
+        let page = page.unwrap();
+        assert_eq!(page.text.lines().count(), 10);
+        let r = sh.send("echo ok").await;
+        assert_eq!(r.viewport, "echo ok\nok\ndsh> ");
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c21_shell_killed_by_a_signal_is_reaped_and_reported() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("kill -9 $$").await;
+        assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
+        assert_eq!(r.session_status.render(), "exited code=null signal=SIGKILL");
+        let shell = sh.session.shell();
+        assert!(!shell.is_alive());
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c23_alternate_screen_is_rendered_and_left() {
+    within(async {
+        let sh = Shell::open(BashConfig {
+            idle_silence_ms: 1500,
+            handoff_grace_ms: 100,
+            ..config()
+        })
+        .await;
+        let r = sh
+            .send("printf '\\033[?1049h\\033[HFULL SCREEN'; sleep 2; printf '\\033[?1049l'; echo DONE")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
+        assert_eq!(r.input_mode, InputMode::AlternateScreen);
+        assert_eq!(r.viewport, "FULL SCREEN");
+        // Typed while the full-screen program runs: bash reads it once the program is done.
+        let r = sh.send("echo AFTER").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.input_mode, InputMode::Normal);
+        assert!(r.viewport.starts_with("DONE\n"), "{:?}", r.viewport);
+        assert!(r.viewport.contains("\nAFTER\n"), "{:?}", r.viewport);
+        assert!(!r.viewport.contains("FULL SCREEN"), "{:?}", r.viewport);
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c24_node_repl_is_waiting_for_input() {
+    if Command::new("node").arg("--version").output().is_err() {
+        eprintln!("skipping c24: node is not installed");
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("node").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.foreground.as_deref(), Some("node"), "{r:?}");
+        assert!(r.viewport.ends_with("> "), "{:?}", r.viewport);
+        let r = sh.send("1+1").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.contains("\n2\n"), "{:?}", r.viewport);
+        assert_eq!(r.foreground.as_deref(), Some("node"));
+        let r = sh.send(".exit").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -1,0 +1,292 @@
+//! Startup failures, cancellation, drop, cleanup of escaped processes, and the plugin.
+
+use std::sync::Arc;
+
+use dsh_context::{Agent, Context};
+use dsh_terminal_bash::{BashBackend, BashConfig, TerminalBashPlugin};
+use dsh_terminal_core::process::ProcessIdentity;
+use dsh_terminal_core::{
+    BackendSpawnSpec, CloseOutcome, SendRequest, SpawnRequest, TerminalErrorCode, Terminals,
+    TerminalsPlugin, WaitReason,
+};
+use pretty_assertions::assert_eq;
+use tokio_util::sync::CancellationToken;
+
+use crate::support::{Shell, config, session_pids, unique_id, wait_until, within};
+
+fn spec(cancel: CancellationToken) -> BackendSpawnSpec {
+    BackendSpawnSpec {
+        cancel,
+        session_id: unique_id(),
+        owner_id: "agent-test".to_owned(),
+        name: None,
+        cwd: None,
+    }
+}
+
+fn sh_c(script: &str, timeout_ms: u64) -> BashConfig {
+    BashConfig {
+        shell_args: vec!["-c".into(), script.into()],
+        timeout_ms,
+        ..config()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn startup_exit_is_a_spawn_error() {
+    within(async {
+        let s = spec(CancellationToken::new());
+        let id = s.session_id.clone();
+        let err = BashBackend::new(sh_c("exit 2", 10_000))
+            .spawn_session(s)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), TerminalErrorCode::Spawn);
+        assert_eq!(err.message(), "PTY shell exited during startup");
+        assert!(session_pids(&id).is_empty());
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn startup_timeout_is_a_spawn_error_and_cleans_up() {
+    within(async {
+        let s = spec(CancellationToken::new());
+        let id = s.session_id.clone();
+        let err = BashBackend::new(sh_c("sleep 1000", 500))
+            .spawn_session(s)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.message(),
+            "PTY shell did not reach readiness before startup timeout"
+        );
+        assert!(session_pids(&id).is_empty());
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn startup_cancellation_stops_and_cleans_up() {
+    within(async {
+        let cancel = CancellationToken::new();
+        let s = spec(cancel.clone());
+        let id = s.session_id.clone();
+        let backend = BashBackend::new(sh_c("sleep 1000", 60_000));
+        let spawn = backend.spawn_session(s);
+        let canceller = async {
+            // Cancel once the stalled shell is running.
+            while session_pids(&id).is_empty() {
+                tokio::task::yield_now().await;
+            }
+            cancel.cancel();
+        };
+        let (result, ()) = tokio::join!(spawn, canceller);
+        let err = result.unwrap_err();
+        assert_eq!(err.message(), "PTY startup was cancelled");
+        assert!(session_pids(&id).is_empty());
+        // Pre-cancelled: nothing starts.
+        let pre = CancellationToken::new();
+        pre.cancel();
+        let err = backend.spawn_session(spec(pre)).await.unwrap_err();
+        assert_eq!(err.message(), "PTY startup was cancelled");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missing_working_directory_is_refused() {
+    within(async {
+        let mut s = spec(CancellationToken::new());
+        s.cwd = Some("/nonexistent/dsh-test".into());
+        let err = BashBackend::new(config())
+            .spawn_session(s)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.message(),
+            "working directory /nonexistent/dsh-test is not a directory; pass an existing cwd"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requested_cwd_is_used() {
+    within(async {
+        let mut s = spec(CancellationToken::new());
+        s.cwd = Some("/usr".into());
+        let session = BashBackend::new(config()).spawn_session(s).await.unwrap();
+        let sh = Shell {
+            id: session.session_id().clone(),
+            session,
+        };
+        let r = sh.send("pwd").await;
+        assert_eq!(r.viewport, "pwd\n/usr\ndsh> ");
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_an_unclosed_session_kills_its_processes() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("sleep 1000 & echo \"bg=$!\"").await;
+        let pid: i32 = r
+            .viewport
+            .lines()
+            .find_map(|l| l.strip_prefix("bg="))
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap();
+        let bg = ProcessIdentity::of(pid).unwrap();
+        let shell = sh.session.shell();
+        let id = sh.id.clone();
+        drop(sh);
+        wait_until("the background job is gone", || !bg.is_alive()).await;
+        wait_until("the shell is gone", || !shell.is_alive()).await;
+        wait_until("no session process is left", || {
+            session_pids(&id).is_empty()
+        })
+        .await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c18_setsid_daemon_is_killed_by_close() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("setsid sleep 1001 & sleep 0.2; echo started").await;
+        assert!(r.viewport.contains("\nstarted\n"), "{:?}", r.viewport);
+        assert!(!session_pids(&sh.id).is_empty());
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c19_term_trap_runs_before_kill() {
+    within(async {
+        let marker = std::env::temp_dir().join(format!("dsh-c19-{}.txt", unique_id()));
+        let sh = Shell::open(BashConfig {
+            idle_silence_ms: 500,
+            ..config()
+        })
+        .await;
+        let r = sh
+            .send(&format!(
+                "bash -c 'trap \"echo cleaned > {}\" EXIT; sleep 1000 & wait'",
+                marker.display()
+            ))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
+        sh.close().await;
+        let text = std::fs::read_to_string(&marker).unwrap_or_default();
+        let _ = std::fs::remove_file(&marker);
+        assert_eq!(text, "cleaned\n");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plugin_registers_the_backend_and_unregisters_on_dispose() {
+    within(async {
+        let ctx = Context::builder()
+            .with(TerminalsPlugin)
+            .with(TerminalBashPlugin { config: config() })
+            .apply()
+            .unwrap();
+        let terminals: Arc<Terminals> = ctx.require::<Terminals>().unwrap();
+        assert_eq!(terminals.backend_types(), vec!["shell".to_owned()]);
+        // End to end through the service.
+        let agent = Agent::new(&ctx, "agent-1");
+        let opened = terminals
+            .spawn(
+                &agent,
+                SpawnRequest {
+                    backend_type: "shell".into(),
+                    name: Some("main".into()),
+                    cwd: None,
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(opened.motd, "dsh> ");
+        let id = opened.snapshot.session_id.clone();
+        let op = terminals
+            .start_send(
+                &agent,
+                &id,
+                SendRequest {
+                    text: "echo via-service".into(),
+                    submit: true,
+                },
+            )
+            .unwrap();
+        let r = op.done().await.unwrap();
+        assert_eq!(r.viewport, "echo via-service\nvia-service\ndsh> ");
+        let closed = terminals.kill(&agent, &id).await.unwrap();
+        assert!(matches!(closed, CloseOutcome::Closed(_)), "{closed:?}");
+        ctx.dispose().await;
+        assert!(terminals.backend_types().is_empty());
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plugin_rejects_invalid_config_at_apply() {
+    let err = Context::builder()
+        .with(TerminalsPlugin)
+        .with(TerminalBashPlugin {
+            config: BashConfig {
+                rows: 0,
+                ..config()
+            },
+        })
+        .apply()
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("terminal-bash: rows must be a positive integer (got 0)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn invariant_companion_has_a_reason() {
+    let companion = dsh_terminal_bash::invariant_companion();
+    let ctx = Context::builder()
+        .with(dsh_invariants::InvariantsPlugin)
+        .with(companion)
+        .apply()
+        .unwrap();
+    let inv = ctx.require::<dsh_invariants::Invariants>().unwrap();
+    assert!(
+        inv.reason("dsh-terminal-bash")
+            .is_some_and(|r| r.starts_with("no runtime invariant:"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backend_trait_object_spawns_too() {
+    within(async {
+        let backend: Arc<dyn dsh_terminal_core::TerminalBackend> =
+            Arc::new(BashBackend::new(config()));
+        assert_eq!(backend.backend_type(), "shell");
+        let session = backend.spawn(spec(CancellationToken::new())).await.unwrap();
+        assert_eq!(session.motd(), "dsh> ");
+        assert!(session.pid().is_some());
+        session.close("done".into()).await.unwrap();
+        // Close is idempotent.
+        session.close("again".into()).await.unwrap();
+        let err = session
+            .start_send(SendRequest {
+                text: "echo".into(),
+                submit: true,
+            })
+            .unwrap_err();
+        assert_eq!(err.code(), TerminalErrorCode::Closing);
+    })
+    .await;
+}

@@ -1,0 +1,12 @@
+//! Real-bash tests of the `shell` backend (one integration binary, house-style rule 19).
+//!
+//! Every test runs under a generous per-test timeout, uses a unique session id, and closes its
+//! session asserting that no process of the session remains.
+
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
+mod basics;
+mod cases;
+mod lifecycle;
+mod support;

@@ -1,0 +1,162 @@
+//! Shared fixtures: open a real bash session, send, close and prove nothing is left.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use dsh_terminal_bash::{BashBackend, BashConfig};
+use dsh_terminal_core::process::ProcessIdentity;
+use dsh_terminal_core::{
+    BackendSession, BackendSpawnSpec, PtySession, SendRequest, SendResult, SessionId, TerminalError,
+};
+
+/// Upper bound of one test (generous: the machine is shared and has two cores).
+pub(crate) const TEST_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Runs `f` under [`TEST_TIMEOUT`].
+pub(crate) async fn within<F: Future>(f: F) -> F::Output {
+    tokio::time::timeout(TEST_TIMEOUT, f)
+        .await
+        .unwrap_or_else(|_| panic!("test exceeded {TEST_TIMEOUT:?}"))
+}
+
+/// Waits until `cond` holds, checking every few milliseconds, for at most 10 s (for OS facts
+/// that have no event to wait on, such as a killed process disappearing).
+pub(crate) async fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !cond() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting until {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// A session id unique across tests and test processes.
+pub(crate) fn unique_id() -> SessionId {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    SessionId::new(format!(
+        "pty-t{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::SeqCst)
+    ))
+}
+
+/// Pids of live (non-zombie) processes whose environment carries this session's id.
+pub(crate) fn session_pids(id: &SessionId) -> Vec<i32> {
+    let needle = format!("DSH_PTY_SESSION_ID={}", id.as_str());
+    let mut pids = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return pids;
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        let tagged = environ
+            .split(|&b| b == 0)
+            .any(|var| var == needle.as_bytes());
+        if tagged && ProcessIdentity::of(pid).is_some_and(|p| p.is_alive()) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// An open session under test.
+pub(crate) struct Shell {
+    pub(crate) session: Arc<PtySession>,
+    pub(crate) id: SessionId,
+}
+
+impl Shell {
+    /// Opens a session with `config`.
+    pub(crate) async fn open(config: BashConfig) -> Shell {
+        Self::try_open(config)
+            .await
+            .unwrap_or_else(|e| panic!("open failed: {e}"))
+    }
+
+    /// Opens a session with `config`, returning the error.
+    pub(crate) async fn try_open(config: BashConfig) -> Result<Shell, TerminalError> {
+        let id = unique_id();
+        let backend = BashBackend::new(config);
+        let session = backend
+            .spawn_session(BackendSpawnSpec {
+                cancel: tokio_util::sync::CancellationToken::new(),
+                session_id: id.clone(),
+                owner_id: "agent-test".to_owned(),
+                name: None,
+                cwd: None,
+            })
+            .await?;
+        Ok(Shell { session, id })
+    }
+
+    /// Sends `text` + Enter and waits for settlement.
+    pub(crate) async fn send(&self, text: &str) -> SendResult {
+        self.send_raw(text, true).await
+    }
+
+    /// Sends `text` (+ Enter when `submit`) and waits for settlement.
+    pub(crate) async fn send_raw(&self, text: &str, submit: bool) -> SendResult {
+        self.try_send(text, submit)
+            .await
+            .unwrap_or_else(|e| panic!("send {text:?} failed: {e}"))
+    }
+
+    /// Sends and returns the error, if any.
+    pub(crate) async fn try_send(
+        &self,
+        text: &str,
+        submit: bool,
+    ) -> Result<SendResult, TerminalError> {
+        let op = self.session.start_send(SendRequest {
+            text: text.to_owned(),
+            submit,
+        })?;
+        op.done().await
+    }
+
+    /// Closes the session and asserts that no process of it remains.
+    pub(crate) async fn close(self) {
+        let shell = self.session.shell();
+        let captured = self.session.captured_processes();
+        let report = self
+            .session
+            .close("test done".to_owned())
+            .await
+            .unwrap_or_else(|e| panic!("close failed: {e}"));
+        assert!(report.processes_stopped <= 64, "{report:?}");
+        assert!(!shell.is_alive(), "shell {} survived close", shell.pid);
+        for p in captured {
+            assert!(!p.is_alive(), "captured process {} survived close", p.pid);
+        }
+        let left = session_pids(&self.id);
+        assert!(left.is_empty(), "processes of {} left: {left:?}", self.id);
+    }
+}
+
+/// A config with the seed's defaults except a shorter idle window.
+pub(crate) fn config() -> BashConfig {
+    BashConfig::default()
+}
+
+/// A config for tests that expect silence or the deadline to settle.
+pub(crate) fn quick_config() -> BashConfig {
+    BashConfig {
+        idle_silence_ms: 800,
+        handoff_grace_ms: 100,
+        timeout_ms: 5000,
+        ..BashConfig::default()
+    }
+}

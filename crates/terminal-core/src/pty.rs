@@ -1,0 +1,416 @@
+//! A thin wrapper over portable-pty that avoids its traps (field-notes §7).
+//!
+//! The PTY layer only moves bytes and lifecycle events; interpreting them is [`crate::screen`]'s
+//! and [`crate::session`]'s job.
+//!
+//! # Responsibilities
+//! - Spawn a program on a fresh PTY with exactly the given environment (portable-pty starts
+//!   from the host environment; we clear it), then drop the slave so EOF arrives once every
+//!   process holding the terminal is gone.
+//! - One named reader thread (`dsh-pty-read-<label>`) doing blocking reads and handing each
+//!   chunk to a callback; one named waiter thread (`dsh-pty-wait-<label>`) blocked in
+//!   `waitpid` that reports the exit status; one named writer thread (`dsh-pty-write-<label>`)
+//!   that performs blocking writes, so a program that stops reading can never block the async
+//!   runtime.
+//! - The writer obtained from portable-pty is never used: dropping it writes `"\n"` + VEOF,
+//!   which makes bash exit and leak its jobs. Writes go to our own duplicate of the master fd.
+//! - Terminal facts from the master side: foreground process group (`tcgetpgrp`), termios
+//!   (Linux forwards master termios ioctls to the slave), bytes still queued for the
+//!   foreground program to read.
+
+use std::ffi::OsString;
+use std::io::{self, Read};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, mpsc};
+
+use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
+use rustix::process::{Pid, WaitOptions};
+use rustix::termios::LocalModes;
+
+/// Size of one blocking read from the master.
+const READ_CHUNK_BYTES: usize = 64 * 1024;
+/// Stack size of the PTY threads (they hold no large stack buffers).
+const THREAD_STACK_BYTES: usize = 256 * 1024;
+
+/// What to run on the PTY.
+#[derive(Clone, Debug, Default)]
+pub struct PtyCommand {
+    /// Program path (absolute, or resolved against `PATH` in `env`).
+    pub program: PathBuf,
+    /// Arguments after the program name.
+    pub args: Vec<OsString>,
+    /// The complete environment of the program (nothing is inherited).
+    pub env: Vec<(OsString, OsString)>,
+    /// Working directory; must be an existing directory when set.
+    pub cwd: Option<PathBuf>,
+    /// Terminal rows.
+    pub rows: u16,
+    /// Terminal columns.
+    pub cols: u16,
+}
+
+/// How the top-level process ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExitInfo {
+    /// Exit status when it exited normally.
+    pub code: Option<i32>,
+    /// Signal number when a signal ended it.
+    pub signal: Option<i32>,
+}
+
+impl ExitInfo {
+    /// The status as the contract reports it (`exited code=3 signal=null`,
+    /// `exited code=null signal=SIGKILL`).
+    pub fn status(&self) -> crate::types::SessionStatus {
+        crate::types::SessionStatus::Exited {
+            exit_code: if self.signal.is_some() {
+                None
+            } else {
+                self.code
+            },
+            signal: self.signal.and_then(signal_name).map(str::to_owned),
+        }
+    }
+}
+
+/// The conventional name of a Linux signal number (`9` → `SIGKILL`).
+pub fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        5 => "SIGTRAP",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        10 => "SIGUSR1",
+        11 => "SIGSEGV",
+        12 => "SIGUSR2",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        16 => "SIGSTKFLT",
+        17 => "SIGCHLD",
+        18 => "SIGCONT",
+        19 => "SIGSTOP",
+        20 => "SIGTSTP",
+        21 => "SIGTTIN",
+        22 => "SIGTTOU",
+        23 => "SIGURG",
+        24 => "SIGXCPU",
+        25 => "SIGXFSZ",
+        26 => "SIGVTALRM",
+        27 => "SIGPROF",
+        28 => "SIGWINCH",
+        29 => "SIGIO",
+        30 => "SIGPWR",
+        31 => "SIGSYS",
+        _ => return None,
+    })
+}
+
+/// Termios facts of the terminal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtyModes {
+    /// `ECHO`: the terminal echoes typed input.
+    pub echo: bool,
+    /// `ICANON`: line-buffered input (what password prompts keep; raw-mode programs clear it).
+    pub canonical: bool,
+}
+
+/// One event from the reader thread.
+#[derive(Debug)]
+pub enum ReadEvent<'a> {
+    /// Bytes the program wrote.
+    Output(&'a [u8]),
+    /// The output stream ended: `None` for a normal end (every process holding the terminal is
+    /// gone), `Some` for a read error.
+    End(Option<io::Error>),
+}
+
+struct WriteJob {
+    bytes: Vec<u8>,
+    done: tokio::sync::oneshot::Sender<io::Result<()>>,
+}
+
+/// A spawned PTY program. Dropping it closes our master descriptors (the reader thread keeps
+/// its own until EOF) and stops the writer thread.
+pub struct Pty {
+    pid: u32,
+    fd: Arc<OwnedFd>,
+    tty_path: Option<PathBuf>,
+    writer: Mutex<Option<mpsc::Sender<WriteJob>>>,
+    // Kept only so the original master descriptor lives as long as we do; portable-pty's
+    // master is not `Sync` (it holds a `RefCell`), hence the mutex.
+    _master: Mutex<Box<dyn MasterPty + Send>>,
+}
+
+impl std::fmt::Debug for Pty {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pty")
+            .field("pid", &self.pid)
+            .field("tty_path", &self.tty_path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The halves of a spawn that run on their own threads (see [`Pty::spawn`]).
+pub struct PtyStreams {
+    reader: Box<dyn Read + Send>,
+}
+
+impl std::fmt::Debug for PtyStreams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PtyStreams")
+    }
+}
+
+impl Pty {
+    /// Opens a PTY and starts `command` on it as a session leader with the PTY as its
+    /// controlling terminal. Blocking (fork + exec): call it from a blocking context.
+    ///
+    /// Returns the PTY and the output stream; pass the stream to [`Pty::start_reader`] and the
+    /// pid to [`Pty::start_waiter`] right away.
+    ///
+    /// # Errors
+    /// The PTY cannot be opened, the working directory is missing, or the program cannot be
+    /// started.
+    pub fn spawn(command: &PtyCommand, label: &str) -> io::Result<(Pty, PtyStreams)> {
+        if let Some(cwd) = &command.cwd
+            && !cwd.is_dir()
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("working directory {} is not a directory", cwd.display()),
+            ));
+        }
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: command.rows.max(1),
+                cols: command.cols.max(1),
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .map_err(io::Error::other)?;
+        let mut builder = CommandBuilder::new(&command.program);
+        builder.args(&command.args);
+        builder.env_clear();
+        for (k, v) in &command.env {
+            builder.env(k, v);
+        }
+        if let Some(cwd) = &command.cwd {
+            builder.cwd(cwd);
+        }
+        let child = pair
+            .slave
+            .spawn_command(builder)
+            .map_err(io::Error::other)?;
+        // The slave must go, or the master never sees EOF (field-notes §7.4).
+        drop(pair.slave);
+        let pid = child.process_id().unwrap_or(0);
+        // The waiter thread reaps by pid with waitpid; portable-pty's child handle (a
+        // `std::process::Child`) does nothing on drop.
+        drop(child);
+        let master = pair.master;
+        let raw = master
+            .as_raw_fd()
+            .ok_or_else(|| io::Error::other("PTY master has no file descriptor"))?;
+        // SAFETY: `raw` is the master's open descriptor, owned by `master`, which outlives this
+        // borrow (we only duplicate it here).
+        let borrowed = unsafe { BorrowedFd::borrow_raw(raw) };
+        let fd = rustix::io::fcntl_dupfd_cloexec(borrowed, 0)?;
+        let reader = master.try_clone_reader().map_err(io::Error::other)?;
+        let tty_path = master.tty_name();
+        let fd = Arc::new(fd);
+        let (tx, rx) = mpsc::channel::<WriteJob>();
+        let write_fd = Arc::clone(&fd);
+        std::thread::Builder::new()
+            .name(format!("dsh-pty-write-{label}"))
+            .stack_size(THREAD_STACK_BYTES)
+            .spawn(move || writer_loop(&write_fd, &rx))?;
+        Ok((
+            Pty {
+                pid,
+                fd,
+                tty_path,
+                writer: Mutex::new(Some(tx)),
+                _master: Mutex::new(master),
+            },
+            PtyStreams { reader },
+        ))
+    }
+
+    /// Starts the reader thread: it calls `sink` with every chunk (bounded to 64 KiB) and
+    /// finally with [`ReadEvent::End`]. The sink runs on the reader thread; keep its work per
+    /// chunk bounded.
+    ///
+    /// # Errors
+    /// The thread cannot be spawned.
+    pub fn start_reader<F>(streams: PtyStreams, label: &str, mut sink: F) -> io::Result<()>
+    where
+        F: FnMut(ReadEvent<'_>) + Send + 'static,
+    {
+        let mut reader = streams.reader;
+        std::thread::Builder::new()
+            .name(format!("dsh-pty-read-{label}"))
+            .stack_size(THREAD_STACK_BYTES)
+            .spawn(move || {
+                let mut buf = vec![0u8; READ_CHUNK_BYTES];
+                loop {
+                    match reader.read(&mut buf) {
+                        // portable-pty maps EIO (slave side closed) to Ok(0).
+                        Ok(0) => {
+                            sink(ReadEvent::End(None));
+                            break;
+                        }
+                        Ok(n) => sink(ReadEvent::Output(&buf[..n])),
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => {
+                            sink(ReadEvent::End(Some(e)));
+                            break;
+                        }
+                    }
+                }
+            })?;
+        Ok(())
+    }
+
+    /// Starts the waiter thread: it blocks in `waitpid(pid)` and calls `on_exit` once with the
+    /// status (`code` and `signal` both `None` when the status could not be collected).
+    ///
+    /// # Errors
+    /// The thread cannot be spawned.
+    pub fn start_waiter<F>(pid: u32, label: &str, on_exit: F) -> io::Result<()>
+    where
+        F: FnOnce(ExitInfo) + Send + 'static,
+    {
+        let target = i32::try_from(pid).ok().and_then(Pid::from_raw);
+        std::thread::Builder::new()
+            .name(format!("dsh-pty-wait-{label}"))
+            .stack_size(THREAD_STACK_BYTES)
+            .spawn(move || {
+                let info = loop {
+                    let Some(target) = target else {
+                        break ExitInfo {
+                            code: None,
+                            signal: None,
+                        };
+                    };
+                    match rustix::process::waitpid(Some(target), WaitOptions::empty()) {
+                        Ok(Some((_, status))) if status.exited() || status.signaled() => {
+                            break ExitInfo {
+                                code: status.exit_status(),
+                                signal: status.terminating_signal(),
+                            };
+                        }
+                        Ok(_) => {}
+                        Err(rustix::io::Errno::INTR) => {}
+                        Err(err) => {
+                            tracing::warn!(%err, pid = target.as_raw_nonzero().get(), "waitpid failed; exit status unknown");
+                            break ExitInfo {
+                                code: None,
+                                signal: None,
+                            };
+                        }
+                    }
+                };
+                on_exit(info);
+            })?;
+        Ok(())
+    }
+
+    /// The spawned program's pid.
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Path of the slave side (e.g. `/dev/pts/3`), when known.
+    pub fn tty_path(&self) -> Option<&Path> {
+        self.tty_path.as_deref()
+    }
+
+    /// Queues `bytes` for the writer thread; the receiver resolves when all were written.
+    /// A closed PTY resolves with an error.
+    pub fn write(&self, bytes: Vec<u8>) -> tokio::sync::oneshot::Receiver<io::Result<()>> {
+        let (done, rx) = tokio::sync::oneshot::channel();
+        let guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        match guard.as_ref() {
+            Some(tx) => {
+                if let Err(mpsc::SendError(job)) = tx.send(WriteJob { bytes, done }) {
+                    let _ = job
+                        .done
+                        .send(Err(io::Error::other("terminal writer has stopped")));
+                }
+            }
+            None => {
+                let _ = done.send(Err(io::Error::other("terminal writer has stopped")));
+            }
+        }
+        rx
+    }
+
+    /// Stops accepting writes (the writer thread ends after the jobs already queued).
+    pub fn close_writer(&self) {
+        self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+
+    /// The terminal's foreground process group (`tcgetpgrp` on the master), if any.
+    pub fn foreground_pgid(&self) -> Option<i32> {
+        rustix::termios::tcgetpgrp(self.fd.as_fd())
+            .ok()
+            .map(|p| p.as_raw_nonzero().get())
+            .filter(|&p| p > 0)
+    }
+
+    /// The terminal's echo and canonical-mode flags.
+    pub fn modes(&self) -> Option<TtyModes> {
+        let t = rustix::termios::tcgetattr(self.fd.as_fd()).ok()?;
+        Some(TtyModes {
+            echo: t.local_modes.contains(LocalModes::ECHO),
+            canonical: t.local_modes.contains(LocalModes::ICANON),
+        })
+    }
+
+    /// Bytes written to the terminal that its foreground program has not read yet (`FIONREAD`
+    /// on a short-lived descriptor of the slave side). `None` when it cannot be asked.
+    pub fn pending_input_bytes(&self) -> Option<u64> {
+        let path = self.tty_path.as_deref()?;
+        let fd = rustix::fs::open(
+            path,
+            rustix::fs::OFlags::RDWR
+                | rustix::fs::OFlags::NOCTTY
+                | rustix::fs::OFlags::NONBLOCK
+                | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .ok()?;
+        rustix::io::ioctl_fionread(&fd).ok()
+    }
+
+    /// Output bytes the program wrote that the reader thread has not read yet.
+    pub fn unread_output_bytes(&self) -> Option<u64> {
+        rustix::io::ioctl_fionread(self.fd.as_fd()).ok()
+    }
+}
+
+fn writer_loop(fd: &OwnedFd, rx: &mpsc::Receiver<WriteJob>) {
+    while let Ok(job) = rx.recv() {
+        let result = write_all(fd, &job.bytes);
+        let _ = job.done.send(result);
+    }
+}
+
+fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> io::Result<()> {
+    while !bytes.is_empty() {
+        match rustix::io::write(fd, bytes) {
+            Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
+            Ok(n) => bytes = &bytes[n..],
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}

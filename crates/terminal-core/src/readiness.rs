@@ -1,0 +1,407 @@
+//! When a send settles (seed-contract §3.5, direction "Readiness"), as a pure decision over
+//! observed facts so every tier is unit-testable without a PTY.
+//!
+//! A send settles with the first of (checked in this order):
+//! 1. **exit**: the top-level process exited → `session_exit`;
+//! 2. **prompt**: a command-finished mark arrived after the write, the prompt's end mark was
+//!    the last thing printed, the shell owns the terminal and no typed-ahead input is still
+//!    queued → `stdin_read` with the mark's exit status;
+//! 3. **continuation**: a continuation-prompt mark arrived after the write and was the last
+//!    thing printed (same terminal checks) → `stdin_read`, input mode continuation;
+//! 4. **exact stdin**: after `exact_probe_after`, the foreground group is provably blocked
+//!    reading the terminal (kernel-true, from `/proc`), and it was not already blocked before
+//!    the write unless it was seen leaving that wait or answered the input with output;
+//!    the shell's own group counts too (`read -p`), except while its prompt is current
+//!    (that is tier 2/3's business) → `stdin_read`;
+//! 5. **silence**: no visible output for `idle_silence` (+ `handoff_grace` once a mark was
+//!    seen) → `inferred_idle`;
+//! 6. **deadline**: `timeout` since the send started → `timeout`.
+//!
+//! During startup tiers 4–5 wait for the first visible output: zero-output silence never
+//! publishes a session.
+
+use std::time::{Duration, Instant};
+
+use crate::screen::PromptState;
+
+/// Timing knobs of the decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadinessTiming {
+    /// Period of `/proc` checks while a send is pending.
+    pub poll_interval: Duration,
+    /// Earliest time after the send started that a stdin wait may settle it.
+    pub exact_probe_after: Duration,
+    /// Output silence that settles as `inferred_idle`.
+    pub idle_silence: Duration,
+    /// Extra silence once a prompt mark was seen.
+    pub handoff_grace: Duration,
+    /// Absolute bound from the send's start.
+    pub timeout: Duration,
+}
+
+/// The foreground observed before the input was written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PreWrite {
+    /// Foreground process group before the write.
+    pub fg: Option<i32>,
+    /// Whether that group was blocked reading the terminal (a prompt wait of the shell itself
+    /// does not count).
+    pub waiting: bool,
+}
+
+/// Facts observed at one evaluation.
+#[derive(Clone, Copy, Debug)]
+pub struct Observation {
+    /// Now.
+    pub now: Instant,
+    /// The top-level process exited and its output was drained.
+    pub exited: bool,
+    /// The prompt state from the marks.
+    pub prompt: PromptState,
+    /// A command-finished mark arrived since the write.
+    pub done_since_write: bool,
+    /// Any genuine mark arrived since the write.
+    pub mark_since_write: bool,
+    /// The terminal's foreground process group.
+    pub fg: Option<i32>,
+    /// Input written to the terminal is still queued, unread.
+    pub input_pending: bool,
+    /// `/proc` stdin-wait probe of `fg`, when one ran for this evaluation.
+    pub fg_waiting: Option<bool>,
+    /// When visible output (or a mark) last arrived.
+    pub last_output_at: Instant,
+    /// Visible output arrived since the write.
+    pub output_since_write: bool,
+    /// Any visible output ever arrived in the session.
+    pub has_output: bool,
+    /// Everything the program wrote so far has been read and fed to the screen.
+    pub output_drained: bool,
+}
+
+/// Why a send settles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settle {
+    /// Tier 1: the top-level process exited.
+    Exit,
+    /// Tier 2: the prompt came back.
+    Prompt,
+    /// Tier 3: a continuation prompt is waiting.
+    Continuation,
+    /// Tier 4: the foreground group is blocked reading the terminal.
+    StdinWait,
+    /// Tier 5: output went silent.
+    Idle,
+    /// Tier 6: the deadline passed.
+    Timeout,
+}
+
+/// Per-send decision state.
+#[derive(Clone, Debug)]
+pub struct Readiness {
+    timing: ReadinessTiming,
+    started: Instant,
+    initializing: bool,
+    shell_pgid: i32,
+    pre: PreWrite,
+    left_wait: bool,
+    mark_seen: bool,
+}
+
+impl Readiness {
+    /// Decision state for a send that started at `started`.
+    pub fn new(
+        timing: ReadinessTiming,
+        started: Instant,
+        initializing: bool,
+        shell_pgid: i32,
+        pre: PreWrite,
+    ) -> Self {
+        Self {
+            timing,
+            started,
+            initializing,
+            shell_pgid,
+            pre,
+            left_wait: !pre.waiting,
+            mark_seen: false,
+        }
+    }
+
+    /// The absolute deadline.
+    pub fn deadline(&self) -> Instant {
+        self.started + self.timing.timeout
+    }
+
+    /// Whether a prompt mark was seen during this send (for the grace of tier 5).
+    pub fn note_mark(&mut self) {
+        self.mark_seen = true;
+    }
+
+    fn silence_needed(&self) -> Duration {
+        if self.mark_seen {
+            self.timing.idle_silence + self.timing.handoff_grace
+        } else {
+            self.timing.idle_silence
+        }
+    }
+
+    /// When output silence alone would settle (for scheduling the next wake-up).
+    pub fn silence_deadline(&self, last_output_at: Instant) -> Instant {
+        last_output_at + self.silence_needed()
+    }
+
+    /// Whether the shell's prompt (or continuation prompt) is the current state, in which case
+    /// a stdin wait of the shell is the prompt's own and not a program's.
+    fn shell_prompt_current(&self, fg: Option<i32>, prompt: PromptState) -> bool {
+        fg == Some(self.shell_pgid) && prompt != PromptState::Busy
+    }
+
+    /// Decides, updating the "left the pre-write wait" tracking.
+    ///
+    /// A pre-write wait of the same group is accepted once the group was seen not waiting, or
+    /// once it answered the input with output (and went quiet, which every stdin settlement
+    /// requires).
+    pub fn evaluate(&mut self, o: &Observation) -> Option<Settle> {
+        if o.exited {
+            return Some(Settle::Exit);
+        }
+        if o.mark_since_write {
+            self.mark_seen = true;
+        }
+        let shell_fg = o.fg == Some(self.shell_pgid);
+        if o.prompt == PromptState::Prompt && o.done_since_write && shell_fg && !o.input_pending {
+            return Some(Settle::Prompt);
+        }
+        if o.prompt == PromptState::Continuation
+            && o.mark_since_write
+            && shell_fg
+            && !o.input_pending
+        {
+            return Some(Settle::Continuation);
+        }
+        let gate = !self.initializing || o.has_output;
+        if let (Some(waiting), Some(fg)) = (o.fg_waiting, o.fg) {
+            if fg == self.pre.fg.unwrap_or(-1) && !waiting {
+                self.left_wait = true;
+            }
+            let elapsed = o.now.saturating_duration_since(self.started);
+            // The screen must have caught up with what the program printed before it blocked
+            // (its prompt, or the shell's own prompt after a flood), so the wait is judged
+            // against a current screen.
+            let quiet = o.output_drained
+                && o.now.saturating_duration_since(o.last_output_at) >= self.timing.poll_interval;
+            let accepted = Some(fg) != self.pre.fg || self.left_wait || o.output_since_write;
+            if gate
+                && waiting
+                && quiet
+                && elapsed >= self.timing.exact_probe_after
+                && accepted
+                && !self.shell_prompt_current(o.fg, o.prompt)
+                && !o.input_pending
+            {
+                return Some(Settle::StdinWait);
+            }
+        }
+        if gate && o.now >= self.silence_deadline(o.last_output_at) {
+            return Some(Settle::Idle);
+        }
+        if o.now >= self.deadline() {
+            return Some(Settle::Timeout);
+        }
+        None
+    }
+
+    /// Whether a `/proc` probe of `fg` is worth running now (the prompt is not current for the
+    /// shell, and the probe could change the decision).
+    pub fn wants_probe(&self, fg: Option<i32>, prompt: PromptState) -> bool {
+        fg.is_some() && !self.shell_prompt_current(fg, prompt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHELL: i32 = 100;
+    const CHILD: i32 = 200;
+
+    fn timing() -> ReadinessTiming {
+        ReadinessTiming {
+            poll_interval: Duration::from_millis(10),
+            exact_probe_after: Duration::from_millis(20),
+            idle_silence: Duration::from_millis(50),
+            handoff_grace: Duration::from_millis(10),
+            timeout: Duration::from_millis(100),
+        }
+    }
+
+    fn obs(t0: Instant, ms: u64) -> Observation {
+        Observation {
+            now: t0 + Duration::from_millis(ms),
+            exited: false,
+            prompt: PromptState::Busy,
+            done_since_write: false,
+            mark_since_write: false,
+            fg: Some(SHELL),
+            input_pending: false,
+            fg_waiting: None,
+            last_output_at: t0,
+            output_since_write: false,
+            has_output: true,
+            output_drained: true,
+        }
+    }
+
+    fn ready(pre: PreWrite, t0: Instant) -> Readiness {
+        Readiness::new(timing(), t0, false, SHELL, pre)
+    }
+
+    #[test]
+    fn prompt_needs_a_fresh_done_mark_shell_foreground_and_no_queued_input() {
+        let t0 = Instant::now();
+        let mut r = ready(PreWrite::default(), t0);
+        let mut o = obs(t0, 1);
+        o.prompt = PromptState::Prompt;
+        assert_eq!(r.evaluate(&o), None, "stale prompt from before the write");
+        o.done_since_write = true;
+        o.input_pending = true;
+        assert_eq!(r.evaluate(&o), None, "typed-ahead input still queued");
+        o.input_pending = false;
+        o.fg = Some(CHILD);
+        assert_eq!(r.evaluate(&o), None, "a child still owns the terminal");
+        o.fg = Some(SHELL);
+        assert_eq!(r.evaluate(&o), Some(Settle::Prompt));
+    }
+
+    #[test]
+    fn continuation_prompt_settles() {
+        let t0 = Instant::now();
+        let mut r = ready(PreWrite::default(), t0);
+        let mut o = obs(t0, 1);
+        o.prompt = PromptState::Continuation;
+        o.mark_since_write = true;
+        assert_eq!(r.evaluate(&o), Some(Settle::Continuation));
+    }
+
+    #[test]
+    fn new_foreground_waiting_settles_after_probe_threshold() {
+        let t0 = Instant::now();
+        let pre = PreWrite {
+            fg: Some(SHELL),
+            waiting: false,
+        };
+        let mut r = ready(pre, t0);
+        let mut o = obs(t0, 10);
+        o.fg = Some(CHILD);
+        o.fg_waiting = Some(true);
+        assert_eq!(r.evaluate(&o), None, "before exact_probe_after");
+        let mut o = obs(t0, 20);
+        o.fg = Some(CHILD);
+        o.fg_waiting = Some(true);
+        assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+    }
+
+    #[test]
+    fn stdin_wait_needs_a_caught_up_quiet_screen() {
+        let t0 = Instant::now();
+        let pre = PreWrite {
+            fg: Some(SHELL),
+            waiting: false,
+        };
+        let mut r = ready(pre, t0);
+        let mut o = obs(t0, 30);
+        o.fg_waiting = Some(true);
+        o.output_drained = false;
+        assert_eq!(r.evaluate(&o), None, "unread output may hold the prompt");
+        o.output_drained = true;
+        o.last_output_at = t0 + Duration::from_millis(25);
+        assert_eq!(r.evaluate(&o), None, "output too recent");
+        o.now = t0 + Duration::from_millis(35);
+        assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+    }
+
+    #[test]
+    fn pre_write_wait_is_not_reused_until_left_or_answered() {
+        let t0 = Instant::now();
+        let pre = PreWrite {
+            fg: Some(CHILD),
+            waiting: true,
+        };
+        let mut r = ready(pre, t0);
+        let mut o = obs(t0, 30);
+        o.fg = Some(CHILD);
+        o.fg_waiting = Some(true);
+        o.last_output_at = t0;
+        assert_eq!(r.evaluate(&o), None);
+        // Seen running once, then waiting again: accepted.
+        let mut o2 = o;
+        o2.fg_waiting = Some(false);
+        assert_eq!(r.evaluate(&o2), None);
+        assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+        // Or: it answered with output and went quiet for a poll interval.
+        let mut r = ready(pre, t0);
+        let mut o = obs(t0, 40);
+        o.fg = Some(CHILD);
+        o.fg_waiting = Some(true);
+        o.output_since_write = true;
+        o.last_output_at = t0 + Duration::from_millis(35);
+        assert_eq!(r.evaluate(&o), None, "output too recent");
+        o.now = t0 + Duration::from_millis(45);
+        assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+    }
+
+    #[test]
+    fn shell_reading_counts_unless_its_prompt_is_current() {
+        let t0 = Instant::now();
+        let pre = PreWrite {
+            fg: Some(SHELL),
+            waiting: false,
+        };
+        let mut r = ready(pre, t0);
+        let mut o = obs(t0, 25);
+        o.fg_waiting = Some(true);
+        o.prompt = PromptState::Prompt;
+        assert_eq!(r.evaluate(&o), None, "the prompt wait is tier 2's");
+        o.prompt = PromptState::Busy;
+        assert_eq!(r.evaluate(&o), Some(Settle::StdinWait), "read -p");
+    }
+
+    #[test]
+    fn silence_and_grace_then_deadline() {
+        let t0 = Instant::now();
+        let mut r = ready(PreWrite::default(), t0);
+        let mut o = obs(t0, 55);
+        o.mark_since_write = true;
+        assert_eq!(r.evaluate(&o), None, "grace extends silence after a mark");
+        o.now = t0 + Duration::from_millis(60);
+        assert_eq!(r.evaluate(&o), Some(Settle::Idle));
+        let mut r = ready(PreWrite::default(), t0);
+        let mut o = obs(t0, 100);
+        o.last_output_at = t0 + Duration::from_millis(99);
+        assert_eq!(r.evaluate(&o), Some(Settle::Timeout));
+    }
+
+    #[test]
+    fn startup_silence_without_output_never_settles() {
+        let t0 = Instant::now();
+        let mut r = Readiness::new(timing(), t0, true, SHELL, PreWrite::default());
+        let mut o = obs(t0, 60);
+        o.has_output = false;
+        o.fg_waiting = Some(true);
+        o.fg = Some(CHILD);
+        assert_eq!(r.evaluate(&o), None);
+        o.now = t0 + Duration::from_millis(100);
+        assert_eq!(r.evaluate(&o), Some(Settle::Timeout));
+    }
+
+    #[test]
+    fn exit_wins() {
+        let t0 = Instant::now();
+        let mut r = ready(PreWrite::default(), t0);
+        let mut o = obs(t0, 1);
+        o.exited = true;
+        o.prompt = PromptState::Prompt;
+        o.done_since_write = true;
+        assert_eq!(r.evaluate(&o), Some(Settle::Exit));
+    }
+}

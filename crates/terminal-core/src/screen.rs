@@ -1,0 +1,703 @@
+//! Terminal emulation: bytes in, screen-true text out (direction "Where we go past the seed" 1).
+//!
+//! A [`Screen`] runs a real terminal emulator ([`vt100`]) over everything a session prints,
+//! so carriage-return overwrites, erase-line and cursor moves resolve as on a screen, and
+//! nothing the model sees ever contains an escape sequence. It needs no PTY: feed it bytes and
+//! read text back, which is how it is tested.
+//!
+//! # Responsibilities
+//! - Render: the transcript is the bounded [history](ScreenConfig::scrollback_lines) of rows
+//!   that scrolled off the top plus the visible rows; [`Screen::render_since`] renders from an
+//!   [`AnchorId`] (a send's start position) to the end, tail-bounded on UTF-8 boundaries;
+//!   [`Screen::page`] serves newest-relative pages (seed-contract §3.7). On the alternate
+//!   screen the render is the visible screen.
+//! - Prompt marks: OSC 133 marks carrying the session's [`PromptNonce`] become
+//!   [`ScreenEvent::Mark`]s; marks without it are ordinary (invisible) output.
+//! - Queries: cursor-position (DSR), device-status and device-attribute queries, and colour
+//!   queries, produce reply bytes for the caller to write back ([`FeedOutcome::replies`]).
+//! - Bounds: history rows and bytes, OSC payload bytes, replies per chunk. Invalid UTF-8 never
+//!   panics (it is dropped); a sequence split across chunks is completed by the next one.
+//!
+//! # Flow of [`Screen::feed`]
+//! 1. A lock-step scanner classifies each byte (text, inside a sequence, sequence end).
+//! 2. The chunk is handed to vt100 in segments that end right after each sequence that can
+//!    move the cursor or carry a mark, so the cursor and marks can be observed at that point.
+//! 3. After each segment: marks are collected in order with the text around them, alternate
+//!    screen switches are noted, and anchors above the cursor move up to it (a program that
+//!    clears the screen or redraws above the send's start is still shown).
+
+mod history;
+mod hooks;
+mod scan;
+
+use std::borrow::Cow;
+use std::num::NonZeroU16;
+
+use crate::error::TerminalError;
+use crate::types::ReadResult;
+
+use self::history::History;
+use self::hooks::Hooks;
+use self::scan::{EscScanner, Step};
+
+/// Most OSC payload bytes passed to the emulator per sequence (prompt marks are ~60 bytes;
+/// longer OSCs such as hyperlinks are not rendered anyway).
+const MAX_OSC_BYTES: usize = 4096;
+
+/// Default number of lines of a [`Screen::page`] request.
+pub const DEFAULT_PAGE_LINES: u64 = 500;
+
+/// Size and bounds of a [`Screen`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScreenConfig {
+    /// Visible rows (at least 1).
+    pub rows: u16,
+    /// Visible columns (at least 1).
+    pub cols: u16,
+    /// Most history rows kept (rows that scrolled off the top).
+    pub scrollback_lines: usize,
+    /// Most history text bytes kept (each row counts its UTF-8 bytes plus one).
+    pub scrollback_max_bytes: usize,
+}
+
+/// A per-session random token carried by every genuine prompt mark (16+ hex characters).
+#[derive(Clone, PartialEq, Eq)]
+pub struct PromptNonce(String);
+
+impl std::fmt::Debug for PromptNonce {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not a secret from the model (it can read PS1), but no reason to spread it in logs.
+        f.write_str("PromptNonce(..)")
+    }
+}
+
+impl PromptNonce {
+    /// Least number of hex characters a nonce must have.
+    pub const MIN_HEX_CHARS: usize = 16;
+
+    /// 128 random bits from the OS, as 32 lowercase hex characters.
+    ///
+    /// # Errors
+    /// `Spawn` when the OS random source is unavailable.
+    pub fn generate() -> Result<Self, TerminalError> {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes).map_err(|e| {
+            TerminalError::new(
+                crate::error::TerminalErrorCode::Spawn,
+                format!("cannot generate a prompt nonce: {e}"),
+            )
+        })?;
+        Ok(Self(bytes.iter().map(|b| format!("{b:02x}")).collect()))
+    }
+
+    /// Wraps an existing nonce; `None` unless it is at least [`Self::MIN_HEX_CHARS`] hex
+    /// characters.
+    pub fn from_hex(hex: impl Into<String>) -> Option<Self> {
+        let hex = hex.into();
+        (hex.len() >= Self::MIN_HEX_CHARS && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then_some(Self(hex))
+    }
+
+    /// The hex text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A genuine (nonce'd) OSC 133 mark. Payload format: `133;<kind>[;<status>][;k=s];dsh=<nonce>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkKind {
+    /// `A`: the primary prompt starts.
+    PromptStart,
+    /// `B`: the primary prompt ends; the shell reads a command next.
+    PromptEnd,
+    /// `A` with `k=s`: a continuation (PS2) prompt starts.
+    ContinuationStart,
+    /// `B` with `k=s`: a continuation prompt ends; the shell wants more of the command.
+    ContinuationEnd,
+    /// `C`: a command starts executing.
+    CommandStart,
+    /// `D;<status>`: the previous command finished with `exit_code`.
+    CommandDone {
+        /// The command's exit status, when the mark carried a parsable one.
+        exit_code: Option<i32>,
+    },
+}
+
+/// One thing that happened while feeding a chunk, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScreenEvent {
+    /// Visible text was printed (or the cursor moved by a newline, return, tab, backspace).
+    Text,
+    /// A genuine prompt mark.
+    Mark(MarkKind),
+    /// The alternate screen was entered (`true`) or left (`false`).
+    AlternateScreen(bool),
+}
+
+/// What one [`Screen::feed`] produced.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FeedOutcome {
+    /// Events in order (consecutive text is reported once).
+    pub events: Vec<ScreenEvent>,
+    /// Reply bytes for terminal queries, to be written back to the program (in order).
+    pub replies: Vec<Vec<u8>>,
+}
+
+impl FeedOutcome {
+    /// Whether the chunk printed visible text.
+    pub fn printed_text(&self) -> bool {
+        self.events.contains(&ScreenEvent::Text)
+    }
+
+    /// Whether the chunk carried a genuine prompt mark.
+    pub fn has_mark(&self) -> bool {
+        self.events
+            .iter()
+            .any(|e| matches!(e, ScreenEvent::Mark(_)))
+    }
+
+    fn push_text(&mut self) {
+        if self.events.last() != Some(&ScreenEvent::Text) {
+            self.events.push(ScreenEvent::Text);
+        }
+    }
+}
+
+/// Where the shell stands, judged from the latest genuine mark and what followed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromptState {
+    /// No prompt is current (a command runs, or text followed the last prompt).
+    Busy,
+    /// The primary prompt was the last thing printed.
+    Prompt,
+    /// A continuation prompt was the last thing printed.
+    Continuation,
+}
+
+/// An absolute screen position: `row` counts every row since the session started (rows that
+/// scrolled off included), `col` is a cell column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Position {
+    /// Absolute row.
+    pub row: u64,
+    /// Cell column.
+    pub col: u16,
+}
+
+/// A position tracked by the screen (a send's start, a read cursor). See [`Screen::anchor`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AnchorId(usize);
+
+#[derive(Clone, Copy, Debug)]
+struct Anchor {
+    pos: Position,
+    /// Created on the alternate screen: it becomes the main-screen cursor when that returns.
+    pending_main: bool,
+}
+
+/// Rendered text plus whether anything was cut.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rendered {
+    /// Screen-true text (no escape sequences).
+    pub text: String,
+    /// Whether the start fell out of the bounded history or the byte bound cut the head.
+    pub truncated: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct PromptTracker {
+    last_mark: Option<MarkKind>,
+    text_after_mark: bool,
+    done_count: u64,
+    mark_count: u64,
+    last_exit: Option<i32>,
+}
+
+impl PromptTracker {
+    fn on_mark(&mut self, mark: MarkKind) {
+        if let MarkKind::CommandDone { exit_code } = mark {
+            self.done_count += 1;
+            self.last_exit = exit_code;
+        }
+        self.mark_count += 1;
+        self.last_mark = Some(mark);
+        self.text_after_mark = false;
+    }
+
+    fn state(&self) -> PromptState {
+        match (self.last_mark, self.text_after_mark) {
+            (Some(MarkKind::PromptEnd), false) => PromptState::Prompt,
+            (Some(MarkKind::ContinuationEnd), false) => PromptState::Continuation,
+            _ => PromptState::Busy,
+        }
+    }
+}
+
+/// The emulated terminal of one session. See the [module docs](self).
+pub struct Screen {
+    parser: vt100::Parser<Hooks>,
+    scanner: EscScanner,
+    config: ScreenConfig,
+    anchors: Vec<Option<Anchor>>,
+    prompt: PromptTracker,
+    alternate: bool,
+    has_output: bool,
+    bytes_fed: u64,
+}
+
+impl std::fmt::Debug for Screen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Screen")
+            .field("config", &self.config)
+            .field("cursor", &self.cursor())
+            .field("alternate", &self.alternate)
+            .field("prompt", &self.prompt_state())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Screen {
+    /// A blank screen. `nonce` is the token genuine prompt marks must carry; with `None` no
+    /// mark is ever recognised.
+    pub fn new(config: ScreenConfig, nonce: Option<PromptNonce>) -> Self {
+        let rows = NonZeroU16::new(config.rows).unwrap_or(NonZeroU16::MIN);
+        let cols = NonZeroU16::new(config.cols).unwrap_or(NonZeroU16::MIN);
+        let history = History::new(config.scrollback_lines, config.scrollback_max_bytes);
+        Self {
+            parser: vt100::Parser::new_with_callbacks(rows, cols, 0, Hooks::new(nonce, history)),
+            scanner: EscScanner::new(MAX_OSC_BYTES),
+            config,
+            anchors: Vec::new(),
+            prompt: PromptTracker::default(),
+            alternate: false,
+            has_output: false,
+            bytes_fed: 0,
+        }
+    }
+
+    /// The configured size and bounds.
+    pub fn config(&self) -> ScreenConfig {
+        self.config
+    }
+
+    /// Processes program output. Never panics on any input; the work is linear in the chunk.
+    pub fn feed(&mut self, bytes: &[u8]) -> FeedOutcome {
+        let mut out = FeedOutcome::default();
+        self.bytes_fed = self.bytes_fed.saturating_add(bytes.len() as u64);
+        let mut seg_start = 0;
+        let mut text_in_segment = false;
+        for (i, &b) in bytes.iter().enumerate() {
+            match self.scanner.step(b) {
+                Step::Text => text_in_segment = true,
+                Step::Other | Step::SequenceEnd { flush: false } => {}
+                Step::Skip => {
+                    self.parser.process(&bytes[seg_start..i]);
+                    seg_start = i + 1;
+                }
+                Step::SequenceEnd { flush: true } => {
+                    if std::mem::take(&mut text_in_segment) {
+                        self.note_text(&mut out);
+                    }
+                    self.parser.process(&bytes[seg_start..=i]);
+                    seg_start = i + 1;
+                    self.after_segment(&mut out);
+                }
+            }
+        }
+        if text_in_segment {
+            self.note_text(&mut out);
+        }
+        if seg_start < bytes.len() {
+            self.parser.process(&bytes[seg_start..]);
+        }
+        self.after_segment(&mut out);
+        out.replies = std::mem::take(&mut self.parser.callbacks_mut().replies);
+        out
+    }
+
+    fn note_text(&mut self, out: &mut FeedOutcome) {
+        out.push_text();
+        self.prompt.text_after_mark = true;
+        self.has_output = true;
+    }
+
+    fn after_segment(&mut self, out: &mut FeedOutcome) {
+        let marks = std::mem::take(&mut self.parser.callbacks_mut().marks);
+        for mark in marks {
+            self.prompt.on_mark(mark);
+            out.events.push(ScreenEvent::Mark(mark));
+        }
+        let alternate = self.parser.screen().alternate_screen();
+        if alternate != self.alternate {
+            self.alternate = alternate;
+            out.events.push(ScreenEvent::AlternateScreen(alternate));
+            if !alternate {
+                let cursor = self.cursor();
+                for anchor in self.anchors.iter_mut().flatten() {
+                    if anchor.pending_main {
+                        anchor.pos = cursor;
+                        anchor.pending_main = false;
+                    }
+                }
+            }
+        }
+        if !alternate {
+            let cursor = self.cursor();
+            for anchor in self.anchors.iter_mut().flatten() {
+                if !anchor.pending_main && cursor.row < anchor.pos.row {
+                    anchor.pos = Position {
+                        row: cursor.row,
+                        col: 0,
+                    };
+                }
+            }
+        }
+    }
+
+    /// The cursor's absolute position (on the alternate screen: its row there, offset like the
+    /// main screen's).
+    pub fn cursor(&self) -> Position {
+        let (row, col) = self.parser.screen().cursor_position();
+        Position {
+            row: self.history().end_abs() + u64::from(row),
+            col,
+        }
+    }
+
+    /// Whether a full-screen program holds the alternate screen.
+    pub fn alternate_screen(&self) -> bool {
+        self.alternate
+    }
+
+    /// Where the shell stands according to the marks.
+    pub fn prompt_state(&self) -> PromptState {
+        self.prompt.state()
+    }
+
+    /// How many command-finished (`D`) marks arrived so far.
+    pub fn done_count(&self) -> u64 {
+        self.prompt.done_count
+    }
+
+    /// How many genuine marks arrived so far.
+    pub fn mark_count(&self) -> u64 {
+        self.prompt.mark_count
+    }
+
+    /// The exit status carried by the latest `D` mark.
+    pub fn last_exit_code(&self) -> Option<i32> {
+        self.prompt.last_exit
+    }
+
+    /// Whether any visible text was ever printed.
+    pub fn has_output(&self) -> bool {
+        self.has_output
+    }
+
+    /// Total bytes fed so far.
+    pub fn bytes_fed(&self) -> u64 {
+        self.bytes_fed
+    }
+
+    /// Whether the history bounds ever dropped a row (sticky).
+    pub fn history_dropped(&self) -> bool {
+        self.history().dropped()
+    }
+
+    /// Retained history rows and their accounted bytes.
+    pub fn history_usage(&self) -> (usize, usize) {
+        (self.history().len(), self.history().bytes())
+    }
+
+    fn history(&self) -> &History {
+        &self.parser.callbacks().history
+    }
+
+    /// Starts tracking the current cursor position. On the alternate screen the anchor waits
+    /// for the main screen to return and then starts at its cursor.
+    pub fn anchor(&mut self) -> AnchorId {
+        let anchor = Anchor {
+            pos: self.cursor(),
+            pending_main: self.alternate,
+        };
+        if let Some(i) = self.anchors.iter().position(Option::is_none) {
+            self.anchors[i] = Some(anchor);
+            AnchorId(i)
+        } else {
+            self.anchors.push(Some(anchor));
+            AnchorId(self.anchors.len() - 1)
+        }
+    }
+
+    /// Starts tracking `pos` (clamped to the oldest retained row when older).
+    pub fn anchor_at(&mut self, pos: Position) -> AnchorId {
+        let id = self.anchor();
+        if let Some(Some(anchor)) = self.anchors.get_mut(id.0) {
+            anchor.pos = pos;
+            anchor.pending_main = false;
+        }
+        id
+    }
+
+    /// Moves an anchor to the current cursor (after its text was consumed).
+    pub fn move_anchor_to_cursor(&mut self, id: AnchorId) {
+        let pos = self.cursor();
+        let pending_main = self.alternate;
+        if let Some(Some(anchor)) = self.anchors.get_mut(id.0) {
+            if pending_main && anchor.pending_main {
+                return;
+            }
+            anchor.pos = pos;
+            anchor.pending_main = pending_main;
+        }
+    }
+
+    /// Stops tracking an anchor.
+    pub fn release_anchor(&mut self, id: AnchorId) {
+        if let Some(slot) = self.anchors.get_mut(id.0) {
+            *slot = None;
+        }
+    }
+
+    /// The anchor's position (`None` once released, or while it waits for the main screen).
+    pub fn anchor_position(&self, id: AnchorId) -> Option<Position> {
+        match self.anchors.get(id.0) {
+            Some(Some(a)) if !a.pending_main => Some(a.pos),
+            _ => None,
+        }
+    }
+
+    /// Screen-true text from the anchor to the end, tail-bounded to `max_bytes`. On the
+    /// alternate screen: the rendered visible screen.
+    pub fn render_since(&self, id: AnchorId, max_bytes: usize) -> Rendered {
+        if self.alternate {
+            return self.render_visible(max_bytes);
+        }
+        match self.anchor_position(id) {
+            Some(pos) => self.render_from(pos, max_bytes),
+            None => Rendered::default(),
+        }
+    }
+
+    /// The visible screen as text (trailing blank rows and trailing spaces trimmed),
+    /// tail-bounded to `max_bytes`.
+    pub fn render_visible(&self, max_bytes: usize) -> Rendered {
+        self.render_rows(self.history().end_abs(), 0, max_bytes)
+    }
+
+    /// Screen-true text from `from` to the end of the content (trailing blank rows and
+    /// trailing spaces trimmed, explicit text before the cursor kept), tail-bounded to
+    /// `max_bytes` on UTF-8 boundaries.
+    pub fn render_from(&self, from: Position, max_bytes: usize) -> Rendered {
+        let first = self.history().first_abs();
+        let lost = from.row < first;
+        let (row, col) = if lost {
+            (first, 0)
+        } else {
+            (from.row, from.col)
+        };
+        let mut rendered = self.render_rows(row, col, max_bytes);
+        rendered.truncated |= lost;
+        rendered
+    }
+
+    /// The whole transcript (history plus screen), unbounded. For tests and diagnostics.
+    pub fn transcript(&self) -> String {
+        self.render_rows(self.history().first_abs(), 0, usize::MAX)
+            .text
+    }
+
+    fn render_rows(&self, start_abs: u64, start_col: u16, max_bytes: usize) -> Rendered {
+        let screen = self.parser.screen();
+        let cols = self.config.cols.max(1);
+        let history = self.history();
+        let base = history.end_abs();
+        let visible: Vec<String> = screen.rows(0, cols).collect();
+        let (cursor_row, cursor_col) = screen.cursor_position();
+        let last_content = visible
+            .iter()
+            .rposition(|r| !r.trim_end_matches(' ').is_empty())
+            .unwrap_or(0);
+        let end_visible = last_content.max(usize::from(cursor_row));
+        let end_abs = base + end_visible as u64;
+        if start_abs > end_abs {
+            return Rendered::default();
+        }
+        let mut pieces: Vec<(Cow<'_, str>, bool)> = Vec::new();
+        for abs in start_abs..base {
+            if let Some((text, wrapped)) = history.get(abs) {
+                let text = if abs == start_abs && start_col > 0 {
+                    skip_cols(text, start_col)
+                } else {
+                    text
+                };
+                let text = if wrapped {
+                    text
+                } else {
+                    text.trim_end_matches(' ')
+                };
+                pieces.push((Cow::Borrowed(text), wrapped));
+            }
+        }
+        for (r, full) in visible.iter().enumerate().take(end_visible + 1) {
+            let abs = base + r as u64;
+            if abs < start_abs {
+                continue;
+            }
+            let Ok(r16) = u16::try_from(r) else { break };
+            let from_col = if abs == start_abs { start_col } else { 0 };
+            let wrapped = screen.row_wrapped(r16);
+            let text: Cow<'_, str> = if r16 == cursor_row {
+                let before: String = screen
+                    .rows(from_col, cursor_col.saturating_sub(from_col))
+                    .nth(r)
+                    .unwrap_or_default();
+                let whole: Cow<'_, str> = if from_col == 0 {
+                    Cow::Borrowed(full.as_str())
+                } else {
+                    Cow::Owned(
+                        screen
+                            .rows(from_col, cols.saturating_sub(from_col))
+                            .nth(r)
+                            .unwrap_or_default(),
+                    )
+                };
+                let trimmed = whole.trim_end_matches(' ');
+                if trimmed.len() <= before.len() {
+                    Cow::Owned(before)
+                } else {
+                    Cow::Owned(trimmed.to_owned())
+                }
+            } else if from_col > 0 {
+                let part = screen
+                    .rows(from_col, cols.saturating_sub(from_col))
+                    .nth(r)
+                    .unwrap_or_default();
+                Cow::Owned(if wrapped {
+                    part
+                } else {
+                    part.trim_end_matches(' ').to_owned()
+                })
+            } else if wrapped {
+                Cow::Borrowed(full.as_str())
+            } else {
+                Cow::Borrowed(full.trim_end_matches(' '))
+            };
+            pieces.push((text, wrapped));
+        }
+        join_tail(&pieces, max_bytes)
+    }
+
+    /// A newest-relative page of the transcript (seed-contract §3.7): `offset` 0 is the newest
+    /// line, `count` lines ending `offset` lines before the newest (defaults 0 and
+    /// [`DEFAULT_PAGE_LINES`]), joined by `\n` and tail-bounded to `max_bytes`.
+    ///
+    /// # Errors
+    /// `InvalidRequest` when `count` is 0.
+    pub fn page(
+        &self,
+        offset: Option<u64>,
+        count: Option<u64>,
+        max_bytes: usize,
+    ) -> Result<ReadResult, TerminalError> {
+        let offset = offset.unwrap_or(0);
+        let count = count.unwrap_or(DEFAULT_PAGE_LINES);
+        if count == 0 {
+            return Err(TerminalError::invalid(
+                "PTY read count must be a positive integer",
+            ));
+        }
+        let dropped = self.history_dropped();
+        let transcript = self.transcript();
+        let lines: Vec<&str> = if transcript.is_empty() {
+            Vec::new()
+        } else {
+            transcript.split('\n').collect()
+        };
+        let total = lines.len() as u64;
+        if offset >= total {
+            return Ok(ReadResult {
+                text: String::new(),
+                total_lines: total,
+                line_begin: offset,
+                line_end: offset,
+                truncated: dropped,
+            });
+        }
+        let end = total - offset;
+        let begin = end.saturating_sub(count);
+        let (Ok(b), Ok(e)) = (usize::try_from(begin), usize::try_from(end)) else {
+            return Err(TerminalError::invalid("PTY read range is too large"));
+        };
+        let joined = lines[b..e].join("\n");
+        let (text, cut) = tail_bound(joined, max_bytes);
+        let returned = if text.is_empty() {
+            0
+        } else {
+            text.split('\n').count() as u64
+        };
+        Ok(ReadResult {
+            text,
+            total_lines: total,
+            line_begin: offset,
+            line_end: offset + returned,
+            truncated: dropped || cut,
+        })
+    }
+}
+
+/// The part of `text` from cell column `col` on (wide characters take two cells).
+fn skip_cols(text: &str, col: u16) -> &str {
+    use unicode_width::UnicodeWidthChar as _;
+    let mut used = 0usize;
+    for (i, c) in text.char_indices() {
+        if used >= usize::from(col) {
+            return &text[i..];
+        }
+        used += c.width().unwrap_or(1).min(2);
+    }
+    ""
+}
+
+/// Joins row pieces (a `\n` after every row that does not soft-wrap) keeping at most
+/// `max_bytes` of the tail, cut on a UTF-8 boundary.
+fn join_tail(pieces: &[(Cow<'_, str>, bool)], max_bytes: usize) -> Rendered {
+    // Walk back from the end so a huge history is never joined just to be cut.
+    let mut total = 0usize;
+    let mut first = pieces.len();
+    for (i, (text, wrapped)) in pieces.iter().enumerate().rev() {
+        let sep = usize::from(i + 1 < pieces.len() && !*wrapped);
+        total = total.saturating_add(text.len() + sep);
+        first = i;
+        if total > max_bytes {
+            break;
+        }
+    }
+    let mut out = String::with_capacity(total.min(max_bytes.saturating_add(8)));
+    for (i, (text, wrapped)) in pieces.iter().enumerate().skip(first) {
+        out.push_str(text);
+        if i + 1 < pieces.len() && !*wrapped {
+            out.push('\n');
+        }
+    }
+    let (text, truncated) = tail_bound(out, max_bytes);
+    Rendered { text, truncated }
+}
+
+/// Keeps at most `max_bytes` of the tail of `s`, cut on a UTF-8 boundary. Returns whether it
+/// cut anything.
+pub fn tail_bound(s: String, max_bytes: usize) -> (String, bool) {
+    if s.len() <= max_bytes {
+        return (s, false);
+    }
+    let mut cut = s.len() - max_bytes;
+    while cut < s.len() && !s.is_char_boundary(cut) {
+        cut += 1;
+    }
+    (s[cut..].to_owned(), true)
+}
+
+#[cfg(test)]
+#[path = "screen_tests.rs"]
+mod tests;

@@ -1,0 +1,126 @@
+//! vt100 callbacks: nonce'd OSC 133 prompt marks, terminal query replies, scrolled rows.
+
+use super::history::History;
+use super::{MarkKind, PromptNonce};
+
+/// Most replies kept per fed chunk; a flood of queries cannot grow memory.
+const MAX_PENDING_REPLIES: usize = 16;
+
+/// Primary device attributes reply: "VT100 with advanced video option".
+const DA1_REPLY: &[u8] = b"\x1b[?1;2c";
+/// Secondary device attributes reply: terminal type 0, version 0.
+const DA2_REPLY: &[u8] = b"\x1b[>0;0;0c";
+/// Device status report: "terminal OK".
+const DSR_OK_REPLY: &[u8] = b"\x1b[0n";
+
+/// State the parser's callbacks write into; drained by [`super::Screen`] after each segment.
+pub(crate) struct Hooks {
+    nonce: Option<PromptNonce>,
+    pub(crate) marks: Vec<MarkKind>,
+    pub(crate) replies: Vec<Vec<u8>>,
+    pub(crate) history: History,
+}
+
+impl Hooks {
+    pub(crate) fn new(nonce: Option<PromptNonce>, history: History) -> Self {
+        Self {
+            nonce,
+            marks: Vec::new(),
+            replies: Vec::new(),
+            history,
+        }
+    }
+
+    fn reply(&mut self, bytes: Vec<u8>) {
+        if self.replies.len() < MAX_PENDING_REPLIES {
+            self.replies.push(bytes);
+        }
+    }
+}
+
+/// Parses OSC 133 params (`["133", kind, fields...]`) carrying `dsh=<nonce>`.
+pub(crate) fn parse_mark(params: &[&[u8]], nonce: &PromptNonce) -> Option<MarkKind> {
+    let (first, rest) = params.split_first()?;
+    if *first != b"133" {
+        return None;
+    }
+    let (kind, fields) = rest.split_first()?;
+    let mut nonce_ok = false;
+    let mut secondary = false;
+    let mut status: Option<i32> = None;
+    for field in fields {
+        if let Some(value) = field.strip_prefix(b"dsh=") {
+            nonce_ok = value == nonce.as_str().as_bytes();
+        } else if *field == b"k=s" {
+            secondary = true;
+        } else if !field.contains(&b'=') && status.is_none() {
+            status = std::str::from_utf8(field).ok().and_then(|s| s.parse().ok());
+        }
+    }
+    if !nonce_ok {
+        return None;
+    }
+    match (*kind, secondary) {
+        (b"A", false) => Some(MarkKind::PromptStart),
+        (b"B", false) => Some(MarkKind::PromptEnd),
+        (b"A", true) => Some(MarkKind::ContinuationStart),
+        (b"B", true) => Some(MarkKind::ContinuationEnd),
+        (b"C", _) => Some(MarkKind::CommandStart),
+        (b"D", _) => Some(MarkKind::CommandDone { exit_code: status }),
+        _ => None,
+    }
+}
+
+impl vt100::Callbacks for Hooks {
+    fn unhandled_osc(&mut self, _screen: &mut vt100::Screen, params: &[&[u8]]) {
+        match params {
+            [b"133", ..] => {
+                if let Some(nonce) = &self.nonce
+                    && let Some(mark) = parse_mark(params, nonce)
+                {
+                    self.marks.push(mark);
+                }
+            }
+            // Colour queries (vim, fzf, bat): answer a plain black-on-white-ish palette so
+            // probing programs do not wait for a timeout.
+            [b"10", b"?"] => self.reply(b"\x1b]10;rgb:ffff/ffff/ffff\x1b\\".to_vec()),
+            [b"11", b"?"] => self.reply(b"\x1b]11;rgb:0000/0000/0000\x1b\\".to_vec()),
+            _ => {}
+        }
+    }
+
+    fn unhandled_csi(
+        &mut self,
+        screen: &mut vt100::Screen,
+        i1: Option<u8>,
+        _i2: Option<u8>,
+        params: &[&[u16]],
+        c: char,
+    ) {
+        let first = params.first().and_then(|p| p.first()).copied().unwrap_or(0);
+        match (i1, c, first) {
+            // Cursor position report (1-based).
+            (None, 'n', 6) => {
+                let (row, col) = screen.cursor_position();
+                let reply = format!("\x1b[{};{}R", u32::from(row) + 1, u32::from(col) + 1);
+                self.reply(reply.into_bytes());
+            }
+            (Some(b'?'), 'n', 6) => {
+                let (row, col) = screen.cursor_position();
+                let reply = format!("\x1b[?{};{};1R", u32::from(row) + 1, u32::from(col) + 1);
+                self.reply(reply.into_bytes());
+            }
+            (None, 'n', 5) => self.reply(DSR_OK_REPLY.to_vec()),
+            (None, 'c', 0) => self.reply(DA1_REPLY.to_vec()),
+            (Some(b'>'), 'c', 0) => self.reply(DA2_REPLY.to_vec()),
+            _ => {}
+        }
+    }
+
+    fn on_scroll(&mut self, contents: vt100::capture::RowContents<'_>, alternate_screen: bool) {
+        // The alternate screen has no scrollback on a real terminal either.
+        if !alternate_screen {
+            self.history.push(&contents);
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! A tiny escape-sequence scanner that runs in lock-step with vt100's parser.
+//!
+//! vt100 renders the screen but reports neither where escape sequences end nor whether a
+//! chunk printed anything. This scanner classifies every byte with the same state machine
+//! shape as `vte` (ground, escape, CSI, OSC, string), so the [`super::Screen`] can:
+//! - split a chunk right after each sequence and look at the cursor there (cursor-up moves,
+//!   alternate-screen switches, prompt marks happen only inside sequences);
+//! - tell printed text apart from pure control traffic;
+//! - bound how many OSC payload bytes reach vt100 (its OSC buffer is otherwise unbounded).
+//!
+//! A divergence from `vte` in some exotic corner only shifts where a chunk is split; the
+//! rendered screen always comes from vt100 itself.
+
+/// What one byte was, as seen by the scanner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Printable text or a cursor-moving control (`\n`, `\r`, `\t`, backspace) in ground state.
+    Text,
+    /// The byte completed an escape sequence. `flush` says whether the screen should look at
+    /// the cursor and callbacks right after it (false for SGR, which cannot move anything).
+    SequenceEnd {
+        /// Whether the sequence may have moved the cursor, switched screens or carried a mark.
+        flush: bool,
+    },
+    /// Inside a sequence, or an ignored control byte.
+    Other,
+    /// Inside an oversized OSC payload: do not feed this byte to the emulator.
+    Skip,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Ground,
+    Escape,
+    EscapeIntermediate,
+    Csi,
+    Osc,
+    /// DCS, SOS, PM or APC: skipped until ST, BEL, CAN or SUB.
+    Str,
+}
+
+/// Incremental scanner; keeps its state across chunks.
+#[derive(Clone, Debug)]
+pub(crate) struct EscScanner {
+    state: State,
+    osc_len: usize,
+    max_osc_bytes: usize,
+}
+
+const ESC: u8 = 0x1b;
+const BEL: u8 = 0x07;
+const CAN: u8 = 0x18;
+const SUB: u8 = 0x1a;
+
+impl EscScanner {
+    /// A scanner that lets at most `max_osc_bytes` payload bytes of one OSC through.
+    pub(crate) fn new(max_osc_bytes: usize) -> Self {
+        Self {
+            state: State::Ground,
+            osc_len: 0,
+            max_osc_bytes,
+        }
+    }
+
+    /// Classifies the next byte.
+    pub(crate) fn step(&mut self, b: u8) -> Step {
+        match self.state {
+            State::Ground => match b {
+                ESC => {
+                    self.state = State::Escape;
+                    Step::Other
+                }
+                b'\n' | b'\r' | b'\t' | 0x08 | 0x0b | 0x0c => Step::Text,
+                0x00..=0x1f | 0x7f => Step::Other,
+                _ => Step::Text,
+            },
+            State::Escape => match b {
+                b'[' => {
+                    self.state = State::Csi;
+                    Step::Other
+                }
+                b']' => {
+                    self.state = State::Osc;
+                    self.osc_len = 0;
+                    Step::Other
+                }
+                b'P' | b'X' | b'^' | b'_' => {
+                    self.state = State::Str;
+                    Step::Other
+                }
+                ESC => Step::Other,
+                CAN | SUB => self.end(true),
+                0x20..=0x2f => {
+                    self.state = State::EscapeIntermediate;
+                    Step::Other
+                }
+                0x30..=0x7e => self.end(true),
+                _ => Step::Other,
+            },
+            State::EscapeIntermediate => match b {
+                ESC => {
+                    self.state = State::Escape;
+                    Step::Other
+                }
+                CAN | SUB => self.end(true),
+                0x30..=0x7e => self.end(true),
+                _ => Step::Other,
+            },
+            State::Csi => match b {
+                ESC => {
+                    self.state = State::Escape;
+                    Step::Other
+                }
+                CAN | SUB => self.end(true),
+                0x40..=0x7e => self.end(b != b'm'),
+                _ => Step::Other,
+            },
+            State::Osc => match b {
+                BEL | CAN | SUB => self.end(true),
+                // ESC ends the OSC in vte (it dispatches, then parses `ESC \` as a sequence).
+                ESC => {
+                    self.state = State::Escape;
+                    Step::SequenceEnd { flush: true }
+                }
+                0x00..=0x1f => Step::Other,
+                _ => {
+                    self.osc_len += 1;
+                    if self.osc_len > self.max_osc_bytes {
+                        Step::Skip
+                    } else {
+                        Step::Other
+                    }
+                }
+            },
+            State::Str => match b {
+                ESC => {
+                    self.state = State::Escape;
+                    Step::Other
+                }
+                BEL | CAN | SUB => self.end(true),
+                _ => Step::Other,
+            },
+        }
+    }
+
+    fn end(&mut self, flush: bool) -> Step {
+        self.state = State::Ground;
+        Step::SequenceEnd { flush }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps(bytes: &[u8]) -> Vec<Step> {
+        let mut s = EscScanner::new(8);
+        bytes.iter().map(|&b| s.step(b)).collect()
+    }
+
+    #[test]
+    fn text_and_sgr() {
+        let st = steps(b"a\x1b[31mb");
+        assert_eq!(st[0], Step::Text);
+        assert_eq!(st[5], Step::SequenceEnd { flush: false });
+        assert_eq!(st[6], Step::Text);
+    }
+
+    #[test]
+    fn osc_is_bounded_and_ends_at_bel_or_esc() {
+        let st = steps(b"\x1b]0123456789\x07x");
+        assert_eq!(
+            st.iter().filter(|s| **s == Step::Skip).count(),
+            2,
+            "payload beyond 8 bytes is skipped"
+        );
+        assert_eq!(st[12], Step::SequenceEnd { flush: true });
+        assert_eq!(st[13], Step::Text);
+        let st = steps(b"\x1b]1;t\x1b\\x");
+        assert_eq!(st[5], Step::SequenceEnd { flush: true });
+        assert_eq!(st[6], Step::SequenceEnd { flush: true });
+        assert_eq!(st[7], Step::Text);
+    }
+
+    #[test]
+    fn csi_moves_flush() {
+        let st = steps(b"\x1b[2A");
+        assert_eq!(st[3], Step::SequenceEnd { flush: true });
+    }
+}

@@ -1,0 +1,372 @@
+use pretty_assertions::assert_eq;
+use proptest::prelude::*;
+
+use super::*;
+
+fn config(rows: u16, cols: u16) -> ScreenConfig {
+    ScreenConfig {
+        rows,
+        cols,
+        scrollback_lines: 10_000,
+        scrollback_max_bytes: 4 * 1024 * 1024,
+    }
+}
+
+fn nonce() -> PromptNonce {
+    PromptNonce::from_hex("0123456789abcdef0123").unwrap_or_else(|| panic!("valid nonce"))
+}
+
+fn screen() -> Screen {
+    Screen::new(config(24, 80), Some(nonce()))
+}
+
+fn mark(payload: &str) -> Vec<u8> {
+    format!("\x1b]133;{payload};dsh={}\x07", nonce().as_str()).into_bytes()
+}
+
+#[test]
+fn carriage_return_overwrites() {
+    let mut s = screen();
+    s.feed(b"progress 1\rprogress 2\rprogress 3\r\n");
+    let t = s.transcript();
+    assert!(t.contains("progress 3"), "{t:?}");
+    assert!(!t.contains("progress 1"), "{t:?}");
+}
+
+#[test]
+fn erase_line_resolves() {
+    let mut s = screen();
+    s.feed(b"hello world\r\x1b[Kbye\r\n");
+    assert_eq!(s.transcript(), "bye\n");
+}
+
+#[test]
+fn no_escape_leaks() {
+    let mut s = screen();
+    s.feed(b"\x1b[1;31mred\x1b[0m \x1b]0;title\x07\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ \x1b7\x1b8ok\r\n");
+    let t = s.transcript();
+    assert_eq!(t, "red link ok\n");
+    assert!(!t.contains('\x1b'));
+}
+
+#[test]
+fn split_utf8_is_completed_by_next_chunk() {
+    let mut s = screen();
+    s.feed(b"h\xc3");
+    s.feed(b"\xa9llo\r\n");
+    assert_eq!(s.transcript(), "h\u{e9}llo\n");
+    let mut s = screen();
+    for b in "┌──┐ 中文 é\r\n".as_bytes() {
+        s.feed(&[*b]);
+    }
+    let t = s.transcript();
+    assert_eq!(t, "┌──┐ 中文 é\n");
+    assert!(!t.contains('\u{fffd}'));
+}
+
+#[test]
+fn invalid_bytes_never_panic_or_show_replacement() {
+    let mut s = screen();
+    s.feed(b"a\xffb\xc3(c\xf0\x28\x8c\x28d\r\n");
+    let t = s.transcript();
+    assert!(
+        t.starts_with('a') && t.contains('b') && t.contains('d'),
+        "{t:?}"
+    );
+    assert!(!t.contains('\u{fffd}'), "{t:?}");
+}
+
+#[test]
+fn dsr_and_da_queries_are_answered() {
+    let mut s = screen();
+    let out = s.feed(b"abc\x1b[6n");
+    assert_eq!(out.replies, vec![b"\x1b[1;4R".to_vec()]);
+    let out = s.feed(b"\r\n\x1b[c\x1b[>c\x1b[5n");
+    assert_eq!(
+        out.replies,
+        vec![
+            b"\x1b[?1;2c".to_vec(),
+            b"\x1b[>0;0;0c".to_vec(),
+            b"\x1b[0n".to_vec()
+        ]
+    );
+    // A query split across chunks is answered once it completes.
+    assert!(s.feed(b"\x1b[").replies.is_empty());
+    assert_eq!(s.feed(b"6n").replies, vec![b"\x1b[2;1R".to_vec()]);
+    assert_eq!(s.transcript(), "abc\n");
+}
+
+#[test]
+fn alternate_screen_renders_visible_screen() {
+    let mut s = screen();
+    s.feed(b"main line\r\n");
+    let a = s.anchor();
+    let out = s.feed(b"\x1b[?1049h\x1b[H\x1b[2JALT TITLE\r\n  body");
+    assert!(out.events.contains(&ScreenEvent::AlternateScreen(true)));
+    assert!(s.alternate_screen());
+    assert_eq!(s.render_since(a, 1000).text, "ALT TITLE\n  body");
+    let out = s.feed(b"\x1b[?1049lDONE\r\n");
+    assert!(out.events.contains(&ScreenEvent::AlternateScreen(false)));
+    assert_eq!(s.render_since(a, 1000).text, "DONE\n");
+    assert_eq!(s.transcript(), "main line\nDONE\n");
+}
+
+#[test]
+fn anchor_created_on_alternate_screen_starts_when_main_returns() {
+    let mut s = screen();
+    s.feed(b"dsh> less f\r\n\x1b[?1049hpage");
+    let a = s.anchor();
+    assert_eq!(s.render_since(a, 100).text, "page");
+    s.feed(b"\x1b[?1049ldsh> ");
+    assert_eq!(s.render_since(a, 100).text, "dsh> ");
+}
+
+#[test]
+fn nonced_marks_count_and_fake_marks_are_output() {
+    let mut s = screen();
+    let out = s.feed(b"\x1b]133;D;0\x07###PS1END###\r\n");
+    assert!(!out.has_mark());
+    let out = s.feed(b"\x1b]133;D;0;dsh=ffffffffffffffffffff\x07");
+    assert!(!out.has_mark(), "wrong nonce is not a mark");
+    assert_eq!(s.done_count(), 0);
+    let mut bytes = mark("D;7");
+    bytes.extend(mark("A"));
+    bytes.extend(b"dsh> ");
+    bytes.extend(mark("B"));
+    let out = s.feed(&bytes);
+    assert_eq!(
+        out.events,
+        vec![
+            ScreenEvent::Mark(MarkKind::CommandDone { exit_code: Some(7) }),
+            ScreenEvent::Mark(MarkKind::PromptStart),
+            ScreenEvent::Text,
+            ScreenEvent::Mark(MarkKind::PromptEnd),
+        ]
+    );
+    assert_eq!(s.prompt_state(), PromptState::Prompt);
+    assert_eq!(s.last_exit_code(), Some(7));
+    assert_eq!(s.done_count(), 1);
+    s.feed(b"e");
+    assert_eq!(s.prompt_state(), PromptState::Busy);
+    let mut cont = mark("A;k=s");
+    cont.extend(b"> ");
+    cont.extend(mark("B;k=s"));
+    s.feed(&cont);
+    assert_eq!(s.prompt_state(), PromptState::Continuation);
+    assert_eq!(s.transcript(), "###PS1END###\ndsh> e> ");
+}
+
+#[test]
+fn mark_split_across_chunks_is_recognised() {
+    let mut s = screen();
+    let bytes = mark("D;0");
+    let (a, b) = bytes.split_at(7);
+    assert!(!s.feed(a).has_mark());
+    assert!(s.feed(b).has_mark());
+}
+
+#[test]
+fn send_viewport_starts_at_the_echo() {
+    let mut s = screen();
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    s.feed(b"printf 'PTY_OK\\n'\r\nPTY_OK\r\ndsh> ");
+    assert_eq!(
+        s.render_since(a, 1000).text,
+        "printf 'PTY_OK\\n'\nPTY_OK\ndsh> "
+    );
+    let r = s.render_since(a, 10);
+    assert_eq!(r.text, "Y_OK\ndsh> ");
+    assert!(r.truncated);
+}
+
+#[test]
+fn clear_screen_moves_the_anchor_up() {
+    let mut s = Screen::new(config(5, 20), None);
+    s.feed(b"1\r\n2\r\n3\r\n4\r\ndsh> ");
+    let a = s.anchor();
+    s.feed(b"clear\r\n\x1b[H\x1b[2Jtop\r\ndsh> ");
+    assert_eq!(s.render_since(a, 1000).text, "top\ndsh> ");
+}
+
+#[test]
+fn soft_wrapped_lines_are_joined_also_in_history() {
+    let mut s = Screen::new(config(3, 10), None);
+    s.feed(b"abcdefghijklmnopqrstuvwxyz\r\nnext\r\n");
+    assert_eq!(s.transcript(), "abcdefghijklmnopqrstuvwxyz\nnext\n");
+    s.feed(b"x\r\ny\r\nz");
+    assert_eq!(s.transcript(), "abcdefghijklmnopqrstuvwxyz\nnext\nx\ny\nz");
+    // A line exactly as wide as the screen is not joined with the next one.
+    let mut s = Screen::new(config(3, 4), None);
+    s.feed(b"abcd\r\nefgh\r\n1\r\n2\r\n3");
+    assert_eq!(s.transcript(), "abcd\nefgh\n1\n2\n3");
+}
+
+#[test]
+fn wrap_straddling_history_and_screen_is_joined() {
+    let mut s = Screen::new(config(2, 5), None);
+    s.feed(b"abcdefgh");
+    assert_eq!(s.transcript(), "abcdefgh");
+    s.feed(b"ijklm");
+    assert_eq!(s.transcript(), "abcdefghijklm");
+}
+
+#[test]
+fn history_is_bounded_by_bytes_and_lines() {
+    let mut s = Screen::new(
+        ScreenConfig {
+            rows: 4,
+            cols: 20,
+            scrollback_lines: 1000,
+            scrollback_max_bytes: 100,
+        },
+        None,
+    );
+    for i in 0..1000 {
+        s.feed(format!("line {i:05}\r\n").as_bytes());
+    }
+    let (rows, bytes) = s.history_usage();
+    assert!(bytes <= 100, "{bytes}");
+    assert!(rows <= 10, "{rows}");
+    assert!(s.history_dropped());
+    assert!(s.transcript().ends_with("line 00999\n"));
+    let mut s = Screen::new(
+        ScreenConfig {
+            rows: 2,
+            cols: 20,
+            scrollback_lines: 3,
+            scrollback_max_bytes: 1 << 20,
+        },
+        None,
+    );
+    for i in 0..50 {
+        s.feed(format!("{i}\r\n").as_bytes());
+    }
+    assert_eq!(s.history_usage().0, 3);
+    assert_eq!(s.transcript(), "46\n47\n48\n49\n");
+}
+
+#[test]
+fn anchor_that_fell_out_of_history_reports_truncation() {
+    let mut s = Screen::new(
+        ScreenConfig {
+            rows: 3,
+            cols: 20,
+            scrollback_lines: 5,
+            scrollback_max_bytes: 1 << 20,
+        },
+        None,
+    );
+    let a = s.anchor();
+    for i in 0..20 {
+        s.feed(format!("{i}\r\n").as_bytes());
+    }
+    let r = s.render_since(a, 1000);
+    assert!(r.truncated);
+    assert!(r.text.starts_with("13\n"), "{:?}", r.text);
+}
+
+#[test]
+fn pages_are_newest_relative() {
+    let mut s = screen();
+    s.feed(b"dsh> printf 'PTY_OK\\n'\r\nPTY_OK\r\ndsh> ");
+    let p = s
+        .page(Some(0), Some(20), 1000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.text, "dsh> printf 'PTY_OK\\n'\nPTY_OK\ndsh> ");
+    assert_eq!((p.total_lines, p.line_begin, p.line_end), (3, 0, 3));
+    let p = s
+        .page(Some(1), Some(1), 1000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (p.text.as_str(), p.line_begin, p.line_end),
+        ("PTY_OK", 1, 2)
+    );
+    let p = s
+        .page(Some(999), None, 1000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((p.text.as_str(), p.line_begin, p.line_end), ("", 999, 999));
+    let e = s
+        .page(None, Some(0), 1000)
+        .err()
+        .unwrap_or_else(|| panic!("error"));
+    assert_eq!(e.message(), "PTY read count must be a positive integer");
+    let p = s.page(None, None, 4).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.text, "dsh> ".get(1..).unwrap_or_default());
+    assert!(p.truncated);
+}
+
+#[test]
+fn page_byte_bound_respects_char_boundaries() {
+    let mut s = screen();
+    s.feed("一\r\n二\r\n三\r\n四".as_bytes());
+    let p = s.page(None, None, 6).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.text, "\n四");
+    let p = s.page(None, Some(1), 1).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.text, "");
+    assert!(p.truncated);
+}
+
+#[test]
+fn oversized_osc_does_not_reach_the_emulator_and_ends() {
+    let mut s = screen();
+    let mut bytes = b"a\x1b]0;".to_vec();
+    bytes.extend(std::iter::repeat_n(b'x', 100_000));
+    bytes.extend(b"\x07b\r\n");
+    s.feed(&bytes);
+    assert_eq!(s.transcript(), "ab\n");
+}
+
+#[test]
+fn newest_wrap_flag_is_readable() {
+    // Pins the Debug-based view into vt100's capture state used by `History::get`.
+    let state = vt100::capture::BasicFormattedCaptureState::new();
+    assert!(format!("{state:?}").contains("newline_pending: false"));
+}
+
+#[test]
+fn cursor_row_keeps_explicit_spaces_before_the_cursor() {
+    let mut s = screen();
+    s.feed(b"Name: ");
+    assert_eq!(s.transcript(), "Name: ");
+    s.feed(b"\r\nabc   \x1b[10G");
+    assert_eq!(s.transcript(), "Name:\nabc   ");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn random_bytes_never_panic_or_leak_escapes(
+        chunks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..200), 0..20)
+    ) {
+        let mut s = Screen::new(
+            ScreenConfig { rows: 6, cols: 12, scrollback_lines: 50, scrollback_max_bytes: 400 },
+            Some(nonce()),
+        );
+        let a = s.anchor();
+        for c in &chunks {
+            s.feed(c);
+        }
+        let t = s.transcript();
+        prop_assert!(!t.contains('\x1b'));
+        prop_assert!(!t.chars().any(|c| c.is_control() && c != '\n'));
+        prop_assert!(s.history_usage().1 <= 400);
+        let r = s.render_since(a, 64);
+        prop_assert!(r.text.len() <= 64);
+        prop_assert!(!r.text.contains('\x1b'));
+        let p = s.page(None, None, 64);
+        prop_assert!(p.is_ok());
+    }
+
+    #[test]
+    fn valid_utf8_split_anywhere_has_no_replacement(text in "[a-zé中┌─┐😀 \n]{0,80}", split in 0usize..200) {
+        let bytes = text.replace('\n', "\r\n").into_bytes();
+        let split = split.min(bytes.len());
+        let mut s = screen();
+        s.feed(&bytes[..split]);
+        s.feed(&bytes[split..]);
+        let has_replacement = s.transcript().contains('\u{fffd}');
+        prop_assert!(!has_replacement);
+    }
+}

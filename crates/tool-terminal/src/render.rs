@@ -1,0 +1,214 @@
+//! Model-facing renders of terminal tool results (seed-contract §4.3, §4.4).
+//!
+//! Every render takes the complete-result cap `max_result_bytes` and returns text within it.
+//! Cuts never split a UTF-8 code point. Renders keep the **newest** output (tail) and always
+//! keep their metadata lines (`[wait: …]`, `[session: …]`, `[lines: …]`) when they fit;
+//! [`bound_terminal_text`] (used by `finalize_content` for errors and policy text) keeps the
+//! **head**, like the seed.
+
+use dsh_output_retention::{head, tail};
+use dsh_terminal_core::{
+    InputMode, ReadResult, SendRead, SendResult, SessionSnapshot, SessionStatus, SpawnResult,
+};
+
+/// The truncation marker appended when a result was cut (19 bytes).
+pub const TRUNCATED: &str = "\n[output truncated]";
+
+fn fit_with_suffix(content: &str, suffix: &str, max_bytes: usize) -> String {
+    if suffix.len() >= max_bytes {
+        return tail(suffix, max_bytes);
+    }
+    format!("{}{suffix}", tail(content, max_bytes - suffix.len()))
+}
+
+fn fit_with_prefix(prefix: &str, content: &str, max_bytes: usize) -> String {
+    let fixed = format!("{prefix}{TRUNCATED}");
+    if fixed.len() >= max_bytes {
+        return head(&fixed, max_bytes);
+    }
+    format!(
+        "{prefix}{}{TRUNCATED}",
+        tail(content, max_bytes - fixed.len())
+    )
+}
+
+fn bound_body_with_suffix(
+    content: &str,
+    metadata: &str,
+    upstream_truncated: bool,
+    max_bytes: usize,
+) -> String {
+    let marker = if upstream_truncated { TRUNCATED } else { "" };
+    let complete = format!("{content}{metadata}{marker}");
+    if complete.len() <= max_bytes {
+        return complete;
+    }
+    fit_with_suffix(content, &format!("{metadata}{TRUNCATED}"), max_bytes)
+}
+
+/// Bounds one complete result text to `max_bytes`, keeping its head and appending
+/// [`TRUNCATED`] (seed `boundTerminalText`). If the marker alone does not fit, returns the tail
+/// of the marker cut to the cap.
+pub fn bound_terminal_text(text: &str, max_bytes: usize) -> String {
+    if text.len() <= max_bytes {
+        return text.to_owned();
+    }
+    if TRUNCATED.len() >= max_bytes {
+        return tail(TRUNCATED, max_bytes);
+    }
+    format!("{}{TRUNCATED}", head(text, max_bytes - TRUNCATED.len()))
+}
+
+/// `terminal_open`: `started terminal session <id>[ (<name>)] [type: <type>]\n<motd>`.
+pub fn render_spawn(result: &SpawnResult, max_bytes: usize) -> String {
+    let snapshot = &result.snapshot;
+    let label = match &snapshot.name {
+        Some(name) => format!("{} ({name})", snapshot.session_id),
+        None => snapshot.session_id.to_string(),
+    };
+    let prefix = format!(
+        "started terminal session {label} [type: {}]\n",
+        snapshot.backend_type
+    );
+    let motd = if result.motd.is_empty() {
+        "(no startup output)"
+    } else {
+        result.motd.as_str()
+    };
+    let complete = format!("{prefix}{motd}");
+    if complete.len() <= max_bytes {
+        complete
+    } else {
+        fit_with_prefix(&prefix, motd, max_bytes)
+    }
+}
+
+/// The extra fact lines of a send render, in order, each on its own line. Only lines that
+/// apply are present (direction.md "Where we go past the seed", item 3).
+fn send_facts(result: &SendResult) -> String {
+    let mut facts = String::new();
+    if let Some(code) = result.exit_code {
+        facts.push_str(&format!("\n[exit: {code}]"));
+    }
+    if let Some(program) = &result.foreground {
+        facts.push_str(&format!("\n[foreground: {program}]"));
+    }
+    match result.input_mode {
+        InputMode::Normal => {}
+        InputMode::EchoOff => {
+            facts.push_str("\n[input: echo off (password prompt); typed text is not shown]");
+        }
+        InputMode::Continuation => facts.push_str(
+            "\n[input: shell continuation prompt; finish the command, or send SIGINT to cancel it]",
+        ),
+        InputMode::AlternateScreen => facts.push_str(
+            "\n[screen: a full-screen program holds the terminal; text you send goes to it]",
+        ),
+    }
+    facts
+}
+
+/// `terminal_send` (foreground): the viewport (or `(no new output)`), then `[wait: …]`,
+/// `[exit: N]` when the prompt mark reported it, the foreground / input facts that apply,
+/// `[session: …]`, and `[output truncated]` when anything was cut.
+pub fn render_send(result: &SendResult, max_bytes: usize) -> String {
+    let body = if result.viewport.is_empty() {
+        "(no new output)"
+    } else {
+        result.viewport.as_str()
+    };
+    let metadata = format!(
+        "\n[wait: {}]{}\n[session: {}]",
+        result.wait_reason,
+        send_facts(result),
+        result.session_status.render()
+    );
+    bound_body_with_suffix(body, &metadata, result.truncated, max_bytes)
+}
+
+/// A consuming background read: the delta plus `[output truncated]` when cut (seed
+/// `renderSendRead`).
+pub fn render_send_read(read: &SendRead) -> String {
+    let separator = if read.delta.is_empty() || read.delta.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    if read.truncated {
+        format!("{}{separator}[output truncated]", read.delta)
+    } else {
+        read.delta.clone()
+    }
+}
+
+/// `terminal_read`: the page (or `(no retained output)`) and `[lines: B-E of T]`.
+pub fn render_read(result: &ReadResult, max_bytes: usize) -> String {
+    let body = if result.text.is_empty() {
+        "(no retained output)"
+    } else {
+        result.text.as_str()
+    };
+    let metadata = format!(
+        "\n[lines: {}-{} of {}]",
+        result.line_begin, result.line_end, result.total_lines
+    );
+    bound_body_with_suffix(body, &metadata, result.truncated, max_bytes)
+}
+
+/// `terminal_list`: one line per session, `<id>[ (<name>)] [<type>] <status>[ pid=<pid>]`, or
+/// `(no terminal sessions)`.
+pub fn render_list(sessions: &[SessionSnapshot], max_bytes: usize) -> String {
+    if sessions.is_empty() {
+        return "(no terminal sessions)".to_owned();
+    }
+    let lines: Vec<String> = sessions
+        .iter()
+        .map(|s| {
+            let name = s
+                .name
+                .as_ref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default();
+            let pid = s.pid.map(|p| format!(" pid={p}")).unwrap_or_default();
+            format!(
+                "{}{name} [{}] {}{pid}",
+                s.session_id,
+                s.backend_type,
+                s.status.render()
+            )
+        })
+        .collect();
+    bound_body_with_suffix(&lines.join("\n"), "", false, max_bytes)
+}
+
+/// `terminal_signal`: `delivered <SIG> to foreground process group <pgid>`, plus a note when
+/// the group is the shell itself (nothing else was running, field case C22).
+pub fn render_signal(signal: &str, target_pgid: i32, shell_is_target: bool) -> String {
+    if shell_is_target {
+        format!(
+            "delivered {signal} to foreground process group {target_pgid} (the shell itself: nothing else was running in the foreground)"
+        )
+    } else {
+        format!("delivered {signal} to foreground process group {target_pgid}")
+    }
+}
+
+/// `terminal_close`: `closed terminal session <id> [stopped N processes]` or
+/// `terminal session <id> was already closing`.
+pub fn render_close(session_id: &str, processes_stopped: Option<usize>) -> String {
+    match processes_stopped {
+        Some(n) => format!(
+            "closed terminal session {session_id} [stopped {n} process{}]",
+            if n == 1 { "" } else { "es" }
+        ),
+        None => format!("terminal session {session_id} was already closing"),
+    }
+}
+
+/// Whether a status is running (used by presenters).
+pub fn is_running(status: &SessionStatus) -> bool {
+    matches!(status, SessionStatus::Running)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,296 @@
+//! Render goldens: the seed's (seed-contract §4.3, §8 items 85–88, 131) where they still apply,
+//! and ours where we go past the seed.
+
+use super::*;
+use dsh_terminal_core::{SessionId, WaitReason};
+use pretty_assertions::assert_eq;
+
+fn snapshot(
+    id: &str,
+    name: Option<&str>,
+    status: SessionStatus,
+    pid: Option<u32>,
+) -> SessionSnapshot {
+    SessionSnapshot {
+        session_id: SessionId::new(id),
+        name: name.map(str::to_owned),
+        backend_type: "shell".into(),
+        pid,
+        status,
+    }
+}
+
+fn send(viewport: &str, wait: WaitReason, status: SessionStatus, truncated: bool) -> SendResult {
+    SendResult {
+        viewport: viewport.into(),
+        wait_reason: wait,
+        session_status: status,
+        truncated,
+        exit_code: None,
+        foreground: None,
+        input_mode: InputMode::Normal,
+    }
+}
+
+const CAP: usize = 262_144;
+
+#[test]
+fn seed_spawn_goldens() {
+    let named = SpawnResult {
+        snapshot: snapshot("pty-1", Some("main"), SessionStatus::Running, Some(42)),
+        motd: "dsh> ".into(),
+    };
+    assert_eq!(
+        render_spawn(&named, CAP),
+        "started terminal session pty-1 (main) [type: shell]\ndsh> "
+    );
+    let bare = SpawnResult {
+        snapshot: snapshot("pty-1", None, SessionStatus::Running, None),
+        motd: String::new(),
+    };
+    assert_eq!(
+        render_spawn(&bare, CAP),
+        "started terminal session pty-1 [type: shell]\n(no startup output)"
+    );
+}
+
+#[test]
+fn seed_send_goldens() {
+    assert_eq!(
+        render_send(
+            &send(
+                "command output",
+                WaitReason::StdinRead,
+                SessionStatus::Running,
+                false
+            ),
+            CAP
+        ),
+        "command output\n[wait: stdin_read]\n[session: running]"
+    );
+    assert_eq!(
+        render_send(
+            &send("", WaitReason::Timeout, SessionStatus::Running, true),
+            CAP
+        ),
+        "(no new output)\n[wait: timeout]\n[session: running]\n[output truncated]"
+    );
+    // Seed §8 item 131 at cap 64: the newest output is kept, metadata and marker survive.
+    assert_eq!(
+        render_send(
+            &send(
+                "printf 'PTY_OK\\n'\nPTY_OK\ndsh> ",
+                WaitReason::StdinRead,
+                SessionStatus::Running,
+                false
+            ),
+            64
+        ),
+        "K\ndsh> \n[wait: stdin_read]\n[session: running]\n[output truncated]"
+    );
+}
+
+#[test]
+fn seed_exited_status_renders() {
+    let cases = [
+        (Some(0), Some("SIGTERM"), "exited code=0 signal=SIGTERM"),
+        (None, Some("SIGTERM"), "exited code=null signal=SIGTERM"),
+        (Some(2), None, "exited code=2 signal=null"),
+        (None, None, "exited code=null signal=null"),
+    ];
+    for (code, signal, expected) in cases {
+        let status = SessionStatus::Exited {
+            exit_code: code,
+            signal: signal.map(str::to_owned),
+        };
+        assert_eq!(status.render(), expected);
+    }
+}
+
+#[test]
+fn send_facts_sit_between_wait_and_session() {
+    let mut result = send(
+        "echo hi\nhi\ndsh> ",
+        WaitReason::StdinRead,
+        SessionStatus::Running,
+        false,
+    );
+    result.exit_code = Some(0);
+    insta::assert_snapshot!("send_with_exit", render_send(&result, CAP));
+    result.exit_code = None;
+    result.foreground = Some("python3".into());
+    result.viewport = "python3 -q\n>>> ".into();
+    insta::assert_snapshot!("send_with_foreground", render_send(&result, CAP));
+    result.foreground = Some("sudo".into());
+    result.input_mode = InputMode::EchoOff;
+    result.viewport = "[sudo] password for agent: ".into();
+    insta::assert_snapshot!("send_echo_off", render_send(&result, CAP));
+    result.foreground = None;
+    result.input_mode = InputMode::Continuation;
+    result.viewport = "cat <<EOF\n> ".into();
+    insta::assert_snapshot!("send_continuation", render_send(&result, CAP));
+    result.input_mode = InputMode::AlternateScreen;
+    result.foreground = Some("less".into());
+    result.viewport = "line 1\nline 2\n(END)".into();
+    result.wait_reason = WaitReason::InferredIdle;
+    insta::assert_snapshot!("send_alternate_screen", render_send(&result, CAP));
+    let exited = SendResult {
+        exit_code: None,
+        ..send(
+            "exit 3\n",
+            WaitReason::SessionExit,
+            SessionStatus::Exited {
+                exit_code: Some(3),
+                signal: None,
+            },
+            false,
+        )
+    };
+    insta::assert_snapshot!("send_session_exit", render_send(&exited, CAP));
+}
+
+#[test]
+fn seed_send_read_goldens() {
+    let cases = [
+        ("", true, "[output truncated]"),
+        ("x", true, "x\n[output truncated]"),
+        ("x\n", true, "x\n[output truncated]"),
+        ("x", false, "x"),
+    ];
+    for (delta, truncated, expected) in cases {
+        let read = SendRead {
+            delta: delta.into(),
+            truncated,
+        };
+        assert_eq!(render_send_read(&read), expected);
+    }
+}
+
+#[test]
+fn seed_read_goldens() {
+    let page = |text: &str, total, begin, end, truncated| ReadResult {
+        text: text.into(),
+        total_lines: total,
+        line_begin: begin,
+        line_end: end,
+        truncated,
+    };
+    assert_eq!(
+        render_read(&page("history", 1, 0, 1, false), CAP),
+        "history\n[lines: 0-1 of 1]"
+    );
+    assert_eq!(
+        render_read(&page("", 0, 0, 0, true), CAP),
+        "(no retained output)\n[lines: 0-0 of 0]\n[output truncated]"
+    );
+    assert_eq!(
+        render_read(
+            &page("dsh> printf 'PTY_OK\\n'\nPTY_OK\ndsh> ", 3, 0, 3, false),
+            CAP
+        ),
+        "dsh> printf 'PTY_OK\\n'\nPTY_OK\ndsh> \n[lines: 0-3 of 3]"
+    );
+    let long = page(&"line\n".repeat(20), 20, 0, 10, false);
+    let bounded = render_read(&long, 48);
+    assert!(bounded.len() <= 48, "{bounded:?}");
+    assert!(bounded.contains("[lines: 0-10 of 20]"), "{bounded:?}");
+}
+
+#[test]
+fn seed_list_goldens() {
+    assert_eq!(render_list(&[], CAP), "(no terminal sessions)");
+    let sessions = [
+        snapshot("pty-1", None, SessionStatus::Running, None),
+        snapshot(
+            "pty-2",
+            Some("done"),
+            SessionStatus::Exited {
+                exit_code: Some(2),
+                signal: None,
+            },
+            Some(9),
+        ),
+        snapshot("pty-3", Some("main"), SessionStatus::Running, Some(1234)),
+        snapshot(
+            "pty-4",
+            None,
+            SessionStatus::Exited {
+                exit_code: None,
+                signal: Some("SIGKILL".into()),
+            },
+            Some(77),
+        ),
+    ];
+    insta::assert_snapshot!("list_four_sessions", render_list(&sessions, CAP));
+    assert!(render_list(&sessions, CAP).starts_with(
+        "pty-1 [shell] running\npty-2 (done) [shell] exited code=2 signal=null pid=9\n"
+    ));
+}
+
+#[test]
+fn signal_and_close_renders() {
+    assert_eq!(
+        render_signal("SIGINT", 4242, false),
+        "delivered SIGINT to foreground process group 4242"
+    );
+    insta::assert_snapshot!("signal_shell_target", render_signal("SIGINT", 4242, true));
+    assert_eq!(
+        render_close("pty-1", Some(3)),
+        "closed terminal session pty-1 [stopped 3 processes]"
+    );
+    assert_eq!(
+        render_close("pty-1", Some(1)),
+        "closed terminal session pty-1 [stopped 1 process]"
+    );
+    assert_eq!(
+        render_close("pty-1", None),
+        "terminal session pty-1 was already closing"
+    );
+}
+
+#[test]
+fn seed_byte_bounds() {
+    let result = send(
+        &"x".repeat(500),
+        WaitReason::StdinRead,
+        SessionStatus::Running,
+        false,
+    );
+    let at_64 = render_send(&result, 64);
+    assert!(at_64.len() <= 64);
+    assert!(at_64.contains("[wait: stdin_read]"));
+    assert!(at_64.ends_with("[output truncated]"));
+    assert!(render_send(&result, 8).len() <= 8);
+
+    let spawn = SpawnResult {
+        snapshot: snapshot("pty-1", None, SessionStatus::Running, None),
+        motd: "m".repeat(500),
+    };
+    assert!(render_spawn(&spawn, 32).len() <= 32);
+    let at_96 = render_spawn(&spawn, 96);
+    assert!(at_96.len() <= 96);
+    assert!(at_96.starts_with("started terminal session pty-1 [type: shell]\n"));
+    assert!(at_96.ends_with("[output truncated]"));
+
+    assert_eq!(bound_terminal_text(&"x".repeat(200), 8), "uncated]");
+    let at_32 = bound_terminal_text(&"x".repeat(200), 32);
+    assert_eq!(at_32.len(), 32);
+    assert!(at_32.ends_with("[output truncated]"));
+    assert_eq!(bound_terminal_text("short", 64), "short");
+}
+
+#[test]
+fn cuts_never_split_a_code_point() {
+    let cjk = "一二三四五六七八九十".repeat(20);
+    for cap in 40..80 {
+        let out = render_send(
+            &send(&cjk, WaitReason::StdinRead, SessionStatus::Running, false),
+            cap,
+        );
+        assert!(out.len() <= cap);
+        assert!(!out.contains('\u{FFFD}'));
+        let bounded = bound_terminal_text(&cjk, cap);
+        assert!(bounded.len() <= cap);
+        assert!(!bounded.contains('\u{FFFD}'));
+    }
+}

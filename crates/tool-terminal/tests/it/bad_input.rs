@@ -1,0 +1,174 @@
+//! Bad input gets a clear `Error: ...` result, bounded by `max_result_bytes`, and loses nothing
+//! (no session needed for most of these; see `lifecycle` for the ones against a live session).
+
+use dsh_tool_terminal::ToolTerminalConfig;
+use dsh_tools::ToolCall;
+use serde_json::json;
+
+use crate::support::Host;
+
+#[tokio::test]
+async fn wrong_types_missing_and_empty_ids_are_errors() {
+    let host = Host::new(ToolTerminalConfig::default(), None);
+    let agent = host.agent("a");
+    let cases = [
+        (
+            "terminal_send",
+            json!({"sessionId": 5, "text": "x"}),
+            "\"sessionId\" must be a string",
+        ),
+        (
+            "terminal_send",
+            json!({"sessionId": "pty-1"}),
+            "missing required property \"text\"",
+        ),
+        (
+            "terminal_send",
+            json!({"sessionId": "", "text": "x"}),
+            "sessionId must be a non-empty string",
+        ),
+        (
+            "terminal_read",
+            json!({"sessionId": "pty-1", "offset": -1}),
+            "offset",
+        ),
+        (
+            "terminal_read",
+            json!({"sessionId": "pty-1", "count": 0}),
+            "count",
+        ),
+        (
+            "terminal_read",
+            json!({"sessionId": "pty-1", "count": 1.5}),
+            "count",
+        ),
+        (
+            "terminal_signal",
+            json!({"sessionId": "pty-1", "signal": "SIGSEGV"}),
+            "\"signal\" must be one of",
+        ),
+        (
+            "terminal_open",
+            json!({"type": ""}),
+            "type must be a non-empty string",
+        ),
+        (
+            "terminal_open",
+            json!({}),
+            "missing required property \"type\"",
+        ),
+        ("terminal_close", json!({"sessionId": null}), "sessionId"),
+        (
+            "terminal_list",
+            json!({"extra": 1}),
+            "\"extra\" is not a declared property",
+        ),
+        (
+            "terminal_send",
+            json!("not an object"),
+            "arguments must be an object",
+        ),
+    ];
+    for (tool, args, expected) in cases {
+        let r = host.call(&agent, tool, args.clone()).await;
+        assert!(r.is_error, "{tool} {args}: {}", r.text());
+        let text = r.text();
+        assert!(text.starts_with("Error: "), "{tool} {args}: {text}");
+        assert!(text.contains(expected), "{tool} {args}: {text}");
+    }
+    insta::assert_snapshot!(
+        "error_unknown_session",
+        host.call(&agent, "terminal_read", json!({"sessionId": "pty-missing"}))
+            .await
+            .text()
+    );
+    insta::assert_snapshot!(
+        "error_no_backend",
+        host.call(&agent, "terminal_open", json!({"type": "fish"}))
+            .await
+            .text()
+    );
+    host.shutdown().await;
+}
+
+#[tokio::test]
+async fn no_agent_is_an_error() {
+    let host = Host::new(ToolTerminalConfig::default(), None);
+    let r = host
+        .tools
+        .execute("terminal_list", json!({}), ToolCall::new("no-agent"))
+        .await;
+    assert!(r.is_error);
+    assert_eq!(
+        r.text(),
+        "Error: terminal tools require an initiating agent"
+    );
+    host.shutdown().await;
+}
+
+/// Seed §8 item 95: at cap 64 every result, errors included, stays within 64 bytes with the
+/// truncation marker.
+#[tokio::test]
+async fn cap_64_bounds_errors_with_the_marker() {
+    let host = Host::new(
+        ToolTerminalConfig {
+            max_result_bytes: 64,
+            ..ToolTerminalConfig::default()
+        },
+        None,
+    );
+    let agent = host.agent("a");
+    let long_type = "t".repeat(1000);
+    let r = host
+        .call(&agent, "terminal_open", json!({"type": long_type}))
+        .await;
+    let text = r.text();
+    assert!(r.is_error);
+    assert!(text.len() <= 64, "{} bytes: {text}", text.len());
+    assert!(text.starts_with("Error: no PTY backend"), "{text}");
+    assert!(text.ends_with("[output truncated]"), "{text}");
+
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": 7, "text": 8, "submit": "yes"}),
+        )
+        .await;
+    assert!(r.is_error);
+    assert!(r.text().len() <= 64, "{}", r.text());
+    host.shutdown().await;
+}
+
+#[tokio::test]
+async fn oversized_text_is_refused_before_anything_is_written() {
+    let host = Host::new(ToolTerminalConfig::default(), None);
+    let agent = host.agent("a");
+    let huge = "x".repeat(2 * 1024 * 1024);
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": huge}),
+        )
+        .await;
+    assert!(r.is_error);
+    insta::assert_snapshot!("error_text_too_large", r.text());
+    host.shutdown().await;
+}
+
+#[tokio::test]
+async fn background_sends_name_what_is_missing() {
+    let host = Host::new(ToolTerminalConfig::default(), None);
+    let agent = host.agent("a");
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "make", "run_in_background": true}),
+        )
+        .await;
+    assert!(r.is_error);
+    insta::assert_snapshot!("error_background_without_jobs", r.text());
+    host.shutdown().await;
+}

@@ -1,0 +1,240 @@
+//! The full lifecycle through the registry against real bash (seed §8 items 89, 105), owner
+//! isolation, and bad input against a live session.
+
+use dsh_tool_terminal::ToolTerminalConfig;
+use serde_json::json;
+
+use crate::support::{Host, fast_bash};
+
+fn pid_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // A zombie is dead; it only waits to be reaped.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_send_read_signal_close_list() {
+    let host = Host::new(ToolTerminalConfig::default(), Some(fast_bash()));
+    let agent = host.agent("a");
+
+    let open = host
+        .call(
+            &agent,
+            "terminal_open",
+            json!({"type": "shell", "name": "main", "cwd": "/"}),
+        )
+        .await;
+    assert!(!open.is_error, "{}", open.text());
+    assert!(
+        open.text()
+            .starts_with("started terminal session pty-1 (main) [type: shell]\n"),
+        "{}",
+        open.text()
+    );
+    let structured = open.structured.clone().unwrap();
+    assert_eq!(structured["sessionId"], "pty-1");
+    assert_eq!(structured["status"]["kind"], "running");
+    let pid = structured["pid"].as_u64().unwrap() as u32;
+
+    let list = host.call(&agent, "terminal_list", json!({})).await;
+    assert_eq!(
+        list.text(),
+        format!("pty-1 (main) [shell] running pid={pid}")
+    );
+
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "export KEEP=loader; cd /"}),
+        )
+        .await;
+    assert!(
+        r.text()
+            .contains("[wait: stdin_read]\n[exit: 0]\n[session: running]"),
+        "{}",
+        r.text()
+    );
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "printf 'cwd=%s keep=%s\\n' \"$PWD\" \"$KEEP\""}),
+        )
+        .await;
+    assert!(r.text().contains("cwd=/ keep=loader"), "{}", r.text());
+    assert_eq!(r.structured.as_ref().unwrap()["exitCode"], 0);
+
+    let read = host
+        .call(
+            &agent,
+            "terminal_read",
+            json!({"sessionId": "pty-1", "count": 5}),
+        )
+        .await;
+    assert!(read.text().contains("cwd=/ keep=loader"), "{}", read.text());
+    assert!(read.text().contains("[lines: 0-"), "{}", read.text());
+
+    // C22: nothing runs in the foreground: a clean result, not an error.
+    let sig = host
+        .call(
+            &agent,
+            "terminal_signal",
+            json!({"sessionId": "pty-1", "signal": "SIGINT"}),
+        )
+        .await;
+    assert!(!sig.is_error, "{}", sig.text());
+    assert!(
+        sig.text().contains("nothing else was running"),
+        "{}",
+        sig.text()
+    );
+    let after = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo still-here"}),
+        )
+        .await;
+    assert!(after.text().contains("still-here\n"), "{}", after.text());
+    assert!(!after.text().contains("^C"), "{}", after.text());
+
+    let close = host
+        .call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    assert!(
+        close
+            .text()
+            .starts_with("closed terminal session pty-1 [stopped "),
+        "{}",
+        close.text()
+    );
+    assert!(pid_gone(pid), "shell {pid} survived close");
+    let list = host.call(&agent, "terminal_list", json!({})).await;
+    assert_eq!(list.text(), "(no terminal sessions)");
+    let again = host
+        .call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    assert!(
+        again.is_error && again.text().contains("unknown PTY session pty-1"),
+        "{}",
+        again.text()
+    );
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_agent_cannot_reach_a_session_even_with_the_same_id() {
+    let host = Host::new(ToolTerminalConfig::default(), Some(fast_bash()));
+    let owner = host.agent("same-id");
+    let other = host.agent("same-id");
+    let open = host
+        .call(&owner, "terminal_open", json!({"type": "shell"}))
+        .await;
+    assert!(!open.is_error, "{}", open.text());
+    assert_eq!(
+        host.call(&other, "terminal_list", json!({})).await.text(),
+        "(no terminal sessions)"
+    );
+    for (tool, args) in [
+        (
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo hijack"}),
+        ),
+        ("terminal_read", json!({"sessionId": "pty-1"})),
+        (
+            "terminal_signal",
+            json!({"sessionId": "pty-1", "signal": "SIGTERM"}),
+        ),
+        ("terminal_close", json!({"sessionId": "pty-1"})),
+    ] {
+        let r = host.call(&other, tool, args).await;
+        assert!(r.is_error, "{tool}: {}", r.text());
+        assert!(
+            r.text().contains("belongs to another agent"),
+            "{tool}: {}",
+            r.text()
+        );
+    }
+    let r = host
+        .call(
+            &owner,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo mine"}),
+        )
+        .await;
+    assert!(r.text().contains("mine\n"), "{}", r.text());
+    // Disposing the owner closes its sessions.
+    let pid = open.structured.unwrap()["pid"].as_u64().unwrap() as u32;
+    owner.dispose().await;
+    assert!(pid_gone(pid));
+    assert_eq!(host.terminals.session_count(), 0);
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn control_bytes_and_exit_keep_the_contract() {
+    let host = Host::new(ToolTerminalConfig::default(), Some(fast_bash()));
+    let agent = host.agent("a");
+    host.call(&agent, "terminal_open", json!({"type": "shell"}))
+        .await;
+    // NUL and other control characters are delivered as typed, never crash the host.
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo a\u{0}b\u{7}c", "submit": true}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo ok"}),
+        )
+        .await;
+    assert!(r.text().contains("ok\n"), "{}", r.text());
+    assert!(!r.text().contains('\u{1b}'));
+    // C09 through the tools: exit reports session_exit at once; later sends get a clear error.
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "exit 3"}),
+        )
+        .await;
+    assert!(
+        r.text()
+            .ends_with("[wait: session_exit]\n[session: exited code=3 signal=null]"),
+        "{}",
+        r.text()
+    );
+    let list = host.call(&agent, "terminal_list", json!({})).await;
+    assert!(
+        list.text().contains("exited code=3 signal=null"),
+        "{}",
+        list.text()
+    );
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo hi"}),
+        )
+        .await;
+    assert!(
+        r.is_error && r.text().contains("has exited"),
+        "{}",
+        r.text()
+    );
+    let close = host
+        .call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    assert!(!close.is_error, "{}", close.text());
+    host.shutdown().await;
+}

@@ -1,0 +1,13 @@
+//! Integration tests of the six tools through the `Tools` registry: schemas (snapshots),
+//! config validation, bad input, byte caps, and the full lifecycle against real bash.
+
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "integration-test helpers outside #[test] fns"
+)]
+
+mod bad_input;
+mod lifecycle;
+mod schemas;
+mod support;

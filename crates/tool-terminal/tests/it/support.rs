@@ -1,0 +1,68 @@
+//! Shared fixtures: a composed context with the terminal tools, and a call helper.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use dsh_context::{Agent, Context};
+use dsh_invariants::InvariantsPlugin;
+use dsh_system_prompt::SystemPromptPlugin;
+use dsh_terminal_bash::{BashConfig, TerminalBashPlugin};
+use dsh_terminal_core::{Terminals, TerminalsPlugin};
+use dsh_tool_terminal::{ToolTerminalConfig, ToolTerminalPlugin};
+use dsh_tools::{ToolCall, ToolResult, Tools, ToolsPlugin};
+use serde_json::Value;
+
+/// Timeouts short enough that `sleep` tests settle quickly, generous for real work.
+pub(crate) fn fast_bash() -> BashConfig {
+    BashConfig {
+        idle_silence_ms: 1500,
+        timeout_ms: 20_000,
+        ..BashConfig::default()
+    }
+}
+
+pub(crate) struct Host {
+    pub(crate) ctx: Context,
+    pub(crate) tools: Arc<Tools>,
+    pub(crate) terminals: Arc<Terminals>,
+}
+
+impl Host {
+    pub(crate) fn new(config: ToolTerminalConfig, bash: Option<BashConfig>) -> Self {
+        let mut builder = Context::builder()
+            .with(InvariantsPlugin)
+            .with(SystemPromptPlugin)
+            .with(ToolsPlugin)
+            .with(TerminalsPlugin)
+            .with(ToolTerminalPlugin { config });
+        if let Some(bash) = bash {
+            builder = builder.with(TerminalBashPlugin { config: bash });
+        }
+        let ctx = builder.apply().unwrap();
+        let tools = ctx.require::<Tools>().unwrap();
+        let terminals = ctx.require::<Terminals>().unwrap();
+        Self {
+            ctx,
+            tools,
+            terminals,
+        }
+    }
+
+    pub(crate) fn agent(&self, id: &str) -> Agent {
+        Agent::new(&self.ctx, id)
+    }
+
+    pub(crate) async fn call(&self, agent: &Agent, name: &str, args: Value) -> ToolResult {
+        let call = ToolCall::new("test").with_agent(agent.clone());
+        tokio::time::timeout(
+            Duration::from_secs(60),
+            self.tools.execute(name, args, call),
+        )
+        .await
+        .expect("tool call did not finish within 60 s")
+    }
+
+    pub(crate) async fn shutdown(self) {
+        self.ctx.dispose().await;
+    }
+}
