@@ -8,8 +8,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::support::{
-    ProcessWatch, ServerProcess, call, kill, ok, send, shell_pid, start_background_sleep,
-    wait_for_prompt, within,
+    ProcessWatch, ServerProcess, call, kill, ok, send, shell_pid, start_background_sleep, within,
 };
 
 /// Assert bound for sends that should settle at once; generous so a loaded machine passes.
@@ -113,10 +112,7 @@ async fn shell_scenario_end_to_end() {
     )
     .await;
     assert!(r.text.starts_with("delivered SIGINT"), "{:?}", r.text);
-    // FIXME(readiness): a send right after the signal can settle on the interrupted command's
-    // own prompt mark (`[exit: 130]`, the new command not even echoed yet), so wait for that
-    // prompt first. A model cannot know to do this; remove the wait once sends ignore it.
-    wait_for_prompt(&client, "pty-1").await;
+    // Sent at once, as a model would: the interrupted command's own prompt must not settle it.
     let r = send(&client, "pty-1", "echo ok").await;
     assert!(r.has_line("ok"), "{:?}", r.text);
 

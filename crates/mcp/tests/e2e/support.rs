@@ -122,27 +122,6 @@ pub(crate) async fn send(client: &Client, session: &str, text: &str) -> Reply {
     .await
 }
 
-/// Waits until the last line of `session`'s screen is the bare shell prompt (`dsh> `), by
-/// reading it (no input is sent); fails the test after [`STEP`].
-pub(crate) async fn wait_for_prompt(client: &Client, session: &str) {
-    within("the shell prompt to return", async {
-        loop {
-            let r = call(
-                client,
-                "terminal_read",
-                serde_json::json!({"sessionId": session, "count": 3}),
-            )
-            .await;
-            let body = r.text.rsplit_once("\n[lines:").map_or("", |(body, _)| body);
-            if body.lines().last().is_some_and(|l| l.trim_end() == "dsh>") {
-                return;
-            }
-            tokio::task::yield_now().await;
-        }
-    })
-    .await;
-}
-
 /// Starts `sleep 1000 &` in `session` and returns (shell pid, background pid).
 pub(crate) async fn start_background_sleep(client: &Client, session: &str) -> (i32, i32) {
     let reply = send(client, session, "sleep 1000 & echo bg=$!").await;

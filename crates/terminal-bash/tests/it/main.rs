@@ -9,4 +9,5 @@
 mod basics;
 mod cases;
 mod lifecycle;
+mod races;
 mod support;
