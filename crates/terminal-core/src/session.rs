@@ -381,6 +381,7 @@ impl Inner {
                 t.refresh();
                 t.reap_zombies();
             }
+            reap_session_orphans(self.shell.pid);
         })
         .await;
     }
@@ -470,6 +471,8 @@ impl Inner {
         if let Some(cg) = &self.cgroup {
             cg.remove();
         }
+        let shell_pid = self.shell.pid;
+        let _ = tokio::task::spawn_blocking(move || reap_session_orphans(shell_pid)).await;
         let close_report = CloseReport {
             processes_stopped: report.stopped,
         };
@@ -1132,6 +1135,16 @@ impl PtySession {
     pub fn transcript(&self) -> String {
         self.inner.io.lock().screen.transcript()
     }
+}
+
+/// Reaps zombies adopted by this host (child subreaper) that belonged to the session led by
+/// `shell_pid` and were never captured, e.g. `(sleep 0.1 &)` finishing between two scans. Only
+/// zombies whose session id is the shell's are touched, and never the shell itself (its own
+/// waiter reaps it), so children other code spawned and waits on keep their exit status.
+fn reap_session_orphans(shell_pid: i32) {
+    let _ = crate::process::reap_adopted_zombies(&|pid| {
+        pid == shell_pid || crate::process::stat(pid).is_none_or(|s| s.session != shell_pid)
+    });
 }
 
 fn pty_pid(io: &Io) -> u32 {

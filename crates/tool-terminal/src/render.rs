@@ -108,14 +108,18 @@ fn send_facts(result: &SendResult) -> String {
     facts
 }
 
-/// `terminal_send` (foreground): the viewport (or `(no new output)`), then `[wait: …]`,
+/// `terminal_send` (foreground): the viewport without trailing newlines (or
+/// `(no new output)`), then `[wait: …]`,
 /// `[exit: N]` when the prompt mark reported it, the foreground / input facts that apply,
 /// `[session: …]`, and `[output truncated]` when anything was cut.
 pub fn render_send(result: &SendResult, max_bytes: usize) -> String {
-    let body = if result.viewport.is_empty() {
+    // A viewport that ends on an empty cursor line (`sleep 100\n`) would otherwise render a
+    // blank line before the metadata.
+    let viewport = result.viewport.trim_end_matches('\n');
+    let body = if viewport.is_empty() {
         "(no new output)"
     } else {
-        result.viewport.as_str()
+        viewport
     };
     let metadata = format!(
         "\n[wait: {}]{}\n[session: {}]",

@@ -290,3 +290,30 @@ async fn backend_trait_object_spawns_too() {
     })
     .await;
 }
+
+/// An orphan that exits between two scans becomes a zombie of this host (child subreaper);
+/// close reaps it, so no `<defunct>` process is left behind (C21's "no defunct" clause).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exited_orphans_are_reaped_not_left_defunct() {
+    within(async {
+        let shell = Shell::open(crate::support::config()).await;
+        let r = shell.send("(sleep 0.2 & echo bgpid=$!)").await;
+        let pid: i32 = r
+            .viewport
+            .lines()
+            .find_map(|l| l.strip_prefix("bgpid="))
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no pid in {:?}", r.viewport));
+        let me = std::process::id() as i32;
+        crate::support::wait_until("the orphan is a zombie of this host", || {
+            dsh_terminal_core::process::stat(pid).is_some_and(|s| s.ppid == me && s.is_zombie())
+        })
+        .await;
+        shell.close().await;
+        assert!(
+            dsh_terminal_core::process::stat(pid).is_none(),
+            "orphan {pid} left defunct"
+        );
+    })
+    .await;
+}
