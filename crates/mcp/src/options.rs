@@ -86,8 +86,8 @@ pub struct Options {
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_IDLE_SILENCE_MS)]
     pub idle_silence_ms: u64,
 
-    /// Grace after a write before a program that was already reading the terminal counts as
-    /// ready again, in milliseconds.
+    /// Extra output silence required for `inferred_idle` once a prompt mark was seen during the
+    /// send (the shell handing the terminal back), in milliseconds; at least the poll interval.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_HANDOFF_GRACE_MS)]
     pub handoff_grace_ms: u64,
 
