@@ -170,6 +170,11 @@ pub(crate) fn run(iterations: usize) -> Result<()> {
         );
         let (r50, r90) = (percentile(&raw_samples, 0.5), percentile(&raw_samples, 0.9));
         println!("send round trip `true`, {iterations} iterations each, interleaved");
+        if cfg!(debug_assertions) {
+            println!(
+                "  (debug build: for release numbers run `cargo run --release -p xtask -- bench`)"
+            );
+        }
         println!(
             "  raw PTY + bash marker : median {:>8} µs  p90 {:>8} µs",
             r50.as_micros(),
