@@ -114,6 +114,17 @@ impl Shared {
     }
 }
 
+/// Bounds text that goes into structured content to the same cap as the rendered text, so a
+/// client that shows `structuredContent` to the model gets no more than `max_result_bytes`.
+/// Returns the kept newest part and whether anything was cut.
+fn bound_structured(text: String, max_bytes: usize) -> (String, bool) {
+    if text.len() <= max_bytes {
+        (text, false)
+    } else {
+        (render::tail_lines(&text, max_bytes), true)
+    }
+}
+
 fn require_agent(call: &ToolCall) -> Result<Agent, ToolError> {
     call.agent
         .clone()
@@ -187,13 +198,14 @@ impl Tool for OpenTool {
             () = call.cancel.cancelled() => return Err(ToolError::new("terminal open aborted").with_code("ABORTED")),
         };
         let s = &result.snapshot;
+        let (motd, _) = bound_structured(result.motd, self.0.config.max_result_bytes);
         Ok(OpenOutput {
             session_id: s.session_id.to_string(),
             name: s.name.clone(),
             backend_type: s.backend_type.clone(),
             pid: s.pid,
             status: (&s.status).into(),
-            motd: result.motd,
+            motd,
         })
     }
     fn render(&self, _args: &OpenArgs, out: &OpenOutput) -> String {
@@ -292,11 +304,12 @@ impl Tool for SendTool {
             }
         }
         .map_err(terminal_error)?;
+        let (viewport, cut) = bound_structured(result.viewport, self.0.config.max_result_bytes);
         Ok(SendOutput::Foreground {
-            viewport: result.viewport,
+            viewport,
             wait_reason: result.wait_reason.into(),
             session_status: (&result.session_status).into(),
-            truncated: result.truncated,
+            truncated: result.truncated || cut,
             exit_code: result.exit_code,
             foreground: result.foreground,
             input_mode: result.input_mode.into(),
@@ -417,12 +430,19 @@ impl Tool for ReadTool {
                 },
             )
             .map_err(terminal_error)?;
+        let (text, cut) = bound_structured(page.text, self.0.config.max_result_bytes);
+        // Older lines were cut from the top: the page now ends sooner (newest-relative).
+        let line_end = if cut {
+            page.line_begin + text.split('\n').count() as u64
+        } else {
+            page.line_end
+        };
         Ok(ReadOutput {
-            text: page.text,
+            text,
             total_lines: page.total_lines,
             line_begin: page.line_begin,
-            line_end: page.line_end,
-            truncated: page.truncated,
+            line_end,
+            truncated: page.truncated || cut,
         })
     }
     fn render(&self, _args: &ReadArgs, out: &ReadOutput) -> String {

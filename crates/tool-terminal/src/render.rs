@@ -14,11 +14,29 @@ use dsh_terminal_core::{
 /// The truncation marker appended when a result was cut (19 bytes).
 pub const TRUNCATED: &str = "\n[output truncated]";
 
+/// The newest part of `content` within `max_bytes`, starting at a line boundary when the cut
+/// would otherwise leave a partial first line (a fragment like `15` of `4615` reads as a real
+/// line). A partial line is kept only when nothing else would remain.
+pub fn tail_lines(content: &str, max_bytes: usize) -> String {
+    let kept = tail(content, max_bytes);
+    if kept.len() == content.len() {
+        return kept;
+    }
+    let cut_at_line_start = content[..content.len() - kept.len()].ends_with('\n');
+    if cut_at_line_start {
+        return kept;
+    }
+    match kept.find('\n') {
+        Some(i) if i + 1 < kept.len() => kept[i + 1..].to_owned(),
+        _ => kept,
+    }
+}
+
 fn fit_with_suffix(content: &str, suffix: &str, max_bytes: usize) -> String {
     if suffix.len() >= max_bytes {
         return tail(suffix, max_bytes);
     }
-    format!("{}{suffix}", tail(content, max_bytes - suffix.len()))
+    format!("{}{suffix}", tail_lines(content, max_bytes - suffix.len()))
 }
 
 fn fit_with_prefix(prefix: &str, content: &str, max_bytes: usize) -> String {
@@ -185,15 +203,19 @@ pub fn render_list(sessions: &[SessionSnapshot], max_bytes: usize) -> String {
     bound_body_with_suffix(&lines.join("\n"), "", false, max_bytes)
 }
 
-/// `terminal_signal`: `delivered <SIG> to foreground process group <pgid>`, plus a note when
-/// the group is the shell itself (nothing else was running, field case C22).
+/// `terminal_signal`: `delivered <SIG> to foreground process group <pgid>`, plus where to see
+/// its effect, or a note when the group is the shell itself (nothing else was running, field
+/// case C22).
 pub fn render_signal(signal: &str, target_pgid: i32, shell_is_target: bool) -> String {
     if shell_is_target {
         format!(
             "delivered {signal} to foreground process group {target_pgid} (the shell itself: nothing else was running in the foreground)"
         )
     } else {
-        format!("delivered {signal} to foreground process group {target_pgid}")
+        // The signal is not awaited: say where its effect shows.
+        format!(
+            "delivered {signal} to foreground process group {target_pgid}; call terminal_read to see the screen"
+        )
     }
 }
 

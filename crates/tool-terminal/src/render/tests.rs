@@ -76,6 +76,8 @@ fn seed_send_goldens() {
         "(no new output)\n[wait: timeout]\n[session: running]\n[output truncated]"
     );
     // Seed §8 item 131 at cap 64: the newest output is kept, metadata and marker survive.
+    // Deliberate change from the seed's `K\ndsh> …`: the cut starts at a line boundary, so no
+    // fragment of a line (`K` of `PTY_OK`) poses as output.
     assert_eq!(
         render_send(
             &send(
@@ -86,7 +88,7 @@ fn seed_send_goldens() {
             ),
             64
         ),
-        "K\ndsh> \n[wait: stdin_read]\n[session: running]\n[output truncated]"
+        "dsh> \n[wait: stdin_read]\n[session: running]\n[output truncated]"
     );
 }
 
@@ -231,7 +233,7 @@ fn seed_list_goldens() {
 fn signal_and_close_renders() {
     assert_eq!(
         render_signal("SIGINT", 4242, false),
-        "delivered SIGINT to foreground process group 4242"
+        "delivered SIGINT to foreground process group 4242; call terminal_read to see the screen"
     );
     insta::assert_snapshot!("signal_shell_target", render_signal("SIGINT", 4242, true));
     assert_eq!(
@@ -293,4 +295,26 @@ fn cuts_never_split_a_code_point() {
         assert!(bounded.len() <= cap);
         assert!(!bounded.contains('\u{FFFD}'));
     }
+}
+
+#[test]
+fn cuts_start_at_a_line_boundary() {
+    let lines: String = (1..=5000).map(|i| format!("{i}\n")).collect();
+    let out = render_send(
+        &send(&lines, WaitReason::StdinRead, SessionStatus::Running, false),
+        2000,
+    );
+    assert!(out.len() <= 2000);
+    let first = out.lines().next().unwrap();
+    let n: u32 = first.parse().unwrap();
+    // The first kept line is a whole number from the sequence, followed by its successor.
+    assert_eq!(out.lines().nth(1).unwrap(), (n + 1).to_string());
+    assert!(lines.contains(&format!("\n{first}\n")));
+    assert_eq!(tail_lines("abc\ndef\nghi", 6), "ghi");
+    assert_eq!(tail_lines("abc\ndef\n", 4), "def\n");
+    assert_eq!(
+        tail_lines("abcdefgh", 3),
+        "fgh",
+        "a single partial line is kept"
+    );
 }

@@ -238,3 +238,59 @@ async fn control_bytes_and_exit_keep_the_contract() {
     assert!(!close.is_error, "{}", close.text());
     host.shutdown().await;
 }
+
+/// C15 at a small cap: the text and the structured content both stay within the cap, keep the
+/// newest output from a whole line on, and say they were cut; older lines stay pageable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flood_is_capped_in_text_and_structured_content() {
+    let host = Host::new(
+        ToolTerminalConfig {
+            max_result_bytes: 2000,
+            ..ToolTerminalConfig::default()
+        },
+        Some(fast_bash()),
+    );
+    let agent = host.agent("a");
+    host.call(&agent, "terminal_open", json!({"type": "shell"}))
+        .await;
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "seq 1 5000"}),
+        )
+        .await;
+    let text = r.text();
+    assert!(text.len() <= 2000, "{} bytes", text.len());
+    assert!(
+        text.ends_with("[session: running]\n[output truncated]"),
+        "{text}"
+    );
+    let first: u32 = text
+        .lines()
+        .next()
+        .unwrap()
+        .parse()
+        .expect("a whole first line");
+    assert_eq!(text.lines().nth(1).unwrap(), (first + 1).to_string());
+    assert!(text.contains("5000\ndsh> "), "{text}");
+    let structured = r.structured.unwrap();
+    assert!(structured["viewport"].as_str().unwrap().len() <= 2000);
+    assert_eq!(structured["truncated"], true);
+    // Older output is still reachable by paging back.
+    let page = host
+        .call(
+            &agent,
+            "terminal_read",
+            json!({"sessionId": "pty-1", "offset": 3000, "count": 3}),
+        )
+        .await;
+    assert!(
+        page.text().contains("[lines: 3000-3003 of "),
+        "{}",
+        page.text()
+    );
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
