@@ -317,3 +317,29 @@ async fn exited_orphans_are_reaped_not_left_defunct() {
     })
     .await;
 }
+
+/// Closing while a command list runs must not let the shell run the rest of the list once its
+/// foreground job is stopped (`sleep 5; touch x` must not create x during close).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_does_not_run_the_rest_of_the_command_line() {
+    within(async {
+        for round in 0..3 {
+            let marker = std::env::temp_dir().join(format!(
+                "dsh-close-hazard-{}-{round}",
+                std::process::id()
+            ));
+            let _ = std::fs::remove_file(&marker);
+            let shell = Shell::open(crate::support::quick_config()).await;
+            let r = shell
+                .send(&format!("sleep 5; touch {}; echo ran", marker.display()))
+                .await;
+            assert_ne!(r.wait_reason, dsh_terminal_core::WaitReason::StdinRead, "{r:?}");
+            shell.close().await;
+            assert!(
+                !marker.exists(),
+                "round {round}: close let the shell run the next command"
+            );
+        }
+    })
+    .await;
+}

@@ -133,6 +133,12 @@ pub async fn terminate_session(
     if let Some(cg) = cgroup {
         tracker.adopt_pids(&cg.pids());
     }
+    // Freeze the shell first: otherwise, when tier 1 stops its foreground job, the shell runs
+    // the rest of the command line (`sleep 5; touch x` would touch x during close).
+    let frozen = shell.is_alive() && shell.signal(libc::SIGSTOP);
+    if frozen {
+        signalled.0.insert(shell);
+    }
 
     // Tier 1: polite signals to the captured descendants.
     tracker.refresh_deep();
@@ -148,7 +154,12 @@ pub async fn terminate_session(
     }
     wait_all_gone(&second, config.grace).await;
 
-    // Tier 3: the shell itself.
+    // Tier 3: the shell itself. A frozen shell gets SIGKILL at once: resuming it to handle a
+    // polite signal would let it run the next command first, and its jobs are already gone.
+    if frozen && shell.is_alive() {
+        let _ = shell.signal(libc::SIGKILL);
+        wait_all_gone(&[shell], config.grace).await;
+    }
     if shell.is_alive() {
         for sig in [libc::SIGHUP, libc::SIGTERM, libc::SIGCONT] {
             if shell.signal(sig) {
@@ -292,6 +303,11 @@ pub fn kill_session_now(
     let mut signalled = Signalled::default();
     if let Some(cg) = cgroup {
         tracker.adopt_pids(&cg.pids());
+    }
+    // Freeze the shell first so it cannot start the next command of a list while its jobs die.
+    let frozen = shell.is_alive() && shell.signal(libc::SIGSTOP);
+    if frozen {
+        signalled.0.insert(shell);
     }
     tracker.refresh_deep();
     signalled.send(&tracker.captured(), libc::SIGKILL);
