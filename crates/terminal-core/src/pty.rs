@@ -18,6 +18,7 @@
 //!   (Linux forwards master termios ioctls to the slave), bytes still queued for the
 //!   foreground program to read.
 
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::io::{self, Read};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -211,6 +212,7 @@ impl Pty {
         // The slave must go, or the master never sees EOF (field-notes §7.4).
         drop(pair.slave);
         let pid = child.process_id().unwrap_or(0);
+        register_shell(pid);
         // The waiter thread reaps by pid with waitpid; portable-pty's child handle (a
         // `std::process::Child`) does nothing on drop.
         drop(child);
@@ -317,6 +319,7 @@ impl Pty {
                         }
                     }
                 };
+                unregister_shell(pid);
                 on_exit(info);
             })?;
         Ok(())
@@ -413,4 +416,32 @@ fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Pids of the PTY top-level processes this host spawned and whose waiter thread has not
+/// reaped them yet. Zombie reapers must leave these alone (their waiter owns the status).
+static LIVE_SHELLS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+
+fn register_shell(pid: u32) {
+    LIVE_SHELLS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(pid);
+}
+
+fn unregister_shell(pid: u32) {
+    LIVE_SHELLS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&pid);
+}
+
+/// Whether `pid` is a PTY top-level process of this host whose waiter has not reaped it yet.
+pub fn is_live_shell(pid: i32) -> bool {
+    u32::try_from(pid).is_ok_and(|pid| {
+        LIVE_SHELLS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&pid)
+    })
 }

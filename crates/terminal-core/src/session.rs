@@ -1137,13 +1137,16 @@ impl PtySession {
     }
 }
 
-/// Reaps zombies adopted by this host (child subreaper) that belonged to the session led by
-/// `shell_pid` and were never captured, e.g. `(sleep 0.1 &)` finishing between two scans. Only
-/// zombies whose session id is the shell's are touched, and never the shell itself (its own
-/// waiter reaps it), so children other code spawned and waits on keep their exit status.
+/// Reaps zombies adopted by this host (child subreaper) that were never captured, e.g.
+/// `(sleep 0.1 &)` or a `setsid` intermediate of a double fork finishing between two scans.
+/// Touched: zombies in the session led by `shell_pid`, and zombie session leaders (what
+/// `setsid` makes) — never a PTY top-level process whose waiter still owns its status. Other
+/// children an embedding host spawned and waits on are not session leaders, so they keep their
+/// exit status.
 fn reap_session_orphans(shell_pid: i32) {
     let _ = crate::process::reap_adopted_zombies(&|pid| {
-        pid == shell_pid || crate::process::stat(pid).is_none_or(|s| s.session != shell_pid)
+        crate::pty::is_live_shell(pid)
+            || crate::process::stat(pid).is_none_or(|s| s.session != shell_pid && s.session != pid)
     });
 }
 

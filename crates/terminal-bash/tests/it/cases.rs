@@ -373,3 +373,29 @@ async fn c24_node_repl_is_waiting_for_input() {
     })
     .await;
 }
+
+/// Programs that read the controlling terminal through `/dev/tty` (getpass, sudo, su,
+/// `read < /dev/tty`) are recognised as waiting for input at once, not after the idle window
+/// (C03's sudo/su variant); the secret is never echoed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c03_dev_tty_readers_are_waiting_for_input() {
+    within(async {
+        let shell = Shell::open(config()).await;
+        let r = shell.send("read -r line < /dev/tty; echo got=$line").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = shell.send("typed-through-dev-tty").await;
+        assert!(r.viewport.contains("got=typed-through-dev-tty"), "{r:?}");
+        let r = shell
+            .send("python3 -c \"import getpass; print('len', len(getpass.getpass('Secret: ')))\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.input_mode, InputMode::EchoOff, "{r:?}");
+        assert!(r.viewport.contains("Secret:"), "{r:?}");
+        let r = shell.send("hunter2").await;
+        assert!(r.viewport.contains("len 7"), "{r:?}");
+        assert!(!r.viewport.contains("hunter2"), "{r:?}");
+        assert!(!shell.session.transcript().contains("hunter2"));
+        shell.close().await;
+    })
+    .await;
+}

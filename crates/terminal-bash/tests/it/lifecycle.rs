@@ -324,20 +324,57 @@ async fn exited_orphans_are_reaped_not_left_defunct() {
 async fn close_does_not_run_the_rest_of_the_command_line() {
     within(async {
         for round in 0..3 {
-            let marker = std::env::temp_dir().join(format!(
-                "dsh-close-hazard-{}-{round}",
-                std::process::id()
-            ));
+            let marker = std::env::temp_dir()
+                .join(format!("dsh-close-hazard-{}-{round}", std::process::id()));
             let _ = std::fs::remove_file(&marker);
             let shell = Shell::open(crate::support::quick_config()).await;
             let r = shell
                 .send(&format!("sleep 5; touch {}; echo ran", marker.display()))
                 .await;
-            assert_ne!(r.wait_reason, dsh_terminal_core::WaitReason::StdinRead, "{r:?}");
+            assert_ne!(
+                r.wait_reason,
+                dsh_terminal_core::WaitReason::StdinRead,
+                "{r:?}"
+            );
             shell.close().await;
             assert!(
                 !marker.exists(),
                 "round {round}: close let the shell run the next command"
+            );
+        }
+    })
+    .await;
+}
+
+/// Double-forked daemons through `setsid`: the `setsid` intermediates exit at once and come
+/// back to this host (child subreaper) as zombie session leaders. Close reaps them too, so a
+/// long-running host does not fill the process table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn setsid_double_fork_intermediates_are_reaped() {
+    within(async {
+        let shell = Shell::open(crate::support::config()).await;
+        let r = shell
+            .send("for i in 1 2 3; do (setsid bash -c 'echo inter=$$; sleep 1000 >/dev/null 2>&1 &' &); done; sleep 0.3")
+            .await;
+        let pids: Vec<i32> = r
+            .viewport
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("inter="))
+            .filter_map(|p| p.parse().ok())
+            .collect();
+        assert_eq!(pids.len(), 3, "{:?}", r.viewport);
+        let me = std::process::id() as i32;
+        crate::support::wait_until("the intermediates are zombies of this host", || {
+            pids.iter().all(|&pid| {
+                dsh_terminal_core::process::stat(pid).is_none_or(|s| s.ppid == me && s.is_zombie())
+            })
+        })
+        .await;
+        shell.close().await;
+        for pid in pids {
+            assert!(
+                dsh_terminal_core::process::stat(pid).is_none(),
+                "setsid intermediate {pid} left defunct"
             );
         }
     })

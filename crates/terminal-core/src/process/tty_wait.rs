@@ -116,12 +116,35 @@ impl Tty {
     fn is_fd(&self, pid: i32, fd: u64) -> bool {
         let link = PathBuf::from(format!("/proc/{pid}/fd/{fd}"));
         if let Some(rdev) = self.rdev {
-            // stat follows the magic link to the open file itself, whatever path opened it
-            // (`/dev/tty`, `/dev/pts/N`, another mount of devpts).
-            return fs::metadata(&link).is_ok_and(|m| m.rdev() == rdev && is_char_device(&m));
+            // stat follows the magic link to the open file itself (`/dev/pts/N` under any
+            // devpts mount). `/dev/tty` stays its own inode (5:0) but reads from the process's
+            // controlling terminal, so it is this tty when that terminal is (getpass, sudo,
+            // `read < /dev/tty`).
+            return fs::metadata(&link).is_ok_and(|m| {
+                is_char_device(&m)
+                    && (m.rdev() == rdev
+                        || (m.rdev() == DEV_TTY_RDEV && controlling_tty_nr(pid) == Some(rdev)))
+            });
         }
         fs::read_link(&link).is_ok_and(|target| target == self.path)
     }
+}
+
+/// `st_rdev` of `/dev/tty` (major 5, minor 0).
+const DEV_TTY_RDEV: u64 = 5 << 8;
+
+/// Field 7 (`tty_nr`) of `/proc/PID/stat`: the controlling terminal's device number, in the
+/// same encoding as `st_rdev` for the devices concerned.
+fn controlling_tty_nr(pid: i32) -> Option<u64> {
+    let stat = fs::read(format!("/proc/{pid}/stat")).ok()?;
+    let close = stat.iter().rposition(|&b| b == b')')?;
+    let rest = std::str::from_utf8(stat.get(close + 1..)?).ok()?;
+    // After `comm)`: state, ppid, pgrp, session, tty_nr.
+    rest.split_ascii_whitespace()
+        .nth(4)?
+        .parse::<i64>()
+        .ok()
+        .and_then(|v| u64::try_from(v).ok())
 }
 
 fn is_char_device(meta: &fs::Metadata) -> bool {
