@@ -780,10 +780,10 @@ impl Terminals {
         }
     }
 
-    /// Snapshots of `owner`'s sessions in publication order (closing ones included); status and
+    /// Snapshots of `owner`'s sessions in creation (id) order (closing ones included); status and
     /// pid are read live from the backend.
     pub fn list(&self, owner: &Agent) -> Vec<SessionSnapshot> {
-        let items: Vec<_> = {
+        let mut items: Vec<_> = {
             let st = self.lock();
             st.records
                 .iter()
@@ -798,6 +798,9 @@ impl Terminals {
                 })
                 .collect()
         };
+        // Creation order (the id counter), even when concurrent opens were published out of
+        // order.
+        items.sort_by_key(|(id, ..)| id_ordinal(id));
         items
             .into_iter()
             .map(
@@ -1255,3 +1258,11 @@ const _: () = {
     const fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Terminals>();
 };
+
+/// The `N` of a `pty-N` id (ids this service minted always parse).
+fn id_ordinal(id: &SessionId) -> u64 {
+    id.as_str()
+        .strip_prefix("pty-")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(u64::MAX)
+}

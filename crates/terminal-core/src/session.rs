@@ -1193,8 +1193,14 @@ impl BackendSession for PtySession {
     }
 
     fn signal(&self, signal: TerminalSignal) -> Result<SignalResult, TerminalError> {
-        if self.inner.io.lock().closing {
-            return Err(TerminalError::closing(&self.inner.id));
+        {
+            let st = self.inner.io.lock();
+            if st.closing {
+                return Err(TerminalError::closing(&self.inner.id));
+            }
+            if st.exit.is_some() {
+                return Err(TerminalError::exited(&self.inner.id));
+            }
         }
         let target_pgid = deliver(&self.inner.io, signal)?;
         Ok(SignalResult { target_pgid })

@@ -131,8 +131,26 @@ fn require_agent(call: &ToolCall) -> Result<Agent, ToolError> {
         .ok_or_else(|| ToolError::new("terminal tools require an initiating agent"))
 }
 
+/// Longest accepted session display name, in characters.
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// A display name is shown on one line in every list: printable, not blank, bounded.
+fn check_name(name: &str) -> Result<(), ToolError> {
+    if name.trim().is_empty() {
+        return Err(ToolError::new(
+            "name must be a non-empty string; omit it to open an unnamed session",
+        ));
+    }
+    if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+        return Err(ToolError::new(format!(
+            "name must be at most {MAX_NAME_CHARS} printable characters (no newlines or control characters), such as \"main\" or \"gdb\""
+        )));
+    }
+    Ok(())
+}
+
 fn session_id(raw: &str) -> Result<SessionId, ToolError> {
-    if raw.is_empty() {
+    if raw.trim().is_empty() {
         return Err(ToolError::new(
             "sessionId must be a non-empty string; use an id from terminal_open or terminal_list",
         ));
@@ -186,6 +204,9 @@ impl Tool for OpenTool {
             return Err(ToolError::new(
                 "type must be a non-empty string; use \"shell\"",
             ));
+        }
+        if let Some(name) = &args.name {
+            check_name(name)?;
         }
         let request = SpawnRequest {
             backend_type: args.backend_type,

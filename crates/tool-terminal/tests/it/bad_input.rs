@@ -59,6 +59,26 @@ async fn wrong_types_missing_and_empty_ids_are_errors() {
         ),
         ("terminal_close", json!({"sessionId": null}), "sessionId"),
         (
+            "terminal_open",
+            json!({"type": "shell", "name": "a\nb\u{1b}[31m"}),
+            "printable characters",
+        ),
+        (
+            "terminal_open",
+            json!({"type": "shell", "name": "n".repeat(100)}),
+            "at most 64",
+        ),
+        (
+            "terminal_open",
+            json!({"type": "shell", "name": "  "}),
+            "name must be a non-empty string",
+        ),
+        (
+            "terminal_read",
+            json!({"sessionId": "   "}),
+            "sessionId must be a non-empty string",
+        ),
+        (
             "terminal_list",
             json!({"extra": 1}),
             "\"extra\" is not a declared property",
