@@ -5,6 +5,10 @@
 //! first writable cgroup2 mount (delegation friendly), or that mount's root. Cgroups left by a
 //! host that died (its pid no longer exists) are killed and removed the first time this process
 //! creates one, so a killed host's sessions do not outlive the next start.
+//!
+//! Creating a session cgroup also makes sure this host's watchdog runs (see
+//! [`watchdog`](super::watchdog)): a helper outside the session cgroups that `cgroup.kill`s
+//! `dsh-<hostpid>` as soon as the host dies, even by SIGKILL, and removes the directories.
 
 use std::fs;
 use std::io;
@@ -36,6 +40,9 @@ impl SessionCgroup {
     /// `name` become `_`; a taken name gets a `.N` suffix). `None` when no writable cgroup2
     /// exists (unprivileged without a delegated subtree, cgroup v1 only, read-only mount);
     /// the reason is logged at debug level.
+    ///
+    /// Also starts this host process's watchdog the first time (and restarts it if it died),
+    /// which kills every session cgroup of the host once the host is gone, however it died.
     #[must_use]
     pub fn create(name: &str) -> Option<Self> {
         let base = cgroup2_base()?;
@@ -54,6 +61,8 @@ impl SessionCgroup {
             match created {
                 Ok(()) => {
                     tracing::debug!(path = %path.display(), "session cgroup created");
+                    // Before any process is moved in, so a host killed from here on is covered.
+                    super::watchdog::ensure_host_watchdog(&host_dir);
                     return Some(Self {
                         path,
                         removed: AtomicBool::new(false),

@@ -1,0 +1,260 @@
+//! Field case C20: every process a session started dies when the HOST process is SIGKILLed,
+//! through the host-death watchdog that `SessionCgroup::create` starts.
+//!
+//! The test binary re-executes itself as the host: [`c20_host_process`] acts as the host only
+//! when [`HOST_ENV`] is set (otherwise it returns at once), creates a session cgroup, starts a
+//! shell in it that leaves `sleep &`, `setsid sleep &`, `nohup sleep &` and double-forked
+//! sleeps behind, reports on stdout and blocks. The real test SIGKILLs that host and waits
+//! (deadlines, no fixed sleeps) until every one of them is gone, the watchdog has exited and
+//! the `dsh-<hostpid>` directory is removed. This process is a child subreaper, so the host's
+//! orphans (the watchdog included) come back to it and are reaped here.
+//!
+//! Without a writable cgroup2 there is no session cgroup and no watchdog: the test prints why
+//! and passes.
+
+#![expect(
+    clippy::expect_used,
+    reason = "test helpers outside #[test] functions expect like the tests do"
+)]
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use dsh_terminal_core::process::{
+    IdentityStatus, ProcessIdentity, SessionCgroup, enable_child_subreaper, host_watchdog_pid,
+    reap_adopted_zombies,
+};
+
+/// Generous upper bound for anything the test waits on.
+const DEADLINE: Duration = Duration::from_secs(20);
+
+/// Set in the re-executed test binary that plays the host.
+const HOST_ENV: &str = "DSH_WATCHDOG_TEST_HOST";
+
+/// Name of the `#[test]` that plays the host.
+const HOST_TEST: &str = "c20_host_process";
+
+/// Marker of the host's report lines on stdout (libtest prints its own text too).
+const REPORT: &str = "C20-HOST ";
+
+/// The session's shell: waits until it is in the cgroup, then leaves every background form
+/// behind and becomes `sleep 2000` itself.
+const SESSION_SCRIPT: &str = "read -r _
+sleep 2001 </dev/null >/dev/null 2>&1 &
+setsid sleep 2002 </dev/null >/dev/null 2>&1 &
+nohup sleep 2003 </dev/null >/dev/null 2>&1 &
+(sleep 2004 </dev/null >/dev/null 2>&1 &)
+setsid sh -c 'sleep 2005 </dev/null >/dev/null 2>&1 &' </dev/null >/dev/null 2>&1
+exec sleep 2000 </dev/null >/dev/null 2>&1
+";
+
+/// Arguments of the `sleep`s [`SESSION_SCRIPT`] leaves running.
+const SLEEPS: [&str; 6] = ["2000", "2001", "2002", "2003", "2004", "2005"];
+
+/// Polls `check` until it returns `Some`, panicking with `what` after [`DEADLINE`].
+fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(value) = check() {
+            return value;
+        }
+        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Writes one report line to the real stdout (not libtest's capture) and flushes it.
+fn report(line: &str) {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{REPORT}{line}").expect("write the report line");
+    out.flush().expect("flush the report line");
+}
+
+/// The host side, run in the re-executed test binary only.
+#[test]
+fn c20_host_process() {
+    if std::env::var_os(HOST_ENV).is_none() {
+        return;
+    }
+    let Some(cgroup) = SessionCgroup::create("c20") else {
+        report("skip no writable cgroup2 (unprivileged, cgroup v1 only or read-only mount)");
+        return;
+    };
+    let watchdog = host_watchdog_pid().expect("the first session cgroup starts the watchdog");
+    let mut shell = Command::new("/bin/sh")
+        .args(["-c", SESSION_SCRIPT])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the session shell");
+    cgroup
+        .add_pid(i32::try_from(shell.id()).expect("pid fits i32"))
+        .expect("move the shell into the session cgroup");
+    shell
+        .stdin
+        .take()
+        .expect("shell stdin")
+        .write_all(b"go\n")
+        .expect("release the shell");
+    report(&format!(
+        "ready watchdog={watchdog} session={}",
+        cgroup.path().display()
+    ));
+    // Blocks until the test SIGKILLs this process. Should the test die first, stdin reaches
+    // EOF: clean up like a host closing its session would.
+    let _ = std::io::stdin().read_to_end(&mut Vec::new());
+    let _ = cgroup.kill();
+    let _ = shell.wait();
+}
+
+/// Kills the host and the session cgroup, and removes the cgroup directories, if the test
+/// fails half-way (a no-op once the watchdog did its job).
+struct HostGuard {
+    host: Child,
+    session: Option<PathBuf>,
+}
+
+impl Drop for HostGuard {
+    fn drop(&mut self) {
+        let _ = self.host.kill();
+        let _ = self.host.wait();
+        let Some(session) = &self.session else {
+            return;
+        };
+        let _ = fs::write(session.join("cgroup.kill"), "1");
+        let start = Instant::now();
+        while session.exists() && start.elapsed() < DEADLINE {
+            reap_adopted_zombies(&|_| false);
+            let _ = fs::remove_dir(session);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if let Some(host_dir) = session.parent() {
+            let _ = fs::remove_dir(host_dir);
+        }
+    }
+}
+
+fn cmdline(pid: i32) -> Option<Vec<u8>> {
+    fs::read(format!("/proc/{pid}/cmdline")).ok()
+}
+
+fn cgroup_pids(dir: &Path) -> Vec<i32> {
+    fs::read_to_string(dir.join("cgroup.procs"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+/// The unified-hierarchy (`0::`) line of `/proc/PID/cgroup`.
+fn unified_cgroup(pid: u32) -> Option<String> {
+    let text = fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .map(str::to_owned)
+}
+
+/// The identities of the six session sleeps, once all of them run inside `session`.
+fn session_sleeps(session: &Path) -> Vec<ProcessIdentity> {
+    wait_for("all six session sleeps inside the session cgroup", || {
+        let members = cgroup_pids(session);
+        SLEEPS
+            .iter()
+            .map(|secs| {
+                let want = format!("sleep\0{secs}\0").into_bytes();
+                let pid = members
+                    .iter()
+                    .copied()
+                    .find(|&pid| cmdline(pid).is_some_and(|c| c == want))?;
+                ProcessIdentity::of(pid)
+            })
+            .collect::<Option<Vec<_>>>()
+    })
+}
+
+#[test]
+fn c20_session_processes_die_when_the_host_is_sigkilled() {
+    if std::env::var_os(HOST_ENV).is_some() {
+        return;
+    }
+    // The host's orphans (the watchdog among them) are re-parented here and reaped below.
+    assert!(enable_child_subreaper(), "PR_SET_CHILD_SUBREAPER");
+    let host = Command::new(std::env::current_exe().expect("current test binary"))
+        .args(["--exact", HOST_TEST, "--nocapture", "--test-threads=1"])
+        .env(HOST_ENV, "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn the host");
+    let mut guard = HostGuard {
+        host,
+        session: None,
+    };
+    let stdout = guard.host.stdout.take().expect("host stdout");
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            // libtest may have started the line (`test c20_host_process ... `).
+            if let Some((_, report)) = line.split_once(REPORT) {
+                let _ = tx.send(report.to_owned());
+            }
+        }
+    });
+    let line = rx
+        .recv_timeout(DEADLINE)
+        .expect("the host reports within the deadline");
+    if let Some(reason) = line.strip_prefix("skip ") {
+        eprintln!("note: C20 watchdog not exercised: {reason}");
+        drop(guard);
+        reader.join().expect("reader thread");
+        return;
+    }
+    let (watchdog, session) = line
+        .strip_prefix("ready watchdog=")
+        .and_then(|rest| rest.split_once(" session="))
+        .expect("a ready line");
+    let watchdog: u32 = watchdog.parse().expect("watchdog pid");
+    let session = PathBuf::from(session);
+    guard.session = Some(session.clone());
+    let host_dir = session.parent().expect("host dir").to_path_buf();
+    assert_eq!(
+        host_dir.file_name().and_then(|n| n.to_str()),
+        Some(format!("dsh-{}", guard.host.id()).as_str()),
+        "session cgroups live under dsh-<hostpid>"
+    );
+
+    let sleeps = session_sleeps(&session);
+    let watchdog_id = ProcessIdentity::of(i32::try_from(watchdog).expect("pid fits i32"))
+        .expect("the watchdog runs");
+    assert_eq!(
+        unified_cgroup(watchdog),
+        unified_cgroup(guard.host.id()),
+        "the watchdog stays in the host's cgroup, outside every session cgroup"
+    );
+    assert!(
+        !cgroup_pids(&session).contains(&watchdog_id.pid),
+        "the watchdog is not in the session cgroup"
+    );
+
+    // SIGKILL: the host gets no chance to clean up.
+    guard.host.kill().expect("SIGKILL the host");
+    guard.host.wait().expect("reap the host");
+    reader.join().expect("reader thread");
+
+    let all: Vec<ProcessIdentity> = sleeps.iter().copied().chain([watchdog_id]).collect();
+    wait_for(
+        "every session process and the watchdog to be gone, and dsh-<hostpid> removed",
+        || {
+            reap_adopted_zombies(&|_| false);
+            let gone = all.iter().all(|id| id.status() == IdentityStatus::Gone);
+            (gone && !host_dir.exists()).then_some(())
+        },
+    );
+}
