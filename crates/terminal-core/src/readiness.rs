@@ -105,6 +105,7 @@ pub struct Readiness {
     pre: PreWrite,
     left_wait: bool,
     mark_seen: bool,
+    typeahead: bool,
 }
 
 impl Readiness {
@@ -124,7 +125,17 @@ impl Readiness {
             pre,
             left_wait: !pre.waiting,
             mark_seen: false,
+            typeahead: false,
         }
+    }
+
+    /// Marks the input as typed ahead: written while the shell was not at its prompt (a
+    /// command was still running). The running command's own prompt may then arrive after
+    /// the write, and readline may already have gathered the typed bytes (so none are queued)
+    /// before echoing them; only a shell provably blocked reading the terminal again has
+    /// consumed the input, so the prompt tier also needs that `/proc` evidence.
+    pub fn set_typeahead(&mut self, typeahead: bool) {
+        self.typeahead = typeahead;
     }
 
     /// The absolute deadline.
@@ -169,7 +180,13 @@ impl Readiness {
             self.mark_seen = true;
         }
         let shell_fg = o.fg == Some(self.shell_pgid);
-        if o.prompt == PromptState::Prompt && o.done_since_write && shell_fg && !o.input_pending {
+        let consumed = !self.typeahead || o.fg_waiting == Some(true);
+        if o.prompt == PromptState::Prompt
+            && o.done_since_write
+            && shell_fg
+            && !o.input_pending
+            && consumed
+        {
             return Some(Settle::Prompt);
         }
         if o.prompt == PromptState::Continuation
@@ -214,7 +231,7 @@ impl Readiness {
     /// Whether a `/proc` probe of `fg` is worth running now (the prompt is not current for the
     /// shell, and the probe could change the decision).
     pub fn wants_probe(&self, fg: Option<i32>, prompt: PromptState) -> bool {
-        fg.is_some() && !self.shell_prompt_current(fg, prompt)
+        fg.is_some() && (self.typeahead || !self.shell_prompt_current(fg, prompt))
     }
 }
 
@@ -254,6 +271,24 @@ mod tests {
 
     fn ready(pre: PreWrite, t0: Instant) -> Readiness {
         Readiness::new(timing(), t0, false, SHELL, pre)
+    }
+
+    #[test]
+    fn typed_ahead_input_needs_the_shell_blocked_reading_before_the_prompt_settles() {
+        let t0 = Instant::now();
+        let mut r = ready(PreWrite::default(), t0);
+        r.set_typeahead(true);
+        let mut o = obs(t0, 30);
+        o.prompt = PromptState::Prompt;
+        o.done_since_write = true;
+        // A stale prompt whose shell has gathered (not yet echoed) the typed input.
+        o.fg_waiting = Some(false);
+        assert_eq!(r.evaluate(&o), None);
+        o.fg_waiting = None;
+        assert_eq!(r.evaluate(&o), None);
+        assert!(r.wants_probe(Some(SHELL), PromptState::Prompt));
+        o.fg_waiting = Some(true);
+        assert_eq!(r.evaluate(&o), Some(Settle::Prompt));
     }
 
     #[test]

@@ -165,6 +165,10 @@ struct State {
     /// mark after this count). The next send waits for it, or its input would be discarded
     /// with the interrupted line.
     redraw_pending: Option<(u64, Instant)>,
+    /// Where the last result's viewport ended. The next send's viewport starts here, so
+    /// output that arrived between two calls (a command still running after `inferred_idle`
+    /// finishing later) is shown in the next result instead of only in scrollback.
+    resume_from: Option<AnchorId>,
 }
 
 /// What the reader, waiter and reply tasks share.
@@ -608,6 +612,10 @@ fn settle(inner: &Inner, op: &Arc<Op>, reason: Settle, exit_code: Option<i32>) {
     if let Some(a) = anchor {
         st.screen.release_anchor(a);
     }
+    if let Some(old) = st.resume_from.take() {
+        st.screen.release_anchor(old);
+    }
+    st.resume_from = Some(st.screen.anchor());
     let status = Io::status(&st);
     let alternate = st.screen.alternate_screen();
     let continuation = st.screen.prompt_state() == PromptState::Continuation;
@@ -759,7 +767,12 @@ async fn drive(inner: Arc<Inner>, op: Arc<Op>, input: Vec<u8>, initializing: boo
             op.shared().anchor = Some(anchor);
             (0, 0, started)
         } else {
-            let anchor = st.screen.anchor();
+            readiness.set_typeahead(st.screen.prompt_state() == PromptState::Busy);
+            // Start where the last result ended (see `State::resume_from`).
+            let anchor = match st.resume_from.take() {
+                Some(resume) => resume,
+                None => st.screen.anchor(),
+            };
             op.shared().anchor = Some(anchor);
             // The silence window and "output since the write" both start here, just before
             // the input is queued (its echo can arrive before the write is acknowledged).
@@ -994,6 +1007,7 @@ impl PtySession {
                 closing: false,
                 active: None,
                 redraw_pending: None,
+                resume_from: None,
             }),
             activity,
             reader_busy: AtomicBool::new(false),
@@ -1202,8 +1216,22 @@ impl BackendSession for PtySession {
                 return Err(TerminalError::exited(&self.inner.id));
             }
         }
-        let target_pgid = deliver(&self.inner.io, signal)?;
-        Ok(SignalResult { target_pgid })
+        let io = &self.inner.io;
+        let idle_at_prompt = signal == TerminalSignal::Sigint
+            && io.pty.foreground_pgid() == Some(io.shell_pgid)
+            && io.lock().screen.prompt_state() == PromptState::Prompt
+            && io.lock().active.is_none();
+        if idle_at_prompt {
+            return Ok(SignalResult {
+                target_pgid: io.shell_pgid,
+                delivered: false,
+            });
+        }
+        let target_pgid = deliver(io, signal)?;
+        Ok(SignalResult {
+            target_pgid,
+            delivered: true,
+        })
     }
 
     fn close(&self, reason: String) -> BoxFuture<'_, Result<CloseReport, TerminalError>> {

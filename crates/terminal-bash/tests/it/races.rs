@@ -13,9 +13,15 @@ const ROUNDS: usize = 15;
 async fn send_right_after_sigint_reports_its_own_command() {
     within(async {
         let shell = Shell::open(quick_config()).await;
+        let mut previous = None;
         for round in 0..ROUNDS {
             let r = shell.send("sleep 100").await;
-            assert_ne!(r.wait_reason, WaitReason::StdinRead, "round {round}: {r:?}");
+            assert_ne!(
+                r.wait_reason,
+                WaitReason::StdinRead,
+                "round {round}: {r:?}\nprevious: {previous:?}\ntranscript: {}",
+                shell.session.transcript()
+            );
             shell
                 .session
                 .signal(TerminalSignal::Sigint)
@@ -28,6 +34,7 @@ async fn send_right_after_sigint_reports_its_own_command() {
                 r.viewport
             );
             assert_eq!(r.exit_code, Some(0), "round {round}: {r:?}");
+            previous = Some(r);
         }
         shell.close().await;
     })
@@ -65,6 +72,7 @@ async fn sigint_at_idle_prompt_then_command_loses_nothing() {
                 .session
                 .signal(TerminalSignal::Sigint)
                 .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            // (Not sent at an idle prompt; a typed Ctrl-C above exercises the real signal.)
             let marker = format!("y-{round}");
             let r = shell.send(&format!("echo {marker}")).await;
             assert!(
