@@ -286,8 +286,12 @@ pub struct ReadResult {
 /// A delivered signal (seed `TerminalSignalResult`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SignalResult {
-    /// The foreground process group that received the signal.
+    /// The foreground process group the signal was aimed at.
     pub target_pgid: i32,
+    /// False when nothing was sent because it would have no effect: a SIGINT aimed at the
+    /// shell idle at its prompt (nothing else running, field case C22) only makes readline
+    /// redraw its prompt.
+    pub delivered: bool,
 }
 
 /// What closing a session did.

@@ -937,7 +937,7 @@ async fn concurrent_spawns_publish_and_failed_spawns_consume_ids() {
         async move { f.terminals.spawn(&f.owner, request(Some("b"))).await }
     });
     let pb = f.stub.next_spawn().await;
-    // Publication order follows resolution, not id order.
+    // Resolution order differs from id order here.
     pb.resolve();
     let b = within("spawn b", b).await.unwrap().unwrap();
     pa.resolve();
@@ -950,7 +950,9 @@ async fn concurrent_spawns_publish_and_failed_spawns_consume_ids() {
         .into_iter()
         .map(|s| s.session_id)
         .collect();
-    assert_eq!(listed, vec![id("pty-2"), id("pty-1")]);
+    // Listed in creation (id) order, whatever order they were published in (a deliberate
+    // change from the seed's publication order: models read lists top-down).
+    assert_eq!(listed, vec![id("pty-1"), id("pty-2")]);
 
     // A failing backend: its error propagates and the id is consumed.
     let failing = tokio::spawn({

@@ -523,7 +523,7 @@ impl Tool for SignalTool {
             .find(|s| s.session_id == id)
             .and_then(|s| s.pid);
         Ok(SignalOutput {
-            delivered: true,
+            delivered: result.delivered,
             target_pgid: result.target_pgid,
             shell_was_foreground: shell_pid
                 .and_then(|p| i32::try_from(p).ok())
@@ -532,6 +532,9 @@ impl Tool for SignalTool {
     }
     fn render(&self, args: &SignalArgs, out: &SignalOutput) -> String {
         let signal: TerminalSignal = args.signal.into();
+        if !out.delivered {
+            return render::render_signal_skipped(signal.as_str());
+        }
         render::render_signal(signal.as_str(), out.target_pgid, out.shell_was_foreground)
     }
     fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {

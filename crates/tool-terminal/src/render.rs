@@ -219,6 +219,13 @@ pub fn render_signal(signal: &str, target_pgid: i32, shell_is_target: bool) -> S
     }
 }
 
+/// `terminal_signal` when nothing was sent: the shell was idle at its prompt (field case C22).
+pub fn render_signal_skipped(signal: &str) -> String {
+    format!(
+        "nothing is running in the foreground (the shell is idle at its prompt); {signal} was not sent"
+    )
+}
+
 /// `terminal_close`: `closed terminal session <id> [stopped N processes]` or
 /// `terminal session <id> was already closing`.
 pub fn render_close(session_id: &str, processes_stopped: Option<usize>) -> String {

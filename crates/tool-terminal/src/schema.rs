@@ -301,7 +301,7 @@ pub struct ReadOutput {
 /// `terminal_signal` output.
 #[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
 pub struct SignalOutput {
-    /// Always true.
+    /// Whether the signal was sent (false: nothing was running, so nothing was sent).
     pub delivered: bool,
     /// The process group that received the signal.
     #[serde(rename = "targetPgid")]

@@ -163,9 +163,11 @@ async fn sigkill_at_the_shell_is_refused() {
             err.message(),
             "refusing to SIGKILL the terminal shell; use terminal_close to end the session"
         );
-        // SIGINT at an idle prompt is delivered (bash ignores it there).
+        // SIGINT at an idle prompt is not sent: nothing runs, and readline would only redraw
+        // its prompt (C22).
         let res = sh.session.signal(TerminalSignal::Sigint).unwrap();
         assert_eq!(res.target_pgid, sh.session.shell().pid);
+        assert!(!res.delivered);
         let r = sh.send("echo still").await;
         assert!(r.viewport.contains("\nstill\n"), "{:?}", r.viewport);
         sh.close().await;

@@ -372,7 +372,10 @@ impl BackendSession for StubSession {
                 "stub session is closed",
             ));
         }
-        Ok(SignalResult { target_pgid: 42 })
+        Ok(SignalResult {
+            target_pgid: 42,
+            delivered: true,
+        })
     }
     fn close(&self, reason: String) -> BoxFuture<'_, Result<CloseReport, TerminalError>> {
         Box::pin(self.close_inner(reason))

@@ -236,6 +236,10 @@ fn signal_and_close_renders() {
         "delivered SIGINT to foreground process group 4242; call terminal_read to see the screen"
     );
     insta::assert_snapshot!("signal_shell_target", render_signal("SIGINT", 4242, true));
+    insta::assert_snapshot!(
+        "signal_skipped_at_idle_prompt",
+        render_signal_skipped("SIGINT")
+    );
     assert_eq!(
         render_close("pty-1", Some(3)),
         "closed terminal session pty-1 [stopped 3 processes]"

@@ -89,10 +89,12 @@ async fn open_send_read_signal_close_list() {
         .await;
     assert!(!sig.is_error, "{}", sig.text());
     assert!(
-        sig.text().contains("nothing else was running"),
+        sig.text()
+            .starts_with("nothing is running in the foreground"),
         "{}",
         sig.text()
     );
+    assert_eq!(sig.structured.as_ref().unwrap()["delivered"], false);
     let after = host
         .call(
             &agent,
