@@ -106,6 +106,7 @@ pub struct Readiness {
     left_wait: bool,
     mark_seen: bool,
     typeahead: bool,
+    poll_only: bool,
 }
 
 impl Readiness {
@@ -126,7 +127,15 @@ impl Readiness {
             left_wait: !pre.waiting,
             mark_seen: false,
             typeahead: false,
+            poll_only: false,
         }
+    }
+
+    /// Marks a send that writes nothing (an empty `text` without Enter): a poll. When the
+    /// shell is already idle at its prompt there is nothing to wait for, so it settles at once
+    /// instead of after the idle window.
+    pub fn set_poll_only(&mut self, poll_only: bool) {
+        self.poll_only = poll_only;
     }
 
     /// Marks the input as typed ahead: written while the shell was not at its prompt (a
@@ -180,6 +189,15 @@ impl Readiness {
             self.mark_seen = true;
         }
         let shell_fg = o.fg == Some(self.shell_pgid);
+        if self.poll_only
+            && !self.initializing
+            && o.prompt == PromptState::Prompt
+            && shell_fg
+            && !o.input_pending
+            && o.output_drained
+        {
+            return Some(Settle::Prompt);
+        }
         let consumed = !self.typeahead || o.fg_waiting == Some(true);
         if o.prompt == PromptState::Prompt
             && o.done_since_write
@@ -271,6 +289,17 @@ mod tests {
 
     fn ready(pre: PreWrite, t0: Instant) -> Readiness {
         Readiness::new(timing(), t0, false, SHELL, pre)
+    }
+
+    #[test]
+    fn a_poll_at_an_idle_prompt_settles_at_once() {
+        let t0 = Instant::now();
+        let mut r = ready(PreWrite::default(), t0);
+        r.set_poll_only(true);
+        let mut o = obs(t0, 1);
+        assert_eq!(r.evaluate(&o), None, "busy: keep waiting");
+        o.prompt = PromptState::Prompt;
+        assert_eq!(r.evaluate(&o), Some(Settle::Prompt));
     }
 
     #[test]

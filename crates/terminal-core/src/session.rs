@@ -768,6 +768,7 @@ async fn drive(inner: Arc<Inner>, op: Arc<Op>, input: Vec<u8>, initializing: boo
             (0, 0, started)
         } else {
             readiness.set_typeahead(st.screen.prompt_state() == PromptState::Busy);
+            readiness.set_poll_only(input.is_empty());
             // Start where the last result ended (see `State::resume_from`).
             let anchor = match st.resume_from.take() {
                 Some(resume) => resume,

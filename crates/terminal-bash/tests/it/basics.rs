@@ -253,3 +253,32 @@ async fn pages_read_the_transcript() {
     })
     .await;
 }
+
+/// Output that arrives between two calls is not lost: an empty poll (no text, no Enter) shows
+/// what the still-running command printed after the last result, and settles at once when the
+/// shell is back at its prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_shows_output_that_arrived_between_calls() {
+    within(async {
+        let sh = Shell::open(crate::support::quick_config()).await;
+        let r = sh.send("sleep 1.2; echo LATE-OUTPUT").await;
+        assert_ne!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(!r.viewport.lines().any(|l| l == "LATE-OUTPUT"), "{r:?}");
+        crate::support::wait_until("the command finished", || {
+            sh.session.transcript().contains("LATE-OUTPUT\ndsh> ")
+        })
+        .await;
+        let started = std::time::Instant::now();
+        let r = sh.send_raw("", false).await;
+        assert!(r.viewport.lines().any(|l| l == "LATE-OUTPUT"), "{r:?}");
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_millis(700),
+            "a poll at an idle prompt must not wait for the idle window: {:?}",
+            started.elapsed()
+        );
+        sh.close().await;
+    })
+    .await;
+}
