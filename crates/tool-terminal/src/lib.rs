@@ -350,34 +350,12 @@ impl Tool for SendTool {
             } => {
                 let result = dsh_terminal_core::SendResult {
                     viewport: viewport.clone(),
-                    wait_reason: match wait_reason {
-                        WaitReasonOutput::StdinRead => dsh_terminal_core::WaitReason::StdinRead,
-                        WaitReasonOutput::InferredIdle => {
-                            dsh_terminal_core::WaitReason::InferredIdle
-                        }
-                        WaitReasonOutput::Timeout => dsh_terminal_core::WaitReason::Timeout,
-                        WaitReasonOutput::SessionExit => dsh_terminal_core::WaitReason::SessionExit,
-                    },
-                    session_status: match session_status {
-                        StatusOutput::Running => dsh_terminal_core::SessionStatus::Running,
-                        StatusOutput::Exited { exit_code, signal } => {
-                            dsh_terminal_core::SessionStatus::Exited {
-                                exit_code: *exit_code,
-                                signal: signal.clone(),
-                            }
-                        }
-                    },
+                    wait_reason: (*wait_reason).into(),
+                    session_status: session_status.into(),
                     truncated: *truncated,
                     exit_code: *exit_code,
                     foreground: foreground.clone(),
-                    input_mode: match input_mode {
-                        InputModeOutput::Normal => dsh_terminal_core::InputMode::Normal,
-                        InputModeOutput::EchoOff => dsh_terminal_core::InputMode::EchoOff,
-                        InputModeOutput::Continuation => dsh_terminal_core::InputMode::Continuation,
-                        InputModeOutput::AlternateScreen => {
-                            dsh_terminal_core::InputMode::AlternateScreen
-                        }
-                    },
+                    input_mode: (*input_mode).into(),
                 };
                 render::render_send(&result, self.0.config.max_result_bytes)
             }
@@ -631,15 +609,7 @@ impl Tool for ListTool {
                 name: s.name.clone(),
                 backend_type: s.backend_type.clone(),
                 pid: s.pid,
-                status: match &s.status {
-                    StatusOutput::Running => dsh_terminal_core::SessionStatus::Running,
-                    StatusOutput::Exited { exit_code, signal } => {
-                        dsh_terminal_core::SessionStatus::Exited {
-                            exit_code: *exit_code,
-                            signal: signal.clone(),
-                        }
-                    }
-                },
+                status: (&s.status).into(),
             })
             .collect();
         render::render_list(&snapshots, self.0.config.max_result_bytes)

@@ -144,6 +144,18 @@ impl From<&SessionStatus> for StatusOutput {
     }
 }
 
+impl From<&StatusOutput> for SessionStatus {
+    fn from(s: &StatusOutput) -> Self {
+        match s {
+            StatusOutput::Running => Self::Running,
+            StatusOutput::Exited { exit_code, signal } => Self::Exited {
+                exit_code: *exit_code,
+                signal: signal.clone(),
+            },
+        }
+    }
+}
+
 /// One session as listed.
 #[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
 pub struct SessionOutput {
@@ -221,6 +233,17 @@ impl From<WaitReason> for WaitReasonOutput {
     }
 }
 
+impl From<WaitReasonOutput> for WaitReason {
+    fn from(w: WaitReasonOutput) -> Self {
+        match w {
+            WaitReasonOutput::StdinRead => Self::StdinRead,
+            WaitReasonOutput::InferredIdle => Self::InferredIdle,
+            WaitReasonOutput::Timeout => Self::Timeout,
+            WaitReasonOutput::SessionExit => Self::SessionExit,
+        }
+    }
+}
+
 /// How the terminal takes input (addition to the seed).
 #[derive(Debug, Clone, Copy, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -242,6 +265,17 @@ impl From<InputMode> for InputModeOutput {
             InputMode::EchoOff => Self::EchoOff,
             InputMode::Continuation => Self::Continuation,
             InputMode::AlternateScreen => Self::AlternateScreen,
+        }
+    }
+}
+
+impl From<InputModeOutput> for InputMode {
+    fn from(m: InputModeOutput) -> Self {
+        match m {
+            InputModeOutput::Normal => Self::Normal,
+            InputModeOutput::EchoOff => Self::EchoOff,
+            InputModeOutput::Continuation => Self::Continuation,
+            InputModeOutput::AlternateScreen => Self::AlternateScreen,
         }
     }
 }
