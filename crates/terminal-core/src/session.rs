@@ -22,8 +22,9 @@
 //!
 //! # Flow of a send
 //! 1. `start_send` reserves the slot synchronously and spawns the driver.
-//! 2. The driver records the foreground before the write, anchors the screen at the cursor,
-//!    writes `text` (+ `\r`) through the writer thread.
+//! 2. The driver records the foreground before the write, anchors the screen where the
+//!    previous result ended (so output between calls is not lost), notes whether the input is
+//!    typed ahead of a running command, and writes `text` (+ `\r`) through the writer thread.
 //! 3. It then evaluates [`Readiness`] on every output event and every tick until a tier
 //!    settles; the result is rendered from the anchor.
 //! 4. The slot is released once no write or interrupt of this send is still in flight.
