@@ -1,11 +1,12 @@
-//! Field cases (`/work/shared/cases/field-cases.md`) against real bash, named after their ids.
+//! Field cases (`shared/cases/field-cases.md`) against real bash, named after their ids.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use dsh_terminal_bash::BashConfig;
 use dsh_terminal_core::{
-    BackendSession, InputMode, SessionStatus, TerminalErrorCode, TerminalSignal, WaitReason,
+    BackendSession, InputMode, ReadRequest, SessionStatus, TerminalErrorCode, TerminalSignal,
+    WaitReason,
 };
 use pretty_assertions::assert_eq;
 
@@ -34,6 +35,7 @@ fn run(cmd: &mut Command) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C01.
 async fn c01_git_log_completes_without_a_pager() {
     let repo = TempDir::new("c01");
     run(Command::new("git").arg("init").arg("-q").arg(&repo.0));
@@ -63,6 +65,7 @@ async fn c01_git_log_completes_without_a_pager() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C02.
 async fn c02_read_prompt_returns_before_the_idle_window() {
     within(async {
         // idle 3000 ms: only the exact stdin probe can settle this as stdin_read.
@@ -89,6 +92,7 @@ async fn c02_read_prompt_returns_before_the_idle_window() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C03.
 async fn c03_password_prompt_reports_echo_off_and_never_shows_the_secret() {
     within(async {
         let sh = Shell::open(config()).await;
@@ -107,6 +111,7 @@ async fn c03_password_prompt_reports_echo_off_and_never_shows_the_secret() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C04.
 async fn c04_cat_reading_the_terminal_then_eof() {
     within(async {
         let sh = Shell::open(config()).await;
@@ -126,6 +131,7 @@ async fn c04_cat_reading_the_terminal_then_eof() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C05.
 async fn c05_unterminated_heredoc_reports_continuation() {
     within(async {
         let sh = Shell::open(config()).await;
@@ -142,6 +148,7 @@ async fn c05_unterminated_heredoc_reports_continuation() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C06.
 async fn c06_fake_prompt_marks_are_ignored() {
     within(async {
         let sh = Shell::open(config()).await;
@@ -163,6 +170,7 @@ async fn c06_fake_prompt_marks_are_ignored() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C08.
 async fn c08_strict_mode_exit_is_reported_at_once() {
     within(async {
         let sh = Shell::open(config()).await;
@@ -189,6 +197,7 @@ async fn c08_strict_mode_exit_is_reported_at_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C09.
 async fn c09_exit_status_is_reported_at_once() {
     within(async {
         let sh = Shell::open(config()).await;
@@ -204,6 +213,7 @@ async fn c09_exit_status_is_reported_at_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C10.
 async fn c10_split_utf8_is_completed_by_the_next_read() {
     within(async {
         // The first send times out mid-character; the second waits for the rest.
@@ -230,6 +240,7 @@ async fn c10_split_utf8_is_completed_by_the_next_read() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C12.
 async fn c12_cursor_position_query_is_answered() {
     within(async {
         let sh = Shell::open(config()).await;
@@ -248,6 +259,7 @@ async fn c12_cursor_position_query_is_answered() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C13.
 async fn c13_unread_query_reply_never_reaches_the_next_command() {
     within(async {
         let sh = Shell::open(config()).await;
@@ -261,6 +273,7 @@ async fn c13_unread_query_reply_never_reaches_the_next_command() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C14.
 async fn c14_bracketed_paste_mode_toggles_never_reach_the_model() {
     within(async {
         let sh = Shell::open(config()).await;
@@ -280,6 +293,7 @@ async fn c14_bracketed_paste_mode_toggles_never_reach_the_model() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C15.
 async fn c15_huge_output_is_bounded_and_the_shell_answers_at_once() {
     within(async {
         let cfg = BashConfig {
@@ -311,6 +325,7 @@ async fn c15_huge_output_is_bounded_and_the_shell_answers_at_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C21.
 async fn c21_shell_killed_by_a_signal_is_reaped_and_reported() {
     within(async {
         let sh = Shell::open(config()).await;
@@ -325,6 +340,7 @@ async fn c21_shell_killed_by_a_signal_is_reaped_and_reported() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C23.
 async fn c23_alternate_screen_is_rendered_and_left() {
     within(async {
         let sh = Shell::open(BashConfig {
@@ -352,6 +368,7 @@ async fn c23_alternate_screen_is_rendered_and_left() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C24.
 async fn c24_node_repl_is_waiting_for_input() {
     if Command::new("node").arg("--version").output().is_err() {
         eprintln!("skipping c24: node is not installed");
@@ -378,6 +395,7 @@ async fn c24_node_repl_is_waiting_for_input() {
 /// `read < /dev/tty`) are recognised as waiting for input at once, not after the idle window
 /// (C03's sudo/su variant); the secret is never echoed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C03.
 async fn c03_dev_tty_readers_are_waiting_for_input() {
     within(async {
         let shell = Shell::open(config()).await;
@@ -396,6 +414,70 @@ async fn c03_dev_tty_readers_are_waiting_for_input() {
         assert!(!r.viewport.contains("hunter2"), "{r:?}");
         assert!(!shell.session.transcript().contains("hunter2"));
         shell.close().await;
+    })
+    .await;
+}
+
+/// Field case C11: long box-drawing lines (3-byte characters) never produce U+FFFD in a
+/// reply or a scrollback page, whatever the chunking; a capped page cuts on a character
+/// boundary.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c11_multibyte_lines_never_produce_replacement_characters() {
+    within(async {
+        let shell = Shell::open(config()).await;
+        let r = shell
+            .send("python3 -c \"print(('┌'+'─'*200+'┐\\n')*300)\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(!r.viewport.contains('\u{FFFD}'));
+        assert!(r.viewport.contains(&format!("┌{}┐", "─".repeat(200))));
+        let page = shell
+            .session
+            .read(ReadRequest {
+                offset: Some(0),
+                count: Some(400),
+            })
+            .unwrap();
+        assert!(!page.text.contains('\u{FFFD}'));
+        assert!(page.text.matches('┐').count() >= 290, "{}", page.text.len());
+        shell.close().await;
+    })
+    .await;
+}
+
+/// Field case C17: a background server started in the session is stopped by close, which says
+/// how many processes it stopped, and its port is free again afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c17_background_server_is_stopped_by_close() {
+    within(async {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap();
+        let addr = format!("127.0.0.1:{port}");
+        let shell = Shell::open(config()).await;
+        shell
+            .send(&format!(
+                "python3 -m http.server {port} --bind 127.0.0.1 >/dev/null 2>&1 &"
+            ))
+            .await;
+        crate::support::wait_until("the server listens", || {
+            std::net::TcpStream::connect(&addr).is_ok()
+        })
+        .await;
+        let captured = shell.session.captured_processes().len();
+        assert!(captured >= 1, "the server was not captured");
+        let report = shell
+            .session
+            .close("test".to_owned())
+            .await
+            .unwrap_or_else(|e| panic!("close failed: {e}"));
+        assert!(report.processes_stopped >= 2, "{report:?}");
+        assert!(
+            std::net::TcpStream::connect(&addr).is_err(),
+            "port {port} still served after close"
+        );
+        assert!(crate::support::session_pids(&shell.id).is_empty());
     })
     .await;
 }
