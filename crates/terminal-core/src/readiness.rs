@@ -225,7 +225,9 @@ impl Readiness {
             // against a current screen.
             let quiet = o.output_drained
                 && o.now.saturating_duration_since(o.last_output_at) >= self.timing.poll_interval;
-            let accepted = Some(fg) != self.pre.fg || self.left_wait || o.output_since_write;
+            // A poll writes nothing, so a program already waiting for input is simply ready.
+            let accepted =
+                Some(fg) != self.pre.fg || self.left_wait || o.output_since_write || self.poll_only;
             if gate
                 && waiting
                 && quiet
@@ -289,6 +291,21 @@ mod tests {
 
     fn ready(pre: PreWrite, t0: Instant) -> Readiness {
         Readiness::new(timing(), t0, false, SHELL, pre)
+    }
+
+    #[test]
+    fn a_poll_accepts_a_program_that_was_already_waiting() {
+        let t0 = Instant::now();
+        let pre = PreWrite {
+            fg: Some(CHILD),
+            waiting: true,
+        };
+        let mut r = ready(pre, t0);
+        r.set_poll_only(true);
+        let mut o = obs(t0, 30);
+        o.fg = Some(CHILD);
+        o.fg_waiting = Some(true);
+        assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
     }
 
     #[test]

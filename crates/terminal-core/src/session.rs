@@ -66,8 +66,8 @@ const REPLY_BACKOFF_MAX: Duration = Duration::from_millis(25);
 const EXIT_DRAIN_MIN: Duration = Duration::from_millis(10);
 /// After the shell exits: most time to wait for its last output.
 const EXIT_DRAIN_MAX: Duration = Duration::from_millis(200);
-/// After a SIGINT to the shell at its prompt: most time a new send waits for the fresh prompt.
-const REDRAW_WAIT_MAX: Duration = Duration::from_millis(500);
+/// After a signal to the foreground: most time the next send waits for it to play out.
+const SIGNAL_AFTERMATH_MAX: Duration = Duration::from_millis(1000);
 
 /// Engine configuration (the backend maps its own config onto this).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,10 +162,9 @@ struct State {
     exit: Option<(ExitInfo, Instant)>,
     closing: bool,
     active: Option<Arc<Op>>,
-    /// A SIGINT reached the shell itself: readline prints `^C` and a fresh prompt (a new `D`
-    /// mark after this count). The next send waits for it, or its input would be discarded
-    /// with the interrupted line.
-    redraw_pending: Option<(u64, Instant)>,
+    /// A signal just reached the foreground group: the next send waits for it to play out
+    /// (see [`SignalAftermath`]), or its input could be discarded with the interrupted line.
+    redraw_pending: Option<SignalAftermath>,
     /// Where the last result's viewport ended. The next send's viewport starts here, so
     /// output that arrived between two calls (a command still running after `inferred_idle`
     /// finishing later) is shown in the next result instead of only in scrollback.
@@ -719,35 +718,77 @@ fn deliver(io: &Io, signal: TerminalSignal) -> Result<i32, TerminalError> {
             format!("invalid foreground process group {pgid}"),
         )
     })?;
-    let redraw_from = (signal == TerminalSignal::Sigint && pgid == io.shell_pgid)
-        .then(|| io.lock().screen.done_count());
+    let redraw_from = io.lock().screen.done_count();
     rustix::process::kill_process_group(pid, sig).map_err(|e| {
         TerminalError::new(
             TerminalErrorCode::Signal,
             format!("cannot deliver {signal} to process group {pgid}: {e}"),
         )
     })?;
-    if let Some(count) = redraw_from {
-        io.lock().redraw_pending = Some((count, Instant::now()));
-    }
+    io.lock().redraw_pending = Some(SignalAftermath {
+        pgid,
+        done_count: redraw_from,
+        at: Instant::now(),
+    });
     tracing::debug!(%signal, pgid, "signal delivered");
     Ok(pgid)
+}
+
+/// A signal was just delivered to the foreground group `pgid`; the next send's input must not
+/// reach the terminal while that group is dying or the shell is re-arming readline (the typed
+/// text would be swallowed with the interrupted line, or settle on the interrupted command's
+/// prompt).
+#[derive(Clone, Copy, Debug)]
+struct SignalAftermath {
+    pgid: i32,
+    done_count: u64,
+    at: Instant,
+}
+
+/// Waits (at most [`SIGNAL_AFTERMATH_MAX`]) until the signal has played out: the shell showed a
+/// fresh prompt (a new command-finished mark and the prompt's end mark), or the signalled
+/// program survived and is blocked reading the terminal again (a REPL catching SIGINT).
+async fn wait_for_signal_aftermath(
+    io: &Arc<Io>,
+    op: &Arc<Op>,
+    activity: &mut watch::Receiver<u64>,
+    after: SignalAftermath,
+) {
+    let until = after.at + SIGNAL_AFTERMATH_MAX;
+    loop {
+        if op.is_settled() || Instant::now() >= until {
+            return;
+        }
+        let fresh_prompt = {
+            let st = io.lock();
+            st.screen.done_count() > after.done_count
+                && st.screen.prompt_state() == PromptState::Prompt
+        };
+        if fresh_prompt {
+            return;
+        }
+        if after.pgid != io.shell_pgid
+            && io.pty.foreground_pgid() == Some(after.pgid)
+            && io.waiting_on_tty(after.pgid).await
+        {
+            return;
+        }
+        let tick = (Instant::now() + Duration::from_millis(20)).min(until);
+        tokio::select! {
+            _ = activity.changed() => {}
+            _ = op.wake.notified() => {}
+            _ = tokio::time::sleep_until(tick.into()) => {}
+        }
+    }
 }
 
 /// Drives one send from write to settlement. See the module docs.
 async fn drive(inner: Arc<Inner>, op: Arc<Op>, input: Vec<u8>, initializing: bool) {
     let io = Arc::clone(&inner.io);
     let mut activity = io.activity.subscribe();
-    let redraw = io.lock().redraw_pending.take();
-    if let Some((count, at)) = redraw {
-        let until = at + REDRAW_WAIT_MAX;
-        while io.lock().screen.done_count() <= count && Instant::now() < until && !op.is_settled() {
-            tokio::select! {
-                _ = activity.changed() => {}
-                _ = op.wake.notified() => {}
-                _ = tokio::time::sleep_until(until.into()) => {}
-            }
-        }
+    let aftermath = io.lock().redraw_pending.take();
+    if let Some(after) = aftermath {
+        wait_for_signal_aftermath(&io, &op, &mut activity, after).await;
     }
     let started = Instant::now();
     let pre = pre_write(&io).await;

@@ -85,3 +85,56 @@ async fn sigint_at_idle_prompt_then_command_loses_nothing() {
     })
     .await;
 }
+
+/// A program reading the terminal (`cat`, `head -1`) is interrupted, and a command is sent at
+/// once: the command must neither be swallowed with the dying reader's input nor settle on the
+/// interrupted command's prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_right_after_interrupting_a_terminal_reader_runs_the_command() {
+    within(async {
+        let shell = Shell::open(quick_config()).await;
+        for (round, reader) in ["cat", "head -1", "cat /dev/tty"]
+            .iter()
+            .cycle()
+            .take(12)
+            .enumerate()
+        {
+            let r = shell.send(reader).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "round {round}: {r:?}");
+            shell
+                .session
+                .signal(TerminalSignal::Sigint)
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            let marker = format!("ok-{round}");
+            let r = shell.send(&format!("echo {marker}")).await;
+            assert!(
+                r.viewport.lines().any(|l| l == marker),
+                "round {round} ({reader}): {r:?}"
+            );
+            assert_eq!(r.exit_code, Some(0), "round {round}: {r:?}");
+        }
+        shell.close().await;
+    })
+    .await;
+}
+
+/// A poll while a program waits for input settles at once as `stdin_read`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_while_a_program_waits_for_input_is_ready_at_once() {
+    within(async {
+        let shell = Shell::open(crate::support::config()).await;
+        let r = shell.send("python3 -q").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let started = std::time::Instant::now();
+        let r = shell.send_raw("", false).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_millis(1500),
+            "{:?}",
+            started.elapsed()
+        );
+        shell.send("exit()").await;
+        shell.close().await;
+    })
+    .await;
+}
