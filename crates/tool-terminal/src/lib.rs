@@ -136,9 +136,9 @@ pub const MAX_NAME_CHARS: usize = 64;
 
 /// A display name is shown on one line in every list: printable, not blank, bounded.
 fn check_name(name: &str) -> Result<(), ToolError> {
-    if name.trim().is_empty() {
+    if name.trim().is_empty() || unicode_width::UnicodeWidthStr::width(name) == 0 {
         return Err(ToolError::new(
-            "name must be a non-empty string; omit it to open an unnamed session",
+            "name must be a non-empty, visible string; omit it to open an unnamed session",
         ));
     }
     if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {

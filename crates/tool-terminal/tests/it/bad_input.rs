@@ -71,7 +71,12 @@ async fn wrong_types_missing_and_empty_ids_are_errors() {
         (
             "terminal_open",
             json!({"type": "shell", "name": "  "}),
-            "name must be a non-empty string",
+            "name must be a non-empty, visible string",
+        ),
+        (
+            "terminal_open",
+            json!({"type": "shell", "name": "\u{200b}"}),
+            "name must be a non-empty, visible string",
         ),
         (
             "terminal_read",
