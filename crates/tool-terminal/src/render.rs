@@ -126,14 +126,14 @@ fn send_facts(result: &SendResult) -> String {
     facts
 }
 
-/// `terminal_send` (foreground): the viewport without trailing newlines (or
+/// `terminal_send` (foreground): the viewport without leading or trailing newlines (or
 /// `(no new output)`), then `[wait: …]`,
 /// `[exit: N]` when the prompt mark reported it, the foreground / input facts that apply,
 /// `[session: …]`, and `[output truncated]` when anything was cut.
 pub fn render_send(result: &SendResult, max_bytes: usize) -> String {
-    // A viewport that ends on an empty cursor line (`sleep 100\n`) would otherwise render a
-    // blank line before the metadata.
-    let viewport = result.viewport.trim_end_matches('\n');
+    // A viewport that ends on an empty cursor line (`sleep 100\n`), or starts with the newline
+    // an interrupted job left, would otherwise render blank lines.
+    let viewport = result.viewport.trim_matches('\n');
     let body = if viewport.is_empty() {
         "(no new output)"
     } else {
@@ -214,7 +214,7 @@ pub fn render_signal(signal: &str, target_pgid: i32, shell_is_target: bool) -> S
     } else {
         // The signal is not awaited: say where its effect shows.
         format!(
-            "delivered {signal} to foreground process group {target_pgid}; call terminal_read to see the screen"
+            "delivered {signal} to foreground process group {target_pgid}; the next terminal_send or terminal_read shows its effect"
         )
     }
 }
