@@ -700,10 +700,14 @@ fn deliver(io: &Io, signal: TerminalSignal) -> Result<i32, TerminalError> {
             ),
         )
     })?;
-    if signal == TerminalSignal::Sigkill && pgid == io.shell_pgid {
+    // Either would end the session itself: that is terminal_close's job (which also stops
+    // everything the shell started).
+    if matches!(signal, TerminalSignal::Sigkill | TerminalSignal::Sighup) && pgid == io.shell_pgid {
         return Err(TerminalError::new(
             TerminalErrorCode::Signal,
-            "refusing to SIGKILL the terminal shell; use terminal_close to end the session",
+            format!(
+                "refusing to {signal} the terminal shell; use terminal_close to end the session"
+            ),
         ));
     }
     let sig = rustix::process::Signal::from_named_raw(signal.as_raw()).ok_or_else(|| {

@@ -17,7 +17,7 @@ pub struct OpenArgs {
     #[serde(default)]
     #[schemars(with = "String")]
     pub name: Option<String>,
-    /// Initial working directory. Defaults to the deployment workspace root.
+    /// Initial working directory. Defaults to the host's configured working directory.
     #[serde(default)]
     #[schemars(with = "String")]
     pub cwd: Option<String>,
@@ -98,7 +98,7 @@ pub struct SignalArgs {
     /// Terminal session id.
     #[serde(rename = "sessionId")]
     pub session_id: String,
-    /// Signal to deliver. Shell-targeted SIGKILL is rejected; use terminal_close.
+    /// Signal to deliver. SIGKILL or SIGHUP aimed at the shell itself is rejected; use terminal_close.
     pub signal: SignalName,
 }
 
@@ -337,7 +337,7 @@ pub struct ReadOutput {
 pub struct SignalOutput {
     /// Whether the signal was sent (false: nothing was running, so nothing was sent).
     pub delivered: bool,
-    /// The process group that received the signal.
+    /// The foreground process group the signal was aimed at.
     #[serde(rename = "targetPgid")]
     pub target_pgid: i32,
     /// True when that group was the shell itself, i.e. nothing else was running (addition).

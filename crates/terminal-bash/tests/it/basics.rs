@@ -163,6 +163,11 @@ async fn sigkill_at_the_shell_is_refused() {
             err.message(),
             "refusing to SIGKILL the terminal shell; use terminal_close to end the session"
         );
+        let err = sh.session.signal(TerminalSignal::Sighup).unwrap_err();
+        assert_eq!(
+            err.message(),
+            "refusing to SIGHUP the terminal shell; use terminal_close to end the session"
+        );
         // SIGINT at an idle prompt is not sent: nothing runs, and readline would only redraw
         // its prompt (C22).
         let res = sh.session.signal(TerminalSignal::Sigint).unwrap();
