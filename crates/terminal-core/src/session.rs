@@ -169,6 +169,10 @@ struct State {
     /// output that arrived between two calls (a command still running after `inferred_idle`
     /// finishing later) is shown in the next result instead of only in scrollback.
     resume_from: Option<AnchorId>,
+    /// Raw bytes read from the terminal so far.
+    bytes_read: u64,
+    /// `bytes_read` when `resume_from` was placed.
+    bytes_at_resume: u64,
 }
 
 /// What the reader, waiter and reply tasks share.
@@ -198,6 +202,7 @@ impl Io {
     fn on_output(self: &Arc<Self>, bytes: &[u8], runtime: &tokio::runtime::Handle) {
         let replies = {
             let mut st = self.lock();
+            st.bytes_read = st.bytes_read.saturating_add(bytes.len() as u64);
             let out = st.screen.feed(bytes);
             if out.printed_text() || out.has_mark() {
                 st.last_output_at = Instant::now();
@@ -489,6 +494,8 @@ impl Inner {
 #[derive(Default)]
 struct OpShared {
     anchor: Option<AnchorId>,
+    /// `State::bytes_read` where the anchor starts.
+    bytes_from: u64,
     cancel_requested: bool,
     final_delta: Option<SendRead>,
 }
@@ -616,6 +623,8 @@ fn settle(inner: &Inner, op: &Arc<Op>, reason: Settle, exit_code: Option<i32>) {
         st.screen.release_anchor(old);
     }
     st.resume_from = Some(st.screen.anchor());
+    st.bytes_at_resume = st.bytes_read;
+    let output_bytes = st.bytes_read.saturating_sub(op.shared().bytes_from);
     let status = Io::status(&st);
     let alternate = st.screen.alternate_screen();
     let continuation = st.screen.prompt_state() == PromptState::Continuation;
@@ -670,6 +679,7 @@ fn settle(inner: &Inner, op: &Arc<Op>, reason: Settle, exit_code: Option<i32>) {
         },
         foreground,
         input_mode,
+        output_bytes,
     })));
 }
 
@@ -816,11 +826,12 @@ async fn drive(inner: Arc<Inner>, op: Arc<Op>, input: Vec<u8>, initializing: boo
             readiness.set_typeahead(st.screen.prompt_state() == PromptState::Busy);
             readiness.set_poll_only(input.is_empty());
             // Start where the last result ended (see `State::resume_from`).
-            let anchor = match st.resume_from.take() {
-                Some(resume) => resume,
-                None => st.screen.anchor(),
+            let (anchor, bytes_from) = match st.resume_from.take() {
+                Some(resume) => (resume, st.bytes_at_resume),
+                None => (st.screen.anchor(), st.bytes_read),
             };
             op.shared().anchor = Some(anchor);
+            op.shared().bytes_from = bytes_from;
             // The silence window and "output since the write" both start here, just before
             // the input is queued (its echo can arrive before the write is acknowledged).
             let now = Instant::now();
@@ -1055,6 +1066,8 @@ impl PtySession {
                 active: None,
                 redraw_pending: None,
                 resume_from: None,
+                bytes_read: 0,
+                bytes_at_resume: 0,
             }),
             activity,
             reader_busy: AtomicBool::new(false),

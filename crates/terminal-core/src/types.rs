@@ -248,6 +248,9 @@ pub struct SendResult {
     pub foreground: Option<String>,
     /// Input mode facts at settlement.
     pub input_mode: InputMode,
+    /// Raw bytes the terminal produced over the span the viewport covers (since the previous
+    /// result), escape sequences included: how much a truncated viewport stands for.
+    pub output_bytes: u64,
 }
 
 /// A consuming read of a running operation's output (seed `TerminalSendRead`).

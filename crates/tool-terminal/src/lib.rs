@@ -334,6 +334,7 @@ impl Tool for SendTool {
             exit_code: result.exit_code,
             foreground: result.foreground,
             input_mode: result.input_mode.into(),
+            output_bytes: result.output_bytes,
         })
     }
     fn render(&self, _args: &SendArgs, out: &SendOutput) -> String {
@@ -347,6 +348,7 @@ impl Tool for SendTool {
                 exit_code,
                 foreground,
                 input_mode,
+                output_bytes,
             } => {
                 let result = dsh_terminal_core::SendResult {
                     viewport: viewport.clone(),
@@ -356,6 +358,7 @@ impl Tool for SendTool {
                     exit_code: *exit_code,
                     foreground: foreground.clone(),
                     input_mode: (*input_mode).into(),
+                    output_bytes: *output_bytes,
                 };
                 render::render_send(&result, self.0.config.max_result_bytes)
             }

@@ -105,6 +105,12 @@ pub fn render_spawn(result: &SpawnResult, max_bytes: usize) -> String {
 /// apply are present (direction.md "Where we go past the seed", item 3).
 fn send_facts(result: &SendResult) -> String {
     let mut facts = String::new();
+    if result.truncated && result.output_bytes > 0 {
+        facts.push_str(&format!(
+            "\n[output: {} bytes in total; only the newest are shown]",
+            result.output_bytes
+        ));
+    }
     if let Some(code) = result.exit_code {
         facts.push_str(&format!("\n[exit: {code}]"));
     }
@@ -127,7 +133,8 @@ fn send_facts(result: &SendResult) -> String {
 }
 
 /// `terminal_send` (foreground): the viewport without leading or trailing newlines (or
-/// `(no new output)`), then `[wait: …]`,
+/// `(no new output)`), then `[wait: …]`, `[output: N bytes in total; …]` when the viewport was
+/// cut,
 /// `[exit: N]` when the prompt mark reported it, the foreground / input facts that apply,
 /// `[session: …]`, and `[output truncated]` when anything was cut.
 pub fn render_send(result: &SendResult, max_bytes: usize) -> String {

@@ -311,6 +311,10 @@ pub enum SendOutput {
         /// How the terminal takes input (addition).
         #[serde(rename = "inputMode")]
         input_mode: InputModeOutput,
+        /// Raw bytes the terminal produced over the span the viewport covers, escape sequences
+        /// included (addition; more than the viewport when it was cut).
+        #[serde(rename = "outputBytes")]
+        output_bytes: u64,
     },
 }
 

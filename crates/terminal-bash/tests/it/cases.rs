@@ -481,3 +481,25 @@ async fn c17_background_server_is_stopped_by_close() {
     })
     .await;
 }
+
+/// Field case C16 (scaled down to stay fast): a newline-free flood keeps host memory bounded
+/// (the viewport is capped), and the result says how much output the cut viewport stands for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c16_flood_is_bounded_and_its_volume_reported() {
+    within(async {
+        let config = config();
+        let cap = config.max_read_bytes;
+        let shell = Shell::open(config).await;
+        let r = shell
+            .send("head -c 3000000 /dev/zero | tr '\\0' a; echo")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{:?}", r.wait_reason);
+        assert!(r.truncated);
+        assert!(r.viewport.len() <= cap, "{} > {cap}", r.viewport.len());
+        assert!(r.output_bytes >= 3_000_000, "{}", r.output_bytes);
+        let r = shell.send("echo next").await;
+        assert!(r.viewport.lines().any(|l| l == "next"), "{:?}", r.viewport);
+        shell.close().await;
+    })
+    .await;
+}

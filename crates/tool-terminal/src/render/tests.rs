@@ -29,6 +29,7 @@ fn send(viewport: &str, wait: WaitReason, status: SessionStatus, truncated: bool
         exit_code: None,
         foreground: None,
         input_mode: InputMode::Normal,
+        output_bytes: viewport.len() as u64,
     }
 }
 
@@ -149,6 +150,20 @@ fn send_facts_sit_between_wait_and_session() {
         )
     };
     insta::assert_snapshot!("send_session_exit", render_send(&exited, CAP));
+}
+
+#[test]
+fn a_cut_viewport_says_how_much_output_it_stands_for() {
+    let result = SendResult {
+        output_bytes: 20_000_000,
+        ..send(
+            "y\ny\ndsh> ",
+            WaitReason::StdinRead,
+            SessionStatus::Running,
+            true,
+        )
+    };
+    insta::assert_snapshot!("send_truncated_with_volume", render_send(&result, CAP));
 }
 
 #[test]
