@@ -211,6 +211,7 @@ impl Readiness {
             && o.mark_since_write
             && shell_fg
             && !o.input_pending
+            && consumed
         {
             return Some(Settle::Continuation);
         }

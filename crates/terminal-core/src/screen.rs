@@ -212,13 +212,19 @@ struct PromptTracker {
     done_count: u64,
     mark_count: u64,
     last_exit: Option<i32>,
+    /// Exit status of the last [`RECENT_EXITS`] `D` marks, by `done_count % RECENT_EXITS`.
+    recent_exits: [Option<i32>; RECENT_EXITS],
 }
+
+/// How many recent exit statuses the screen remembers.
+const RECENT_EXITS: usize = 8;
 
 impl PromptTracker {
     fn on_mark(&mut self, mark: MarkKind) {
         if let MarkKind::CommandDone { exit_code } = mark {
             self.done_count += 1;
             self.last_exit = exit_code;
+            self.recent_exits[(self.done_count % RECENT_EXITS as u64) as usize] = exit_code;
         }
         self.mark_count += 1;
         self.last_mark = Some(mark);
@@ -388,6 +394,16 @@ impl Screen {
     /// The exit status carried by the latest `D` mark.
     pub fn last_exit_code(&self) -> Option<i32> {
         self.prompt.last_exit
+    }
+
+    /// Exit statuses of the `D` marks after the first `after` ones, oldest first, at most the
+    /// last 8 (`None` entries: a mark without a status).
+    pub fn exit_codes_since(&self, after: u64) -> Vec<Option<i32>> {
+        let done = self.prompt.done_count;
+        let first = after.max(done.saturating_sub(RECENT_EXITS as u64)) + 1;
+        (first..=done)
+            .map(|n| self.prompt.recent_exits[(n % RECENT_EXITS as u64) as usize])
+            .collect()
     }
 
     /// Whether any visible text was ever printed.

@@ -173,6 +173,8 @@ struct State {
     bytes_read: u64,
     /// `bytes_read` when `resume_from` was placed.
     bytes_at_resume: u64,
+    /// `screen.done_count()` when `resume_from` was placed.
+    done_at_resume: u64,
 }
 
 /// What the reader, waiter and reply tasks share.
@@ -496,6 +498,8 @@ struct OpShared {
     anchor: Option<AnchorId>,
     /// `State::bytes_read` where the anchor starts.
     bytes_from: u64,
+    /// `screen.done_count()` where the anchor starts.
+    done_from: u64,
     cancel_requested: bool,
     final_delta: Option<SendRead>,
 }
@@ -625,6 +629,13 @@ fn settle(inner: &Inner, op: &Arc<Op>, reason: Settle, exit_code: Option<i32>) {
     st.resume_from = Some(st.screen.anchor());
     st.bytes_at_resume = st.bytes_read;
     let output_bytes = st.bytes_read.saturating_sub(op.shared().bytes_from);
+    let mut exits = st.screen.exit_codes_since(op.shared().done_from);
+    st.done_at_resume = st.screen.done_count();
+    // The last one is the result's own `[exit: N]` when the prompt settled it.
+    if reason == Settle::Prompt {
+        exits.pop();
+    }
+    let earlier_exit_codes: Vec<i32> = exits.into_iter().flatten().collect();
     let status = Io::status(&st);
     let alternate = st.screen.alternate_screen();
     let continuation = st.screen.prompt_state() == PromptState::Continuation;
@@ -679,6 +690,7 @@ fn settle(inner: &Inner, op: &Arc<Op>, reason: Settle, exit_code: Option<i32>) {
         },
         foreground,
         input_mode,
+        earlier_exit_codes,
         output_bytes,
     })));
 }
@@ -823,15 +835,21 @@ async fn drive(inner: Arc<Inner>, op: Arc<Op>, input: Vec<u8>, initializing: boo
             op.shared().anchor = Some(anchor);
             (0, 0, started)
         } else {
-            readiness.set_typeahead(st.screen.prompt_state() == PromptState::Busy);
+            // Several lines sent at once are typed ahead of each other: a prompt between two of
+            // them must not settle the send.
+            let multi_line = input
+                .get(..input.len().saturating_sub(1))
+                .is_some_and(|head| head.iter().any(|&b| b == b'\n' || b == b'\r'));
+            readiness.set_typeahead(st.screen.prompt_state() == PromptState::Busy || multi_line);
             readiness.set_poll_only(input.is_empty());
             // Start where the last result ended (see `State::resume_from`).
-            let (anchor, bytes_from) = match st.resume_from.take() {
-                Some(resume) => (resume, st.bytes_at_resume),
-                None => (st.screen.anchor(), st.bytes_read),
+            let (anchor, bytes_from, done_from) = match st.resume_from.take() {
+                Some(resume) => (resume, st.bytes_at_resume, st.done_at_resume),
+                None => (st.screen.anchor(), st.bytes_read, st.screen.done_count()),
             };
             op.shared().anchor = Some(anchor);
             op.shared().bytes_from = bytes_from;
+            op.shared().done_from = done_from;
             // The silence window and "output since the write" both start here, just before
             // the input is queued (its echo can arrive before the write is acknowledged).
             let now = Instant::now();
@@ -1068,6 +1086,7 @@ impl PtySession {
                 resume_from: None,
                 bytes_read: 0,
                 bytes_at_resume: 0,
+                done_at_resume: 0,
             }),
             activity,
             reader_busy: AtomicBool::new(false),

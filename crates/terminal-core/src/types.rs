@@ -248,6 +248,10 @@ pub struct SendResult {
     pub foreground: Option<String>,
     /// Input mode facts at settlement.
     pub input_mode: InputMode,
+    /// Exit statuses of earlier commands that finished within the span the viewport covers
+    /// (oldest first; the last command's is `exit_code`): a command typed ahead while another
+    /// ran, or several lines sent at once. Empty when there were none.
+    pub earlier_exit_codes: Vec<i32>,
     /// Raw bytes the terminal produced over the span the viewport covers (since the previous
     /// result), escape sequences included: how much a truncated viewport stands for.
     pub output_bytes: u64,

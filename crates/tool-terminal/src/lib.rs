@@ -334,6 +334,7 @@ impl Tool for SendTool {
             exit_code: result.exit_code,
             foreground: result.foreground,
             input_mode: result.input_mode.into(),
+            earlier_exit_codes: result.earlier_exit_codes,
             output_bytes: result.output_bytes,
         })
     }
@@ -348,6 +349,7 @@ impl Tool for SendTool {
                 exit_code,
                 foreground,
                 input_mode,
+                earlier_exit_codes,
                 output_bytes,
             } => {
                 let result = dsh_terminal_core::SendResult {
@@ -358,6 +360,7 @@ impl Tool for SendTool {
                     exit_code: *exit_code,
                     foreground: foreground.clone(),
                     input_mode: (*input_mode).into(),
+                    earlier_exit_codes: earlier_exit_codes.clone(),
                     output_bytes: *output_bytes,
                 };
                 render::render_send(&result, self.0.config.max_result_bytes)

@@ -111,6 +111,17 @@ fn send_facts(result: &SendResult) -> String {
             result.output_bytes
         ));
     }
+    if !result.earlier_exit_codes.is_empty() {
+        let codes: Vec<String> = result
+            .earlier_exit_codes
+            .iter()
+            .map(i32::to_string)
+            .collect();
+        facts.push_str(&format!(
+            "\n[earlier commands in this output exited: {}]",
+            codes.join(", ")
+        ));
+    }
     if let Some(code) = result.exit_code {
         facts.push_str(&format!("\n[exit: {code}]"));
     }

@@ -311,6 +311,10 @@ pub enum SendOutput {
         /// How the terminal takes input (addition).
         #[serde(rename = "inputMode")]
         input_mode: InputModeOutput,
+        /// Exit statuses of earlier commands that finished within this output, oldest first
+        /// (addition; e.g. a command typed ahead while another ran).
+        #[serde(rename = "earlierExitCodes", skip_serializing_if = "Vec::is_empty")]
+        earlier_exit_codes: Vec<i32>,
         /// Raw bytes the terminal produced over the span the viewport covers, escape sequences
         /// included (addition; more than the viewport when it was cut).
         #[serde(rename = "outputBytes")]

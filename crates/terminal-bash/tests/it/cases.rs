@@ -503,3 +503,35 @@ async fn c16_flood_is_bounded_and_its_volume_reported() {
     })
     .await;
 }
+
+/// Field case C07: a command sent while another still runs is typed ahead (as in a real
+/// terminal); its result reports its own exit status as `exit_code` and the earlier command's
+/// as an earlier exit, so neither is lost or misattributed. Several lines sent at once report
+/// every status the same way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c07_typed_ahead_command_reports_its_own_and_the_earlier_exit() {
+    within(async {
+        let shell = Shell::open(crate::support::quick_config()).await;
+        let r = shell.send("sleep 1.5; false").await;
+        assert_ne!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = shell.send("echo B").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "B"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(r.earlier_exit_codes, vec![1], "{r:?}");
+
+        let r = shell.send("(exit 3)\n(exit 4)\ntrue").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(r.earlier_exit_codes, vec![3, 4], "{r:?}");
+        // A compound command over several lines passes through continuation prompts without
+        // settling on them.
+        let r = shell.send("for i in 1 2\ndo echo n$i\ndone").await;
+        assert_eq!(r.input_mode, InputMode::Normal, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "n2"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = shell.send("echo plain").await;
+        assert!(r.earlier_exit_codes.is_empty(), "{r:?}");
+        shell.close().await;
+    })
+    .await;
+}

@@ -430,6 +430,7 @@ pub fn send_result(viewport: &str, wait_reason: WaitReason) -> SendResult {
         exit_code: Some(0),
         foreground: None,
         input_mode: Default::default(),
+        earlier_exit_codes: Vec::new(),
         output_bytes: viewport.len() as u64,
     }
 }

@@ -29,6 +29,7 @@ fn send(viewport: &str, wait: WaitReason, status: SessionStatus, truncated: bool
         exit_code: None,
         foreground: None,
         input_mode: InputMode::Normal,
+        earlier_exit_codes: Vec::new(),
         output_bytes: viewport.len() as u64,
     }
 }
@@ -150,6 +151,21 @@ fn send_facts_sit_between_wait_and_session() {
         )
     };
     insta::assert_snapshot!("send_session_exit", render_send(&exited, CAP));
+}
+
+#[test]
+fn earlier_exit_codes_come_before_the_last_commands() {
+    let result = SendResult {
+        exit_code: Some(0),
+        earlier_exit_codes: vec![1],
+        ..send(
+            "echo B\nA\ndsh> echo B\nB\ndsh> ",
+            WaitReason::StdinRead,
+            SessionStatus::Running,
+            false,
+        )
+    };
+    insta::assert_snapshot!("send_with_earlier_exits", render_send(&result, CAP));
 }
 
 #[test]
