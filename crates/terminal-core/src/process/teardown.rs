@@ -129,16 +129,7 @@ pub async fn terminate_session(
     cgroup: Option<&SessionCgroup>,
     config: &TeardownConfig,
 ) -> TeardownReport {
-    let mut signalled = Signalled::default();
-    if let Some(cg) = cgroup {
-        tracker.adopt_pids(&cg.pids());
-    }
-    // Freeze the shell first: otherwise, when tier 1 stops its foreground job, the shell runs
-    // the rest of the command line (`sleep 5; touch x` would touch x during close).
-    let frozen = shell.is_alive() && shell.signal(libc::SIGSTOP);
-    if frozen {
-        signalled.0.insert(shell);
-    }
+    let (mut signalled, frozen) = begin_teardown(shell, tracker, cgroup);
 
     // Tier 1: polite signals to the captured descendants.
     tracker.refresh_deep();
@@ -293,6 +284,25 @@ async fn wait_all_gone(ids: &[ProcessIdentity], grace: Duration) -> bool {
     }
 }
 
+/// The common start of both teardowns: adopt the cgroup's members, then freeze the shell so
+/// that, when its foreground job is stopped, it cannot run the rest of the command line
+/// (`sleep 5; touch x` would touch x during close). Returns whether the shell was frozen.
+fn begin_teardown(
+    shell: ProcessIdentity,
+    tracker: &mut TreeTracker,
+    cgroup: Option<&SessionCgroup>,
+) -> (Signalled, bool) {
+    let mut signalled = Signalled::default();
+    if let Some(cg) = cgroup {
+        tracker.adopt_pids(&cg.pids());
+    }
+    let frozen = shell.is_alive() && shell.signal(libc::SIGSTOP);
+    if frozen {
+        signalled.0.insert(shell);
+    }
+    (signalled, frozen)
+}
+
 /// Synchronous best-effort SIGKILL of everything captured, the shell and the cgroup, for host
 /// exit and `Drop` paths that cannot await. Does not wait or reap.
 pub fn kill_session_now(
@@ -300,15 +310,7 @@ pub fn kill_session_now(
     tracker: &mut TreeTracker,
     cgroup: Option<&SessionCgroup>,
 ) {
-    let mut signalled = Signalled::default();
-    if let Some(cg) = cgroup {
-        tracker.adopt_pids(&cg.pids());
-    }
-    // Freeze the shell first so it cannot start the next command of a list while its jobs die.
-    let frozen = shell.is_alive() && shell.signal(libc::SIGSTOP);
-    if frozen {
-        signalled.0.insert(shell);
-    }
+    let (mut signalled, _) = begin_teardown(shell, tracker, cgroup);
     tracker.refresh_deep();
     signalled.send(&tracker.captured(), libc::SIGKILL);
     let _ = shell.signal(libc::SIGKILL);
