@@ -218,26 +218,15 @@ impl Tool for OpenTool {
             r = spawn => r.map_err(terminal_error)?,
             () = call.cancel.cancelled() => return Err(ToolError::new("terminal open aborted").with_code("ABORTED")),
         };
-        let s = &result.snapshot;
         let (motd, _) = bound_structured(result.motd, self.0.config.max_result_bytes);
         Ok(OpenOutput {
-            session_id: s.session_id.to_string(),
-            name: s.name.clone(),
-            backend_type: s.backend_type.clone(),
-            pid: s.pid,
-            status: (&s.status).into(),
+            session: (&result.snapshot).into(),
             motd,
         })
     }
     fn render(&self, _args: &OpenArgs, out: &OpenOutput) -> String {
         let result = dsh_terminal_core::SpawnResult {
-            snapshot: dsh_terminal_core::SessionSnapshot {
-                session_id: SessionId::new(out.session_id.clone()),
-                name: out.name.clone(),
-                backend_type: out.backend_type.clone(),
-                pid: out.pid,
-                status: dsh_terminal_core::SessionStatus::Running,
-            },
+            snapshot: (&out.session).into(),
             motd: out.motd.clone(),
         };
         render::render_spawn(&result, self.0.config.max_result_bytes)
@@ -607,17 +596,8 @@ impl Tool for ListTool {
         })
     }
     fn render(&self, _args: &ListArgs, out: &ListOutput) -> String {
-        let snapshots: Vec<dsh_terminal_core::SessionSnapshot> = out
-            .sessions
-            .iter()
-            .map(|s| dsh_terminal_core::SessionSnapshot {
-                session_id: SessionId::new(s.session_id.clone()),
-                name: s.name.clone(),
-                backend_type: s.backend_type.clone(),
-                pid: s.pid,
-                status: (&s.status).into(),
-            })
-            .collect();
+        let snapshots: Vec<dsh_terminal_core::SessionSnapshot> =
+            out.sessions.iter().map(Into::into).collect();
         render::render_list(&snapshots, self.0.config.max_result_bytes)
     }
     fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
