@@ -1298,8 +1298,10 @@ impl BackendSession for PtySession {
         let io = &self.inner.io;
         let idle_at_prompt = signal == TerminalSignal::Sigint
             && io.pty.foreground_pgid() == Some(io.shell_pgid)
-            && io.lock().screen.prompt_state() == PromptState::Prompt
-            && io.lock().active.is_none();
+            && {
+                let st = io.lock();
+                st.screen.prompt_state() == PromptState::Prompt && st.active.is_none()
+            };
         if idle_at_prompt {
             return Ok(SignalResult {
                 target_pgid: io.shell_pgid,
