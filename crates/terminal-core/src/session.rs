@@ -1306,12 +1306,14 @@ impl BackendSession for PtySession {
             return Ok(SignalResult {
                 target_pgid: io.shell_pgid,
                 delivered: false,
+                shell_targeted: true,
             });
         }
         let target_pgid = deliver(io, signal)?;
         Ok(SignalResult {
             target_pgid,
             delivered: true,
+            shell_targeted: target_pgid == io.shell_pgid,
         })
     }
 

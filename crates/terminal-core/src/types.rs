@@ -299,6 +299,9 @@ pub struct SignalResult {
     /// shell idle at its prompt (nothing else running, field case C22) only makes readline
     /// redraw its prompt.
     pub delivered: bool,
+    /// The target group was the session's top-level process itself (nothing else held the
+    /// foreground).
+    pub shell_targeted: bool,
 }
 
 /// What closing a session did.

@@ -486,21 +486,11 @@ impl Tool for SignalTool {
             .terminals
             .signal(&owner, &id, signal)
             .map_err(terminal_error)?;
-        // The shell leads its own process group, so a target equal to the shell's pid means
-        // nothing else held the foreground (field case C22).
-        let shell_pid = self
-            .0
-            .terminals
-            .list(&owner)
-            .into_iter()
-            .find(|s| s.session_id == id)
-            .and_then(|s| s.pid);
         Ok(SignalOutput {
             delivered: result.delivered,
             target_pgid: result.target_pgid,
-            shell_was_foreground: shell_pid
-                .and_then(|p| i32::try_from(p).ok())
-                .is_some_and(|p| p == result.target_pgid),
+            // Nothing else held the foreground (field case C22).
+            shell_was_foreground: result.shell_targeted,
         })
     }
     fn render(&self, args: &SignalArgs, out: &SignalOutput) -> String {

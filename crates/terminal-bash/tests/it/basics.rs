@@ -146,6 +146,7 @@ async fn sigint_interrupts_a_sleep_and_the_shell_stays_usable() {
         assert_eq!(r.foreground.as_deref(), Some("sleep"));
         let signalled = sh.session.signal(TerminalSignal::Sigint).unwrap();
         assert_ne!(signalled.target_pgid, sh.session.shell().pid);
+        assert!(signalled.delivered && !signalled.shell_targeted);
         let r = sh.send("echo ok").await;
         assert!(r.viewport.contains("\nok\n"), "{:?}", r.viewport);
         assert_eq!(r.wait_reason, WaitReason::StdinRead);
@@ -173,6 +174,7 @@ async fn sigkill_at_the_shell_is_refused() {
         let res = sh.session.signal(TerminalSignal::Sigint).unwrap();
         assert_eq!(res.target_pgid, sh.session.shell().pid);
         assert!(!res.delivered);
+        assert!(res.shell_targeted);
         let r = sh.send("echo still").await;
         assert!(r.viewport.contains("\nstill\n"), "{:?}", r.viewport);
         sh.close().await;

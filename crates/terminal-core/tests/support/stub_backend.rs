@@ -375,6 +375,7 @@ impl BackendSession for StubSession {
         Ok(SignalResult {
             target_pgid: 42,
             delivered: true,
+            shell_targeted: false,
         })
     }
     fn close(&self, reason: String) -> BoxFuture<'_, Result<CloseReport, TerminalError>> {
