@@ -36,8 +36,10 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+
+use parking_lot::{Mutex, RwLock};
 
 /// Boxed error type used at plugin boundaries.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -306,11 +308,14 @@ impl Context {
     pub fn get<T: ?Sized + Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         let mut cur = Some(self);
         while let Some(ctx) = cur {
-            if let Ok(map) = ctx.inner.services.read()
-                && let Some(entry) = map.get(&TypeId::of::<T>())
-                && let Some(arc) = entry.value.downcast_ref::<Arc<T>>()
-            {
-                return Some(arc.clone());
+            let found = ctx
+                .inner
+                .services
+                .read()
+                .get(&TypeId::of::<T>())
+                .and_then(|entry| entry.value.downcast_ref::<Arc<T>>().cloned());
+            if found.is_some() {
+                return found;
             }
             cur = ctx.inner.parent.as_ref();
         }
@@ -337,11 +342,7 @@ impl Context {
         provider: &str,
         value: Arc<T>,
     ) -> Result<(), ContextError> {
-        let mut map = self
-            .inner
-            .services
-            .write()
-            .map_err(|_| ContextError::Disposed)?;
+        let mut map = self.inner.services.write();
         let key = ServiceKey::of::<T>();
         if let Some(existing) = map.get(&key.id) {
             return Err(ContextError::DuplicateService {
@@ -370,17 +371,14 @@ impl Context {
         F: FnOnce() -> BoxFuture<'static, ()> + Send + 'static,
     {
         let label = label.into();
-        match self.inner.disposers.lock() {
-            // Checked under the lock so a concurrent dispose cannot miss this disposer.
-            Ok(mut d) if !self.is_disposed() => {
-                d.push((label, Box::new(f)));
-                true
-            }
-            _ => {
-                tracing::debug!(%label, "disposer not registered: context already disposed");
-                false
-            }
+        // Checked under the lock so a concurrent dispose cannot miss this disposer.
+        let mut disposers = self.inner.disposers.lock();
+        if self.is_disposed() {
+            tracing::debug!(%label, "disposer not registered: context already disposed");
+            return false;
         }
+        disposers.push((label, Box::new(f)));
+        true
     }
 
     /// Whether [`Context::dispose`] has started.
@@ -402,17 +400,12 @@ impl Context {
             }
         }
         loop {
-            let next = match self.inner.disposers.lock() {
-                Ok(mut d) => d.pop(),
-                Err(_) => None,
-            };
+            let next = self.inner.disposers.lock().pop();
             let Some((label, f)) = next else { break };
             tracing::trace!(%label, scope = ?self.inner.scope, "running disposer");
             f().await;
         }
-        if let Ok(mut map) = self.inner.services.write() {
-            map.clear();
-        }
+        self.inner.services.write().clear();
     }
 }
 
@@ -545,12 +538,7 @@ impl ContextBuilder {
         let exists_in_parent = |key: &ServiceKey| -> bool {
             let mut cur = Some(ctx);
             while let Some(c) = cur {
-                if c.inner
-                    .services
-                    .read()
-                    .map(|m| m.contains_key(&key.id))
-                    .unwrap_or(false)
-                {
+                if c.inner.services.read().contains_key(&key.id) {
                     return true;
                 }
                 cur = c.inner.parent.as_ref();

@@ -1,7 +1,7 @@
 //! Unit tests for the context, plugins, scopes, disposers and agents.
 
 use super::*;
-use std::sync::Mutex as StdMutex;
+use parking_lot::Mutex as StdMutex;
 
 struct A(u32);
 struct B(u32);
@@ -190,7 +190,7 @@ async fn disposers_run_in_reverse_order_and_await_async_work() {
         root.on_dispose(format!("d{i}"), move || {
             Box::pin(async move {
                 tokio::task::yield_now().await;
-                log.lock().unwrap().push(i);
+                log.lock().push(i);
             })
         });
     }
@@ -198,11 +198,11 @@ async fn disposers_run_in_reverse_order_and_await_async_work() {
     let l2 = log.clone();
     child.on_dispose("child", move || {
         Box::pin(async move {
-            l2.lock().unwrap().push(99);
+            l2.lock().push(99);
         })
     });
     root.dispose().await;
-    assert_eq!(*log.lock().unwrap(), vec![99, 2, 1, 0]);
+    assert_eq!(*log.lock(), vec![99, 2, 1, 0]);
     assert!(child.is_disposed());
     // Idempotent, and late registrations are refused so the caller keeps ownership.
     root.dispose().await;

@@ -19,7 +19,9 @@
 //! assert!(invariants.check_all(&ctx).is_empty());
 //! ```
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use dsh_context::{BoxError, Context, Plugin, Registrar, ServiceKey};
 
@@ -76,7 +78,7 @@ impl Invariants {
         if package.is_empty() || package.chars().any(char::is_whitespace) {
             return Err(InvariantError::InvalidName(package.to_owned()));
         }
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut entries = self.entries.lock();
         if entries.iter().any(|(p, _)| p == package) {
             return Err(InvariantError::Duplicate(package.to_owned()));
         }
@@ -86,19 +88,19 @@ impl Invariants {
 
     /// Removes a registration (so a reloaded companion can register again).
     pub fn unregister(&self, package: &str) {
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut entries = self.entries.lock();
         entries.retain(|(p, _)| p != package);
     }
 
     /// Registered package names, in registration order.
     pub fn packages(&self) -> Vec<String> {
-        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let entries = self.entries.lock();
         entries.iter().map(|(p, _)| p.clone()).collect()
     }
 
     /// The reason a package gave for having no check, if it registered [`InvariantCheck::None`].
     pub fn reason(&self, package: &str) -> Option<&'static str> {
-        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let entries = self.entries.lock();
         entries.iter().find_map(|(p, c)| match c {
             InvariantCheck::None { reason } if p == package => Some(*reason),
             _ => None,
@@ -108,7 +110,7 @@ impl Invariants {
     /// Runs every real check and returns every violation (empty when all hold).
     pub fn check_all(&self, ctx: &Context) -> Vec<InvariantViolation> {
         let checks: Vec<(String, CheckFn)> = {
-            let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+            let entries = self.entries.lock();
             entries
                 .iter()
                 .filter_map(|(p, c)| match c {

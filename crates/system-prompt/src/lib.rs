@@ -17,7 +17,9 @@
 
 #![forbid(unsafe_code)]
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use dsh_context::{BoxError, Plugin, Registrar, ServiceKey};
 
@@ -130,8 +132,8 @@ impl SystemPrompt {
         sections
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Section>> {
-        self.sections.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, Vec<Section>> {
+        self.sections.lock()
     }
 }
 

@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use dsh_context::BoxFuture;
 use dsh_terminal_core::pty::PtyCommand;
 use dsh_terminal_core::{
     BackendSession, BackendSpawnSpec, PromptNonce, PtySession, PtySpawnSpec, TerminalBackend,
@@ -98,18 +97,17 @@ fn spawn_error(message: String) -> TerminalError {
     TerminalError::new(TerminalErrorCode::Spawn, message)
 }
 
+#[async_trait::async_trait]
 impl TerminalBackend for BashBackend {
     fn backend_type(&self) -> &str {
         &self.config.backend_type
     }
 
-    fn spawn(
+    async fn spawn(
         &self,
         spec: BackendSpawnSpec,
-    ) -> BoxFuture<'_, Result<Arc<dyn BackendSession>, TerminalError>> {
-        Box::pin(async move {
-            let session = self.spawn_session(spec).await?;
-            Ok(session as Arc<dyn BackendSession>)
-        })
+    ) -> Result<Arc<dyn BackendSession>, TerminalError> {
+        let session = self.spawn_session(spec).await?;
+        Ok(session as Arc<dyn BackendSession>)
     }
 }

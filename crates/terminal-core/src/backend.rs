@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use dsh_context::BoxFuture;
-
 use crate::error::TerminalError;
 use crate::types::{
     BackendSpawnSpec, CloseReport, ReadRequest, ReadResult, SendRead, SendRequest, SendResult,
@@ -12,6 +10,7 @@ use crate::types::{
 };
 
 /// A registered session factory, keyed by its type (e.g. `shell`).
+#[async_trait::async_trait]
 pub trait TerminalBackend: Send + Sync + 'static {
     /// The type models pass to `terminal_open`.
     fn backend_type(&self) -> &str;
@@ -22,13 +21,12 @@ pub trait TerminalBackend: Send + Sync + 'static {
     /// # Errors
     /// [`TerminalError`] with code `Spawn` when the process cannot start or does not become
     /// ready before the startup timeout; everything started is cleaned up first.
-    fn spawn(
-        &self,
-        spec: BackendSpawnSpec,
-    ) -> BoxFuture<'_, Result<Arc<dyn BackendSession>, TerminalError>>;
+    async fn spawn(&self, spec: BackendSpawnSpec)
+    -> Result<Arc<dyn BackendSession>, TerminalError>;
 }
 
 /// One live session owned by a backend.
+#[async_trait::async_trait]
 pub trait BackendSession: Send + Sync + 'static {
     /// Startup output (typically `dsh> `).
     fn motd(&self) -> String;
@@ -56,14 +54,15 @@ pub trait BackendSession: Send + Sync + 'static {
     ///
     /// # Errors
     /// `Cleanup` naming surviving pids.
-    fn close(&self, reason: String) -> BoxFuture<'_, Result<CloseReport, TerminalError>>;
+    async fn close(&self, reason: String) -> Result<CloseReport, TerminalError>;
 }
 
 /// The backend half of a [`SendOperation`].
+#[async_trait::async_trait]
 pub trait OperationHandle: Send + Sync + 'static {
     /// Resolves when the send settles. May be awaited by several callers; each gets the same
     /// outcome.
-    fn done(&self) -> BoxFuture<'_, Result<SendResult, TerminalError>>;
+    async fn done(&self) -> Result<SendResult, TerminalError>;
     /// Consumes output produced since the previous read (for background jobs).
     fn read_output(&self) -> SendRead;
     /// Requests cancellation (a real SIGINT to the foreground group, never a written `\x03`).

@@ -23,7 +23,9 @@ use std::ffi::OsString;
 use std::io::{self, Read};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, mpsc};
+
+use parking_lot::Mutex;
 
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use rustix::process::{Pid, WaitOptions};
@@ -339,7 +341,7 @@ impl Pty {
     /// A closed PTY resolves with an error.
     pub fn write(&self, bytes: Vec<u8>) -> tokio::sync::oneshot::Receiver<io::Result<()>> {
         let (done, rx) = tokio::sync::oneshot::channel();
-        let guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let guard = self.writer.lock();
         match guard.as_ref() {
             Some(tx) => {
                 if let Err(mpsc::SendError(job)) = tx.send(WriteJob { bytes, done }) {
@@ -357,7 +359,7 @@ impl Pty {
 
     /// Stops accepting writes (the writer thread ends after the jobs already queued).
     pub fn close_writer(&self) {
-        self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.writer.lock().take();
     }
 
     /// The terminal's foreground process group (`tcgetpgrp` on the master), if any.
@@ -423,25 +425,14 @@ fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> io::Result<()> {
 static LIVE_SHELLS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
 
 fn register_shell(pid: u32) {
-    LIVE_SHELLS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(pid);
+    LIVE_SHELLS.lock().insert(pid);
 }
 
 fn unregister_shell(pid: u32) {
-    LIVE_SHELLS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&pid);
+    LIVE_SHELLS.lock().remove(&pid);
 }
 
 /// Whether `pid` is a PTY top-level process of this host whose waiter has not reaped it yet.
 pub fn is_live_shell(pid: i32) -> bool {
-    u32::try_from(pid).is_ok_and(|pid| {
-        LIVE_SHELLS
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(&pid)
-    })
+    u32::try_from(pid).is_ok_and(|pid| LIVE_SHELLS.lock().contains(&pid))
 }

@@ -45,12 +45,14 @@
 //!
 //! # Locking
 //!
-//! One [`std::sync::Mutex`] guards all service state. It is never held across an `.await` nor
+//! One [`parking_lot::Mutex`] guards all service state. It is never held across an `.await` nor
 //! across a call into a backend (backends may call back into the service, e.g.
 //! [`Terminals::has_owner_activity`]).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Weak};
+
+use parking_lot::{Mutex, MutexGuard};
 
 use dsh_context::{Agent, BoxError, Plugin, Registrar, ServiceKey};
 use tokio::sync::watch;
@@ -355,7 +357,7 @@ impl Terminals {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock()
     }
 
     /// Registers a backend under its [`TerminalBackend::backend_type`].

@@ -30,10 +30,11 @@
 //! 4. The slot is released once no write or interrupt of this send is still in flight.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Weak};
+
+use parking_lot::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use dsh_context::BoxFuture;
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
@@ -194,7 +195,7 @@ struct Io {
 
 impl Io {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock()
     }
 
     fn bump(&self) {
@@ -369,11 +370,10 @@ impl Inner {
         let mut tracker = self
             .tracker
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
             .take()
             .unwrap_or_else(|| TreeTracker::new(self.shell));
         kill_session_now(self.shell, &mut tracker, self.cgroup.as_ref());
-        *self.tracker.lock().unwrap_or_else(|e| e.into_inner()) = Some(tracker);
+        *self.tracker.lock() = Some(tracker);
         self.io.lock().closing = true;
         self.io.pty.close_writer();
         if let Some(cg) = &self.cgroup {
@@ -383,12 +383,7 @@ impl Inner {
 
     async fn refresh_tracker(self: Arc<Self>) {
         let _ = tokio::task::spawn_blocking(move || {
-            if let Some(t) = self
-                .tracker
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .as_mut()
-            {
+            if let Some(t) = self.tracker.lock().as_mut() {
                 t.refresh();
                 t.reap_zombies();
             }
@@ -443,7 +438,6 @@ impl Inner {
         let mut tracker = self
             .tracker
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
             .take()
             .unwrap_or_else(|| TreeTracker::new(self.shell));
         let teardown = TeardownConfig {
@@ -451,7 +445,7 @@ impl Inner {
         };
         let report =
             terminate_session(self.shell, &mut tracker, self.cgroup.as_ref(), &teardown).await;
-        *self.tracker.lock().unwrap_or_else(|e| e.into_inner()) = Some(tracker);
+        *self.tracker.lock() = Some(tracker);
         // The waiter thread reaps the shell; give it the grace to report.
         let mut activity = self.io.activity.subscribe();
         let reap_deadline = tokio::time::Instant::now() + self.config.dispose_grace;
@@ -519,7 +513,7 @@ struct Op {
 
 impl Op {
     fn shared(&self) -> MutexGuard<'_, OpShared> {
-        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+        self.shared.lock()
     }
 
     fn is_settled(&self) -> bool {
@@ -559,15 +553,14 @@ impl Op {
     }
 }
 
+#[async_trait::async_trait]
 impl OperationHandle for Op {
-    fn done(&self) -> BoxFuture<'_, Result<SendResult, TerminalError>> {
+    async fn done(&self) -> Result<SendResult, TerminalError> {
         let mut rx = self.result.subscribe();
-        Box::pin(async move {
-            match rx.wait_for(Option::is_some).await {
-                Ok(v) => v.clone().unwrap_or_else(|| Err(abandoned())),
-                Err(_) => Err(abandoned()),
-            }
-        })
+        match rx.wait_for(Option::is_some).await {
+            Ok(v) => v.clone().unwrap_or_else(|| Err(abandoned())),
+            Err(_) => Err(abandoned()),
+        }
     }
 
     fn read_output(&self) -> SendRead {
@@ -1177,7 +1170,7 @@ impl PtySession {
                     "PTY shell did not reach readiness before startup timeout",
                 )),
                 _ => {
-                    *session.inner.motd.lock().unwrap_or_else(|e| e.into_inner()) = result.viewport;
+                    *session.inner.motd.lock() = result.viewport;
                     None
                 }
             },
@@ -1214,7 +1207,7 @@ impl PtySession {
     /// Every still-alive process this session started that the tracker has captured (the
     /// shell excluded), after a fresh scan. For diagnostics and tests.
     pub fn captured_processes(&self) -> Vec<ProcessIdentity> {
-        let mut guard = self.inner.tracker.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.inner.tracker.lock();
         match guard.as_mut() {
             Some(t) => {
                 t.refresh();
@@ -1255,13 +1248,10 @@ fn cancelled() -> TerminalError {
     spawn_error("PTY startup was cancelled")
 }
 
+#[async_trait::async_trait]
 impl BackendSession for PtySession {
     fn motd(&self) -> String {
-        self.inner
-            .motd
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.inner.motd.lock().clone()
     }
 
     fn pid(&self) -> Option<u32> {
@@ -1317,14 +1307,12 @@ impl BackendSession for PtySession {
         })
     }
 
-    fn close(&self, reason: String) -> BoxFuture<'_, Result<CloseReport, TerminalError>> {
-        Box::pin(async move {
-            let inner = Arc::clone(&self.inner);
-            inner
-                .close_now(&reason)
-                .instrument(inner.span.clone())
-                .await
-        })
+    async fn close(&self, reason: String) -> Result<CloseReport, TerminalError> {
+        let inner = Arc::clone(&self.inner);
+        inner
+            .close_now(&reason)
+            .instrument(inner.span.clone())
+            .await
     }
 }
 

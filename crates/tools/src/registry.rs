@@ -4,10 +4,12 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
 use std::task::{Context as TaskContext, Poll};
 
-use dsh_context::{BoxError, BoxFuture, Plugin, Registrar, ServiceKey};
+use dsh_context::{BoxError, Plugin, Registrar, ServiceKey};
 use jsonschema::Validator;
 use serde::Deserialize;
 use serde_json::Value;
@@ -114,8 +116,9 @@ pub trait PostExecute: Send + Sync {
 }
 
 /// Object-safe view of a [`Tool`].
+#[async_trait::async_trait]
 trait ErasedTool: Send + Sync {
-    fn run<'a>(&'a self, args: Value, call: ToolCall) -> BoxFuture<'a, ToolResult>;
+    async fn run(&self, args: Value, call: ToolCall) -> ToolResult;
     fn finalize(&self, content: &[Content]) -> Option<Vec<Content>>;
     fn present_call(&self, args: &Value) -> Option<Card>;
     fn present_result(&self, args: &Value, result: &ToolResult) -> Option<Card>;
@@ -132,34 +135,33 @@ impl<T: Tool> Erased<T> {
     }
 }
 
+#[async_trait::async_trait]
 impl<T: Tool> ErasedTool for Erased<T> {
-    fn run<'a>(&'a self, args: Value, call: ToolCall) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let parsed = match Self::args(&args) {
-                Ok(a) => a,
-                Err(e) => return invalid_args(&[serde_message(&e)]),
-            };
-            let output = match self.tool.execute(parsed, call).await {
-                Ok(output) => output,
-                Err(e) => return ToolResult::from(e),
-            };
-            let structured = match serde_json::to_value(&output) {
-                Ok(v) => v,
-                Err(e) => {
-                    return bad_output(self.tool.name(), &[e.to_string()]);
-                }
-            };
-            let problems = violations(&self.output_validator, &structured);
-            if !problems.is_empty() {
-                return bad_output(self.tool.name(), &problems);
+    async fn run(&self, args: Value, call: ToolCall) -> ToolResult {
+        let parsed = match Self::args(&args) {
+            Ok(a) => a,
+            Err(e) => return invalid_args(&[serde_message(&e)]),
+        };
+        let output = match self.tool.execute(parsed, call).await {
+            Ok(output) => output,
+            Err(e) => return ToolResult::from(e),
+        };
+        let structured = match serde_json::to_value(&output) {
+            Ok(v) => v,
+            Err(e) => {
+                return bad_output(self.tool.name(), &[e.to_string()]);
             }
-            // `execute` consumed the arguments; they deserialized once, so they do again.
-            let text = match Self::args(&args) {
-                Ok(a) => self.tool.render(&a, &output),
-                Err(e) => return invalid_args(&[serde_message(&e)]),
-            };
-            ToolResult::success(text, structured)
-        })
+        };
+        let problems = violations(&self.output_validator, &structured);
+        if !problems.is_empty() {
+            return bad_output(self.tool.name(), &problems);
+        }
+        // `execute` consumed the arguments; they deserialized once, so they do again.
+        let text = match Self::args(&args) {
+            Ok(a) => self.tool.render(&a, &output),
+            Err(e) => return invalid_args(&[serde_message(&e)]),
+        };
+        ToolResult::success(text, structured)
     }
 
     fn finalize(&self, content: &[Content]) -> Option<Vec<Content>> {
@@ -335,7 +337,7 @@ impl Tools {
                 output_validator,
             }),
         });
-        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
+        let mut entries = self.entries.write();
         if entries.contains_key(name) {
             return Err(ToolsError::Duplicate {
                 name: name.to_owned(),
@@ -347,25 +349,25 @@ impl Tools {
 
     /// Removes a tool; calls already running keep their snapshot of it.
     pub fn unregister(&self, name: &str) {
-        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
+        let mut entries = self.entries.write();
         entries.remove(name);
     }
 
     /// Every tool's schema, lexicographic by name.
     pub fn list(&self) -> Vec<ToolSchema> {
-        let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
+        let entries = self.entries.read();
         entries.values().map(|e| e.schema.clone()).collect()
     }
 
     /// Adds a pre-execute policy (runs after those already added).
     pub fn add_pre_execute(&self, policy: Arc<dyn PreExecute>) {
-        let mut p = self.policies.write().unwrap_or_else(|e| e.into_inner());
+        let mut p = self.policies.write();
         p.pre.push(policy);
     }
 
     /// Adds a post-execute policy (runs after those already added).
     pub fn add_post_execute(&self, policy: Arc<dyn PostExecute>) {
-        let mut p = self.policies.write().unwrap_or_else(|e| e.into_inner());
+        let mut p = self.policies.write();
         p.post.push(policy);
     }
 
@@ -390,7 +392,7 @@ impl Tools {
     }
 
     fn entry(&self, name: &str) -> Option<Arc<Entry>> {
-        let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
+        let entries = self.entries.read();
         entries.get(name).cloned()
     }
 
@@ -426,7 +428,7 @@ impl Tools {
                 agent_id: call.agent.as_ref().map(|a| a.id().to_owned()),
             };
             let (pre, post) = {
-                let p = self.policies.read().unwrap_or_else(|e| e.into_inner());
+                let p = self.policies.read();
                 (p.pre.clone(), p.post.clone())
             };
             let mut result = match decide(&pre, &info) {

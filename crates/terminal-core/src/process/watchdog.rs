@@ -26,10 +26,10 @@
 //!
 //! [`SessionCgroup`]: super::SessionCgroup
 
+use parking_lot::Mutex;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
 
 /// How long the helper waits for the killed cgroups to empty before giving up on removing them
 /// (the next host start sweeps what is left).
@@ -94,7 +94,7 @@ static WATCHDOG: Mutex<State> = Mutex::new(State {
 /// logged at warn level; the session cgroup works without the watchdog, it just does not
 /// survive the host's SIGKILL.
 pub(crate) fn ensure_host_watchdog(host_dir: &Path) {
-    let mut state = WATCHDOG.lock().unwrap_or_else(|e| e.into_inner());
+    let mut state = WATCHDOG.lock();
     if let Some(mut child) = state.current.take() {
         match child.try_wait() {
             Ok(None) => {
@@ -157,6 +157,6 @@ fn spawn(host_dir: &Path) -> std::io::Result<Child> {
 /// session cgroup; `None` without a writable cgroup2). For diagnostics and tests.
 #[must_use]
 pub fn host_watchdog_pid() -> Option<u32> {
-    let state = WATCHDOG.lock().unwrap_or_else(|e| e.into_inner());
+    let state = WATCHDOG.lock();
     state.current.as_ref().map(Child::id)
 }

@@ -9,11 +9,12 @@
 #![allow(dead_code, unreachable_pub)] // each test binary uses a different part of the double
 
 use std::future::Future;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
-use dsh_context::BoxFuture;
 use dsh_terminal_core::{
     BackendSession, BackendSpawnSpec, CloseReport, OperationHandle, ReadRequest, ReadResult,
     SendOperation, SendRead, SendRequest, SendResult, SessionStatus, SignalResult, TerminalBackend,
@@ -49,8 +50,8 @@ pub async fn let_others_run() {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
+fn lock<T>(m: &Mutex<T>) -> parking_lot::MutexGuard<'_, T> {
+    m.lock()
 }
 
 /// A spawn waiting for the test to decide its outcome.
@@ -189,15 +190,16 @@ impl StubBackend {
     }
 }
 
+#[async_trait::async_trait]
 impl TerminalBackend for StubBackend {
     fn backend_type(&self) -> &str {
         &self.backend_type
     }
-    fn spawn(
+    async fn spawn(
         &self,
         spec: BackendSpawnSpec,
-    ) -> BoxFuture<'_, Result<Arc<dyn BackendSession>, TerminalError>> {
-        Box::pin(self.spawn_inner(spec))
+    ) -> Result<Arc<dyn BackendSession>, TerminalError> {
+        self.spawn_inner(spec).await
     }
 }
 
@@ -328,6 +330,7 @@ impl StubSession {
     }
 }
 
+#[async_trait::async_trait]
 impl BackendSession for StubSession {
     fn motd(&self) -> String {
         "stub ready".to_owned()
@@ -378,8 +381,8 @@ impl BackendSession for StubSession {
             shell_targeted: false,
         })
     }
-    fn close(&self, reason: String) -> BoxFuture<'_, Result<CloseReport, TerminalError>> {
-        Box::pin(self.close_inner(reason))
+    async fn close(&self, reason: String) -> Result<CloseReport, TerminalError> {
+        self.close_inner(reason).await
     }
 }
 
@@ -436,18 +439,17 @@ pub fn send_result(viewport: &str, wait_reason: WaitReason) -> SendResult {
     }
 }
 
+#[async_trait::async_trait]
 impl OperationHandle for StubOp {
-    fn done(&self) -> BoxFuture<'_, Result<SendResult, TerminalError>> {
+    async fn done(&self) -> Result<SendResult, TerminalError> {
         let mut rx = self.outcome.subscribe();
-        Box::pin(async move {
-            match rx.wait_for(Option::is_some).await {
-                Ok(outcome) => outcome.clone().unwrap_or_else(|| unreachable!()),
-                Err(_) => Err(TerminalError::new(
-                    TerminalErrorCode::Transport,
-                    "stub op dropped",
-                )),
-            }
-        })
+        match rx.wait_for(Option::is_some).await {
+            Ok(outcome) => outcome.clone().unwrap_or_else(|| unreachable!()),
+            Err(_) => Err(TerminalError::new(
+                TerminalErrorCode::Transport,
+                "stub op dropped",
+            )),
+        }
     }
     fn read_output(&self) -> SendRead {
         SendRead {

@@ -1,6 +1,8 @@
 //! The execute pipeline: order, finalize-once, policies, cancellation, robustness.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use dsh_context::{Agent, Context};
 use dsh_invariants::{Invariants, InvariantsPlugin};
@@ -39,10 +41,7 @@ impl PreExecute for Always {
 struct Recorder(Mutex<Vec<(String, bool)>>);
 impl PostExecute for Recorder {
     fn after(&self, call: &ToolCallInfo, result: &mut ToolResult) {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((call.name.clone(), result.is_error));
+        self.0.lock().push((call.name.clone(), result.is_error));
         result.content.push(Content::text("post"));
     }
 }
@@ -128,10 +127,7 @@ async fn deny_skips_the_tool_goes_through_post_and_is_finalized_once() {
     );
     assert_eq!(r.code(), Some(codes::DENIED));
     assert_eq!(count.get(), 1);
-    assert_eq!(
-        *post.0.lock().unwrap_or_else(|e| e.into_inner()),
-        vec![("send".to_owned(), true)]
-    );
+    assert_eq!(*post.0.lock(), vec![("send".to_owned(), true)]);
 }
 
 #[tokio::test]
@@ -166,7 +162,7 @@ async fn policies_see_agent_and_normalised_args() {
     struct Capture(Mutex<Option<ToolCallInfo>>);
     impl PreExecute for Capture {
         fn check(&self, call: &ToolCallInfo) -> Decision {
-            *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(call.clone());
+            *self.0.lock() = Some(call.clone());
             Decision::Allow
         }
     }
@@ -179,7 +175,7 @@ async fn policies_see_agent_and_normalised_args() {
         .execute("send", Value::Null, ToolCall::new("c1").with_agent(agent))
         .await;
     assert_eq!(
-        capture.0.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+        capture.0.lock().clone(),
         Some(ToolCallInfo {
             name: "send".into(),
             args: json!({}),
@@ -213,7 +209,7 @@ async fn cancelled_before_dispatch_skips_policies_and_the_tool() {
     assert_eq!(r.text(), "[final] Error: tool call aborted before dispatch");
     assert_eq!(r.code(), Some(codes::ABORTED_BEFORE_DISPATCH));
     assert_eq!(count.get(), 1);
-    assert!(post.0.lock().unwrap_or_else(|e| e.into_inner()).is_empty());
+    assert!(post.0.lock().is_empty());
 }
 
 #[tokio::test]
