@@ -85,23 +85,22 @@ impl TerminalSignal {
     ];
     /// The model-visible name, e.g. `SIGINT`.
     pub fn as_str(self) -> &'static str {
+        signal_name(self.as_raw()).unwrap_or_default()
+    }
+    /// The signal as rustix delivers it.
+    pub(crate) fn to_rustix(self) -> rustix::process::Signal {
+        use rustix::process::Signal;
         match self {
-            Self::Sigint => "SIGINT",
-            Self::Sigterm => "SIGTERM",
-            Self::Sigkill => "SIGKILL",
-            Self::Sigtstp => "SIGTSTP",
-            Self::Sighup => "SIGHUP",
+            Self::Sigint => Signal::INT,
+            Self::Sigterm => Signal::TERM,
+            Self::Sigkill => Signal::KILL,
+            Self::Sigtstp => Signal::TSTP,
+            Self::Sighup => Signal::HUP,
         }
     }
     /// The raw signal number on this platform.
     pub fn as_raw(self) -> i32 {
-        match self {
-            Self::Sigint => libc::SIGINT,
-            Self::Sigterm => libc::SIGTERM,
-            Self::Sigkill => libc::SIGKILL,
-            Self::Sigtstp => libc::SIGTSTP,
-            Self::Sighup => libc::SIGHUP,
-        }
+        self.to_rustix().as_raw()
     }
 }
 
@@ -123,6 +122,44 @@ impl FromStr for TerminalSignal {
                 )
             })
     }
+}
+
+/// The conventional name of a Linux signal number (`9` → `SIGKILL`).
+pub fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        5 => "SIGTRAP",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        10 => "SIGUSR1",
+        11 => "SIGSEGV",
+        12 => "SIGUSR2",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        16 => "SIGSTKFLT",
+        17 => "SIGCHLD",
+        18 => "SIGCONT",
+        19 => "SIGSTOP",
+        20 => "SIGTSTP",
+        21 => "SIGTTIN",
+        22 => "SIGTTOU",
+        23 => "SIGURG",
+        24 => "SIGXCPU",
+        25 => "SIGXFSZ",
+        26 => "SIGVTALRM",
+        27 => "SIGPROF",
+        28 => "SIGWINCH",
+        29 => "SIGIO",
+        30 => "SIGPWR",
+        31 => "SIGSYS",
+        _ => return None,
+    })
 }
 
 /// Whether a session's top-level process is still running.

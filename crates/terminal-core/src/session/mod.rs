@@ -1,0 +1,183 @@
+//! [`PtySession`]: the generic PTY session engine behind a backend's [`BackendSession`].
+//!
+//! A backend (e.g. `dsh-terminal-bash`) decides *what* to run (program, arguments, environment,
+//! prompt nonce); this engine runs it on a PTY and implements the session contract: sends that
+//! settle by [readiness](crate::readiness), screen-true viewports and pages from a
+//! [`Screen`](crate::screen::Screen), foreground signals, and a close that leaves no process
+//! behind.
+//!
+//! # Files, one job each
+//! - `mod.rs` (this facade): [`PtySession`], [`PtySpawnSpec`], the [`BackendSession`] impl.
+//! - `config.rs`: [`PtySessionConfig`], the one home of the engine's defaults.
+//! - `shared.rs`: the state the reader thread, the waiter thread, the send driver and the
+//!   query replier share, and the reader / waiter halves that feed it. The reader feeds the
+//!   screen and bumps an activity counter that wakes a pending send at once.
+//! - `spawn.rs`: PTY, cgroup, tracker, threads, and startup (an internal empty send that
+//!   settles on the first prompt; its viewport is the MOTD).
+//! - `send.rs`: `SendOp`, one send's whole state machine (one active send at a time; `done()`
+//!   may be awaited by several callers; `read_output()` consumes the screen-true delta;
+//!   `cancel()` delivers a real SIGINT to the foreground group).
+//! - `result.rs`: result assembly, a pure function with table tests.
+//! - `signal.rs`: signal delivery and the aftermath the next send waits out.
+//! - `replies.rs`: terminal query (DSR, DA) replies, queued on a bounded channel and answered
+//!   only while the querying program is blocked reading the terminal.
+//! - `close.rs`: whole-session teardown ([`crate::process::terminate_session`]); the shell is
+//!   reaped by the waiter thread. Dropping a session that was never closed kills everything
+//!   synchronously.
+
+mod close;
+mod config;
+mod replies;
+mod result;
+mod send;
+mod shared;
+mod signal;
+mod spawn;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use parking_lot::Mutex;
+use tracing::Instrument as _;
+
+use crate::backend::{BackendSession, SendOperation};
+use crate::error::TerminalError;
+use crate::process::{ProcessIdentity, SessionCgroup, TreeTracker};
+use crate::pty::PtyCommand;
+use crate::screen::PromptNonce;
+use crate::types::{
+    CloseReport, ReadRequest, ReadResult, SendRequest, SessionId, SessionStatus, SignalResult,
+    TerminalSignal,
+};
+
+pub use config::PtySessionConfig;
+
+use send::SendOp;
+use shared::Shared;
+
+/// Environment variable carrying the per-session random tag (see [`PtySpawnSpec::command`]).
+pub const ENVIRON_TAG: &str = "DSH_PTY_TAG";
+
+/// What to start.
+#[derive(Clone, Debug)]
+pub struct PtySpawnSpec {
+    /// The session's id (used in errors, thread names, logs and the cgroup name).
+    pub session_id: SessionId,
+    /// Program, arguments, complete environment, working directory. `rows`/`cols` are taken
+    /// from the [`PtySessionConfig`]. The engine adds one variable, [`ENVIRON_TAG`], set to a
+    /// per-session random value that teardown uses to find escaped daemons.
+    pub command: PtyCommand,
+    /// The token genuine prompt marks carry; `None` disables mark-based readiness.
+    pub nonce: Option<PromptNonce>,
+}
+
+/// A live PTY session. Implements [`BackendSession`].
+pub struct PtySession {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for PtySession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PtySession")
+            .field("session_id", &self.inner.shared.id)
+            .field("pid", &self.inner.shared.shell_pid)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The session's engine: what the facade, the send driver and close share.
+struct Inner {
+    config: PtySessionConfig,
+    shared: Arc<Shared>,
+    shell: ProcessIdentity,
+    tracker: Mutex<Option<TreeTracker>>,
+    cgroup: Option<SessionCgroup>,
+    close_lock: tokio::sync::Mutex<Option<CloseReport>>,
+    closed: AtomicBool,
+    motd: Mutex<String>,
+    runtime: tokio::runtime::Handle,
+    span: tracing::Span,
+}
+
+impl Drop for PtySession {
+    /// A session dropped without [`BackendSession::close`] kills everything it started, at
+    /// once and synchronously (SIGKILL; no grace).
+    fn drop(&mut self) {
+        self.inner.kill_now();
+    }
+}
+
+impl PtySession {
+    /// The session id.
+    pub fn session_id(&self) -> &SessionId {
+        &self.inner.shared.id
+    }
+
+    /// Path of the terminal's slave side (e.g. `/dev/pts/3`).
+    pub fn tty_path(&self) -> Option<&std::path::Path> {
+        self.inner.shared.pty.tty_path()
+    }
+
+    /// The shell's process identity.
+    pub fn shell(&self) -> ProcessIdentity {
+        self.inner.shell
+    }
+
+    /// Every still-alive process this session started that the tracker has captured (the
+    /// shell excluded), after a fresh scan. For diagnostics and tests.
+    pub fn captured_processes(&self) -> Vec<ProcessIdentity> {
+        let mut guard = self.inner.tracker.lock();
+        match guard.as_mut() {
+            Some(t) => {
+                t.refresh();
+                t.captured()
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// The whole transcript (history plus screen) as text. For diagnostics and tests.
+    pub fn transcript(&self) -> String {
+        self.inner.shared.lock().screen.transcript()
+    }
+}
+
+#[async_trait::async_trait]
+impl BackendSession for PtySession {
+    fn motd(&self) -> String {
+        self.inner.motd.lock().clone()
+    }
+
+    fn pid(&self) -> Option<u32> {
+        u32::try_from(self.inner.shared.shell_pid).ok()
+    }
+
+    fn status(&self) -> SessionStatus {
+        self.inner.shared.lock().status()
+    }
+
+    fn start_send(&self, request: SendRequest) -> Result<SendOperation, TerminalError> {
+        let op = SendOp::start(&self.inner, request, false)?;
+        Ok(SendOperation::new(op))
+    }
+
+    fn read(&self, request: ReadRequest) -> Result<ReadResult, TerminalError> {
+        self.inner.shared.lock().screen.page(
+            request.offset,
+            request.count,
+            self.inner.config.max_read_bytes,
+        )
+    }
+
+    fn signal(&self, signal: TerminalSignal) -> Result<SignalResult, TerminalError> {
+        signal::signal(&self.inner.shared, signal)
+    }
+
+    async fn close(&self, reason: String) -> Result<CloseReport, TerminalError> {
+        let inner = Arc::clone(&self.inner);
+        inner
+            .close_now(&reason)
+            .instrument(inner.span.clone())
+            .await
+    }
+}

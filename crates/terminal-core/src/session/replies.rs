@@ -1,0 +1,119 @@
+//! Answers to terminal queries (DSR cursor position, DA) the screen produced.
+//!
+//! The reader thread only enqueues a [`QueryReply`] on a bounded channel (a full queue drops
+//! the reply: a program flooding queries gets no answers rather than unbounded memory); one
+//! tokio task per session writes each reply once the foreground program that asked is
+//! blocked reading the terminal, and drops it when that program is gone or the shell's prompt
+//! is back, so no reply leaks into the next command line.
+
+use std::sync::Weak;
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+
+use super::shared::Shared;
+
+/// Most query replies waiting per session; further queries go unanswered.
+const MAX_PENDING_REPLIES: usize = 4;
+/// How long a terminal query reply may wait for its program to block on the terminal.
+const REPLY_WAIT_MAX: Duration = Duration::from_secs(1);
+/// How long a reply to the shell itself lets the screen catch up before checking its prompt.
+const REPLY_SHELL_SETTLE: Duration = Duration::from_millis(5);
+/// Longest pause between checks while a reply waits.
+const REPLY_BACKOFF_MAX: Duration = Duration::from_millis(25);
+
+/// The replies one output chunk asked for.
+#[derive(Debug)]
+pub(super) struct QueryReply {
+    /// The reply bytes, in query order.
+    pub(super) bytes: Vec<u8>,
+    /// The terminal's foreground group when the query was read.
+    pub(super) fg_at_query: Option<i32>,
+}
+
+/// The reader thread's end of the queue.
+pub(super) type ReplySender = mpsc::Sender<QueryReply>;
+
+/// A new bounded reply queue.
+pub(super) fn channel() -> (ReplySender, mpsc::Receiver<QueryReply>) {
+    mpsc::channel(MAX_PENDING_REPLIES)
+}
+
+/// The replier task: answers queued queries in order until the session is gone (its
+/// [`Shared`], which owns the sender, is dropped).
+pub(super) async fn run(shared: Weak<Shared>, mut queue: mpsc::Receiver<QueryReply>) {
+    while let Some(reply) = queue.recv().await {
+        answer(&shared, reply).await;
+    }
+}
+
+/// What to do with a pending reply right now.
+enum ReplyVerdict {
+    Write,
+    Drop(&'static str),
+    Retry,
+}
+
+/// Writes one reply once the foreground program that asked is blocked reading the terminal;
+/// drops it when that program is gone or the shell's prompt is back.
+async fn answer(shared: &Weak<Shared>, reply: QueryReply) {
+    let deadline = Instant::now() + REPLY_WAIT_MAX;
+    let mut delay = Duration::from_millis(1);
+    loop {
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        match verdict(&shared, reply.fg_at_query).await {
+            ReplyVerdict::Write => {
+                let _ = shared.pty.write(reply.bytes).await;
+                return;
+            }
+            ReplyVerdict::Drop(why) => {
+                tracing::debug!("dropping terminal query reply: {why}");
+                return;
+            }
+            ReplyVerdict::Retry => {}
+        }
+        drop(shared);
+        if Instant::now() >= deadline {
+            tracing::debug!("dropping terminal query reply: nobody read the terminal");
+            return;
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(REPLY_BACKOFF_MAX);
+    }
+}
+
+async fn verdict(shared: &Shared, fg_at_query: Option<i32>) -> ReplyVerdict {
+    let fg = shared.pty.foreground_pgid();
+    let Some(pgid) = fg.filter(|_| fg == fg_at_query) else {
+        return ReplyVerdict::Drop("the querying program left");
+    };
+    if pgid == shared.shell_pgid && shared.prompt_current() {
+        return ReplyVerdict::Drop("the shell prompt is back");
+    }
+    if shared.pty.tty_path().is_none() {
+        return ReplyVerdict::Write;
+    }
+    if !shared.waiting_on_tty(pgid).await {
+        return ReplyVerdict::Retry;
+    }
+    if pgid != shared.shell_pgid {
+        return ReplyVerdict::Write;
+    }
+    // The shell blocks on the terminal both in `read` (wants the reply) and at its prompt
+    // (must not get it). Its prompt precedes that wait in the output, so let the screen catch
+    // up before deciding.
+    tokio::time::sleep(REPLY_SHELL_SETTLE).await;
+    if !shared.output_drained() {
+        return ReplyVerdict::Retry;
+    }
+    if shared.prompt_current() {
+        return ReplyVerdict::Drop("the shell prompt is back");
+    }
+    if shared.waiting_on_tty(pgid).await {
+        ReplyVerdict::Write
+    } else {
+        ReplyVerdict::Retry
+    }
+}

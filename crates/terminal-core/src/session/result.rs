@@ -1,0 +1,229 @@
+//! Result assembly: the pure step from "why the send settled" plus the facts gathered at
+//! settlement to the [`SendResult`] the caller sees. Tested without a PTY.
+
+use crate::readiness::Settle;
+use crate::screen::Rendered;
+use crate::types::{InputMode, SendResult, SessionStatus, WaitReason};
+
+/// Everything gathered when a send settles.
+#[derive(Clone, Debug)]
+pub(super) struct SettleFacts {
+    /// Why it settled.
+    pub(super) reason: Settle,
+    /// The viewport rendered from the send's anchor.
+    pub(super) rendered: Rendered,
+    /// Session status at settlement.
+    pub(super) status: SessionStatus,
+    /// Exit statuses of the commands that finished since the anchor, oldest first (`None`
+    /// for a mark without a status).
+    pub(super) exits: Vec<Option<i32>>,
+    /// The exit status of the newest prompt mark.
+    pub(super) last_exit_code: Option<i32>,
+    /// A full-screen program holds the alternate screen.
+    pub(super) alternate: bool,
+    /// The screen shows a continuation prompt.
+    pub(super) continuation: bool,
+    /// The tty has echo off in canonical mode (a password prompt).
+    pub(super) echo_off: bool,
+    /// Name of the foreground program when it is not the shell.
+    pub(super) foreground: Option<String>,
+    /// Raw bytes read since the anchor.
+    pub(super) output_bytes: u64,
+}
+
+/// The contract's wait reason for a readiness tier.
+pub(super) fn wait_reason(reason: Settle) -> WaitReason {
+    match reason {
+        Settle::Exit => WaitReason::SessionExit,
+        Settle::Prompt | Settle::Continuation | Settle::StdinWait => WaitReason::StdinRead,
+        Settle::Idle => WaitReason::InferredIdle,
+        Settle::Timeout => WaitReason::Timeout,
+    }
+}
+
+/// Assembles the result. On exit the terminal facts (input mode, foreground) no longer apply;
+/// `[exit: N]` is reported only when the prompt settled the send, and then the newest
+/// finished command is the result's own, not an earlier one.
+pub(super) fn assemble(facts: SettleFacts) -> SendResult {
+    let SettleFacts {
+        reason,
+        rendered,
+        status,
+        mut exits,
+        last_exit_code,
+        alternate,
+        continuation,
+        echo_off,
+        foreground,
+        output_bytes,
+    } = facts;
+    let exited = reason == Settle::Exit;
+    if reason == Settle::Prompt {
+        exits.pop();
+    }
+    let input_mode = if exited {
+        InputMode::Normal
+    } else if alternate {
+        InputMode::AlternateScreen
+    } else if reason == Settle::Continuation || continuation {
+        InputMode::Continuation
+    } else if echo_off {
+        InputMode::EchoOff
+    } else {
+        InputMode::Normal
+    };
+    SendResult {
+        viewport: rendered.text,
+        wait_reason: wait_reason(reason),
+        session_status: status,
+        truncated: rendered.truncated,
+        exit_code: if reason == Settle::Prompt {
+            last_exit_code
+        } else {
+            None
+        },
+        foreground: if exited { None } else { foreground },
+        input_mode,
+        earlier_exit_codes: exits.into_iter().flatten().collect(),
+        output_bytes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn facts(reason: Settle) -> SettleFacts {
+        SettleFacts {
+            reason,
+            rendered: Rendered {
+                text: "ls\nfile\ndsh> ".to_owned(),
+                truncated: false,
+            },
+            status: SessionStatus::Running,
+            exits: Vec::new(),
+            last_exit_code: Some(0),
+            alternate: false,
+            continuation: false,
+            echo_off: false,
+            foreground: None,
+            output_bytes: 12,
+        }
+    }
+
+    #[test]
+    fn every_tier_maps_to_its_wait_reason() {
+        let table = [
+            (Settle::Exit, WaitReason::SessionExit),
+            (Settle::Prompt, WaitReason::StdinRead),
+            (Settle::Continuation, WaitReason::StdinRead),
+            (Settle::StdinWait, WaitReason::StdinRead),
+            (Settle::Idle, WaitReason::InferredIdle),
+            (Settle::Timeout, WaitReason::Timeout),
+        ];
+        for (reason, expected) in table {
+            assert_eq!(assemble(facts(reason)).wait_reason, expected, "{reason:?}");
+        }
+    }
+
+    #[test]
+    fn exit_code_only_when_the_prompt_settled() {
+        let table = [
+            (Settle::Prompt, Some(0)),
+            (Settle::Continuation, None),
+            (Settle::StdinWait, None),
+            (Settle::Idle, None),
+            (Settle::Timeout, None),
+            (Settle::Exit, None),
+        ];
+        for (reason, expected) in table {
+            assert_eq!(assemble(facts(reason)).exit_code, expected, "{reason:?}");
+        }
+    }
+
+    #[test]
+    fn the_prompts_own_status_is_not_an_earlier_one() {
+        let with_exits = |reason| SettleFacts {
+            exits: vec![Some(1), None, Some(2), Some(0)],
+            ..facts(reason)
+        };
+        assert_eq!(
+            assemble(with_exits(Settle::Prompt)).earlier_exit_codes,
+            vec![1, 2]
+        );
+        assert_eq!(
+            assemble(with_exits(Settle::Idle)).earlier_exit_codes,
+            vec![1, 2, 0]
+        );
+        assert_eq!(
+            assemble(with_exits(Settle::Exit)).earlier_exit_codes,
+            vec![1, 2, 0]
+        );
+    }
+
+    #[test]
+    fn input_mode_precedence() {
+        // (reason, alternate, continuation, echo_off) → mode
+        let table = [
+            (Settle::Idle, false, false, false, InputMode::Normal),
+            (Settle::Idle, true, true, true, InputMode::AlternateScreen),
+            (Settle::Idle, false, true, true, InputMode::Continuation),
+            (
+                Settle::Continuation,
+                false,
+                false,
+                true,
+                InputMode::Continuation,
+            ),
+            (Settle::StdinWait, false, false, true, InputMode::EchoOff),
+            (Settle::Exit, true, true, true, InputMode::Normal),
+        ];
+        for (reason, alternate, continuation, echo_off, expected) in table {
+            let got = assemble(SettleFacts {
+                alternate,
+                continuation,
+                echo_off,
+                ..facts(reason)
+            })
+            .input_mode;
+            assert_eq!(
+                got, expected,
+                "{reason:?} alt={alternate} cont={continuation} echo_off={echo_off}"
+            );
+        }
+    }
+
+    #[test]
+    fn exit_drops_the_foreground_and_keeps_viewport_and_counts() {
+        let named = |reason| SettleFacts {
+            foreground: Some("python3".to_owned()),
+            status: SessionStatus::Exited {
+                exit_code: Some(3),
+                signal: None,
+            },
+            rendered: Rendered {
+                text: "bye".to_owned(),
+                truncated: true,
+            },
+            ..facts(reason)
+        };
+        let exited = assemble(named(Settle::Exit));
+        assert_eq!(exited.foreground, None);
+        assert_eq!(exited.viewport, "bye");
+        assert!(exited.truncated);
+        assert_eq!(exited.output_bytes, 12);
+        assert_eq!(
+            exited.session_status,
+            SessionStatus::Exited {
+                exit_code: Some(3),
+                signal: None
+            }
+        );
+        assert_eq!(
+            assemble(named(Settle::StdinWait)).foreground.as_deref(),
+            Some("python3")
+        );
+    }
+}

@@ -1,0 +1,511 @@
+//! [`SendOp`]: one send, and the whole state machine that takes it from the write to its
+//! settled result.
+//!
+//! # Flow of a send
+//! 1. [`SendOp::start`] reserves the session's send slot synchronously and spawns the driver.
+//! 2. The driver waits out a just-delivered signal, records the foreground before the write,
+//!    anchors the screen where the previous result ended (so output between calls is not
+//!    lost), notes whether the input is typed ahead of a running command, and writes `text`
+//!    (+ `\r`) through the writer thread.
+//! 3. It then evaluates [`Readiness`] on every output event and every `poll_interval` tick
+//!    (`/proc` is only consulted on ticks) until a tier settles; the result is assembled from
+//!    the anchor ([`super::result`]).
+//! 4. The slot is released once no write or interrupt of this send is still in flight, so late
+//!    bytes or a late SIGINT never hit a successor.
+//!
+//! Every transition (settle, fail, release) is a method of [`SendOp`]; close ends a pending
+//! send through [`SendOp::settle_on_close`].
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use parking_lot::{Mutex, MutexGuard};
+use tokio::sync::{Notify, watch};
+use tracing::Instrument as _;
+
+use crate::backend::OperationHandle;
+use crate::error::{TerminalError, TerminalErrorCode};
+use crate::process::group_name;
+use crate::readiness::{Observation, PreWrite, Readiness, Settle};
+use crate::screen::{AnchorId, Position, PromptState};
+use crate::types::{SendRead, SendRequest, SendResult, TerminalSignal};
+
+use super::Inner;
+use super::result::{SettleFacts, assemble};
+use super::shared::{Shared, State};
+use super::signal::deliver;
+
+/// After the shell exits: least time before "no unread output" counts as drained.
+const EXIT_DRAIN_MIN: Duration = Duration::from_millis(10);
+/// After the shell exits: most time to wait for its last output.
+const EXIT_DRAIN_MAX: Duration = Duration::from_millis(200);
+
+/// Where the send's viewport starts, and the counters at that point.
+#[derive(Default)]
+struct Span {
+    anchor: Option<AnchorId>,
+    /// `State::bytes_read` where the anchor starts.
+    bytes_from: u64,
+    /// `screen.done_count()` where the anchor starts.
+    done_from: u64,
+    cancel_requested: bool,
+    /// The settled viewport, handed out once by `read_output`.
+    final_delta: Option<SendRead>,
+}
+
+/// One send.
+pub(super) struct SendOp {
+    shared: Arc<Shared>,
+    result: watch::Sender<Option<Result<SendResult, TerminalError>>>,
+    wake: Notify,
+    span: Mutex<Span>,
+    settled: AtomicBool,
+    finished: AtomicBool,
+    /// A write or an interrupt of this send is still in flight: the slot stays reserved after
+    /// settlement until it lands, so late bytes or a late SIGINT never hit a successor.
+    in_flight: AtomicBool,
+}
+
+impl SendOp {
+    /// Reserves the session's send slot and starts the driver. `initializing` is the startup
+    /// send (empty input, settles on the first prompt).
+    ///
+    /// # Errors
+    /// `Closing`, `Exited`, `SendActive`.
+    pub(super) fn start(
+        inner: &Arc<Inner>,
+        request: SendRequest,
+        initializing: bool,
+    ) -> Result<Arc<SendOp>, TerminalError> {
+        let shared = &inner.shared;
+        let mut st = shared.lock();
+        st.check_usable(&shared.id)?;
+        if st.active.is_some() {
+            return Err(TerminalError::send_active(&shared.id));
+        }
+        let op = Arc::new(SendOp {
+            shared: Arc::clone(shared),
+            result: watch::channel(None).0,
+            wake: Notify::new(),
+            span: Mutex::new(Span::default()),
+            settled: AtomicBool::new(false),
+            finished: AtomicBool::new(false),
+            in_flight: AtomicBool::new(false),
+        });
+        st.active = Some(Arc::clone(&op));
+        drop(st);
+        let mut input = request.text.into_bytes();
+        if request.submit {
+            input.push(b'\r');
+        }
+        let driver = Arc::clone(&op).drive(Arc::clone(inner), input, initializing);
+        inner.runtime.spawn(driver.instrument(inner.span.clone()));
+        Ok(op)
+    }
+
+    fn span(&self) -> MutexGuard<'_, Span> {
+        self.span.lock()
+    }
+
+    pub(super) fn is_settled(&self) -> bool {
+        self.settled.load(Ordering::SeqCst)
+    }
+
+    fn cancel_requested(&self) -> bool {
+        self.span().cancel_requested
+    }
+
+    /// Resolves at the next explicit wake-up (cancel, close).
+    pub(super) async fn woken(&self) {
+        self.wake.notified().await;
+    }
+
+    /// Ends a pending send because the session closed: it settles as `session_exit`.
+    pub(super) fn settle_on_close(&self) {
+        self.settle(Settle::Exit, None);
+        self.wake.notify_one();
+    }
+
+    /// Releases the session's send slot (once nothing of this send is in flight).
+    fn release(&self) {
+        let mut st = self.shared.lock();
+        self.release_locked(&mut st);
+    }
+
+    fn release_locked(&self, st: &mut State) {
+        if st
+            .active
+            .as_ref()
+            .is_some_and(|a| std::ptr::eq(Arc::as_ptr(a), self))
+        {
+            st.active = None;
+        }
+        self.finished.store(true, Ordering::SeqCst);
+    }
+
+    fn fail(&self, error: TerminalError) {
+        let mut st = self.shared.lock();
+        if self.settled.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        if let Some(anchor) = self.span().anchor.take() {
+            st.screen.release_anchor(anchor);
+        }
+        if !self.in_flight.load(Ordering::SeqCst) {
+            self.release_locked(&mut st);
+        }
+        drop(st);
+        self.result.send_replace(Some(Err(error)));
+    }
+
+    /// Settles with `reason` (no-op when already settled): renders the viewport from the
+    /// anchor, places the next send's resume point, gathers the foreground facts and publishes
+    /// the assembled result.
+    fn settle(&self, reason: Settle, last_exit_code: Option<i32>) {
+        let shared = &self.shared;
+        let mut st = shared.lock();
+        if self.settled.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let (anchor, bytes_from, done_from) = {
+            let mut span = self.span();
+            (span.anchor.take(), span.bytes_from, span.done_from)
+        };
+        let rendered = anchor
+            .map(|a| st.screen.render_since(a, shared.max_read_bytes))
+            .unwrap_or_default();
+        if let Some(a) = anchor {
+            st.screen.release_anchor(a);
+        }
+        if let Some(old) = st.resume_from.take() {
+            st.screen.release_anchor(old);
+        }
+        st.resume_from = Some(st.screen.anchor());
+        st.bytes_at_resume = st.bytes_read;
+        let output_bytes = st.bytes_read.saturating_sub(bytes_from);
+        let exits = st.screen.exit_codes_since(done_from);
+        st.done_at_resume = st.screen.done_count();
+        let status = st.status();
+        let alternate = st.screen.alternate_screen();
+        let continuation = st.screen.prompt_state() == PromptState::Continuation;
+        drop(st);
+        // After an exit the terminal facts no longer apply; don't ask a dead terminal.
+        let exited = reason == Settle::Exit;
+        let foreground = if exited {
+            None
+        } else {
+            shared
+                .pty
+                .foreground_pgid()
+                .filter(|&p| p != shared.shell_pgid)
+                .and_then(group_name)
+        };
+        let echo_off = !exited && shared.pty.modes().is_some_and(|m| !m.echo && m.canonical);
+        let result = assemble(SettleFacts {
+            reason,
+            rendered,
+            status,
+            exits,
+            last_exit_code,
+            alternate,
+            continuation,
+            echo_off,
+            foreground,
+            output_bytes,
+        });
+        tracing::debug!(
+            wait = result.wait_reason.as_str(),
+            viewport_bytes = result.viewport.len(),
+            "send settled"
+        );
+        self.span().final_delta = Some(SendRead {
+            delta: result.viewport.clone(),
+            truncated: result.truncated,
+        });
+        // Free the slot before publishing, so a caller that awaited `done()` can send at once.
+        if !self.in_flight.load(Ordering::SeqCst) {
+            self.release();
+        }
+        self.result.send_replace(Some(Ok(result)));
+    }
+
+    /// Places the anchor and returns `(done_count, mark_count, written_at)` at the write.
+    fn anchor_for_write(
+        &self,
+        readiness: &mut Readiness,
+        input: &[u8],
+        initializing: bool,
+        started: Instant,
+    ) -> (u64, u64, Instant) {
+        let mut st = self.shared.lock();
+        if initializing {
+            // Startup renders (and counts marks) from the very beginning: the shell may have
+            // printed its first prompt before this task ran.
+            let anchor = st.screen.anchor_at(Position::default());
+            self.span().anchor = Some(anchor);
+            return (0, 0, started);
+        }
+        // Several lines sent at once are typed ahead of each other: a prompt between two of
+        // them must not settle the send.
+        let multi_line = input
+            .get(..input.len().saturating_sub(1))
+            .is_some_and(|head| head.iter().any(|&b| b == b'\n' || b == b'\r'));
+        readiness.set_typeahead(st.screen.prompt_state() == PromptState::Busy || multi_line);
+        readiness.set_poll_only(input.is_empty());
+        // Start where the last result ended (see `State::resume_from`).
+        let (anchor, bytes_from, done_from) = match st.resume_from.take() {
+            Some(resume) => (resume, st.bytes_at_resume, st.done_at_resume),
+            None => (st.screen.anchor(), st.bytes_read, st.screen.done_count()),
+        };
+        {
+            let mut span = self.span();
+            span.anchor = Some(anchor);
+            span.bytes_from = bytes_from;
+            span.done_from = done_from;
+        }
+        // The silence window and "output since the write" both start here, just before the
+        // input is queued (its echo can arrive before the write is acknowledged).
+        let now = Instant::now();
+        st.last_output_at = now;
+        (st.screen.done_count(), st.screen.mark_count(), now)
+    }
+
+    /// Drives the send from write to settlement. See the module docs.
+    async fn drive(self: Arc<Self>, inner: Arc<Inner>, input: Vec<u8>, initializing: bool) {
+        let shared = Arc::clone(&inner.shared);
+        let mut activity = shared.subscribe();
+        let aftermath = shared.lock().redraw_pending.take();
+        if let Some(after) = aftermath {
+            after.wait(&shared, &self, &mut activity).await;
+        }
+        let started = Instant::now();
+        let pre = pre_write(&shared).await;
+        let mut readiness = Readiness::new(
+            inner.config.timing(),
+            started,
+            initializing,
+            shared.shell_pgid,
+            pre,
+        );
+        let deadline = readiness.deadline();
+        let (done_at_write, marks_at_write, written_at) =
+            self.anchor_for_write(&mut readiness, &input, initializing, started);
+        let mut write_rx = if input.is_empty() || self.cancel_requested() {
+            None
+        } else {
+            self.in_flight.store(true, Ordering::SeqCst);
+            Some(shared.pty.write(input))
+        };
+        let mut interrupted = false;
+        let mut next_tick = written_at + inner.config.poll_interval;
+        let mut probe: Option<(i32, bool)> = None;
+
+        loop {
+            // A pending write: only exit, deadline and close matter until it lands.
+            if let Some(rx) = write_rx.as_mut() {
+                let exited = shared.lock().exit.is_some();
+                if !self.is_settled() && exited {
+                    self.settle(Settle::Exit, None);
+                } else if !self.is_settled() && Instant::now() >= deadline {
+                    self.settle(Settle::Timeout, None);
+                }
+                tokio::select! {
+                    r = rx => {
+                        write_rx = None;
+                        self.in_flight.store(false, Ordering::SeqCst);
+                        match r {
+                            Ok(Ok(())) => {
+                                next_tick = Instant::now() + inner.config.poll_interval;
+                            }
+                            Ok(Err(e)) if !exited => self.fail(TerminalError::new(
+                                TerminalErrorCode::Transport,
+                                format!("PTY write failed: {e}"),
+                            )),
+                            _ => {}
+                        }
+                    }
+                    _ = activity.changed() => {}
+                    _ = self.wake.notified() => {}
+                    _ = tokio::time::sleep_until(deadline.into()), if !self.is_settled() => {}
+                }
+                if self.is_settled() && write_rx.is_none() {
+                    break;
+                }
+                continue;
+            }
+            if self.is_settled() {
+                break;
+            }
+            if self.cancel_requested() && !interrupted {
+                interrupted = true;
+                if let Err(e) = deliver(&shared, TerminalSignal::Sigint) {
+                    self.fail(e);
+                    break;
+                }
+            }
+
+            let now = Instant::now();
+            if now >= next_tick {
+                next_tick = now + inner.config.poll_interval;
+                Arc::clone(&inner).refresh_tracker().await;
+                let (fg, prompt) = (
+                    shared.pty.foreground_pgid(),
+                    shared.lock().screen.prompt_state(),
+                );
+                probe = match fg {
+                    Some(pgid) if readiness.wants_probe(fg, prompt) => {
+                        Some((pgid, shared.waiting_on_tty(pgid).await))
+                    }
+                    _ => None,
+                };
+            }
+            let now = Instant::now();
+            let (obs, exit_at, last_exit) = observe(
+                &shared,
+                now,
+                probe.take(),
+                done_at_write,
+                marks_at_write,
+                written_at,
+            );
+            if let Some(reason) = readiness.evaluate(&obs) {
+                self.settle(reason, last_exit);
+                break;
+            }
+            // Sleep until something can change the decision.
+            let mut wake_at = deadline.min(readiness.silence_deadline(obs.last_output_at));
+            wake_at = wake_at.min(next_tick);
+            if let Some(at) = exit_at {
+                wake_at = wake_at.min((at + EXIT_DRAIN_MIN).max(now + Duration::from_millis(2)));
+            }
+            let stream_failed = shared.lock().stream_error.clone();
+            if let Some(err) = stream_failed
+                && exit_at.is_none()
+            {
+                self.fail(TerminalError::new(
+                    TerminalErrorCode::Transport,
+                    format!("PTY output stream failed: {err}"),
+                ));
+                break;
+            }
+            tokio::select! {
+                _ = activity.changed() => {}
+                _ = self.wake.notified() => {}
+                _ = tokio::time::sleep_until(wake_at.into()) => {}
+            }
+        }
+        self.release();
+    }
+}
+
+/// Facts about the foreground before the write.
+async fn pre_write(shared: &Shared) -> PreWrite {
+    let fg = shared.pty.foreground_pgid();
+    let waiting = match fg {
+        Some(pgid) if !(pgid == shared.shell_pgid && shared.prompt_current()) => {
+            shared.waiting_on_tty(pgid).await
+        }
+        _ => false,
+    };
+    PreWrite { fg, waiting }
+}
+
+/// One observation for the readiness decision; also returns when the shell exited and the
+/// newest prompt mark's exit status.
+fn observe(
+    shared: &Shared,
+    now: Instant,
+    probed: Option<(i32, bool)>,
+    done_at_write: u64,
+    marks_at_write: u64,
+    written_at: Instant,
+) -> (Observation, Option<Instant>, Option<i32>) {
+    let (mut obs, exit_at, last_exit) = {
+        let st = shared.lock();
+        let exit_at = st.exit.map(|(_, at)| at);
+        let ended = st.output_ended;
+        let obs = Observation {
+            now,
+            exited: false,
+            prompt: st.screen.prompt_state(),
+            done_since_write: st.screen.done_count() > done_at_write,
+            mark_since_write: st.screen.mark_count() > marks_at_write,
+            fg: None,
+            input_pending: false,
+            fg_waiting: None,
+            last_output_at: st.last_output_at,
+            output_since_write: st.last_output_at > written_at,
+            has_output: st.screen.has_output(),
+            output_drained: false,
+        };
+        (
+            obs,
+            exit_at.map(|at| (at, ended)),
+            st.screen.last_exit_code(),
+        )
+    };
+    if let Some((at, ended)) = exit_at {
+        let waited = now.saturating_duration_since(at);
+        obs.exited = ended
+            || waited >= EXIT_DRAIN_MAX
+            || (waited >= EXIT_DRAIN_MIN && shared.pty.unread_output_bytes().unwrap_or(0) == 0);
+    }
+    obs.fg = shared.pty.foreground_pgid();
+    obs.output_drained = shared.output_drained();
+    obs.fg_waiting = probed
+        .filter(|(pgid, _)| Some(*pgid) == obs.fg)
+        .map(|(_, w)| w);
+    if obs.prompt != PromptState::Busy || obs.fg_waiting == Some(true) {
+        obs.input_pending = shared.pty.pending_input_bytes().unwrap_or(0) > 0;
+    }
+    (obs, exit_at.map(|(at, _)| at), last_exit)
+}
+
+#[async_trait::async_trait]
+impl OperationHandle for SendOp {
+    async fn done(&self) -> Result<SendResult, TerminalError> {
+        let mut rx = self.result.subscribe();
+        match rx.wait_for(Option::is_some).await {
+            Ok(v) => v.clone().unwrap_or_else(|| Err(abandoned())),
+            Err(_) => Err(abandoned()),
+        }
+    }
+
+    fn read_output(&self) -> SendRead {
+        let mut st = self.shared.lock();
+        let mut span = self.span();
+        if self.is_settled() {
+            return span.final_delta.take().unwrap_or_default();
+        }
+        let Some(anchor) = span.anchor else {
+            return SendRead::default();
+        };
+        let rendered = st.screen.render_since(anchor, self.shared.max_read_bytes);
+        st.screen.move_anchor_to_cursor(anchor);
+        SendRead {
+            delta: rendered.text,
+            truncated: rendered.truncated,
+        }
+    }
+
+    fn cancel(&self) -> bool {
+        if self.is_settled() {
+            return false;
+        }
+        self.span().cancel_requested = true;
+        self.wake.notify_one();
+        true
+    }
+
+    fn is_finished(&self) -> bool {
+        self.finished.load(Ordering::SeqCst)
+    }
+}
+
+fn abandoned() -> TerminalError {
+    TerminalError::new(
+        TerminalErrorCode::Transport,
+        "PTY send was abandoned before it settled",
+    )
+}

@@ -1,0 +1,247 @@
+//! [`Shared`]: the session state the PTY reader thread, the waiter thread, the send driver and
+//! the query replier all see, and the reader / waiter halves that feed it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use parking_lot::{Mutex, MutexGuard};
+use tokio::sync::watch;
+
+use crate::error::TerminalError;
+use crate::process::is_group_waiting_on_tty;
+use crate::pty::{ExitInfo, Pty, ReadEvent};
+use crate::screen::{AnchorId, PromptState, Screen};
+use crate::types::{SessionId, SessionStatus};
+
+use super::replies::{QueryReply, ReplySender};
+use super::send::SendOp;
+use super::signal::SignalAftermath;
+
+/// Mutable session state, behind [`Shared::lock`].
+pub(super) struct State {
+    pub(super) screen: Screen,
+    pub(super) last_output_at: Instant,
+    pub(super) output_ended: bool,
+    pub(super) stream_error: Option<String>,
+    pub(super) exit: Option<(ExitInfo, Instant)>,
+    pub(super) closing: bool,
+    pub(super) active: Option<Arc<SendOp>>,
+    /// A signal just reached the foreground group: the next send waits for it to play out
+    /// (see [`SignalAftermath`]), or its input could be discarded with the interrupted line.
+    pub(super) redraw_pending: Option<SignalAftermath>,
+    /// Where the last result's viewport ended. The next send's viewport starts here, so
+    /// output that arrived between two calls (a command still running after `inferred_idle`
+    /// finishing later) is shown in the next result instead of only in scrollback.
+    pub(super) resume_from: Option<AnchorId>,
+    /// Raw bytes read from the terminal so far.
+    pub(super) bytes_read: u64,
+    /// `bytes_read` when `resume_from` was placed.
+    pub(super) bytes_at_resume: u64,
+    /// `screen.done_count()` when `resume_from` was placed.
+    pub(super) done_at_resume: u64,
+}
+
+impl State {
+    pub(super) fn new(screen: Screen) -> Self {
+        Self {
+            screen,
+            last_output_at: Instant::now(),
+            output_ended: false,
+            stream_error: None,
+            exit: None,
+            closing: false,
+            active: None,
+            redraw_pending: None,
+            resume_from: None,
+            bytes_read: 0,
+            bytes_at_resume: 0,
+            done_at_resume: 0,
+        }
+    }
+
+    /// The session status as the contract reports it.
+    pub(super) fn status(&self) -> SessionStatus {
+        match &self.exit {
+            Some((info, _)) => info.status(),
+            None if self.stream_error.is_some() => SessionStatus::Exited {
+                exit_code: None,
+                signal: None,
+            },
+            None => SessionStatus::Running,
+        }
+    }
+
+    /// Refuses a new send (or signal) on a closing or exited session.
+    pub(super) fn check_usable(&self, id: &SessionId) -> Result<(), TerminalError> {
+        if self.closing {
+            return Err(TerminalError::closing(id));
+        }
+        if self.exit.is_some() || self.stream_error.is_some() {
+            return Err(TerminalError::exited(id));
+        }
+        Ok(())
+    }
+}
+
+/// What the reader, waiter, send driver and replier share.
+pub(super) struct Shared {
+    pub(super) id: SessionId,
+    pub(super) pty: Pty,
+    pub(super) shell_pid: i32,
+    pub(super) shell_pgid: i32,
+    pub(super) max_read_bytes: usize,
+    state: Mutex<State>,
+    activity: watch::Sender<u64>,
+    /// The reader thread holds a chunk it has not fed to the screen yet.
+    reader_busy: AtomicBool,
+    /// Query replies for the replier task (bounded: further queries go unanswered).
+    replies: ReplySender,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    pub(super) fn new(
+        id: SessionId,
+        pty: Pty,
+        max_read_bytes: usize,
+        screen: Screen,
+        replies: ReplySender,
+    ) -> Self {
+        let shell_pid = i32::try_from(pty.pid()).unwrap_or(0);
+        Self {
+            id,
+            pty,
+            shell_pid,
+            shell_pgid: shell_pid,
+            max_read_bytes,
+            state: Mutex::new(State::new(screen)),
+            activity: watch::channel(0u64).0,
+            reader_busy: AtomicBool::new(false),
+            replies,
+        }
+    }
+
+    pub(super) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock()
+    }
+
+    /// Wakes everything waiting on session activity.
+    pub(super) fn bump(&self) {
+        self.activity.send_modify(|v| *v = v.wrapping_add(1));
+    }
+
+    /// A receiver that changes on every output, end-of-output and exit event.
+    pub(super) fn subscribe(&self) -> watch::Receiver<u64> {
+        self.activity.subscribe()
+    }
+
+    fn on_output(&self, bytes: &[u8]) {
+        let replies = {
+            let mut st = self.lock();
+            st.bytes_read = st.bytes_read.saturating_add(bytes.len() as u64);
+            let out = st.screen.feed(bytes);
+            if out.printed_text() || out.has_mark() {
+                st.last_output_at = Instant::now();
+            }
+            out.replies
+        };
+        tracing::trace!(bytes = bytes.len(), "pty output");
+        self.bump();
+        if !replies.is_empty() {
+            let reply = QueryReply {
+                bytes: replies.concat(),
+                fg_at_query: self.pty.foreground_pgid(),
+            };
+            if self.replies.try_send(reply).is_err() {
+                tracing::debug!("dropping terminal query replies: too many unanswered queries");
+            }
+        }
+    }
+
+    /// Whether everything the program wrote has been read and fed to the screen.
+    pub(super) fn output_drained(&self) -> bool {
+        !self.reader_busy.load(Ordering::SeqCst) && self.pty.unread_output_bytes().unwrap_or(0) == 0
+    }
+
+    /// Whether the shell's prompt is the current screen state.
+    pub(super) fn prompt_current(&self) -> bool {
+        self.lock().screen.prompt_state() != PromptState::Busy
+    }
+
+    /// Whether process group `pgid` is blocked reading this terminal (`/proc`, off the runtime).
+    pub(super) async fn waiting_on_tty(&self, pgid: i32) -> bool {
+        let Some(tty) = self.pty.tty_path().map(std::path::Path::to_path_buf) else {
+            return false;
+        };
+        tokio::task::spawn_blocking(move || is_group_waiting_on_tty(pgid, &tty))
+            .await
+            .unwrap_or(false)
+    }
+}
+
+/// The reader thread's half: feeds output to the screen; survives an emulator panic by
+/// draining without interpreting.
+pub(super) struct Reader {
+    shared: Arc<Shared>,
+    emulator_failed: bool,
+}
+
+impl Reader {
+    pub(super) fn new(shared: Arc<Shared>) -> Self {
+        Self {
+            shared,
+            emulator_failed: false,
+        }
+    }
+
+    pub(super) fn on_event(&mut self, event: ReadEvent<'_>) {
+        let shared = &self.shared;
+        match event {
+            ReadEvent::Output(bytes) => {
+                if self.emulator_failed {
+                    return;
+                }
+                shared.reader_busy.store(true, Ordering::SeqCst);
+                let fed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    shared.on_output(bytes);
+                }));
+                shared.reader_busy.store(false, Ordering::SeqCst);
+                if fed.is_err() {
+                    // Keep draining (so the program never blocks on a full terminal) but
+                    // stop interpreting; the active send fails as a transport error.
+                    self.emulator_failed = true;
+                    tracing::error!("terminal emulator panicked; session output is lost");
+                    shared.lock().stream_error =
+                        Some("the terminal emulator failed on this output".to_owned());
+                    shared.bump();
+                }
+            }
+            ReadEvent::End(err) => {
+                {
+                    let mut st = shared.lock();
+                    st.output_ended = true;
+                    if let Some(e) = err {
+                        st.stream_error = Some(e.to_string());
+                    }
+                }
+                tracing::debug!("pty output ended");
+                shared.bump();
+            }
+        }
+    }
+}
+
+/// The waiter thread's half: records the shell's exit.
+pub(super) fn on_shell_exit(shared: &Shared, info: ExitInfo) {
+    tracing::debug!(code = ?info.code, signal = ?info.signal, "shell exited");
+    shared.lock().exit = Some((info, Instant::now()));
+    shared.bump();
+}

@@ -1,0 +1,150 @@
+//! Signal delivery to the foreground process group, and the aftermath the next send waits
+//! out.
+
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+use crate::error::{TerminalError, TerminalErrorCode};
+use crate::screen::PromptState;
+use crate::types::{SignalResult, TerminalSignal};
+
+use super::send::SendOp;
+use super::shared::Shared;
+
+/// After a signal to the foreground: most time the next send waits for it to play out.
+const SIGNAL_AFTERMATH_MAX: Duration = Duration::from_millis(1000);
+/// Longest pause between checks while waiting out a signal.
+const AFTERMATH_TICK: Duration = Duration::from_millis(20);
+
+/// `terminal_signal`: a SIGINT to a shell idle at its prompt is a no-op (nothing runs);
+/// anything else goes to the foreground group.
+pub(super) fn signal(
+    shared: &Shared,
+    signal: TerminalSignal,
+) -> Result<SignalResult, TerminalError> {
+    {
+        let st = shared.lock();
+        if st.closing {
+            return Err(TerminalError::closing(&shared.id));
+        }
+        if st.exit.is_some() {
+            return Err(TerminalError::exited(&shared.id));
+        }
+    }
+    let idle_at_prompt = signal == TerminalSignal::Sigint
+        && shared.pty.foreground_pgid() == Some(shared.shell_pgid)
+        && {
+            let st = shared.lock();
+            st.screen.prompt_state() == PromptState::Prompt && st.active.is_none()
+        };
+    if idle_at_prompt {
+        return Ok(SignalResult {
+            target_pgid: shared.shell_pgid,
+            delivered: false,
+            shell_targeted: true,
+        });
+    }
+    let target_pgid = deliver(shared, signal)?;
+    Ok(SignalResult {
+        target_pgid,
+        delivered: true,
+        shell_targeted: target_pgid == shared.shell_pgid,
+    })
+}
+
+/// Delivers `signal` to the foreground group and records its aftermath; returns the group.
+pub(super) fn deliver(shared: &Shared, signal: TerminalSignal) -> Result<i32, TerminalError> {
+    let pgid = shared.pty.foreground_pgid().ok_or_else(|| {
+        TerminalError::new(
+            TerminalErrorCode::Signal,
+            format!(
+                "cannot resolve foreground process group for terminal {}; the session may have exited (check terminal_list)",
+                shared.shell_pid
+            ),
+        )
+    })?;
+    // Either would end the session itself: that is terminal_close's job (which also stops
+    // everything the shell started).
+    if matches!(signal, TerminalSignal::Sigkill | TerminalSignal::Sighup)
+        && pgid == shared.shell_pgid
+    {
+        return Err(TerminalError::new(
+            TerminalErrorCode::Signal,
+            format!(
+                "refusing to {signal} the terminal shell; use terminal_close to end the session"
+            ),
+        ));
+    }
+    let pid = rustix::process::Pid::from_raw(pgid).ok_or_else(|| {
+        TerminalError::new(
+            TerminalErrorCode::Signal,
+            format!("invalid foreground process group {pgid}"),
+        )
+    })?;
+    let redraw_from = shared.lock().screen.done_count();
+    rustix::process::kill_process_group(pid, signal.to_rustix()).map_err(|e| {
+        TerminalError::new(
+            TerminalErrorCode::Signal,
+            format!("cannot deliver {signal} to process group {pgid}: {e}"),
+        )
+    })?;
+    shared.lock().redraw_pending = Some(SignalAftermath {
+        pgid,
+        done_count: redraw_from,
+        at: Instant::now(),
+    });
+    tracing::debug!(%signal, pgid, "signal delivered");
+    Ok(pgid)
+}
+
+/// A signal was just delivered to the foreground group `pgid`; the next send's input must not
+/// reach the terminal while that group is dying or the shell is re-arming readline (the typed
+/// text would be swallowed with the interrupted line, or settle on the interrupted command's
+/// prompt).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SignalAftermath {
+    pgid: i32,
+    done_count: u64,
+    at: Instant,
+}
+
+impl SignalAftermath {
+    /// Waits (at most [`SIGNAL_AFTERMATH_MAX`]) until the signal has played out: the shell
+    /// showed a fresh prompt (a new command-finished mark and the prompt's end mark), or the
+    /// signalled program survived and is blocked reading the terminal again (a REPL catching
+    /// SIGINT). Returns early when `op` settles.
+    pub(super) async fn wait(
+        self,
+        shared: &Shared,
+        op: &SendOp,
+        activity: &mut watch::Receiver<u64>,
+    ) {
+        let until = self.at + SIGNAL_AFTERMATH_MAX;
+        loop {
+            if op.is_settled() || Instant::now() >= until {
+                return;
+            }
+            let fresh_prompt = {
+                let st = shared.lock();
+                st.screen.done_count() > self.done_count
+                    && st.screen.prompt_state() == PromptState::Prompt
+            };
+            if fresh_prompt {
+                return;
+            }
+            if self.pgid != shared.shell_pgid
+                && shared.pty.foreground_pgid() == Some(self.pgid)
+                && shared.waiting_on_tty(self.pgid).await
+            {
+                return;
+            }
+            let tick = (Instant::now() + AFTERMATH_TICK).min(until);
+            tokio::select! {
+                _ = activity.changed() => {}
+                _ = op.woken() => {}
+                _ = tokio::time::sleep_until(tick.into()) => {}
+            }
+        }
+    }
+}
