@@ -1,0 +1,534 @@
+//! The `Terminals` service (seed-contract §2): owner-fenced PTY sessions over registered
+//! backends.
+//!
+//! # Responsibilities
+//!
+//! - **Backend registry**: backends are keyed by their non-empty type; removing one never
+//!   affects sessions it already created.
+//! - **Ids**: `pty-N` from one per-service counter starting at 1, shared by every owner and
+//!   backend, never reused. A spawn that fails in the backend still consumes its number;
+//!   preflight rejections do not.
+//! - **Exact-owner fencing**: every operation compares the stored [`Agent`] with the caller by
+//!   instance (`==`), never by id or name. Another agent's id gets `FOREIGN_SESSION`, even when
+//!   both agents carry the same id string.
+//! - **Names**: optional display names, unique per owner across published sessions and spawns
+//!   still in flight.
+//! - **One active send per session**, reserved synchronously in [`Terminals::start_send`].
+//! - **Close fences**: one close per session at a time; [`Terminals::kill`], owner cleanup and
+//!   service disposal join a close that is already running. A failed close leaves the session
+//!   listed so a later retry can close it.
+//! - **Teardown that is awaited**: disposing an owner ([`Agent::dispose`]) or the service
+//!   ([`Terminals::dispose`]) cancels pending spawns, waits for them to settle (and roll back),
+//!   then closes every affected session and waits for the closes.
+//!
+//! # Spawn flow
+//!
+//! 1. Preflight, under the state lock: the service is not disposing (`SERVICE_DISPOSING`), the
+//!    owner is live (`OWNER_NOT_LIVE`), the backend exists (`NO_BACKEND`), the name is non-empty
+//!    (`INVALID_REQUEST`) and not used by a published or pending session of the owner
+//!    (`DUPLICATE_NAME`).
+//! 2. On the owner's first spawn, one owner cleanup is registered on the agent's scope. If the
+//!    agent refuses it (already disposed) the spawn fails with `OWNER_NOT_LIVE`.
+//! 3. The id is minted and a pending record reserves the name. Its cancellation token is a
+//!    child of the owner's token, itself a child of the service token.
+//! 4. The backend spawn runs on a detached task, so dropping the caller's future cancels the
+//!    spawn (through the token) instead of abandoning a half-started session.
+//! 5. When the backend resolves, under the lock: if the service is disposing, the owner is no
+//!    longer live, or the spawn was cancelled, the new session is closed with
+//!    [`CLOSE_REASON_ROLLBACK`] and the spawn fails with the lifecycle reason (which also wins
+//!    over the backend's own error). Otherwise the session is published in the same critical
+//!    section that drops the pending record, so there is no gap in
+//!    [`Terminals::has_owner_activity`].
+//! 6. If the rollback close fails (or the backend reports a cleanup failure), the pending record
+//!    is kept with the failure: the owner still shows activity until owner or service disposal
+//!    retries the close and reports the outcome.
+//!
+//! # Locking
+//!
+//! One [`parking_lot::Mutex`] guards all service state. It is never held across an `.await` nor
+//! across a call into a backend (backends may call back into the service, e.g.
+//! [`Terminals::has_owner_activity`]).
+//!
+//! # Files
+//! `mod.rs`: the service, its state and the per-session calls; `spawn.rs`: the spawn flow;
+//! `teardown.rs`: close fences and the one teardown path shared by [`Terminals::kill`], owner
+//! cleanup and [`Terminals::dispose`]; `invariants.rs`: [`Terminals::check_invariants`].
+
+mod invariants;
+mod spawn;
+mod teardown;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Weak};
+
+use parking_lot::{Mutex, MutexGuard};
+
+use dsh_context::{Agent, BoxError, Plugin, Registrar, ServiceKey};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::backend::{BackendSession, SendOperation, TerminalBackend};
+use crate::error::{TerminalError, TerminalErrorCode};
+use crate::types::{
+    CloseOutcome, ReadRequest, ReadResult, SendRequest, SessionId, SessionSnapshot, SignalResult,
+    TerminalSignal,
+};
+
+use teardown::CloseFence;
+
+/// Close reason passed to the backend by [`Terminals::kill`].
+pub const CLOSE_REASON_MODEL_REQUEST: &str = "model request";
+/// Close reason used by owner cleanup when an [`Agent`] is disposed.
+pub const CLOSE_REASON_OWNER_DISPOSED: &str = "PTY owner disposed";
+/// Close reason used by [`Terminals::dispose`].
+pub const CLOSE_REASON_SERVICE_DISPOSED: &str = "PTY service disposed";
+/// Close reason for a session whose spawn resolved after it was cancelled.
+pub const CLOSE_REASON_ROLLBACK: &str = "PTY spawn rolled back";
+
+/// The package name of this crate's invariant companion.
+const PACKAGE: &str = "dsh-terminal-core";
+/// Prefix of every minted session id.
+const ID_PREFIX: &str = "pty-";
+
+/// The terminal service (seed-contract §2). Create with [`Terminals::new`] or provide it to a
+/// [`dsh_context::Context`] with [`TerminalsPlugin`].
+///
+/// Every method is safe to call concurrently. Async methods must run inside a tokio runtime to
+/// be cancel safe (without one, their work runs inline in the caller's future).
+pub struct Terminals {
+    /// Handle to the owning `Arc`, for detached tasks and owner-cleanup closures (which hold a
+    /// `Weak`, so agents never keep the service alive).
+    this: Weak<Terminals>,
+    /// Parent of every owner token and therefore of every pending spawn's token.
+    cancel: CancellationToken,
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for Terminals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let st = self.lock();
+        f.debug_struct("Terminals")
+            .field("phase", &st.phase)
+            .field("last_id", &st.last_id)
+            .field("sessions", &st.records.len())
+            .field("pending", &st.pending.len())
+            .finish()
+    }
+}
+
+/// Lifecycle of the service itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Running,
+    Disposing,
+    Disposed,
+}
+
+struct State {
+    phase: Phase,
+    /// The last minted id number (0 before the first spawn).
+    last_id: u64,
+    /// Registration order.
+    backends: Vec<Arc<dyn TerminalBackend>>,
+    /// Published sessions in publication order.
+    records: Vec<Record>,
+    /// Spawns in flight, and settled spawns retained with a cleanup failure.
+    pending: Vec<Pending>,
+    /// Owners with a registered cleanup, by [`Agent::instance_key`]. The entry holds the agent,
+    /// so the key cannot be reused by another agent while it is present.
+    owners: HashMap<usize, OwnerEntry>,
+    /// Owners whose cleanup is running.
+    cleaning: HashSet<usize>,
+    /// Distinguishes successive owner entries (a cleanup only acts on its own entry).
+    next_owner_serial: u64,
+}
+
+#[derive(Debug)]
+struct OwnerEntry {
+    agent: Agent,
+    serial: u64,
+    /// Child of the service token; parent of this owner's pending spawn tokens.
+    cancel: CancellationToken,
+}
+
+struct Record {
+    id: SessionId,
+    owner: Agent,
+    name: Option<String>,
+    backend_type: String,
+    session: Arc<dyn BackendSession>,
+    send: SendSlot,
+    closing: Option<Arc<CloseFence>>,
+}
+
+impl std::fmt::Debug for Record {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Record")
+            .field("id", &self.id)
+            .field("owner", &self.owner)
+            .field("name", &self.name)
+            .field("backend_type", &self.backend_type)
+            .field("closing", &self.closing.is_some())
+            .finish()
+    }
+}
+
+/// The session's send slot.
+#[derive(Debug)]
+enum SendSlot {
+    Idle,
+    /// A `start_send` is calling into the backend right now.
+    Starting,
+    /// The last started send; active until [`SendOperation::is_finished`].
+    Started(SendOperation),
+}
+
+struct Pending {
+    id: SessionId,
+    owner: Agent,
+    /// The name reservation; released (set to `None`) when the spawn settles.
+    name: Option<String>,
+    /// Lifecycle reason set by whoever cancelled the spawn (owner cleanup, service disposal).
+    abort: Option<TerminalError>,
+    /// Turns `true` (or closes) once the spawn has settled, rollback included.
+    settled: watch::Receiver<bool>,
+    /// Set when the spawn settled but left something behind.
+    failure: Option<RetainedFailure>,
+}
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pending")
+            .field("id", &self.id)
+            .field("owner", &self.owner)
+            .field("name", &self.name)
+            .field("abort", &self.abort)
+            .field("failed", &self.failure.is_some())
+            .finish()
+    }
+}
+
+/// A settled spawn whose cleanup failed; disposal retries the close (when there is a session)
+/// and reports the outcome.
+struct RetainedFailure {
+    error: TerminalError,
+    session: Option<Arc<dyn BackendSession>>,
+}
+
+/// Resets a `Starting` send slot if the backend's `start_send` unwinds.
+struct SendSlotGuard<'a> {
+    service: &'a Terminals,
+    id: &'a SessionId,
+    armed: bool,
+}
+
+impl Drop for SendSlotGuard<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let mut st = self.service.lock();
+        if let Some(rec) = st.records.iter_mut().find(|r| r.id == *self.id)
+            && matches!(rec.send, SendSlot::Starting)
+        {
+            rec.send = SendSlot::Idle;
+        }
+    }
+}
+
+impl Terminals {
+    /// Creates an empty service (no backends, no sessions).
+    pub fn new() -> Arc<Self> {
+        Arc::new_cyclic(|this| Self {
+            this: this.clone(),
+            cancel: CancellationToken::new(),
+            state: Mutex::new(State {
+                phase: Phase::Running,
+                last_id: 0,
+                backends: Vec::new(),
+                records: Vec::new(),
+                pending: Vec::new(),
+                owners: HashMap::new(),
+                cleaning: HashSet::new(),
+                next_owner_serial: 0,
+            }),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock()
+    }
+
+    /// Registers a backend under its [`TerminalBackend::backend_type`].
+    ///
+    /// # Errors
+    /// - `InvalidRequest` when the type is empty.
+    /// - `DuplicateBackend` when a backend of that type is already registered.
+    pub fn register_backend(&self, backend: Arc<dyn TerminalBackend>) -> Result<(), TerminalError> {
+        let backend_type = backend.backend_type().to_owned();
+        if backend_type.is_empty() {
+            return Err(TerminalError::invalid("pty backend type must be non-empty"));
+        }
+        let mut st = self.lock();
+        if st.backends.iter().any(|b| b.backend_type() == backend_type) {
+            return Err(TerminalError::new(
+                TerminalErrorCode::DuplicateBackend,
+                format!(
+                    "a PTY backend of type {backend_type:?} is already registered; unregister it first"
+                ),
+            ));
+        }
+        st.backends.push(backend);
+        tracing::debug!(%backend_type, "registered PTY backend");
+        Ok(())
+    }
+
+    /// Removes the backend registered under `backend_type` (no-op when absent). Sessions it
+    /// already created stay published and keep working.
+    pub fn unregister_backend(&self, backend_type: &str) {
+        let mut st = self.lock();
+        st.backends.retain(|b| b.backend_type() != backend_type);
+    }
+
+    /// Registered backend types, in registration order.
+    pub fn backend_types(&self) -> Vec<String> {
+        let st = self.lock();
+        st.backends
+            .iter()
+            .map(|b| b.backend_type().to_owned())
+            .collect()
+    }
+
+    /// Starts a send on one of the owner's sessions. The send slot is reserved before this
+    /// returns; await [`SendOperation::done`] for the result.
+    ///
+    /// # Errors
+    /// - `NoSession` for an unknown id, `ForeignSession` for another owner's session.
+    /// - `Closing` while the session is being closed.
+    /// - `SendActive` while the previous send has not finished.
+    /// - The backend's error (`SendActive`, `Closing`, `Exited`, `Transport`).
+    pub fn start_send(
+        &self,
+        owner: &Agent,
+        id: &SessionId,
+        request: SendRequest,
+    ) -> Result<SendOperation, TerminalError> {
+        let session = {
+            let mut st = self.lock();
+            let rec = find_owned(&mut st.records, owner, id)?;
+            if rec.closing.is_some() {
+                return Err(TerminalError::closing(id));
+            }
+            match &rec.send {
+                SendSlot::Starting => return Err(TerminalError::send_active(id)),
+                SendSlot::Started(op) if !op.is_finished() => {
+                    return Err(TerminalError::send_active(id));
+                }
+                SendSlot::Idle | SendSlot::Started(_) => {}
+            }
+            rec.send = SendSlot::Starting;
+            rec.session.clone()
+        };
+        let mut guard = SendSlotGuard {
+            service: self,
+            id,
+            armed: true,
+        };
+        let result = session.start_send(request);
+        guard.armed = false;
+        let mut st = self.lock();
+        if let Some(rec) = st.records.iter_mut().find(|r| r.id == *id) {
+            rec.send = match &result {
+                Ok(op) => SendSlot::Started(op.clone()),
+                Err(_) => SendSlot::Idle,
+            };
+        }
+        if let Err(error) = &result {
+            tracing::debug!(session_id = %id, owner = %owner.id(), %error, "PTY send rejected");
+        }
+        result
+    }
+
+    /// Reads a scrollback page of one of the owner's sessions. Allowed while closing.
+    ///
+    /// # Errors
+    /// - `NoSession` for an unknown id, `ForeignSession` for another owner's session.
+    /// - The backend's error (`InvalidRequest` for a zero count).
+    pub fn read(
+        &self,
+        owner: &Agent,
+        id: &SessionId,
+        request: ReadRequest,
+    ) -> Result<ReadResult, TerminalError> {
+        let session = self.owned_session(owner, id)?;
+        session.read(request)
+    }
+
+    /// Signals the foreground process group of one of the owner's sessions.
+    ///
+    /// # Errors
+    /// - `NoSession` for an unknown id, `ForeignSession` for another owner's session.
+    /// - The backend's error (`Closing`, `Signal`).
+    pub fn signal(
+        &self,
+        owner: &Agent,
+        id: &SessionId,
+        signal: TerminalSignal,
+    ) -> Result<SignalResult, TerminalError> {
+        let session = self.owned_session(owner, id)?;
+        tracing::debug!(session_id = %id, owner = %owner.id(), %signal, "signalling PTY session");
+        session.signal(signal)
+    }
+
+    /// Closes one of the owner's sessions with reason [`CLOSE_REASON_MODEL_REQUEST`] and waits
+    /// until its processes are gone. On success the session is no longer listed.
+    ///
+    /// Returns [`CloseOutcome::AlreadyClosing`] (after waiting for it) when another close of
+    /// the session was already in flight.
+    ///
+    /// # Errors
+    /// - `NoSession` for an unknown id, `ForeignSession` for another owner's session.
+    /// - The backend's close error (usually `Cleanup`), also when joining a close that fails.
+    ///   The session then stays listed, so the close can be retried.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: the close runs on its own task; dropping the future only stops waiting.
+    pub async fn kill(&self, owner: &Agent, id: &SessionId) -> Result<CloseOutcome, TerminalError> {
+        let (fence, job) = {
+            let mut st = self.lock();
+            let rec = find_owned(&mut st.records, owner, id)?;
+            let mut jobs = Vec::new();
+            let fence = self.fence_for(rec, CLOSE_REASON_MODEL_REQUEST, &mut jobs);
+            (fence, jobs.pop())
+        };
+        match job {
+            Some(job) => {
+                job.launch().await;
+                fence.wait(id).await.map(CloseOutcome::Closed)
+            }
+            None => fence.wait(id).await.map(|_| CloseOutcome::AlreadyClosing),
+        }
+    }
+
+    /// Snapshots of `owner`'s sessions in creation (id) order (closing ones included); status and
+    /// pid are read live from the backend.
+    pub fn list(&self, owner: &Agent) -> Vec<SessionSnapshot> {
+        let mut items: Vec<_> = {
+            let st = self.lock();
+            st.records
+                .iter()
+                .filter(|r| r.owner == *owner)
+                .map(|r| {
+                    (
+                        r.id.clone(),
+                        r.name.clone(),
+                        r.backend_type.clone(),
+                        r.session.clone(),
+                    )
+                })
+                .collect()
+        };
+        // Creation order (the id counter), even when concurrent opens were published out of
+        // order.
+        items.sort_by_key(|(id, ..)| parse_id(id).unwrap_or(u64::MAX));
+        items
+            .into_iter()
+            .map(
+                |(session_id, name, backend_type, session)| SessionSnapshot {
+                    session_id,
+                    name,
+                    backend_type,
+                    pid: session.pid(),
+                    status: session.status(),
+                },
+            )
+            .collect()
+    }
+
+    /// Whether `owner` has a published session, a spawn in flight, or a spawn whose cleanup
+    /// failure has not yet been consumed by owner or service disposal. There is no gap between
+    /// a spawn in flight and its publication.
+    pub fn has_owner_activity(&self, owner: &Agent) -> bool {
+        let st = self.lock();
+        st.records.iter().any(|r| r.owner == *owner) || st.pending.iter().any(|p| p.owner == *owner)
+    }
+
+    /// Number of published sessions (all owners, closing ones included).
+    pub fn session_count(&self) -> usize {
+        self.lock().records.len()
+    }
+
+    fn owned_session(
+        &self,
+        owner: &Agent,
+        id: &SessionId,
+    ) -> Result<Arc<dyn BackendSession>, TerminalError> {
+        let mut st = self.lock();
+        Ok(find_owned(&mut st.records, owner, id)?.session.clone())
+    }
+}
+
+/// Finds a published session and checks the exact owner.
+fn find_owned<'a>(
+    records: &'a mut [Record],
+    owner: &Agent,
+    id: &SessionId,
+) -> Result<&'a mut Record, TerminalError> {
+    let rec = records
+        .iter_mut()
+        .find(|r| r.id == *id)
+        .ok_or_else(|| TerminalError::no_session(id))?;
+    if rec.owner != *owner {
+        return Err(TerminalError::foreign_session(id));
+    }
+    Ok(rec)
+}
+
+/// The `N` of a `pty-N` id this service minted (`None` for anything else).
+fn parse_id(id: &SessionId) -> Option<u64> {
+    let n: u64 = id.as_str().strip_prefix(ID_PREFIX)?.parse().ok()?;
+    (format!("{ID_PREFIX}{n}") == id.as_str()).then_some(n)
+}
+
+/// Provides [`Terminals`] (as `Arc<Terminals>`) and disposes it with the context.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TerminalsPlugin;
+
+impl Plugin for TerminalsPlugin {
+    fn name(&self) -> &str {
+        "terminals"
+    }
+    fn provides(&self) -> Vec<ServiceKey> {
+        vec![ServiceKey::of::<Terminals>()]
+    }
+    fn build(&self, r: &mut Registrar<'_>) -> Result<(), BoxError> {
+        let terminals = Terminals::new();
+        r.provide(terminals.clone());
+        let weak = Arc::downgrade(&terminals);
+        r.on_dispose(move || {
+            Box::pin(async move {
+                if let Some(terminals) = weak.upgrade()
+                    && let Err(error) = terminals.dispose().await
+                {
+                    tracing::error!(%error, "disposing the terminals service failed");
+                }
+            })
+        });
+        Ok(())
+    }
+}
+
+/// This crate's invariant companion (package `dsh-terminal-core`): runs
+/// [`Terminals::check_invariants`] on the context's [`Terminals`] service, when present.
+pub fn invariant_companion() -> dsh_invariants::Companion {
+    dsh_invariants::Companion::check(PACKAGE, |ctx| match ctx.get::<Terminals>() {
+        Some(terminals) => terminals.check_invariants(),
+        None => Ok(()),
+    })
+}
+
+// Other crates hold the service in an `Arc` shared across tasks.
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Terminals>();
+};

@@ -1,0 +1,363 @@
+//! The spawn flow (see the module docs of [`super`]): preflight under the lock, the backend
+//! spawn on a detached task, then publication or rollback.
+
+use std::sync::{Arc, Weak};
+
+use dsh_context::Agent;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use crate::backend::{BackendSession, TerminalBackend};
+use crate::error::{TerminalError, TerminalErrorCode};
+use crate::types::{BackendSpawnSpec, SessionId, SessionSnapshot, SpawnRequest, SpawnResult};
+
+use super::{
+    CLOSE_REASON_ROLLBACK, ID_PREFIX, OwnerEntry, Pending, Phase, Record, RetainedFailure,
+    SendSlot, State, Terminals,
+};
+
+/// Everything preflight prepared for one spawn.
+struct PreparedSpawn {
+    backend: Arc<dyn TerminalBackend>,
+    spec: BackendSpawnSpec,
+    owner: Agent,
+    settled: watch::Sender<bool>,
+}
+
+/// Removes a pending record if the spawn task is dropped before it settles (runtime shutdown,
+/// or the inline path when the caller's future is dropped).
+struct PendingGuard {
+    service: Weak<Terminals>,
+    id: SessionId,
+    armed: bool,
+}
+
+impl Drop for PendingGuard {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        if let Some(service) = self.service.upgrade() {
+            let mut st = service.lock();
+            st.pending.retain(|p| p.id != self.id);
+            tracing::warn!(session_id = %self.id, "PTY spawn was dropped before it settled");
+        }
+    }
+}
+
+impl Terminals {
+    /// Opens a session for `owner` and returns its snapshot and startup screen (see the
+    /// module-level spawn flow).
+    ///
+    /// # Errors
+    /// - `ServiceDisposing` when the service is (or becomes, before the backend resolves)
+    ///   disposing.
+    /// - `OwnerNotLive` when `owner` is disposed, or is disposed before the backend resolves.
+    /// - `NoBackend` when no backend is registered for `request.backend_type`.
+    /// - `InvalidRequest` for an empty name.
+    /// - `DuplicateName` when the owner already has, or is creating, a session with that name.
+    /// - The backend's error (usually `Spawn`; `Cleanup` when its setup left processes behind).
+    /// - `Cleanup` when the session had to be rolled back and the rollback close failed.
+    ///
+    /// # Cancel safety
+    /// Cancel safe. Dropping the future cancels the backend spawn (through
+    /// [`BackendSpawnSpec::cancel`]); a session that still comes up is closed with
+    /// [`CLOSE_REASON_ROLLBACK`] in the background. The id stays consumed.
+    pub async fn spawn(
+        &self,
+        owner: &Agent,
+        request: SpawnRequest,
+    ) -> Result<SpawnResult, TerminalError> {
+        let Some(service) = self.this.upgrade() else {
+            return Err(TerminalError::service_disposing());
+        };
+        let prepared = self.prepare_spawn(owner, request)?;
+        let id = prepared.spec.session_id.clone();
+        let span = tracing::info_span!("pty_spawn", session_id = %id, owner = %owner.id());
+        let cancel_on_drop = prepared.spec.cancel.clone().drop_guard();
+        let job = service.run_spawn(prepared).instrument(span);
+        let result = match tokio::runtime::Handle::try_current() {
+            Ok(handle) => handle.spawn(job).await.unwrap_or_else(|join_error| {
+                Err(TerminalError::new(
+                    TerminalErrorCode::Spawn,
+                    format!("spawning PTY session {id} failed unexpectedly: {join_error}"),
+                ))
+            }),
+            Err(_) => job.await,
+        };
+        drop(cancel_on_drop.disarm());
+        result
+    }
+
+    /// Steps 1–3 of the spawn flow, under the lock.
+    fn prepare_spawn(
+        &self,
+        owner: &Agent,
+        request: SpawnRequest,
+    ) -> Result<PreparedSpawn, TerminalError> {
+        let mut st = self.lock();
+        if st.phase != Phase::Running {
+            return Err(TerminalError::service_disposing());
+        }
+        if !owner.is_live() {
+            return Err(TerminalError::owner_not_live(owner.id()));
+        }
+        let Some(backend) = st
+            .backends
+            .iter()
+            .find(|b| b.backend_type() == request.backend_type)
+            .cloned()
+        else {
+            let available: Vec<String> = st
+                .backends
+                .iter()
+                .map(|b| b.backend_type().to_owned())
+                .collect();
+            return Err(TerminalError::no_backend(&request.backend_type, &available));
+        };
+        if let Some(name) = &request.name {
+            if name.is_empty() {
+                return Err(TerminalError::invalid("PTY session name must be non-empty"));
+            }
+            if st
+                .records
+                .iter()
+                .any(|r| r.owner == *owner && r.name.as_ref() == Some(name))
+            {
+                return Err(TerminalError::new(
+                    TerminalErrorCode::DuplicateName,
+                    format!(
+                        "PTY session name {name:?} already exists for this owner; pick another name or use that session"
+                    ),
+                ));
+            }
+            if st
+                .pending
+                .iter()
+                .any(|p| p.owner == *owner && p.name.as_ref() == Some(name))
+            {
+                return Err(TerminalError::new(
+                    TerminalErrorCode::DuplicateName,
+                    format!(
+                        "PTY session name {name:?} is already being created; wait for that open to finish or pick another name"
+                    ),
+                ));
+            }
+        }
+        let owner_token = self.ensure_owner(&mut st, owner)?;
+
+        st.last_id += 1;
+        let session_id = SessionId::new(format!("{ID_PREFIX}{}", st.last_id));
+        let cancel = owner_token.child_token();
+        let (settled_tx, settled_rx) = watch::channel(false);
+        st.pending.push(Pending {
+            id: session_id.clone(),
+            owner: owner.clone(),
+            name: request.name.clone(),
+            abort: None,
+            settled: settled_rx,
+            failure: None,
+        });
+        Ok(PreparedSpawn {
+            backend,
+            spec: BackendSpawnSpec {
+                cancel,
+                session_id,
+                owner_id: owner.id().to_owned(),
+                name: request.name,
+                cwd: request.cwd,
+            },
+            owner: owner.clone(),
+            settled: settled_tx,
+        })
+    }
+
+    /// Returns the owner's token, registering the owner cleanup on first use.
+    fn ensure_owner(
+        &self,
+        st: &mut State,
+        owner: &Agent,
+    ) -> Result<CancellationToken, TerminalError> {
+        let key = owner.instance_key();
+        if let Some(entry) = st.owners.get(&key)
+            && entry.agent == *owner
+        {
+            return Ok(entry.cancel.clone());
+        }
+        st.next_owner_serial += 1;
+        let serial = st.next_owner_serial;
+        let service = self.this.clone();
+        // Registered while holding the state lock so the entry exists iff the cleanup does. The
+        // agent scope never calls back into us while holding its own lock.
+        let registered = owner.on_dispose("terminals", move || {
+            Box::pin(async move {
+                if let Some(service) = service.upgrade() {
+                    service.owner_cleanup(key, serial).await;
+                }
+            })
+        });
+        if !registered {
+            return Err(TerminalError::owner_not_live(owner.id()));
+        }
+        let cancel = self.cancel.child_token();
+        st.owners.insert(
+            key,
+            OwnerEntry {
+                agent: owner.clone(),
+                serial,
+                cancel: cancel.clone(),
+            },
+        );
+        Ok(cancel)
+    }
+
+    /// Steps 4–6 of the spawn flow (runs detached).
+    async fn run_spawn(
+        self: Arc<Self>,
+        prepared: PreparedSpawn,
+    ) -> Result<SpawnResult, TerminalError> {
+        let PreparedSpawn {
+            backend,
+            spec,
+            owner,
+            settled,
+        } = prepared;
+        let id = spec.session_id.clone();
+        let cancel = spec.cancel.clone();
+        let name = spec.name.clone();
+        let backend_type = backend.backend_type().to_owned();
+        let mut guard = PendingGuard {
+            service: self.this.clone(),
+            id: id.clone(),
+            armed: true,
+        };
+
+        let outcome = backend.spawn(spec).await;
+        let result = match outcome {
+            Ok(session) => {
+                let motd = session.motd();
+                let snapshot = SessionSnapshot {
+                    session_id: id.clone(),
+                    name: name.clone(),
+                    backend_type: backend_type.clone(),
+                    pid: session.pid(),
+                    status: session.status(),
+                };
+                let abort = {
+                    let mut st = self.lock();
+                    let abort = abort_reason(&st, &id, &owner, &cancel);
+                    if abort.is_none() {
+                        st.pending.retain(|p| p.id != id);
+                        st.records.push(Record {
+                            id: id.clone(),
+                            owner: owner.clone(),
+                            name,
+                            backend_type,
+                            session: session.clone(),
+                            send: SendSlot::Idle,
+                            closing: None,
+                        });
+                    }
+                    abort
+                };
+                match abort {
+                    None => {
+                        tracing::info!(pid = ?snapshot.pid, "published PTY session");
+                        Ok(SpawnResult { snapshot, motd })
+                    }
+                    Some(reason) => self.roll_back(&id, session, reason).await,
+                }
+            }
+            Err(error) => {
+                let mut st = self.lock();
+                let failure =
+                    abort_reason(&st, &id, &owner, &cancel).unwrap_or_else(|| error.clone());
+                tracing::warn!(%error, "backend spawn failed");
+                if error.code() == TerminalErrorCode::Cleanup {
+                    retain_failure(&mut st, &id, error, None);
+                } else {
+                    st.pending.retain(|p| p.id != id);
+                }
+                Err(failure)
+            }
+        };
+        guard.armed = false;
+        settled.send_replace(true);
+        result
+    }
+
+    /// Closes a session that came up after its spawn was cancelled.
+    async fn roll_back(
+        &self,
+        id: &SessionId,
+        session: Arc<dyn BackendSession>,
+        reason: TerminalError,
+    ) -> Result<SpawnResult, TerminalError> {
+        tracing::info!(%reason, "rolling back PTY spawn");
+        match session.close(CLOSE_REASON_ROLLBACK.to_owned()).await {
+            Ok(_) => {
+                self.lock().pending.retain(|p| p.id != *id);
+                Err(reason)
+            }
+            Err(close_error) => {
+                tracing::error!(%close_error, "PTY spawn rollback failed");
+                let combined = TerminalError::new(
+                    TerminalErrorCode::Cleanup,
+                    format!(
+                        "PTY spawn and rollback both failed: {reason}; rollback of {id}: {close_error}"
+                    ),
+                );
+                retain_failure(&mut self.lock(), id, close_error, Some(session));
+                Err(combined)
+            }
+        }
+    }
+}
+
+/// The lifecycle reason that forbids publishing the session, if any. Called under the lock.
+fn abort_reason(
+    st: &State,
+    id: &SessionId,
+    owner: &Agent,
+    cancel: &CancellationToken,
+) -> Option<TerminalError> {
+    if let Some(reason) = st
+        .pending
+        .iter()
+        .find(|p| p.id == *id)
+        .and_then(|p| p.abort.clone())
+    {
+        return Some(reason);
+    }
+    if st.phase != Phase::Running {
+        return Some(TerminalError::service_disposing());
+    }
+    let registered = st
+        .owners
+        .get(&owner.instance_key())
+        .is_some_and(|e| e.agent == *owner);
+    if !owner.is_live() || !registered {
+        return Some(TerminalError::owner_not_live(owner.id()));
+    }
+    if cancel.is_cancelled() {
+        return Some(TerminalError::new(
+            TerminalErrorCode::Spawn,
+            format!("opening PTY session {id} was cancelled by the caller"),
+        ));
+    }
+    None
+}
+
+/// Keeps a settled spawn's pending record with its failure; releases the name.
+fn retain_failure(
+    st: &mut State,
+    id: &SessionId,
+    error: TerminalError,
+    session: Option<Arc<dyn BackendSession>>,
+) {
+    if let Some(p) = st.pending.iter_mut().find(|p| p.id == *id) {
+        p.name = None;
+        p.failure = Some(RetainedFailure { error, session });
+    }
+}
