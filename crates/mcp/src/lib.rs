@@ -35,11 +35,7 @@ mod server;
 
 pub use catalog::tool_catalog_markdown;
 pub use compose::{ComposeError, bash_config, compose, tool_terminal_config};
-pub use options::{
-    DEFAULT_COLS, DEFAULT_DISPOSE_GRACE_MS, DEFAULT_EXACT_PROBE_AFTER_MS, DEFAULT_HANDOFF_GRACE_MS,
-    DEFAULT_IDLE_SILENCE_MS, DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_RESULT_BYTES,
-    DEFAULT_POLL_INTERVAL_MS, DEFAULT_ROWS, DEFAULT_SHELL, DEFAULT_TIMEOUT_MS, Options,
-};
+pub use options::Options;
 pub use server::{
     ConnectionEnd, EndCause, McpServer, SERVER_NAME, call_tool_result, dispose_with_deadline,
     mcp_output_schema, mcp_tool,

@@ -2,33 +2,15 @@
 //!
 //! One definition serves both: `clap` parses it (so `--help` lists every option with its
 //! default) and [`crate::compose`] turns it into plugin configs. [`Options::default`] equals
-//! parsing an empty command line.
+//! parsing an empty command line. Every default comes from the layer that owns the knob:
+//! [`BashConfig::default`] (itself built on the engine's `PtySessionConfig::DEFAULT`) and
+//! [`ToolTerminalConfig::default`]; nothing is restated here.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Default shell for the `shell` backend.
-pub const DEFAULT_SHELL: &str = "/bin/bash";
-/// Default cap on every tool result's text, in bytes (seed `maxResultBytes`).
-pub const DEFAULT_MAX_RESULT_BYTES: usize = dsh_tool_terminal::DEFAULT_MAX_RESULT_BYTES;
-/// Default cap on the `text` of one `terminal_send`, in bytes.
-pub const DEFAULT_MAX_INPUT_BYTES: usize = dsh_tool_terminal::DEFAULT_MAX_INPUT_BYTES;
-/// Default readiness poll interval, in milliseconds.
-pub const DEFAULT_POLL_INTERVAL_MS: u64 = 50;
-/// Default delay before the exact stdin-read probe, in milliseconds.
-pub const DEFAULT_EXACT_PROBE_AFTER_MS: u64 = 150;
-/// Default output-silence window that settles a send as `inferred_idle`, in milliseconds.
-pub const DEFAULT_IDLE_SILENCE_MS: u64 = 3_000;
-/// Default grace after the write before a program that was already reading counts, in ms.
-pub const DEFAULT_HANDOFF_GRACE_MS: u64 = 500;
-/// Default absolute deadline of one send, in milliseconds.
-pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
-/// Default grace between SIGHUP/SIGTERM and SIGKILL when a session closes, in milliseconds.
-pub const DEFAULT_DISPOSE_GRACE_MS: u64 = 3_000;
-/// Default terminal height, in rows.
-pub const DEFAULT_ROWS: u16 = 40;
-/// Default terminal width, in columns.
-pub const DEFAULT_COLS: u16 = 160;
+use dsh_terminal_bash::BashConfig;
+use dsh_tool_terminal::ToolTerminalConfig;
 
 /// Fixed part of the shutdown deadline, on top of twice the dispose grace.
 const TEARDOWN_BASE: Duration = Duration::from_secs(10);
@@ -50,7 +32,7 @@ const TEARDOWN_BASE: Duration = Duration::from_secs(10);
 )]
 pub struct Options {
     /// Shell that `terminal_open {"type":"shell"}` launches (bash).
-    #[arg(long, value_name = "PATH", default_value = DEFAULT_SHELL)]
+    #[arg(long, value_name = "PATH", default_value_os_t = BashConfig::default().shell_path)]
     pub shell: PathBuf,
 
     /// Initial working directory of new sessions when terminal_open gives no cwd
@@ -59,12 +41,12 @@ pub struct Options {
     pub cwd: Option<PathBuf>,
 
     /// Cap on the text of every tool result, in bytes (minimum 64).
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_RESULT_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = ToolTerminalConfig::default().max_result_bytes)]
     pub max_result_bytes: usize,
 
     /// Cap on the `text` of one terminal_send, in bytes (minimum 1); larger input is refused
     /// with an error telling the model how to proceed.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_INPUT_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = ToolTerminalConfig::default().max_input_bytes)]
     pub max_input_bytes: usize,
 
     /// Offer `run_in_background` on terminal_send. Off by default: this server does not ship
@@ -74,56 +56,59 @@ pub struct Options {
     pub enable_run_in_background: bool,
 
     /// Readiness poll interval, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_POLL_INTERVAL_MS)]
+    #[arg(long, value_name = "MS", default_value_t = BashConfig::default().poll_interval_ms)]
     pub poll_interval_ms: u64,
 
     /// Delay after a write before the exact "blocked reading the terminal" probe, in
     /// milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_EXACT_PROBE_AFTER_MS)]
+    #[arg(long, value_name = "MS", default_value_t = BashConfig::default().exact_probe_after_ms)]
     pub exact_probe_after_ms: u64,
 
     /// Output silence after which a send settles as `inferred_idle`, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_IDLE_SILENCE_MS)]
+    #[arg(long, value_name = "MS", default_value_t = BashConfig::default().idle_silence_ms)]
     pub idle_silence_ms: u64,
 
     /// Extra output silence required for `inferred_idle` once a prompt mark was seen during the
     /// send (the shell handing the terminal back), in milliseconds; at least the poll interval.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_HANDOFF_GRACE_MS)]
+    #[arg(long, value_name = "MS", default_value_t = BashConfig::default().handoff_grace_ms)]
     pub handoff_grace_ms: u64,
 
     /// Absolute deadline of one send, in milliseconds (the send settles as `timeout`).
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_TIMEOUT_MS)]
+    #[arg(long, value_name = "MS", default_value_t = BashConfig::default().timeout_ms)]
     pub timeout_ms: u64,
 
     /// Grace between the polite signals and SIGKILL when a session closes, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_DISPOSE_GRACE_MS)]
+    #[arg(long, value_name = "MS", default_value_t = BashConfig::default().dispose_grace_ms)]
     pub dispose_grace_ms: u64,
 
     /// Terminal height of new sessions, in rows.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_ROWS)]
+    #[arg(long, value_name = "N", default_value_t = BashConfig::default().rows)]
     pub rows: u16,
 
     /// Terminal width of new sessions, in columns.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_COLS)]
+    #[arg(long, value_name = "N", default_value_t = BashConfig::default().cols)]
     pub cols: u16,
 }
 
 impl Default for Options {
     fn default() -> Self {
+        let bash = BashConfig::default();
+        let tools = ToolTerminalConfig::default();
         Self {
-            shell: PathBuf::from(DEFAULT_SHELL),
+            shell: bash.shell_path,
             cwd: None,
-            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
-            max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            max_result_bytes: tools.max_result_bytes,
+            max_input_bytes: tools.max_input_bytes,
+            // This host's own default (the tool layer's is on): no jobs service ships yet.
             enable_run_in_background: false,
-            poll_interval_ms: DEFAULT_POLL_INTERVAL_MS,
-            exact_probe_after_ms: DEFAULT_EXACT_PROBE_AFTER_MS,
-            idle_silence_ms: DEFAULT_IDLE_SILENCE_MS,
-            handoff_grace_ms: DEFAULT_HANDOFF_GRACE_MS,
-            timeout_ms: DEFAULT_TIMEOUT_MS,
-            dispose_grace_ms: DEFAULT_DISPOSE_GRACE_MS,
-            rows: DEFAULT_ROWS,
-            cols: DEFAULT_COLS,
+            poll_interval_ms: bash.poll_interval_ms,
+            exact_probe_after_ms: bash.exact_probe_after_ms,
+            idle_silence_ms: bash.idle_silence_ms,
+            handoff_grace_ms: bash.handoff_grace_ms,
+            timeout_ms: bash.timeout_ms,
+            dispose_grace_ms: bash.dispose_grace_ms,
+            rows: bash.rows,
+            cols: bash.cols,
         }
     }
 }

@@ -39,9 +39,6 @@ use tracing::Instrument;
 /// The server name reported in `initialize`.
 pub const SERVER_NAME: &str = "dsh-mcp";
 
-/// Default deadline for one teardown step when none is configured.
-const DEFAULT_TEARDOWN_DEADLINE: Duration = Duration::from_secs(16);
-
 /// Serves MCP connections over one root [`Context`]. Each connection gets its own [`Agent`],
 /// so sessions opened on one connection are invisible to every other.
 pub struct McpServer {
@@ -110,7 +107,7 @@ impl McpServer {
             ctx: ctx.clone(),
             tools: ctx.require::<Tools>()?,
             prompt: ctx.require::<SystemPrompt>()?,
-            teardown_deadline: DEFAULT_TEARDOWN_DEADLINE,
+            teardown_deadline: crate::Options::default().teardown_deadline(),
             next_connection: AtomicU64::new(0),
         })
     }

@@ -8,7 +8,9 @@ use dsh_terminal_core::PtySessionConfig;
 /// Placeholder in [`BashConfig::shell_args`] replaced by the path of the generated rc file.
 pub const RC_PLACEHOLDER: &str = "{rc}";
 
-/// Configuration of the `shell` backend. Defaults are the seed's (seed-contract §3.1).
+/// Configuration of the `shell` backend. The engine knobs default to
+/// [`PtySessionConfig::DEFAULT`] (the seed's §3.1 values, given in brackets below); this type
+/// adds the backend's own (type, shell, arguments, working directory).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BashConfig {
     /// Backend type models pass to `terminal_open` (default `shell`).
@@ -36,7 +38,8 @@ pub struct BashConfig {
     pub exact_probe_after_ms: u64,
     /// Output silence that settles a send as `inferred_idle`, in ms (default 3000).
     pub idle_silence_ms: u64,
-    /// Extra silence once a prompt mark was seen, in ms (default 500).
+    /// Extra output silence `inferred_idle` needs once a prompt mark was seen during the send
+    /// (the shell handing the terminal back), in ms (default 500).
     pub handoff_grace_ms: u64,
     /// Absolute bound of one send and of startup, in ms (default 30000).
     pub timeout_ms: u64,
@@ -47,26 +50,37 @@ pub struct BashConfig {
     pub default_cwd: Option<PathBuf>,
 }
 
+/// Default [`BashConfig::backend_type`].
+pub const DEFAULT_BACKEND_TYPE: &str = "shell";
+/// Default [`BashConfig::shell_path`].
+pub const DEFAULT_SHELL: &str = "/bin/bash";
+
 impl Default for BashConfig {
     fn default() -> Self {
+        let engine = PtySessionConfig::DEFAULT;
         Self {
-            backend_type: "shell".to_owned(),
-            shell_path: PathBuf::from("/bin/bash"),
+            backend_type: DEFAULT_BACKEND_TYPE.to_owned(),
+            shell_path: PathBuf::from(DEFAULT_SHELL),
             shell_args: Vec::new(),
-            rows: 40,
-            cols: 160,
-            scrollback_lines: 10_000,
-            scrollback_max_bytes: 4 * 1024 * 1024,
-            max_read_bytes: 256 * 1024,
-            poll_interval_ms: 50,
-            exact_probe_after_ms: 150,
-            idle_silence_ms: 3000,
-            handoff_grace_ms: 500,
-            timeout_ms: 30_000,
-            dispose_grace_ms: 3000,
+            rows: engine.rows,
+            cols: engine.cols,
+            scrollback_lines: engine.scrollback_lines,
+            scrollback_max_bytes: engine.scrollback_max_bytes,
+            max_read_bytes: engine.max_read_bytes,
+            poll_interval_ms: millis(engine.poll_interval),
+            exact_probe_after_ms: millis(engine.exact_probe_after),
+            idle_silence_ms: millis(engine.idle_silence),
+            handoff_grace_ms: millis(engine.handoff_grace),
+            timeout_ms: millis(engine.timeout),
+            dispose_grace_ms: millis(engine.dispose_grace),
             default_cwd: None,
         }
     }
+}
+
+/// Whole milliseconds of `d`, saturating.
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// An invalid [`BashConfig`]. Messages start with `terminal-bash: ` and name the field.

@@ -43,7 +43,9 @@ pub mod plugin;
 pub mod rc;
 
 pub use backend::BashBackend;
-pub use config::{BashConfig, BashConfigError, RC_PLACEHOLDER};
+pub use config::{
+    BashConfig, BashConfigError, DEFAULT_BACKEND_TYPE, DEFAULT_SHELL, RC_PLACEHOLDER,
+};
 pub use plugin::TerminalBashPlugin;
 
 /// The package name used with the invariants registry.
