@@ -177,20 +177,6 @@ pub enum SessionStatus {
     },
 }
 
-impl SessionStatus {
-    /// The seed's render: `running` or `exited code=<n|null> signal=<name|null>`.
-    pub fn render(&self) -> String {
-        match self {
-            Self::Running => "running".to_owned(),
-            Self::Exited { exit_code, signal } => format!(
-                "exited code={} signal={}",
-                exit_code.map_or_else(|| "null".to_owned(), |c| c.to_string()),
-                signal.as_deref().unwrap_or("null")
-            ),
-        }
-    }
-}
-
 /// A request to open a session (seed `TerminalSpawnRequest`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SpawnRequest {

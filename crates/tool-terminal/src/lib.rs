@@ -218,18 +218,12 @@ impl Tool for OpenTool {
             r = spawn => r.map_err(terminal_error)?,
             () = call.cancel.cancelled() => return Err(ToolError::new("terminal open aborted").with_code("ABORTED")),
         };
-        let (motd, _) = bound_structured(result.motd, self.0.config.max_result_bytes);
-        Ok(OpenOutput {
-            session: (&result.snapshot).into(),
-            motd,
-        })
+        let mut result = result;
+        (result.motd, _) = bound_structured(result.motd, self.0.config.max_result_bytes);
+        Ok(OpenOutput::from(result))
     }
     fn render(&self, _args: &OpenArgs, out: &OpenOutput) -> String {
-        let result = dsh_terminal_core::SpawnResult {
-            snapshot: (&out.session).into(),
-            motd: out.motd.clone(),
-        };
-        render::render_spawn(&result, self.0.config.max_result_bytes)
+        render::render_spawn(out, self.0.config.max_result_bytes)
     }
     fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
         self.0.finalize(content)
@@ -314,47 +308,14 @@ impl Tool for SendTool {
             }
         }
         .map_err(terminal_error)?;
-        let (viewport, cut) = bound_structured(result.viewport, self.0.config.max_result_bytes);
-        Ok(SendOutput::Foreground {
-            viewport,
-            wait_reason: result.wait_reason.into(),
-            session_status: (&result.session_status).into(),
-            truncated: result.truncated || cut,
-            exit_code: result.exit_code,
-            foreground: result.foreground,
-            input_mode: result.input_mode.into(),
-            earlier_exit_codes: result.earlier_exit_codes,
-            output_bytes: result.output_bytes,
-        })
+        let mut result = result;
+        let cut;
+        (result.viewport, cut) = bound_structured(result.viewport, self.0.config.max_result_bytes);
+        result.truncated |= cut;
+        Ok(SendOutput::from(result))
     }
     fn render(&self, _args: &SendArgs, out: &SendOutput) -> String {
-        match out {
-            SendOutput::Background { job_id } => format!("started background job {job_id}"),
-            SendOutput::Foreground {
-                viewport,
-                wait_reason,
-                session_status,
-                truncated,
-                exit_code,
-                foreground,
-                input_mode,
-                earlier_exit_codes,
-                output_bytes,
-            } => {
-                let result = dsh_terminal_core::SendResult {
-                    viewport: viewport.clone(),
-                    wait_reason: (*wait_reason).into(),
-                    session_status: session_status.into(),
-                    truncated: *truncated,
-                    exit_code: *exit_code,
-                    foreground: foreground.clone(),
-                    input_mode: (*input_mode).into(),
-                    earlier_exit_codes: earlier_exit_codes.clone(),
-                    output_bytes: *output_bytes,
-                };
-                render::render_send(&result, self.0.config.max_result_bytes)
-            }
-        }
+        render::render_send(out, self.0.config.max_result_bytes)
     }
     fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
         self.0.finalize(content)
@@ -424,30 +385,18 @@ impl Tool for ReadTool {
                 },
             )
             .map_err(terminal_error)?;
-        let (text, cut) = bound_structured(page.text, self.0.config.max_result_bytes);
-        // Older lines were cut from the top: the page now ends sooner (newest-relative).
-        let line_end = if cut {
-            page.line_begin + text.split('\n').count() as u64
-        } else {
-            page.line_end
-        };
-        Ok(ReadOutput {
-            text,
-            total_lines: page.total_lines,
-            line_begin: page.line_begin,
-            line_end,
-            truncated: page.truncated || cut,
-        })
+        let mut page = page;
+        let cut;
+        (page.text, cut) = bound_structured(page.text, self.0.config.max_result_bytes);
+        if cut {
+            // Older lines were cut from the top: the page now ends sooner (newest-relative).
+            page.line_end = page.line_begin + page.text.split('\n').count() as u64;
+            page.truncated = true;
+        }
+        Ok(ReadOutput::from(page))
     }
     fn render(&self, _args: &ReadArgs, out: &ReadOutput) -> String {
-        let page = dsh_terminal_core::ReadResult {
-            text: out.text.clone(),
-            total_lines: out.total_lines,
-            line_begin: out.line_begin,
-            line_end: out.line_end,
-            truncated: out.truncated,
-        };
-        render::render_read(&page, self.0.config.max_result_bytes)
+        render::render_read(out, self.0.config.max_result_bytes)
     }
     fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
         self.0.finalize(content)
@@ -586,9 +535,7 @@ impl Tool for ListTool {
         })
     }
     fn render(&self, _args: &ListArgs, out: &ListOutput) -> String {
-        let snapshots: Vec<dsh_terminal_core::SessionSnapshot> =
-            out.sessions.iter().map(Into::into).collect();
-        render::render_list(&snapshots, self.0.config.max_result_bytes)
+        render::render_list(&out.sessions, self.0.config.max_result_bytes)
     }
     fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
         self.0.finalize(content)

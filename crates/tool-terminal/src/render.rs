@@ -5,11 +5,14 @@
 //! keep their metadata lines (`[wait: …]`, `[session: …]`, `[lines: …]`) when they fit;
 //! [`bound_terminal_text`] (used by `finalize_content` for errors and policy text) keeps the
 //! **head**, like the seed.
+//!
+//! Renders read the tools' output types ([`crate::schema`]) only: core result → output type →
+//! text, never back.
 
 use dsh_output_retention::{head, tail};
-use dsh_terminal_core::{
-    InputMode, ReadResult, SendRead, SendResult, SessionSnapshot, SessionStatus, SpawnResult,
-};
+use dsh_terminal_core::SendRead;
+
+use crate::schema::{InputModeOutput, OpenOutput, ReadOutput, SendOutput, SessionOutput};
 
 /// The truncation marker appended when a result was cut (19 bytes).
 pub const TRUNCATED: &str = "\n[output truncated]";
@@ -78,8 +81,8 @@ pub fn bound_terminal_text(text: &str, max_bytes: usize) -> String {
 }
 
 /// `terminal_open`: `started terminal session <id>[ (<name>)] [type: <type>]\n<motd>`.
-pub fn render_spawn(result: &SpawnResult, max_bytes: usize) -> String {
-    let snapshot = &result.snapshot;
+pub fn render_spawn(result: &OpenOutput, max_bytes: usize) -> String {
+    let snapshot = &result.session;
     let label = match &snapshot.name {
         Some(name) => format!("{} ({name})", snapshot.session_id),
         None => snapshot.session_id.to_string(),
@@ -103,67 +106,110 @@ pub fn render_spawn(result: &SpawnResult, max_bytes: usize) -> String {
 
 /// The extra fact lines of a send render, in order, each on its own line. Only lines that
 /// apply are present (direction.md "Where we go past the seed", item 3).
-fn send_facts(result: &SendResult) -> String {
+fn send_facts(
+    truncated: bool,
+    output_bytes: u64,
+    earlier_exit_codes: &[i32],
+    exit_code: Option<i32>,
+    foreground: Option<&str>,
+    input_mode: InputModeOutput,
+) -> String {
     let mut facts = String::new();
-    if result.truncated && result.output_bytes > 0 {
+    if truncated && output_bytes > 0 {
         facts.push_str(&format!(
-            "\n[output: {} bytes in total; only the newest are shown]",
-            result.output_bytes
+            "\n[output: {output_bytes} bytes in total; only the newest are shown]"
         ));
     }
-    if !result.earlier_exit_codes.is_empty() {
-        let codes: Vec<String> = result
-            .earlier_exit_codes
-            .iter()
-            .map(i32::to_string)
-            .collect();
+    if !earlier_exit_codes.is_empty() {
+        let codes: Vec<String> = earlier_exit_codes.iter().map(i32::to_string).collect();
         facts.push_str(&format!(
             "\n[earlier commands in this output exited: {}]",
             codes.join(", ")
         ));
     }
-    if let Some(code) = result.exit_code {
+    if let Some(code) = exit_code {
         facts.push_str(&format!("\n[exit: {code}]"));
     }
-    if let Some(program) = &result.foreground {
+    if let Some(program) = foreground {
         facts.push_str(&format!("\n[foreground: {program}]"));
     }
-    match result.input_mode {
-        InputMode::Normal => {}
-        InputMode::EchoOff => {
+    match input_mode {
+        InputModeOutput::Normal => {}
+        InputModeOutput::EchoOff => {
             facts.push_str("\n[input: echo off (password prompt); typed text is not shown]");
         }
-        InputMode::Continuation => facts.push_str(
+        InputModeOutput::Continuation => facts.push_str(
             "\n[input: shell continuation prompt; finish the command, or send SIGINT to cancel it]",
         ),
-        InputMode::AlternateScreen => facts.push_str(
+        InputModeOutput::AlternateScreen => facts.push_str(
             "\n[screen: a full-screen program holds the terminal; text you send goes to it]",
         ),
     }
     facts
 }
 
-/// `terminal_send` (foreground): the viewport without leading or trailing newlines (or
-/// `(no new output)`), then `[wait: …]`, `[output: N bytes in total; …]` when the viewport was
-/// cut,
-/// `[exit: N]` when the prompt mark reported it, the foreground / input facts that apply,
-/// `[session: …]`, and `[output truncated]` when anything was cut.
-pub fn render_send(result: &SendResult, max_bytes: usize) -> String {
+/// `terminal_send`. Background: `started background job <id>`. Foreground: the viewport
+/// without leading or trailing newlines (or `(no new output)`), then `[wait: …]`,
+/// `[output: N bytes in total; …]` when the viewport was cut, `[exit: N]` when the prompt mark
+/// reported it, the foreground / input facts that apply, `[session: …]`, and
+/// `[output truncated]` when anything was cut.
+pub fn render_send(result: &SendOutput, max_bytes: usize) -> String {
+    let (
+        viewport,
+        wait_reason,
+        session_status,
+        truncated,
+        exit_code,
+        foreground,
+        input_mode,
+        earlier_exit_codes,
+        output_bytes,
+    ) = match result {
+        SendOutput::Background { job_id } => return format!("started background job {job_id}"),
+        SendOutput::Foreground {
+            viewport,
+            wait_reason,
+            session_status,
+            truncated,
+            exit_code,
+            foreground,
+            input_mode,
+            earlier_exit_codes,
+            output_bytes,
+        } => (
+            viewport,
+            wait_reason,
+            session_status,
+            truncated,
+            exit_code,
+            foreground,
+            input_mode,
+            earlier_exit_codes,
+            output_bytes,
+        ),
+    };
     // A viewport that ends on an empty cursor line (`sleep 100\n`), or starts with the newline
     // an interrupted job left, would otherwise render blank lines.
-    let viewport = result.viewport.trim_matches('\n');
+    let viewport = viewport.trim_matches('\n');
     let body = if viewport.is_empty() {
         "(no new output)"
     } else {
         viewport
     };
-    let metadata = format!(
-        "\n[wait: {}]{}\n[session: {}]",
-        result.wait_reason,
-        send_facts(result),
-        result.session_status.render()
+    let facts = send_facts(
+        *truncated,
+        *output_bytes,
+        earlier_exit_codes,
+        *exit_code,
+        foreground.as_deref(),
+        *input_mode,
     );
-    bound_body_with_suffix(body, &metadata, result.truncated, max_bytes)
+    let metadata = format!(
+        "\n[wait: {}]{facts}\n[session: {}]",
+        wait_reason.as_str(),
+        session_status.render()
+    );
+    bound_body_with_suffix(body, &metadata, *truncated, max_bytes)
 }
 
 /// A consuming background read: the delta plus `[output truncated]` when cut (seed
@@ -182,7 +228,7 @@ pub fn render_send_read(read: &SendRead) -> String {
 }
 
 /// `terminal_read`: the page (or `(no retained output)`) and `[lines: B-E of T]`.
-pub fn render_read(result: &ReadResult, max_bytes: usize) -> String {
+pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
     let body = if result.text.is_empty() {
         "(no retained output)"
     } else {
@@ -197,7 +243,7 @@ pub fn render_read(result: &ReadResult, max_bytes: usize) -> String {
 
 /// `terminal_list`: one line per session, `<id>[ (<name>)] [<type>] <status>[ pid=<pid>]`, or
 /// `(no terminal sessions)`.
-pub fn render_list(sessions: &[SessionSnapshot], max_bytes: usize) -> String {
+pub fn render_list(sessions: &[SessionOutput], max_bytes: usize) -> String {
     if sessions.is_empty() {
         return "(no terminal sessions)".to_owned();
     }
@@ -254,11 +300,6 @@ pub fn render_close(session_id: &str, processes_stopped: Option<usize>) -> Strin
         ),
         None => format!("terminal session {session_id} was already closing"),
     }
-}
-
-/// Whether a status is running (used by presenters).
-pub fn is_running(status: &SessionStatus) -> bool {
-    matches!(status, SessionStatus::Running)
 }
 
 #[cfg(test)]

@@ -203,8 +203,12 @@ async fn c09_exit_status_is_reported_at_once() {
         let sh = Shell::open(config()).await;
         let r = sh.send("exit 3").await;
         assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
-        assert_eq!(r.session_status.render(), "exited code=3 signal=null");
-        assert_eq!(sh.session.status().render(), "exited code=3 signal=null");
+        let exited_3 = SessionStatus::Exited {
+            exit_code: Some(3),
+            signal: None,
+        };
+        assert_eq!(r.session_status, exited_3);
+        assert_eq!(sh.session.status(), exited_3);
         let err = sh.try_send("echo later", true).await.unwrap_err();
         assert_eq!(err.code(), TerminalErrorCode::Exited);
         sh.close().await;
@@ -331,7 +335,13 @@ async fn c21_shell_killed_by_a_signal_is_reaped_and_reported() {
         let sh = Shell::open(config()).await;
         let r = sh.send("kill -9 $$").await;
         assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
-        assert_eq!(r.session_status.render(), "exited code=null signal=SIGKILL");
+        assert_eq!(
+            r.session_status,
+            SessionStatus::Exited {
+                exit_code: None,
+                signal: Some("SIGKILL".to_owned()),
+            }
+        );
         let shell = sh.session.shell();
         assert!(!shell.is_alive());
         sh.close().await;

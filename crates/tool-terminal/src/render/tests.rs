@@ -2,8 +2,32 @@
 //! and ours where we go past the seed.
 
 use super::*;
-use dsh_terminal_core::{SessionId, WaitReason};
+use crate::schema::StatusOutput;
+use dsh_terminal_core::{
+    InputMode, ReadResult, SendResult, SessionId, SessionSnapshot, SessionStatus, SpawnResult,
+    WaitReason,
+};
 use pretty_assertions::assert_eq;
+
+// The goldens build core results and render them the way the tools do: core result → output
+// type (the tools' `From` conversions) → text.
+
+fn render_spawn(result: &SpawnResult, max_bytes: usize) -> String {
+    super::render_spawn(&result.clone().into(), max_bytes)
+}
+
+fn render_send(result: &SendResult, max_bytes: usize) -> String {
+    super::render_send(&result.clone().into(), max_bytes)
+}
+
+fn render_read(result: &ReadResult, max_bytes: usize) -> String {
+    super::render_read(&result.clone().into(), max_bytes)
+}
+
+fn render_list(sessions: &[SessionSnapshot], max_bytes: usize) -> String {
+    let sessions: Vec<SessionOutput> = sessions.iter().map(SessionOutput::from).collect();
+    super::render_list(&sessions, max_bytes)
+}
 
 fn snapshot(
     id: &str,
@@ -107,7 +131,7 @@ fn seed_exited_status_renders() {
             exit_code: code,
             signal: signal.map(str::to_owned),
         };
-        assert_eq!(status.render(), expected);
+        assert_eq!(StatusOutput::from(&status).render(), expected);
     }
 }
 
@@ -180,6 +204,17 @@ fn a_cut_viewport_says_how_much_output_it_stands_for() {
         )
     };
     insta::assert_snapshot!("send_truncated_with_volume", render_send(&result, CAP));
+}
+
+#[test]
+fn background_send_names_its_job() {
+    let out = SendOutput::Background {
+        job_id: "job-1".into(),
+    };
+    assert_eq!(
+        super::render_send(&out, CAP),
+        "started background job job-1"
+    );
 }
 
 #[test]
