@@ -9,8 +9,6 @@
 //!
 //! **Invariant:** this crate never parses tool JSON and knows nothing about tools or MCP.
 
-#![allow(unsafe_code)] // the PTY layer needs a few FFI calls (prctl, kill, fcntl); each is commented.
-
 pub mod backend;
 pub mod error;
 pub mod process;

@@ -187,8 +187,10 @@ impl Pty {
         let raw = master
             .as_raw_fd()
             .ok_or_else(|| io::Error::other("PTY master has no file descriptor"))?;
+        // The crate's one unsafe block: portable-pty exposes the master only as a raw fd.
         // SAFETY: `raw` is the master's open descriptor, owned by `master`, which outlives this
         // borrow (we only duplicate it here).
+        #[allow(unsafe_code)]
         let borrowed = unsafe { BorrowedFd::borrow_raw(raw) };
         let fd = rustix::io::fcntl_dupfd_cloexec(borrowed, 0)?;
         let reader = master.try_clone_reader().map_err(io::Error::other)?;

@@ -23,6 +23,7 @@ use dsh_terminal_core::process::{
     stat, terminate_session,
 };
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use rustix::process::Signal;
 
 /// Generous upper bound for anything a test waits on.
 const DEADLINE: Duration = Duration::from_secs(20);
@@ -321,7 +322,7 @@ fn foreground_group_of_a_job_control_shell_names_the_program() {
     assert!(!is_group_waiting_on_tty(i32::MAX, &p.tty));
     assert_eq!(group_name(i32::MAX), None);
     if let Some(id) = ProcessIdentity::of(pgid) {
-        let _ = id.signal(libc::SIGKILL);
+        let _ = id.signal(Signal::KILL);
     }
 }
 
@@ -359,21 +360,21 @@ fn identity_fencing_never_signals_a_dead_or_different_process() {
         start_time: id.start_time.wrapping_add(1),
     };
     assert!(!impostor.is_alive());
-    assert!(!impostor.signal(libc::SIGKILL));
+    assert!(!impostor.signal(Signal::KILL));
     assert!(
         id.is_alive(),
         "the real process must survive a fenced signal"
     );
 
-    assert!(id.signal(libc::SIGKILL));
+    assert!(id.signal(Signal::KILL));
     wait_for("sleep to become a zombie", || {
         (!id.is_alive()).then_some(())
     });
     // A zombie counts as gone and is not signalled.
-    assert!(!id.signal(0));
+    assert!(!id.signal(Signal::KILL));
     child.wait().expect("reap sleep");
     assert!(!id.is_alive());
-    assert!(!id.signal(libc::SIGKILL));
+    assert!(!id.signal(Signal::KILL));
     assert_eq!(ProcessIdentity::of(0), None);
     assert_eq!(ProcessIdentity::of(-1), None);
 }
@@ -579,7 +580,7 @@ fn run_trap_case(traps: &str, sleep_secs: &str, stop_first: bool) {
     if stop_first {
         // Like a job suspended with ^Z: its trap can only run once it is continued.
         let id = ProcessIdentity::of(inner).expect("identity");
-        assert!(id.signal(libc::SIGSTOP));
+        assert!(id.signal(Signal::STOP));
         wait_for("the trapping bash to stop", || {
             stat(inner).filter(|s| s.state == 'T').map(|_| ())
         });
@@ -664,7 +665,7 @@ fn c17_reparented_descendants_stay_captured() {
     assert!(tracker.captured().contains(&gid));
 
     let mid = ProcessIdentity::of(middle).expect("identity");
-    assert!(mid.signal(libc::SIGKILL));
+    assert!(mid.signal(Signal::KILL));
     let me = std::process::id() as i32;
     wait_for("the grandchild to be re-parented to us (subreaper)", || {
         (stat(grandchild)?.ppid == me).then_some(())
@@ -767,7 +768,7 @@ fn c21_adopted_orphan_zombies_are_reaped_by_pid() {
         (stat(orphan)?.ppid == me).then_some(())
     });
     let id = ProcessIdentity::of(orphan).expect("identity");
-    assert!(id.signal(libc::SIGKILL));
+    assert!(id.signal(Signal::KILL));
     wait_for("the orphan to be reaped", || {
         // Claim every other child: only the orphan may be reaped here.
         reap_adopted_zombies(&|pid| pid != orphan);

@@ -122,11 +122,10 @@ impl SessionCgroup {
                     if pids.is_empty() {
                         break;
                     }
-                    for pid in pids {
-                        // SAFETY: kill(2) takes plain integers. Membership was read from
-                        // cgroup.procs just before; a pid freed and reused in between is the
-                        // accepted risk of this fallback.
-                        unsafe { libc::kill(pid, libc::SIGKILL) };
+                    // Membership was read from cgroup.procs just before; a pid freed and reused
+                    // in between is the accepted risk of this fallback.
+                    for pid in pids.into_iter().filter_map(rustix::process::Pid::from_raw) {
+                        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
                     }
                 }
                 Ok(())

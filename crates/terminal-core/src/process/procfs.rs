@@ -4,6 +4,9 @@ use std::fs;
 use std::io::Read;
 use std::path::Path;
 
+use rustix::io::Errno;
+use rustix::process::{Pid, PidfdFlags, Signal, kill_process, pidfd_open, pidfd_send_signal};
+
 /// Identity fence: a pid plus its start time (field 22 of `/proc/PID/stat`, in clock ticks since
 /// boot), so that PID reuse never redirects a signal to an unrelated process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -44,19 +47,18 @@ impl ProcessIdentity {
         }
     }
 
-    /// Sends `sig` (a libc signal number; `0` only probes) to this process if, and only if, the
-    /// pid still carries this identity and is not a zombie. Returns whether the signal was
-    /// delivered.
+    /// Sends `sig` to this process if, and only if, the pid still carries this identity and
+    /// is not a zombie. Returns whether the signal was delivered.
     ///
     /// The pid is pinned with a pidfd first and the identity re-checked after, so the signal
     /// can never reach a process that reused the pid (without a pidfd, e.g. on kernels before
     /// 5.3 or with the fd table full, it falls back to check-then-`kill`).
     #[must_use = "the return value says whether the signal was delivered"]
-    pub fn signal(&self, sig: i32) -> bool {
-        if self.pid <= 0 {
+    pub fn signal(&self, sig: Signal) -> bool {
+        let Some(pid) = Pid::from_raw(self.pid).filter(|_| self.pid > 0) else {
             return false;
-        }
-        match pidfd_open(self.pid) {
+        };
+        match pidfd_open(pid, PidfdFlags::empty()) {
             Ok(fd) => {
                 // The pidfd refers to whatever process held the pid at open time. If that
                 // process still has our start time now, it is ours (a pid is not reused while
@@ -64,17 +66,11 @@ impl ProcessIdentity {
                 if !self.is_alive() {
                     return false;
                 }
-                pidfd_send_signal(&fd, sig)
+                pidfd_send_signal(&fd, sig).is_ok()
             }
-            Err(err) if err.raw_os_error() == Some(libc::ESRCH) => false,
+            Err(Errno::SRCH) => false,
             // No pidfd support (ENOSYS), fd table full (EMFILE), ...: check, then kill by pid.
-            Err(_) => {
-                if !self.is_alive() {
-                    return false;
-                }
-                // SAFETY: kill(2) takes plain integers and has no memory-safety preconditions.
-                unsafe { libc::kill(self.pid, sig) == 0 }
-            }
+            Err(_) => self.is_alive() && kill_process(pid, sig).is_ok(),
         }
     }
 }
@@ -88,37 +84,6 @@ pub enum IdentityStatus {
     Zombie,
     /// The pid is free, or now belongs to a different process.
     Gone,
-}
-
-fn pidfd_open(pid: i32) -> std::io::Result<std::os::fd::OwnedFd> {
-    use std::os::fd::FromRawFd;
-    // SAFETY: pidfd_open takes a pid and flags by value; on success it returns a new fd that we
-    // immediately take ownership of, on failure -1 with errno set.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    let Ok(fd) = i32::try_from(fd) else {
-        return Err(std::io::Error::from_raw_os_error(libc::EBADF));
-    };
-    // SAFETY: `fd` is a freshly returned, owned, open file descriptor.
-    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
-}
-
-fn pidfd_send_signal(fd: &std::os::fd::OwnedFd, sig: i32) -> bool {
-    use std::os::fd::AsRawFd;
-    // SAFETY: the fd is a valid pidfd borrowed for the call; a null siginfo pointer is allowed
-    // (the kernel fills in a SI_USER siginfo), and flags must be 0.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_pidfd_send_signal,
-            fd.as_raw_fd(),
-            sig,
-            std::ptr::null::<libc::siginfo_t>(),
-            0u32,
-        )
-    };
-    rc == 0
 }
 
 /// The fields of `/proc/PID/stat` that process inspection needs.
@@ -312,6 +277,7 @@ mod tests {
             pid: id.pid,
             start_time: id.start_time + 1,
         });
-        assert!(stale.is_some_and(|id| !id.is_alive() && !id.signal(0)));
+        // SIGCONT to a running process (this test) is harmless; the stale identity must block it.
+        assert!(stale.is_some_and(|id| !id.is_alive() && !id.signal(Signal::CONT)));
     }
 }

@@ -46,20 +46,15 @@ pub fn reap_adopted_zombies(exclude: &dyn Fn(i32) -> bool) -> usize {
 
 /// Whether some child of this process can be waited for right now (peek, status left in place).
 fn any_waitable_child() -> bool {
-    // SAFETY: an all-zero siginfo_t is a valid value of this plain C struct.
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `info` is a valid, writable siginfo_t; WNOWAIT leaves the child waitable.
-    let rc = unsafe {
-        libc::waitid(
-            libc::P_ALL,
-            0,
-            &raw mut info,
-            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
-        )
-    };
-    // SAFETY: after a successful waitid the si_pid accessor reads an initialised union field
-    // (zero when no child was waitable).
-    rc == 0 && unsafe { info.si_pid() } != 0
+    use rustix::process::{WaitId, WaitIdOptions, waitid};
+    // WNOWAIT leaves the child waitable; `None` means no child was waitable.
+    matches!(
+        waitid(
+            WaitId::All,
+            WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT,
+        ),
+        Ok(Some(_))
+    )
 }
 
 /// Reaps `id` if it is a zombie child of this process with exactly that identity.
@@ -71,9 +66,13 @@ pub(crate) fn reap_zombie_child(id: ProcessIdentity) -> bool {
     if s.start_time != id.start_time || s.ppid != me || !s.is_zombie() {
         return false;
     }
-    let mut status = 0;
-    // SAFETY: `status` is a valid, writable int; waitpid on a specific pid with WNOHANG only
-    // touches that child, which is a zombie of ours (a zombie's pid cannot be reused).
-    let rc = unsafe { libc::waitpid(id.pid, &raw mut status, libc::WNOHANG) };
-    rc == id.pid
+    let Some(pid) = rustix::process::Pid::from_raw(id.pid) else {
+        return false;
+    };
+    // WNOHANG on a specific pid only touches that child, which is a zombie of ours (a zombie's
+    // pid cannot be reused).
+    matches!(
+        rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG),
+        Ok(Some((reaped, _))) if reaped == pid
+    )
 }

@@ -3,6 +3,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
+use rustix::process::{Pid, Signal, kill_process_group};
 use tokio::time::Instant;
 
 use super::cgroup::SessionCgroup;
@@ -46,7 +47,7 @@ impl Signalled {
     /// Sends `sig` to each target: whole process groups where every live member of the group
     /// is a target and its leader is one of them (so the pgid is fenced by the leader's
     /// identity, and children forked mid-signal are still hit), single processes otherwise.
-    fn send(&mut self, targets: &[ProcessIdentity], sig: i32) {
+    fn send(&mut self, targets: &[ProcessIdentity], sig: Signal) {
         if targets.is_empty() {
             return;
         }
@@ -69,9 +70,11 @@ impl Signalled {
             let members = groups.get(&pgid).map(Vec::as_slice).unwrap_or_default();
             let whole = members.iter().all(|m| wanted.contains(&m.identity()))
                 && members.iter().any(|m| m.pid == pgid);
-            // SAFETY: kill(2) takes plain integers; a negative pid addresses the process group
-            // whose live, captured leader was checked just above.
-            if whole && pgid > 1 && unsafe { libc::kill(-pgid, sig) } == 0 {
+            // The group's live, captured leader was checked just above.
+            let group_signalled = whole
+                && pgid > 1
+                && Pid::from_raw(pgid).is_some_and(|g| kill_process_group(g, sig).is_ok());
+            if group_signalled {
                 done.extend(members.iter().map(|m| m.identity()));
             }
         }
@@ -81,12 +84,12 @@ impl Signalled {
             }
         }
         // A stopped process handles HUP/TERM only once continued.
-        if sig != libc::SIGKILL && sig != libc::SIGCONT {
+        if sig != Signal::KILL && sig != Signal::CONT {
             for s in table
                 .iter()
                 .filter(|s| matches!(s.state, 'T' | 't') && wanted.contains(&s.identity()))
             {
-                let _ = s.identity().signal(libc::SIGCONT);
+                let _ = s.identity().signal(Signal::CONT);
             }
         }
     }
@@ -139,7 +142,7 @@ pub async fn terminate_session(
     // Tier 2: SIGKILL whatever survived, plus anything new.
     tracker.refresh_deep();
     let second = tracker.captured();
-    signalled.send(&second, libc::SIGKILL);
+    signalled.send(&second, Signal::KILL);
     if let Some(cg) = cgroup.filter(|_| !shell.is_alive()) {
         kill_cgroup(cg, tracker, &mut signalled);
     }
@@ -148,16 +151,16 @@ pub async fn terminate_session(
     // Tier 3: the shell itself. A frozen shell gets SIGKILL at once: resuming it to handle a
     // polite signal would let it run the next command first, and its jobs are already gone.
     if frozen && shell.is_alive() {
-        let _ = shell.signal(libc::SIGKILL);
+        let _ = shell.signal(Signal::KILL);
         wait_all_gone(&[shell], config.grace).await;
     }
     if shell.is_alive() {
-        for sig in [libc::SIGHUP, libc::SIGTERM, libc::SIGCONT] {
+        for sig in [Signal::HUP, Signal::TERM, Signal::CONT] {
             if shell.signal(sig) {
                 signalled.0.insert(shell);
             }
         }
-        if !wait_all_gone(&[shell], config.grace).await && shell.signal(libc::SIGKILL) {
+        if !wait_all_gone(&[shell], config.grace).await && shell.signal(Signal::KILL) {
             signalled.0.insert(shell);
             wait_all_gone(&[shell], config.grace).await;
         }
@@ -169,7 +172,7 @@ pub async fn terminate_session(
     if !polite_stop(&late, config.grace, &mut signalled).await {
         tracker.refresh_deep();
         let stubborn = tracker.captured();
-        signalled.send(&stubborn, libc::SIGKILL);
+        signalled.send(&stubborn, Signal::KILL);
         wait_all_gone(&stubborn, config.grace).await;
     }
     if let Some(cg) = cgroup {
@@ -217,11 +220,10 @@ async fn polite_stop(
     if targets.is_empty() {
         return true;
     }
-    let (hup_now, term): (Vec<ProcessIdentity>, Vec<ProcessIdentity>) = targets
-        .iter()
-        .partition(|id| ignores(id.pid, libc::SIGTERM));
-    signalled.send(&term, libc::SIGTERM);
-    signalled.send(&hup_now, libc::SIGHUP);
+    let (hup_now, term): (Vec<ProcessIdentity>, Vec<ProcessIdentity>) =
+        targets.iter().partition(|id| ignores(id.pid, Signal::TERM));
+    signalled.send(&term, Signal::TERM);
+    signalled.send(&hup_now, Signal::HUP);
     if wait_all_gone(targets, grace / 2).await {
         return true;
     }
@@ -230,7 +232,7 @@ async fn polite_stop(
         .copied()
         .filter(ProcessIdentity::is_alive)
         .collect();
-    signalled.send(&stubborn, libc::SIGHUP);
+    signalled.send(&stubborn, Signal::HUP);
     wait_all_gone(targets, grace.saturating_sub(grace / 2)).await
 }
 
@@ -256,7 +258,7 @@ fn kill_cgroup(cg: &SessionCgroup, tracker: &mut TreeTracker, signalled: &mut Si
 
 /// Whether process `pid` ignores signal `sig` (its bit is set in `SigIgn` of
 /// `/proc/PID/status`). Unreadable counts as not ignored.
-fn ignores(pid: i32, sig: i32) -> bool {
+fn ignores(pid: i32, sig: Signal) -> bool {
     let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
         return false;
     };
@@ -265,7 +267,7 @@ fn ignores(pid: i32, sig: i32) -> bool {
         .find_map(|l| l.strip_prefix("SigIgn:"))
         .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
         .unwrap_or(0);
-    u32::try_from(sig - 1).is_ok_and(|bit| bit < 64 && mask & (1 << bit) != 0)
+    u32::try_from(sig.as_raw() - 1).is_ok_and(|bit| bit < 64 && mask & (1 << bit) != 0)
 }
 
 /// Waits until none of `ids` is alive (dead or zombie), polling every 10 ms, for at most
@@ -296,7 +298,7 @@ fn begin_teardown(
     if let Some(cg) = cgroup {
         tracker.adopt_pids(&cg.pids());
     }
-    let frozen = shell.is_alive() && shell.signal(libc::SIGSTOP);
+    let frozen = shell.is_alive() && shell.signal(Signal::STOP);
     if frozen {
         signalled.0.insert(shell);
     }
@@ -312,12 +314,12 @@ pub fn kill_session_now(
 ) {
     let (mut signalled, _) = begin_teardown(shell, tracker, cgroup);
     tracker.refresh_deep();
-    signalled.send(&tracker.captured(), libc::SIGKILL);
-    let _ = shell.signal(libc::SIGKILL);
+    signalled.send(&tracker.captured(), Signal::KILL);
+    let _ = shell.signal(Signal::KILL);
     if let Some(cg) = cgroup {
         let _ = cg.kill();
     }
     // Anything forked between the scan and the kills.
     tracker.refresh_deep();
-    signalled.send(&tracker.captured(), libc::SIGKILL);
+    signalled.send(&tracker.captured(), Signal::KILL);
 }

@@ -280,7 +280,8 @@ fn poll_has_tty(pid: i32, fds: u64, nfds: u64, tty: &Tty) -> bool {
     raw.chunks_exact(8).any(|entry| {
         let fd = i32::from_ne_bytes([entry[0], entry[1], entry[2], entry[3]]);
         let events = i16::from_ne_bytes([entry[4], entry[5]]);
-        let wants_input = events & (libc::POLLIN | libc::POLLRDNORM) != 0;
+        let wants_input = rustix::event::PollFlags::from_bits_retain(events as u16)
+            .intersects(rustix::event::PollFlags::IN | rustix::event::PollFlags::RDNORM);
         wants_input && u64::try_from(fd).is_ok_and(|fd| tty.is_fd(pid, fd))
     })
 }
@@ -321,7 +322,7 @@ impl EpollTarget {
         };
         // `sdev` is the kernel's dev_t (major << 20 | minor); convert to the userspace encoding.
         let (major, minor) = (sdev >> 20, sdev & 0xf_ffff);
-        let user_dev = libc::makedev(major as u32, minor as u32);
+        let user_dev = rustix::fs::makedev(major as u32, minor as u32);
         t_ino == ino && user_dev == dev
     }
 }
@@ -364,24 +365,10 @@ fn is_epoll_fd(pid: i32, fd: u64) -> bool {
         .is_ok_and(|t| t.as_os_str() == "anon_inode:[eventpoll]")
 }
 
-/// Reads `len` bytes at `addr` of process `pid`: `process_vm_readv`, then `/proc/PID/mem`.
+/// Reads `len` bytes at `addr` of process `pid` through `/proc/PID/mem` (the same ptrace
+/// access check as `process_vm_readv`, without unsafe code).
 fn read_remote(pid: i32, addr: u64, len: usize) -> Option<Vec<u8>> {
     let mut buf = vec![0u8; len];
-    let local = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: len,
-    };
-    let remote = libc::iovec {
-        iov_base: usize::try_from(addr).ok()? as *mut libc::c_void,
-        iov_len: len,
-    };
-    // SAFETY: `local` describes `buf`, which is valid and writable for `len` bytes and outlives
-    // the call; the remote iovec is only dereferenced by the kernel in the other process, which
-    // fails cleanly (EFAULT/EPERM) if it is not mapped or not accessible.
-    let n = unsafe { libc::process_vm_readv(pid, &raw const local, 1, &raw const remote, 1, 0) };
-    if usize::try_from(n).is_ok_and(|n| n == len) {
-        return Some(buf);
-    }
     let mem = fs::File::open(format!("/proc/{pid}/mem")).ok()?;
     mem.read_exact_at(&mut buf, addr).ok()?;
     Some(buf)
