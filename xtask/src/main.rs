@@ -3,7 +3,8 @@
 //! - `catalog [--check]`: regenerate `docs/tool-catalog.md` from the code (the composed host's
 //!   `tools/list` and system prompt); `--check` fails when the committed file drifts. A test
 //!   (`catalog_is_up_to_date`) runs the check under `cargo test`.
-//! - `verify`: what CI runs: fmt check, clippy with warnings as errors, the test suite.
+//! - `verify`: what CI runs: fmt check, clippy with warnings as errors, the test suite,
+//!   `cargo package --workspace` and `cargo doc --workspace --no-deps` with warnings as errors.
 //! - `bench [--iterations N]`: send round trip through our stack against a raw PTY round trip,
 //!   measured side by side in one run and reported as medians and a ratio.
 
@@ -51,10 +52,12 @@ fn catalog(check: bool) -> Result<()> {
     Ok(())
 }
 
-fn run(cmd: &str, args: &[&str]) -> Result<()> {
-    eprintln!("$ {cmd} {}", args.join(" "));
+fn run(cmd: &str, args: &[&str], env: &[(&str, &str)]) -> Result<()> {
+    let shown_env: String = env.iter().map(|(k, v)| format!("{k}={v:?} ")).collect();
+    eprintln!("$ {shown_env}{cmd} {}", args.join(" "));
     let status = Command::new(cmd)
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(workspace_root())
         .status()
         .with_context(|| format!("running {cmd}"))?;
@@ -65,7 +68,7 @@ fn run(cmd: &str, args: &[&str]) -> Result<()> {
 }
 
 fn verify() -> Result<()> {
-    run("cargo", &["fmt", "--all", "--", "--check"])?;
+    run("cargo", &["fmt", "--all", "--", "--check"], &[])?;
     run(
         "cargo",
         &[
@@ -76,8 +79,29 @@ fn verify() -> Result<()> {
             "-D",
             "warnings",
         ],
+        &[],
     )?;
-    run("cargo", &["test", "--workspace"])?;
+    run("cargo", &["test", "--workspace"], &[])?;
+    // Every publishable crate packages (metadata, readme, license, file list). `--no-verify`:
+    // verifying a package builds it against crates.io, where our unpublished internal crates
+    // are not yet; the build itself is checked by the steps above.
+    run(
+        "cargo",
+        &[
+            "package",
+            "--workspace",
+            "--exclude",
+            "xtask",
+            "--no-verify",
+            "--allow-dirty",
+        ],
+        &[],
+    )?;
+    run(
+        "cargo",
+        &["doc", "--workspace", "--no-deps"],
+        &[("RUSTDOCFLAGS", "-D warnings")],
+    )?;
     Ok(())
 }
 
@@ -85,7 +109,8 @@ const HELP: &str = "cargo xtask <command>
 
 commands:
   catalog [--check]        regenerate docs/tool-catalog.md (or check it is up to date)
-  verify                   fmt --check, clippy -D warnings, test --workspace (what CI runs)
+  verify                   fmt --check, clippy -D warnings, test --workspace, package --workspace,
+                           doc --workspace --no-deps with -D warnings (what CI runs)
   bench [--iterations N]   send round trip vs raw PTY round trip, side by side (default N=200)
 ";
 

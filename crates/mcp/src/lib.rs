@@ -28,6 +28,11 @@
 //! # Ok(()) }
 //! ```
 
+#[cfg(not(target_os = "linux"))]
+compile_error!(
+    "dsh-mcp supports Linux only: its terminal sessions rely on /proc, pidfds and cgroup v2"
+);
+
 mod catalog;
 mod compose;
 mod options;

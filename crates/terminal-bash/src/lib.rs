@@ -36,6 +36,11 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(not(target_os = "linux"))]
+compile_error!(
+    "dsh-terminal-bash supports Linux only: it runs on dsh-terminal-core's Linux PTY engine"
+);
+
 pub mod backend;
 pub mod config;
 pub mod env;

@@ -9,6 +9,11 @@
 //!
 //! **Invariant:** this crate never parses tool JSON and knows nothing about tools or MCP.
 
+#[cfg(not(target_os = "linux"))]
+compile_error!(
+    "dsh-terminal-core supports Linux only: sessions rely on /proc, pidfds, cgroup v2 and PR_SET_CHILD_SUBREAPER"
+);
+
 pub mod backend;
 pub mod error;
 pub mod process;

@@ -11,6 +11,11 @@
 //! Renders live in [`render`] and are snapshot tested; argument and output types in [`schema`]
 //! are the single source of the JSON Schemas the model sees.
 
+#[cfg(not(target_os = "linux"))]
+compile_error!(
+    "dsh-tool-terminal supports Linux only: it drives dsh-terminal-core's Linux PTY sessions"
+);
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
