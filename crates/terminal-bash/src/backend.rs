@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use dsh_terminal_core::pty::PtyCommand;
+use dsh_terminal_core::PtyCommand;
 use dsh_terminal_core::{
     BackendSession, BackendSpawnSpec, PromptNonce, PtySession, PtySpawnSpec, TerminalBackend,
     TerminalError, TerminalErrorCode,

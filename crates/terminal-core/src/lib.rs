@@ -2,10 +2,14 @@
 //!
 //! [`Terminals`] is the `Terminals` service of seed-contract §2: a backend registry, `pty-N`
 //! ids, exact-owner fencing, one active send per session, read / signal / kill / list, and
-//! owner and service disposal that await teardown. Backends implement [`TerminalBackend`]; the
-//! PTY machinery they share lives in [`pty`] (spawn through portable-pty), [`screen`] (terminal
-//! emulation: screen-true text, OSC 133 prompt marks, DSR replies), [`readiness`] (when a send
-//! settles) and [`process`] (`/proc` inspection and process-tree teardown).
+//! owner and service disposal that await teardown. Backends implement [`TerminalBackend`]
+//! (and [`BackendSession`]); a PTY backend runs its program with [`PtySession::spawn`] (given a
+//! [`PtyCommand`], a [`PromptNonce`] and a [`PtySessionConfig`]), the engine that owns the PTY,
+//! the terminal emulation, the readiness decision and teardown. [`process`] exposes the
+//! `/proc` inspection and process-tree teardown it is built on.
+//!
+//! The public API is what backends and tools need; everything else is crate-private and
+//! tested next to its code.
 //!
 //! **Invariant:** this crate never parses tool JSON and knows nothing about tools or MCP.
 
@@ -14,20 +18,23 @@ compile_error!(
     "dsh-terminal-core supports Linux only: sessions rely on /proc, pidfds, cgroup v2 and PR_SET_CHILD_SUBREAPER"
 );
 
-pub mod backend;
-pub mod error;
+mod backend;
+mod error;
 pub mod process;
-pub mod pty;
-pub mod readiness;
-pub mod screen;
-pub mod service;
-pub mod session;
-pub mod types;
+mod pty;
+mod readiness;
+mod screen;
+mod service;
+mod session;
+mod types;
 
 pub use backend::{BackendSession, OperationHandle, SendOperation, TerminalBackend};
 pub use error::{TerminalError, TerminalErrorCode};
-pub use screen::{PromptNonce, Screen, ScreenConfig};
-pub use service::invariant_companion;
-pub use service::{Terminals, TerminalsPlugin};
-pub use session::{PtySession, PtySessionConfig, PtySpawnSpec};
+pub use pty::PtyCommand;
+pub use screen::PromptNonce;
+pub use service::{
+    CLOSE_REASON_MODEL_REQUEST, CLOSE_REASON_OWNER_DISPOSED, CLOSE_REASON_ROLLBACK,
+    CLOSE_REASON_SERVICE_DISPOSED, Terminals, TerminalsPlugin, invariant_companion,
+};
+pub use session::{ENVIRON_TAG, PtySession, PtySessionConfig, PtySpawnSpec};
 pub use types::*;

@@ -55,17 +55,17 @@ pub struct PtyCommand {
 
 /// How the top-level process ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ExitInfo {
+pub(crate) struct ExitInfo {
     /// Exit status when it exited normally.
-    pub code: Option<i32>,
+    pub(crate) code: Option<i32>,
     /// Signal number when a signal ended it.
-    pub signal: Option<i32>,
+    pub(crate) signal: Option<i32>,
 }
 
 impl ExitInfo {
     /// The status as the contract reports it (`exited code=3 signal=null`,
     /// `exited code=null signal=SIGKILL`).
-    pub fn status(&self) -> crate::types::SessionStatus {
+    pub(crate) fn status(&self) -> crate::types::SessionStatus {
         crate::types::SessionStatus::Exited {
             exit_code: if self.signal.is_some() {
                 None
@@ -82,16 +82,16 @@ impl ExitInfo {
 
 /// Termios facts of the terminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TtyModes {
+pub(crate) struct TtyModes {
     /// `ECHO`: the terminal echoes typed input.
-    pub echo: bool,
+    pub(crate) echo: bool,
     /// `ICANON`: line-buffered input (what password prompts keep; raw-mode programs clear it).
-    pub canonical: bool,
+    pub(crate) canonical: bool,
 }
 
 /// One event from the reader thread.
 #[derive(Debug)]
-pub enum ReadEvent<'a> {
+pub(crate) enum ReadEvent<'a> {
     /// Bytes the program wrote.
     Output(&'a [u8]),
     /// The output stream ended: `None` for a normal end (every process holding the terminal is
@@ -106,7 +106,7 @@ struct WriteJob {
 
 /// A spawned PTY program. Dropping it closes our master descriptors (the reader thread keeps
 /// its own until EOF) and stops the writer thread.
-pub struct Pty {
+pub(crate) struct Pty {
     pid: u32,
     fd: Arc<OwnedFd>,
     tty_path: Option<PathBuf>,
@@ -126,7 +126,7 @@ impl std::fmt::Debug for Pty {
 }
 
 /// The halves of a spawn that run on their own threads (see [`Pty::spawn`]).
-pub struct PtyStreams {
+pub(crate) struct PtyStreams {
     reader: Box<dyn Read + Send>,
 }
 
@@ -146,7 +146,7 @@ impl Pty {
     /// # Errors
     /// The PTY cannot be opened, the working directory is missing, or the program cannot be
     /// started.
-    pub fn spawn(command: &PtyCommand, label: &str) -> io::Result<(Pty, PtyStreams)> {
+    pub(crate) fn spawn(command: &PtyCommand, label: &str) -> io::Result<(Pty, PtyStreams)> {
         if let Some(cwd) = &command.cwd
             && !cwd.is_dir()
         {
@@ -220,7 +220,7 @@ impl Pty {
     ///
     /// # Errors
     /// The thread cannot be spawned.
-    pub fn start_reader<F>(streams: PtyStreams, label: &str, mut sink: F) -> io::Result<()>
+    pub(crate) fn start_reader<F>(streams: PtyStreams, label: &str, mut sink: F) -> io::Result<()>
     where
         F: FnMut(ReadEvent<'_>) + Send + 'static,
     {
@@ -254,7 +254,7 @@ impl Pty {
     ///
     /// # Errors
     /// The thread cannot be spawned.
-    pub fn start_waiter<F>(pid: u32, label: &str, on_exit: F) -> io::Result<()>
+    pub(crate) fn start_waiter<F>(pid: u32, label: &str, on_exit: F) -> io::Result<()>
     where
         F: FnOnce(ExitInfo) + Send + 'static,
     {
@@ -295,18 +295,18 @@ impl Pty {
     }
 
     /// The spawned program's pid.
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.pid
     }
 
     /// Path of the slave side (e.g. `/dev/pts/3`), when known.
-    pub fn tty_path(&self) -> Option<&Path> {
+    pub(crate) fn tty_path(&self) -> Option<&Path> {
         self.tty_path.as_deref()
     }
 
     /// Queues `bytes` for the writer thread; the receiver resolves when all were written.
     /// A closed PTY resolves with an error.
-    pub fn write(&self, bytes: Vec<u8>) -> tokio::sync::oneshot::Receiver<io::Result<()>> {
+    pub(crate) fn write(&self, bytes: Vec<u8>) -> tokio::sync::oneshot::Receiver<io::Result<()>> {
         let (done, rx) = tokio::sync::oneshot::channel();
         let guard = self.writer.lock();
         match guard.as_ref() {
@@ -325,12 +325,12 @@ impl Pty {
     }
 
     /// Stops accepting writes (the writer thread ends after the jobs already queued).
-    pub fn close_writer(&self) {
+    pub(crate) fn close_writer(&self) {
         self.writer.lock().take();
     }
 
     /// The terminal's foreground process group (`tcgetpgrp` on the master), if any.
-    pub fn foreground_pgid(&self) -> Option<i32> {
+    pub(crate) fn foreground_pgid(&self) -> Option<i32> {
         rustix::termios::tcgetpgrp(self.fd.as_fd())
             .ok()
             .map(|p| p.as_raw_nonzero().get())
@@ -338,7 +338,7 @@ impl Pty {
     }
 
     /// The terminal's echo and canonical-mode flags.
-    pub fn modes(&self) -> Option<TtyModes> {
+    pub(crate) fn modes(&self) -> Option<TtyModes> {
         let t = rustix::termios::tcgetattr(self.fd.as_fd()).ok()?;
         Some(TtyModes {
             echo: t.local_modes.contains(LocalModes::ECHO),
@@ -348,7 +348,7 @@ impl Pty {
 
     /// Bytes written to the terminal that its foreground program has not read yet (`FIONREAD`
     /// on a short-lived descriptor of the slave side). `None` when it cannot be asked.
-    pub fn pending_input_bytes(&self) -> Option<u64> {
+    pub(crate) fn pending_input_bytes(&self) -> Option<u64> {
         let path = self.tty_path.as_deref()?;
         let fd = rustix::fs::open(
             path,
@@ -363,7 +363,7 @@ impl Pty {
     }
 
     /// Output bytes the program wrote that the reader thread has not read yet.
-    pub fn unread_output_bytes(&self) -> Option<u64> {
+    pub(crate) fn unread_output_bytes(&self) -> Option<u64> {
         rustix::io::ioctl_fionread(self.fd.as_fd()).ok()
     }
 }
@@ -400,6 +400,6 @@ fn unregister_shell(pid: u32) {
 }
 
 /// Whether `pid` is a PTY top-level process of this host whose waiter has not reaped it yet.
-pub fn is_live_shell(pid: i32) -> bool {
+pub(crate) fn is_live_shell(pid: i32) -> bool {
     u32::try_from(pid).is_ok_and(|pid| LIVE_SHELLS.lock().contains(&pid))
 }

@@ -26,61 +26,61 @@ use crate::screen::PromptState;
 
 /// Timing knobs of the decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReadinessTiming {
+pub(crate) struct ReadinessTiming {
     /// Period of `/proc` checks while a send is pending.
-    pub poll_interval: Duration,
+    pub(crate) poll_interval: Duration,
     /// Earliest time after the send started that a stdin wait may settle it.
-    pub exact_probe_after: Duration,
+    pub(crate) exact_probe_after: Duration,
     /// Output silence that settles as `inferred_idle`.
-    pub idle_silence: Duration,
+    pub(crate) idle_silence: Duration,
     /// Extra silence once a prompt mark was seen.
-    pub handoff_grace: Duration,
+    pub(crate) handoff_grace: Duration,
     /// Absolute bound from the send's start.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
 }
 
 /// The foreground observed before the input was written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PreWrite {
+pub(crate) struct PreWrite {
     /// Foreground process group before the write.
-    pub fg: Option<i32>,
+    pub(crate) fg: Option<i32>,
     /// Whether that group was blocked reading the terminal (a prompt wait of the shell itself
     /// does not count).
-    pub waiting: bool,
+    pub(crate) waiting: bool,
 }
 
 /// Facts observed at one evaluation.
 #[derive(Clone, Copy, Debug)]
-pub struct Observation {
+pub(crate) struct Observation {
     /// Now.
-    pub now: Instant,
+    pub(crate) now: Instant,
     /// The top-level process exited and its output was drained.
-    pub exited: bool,
+    pub(crate) exited: bool,
     /// The prompt state from the marks.
-    pub prompt: PromptState,
+    pub(crate) prompt: PromptState,
     /// A command-finished mark arrived since the write.
-    pub done_since_write: bool,
+    pub(crate) done_since_write: bool,
     /// Any genuine mark arrived since the write.
-    pub mark_since_write: bool,
+    pub(crate) mark_since_write: bool,
     /// The terminal's foreground process group.
-    pub fg: Option<i32>,
+    pub(crate) fg: Option<i32>,
     /// Input written to the terminal is still queued, unread.
-    pub input_pending: bool,
+    pub(crate) input_pending: bool,
     /// `/proc` stdin-wait probe of `fg`, when one ran for this evaluation.
-    pub fg_waiting: Option<bool>,
+    pub(crate) fg_waiting: Option<bool>,
     /// When visible output (or a mark) last arrived.
-    pub last_output_at: Instant,
+    pub(crate) last_output_at: Instant,
     /// Visible output arrived since the write.
-    pub output_since_write: bool,
+    pub(crate) output_since_write: bool,
     /// Any visible output ever arrived in the session.
-    pub has_output: bool,
+    pub(crate) has_output: bool,
     /// Everything the program wrote so far has been read and fed to the screen.
-    pub output_drained: bool,
+    pub(crate) output_drained: bool,
 }
 
 /// Why a send settles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Settle {
+pub(crate) enum Settle {
     /// Tier 1: the top-level process exited.
     Exit,
     /// Tier 2: the prompt came back.
@@ -97,7 +97,7 @@ pub enum Settle {
 
 /// Per-send decision state.
 #[derive(Clone, Debug)]
-pub struct Readiness {
+pub(crate) struct Readiness {
     timing: ReadinessTiming,
     started: Instant,
     initializing: bool,
@@ -111,7 +111,7 @@ pub struct Readiness {
 
 impl Readiness {
     /// Decision state for a send that started at `started`.
-    pub fn new(
+    pub(crate) fn new(
         timing: ReadinessTiming,
         started: Instant,
         initializing: bool,
@@ -134,7 +134,7 @@ impl Readiness {
     /// Marks a send that writes nothing (an empty `text` without Enter): a poll. When the
     /// shell is already idle at its prompt there is nothing to wait for, so it settles at once
     /// instead of after the idle window.
-    pub fn set_poll_only(&mut self, poll_only: bool) {
+    pub(crate) fn set_poll_only(&mut self, poll_only: bool) {
         self.poll_only = poll_only;
     }
 
@@ -143,18 +143,13 @@ impl Readiness {
     /// the write, and readline may already have gathered the typed bytes (so none are queued)
     /// before echoing them; only a shell provably blocked reading the terminal again has
     /// consumed the input, so the prompt tier also needs that `/proc` evidence.
-    pub fn set_typeahead(&mut self, typeahead: bool) {
+    pub(crate) fn set_typeahead(&mut self, typeahead: bool) {
         self.typeahead = typeahead;
     }
 
     /// The absolute deadline.
-    pub fn deadline(&self) -> Instant {
+    pub(crate) fn deadline(&self) -> Instant {
         self.started + self.timing.timeout
-    }
-
-    /// Whether a prompt mark was seen during this send (for the grace of tier 5).
-    pub fn note_mark(&mut self) {
-        self.mark_seen = true;
     }
 
     fn silence_needed(&self) -> Duration {
@@ -166,7 +161,7 @@ impl Readiness {
     }
 
     /// When output silence alone would settle (for scheduling the next wake-up).
-    pub fn silence_deadline(&self, last_output_at: Instant) -> Instant {
+    pub(crate) fn silence_deadline(&self, last_output_at: Instant) -> Instant {
         last_output_at + self.silence_needed()
     }
 
@@ -181,7 +176,7 @@ impl Readiness {
     /// A pre-write wait of the same group is accepted once the group was seen not waiting, or
     /// once it answered the input with output (and went quiet, which every stdin settlement
     /// requires).
-    pub fn evaluate(&mut self, o: &Observation) -> Option<Settle> {
+    pub(crate) fn evaluate(&mut self, o: &Observation) -> Option<Settle> {
         if o.exited {
             return Some(Settle::Exit);
         }
@@ -251,7 +246,7 @@ impl Readiness {
 
     /// Whether a `/proc` probe of `fg` is worth running now (the prompt is not current for the
     /// shell, and the probe could change the decision).
-    pub fn wants_probe(&self, fg: Option<i32>, prompt: PromptState) -> bool {
+    pub(crate) fn wants_probe(&self, fg: Option<i32>, prompt: PromptState) -> bool {
         fg.is_some() && (self.typeahead || !self.shell_prompt_current(fg, prompt))
     }
 }

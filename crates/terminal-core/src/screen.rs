@@ -44,19 +44,19 @@ use self::scan::{EscScanner, Step};
 const MAX_OSC_BYTES: usize = 4096;
 
 /// Default number of lines of a [`Screen::page`] request.
-pub const DEFAULT_PAGE_LINES: u64 = 500;
+pub(crate) const DEFAULT_PAGE_LINES: u64 = 500;
 
 /// Size and bounds of a [`Screen`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScreenConfig {
+pub(crate) struct ScreenConfig {
     /// Visible rows (at least 1).
-    pub rows: u16,
+    pub(crate) rows: u16,
     /// Visible columns (at least 1).
-    pub cols: u16,
+    pub(crate) cols: u16,
     /// Most history rows kept (rows that scrolled off the top).
-    pub scrollback_lines: usize,
+    pub(crate) scrollback_lines: usize,
     /// Most history text bytes kept (each row counts its UTF-8 bytes plus one).
-    pub scrollback_max_bytes: usize,
+    pub(crate) scrollback_max_bytes: usize,
 }
 
 /// A per-session random token carried by every genuine prompt mark (16+ hex characters).
@@ -105,7 +105,7 @@ impl PromptNonce {
 
 /// A genuine (nonce'd) OSC 133 mark. Payload format: `133;<kind>[;<status>][;k=s];dsh=<nonce>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MarkKind {
+pub(crate) enum MarkKind {
     /// `A`: the primary prompt starts.
     PromptStart,
     /// `B`: the primary prompt ends; the shell reads a command next.
@@ -125,7 +125,7 @@ pub enum MarkKind {
 
 /// One thing that happened while feeding a chunk, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScreenEvent {
+pub(crate) enum ScreenEvent {
     /// Visible text was printed (or the cursor moved by a newline, return, tab, backspace).
     Text,
     /// A genuine prompt mark.
@@ -136,21 +136,21 @@ pub enum ScreenEvent {
 
 /// What one [`Screen::feed`] produced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FeedOutcome {
+pub(crate) struct FeedOutcome {
     /// Events in order (consecutive text is reported once).
-    pub events: Vec<ScreenEvent>,
+    pub(crate) events: Vec<ScreenEvent>,
     /// Reply bytes for terminal queries, to be written back to the program (in order).
-    pub replies: Vec<Vec<u8>>,
+    pub(crate) replies: Vec<Vec<u8>>,
 }
 
 impl FeedOutcome {
     /// Whether the chunk printed visible text.
-    pub fn printed_text(&self) -> bool {
+    pub(crate) fn printed_text(&self) -> bool {
         self.events.contains(&ScreenEvent::Text)
     }
 
     /// Whether the chunk carried a genuine prompt mark.
-    pub fn has_mark(&self) -> bool {
+    pub(crate) fn has_mark(&self) -> bool {
         self.events
             .iter()
             .any(|e| matches!(e, ScreenEvent::Mark(_)))
@@ -165,7 +165,7 @@ impl FeedOutcome {
 
 /// Where the shell stands, judged from the latest genuine mark and what followed it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PromptState {
+pub(crate) enum PromptState {
     /// No prompt is current (a command runs, or text followed the last prompt).
     Busy,
     /// The primary prompt was the last thing printed.
@@ -177,16 +177,16 @@ pub enum PromptState {
 /// An absolute screen position: `row` counts every row since the session started (rows that
 /// scrolled off included), `col` is a cell column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Position {
+pub(crate) struct Position {
     /// Absolute row.
-    pub row: u64,
+    pub(crate) row: u64,
     /// Cell column.
-    pub col: u16,
+    pub(crate) col: u16,
 }
 
 /// A position tracked by the screen (a send's start, a read cursor). See [`Screen::anchor`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct AnchorId(usize);
+pub(crate) struct AnchorId(usize);
 
 #[derive(Clone, Copy, Debug)]
 struct Anchor {
@@ -197,11 +197,11 @@ struct Anchor {
 
 /// Rendered text plus whether anything was cut.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Rendered {
+pub(crate) struct Rendered {
     /// Screen-true text (no escape sequences).
-    pub text: String,
+    pub(crate) text: String,
     /// Whether the start fell out of the bounded history or the byte bound cut the head.
-    pub truncated: bool,
+    pub(crate) truncated: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -240,7 +240,7 @@ impl PromptTracker {
 }
 
 /// The emulated terminal of one session. See the [module docs](self).
-pub struct Screen {
+pub(crate) struct Screen {
     parser: vt100::Parser<Hooks>,
     scanner: EscScanner,
     config: ScreenConfig,
@@ -248,7 +248,6 @@ pub struct Screen {
     prompt: PromptTracker,
     alternate: bool,
     has_output: bool,
-    bytes_fed: u64,
 }
 
 impl std::fmt::Debug for Screen {
@@ -265,7 +264,7 @@ impl std::fmt::Debug for Screen {
 impl Screen {
     /// A blank screen. `nonce` is the token genuine prompt marks must carry; with `None` no
     /// mark is ever recognised.
-    pub fn new(config: ScreenConfig, nonce: Option<PromptNonce>) -> Self {
+    pub(crate) fn new(config: ScreenConfig, nonce: Option<PromptNonce>) -> Self {
         let rows = NonZeroU16::new(config.rows).unwrap_or(NonZeroU16::MIN);
         let cols = NonZeroU16::new(config.cols).unwrap_or(NonZeroU16::MIN);
         let history = History::new(config.scrollback_lines, config.scrollback_max_bytes);
@@ -277,19 +276,12 @@ impl Screen {
             prompt: PromptTracker::default(),
             alternate: false,
             has_output: false,
-            bytes_fed: 0,
         }
     }
 
-    /// The configured size and bounds.
-    pub fn config(&self) -> ScreenConfig {
-        self.config
-    }
-
     /// Processes program output. Never panics on any input; the work is linear in the chunk.
-    pub fn feed(&mut self, bytes: &[u8]) -> FeedOutcome {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> FeedOutcome {
         let mut out = FeedOutcome::default();
-        self.bytes_fed = self.bytes_fed.saturating_add(bytes.len() as u64);
         let mut seg_start = 0;
         let mut text_in_segment = false;
         for (i, &b) in bytes.iter().enumerate() {
@@ -362,7 +354,7 @@ impl Screen {
 
     /// The cursor's absolute position (on the alternate screen: its row there, offset like the
     /// main screen's).
-    pub fn cursor(&self) -> Position {
+    pub(crate) fn cursor(&self) -> Position {
         let (row, col) = self.parser.screen().cursor_position();
         Position {
             row: self.history().end_abs() + u64::from(row),
@@ -371,33 +363,33 @@ impl Screen {
     }
 
     /// Whether a full-screen program holds the alternate screen.
-    pub fn alternate_screen(&self) -> bool {
+    pub(crate) fn alternate_screen(&self) -> bool {
         self.alternate
     }
 
     /// Where the shell stands according to the marks.
-    pub fn prompt_state(&self) -> PromptState {
+    pub(crate) fn prompt_state(&self) -> PromptState {
         self.prompt.state()
     }
 
     /// How many command-finished (`D`) marks arrived so far.
-    pub fn done_count(&self) -> u64 {
+    pub(crate) fn done_count(&self) -> u64 {
         self.prompt.done_count
     }
 
     /// How many genuine marks arrived so far.
-    pub fn mark_count(&self) -> u64 {
+    pub(crate) fn mark_count(&self) -> u64 {
         self.prompt.mark_count
     }
 
     /// The exit status carried by the latest `D` mark.
-    pub fn last_exit_code(&self) -> Option<i32> {
+    pub(crate) fn last_exit_code(&self) -> Option<i32> {
         self.prompt.last_exit
     }
 
     /// Exit statuses of the `D` marks after the first `after` ones, oldest first, at most the
     /// last 8 (`None` entries: a mark without a status).
-    pub fn exit_codes_since(&self, after: u64) -> Vec<Option<i32>> {
+    pub(crate) fn exit_codes_since(&self, after: u64) -> Vec<Option<i32>> {
         let done = self.prompt.done_count;
         let first = after.max(done.saturating_sub(RECENT_EXITS as u64)) + 1;
         (first..=done)
@@ -406,22 +398,18 @@ impl Screen {
     }
 
     /// Whether any visible text was ever printed.
-    pub fn has_output(&self) -> bool {
+    pub(crate) fn has_output(&self) -> bool {
         self.has_output
     }
 
-    /// Total bytes fed so far.
-    pub fn bytes_fed(&self) -> u64 {
-        self.bytes_fed
-    }
-
     /// Whether the history bounds ever dropped a row (sticky).
-    pub fn history_dropped(&self) -> bool {
+    pub(crate) fn history_dropped(&self) -> bool {
         self.history().dropped()
     }
 
     /// Retained history rows and their accounted bytes.
-    pub fn history_usage(&self) -> (usize, usize) {
+    #[cfg(test)]
+    pub(crate) fn history_usage(&self) -> (usize, usize) {
         (self.history().len(), self.history().bytes())
     }
 
@@ -431,7 +419,7 @@ impl Screen {
 
     /// Starts tracking the current cursor position. On the alternate screen the anchor waits
     /// for the main screen to return and then starts at its cursor.
-    pub fn anchor(&mut self) -> AnchorId {
+    pub(crate) fn anchor(&mut self) -> AnchorId {
         let anchor = Anchor {
             pos: self.cursor(),
             pending_main: self.alternate,
@@ -446,7 +434,7 @@ impl Screen {
     }
 
     /// Starts tracking `pos` (clamped to the oldest retained row when older).
-    pub fn anchor_at(&mut self, pos: Position) -> AnchorId {
+    pub(crate) fn anchor_at(&mut self, pos: Position) -> AnchorId {
         let id = self.anchor();
         if let Some(Some(anchor)) = self.anchors.get_mut(id.0) {
             anchor.pos = pos;
@@ -456,7 +444,7 @@ impl Screen {
     }
 
     /// Moves an anchor to the current cursor (after its text was consumed).
-    pub fn move_anchor_to_cursor(&mut self, id: AnchorId) {
+    pub(crate) fn move_anchor_to_cursor(&mut self, id: AnchorId) {
         let pos = self.cursor();
         let pending_main = self.alternate;
         if let Some(Some(anchor)) = self.anchors.get_mut(id.0) {
@@ -469,14 +457,14 @@ impl Screen {
     }
 
     /// Stops tracking an anchor.
-    pub fn release_anchor(&mut self, id: AnchorId) {
+    pub(crate) fn release_anchor(&mut self, id: AnchorId) {
         if let Some(slot) = self.anchors.get_mut(id.0) {
             *slot = None;
         }
     }
 
     /// The anchor's position (`None` once released, or while it waits for the main screen).
-    pub fn anchor_position(&self, id: AnchorId) -> Option<Position> {
+    pub(crate) fn anchor_position(&self, id: AnchorId) -> Option<Position> {
         match self.anchors.get(id.0) {
             Some(Some(a)) if !a.pending_main => Some(a.pos),
             _ => None,

@@ -125,7 +125,7 @@ impl FromStr for TerminalSignal {
 }
 
 /// The conventional name of a Linux signal number (`9` → `SIGKILL`).
-pub fn signal_name(signal: i32) -> Option<&'static str> {
+pub(crate) fn signal_name(signal: i32) -> Option<&'static str> {
     Some(match signal {
         1 => "SIGHUP",
         2 => "SIGINT",

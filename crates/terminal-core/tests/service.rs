@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use dsh_context::{Agent, Context};
 use dsh_invariants::{Invariants, InvariantsPlugin};
-use dsh_terminal_core::service::{
+use dsh_terminal_core::{
     CLOSE_REASON_MODEL_REQUEST, CLOSE_REASON_OWNER_DISPOSED, CLOSE_REASON_ROLLBACK,
     CLOSE_REASON_SERVICE_DISPOSED,
 };

@@ -118,11 +118,13 @@ impl History {
     }
 
     /// Retained text bytes (rows plus one separator each).
+    #[cfg(test)]
     pub(crate) fn bytes(&self) -> usize {
         self.bytes
     }
 
     /// Retained rows.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.rows.len()
     }

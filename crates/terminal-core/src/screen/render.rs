@@ -13,7 +13,7 @@ use super::{AnchorId, DEFAULT_PAGE_LINES, Position, Rendered, Screen};
 impl Screen {
     /// Screen-true text from the anchor to the end, tail-bounded to `max_bytes`. On the
     /// alternate screen: the rendered visible screen.
-    pub fn render_since(&self, id: AnchorId, max_bytes: usize) -> Rendered {
+    pub(crate) fn render_since(&self, id: AnchorId, max_bytes: usize) -> Rendered {
         if self.alternate {
             return self.render_visible(max_bytes);
         }
@@ -25,14 +25,14 @@ impl Screen {
 
     /// The visible screen as text (trailing blank rows and trailing spaces trimmed),
     /// tail-bounded to `max_bytes`.
-    pub fn render_visible(&self, max_bytes: usize) -> Rendered {
+    pub(crate) fn render_visible(&self, max_bytes: usize) -> Rendered {
         self.render_rows(self.history().end_abs(), 0, max_bytes)
     }
 
     /// Screen-true text from `from` to the end of the content (trailing blank rows and
     /// trailing spaces trimmed, explicit text before the cursor kept), tail-bounded to
     /// `max_bytes` on UTF-8 boundaries.
-    pub fn render_from(&self, from: Position, max_bytes: usize) -> Rendered {
+    pub(crate) fn render_from(&self, from: Position, max_bytes: usize) -> Rendered {
         let first = self.history().first_abs();
         let lost = from.row < first;
         let (row, col) = if lost {
@@ -46,7 +46,7 @@ impl Screen {
     }
 
     /// The whole transcript (history plus screen), unbounded. For tests and diagnostics.
-    pub fn transcript(&self) -> String {
+    pub(crate) fn transcript(&self) -> String {
         self.render_rows(self.history().first_abs(), 0, usize::MAX)
             .text
     }
@@ -138,7 +138,7 @@ impl Screen {
     ///
     /// # Errors
     /// `InvalidRequest` when `count` is 0.
-    pub fn page(
+    pub(crate) fn page(
         &self,
         offset: Option<u64>,
         count: Option<u64>,
