@@ -146,7 +146,7 @@ pub(crate) fn run(iterations: usize) -> Result<()> {
             let result = op.done().await.map_err(|e| anyhow::anyhow!("send: {e}"))?;
             let ours = start.elapsed();
             if result.wait_reason != WaitReason::StdinRead {
-                bail!("send settled {} instead of stdin_read", result.wait_reason);
+                bail!("send settled {:?} instead of StdinRead", result.wait_reason);
             }
             let raw_rt = tokio::task::block_in_place(|| raw.round_trip())?;
             if i >= 20 {

@@ -41,24 +41,6 @@ pub enum WaitReason {
     SessionExit,
 }
 
-impl WaitReason {
-    /// The model-visible name: `stdin_read`, `inferred_idle`, `timeout`, `session_exit`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::StdinRead => "stdin_read",
-            Self::InferredIdle => "inferred_idle",
-            Self::Timeout => "timeout",
-            Self::SessionExit => "session_exit",
-        }
-    }
-}
-
-impl fmt::Display for WaitReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// Signals a model may deliver to the foreground process group (seed-contract §2.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TerminalSignal {

@@ -154,18 +154,8 @@ fn send_facts(
 /// reported it, the foreground / input facts that apply, `[session: …]`, and
 /// `[output truncated]` when anything was cut.
 pub fn render_send(result: &SendOutput, max_bytes: usize) -> String {
-    let (
-        viewport,
-        wait_reason,
-        session_status,
-        truncated,
-        exit_code,
-        foreground,
-        input_mode,
-        earlier_exit_codes,
-        output_bytes,
-    ) = match result {
-        SendOutput::Background { job_id } => return format!("started background job {job_id}"),
+    match result {
+        SendOutput::Background { job_id } => format!("started background job {job_id}"),
         SendOutput::Foreground {
             viewport,
             wait_reason,
@@ -176,40 +166,31 @@ pub fn render_send(result: &SendOutput, max_bytes: usize) -> String {
             input_mode,
             earlier_exit_codes,
             output_bytes,
-        } => (
-            viewport,
-            wait_reason,
-            session_status,
-            truncated,
-            exit_code,
-            foreground,
-            input_mode,
-            earlier_exit_codes,
-            output_bytes,
-        ),
-    };
-    // A viewport that ends on an empty cursor line (`sleep 100\n`), or starts with the newline
-    // an interrupted job left, would otherwise render blank lines.
-    let viewport = viewport.trim_matches('\n');
-    let body = if viewport.is_empty() {
-        "(no new output)"
-    } else {
-        viewport
-    };
-    let facts = send_facts(
-        *truncated,
-        *output_bytes,
-        earlier_exit_codes,
-        *exit_code,
-        foreground.as_deref(),
-        *input_mode,
-    );
-    let metadata = format!(
-        "\n[wait: {}]{facts}\n[session: {}]",
-        wait_reason.as_str(),
-        session_status.render()
-    );
-    bound_body_with_suffix(body, &metadata, *truncated, max_bytes)
+        } => {
+            // A viewport that ends on an empty cursor line (`sleep 100\n`), or starts with the
+            // newline an interrupted job left, would otherwise render blank lines.
+            let viewport = viewport.trim_matches('\n');
+            let body = if viewport.is_empty() {
+                "(no new output)"
+            } else {
+                viewport
+            };
+            let facts = send_facts(
+                *truncated,
+                *output_bytes,
+                earlier_exit_codes,
+                *exit_code,
+                foreground.as_deref(),
+                *input_mode,
+            );
+            let metadata = format!(
+                "\n[wait: {}]{facts}\n[session: {}]",
+                wait_reason.as_str(),
+                session_status.render()
+            );
+            bound_body_with_suffix(body, &metadata, *truncated, max_bytes)
+        }
+    }
 }
 
 /// A consuming background read: the delta plus `[output truncated]` when cut (seed

@@ -45,47 +45,37 @@ pub(super) fn wait_reason(reason: Settle) -> WaitReason {
 /// `[exit: N]` is reported only when the prompt settled the send, and then the newest
 /// finished command is the result's own, not an earlier one.
 pub(super) fn assemble(facts: SettleFacts) -> SendResult {
-    let SettleFacts {
-        reason,
-        rendered,
-        status,
-        mut exits,
-        last_exit_code,
-        alternate,
-        continuation,
-        echo_off,
-        foreground,
-        output_bytes,
-    } = facts;
+    let reason = facts.reason;
+    let mut exits = facts.exits;
     let exited = reason == Settle::Exit;
     if reason == Settle::Prompt {
         exits.pop();
     }
     let input_mode = if exited {
         InputMode::Normal
-    } else if alternate {
+    } else if facts.alternate {
         InputMode::AlternateScreen
-    } else if reason == Settle::Continuation || continuation {
+    } else if reason == Settle::Continuation || facts.continuation {
         InputMode::Continuation
-    } else if echo_off {
+    } else if facts.echo_off {
         InputMode::EchoOff
     } else {
         InputMode::Normal
     };
     SendResult {
-        viewport: rendered.text,
+        viewport: facts.rendered.text,
         wait_reason: wait_reason(reason),
-        session_status: status,
-        truncated: rendered.truncated,
+        session_status: facts.status,
+        truncated: facts.rendered.truncated,
         exit_code: if reason == Settle::Prompt {
-            last_exit_code
+            facts.last_exit_code
         } else {
             None
         },
-        foreground: if exited { None } else { foreground },
+        foreground: if exited { None } else { facts.foreground },
         input_mode,
         earlier_exit_codes: exits.into_iter().flatten().collect(),
-        output_bytes,
+        output_bytes: facts.output_bytes,
     }
 }
 

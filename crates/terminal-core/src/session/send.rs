@@ -215,7 +215,7 @@ impl SendOp {
             output_bytes,
         });
         tracing::debug!(
-            wait = result.wait_reason.as_str(),
+            wait = ?result.wait_reason,
             viewport_bytes = result.viewport.len(),
             "send settled"
         );
