@@ -285,19 +285,20 @@ impl ResourceLimits {
         if !self.limits.any() {
             return None;
         }
-        let missing = match &self.mechanism {
-            LimitMechanism::CgroupV1 { pids, memory } => {
-                let mut m = Vec::new();
-                if self.limits.max_pids.is_some() && pids.is_none() {
-                    m.push("process");
-                }
-                if self.limits.max_memory_bytes.is_some() && memory.is_none() {
-                    m.push("memory");
-                }
-                m
-            }
-            LimitMechanism::Rlimit | LimitMechanism::Unavailable => vec!["process", "memory"],
+        let (pids_on, memory_on) = match &self.mechanism {
+            LimitMechanism::CgroupV1 { pids, memory } => (pids.is_some(), memory.is_some()),
+            LimitMechanism::Rlimit | LimitMechanism::Unavailable => (false, false),
         };
+        let missing: Vec<&str> = [
+            ("process", self.limits.max_pids.is_some() && !pids_on),
+            (
+                "memory",
+                self.limits.max_memory_bytes.is_some() && !memory_on,
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(name, missing)| missing.then_some(name))
+        .collect();
         (!missing.is_empty()).then(|| {
             format!(
                 "[limits: the {} cap is not enforced: {}]",
@@ -316,6 +317,22 @@ impl ResourceLimits {
         if argv.is_empty() {
             return Err(SandboxError::EmptyArgv);
         }
+        let mut limited = self.apply_caps(label, argv)?;
+        if let Some(notice) = self.notice() {
+            // Printed on the terminal before the shell starts, so the open result shows it.
+            let mut argv: Vec<OsString> = vec![
+                "/bin/sh".into(),
+                "-c".into(),
+                r#"printf '%s\r\n' "$0"; exec "$@""#.into(),
+                notice.into(),
+            ];
+            argv.append(&mut limited.argv);
+            limited.argv = argv;
+        }
+        Ok(limited)
+    }
+
+    fn apply_caps(&self, label: &str, argv: Vec<OsString>) -> Result<Limited, SandboxError> {
         if !self.limits.any() {
             return Ok(Limited {
                 argv,

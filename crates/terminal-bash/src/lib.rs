@@ -38,12 +38,14 @@
 
 pub mod backend;
 pub mod config;
+pub mod confine;
 pub mod env;
 pub mod plugin;
 pub mod rc;
 
 pub use backend::BashBackend;
 pub use config::{BashConfig, BashConfigError, RC_PLACEHOLDER};
+pub use confine::Sandboxing;
 pub use plugin::TerminalBashPlugin;
 
 /// The package name used with the invariants registry.

@@ -29,7 +29,7 @@
 //!    settles; the result is rendered from the anchor.
 //! 4. The slot is released once no write or interrupt of this send is still in flight.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
@@ -138,6 +138,9 @@ pub struct PtySpawnSpec {
     pub command: PtyCommand,
     /// The token genuine prompt marks carry; `None` disables mark-based readiness.
     pub nonce: Option<PromptNonce>,
+    /// Held by the session and dropped with it, after its processes were stopped (e.g. the
+    /// session's resource-limit cgroups, removed on drop).
+    pub keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// A live PTY session. Implements [`BackendSession`].
@@ -182,7 +185,10 @@ struct Io {
     id: SessionId,
     pty: Pty,
     shell_pid: i32,
-    shell_pgid: i32,
+    /// The shell's process group: the PTY's first process, or (when that process is a
+    /// launcher such as a sandbox that starts the shell as its child) the group in the
+    /// foreground when the shell's first prompt appeared. See [`Io::adopt_shell_pgid`].
+    shell_pgid: AtomicI32,
     max_read_bytes: usize,
     state: Mutex<State>,
     activity: watch::Sender<u64>,
@@ -193,6 +199,26 @@ struct Io {
 }
 
 impl Io {
+    fn shell_pgid(&self) -> i32 {
+        self.shell_pgid.load(Ordering::SeqCst)
+    }
+
+    /// Takes `pgid` as the shell's process group when it belongs to the PTY's session: the
+    /// PTY's first process is a launcher (a sandbox) and the shell runs as its descendant in a
+    /// process group of its own. Called at the first prompt of startup only.
+    fn adopt_shell_pgid(&self, pgid: i32) -> bool {
+        let in_session = crate::process::stat(pgid).is_some_and(|s| s.session == self.shell_pid);
+        if in_session {
+            tracing::debug!(
+                pgid,
+                launcher = self.shell_pid,
+                "shell runs under a launcher"
+            );
+            self.shell_pgid.store(pgid, Ordering::SeqCst);
+        }
+        in_session
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -301,7 +327,7 @@ async fn reply_verdict(io: &Arc<Io>, fg_at_query: Option<i32>) -> ReplyVerdict {
     let Some(pgid) = fg.filter(|_| fg == fg_at_query) else {
         return ReplyVerdict::Drop("the querying program left");
     };
-    if pgid == io.shell_pgid && io.prompt_current() {
+    if pgid == io.shell_pgid() && io.prompt_current() {
         return ReplyVerdict::Drop("the shell prompt is back");
     }
     if io.pty.tty_path().is_none() {
@@ -310,7 +336,7 @@ async fn reply_verdict(io: &Arc<Io>, fg_at_query: Option<i32>) -> ReplyVerdict {
     if !io.waiting_on_tty(pgid).await {
         return ReplyVerdict::Retry;
     }
-    if pgid != io.shell_pgid {
+    if pgid != io.shell_pgid() {
         return ReplyVerdict::Write;
     }
     // The shell blocks on the terminal both in `read` (wants the reply) and at its prompt
@@ -342,6 +368,8 @@ struct Inner {
     motd: Mutex<String>,
     runtime: tokio::runtime::Handle,
     span: tracing::Span,
+    /// See [`PtySpawnSpec::keep_alive`]; fields drop after `Drop::drop` stopped the processes.
+    _keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Drop for Inner {
@@ -646,7 +674,7 @@ fn settle(inner: &Inner, op: &Arc<Op>, reason: Settle, exit_code: Option<i32>) {
     } else {
         io.pty.foreground_pgid()
     };
-    let foreground = fg.filter(|&p| p != io.shell_pgid).and_then(group_name);
+    let foreground = fg.filter(|&p| p != io.shell_pgid()).and_then(group_name);
     let echo_off = !exited && io.pty.modes().is_some_and(|m| !m.echo && m.canonical);
     let input_mode = if exited {
         InputMode::Normal
@@ -699,7 +727,7 @@ fn settle(inner: &Inner, op: &Arc<Op>, reason: Settle, exit_code: Option<i32>) {
 async fn pre_write(io: &Arc<Io>) -> PreWrite {
     let fg = io.pty.foreground_pgid();
     let waiting = match fg {
-        Some(pgid) if !(pgid == io.shell_pgid && io.prompt_current()) => {
+        Some(pgid) if !(pgid == io.shell_pgid() && io.prompt_current()) => {
             io.waiting_on_tty(pgid).await
         }
         _ => false,
@@ -724,7 +752,8 @@ fn deliver(io: &Io, signal: TerminalSignal) -> Result<i32, TerminalError> {
     })?;
     // Either would end the session itself: that is terminal_close's job (which also stops
     // everything the shell started).
-    if matches!(signal, TerminalSignal::Sigkill | TerminalSignal::Sighup) && pgid == io.shell_pgid {
+    if matches!(signal, TerminalSignal::Sigkill | TerminalSignal::Sighup) && pgid == io.shell_pgid()
+    {
         return Err(TerminalError::new(
             TerminalErrorCode::Signal,
             format!(
@@ -793,7 +822,7 @@ async fn wait_for_signal_aftermath(
         if fresh_prompt {
             return;
         }
-        if after.pgid != io.shell_pgid
+        if after.pgid != io.shell_pgid()
             && io.pty.foreground_pgid() == Some(after.pgid)
             && io.waiting_on_tty(after.pgid).await
         {
@@ -822,7 +851,7 @@ async fn drive(inner: Arc<Inner>, op: Arc<Op>, input: Vec<u8>, initializing: boo
         inner.config.timing(),
         started,
         initializing,
-        io.shell_pgid,
+        io.shell_pgid(),
         pre,
     );
     let deadline = readiness.deadline();
@@ -964,6 +993,15 @@ async fn drive(inner: Arc<Inner>, op: Arc<Op>, input: Vec<u8>, initializing: boo
         if obs.prompt != PromptState::Busy || obs.fg_waiting == Some(true) {
             obs.input_pending = io.pty.pending_input_bytes().unwrap_or(0) > 0;
         }
+        if initializing
+            && obs.prompt == PromptState::Prompt
+            && obs.done_since_write
+            && let Some(fg) = obs.fg
+            && fg != io.shell_pgid()
+            && io.adopt_shell_pgid(fg)
+        {
+            readiness.set_shell_pgid(fg);
+        }
         if let Some(reason) = readiness.evaluate(&obs) {
             settle(&inner, &op, reason, last_exit);
             break;
@@ -1072,7 +1110,7 @@ impl PtySession {
             id: spec.session_id.clone(),
             pty,
             shell_pid,
-            shell_pgid: shell_pid,
+            shell_pgid: AtomicI32::new(shell_pid),
             max_read_bytes: config.max_read_bytes,
             state: Mutex::new(State {
                 screen,
@@ -1104,6 +1142,7 @@ impl PtySession {
             motd: Mutex::new(String::new()),
             runtime: runtime.clone(),
             span: span.clone(),
+            _keep_alive: spec.keep_alive.clone(),
         });
         let session = Arc::new(PtySession { inner });
         let reader_io = Arc::clone(&io);
@@ -1297,14 +1336,14 @@ impl BackendSession for PtySession {
         }
         let io = &self.inner.io;
         let idle_at_prompt = signal == TerminalSignal::Sigint
-            && io.pty.foreground_pgid() == Some(io.shell_pgid)
+            && io.pty.foreground_pgid() == Some(io.shell_pgid())
             && {
                 let st = io.lock();
                 st.screen.prompt_state() == PromptState::Prompt && st.active.is_none()
             };
         if idle_at_prompt {
             return Ok(SignalResult {
-                target_pgid: io.shell_pgid,
+                target_pgid: io.shell_pgid(),
                 delivered: false,
                 shell_targeted: true,
             });
@@ -1313,7 +1352,7 @@ impl BackendSession for PtySession {
         Ok(SignalResult {
             target_pgid,
             delivered: true,
-            shell_targeted: target_pgid == io.shell_pgid,
+            shell_targeted: target_pgid == io.shell_pgid(),
         })
     }
 
