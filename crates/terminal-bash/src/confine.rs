@@ -6,8 +6,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use dsh_sandbox::{ConfineRequest, ResourceLimits, Sandbox, SandboxPolicies};
-use dsh_terminal_core::{TerminalError, TerminalErrorCode};
+use dsh_sandbox::{ConfineRequest, LimitGuard, ResourceLimits, Sandbox, SandboxPolicies};
+use dsh_terminal_core::{TerminalError, TerminalErrorCode, process};
 
 /// The sandbox services found in the context; every one is optional. Without a policy
 /// service every session runs with full access; with one, a confined mode requires a
@@ -91,7 +91,7 @@ impl Sandboxing {
                 .map_err(|e| spawn_error(format!("terminal-bash: {e}")))?;
             argv = limited.argv;
             if !limited.guard.dirs().is_empty() {
-                keep_alive = Some(Arc::new(limited.guard));
+                keep_alive = Some(Arc::new(WatchedLimits::new(limited.guard)));
             }
         }
         Ok(Launch {
@@ -99,6 +99,27 @@ impl Sandboxing {
             cwd,
             keep_alive,
         })
+    }
+}
+
+/// A session's limit cgroups, registered with the host-death watchdog while they exist (so a
+/// killed host's sessions are found by them too).
+struct WatchedLimits(LimitGuard);
+
+impl WatchedLimits {
+    fn new(guard: LimitGuard) -> Self {
+        for dir in guard.dirs() {
+            process::watch_cgroup_dir(dir);
+        }
+        Self(guard)
+    }
+}
+
+impl Drop for WatchedLimits {
+    fn drop(&mut self) {
+        for dir in self.0.dirs() {
+            process::unwatch_cgroup_dir(dir);
+        }
     }
 }
 

@@ -407,6 +407,7 @@ impl Inner {
         if let Some(cg) = &self.cgroup {
             cg.remove();
         }
+        crate::process::unwatch_session(self.shell.pid);
     }
 
     async fn refresh_tracker(self: Arc<Self>) {
@@ -510,6 +511,7 @@ impl Inner {
         if let Some(cg) = &self.cgroup {
             cg.remove();
         }
+        crate::process::unwatch_session(self.shell.pid);
         let shell_pid = self.shell.pid;
         let _ = tokio::task::spawn_blocking(move || reap_session_orphans(shell_pid)).await;
         let close_report = CloseReport {
@@ -1058,8 +1060,13 @@ impl PtySession {
         command.rows = config.rows;
         command.cols = config.cols;
         // A per-session random tag in the environment lets teardown find daemons that left
-        // both the process tree and the session (`setsid cmd &`) even without a cgroup.
-        let tag = PromptNonce::generate()?.as_str().to_owned();
+        // both the process tree and the session (`setsid cmd &`) even without a cgroup. It
+        // starts with the host's tag, so the host-death watchdog finds every session's.
+        let tag = format!(
+            "{}-{}",
+            crate::process::host_tag(),
+            PromptNonce::generate()?.as_str()
+        );
         command.env.retain(|(k, _)| k != ENVIRON_TAG);
         command.env.push((ENVIRON_TAG.into(), tag.clone().into()));
         let spawn_label = label.clone();
@@ -1084,6 +1091,8 @@ impl PtySession {
                 "cannot read /proc/{shell_pid}/stat of the PTY shell"
             )));
         };
+        // The PTY's first process leads the session's POSIX session.
+        crate::process::watch_session(shell_pid);
         let cgroup = SessionCgroup::create(&label);
         if let Some(cg) = &cgroup
             && let Err(err) = cg.add_pid(shell_pid)
