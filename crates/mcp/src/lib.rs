@@ -34,11 +34,12 @@ mod options;
 mod server;
 
 pub use catalog::tool_catalog_markdown;
-pub use compose::{ComposeError, bash_config, compose, tool_terminal_config};
+pub use compose::{ComposeError, bash_config, compose, sandbox_config, tool_terminal_config};
 pub use options::{
     DEFAULT_COLS, DEFAULT_DISPOSE_GRACE_MS, DEFAULT_EXACT_PROBE_AFTER_MS, DEFAULT_HANDOFF_GRACE_MS,
     DEFAULT_IDLE_SILENCE_MS, DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_RESULT_BYTES,
-    DEFAULT_POLL_INTERVAL_MS, DEFAULT_ROWS, DEFAULT_SHELL, DEFAULT_TIMEOUT_MS, Options,
+    DEFAULT_MAX_SESSION_MEMORY_MIB, DEFAULT_MAX_SESSION_PIDS, DEFAULT_POLL_INTERVAL_MS,
+    DEFAULT_ROWS, DEFAULT_SANDBOX, DEFAULT_SHELL, DEFAULT_TIMEOUT_MS, Options,
 };
 pub use server::{
     ConnectionEnd, EndCause, McpServer, SERVER_NAME, call_tool_result, dispose_with_deadline,

@@ -2,7 +2,7 @@
 //!
 //! Mechanisms, best first, chosen once per host process ([`LimitMechanism::detect`]):
 //! - **cgroup v1** `pids` / `memory` hierarchies (writable ones): a directory per session,
-//!   `dsh-<hostpid>-<session>`, with `pids.max` and `memory.limit_in_bytes` (plus
+//!   `dsh-<hostpid>-<n>-<session>`, with `pids.max` and `memory.limit_in_bytes` (plus
 //!   `memory.memsw.limit_in_bytes` where swap accounting exists). The session's first process
 //!   joins it before it runs the shell, so everything the session starts is counted, whatever
 //!   it does with sessions, process groups or parents.
@@ -23,6 +23,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::SandboxError;
 
@@ -370,7 +371,14 @@ impl ResourceLimits {
         pids: &Option<PathBuf>,
         memory: &Option<PathBuf>,
     ) -> Result<Limited, SandboxError> {
-        let leaf = format!("{DIR_PREFIX}{}-{}", std::process::id(), sanitize(label));
+        // Unique in this process even when several services mint the same session ids.
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let leaf = format!(
+            "{DIR_PREFIX}{}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed),
+            sanitize(label)
+        );
         let mut guard = LimitGuard::default();
         let fail = |what: &str, path: &Path, e: std::io::Error| {
             SandboxError::Limits(format!("{what} {}: {e}", path.display()))
@@ -472,9 +480,13 @@ mod tests {
         let l = ResourceLimits::with_mechanism(caps, LimitMechanism::Rlimit)
             .apply("pty-1", vec!["bash".into()])
             .unwrap();
+        // RLIMIT_NPROC is weak, so the session is told it is not really capped.
         assert_eq!(
-            l.argv,
-            vec![
+            &l.argv[3..],
+            &[
+                OsString::from(
+                    "[limits: the process cap is not enforced: rlimits only (RLIMIT_NPROC per user, not binding for root; RLIMIT_AS for memory)]"
+                ),
                 OsString::from(PRLIMIT),
                 "--nproc=10".into(),
                 "--".into(),

@@ -59,6 +59,7 @@ async fn every_package_registers_its_invariant_companion() {
             "dsh-invariants",
             "dsh-mcp",
             "dsh-output-retention",
+            "dsh-sandbox",
             "dsh-system-prompt",
             "dsh-terminal-bash",
             "dsh-terminal-core",

@@ -12,6 +12,7 @@
 mod bad_input;
 mod catalog;
 mod cli;
+mod host_death;
 mod isolation;
 mod snapshots;
 mod stdio;

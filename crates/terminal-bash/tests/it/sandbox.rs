@@ -318,8 +318,22 @@ async fn c35_a_fork_bomb_is_contained_by_the_sessions_pid_cap() {
             .await;
         assert!(!r.viewport.contains("\nallocated\n"), "{r:?}");
         assert_ne!(r.exit_code, Some(0), "{r:?}");
-        // The bomb.
-        let cgroup = pids_base.join(format!("dsh-{}-{}", std::process::id(), bomb.id.as_str()));
+        // The session's pids cgroup, as the host sees it.
+        let own =
+            std::fs::read_to_string(format!("/proc/{}/cgroup", bomb.session.shell().pid)).unwrap();
+        let leaf = own
+            .lines()
+            .find_map(|l| l.split_once(":pids:/").map(|(_, p)| p.to_owned()))
+            .unwrap();
+        let cgroup = pids_base.join(leaf.rsplit('/').next().unwrap());
+        assert!(
+            cgroup
+                .to_string_lossy()
+                .ends_with(&format!("-{}", bomb.id.as_str())),
+            "{} is not the cgroup of {}",
+            cgroup.display(),
+            bomb.id.as_str()
+        );
         let read = |file: &str| std::fs::read_to_string(cgroup.join(file)).unwrap_or_default();
         let refused_forks = || {
             read("pids.events")
@@ -329,6 +343,7 @@ async fn c35_a_fork_bomb_is_contained_by_the_sessions_pid_cap() {
                 .unwrap_or(0)
         };
         assert_eq!(refused_forks(), 0, "{}", cgroup.display());
+        // The bomb.
         let r = bomb.send(":(){ :|:& };:").await;
         assert_ne!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
         crate::support::wait_until("the bomb runs into its cap", || refused_forks() > 0).await;
