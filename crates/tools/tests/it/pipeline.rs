@@ -145,7 +145,7 @@ async fn ask_without_approval_service_denies() {
         .await;
     assert_eq!(
         r.text(),
-        "[final] Error: tool \"send\" requires approval (not yet supported)"
+        "[final] Error: tool \"send\" requires approval, and approval is unavailable: no approval service is configured; nothing ran. Do something that needs no approval, or ask the operator to allow it"
     );
     let (tools, _) = registry(Mode::Succeed);
     tools.add_pre_execute(Arc::new(Always(Decision::Ask {
@@ -156,7 +156,7 @@ async fn ask_without_approval_service_denies() {
         .await;
     assert_eq!(
         r.text(),
-        "[final] Error: tool \"send\" requires approval (not yet supported): command writes outside the workspace"
+        "[final] Error: tool \"send\" requires approval (command writes outside the workspace), and approval is unavailable: no approval service is configured; nothing ran. Do something that needs no approval, or ask the operator to allow it"
     );
     assert_eq!(count.get(), 1);
 }
