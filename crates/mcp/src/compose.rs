@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use dsh_command_policy::{CommandPolicyConfig, CommandPolicyPlugin};
 use dsh_context::{ApplyErrors, Context};
 use dsh_invariants::InvariantsPlugin;
 use dsh_sandbox::{SandboxConfig, SandboxPlugin, SessionLimits};
@@ -134,6 +135,13 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
         .with(ToolTerminalPlugin {
             config: tool_terminal_config(options),
         })
+        .with(CommandPolicyPlugin {
+            config: CommandPolicyConfig {
+                allow: options.allow_command.clone(),
+                deny: options.deny_command.clone(),
+                ask: options.ask_command.clone(),
+            },
+        })
         .with(dsh_invariants::context_invariant_companion())
         .with(dsh_invariants::invariant_companion())
         .with(dsh_output_retention::invariant_companion())
@@ -141,6 +149,7 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
         .with(dsh_tools::invariant_companion())
         .with(dsh_terminal_core::invariant_companion())
         .with(dsh_sandbox::invariant_companion())
+        .with(dsh_command_policy::invariant_companion())
         .with(dsh_terminal_bash::invariant_companion())
         .with(dsh_tool_terminal::invariant_companion())
         .with(crate::invariant_companion())

@@ -30,6 +30,7 @@
 
 mod catalog;
 mod compose;
+mod elicitation;
 mod options;
 mod server;
 

@@ -151,6 +151,22 @@ pub struct Options {
     /// Most memory one session's processes may use together, in MiB; 0 = no cap.
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MAX_SESSION_MEMORY_MIB)]
     pub max_session_memory_mib: u64,
+
+    /// Refuse terminal_send input with a line matching this regular expression (repeatable;
+    /// searched anywhere in each line, anchor with ^) [default: none].
+    #[arg(long, value_name = "REGEX")]
+    pub deny_command: Vec<String>,
+
+    /// Ask the human to approve terminal_send input with a line matching this regular
+    /// expression (repeatable), through MCP elicitation; clients without elicitation get a
+    /// denial [default: none].
+    #[arg(long, value_name = "REGEX")]
+    pub ask_command: Vec<String>,
+
+    /// Exempt lines matching this regular expression from --ask-command (repeatable; never
+    /// from --deny-command) [default: none].
+    #[arg(long, value_name = "REGEX")]
+    pub allow_command: Vec<String>,
 }
 
 impl Default for Options {
@@ -175,6 +191,9 @@ impl Default for Options {
             bwrap: PathBuf::from(DEFAULT_BWRAP),
             max_session_pids: DEFAULT_MAX_SESSION_PIDS,
             max_session_memory_mib: DEFAULT_MAX_SESSION_MEMORY_MIB,
+            deny_command: Vec::new(),
+            ask_command: Vec::new(),
+            allow_command: Vec::new(),
         }
     }
 }

@@ -55,6 +55,7 @@ async fn every_package_registers_its_invariant_companion() {
     assert_eq!(
         packages,
         [
+            "dsh-command-policy",
             "dsh-context",
             "dsh-invariants",
             "dsh-mcp",

@@ -53,6 +53,9 @@ fn help_lists_every_option_with_its_default() {
         "[default: 1024]",
         "--max-session-memory-mib <MIB>",
         "[default: 4096]",
+        "--deny-command <REGEX>",
+        "--ask-command <REGEX>",
+        "--allow-command <REGEX>",
         "Per-session limits on this host: ",
         "RUST_LOG",
     ] {
@@ -83,6 +86,10 @@ fn invalid_configuration_exits_with_status_2() {
     assert_config_error(
         &["--workspace", "/nonexistent/dsh-mcp-ws"],
         "--workspace /nonexistent/dsh-mcp-ws: not a directory",
+    );
+    assert_config_error(
+        &["--deny-command", "("],
+        "command policy: the deny pattern \"(\" is not a valid regular expression",
     );
     assert_config_error(
         &["--sandbox", "rw"],

@@ -9,6 +9,7 @@
 // allow-expect-in-tests only covers #[test] bodies.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod approval;
 mod bad_input;
 mod catalog;
 mod cli;

@@ -13,7 +13,7 @@ use dsh_context::Context;
 use dsh_mcp::{ConnectionEnd, EndCause, McpServer, Options, compose, dispose_with_deadline};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::{Peer, RoleClient, RunningService};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -70,7 +70,7 @@ impl Reply {
 }
 
 /// Calls `tool` and returns the result; a protocol error fails the test.
-pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> Reply {
+pub(crate) async fn call(client: &Peer<RoleClient>, tool: &str, args: Value) -> Reply {
     let Value::Object(args) = args else {
         panic!("tool arguments must be a JSON object")
     };
@@ -85,7 +85,7 @@ pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> Reply {
 }
 
 /// Calls `tool` and asserts success with exactly one text block.
-pub(crate) async fn ok(client: &Client, tool: &str, args: Value) -> Reply {
+pub(crate) async fn ok(client: &Peer<RoleClient>, tool: &str, args: Value) -> Reply {
     let reply = call(client, tool, args.clone()).await;
     assert!(
         !reply.is_error,
@@ -97,7 +97,7 @@ pub(crate) async fn ok(client: &Client, tool: &str, args: Value) -> Reply {
 }
 
 /// Calls `tool` and asserts an `isError` result whose text is `Error: ...`.
-pub(crate) async fn err(client: &Client, tool: &str, args: Value) -> Reply {
+pub(crate) async fn err(client: &Peer<RoleClient>, tool: &str, args: Value) -> Reply {
     let reply = call(client, tool, args.clone()).await;
     assert!(
         reply.is_error,
@@ -113,7 +113,7 @@ pub(crate) async fn err(client: &Client, tool: &str, args: Value) -> Reply {
 }
 
 /// `terminal_send {sessionId, text}` (submit defaults to true), asserting success.
-pub(crate) async fn send(client: &Client, session: &str, text: &str) -> Reply {
+pub(crate) async fn send(client: &Peer<RoleClient>, session: &str, text: &str) -> Reply {
     ok(
         client,
         "terminal_send",
