@@ -1229,6 +1229,10 @@ impl PtySession {
                     None
                 }
             },
+            // The shell may exit before the startup send even began.
+            Err(e) if e.code() == TerminalErrorCode::Exited => {
+                Some(spawn_error("PTY shell exited during startup"))
+            }
             Err(e) => Some(e),
         };
         if let Some(error) = failure {
