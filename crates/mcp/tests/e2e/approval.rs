@@ -4,10 +4,8 @@
 //! elicitation. `--deny-command` input is refused without asking.
 
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
-use rmcp::ServiceExt;
 use rmcp::handler::client::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
@@ -71,31 +69,17 @@ fn workspace(tag: &str) -> Workspace {
 
 /// Starts the server with an ask rule for `touch` and a deny rule for `mkfs`, connected to
 /// `human`.
-async fn serve(
-    ws: &Workspace,
-    human: Human,
-) -> (tokio::process::Child, RunningService<RoleClient, Human>) {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
-        .args([
-            "--ask-command",
-            "^touch ",
-            "--deny-command",
-            r"\bmkfs\b",
-            "--workspace",
-        ])
-        .arg(&ws.0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn dsh-mcp");
-    let stdout = child.stdout.take().expect("stdout");
-    let stdin = child.stdin.take().expect("stdin");
-    let client = within("MCP initialize", human.serve((stdout, stdin)))
-        .await
-        .expect("MCP initialize");
-    (child, client)
+async fn serve(ws: &Workspace, human: Human) -> (ServerProcess, RunningService<RoleClient, Human>) {
+    let ws_arg = ws.0.display().to_string();
+    let args = [
+        "--ask-command",
+        "^touch ",
+        "--deny-command",
+        r"\bmkfs\b",
+        "--workspace",
+        &ws_arg,
+    ];
+    ServerProcess::start_with_client(&args, &[], human).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -107,7 +91,7 @@ async fn ask_is_answered_by_the_human_through_elicitation() {
             asked: Arc::default(),
         };
         let asked = Arc::clone(&human.asked);
-        let (mut child, client) = serve(&ws, human).await;
+        let (mut server, client) = serve(&ws, human).await;
         ok(&client, "terminal_open", json!({"type": "shell"})).await;
         let file = if approve {
             "approved.txt"
@@ -162,8 +146,7 @@ async fn ask_is_answered_by_the_human_through_elicitation() {
         within("client close", client.cancel())
             .await
             .expect("client task");
-        let status = within("dsh-mcp exit", child.wait()).await.expect("wait");
-        assert!(status.success(), "{status:?}");
+        assert!(server.wait_exit().await.success());
     }
 }
 

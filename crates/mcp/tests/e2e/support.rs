@@ -278,6 +278,16 @@ impl ServerProcess {
 
     /// Starts `dsh-mcp <args>` with `env` added to its environment.
     pub(crate) async fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> (Self, Client) {
+        Self::start_with_client(args, env, ()).await
+    }
+
+    /// Starts `dsh-mcp <args>` (plus `env`) and completes the handshake with `handler` as the
+    /// client (e.g. one that declares and answers elicitation).
+    pub(crate) async fn start_with_client<H: rmcp::handler::client::ClientHandler>(
+        args: &[&str],
+        env: &[(&str, &str)],
+        handler: H,
+    ) -> (Self, RunningService<RoleClient, H>) {
         let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
             .args(args)
             .envs(env.iter().copied())
@@ -291,7 +301,7 @@ impl ServerProcess {
         let stdout = child.stdout.take().expect("child stdout");
         let stdin = child.stdin.take().expect("child stdin");
         let server = Self { child, pid };
-        let client = within("MCP initialize", ().serve((stdout, stdin)))
+        let client = within("MCP initialize", handler.serve((stdout, stdin)))
             .await
             .expect("MCP initialize");
         (server, client)

@@ -3,7 +3,6 @@
 //! Compiled twice: as `cases` (unconfined sessions) and as `confined::cases`, where every
 //! session runs in the `workspace-write` sandbox (see `confined.rs`).
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use dsh_terminal_bash::BashConfig;
@@ -13,24 +12,7 @@ use dsh_terminal_core::{
 };
 use pretty_assertions::assert_eq;
 
-use super::support::{Shell, config, unique_id, within};
-
-/// A scratch directory removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let path = std::env::temp_dir().join(format!("dsh-{tag}-{}", unique_id()));
-        std::fs::create_dir_all(&path).unwrap();
-        Self(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use super::support::{Shell, TempDir, config, within};
 
 fn run(cmd: &mut Command) {
     let out = cmd.output().unwrap();

@@ -8,7 +8,7 @@
 /// What `cases.rs` imports, with a `Shell::open` that confines.
 pub(crate) mod support {
     pub(crate) use crate::support::{
-        config, quick_config, session_pids, unique_id, wait_until, within,
+        TempDir, config, quick_config, session_pids, wait_until, within,
     };
     use dsh_sandbox::SandboxMode;
 

@@ -2,7 +2,6 @@
 //! C35), resource limits, the mode fence, and the engine (marks, readiness, signals, stdin
 //! detection, close) working inside the sandbox.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use dsh_context::{Agent, Context};
@@ -16,24 +15,7 @@ use dsh_terminal_core::{
 };
 use pretty_assertions::assert_eq;
 
-use crate::support::{Shell, config, quick_config, sandboxed, unique_id, within};
-
-/// A scratch workspace under the host's temp directory, removed on drop.
-struct Workspace(PathBuf);
-
-impl Workspace {
-    fn new(tag: &str) -> Self {
-        let path = std::env::temp_dir().join(format!("dsh-ws-{tag}-{}", unique_id()));
-        std::fs::create_dir_all(&path).unwrap();
-        Self(path)
-    }
-}
-
-impl Drop for Workspace {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use crate::support::{Shell, TempDir, config, quick_config, sandboxed, unique_id, within};
 
 /// A TCP port on the host's loopback that accepts connections while the listener lives.
 fn listener() -> (std::net::TcpListener, u16) {
@@ -49,7 +31,7 @@ fn connect_probe(port: u16) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn workspace_write_writes_only_the_workspace_and_has_no_network() {
     within(async {
-        let ws = Workspace::new("ww");
+        let ws = TempDir::new("ww");
         let host_file = std::env::temp_dir().join(format!("dsh-host-{}", unique_id()));
         std::fs::write(&host_file, "host").unwrap();
         let (_l, port) = listener();
@@ -94,7 +76,7 @@ async fn workspace_write_writes_only_the_workspace_and_has_no_network() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn read_only_refuses_writes_to_the_workspace_too() {
     within(async {
-        let ws = Workspace::new("ro");
+        let ws = TempDir::new("ro");
         std::fs::write(ws.0.join("readme"), "visible").unwrap();
         let backend = sandboxed(config(), SandboxMode::ReadOnly, &ws.0, false, None);
         let sh = Shell::open_on(&backend).await;
@@ -114,7 +96,7 @@ async fn read_only_refuses_writes_to_the_workspace_too() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn allowed_network_and_full_access_reach_the_host() {
     within(async {
-        let ws = Workspace::new("net");
+        let ws = TempDir::new("net");
         let (_l, port) = listener();
         let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, true, None);
         let sh = Shell::open_on(&backend).await;
@@ -153,7 +135,7 @@ fn policies(mode: SandboxMode, ws: &std::path::Path) -> SandboxPolicies {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_confined_mode_without_a_provider_fails_before_anything_starts() {
     within(async {
-        let ws = Workspace::new("noprov");
+        let ws = TempDir::new("noprov");
         let backend = BashBackend::with_sandboxing(
             config(),
             Sandboxing {
@@ -177,7 +159,7 @@ async fn a_confined_mode_without_a_provider_fails_before_anything_starts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn marks_readiness_signals_and_close_work_inside_the_sandbox() {
     within(async {
-        let ws = Workspace::new("engine");
+        let ws = TempDir::new("engine");
         let backend = sandboxed(
             quick_config(),
             SandboxMode::WorkspaceWrite,
@@ -230,7 +212,7 @@ async fn marks_readiness_signals_and_close_work_inside_the_sandbox() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c35_sessions_cannot_reach_each_others_terminal() {
     within(async {
-        let ws = Workspace::new("c35");
+        let ws = TempDir::new("c35");
         let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, false, None);
         let a = Shell::open_on(&backend).await;
         let b = Shell::open_on(&backend).await;
@@ -272,7 +254,7 @@ async fn c35_sessions_cannot_reach_each_others_terminal() {
 async fn c35_a_fork_bomb_is_contained_by_the_sessions_pid_cap() {
     const MAX_PIDS: u64 = 48;
     within(async {
-        let ws = Workspace::new("bomb");
+        let ws = TempDir::new("bomb");
         let limits = SessionLimits {
             max_pids: Some(MAX_PIDS),
             max_memory_bytes: Some(256 * 1024 * 1024),
@@ -365,7 +347,7 @@ async fn c35_a_fork_bomb_is_contained_by_the_sessions_pid_cap() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mode_fence_holds_while_an_owner_has_sessions() {
     within(async {
-        let ws = Workspace::new("fence");
+        let ws = TempDir::new("fence");
         let ctx = Context::builder()
             .with(TerminalsPlugin)
             .with(SandboxPlugin {

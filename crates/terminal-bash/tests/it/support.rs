@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use dsh_sandbox::{
     Bubblewrap, PolicyDefaults, ResourceLimits, SandboxMode, SandboxPolicies, SessionLimits,
@@ -162,6 +162,23 @@ impl Shell {
         }
         let left = session_pids(&self.id);
         assert!(left.is_empty(), "processes of {} left: {left:?}", self.id);
+    }
+}
+
+/// A scratch directory removed on drop.
+pub(crate) struct TempDir(pub(crate) PathBuf);
+
+impl TempDir {
+    pub(crate) fn new(tag: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("dsh-{tag}-{}", unique_id()));
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
