@@ -342,6 +342,37 @@ async fn c35_a_fork_bomb_is_contained_by_the_sessions_pid_cap() {
     .await;
 }
 
+/// Caps that nothing on the host can enforce are reported in the open result (the startup
+/// screen), and the session works uncapped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unenforceable_caps_are_reported_at_open() {
+    within(async {
+        let caps = SessionLimits {
+            max_pids: Some(100),
+            max_memory_bytes: None,
+        };
+        let backend = BashBackend::with_sandboxing(
+            config(),
+            Sandboxing {
+                limits: Some(Arc::new(dsh_sandbox::ResourceLimits::with_mechanism(
+                    caps,
+                    LimitMechanism::Unavailable,
+                ))),
+                ..Sandboxing::default()
+            },
+        );
+        let sh = Shell::open_on(&backend).await;
+        assert_eq!(
+            sh.session.motd(),
+            "[limits: the process cap is not enforced: none available on this host (sessions are not capped)]\ndsh> "
+        );
+        let r = sh.send("echo works").await;
+        assert!(r.viewport.contains("\nworks\n"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// The mode fence through the real services: while an owner has a session, its mode cannot
 /// change; other owners can; once the session is closed the change goes through.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
