@@ -2,8 +2,10 @@
 
 use std::path::PathBuf;
 
+use dsh_command_policy::{CommandPolicyConfig, CommandPolicyPlugin};
 use dsh_context::{ApplyErrors, Context};
 use dsh_invariants::InvariantsPlugin;
+use dsh_sandbox::{SandboxConfig, SandboxPlugin, SessionLimits};
 use dsh_system_prompt::SystemPromptPlugin;
 use dsh_terminal_bash::{BashConfig, TerminalBashPlugin};
 use dsh_terminal_core::TerminalsPlugin;
@@ -26,6 +28,12 @@ pub enum ComposeError {
     /// `--cwd` does not name a directory.
     #[error("--cwd {}: not a directory; pass an existing directory", path.display())]
     CwdNotADirectory {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// `--workspace` does not name a directory.
+    #[error("--workspace {}: not a directory; pass an existing directory", path.display())]
+    WorkspaceNotADirectory {
         /// The path given.
         path: PathBuf,
     },
@@ -66,6 +74,38 @@ pub fn bash_config(options: &Options) -> Result<BashConfig, ComposeError> {
     })
 }
 
+/// The sandbox settings for `options`: the workspace defaults to `cwd` (the bash backend's
+/// resolved working directory); a cap of 0 means no cap.
+///
+/// # Errors
+/// [`ComposeError::WorkspaceNotADirectory`] when `--workspace` is not a directory.
+pub fn sandbox_config(
+    options: &Options,
+    cwd: Option<&std::path::Path>,
+) -> Result<SandboxConfig, ComposeError> {
+    let workspace_root = match &options.workspace {
+        Some(path) => {
+            if !path.is_dir() {
+                return Err(ComposeError::WorkspaceNotADirectory { path: path.clone() });
+            }
+            Some(std::path::absolute(path).map_err(|source| ComposeError::CurrentDir { source })?)
+        }
+        None => cwd.map(std::path::Path::to_path_buf),
+    };
+    let nonzero = |n: u64| (n > 0).then_some(n);
+    Ok(SandboxConfig {
+        mode: options.sandbox,
+        workspace_root,
+        allow_network: options.allow_network,
+        bwrap_path: options.bwrap.clone(),
+        limits: SessionLimits {
+            max_pids: nonzero(options.max_session_pids),
+            max_memory_bytes: nonzero(options.max_session_memory_mib)
+                .map(|mib| mib.saturating_mul(1024 * 1024)),
+        },
+    })
+}
+
 /// The terminal tools' config for `options`.
 pub fn tool_terminal_config(options: &Options) -> ToolTerminalConfig {
     ToolTerminalConfig {
@@ -84,8 +124,10 @@ pub fn tool_terminal_config(options: &Options) -> ToolTerminalConfig {
 /// [`ComposeError`] naming the bad option or plugin config (every apply problem at once).
 pub fn compose(options: &Options) -> Result<Context, ComposeError> {
     let bash = bash_config(options)?;
+    let sandbox = sandbox_config(options, bash.default_cwd.as_deref())?;
     let ctx = Context::builder()
         .with(InvariantsPlugin)
+        .with(SandboxPlugin { config: sandbox })
         .with(SystemPromptPlugin)
         .with(ToolsPlugin)
         .with(TerminalsPlugin)
@@ -93,12 +135,21 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
         .with(ToolTerminalPlugin {
             config: tool_terminal_config(options),
         })
+        .with(CommandPolicyPlugin {
+            config: CommandPolicyConfig {
+                allow: options.allow_command.clone(),
+                deny: options.deny_command.clone(),
+                ask: options.ask_command.clone(),
+            },
+        })
         .with(dsh_invariants::context_invariant_companion())
         .with(dsh_invariants::invariant_companion())
         .with(dsh_output_retention::invariant_companion())
         .with(dsh_system_prompt::invariant_companion())
         .with(dsh_tools::invariant_companion())
         .with(dsh_terminal_core::invariant_companion())
+        .with(dsh_sandbox::invariant_companion())
+        .with(dsh_command_policy::invariant_companion())
         .with(dsh_terminal_bash::invariant_companion())
         .with(dsh_tool_terminal::invariant_companion())
         .with(crate::invariant_companion())
@@ -126,6 +177,7 @@ mod tests {
             dispose_grace_ms: 6,
             rows: 7,
             cols: 8,
+            ..Options::default()
         };
         let bash = bash_config(&options).unwrap();
         assert_eq!(bash.shell_path, PathBuf::from("/bin/sh"));
@@ -156,6 +208,34 @@ mod tests {
                 max_input_bytes: 7,
             }
         );
+    }
+
+    #[test]
+    fn sandbox_options_reach_the_sandbox_config() {
+        let cwd = std::env::temp_dir();
+        let defaults = sandbox_config(&Options::default(), Some(&cwd)).unwrap();
+        assert_eq!(defaults.mode, dsh_sandbox::SandboxMode::WorkspaceWrite);
+        assert_eq!(defaults.workspace_root.as_deref(), Some(cwd.as_path()));
+        assert!(!defaults.allow_network);
+        assert_eq!(
+            defaults.limits,
+            SessionLimits {
+                max_pids: Some(1024),
+                max_memory_bytes: Some(4096 * 1024 * 1024),
+            }
+        );
+        let options = Options {
+            sandbox: dsh_sandbox::SandboxMode::ReadOnly,
+            workspace: Some(PathBuf::from("/")),
+            allow_network: true,
+            max_session_pids: 0,
+            max_session_memory_mib: 0,
+            ..Options::default()
+        };
+        let c = sandbox_config(&options, Some(&cwd)).unwrap();
+        assert_eq!(c.workspace_root.as_deref(), Some(std::path::Path::new("/")));
+        assert!(c.allow_network);
+        assert_eq!(c.limits, SessionLimits::default());
     }
 
     #[test]

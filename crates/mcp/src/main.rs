@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use clap::Parser as _;
+use clap::FromArgMatches as _;
 use dsh_mcp::{McpServer, Options, compose, dispose_with_deadline};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
@@ -21,7 +21,8 @@ use tracing_subscriber::filter::LevelFilter;
 const RUNTIME_SHUTDOWN_GRACE: Duration = Duration::from_millis(250);
 
 fn main() -> ExitCode {
-    let options = Options::parse();
+    let options = Options::from_arg_matches(&Options::command_for_this_host().get_matches())
+        .unwrap_or_else(|e| e.exit());
     init_tracing();
     match try_main(options) {
         Ok(code) => code,

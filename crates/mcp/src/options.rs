@@ -9,8 +9,20 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use dsh_sandbox::{DEFAULT_BWRAP, LimitMechanism, SandboxMode};
 use dsh_terminal_bash::BashConfig;
 use dsh_tool_terminal::ToolTerminalConfig;
+
+/// Default sandbox mode: `workspace-write` (see the README's security model for why).
+pub(crate) const DEFAULT_SANDBOX: SandboxMode = SandboxMode::WorkspaceWrite;
+/// Default cap on the processes (and threads) of one session.
+pub(crate) const DEFAULT_MAX_SESSION_PIDS: u64 = 1024;
+/// Default cap on the memory of one session, in MiB.
+pub(crate) const DEFAULT_MAX_SESSION_MEMORY_MIB: u64 = 4096;
+
+/// The `--help` footer before the host-specific limits line.
+const HELP_FOOTER: &str = "Logs go to stderr only; set RUST_LOG (e.g. RUST_LOG=info or \
+    RUST_LOG=dsh_terminal_core=debug) to change the level (default: warn). Invalid options exit with status 2.";
 
 /// Fixed part of the shutdown deadline, on top of twice the dispose grace.
 const TEARDOWN_BASE: Duration = Duration::from_secs(10);
@@ -27,8 +39,7 @@ const TEARDOWN_BASE: Duration = Duration::from_secs(10);
         terminal_close and terminal_list. The server's instructions are the assembled system \
         prompt. Each MCP connection is one agent; its sessions are closed, with every process \
         they started, when the client disconnects or the server receives SIGINT, SIGTERM or SIGHUP.",
-    after_help = "Logs go to stderr only; set RUST_LOG (e.g. RUST_LOG=info or \
-        RUST_LOG=dsh_terminal_core=debug) to change the level (default: warn). Invalid options exit with status 2."
+    after_help = HELP_FOOTER
 )]
 pub struct Options {
     /// Shell that `terminal_open {"type":"shell"}` launches (bash).
@@ -88,6 +99,55 @@ pub struct Options {
     /// Terminal width of new sessions, in columns.
     #[arg(long, value_name = "N", default_value_t = BashConfig::default().cols)]
     pub cols: u16,
+
+    /// How far every session is confined: `read-only` (the host's files are read-only, /tmp
+    /// is private and empty, the workspace is visible read-only), `workspace-write` (the same,
+    /// but the workspace is writable) or `danger-full-access` (no confinement: sessions can
+    /// do anything the server can). Confined modes also give each session private /dev/pts,
+    /// process and IPC namespaces and, unless --allow-network, no network; they need
+    /// bubblewrap (--bwrap).
+    #[arg(long, value_name = "MODE", default_value_t = DEFAULT_SANDBOX)]
+    pub sandbox: SandboxMode,
+
+    /// The workspace root: writable in workspace-write, read-only in read-only, and the
+    /// working directory of sessions opened without a cwd [default: --cwd, else the server's
+    /// current directory].
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+
+    /// Let confined sessions use the host's network; without it they get a private network
+    /// namespace with only a loopback device [default: off].
+    #[arg(long, default_value_t = false)]
+    pub allow_network: bool,
+
+    /// The bubblewrap program that confines sessions.
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_BWRAP)]
+    pub bwrap: PathBuf,
+
+    /// Most processes (and threads) one session may have at once; 0 = no cap. Enforced per
+    /// session with the host's mechanism (shown at the end of this help).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SESSION_PIDS)]
+    pub max_session_pids: u64,
+
+    /// Most memory one session's processes may use together, in MiB; 0 = no cap.
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MAX_SESSION_MEMORY_MIB)]
+    pub max_session_memory_mib: u64,
+
+    /// Refuse terminal_send input with a line matching this regular expression (repeatable;
+    /// searched anywhere in each line, anchor with ^) [default: none].
+    #[arg(long, value_name = "REGEX")]
+    pub deny_command: Vec<String>,
+
+    /// Ask the human to approve terminal_send input with a line matching this regular
+    /// expression (repeatable), through MCP elicitation; clients without elicitation get a
+    /// denial [default: none].
+    #[arg(long, value_name = "REGEX")]
+    pub ask_command: Vec<String>,
+
+    /// Exempt lines matching this regular expression from --ask-command (repeatable; never
+    /// from --deny-command) [default: none].
+    #[arg(long, value_name = "REGEX")]
+    pub allow_command: Vec<String>,
 }
 
 impl Default for Options {
@@ -109,11 +169,29 @@ impl Default for Options {
             dispose_grace_ms: bash.dispose_grace_ms,
             rows: bash.rows,
             cols: bash.cols,
+            sandbox: DEFAULT_SANDBOX,
+            workspace: None,
+            allow_network: false,
+            bwrap: PathBuf::from(DEFAULT_BWRAP),
+            max_session_pids: DEFAULT_MAX_SESSION_PIDS,
+            max_session_memory_mib: DEFAULT_MAX_SESSION_MEMORY_MIB,
+            deny_command: Vec::new(),
+            ask_command: Vec::new(),
+            allow_command: Vec::new(),
         }
     }
 }
 
 impl Options {
+    /// The clap command with this host's facts in the `--help` footer (which mechanism
+    /// enforces the per-session limits here). Parse with it instead of `Options::parse`.
+    pub fn command_for_this_host() -> clap::Command {
+        <Self as clap::CommandFactory>::command().after_help(format!(
+            "{HELP_FOOTER}\n\nPer-session limits on this host: {}.",
+            LimitMechanism::detect().describe()
+        ))
+    }
+
     /// How long shutdown waits for one teardown step (an agent's sessions, then the root
     /// context) before it gives up, logs, and moves on: 10 s plus twice `dispose_grace_ms`.
     pub fn teardown_deadline(&self) -> Duration {

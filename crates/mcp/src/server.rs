@@ -25,6 +25,8 @@ use std::time::Duration;
 use dsh_context::{Agent, Context, ContextError};
 use dsh_system_prompt::SystemPrompt;
 use dsh_tools::{ToolCall, ToolResult, ToolSchema, Tools};
+
+use crate::elicitation::ElicitationApproval;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -279,7 +281,8 @@ impl ServerHandler for Connection {
             .map_or_else(|| Value::Object(JsonObject::new()), Value::Object);
         let call = ToolCall::new(call_id.clone())
             .with_agent(self.agent.clone())
-            .with_cancel(context.ct.clone());
+            .with_cancel(context.ct.clone())
+            .with_approval(Arc::new(ElicitationApproval::new(context.peer.clone())));
         let span =
             tracing::debug_span!("tool_call", tool = %name, %call_id, request_id = %context.id);
         let result = self.tools.execute(&name, args, call).instrument(span).await;

@@ -9,6 +9,7 @@ use dsh_terminal_core::{
 };
 
 use crate::config::BashConfig;
+use crate::confine::Sandboxing;
 use crate::env::shell_env;
 use crate::rc::RcFile;
 
@@ -18,12 +19,19 @@ use crate::rc::RcFile;
 #[derive(Debug, Clone)]
 pub struct BashBackend {
     config: BashConfig,
+    sandboxing: Sandboxing,
 }
 
 impl BashBackend {
-    /// A backend with `config` (validate it first with [`BashConfig::validate`]).
+    /// A backend with `config` (validate it first with [`BashConfig::validate`]) that runs
+    /// every session with full access.
     pub fn new(config: BashConfig) -> Self {
-        Self { config }
+        Self::with_sandboxing(config, Sandboxing::default())
+    }
+
+    /// A backend that applies `sandboxing` (policy, confinement, limits) at every launch.
+    pub fn with_sandboxing(config: BashConfig, sandboxing: Sandboxing) -> Self {
+        Self { config, sandboxing }
     }
 
     /// The configuration.
@@ -35,9 +43,11 @@ impl BashBackend {
     /// [`TerminalBackend`] impl returns it as a trait object).
     ///
     /// # Errors
-    /// `Spawn`: the rc file cannot be written, the working directory is not a directory, bash
-    /// cannot start, exits during startup, does not reach its prompt before `timeout_ms`, or
-    /// `spec.cancel` fired. Everything started is cleaned up first.
+    /// `Spawn`: the rc file cannot be written, the working directory is not a directory, the
+    /// owner's sandbox mode is confined but no sandbox provider exists, the confinement or the
+    /// resource limits cannot be set up, bash cannot start, exits during startup, does not
+    /// reach its prompt before `timeout_ms`, or `spec.cancel` fired. Everything started is
+    /// cleaned up first.
     ///
     /// # Cancel safety
     /// Not cancel safe (see [`PtySession::spawn`]); cancel through `spec.cancel`.
@@ -52,12 +62,20 @@ impl BashBackend {
                 std::env::temp_dir().display()
             ))
         })?;
-        let cwd = spec
-            .cwd
-            .clone()
-            .or_else(|| self.config.default_cwd.clone())
-            .or_else(|| std::env::current_dir().ok());
-        if let Some(dir) = &cwd
+        let mut argv = vec![self.config.shell_path.clone().into_os_string()];
+        argv.extend(self.config.effective_args(rc.path()));
+        let launch = self.sandboxing.launch(
+            argv,
+            &spec.owner_id,
+            spec.session_id.as_str(),
+            spec.cwd.clone(),
+            self.config
+                .default_cwd
+                .clone()
+                .or_else(|| std::env::current_dir().ok()),
+            &[rc.path()],
+        )?;
+        if let Some(dir) = &launch.cwd
             && !dir.is_dir()
         {
             return Err(spawn_error(format!(
@@ -65,15 +83,17 @@ impl BashBackend {
                 dir.display()
             )));
         }
+        let mut argv = launch.argv.into_iter();
+        let program = argv.next().map(Into::into).unwrap_or_default();
         let command = PtyCommand {
-            program: self.config.shell_path.clone(),
-            args: self.config.effective_args(rc.path()),
+            program,
+            args: argv.collect(),
             env: shell_env(
                 std::env::vars_os(),
                 &spec.owner_id,
                 spec.session_id.as_str(),
             ),
-            cwd,
+            cwd: launch.cwd,
             rows: self.config.rows,
             cols: self.config.cols,
         };
@@ -82,6 +102,7 @@ impl BashBackend {
                 session_id: spec.session_id.clone(),
                 command,
                 nonce: Some(nonce),
+                keep_alive: launch.keep_alive,
             },
             self.config.session_config(),
             spec.cancel.clone(),

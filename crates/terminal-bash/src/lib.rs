@@ -43,6 +43,7 @@ compile_error!(
 
 pub mod backend;
 pub mod config;
+pub mod confine;
 pub mod env;
 pub mod plugin;
 pub mod rc;
@@ -51,6 +52,7 @@ pub use backend::BashBackend;
 pub use config::{
     BashConfig, BashConfigError, DEFAULT_BACKEND_TYPE, DEFAULT_SHELL, RC_PLACEHOLDER,
 };
+pub use confine::Sandboxing;
 pub use plugin::TerminalBashPlugin;
 
 /// The package name used with the invariants registry.

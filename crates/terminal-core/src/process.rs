@@ -8,9 +8,10 @@
 //! - Capture: [`TreeTracker`] remembers every process a session ever started (descendants by
 //!   ppid, session members, cgroup members, environ tag), [`SessionCgroup`] puts a session in a
 //!   cgroup v2 of its own, [`enable_child_subreaper`] makes orphans come back to this process.
-//! - Host death: a watchdog helper (started with the first [`SessionCgroup`], see
-//!   [`host_watchdog_pid`]) `cgroup.kill`s every session of this host once the host is gone,
-//!   even after a SIGKILL.
+//! - Host death: a watchdog helper (started with the first session, see
+//!   [`host_watchdog_pid`]) kills every process of this host's sessions once the host is gone,
+//!   even after a SIGKILL: by cgroup ([`SessionCgroup`], [`watch_cgroup_dir`]), by session id
+//!   ([`watch_session`]) and by the environment tag every session carries ([`host_tag`]).
 //! - Teardown: [`terminate_session`] (HUP/TERM, grace, KILL, shell, sweeps, reaping) and the
 //!   synchronous [`kill_session_now`] for host exit.
 //!
@@ -25,10 +26,13 @@ mod tree;
 mod tty_wait;
 mod watchdog;
 
-pub use cgroup::SessionCgroup;
+pub use cgroup::{NO_CGROUP2_ENV, SessionCgroup};
 pub use procfs::{IdentityStatus, ProcessIdentity, StatInfo, foreground_pgid, group_name, stat};
 pub use reap::{enable_child_subreaper, reap_adopted_zombies};
 pub use teardown::{TeardownConfig, TeardownReport, kill_session_now, terminate_session};
 pub use tree::TreeTracker;
 pub use tty_wait::is_group_waiting_on_tty;
-pub use watchdog::host_watchdog_pid;
+pub use watchdog::{
+    host_tag, host_watchdog_pid, unwatch_cgroup_dir, unwatch_session, watch_cgroup_dir,
+    watch_session,
+};

@@ -147,6 +147,12 @@ impl Readiness {
         self.typeahead = typeahead;
     }
 
+    /// Changes the shell's process group (found at startup when the shell runs under a
+    /// launcher).
+    pub(crate) fn set_shell_pgid(&mut self, pgid: i32) {
+        self.shell_pgid = pgid;
+    }
+
     /// The absolute deadline.
     pub(crate) fn deadline(&self) -> Instant {
         self.started + self.timing.timeout

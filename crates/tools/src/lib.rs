@@ -52,11 +52,13 @@
 
 #![forbid(unsafe_code)]
 
+mod approval;
 mod registry;
 mod schema;
 mod tool;
 mod validate;
 
+pub use approval::{Approval, ApprovalOutcome, ApprovalRequest, AroundExecute, Next};
 pub use registry::{
     Decision, PostExecute, PreExecute, ToolCallInfo, ToolSchema, Tools, ToolsError, ToolsPlugin,
     invariant_companion,

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use tracing::Instrument;
 
+use crate::approval::{ApprovalOutcome, ApprovalRequest, AroundExecute, Next, denial, wrap};
 use crate::schema::{SchemaError, input_schema_for, normalize_schema, output_schema_for};
 use crate::tool::{Card, Content, Tool, ToolCall, ToolResult, codes};
 use crate::validate::violations;
@@ -84,8 +85,8 @@ pub enum Decision {
         /// Why, and what to do instead.
         reason: String,
     },
-    /// Needs approval. Without an approval service this denies with
-    /// `tool "<name>" requires approval (not yet supported)`.
+    /// Needs approval: the call's [`Approval`](crate::Approval) service decides; without one
+    /// it is denied (approval unavailable).
     Ask {
         /// Why approval is needed (appended to the denial when non-empty).
         reason: String,
@@ -245,6 +246,7 @@ struct Entry {
 #[derive(Default)]
 struct Policies {
     pre: Vec<Arc<dyn PreExecute>>,
+    around: Vec<Arc<dyn AroundExecute>>,
     post: Vec<Arc<dyn PostExecute>>,
 }
 
@@ -256,8 +258,11 @@ struct Policies {
 /// 2. `null` arguments become `{}`.
 /// 3. Caller already cancelled → `ABORTED_BEFORE_DISPATCH` (skips policies).
 /// 4. Pre-execute policies, in the order added (the first added sees the call first),
-///    combined strictest-first: the first `Deny` wins, else an `Ask` denies (no approval
-///    service yet), else allow. A denial skips the tool but still goes through step 7.
+///    combined strictest-first: the first `Deny` wins, else an `Ask` goes to the call's
+///    [`Approval`](crate::Approval) service (approved once → allow; rejected, cancelled or no
+///    service → a denial saying which), else allow. A denial skips the tool but still goes
+///    through step 7. Allowed calls run inside the around-execute wrappers
+///    ([`Tools::add_around_execute`]), which may short-circuit.
 /// 5. Validation against the compiled parameter schema: every violation reported at once
 ///    (`INVALID_ARGS`); then deserialization (serde errors are `INVALID_ARGS` too).
 /// 6. The tool runs; success → `structured` = the output value (checked against the output
@@ -365,6 +370,12 @@ impl Tools {
         p.pre.push(policy);
     }
 
+    /// Adds an around-execute wrapper (nested inside those already added).
+    pub fn add_around_execute(&self, wrapper: Arc<dyn AroundExecute>) {
+        let mut p = self.policies.write();
+        p.around.push(wrapper);
+    }
+
     /// Adds a post-execute policy (runs after those already added).
     pub fn add_post_execute(&self, policy: Arc<dyn PostExecute>) {
         let mut p = self.policies.write();
@@ -427,14 +438,48 @@ impl Tools {
                 args,
                 agent_id: call.agent.as_ref().map(|a| a.id().to_owned()),
             };
-            let (pre, post) = {
+            let (pre, around, post) = {
                 let p = self.policies.read();
-                (p.pre.clone(), p.post.clone())
+                (p.pre.clone(), p.around.clone(), p.post.clone())
             };
-            let mut result = match decide(&pre, &info) {
+            let verdict = match decide(&pre, &info) {
+                Ok(Verdict::Ask(reason)) => {
+                    let outcome = match call.approver() {
+                        Some(approver) => {
+                            let request = ApprovalRequest {
+                                tool: name.to_owned(),
+                                args: info.args.clone(),
+                                reason: reason.clone(),
+                                agent_id: info.agent_id.clone(),
+                            };
+                            let cancel = call.cancel.clone();
+                            CatchUnwind(Box::pin(approver.request_approval(request, cancel)))
+                                .await
+                                .map_err(|()| "approval service")
+                        }
+                        None => Ok(ApprovalOutcome::Unavailable {
+                            why: "no approval service is configured".to_owned(),
+                        }),
+                    };
+                    outcome.map(|o| match denial(&quote_bounded(name), &reason, Some(o)) {
+                        Some(text) => Verdict::Deny(text),
+                        None => Verdict::Allow,
+                    })
+                }
+                other => other,
+            };
+            let mut result = match verdict {
                 Err(stage) => internal_error(name, stage),
-                Ok(Some(reason)) => ToolResult::error(reason, Some(codes::DENIED)),
-                Ok(None) => dispatch(&entry, &info.args, call).await,
+                Ok(Verdict::Deny(reason) | Verdict::Ask(reason)) => {
+                    ToolResult::error(reason, Some(codes::DENIED))
+                }
+                Ok(Verdict::Allow) => {
+                    let body = Next::new(|| Box::pin(dispatch(&entry, &info.args, call)));
+                    match CatchUnwind(Box::pin(wrap(&around, &info, body))).await {
+                        Ok(result) => result,
+                        Err(()) => internal_error(name, "around-execute wrapper"),
+                    }
+                }
             };
             for policy in &post {
                 if catch(|| policy.after(&info, &mut result)).is_none() {
@@ -447,32 +492,27 @@ impl Tools {
     }
 }
 
-/// `Ok(Some(reason))` to deny, `Ok(None)` to allow, `Err(stage)` when a policy panicked.
-fn decide(
-    pre: &[Arc<dyn PreExecute>],
-    info: &ToolCallInfo,
-) -> Result<Option<String>, &'static str> {
+/// The combined pre-execute decision.
+enum Verdict {
+    Allow,
+    Deny(String),
+    /// Needs approval; the policy's reason (may be empty).
+    Ask(String),
+}
+
+/// The strictest decision of `pre` (`Err(stage)` when a policy panicked).
+fn decide(pre: &[Arc<dyn PreExecute>], info: &ToolCallInfo) -> Result<Verdict, &'static str> {
     let mut ask: Option<String> = None;
     for policy in pre {
         match catch(|| policy.check(info)).ok_or("pre-execute policy")? {
             Decision::Allow => {}
-            Decision::Deny { reason } => return Ok(Some(reason)),
+            Decision::Deny { reason } => return Ok(Verdict::Deny(reason)),
             Decision::Ask { reason } => {
-                if ask.is_none() {
-                    let base = format!(
-                        "tool {} requires approval (not yet supported)",
-                        quote_bounded(&info.name)
-                    );
-                    ask = Some(if reason.is_empty() {
-                        base
-                    } else {
-                        format!("{base}: {reason}")
-                    });
-                }
+                ask.get_or_insert(reason);
             }
         }
     }
-    Ok(ask)
+    Ok(ask.map_or(Verdict::Allow, Verdict::Ask))
 }
 
 async fn dispatch(entry: &Entry, args: &Value, call: ToolCall) -> ToolResult {

@@ -3,8 +3,12 @@
 use std::fmt;
 use std::future::Future;
 
+use std::sync::Arc;
+
 use dsh_context::Agent;
 use tokio_util::sync::CancellationToken;
+
+use crate::approval::Approval;
 
 /// Machine-readable error codes used by the registry (tools may use their own).
 pub mod codes {
@@ -25,7 +29,7 @@ pub mod codes {
 }
 
 /// Per-call context handed to [`Tool::execute`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ToolCall {
     /// The calling owner, when the host has one (one per MCP connection).
     pub agent: Option<Agent>,
@@ -33,6 +37,20 @@ pub struct ToolCall {
     pub cancel: CancellationToken,
     /// The host's id for this call (logging and tracing only).
     pub call_id: String,
+    /// Who answers when a policy asks for approval of this call; without it the agent's scope
+    /// is searched for an [`Approval`] service, and without one an `ask` is denied.
+    pub approval: Option<Arc<dyn Approval>>,
+}
+
+impl fmt::Debug for ToolCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolCall")
+            .field("agent", &self.agent)
+            .field("cancel", &self.cancel)
+            .field("call_id", &self.call_id)
+            .field("approval", &self.approval.is_some())
+            .finish()
+    }
 }
 
 impl ToolCall {
@@ -42,7 +60,24 @@ impl ToolCall {
             agent: None,
             cancel: CancellationToken::new(),
             call_id: call_id.into(),
+            approval: None,
         }
+    }
+
+    /// The same call, with `approval` answering its approval requests.
+    #[must_use]
+    pub fn with_approval(mut self, approval: Arc<dyn Approval>) -> Self {
+        self.approval = Some(approval);
+        self
+    }
+
+    /// The approval service for this call: its own, else the agent scope's.
+    pub(crate) fn approver(&self) -> Option<Arc<dyn Approval>> {
+        self.approval.clone().or_else(|| {
+            self.agent
+                .as_ref()
+                .and_then(|a| a.scope().get::<dyn Approval>())
+        })
     }
 
     /// The same call on behalf of `agent`.

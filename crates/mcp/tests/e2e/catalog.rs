@@ -55,10 +55,12 @@ async fn every_package_registers_its_invariant_companion() {
     assert_eq!(
         packages,
         [
+            "dsh-command-policy",
             "dsh-context",
             "dsh-invariants",
             "dsh-mcp",
             "dsh-output-retention",
+            "dsh-sandbox",
             "dsh-system-prompt",
             "dsh-terminal-bash",
             "dsh-terminal-core",

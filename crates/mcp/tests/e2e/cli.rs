@@ -42,6 +42,21 @@ fn help_lists_every_option_with_its_default() {
         "[default: 40]",
         "--cols <N>",
         "[default: 160]",
+        "--sandbox <MODE>",
+        "[default: workspace-write]",
+        "--workspace <DIR>",
+        "[default: --cwd, else the server's current directory]",
+        "--allow-network",
+        "--bwrap <PATH>",
+        "[default: /usr/bin/bwrap]",
+        "--max-session-pids <N>",
+        "[default: 1024]",
+        "--max-session-memory-mib <MIB>",
+        "[default: 4096]",
+        "--deny-command <REGEX>",
+        "--ask-command <REGEX>",
+        "--allow-command <REGEX>",
+        "Per-session limits on this host: ",
         "RUST_LOG",
     ] {
         assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
@@ -68,6 +83,18 @@ fn invalid_configuration_exits_with_status_2() {
         "--cwd /nonexistent/dsh-mcp-test: not a directory",
     );
     assert_config_error(&["--rows", "0"], "invalid configuration");
+    assert_config_error(
+        &["--workspace", "/nonexistent/dsh-mcp-ws"],
+        "--workspace /nonexistent/dsh-mcp-ws: not a directory",
+    );
+    assert_config_error(
+        &["--deny-command", "("],
+        "command policy: the deny pattern \"(\" is not a valid regular expression",
+    );
+    assert_config_error(
+        &["--sandbox", "rw"],
+        "unknown sandbox mode \"rw\"; use read-only, workspace-write or danger-full-access",
+    );
     // clap's own usage errors use status 2 as well.
     assert_config_error(&["--rows", "many"], "invalid value 'many'");
     assert_config_error(&["--no-such-option"], "--no-such-option");

@@ -9,9 +9,11 @@
 // allow-expect-in-tests only covers #[test] bodies.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod approval;
 mod bad_input;
 mod catalog;
 mod cli;
+mod host_death;
 mod isolation;
 mod snapshots;
 mod stdio;

@@ -13,7 +13,7 @@ use dsh_context::Context;
 use dsh_mcp::{ConnectionEnd, EndCause, McpServer, Options, compose, dispose_with_deadline};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::{Peer, RoleClient, RunningService};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -70,7 +70,7 @@ impl Reply {
 }
 
 /// Calls `tool` and returns the result; a protocol error fails the test.
-pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> Reply {
+pub(crate) async fn call(client: &Peer<RoleClient>, tool: &str, args: Value) -> Reply {
     let Value::Object(args) = args else {
         panic!("tool arguments must be a JSON object")
     };
@@ -85,7 +85,7 @@ pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> Reply {
 }
 
 /// Calls `tool` and asserts success with exactly one text block.
-pub(crate) async fn ok(client: &Client, tool: &str, args: Value) -> Reply {
+pub(crate) async fn ok(client: &Peer<RoleClient>, tool: &str, args: Value) -> Reply {
     let reply = call(client, tool, args.clone()).await;
     assert!(
         !reply.is_error,
@@ -97,7 +97,7 @@ pub(crate) async fn ok(client: &Client, tool: &str, args: Value) -> Reply {
 }
 
 /// Calls `tool` and asserts an `isError` result whose text is `Error: ...`.
-pub(crate) async fn err(client: &Client, tool: &str, args: Value) -> Reply {
+pub(crate) async fn err(client: &Peer<RoleClient>, tool: &str, args: Value) -> Reply {
     let reply = call(client, tool, args.clone()).await;
     assert!(
         reply.is_error,
@@ -113,7 +113,7 @@ pub(crate) async fn err(client: &Client, tool: &str, args: Value) -> Reply {
 }
 
 /// `terminal_send {sessionId, text}` (submit defaults to true), asserting success.
-pub(crate) async fn send(client: &Client, session: &str, text: &str) -> Reply {
+pub(crate) async fn send(client: &Peer<RoleClient>, session: &str, text: &str) -> Reply {
     ok(
         client,
         "terminal_send",
@@ -122,16 +122,42 @@ pub(crate) async fn send(client: &Client, session: &str, text: &str) -> Reply {
     .await
 }
 
-/// Starts `sleep 1000 &` in `session` and returns (shell pid, background pid).
+/// Starts `sleep 1000.<unique> &` in `session` and returns (shell pid, background pid), both
+/// as the host sees them (a confined session has its own PID namespace, so `$!` inside it is
+/// not a host pid: the sleep is found by its unique command line instead).
 pub(crate) async fn start_background_sleep(client: &Client, session: &str) -> (i32, i32) {
-    let reply = send(client, session, "sleep 1000 & echo bg=$!").await;
-    let bg = reply
-        .text
-        .lines()
-        .filter_map(|l| l.trim_end().strip_prefix("bg="))
-        .find_map(|n| n.parse::<i32>().ok())
-        .unwrap_or_else(|| panic!("no `bg=<pid>` line in {:?}", reply.text));
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let arg = format!(
+        "1000.{}{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    );
+    send(client, session, &format!("sleep {arg} &")).await;
+    let bg = pid_of_command(&["sleep", &arg]).await;
     (shell_pid(client, session).await, bg)
+}
+
+/// The host pid of the process whose command line is exactly `argv`, waiting (up to
+/// [`STEP`]) for it to appear.
+pub(crate) async fn pid_of_command(argv: &[&str]) -> i32 {
+    let want: Vec<u8> = argv
+        .iter()
+        .flat_map(|a| [a.as_bytes(), b"\0"].concat())
+        .collect();
+    let started = Instant::now();
+    loop {
+        let found = std::fs::read_dir("/proc").ok().and_then(|dir| {
+            dir.flatten().find_map(|e| {
+                let pid = e.file_name().to_str()?.parse::<i32>().ok()?;
+                (std::fs::read(e.path().join("cmdline")).ok()? == want).then_some(pid)
+            })
+        });
+        if let Some(pid) = found {
+            return pid;
+        }
+        assert!(started.elapsed() < STEP, "{argv:?} never started");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
 
 /// The shell pid of `session`, from `terminal_list`'s `pid=` field.
@@ -183,6 +209,11 @@ impl ProcessWatch {
             Some(unsafe { OwnedFd::from_raw_fd(raw) })
         };
         Self { pid, fd }
+    }
+
+    /// The watched pid.
+    pub(crate) fn pid(&self) -> i32 {
+        self.pid
     }
 
     /// Whether the process has not terminated yet.
@@ -242,8 +273,24 @@ pub(crate) struct ServerProcess {
 impl ServerProcess {
     /// Starts `dsh-mcp <args>` and completes the MCP handshake with rmcp's client.
     pub(crate) async fn start(args: &[&str]) -> (Self, Client) {
+        Self::start_with_env(args, &[]).await
+    }
+
+    /// Starts `dsh-mcp <args>` with `env` added to its environment.
+    pub(crate) async fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> (Self, Client) {
+        Self::start_with_client(args, env, ()).await
+    }
+
+    /// Starts `dsh-mcp <args>` (plus `env`) and completes the handshake with `handler` as the
+    /// client (e.g. one that declares and answers elicitation).
+    pub(crate) async fn start_with_client<H: rmcp::handler::client::ClientHandler>(
+        args: &[&str],
+        env: &[(&str, &str)],
+        handler: H,
+    ) -> (Self, RunningService<RoleClient, H>) {
         let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -254,7 +301,7 @@ impl ServerProcess {
         let stdout = child.stdout.take().expect("child stdout");
         let stdin = child.stdin.take().expect("child stdin");
         let server = Self { child, pid };
-        let client = within("MCP initialize", ().serve((stdout, stdin)))
+        let client = within("MCP initialize", handler.serve((stdout, stdin)))
             .await
             .expect("MCP initialize");
         (server, client)

@@ -8,6 +8,8 @@
 
 mod basics;
 mod cases;
+mod confined;
 mod lifecycle;
 mod races;
+mod sandbox;
 mod support;

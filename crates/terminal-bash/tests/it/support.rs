@@ -5,11 +5,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use dsh_terminal_bash::{BashBackend, BashConfig};
+use std::path::{Path, PathBuf};
+
+use dsh_sandbox::{
+    Bubblewrap, PolicyDefaults, ResourceLimits, SandboxMode, SandboxPolicies, SessionLimits,
+};
+use dsh_terminal_bash::{BashBackend, BashConfig, Sandboxing};
 use dsh_terminal_core::process::ProcessIdentity;
 use dsh_terminal_core::{
     BackendSession, BackendSpawnSpec, PtySession, SendRequest, SendResult, SessionId, TerminalError,
 };
+
+/// Whether [`Shell::open`] confines sessions (`false` here; `true` in `confined.rs`).
+pub(crate) const CONFINED: bool = false;
 
 /// Upper bound of one test (generous: the machine is shared and has two cores).
 pub(crate) const TEST_TIMEOUT: Duration = Duration::from_secs(120);
@@ -88,8 +96,19 @@ impl Shell {
 
     /// Opens a session with `config`, returning the error.
     pub(crate) async fn try_open(config: BashConfig) -> Result<Shell, TerminalError> {
+        Self::try_open_on(&BashBackend::new(config)).await
+    }
+
+    /// Opens a session on `backend`.
+    pub(crate) async fn open_on(backend: &BashBackend) -> Shell {
+        Self::try_open_on(backend)
+            .await
+            .unwrap_or_else(|e| panic!("open failed: {e}"))
+    }
+
+    /// Opens a session on `backend`, returning the error.
+    pub(crate) async fn try_open_on(backend: &BashBackend) -> Result<Shell, TerminalError> {
         let id = unique_id();
-        let backend = BashBackend::new(config);
         let session = backend
             .spawn_session(BackendSpawnSpec {
                 cancel: tokio_util::sync::CancellationToken::new(),
@@ -144,6 +163,47 @@ impl Shell {
         let left = session_pids(&self.id);
         assert!(left.is_empty(), "processes of {} left: {left:?}", self.id);
     }
+}
+
+/// A scratch directory removed on drop.
+pub(crate) struct TempDir(pub(crate) PathBuf);
+
+impl TempDir {
+    pub(crate) fn new(tag: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("dsh-{tag}-{}", unique_id()));
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A backend that confines every session with bubblewrap in `mode`, with `workspace` as the
+/// workspace root, and caps each session with `limits` when given.
+pub(crate) fn sandboxed(
+    config: BashConfig,
+    mode: SandboxMode,
+    workspace: &Path,
+    allow_network: bool,
+    limits: Option<SessionLimits>,
+) -> BashBackend {
+    let policies = SandboxPolicies::new(PolicyDefaults {
+        mode,
+        workspace_root: workspace.to_path_buf(),
+        allow_network,
+    });
+    BashBackend::with_sandboxing(
+        config,
+        Sandboxing {
+            policies: Some(Arc::new(policies)),
+            sandbox: Some(Arc::new(Bubblewrap::default())),
+            limits: limits.map(|l| Arc::new(ResourceLimits::new(l))),
+        },
+    )
 }
 
 /// A config with the seed's defaults except a shorter idle window.

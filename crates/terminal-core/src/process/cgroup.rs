@@ -62,7 +62,7 @@ impl SessionCgroup {
                 Ok(()) => {
                     tracing::debug!(path = %path.display(), "session cgroup created");
                     // Before any process is moved in, so a host killed from here on is covered.
-                    super::watchdog::ensure_host_watchdog(&host_dir);
+                    super::watchdog::watch_cgroup2_host_dir(&host_dir);
                     return Some(Self {
                         path,
                         removed: AtomicBool::new(false),
@@ -192,10 +192,22 @@ fn sanitize(name: &str) -> String {
     }
 }
 
+/// Set (to any value) in a host's environment, it makes the host act as if no writable
+/// cgroup2 existed: no session cgroups (for tests of the other cleanup paths, and for hosts
+/// whose cgroup tree must not be touched).
+pub const NO_CGROUP2_ENV: &str = "DSH_NO_CGROUP2";
+
 /// The directory session cgroups go under, found once per process.
 fn cgroup2_base() -> Option<&'static Path> {
     static BASE: OnceLock<Option<PathBuf>> = OnceLock::new();
-    BASE.get_or_init(find_cgroup2_base).as_deref()
+    BASE.get_or_init(|| {
+        if std::env::var_os(NO_CGROUP2_ENV).is_some() {
+            tracing::debug!("{NO_CGROUP2_ENV} is set: no session cgroups");
+            return None;
+        }
+        find_cgroup2_base()
+    })
+    .as_deref()
 }
 
 fn find_cgroup2_base() -> Option<PathBuf> {

@@ -1,77 +1,126 @@
-//! Host-death watchdog: kills every session cgroup of this host process once the host is gone,
-//! however it died (field case C20: `kill -9` of `dsh-mcp` must not leave `sleep 1000 &`,
-//! `nohup`, `setsid` or double-forked daemons running).
+//! Host-death watchdog: kills every process the host's sessions started once the host is gone,
+//! however it died (field cases C20 and C36: `kill -9` of `dsh-mcp` must not leave `sleep
+//! 1000 &`, `nohup`, `setsid` or double-forked daemons running, with or without cgroup v2).
 //!
-//! One small `/bin/sh` helper per host process, started with the first [`SessionCgroup`]
-//! (`<base>/dsh-<hostpid>`). Its stdin is a pipe whose write end only the host holds (close-on-
-//! exec, so no session shell inherits it); the kernel closes that end when the host dies, the
-//! helper reads EOF, writes `1` to `dsh-<hostpid>/cgroup.kill` (recursive: every session cgroup
-//! below dies at once), waits up to [`CLEANUP_WAIT_MS`] for the cgroups to empty, removes them
-//! and the host directory, and exits. After a normal host exit the sessions are already closed
-//! and removed, so it finds nothing and exits at once.
+//! One small `/bin/sh` helper per host process, started with the first session. Its stdin is
+//! a pipe whose write end only the host holds (close-on-exec, so no session shell inherits
+//! it). While the host lives it tells the helper, one line each, how its sessions' processes
+//! can be found:
+//! - `cg2 <dir>`: the host's cgroup v2 directory (`<base>/dsh-<hostpid>`, see
+//!   [`SessionCgroup`]); `cgroup.kill` there kills every session cgroup below at once;
+//! - `cg <dir>` / `-cg <dir>`: another cgroup directory of one session (e.g. a cgroup v1
+//!   resource-limit group, see [`watch_cgroup_dir`]); its `cgroup.procs` members are killed;
+//! - `sid <pid>` / `-sid <pid>`: a session's POSIX session id (its shell's pid, see
+//!   [`watch_session`]); every process in that session is killed;
+//! - and always the environment tag: every process whose environment holds a variable
+//!   starting with [`host_tag`] (each session's tag begins with it) is killed.
+//!
+//! When the host dies the kernel closes the write end, the helper reads EOF and sweeps, every
+//! 50 ms for up to [`CLEANUP_WAIT_MS`], until a sweep finds nothing left, removing the cgroup
+//! v2 directories as they empty. After a normal host exit the sessions are already closed
+//! (and unregistered), so it finds nothing and exits at once.
 //!
 //! The helper stays in the host's own cgroup (never in a session's), runs in a process group of
 //! its own (a Ctrl-C or `killpg` aimed at the host's group does not reach it) and ignores
 //! HUP/INT/TERM/QUIT/PIPE, so whatever stops the host does not stop it first; only SIGKILL does.
-//! It inherits no stdout/stderr (the host's stdout is the MCP channel) and no environment.
+//! It inherits no stdout/stderr (the host's stdout is the MCP channel) and no environment. If
+//! it dies while the host lives, the next registration starts another and replays what the
+//! host registered so far.
 //!
-//! Limits: without a writable cgroup2 no session cgroup exists and no watchdog is started (a
-//! killed host's orphans then survive until someone kills them; the subreaper and sweeps only
-//! work while the host lives). Without `/bin/sh` the watchdog cannot start (logged at warn; the
-//! next host start still sweeps the stale directory). On kernels without `cgroup.kill` (before
-//! 5.14) the helper SIGKILLs the member pids instead, a few rounds to catch forks. Nested
-//! cgroups made inside a session (only possible for root) are not removed. Fds the host leaks
-//! without close-on-exec are inherited by the helper for the host's lifetime (std, tokio and
-//! portable-pty set close-on-exec on everything they open).
+//! Limits: a process that left the session (`setsid`), cleared its environment and is in no
+//! cgroup of the session escapes. A session id is unregistered when the session closes, so a
+//! reused pid never makes the helper kill an unrelated session. Without `/bin/sh` the watchdog
+//! cannot start (logged at warn; the next host start still sweeps stale cgroup directories).
+//! On kernels without `cgroup.kill` (before 5.14) the helper SIGKILLs the member pids instead.
+//! Nested cgroups made inside a session (only possible for root) are not removed. Fds the host
+//! leaks without close-on-exec are inherited by the helper for the host's lifetime (std, tokio
+//! and portable-pty set close-on-exec on everything they open).
 //!
 //! [`SessionCgroup`]: super::SessionCgroup
 
-use parking_lot::Mutex;
+use std::collections::BTreeSet;
+use std::io::Write;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 
-/// How long the helper waits for the killed cgroups to empty before giving up on removing them
-/// (the next host start sweeps what is left).
+use parking_lot::Mutex;
+
+/// How long the helper keeps sweeping after the host died, in milliseconds.
 pub(crate) const CLEANUP_WAIT_MS: u64 = 5_000;
 
-/// `$0` of the helper, so it is recognisable in `ps` (`/bin/sh -c … dsh-watchdog <dir>`).
+/// `$0` of the helper, so it is recognisable in `ps` (`/bin/sh -c … dsh-watchdog <tag>`).
 const HELPER_NAME: &str = "dsh-watchdog";
 
-/// The helper script (POSIX sh). `$1` is the host directory, `$2` the cleanup wait in
-/// milliseconds.
+/// The helper script (POSIX sh + grep). `$1` is the environment-tag prefix
+/// (`DSH_PTY_TAG=<host tag>-`), `$2` the sweep window in milliseconds.
 const SCRIPT: &str = r#"trap '' HUP INT TERM QUIT PIPE
+tag=$1 nl='
+'
+cg2='' cgs="$nl" sids=' '
 # Only the host holds the write end of stdin: EOF means the host is gone.
-while read -r _; do :; done
-d=$1
-[ -d "$d" ] || exit 0
-kill_all() {
-    if [ -e "$d/cgroup.kill" ]; then
-        echo 1 > "$d/cgroup.kill"
-    else
-        for f in "$d"/*/cgroup.procs; do
-            [ -f "$f" ] || continue
-            while read -r p; do kill -9 "$p"; done < "$f"
-        done
-    fi
-}
-kill_all 2>/dev/null
-# Poll every 50 ms (every 1 s where sleep takes whole seconds only), $2 ms in all.
-s=0.05 n=$(($2 / 50))
-sleep "$s" 2>/dev/null || { s=1 n=$(($2 / 1000)); }
-i=0
-while :; do
-    for c in "$d"/*/; do
-        [ -d "$c" ] && rmdir "$c" 2>/dev/null
+while read -r kind arg; do
+    case $kind in
+        cg2) cg2="$cg2$arg$nl" ;;
+        cg) cgs="$cgs$arg$nl" ;;
+        -cg) case $cgs in *"$nl$arg$nl"*) cgs=${cgs%%"$nl$arg$nl"*}$nl${cgs#*"$nl$arg$nl"} ;; esac ;;
+        sid) sids="$sids$arg " ;;
+        -sid) case $sids in *" $arg "*) sids=${sids%%" $arg "*}" "${sids#*" $arg "} ;; esac ;;
+    esac
+done
+# One sweep; prints one line per process it signalled.
+sweep() {
+    printf '%s' "$cg2" | while IFS= read -r d; do
+        [ -d "$d" ] || continue
+        if [ -e "$d/cgroup.kill" ]; then
+            [ -n "$(cat "$d"/*/cgroup.procs 2>/dev/null)" ] && echo 1 > "$d/cgroup.kill" && echo k
+        else
+            for f in "$d"/*/cgroup.procs; do
+                [ -f "$f" ] || continue
+                while read -r p; do kill -9 "$p" && echo k; done < "$f"
+            done
+        fi
     done
-    rmdir "$d" 2>/dev/null && exit 0
-    [ -d "$d" ] || exit 0
+    printf '%s' "$cgs" | while IFS= read -r d; do
+        [ -f "$d/cgroup.procs" ] || continue
+        while read -r p; do kill -9 "$p" && echo k; done < "$d/cgroup.procs"
+    done
+    for s in /proc/[0-9]*/stat; do
+        read -r line < "$s" || continue
+        set -- ${line##*) }
+        [ "$1" = Z ] && continue
+        case "$sids" in *" $4 "*) p=${s#/proc/}; kill -9 "${p%/stat}" && echo k ;; esac
+    done
+    for e in $(grep -lsz -e "^$tag" /proc/[0-9]*/environ); do
+        p=${e#/proc/}
+        kill -9 "${p%/environ}" && echo k
+    done
+}
+n=$(($2 / 50)) i=0
+s=0.05
+sleep "$s" 2>/dev/null || { s=1 n=$(($2 / 1000)); }
+while :; do
+    found=$(sweep 2>/dev/null)
+    printf '%s' "$cg2" | while IFS= read -r d; do
+        for c in "$d"/*/; do [ -d "$c" ] && rmdir "$c" 2>/dev/null; done
+        rmdir "$d" 2>/dev/null
+    done
+    left=$(printf '%s' "$cg2" | while IFS= read -r d; do [ -d "$d" ] && echo "$d"; done)
+    [ -z "$found" ] && [ -z "$left" ] && exit 0
     i=$((i + 1))
     [ "$i" -le "$n" ] || exit 1
-    kill_all 2>/dev/null
     sleep "$s"
 done
 "#;
+
+/// What the host registered, replayed to a restarted helper.
+#[derive(Default)]
+struct Registered {
+    cg2: BTreeSet<PathBuf>,
+    cgroups: BTreeSet<PathBuf>,
+    sids: BTreeSet<i32>,
+}
 
 /// The helper of this host process, and helpers whose state could not be read (kept, never
 /// dropped: dropping a live helper's `Child` would close its pipe and fire it).
@@ -82,24 +131,112 @@ struct State {
     /// Earlier helpers that `try_wait` could not account for (perhaps reaped elsewhere,
     /// perhaps alive); their pipe ends stay open for the host's lifetime.
     retired: Vec<Child>,
+    registered: Registered,
 }
 
 static WATCHDOG: Mutex<State> = Mutex::new(State {
     current: None,
     retired: Vec::new(),
+    registered: Registered {
+        cg2: BTreeSet::new(),
+        cgroups: BTreeSet::new(),
+        sids: BTreeSet::new(),
+    },
 });
 
-/// Makes sure a host-death watchdog for `host_dir` (`<base>/dsh-<hostpid>`) runs: starts one
-/// the first time, and again if the previous one died while the host lives. Failures are
-/// logged at warn level; the session cgroup works without the watchdog, it just does not
-/// survive the host's SIGKILL.
-pub(crate) fn ensure_host_watchdog(host_dir: &Path) {
+/// The environment-variable prefix every session of this host carries (`<name>=<tag>-`), for
+/// [`host_tag`].
+pub(crate) fn tag_prefix(name: &str) -> String {
+    format!("{name}={}-", host_tag())
+}
+
+/// A random tag of this host process (generated once). Each session's environment tag starts
+/// with it, so the watchdog finds every session's processes by environment alone.
+#[must_use]
+pub fn host_tag() -> &'static str {
+    static TAG: OnceLock<String> = OnceLock::new();
+    TAG.get_or_init(|| {
+        let mut bytes = [0u8; 8];
+        if getrandom::fill(&mut bytes).is_err() {
+            // Still unique per live host: the pid plus the start time.
+            return format!("h{}x{:?}", std::process::id(), std::time::SystemTime::now());
+        }
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    })
+}
+
+/// Registers the host's cgroup v2 directory (`<base>/dsh-<hostpid>`).
+pub(crate) fn watch_cgroup2_host_dir(dir: &Path) {
+    update(
+        |r| r.cg2.insert(dir.to_path_buf()),
+        &format!("cg2 {}", dir.display()),
+    );
+}
+
+/// Registers `dir` (a cgroup directory with a `cgroup.procs` file holding only processes of
+/// one session, such as a cgroup v1 resource-limit group): if the host dies, its members are
+/// killed. Starts the watchdog if needed.
+pub fn watch_cgroup_dir(dir: &Path) {
+    update(
+        |r| r.cgroups.insert(dir.to_path_buf()),
+        &format!("cg {}", dir.display()),
+    );
+}
+
+/// Unregisters a directory given to [`watch_cgroup_dir`] (the session is gone).
+pub fn unwatch_cgroup_dir(dir: &Path) {
+    update(|r| r.cgroups.remove(dir), &format!("-cg {}", dir.display()));
+}
+
+/// Registers the POSIX session led by `sid` (a session shell's pid): if the host dies, every
+/// process in that session is killed. Starts the watchdog if needed.
+pub fn watch_session(sid: i32) {
+    update(|r| r.sids.insert(sid), &format!("sid {sid}"));
+}
+
+/// Unregisters a session id given to [`watch_session`] (call once the session is closed, so a
+/// reused pid is never swept).
+pub fn unwatch_session(sid: i32) {
+    update(|r| r.sids.remove(&sid), &format!("-sid {sid}"));
+}
+
+/// Applies `change` to the registry and tells the helper `line` (starting or restarting it,
+/// with a replay of everything registered, when needed). Failures are logged at warn level;
+/// sessions work without the watchdog, they just do not die with a SIGKILLed host.
+fn update(change: impl FnOnce(&mut Registered) -> bool, line: &str) {
+    if !line.bytes().all(|b| b != b'\n') {
+        tracing::warn!(line, "not passed to the host watchdog: contains a newline");
+        return;
+    }
     let mut state = WATCHDOG.lock();
+    if !change(&mut state.registered) {
+        return;
+    }
+    if ensure_running(&mut state) {
+        // Just (re)started: the replay included this line.
+        return;
+    }
+    let written = state
+        .current
+        .as_mut()
+        .and_then(|c| c.stdin.as_mut())
+        .map(|stdin| writeln!(stdin, "{line}").and_then(|()| stdin.flush()));
+    if let Some(Err(err)) = written {
+        tracing::warn!(%err, "host watchdog unreachable; starting another");
+        if let Some(child) = state.current.take() {
+            state.retired.push(child);
+        }
+        ensure_running(&mut state);
+    }
+}
+
+/// Makes sure a helper runs; returns `true` when it started one (and replayed the registry).
+fn ensure_running(state: &mut State) -> bool {
     if let Some(mut child) = state.current.take() {
         match child.try_wait() {
             Ok(None) => {
                 state.current = Some(child);
-                return;
+                return false;
             }
             // Dead and reaped by us: dropping it only closes a pipe nobody reads.
             Ok(Some(status)) => {
@@ -113,25 +250,37 @@ pub(crate) fn ensure_host_watchdog(host_dir: &Path) {
             }
         }
     }
-    match spawn(host_dir) {
-        Ok(child) => {
-            tracing::debug!(pid = child.id(), dir = %host_dir.display(), "host watchdog started");
+    match spawn() {
+        Ok(mut child) => {
+            tracing::debug!(pid = child.id(), "host watchdog started");
+            let r = &state.registered;
+            let replay: String = r
+                .cg2
+                .iter()
+                .map(|d| format!("cg2 {}\n", d.display()))
+                .chain(r.cgroups.iter().map(|d| format!("cg {}\n", d.display())))
+                .chain(r.sids.iter().map(|s| format!("sid {s}\n")))
+                .collect();
+            if let Some(stdin) = child.stdin.as_mut()
+                && let Err(err) = stdin
+                    .write_all(replay.as_bytes())
+                    .and_then(|()| stdin.flush())
+            {
+                tracing::warn!(%err, "cannot brief the host watchdog");
+            }
             state.current = Some(child);
         }
-        Err(err) => tracing::warn!(
-            %err,
-            dir = %host_dir.display(),
-            "no host watchdog; sessions may outlive a killed host"
-        ),
+        Err(err) => tracing::warn!(%err, "no host watchdog; sessions may outlive a killed host"),
     }
+    true
 }
 
-fn spawn(host_dir: &Path) -> std::io::Result<Child> {
+fn spawn() -> std::io::Result<Child> {
     let child = Command::new("/bin/sh")
         .arg("-c")
         .arg(SCRIPT)
         .arg(HELPER_NAME)
-        .arg(host_dir)
+        .arg(tag_prefix(crate::session::ENVIRON_TAG))
         .arg(CLEANUP_WAIT_MS.to_string())
         .env_clear()
         .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
@@ -154,7 +303,7 @@ fn spawn(host_dir: &Path) -> std::io::Result<Child> {
 }
 
 /// The pid of this host process's watchdog helper, if one is running (started with the first
-/// session cgroup; `None` without a writable cgroup2). For diagnostics and tests.
+/// session). For diagnostics and tests.
 #[must_use]
 pub fn host_watchdog_pid() -> Option<u32> {
     let state = WATCHDOG.lock();

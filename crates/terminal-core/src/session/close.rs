@@ -67,6 +67,7 @@ impl Inner {
         if let Some(cg) = &self.cgroup {
             cg.remove();
         }
+        crate::process::unwatch_session(self.shell.pid);
         let shell_pid = self.shell.pid;
         let _ = tokio::task::spawn_blocking(move || reap_session_orphans(shell_pid)).await;
         let close_report = CloseReport {
@@ -96,6 +97,7 @@ impl Inner {
         if let Some(cg) = &self.cgroup {
             cg.remove();
         }
+        crate::process::unwatch_session(self.shell.pid);
     }
 
     /// Rescans the process tree and reaps what finished (off the runtime).

@@ -69,6 +69,9 @@ pub struct PtySpawnSpec {
     pub command: PtyCommand,
     /// The token genuine prompt marks carry; `None` disables mark-based readiness.
     pub nonce: Option<PromptNonce>,
+    /// Held by the session and dropped with it, after its processes were stopped (e.g. the
+    /// session's resource-limit cgroups, removed on drop).
+    pub keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// A live PTY session. Implements [`BackendSession`].
@@ -97,6 +100,8 @@ struct Inner {
     motd: Mutex<String>,
     runtime: tokio::runtime::Handle,
     span: tracing::Span,
+    /// See [`PtySpawnSpec::keep_alive`]; dropped after the processes were stopped.
+    _keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Drop for PtySession {

@@ -89,7 +89,7 @@ async fn verdict(shared: &Shared, fg_at_query: Option<i32>) -> ReplyVerdict {
     let Some(pgid) = fg.filter(|_| fg == fg_at_query) else {
         return ReplyVerdict::Drop("the querying program left");
     };
-    if pgid == shared.shell_pgid && shared.prompt_current() {
+    if pgid == shared.shell_pgid() && shared.prompt_current() {
         return ReplyVerdict::Drop("the shell prompt is back");
     }
     if shared.pty.tty_path().is_none() {
@@ -98,7 +98,7 @@ async fn verdict(shared: &Shared, fg_at_query: Option<i32>) -> ReplyVerdict {
     if !shared.waiting_on_tty(pgid).await {
         return ReplyVerdict::Retry;
     }
-    if pgid != shared.shell_pgid {
+    if pgid != shared.shell_pgid() {
         return ReplyVerdict::Write;
     }
     // The shell blocks on the terminal both in `read` (wants the reply) and at its prompt

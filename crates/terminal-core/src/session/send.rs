@@ -198,7 +198,7 @@ impl SendOp {
             shared
                 .pty
                 .foreground_pgid()
-                .filter(|&p| p != shared.shell_pgid)
+                .filter(|&p| p != shared.shell_pgid())
                 .and_then(group_name)
         };
         let echo_off = !exited && shared.pty.modes().is_some_and(|m| !m.echo && m.canonical);
@@ -285,7 +285,7 @@ impl SendOp {
             inner.config.timing(),
             started,
             initializing,
-            shared.shell_pgid,
+            shared.shell_pgid(),
             pre,
         );
         let deadline = readiness.deadline();
@@ -369,6 +369,17 @@ impl SendOp {
                 marks_at_write,
                 written_at,
             );
+            // Under a launcher (a sandbox), the shell is not the PTY's first process: its
+            // group is the one in the foreground at the first prompt of startup.
+            if initializing
+                && obs.prompt == PromptState::Prompt
+                && obs.done_since_write
+                && let Some(fg) = obs.fg
+                && fg != shared.shell_pgid()
+                && shared.adopt_shell_pgid(fg)
+            {
+                readiness.set_shell_pgid(fg);
+            }
             if let Some(reason) = readiness.evaluate(&obs) {
                 self.settle(reason, last_exit);
                 break;
@@ -403,7 +414,7 @@ impl SendOp {
 async fn pre_write(shared: &Shared) -> PreWrite {
     let fg = shared.pty.foreground_pgid();
     let waiting = match fg {
-        Some(pgid) if !(pgid == shared.shell_pgid && shared.prompt_current()) => {
+        Some(pgid) if !(pgid == shared.shell_pgid() && shared.prompt_current()) => {
             shared.waiting_on_tty(pgid).await
         }
         _ => false,

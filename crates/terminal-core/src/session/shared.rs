@@ -2,7 +2,7 @@
 //! the query replier all see, and the reader / waiter halves that feed it.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::Instant;
 
 use parking_lot::{Mutex, MutexGuard};
@@ -89,7 +89,10 @@ pub(super) struct Shared {
     pub(super) id: SessionId,
     pub(super) pty: Pty,
     pub(super) shell_pid: i32,
-    pub(super) shell_pgid: i32,
+    /// The shell's process group: the PTY's first process, or (when that process is a
+    /// launcher such as a sandbox that starts the shell as its child) the group in the
+    /// foreground when the shell's first prompt appeared. See [`Shared::adopt_shell_pgid`].
+    shell_pgid: AtomicI32,
     pub(super) max_read_bytes: usize,
     state: Mutex<State>,
     activity: watch::Sender<u64>,
@@ -120,13 +123,34 @@ impl Shared {
             id,
             pty,
             shell_pid,
-            shell_pgid: shell_pid,
+            shell_pgid: AtomicI32::new(shell_pid),
             max_read_bytes,
             state: Mutex::new(State::new(screen)),
             activity: watch::channel(0u64).0,
             reader_busy: AtomicBool::new(false),
             replies,
         }
+    }
+
+    /// The shell's process group (see the field's docs).
+    pub(super) fn shell_pgid(&self) -> i32 {
+        self.shell_pgid.load(Ordering::SeqCst)
+    }
+
+    /// Takes `pgid` as the shell's process group when it belongs to the PTY's session: the
+    /// PTY's first process is a launcher (a sandbox) and the shell runs as its descendant in a
+    /// process group of its own. Called at the first prompt of startup only.
+    pub(super) fn adopt_shell_pgid(&self, pgid: i32) -> bool {
+        let in_session = crate::process::stat(pgid).is_some_and(|s| s.session == self.shell_pid);
+        if in_session {
+            tracing::debug!(
+                pgid,
+                launcher = self.shell_pid,
+                "shell runs under a launcher"
+            );
+            self.shell_pgid.store(pgid, Ordering::SeqCst);
+        }
+        in_session
     }
 
     pub(super) fn lock(&self) -> MutexGuard<'_, State> {

@@ -33,14 +33,14 @@ pub(super) fn signal(
         }
     }
     let idle_at_prompt = signal == TerminalSignal::Sigint
-        && shared.pty.foreground_pgid() == Some(shared.shell_pgid)
+        && shared.pty.foreground_pgid() == Some(shared.shell_pgid())
         && {
             let st = shared.lock();
             st.screen.prompt_state() == PromptState::Prompt && st.active.is_none()
         };
     if idle_at_prompt {
         return Ok(SignalResult {
-            target_pgid: shared.shell_pgid,
+            target_pgid: shared.shell_pgid(),
             delivered: false,
             shell_targeted: true,
         });
@@ -49,7 +49,7 @@ pub(super) fn signal(
     Ok(SignalResult {
         target_pgid,
         delivered: true,
-        shell_targeted: target_pgid == shared.shell_pgid,
+        shell_targeted: target_pgid == shared.shell_pgid(),
     })
 }
 
@@ -67,7 +67,7 @@ pub(super) fn deliver(shared: &Shared, signal: TerminalSignal) -> Result<i32, Te
     // Either would end the session itself: that is terminal_close's job (which also stops
     // everything the shell started).
     if matches!(signal, TerminalSignal::Sigkill | TerminalSignal::Sighup)
-        && pgid == shared.shell_pgid
+        && pgid == shared.shell_pgid()
     {
         return Err(TerminalError::new(
             TerminalErrorCode::Signal,
@@ -133,7 +133,7 @@ impl SignalAftermath {
             if fresh_prompt {
                 return;
             }
-            if self.pgid != shared.shell_pgid
+            if self.pgid != shared.shell_pgid()
                 && shared.pty.foreground_pgid() == Some(self.pgid)
                 && shared.waiting_on_tty(self.pgid).await
             {

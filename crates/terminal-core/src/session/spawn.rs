@@ -46,8 +46,13 @@ impl PtySession {
         command.rows = config.rows;
         command.cols = config.cols;
         // A per-session random tag in the environment lets teardown find daemons that left
-        // both the process tree and the session (`setsid cmd &`) even without a cgroup.
-        let tag = PromptNonce::generate()?.as_str().to_owned();
+        // both the process tree and the session (`setsid cmd &`) even without a cgroup. It
+        // starts with the host's tag, so the host-death watchdog finds every session's.
+        let tag = format!(
+            "{}-{}",
+            crate::process::host_tag(),
+            PromptNonce::generate()?.as_str()
+        );
         command.env.retain(|(k, _)| k != ENVIRON_TAG);
         command.env.push((ENVIRON_TAG.into(), tag.clone().into()));
         let spawn_label = label.clone();
@@ -72,6 +77,8 @@ impl PtySession {
                 "cannot read /proc/{shell_pid}/stat of the PTY shell"
             )));
         };
+        // The PTY's first process leads the session's POSIX session.
+        crate::process::watch_session(shell_pid);
         let cgroup = SessionCgroup::create(&label);
         if let Some(cg) = &cgroup
             && let Err(err) = cg.add_pid(shell_pid)
@@ -113,6 +120,7 @@ impl PtySession {
             motd: Mutex::new(String::new()),
             runtime,
             span: span.clone(),
+            _keep_alive: spec.keep_alive.clone(),
         });
         let session = Arc::new(PtySession { inner });
         let mut reader = Reader::new(Arc::clone(&shared));
@@ -153,6 +161,10 @@ impl PtySession {
                     None
                 }
             },
+            // The shell may exit before the startup send even began.
+            Err(e) if e.code() == TerminalErrorCode::Exited => {
+                Some(spawn_error("PTY shell exited during startup"))
+            }
             Err(e) => Some(e),
         };
         if let Some(error) = failure {

@@ -1,5 +1,6 @@
 //! Integration tests for the tool registry (one binary, grouped by area).
 
+mod approval;
 mod fixtures;
 mod pipeline;
 mod schema;

@@ -141,7 +141,7 @@ async fn ask_without_approval_service_denies() {
         .await;
     assert_eq!(
         r.text(),
-        "[final] Error: tool \"send\" requires approval (not yet supported)"
+        "[final] Error: tool \"send\" requires approval, and approval is unavailable: no approval service is configured; nothing ran. Do something that needs no approval, or ask the operator to allow it"
     );
     let (tools, _) = registry(Mode::Succeed);
     tools.add_pre_execute(Arc::new(Always(Decision::Ask {
@@ -152,7 +152,7 @@ async fn ask_without_approval_service_denies() {
         .await;
     assert_eq!(
         r.text(),
-        "[final] Error: tool \"send\" requires approval (not yet supported): command writes outside the workspace"
+        "[final] Error: tool \"send\" requires approval (command writes outside the workspace), and approval is unavailable: no approval service is configured; nothing ran. Do something that needs no approval, or ask the operator to allow it"
     );
     assert_eq!(count.get(), 1);
 }

@@ -1,0 +1,176 @@
+//! Approval through MCP elicitation, against the built binary: `--ask-command` input goes to
+//! the human behind a client that supports `elicitation/create` (approved → it runs;
+//! declined → a denial, nothing runs), and is denied with a clear reason for a client without
+//! elicitation. `--deny-command` input is refused without asking.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use rmcp::handler::client::ClientHandler;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    Implementation,
+};
+use rmcp::service::{RequestContext, RoleClient, RunningService};
+use serde_json::json;
+
+use crate::support::{ServerProcess, call, ok, within};
+
+/// A client that declares elicitation and answers every form with `approve`, recording the
+/// questions it was asked.
+#[derive(Clone)]
+struct Human {
+    approve: bool,
+    asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for Human {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_elicitation().build(),
+            Implementation::new("dsh-e2e-human", "0.1.0"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        let ElicitRequestParams::FormElicitationParams { message, .. } = request else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        self.asked.lock().push(message);
+        Ok(if self.approve {
+            ElicitResult::new(ElicitationAction::Accept).with_content(json!({"approve": true}))
+        } else {
+            ElicitResult::new(ElicitationAction::Decline)
+        })
+    }
+}
+
+/// A scratch workspace, removed on drop.
+struct Workspace(PathBuf);
+
+impl Drop for Workspace {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn workspace(tag: &str) -> Workspace {
+    let dir = std::env::temp_dir().join(format!("dsh-e2e-approval-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("workspace");
+    Workspace(dir)
+}
+
+/// Starts the server with an ask rule for `touch` and a deny rule for `mkfs`, connected to
+/// `human`.
+async fn serve(ws: &Workspace, human: Human) -> (ServerProcess, RunningService<RoleClient, Human>) {
+    let ws_arg = ws.0.display().to_string();
+    let args = [
+        "--ask-command",
+        "^touch ",
+        "--deny-command",
+        r"\bmkfs\b",
+        "--workspace",
+        &ws_arg,
+    ];
+    ServerProcess::start_with_client(&args, &[], human).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_is_answered_by_the_human_through_elicitation() {
+    let ws = workspace("yes");
+    for approve in [true, false] {
+        let human = Human {
+            approve,
+            asked: Arc::default(),
+        };
+        let asked = Arc::clone(&human.asked);
+        let (mut server, client) = serve(&ws, human).await;
+        ok(&client, "terminal_open", json!({"type": "shell"})).await;
+        let file = if approve {
+            "approved.txt"
+        } else {
+            "declined.txt"
+        };
+        let r = call(
+            &client,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": format!("touch {file}")}),
+        )
+        .await;
+        let questions = asked.lock().clone();
+        assert_eq!(questions.len(), 1, "{questions:?}");
+        assert!(
+            questions[0].contains("wants to call terminal_send with:\ntouch ")
+                && questions[0].contains("ask pattern \"^touch \""),
+            "{questions:?}"
+        );
+        if approve {
+            assert!(!r.is_error, "{r:?}");
+            assert!(ws.0.join(file).exists(), "the approved command did not run");
+        } else {
+            assert!(r.is_error, "{r:?}");
+            assert!(
+                r.text
+                    .starts_with("Error: the user rejected this call of tool \"terminal_send\""),
+                "{r:?}"
+            );
+            assert!(!ws.0.join(file).exists(), "a declined command ran");
+        }
+        // Input no rule matches runs without asking; a deny rule refuses without asking.
+        let r = call(
+            &client,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo free"}),
+        )
+        .await;
+        assert!(r.has_line("free"), "{r:?}");
+        let r = call(
+            &client,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "mkfs /dev/null"}),
+        )
+        .await;
+        assert!(
+            r.is_error && r.text.contains("the operator's command policy refuses"),
+            "{r:?}"
+        );
+        assert_eq!(asked.lock().len(), 1);
+        ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await;
+        within("client close", client.cancel())
+            .await
+            .expect("client task");
+        assert!(server.wait_exit().await.success());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_is_denied_for_a_client_without_elicitation() {
+    let ws = workspace("no-elicitation");
+    let ws_arg = ws.0.display().to_string();
+    let (mut server, client) =
+        ServerProcess::start(&["--ask-command", "^touch ", "--workspace", &ws_arg]).await;
+    ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    let r = call(
+        &client,
+        "terminal_send",
+        json!({"sessionId": "pty-1", "text": "touch x"}),
+    )
+    .await;
+    assert!(r.is_error, "{r:?}");
+    assert_eq!(
+        r.text,
+        "Error: tool \"terminal_send\" requires approval (the operator's command policy asks for approval of \"touch x\" (ask pattern \"^touch \")), and approval is unavailable: this MCP client does not support elicitation (elicitation/create), so no human can be asked; nothing ran. Do something that needs no approval, or ask the operator to allow it"
+    );
+    assert!(!ws.0.join("x").exists());
+    ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await;
+    within("client close", client.cancel())
+        .await
+        .expect("client task");
+    assert!(server.wait_exit().await.success());
+}

@@ -1,0 +1,31 @@
+//! [`SandboxError`]: every failure of this crate, worded for the model and the operator.
+
+use std::path::PathBuf;
+
+/// Why a policy change, a confinement or a limit could not be applied.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SandboxError {
+    /// The owner has terminal sessions open or being created (the mode fence).
+    #[error(
+        "cannot change the sandbox {what} while persistent terminal sessions are open or being created; wait for creation to settle and close them first"
+    )]
+    Fenced {
+        /// What would have changed, e.g. `mode from read-only to workspace-write`.
+        what: String,
+    },
+    /// A workspace root that is not a directory.
+    #[error("workspace root {} is not a directory; pass an existing directory", .0.display())]
+    NotADirectory(PathBuf),
+    /// The confinement program is missing.
+    #[error(
+        "bubblewrap not found at {}; install it (Debian: apt-get install bubblewrap) or choose the sandbox mode danger-full-access", .0.display()
+    )]
+    BwrapMissing(PathBuf),
+    /// The argv to confine was empty.
+    #[error("nothing to confine: the argv is empty")]
+    EmptyArgv,
+    /// A resource limit could not be set up.
+    #[error("cannot set up the session's resource limits: {0}")]
+    Limits(String),
+}

@@ -1,0 +1,128 @@
+//! [`Sandboxing`]: the sandbox services the backend applies at launch (the seed's launch
+//! steps 2–4): resolve the owner's policy, wrap the shell's argv with the confinement when
+//! the mode is not `danger-full-access`, then with the per-session resource limits.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use dsh_sandbox::{ConfineRequest, LimitGuard, ResourceLimits, Sandbox, SandboxPolicies};
+use dsh_terminal_core::{TerminalError, TerminalErrorCode, process};
+
+/// The sandbox services found in the context; every one is optional. Without a policy
+/// service every session runs with full access; with one, a confined mode requires a
+/// [`Sandbox`] provider (else the open fails, nothing is started).
+#[derive(Clone, Default)]
+pub struct Sandboxing {
+    /// Each owner's policy (mode, workspace root, network).
+    pub policies: Option<Arc<SandboxPolicies>>,
+    /// The confinement provider.
+    pub sandbox: Option<Arc<dyn Sandbox>>,
+    /// Per-session caps on processes and memory (applied in every mode).
+    pub limits: Option<Arc<ResourceLimits>>,
+}
+
+impl std::fmt::Debug for Sandboxing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sandboxing")
+            .field("policies", &self.policies)
+            .field("sandbox", &self.sandbox)
+            .field("limits", &self.limits)
+            .finish()
+    }
+}
+
+/// What to start, after the sandbox was applied.
+pub(crate) struct Launch {
+    pub(crate) argv: Vec<OsString>,
+    pub(crate) cwd: Option<PathBuf>,
+    /// The session's limit cgroups; held by the session until it is gone.
+    pub(crate) keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
+}
+
+impl Sandboxing {
+    /// Applies the owner's policy and the limits to `argv`. `cwd` is the requested working
+    /// directory (else the workspace root when a policy service exists, else `default_cwd`);
+    /// `read_only_paths` are files the shell needs that a confinement would hide.
+    pub(crate) fn launch(
+        &self,
+        argv: Vec<OsString>,
+        owner_id: &str,
+        label: &str,
+        cwd: Option<PathBuf>,
+        default_cwd: Option<PathBuf>,
+        read_only_paths: &[&Path],
+    ) -> Result<Launch, TerminalError> {
+        let mut argv = argv;
+        let mut cwd = cwd;
+        if let Some(policies) = &self.policies {
+            let policy = policies.resolve(owner_id);
+            if cwd.is_none() {
+                cwd = Some(policy.workspace_root.clone());
+            }
+            if policy.mode.is_confined() {
+                let Some(sandbox) = &self.sandbox else {
+                    return Err(spawn_error(format!(
+                        "terminal-bash: sandbox mode \"{}\" requires a sandbox provider in the execution world; add the sandbox plugin or use the mode danger-full-access",
+                        policy.mode
+                    )));
+                };
+                let request = ConfineRequest {
+                    argv,
+                    policy,
+                    read_only_paths: read_only_paths.iter().map(|p| p.to_path_buf()).collect(),
+                };
+                argv = sandbox
+                    .confine(&request)
+                    .map_err(|e| spawn_error(format!("terminal-bash: {e}")))?;
+                if argv.is_empty() {
+                    return Err(spawn_error(
+                        "terminal-bash: sandbox returned empty argv".to_owned(),
+                    ));
+                }
+            }
+        } else if cwd.is_none() {
+            cwd = default_cwd;
+        }
+        let mut keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>> = None;
+        if let Some(limits) = &self.limits {
+            let limited = limits
+                .apply(label, argv)
+                .map_err(|e| spawn_error(format!("terminal-bash: {e}")))?;
+            argv = limited.argv;
+            if !limited.guard.dirs().is_empty() {
+                keep_alive = Some(Arc::new(WatchedLimits::new(limited.guard)));
+            }
+        }
+        Ok(Launch {
+            argv,
+            cwd,
+            keep_alive,
+        })
+    }
+}
+
+/// A session's limit cgroups, registered with the host-death watchdog while they exist (so a
+/// killed host's sessions are found by them too).
+struct WatchedLimits(LimitGuard);
+
+impl WatchedLimits {
+    fn new(guard: LimitGuard) -> Self {
+        for dir in guard.dirs() {
+            process::watch_cgroup_dir(dir);
+        }
+        Self(guard)
+    }
+}
+
+impl Drop for WatchedLimits {
+    fn drop(&mut self) {
+        for dir in self.0.dirs() {
+            process::unwatch_cgroup_dir(dir);
+        }
+    }
+}
+
+fn spawn_error(message: String) -> TerminalError {
+    TerminalError::new(TerminalErrorCode::Spawn, message)
+}

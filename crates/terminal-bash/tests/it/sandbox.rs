@@ -1,0 +1,419 @@
+//! Sessions confined by bubblewrap: what each mode allows, the private devpts (field case
+//! C35), resource limits, the mode fence, and the engine (marks, readiness, signals, stdin
+//! detection, close) working inside the sandbox.
+
+use std::sync::Arc;
+
+use dsh_context::{Agent, Context};
+use dsh_sandbox::{
+    LimitMechanism, SandboxConfig, SandboxMode, SandboxPlugin, SandboxPolicies, SessionLimits,
+};
+use dsh_terminal_bash::{BashBackend, Sandboxing, TerminalBashPlugin};
+use dsh_terminal_core::{
+    BackendSession, CloseOutcome, SpawnRequest, TerminalErrorCode, TerminalSignal, Terminals,
+    TerminalsPlugin, WaitReason,
+};
+use pretty_assertions::assert_eq;
+
+use crate::support::{Shell, TempDir, config, quick_config, sandboxed, unique_id, within};
+
+/// A TCP port on the host's loopback that accepts connections while the listener lives.
+fn listener() -> (std::net::TcpListener, u16) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    (l, port)
+}
+
+fn connect_probe(port: u16) -> String {
+    format!("(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo net-open || echo net-refused")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workspace_write_writes_only_the_workspace_and_has_no_network() {
+    within(async {
+        let ws = TempDir::new("ww");
+        let host_file = std::env::temp_dir().join(format!("dsh-host-{}", unique_id()));
+        std::fs::write(&host_file, "host").unwrap();
+        let (_l, port) = listener();
+        let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, false, None);
+        let sh = Shell::open_on(&backend).await;
+        // The working directory defaults to the workspace root.
+        let r = sh.send("pwd").await;
+        assert!(r.viewport.contains(&ws.0.display().to_string()), "{r:?}");
+        let r = sh.send("echo ok > inside.txt && echo wrote").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(
+            std::fs::read_to_string(ws.0.join("inside.txt")).unwrap(),
+            "ok\n"
+        );
+        let probe = format!("/usr/dsh-probe-{}", unique_id());
+        let r = sh.send(&format!("touch {probe}")).await;
+        assert_eq!(r.exit_code, Some(1), "{r:?}");
+        assert!(r.viewport.contains("Read-only file system"), "{r:?}");
+        assert!(!std::path::Path::new(&probe).exists());
+        // /tmp is private: the host's files there are invisible, and writes stay inside.
+        let r = sh
+            .send(&format!(
+                "test -e {} && echo host-visible || echo host-hidden",
+                host_file.display()
+            ))
+            .await;
+        assert!(r.viewport.contains("\nhost-hidden\n"), "{r:?}");
+        let private = format!("/tmp/dsh-private-{}", unique_id());
+        let r = sh
+            .send(&format!("echo p > {private} && cat {private}"))
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(!std::path::Path::new(&private).exists());
+        let r = sh.send(&connect_probe(port)).await;
+        assert!(r.viewport.contains("\nnet-refused\n"), "{r:?}");
+        sh.close().await;
+        let _ = std::fs::remove_file(&host_file);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_only_refuses_writes_to_the_workspace_too() {
+    within(async {
+        let ws = TempDir::new("ro");
+        std::fs::write(ws.0.join("readme"), "visible").unwrap();
+        let backend = sandboxed(config(), SandboxMode::ReadOnly, &ws.0, false, None);
+        let sh = Shell::open_on(&backend).await;
+        let r = sh.send("cat readme; echo; echo x > new.txt").await;
+        assert!(r.viewport.contains("visible"), "{r:?}");
+        assert!(r.viewport.contains("Read-only file system"), "{r:?}");
+        assert_eq!(r.exit_code, Some(1));
+        assert!(!ws.0.join("new.txt").exists());
+        // The private /tmp is still writable.
+        let r = sh.send("echo t > /tmp/t && cat /tmp/t").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allowed_network_and_full_access_reach_the_host() {
+    within(async {
+        let ws = TempDir::new("net");
+        let (_l, port) = listener();
+        let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, true, None);
+        let sh = Shell::open_on(&backend).await;
+        let r = sh.send(&connect_probe(port)).await;
+        assert!(r.viewport.contains("\nnet-open\n"), "{r:?}");
+        sh.close().await;
+        // danger-full-access: no confinement at all (no provider needed).
+        let full = BashBackend::with_sandboxing(
+            config(),
+            Sandboxing {
+                policies: Some(Arc::new(policies(SandboxMode::DangerFullAccess, &ws.0))),
+                ..Sandboxing::default()
+            },
+        );
+        let sh = Shell::open_on(&full).await;
+        let host_visible = std::env::temp_dir().join(format!("dsh-full-{}", unique_id()));
+        let r = sh
+            .send(&format!("echo f > {} && echo done", host_visible.display()))
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(std::fs::read_to_string(&host_visible).unwrap(), "f\n");
+        let _ = std::fs::remove_file(&host_visible);
+        sh.close().await;
+    })
+    .await;
+}
+
+fn policies(mode: SandboxMode, ws: &std::path::Path) -> SandboxPolicies {
+    SandboxPolicies::new(dsh_sandbox::PolicyDefaults {
+        mode,
+        workspace_root: ws.to_path_buf(),
+        allow_network: false,
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confined_mode_without_a_provider_fails_before_anything_starts() {
+    within(async {
+        let ws = TempDir::new("noprov");
+        let backend = BashBackend::with_sandboxing(
+            config(),
+            Sandboxing {
+                policies: Some(Arc::new(policies(SandboxMode::ReadOnly, &ws.0))),
+                ..Sandboxing::default()
+            },
+        );
+        let e = Shell::try_open_on(&backend).await.err().unwrap();
+        assert_eq!(e.code(), TerminalErrorCode::Spawn);
+        assert_eq!(
+            e.message(),
+            "terminal-bash: sandbox mode \"read-only\" requires a sandbox provider in the execution world; add the sandbox plugin or use the mode danger-full-access"
+        );
+    })
+    .await;
+}
+
+/// The engine inside the sandbox: prompt marks with exit statuses, stdin-wait detection,
+/// SIGINT to a running job and refusal at an idle prompt, and close stopping every
+/// background form.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn marks_readiness_signals_and_close_work_inside_the_sandbox() {
+    within(async {
+        let ws = TempDir::new("engine");
+        let backend = sandboxed(
+            quick_config(),
+            SandboxMode::WorkspaceWrite,
+            &ws.0,
+            false,
+            None,
+        );
+        let sh = Shell::open_on(&backend).await;
+        assert_eq!(sh.session.motd(), "dsh> ");
+        let r = sh.send("false").await;
+        assert_eq!(
+            (r.wait_reason, r.exit_code),
+            (WaitReason::StdinRead, Some(1))
+        );
+        let r = sh.send("read -p 'name? ' x").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.ends_with("name? "), "{r:?}");
+        let r = sh.send("world").await;
+        assert_eq!(
+            (r.wait_reason, r.exit_code),
+            (WaitReason::StdinRead, Some(0))
+        );
+        // At an idle prompt SIGINT is not sent, and SIGKILL of the shell is refused.
+        let s = sh.session.signal(TerminalSignal::Sigint).unwrap();
+        assert!(!s.delivered && s.shell_targeted, "{s:?}");
+        let e = sh.session.signal(TerminalSignal::Sigkill).unwrap_err();
+        assert_eq!(e.code(), TerminalErrorCode::Signal);
+        // A running job gets SIGINT and the shell prompt comes back.
+        let r = sh.send("sleep 100").await;
+        assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
+        let s = sh.session.signal(TerminalSignal::Sigint).unwrap();
+        assert!(s.delivered && !s.shell_targeted, "{s:?}");
+        let r = sh.send("echo after-$?").await;
+        assert!(r.viewport.contains("\nafter-130\n"), "{r:?}");
+        // Every background form, then close: nothing may remain.
+        let r = sh
+            .send(
+                "sleep 1001 & setsid sleep 1002 & nohup sleep 1003 >/dev/null 2>&1 & \
+                 (sleep 1004 &) ; sleep 1005 & disown; echo started",
+            )
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Field case C35 (terminal part): a confined session cannot see, open, write to or type
+/// into another session's terminal, and the other session is untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c35_sessions_cannot_reach_each_others_terminal() {
+    within(async {
+        let ws = TempDir::new("c35");
+        let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, false, None);
+        let a = Shell::open_on(&backend).await;
+        let b = Shell::open_on(&backend).await;
+        let b_tty = b.session.tty_path().unwrap().display().to_string();
+        // The attack works without a sandbox: the host can open B's terminal device.
+        assert!(std::fs::OpenOptions::new().write(true).open(&b_tty).is_ok());
+        let r = a.send("ls /dev/pts").await;
+        assert_eq!(r.viewport, "ls /dev/pts\nptmx\ndsh> ", "{r:?}");
+        let r = a.send(&format!("echo pwned > {b_tty}")).await;
+        assert_eq!(r.exit_code, Some(1), "{r:?}");
+        let r = a
+            .send(&format!(
+                "python3 -c \"import os, fcntl, termios; fd = os.open('{b_tty}', os.O_RDWR); \
+                 fcntl.ioctl(fd, termios.TIOCSTI, b'x')\" 2>&1 | tail -1"
+            ))
+            .await;
+        assert!(r.viewport.contains("FileNotFoundError"), "{r:?}");
+        // B's processes are not even visible to A.
+        let r = a.send("ps -e -o comm= | sort -u | tr '\\n' ' '").await;
+        // Only this session's shell and the namespace's init (bwrap) besides the pipeline.
+        assert!(
+            r.viewport.contains("\nbash bwrap ps sort tr dsh> "),
+            "{r:?}"
+        );
+        let r = b.send("echo still-mine").await;
+        assert_eq!(r.viewport, "echo still-mine\nstill-mine\ndsh> ");
+        let history = b.session.transcript();
+        assert!(!history.contains("pwned"), "{history:?}");
+        a.close().await;
+        b.close().await;
+    })
+    .await;
+}
+
+/// Field case C35 (limits part): a fork bomb in one session is capped by its own pids
+/// cgroup; another session and this process stay responsive; close stops every bomb
+/// process. On a host without a limit mechanism, the open result says so instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c35_a_fork_bomb_is_contained_by_the_sessions_pid_cap() {
+    const MAX_PIDS: u64 = 48;
+    within(async {
+        let ws = TempDir::new("bomb");
+        let limits = SessionLimits {
+            max_pids: Some(MAX_PIDS),
+            max_memory_bytes: Some(256 * 1024 * 1024),
+        };
+        let cfg = dsh_terminal_bash::BashConfig {
+            timeout_ms: 4000,
+            ..quick_config()
+        };
+        let bomb_backend = sandboxed(cfg, SandboxMode::WorkspaceWrite, &ws.0, false, Some(limits));
+        let LimitMechanism::CgroupV1 {
+            pids: Some(pids_base),
+            ..
+        } = LimitMechanism::detect()
+        else {
+            // Nothing can cap the session here: the open result must say so.
+            let sh = Shell::open_on(&bomb_backend).await;
+            assert!(
+                sh.session.motd().starts_with("[limits: the process"),
+                "{}",
+                sh.session.motd()
+            );
+            sh.close().await;
+            return;
+        };
+        let victim = Shell::open_on(&sandboxed(
+            config(),
+            SandboxMode::WorkspaceWrite,
+            &ws.0,
+            false,
+            None,
+        ))
+        .await;
+        let bomb = Shell::open_on(&bomb_backend).await;
+        assert_eq!(bomb.session.motd(), "dsh> ");
+        // Verify the cap before detonating anything.
+        let r = bomb
+            .send("cat /sys/fs/cgroup/pids$(grep :pids: /proc/self/cgroup | cut -d: -f3)/pids.max")
+            .await;
+        assert!(r.viewport.contains(&format!("\n{MAX_PIDS}\n")), "{r:?}");
+        // Memory: an allocation past the cap fails instead of taking the host's memory.
+        let r = bomb
+            .send("python3 -c 'x = bytearray(512 * 1024 * 1024); print(\"allocated\")'")
+            .await;
+        assert!(!r.viewport.contains("\nallocated\n"), "{r:?}");
+        assert_ne!(r.exit_code, Some(0), "{r:?}");
+        // The session's pids cgroup, as the host sees it.
+        let own =
+            std::fs::read_to_string(format!("/proc/{}/cgroup", bomb.session.shell().pid)).unwrap();
+        let leaf = own
+            .lines()
+            .find_map(|l| l.split_once(":pids:/").map(|(_, p)| p.to_owned()))
+            .unwrap();
+        let cgroup = pids_base.join(leaf.rsplit('/').next().unwrap());
+        assert!(
+            cgroup
+                .to_string_lossy()
+                .ends_with(&format!("-{}", bomb.id.as_str())),
+            "{} is not the cgroup of {}",
+            cgroup.display(),
+            bomb.id.as_str()
+        );
+        let read = |file: &str| std::fs::read_to_string(cgroup.join(file)).unwrap_or_default();
+        let refused_forks = || {
+            read("pids.events")
+                .trim()
+                .strip_prefix("max ")
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        assert_eq!(refused_forks(), 0, "{}", cgroup.display());
+        // The bomb.
+        let r = bomb.send(":(){ :|:& };:").await;
+        assert_ne!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
+        crate::support::wait_until("the bomb runs into its cap", || refused_forks() > 0).await;
+        let current: u64 = read("pids.current").trim().parse().unwrap();
+        assert!(
+            current <= MAX_PIDS,
+            "{current} processes in a session capped at {MAX_PIDS}"
+        );
+        let r = victim.send("echo victim-alive").await;
+        assert_eq!(r.viewport, "echo victim-alive\nvictim-alive\ndsh> ");
+        bomb.close().await;
+        victim.close().await;
+    })
+    .await;
+}
+
+/// Caps that nothing on the host can enforce are reported in the open result (the startup
+/// screen), and the session works uncapped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unenforceable_caps_are_reported_at_open() {
+    within(async {
+        let caps = SessionLimits {
+            max_pids: Some(100),
+            max_memory_bytes: None,
+        };
+        let backend = BashBackend::with_sandboxing(
+            config(),
+            Sandboxing {
+                limits: Some(Arc::new(dsh_sandbox::ResourceLimits::with_mechanism(
+                    caps,
+                    LimitMechanism::Unavailable,
+                ))),
+                ..Sandboxing::default()
+            },
+        );
+        let sh = Shell::open_on(&backend).await;
+        assert_eq!(
+            sh.session.motd(),
+            "[limits: the process cap is not enforced: none available on this host (sessions are not capped)]\ndsh> "
+        );
+        let r = sh.send("echo works").await;
+        assert!(r.viewport.contains("\nworks\n"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// The mode fence through the real services: while an owner has a session, its mode cannot
+/// change; other owners can; once the session is closed the change goes through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mode_fence_holds_while_an_owner_has_sessions() {
+    within(async {
+        let ws = TempDir::new("fence");
+        let ctx = Context::builder()
+            .with(TerminalsPlugin)
+            .with(SandboxPlugin {
+                config: SandboxConfig {
+                    mode: SandboxMode::WorkspaceWrite,
+                    workspace_root: Some(ws.0.clone()),
+                    ..SandboxConfig::default()
+                },
+            })
+            .with(TerminalBashPlugin { config: config() })
+            .apply()
+            .unwrap();
+        let terminals: Arc<Terminals> = ctx.require::<Terminals>().unwrap();
+        let policies: Arc<SandboxPolicies> = ctx.require::<SandboxPolicies>().unwrap();
+        let (a, b) = (Agent::new(&ctx, "a"), Agent::new(&ctx, "b"));
+        let opened = terminals
+            .spawn(
+                &a,
+                SpawnRequest {
+                    backend_type: "shell".into(),
+                    name: None,
+                    cwd: None,
+                },
+            )
+            .await
+            .unwrap();
+        let e = policies.set_mode(&a, SandboxMode::DangerFullAccess).unwrap_err();
+        assert!(e.to_string().starts_with("cannot change the sandbox mode from workspace-write to danger-full-access while persistent terminal sessions are open"), "{e}");
+        policies.set_mode(&a, SandboxMode::WorkspaceWrite).unwrap();
+        policies.set_mode(&b, SandboxMode::ReadOnly).unwrap();
+        let closed = terminals.kill(&a, &opened.snapshot.session_id).await.unwrap();
+        assert!(matches!(closed, CloseOutcome::Closed(_)), "{closed:?}");
+        policies.set_mode(&a, SandboxMode::ReadOnly).unwrap();
+        assert_eq!(policies.resolve("a").mode, SandboxMode::ReadOnly);
+        ctx.dispose().await;
+    })
+    .await;
+}
