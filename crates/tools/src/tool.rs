@@ -282,6 +282,19 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// Like [`Tool::finalize_content`], but also sees the call's arguments (`None` when they
+    /// do not deserialize) and agent, for tools whose bound depends on what the call names
+    /// (e.g. a background job's own output limit). Default: [`Tool::finalize_content`].
+    fn finalize_call(
+        &self,
+        args: Option<&Self::Args>,
+        agent: Option<&Agent>,
+        content: &[Content],
+    ) -> Option<Vec<Content>> {
+        let _ = (args, agent);
+        self.finalize_content(content)
+    }
+
     /// A card for the call before it runs (arguments already validated).
     fn present_call(&self, args: &Self::Args) -> Option<Card> {
         let _ = args;
