@@ -166,6 +166,20 @@ pub fn render_send(result: &SendResult, max_bytes: usize) -> String {
     bound_body_with_suffix(body, &metadata, result.truncated, max_bytes)
 }
 
+/// A background send's acknowledgement: `started background job <id>`, then what the screen
+/// showed so far (newest kept within the cap).
+pub fn render_background(job_id: &str, output: &str, max_bytes: usize) -> String {
+    let prefix = format!("started background job {job_id}");
+    if output.is_empty() {
+        return bound_terminal_text(&prefix, max_bytes);
+    }
+    let complete = format!("{prefix}\n{output}");
+    if complete.len() <= max_bytes {
+        return complete;
+    }
+    fit_with_prefix(&format!("{prefix}\n"), output, max_bytes)
+}
+
 /// A consuming background read: the delta plus `[output truncated]` when cut (seed
 /// `renderSendRead`).
 pub fn render_send_read(read: &SendRead) -> String {

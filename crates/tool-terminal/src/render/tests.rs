@@ -353,3 +353,20 @@ fn cuts_start_at_a_line_boundary() {
         "a single partial line is kept"
     );
 }
+
+#[test]
+fn background_acknowledgements_keep_the_job_id() {
+    assert_eq!(
+        render_background("pty-send-1", "", 64),
+        "started background job pty-send-1"
+    );
+    assert_eq!(
+        render_background("pty-send-1", "make: building\n", 1000),
+        "started background job pty-send-1\nmake: building\n"
+    );
+    let long = "x".repeat(500);
+    let out = render_background("pty-send-1", &long, 64);
+    assert!(out.len() <= 64, "{out:?}");
+    assert!(out.starts_with("started background job pty-send-1\n"));
+    assert!(out.ends_with("[output truncated]"));
+}
