@@ -176,7 +176,10 @@ fn same_owner(a: Option<&Agent>, b: Option<&Agent>) -> bool {
 /// Runs a listener, logging (never propagating) a panic.
 fn contained(what: &str, f: impl FnOnce()) {
     if std::panic::catch_unwind(AssertUnwindSafe(f)).is_err() {
-        tracing::error!(listener = what, "job listener panicked; the job itself is unaffected");
+        tracing::error!(
+            listener = what,
+            "job listener panicked; the job itself is unaffected"
+        );
     }
 }
 
@@ -328,7 +331,10 @@ impl LocalJobRegistry {
                     cancels.push((*seq, record.cancel.clone()));
                 }
                 settled.push((*seq, record.settled.subscribe()));
-                if !owners.iter().any(|o| same_owner(o.as_ref(), record.owner.as_ref())) {
+                if !owners
+                    .iter()
+                    .any(|o| same_owner(o.as_ref(), record.owner.as_ref()))
+                {
                     owners.push(record.owner.clone());
                 }
             }
@@ -437,8 +443,7 @@ impl JobRegistry for LocalJobRegistry {
                 .jobs
                 .values()
                 .filter(|r| {
-                    r.snapshot.status.is_live()
-                        && same_owner(r.owner.as_ref(), spec.owner.as_ref())
+                    r.snapshot.status.is_live() && same_owner(r.owner.as_ref(), spec.owner.as_ref())
                 })
                 .count()
         };

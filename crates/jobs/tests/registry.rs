@@ -153,7 +153,9 @@ async fn capacity_is_checked_before_run_and_freed_by_settlement() {
     let first = JobId::new("bash-1");
     probes[1].complete("done");
     settled(&jobs, &JobId::new("bash-2"), Some(&owner)).await;
-    let id = jobs.start(spec(&extra, "bash", Some(&owner), true)).unwrap();
+    let id = jobs
+        .start(spec(&extra, "bash", Some(&owner), true))
+        .unwrap();
     assert_eq!(id.as_str(), "bash-11");
     assert!(jobs.get(&first, Some(&owner)).unwrap().status.is_live());
     jobs.dispose_owner(&owner).await;
@@ -486,7 +488,10 @@ async fn owner_disposal_cancels_awaits_and_forgets() {
     assert_eq!(*done.lock(), vec![true, true], "teardown marks reported");
     assert!(*changes.lock() > before);
     // The same-id replacement is untouched.
-    assert_eq!(jobs.get(&keep, Some(&a2)).unwrap().status, JobStatus::Running);
+    assert_eq!(
+        jobs.get(&keep, Some(&a2)).unwrap().status,
+        JobStatus::Running
+    );
     jobs.dispose().await;
     assert_eq!(*p2.cancels.lock(), vec![SERVICE_DISPOSED_REASON.to_owned()]);
     assert!(jobs.all_snapshots().is_empty());

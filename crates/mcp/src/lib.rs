@@ -30,15 +30,18 @@
 
 mod catalog;
 mod compose;
+mod notices;
 mod options;
 mod server;
 
 pub use catalog::tool_catalog_markdown;
 pub use compose::{ComposeError, bash_config, compose, tool_terminal_config};
+pub use notices::NOTICE_LOGGER;
 pub use options::{
     DEFAULT_COLS, DEFAULT_DISPOSE_GRACE_MS, DEFAULT_EXACT_PROBE_AFTER_MS, DEFAULT_HANDOFF_GRACE_MS,
-    DEFAULT_IDLE_SILENCE_MS, DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_RESULT_BYTES,
-    DEFAULT_POLL_INTERVAL_MS, DEFAULT_ROWS, DEFAULT_SHELL, DEFAULT_TIMEOUT_MS, Options,
+    DEFAULT_IDLE_SILENCE_MS, DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER, DEFAULT_MAX_INPUT_BYTES,
+    DEFAULT_MAX_RESULT_BYTES, DEFAULT_POLL_INTERVAL_MS, DEFAULT_ROWS, DEFAULT_SHELL,
+    DEFAULT_TIMEOUT_MS, Options,
 };
 pub use server::{
     ConnectionEnd, EndCause, McpServer, SERVER_NAME, call_tool_result, dispose_with_deadline,

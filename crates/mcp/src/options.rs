@@ -13,6 +13,9 @@ pub const DEFAULT_SHELL: &str = "/bin/bash";
 pub const DEFAULT_MAX_RESULT_BYTES: usize = dsh_tool_terminal::DEFAULT_MAX_RESULT_BYTES;
 /// Default cap on the `text` of one `terminal_send`, in bytes.
 pub const DEFAULT_MAX_INPUT_BYTES: usize = dsh_tool_terminal::DEFAULT_MAX_INPUT_BYTES;
+/// Default limit on live background jobs per connection.
+pub const DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER: usize =
+    dsh_jobs::DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER;
 /// Default readiness poll interval, in milliseconds.
 pub const DEFAULT_POLL_INTERVAL_MS: u64 = 50;
 /// Default delay before the exact stdin-read probe, in milliseconds.
@@ -41,10 +44,13 @@ const TEARDOWN_BASE: Duration = Duration::from_secs(10);
     about = "Serves persistent, owner-isolated terminal sessions to MCP clients over stdio.",
     long_about = "Serves persistent, owner-isolated terminal sessions to MCP clients over stdio.\n\n\
         With no arguments, dsh-mcp speaks MCP (JSON-RPC, one message per line) on stdin/stdout and \
-        offers six tools: terminal_open, terminal_send, terminal_read, terminal_signal, \
-        terminal_close and terminal_list. The server's instructions are the assembled system \
-        prompt. Each MCP connection is one agent; its sessions are closed, with every process \
-        they started, when the client disconnects or the server receives SIGINT, SIGTERM or SIGHUP.",
+        offers nine tools: terminal_open, terminal_send, terminal_read, terminal_signal, \
+        terminal_close, terminal_list, and job_output, job_list, job_kill for sends run in the \
+        background. The server's instructions are the assembled system prompt. Each MCP \
+        connection is one agent; its jobs and sessions are ended, with every process they \
+        started, when the client disconnects or the server receives SIGINT, SIGTERM or SIGHUP. \
+        A finished background job's notice is appended to the connection's next tool result \
+        and sent as a log notification.",
     after_help = "Logs go to stderr only; set RUST_LOG (e.g. RUST_LOG=info or \
         RUST_LOG=dsh_terminal_core=debug) to change the level (default: warn). Invalid options exit with status 2."
 )]
@@ -67,11 +73,14 @@ pub struct Options {
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_INPUT_BYTES)]
     pub max_input_bytes: usize,
 
-    /// Offer `run_in_background` on terminal_send. Off by default: this server does not ship
-    /// the jobs service (job_output / job_kill) yet, so a background send would fail with an
-    /// error telling the model so [default: off].
+    /// Remove `run_in_background` from terminal_send (background sends run as jobs read with
+    /// job_output and stopped with job_kill; the job tools stay available).
     #[arg(long, default_value_t = false)]
-    pub enable_run_in_background: bool,
+    pub disable_run_in_background: bool,
+
+    /// Live background jobs one connection may run at once (at least 1).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER)]
+    pub max_concurrent_jobs_per_owner: usize,
 
     /// Readiness poll interval, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_POLL_INTERVAL_MS)]
@@ -115,7 +124,8 @@ impl Default for Options {
             cwd: None,
             max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
-            enable_run_in_background: false,
+            disable_run_in_background: false,
+            max_concurrent_jobs_per_owner: DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER,
             poll_interval_ms: DEFAULT_POLL_INTERVAL_MS,
             exact_probe_after_ms: DEFAULT_EXACT_PROBE_AFTER_MS,
             idle_silence_ms: DEFAULT_IDLE_SILENCE_MS,

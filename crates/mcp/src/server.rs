@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use dsh_context::{Agent, Context, ContextError};
 use dsh_system_prompt::SystemPrompt;
+use dsh_tool_jobs::JobNotices;
 use dsh_tools::{ToolCall, ToolResult, ToolSchema, Tools};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -48,6 +49,7 @@ pub struct McpServer {
     ctx: Context,
     tools: Arc<Tools>,
     prompt: Arc<SystemPrompt>,
+    notices: Option<Arc<JobNotices>>,
     teardown_deadline: Duration,
     next_connection: AtomicU64,
 }
@@ -110,6 +112,7 @@ impl McpServer {
             ctx: ctx.clone(),
             tools: ctx.require::<Tools>()?,
             prompt: ctx.require::<SystemPrompt>()?,
+            notices: ctx.get::<JobNotices>(),
             teardown_deadline: DEFAULT_TEARDOWN_DEADLINE,
             next_connection: AtomicU64::new(0),
         })
@@ -161,22 +164,37 @@ impl McpServer {
                 agent: agent.clone(),
                 config: self.server_config(),
                 calls: Arc::new(AtomicU64::new(0)),
+                notices: self.notices.clone(),
             };
             tracing::info!("connection opened");
+            let forwarder = CancellationToken::new();
             let cause = match handler
                 .serve_with_ct(transport, shutdown.child_token())
                 .await
             {
-                Ok(running) => match running.waiting().await {
-                    Ok(QuitReason::Closed) => EndCause::ClientClosed,
-                    Ok(QuitReason::Cancelled) => EndCause::Shutdown,
-                    Ok(QuitReason::JoinError(e)) | Err(e) => EndCause::ServiceFailed(e.to_string()),
-                    Ok(other) => EndCause::ServiceFailed(format!("{other:?}")),
-                },
+                Ok(running) => {
+                    if let Some(notices) = &self.notices {
+                        crate::notices::spawn_log_forwarder(
+                            notices.clone(),
+                            agent.clone(),
+                            running.peer().clone(),
+                            forwarder.clone(),
+                        );
+                    }
+                    match running.waiting().await {
+                        Ok(QuitReason::Closed) => EndCause::ClientClosed,
+                        Ok(QuitReason::Cancelled) => EndCause::Shutdown,
+                        Ok(QuitReason::JoinError(e)) | Err(e) => {
+                            EndCause::ServiceFailed(e.to_string())
+                        }
+                        Ok(other) => EndCause::ServiceFailed(format!("{other:?}")),
+                    }
+                }
                 Err(ServerInitializeError::Cancelled) => EndCause::Shutdown,
                 Err(ServerInitializeError::ConnectionClosed(_)) => EndCause::ClientClosed,
                 Err(e) => EndCause::InitializeFailed(e.to_string()),
             };
+            forwarder.cancel();
             tracing::info!(?cause, "connection ended; disposing its agent");
             let teardown_complete = run_with_deadline(
                 &format!("agent {agent_id} teardown"),
@@ -234,8 +252,14 @@ async fn run_with_deadline(
     }
 }
 
+// Logging carries job notices (see `notices`); rmcp marks it deprecated (SEP-2577).
+#[allow(deprecated)]
 fn server_config(prompt: &SystemPrompt) -> ServerConfig {
-    let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    let capabilities = ServerCapabilities::builder()
+        .enable_tools()
+        .enable_logging()
+        .build();
+    let config = ServerConfig::new(capabilities)
         .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")));
     let instructions = prompt.assemble();
     if instructions.is_empty() {
@@ -252,6 +276,7 @@ struct Connection {
     agent: Agent,
     config: ServerConfig,
     calls: Arc<AtomicU64>,
+    notices: Option<Arc<JobNotices>>,
 }
 
 impl ServerHandler for Connection {
@@ -287,7 +312,11 @@ impl ServerHandler for Connection {
             tracing::debug_span!("tool_call", tool = %name, %call_id, request_id = %context.id);
         let result = self.tools.execute(&name, args, call).instrument(span).await;
         tracing::debug!(tool = %name, %call_id, is_error = result.is_error, "tool call finished");
-        Ok(CallToolResponse::from(call_tool_result(result)))
+        let mut out = call_tool_result(result);
+        if let Some(notices) = &self.notices {
+            crate::notices::append_notices(notices, &self.agent, &mut out);
+        }
+        Ok(CallToolResponse::from(out))
     }
 }
 

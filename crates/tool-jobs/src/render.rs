@@ -92,7 +92,12 @@ pub fn render_kill(job: &JobSnapshot, requested: bool) -> String {
 /// then the head of that prefix before the action; finally the tail of the action.
 pub fn render_notice(job: &JobSnapshot, limit: Option<usize>) -> String {
     let prefix = format!("background job {}", job.id);
-    let details = format!(" ({}: {}) finished {}", job.kind, job.label, status_line(job));
+    let details = format!(
+        " ({}: {}) finished {}",
+        job.kind,
+        job.label,
+        status_line(job)
+    );
     let full = format!("{prefix}{details}. Read its output with job_output.");
     let Some(cap) = limit else { return full };
     if full.len() <= cap {

@@ -161,7 +161,9 @@ impl Background {
                                 status(cancel_requested.load(Ordering::SeqCst)),
                                 Some(detail(&result)),
                             ),
-                            Err(e) => JobOutcome::new(FinalStatus::Failed, Some(format!("Error: {e}"))),
+                            Err(e) => {
+                                JobOutcome::new(FinalStatus::Failed, Some(format!("Error: {e}")))
+                            }
                         })
                     }),
                 })

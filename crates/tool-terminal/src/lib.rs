@@ -316,7 +316,12 @@ impl Tool for SendTool {
                 output,
             });
         }
-        if let Some(job) = self.0.background.as_ref().and_then(|b| b.active_job(&owner, &id)) {
+        if let Some(job) = self
+            .0
+            .background
+            .as_ref()
+            .and_then(|b| b.active_job(&owner, &id))
+        {
             return Err(background::Background::busy_error(&id, &job));
         }
         let request = SendRequest {

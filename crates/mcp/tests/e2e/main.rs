@@ -13,6 +13,7 @@ mod bad_input;
 mod catalog;
 mod cli;
 mod isolation;
+mod jobs;
 mod snapshots;
 mod stdio;
 mod support;

@@ -70,7 +70,7 @@ impl Reply {
 }
 
 /// Calls `tool` and returns the result; a protocol error fails the test.
-pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> Reply {
+pub(crate) async fn call(client: &rmcp::Peer<RoleClient>, tool: &str, args: Value) -> Reply {
     let Value::Object(args) = args else {
         panic!("tool arguments must be a JSON object")
     };
@@ -85,7 +85,7 @@ pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> Reply {
 }
 
 /// Calls `tool` and asserts success with exactly one text block.
-pub(crate) async fn ok(client: &Client, tool: &str, args: Value) -> Reply {
+pub(crate) async fn ok(client: &rmcp::Peer<RoleClient>, tool: &str, args: Value) -> Reply {
     let reply = call(client, tool, args.clone()).await;
     assert!(
         !reply.is_error,
@@ -97,7 +97,7 @@ pub(crate) async fn ok(client: &Client, tool: &str, args: Value) -> Reply {
 }
 
 /// Calls `tool` and asserts an `isError` result whose text is `Error: ...`.
-pub(crate) async fn err(client: &Client, tool: &str, args: Value) -> Reply {
+pub(crate) async fn err(client: &rmcp::Peer<RoleClient>, tool: &str, args: Value) -> Reply {
     let reply = call(client, tool, args.clone()).await;
     assert!(
         reply.is_error,
@@ -113,7 +113,7 @@ pub(crate) async fn err(client: &Client, tool: &str, args: Value) -> Reply {
 }
 
 /// `terminal_send {sessionId, text}` (submit defaults to true), asserting success.
-pub(crate) async fn send(client: &Client, session: &str, text: &str) -> Reply {
+pub(crate) async fn send(client: &rmcp::Peer<RoleClient>, session: &str, text: &str) -> Reply {
     ok(
         client,
         "terminal_send",
@@ -242,6 +242,14 @@ pub(crate) struct ServerProcess {
 impl ServerProcess {
     /// Starts `dsh-mcp <args>` and completes the MCP handshake with rmcp's client.
     pub(crate) async fn start(args: &[&str]) -> (Self, Client) {
+        Self::start_with(args, ()).await
+    }
+
+    /// Like [`ServerProcess::start`], with a client handler that observes notifications.
+    pub(crate) async fn start_with<H: rmcp::ClientHandler>(
+        args: &[&str],
+        handler: H,
+    ) -> (Self, RunningService<RoleClient, H>) {
         let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
             .args(args)
             .stdin(Stdio::piped())
@@ -254,7 +262,7 @@ impl ServerProcess {
         let stdout = child.stdout.take().expect("child stdout");
         let stdin = child.stdin.take().expect("child stdin");
         let server = Self { child, pid };
-        let client = within("MCP initialize", ().serve((stdout, stdin)))
+        let client = within("MCP initialize", handler.serve((stdout, stdin)))
             .await
             .expect("MCP initialize");
         (server, client)

@@ -113,7 +113,11 @@ fn list_and_kill_renders() {
 
 #[test]
 fn notices_degrade_in_exact_shapes() {
-    let mut j = job("pty-send-100", JobStatus::Completed, Some("wait: stdin_read"));
+    let mut j = job(
+        "pty-send-100",
+        JobStatus::Completed,
+        Some("wait: stdin_read"),
+    );
     j.label = "pty-1: for i in 1 2 3 4 5; do echo tick$i; sleep 1; done".into();
     let full = render_notice(&j, None);
     assert_eq!(

@@ -94,11 +94,12 @@ impl Probe {
                         c.finish(FinalStatus::Killed, "wait: stdin_read");
                         Ok(())
                     }),
-                    read_output: Some(Box::new(move || std::mem::take(&mut *r.buffer.lock()))
-                        as ReadOutputHook),
-                    done: Box::pin(async move {
-                        rx.await.map_err(|_| "producer dropped".to_owned())
-                    }),
+                    read_output: Some(
+                        Box::new(move || std::mem::take(&mut *r.buffer.lock())) as ReadOutputHook
+                    ),
+                    done: Box::pin(
+                        async move { rx.await.map_err(|_| "producer dropped".to_owned()) },
+                    ),
                 })
             }),
         }

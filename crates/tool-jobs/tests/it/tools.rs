@@ -62,7 +62,10 @@ async fn schemas_prompt_and_config() {
     scope.dispose().await;
     assert!(tools.list().is_empty());
     let err = jobs.start(Probe::new().spec(None, None)).unwrap_err();
-    assert!(err.to_string().starts_with("background jobs unavailable"), "{err}");
+    assert!(
+        err.to_string().starts_with("background jobs unavailable"),
+        "{err}"
+    );
     root.dispose().await;
 
     let bad = dsh_context::Context::builder()
@@ -270,7 +273,10 @@ async fn list_and_kill_per_caller() {
         .tools
         .present_call("job_kill", &json!({"job_id": "pty-send-1"}))
         .unwrap();
-    assert_eq!(card.title.as_deref(), Some("Kill background job pty-send-1"));
+    assert_eq!(
+        card.title.as_deref(),
+        Some("Kill background job pty-send-1")
+    );
     host.ctx.dispose().await;
 }
 

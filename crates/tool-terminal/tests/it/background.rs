@@ -32,7 +32,10 @@ async fn background(host: &Host, agent: &Agent, session: &str, text: &str) -> St
     let value: Value = r.structured.clone().unwrap();
     assert_eq!(value["kind"], "background");
     let job = value["jobId"].as_str().unwrap().to_owned();
-    assert!(r.text().starts_with(&format!("started background job {job}")));
+    assert!(
+        r.text()
+            .starts_with(&format!("started background job {job}"))
+    );
     job
 }
 
@@ -45,9 +48,7 @@ async fn read_until_settled(host: &Host, agent: &Agent, job: &str) -> Vec<String
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     let mut reads = Vec::new();
     loop {
-        let r = host
-            .call(agent, "job_output", json!({"job_id": job}))
-            .await;
+        let r = host.call(agent, "job_output", json!({"job_id": job})).await;
         assert!(!r.is_error, "{}", r.text());
         let text = r.text();
         let done = !status_line(&text).starts_with("[status: running");
@@ -87,7 +88,8 @@ async fn a_background_loop_streams_each_tick_once_and_completes_with_its_exit_co
         .await;
     assert!(busy.is_error);
     assert!(
-        busy.text().contains("is busy with background job pty-send-1"),
+        busy.text()
+            .contains("is busy with background job pty-send-1"),
         "{}",
         busy.text()
     );
@@ -115,7 +117,11 @@ async fn a_background_loop_streams_each_tick_once_and_completes_with_its_exit_co
     let again = host
         .call(&agent, "job_output", json!({"job_id": job}))
         .await;
-    assert!(again.text().starts_with("(no new output)"), "{}", again.text());
+    assert!(
+        again.text().starts_with("(no new output)"),
+        "{}",
+        again.text()
+    );
     // The session is usable again.
     let r = host
         .call(
@@ -148,9 +154,7 @@ async fn wait_returns_the_settled_status_and_kill_interrupts_like_sigint() {
     );
 
     let job = background(&host, &agent, &session, "sleep 1000").await;
-    let r = host
-        .call(&agent, "job_kill", json!({"job_id": job}))
-        .await;
+    let r = host.call(&agent, "job_kill", json!({"job_id": job})).await;
     assert_eq!(r.text(), format!("requested cancellation of job {job}"));
     let r = host
         .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
@@ -189,9 +193,7 @@ async fn closing_the_session_or_disposing_the_owner_ends_its_jobs() {
     let session = open(&host, &other).await;
     let job = background(&host, &other, &session, "sleep 1000").await;
     // Another owner cannot touch it.
-    let r = host
-        .call(&agent, "job_kill", json!({"job_id": job}))
-        .await;
+    let r = host.call(&agent, "job_kill", json!({"job_id": job})).await;
     assert_eq!(
         r.text(),
         format!("Error: job {job} belongs to another session")
