@@ -1,4 +1,4 @@
-//! Delivery of background-job completion notices over MCP.
+//! Delivery of background-job completion notices and of call progress over MCP.
 //!
 //! A notice reaches the model two ways, so every client shows it: it is appended as its own
 //! text block to the connection's next `tools/call` result (each notice once), and it is sent
@@ -12,7 +12,10 @@ use std::sync::Arc;
 
 use dsh_context::Agent;
 use dsh_tool_jobs::JobNotices;
-use rmcp::model::{CallToolResult, ContentBlock, LoggingLevel, LoggingMessageNotificationParam};
+use rmcp::model::{
+    CallToolResult, ContentBlock, LoggingLevel, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken,
+};
 use rmcp::service::{Peer, RoleServer};
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
@@ -64,4 +67,29 @@ pub(crate) fn spawn_log_forwarder(
             }
         }
     });
+}
+
+/// A progress sink for one `tools/call` that carried `progressToken`: reports become
+/// `notifications/progress` in order, sent by one task that ends when the call's sink is
+/// dropped.
+pub(crate) fn progress_sink(
+    peer: Peer<RoleServer>,
+    token: ProgressToken,
+) -> dsh_tools::ProgressSink {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<dsh_tools::ToolProgress>();
+    tokio::spawn(async move {
+        while let Some(report) = rx.recv().await {
+            let mut param = ProgressNotificationParam::new(token.clone(), report.progress);
+            if let Some(message) = report.message {
+                param = param.with_message(message);
+            }
+            if let Err(e) = peer.notify_progress(param).await {
+                tracing::debug!(error = %e, "could not send a progress notification");
+                return;
+            }
+        }
+    });
+    dsh_tools::ProgressSink::new(move |report| {
+        let _ = tx.send(report);
+    })
 }

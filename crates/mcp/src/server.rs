@@ -8,7 +8,10 @@
 //!   and the assembled system prompt as `instructions`;
 //! - `tools/list` is [`Tools::list`]; `tools/call` is [`Tools::execute`], and every tool failure
 //!   (unknown tool, bad arguments, a failing tool) is an `isError` result, never a protocol
-//!   error.
+//!   error; a call carrying `progressToken` gets `notifications/progress` from tools that
+//!   report it (a long foreground `terminal_send`: bytes produced, last line);
+//! - background-job completion notices are appended to the connection's next result and sent
+//!   as log notifications (`notices`).
 //!
 //! Flow of one connection ([`McpServer::serve_connection`]):
 //! 1. create the agent and the handler, then run rmcp's serve loop until the client disconnects
@@ -305,9 +308,12 @@ impl ServerHandler for Connection {
         let args = request
             .arguments
             .map_or_else(|| Value::Object(JsonObject::new()), Value::Object);
-        let call = ToolCall::new(call_id.clone())
+        let mut call = ToolCall::new(call_id.clone())
             .with_agent(self.agent.clone())
             .with_cancel(context.ct.clone());
+        if let Some(token) = context.meta.get_progress_token() {
+            call = call.with_progress(crate::notices::progress_sink(context.peer.clone(), token));
+        }
         let span =
             tracing::debug_span!("tool_call", tool = %name, %call_id, request_id = %context.id);
         let result = self.tools.execute(&name, args, call).instrument(span).await;

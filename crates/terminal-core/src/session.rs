@@ -48,8 +48,8 @@ use crate::pty::{ExitInfo, Pty, PtyCommand, ReadEvent};
 use crate::readiness::{Observation, PreWrite, Readiness, ReadinessTiming, Settle};
 use crate::screen::{AnchorId, PromptNonce, PromptState, Screen, ScreenConfig};
 use crate::types::{
-    CloseReport, InputMode, ReadRequest, ReadResult, SendRead, SendRequest, SendResult, SessionId,
-    SessionStatus, SignalResult, TerminalSignal, WaitReason,
+    CloseReport, InputMode, ReadRequest, ReadResult, SendProgress, SendRead, SendRequest,
+    SendResult, SessionId, SessionStatus, SignalResult, TerminalSignal, WaitReason,
 };
 
 /// Environment variable carrying the per-session random tag (see [`PtySpawnSpec::command`]).
@@ -594,6 +594,27 @@ impl OperationHandle for Op {
         self.shared().cancel_requested = true;
         self.wake.notify_one();
         true
+    }
+
+    fn progress(&self) -> SendProgress {
+        /// Enough of the newest output to find its last line.
+        const LAST_LINE_BYTES: usize = 1024;
+        let st = self.io.lock();
+        let shared = self.shared();
+        let last_line = shared.anchor.and_then(|anchor| {
+            let rendered = st.screen.render_since(anchor, LAST_LINE_BYTES);
+            rendered
+                .text
+                .lines()
+                .rev()
+                .map(str::trim_end)
+                .find(|l| !l.is_empty())
+                .map(str::to_owned)
+        });
+        SendProgress {
+            output_bytes: st.bytes_read.saturating_sub(shared.bytes_from),
+            last_line,
+        }
     }
 
     fn is_finished(&self) -> bool {

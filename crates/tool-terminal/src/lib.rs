@@ -34,10 +34,12 @@ fn generic_card(title: String, kind: &str) -> Card {
 }
 
 mod background;
+mod progress;
 pub mod render;
 pub mod schema;
 
 pub use background::JOB_KIND;
+pub use progress::PROGRESS_INTERVAL;
 
 use schema::*;
 
@@ -334,7 +336,7 @@ impl Tool for SendTool {
             .start_send(&owner, &id, request)
             .map_err(terminal_error)?;
         let result = tokio::select! {
-            r = op.done() => r,
+            r = progress::done_reporting(&op, call.progress.as_ref()) => r,
             () = call.cancel.cancelled() => {
                 // A cancelled call interrupts the foreground job (real SIGINT) and still waits
                 // for the send to settle so the slot is released cleanly.

@@ -24,6 +24,38 @@ pub mod codes {
     pub const INTERNAL: &str = "INTERNAL";
 }
 
+/// One progress report of a running call: a number that grows as work is done (its unit is
+/// the tool's, e.g. bytes of output) and an optional short message (e.g. the last output line).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolProgress {
+    /// Grows with every report.
+    pub progress: f64,
+    /// A short human-readable status.
+    pub message: Option<String>,
+}
+
+/// Where a call's progress reports go (set by a host whose caller asked for progress).
+#[derive(Clone)]
+pub struct ProgressSink(std::sync::Arc<dyn Fn(ToolProgress) + Send + Sync>);
+
+impl ProgressSink {
+    /// A sink calling `f` for every report (it must return quickly).
+    pub fn new(f: impl Fn(ToolProgress) + Send + Sync + 'static) -> Self {
+        Self(std::sync::Arc::new(f))
+    }
+
+    /// Reports progress.
+    pub fn report(&self, progress: ToolProgress) {
+        (self.0)(progress);
+    }
+}
+
+impl fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ProgressSink")
+    }
+}
+
 /// Per-call context handed to [`Tool::execute`].
 #[derive(Debug, Clone)]
 pub struct ToolCall {
@@ -33,6 +65,8 @@ pub struct ToolCall {
     pub cancel: CancellationToken,
     /// The host's id for this call (logging and tracing only).
     pub call_id: String,
+    /// Where long-running tools report progress, when the caller asked for it.
+    pub progress: Option<ProgressSink>,
 }
 
 impl ToolCall {
@@ -42,7 +76,15 @@ impl ToolCall {
             agent: None,
             cancel: CancellationToken::new(),
             call_id: call_id.into(),
+            progress: None,
         }
+    }
+
+    /// The same call reporting progress to `sink`.
+    #[must_use]
+    pub fn with_progress(mut self, sink: ProgressSink) -> Self {
+        self.progress = Some(sink);
+        self
     }
 
     /// The same call on behalf of `agent`.

@@ -1,13 +1,16 @@
 //! Background sends as jobs through the built binary over stdio: incremental reads, wait,
 //! completion notices (appended once and sent as log notifications), kill, the admission
-//! limit; and job isolation between two connections.
+//! limit; job isolation between two connections; and progress of a long foreground send.
 
 #![allow(deprecated)] // rmcp marks MCP logging (which carries the notices) deprecated.
 
 use std::time::Duration;
 
 use rmcp::ClientHandler;
-use rmcp::model::LoggingMessageNotificationParam;
+use rmcp::model::{
+    CallToolRequestParams, LoggingMessageNotificationParam, NumberOrString,
+    ProgressNotificationParam, ProgressToken, RequestParamsMeta,
+};
 use rmcp::service::{NotificationContext, RoleClient};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -19,6 +22,20 @@ use crate::support::{
 /// A client that forwards every log notification's text to a channel.
 #[derive(Clone)]
 struct LogClient(mpsc::UnboundedSender<(Option<String>, String)>);
+
+/// A client that forwards every progress notification to a channel.
+#[derive(Clone)]
+struct ProgressClient(mpsc::UnboundedSender<ProgressNotificationParam>);
+
+impl ClientHandler for ProgressClient {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.0.send(params);
+    }
+}
 
 impl ClientHandler for LogClient {
     async fn on_logging_message(
@@ -136,8 +153,18 @@ async fn background_sends_over_stdio() {
     let after = ok(&client, "terminal_list", json!({})).await;
     assert!(!after.text.contains("background job"), "{:?}", after.text);
 
-    // job_kill on a long sleep interrupts it; the session stays usable.
-    let sleeper = background(&client, "pty-1", "sleep 1000").await;
+    // job_kill on a long sleep interrupts it; the session stays usable. The kill comes once
+    // the command visibly runs, as a model's would.
+    let sleeper = background(&client, "pty-1", "echo sleeping; sleep 1000").await;
+    let deadline = tokio::time::Instant::now() + STEP;
+    loop {
+        let r = ok(&client, "job_output", json!({"job_id": sleeper})).await;
+        if r.has_line("sleeping") {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{:?}", r.text);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let kill = ok(&client, "job_kill", json!({"job_id": sleeper})).await;
     assert_eq!(
         kill.text,
@@ -244,4 +271,50 @@ async fn a_second_connection_cannot_reach_the_first_ones_jobs() {
     assert_eq!(value["outcome"], "cancellation-requested");
     ok(&a, "terminal_close", json!({"sessionId": "pty-1"})).await;
     host.finish(vec![a, b]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_foreground_send_reports_progress_when_asked() {
+    let (tx, mut progress) = mpsc::unbounded_channel();
+    let (mut server, client) =
+        ServerProcess::start_with(&["--timeout-ms", "20000"], ProgressClient(tx)).await;
+    ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    let token = ProgressToken(NumberOrString::String("send-1".into()));
+    let mut params = CallToolRequestParams::new("terminal_send").with_arguments(
+        json!({"sessionId": "pty-1", "text": "for i in 1 2 3; do echo step$i; sleep 1; done"})
+            .as_object()
+            .expect("object")
+            .clone(),
+    );
+    params.set_progress_token(token.clone());
+    let result = within("progress send", client.call_tool(params))
+        .await
+        .expect("tools/call");
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    let mut reports = Vec::new();
+    while let Ok(p) = progress.try_recv() {
+        reports.push(p);
+    }
+    assert!(!reports.is_empty(), "no progress for a 3 s send");
+    // rmcp's client sends its own token (the request id) in place of ours; one per call.
+    let call_token = reports[0].progress_token.clone();
+    assert!(
+        reports.iter().all(|p| p.progress_token == call_token),
+        "{reports:?}"
+    );
+    assert!(
+        reports.windows(2).all(|w| w[0].progress < w[1].progress),
+        "progress must grow: {reports:?}"
+    );
+    assert!(
+        reports
+            .iter()
+            .any(|p| p.message.as_deref().is_some_and(|m| m.starts_with("step"))),
+        "{reports:?}"
+    );
+    ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await;
+    within("client close", client.cancel())
+        .await
+        .expect("client task");
+    assert!(server.wait_exit().await.success());
 }
