@@ -432,10 +432,10 @@ impl JobRegistry for LocalJobRegistry {
         if spec.output_limit_bytes == Some(0) {
             return Err(JobError::InvalidOutputLimit(0));
         }
-        if let Some(owner) = &spec.owner {
-            if !owner.is_live() {
-                return Err(JobError::OwnerNotLive(owner.id().to_owned()));
-            }
+        if let Some(owner) = &spec.owner
+            && !owner.is_live()
+        {
+            return Err(JobError::OwnerNotLive(owner.id().to_owned()));
         }
         let live = {
             let state = self.inner.state.lock();
