@@ -209,19 +209,18 @@ impl LocalJobRegistry {
         self.inner.next_handle.fetch_add(1, Ordering::Relaxed)
     }
 
-    fn notify_changed(&self, owner: Option<&Agent>) {
+    /// A snapshot of one listener list (empty once listeners are closed), so listeners run
+    /// outside the registry lock.
+    fn listeners<T: ?Sized>(&self, list: impl Fn(&State) -> &Vec<(u64, Arc<T>)>) -> Vec<Arc<T>> {
         if self.inner.listeners_closed.load(Ordering::SeqCst) {
-            return;
+            return Vec::new();
         }
-        let listeners: Vec<_> = {
-            let state = self.inner.state.lock();
-            state
-                .changed_listeners
-                .iter()
-                .map(|(_, l)| l.clone())
-                .collect()
-        };
-        for l in listeners {
+        let state = self.inner.state.lock();
+        list(&state).iter().map(|(_, l)| l.clone()).collect()
+    }
+
+    fn notify_changed(&self, owner: Option<&Agent>) {
+        for l in self.listeners(|s| &s.changed_listeners) {
             contained("jobs-changed", || l(owner));
         }
     }
@@ -275,18 +274,7 @@ impl LocalJobRegistry {
             (record.snapshot.clone(), record.owner.clone())
         };
         self.notify_changed(owner.as_ref());
-        if self.inner.listeners_closed.load(Ordering::SeqCst) {
-            return;
-        }
-        let listeners: Vec<_> = {
-            let state = self.inner.state.lock();
-            state
-                .done_listeners
-                .iter()
-                .map(|(_, l)| l.clone())
-                .collect()
-        };
-        for l in listeners {
+        for l in self.listeners(|s| &s.done_listeners) {
             contained("job-done", || l(&snapshot, owner.as_ref()));
         }
     }
