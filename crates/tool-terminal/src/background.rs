@@ -4,7 +4,9 @@
 //! before a job id exists and every refusal (capacity, no controller, busy session, unknown
 //! session) happens before anything is written. The job's output is the send's consuming
 //! `read_output`, so successive `job_output` reads show new output only, without repeats or
-//! gaps. `job_kill` interrupts the foreground job like `terminal_signal` SIGINT (the send's
+//! gaps. Unlike a foreground send, the job does not end on silence or on the send deadline
+//! (neither proves the command finished): it keeps following the session with polls until the
+//! prompt returns, a program waits for input, or the session exits (see [`follow`]). `job_kill` interrupts the foreground job like `terminal_signal` SIGINT (the send's
 //! own cancellation); the job then settles `killed` once the prompt is back. The session stays
 //! busy until the job ends: a foreground send meanwhile is refused with an error naming the
 //! job. Closing the session kills its job first.
@@ -12,10 +14,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use dsh_context::Agent;
 use dsh_jobs::{FinalStatus, JobError, JobHooks, JobId, JobOutcome, JobRegistry, JobStart};
-use dsh_terminal_core::{SendRequest, SendResult, SessionId, SessionStatus, Terminals};
+use dsh_terminal_core::{
+    SendOperation, SendRequest, SendResult, SessionId, SessionStatus, TerminalErrorCode, Terminals,
+    WaitReason,
+};
 use dsh_tools::ToolError;
 use parking_lot::Mutex;
 
@@ -70,6 +76,107 @@ pub(crate) fn detail(result: &SendResult) -> String {
     }
 }
 
+/// The send a job currently follows, and output of the sends it already finished that no read
+/// has taken yet.
+struct Stream {
+    current: SendOperation,
+    pending: String,
+}
+
+impl Stream {
+    /// Everything produced since the previous read, in order.
+    fn read(&mut self) -> String {
+        let mut text = std::mem::take(&mut self.pending);
+        text.push_str(&render::render_send_read(&self.current.read_output()));
+        text
+    }
+}
+
+/// How long a follow-up poll may wait for the previous send to release the session's slot.
+const SLOT_RELEASE_WAIT: Duration = Duration::from_secs(5);
+/// Pause between attempts to take a slot that is still being released.
+const SLOT_RETRY: Duration = Duration::from_millis(20);
+
+/// Follows a background send until the program is ready for input or the session exits.
+///
+/// A send that settles on silence (`inferred_idle`) or on its deadline (`timeout`) has not
+/// shown that the command finished, so a background job does not end there: it continues with
+/// a poll (an empty send without Enter), whose output continues exactly where the previous
+/// send's ended, until the prompt comes back, a program waits for input, the session exits, or
+/// the job is killed.
+async fn follow(
+    terminals: Arc<Terminals>,
+    owner: Agent,
+    id: SessionId,
+    stream: Arc<Mutex<Option<Stream>>>,
+    cancel_requested: Arc<AtomicBool>,
+) -> Result<JobOutcome, String> {
+    let outcome = |result: &SendResult| {
+        let status = if cancel_requested.load(Ordering::SeqCst) {
+            FinalStatus::Killed
+        } else {
+            FinalStatus::Completed
+        };
+        JobOutcome::new(status, Some(detail(result)))
+    };
+    loop {
+        let Some(op) = stream.lock().as_ref().map(|s| s.current.clone()) else {
+            return Err("background send lost its operation".to_owned());
+        };
+        let result = match op.done().await {
+            Ok(result) => result,
+            Err(e) => {
+                return Ok(JobOutcome::new(
+                    FinalStatus::Failed,
+                    Some(format!("Error: {e}")),
+                ));
+            }
+        };
+        let unproven = matches!(
+            result.wait_reason,
+            WaitReason::InferredIdle | WaitReason::Timeout
+        );
+        let running = matches!(result.session_status, SessionStatus::Running);
+        if !unproven || !running || cancel_requested.load(Ordering::SeqCst) {
+            return Ok(outcome(&result));
+        }
+        let poll = SendRequest {
+            text: String::new(),
+            submit: false,
+        };
+        let deadline = tokio::time::Instant::now() + SLOT_RELEASE_WAIT;
+        let next = loop {
+            match terminals.start_send(&owner, &id, poll.clone()) {
+                Ok(next) => break next,
+                Err(e)
+                    if e.code() == TerminalErrorCode::SendActive
+                        && tokio::time::Instant::now() < deadline =>
+                {
+                    tokio::time::sleep(SLOT_RETRY).await;
+                }
+                // The session closed or exited meanwhile: the last result stands.
+                Err(e) => {
+                    tracing::debug!(session_id = %id, error = %e, "background send not followed further");
+                    return Ok(outcome(&result));
+                }
+            }
+        };
+        {
+            let mut guard = stream.lock();
+            if let Some(s) = guard.as_mut() {
+                // The finished send's unread rest comes first.
+                let rest = render::render_send_read(&s.current.read_output());
+                s.pending.push_str(&rest);
+                s.current = next.clone();
+            }
+        }
+        // A kill that landed while the poll started cancelled the finished send; repeat it.
+        if cancel_requested.load(Ordering::SeqCst) {
+            next.cancel();
+        }
+    }
+}
+
 fn job_error(e: JobError) -> ToolError {
     let code = match &e {
         JobError::LimitReached(_) => "JOB_LIMIT",
@@ -118,9 +225,8 @@ impl Background {
         if let Some(job) = self.active_job(owner, id) {
             return Err(Self::busy_error(id, &job));
         }
-        let first_output: Arc<Mutex<Option<dsh_terminal_core::SendOperation>>> =
-            Arc::new(Mutex::new(None));
-        let op_slot = first_output.clone();
+        let stream: Arc<Mutex<Option<Stream>>> = Arc::new(Mutex::new(None));
+        let run_stream = stream.clone();
         let run_owner = owner.clone();
         let run_id = id.clone();
         let spec = JobStart {
@@ -134,38 +240,36 @@ impl Background {
                 let op = terminals
                     .start_send(&run_owner, &run_id, request)
                     .map_err(|e| e.to_string())?;
-                *op_slot.lock() = Some(op.clone());
+                *run_stream.lock() = Some(Stream {
+                    current: op,
+                    pending: String::new(),
+                });
                 let cancel_requested = Arc::new(AtomicBool::new(false));
-                let cancel_op = op.clone();
+                let cancel_stream = run_stream.clone();
                 let cancel_flag = cancel_requested.clone();
-                let read_op = op.clone();
+                let read_stream = run_stream.clone();
                 Ok(JobHooks {
                     cancel: Box::new(move |_reason| {
                         cancel_flag.store(true, Ordering::SeqCst);
-                        cancel_op.cancel();
+                        if let Some(s) = cancel_stream.lock().as_ref() {
+                            s.current.cancel();
+                        }
                         Ok(())
                     }),
                     read_output: Some(Box::new(move || {
-                        render::render_send_read(&read_op.read_output())
+                        read_stream
+                            .lock()
+                            .as_mut()
+                            .map(Stream::read)
+                            .unwrap_or_default()
                     })),
-                    done: Box::pin(async move {
-                        let status = |killed: bool| {
-                            if killed {
-                                FinalStatus::Killed
-                            } else {
-                                FinalStatus::Completed
-                            }
-                        };
-                        Ok(match op.done().await {
-                            Ok(result) => JobOutcome::new(
-                                status(cancel_requested.load(Ordering::SeqCst)),
-                                Some(detail(&result)),
-                            ),
-                            Err(e) => {
-                                JobOutcome::new(FinalStatus::Failed, Some(format!("Error: {e}")))
-                            }
-                        })
-                    }),
+                    done: Box::pin(follow(
+                        terminals,
+                        run_owner,
+                        run_id,
+                        run_stream,
+                        cancel_requested,
+                    )),
                 })
             }),
         };
@@ -178,11 +282,7 @@ impl Background {
             Err(e) => return Err(job_error(e)),
         };
         self.by_session.lock().insert(id.clone(), job.clone());
-        let shown = first_output
-            .lock()
-            .take()
-            .map(|op| render::render_send_read(&op.read_output()))
-            .unwrap_or_default();
+        let shown = stream.lock().as_mut().map(Stream::read).unwrap_or_default();
         Ok((job, shown))
     }
 

@@ -238,3 +238,31 @@ async fn the_eleventh_background_send_of_one_owner_is_refused() {
     agent.dispose().await;
     host.shutdown().await;
 }
+
+#[tokio::test]
+async fn silence_longer_than_the_idle_window_does_not_end_a_background_send() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let session = open(&host, &agent).await;
+    // Quiet for twice the idle window: a foreground send would settle `inferred_idle`.
+    let job = background(
+        &host,
+        &agent,
+        &session,
+        "echo start; sleep 3; echo woke; (exit 4)",
+    )
+    .await;
+    let reads = read_until_settled(&host, &agent, &job).await;
+    let all = reads.join("\n");
+    assert_eq!(
+        status_line(reads.last().unwrap()),
+        "[status: completed, wait: stdin_read, exit: 4]",
+        "{reads:?}"
+    );
+    let lines: Vec<&str> = all
+        .lines()
+        .filter(|l| *l == "start" || *l == "woke")
+        .collect();
+    assert_eq!(lines, ["start", "woke"], "{reads:?}");
+    host.shutdown().await;
+}
