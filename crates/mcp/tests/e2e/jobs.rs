@@ -55,7 +55,9 @@ fn status_line(reply: &Reply) -> &str {
     reply.text.rsplit('\n').next().unwrap_or("")
 }
 
-async fn background(client: &rmcp::Peer<RoleClient>, session: &str, text: &str) -> String {
+/// Starts a background send; returns the job id and the acknowledgement, whose text after the
+/// first line is what the screen showed so far (the job's reads continue after it).
+async fn start_job(client: &rmcp::Peer<RoleClient>, session: &str, text: &str) -> (String, Reply) {
     let r = ok(
         client,
         "terminal_send",
@@ -71,7 +73,11 @@ async fn background(client: &rmcp::Peer<RoleClient>, session: &str, text: &str) 
         "{:?}",
         r.text
     );
-    job
+    (job, r)
+}
+
+async fn background(client: &rmcp::Peer<RoleClient>, session: &str, text: &str) -> String {
+    start_job(client, session, text).await.0
 }
 
 fn ticks(text: &str) -> Vec<String> {
@@ -94,7 +100,7 @@ async fn background_sends_over_stdio() {
     assert!(open.text.starts_with("started terminal session pty-1"));
 
     // The five-tick loop in the background; reads while it runs show each tick once, in order.
-    let job = background(
+    let (job, ack) = start_job(
         &client,
         "pty-1",
         "for i in 1 2 3 4 5; do echo tick$i; sleep 1; done",
@@ -112,7 +118,7 @@ async fn background_sends_over_stdio() {
         "{:?}",
         busy.text
     );
-    let mut seen = Vec::new();
+    let mut seen = ticks(&ack.text);
     let mut reads_with_ticks = 0;
     let deadline = tokio::time::Instant::now() + STEP;
     while reads_with_ticks < 2 {
@@ -155,11 +161,13 @@ async fn background_sends_over_stdio() {
 
     // job_kill on a long sleep interrupts it; the session stays usable. The kill comes once
     // the command visibly runs, as a model's would.
-    let sleeper = background(&client, "pty-1", "echo sleeping; sleep 1000").await;
+    let (sleeper, ack) = start_job(&client, "pty-1", "echo sleeping; sleep 1000").await;
     let deadline = tokio::time::Instant::now() + STEP;
-    loop {
+    let mut started = ack.has_line("sleeping");
+    while !started {
         let r = ok(&client, "job_output", json!({"job_id": sleeper})).await;
-        if r.has_line("sleeping") {
+        started = r.has_line("sleeping");
+        if started {
             break;
         }
         assert!(tokio::time::Instant::now() < deadline, "{:?}", r.text);

@@ -20,7 +20,9 @@ async fn open(host: &Host, agent: &Agent) -> String {
         .to_owned()
 }
 
-async fn background(host: &Host, agent: &Agent, session: &str, text: &str) -> String {
+/// Starts a background send; returns the job id and the acknowledgement text, whose lines after
+/// the first are what the screen showed so far (the job's reads continue after it).
+async fn start_job(host: &Host, agent: &Agent, session: &str, text: &str) -> (String, String) {
     let r = host
         .call(
             agent,
@@ -36,7 +38,11 @@ async fn background(host: &Host, agent: &Agent, session: &str, text: &str) -> St
         r.text()
             .starts_with(&format!("started background job {job}"))
     );
-    job
+    (job, r.text())
+}
+
+async fn background(host: &Host, agent: &Agent, session: &str, text: &str) -> String {
+    start_job(host, agent, session, text).await.0
 }
 
 fn status_line(text: &str) -> &str {
@@ -70,7 +76,7 @@ async fn a_background_loop_streams_each_tick_once_and_completes_with_its_exit_co
     let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
     let agent = host.agent("a");
     let session = open(&host, &agent).await;
-    let job = background(
+    let (job, ack) = start_job(
         &host,
         &agent,
         &session,
@@ -102,7 +108,7 @@ async fn a_background_loop_streams_each_tick_once_and_completes_with_its_exit_co
     );
     let with_ticks = reads.iter().filter(|r| r.contains("tick")).count();
     assert!(with_ticks >= 2, "ticks arrived in one read: {reads:?}");
-    let all: String = reads.join("\n");
+    let all = format!("{ack}\n{}", reads.join("\n"));
     let ticks: Vec<&str> = all
         .lines()
         .filter(|l| l.starts_with("tick"))
@@ -153,7 +159,20 @@ async fn wait_returns_the_settled_status_and_kill_interrupts_like_sigint() {
         "[status: completed, wait: stdin_read, exit: 3]"
     );
 
-    let job = background(&host, &agent, &session, "sleep 1000").await;
+    // The kill comes once the command visibly runs, as a model's would.
+    let (job, ack) = start_job(&host, &agent, &session, "echo sleeping; sleep 1000").await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let mut started = ack.lines().any(|l| l == "sleeping");
+    while !started {
+        let r = host
+            .call(&agent, "job_output", json!({"job_id": job}))
+            .await;
+        started = r.text().lines().any(|l| l == "sleeping");
+        assert!(tokio::time::Instant::now() < deadline, "{}", r.text());
+        if !started {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
     let r = host.call(&agent, "job_kill", json!({"job_id": job})).await;
     assert_eq!(r.text(), format!("requested cancellation of job {job}"));
     let r = host
@@ -245,7 +264,7 @@ async fn silence_longer_than_the_idle_window_does_not_end_a_background_send() {
     let agent = host.agent("a");
     let session = open(&host, &agent).await;
     // Quiet for twice the idle window: a foreground send would settle `inferred_idle`.
-    let job = background(
+    let (job, ack) = start_job(
         &host,
         &agent,
         &session,
@@ -253,7 +272,7 @@ async fn silence_longer_than_the_idle_window_does_not_end_a_background_send() {
     )
     .await;
     let reads = read_until_settled(&host, &agent, &job).await;
-    let all = reads.join("\n");
+    let all = format!("{ack}\n{}", reads.join("\n"));
     assert_eq!(
         status_line(reads.last().unwrap()),
         "[status: completed, wait: stdin_read, exit: 4]",
