@@ -45,6 +45,19 @@ async fn background(host: &Host, agent: &Agent, session: &str, text: &str) -> St
     start_job(host, agent, session, text).await.0
 }
 
+/// A foreground send; returns its text (asserting success).
+async fn send_foreground(host: &Host, agent: &Agent, session: &str, text: &str) -> String {
+    let r = host
+        .call(
+            agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": text}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    r.text()
+}
+
 fn status_line(text: &str) -> &str {
     text.rsplit('\n').next().unwrap_or("")
 }
@@ -129,14 +142,8 @@ async fn a_background_loop_streams_each_tick_once_and_completes_with_its_exit_co
         again.text()
     );
     // The session is usable again.
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": "echo after-$((40+2))"}),
-        )
-        .await;
-    assert!(r.text().contains("after-42"), "{}", r.text());
+    let text = send_foreground(&host, &agent, &session, "echo after-$((40+2))").await;
+    assert!(text.contains("after-42"), "{text}");
     host.shutdown().await;
 }
 
@@ -183,14 +190,8 @@ async fn wait_returns_the_settled_status_and_kill_interrupts_like_sigint() {
         "{}",
         r.text()
     );
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": "echo still-$((1+1))"}),
-        )
-        .await;
-    assert!(r.text().contains("still-2"), "{}", r.text());
+    let text = send_foreground(&host, &agent, &session, "echo still-$((1+1))").await;
+    assert!(text.contains("still-2"), "{text}");
     host.shutdown().await;
 }
 
@@ -246,14 +247,8 @@ async fn the_eleventh_background_send_of_one_owner_is_refused() {
         "Error: background job limit reached for this owner (limit: 10); use job_kill to stop an unneeded job, wait for it to finish, then retry"
     );
     // Nothing was written to the refused session: it is idle.
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": sessions[10], "text": "echo free"}),
-        )
-        .await;
-    assert!(r.text().contains("free"), "{}", r.text());
+    let text = send_foreground(&host, &agent, &sessions[10], "echo free").await;
+    assert!(text.contains("free"), "{text}");
     agent.dispose().await;
     host.shutdown().await;
 }
