@@ -5,10 +5,12 @@ use std::path::PathBuf;
 use dsh_command_policy::{CommandPolicyConfig, CommandPolicyPlugin};
 use dsh_context::{ApplyErrors, Context};
 use dsh_invariants::InvariantsPlugin;
+use dsh_jobs::{JobsConfig, JobsPlugin};
 use dsh_sandbox::{SandboxConfig, SandboxPlugin, SessionLimits};
 use dsh_system_prompt::SystemPromptPlugin;
 use dsh_terminal_bash::{BashConfig, TerminalBashPlugin};
 use dsh_terminal_core::TerminalsPlugin;
+use dsh_tool_jobs::ToolJobsPlugin;
 use dsh_tool_terminal::{ToolTerminalConfig, ToolTerminalPlugin};
 use dsh_tools::ToolsPlugin;
 
@@ -109,14 +111,15 @@ pub fn sandbox_config(
 /// The terminal tools' config for `options`.
 pub fn tool_terminal_config(options: &Options) -> ToolTerminalConfig {
     ToolTerminalConfig {
-        enable_run_in_background: options.enable_run_in_background,
+        enable_run_in_background: !options.disable_run_in_background,
         max_result_bytes: options.max_result_bytes,
         max_input_bytes: options.max_input_bytes,
     }
 }
 
-/// Composes the root context: invariants, system prompt, tools, terminals, the bash backend and
-/// the terminal tools, plus every package's invariant companion.
+/// Composes the root context: invariants, system prompt, tools, terminals, the bash backend,
+/// the terminal tools, the jobs service and the job tools, plus every package's invariant
+/// companion.
 ///
 /// The result owns no sessions yet; dispose it with [`Context::dispose`] when done.
 ///
@@ -142,6 +145,12 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
                 ask: options.ask_command.clone(),
             },
         })
+        .with(JobsPlugin {
+            config: JobsConfig {
+                max_concurrent_jobs_per_owner: options.max_concurrent_jobs_per_owner,
+            },
+        })
+        .with(ToolJobsPlugin::default())
         .with(dsh_invariants::context_invariant_companion())
         .with(dsh_invariants::invariant_companion())
         .with(dsh_output_retention::invariant_companion())
@@ -152,6 +161,8 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
         .with(dsh_command_policy::invariant_companion())
         .with(dsh_terminal_bash::invariant_companion())
         .with(dsh_tool_terminal::invariant_companion())
+        .with(dsh_jobs::invariant_companion())
+        .with(dsh_tool_jobs::invariant_companion())
         .with(crate::invariant_companion())
         .apply()?;
     Ok(ctx)
@@ -168,7 +179,8 @@ mod tests {
             cwd: Some(PathBuf::from(".")),
             max_result_bytes: 100,
             max_input_bytes: 7,
-            enable_run_in_background: true,
+            disable_run_in_background: false,
+            max_concurrent_jobs_per_owner: 3,
             poll_interval_ms: 1,
             exact_probe_after_ms: 2,
             idle_silence_ms: 3,

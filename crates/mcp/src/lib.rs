@@ -36,11 +36,13 @@ compile_error!(
 mod catalog;
 mod compose;
 mod elicitation;
+mod notices;
 mod options;
 mod server;
 
 pub use catalog::tool_catalog_markdown;
 pub use compose::{ComposeError, bash_config, compose, sandbox_config, tool_terminal_config};
+pub use notices::NOTICE_LOGGER;
 pub use options::Options;
 pub use server::{
     ConnectionEnd, EndCause, McpServer, SERVER_NAME, call_tool_result, dispose_with_deadline,

@@ -35,10 +35,13 @@ const TEARDOWN_BASE: Duration = Duration::from_secs(10);
     about = "Serves persistent, owner-isolated terminal sessions to MCP clients over stdio.",
     long_about = "Serves persistent, owner-isolated terminal sessions to MCP clients over stdio.\n\n\
         With no arguments, dsh-mcp speaks MCP (JSON-RPC, one message per line) on stdin/stdout and \
-        offers six tools: terminal_open, terminal_send, terminal_read, terminal_signal, \
-        terminal_close and terminal_list. The server's instructions are the assembled system \
-        prompt. Each MCP connection is one agent; its sessions are closed, with every process \
-        they started, when the client disconnects or the server receives SIGINT, SIGTERM or SIGHUP.",
+        offers nine tools: terminal_open, terminal_send, terminal_read, terminal_signal, \
+        terminal_close, terminal_list, and job_output, job_list, job_kill for sends run in the \
+        background. The server's instructions are the assembled system prompt. Each MCP \
+        connection is one agent; its jobs and sessions are ended, with every process they \
+        started, when the client disconnects or the server receives SIGINT, SIGTERM or SIGHUP. \
+        A finished background job's notice is appended to the connection's next tool result \
+        and sent as a log notification.",
     after_help = HELP_FOOTER
 )]
 pub struct Options {
@@ -60,11 +63,14 @@ pub struct Options {
     #[arg(long, value_name = "BYTES", default_value_t = ToolTerminalConfig::default().max_input_bytes)]
     pub max_input_bytes: usize,
 
-    /// Offer `run_in_background` on terminal_send. Off by default: this server does not ship
-    /// the jobs service (job_output / job_kill) yet, so a background send would fail with an
-    /// error telling the model so [default: off].
+    /// Remove `run_in_background` from terminal_send (background sends run as jobs read with
+    /// job_output and stopped with job_kill; the job tools stay available).
     #[arg(long, default_value_t = false)]
-    pub enable_run_in_background: bool,
+    pub disable_run_in_background: bool,
+
+    /// Live background jobs one connection may run at once (at least 1).
+    #[arg(long, value_name = "N", default_value_t = dsh_jobs::JobsConfig::default().max_concurrent_jobs_per_owner)]
+    pub max_concurrent_jobs_per_owner: usize,
 
     /// Readiness poll interval, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = BashConfig::default().poll_interval_ms)]
@@ -159,8 +165,9 @@ impl Default for Options {
             cwd: None,
             max_result_bytes: tools.max_result_bytes,
             max_input_bytes: tools.max_input_bytes,
-            // This host's own default (the tool layer's is on): no jobs service ships yet.
-            enable_run_in_background: false,
+            disable_run_in_background: false,
+            max_concurrent_jobs_per_owner: dsh_jobs::JobsConfig::default()
+                .max_concurrent_jobs_per_owner,
             poll_interval_ms: bash.poll_interval_ms,
             exact_probe_after_ms: bash.exact_probe_after_ms,
             idle_silence_ms: bash.idle_silence_ms,

@@ -8,7 +8,10 @@
 //!   and the assembled system prompt as `instructions`;
 //! - `tools/list` is [`Tools::list`]; `tools/call` is [`Tools::execute`], and every tool failure
 //!   (unknown tool, bad arguments, a failing tool) is an `isError` result, never a protocol
-//!   error.
+//!   error; a call carrying `progressToken` gets `notifications/progress` from tools that
+//!   report it (a long foreground `terminal_send`: bytes produced, last line);
+//! - background-job completion notices are appended to the connection's next result and sent
+//!   as log notifications (`notices`).
 //!
 //! Flow of one connection ([`McpServer::serve_connection`]):
 //! 1. create the agent and the handler, then run rmcp's serve loop until the client disconnects
@@ -24,6 +27,7 @@ use std::time::Duration;
 
 use dsh_context::{Agent, Context, ContextError};
 use dsh_system_prompt::SystemPrompt;
+use dsh_tool_jobs::JobNotices;
 use dsh_tools::{ToolCall, ToolResult, ToolSchema, Tools};
 
 use crate::elicitation::ElicitationApproval;
@@ -47,6 +51,7 @@ pub struct McpServer {
     ctx: Context,
     tools: Arc<Tools>,
     prompt: Arc<SystemPrompt>,
+    notices: Option<Arc<JobNotices>>,
     teardown_deadline: Duration,
     next_connection: AtomicU64,
 }
@@ -109,6 +114,7 @@ impl McpServer {
             ctx: ctx.clone(),
             tools: ctx.require::<Tools>()?,
             prompt: ctx.require::<SystemPrompt>()?,
+            notices: ctx.get::<JobNotices>(),
             teardown_deadline: crate::Options::default().teardown_deadline(),
             next_connection: AtomicU64::new(0),
         })
@@ -160,22 +166,37 @@ impl McpServer {
                 agent: agent.clone(),
                 config: self.server_config(),
                 calls: Arc::new(AtomicU64::new(0)),
+                notices: self.notices.clone(),
             };
             tracing::info!("connection opened");
+            let forwarder = CancellationToken::new();
             let cause = match handler
                 .serve_with_ct(transport, shutdown.child_token())
                 .await
             {
-                Ok(running) => match running.waiting().await {
-                    Ok(QuitReason::Closed) => EndCause::ClientClosed,
-                    Ok(QuitReason::Cancelled) => EndCause::Shutdown,
-                    Ok(QuitReason::JoinError(e)) | Err(e) => EndCause::ServiceFailed(e.to_string()),
-                    Ok(other) => EndCause::ServiceFailed(format!("{other:?}")),
-                },
+                Ok(running) => {
+                    if let Some(notices) = &self.notices {
+                        crate::notices::spawn_log_forwarder(
+                            notices.clone(),
+                            agent.clone(),
+                            running.peer().clone(),
+                            forwarder.clone(),
+                        );
+                    }
+                    match running.waiting().await {
+                        Ok(QuitReason::Closed) => EndCause::ClientClosed,
+                        Ok(QuitReason::Cancelled) => EndCause::Shutdown,
+                        Ok(QuitReason::JoinError(e)) | Err(e) => {
+                            EndCause::ServiceFailed(e.to_string())
+                        }
+                        Ok(other) => EndCause::ServiceFailed(format!("{other:?}")),
+                    }
+                }
                 Err(ServerInitializeError::Cancelled) => EndCause::Shutdown,
                 Err(ServerInitializeError::ConnectionClosed(_)) => EndCause::ClientClosed,
                 Err(e) => EndCause::InitializeFailed(e.to_string()),
             };
+            forwarder.cancel();
             tracing::info!(?cause, "connection ended; disposing its agent");
             let teardown_complete = run_with_deadline(
                 &format!("agent {agent_id} teardown"),
@@ -233,8 +254,14 @@ async fn run_with_deadline(
     }
 }
 
+// Logging carries job notices (see `notices`); rmcp marks it deprecated (SEP-2577).
+#[allow(deprecated)]
 fn server_config(prompt: &SystemPrompt) -> ServerConfig {
-    let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    let capabilities = ServerCapabilities::builder()
+        .enable_tools()
+        .enable_logging()
+        .build();
+    let config = ServerConfig::new(capabilities)
         .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")));
     let instructions = prompt.assemble();
     if instructions.is_empty() {
@@ -251,6 +278,7 @@ struct Connection {
     agent: Agent,
     config: ServerConfig,
     calls: Arc<AtomicU64>,
+    notices: Option<Arc<JobNotices>>,
 }
 
 impl ServerHandler for Connection {
@@ -279,15 +307,22 @@ impl ServerHandler for Connection {
         let args = request
             .arguments
             .map_or_else(|| Value::Object(JsonObject::new()), Value::Object);
-        let call = ToolCall::new(call_id.clone())
+        let mut call = ToolCall::new(call_id.clone())
             .with_agent(self.agent.clone())
             .with_cancel(context.ct.clone())
             .with_approval(Arc::new(ElicitationApproval::new(context.peer.clone())));
+        if let Some(token) = context.meta.get_progress_token() {
+            call = call.with_progress(crate::notices::progress_sink(context.peer.clone(), token));
+        }
         let span =
             tracing::debug_span!("tool_call", tool = %name, %call_id, request_id = %context.id);
         let result = self.tools.execute(&name, args, call).instrument(span).await;
         tracing::debug!(tool = %name, %call_id, is_error = result.is_error, "tool call finished");
-        Ok(CallToolResponse::from(call_tool_result(result)))
+        let mut out = call_tool_result(result);
+        if let Some(notices) = &self.notices {
+            crate::notices::append_notices(notices, &self.agent, &mut out);
+        }
+        Ok(CallToolResponse::from(out))
     }
 }
 

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use crate::error::TerminalError;
 use crate::types::{
-    BackendSpawnSpec, CloseReport, ReadRequest, ReadResult, SendRead, SendRequest, SendResult,
-    SessionStatus, SignalResult, TerminalSignal,
+    BackendSpawnSpec, CloseReport, ReadRequest, ReadResult, SendProgress, SendRead, SendRequest,
+    SendResult, SessionStatus, SignalResult, TerminalSignal,
 };
 
 /// A registered session factory, keyed by its type (e.g. `shell`).
@@ -70,6 +70,10 @@ pub trait OperationHandle: Send + Sync + 'static {
     fn cancel(&self) -> bool;
     /// Whether the send has settled *and* released its slot.
     fn is_finished(&self) -> bool;
+    /// How far the send has got, without consuming anything. Default: nothing known.
+    fn progress(&self) -> SendProgress {
+        SendProgress::default()
+    }
 }
 
 /// A started send (seed `TerminalSendOperation`). Cheap to clone.
@@ -112,5 +116,9 @@ impl SendOperation {
     /// Whether the send has settled and released its slot.
     pub fn is_finished(&self) -> bool {
         self.handle.is_finished()
+    }
+    /// How far the send has got (non-consuming; for progress reports).
+    pub fn progress(&self) -> SendProgress {
+        self.handle.progress()
     }
 }

@@ -262,6 +262,15 @@ pub struct SendResult {
     pub output_bytes: u64,
 }
 
+/// How far a running send has got, for progress reports (reading it consumes nothing).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SendProgress {
+    /// Raw bytes the terminal produced since the send started, escape sequences included.
+    pub output_bytes: u64,
+    /// The newest non-blank line of screen-true output since the send started, if any.
+    pub last_line: Option<String>,
+}
+
 /// A consuming read of a running operation's output (seed `TerminalSendRead`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SendRead {

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use dsh_context::{Agent, BoxError, Plugin, Registrar, ServiceKey};
 use dsh_invariants::Companion;
+use dsh_jobs::JobRegistry;
 use dsh_system_prompt::SystemPrompt;
 use dsh_terminal_core::{
     CloseOutcome, ReadRequest, SendRequest, SessionId, SpawnRequest, TerminalError,
@@ -37,8 +38,13 @@ fn generic_card(title: String, kind: &str) -> Card {
     }
 }
 
+mod background;
+mod progress;
 pub mod render;
 pub mod schema;
+
+pub use background::JOB_KIND;
+pub use progress::PROGRESS_INTERVAL;
 
 use schema::*;
 
@@ -60,8 +66,8 @@ pub const PROMPT_TEXT: &str = "Use a terminal session only when work needs persi
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolTerminalConfig {
     /// Expose and accept `run_in_background` (default true, as in the seed). Background sends
-    /// need the jobs service, which this workspace does not ship yet: they are answered with an
-    /// error naming what is missing.
+    /// run as `pty-send` jobs on the jobs service (`dsh-jobs` with `dsh-tool-jobs`); without it
+    /// they are answered with an error naming what is missing.
     pub enable_run_in_background: bool,
     /// UTF-8 byte cap for each complete result (default 262144, minimum 64).
     pub max_result_bytes: usize,
@@ -103,6 +109,7 @@ impl ToolTerminalConfig {
 struct Shared {
     terminals: Arc<Terminals>,
     config: ToolTerminalConfig,
+    background: Option<background::Background>,
 }
 
 impl Shared {
@@ -288,10 +295,35 @@ impl Tool for SendTool {
                     "background terminal sends are disabled by tool-terminal configuration; call terminal_send without run_in_background",
                 ));
             }
-            return Err(ToolError::new(
-                "background terminal sends require the jobs service (dsh-jobs and dsh-tool-jobs), which this host does not provide yet; call terminal_send without run_in_background",
-            )
-            .with_code("NO_JOBS"));
+            let Some(background) = &self.0.background else {
+                return Err(ToolError::new(
+                    "background terminal sends require the jobs service (dsh-jobs and dsh-tool-jobs), which this host does not provide; call terminal_send without run_in_background",
+                )
+                .with_code("NO_JOBS"));
+            };
+            let request = SendRequest {
+                text: args.text,
+                submit: args.submit.unwrap_or(true),
+            };
+            let (job_id, output) = background.start(
+                self.0.terminals.clone(),
+                &owner,
+                &id,
+                request,
+                self.0.config.max_result_bytes,
+            )?;
+            return Ok(SendOutput::Background {
+                job_id: job_id.to_string(),
+                output,
+            });
+        }
+        if let Some(job) = self
+            .0
+            .background
+            .as_ref()
+            .and_then(|b| b.active_job(&owner, &id))
+        {
+            return Err(background::Background::busy_error(&id, &job));
         }
         let request = SendRequest {
             text: args.text,
@@ -303,7 +335,7 @@ impl Tool for SendTool {
             .start_send(&owner, &id, request)
             .map_err(terminal_error)?;
         let result = tokio::select! {
-            r = op.done() => r,
+            r = progress::done_reporting(&op, call.progress.as_ref()) => r,
             () = call.cancel.cancelled() => {
                 // A cancelled call interrupts the foreground job (real SIGINT) and still waits
                 // for the send to settle so the slot is released cleanly.
@@ -484,6 +516,10 @@ impl Tool for CloseTool {
     async fn execute(&self, args: CloseArgs, call: ToolCall) -> Result<CloseOutput, ToolError> {
         let owner = require_agent(&call)?;
         let id = session_id(&args.session_id)?;
+        // A background send on the session ends first (as killed); the close then settles it.
+        if let Some(background) = &self.0.background {
+            background.end_session_job(&owner, &id);
+        }
         // Close is not abandoned on cancellation: a half-finished teardown would leave
         // processes behind.
         let outcome = self
@@ -492,6 +528,9 @@ impl Tool for CloseTool {
             .kill(&owner, &id)
             .await
             .map_err(terminal_error)?;
+        if let Some(background) = &self.0.background {
+            background.forget(&id);
+        }
         Ok(match outcome {
             CloseOutcome::Closed(report) => CloseOutput {
                 session_id: id.to_string(),
@@ -550,16 +589,25 @@ impl Tool for ListTool {
     }
 }
 
-/// Registers the six tools with `tools`, over `terminals`.
+/// Registers the six tools with `tools`, over `terminals`; background sends run on `jobs` when
+/// given.
 ///
 /// # Errors
 /// A registration error from the registry (e.g. a tool of the same name already exists).
 pub fn register_tools(
     tools: &Tools,
     terminals: Arc<Terminals>,
+    jobs: Option<Arc<dyn JobRegistry>>,
     config: ToolTerminalConfig,
 ) -> Result<(), BoxError> {
-    let shared = Arc::new(Shared { terminals, config });
+    let background = jobs
+        .filter(|_| config.enable_run_in_background)
+        .map(background::Background::new);
+    let shared = Arc::new(Shared {
+        terminals,
+        config,
+        background,
+    });
     tools.register(OpenTool(shared.clone()))?;
     tools.register(SendTool(shared.clone()))?;
     tools.register(ReadTool(shared.clone()))?;
@@ -579,8 +627,9 @@ pub const TOOL_NAMES: [&str; 6] = [
     "terminal_signal",
 ];
 
-/// The plugin: requires `Terminals`, `Tools` and `SystemPrompt`; registers the six tools and
-/// the `tool:pty` prompt section, and removes them on dispose.
+/// The plugin: requires `Terminals`, `Tools` and `SystemPrompt` and uses the jobs service
+/// (`dyn JobRegistry`) for background sends when present; registers the six tools and the
+/// `tool:pty` prompt section, and removes them on dispose.
 #[derive(Clone, Debug, Default)]
 pub struct ToolTerminalPlugin {
     /// Validated at apply time.
@@ -598,14 +647,18 @@ impl Plugin for ToolTerminalPlugin {
             ServiceKey::of::<SystemPrompt>(),
         ]
     }
+    fn optional(&self) -> Vec<ServiceKey> {
+        vec![ServiceKey::of::<dyn JobRegistry>()]
+    }
     fn validate_config(&self) -> Result<(), String> {
         self.config.validate()
     }
     fn build(&self, r: &mut Registrar<'_>) -> Result<(), BoxError> {
         let terminals = r.require::<Terminals>()?;
+        let jobs = r.get::<dyn JobRegistry>();
         let tools = r.require::<Tools>()?;
         let prompt = r.require::<SystemPrompt>()?;
-        register_tools(&tools, terminals, self.config.clone())?;
+        register_tools(&tools, terminals, jobs, self.config.clone())?;
         prompt.section(PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER, PROMPT_TEXT)?;
         r.on_dispose(move || {
             Box::pin(async move {

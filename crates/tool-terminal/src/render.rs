@@ -155,7 +155,7 @@ fn send_facts(
 /// `[output truncated]` when anything was cut.
 pub fn render_send(result: &SendOutput, max_bytes: usize) -> String {
     match result {
-        SendOutput::Background { job_id } => format!("started background job {job_id}"),
+        SendOutput::Background { job_id, output } => render_background(job_id, output, max_bytes),
         SendOutput::Foreground {
             viewport,
             wait_reason,
@@ -191,6 +191,20 @@ pub fn render_send(result: &SendOutput, max_bytes: usize) -> String {
             bound_body_with_suffix(body, &metadata, *truncated, max_bytes)
         }
     }
+}
+
+/// A background send's acknowledgement: `started background job <id>`, then what the screen
+/// showed so far (newest kept within the cap).
+pub fn render_background(job_id: &str, output: &str, max_bytes: usize) -> String {
+    let prefix = format!("started background job {job_id}");
+    if output.is_empty() {
+        return bound_terminal_text(&prefix, max_bytes);
+    }
+    let complete = format!("{prefix}\n{output}");
+    if complete.len() <= max_bytes {
+        return complete;
+    }
+    fit_with_prefix(&format!("{prefix}\n"), output, max_bytes)
 }
 
 /// A consuming background read: the delta plus `[output truncated]` when cut (seed

@@ -285,6 +285,8 @@ pub enum SendOutput {
         /// The job id, for job_output / job_kill.
         #[serde(rename = "jobId")]
         job_id: String,
+        /// What the screen showed so far (addition); later output is read with job_output.
+        output: String,
     },
     /// Settled in the foreground.
     Foreground {

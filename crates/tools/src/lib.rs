@@ -66,4 +66,7 @@ pub use registry::{
 pub use schema::{
     SchemaError, input_schema_for, normalize_output_schema, normalize_schema, output_schema_for,
 };
-pub use tool::{Card, CardKind, Content, ErrorInfo, Tool, ToolCall, ToolError, ToolResult, codes};
+pub use tool::{
+    Card, CardKind, Content, ErrorInfo, ProgressSink, Tool, ToolCall, ToolError, ToolProgress,
+    ToolResult, codes,
+};

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 use std::task::{Context as TaskContext, Poll};
 
-use dsh_context::{BoxError, Plugin, Registrar, ServiceKey};
+use dsh_context::{Agent, BoxError, Plugin, Registrar, ServiceKey};
 use jsonschema::Validator;
 use serde::Deserialize;
 use serde_json::Value;
@@ -120,7 +120,12 @@ pub trait PostExecute: Send + Sync {
 #[async_trait::async_trait]
 trait ErasedTool: Send + Sync {
     async fn run(&self, args: Value, call: ToolCall) -> ToolResult;
-    fn finalize(&self, content: &[Content]) -> Option<Vec<Content>>;
+    fn finalize(
+        &self,
+        args: &Value,
+        agent: Option<&Agent>,
+        content: &[Content],
+    ) -> Option<Vec<Content>>;
     fn present_call(&self, args: &Value) -> Option<Card>;
     fn present_result(&self, args: &Value, result: &ToolResult) -> Option<Card>;
 }
@@ -165,8 +170,14 @@ impl<T: Tool> ErasedTool for Erased<T> {
         ToolResult::success(text, structured)
     }
 
-    fn finalize(&self, content: &[Content]) -> Option<Vec<Content>> {
-        self.tool.finalize_content(content)
+    fn finalize(
+        &self,
+        args: &Value,
+        agent: Option<&Agent>,
+        content: &[Content],
+    ) -> Option<Vec<Content>> {
+        let args = Self::args(args).ok();
+        self.tool.finalize_call(args.as_ref(), agent, content)
     }
 
     fn present_call(&self, args: &Value) -> Option<Card> {
@@ -269,7 +280,8 @@ struct Policies {
 ///    schema), content = `render`; `ToolError` → `Error: <message>`. A success after the caller
 ///    cancelled becomes `ABORTED`.
 /// 7. Post-execute policies, in the order added, on every result from steps 3–6.
-/// 8. The tool's `finalize_content`, exactly once, on every result from steps 3–7.
+/// 8. The tool's `finalize_call` (by default `finalize_content`), exactly once, on every
+///    result from steps 3–7.
 ///
 /// Panics in the tool, a policy or the finalizer become `INTERNAL` error results.
 #[derive(Default)]
@@ -430,6 +442,8 @@ impl Tools {
             );
         };
         let args = object_or_empty(args);
+        let agent = call.agent.clone();
+        let finalize_args = args.clone();
         let result = if call.cancel.is_cancelled() {
             aborted_before_dispatch()
         } else {
@@ -488,7 +502,7 @@ impl Tools {
             }
             result
         };
-        finalize(&entry, name, result)
+        finalize(&entry, name, &finalize_args, agent.as_ref(), result)
     }
 }
 
@@ -532,8 +546,14 @@ async fn dispatch(entry: &Entry, args: &Value, call: ToolCall) -> ToolResult {
     result
 }
 
-fn finalize(entry: &Entry, name: &str, mut result: ToolResult) -> ToolResult {
-    match catch(|| entry.tool.finalize(&result.content)) {
+fn finalize(
+    entry: &Entry,
+    name: &str,
+    args: &Value,
+    agent: Option<&Agent>,
+    mut result: ToolResult,
+) -> ToolResult {
+    match catch(|| entry.tool.finalize(args, agent, &result.content)) {
         Some(Some(content)) => result.content = content,
         Some(None) => {}
         // A panicking finalizer yields an error result and is not called again.

@@ -28,6 +28,38 @@ pub mod codes {
     pub const INTERNAL: &str = "INTERNAL";
 }
 
+/// One progress report of a running call: a number that grows as work is done (its unit is
+/// the tool's, e.g. bytes of output) and an optional short message (e.g. the last output line).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolProgress {
+    /// Grows with every report.
+    pub progress: f64,
+    /// A short human-readable status.
+    pub message: Option<String>,
+}
+
+/// Where a call's progress reports go (set by a host whose caller asked for progress).
+#[derive(Clone)]
+pub struct ProgressSink(Arc<dyn Fn(ToolProgress) + Send + Sync>);
+
+impl ProgressSink {
+    /// A sink calling `f` for every report (it must return quickly).
+    pub fn new(f: impl Fn(ToolProgress) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(f))
+    }
+
+    /// Reports progress.
+    pub fn report(&self, progress: ToolProgress) {
+        (self.0)(progress);
+    }
+}
+
+impl fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ProgressSink")
+    }
+}
+
 /// Per-call context handed to [`Tool::execute`].
 #[derive(Clone)]
 pub struct ToolCall {
@@ -40,6 +72,8 @@ pub struct ToolCall {
     /// Who answers when a policy asks for approval of this call; without it the agent's scope
     /// is searched for an [`Approval`] service, and without one an `ask` is denied.
     pub approval: Option<Arc<dyn Approval>>,
+    /// Where long-running tools report progress, when the caller asked for it.
+    pub progress: Option<ProgressSink>,
 }
 
 impl fmt::Debug for ToolCall {
@@ -49,6 +83,7 @@ impl fmt::Debug for ToolCall {
             .field("cancel", &self.cancel)
             .field("call_id", &self.call_id)
             .field("approval", &self.approval.is_some())
+            .field("progress", &self.progress.is_some())
             .finish()
     }
 }
@@ -61,6 +96,7 @@ impl ToolCall {
             cancel: CancellationToken::new(),
             call_id: call_id.into(),
             approval: None,
+            progress: None,
         }
     }
 
@@ -78,6 +114,13 @@ impl ToolCall {
                 .as_ref()
                 .and_then(|a| a.scope().get::<dyn Approval>())
         })
+    }
+
+    /// The same call reporting progress to `sink`.
+    #[must_use]
+    pub fn with_progress(mut self, sink: ProgressSink) -> Self {
+        self.progress = Some(sink);
+        self
     }
 
     /// The same call on behalf of `agent`.
@@ -315,6 +358,19 @@ pub trait Tool: Send + Sync + 'static {
     fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
         let _ = content;
         None
+    }
+
+    /// Like [`Tool::finalize_content`], but also sees the call's arguments (`None` when they
+    /// do not deserialize) and agent, for tools whose bound depends on what the call names
+    /// (e.g. a background job's own output limit). Default: [`Tool::finalize_content`].
+    fn finalize_call(
+        &self,
+        args: Option<&Self::Args>,
+        agent: Option<&Agent>,
+        content: &[Content],
+    ) -> Option<Vec<Content>> {
+        let _ = (args, agent);
+        self.finalize_content(content)
     }
 
     /// A card for the call before it runs (arguments already validated).

@@ -102,12 +102,19 @@ async fn bad_arguments_are_error_results() {
             json!({"type": "no-such-backend"}),
             "no-such-backend",
         ),
-        // background sends are disabled in this server
+        // a background send on an unknown session is refused before a job exists
         (
             "terminal_send",
-            json!({"sessionId": "pty-1", "text": "echo x", "run_in_background": true}),
-            "background",
+            json!({"sessionId": "pty-97", "text": "echo x", "run_in_background": true}),
+            "pty-97",
         ),
+        // an unknown job
+        (
+            "job_output",
+            json!({"job_id": "pty-send-99"}),
+            "unknown job pty-send-99",
+        ),
+        ("job_kill", json!({"job_id": ""}), "invalid job_id"),
         // unknown tool
         ("no_such_tool", json!({}), "no_such_tool"),
         // a 2 MB text is refused (input cap, or the unknown session) without writing anything

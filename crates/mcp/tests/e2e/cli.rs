@@ -25,8 +25,9 @@ fn help_lists_every_option_with_its_default() {
         "[default: 262144]",
         "--max-input-bytes <BYTES>",
         "[default: 65536]",
-        "--enable-run-in-background",
-        "jobs service",
+        "--disable-run-in-background",
+        "--max-concurrent-jobs-per-owner <N>",
+        "[default: 10]",
         "--poll-interval-ms <MS>",
         "[default: 50]",
         "--exact-probe-after-ms <MS>",
@@ -94,6 +95,10 @@ fn invalid_configuration_exits_with_status_2() {
     assert_config_error(
         &["--sandbox", "rw"],
         "unknown sandbox mode \"rw\"; use read-only, workspace-write or danger-full-access",
+    );
+    assert_config_error(
+        &["--max-concurrent-jobs-per-owner", "0"],
+        "max_concurrent_jobs_per_owner must be a positive integer",
     );
     // clap's own usage errors use status 2 as well.
     assert_config_error(&["--rows", "many"], "invalid value 'many'");

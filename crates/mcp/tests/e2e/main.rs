@@ -15,6 +15,7 @@ mod catalog;
 mod cli;
 mod host_death;
 mod isolation;
+mod jobs;
 mod snapshots;
 mod stdio;
 mod support;

@@ -29,6 +29,9 @@ async fn shell_scenario_end_to_end() {
     assert_eq!(
         names,
         [
+            "job_kill",
+            "job_list",
+            "job_output",
             "terminal_close",
             "terminal_list",
             "terminal_open",

@@ -281,9 +281,17 @@ impl ServerProcess {
         Self::start_with_client(args, env, ()).await
     }
 
+    /// Like [`ServerProcess::start`], with a client handler that observes notifications.
+    pub(crate) async fn start_with<H: rmcp::ClientHandler>(
+        args: &[&str],
+        handler: H,
+    ) -> (Self, RunningService<RoleClient, H>) {
+        Self::start_with_client(args, &[], handler).await
+    }
+
     /// Starts `dsh-mcp <args>` (plus `env`) and completes the handshake with `handler` as the
-    /// client (e.g. one that declares and answers elicitation).
-    pub(crate) async fn start_with_client<H: rmcp::handler::client::ClientHandler>(
+    /// client (e.g. one that declares and answers elicitation or observes notifications).
+    pub(crate) async fn start_with_client<H: rmcp::ClientHandler>(
         args: &[&str],
         env: &[(&str, &str)],
         handler: H,

@@ -29,7 +29,7 @@ use crate::error::{TerminalError, TerminalErrorCode};
 use crate::process::group_name;
 use crate::readiness::{Observation, PreWrite, Readiness, Settle};
 use crate::screen::{AnchorId, Position, PromptState};
-use crate::types::{SendRead, SendRequest, SendResult, TerminalSignal};
+use crate::types::{SendProgress, SendRead, SendRequest, SendResult, TerminalSignal};
 
 use super::Inner;
 use super::result::{SettleFacts, assemble};
@@ -511,6 +511,27 @@ impl OperationHandle for SendOp {
 
     fn is_finished(&self) -> bool {
         self.finished.load(Ordering::SeqCst)
+    }
+
+    fn progress(&self) -> SendProgress {
+        /// Enough of the newest output to find its last line.
+        const LAST_LINE_BYTES: usize = 1024;
+        let st = self.shared.lock();
+        let span = self.span();
+        let last_line = span.anchor.and_then(|anchor| {
+            let rendered = st.screen.render_since(anchor, LAST_LINE_BYTES);
+            rendered
+                .text
+                .lines()
+                .rev()
+                .map(str::trim_end)
+                .find(|l| !l.is_empty())
+                .map(str::to_owned)
+        });
+        SendProgress {
+            output_bytes: st.bytes_read.saturating_sub(span.bytes_from),
+            last_line,
+        }
     }
 }
 

@@ -210,10 +210,19 @@ fn a_cut_viewport_says_how_much_output_it_stands_for() {
 fn background_send_names_its_job() {
     let out = SendOutput::Background {
         job_id: "job-1".into(),
+        output: String::new(),
     };
     assert_eq!(
         super::render_send(&out, CAP),
         "started background job job-1"
+    );
+    let out = SendOutput::Background {
+        job_id: "pty-send-1".into(),
+        output: "tick1\n".into(),
+    };
+    assert_eq!(
+        super::render_send(&out, CAP),
+        "started background job pty-send-1\ntick1\n"
     );
 }
 
@@ -387,4 +396,21 @@ fn cuts_start_at_a_line_boundary() {
         "fgh",
         "a single partial line is kept"
     );
+}
+
+#[test]
+fn background_acknowledgements_keep_the_job_id() {
+    assert_eq!(
+        render_background("pty-send-1", "", 64),
+        "started background job pty-send-1"
+    );
+    assert_eq!(
+        render_background("pty-send-1", "make: building\n", 1000),
+        "started background job pty-send-1\nmake: building\n"
+    );
+    let long = "x".repeat(500);
+    let out = render_background("pty-send-1", &long, 64);
+    assert!(out.len() <= 64, "{out:?}");
+    assert!(out.starts_with("started background job pty-send-1\n"));
+    assert!(out.ends_with("[output truncated]"));
 }

@@ -7,6 +7,7 @@
     reason = "integration-test helpers outside #[test] fns"
 )]
 
+mod background;
 mod bad_input;
 mod lifecycle;
 mod schemas;

@@ -29,6 +29,15 @@ pub(crate) struct Host {
 
 impl Host {
     pub(crate) fn new(config: ToolTerminalConfig, bash: Option<BashConfig>) -> Self {
+        Self::build(config, bash, false)
+    }
+
+    /// A host that also composes the jobs service and the job tools.
+    pub(crate) fn with_jobs(config: ToolTerminalConfig, bash: BashConfig) -> Self {
+        Self::build(config, Some(bash), true)
+    }
+
+    fn build(config: ToolTerminalConfig, bash: Option<BashConfig>, jobs: bool) -> Self {
         let mut builder = Context::builder()
             .with(InvariantsPlugin)
             .with(SystemPromptPlugin)
@@ -37,6 +46,11 @@ impl Host {
             .with(ToolTerminalPlugin { config });
         if let Some(bash) = bash {
             builder = builder.with(TerminalBashPlugin { config: bash });
+        }
+        if jobs {
+            builder = builder
+                .with(dsh_jobs::JobsPlugin::default())
+                .with(dsh_tool_jobs::ToolJobsPlugin::default());
         }
         let ctx = builder.apply().unwrap();
         let tools = ctx.require::<Tools>().unwrap();

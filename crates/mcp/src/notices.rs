@@ -1,0 +1,95 @@
+//! Delivery of background-job completion notices and of call progress over MCP.
+//!
+//! A notice reaches the model two ways, so every client shows it: it is appended as its own
+//! text block to the connection's next `tools/call` result (each notice once), and it is sent
+//! at once as a log notification (`notifications/message`, level `info`, logger `dsh-jobs`).
+//!
+//! rmcp marks MCP logging deprecated (SEP-2577) in favour of a successor clients do not
+//! implement yet; log notifications are the push channel clients render today.
+#![allow(deprecated)]
+
+use std::sync::Arc;
+
+use dsh_context::Agent;
+use dsh_tool_jobs::JobNotices;
+use rmcp::model::{
+    CallToolResult, ContentBlock, LoggingLevel, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken,
+};
+use rmcp::service::{Peer, RoleServer};
+use tokio::sync::broadcast::error::RecvError;
+use tokio_util::sync::CancellationToken;
+
+/// The logger name of notice log notifications.
+pub const NOTICE_LOGGER: &str = "dsh-jobs";
+
+/// Appends `agent`'s pending notices to `result`, one text block each.
+pub(crate) fn append_notices(notices: &JobNotices, agent: &Agent, result: &mut CallToolResult) {
+    for notice in notices.take(agent) {
+        result.content.push(ContentBlock::text(notice.text));
+    }
+}
+
+/// Forwards `agent`'s notices to the client as log notifications until `stop` is cancelled or
+/// the client goes away.
+pub(crate) fn spawn_log_forwarder(
+    notices: Arc<JobNotices>,
+    agent: Agent,
+    peer: Peer<RoleServer>,
+    stop: CancellationToken,
+) {
+    let mut rx = notices.subscribe();
+    tokio::spawn(async move {
+        loop {
+            let notice = tokio::select! {
+                () = stop.cancelled() => return,
+                n = rx.recv() => match n {
+                    Ok(n) => n,
+                    Err(RecvError::Lagged(skipped)) => {
+                        tracing::warn!(skipped, "notice log forwarder lagged; those notices still reach the next tool result");
+                        continue;
+                    }
+                    Err(RecvError::Closed) => return,
+                },
+            };
+            if notice.owner != agent {
+                continue;
+            }
+            let param = LoggingMessageNotificationParam::new(
+                LoggingLevel::Info,
+                serde_json::Value::String(notice.text),
+            )
+            .with_logger(NOTICE_LOGGER);
+            let sent = peer.notify_logging_message(param).await;
+            if let Err(e) = sent {
+                tracing::debug!(error = %e, "could not send a notice log notification");
+                return;
+            }
+        }
+    });
+}
+
+/// A progress sink for one `tools/call` that carried `progressToken`: reports become
+/// `notifications/progress` in order, sent by one task that ends when the call's sink is
+/// dropped.
+pub(crate) fn progress_sink(
+    peer: Peer<RoleServer>,
+    token: ProgressToken,
+) -> dsh_tools::ProgressSink {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<dsh_tools::ToolProgress>();
+    tokio::spawn(async move {
+        while let Some(report) = rx.recv().await {
+            let mut param = ProgressNotificationParam::new(token.clone(), report.progress);
+            if let Some(message) = report.message {
+                param = param.with_message(message);
+            }
+            if let Err(e) = peer.notify_progress(param).await {
+                tracing::debug!(error = %e, "could not send a progress notification");
+                return;
+            }
+        }
+    });
+    dsh_tools::ProgressSink::new(move |report| {
+        let _ = tx.send(report);
+    })
+}

@@ -1,0 +1,122 @@
+//! Model-visible texts of the job tools: renders, the status line, output-limit application
+//! (the seed's §5.5) and completion notices. Every cut is UTF-8 safe.
+
+use dsh_jobs::JobSnapshot;
+use dsh_output_retention::{head_slice, tail_slice};
+
+/// Marker a producer appends when it cut its own output; reused, never duplicated.
+pub const OUTPUT_TRUNCATED: &str = "\n[output truncated]";
+/// Marker for any other job tool text (errors, acknowledgements) cut to a job's limit.
+pub const RESULT_TRUNCATED: &str = "\n[result truncated]";
+/// Marker inside a completion notice whose details were cut.
+pub const NOTICE_TRUNCATED: &str = "\n[notice truncated]";
+/// The closing action of a cut notice.
+pub const NOTICE_SHORT_ACTION: &str = "\nDone; job_output.";
+/// `job_output` body when nothing new was produced.
+pub const NO_NEW_OUTPUT: &str = "(no new output)";
+/// `job_list` text when the caller has no jobs.
+pub const NO_JOBS: &str = "(no background jobs)";
+
+/// `[status: <status>]` or `[status: <status>, <detail>]`.
+pub fn status_line(job: &JobSnapshot) -> String {
+    match &job.detail {
+        Some(detail) => format!("[status: {}, {detail}]", job.status),
+        None => format!("[status: {}]", job.status),
+    }
+}
+
+/// Keeps the newest part of `content` and a fixed `suffix`, within `cap` bytes.
+fn fit_with_suffix(content: &str, suffix: &str, cap: usize) -> String {
+    if suffix.len() >= cap {
+        return tail_slice(suffix, cap).to_owned();
+    }
+    format!("{}{suffix}", tail_slice(content, cap - suffix.len()))
+}
+
+/// The `job_output` text: the output (or `(no new output)`), a newline unless it already ends
+/// with one, then the status line. With a `limit`, the newest output and the whole status line
+/// are kept; a cut adds `[output truncated]` unless the producer's own marker already ends the
+/// kept output.
+pub fn render_output(text: &str, job: &JobSnapshot, limit: Option<usize>) -> String {
+    let body = if text.is_empty() { NO_NEW_OUTPUT } else { text };
+    let sep = if body.ends_with('\n') { "" } else { "\n" };
+    let status = status_line(job);
+    let full = format!("{body}{sep}{status}");
+    let Some(cap) = limit else { return full };
+    if full.len() <= cap {
+        return full;
+    }
+    let content = body.strip_suffix('\n').unwrap_or(body);
+    let marker = if content.ends_with(OUTPUT_TRUNCATED.trim_start_matches('\n')) {
+        ""
+    } else {
+        OUTPUT_TRUNCATED
+    };
+    fit_with_suffix(content, &format!("{marker}\n{status}"), cap)
+}
+
+/// Any other single text cut to a job's limit: the newest part plus `[result truncated]`.
+pub fn bound_result(text: &str, cap: usize) -> String {
+    if text.len() <= cap {
+        return text.to_owned();
+    }
+    fit_with_suffix(text, RESULT_TRUNCATED, cap)
+}
+
+/// The `job_list` text: one `<id> [<kind>] <status> — <label>` line per job, or
+/// `(no background jobs)`.
+pub fn render_list(jobs: &[JobSnapshot]) -> String {
+    if jobs.is_empty() {
+        return NO_JOBS.to_owned();
+    }
+    jobs.iter()
+        .map(|j| format!("{} [{}] {} — {}", j.id, j.kind, j.status, j.label))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The `job_kill` acknowledgement.
+pub fn render_kill(job: &JobSnapshot, requested: bool) -> String {
+    if requested {
+        format!("requested cancellation of job {}", job.id)
+    } else {
+        format!("job {} had already finished {}", job.id, status_line(job))
+    }
+}
+
+/// The completion notice for a settled job:
+/// `background job <id> (<kind>: <label>) finished [status…]. Read its output with job_output.`
+///
+/// Within `limit` bytes it degrades in steps: the head of the details plus
+/// `[notice truncated]` and `Done; job_output.`; then `background job <id>` and the action;
+/// then the head of that prefix before the action; finally the tail of the action.
+pub fn render_notice(job: &JobSnapshot, limit: Option<usize>) -> String {
+    let prefix = format!("background job {}", job.id);
+    let details = format!(
+        " ({}: {}) finished {}",
+        job.kind,
+        job.label,
+        status_line(job)
+    );
+    let full = format!("{prefix}{details}. Read its output with job_output.");
+    let Some(cap) = limit else { return full };
+    if full.len() <= cap {
+        return full;
+    }
+    let fixed = prefix.len() + NOTICE_TRUNCATED.len() + NOTICE_SHORT_ACTION.len();
+    if fixed <= cap {
+        let kept = head_slice(&details, cap - fixed);
+        return format!("{prefix}{kept}{NOTICE_TRUNCATED}{NOTICE_SHORT_ACTION}");
+    }
+    if prefix.len() + NOTICE_SHORT_ACTION.len() <= cap {
+        return format!("{prefix}{NOTICE_SHORT_ACTION}");
+    }
+    if NOTICE_SHORT_ACTION.len() <= cap {
+        let kept = head_slice(&prefix, cap - NOTICE_SHORT_ACTION.len());
+        return format!("{kept}{NOTICE_SHORT_ACTION}");
+    }
+    tail_slice(NOTICE_SHORT_ACTION, cap).to_owned()
+}
+
+#[cfg(test)]
+mod tests;

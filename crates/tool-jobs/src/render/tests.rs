@@ -1,0 +1,154 @@
+#![allow(clippy::unwrap_used)]
+
+use dsh_jobs::{JobId, JobSnapshot, JobStatus};
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn job(id: &str, status: JobStatus, detail: Option<&str>) -> JobSnapshot {
+    let kind = id.rsplit_once('-').map_or(id, |(k, _)| k).to_owned();
+    JobSnapshot {
+        id: JobId::new(id),
+        kind,
+        label: "pty-1: make test".into(),
+        output_limit_bytes: None,
+        owner_id: None,
+        status,
+        detail: detail.map(str::to_owned),
+        started_at_ms: 1,
+        finished_at_ms: (!status.is_live()).then_some(2),
+        reported: false,
+    }
+}
+
+#[test]
+fn output_renders_match_the_seed() {
+    let running = job("bash-1", JobStatus::Running, None);
+    assert_eq!(
+        render_output("line one", &running, None),
+        "line one\n[status: running]"
+    );
+    assert_eq!(
+        render_output("", &running, None),
+        "(no new output)\n[status: running]"
+    );
+    let done = job("subagent-1", JobStatus::Completed, Some("completed"));
+    assert_eq!(
+        render_output("the answer", &done, None),
+        "the answer\n[status: completed, completed]"
+    );
+    let pty = job("pty-send-1", JobStatus::Completed, Some("wait: stdin_read"));
+    assert_eq!(
+        render_output("live output\n", &pty, None),
+        "live output\n[status: completed, wait: stdin_read]"
+    );
+    insta::assert_snapshot!(
+        "output_renders",
+        [
+            render_output("line one", &running, None),
+            render_output("", &running, None),
+            render_output("the answer", &done, None),
+            render_output("tick1\ntick2\n", &pty, None),
+        ]
+        .join("\n---\n")
+    );
+}
+
+#[test]
+fn output_limit_keeps_status_and_reuses_the_producer_marker() {
+    let pty = job("pty-send-1", JobStatus::Completed, Some("wait: stdin_read"));
+    let long = format!("{}\n", "一二三".repeat(20));
+    for cap in [48, 64] {
+        let text = render_output(&long, &pty, Some(cap));
+        assert!(text.len() <= cap, "{cap}: {text:?}");
+        assert!(text.ends_with("\n[status: completed, wait: stdin_read]"));
+    }
+    // With room for it, exactly one marker right before the status line.
+    let text = render_output(&long, &pty, Some(64));
+    assert_eq!(text.matches("[output truncated]").count(), 1, "{text:?}");
+    assert!(text.ends_with("\n[output truncated]\n[status: completed, wait: stdin_read]"));
+    // A producer marker at the end of the output is reused, never duplicated.
+    let cut = format!("{}\n[output truncated]", "一".repeat(40));
+    let text = render_output(&cut, &pty, Some(64));
+    assert_eq!(text.matches("[output truncated]").count(), 1, "{text:?}");
+    assert!(text.ends_with("[output truncated]\n[status: completed, wait: stdin_read]"));
+    assert!(text.len() <= 64);
+    // The status line alone beyond the cap: its tail.
+    assert_eq!(render_output(&long, &pty, Some(8)).len(), 8);
+    insta::assert_snapshot!(
+        "output_limits",
+        [48, 64, 8]
+            .map(|cap| render_output(&long, &pty, Some(cap)))
+            .join("\n---\n")
+    );
+}
+
+#[test]
+fn list_and_kill_renders() {
+    assert_eq!(render_list(&[]), "(no background jobs)");
+    let jobs = [
+        job("pty-send-1", JobStatus::Running, None),
+        job("pty-send-2", JobStatus::Killed, None),
+    ];
+    assert_eq!(
+        render_list(&jobs),
+        "pty-send-1 [pty-send] running — pty-1: make test\npty-send-2 [pty-send] killed — pty-1: make test"
+    );
+    assert_eq!(
+        render_kill(&jobs[0], true),
+        "requested cancellation of job pty-send-1"
+    );
+    let done = job("pty-send-3", JobStatus::Completed, Some("wait: stdin_read"));
+    assert_eq!(
+        render_kill(&done, false),
+        "job pty-send-3 had already finished [status: completed, wait: stdin_read]"
+    );
+    assert_eq!(
+        bound_result(&"x".repeat(100), 32),
+        format!("{}\n[result truncated]", "x".repeat(13))
+    );
+    assert_eq!(bound_result("short", 32), "short");
+    assert_eq!(bound_result(&"x".repeat(100), 8), "uncated]");
+}
+
+#[test]
+fn notices_degrade_in_exact_shapes() {
+    let mut j = job(
+        "pty-send-100",
+        JobStatus::Completed,
+        Some("wait: stdin_read"),
+    );
+    j.label = "pty-1: for i in 1 2 3 4 5; do echo tick$i; sleep 1; done".into();
+    let full = render_notice(&j, None);
+    assert_eq!(
+        full,
+        "background job pty-send-100 (pty-send: pty-1: for i in 1 2 3 4 5; do echo tick$i; sleep 1; done) finished [status: completed, wait: stdin_read]. Read its output with job_output."
+    );
+    assert_eq!(
+        render_notice(&j, Some(64)),
+        "background job pty-send-100\n[notice truncated]\nDone; job_output."
+    );
+    assert_eq!(
+        render_notice(&j, Some(61)),
+        "background job pty-send-100\nDone; job_output."
+    );
+    assert_eq!(
+        render_notice(&j, Some(32)),
+        "background job\nDone; job_output."
+    );
+    assert_eq!(render_notice(&j, Some(8)), "_output.");
+    let at80 = render_notice(&j, Some(80));
+    assert_eq!(
+        at80,
+        "background job pty-send-100 (pty-send: pty-\n[notice truncated]\nDone; job_output."
+    );
+    for cap in [8, 32, 61, 64, 80, 1000] {
+        assert!(render_notice(&j, Some(cap)).len() <= cap);
+    }
+    insta::assert_snapshot!(
+        "notices",
+        [None, Some(80), Some(64), Some(61), Some(32), Some(8)]
+            .map(|cap| render_notice(&j, cap))
+            .join("\n---\n")
+    );
+}

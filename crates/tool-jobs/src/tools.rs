@@ -1,0 +1,232 @@
+//! The three job tools over the jobs service.
+
+use std::sync::Arc;
+
+use dsh_context::Agent;
+use dsh_jobs::{JobError, JobId, JobRegistry, KillOutcome};
+use dsh_tools::{Card, CardKind, Content, Tool, ToolCall, ToolError};
+
+use crate::ToolJobsConfig;
+use crate::render;
+use crate::schema::*;
+
+pub(crate) struct Shared {
+    pub(crate) jobs: Arc<dyn JobRegistry>,
+    pub(crate) config: ToolJobsConfig,
+}
+
+impl Shared {
+    /// Bounds any single text to the named job's own limit (tail kept, `[result truncated]`).
+    /// Success renders already fit, so they pass unchanged; errors, denials and policy
+    /// replacements are cut. Jobs the caller cannot see impose no limit.
+    fn finalize(
+        &self,
+        job_id: Option<&str>,
+        agent: Option<&Agent>,
+        content: &[Content],
+    ) -> Option<Vec<Content>> {
+        let limit = self
+            .jobs
+            .get(&JobId::new(job_id?), agent)
+            .ok()?
+            .output_limit_bytes?;
+        match content {
+            [only] => only
+                .as_text()
+                .map(|text| vec![Content::text(render::bound_result(text, limit))]),
+            _ => None,
+        }
+    }
+}
+
+fn job_id(raw: &str) -> Result<JobId, ToolError> {
+    if raw.trim().is_empty() {
+        return Err(ToolError::invalid_args(format!(
+            "invalid job_id: expected a non-empty string, got {}",
+            serde_json::Value::String(raw.to_owned())
+        )));
+    }
+    Ok(JobId::new(raw))
+}
+
+/// The tool error for a jobs service error, with a machine-readable code.
+pub(crate) fn job_error(e: JobError) -> ToolError {
+    let code = match &e {
+        JobError::UnknownJob(_) => "UNKNOWN_JOB",
+        JobError::Foreign(_) => "FOREIGN_JOB",
+        JobError::InvalidTimeout(_) => "INVALID_ARGS",
+        JobError::WaitAborted => "ABORTED",
+        JobError::LimitReached(_) => "JOB_LIMIT",
+        _ => "JOBS",
+    };
+    ToolError::new(e.to_string()).with_code(code)
+}
+
+fn card(title: String, kind: &str, raw_input: Option<&str>) -> Card {
+    Card {
+        card: CardKind::Generic,
+        title: Some(title),
+        kind: Some(kind.to_owned()),
+        raw_input: raw_input.map(|s| serde_json::Value::String(s.to_owned())),
+        ..Card::default()
+    }
+}
+
+/// `job_output`.
+pub(crate) struct OutputTool(pub(crate) Arc<Shared>);
+
+impl Tool for OutputTool {
+    type Args = OutputArgs;
+    type Output = OutputOutput;
+
+    fn name(&self) -> &'static str {
+        "job_output"
+    }
+    fn description(&self) -> String {
+        "Read a background job. Stream jobs return only output produced since the last read; final-output jobs return their result once settled. Every reply ends with [status: ...]. Non-blocking unless wait is true.".to_owned()
+    }
+    async fn execute(&self, args: OutputArgs, call: ToolCall) -> Result<OutputOutput, ToolError> {
+        let id = job_id(&args.job_id)?;
+        let agent = call.agent.as_ref();
+        if args.wait == Some(true) {
+            let config = &self.0.config;
+            let requested = args.timeout_ms.unwrap_or(config.wait_timeout_ms as f64);
+            let timeout = requested.min(config.max_wait_timeout_ms as f64);
+            self.0
+                .jobs
+                .wait(&id, timeout, agent, &call.cancel)
+                .await
+                .map_err(job_error)?;
+        }
+        let read = self.0.jobs.read(&id, agent).map_err(job_error)?;
+        Ok(OutputOutput {
+            text: read.text,
+            job: (&read.snapshot).into(),
+            limit: read.snapshot.output_limit_bytes,
+        })
+    }
+    fn render(&self, _args: &OutputArgs, out: &OutputOutput) -> String {
+        render::render_output(&out.text, &snapshot_of(&out.job), out.limit)
+    }
+    fn finalize_call(
+        &self,
+        args: Option<&OutputArgs>,
+        agent: Option<&Agent>,
+        content: &[Content],
+    ) -> Option<Vec<Content>> {
+        self.0
+            .finalize(args.map(|a| a.job_id.as_str()), agent, content)
+    }
+    fn present_call(&self, args: &OutputArgs) -> Option<Card> {
+        Some(card(
+            format!("Read output from background job {}", args.job_id),
+            "read",
+            Some(&args.job_id),
+        ))
+    }
+}
+
+/// The status-line fields of a public job, as a snapshot for the shared renders.
+fn snapshot_of(job: &PublicJob) -> dsh_jobs::JobSnapshot {
+    dsh_jobs::JobSnapshot {
+        id: JobId::new(job.id.clone()),
+        kind: job.kind.clone(),
+        label: job.label.clone(),
+        output_limit_bytes: None,
+        owner_id: None,
+        status: match job.status {
+            StatusOutput::Running => dsh_jobs::JobStatus::Running,
+            StatusOutput::Stopping => dsh_jobs::JobStatus::Stopping,
+            StatusOutput::Completed => dsh_jobs::JobStatus::Completed,
+            StatusOutput::Killed => dsh_jobs::JobStatus::Killed,
+            StatusOutput::Failed => dsh_jobs::JobStatus::Failed,
+        },
+        detail: job.detail.clone(),
+        started_at_ms: job.started_at,
+        finished_at_ms: job.finished_at,
+        reported: false,
+    }
+}
+
+/// `job_list`.
+pub(crate) struct ListTool(pub(crate) Arc<Shared>);
+
+impl Tool for ListTool {
+    type Args = ListArgs;
+    type Output = ListOutput;
+
+    fn name(&self) -> &'static str {
+        "job_list"
+    }
+    fn description(&self) -> String {
+        "List your running and finished background jobs with their ids, kinds and statuses."
+            .to_owned()
+    }
+    async fn execute(&self, _args: ListArgs, call: ToolCall) -> Result<ListOutput, ToolError> {
+        let jobs = self.0.jobs.list(call.agent.as_ref());
+        Ok(ListOutput {
+            jobs: jobs.iter().map(PublicJob::from).collect(),
+        })
+    }
+    fn render(&self, _args: &ListArgs, out: &ListOutput) -> String {
+        let jobs: Vec<_> = out.jobs.iter().map(snapshot_of).collect();
+        render::render_list(&jobs)
+    }
+    fn present_call(&self, _args: &ListArgs) -> Option<Card> {
+        Some(card("List background jobs".to_owned(), "read", None))
+    }
+}
+
+/// `job_kill`.
+pub(crate) struct KillTool(pub(crate) Arc<Shared>);
+
+impl Tool for KillTool {
+    type Args = KillArgs;
+    type Output = KillOutput;
+
+    fn name(&self) -> &'static str {
+        "job_kill"
+    }
+    fn description(&self) -> String {
+        "Request cancellation of a background job and return immediately. The job becomes killed once its work actually stops.".to_owned()
+    }
+    async fn execute(&self, args: KillArgs, call: ToolCall) -> Result<KillOutput, ToolError> {
+        let id = job_id(&args.job_id)?;
+        let agent = call.agent.as_ref();
+        let outcome = self
+            .0
+            .jobs
+            .kill(&id, agent, args.reason.as_deref())
+            .map_err(job_error)?;
+        let job = self.0.jobs.get(&id, agent).map_err(job_error)?;
+        Ok(KillOutput {
+            outcome: match outcome {
+                KillOutcome::Requested => KillOutcomeOutput::CancellationRequested,
+                KillOutcome::AlreadyFinished => KillOutcomeOutput::AlreadyFinished,
+            },
+            job: (&job).into(),
+        })
+    }
+    fn render(&self, _args: &KillArgs, out: &KillOutput) -> String {
+        render::render_kill(
+            &snapshot_of(&out.job),
+            out.outcome == KillOutcomeOutput::CancellationRequested,
+        )
+    }
+    fn finalize_call(
+        &self,
+        args: Option<&KillArgs>,
+        agent: Option<&Agent>,
+        content: &[Content],
+    ) -> Option<Vec<Content>> {
+        self.0
+            .finalize(args.map(|a| a.job_id.as_str()), agent, content)
+    }
+    fn present_call(&self, args: &KillArgs) -> Option<Card> {
+        Some(card(
+            format!("Kill background job {}", args.job_id),
+            "execute",
+            Some(&args.job_id),
+        ))
+    }
+}

@@ -1,0 +1,332 @@
+//! The three tools, their limits and the notices.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use dsh_jobs::{FinalStatus, JobId, JobRegistry, JobsPlugin};
+use dsh_system_prompt::SystemPrompt;
+use dsh_tool_jobs::{ToolJobsConfig, ToolJobsPlugin};
+use dsh_tools::{PostExecute, ToolCallInfo, ToolResult};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use crate::support::{Host, Probe};
+
+/// Waits for settlement without waiting on the job (which would mark it reported).
+async fn settled(host: &Host, id: &JobId, owner: Option<&dsh_context::Agent>) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while host.jobs.get(id, owner).unwrap().status.is_live() {
+        assert!(tokio::time::Instant::now() < deadline, "job never settled");
+        tokio::task::yield_now().await;
+    }
+}
+
+#[tokio::test]
+async fn schemas_prompt_and_config() {
+    let host = Host::new(ToolJobsConfig::default());
+    let list: Vec<_> = host
+        .tools
+        .list()
+        .into_iter()
+        .map(|t| {
+            json!({"name": t.name, "description": t.description,
+                   "inputSchema": t.input_schema, "outputSchema": t.output_schema})
+        })
+        .collect();
+    let names: Vec<_> = list.iter().map(|t| t["name"].clone()).collect();
+    assert_eq!(names, dsh_tool_jobs::TOOL_NAMES.map(|n| json!(n)));
+    insta::assert_json_snapshot!("tools_list", list);
+    let prompt = host.ctx.require::<SystemPrompt>().unwrap();
+    assert_eq!(
+        prompt.sections(),
+        vec![("tool:jobs".to_owned(), 106)],
+        "one section"
+    );
+    insta::assert_snapshot!("system_prompt", prompt.assemble());
+    host.ctx.dispose().await;
+    // Disposing the plugin's scope detaches the controller: producers are refused again.
+    let root = dsh_context::Context::builder()
+        .with(dsh_system_prompt::SystemPromptPlugin)
+        .with(dsh_tools::ToolsPlugin)
+        .with(JobsPlugin::default())
+        .apply()
+        .unwrap();
+    let scope = root.child("tool-jobs");
+    dsh_context::Context::builder()
+        .with(ToolJobsPlugin::default())
+        .apply_to(&scope)
+        .unwrap();
+    let jobs = root.require::<dyn JobRegistry>().unwrap();
+    let tools = root.require::<dsh_tools::Tools>().unwrap();
+    assert_eq!(tools.list().len(), 3);
+    scope.dispose().await;
+    assert!(tools.list().is_empty());
+    let err = jobs.start(Probe::new().spec(None, None)).unwrap_err();
+    assert!(
+        err.to_string().starts_with("background jobs unavailable"),
+        "{err}"
+    );
+    root.dispose().await;
+
+    let bad = dsh_context::Context::builder()
+        .with(dsh_system_prompt::SystemPromptPlugin)
+        .with(dsh_tools::ToolsPlugin)
+        .with(dsh_jobs::JobsPlugin::default())
+        .with(ToolJobsPlugin {
+            config: ToolJobsConfig {
+                wait_timeout_ms: 700_000,
+                max_wait_timeout_ms: 600_000,
+            },
+        })
+        .apply()
+        .unwrap_err();
+    assert!(
+        bad.to_string()
+            .contains("tool-jobs: wait_timeout_ms (700000) exceeds max_wait_timeout_ms (600000)"),
+        "{bad}"
+    );
+}
+
+#[tokio::test]
+async fn job_output_consumes_and_reports_status() {
+    let host = Host::new(ToolJobsConfig::default());
+    let a = host.agent("a");
+    let p = Probe::new();
+    let id = host.start(&p, Some(&a), None);
+    p.push("line one");
+    let r = host
+        .call(Some(&a), "job_output", json!({"job_id": id.as_str()}))
+        .await;
+    assert_eq!(r.text(), "line one\n[status: running]");
+    let value = r.structured.unwrap();
+    assert_eq!(value["job"]["id"], "pty-send-1");
+    assert!(value["job"].get("ownerSession").is_none());
+    assert!(value["job"].get("reported").is_none());
+    let r = host
+        .call(Some(&a), "job_output", json!({"job_id": id.as_str()}))
+        .await;
+    assert_eq!(r.text(), "(no new output)\n[status: running]");
+    // A wait capped by the configured maximum returns the live job.
+    let short = Host::new(ToolJobsConfig {
+        wait_timeout_ms: 10,
+        max_wait_timeout_ms: 20,
+    });
+    let p2 = Probe::new();
+    let id2 = short.start(&p2, Some(&a), None);
+    let r = short
+        .call(
+            Some(&a),
+            "job_output",
+            json!({"job_id": id2.as_str(), "wait": true, "timeout_ms": 600000}),
+        )
+        .await;
+    assert_eq!(r.text(), "(no new output)\n[status: running]");
+    // A wait returns the settled job with its output.
+    p.push("tick\n");
+    let waiter = host.call(
+        Some(&a),
+        "job_output",
+        json!({"job_id": id.as_str(), "wait": true}),
+    );
+    let (r, ()) = tokio::join!(waiter, async {
+        p.finish(FinalStatus::Completed, "wait: stdin_read")
+    });
+    assert_eq!(r.text(), "tick\n[status: completed, wait: stdin_read]");
+    assert!(host.jobs.get(&id, Some(&a)).unwrap().reported);
+    // Errors.
+    let r = host
+        .call(Some(&a), "job_output", json!({"job_id": ""}))
+        .await;
+    assert_eq!(
+        r.text(),
+        "Error: invalid job_id: expected a non-empty string, got \"\""
+    );
+    let r = host
+        .call(Some(&a), "job_output", json!({"job_id": "pty-send-99"}))
+        .await;
+    assert_eq!(
+        r.text(),
+        "Error: unknown job pty-send-99; call job_list to see your jobs"
+    );
+    let r = host
+        .call(
+            Some(&a),
+            "job_output",
+            json!({"job_id": id.as_str(), "wait": true, "timeout_ms": 0}),
+        )
+        .await;
+    assert!(
+        r.text()
+            .starts_with("Error: invalid wait timeout: expected a positive number"),
+        "{}",
+        r.text()
+    );
+    short.ctx.dispose().await;
+    host.ctx.dispose().await;
+}
+
+#[tokio::test]
+async fn producer_limits_bound_reads_errors_and_acks() {
+    let host = Host::new(ToolJobsConfig::default());
+    let a = host.agent("a");
+    let p = Probe::new();
+    let id = host.start(&p, Some(&a), Some(64));
+    p.push(&format!("{}\n[output truncated]", "一".repeat(40)));
+    let waiter = host.call(
+        Some(&a),
+        "job_output",
+        json!({"job_id": id.as_str(), "wait": true}),
+    );
+    let (r, ()) = tokio::join!(waiter, async {
+        p.finish(FinalStatus::Completed, "wait: stdin_read")
+    });
+    let text = r.text();
+    assert!(text.len() <= 64, "{text:?}");
+    assert_eq!(text.matches("[output truncated]").count(), 1);
+    assert!(text.ends_with("[output truncated]\n[status: completed, wait: stdin_read]"));
+    // A failing cancel is an error bounded by the job's limit, and the job keeps running.
+    let p2 = Probe::new();
+    let id2 = host.start(&p2, Some(&a), Some(40));
+    *p2.fail_cancel.lock() = true;
+    let r = host
+        .call(Some(&a), "job_kill", json!({"job_id": id2.as_str()}))
+        .await;
+    assert!(r.is_error);
+    assert!(r.text().len() <= 40);
+    assert!(r.text().ends_with("\n[result truncated]"), "{}", r.text());
+    assert!(host.jobs.get(&id2, Some(&a)).unwrap().status.is_live());
+    *p2.fail_cancel.lock() = false;
+    host.ctx.dispose().await;
+}
+
+struct Replace(String);
+impl PostExecute for Replace {
+    fn after(&self, call: &ToolCallInfo, result: &mut ToolResult) {
+        if call.name == "job_output" {
+            *result = ToolResult::success(self.0.clone(), json!({}));
+        }
+    }
+}
+
+#[tokio::test]
+async fn policy_replacements_are_bounded_without_a_status_line() {
+    let host = Host::new(ToolJobsConfig::default());
+    let a = host.agent("a");
+    host.tools
+        .add_post_execute(Arc::new(Replace("z".repeat(500))));
+    let p = Probe::new();
+    let id = host.start(&p, Some(&a), Some(64));
+    let r = host
+        .call(Some(&a), "job_output", json!({"job_id": id.as_str()}))
+        .await;
+    assert_eq!(r.text().len(), 64);
+    assert!(r.text().ends_with("z\n[result truncated]"));
+    assert!(!r.text().contains("[status"));
+    host.ctx.dispose().await;
+}
+
+#[tokio::test]
+async fn list_and_kill_per_caller() {
+    let host = Host::new(ToolJobsConfig::default());
+    let a = host.agent("a");
+    let b = host.agent("a");
+    let r = host.call(Some(&a), "job_list", json!({})).await;
+    assert_eq!(r.text(), "(no background jobs)");
+    let p = Probe::new();
+    let id = host.start(&p, Some(&a), None);
+    let r = host.call(Some(&a), "job_list", json!({})).await;
+    assert_eq!(r.text(), "pty-send-1 [pty-send] running — pty-1: make test");
+    let r = host.call(Some(&b), "job_list", json!({})).await;
+    assert_eq!(r.text(), "(no background jobs)");
+    for (tool, args) in [
+        ("job_output", json!({"job_id": id.as_str()})),
+        ("job_kill", json!({"job_id": id.as_str()})),
+    ] {
+        let r = host.call(Some(&b), tool, args).await;
+        assert_eq!(r.text(), "Error: job pty-send-1 belongs to another session");
+    }
+    p.push("pending");
+    let r = host
+        .call(
+            Some(&a),
+            "job_kill",
+            json!({"job_id": id.as_str(), "reason": "not needed"}),
+        )
+        .await;
+    assert_eq!(r.text(), "requested cancellation of job pty-send-1");
+    assert_eq!(r.structured.unwrap()["outcome"], "cancellation-requested");
+    assert_eq!(*p.cancels.lock(), vec!["not needed".to_owned()]);
+    settled(&host, &id, Some(&a)).await;
+    let r = host
+        .call(Some(&a), "job_kill", json!({"job_id": id.as_str()}))
+        .await;
+    assert_eq!(
+        r.text(),
+        "job pty-send-1 had already finished [status: killed, wait: stdin_read]"
+    );
+    // The already-finished kill did not consume the pending output.
+    let r = host
+        .call(Some(&a), "job_output", json!({"job_id": id.as_str()}))
+        .await;
+    assert_eq!(r.text(), "pending\n[status: killed, wait: stdin_read]");
+    let card = host
+        .tools
+        .present_call("job_kill", &json!({"job_id": "pty-send-1"}))
+        .unwrap();
+    assert_eq!(
+        card.title.as_deref(),
+        Some("Kill background job pty-send-1")
+    );
+    host.ctx.dispose().await;
+}
+
+#[tokio::test]
+async fn notices_once_for_unreported_owned_jobs() {
+    let host = Host::new(ToolJobsConfig::default());
+    let a = host.agent("a");
+    let mut sub = host.notices.subscribe();
+    // Settled unreported → one notice, delivered once.
+    let p = Probe::new();
+    let id = host.start(&p, Some(&a), None);
+    p.finish(FinalStatus::Completed, "wait: stdin_read");
+    settled(&host, &id, Some(&a)).await;
+    let pushed = sub.recv().await.unwrap();
+    assert_eq!(pushed.owner, a);
+    let taken = host.notices.take(&a);
+    assert_eq!(taken.len(), 1);
+    insta::assert_snapshot!("notice", &taken[0].text);
+    assert_eq!(
+        taken[0].text,
+        "background job pty-send-1 (pty-send: pty-1: make test) finished [status: completed, wait: stdin_read]. Read its output with job_output."
+    );
+    assert!(host.notices.take(&a).is_empty());
+    // Killed → reported → no notice.
+    let p = Probe::new();
+    let id = host.start(&p, Some(&a), None);
+    host.call(Some(&a), "job_kill", json!({"job_id": id.as_str()}))
+        .await;
+    settled(&host, &id, Some(&a)).await;
+    // Unowned → no notice.
+    let p = Probe::new();
+    let id = host.start(&p, None, None);
+    p.finish(FinalStatus::Completed, "done");
+    settled(&host, &id, None).await;
+    // Read after settlement but before delivery → dropped at take.
+    let p = Probe::new();
+    let id = host.start(&p, Some(&a), Some(64));
+    p.finish(FinalStatus::Failed, "Error: boom");
+    settled(&host, &id, Some(&a)).await;
+    host.call(Some(&a), "job_output", json!({"job_id": id.as_str()}))
+        .await;
+    assert!(host.notices.take(&a).is_empty());
+    // The bounded notice text used the job's limit.
+    let n = sub.recv().await.unwrap();
+    assert_eq!(n.job_id.as_str(), "pty-send-4");
+    assert!(n.text.len() <= 64);
+    // Teardown never notifies.
+    let p = Probe::new();
+    host.start(&p, Some(&a), None);
+    a.dispose().await;
+    assert!(sub.try_recv().is_err());
+    host.ctx.dispose().await;
+}

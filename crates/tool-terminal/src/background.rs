@@ -1,0 +1,322 @@
+//! Background sends (`terminal_send {run_in_background: true}`) as `pty-send` jobs.
+//!
+//! The job's `run` starts the send synchronously, so the session's one-send slot is taken
+//! before a job id exists and every refusal (capacity, no controller, busy session, unknown
+//! session) happens before anything is written. The job's output is the send's consuming
+//! `read_output`, so successive `job_output` reads show new output only, without repeats or
+//! gaps. Unlike a foreground send, the job does not end on silence or on the send deadline
+//! (neither proves the command finished): it keeps following the session with polls until the
+//! prompt returns, a program waits for input, or the session exits (see [`follow`]). `job_kill` interrupts the foreground job like `terminal_signal` SIGINT (the send's
+//! own cancellation); the job then settles `killed` once the prompt is back. The session stays
+//! busy until the job ends: a foreground send meanwhile is refused with an error naming the
+//! job. Closing the session kills its job first.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use dsh_context::Agent;
+use dsh_jobs::{FinalStatus, JobError, JobHooks, JobId, JobOutcome, JobRegistry, JobStart};
+use dsh_terminal_core::{
+    SendOperation, SendRequest, SendResult, SessionId, SessionStatus, TerminalErrorCode, Terminals,
+    WaitReason,
+};
+use dsh_tools::ToolError;
+use parking_lot::Mutex;
+
+use crate::render;
+
+/// The job kind of background sends (ids `pty-send-N`).
+pub const JOB_KIND: &str = "pty-send";
+/// Longest job label, in characters (the label is one line in `job_list` and notices).
+const MAX_LABEL_CHARS: usize = 80;
+
+pub(crate) struct Background {
+    jobs: Arc<dyn JobRegistry>,
+    /// The last background job started per session (a hint: liveness is checked on use).
+    by_session: Mutex<HashMap<SessionId, JobId>>,
+}
+
+/// `<session>: <first line of text>` (or `(input)`), one line, bounded.
+fn label(id: &SessionId, text: &str) -> String {
+    let line: String = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let line = line.trim();
+    if line.is_empty() {
+        return format!("{id}: (input)");
+    }
+    let mut kept: String = line.chars().take(MAX_LABEL_CHARS).collect();
+    if kept.len() < line.len() || text.trim_end().contains('\n') {
+        kept.push('…');
+    }
+    format!("{id}: {kept}")
+}
+
+/// The job detail of a settled send: `wait: <reason>[, exit: N]`, or
+/// `session exited: <code | signal | unknown>`.
+pub(crate) fn detail(result: &SendResult) -> String {
+    let wait_reason = crate::schema::WaitReasonOutput::from(result.wait_reason).as_str();
+    match &result.session_status {
+        SessionStatus::Running => match result.exit_code {
+            Some(code) => format!("wait: {wait_reason}, exit: {code}"),
+            None => format!("wait: {wait_reason}"),
+        },
+        SessionStatus::Exited { exit_code, signal } => format!(
+            "session exited: {}",
+            exit_code
+                .map(|c| c.to_string())
+                .or_else(|| signal.clone())
+                .unwrap_or_else(|| "unknown".to_owned())
+        ),
+    }
+}
+
+/// The send a job currently follows, and output of the sends it already finished that no read
+/// has taken yet.
+struct Stream {
+    current: SendOperation,
+    pending: String,
+}
+
+impl Stream {
+    /// Everything produced since the previous read, in order.
+    fn read(&mut self) -> String {
+        let mut text = std::mem::take(&mut self.pending);
+        text.push_str(&render::render_send_read(&self.current.read_output()));
+        text
+    }
+}
+
+/// How long a follow-up poll may wait for the previous send to release the session's slot.
+const SLOT_RELEASE_WAIT: Duration = Duration::from_secs(5);
+/// Pause between attempts to take a slot that is still being released.
+const SLOT_RETRY: Duration = Duration::from_millis(20);
+
+/// Follows a background send until the program is ready for input or the session exits.
+///
+/// A send that settles on silence (`inferred_idle`) or on its deadline (`timeout`) has not
+/// shown that the command finished, so a background job does not end there: it continues with
+/// a poll (an empty send without Enter), whose output continues exactly where the previous
+/// send's ended, until the prompt comes back, a program waits for input, the session exits, or
+/// the job is killed.
+async fn follow(
+    terminals: Arc<Terminals>,
+    owner: Agent,
+    id: SessionId,
+    stream: Arc<Mutex<Option<Stream>>>,
+    cancel_requested: Arc<AtomicBool>,
+) -> Result<JobOutcome, String> {
+    let outcome = |result: &SendResult| {
+        let status = if cancel_requested.load(Ordering::SeqCst) {
+            FinalStatus::Killed
+        } else {
+            FinalStatus::Completed
+        };
+        JobOutcome::new(status, Some(detail(result)))
+    };
+    loop {
+        let Some(op) = stream.lock().as_ref().map(|s| s.current.clone()) else {
+            return Err("background send lost its operation".to_owned());
+        };
+        let result = match op.done().await {
+            Ok(result) => result,
+            Err(e) => {
+                return Ok(JobOutcome::new(
+                    FinalStatus::Failed,
+                    Some(format!("Error: {e}")),
+                ));
+            }
+        };
+        let unproven = matches!(
+            result.wait_reason,
+            WaitReason::InferredIdle | WaitReason::Timeout
+        );
+        let running = matches!(result.session_status, SessionStatus::Running);
+        if !unproven || !running || cancel_requested.load(Ordering::SeqCst) {
+            return Ok(outcome(&result));
+        }
+        let poll = SendRequest {
+            text: String::new(),
+            submit: false,
+        };
+        let deadline = tokio::time::Instant::now() + SLOT_RELEASE_WAIT;
+        let next = loop {
+            match terminals.start_send(&owner, &id, poll.clone()) {
+                Ok(next) => break next,
+                Err(e)
+                    if e.code() == TerminalErrorCode::SendActive
+                        && tokio::time::Instant::now() < deadline =>
+                {
+                    tokio::time::sleep(SLOT_RETRY).await;
+                }
+                // The session closed or exited meanwhile: the last result stands.
+                Err(e) => {
+                    tracing::debug!(session_id = %id, error = %e, "background send not followed further");
+                    return Ok(outcome(&result));
+                }
+            }
+        };
+        {
+            let mut guard = stream.lock();
+            if let Some(s) = guard.as_mut() {
+                // The finished send's unread rest comes first.
+                let rest = render::render_send_read(&s.current.read_output());
+                s.pending.push_str(&rest);
+                s.current = next.clone();
+            }
+        }
+        // A kill that landed while the poll started cancelled the finished send; repeat it.
+        if cancel_requested.load(Ordering::SeqCst) {
+            next.cancel();
+        }
+    }
+}
+
+fn job_error(e: JobError) -> ToolError {
+    let code = match &e {
+        JobError::LimitReached(_) => "JOB_LIMIT",
+        JobError::NoController => "NO_JOBS",
+        _ => "JOBS",
+    };
+    ToolError::new(e.to_string()).with_code(code)
+}
+
+impl Background {
+    pub(crate) fn new(jobs: Arc<dyn JobRegistry>) -> Self {
+        Self {
+            jobs,
+            by_session: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The owner's live background job on session `id`, if any.
+    pub(crate) fn active_job(&self, owner: &Agent, id: &SessionId) -> Option<JobId> {
+        let job = self.by_session.lock().get(id).cloned()?;
+        let live = self
+            .jobs
+            .get(&job, Some(owner))
+            .is_ok_and(|s| s.status.is_live());
+        live.then_some(job)
+    }
+
+    /// The error for a foreground send while a background job holds the session.
+    pub(crate) fn busy_error(id: &SessionId, job: &JobId) -> ToolError {
+        ToolError::new(format!(
+            "terminal session {id} is busy with background job {job}; read it with job_output, wait for it with job_output {{\"job_id\": \"{job}\", \"wait\": true}}, or stop it with job_kill"
+        ))
+        .with_code("SEND_ACTIVE")
+    }
+
+    /// Starts a background send and returns its job id and the output shown so far (consumed,
+    /// so the job's first read continues after it).
+    pub(crate) fn start(
+        &self,
+        terminals: Arc<Terminals>,
+        owner: &Agent,
+        id: &SessionId,
+        request: SendRequest,
+        max_result_bytes: usize,
+    ) -> Result<(JobId, String), ToolError> {
+        if let Some(job) = self.active_job(owner, id) {
+            return Err(Self::busy_error(id, &job));
+        }
+        let stream: Arc<Mutex<Option<Stream>>> = Arc::new(Mutex::new(None));
+        let run_stream = stream.clone();
+        let run_owner = owner.clone();
+        let run_id = id.clone();
+        let spec = JobStart {
+            kind: JOB_KIND.to_owned(),
+            label: label(id, &request.text),
+            output_limit_bytes: Some(max_result_bytes),
+            owner: Some(owner.clone()),
+            run: Box::new(move || {
+                // No cancellation token: once the job id exists, the tool call's cancellation
+                // no longer affects the send.
+                let op = terminals
+                    .start_send(&run_owner, &run_id, request)
+                    .map_err(|e| e.to_string())?;
+                *run_stream.lock() = Some(Stream {
+                    current: op,
+                    pending: String::new(),
+                });
+                let cancel_requested = Arc::new(AtomicBool::new(false));
+                let cancel_stream = run_stream.clone();
+                let cancel_flag = cancel_requested.clone();
+                let read_stream = run_stream.clone();
+                Ok(JobHooks {
+                    cancel: Box::new(move |_reason| {
+                        cancel_flag.store(true, Ordering::SeqCst);
+                        if let Some(s) = cancel_stream.lock().as_ref() {
+                            s.current.cancel();
+                        }
+                        Ok(())
+                    }),
+                    read_output: Some(Box::new(move || {
+                        read_stream
+                            .lock()
+                            .as_mut()
+                            .map(Stream::read)
+                            .unwrap_or_default()
+                    })),
+                    done: Box::pin(follow(
+                        terminals,
+                        run_owner,
+                        run_id,
+                        run_stream,
+                        cancel_requested,
+                    )),
+                })
+            }),
+        };
+        let job = match self.jobs.start(spec) {
+            Ok(job) => job,
+            // The session's one-send slot is taken by a job this map has not seen yet.
+            Err(JobError::Run(message)) => {
+                return Err(ToolError::new(message).with_code("SEND_REJECTED"));
+            }
+            Err(e) => return Err(job_error(e)),
+        };
+        self.by_session.lock().insert(id.clone(), job.clone());
+        let shown = stream.lock().as_mut().map(Stream::read).unwrap_or_default();
+        Ok((job, shown))
+    }
+
+    /// Before a session closes: requests cancellation of its live job, so the job ends
+    /// `killed` (the close then settles the send) rather than `completed`.
+    pub(crate) fn end_session_job(&self, owner: &Agent, id: &SessionId) {
+        if let Some(job) = self.active_job(owner, id)
+            && let Err(e) = self
+                .jobs
+                .kill(&job, Some(owner), Some("terminal session closed"))
+        {
+            tracing::warn!(%job, error = %e, "could not cancel the background job of a closing session");
+        }
+    }
+
+    /// Forgets a closed session.
+    pub(crate) fn forget(&self, id: &SessionId) {
+        self.by_session.lock().remove(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_one_bounded_line() {
+        let id = SessionId::new("pty-1");
+        assert_eq!(label(&id, "make test"), "pty-1: make test");
+        assert_eq!(label(&id, ""), "pty-1: (input)");
+        assert_eq!(label(&id, "\x03"), "pty-1: (input)");
+        assert_eq!(label(&id, "a\nb\n"), "pty-1: a…");
+        let long = "x".repeat(200);
+        assert_eq!(label(&id, &long), format!("pty-1: {}…", "x".repeat(80)));
+    }
+}

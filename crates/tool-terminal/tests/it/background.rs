@@ -1,0 +1,282 @@
+//! Background sends as `pty-send` jobs against real bash.
+
+use std::time::Duration;
+
+use dsh_context::Agent;
+use dsh_jobs::{JobId, JobRegistry};
+use dsh_tool_terminal::ToolTerminalConfig;
+use serde_json::{Value, json};
+
+use crate::support::{Host, fast_bash};
+
+async fn open(host: &Host, agent: &Agent) -> String {
+    let r = host
+        .call(agent, "terminal_open", json!({"type": "shell"}))
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    r.structured.unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Starts a background send; returns the job id and the acknowledgement text, whose lines after
+/// the first are what the screen showed so far (the job's reads continue after it).
+async fn start_job(host: &Host, agent: &Agent, session: &str, text: &str) -> (String, String) {
+    let r = host
+        .call(
+            agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": text, "run_in_background": true}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let value: Value = r.structured.clone().unwrap();
+    assert_eq!(value["kind"], "background");
+    let job = value["jobId"].as_str().unwrap().to_owned();
+    assert!(
+        r.text()
+            .starts_with(&format!("started background job {job}"))
+    );
+    (job, r.text())
+}
+
+async fn background(host: &Host, agent: &Agent, session: &str, text: &str) -> String {
+    start_job(host, agent, session, text).await.0
+}
+
+/// A foreground send; returns its text (asserting success).
+async fn send_foreground(host: &Host, agent: &Agent, session: &str, text: &str) -> String {
+    let r = host
+        .call(
+            agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": text}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    r.text()
+}
+
+fn status_line(text: &str) -> &str {
+    text.rsplit('\n').next().unwrap_or("")
+}
+
+/// Reads the job until it settles (bounded by a deadline), returning every read's text.
+async fn read_until_settled(host: &Host, agent: &Agent, job: &str) -> Vec<String> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let mut reads = Vec::new();
+    loop {
+        let r = host.call(agent, "job_output", json!({"job_id": job})).await;
+        assert!(!r.is_error, "{}", r.text());
+        let text = r.text();
+        let done = !status_line(&text).starts_with("[status: running");
+        reads.push(text);
+        if done {
+            return reads;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "job never settled: {reads:?}"
+        );
+        // Pace the reads so several land while the loop runs; the loop's own output decides.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_background_loop_streams_each_tick_once_and_completes_with_its_exit_code() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let session = open(&host, &agent).await;
+    let (job, ack) = start_job(
+        &host,
+        &agent,
+        &session,
+        "for i in 1 2 3 4 5; do echo tick$i; sleep 0.3; done",
+    )
+    .await;
+    assert_eq!(job, "pty-send-1");
+    // While the job runs, the session is busy and a foreground send names the job.
+    let busy = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "echo hi"}),
+        )
+        .await;
+    assert!(busy.is_error);
+    assert!(
+        busy.text()
+            .contains("is busy with background job pty-send-1"),
+        "{}",
+        busy.text()
+    );
+    let reads = read_until_settled(&host, &agent, &job).await;
+    let last = reads.last().unwrap();
+    assert_eq!(
+        status_line(last),
+        "[status: completed, wait: stdin_read, exit: 0]",
+        "{reads:?}"
+    );
+    let with_ticks = reads.iter().filter(|r| r.contains("tick")).count();
+    assert!(with_ticks >= 2, "ticks arrived in one read: {reads:?}");
+    let all = format!("{ack}\n{}", reads.join("\n"));
+    let ticks: Vec<&str> = all
+        .lines()
+        .filter(|l| l.starts_with("tick"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        ticks,
+        ["tick1", "tick2", "tick3", "tick4", "tick5"],
+        "{reads:?}"
+    );
+    // The settled job's output is consumed: a further read has nothing new.
+    let again = host
+        .call(&agent, "job_output", json!({"job_id": job}))
+        .await;
+    assert!(
+        again.text().starts_with("(no new output)"),
+        "{}",
+        again.text()
+    );
+    // The session is usable again.
+    let text = send_foreground(&host, &agent, &session, "echo after-$((40+2))").await;
+    assert!(text.contains("after-42"), "{text}");
+    host.shutdown().await;
+}
+
+#[tokio::test]
+async fn wait_returns_the_settled_status_and_kill_interrupts_like_sigint() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let session = open(&host, &agent).await;
+    let job = background(&host, &agent, &session, "echo waited; (exit 3)").await;
+    let r = host
+        .call(
+            &agent,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 30000}),
+        )
+        .await;
+    assert!(r.text().contains("waited"), "{}", r.text());
+    assert_eq!(
+        status_line(&r.text()),
+        "[status: completed, wait: stdin_read, exit: 3]"
+    );
+
+    // The kill comes once the command visibly runs, as a model's would.
+    let (job, ack) = start_job(&host, &agent, &session, "echo sleeping; sleep 1000").await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let mut started = ack.lines().any(|l| l == "sleeping");
+    while !started {
+        let r = host
+            .call(&agent, "job_output", json!({"job_id": job}))
+            .await;
+        started = r.text().lines().any(|l| l == "sleeping");
+        assert!(tokio::time::Instant::now() < deadline, "{}", r.text());
+        if !started {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    let r = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    assert_eq!(r.text(), format!("requested cancellation of job {job}"));
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    assert!(
+        status_line(&r.text()).starts_with("[status: killed, wait: stdin_read"),
+        "{}",
+        r.text()
+    );
+    let text = send_foreground(&host, &agent, &session, "echo still-$((1+1))").await;
+    assert!(text.contains("still-2"), "{text}");
+    host.shutdown().await;
+}
+
+#[tokio::test]
+async fn closing_the_session_or_disposing_the_owner_ends_its_jobs() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let jobs = host.ctx.require::<dyn JobRegistry>().unwrap();
+    let agent = host.agent("a");
+    let session = open(&host, &agent).await;
+    let job = background(&host, &agent, &session, "sleep 1000").await;
+    let r = host
+        .call(&agent, "terminal_close", json!({"sessionId": session}))
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let snapshot = jobs.get(&JobId::new(&job), Some(&agent)).unwrap();
+    assert!(!snapshot.status.is_live(), "{snapshot:?}");
+
+    let other = host.agent("b");
+    let session = open(&host, &other).await;
+    let job = background(&host, &other, &session, "sleep 1000").await;
+    // Another owner cannot touch it.
+    let r = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    assert_eq!(
+        r.text(),
+        format!("Error: job {job} belongs to another session")
+    );
+    other.dispose().await;
+    assert!(jobs.list(Some(&other)).is_empty());
+    assert!(host.terminals.list(&other).is_empty());
+    host.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_eleventh_background_send_of_one_owner_is_refused() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let mut sessions = Vec::new();
+    for _ in 0..11 {
+        sessions.push(open(&host, &agent).await);
+    }
+    for session in &sessions[..10] {
+        background(&host, &agent, session, "sleep 1000").await;
+    }
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": sessions[10], "text": "sleep 1000", "run_in_background": true}),
+        )
+        .await;
+    assert_eq!(
+        r.text(),
+        "Error: background job limit reached for this owner (limit: 10); use job_kill to stop an unneeded job, wait for it to finish, then retry"
+    );
+    // Nothing was written to the refused session: it is idle.
+    let text = send_foreground(&host, &agent, &sessions[10], "echo free").await;
+    assert!(text.contains("free"), "{text}");
+    agent.dispose().await;
+    host.shutdown().await;
+}
+
+#[tokio::test]
+async fn silence_longer_than_the_idle_window_does_not_end_a_background_send() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let session = open(&host, &agent).await;
+    // Quiet for twice the idle window: a foreground send would settle `inferred_idle`.
+    let (job, ack) = start_job(
+        &host,
+        &agent,
+        &session,
+        "echo start; sleep 3; echo woke; (exit 4)",
+    )
+    .await;
+    let reads = read_until_settled(&host, &agent, &job).await;
+    let all = format!("{ack}\n{}", reads.join("\n"));
+    assert_eq!(
+        status_line(reads.last().unwrap()),
+        "[status: completed, wait: stdin_read, exit: 4]",
+        "{reads:?}"
+    );
+    let lines: Vec<&str> = all
+        .lines()
+        .filter(|l| *l == "start" || *l == "woke")
+        .collect();
+    assert_eq!(lines, ["start", "woke"], "{reads:?}");
+    host.shutdown().await;
+}
