@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use dsh_context::{ApplyErrors, Context};
 use dsh_invariants::InvariantsPlugin;
 use dsh_system_prompt::SystemPromptPlugin;
-use dsh_terminal_bash::{BashConfig, TerminalBashPlugin};
+use dsh_terminal_bash::{BashConfig, EnvPolicy, TerminalBashPlugin};
 use dsh_terminal_core::TerminalsPlugin;
 use dsh_tool_terminal::{ToolTerminalConfig, ToolTerminalPlugin};
 use dsh_tools::ToolsPlugin;
@@ -62,6 +62,10 @@ pub fn bash_config(options: &Options) -> Result<BashConfig, ComposeError> {
         timeout_ms: options.timeout_ms,
         dispose_grace_ms: options.dispose_grace_ms,
         default_cwd: Some(cwd),
+        env: EnvPolicy {
+            inherit_host: options.inherit_env,
+            pass: options.env.clone(),
+        },
         ..BashConfig::default()
     })
 }
@@ -126,6 +130,8 @@ mod tests {
             dispose_grace_ms: 6,
             rows: 7,
             cols: 8,
+            env: vec!["A=1".parse().unwrap()],
+            inherit_env: true,
         };
         let bash = bash_config(&options).unwrap();
         assert_eq!(bash.shell_path, PathBuf::from("/bin/sh"));
@@ -148,6 +154,8 @@ mod tests {
         );
         assert_eq!((bash.rows, bash.cols), (7, 8));
         assert_eq!(bash.backend_type, "shell");
+        assert!(bash.env.inherit_host);
+        assert_eq!(bash.env.pass, options.env);
         assert_eq!(
             tool_terminal_config(&options),
             ToolTerminalConfig {

@@ -7,6 +7,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use dsh_terminal_bash::EnvPass;
+
 /// Default shell for the `shell` backend.
 pub const DEFAULT_SHELL: &str = "/bin/bash";
 /// Default cap on every tool result's text, in bytes (seed `maxResultBytes`).
@@ -106,6 +108,41 @@ pub struct Options {
     /// Terminal width of new sessions, in columns.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_COLS)]
     pub cols: u16,
+
+    /// Pass an environment variable to sessions: NAME copies the server's value, NAME=VALUE
+    /// sets one. Repeatable; overrides the defaults.
+    #[arg(long = "env", value_name = "NAME[=VALUE]", long_help = env_long_help())]
+    pub env: Vec<EnvPass>,
+
+    /// Sessions inherit the server's whole environment minus names matching
+    /// KEY|PASSWORD|SECRET|TOKEN (the behaviour before the allowlist) [default: off: only the
+    /// allowlist and --env].
+    #[arg(long, default_value_t = false)]
+    pub inherit_env: bool,
+}
+
+/// `--env`'s long help: the rule and the default allowlist, from the backend's own lists.
+fn env_long_help() -> String {
+    let mut allowed: Vec<String> = dsh_terminal_bash::env::ALLOWED_HOST_VARS
+        .iter()
+        .map(|name| (*name).to_owned())
+        .collect();
+    allowed.extend(
+        dsh_terminal_bash::env::ALLOWED_HOST_PREFIXES
+            .iter()
+            .map(|prefix| format!("{prefix}*")),
+    );
+    format!(
+        "Pass an environment variable to sessions: NAME copies the server's value (nothing when \
+         it has none), NAME=VALUE sets one. Repeatable; a later --env of the same name wins, and \
+         it overrides the defaults (but not the DSH_* variables the backend sets).\n\n\
+         By default sessions see only these server variables (no credentials reach a command): \
+         {}. Sessions always get a UTF-8 character locale: when the server's is not UTF-8 and \
+         not passed with --env, LC_CTYPE (or LC_ALL, if the server sets it) becomes {}.\n\n\
+         [default: none]",
+        allowed.join(", "),
+        dsh_terminal_bash::env::FALLBACK_UTF8_LOCALE
+    )
 }
 
 impl Default for Options {
@@ -124,6 +161,8 @@ impl Default for Options {
             dispose_grace_ms: DEFAULT_DISPOSE_GRACE_MS,
             rows: DEFAULT_ROWS,
             cols: DEFAULT_COLS,
+            env: Vec::new(),
+            inherit_env: false,
         }
     }
 }
@@ -151,6 +190,22 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         <Options as clap::CommandFactory>::command().debug_assert();
+    }
+
+    #[test]
+    fn env_options_parse_and_refuse_bad_names() {
+        let options =
+            Options::try_parse_from(["dsh-mcp", "--env", "A", "--env", "B=1=2", "--inherit-env"])
+                .unwrap_or_else(|e| panic!("{e}"));
+        let passed: Vec<(&str, Option<&str>)> =
+            options.env.iter().map(|p| (p.name(), p.value())).collect();
+        assert_eq!(passed, vec![("A", None), ("B", Some("1=2"))]);
+        assert!(options.inherit_env);
+        let e = Options::try_parse_from(["dsh-mcp", "--env", "DSH_SHELL=0"])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("DSH_SHELL is reserved"), "{e}");
     }
 
     #[test]

@@ -42,6 +42,12 @@ fn help_lists_every_option_with_its_default() {
         "[default: 40]",
         "--cols <N>",
         "[default: 160]",
+        "--env <NAME[=VALUE]>",
+        "PATH, HOME, USER",
+        "LC_*",
+        "C.UTF-8",
+        "--inherit-env",
+        "KEY|PASSWORD|SECRET|TOKEN",
         "RUST_LOG",
     ] {
         assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
@@ -71,4 +77,6 @@ fn invalid_configuration_exits_with_status_2() {
     // clap's own usage errors use status 2 as well.
     assert_config_error(&["--rows", "many"], "invalid value 'many'");
     assert_config_error(&["--no-such-option"], "--no-such-option");
+    assert_config_error(&["--env", "DSH_SHELL=0"], "DSH_SHELL is reserved");
+    assert_config_error(&["--env", "1BAD"], "is not valid");
 }

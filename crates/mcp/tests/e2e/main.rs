@@ -12,6 +12,7 @@
 mod bad_input;
 mod catalog;
 mod cli;
+mod environment;
 mod isolation;
 mod snapshots;
 mod stdio;

@@ -242,7 +242,21 @@ pub(crate) struct ServerProcess {
 impl ServerProcess {
     /// Starts `dsh-mcp <args>` and completes the MCP handshake with rmcp's client.
     pub(crate) async fn start(args: &[&str]) -> (Self, Client) {
-        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
+        Self::start_with_env(args, &[], &[]).await
+    }
+
+    /// [`Self::start`] with `set` added to and `remove` removed from the server's environment.
+    pub(crate) async fn start_with_env(
+        args: &[&str],
+        set: &[(&str, &str)],
+        remove: &[&str],
+    ) -> (Self, Client) {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"));
+        for name in remove {
+            command.env_remove(name);
+        }
+        let mut child = command
+            .envs(set.iter().copied())
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -8,6 +8,7 @@
 
 mod basics;
 mod cases;
+mod environment;
 mod lifecycle;
 mod races;
 mod shell_config;

@@ -1,5 +1,6 @@
 //! Shared fixtures: open a real bash session, send, close and prove nothing is left.
 
+use std::ffi::OsString;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -88,8 +89,21 @@ impl Shell {
 
     /// Opens a session with `config`, returning the error.
     pub(crate) async fn try_open(config: BashConfig) -> Result<Shell, TerminalError> {
+        Self::try_open_on(BashBackend::new(config)).await
+    }
+
+    /// Opens a session with `config` as if the host's environment were `host_env`.
+    pub(crate) async fn open_with_host_env(
+        config: BashConfig,
+        host_env: Vec<(OsString, OsString)>,
+    ) -> Shell {
+        Self::try_open_on(BashBackend::new(config).with_host_env(host_env))
+            .await
+            .unwrap_or_else(|e| panic!("open failed: {e}"))
+    }
+
+    async fn try_open_on(backend: BashBackend) -> Result<Shell, TerminalError> {
         let id = unique_id();
-        let backend = BashBackend::new(config);
         let session = backend
             .spawn_session(BackendSpawnSpec {
                 cancel: tokio_util::sync::CancellationToken::new(),
