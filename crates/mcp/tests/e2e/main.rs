@@ -14,6 +14,7 @@ mod catalog;
 mod cli;
 mod environment;
 mod isolation;
+mod protocol;
 mod snapshots;
 mod stdio;
 mod support;
