@@ -29,6 +29,14 @@ pub enum ComposeError {
         /// The path given.
         path: PathBuf,
     },
+    /// `--max-message-bytes` is below [`crate::MIN_MAX_MESSAGE_BYTES`].
+    #[error("--max-message-bytes must be at least {min} (got {bytes})")]
+    MessageLimit {
+        /// The value given.
+        bytes: usize,
+        /// The minimum.
+        min: usize,
+    },
     /// A plugin rejected its config, or the plugin graph is inconsistent.
     #[error("{0}")]
     Apply(#[from] ApplyErrors),
@@ -87,6 +95,12 @@ pub fn tool_terminal_config(options: &Options) -> ToolTerminalConfig {
 /// # Errors
 /// [`ComposeError`] naming the bad option or plugin config (every apply problem at once).
 pub fn compose(options: &Options) -> Result<Context, ComposeError> {
+    if options.max_message_bytes < crate::MIN_MAX_MESSAGE_BYTES {
+        return Err(ComposeError::MessageLimit {
+            bytes: options.max_message_bytes,
+            min: crate::MIN_MAX_MESSAGE_BYTES,
+        });
+    }
     let bash = bash_config(options)?;
     let ctx = Context::builder()
         .with(InvariantsPlugin)
@@ -130,6 +144,7 @@ mod tests {
             dispose_grace_ms: 6,
             rows: 7,
             cols: 8,
+            max_message_bytes: 4096,
             env: vec!["A=1".parse().unwrap()],
             inherit_env: true,
         };

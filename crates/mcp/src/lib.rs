@@ -21,7 +21,7 @@
 //! let server = McpServer::new(&ctx)?.with_teardown_deadline(options.teardown_deadline());
 //! let shutdown = CancellationToken::new();
 //! let end = server
-//!     .serve_connection(dsh_mcp::stdio_transport(), &shutdown)
+//!     .serve_connection(dsh_mcp::stdio_transport(options.max_message_bytes), &shutdown)
 //!     .await;
 //! dsh_mcp::dispose_with_deadline(&ctx, options.teardown_deadline()).await;
 //! assert!(!end.is_failure());
@@ -46,13 +46,14 @@ pub use server::{
     ConnectionEnd, EndCause, McpServer, SERVER_NAME, call_tool_result, dispose_with_deadline,
     mcp_output_schema, mcp_tool,
 };
-pub use transport::{LineTransport, MAX_MESSAGE_BYTES};
+pub use transport::{DEFAULT_MAX_MESSAGE_BYTES, LineTransport, MIN_MAX_MESSAGE_BYTES};
 
-/// The server's stdio transport: a [`LineTransport`] over rmcp's non-blocking stdin/stdout
-/// (when they are pipes). Call it within a tokio runtime.
-pub fn stdio_transport() -> LineTransport<rmcp::transport::StdioReader> {
+/// The server's stdio transport: a [`LineTransport`] with lines of at most
+/// `max_message_bytes` over rmcp's non-blocking stdin/stdout (when they are pipes). Call it
+/// within a tokio runtime.
+pub fn stdio_transport(max_message_bytes: usize) -> LineTransport<rmcp::transport::StdioReader> {
     let (read, write) = rmcp::transport::stdio_pipes();
-    LineTransport::new(read, write)
+    LineTransport::with_max_message_bytes(read, write, max_message_bytes)
 }
 
 /// This crate's invariant companion. No runtime invariant: the server keeps no state of its

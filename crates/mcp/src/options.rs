@@ -109,6 +109,11 @@ pub struct Options {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_COLS)]
     pub cols: u16,
 
+    /// Longest incoming JSON-RPC message (one line) served, in bytes (minimum 1024); a longer
+    /// line is discarded and answered with an error naming this limit.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::transport::DEFAULT_MAX_MESSAGE_BYTES)]
+    pub max_message_bytes: usize,
+
     /// Pass an environment variable to sessions: NAME copies the server's value, NAME=VALUE
     /// sets one. Repeatable; overrides the defaults.
     #[arg(long = "env", value_name = "NAME[=VALUE]", long_help = env_long_help())]
@@ -161,6 +166,7 @@ impl Default for Options {
             dispose_grace_ms: DEFAULT_DISPOSE_GRACE_MS,
             rows: DEFAULT_ROWS,
             cols: DEFAULT_COLS,
+            max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
             env: Vec::new(),
             inherit_env: false,
         }

@@ -3,10 +3,10 @@
 //!
 //! rmcp's own stream transport drops lines it cannot parse (a lone surrogate escape, a cut-short
 //! object) and answers shape errors with `id: null`, so the client waits forever. This one reads
-//! lines itself (bounded by [`MAX_MESSAGE_BYTES`]), classifies each (`inbound`), hands the
-//! messages rmcp can serve to rmcp, and writes the answers to the rest itself. One writer task
-//! owns the output stream; rmcp's responses and our own answers queue to it, so lines never
-//! interleave.
+//! lines itself (bounded, by default to [`DEFAULT_MAX_MESSAGE_BYTES`]), classifies each
+//! (`inbound`), hands the messages rmcp can serve to rmcp, and writes the answers to the rest
+//! itself. One writer task owns the output stream; rmcp's responses and our own answers queue to
+//! it, so lines never interleave.
 
 use std::io;
 
@@ -19,10 +19,13 @@ use tokio::task::JoinHandle;
 
 use crate::inbound::{Inbound, classify, oversized};
 
-/// Longest incoming line (one JSON-RPC message) served, in bytes: 8 MiB. A longer line is
-/// discarded as it streams in (memory stays bounded) and answered with a JSON-RPC error that
-/// names this limit; the connection keeps serving.
-pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
+/// Default longest incoming line (one JSON-RPC message) served, in bytes: 8 MiB. A longer line
+/// is discarded as it streams in (memory stays bounded) and answered with a JSON-RPC error that
+/// names the limit; the connection keeps serving.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
+
+/// The smallest line limit accepted (an `initialize` request must fit).
+pub const MIN_MAX_MESSAGE_BYTES: usize = 1024;
 
 /// How much of an over-long line is kept to find its `id`.
 const OVERSIZED_HEAD_BYTES: usize = 4096;
@@ -55,9 +58,10 @@ impl<R> std::fmt::Debug for LineTransport<R> {
 
 impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
     /// A transport reading `read` and writing `write` (e.g. stdin and stdout), with lines of at
-    /// most [`MAX_MESSAGE_BYTES`]. Starts the writer task, so call it within a tokio runtime.
+    /// most [`DEFAULT_MAX_MESSAGE_BYTES`]. Starts the writer task, so call it within a tokio
+    /// runtime.
     pub fn new<W: AsyncWrite + Unpin + Send + 'static>(read: R, write: W) -> Self {
-        Self::with_max_message_bytes(read, write, MAX_MESSAGE_BYTES)
+        Self::with_max_message_bytes(read, write, DEFAULT_MAX_MESSAGE_BYTES)
     }
 
     /// [`Self::new`] with another line limit.

@@ -42,6 +42,8 @@ fn help_lists_every_option_with_its_default() {
         "[default: 40]",
         "--cols <N>",
         "[default: 160]",
+        "--max-message-bytes <BYTES>",
+        "[default: 8388608]",
         "--env <NAME[=VALUE]>",
         "PATH, HOME, USER",
         "LC_*",
@@ -79,4 +81,8 @@ fn invalid_configuration_exits_with_status_2() {
     assert_config_error(&["--no-such-option"], "--no-such-option");
     assert_config_error(&["--env", "DSH_SHELL=0"], "DSH_SHELL is reserved");
     assert_config_error(&["--env", "1BAD"], "is not valid");
+    assert_config_error(
+        &["--max-message-bytes", "10"],
+        "--max-message-bytes must be at least 1024 (got 10)",
+    );
 }
