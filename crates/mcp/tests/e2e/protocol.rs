@@ -3,12 +3,11 @@
 //! non-object arguments, a malformed `params`), and the server keeps serving.
 
 use std::collections::BTreeMap;
-use std::process::Stdio;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use crate::support::within;
+use crate::support::{server_command, within};
 
 /// The server's line limit in this test (`--max-message-bytes`): small, so the over-long line
 /// costs little; the default is exercised by the same code path.
@@ -67,12 +66,7 @@ impl Raw {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c34_every_request_gets_an_answer() {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
-        .args(["--max-message-bytes", &LIMIT.to_string()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
+    let mut child = server_command(&["--max-message-bytes", &LIMIT.to_string()])
         .spawn()
         .expect("spawn dsh-mcp");
     let mut raw = Raw {

@@ -233,6 +233,18 @@ fn poll_readable(fd: &OwnedFd, timeout: Duration) -> bool {
     }
 }
 
+/// `dsh-mcp <args>` with piped stdin/stdout, stderr shown, killed if dropped.
+pub(crate) fn server_command(args: &[&str]) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"));
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    command
+}
+
 /// The built `dsh-mcp` binary, talking MCP over its stdin/stdout.
 pub(crate) struct ServerProcess {
     child: tokio::process::Child,
@@ -251,17 +263,12 @@ impl ServerProcess {
         set: &[(&str, &str)],
         remove: &[&str],
     ) -> (Self, Client) {
-        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"));
+        let mut command = server_command(args);
         for name in remove {
             command.env_remove(name);
         }
         let mut child = command
             .envs(set.iter().copied())
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
             .spawn()
             .expect("spawn dsh-mcp");
         let pid = i32::try_from(child.id().expect("child pid")).expect("pid fits in i32");
