@@ -6,7 +6,8 @@ use std::ffi::{OsStr, OsString};
 use std::str::FromStr;
 
 /// Host variables a session gets by default (exact names): who and where the user is, the
-/// time zone, toolchain locations and TLS trust-store paths. None of them holds a credential.
+/// time zone, the preferred editor, toolchain locations and TLS trust-store paths. None of them
+/// holds a credential.
 pub const ALLOWED_HOST_VARS: &[&str] = &[
     "PATH",
     "HOME",
@@ -17,6 +18,8 @@ pub const ALLOWED_HOST_VARS: &[&str] = &[
     "LANGUAGE",
     "TZ",
     "TMPDIR",
+    "EDITOR",
+    "VISUAL",
     "PYENV_ROOT",
     "CARGO_HOME",
     "RUSTUP_HOME",
