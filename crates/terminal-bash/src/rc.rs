@@ -109,6 +109,7 @@ unset PROMPT_COMMAND
 PS0=
 PS1='dsh> '
 PS2='> '
+__dsh_children_ran
 __dsh_prompt
 "#;
 
