@@ -8,7 +8,7 @@ use dsh_invariants::InvariantsPlugin;
 use dsh_jobs::{JobsConfig, JobsPlugin};
 use dsh_sandbox::{SandboxConfig, SandboxPlugin, SessionLimits};
 use dsh_system_prompt::SystemPromptPlugin;
-use dsh_terminal_bash::{BashConfig, TerminalBashPlugin};
+use dsh_terminal_bash::{BashConfig, EnvPolicy, TerminalBashPlugin};
 use dsh_terminal_core::TerminalsPlugin;
 use dsh_tool_jobs::ToolJobsPlugin;
 use dsh_tool_terminal::{ToolTerminalConfig, ToolTerminalPlugin};
@@ -38,6 +38,14 @@ pub enum ComposeError {
     WorkspaceNotADirectory {
         /// The path given.
         path: PathBuf,
+    },
+    /// `--max-message-bytes` is below [`crate::MIN_MAX_MESSAGE_BYTES`].
+    #[error("--max-message-bytes must be at least {min} (got {bytes})")]
+    MessageLimit {
+        /// The value given.
+        bytes: usize,
+        /// The minimum.
+        min: usize,
     },
     /// A plugin rejected its config, or the plugin graph is inconsistent.
     #[error("{0}")]
@@ -72,6 +80,10 @@ pub fn bash_config(options: &Options) -> Result<BashConfig, ComposeError> {
         timeout_ms: options.timeout_ms,
         dispose_grace_ms: options.dispose_grace_ms,
         default_cwd: Some(cwd),
+        env: EnvPolicy {
+            inherit_host: options.inherit_env,
+            pass: options.env.clone(),
+        },
         ..BashConfig::default()
     })
 }
@@ -126,6 +138,12 @@ pub fn tool_terminal_config(options: &Options) -> ToolTerminalConfig {
 /// # Errors
 /// [`ComposeError`] naming the bad option or plugin config (every apply problem at once).
 pub fn compose(options: &Options) -> Result<Context, ComposeError> {
+    if options.max_message_bytes < crate::MIN_MAX_MESSAGE_BYTES {
+        return Err(ComposeError::MessageLimit {
+            bytes: options.max_message_bytes,
+            min: crate::MIN_MAX_MESSAGE_BYTES,
+        });
+    }
     let bash = bash_config(options)?;
     let sandbox = sandbox_config(options, bash.default_cwd.as_deref())?;
     let ctx = Context::builder()
@@ -212,6 +230,8 @@ mod tests {
         );
         assert_eq!((bash.rows, bash.cols), (7, 8));
         assert_eq!(bash.backend_type, "shell");
+        assert!(bash.env.inherit_host);
+        assert_eq!(bash.env.pass, options.env);
         assert_eq!(
             tool_terminal_config(&options),
             ToolTerminalConfig {

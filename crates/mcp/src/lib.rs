@@ -21,7 +21,7 @@
 //! let server = McpServer::new(&ctx)?.with_teardown_deadline(options.teardown_deadline());
 //! let shutdown = CancellationToken::new();
 //! let end = server
-//!     .serve_connection(rmcp::transport::stdio_pipes(), &shutdown)
+//!     .serve_connection(dsh_mcp::stdio_transport(options.max_message_bytes), &shutdown)
 //!     .await;
 //! dsh_mcp::dispose_with_deadline(&ctx, options.teardown_deadline()).await;
 //! assert!(!end.is_failure());
@@ -36,9 +36,11 @@ compile_error!(
 mod catalog;
 mod compose;
 mod elicitation;
+mod inbound;
 mod notices;
 mod options;
 mod server;
+mod transport;
 
 pub use catalog::tool_catalog_markdown;
 pub use compose::{ComposeError, bash_config, compose, sandbox_config, tool_terminal_config};
@@ -48,6 +50,15 @@ pub use server::{
     ConnectionEnd, EndCause, McpServer, SERVER_NAME, call_tool_result, dispose_with_deadline,
     mcp_output_schema, mcp_tool,
 };
+pub use transport::{DEFAULT_MAX_MESSAGE_BYTES, LineTransport, MIN_MAX_MESSAGE_BYTES};
+
+/// The server's stdio transport: a [`LineTransport`] with lines of at most
+/// `max_message_bytes` over rmcp's non-blocking stdin/stdout (when they are pipes). Call it
+/// within a tokio runtime.
+pub fn stdio_transport(max_message_bytes: usize) -> LineTransport<rmcp::transport::StdioReader> {
+    let (read, write) = rmcp::transport::stdio_pipes();
+    LineTransport::with_max_message_bytes(read, write, max_message_bytes)
+}
 
 /// This crate's invariant companion. No runtime invariant: the server keeps no state of its
 /// own beyond a connection counter; each connection's sessions are owned (and checked) by

@@ -62,7 +62,10 @@ async fn serve_stdio(options: Options) -> anyhow::Result<ExitCode> {
     watch_signals(&shutdown);
 
     let end = server
-        .serve_connection(rmcp::transport::stdio_pipes(), &shutdown)
+        .serve_connection(
+            dsh_mcp::stdio_transport(options.max_message_bytes),
+            &shutdown,
+        )
         .await;
     tracing::info!(?end, "connection finished; disposing the root context");
     let root_disposed = dispose_with_deadline(&ctx, deadline).await;

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use dsh_sandbox::{DEFAULT_BWRAP, LimitMechanism, SandboxMode};
-use dsh_terminal_bash::BashConfig;
+use dsh_terminal_bash::{BashConfig, EnvPass};
 use dsh_tool_terminal::ToolTerminalConfig;
 
 /// Default sandbox mode: `workspace-write` (see the README's security model for why).
@@ -154,6 +154,46 @@ pub struct Options {
     /// from --deny-command) [default: none].
     #[arg(long, value_name = "REGEX")]
     pub allow_command: Vec<String>,
+
+    /// Longest incoming JSON-RPC message (one line) served, in bytes (minimum 1024); a longer
+    /// line is discarded and answered with an error naming this limit.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::transport::DEFAULT_MAX_MESSAGE_BYTES)]
+    pub max_message_bytes: usize,
+
+    /// Pass an environment variable to sessions: NAME copies the server's value, NAME=VALUE
+    /// sets one. Repeatable; overrides the defaults.
+    #[arg(long = "env", value_name = "NAME[=VALUE]", long_help = env_long_help())]
+    pub env: Vec<EnvPass>,
+
+    /// Sessions inherit the server's whole environment minus names matching
+    /// KEY|PASSWORD|SECRET|TOKEN (the behaviour before the allowlist) [default: off: only the
+    /// allowlist and --env].
+    #[arg(long, default_value_t = false)]
+    pub inherit_env: bool,
+}
+
+/// `--env`'s long help: the rule and the default allowlist, from the backend's own lists.
+fn env_long_help() -> String {
+    let mut allowed: Vec<String> = dsh_terminal_bash::env::ALLOWED_HOST_VARS
+        .iter()
+        .map(|name| (*name).to_owned())
+        .collect();
+    allowed.extend(
+        dsh_terminal_bash::env::ALLOWED_HOST_PREFIXES
+            .iter()
+            .map(|prefix| format!("{prefix}*")),
+    );
+    format!(
+        "Pass an environment variable to sessions: NAME copies the server's value (nothing when \
+         it has none), NAME=VALUE sets one. Repeatable; a later --env of the same name wins, and \
+         it overrides the defaults (but not the DSH_* variables the backend sets).\n\n\
+         By default sessions see only these server variables (no credentials reach a command): \
+         {}. Sessions always get a UTF-8 character locale: when the server's is not UTF-8 and \
+         not passed with --env, LC_CTYPE (or LC_ALL, if the server sets it) becomes {}.\n\n\
+         [default: none]",
+        allowed.join(", "),
+        dsh_terminal_bash::env::FALLBACK_UTF8_LOCALE
+    )
 }
 
 impl Default for Options {
@@ -185,6 +225,9 @@ impl Default for Options {
             deny_command: Vec::new(),
             ask_command: Vec::new(),
             allow_command: Vec::new(),
+            max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
+            env: Vec::new(),
+            inherit_env: false,
         }
     }
 }
@@ -221,6 +264,22 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         <Options as clap::CommandFactory>::command().debug_assert();
+    }
+
+    #[test]
+    fn env_options_parse_and_refuse_bad_names() {
+        let options =
+            Options::try_parse_from(["dsh-mcp", "--env", "A", "--env", "B=1=2", "--inherit-env"])
+                .unwrap_or_else(|e| panic!("{e}"));
+        let passed: Vec<(&str, Option<&str>)> =
+            options.env.iter().map(|p| (p.name(), p.value())).collect();
+        assert_eq!(passed, vec![("A", None), ("B", Some("1=2"))]);
+        assert!(options.inherit_env);
+        let e = Options::try_parse_from(["dsh-mcp", "--env", "DSH_SHELL=0"])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("DSH_SHELL is reserved"), "{e}");
     }
 
     #[test]

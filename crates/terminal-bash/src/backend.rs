@@ -1,5 +1,6 @@
 //! [`BashBackend`]: the `shell` backend (seed-contract §3.2, §3.6).
 
+use std::ffi::OsString;
 use std::sync::Arc;
 
 use dsh_terminal_core::PtyCommand;
@@ -14,24 +15,43 @@ use crate::env::shell_env;
 use crate::rc::RcFile;
 
 /// Starts bash sessions: bash reads an rc this backend owns (prompt marks with a per-session
-/// nonce), runs with the scrubbed environment of [`shell_env`], on the generic
-/// [`PtySession`] engine.
+/// nonce), runs with the environment of [`shell_env`], on the generic [`PtySession`] engine.
 #[derive(Debug, Clone)]
 pub struct BashBackend {
     config: BashConfig,
     sandboxing: Sandboxing,
+    host_env: Option<Vec<(OsString, OsString)>>,
 }
 
 impl BashBackend {
     /// A backend with `config` (validate it first with [`BashConfig::validate`]) that runs
-    /// every session with full access.
+    /// every session with full access. Sessions draw on this process's environment as it is
+    /// when each one starts.
     pub fn new(config: BashConfig) -> Self {
         Self::with_sandboxing(config, Sandboxing::default())
     }
 
     /// A backend that applies `sandboxing` (policy, confinement, limits) at every launch.
     pub fn with_sandboxing(config: BashConfig, sandboxing: Sandboxing) -> Self {
-        Self { config, sandboxing }
+        Self {
+            config,
+            sandboxing,
+            host_env: None,
+        }
+    }
+
+    /// Uses `host_env` instead of this process's environment as the host environment that
+    /// [`shell_env`] filters (for hosts that keep their own environment apart, and tests).
+    #[must_use]
+    pub fn with_host_env(mut self, host_env: Vec<(OsString, OsString)>) -> Self {
+        self.host_env = Some(host_env);
+        self
+    }
+
+    fn host_env(&self) -> Vec<(OsString, OsString)> {
+        self.host_env
+            .clone()
+            .unwrap_or_else(|| std::env::vars_os().collect())
     }
 
     /// The configuration.
@@ -89,7 +109,8 @@ impl BashBackend {
             program,
             args: argv.collect(),
             env: shell_env(
-                std::env::vars_os(),
+                self.host_env(),
+                &self.config.env,
                 &spec.owner_id,
                 spec.session_id.as_str(),
             ),

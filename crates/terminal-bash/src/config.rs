@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use dsh_terminal_core::PtySessionConfig;
 
+use crate::env::EnvPolicy;
+
 /// Placeholder in [`BashConfig::shell_args`] replaced by the path of the generated rc file.
 pub const RC_PLACEHOLDER: &str = "{rc}";
 
@@ -48,6 +50,8 @@ pub struct BashConfig {
     /// Working directory of new sessions when the request names none (`None`: the host
     /// process's current directory).
     pub default_cwd: Option<PathBuf>,
+    /// Which host variables reach sessions (default: the allowlist, nothing passed).
+    pub env: EnvPolicy,
 }
 
 /// Default [`BashConfig::backend_type`].
@@ -74,6 +78,7 @@ impl Default for BashConfig {
             timeout_ms: millis(engine.timeout),
             dispose_grace_ms: millis(engine.dispose_grace),
             default_cwd: None,
+            env: EnvPolicy::default(),
         }
     }
 }

@@ -1,10 +1,62 @@
-//! The shell's environment (seed-contract §3.2, extended): the host environment minus
-//! secrets, plus the variables the backend sets.
+//! The shell's environment: an allowlist of the host's variables (or, on request, the host
+//! environment minus secrets), what the operator passes explicitly, a UTF-8 character locale,
+//! and the variables the backend sets.
 
 use std::ffi::{OsStr, OsString};
+use std::str::FromStr;
 
-/// Whether a host variable is dropped: names matching `/KEY|PASSWORD|SECRET|TOKEN/i`, and
-/// names starting with `DSH_` (case-insensitive; the backend sets its own).
+/// Host variables a session gets by default (exact names): who and where the user is, the
+/// time zone, the preferred editor, toolchain locations and TLS trust-store paths. None of them
+/// holds a credential.
+pub const ALLOWED_HOST_VARS: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "EDITOR",
+    "VISUAL",
+    "PYENV_ROOT",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "GOPATH",
+    "GOROOT",
+    "JAVA_HOME",
+    "NVM_DIR",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+    "GIT_SSL_CAINFO",
+];
+
+/// Host variable name prefixes a session gets by default: the locale categories (`LC_ALL`,
+/// `LC_CTYPE`, …) and the XDG base directories.
+pub const ALLOWED_HOST_PREFIXES: &[&str] = &["LC_", "XDG_"];
+
+/// The character locale a session gets when the host's is not UTF-8.
+pub const FALLBACK_UTF8_LOCALE: &str = "C.UTF-8";
+
+/// Whether a host variable reaches sessions by default ([`ALLOWED_HOST_VARS`],
+/// [`ALLOWED_HOST_PREFIXES`]).
+pub fn is_allowed(name: &OsStr) -> bool {
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    ALLOWED_HOST_VARS.contains(&name)
+        || ALLOWED_HOST_PREFIXES
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+}
+
+/// Whether a host variable is dropped when the host environment is inherited
+/// ([`EnvPolicy::inherit_host`]): names matching `/KEY|PASSWORD|SECRET|TOKEN/i`, and names
+/// starting with `DSH_` (case-insensitive; the backend sets its own).
 pub fn is_scrubbed(name: &OsStr) -> bool {
     let upper = name.to_string_lossy().to_ascii_uppercase();
     upper.starts_with("DSH_")
@@ -13,22 +65,105 @@ pub fn is_scrubbed(name: &OsStr) -> bool {
             .any(|word| upper.contains(word))
 }
 
+/// One variable the operator passes to sessions: `NAME` copies the host's value (nothing when
+/// the host has none), `NAME=VALUE` sets it. Parsed from `NAME[=VALUE]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnvPass {
+    name: String,
+    value: Option<String>,
+}
+
+impl EnvPass {
+    /// A pass of `name` (with `value`, or the host's value when `None`).
+    ///
+    /// # Errors
+    /// `name` is not a shell variable name (`[A-Za-z_][A-Za-z0-9_]*`), starts with `DSH_`
+    /// (the backend's own variables), or `value` holds a NUL byte.
+    pub fn new(name: impl Into<String>, value: Option<String>) -> Result<Self, String> {
+        let name = name.into();
+        let valid = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(format!(
+                "environment variable name {name:?} is not valid: use letters, digits and _, not starting with a digit"
+            ));
+        }
+        if name.to_ascii_uppercase().starts_with("DSH_") {
+            return Err(format!(
+                "environment variable {name} is reserved: the backend sets DSH_* itself"
+            ));
+        }
+        if value.as_deref().is_some_and(|v| v.contains('\0')) {
+            return Err(format!(
+                "the value of environment variable {name} contains a NUL byte"
+            ));
+        }
+        Ok(Self { name, value })
+    }
+
+    /// The variable's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The value to set, or `None` to copy the host's.
+    pub fn value(&self) -> Option<&str> {
+        self.value.as_deref()
+    }
+}
+
+impl FromStr for EnvPass {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.split_once('=') {
+            Some((name, value)) => Self::new(name, Some(value.to_owned())),
+            None => Self::new(s, None),
+        }
+    }
+}
+
+/// Which host variables reach sessions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EnvPolicy {
+    /// Inherit the whole host environment minus [`is_scrubbed`] names (the behaviour before
+    /// the allowlist) instead of only the [`is_allowed`] ones (default `false`).
+    pub inherit_host: bool,
+    /// Variables passed explicitly, applied in order after the host's (a later pass of the
+    /// same name wins). They override everything but the backend's `DSH_*` variables.
+    pub pass: Vec<EnvPass>,
+}
+
 /// Host variables that describe the host's own terminal and would be wrong inside ours.
 const HOST_TERMINAL_VARS: [&str; 2] = ["COLUMNS", "LINES"];
 
-/// The complete environment of a new shell: `host` minus [`is_scrubbed`] names and the host's
-/// terminal size, then (overriding) `TERM=xterm-256color` (we emulate a real screen),
-/// `PAGER`/`GIT_PAGER`/`MANPAGER`/`SYSTEMD_PAGER=cat`, `DSH_SHELL=1`,
-/// `DSH_SESSION_ID=<owner_id>`, `DSH_PTY_SESSION_ID=<session_id>`,
-/// `BASH_SILENCE_DEPRECATION_WARNING=1`; and `LC_CTYPE=C.UTF-8` when the host sets none of
-/// `LC_ALL`, `LC_CTYPE`, `LANG` (so programs print UTF-8 rather than escapes).
+/// The complete environment of a new shell, in this order:
+/// 1. from `host`: the [`is_allowed`] variables, or with [`EnvPolicy::inherit_host`] every
+///    variable but the [`is_scrubbed`] ones and the host's terminal size (`COLUMNS`, `LINES`);
+/// 2. the backend's own: `TERM=xterm-256color` (we emulate a real screen),
+///    `PAGER`/`GIT_PAGER`/`MANPAGER`/`SYSTEMD_PAGER=cat`, `DSH_SHELL=1`,
+///    `DSH_SESSION_ID=<owner_id>`, `DSH_PTY_SESSION_ID=<session_id>`,
+///    `BASH_SILENCE_DEPRECATION_WARNING=1`;
+/// 3. [`EnvPolicy::pass`], each replacing a variable of the same name;
+/// 4. a UTF-8 character locale: when the variable that decides it (`LC_ALL`, else `LC_CTYPE`,
+///    else `LANG`) is missing or not UTF-8 and was not passed explicitly, `LC_ALL` (if that
+///    decides) or `LC_CTYPE` becomes [`FALLBACK_UTF8_LOCALE`], so programs print UTF-8 file
+///    names and text rather than escapes. A UTF-8 locale the host or operator chose is kept.
 ///
 /// Pure: the caller passes the host environment (e.g. `std::env::vars_os()`).
-pub fn shell_env<I>(host: I, owner_id: &str, session_id: &str) -> Vec<(OsString, OsString)>
+pub fn shell_env<I>(
+    host: I,
+    policy: &EnvPolicy,
+    owner_id: &str,
+    session_id: &str,
+) -> Vec<(OsString, OsString)>
 where
     I: IntoIterator<Item = (OsString, OsString)>,
 {
-    let overrides: [(&str, &str); 9] = [
+    let own: [(&str, &str); 9] = [
         ("TERM", "xterm-256color"),
         ("PAGER", "cat"),
         ("GIT_PAGER", "cat"),
@@ -39,24 +174,63 @@ where
         ("DSH_PTY_SESSION_ID", session_id),
         ("BASH_SILENCE_DEPRECATION_WARNING", "1"),
     ];
+    let host: Vec<(OsString, OsString)> = host.into_iter().collect();
     let mut env: Vec<(OsString, OsString)> = host
-        .into_iter()
-        .filter(|(k, _)| !is_scrubbed(k))
-        .filter(|(k, _)| !HOST_TERMINAL_VARS.iter().any(|v| k == v))
-        .filter(|(k, _)| !overrides.iter().any(|(o, _)| k == o))
-        .collect();
-    let has_locale = env
         .iter()
-        .any(|(k, _)| k == "LC_ALL" || k == "LC_CTYPE" || k == "LANG");
-    if !has_locale {
-        env.push(("LC_CTYPE".into(), "C.UTF-8".into()));
-    }
+        .filter(|(k, _)| {
+            if policy.inherit_host {
+                !is_scrubbed(k) && !HOST_TERMINAL_VARS.iter().any(|v| k == v)
+            } else {
+                is_allowed(k)
+            }
+        })
+        .filter(|(k, _)| !own.iter().any(|(o, _)| k == o))
+        .cloned()
+        .collect();
     env.extend(
-        overrides
-            .iter()
+        own.iter()
             .map(|(k, v)| (OsString::from(k), OsString::from(v))),
     );
+    for pass in &policy.pass {
+        let value = match pass.value() {
+            Some(v) => Some(OsString::from(v)),
+            None => host
+                .iter()
+                .find(|(k, _)| k == pass.name())
+                .map(|(_, v)| v.clone()),
+        };
+        if let Some(value) = value {
+            set(&mut env, pass.name(), value);
+        }
+    }
+    ensure_utf8_ctype(&mut env, policy);
     env
+}
+
+/// Replaces (or adds, at the end) `name`.
+fn set(env: &mut Vec<(OsString, OsString)>, name: &str, value: OsString) {
+    env.retain(|(k, _)| k != name);
+    env.push((name.into(), value));
+}
+
+fn is_utf8_locale(value: &OsStr) -> bool {
+    let lower = value.to_string_lossy().to_ascii_lowercase();
+    lower.contains("utf-8") || lower.contains("utf8")
+}
+
+/// Step 4 of [`shell_env`].
+fn ensure_utf8_ctype(env: &mut Vec<(OsString, OsString)>, policy: &EnvPolicy) {
+    let deciding = ["LC_ALL", "LC_CTYPE", "LANG"].into_iter().find_map(|name| {
+        env.iter()
+            .find(|(k, v)| k == name && !v.is_empty())
+            .map(|(_, v)| (name, v.clone()))
+    });
+    match deciding {
+        Some((_, value)) if is_utf8_locale(&value) => {}
+        Some((name, _)) if policy.pass.iter().any(|p| p.name() == name) => {}
+        Some(("LC_ALL", _)) => set(env, "LC_ALL", FALLBACK_UTF8_LOCALE.into()),
+        _ => set(env, "LC_CTYPE", FALLBACK_UTF8_LOCALE.into()),
+    }
 }
 
 #[cfg(test)]
@@ -78,58 +252,165 @@ mod tests {
             .map(|(_, v)| v.as_os_str())
     }
 
-    #[test]
-    fn secrets_and_dsh_names_are_scrubbed() {
-        let env = shell_env(
-            host(&[
-                ("PATH", "/usr/bin"),
-                ("HOME", "/root"),
-                ("AWS_SECRET_ACCESS_KEY", "x"),
-                ("GITHUB_TOKEN", "x"),
-                ("db_password", "x"),
-                ("ApiKey", "x"),
-                ("dsh_test_value", "x"),
-                ("DSH_SHELL", "0"),
-                ("COLUMNS", "80"),
-                ("LANG", "en_US.UTF-8"),
-            ]),
-            "agent-1",
-            "pty-7",
-        );
-        let names: Vec<String> = env
-            .iter()
+    fn names(env: &[(OsString, OsString)]) -> Vec<String> {
+        env.iter()
             .map(|(k, _)| k.to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(
-            names,
-            vec![
-                "PATH",
-                "HOME",
-                "LANG",
-                "TERM",
-                "PAGER",
-                "GIT_PAGER",
-                "MANPAGER",
-                "SYSTEMD_PAGER",
-                "DSH_SHELL",
-                "DSH_SESSION_ID",
-                "DSH_PTY_SESSION_ID",
-                "BASH_SILENCE_DEPRECATION_WARNING"
-            ]
-        );
-        assert_eq!(get(&env, "DSH_SHELL"), Some(OsStr::new("1")));
-        assert_eq!(get(&env, "DSH_SESSION_ID"), Some(OsStr::new("agent-1")));
-        assert_eq!(get(&env, "DSH_PTY_SESSION_ID"), Some(OsStr::new("pty-7")));
-        assert_eq!(get(&env, "TERM"), Some(OsStr::new("xterm-256color")));
+            .collect()
+    }
+
+    fn passes(specs: &[&str]) -> Vec<EnvPass> {
+        specs
+            .iter()
+            .map(|s| s.parse().unwrap_or_else(|e| panic!("{s}: {e}")))
+            .collect()
+    }
+
+    const BACKEND: [&str; 9] = [
+        "TERM",
+        "PAGER",
+        "GIT_PAGER",
+        "MANPAGER",
+        "SYSTEMD_PAGER",
+        "DSH_SHELL",
+        "DSH_SESSION_ID",
+        "DSH_PTY_SESSION_ID",
+        "BASH_SILENCE_DEPRECATION_WARNING",
+    ];
+
+    fn sample_host() -> Vec<(OsString, OsString)> {
+        host(&[
+            ("PATH", "/usr/bin"),
+            ("HOME", "/root"),
+            ("DATABASE_URL", "postgres://u:pw@db:5432/x"),
+            ("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE"),
+            ("GH_TOKEN", "ghp_x"),
+            ("MY_SERVICE_CREDENTIALS", "c"),
+            ("db_password", "x"),
+            ("DSH_SHELL", "0"),
+            ("COLUMNS", "80"),
+            ("LANG", "en_US.UTF-8"),
+            ("LC_TIME", "C"),
+            ("XDG_CACHE_HOME", "/c"),
+            ("PAGER", "less"),
+        ])
     }
 
     #[test]
-    fn overrides_replace_host_values_and_locale_defaults_to_utf8() {
-        let env = shell_env(host(&[("PAGER", "less"), ("TERM", "dumb")]), "a", "pty-1");
+    fn by_default_only_allowed_host_variables_reach_the_shell() {
+        let env = shell_env(sample_host(), &EnvPolicy::default(), "agent-1", "pty-7");
+        let mut expected = vec!["PATH", "HOME", "LANG", "LC_TIME", "XDG_CACHE_HOME"];
+        expected.extend(BACKEND);
+        assert_eq!(names(&env), expected);
+        assert_eq!(get(&env, "DSH_SHELL"), Some(OsStr::new("1")));
+        assert_eq!(get(&env, "DSH_SESSION_ID"), Some(OsStr::new("agent-1")));
+        assert_eq!(get(&env, "DSH_PTY_SESSION_ID"), Some(OsStr::new("pty-7")));
         assert_eq!(get(&env, "PAGER"), Some(OsStr::new("cat")));
-        assert_eq!(get(&env, "TERM"), Some(OsStr::new("xterm-256color")));
-        assert_eq!(env.iter().filter(|(k, _)| k == "PAGER").count(), 1);
-        assert_eq!(get(&env, "LC_CTYPE"), Some(OsStr::new("C.UTF-8")));
+    }
+
+    #[test]
+    fn inheriting_keeps_the_old_scrub_rule() {
+        let policy = EnvPolicy {
+            inherit_host: true,
+            pass: Vec::new(),
+        };
+        let env = shell_env(sample_host(), &policy, "a", "pty-1");
+        // The name rule misses DATABASE_URL and MY_SERVICE_CREDENTIALS: why it is opt-in.
+        let mut expected = vec![
+            "PATH",
+            "HOME",
+            "DATABASE_URL",
+            "MY_SERVICE_CREDENTIALS",
+            "LANG",
+            "LC_TIME",
+            "XDG_CACHE_HOME",
+        ];
+        expected.extend(BACKEND);
+        assert_eq!(names(&env), expected);
+    }
+
+    #[test]
+    fn explicit_passes_copy_or_set_and_override() {
+        let policy = EnvPolicy {
+            inherit_host: false,
+            pass: passes(&[
+                "GH_TOKEN",
+                "NOT_ON_HOST",
+                "MODE=dev",
+                "PAGER=less",
+                "MODE=prod",
+            ]),
+        };
+        let env = shell_env(sample_host(), &policy, "a", "pty-1");
+        assert_eq!(get(&env, "GH_TOKEN"), Some(OsStr::new("ghp_x")));
+        assert_eq!(get(&env, "NOT_ON_HOST"), None);
+        assert_eq!(get(&env, "MODE"), Some(OsStr::new("prod")));
+        assert_eq!(env.iter().filter(|(k, _)| k == "MODE").count(), 1);
+        assert_eq!(get(&env, "PAGER"), Some(OsStr::new("less")));
+        assert_eq!(get(&env, "DATABASE_URL"), None);
+    }
+
+    #[test]
+    fn the_character_locale_is_utf8_unless_chosen_explicitly() {
+        let default = EnvPolicy::default();
+        let ctype = |env: &[(OsString, OsString)]| {
+            (
+                get(env, "LC_ALL").map(OsStr::to_owned),
+                get(env, "LC_CTYPE").map(OsStr::to_owned),
+                get(env, "LANG").map(OsStr::to_owned),
+            )
+        };
+        let s = |v: &str| Some(OsString::from(v));
+        // Nothing set, or LANG=C: LC_CTYPE=C.UTF-8 (LANG stays for the other categories).
+        let env = shell_env(host(&[]), &default, "a", "p");
+        assert_eq!(ctype(&env), (None, s("C.UTF-8"), None));
+        let env = shell_env(host(&[("LANG", "C")]), &default, "a", "p");
+        assert_eq!(ctype(&env), (None, s("C.UTF-8"), s("C")));
+        // A non-UTF-8 LC_CTYPE is replaced; a non-UTF-8 LC_ALL (which wins) too.
+        let env = shell_env(host(&[("LC_CTYPE", "POSIX")]), &default, "a", "p");
+        assert_eq!(ctype(&env), (None, s("C.UTF-8"), None));
+        let env = shell_env(
+            host(&[("LC_ALL", "C"), ("LANG", "en_US.UTF-8")]),
+            &default,
+            "a",
+            "p",
+        );
+        assert_eq!(ctype(&env), (s("C.UTF-8"), None, s("en_US.UTF-8")));
+        // A UTF-8 choice is kept, whatever the spelling.
+        let env = shell_env(host(&[("LANG", "de_DE.utf8")]), &default, "a", "p");
+        assert_eq!(ctype(&env), (None, None, s("de_DE.utf8")));
+        let env = shell_env(host(&[("LC_ALL", "ja_JP.UTF-8")]), &default, "a", "p");
+        assert_eq!(ctype(&env), (s("ja_JP.UTF-8"), None, None));
+        // The operator's explicit choice wins, UTF-8 or not.
+        let policy = EnvPolicy {
+            inherit_host: false,
+            pass: passes(&["LANG=fr_FR.UTF-8"]),
+        };
+        let env = shell_env(host(&[("LANG", "C")]), &policy, "a", "p");
+        assert_eq!(ctype(&env), (None, None, s("fr_FR.UTF-8")));
+        let policy = EnvPolicy {
+            inherit_host: false,
+            pass: passes(&["LC_ALL=C"]),
+        };
+        let env = shell_env(host(&[]), &policy, "a", "p");
+        assert_eq!(ctype(&env), (s("C"), None, None));
+    }
+
+    #[test]
+    fn pass_specs_are_parsed_and_checked() {
+        let p: EnvPass = "A_1=x=y".parse().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((p.name(), p.value()), ("A_1", Some("x=y")));
+        let p: EnvPass = "EMPTY=".parse().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((p.name(), p.value()), ("EMPTY", Some("")));
+        let p: EnvPass = "_X".parse().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((p.name(), p.value()), ("_X", None));
+        for bad in ["", "=x", "1A", "A-B", "A B=1", "dsh_shell=0"] {
+            assert!(bad.parse::<EnvPass>().is_err(), "{bad:?}");
+        }
+        assert_eq!(
+            "DSH_SHELL=0".parse::<EnvPass>(),
+            Err("environment variable DSH_SHELL is reserved: the backend sets DSH_* itself".into())
+        );
+        assert!(EnvPass::new("A", Some("a\0b".into())).is_err());
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //! generic [`dsh_terminal_core::PtySession`] engine. The generated rc ([`rc`]) makes every
 //! prompt emit OSC 133 marks carrying a per-session random nonce and the last exit status, so
 //! a send settles the moment the prompt returns and reports `[exit: N]`; look-alike marks
-//! printed by programs are ordinary output. The environment ([`mod@env`]) is the host's minus
-//! secrets, with pagers neutralised and `TERM=xterm-256color` (the engine emulates a real
+//! printed by programs are ordinary output. The environment ([`mod@env`]) is an allowlist of
+//! the host's variables plus what the operator passes, with a UTF-8 locale, pagers neutralised and `TERM=xterm-256color` (the engine emulates a real
 //! screen, so no escape sequence ever reaches the model). [`TerminalBashPlugin`] registers the
 //! backend on the `Terminals` service.
 //!
@@ -53,6 +53,7 @@ pub use config::{
     BashConfig, BashConfigError, DEFAULT_BACKEND_TYPE, DEFAULT_SHELL, RC_PLACEHOLDER,
 };
 pub use confine::Sandboxing;
+pub use env::{EnvPass, EnvPolicy};
 pub use plugin::TerminalBashPlugin;
 
 /// The package name used with the invariants registry.

@@ -1,13 +1,23 @@
-//! The rc file bash reads at startup: prompt marks, PS1 self-healing, quiet defaults.
+//! The rc file bash reads at startup: prompt marks that survive the user's shell
+//! configuration, the session's terminal modes restored at each prompt, quiet defaults.
 //!
-//! Design (direction "Where we go past the seed" 2):
-//! - `PROMPT_COMMAND` runs `__dsh_prompt`, which first captures `$?`, prints the
-//!   command-finished mark `OSC 133;D;<status>;dsh=<nonce>`, and re-asserts `PS1`/`PS2`, so an
-//!   in-shell `PS1=...` lasts zero prompts. It references no unset variable and returns 0, so
-//!   it works under `set -euo pipefail`; under `set -x` it turns tracing off for its own body.
-//! - `PS1` is `dsh> ` wrapped in the prompt-start and prompt-end marks (`133;A`, `133;B`);
-//!   `PS2` is `> ` wrapped in continuation marks (`133;A;k=s`, `133;B;k=s`). The marks sit
-//!   inside `\[ \]` so readline does not count them as visible width.
+//! Design (direction "Where we go past the seed" 2, hardened against user configuration):
+//! - The marks live in the prompt strings, which bash expands without running a command, so
+//!   they never show under `set -x` and never trigger a user's DEBUG trap. `PS1` is
+//!   `D;$?` + `A` + the prompt text + `B`. Bash restores `$?` after `PROMPT_COMMAND` runs, and
+//!   the `D` mark is expanded first, so its status is the user's last command's, whatever a
+//!   `PROMPT_COMMAND` hook or a command substitution in the user's `PS1` does.
+//! - One hook, `__dsh_prompt`, runs from `PROMPT_COMMAND` as the array element after every
+//!   other (bash 5.1+ runs each element), wrapped as `{ __dsh_prompt; } &>/dev/null` so that
+//!   neither its `set -x` trace nor a user DEBUG trap firing for it reaches the screen. It
+//!   re-wraps whatever `PS0`/`PS1`/`PS2` the user (or an earlier hook) set in our marks (the
+//!   user's prompt text is kept), re-enables `promptvars`, moves itself behind elements
+//!   appended after it, and restores the terminal modes (`stty -g` at startup) when a program
+//!   left them changed. It references no unset variable, runs with `set +eux` local to itself
+//!   and returns 0, so it works under `set -euo pipefail`.
+//! - `PS0` and `PS1` re-install the hook (a `${…:=…}` expansion that prints nothing) when a
+//!   command replaced or unset `PROMPT_COMMAND`, so the marks are back at the next prompt even
+//!   after `unset PROMPT_COMMAND; PS1='$ '`.
 //! - Every mark carries the per-session nonce; a program that prints look-alike marks cannot
 //!   fake completion. The nonce lives only in this (0600, deleted after startup) file and in
 //!   unexported shell state, so child processes do not inherit it.
@@ -20,31 +30,92 @@ use std::path::{Path, PathBuf};
 
 use dsh_terminal_core::PromptNonce;
 
-/// The rc script for `nonce`.
-pub fn rc_script(nonce: &PromptNonce) -> String {
-    let n = nonce.as_str();
-    let ps1 = format!(r"\[\033]133;A;dsh={n}\007\]dsh> \[\033]133;B;dsh={n}\007\]");
-    let ps2 = format!(r"\[\033]133;A;k=s;dsh={n}\007\]> \[\033]133;B;k=s;dsh={n}\007\]");
-    format!(
-        r#"# dsh-terminal-bash rc: generated for one session and deleted once the shell has read it.
+/// The rc template; `@NONCE@` is replaced by the session's nonce.
+const RC_TEMPLATE: &str = r#"# dsh-terminal-bash rc: generated for one session and deleted once the shell has read it.
 set +H 2>/dev/null
 unset HISTFILE
 if [[ -o emacs || -o vi ]]; then
   bind 'set enable-bracketed-paste off' 2>/dev/null
 fi
-__dsh_prompt() {{
-  local __dsh_status=$?
-  [[ $- == *x* ]] && {{ local -; set +x; }} 2>/dev/null
-  builtin printf '\033]133;D;%s;dsh={n}\007' "$__dsh_status"
-  PS1='{ps1}'
-  PS2='{ps2}'
+__dsh_e=
+__dsh_r=
+__dsh_ps0=
+__dsh_ps1=
+__dsh_ps2=
+__dsh_i=999
+if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] < 501)); then __dsh_i=0; fi
+__dsh_hook='{ __dsh_prompt; } &>/dev/null'
+__dsh_keep='${__dsh_e/${PROMPT_COMMAND[__dsh_i]:=$__dsh_hook}/}'
+__dsh_d='\[\033]133;D;$?;dsh=@NONCE@\007\]'
+__dsh_a='\[\033]133;A;dsh=@NONCE@\007\]'
+__dsh_b='\[\033]133;B;dsh=@NONCE@\007\]'
+__dsh_a2='\[\033]133;A;k=s;dsh=@NONCE@\007\]'
+__dsh_b2='\[\033]133;B;k=s;dsh=@NONCE@\007\]'
+__dsh_stty=$(stty -g 2>/dev/null) || __dsh_stty=
+__dsh_strip() {
+  local p=$1
+  p=${p//"$__dsh_d"/}; p=${p//"$__dsh_a"/}; p=${p//"$__dsh_b"/}
+  p=${p//"$__dsh_a2"/}; p=${p//"$__dsh_b2"/}; p=${p//"$__dsh_keep"/}
+  __dsh_r=$p
+}
+__dsh_faults=
+__dsh_children_ran() {
+  local stat IFS=' '
+  read -r stat </proc/$$/stat 2>/dev/null || return 0
+  local -a f=(${stat##*) })
+  [[ ${f[8]-} != "$__dsh_faults" ]] || return 1
+  __dsh_faults=${f[8]-}
   return 0
-}}
-PROMPT_COMMAND=__dsh_prompt
-PS1='{ps1}'
-PS2='{ps2}'
-"#
-    )
+}
+__dsh_prompt() {
+  local -
+  set +eux +o pipefail
+  shopt -s promptvars
+  if [[ -n $__dsh_stty ]] && __dsh_children_ran; then
+    local now
+    now=$(stty -g 2>/dev/null) || now=
+    if [[ -n $now && $now != "$__dsh_stty" ]]; then stty "$__dsh_stty" 2>/dev/null; fi
+    __dsh_children_ran
+  fi
+  if ((__dsh_i > 0)); then
+    local -a at=(-1 "${!PROMPT_COMMAND[@]}")
+    if [[ ${PROMPT_COMMAND[__dsh_i]-} != "$__dsh_hook" || ${at[-1]} != "$__dsh_i" ]]; then
+      if [[ ${PROMPT_COMMAND[__dsh_i]-} == "$__dsh_hook" ]]; then unset 'PROMPT_COMMAND[__dsh_i]'; fi
+      __dsh_i=$((at[-1] < 999 ? 999 : at[-1] + 1))
+      PROMPT_COMMAND[__dsh_i]=$__dsh_hook
+    fi
+  elif [[ ${PROMPT_COMMAND-} != *"$__dsh_hook"* ]]; then
+    PROMPT_COMMAND="${PROMPT_COMMAND:+$PROMPT_COMMAND
+}$__dsh_hook"
+  fi
+  if [[ -z $__dsh_ps1 || ${PS1-} != "$__dsh_ps1" ]]; then
+    __dsh_strip "${PS1-}"
+    __dsh_ps1=$__dsh_d$__dsh_keep$__dsh_a$__dsh_r$__dsh_b
+    PS1=$__dsh_ps1
+  fi
+  if [[ -z $__dsh_ps2 || ${PS2-} != "$__dsh_ps2" ]]; then
+    __dsh_strip "${PS2-}"
+    __dsh_ps2=$__dsh_a2$__dsh_r$__dsh_b2
+    PS2=$__dsh_ps2
+  fi
+  if [[ -z $__dsh_ps0 || ${PS0-} != "$__dsh_ps0" ]]; then
+    __dsh_strip "${PS0-}"
+    __dsh_ps0=$__dsh_keep$__dsh_r
+    PS0=$__dsh_ps0
+  fi
+  return 0
+}
+unset PROMPT_COMMAND
+PS0=
+PS1='dsh> '
+PS2='> '
+__dsh_children_ran
+__dsh_prompt
+"#;
+
+/// The rc script for `nonce`.
+pub fn rc_script(nonce: &PromptNonce) -> String {
+    RC_TEMPLATE.replace("@NONCE@", nonce.as_str())
 }
 
 /// The rc file on disk: created with mode 0600 in the temp directory, removed on drop.

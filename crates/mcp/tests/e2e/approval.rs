@@ -78,7 +78,7 @@ async fn serve(ws: &Workspace, human: Human) -> (ServerProcess, RunningService<R
         "--workspace",
         &ws_arg,
     ];
-    ServerProcess::start_with_client(&args, &[], human).await
+    ServerProcess::start_with_client(&args, &[], &[], human).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -58,6 +58,14 @@ fn help_lists_every_option_with_its_default() {
         "--ask-command <REGEX>",
         "--allow-command <REGEX>",
         "Per-session limits on this host: ",
+        "--max-message-bytes <BYTES>",
+        "[default: 8388608]",
+        "--env <NAME[=VALUE]>",
+        "PATH, HOME, USER",
+        "LC_*",
+        "C.UTF-8",
+        "--inherit-env",
+        "KEY|PASSWORD|SECRET|TOKEN",
         "RUST_LOG",
     ] {
         assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
@@ -103,4 +111,10 @@ fn invalid_configuration_exits_with_status_2() {
     // clap's own usage errors use status 2 as well.
     assert_config_error(&["--rows", "many"], "invalid value 'many'");
     assert_config_error(&["--no-such-option"], "--no-such-option");
+    assert_config_error(&["--env", "DSH_SHELL=0"], "DSH_SHELL is reserved");
+    assert_config_error(&["--env", "1BAD"], "is not valid");
+    assert_config_error(
+        &["--max-message-bytes", "10"],
+        "--max-message-bytes must be at least 1024 (got 10)",
+    );
 }

@@ -16,7 +16,7 @@ const SURVIVAL_LIMIT: Duration = Duration::from_secs(10);
 
 async fn leave_everything_behind_then_kill_the_server(mode: &str) {
     let (mut server, client) =
-        ServerProcess::start_with_env(&["--sandbox", mode], &[(NO_CGROUP2_ENV, "1")]).await;
+        ServerProcess::start_with_env(&["--sandbox", mode], &[(NO_CGROUP2_ENV, "1")], &[]).await;
     ok(&client, "terminal_open", json!({"type": "shell"})).await;
     let tag = format!("{}{}", std::process::id(), mode.len());
     let args: Vec<String> = (0..5).map(|i| format!("{}.{tag}", 3000 + i)).collect();

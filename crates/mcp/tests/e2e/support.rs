@@ -264,6 +264,18 @@ fn poll_readable(fd: &OwnedFd, timeout: Duration) -> bool {
     }
 }
 
+/// `dsh-mcp <args>` with piped stdin/stdout, stderr shown, killed if dropped.
+pub(crate) fn server_command(args: &[&str]) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"));
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    command
+}
+
 /// The built `dsh-mcp` binary, talking MCP over its stdin/stdout.
 pub(crate) struct ServerProcess {
     child: tokio::process::Child,
@@ -273,12 +285,16 @@ pub(crate) struct ServerProcess {
 impl ServerProcess {
     /// Starts `dsh-mcp <args>` and completes the MCP handshake with rmcp's client.
     pub(crate) async fn start(args: &[&str]) -> (Self, Client) {
-        Self::start_with_env(args, &[]).await
+        Self::start_with_client(args, &[], &[], ()).await
     }
 
-    /// Starts `dsh-mcp <args>` with `env` added to its environment.
-    pub(crate) async fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> (Self, Client) {
-        Self::start_with_client(args, env, ()).await
+    /// [`Self::start`] with `set` added to and `remove` removed from the server's environment.
+    pub(crate) async fn start_with_env(
+        args: &[&str],
+        set: &[(&str, &str)],
+        remove: &[&str],
+    ) -> (Self, Client) {
+        Self::start_with_client(args, set, remove, ()).await
     }
 
     /// Like [`ServerProcess::start`], with a client handler that observes notifications.
@@ -286,23 +302,24 @@ impl ServerProcess {
         args: &[&str],
         handler: H,
     ) -> (Self, RunningService<RoleClient, H>) {
-        Self::start_with_client(args, &[], handler).await
+        Self::start_with_client(args, &[], &[], handler).await
     }
 
-    /// Starts `dsh-mcp <args>` (plus `env`) and completes the handshake with `handler` as the
-    /// client (e.g. one that declares and answers elicitation or observes notifications).
+    /// Starts `dsh-mcp <args>` (with `set` added to and `remove` removed from its environment)
+    /// and completes the handshake with `handler` as the client (e.g. one that declares and
+    /// answers elicitation or observes notifications).
     pub(crate) async fn start_with_client<H: rmcp::ClientHandler>(
         args: &[&str],
-        env: &[(&str, &str)],
+        set: &[(&str, &str)],
+        remove: &[&str],
         handler: H,
     ) -> (Self, RunningService<RoleClient, H>) {
-        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
-            .args(args)
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
+        let mut command = server_command(args);
+        for name in remove {
+            command.env_remove(name);
+        }
+        let mut child = command
+            .envs(set.iter().copied())
             .spawn()
             .expect("spawn dsh-mcp");
         let pid = i32::try_from(child.id().expect("child pid")).expect("pid fits in i32");

@@ -64,15 +64,17 @@ async fn shell_state_persists_between_sends() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn overridden_ps1_heals_at_the_next_prompt() {
+async fn overridden_ps1_is_kept_and_still_marked() {
     within(async {
         let sh = Shell::open(config()).await;
-        let r = sh.send("PS1=broken-prompt").await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead);
-        assert!(r.viewport.ends_with("dsh> "), "{:?}", r.viewport);
-        let r = sh.send("echo healed").await;
+        let r = sh.send("PS1=my-prompt").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead);
         assert_eq!(r.exit_code, Some(0));
+        assert!(r.viewport.ends_with("my-prompt"), "{:?}", r.viewport);
+        let r = sh.send("echo kept").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead);
+        assert_eq!(r.exit_code, Some(0));
+        assert_eq!(r.viewport, "echo kept\nkept\nmy-prompt");
         sh.close().await;
     })
     .await;

@@ -9,7 +9,9 @@
 mod basics;
 mod cases;
 mod confined;
+mod environment;
 mod lifecycle;
 mod races;
 mod sandbox;
+mod shell_config;
 mod support;

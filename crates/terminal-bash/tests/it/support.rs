@@ -1,5 +1,6 @@
 //! Shared fixtures: open a real bash session, send, close and prove nothing is left.
 
+use std::ffi::OsString;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -97,6 +98,14 @@ impl Shell {
     /// Opens a session with `config`, returning the error.
     pub(crate) async fn try_open(config: BashConfig) -> Result<Shell, TerminalError> {
         Self::try_open_on(&BashBackend::new(config)).await
+    }
+
+    /// Opens a session with `config` as if the host's environment were `host_env`.
+    pub(crate) async fn open_with_host_env(
+        config: BashConfig,
+        host_env: Vec<(OsString, OsString)>,
+    ) -> Shell {
+        Self::open_on(&BashBackend::new(config).with_host_env(host_env)).await
     }
 
     /// Opens a session on `backend`.

@@ -1,0 +1,402 @@
+//! What to do with one incoming line of newline-delimited JSON-RPC: forward it to rmcp, answer
+//! it ourselves, or ignore it (a notification rmcp would drop).
+//!
+//! Rules (every request gets an answer; see the crate README, "Protocol"):
+//! - lone UTF-16 surrogate escapes (`"\udc80"`, which some JSON encoders emit for unpaired
+//!   surrogates) become U+FFFD before parsing, so the message is served;
+//! - a line that is not JSON (or is cut short) gets JSON-RPC `-32700` (parse error);
+//! - a line over the size limit gets `-32600` (invalid request) naming the limit;
+//! - a message that is not an object, or whose `method` is not a string, gets `-32600`;
+//! - `tools/call` whose `params` is not an object or whose `params.name` is not a string gets
+//!   `-32602` (invalid params) naming the field; one whose `arguments` is neither an object nor
+//!   `null` gets a tool error result `invalid arguments: expected an object, got …`;
+//! - any other message rmcp cannot read gets `-32600` naming the method.
+//!
+//! Answers carry the request's `id` when it can be read (for a cut-short or over-long line,
+//! from the top-level `"id"` member that precedes the damage), else `null`.
+
+use std::borrow::Cow;
+
+use dsh_tools::{ToolResult, codes};
+use rmcp::model::ErrorCode;
+use rmcp::service::{RoleServer, RxJsonRpcMessage};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde_json::{Value, json};
+
+use crate::server::call_tool_result;
+
+/// What the transport does with one line.
+#[derive(Debug)]
+pub(crate) enum Inbound {
+    /// A message rmcp serves.
+    Forward(Box<RxJsonRpcMessage<RoleServer>>),
+    /// A complete JSON-RPC response to write back ourselves.
+    Answer(Value),
+    /// Nothing to do (blank line, or a notification rmcp would ignore).
+    Ignore,
+}
+
+/// Classifies one line (without its newline).
+pub(crate) fn classify(line: &[u8]) -> Inbound {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Inbound::Ignore;
+    }
+    let repaired = repair_lone_surrogates(line);
+    let value: Value = match serde_json::from_slice(&repaired) {
+        Ok(value) => value,
+        Err(e) => {
+            return Inbound::Answer(error(
+                recover_id(&repaired),
+                ErrorCode::PARSE_ERROR,
+                format!(
+                    "Parse error: the line is not valid JSON ({e}); send one complete JSON-RPC message per line"
+                ),
+            ));
+        }
+    };
+    classify_value(value)
+}
+
+/// The answer to a line longer than `limit` bytes, of which `head` is the start.
+pub(crate) fn oversized(head: &[u8], limit: usize) -> Value {
+    error(
+        recover_id(head),
+        ErrorCode::INVALID_REQUEST,
+        format!(
+            "Invalid Request: the message is longer than the {limit}-byte line limit and was discarded; send less per request (e.g. write large input to a file first)"
+        ),
+    )
+}
+
+fn classify_value(value: Value) -> Inbound {
+    let Value::Object(object) = value else {
+        return Inbound::Answer(error(
+            Value::Null,
+            ErrorCode::INVALID_REQUEST,
+            "Invalid Request: a message must be a JSON object (batches are not supported)".into(),
+        ));
+    };
+    let id = object
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number())
+        .cloned();
+    let method = match object.get("method") {
+        None => None,
+        Some(Value::String(method)) => Some(method.clone()),
+        Some(_) => {
+            return Inbound::Answer(error(
+                id.unwrap_or(Value::Null),
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: `method` must be a string".into(),
+            ));
+        }
+    };
+    if let (Some(id), Some("tools/call")) = (&id, method.as_deref())
+        && let Some(answer) = check_tool_call(id, object.get("params"))
+    {
+        return Inbound::Answer(answer);
+    }
+    match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(Value::Object(object)) {
+        Ok(message) => Inbound::Forward(Box::new(message)),
+        // A notification gets no answer, whatever is wrong with it.
+        Err(_) if id.is_none() && method.is_some() => Inbound::Ignore,
+        Err(e) => {
+            let what = method.map_or_else(
+                || "message".to_owned(),
+                |method| format!("`{method}` request"),
+            );
+            Inbound::Answer(error(
+                id.unwrap_or(Value::Null),
+                ErrorCode::INVALID_REQUEST,
+                format!("Invalid Request: the {what} does not match the MCP schema ({e})"),
+            ))
+        }
+    }
+}
+
+/// Checks the shape of a `tools/call` that rmcp would misread (as an unknown method) or drop.
+fn check_tool_call(id: &Value, params: Option<&Value>) -> Option<Value> {
+    let Some(Value::Object(params)) = params else {
+        return Some(error(
+            id.clone(),
+            ErrorCode::INVALID_PARAMS,
+            "Invalid params: tools/call needs `params`, an object with `name` (the tool's name) and `arguments` (an object)".into(),
+        ));
+    };
+    if !params.get("name").is_some_and(Value::is_string) {
+        return Some(error(
+            id.clone(),
+            ErrorCode::INVALID_PARAMS,
+            "Invalid params: `params.name` must be a string (the tool's name, from tools/list)"
+                .into(),
+        ));
+    }
+    let kind = match params.get("arguments") {
+        None | Some(Value::Null | Value::Object(_)) => return None,
+        Some(Value::Array(_)) => "an array",
+        Some(Value::String(_)) => "a string",
+        Some(Value::Number(_)) => "a number",
+        Some(Value::Bool(_)) => "a boolean",
+    };
+    let result = call_tool_result(ToolResult::error(
+        format!(
+            "invalid arguments: expected an object, got {kind}; pass the tool's arguments as a JSON object"
+        ),
+        Some(codes::INVALID_ARGS),
+    ));
+    let result = serde_json::to_value(result).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "cannot serialize a tool result");
+        json!({"content": [], "isError": true})
+    });
+    Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}
+
+fn error(id: Value, code: ErrorCode, message: String) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code.0, "message": message}})
+}
+
+/// Replaces every `\uXXXX` escape of a UTF-16 surrogate that is not half of a valid pair with
+/// `\ufffd`, leaving everything else (including escaped backslashes) untouched.
+pub(crate) fn repair_lone_surrogates(line: &[u8]) -> Cow<'_, [u8]> {
+    fn hex4(bytes: &[u8]) -> Option<u32> {
+        let text = std::str::from_utf8(bytes.get(..4)?).ok()?;
+        u32::from_str_radix(text, 16).ok()
+    }
+    let is_high = |cp: u32| (0xD800..0xDC00).contains(&cp);
+    let is_low = |cp: u32| (0xDC00..0xE000).contains(&cp);
+    let mut out: Option<Vec<u8>> = None;
+    let mut i = 0;
+    while i < line.len() {
+        let step = if line[i] != b'\\' {
+            1
+        } else if line.get(i + 1) != Some(&b'u') {
+            2
+        } else {
+            match line.get(i + 2..).and_then(hex4) {
+                Some(cp) if is_high(cp) => {
+                    let paired = line.get(i + 6..i + 8) == Some(b"\\u".as_slice())
+                        && line.get(i + 8..).and_then(hex4).is_some_and(is_low);
+                    if paired { 12 } else { 0 }
+                }
+                Some(cp) if is_low(cp) => 0,
+                _ => 2,
+            }
+        };
+        if step == 0 {
+            let buf = out.get_or_insert_with(|| line[..i].to_vec());
+            buf.extend_from_slice(b"\\ufffd");
+            i += 6;
+            continue;
+        }
+        let end = (i + step).min(line.len());
+        if let Some(buf) = out.as_mut() {
+            buf.extend_from_slice(&line[i..end]);
+        }
+        i = end;
+    }
+    out.map_or(Cow::Borrowed(line), Cow::Owned)
+}
+
+/// The top-level `"id"` (a string or number) of a JSON object, read from its start as far as
+/// the text parses; `null` when there is none before the damage.
+pub(crate) fn recover_id(text: &[u8]) -> Value {
+    let mut id = None;
+    let mut de = serde_json::Deserializer::from_slice(text);
+    let _ = IdSeed(&mut id).deserialize(&mut de);
+    id.unwrap_or(Value::Null)
+}
+
+struct IdSeed<'a>(&'a mut Option<Value>);
+
+impl<'de> DeserializeSeed<'de> for IdSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for IdSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON-RPC message object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if key == "id" {
+                let value: Value = map.next_value()?;
+                if value.is_string() || value.is_number() {
+                    *self.0 = Some(value);
+                }
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn answer(line: &str) -> Value {
+        match classify(line.as_bytes()) {
+            Inbound::Answer(v) => v,
+            other => panic!("{line}: expected an answer, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let cases = [
+            (r#""echo \udc80""#, r#""echo \ufffd""#),
+            (r#""\ud800x""#, r#""\ufffdx""#),
+            (r#""\ud800\u0041""#, r#""\ufffd\u0041""#),
+            (r#""\ud83d\ude00""#, r#""\ud83d\ude00""#),
+            (r#""\\udc80""#, r#""\\udc80""#),
+            (r#""\ud83d\ud83d\ude00""#, r#""\ufffd\ud83d\ude00""#),
+            (r#""end\ud800""#, r#""end\ufffd""#),
+        ];
+        for (input, expected) in cases {
+            let out = repair_lone_surrogates(input.as_bytes());
+            assert_eq!(std::str::from_utf8(&out).ok(), Some(expected), "{input}");
+            let parsed: Result<String, _> = serde_json::from_slice(&out);
+            assert!(parsed.is_ok(), "{input}: {parsed:?}");
+        }
+        assert!(matches!(
+            repair_lone_surrogates(br#"{"a":"plain \u00e9"}"#),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn a_tool_call_with_a_lone_surrogate_is_forwarded() {
+        let line = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"terminal_send","arguments":{"sessionId":"pty-1","text":"echo \udc80"}}}"#;
+        match classify(line.as_bytes()) {
+            Inbound::Forward(message) => {
+                let text = serde_json::to_string(&message).unwrap_or_default();
+                assert!(text.contains("echo \u{fffd}"), "{text}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn unparsable_lines_get_parse_errors_with_the_id_when_readable() {
+        let v = answer("this is not json");
+        assert_eq!(v["error"]["code"], -32700);
+        assert_eq!(v["id"], Value::Null);
+        let v = answer(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"#);
+        assert_eq!(v["error"]["code"], -32700);
+        assert_eq!(v["id"], 7);
+        // Only the top-level id counts.
+        let v = answer(r#"{"params":{"id":9},"method":"x""#);
+        assert_eq!(v["id"], Value::Null);
+        let v = answer(r#"{"id":"req-1","#);
+        assert_eq!(v["id"], "req-1");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("Parse error: ")),
+            "{v}"
+        );
+    }
+
+    #[test]
+    fn non_object_arguments_get_a_tool_error() {
+        for (arguments, kind) in [("[]", "an array"), ("\"x\"", "a string"), ("5", "a number")] {
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"terminal_list","arguments":{arguments}}}}}"#
+            );
+            let v = answer(&line);
+            assert_eq!(v["id"], 4);
+            assert_eq!(v["result"]["isError"], true, "{v}");
+            let text = v["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default();
+            assert!(
+                text.starts_with(&format!(
+                    "Error: invalid arguments: expected an object, got {kind}"
+                )),
+                "{text}"
+            );
+        }
+        for ok in ["{}", "null"] {
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"terminal_list","arguments":{ok}}}}}"#
+            );
+            assert!(
+                matches!(classify(line.as_bytes()), Inbound::Forward(_)),
+                "{ok}"
+            );
+        }
+    }
+
+    #[test]
+    fn malformed_requests_name_the_field() {
+        let v = answer(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":5}}"#);
+        assert_eq!(
+            (v["id"].clone(), v["error"]["code"].clone()),
+            (json!(5), json!(-32602))
+        );
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("`params.name`")
+        );
+        let v = answer(r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":[]}"#);
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("`params`")
+        );
+        let v = answer(r#"{"jsonrpc":"2.0","id":8,"method":5}"#);
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("`method`")
+        );
+        let v = answer("[1,2]");
+        assert_eq!(
+            (v["id"].clone(), v["error"]["code"].clone()),
+            (Value::Null, json!(-32600))
+        );
+    }
+
+    #[test]
+    fn blank_lines_and_broken_notifications_are_ignored() {
+        assert!(matches!(classify(b"   "), Inbound::Ignore));
+        assert!(matches!(
+            classify(br#"{"jsonrpc":"2.0","method":"notifications/initialized","params":5}"#),
+            Inbound::Ignore | Inbound::Forward(_)
+        ));
+    }
+
+    #[test]
+    fn over_long_lines_name_the_limit() {
+        let v = oversized(
+            br#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"na"#,
+            64,
+        );
+        assert_eq!(
+            (v["id"].clone(), v["error"]["code"].clone()),
+            (json!(11), json!(-32600))
+        );
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("64-byte")
+        );
+    }
+}

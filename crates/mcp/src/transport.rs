@@ -1,0 +1,249 @@
+//! [`LineTransport`]: newline-delimited JSON-RPC over a byte stream (stdio), in front of rmcp,
+//! so that every request gets an answer.
+//!
+//! rmcp's own stream transport drops lines it cannot parse (a lone surrogate escape, a cut-short
+//! object) and answers shape errors with `id: null`, so the client waits forever. This one reads
+//! lines itself (bounded, by default to [`DEFAULT_MAX_MESSAGE_BYTES`]), classifies each
+//! (`inbound`), hands the messages rmcp can serve to rmcp, and writes the answers to the rest
+//! itself. One writer task owns the output stream; rmcp's responses and our own answers queue to
+//! it, so lines never interleave.
+
+use std::io;
+
+use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::inbound::{Inbound, classify, oversized};
+
+/// Default longest incoming line (one JSON-RPC message) served, in bytes: 8 MiB. A longer line
+/// is discarded as it streams in (memory stays bounded) and answered with a JSON-RPC error that
+/// names the limit; the connection keeps serving.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
+
+/// The smallest line limit accepted (an `initialize` request must fit).
+pub const MIN_MAX_MESSAGE_BYTES: usize = 1024;
+
+/// How much of an over-long line is kept to find its `id`.
+const OVERSIZED_HEAD_BYTES: usize = 4096;
+
+/// Queued outgoing lines (backpressure on a client that stops reading).
+const OUTGOING_QUEUE: usize = 64;
+
+/// One line to write, with an optional report of the write's outcome.
+struct Outgoing {
+    line: Vec<u8>,
+    written: Option<oneshot::Sender<io::Result<()>>>,
+}
+
+/// An rmcp server [`Transport`] over a reader and a writer carrying newline-delimited
+/// JSON-RPC, which answers every request (see the module docs).
+pub struct LineTransport<R> {
+    lines: LineReader<R>,
+    answers: std::collections::VecDeque<Value>,
+    outgoing: Option<mpsc::Sender<Outgoing>>,
+    writer: Option<JoinHandle<()>>,
+}
+
+impl<R> std::fmt::Debug for LineTransport<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LineTransport")
+            .field("pending_answers", &self.answers.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
+    /// A transport reading `read` and writing `write` (e.g. stdin and stdout), with lines of at
+    /// most [`DEFAULT_MAX_MESSAGE_BYTES`]. Starts the writer task, so call it within a tokio
+    /// runtime.
+    pub fn new<W: AsyncWrite + Unpin + Send + 'static>(read: R, write: W) -> Self {
+        Self::with_max_message_bytes(read, write, DEFAULT_MAX_MESSAGE_BYTES)
+    }
+
+    /// [`Self::new`] with another line limit.
+    pub fn with_max_message_bytes<W: AsyncWrite + Unpin + Send + 'static>(
+        read: R,
+        write: W,
+        max_message_bytes: usize,
+    ) -> Self {
+        let (tx, rx) = mpsc::channel(OUTGOING_QUEUE);
+        Self {
+            lines: LineReader::new(read, max_message_bytes),
+            answers: std::collections::VecDeque::new(),
+            outgoing: Some(tx),
+            writer: Some(tokio::spawn(write_lines(write, rx))),
+        }
+    }
+
+    /// Queues our own answers; cancel safe (an answer leaves `answers` only into the queue).
+    async fn flush_answers(&mut self) -> Option<()> {
+        while let Some(answer) = self.answers.front() {
+            let mut line = serde_json::to_vec(answer).unwrap_or_default();
+            line.push(b'\n');
+            let permit = self.outgoing.as_ref()?.reserve().await.ok()?;
+            permit.send(Outgoing {
+                line,
+                written: None,
+            });
+            self.answers.pop_front();
+        }
+        Some(())
+    }
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(mut write: W, mut rx: mpsc::Receiver<Outgoing>) {
+    while let Some(out) = rx.recv().await {
+        let result = match write.write_all(&out.line).await {
+            Ok(()) => write.flush().await,
+            Err(e) => Err(e),
+        };
+        let failed = result.is_err();
+        if let Err(e) = &result {
+            tracing::warn!(error = %e, "cannot write to the client");
+        }
+        if let Some(written) = out.written {
+            let _ = written.send(result);
+        }
+        if failed {
+            return;
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransport<R> {
+    type Error = io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
+        let outgoing = self.outgoing.clone();
+        async move {
+            let mut line = serde_json::to_vec(&item).map_err(io::Error::other)?;
+            line.push(b'\n');
+            let closed = || io::Error::new(io::ErrorKind::NotConnected, "transport is closed");
+            let outgoing = outgoing.ok_or_else(closed)?;
+            let (written, result) = oneshot::channel();
+            outgoing
+                .send(Outgoing {
+                    line,
+                    written: Some(written),
+                })
+                .await
+                .map_err(|_| closed())?;
+            result.await.map_err(|_| closed())?
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            self.flush_answers().await?;
+            match self.lines.next().await {
+                None => return None,
+                Some(Err(e)) => {
+                    tracing::error!(error = %e, "cannot read from the client");
+                    return None;
+                }
+                Some(Ok(Line::Whole(line))) => match classify(&line) {
+                    Inbound::Forward(message) => return Some(*message),
+                    Inbound::Answer(answer) => {
+                        tracing::debug!(%answer, "answering a message rmcp cannot serve");
+                        self.answers.push_back(answer);
+                    }
+                    Inbound::Ignore => {}
+                },
+                Some(Ok(Line::Oversized(head))) => {
+                    tracing::warn!(
+                        limit = self.lines.max,
+                        "discarded an incoming message over the line limit"
+                    );
+                    self.answers.push_back(oversized(&head, self.lines.max));
+                }
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), io::Error> {
+        // Answers still queued go out before the writer stops.
+        let _ = self.flush_answers().await;
+        drop(self.outgoing.take());
+        if let Some(writer) = self.writer.take() {
+            writer.await.map_err(io::Error::other)?;
+        }
+        Ok(())
+    }
+}
+
+/// One framed input line.
+enum Line {
+    /// A whole line, without its newline.
+    Whole(Vec<u8>),
+    /// A line over the limit, discarded; its first bytes.
+    Oversized(Vec<u8>),
+}
+
+/// Reads newline-terminated lines of at most `max` bytes. Cancel safe: a partial line stays in
+/// the reader and the next call resumes it.
+struct LineReader<R> {
+    read: BufReader<R>,
+    line: Vec<u8>,
+    max: usize,
+    /// `Some(head)` while discarding the rest of an over-long line.
+    discarding: Option<Vec<u8>>,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    fn new(read: R, max: usize) -> Self {
+        Self {
+            read: BufReader::new(read),
+            line: Vec::new(),
+            max,
+            discarding: None,
+        }
+    }
+
+    async fn next(&mut self) -> Option<io::Result<Line>> {
+        loop {
+            let buf = match self.read.fill_buf().await {
+                Ok(buf) => buf,
+                Err(e) => return Some(Err(e)),
+            };
+            if buf.is_empty() {
+                // End of input: a last line without a newline still counts.
+                if let Some(head) = self.discarding.take() {
+                    return Some(Ok(Line::Oversized(head)));
+                }
+                if self.line.is_empty() {
+                    return None;
+                }
+                return Some(Ok(Line::Whole(std::mem::take(&mut self.line))));
+            }
+            let newline = buf.iter().position(|&b| b == b'\n');
+            let chunk = &buf[..newline.map_or(buf.len(), |i| i)];
+            if let Some(head) = self.discarding.as_mut() {
+                let room = OVERSIZED_HEAD_BYTES.saturating_sub(head.len());
+                head.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            } else if self.line.len() + chunk.len() > self.max {
+                let mut head = std::mem::take(&mut self.line);
+                head.truncate(OVERSIZED_HEAD_BYTES);
+                let room = OVERSIZED_HEAD_BYTES.saturating_sub(head.len());
+                head.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                self.discarding = Some(head);
+            } else {
+                self.line.extend_from_slice(chunk);
+            }
+            let consumed = newline.map_or(buf.len(), |i| i + 1);
+            self.read.consume(consumed);
+            if newline.is_some() {
+                if let Some(head) = self.discarding.take() {
+                    return Some(Ok(Line::Oversized(head)));
+                }
+                return Some(Ok(Line::Whole(std::mem::take(&mut self.line))));
+            }
+        }
+    }
+}

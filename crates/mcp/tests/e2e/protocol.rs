@@ -1,0 +1,188 @@
+//! Field case C34 over stdio against the built binary, with raw JSON-RPC lines: every request
+//! gets an answer (lone surrogates, unparsable and cut-short lines, an over-long line,
+//! non-object arguments, a malformed `params`), and the server keeps serving.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::support::{server_command, within};
+
+/// The server's line limit in this test (`--max-message-bytes`): small, so the over-long line
+/// costs little; the default is exercised by the same code path.
+const LIMIT: usize = 64 * 1024;
+
+fn call(id: u64, name: &str, arguments: &Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}})
+    .to_string()
+}
+
+fn text_of(response: &Value) -> &str {
+    response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+/// A raw JSON-RPC client: writes lines, files every answer by id.
+struct Raw {
+    stdin: tokio::process::ChildStdin,
+    lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+    by_id: BTreeMap<String, Value>,
+    null_ids: Vec<Value>,
+}
+
+impl Raw {
+    async fn write(&mut self, line: &str) {
+        self.stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .expect("write");
+        self.stdin.flush().await.expect("flush");
+    }
+
+    /// Sends `line` and reads answers until the one with `id` (as JSON text) arrived.
+    async fn exchange(&mut self, line: String, id: &str) -> Value {
+        self.write(&line).await;
+        while !self.by_id.contains_key(id) {
+            let out = within("a response line", self.lines.next_line())
+                .await
+                .expect("read stdout")
+                .expect("stdout closed early");
+            let message: Value = serde_json::from_str(&out)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {out:?}"));
+            assert_eq!(message["jsonrpc"], "2.0", "{out}");
+            match &message["id"] {
+                Value::Null => self.null_ids.push(message),
+                other => {
+                    self.by_id.insert(other.to_string(), message);
+                }
+            }
+        }
+        self.by_id[id].clone()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c34_every_request_gets_an_answer() {
+    let mut child = server_command(&["--max-message-bytes", &LIMIT.to_string()])
+        .spawn()
+        .expect("spawn dsh-mcp");
+    let mut raw = Raw {
+        stdin: child.stdin.take().expect("stdin"),
+        lines: BufReader::new(child.stdout.take().expect("stdout")).lines(),
+        by_id: BTreeMap::new(),
+        null_ids: Vec::new(),
+    };
+
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}});
+    raw.exchange(init.to_string(), "1").await;
+    raw.write(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    let r = raw
+        .exchange(call(2, "terminal_open", &json!({"type": "shell"})), "2")
+        .await;
+    assert_eq!(r["result"]["isError"], false, "{r}");
+
+    // A lone surrogate escape, as some encoders emit: served, with U+FFFD in its place.
+    // The screen never shows U+FFFD, so the shell prints the bytes it got in hex.
+    let line = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"terminal_send","arguments":{"sessionId":"pty-1","text":"printf %s 'L\udc80E' | od -An -tx1 | tr -d ' '"}}}"#;
+    let r = raw.exchange(line.to_owned(), "3").await;
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    // L, then U+FFFD in UTF-8 (ef bf bd), then E.
+    assert!(text_of(&r).lines().any(|l| l == "4cefbfbd45"), "{r}");
+
+    // Not JSON: -32700 with id null (the next request's answer proves it was read in order).
+    let r = raw
+        .exchange(
+            format!("this is not json\n{}", call(4, "terminal_list", &json!({}))),
+            "4",
+        )
+        .await;
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    let parse_error = raw.null_ids.pop().expect("an answer to the non-JSON line");
+    assert_eq!(parse_error["error"]["code"], -32700, "{parse_error}");
+
+    // A cut-short object: -32700 carrying the id it announced.
+    let r = raw
+        .exchange(
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"terminal_list""#
+                .to_owned(),
+            "5",
+        )
+        .await;
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+
+    // A line over the limit: an error naming the limit, with its id.
+    let huge = "x".repeat(LIMIT + 1024);
+    let r = raw
+        .exchange(
+            call(
+                6,
+                "terminal_send",
+                &json!({"sessionId": "pty-1", "text": huge}),
+            ),
+            "6",
+        )
+        .await;
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(&format!("{LIMIT}-byte"))),
+        "{r}"
+    );
+
+    // Non-object arguments: a tool error.
+    let r = raw
+        .exchange(call(7, "terminal_list", &json!([])), "7")
+        .await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(
+        text_of(&r).starts_with("Error: invalid arguments: expected an object"),
+        "{r}"
+    );
+
+    // A malformed tools/call: invalid params naming the field.
+    let line = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": 5}});
+    let r = raw.exchange(line.to_string(), "8").await;
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`params.name`")),
+        "{r}"
+    );
+
+    // Still serving, the session included.
+    let r = raw
+        .exchange(
+            call(
+                9,
+                "terminal_send",
+                &json!({"sessionId": "pty-1", "text": "echo still-serving"}),
+            ),
+            "9",
+        )
+        .await;
+    assert!(text_of(&r).lines().any(|l| l == "still-serving"), "{r}");
+    let r = raw
+        .exchange(
+            call(10, "terminal_close", &json!({"sessionId": "pty-1"})),
+            "10",
+        )
+        .await;
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    assert!(
+        raw.null_ids.is_empty(),
+        "unexpected answers: {:?}",
+        raw.null_ids
+    );
+
+    drop(raw);
+    let status = within("dsh-mcp exit", child.wait()).await.expect("wait");
+    assert!(status.success(), "dsh-mcp exited with {status}");
+}

@@ -1,0 +1,139 @@
+//! Field cases C31 and C32 against real bash: the host's credentials stay out of sessions
+//! unless passed explicitly, and sessions get a UTF-8 locale.
+
+use std::ffi::OsString;
+
+use dsh_terminal_bash::{BashConfig, EnvPass, EnvPolicy};
+use dsh_terminal_core::WaitReason;
+
+use crate::support::{Shell, config, unique_id, within};
+
+const SECRETS: [(&str, &str); 4] = [
+    ("DATABASE_URL", "postgres://u:pw-c31@db:5432/x"),
+    ("AWS_ACCESS_KEY_ID", "AKIAC31EXAMPLE"),
+    ("GH_TOKEN", "ghp_c31example"),
+    ("MY_SERVICE_CREDENTIALS", "creds-c31"),
+];
+
+/// This process's environment plus the field case's credentials.
+fn host_with_secrets() -> Vec<(OsString, OsString)> {
+    let mut host: Vec<(OsString, OsString)> = std::env::vars_os()
+        .filter(|(k, _)| !SECRETS.iter().any(|(s, _)| k == s))
+        .collect();
+    host.extend(SECRETS.iter().map(|(k, v)| (k.into(), v.into())));
+    host
+}
+
+fn with_policy(inherit_host: bool, pass: &[&str]) -> BashConfig {
+    BashConfig {
+        env: EnvPolicy {
+            inherit_host,
+            pass: pass
+                .iter()
+                .map(|s| s.parse::<EnvPass>().unwrap_or_else(|e| panic!("{e}")))
+                .collect(),
+        },
+        ..config()
+    }
+}
+
+/// Field case C31: `env` in a session shows none of the host's credentials by default; an
+/// explicitly passed variable (copied or set) arrives; `inherit_host` restores the old
+/// name-based scrub.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c31_host_credentials_do_not_reach_the_session() {
+    within(async {
+        let sh = Shell::open_with_host_env(config(), host_with_secrets()).await;
+        let r = sh.send("env").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.contains("\nPATH="), "{:?}", r.viewport);
+        assert!(r.viewport.contains("\nHOME="), "{:?}", r.viewport);
+        for (name, value) in SECRETS {
+            assert!(
+                !r.viewport.contains(name),
+                "{name} leaked: {:?}",
+                r.viewport
+            );
+            assert!(
+                !r.viewport.contains(value),
+                "{name} leaked: {:?}",
+                r.viewport
+            );
+        }
+        sh.close().await;
+
+        let sh = Shell::open_with_host_env(
+            with_policy(false, &["GH_TOKEN", "C31_MODE=explicit"]),
+            host_with_secrets(),
+        )
+        .await;
+        let r = sh
+            .send("echo \"[$GH_TOKEN] [$C31_MODE] [${DATABASE_URL-unset}]\"")
+            .await;
+        assert!(
+            r.viewport
+                .contains("\n[ghp_c31example] [explicit] [unset]\n"),
+            "{:?}",
+            r.viewport
+        );
+        sh.close().await;
+
+        let sh = Shell::open_with_host_env(with_policy(true, &[]), host_with_secrets()).await;
+        let r = sh
+            .send("echo \"[${DATABASE_URL-unset}] [${GH_TOKEN-unset}]\"")
+            .await;
+        assert!(
+            r.viewport
+                .contains("\n[postgres://u:pw-c31@db:5432/x] [unset]\n"),
+            "{:?}",
+            r.viewport
+        );
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Field case C32: a host started with `LANG=C` (no `LC_ALL`) still lists a UTF-8 file name
+/// as itself, not as octal escapes; a UTF-8 locale the host chose is kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c32_sessions_get_a_utf8_locale() {
+    let dir = std::env::temp_dir().join(format!("dsh-c32-{}", unique_id()));
+    within(async {
+        let host = |locale: &[(&str, &str)]| -> Vec<(OsString, OsString)> {
+            let mut host: Vec<(OsString, OsString)> = std::env::vars_os()
+                .filter(|(k, _)| {
+                    k != "LANG" && k != "LANGUAGE" && !k.to_string_lossy().starts_with("LC_")
+                })
+                .collect();
+            host.extend(locale.iter().map(|(k, v)| (k.into(), v.into())));
+            host
+        };
+        let sh = Shell::open_with_host_env(config(), host(&[("LANG", "C")])).await;
+        let r = sh
+            .send(&format!("mkdir -p '{0}/目录' && ls '{0}'", dir.display()))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.contains("\n目录\n"), "{:?}", r.viewport);
+        let r = sh.send("echo \"[$LANG] [$LC_CTYPE]\"").await;
+        assert!(r.viewport.contains("\n[C] [C.UTF-8]\n"), "{:?}", r.viewport);
+        sh.close().await;
+
+        let sh = Shell::open_with_host_env(config(), host(&[("LC_ALL", "C.utf8")])).await;
+        let r = sh
+            .send(&format!(
+                "echo \"[$LC_ALL] [${{LC_CTYPE-unset}}]\"; ls '{}'",
+                dir.display()
+            ))
+            .await;
+        assert!(
+            r.viewport.contains("\n[C.utf8] [unset]\n"),
+            "{:?}",
+            r.viewport
+        );
+        assert!(r.viewport.contains("\n目录\n"), "{:?}", r.viewport);
+        sh.close().await;
+    })
+    .await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

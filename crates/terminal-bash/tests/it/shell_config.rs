@@ -1,0 +1,235 @@
+//! Field cases C30 and C33 against real bash: the user's shell configuration (PROMPT_COMMAND,
+//! PS0/PS1/PS2, DEBUG traps, `set -x`) and programs that leave the terminal modes changed never
+//! cost a send its prompt mark, its exit status or a clean result.
+
+use dsh_terminal_core::{InputMode, SendResult, WaitReason};
+use pretty_assertions::assert_eq;
+
+use crate::support::{Shell, config, within};
+
+/// The send settled on the shell's own nonce'd mark (the only source of an exit status) with
+/// `code`, and none of our prompt machinery shows in the result.
+#[track_caller]
+fn on_mark(r: &SendResult, code: i32) {
+    assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+    assert_eq!(r.exit_code, Some(code), "{r:?}");
+    assert_clean(r);
+}
+
+/// None of our machinery (hook names, rc variables, trace lines of it) shows.
+#[track_caller]
+fn assert_clean(r: &SendResult) {
+    assert!(!r.viewport.contains("__dsh"), "{:?}", r.viewport);
+    assert!(!r.viewport.contains("133;"), "{:?}", r.viewport);
+}
+
+/// The lines of `r` that start with `prefix`.
+fn lines_starting<'a>(r: &'a SendResult, prefix: &str) -> Vec<&'a str> {
+    r.viewport
+        .lines()
+        .filter(|l| l.starts_with(prefix))
+        .collect()
+}
+
+/// Field case C33, PROMPT_COMMAND: set, exported, prepended (a hook that replaces `$?` runs
+/// first), appended, as an array, and unset: every later send settles on the mark with the
+/// right status.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c33_prompt_command_changes_keep_marks_and_exit_status() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        on_mark(&sh.send("PROMPT_COMMAND='history -a'").await, 0);
+        on_mark(&sh.send("false").await, 1);
+        on_mark(&sh.send("export PROMPT_COMMAND='history -a'").await, 0);
+        on_mark(&sh.send("(exit 3)").await, 3);
+        // Prepended: the hook's own `false` must not replace the command's status.
+        on_mark(
+            &sh.send("PROMPT_COMMAND=\"false; $PROMPT_COMMAND\"").await,
+            0,
+        );
+        on_mark(&sh.send("true").await, 0);
+        on_mark(&sh.send("(exit 4)").await, 4);
+        // Appended.
+        on_mark(
+            &sh.send("PROMPT_COMMAND=\"${PROMPT_COMMAND:+$PROMPT_COMMAND; }(exit 9)\"")
+                .await,
+            0,
+        );
+        on_mark(&sh.send("(exit 5)").await, 5);
+        // The bash 5.1 array form, replacing every element (ours too), with a hook that sets
+        // PS1: the prompt right after has no mark (it settles on the kernel's evidence), the
+        // next ones do.
+        let r = sh.send("PROMPT_COMMAND=(false 'PS1=\"arr> \"')").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_clean(&r);
+        let r = sh.send("(exit 6)").await;
+        on_mark(&r, 6);
+        assert!(r.viewport.ends_with("arr> "), "{:?}", r.viewport);
+        // Unset.
+        on_mark(&sh.send("unset PROMPT_COMMAND").await, 0);
+        on_mark(&sh.send("false").await, 1);
+        on_mark(&sh.send("echo still").await, 0);
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Field case C33, PROMPT_COMMAND and PS1 both replaced in one command: the prompt right after
+/// has no mark (it settles on the kernel's evidence), and the marks are back for the next.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c33_marks_come_back_after_prompt_command_and_ps1_are_both_replaced() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("unset PROMPT_COMMAND; PS1='raw$ '").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_clean(&r);
+        let r = sh.send("(exit 7)").await;
+        on_mark(&r, 7);
+        assert!(r.viewport.ends_with("raw$ "), "{:?}", r.viewport);
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Field case C33, PS1/PS2/PS0: the user's prompt text is kept (wrapped in our marks), also
+/// when it holds a command substitution that changes `$?`; a user PS0 is kept too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c33_user_prompts_are_kept_and_still_settle() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        // `\$` is `#` for root, `$` otherwise.
+        let user_prompt = |r: &SendResult| {
+            let last = r.viewport.lines().last().unwrap_or_default().to_owned();
+            assert!(
+                last.contains('@') && (last.ends_with("$ ") || last.ends_with("# ")),
+                "{:?}",
+                r.viewport
+            );
+        };
+        let r = sh.send(r"PS1='\u@\h:\w\$ '").await;
+        on_mark(&r, 0);
+        user_prompt(&r);
+        let r = sh.send("true").await;
+        on_mark(&r, 0);
+        user_prompt(&r);
+        // A command substitution in PS1 runs after our status is taken.
+        let r = sh.send("PS1='$(echo sub; false) > '").await;
+        on_mark(&r, 0);
+        let r = sh.send("(exit 8)").await;
+        on_mark(&r, 8);
+        assert!(r.viewport.ends_with("sub > "), "{:?}", r.viewport);
+        // PS2 and PS0.
+        let r = sh.send("PS2='more: '; PS0='running\\n'").await;
+        on_mark(&r, 0);
+        let r = sh.send("echo one\\\ntwo").await;
+        on_mark(&r, 0);
+        assert!(r.viewport.contains("more: two"), "{:?}", r.viewport);
+        assert!(r.viewport.contains("\nrunning\n"), "{:?}", r.viewport);
+        assert!(r.viewport.contains("\nonetwo\n"), "{:?}", r.viewport);
+        // Prompt variables turned off: turned back on before the next prompt.
+        on_mark(&sh.send("shopt -u promptvars").await, 0);
+        on_mark(&sh.send("false").await, 1);
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Field case C33, `set -x`: the trace shows the user's commands only, never our hook.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c33_set_x_traces_only_the_users_commands() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        on_mark(&sh.send("set -x").await, 0);
+        let r = sh.send("echo hi").await;
+        on_mark(&r, 0);
+        assert_eq!(
+            lines_starting(&r, "+"),
+            vec!["+ echo hi"],
+            "{:?}",
+            r.viewport
+        );
+        assert!(r.viewport.lines().any(|l| l == "hi"), "{:?}", r.viewport);
+        // With a user PROMPT_COMMAND, its commands are traced (as in plain bash); ours are not.
+        on_mark(&sh.send("PROMPT_COMMAND='history -a'").await, 0);
+        let r = sh.send("false").await;
+        on_mark(&r, 1);
+        assert_eq!(
+            lines_starting(&r, "+"),
+            vec!["+ false", "++ history -a"],
+            "{:?}",
+            r.viewport
+        );
+        on_mark(&sh.send("set +x").await, 0);
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Field case C33, DEBUG traps (also inherited into functions with `set -o functrace`): the
+/// trap fires for the user's commands only, and a later `trap - DEBUG` leaves things working.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c33_debug_trap_fires_only_for_the_users_commands() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        on_mark(&sh.send("trap 'echo trap' DEBUG").await, 0);
+        let r = sh.send("echo there").await;
+        on_mark(&r, 0);
+        assert_eq!(lines_starting(&r, "trap"), vec!["trap"], "{:?}", r.viewport);
+        assert!(r.viewport.lines().any(|l| l == "there"), "{:?}", r.viewport);
+        on_mark(&sh.send("set -o functrace").await, 0);
+        let r = sh.send("false").await;
+        on_mark(&r, 1);
+        assert_eq!(lines_starting(&r, "trap"), vec!["trap"], "{:?}", r.viewport);
+        on_mark(&sh.send("trap - DEBUG; set +o functrace").await, 0);
+        let r = sh.send("echo plain").await;
+        on_mark(&r, 0);
+        assert!(lines_starting(&r, "trap").is_empty(), "{:?}", r.viewport);
+        sh.close().await;
+    })
+    .await;
+}
+
+const LEAVE_NO_ECHO: &str = "python3 -c \"import termios,sys; a=termios.tcgetattr(0); \
+    a[3]&=~(termios.ECHO|termios.ICANON); termios.tcsetattr(0,0,a)\"";
+
+/// Field case C30: a program that exits leaving the terminal in no-echo / non-canonical mode
+/// (and `stty -echo`, `stty raw` typed at the prompt) does not change later results: the
+/// session's starting modes are back at the next prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c30_terminal_modes_are_restored_at_the_prompt() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for change in [
+            LEAVE_NO_ECHO,
+            "stty -echo",
+            "stty raw",
+            "stty -icanon -isig",
+        ] {
+            let r = sh.send(change).await;
+            on_mark(&r, 0);
+            let r = sh.send("echo visible-check").await;
+            on_mark(&r, 0);
+            assert!(
+                r.viewport
+                    .starts_with("echo visible-check\nvisible-check\n"),
+                "after {change}: {:?}",
+                r.viewport
+            );
+            assert_eq!(r.input_mode, InputMode::Normal, "after {change}: {r:?}");
+            // A program reading the terminal sees the starting modes: its input is echoed
+            // and line-buffered.
+            let r = sh.send("cat").await;
+            assert_eq!(
+                r.wait_reason,
+                WaitReason::StdinRead,
+                "after {change}: {r:?}"
+            );
+            let r = sh.send("abc").await;
+            assert_eq!(r.viewport, "abc\nabc\n", "after {change}: {r:?}");
+            let r = sh.send_raw("\u{4}", false).await;
+            on_mark(&r, 0);
+        }
+        sh.close().await;
+    })
+    .await;
+}
