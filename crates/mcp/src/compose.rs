@@ -207,6 +207,9 @@ mod tests {
             dispose_grace_ms: 6,
             rows: 7,
             cols: 8,
+            max_message_bytes: 4096,
+            env: vec!["A=1".parse().unwrap()],
+            inherit_env: true,
             ..Options::default()
         };
         let bash = bash_config(&options).unwrap();
