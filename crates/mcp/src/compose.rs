@@ -6,7 +6,7 @@ use dsh_context::{ApplyErrors, Context};
 use dsh_invariants::InvariantsPlugin;
 use dsh_system_prompt::SystemPromptPlugin;
 use dsh_terminal_bash::{BashConfig, TerminalBashPlugin};
-use dsh_terminal_core::TerminalsPlugin;
+use dsh_terminal_core::{SilenceRule, TerminalsPlugin};
 use dsh_tool_terminal::{ToolTerminalConfig, ToolTerminalPlugin};
 use dsh_tools::ToolsPlugin;
 
@@ -58,6 +58,11 @@ pub fn bash_config(options: &Options) -> Result<BashConfig, ComposeError> {
         poll_interval_ms: options.poll_interval_ms,
         exact_probe_after_ms: options.exact_probe_after_ms,
         idle_silence_ms: options.idle_silence_ms,
+        silence_rule: if options.idle_on_silence_alone {
+            SilenceRule::PureSilence
+        } else {
+            SilenceRule::KernelIdle
+        },
         handoff_grace_ms: options.handoff_grace_ms,
         timeout_ms: options.timeout_ms,
         dispose_grace_ms: options.dispose_grace_ms,
@@ -121,6 +126,7 @@ mod tests {
             poll_interval_ms: 1,
             exact_probe_after_ms: 2,
             idle_silence_ms: 3,
+            idle_on_silence_alone: true,
             handoff_grace_ms: 4,
             timeout_ms: 5,
             dispose_grace_ms: 6,
@@ -138,6 +144,7 @@ mod tests {
             ),
             (1, 2, 3)
         );
+        assert_eq!(bash.silence_rule, SilenceRule::PureSilence);
         assert_eq!(
             (
                 bash.handoff_grace_ms,

@@ -10,4 +10,5 @@ mod basics;
 mod cases;
 mod lifecycle;
 mod races;
+mod silence;
 mod support;

@@ -8,7 +8,8 @@ use std::time::Duration;
 use dsh_terminal_bash::{BashBackend, BashConfig};
 use dsh_terminal_core::process::ProcessIdentity;
 use dsh_terminal_core::{
-    BackendSession, BackendSpawnSpec, PtySession, SendRequest, SendResult, SessionId, TerminalError,
+    BackendSession, BackendSpawnSpec, PtySession, SendRequest, SendResult, SessionId, SilenceRule,
+    TerminalError,
 };
 
 /// Upper bound of one test (generous: the machine is shared and has two cores).
@@ -151,9 +152,11 @@ pub(crate) fn config() -> BashConfig {
     BashConfig::default()
 }
 
-/// A config for tests that expect silence or the deadline to settle.
+/// A config for tests that expect silence or the deadline to settle: short windows, and
+/// silence alone settles (the seed's rule), whatever the foreground job does.
 pub(crate) fn quick_config() -> BashConfig {
     BashConfig {
+        silence_rule: SilenceRule::PureSilence,
         idle_silence_ms: 800,
         handoff_grace_ms: 100,
         timeout_ms: 5000,
