@@ -9,7 +9,7 @@ use dsh_jobs::{JobsConfig, JobsPlugin};
 use dsh_sandbox::{SandboxConfig, SandboxPlugin, SessionLimits};
 use dsh_system_prompt::SystemPromptPlugin;
 use dsh_terminal_bash::{BashConfig, EnvPolicy, TerminalBashPlugin};
-use dsh_terminal_core::TerminalsPlugin;
+use dsh_terminal_core::{SilenceRule, TerminalsPlugin};
 use dsh_tool_jobs::ToolJobsPlugin;
 use dsh_tool_terminal::{ToolTerminalConfig, ToolTerminalPlugin};
 use dsh_tools::ToolsPlugin;
@@ -76,6 +76,11 @@ pub fn bash_config(options: &Options) -> Result<BashConfig, ComposeError> {
         poll_interval_ms: options.poll_interval_ms,
         exact_probe_after_ms: options.exact_probe_after_ms,
         idle_silence_ms: options.idle_silence_ms,
+        silence_rule: if options.idle_on_silence_alone {
+            SilenceRule::PureSilence
+        } else {
+            SilenceRule::KernelIdle
+        },
         handoff_grace_ms: options.handoff_grace_ms,
         timeout_ms: options.timeout_ms,
         dispose_grace_ms: options.dispose_grace_ms,
@@ -202,6 +207,7 @@ mod tests {
             poll_interval_ms: 1,
             exact_probe_after_ms: 2,
             idle_silence_ms: 3,
+            idle_on_silence_alone: true,
             handoff_grace_ms: 4,
             timeout_ms: 5,
             dispose_grace_ms: 6,
@@ -223,6 +229,7 @@ mod tests {
             ),
             (1, 2, 3)
         );
+        assert_eq!(bash.silence_rule, SilenceRule::PureSilence);
         assert_eq!(
             (
                 bash.handoff_grace_ms,

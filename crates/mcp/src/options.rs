@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use dsh_sandbox::{DEFAULT_BWRAP, LimitMechanism, SandboxMode};
 use dsh_terminal_bash::{BashConfig, EnvPass};
+use dsh_terminal_core::SilenceRule;
 use dsh_tool_terminal::ToolTerminalConfig;
 
 /// Default sandbox mode: `workspace-write` (see the README's security model for why).
@@ -72,18 +73,25 @@ pub struct Options {
     #[arg(long, value_name = "N", default_value_t = dsh_jobs::JobsConfig::default().max_concurrent_jobs_per_owner)]
     pub max_concurrent_jobs_per_owner: usize,
 
-    /// Readiness poll interval, in milliseconds.
+    /// Longest pause between readiness probes of the foreground job, in milliseconds (probes
+    /// run as soon as output goes quiet, then back off up to this).
     #[arg(long, value_name = "MS", default_value_t = BashConfig::default().poll_interval_ms)]
     pub poll_interval_ms: u64,
 
-    /// Delay after a write before the exact "blocked reading the terminal" probe, in
-    /// milliseconds.
+    /// Earliest time after a write that the exact "blocked reading the terminal" probe may
+    /// settle a send, in milliseconds (0: the kernel's evidence alone decides).
     #[arg(long, value_name = "MS", default_value_t = BashConfig::default().exact_probe_after_ms)]
     pub exact_probe_after_ms: u64,
 
     /// Output silence after which a send settles as `inferred_idle`, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = BashConfig::default().idle_silence_ms)]
     pub idle_silence_ms: u64,
+
+    /// Settle a send on output silence alone (the seed's rule), even while the kernel says the
+    /// foreground job is computing or sleeping on a timer [default: off: such a job keeps the
+    /// send waiting up to its timeout].
+    #[arg(long, default_value_t = false)]
+    pub idle_on_silence_alone: bool,
 
     /// Extra output silence required for `inferred_idle` once a prompt mark was seen during the
     /// send (the shell handing the terminal back), in milliseconds; at least the poll interval.
@@ -211,6 +219,7 @@ impl Default for Options {
             poll_interval_ms: bash.poll_interval_ms,
             exact_probe_after_ms: bash.exact_probe_after_ms,
             idle_silence_ms: bash.idle_silence_ms,
+            idle_on_silence_alone: bash.silence_rule == SilenceRule::PureSilence,
             handoff_grace_ms: bash.handoff_grace_ms,
             timeout_ms: bash.timeout_ms,
             dispose_grace_ms: bash.dispose_grace_ms,

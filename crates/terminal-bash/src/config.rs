@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use dsh_terminal_core::PtySessionConfig;
+use dsh_terminal_core::{PtySessionConfig, SilenceRule};
 
 use crate::env::EnvPolicy;
 
@@ -36,10 +36,13 @@ pub struct BashConfig {
     pub max_read_bytes: usize,
     /// Period of `/proc` checks while a send is pending, in ms (default 50).
     pub poll_interval_ms: u64,
-    /// Earliest time after a send started that a stdin wait may settle it, in ms (default 150).
+    /// Earliest time after a send started that a stdin wait may settle it, in ms (default 0).
     pub exact_probe_after_ms: u64,
     /// Output silence that settles a send as `inferred_idle`, in ms (default 3000).
     pub idle_silence_ms: u64,
+    /// What output silence alone may settle (default [`SilenceRule::KernelIdle`]: only a
+    /// foreground job the kernel does not report busy; the seed: silence alone).
+    pub silence_rule: SilenceRule,
     /// Extra output silence `inferred_idle` needs once a prompt mark was seen during the send
     /// (the shell handing the terminal back), in ms (default 500).
     pub handoff_grace_ms: u64,
@@ -74,6 +77,7 @@ impl Default for BashConfig {
             poll_interval_ms: millis(engine.poll_interval),
             exact_probe_after_ms: millis(engine.exact_probe_after),
             idle_silence_ms: millis(engine.idle_silence),
+            silence_rule: engine.silence_rule,
             handoff_grace_ms: millis(engine.handoff_grace),
             timeout_ms: millis(engine.timeout),
             dispose_grace_ms: millis(engine.dispose_grace),
@@ -127,7 +131,8 @@ pub enum BashConfigError {
 }
 
 impl BashConfig {
-    /// Checks the seed's rules: non-empty type and shell path, every number positive,
+    /// Checks the seed's rules: non-empty type and shell path, every number positive (but
+    /// `exact_probe_after_ms`, which may be 0),
     /// `max_read_bytes <= scrollback_max_bytes`, `handoff_grace_ms >= poll_interval_ms`.
     ///
     /// # Errors
@@ -143,14 +148,14 @@ impl BashConfig {
                 field: "shell_path",
             });
         }
-        let numbers: [(&'static str, u64); 11] = [
+        // `exact_probe_after_ms` may be 0 (the default): the evidence rules alone decide.
+        let numbers: [(&'static str, u64); 10] = [
             ("rows", u64::from(self.rows)),
             ("cols", u64::from(self.cols)),
             ("scrollback_lines", self.scrollback_lines as u64),
             ("scrollback_max_bytes", self.scrollback_max_bytes as u64),
             ("max_read_bytes", self.max_read_bytes as u64),
             ("poll_interval_ms", self.poll_interval_ms),
-            ("exact_probe_after_ms", self.exact_probe_after_ms),
             ("idle_silence_ms", self.idle_silence_ms),
             ("handoff_grace_ms", self.handoff_grace_ms),
             ("timeout_ms", self.timeout_ms),
@@ -204,6 +209,7 @@ impl BashConfig {
             poll_interval: Duration::from_millis(self.poll_interval_ms),
             exact_probe_after: Duration::from_millis(self.exact_probe_after_ms),
             idle_silence: Duration::from_millis(self.idle_silence_ms),
+            silence_rule: self.silence_rule,
             handoff_grace: Duration::from_millis(self.handoff_grace_ms),
             timeout: Duration::from_millis(self.timeout_ms),
             dispose_grace: Duration::from_millis(self.dispose_grace_ms),
@@ -240,7 +246,7 @@ mod tests {
                 c.timeout_ms,
                 c.dispose_grace_ms
             ),
-            (50, 150, 3000, 500, 30_000, 3000)
+            (50, 0, 3000, 500, 30_000, 3000)
         );
         assert_eq!(c.backend_type, "shell");
         assert_eq!(c.shell_path, PathBuf::from("/bin/bash"));

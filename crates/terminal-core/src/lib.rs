@@ -31,6 +31,7 @@ mod types;
 pub use backend::{BackendSession, OperationHandle, SendOperation, TerminalBackend};
 pub use error::{TerminalError, TerminalErrorCode};
 pub use pty::PtyCommand;
+pub use readiness::SilenceRule;
 pub use screen::PromptNonce;
 pub use service::{
     CLOSE_REASON_MODEL_REQUEST, CLOSE_REASON_OWNER_DISPOSED, CLOSE_REASON_ROLLBACK,

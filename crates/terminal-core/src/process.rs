@@ -4,7 +4,8 @@
 //! - [`ProcessIdentity`]: pid + start time, the fence that keeps PID reuse from redirecting a
 //!   signal; [`stat`] parses `/proc/PID/stat` robustly.
 //! - Foreground facts: [`foreground_pgid`], [`group_name`], and the kernel-true "blocked
-//!   reading the terminal" classifier [`is_group_waiting_on_tty`] (field-notes §3).
+//!   reading the terminal" classifier [`is_group_waiting_on_tty`], and [`group_activity`]
+//!   (reading the terminal, idle, or busy) for the silence rule.
 //! - Capture: [`TreeTracker`] remembers every process a session ever started (descendants by
 //!   ppid, session members, cgroup members, environ tag), [`SessionCgroup`] puts a session in a
 //!   cgroup v2 of its own, [`enable_child_subreaper`] makes orphans come back to this process.
@@ -18,6 +19,7 @@
 //! Everything here is Linux-only and best effort: unreadable `/proc` data is a miss, never an
 //! error.
 
+mod activity;
 mod cgroup;
 mod procfs;
 mod reap;
@@ -26,6 +28,7 @@ mod tree;
 mod tty_wait;
 mod watchdog;
 
+pub use activity::{GroupActivity, group_activity};
 pub use cgroup::{NO_CGROUP2_ENV, SessionCgroup};
 pub use procfs::{IdentityStatus, ProcessIdentity, StatInfo, foreground_pgid, group_name, stat};
 pub use reap::{enable_child_subreaper, reap_adopted_zombies};

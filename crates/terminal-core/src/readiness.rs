@@ -9,12 +9,15 @@
 //! 3. **continuation**: a continuation-prompt mark arrived after the write and was the last
 //!    thing printed (same terminal checks) → `stdin_read`, input mode continuation;
 //! 4. **exact stdin**: after `exact_probe_after`, the foreground group is provably blocked
-//!    reading the terminal (kernel-true, from `/proc`), and it was not already blocked before
-//!    the write unless it was seen leaving that wait or answered the input with output;
-//!    the shell's own group counts too (`read -p`), except while its prompt is current
-//!    (that is tier 2/3's business) → `stdin_read`;
+//!    reading the terminal (kernel-true, from `/proc`), no terminal query reply is owed to
+//!    it, the screen has caught up and output has been quiet for [`PROBE_QUIET`] (for a wait
+//!    among other event sources, such as an event loop's, `poll_interval`), and it was not already blocked before the write
+//!    unless it was seen leaving that wait or answered the input with output; the shell's
+//!    own group counts too (`read -p`), except while its prompt is current (that is tier
+//!    2/3's business) → `stdin_read`;
 //! 5. **silence**: no visible output for `idle_silence` (+ `handoff_grace` once a mark was
-//!    seen) → `inferred_idle`;
+//!    seen), and (under [`SilenceRule::KernelIdle`]) the kernel does not say the foreground
+//!    job is busy → `inferred_idle`;
 //! 6. **deadline**: `timeout` since the send started → `timeout`.
 //!
 //! During startup tiers 4–5 wait for the first visible output: zero-output silence never
@@ -24,10 +27,28 @@ use std::time::{Duration, Instant};
 
 use crate::screen::PromptState;
 
+/// Output quiet a stdin wait needs before it settles a send: the program's prompt is on a
+/// caught-up screen. Also the first step of the driver's probe backoff.
+pub(crate) const PROBE_QUIET: Duration = Duration::from_millis(1);
+
+/// What output silence alone may settle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SilenceRule {
+    /// Silence settles as `inferred_idle` only when the kernel does not say the foreground
+    /// job is busy: a job that computes, sleeps on a timer or waits on busy children keeps
+    /// the send waiting up to its deadline; one blocked indefinitely (a server in `accept`,
+    /// an event loop, a stopped job) settles at the idle window.
+    #[default]
+    KernelIdle,
+    /// The seed's rule: silence alone settles.
+    PureSilence,
+}
+
 /// Timing knobs of the decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ReadinessTiming {
-    /// Period of `/proc` checks while a send is pending.
+    /// Output quiet a terminal wait among other event sources (an event loop) needs before it
+    /// settles a send: such a program may still be busy with the input it just read.
     pub(crate) poll_interval: Duration,
     /// Earliest time after the send started that a stdin wait may settle it.
     pub(crate) exact_probe_after: Duration,
@@ -37,6 +58,8 @@ pub(crate) struct ReadinessTiming {
     pub(crate) handoff_grace: Duration,
     /// Absolute bound from the send's start.
     pub(crate) timeout: Duration,
+    /// What output silence alone may settle.
+    pub(crate) silence_rule: SilenceRule,
 }
 
 /// The foreground observed before the input was written.
@@ -68,6 +91,13 @@ pub(crate) struct Observation {
     pub(crate) input_pending: bool,
     /// `/proc` stdin-wait probe of `fg`, when one ran for this evaluation.
     pub(crate) fg_waiting: Option<bool>,
+    /// The same probe's verdict that `fg` is busy (computing, sleeping on a timer, waiting on
+    /// busy children), when one ran for this evaluation.
+    pub(crate) fg_busy: Option<bool>,
+    /// The probe found `fg` waiting on the terminal among other event sources.
+    pub(crate) fg_wait_among_others: bool,
+    /// A terminal query reply is still owed to the program: it waits for us, not for input.
+    pub(crate) reply_pending: bool,
     /// When visible output (or a mark) last arrived.
     pub(crate) last_output_at: Instant,
     /// Visible output arrived since the write.
@@ -107,6 +137,8 @@ pub(crate) struct Readiness {
     mark_seen: bool,
     typeahead: bool,
     poll_only: bool,
+    /// The newest busy verdict and the group it is about.
+    busy: Option<(i32, bool)>,
 }
 
 impl Readiness {
@@ -128,6 +160,7 @@ impl Readiness {
             mark_seen: false,
             typeahead: false,
             poll_only: false,
+            busy: None,
         }
     }
 
@@ -225,8 +258,13 @@ impl Readiness {
             // The screen must have caught up with what the program printed before it blocked
             // (its prompt, or the shell's own prompt after a flood), so the wait is judged
             // against a current screen.
+            let quiet_needed = if o.fg_wait_among_others {
+                self.timing.poll_interval
+            } else {
+                PROBE_QUIET
+            };
             let quiet = o.output_drained
-                && o.now.saturating_duration_since(o.last_output_at) >= self.timing.poll_interval;
+                && o.now.saturating_duration_since(o.last_output_at) >= quiet_needed;
             // A poll writes nothing, so a program already waiting for input is simply ready.
             let accepted =
                 Some(fg) != self.pre.fg || self.left_wait || o.output_since_write || self.poll_only;
@@ -237,17 +275,37 @@ impl Readiness {
                 && accepted
                 && !self.shell_prompt_current(o.fg, o.prompt)
                 && !o.input_pending
+                && !o.reply_pending
             {
                 return Some(Settle::StdinWait);
             }
         }
-        if gate && o.now >= self.silence_deadline(o.last_output_at) {
+        if let (Some(busy), Some(fg)) = (o.fg_busy, o.fg) {
+            self.busy = Some((fg, busy));
+        }
+        if gate
+            && o.now >= self.silence_deadline(o.last_output_at)
+            && self.silence_may_settle(o.fg, o.prompt)
+        {
             return Some(Settle::Idle);
         }
         if o.now >= self.deadline() {
             return Some(Settle::Timeout);
         }
         None
+    }
+
+    /// Whether output silence may settle now: always under [`SilenceRule::PureSilence`];
+    /// under [`SilenceRule::KernelIdle`], when nothing but the shell's own prompt holds the
+    /// terminal, or when the newest verdict about the current foreground `fg` says it is not
+    /// busy (a verdict about a group that has since left, such as a finished `sleep`, does
+    /// not count: the next probe decides).
+    fn silence_may_settle(&self, fg: Option<i32>, prompt: PromptState) -> bool {
+        self.timing.silence_rule == SilenceRule::PureSilence
+            || !self.wants_probe(fg, prompt)
+            || self
+                .busy
+                .is_some_and(|(group, busy)| Some(group) == fg && !busy)
     }
 
     /// Whether a `/proc` probe of `fg` is worth running now (the prompt is not current for the
@@ -271,6 +329,7 @@ mod tests {
             idle_silence: Duration::from_millis(50),
             handoff_grace: Duration::from_millis(10),
             timeout: Duration::from_millis(100),
+            silence_rule: SilenceRule::KernelIdle,
         }
     }
 
@@ -284,6 +343,9 @@ mod tests {
             fg: Some(SHELL),
             input_pending: false,
             fg_waiting: None,
+            fg_busy: None,
+            fg_wait_among_others: false,
+            reply_pending: false,
             last_output_at: t0,
             output_since_write: false,
             has_output: true,
@@ -397,9 +459,9 @@ mod tests {
         o.output_drained = false;
         assert_eq!(r.evaluate(&o), None, "unread output may hold the prompt");
         o.output_drained = true;
-        o.last_output_at = t0 + Duration::from_millis(25);
+        o.last_output_at = t0 + Duration::from_millis(30);
         assert_eq!(r.evaluate(&o), None, "output too recent");
-        o.now = t0 + Duration::from_millis(35);
+        o.now = t0 + Duration::from_millis(30) + PROBE_QUIET;
         assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
     }
 
@@ -421,15 +483,15 @@ mod tests {
         o2.fg_waiting = Some(false);
         assert_eq!(r.evaluate(&o2), None);
         assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
-        // Or: it answered with output and went quiet for a poll interval.
+        // Or: it answered with output and went quiet.
         let mut r = ready(pre, t0);
         let mut o = obs(t0, 40);
         o.fg = Some(CHILD);
         o.fg_waiting = Some(true);
         o.output_since_write = true;
-        o.last_output_at = t0 + Duration::from_millis(35);
+        o.last_output_at = t0 + Duration::from_millis(40);
         assert_eq!(r.evaluate(&o), None, "output too recent");
-        o.now = t0 + Duration::from_millis(45);
+        o.now = t0 + Duration::from_millis(40) + PROBE_QUIET;
         assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
     }
 
@@ -455,6 +517,7 @@ mod tests {
         let mut r = ready(PreWrite::default(), t0);
         let mut o = obs(t0, 55);
         o.mark_since_write = true;
+        o.fg_busy = Some(false);
         assert_eq!(r.evaluate(&o), None, "grace extends silence after a mark");
         o.now = t0 + Duration::from_millis(60);
         assert_eq!(r.evaluate(&o), Some(Settle::Idle));
@@ -486,5 +549,131 @@ mod tests {
         o.prompt = PromptState::Prompt;
         o.done_since_write = true;
         assert_eq!(r.evaluate(&o), Some(Settle::Exit));
+    }
+
+    #[test]
+    fn an_answered_program_settles_as_soon_as_it_reads_again() {
+        // A REPL waiting before the write answers a line: the first quiet probe that finds it
+        // reading again settles, with no fixed floor.
+        let t0 = Instant::now();
+        let pre = PreWrite {
+            fg: Some(CHILD),
+            waiting: true,
+        };
+        let mut r = Readiness::new(
+            ReadinessTiming {
+                exact_probe_after: Duration::ZERO,
+                ..timing()
+            },
+            t0,
+            false,
+            SHELL,
+            pre,
+        );
+        let mut o = obs(t0, 0);
+        o.fg = Some(CHILD);
+        o.now = t0 + Duration::from_micros(1500);
+        o.last_output_at = t0 + Duration::from_micros(400);
+        o.output_since_write = true;
+        o.fg_waiting = Some(true);
+        assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+    }
+
+    #[test]
+    fn a_stdin_wait_never_settles_while_the_input_is_still_queued() {
+        // The kernel's echo arrived, but the waiting program has not read the line yet.
+        let t0 = Instant::now();
+        let pre = PreWrite {
+            fg: Some(CHILD),
+            waiting: true,
+        };
+        let mut r = ready(pre, t0);
+        let mut o = obs(t0, 30);
+        o.fg = Some(CHILD);
+        o.output_since_write = true;
+        o.fg_waiting = Some(true);
+        o.input_pending = true;
+        assert_eq!(r.evaluate(&o), None);
+        o.input_pending = false;
+        assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+    }
+
+    #[test]
+    fn silence_waits_while_the_kernel_says_the_job_is_busy() {
+        let t0 = Instant::now();
+        let mut r = ready(PreWrite::default(), t0);
+        let mut o = obs(t0, 60);
+        o.fg = Some(CHILD);
+        o.fg_busy = Some(true);
+        assert_eq!(
+            r.evaluate(&o),
+            None,
+            "a computing or sleeping job keeps waiting"
+        );
+        // The verdict sticks between probes.
+        o.fg_busy = None;
+        o.now = t0 + Duration::from_millis(70);
+        assert_eq!(r.evaluate(&o), None);
+        // Another group took the terminal (the sleep ended): the old verdict no longer
+        // applies, and the next probe decides.
+        o.fg = Some(SHELL);
+        assert_eq!(
+            r.evaluate(&o),
+            None,
+            "no verdict yet about the shell running on"
+        );
+        o.fg_busy = Some(false);
+        assert_eq!(r.evaluate(&o), Some(Settle::Idle));
+        // Idle (a server blocked in accept) settles at the idle window.
+        let mut r = ready(PreWrite::default(), t0);
+        let mut o = obs(t0, 60);
+        o.fg = Some(CHILD);
+        o.fg_busy = Some(false);
+        assert_eq!(r.evaluate(&o), Some(Settle::Idle));
+        // The deadline still bounds a busy job.
+        let mut r = ready(PreWrite::default(), t0);
+        let mut o = obs(t0, 100);
+        o.fg = Some(CHILD);
+        o.fg_busy = Some(true);
+        assert_eq!(r.evaluate(&o), Some(Settle::Timeout));
+    }
+
+    #[test]
+    fn pure_silence_rule_ignores_the_kernel() {
+        let t0 = Instant::now();
+        let timing = ReadinessTiming {
+            silence_rule: SilenceRule::PureSilence,
+            ..timing()
+        };
+        let mut r = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
+        let mut o = obs(t0, 60);
+        o.fg = Some(CHILD);
+        o.fg_busy = Some(true);
+        assert_eq!(r.evaluate(&o), Some(Settle::Idle));
+    }
+
+    #[test]
+    fn an_owed_query_reply_or_an_event_loop_wait_holds_the_stdin_tier() {
+        let t0 = Instant::now();
+        let pre = PreWrite {
+            fg: Some(SHELL),
+            waiting: false,
+        };
+        let mut r = ready(pre, t0);
+        let mut o = obs(t0, 30);
+        o.fg = Some(CHILD);
+        o.fg_waiting = Some(true);
+        o.reply_pending = true;
+        assert_eq!(r.evaluate(&o), None, "the program waits for our reply");
+        o.reply_pending = false;
+        o.fg_wait_among_others = true;
+        o.last_output_at = t0 + Duration::from_millis(25);
+        assert_eq!(
+            r.evaluate(&o),
+            None,
+            "an event loop needs a poll interval of quiet"
+        );
+        o.now = t0 + Duration::from_millis(35);
+        assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
     }
 }

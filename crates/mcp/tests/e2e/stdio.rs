@@ -105,8 +105,15 @@ async fn shell_scenario_end_to_end() {
     assert!(r.has_line("tmp") || r.text.contains("tmp"), "{:?}", r.text);
     assert!(!r.text.contains('\x1b'), "{:?}", r.text);
 
-    // A silent long runner settles by the idle window; SIGINT stops it.
-    let r = send(&client, "pty-1", "sleep 100").await;
+    // A silent job the kernel reports idle (blocked indefinitely, like a server) settles by
+    // the idle window; SIGINT stops it. (A sleeping or computing job would keep the send
+    // waiting up to its timeout.)
+    let r = send(
+        &client,
+        "pty-1",
+        "python3 -c 'import signal; signal.pause()'",
+    )
+    .await;
     assert!(r.text.contains("[wait: inferred_idle]"), "{:?}", r.text);
     let r = ok(
         &client,

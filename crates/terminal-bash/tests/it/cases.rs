@@ -7,8 +7,8 @@ use std::process::Command;
 
 use dsh_terminal_bash::BashConfig;
 use dsh_terminal_core::{
-    BackendSession, InputMode, ReadRequest, SessionStatus, TerminalErrorCode, TerminalSignal,
-    WaitReason,
+    BackendSession, InputMode, ReadRequest, SessionStatus, SilenceRule, TerminalErrorCode,
+    TerminalSignal, WaitReason,
 };
 use pretty_assertions::assert_eq;
 
@@ -348,6 +348,7 @@ async fn c23_alternate_screen_is_rendered_and_left() {
         let sh = Shell::open(BashConfig {
             idle_silence_ms: 1500,
             handoff_grace_ms: 100,
+            silence_rule: SilenceRule::PureSilence,
             ..config()
         })
         .await;

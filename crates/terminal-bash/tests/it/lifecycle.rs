@@ -6,8 +6,8 @@ use dsh_context::{Agent, Context};
 use dsh_terminal_bash::{BashBackend, BashConfig, TerminalBashPlugin};
 use dsh_terminal_core::process::ProcessIdentity;
 use dsh_terminal_core::{
-    BackendSpawnSpec, CloseOutcome, SendRequest, SpawnRequest, TerminalErrorCode, Terminals,
-    TerminalsPlugin, WaitReason,
+    BackendSpawnSpec, CloseOutcome, SendRequest, SilenceRule, SpawnRequest, TerminalErrorCode,
+    Terminals, TerminalsPlugin, WaitReason,
 };
 use pretty_assertions::assert_eq;
 use tokio_util::sync::CancellationToken;
@@ -169,8 +169,10 @@ async fn c18_setsid_daemon_is_killed_by_close() {
 async fn c19_term_trap_runs_before_kill() {
     within(async {
         let marker = std::env::temp_dir().join(format!("dsh-c19-{}.txt", unique_id()));
+        // The job waits on a sleeping child: only the seed's pure-silence rule settles it.
         let sh = Shell::open(BashConfig {
             idle_silence_ms: 500,
+            silence_rule: SilenceRule::PureSilence,
             ..config()
         })
         .await;

@@ -14,4 +14,5 @@ mod lifecycle;
 mod races;
 mod sandbox;
 mod shell_config;
+mod silence;
 mod support;

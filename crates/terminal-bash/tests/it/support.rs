@@ -14,7 +14,8 @@ use dsh_sandbox::{
 use dsh_terminal_bash::{BashBackend, BashConfig, Sandboxing};
 use dsh_terminal_core::process::ProcessIdentity;
 use dsh_terminal_core::{
-    BackendSession, BackendSpawnSpec, PtySession, SendRequest, SendResult, SessionId, TerminalError,
+    BackendSession, BackendSpawnSpec, PtySession, SendRequest, SendResult, SessionId, SilenceRule,
+    TerminalError,
 };
 
 /// Whether [`Shell::open`] confines sessions (`false` here; `true` in `confined.rs`).
@@ -227,9 +228,11 @@ pub(crate) fn config() -> BashConfig {
     BashConfig::default()
 }
 
-/// A config for tests that expect silence or the deadline to settle.
+/// A config for tests that expect silence or the deadline to settle: short windows, and
+/// silence alone settles (the seed's rule), whatever the foreground job does.
 pub(crate) fn quick_config() -> BashConfig {
     BashConfig {
+        silence_rule: SilenceRule::PureSilence,
         idle_silence_ms: 800,
         handoff_grace_ms: 100,
         timeout_ms: 5000,

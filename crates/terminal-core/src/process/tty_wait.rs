@@ -31,7 +31,7 @@ const EPOLLIN: u32 = 0x001;
     not(any(target_arch = "x86_64", target_arch = "aarch64")),
     expect(dead_code, reason = "no syscall table for this architecture")
 )]
-enum Blocking {
+pub(super) enum Blocking {
     /// `read`, `readv`, `pread64`, `preadv`, `preadv2`: fd is arg0.
     Read,
     /// `select` / `pselect6`: nfds arg0, read set arg1.
@@ -43,7 +43,7 @@ enum Blocking {
 }
 
 #[cfg(target_arch = "x86_64")]
-fn classify_syscall(nr: i64) -> Option<Blocking> {
+pub(super) fn classify_syscall(nr: i64) -> Option<Blocking> {
     match nr {
         0 | 17 | 19 | 295 | 327 => Some(Blocking::Read),
         23 | 270 => Some(Blocking::Select),
@@ -54,7 +54,7 @@ fn classify_syscall(nr: i64) -> Option<Blocking> {
 }
 
 #[cfg(target_arch = "aarch64")]
-fn classify_syscall(nr: i64) -> Option<Blocking> {
+pub(super) fn classify_syscall(nr: i64) -> Option<Blocking> {
     match nr {
         63 | 65 | 67 | 69 | 286 => Some(Blocking::Read),
         72 => Some(Blocking::Select),
@@ -65,19 +65,19 @@ fn classify_syscall(nr: i64) -> Option<Blocking> {
 }
 
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-fn classify_syscall(_nr: i64) -> Option<Blocking> {
+pub(super) fn classify_syscall(_nr: i64) -> Option<Blocking> {
     None
 }
 
 /// One line of `/proc/PID/task/TID/syscall`: the syscall number and its six arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct SyscallLine {
-    nr: i64,
-    args: [u64; 6],
+pub(super) struct SyscallLine {
+    pub(super) nr: i64,
+    pub(super) args: [u64; 6],
 }
 
 /// Parses `/proc/.../syscall`; `None` for `running`, `-1 sp pc` (not in a syscall) and garbage.
-fn parse_syscall(text: &str) -> Option<SyscallLine> {
+pub(super) fn parse_syscall(text: &str) -> Option<SyscallLine> {
     let mut words = text.split_ascii_whitespace();
     let nr: i64 = words.next()?.parse().ok()?;
     if nr < 0 {
@@ -94,7 +94,7 @@ fn parse_syscall(text: &str) -> Option<SyscallLine> {
 
 /// What the tty is, so fds of other processes can be matched against it.
 #[derive(Debug)]
-struct Tty {
+pub(super) struct Tty {
     path: PathBuf,
     /// `st_rdev` of the character device, when `stat` worked.
     rdev: Option<u64>,
@@ -103,7 +103,7 @@ struct Tty {
 }
 
 impl Tty {
-    fn new(path: &Path) -> Self {
+    pub(super) fn new(path: &Path) -> Self {
         let meta = fs::metadata(path).ok();
         Self {
             path: path.to_path_buf(),
@@ -224,7 +224,7 @@ fn thread_verdict(pid: i32, tid: i32, tty: &Tty) -> Thread {
     }
 }
 
-fn blocked_on_tty(pid: i32, call: SyscallLine, tty: &Tty) -> bool {
+pub(super) fn blocked_on_tty(pid: i32, call: SyscallLine, tty: &Tty) -> bool {
     let [a0, a1, ..] = call.args;
     match classify_syscall(call.nr) {
         Some(Blocking::Read) => tty.is_fd(pid, a0),

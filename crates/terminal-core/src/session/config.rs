@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::readiness::ReadinessTiming;
+use crate::readiness::{ReadinessTiming, SilenceRule};
 
 /// Engine configuration (the backend maps its own config onto this).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,12 +20,18 @@ pub struct PtySessionConfig {
     pub scrollback_max_bytes: usize,
     /// Cap of one page, one viewport and one `read_output` delta, in bytes.
     pub max_read_bytes: usize,
-    /// Period of `/proc` checks while a send is pending.
+    /// Longest pause between `/proc` checks while a send is pending. Checks are event-driven:
+    /// the foreground is probed as soon as output goes quiet (or a prompt mark arrives), then
+    /// with a doubling backoff capped at this period. Also the output quiet a terminal wait
+    /// among other event sources (an event loop's) needs before it settles a send.
     pub poll_interval: Duration,
     /// Earliest time after a send started that a stdin wait may settle it.
     pub exact_probe_after: Duration,
     /// Output silence that settles a send as `inferred_idle`.
     pub idle_silence: Duration,
+    /// What output silence alone may settle (default: only a foreground job the kernel does
+    /// not report busy).
+    pub silence_rule: SilenceRule,
     /// Extra output silence `inferred_idle` needs once a prompt mark was seen during the send
     /// (the shell handing the terminal back).
     pub handoff_grace: Duration,
@@ -36,9 +42,11 @@ pub struct PtySessionConfig {
 }
 
 impl PtySessionConfig {
-    /// The seed's defaults (its §3.1): 40×160, 10 000 history lines / 4 MiB, 256 KiB reads,
-    /// 50 ms polls, 150 ms exact-probe delay, 3 s idle silence, 500 ms handoff grace, 30 s
-    /// timeout, 3 s dispose grace.
+    /// The seed's defaults (its §3.1) except where noted: 40×160, 10 000 history lines /
+    /// 4 MiB, 256 KiB reads, 50 ms longest probe pause, no exact-probe delay (the seed waits
+    /// 150 ms; here the evidence rules alone decide), 3 s idle silence that needs a foreground
+    /// job the kernel does not report busy (the seed: silence alone), 500 ms handoff grace,
+    /// 30 s timeout, 3 s dispose grace.
     pub const DEFAULT: Self = Self {
         rows: 40,
         cols: 160,
@@ -46,8 +54,9 @@ impl PtySessionConfig {
         scrollback_max_bytes: 4 * 1024 * 1024,
         max_read_bytes: 256 * 1024,
         poll_interval: Duration::from_millis(50),
-        exact_probe_after: Duration::from_millis(150),
+        exact_probe_after: Duration::ZERO,
         idle_silence: Duration::from_millis(3000),
+        silence_rule: SilenceRule::KernelIdle,
         handoff_grace: Duration::from_millis(500),
         timeout: Duration::from_millis(30_000),
         dispose_grace: Duration::from_millis(3000),
@@ -60,6 +69,7 @@ impl PtySessionConfig {
             idle_silence: self.idle_silence,
             handoff_grace: self.handoff_grace,
             timeout: self.timeout,
+            silence_rule: self.silence_rule,
         }
     }
 }

@@ -44,6 +44,9 @@ pub(super) fn channel() -> (ReplySender, mpsc::Receiver<QueryReply>) {
 pub(super) async fn run(shared: Weak<Shared>, mut queue: mpsc::Receiver<QueryReply>) {
     while let Some(reply) = queue.recv().await {
         answer(&shared, reply).await;
+        if let Some(shared) = shared.upgrade() {
+            shared.reply_finished();
+        }
     }
 }
 

@@ -7,9 +7,10 @@
 //!    anchors the screen where the previous result ended (so output between calls is not
 //!    lost), notes whether the input is typed ahead of a running command, and writes `text`
 //!    (+ `\r`) through the writer thread.
-//! 3. It then evaluates [`Readiness`] on every output event and every `poll_interval` tick
-//!    (`/proc` is only consulted on ticks) until a tier settles; the result is assembled from
-//!    the anchor ([`super::result`]).
+//! 3. It then evaluates [`Readiness`] on every output event and every probe until a tier
+//!    settles; `/proc` is consulted when output goes quiet or a prompt mark arrives, then
+//!    with a short doubling backoff ([`ProbeSchedule`]); the result is assembled from the
+//!    anchor ([`super::result`]).
 //! 4. The slot is released once no write or interrupt of this send is still in flight, so late
 //!    bytes or a late SIGINT never hit a successor.
 //!
@@ -26,8 +27,8 @@ use tracing::Instrument as _;
 
 use crate::backend::OperationHandle;
 use crate::error::{TerminalError, TerminalErrorCode};
-use crate::process::group_name;
-use crate::readiness::{Observation, PreWrite, Readiness, Settle};
+use crate::process::{GroupActivity, group_name};
+use crate::readiness::{Observation, PROBE_QUIET, PreWrite, Readiness, Settle};
 use crate::screen::{AnchorId, Position, PromptState};
 use crate::types::{SendProgress, SendRead, SendRequest, SendResult, TerminalSignal};
 
@@ -298,8 +299,11 @@ impl SendOp {
             Some(shared.pty.write(input))
         };
         let mut interrupted = false;
-        let mut next_tick = written_at + inner.config.poll_interval;
-        let mut probe: Option<(i32, bool)> = None;
+        let poll_interval = inner.config.poll_interval;
+        let mut next_tick = written_at + poll_interval;
+        let mut probes = ProbeSchedule::new(written_at, poll_interval);
+        let mut tracker_refresh: Option<tokio::task::JoinHandle<()>> = None;
+        let mut probe: Option<(i32, GroupActivity)> = None;
 
         loop {
             // A pending write: only exit, deadline and close matter until it lands.
@@ -316,7 +320,9 @@ impl SendOp {
                         self.in_flight.store(false, Ordering::SeqCst);
                         match r {
                             Ok(Ok(())) => {
-                                next_tick = Instant::now() + inner.config.poll_interval;
+                                let now = Instant::now();
+                                next_tick = now + poll_interval;
+                                probes.restart(now);
                             }
                             Ok(Err(e)) if !exited => self.fail(TerminalError::new(
                                 TerminalErrorCode::Transport,
@@ -347,18 +353,26 @@ impl SendOp {
 
             let now = Instant::now();
             if now >= next_tick {
-                next_tick = now + inner.config.poll_interval;
-                Arc::clone(&inner).refresh_tracker().await;
-                let (fg, prompt) = (
-                    shared.pty.foreground_pgid(),
-                    shared.lock().screen.prompt_state(),
-                );
+                next_tick = now + poll_interval;
+                // The tracker scan runs beside the send, never in the way of a probe.
+                if tracker_refresh.as_ref().is_none_or(|h| h.is_finished()) {
+                    tracker_refresh = Some(tokio::spawn(Arc::clone(&inner).refresh_tracker()));
+                }
+            }
+            let (last_output_at, prompt) = {
+                let st = shared.lock();
+                (st.last_output_at, st.screen.prompt_state())
+            };
+            probes.on_output(last_output_at);
+            if probes.due(now) {
+                let fg = shared.pty.foreground_pgid();
                 probe = match fg {
                     Some(pgid) if readiness.wants_probe(fg, prompt) => {
-                        Some((pgid, shared.waiting_on_tty(pgid).await))
+                        Some((pgid, shared.activity_of(pgid).await))
                     }
                     _ => None,
                 };
+                probes.probed(Instant::now());
             }
             let now = Instant::now();
             let (obs, exit_at, last_exit) = observe(
@@ -386,7 +400,7 @@ impl SendOp {
             }
             // Sleep until something can change the decision.
             let mut wake_at = deadline.min(readiness.silence_deadline(obs.last_output_at));
-            wake_at = wake_at.min(next_tick);
+            wake_at = wake_at.min(next_tick).min(probes.next_at());
             if let Some(at) = exit_at {
                 wake_at = wake_at.min((at + EXIT_DRAIN_MIN).max(now + Duration::from_millis(2)));
             }
@@ -406,7 +420,59 @@ impl SendOp {
                 _ = tokio::time::sleep_until(wake_at.into()) => {}
             }
         }
+        if let Some(refresh) = tracker_refresh {
+            let _ = refresh.await;
+        }
         self.release();
+    }
+}
+
+/// When the driver next probes the foreground: [`PROBE_QUIET`] after output goes quiet (or a
+/// prompt mark arrives), then with a doubling backoff capped at `poll_interval`, so a program
+/// that prints its prompt and blocks is seen within a millisecond or two, while a silent long
+/// job costs a probe per `poll_interval`.
+struct ProbeSchedule {
+    seen_output_at: Instant,
+    delay: Duration,
+    next: Instant,
+    max: Duration,
+}
+
+impl ProbeSchedule {
+    fn new(from: Instant, max: Duration) -> Self {
+        Self {
+            seen_output_at: from,
+            delay: PROBE_QUIET,
+            next: from + PROBE_QUIET,
+            max: max.max(PROBE_QUIET),
+        }
+    }
+
+    /// Starts over from `at` (the input just landed).
+    fn restart(&mut self, at: Instant) {
+        self.delay = PROBE_QUIET;
+        self.next = at + PROBE_QUIET;
+    }
+
+    /// New output (or a mark) at `last_output_at` restarts the backoff from it.
+    fn on_output(&mut self, last_output_at: Instant) {
+        if last_output_at != self.seen_output_at {
+            self.seen_output_at = last_output_at;
+            self.restart(last_output_at);
+        }
+    }
+
+    fn due(&self, now: Instant) -> bool {
+        now >= self.next
+    }
+
+    fn probed(&mut self, now: Instant) {
+        self.delay = (self.delay * 2).min(self.max);
+        self.next = now + self.delay;
+    }
+
+    fn next_at(&self) -> Instant {
+        self.next
     }
 }
 
@@ -427,7 +493,7 @@ async fn pre_write(shared: &Shared) -> PreWrite {
 fn observe(
     shared: &Shared,
     now: Instant,
-    probed: Option<(i32, bool)>,
+    probed: Option<(i32, GroupActivity)>,
     done_at_write: u64,
     marks_at_write: u64,
     written_at: Instant,
@@ -445,6 +511,9 @@ fn observe(
             fg: None,
             input_pending: false,
             fg_waiting: None,
+            fg_busy: None,
+            fg_wait_among_others: false,
+            reply_pending: false,
             last_output_at: st.last_output_at,
             output_since_write: st.last_output_at > written_at,
             has_output: st.screen.has_output(),
@@ -464,9 +533,12 @@ fn observe(
     }
     obs.fg = shared.pty.foreground_pgid();
     obs.output_drained = shared.output_drained();
-    obs.fg_waiting = probed
-        .filter(|(pgid, _)| Some(*pgid) == obs.fg)
-        .map(|(_, w)| w);
+    let probed = probed.filter(|(pgid, _)| Some(*pgid) == obs.fg);
+    obs.fg_waiting = probed.map(|(_, a)| matches!(a, GroupActivity::ReadingTty { .. }));
+    obs.fg_wait_among_others =
+        probed.is_some_and(|(_, a)| matches!(a, GroupActivity::ReadingTty { only_tty: false }));
+    obs.reply_pending = shared.reply_pending();
+    obs.fg_busy = probed.map(|(_, a)| a == GroupActivity::Busy);
     if obs.prompt != PromptState::Busy || obs.fg_waiting == Some(true) {
         obs.input_pending = shared.pty.pending_input_bytes().unwrap_or(0) > 0;
     }

@@ -2,14 +2,14 @@
 //! the query replier all see, and the reader / waiter halves that feed it.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::watch;
 
 use crate::error::TerminalError;
-use crate::process::is_group_waiting_on_tty;
+use crate::process::{GroupActivity, group_activity, is_group_waiting_on_tty};
 use crate::pty::{ExitInfo, Pty, ReadEvent};
 use crate::screen::{AnchorId, PromptState, Screen};
 use crate::types::{SessionId, SessionStatus};
@@ -100,6 +100,8 @@ pub(super) struct Shared {
     reader_busy: AtomicBool,
     /// Query replies for the replier task (bounded: further queries go unanswered).
     replies: ReplySender,
+    /// Query replies queued or being answered: the asking program waits for them.
+    pending_replies: AtomicUsize,
 }
 
 impl std::fmt::Debug for Shared {
@@ -129,6 +131,7 @@ impl Shared {
             activity: watch::channel(0u64).0,
             reader_busy: AtomicBool::new(false),
             replies,
+            pending_replies: AtomicUsize::new(0),
         }
     }
 
@@ -184,10 +187,24 @@ impl Shared {
                 bytes: replies.concat(),
                 fg_at_query: self.pty.foreground_pgid(),
             };
+            self.pending_replies.fetch_add(1, Ordering::SeqCst);
             if self.replies.try_send(reply).is_err() {
+                self.reply_finished();
                 tracing::debug!("dropping terminal query replies: too many unanswered queries");
             }
         }
+    }
+
+    /// Whether a terminal query reply is queued or being answered.
+    pub(super) fn reply_pending(&self) -> bool {
+        self.pending_replies.load(Ordering::SeqCst) > 0
+    }
+
+    /// One queued reply was written (and landed) or dropped.
+    pub(super) fn reply_finished(&self) {
+        let _ = self
+            .pending_replies
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
     }
 
     /// Whether everything the program wrote has been read and fed to the screen.
@@ -208,6 +225,19 @@ impl Shared {
         tokio::task::spawn_blocking(move || is_group_waiting_on_tty(pgid, &tty))
             .await
             .unwrap_or(false)
+    }
+}
+
+impl Shared {
+    /// What process group `pgid` is doing (`/proc`, off the runtime); idle (the seed's
+    /// silence rule) when it cannot be told.
+    pub(super) async fn activity_of(&self, pgid: i32) -> GroupActivity {
+        let Some(tty) = self.pty.tty_path().map(std::path::Path::to_path_buf) else {
+            return GroupActivity::Idle;
+        };
+        tokio::task::spawn_blocking(move || group_activity(pgid, &tty))
+            .await
+            .unwrap_or(GroupActivity::Idle)
     }
 }
 

@@ -1,0 +1,47 @@
+//! Silence that means something: output silence settles a send as `inferred_idle` only when
+//! the kernel says the foreground job is idle; a job that sleeps or computes keeps the send
+//! waiting up to its deadline.
+
+use dsh_terminal_core::WaitReason;
+use pretty_assertions::assert_eq;
+
+use crate::support::{Shell, config, within};
+
+/// A pause longer than the idle window (a test suite sleeping between steps) comes back
+/// finished in one call with the default config.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sleeping_job_is_waited_for_past_the_idle_window() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("sleep 5; echo done").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "done"), "{r:?}");
+        // A computing job too (a busy loop in the shell's own subshell group).
+        let r = sh
+            .send("end=$((SECONDS+4)); while [ $SECONDS -lt $end ]; do :; done; echo computed")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "computed"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A server blocked in `poll`/`accept` is idle: it comes back at the idle window, still
+/// running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_waiting_for_connections_comes_back_at_the_idle_window() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        // Port 0: the kernel picks a free port.
+        let r = sh
+            .send("python3 -u -m http.server 0 --bind 127.0.0.1")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
+        assert_eq!(r.foreground.as_deref(), Some("python3"), "{r:?}");
+        assert!(r.viewport.contains("Serving HTTP on"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -1,0 +1,315 @@
+//! What a foreground job is doing, as the kernel reports it: reading the terminal, idle
+//! (blocked indefinitely on something else, or stopped), or busy (computing, sleeping on a
+//! timer, or waiting on children that are busy). Output silence means "ready" only for an
+//! idle job.
+//!
+//! Every thread of every process in the group is classified from `/proc/PID/task/TID/stat`
+//! and `.../syscall`; a thread waiting for its children pulls the children outside the group
+//! into the verdict. The verdict, first match wins:
+//! 1. a thread running or in disk sleep → [`GroupActivity::Busy`];
+//! 2. a thread blocked on terminal input (and none stopped) → [`GroupActivity::ReadingTty`]
+//!    (the same rule as [`super::is_group_waiting_on_tty`]);
+//! 3. a thread waiting for events (`accept`, `poll`/`select`/`epoll` on at least one fd, a
+//!    pipe or socket read, ...) or stopped → [`GroupActivity::Idle`] (a server's
+//!    housekeeping timeout does not make it busy);
+//! 4. a thread sleeping on a timer (`nanosleep`, `clock_nanosleep`, `poll`/`select` on no
+//!    fd with a timeout) → [`GroupActivity::Busy`];
+//! 5. otherwise (futex waits, children that are idle, an empty group) → [`GroupActivity::Idle`].
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::procfs::{self, StatInfo};
+use super::tty_wait::{
+    Blocking, SyscallLine, Tty, blocked_on_tty, classify_syscall, parse_syscall,
+};
+
+/// What a process group is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupActivity {
+    /// Blocked reading the terminal. `only_tty`: every such wait watches the terminal alone
+    /// (a `read`, or a `select`/`poll`/`epoll` on one fd); a wait among other event sources
+    /// (an event loop's timers, signals, sockets) is weaker evidence that the program is done.
+    ReadingTty {
+        /// Every terminal wait watches the terminal alone.
+        only_tty: bool,
+    },
+    /// Blocked indefinitely on something other than the terminal, or stopped.
+    Idle,
+    /// Computing, sleeping on a timer, or waiting on children that are busy.
+    Busy,
+}
+
+/// How one thread waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    Running,
+    Stopped,
+    OnTty { only_tty: bool },
+    Event,
+    Timer,
+    Children,
+    Other,
+}
+
+/// Syscall kinds the activity rules tell apart (beyond the terminal-input ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Sleep,
+    /// `select`-family: nfds arg0, timeout pointer at `timeout_arg`.
+    Select,
+    /// `poll`: nfds arg1, timeout in ms arg2 (negative: none).
+    Poll,
+    /// `ppoll`: nfds arg1, timeout pointer arg2 (null: none).
+    Ppoll,
+    Children,
+    Futex,
+}
+
+#[cfg(target_arch = "x86_64")]
+fn kind(nr: i64) -> Option<Kind> {
+    match nr {
+        35 | 230 => Some(Kind::Sleep),
+        23 | 270 => Some(Kind::Select),
+        7 => Some(Kind::Poll),
+        271 => Some(Kind::Ppoll),
+        61 | 247 => Some(Kind::Children),
+        202 => Some(Kind::Futex),
+        _ => None,
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+fn kind(nr: i64) -> Option<Kind> {
+    match nr {
+        101 | 115 => Some(Kind::Sleep),
+        72 => Some(Kind::Select),
+        73 => Some(Kind::Ppoll),
+        260 | 95 => Some(Kind::Children),
+        98 => Some(Kind::Futex),
+        _ => None,
+    }
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn kind(_nr: i64) -> Option<Kind> {
+    None
+}
+
+/// How a thread asleep in syscall `call` (not on the terminal) waits.
+fn sleeping_wait(call: SyscallLine) -> Wait {
+    let [a0, a1, a2, a3, a4, _] = call.args;
+    match kind(call.nr) {
+        Some(Kind::Sleep) => Wait::Timer,
+        // No fd sets at all: select used as a sleep.
+        Some(Kind::Select) if a0 == 0 || (a1 == 0 && a2 == 0 && a3 == 0) => {
+            if a4 == 0 {
+                Wait::Event
+            } else {
+                Wait::Timer
+            }
+        }
+        Some(Kind::Poll) if a1 == 0 => {
+            // The timeout is a C int: its low 32 bits, negative for "none".
+            if (a2 as u32 as i32) < 0 {
+                Wait::Event
+            } else {
+                Wait::Timer
+            }
+        }
+        Some(Kind::Ppoll) if a1 == 0 => {
+            if a2 == 0 {
+                Wait::Event
+            } else {
+                Wait::Timer
+            }
+        }
+        Some(Kind::Children) => Wait::Children,
+        Some(Kind::Futex) => Wait::Other,
+        _ => Wait::Event,
+    }
+}
+
+fn thread_wait(pid: i32, tid: i32, tty: &Tty) -> Option<Wait> {
+    let base = PathBuf::from(format!("/proc/{pid}/task/{tid}"));
+    let st = procfs::read_stat_file(&base.join("stat"))?;
+    match st.state {
+        'S' => {}
+        'T' | 't' => return Some(Wait::Stopped),
+        'Z' | 'X' | 'x' => return None,
+        _ => return Some(Wait::Running),
+    }
+    let Some(call) = fs::read_to_string(base.join("syscall"))
+        .ok()
+        .as_deref()
+        .and_then(parse_syscall)
+    else {
+        return Some(Wait::Other);
+    };
+    if blocked_on_tty(pid, call, tty) {
+        Some(Wait::OnTty {
+            only_tty: watches_one_fd(pid, call),
+        })
+    } else {
+        Some(sleeping_wait(call))
+    }
+}
+
+/// Whether a terminal wait watches one fd only (the terminal): a `read`, a `select` with
+/// `nfds` ≤ 1, a `poll` on one entry, or an epoll instance with one target.
+fn watches_one_fd(pid: i32, call: SyscallLine) -> bool {
+    let [a0, a1, ..] = call.args;
+    match classify_syscall(call.nr) {
+        Some(Blocking::Read) => true,
+        Some(Blocking::Select) => a0 <= 1,
+        Some(Blocking::Poll) => a1 == 1,
+        Some(Blocking::Epoll) => fs::read_to_string(format!("/proc/{pid}/fdinfo/{a0}"))
+            .is_ok_and(|info| info.lines().filter(|l| l.starts_with("tfd:")).count() == 1),
+        None => false,
+    }
+}
+
+/// Folds thread waits into the group verdict (the module's rules).
+fn verdict(waits: &[Wait]) -> GroupActivity {
+    let has = |w: Wait| waits.contains(&w);
+    let on_tty: Vec<bool> = waits
+        .iter()
+        .filter_map(|w| match w {
+            Wait::OnTty { only_tty } => Some(*only_tty),
+            _ => None,
+        })
+        .collect();
+    if has(Wait::Running) {
+        GroupActivity::Busy
+    } else if !on_tty.is_empty() && !has(Wait::Stopped) {
+        GroupActivity::ReadingTty {
+            only_tty: on_tty.iter().all(|&only| only),
+        }
+    } else if has(Wait::Event) || has(Wait::Stopped) {
+        GroupActivity::Idle
+    } else if has(Wait::Timer) {
+        GroupActivity::Busy
+    } else {
+        GroupActivity::Idle
+    }
+}
+
+/// What process group `pgid` on the terminal `tty_path` is doing (see the module docs).
+/// Unreadable data counts as idle (the seed's silence rule). Costs roughly one `/proc` scan.
+#[must_use]
+pub fn group_activity(pgid: i32, tty_path: &Path) -> GroupActivity {
+    if pgid <= 0 {
+        return GroupActivity::Idle;
+    }
+    let tty = Tty::new(tty_path);
+    let all: Vec<StatInfo> = procfs::scan_all()
+        .into_iter()
+        .filter(|s| !s.is_zombie())
+        .collect();
+    let mut members: Vec<i32> = all
+        .iter()
+        .filter(|s| s.pgrp == pgid)
+        .map(|s| s.pid)
+        .collect();
+    let mut seen: HashSet<i32> = members.iter().copied().collect();
+    let mut waits = Vec::new();
+    while let Some(pid) = members.pop() {
+        let task_dir = PathBuf::from(format!("/proc/{pid}/task"));
+        let mut awaits_children = false;
+        for tid in procfs::numeric_entries(&task_dir) {
+            match thread_wait(pid, tid, &tty) {
+                Some(Wait::Running) => return GroupActivity::Busy,
+                Some(Wait::Children) => awaits_children = true,
+                Some(w) => waits.push(w),
+                None => {}
+            }
+        }
+        if awaits_children {
+            // Children outside the group (a job that started its own groups) count too.
+            for child in all.iter().filter(|s| s.ppid == pid) {
+                if seen.insert(child.pid) {
+                    members.push(child.pid);
+                }
+            }
+        }
+    }
+    verdict(&waits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_rules() {
+        use GroupActivity::{Busy, Idle};
+        use Wait::*;
+        const TTY: Wait = OnTty { only_tty: true };
+        const TTY_AMONG: Wait = OnTty { only_tty: false };
+        const READING: GroupActivity = GroupActivity::ReadingTty { only_tty: true };
+        const READING_AMONG: GroupActivity = GroupActivity::ReadingTty { only_tty: false };
+        let cases: &[(&[Wait], GroupActivity, &str)] = &[
+            (&[Running, TTY], Busy, "a running thread wins"),
+            (&[TTY, Timer], READING, "a REPL with a timer thread reads"),
+            (
+                &[TTY_AMONG, Other],
+                READING_AMONG,
+                "an event loop that watches the tty",
+            ),
+            (
+                &[TTY, TTY_AMONG],
+                READING_AMONG,
+                "one weak wait makes the verdict weak",
+            ),
+            (&[TTY, Stopped], Idle, "a stopped job is not reading"),
+            (&[Event, Timer], Idle, "a server with a housekeeping timer"),
+            (&[Timer], Busy, "sleep 5"),
+            (&[Timer, Other], Busy, "a timed pause with futex waiters"),
+            (&[Other], Idle, "blocked forever on a lock"),
+            (&[], Idle, "nothing left to wait for"),
+            (&[Stopped], Idle, "stopped"),
+        ];
+        for (waits, expected, why) in cases {
+            assert_eq!(verdict(waits), *expected, "{why}");
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn sleeping_syscalls_are_told_apart() {
+        let call = |nr: i64, args: [u64; 6]| sleeping_wait(SyscallLine { nr, args });
+        assert_eq!(call(230, [0; 6]), Wait::Timer, "clock_nanosleep");
+        assert_eq!(call(35, [0; 6]), Wait::Timer, "nanosleep");
+        assert_eq!(
+            call(7, [0x10, 1, 500, 0, 0, 0]),
+            Wait::Event,
+            "poll on a socket"
+        );
+        assert_eq!(
+            call(7, [0, 0, 500, 0, 0, 0]),
+            Wait::Timer,
+            "poll as a sleep"
+        );
+        assert_eq!(
+            call(7, [0, 0, 0xffff_ffff, 0, 0, 0]),
+            Wait::Event,
+            "poll on nothing forever"
+        );
+        assert_eq!(
+            call(271, [0, 0, 0x7ff0, 0, 0, 0]),
+            Wait::Timer,
+            "ppoll sleep"
+        );
+        assert_eq!(
+            call(23, [0, 0, 0, 0, 0x7ff0, 0]),
+            Wait::Timer,
+            "select sleep"
+        );
+        assert_eq!(call(270, [4, 0x7ff0, 0, 0, 0x7ff8, 0]), Wait::Event);
+        assert_eq!(call(43, [3, 0, 0, 0, 0, 0]), Wait::Event, "accept");
+        assert_eq!(call(281, [5, 0, 1, 500, 0, 0]), Wait::Event, "epoll");
+        assert_eq!(call(61, [0; 6]), Wait::Children, "wait4");
+        assert_eq!(call(202, [0; 6]), Wait::Other, "futex");
+    }
+}
