@@ -280,6 +280,9 @@ impl SendOp {
         if let Some(after) = aftermath {
             after.wait(&shared, &self, &mut activity).await;
         }
+        if input.iter().any(|b| SIGNAL_BYTES.contains(b)) {
+            wait_for_shell_read(&shared).await;
+        }
         let started = Instant::now();
         let pre = pre_write(&shared).await;
         let mut readiness = Readiness::new(
@@ -473,6 +476,35 @@ impl ProbeSchedule {
 
     fn next_at(&self) -> Instant {
         self.next
+    }
+}
+
+/// The control bytes a terminal turns into signals with ISIG on (the default VINTR, VQUIT and
+/// VSUSP: Ctrl-C, Ctrl-\\ and Ctrl-Z).
+const SIGNAL_BYTES: [u8; 3] = [0x03, 0x1c, 0x1a];
+/// Longest wait for the shell to read the terminal before a signal byte is written anyway.
+const SHELL_READ_WAIT_MAX: Duration = Duration::from_millis(1000);
+/// Longest pause between two checks of that wait.
+const SHELL_READ_BACKOFF_MAX: Duration = Duration::from_millis(20);
+
+/// Waits (bounded) until a shell at its prompt is blocked reading the terminal. bash acts on a
+/// Ctrl-C that arrives after it printed its prompt but before readline reads only when the
+/// next key arrives, and then eats that key: the next command would lose its first character.
+/// Returns at once when a program other than the shell holds the terminal, or no prompt is
+/// current.
+async fn wait_for_shell_read(shared: &Shared) {
+    let deadline = Instant::now() + SHELL_READ_WAIT_MAX;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        let shell = shared.shell_pgid();
+        if shared.pty.foreground_pgid() != Some(shell) || !shared.prompt_current() {
+            return;
+        }
+        if shared.waiting_on_tty(shell).await || Instant::now() >= deadline {
+            return;
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(SHELL_READ_BACKOFF_MAX);
     }
 }
 
