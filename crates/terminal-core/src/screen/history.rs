@@ -1,13 +1,17 @@
-//! Bounded plain-text history of the rows that scrolled off the top of the main screen.
+//! Bounded plain-text history of the rows that left the top of the main screen.
 //!
-//! vt100 runs with no scrollback of its own (a vt100 scrollback row costs about 2.6 KB,
-//! field-notes §5); instead every row pushed off the top arrives through
-//! `Callbacks::on_scroll` and is kept here as plain text. The history is bounded by rows
-//! *and* bytes, so a flood of output never grows memory past the configured ceiling.
+//! vt100 runs with no scrollback of its own (a vt100 scrollback row costs about 2.6 KB);
+//! instead every row pushed off the top is kept here as plain text: rows vt100 scrolls off
+//! arrive through `Callbacks::on_scroll`, and rows the screen moves here itself (a clear
+//! screen, flood lines that never reach the screen) arrive as text with their wrap flag. The
+//! history is bounded by rows *and* bytes, so a flood of output never grows memory past the
+//! configured ceiling.
 
 use std::collections::VecDeque;
 
-use vt100::capture::{BasicFormattedCaptureState, RowContents, basic_formatted_to_plain};
+use vt100::capture::{BasicFormattedCaptureState, RowContents};
+
+use super::tabs::{TabRuns, restore_tabs};
 
 /// Bytes accounted per retained row on top of its text (the newline).
 const ROW_SEPARATOR_BYTES: usize = 1;
@@ -15,7 +19,8 @@ const ROW_SEPARATOR_BYTES: usize = 1;
 /// One row that left the screen.
 #[derive(Clone, Debug)]
 pub(crate) struct HistoryRow {
-    /// The row's text (cells rendered as characters; trailing empty cells omitted).
+    /// The row's text (cells rendered as characters, TAB runs as `\t`; trailing empty cells
+    /// omitted).
     pub(crate) text: Box<str>,
     /// Whether the row continues on the next row (soft wrap).
     pub(crate) wrapped: bool,
@@ -31,8 +36,13 @@ pub(crate) struct History {
     max_rows: usize,
     max_bytes: usize,
     dropped: bool,
+    /// vt100's capture state: it reveals a scrolled row's wrap flag only as a leading newline
+    /// written before the *next* scrolled row.
     capture: BasicFormattedCaptureState,
-    scratch: String,
+    /// Absolute index of the row whose wrap flag `capture` holds (the last row vt100 scrolled
+    /// off), while no row was pushed directly after it.
+    capture_row: Option<u64>,
+    scratch: PlainText,
 }
 
 impl History {
@@ -45,30 +55,53 @@ impl History {
             max_bytes,
             dropped: false,
             capture: BasicFormattedCaptureState::new(),
-            scratch: String::new(),
+            capture_row: None,
+            scratch: PlainText::default(),
         }
     }
 
-    /// Appends a row that scrolled off the top of the main screen.
-    pub(crate) fn push(&mut self, contents: &RowContents<'_>) {
+    /// Appends a row vt100 scrolled off the top of the main screen; `tabs` are the TAB runs
+    /// recorded on it.
+    pub(crate) fn push_scrolled(&mut self, contents: &RowContents<'_>, tabs: &TabRuns) {
         self.scratch.clear();
-        // Writing to a String cannot fail.
+        // Writing to the plain-text sink cannot fail.
         let _ = contents.write_formatted_basic(&mut self.scratch, &mut self.capture);
-        // The shared capture state emits a leading newline exactly when the previous row did
-        // not wrap; that is the only way vt100 tells us a scrolled row's wrap flag.
-        let (previous_wrapped, body) = match self.scratch.strip_prefix('\n') {
-            Some(rest) => (false, rest),
-            None => (true, self.scratch.as_str()),
-        };
-        let text: String = basic_formatted_to_plain(body).collect();
-        if let Some(last) = self.rows.back_mut() {
-            last.wrapped = previous_wrapped;
+        let previous_wrapped = !self.scratch.leading_newline;
+        if let Some(abs) = self.capture_row
+            && let Some(row) = self.row_mut(abs)
+        {
+            row.wrapped = previous_wrapped;
         }
+        let text = restore_tabs(&self.scratch.text, tabs);
+        self.capture_row = Some(self.end_abs());
+        self.append(text.into(), false);
+    }
+
+    /// Appends a row moved here by the screen itself, with its wrap flag.
+    pub(crate) fn push_row(&mut self, text: Box<str>, wrapped: bool) {
+        self.settle_capture_row();
+        self.append(text, wrapped);
+    }
+
+    /// Resolves the wrap flag of the last row vt100 scrolled off before rows are pushed
+    /// directly after it.
+    fn settle_capture_row(&mut self) {
+        if let Some(abs) = self.capture_row.take() {
+            let wrapped = capture_says_wrapped(&self.capture);
+            if let Some(row) = self.row_mut(abs) {
+                row.wrapped = wrapped;
+            }
+        }
+    }
+
+    fn row_mut(&mut self, abs: u64) -> Option<&mut HistoryRow> {
+        let idx = usize::try_from(abs.checked_sub(self.first_abs)?).ok()?;
+        self.rows.get_mut(idx)
+    }
+
+    fn append(&mut self, text: Box<str>, wrapped: bool) {
         self.bytes = self.bytes.saturating_add(text.len() + ROW_SEPARATOR_BYTES);
-        self.rows.push_back(HistoryRow {
-            text: text.into_boxed_str(),
-            wrapped: false,
-        });
+        self.rows.push_back(HistoryRow { text, wrapped });
         self.enforce_bounds();
     }
 
@@ -91,30 +124,23 @@ impl History {
         self.first_abs
     }
 
-    /// Absolute index one past the newest row (= number of rows that ever scrolled off).
+    /// Absolute index one past the newest row (= number of rows that ever left the screen).
     pub(crate) fn end_abs(&self) -> u64 {
         self.first_abs + self.rows.len() as u64
     }
 
-    /// The row at absolute index `abs`, if retained. The newest row's `wrapped` flag is
-    /// resolved from the capture state (it is only written into the row when the next row
-    /// scrolls off).
+    /// The row at absolute index `abs`, if retained. The wrap flag of the last row vt100
+    /// scrolled off is resolved from the capture state (it is only written into the row when
+    /// the next row arrives).
     pub(crate) fn get(&self, abs: u64) -> Option<(&str, bool)> {
         let idx = usize::try_from(abs.checked_sub(self.first_abs)?).ok()?;
         let row = self.rows.get(idx)?;
-        let wrapped = if idx + 1 == self.rows.len() {
-            self.newest_wrapped()
+        let wrapped = if self.capture_row == Some(abs) {
+            capture_says_wrapped(&self.capture)
         } else {
             row.wrapped
         };
         Some((&row.text, wrapped))
-    }
-
-    /// Whether the newest row soft-wraps into the top visible row.
-    fn newest_wrapped(&self) -> bool {
-        // `BasicFormattedCaptureState` keeps "the last row did not wrap" private; its Debug
-        // output is the only view of it (pinned by `tests::newest_wrap_flag_is_readable`).
-        !format!("{:?}", self.capture).contains("newline_pending: true")
     }
 
     /// Retained text bytes (rows plus one separator each).
@@ -132,5 +158,69 @@ impl History {
     /// Whether a bound ever dropped a row (sticky).
     pub(crate) fn dropped(&self) -> bool {
         self.dropped
+    }
+}
+
+/// Whether the last row written with `capture` soft-wraps into the next one.
+fn capture_says_wrapped(capture: &BasicFormattedCaptureState) -> bool {
+    // `BasicFormattedCaptureState` keeps "the last row did not wrap" private; its Debug
+    // output is the only view of it (pinned by `tests::newest_wrap_flag_is_readable`).
+    !format!("{capture:?}").contains("newline_pending: true")
+}
+
+/// A `fmt::Write` sink that keeps only the text of vt100's "basic formatted" row output:
+/// SGR sequences (`ESC [ ... m`, the only escapes that output contains) are skipped as they
+/// stream by, so no formatted copy is built and stripped afterwards.
+#[derive(Debug, Default)]
+struct PlainText {
+    text: String,
+    in_escape: bool,
+    leading_newline: bool,
+    started: bool,
+}
+
+impl PlainText {
+    fn clear(&mut self) {
+        self.text.clear();
+        self.in_escape = false;
+        self.leading_newline = false;
+        self.started = false;
+    }
+}
+
+impl std::fmt::Write for PlainText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let mut rest = s;
+        if !self.started && !rest.is_empty() {
+            self.started = true;
+            if let Some(after) = rest.strip_prefix('\n') {
+                self.leading_newline = true;
+                rest = after;
+            }
+        }
+        while !rest.is_empty() {
+            if self.in_escape {
+                match rest.find('m') {
+                    Some(end) => {
+                        self.in_escape = false;
+                        rest = &rest[end + 1..];
+                    }
+                    None => return Ok(()),
+                }
+            } else {
+                match rest.find('\x1b') {
+                    Some(start) => {
+                        self.text.push_str(&rest[..start]);
+                        self.in_escape = true;
+                        rest = &rest[start + 1..];
+                    }
+                    None => {
+                        self.text.push_str(rest);
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
