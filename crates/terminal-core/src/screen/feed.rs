@@ -149,18 +149,15 @@ impl Screen {
             self.push_visible_rows(cursor_row);
             self.flood.stale = true;
         }
-        while let Some(front) = self.flood.lines.front() {
-            let rows = rows_of(front.len(), cols);
-            if self.flood.rows - rows < keep {
+        let hooks = self.parser.callbacks_mut();
+        while let Some(front) = self.flood.front() {
+            if self.flood.rows - rows_of(front.len(), cols) < keep {
                 break;
             }
-            self.flood.rows -= rows;
-            if let Some(line) = self.flood.lines.pop_front() {
-                let history = &mut self.parser.callbacks_mut().history;
-                for (text, wrapped) in split_rows(line, cols) {
-                    history.push_row(text, wrapped);
-                }
+            for (text, wrapped) in split_rows(front, cols) {
+                hooks.history.push_row(text, wrapped);
             }
+            self.flood.pop_front(cols);
         }
     }
 
@@ -191,10 +188,7 @@ impl Screen {
             let screen = self.parser.screen();
             let text = row_text(screen, &runs, r, 0, self.config.cols);
             let wrapped = screen.row_wrapped(r);
-            self.parser
-                .callbacks_mut()
-                .history
-                .push_row(text.into_boxed_str(), wrapped);
+            self.parser.callbacks_mut().history.push_row(&text, wrapped);
         }
     }
 

@@ -17,8 +17,12 @@ pub(crate) const FLOOD_BATCH_ROWS: usize = 1024;
 /// Plain lines not yet fed to the emulator.
 #[derive(Debug, Default)]
 pub(crate) struct Flood {
-    /// Complete lines (without their `\r\n`), oldest first.
-    pub(crate) lines: VecDeque<Box<str>>,
+    /// The text of the complete lines (without their `\r\n`), back to back from `head`.
+    text: String,
+    /// Where the oldest pending line starts in `text`.
+    head: usize,
+    /// End offset in `text` of each complete line, oldest first.
+    ends: VecDeque<usize>,
     /// Screen rows the complete lines take.
     pub(crate) rows: usize,
     /// Printable text after the last complete line.
@@ -33,7 +37,7 @@ pub(crate) struct Flood {
 impl Flood {
     /// Whether anything is pending.
     pub(crate) fn is_empty(&self) -> bool {
-        self.lines.is_empty() && self.partial.is_empty() && !self.cr && !self.stale
+        self.ends.is_empty() && self.partial.is_empty() && !self.cr && !self.stale
     }
 
     /// Takes the leading plain bytes of `bytes` (printable ASCII and `\r\n`); returns how many
@@ -46,7 +50,8 @@ impl Flood {
                     return i;
                 }
                 self.rows += rows_of(self.partial.len(), cols);
-                self.lines.push_back(Box::from(self.partial.as_str()));
+                self.text.push_str(&self.partial);
+                self.ends.push_back(self.text.len());
                 self.partial.clear();
                 self.cr = false;
                 i += 1;
@@ -56,6 +61,16 @@ impl Flood {
                 .iter()
                 .position(|b| !(0x20..=0x7e).contains(b))
                 .unwrap_or(bytes.len() - i);
+            if self.partial.is_empty() && bytes[i + run..].starts_with(b"\r\n") {
+                // A whole line in the chunk: straight into the pending text.
+                if let Ok(line) = std::str::from_utf8(&bytes[i..i + run]) {
+                    self.rows += rows_of(line.len(), cols);
+                    self.text.push_str(line);
+                    self.ends.push_back(self.text.len());
+                }
+                i += run + 2;
+                continue;
+            }
             if run > 0 {
                 // Printable ASCII is valid UTF-8.
                 if let Ok(text) = std::str::from_utf8(&bytes[i..i + run]) {
@@ -74,6 +89,27 @@ impl Flood {
         i
     }
 
+    /// The oldest pending line, if any.
+    pub(crate) fn front(&self) -> Option<&str> {
+        let end = *self.ends.front()?;
+        self.text.get(self.head..end)
+    }
+
+    /// Drops the oldest pending line (after it was moved into history).
+    pub(crate) fn pop_front(&mut self, cols: u16) {
+        if let Some(end) = self.ends.pop_front() {
+            self.rows -= rows_of(end - self.head, cols);
+            self.head = end;
+            if self.head > self.text.len() / 2 && self.head > 4096 {
+                self.text.drain(..self.head);
+                for end in &mut self.ends {
+                    *end -= self.head;
+                }
+                self.head = 0;
+            }
+        }
+    }
+
     /// The bytes the emulator must be fed to catch up, and resets to empty.
     pub(crate) fn drain_bytes(&mut self) -> Vec<u8> {
         let mut buf = Vec::new();
@@ -81,10 +117,14 @@ impl Flood {
             // Cursor home and erase the screen: its rows are already in history.
             buf.extend_from_slice(b"\x1b[H\x1b[2J");
         }
-        for line in self.lines.drain(..) {
-            buf.extend_from_slice(line.as_bytes());
+        let mut start = self.head;
+        for end in self.ends.drain(..) {
+            buf.extend_from_slice(&self.text.as_bytes()[start..end]);
             buf.extend_from_slice(b"\r\n");
+            start = end;
         }
+        self.text.clear();
+        self.head = 0;
         buf.extend_from_slice(self.partial.as_bytes());
         self.partial.clear();
         if std::mem::take(&mut self.cr) {
@@ -102,21 +142,13 @@ pub(crate) fn rows_of(len: usize, cols: u16) -> usize {
 }
 
 /// Splits a line of single-cell characters into rows of `cols`: `(text, wrapped)`.
-pub(crate) fn split_rows(line: Box<str>, cols: u16) -> impl Iterator<Item = (Box<str>, bool)> {
+pub(crate) fn split_rows(line: &str, cols: u16) -> impl Iterator<Item = (&str, bool)> {
     let cols = usize::from(cols.max(1));
-    let mut whole = Some(line);
-    let mut pieces: VecDeque<(Box<str>, bool)> = VecDeque::new();
-    if let Some(line) = whole.as_ref()
-        && line.len() > cols
-    {
-        let n = line.len().div_ceil(cols);
-        for k in 0..n {
-            let end = ((k + 1) * cols).min(line.len());
-            pieces.push_back((Box::from(&line[k * cols..end]), k + 1 < n));
-        }
-        whole = None;
-    }
-    whole.map(|line| (line, false)).into_iter().chain(pieces)
+    let n = rows_of(line.len(), cols as u16);
+    (0..n).map(move |k| {
+        let end = ((k + 1) * cols).min(line.len());
+        (line.get(k * cols..end).unwrap_or_default(), k + 1 < n)
+    })
 }
 
 #[cfg(test)]
@@ -127,10 +159,11 @@ mod tests {
     fn takes_plain_lines_and_stops_at_anything_else() {
         let mut f = Flood::default();
         assert_eq!(f.take(b"abc\r\ndef\r", 80), 9);
-        assert_eq!(f.lines.len(), 1);
+        assert_eq!(f.ends.len(), 1);
         assert!(f.cr);
         assert_eq!(f.take(b"\nxy\x1b[m", 80), 3);
-        assert_eq!(f.lines.len(), 2);
+        assert_eq!(f.ends.len(), 2);
+        assert_eq!(f.front(), Some("abc"));
         assert_eq!(f.partial, "xy");
         assert_eq!(f.take(b"\r!", 80), 1);
         assert_eq!(f.drain_bytes(), b"abc\r\ndef\r\nxy\r".to_vec());
@@ -142,7 +175,7 @@ mod tests {
         assert_eq!(rows_of(0, 4), 1);
         assert_eq!(rows_of(4, 4), 1);
         assert_eq!(rows_of(5, 4), 2);
-        let rows: Vec<_> = split_rows("abcdefghij".into(), 4).collect();
+        let rows: Vec<_> = split_rows("abcdefghij", 4).collect();
         assert_eq!(
             rows,
             vec![
@@ -151,7 +184,7 @@ mod tests {
                 ("ij".into(), false)
             ]
         );
-        let rows: Vec<_> = split_rows("abcd".into(), 4).collect();
+        let rows: Vec<_> = split_rows("abcd", 4).collect();
         assert_eq!(rows, vec![("abcd".into(), false)]);
     }
 }

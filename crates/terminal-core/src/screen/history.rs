@@ -16,21 +16,51 @@ use super::tabs::{TabRuns, restore_tabs};
 /// Bytes accounted per retained row on top of its text (the newline).
 const ROW_SEPARATOR_BYTES: usize = 1;
 
-/// One row that left the screen.
-#[derive(Clone, Debug)]
-pub(crate) struct HistoryRow {
-    /// The row's text (cells rendered as characters, TAB runs as `\t`; trailing empty cells
-    /// omitted).
-    pub(crate) text: Box<str>,
+/// Text bytes per storage block: rows are packed into blocks of about this size, so a row
+/// costs its text plus a few bytes of bookkeeping, with no allocation per row.
+const BLOCK_BYTES: usize = 64 * 1024;
+
+/// Where one retained row's text sits in its block.
+#[derive(Clone, Copy, Debug)]
+struct RowSpan {
+    /// End offset of the row's text in the block (the start is the previous row's end).
+    end: u32,
     /// Whether the row continues on the next row (soft wrap).
-    pub(crate) wrapped: bool,
+    wrapped: bool,
+}
+
+/// Rows packed into one string.
+#[derive(Debug, Default)]
+struct Block {
+    text: String,
+    rows: Vec<RowSpan>,
+    /// Rows at the front of `rows` that were dropped.
+    dropped: usize,
+}
+
+impl Block {
+    fn row(&self, i: usize) -> Option<(&str, bool)> {
+        let span = self.rows.get(i)?;
+        let start = if i == 0 {
+            0
+        } else {
+            self.rows[i - 1].end as usize
+        };
+        Some((self.text.get(start..span.end as usize)?, span.wrapped))
+    }
+
+    fn live(&self) -> usize {
+        self.rows.len() - self.dropped
+    }
 }
 
 /// The bounded history.
 #[derive(Debug)]
 pub(crate) struct History {
-    rows: VecDeque<HistoryRow>,
-    /// Absolute index of `rows[0]`.
+    blocks: VecDeque<Block>,
+    /// Retained rows.
+    len: usize,
+    /// Absolute index of the oldest retained row.
     first_abs: u64,
     bytes: usize,
     max_rows: usize,
@@ -48,7 +78,8 @@ pub(crate) struct History {
 impl History {
     pub(crate) fn new(max_rows: usize, max_bytes: usize) -> Self {
         Self {
-            rows: VecDeque::new(),
+            blocks: VecDeque::new(),
+            len: 0,
             first_abs: 0,
             bytes: 0,
             max_rows,
@@ -63,59 +94,88 @@ impl History {
     /// Appends a row vt100 scrolled off the top of the main screen; `tabs` are the TAB runs
     /// recorded on it.
     pub(crate) fn push_scrolled(&mut self, contents: &RowContents<'_>, tabs: &TabRuns) {
-        self.scratch.clear();
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
         // Writing to the plain-text sink cannot fail.
-        let _ = contents.write_formatted_basic(&mut self.scratch, &mut self.capture);
-        let previous_wrapped = !self.scratch.leading_newline;
-        if let Some(abs) = self.capture_row
-            && let Some(row) = self.row_mut(abs)
-        {
-            row.wrapped = previous_wrapped;
+        let _ = contents.write_formatted_basic(&mut scratch, &mut self.capture);
+        if let Some(abs) = self.capture_row {
+            self.set_wrapped(abs, !scratch.leading_newline);
         }
-        let text = restore_tabs(&self.scratch.text, tabs);
-        self.capture_row = Some(self.end_abs());
-        self.append(text.into(), false);
+        let text = restore_tabs(&scratch.text, tabs);
+        self.append(&text, false);
+        self.capture_row = Some(self.end_abs() - 1);
+        self.scratch = scratch;
     }
 
     /// Appends a row moved here by the screen itself, with its wrap flag.
-    pub(crate) fn push_row(&mut self, text: Box<str>, wrapped: bool) {
-        self.settle_capture_row();
+    pub(crate) fn push_row(&mut self, text: &str, wrapped: bool) {
+        if let Some(abs) = self.capture_row.take() {
+            let wrapped = capture_says_wrapped(&self.capture);
+            self.set_wrapped(abs, wrapped);
+        }
         self.append(text, wrapped);
     }
 
-    /// Resolves the wrap flag of the last row vt100 scrolled off before rows are pushed
-    /// directly after it.
-    fn settle_capture_row(&mut self) {
-        if let Some(abs) = self.capture_row.take() {
-            let wrapped = capture_says_wrapped(&self.capture);
-            if let Some(row) = self.row_mut(abs) {
-                row.wrapped = wrapped;
+    fn locate(&self, abs: u64) -> Option<(usize, usize)> {
+        let idx = usize::try_from(abs.checked_sub(self.first_abs)?).ok()?;
+        if idx >= self.len {
+            return None;
+        }
+        // Newest rows are read most: search from the back.
+        let mut from_back = self.len - 1 - idx;
+        for (b, block) in self.blocks.iter().enumerate().rev() {
+            let live = block.live();
+            if from_back < live {
+                return Some((b, block.rows.len() - 1 - from_back));
             }
+            from_back -= live;
+        }
+        None
+    }
+
+    fn set_wrapped(&mut self, abs: u64, wrapped: bool) {
+        if let Some((b, i)) = self.locate(abs)
+            && let Some(span) = self.blocks.get_mut(b).and_then(|bl| bl.rows.get_mut(i))
+        {
+            span.wrapped = wrapped;
         }
     }
 
-    fn row_mut(&mut self, abs: u64) -> Option<&mut HistoryRow> {
-        let idx = usize::try_from(abs.checked_sub(self.first_abs)?).ok()?;
-        self.rows.get_mut(idx)
-    }
-
-    fn append(&mut self, text: Box<str>, wrapped: bool) {
+    fn append(&mut self, text: &str, wrapped: bool) {
+        let fits = self
+            .blocks
+            .back()
+            .is_some_and(|b| b.text.len() + text.len() <= b.text.capacity().max(BLOCK_BYTES));
+        if !fits {
+            self.blocks.push_back(Block {
+                text: String::with_capacity(BLOCK_BYTES.max(text.len())),
+                ..Block::default()
+            });
+        }
+        if let Some(block) = self.blocks.back_mut() {
+            block.text.push_str(text);
+            let end = u32::try_from(block.text.len()).unwrap_or(u32::MAX);
+            block.rows.push(RowSpan { end, wrapped });
+        }
+        self.len += 1;
         self.bytes = self.bytes.saturating_add(text.len() + ROW_SEPARATOR_BYTES);
-        self.rows.push_back(HistoryRow { text, wrapped });
         self.enforce_bounds();
     }
 
     fn enforce_bounds(&mut self) {
-        while self.rows.len() > self.max_rows
-            || (self.bytes > self.max_bytes && !self.rows.is_empty())
-        {
-            if let Some(row) = self.rows.pop_front() {
-                self.bytes = self
-                    .bytes
-                    .saturating_sub(row.text.len() + ROW_SEPARATOR_BYTES);
-                self.first_abs += 1;
-                self.dropped = true;
+        while self.len > self.max_rows || (self.bytes > self.max_bytes && self.len > 0) {
+            let Some(front) = self.blocks.front_mut() else {
+                break;
+            };
+            let removed = front.row(front.dropped).map_or(0, |(t, _)| t.len());
+            front.dropped += 1;
+            if front.live() == 0 {
+                self.blocks.pop_front();
             }
+            self.bytes = self.bytes.saturating_sub(removed + ROW_SEPARATOR_BYTES);
+            self.len -= 1;
+            self.first_abs += 1;
+            self.dropped = true;
         }
     }
 
@@ -126,21 +186,21 @@ impl History {
 
     /// Absolute index one past the newest row (= number of rows that ever left the screen).
     pub(crate) fn end_abs(&self) -> u64 {
-        self.first_abs + self.rows.len() as u64
+        self.first_abs + self.len as u64
     }
 
     /// The row at absolute index `abs`, if retained. The wrap flag of the last row vt100
     /// scrolled off is resolved from the capture state (it is only written into the row when
     /// the next row arrives).
     pub(crate) fn get(&self, abs: u64) -> Option<(&str, bool)> {
-        let idx = usize::try_from(abs.checked_sub(self.first_abs)?).ok()?;
-        let row = self.rows.get(idx)?;
+        let (b, i) = self.locate(abs)?;
+        let (text, wrapped) = self.blocks.get(b)?.row(i)?;
         let wrapped = if self.capture_row == Some(abs) {
             capture_says_wrapped(&self.capture)
         } else {
-            row.wrapped
+            wrapped
         };
-        Some((&row.text, wrapped))
+        Some((text, wrapped))
     }
 
     /// Retained text bytes (rows plus one separator each).
@@ -152,7 +212,7 @@ impl History {
     /// Retained rows.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.rows.len()
+        self.len
     }
 
     /// Whether a bound ever dropped a row (sticky).

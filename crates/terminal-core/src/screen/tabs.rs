@@ -6,6 +6,7 @@
 //! whose cells are still empty (a later write into the run turns it back into plain cells).
 //! Erases, line insertions and scroll-region changes forget the runs of the rows they touch.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 /// The TAB runs of one row: `(first_col, end_col)` cell ranges, in column order.
@@ -87,10 +88,10 @@ impl TabTable {
 /// Puts `\t` back into a row's plain text (one character per cell, wide characters two
 /// cells, trailing empty cells omitted) for every run whose cells are all spaces; a run that
 /// starts where the text ends is a trailing TAB.
-pub(crate) fn restore_tabs(text: &str, runs: &[(u16, u16)]) -> String {
+pub(crate) fn restore_tabs<'a>(text: &'a str, runs: &[(u16, u16)]) -> Cow<'a, str> {
     use unicode_width::UnicodeWidthChar as _;
     if runs.is_empty() {
-        return text.to_owned();
+        return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     let mut runs = runs.iter().peekable();
@@ -121,7 +122,7 @@ pub(crate) fn restore_tabs(text: &str, runs: &[(u16, u16)]) -> String {
     if runs.any(|&(a, _)| a == col) {
         out.push('\t');
     }
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
