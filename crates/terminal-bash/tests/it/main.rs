@@ -10,4 +10,5 @@ mod basics;
 mod cases;
 mod lifecycle;
 mod races;
+mod screen_cases;
 mod support;

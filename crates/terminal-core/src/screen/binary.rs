@@ -44,19 +44,31 @@ pub(crate) struct BinaryFilter {
 }
 
 impl BinaryFilter {
-    /// Judges the start of `bytes` (non-empty).
+    /// Judges the start of `bytes` (non-empty). Text lines before the first non-text byte
+    /// of a window that starts suppression stay text.
     pub(crate) fn judge(&mut self, bytes: &[u8]) -> Verdict {
         let window = &bytes[..bytes.len().min(WINDOW_BYTES)];
         match self.suppressed {
             None => {
-                if window.len() >= MIN_JUDGED_BYTES
-                    && non_text_bytes(window) * 100 > window.len() * ENTER_SHARE_PERCENT
-                {
-                    self.suppressed = Some(0);
-                    self.judge(bytes)
-                } else {
-                    Verdict::Text(window.len())
+                // A prompt mark is never suppressed, nor judged with what follows it.
+                if window.starts_with(MARK_START) {
+                    return Verdict::Text(window.len());
                 }
+                if window.len() < MIN_JUDGED_BYTES
+                    || non_text_bytes(window) * 100 <= window.len() * ENTER_SHARE_PERCENT
+                {
+                    return Verdict::Text(window.len());
+                }
+                let first_bad = first_non_text(window).unwrap_or(0);
+                let text_lines = window[..first_bad]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |p| p + 1);
+                if text_lines > 0 {
+                    return Verdict::Text(text_lines);
+                }
+                self.suppressed = Some(0);
+                self.judge(bytes)
             }
             Some(count) => {
                 if let Some(at) = find(window, MARK_START) {
@@ -90,6 +102,18 @@ impl BinaryFilter {
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Where the first byte of `window` that is neither text nor a text program's control is.
+fn first_non_text(window: &[u8]) -> Option<usize> {
+    let valid = match std::str::from_utf8(window) {
+        Ok(_) => window.len(),
+        Err(e) => e.valid_up_to(),
+    };
+    match window[..valid].iter().position(|&b| is_odd_control(b)) {
+        Some(i) => Some(i),
+        None => (valid < window.len()).then_some(valid),
+    }
 }
 
 /// How many bytes of `window` are neither text nor controls a text program writes.
@@ -163,6 +187,15 @@ mod tests {
         assert_eq!(f.judge(&bytes), Verdict::Binary(100));
         assert_eq!(f.judge(&bytes[100..]), Verdict::EndOfBinary);
         assert_eq!(f.take_suppressed(), Some(100));
+    }
+
+    #[test]
+    fn text_lines_before_the_binary_stay_text() {
+        let mut f = BinaryFilter::default();
+        let mut bytes = b"head -c 3000000 /dev/urandom\r\n".to_vec();
+        bytes.extend(pseudo_random(1000));
+        assert_eq!(f.judge(&bytes), Verdict::Text(30));
+        assert_eq!(f.judge(&bytes[30..]), Verdict::Binary(WINDOW_BYTES));
     }
 
     #[test]

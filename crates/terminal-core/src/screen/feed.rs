@@ -36,22 +36,21 @@ impl Screen {
     pub(crate) fn feed(&mut self, bytes: &[u8]) -> FeedOutcome {
         let mut out = FeedOutcome::default();
         let mut rest = bytes;
-        while !rest.is_empty() {
-            let mut text = 0;
-            while text < rest.len() {
-                match self.binary.judge(&rest[text..]) {
-                    Verdict::Text(n) => text += n,
-                    _ => break,
-                }
+        // `rest[..text]` is judged text not yet fed.
+        let mut text = 0;
+        while text < rest.len() {
+            let was_suppressing = self.binary.suppressing();
+            let verdict = self.binary.judge(&rest[text..]);
+            if let Verdict::Text(n) = verdict {
+                text += n;
+                continue;
             }
             if text > 0 {
                 self.feed_text(&rest[..text], &mut out);
                 rest = &rest[text..];
-                continue;
+                text = 0;
             }
-            let was_suppressing = self.binary.suppressing();
-            match self.binary.judge(rest) {
-                Verdict::Text(_) => {}
+            match verdict {
                 Verdict::Binary(n) => {
                     if !was_suppressing {
                         self.ground_emulator();
@@ -60,7 +59,11 @@ impl Screen {
                     rest = &rest[n..];
                 }
                 Verdict::EndOfBinary => self.flush_binary(&mut out),
+                Verdict::Text(_) => {}
             }
+        }
+        if text > 0 {
+            self.feed_text(&rest[..text], &mut out);
         }
         out.replies = std::mem::take(&mut self.parser.callbacks_mut().replies);
         out

@@ -301,9 +301,9 @@ fn c37_binary_output_becomes_one_summary_line_and_the_prompt_still_counts() {
     let mut s = Screen::new(config(40, 160), Some(nonce()));
     s.feed(b"dsh> ");
     let a = s.anchor();
-    s.feed(b"head -c 3000000 /dev/urandom\r\n");
-    let noise = pseudo_random(3_000_000);
-    for chunk in noise.chunks(4096) {
+    let mut output = b"head -c 3000000 /dev/urandom\r\n".to_vec();
+    output.extend(pseudo_random(3_000_000));
+    for chunk in output.chunks(4096) {
         s.feed(chunk);
     }
     let mut tail = mark("D;0");
