@@ -5,8 +5,9 @@
 //!   (`catalog_is_up_to_date`) runs the check under `cargo test`.
 //! - `verify`: what CI runs: fmt check, clippy with warnings as errors, the test suite,
 //!   `cargo package --workspace` and `cargo doc --workspace --no-deps` with warnings as errors.
-//! - `bench [--iterations N]`: send round trip through our stack against a raw PTY round trip,
-//!   measured side by side in one run and reported as medians and a ratio.
+//! - `bench [--iterations N] [--quick]`: send round trip through our stack against a raw PTY
+//!   round trip, measured side by side in one run and reported as medians and a ratio; then
+//!   output throughput against a raw PTY and scrollback memory (`bench_throughput`).
 
 #![allow(clippy::print_stdout)] // xtask is a developer CLI: its reports go to stdout.
 
@@ -16,6 +17,7 @@ use std::process::Command;
 use anyhow::{Context as _, Result, bail};
 
 mod bench;
+mod bench_throughput;
 
 const CATALOG_PATH: &str = "docs/tool-catalog.md";
 
@@ -112,7 +114,9 @@ commands:
   catalog [--check]        regenerate docs/tool-catalog.md (or check it is up to date)
   verify                   fmt --check, clippy -D warnings, test --workspace, package --workspace,
                            doc --workspace --no-deps with -D warnings (what CI runs)
-  bench [--iterations N]   send round trip vs raw PTY round trip, side by side (default N=200)
+  bench [--iterations N] [--quick]
+                           send round trip vs raw PTY round trip, side by side (default N=200);
+                           output throughput vs raw PTY and scrollback memory (--quick: smaller)
 ";
 
 fn main() -> Result<()> {
@@ -129,7 +133,8 @@ fn main() -> Result<()> {
                 .transpose()
                 .context("--iterations takes a positive integer")?
                 .unwrap_or(200);
-            bench::run(iterations.max(1))
+            bench::run(iterations.max(1))?;
+            bench_throughput::run(args.iter().any(|a| a == "--quick"))
         }
         None | Some("help" | "--help" | "-h") => {
             eprint!("{HELP}");

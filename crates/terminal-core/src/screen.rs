@@ -19,25 +19,27 @@
 //!   panics (it is dropped); a sequence split across chunks is completed by the next one.
 //!
 //! # Flow of [`Screen::feed`]
-//! 1. A lock-step scanner classifies each byte (text, inside a sequence, sequence end).
-//! 2. The chunk is handed to vt100 in segments that end right after each sequence that can
-//!    move the cursor or carry a mark, so the cursor and marks can be observed at that point.
-//! 3. After each segment: marks are collected in order with the text around them, alternate
-//!    screen switches are noted, and anchors above the cursor move up to it (a program that
-//!    clears the screen or redraws above the send's start is still shown).
+//! See [`feed`]: binary output is summarised, plain flood lines skip the emulator until the
+//! screen is read, everything else is emulated in segments the screen observes.
 
+mod binary;
+mod feed;
+mod flood;
 mod history;
 mod hooks;
 mod render;
 mod scan;
+mod tabs;
 
 use std::num::NonZeroU16;
 
 use crate::error::TerminalError;
 
+use self::binary::BinaryFilter;
+use self::flood::Flood;
 use self::history::History;
 use self::hooks::Hooks;
-use self::scan::{EscScanner, Step};
+use self::scan::EscScanner;
 
 /// Most OSC payload bytes passed to the emulator per sequence (prompt marks are ~60 bytes;
 /// longer OSCs such as hyperlinks are not rendered anyway).
@@ -248,13 +250,23 @@ pub(crate) struct Screen {
     prompt: PromptTracker,
     alternate: bool,
     has_output: bool,
+    binary: BinaryFilter,
+    flood: Flood,
+    /// [`feed::modes`] currently on.
+    modes: u8,
+    /// Whether the last byte fed was ASCII (no character is half-decoded).
+    last_byte_ascii: bool,
+    /// Absolute row of the cursor where the current segment's text starts.
+    segment_row: u64,
+    /// Tests compare flood lines against emulating every byte.
+    #[cfg(test)]
+    no_flood: bool,
 }
 
 impl std::fmt::Debug for Screen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Screen")
             .field("config", &self.config)
-            .field("cursor", &self.cursor())
             .field("alternate", &self.alternate)
             .field("prompt", &self.prompt_state())
             .finish_non_exhaustive()
@@ -269,92 +281,37 @@ impl Screen {
         let cols = NonZeroU16::new(config.cols).unwrap_or(NonZeroU16::MIN);
         let history = History::new(config.scrollback_lines, config.scrollback_max_bytes);
         Self {
-            parser: vt100::Parser::new_with_callbacks(rows, cols, 0, Hooks::new(nonce, history)),
+            parser: vt100::Parser::new_with_callbacks(
+                rows,
+                cols,
+                0,
+                Hooks::new(nonce, history, config.rows.max(1)),
+            ),
             scanner: EscScanner::new(MAX_OSC_BYTES),
             config,
             anchors: Vec::new(),
             prompt: PromptTracker::default(),
             alternate: false,
             has_output: false,
-        }
-    }
-
-    /// Processes program output. Never panics on any input; the work is linear in the chunk.
-    pub(crate) fn feed(&mut self, bytes: &[u8]) -> FeedOutcome {
-        let mut out = FeedOutcome::default();
-        let mut seg_start = 0;
-        let mut text_in_segment = false;
-        for (i, &b) in bytes.iter().enumerate() {
-            match self.scanner.step(b) {
-                Step::Text => text_in_segment = true,
-                Step::Other | Step::SequenceEnd { flush: false } => {}
-                Step::Skip => {
-                    self.parser.process(&bytes[seg_start..i]);
-                    seg_start = i + 1;
-                }
-                Step::SequenceEnd { flush: true } => {
-                    if std::mem::take(&mut text_in_segment) {
-                        self.note_text(&mut out);
-                    }
-                    self.parser.process(&bytes[seg_start..=i]);
-                    seg_start = i + 1;
-                    self.after_segment(&mut out);
-                }
-            }
-        }
-        if text_in_segment {
-            self.note_text(&mut out);
-        }
-        if seg_start < bytes.len() {
-            self.parser.process(&bytes[seg_start..]);
-        }
-        self.after_segment(&mut out);
-        out.replies = std::mem::take(&mut self.parser.callbacks_mut().replies);
-        out
-    }
-
-    fn note_text(&mut self, out: &mut FeedOutcome) {
-        out.push_text();
-        self.prompt.text_after_mark = true;
-        self.has_output = true;
-    }
-
-    fn after_segment(&mut self, out: &mut FeedOutcome) {
-        let marks = std::mem::take(&mut self.parser.callbacks_mut().marks);
-        for mark in marks {
-            self.prompt.on_mark(mark);
-            out.events.push(ScreenEvent::Mark(mark));
-        }
-        let alternate = self.parser.screen().alternate_screen();
-        if alternate != self.alternate {
-            self.alternate = alternate;
-            out.events.push(ScreenEvent::AlternateScreen(alternate));
-            if !alternate {
-                let cursor = self.cursor();
-                for anchor in self.anchors.iter_mut().flatten() {
-                    if anchor.pending_main {
-                        anchor.pos = cursor;
-                        anchor.pending_main = false;
-                    }
-                }
-            }
-        }
-        if !alternate {
-            let cursor = self.cursor();
-            for anchor in self.anchors.iter_mut().flatten() {
-                if !anchor.pending_main && cursor.row < anchor.pos.row {
-                    anchor.pos = Position {
-                        row: cursor.row,
-                        col: 0,
-                    };
-                }
-            }
+            binary: BinaryFilter::default(),
+            flood: Flood::default(),
+            modes: 0,
+            last_byte_ascii: true,
+            segment_row: 0,
+            #[cfg(test)]
+            no_flood: false,
         }
     }
 
     /// The cursor's absolute position (on the alternate screen: its row there, offset like the
     /// main screen's).
-    pub(crate) fn cursor(&self) -> Position {
+    pub(crate) fn cursor(&mut self) -> Position {
+        self.materialize();
+        self.cursor_unsynced()
+    }
+
+    /// The emulator's cursor, without first feeding it pending flood lines.
+    fn cursor_unsynced(&self) -> Position {
         let (row, col) = self.parser.screen().cursor_position();
         Position {
             row: self.history().end_abs() + u64::from(row),
@@ -403,13 +360,15 @@ impl Screen {
     }
 
     /// Whether the history bounds ever dropped a row (sticky).
-    pub(crate) fn history_dropped(&self) -> bool {
+    pub(crate) fn history_dropped(&mut self) -> bool {
+        self.materialize();
         self.history().dropped()
     }
 
     /// Retained history rows and their accounted bytes.
     #[cfg(test)]
-    pub(crate) fn history_usage(&self) -> (usize, usize) {
+    pub(crate) fn history_usage(&mut self) -> (usize, usize) {
+        self.materialize();
         (self.history().len(), self.history().bytes())
     }
 

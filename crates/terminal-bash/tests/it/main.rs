@@ -13,6 +13,7 @@ mod environment;
 mod lifecycle;
 mod races;
 mod sandbox;
+mod screen_cases;
 mod shell_config;
 mod silence;
 mod support;

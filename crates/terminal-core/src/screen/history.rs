@@ -1,88 +1,181 @@
-//! Bounded plain-text history of the rows that scrolled off the top of the main screen.
+//! Bounded plain-text history of the rows that left the top of the main screen.
 //!
-//! vt100 runs with no scrollback of its own (a vt100 scrollback row costs about 2.6 KB,
-//! field-notes §5); instead every row pushed off the top arrives through
-//! `Callbacks::on_scroll` and is kept here as plain text. The history is bounded by rows
-//! *and* bytes, so a flood of output never grows memory past the configured ceiling.
+//! vt100 runs with no scrollback of its own (a vt100 scrollback row costs about 2.6 KB);
+//! instead every row pushed off the top is kept here as plain text: rows vt100 scrolls off
+//! arrive through `Callbacks::on_scroll`, and rows the screen moves here itself (a clear
+//! screen, flood lines that never reach the screen) arrive as text with their wrap flag. The
+//! history is bounded by rows *and* bytes, so a flood of output never grows memory past the
+//! configured ceiling.
 
 use std::collections::VecDeque;
 
-use vt100::capture::{BasicFormattedCaptureState, RowContents, basic_formatted_to_plain};
+use vt100::capture::{BasicFormattedCaptureState, RowContents};
+
+use super::tabs::{TabRuns, restore_tabs};
 
 /// Bytes accounted per retained row on top of its text (the newline).
 const ROW_SEPARATOR_BYTES: usize = 1;
 
-/// One row that left the screen.
-#[derive(Clone, Debug)]
-pub(crate) struct HistoryRow {
-    /// The row's text (cells rendered as characters; trailing empty cells omitted).
-    pub(crate) text: Box<str>,
+/// Text bytes per storage block: rows are packed into blocks of about this size, so a row
+/// costs its text plus a few bytes of bookkeeping, with no allocation per row.
+const BLOCK_BYTES: usize = 64 * 1024;
+
+/// Where one retained row's text sits in its block.
+#[derive(Clone, Copy, Debug)]
+struct RowSpan {
+    /// End offset of the row's text in the block (the start is the previous row's end).
+    end: u32,
     /// Whether the row continues on the next row (soft wrap).
-    pub(crate) wrapped: bool,
+    wrapped: bool,
+}
+
+/// Rows packed into one string.
+#[derive(Debug, Default)]
+struct Block {
+    text: String,
+    rows: Vec<RowSpan>,
+    /// Rows at the front of `rows` that were dropped.
+    dropped: usize,
+}
+
+impl Block {
+    fn row(&self, i: usize) -> Option<(&str, bool)> {
+        let span = self.rows.get(i)?;
+        let start = if i == 0 {
+            0
+        } else {
+            self.rows[i - 1].end as usize
+        };
+        Some((self.text.get(start..span.end as usize)?, span.wrapped))
+    }
+
+    fn live(&self) -> usize {
+        self.rows.len() - self.dropped
+    }
 }
 
 /// The bounded history.
 #[derive(Debug)]
 pub(crate) struct History {
-    rows: VecDeque<HistoryRow>,
-    /// Absolute index of `rows[0]`.
+    blocks: VecDeque<Block>,
+    /// Retained rows.
+    len: usize,
+    /// Absolute index of the oldest retained row.
     first_abs: u64,
     bytes: usize,
     max_rows: usize,
     max_bytes: usize,
     dropped: bool,
+    /// vt100's capture state: it reveals a scrolled row's wrap flag only as a leading newline
+    /// written before the *next* scrolled row.
     capture: BasicFormattedCaptureState,
-    scratch: String,
+    /// Absolute index of the row whose wrap flag `capture` holds (the last row vt100 scrolled
+    /// off), while no row was pushed directly after it.
+    capture_row: Option<u64>,
+    scratch: PlainText,
 }
 
 impl History {
     pub(crate) fn new(max_rows: usize, max_bytes: usize) -> Self {
         Self {
-            rows: VecDeque::new(),
+            blocks: VecDeque::new(),
+            len: 0,
             first_abs: 0,
             bytes: 0,
             max_rows,
             max_bytes,
             dropped: false,
             capture: BasicFormattedCaptureState::new(),
-            scratch: String::new(),
+            capture_row: None,
+            scratch: PlainText::default(),
         }
     }
 
-    /// Appends a row that scrolled off the top of the main screen.
-    pub(crate) fn push(&mut self, contents: &RowContents<'_>) {
-        self.scratch.clear();
-        // Writing to a String cannot fail.
-        let _ = contents.write_formatted_basic(&mut self.scratch, &mut self.capture);
-        // The shared capture state emits a leading newline exactly when the previous row did
-        // not wrap; that is the only way vt100 tells us a scrolled row's wrap flag.
-        let (previous_wrapped, body) = match self.scratch.strip_prefix('\n') {
-            Some(rest) => (false, rest),
-            None => (true, self.scratch.as_str()),
-        };
-        let text: String = basic_formatted_to_plain(body).collect();
-        if let Some(last) = self.rows.back_mut() {
-            last.wrapped = previous_wrapped;
+    /// Appends a row vt100 scrolled off the top of the main screen; `tabs` are the TAB runs
+    /// recorded on it.
+    pub(crate) fn push_scrolled(&mut self, contents: &RowContents<'_>, tabs: &TabRuns) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        // Writing to the plain-text sink cannot fail.
+        let _ = contents.write_formatted_basic(&mut scratch, &mut self.capture);
+        if let Some(abs) = self.capture_row {
+            self.set_wrapped(abs, !scratch.leading_newline);
         }
+        let text = restore_tabs(&scratch.text, tabs);
+        self.append(&text, false);
+        self.capture_row = Some(self.end_abs() - 1);
+        self.scratch = scratch;
+    }
+
+    /// Appends a row moved here by the screen itself, with its wrap flag.
+    pub(crate) fn push_row(&mut self, text: &str, wrapped: bool) {
+        if let Some(abs) = self.capture_row.take() {
+            let wrapped = capture_says_wrapped(&self.capture);
+            self.set_wrapped(abs, wrapped);
+        }
+        self.append(text, wrapped);
+    }
+
+    fn locate(&self, abs: u64) -> Option<(usize, usize)> {
+        let idx = usize::try_from(abs.checked_sub(self.first_abs)?).ok()?;
+        if idx >= self.len {
+            return None;
+        }
+        // Newest rows are read most: search from the back.
+        let mut from_back = self.len - 1 - idx;
+        for (b, block) in self.blocks.iter().enumerate().rev() {
+            let live = block.live();
+            if from_back < live {
+                return Some((b, block.rows.len() - 1 - from_back));
+            }
+            from_back -= live;
+        }
+        None
+    }
+
+    fn set_wrapped(&mut self, abs: u64, wrapped: bool) {
+        if let Some((b, i)) = self.locate(abs)
+            && let Some(span) = self.blocks.get_mut(b).and_then(|bl| bl.rows.get_mut(i))
+        {
+            span.wrapped = wrapped;
+        }
+    }
+
+    fn append(&mut self, text: &str, wrapped: bool) {
+        let fits = self
+            .blocks
+            .back()
+            .is_some_and(|b| b.text.len() + text.len() <= b.text.capacity().max(BLOCK_BYTES));
+        if !fits {
+            self.blocks.push_back(Block {
+                text: String::with_capacity(BLOCK_BYTES.max(text.len())),
+                ..Block::default()
+            });
+        }
+        if let Some(block) = self.blocks.back_mut() {
+            block.text.push_str(text);
+            let end = u32::try_from(block.text.len()).unwrap_or(u32::MAX);
+            block.rows.push(RowSpan { end, wrapped });
+        }
+        self.len += 1;
         self.bytes = self.bytes.saturating_add(text.len() + ROW_SEPARATOR_BYTES);
-        self.rows.push_back(HistoryRow {
-            text: text.into_boxed_str(),
-            wrapped: false,
-        });
         self.enforce_bounds();
     }
 
     fn enforce_bounds(&mut self) {
-        while self.rows.len() > self.max_rows
-            || (self.bytes > self.max_bytes && !self.rows.is_empty())
-        {
-            if let Some(row) = self.rows.pop_front() {
-                self.bytes = self
-                    .bytes
-                    .saturating_sub(row.text.len() + ROW_SEPARATOR_BYTES);
-                self.first_abs += 1;
-                self.dropped = true;
+        while self.len > self.max_rows || (self.bytes > self.max_bytes && self.len > 0) {
+            let Some(front) = self.blocks.front_mut() else {
+                break;
+            };
+            let removed = front.row(front.dropped).map_or(0, |(t, _)| t.len());
+            front.dropped += 1;
+            if front.live() == 0 {
+                self.blocks.pop_front();
             }
+            self.bytes = self.bytes.saturating_sub(removed + ROW_SEPARATOR_BYTES);
+            self.len -= 1;
+            self.first_abs += 1;
+            self.dropped = true;
         }
     }
 
@@ -91,30 +184,23 @@ impl History {
         self.first_abs
     }
 
-    /// Absolute index one past the newest row (= number of rows that ever scrolled off).
+    /// Absolute index one past the newest row (= number of rows that ever left the screen).
     pub(crate) fn end_abs(&self) -> u64 {
-        self.first_abs + self.rows.len() as u64
+        self.first_abs + self.len as u64
     }
 
-    /// The row at absolute index `abs`, if retained. The newest row's `wrapped` flag is
-    /// resolved from the capture state (it is only written into the row when the next row
-    /// scrolls off).
+    /// The row at absolute index `abs`, if retained. The wrap flag of the last row vt100
+    /// scrolled off is resolved from the capture state (it is only written into the row when
+    /// the next row arrives).
     pub(crate) fn get(&self, abs: u64) -> Option<(&str, bool)> {
-        let idx = usize::try_from(abs.checked_sub(self.first_abs)?).ok()?;
-        let row = self.rows.get(idx)?;
-        let wrapped = if idx + 1 == self.rows.len() {
-            self.newest_wrapped()
+        let (b, i) = self.locate(abs)?;
+        let (text, wrapped) = self.blocks.get(b)?.row(i)?;
+        let wrapped = if self.capture_row == Some(abs) {
+            capture_says_wrapped(&self.capture)
         } else {
-            row.wrapped
+            wrapped
         };
-        Some((&row.text, wrapped))
-    }
-
-    /// Whether the newest row soft-wraps into the top visible row.
-    fn newest_wrapped(&self) -> bool {
-        // `BasicFormattedCaptureState` keeps "the last row did not wrap" private; its Debug
-        // output is the only view of it (pinned by `tests::newest_wrap_flag_is_readable`).
-        !format!("{:?}", self.capture).contains("newline_pending: true")
+        Some((text, wrapped))
     }
 
     /// Retained text bytes (rows plus one separator each).
@@ -126,11 +212,75 @@ impl History {
     /// Retained rows.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.rows.len()
+        self.len
     }
 
     /// Whether a bound ever dropped a row (sticky).
     pub(crate) fn dropped(&self) -> bool {
         self.dropped
+    }
+}
+
+/// Whether the last row written with `capture` soft-wraps into the next one.
+fn capture_says_wrapped(capture: &BasicFormattedCaptureState) -> bool {
+    // `BasicFormattedCaptureState` keeps "the last row did not wrap" private; its Debug
+    // output is the only view of it (pinned by `tests::newest_wrap_flag_is_readable`).
+    !format!("{capture:?}").contains("newline_pending: true")
+}
+
+/// A `fmt::Write` sink that keeps only the text of vt100's "basic formatted" row output:
+/// SGR sequences (`ESC [ ... m`, the only escapes that output contains) are skipped as they
+/// stream by, so no formatted copy is built and stripped afterwards.
+#[derive(Debug, Default)]
+struct PlainText {
+    text: String,
+    in_escape: bool,
+    leading_newline: bool,
+    started: bool,
+}
+
+impl PlainText {
+    fn clear(&mut self) {
+        self.text.clear();
+        self.in_escape = false;
+        self.leading_newline = false;
+        self.started = false;
+    }
+}
+
+impl std::fmt::Write for PlainText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let mut rest = s;
+        if !self.started && !rest.is_empty() {
+            self.started = true;
+            if let Some(after) = rest.strip_prefix('\n') {
+                self.leading_newline = true;
+                rest = after;
+            }
+        }
+        while !rest.is_empty() {
+            if self.in_escape {
+                match rest.find('m') {
+                    Some(end) => {
+                        self.in_escape = false;
+                        rest = &rest[end + 1..];
+                    }
+                    None => return Ok(()),
+                }
+            } else {
+                match rest.find('\x1b') {
+                    Some(start) => {
+                        self.text.push_str(&rest[..start]);
+                        self.in_escape = true;
+                        rest = &rest[start + 1..];
+                    }
+                    None => {
+                        self.text.push_str(rest);
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }

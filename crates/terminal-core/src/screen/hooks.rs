@@ -1,6 +1,7 @@
 //! vt100 callbacks: nonce'd OSC 133 prompt marks, terminal query replies, scrolled rows.
 
 use super::history::History;
+use super::tabs::TabTable;
 use super::{MarkKind, PromptNonce};
 
 /// Most replies kept per fed chunk; a flood of queries cannot grow memory.
@@ -19,15 +20,39 @@ pub(crate) struct Hooks {
     pub(crate) marks: Vec<MarkKind>,
     pub(crate) replies: Vec<Vec<u8>>,
     pub(crate) history: History,
+    /// TAB runs of the main screen's visible rows.
+    pub(crate) tabs_main: TabTable,
+    /// TAB runs of the alternate screen's visible rows.
+    pub(crate) tabs_alt: TabTable,
 }
 
 impl Hooks {
-    pub(crate) fn new(nonce: Option<PromptNonce>, history: History) -> Self {
+    pub(crate) fn new(nonce: Option<PromptNonce>, history: History, rows: u16) -> Self {
         Self {
             nonce,
             marks: Vec::new(),
             replies: Vec::new(),
             history,
+            tabs_main: TabTable::new(rows),
+            tabs_alt: TabTable::new(rows),
+        }
+    }
+
+    /// The TAB runs of the main or alternate screen.
+    pub(crate) fn tabs(&self, alternate: bool) -> &TabTable {
+        if alternate {
+            &self.tabs_alt
+        } else {
+            &self.tabs_main
+        }
+    }
+
+    /// The TAB runs of the main or alternate screen, to change.
+    pub(crate) fn tabs_mut(&mut self, alternate: bool) -> &mut TabTable {
+        if alternate {
+            &mut self.tabs_alt
+        } else {
+            &mut self.tabs_main
         }
     }
 
@@ -119,8 +144,11 @@ impl vt100::Callbacks for Hooks {
 
     fn on_scroll(&mut self, contents: vt100::capture::RowContents<'_>, alternate_screen: bool) {
         // The alternate screen has no scrollback on a real terminal either.
-        if !alternate_screen {
-            self.history.push(&contents);
+        if alternate_screen {
+            self.tabs_alt.scroll_up();
+        } else {
+            let runs = self.tabs_main.scroll_up();
+            self.history.push_scrolled(&contents, &runs);
         }
     }
 }

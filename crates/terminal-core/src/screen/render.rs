@@ -13,7 +13,8 @@ use super::{AnchorId, DEFAULT_PAGE_LINES, Position, Rendered, Screen};
 impl Screen {
     /// Screen-true text from the anchor to the end, tail-bounded to `max_bytes`. On the
     /// alternate screen: the rendered visible screen.
-    pub(crate) fn render_since(&self, id: AnchorId, max_bytes: usize) -> Rendered {
+    pub(crate) fn render_since(&mut self, id: AnchorId, max_bytes: usize) -> Rendered {
+        self.materialize();
         if self.alternate {
             return self.render_visible(max_bytes);
         }
@@ -25,14 +26,16 @@ impl Screen {
 
     /// The visible screen as text (trailing blank rows and trailing spaces trimmed),
     /// tail-bounded to `max_bytes`.
-    pub(crate) fn render_visible(&self, max_bytes: usize) -> Rendered {
+    pub(crate) fn render_visible(&mut self, max_bytes: usize) -> Rendered {
+        self.materialize();
         self.render_rows(self.history().end_abs(), 0, max_bytes)
     }
 
     /// Screen-true text from `from` to the end of the content (trailing blank rows and
     /// trailing spaces trimmed, explicit text before the cursor kept), tail-bounded to
     /// `max_bytes` on UTF-8 boundaries.
-    pub(crate) fn render_from(&self, from: Position, max_bytes: usize) -> Rendered {
+    pub(crate) fn render_from(&mut self, from: Position, max_bytes: usize) -> Rendered {
+        self.materialize();
         let first = self.history().first_abs();
         let lost = from.row < first;
         let (row, col) = if lost {
@@ -46,7 +49,8 @@ impl Screen {
     }
 
     /// The whole transcript (history plus screen), unbounded. For tests and diagnostics.
-    pub(crate) fn transcript(&self) -> String {
+    pub(crate) fn transcript(&mut self) -> String {
+        self.materialize();
         self.render_rows(self.history().first_abs(), 0, usize::MAX)
             .text
     }
@@ -56,7 +60,10 @@ impl Screen {
         let cols = self.config.cols.max(1);
         let history = self.history();
         let base = history.end_abs();
-        let visible: Vec<String> = screen.rows(0, cols).collect();
+        let runs = self.parser.callbacks().tabs(self.alternate);
+        let visible: Vec<String> = (0..self.config.rows.max(1))
+            .map(|r| row_text(screen, runs.row(r), r, 0, cols))
+            .collect();
         let (cursor_row, cursor_col) = screen.cursor_position();
         let last_content = visible
             .iter()
@@ -91,20 +98,25 @@ impl Screen {
             let Ok(r16) = u16::try_from(r) else { break };
             let from_col = if abs == start_abs { start_col } else { 0 };
             let wrapped = screen.row_wrapped(r16);
+            let row_runs = runs.row(r16);
             let text: Cow<'_, str> = if r16 == cursor_row {
-                let before: String = screen
-                    .rows(from_col, cursor_col.saturating_sub(from_col))
-                    .nth(r)
-                    .unwrap_or_default();
+                let before = row_text(
+                    screen,
+                    row_runs,
+                    r16,
+                    from_col,
+                    cursor_col.saturating_sub(from_col),
+                );
                 let whole: Cow<'_, str> = if from_col == 0 {
                     Cow::Borrowed(full.as_str())
                 } else {
-                    Cow::Owned(
-                        screen
-                            .rows(from_col, cols.saturating_sub(from_col))
-                            .nth(r)
-                            .unwrap_or_default(),
-                    )
+                    Cow::Owned(row_text(
+                        screen,
+                        row_runs,
+                        r16,
+                        from_col,
+                        cols.saturating_sub(from_col),
+                    ))
                 };
                 let trimmed = whole.trim_end_matches(' ');
                 if trimmed.len() <= before.len() {
@@ -113,10 +125,13 @@ impl Screen {
                     Cow::Owned(trimmed.to_owned())
                 }
             } else if from_col > 0 {
-                let part = screen
-                    .rows(from_col, cols.saturating_sub(from_col))
-                    .nth(r)
-                    .unwrap_or_default();
+                let part = row_text(
+                    screen,
+                    row_runs,
+                    r16,
+                    from_col,
+                    cols.saturating_sub(from_col),
+                );
                 Cow::Owned(if wrapped {
                     part
                 } else {
@@ -139,7 +154,7 @@ impl Screen {
     /// # Errors
     /// `InvalidRequest` when `count` is 0.
     pub(crate) fn page(
-        &self,
+        &mut self,
         offset: Option<u64>,
         count: Option<u64>,
         max_bytes: usize,
@@ -188,6 +203,55 @@ impl Screen {
             truncated: dropped || cut,
         })
     }
+}
+
+/// The text of visible row `row` from cell column `start` over `width` cells: one character
+/// per cell (the second cell of a wide character adds none), empty cells as spaces only
+/// before later text, and `\t` for a recorded TAB run whose cells are all still empty.
+pub(super) fn row_text(
+    screen: &vt100::Screen,
+    runs: &[(u16, u16)],
+    row: u16,
+    start: u16,
+    width: u16,
+) -> String {
+    let filled = |c: u16| screen.cell(row, c).is_some_and(vt100::Cell::has_contents);
+    let end = start.saturating_add(width).min(screen.size().1.get());
+    let mut out = String::new();
+    let mut blanks = 0usize;
+    let mut runs = runs
+        .iter()
+        .filter(|&&(a, b)| a >= start && b <= end)
+        .peekable();
+    let mut col = start;
+    while col < end {
+        while runs.next_if(|&&(a, _)| a < col).is_some() {}
+        if let Some(&&(a, b)) = runs.peek()
+            && a == col
+        {
+            runs.next();
+            if !(a..b).any(filled) {
+                out.extend(std::iter::repeat_n(' ', std::mem::take(&mut blanks)));
+                out.push('\t');
+                col = b;
+                continue;
+            }
+        }
+        let Some(cell) = screen.cell(row, col) else {
+            break;
+        };
+        col += 1;
+        if cell.is_wide_continuation() {
+            continue;
+        }
+        if cell.has_contents() {
+            out.extend(std::iter::repeat_n(' ', std::mem::take(&mut blanks)));
+            out.push_str(cell.contents());
+        } else {
+            blanks += 1;
+        }
+    }
+    out
 }
 
 /// The part of `text` from cell column `col` on (wide characters take two cells).

@@ -39,12 +39,31 @@ enum State {
     Str,
 }
 
+/// The last escape sequence the scanner completed, as far as the screen needs to know it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Sequence {
+    /// `ESC` (`false`: the final byte of an `ESC <final>` sequence) or CSI (`true`).
+    pub(crate) csi: bool,
+    /// The private-parameter marker of a CSI (`?`, `>`, `<`, `=`), if any.
+    pub(crate) private: Option<u8>,
+    /// Intermediate byte of an `ESC` sequence (`(` in `ESC ( 0`), if any.
+    pub(crate) intermediate: Option<u8>,
+    /// The first numeric parameter of a CSI (0 when absent).
+    pub(crate) first_param: u16,
+    /// Whether the CSI had more than one parameter.
+    pub(crate) more_params: bool,
+    /// The final byte (`J` in `CSI 2 J`, `c` in `ESC c`); 0 for OSC and string sequences.
+    pub(crate) final_byte: u8,
+}
+
 /// Incremental scanner; keeps its state across chunks.
 #[derive(Clone, Debug)]
 pub(crate) struct EscScanner {
     state: State,
     osc_len: usize,
     max_osc_bytes: usize,
+    seq: Sequence,
+    param_digits: bool,
 }
 
 const ESC: u8 = 0x1b;
@@ -59,7 +78,19 @@ impl EscScanner {
             state: State::Ground,
             osc_len: 0,
             max_osc_bytes,
+            seq: Sequence::default(),
+            param_digits: true,
         }
+    }
+
+    /// Whether the scanner is outside any sequence.
+    pub(crate) fn in_ground(&self) -> bool {
+        self.state == State::Ground
+    }
+
+    /// The sequence completed by the latest [`Step::SequenceEnd`].
+    pub(crate) fn last_sequence(&self) -> Sequence {
+        self.seq
     }
 
     /// Classifies the next byte.
@@ -68,6 +99,7 @@ impl EscScanner {
             State::Ground => match b {
                 ESC => {
                     self.state = State::Escape;
+                    self.seq = Sequence::default();
                     Step::Other
                 }
                 b'\n' | b'\r' | b'\t' | 0x08 | 0x0b | 0x0c => Step::Text,
@@ -77,6 +109,8 @@ impl EscScanner {
             State::Escape => match b {
                 b'[' => {
                     self.state = State::Csi;
+                    self.seq.csi = true;
+                    self.param_digits = true;
                     Step::Other
                 }
                 b']' => {
@@ -92,9 +126,13 @@ impl EscScanner {
                 CAN | SUB => self.end(true),
                 0x20..=0x2f => {
                     self.state = State::EscapeIntermediate;
+                    self.seq.intermediate = Some(b);
                     Step::Other
                 }
-                0x30..=0x7e => self.end(true),
+                0x30..=0x7e => {
+                    self.seq.final_byte = b;
+                    self.end(true)
+                }
                 _ => Step::Other,
             },
             State::EscapeIntermediate => match b {
@@ -103,16 +141,42 @@ impl EscScanner {
                     Step::Other
                 }
                 CAN | SUB => self.end(true),
-                0x30..=0x7e => self.end(true),
+                0x30..=0x7e => {
+                    self.seq.final_byte = b;
+                    self.end(true)
+                }
                 _ => Step::Other,
             },
             State::Csi => match b {
                 ESC => {
                     self.state = State::Escape;
+                    self.seq = Sequence::default();
                     Step::Other
                 }
                 CAN | SUB => self.end(true),
-                0x40..=0x7e => self.end(b != b'm'),
+                b'0'..=b'9' => {
+                    if self.param_digits {
+                        self.seq.first_param = self
+                            .seq
+                            .first_param
+                            .saturating_mul(10)
+                            .saturating_add(u16::from(b - b'0'));
+                    }
+                    Step::Other
+                }
+                b';' | b':' => {
+                    self.param_digits = false;
+                    self.seq.more_params = true;
+                    Step::Other
+                }
+                b'<'..=b'?' => {
+                    self.seq.private = Some(b);
+                    Step::Other
+                }
+                0x40..=0x7e => {
+                    self.seq.final_byte = b;
+                    self.end(b != b'm')
+                }
                 _ => Step::Other,
             },
             State::Osc => match b {
@@ -135,6 +199,7 @@ impl EscScanner {
             State::Str => match b {
                 ESC => {
                     self.state = State::Escape;
+                    self.seq = Sequence::default();
                     Step::Other
                 }
                 BEL | CAN | SUB => self.end(true),
@@ -180,6 +245,35 @@ mod tests {
         assert_eq!(st[5], Step::SequenceEnd { flush: true });
         assert_eq!(st[6], Step::SequenceEnd { flush: true });
         assert_eq!(st[7], Step::Text);
+    }
+
+    #[test]
+    fn sequences_are_described() {
+        let mut s = EscScanner::new(8);
+        for &b in b"\x1b[2J" {
+            s.step(b);
+        }
+        let seq = s.last_sequence();
+        assert!(seq.csi && seq.first_param == 2 && seq.final_byte == b'J');
+        for &b in b"\x1b[?1049h" {
+            s.step(b);
+        }
+        let seq = s.last_sequence();
+        assert_eq!(
+            (seq.private, seq.first_param, seq.final_byte),
+            (Some(b'?'), 1049, b'h')
+        );
+        for &b in b"\x1b[3;20r" {
+            s.step(b);
+        }
+        let seq = s.last_sequence();
+        assert!(seq.more_params && seq.first_param == 3 && seq.final_byte == b'r');
+        for &b in b"\x1bc" {
+            s.step(b);
+        }
+        let seq = s.last_sequence();
+        assert!(!seq.csi && seq.final_byte == b'c');
+        assert!(s.in_ground());
     }
 
     #[test]

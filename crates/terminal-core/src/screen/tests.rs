@@ -181,12 +181,171 @@ fn send_viewport_starts_at_the_echo() {
 }
 
 #[test]
-fn clear_screen_moves_the_anchor_up() {
+fn clear_screen_keeps_the_command_and_what_follows() {
     let mut s = Screen::new(config(5, 20), None);
     s.feed(b"1\r\n2\r\n3\r\n4\r\ndsh> ");
     let a = s.anchor();
     s.feed(b"clear\r\n\x1b[H\x1b[2Jtop\r\ndsh> ");
-    assert_eq!(s.render_since(a, 1000).text, "top\ndsh> ");
+    assert_eq!(s.render_since(a, 1000).text, "clear\ntop\ndsh> ");
+}
+
+#[test]
+fn c28_clear_in_a_fresh_session_keeps_every_line_whole_and_in_order() {
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    s.feed(b"clear; echo hello world; echo second line\r\n\x1b[H\x1b[2J\x1b[3Jhello world\r\nsecond line\r\ndsh> ");
+    assert_eq!(
+        s.render_since(a, 10_000).text,
+        "clear; echo hello world; echo second line\nhello world\nsecond line\ndsh> "
+    );
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> earlier\r\nEARLIER OUTPUT\r\ndsh> ");
+    let a = s.anchor();
+    s.feed(b"echo before; clear; echo after\r\nbefore\r\n\x1b[H\x1b[2J\x1b[3Jafter\r\ndsh> ");
+    assert_eq!(
+        s.render_since(a, 10_000).text,
+        "echo before; clear; echo after\nbefore\nafter\ndsh> "
+    );
+    // What was on screen before the clear is still paged.
+    let page = s.page(None, None, 10_000).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        page.text.starts_with("dsh> earlier\nEARLIER OUTPUT\n"),
+        "{:?}",
+        page.text
+    );
+}
+
+#[test]
+fn c28_every_kind_of_clear_keeps_the_rows_it_erases() {
+    for clear in [&b"\x1b[H\x1b[J"[..], b"\x1b[2J\x1b[H", b"\x1bc"] {
+        let mut s = Screen::new(config(6, 20), None);
+        let a = s.anchor();
+        s.feed(b"one\r\ntwo\r\n");
+        s.feed(clear);
+        s.feed(b"three\r\n");
+        let text = s.render_since(a, 1000).text;
+        assert!(text.starts_with("one\ntwo\n"), "{clear:?}: {text:?}");
+        assert!(text.trim_end().ends_with("three"), "{clear:?}: {text:?}");
+    }
+    // The alternate screen keeps its own behaviour: its rows never reach history.
+    let mut s = Screen::new(config(6, 20), None);
+    s.feed(b"main\r\n\x1b[?1049hfull screen\x1b[2J\x1b[?1049l");
+    assert_eq!(s.transcript(), "main\n");
+}
+
+#[test]
+fn c28_lines_a_scroll_region_at_the_top_scrolls_out_reach_history() {
+    let mut s = Screen::new(config(4, 20), None);
+    let a = s.anchor();
+    // Region rows 1-3, status line on row 4.
+    s.feed(b"\x1b[1;3r\x1b[4;1Hstatus\x1b[1;1H");
+    for i in 0..6 {
+        s.feed(format!("line {i}\r\n").as_bytes());
+    }
+    s.feed(b"\x1b[r");
+    let text = s.render_since(a, 1000).text;
+    for i in 0..6 {
+        assert!(text.contains(&format!("line {i}")), "{text:?}");
+    }
+}
+
+#[test]
+fn c29_tabs_come_back_as_tabs_in_screen_history_and_pages() {
+    let input = b"all:\r\n\techo built\r\nname\tqty\r\nwidget\t3\r\n";
+    let mut s = screen();
+    s.feed(input);
+    assert_eq!(s.transcript(), "all:\n\techo built\nname\tqty\nwidget\t3\n");
+    // Scrolled into history, and cleared into history.
+    let mut s = Screen::new(config(2, 20), None);
+    s.feed(input);
+    assert_eq!(s.transcript(), "all:\n\techo built\nname\tqty\nwidget\t3\n");
+    let mut s = Screen::new(config(10, 20), None);
+    s.feed(input);
+    s.feed(b"\x1b[H\x1b[2J");
+    let page = s.page(None, None, 1000).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(page.text, "all:\n\techo built\nname\tqty\nwidget\t3\n");
+    // A trailing TAB (an empty last TSV field) survives too.
+    let mut s = screen();
+    s.feed(b"a\tb\t\r\n");
+    assert_eq!(s.transcript(), "a\tb\t\n");
+}
+
+#[test]
+fn c29_text_written_over_a_tab_run_or_an_erased_row_is_plain_text() {
+    let mut s = screen();
+    s.feed(b"ab\tcd\rxxxxxxxxx\r\n");
+    assert_eq!(s.transcript(), "xxxxxxxxxd\n");
+    let mut s = screen();
+    s.feed(b"ab\tcd\r\x1b[Kef        gh\r\n");
+    assert_eq!(s.transcript(), "ef        gh\n");
+    let mut s = Screen::new(config(2, 20), None);
+    s.feed(b"ab\tcd\rxxxxxxxxx\r\n1\r\n2\r\n");
+    assert_eq!(s.transcript(), "xxxxxxxxxd\n1\n2\n");
+}
+
+fn pseudo_random(n: usize) -> Vec<u8> {
+    let mut x: u32 = 0x2545_f491;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn c37_binary_output_becomes_one_summary_line_and_the_prompt_still_counts() {
+    let mut s = Screen::new(config(40, 160), Some(nonce()));
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    let mut output = b"head -c 3000000 /dev/urandom\r\n".to_vec();
+    output.extend(pseudo_random(3_000_000));
+    for chunk in output.chunks(4096) {
+        s.feed(chunk);
+    }
+    let mut tail = mark("D;0");
+    tail.extend(mark("A"));
+    tail.extend(b"dsh> ");
+    tail.extend(mark("B"));
+    let out = s.feed(&tail);
+    assert!(out.has_mark());
+    assert_eq!(s.prompt_state(), PromptState::Prompt);
+    assert_eq!(s.last_exit_code(), Some(0));
+    let text = s.render_since(a, 100_000).text;
+    assert!(text.len() < 400, "{text:?}");
+    assert!(
+        text.starts_with("head -c 3000000 /dev/urandom\n["),
+        "{text:?}"
+    );
+    assert!(
+        text.contains("bytes of binary output suppressed"),
+        "{text:?}"
+    );
+    assert!(text.ends_with("]\ndsh> "), "{text:?}");
+    // Text afterwards is text again.
+    s.feed(b"echo ok\r\nok\r\n");
+    assert!(s.transcript().ends_with("ok\n"));
+}
+
+#[test]
+fn c15_a_flood_of_plain_lines_keeps_history_and_screen_exact() {
+    let mut lazy = Screen::new(config(40, 160), None);
+    let mut eager = Screen::new(config(40, 160), None);
+    eager.no_flood = true;
+    let mut bytes = Vec::new();
+    for i in 0..30_000 {
+        bytes.extend(format!("{}\r\n", "x".repeat(i % 400)).as_bytes());
+    }
+    for chunk in bytes.chunks(4000) {
+        lazy.feed(chunk);
+        eager.feed(chunk);
+    }
+    assert_eq!(lazy.transcript(), eager.transcript());
+    assert_eq!(lazy.cursor(), eager.cursor());
+    assert_eq!(lazy.history_usage(), eager.history_usage());
 }
 
 #[test]
@@ -350,7 +509,7 @@ proptest! {
         }
         let t = s.transcript();
         prop_assert!(!t.contains('\x1b'));
-        prop_assert!(!t.chars().any(|c| c.is_control() && c != '\n'));
+        prop_assert!(!t.chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
         prop_assert!(s.history_usage().1 <= 400);
         let r = s.render_since(a, 64);
         prop_assert!(r.text.len() <= 64);
@@ -368,5 +527,37 @@ proptest! {
         s.feed(&bytes[split..]);
         let has_replacement = s.transcript().contains('\u{fffd}');
         prop_assert!(!has_replacement);
+    }
+
+    #[test]
+    fn flood_lines_render_like_emulating_every_byte(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                "[ -~]{0,30}\r\n",
+                "[ -~]{0,5}",
+                Just("\r".to_owned()),
+                Just("\x1b[2A".to_owned()),
+                Just("\x1b[H\x1b[2J".to_owned()),
+                Just("\t".to_owned()),
+                Just("é".to_owned()),
+                Just("\x1b[2;3r".to_owned()),
+                Just("\x1b[r".to_owned()),
+            ],
+            0..80,
+        ),
+        chunk in 1usize..64,
+    ) {
+        let bytes: Vec<u8> = parts.concat().into_bytes();
+        let mut lazy = Screen::new(config(4, 10), None);
+        let mut eager = Screen::new(config(4, 10), None);
+        eager.no_flood = true;
+        let (la, ea) = (lazy.anchor(), eager.anchor());
+        for c in bytes.chunks(chunk) {
+            lazy.feed(c);
+            eager.feed(c);
+        }
+        prop_assert_eq!(lazy.transcript(), eager.transcript());
+        prop_assert_eq!(lazy.cursor(), eager.cursor());
+        prop_assert_eq!(lazy.render_since(la, 10_000), eager.render_since(ea, 10_000));
     }
 }

@@ -620,7 +620,7 @@ impl OperationHandle for SendOp {
     fn progress(&self) -> SendProgress {
         /// Enough of the newest output to find its last line.
         const LAST_LINE_BYTES: usize = 1024;
-        let st = self.shared.lock();
+        let mut st = self.shared.lock();
         let span = self.span();
         let last_line = span.anchor.and_then(|anchor| {
             let rendered = st.screen.render_since(anchor, LAST_LINE_BYTES);

@@ -1,0 +1,136 @@
+//! Field cases about screen-to-text fidelity (clears, TABs, binary output) against real bash,
+//! named after their ids.
+
+use dsh_terminal_core::{BackendSession, ReadRequest, WaitReason};
+use pretty_assertions::assert_eq;
+
+use crate::support::{Shell, config, unique_id, within};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C28: a clear never drops or trims text printed during the send.
+async fn c28_clear_keeps_every_line_of_the_send_in_order() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("clear; echo hello world; echo second line").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(
+            r.viewport.ends_with("hello world\nsecond line\ndsh> "),
+            "{:?}",
+            r.viewport
+        );
+        let r = sh.send("echo before; clear; echo after").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(
+            r.viewport.ends_with("\nbefore\nafter\ndsh> "),
+            "{:?}",
+            r.viewport
+        );
+        // What was on screen before the clears is still paged, in order.
+        let page = sh
+            .session
+            .read(ReadRequest {
+                offset: Some(0),
+                count: Some(100),
+            })
+            .unwrap();
+        let hello = page.text.find("hello world\nsecond line");
+        let before = page.text.find("before\n");
+        assert!(
+            hello.is_some() && before.is_some() && hello < before,
+            "{:?}",
+            page.text
+        );
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C28, the same kind: a scroll region and a full-screen redraw over the send.
+async fn c28_scroll_regions_and_redraws_keep_printed_lines() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(
+                r"clear; printf '\033[1;5r\033[1;1H'; for i in 1 2 3 4 5 6 7 8 9; do echo region-$i; done; printf '\033[r\033[H\033[2J'; echo redrawn",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let mut at = 0;
+        for i in 1..=9 {
+            let line = format!("region-{i}\n");
+            let found = r.viewport[at..].find(&line);
+            assert!(found.is_some(), "{line:?} in order in {:?}", r.viewport);
+            at += found.unwrap_or(0) + line.len();
+        }
+        assert!(r.viewport.ends_with("redrawn\ndsh> "), "{:?}", r.viewport);
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C29: TABs the program wrote come back as TABs.
+async fn c29_tabs_come_back_as_tabs_in_results_and_pages() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let dir = std::env::temp_dir().join(format!("dsh-c29-{}", unique_id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("t.txt");
+        let r = sh
+            .send(&format!(
+                r"printf 'all:\n\techo built\nname\tqty\nwidget\t3\n' > '{0}'; cat '{0}'",
+                file.display()
+            ))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(
+            r.viewport
+                .ends_with("\nall:\n\techo built\nname\tqty\nwidget\t3\ndsh> "),
+            "{:?}",
+            r.viewport
+        );
+        // Pages keep them too, also once the rows scrolled into history.
+        let r = sh.send("seq 1 100").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let page = sh
+            .session
+            .read(ReadRequest {
+                offset: Some(0),
+                count: Some(500),
+            })
+            .unwrap();
+        assert!(
+            page.text
+                .contains("all:\n\techo built\nname\tqty\nwidget\t3\n"),
+            "{:?}",
+            page.text
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C37: binary output becomes a short, honest summary; the session stays usable.
+async fn c37_binary_output_is_summarised_not_dumped() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("head -c 3000000 /dev/urandom").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0));
+        assert!(r.viewport.len() < 2000, "{:?}", r.viewport);
+        assert!(
+            r.viewport.contains("bytes of binary output suppressed")
+                && r.viewport.contains("xxd | head"),
+            "{:?}",
+            r.viewport
+        );
+        assert!(r.viewport.ends_with("dsh> "), "{:?}", r.viewport);
+        let r = sh.send("echo still-usable").await;
+        assert_eq!(r.viewport, "echo still-usable\nstill-usable\ndsh> ");
+        sh.close().await;
+    })
+    .await;
+}

@@ -1,0 +1,205 @@
+//! Binary output: bytes that are not text are counted and summarised, not emulated.
+//!
+//! `cat` of an image or `head -c 3000000 /dev/urandom` would fill a result with mojibake
+//! and scramble the screen with accidental escape sequences. Output is judged in windows of
+//! [`WINDOW_BYTES`] by the share of bytes that are neither text nor terminal controls a text
+//! program writes (invalid UTF-8, C0 controls other than BEL, BS, TAB, LF, VT, FF, CR, ESC,
+//! and DEL). A window above [`ENTER_SHARE_PERCENT`] starts suppression; the suppressed bytes
+//! are only counted. A window below [`LEAVE_SHARE_PERCENT`], or the start of a prompt mark
+//! (`ESC ] 133;`), ends it, and one [`suppressed_line`] takes the bytes' place on the screen.
+
+/// Bytes judged at a time.
+pub(crate) const WINDOW_BYTES: usize = 256;
+/// Fewest bytes a window needs to start suppression (shorter tails keep the current mode).
+const MIN_JUDGED_BYTES: usize = 64;
+/// Share of non-text bytes (percent) that starts suppression.
+const ENTER_SHARE_PERCENT: usize = 25;
+/// Share of non-text bytes (percent) under which suppressed output turns back into text.
+const LEAVE_SHARE_PERCENT: usize = 5;
+/// The start of a prompt mark: never suppressed.
+const MARK_START: &[u8] = b"\x1b]133;";
+
+/// The line that replaces `bytes` suppressed bytes of binary output.
+pub(crate) fn suppressed_line(bytes: u64) -> String {
+    format!(
+        "[{bytes} bytes of binary output suppressed; to look at them, pipe the command through `xxd | head` or redirect its output to a file]"
+    )
+}
+
+/// What to do with the next bytes of a chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Feed this many bytes to the emulator.
+    Text(usize),
+    /// Count this many bytes as suppressed binary output.
+    Binary(usize),
+    /// Suppression ends here: put the summary line on the screen, then go on.
+    EndOfBinary,
+}
+
+/// The suppression state across chunks.
+#[derive(Debug, Default)]
+pub(crate) struct BinaryFilter {
+    suppressed: Option<u64>,
+}
+
+impl BinaryFilter {
+    /// Judges the start of `bytes` (non-empty). Text lines before the first non-text byte
+    /// of a window that starts suppression stay text.
+    pub(crate) fn judge(&mut self, bytes: &[u8]) -> Verdict {
+        let window = &bytes[..bytes.len().min(WINDOW_BYTES)];
+        match self.suppressed {
+            None => {
+                // A prompt mark is never suppressed, nor judged with what follows it.
+                if window.starts_with(MARK_START) {
+                    return Verdict::Text(window.len());
+                }
+                if window.len() < MIN_JUDGED_BYTES
+                    || non_text_bytes(window) * 100 <= window.len() * ENTER_SHARE_PERCENT
+                {
+                    return Verdict::Text(window.len());
+                }
+                let first_bad = first_non_text(window).unwrap_or(0);
+                let text_lines = window[..first_bad]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |p| p + 1);
+                if text_lines > 0 {
+                    return Verdict::Text(text_lines);
+                }
+                self.suppressed = Some(0);
+                self.judge(bytes)
+            }
+            Some(count) => {
+                if let Some(at) = find(window, MARK_START) {
+                    if at == 0 {
+                        return Verdict::EndOfBinary;
+                    }
+                    self.suppressed = Some(count + at as u64);
+                    return Verdict::Binary(at);
+                }
+                if window.len() >= MIN_JUDGED_BYTES.min(bytes.len())
+                    && non_text_bytes(window) * 100 < window.len() * LEAVE_SHARE_PERCENT
+                {
+                    return Verdict::EndOfBinary;
+                }
+                self.suppressed = Some(count + window.len() as u64);
+                Verdict::Binary(window.len())
+            }
+        }
+    }
+
+    /// Ends suppression; returns how many bytes were suppressed, if any.
+    pub(crate) fn take_suppressed(&mut self) -> Option<u64> {
+        self.suppressed.take().filter(|&n| n > 0)
+    }
+
+    /// Whether output is being suppressed.
+    pub(crate) fn suppressing(&self) -> bool {
+        self.suppressed.is_some()
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Where the first byte of `window` that is neither text nor a text program's control is.
+fn first_non_text(window: &[u8]) -> Option<usize> {
+    let valid = match std::str::from_utf8(window) {
+        Ok(_) => window.len(),
+        Err(e) => e.valid_up_to(),
+    };
+    match window[..valid].iter().position(|&b| is_odd_control(b)) {
+        Some(i) => Some(i),
+        None => (valid < window.len()).then_some(valid),
+    }
+}
+
+/// How many bytes of `window` are neither text nor controls a text program writes.
+fn non_text_bytes(window: &[u8]) -> usize {
+    let mut bad = 0;
+    let mut rest = window;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(text) => {
+                bad += text.bytes().filter(|&b| is_odd_control(b)).count();
+                break;
+            }
+            Err(e) => {
+                let (good, after) = rest.split_at(e.valid_up_to());
+                bad += good.iter().filter(|&&b| is_odd_control(b)).count();
+                match e.error_len() {
+                    Some(n) => {
+                        bad += n;
+                        rest = &after[n..];
+                    }
+                    // A character cut by the window's end is not evidence.
+                    None => break,
+                }
+            }
+        }
+    }
+    bad
+}
+
+fn is_odd_control(b: u8) -> bool {
+    matches!(b, 0x00..=0x06 | 0x0e..=0x1a | 0x1c..=0x1f | 0x7f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pseudo_random(n: usize) -> Vec<u8> {
+        let mut x: u32 = 0x9e37_79b9;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                (x >> 24) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn text_is_text_and_random_bytes_are_binary() {
+        let mut f = BinaryFilter::default();
+        let text = "héllo wörld ┌─┐ \x1b[31mred\x1b[0m\tx\r\n".repeat(20);
+        assert_eq!(f.judge(text.as_bytes()), Verdict::Text(WINDOW_BYTES));
+        let noise = pseudo_random(1000);
+        assert_eq!(f.judge(&noise), Verdict::Binary(WINDOW_BYTES));
+        assert!(f.suppressing());
+        assert_eq!(
+            f.judge(b"\x1b]133;D;0;dsh=1\x07dsh> "),
+            Verdict::EndOfBinary
+        );
+        assert_eq!(f.take_suppressed(), Some(WINDOW_BYTES as u64));
+        assert!(!f.suppressing());
+    }
+
+    #[test]
+    fn a_prompt_mark_inside_noise_ends_suppression_at_the_mark() {
+        let mut f = BinaryFilter::default();
+        let mut bytes = pseudo_random(100);
+        bytes.extend_from_slice(b"\x1b]133;D;0;dsh=1\x07");
+        assert_eq!(f.judge(&bytes), Verdict::Binary(100));
+        assert_eq!(f.judge(&bytes[100..]), Verdict::EndOfBinary);
+        assert_eq!(f.take_suppressed(), Some(100));
+    }
+
+    #[test]
+    fn text_lines_before_the_binary_stay_text() {
+        let mut f = BinaryFilter::default();
+        let mut bytes = b"head -c 3000000 /dev/urandom\r\n".to_vec();
+        bytes.extend(pseudo_random(1000));
+        assert_eq!(f.judge(&bytes), Verdict::Text(30));
+        assert_eq!(f.judge(&bytes[30..]), Verdict::Binary(WINDOW_BYTES));
+    }
+
+    #[test]
+    fn the_summary_line_is_api() {
+        insta::assert_snapshot!(suppressed_line(3_000_000));
+    }
+}

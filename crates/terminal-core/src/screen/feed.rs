@@ -1,0 +1,362 @@
+//! [`Screen::feed`]: program output in, screen state and events out.
+//!
+//! 1. The [binary filter](super::binary) counts bytes that are not text instead of emulating
+//!    them, and puts one summary line on the screen when text resumes.
+//! 2. Text goes to the [flood lines](super::flood) while the screen is in the plain state
+//!    they need; anything else first brings the emulator up to date.
+//! 3. Otherwise a lock-step scanner splits the text into segments that end right after each
+//!    sequence that can move the cursor, carry a mark or clear the screen, and each TAB, so
+//!    the screen can act at that point: a clear of the main screen first moves its rows into
+//!    history, a TAB records the run of cells it skipped, marks are collected in order, and
+//!    anchors below text printed above them move up to it (a program that redraws above the
+//!    send's start is still shown).
+
+use super::binary::{Verdict, suppressed_line};
+use super::flood::{FLOOD_BATCH_ROWS, rows_of, split_rows};
+use super::render::row_text;
+use super::scan::{Sequence, Step};
+use super::{FeedOutcome, Position, Screen, ScreenEvent};
+
+/// Terminal modes under which plain lines do not render as plain lines.
+pub(super) mod modes {
+    /// A scroll region (DECSTBM) is set on the main screen.
+    pub(crate) const REGION: u8 = 1;
+    /// Auto-wrap (DECAWM) is off.
+    pub(crate) const NO_WRAP: u8 = 2;
+    /// Insert mode (IRM) is on.
+    pub(crate) const INSERT: u8 = 4;
+    /// Origin mode (DECOM) is on.
+    pub(crate) const ORIGIN: u8 = 8;
+    /// The DEC line-drawing character set is selected.
+    pub(crate) const CHARSET: u8 = 16;
+}
+
+impl Screen {
+    /// Processes program output. Never panics on any input; the work is linear in the chunk.
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> FeedOutcome {
+        let mut out = FeedOutcome::default();
+        let mut rest = bytes;
+        // `rest[..text]` is judged text not yet fed.
+        let mut text = 0;
+        while text < rest.len() {
+            let was_suppressing = self.binary.suppressing();
+            let verdict = self.binary.judge(&rest[text..]);
+            if let Verdict::Text(n) = verdict {
+                text += n;
+                continue;
+            }
+            if text > 0 {
+                self.feed_text(&rest[..text], &mut out);
+                rest = &rest[text..];
+                text = 0;
+            }
+            match verdict {
+                Verdict::Binary(n) => {
+                    if !was_suppressing {
+                        self.ground_emulator();
+                    }
+                    self.note_text(&mut out);
+                    rest = &rest[n..];
+                }
+                Verdict::EndOfBinary => self.flush_binary(&mut out),
+                Verdict::Text(_) => {}
+            }
+        }
+        if text > 0 {
+            self.feed_text(&rest[..text], &mut out);
+        }
+        out.replies = std::mem::take(&mut self.parser.callbacks_mut().replies);
+        out
+    }
+
+    /// Ends any escape sequence the emulator and the scanner are in (CAN), before bytes are
+    /// withheld from them.
+    fn ground_emulator(&mut self) {
+        self.materialize_flood();
+        self.scanner.step(0x18);
+        self.parser.process(b"\x18");
+    }
+
+    /// Puts the summary line of suppressed binary output on the screen, on a row of its own.
+    pub(super) fn flush_binary(&mut self, out: &mut FeedOutcome) {
+        if let Some(count) = self.binary.take_suppressed() {
+            self.materialize_flood();
+            let mut line = Vec::new();
+            if self.parser.screen().cursor_position().1 != 0 {
+                line.extend_from_slice(b"\r\n");
+            }
+            line.extend_from_slice(suppressed_line(count).as_bytes());
+            line.extend_from_slice(b"\r\n");
+            self.feed_text(&line, out);
+        }
+    }
+
+    pub(super) fn note_text(&mut self, out: &mut FeedOutcome) {
+        out.push_text();
+        self.prompt.text_after_mark = true;
+        self.has_output = true;
+    }
+
+    fn feed_text(&mut self, bytes: &[u8], out: &mut FeedOutcome) {
+        let mut from = 0;
+        if !self.flood.is_empty() || self.flood_can_start() {
+            from = self.flood.take(bytes, self.config.cols);
+            if from > 0 {
+                self.note_text(out);
+            }
+            if self.flood.rows > usize::from(self.config.rows) + FLOOD_BATCH_ROWS {
+                self.compact_flood();
+            }
+            if from < bytes.len() {
+                self.materialize_flood();
+            }
+        }
+        if from < bytes.len() {
+            self.feed_segments(&bytes[from..], out);
+        }
+        if let Some(&last) = bytes.last() {
+            self.last_byte_ascii = last.is_ascii();
+        }
+    }
+
+    /// Whether plain lines may skip the emulator from here: main screen, plain modes, no
+    /// sequence or character in progress, the cursor at the start of a row with nothing
+    /// below it.
+    fn flood_can_start(&self) -> bool {
+        #[cfg(test)]
+        if self.no_flood {
+            return false;
+        }
+        let screen = self.parser.screen();
+        let (row, col) = screen.cursor_position();
+        if self.alternate
+            || self.modes != 0
+            || col != 0
+            || !self.last_byte_ascii
+            || !self.scanner.in_ground()
+        {
+            return false;
+        }
+        (row..self.config.rows).all(|r| {
+            (0..self.config.cols).all(|c| !screen.cell(r, c).is_some_and(|c| c.has_contents()))
+        })
+    }
+
+    /// Moves the oldest pending flood lines into history, keeping a screenful pending. The
+    /// first time, the rows the emulator shows above the cursor go first.
+    fn compact_flood(&mut self) {
+        let keep = usize::from(self.config.rows);
+        let cols = self.config.cols;
+        if !self.flood.stale {
+            let (cursor_row, _) = self.parser.screen().cursor_position();
+            self.push_visible_rows(cursor_row);
+            self.flood.stale = true;
+        }
+        let hooks = self.parser.callbacks_mut();
+        while let Some(front) = self.flood.front() {
+            if self.flood.rows - rows_of(front.len(), cols) < keep {
+                break;
+            }
+            for (text, wrapped) in split_rows(front, cols) {
+                hooks.history.push_row(text, wrapped);
+            }
+            self.flood.pop_front(cols);
+        }
+    }
+
+    /// Feeds the pending flood lines to the emulator.
+    pub(super) fn materialize_flood(&mut self) {
+        if !self.flood.is_empty() {
+            let bytes = self.flood.drain_bytes();
+            self.parser.process(&bytes);
+        }
+    }
+
+    /// Brings the emulator fully up to date (flood lines, suppressed binary output) before
+    /// the screen is read.
+    pub(super) fn materialize(&mut self) {
+        let mut ignored = FeedOutcome::default();
+        self.flush_binary(&mut ignored);
+        self.materialize_flood();
+        let replies = &mut self.parser.callbacks_mut().replies;
+        // Replies produced while materializing were already produced by the bytes' feed.
+        replies.clear();
+    }
+
+    /// Moves the visible rows `0..end_row` of the main screen into history (with their TAB
+    /// runs), as a clear screen would otherwise lose them.
+    fn push_visible_rows(&mut self, end_row: u16) {
+        for r in 0..end_row {
+            let runs = self.parser.callbacks_mut().tabs_main.take_row(r);
+            let screen = self.parser.screen();
+            let text = row_text(screen, &runs, r, 0, self.config.cols);
+            let wrapped = screen.row_wrapped(r);
+            self.parser.callbacks_mut().history.push_row(&text, wrapped);
+        }
+    }
+
+    /// Rows of the main screen that hold something, up to the cursor's: the rows a clear
+    /// would erase.
+    fn rows_in_use(&self) -> u16 {
+        let screen = self.parser.screen();
+        let cols = self.config.cols;
+        let last = (0..self.config.rows)
+            .rev()
+            .find(|&r| (0..cols).any(|c| screen.cell(r, c).is_some_and(|c| c.has_contents())));
+        match last {
+            Some(r) => r + 1,
+            None => 0,
+        }
+    }
+
+    fn feed_segments(&mut self, bytes: &[u8], out: &mut FeedOutcome) {
+        self.segment_row = self.cursor_unsynced().row;
+        let mut seg_start = 0;
+        let mut text_in_segment = false;
+        for (i, &b) in bytes.iter().enumerate() {
+            match self.scanner.step(b) {
+                Step::Text if b == b'\t' => {
+                    text_in_segment = true;
+                    self.parser.process(&bytes[seg_start..i]);
+                    let (row, from) = self.parser.screen().cursor_position();
+                    self.parser.process(b"\t");
+                    let (after_row, to) = self.parser.screen().cursor_position();
+                    if after_row == row {
+                        let alternate = self.parser.screen().alternate_screen();
+                        self.parser
+                            .callbacks_mut()
+                            .tabs_mut(alternate)
+                            .record(row, from, to);
+                    }
+                    seg_start = i + 1;
+                }
+                Step::Text => text_in_segment = true,
+                Step::Other | Step::SequenceEnd { flush: false } => {}
+                Step::Skip => {
+                    self.parser.process(&bytes[seg_start..i]);
+                    seg_start = i + 1;
+                }
+                Step::SequenceEnd { flush: true } => {
+                    let text_row = std::mem::take(&mut text_in_segment).then_some(self.segment_row);
+                    if text_row.is_some() {
+                        self.note_text(out);
+                    }
+                    self.parser.process(&bytes[seg_start..i]);
+                    let seq = self.scanner.last_sequence();
+                    if self.clears_main_screen(seq) {
+                        let rows = self.rows_in_use();
+                        self.push_visible_rows(rows);
+                    }
+                    self.parser.process(&bytes[i..=i]);
+                    seg_start = i + 1;
+                    self.after_segment(out, text_row);
+                    self.after_sequence(seq);
+                }
+            }
+        }
+        let text_row = text_in_segment.then_some(self.segment_row);
+        if text_row.is_some() {
+            self.note_text(out);
+        }
+        if seg_start < bytes.len() {
+            self.parser.process(&bytes[seg_start..]);
+        }
+        self.after_segment(out, text_row);
+    }
+
+    /// Whether `seq` (about to be applied) erases the whole main screen: ED 2, ED 0 from the
+    /// home position, or a full reset.
+    fn clears_main_screen(&self, seq: Sequence) -> bool {
+        if self.parser.screen().alternate_screen() {
+            return false;
+        }
+        if seq.csi {
+            seq.private.is_none()
+                && seq.final_byte == b'J'
+                && (seq.first_param == 2
+                    || (seq.first_param == 0 && self.parser.screen().cursor_position() == (0, 0)))
+        } else {
+            seq.intermediate.is_none() && seq.final_byte == b'c'
+        }
+    }
+
+    /// Forgets TAB runs the sequence erased or moved, and tracks the modes flood lines need.
+    fn after_sequence(&mut self, seq: Sequence) {
+        use modes::{CHARSET, INSERT, NO_WRAP, ORIGIN, REGION};
+        let alternate = self.alternate;
+        let (row, _) = self.parser.screen().cursor_position();
+        let mut modes = self.modes;
+        let mut set_mode = |mode: u8, on: bool| {
+            if on {
+                modes |= mode;
+            } else {
+                modes &= !mode;
+            }
+        };
+        let on = seq.final_byte == b'h';
+        match (seq.csi, seq.private, seq.intermediate, seq.final_byte) {
+            (true, None, _, b'h' | b'l') if seq.first_param == 4 => set_mode(INSERT, on),
+            (true, Some(b'?'), _, b'h' | b'l') => match seq.first_param {
+                7 => set_mode(NO_WRAP, !on),
+                6 => set_mode(ORIGIN, on),
+                47 | 1047 | 1049 if on => self.parser.callbacks_mut().tabs_alt.clear(),
+                _ => {}
+            },
+            (true, None, _, b'r') if !alternate => {
+                set_mode(REGION, seq.more_params || seq.first_param > 1);
+            }
+            (false, None, Some(b'('), b'0') => set_mode(CHARSET, true),
+            (false, None, Some(b'('), b'B') => set_mode(CHARSET, false),
+            (false, None, None, b'c') => {
+                set_mode(!0, false);
+                let hooks = self.parser.callbacks_mut();
+                hooks.tabs_main.clear();
+                hooks.tabs_alt.clear();
+            }
+            _ => {}
+        }
+        self.modes = modes;
+        let tabs = self.parser.callbacks_mut().tabs_mut(alternate);
+        match (seq.csi, seq.private, seq.final_byte) {
+            (true, None, b'K' | b'X' | b'P' | b'@') => tabs.clear_row(row),
+            (true, None, b'J') => match seq.first_param {
+                0 => tabs.clear_from(row),
+                1 => tabs.clear_to(row),
+                _ => tabs.clear(),
+            },
+            (true, None, b'L' | b'M') => tabs.clear_from(row),
+            (true, None, b'S' | b'T' | b'r') | (false, None, b'M') => tabs.clear(),
+            _ => {}
+        }
+    }
+
+    fn after_segment(&mut self, out: &mut FeedOutcome, text_row: Option<u64>) {
+        let marks = std::mem::take(&mut self.parser.callbacks_mut().marks);
+        for mark in marks {
+            self.prompt.on_mark(mark);
+            out.events.push(ScreenEvent::Mark(mark));
+        }
+        let alternate = self.parser.screen().alternate_screen();
+        if alternate != self.alternate {
+            self.alternate = alternate;
+            out.events.push(ScreenEvent::AlternateScreen(alternate));
+            if !alternate {
+                let cursor = self.cursor_unsynced();
+                for anchor in self.anchors.iter_mut().flatten() {
+                    if anchor.pending_main {
+                        anchor.pos = cursor;
+                        anchor.pending_main = false;
+                    }
+                }
+            }
+        }
+        if !alternate && let Some(row) = text_row {
+            for anchor in self.anchors.iter_mut().flatten() {
+                if !anchor.pending_main && row < anchor.pos.row {
+                    anchor.pos = Position { row, col: 0 };
+                }
+            }
+        }
+        self.segment_row = self.cursor_unsynced().row;
+    }
+}
