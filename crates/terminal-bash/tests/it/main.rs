@@ -8,6 +8,7 @@
 
 mod basics;
 mod cases;
+mod input;
 mod lifecycle;
 mod races;
 mod silence;

@@ -29,10 +29,12 @@ use super::tty_wait::{
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GroupActivity {
     /// Blocked reading the terminal. `only_tty`: every such wait watches the terminal alone
-    /// (a `read`, or a `select`/`poll`/`epoll` on one fd); a wait among other event sources
-    /// (an event loop's timers, signals, sockets) is weaker evidence that the program is done.
+    /// and without a timeout (a `read`, or a `select`/`poll`/`epoll` on one fd with no
+    /// timeout); a wait among other event sources (an event loop's timers, signals, sockets)
+    /// or with a timeout (an editor awaiting a terminal response before it exits) is weaker
+    /// evidence that the program is done with its input.
     ReadingTty {
-        /// Every terminal wait watches the terminal alone.
+        /// Every terminal wait watches the terminal alone, without a timeout.
         only_tty: bool,
     },
     /// Blocked indefinitely on something other than the terminal, or stopped.
@@ -156,18 +158,41 @@ fn thread_wait(pid: i32, tid: i32, tty: &Tty) -> Option<Wait> {
     }
 }
 
-/// Whether a terminal wait watches one fd only (the terminal): a `read`, a `select` with
-/// `nfds` ≤ 1, a `poll` on one entry, or an epoll instance with one target.
+/// Whether a terminal wait watches one fd only (the terminal) and has no timeout: a `read`, a
+/// `select` with `nfds` ≤ 1 and no timeout, a `poll` on one entry with no timeout, or an epoll
+/// instance with one target and no timeout.
 fn watches_one_fd(pid: i32, call: SyscallLine) -> bool {
-    let [a0, a1, ..] = call.args;
+    let [a0, a1, a2, a3, a4, _] = call.args;
+    // A C int timeout argument: negative means none.
+    let no_int_timeout = |t: u64| (t as u32 as i32) < 0;
     match classify_syscall(call.nr) {
         Some(Blocking::Read) => true,
-        Some(Blocking::Select) => a0 <= 1,
-        Some(Blocking::Poll) => a1 == 1,
-        Some(Blocking::Epoll) => fs::read_to_string(format!("/proc/{pid}/fdinfo/{a0}"))
-            .is_ok_and(|info| info.lines().filter(|l| l.starts_with("tfd:")).count() == 1),
+        Some(Blocking::Select) => a0 <= 1 && a4 == 0,
+        Some(Blocking::Poll) => {
+            a1 == 1
+                && if kind(call.nr) == Some(Kind::Poll) {
+                    no_int_timeout(a2)
+                } else {
+                    a2 == 0
+                }
+        }
+        Some(Blocking::Epoll) => {
+            let no_timeout = if is_epoll_pwait2(call.nr) {
+                a3 == 0
+            } else {
+                no_int_timeout(a3)
+            };
+            no_timeout
+                && fs::read_to_string(format!("/proc/{pid}/fdinfo/{a0}"))
+                    .is_ok_and(|info| info.lines().filter(|l| l.starts_with("tfd:")).count() == 1)
+        }
         None => false,
     }
+}
+
+/// `epoll_pwait2` takes a timespec pointer; the older epoll waits take milliseconds.
+fn is_epoll_pwait2(nr: i64) -> bool {
+    nr == 441
 }
 
 /// Folds thread waits into the group verdict (the module's rules).

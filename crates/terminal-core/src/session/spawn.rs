@@ -153,6 +153,11 @@ impl PtySession {
                     None
                 }
             },
+            // The shell exited before the startup send could even start (a fast `-c` script
+            // on a loaded machine): the same failure as exiting during startup.
+            Err(e) if e.code() == TerminalErrorCode::Exited => {
+                Some(spawn_error("PTY shell exited during startup"))
+            }
             Err(e) => Some(e),
         };
         if let Some(error) = failure {
