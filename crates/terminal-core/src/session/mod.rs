@@ -157,7 +157,7 @@ impl BackendSession for PtySession {
     }
 
     fn status(&self) -> SessionStatus {
-        self.inner.shared.lock().status()
+        self.inner.shared.status()
     }
 
     fn start_send(&self, request: SendRequest) -> Result<SendOperation, TerminalError> {
