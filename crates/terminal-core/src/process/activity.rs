@@ -303,38 +303,32 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn sleeping_syscalls_are_told_apart() {
-        let call = |nr: i64, args: [u64; 6]| sleeping_wait(SyscallLine { nr, args });
-        assert_eq!(call(230, [0; 6]), Wait::Timer, "clock_nanosleep");
-        assert_eq!(call(35, [0; 6]), Wait::Timer, "nanosleep");
-        assert_eq!(
-            call(7, [0x10, 1, 500, 0, 0, 0]),
-            Wait::Event,
-            "poll on a socket"
-        );
-        assert_eq!(
-            call(7, [0, 0, 500, 0, 0, 0]),
-            Wait::Timer,
-            "poll as a sleep"
-        );
-        assert_eq!(
-            call(7, [0, 0, 0xffff_ffff, 0, 0, 0]),
-            Wait::Event,
-            "poll on nothing forever"
-        );
-        assert_eq!(
-            call(271, [0, 0, 0x7ff0, 0, 0, 0]),
-            Wait::Timer,
-            "ppoll sleep"
-        );
-        assert_eq!(
-            call(23, [0, 0, 0, 0, 0x7ff0, 0]),
-            Wait::Timer,
-            "select sleep"
-        );
-        assert_eq!(call(270, [4, 0x7ff0, 0, 0, 0x7ff8, 0]), Wait::Event);
-        assert_eq!(call(43, [3, 0, 0, 0, 0, 0]), Wait::Event, "accept");
-        assert_eq!(call(281, [5, 0, 1, 500, 0, 0]), Wait::Event, "epoll");
-        assert_eq!(call(61, [0; 6]), Wait::Children, "wait4");
-        assert_eq!(call(202, [0; 6]), Wait::Other, "futex");
+        let cases: &[(i64, [u64; 6], Wait, &str)] = &[
+            (230, [0; 6], Wait::Timer, "clock_nanosleep"),
+            (35, [0; 6], Wait::Timer, "nanosleep"),
+            (7, [0x10, 1, 500, 0, 0, 0], Wait::Event, "poll on a socket"),
+            (7, [0, 0, 500, 0, 0, 0], Wait::Timer, "poll as a sleep"),
+            (
+                7,
+                [0, 0, 0xffff_ffff, 0, 0, 0],
+                Wait::Event,
+                "poll on nothing forever",
+            ),
+            (271, [0, 0, 0x7ff0, 0, 0, 0], Wait::Timer, "ppoll sleep"),
+            (23, [0, 0, 0, 0, 0x7ff0, 0], Wait::Timer, "select sleep"),
+            (
+                270,
+                [4, 0x7ff0, 0, 0, 0x7ff8, 0],
+                Wait::Event,
+                "pselect6 on fds",
+            ),
+            (43, [3, 0, 0, 0, 0, 0], Wait::Event, "accept"),
+            (281, [5, 0, 1, 500, 0, 0], Wait::Event, "epoll"),
+            (61, [0; 6], Wait::Children, "wait4"),
+            (202, [0; 6], Wait::Other, "futex"),
+        ];
+        for &(nr, args, expected, why) in cases {
+            assert_eq!(sleeping_wait(SyscallLine { nr, args }), expected, "{why}");
+        }
     }
 }
