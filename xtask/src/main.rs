@@ -5,9 +5,10 @@
 //!   (`catalog_is_up_to_date`) runs the check under `cargo test`.
 //! - `verify`: what CI runs: fmt check, clippy with warnings as errors, the test suite,
 //!   `cargo package --workspace` and `cargo doc --workspace --no-deps` with warnings as errors.
-//! - `bench [--iterations N] [--quick]`: send round trip through our stack against a raw PTY
-//!   round trip, measured side by side in one run and reported as medians and a ratio; then
-//!   output throughput against a raw PTY and scrollback memory (`bench_throughput`).
+//! - `bench [--quick] [--iterations N]`: round trips, input-wait latency and open latency
+//!   through our stack, each against a raw PTY reference measured in the same run, reported as
+//!   medians, p90 and ratios (see `bench/`).; then output
+//!   throughput against a raw PTY and scrollback memory (`bench_throughput`).
 
 #![allow(clippy::print_stdout)] // xtask is a developer CLI: its reports go to stdout.
 
@@ -114,9 +115,10 @@ commands:
   catalog [--check]        regenerate docs/tool-catalog.md (or check it is up to date)
   verify                   fmt --check, clippy -D warnings, test --workspace, package --workspace,
                            doc --workspace --no-deps with -D warnings (what CI runs)
-  bench [--iterations N] [--quick]
-                           send round trip vs raw PTY round trip, side by side (default N=200);
-                           output throughput vs raw PTY and scrollback memory (--quick: smaller)
+  bench [--quick] [--iterations N]
+                           round trips, input-wait latency and open latency, each against a raw
+                           PTY reference in the same run (default N=200; --quick: under a minute);
+                           output throughput vs raw PTY and scrollback memory
 ";
 
 fn main() -> Result<()> {
@@ -133,7 +135,10 @@ fn main() -> Result<()> {
                 .transpose()
                 .context("--iterations takes a positive integer")?
                 .unwrap_or(200);
-            bench::run(iterations.max(1))?;
+            bench::run(&bench::BenchOptions {
+                iterations: iterations.max(1),
+                quick: args.iter().any(|a| a == "--quick"),
+            })?;
             bench_throughput::run(args.iter().any(|a| a == "--quick"))
         }
         None | Some("help" | "--help" | "-h") => {

@@ -346,6 +346,20 @@ impl Pty {
         })
     }
 
+    /// The byte the terminal's own Ctrl-C sends when the foreground program reads keys raw:
+    /// `Some(VINTR)` when `ISIG` is off (the line discipline turns no key into SIGINT, so the
+    /// program expects the byte) and the character is not disabled; `None` when `ISIG` is on
+    /// (Ctrl-C means SIGINT to the foreground group) or the modes cannot be read.
+    pub(crate) fn raw_interrupt_char(&self) -> Option<u8> {
+        let t = rustix::termios::tcgetattr(self.fd.as_fd()).ok()?;
+        if t.local_modes.contains(LocalModes::ISIG) {
+            return None;
+        }
+        let vintr = t.special_codes[rustix::termios::SpecialCodeIndex::VINTR];
+        // 0 is _POSIX_VDISABLE on Linux.
+        (vintr != 0).then_some(vintr)
+    }
+
     /// Bytes written to the terminal that its foreground program has not read yet (`FIONREAD`
     /// on a short-lived descriptor of the slave side). `None` when it cannot be asked.
     pub(crate) fn pending_input_bytes(&self) -> Option<u64> {

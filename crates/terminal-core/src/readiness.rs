@@ -11,7 +11,7 @@
 //! 4. **exact stdin**: after `exact_probe_after`, the foreground group is provably blocked
 //!    reading the terminal (kernel-true, from `/proc`), no terminal query reply is owed to
 //!    it, the screen has caught up and output has been quiet for [`PROBE_QUIET`] (for a wait
-//!    among other event sources, such as an event loop's, `poll_interval`), and it was not already blocked before the write
+//!    among other event sources or with a timeout, [`WEAK_WAIT_QUIET`]), and it was not already blocked before the write
 //!    unless it was seen leaving that wait or answered the input with output; the shell's
 //!    own group counts too (`read -p`), except while its prompt is current (that is tier
 //!    2/3's business) → `stdin_read`;
@@ -31,6 +31,11 @@ use crate::screen::PromptState;
 /// caught-up screen. Also the first step of the driver's probe backoff.
 pub(crate) const PROBE_QUIET: Duration = Duration::from_millis(1);
 
+/// Output quiet a weaker terminal wait needs before it settles a send: one among other event
+/// sources (an event loop may still be busy with what it just read) or with a timeout (an
+/// editor that awaits terminal responses for about 100 ms before it exits).
+pub(crate) const WEAK_WAIT_QUIET: Duration = Duration::from_millis(150);
+
 /// What output silence alone may settle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SilenceRule {
@@ -47,9 +52,6 @@ pub enum SilenceRule {
 /// Timing knobs of the decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ReadinessTiming {
-    /// Output quiet a terminal wait among other event sources (an event loop) needs before it
-    /// settles a send: such a program may still be busy with the input it just read.
-    pub(crate) poll_interval: Duration,
     /// Earliest time after the send started that a stdin wait may settle it.
     pub(crate) exact_probe_after: Duration,
     /// Output silence that settles as `inferred_idle`.
@@ -259,7 +261,7 @@ impl Readiness {
             // (its prompt, or the shell's own prompt after a flood), so the wait is judged
             // against a current screen.
             let quiet_needed = if o.fg_wait_among_others {
-                self.timing.poll_interval
+                WEAK_WAIT_QUIET
             } else {
                 PROBE_QUIET
             };
@@ -324,7 +326,6 @@ mod tests {
 
     fn timing() -> ReadinessTiming {
         ReadinessTiming {
-            poll_interval: Duration::from_millis(10),
             exact_probe_after: Duration::from_millis(20),
             idle_silence: Duration::from_millis(50),
             handoff_grace: Duration::from_millis(10),
@@ -668,12 +669,8 @@ mod tests {
         o.reply_pending = false;
         o.fg_wait_among_others = true;
         o.last_output_at = t0 + Duration::from_millis(25);
-        assert_eq!(
-            r.evaluate(&o),
-            None,
-            "an event loop needs a poll interval of quiet"
-        );
-        o.now = t0 + Duration::from_millis(35);
+        assert_eq!(r.evaluate(&o), None, "a weak wait needs a longer quiet");
+        o.now = o.last_output_at + WEAK_WAIT_QUIET;
         assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
     }
 }

@@ -319,6 +319,11 @@ impl Screen {
         }
     }
 
+    /// Whether the program enabled bracketed paste (DECSET 2004).
+    pub(crate) fn bracketed_paste(&self) -> bool {
+        self.parser.screen().bracketed_paste()
+    }
+
     /// Whether a full-screen program holds the alternate screen.
     pub(crate) fn alternate_screen(&self) -> bool {
         self.alternate

@@ -316,6 +316,20 @@ pub struct SignalResult {
     /// The target group was the session's top-level process itself (nothing else held the
     /// foreground).
     pub shell_targeted: bool,
+    /// How the signal reached the group.
+    pub delivery: SignalDelivery,
+}
+
+/// How a signal reached the foreground group.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SignalDelivery {
+    /// Sent with `kill(-pgid, sig)`.
+    #[default]
+    ProcessGroup,
+    /// SIGINT to a program that turned `ISIG` off (vim, raw-mode programs): the terminal's
+    /// interrupt character (`VINTR`, usually `^C`) was written as input, exactly what the
+    /// terminal's own Ctrl-C does for it.
+    InterruptCharacter,
 }
 
 /// What closing a session did.

@@ -477,12 +477,16 @@ impl Tool for SignalTool {
             target_pgid: result.target_pgid,
             // Nothing else held the foreground (field case C22).
             shell_was_foreground: result.shell_targeted,
+            delivery: result.delivery.into(),
         })
     }
     fn render(&self, args: &SignalArgs, out: &SignalOutput) -> String {
         let signal: TerminalSignal = args.signal.into();
         if !out.delivered {
             return render::render_signal_skipped(signal.as_str());
+        }
+        if out.delivery == SignalDeliveryOutput::InterruptCharacter {
+            return render::render_interrupt_character(signal.as_str(), out.target_pgid);
         }
         render::render_signal(signal.as_str(), out.target_pgid, out.shell_was_foreground)
     }

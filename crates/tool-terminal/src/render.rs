@@ -278,6 +278,14 @@ pub fn render_signal(signal: &str, target_pgid: i32, shell_is_target: bool) -> S
     }
 }
 
+/// `terminal_signal` when a SIGINT went as the terminal's interrupt character: the foreground
+/// program reads keys raw (it turned the terminal's signal keys off), so Ctrl-C is a key to it.
+pub fn render_interrupt_character(signal: &str, target_pgid: i32) -> String {
+    format!(
+        "delivered {signal} to foreground process group {target_pgid} as the terminal's interrupt character (Ctrl-C), the way the terminal's own key would: the program reads keys raw, so it handles Ctrl-C itself (an editor such as vim does not quit on it); the next terminal_send or terminal_read shows its effect"
+    )
+}
+
 /// `terminal_signal` when nothing was sent: the shell was idle at its prompt (field case C22).
 pub fn render_signal_skipped(signal: &str) -> String {
     format!(

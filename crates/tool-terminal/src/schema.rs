@@ -377,6 +377,29 @@ pub struct SignalOutput {
     /// True when that group was the shell itself, i.e. nothing else was running (addition).
     #[serde(rename = "shellWasForeground")]
     pub shell_was_foreground: bool,
+    /// How it was delivered: `signal` (`kill` to the group) or `interrupt-character` (SIGINT
+    /// to a program that reads keys raw, such as vim: the terminal's Ctrl-C byte was written
+    /// as input, as the terminal itself would) (addition).
+    pub delivery: SignalDeliveryOutput,
+}
+
+/// How a signal reached the foreground group.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SignalDeliveryOutput {
+    /// `kill(-pgid, signal)`.
+    Signal,
+    /// The terminal's interrupt character (Ctrl-C) written as input.
+    InterruptCharacter,
+}
+
+impl From<dsh_terminal_core::SignalDelivery> for SignalDeliveryOutput {
+    fn from(d: dsh_terminal_core::SignalDelivery) -> Self {
+        match d {
+            dsh_terminal_core::SignalDelivery::ProcessGroup => Self::Signal,
+            dsh_terminal_core::SignalDelivery::InterruptCharacter => Self::InterruptCharacter,
+        }
+    }
 }
 
 /// Close outcome.

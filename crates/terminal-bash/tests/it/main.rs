@@ -10,6 +10,7 @@ mod basics;
 mod cases;
 mod confined;
 mod environment;
+mod input;
 mod lifecycle;
 mod races;
 mod sandbox;

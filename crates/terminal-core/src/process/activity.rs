@@ -29,10 +29,12 @@ use super::tty_wait::{
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GroupActivity {
     /// Blocked reading the terminal. `only_tty`: every such wait watches the terminal alone
-    /// (a `read`, or a `select`/`poll`/`epoll` on one fd); a wait among other event sources
-    /// (an event loop's timers, signals, sockets) is weaker evidence that the program is done.
+    /// and without a timeout (a `read`, or a `select`/`poll`/`epoll` on one fd with no
+    /// timeout); a wait among other event sources (an event loop's timers, signals, sockets)
+    /// or with a timeout (an editor awaiting a terminal response before it exits) is weaker
+    /// evidence that the program is done with its input.
     ReadingTty {
-        /// Every terminal wait watches the terminal alone.
+        /// Every terminal wait watches the terminal alone, without a timeout.
         only_tty: bool,
     },
     /// Blocked indefinitely on something other than the terminal, or stopped.
@@ -156,18 +158,41 @@ fn thread_wait(pid: i32, tid: i32, tty: &Tty) -> Option<Wait> {
     }
 }
 
-/// Whether a terminal wait watches one fd only (the terminal): a `read`, a `select` with
-/// `nfds` ≤ 1, a `poll` on one entry, or an epoll instance with one target.
+/// Whether a terminal wait watches one fd only (the terminal) and has no timeout: a `read`, a
+/// `select` with `nfds` ≤ 1 and no timeout, a `poll` on one entry with no timeout, or an epoll
+/// instance with one target and no timeout.
 fn watches_one_fd(pid: i32, call: SyscallLine) -> bool {
-    let [a0, a1, ..] = call.args;
+    let [a0, a1, a2, a3, a4, _] = call.args;
+    // A C int timeout argument: negative means none.
+    let no_int_timeout = |t: u64| (t as u32 as i32) < 0;
     match classify_syscall(call.nr) {
         Some(Blocking::Read) => true,
-        Some(Blocking::Select) => a0 <= 1,
-        Some(Blocking::Poll) => a1 == 1,
-        Some(Blocking::Epoll) => fs::read_to_string(format!("/proc/{pid}/fdinfo/{a0}"))
-            .is_ok_and(|info| info.lines().filter(|l| l.starts_with("tfd:")).count() == 1),
+        Some(Blocking::Select) => a0 <= 1 && a4 == 0,
+        Some(Blocking::Poll) => {
+            a1 == 1
+                && if kind(call.nr) == Some(Kind::Poll) {
+                    no_int_timeout(a2)
+                } else {
+                    a2 == 0
+                }
+        }
+        Some(Blocking::Epoll) => {
+            let no_timeout = if is_epoll_pwait2(call.nr) {
+                a3 == 0
+            } else {
+                no_int_timeout(a3)
+            };
+            no_timeout
+                && fs::read_to_string(format!("/proc/{pid}/fdinfo/{a0}"))
+                    .is_ok_and(|info| info.lines().filter(|l| l.starts_with("tfd:")).count() == 1)
+        }
         None => false,
     }
+}
+
+/// `epoll_pwait2` takes a timespec pointer; the older epoll waits take milliseconds.
+fn is_epoll_pwait2(nr: i64) -> bool {
+    nr == 441
 }
 
 /// Folds thread waits into the group verdict (the module's rules).
@@ -278,38 +303,32 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn sleeping_syscalls_are_told_apart() {
-        let call = |nr: i64, args: [u64; 6]| sleeping_wait(SyscallLine { nr, args });
-        assert_eq!(call(230, [0; 6]), Wait::Timer, "clock_nanosleep");
-        assert_eq!(call(35, [0; 6]), Wait::Timer, "nanosleep");
-        assert_eq!(
-            call(7, [0x10, 1, 500, 0, 0, 0]),
-            Wait::Event,
-            "poll on a socket"
-        );
-        assert_eq!(
-            call(7, [0, 0, 500, 0, 0, 0]),
-            Wait::Timer,
-            "poll as a sleep"
-        );
-        assert_eq!(
-            call(7, [0, 0, 0xffff_ffff, 0, 0, 0]),
-            Wait::Event,
-            "poll on nothing forever"
-        );
-        assert_eq!(
-            call(271, [0, 0, 0x7ff0, 0, 0, 0]),
-            Wait::Timer,
-            "ppoll sleep"
-        );
-        assert_eq!(
-            call(23, [0, 0, 0, 0, 0x7ff0, 0]),
-            Wait::Timer,
-            "select sleep"
-        );
-        assert_eq!(call(270, [4, 0x7ff0, 0, 0, 0x7ff8, 0]), Wait::Event);
-        assert_eq!(call(43, [3, 0, 0, 0, 0, 0]), Wait::Event, "accept");
-        assert_eq!(call(281, [5, 0, 1, 500, 0, 0]), Wait::Event, "epoll");
-        assert_eq!(call(61, [0; 6]), Wait::Children, "wait4");
-        assert_eq!(call(202, [0; 6]), Wait::Other, "futex");
+        let cases: &[(i64, [u64; 6], Wait, &str)] = &[
+            (230, [0; 6], Wait::Timer, "clock_nanosleep"),
+            (35, [0; 6], Wait::Timer, "nanosleep"),
+            (7, [0x10, 1, 500, 0, 0, 0], Wait::Event, "poll on a socket"),
+            (7, [0, 0, 500, 0, 0, 0], Wait::Timer, "poll as a sleep"),
+            (
+                7,
+                [0, 0, 0xffff_ffff, 0, 0, 0],
+                Wait::Event,
+                "poll on nothing forever",
+            ),
+            (271, [0, 0, 0x7ff0, 0, 0, 0], Wait::Timer, "ppoll sleep"),
+            (23, [0, 0, 0, 0, 0x7ff0, 0], Wait::Timer, "select sleep"),
+            (
+                270,
+                [4, 0x7ff0, 0, 0, 0x7ff8, 0],
+                Wait::Event,
+                "pselect6 on fds",
+            ),
+            (43, [3, 0, 0, 0, 0, 0], Wait::Event, "accept"),
+            (281, [5, 0, 1, 500, 0, 0], Wait::Event, "epoll"),
+            (61, [0; 6], Wait::Children, "wait4"),
+            (202, [0; 6], Wait::Other, "futex"),
+        ];
+        for &(nr, args, expected, why) in cases {
+            assert_eq!(sleeping_wait(SyscallLine { nr, args }), expected, "{why}");
+        }
     }
 }

@@ -22,8 +22,7 @@ pub struct PtySessionConfig {
     pub max_read_bytes: usize,
     /// Longest pause between `/proc` checks while a send is pending. Checks are event-driven:
     /// the foreground is probed as soon as output goes quiet (or a prompt mark arrives), then
-    /// with a doubling backoff capped at this period. Also the output quiet a terminal wait
-    /// among other event sources (an event loop's) needs before it settles a send.
+    /// with a doubling backoff capped at this period.
     pub poll_interval: Duration,
     /// Earliest time after a send started that a stdin wait may settle it.
     pub exact_probe_after: Duration,
@@ -64,7 +63,6 @@ impl PtySessionConfig {
 
     pub(crate) fn timing(&self) -> ReadinessTiming {
         ReadinessTiming {
-            poll_interval: self.poll_interval,
             exact_probe_after: self.exact_probe_after,
             idle_silence: self.idle_silence,
             handoff_grace: self.handoff_grace,

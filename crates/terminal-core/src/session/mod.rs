@@ -17,6 +17,9 @@
 //! - `send.rs`: `SendOp`, one send's whole state machine (one active send at a time; `done()`
 //!   may be awaited by several callers; `read_output()` consumes the screen-true delta;
 //!   `cancel()` delivers a real SIGINT to the foreground group).
+//! - `input.rs`: the bytes a send writes (bracketed paste for multi-line text to a program
+//!   that enabled it; lines over the canonical-mode limit refused), a pure function with
+//!   table tests.
 //! - `result.rs`: result assembly, a pure function with table tests.
 //! - `signal.rs`: signal delivery and the aftermath the next send waits out.
 //! - `replies.rs`: terminal query (DSR, DA) replies, queued on a bounded channel and answered
@@ -27,6 +30,7 @@
 
 mod close;
 mod config;
+mod input;
 mod replies;
 mod result;
 mod send;
@@ -158,7 +162,7 @@ impl BackendSession for PtySession {
     }
 
     fn status(&self) -> SessionStatus {
-        self.inner.shared.lock().status()
+        self.inner.shared.status()
     }
 
     fn start_send(&self, request: SendRequest) -> Result<SendOperation, TerminalError> {

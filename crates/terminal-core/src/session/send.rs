@@ -33,6 +33,7 @@ use crate::screen::{AnchorId, Position, PromptState};
 use crate::types::{SendProgress, SendRead, SendRequest, SendResult, TerminalSignal};
 
 use super::Inner;
+use super::input;
 use super::result::{SettleFacts, assemble};
 use super::shared::{Shared, State};
 use super::signal::deliver;
@@ -85,6 +86,13 @@ impl SendOp {
         if st.active.is_some() {
             return Err(TerminalError::send_active(&shared.id));
         }
+        let fg = shared.pty.foreground_pgid();
+        let reader = input::Reader {
+            canonical: shared.pty.modes().is_some_and(|m| m.canonical),
+            bracketed_paste: st.screen.bracketed_paste()
+                && fg.is_some_and(|p| p != shared.shell_pgid()),
+        };
+        let input = input::shape(&request.text, request.submit, reader)?;
         let op = Arc::new(SendOp {
             shared: Arc::clone(shared),
             result: watch::channel(None).0,
@@ -96,10 +104,6 @@ impl SendOp {
         });
         st.active = Some(Arc::clone(&op));
         drop(st);
-        let mut input = request.text.into_bytes();
-        if request.submit {
-            input.push(b'\r');
-        }
         let driver = Arc::clone(&op).drive(Arc::clone(inner), input, initializing);
         inner.runtime.spawn(driver.instrument(inner.span.clone()));
         Ok(op)
@@ -304,7 +308,7 @@ impl SendOp {
         let mut interrupted = false;
         let poll_interval = inner.config.poll_interval;
         let mut next_tick = written_at + poll_interval;
-        let mut probes = ProbeSchedule::new(written_at, poll_interval);
+        let mut probes = ProbeSchedule::new(written_at, marks_at_write, poll_interval);
         let mut tracker_refresh: Option<tokio::task::JoinHandle<()>> = None;
         let mut probe: Option<(i32, GroupActivity)> = None;
 
@@ -362,11 +366,15 @@ impl SendOp {
                     tracker_refresh = Some(tokio::spawn(Arc::clone(&inner).refresh_tracker()));
                 }
             }
-            let (last_output_at, prompt) = {
+            let (last_output_at, marks, prompt) = {
                 let st = shared.lock();
-                (st.last_output_at, st.screen.prompt_state())
+                (
+                    st.last_output_at,
+                    st.screen.mark_count(),
+                    st.screen.prompt_state(),
+                )
             };
-            probes.on_output(last_output_at);
+            probes.on_output(last_output_at, marks);
             if probes.due(now) {
                 let fg = shared.pty.foreground_pgid();
                 probe = match fg {
@@ -430,38 +438,45 @@ impl SendOp {
     }
 }
 
-/// When the driver next probes the foreground: [`PROBE_QUIET`] after output goes quiet (or a
-/// prompt mark arrives), then with a doubling backoff capped at `poll_interval`, so a program
-/// that prints its prompt and blocks is seen within a millisecond or two, while a silent long
-/// job costs a probe per `poll_interval`.
+/// When the driver next probes the foreground: once output has been quiet for the current
+/// delay, which starts at [`PROBE_QUIET`] when the input lands or a prompt mark arrives and
+/// doubles after every probe up to `poll_interval`. A program that prints its prompt and
+/// blocks is seen within a millisecond or two; new output only pushes the next probe out, so a
+/// flood or a silent long job costs at most one probe per `poll_interval`.
 struct ProbeSchedule {
     seen_output_at: Instant,
+    seen_marks: u64,
     delay: Duration,
     next: Instant,
     max: Duration,
 }
 
 impl ProbeSchedule {
-    fn new(from: Instant, max: Duration) -> Self {
+    fn new(from: Instant, marks: u64, max: Duration) -> Self {
         Self {
             seen_output_at: from,
+            seen_marks: marks,
             delay: PROBE_QUIET,
             next: from + PROBE_QUIET,
             max: max.max(PROBE_QUIET),
         }
     }
 
-    /// Starts over from `at` (the input just landed).
+    /// Starts over from `at` (the input just landed, or a prompt mark arrived).
     fn restart(&mut self, at: Instant) {
         self.delay = PROBE_QUIET;
         self.next = at + PROBE_QUIET;
     }
 
-    /// New output (or a mark) at `last_output_at` restarts the backoff from it.
-    fn on_output(&mut self, last_output_at: Instant) {
-        if last_output_at != self.seen_output_at {
+    /// Output (or a mark) at `last_output_at`, `marks` marks seen so far.
+    fn on_output(&mut self, last_output_at: Instant, marks: u64) {
+        if marks != self.seen_marks {
+            self.seen_marks = marks;
             self.seen_output_at = last_output_at;
             self.restart(last_output_at);
+        } else if last_output_at != self.seen_output_at {
+            self.seen_output_at = last_output_at;
+            self.next = self.next.max(last_output_at + self.delay);
         }
     }
 

@@ -18,6 +18,9 @@ use super::replies::{QueryReply, ReplySender};
 use super::send::SendOp;
 use super::signal::SignalAftermath;
 
+/// Most bytes fed to the screen under one hold of the state lock.
+const FEED_PIECE_BYTES: usize = 8 * 1024;
+
 /// Mutable session state, behind [`Shared::lock`].
 pub(super) struct State {
     pub(super) screen: Screen,
@@ -102,6 +105,9 @@ pub(super) struct Shared {
     replies: ReplySender,
     /// Query replies queued or being answered: the asking program waits for them.
     pending_replies: AtomicUsize,
+    /// The session status, kept beside the state lock so status and list calls never wait
+    /// behind the reader feeding a flood to the screen.
+    status: Mutex<SessionStatus>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -132,6 +138,7 @@ impl Shared {
             reader_busy: AtomicBool::new(false),
             replies,
             pending_replies: AtomicUsize::new(0),
+            status: Mutex::new(SessionStatus::Running),
         }
     }
 
@@ -170,16 +177,31 @@ impl Shared {
         self.activity.subscribe()
     }
 
+    /// The session status (no wait on the state lock).
+    pub(super) fn status(&self) -> SessionStatus {
+        self.status.lock().clone()
+    }
+
+    /// Publishes `st`'s status for [`Shared::status`]; call after changing exit or stream
+    /// facts under the state lock.
+    pub(super) fn publish_status(&self, st: &State) {
+        *self.status.lock() = st.status();
+    }
+
+    /// Feeds one read chunk to the screen in pieces of at most [`FEED_PIECE_BYTES`], taking
+    /// the state lock per piece: a send settling, a read or a signal never waits behind a
+    /// whole chunk of a flood.
     fn on_output(&self, bytes: &[u8]) {
-        let replies = {
+        let mut replies = Vec::new();
+        for piece in bytes.chunks(FEED_PIECE_BYTES) {
             let mut st = self.lock();
-            st.bytes_read = st.bytes_read.saturating_add(bytes.len() as u64);
-            let out = st.screen.feed(bytes);
+            st.bytes_read = st.bytes_read.saturating_add(piece.len() as u64);
+            let out = st.screen.feed(piece);
             if out.printed_text() || out.has_mark() {
                 st.last_output_at = Instant::now();
             }
-            out.replies
-        };
+            replies.extend(out.replies);
+        }
         tracing::trace!(bytes = bytes.len(), "pty output");
         self.bump();
         if !replies.is_empty() {
@@ -273,8 +295,12 @@ impl Reader {
                     // stop interpreting; the active send fails as a transport error.
                     self.emulator_failed = true;
                     tracing::error!("terminal emulator panicked; session output is lost");
-                    shared.lock().stream_error =
-                        Some("the terminal emulator failed on this output".to_owned());
+                    {
+                        let mut st = shared.lock();
+                        st.stream_error =
+                            Some("the terminal emulator failed on this output".to_owned());
+                        shared.publish_status(&st);
+                    }
                     shared.bump();
                 }
             }
@@ -285,6 +311,7 @@ impl Reader {
                     if let Some(e) = err {
                         st.stream_error = Some(e.to_string());
                     }
+                    shared.publish_status(&st);
                 }
                 tracing::debug!("pty output ended");
                 shared.bump();
@@ -296,6 +323,10 @@ impl Reader {
 /// The waiter thread's half: records the shell's exit.
 pub(super) fn on_shell_exit(shared: &Shared, info: ExitInfo) {
     tracing::debug!(code = ?info.code, signal = ?info.signal, "shell exited");
-    shared.lock().exit = Some((info, Instant::now()));
+    {
+        let mut st = shared.lock();
+        st.exit = Some((info, Instant::now()));
+        shared.publish_status(&st);
+    }
     shared.bump();
 }

@@ -7,7 +7,7 @@ use tokio::sync::watch;
 
 use crate::error::{TerminalError, TerminalErrorCode};
 use crate::screen::PromptState;
-use crate::types::{SignalResult, TerminalSignal};
+use crate::types::{SignalDelivery, SignalResult, TerminalSignal};
 
 use super::send::SendOp;
 use super::shared::Shared;
@@ -18,7 +18,8 @@ const SIGNAL_AFTERMATH_MAX: Duration = Duration::from_millis(1000);
 const AFTERMATH_TICK: Duration = Duration::from_millis(20);
 
 /// `terminal_signal`: a SIGINT to a shell idle at its prompt is a no-op (nothing runs);
-/// anything else goes to the foreground group.
+/// anything else goes to the foreground group, the way the terminal's own keys would (see
+/// [`deliver`]).
 pub(super) fn signal(
     shared: &Shared,
     signal: TerminalSignal,
@@ -43,18 +44,27 @@ pub(super) fn signal(
             target_pgid: shared.shell_pgid(),
             delivered: false,
             shell_targeted: true,
+            delivery: SignalDelivery::ProcessGroup,
         });
     }
-    let target_pgid = deliver(shared, signal)?;
+    let (target_pgid, delivery) = deliver(shared, signal)?;
     Ok(SignalResult {
         target_pgid,
         delivered: true,
         shell_targeted: target_pgid == shared.shell_pgid(),
+        delivery,
     })
 }
 
-/// Delivers `signal` to the foreground group and records its aftermath; returns the group.
-pub(super) fn deliver(shared: &Shared, signal: TerminalSignal) -> Result<i32, TerminalError> {
+/// Delivers `signal` to the foreground group and records its aftermath; returns the group and
+/// how it went. A SIGINT goes the way the terminal's own Ctrl-C would: when the foreground
+/// program turned `ISIG` off (vim, raw-mode programs), the terminal's interrupt character is
+/// written as input (a signal would bypass the program's own handling of the key, or kill
+/// it); otherwise `kill(-pgid, SIGINT)`.
+pub(super) fn deliver(
+    shared: &Shared,
+    signal: TerminalSignal,
+) -> Result<(i32, SignalDelivery), TerminalError> {
     let pgid = shared.pty.foreground_pgid().ok_or_else(|| {
         TerminalError::new(
             TerminalErrorCode::Signal,
@@ -83,19 +93,30 @@ pub(super) fn deliver(shared: &Shared, signal: TerminalSignal) -> Result<i32, Te
         )
     })?;
     let redraw_from = shared.lock().screen.done_count();
-    rustix::process::kill_process_group(pid, signal.to_rustix()).map_err(|e| {
-        TerminalError::new(
-            TerminalErrorCode::Signal,
-            format!("cannot deliver {signal} to process group {pgid}: {e}"),
-        )
-    })?;
+    let raw_interrupt = (signal == TerminalSignal::Sigint)
+        .then(|| shared.pty.raw_interrupt_char())
+        .flatten();
+    let delivery = if let Some(byte) = raw_interrupt {
+        // Queued on the writer thread, so it lands before any later input.
+        drop(shared.pty.write(vec![byte]));
+        SignalDelivery::InterruptCharacter
+    } else {
+        rustix::process::kill_process_group(pid, signal.to_rustix()).map_err(|e| {
+            TerminalError::new(
+                TerminalErrorCode::Signal,
+                format!("cannot deliver {signal} to process group {pgid}: {e}"),
+            )
+        })?;
+        SignalDelivery::ProcessGroup
+    };
     shared.lock().redraw_pending = Some(SignalAftermath {
         pgid,
         done_count: redraw_from,
         at: Instant::now(),
+        as_input: delivery == SignalDelivery::InterruptCharacter,
     });
-    tracing::debug!(%signal, pgid, "signal delivered");
-    Ok(pgid)
+    tracing::debug!(%signal, pgid, ?delivery, "signal delivered");
+    Ok((pgid, delivery))
 }
 
 /// A signal was just delivered to the foreground group `pgid`; the next send's input must not
@@ -107,13 +128,17 @@ pub(super) struct SignalAftermath {
     pgid: i32,
     done_count: u64,
     at: Instant,
+    /// The interrupt went as the terminal's interrupt character: the program must have read
+    /// it (and reacted: an editor flushes what was typed after it) before the next input.
+    as_input: bool,
 }
 
 impl SignalAftermath {
     /// Waits (at most [`SIGNAL_AFTERMATH_MAX`]) until the signal has played out: the shell
     /// showed a fresh prompt (a new command-finished mark and the prompt's end mark), or the
     /// signalled program survived and is blocked reading the terminal again (a REPL catching
-    /// SIGINT). Returns early when `op` settles.
+    /// SIGINT; for an interrupt character, only once it has read the byte). Returns early
+    /// when `op` settles.
     pub(super) async fn wait(
         self,
         shared: &Shared,
@@ -135,6 +160,7 @@ impl SignalAftermath {
             }
             if self.pgid != shared.shell_pgid()
                 && shared.pty.foreground_pgid() == Some(self.pgid)
+                && (!self.as_input || shared.pty.pending_input_bytes() == Some(0))
                 && shared.waiting_on_tty(self.pgid).await
             {
                 return;

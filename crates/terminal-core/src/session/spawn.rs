@@ -67,28 +67,15 @@ impl PtySession {
                     ))
                 })?;
         let shell_pid = i32::try_from(pty.pid()).unwrap_or(0);
-        // Until our waiter reaps it, the shell's pid cannot be reused, so its identity read
-        // now is exact.
-        let Some(shell) = ProcessIdentity::of(shell_pid) else {
-            if let Some(pid) = rustix::process::Pid::from_raw(shell_pid) {
-                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-            }
-            return Err(spawn_error(format!(
-                "cannot read /proc/{shell_pid}/stat of the PTY shell"
-            )));
-        };
         // The PTY's first process leads the session's POSIX session.
         crate::process::watch_session(shell_pid);
-        let cgroup = SessionCgroup::create(&label);
-        if let Some(cg) = &cgroup
-            && let Err(err) = cg.add_pid(shell_pid)
-        {
-            tracing::debug!(%err, "cannot move the shell into its cgroup");
-        }
-        let mut tracker = TreeTracker::new(shell).with_environ_tag(ENVIRON_TAG, &tag);
-        if let Some(cg) = &cgroup {
-            tracker.attach_cgroup(cg);
-        }
+        // `/proc` reads and cgroup writes block: they run off the async workers.
+        let cgroup_label = label.clone();
+        let placed =
+            tokio::task::spawn_blocking(move || place_shell(shell_pid, &cgroup_label, &tag))
+                .await
+                .map_err(|e| spawn_error(format!("PTY setup task failed: {e}")))?;
+        let (shell, cgroup, tracker) = placed?;
         let span =
             tracing::info_span!("pty_session", session_id = %spec.session_id, pid = shell_pid);
         let screen = Screen::new(
@@ -161,7 +148,8 @@ impl PtySession {
                     None
                 }
             },
-            // The shell may exit before the startup send even began.
+            // The shell exited before the startup send could even start (a fast `-c` script
+            // on a loaded machine): the same failure as exiting during startup.
             Err(e) if e.code() == TerminalErrorCode::Exited => {
                 Some(spawn_error("PTY shell exited during startup"))
             }
@@ -187,4 +175,34 @@ fn spawn_error(message: impl Into<String>) -> TerminalError {
 
 fn cancelled() -> TerminalError {
     spawn_error("PTY startup was cancelled")
+}
+
+/// Reads the shell's identity, moves it into a cgroup of its own (when cgroup v2 is
+/// writable) and starts the process-tree tracker: blocking `/proc` and cgroup work.
+fn place_shell(
+    shell_pid: i32,
+    label: &str,
+    tag: &str,
+) -> Result<(ProcessIdentity, Option<SessionCgroup>, TreeTracker), TerminalError> {
+    // Until our waiter reaps it, the shell's pid cannot be reused, so its identity read now
+    // is exact.
+    let Some(shell) = ProcessIdentity::of(shell_pid) else {
+        if let Some(pid) = rustix::process::Pid::from_raw(shell_pid) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+        return Err(spawn_error(format!(
+            "cannot read /proc/{shell_pid}/stat of the PTY shell"
+        )));
+    };
+    let cgroup = SessionCgroup::create(label);
+    if let Some(cg) = &cgroup
+        && let Err(err) = cg.add_pid(shell_pid)
+    {
+        tracing::debug!(%err, "cannot move the shell into its cgroup");
+    }
+    let mut tracker = TreeTracker::new(shell).with_environ_tag(ENVIRON_TAG, tag);
+    if let Some(cg) = &cgroup {
+        tracker.attach_cgroup(cg);
+    }
+    Ok((shell, cgroup, tracker))
 }

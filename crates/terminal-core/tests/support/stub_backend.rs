@@ -379,6 +379,7 @@ impl BackendSession for StubSession {
             target_pgid: 42,
             delivered: true,
             shell_targeted: false,
+            delivery: dsh_terminal_core::SignalDelivery::ProcessGroup,
         })
     }
     async fn close(&self, reason: String) -> Result<CloseReport, TerminalError> {

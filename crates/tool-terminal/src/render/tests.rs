@@ -312,6 +312,10 @@ fn signal_and_close_renders() {
     );
     insta::assert_snapshot!("signal_shell_target", render_signal("SIGINT", 4242, true));
     insta::assert_snapshot!(
+        "signal_interrupt_character",
+        render_interrupt_character("SIGINT", 4242)
+    );
+    insta::assert_snapshot!(
         "signal_skipped_at_idle_prompt",
         render_signal_skipped("SIGINT")
     );

@@ -1,0 +1,130 @@
+//! The bytes one send writes: its text (and Enter) shaped the way a terminal would deliver
+//! them to the program reading, as a pure function with table tests.
+//!
+//! - Multi-line text to a program that enabled bracketed paste (DECSET 2004) goes as one paste
+//!   (`ESC [200~` … `ESC [201~`, newlines as carriage returns, as terminals paste), so the
+//!   program's auto-indent or completion never rewrites it; trailing newlines and Enter stay
+//!   keys after the paste.
+//! - A line longer than the terminal's canonical-mode limit ([`CANONICAL_LINE_MAX`] bytes) to a
+//!   program that reads lines through the terminal's line editing is refused: the kernel
+//!   would cut it silently.
+
+use crate::error::{TerminalError, TerminalErrorCode};
+
+/// The N_TTY line discipline's longest canonical-mode line, without its newline: the kernel
+/// keeps 4096 bytes per line and drops what does not fit.
+pub(super) const CANONICAL_LINE_MAX: usize = 4095;
+
+const PASTE_START: &[u8] = b"\x1b[200~";
+const PASTE_END: &[u8] = b"\x1b[201~";
+
+/// What the terminal says about the program that will read the input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Reader {
+    /// The terminal is in canonical mode (the kernel assembles lines).
+    pub(super) canonical: bool,
+    /// The foreground program (not the session's shell) enabled bracketed paste.
+    pub(super) bracketed_paste: bool,
+}
+
+/// The bytes for `text` (+ Enter when `submit`) to `reader`.
+///
+/// # Errors
+/// `InvalidRequest` when a line is over [`CANONICAL_LINE_MAX`] bytes and the reader is in
+/// canonical mode.
+pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>, TerminalError> {
+    if reader.canonical
+        && let Some((index, len)) = text
+            .split(['\n', '\r'])
+            .map(str::len)
+            .enumerate()
+            .find(|&(_, len)| len > CANONICAL_LINE_MAX)
+    {
+        return Err(TerminalError::new(
+            TerminalErrorCode::InvalidRequest,
+            format!(
+                "line {} of the input is {len} bytes, over the terminal's {CANONICAL_LINE_MAX}-byte line limit: the program reading it (or, while a command runs, the input typed ahead) goes through the terminal's line editing, which would cut the line silently; nothing was sent. Write the text to a file in smaller pieces (e.g. printf '%s' '<piece>' >> /tmp/input.txt, one send per piece) and have the program read that file",
+                index + 1
+            ),
+        ));
+    }
+    let body = text.trim_end_matches(['\n', '\r']);
+    let mut bytes = Vec::with_capacity(text.len() + PASTE_START.len() + PASTE_END.len() + 1);
+    if reader.bracketed_paste && body.contains(['\n', '\r']) {
+        bytes.extend_from_slice(PASTE_START);
+        bytes.extend(body.bytes().map(|b| if b == b'\n' { b'\r' } else { b }));
+        bytes.extend_from_slice(PASTE_END);
+        bytes.extend(
+            text[body.len()..]
+                .bytes()
+                .map(|b| if b == b'\n' { b'\r' } else { b }),
+        );
+    } else {
+        bytes.extend_from_slice(text.as_bytes());
+    }
+    if submit {
+        bytes.push(b'\r');
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TYPED: Reader = Reader {
+        canonical: false,
+        bracketed_paste: false,
+    };
+    const PASTE: Reader = Reader {
+        canonical: false,
+        bracketed_paste: true,
+    };
+    const LINES: Reader = Reader {
+        canonical: true,
+        bracketed_paste: false,
+    };
+
+    #[test]
+    fn input_is_shaped_for_its_reader() {
+        let cases: &[(&str, bool, Reader, &[u8])] = &[
+            ("ls", true, TYPED, b"ls\r"),
+            ("ls", false, TYPED, b"ls"),
+            ("a\nb", true, TYPED, b"a\nb\r"),
+            ("one line", true, PASTE, b"one line\r"),
+            (
+                "def f():\n    return 1\n\n",
+                true,
+                PASTE,
+                b"\x1b[200~def f():\r    return 1\x1b[201~\r\r\r",
+            ),
+            ("a\nb", false, PASTE, b"\x1b[200~a\rb\x1b[201~"),
+            ("a\nb", true, LINES, b"a\nb\r"),
+        ];
+        for (text, submit, reader, expected) in cases {
+            assert_eq!(
+                shape(text, *submit, *reader).unwrap(),
+                expected.to_vec(),
+                "{text:?} {reader:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_line_over_the_canonical_limit_is_refused_not_cut() {
+        let long = "x".repeat(CANONICAL_LINE_MAX + 1);
+        let err = shape(&format!("echo hi\n{long}"), true, LINES).unwrap_err();
+        assert_eq!(err.code(), TerminalErrorCode::InvalidRequest);
+        assert!(
+            err.message()
+                .starts_with("line 2 of the input is 4096 bytes")
+        );
+        assert!(err.message().contains("4095-byte line limit"));
+        assert!(err.message().contains("file"));
+        insta::assert_snapshot!("long_line_refused", err.message());
+        // At the limit it fits; a raw reader (readline) takes any length.
+        let fits = "x".repeat(CANONICAL_LINE_MAX);
+        assert!(shape(&fits, true, LINES).is_ok());
+        assert_eq!(shape(&long, true, TYPED).unwrap().len(), long.len() + 1);
+    }
+}

@@ -1,0 +1,108 @@
+//! The reference: a program in a bare portable-pty PTY, read directly (no emulation, no
+//! readiness engine), timed until the bytes that show it is ready appear.
+
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result, bail};
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+/// Marker bash prints before each prompt (`PROMPT_COMMAND`).
+pub(crate) const MARK: &[u8] = b"\x1b]133;D;";
+
+pub(crate) struct RawPty {
+    _child: Box<dyn portable_pty::Child + Send + Sync>,
+    reader: Box<dyn Read + Send>,
+    writer: Box<dyn Write + Send>,
+    killer: Box<dyn portable_pty::ChildKiller + Send + Sync>,
+    seen: Vec<u8>,
+}
+
+impl RawPty {
+    /// `bash --noprofile --norc -i` with a prompt marker, ready at its first prompt.
+    pub(crate) fn bash() -> Result<Self> {
+        let mut cmd = CommandBuilder::new("/bin/bash");
+        cmd.args(["--noprofile", "--norc", "-i"]);
+        cmd.env("PS1", "$ ");
+        cmd.env("PROMPT_COMMAND", r#"printf "\033]133;D;%s\007" "$?""#);
+        cmd.env("TERM", "dumb");
+        let mut raw = Self::spawn(cmd)?;
+        raw.read_until_prompt()?;
+        Ok(raw)
+    }
+
+    fn spawn(cmd: CommandBuilder) -> Result<Self> {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: 40,
+                cols: 160,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .map_err(|e| anyhow::anyhow!("openpty: {e}"))?;
+        let child = pair
+            .slave
+            .spawn_command(cmd)
+            .map_err(|e| anyhow::anyhow!("spawn: {e}"))?;
+        drop(pair.slave);
+        let killer = child.clone_killer();
+        let reader = pair
+            .master
+            .try_clone_reader()
+            .map_err(|e| anyhow::anyhow!("reader: {e}"))?;
+        let writer = pair
+            .master
+            .take_writer()
+            .map_err(|e| anyhow::anyhow!("writer: {e}"))?;
+        // Keep the master alive for the PTY's lifetime.
+        std::mem::forget(pair.master);
+        Ok(Self {
+            _child: child,
+            reader,
+            writer,
+            killer,
+            seen: Vec::new(),
+        })
+    }
+
+    /// Reads until `done(seen bytes)` holds; the seen bytes are then cleared.
+    pub(crate) fn read_until(&mut self, done: impl Fn(&[u8]) -> bool) -> Result<()> {
+        let mut buf = [0u8; 65536];
+        while !done(&self.seen) {
+            let n = self.reader.read(&mut buf).context("pty read")?;
+            if n == 0 {
+                bail!("raw PTY program exited");
+            }
+            self.seen.extend_from_slice(&buf[..n]);
+        }
+        self.seen.clear();
+        Ok(())
+    }
+
+    pub(crate) fn read_until_prompt(&mut self) -> Result<()> {
+        self.read_until(|s| s.windows(MARK.len()).any(|w| w == MARK) && s.ends_with(b"$ "))
+    }
+
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.writer.write_all(bytes).context("pty write")
+    }
+
+    /// Writes `input` and times until `done` holds.
+    pub(crate) fn timed(&mut self, input: &[u8], done: impl Fn(&[u8]) -> bool) -> Result<Duration> {
+        let start = Instant::now();
+        self.write(input)?;
+        self.read_until(done)?;
+        Ok(start.elapsed())
+    }
+}
+
+impl Drop for RawPty {
+    fn drop(&mut self) {
+        let _ = self.killer.kill();
+    }
+}
+
+/// Whether `seen` ends with `tail`.
+pub(crate) fn ends(tail: &'static [u8]) -> impl Fn(&[u8]) -> bool {
+    move |s: &[u8]| s.ends_with(tail)
+}
