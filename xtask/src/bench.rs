@@ -19,7 +19,8 @@ use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 
 const MARK: &[u8] = b"\x1b]133;D;";
 
-struct RawPty {
+/// bash in a raw PTY with a prompt marker: the reference our sessions are measured against.
+pub(crate) struct RawPty {
     _child: Box<dyn portable_pty::Child + Send + Sync>,
     reader: Box<dyn Read + Send>,
     writer: Box<dyn Write + Send>,
@@ -27,7 +28,7 @@ struct RawPty {
 }
 
 impl RawPty {
-    fn spawn() -> Result<Self> {
+    pub(crate) fn spawn() -> Result<Self> {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: 40,
@@ -67,26 +68,40 @@ impl RawPty {
         Ok(raw)
     }
 
-    fn read_until_mark(&mut self) -> Result<()> {
-        let mut seen = Vec::new();
-        let mut buf = [0u8; 65536];
+    /// Reads until the prompt marker; returns the bytes read.
+    fn read_until_mark(&mut self) -> Result<u64> {
+        // Only the newest bytes can hold the marker: a flood is never searched whole.
+        let mut tail: Vec<u8> = Vec::new();
+        let mut total = 0u64;
+        let mut buf = vec![0u8; 65536];
         loop {
             let n = self.reader.read(&mut buf).context("pty read")?;
             if n == 0 {
                 bail!("raw bash exited");
             }
-            seen.extend_from_slice(&buf[..n]);
-            if seen.windows(MARK.len()).any(|w| w == MARK) && seen.ends_with(b"$ ") {
-                return Ok(());
+            total += n as u64;
+            tail.extend_from_slice(&buf[..n]);
+            if tail.len() > 256 {
+                tail.drain(..tail.len() - 256);
+            }
+            if tail.windows(MARK.len()).any(|w| w == MARK) && tail.ends_with(b"$ ") {
+                return Ok(total);
             }
         }
     }
 
-    fn round_trip(&mut self) -> Result<Duration> {
+    /// Runs `command` and reads its output up to the next prompt: the time and bytes read.
+    pub(crate) fn run(&mut self, command: &str) -> Result<(Duration, u64)> {
         let start = Instant::now();
-        self.writer.write_all(b"true\r").context("pty write")?;
-        self.read_until_mark()?;
-        Ok(start.elapsed())
+        self.writer
+            .write_all(format!("{command}\r").as_bytes())
+            .context("pty write")?;
+        let bytes = self.read_until_mark()?;
+        Ok((start.elapsed(), bytes))
+    }
+
+    fn round_trip(&mut self) -> Result<Duration> {
+        Ok(self.run("true")?.0)
     }
 }
 

@@ -12,101 +12,15 @@
 //! lines of 80 characters in one session, and its peak RSS through a `yes` flood. Nothing
 //! is asserted.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
 use dsh_context::Agent;
 use dsh_terminal_core::{SendRequest, SpawnRequest, Terminals, WaitReason};
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 
-const MARK: &[u8] = b"\x1b]133;D;";
-
-struct RawPty {
-    _child: Box<dyn portable_pty::Child + Send + Sync>,
-    reader: Box<dyn Read + Send>,
-    writer: Box<dyn Write + Send>,
-    killer: Box<dyn portable_pty::ChildKiller + Send + Sync>,
-}
-
-impl RawPty {
-    fn spawn() -> Result<Self> {
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows: 40,
-                cols: 160,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .map_err(|e| anyhow::anyhow!("openpty: {e}"))?;
-        let mut cmd = CommandBuilder::new("/bin/bash");
-        cmd.args(["--noprofile", "--norc", "-i"]);
-        cmd.env("PS1", "$ ");
-        cmd.env("PROMPT_COMMAND", r#"printf "\033]133;D;%s\007" "$?""#);
-        cmd.env("TERM", "dumb");
-        let child = pair
-            .slave
-            .spawn_command(cmd)
-            .map_err(|e| anyhow::anyhow!("spawn: {e}"))?;
-        drop(pair.slave);
-        let killer = child.clone_killer();
-        let reader = pair
-            .master
-            .try_clone_reader()
-            .map_err(|e| anyhow::anyhow!("reader: {e}"))?;
-        let writer = pair
-            .master
-            .take_writer()
-            .map_err(|e| anyhow::anyhow!("writer: {e}"))?;
-        // Keep the master alive for the PTY's lifetime.
-        std::mem::forget(pair.master);
-        let mut raw = Self {
-            _child: child,
-            reader,
-            writer,
-            killer,
-        };
-        raw.read_until_mark()?;
-        Ok(raw)
-    }
-
-    /// Reads until the prompt marker; returns the bytes read.
-    fn read_until_mark(&mut self) -> Result<u64> {
-        let mut tail: Vec<u8> = Vec::new();
-        let mut total = 0u64;
-        let mut buf = vec![0u8; 65536];
-        loop {
-            let n = self.reader.read(&mut buf).context("pty read")?;
-            if n == 0 {
-                bail!("raw bash exited");
-            }
-            total += n as u64;
-            tail.extend_from_slice(&buf[..n]);
-            if tail.len() > 256 {
-                tail.drain(..tail.len() - 256);
-            }
-            if tail.windows(MARK.len()).any(|w| w == MARK) && tail.ends_with(b"$ ") {
-                return Ok(total);
-            }
-        }
-    }
-
-    fn run(&mut self, command: &str) -> Result<(Duration, u64)> {
-        let start = Instant::now();
-        self.writer
-            .write_all(format!("{command}\r").as_bytes())
-            .context("pty write")?;
-        let bytes = self.read_until_mark()?;
-        Ok((start.elapsed(), bytes))
-    }
-}
-
-impl Drop for RawPty {
-    fn drop(&mut self) {
-        let _ = self.killer.kill();
-    }
-}
+use crate::bench::RawPty;
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
@@ -145,7 +59,7 @@ fn write_lines(path: &Path, line_chars: usize, total_bytes: usize) -> Result<()>
 struct Ours<'a> {
     terminals: &'a Terminals,
     agent: &'a Agent,
-    id: String,
+    id: dsh_terminal_core::SessionId,
 }
 
 impl Ours<'_> {
