@@ -147,21 +147,23 @@ fn is_odd_control(b: u8) -> bool {
     matches!(b, 0x00..=0x06 | 0x0e..=0x1a | 0x1c..=0x1f | 0x7f)
 }
 
+/// `n` bytes of deterministic noise (xorshift), as binary output for tests.
+#[cfg(test)]
+pub(crate) fn pseudo_random(n: usize) -> Vec<u8> {
+    let mut x: u32 = 0x9e37_79b9;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pseudo_random(n: usize) -> Vec<u8> {
-        let mut x: u32 = 0x9e37_79b9;
-        (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                (x >> 24) as u8
-            })
-            .collect()
-    }
 
     #[test]
     fn text_is_text_and_random_bytes_are_binary() {

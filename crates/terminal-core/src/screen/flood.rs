@@ -176,15 +176,8 @@ mod tests {
         assert_eq!(rows_of(4, 4), 1);
         assert_eq!(rows_of(5, 4), 2);
         let rows: Vec<_> = split_rows("abcdefghij", 4).collect();
-        assert_eq!(
-            rows,
-            vec![
-                ("abcd".into(), true),
-                ("efgh".into(), true),
-                ("ij".into(), false)
-            ]
-        );
+        assert_eq!(rows, vec![("abcd", true), ("efgh", true), ("ij", false)]);
         let rows: Vec<_> = split_rows("abcd", 4).collect();
-        assert_eq!(rows, vec![("abcd".into(), false)]);
+        assert_eq!(rows, vec![("abcd", false)]);
     }
 }

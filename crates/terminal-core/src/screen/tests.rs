@@ -1,6 +1,7 @@
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
 
+use super::binary::pseudo_random;
 use super::*;
 
 fn config(rows: u16, cols: u16) -> ScreenConfig {
@@ -282,18 +283,6 @@ fn c29_text_written_over_a_tab_run_or_an_erased_row_is_plain_text() {
     let mut s = Screen::new(config(2, 20), None);
     s.feed(b"ab\tcd\rxxxxxxxxx\r\n1\r\n2\r\n");
     assert_eq!(s.transcript(), "xxxxxxxxxd\n1\n2\n");
-}
-
-fn pseudo_random(n: usize) -> Vec<u8> {
-    let mut x: u32 = 0x2545_f491;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            (x >> 24) as u8
-        })
-        .collect()
 }
 
 #[test]
