@@ -196,11 +196,13 @@ async fn cancel_interrupts_the_foreground_and_settles_normally() {
             .start_send(dsh_terminal_core::SendRequest {
                 text: String::new(),
                 submit: false,
+                timeout: None,
             })
             .unwrap();
         let second = sh.session.start_send(dsh_terminal_core::SendRequest {
             text: "echo no".into(),
             submit: true,
+            timeout: None,
         });
         assert_eq!(
             second.unwrap_err().code(),
