@@ -209,6 +209,7 @@ mod tests {
             dispose_grace_ms: 6,
             rows: 7,
             cols: 8,
+            inherit_env: true,
             ..Options::default()
         };
         let bash = bash_config(&options).unwrap();

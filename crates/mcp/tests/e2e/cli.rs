@@ -90,6 +90,10 @@ fn invalid_configuration_exits_with_status_2() {
     assert_config_error(&["--max-result-bytes", "63"], "invalid configuration");
     assert_config_error(&["--max-result-bytes", "63"], "64");
     assert_config_error(
+        &["--max-send-timeout-ms", "0"],
+        "max_send_timeout_ms must be at least 1",
+    );
+    assert_config_error(
         &["--cwd", "/nonexistent/dsh-mcp-test"],
         "--cwd /nonexistent/dsh-mcp-test: not a directory",
     );
