@@ -27,9 +27,17 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
     {
         return;
     }
+    let was_truncated = matches!(
+        output,
+        SendOutput::Foreground {
+            truncated: true,
+            ..
+        }
+    );
     let fixed = mark_cut(output, session_id);
     let SendOutput::Foreground {
         viewport,
+        truncated,
         input_mode,
         omitted,
         ..
@@ -50,6 +58,8 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
     let tail = tail_lines(rest, room - head_len);
     let gap = head_len..head_len + rest.len() - tail.len();
     if gap.is_empty() {
+        // Nothing to leave out after all: the output stays whole, as the core reported it.
+        *truncated = was_truncated;
         *omitted = None;
         *viewport = text;
         return;
