@@ -1,7 +1,8 @@
 //! Fitting a foreground send's output into the result budget (`max_result_bytes`).
 //!
 //! Output that does not fit keeps its first lines (the command line and what the command
-//! printed first, at most a quarter of the budget) and its newest lines, both cut at line
+//! printed first, as far as the scrollback still holds them; at most a quarter of the budget)
+//! and its newest lines, both cut at line
 //! boundaries, and records what was left out between them ([`OmittedOutput`]): the line and
 //! byte counts, and the `terminal_read` arguments that page exactly those lines. The viewport
 //! of a send is the newest part of the session's scrollback when the send settles (except a
