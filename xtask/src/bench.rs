@@ -140,6 +140,7 @@ pub(crate) fn run(iterations: usize) -> Result<()> {
                     SendRequest {
                         text: "true".into(),
                         submit: true,
+                        timeout: None,
                     },
                 )
                 .map_err(|e| anyhow::anyhow!("send: {e}"))?;

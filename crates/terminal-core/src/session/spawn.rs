@@ -142,6 +142,7 @@ impl PtySession {
             let request = SendRequest {
                 text: String::new(),
                 submit: false,
+                timeout: None,
             };
             let op = SendOp::start(&session.inner, request, true)?;
             crate::backend::OperationHandle::done(&*op).await
