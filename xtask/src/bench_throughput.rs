@@ -163,6 +163,7 @@ impl Ours<'_> {
                     SendRequest {
                         text: std::mem::take(&mut text),
                         submit: std::mem::take(&mut submit),
+                        timeout: None,
                     },
                 )
                 .map_err(|e| anyhow::anyhow!("send: {e}"))?;

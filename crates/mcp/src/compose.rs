@@ -131,6 +131,7 @@ pub fn tool_terminal_config(options: &Options) -> ToolTerminalConfig {
         enable_run_in_background: !options.disable_run_in_background,
         max_result_bytes: options.max_result_bytes,
         max_input_bytes: options.max_input_bytes,
+        max_send_timeout_ms: options.max_send_timeout_ms,
     }
 }
 
@@ -202,6 +203,7 @@ mod tests {
             cwd: Some(PathBuf::from(".")),
             max_result_bytes: 100,
             max_input_bytes: 7,
+            max_send_timeout_ms: 9,
             disable_run_in_background: false,
             max_concurrent_jobs_per_owner: 3,
             poll_interval_ms: 1,
@@ -248,6 +250,7 @@ mod tests {
                 enable_run_in_background: true,
                 max_result_bytes: 100,
                 max_input_bytes: 7,
+                max_send_timeout_ms: 9,
             }
         );
     }

@@ -64,6 +64,11 @@ pub struct Options {
     #[arg(long, value_name = "BYTES", default_value_t = ToolTerminalConfig::default().max_input_bytes)]
     pub max_input_bytes: usize,
 
+    /// Largest `timeoutMs` one terminal_send may ask for, in milliseconds (minimum 1); a larger
+    /// value is refused with an error naming this cap.
+    #[arg(long, value_name = "MS", default_value_t = ToolTerminalConfig::default().max_send_timeout_ms)]
+    pub max_send_timeout_ms: u64,
+
     /// Remove `run_in_background` from terminal_send (background sends run as jobs read with
     /// job_output and stopped with job_kill; the job tools stay available).
     #[arg(long, default_value_t = false)]
@@ -213,6 +218,7 @@ impl Default for Options {
             cwd: None,
             max_result_bytes: tools.max_result_bytes,
             max_input_bytes: tools.max_input_bytes,
+            max_send_timeout_ms: tools.max_send_timeout_ms,
             disable_run_in_background: false,
             max_concurrent_jobs_per_owner: dsh_jobs::JobsConfig::default()
                 .max_concurrent_jobs_per_owner,

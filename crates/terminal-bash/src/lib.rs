@@ -25,7 +25,7 @@
 //!     })
 //!     .await?;
 //! assert_eq!(session.motd(), "dsh> ");
-//! let op = session.start_send(SendRequest { text: "echo hello".into(), submit: true })?;
+//! let op = session.start_send(SendRequest { text: "echo hello".into(), submit: true, timeout: None })?;
 //! let result = op.done().await?;
 //! assert_eq!(result.viewport, "echo hello\nhello\ndsh> ");
 //! assert_eq!(result.exit_code, Some(0));

@@ -4,6 +4,7 @@
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::time::Duration;
 
 /// A session id minted by [`crate::Terminals`] as `pty-N` (N from one per-service counter,
 /// starting at 1, never reused). Opaque to callers; authorization never relies on secrecy.
@@ -212,12 +213,15 @@ pub struct SpawnResult {
 
 /// Input to write (seed `TerminalSendRequest`). The text is written verbatim (UTF-8 bytes,
 /// control characters included); `submit` appends a carriage return (Enter).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SendRequest {
     /// Text to write.
     pub text: String,
     /// Press Enter (`\r`) after the text.
     pub submit: bool,
+    /// Absolute deadline of this send, replacing the session's configured timeout; `None`
+    /// keeps the configured one. Callers bound it (the engine takes it as given).
+    pub timeout: Option<Duration>,
 }
 
 /// How the terminal is taking input when a send settles (going past the seed, direction §3).

@@ -144,6 +144,7 @@ async fn follow(
         let poll = SendRequest {
             text: String::new(),
             submit: false,
+            timeout: None,
         };
         let deadline = tokio::time::Instant::now() + SLOT_RELEASE_WAIT;
         let next = loop {

@@ -18,6 +18,7 @@ compile_error!(
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use dsh_context::{Agent, BoxError, Plugin, Registrar, ServiceKey};
 use dsh_invariants::Companion;
@@ -39,6 +40,7 @@ fn generic_card(title: String, kind: &str) -> Card {
 }
 
 mod background;
+mod fit;
 mod progress;
 pub mod render;
 pub mod schema;
@@ -48,12 +50,15 @@ pub use progress::PROGRESS_INTERVAL;
 
 use schema::*;
 
-/// Default cap for one complete model-facing result (256 KiB).
-pub const DEFAULT_MAX_RESULT_BYTES: usize = 256 * 1024;
+/// Default cap for one complete model-facing result (32 KiB): room for the command line, the
+/// first lines and the newest output of a long run, small enough not to crowd a model's context.
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 32 * 1024;
 /// Smallest cap: keeps every `pty-N` / job id visible in its acknowledgement.
 pub const MIN_MAX_RESULT_BYTES: usize = 64;
 /// Default cap for the `text` of one `terminal_send` (64 KiB).
 pub const DEFAULT_MAX_INPUT_BYTES: usize = 64 * 1024;
+/// Default cap on the `timeoutMs` a `terminal_send` may ask for (10 minutes).
+pub const DEFAULT_MAX_SEND_TIMEOUT_MS: u64 = 600_000;
 
 /// The `tool:pty` system-prompt section (seed §4.1 wording).
 pub const PROMPT_SECTION_NAME: &str = "tool:pty";
@@ -69,11 +74,17 @@ pub struct ToolTerminalConfig {
     /// run as `pty-send` jobs on the jobs service (`dsh-jobs` with `dsh-tool-jobs`); without it
     /// they are answered with an error naming what is missing.
     pub enable_run_in_background: bool,
-    /// UTF-8 byte cap for each complete result (default 262144, minimum 64).
+    /// UTF-8 byte cap for each complete result (default 32768, minimum 64). A send's output
+    /// that does not fit keeps its first lines and its newest lines, with a line between them
+    /// saying what was left out and how to page it with `terminal_read`.
     pub max_result_bytes: usize,
     /// Byte cap for the `text` of one send (default 65536, minimum 1). Larger input is
     /// refused with an error that says how to proceed.
     pub max_input_bytes: usize,
+    /// Largest `timeoutMs` one `terminal_send` may ask for, in milliseconds (default 600000,
+    /// minimum 1). A larger value is refused with an error naming this cap; a send without
+    /// `timeoutMs` keeps the backend's configured timeout.
+    pub max_send_timeout_ms: u64,
 }
 
 impl Default for ToolTerminalConfig {
@@ -82,6 +93,7 @@ impl Default for ToolTerminalConfig {
             enable_run_in_background: true,
             max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            max_send_timeout_ms: DEFAULT_MAX_SEND_TIMEOUT_MS,
         }
     }
 }
@@ -90,8 +102,9 @@ impl ToolTerminalConfig {
     /// Checks the bounds.
     ///
     /// # Errors
-    /// `tool-terminal: max_result_bytes must be an integer of at least 64` (seed §4.1), or
-    /// `tool-terminal: max_input_bytes must be at least 1`.
+    /// `tool-terminal: max_result_bytes must be an integer of at least 64` (seed §4.1),
+    /// `tool-terminal: max_input_bytes must be at least 1`, or
+    /// `tool-terminal: max_send_timeout_ms must be at least 1`.
     pub fn validate(&self) -> Result<(), String> {
         if self.max_result_bytes < MIN_MAX_RESULT_BYTES {
             return Err(format!(
@@ -101,6 +114,9 @@ impl ToolTerminalConfig {
         }
         if self.max_input_bytes == 0 {
             return Err("tool-terminal: max_input_bytes must be at least 1".to_owned());
+        }
+        if self.max_send_timeout_ms == 0 {
+            return Err("tool-terminal: max_send_timeout_ms must be at least 1".to_owned());
         }
         Ok(())
     }
@@ -159,6 +175,20 @@ fn check_name(name: &str) -> Result<(), ToolError> {
         )));
     }
     Ok(())
+}
+
+/// The deadline a send asked for with `timeoutMs`, checked against the server's cap.
+fn send_timeout(timeout_ms: Option<u64>, max_ms: u64) -> Result<Option<Duration>, ToolError> {
+    match timeout_ms {
+        None => Ok(None),
+        Some(0) => Err(ToolError::new(
+            "timeoutMs must be a positive number of milliseconds; omit it to use the server's default timeout",
+        )),
+        Some(ms) if ms > max_ms => Err(ToolError::new(format!(
+            "timeoutMs is {ms}, above this server's cap of {max_ms} ms; send again with timeoutMs of at most {max_ms} (a send that times out leaves its command running; a later terminal_send or terminal_read shows what it printed)"
+        ))),
+        Some(ms) => Ok(Some(Duration::from_millis(ms))),
+    }
 }
 
 fn session_id(raw: &str) -> Result<SessionId, ToolError> {
@@ -289,6 +319,7 @@ impl Tool for SendTool {
             ))
             .with_code("INPUT_TOO_LARGE"));
         }
+        let timeout = send_timeout(args.timeout_ms, self.0.config.max_send_timeout_ms)?;
         if args.run_in_background == Some(true) {
             if !self.0.config.enable_run_in_background {
                 return Err(ToolError::new(
@@ -304,6 +335,7 @@ impl Tool for SendTool {
             let request = SendRequest {
                 text: args.text,
                 submit: args.submit.unwrap_or(true),
+                timeout,
             };
             let (job_id, output) = background.start(
                 self.0.terminals.clone(),
@@ -328,6 +360,7 @@ impl Tool for SendTool {
         let request = SendRequest {
             text: args.text,
             submit: args.submit.unwrap_or(true),
+            timeout,
         };
         let op = self
             .0
@@ -345,11 +378,9 @@ impl Tool for SendTool {
             }
         }
         .map_err(terminal_error)?;
-        let mut result = result;
-        let cut;
-        (result.viewport, cut) = bound_structured(result.viewport, self.0.config.max_result_bytes);
-        result.truncated |= cut;
-        Ok(SendOutput::from(result))
+        let mut output = SendOutput::from(result);
+        fit::fit_send(&mut output, id.as_str(), self.0.config.max_result_bytes);
+        Ok(output)
     }
     fn render(&self, _args: &SendArgs, out: &SendOutput) -> String {
         render::render_send(out, self.0.config.max_result_bytes)

@@ -1,7 +1,9 @@
 //! Model-facing renders of terminal tool results (seed-contract §4.3, §4.4).
 //!
 //! Every render takes the complete-result cap `max_result_bytes` and returns text within it.
-//! Cuts never split a UTF-8 code point. Renders keep the **newest** output (tail) and always
+//! Cuts never split a UTF-8 code point. A foreground send's output has already been fitted to
+//! the cap by [`crate::fit`] (first lines, omission line, newest lines); below that, renders
+//! keep the **newest** output (tail) and always
 //! keep their metadata lines (`[wait: …]`, `[session: …]`, `[lines: …]`) when they fit;
 //! [`bound_terminal_text`] (used by `finalize_content` for errors and policy text) keeps the
 //! **head**, like the seed.
@@ -12,7 +14,9 @@
 use dsh_output_retention::{head, tail};
 use dsh_terminal_core::SendRead;
 
-use crate::schema::{InputModeOutput, OpenOutput, ReadOutput, SendOutput, SessionOutput};
+use crate::schema::{
+    InputModeOutput, OmittedOutput, OpenOutput, ReadOutput, SendOutput, SessionOutput,
+};
 
 /// The truncation marker appended when a result was cut (19 bytes).
 pub const TRUNCATED: &str = "\n[output truncated]";
@@ -109,6 +113,7 @@ pub fn render_spawn(result: &OpenOutput, max_bytes: usize) -> String {
 fn send_facts(
     truncated: bool,
     output_bytes: u64,
+    middle_omitted: bool,
     earlier_exit_codes: &[i32],
     exit_code: Option<i32>,
     foreground: Option<&str>,
@@ -116,8 +121,13 @@ fn send_facts(
 ) -> String {
     let mut facts = String::new();
     if truncated && output_bytes > 0 {
+        let shown = if middle_omitted {
+            "only part of it is shown"
+        } else {
+            "only the newest are shown"
+        };
         facts.push_str(&format!(
-            "\n[output: {output_bytes} bytes in total; only the newest are shown]"
+            "\n[output: {output_bytes} bytes in total; {shown}]"
         ));
     }
     if !earlier_exit_codes.is_empty() {
@@ -148,25 +158,92 @@ fn send_facts(
     facts
 }
 
+/// The line that stands for the lines left out of the middle of a send's viewport:
+/// `[… N lines (B bytes) omitted; page them with terminal_read {"sessionId": "pty-1", "offset": O, "count": C}]`,
+/// without the arguments when they are not known.
+pub fn omission_line(omitted: &OmittedOutput) -> String {
+    let lines = omitted.lines;
+    let plural = if lines == 1 { "" } else { "s" };
+    let head = format!(
+        "[… {lines} line{plural} ({} bytes) omitted; page them with terminal_read",
+        omitted.bytes
+    );
+    match &omitted.terminal_read {
+        Some(read) => format!(
+            "{head} {{\"sessionId\": {}, \"offset\": {}, \"count\": {}}}]",
+            serde_json::Value::from(read.session_id.as_str()),
+            read.offset,
+            read.count
+        ),
+        None => format!("{head}]"),
+    }
+}
+
+/// The metadata of a foreground send render, from `[wait: …]` to `[session: …]`, each line
+/// preceded by a newline; empty for a background send.
+pub fn send_metadata(result: &SendOutput) -> String {
+    let SendOutput::Foreground {
+        wait_reason,
+        session_status,
+        truncated,
+        exit_code,
+        foreground,
+        input_mode,
+        earlier_exit_codes,
+        output_bytes,
+        omitted,
+        ..
+    } = result
+    else {
+        return String::new();
+    };
+    let facts = send_facts(
+        *truncated,
+        *output_bytes,
+        omitted.is_some(),
+        earlier_exit_codes,
+        *exit_code,
+        foreground.as_deref(),
+        *input_mode,
+    );
+    format!(
+        "\n[wait: {}]{facts}\n[session: {}]",
+        wait_reason.as_str(),
+        session_status.render()
+    )
+}
+
+/// The viewport with the omission line in place of the lines left out of its middle.
+fn viewport_with_omission(viewport: &str, omitted: Option<&OmittedOutput>) -> String {
+    let Some(omitted) = omitted else {
+        return viewport.to_owned();
+    };
+    let split = match omitted.after_line {
+        0 => 0,
+        n => viewport
+            .match_indices('\n')
+            .nth(n - 1)
+            .map_or(viewport.len(), |(i, _)| i + 1),
+    };
+    let (head, rest) = viewport.split_at(split);
+    format!("{head}{}\n{rest}", omission_line(omitted))
+}
+
 /// `terminal_send`. Background: `started background job <id>`. Foreground: the viewport
-/// without leading or trailing newlines (or `(no new output)`), then `[wait: …]`,
-/// `[output: N bytes in total; …]` when the viewport was cut, `[exit: N]` when the prompt mark
-/// reported it, the foreground / input facts that apply, `[session: …]`, and
-/// `[output truncated]` when anything was cut.
+/// without leading or trailing newlines (or `(no new output)`), with the omission line where
+/// lines were left out of its middle, then `[wait: …]`, `[output: N bytes in total; …]` when
+/// the viewport was cut, `[exit: N]` when the prompt mark reported it, the foreground / input
+/// facts that apply, `[session: …]`, and `[output truncated]` when anything was cut.
 pub fn render_send(result: &SendOutput, max_bytes: usize) -> String {
     match result {
         SendOutput::Background { job_id, output } => render_background(job_id, output, max_bytes),
         SendOutput::Foreground {
             viewport,
-            wait_reason,
-            session_status,
             truncated,
-            exit_code,
-            foreground,
-            input_mode,
-            earlier_exit_codes,
-            output_bytes,
+            omitted,
+            ..
         } => {
+            let viewport = viewport_with_omission(viewport, omitted.as_ref());
             // A viewport that ends on an empty cursor line (`sleep 100\n`), or starts with the
             // newline an interrupted job left, would otherwise render blank lines.
             let viewport = viewport.trim_matches('\n');
@@ -175,20 +252,7 @@ pub fn render_send(result: &SendOutput, max_bytes: usize) -> String {
             } else {
                 viewport
             };
-            let facts = send_facts(
-                *truncated,
-                *output_bytes,
-                earlier_exit_codes,
-                *exit_code,
-                foreground.as_deref(),
-                *input_mode,
-            );
-            let metadata = format!(
-                "\n[wait: {}]{facts}\n[session: {}]",
-                wait_reason.as_str(),
-                session_status.render()
-            );
-            bound_body_with_suffix(body, &metadata, *truncated, max_bytes)
+            bound_body_with_suffix(body, &send_metadata(result), *truncated, max_bytes)
         }
     }
 }

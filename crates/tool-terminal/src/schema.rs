@@ -46,6 +46,10 @@ pub struct SendArgs {
     #[serde(default)]
     #[schemars(with = "bool")]
     pub run_in_background: Option<bool>,
+    /// Longest wait for this send, in milliseconds, when a command is known to take longer than the default timeout; capped by the server. It settles as timeout when reached, and the command keeps running.
+    #[serde(default, rename = "timeoutMs")]
+    #[schemars(with = "u64", range(min = 1))]
+    pub timeout_ms: Option<u64>,
 }
 
 /// `terminal_read` arguments.
@@ -317,7 +321,40 @@ pub enum SendOutput {
         /// included (addition; more than the viewport when it was cut).
         #[serde(rename = "outputBytes")]
         output_bytes: u64,
+        /// Lines left out of the middle of the viewport to fit the result budget (addition):
+        /// the viewport keeps the first lines and the newest ones.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        omitted: Option<OmittedOutput>,
     },
+}
+
+/// Lines left out of the middle of a send's viewport (addition to the seed).
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct OmittedOutput {
+    /// How many viewport lines come before the left-out ones.
+    #[serde(rename = "afterLine")]
+    pub after_line: usize,
+    /// How many lines were left out.
+    pub lines: u64,
+    /// How many bytes of screen text were left out.
+    pub bytes: u64,
+    /// terminal_read arguments that page exactly the left-out lines while nothing newer has
+    /// been printed; absent when the viewport is not the newest part of the scrollback (a
+    /// full-screen program's screen).
+    #[serde(rename = "terminalRead", skip_serializing_if = "Option::is_none")]
+    pub terminal_read: Option<ReadPointer>,
+}
+
+/// `terminal_read` arguments that address a range of retained lines.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct ReadPointer {
+    /// The session to read.
+    #[serde(rename = "sessionId")]
+    pub session_id: String,
+    /// Newest-relative offset of the range's newest line.
+    pub offset: u64,
+    /// Number of lines in the range.
+    pub count: u64,
 }
 
 impl From<SendResult> for SendOutput {
@@ -332,6 +369,7 @@ impl From<SendResult> for SendOutput {
             input_mode: r.input_mode.into(),
             earlier_exit_codes: r.earlier_exit_codes,
             output_bytes: r.output_bytes,
+            omitted: None,
         }
     }
 }

@@ -54,6 +54,7 @@ impl Ours {
                 SendRequest {
                     text: text.into(),
                     submit: true,
+                    timeout: None,
                 },
             )
             .map_err(|e| anyhow::anyhow!("send: {e}"))?;

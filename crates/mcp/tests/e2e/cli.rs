@@ -22,9 +22,11 @@ fn help_lists_every_option_with_its_default() {
         "--cwd <DIR>",
         "[default: the server's current directory]",
         "--max-result-bytes <BYTES>",
-        "[default: 262144]",
+        "[default: 32768]",
         "--max-input-bytes <BYTES>",
         "[default: 65536]",
+        "--max-send-timeout-ms <MS>",
+        "[default: 600000]",
         "--disable-run-in-background",
         "--max-concurrent-jobs-per-owner <N>",
         "[default: 10]",
@@ -88,6 +90,10 @@ fn assert_config_error(args: &[&str], expected: &str) {
 fn invalid_configuration_exits_with_status_2() {
     assert_config_error(&["--max-result-bytes", "63"], "invalid configuration");
     assert_config_error(&["--max-result-bytes", "63"], "64");
+    assert_config_error(
+        &["--max-send-timeout-ms", "0"],
+        "max_send_timeout_ms must be at least 1",
+    );
     assert_config_error(
         &["--cwd", "/nonexistent/dsh-mcp-test"],
         "--cwd /nonexistent/dsh-mcp-test: not a directory",

@@ -196,11 +196,13 @@ async fn cancel_interrupts_the_foreground_and_settles_normally() {
             .start_send(dsh_terminal_core::SendRequest {
                 text: String::new(),
                 submit: false,
+                timeout: None,
             })
             .unwrap();
         let second = sh.session.start_send(dsh_terminal_core::SendRequest {
             text: "echo no".into(),
             submit: true,
+            timeout: None,
         });
         assert_eq!(
             second.unwrap_err().code(),
@@ -287,6 +289,33 @@ async fn a_poll_shows_output_that_arrived_between_calls() {
             "a poll at an idle prompt must not wait for the idle window: {:?}",
             started.elapsed()
         );
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A send's own `timeout` replaces the configured deadline for that send only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sends_own_timeout_replaces_the_configured_one() {
+    within(async {
+        // Default config: 3 s idle silence and a 30 s deadline, so only the send's own
+        // 500 ms deadline can settle this before `done` is printed.
+        let sh = Shell::open(config()).await;
+        let op = sh
+            .session
+            .start_send(dsh_terminal_core::SendRequest {
+                text: "sleep 2; echo done".into(),
+                submit: true,
+                timeout: Some(std::time::Duration::from_millis(500)),
+            })
+            .unwrap();
+        let r = op.done().await.unwrap();
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        assert!(!r.viewport.contains("\ndone"), "{:?}", r.viewport);
+        // The next send (configured deadline) sees the command finish.
+        let r = sh.send_raw("", false).await;
+        assert!(r.viewport.contains("done"), "{:?}", r.viewport);
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         sh.close().await;
     })
     .await;

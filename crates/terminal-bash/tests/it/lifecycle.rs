@@ -223,6 +223,7 @@ async fn plugin_registers_the_backend_and_unregisters_on_dispose() {
                 SendRequest {
                     text: "echo via-service".into(),
                     submit: true,
+                    timeout: None,
                 },
             )
             .unwrap();
@@ -286,6 +287,7 @@ async fn backend_trait_object_spawns_too() {
             .start_send(SendRequest {
                 text: "echo".into(),
                 submit: true,
+                timeout: None,
             })
             .unwrap_err();
         assert_eq!(err.code(), TerminalErrorCode::Closing);

@@ -419,3 +419,29 @@ async fn the_mode_fence_holds_while_an_owner_has_sessions() {
     })
     .await;
 }
+
+/// bubblewrap's `--die-with-parent` is a parent-death signal, which the kernel sends when the
+/// *thread* that forked bwrap exits. Sessions are forked from one long-lived thread, so a
+/// runtime whose idle blocking threads retire quickly (tokio's default keep-alive is 10 s)
+/// does not take confined sessions down with them.
+#[test]
+fn a_confined_session_outlives_the_runtimes_idle_blocking_threads() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_keep_alive(std::time::Duration::from_millis(20))
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(within(async {
+        let ws = TempDir::new("keepalive");
+        let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, false, None);
+        let sh = Shell::open_on(&backend).await;
+        // Far longer than the keep-alive: any blocking thread used during the open retires
+        // (this pause is the behaviour under test, not a synchronisation).
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        let r = sh.send("echo still-alive").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "still-alive"), "{r:?}");
+        sh.close().await;
+    }));
+}

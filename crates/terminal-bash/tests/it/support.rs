@@ -152,6 +152,7 @@ impl Shell {
         let op = self.session.start_send(SendRequest {
             text: text.to_owned(),
             submit,
+            timeout: None,
         })?;
         op.done().await
     }

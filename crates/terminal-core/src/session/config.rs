@@ -61,12 +61,14 @@ impl PtySessionConfig {
         dispose_grace: Duration::from_millis(3000),
     };
 
-    pub(crate) fn timing(&self) -> ReadinessTiming {
+    /// The readiness timing of one send; `timeout` (the send's own deadline, when it asked
+    /// for one) replaces the configured [`Self::timeout`].
+    pub(crate) fn timing(&self, timeout: Option<Duration>) -> ReadinessTiming {
         ReadinessTiming {
             exact_probe_after: self.exact_probe_after,
             idle_silence: self.idle_silence,
             handoff_grace: self.handoff_grace,
-            timeout: self.timeout,
+            timeout: timeout.unwrap_or(self.timeout),
             silence_rule: self.silence_rule,
         }
     }

@@ -37,6 +37,7 @@ mod send;
 mod shared;
 mod signal;
 mod spawn;
+mod spawner;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;

@@ -67,6 +67,8 @@ pub(super) struct SendOp {
     /// A write or an interrupt of this send is still in flight: the slot stays reserved after
     /// settlement until it lands, so late bytes or a late SIGINT never hit a successor.
     in_flight: AtomicBool,
+    /// The send's own deadline, when it asked for one (else the configured timeout applies).
+    timeout: Option<Duration>,
 }
 
 impl SendOp {
@@ -101,6 +103,7 @@ impl SendOp {
             settled: AtomicBool::new(false),
             finished: AtomicBool::new(false),
             in_flight: AtomicBool::new(false),
+            timeout: request.timeout,
         });
         st.active = Some(Arc::clone(&op));
         drop(st);
@@ -290,7 +293,7 @@ impl SendOp {
         let started = Instant::now();
         let pre = pre_write(&shared).await;
         let mut readiness = Readiness::new(
-            inner.config.timing(),
+            inner.config.timing(self.timeout),
             started,
             initializing,
             shared.shell_pgid(),

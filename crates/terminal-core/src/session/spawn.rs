@@ -57,9 +57,9 @@ impl PtySession {
         command.env.push((ENVIRON_TAG.into(), tag.clone().into()));
         let spawn_label = label.clone();
         let (pty, streams) =
-            tokio::task::spawn_blocking(move || Pty::spawn(&command, &spawn_label))
+            super::spawner::on_spawner_thread(move || Pty::spawn(&command, &spawn_label))
                 .await
-                .map_err(|e| spawn_error(format!("PTY spawn task failed: {e}")))?
+                .map_err(|_| spawn_error("the PTY spawner thread is gone"))?
                 .map_err(|e| {
                     spawn_error(format!(
                         "cannot start {}: {e}",
@@ -129,6 +129,7 @@ impl PtySession {
             let request = SendRequest {
                 text: String::new(),
                 submit: false,
+                timeout: None,
             };
             let op = SendOp::start(&session.inner, request, true)?;
             crate::backend::OperationHandle::done(&*op).await

@@ -58,6 +58,7 @@ fn send(text: &str) -> SendRequest {
     SendRequest {
         text: text.to_owned(),
         submit: true,
+        timeout: None,
     }
 }
 

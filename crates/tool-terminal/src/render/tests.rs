@@ -58,7 +58,7 @@ fn send(viewport: &str, wait: WaitReason, status: SessionStatus, truncated: bool
     }
 }
 
-const CAP: usize = 262_144;
+const CAP: usize = crate::DEFAULT_MAX_RESULT_BYTES;
 
 #[test]
 fn seed_spawn_goldens() {
@@ -417,4 +417,23 @@ fn background_acknowledgements_keep_the_job_id() {
     assert!(out.len() <= 64, "{out:?}");
     assert!(out.starts_with("started background job pty-send-1\n"));
     assert!(out.ends_with("[output truncated]"));
+}
+
+#[test]
+fn a_long_send_keeps_its_first_and_newest_lines_around_an_omission() {
+    let lines: String = (1..=3000).map(|i| format!("{i}\n")).collect();
+    let result = SendResult {
+        exit_code: Some(0),
+        ..send(
+            &format!("seq 1 3000\n{lines}dsh> "),
+            WaitReason::StdinRead,
+            SessionStatus::Running,
+            false,
+        )
+    };
+    let mut output = SendOutput::from(result);
+    crate::fit::fit_send(&mut output, "pty-1", 1000);
+    let text = super::render_send(&output, 1000);
+    assert!(text.len() <= 1000, "{} bytes", text.len());
+    insta::assert_snapshot!("send_head_and_tail", text);
 }

@@ -242,7 +242,9 @@ async fn control_bytes_and_exit_keep_the_contract() {
 }
 
 /// C15 at a small cap: the text and the structured content both stay within the cap, keep the
-/// newest output from a whole line on, and say they were cut; older lines stay pageable.
+/// command line and the first lines as well as the newest output, each from a whole line on,
+/// and say what was left out; the `terminal_read` arguments in the omission line page exactly
+/// the left-out lines.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn flood_is_capped_in_text_and_structured_content() {
     let host = Host::new(
@@ -268,30 +270,154 @@ async fn flood_is_capped_in_text_and_structured_content() {
         text.ends_with("[session: running]\n[output truncated]"),
         "{text}"
     );
-    let first: u32 = text
-        .lines()
-        .next()
-        .unwrap()
-        .parse()
-        .expect("a whole first line");
-    assert_eq!(text.lines().nth(1).unwrap(), (first + 1).to_string());
+    assert!(text.starts_with("seq 1 5000\n1\n2\n"), "{text}");
     assert!(text.contains("5000\ndsh> "), "{text}");
+    let at = text.find("\n[… ").expect("an omission line") + 1;
+    let last_before: u32 = text[..at].lines().last().unwrap().parse().unwrap();
+    let omission = text[at..].lines().next().unwrap();
+    let first_after: u32 = text[at..].lines().nth(1).unwrap().parse().unwrap();
     let structured = r.structured.unwrap();
     assert!(structured["viewport"].as_str().unwrap().len() <= 2000);
     assert_eq!(structured["truncated"], true);
-    // Older output is still reachable by paging back.
-    let page = host
+    let omitted = &structured["omitted"];
+    assert_eq!(
+        omitted["lines"].as_u64().unwrap(),
+        u64::from(first_after - last_before - 1)
+    );
+    let read = omitted["terminalRead"].clone();
+    // The omission line carries the same arguments, as JSON the model can pass on.
+    let args = omission
+        .split_once("terminal_read ")
+        .and_then(|(_, rest)| rest.strip_suffix(']'))
+        .expect("arguments in the omission line");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(args).unwrap(),
+        read,
+        "{omission}"
+    );
+    // The pointer pages exactly the left-out lines.
+    let page = host.call(&agent, "terminal_read", read).await;
+    let page = page.text();
+    let numbers: Vec<u32> = page
+        .lines()
+        .take_while(|l| !l.starts_with("[lines:"))
+        .map(|l| l.parse().expect("a number"))
+        .collect();
+    let kept_newest = numbers.len();
+    assert_eq!(numbers.last(), Some(&(first_after - 1)), "{page}");
+    assert!(
+        numbers.windows(2).all(|w| w[1] == w[0] + 1),
+        "consecutive: {page}"
+    );
+    // The page is bounded by the same cap: it holds the newest of the left-out lines; from the
+    // front it starts right after the kept head when it fits.
+    if !page.contains("[output truncated]") {
+        assert_eq!(numbers.first(), Some(&(last_before + 1)), "{page}");
+    }
+    assert!(kept_newest > 0);
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
+
+/// `seq 1 300000` at the default budget comes back within 32 KiB, with the oldest retained
+/// lines and the newest ones around an omission line (the command line itself is older than
+/// the scrollback keeps).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_listing_fits_the_default_budget() {
+    let host = Host::new(ToolTerminalConfig::default(), Some(fast_bash()));
+    let agent = host.agent("a");
+    host.call(&agent, "terminal_open", json!({"type": "shell"}))
+        .await;
+    // A loaded machine may need longer than the fixture's timeout for this much output.
+    let r = host
         .call(
             &agent,
-            "terminal_read",
-            json!({"sessionId": "pty-1", "offset": 3000, "count": 3}),
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "seq 1 300000", "timeoutMs": 50_000}),
         )
         .await;
+    let text = r.text();
+    assert!(text.len() <= 32 * 1024, "{} bytes", text.len());
+    let first: u32 = text.lines().next().unwrap().parse().expect("a whole line");
+    assert_eq!(text.lines().nth(1), Some((first + 1).to_string().as_str()));
     assert!(
-        page.text().contains("[lines: 3000-3003 of "),
-        "{}",
-        page.text()
+        text.contains(" omitted; page them with terminal_read {"),
+        "{text}"
     );
+    assert!(text.ends_with("\n[output truncated]"), "{text}");
+    if text.contains("[wait: stdin_read]") {
+        assert!(
+            text.contains("\n300000\ndsh> \n[wait: stdin_read]"),
+            "{text}"
+        );
+        assert!(text.contains("\n[exit: 0]"), "{text}");
+    }
+    let structured = r.structured.unwrap();
+    assert!(structured["viewport"].as_str().unwrap().len() <= 32 * 1024);
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
+
+/// A send may ask for its own deadline with `timeoutMs`, up to the server's cap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeout_ms_sets_one_sends_deadline_within_the_cap() {
+    let host = Host::new(
+        ToolTerminalConfig {
+            max_send_timeout_ms: 60_000,
+            ..ToolTerminalConfig::default()
+        },
+        Some(fast_bash()),
+    );
+    let agent = host.agent("a");
+    host.call(&agent, "terminal_open", json!({"type": "shell"}))
+        .await;
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "sleep 2; echo done", "timeoutMs": 500}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    assert!(r.text().contains("[wait: timeout]"), "{}", r.text());
+    assert!(!r.text().contains("\ndone\n"), "{}", r.text());
+    // The command kept running: the next send finds its output and the prompt.
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "", "submit": false, "timeoutMs": 20_000}),
+        )
+        .await;
+    assert!(r.text().contains("done"), "{}", r.text());
+    for (value, expected) in [
+        (
+            json!(60_001),
+            "timeoutMs is 60001, above this server's cap of 60000 ms",
+        ),
+        (json!(0), "\"timeoutMs\" must be >= 1"),
+    ] {
+        let r = host
+            .call(
+                &agent,
+                "terminal_send",
+                json!({"sessionId": "pty-1", "text": "echo no", "timeoutMs": value}),
+            )
+            .await;
+        assert!(r.is_error, "{}", r.text());
+        assert!(r.text().contains(expected), "{}", r.text());
+    }
+    // Refused sends wrote nothing.
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo yes"}),
+        )
+        .await;
+    assert_eq!(r.text().lines().next(), Some("echo yes"), "{}", r.text());
     host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;
     host.shutdown().await;

@@ -1,0 +1,158 @@
+//! The fitted viewport stays within the budget, keeps whole first and newest lines, and its
+//! omission points `terminal_read` at exactly the lines it left out.
+
+use super::*;
+use crate::schema::{StatusOutput, WaitReasonOutput};
+use proptest::prelude::*;
+
+fn foreground(viewport: &str, input_mode: InputModeOutput) -> SendOutput {
+    SendOutput::Foreground {
+        viewport: viewport.to_owned(),
+        wait_reason: WaitReasonOutput::StdinRead,
+        session_status: StatusOutput::Running,
+        truncated: false,
+        exit_code: Some(0),
+        foreground: None,
+        input_mode,
+        earlier_exit_codes: Vec::new(),
+        output_bytes: viewport.len() as u64,
+        omitted: None,
+    }
+}
+
+fn parts(output: &SendOutput) -> (&str, bool, Option<&OmittedOutput>) {
+    match output {
+        SendOutput::Foreground {
+            viewport,
+            truncated,
+            omitted,
+            ..
+        } => (viewport, *truncated, omitted.as_ref()),
+        SendOutput::Background { .. } => panic!("a foreground send"),
+    }
+}
+
+/// `terminal_read`'s paging over a transcript: `count` lines ending `offset` lines before
+/// the newest.
+fn page(transcript: &str, offset: u64, count: u64) -> String {
+    let lines: Vec<&str> = transcript.split('\n').collect();
+    let end = lines.len() - usize::try_from(offset).unwrap();
+    let begin = end.saturating_sub(usize::try_from(count).unwrap());
+    lines[begin..end].join("\n")
+}
+
+/// Checks a fitted result of `viewport`, the newest part of `transcript`.
+fn check(transcript: &str, viewport: &str, max_bytes: usize) {
+    let mut output = foreground(viewport, InputModeOutput::Normal);
+    fit_send(&mut output, "pty-1", max_bytes);
+    let rendered = render::render_send(&output, max_bytes);
+    assert!(
+        rendered.len() <= max_bytes,
+        "{} > {max_bytes}",
+        rendered.len()
+    );
+    let (kept, truncated, omitted) = parts(&output);
+    let Some(omitted) = omitted else {
+        return;
+    };
+    assert!(truncated);
+    let head: String = kept
+        .split_inclusive('\n')
+        .take(omitted.after_line)
+        .collect();
+    assert!(
+        viewport.starts_with(&head),
+        "the head is the viewport's start"
+    );
+    let tail = &kept[head.len()..];
+    assert!(viewport.ends_with(tail), "the tail is the viewport's end");
+    let left_out = &viewport[head.len()..viewport.len() - tail.len()];
+    assert_eq!(omitted.bytes, left_out.len() as u64);
+    let read = omitted.terminal_read.as_ref().expect("pageable");
+    assert_eq!(read.session_id, "pty-1");
+    assert_eq!(read.count, omitted.lines);
+    let paged = page(transcript, read.offset, read.count);
+    // The page holds the left-out text whole (its first and last lines may be shared with a
+    // partially kept neighbour).
+    let left_out = left_out.strip_suffix('\n').unwrap_or(left_out);
+    assert!(paged.contains(left_out), "{paged:?} vs {left_out:?}");
+    assert_eq!(paged.split('\n').count() as u64, omitted.lines);
+    assert!(rendered.contains(&render::omission_line(omitted)));
+    assert!(rendered.ends_with("\n[output truncated]"), "{rendered}");
+}
+
+#[test]
+fn seq_keeps_the_command_line_the_first_and_the_newest_lines() {
+    let lines: String = (1..=300_000).map(|i| format!("{i}\n")).collect();
+    let transcript = format!("dsh> seq 1 300000\n{lines}dsh> ");
+    let viewport = transcript.strip_prefix("dsh> ").unwrap();
+    check(&transcript, viewport, 32 * 1024);
+    let mut output = foreground(viewport, InputModeOutput::Normal);
+    fit_send(&mut output, "pty-1", 32 * 1024);
+    let text = render::render_send(&output, 32 * 1024);
+    assert!(text.starts_with("seq 1 300000\n1\n2\n"), "{}", &text[..40]);
+    assert!(text.contains("\n300000\ndsh> \n[wait: stdin_read]"));
+    let (_, _, omitted) = parts(&output);
+    let omitted = omitted.unwrap();
+    // Whole lines on both sides of the omission line.
+    let at = text.find("[… ").unwrap();
+    assert!(text[..at].ends_with("\n"));
+    let before: u64 = text[..at].lines().last().unwrap().parse().unwrap();
+    let after: u64 = text[at..].lines().nth(1).unwrap().parse().unwrap();
+    assert_eq!(after - before - 1, omitted.lines);
+}
+
+#[test]
+fn output_that_fits_is_left_alone() {
+    let mut output = foreground("echo hi\nhi\ndsh> ", InputModeOutput::Normal);
+    let before = output.clone();
+    fit_send(&mut output, "pty-1", 32 * 1024);
+    assert_eq!(output, before);
+}
+
+#[test]
+fn a_full_screen_program_gets_no_read_arguments() {
+    let screen = "row\n".repeat(2000);
+    let mut output = foreground(&screen, InputModeOutput::AlternateScreen);
+    fit_send(&mut output, "pty-1", 2000);
+    let (_, _, omitted) = parts(&output);
+    let omitted = omitted.unwrap();
+    assert!(omitted.terminal_read.is_none());
+    assert!(render::omission_line(omitted).ends_with("omitted; page them with terminal_read]"));
+}
+
+#[test]
+fn a_tiny_budget_keeps_only_the_newest_output() {
+    let lines: String = (1..=5000).map(|i| format!("{i}\n")).collect();
+    let mut output = foreground(&lines, InputModeOutput::Normal);
+    fit_send(&mut output, "pty-1", 300);
+    let (kept, truncated, omitted) = parts(&output);
+    assert!(truncated && omitted.is_none());
+    assert!(kept.ends_with("5000\n"));
+    assert!(render::render_send(&output, 300).len() <= 300);
+}
+
+#[test]
+fn one_long_line_is_paged_whole() {
+    // Binary-like output without newlines: the tail keeps part of the last line, and the
+    // pointer covers that whole line.
+    let transcript = format!("dsh> cat blob\n{}\ndsh> ", "ab".repeat(40_000));
+    let viewport = transcript.strip_prefix("dsh> ").unwrap();
+    check(&transcript, viewport, 4096);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn omissions_address_exactly_the_left_out_lines(
+        older in "[a-c\n]{0,50}",
+        lines in proptest::collection::vec("[a-z一 ]{0,60}", 1..400),
+        trailing in "\n{0,2}",
+        max_bytes in 700usize..6000,
+    ) {
+        let viewport = format!("{}{trailing}", lines.join("\n"));
+        let transcript = format!("{older}\n{viewport}");
+        check(&transcript, &viewport, max_bytes);
+    }
+}
