@@ -2,7 +2,7 @@
 //!
 //! Every render takes the complete-result cap `max_result_bytes` and returns text within it.
 //! Cuts never split a UTF-8 code point. A foreground send's output has already been fitted to
-//! the cap by [`crate::fit`] (first lines, omission line, newest lines); below that, renders
+//! the cap by the `fit` module (first lines, omission line, newest lines); below that, renders
 //! keep the **newest** output (tail) and always
 //! keep their metadata lines (`[wait: …]`, `[session: …]`, `[lines: …]`) when they fit;
 //! [`bound_terminal_text`] (used by `finalize_content` for errors and policy text) keeps the
