@@ -14,7 +14,9 @@
 //!    housekeeping timeout does not make it busy);
 //! 4. a thread sleeping on a timer (`nanosleep`, `clock_nanosleep`, `poll`/`select` on no
 //!    fd with a timeout) → [`GroupActivity::Busy`];
-//! 5. otherwise (futex waits, children that are idle, an empty group) → [`GroupActivity::Idle`].
+//! 5. no live thread at all (the job just ended; its shell is taking the terminal back) →
+//!    [`GroupActivity::Busy`];
+//! 6. otherwise (futex waits, children that are idle) → [`GroupActivity::Idle`].
 
 use std::collections::HashSet;
 use std::fs;
@@ -213,7 +215,9 @@ fn verdict(waits: &[Wait]) -> GroupActivity {
         }
     } else if has(Wait::Event) || has(Wait::Stopped) {
         GroupActivity::Idle
-    } else if has(Wait::Timer) {
+    } else if has(Wait::Timer) || waits.is_empty() {
+        // No thread left to wait on: the job just ended and its shell is taking the terminal
+        // back (about to print), which is not an idle job.
         GroupActivity::Busy
     } else {
         GroupActivity::Idle
@@ -221,7 +225,7 @@ fn verdict(waits: &[Wait]) -> GroupActivity {
 }
 
 /// What process group `pgid` on the terminal `tty_path` is doing (see the module docs).
-/// Unreadable data counts as idle (the seed's silence rule). Costs roughly one `/proc` scan.
+/// Unreadable thread data counts as idle (the seed's silence rule). Costs roughly one `/proc` scan.
 #[must_use]
 pub fn group_activity(pgid: i32, tty_path: &Path) -> GroupActivity {
     if pgid <= 0 {
@@ -292,7 +296,11 @@ mod tests {
             (&[Timer], Busy, "sleep 5"),
             (&[Timer, Other], Busy, "a timed pause with futex waiters"),
             (&[Other], Idle, "blocked forever on a lock"),
-            (&[], Idle, "nothing left to wait for"),
+            (
+                &[],
+                Busy,
+                "the job is gone: its shell is taking the terminal back",
+            ),
             (&[Stopped], Idle, "stopped"),
         ];
         for (waits, expected, why) in cases {
