@@ -4,7 +4,9 @@
 //!   `tools/list` and system prompt); `--check` fails when the committed file drifts. A test
 //!   (`catalog_is_up_to_date`) runs the check under `cargo test`.
 //! - `verify`: what CI runs: fmt check, clippy with warnings as errors, the test suite,
-//!   `cargo package --workspace` and `cargo doc --workspace --no-deps` with warnings as errors.
+//!   then `publish-check`.
+//! - `publish-check`: `cargo package --workspace` and `cargo doc --workspace --no-deps` with
+//!   warnings as errors.
 //! - `bench [--quick] [--iterations N]`: round trips, input-wait latency and open latency
 //!   through our stack, each against a raw PTY reference measured in the same run, reported as
 //!   medians, p90 and ratios (see `bench/`).; then output
@@ -85,6 +87,11 @@ fn verify() -> Result<()> {
         &[],
     )?;
     run("cargo", &["test", "--workspace"], &[])?;
+    publish_check()
+}
+
+/// The publishing checks: `cargo package` and `cargo doc` with warnings as errors.
+fn publish_check() -> Result<()> {
     // Every publishable crate packages (metadata, readme, license, file list). `--no-verify`:
     // full verification works (cargo resolves the unpublished internal crates from a temporary
     // local registry) but rebuilds every crate from its packaged sources, which doubles CI
@@ -113,8 +120,8 @@ const HELP: &str = "cargo xtask <command>
 
 commands:
   catalog [--check]        regenerate docs/tool-catalog.md (or check it is up to date)
-  verify                   fmt --check, clippy -D warnings, test --workspace, package --workspace,
-                           doc --workspace --no-deps with -D warnings (what CI runs)
+  verify                   fmt --check, clippy -D warnings, test --workspace, then publish-check
+  publish-check            package --workspace and doc --workspace --no-deps with -D warnings
   bench [--quick] [--iterations N]
                            round trips, input-wait latency and open latency, each against a raw
                            PTY reference in the same run (default N=200; --quick: under a minute);
@@ -126,6 +133,7 @@ fn main() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("catalog") => catalog(args.iter().any(|a| a == "--check")),
         Some("verify") => verify(),
+        Some("publish-check") => publish_check(),
         Some("bench") => {
             let iterations = args
                 .iter()
@@ -165,7 +173,7 @@ mod tests {
         );
     }
 
-    /// Every workspace member appears in ARCHITECTURE.md's code map (house style rule 4).
+    /// Every workspace member appears in ARCHITECTURE.md's code map.
     #[test]
     fn architecture_names_every_crate() {
         let root = workspace_root();

@@ -11,7 +11,7 @@
 //! ([`Context::dispose`]).
 //!
 //! An [`Agent`] is an owner identity: equality is the exact instance (two agents with the same
-//! id are different owners, seed-contract §2.9), and disposing it tears down what it owns.
+//! id are different owners, the seed's §2.9), and disposing it tears down what it owns.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -666,7 +666,7 @@ struct AgentInner {
 /// An owner identity (one model conversation, e.g. one MCP connection).
 ///
 /// Equality is the exact instance: two agents created with the same id are different owners
-/// (seed-contract §2.9). Each agent owns a child [`Context`] scope; services attach owner
+/// (the seed's §2.9). Each agent owns a child [`Context`] scope; services attach owner
 /// cleanup to it with [`Agent::on_dispose`], and [`Agent::dispose`] awaits that teardown.
 #[derive(Clone)]
 pub struct Agent {

@@ -1,4 +1,4 @@
-//! Registry of per-package invariant companions (seed-contract §7.2).
+//! Registry of per-package invariant companions (the seed's §7.2).
 //!
 //! Every package crate ships a companion plugin ([`Companion`]) that registers its package name
 //! with the [`Invariants`] service, together with either a real runtime check (for packages

@@ -1,5 +1,5 @@
 //! Byte budgets for model-visible text: keep the head, the tail, or both, cut only on UTF-8
-//! boundaries, and count exactly what was left out (seed-contract §7.1).
+//! boundaries, and count exactly what was left out (the seed's §7.1).
 //!
 //! [`TextRetainer`] is the one output-budget type of the workspace: every tool and job that
 //! bounds text uses it (or the [`head`] / [`tail`] conveniences built on it) instead of ad-hoc
@@ -122,7 +122,7 @@ impl Retained {
     }
 }
 
-/// A streaming head / tail / head+tail byte budget (seed-contract §7.1).
+/// A streaming head / tail / head+tail byte budget (the seed's §7.1).
 ///
 /// Bytes fill the head budget first; after that they enter a tail ring of `tail` budget bytes,
 /// evicting its oldest bytes. Memory never exceeds the two budgets.

@@ -1,4 +1,4 @@
-//! Unit and property tests for the retainer (seed-contract §7.1, §8.8 item 129).
+//! Unit and property tests for the retainer (the seed's §7.1, §8.8 item 129).
 
 use super::*;
 use pretty_assertions::assert_eq;

@@ -1,4 +1,4 @@
-//! Ordered, prefix-stable system prompt sections (seed-contract §7.3).
+//! Ordered, prefix-stable system prompt sections (the seed's §7.3).
 //!
 //! Plugins contribute named text sections to the [`SystemPrompt`] service with an `order`;
 //! [`SystemPrompt::assemble`] sorts them by ascending order (stable: ties keep registration
@@ -23,7 +23,7 @@ use parking_lot::Mutex;
 
 use dsh_context::{BoxError, Plugin, Registrar, ServiceKey};
 
-/// Conventional order bands (seed-contract §7.3). Lower orders come first.
+/// Conventional order bands (the seed's §7.3). Lower orders come first.
 pub mod bands {
     /// Harness identity.
     pub const IDENTITY: i32 = -100;

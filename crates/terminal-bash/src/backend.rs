@@ -1,4 +1,4 @@
-//! [`BashBackend`]: the `shell` backend (seed-contract §3.2, §3.6).
+//! [`BashBackend`]: the `shell` backend (the seed's §3.2, §3.6).
 
 use std::ffi::OsString;
 use std::sync::Arc;

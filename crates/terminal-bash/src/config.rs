@@ -1,4 +1,4 @@
-//! [`BashConfig`]: the backend's configuration (seed-contract §3.1) and its validation.
+//! [`BashConfig`]: the backend's configuration (the seed's §3.1) and its validation.
 
 use std::path::PathBuf;
 use std::time::Duration;

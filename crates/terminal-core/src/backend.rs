@@ -1,5 +1,5 @@
 //! The backend seam: what a backend (e.g. `dsh-terminal-bash`'s `shell`) implements and what
-//! the service calls (seed-contract §2.1 `TerminalBackend` / `TerminalBackendSession`).
+//! the service calls (the seed's §2.1 `TerminalBackend` / `TerminalBackendSession`).
 
 use std::sync::Arc;
 
@@ -40,12 +40,12 @@ pub trait BackendSession: Send + Sync + 'static {
     /// # Errors
     /// `SendActive` (one active send per session), `Closing`, `Exited`.
     fn start_send(&self, request: SendRequest) -> Result<SendOperation, TerminalError>;
-    /// Reads a newest-relative scrollback page (seed-contract §3.7).
+    /// Reads a newest-relative scrollback page (the seed's §3.7).
     ///
     /// # Errors
     /// `InvalidRequest` for a zero count.
     fn read(&self, request: ReadRequest) -> Result<ReadResult, TerminalError>;
-    /// Signals the foreground process group (seed-contract §3.8).
+    /// Signals the foreground process group (the seed's §3.8).
     ///
     /// # Errors
     /// `Closing`, `Signal` (unresolvable group, SIGKILL aimed at the shell).

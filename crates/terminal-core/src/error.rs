@@ -1,4 +1,4 @@
-//! Errors of the terminal service and its backends (seed-contract §2.2).
+//! Errors of the terminal service and its backends (the seed's §2.2).
 //!
 //! Every message is lowercase, names the bad value, and where the model can act says what to
 //! do next. The tool layer renders them as `Error: <message>`.

@@ -1,6 +1,6 @@
 //! The terminal service and the shared PTY machinery behind it.
 //!
-//! [`Terminals`] is the `Terminals` service of seed-contract §2: a backend registry, `pty-N`
+//! [`Terminals`] is the `Terminals` service of the seed's §2: a backend registry, `pty-N`
 //! ids, exact-owner fencing, one active send per session, read / signal / kill / list, and
 //! owner and service disposal that await teardown. Backends implement [`TerminalBackend`]
 //! (and [`BackendSession`]); a PTY backend runs its program with [`PtySession::spawn`] (given a

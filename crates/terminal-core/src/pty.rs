@@ -1,4 +1,5 @@
-//! A thin wrapper over portable-pty that avoids its traps (field-notes §7).
+//! A thin wrapper over portable-pty that avoids its traps, such as blocking kill/wait calls
+//! and a writer that sends EOF when dropped.
 //!
 //! The PTY layer only moves bytes and lifecycle events; interpreting them is [`crate::screen`]'s
 //! and [`crate::session`]'s job.
@@ -176,7 +177,7 @@ impl Pty {
             .slave
             .spawn_command(builder)
             .map_err(io::Error::other)?;
-        // The slave must go, or the master never sees EOF (field-notes §7.4).
+        // The slave must go, or the master never sees EOF (measured: dropping the slave is what lets the master see EOF).
         drop(pair.slave);
         let pid = child.process_id().unwrap_or(0);
         register_shell(pid);

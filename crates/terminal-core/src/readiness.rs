@@ -1,4 +1,4 @@
-//! When a send settles (seed-contract §3.5, direction "Readiness"), as a pure decision over
+//! When a send settles (the seed's §3.5, direction "Readiness"), as a pure decision over
 //! observed facts so every tier is unit-testable without a PTY.
 //!
 //! A send settles with the first of (checked in this order):

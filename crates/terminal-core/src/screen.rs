@@ -9,7 +9,7 @@
 //! - Render: the transcript is the bounded [history](ScreenConfig::scrollback_lines) of rows
 //!   that scrolled off the top plus the visible rows; [`Screen::render_since`] renders from an
 //!   [`AnchorId`] (a send's start position) to the end, tail-bounded on UTF-8 boundaries;
-//!   [`Screen::page`] serves newest-relative pages (seed-contract §3.7). On the alternate
+//!   [`Screen::page`] serves newest-relative pages (the seed's §3.7). On the alternate
 //!   screen the render is the visible screen.
 //! - Prompt marks: OSC 133 marks carrying the session's [`PromptNonce`] become
 //!   [`ScreenEvent::Mark`]s; marks without it are ordinary (invisible) output.

@@ -1,4 +1,4 @@
-//! Value types of the terminal service contract (seed-contract §2.1), plus the facts we add on
+//! Value types of the terminal service contract (the seed's §2.1), plus the facts we add on
 //! top of the seed (exit status from the prompt mark, foreground program, input mode).
 
 use std::fmt;
@@ -28,7 +28,7 @@ impl fmt::Display for SessionId {
     }
 }
 
-/// Why a send settled (seed-contract §3.5).
+/// Why a send settled (the seed's §3.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WaitReason {
     /// Exact evidence: the nonce'd prompt mark came back with the shell owning the terminal, or
@@ -42,7 +42,7 @@ pub enum WaitReason {
     SessionExit,
 }
 
-/// Signals a model may deliver to the foreground process group (seed-contract §2.1).
+/// Signals a model may deliver to the foreground process group (the seed's §2.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TerminalSignal {
     /// Interrupt (what Ctrl-C would send).

@@ -1,5 +1,5 @@
 //! The six model-facing terminal tools: `terminal_open`, `terminal_send`, `terminal_read`,
-//! `terminal_signal`, `terminal_close` and `terminal_list` (seed-contract §4).
+//! `terminal_signal`, `terminal_close` and `terminal_list` (the seed's §4).
 //!
 //! [`ToolTerminalPlugin`] registers them on the `Tools` registry (`dsh-tools`) over the
 //! `Terminals` service (`dsh-terminal-core`) and adds the `tool:pty` system-prompt section.

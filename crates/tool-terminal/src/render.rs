@@ -1,4 +1,4 @@
-//! Model-facing renders of terminal tool results (seed-contract §4.3, §4.4).
+//! Model-facing renders of terminal tool results (the seed's §4.3, §4.4).
 //!
 //! Every render takes the complete-result cap `max_result_bytes` and returns text within it.
 //! Cuts never split a UTF-8 code point. A foreground send's output has already been fitted to
@@ -109,7 +109,7 @@ pub fn render_spawn(result: &OpenOutput, max_bytes: usize) -> String {
 }
 
 /// The extra fact lines of a send render, in order, each on its own line. Only lines that
-/// apply are present (direction.md "Where we go past the seed", item 3).
+/// apply are present (the facts we add past the seed).
 fn send_facts(
     truncated: bool,
     output_bytes: u64,

@@ -1,4 +1,4 @@
-//! The approval seam of the pipeline (seed-contract §6.4 step 3) and the around-execute stage
+//! The approval seam of the pipeline (the seed's §6.4 step 3) and the around-execute stage
 //! (step 8).
 //!
 //! A pre-execute policy that answers [`Decision::Ask`](crate::Decision::Ask) sends the call to

@@ -1,4 +1,4 @@
-//! The tool registry and the tool contract (seed-contract §6).
+//! The tool registry and the tool contract (the seed's §6).
 //!
 //! A [`Tool`] has exactly one Rust argument type and one output type; the model-visible JSON
 //! Schemas are generated from them (schemars) and normalised by one function,

@@ -261,7 +261,7 @@ struct Policies {
     post: Vec<Arc<dyn PostExecute>>,
 }
 
-/// The tool registry service (seed-contract §6).
+/// The tool registry service (the seed's §6).
 ///
 /// # Pipeline order ([`Tools::execute`])
 ///

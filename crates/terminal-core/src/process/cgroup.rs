@@ -1,5 +1,5 @@
 //! [`SessionCgroup`]: a cgroup v2 per session, killed as a whole with `cgroup.kill`
-//! (field-notes §6: the only method that stops all five background forms on its own).
+//! (measured here: the only method that stops all five background forms on its own).
 //!
 //! Layout: `<base>/dsh-<hostpid>/<session>`, where `<base>` is this process's own cgroup in the
 //! first writable cgroup2 mount (delegation friendly), or that mount's root. Cgroups left by a

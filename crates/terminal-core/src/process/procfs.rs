@@ -194,7 +194,7 @@ pub(crate) fn scan_all() -> Vec<StatInfo> {
 }
 
 /// The foreground process group of the terminal controlled by `shell_pid`: the `tpgid` field of
-/// its `stat`, when positive (seed-contract §3.8). `None` when the shell is gone or has no
+/// its `stat`, when positive (the seed's §3.8). `None` when the shell is gone or has no
 /// controlling terminal.
 #[must_use]
 pub fn foreground_pgid(shell_pid: i32) -> Option<i32> {

@@ -1,4 +1,4 @@
-//! Whole-session teardown (seed-contract §3.10, going further per direction item 5).
+//! Whole-session teardown (the seed's §3.10, going further per direction item 5).
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! [`TreeTracker`]: every process a session ever started (seed-contract §3.10 step 1, going
+//! [`TreeTracker`]: every process a session ever started (the seed's §3.10 step 1, going
 //! further per direction item 5).
 
 use std::collections::{HashMap, HashSet};

@@ -1,5 +1,5 @@
-//! The "foreground group is blocked reading the terminal" classifier (field-notes §3,
-//! direction item 4).
+//! The "foreground group is blocked reading the terminal" classifier (kernel-true stdin
+//! detection).
 //!
 //! Flow, for every process whose `pgrp` is the group and every thread of it:
 //! 1. the thread must be asleep (`S`); anything running, stopped or in disk sleep means the

@@ -147,7 +147,7 @@ impl Screen {
         join_tail(&pieces, max_bytes)
     }
 
-    /// A newest-relative page of the transcript (seed-contract §3.7): `offset` 0 is the newest
+    /// A newest-relative page of the transcript (the seed's §3.7): `offset` 0 is the newest
     /// line, `count` lines ending `offset` lines before the newest (defaults 0 and
     /// [`DEFAULT_PAGE_LINES`]), joined by `\n` and tail-bounded to `max_bytes`.
     ///

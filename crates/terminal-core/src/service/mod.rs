@@ -1,4 +1,4 @@
-//! The `Terminals` service (seed-contract §2): owner-fenced PTY sessions over registered
+//! The `Terminals` service (the seed's §2): owner-fenced PTY sessions over registered
 //! backends.
 //!
 //! # Responsibilities
@@ -90,7 +90,7 @@ const PACKAGE: &str = "dsh-terminal-core";
 /// Prefix of every minted session id.
 const ID_PREFIX: &str = "pty-";
 
-/// The terminal service (seed-contract §2). Create with [`Terminals::new`] or provide it to a
+/// The terminal service (the seed's §2). Create with [`Terminals::new`] or provide it to a
 /// [`dsh_context::Context`] with [`TerminalsPlugin`].
 ///
 /// Every method is safe to call concurrently. Async methods must run inside a tokio runtime to

@@ -1,4 +1,4 @@
-//! The `Terminals` service against an in-memory stub backend (seed-contract §8.1).
+//! The `Terminals` service against an in-memory stub backend (the seed's §8.1).
 
 #![expect(
     clippy::unwrap_used,

@@ -1,4 +1,4 @@
-//! An in-memory [`TerminalBackend`] test double (seed-contract §8 "stub backend"). Test-only.
+//! An in-memory [`TerminalBackend`] test double (the seed's §8 "stub backend"). Test-only.
 //!
 //! Sessions report motd `stub ready`, pid 123 (configurable), canned reads and signals, and
 //! record every close reason. Timing is controlled with channels, never sleeps:

@@ -1,4 +1,4 @@
-//! Render goldens: the seed's (seed-contract §4.3, §8 items 85–88, 131) where they still apply,
+//! Render goldens: the seed's (the seed's §4.3, §8 items 85–88, 131) where they still apply,
 //! and ours where we go past the seed.
 
 use super::*;
