@@ -12,101 +12,15 @@
 //! lines of 80 characters in one session, and its peak RSS through a `yes` flood. Nothing
 //! is asserted.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
 use dsh_context::Agent;
 use dsh_terminal_core::{SendRequest, SessionId, SpawnRequest, Terminals, WaitReason};
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 
-const MARK: &[u8] = b"\x1b]133;D;";
-
-struct RawPty {
-    _child: Box<dyn portable_pty::Child + Send + Sync>,
-    reader: Box<dyn Read + Send>,
-    writer: Box<dyn Write + Send>,
-    killer: Box<dyn portable_pty::ChildKiller + Send + Sync>,
-}
-
-impl RawPty {
-    fn spawn() -> Result<Self> {
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows: 40,
-                cols: 160,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .map_err(|e| anyhow::anyhow!("openpty: {e}"))?;
-        let mut cmd = CommandBuilder::new("/bin/bash");
-        cmd.args(["--noprofile", "--norc", "-i"]);
-        cmd.env("PS1", "$ ");
-        cmd.env("PROMPT_COMMAND", r#"printf "\033]133;D;%s\007" "$?""#);
-        cmd.env("TERM", "dumb");
-        let child = pair
-            .slave
-            .spawn_command(cmd)
-            .map_err(|e| anyhow::anyhow!("spawn: {e}"))?;
-        drop(pair.slave);
-        let killer = child.clone_killer();
-        let reader = pair
-            .master
-            .try_clone_reader()
-            .map_err(|e| anyhow::anyhow!("reader: {e}"))?;
-        let writer = pair
-            .master
-            .take_writer()
-            .map_err(|e| anyhow::anyhow!("writer: {e}"))?;
-        // Keep the master alive for the PTY's lifetime.
-        std::mem::forget(pair.master);
-        let mut raw = Self {
-            _child: child,
-            reader,
-            writer,
-            killer,
-        };
-        raw.read_until_mark()?;
-        Ok(raw)
-    }
-
-    /// Reads until the prompt marker; returns the bytes read.
-    fn read_until_mark(&mut self) -> Result<u64> {
-        let mut tail: Vec<u8> = Vec::new();
-        let mut total = 0u64;
-        let mut buf = vec![0u8; 65536];
-        loop {
-            let n = self.reader.read(&mut buf).context("pty read")?;
-            if n == 0 {
-                bail!("raw bash exited");
-            }
-            total += n as u64;
-            tail.extend_from_slice(&buf[..n]);
-            if tail.len() > 256 {
-                tail.drain(..tail.len() - 256);
-            }
-            if tail.windows(MARK.len()).any(|w| w == MARK) && tail.ends_with(b"$ ") {
-                return Ok(total);
-            }
-        }
-    }
-
-    fn run(&mut self, command: &str) -> Result<(Duration, u64)> {
-        let start = Instant::now();
-        self.writer
-            .write_all(format!("{command}\r").as_bytes())
-            .context("pty write")?;
-        let bytes = self.read_until_mark()?;
-        Ok((start.elapsed(), bytes))
-    }
-}
-
-impl Drop for RawPty {
-    fn drop(&mut self) {
-        let _ = self.killer.kill();
-    }
-}
+use crate::bench::raw::RawPty;
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
@@ -169,6 +83,10 @@ impl Ours<'_> {
                 .map_err(|e| anyhow::anyhow!("send: {e}"))?;
             let result = op.done().await.map_err(|e| anyhow::anyhow!("send: {e}"))?;
             match result.wait_reason {
+                // A command that failed (e.g. a file the session cannot see) measures nothing.
+                WaitReason::StdinRead if result.exit_code.is_some_and(|c| c != 0) => {
+                    bail!("`{command}` exited with {:?}", result.exit_code)
+                }
                 WaitReason::StdinRead => return Ok(start.elapsed()),
                 WaitReason::Timeout | WaitReason::InferredIdle => continue,
                 other => bail!("send settled {other:?}"),
@@ -208,8 +126,12 @@ fn run_in(dir: &Path, volume: usize, runs: usize, flood: u64) -> Result<()> {
         .context("tokio runtime")?;
     rt.block_on(async move {
         let (rss_start, _) = rss_kb();
-        let ctx = dsh_mcp::compose(&dsh_mcp::Options::default())
-            .map_err(|e| anyhow::anyhow!("compose: {e}"))?;
+        // The files live in the workspace, so a confined session (the default) sees them.
+        let options = dsh_mcp::Options {
+            workspace: Some(dir.to_path_buf()),
+            ..dsh_mcp::Options::default()
+        };
+        let ctx = dsh_mcp::compose(&options).map_err(|e| anyhow::anyhow!("compose: {e}"))?;
         let terminals = ctx.require::<Terminals>()?;
         let agent = Agent::new(&ctx, "bench-throughput");
         let open = || async {
@@ -247,7 +169,7 @@ fn run_in(dir: &Path, volume: usize, runs: usize, flood: u64) -> Result<()> {
             agent: &agent,
             id: id.clone(),
         };
-        let mut raw = tokio::task::block_in_place(RawPty::spawn)?;
+        let mut raw = tokio::task::block_in_place(RawPty::bash)?;
         println!("output throughput, {volume} bytes per run, {runs} runs each, alternating");
         if cfg!(debug_assertions) {
             println!(
@@ -257,7 +179,7 @@ fn run_in(dir: &Path, volume: usize, runs: usize, flood: u64) -> Result<()> {
         for (name, command) in &workloads {
             let (mut raw_rates, mut our_rates) = (Vec::new(), Vec::new());
             for _ in 0..runs {
-                let (raw_time, raw_bytes) = tokio::task::block_in_place(|| raw.run(command))?;
+                let (raw_time, raw_bytes) = tokio::task::block_in_place(|| raw.run_counting(command))?;
                 raw_rates.push(raw_bytes as f64 / raw_time.as_secs_f64() / 1e6);
                 // Our session sees the same bytes (ONLCR included) as the raw PTY.
                 let our_time = ours.run(command).await?;

@@ -9,13 +9,12 @@
 //!   `>>> ` is printed again;
 //! - open: `terminal_open` until the session is ready, against bash reaching its first
 //!   prompt in a raw PTY;
-//! - throughput: [`throughput`] (the output path's figures).
+//! - throughput and scrollback memory: `bench_throughput` (run after these rows).
 //!
-//! Files: `raw.rs` (the reference PTY), `stats.rs` (percentiles, table), `throughput.rs`.
+//! Files: `raw.rs` (the reference PTY), `stats.rs` (percentiles, table).
 
-mod raw;
+pub(crate) mod raw;
 mod stats;
-mod throughput;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -112,7 +111,6 @@ pub(crate) fn run(options: &BenchOptions) -> Result<()> {
             .kill(&agent, &id)
             .await
             .map_err(|e| anyhow::anyhow!("close: {e}"))?;
-        rows.extend(throughput::rows(options.quick)?);
         agent.dispose().await;
         ctx.dispose().await;
 

@@ -87,6 +87,32 @@ impl RawPty {
         self.writer.write_all(bytes).context("pty write")
     }
 
+    /// Writes `command` + Enter and reads until the prompt marker, keeping only a bounded window
+    /// of what was read (so a flood costs no memory); returns the time taken and the bytes read.
+    pub(crate) fn run_counting(&mut self, command: &str) -> Result<(Duration, u64)> {
+        /// Enough of the newest bytes to hold the marker and the prompt after it.
+        const WINDOW: usize = 256;
+        let start = Instant::now();
+        self.write(format!("{command}\r").as_bytes())?;
+        let mut total = 0u64;
+        let mut buf = vec![0u8; 65536];
+        loop {
+            let n = self.reader.read(&mut buf).context("pty read")?;
+            if n == 0 {
+                bail!("raw PTY program exited");
+            }
+            total += n as u64;
+            self.seen.extend_from_slice(&buf[..n]);
+            if self.seen.len() > WINDOW {
+                self.seen.drain(..self.seen.len() - WINDOW);
+            }
+            if self.seen.windows(MARK.len()).any(|w| w == MARK) && self.seen.ends_with(b"$ ") {
+                self.seen.clear();
+                return Ok((start.elapsed(), total));
+            }
+        }
+    }
+
     /// Writes `input` and times until `done` holds.
     pub(crate) fn timed(&mut self, input: &[u8], done: impl Fn(&[u8]) -> bool) -> Result<Duration> {
         let start = Instant::now();
