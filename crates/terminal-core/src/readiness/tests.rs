@@ -1,0 +1,356 @@
+//! Table tests of the settle decision.
+
+use super::*;
+
+const SHELL: i32 = 100;
+const CHILD: i32 = 200;
+
+fn timing() -> ReadinessTiming {
+    ReadinessTiming {
+        exact_probe_after: Duration::from_millis(20),
+        idle_silence: Duration::from_millis(50),
+        handoff_grace: Duration::from_millis(10),
+        timeout: Duration::from_millis(100),
+        silence_rule: SilenceRule::KernelIdle,
+    }
+}
+
+fn obs(t0: Instant, ms: u64) -> Observation {
+    Observation {
+        now: t0 + Duration::from_millis(ms),
+        exited: false,
+        prompt: PromptState::Busy,
+        done_since_write: false,
+        mark_since_write: false,
+        fg: Some(SHELL),
+        input_pending: false,
+        fg_waiting: None,
+        fg_busy: None,
+        fg_wait_among_others: false,
+        reply_pending: false,
+        last_output_at: t0,
+        output_since_write: false,
+        has_output: true,
+        output_drained: true,
+    }
+}
+
+fn ready(pre: PreWrite, t0: Instant) -> Readiness {
+    Readiness::new(timing(), t0, false, SHELL, pre)
+}
+
+#[test]
+fn a_poll_accepts_a_program_that_was_already_waiting() {
+    let t0 = Instant::now();
+    let pre = PreWrite {
+        fg: Some(CHILD),
+        waiting: true,
+    };
+    let mut r = ready(pre, t0);
+    r.set_poll_only(true);
+    let mut o = obs(t0, 30);
+    o.fg = Some(CHILD);
+    o.fg_waiting = Some(true);
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+}
+
+#[test]
+fn a_poll_at_an_idle_prompt_settles_at_once() {
+    let t0 = Instant::now();
+    let mut r = ready(PreWrite::default(), t0);
+    r.set_poll_only(true);
+    let mut o = obs(t0, 1);
+    assert_eq!(r.evaluate(&o), None, "busy: keep waiting");
+    o.prompt = PromptState::Prompt;
+    assert_eq!(r.evaluate(&o), Some(Settle::Prompt));
+}
+
+#[test]
+fn typed_ahead_input_needs_the_shell_blocked_reading_before_the_prompt_settles() {
+    let t0 = Instant::now();
+    let mut r = ready(PreWrite::default(), t0);
+    r.set_typeahead(true);
+    let mut o = obs(t0, 30);
+    o.prompt = PromptState::Prompt;
+    o.done_since_write = true;
+    // A stale prompt whose shell has gathered (not yet echoed) the typed input.
+    o.fg_waiting = Some(false);
+    assert_eq!(r.evaluate(&o), None);
+    o.fg_waiting = None;
+    assert_eq!(r.evaluate(&o), None);
+    assert!(r.wants_probe(Some(SHELL), PromptState::Prompt));
+    o.fg_waiting = Some(true);
+    assert_eq!(r.evaluate(&o), Some(Settle::Prompt));
+}
+
+#[test]
+fn prompt_needs_a_fresh_done_mark_shell_foreground_and_no_queued_input() {
+    let t0 = Instant::now();
+    let mut r = ready(PreWrite::default(), t0);
+    let mut o = obs(t0, 1);
+    o.prompt = PromptState::Prompt;
+    assert_eq!(r.evaluate(&o), None, "stale prompt from before the write");
+    o.done_since_write = true;
+    o.input_pending = true;
+    assert_eq!(r.evaluate(&o), None, "typed-ahead input still queued");
+    o.input_pending = false;
+    o.fg = Some(CHILD);
+    assert_eq!(r.evaluate(&o), None, "a child still owns the terminal");
+    o.fg = Some(SHELL);
+    assert_eq!(r.evaluate(&o), Some(Settle::Prompt));
+}
+
+#[test]
+fn continuation_prompt_settles() {
+    let t0 = Instant::now();
+    let mut r = ready(PreWrite::default(), t0);
+    let mut o = obs(t0, 1);
+    o.prompt = PromptState::Continuation;
+    o.mark_since_write = true;
+    assert_eq!(r.evaluate(&o), Some(Settle::Continuation));
+}
+
+#[test]
+fn new_foreground_waiting_settles_after_probe_threshold() {
+    let t0 = Instant::now();
+    let pre = PreWrite {
+        fg: Some(SHELL),
+        waiting: false,
+    };
+    let mut r = ready(pre, t0);
+    let mut o = obs(t0, 10);
+    o.fg = Some(CHILD);
+    o.fg_waiting = Some(true);
+    assert_eq!(r.evaluate(&o), None, "before exact_probe_after");
+    let mut o = obs(t0, 20);
+    o.fg = Some(CHILD);
+    o.fg_waiting = Some(true);
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+}
+
+#[test]
+fn stdin_wait_needs_a_caught_up_quiet_screen() {
+    let t0 = Instant::now();
+    let pre = PreWrite {
+        fg: Some(SHELL),
+        waiting: false,
+    };
+    let mut r = ready(pre, t0);
+    let mut o = obs(t0, 30);
+    o.fg_waiting = Some(true);
+    o.output_drained = false;
+    assert_eq!(r.evaluate(&o), None, "unread output may hold the prompt");
+    o.output_drained = true;
+    o.last_output_at = t0 + Duration::from_millis(30);
+    assert_eq!(r.evaluate(&o), None, "output too recent");
+    o.now = t0 + Duration::from_millis(30) + PROBE_QUIET;
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+}
+
+#[test]
+fn pre_write_wait_is_not_reused_until_left_or_answered() {
+    let t0 = Instant::now();
+    let pre = PreWrite {
+        fg: Some(CHILD),
+        waiting: true,
+    };
+    let mut r = ready(pre, t0);
+    let mut o = obs(t0, 30);
+    o.fg = Some(CHILD);
+    o.fg_waiting = Some(true);
+    o.last_output_at = t0;
+    assert_eq!(r.evaluate(&o), None);
+    // Seen running once, then waiting again: accepted.
+    let mut o2 = o;
+    o2.fg_waiting = Some(false);
+    assert_eq!(r.evaluate(&o2), None);
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+    // Or: it answered with output and went quiet.
+    let mut r = ready(pre, t0);
+    let mut o = obs(t0, 40);
+    o.fg = Some(CHILD);
+    o.fg_waiting = Some(true);
+    o.output_since_write = true;
+    o.last_output_at = t0 + Duration::from_millis(40);
+    assert_eq!(r.evaluate(&o), None, "output too recent");
+    o.now = t0 + Duration::from_millis(40) + PROBE_QUIET;
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+}
+
+#[test]
+fn shell_reading_counts_unless_its_prompt_is_current() {
+    let t0 = Instant::now();
+    let pre = PreWrite {
+        fg: Some(SHELL),
+        waiting: false,
+    };
+    let mut r = ready(pre, t0);
+    let mut o = obs(t0, 25);
+    o.fg_waiting = Some(true);
+    o.prompt = PromptState::Prompt;
+    assert_eq!(r.evaluate(&o), None, "the prompt wait is tier 2's");
+    o.prompt = PromptState::Busy;
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait), "read -p");
+}
+
+#[test]
+fn silence_and_grace_then_deadline() {
+    let t0 = Instant::now();
+    let mut r = ready(PreWrite::default(), t0);
+    let mut o = obs(t0, 55);
+    o.mark_since_write = true;
+    o.fg_busy = Some(false);
+    assert_eq!(r.evaluate(&o), None, "grace extends silence after a mark");
+    o.now = t0 + Duration::from_millis(60);
+    assert_eq!(r.evaluate(&o), Some(Settle::Idle));
+    let mut r = ready(PreWrite::default(), t0);
+    let mut o = obs(t0, 100);
+    o.last_output_at = t0 + Duration::from_millis(99);
+    assert_eq!(r.evaluate(&o), Some(Settle::Timeout));
+}
+
+#[test]
+fn startup_silence_without_output_never_settles() {
+    let t0 = Instant::now();
+    let mut r = Readiness::new(timing(), t0, true, SHELL, PreWrite::default());
+    let mut o = obs(t0, 60);
+    o.has_output = false;
+    o.fg_waiting = Some(true);
+    o.fg = Some(CHILD);
+    assert_eq!(r.evaluate(&o), None);
+    o.now = t0 + Duration::from_millis(100);
+    assert_eq!(r.evaluate(&o), Some(Settle::Timeout));
+}
+
+#[test]
+fn exit_wins() {
+    let t0 = Instant::now();
+    let mut r = ready(PreWrite::default(), t0);
+    let mut o = obs(t0, 1);
+    o.exited = true;
+    o.prompt = PromptState::Prompt;
+    o.done_since_write = true;
+    assert_eq!(r.evaluate(&o), Some(Settle::Exit));
+}
+
+#[test]
+fn an_answered_program_settles_as_soon_as_it_reads_again() {
+    // A REPL waiting before the write answers a line: the first quiet probe that finds it
+    // reading again settles, with no fixed floor.
+    let t0 = Instant::now();
+    let pre = PreWrite {
+        fg: Some(CHILD),
+        waiting: true,
+    };
+    let mut r = Readiness::new(
+        ReadinessTiming {
+            exact_probe_after: Duration::ZERO,
+            ..timing()
+        },
+        t0,
+        false,
+        SHELL,
+        pre,
+    );
+    let mut o = obs(t0, 0);
+    o.fg = Some(CHILD);
+    o.now = t0 + Duration::from_micros(1500);
+    o.last_output_at = t0 + Duration::from_micros(400);
+    o.output_since_write = true;
+    o.fg_waiting = Some(true);
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+}
+
+#[test]
+fn a_stdin_wait_never_settles_while_the_input_is_still_queued() {
+    // The kernel's echo arrived, but the waiting program has not read the line yet.
+    let t0 = Instant::now();
+    let pre = PreWrite {
+        fg: Some(CHILD),
+        waiting: true,
+    };
+    let mut r = ready(pre, t0);
+    let mut o = obs(t0, 30);
+    o.fg = Some(CHILD);
+    o.output_since_write = true;
+    o.fg_waiting = Some(true);
+    o.input_pending = true;
+    assert_eq!(r.evaluate(&o), None);
+    o.input_pending = false;
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+}
+
+#[test]
+fn silence_waits_while_the_kernel_says_the_job_is_busy() {
+    let t0 = Instant::now();
+    let mut r = ready(PreWrite::default(), t0);
+    let mut o = obs(t0, 60);
+    o.fg = Some(CHILD);
+    o.fg_busy = Some(true);
+    assert_eq!(
+        r.evaluate(&o),
+        None,
+        "a computing or sleeping job keeps waiting"
+    );
+    // The verdict sticks between probes.
+    o.fg_busy = None;
+    o.now = t0 + Duration::from_millis(70);
+    assert_eq!(r.evaluate(&o), None);
+    // Another group took the terminal (the sleep ended): the old verdict no longer
+    // applies, and the next probe decides.
+    o.fg = Some(SHELL);
+    assert_eq!(
+        r.evaluate(&o),
+        None,
+        "no verdict yet about the shell running on"
+    );
+    o.fg_busy = Some(false);
+    assert_eq!(r.evaluate(&o), Some(Settle::Idle));
+    // Idle (a server blocked in accept) settles at the idle window.
+    let mut r = ready(PreWrite::default(), t0);
+    let mut o = obs(t0, 60);
+    o.fg = Some(CHILD);
+    o.fg_busy = Some(false);
+    assert_eq!(r.evaluate(&o), Some(Settle::Idle));
+    // The deadline still bounds a busy job.
+    let mut r = ready(PreWrite::default(), t0);
+    let mut o = obs(t0, 100);
+    o.fg = Some(CHILD);
+    o.fg_busy = Some(true);
+    assert_eq!(r.evaluate(&o), Some(Settle::Timeout));
+}
+
+#[test]
+fn pure_silence_rule_ignores_the_kernel() {
+    let t0 = Instant::now();
+    let timing = ReadinessTiming {
+        silence_rule: SilenceRule::PureSilence,
+        ..timing()
+    };
+    let mut r = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
+    let mut o = obs(t0, 60);
+    o.fg = Some(CHILD);
+    o.fg_busy = Some(true);
+    assert_eq!(r.evaluate(&o), Some(Settle::Idle));
+}
+
+#[test]
+fn an_owed_query_reply_or_an_event_loop_wait_holds_the_stdin_tier() {
+    let t0 = Instant::now();
+    let pre = PreWrite {
+        fg: Some(SHELL),
+        waiting: false,
+    };
+    let mut r = ready(pre, t0);
+    let mut o = obs(t0, 30);
+    o.fg = Some(CHILD);
+    o.fg_waiting = Some(true);
+    o.reply_pending = true;
+    assert_eq!(r.evaluate(&o), None, "the program waits for our reply");
+    o.reply_pending = false;
+    o.fg_wait_among_others = true;
+    o.last_output_at = t0 + Duration::from_millis(25);
+    assert_eq!(r.evaluate(&o), None, "a weak wait needs a longer quiet");
+    o.now = o.last_output_at + WEAK_WAIT_QUIET;
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+}
