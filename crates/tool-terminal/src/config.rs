@@ -1,0 +1,74 @@
+//! The adapter's configuration and its defaults: the one home of each knob's default, unit
+//! and bounds (dsh-mcp's options reuse them).
+
+/// Default cap for one complete model-facing result (32 KiB): room for the command line, the
+/// first lines and the newest output of a long run, small enough not to crowd a model's context.
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 32 * 1024;
+/// Smallest cap: keeps every `pty-N` / job id visible in its acknowledgement.
+pub const MIN_MAX_RESULT_BYTES: usize = 64;
+/// Default cap for the `text` of one `terminal_send` (64 KiB).
+pub const DEFAULT_MAX_INPUT_BYTES: usize = 64 * 1024;
+/// Default cap on the `timeoutMs` a `terminal_send` may ask for (10 minutes).
+pub const DEFAULT_MAX_SEND_TIMEOUT_MS: u64 = 600_000;
+
+/// The `tool:pty` system-prompt section (seed §4.1 wording).
+pub const PROMPT_SECTION_NAME: &str = "tool:pty";
+/// Order of the section (tool guidance band, seed §7.3).
+pub const PROMPT_SECTION_ORDER: i32 = 106;
+/// The guidance text.
+pub const PROMPT_TEXT: &str = "Use a terminal session only when work needs persistent terminal state or interactive stdin; prefer shell/read/write/edit for bounded one-shot operations. Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited.";
+
+/// Configuration (seed §4.1 keys, snake_case).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolTerminalConfig {
+    /// Expose and accept `run_in_background` (default true, as in the seed). Background sends
+    /// run as `pty-send` jobs on the jobs service (`dsh-jobs` with `dsh-tool-jobs`); without it
+    /// they are answered with an error naming what is missing.
+    pub enable_run_in_background: bool,
+    /// UTF-8 byte cap for each complete result (default 32768, minimum 64). A send's output
+    /// that does not fit keeps its first lines and its newest lines, with a line between them
+    /// saying what was left out and how to page it with `terminal_read`.
+    pub max_result_bytes: usize,
+    /// Byte cap for the `text` of one send (default 65536, minimum 1). Larger input is
+    /// refused with an error that says how to proceed.
+    pub max_input_bytes: usize,
+    /// Largest `timeoutMs` one `terminal_send` may ask for, in milliseconds (default 600000,
+    /// minimum 1). A larger value is refused with an error naming this cap; a send without
+    /// `timeoutMs` keeps the backend's configured timeout.
+    pub max_send_timeout_ms: u64,
+}
+
+impl Default for ToolTerminalConfig {
+    fn default() -> Self {
+        Self {
+            enable_run_in_background: true,
+            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
+            max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            max_send_timeout_ms: DEFAULT_MAX_SEND_TIMEOUT_MS,
+        }
+    }
+}
+
+impl ToolTerminalConfig {
+    /// Checks the bounds.
+    ///
+    /// # Errors
+    /// `tool-terminal: max_result_bytes must be an integer of at least 64` (seed §4.1),
+    /// `tool-terminal: max_input_bytes must be at least 1`, or
+    /// `tool-terminal: max_send_timeout_ms must be at least 1`.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.max_result_bytes < MIN_MAX_RESULT_BYTES {
+            return Err(format!(
+                "tool-terminal: max_result_bytes must be an integer of at least {MIN_MAX_RESULT_BYTES} (got {})",
+                self.max_result_bytes
+            ));
+        }
+        if self.max_input_bytes == 0 {
+            return Err("tool-terminal: max_input_bytes must be at least 1".to_owned());
+        }
+        if self.max_send_timeout_ms == 0 {
+            return Err("tool-terminal: max_send_timeout_ms must be at least 1".to_owned());
+        }
+        Ok(())
+    }
+}
