@@ -13,7 +13,7 @@ use dsh_context::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::registry::ToolCallInfo;
+use crate::policy::ToolCallInfo;
 use crate::tool::ToolResult;
 
 /// What the approver is asked about.

@@ -53,16 +53,16 @@
 #![forbid(unsafe_code)]
 
 mod approval;
+mod erased;
+mod policy;
 mod registry;
 mod schema;
 mod tool;
 mod validate;
 
 pub use approval::{Approval, ApprovalOutcome, ApprovalRequest, AroundExecute, Next};
-pub use registry::{
-    Decision, PostExecute, PreExecute, ToolCallInfo, ToolSchema, Tools, ToolsError, ToolsPlugin,
-    invariant_companion,
-};
+pub use policy::{Decision, PostExecute, PreExecute, ToolCallInfo};
+pub use registry::{ToolSchema, Tools, ToolsError, ToolsPlugin, invariant_companion};
 pub use schema::{
     SchemaError, input_schema_for, normalize_output_schema, normalize_schema, output_schema_for,
 };

@@ -1,28 +1,21 @@
 //! The [`Tools`] registry service and its execute pipeline.
 
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use parking_lot::RwLock;
-use std::task::{Context as TaskContext, Poll};
 
 use dsh_context::{Agent, BoxError, Plugin, Registrar, ServiceKey};
 use jsonschema::Validator;
-use serde::Deserialize;
 use serde_json::Value;
 use tracing::Instrument;
 
 use crate::approval::{ApprovalOutcome, ApprovalRequest, AroundExecute, Next, denial, wrap};
+use crate::erased::{CatchUnwind, Erased, ErasedTool, catch, internal_error, invalid_args};
+use crate::policy::{PostExecute, PreExecute, ToolCallInfo, Verdict, decide};
 use crate::schema::{SchemaError, input_schema_for, normalize_schema, output_schema_for};
-use crate::tool::{Card, Content, Tool, ToolCall, ToolResult, codes};
+use crate::tool::{Card, Tool, ToolCall, ToolResult, codes};
 use crate::validate::violations;
-
-/// Serde messages quoted in `invalid arguments: ...` are cut to this many bytes (they can
-/// embed the offending value).
-const MAX_SERDE_MESSAGE_BYTES: usize = 300;
 
 /// What the model sees of a tool (and what MCP `tools/list` publishes).
 #[derive(Debug, Clone, PartialEq)]
@@ -73,179 +66,6 @@ pub enum ToolsError {
         /// The validator's message.
         message: String,
     },
-}
-
-/// A pre-execute policy decision.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
-    /// Let the call proceed.
-    Allow,
-    /// Refuse the call; `reason` is shown to the model as `Error: <reason>`.
-    Deny {
-        /// Why, and what to do instead.
-        reason: String,
-    },
-    /// Needs approval: the call's [`Approval`](crate::Approval) service decides; without one
-    /// it is denied (approval unavailable).
-    Ask {
-        /// Why approval is needed (appended to the denial when non-empty).
-        reason: String,
-    },
-}
-
-/// What a policy sees of a call.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCallInfo {
-    /// The tool name.
-    pub name: String,
-    /// The arguments (`null` already replaced by `{}`; not yet validated).
-    pub args: Value,
-    /// The calling agent's id, if any (display only; never an authorization token).
-    pub agent_id: Option<String>,
-}
-
-/// A pre-execute policy: a small synchronous predicate over the call.
-pub trait PreExecute: Send + Sync {
-    /// Decides whether the call may run.
-    fn check(&self, call: &ToolCallInfo) -> Decision;
-}
-
-/// A post-execute policy: may rewrite any result (success, error or denial).
-pub trait PostExecute: Send + Sync {
-    /// Inspects or rewrites the result.
-    fn after(&self, call: &ToolCallInfo, result: &mut ToolResult);
-}
-
-/// Object-safe view of a [`Tool`].
-#[async_trait::async_trait]
-trait ErasedTool: Send + Sync {
-    async fn run(&self, args: Value, call: ToolCall) -> ToolResult;
-    fn finalize(
-        &self,
-        args: &Value,
-        agent: Option<&Agent>,
-        content: &[Content],
-    ) -> Option<Vec<Content>>;
-    fn present_call(&self, args: &Value) -> Option<Card>;
-    fn present_result(&self, args: &Value, result: &ToolResult) -> Option<Card>;
-}
-
-struct Erased<T: Tool> {
-    tool: T,
-    output_validator: Validator,
-}
-
-impl<T: Tool> Erased<T> {
-    fn args(value: &Value) -> Result<T::Args, serde_json::Error> {
-        T::Args::deserialize(value)
-    }
-}
-
-#[async_trait::async_trait]
-impl<T: Tool> ErasedTool for Erased<T> {
-    async fn run(&self, args: Value, call: ToolCall) -> ToolResult {
-        let parsed = match Self::args(&args) {
-            Ok(a) => a,
-            Err(e) => return invalid_args(&[serde_message(&e)]),
-        };
-        let output = match self.tool.execute(parsed, call).await {
-            Ok(output) => output,
-            Err(e) => return ToolResult::from(e),
-        };
-        let structured = match serde_json::to_value(&output) {
-            Ok(v) => v,
-            Err(e) => {
-                return bad_output(self.tool.name(), &[e.to_string()]);
-            }
-        };
-        let problems = violations(&self.output_validator, &structured);
-        if !problems.is_empty() {
-            return bad_output(self.tool.name(), &problems);
-        }
-        // `execute` consumed the arguments; they deserialized once, so they do again.
-        let text = match Self::args(&args) {
-            Ok(a) => self.tool.render(&a, &output),
-            Err(e) => return invalid_args(&[serde_message(&e)]),
-        };
-        ToolResult::success(text, structured)
-    }
-
-    fn finalize(
-        &self,
-        args: &Value,
-        agent: Option<&Agent>,
-        content: &[Content],
-    ) -> Option<Vec<Content>> {
-        let args = Self::args(args).ok();
-        self.tool.finalize_call(args.as_ref(), agent, content)
-    }
-
-    fn present_call(&self, args: &Value) -> Option<Card> {
-        let args = Self::args(args).ok()?;
-        self.tool.present_call(&args)
-    }
-
-    fn present_result(&self, args: &Value, result: &ToolResult) -> Option<Card> {
-        let args = Self::args(args).ok()?;
-        self.tool.present_result(&args, result)
-    }
-}
-
-fn serde_message(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    if text.len() <= MAX_SERDE_MESSAGE_BYTES {
-        text
-    } else {
-        format!(
-            "{}…",
-            dsh_output_retention::head_slice(&text, MAX_SERDE_MESSAGE_BYTES)
-        )
-    }
-}
-
-fn invalid_args(problems: &[String]) -> ToolResult {
-    ToolResult::error(
-        format!("invalid arguments: {}", problems.join("; ")),
-        Some(codes::INVALID_ARGS),
-    )
-}
-
-fn bad_output(tool: &str, problems: &[String]) -> ToolResult {
-    tracing::error!(tool, problems = ?problems, "tool output does not match its output schema");
-    ToolResult::error(
-        format!(
-            "tool {tool:?} produced output that does not match its output schema: {}",
-            problems.join("; ")
-        ),
-        Some(codes::INVALID_TOOL_OUTPUT),
-    )
-}
-
-fn internal_error(tool: &str, stage: &str) -> ToolResult {
-    tracing::error!(tool, stage, "panic in tool pipeline");
-    ToolResult::error(
-        format!("tool {tool:?} failed unexpectedly ({stage}); the call had no result"),
-        Some(codes::INTERNAL),
-    )
-}
-
-/// Polls a future, turning a panic into `Err(())` (the host keeps serving other calls).
-struct CatchUnwind<F>(Pin<Box<F>>);
-
-impl<F: Future> Future for CatchUnwind<F> {
-    type Output = Result<F::Output, ()>;
-    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
-        let fut = self.0.as_mut();
-        match std::panic::catch_unwind(AssertUnwindSafe(|| fut.poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
-            Err(_) => Poll::Ready(Err(())),
-        }
-    }
-}
-
-fn catch<R>(f: impl FnOnce() -> R) -> Option<R> {
-    std::panic::catch_unwind(AssertUnwindSafe(f)).ok()
 }
 
 struct Entry {
@@ -504,29 +324,6 @@ impl Tools {
         };
         finalize(&entry, name, &finalize_args, agent.as_ref(), result)
     }
-}
-
-/// The combined pre-execute decision.
-enum Verdict {
-    Allow,
-    Deny(String),
-    /// Needs approval; the policy's reason (may be empty).
-    Ask(String),
-}
-
-/// The strictest decision of `pre` (`Err(stage)` when a policy panicked).
-fn decide(pre: &[Arc<dyn PreExecute>], info: &ToolCallInfo) -> Result<Verdict, &'static str> {
-    let mut ask: Option<String> = None;
-    for policy in pre {
-        match catch(|| policy.check(info)).ok_or("pre-execute policy")? {
-            Decision::Allow => {}
-            Decision::Deny { reason } => return Ok(Verdict::Deny(reason)),
-            Decision::Ask { reason } => {
-                ask.get_or_insert(reason);
-            }
-        }
-    }
-    Ok(ask.map_or(Verdict::Allow, Verdict::Ask))
 }
 
 async fn dispatch(entry: &Entry, args: &Value, call: ToolCall) -> ToolResult {
