@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// Problems found by [`ContextBuilder::apply`] or by a lookup.
+/// Problems found by [`ContextBuilder::apply`](crate::ContextBuilder::apply) or by a lookup.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ContextError {
@@ -54,7 +54,7 @@ pub enum ContextError {
         /// The error text.
         message: String,
     },
-    /// A plugin provided a service it did not declare in [`Plugin::provides`].
+    /// A plugin provided a service it did not declare in [`Plugin::provides`](crate::Plugin::provides).
     #[error("plugin `{plugin}` provided `{service}` without declaring it in provides()")]
     UndeclaredService {
         /// The plugin.
@@ -81,7 +81,7 @@ pub enum ContextError {
     Disposed,
 }
 
-/// Every problem found by one [`ContextBuilder::apply`] call.
+/// Every problem found by one [`ContextBuilder::apply`](crate::ContextBuilder::apply) call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApplyErrors(pub Vec<ContextError>);
 

@@ -31,6 +31,6 @@ pub trait Plugin: Send + Sync + 'static {
     /// Registers services and effects.
     ///
     /// # Errors
-    /// Any error aborts apply; it is reported as [`ContextError::Build`].
+    /// Any error aborts apply; it is reported as [`ContextError::Build`](crate::ContextError::Build).
     fn build(&self, registrar: &mut Registrar<'_>) -> Result<(), BoxError>;
 }

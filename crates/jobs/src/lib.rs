@@ -56,6 +56,7 @@
 #![forbid(unsafe_code)]
 
 mod invariant;
+mod local;
 mod registry;
 mod types;
 
@@ -64,8 +65,9 @@ use std::sync::Arc;
 use dsh_context::{BoxError, Plugin, Registrar, ServiceKey};
 
 pub use invariant::{check_snapshot, invariant_companion};
+pub use local::LocalJobRegistry;
 pub use registry::{
-    DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER, JobRegistry, LocalJobRegistry, OWNER_DISPOSED_REASON,
+    DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER, JobRegistry, OWNER_DISPOSED_REASON,
     SERVICE_DISPOSED_REASON,
 };
 pub use types::{
