@@ -49,7 +49,7 @@ struct Inner {
 
 /// The in-memory job registry: the default [`JobRegistry`].
 ///
-/// Admission is limited per exact owner ([`DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER`] live jobs by
+/// Admission is limited per exact owner ([`DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER`](crate::DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER) live jobs by
 /// default; unowned jobs share one bucket). Settlement is observed by a task per job on the
 /// current tokio runtime, so [`JobRegistry::start`] must be called inside one.
 #[derive(Clone)]
