@@ -16,7 +16,8 @@
 //! - Queries: cursor-position (DSR), device-status and device-attribute queries, and colour
 //!   queries, produce reply bytes for the caller to write back ([`FeedOutcome::replies`]).
 //! - Bounds: history rows and bytes, OSC payload bytes, replies per chunk. Invalid UTF-8 never
-//!   panics (it is dropped); a sequence split across chunks is completed by the next one.
+//!   panics (it shows as U+FFFD, as a program's own U+FFFD does: [`utf8`]); a sequence split
+//!   across chunks is completed by the next one.
 //!
 //! # Flow of [`Screen::feed`]
 //! See [`feed`]: binary output is summarised, plain flood lines skip the emulator until the
@@ -30,6 +31,7 @@ mod hooks;
 mod render;
 mod scan;
 mod tabs;
+mod utf8;
 
 use std::num::NonZeroU16;
 
@@ -258,6 +260,8 @@ pub(crate) struct Screen {
     last_byte_ascii: bool,
     /// Absolute row of the cursor where the current segment's text starts.
     segment_row: u64,
+    /// UTF-8 on its way into the emulator (U+FFFD kept, split characters held).
+    decoder: utf8::Decoder,
     /// Tests compare flood lines against emulating every byte.
     #[cfg(test)]
     no_flood: bool,
@@ -298,6 +302,7 @@ impl Screen {
             modes: 0,
             last_byte_ascii: true,
             segment_row: 0,
+            decoder: utf8::Decoder::default(),
             #[cfg(test)]
             no_flood: false,
         }
@@ -317,6 +322,12 @@ impl Screen {
             row: self.history().end_abs() + u64::from(row),
             col,
         }
+    }
+
+    /// Gives `bytes` to the emulator through the [`utf8`] decoder.
+    fn emulate(&mut self, bytes: &[u8]) {
+        let bytes = self.decoder.decode(bytes);
+        self.parser.process(&bytes);
     }
 
     /// Whether the program enabled bracketed paste (DECSET 2004).
