@@ -8,6 +8,8 @@
 //! - A line longer than the terminal's canonical-mode limit ([`CANONICAL_LINE_MAX`] bytes) to a
 //!   program that reads lines through the terminal's line editing is refused: the kernel
 //!   would cut it silently.
+//! - Windows line endings (`\r\n`) are one Enter each, as a lone `\r` or `\n` is: sent as
+//!   is they would be two keys, and the shell would run an empty command after every line.
 
 use crate::error::{TerminalError, TerminalErrorCode};
 
@@ -33,6 +35,11 @@ pub(super) struct Reader {
 /// `InvalidRequest` when a line is over [`CANONICAL_LINE_MAX`] bytes and the reader is in
 /// canonical mode.
 pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>, TerminalError> {
+    let text = &*if text.contains("\r\n") {
+        std::borrow::Cow::Owned(text.replace("\r\n", "\n"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
     if reader.canonical
         && let Some((index, len)) = text
             .split(['\n', '\r'])
@@ -100,6 +107,14 @@ mod tests {
             ),
             ("a\nb", false, PASTE, b"\x1b[200~a\rb\x1b[201~"),
             ("a\nb", true, LINES, b"a\nb\r"),
+            ("a\r\nb\r\n", true, TYPED, b"a\nb\n\r"),
+            ("a\rb", true, TYPED, b"a\rb\r"),
+            (
+                "a\r\nb\r\n\r\n",
+                true,
+                PASTE,
+                b"\x1b[200~a\rb\x1b[201~\r\r\r",
+            ),
         ];
         for (text, submit, reader, expected) in cases {
             assert_eq!(
