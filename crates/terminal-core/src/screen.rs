@@ -208,26 +208,31 @@ pub(crate) struct Rendered {
     pub(crate) truncated: bool,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct PromptTracker {
     last_mark: Option<MarkKind>,
     text_after_mark: bool,
     done_count: u64,
     mark_count: u64,
     last_exit: Option<i32>,
-    /// Exit status of the last [`RECENT_EXITS`] `D` marks, by `done_count % RECENT_EXITS`.
-    recent_exits: [Option<i32>; RECENT_EXITS],
+    /// Exit status of the last [`RECENT_EXITS`] `D` marks, oldest first (the newest is mark
+    /// number `done_count`).
+    recent_exits: std::collections::VecDeque<Option<i32>>,
 }
 
-/// How many recent exit statuses the screen remembers.
-const RECENT_EXITS: usize = 8;
+/// How many recent exit statuses the screen remembers: enough for every line of a long
+/// multi-line send, bounded so a session's memory is.
+const RECENT_EXITS: usize = 1000;
 
 impl PromptTracker {
     fn on_mark(&mut self, mark: MarkKind) {
         if let MarkKind::CommandDone { exit_code } = mark {
             self.done_count += 1;
             self.last_exit = exit_code;
-            self.recent_exits[(self.done_count % RECENT_EXITS as u64) as usize] = exit_code;
+            if self.recent_exits.len() == RECENT_EXITS {
+                self.recent_exits.pop_front();
+            }
+            self.recent_exits.push_back(exit_code);
         }
         self.mark_count += 1;
         self.last_mark = Some(mark);
@@ -361,12 +366,16 @@ impl Screen {
     }
 
     /// Exit statuses of the `D` marks after the first `after` ones, oldest first, at most the
-    /// last 8 (`None` entries: a mark without a status).
+    /// last [`RECENT_EXITS`] (`None` entries: a mark without a status).
     pub(crate) fn exit_codes_since(&self, after: u64) -> Vec<Option<i32>> {
-        let done = self.prompt.done_count;
-        let first = after.max(done.saturating_sub(RECENT_EXITS as u64)) + 1;
-        (first..=done)
-            .map(|n| self.prompt.recent_exits[(n % RECENT_EXITS as u64) as usize])
+        let since = self.prompt.done_count.saturating_sub(after);
+        let kept = self.prompt.recent_exits.len();
+        let skip = kept.saturating_sub(usize::try_from(since).unwrap_or(usize::MAX));
+        self.prompt
+            .recent_exits
+            .iter()
+            .skip(skip)
+            .copied()
             .collect()
     }
 

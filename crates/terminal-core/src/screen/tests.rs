@@ -561,3 +561,18 @@ proptest! {
         prop_assert_eq!(lazy.render_since(la, 10_000), eager.render_since(ea, 10_000));
     }
 }
+
+#[test]
+fn exit_codes_since_covers_long_sends_within_its_bound() {
+    let mut s = screen();
+    for i in 0..40 {
+        s.feed(&mark(&format!("D;{}", i % 3)));
+    }
+    let since: Vec<Option<i32>> = (5..40).map(|i| Some(i % 3)).collect();
+    assert_eq!(s.exit_codes_since(5), since);
+    for _ in 0..RECENT_EXITS {
+        s.feed(&mark("D;0"));
+    }
+    assert_eq!(s.exit_codes_since(0).len(), RECENT_EXITS);
+    assert_eq!(s.exit_codes_since(s.done_count() - 1), vec![Some(0)]);
+}
