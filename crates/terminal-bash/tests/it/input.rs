@@ -125,6 +125,25 @@ async fn crlf_line_endings_are_one_enter_each() {
     .await;
 }
 
+/// Input that ends inside an escape sequence (a lone ESC, a CSI without its final byte) at
+/// the shell's prompt does not leave readline waiting: the next send's first key is not eaten
+/// and its command runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unfinished_escape_sequence_at_the_prompt_does_not_eat_the_next_key() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for pending in ["\x1b", "\x1b[", "\x1b[1;5", "\x1bO", "partial\x1b"] {
+            let r = sh.send_raw(pending, false).await;
+            assert_ne!(r.wait_reason, WaitReason::Timeout, "{pending:?}: {r:?}");
+            let r = sh.send("\x15echo ok").await;
+            assert_eq!(r.exit_code, Some(0), "{pending:?}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "ok"), "{pending:?}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Field case C26: a line over the terminal's 4095-byte canonical limit is refused with the
 /// limit named (a `read`, and typed-ahead input while a command runs), never cut; a raw-mode
 /// reader (readline at the prompt) gets it whole.
