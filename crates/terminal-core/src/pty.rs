@@ -361,6 +361,31 @@ impl Pty {
         (vintr != 0).then_some(vintr)
     }
 
+    /// Discards input written to the terminal that no program has read yet, as the line
+    /// discipline does when its own interrupt, quit or suspend key arrives (unless `NOFLSH`
+    /// is set): `tcflush(TCIFLUSH)` on a short-lived descriptor of the slave side. Returns
+    /// whether it flushed.
+    pub(crate) fn flush_unread_input(&self) -> bool {
+        let noflsh = rustix::termios::tcgetattr(self.fd.as_fd())
+            .map_or(true, |t| t.local_modes.contains(LocalModes::NOFLSH));
+        let Some(path) = self.tty_path.as_deref() else {
+            return false;
+        };
+        if noflsh {
+            return false;
+        }
+        rustix::fs::open(
+            path,
+            rustix::fs::OFlags::RDWR
+                | rustix::fs::OFlags::NOCTTY
+                | rustix::fs::OFlags::NONBLOCK
+                | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .and_then(|fd| rustix::termios::tcflush(&fd, rustix::termios::QueueSelector::IFlush))
+        .is_ok()
+    }
+
     /// Bytes written to the terminal that its foreground program has not read yet (`FIONREAD`
     /// on a short-lived descriptor of the slave side). `None` when it cannot be asked.
     pub(crate) fn pending_input_bytes(&self) -> Option<u64> {

@@ -16,7 +16,8 @@
 //! - Queries: cursor-position (DSR), device-status and device-attribute queries, and colour
 //!   queries, produce reply bytes for the caller to write back ([`FeedOutcome::replies`]).
 //! - Bounds: history rows and bytes, OSC payload bytes, replies per chunk. Invalid UTF-8 never
-//!   panics (it is dropped); a sequence split across chunks is completed by the next one.
+//!   panics (it shows as U+FFFD, as a program's own U+FFFD does: [`utf8`]); a sequence split
+//!   across chunks is completed by the next one.
 //!
 //! # Flow of [`Screen::feed`]
 //! See [`feed`]: binary output is summarised, plain flood lines skip the emulator until the
@@ -30,6 +31,7 @@ mod hooks;
 mod render;
 mod scan;
 mod tabs;
+mod utf8;
 
 use std::num::NonZeroU16;
 
@@ -206,26 +208,31 @@ pub(crate) struct Rendered {
     pub(crate) truncated: bool,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct PromptTracker {
     last_mark: Option<MarkKind>,
     text_after_mark: bool,
     done_count: u64,
     mark_count: u64,
     last_exit: Option<i32>,
-    /// Exit status of the last [`RECENT_EXITS`] `D` marks, by `done_count % RECENT_EXITS`.
-    recent_exits: [Option<i32>; RECENT_EXITS],
+    /// Exit status of the last [`RECENT_EXITS`] `D` marks, oldest first (the newest is mark
+    /// number `done_count`).
+    recent_exits: std::collections::VecDeque<Option<i32>>,
 }
 
-/// How many recent exit statuses the screen remembers.
-const RECENT_EXITS: usize = 8;
+/// How many recent exit statuses the screen remembers: enough for every line of a long
+/// multi-line send, bounded so a session's memory is.
+const RECENT_EXITS: usize = 1000;
 
 impl PromptTracker {
     fn on_mark(&mut self, mark: MarkKind) {
         if let MarkKind::CommandDone { exit_code } = mark {
             self.done_count += 1;
             self.last_exit = exit_code;
-            self.recent_exits[(self.done_count % RECENT_EXITS as u64) as usize] = exit_code;
+            if self.recent_exits.len() == RECENT_EXITS {
+                self.recent_exits.pop_front();
+            }
+            self.recent_exits.push_back(exit_code);
         }
         self.mark_count += 1;
         self.last_mark = Some(mark);
@@ -258,6 +265,8 @@ pub(crate) struct Screen {
     last_byte_ascii: bool,
     /// Absolute row of the cursor where the current segment's text starts.
     segment_row: u64,
+    /// UTF-8 on its way into the emulator (U+FFFD kept, split characters held).
+    decoder: utf8::Decoder,
     /// Tests compare flood lines against emulating every byte.
     #[cfg(test)]
     no_flood: bool,
@@ -298,6 +307,7 @@ impl Screen {
             modes: 0,
             last_byte_ascii: true,
             segment_row: 0,
+            decoder: utf8::Decoder::default(),
             #[cfg(test)]
             no_flood: false,
         }
@@ -317,6 +327,12 @@ impl Screen {
             row: self.history().end_abs() + u64::from(row),
             col,
         }
+    }
+
+    /// Gives `bytes` to the emulator through the [`utf8`] decoder.
+    fn emulate(&mut self, bytes: &[u8]) {
+        let bytes = self.decoder.decode(bytes);
+        self.parser.process(&bytes);
     }
 
     /// Whether the program enabled bracketed paste (DECSET 2004).
@@ -350,12 +366,16 @@ impl Screen {
     }
 
     /// Exit statuses of the `D` marks after the first `after` ones, oldest first, at most the
-    /// last 8 (`None` entries: a mark without a status).
+    /// last [`RECENT_EXITS`] (`None` entries: a mark without a status).
     pub(crate) fn exit_codes_since(&self, after: u64) -> Vec<Option<i32>> {
-        let done = self.prompt.done_count;
-        let first = after.max(done.saturating_sub(RECENT_EXITS as u64)) + 1;
-        (first..=done)
-            .map(|n| self.prompt.recent_exits[(n % RECENT_EXITS as u64) as usize])
+        let since = self.prompt.done_count.saturating_sub(after);
+        let kept = self.prompt.recent_exits.len();
+        let skip = kept.saturating_sub(usize::try_from(since).unwrap_or(usize::MAX));
+        self.prompt
+            .recent_exits
+            .iter()
+            .skip(skip)
+            .copied()
             .collect()
     }
 

@@ -108,6 +108,50 @@ pub fn render_spawn(result: &OpenOutput, max_bytes: usize) -> String {
     }
 }
 
+/// Most earlier exit statuses listed one by one; more are summarised as counts.
+const LISTED_EXITS: usize = 10;
+/// Most failed earlier commands named in a summary.
+const LISTED_FAILURES: usize = 20;
+
+/// The `[earlier commands …]` line (with its leading newline), or nothing when there were
+/// none. A few statuses are listed in order; many become counts plus the failed ones by
+/// their position in the output (`#1` is the oldest), so a long multi-line send still says
+/// which of its commands failed.
+fn earlier_exits_fact(codes: &[i32]) -> String {
+    if codes.is_empty() {
+        return String::new();
+    }
+    if codes.len() <= LISTED_EXITS {
+        let codes: Vec<String> = codes.iter().map(i32::to_string).collect();
+        return format!(
+            "\n[earlier commands in this output exited: {}]",
+            codes.join(", ")
+        );
+    }
+    let failed: Vec<String> = codes
+        .iter()
+        .enumerate()
+        .filter(|&(_, &code)| code != 0)
+        .map(|(i, code)| format!("#{} exit {code}", i + 1))
+        .collect();
+    let mut line = format!(
+        "\n[earlier commands in this output: {} finished, {} exited 0, {} failed",
+        codes.len(),
+        codes.len() - failed.len(),
+        failed.len()
+    );
+    if !failed.is_empty() {
+        line.push_str(" (");
+        line.push_str(&failed[..failed.len().min(LISTED_FAILURES)].join(", "));
+        if failed.len() > LISTED_FAILURES {
+            line.push_str(&format!(", and {} more", failed.len() - LISTED_FAILURES));
+        }
+        line.push(')');
+    }
+    line.push(']');
+    line
+}
+
 /// The extra fact lines of a send render, in order, each on its own line. Only lines that
 /// apply are present (the facts we add past the seed).
 fn send_facts(
@@ -130,13 +174,7 @@ fn send_facts(
             "\n[output: {output_bytes} bytes in total; {shown}]"
         ));
     }
-    if !earlier_exit_codes.is_empty() {
-        let codes: Vec<String> = earlier_exit_codes.iter().map(i32::to_string).collect();
-        facts.push_str(&format!(
-            "\n[earlier commands in this output exited: {}]",
-            codes.join(", ")
-        ));
-    }
+    facts.push_str(&earlier_exits_fact(earlier_exit_codes));
     if let Some(code) = exit_code {
         facts.push_str(&format!("\n[exit: {code}]"));
     }

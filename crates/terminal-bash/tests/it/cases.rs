@@ -538,3 +538,24 @@ async fn c07_typed_ahead_command_reports_its_own_and_the_earlier_exit() {
     })
     .await;
 }
+
+/// Field case C07, the same kind at length: every line of a long multi-line send reports its
+/// status, in order (earlier ones bounded only by a generous memory).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c07_a_long_multi_line_send_reports_every_earlier_exit() {
+    within(async {
+        let shell = Shell::open(super::support::config()).await;
+        for lines in [30, 150] {
+            let text: Vec<String> = (1..=lines)
+                .map(|i| format!("echo {i}; (exit $(({i}%3)))"))
+                .collect();
+            let r = shell.send(&text.join("\n")).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            assert_eq!(r.exit_code, Some(lines % 3), "{r:?}");
+            let expected: Vec<i32> = (1..lines).map(|i| i % 3).collect();
+            assert_eq!(r.earlier_exit_codes, expected, "{lines} lines: {r:?}");
+        }
+        shell.close().await;
+    })
+    .await;
+}

@@ -88,6 +88,62 @@ async fn c25_multi_line_input_is_one_paste_for_programs_that_enabled_it() {
     .await;
 }
 
+/// Windows line endings (`\r\n`, common from models) are one Enter each: no empty command
+/// runs between lines in bash, no extra empty line reaches a REPL; a lone `\r` is an Enter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crlf_line_endings_are_one_enter_each() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("echo one\r\necho two\r\nfalse\r\necho three").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(r.earlier_exit_codes, vec![0, 0, 1], "{r:?}");
+        assert_eq!(r.viewport.matches("dsh> ").count(), 4, "{r:?}");
+        let r = sh.send("echo lone\recho cr").await;
+        assert_eq!(r.earlier_exit_codes, vec![0], "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "cr"), "{r:?}");
+        let mut pythons = vec!["python3".to_owned()];
+        pythons.extend(python313());
+        for py in pythons {
+            let r = sh.send(&format!("{py} -q")).await;
+            assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
+            let r = sh
+                .send("def f():\r\n    x = 5\r\n    return x\r\n\r\nprint(f() + 1)\r\n")
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{py}: {r:?}");
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "6"), "{py}: {r:?}");
+            let r = sh.send("a = 2\r\nb = 3\r\n").await;
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            let r = sh.send("print(a * b)").await;
+            assert!(r.viewport.lines().any(|l| l == "6"), "{py}: {r:?}");
+            let r = sh.send("exit()").await;
+            assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Input that ends inside an escape sequence (a lone ESC, a CSI without its final byte) at
+/// the shell's prompt does not leave readline waiting: the next send's first key is not eaten
+/// and its command runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unfinished_escape_sequence_at_the_prompt_does_not_eat_the_next_key() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for pending in ["\x1b", "\x1b[", "\x1b[1;5", "\x1bO", "partial\x1b"] {
+            let r = sh.send_raw(pending, false).await;
+            assert_ne!(r.wait_reason, WaitReason::Timeout, "{pending:?}: {r:?}");
+            let r = sh.send("\x15echo ok").await;
+            assert_eq!(r.exit_code, Some(0), "{pending:?}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "ok"), "{pending:?}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Field case C26: a line over the terminal's 4095-byte canonical limit is refused with the
 /// limit named (a `read`, and typed-ahead input while a command runs), never cut; a raw-mode
 /// reader (readline at the prompt) gets it whole.

@@ -138,3 +138,53 @@ async fn a_poll_while_a_program_waits_for_input_is_ready_at_once() {
     })
     .await;
 }
+
+/// A send typed ahead while a command runs, cancelled before the shell read it (a background
+/// send's job_kill): the interrupt discards the unread line as the terminal's Ctrl-C does, so
+/// it never runs once the shell reads again and the next send is not polluted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_send_the_shell_never_read_does_not_run_later() {
+    within(async {
+        let shell = Shell::open(quick_config()).await;
+        for round in 0..3 {
+            let r = shell.send("sleep 100").await;
+            assert_ne!(r.wait_reason, WaitReason::StdinRead, "round {round}: {r:?}");
+            let op = shell
+                .session
+                .start_send(dsh_terminal_core::SendRequest {
+                    text: "echo polluted-$((6*7))".to_owned(),
+                    submit: true,
+                    timeout: None,
+                })
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            // The terminal echoes the typed-ahead line once it is written.
+            crate::support::wait_until("the typed-ahead line is echoed", || {
+                op.progress()
+                    .last_line
+                    .is_some_and(|l| l.contains("polluted-$"))
+            })
+            .await;
+            assert!(op.cancel(), "round {round}");
+            let r = op
+                .done()
+                .await
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            assert!(!r.viewport.contains("polluted-42"), "round {round}: {r:?}");
+            let marker = format!("clean-{round}");
+            let r = shell.send(&format!("echo {marker}")).await;
+            assert!(!r.viewport.contains("polluted"), "round {round}: {r:?}");
+            assert!(
+                r.viewport.lines().any(|l| l == marker),
+                "round {round}: {r:?}"
+            );
+            assert_eq!(r.exit_code, Some(0), "round {round}: {r:?}");
+        }
+        let page = shell
+            .session
+            .read(dsh_terminal_core::ReadRequest::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!page.text.contains("polluted-42"), "{:?}", page.text);
+        shell.close().await;
+    })
+    .await;
+}

@@ -134,3 +134,37 @@ async fn c37_binary_output_is_summarised_not_dumped() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// A program's own U+FFFD comes through in results and pages; invalid bytes show as U+FFFD.
+async fn a_printed_replacement_character_comes_through() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(r"printf '\xef\xbf\xbd\n'; printf 'a\xef\xbf\xbdb\n'; printf 'c\xffd\n'")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(
+            r.viewport
+                .ends_with("\n\u{fffd}\na\u{fffd}b\nc\u{fffd}d\ndsh> "),
+            "{:?}",
+            r.viewport
+        );
+        let r = sh.send("seq 1 100").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let page = sh
+            .session
+            .read(ReadRequest {
+                offset: Some(0),
+                count: Some(500),
+            })
+            .unwrap();
+        assert!(
+            page.text.contains("\n\u{fffd}\na\u{fffd}b\nc\u{fffd}d\n"),
+            "{:?}",
+            page.text
+        );
+        sh.close().await;
+    })
+    .await;
+}

@@ -74,7 +74,7 @@ impl Screen {
     fn ground_emulator(&mut self) {
         self.materialize_flood();
         self.scanner.step(0x18);
-        self.parser.process(b"\x18");
+        self.emulate(b"\x18");
     }
 
     /// Puts the summary line of suppressed binary output on the screen, on a row of its own.
@@ -168,7 +168,7 @@ impl Screen {
     pub(super) fn materialize_flood(&mut self) {
         if !self.flood.is_empty() {
             let bytes = self.flood.drain_bytes();
-            self.parser.process(&bytes);
+            self.emulate(&bytes);
         }
     }
 
@@ -217,9 +217,9 @@ impl Screen {
             match self.scanner.step(b) {
                 Step::Text if b == b'\t' => {
                     text_in_segment = true;
-                    self.parser.process(&bytes[seg_start..i]);
+                    self.emulate(&bytes[seg_start..i]);
                     let (row, from) = self.parser.screen().cursor_position();
-                    self.parser.process(b"\t");
+                    self.emulate(b"\t");
                     let (after_row, to) = self.parser.screen().cursor_position();
                     if after_row == row {
                         let alternate = self.parser.screen().alternate_screen();
@@ -233,7 +233,7 @@ impl Screen {
                 Step::Text => text_in_segment = true,
                 Step::Other | Step::SequenceEnd { flush: false } => {}
                 Step::Skip => {
-                    self.parser.process(&bytes[seg_start..i]);
+                    self.emulate(&bytes[seg_start..i]);
                     seg_start = i + 1;
                 }
                 Step::SequenceEnd { flush: true } => {
@@ -241,13 +241,13 @@ impl Screen {
                     if text_row.is_some() {
                         self.note_text(out);
                     }
-                    self.parser.process(&bytes[seg_start..i]);
+                    self.emulate(&bytes[seg_start..i]);
                     let seq = self.scanner.last_sequence();
                     if self.clears_main_screen(seq) {
                         let rows = self.rows_in_use();
                         self.push_visible_rows(rows);
                     }
-                    self.parser.process(&bytes[i..=i]);
+                    self.emulate(&bytes[i..=i]);
                     seg_start = i + 1;
                     self.after_segment(out, text_row);
                     self.after_sequence(seq);
@@ -259,7 +259,7 @@ impl Screen {
             self.note_text(out);
         }
         if seg_start < bytes.len() {
-            self.parser.process(&bytes[seg_start..]);
+            self.emulate(&bytes[seg_start..]);
         }
         self.after_segment(out, text_row);
     }

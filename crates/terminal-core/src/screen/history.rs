@@ -142,6 +142,7 @@ impl History {
     }
 
     fn append(&mut self, text: &str, wrapped: bool) {
+        let text = &*super::utf8::restore(text);
         let fits = self
             .blocks
             .back()

@@ -246,7 +246,7 @@ pub(super) fn row_text(
         }
         if cell.has_contents() {
             out.extend(std::iter::repeat_n(' ', std::mem::take(&mut blanks)));
-            out.push_str(cell.contents());
+            out.push_str(&super::utf8::restore(cell.contents()));
         } else {
             blanks += 1;
         }

@@ -66,15 +66,26 @@ fn split_utf8_is_completed_by_next_chunk() {
 }
 
 #[test]
-fn invalid_bytes_never_panic_or_show_replacement() {
+fn invalid_bytes_show_as_replacement_and_never_panic() {
     let mut s = screen();
     s.feed(b"a\xffb\xc3(c\xf0\x28\x8c\x28d\r\n");
+    assert_eq!(s.transcript(), "a\u{fffd}b\u{fffd}(c\u{fffd}(\u{fffd}(d\n");
+}
+
+#[test]
+fn a_programs_own_replacement_character_comes_through() {
+    let mut s = screen();
+    let a = s.anchor();
+    s.feed("a\u{fffd}b\r\n\u{fffd}\r\n".as_bytes());
+    // Split across chunks, and scrolled into history.
+    s.feed(b"x\xef\xbf");
+    s.feed(b"\xbdy\r\n");
+    for i in 0..30 {
+        s.feed(format!("line {i}\r\n").as_bytes());
+    }
     let t = s.transcript();
-    assert!(
-        t.starts_with('a') && t.contains('b') && t.contains('d'),
-        "{t:?}"
-    );
-    assert!(!t.contains('\u{fffd}'), "{t:?}");
+    assert!(t.starts_with("a\u{fffd}b\n\u{fffd}\nx\u{fffd}y\n"), "{t:?}");
+    assert!(s.render_since(a, 4096).text.starts_with("a\u{fffd}b\n"));
 }
 
 #[test]
@@ -549,4 +560,19 @@ proptest! {
         prop_assert_eq!(lazy.cursor(), eager.cursor());
         prop_assert_eq!(lazy.render_since(la, 10_000), eager.render_since(ea, 10_000));
     }
+}
+
+#[test]
+fn exit_codes_since_covers_long_sends_within_its_bound() {
+    let mut s = screen();
+    for i in 0..40 {
+        s.feed(&mark(&format!("D;{}", i % 3)));
+    }
+    let since: Vec<Option<i32>> = (5..40).map(|i| Some(i % 3)).collect();
+    assert_eq!(s.exit_codes_since(5), since);
+    for _ in 0..RECENT_EXITS {
+        s.feed(&mark("D;0"));
+    }
+    assert_eq!(s.exit_codes_since(0).len(), RECENT_EXITS);
+    assert_eq!(s.exit_codes_since(s.done_count() - 1), vec![Some(0)]);
 }

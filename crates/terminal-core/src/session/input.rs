@@ -8,6 +8,13 @@
 //! - A line longer than the terminal's canonical-mode limit ([`CANONICAL_LINE_MAX`] bytes) to a
 //!   program that reads lines through the terminal's line editing is refused: the kernel
 //!   would cut it silently.
+//! - Input that ends inside an escape sequence (a lone ESC, `ESC [` and parameters without a
+//!   final byte) to the shell's own line editor at the prompt is closed with readline's abort
+//!   key (Ctrl-G): readline would otherwise wait for the rest of the sequence and take the
+//!   next send's first key as its end. Other programs get the bytes as sent (editors time an
+//!   ESC out themselves).
+//! - Windows line endings (`\r\n`) are one Enter each, as a lone `\r` or `\n` is: sent as
+//!   is they would be two keys, and the shell would run an empty command after every line.
 
 use crate::error::{TerminalError, TerminalErrorCode};
 
@@ -17,6 +24,8 @@ pub(super) const CANONICAL_LINE_MAX: usize = 4095;
 
 const PASTE_START: &[u8] = b"\x1b[200~";
 const PASTE_END: &[u8] = b"\x1b[201~";
+/// Readline's `abort` (Ctrl-G): ends a pending key sequence and keeps the line.
+const ABORT_KEY: u8 = 0x07;
 
 /// What the terminal says about the program that will read the input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -25,6 +34,9 @@ pub(super) struct Reader {
     pub(super) canonical: bool,
     /// The foreground program (not the session's shell) enabled bracketed paste.
     pub(super) bracketed_paste: bool,
+    /// The session's shell reads the line itself (readline at its prompt: the shell owns the
+    /// foreground and the terminal is not in canonical mode).
+    pub(super) shell_line_editor: bool,
 }
 
 /// The bytes for `text` (+ Enter when `submit`) to `reader`.
@@ -33,6 +45,11 @@ pub(super) struct Reader {
 /// `InvalidRequest` when a line is over [`CANONICAL_LINE_MAX`] bytes and the reader is in
 /// canonical mode.
 pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>, TerminalError> {
+    let text = &*if text.contains("\r\n") {
+        std::borrow::Cow::Owned(text.replace("\r\n", "\n"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
     if reader.canonical
         && let Some((index, len)) = text
             .split(['\n', '\r'])
@@ -65,7 +82,23 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
     if submit {
         bytes.push(b'\r');
     }
+    if reader.shell_line_editor && ends_inside_escape(&bytes) {
+        bytes.push(ABORT_KEY);
+    }
     Ok(bytes)
+}
+
+/// Whether `bytes` end inside an escape sequence: after an ESC with at most intermediate
+/// bytes, or inside a CSI (`ESC [`) or SS3 (`ESC O`) that has no final byte yet.
+fn ends_inside_escape(bytes: &[u8]) -> bool {
+    let Some(esc) = bytes.iter().rposition(|&b| b == 0x1b) else {
+        return false;
+    };
+    match &bytes[esc + 1..] {
+        [] | [b'O'] => true,
+        [b'[', rest @ ..] => rest.iter().all(|b| (0x20..=0x3f).contains(b)),
+        rest => rest.iter().all(|b| (0x20..=0x2f).contains(b)),
+    }
 }
 
 #[cfg(test)]
@@ -75,14 +108,22 @@ mod tests {
     const TYPED: Reader = Reader {
         canonical: false,
         bracketed_paste: false,
+        shell_line_editor: false,
     };
     const PASTE: Reader = Reader {
         canonical: false,
         bracketed_paste: true,
+        shell_line_editor: false,
     };
     const LINES: Reader = Reader {
         canonical: true,
         bracketed_paste: false,
+        shell_line_editor: false,
+    };
+    const SHELL: Reader = Reader {
+        canonical: false,
+        bracketed_paste: false,
+        shell_line_editor: true,
     };
 
     #[test]
@@ -100,6 +141,22 @@ mod tests {
             ),
             ("a\nb", false, PASTE, b"\x1b[200~a\rb\x1b[201~"),
             ("a\nb", true, LINES, b"a\nb\r"),
+            ("\x1b", false, SHELL, b"\x1b\x07"),
+            ("\x1b", false, TYPED, b"\x1b"),
+            ("ls\x1b[", false, SHELL, b"ls\x1b[\x07"),
+            ("\x1b[1;5", false, SHELL, b"\x1b[1;5\x07"),
+            ("\x1bO", false, SHELL, b"\x1bO\x07"),
+            ("\x1b[A", false, SHELL, b"\x1b[A"),
+            ("\x1bb", false, SHELL, b"\x1bb"),
+            ("\x1b", true, SHELL, b"\x1b\r"),
+            ("a\r\nb\r\n", true, TYPED, b"a\nb\n\r"),
+            ("a\rb", true, TYPED, b"a\rb\r"),
+            (
+                "a\r\nb\r\n\r\n",
+                true,
+                PASTE,
+                b"\x1b[200~a\rb\x1b[201~\r\r\r",
+            ),
         ];
         for (text, submit, reader, expected) in cases {
             assert_eq!(

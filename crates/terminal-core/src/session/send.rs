@@ -90,10 +90,12 @@ impl SendOp {
             return Err(TerminalError::send_active(&shared.id));
         }
         let fg = shared.pty.foreground_pgid();
+        let canonical = shared.pty.modes().map(|m| m.canonical);
         let reader = input::Reader {
-            canonical: shared.pty.modes().is_some_and(|m| m.canonical),
+            canonical: canonical == Some(true),
             bracketed_paste: st.screen.bracketed_paste()
                 && fg.is_some_and(|p| p != shared.shell_pgid()),
+            shell_line_editor: fg == Some(shared.shell_pgid()) && canonical == Some(false),
         };
         let input = input::shape(&request.text, request.submit, reader)?;
         let op = Arc::new(SendOp {

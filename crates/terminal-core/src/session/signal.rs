@@ -60,7 +60,8 @@ pub(super) fn signal(
 /// how it went. A SIGINT goes the way the terminal's own Ctrl-C would: when the foreground
 /// program turned `ISIG` off (vim, raw-mode programs), the terminal's interrupt character is
 /// written as input (a signal would bypass the program's own handling of the key, or kill
-/// it); otherwise `kill(-pgid, SIGINT)`.
+/// it); otherwise `kill(-pgid, SIGINT)`, after discarding unread typed-ahead input as the
+/// terminal's key does (SIGTSTP too).
 pub(super) fn deliver(
     shared: &Shared,
     signal: TerminalSignal,
@@ -101,6 +102,11 @@ pub(super) fn deliver(
         drop(shared.pty.write(vec![byte]));
         SignalDelivery::InterruptCharacter
     } else {
+        // The terminal's own key would also discard input typed ahead and not yet read (a
+        // cancelled send's line must not run once the shell reads again).
+        if matches!(signal, TerminalSignal::Sigint | TerminalSignal::Sigtstp) {
+            shared.pty.flush_unread_input();
+        }
         rustix::process::kill_process_group(pid, signal.to_rustix()).map_err(|e| {
             TerminalError::new(
                 TerminalErrorCode::Signal,

@@ -193,6 +193,31 @@ fn earlier_exit_codes_come_before_the_last_commands() {
 }
 
 #[test]
+fn many_earlier_exit_codes_are_counted_with_the_failed_ones_named() {
+    let result = SendResult {
+        exit_code: Some(2),
+        earlier_exit_codes: (1..=29).map(|i| i % 3).collect(),
+        ..send(
+            "dsh> ",
+            WaitReason::StdinRead,
+            SessionStatus::Running,
+            false,
+        )
+    };
+    insta::assert_snapshot!("send_with_many_earlier_exits", render_send(&result, CAP));
+    let result = SendResult {
+        earlier_exit_codes: (0..60).map(|i| i % 2).collect(),
+        ..result
+    };
+    let out = render_send(&result, CAP);
+    assert!(
+        out.contains("60 finished, 30 exited 0, 30 failed (#2 exit 1, #4 exit 1,"),
+        "{out}"
+    );
+    assert!(out.contains("#40 exit 1, and 10 more)]"), "{out}");
+}
+
+#[test]
 fn a_cut_viewport_says_how_much_output_it_stands_for() {
     let result = SendResult {
         output_bytes: 20_000_000,
