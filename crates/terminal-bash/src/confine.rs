@@ -63,7 +63,7 @@ impl Sandboxing {
             if policy.mode.is_confined() {
                 let Some(sandbox) = &self.sandbox else {
                     return Err(spawn_error(format!(
-                        "terminal-bash: sandbox mode \"{}\" requires a sandbox provider in the execution world; add the sandbox plugin or use the mode danger-full-access",
+                        "terminal-bash: cannot open a terminal session in sandbox mode \"{}\": the server was started without a sandbox provider, and nothing you can do from a session changes that; ask the user to have the operator add the sandbox plugin or restart the server without a sandbox (dsh-mcp: --sandbox danger-full-access)",
                         policy.mode
                     )));
                 };

@@ -145,10 +145,28 @@ async fn a_confined_mode_without_a_provider_fails_before_anything_starts() {
         );
         let e = Shell::try_open_on(&backend).await.err().unwrap();
         assert_eq!(e.code(), TerminalErrorCode::Spawn);
-        assert_eq!(
-            e.message(),
-            "terminal-bash: sandbox mode \"read-only\" requires a sandbox provider in the execution world; add the sandbox plugin or use the mode danger-full-access"
+        insta::assert_snapshot!("no_sandbox_provider", e.message());
+    })
+    .await;
+}
+
+/// Without bubblewrap, the open fails with an error that tells the model what it can do (ask
+/// for bubblewrap or an unconfined server: the mode is the operator's), and nothing starts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_bubblewrap_is_reported_as_the_operators_to_fix() {
+    within(async {
+        let ws = TempDir::new("nobwrap");
+        let backend = BashBackend::with_sandboxing(
+            config(),
+            Sandboxing {
+                policies: Some(Arc::new(policies(SandboxMode::WorkspaceWrite, &ws.0))),
+                sandbox: Some(Arc::new(dsh_sandbox::Bubblewrap::at("/nonexistent/bwrap"))),
+                ..Sandboxing::default()
+            },
         );
+        let e = Shell::try_open_on(&backend).await.err().unwrap();
+        assert_eq!(e.code(), TerminalErrorCode::Spawn);
+        insta::assert_snapshot!("bubblewrap_missing", e.message());
     })
     .await;
 }
