@@ -463,3 +463,44 @@ fn a_confined_session_outlives_the_runtimes_idle_blocking_threads() {
         sh.close().await;
     }));
 }
+
+/// A confined shell's exit is reported as the shell's own, exactly as without a sandbox: the
+/// launcher in between would turn a signal N into exit code 128 + N.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confined_shells_own_exit_status_is_reported() {
+    use dsh_terminal_core::SessionStatus;
+    within(async {
+        let ws = TempDir::new("status");
+        let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, false, None);
+        for (text, expected) in [
+            (
+                "exit 137",
+                SessionStatus::Exited {
+                    exit_code: Some(137),
+                    signal: None,
+                },
+            ),
+            (
+                "kill -TERM $$; kill -KILL $$",
+                SessionStatus::Exited {
+                    exit_code: None,
+                    signal: Some("SIGKILL".to_owned()),
+                },
+            ),
+            (
+                "exec sh -c 'kill -SEGV $$'",
+                SessionStatus::Exited {
+                    exit_code: None,
+                    signal: Some("SIGSEGV".to_owned()),
+                },
+            ),
+        ] {
+            let sh = Shell::open_on(&backend).await;
+            let r = sh.send(text).await;
+            assert_eq!(r.wait_reason, WaitReason::SessionExit, "{text}: {r:?}");
+            assert_eq!(r.session_status, expected, "{text}");
+            sh.close().await;
+        }
+    })
+    .await;
+}
