@@ -43,7 +43,8 @@ pub(crate) struct Launch {
 impl Sandboxing {
     /// Applies the owner's policy and the limits to `argv`. `cwd` is the requested working
     /// directory (else the workspace root when a policy service exists, else `default_cwd`);
-    /// `read_only_paths` are files the shell needs that a confinement would hide.
+    /// `startup_files` are files the shell reads at startup, which a confinement must let it
+    /// see (and delete).
     pub(crate) fn launch(
         &self,
         argv: Vec<OsString>,
@@ -51,7 +52,7 @@ impl Sandboxing {
         label: &str,
         cwd: Option<PathBuf>,
         default_cwd: Option<PathBuf>,
-        read_only_paths: &[&Path],
+        startup_files: &[&Path],
     ) -> Result<Launch, TerminalError> {
         let mut argv = argv;
         let mut cwd = cwd;
@@ -70,7 +71,7 @@ impl Sandboxing {
                 let request = ConfineRequest {
                     argv,
                     policy,
-                    read_only_paths: read_only_paths.iter().map(|p| p.to_path_buf()).collect(),
+                    startup_files: startup_files.iter().map(|p| p.to_path_buf()).collect(),
                 };
                 argv = sandbox
                     .confine(&request)

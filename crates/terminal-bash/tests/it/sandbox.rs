@@ -37,6 +37,11 @@ async fn workspace_write_writes_only_the_workspace_and_has_no_network() {
         let (_l, port) = listener();
         let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, false, None);
         let sh = Shell::open_on(&backend).await;
+        // The private /tmp holds only the workspace (under the host's /tmp here): the
+        // generated rc, and with it the nonce, is out of sight.
+        let r = sh.send("ls -A /tmp").await;
+        let ws_name = ws.0.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(r.viewport, format!("ls -A /tmp\n{ws_name}\ndsh> "), "{r:?}");
         // The working directory defaults to the workspace root.
         let r = sh.send("pwd").await;
         assert!(r.viewport.contains(&ws.0.display().to_string()), "{r:?}");
@@ -237,10 +242,24 @@ async fn c35_sessions_cannot_reach_each_others_terminal() {
         let b_tty = b.session.tty_path().unwrap().display().to_string();
         // The attack works without a sandbox: the host can open B's terminal device.
         assert!(std::fs::OpenOptions::new().write(true).open(&b_tty).is_ok());
-        let r = a.send("ls /dev/pts").await;
-        assert_eq!(r.viewport, "ls /dev/pts\nptmx\ndsh> ", "{r:?}");
+        let a_tty = a.session.tty_path().unwrap().display().to_string();
+        let a_name = a_tty.rsplit('/').next().unwrap();
+        // A's /dev/pts holds A's own terminal (so `tty` names it) and ptmx, nothing else.
+        let r = a.send("ls -1 /dev/pts; tty").await;
+        assert_eq!(
+            r.viewport,
+            format!("ls -1 /dev/pts; tty\n{a_name}\nptmx\n{a_tty}\ndsh> "),
+            "{r:?}"
+        );
         let r = a.send(&format!("echo pwned > {b_tty}")).await;
         assert_eq!(r.exit_code, Some(1), "{r:?}");
+        assert!(r.viewport.contains("Read-only file system"), "{r:?}");
+        // The session's own devpts instance gives programs terminals of their own, and those
+        // are not B's either.
+        let r = a
+            .send("python3 -c \"import os; m, s = os.openpty(); print(os.ttyname(s))\"")
+            .await;
+        assert!(r.viewport.contains("\n/dev/.dsh/pts/0\n"), "{r:?}");
         let r = a
             .send(&format!(
                 "python3 -c \"import os, fcntl, termios; fd = os.open('{b_tty}', os.O_RDWR); \
