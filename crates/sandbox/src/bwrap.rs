@@ -39,7 +39,8 @@ pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 ///
 /// Every confined session gets:
 /// - the host filesystem read-only (`--ro-bind / /`), a private empty `/tmp`, the workspace
-///   root writable in `workspace-write` and read-only in `read-only`;
+///   root writable in `workspace-write` and read-only in `read-only`; in `workspace-write`, a
+///   workspace that is a git worktree or submodule also gets its git directories writable;
 /// - a private `/dev` whose `/dev/pts` holds **only the session's own terminal** (at its
 ///   host path, so `tty` names it) and `ptmx` from a devpts instance of the session's own
 ///   (`/dev/.dsh`, for programs that open terminals of their own): no other session's
@@ -136,6 +137,17 @@ impl Sandbox for Bubblewrap {
             SandboxMode::ReadOnly => "--ro-bind",
         };
         push(&[bind.as_ref(), ws, ws]);
+        if bind == "--bind" {
+            for dir in crate::git::git_dirs_outside(&policy.workspace_root) {
+                push(&["--bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
+                for name in crate::git::GIT_READ_ONLY {
+                    let path = dir.join(name);
+                    if path.exists() {
+                        push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+                    }
+                }
+            }
+        }
         push(&[
             "--unshare-pid".as_ref(),
             "--unshare-ipc".as_ref(),
@@ -218,7 +230,7 @@ mod tests {
         assert_eq!(
             joined(&ro[3..]),
             "dsh-sandbox /bin/sh --ro-bind / / --dev /dev --dev /dev/.dsh --tmpfs /dev/pts \
-             --dev-bind @DSH_TTY@ @DSH_TTY@ --symlink /dev/.dsh/pts/ptmx /dev/pts/ptmx \
+             --dev-bind @DSH_TTY@ @DSH_TTY@ --symlink /dev/.dsh/pts/ptmx /dev/pts/ptmx --remount-ro /dev/pts \
              --proc /proc --tmpfs /tmp --file @DSH_FD@ /tmp/rc \
              --ro-bind /w /w --unshare-pid --unshare-ipc --die-with-parent --unshare-net -- /bin/bash -i"
         );

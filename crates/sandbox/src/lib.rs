@@ -33,6 +33,7 @@
 
 mod bwrap;
 mod error;
+mod git;
 mod limits;
 mod mode;
 mod plugin;
