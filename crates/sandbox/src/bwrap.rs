@@ -1,7 +1,7 @@
 //! [`Sandbox`] (the seed's `ctx.sandbox`: wraps a shell's argv) and its Linux implementation
 //! [`Bubblewrap`].
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use crate::error::SandboxError;
@@ -15,9 +15,11 @@ pub struct ConfineRequest {
     pub argv: Vec<OsString>,
     /// The session's effective policy.
     pub policy: SandboxPolicy,
-    /// Files or directories the program needs that the confinement would otherwise hide
-    /// (e.g. an rc file in the host's `/tmp`); they are visible read-only at the same path.
-    pub read_only_paths: Vec<PathBuf>,
+    /// Host files the program reads at startup (e.g. a generated rc file in the host's
+    /// `/tmp`). One under `/tmp` is copied into the session's private `/tmp` at the same path,
+    /// where the session may delete it once read (so it is out of sight of what runs later);
+    /// one elsewhere is visible read-only through the read-only host.
+    pub startup_files: Vec<PathBuf>,
 }
 
 /// A confinement provider (seed `ctx.sandbox.confine(argv, policy)`): returns the argv that
@@ -37,20 +39,25 @@ pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 ///
 /// Every confined session gets:
 /// - the host filesystem read-only (`--ro-bind / /`), a private empty `/tmp`, the workspace
-///   root writable in `workspace-write` and read-only in `read-only`;
-/// - a private `/dev` with its **own devpts instance** (`--dev /dev`): `/dev/pts` holds only
-///   `ptmx`, so no other session's terminal can be opened, written to or typed into
-///   (TIOCSTI needs an open fd of the target). The session keeps its own terminal on fds 0–2,
-///   `/dev/tty` and `/dev/console`;
+///   root writable in `workspace-write` and read-only in `read-only`; in `workspace-write`, a
+///   workspace that is a git worktree or submodule also gets its git directories writable;
+/// - a private `/dev` whose `/dev/pts` holds **only the session's own terminal** (at its
+///   host path, so `tty` names it) and `ptmx` from a devpts instance of the session's own
+///   (`/dev/.dsh`, for programs that open terminals of their own): no other session's
+///   terminal can be opened, written to or typed into (TIOCSTI needs an open fd of the
+///   target);
 /// - its own PID namespace (`--unshare-pid`): other sessions' and the host's processes are
 ///   invisible, and when the namespace's init exits every process in it is killed;
 /// - its own IPC namespace, and a private network namespace (loopback only) unless the policy
 ///   allows the network.
 ///
-/// Never `--new-session`: it calls `setsid()` and the shell would lose its controlling
-/// terminal (job control, SIGINT from the terminal, `/dev/tty`). `--die-with-parent` ties the
-/// sandbox to the bwrap process the PTY started: when it dies (the terminal hung up, or
-/// teardown killed it), the namespace's init and with it every process inside dies too.
+/// The terminal's path and the startup files' descriptors are known only once the program
+/// runs on its terminal, so the argv is a `/bin/sh` prelude that fills them in and `exec`s
+/// bwrap (the process stays the PTY's first). Never `--new-session`: it calls `setsid()` and
+/// the shell would lose its controlling terminal (job control, SIGINT from the terminal,
+/// `/dev/tty`). `--die-with-parent` ties the sandbox to the bwrap process the PTY started:
+/// when it dies (the terminal hung up, or teardown killed it), the namespace's init and with
+/// it every process inside dies too.
 #[derive(Clone, Debug)]
 pub struct Bubblewrap {
     program: PathBuf,
@@ -94,14 +101,34 @@ impl Sandbox for Bubblewrap {
             return Err(SandboxError::BwrapMissing(self.program.clone()));
         }
         let policy = &request.policy;
-        let mut argv: Vec<OsString> = vec![self.program.clone().into()];
-        let mut push = |items: &[&std::ffi::OsStr]| argv.extend(items.iter().map(|s| s.into()));
+        let mut argv: Vec<OsString> = vec![
+            "/bin/sh".into(),
+            "-c".into(),
+            PRELUDE.into(),
+            "dsh-sandbox".into(),
+            self.program.clone().into(),
+        ];
+        let mut push = |items: &[&OsStr]| argv.extend(items.iter().map(|s| s.into()));
         push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
+        // The session's own /dev: its terminal alone in /dev/pts (a tmpfs), ptmx from a
+        // devpts instance of its own.
         push(&["--dev".as_ref(), "/dev".as_ref()]);
+        push(&["--dev".as_ref(), PRIVATE_DEV.as_ref()]);
+        push(&["--tmpfs".as_ref(), "/dev/pts".as_ref()]);
+        push(&["--dev-bind".as_ref(), TTY.as_ref(), TTY.as_ref()]);
+        let ptmx = format!("{PRIVATE_DEV}/pts/ptmx");
+        push(&[
+            "--symlink".as_ref(),
+            ptmx.as_ref(),
+            "/dev/pts/ptmx".as_ref(),
+        ]);
+        push(&["--remount-ro".as_ref(), "/dev/pts".as_ref()]);
         push(&["--proc".as_ref(), "/proc".as_ref()]);
         push(&["--tmpfs".as_ref(), "/tmp".as_ref()]);
-        for path in &request.read_only_paths {
-            push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+        for path in &request.startup_files {
+            if path.starts_with("/tmp") {
+                push(&["--file".as_ref(), OPEN_FD.as_ref(), path.as_os_str()]);
+            }
         }
         // After /tmp, so a workspace under /tmp is visible (and writable when allowed).
         let ws = policy.workspace_root.as_os_str();
@@ -110,6 +137,17 @@ impl Sandbox for Bubblewrap {
             SandboxMode::ReadOnly => "--ro-bind",
         };
         push(&[bind.as_ref(), ws, ws]);
+        if bind == "--bind" {
+            for dir in crate::git::git_dirs_outside(&policy.workspace_root) {
+                push(&["--bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
+                for name in crate::git::GIT_READ_ONLY {
+                    let path = dir.join(name);
+                    if path.exists() {
+                        push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+                    }
+                }
+            }
+        }
         push(&[
             "--unshare-pid".as_ref(),
             "--unshare-ipc".as_ref(),
@@ -124,6 +162,39 @@ impl Sandbox for Bubblewrap {
     }
 }
 
+/// Where the session's own devpts instance (and a `/dev` around it) is mounted.
+const PRIVATE_DEV: &str = "/dev/.dsh";
+/// Placeholder for the session's terminal path, filled in by [`PRELUDE`].
+const TTY: &str = "@DSH_TTY@";
+/// Placeholder before a startup file's path: [`PRELUDE`] opens the file and puts its
+/// descriptor number here.
+const OPEN_FD: &str = "@DSH_FD@";
+
+/// Runs as `sh -c PRELUDE dsh-sandbox bwrap OPTIONS -- COMMAND`: fills the placeholders of
+/// the options (the terminal on standard input, a descriptor for each startup file) and
+/// `exec`s bwrap, which reads and closes those descriptors.
+const PRELUDE: &str = r#"t=$(tty) || { echo "dsh: the sandbox needs the session's terminal on standard input" >&2; exit 125; }
+n=3 open= opts=1
+for a do
+  shift
+  if [ -n "$open" ]; then
+    eval "exec $n<\"\$a\"" || exit 125
+    set -- "$@" "$n" "$a"
+    n=$((n + 1)) open=
+    continue
+  fi
+  if [ -n "$opts" ]; then
+    case $a in
+      --) opts= ;;
+      @DSH_TTY@) a=$t ;;
+      @DSH_FD@) open=1; continue ;;
+    esac
+  fi
+  set -- "$@" "$a"
+done
+exec "$@"
+"#;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,7 +208,7 @@ mod tests {
                 owner_id: "agent".into(),
                 allow_network,
             },
-            read_only_paths: vec![PathBuf::from("/tmp/rc")],
+            startup_files: vec![PathBuf::from("/tmp/rc")],
         }
     }
 
@@ -155,9 +226,12 @@ mod tests {
         let ro = bwrap
             .confine(&request(SandboxMode::ReadOnly, false))
             .unwrap();
+        assert_eq!(ro[..2], [OsString::from("/bin/sh"), "-c".into()]);
         assert_eq!(
-            joined(&ro),
-            "/bin/sh --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --ro-bind /tmp/rc /tmp/rc \
+            joined(&ro[3..]),
+            "dsh-sandbox /bin/sh --ro-bind / / --dev /dev --dev /dev/.dsh --tmpfs /dev/pts \
+             --dev-bind @DSH_TTY@ @DSH_TTY@ --symlink /dev/.dsh/pts/ptmx /dev/pts/ptmx --remount-ro /dev/pts \
+             --proc /proc --tmpfs /tmp --file @DSH_FD@ /tmp/rc \
              --ro-bind /w /w --unshare-pid --unshare-ipc --die-with-parent --unshare-net -- /bin/bash -i"
         );
         let ww = bwrap
@@ -167,6 +241,43 @@ mod tests {
             "--bind /w /w --unshare-pid --unshare-ipc --die-with-parent -- /bin/bash -i"
         ));
         assert!(!joined(&ww).contains("--new-session"));
+    }
+
+    /// The prelude fills in the terminal and the startup files' descriptors, in the options
+    /// only, and runs the rest unchanged (here `sh` stands in for bwrap and prints its argv).
+    #[test]
+    fn the_prelude_fills_the_placeholders_of_the_options_only() {
+        let file = std::env::temp_dir().join(format!("dsh-prelude-{}", std::process::id()));
+        std::fs::write(&file, "content").unwrap();
+        let out = std::process::Command::new("/bin/sh")
+            .args(["-c", PRELUDE, "dsh-sandbox", "/bin/sh", "-c"])
+            .arg(r#"for a do printf '%s|' "$a"; done; cat <&3"#)
+            .args(["printer", TTY, "--file", OPEN_FD])
+            .arg(&file)
+            .args(["--", TTY])
+            .stdin(std::fs::File::open("/dev/null").unwrap())
+            .output()
+            .unwrap();
+        // `/dev/null` is not a terminal: refused with a clear message.
+        assert_eq!(out.status.code(), Some(125));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("needs the session's terminal"));
+        let out = std::process::Command::new("/usr/bin/script")
+            .args(["-qec"])
+            .arg(format!(
+                "/bin/sh -c '{}' dsh-sandbox /bin/sh -c 'for a do printf \"%s|\" \"$a\"; done; cat <&3' printer {TTY} --file {OPEN_FD} {} -- {TTY}",
+                PRELUDE.replace('\'', r"'\''"),
+                file.display()
+            ))
+            .arg("/dev/null")
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&file);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let expected = format!("|--file|3|{}|--|{TTY}|content", file.display());
+        assert!(
+            text.starts_with("/dev/pts/") && text.contains(&expected),
+            "{text:?}"
+        );
     }
 
     #[test]
@@ -180,9 +291,6 @@ mod tests {
         let e = Bubblewrap::at("/nonexistent/bwrap")
             .confine(&request(SandboxMode::ReadOnly, false))
             .unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "bubblewrap not found at /nonexistent/bwrap; install it (Debian: apt-get install bubblewrap) or choose the sandbox mode danger-full-access"
-        );
+        insta::assert_snapshot!(e.to_string());
     }
 }

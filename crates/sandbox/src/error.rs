@@ -17,9 +17,10 @@ pub enum SandboxError {
     /// A workspace root that is not a directory.
     #[error("workspace root {} is not a directory; pass an existing directory", .0.display())]
     NotADirectory(PathBuf),
-    /// The confinement program is missing.
+    /// The confinement program is missing. Worded for the model, which can neither install
+    /// programs on the host nor change the sandbox mode (the operator's setting).
     #[error(
-        "bubblewrap not found at {}; install it (Debian: apt-get install bubblewrap) or choose the sandbox mode danger-full-access", .0.display()
+        "cannot open a sandboxed terminal session: bubblewrap is not installed at {} on this host, and nothing you can do from a session changes that; ask the user to have the operator install bubblewrap (Debian: apt-get install bubblewrap) or restart the server without a sandbox (dsh-mcp: --sandbox danger-full-access)", .0.display()
     )]
     BwrapMissing(PathBuf),
     /// The argv to confine was empty.

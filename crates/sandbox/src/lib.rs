@@ -22,7 +22,7 @@
 //!     owner_id: "agent-1".into(),
 //!     allow_network: false,
 //! };
-//! let request = ConfineRequest { argv: vec!["/bin/bash".into()], policy, read_only_paths: vec![] };
+//! let request = ConfineRequest { argv: vec!["/bin/bash".into()], policy, startup_files: vec![] };
 //! match Bubblewrap::default().confine(&request) {
 //!     Ok(argv) => assert_eq!(argv.last().map(|a| a.to_str()), Some(Some("/bin/bash"))),
 //!     Err(e) => assert!(e.to_string().contains("apt-get install bubblewrap")),
@@ -33,6 +33,7 @@
 
 mod bwrap;
 mod error;
+mod git;
 mod limits;
 mod mode;
 mod plugin;

@@ -43,7 +43,8 @@ pub(crate) struct Launch {
 impl Sandboxing {
     /// Applies the owner's policy and the limits to `argv`. `cwd` is the requested working
     /// directory (else the workspace root when a policy service exists, else `default_cwd`);
-    /// `read_only_paths` are files the shell needs that a confinement would hide.
+    /// `startup_files` are files the shell reads at startup, which a confinement must let it
+    /// see (and delete).
     pub(crate) fn launch(
         &self,
         argv: Vec<OsString>,
@@ -51,7 +52,7 @@ impl Sandboxing {
         label: &str,
         cwd: Option<PathBuf>,
         default_cwd: Option<PathBuf>,
-        read_only_paths: &[&Path],
+        startup_files: &[&Path],
     ) -> Result<Launch, TerminalError> {
         let mut argv = argv;
         let mut cwd = cwd;
@@ -63,14 +64,14 @@ impl Sandboxing {
             if policy.mode.is_confined() {
                 let Some(sandbox) = &self.sandbox else {
                     return Err(spawn_error(format!(
-                        "terminal-bash: sandbox mode \"{}\" requires a sandbox provider in the execution world; add the sandbox plugin or use the mode danger-full-access",
+                        "terminal-bash: cannot open a terminal session in sandbox mode \"{}\": the server was started without a sandbox provider, and nothing you can do from a session changes that; ask the user to have the operator add the sandbox plugin or restart the server without a sandbox (dsh-mcp: --sandbox danger-full-access)",
                         policy.mode
                     )));
                 };
                 let request = ConfineRequest {
                     argv,
                     policy,
-                    read_only_paths: read_only_paths.iter().map(|p| p.to_path_buf()).collect(),
+                    startup_files: startup_files.iter().map(|p| p.to_path_buf()).collect(),
                 };
                 argv = sandbox
                     .confine(&request)

@@ -19,8 +19,11 @@
 //!   command replaced or unset `PROMPT_COMMAND`, so the marks are back at the next prompt even
 //!   after `unset PROMPT_COMMAND; PS1='$ '`.
 //! - Every mark carries the per-session nonce; a program that prints look-alike marks cannot
-//!   fake completion. The nonce lives only in this (0600, deleted after startup) file and in
-//!   unexported shell state, so child processes do not inherit it.
+//!   fake completion. The nonce lives only in this file and in unexported shell state, so
+//!   child processes do not inherit it. The file is 0600, and the rc deletes it first thing
+//!   (bash has read it whole by then), so no command of the session ever sees it; inside a
+//!   sandbox that deletes the session's private copy. The host's copy is removed after
+//!   startup in any case.
 //! - Quiet, predictable input: bracketed paste off (when readline is active), history
 //!   expansion off (`set +H`: `!` in commands is literal), no history file.
 
@@ -32,6 +35,7 @@ use dsh_terminal_core::PromptNonce;
 
 /// The rc template; `@NONCE@` is replaced by the session's nonce.
 const RC_TEMPLATE: &str = r#"# dsh-terminal-bash rc: generated for one session and deleted once the shell has read it.
+command rm -f -- "${BASH_SOURCE[0]}" 2>/dev/null
 set +H 2>/dev/null
 unset HISTFILE
 if [[ -o emacs || -o vi ]]; then

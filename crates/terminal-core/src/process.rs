@@ -13,6 +13,8 @@
 //!   [`host_watchdog_pid`]) kills every process of this host's sessions once the host is gone,
 //!   even after a SIGKILL: by cgroup ([`SessionCgroup`], [`watch_cgroup_dir`]), by session id
 //!   ([`watch_session`]) and by the environment tag every session carries ([`host_tag`]).
+//! - Exit statuses of processes that are not our children (a shell under a sandbox
+//!   launcher): `ExitWatch`, through a pidfd.
 //! - Teardown: [`terminate_session`] (HUP/TERM, grace, KILL, shell, sweeps, reaping) and the
 //!   synchronous [`kill_session_now`] for host exit.
 //!
@@ -21,6 +23,7 @@
 
 mod activity;
 mod cgroup;
+mod exit_status;
 mod procfs;
 mod reap;
 mod teardown;
@@ -30,6 +33,7 @@ mod watchdog;
 
 pub use activity::{GroupActivity, group_activity};
 pub use cgroup::{NO_CGROUP2_ENV, SessionCgroup};
+pub(crate) use exit_status::ExitWatch;
 pub use procfs::{IdentityStatus, ProcessIdentity, StatInfo, foreground_pgid, group_name, stat};
 pub use reap::{enable_child_subreaper, reap_adopted_zombies};
 pub use teardown::{TeardownConfig, TeardownReport, kill_session_now, terminate_session};

@@ -188,7 +188,7 @@ impl Pty {
         let raw = master
             .as_raw_fd()
             .ok_or_else(|| io::Error::other("PTY master has no file descriptor"))?;
-        // The crate's one unsafe block: portable-pty exposes the master only as a raw fd.
+        // One of the crate's two unsafe blocks (the other reads pidfd exit statuses): portable-pty exposes the master only as a raw fd.
         // SAFETY: `raw` is the master's open descriptor, owned by `master`, which outlives this
         // borrow (we only duplicate it here).
         #[allow(unsafe_code)]

@@ -12,8 +12,6 @@ pub(crate) mod support {
     };
     use dsh_sandbox::SandboxMode;
 
-    /// Sessions opened here are confined.
-    pub(crate) const CONFINED: bool = true;
     use dsh_terminal_bash::BashConfig;
 
     /// Opens confined sessions.

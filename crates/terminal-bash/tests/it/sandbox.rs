@@ -37,6 +37,11 @@ async fn workspace_write_writes_only_the_workspace_and_has_no_network() {
         let (_l, port) = listener();
         let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, false, None);
         let sh = Shell::open_on(&backend).await;
+        // The private /tmp holds only the workspace (under the host's /tmp here): the
+        // generated rc, and with it the nonce, is out of sight.
+        let r = sh.send("ls -A /tmp").await;
+        let ws_name = ws.0.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(r.viewport, format!("ls -A /tmp\n{ws_name}\ndsh> "), "{r:?}");
         // The working directory defaults to the workspace root.
         let r = sh.send("pwd").await;
         assert!(r.viewport.contains(&ws.0.display().to_string()), "{r:?}");
@@ -145,10 +150,28 @@ async fn a_confined_mode_without_a_provider_fails_before_anything_starts() {
         );
         let e = Shell::try_open_on(&backend).await.err().unwrap();
         assert_eq!(e.code(), TerminalErrorCode::Spawn);
-        assert_eq!(
-            e.message(),
-            "terminal-bash: sandbox mode \"read-only\" requires a sandbox provider in the execution world; add the sandbox plugin or use the mode danger-full-access"
+        insta::assert_snapshot!("no_sandbox_provider", e.message());
+    })
+    .await;
+}
+
+/// Without bubblewrap, the open fails with an error that tells the model what it can do (ask
+/// for bubblewrap or an unconfined server: the mode is the operator's), and nothing starts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_bubblewrap_is_reported_as_the_operators_to_fix() {
+    within(async {
+        let ws = TempDir::new("nobwrap");
+        let backend = BashBackend::with_sandboxing(
+            config(),
+            Sandboxing {
+                policies: Some(Arc::new(policies(SandboxMode::WorkspaceWrite, &ws.0))),
+                sandbox: Some(Arc::new(dsh_sandbox::Bubblewrap::at("/nonexistent/bwrap"))),
+                ..Sandboxing::default()
+            },
         );
+        let e = Shell::try_open_on(&backend).await.err().unwrap();
+        assert_eq!(e.code(), TerminalErrorCode::Spawn);
+        insta::assert_snapshot!("bubblewrap_missing", e.message());
     })
     .await;
 }
@@ -219,10 +242,24 @@ async fn c35_sessions_cannot_reach_each_others_terminal() {
         let b_tty = b.session.tty_path().unwrap().display().to_string();
         // The attack works without a sandbox: the host can open B's terminal device.
         assert!(std::fs::OpenOptions::new().write(true).open(&b_tty).is_ok());
-        let r = a.send("ls /dev/pts").await;
-        assert_eq!(r.viewport, "ls /dev/pts\nptmx\ndsh> ", "{r:?}");
+        let a_tty = a.session.tty_path().unwrap().display().to_string();
+        let a_name = a_tty.rsplit('/').next().unwrap();
+        // A's /dev/pts holds A's own terminal (so `tty` names it) and ptmx, nothing else.
+        let r = a.send("ls -1 /dev/pts; tty").await;
+        assert_eq!(
+            r.viewport,
+            format!("ls -1 /dev/pts; tty\n{a_name}\nptmx\n{a_tty}\ndsh> "),
+            "{r:?}"
+        );
         let r = a.send(&format!("echo pwned > {b_tty}")).await;
         assert_eq!(r.exit_code, Some(1), "{r:?}");
+        assert!(r.viewport.contains("Read-only file system"), "{r:?}");
+        // The session's own devpts instance gives programs terminals of their own, and those
+        // are not B's either.
+        let r = a
+            .send("python3 -c \"import os; m, s = os.openpty(); print(os.ttyname(s))\"")
+            .await;
+        assert!(r.viewport.contains("\n/dev/.dsh/pts/0\n"), "{r:?}");
         let r = a
             .send(&format!(
                 "python3 -c \"import os, fcntl, termios; fd = os.open('{b_tty}', os.O_RDWR); \
@@ -444,4 +481,94 @@ fn a_confined_session_outlives_the_runtimes_idle_blocking_threads() {
         assert!(r.viewport.lines().any(|l| l == "still-alive"), "{r:?}");
         sh.close().await;
     }));
+}
+
+/// A confined shell's exit is reported as the shell's own, exactly as without a sandbox: the
+/// launcher in between would turn a signal N into exit code 128 + N.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confined_shells_own_exit_status_is_reported() {
+    use dsh_terminal_core::SessionStatus;
+    within(async {
+        let ws = TempDir::new("status");
+        let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, false, None);
+        for (text, expected) in [
+            (
+                "exit 137",
+                SessionStatus::Exited {
+                    exit_code: Some(137),
+                    signal: None,
+                },
+            ),
+            (
+                "kill -TERM $$; kill -KILL $$",
+                SessionStatus::Exited {
+                    exit_code: None,
+                    signal: Some("SIGKILL".to_owned()),
+                },
+            ),
+            (
+                "exec sh -c 'kill -SEGV $$'",
+                SessionStatus::Exited {
+                    exit_code: None,
+                    signal: Some("SIGSEGV".to_owned()),
+                },
+            ),
+        ] {
+            let sh = Shell::open_on(&backend).await;
+            let r = sh.send(text).await;
+            assert_eq!(r.wait_reason, WaitReason::SessionExit, "{text}: {r:?}");
+            assert_eq!(r.session_status, expected, "{text}");
+            sh.close().await;
+        }
+    })
+    .await;
+}
+
+/// A workspace that is a git worktree (its `.git` a file naming a directory in the main
+/// repository) can commit in `workspace-write`: the worktree's git directory and the common
+/// directory are writable, except the hooks and config, which would run outside the sandbox.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_git_worktree_workspace_can_commit() {
+    within(async {
+        let root = TempDir::new("worktree");
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+                .args(args)
+                .current_dir(&root.0)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+        };
+        git(&["init", "-q", "main"]);
+        git(&["-C", "main", "commit", "-q", "--allow-empty", "-m", "first"]);
+        git(&["-C", "main", "worktree", "add", "-q", "../feature"]);
+        let ws = root.0.join("feature");
+        assert!(ws.join(".git").is_file());
+        let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws, false, None);
+        let sh = Shell::open_on(&backend).await;
+        let r = sh
+            .send(
+                "echo change > file && git add file && \
+                 git -c user.name=t -c user.email=t@example.com commit -q -m second && \
+                 git log --format=%s | tr '\\n' ' '",
+            )
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.contains("\nsecond first dsh> "), "{r:?}");
+        let r = sh
+            .send("touch \"$(git rev-parse --git-common-dir)/hooks/pre-commit\"")
+            .await;
+        assert_eq!(r.exit_code, Some(1), "{r:?}");
+        assert!(r.viewport.contains("Read-only file system"), "{r:?}");
+        sh.close().await;
+        // The commit is real: the main repository sees the worktree's branch move.
+        let out = std::process::Command::new("git")
+            .args(["-C", "main", "log", "--format=%s", "feature"])
+            .current_dir(&root.0)
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "second\nfirst\n");
+    })
+    .await;
 }

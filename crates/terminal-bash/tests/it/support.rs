@@ -18,9 +18,6 @@ use dsh_terminal_core::{
     TerminalError,
 };
 
-/// Whether [`Shell::open`] confines sessions (`false` here; `true` in `confined.rs`).
-pub(crate) const CONFINED: bool = false;
-
 /// Upper bound of one test (generous: the machine is shared and has two cores).
 pub(crate) const TEST_TIMEOUT: Duration = Duration::from_secs(120);
 

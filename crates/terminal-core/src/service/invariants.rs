@@ -8,7 +8,7 @@ impl Terminals {
     /// Checks the service's observable state; `Err` lists every violation, joined by `; `.
     ///
     /// Checked: every session id (published or pending) is `pty-N` with `1 <= N <= counter`
-    /// and unique; names are unique per owner; every published or pending session's owner has
+    /// and unique, and no id in use was given back for reuse; names are unique per owner; every published or pending session's owner has
     /// a registered cleanup or its cleanup is running (a session that outlived its owner's
     /// finished cleanup is a leak); after disposal nothing remains; every owner entry is keyed
     /// by its own agent.
@@ -31,6 +31,9 @@ impl Terminals {
             );
         for (id, owner, name, kind) in entries {
             match parse_id(id) {
+                Some(n) if st.returned_ids.contains(&n) => {
+                    problems.push(format!("{kind} id {id} is in use but was given back"));
+                }
                 Some(n) if n >= 1 && n <= st.last_id => {}
                 _ => problems.push(format!(
                     "{kind} id {id} is not pty-N with 1 <= N <= {}",

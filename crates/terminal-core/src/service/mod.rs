@@ -6,8 +6,10 @@
 //! - **Backend registry**: backends are keyed by their non-empty type; removing one never
 //!   affects sessions it already created.
 //! - **Ids**: `pty-N` from one per-service counter starting at 1, shared by every owner and
-//!   backend, never reused. A spawn that fails in the backend still consumes its number;
-//!   preflight rejections do not.
+//!   backend. A published id is never reused. A spawn that fails (in the backend, or rolled
+//!   back after a cancellation) gives its number back, and the next spawn takes the smallest
+//!   number given back, so the ids a model sees stay consecutive; preflight rejections take
+//!   none.
 //! - **Exact-owner fencing**: every operation compares the stored [`Agent`] with the caller by
 //!   instance (`==`), never by id or name. Another agent's id gets `FOREIGN_SESSION`, even when
 //!   both agents carry the same id string.
@@ -58,7 +60,7 @@ mod invariants;
 mod spawn;
 mod teardown;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Weak};
 
 use parking_lot::{Mutex, MutexGuard};
@@ -128,6 +130,8 @@ struct State {
     phase: Phase,
     /// The last minted id number (0 before the first spawn).
     last_id: u64,
+    /// Numbers up to `last_id` that failed spawns gave back; minted again first.
+    returned_ids: BTreeSet<u64>,
     /// Registration order.
     backends: Vec<Arc<dyn TerminalBackend>>,
     /// Published sessions in publication order.
@@ -245,6 +249,7 @@ impl Terminals {
             state: Mutex::new(State {
                 phase: Phase::Running,
                 last_id: 0,
+                returned_ids: BTreeSet::new(),
                 backends: Vec::new(),
                 records: Vec::new(),
                 pending: Vec::new(),
@@ -482,6 +487,26 @@ fn find_owned<'a>(
         return Err(TerminalError::foreign_session(id));
     }
     Ok(rec)
+}
+
+impl State {
+    /// A new session id: the smallest number a failed spawn gave back, else the next one.
+    fn mint_id(&mut self) -> SessionId {
+        let n = self.returned_ids.pop_first().unwrap_or_else(|| {
+            self.last_id += 1;
+            self.last_id
+        });
+        SessionId::new(format!("{ID_PREFIX}{n}"))
+    }
+
+    /// Gives back the id of a spawn that failed before it was published.
+    fn return_id(&mut self, id: &SessionId) {
+        if let Some(n) = parse_id(id)
+            && n <= self.last_id
+        {
+            self.returned_ids.insert(n);
+        }
+    }
 }
 
 /// The `N` of a `pty-N` id this service minted (`None` for anything else).

@@ -13,8 +13,8 @@ use crate::error::{TerminalError, TerminalErrorCode};
 use crate::types::{BackendSpawnSpec, SessionId, SessionSnapshot, SpawnRequest, SpawnResult};
 
 use super::{
-    CLOSE_REASON_ROLLBACK, ID_PREFIX, OwnerEntry, Pending, Phase, Record, RetainedFailure,
-    SendSlot, State, Terminals,
+    CLOSE_REASON_ROLLBACK, OwnerEntry, Pending, Phase, Record, RetainedFailure, SendSlot, State,
+    Terminals,
 };
 
 /// Everything preflight prepared for one spawn.
@@ -63,7 +63,7 @@ impl Terminals {
     /// # Cancel safety
     /// Cancel safe. Dropping the future cancels the backend spawn (through
     /// [`BackendSpawnSpec::cancel`]); a session that still comes up is closed with
-    /// [`CLOSE_REASON_ROLLBACK`] in the background. The id stays consumed.
+    /// [`CLOSE_REASON_ROLLBACK`] in the background, and its id is given back.
     pub async fn spawn(
         &self,
         owner: &Agent,
@@ -147,8 +147,7 @@ impl Terminals {
         }
         let owner_token = self.ensure_owner(&mut st, owner)?;
 
-        st.last_id += 1;
-        let session_id = SessionId::new(format!("{ID_PREFIX}{}", st.last_id));
+        let session_id = st.mint_id();
         let cancel = owner_token.child_token();
         let (settled_tx, settled_rx) = watch::channel(false);
         st.pending.push(Pending {
@@ -278,6 +277,7 @@ impl Terminals {
                     retain_failure(&mut st, &id, error, None);
                 } else {
                     st.pending.retain(|p| p.id != id);
+                    st.return_id(&id);
                 }
                 Err(failure)
             }
@@ -297,7 +297,9 @@ impl Terminals {
         tracing::info!(%reason, "rolling back PTY spawn");
         match session.close(CLOSE_REASON_ROLLBACK.to_owned()).await {
             Ok(_) => {
-                self.lock().pending.retain(|p| p.id != *id);
+                let mut st = self.lock();
+                st.pending.retain(|p| p.id != *id);
+                st.return_id(id);
                 Err(reason)
             }
             Err(close_error) => {

@@ -9,7 +9,7 @@ use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::watch;
 
 use crate::error::TerminalError;
-use crate::process::{GroupActivity, group_activity, is_group_waiting_on_tty};
+use crate::process::{ExitWatch, GroupActivity, group_activity, is_group_waiting_on_tty};
 use crate::pty::{ExitInfo, Pty, ReadEvent};
 use crate::screen::{AnchorId, PromptState, Screen};
 use crate::types::{SessionId, SessionStatus};
@@ -96,6 +96,10 @@ pub(super) struct Shared {
     /// launcher such as a sandbox that starts the shell as its child) the group in the
     /// foreground when the shell's first prompt appeared. See [`Shared::adopt_shell_pgid`].
     shell_pgid: AtomicI32,
+    /// The shell under a launcher (see [`Shared::adopt_shell_pgid`]): its own exit status,
+    /// which the launcher's does not carry faithfully (a launcher turns a signal into an exit
+    /// code).
+    launched_shell: Mutex<Option<ExitWatch>>,
     pub(super) max_read_bytes: usize,
     state: Mutex<State>,
     activity: watch::Sender<u64>,
@@ -132,6 +136,7 @@ impl Shared {
             pty,
             shell_pid,
             shell_pgid: AtomicI32::new(shell_pid),
+            launched_shell: Mutex::new(None),
             max_read_bytes,
             state: Mutex::new(State::new(screen)),
             activity: watch::channel(0u64).0,
@@ -150,17 +155,40 @@ impl Shared {
     /// Takes `pgid` as the shell's process group when it belongs to the PTY's session: the
     /// PTY's first process is a launcher (a sandbox) and the shell runs as its descendant in a
     /// process group of its own. Called at the first prompt of startup only.
+    /// The group's leader (an interactive shell leads its own group) is watched from then on,
+    /// so the session reports the shell's own exit status, not the launcher's.
     pub(super) fn adopt_shell_pgid(&self, pgid: i32) -> bool {
-        let in_session = crate::process::stat(pgid).is_some_and(|s| s.session == self.shell_pid);
-        if in_session {
-            tracing::debug!(
-                pgid,
-                launcher = self.shell_pid,
-                "shell runs under a launcher"
-            );
-            self.shell_pgid.store(pgid, Ordering::SeqCst);
+        let in_session = || crate::process::stat(pgid).is_some_and(|s| s.session == self.shell_pid);
+        if !in_session() {
+            return false;
         }
-        in_session
+        tracing::debug!(
+            pgid,
+            launcher = self.shell_pid,
+            "shell runs under a launcher"
+        );
+        self.shell_pgid.store(pgid, Ordering::SeqCst);
+        // Checked again once the pidfd is open: it names the process that is in our session.
+        let watch = ExitWatch::open(pgid).filter(|_| in_session());
+        *self.launched_shell.lock() = watch;
+        true
+    }
+
+    /// How the session's program ended: the launched shell's own status when it is known,
+    /// else the PTY process's (`launcher`).
+    fn program_exit(&self, launcher: ExitInfo) -> ExitInfo {
+        let Some(own) = self
+            .launched_shell
+            .lock()
+            .as_ref()
+            .and_then(ExitWatch::status)
+        else {
+            return launcher;
+        };
+        ExitInfo {
+            code: own.code,
+            signal: own.signal,
+        }
     }
 
     pub(super) fn lock(&self) -> MutexGuard<'_, State> {
@@ -320,8 +348,10 @@ impl Reader {
     }
 }
 
-/// The waiter thread's half: records the shell's exit.
+/// The waiter thread's half: records the shell's exit (the launched shell's own status when
+/// a launcher started it; the launcher exits only after the shell it started).
 pub(super) fn on_shell_exit(shared: &Shared, info: ExitInfo) {
+    let info = shared.program_exit(info);
     tracing::debug!(code = ?info.code, signal = ?info.signal, "shell exited");
     {
         let mut st = shared.lock();

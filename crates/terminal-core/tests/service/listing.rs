@@ -5,7 +5,7 @@ use pretty_assertions::assert_eq;
 
 // §8.1 item 14.
 #[tokio::test]
-async fn concurrent_spawns_publish_and_failed_spawns_consume_ids() {
+async fn concurrent_spawns_publish_and_failed_spawns_give_ids_back() {
     let f = Arc::new(fixture());
     f.stub.gate_spawns();
     let a = tokio::spawn({
@@ -35,7 +35,8 @@ async fn concurrent_spawns_publish_and_failed_spawns_consume_ids() {
     // change from the seed's publication order: models read lists top-down).
     assert_eq!(listed, vec![id("pty-1"), id("pty-2")]);
 
-    // A failing backend: its error propagates and the id is consumed.
+    // A failing backend: its error propagates and the id is given back (the seed consumed
+    // it; ours keeps the ids a model sees consecutive).
     let failing = tokio::spawn({
         let f = f.clone();
         async move { f.terminals.spawn(&f.owner, request(Some("c"))).await }
@@ -60,7 +61,7 @@ async fn concurrent_spawns_publish_and_failed_spawns_consume_ids() {
             .unwrap()
             .snapshot
             .session_id,
-        id("pty-4")
+        id("pty-3")
     );
     f.terminals.check_invariants().unwrap();
     let f = Arc::into_inner(f).unwrap();

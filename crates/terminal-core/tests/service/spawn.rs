@@ -168,6 +168,46 @@ async fn same_id_different_instance_is_a_foreign_owner() {
     finish(f).await;
 }
 
+/// A spawn the backend fails gives its id back: the ids a model sees stay consecutive.
+#[tokio::test]
+async fn failed_spawns_give_their_id_back() {
+    let f = fixture();
+    assert_eq!(
+        open(&f, &f.owner, None).await.snapshot.session_id,
+        id("pty-1")
+    );
+    f.stub.fail_spawns_with(Some(TerminalError::new(
+        TerminalErrorCode::Spawn,
+        "no shell here",
+    )));
+    for _ in 0..2 {
+        let err = within("spawn", f.terminals.spawn(&f.owner, request(None)))
+            .await
+            .unwrap_err();
+        assert_eq!(err.message(), "no shell here");
+    }
+    f.terminals.check_invariants().unwrap();
+    f.stub.fail_spawns_with(None);
+    assert_eq!(
+        open(&f, &f.owner, None).await.snapshot.session_id,
+        id("pty-2")
+    );
+    assert_eq!(
+        open(&f, &f.owner, None).await.snapshot.session_id,
+        id("pty-3")
+    );
+    // The failed attempts were offered pty-2 each time.
+    let offered: Vec<String> = f
+        .stub
+        .specs()
+        .iter()
+        .map(|s| s.session_id.as_str().to_owned())
+        .collect();
+    assert_eq!(offered, ["pty-1", "pty-2", "pty-2", "pty-2", "pty-3"]);
+    f.terminals.check_invariants().unwrap();
+    finish(f).await;
+}
+
 // §8.1 item 4.
 #[tokio::test]
 async fn preflight_rejections_do_not_consume_ids() {

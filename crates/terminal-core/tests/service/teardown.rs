@@ -72,13 +72,14 @@ async fn dropped_spawn_cancels_the_backend_and_rolls_back() {
     .await;
     assert!(f.owner.is_live(), "the owner is untouched");
 
-    // A backend that fails in response to the cancel: the id is consumed, nothing is left.
+    // The rolled-back id was given back. A backend that fails in response to the cancel:
+    // nothing is left, and the id is given back too.
     let spawn = tokio::spawn({
         let f = f.clone();
         async move { f.terminals.spawn(&f.owner, request(Some("main"))).await }
     });
     let pending = f.stub.next_spawn().await;
-    assert_eq!(pending.spec.session_id, id("pty-2"));
+    assert_eq!(pending.spec.session_id, id("pty-1"));
     spawn.abort();
     within("caller cancellation", pending.spec.cancel.cancelled()).await;
     pending.fail(TerminalError::new(TerminalErrorCode::Spawn, "aborted"));
@@ -94,7 +95,7 @@ async fn dropped_spawn_cancels_the_backend_and_rolls_back() {
     });
     f.stub.next_spawn().await.resolve();
     let result = within("spawn", spawn).await.unwrap().unwrap();
-    assert_eq!(result.snapshot.session_id, id("pty-3"));
+    assert_eq!(result.snapshot.session_id, id("pty-1"));
     let f = Arc::into_inner(f).unwrap();
     finish(f).await;
 }
