@@ -7,9 +7,10 @@
 //!
 //! # Responsibilities
 //! - Render: the transcript is the bounded [history](ScreenConfig::scrollback_lines) of rows
-//!   that scrolled off the top plus the visible rows; [`Screen::render_since`] renders from an
-//!   [`AnchorId`] (a send's start position) to the end, tail-bounded on UTF-8 boundaries;
-//!   [`Screen::page`] serves newest-relative pages (the seed's §3.7). On the alternate
+//!   that scrolled off the top plus the visible rows; [`Screen::snapshot_since`] copies the rows
+//!   from an [`AnchorId`] (a send's start position) to the end, and [`Screen::page_snapshot`]
+//!   those of a newest-relative page (the seed's §3.7), so the caller renders them
+//!   (tail-bounded on UTF-8 boundaries) after releasing its lock. On the alternate
 //!   screen the render is the visible screen.
 //! - Prompt marks: OSC 133 marks carrying the session's [`PromptNonce`] become
 //!   [`ScreenEvent::Mark`]s; marks without it are ordinary (invisible) output.
@@ -30,6 +31,7 @@ mod history;
 mod hooks;
 mod render;
 mod scan;
+mod snapshot;
 mod tabs;
 mod utf8;
 

@@ -3,38 +3,37 @@
 
 use std::borrow::Cow;
 
-use dsh_output_retention::tail_slice;
-
 use crate::error::TerminalError;
+#[cfg(test)]
 use crate::types::ReadResult;
 
-use super::{AnchorId, DEFAULT_PAGE_LINES, Position, Rendered, Screen};
+use super::snapshot::{RowsSnapshot, Stop, page_bounds};
+use super::{AnchorId, Position, Rendered, Screen};
 
 impl Screen {
     /// Screen-true text from the anchor to the end, tail-bounded to `max_bytes`. On the
     /// alternate screen: the rendered visible screen.
+    #[cfg(test)]
     pub(crate) fn render_since(&mut self, id: AnchorId, max_bytes: usize) -> Rendered {
+        self.snapshot_since(id, max_bytes).render(max_bytes)
+    }
+
+    /// The rows [`Screen::render_since`] renders, copied out (at most about `max_bytes` of
+    /// them), so the caller can render after releasing the lock the screen sits behind.
+    pub(crate) fn snapshot_since(&mut self, id: AnchorId, max_bytes: usize) -> RowsSnapshot {
         self.materialize();
         if self.alternate {
-            return self.render_visible(max_bytes);
+            return self.collect_rows(self.history().end_abs(), 0, Stop::Bytes(max_bytes));
         }
         match self.anchor_position(id) {
-            Some(pos) => self.render_from(pos, max_bytes),
-            None => Rendered::default(),
+            Some(pos) => self.snapshot_from(pos, max_bytes),
+            None => RowsSnapshot::default(),
         }
     }
 
-    /// The visible screen as text (trailing blank rows and trailing spaces trimmed),
-    /// tail-bounded to `max_bytes`.
-    pub(crate) fn render_visible(&mut self, max_bytes: usize) -> Rendered {
-        self.materialize();
-        self.render_rows(self.history().end_abs(), 0, max_bytes)
-    }
-
-    /// Screen-true text from `from` to the end of the content (trailing blank rows and
-    /// trailing spaces trimmed, explicit text before the cursor kept), tail-bounded to
-    /// `max_bytes` on UTF-8 boundaries.
-    pub(crate) fn render_from(&mut self, from: Position, max_bytes: usize) -> Rendered {
+    /// The rows from `from` to the end of the content (trailing blank rows and trailing
+    /// spaces trimmed, explicit text before the cursor kept), the newest about `max_bytes`.
+    fn snapshot_from(&mut self, from: Position, max_bytes: usize) -> RowsSnapshot {
         self.materialize();
         let first = self.history().first_abs();
         let lost = from.row < first;
@@ -43,9 +42,9 @@ impl Screen {
         } else {
             (from.row, from.col)
         };
-        let mut rendered = self.render_rows(row, col, max_bytes);
-        rendered.truncated |= lost;
-        rendered
+        let mut snapshot = self.collect_rows(row, col, Stop::Bytes(max_bytes));
+        snapshot.truncated |= lost;
+        snapshot
     }
 
     /// The whole transcript (history plus screen), unbounded. For tests and diagnostics.
@@ -56,6 +55,14 @@ impl Screen {
     }
 
     fn render_rows(&self, start_abs: u64, start_col: u16, max_bytes: usize) -> Rendered {
+        self.collect_rows(start_abs, start_col, Stop::Bytes(max_bytes))
+            .render(max_bytes)
+    }
+
+    /// Copies the rows from `start_abs` (cell column `start_col`) to the end of the content,
+    /// newest first until `stop` holds: the visible rows as their text, the history rows
+    /// as stored (trailing spaces trimmed unless soft-wrapped).
+    fn collect_rows(&self, start_abs: u64, start_col: u16, stop: Stop) -> RowsSnapshot {
         let screen = self.parser.screen();
         let cols = self.config.cols.max(1);
         let history = self.history();
@@ -72,24 +79,9 @@ impl Screen {
         let end_visible = last_content.max(usize::from(cursor_row));
         let end_abs = base + end_visible as u64;
         if start_abs > end_abs {
-            return Rendered::default();
+            return RowsSnapshot::default();
         }
         let mut pieces: Vec<(Cow<'_, str>, bool)> = Vec::new();
-        for abs in start_abs..base {
-            if let Some((text, wrapped)) = history.get(abs) {
-                let text = if abs == start_abs && start_col > 0 {
-                    skip_cols(text, start_col)
-                } else {
-                    text
-                };
-                let text = if wrapped {
-                    text
-                } else {
-                    text.trim_end_matches(' ')
-                };
-                pieces.push((Cow::Borrowed(text), wrapped));
-            }
-        }
         for (r, full) in visible.iter().enumerate().take(end_visible + 1) {
             let abs = base + r as u64;
             if abs < start_abs {
@@ -144,64 +136,82 @@ impl Screen {
             };
             pieces.push((text, wrapped));
         }
-        join_tail(&pieces, max_bytes)
+        // History rows, newest first, until `stop` holds.
+        let first_before_wrapped =
+            base > start_abs && history.get(base - 1).is_some_and(|(_, w)| w);
+        let mut walk = stop.walk(&pieces, first_before_wrapped);
+        let mut older = Vec::new();
+        let mut abs = base;
+        while abs > start_abs && !walk.done() {
+            abs -= 1;
+            let Some((text, wrapped)) = history.get(abs) else {
+                continue;
+            };
+            let text = if abs == start_abs && start_col > 0 {
+                skip_cols(text, start_col)
+            } else {
+                text
+            };
+            let text = if wrapped {
+                text
+            } else {
+                text.trim_end_matches(' ')
+            };
+            let before_wrapped = abs > start_abs && history.get(abs - 1).is_some_and(|(_, w)| w);
+            walk.add(text.len(), wrapped, before_wrapped);
+            older.push((text.to_owned(), wrapped));
+        }
+        // Lines wholly before the copied rows (a page counts them; a render never needs them).
+        let lines_before = match stop {
+            Stop::Lines(_) => (start_abs..abs)
+                .filter(|&a| history.get(a).is_some_and(|(_, w)| !w))
+                .count() as u64,
+            Stop::Bytes(_) => 0,
+        };
+        older.reverse();
+        older.extend(pieces.into_iter().map(|(t, w)| (t.into_owned(), w)));
+        RowsSnapshot {
+            pieces: older,
+            lines_before,
+            truncated: false,
+        }
     }
 
     /// A newest-relative page of the transcript (the seed's §3.7): `offset` 0 is the newest
     /// line, `count` lines ending `offset` lines before the newest (defaults 0 and
-    /// [`DEFAULT_PAGE_LINES`]), joined by `\n` and tail-bounded to `max_bytes`.
+    /// [`DEFAULT_PAGE_LINES`](super::DEFAULT_PAGE_LINES)), joined by `\n` and tail-bounded to `max_bytes`.
     ///
     /// # Errors
     /// `InvalidRequest` when `count` is 0.
+    #[cfg(test)]
     pub(crate) fn page(
         &mut self,
         offset: Option<u64>,
         count: Option<u64>,
         max_bytes: usize,
     ) -> Result<ReadResult, TerminalError> {
-        let offset = offset.unwrap_or(0);
-        let count = count.unwrap_or(DEFAULT_PAGE_LINES);
-        if count == 0 {
-            return Err(TerminalError::invalid(
-                "PTY read count must be a positive integer",
-            ));
-        }
+        self.page_snapshot(offset, count)?
+            .page(offset, count, max_bytes)
+    }
+
+    /// The rows a [`RowsSnapshot::page`] of `offset` and `count` needs, copied out.
+    ///
+    /// # Errors
+    /// `InvalidRequest` when `count` is 0.
+    pub(crate) fn page_snapshot(
+        &mut self,
+        offset: Option<u64>,
+        count: Option<u64>,
+    ) -> Result<RowsSnapshot, TerminalError> {
+        let (offset, count) = page_bounds(offset, count)?;
         let dropped = self.history_dropped();
-        let transcript = self.transcript();
-        let lines: Vec<&str> = if transcript.is_empty() {
-            Vec::new()
-        } else {
-            transcript.split('\n').collect()
-        };
-        let total = lines.len() as u64;
-        if offset >= total {
-            return Ok(ReadResult {
-                text: String::new(),
-                total_lines: total,
-                line_begin: offset,
-                line_end: offset,
-                truncated: dropped,
-            });
-        }
-        let end = total - offset;
-        let begin = end.saturating_sub(count);
-        let (Ok(b), Ok(e)) = (usize::try_from(begin), usize::try_from(end)) else {
-            return Err(TerminalError::invalid("PTY read range is too large"));
-        };
-        let joined = lines[b..e].join("\n");
-        let (text, cut) = tail_bound(joined, max_bytes);
-        let returned = if text.is_empty() {
-            0
-        } else {
-            text.split('\n').count() as u64
-        };
-        Ok(ReadResult {
-            text,
-            total_lines: total,
-            line_begin: offset,
-            line_end: offset + returned,
-            truncated: dropped || cut,
-        })
+        let mut snapshot = self.collect_rows(
+            self.history().first_abs(),
+            0,
+            Stop::Lines(offset.saturating_add(count)),
+        );
+        snapshot.truncated = dropped;
+        Ok(snapshot)
     }
 }
 
@@ -265,38 +275,4 @@ fn skip_cols(text: &str, col: u16) -> &str {
         used += c.width().unwrap_or(1).min(2);
     }
     ""
-}
-
-/// Joins row pieces (a `\n` after every row that does not soft-wrap) keeping at most
-/// `max_bytes` of the tail, cut on a UTF-8 boundary.
-fn join_tail(pieces: &[(Cow<'_, str>, bool)], max_bytes: usize) -> Rendered {
-    // Walk back from the end so a huge history is never joined just to be cut.
-    let mut total = 0usize;
-    let mut first = pieces.len();
-    for (i, (text, wrapped)) in pieces.iter().enumerate().rev() {
-        let sep = usize::from(i + 1 < pieces.len() && !*wrapped);
-        total = total.saturating_add(text.len() + sep);
-        first = i;
-        if total > max_bytes {
-            break;
-        }
-    }
-    let mut out = String::with_capacity(total.min(max_bytes.saturating_add(8)));
-    for (i, (text, wrapped)) in pieces.iter().enumerate().skip(first) {
-        out.push_str(text);
-        if i + 1 < pieces.len() && !*wrapped {
-            out.push('\n');
-        }
-    }
-    let (text, truncated) = tail_bound(out, max_bytes);
-    Rendered { text, truncated }
-}
-
-/// Keeps at most `max_bytes` of the tail of `s` (cut by [`tail_slice`] on a UTF-8 boundary).
-/// Returns whether it cut anything.
-fn tail_bound(s: String, max_bytes: usize) -> (String, bool) {
-    if s.len() <= max_bytes {
-        return (s, false);
-    }
-    (tail_slice(&s, max_bytes).to_owned(), true)
 }

@@ -173,7 +173,14 @@ impl BackendSession for PtySession {
     }
 
     fn read(&self, request: ReadRequest) -> Result<ReadResult, TerminalError> {
-        self.inner.shared.lock().screen.page(
+        // Rows are copied under the lock; the page is assembled after it is released.
+        let snapshot = self
+            .inner
+            .shared
+            .lock()
+            .screen
+            .page_snapshot(request.offset, request.count)?;
+        snapshot.page(
             request.offset,
             request.count,
             self.inner.config.max_read_bytes,

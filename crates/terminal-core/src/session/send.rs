@@ -183,9 +183,8 @@ impl SendOp {
             let mut span = self.span();
             (span.anchor.take(), span.bytes_from, span.done_from)
         };
-        let rendered = anchor
-            .map(|a| st.screen.render_since(a, shared.max_read_bytes))
-            .unwrap_or_default();
+        // Rows are copied under the lock and rendered after it is released.
+        let snapshot = anchor.map(|a| st.screen.snapshot_since(a, shared.max_read_bytes));
         if let Some(a) = anchor {
             st.screen.release_anchor(a);
         }
@@ -201,6 +200,9 @@ impl SendOp {
         let alternate = st.screen.alternate_screen();
         let continuation = st.screen.prompt_state() == PromptState::Continuation;
         drop(st);
+        let rendered = snapshot
+            .map(|s| s.render(shared.max_read_bytes))
+            .unwrap_or_default();
         // After an exit the terminal facts no longer apply; don't ask a dead terminal.
         let exited = reason == Settle::Exit;
         let foreground = if exited {
@@ -561,8 +563,10 @@ impl OperationHandle for SendOp {
         let Some(anchor) = span.anchor else {
             return SendRead::default();
         };
-        let rendered = st.screen.render_since(anchor, self.shared.max_read_bytes);
+        let snapshot = st.screen.snapshot_since(anchor, self.shared.max_read_bytes);
         st.screen.move_anchor_to_cursor(anchor);
+        drop((span, st));
+        let rendered = snapshot.render(self.shared.max_read_bytes);
         SendRead {
             delta: rendered.text,
             truncated: rendered.truncated,
@@ -587,9 +591,14 @@ impl OperationHandle for SendOp {
         const LAST_LINE_BYTES: usize = 1024;
         let mut st = self.shared.lock();
         let span = self.span();
-        let last_line = span.anchor.and_then(|anchor| {
-            let rendered = st.screen.render_since(anchor, LAST_LINE_BYTES);
-            rendered
+        let snapshot = span
+            .anchor
+            .map(|anchor| st.screen.snapshot_since(anchor, LAST_LINE_BYTES));
+        let output_bytes = st.bytes_read.saturating_sub(span.bytes_from);
+        drop((span, st));
+        let last_line = snapshot.and_then(|snapshot| {
+            snapshot
+                .render(LAST_LINE_BYTES)
                 .text
                 .lines()
                 .rev()
@@ -598,7 +607,7 @@ impl OperationHandle for SendOp {
                 .map(str::to_owned)
         });
         SendProgress {
-            output_bytes: st.bytes_read.saturating_sub(span.bytes_from),
+            output_bytes,
             last_line,
         }
     }

@@ -1,0 +1,268 @@
+//! [`RowsSnapshot`]: rows copied out of the screen under the session's lock and rendered after
+//! it is released, so a long render or page never holds up the reader or other callers.
+//! Only the rows the render can show are copied: the newest ones up to the byte bound of a
+//! render, or the lines a page reaches back to.
+
+use std::borrow::Cow;
+
+use dsh_output_retention::tail_slice;
+
+use crate::error::TerminalError;
+use crate::types::ReadResult;
+
+use super::{DEFAULT_PAGE_LINES, Rendered};
+
+/// How far back from the newest row [`Screen::collect_rows`](super::Screen) copies.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Stop {
+    /// Until the copied text exceeds this many bytes (a tail-bounded render).
+    Bytes(usize),
+    /// Until this many whole lines are copied (a page).
+    Lines(u64),
+}
+
+impl Stop {
+    /// Starts a walk back over history with `pieces` (the visible rows, oldest first) copied;
+    /// `before_wrapped`: the row before the first piece soft-wraps into it.
+    pub(super) fn walk(self, pieces: &[(Cow<'_, str>, bool)], before_wrapped: bool) -> Walk {
+        let last = pieces.len().saturating_sub(1);
+        let bytes = pieces
+            .iter()
+            .enumerate()
+            .map(|(i, (t, w))| t.len() + usize::from(i < last && !*w))
+            .fold(0usize, usize::saturating_add);
+        let lines = 1 + pieces[..last].iter().filter(|(_, w)| !*w).count() as u64;
+        Walk {
+            stop: self,
+            bytes,
+            lines,
+            line_start: !before_wrapped,
+        }
+    }
+}
+
+/// Progress of a walk back over history rows (see [`Stop::walk`]).
+pub(super) struct Walk {
+    stop: Stop,
+    bytes: usize,
+    lines: u64,
+    /// The oldest copied row starts a line.
+    line_start: bool,
+}
+
+impl Walk {
+    /// Whether enough rows are copied.
+    pub(super) fn done(&self) -> bool {
+        match self.stop {
+            Stop::Bytes(max) => self.bytes > max,
+            Stop::Lines(n) => self.lines >= n && self.line_start,
+        }
+    }
+
+    /// One older row was copied: `len` text bytes, whether it soft-wraps into the next row,
+    /// and whether the row before it soft-wraps into it. It always has a newer row after it.
+    pub(super) fn add(&mut self, len: usize, wrapped: bool, before_wrapped: bool) {
+        self.bytes = self.bytes.saturating_add(len + usize::from(!wrapped));
+        self.lines += u64::from(!wrapped);
+        self.line_start = !before_wrapped;
+    }
+}
+
+/// Rows copied out of a screen, oldest first: their text and whether each soft-wraps into
+/// the next.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RowsSnapshot {
+    pub(super) pieces: Vec<(String, bool)>,
+    /// Transcript lines wholly before `pieces` (counted by a page snapshot).
+    pub(super) lines_before: u64,
+    /// The start fell out of the bounded history (a render), or history ever dropped rows
+    /// (a page).
+    pub(super) truncated: bool,
+}
+
+impl RowsSnapshot {
+    /// The rows joined (a `\n` after every row that does not soft-wrap), keeping at most
+    /// `max_bytes` of the tail, cut on a UTF-8 boundary.
+    pub(crate) fn render(&self, max_bytes: usize) -> Rendered {
+        let mut rendered = join_tail(&self.pieces, max_bytes);
+        rendered.truncated |= self.truncated;
+        rendered
+    }
+
+    /// A newest-relative page (the seed's §3.7): `offset` 0 is the newest line, `count`
+    /// lines ending `offset` lines before the newest (defaults 0 and [`DEFAULT_PAGE_LINES`]),
+    /// joined by `\n` and tail-bounded to `max_bytes`. Taken from a snapshot by
+    /// [`Screen::page_snapshot`](super::Screen::page_snapshot) for the same offset and count.
+    ///
+    /// # Errors
+    /// `InvalidRequest` when `count` is 0 or the range does not fit in memory.
+    pub(crate) fn page(
+        &self,
+        offset: Option<u64>,
+        count: Option<u64>,
+        max_bytes: usize,
+    ) -> Result<ReadResult, TerminalError> {
+        let (offset, count) = page_bounds(offset, count)?;
+        let dropped = self.truncated;
+        let joined = join_tail(&self.pieces, usize::MAX).text;
+        let lines: Vec<&str> = if joined.is_empty() && self.lines_before == 0 {
+            Vec::new()
+        } else {
+            joined.split('\n').collect()
+        };
+        let total = self.lines_before + lines.len() as u64;
+        if offset >= total {
+            return Ok(ReadResult {
+                text: String::new(),
+                total_lines: total,
+                line_begin: offset,
+                line_end: offset,
+                truncated: dropped,
+            });
+        }
+        let end = total - offset;
+        let begin = end.saturating_sub(count);
+        let (Ok(b), Ok(e)) = (
+            usize::try_from(begin.saturating_sub(self.lines_before)),
+            usize::try_from(end.saturating_sub(self.lines_before)),
+        ) else {
+            return Err(TerminalError::invalid("PTY read range is too large"));
+        };
+        let joined = lines.get(b..e).unwrap_or_default().join("\n");
+        let (text, cut) = tail_bound(joined, max_bytes);
+        let returned = if text.is_empty() {
+            0
+        } else {
+            text.split('\n').count() as u64
+        };
+        Ok(ReadResult {
+            text,
+            total_lines: total,
+            line_begin: offset,
+            line_end: offset + returned,
+            truncated: dropped || cut,
+        })
+    }
+}
+
+/// A page's `offset` and `count` with their defaults.
+///
+/// # Errors
+/// `InvalidRequest` when `count` is 0.
+pub(super) fn page_bounds(
+    offset: Option<u64>,
+    count: Option<u64>,
+) -> Result<(u64, u64), TerminalError> {
+    let count = count.unwrap_or(DEFAULT_PAGE_LINES);
+    if count == 0 {
+        return Err(TerminalError::invalid(
+            "PTY read count must be a positive integer",
+        ));
+    }
+    Ok((offset.unwrap_or(0), count))
+}
+
+/// Joins row pieces (a `\n` after every row that does not soft-wrap) keeping at most
+/// `max_bytes` of the tail, cut on a UTF-8 boundary.
+fn join_tail(pieces: &[(String, bool)], max_bytes: usize) -> Rendered {
+    // Walk back from the end so a long snapshot is never joined just to be cut.
+    let mut total = 0usize;
+    let mut first = pieces.len();
+    for (i, (text, wrapped)) in pieces.iter().enumerate().rev() {
+        let sep = usize::from(i + 1 < pieces.len() && !*wrapped);
+        total = total.saturating_add(text.len() + sep);
+        first = i;
+        if total > max_bytes {
+            break;
+        }
+    }
+    let mut out = String::with_capacity(total.min(max_bytes.saturating_add(8)));
+    for (i, (text, wrapped)) in pieces.iter().enumerate().skip(first) {
+        out.push_str(text);
+        if i + 1 < pieces.len() && !*wrapped {
+            out.push('\n');
+        }
+    }
+    let (text, truncated) = tail_bound(out, max_bytes);
+    Rendered { text, truncated }
+}
+
+/// Keeps at most `max_bytes` of the tail of `s` (cut by [`tail_slice`] on a UTF-8 boundary).
+/// Returns whether it cut anything.
+fn tail_bound(s: String, max_bytes: usize) -> (String, bool) {
+    if s.len() <= max_bytes {
+        return (s, false);
+    }
+    (tail_slice(&s, max_bytes).to_owned(), true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Screen, ScreenConfig};
+
+    /// A screen with history: short lines, lines that wrap over several rows, blank lines.
+    fn screen_with_history() -> Screen {
+        let mut screen = Screen::new(
+            ScreenConfig {
+                rows: 5,
+                cols: 10,
+                scrollback_lines: 1000,
+                scrollback_max_bytes: 1 << 20,
+            },
+            None,
+        );
+        let mut out = String::new();
+        for i in 0..60 {
+            match i % 4 {
+                0 => out.push_str(&format!("line {i}\r\n")),
+                1 => out.push_str(&format!("{}{i}\r\n", "w".repeat(23))),
+                2 => out.push_str("\r\n"),
+                _ => out.push_str(&format!("x{i}   \r\n")),
+            }
+        }
+        out.push_str("$ ");
+        screen.feed(out.as_bytes());
+        screen
+    }
+
+    /// A page from a partial snapshot equals the same page cut from the whole transcript.
+    #[test]
+    fn pages_from_a_partial_snapshot_match_the_whole_transcript() {
+        let mut screen = screen_with_history();
+        let transcript = screen.transcript();
+        let all: Vec<&str> = transcript.split('\n').collect();
+        for offset in [0u64, 1, 3, 7, 30, 80, 200] {
+            for count in [1u64, 2, 5, 17, 500] {
+                let page = screen.page(Some(offset), Some(count), usize::MAX).unwrap();
+                let total = all.len() as u64;
+                assert_eq!(page.total_lines, total, "offset {offset} count {count}");
+                let end = total.saturating_sub(offset) as usize;
+                let begin = (total.saturating_sub(offset)).saturating_sub(count) as usize;
+                let expected = all.get(begin..end).unwrap_or_default().join("\n");
+                assert_eq!(page.text, expected, "offset {offset} count {count}");
+            }
+        }
+    }
+
+    /// A byte-bounded snapshot renders the same tail as an unbounded one.
+    #[test]
+    fn a_bounded_snapshot_renders_the_tail_of_the_whole() {
+        let mut screen = screen_with_history();
+        let start = screen.anchor_at(super::super::Position::default());
+        let whole = screen.render_since(start, usize::MAX);
+        assert!(!whole.truncated);
+        for max in [1usize, 9, 10, 11, 40, 123, whole.text.len() - 1] {
+            let snapshot = screen.snapshot_since(start, max);
+            let rendered = snapshot.render(max);
+            assert!(rendered.truncated, "max {max}");
+            assert_eq!(
+                rendered.text,
+                whole.text[whole.text.len() - rendered.text.len()..],
+                "max {max}"
+            );
+            assert!(
+                rendered.text.len() <= max && rendered.text.len() + 4 > max.min(whole.text.len())
+            );
+        }
+    }
+}
