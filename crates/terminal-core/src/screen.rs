@@ -28,6 +28,7 @@ mod feed;
 mod flood;
 mod history;
 mod hooks;
+mod region;
 mod render;
 mod scan;
 mod tabs;
@@ -265,6 +266,9 @@ pub(crate) struct Screen {
     last_byte_ascii: bool,
     /// Absolute row of the cursor where the current segment's text starts.
     segment_row: u64,
+    /// The main screen's scroll region, when it has a top margin (its scrolled rows are
+    /// saved by [`region`]).
+    region: Option<region::Region>,
     /// UTF-8 on its way into the emulator (U+FFFD kept, split characters held).
     decoder: utf8::Decoder,
     /// Tests compare flood lines against emulating every byte.
@@ -307,6 +311,7 @@ impl Screen {
             modes: 0,
             last_byte_ascii: true,
             segment_row: 0,
+            region: None,
             decoder: utf8::Decoder::default(),
             #[cfg(test)]
             no_flood: false,
