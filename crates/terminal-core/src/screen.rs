@@ -26,6 +26,7 @@
 mod binary;
 mod feed;
 mod flood;
+mod head;
 mod history;
 mod hooks;
 mod region;
@@ -33,6 +34,8 @@ mod render;
 mod scan;
 mod tabs;
 mod utf8;
+
+pub(crate) use self::head::Head;
 
 use std::num::NonZeroU16;
 
@@ -266,6 +269,8 @@ pub(crate) struct Screen {
     last_byte_ascii: bool,
     /// Absolute row of the cursor where the current segment's text starts.
     segment_row: u64,
+    /// The running send's first output lines ([`head`]).
+    head: Option<head::HeadCapture>,
     /// The main screen's scroll region, when it has a top margin (its scrolled rows are
     /// saved by [`region`]).
     region: Option<region::Region>,
@@ -311,6 +316,7 @@ impl Screen {
             modes: 0,
             last_byte_ascii: true,
             segment_row: 0,
+            head: None,
             region: None,
             decoder: utf8::Decoder::default(),
             #[cfg(test)]

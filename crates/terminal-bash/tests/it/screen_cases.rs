@@ -205,3 +205,37 @@ async fn c28_regions_with_margins_keep_every_printed_line() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// A send that prints more than the scrollback holds still has its command line and first
+/// lines: the head is kept while the send runs.
+async fn a_huge_output_keeps_its_first_lines() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (command, first, last) in [
+            ("seq 1 300000", "1\n2\n3\n", "300000\n"),
+            (
+                "for i in $(seq 1 30000); do echo line-$i-xxx; done",
+                "line-1-xxx\nline-2-xxx\n",
+                "line-30000-xxx\n",
+            ),
+        ] {
+            let r = sh.send(command).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{command}: {r:?}");
+            assert!(r.truncated, "{command}");
+            assert!(r.viewport.ends_with(&format!("\n{last}dsh> ")), "{command}");
+            let head = r.head.unwrap_or_else(|| panic!("{command}: no head"));
+            assert!(
+                head.text.starts_with(&format!("{command}\n{first}")),
+                "{command}: {:?}",
+                head.text
+            );
+            assert!(head.rows_between > 0, "{command}: {head:?}");
+            // An ordinary send has none.
+            let r = sh.send("echo small").await;
+            assert_eq!(r.head, None, "{r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

@@ -66,6 +66,7 @@ impl Screen {
         if text > 0 {
             self.feed_text(&rest[..text], &mut out);
         }
+        self.capture_head_if_due();
         out.replies = std::mem::take(&mut self.parser.callbacks_mut().replies);
         out
     }

@@ -186,6 +186,7 @@ impl SendOp {
         let rendered = anchor
             .map(|a| st.screen.render_since(a, shared.max_read_bytes))
             .unwrap_or_default();
+        let head = st.screen.finish_head().filter(|_| rendered.truncated);
         if let Some(a) = anchor {
             st.screen.release_anchor(a);
         }
@@ -224,6 +225,7 @@ impl SendOp {
             echo_off,
             foreground,
             output_bytes,
+            head,
         });
         tracing::debug!(
             wait = ?result.wait_reason,
@@ -275,6 +277,7 @@ impl SendOp {
             span.bytes_from = bytes_from;
             span.done_from = done_from;
         }
+        st.screen.start_head(anchor);
         // The silence window and "output since the write" both start here, just before the
         // input is queued (its echo can arrive before the write is acknowledged).
         let now = Instant::now();
