@@ -27,13 +27,17 @@
 mod binary;
 mod feed;
 mod flood;
+mod head;
 mod history;
 mod hooks;
+mod region;
 mod render;
 mod scan;
 mod snapshot;
 mod tabs;
 mod utf8;
+
+pub(crate) use self::head::Head;
 
 use std::num::NonZeroU16;
 
@@ -267,6 +271,11 @@ pub(crate) struct Screen {
     last_byte_ascii: bool,
     /// Absolute row of the cursor where the current segment's text starts.
     segment_row: u64,
+    /// The running send's first output lines ([`head`]).
+    head: Option<head::HeadCapture>,
+    /// The main screen's scroll region, when it has a top margin (its scrolled rows are
+    /// saved by [`region`]).
+    region: Option<region::Region>,
     /// UTF-8 on its way into the emulator (U+FFFD kept, split characters held).
     decoder: utf8::Decoder,
     /// Tests compare flood lines against emulating every byte.
@@ -309,6 +318,8 @@ impl Screen {
             modes: 0,
             last_byte_ascii: true,
             segment_row: 0,
+            head: None,
+            region: None,
             decoder: utf8::Decoder::default(),
             #[cfg(test)]
             no_flood: false,

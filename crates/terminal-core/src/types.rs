@@ -264,6 +264,21 @@ pub struct SendResult {
     /// Raw bytes the terminal produced over the span the viewport covers (since the previous
     /// result), escape sequences included: how much a truncated viewport stands for.
     pub output_bytes: u64,
+    /// The send's first output lines (its command line first), present only when the
+    /// viewport no longer starts at the send's start: the send printed more than the
+    /// scrollback or the read bound holds.
+    pub head: Option<SendHead>,
+}
+
+/// The first output lines of a send whose viewport lost its start (see [`SendResult::head`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SendHead {
+    /// The first screen rows from the send's start (about 100 rows, at most 16 KiB), as
+    /// whole lines.
+    pub text: String,
+    /// About how many rows lie between the head and the viewport's first line: no longer
+    /// retained, so not pageable (soft-wrapped rows count one each).
+    pub rows_between: u64,
 }
 
 /// How far a running send has got, for progress reports (reading it consumes nothing).

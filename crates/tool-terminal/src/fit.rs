@@ -1,13 +1,16 @@
 //! Fitting a foreground send's output into the result budget (`max_result_bytes`).
 //!
 //! Output that does not fit keeps its first lines (the command line and what the command
-//! printed first, as far as the scrollback still holds them; at most a quarter of the budget)
-//! and its newest lines, both cut at line
-//! boundaries, and records what was left out between them ([`OmittedOutput`]): the line and
-//! byte counts, and the `terminal_read` arguments that page exactly those lines. The viewport
+//! printed first, at most a quarter of the budget; kept by the core while the send ran when
+//! the scrollback no longer holds them) and its newest lines, both cut at line boundaries,
+//! and records what was left out between them ([`OmittedOutput`]): the line and byte counts,
+//! how many of those lines are no longer retained, and the `terminal_read` arguments that
+//! page the retained ones. The viewport
 //! of a send is the newest part of the session's scrollback when the send settles (except a
 //! full-screen program's screen, which gets no arguments), so its lines count back from the
 //! newest retained line the way `terminal_read`'s newest-relative offsets do.
+
+use dsh_terminal_core::SendHead;
 
 use crate::render::{self, TRUNCATED, tail_lines};
 use crate::schema::{InputModeOutput, OmittedOutput, ReadPointer, SendOutput};
@@ -41,6 +44,7 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
         truncated,
         input_mode,
         omitted,
+        head,
         ..
     } = output
     else {
@@ -52,6 +56,10 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
         // Too small for a head: the newest output only (the render bounds it further).
         *omitted = None;
         *viewport = tail_lines(&text, max_bytes);
+        return;
+    }
+    if let Some(head) = head.take() {
+        *omitted = Some(fit_with_kept_head(viewport, &head, &text, room, session_id));
         return;
     }
     let head_len = whole_lines_within(&text, room / HEAD_SHARE_DIVISOR);
@@ -76,6 +84,7 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
         after_line: text[..head_len].matches('\n').count(),
         lines,
         bytes: gap.len() as u64,
+        not_retained_lines: 0,
         terminal_read: pageable.then(|| ReadPointer {
             session_id: session_id.to_owned(),
             offset: newest - last_omitted,
@@ -85,13 +94,47 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
     *viewport = format!("{}{tail}", &text[..head_len]);
 }
 
+/// Sets `viewport` to the kept head's first lines and the newest lines of `text` (a viewport
+/// that lost its start); returns what was left out between them: the head's other lines, the
+/// rows no longer retained, and the start of `text` (pageable).
+fn fit_with_kept_head(
+    viewport: &mut String,
+    head: &SendHead,
+    text: &str,
+    room: usize,
+    session_id: &str,
+) -> OmittedOutput {
+    let head_len = whole_lines_within(&head.text, room / HEAD_SHARE_DIVISOR);
+    let tail = tail_lines(text, room - head_len);
+    let retained_gap = &text[..text.len() - tail.len()];
+    let head_rest = &head.text[head_len..];
+    let retained_lines = retained_gap.matches('\n').count() as u64;
+    let not_retained = head.rows_between + head_rest.matches('\n').count() as u64;
+    let newest = text.matches('\n').count() as u64;
+    let omitted = OmittedOutput {
+        after_line: head.text[..head_len].matches('\n').count(),
+        lines: retained_lines + not_retained,
+        bytes: (retained_gap.len() + head_rest.len()) as u64,
+        not_retained_lines: not_retained,
+        terminal_read: (retained_lines > 0).then(|| ReadPointer {
+            session_id: session_id.to_owned(),
+            offset: newest - (retained_lines - 1),
+            count: retained_lines,
+        }),
+    };
+    *viewport = format!("{}{tail}", &head.text[..head_len]);
+    omitted
+}
+
 /// Marks a foreground send cut, with the widest omission it could get, and returns the bytes
 /// its render needs besides the kept output (metadata, omission line, truncation marker).
 fn mark_cut(output: &mut SendOutput, session_id: &str) -> usize {
+    let kept_head = matches!(output, SendOutput::Foreground { head: Some(_), .. });
     let widest = OmittedOutput {
         after_line: 0,
         lines: u64::MAX,
         bytes: u64::MAX,
+        not_retained_lines: if kept_head { u64::MAX } else { 0 },
         terminal_read: Some(ReadPointer {
             session_id: session_id.to_owned(),
             offset: u64::MAX,

@@ -202,10 +202,17 @@ fn send_facts(
 pub fn omission_line(omitted: &OmittedOutput) -> String {
     let lines = omitted.lines;
     let plural = if lines == 1 { "" } else { "s" };
-    let head = format!(
-        "[… {lines} line{plural} ({} bytes) omitted; page them with terminal_read",
-        omitted.bytes
-    );
+    let head = if omitted.not_retained_lines > 0 {
+        format!(
+            "[… about {lines} lines omitted, about {} of them no longer retained (the output outgrew the scrollback); page the rest with terminal_read",
+            omitted.not_retained_lines
+        )
+    } else {
+        format!(
+            "[… {lines} line{plural} ({} bytes) omitted; page them with terminal_read",
+            omitted.bytes
+        )
+    };
     match &omitted.terminal_read {
         Some(read) => format!(
             "{head} {{\"sessionId\": {}, \"offset\": {}, \"count\": {}}}]",

@@ -6,8 +6,8 @@
 //! ([`crate::render`]) read only these types. Nothing converts back.
 
 use dsh_terminal_core::{
-    InputMode, ReadResult, SendResult, SessionSnapshot, SessionStatus, SpawnResult, TerminalSignal,
-    WaitReason,
+    InputMode, ReadResult, SendHead, SendResult, SessionSnapshot, SessionStatus, SpawnResult,
+    TerminalSignal, WaitReason,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -325,6 +325,11 @@ pub enum SendOutput {
         /// the viewport keeps the first lines and the newest ones.
         #[serde(skip_serializing_if = "Option::is_none")]
         omitted: Option<OmittedOutput>,
+        /// The send's first output lines when the viewport lost its start (not serialized:
+        /// fitting puts them at the head of the viewport).
+        #[serde(skip)]
+        #[schemars(skip)]
+        head: Option<SendHead>,
     },
 }
 
@@ -336,8 +341,12 @@ pub struct OmittedOutput {
     pub after_line: usize,
     /// How many lines were left out.
     pub lines: u64,
-    /// How many bytes of screen text were left out.
+    /// How many bytes of screen text were left out (of the retained lines).
     pub bytes: u64,
+    /// How many of the left-out lines are no longer retained (the send printed more than
+    /// the scrollback holds), about; `terminal_read` pages only the rest.
+    #[serde(rename = "notRetainedLines", skip_serializing_if = "is_zero")]
+    pub not_retained_lines: u64,
     /// terminal_read arguments that page exactly the left-out lines while nothing newer has
     /// been printed; absent when the viewport is not the newest part of the scrollback (a
     /// full-screen program's screen).
@@ -370,8 +379,13 @@ impl From<SendResult> for SendOutput {
             earlier_exit_codes: r.earlier_exit_codes,
             output_bytes: r.output_bytes,
             omitted: None,
+            head: r.head,
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// `terminal_read` output.

@@ -168,3 +168,74 @@ async fn a_printed_replacement_character_comes_through() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C28, the same kind: a scroll region below a status line (a top margin), and
+/// one ending above the bottom row; every line printed in it reaches the result in order.
+async fn c28_regions_with_margins_keep_every_printed_line() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (region, bottom) in [("2;24", 24), ("3;18", 18), ("1;20", 20)] {
+            let r = sh
+                .send(&format!(
+                    r"printf '\033[H\033[2Jstatus: building\033[{region}r\033[{bottom};1H'; for i in $(seq 1 80); do echo row-$i; done; printf 'a%.0s' $(seq 1 150); echo; printf '\033[r\033[24;1H'; echo finished"
+                ))
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{region}: {r:?}");
+            let mut at = 0;
+            for i in 1..=80 {
+                let line = format!("\nrow-{i}\n");
+                let found = r.viewport[at..].find(&line);
+                assert!(found.is_some(), "{region}: {line:?} in order in {:?}", r.viewport);
+                at += found.unwrap_or(0) + line.len() - 1;
+            }
+            assert!(r.viewport.contains(&"a".repeat(150)), "{region}: {:?}", r.viewport);
+            assert!(r.viewport.contains("status: building"), "{region}: {:?}", r.viewport);
+            assert!(r.viewport.ends_with("finished\ndsh> "), "{region}: {:?}", r.viewport);
+            let page = sh
+                .session
+                .read(ReadRequest {
+                    offset: Some(0),
+                    count: Some(500),
+                })
+                .unwrap();
+            assert!(page.text.contains("\nrow-1\nrow-2\n"), "{region}: {:?}", page.text);
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// A send that prints more than the scrollback holds still has its command line and first
+/// lines: the head is kept while the send runs.
+async fn a_huge_output_keeps_its_first_lines() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (command, first, last) in [
+            ("seq 1 300000", "1\n2\n3\n", "300000\n"),
+            (
+                "for i in $(seq 1 30000); do echo line-$i-xxx; done",
+                "line-1-xxx\nline-2-xxx\n",
+                "line-30000-xxx\n",
+            ),
+        ] {
+            let r = sh.send(command).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{command}: {r:?}");
+            assert!(r.truncated, "{command}");
+            assert!(r.viewport.ends_with(&format!("\n{last}dsh> ")), "{command}");
+            let head = r.head.unwrap_or_else(|| panic!("{command}: no head"));
+            assert!(
+                head.text.starts_with(&format!("{command}\n{first}")),
+                "{command}: {:?}",
+                head.text
+            );
+            assert!(head.rows_between > 0, "{command}: {head:?}");
+            // An ordinary send has none.
+            let r = sh.send("echo small").await;
+            assert_eq!(r.head, None, "{r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

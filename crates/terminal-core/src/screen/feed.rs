@@ -13,6 +13,7 @@
 
 use super::binary::{Verdict, suppressed_line};
 use super::flood::{FLOOD_BATCH_ROWS, rows_of, split_rows};
+use super::region::Region;
 use super::render::row_text;
 use super::scan::{Sequence, Step};
 use super::{FeedOutcome, Position, Screen, ScreenEvent};
@@ -65,6 +66,7 @@ impl Screen {
         if text > 0 {
             self.feed_text(&rest[..text], &mut out);
         }
+        self.capture_head_if_due();
         out.replies = std::mem::take(&mut self.parser.callbacks_mut().replies);
         out
     }
@@ -213,6 +215,8 @@ impl Screen {
         self.segment_row = self.cursor_unsynced().row;
         let mut seg_start = 0;
         let mut text_in_segment = false;
+        // While a region with a top margin is set: an upper bound of the cursor column.
+        let mut col_bound = None;
         for (i, &b) in bytes.iter().enumerate() {
             match self.scanner.step(b) {
                 Step::Text if b == b'\t' => {
@@ -229,8 +233,14 @@ impl Screen {
                             .record(row, from, to);
                     }
                     seg_start = i + 1;
+                    col_bound = Some(to);
                 }
-                Step::Text => text_in_segment = true,
+                Step::Text => {
+                    text_in_segment = true;
+                    if self.region.is_some() {
+                        self.before_region_text(bytes, i, &mut seg_start, &mut col_bound);
+                    }
+                }
                 Step::Other | Step::SequenceEnd { flush: false } => {}
                 Step::Skip => {
                     self.emulate(&bytes[seg_start..i]);
@@ -246,6 +256,10 @@ impl Screen {
                     if self.clears_main_screen(seq) {
                         let rows = self.rows_in_use();
                         self.push_visible_rows(rows);
+                    }
+                    if self.region.is_some() {
+                        self.before_region_sequence(seq);
+                        col_bound = None;
                     }
                     self.emulate(&bytes[i..=i]);
                     seg_start = i + 1;
@@ -304,11 +318,13 @@ impl Screen {
             },
             (true, None, _, b'r') if !alternate => {
                 set_mode(REGION, seq.more_params || seq.first_param > 1);
+                self.region = Region::from_decstbm(seq, self.config.rows);
             }
             (false, None, Some(b'('), b'0') => set_mode(CHARSET, true),
             (false, None, Some(b'('), b'B') => set_mode(CHARSET, false),
             (false, None, None, b'c') => {
                 set_mode(!0, false);
+                self.region = None;
                 let hooks = self.parser.callbacks_mut();
                 hooks.tabs_main.clear();
                 hooks.tabs_alt.clear();

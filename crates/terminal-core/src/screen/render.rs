@@ -33,7 +33,7 @@ impl Screen {
 
     /// The rows from `from` to the end of the content (trailing blank rows and trailing
     /// spaces trimmed, explicit text before the cursor kept), the newest about `max_bytes`.
-    fn snapshot_from(&mut self, from: Position, max_bytes: usize) -> RowsSnapshot {
+    pub(super) fn snapshot_from(&mut self, from: Position, max_bytes: usize) -> RowsSnapshot {
         self.materialize();
         let first = self.history().first_abs();
         let lost = from.row < first;

@@ -50,6 +50,8 @@ pub(crate) struct Sequence {
     pub(crate) intermediate: Option<u8>,
     /// The first numeric parameter of a CSI (0 when absent).
     pub(crate) first_param: u16,
+    /// The second numeric parameter of a CSI (0 when absent).
+    pub(crate) second_param: u16,
     /// Whether the CSI had more than one parameter.
     pub(crate) more_params: bool,
     /// The final byte (`J` in `CSI 2 J`, `c` in `ESC c`); 0 for OSC and string sequences.
@@ -63,7 +65,8 @@ pub(crate) struct EscScanner {
     osc_len: usize,
     max_osc_bytes: usize,
     seq: Sequence,
-    param_digits: bool,
+    /// Which CSI parameter the digits belong to (0: the first).
+    param_index: u8,
 }
 
 const ESC: u8 = 0x1b;
@@ -79,7 +82,7 @@ impl EscScanner {
             osc_len: 0,
             max_osc_bytes,
             seq: Sequence::default(),
-            param_digits: true,
+            param_index: 0,
         }
     }
 
@@ -110,7 +113,7 @@ impl EscScanner {
                 b'[' => {
                     self.state = State::Csi;
                     self.seq.csi = true;
-                    self.param_digits = true;
+                    self.param_index = 0;
                     Step::Other
                 }
                 b']' => {
@@ -155,17 +158,18 @@ impl EscScanner {
                 }
                 CAN | SUB => self.end(true),
                 b'0'..=b'9' => {
-                    if self.param_digits {
-                        self.seq.first_param = self
-                            .seq
-                            .first_param
-                            .saturating_mul(10)
-                            .saturating_add(u16::from(b - b'0'));
+                    let param = match self.param_index {
+                        0 => Some(&mut self.seq.first_param),
+                        1 => Some(&mut self.seq.second_param),
+                        _ => None,
+                    };
+                    if let Some(param) = param {
+                        *param = param.saturating_mul(10).saturating_add(u16::from(b - b'0'));
                     }
                     Step::Other
                 }
                 b';' | b':' => {
-                    self.param_digits = false;
+                    self.param_index = self.param_index.saturating_add(1);
                     self.seq.more_params = true;
                     Step::Other
                 }
@@ -268,6 +272,7 @@ mod tests {
         }
         let seq = s.last_sequence();
         assert!(seq.more_params && seq.first_param == 3 && seq.final_byte == b'r');
+        assert_eq!(seq.second_param, 20);
         for &b in b"\x1bc" {
             s.step(b);
         }

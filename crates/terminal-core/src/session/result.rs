@@ -2,8 +2,8 @@
 //! settlement to the [`SendResult`] the caller sees. Tested without a PTY.
 
 use crate::readiness::Settle;
-use crate::screen::Rendered;
-use crate::types::{InputMode, SendResult, SessionStatus, WaitReason};
+use crate::screen::{Head, Rendered};
+use crate::types::{InputMode, SendHead, SendResult, SessionStatus, WaitReason};
 
 /// Everything gathered when a send settles.
 #[derive(Clone, Debug)]
@@ -29,6 +29,8 @@ pub(super) struct SettleFacts {
     pub(super) foreground: Option<String>,
     /// Raw bytes read since the anchor.
     pub(super) output_bytes: u64,
+    /// The send's first output lines, when the rendered viewport lost its start.
+    pub(super) head: Option<Head>,
 }
 
 /// The contract's wait reason for a readiness tier.
@@ -62,6 +64,14 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
     } else {
         InputMode::Normal
     };
+    // The rows after the head that the viewport does not show (an estimate: a soft-wrapped
+    // line is one viewport line but several rows).
+    let head = facts.head.map(|h| SendHead {
+        rows_between: h
+            .rows_after
+            .saturating_sub(facts.rendered.text.lines().count() as u64),
+        text: h.text,
+    });
     SendResult {
         viewport: facts.rendered.text,
         wait_reason: wait_reason(reason),
@@ -76,6 +86,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         input_mode,
         earlier_exit_codes: exits.into_iter().flatten().collect(),
         output_bytes: facts.output_bytes,
+        head,
     }
 }
 
@@ -100,6 +111,7 @@ mod tests {
             echo_off: false,
             foreground: None,
             output_bytes: 12,
+            head: None,
         }
     }
 

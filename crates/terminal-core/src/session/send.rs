@@ -185,6 +185,8 @@ impl SendOp {
         };
         // Rows are copied under the lock and rendered after it is released.
         let snapshot = anchor.map(|a| st.screen.snapshot_since(a, shared.max_read_bytes));
+        // The send's captured head is taken (and the capture reset) whatever the outcome.
+        let head = st.screen.finish_head();
         if let Some(a) = anchor {
             st.screen.release_anchor(a);
         }
@@ -203,6 +205,7 @@ impl SendOp {
         let rendered = snapshot
             .map(|s| s.render(shared.max_read_bytes))
             .unwrap_or_default();
+        let head = head.filter(|_| rendered.truncated);
         // After an exit the terminal facts no longer apply; don't ask a dead terminal.
         let exited = reason == Settle::Exit;
         let foreground = if exited {
@@ -226,6 +229,7 @@ impl SendOp {
             echo_off,
             foreground,
             output_bytes,
+            head,
         });
         tracing::debug!(
             wait = ?result.wait_reason,
@@ -277,6 +281,7 @@ impl SendOp {
             span.bytes_from = bytes_from;
             span.done_from = done_from;
         }
+        st.screen.start_head(anchor);
         // The silence window and "output since the write" both start here, just before the
         // input is queued (its echo can arrive before the write is acknowledged).
         let now = Instant::now();

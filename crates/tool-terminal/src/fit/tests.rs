@@ -16,6 +16,7 @@ fn foreground(viewport: &str, input_mode: InputModeOutput) -> SendOutput {
         input_mode,
         earlier_exit_codes: Vec::new(),
         output_bytes: viewport.len() as u64,
+        head: None,
         omitted: None,
     }
 }
@@ -155,4 +156,52 @@ proptest! {
         let transcript = format!("{older}\n{viewport}");
         check(&transcript, &viewport, max_bytes);
     }
+}
+
+/// A viewport that lost its start keeps the core's head: the command line and first lines,
+/// then the omission (saying how many lines are no longer retained), then the newest lines;
+/// `terminal_read` pages exactly the retained left-out lines.
+#[test]
+fn a_kept_head_leads_a_viewport_that_lost_its_start() {
+    let head_text: String = std::iter::once("seq 1 300000\n".to_owned())
+        .chain((1..=99).map(|i| format!("{i}\n")))
+        .collect();
+    let retained: String = (290_001..=300_000).map(|i| format!("{i}\n")).collect();
+    let transcript = format!("{retained}dsh> ");
+    let mut output = foreground(&transcript, InputModeOutput::Normal);
+    if let SendOutput::Foreground {
+        head, truncated, ..
+    } = &mut output
+    {
+        *truncated = true;
+        *head = Some(SendHead {
+            text: head_text.clone(),
+            rows_between: 289_901,
+        });
+    }
+    fit_send(&mut output, "pty-1", 4096);
+    let rendered = render::render_send(&output, 4096);
+    assert!(rendered.len() <= 4096, "{}", rendered.len());
+    assert!(rendered.starts_with("seq 1 300000\n1\n2\n"), "{rendered}");
+    assert!(rendered.contains("300000\ndsh> "), "{rendered}");
+    let (kept, _, omitted) = parts(&output);
+    let omitted = omitted.expect("omitted");
+    assert!(omitted.not_retained_lines >= 289_901, "{omitted:?}");
+    let read = omitted.terminal_read.as_ref().expect("pageable");
+    let newest_kept = kept.split_inclusive('\n').nth(omitted.after_line);
+    let paged = page(&transcript, read.offset, read.count);
+    assert!(paged.starts_with("290001\n"), "{paged:?}");
+    let next = page(&transcript, read.offset - 1, 1);
+    assert_eq!(
+        Some(format!("{next}\n").as_str()),
+        newest_kept,
+        "{rendered}"
+    );
+    insta::assert_snapshot!(
+        "kept_head_omission_line",
+        rendered
+            .lines()
+            .find(|l| l.starts_with("[…"))
+            .unwrap_or_default()
+    );
 }

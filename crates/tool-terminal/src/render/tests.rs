@@ -55,6 +55,7 @@ fn send(viewport: &str, wait: WaitReason, status: SessionStatus, truncated: bool
         input_mode: InputMode::Normal,
         earlier_exit_codes: Vec::new(),
         output_bytes: viewport.len() as u64,
+        head: None,
     }
 }
 

@@ -1,0 +1,173 @@
+//! Rows a scroll region that does not start at the top of the screen scrolls away.
+//!
+//! The emulator moves a row into history only when it scrolls off the top of the screen; a
+//! region below a status line (DECSTBM with a top margin) drops its top row instead, and a
+//! program printing there would lose every line that scrolled. While such a region is set on
+//! the main screen, the screen stops right before each byte or sequence that can scroll it
+//! (a line feed on its bottom row, a character that wraps there, `CSI S`, `CSI M` at its
+//! top; the emulator implements no IND / NEL) and moves the rows about to go into history first. Anchors follow the rows
+//! (a send whose start scrolled away still starts there), so every line a program printed
+//! reaches the result in order; the rows above the region show after them.
+
+use super::render::row_text;
+use super::scan::Sequence;
+use super::{Position, Screen};
+
+/// A main-screen scroll region with a top margin: rows `top..=bottom` (zero-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Region {
+    pub(super) top: u16,
+    pub(super) bottom: u16,
+}
+
+impl Region {
+    /// The region DECSTBM `seq` sets on a screen of `rows` rows, when it has a top margin
+    /// (as the emulator reads the parameters: 0 means the default).
+    pub(super) fn from_decstbm(seq: Sequence, rows: u16) -> Option<Self> {
+        let top = seq.first_param.max(1) - 1;
+        let bottom = match seq.second_param {
+            0 => rows,
+            b => b.min(rows),
+        }
+        .saturating_sub(1);
+        (top > 0 && top < bottom).then_some(Self { top, bottom })
+    }
+}
+
+impl Screen {
+    /// Called with each ground-state text byte `b` (at `bytes[i]`) while a region is set,
+    /// with everything before `seg_start` already emulated; emulates up to `i` and saves the
+    /// region's top row when `b` is about to scroll it. `col_bound` is an upper bound of the
+    /// cursor column (`None`: unknown), kept so the emulator is stopped about once a line.
+    pub(super) fn before_region_text(
+        &mut self,
+        bytes: &[u8],
+        i: usize,
+        seg_start: &mut usize,
+        col_bound: &mut Option<u16>,
+    ) {
+        let Some(region) = self.region.filter(|_| !self.alternate) else {
+            return;
+        };
+        let b = bytes[i];
+        let cols = self.config.cols;
+        let width = match b {
+            b'\r' => {
+                *col_bound = Some(0);
+                return;
+            }
+            b'\t' => {
+                *col_bound = col_bound.map(|c| ((c / 8 + 1) * 8).min(cols.saturating_sub(1)));
+                return;
+            }
+            0x08 => return,
+            b'\n' | 0x0b | 0x0c => 0,
+            // UTF-8 continuation bytes belong to the character before.
+            0x80..=0xbf => return,
+            _ => match char_width(&bytes[i..]) {
+                // A combining mark never moves the cursor.
+                0 => return,
+                w => w,
+            },
+        };
+        let may_wrap = width > 0
+            && self.modes & super::feed::modes::NO_WRAP == 0
+            && col_bound.is_none_or(|c| c.saturating_add(2) > cols);
+        if width > 0 && !may_wrap {
+            *col_bound = col_bound.map(|c| c.saturating_add(width));
+            return;
+        }
+        self.emulate(&bytes[*seg_start..i]);
+        *seg_start = i;
+        let (row, col) = self.parser.screen().cursor_position();
+        let scrolls = row == region.bottom && (width == 0 || col.saturating_add(width) > cols);
+        if scrolls {
+            self.save_region_rows(region, region.top, 1);
+        }
+        *col_bound = Some(if width > 0 && col.saturating_add(width) > cols {
+            width
+        } else {
+            col.saturating_add(width)
+        });
+    }
+
+    /// Called right before the final byte of `seq` is emulated (everything before it is):
+    /// saves the rows the sequence scrolls out of the region.
+    pub(super) fn before_region_sequence(&mut self, seq: Sequence) {
+        let Some(region) = self.region.filter(|_| !self.alternate) else {
+            return;
+        };
+        let (row, _) = self.parser.screen().cursor_position();
+        let count = seq.first_param.max(1);
+        match (seq.csi, seq.private, seq.final_byte) {
+            // SU: the region scrolls up.
+            (true, None, b'S') => self.save_region_rows(region, region.top, count),
+            // DL at the region's top: the same as scrolling it up.
+            (true, None, b'M') if row == region.top => {
+                self.save_region_rows(region, region.top, count);
+            }
+            _ => {}
+        }
+    }
+
+    /// Moves rows `from..from + count` of the region into history (they are about to scroll
+    /// away) and moves anchors so each still points at its row.
+    fn save_region_rows(&mut self, region: Region, from: u16, count: u16) {
+        let end = from.saturating_add(count).min(region.bottom + 1);
+        if from >= end {
+            return;
+        }
+        let n = end - from;
+        let first = self.history().end_abs();
+        for r in from..end {
+            let runs = self.parser.callbacks_mut().tabs_main.take_row(r);
+            let screen = self.parser.screen();
+            let text = row_text(screen, &runs, r, 0, self.config.cols);
+            let wrapped = screen.row_wrapped(r);
+            self.parser.callbacks_mut().history.push_row(&text, wrapped);
+        }
+        let saved = first + u64::from(from)..first + u64::from(end);
+        let below = first + u64::from(region.bottom);
+        for anchor in self.anchors.iter_mut().flatten() {
+            if anchor.pending_main {
+                continue;
+            }
+            let row = anchor.pos.row;
+            if row < first {
+                continue;
+            }
+            anchor.pos = if saved.contains(&row) {
+                // A saved row: now in history, in order.
+                Position {
+                    row: first + (row - saved.start),
+                    col: anchor.pos.col,
+                }
+            } else if row < saved.start {
+                // Above the region: the saved rows come first now.
+                Position { row: first, col: 0 }
+            } else if row > below {
+                // Below the region: the screen's rows are numbered after the saved ones.
+                Position {
+                    row: row + u64::from(n),
+                    col: anchor.pos.col,
+                }
+            } else {
+                anchor.pos
+            };
+        }
+    }
+}
+
+/// Cells the character starting at `bytes[0]` takes (1 when it cannot be decoded yet).
+fn char_width(bytes: &[u8]) -> u16 {
+    use unicode_width::UnicodeWidthChar as _;
+    if bytes[0] < 0x80 {
+        return 1;
+    }
+    let len = bytes.len().min(4);
+    (1..=len)
+        .find_map(|n| std::str::from_utf8(&bytes[..n]).ok())
+        .and_then(|s| s.chars().next())
+        .and_then(|c| c.width())
+        .map_or(1, |w| u16::try_from(w.min(2)).unwrap_or(1))
+}
