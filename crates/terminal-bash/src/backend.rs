@@ -124,6 +124,7 @@ impl BashBackend {
                 command,
                 nonce: Some(nonce),
                 keep_alive: launch.keep_alive,
+                cgroup: launch.cgroup,
             },
             self.config.session_config(),
             spec.cancel.clone(),

@@ -38,6 +38,8 @@ pub(crate) struct Launch {
     pub(crate) cwd: Option<PathBuf>,
     /// The session's limit cgroups; held by the session until it is gone.
     pub(crate) keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    /// The session's cgroup v2 limit group, which the session must stay in.
+    pub(crate) cgroup: Option<PathBuf>,
 }
 
 impl Sandboxing {
@@ -86,11 +88,13 @@ impl Sandboxing {
             cwd = default_cwd;
         }
         let mut keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>> = None;
+        let mut cgroup = None;
         if let Some(limits) = &self.limits {
             let limited = limits
                 .apply(label, argv)
                 .map_err(|e| spawn_error(format!("terminal-bash: {e}")))?;
             argv = limited.argv;
+            cgroup = limited.guard.unified_dir().map(Path::to_path_buf);
             if !limited.guard.dirs().is_empty() {
                 keep_alive = Some(Arc::new(WatchedLimits::new(limited.guard)));
             }
@@ -99,6 +103,7 @@ impl Sandboxing {
             argv,
             cwd,
             keep_alive,
+            cgroup,
         })
     }
 }
