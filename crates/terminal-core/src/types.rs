@@ -264,6 +264,10 @@ pub struct SendResult {
     /// Raw bytes the terminal produced over the span the viewport covers (since the previous
     /// result), escape sequences included: how much a truncated viewport stands for.
     pub output_bytes: u64,
+    /// Lines the backend adds about the session since its previous result, each a complete
+    /// `[…]` line for the model (e.g. that a resource cap refused new processes). Empty from
+    /// the engine itself.
+    pub notices: Vec<String>,
 }
 
 /// How far a running send has got, for progress reports (reading it consumes nothing).

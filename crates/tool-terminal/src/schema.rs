@@ -325,6 +325,10 @@ pub enum SendOutput {
         /// the viewport keeps the first lines and the newest ones.
         #[serde(skip_serializing_if = "Option::is_none")]
         omitted: Option<OmittedOutput>,
+        /// Lines about the session since the previous result, e.g. that a resource cap
+        /// refused new processes (addition).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        notices: Vec<String>,
     },
 }
 
@@ -370,6 +374,7 @@ impl From<SendResult> for SendOutput {
             earlier_exit_codes: r.earlier_exit_codes,
             output_bytes: r.output_bytes,
             omitted: None,
+            notices: r.notices,
         }
     }
 }

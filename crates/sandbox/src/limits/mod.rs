@@ -33,7 +33,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::error::SandboxError;
 
 mod detect;
+mod hits;
 use detect::detect_uncached;
+pub use hits::LimitHits;
+use hits::{HitSources, OomCounter};
 
 /// Prefix of every per-session limit directory.
 const DIR_PREFIX: &str = "dsh-";
@@ -172,6 +175,8 @@ pub struct LimitGuard {
     dirs: Vec<PathBuf>,
     /// The one cgroup v2 directory, when the caps are cgroup v2's.
     unified: Option<PathBuf>,
+    /// Where the cap events are counted.
+    hits: HitSources,
 }
 
 impl LimitGuard {
@@ -187,6 +192,20 @@ impl LimitGuard {
     #[must_use]
     pub fn unified_dir(&self) -> Option<&Path> {
         self.unified.as_deref()
+    }
+
+    /// How often the caps stopped the session so far.
+    #[must_use]
+    pub fn hits(&self) -> LimitHits {
+        self.hits.read()
+    }
+
+    /// One line for the model per cap that stopped something between `earlier` and `now`
+    /// (two readings of [`hits`](Self::hits)), e.g. `[limit: this session reached its cap
+    /// of 48 processes; …]`.
+    #[must_use]
+    pub fn notices(&self, earlier: LimitHits, now: LimitHits) -> Vec<String> {
+        self.hits.notices(earlier, now)
     }
 }
 
@@ -334,9 +353,11 @@ impl ResourceLimits {
         };
         if let (Some(max), true) = (self.limits.max_pids, pids) {
             write("pids.max", max)?;
+            guard.hits.pids = Some((dir.clone(), max));
         }
         if let (Some(max), true) = (self.limits.max_memory_bytes, memory) {
             write("memory.max", max)?;
+            guard.hits.memory = Some((dir.clone(), max, OomCounter::V2));
             // Without swap accounting the file is missing, and there is nothing to cap.
             if dir.join("memory.swap.max").is_file() {
                 write("memory.swap.max", 0)?;
@@ -363,6 +384,7 @@ impl ResourceLimits {
             guard.dirs.push(dir.clone());
             let file = dir.join("pids.max");
             fs::write(&file, max.to_string()).map_err(|e| fail("cannot write", &file, e))?;
+            guard.hits.pids = Some((dir, max));
         }
         if let (Some(max), Some(base)) = (self.limits.max_memory_bytes, memory) {
             let dir = base.join(&leaf);
@@ -376,6 +398,7 @@ impl ResourceLimits {
             if memsw.is_file() {
                 fs::write(&memsw, max.to_string()).map_err(|e| fail("cannot write", &memsw, e))?;
             }
+            guard.hits.memory = Some((dir, max, OomCounter::V1));
         }
         Ok(Limited {
             argv: join_prelude(&guard, argv),

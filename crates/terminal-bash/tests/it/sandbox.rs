@@ -629,3 +629,89 @@ async fn the_engine_keeps_a_session_in_its_cgroup_v2_limit_group() {
     })
     .await;
 }
+
+/// A send during which the session's memory cap killed a process, or its process cap
+/// refused forks, says so in its result (a `[limit: …]` notice), once: the next result is
+/// quiet again. Through the real services, as
+/// a host composes them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_says_when_a_cap_stopped_something() {
+    within(async {
+        let limits = SessionLimits {
+            max_pids: Some(24),
+            max_memory_bytes: Some(128 * 1024 * 1024),
+        };
+        let (enforced, memory_enforced) = match LimitMechanism::detect() {
+            LimitMechanism::CgroupV1 { pids, memory } => (pids.is_some(), memory.is_some()),
+            LimitMechanism::CgroupV2 { pids, memory, .. } => (pids, memory),
+            LimitMechanism::Rlimit | LimitMechanism::Unavailable => (false, false),
+        };
+        if !enforced {
+            eprintln!("no cgroup enforces a process cap on this host: nothing to report");
+            return;
+        }
+        let ws = TempDir::new("capped");
+        let ctx = Context::builder()
+            .with(TerminalsPlugin)
+            .with(SandboxPlugin {
+                config: SandboxConfig {
+                    mode: SandboxMode::WorkspaceWrite,
+                    workspace_root: Some(ws.0.clone()),
+                    limits,
+                    ..SandboxConfig::default()
+                },
+            })
+            .with(TerminalBashPlugin { config: config() })
+            .apply()
+            .unwrap();
+        let terminals: Arc<Terminals> = ctx.require::<Terminals>().unwrap();
+        let agent = Agent::new(&ctx, "capped");
+        let opened = terminals
+            .spawn(
+                &agent,
+                SpawnRequest {
+                    backend_type: "shell".into(),
+                    name: None,
+                    cwd: None,
+                },
+            )
+            .await
+            .unwrap();
+        let id = opened.snapshot.session_id;
+        let send = |text: &str| {
+            let op = terminals
+                .start_send(
+                    &agent,
+                    &id,
+                    dsh_terminal_core::SendRequest {
+                        text: text.to_owned(),
+                        submit: true,
+                        timeout: None,
+                    },
+                )
+                .unwrap();
+            async move { op.done().await.unwrap() }
+        };
+        let r = send("echo quiet").await;
+        assert!(r.notices.is_empty(), "{r:?}");
+        if memory_enforced {
+            // Past the memory cap the kernel kills the allocating process
+            // (before the process cap below fills the session with sleeps).
+            let r = send("python3 -c 'x = bytearray(512 * 1024 * 1024)'").await;
+            assert_ne!(r.exit_code, Some(0), "{r:?}");
+            insta::assert_snapshot!("memory_cap_notice", r.notices.join("\n"));
+        }
+        // dash gives up on the first refused fork (bash would retry with back-off).
+        let r =
+            send("sh -c 'for i in $(seq 40); do sleep 60 >/dev/null 2>&1 & done' 2>&1 | tail -1")
+                .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        insta::assert_snapshot!("process_cap_notice", r.notices.join("\n"));
+        let r = send("echo quiet again").await;
+        assert!(r.notices.is_empty(), "{r:?}");
+        let closed = terminals.kill(&agent, &id).await.unwrap();
+        assert!(matches!(closed, CloseOutcome::Closed(_)), "{closed:?}");
+        ctx.dispose().await;
+    })
+    .await;
+}

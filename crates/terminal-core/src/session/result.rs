@@ -76,6 +76,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         input_mode,
         earlier_exit_codes: exits.into_iter().flatten().collect(),
         output_bytes: facts.output_bytes,
+        notices: Vec::new(),
     }
 }
 

@@ -437,6 +437,7 @@ pub fn send_result(viewport: &str, wait_reason: WaitReason) -> SendResult {
         input_mode: Default::default(),
         earlier_exit_codes: Vec::new(),
         output_bytes: viewport.len() as u64,
+        notices: Vec::new(),
     }
 }
 

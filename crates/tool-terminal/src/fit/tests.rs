@@ -17,6 +17,7 @@ fn foreground(viewport: &str, input_mode: InputModeOutput) -> SendOutput {
         earlier_exit_codes: Vec::new(),
         output_bytes: viewport.len() as u64,
         omitted: None,
+        notices: Vec::new(),
     }
 }
 
