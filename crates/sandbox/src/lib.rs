@@ -41,7 +41,7 @@ mod policy;
 
 pub use bwrap::{Bubblewrap, ConfineRequest, DEFAULT_BWRAP, Sandbox};
 pub use error::SandboxError;
-pub use limits::{LimitGuard, LimitMechanism, Limited, ResourceLimits, SessionLimits};
+pub use limits::{LimitGuard, LimitHits, LimitMechanism, Limited, ResourceLimits, SessionLimits};
 pub use mode::{SandboxMode, UnknownSandboxMode};
 pub use plugin::{SandboxConfig, SandboxPlugin};
 pub use policy::{OwnerActivity, PolicyDefaults, SandboxPolicies, SandboxPolicy};

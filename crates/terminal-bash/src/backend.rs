@@ -9,8 +9,9 @@ use dsh_terminal_core::{
     TerminalError, TerminalErrorCode,
 };
 
+use crate::capped::CappedSession;
 use crate::config::BashConfig;
-use crate::confine::Sandboxing;
+use crate::confine::{Sandboxing, WatchedLimits};
 use crate::env::shell_env;
 use crate::rc::RcFile;
 
@@ -75,6 +76,15 @@ impl BashBackend {
         &self,
         spec: BackendSpawnSpec,
     ) -> Result<Arc<PtySession>, TerminalError> {
+        self.spawn_parts(spec).await.map(|(session, _)| session)
+    }
+
+    /// [`spawn_session`](Self::spawn_session), with the session's resource caps when it has
+    /// some.
+    async fn spawn_parts(
+        &self,
+        spec: BackendSpawnSpec,
+    ) -> Result<(Arc<PtySession>, Option<Arc<WatchedLimits>>), TerminalError> {
         let nonce = PromptNonce::generate()?;
         let rc = RcFile::create(&nonce).map_err(|e| {
             spawn_error(format!(
@@ -123,7 +133,11 @@ impl BashBackend {
                 session_id: spec.session_id.clone(),
                 command,
                 nonce: Some(nonce),
-                keep_alive: launch.keep_alive,
+                keep_alive: launch
+                    .limits
+                    .clone()
+                    .map(|l| l as Arc<dyn std::any::Any + Send + Sync>),
+                cgroup: launch.cgroup,
             },
             self.config.session_config(),
             spec.cancel.clone(),
@@ -131,7 +145,7 @@ impl BashBackend {
         .await;
         // Bash has read the rc once its first prompt appeared (or it is gone): remove it now.
         drop(rc);
-        session
+        Ok((session?, launch.limits))
     }
 }
 
@@ -149,7 +163,9 @@ impl TerminalBackend for BashBackend {
         &self,
         spec: BackendSpawnSpec,
     ) -> Result<Arc<dyn BackendSession>, TerminalError> {
-        let session = self.spawn_session(spec).await?;
-        Ok(session as Arc<dyn BackendSession>)
+        match self.spawn_parts(spec).await? {
+            (session, Some(limits)) => Ok(Arc::new(CappedSession::new(session, limits))),
+            (session, None) => Ok(session as Arc<dyn BackendSession>),
+        }
     }
 }

@@ -37,7 +37,9 @@ pub(crate) struct Launch {
     pub(crate) argv: Vec<OsString>,
     pub(crate) cwd: Option<PathBuf>,
     /// The session's limit cgroups; held by the session until it is gone.
-    pub(crate) keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    pub(crate) limits: Option<Arc<WatchedLimits>>,
+    /// The session's cgroup v2 limit group, which the session must stay in.
+    pub(crate) cgroup: Option<PathBuf>,
 }
 
 impl Sandboxing {
@@ -85,27 +87,30 @@ impl Sandboxing {
         } else if cwd.is_none() {
             cwd = default_cwd;
         }
-        let mut keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>> = None;
+        let mut watched = None;
+        let mut cgroup = None;
         if let Some(limits) = &self.limits {
             let limited = limits
                 .apply(label, argv)
                 .map_err(|e| spawn_error(format!("terminal-bash: {e}")))?;
             argv = limited.argv;
+            cgroup = limited.guard.unified_dir().map(Path::to_path_buf);
             if !limited.guard.dirs().is_empty() {
-                keep_alive = Some(Arc::new(WatchedLimits::new(limited.guard)));
+                watched = Some(Arc::new(WatchedLimits::new(limited.guard)));
             }
         }
         Ok(Launch {
             argv,
             cwd,
-            keep_alive,
+            limits: watched,
+            cgroup,
         })
     }
 }
 
 /// A session's limit cgroups, registered with the host-death watchdog while they exist (so a
 /// killed host's sessions are found by them too).
-struct WatchedLimits(LimitGuard);
+pub(crate) struct WatchedLimits(LimitGuard);
 
 impl WatchedLimits {
     fn new(guard: LimitGuard) -> Self {
@@ -113,6 +118,13 @@ impl WatchedLimits {
             process::watch_cgroup_dir(dir);
         }
         Self(guard)
+    }
+}
+
+impl WatchedLimits {
+    /// The cgroups.
+    pub(crate) fn guard(&self) -> &LimitGuard {
+        &self.0
     }
 }
 

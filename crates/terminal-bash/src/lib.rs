@@ -42,6 +42,7 @@ compile_error!(
 );
 
 pub mod backend;
+mod capped;
 pub mod config;
 pub mod confine;
 pub mod env;

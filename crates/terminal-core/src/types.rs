@@ -268,6 +268,10 @@ pub struct SendResult {
     /// viewport no longer starts at the send's start: the send printed more than the
     /// scrollback or the read bound holds.
     pub head: Option<SendHead>,
+    /// Lines the backend adds about the session since its previous result, each a complete
+    /// `[…]` line for the model (e.g. that a resource cap refused new processes). Empty from
+    /// the engine itself.
+    pub notices: Vec<String>,
 }
 
 /// The first output lines of a send whose viewport lost its start (see [`SendResult::head`]).

@@ -237,6 +237,7 @@ pub fn send_metadata(result: &SendOutput) -> String {
         earlier_exit_codes,
         output_bytes,
         omitted,
+        notices,
         ..
     } = result
     else {
@@ -251,8 +252,9 @@ pub fn send_metadata(result: &SendOutput) -> String {
         foreground.as_deref(),
         *input_mode,
     );
+    let notices: String = notices.iter().map(|n| format!("\n{n}")).collect();
     format!(
-        "\n[wait: {}]{facts}\n[session: {}]",
+        "\n[wait: {}]{facts}{notices}\n[session: {}]",
         wait_reason.as_str(),
         session_status.render()
     )

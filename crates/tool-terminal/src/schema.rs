@@ -330,6 +330,10 @@ pub enum SendOutput {
         #[serde(skip)]
         #[schemars(skip)]
         head: Option<SendHead>,
+        /// Lines about the session since the previous result, e.g. that a resource cap
+        /// refused new processes (addition).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        notices: Vec<String>,
     },
 }
 
@@ -380,6 +384,7 @@ impl From<SendResult> for SendOutput {
             output_bytes: r.output_bytes,
             omitted: None,
             head: r.head,
+            notices: r.notices,
         }
     }
 }

@@ -12,6 +12,7 @@ mod confined;
 mod environment;
 mod input;
 mod lifecycle;
+mod limits;
 mod races;
 mod sandbox;
 mod screen_cases;

@@ -1,17 +1,15 @@
-//! Sessions confined by bubblewrap: what each mode allows, the private devpts (field case
-//! C35), resource limits, the mode fence, and the engine (marks, readiness, signals, stdin
-//! detection, close) working inside the sandbox.
+//! Sessions confined by bubblewrap: what each mode allows, the session's own `/dev/pts`
+//! (field case C35), errors the model can act on, the mode fence, git worktrees, the shell's
+//! own exit status, and the engine (marks, readiness, signals, stdin detection, close)
+//! working inside the sandbox. Resource limits are in `limits.rs`.
 
 use std::sync::Arc;
 
-use dsh_context::{Agent, Context};
-use dsh_sandbox::{
-    LimitMechanism, SandboxConfig, SandboxMode, SandboxPlugin, SandboxPolicies, SessionLimits,
-};
-use dsh_terminal_bash::{BashBackend, Sandboxing, TerminalBashPlugin};
+use dsh_context::Agent;
+use dsh_sandbox::{SandboxConfig, SandboxMode, SandboxPolicies};
+use dsh_terminal_bash::{BashBackend, Sandboxing};
 use dsh_terminal_core::{
-    BackendSession, CloseOutcome, SpawnRequest, TerminalErrorCode, TerminalSignal, Terminals,
-    TerminalsPlugin, WaitReason,
+    BackendSession, CloseOutcome, TerminalErrorCode, TerminalSignal, WaitReason,
 };
 use pretty_assertions::assert_eq;
 
@@ -284,171 +282,28 @@ async fn c35_sessions_cannot_reach_each_others_terminal() {
     .await;
 }
 
-/// Field case C35 (limits part): a fork bomb in one session is capped by its own pids
-/// cgroup; another session and this process stay responsive; close stops every bomb
-/// process. On a host without a limit mechanism, the open result says so instead.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn c35_a_fork_bomb_is_contained_by_the_sessions_pid_cap() {
-    const MAX_PIDS: u64 = 48;
-    within(async {
-        let ws = TempDir::new("bomb");
-        let limits = SessionLimits {
-            max_pids: Some(MAX_PIDS),
-            max_memory_bytes: Some(256 * 1024 * 1024),
-        };
-        let cfg = dsh_terminal_bash::BashConfig {
-            timeout_ms: 4000,
-            ..quick_config()
-        };
-        let bomb_backend = sandboxed(cfg, SandboxMode::WorkspaceWrite, &ws.0, false, Some(limits));
-        let LimitMechanism::CgroupV1 {
-            pids: Some(pids_base),
-            ..
-        } = LimitMechanism::detect()
-        else {
-            // Nothing can cap the session here: the open result must say so.
-            let sh = Shell::open_on(&bomb_backend).await;
-            assert!(
-                sh.session.motd().starts_with("[limits: the process"),
-                "{}",
-                sh.session.motd()
-            );
-            sh.close().await;
-            return;
-        };
-        let victim = Shell::open_on(&sandboxed(
-            config(),
-            SandboxMode::WorkspaceWrite,
-            &ws.0,
-            false,
-            None,
-        ))
-        .await;
-        let bomb = Shell::open_on(&bomb_backend).await;
-        assert_eq!(bomb.session.motd(), "dsh> ");
-        // Verify the cap before detonating anything.
-        let r = bomb
-            .send("cat /sys/fs/cgroup/pids$(grep :pids: /proc/self/cgroup | cut -d: -f3)/pids.max")
-            .await;
-        assert!(r.viewport.contains(&format!("\n{MAX_PIDS}\n")), "{r:?}");
-        // Memory: an allocation past the cap fails instead of taking the host's memory.
-        let r = bomb
-            .send("python3 -c 'x = bytearray(512 * 1024 * 1024); print(\"allocated\")'")
-            .await;
-        assert!(!r.viewport.contains("\nallocated\n"), "{r:?}");
-        assert_ne!(r.exit_code, Some(0), "{r:?}");
-        // The session's pids cgroup, as the host sees it.
-        let own =
-            std::fs::read_to_string(format!("/proc/{}/cgroup", bomb.session.shell().pid)).unwrap();
-        let leaf = own
-            .lines()
-            .find_map(|l| l.split_once(":pids:/").map(|(_, p)| p.to_owned()))
-            .unwrap();
-        let cgroup = pids_base.join(leaf.rsplit('/').next().unwrap());
-        assert!(
-            cgroup
-                .to_string_lossy()
-                .ends_with(&format!("-{}", bomb.id.as_str())),
-            "{} is not the cgroup of {}",
-            cgroup.display(),
-            bomb.id.as_str()
-        );
-        let read = |file: &str| std::fs::read_to_string(cgroup.join(file)).unwrap_or_default();
-        let refused_forks = || {
-            read("pids.events")
-                .trim()
-                .strip_prefix("max ")
-                .and_then(|n| n.parse::<u64>().ok())
-                .unwrap_or(0)
-        };
-        assert_eq!(refused_forks(), 0, "{}", cgroup.display());
-        // The bomb.
-        let r = bomb.send(":(){ :|:& };:").await;
-        assert_ne!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
-        crate::support::wait_until("the bomb runs into its cap", || refused_forks() > 0).await;
-        let current: u64 = read("pids.current").trim().parse().unwrap();
-        assert!(
-            current <= MAX_PIDS,
-            "{current} processes in a session capped at {MAX_PIDS}"
-        );
-        let r = victim.send("echo victim-alive").await;
-        assert_eq!(r.viewport, "echo victim-alive\nvictim-alive\ndsh> ");
-        // The bomb keeps forking while teardown stops it: many more than MAX_PIDS may be
-        // stopped in all, never more than MAX_PIDS at once (checked above).
-        bomb.close_stopping_at_most(usize::MAX).await;
-        victim.close().await;
-    })
-    .await;
-}
-
-/// Caps that nothing on the host can enforce are reported in the open result (the startup
-/// screen), and the session works uncapped.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn unenforceable_caps_are_reported_at_open() {
-    within(async {
-        let caps = SessionLimits {
-            max_pids: Some(100),
-            max_memory_bytes: None,
-        };
-        let backend = BashBackend::with_sandboxing(
-            config(),
-            Sandboxing {
-                limits: Some(Arc::new(dsh_sandbox::ResourceLimits::with_mechanism(
-                    caps,
-                    LimitMechanism::Unavailable,
-                ))),
-                ..Sandboxing::default()
-            },
-        );
-        let sh = Shell::open_on(&backend).await;
-        assert_eq!(
-            sh.session.motd(),
-            "[limits: the process cap is not enforced: none available on this host (sessions are not capped)]\ndsh> "
-        );
-        let r = sh.send("echo works").await;
-        assert!(r.viewport.contains("\nworks\n"), "{r:?}");
-        sh.close().await;
-    })
-    .await;
-}
-
 /// The mode fence through the real services: while an owner has a session, its mode cannot
 /// change; other owners can; once the session is closed the change goes through.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mode_fence_holds_while_an_owner_has_sessions() {
     within(async {
         let ws = TempDir::new("fence");
-        let ctx = Context::builder()
-            .with(TerminalsPlugin)
-            .with(SandboxPlugin {
-                config: SandboxConfig {
-                    mode: SandboxMode::WorkspaceWrite,
-                    workspace_root: Some(ws.0.clone()),
-                    ..SandboxConfig::default()
-                },
-            })
-            .with(TerminalBashPlugin { config: config() })
-            .apply()
-            .unwrap();
-        let terminals: Arc<Terminals> = ctx.require::<Terminals>().unwrap();
+        let (ctx, terminals, a, id) = crate::support::composed(
+            SandboxConfig {
+                mode: SandboxMode::WorkspaceWrite,
+                workspace_root: Some(ws.0.clone()),
+                ..SandboxConfig::default()
+            },
+            "a",
+        )
+        .await;
         let policies: Arc<SandboxPolicies> = ctx.require::<SandboxPolicies>().unwrap();
-        let (a, b) = (Agent::new(&ctx, "a"), Agent::new(&ctx, "b"));
-        let opened = terminals
-            .spawn(
-                &a,
-                SpawnRequest {
-                    backend_type: "shell".into(),
-                    name: None,
-                    cwd: None,
-                },
-            )
-            .await
-            .unwrap();
+        let b = Agent::new(&ctx, "b");
         let e = policies.set_mode(&a, SandboxMode::DangerFullAccess).unwrap_err();
         assert!(e.to_string().starts_with("cannot change the sandbox mode from workspace-write to danger-full-access while persistent terminal sessions are open"), "{e}");
         policies.set_mode(&a, SandboxMode::WorkspaceWrite).unwrap();
         policies.set_mode(&b, SandboxMode::ReadOnly).unwrap();
-        let closed = terminals.kill(&a, &opened.snapshot.session_id).await.unwrap();
+        let closed = terminals.kill(&a, &id).await.unwrap();
         assert!(matches!(closed, CloseOutcome::Closed(_)), "{closed:?}");
         policies.set_mode(&a, SandboxMode::ReadOnly).unwrap();
         assert_eq!(policies.resolve("a").mode, SandboxMode::ReadOnly);

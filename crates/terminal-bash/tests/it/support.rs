@@ -237,3 +237,37 @@ pub(crate) fn quick_config() -> BashConfig {
         ..BashConfig::default()
     }
 }
+
+/// The real services as a host composes them (terminals, the sandbox with `sandbox`, the
+/// shell backend), with a new session opened for `owner`: the context, the service, the
+/// owner and the session's id.
+pub(crate) async fn composed(
+    sandbox: dsh_sandbox::SandboxConfig,
+    owner: &str,
+) -> (
+    dsh_context::Context,
+    Arc<dsh_terminal_core::Terminals>,
+    dsh_context::Agent,
+    SessionId,
+) {
+    let ctx = dsh_context::Context::builder()
+        .with(dsh_terminal_core::TerminalsPlugin)
+        .with(dsh_sandbox::SandboxPlugin { config: sandbox })
+        .with(dsh_terminal_bash::TerminalBashPlugin { config: config() })
+        .apply()
+        .unwrap();
+    let terminals = ctx.require::<dsh_terminal_core::Terminals>().unwrap();
+    let agent = dsh_context::Agent::new(&ctx, owner);
+    let opened = terminals
+        .spawn(
+            &agent,
+            dsh_terminal_core::SpawnRequest {
+                backend_type: "shell".into(),
+                name: None,
+                cwd: None,
+            },
+        )
+        .await
+        .unwrap();
+    (ctx, terminals, agent, opened.snapshot.session_id)
+}

@@ -33,6 +33,8 @@ const MAX_NAME_ATTEMPTS: u32 = 1000;
 pub struct SessionCgroup {
     path: PathBuf,
     removed: AtomicBool,
+    /// Created here (removed with its session) or adopted from a launcher (left to it).
+    owned: bool,
 }
 
 impl SessionCgroup {
@@ -66,6 +68,7 @@ impl SessionCgroup {
                     return Some(Self {
                         path,
                         removed: AtomicBool::new(false),
+                        owned: true,
                     });
                 }
                 Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
@@ -78,6 +81,18 @@ impl SessionCgroup {
         }
         tracing::debug!(name, "no free session cgroup name");
         None
+    }
+
+    /// `path`, a cgroup v2 directory someone else made for one session (a launcher's
+    /// resource-limit cgroup), used for tracking and teardown like a created one and left to
+    /// its maker to remove.
+    #[must_use]
+    pub fn adopt(path: PathBuf) -> Self {
+        Self {
+            path,
+            removed: AtomicBool::new(false),
+            owned: false,
+        }
     }
 
     /// The cgroup directory.
@@ -135,9 +150,10 @@ impl SessionCgroup {
     }
 
     /// Removes the cgroup directory (and the per-host parent when it is the last one). Fails
-    /// silently while the cgroup still has processes; idempotent once it succeeded.
+    /// silently while the cgroup still has processes; idempotent once it succeeded. An
+    /// adopted cgroup ([`adopt`](Self::adopt)) is left alone.
     pub fn remove(&self) {
-        if self.removed.load(Ordering::Acquire) {
+        if !self.owned || self.removed.load(Ordering::Acquire) {
             return;
         }
         match fs::remove_dir(&self.path) {

@@ -78,6 +78,12 @@ pub struct PtySpawnSpec {
     /// Held by the session and dropped with it, after its processes were stopped (e.g. the
     /// session's resource-limit cgroups, removed on drop).
     pub keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    /// A cgroup v2 directory the program's first process joins itself before it runs the
+    /// session's program (a launcher's per-session resource-limit cgroup). The engine puts
+    /// the process there too, tracks and kills the session by it, and creates no cgroup of
+    /// its own (moving the process out would lift the limits); the directory stays the
+    /// launcher's to remove.
+    pub cgroup: Option<std::path::PathBuf>,
 }
 
 /// A live PTY session. Implements [`BackendSession`].

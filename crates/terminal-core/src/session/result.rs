@@ -87,6 +87,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         earlier_exit_codes: exits.into_iter().flatten().collect(),
         output_bytes: facts.output_bytes,
         head,
+        notices: Vec::new(),
     }
 }
 

@@ -71,8 +71,9 @@ impl PtySession {
         crate::process::watch_session(shell_pid);
         // `/proc` reads and cgroup writes block: they run off the async workers.
         let cgroup_label = label.clone();
+        let given = spec.cgroup.clone();
         let placed =
-            tokio::task::spawn_blocking(move || place_shell(shell_pid, &cgroup_label, &tag))
+            tokio::task::spawn_blocking(move || place_shell(shell_pid, &cgroup_label, &tag, given))
                 .await
                 .map_err(|e| spawn_error(format!("PTY setup task failed: {e}")))?;
         let (shell, cgroup, tracker) = placed?;
@@ -179,11 +180,13 @@ fn cancelled() -> TerminalError {
 }
 
 /// Reads the shell's identity, moves it into a cgroup of its own (when cgroup v2 is
-/// writable) and starts the process-tree tracker: blocking `/proc` and cgroup work.
+/// writable; or into the launcher's, `given`) and starts the process-tree tracker:
+/// blocking `/proc` and cgroup work.
 fn place_shell(
     shell_pid: i32,
     label: &str,
     tag: &str,
+    given: Option<std::path::PathBuf>,
 ) -> Result<(ProcessIdentity, Option<SessionCgroup>, TreeTracker), TerminalError> {
     // Until our waiter reaps it, the shell's pid cannot be reused, so its identity read now
     // is exact.
@@ -195,7 +198,12 @@ fn place_shell(
             "cannot read /proc/{shell_pid}/stat of the PTY shell"
         )));
     };
-    let cgroup = SessionCgroup::create(label);
+    // A launcher's cgroup for the session (resource limits) is the session's; otherwise the
+    // session gets one.
+    let cgroup = match given {
+        Some(path) => Some(SessionCgroup::adopt(path)),
+        None => SessionCgroup::create(label),
+    };
     if let Some(cg) = &cgroup
         && let Err(err) = cg.add_pid(shell_pid)
     {

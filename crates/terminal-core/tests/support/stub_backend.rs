@@ -438,6 +438,7 @@ pub fn send_result(viewport: &str, wait_reason: WaitReason) -> SendResult {
         earlier_exit_codes: Vec::new(),
         output_bytes: viewport.len() as u64,
         head: None,
+        notices: Vec::new(),
     }
 }
 

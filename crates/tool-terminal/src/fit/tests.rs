@@ -18,6 +18,7 @@ fn foreground(viewport: &str, input_mode: InputModeOutput) -> SendOutput {
         output_bytes: viewport.len() as u64,
         head: None,
         omitted: None,
+        notices: Vec::new(),
     }
 }
 

@@ -56,6 +56,7 @@ fn send(viewport: &str, wait: WaitReason, status: SessionStatus, truncated: bool
         earlier_exit_codes: Vec::new(),
         output_bytes: viewport.len() as u64,
         head: None,
+        notices: Vec::new(),
     }
 }
 
@@ -176,6 +177,23 @@ fn send_facts_sit_between_wait_and_session() {
         )
     };
     insta::assert_snapshot!("send_session_exit", render_send(&exited, CAP));
+}
+
+#[test]
+fn notices_come_after_the_facts_and_before_the_session_status() {
+    let result = SendResult {
+        exit_code: Some(0),
+        notices: vec![
+            "[limit: this session reached its cap of 48 processes; new processes were refused (fork: Resource temporarily unavailable). End what keeps starting processes; the cap is the operator's setting]".to_owned(),
+        ],
+        ..send(
+            "make -j\nbash: fork: retry: Resource temporarily unavailable\ndsh> ",
+            WaitReason::StdinRead,
+            SessionStatus::Running,
+            false,
+        )
+    };
+    insta::assert_snapshot!("send_with_notice", render_send(&result, CAP));
 }
 
 #[test]

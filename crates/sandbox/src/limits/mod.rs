@@ -1,6 +1,12 @@
 //! [`ResourceLimits`]: a cap on the processes and memory of each session.
 //!
-//! Mechanisms, best first, chosen once per host process ([`LimitMechanism::detect`]):
+//! Mechanisms, best first, chosen once per host process ([`LimitMechanism::detect`], in
+//! `detect.rs`):
+//! - **cgroup v2** `pids` / `memory` controllers where they are delegated to us: a directory
+//!   per session, `dsh-<hostpid>-<n>-<session>`, with `pids.max`, `memory.max` and
+//!   `memory.swap.max` 0 (so the cap covers memory + swap, as in v1). The terminal engine
+//!   keeps such a session in this cgroup (it tracks and kills the session by it) instead of
+//!   moving it into a cgroup of its own.
 //! - **cgroup v1** `pids` / `memory` hierarchies (writable ones): a directory per session,
 //!   `dsh-<hostpid>-<n>-<session>`, with `pids.max` and `memory.limit_in_bytes` (plus
 //!   `memory.memsw.limit_in_bytes` where swap accounting exists). The session's first process
@@ -10,9 +16,8 @@
 //!   and `RLIMIT_AS` (address space, a loose stand-in for memory). Weak, and reported so.
 //! - **none**: reported in `--help` and in every open result.
 //!
-//! Not used yet: cgroup v2 `pids` / `memory` controllers (a delegated cgroup2 subtree). The
-//! terminal engine moves each session into a cgroup2 of its own for cleanup; limits there need
-//! that engine to write them, which it does not do yet.
+//! Whichever cgroup version enforces the caps, its event counters tell when a cap was hit
+//! ([`LimitGuard::hits`]): forks refused at the pids cap, processes killed at the memory cap.
 //!
 //! Limits are applied by wrapping the argv in a tiny `/bin/sh` prelude that joins the cgroups
 //! and `exec`s the real program, so nothing runs unlimited, not even the first instruction of
@@ -26,6 +31,12 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::SandboxError;
+
+mod detect;
+mod hits;
+use detect::detect_uncached;
+pub use hits::LimitHits;
+use hits::{HitSources, OomCounter};
 
 /// Prefix of every per-session limit directory.
 const DIR_PREFIX: &str = "dsh-";
@@ -63,6 +74,16 @@ impl SessionLimits {
 /// How limits are enforced on this host.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LimitMechanism {
+    /// A delegated cgroup v2 subtree: the directory new session cgroups go under, and which
+    /// of the controllers reach them.
+    CgroupV2 {
+        /// The directory.
+        base: PathBuf,
+        /// `pids` is enabled for its children.
+        pids: bool,
+        /// `memory` is enabled for its children.
+        memory: bool,
+    },
     /// cgroup v1 hierarchies: the directory new session cgroups go under, per controller.
     CgroupV1 {
         /// The `pids` hierarchy directory, when writable.
@@ -87,106 +108,25 @@ impl LimitMechanism {
     /// One line for `--help` and open results, e.g. `cgroup v1 (pids, memory)`.
     #[must_use]
     pub fn describe(&self) -> String {
+        let names = |pids: bool, memory: bool| {
+            [("pids", pids), ("memory", memory)]
+                .into_iter()
+                .filter_map(|(n, on)| on.then_some(n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         match self {
+            Self::CgroupV2 { pids, memory, .. } => {
+                format!("cgroup v2 ({})", names(*pids, *memory))
+            }
             Self::CgroupV1 { pids, memory } => {
-                let names: Vec<&str> = [("pids", pids.is_some()), ("memory", memory.is_some())]
-                    .into_iter()
-                    .filter_map(|(n, on)| on.then_some(n))
-                    .collect();
-                format!("cgroup v1 ({})", names.join(", "))
+                format!("cgroup v1 ({})", names(pids.is_some(), memory.is_some()))
             }
             Self::Rlimit => {
                 "rlimits only (RLIMIT_NPROC per user, not binding for root; RLIMIT_AS for memory)"
                     .to_owned()
             }
             Self::Unavailable => "none available on this host (sessions are not capped)".to_owned(),
-        }
-    }
-}
-
-fn detect_uncached() -> LimitMechanism {
-    let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-    let own = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
-    let pids = v1_base(&mountinfo, &own, "pids");
-    let memory = v1_base(&mountinfo, &own, "memory");
-    if pids.is_some() || memory.is_some() {
-        for dir in pids.iter().chain(memory.iter()) {
-            sweep_dead_hosts(dir);
-        }
-        return LimitMechanism::CgroupV1 { pids, memory };
-    }
-    if Path::new(PRLIMIT).is_file() {
-        LimitMechanism::Rlimit
-    } else {
-        LimitMechanism::Unavailable
-    }
-}
-
-/// The writable directory of `controller`'s v1 hierarchy that session cgroups go under: this
-/// process's own cgroup there when writable (so the host's own limits still apply), else the
-/// hierarchy's root.
-fn v1_base(mountinfo: &str, own: &str, controller: &str) -> Option<PathBuf> {
-    let (root, point) = mountinfo.lines().find_map(|line| {
-        let (left, right) = line.split_once(" - ")?;
-        let mut r = right.split_ascii_whitespace();
-        if r.next()? != "cgroup" {
-            return None;
-        }
-        let opts = r.nth(1)?;
-        if !opts.split(',').any(|o| o == controller) {
-            return None;
-        }
-        let f: Vec<&str> = left.split_ascii_whitespace().collect();
-        if f.get(5)?.split(',').any(|o| o == "ro") {
-            return None;
-        }
-        Some((PathBuf::from(f.get(3)?), PathBuf::from(f.get(4)?)))
-    })?;
-    let own_path = own.lines().find_map(|l| {
-        let mut parts = l.splitn(3, ':');
-        let _ = parts.next()?;
-        parts
-            .next()?
-            .split(',')
-            .any(|c| c == controller)
-            .then(|| parts.next())
-            .flatten()
-    });
-    let mut candidates = Vec::new();
-    if let Some(rel) = own_path.and_then(|p| Path::new(p).strip_prefix(&root).ok()) {
-        candidates.push(point.join(rel));
-    }
-    candidates.push(point);
-    candidates.into_iter().find(|dir| is_writable(dir))
-}
-
-fn is_writable(dir: &Path) -> bool {
-    use rustix::fs::{Access, access};
-    dir.join("cgroup.procs").is_file() && access(dir, Access::WRITE_OK | Access::EXEC_OK).is_ok()
-}
-
-/// Kills and removes `dsh-<pid>-*` directories whose host process is gone.
-fn sweep_dead_hosts(base: &Path) {
-    let Ok(entries) = fs::read_dir(base) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(DIR_PREFIX))
-            .and_then(|n| n.split_once('-'))
-            .and_then(|(p, _)| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
-            continue;
-        }
-        let dir = entry.path();
-        kill_members(&dir);
-        if fs::remove_dir(&dir).is_ok() {
-            tracing::info!(dir = %dir.display(), "removed a limit cgroup left by a dead host");
         }
     }
 }
@@ -233,6 +173,10 @@ pub struct Limited {
 #[derive(Debug, Default)]
 pub struct LimitGuard {
     dirs: Vec<PathBuf>,
+    /// The one cgroup v2 directory, when the caps are cgroup v2's.
+    unified: Option<PathBuf>,
+    /// Where the cap events are counted.
+    hits: HitSources,
 }
 
 impl LimitGuard {
@@ -240,6 +184,28 @@ impl LimitGuard {
     #[must_use]
     pub fn dirs(&self) -> &[PathBuf] {
         &self.dirs
+    }
+
+    /// The session's cgroup v2 directory, when the caps are cgroup v2's: the session's
+    /// processes must stay in it (a terminal engine tracks the session by it instead of
+    /// moving the session into a cgroup of its own).
+    #[must_use]
+    pub fn unified_dir(&self) -> Option<&Path> {
+        self.unified.as_deref()
+    }
+
+    /// How often the caps stopped the session so far.
+    #[must_use]
+    pub fn hits(&self) -> LimitHits {
+        self.hits.read()
+    }
+
+    /// One line for the model per cap that stopped something between `earlier` and `now`
+    /// (two readings of [`hits`](Self::hits)), e.g. `[limit: this session reached its cap
+    /// of 48 processes; …]`.
+    #[must_use]
+    pub fn notices(&self, earlier: LimitHits, now: LimitHits) -> Vec<String> {
+        self.hits.notices(earlier, now)
     }
 }
 
@@ -287,6 +253,7 @@ impl ResourceLimits {
             return None;
         }
         let (pids_on, memory_on) = match &self.mechanism {
+            LimitMechanism::CgroupV2 { pids, memory, .. } => (*pids, *memory),
             LimitMechanism::CgroupV1 { pids, memory } => (pids.is_some(), memory.is_some()),
             LimitMechanism::Rlimit | LimitMechanism::Unavailable => (false, false),
         };
@@ -341,6 +308,9 @@ impl ResourceLimits {
             });
         }
         match &self.mechanism {
+            LimitMechanism::CgroupV2 { base, pids, memory } => {
+                self.apply_v2(label, argv, base, *pids, *memory)
+            }
             LimitMechanism::CgroupV1 { pids, memory } => self.apply_v1(label, argv, pids, memory),
             LimitMechanism::Rlimit => {
                 let mut wrapped: Vec<OsString> = vec![PRLIMIT.into()];
@@ -364,6 +334,41 @@ impl ResourceLimits {
         }
     }
 
+    fn apply_v2(
+        &self,
+        label: &str,
+        argv: Vec<OsString>,
+        base: &Path,
+        pids: bool,
+        memory: bool,
+    ) -> Result<Limited, SandboxError> {
+        let dir = base.join(leaf_name(label));
+        fs::create_dir(&dir).map_err(|e| fail("cannot create", &dir, e))?;
+        let mut guard = LimitGuard::default();
+        guard.dirs.push(dir.clone());
+        guard.unified = Some(dir.clone());
+        let write = |file: &str, value: u64| {
+            let path = dir.join(file);
+            fs::write(&path, value.to_string()).map_err(|e| fail("cannot write", &path, e))
+        };
+        if let (Some(max), true) = (self.limits.max_pids, pids) {
+            write("pids.max", max)?;
+            guard.hits.pids = Some((dir.clone(), max));
+        }
+        if let (Some(max), true) = (self.limits.max_memory_bytes, memory) {
+            write("memory.max", max)?;
+            guard.hits.memory = Some((dir.clone(), max, OomCounter::V2));
+            // Without swap accounting the file is missing, and there is nothing to cap.
+            if dir.join("memory.swap.max").is_file() {
+                write("memory.swap.max", 0)?;
+            }
+        }
+        Ok(Limited {
+            argv: join_prelude(&guard, argv),
+            guard,
+        })
+    }
+
     fn apply_v1(
         &self,
         label: &str,
@@ -371,24 +376,15 @@ impl ResourceLimits {
         pids: &Option<PathBuf>,
         memory: &Option<PathBuf>,
     ) -> Result<Limited, SandboxError> {
-        // Unique in this process even when several services mint the same session ids.
-        static NEXT: AtomicU64 = AtomicU64::new(1);
-        let leaf = format!(
-            "{DIR_PREFIX}{}-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed),
-            sanitize(label)
-        );
+        let leaf = leaf_name(label);
         let mut guard = LimitGuard::default();
-        let fail = |what: &str, path: &Path, e: std::io::Error| {
-            SandboxError::Limits(format!("{what} {}: {e}", path.display()))
-        };
         if let (Some(max), Some(base)) = (self.limits.max_pids, pids) {
             let dir = base.join(&leaf);
             fs::create_dir(&dir).map_err(|e| fail("cannot create", &dir, e))?;
             guard.dirs.push(dir.clone());
             let file = dir.join("pids.max");
             fs::write(&file, max.to_string()).map_err(|e| fail("cannot write", &file, e))?;
+            guard.hits.pids = Some((dir, max));
         }
         if let (Some(max), Some(base)) = (self.limits.max_memory_bytes, memory) {
             let dir = base.join(&leaf);
@@ -402,17 +398,39 @@ impl ResourceLimits {
             if memsw.is_file() {
                 fs::write(&memsw, max.to_string()).map_err(|e| fail("cannot write", &memsw, e))?;
             }
+            guard.hits.memory = Some((dir, max, OomCounter::V1));
         }
-        let mut wrapped: Vec<OsString> = vec!["/bin/sh".into(), "-c".into(), PRELUDE.into()];
-        wrapped.push("dsh-limits".into());
-        wrapped.extend(guard.dirs.iter().map(|d| d.join("cgroup.procs").into()));
-        wrapped.push("--".into());
-        wrapped.extend(argv);
         Ok(Limited {
-            argv: wrapped,
+            argv: join_prelude(&guard, argv),
             guard,
         })
     }
+}
+
+/// `argv` behind the prelude that joins the guard's cgroups.
+fn join_prelude(guard: &LimitGuard, argv: Vec<OsString>) -> Vec<OsString> {
+    let mut wrapped: Vec<OsString> = vec!["/bin/sh".into(), "-c".into(), PRELUDE.into()];
+    wrapped.push("dsh-limits".into());
+    wrapped.extend(guard.dirs.iter().map(|d| d.join("cgroup.procs").into()));
+    wrapped.push("--".into());
+    wrapped.extend(argv);
+    wrapped
+}
+
+/// `dsh-<hostpid>-<n>-<label>`: unique in this process even when several services mint the
+/// same session ids, and tied to the host so a later host can sweep it once this one died.
+fn leaf_name(label: &str) -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    format!(
+        "{DIR_PREFIX}{}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed),
+        sanitize(label)
+    )
+}
+
+fn fail(what: &str, path: &Path, e: std::io::Error) -> SandboxError {
+    SandboxError::Limits(format!("{what} {}: {e}", path.display()))
 }
 
 fn sanitize(label: &str) -> String {
@@ -431,16 +449,6 @@ fn sanitize(label: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn finds_v1_hierarchies_from_mountinfo() {
-        let info = "35 31 0:32 / /nonexistent/memory rw,relatime - cgroup cgroup rw,memory\n\
-                    39 31 0:36 / /nonexistent/pids rw,relatime - cgroup cgroup rw,pids\n\
-                    41 31 0:38 / /nonexistent/unified rw,relatime - cgroup2 cgroup2 rw\n";
-        // Not writable (they do not exist), so nothing is chosen.
-        assert_eq!(v1_base(info, "8:pids:/\n", "pids"), None);
-        assert_eq!(v1_base(info, "", "cpu"), None);
-    }
 
     #[test]
     fn notice_names_what_is_not_enforced() {

@@ -1,0 +1,117 @@
+//! When a session ran into its caps: the cgroups' event counters, and the lines that tell the
+//! model so.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Where a session's cap events are counted, and the caps (for the notices).
+#[derive(Debug, Default)]
+pub(super) struct HitSources {
+    /// The pids cgroup (its `pids.events` counts refused forks, v1 and v2) and its cap.
+    pub(super) pids: Option<(PathBuf, u64)>,
+    /// The memory cgroup, its cap, and where it counts out-of-memory kills.
+    pub(super) memory: Option<(PathBuf, u64, OomCounter)>,
+}
+
+/// The file and key of the out-of-memory kill counter.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum OomCounter {
+    /// cgroup v2: `memory.events`, `oom_kill N`.
+    V2,
+    /// cgroup v1: `memory.oom_control`, `oom_kill N`.
+    V1,
+}
+
+/// How often a session's caps stopped it so far (counters only grow).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LimitHits {
+    /// Forks refused at the process cap.
+    pub refused_forks: u64,
+    /// Processes the kernel killed at the memory cap.
+    pub oom_kills: u64,
+}
+
+impl HitSources {
+    pub(super) fn read(&self) -> LimitHits {
+        LimitHits {
+            refused_forks: self
+                .pids
+                .as_ref()
+                .map_or(0, |(dir, _)| counter(&dir.join("pids.events"), "max")),
+            oom_kills: self.memory.as_ref().map_or(0, |(dir, _, file)| {
+                let name = match file {
+                    OomCounter::V2 => "memory.events",
+                    OomCounter::V1 => "memory.oom_control",
+                };
+                counter(&dir.join(name), "oom_kill")
+            }),
+        }
+    }
+
+    /// One line per cap that stopped something since `earlier`.
+    pub(super) fn notices(&self, earlier: LimitHits, now: LimitHits) -> Vec<String> {
+        let mut lines = Vec::new();
+        if let Some((_, cap)) = &self.pids
+            && now.refused_forks > earlier.refused_forks
+        {
+            lines.push(format!(
+                "[limit: this session reached its cap of {cap} processes; new processes were refused (fork: Resource temporarily unavailable). End what keeps starting processes; the cap is the operator's setting]"
+            ));
+        }
+        if let Some((_, cap, _)) = &self.memory
+            && now.oom_kills > earlier.oom_kills
+        {
+            lines.push(format!(
+                "[limit: this session reached its memory cap of {} MiB; the kernel killed a process of it (out of memory). Use less memory at once; the cap is the operator's setting]",
+                cap / (1024 * 1024)
+            ));
+        }
+        lines
+    }
+}
+
+/// The `key N` value of a flat-keyed cgroup file; 0 when absent.
+fn counter(file: &Path, key: &str) -> u64 {
+    fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notices_name_the_cap_that_stopped_something() {
+        let dir = std::env::temp_dir().join(format!("dsh-hits-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        fs::write(dir.join("pids.events"), "max 0\n").unwrap_or_else(|e| panic!("{e}"));
+        fs::write(
+            dir.join("memory.events"),
+            "low 0\nhigh 0\nmax 7\noom 1\noom_kill 0\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let sources = HitSources {
+            pids: Some((dir.clone(), 48)),
+            memory: Some((dir.clone(), 256 << 20, OomCounter::V2)),
+        };
+        let before = sources.read();
+        assert_eq!(before, LimitHits::default());
+        assert!(sources.notices(before, before).is_empty());
+        fs::write(dir.join("pids.events"), "max 12\n").unwrap_or_else(|e| panic!("{e}"));
+        fs::write(dir.join("memory.events"), "max 9\noom 2\noom_kill 1\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let after = sources.read();
+        assert_eq!(
+            after,
+            LimitHits {
+                refused_forks: 12,
+                oom_kills: 1
+            }
+        );
+        insta::assert_snapshot!(sources.notices(before, after).join("\n"));
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,115 @@
+//! [`CappedSession`]: a session with resource caps, whose send results say when a cap
+//! stopped something since the previous result (a fork refused at the process cap, a process
+//! killed at the memory cap), as `[limit: …]` notices.
+
+use std::sync::{Arc, OnceLock};
+
+use dsh_sandbox::LimitHits;
+use dsh_terminal_core::{
+    BackendSession, CloseReport, OperationHandle, PtySession, ReadRequest, ReadResult,
+    SendOperation, SendProgress, SendRead, SendRequest, SendResult, SessionStatus, SignalResult,
+    TerminalError, TerminalSignal,
+};
+use parking_lot::Mutex;
+
+use crate::confine::WatchedLimits;
+
+/// The caps of one session and what its results reported of them so far.
+struct CapWatch {
+    limits: Arc<WatchedLimits>,
+    reported: Mutex<LimitHits>,
+}
+
+impl CapWatch {
+    /// Notices for every cap that stopped something since the last call.
+    fn take_notices(&self) -> Vec<String> {
+        let guard = self.limits.guard();
+        let now = guard.hits();
+        let mut reported = self.reported.lock();
+        let notices = guard.notices(*reported, now);
+        *reported = now;
+        notices
+    }
+}
+
+/// A [`PtySession`] with resource caps (see the module docs).
+pub(crate) struct CappedSession {
+    inner: Arc<PtySession>,
+    caps: Arc<CapWatch>,
+}
+
+impl CappedSession {
+    pub(crate) fn new(inner: Arc<PtySession>, limits: Arc<WatchedLimits>) -> Self {
+        // Whatever the startup hit is not news to the first send.
+        let reported = Mutex::new(limits.guard().hits());
+        Self {
+            inner,
+            caps: Arc::new(CapWatch { limits, reported }),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl BackendSession for CappedSession {
+    fn motd(&self) -> String {
+        self.inner.motd()
+    }
+    fn pid(&self) -> Option<u32> {
+        BackendSession::pid(&*self.inner)
+    }
+    fn status(&self) -> SessionStatus {
+        BackendSession::status(&*self.inner)
+    }
+    fn start_send(&self, request: SendRequest) -> Result<SendOperation, TerminalError> {
+        let op = self.inner.start_send(request)?;
+        Ok(SendOperation::new(Arc::new(CappedSend {
+            op,
+            caps: Arc::clone(&self.caps),
+            result: OnceLock::new(),
+        })))
+    }
+    fn read(&self, request: ReadRequest) -> Result<ReadResult, TerminalError> {
+        self.inner.read(request)
+    }
+    fn signal(&self, signal: TerminalSignal) -> Result<SignalResult, TerminalError> {
+        self.inner.signal(signal)
+    }
+    async fn close(&self, reason: String) -> Result<CloseReport, TerminalError> {
+        self.inner.close(reason).await
+    }
+}
+
+/// A send whose settled result carries the caps' notices (taken once, so every caller of
+/// `done` gets the same result).
+struct CappedSend {
+    op: SendOperation,
+    caps: Arc<CapWatch>,
+    result: OnceLock<Result<SendResult, TerminalError>>,
+}
+
+#[async_trait::async_trait]
+impl OperationHandle for CappedSend {
+    async fn done(&self) -> Result<SendResult, TerminalError> {
+        let settled = self.op.done().await;
+        self.result
+            .get_or_init(|| {
+                settled.map(|mut result| {
+                    result.notices.extend(self.caps.take_notices());
+                    result
+                })
+            })
+            .clone()
+    }
+    fn read_output(&self) -> SendRead {
+        self.op.read_output()
+    }
+    fn cancel(&self) -> bool {
+        self.op.cancel()
+    }
+    fn is_finished(&self) -> bool {
+        self.op.is_finished()
+    }
+    fn progress(&self) -> SendProgress {
+        self.op.progress()
+    }
+}
