@@ -7,10 +7,12 @@
 //!   then `publish-check`.
 //! - `publish-check`: `cargo package --workspace` and `cargo doc --workspace --no-deps` with
 //!   warnings as errors.
-//! - `bench [--quick] [--iterations N]`: round trips, input-wait latency and open latency
-//!   through our stack, each against a raw PTY reference measured in the same run, reported as
-//!   medians, p90 and ratios (see `bench/`).; then output
-//!   throughput against a raw PTY and scrollback memory (`bench_throughput`).
+//! - `bench [--release] [--quick] [--iterations N]`: round trips, input-wait latency and open
+//!   latency through our stack, and through the built `dsh-mcp` over stdio the MCP floor,
+//!   concurrent sends, idle memory per session and flood isolation, each against its reference
+//!   measured in the same run, reported as medians, p90, p99 and ratios (see `bench/`); then
+//!   output throughput against a raw PTY and scrollback memory (`bench_throughput`).
+//!   `--release` reruns the whole bench from a release build.
 
 #![allow(clippy::print_stdout)] // xtask is a developer CLI: its reports go to stdout.
 
@@ -122,10 +124,12 @@ commands:
   catalog [--check]        regenerate docs/tool-catalog.md (or check it is up to date)
   verify                   fmt --check, clippy -D warnings, test --workspace, then publish-check
   publish-check            package --workspace and doc --workspace --no-deps with -D warnings
-  bench [--quick] [--iterations N]
+  bench [--release] [--quick] [--iterations N]
                            round trips, input-wait latency and open latency, each against a raw
                            PTY reference in the same run (default N=200; --quick: under a minute);
-                           output throughput vs raw PTY and scrollback memory
+                           through dsh-mcp over stdio: the MCP floor, concurrent sends, idle memory
+                           per session, flood isolation; output throughput vs raw PTY and
+                           scrollback memory (--release: build and run all of it optimised)
 ";
 
 fn main() -> Result<()> {
@@ -134,6 +138,22 @@ fn main() -> Result<()> {
         Some("catalog") => catalog(args.iter().any(|a| a == "--check")),
         Some("verify") => verify(),
         Some("publish-check") => publish_check(),
+        Some("bench") if args.iter().any(|a| a == "--release") && cfg!(debug_assertions) => {
+            // Debug figures say little: rerun this command from a release build.
+            let rest = args.iter().filter(|a| *a != "--release");
+            let status = std::process::Command::new(
+                std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()),
+            )
+            .current_dir(workspace_root())
+            .args(["run", "--quiet", "--release", "-p", "xtask", "--"])
+            .args(rest)
+            .status()
+            .context("cargo run --release -p xtask")?;
+            if !status.success() {
+                bail!("the release bench failed");
+            }
+            Ok(())
+        }
         Some("bench") => {
             let iterations = args
                 .iter()
@@ -146,6 +166,7 @@ fn main() -> Result<()> {
             bench::run(&bench::BenchOptions {
                 iterations: iterations.max(1),
                 quick: args.iter().any(|a| a == "--quick"),
+                root: workspace_root(),
             })?;
             bench_throughput::run(args.iter().any(|a| a == "--quick"))
         }

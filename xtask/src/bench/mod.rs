@@ -9,11 +9,16 @@
 //!   `>>> ` is printed again;
 //! - open: `terminal_open` until the session is ready, against bash reaching its first
 //!   prompt in a raw PTY;
+//! - through the built `dsh-mcp` over stdio (`server.rs`): the MCP floor, concurrent sends,
+//!   idle memory per session, flood isolation;
 //! - throughput and scrollback memory: `bench_throughput` (run after these rows).
 //!
-//! Files: `raw.rs` (the reference PTY), `stats.rs` (percentiles, table).
+//! Files: `raw.rs` (the reference PTY), `mcp.rs` (a stdio MCP client of the server),
+//! `server.rs` (its figures), `stats.rs` (percentiles, table).
 
+mod mcp;
 pub(crate) mod raw;
+mod server;
 mod stats;
 
 use std::sync::Arc;
@@ -32,9 +37,11 @@ pub(crate) struct BenchOptions {
     pub(crate) iterations: usize,
     /// Fewer iterations: the whole run finishes in well under a minute.
     pub(crate) quick: bool,
+    /// The workspace root (where `dsh-mcp` is built).
+    pub(crate) root: std::path::PathBuf,
 }
 
-const WARM_UP: usize = 5;
+pub(super) const WARM_UP: usize = 5;
 
 struct Ours {
     terminals: Arc<Terminals>,
@@ -70,7 +77,7 @@ impl Ours {
     }
 }
 
-fn blocking<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+pub(super) fn blocking<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     tokio::task::block_in_place(f)
 }
 
@@ -114,6 +121,23 @@ pub(crate) fn run(options: &BenchOptions) -> Result<()> {
         agent.dispose().await;
         ctx.dispose().await;
 
+        let workspace = std::env::temp_dir().join(format!("dsh-bench-{}", std::process::id()));
+        std::fs::create_dir_all(&workspace).context("bench workspace")?;
+        let plan = server::ServerBench {
+            iterations: n,
+            concurrent: if options.quick { 40 } else { 200 },
+            rounds: if options.quick { 2 } else { 5 },
+            flood_bytes: if options.quick {
+                20_000_000
+            } else {
+                2_000_000_000
+            },
+        };
+        let through_server = server::run(&options.root, &workspace, &plan).await;
+        let _ = std::fs::remove_dir_all(&workspace);
+        let (server_rows, notes) = through_server?;
+        rows.extend(server_rows);
+
         println!("cargo xtask bench: {n} iterations per figure, interleaved with the reference");
         if cfg!(debug_assertions) {
             println!(
@@ -121,6 +145,9 @@ pub(crate) fn run(options: &BenchOptions) -> Result<()> {
             );
         }
         stats::print_table(&rows);
+        for note in notes {
+            println!("{note}");
+        }
         Ok(())
     })
 }

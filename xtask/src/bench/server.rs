@@ -1,0 +1,266 @@
+//! Figures through the built `dsh-mcp` server over stdio ([`McpClient`]), each against its
+//! reference in the same run:
+//!
+//! - the MCP floor (`terminal_list`, a call that touches no PTY) next to a `true` round trip
+//!   through the same server, and the same round trip with confinement off;
+//! - many concurrent `echo` sends (one per session) against as many raw PTYs answering at once,
+//!   with idle memory per session (the server's RSS growth over those sessions);
+//! - flood isolation: `terminal_list` and `echo` sends in another session while one session
+//!   prints a `yes` flood, against the same calls with no flood; the server's peak RSS.
+
+use std::path::Path;
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result};
+use serde_json::json;
+
+use super::mcp::{McpClient, build_server};
+use super::raw::{MARK, RawPty};
+use super::stats::Row;
+use super::{WARM_UP, blocking};
+
+/// How many sessions (and raw PTYs) answer at once, and the flood's size.
+pub(crate) struct ServerBench {
+    pub(crate) iterations: usize,
+    pub(crate) concurrent: usize,
+    pub(crate) rounds: usize,
+    pub(crate) flood_bytes: u64,
+}
+
+/// Lines printed after the table (memory figures).
+pub(crate) type Notes = Vec<String>;
+
+pub(crate) async fn run(
+    root: &Path,
+    workspace: &Path,
+    b: &ServerBench,
+) -> Result<(Vec<Row>, Notes)> {
+    let bin = blocking(|| build_server(root))?;
+    let ws = workspace.to_string_lossy().into_owned();
+    let server = McpClient::start(&bin, &["--workspace", &ws]).await?;
+    let unconfined = McpClient::start(
+        &bin,
+        &["--workspace", &ws, "--sandbox", "danger-full-access"],
+    )
+    .await?;
+    let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    let result = async {
+        rows.extend(floor(&server, &unconfined, b.iterations).await?);
+        let (row, note) = concurrent(&server, b.concurrent, b.rounds).await?;
+        rows.push(row);
+        notes.push(note);
+        let (flood_rows, note) = flood(&server, b.iterations, b.flood_bytes).await?;
+        rows.extend(flood_rows);
+        notes.push(note);
+        anyhow::Ok(())
+    }
+    .await;
+    let closed = server.shutdown().await;
+    let closed_unconfined = unconfined.shutdown().await;
+    result?;
+    closed?;
+    closed_unconfined?;
+    Ok((rows, notes))
+}
+
+async fn floor(server: &McpClient, unconfined: &McpClient, n: usize) -> Result<Vec<Row>> {
+    let id = server.open().await?;
+    let free = unconfined.open().await?;
+    let mut raw = blocking(RawPty::bash)?;
+    let (mut list, mut send, mut send_free, mut reference) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for i in 0..n + WARM_UP {
+        let l = server.timed("terminal_list", json!({})).await?;
+        let (s, _) = server.send(&id, "true").await?;
+        let (f, _) = unconfined.send(&free, "true").await?;
+        let r = blocking(|| {
+            raw.timed(b"true\r", |s| {
+                s.windows(MARK.len()).any(|w| w == MARK) && s.ends_with(b"$ ")
+            })
+        })?;
+        if i >= WARM_UP {
+            list.push(l);
+            send.push(s);
+            send_free.push(f);
+            reference.push(r);
+        }
+    }
+    drop(raw);
+    server.close(&id).await?;
+    unconfined.close(&free).await?;
+    Ok(vec![
+        Row {
+            name: "MCP floor: `terminal_list` (dsh-mcp over stdio)".into(),
+            ours: list.clone(),
+            reference_name: "raw PTY `true` prompt marker",
+            reference: reference.clone(),
+        },
+        Row {
+            name: "round trip `true` through dsh-mcp".into(),
+            ours: send.clone(),
+            reference_name: "MCP floor (`terminal_list`)",
+            reference: list,
+        },
+        Row {
+            name: "round trip `true` through dsh-mcp, sandboxed (default)".into(),
+            ours: send,
+            reference_name: "the same, `--sandbox danger-full-access`",
+            reference: send_free,
+        },
+    ])
+}
+
+async fn concurrent(server: &McpClient, n: usize, rounds: usize) -> Result<(Row, String)> {
+    let rss_before = server.status_kb("VmRSS:");
+    let mut ids = Vec::with_capacity(n);
+    for _ in 0..n {
+        ids.push(server.open().await?);
+    }
+    let rss_after = server.status_kb("VmRSS:");
+    let note = format!(
+        "idle memory: dsh-mcp RSS +{} kB for {n} open sessions = {:.0} kB per session",
+        rss_after.saturating_sub(rss_before),
+        rss_after.saturating_sub(rss_before) as f64 / n as f64
+    );
+    let raws = blocking(|| (0..n).map(|_| RawPty::bash()).collect::<Result<Vec<_>>>())?;
+    let (mut ours, mut reference) = (Vec::new(), Vec::new());
+    let mut raws = raws;
+    for _ in 0..rounds {
+        let sends = ids
+            .iter()
+            .map(|id| async move { server.send(id, "echo hi").await.map(|(d, _)| d) });
+        for took in join_all(sends).await {
+            ours.push(took?);
+        }
+        reference.extend(blocking(|| raw_concurrent(&mut raws))?);
+    }
+    drop(raws);
+    for id in &ids {
+        server.close(id).await?;
+    }
+    Ok((
+        Row {
+            name: format!("{n} concurrent `echo hi` sends (one per session)"),
+            ours,
+            reference_name: "as many raw PTYs at once",
+            reference,
+        },
+        note,
+    ))
+}
+
+/// Runs the futures concurrently on this task and returns their outputs in order.
+async fn join_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
+    let mut pinned: Vec<_> = futures.map(Box::pin).collect();
+    let mut out: Vec<Option<F::Output>> = pinned.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (f, slot) in pinned.iter_mut().zip(out.iter_mut()) {
+            if slot.is_none() {
+                match f.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => *slot = Some(v),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().flatten().collect()
+}
+
+/// Every raw PTY runs `echo hi` at the same moment (one thread each); returns each time.
+fn raw_concurrent(raws: &mut [RawPty]) -> Result<Vec<Duration>> {
+    let barrier = Arc::new(Barrier::new(raws.len()));
+    std::thread::scope(|s| {
+        let handles: Vec<_> = raws
+            .iter_mut()
+            .map(|raw| {
+                let barrier = Arc::clone(&barrier);
+                s.spawn(move || {
+                    barrier.wait();
+                    raw.timed(b"echo hi\r", |s| {
+                        s.windows(MARK.len()).any(|w| w == MARK) && s.ends_with(b"$ ")
+                    })
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .map_err(|_| anyhow::anyhow!("raw PTY thread panicked"))?
+            })
+            .collect()
+    })
+}
+
+async fn flood(server: &McpClient, n: usize, bytes: u64) -> Result<(Vec<Row>, String)> {
+    let flooding = server.open().await?;
+    let other = server.open().await?;
+    let (mut idle_list, mut idle_send) = (Vec::new(), Vec::new());
+    for i in 0..n + WARM_UP {
+        let l = server.timed("terminal_list", json!({})).await?;
+        let (s, _) = server.send(&other, "echo hi").await?;
+        if i >= WARM_UP {
+            idle_list.push(l);
+            idle_send.push(s);
+        }
+    }
+    let start = Instant::now();
+    let command = format!("yes | head -c {bytes}");
+    let flood_send = server.send(&flooding, &command);
+    tokio::pin!(flood_send);
+    let (mut list, mut send) = (Vec::new(), Vec::new());
+    // Sample until the flood's send settles (samples taken after it are not counted).
+    let flood_took = loop {
+        let sample = async {
+            let l = server.timed("terminal_list", json!({})).await?;
+            let (s, _) = server.send(&other, "echo hi").await?;
+            anyhow::Ok((l, s))
+        };
+        tokio::select! {
+            done = &mut flood_send => break done.context("flood send")?.0,
+            s = sample => {
+                let (l, s) = s?;
+                list.push(l);
+                send.push(s);
+            }
+        }
+    };
+    // A sample cut short by the flood's end may have left a send running: let it finish.
+    let _ = server.send(&other, "true").await;
+    let peak = server.status_kb("VmHWM:");
+    server.close(&flooding).await?;
+    server.close(&other).await?;
+    let note = format!(
+        "flood: `yes | head -c {bytes}` settled in {:.1} s ({:.0} MB/s) while {} samples were taken; dsh-mcp peak RSS {peak} kB; started {:.1} s ago",
+        flood_took.as_secs_f64(),
+        bytes as f64 / flood_took.as_secs_f64() / 1e6,
+        list.len(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok((
+        vec![
+            Row {
+                name: "`terminal_list` during a `yes` flood in another session".into(),
+                ours: list,
+                reference_name: "`terminal_list`, no flood",
+                reference: idle_list,
+            },
+            Row {
+                name: "`echo hi` in another session during a `yes` flood".into(),
+                ours: send,
+                reference_name: "`echo hi`, no flood",
+                reference: idle_send,
+            },
+        ],
+        note,
+    ))
+}
