@@ -11,6 +11,8 @@
 //!   through our stack, each against a raw PTY reference measured in the same run, reported as
 //!   medians, p90 and ratios (see `bench/`).; then output
 //!   throughput against a raw PTY and scrollback memory (`bench_throughput`).
+//! - `bench http [--quick]`: a load test of the Streamable HTTP server on loopback (concurrent
+//!   sessions, send latency p50 / p99, no process left behind; `bench_http`).
 
 #![allow(clippy::print_stdout)] // xtask is a developer CLI: its reports go to stdout.
 
@@ -20,6 +22,7 @@ use std::process::Command;
 use anyhow::{Context as _, Result, bail};
 
 mod bench;
+mod bench_http;
 mod bench_throughput;
 
 const CATALOG_PATH: &str = "docs/tool-catalog.md";
@@ -126,6 +129,9 @@ commands:
                            round trips, input-wait latency and open latency, each against a raw
                            PTY reference in the same run (default N=200; --quick: under a minute);
                            output throughput vs raw PTY and scrollback memory
+  bench http [--quick]     load test of dsh-mcp --listen on loopback: 50 sessions (--quick: 10)
+                           each open a terminal and send 20 commands (--quick: 5) concurrently;
+                           send latency p50/p99; fails if a session's process outlives it
 ";
 
 fn main() -> Result<()> {
@@ -134,6 +140,9 @@ fn main() -> Result<()> {
         Some("catalog") => catalog(args.iter().any(|a| a == "--check")),
         Some("verify") => verify(),
         Some("publish-check") => publish_check(),
+        Some("bench") if args.get(1).map(String::as_str) == Some("http") => {
+            bench_http::run(args.iter().any(|a| a == "--quick"))
+        }
         Some("bench") => {
             let iterations = args
                 .iter()

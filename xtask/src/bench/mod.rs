@@ -14,7 +14,7 @@
 //! Files: `raw.rs` (the reference PTY), `stats.rs` (percentiles, table).
 
 pub(crate) mod raw;
-mod stats;
+pub(crate) mod stats;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
