@@ -327,3 +327,20 @@ async fn a_non_loopback_address_needs_a_token() {
         "{stderr}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_session_is_closed_with_its_processes() {
+    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
+    let client = server.connect().await;
+    ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    let shell = ProcessWatch::new(shell_pid(&client, "pty-1").await);
+    // No request for the idle timeout: the session ends, and its shell with it.
+    shell.assert_exits("the idle session's shell").await;
+    drop(client);
+
+    kill(server.pid, libc::SIGTERM);
+    let status = within("dsh-mcp exit", server.child.wait())
+        .await
+        .expect("wait");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
