@@ -65,11 +65,12 @@ pub fn stdio_transport(max_message_bytes: usize) -> LineTransport<rmcp::transpor
 }
 
 /// This crate's invariant companion. No runtime invariant: the server keeps no state of its
-/// own beyond a connection counter; each connection's sessions are owned (and checked) by
+/// own beyond a connection counter and, over HTTP, the map from MCP session to agent; each
+/// connection's sessions are owned (and checked) by
 /// `dsh-terminal-core` through the connection's agent.
 pub fn invariant_companion() -> dsh_invariants::Companion {
     dsh_invariants::Companion::none(
         "dsh-mcp",
-        "no runtime invariant: the server keeps no state beyond a connection counter; sessions are owned and checked by dsh-terminal-core through each connection's agent",
+        "no runtime invariant: the server keeps no state beyond a connection counter and, over HTTP, the map from MCP session to agent; terminal sessions are owned and checked by dsh-terminal-core through each connection's agent",
     )
 }
