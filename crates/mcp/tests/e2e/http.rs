@@ -1,7 +1,8 @@
 //! `dsh-mcp --listen`: the built binary serving MCP Streamable HTTP to rmcp's HTTP client.
 //!
 //! Two sessions are two agents; deleting a session ends its processes; a request without the
-//! token gets 401, a foreign Origin 403, an unknown session 404, a session over the limit 503;
+//! token gets 401, a foreign Origin 403, an unknown session 404, a body over the limit 413, a
+//! session over the limit 503;
 //! SIGTERM closes every session and the server exits 0.
 
 // kill(2) in the failure-path Drop is an FFI call.
@@ -176,7 +177,8 @@ fn json_error(body: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_sessions_are_isolated_agents_behind_a_token() {
-    let mut server = HttpServerProcess::start(&["--max-sessions", "2"]).await;
+    let mut server =
+        HttpServerProcess::start(&["--max-sessions", "2", "--max-message-bytes", "4096"]).await;
     let url = server.url.clone();
     let auth = bearer();
 
@@ -208,6 +210,12 @@ async fn http_sessions_are_isolated_agents_behind_a_token() {
     .await;
     assert_eq!((status, session), (403, None), "{body}");
     assert!(json_error(&body).contains("Origin"), "{body}");
+    // A body over --max-message-bytes: 413.
+    let mut big = initialize();
+    big["params"]["clientInfo"]["name"] = json!("x".repeat(5000));
+    let (status, session, body) = post(&url, &[("authorization", &auth)], &big).await;
+    assert_eq!((status, session), (413, None), "{body}");
+    json_error(&body);
 
     // Two sessions, two agents.
     let a = server.connect().await;
