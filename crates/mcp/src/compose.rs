@@ -189,6 +189,10 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
         .with(dsh_tool_jobs::invariant_companion())
         .with(crate::invariant_companion())
         .apply()?;
+    if let Some(terminals) = ctx.get::<dsh_terminal_core::Terminals>() {
+        let max = options.max_terminals_per_agent;
+        terminals.set_max_sessions_per_owner((max > 0).then_some(max));
+    }
     Ok(ctx)
 }
 

@@ -6,6 +6,8 @@
 //! connection is one [`dsh_context::Agent`], its `instructions` are the assembled system
 //! prompt, `tools/list` and `tools/call` go to the [`dsh_tools::Tools`] registry, and when the
 //! connection ends its sessions are closed and every process they started is gone.
+//! [`HttpServer`] serves the same over MCP Streamable HTTP, one agent per MCP session, behind a
+//! bearer token and Origin / Host allowlists.
 //! [`tool_catalog_markdown`] renders the generated tool catalog.
 //!
 //! **Invariant:** this is the only crate that knows MCP and the only one that writes to
@@ -36,6 +38,7 @@ compile_error!(
 mod catalog;
 mod compose;
 mod elicitation;
+mod http;
 mod inbound;
 mod notices;
 mod options;
@@ -44,8 +47,9 @@ mod transport;
 
 pub use catalog::tool_catalog_markdown;
 pub use compose::{ComposeError, bash_config, compose, sandbox_config, tool_terminal_config};
+pub use http::{HEALTH_PATH, HttpEnd, HttpError, HttpServer, MCP_PATH};
 pub use notices::NOTICE_LOGGER;
-pub use options::Options;
+pub use options::{HttpOptions, Options, TOKEN_ENV};
 pub use server::{
     ConnectionEnd, EndCause, McpServer, SERVER_NAME, call_tool_result, dispose_with_deadline,
     mcp_output_schema, mcp_tool,
@@ -61,11 +65,12 @@ pub fn stdio_transport(max_message_bytes: usize) -> LineTransport<rmcp::transpor
 }
 
 /// This crate's invariant companion. No runtime invariant: the server keeps no state of its
-/// own beyond a connection counter; each connection's sessions are owned (and checked) by
+/// own beyond a connection counter and, over HTTP, the map from MCP session to agent; each
+/// connection's sessions are owned (and checked) by
 /// `dsh-terminal-core` through the connection's agent.
 pub fn invariant_companion() -> dsh_invariants::Companion {
     dsh_invariants::Companion::none(
         "dsh-mcp",
-        "no runtime invariant: the server keeps no state beyond a connection counter; sessions are owned and checked by dsh-terminal-core through each connection's agent",
+        "no runtime invariant: the server keeps no state beyond a connection counter and, over HTTP, the map from MCP session to agent; terminal sessions are owned and checked by dsh-terminal-core through each connection's agent",
     )
 }

@@ -1,9 +1,10 @@
 //! The `dsh-mcp` binary: parses the options, composes the root context and serves MCP over
-//! stdio until the client disconnects or a SIGINT / SIGTERM / SIGHUP arrives; then closes every
-//! session (no process outlives the server) and exits.
+//! stdio until the client disconnects, or over HTTP (`--listen`), until a SIGINT / SIGTERM /
+//! SIGHUP arrives; then closes every session (no process outlives the server) and exits.
 //!
 //! Exit status: 0 after a clean shutdown, 2 for invalid options, 1 when serving failed or a
-//! teardown step missed its deadline. Nothing but the MCP protocol is written to stdout.
+//! teardown step missed its deadline. Nothing but the MCP protocol is written to stdout; over
+//! HTTP, the bound address is printed on stderr ("dsh-mcp: listening on http://ADDR/mcp").
 
 use std::io::IsTerminal as _;
 use std::process::ExitCode;
@@ -11,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::FromArgMatches as _;
-use dsh_mcp::{McpServer, Options, compose, dispose_with_deadline};
+use dsh_mcp::{HttpServer, MCP_PATH, McpServer, Options, compose, dispose_with_deadline};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
@@ -40,7 +41,11 @@ fn try_main(options: Options) -> anyhow::Result<ExitCode> {
         .thread_name("dsh-mcp")
         .build()
         .context("cannot start the tokio runtime")?;
-    let code = runtime.block_on(serve_stdio(options));
+    let code = if options.http.listen.is_some() {
+        runtime.block_on(serve_http(options))
+    } else {
+        runtime.block_on(serve_stdio(options))
+    };
     // A blocking stdin read (when stdin is not a pipe) cannot be cancelled; do not wait for it.
     runtime.shutdown_timeout(RUNTIME_SHUTDOWN_GRACE);
     code
@@ -70,6 +75,46 @@ async fn serve_stdio(options: Options) -> anyhow::Result<ExitCode> {
     tracing::info!(?end, "connection finished; disposing the root context");
     let root_disposed = dispose_with_deadline(&ctx, deadline).await;
     if end.is_failure() || !root_disposed {
+        tracing::error!(?end, root_disposed, "shutdown was not clean");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn serve_http(options: Options) -> anyhow::Result<ExitCode> {
+    let ctx = match compose(&options) {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            eprintln!("dsh-mcp: invalid configuration: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let deadline = options.teardown_deadline();
+    let server = McpServer::new(&ctx)
+        .context("the composed context lacks a service the server needs")?
+        .with_teardown_deadline(deadline);
+    let http = match HttpServer::bind(server, &options.http, options.max_message_bytes).await {
+        Ok(http) => http,
+        Err(e) => {
+            dispose_with_deadline(&ctx, deadline).await;
+            if e.is_config() {
+                eprintln!("dsh-mcp: invalid configuration: {e}");
+                return Ok(ExitCode::from(2));
+            }
+            return Err(e.into());
+        }
+    };
+    let shutdown = CancellationToken::new();
+    watch_signals(&shutdown);
+    eprintln!(
+        "dsh-mcp: listening on http://{}{MCP_PATH}",
+        http.local_addr()
+    );
+    tracing::info!(addr = %http.local_addr(), "serving MCP Streamable HTTP");
+    let end = http.serve(&shutdown).await;
+    tracing::info!(?end, "HTTP server stopped; disposing the root context");
+    let root_disposed = dispose_with_deadline(&ctx, deadline).await;
+    if !end.teardown_complete || !root_disposed {
         tracing::error!(?end, root_disposed, "shutdown was not clean");
         return Ok(ExitCode::FAILURE);
     }

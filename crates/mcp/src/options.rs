@@ -14,12 +14,18 @@ use dsh_terminal_bash::{BashConfig, EnvPass};
 use dsh_terminal_core::SilenceRule;
 use dsh_tool_terminal::ToolTerminalConfig;
 
+mod http;
+
+pub use http::{HttpOptions, TOKEN_ENV};
+
 /// Default sandbox mode: `workspace-write` (see the README's security model for why).
 pub(crate) const DEFAULT_SANDBOX: SandboxMode = SandboxMode::WorkspaceWrite;
 /// Default cap on the processes (and threads) of one session.
 pub(crate) const DEFAULT_MAX_SESSION_PIDS: u64 = 1024;
 /// Default cap on the memory of one session, in MiB.
 pub(crate) const DEFAULT_MAX_SESSION_MEMORY_MIB: u64 = 4096;
+/// Default most terminal sessions one agent may have open at once.
+pub(crate) const DEFAULT_MAX_TERMINALS_PER_AGENT: usize = 16;
 
 /// The `--help` footer before the host-specific limits line.
 const HELP_FOOTER: &str = "Logs go to stderr only; set RUST_LOG (e.g. RUST_LOG=info or \
@@ -33,8 +39,8 @@ const TEARDOWN_BASE: Duration = Duration::from_secs(10);
 #[command(
     name = "dsh-mcp",
     version,
-    about = "Serves persistent, owner-isolated terminal sessions to MCP clients over stdio.",
-    long_about = "Serves persistent, owner-isolated terminal sessions to MCP clients over stdio.\n\n\
+    about = "Serves persistent, owner-isolated terminal sessions to MCP clients over stdio or HTTP.",
+    long_about = "Serves persistent, owner-isolated terminal sessions to MCP clients over stdio or HTTP.\n\n\
         With no arguments, dsh-mcp speaks MCP (JSON-RPC, one message per line) on stdin/stdout and \
         offers nine tools: terminal_open, terminal_send, terminal_read, terminal_signal, \
         terminal_close, terminal_list, and job_output, job_list, job_kill for sends run in the \
@@ -42,7 +48,8 @@ const TEARDOWN_BASE: Duration = Duration::from_secs(10);
         connection is one agent; its jobs and sessions are ended, with every process they \
         started, when the client disconnects or the server receives SIGINT, SIGTERM or SIGHUP. \
         A finished background job's notice is appended to the connection's next tool result \
-        and sent as a log notification.",
+        and sent as a log notification. With --listen, dsh-mcp serves MCP Streamable HTTP \
+        instead, and each MCP session is one agent.",
     after_help = HELP_FOOTER
 )]
 pub struct Options {
@@ -73,6 +80,11 @@ pub struct Options {
     /// job_output and stopped with job_kill; the job tools stay available).
     #[arg(long, default_value_t = false)]
     pub disable_run_in_background: bool,
+
+    /// Most terminal sessions one agent may have open (or being opened) at once; terminal_open
+    /// beyond it fails with an error telling the model to close one; 0 = no cap.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TERMINALS_PER_AGENT)]
+    pub max_terminals_per_agent: usize,
 
     /// Live background jobs one connection may run at once (at least 1).
     #[arg(long, value_name = "N", default_value_t = dsh_jobs::JobsConfig::default().max_concurrent_jobs_per_owner)]
@@ -183,6 +195,10 @@ pub struct Options {
     /// allowlist and --env].
     #[arg(long, default_value_t = false)]
     pub inherit_env: bool,
+
+    /// Serving over HTTP.
+    #[command(flatten)]
+    pub http: HttpOptions,
 }
 
 /// `--env`'s long help: the rule and the default allowlist, from the backend's own lists.
@@ -220,6 +236,7 @@ impl Default for Options {
             max_input_bytes: tools.max_input_bytes,
             max_send_timeout_ms: tools.max_send_timeout_ms,
             disable_run_in_background: false,
+            max_terminals_per_agent: DEFAULT_MAX_TERMINALS_PER_AGENT,
             max_concurrent_jobs_per_owner: dsh_jobs::JobsConfig::default()
                 .max_concurrent_jobs_per_owner,
             poll_interval_ms: bash.poll_interval_ms,
@@ -243,6 +260,7 @@ impl Default for Options {
             max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
             env: Vec::new(),
             inherit_env: false,
+            http: HttpOptions::default(),
         }
     }
 }

@@ -161,13 +161,7 @@ impl McpServer {
         let agent_id = agent.id().to_owned();
         let span = tracing::info_span!("mcp_connection", agent = %agent_id);
         async {
-            let handler = Connection {
-                tools: self.tools.clone(),
-                agent: agent.clone(),
-                config: self.server_config(),
-                calls: Arc::new(AtomicU64::new(0)),
-                notices: self.notices.clone(),
-            };
+            let handler = self.handler(Some(agent.clone()));
             tracing::info!("connection opened");
             let forwarder = CancellationToken::new();
             let cause = match handler
@@ -215,6 +209,30 @@ impl McpServer {
     }
 }
 
+impl McpServer {
+    /// A handler serving as `agent`, or (with `None`) as the agent of the HTTP session each
+    /// request arrives on.
+    pub(crate) fn handler(&self, agent: Option<Agent>) -> Connection {
+        Connection {
+            tools: self.tools.clone(),
+            agent,
+            config: self.server_config(),
+            calls: Arc::new(AtomicU64::new(0)),
+            notices: self.notices.clone(),
+        }
+    }
+
+    /// The root context the server's agents are created in.
+    pub(crate) fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// How long one agent's teardown may take.
+    pub(crate) fn teardown_deadline(&self) -> Duration {
+        self.teardown_deadline
+    }
+}
+
 /// Disposes `ctx` (every disposer, in reverse order), giving up after `deadline`.
 ///
 /// Returns whether disposal finished in time. On timeout the error is logged and the disposal
@@ -231,7 +249,7 @@ pub async fn dispose_with_deadline(ctx: &Context, deadline: Duration) -> bool {
 
 /// Runs `work` as its own task (so a timeout never drops it half-way) and waits up to
 /// `deadline` for it.
-async fn run_with_deadline(
+pub(crate) async fn run_with_deadline(
     label: &str,
     work: impl Future<Output = ()> + Send + 'static,
     deadline: Duration,
@@ -271,11 +289,16 @@ fn server_config(prompt: &SystemPrompt) -> ServerConfig {
     }
 }
 
+/// The error text of a tool call that arrives outside an MCP session over HTTP.
+const NO_SESSION_CALL: &str = "Error: this server keeps terminals per MCP session; send initialize first and repeat the call with the Mcp-Session-Id header it returned";
+
 /// One MCP connection's handler.
 #[derive(Clone)]
-struct Connection {
+pub(crate) struct Connection {
     tools: Arc<Tools>,
-    agent: Agent,
+    /// The connection's agent (stdio, in-process); `None` over HTTP, where each request carries
+    /// its session's agent ([`crate::http::SessionAgent`]).
+    agent: Option<Agent>,
     config: ServerConfig,
     calls: Arc<AtomicU64>,
     notices: Option<Arc<JobNotices>>,
@@ -296,31 +319,65 @@ impl ServerHandler for Connection {
         ))
     }
 
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if let (Some(notices), Some(session)) = (
+            &self.notices,
+            context.extensions.get::<crate::http::SessionAgent>(),
+        ) {
+            crate::notices::spawn_log_forwarder(
+                notices.clone(),
+                session.agent.clone(),
+                context.peer.clone(),
+                session.closed.clone(),
+            );
+        }
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        let agent = match &self.agent {
+            Some(agent) => agent.clone(),
+            None => match context.extensions.get::<crate::http::SessionAgent>() {
+                Some(session) => session.agent.clone(),
+                None => {
+                    return Ok(CallToolResponse::from(CallToolResult::error(vec![
+                        ContentBlock::text(NO_SESSION_CALL),
+                    ])));
+                }
+            },
+        };
         let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
-        let call_id = format!("{}-call-{n}", self.agent.id());
+        let call_id = format!("{}-call-{n}", agent.id());
         let name = request.name.to_string();
         let args = request
             .arguments
             .map_or_else(|| Value::Object(JsonObject::new()), Value::Object);
         let mut call = ToolCall::new(call_id.clone())
-            .with_agent(self.agent.clone())
+            .with_agent(agent.clone())
             .with_cancel(context.ct.clone())
             .with_approval(Arc::new(ElicitationApproval::new(context.peer.clone())));
         if let Some(token) = context.meta.get_progress_token() {
             call = call.with_progress(crate::notices::progress_sink(context.peer.clone(), token));
         }
-        let span =
-            tracing::debug_span!("tool_call", tool = %name, %call_id, request_id = %context.id);
+        let session_id = context
+            .extensions
+            .get::<crate::http::SessionAgent>()
+            .map(|s| s.session_id.clone());
+        let span = tracing::debug_span!(
+            "tool_call",
+            tool = %name,
+            %call_id,
+            request_id = %context.id,
+            session_id = session_id.as_deref().unwrap_or("-"),
+        );
         let result = self.tools.execute(&name, args, call).instrument(span).await;
         tracing::debug!(tool = %name, %call_id, is_error = result.is_error, "tool call finished");
         let mut out = call_tool_result(result);
         if let Some(notices) = &self.notices {
-            crate::notices::append_notices(notices, &self.agent, &mut out);
+            crate::notices::append_notices(notices, &agent, &mut out);
         }
         Ok(CallToolResponse::from(out))
     }

@@ -40,6 +40,9 @@ pub enum TerminalErrorCode {
     Transport,
     /// Close could not stop every process.
     Cleanup,
+    /// The owner already has as many sessions as [`crate::Terminals::set_max_sessions_per_owner`]
+    /// allows.
+    SessionLimit,
 }
 
 /// An error from the terminal service or a backend. Cloneable so a settled send's outcome can
@@ -137,6 +140,15 @@ impl TerminalError {
         Self::new(
             TerminalErrorCode::OwnerNotLive,
             format!("agent {owner_id:?} is not a live PTY owner"),
+        )
+    }
+    /// `SESSION_LIMIT`: the owner already has `max` sessions (open or being opened).
+    pub fn session_limit(max: usize) -> Self {
+        Self::new(
+            TerminalErrorCode::SessionLimit,
+            format!(
+                "this agent already has {max} terminal sessions, the most allowed; close one with terminal_close (terminal_list shows them) before opening another"
+            ),
         )
     }
     /// An invalid request field.

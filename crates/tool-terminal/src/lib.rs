@@ -152,6 +152,7 @@ pub fn error_code_name(code: TerminalErrorCode) -> &'static str {
         TerminalErrorCode::Spawn => "SPAWN",
         TerminalErrorCode::Transport => "TRANSPORT",
         TerminalErrorCode::Cleanup => "CLEANUP",
+        TerminalErrorCode::SessionLimit => "SESSION_LIMIT",
         _ => "TERMINAL",
     }
 }

@@ -329,7 +329,7 @@ pub enum SendOutput {
         /// fitting puts them at the head of the viewport).
         #[serde(skip)]
         #[schemars(skip)]
-        head: Option<SendHead>,
+        head: Option<Box<SendHead>>,
         /// Lines about the session since the previous result, e.g. that a resource cap
         /// refused new processes (addition).
         #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -383,7 +383,7 @@ impl From<SendResult> for SendOutput {
             earlier_exit_codes: r.earlier_exit_codes,
             output_bytes: r.output_bytes,
             omitted: None,
-            head: r.head,
+            head: r.head.map(Box::new),
             notices: r.notices,
         }
     }

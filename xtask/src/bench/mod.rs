@@ -19,7 +19,7 @@
 mod mcp;
 pub(crate) mod raw;
 mod server;
-mod stats;
+pub(crate) mod stats;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

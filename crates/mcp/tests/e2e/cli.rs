@@ -69,6 +69,23 @@ fn help_lists_every_option_with_its_default() {
         "C.UTF-8",
         "--inherit-env",
         "KEY|PASSWORD|SECRET|TOKEN",
+        "--max-terminals-per-agent <N>",
+        "[default: 16]",
+        "Serving over HTTP (with --listen):",
+        "--listen <ADDR:PORT>",
+        "[default: off: serve stdio]",
+        "--token-file <PATH>",
+        "DSH_MCP_TOKEN",
+        "[default: none: no token needed on a loopback address]",
+        "--allowed-origin <ORIGIN>",
+        "[default: none: every Origin is refused]",
+        "--allowed-host <HOST>",
+        "[default: localhost, 127.0.0.1 and ::1 on a loopback address; any host on another address]",
+        "--max-sessions <N>",
+        "[default: 32]",
+        "--session-idle-timeout-ms <MS>",
+        "[default: 1800000]",
+        "/healthz",
         "RUST_LOG",
     ] {
         assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
@@ -124,4 +141,18 @@ fn invalid_configuration_exits_with_status_2() {
         &["--max-message-bytes", "10"],
         "--max-message-bytes must be at least 1024 (got 10)",
     );
+    assert_config_error(
+        &["--listen", "127.0.0.1:0", "--max-sessions", "0"],
+        "--max-sessions must be at least 1",
+    );
+    assert_config_error(
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--token-file",
+            "/nonexistent/dsh-mcp-token",
+        ],
+        "--token-file /nonexistent/dsh-mcp-token: ",
+    );
+    assert_config_error(&["--listen", "localhost"], "invalid value 'localhost'");
 }

@@ -82,3 +82,40 @@ async fn within_cancel(client: crate::support::Client) {
         .await
         .expect("client task");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_agent_has_its_own_terminal_limit() {
+    let mut host = InProcess::new(&dsh_mcp::Options {
+        max_terminals_per_agent: 1,
+        ..test_options()
+    });
+    let a = host.connect().await;
+    let b = host.connect().await;
+
+    ok(&a, "terminal_open", json!({"type": "shell"})).await;
+    let r = err(&a, "terminal_open", json!({"type": "shell"})).await;
+    assert_eq!(
+        r.text,
+        "Error: this agent already has 1 terminal sessions, the most allowed; close one with terminal_close (terminal_list shows them) before opening another"
+    );
+    // The cap is per agent: B still opens its own.
+    let open_b = ok(&b, "terminal_open", json!({"type": "shell"})).await;
+    let b_id = open_b
+        .text
+        .split_whitespace()
+        .nth(3)
+        .expect("b's session id")
+        .to_owned();
+    // Closing one makes room again.
+    ok(&a, "terminal_close", json!({"sessionId": "pty-1"})).await;
+    let reopened = ok(&a, "terminal_open", json!({"type": "shell"})).await;
+    let a_id = reopened
+        .text
+        .split_whitespace()
+        .nth(3)
+        .expect("a's new session id")
+        .to_owned();
+    ok(&a, "terminal_close", json!({"sessionId": a_id})).await;
+    ok(&b, "terminal_close", json!({"sessionId": b_id})).await;
+    host.finish(vec![a, b]).await;
+}

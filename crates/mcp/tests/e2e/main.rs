@@ -15,6 +15,7 @@ mod catalog;
 mod cli;
 mod environment;
 mod host_death;
+mod http;
 mod isolation;
 mod jobs;
 mod protocol;

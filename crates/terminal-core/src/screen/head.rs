@@ -84,7 +84,10 @@ impl Screen {
         }
         // Rendered from the start to the end: what follows the head rows is at most one
         // chunk's rows, since the capture is checked after every chunk.
-        let all = self.snapshot_from(start, usize::MAX).render(usize::MAX).text;
+        let all = self
+            .snapshot_from(start, usize::MAX)
+            .render(usize::MAX)
+            .text;
         let mut out = String::new();
         for line in all.split_inclusive('\n').take(HEAD_ROWS as usize) {
             if out.len() + line.len() > HEAD_BYTES {

@@ -28,7 +28,8 @@
 //! 1. Preflight, under the state lock: the service is not disposing (`SERVICE_DISPOSING`), the
 //!    owner is live (`OWNER_NOT_LIVE`), the backend exists (`NO_BACKEND`), the name is non-empty
 //!    (`INVALID_REQUEST`) and not used by a published or pending session of the owner
-//!    (`DUPLICATE_NAME`).
+//!    (`DUPLICATE_NAME`), and the owner is under its session cap, if one is set
+//!    (`SESSION_LIMIT`).
 //! 2. On the owner's first spawn, one owner cleanup is registered on the agent's scope. If the
 //!    agent refuses it (already disposed) the spawn fails with `OWNER_NOT_LIVE`.
 //! 3. The id is minted and a pending record reserves the name. Its cancellation token is a
@@ -145,6 +146,8 @@ struct State {
     cleaning: HashSet<usize>,
     /// Distinguishes successive owner entries (a cleanup only acts on its own entry).
     next_owner_serial: u64,
+    /// Most sessions (published or being spawned) one owner may have; `None`: no cap.
+    max_sessions_per_owner: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -256,12 +259,20 @@ impl Terminals {
                 owners: HashMap::new(),
                 cleaning: HashSet::new(),
                 next_owner_serial: 0,
+                max_sessions_per_owner: None,
             }),
         })
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock()
+    }
+
+    /// Caps the sessions one owner may have at once, counting published sessions and spawns in
+    /// flight (`None`, the default: no cap). A spawn over the cap fails with `SessionLimit`;
+    /// sessions already open are never closed by a lower cap.
+    pub fn set_max_sessions_per_owner(&self, max: Option<usize>) {
+        self.lock().max_sessions_per_owner = max;
     }
 
     /// Registers a backend under its [`TerminalBackend::backend_type`].

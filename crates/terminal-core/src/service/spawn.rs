@@ -57,6 +57,8 @@ impl Terminals {
     /// - `NoBackend` when no backend is registered for `request.backend_type`.
     /// - `InvalidRequest` for an empty name.
     /// - `DuplicateName` when the owner already has, or is creating, a session with that name.
+    /// - `SessionLimit` when the owner already has as many sessions (open or being opened) as
+    ///   [`Terminals::set_max_sessions_per_owner`] allows.
     /// - The backend's error (usually `Spawn`; `Cleanup` when its setup left processes behind).
     /// - `Cleanup` when the session had to be rolled back and the rollback close failed.
     ///
@@ -143,6 +145,13 @@ impl Terminals {
                         "PTY session name {name:?} is already being created; wait for that open to finish or pick another name"
                     ),
                 ));
+            }
+        }
+        if let Some(max) = st.max_sessions_per_owner {
+            let owned = st.records.iter().filter(|r| r.owner == *owner).count()
+                + st.pending.iter().filter(|p| p.owner == *owner).count();
+            if owned >= max {
+                return Err(TerminalError::session_limit(max));
             }
         }
         let owner_token = self.ensure_owner(&mut st, owner)?;

@@ -434,3 +434,64 @@ async fn a_name_being_created_is_reserved() {
     let f = Arc::into_inner(f).unwrap();
     finish(f).await;
 }
+
+#[tokio::test]
+async fn the_per_owner_cap_counts_spawns_in_flight_and_frees_on_close() {
+    let f = Arc::new(fixture());
+    f.terminals.set_max_sessions_per_owner(Some(2));
+    let other = Agent::new(&f.ctx, "agent-2");
+    open(&f, &f.owner, None).await;
+    // A spawn still in flight counts against the cap.
+    f.stub.gate_spawns();
+    let pending = tokio::spawn({
+        let f = f.clone();
+        async move { f.terminals.spawn(&f.owner, request(None)).await }
+    });
+    let gate = f.stub.next_spawn().await;
+    let err = within(
+        "spawn over the cap",
+        f.terminals.spawn(&f.owner, request(None)),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code(), TerminalErrorCode::SessionLimit);
+    assert_eq!(
+        err.message(),
+        "this agent already has 2 terminal sessions, the most allowed; close one with terminal_close (terminal_list shows them) before opening another"
+    );
+    gate.resolve();
+    let second = within("pending spawn", pending).await.unwrap().unwrap();
+    // The cap is per owner.
+    let other_spawn = tokio::spawn({
+        let f = f.clone();
+        let other = other.clone();
+        async move { f.terminals.spawn(&other, request(None)).await }
+    });
+    f.stub.next_spawn().await.resolve();
+    within("other owner's spawn", other_spawn)
+        .await
+        .unwrap()
+        .unwrap();
+    // Closing one makes room; no cap removes the limit.
+    within(
+        "kill",
+        f.terminals.kill(&f.owner, &second.snapshot.session_id),
+    )
+    .await
+    .unwrap();
+    let again = tokio::spawn({
+        let f = f.clone();
+        async move { f.terminals.spawn(&f.owner, request(None)).await }
+    });
+    f.stub.next_spawn().await.resolve();
+    within("spawn after close", again).await.unwrap().unwrap();
+    f.terminals.set_max_sessions_per_owner(None);
+    let uncapped = tokio::spawn({
+        let f = f.clone();
+        async move { f.terminals.spawn(&f.owner, request(None)).await }
+    });
+    f.stub.next_spawn().await.resolve();
+    within("uncapped spawn", uncapped).await.unwrap().unwrap();
+    let f = Arc::into_inner(f).expect("no other fixture handle");
+    finish(f).await;
+}

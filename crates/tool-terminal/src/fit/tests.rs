@@ -175,10 +175,10 @@ fn a_kept_head_leads_a_viewport_that_lost_its_start() {
     } = &mut output
     {
         *truncated = true;
-        *head = Some(SendHead {
+        *head = Some(Box::new(SendHead {
             text: head_text.clone(),
             rows_between: 289_901,
-        });
+        }));
     }
     fit_send(&mut output, "pty-1", 4096);
     let rendered = render::render_send(&output, 4096);

@@ -1,0 +1,288 @@
+//! Serving MCP Streamable HTTP (`dsh-mcp --listen ADDR:PORT`).
+//!
+//! [`HttpServer::bind`] checks the security settings (a bearer token is required on a
+//! non-loopback address) and binds the listener; [`HttpServer::serve`] accepts connections
+//! (HTTP/1.1, hyper) until `shutdown` is cancelled, then closes every MCP session with its
+//! agent and waits for their teardown.
+//!
+//! Each request passes [`front`] (health, path, token, session limit, JSON error answers) on
+//! its way to rmcp's [`StreamableHttpService`], whose session manager ([`sessions`]) gives each
+//! MCP session its own [`dsh_context::Agent`].
+
+mod front;
+mod sessions;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::options::{HttpOptions, TOKEN_ENV};
+use crate::server::McpServer;
+use front::{BearerToken, Front};
+
+pub use front::{HEALTH_PATH, MCP_PATH};
+pub(crate) use sessions::SessionAgent;
+
+/// How long a client may take to send a request's headers.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long open HTTP connections get to finish once shutdown began (sessions are already
+/// closed by then).
+const CONNECTION_DRAIN: Duration = Duration::from_secs(5);
+
+/// Why the HTTP server could not start. Every variant but [`HttpError::Bind`] is a
+/// configuration problem (exit status 2).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HttpError {
+    /// A non-loopback address without a token.
+    #[error(
+        "--listen {addr} is not a loopback address: refusing to serve without a bearer token; pass --token-file <PATH> or set {TOKEN_ENV}"
+    )]
+    TokenRequired {
+        /// The address given.
+        addr: SocketAddr,
+    },
+    /// The token file could not be read.
+    #[error("--token-file {}: {source}", path.display())]
+    TokenFile {
+        /// The path given.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The token is empty.
+    #[error("the bearer token from {0} is empty; put the token in it")]
+    EmptyToken(String),
+    /// `--max-sessions 0`.
+    #[error("--max-sessions must be at least 1")]
+    NoSessions,
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address given.
+        addr: SocketAddr,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+impl HttpError {
+    /// Whether this is a configuration problem (as opposed to a failure to bind).
+    pub fn is_config(&self) -> bool {
+        !matches!(self, Self::Bind { .. })
+    }
+}
+
+/// How serving over HTTP ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HttpEnd {
+    /// Whether every session's teardown finished within the deadline.
+    pub teardown_complete: bool,
+}
+
+/// A bound MCP Streamable HTTP server (see the module docs).
+pub struct HttpServer {
+    listener: TcpListener,
+    front: Front,
+    sessions: Arc<sessions::AgentSessions>,
+    addr: SocketAddr,
+}
+
+impl std::fmt::Debug for HttpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpServer")
+            .field("addr", &self.addr)
+            .field("token", &self.front.token)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpServer {
+    /// Checks `options` and binds `options.listen`. `max_request_bytes` bounds each request
+    /// body (413 beyond it).
+    ///
+    /// # Errors
+    /// [`HttpError`]: a missing token on a non-loopback address, an unreadable or empty token,
+    /// no session allowed, or the address cannot be bound.
+    ///
+    /// # Panics
+    /// When `options.listen` is `None`.
+    pub async fn bind(
+        server: McpServer,
+        options: &HttpOptions,
+        max_request_bytes: usize,
+    ) -> Result<Self, HttpError> {
+        let Some(addr) = options.listen else {
+            panic!("HttpServer::bind needs options.listen")
+        };
+        let token = read_token(options)?;
+        if token.is_none() {
+            if !addr.ip().is_loopback() {
+                return Err(HttpError::TokenRequired { addr });
+            }
+            tracing::warn!(
+                %addr,
+                "serving without a bearer token: every local user and process can run commands through this server; pass --token-file or set {TOKEN_ENV}"
+            );
+        }
+        if options.max_sessions == 0 {
+            return Err(HttpError::NoSessions);
+        }
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| HttpError::Bind { addr, source })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| HttpError::Bind { addr, source })?;
+
+        let server = Arc::new(server);
+        let shutdown = CancellationToken::new();
+        let sessions = Arc::new(sessions::AgentSessions::new(
+            server.context().clone(),
+            server.teardown_deadline(),
+            options.max_sessions,
+            options.session_idle_timeout(),
+        ));
+        let mut config = StreamableHttpServerConfig::default()
+            .with_cancellation_token(shutdown.child_token())
+            .with_max_request_body_bytes(max_request_bytes)
+            .with_allowed_origins(options.allowed_origin.iter().cloned())
+            .enforce_origin_validation();
+        config = if options.allowed_host.iter().any(|h| h == "*")
+            || (options.allowed_host.is_empty() && !addr.ip().is_loopback())
+        {
+            config.disable_allowed_hosts()
+        } else if options.allowed_host.is_empty() {
+            config
+        } else {
+            config.with_allowed_hosts(options.allowed_host.iter().cloned())
+        };
+        let handlers = server.clone();
+        let mcp = StreamableHttpService::new(
+            move || Ok(handlers.handler(None)),
+            sessions.clone(),
+            config,
+        );
+        Ok(Self {
+            listener,
+            front: Front {
+                mcp,
+                sessions: sessions.clone(),
+                token,
+                shutdown,
+            },
+            sessions,
+            addr,
+        })
+    }
+
+    /// The bound address (with the port picked when `--listen` gave port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Serves until `shutdown` is cancelled; then refuses new requests, closes every session
+    /// (its jobs and terminals, with every process they started) and waits for the teardowns
+    /// (bounded by the teardown deadline) and, briefly, for open connections.
+    pub async fn serve(self, shutdown: &CancellationToken) -> HttpEnd {
+        let connections = TaskTracker::new();
+        loop {
+            let accepted = tokio::select! {
+                () = shutdown.cancelled() => break,
+                accepted = self.listener.accept() => accepted,
+            };
+            match accepted {
+                Ok((stream, peer)) => {
+                    connections.spawn(serve_connection(
+                        stream,
+                        peer,
+                        self.front.clone(),
+                        shutdown.clone(),
+                    ));
+                }
+                Err(e) => {
+                    // Out of descriptors and the like: keep serving the open connections.
+                    tracing::warn!(error = %e, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        }
+        drop(self.listener);
+        tracing::info!("shutting down: closing every MCP session");
+        self.front.shutdown.cancel();
+        let teardown_complete = self.sessions.close_all().await;
+        connections.close();
+        if tokio::time::timeout(CONNECTION_DRAIN, connections.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("some HTTP connections were still open at shutdown");
+        }
+        HttpEnd { teardown_complete }
+    }
+}
+
+/// Serves one TCP connection until it closes; on shutdown, lets the request in flight finish.
+async fn serve_connection(
+    stream: tokio::net::TcpStream,
+    peer: SocketAddr,
+    front: Front,
+    shutdown: CancellationToken,
+) {
+    let service = service_fn(move |request| {
+        let front = front.clone();
+        async move { Ok::<_, Infallible>(front.handle(request, peer).await) }
+    });
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT);
+    let connection = builder.serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(connection);
+    let result = tokio::select! {
+        result = connection.as_mut() => result,
+        () = shutdown.cancelled() => {
+            connection.as_mut().graceful_shutdown();
+            match tokio::time::timeout(CONNECTION_DRAIN, connection.as_mut()).await {
+                Ok(result) => result,
+                Err(_) => return,
+            }
+        }
+    };
+    if let Err(e) = result {
+        tracing::debug!(%peer, error = %e, "HTTP connection ended with an error");
+    }
+}
+
+/// The bearer token: `--token-file`, else `DSH_MCP_TOKEN`, else none.
+fn read_token(options: &HttpOptions) -> Result<Option<BearerToken>, HttpError> {
+    let (token, source) = match &options.token_file {
+        Some(path) => (
+            std::fs::read_to_string(path).map_err(|source| HttpError::TokenFile {
+                path: path.clone(),
+                source,
+            })?,
+            format!("--token-file {}", path.display()),
+        ),
+        None => match std::env::var(TOKEN_ENV) {
+            Ok(token) => (token, TOKEN_ENV.to_owned()),
+            Err(_) => return Ok(None),
+        },
+    };
+    let token = token.trim();
+    if token.is_empty() {
+        return Err(HttpError::EmptyToken(source));
+    }
+    Ok(Some(BearerToken::new(token)))
+}

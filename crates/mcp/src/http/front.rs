@@ -1,0 +1,197 @@
+//! [`Front`]: what every HTTP request passes before rmcp's Streamable HTTP service sees it.
+//!
+//! - `GET /healthz`: liveness and readiness without the token (probes carry no secrets):
+//!   200 `{"status":"ok"}` while serving, 503 `{"status":"shutting_down"}` once shutdown began.
+//! - Any path but `/mcp`: 404.
+//! - `/mcp`: the bearer token first (401 with `WWW-Authenticate: Bearer`), then the session
+//!   limit for a request that would open a session (a POST without `Mcp-Session-Id`: 503),
+//!   then rmcp (Host and Origin allowlists: 403; unknown session: 404; body over the limit:
+//!   413).
+//!
+//! Every error answer is JSON, `{"error": "<what happened and what to do>"}`: rmcp's plain-text
+//! error answers are rewrapped.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
+use http::{HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt as _, Full};
+use rmcp::transport::streamable_http_server::StreamableHttpService;
+use subtle::ConstantTimeEq as _;
+use tokio_util::sync::CancellationToken;
+
+use super::sessions::{AgentSessions, full_message};
+use crate::server::Connection;
+
+/// The path MCP is served at.
+pub const MCP_PATH: &str = "/mcp";
+/// The health path.
+pub const HEALTH_PATH: &str = "/healthz";
+
+/// The HTTP body type of every answer.
+pub(crate) type Body = BoxBody<Bytes, Infallible>;
+
+/// A bearer token; its `Debug` never shows it.
+#[derive(Clone)]
+pub(crate) struct BearerToken(Arc<[u8]>);
+
+impl BearerToken {
+    pub(crate) fn new(token: &str) -> Self {
+        Self(Arc::from(token.as_bytes()))
+    }
+
+    /// Whether `header` is `Bearer <this token>` (scheme case-insensitive; the token compared
+    /// in constant time).
+    fn admits(&self, header: Option<&HeaderValue>) -> bool {
+        let Some(value) = header.map(HeaderValue::as_bytes) else {
+            return false;
+        };
+        let Some((scheme, token)) = value.split_at_checked(7) else {
+            return false;
+        };
+        scheme.eq_ignore_ascii_case(b"bearer ") && bool::from(token.trim_ascii().ct_eq(&self.0))
+    }
+}
+
+impl std::fmt::Debug for BearerToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BearerToken(<redacted>)")
+    }
+}
+
+/// The request guard in front of rmcp (see the module docs).
+#[derive(Clone)]
+pub(crate) struct Front {
+    pub(crate) mcp: StreamableHttpService<Connection, AgentSessions>,
+    pub(crate) sessions: Arc<AgentSessions>,
+    pub(crate) token: Option<BearerToken>,
+    pub(crate) shutdown: CancellationToken,
+}
+
+impl Front {
+    /// Answers one request from `peer`.
+    pub(crate) async fn handle<B>(&self, request: Request<B>, peer: SocketAddr) -> Response<Body>
+    where
+        B: hyper::body::Body + Send + 'static,
+        B::Error: std::fmt::Display,
+    {
+        let path = request.uri().path();
+        if path == HEALTH_PATH {
+            return if self.shutdown.is_cancelled() {
+                json(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    serde_json::json!({"status": "shutting_down"}),
+                )
+            } else {
+                json(StatusCode::OK, serde_json::json!({"status": "ok"}))
+            };
+        }
+        if path != MCP_PATH {
+            return error(
+                StatusCode::NOT_FOUND,
+                &format!(
+                    "no such path {path:?}: MCP is served at {MCP_PATH}, health at {HEALTH_PATH}"
+                ),
+            );
+        }
+        if let Some(token) = &self.token
+            && !token.admits(request.headers().get(AUTHORIZATION))
+        {
+            tracing::warn!(%peer, "refused a request without the right bearer token");
+            let mut response = error(
+                StatusCode::UNAUTHORIZED,
+                "missing or wrong bearer token: send the header \"Authorization: Bearer <token>\" with the server's token",
+            );
+            response
+                .headers_mut()
+                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return response;
+        }
+        if self.shutdown.is_cancelled() {
+            return error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server is shutting down; start a new session once it is back",
+            );
+        }
+        let opens_session =
+            request.method() == Method::POST && !request.headers().contains_key("mcp-session-id");
+        if opens_session && self.sessions.len() >= self.sessions.max_sessions() {
+            tracing::warn!(%peer, max = self.sessions.max_sessions(), "refused a new session: at the session limit");
+            return error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &full_message(self.sessions.max_sessions()),
+            );
+        }
+        as_json_error(self.mcp.handle(request).await).await
+    }
+}
+
+/// `value` as a JSON answer with `status`.
+fn json(status: StatusCode, value: serde_json::Value) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(value.to_string())).boxed());
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// `{"error": message}` with `status`.
+pub(crate) fn error(status: StatusCode, message: &str) -> Response<Body> {
+    json(status, serde_json::json!({"error": message}))
+}
+
+/// rmcp answers some errors in plain text; those become `{"error": "<text>"}`, keeping the
+/// status and the other headers. JSON answers (JSON-RPC errors) and successes pass unchanged.
+async fn as_json_error(response: Response<Body>) -> Response<Body> {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let text = match body.collect().await {
+        Ok(collected) => String::from_utf8_lossy(&collected.to_bytes()).into_owned(),
+        Err(never) => match never {},
+    };
+    let text = if text.trim().is_empty() {
+        status.canonical_reason().unwrap_or("error").to_owned()
+    } else {
+        text.trim().to_owned()
+    };
+    parts.headers.remove(CONTENT_LENGTH);
+    parts
+        .headers
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    Response::from_parts(
+        parts,
+        Full::new(Bytes::from(serde_json::json!({"error": text}).to_string())).boxed(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_is_compared_after_a_bearer_scheme() {
+        let token = BearerToken::new("s3cret");
+        let admits = |v: &str| token.admits(Some(&HeaderValue::from_str(v).unwrap()));
+        assert!(admits("Bearer s3cret"));
+        assert!(admits("bearer s3cret "));
+        assert!(!admits("Bearer s3cre"));
+        assert!(!admits("Bearer s3cret2"));
+        assert!(!admits("Basic s3cret"));
+        assert!(!admits("s3cret"));
+        assert!(!token.admits(None));
+        assert_eq!(format!("{token:?}"), "BearerToken(<redacted>)");
+    }
+}

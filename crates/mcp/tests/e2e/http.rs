@@ -1,0 +1,354 @@
+//! `dsh-mcp --listen`: the built binary serving MCP Streamable HTTP to rmcp's HTTP client.
+//!
+//! Two sessions are two agents; deleting a session ends its processes; a request without the
+//! token gets 401, a foreign Origin 403, an unknown session 404, a body over the limit 413, a
+//! session over the limit 503;
+//! SIGTERM closes every session and the server exits 0.
+
+// kill(2) in the failure-path Drop is an FFI call.
+#![allow(unsafe_code)]
+
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use rmcp::ServiceExt as _;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt as _, BufReader};
+
+use crate::support::{
+    Client, ProcessWatch, STEP, err, kill, ok, send, shell_pid, start_background_sleep, within,
+};
+
+const TOKEN: &str = "e2e-token-0123456789";
+
+/// A private workspace directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(what: &str) -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("dsh-mcp-{what}-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&path).expect("create temp dir");
+        Self(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The built binary serving HTTP on a free loopback port.
+struct HttpServerProcess {
+    child: tokio::process::Child,
+    pid: i32,
+    url: String,
+    _dir: TempDir,
+}
+
+impl HttpServerProcess {
+    /// Starts `dsh-mcp --listen 127.0.0.1:0` with a token file and a temp workspace, plus
+    /// `args`, and waits for the address it prints.
+    async fn start(args: &[&str]) -> Self {
+        let dir = TempDir::new("http");
+        let workspace = dir.0.join("ws");
+        std::fs::create_dir_all(&workspace).expect("workspace");
+        let token_file = dir.0.join("token");
+        std::fs::write(&token_file, format!("{TOKEN}\n")).expect("token file");
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
+            .args(["--listen", "127.0.0.1:0", "--timeout-ms", "10000"])
+            .arg("--token-file")
+            .arg(&token_file)
+            .arg("--cwd")
+            .arg(&workspace)
+            .args(args)
+            .env_remove("DSH_MCP_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn dsh-mcp --listen");
+        let pid = i32::try_from(child.id().expect("pid")).expect("pid fits");
+        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+        let url = within("the listening line", async {
+            loop {
+                let line = lines
+                    .next_line()
+                    .await
+                    .expect("read stderr")
+                    .expect("dsh-mcp exited before listening");
+                eprintln!("{line}");
+                if let Some(url) = line.strip_prefix("dsh-mcp: listening on ") {
+                    return url.trim().to_owned();
+                }
+            }
+        })
+        .await;
+        // Keep draining stderr so the server never blocks on a full pipe.
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                eprintln!("{line}");
+            }
+        });
+        Self {
+            child,
+            pid,
+            url,
+            _dir: dir,
+        }
+    }
+
+    /// An rmcp client over Streamable HTTP with the token.
+    async fn connect(&self) -> Client {
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(self.url.as_str()).auth_header(TOKEN),
+        );
+        within("MCP initialize over HTTP", ().serve(transport))
+            .await
+            .expect("MCP initialize over HTTP")
+    }
+
+    /// `/healthz` next to `/mcp`.
+    fn health_url(&self) -> String {
+        self.url.replace("/mcp", "/healthz")
+    }
+}
+
+impl Drop for HttpServerProcess {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let watch = ProcessWatch::new(self.pid);
+            // SAFETY: kill(2) takes plain integers and has no memory effects.
+            unsafe { libc::kill(self.pid, libc::SIGTERM) };
+            watch.wait_blocking(STEP);
+            let _ = self.child.start_kill();
+        }
+    }
+}
+
+/// A raw JSON-RPC POST to `url` with `headers`; returns the status, the session id header and
+/// the body.
+async fn post(url: &str, headers: &[(&str, &str)], body: &Value) -> (u16, Option<String>, String) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = within("raw POST", request.send()).await.expect("POST");
+    let status = response.status().as_u16();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let text = within("raw POST body", response.text())
+        .await
+        .expect("body");
+    (status, session, text)
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}})
+}
+
+fn bearer() -> String {
+    format!("Bearer {TOKEN}")
+}
+
+/// The `error` of a JSON error answer.
+fn json_error(body: &str) -> String {
+    let value: Value =
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body:?}"));
+    value["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error text: {body}"))
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_sessions_are_isolated_agents_behind_a_token() {
+    let mut server =
+        HttpServerProcess::start(&["--max-sessions", "2", "--max-message-bytes", "4096"]).await;
+    let url = server.url.clone();
+    let auth = bearer();
+
+    // Health needs no token.
+    let health = within("healthz", reqwest::get(server.health_url()))
+        .await
+        .expect("GET /healthz");
+    assert_eq!(health.status().as_u16(), 200);
+    assert_eq!(
+        within("healthz body", health.text()).await.expect("body"),
+        r#"{"status":"ok"}"#
+    );
+
+    // No token, a wrong token: 401 with a JSON explanation.
+    let (status, session, body) = post(&url, &[], &initialize()).await;
+    assert_eq!((status, session), (401, None), "{body}");
+    assert!(
+        json_error(&body).contains("Authorization: Bearer"),
+        "{body}"
+    );
+    let (status, _, body) = post(&url, &[("authorization", "Bearer nope")], &initialize()).await;
+    assert_eq!(status, 401, "{body}");
+    // A foreign Origin: 403, even with the token.
+    let (status, session, body) = post(
+        &url,
+        &[("authorization", &auth), ("origin", "http://evil.example")],
+        &initialize(),
+    )
+    .await;
+    assert_eq!((status, session), (403, None), "{body}");
+    assert!(json_error(&body).contains("Origin"), "{body}");
+    // A body over --max-message-bytes: 413.
+    let mut big = initialize();
+    big["params"]["clientInfo"]["name"] = json!("x".repeat(5000));
+    let (status, session, body) = post(&url, &[("authorization", &auth)], &big).await;
+    assert_eq!((status, session), (413, None), "{body}");
+    json_error(&body);
+
+    // Two sessions, two agents.
+    let a = server.connect().await;
+    let b = server.connect().await;
+    let open = ok(&a, "terminal_open", json!({"type": "shell"})).await;
+    assert!(
+        open.text.starts_with("started terminal session pty-1"),
+        "{}",
+        open.text
+    );
+    let r = send(&a, "pty-1", "echo from-a").await;
+    assert!(r.has_line("from-a"), "{}", r.text);
+    let a_shell = ProcessWatch::new(shell_pid(&a, "pty-1").await);
+    let (_, a_sleep) = start_background_sleep(&a, "pty-1").await;
+    let a_sleep = ProcessWatch::new(a_sleep);
+
+    assert_eq!(
+        ok(&b, "terminal_list", json!({})).await.text,
+        "(no terminal sessions)"
+    );
+    for (tool, args) in [
+        (
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo from-b"}),
+        ),
+        ("terminal_read", json!({"sessionId": "pty-1"})),
+        (
+            "terminal_signal",
+            json!({"sessionId": "pty-1", "signal": "SIGINT"}),
+        ),
+        ("terminal_close", json!({"sessionId": "pty-1"})),
+    ] {
+        let r = err(&b, tool, args).await;
+        assert!(
+            r.text.contains("pty-1 belongs to another agent"),
+            "{tool}: {}",
+            r.text
+        );
+    }
+    ok(&b, "terminal_open", json!({"type": "shell", "name": "b"})).await;
+    let b_id = ok(&b, "terminal_list", json!({})).await.text;
+    let b_id = b_id.split_whitespace().next().expect("b's id").to_owned();
+    let r = send(&b, &b_id, "echo from-b").await;
+    assert!(r.has_line("from-b"), "{}", r.text);
+    let b_shell = ProcessWatch::new(shell_pid(&b, &b_id).await);
+    let r = err(&a, "terminal_read", json!({"sessionId": b_id})).await;
+    assert!(r.text.contains("belongs to another agent"), "{}", r.text);
+    let list_a = ok(&a, "terminal_list", json!({})).await.text;
+    assert_eq!(list_a.lines().count(), 1, "{list_a}");
+
+    // A third session is over --max-sessions 2.
+    let (status, session, body) = post(&url, &[("authorization", &auth)], &initialize()).await;
+    assert_eq!((status, session), (503, None), "{body}");
+    assert!(json_error(&body).contains("--max-sessions"), "{body}");
+
+    // Ending A's session (the client sends DELETE with its Mcp-Session-Id) ends its processes.
+    within("client A close", a.cancel())
+        .await
+        .expect("client A");
+    a_shell.assert_exits("session A's shell").await;
+    a_sleep.assert_exits("session A's background sleep").await;
+    assert!(b_shell.is_running(), "B's shell must survive A's end");
+    let r = send(&b, &b_id, "echo b-still-works").await;
+    assert!(r.has_line("b-still-works"), "{}", r.text);
+
+    // A raw session: DELETE it by id, then it is unknown (404).
+    let (status, session, body) = post(&url, &[("authorization", &auth)], &initialize()).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("Mcp-Session-Id on initialize");
+    let deleted = within(
+        "DELETE session",
+        reqwest::Client::new()
+            .delete(&url)
+            .header("authorization", &auth)
+            .header("mcp-session-id", &session)
+            .send(),
+    )
+    .await
+    .expect("DELETE");
+    assert!(deleted.status().is_success(), "{deleted:?}");
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let (status, _, body) = post(
+        &url,
+        &[("authorization", &auth), ("mcp-session-id", &session)],
+        &list,
+    )
+    .await;
+    assert_eq!(status, 404, "{body}");
+    assert!(json_error(&body).contains("ession"), "{body}");
+
+    // SIGTERM: B's session is closed with its processes and the server exits 0.
+    kill(server.pid, libc::SIGTERM);
+    let status = within("dsh-mcp exit", server.child.wait())
+        .await
+        .expect("wait");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    b_shell.assert_exits("session B's shell").await;
+    drop(b);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_non_loopback_address_needs_a_token() {
+    let out = within(
+        "dsh-mcp",
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
+            .args(["--listen", "0.0.0.0:0"])
+            .env_remove("DSH_MCP_TOKEN")
+            .stdin(Stdio::null())
+            .output(),
+    )
+    .await
+    .expect("run dsh-mcp");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("refusing to serve without a bearer token"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_session_is_closed_with_its_processes() {
+    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
+    let client = server.connect().await;
+    ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    let shell = ProcessWatch::new(shell_pid(&client, "pty-1").await);
+    // No request for the idle timeout: the session ends, and its shell with it.
+    shell.assert_exits("the idle session's shell").await;
+    drop(client);
+
+    kill(server.pid, libc::SIGTERM);
+    let status = within("dsh-mcp exit", server.child.wait())
+        .await
+        .expect("wait");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
