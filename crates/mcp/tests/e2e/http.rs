@@ -5,9 +5,6 @@
 //! session over the limit 503;
 //! SIGTERM closes every session and the server exits 0.
 
-// kill(2) in the failure-path Drop is an FFI call.
-#![allow(unsafe_code)]
-
 use std::path::PathBuf;
 use std::process::Stdio;
 
@@ -18,7 +15,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
 use crate::support::{
-    Client, ProcessWatch, STEP, err, kill, ok, send, shell_pid, start_background_sleep, within,
+    Client, ProcessWatch, assert_foreign, err, kill, ok, send, shell_pid, start_background_sleep,
+    stop_server, within,
 };
 
 const TOKEN: &str = "e2e-token-0123456789";
@@ -121,13 +119,7 @@ impl HttpServerProcess {
 
 impl Drop for HttpServerProcess {
     fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            let watch = ProcessWatch::new(self.pid);
-            // SAFETY: kill(2) takes plain integers and has no memory effects.
-            unsafe { libc::kill(self.pid, libc::SIGTERM) };
-            watch.wait_blocking(STEP);
-            let _ = self.child.start_kill();
-        }
+        stop_server(&mut self.child, self.pid);
     }
 }
 
@@ -236,25 +228,7 @@ async fn http_sessions_are_isolated_agents_behind_a_token() {
         ok(&b, "terminal_list", json!({})).await.text,
         "(no terminal sessions)"
     );
-    for (tool, args) in [
-        (
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "echo from-b"}),
-        ),
-        ("terminal_read", json!({"sessionId": "pty-1"})),
-        (
-            "terminal_signal",
-            json!({"sessionId": "pty-1", "signal": "SIGINT"}),
-        ),
-        ("terminal_close", json!({"sessionId": "pty-1"})),
-    ] {
-        let r = err(&b, tool, args).await;
-        assert!(
-            r.text.contains("pty-1 belongs to another agent"),
-            "{tool}: {}",
-            r.text
-        );
-    }
+    assert_foreign(&b, "pty-1").await;
     ok(&b, "terminal_open", json!({"type": "shell", "name": "b"})).await;
     let b_id = ok(&b, "terminal_list", json!({})).await.text;
     let b_id = b_id.split_whitespace().next().expect("b's id").to_owned();
