@@ -103,10 +103,18 @@ impl HttpServerProcess {
 
     /// An rmcp client over Streamable HTTP with the token.
     async fn connect(&self) -> Client {
+        self.connect_with(()).await
+    }
+
+    /// [`Self::connect`] with `handler` as the client.
+    async fn connect_with<H: rmcp::ClientHandler>(
+        &self,
+        handler: H,
+    ) -> rmcp::service::RunningService<rmcp::service::RoleClient, H> {
         let transport = StreamableHttpClientTransport::from_config(
             StreamableHttpClientTransportConfig::with_uri(self.url.as_str()).auth_header(TOKEN),
         );
-        within("MCP initialize over HTTP", ().serve(transport))
+        within("MCP initialize over HTTP", handler.serve(transport))
             .await
             .expect("MCP initialize over HTTP")
     }
@@ -319,6 +327,36 @@ async fn an_idle_session_is_closed_with_its_processes() {
     // No request for the idle timeout: the session ends, and its shell with it.
     shell.assert_exits("the idle session's shell").await;
     drop(client);
+
+    kill(server.pid, libc::SIGTERM);
+    let status = within("dsh-mcp exit", server.child.wait())
+        .await
+        .expect("wait");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn job_notices_reach_the_http_session_as_log_notifications() {
+    let mut server = HttpServerProcess::start(&[]).await;
+    let (tx, mut logs) = tokio::sync::mpsc::unbounded_channel();
+    let client = server.connect_with(crate::jobs::LogClient(tx)).await;
+    ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    let shell = ProcessWatch::new(shell_pid(&client, "pty-1").await);
+    let (job, _) = crate::jobs::start_job(&client, "pty-1", "echo notice-me").await;
+    let (logger, text) = within("notice log notification", logs.recv())
+        .await
+        .expect("log channel");
+    assert_eq!(logger.as_deref(), Some("dsh-jobs"));
+    assert!(
+        text.starts_with(&format!(
+            "background job {job} (pty-send: pty-1: echo notice-me) finished [status: completed"
+        )),
+        "{text:?}"
+    );
+    within("client close", client.cancel())
+        .await
+        .expect("client");
+    shell.assert_exits("the session's shell").await;
 
     kill(server.pid, libc::SIGTERM);
     let status = within("dsh-mcp exit", server.child.wait())

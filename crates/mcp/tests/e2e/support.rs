@@ -161,7 +161,7 @@ pub(crate) async fn pid_of_command(argv: &[&str]) -> i32 {
 }
 
 /// The shell pid of `session`, from `terminal_list`'s `pid=` field.
-pub(crate) async fn shell_pid(client: &Client, session: &str) -> i32 {
+pub(crate) async fn shell_pid(client: &Peer<RoleClient>, session: &str) -> i32 {
     let list = ok(client, "terminal_list", serde_json::json!({})).await;
     list.text
         .lines()
