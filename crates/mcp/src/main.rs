@@ -41,17 +41,23 @@ fn try_main(options: Options) -> anyhow::Result<ExitCode> {
         .thread_name("dsh-mcp")
         .build()
         .context("cannot start the tokio runtime")?;
-    let code = if options.http.listen.is_some() {
-        runtime.block_on(serve_http(options))
-    } else {
-        runtime.block_on(serve_stdio(options))
-    };
+    let code = runtime.block_on(serve(options));
     // A blocking stdin read (when stdin is not a pipe) cannot be cancelled; do not wait for it.
     runtime.shutdown_timeout(RUNTIME_SHUTDOWN_GRACE);
     code
 }
 
-async fn serve_stdio(options: Options) -> anyhow::Result<ExitCode> {
+/// How serving ended.
+enum Outcome {
+    /// Served until the end; whether every session's teardown finished in time.
+    Served { clean: bool },
+    /// The HTTP settings are invalid (exit status 2).
+    Config(dsh_mcp::HttpError),
+    /// Serving could not start.
+    Failed(anyhow::Error),
+}
+
+async fn serve(options: Options) -> anyhow::Result<ExitCode> {
     let ctx = match compose(&options) {
         Ok(ctx) => ctx,
         Err(e) => {
@@ -65,60 +71,65 @@ async fn serve_stdio(options: Options) -> anyhow::Result<ExitCode> {
         .with_teardown_deadline(deadline);
     let shutdown = CancellationToken::new();
     watch_signals(&shutdown);
+    let outcome = if options.http.listen.is_some() {
+        serve_http(server, &options, &shutdown).await
+    } else {
+        serve_stdio(server, &options, &shutdown).await
+    };
+    let root_disposed = dispose_with_deadline(&ctx, deadline).await;
+    match outcome {
+        Outcome::Config(e) => {
+            eprintln!("dsh-mcp: invalid configuration: {e}");
+            Ok(ExitCode::from(2))
+        }
+        Outcome::Failed(e) => Err(e),
+        Outcome::Served { clean: true } if root_disposed => Ok(ExitCode::SUCCESS),
+        Outcome::Served { clean } => {
+            tracing::error!(
+                sessions_closed = clean,
+                root_disposed,
+                "shutdown was not clean"
+            );
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
 
+/// Serves the one stdio connection until the client disconnects or `shutdown` is cancelled.
+async fn serve_stdio(
+    server: McpServer,
+    options: &Options,
+    shutdown: &CancellationToken,
+) -> Outcome {
     let end = server
         .serve_connection(
             dsh_mcp::stdio_transport(options.max_message_bytes),
-            &shutdown,
+            shutdown,
         )
         .await;
     tracing::info!(?end, "connection finished; disposing the root context");
-    let root_disposed = dispose_with_deadline(&ctx, deadline).await;
-    if end.is_failure() || !root_disposed {
-        tracing::error!(?end, root_disposed, "shutdown was not clean");
-        return Ok(ExitCode::FAILURE);
+    Outcome::Served {
+        clean: !end.is_failure(),
     }
-    Ok(ExitCode::SUCCESS)
 }
 
-async fn serve_http(options: Options) -> anyhow::Result<ExitCode> {
-    let ctx = match compose(&options) {
-        Ok(ctx) => ctx,
-        Err(e) => {
-            eprintln!("dsh-mcp: invalid configuration: {e}");
-            return Ok(ExitCode::from(2));
-        }
-    };
-    let deadline = options.teardown_deadline();
-    let server = McpServer::new(&ctx)
-        .context("the composed context lacks a service the server needs")?
-        .with_teardown_deadline(deadline);
+/// Serves MCP Streamable HTTP on `--listen` until `shutdown` is cancelled.
+async fn serve_http(server: McpServer, options: &Options, shutdown: &CancellationToken) -> Outcome {
     let http = match HttpServer::bind(server, &options.http, options.max_message_bytes).await {
         Ok(http) => http,
-        Err(e) => {
-            dispose_with_deadline(&ctx, deadline).await;
-            if e.is_config() {
-                eprintln!("dsh-mcp: invalid configuration: {e}");
-                return Ok(ExitCode::from(2));
-            }
-            return Err(e.into());
-        }
+        Err(e) if e.is_config() => return Outcome::Config(e),
+        Err(e) => return Outcome::Failed(e.into()),
     };
-    let shutdown = CancellationToken::new();
-    watch_signals(&shutdown);
     eprintln!(
         "dsh-mcp: listening on http://{}{MCP_PATH}",
         http.local_addr()
     );
     tracing::info!(addr = %http.local_addr(), "serving MCP Streamable HTTP");
-    let end = http.serve(&shutdown).await;
+    let end = http.serve(shutdown).await;
     tracing::info!(?end, "HTTP server stopped; disposing the root context");
-    let root_disposed = dispose_with_deadline(&ctx, deadline).await;
-    if !end.teardown_complete || !root_disposed {
-        tracing::error!(?end, root_disposed, "shutdown was not clean");
-        return Ok(ExitCode::FAILURE);
+    Outcome::Served {
+        clean: end.teardown_complete,
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Cancels `shutdown` on the first SIGINT, SIGTERM or SIGHUP. Later signals are logged; the

@@ -113,10 +113,10 @@ impl AgentSessions {
         *self.accepting.lock() = false;
         let sessions: Vec<(SessionId, SessionAgent)> = self.live.lock().drain().collect();
         for (id, session) in sessions {
+            drop(self.dispose(session, "server shutdown"));
             if let Err(e) = self.inner.close_session(&id).await {
                 tracing::warn!(session_id = %id, error = %e, "closing the session's stream failed");
             }
-            drop(self.dispose(session, "server shutdown"));
         }
         self.disposals.close();
         let finished = tokio::time::timeout(self.teardown_deadline, self.disposals.wait())
@@ -195,12 +195,18 @@ impl SessionManager for AgentSessions {
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
-        let session = self.live.lock().remove(id);
+        // The teardown starts (as a tracked task) in the same step that takes the session out
+        // of the live map, so shutdown never misses it.
+        let teardown = self
+            .live
+            .lock()
+            .remove(id)
+            .map(|session| self.dispose(session, "session ended"));
         let closed = self.inner.close_session(id).await;
-        if let Some(session) = session {
+        if let Some(teardown) = teardown {
             // Awaited, so a DELETE is answered once the session's processes are gone; the
             // tracked task finishes even if this request is dropped.
-            let _ = self.dispose(session, "session ended").await;
+            let _ = teardown.await;
         }
         Ok(closed?)
     }

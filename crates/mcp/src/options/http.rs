@@ -33,8 +33,8 @@ pub struct HttpOptions {
     #[arg(long, value_name = "PATH")]
     pub token_file: Option<PathBuf>,
 
-    /// Browser origin allowed to call the server (scheme://host[:port], :* for any port;
-    /// repeatable). A request with an Origin header not on this list is refused with 403;
+    /// Browser origin allowed to call the server, as scheme://host or scheme://host:port
+    /// (port * for any port, e.g. http://localhost:*; repeatable). A request with an Origin header not on this list is refused with 403;
     /// requests without Origin (non-browser clients) are served [default: none: every Origin is
     /// refused].
     #[arg(long, value_name = "ORIGIN")]

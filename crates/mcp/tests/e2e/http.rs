@@ -5,9 +5,6 @@
 //! session over the limit 503;
 //! SIGTERM closes every session and the server exits 0.
 
-// kill(2) in the failure-path Drop is an FFI call.
-#![allow(unsafe_code)]
-
 use std::path::PathBuf;
 use std::process::Stdio;
 
@@ -18,7 +15,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
 use crate::support::{
-    Client, ProcessWatch, STEP, err, kill, ok, send, shell_pid, start_background_sleep, within,
+    Client, ProcessWatch, assert_foreign, err, kill, ok, send, shell_pid, start_background_sleep,
+    stop_server, within,
 };
 
 const TOKEN: &str = "e2e-token-0123456789";
@@ -105,10 +103,18 @@ impl HttpServerProcess {
 
     /// An rmcp client over Streamable HTTP with the token.
     async fn connect(&self) -> Client {
+        self.connect_with(()).await
+    }
+
+    /// [`Self::connect`] with `handler` as the client.
+    async fn connect_with<H: rmcp::ClientHandler>(
+        &self,
+        handler: H,
+    ) -> rmcp::service::RunningService<rmcp::service::RoleClient, H> {
         let transport = StreamableHttpClientTransport::from_config(
             StreamableHttpClientTransportConfig::with_uri(self.url.as_str()).auth_header(TOKEN),
         );
-        within("MCP initialize over HTTP", ().serve(transport))
+        within("MCP initialize over HTTP", handler.serve(transport))
             .await
             .expect("MCP initialize over HTTP")
     }
@@ -121,13 +127,7 @@ impl HttpServerProcess {
 
 impl Drop for HttpServerProcess {
     fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            let watch = ProcessWatch::new(self.pid);
-            // SAFETY: kill(2) takes plain integers and has no memory effects.
-            unsafe { libc::kill(self.pid, libc::SIGTERM) };
-            watch.wait_blocking(STEP);
-            let _ = self.child.start_kill();
-        }
+        stop_server(&mut self.child, self.pid);
     }
 }
 
@@ -236,25 +236,7 @@ async fn http_sessions_are_isolated_agents_behind_a_token() {
         ok(&b, "terminal_list", json!({})).await.text,
         "(no terminal sessions)"
     );
-    for (tool, args) in [
-        (
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "echo from-b"}),
-        ),
-        ("terminal_read", json!({"sessionId": "pty-1"})),
-        (
-            "terminal_signal",
-            json!({"sessionId": "pty-1", "signal": "SIGINT"}),
-        ),
-        ("terminal_close", json!({"sessionId": "pty-1"})),
-    ] {
-        let r = err(&b, tool, args).await;
-        assert!(
-            r.text.contains("pty-1 belongs to another agent"),
-            "{tool}: {}",
-            r.text
-        );
-    }
+    assert_foreign(&b, "pty-1").await;
     ok(&b, "terminal_open", json!({"type": "shell", "name": "b"})).await;
     let b_id = ok(&b, "terminal_list", json!({})).await.text;
     let b_id = b_id.split_whitespace().next().expect("b's id").to_owned();
@@ -345,6 +327,36 @@ async fn an_idle_session_is_closed_with_its_processes() {
     // No request for the idle timeout: the session ends, and its shell with it.
     shell.assert_exits("the idle session's shell").await;
     drop(client);
+
+    kill(server.pid, libc::SIGTERM);
+    let status = within("dsh-mcp exit", server.child.wait())
+        .await
+        .expect("wait");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn job_notices_reach_the_http_session_as_log_notifications() {
+    let mut server = HttpServerProcess::start(&[]).await;
+    let (tx, mut logs) = tokio::sync::mpsc::unbounded_channel();
+    let client = server.connect_with(crate::jobs::LogClient(tx)).await;
+    ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    let shell = ProcessWatch::new(shell_pid(&client, "pty-1").await);
+    let (job, _) = crate::jobs::start_job(&client, "pty-1", "echo notice-me").await;
+    let (logger, text) = within("notice log notification", logs.recv())
+        .await
+        .expect("log channel");
+    assert_eq!(logger.as_deref(), Some("dsh-jobs"));
+    assert!(
+        text.starts_with(&format!(
+            "background job {job} (pty-send: pty-1: echo notice-me) finished [status: completed"
+        )),
+        "{text:?}"
+    );
+    within("client close", client.cancel())
+        .await
+        .expect("client");
+    shell.assert_exits("the session's shell").await;
 
     kill(server.pid, libc::SIGTERM);
     let status = within("dsh-mcp exit", server.child.wait())

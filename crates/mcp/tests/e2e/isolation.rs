@@ -3,7 +3,9 @@
 
 use serde_json::json;
 
-use crate::support::{InProcess, ProcessWatch, err, ok, send, shell_pid, test_options};
+use crate::support::{
+    InProcess, ProcessWatch, assert_foreign, err, ok, send, shell_pid, test_options,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_are_isolated_agents() {
@@ -22,25 +24,7 @@ async fn connections_are_isolated_agents() {
 
     let list = ok(&b, "terminal_list", json!({})).await;
     assert_eq!(list.text, "(no terminal sessions)");
-    for (tool, args) in [
-        (
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "echo from-b"}),
-        ),
-        ("terminal_read", json!({"sessionId": "pty-1"})),
-        (
-            "terminal_signal",
-            json!({"sessionId": "pty-1", "signal": "SIGINT"}),
-        ),
-        ("terminal_close", json!({"sessionId": "pty-1"})),
-    ] {
-        let r = err(&b, tool, args).await;
-        assert!(
-            r.text.contains("pty-1 belongs to another agent"),
-            "{tool}: {:?}",
-            r.text
-        );
-    }
+    assert_foreign(&b, "pty-1").await;
 
     // B's session ids are its own; opening one does not reveal or disturb A's.
     let open_b = ok(&b, "terminal_open", json!({"type": "shell"})).await;

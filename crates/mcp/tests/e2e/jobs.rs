@@ -21,7 +21,7 @@ use crate::support::{
 
 /// A client that forwards every log notification's text to a channel.
 #[derive(Clone)]
-struct LogClient(mpsc::UnboundedSender<(Option<String>, String)>);
+pub(crate) struct LogClient(pub(crate) mpsc::UnboundedSender<(Option<String>, String)>);
 
 /// A client that forwards every progress notification to a channel.
 #[derive(Clone)]
@@ -57,7 +57,11 @@ fn status_line(reply: &Reply) -> &str {
 
 /// Starts a background send; returns the job id and the acknowledgement, whose text after the
 /// first line is what the screen showed so far (the job's reads continue after it).
-async fn start_job(client: &rmcp::Peer<RoleClient>, session: &str, text: &str) -> (String, Reply) {
+pub(crate) async fn start_job(
+    client: &rmcp::Peer<RoleClient>,
+    session: &str,
+    text: &str,
+) -> (String, Reply) {
     let r = ok(
         client,
         "terminal_send",

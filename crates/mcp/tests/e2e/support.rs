@@ -161,7 +161,7 @@ pub(crate) async fn pid_of_command(argv: &[&str]) -> i32 {
 }
 
 /// The shell pid of `session`, from `terminal_list`'s `pid=` field.
-pub(crate) async fn shell_pid(client: &Client, session: &str) -> i32 {
+pub(crate) async fn shell_pid(client: &Peer<RoleClient>, session: &str) -> i32 {
     let list = ok(client, "terminal_list", serde_json::json!({})).await;
     list.text
         .lines()
@@ -346,16 +346,44 @@ impl ServerProcess {
 }
 
 impl Drop for ServerProcess {
-    /// Failure path only (a passing test waits for the exit): ask for a clean shutdown so the
-    /// server closes its sessions, wait for it (bounded), then kill it.
     fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            let watch = ProcessWatch::new(self.pid);
-            // SAFETY: kill(2) takes plain integers and has no memory effects.
-            unsafe { libc::kill(self.pid, libc::SIGTERM) };
-            watch.wait_blocking(STEP);
-            let _ = self.child.start_kill();
-        }
+        stop_server(&mut self.child, self.pid);
+    }
+}
+
+/// For a server's `Drop`, the failure path only (a passing test waits for the exit): ask for a
+/// clean shutdown so the server closes its sessions, wait for it (bounded), then kill it.
+pub(crate) fn stop_server(child: &mut tokio::process::Child, pid: i32) {
+    if matches!(child.try_wait(), Ok(None)) {
+        let watch = ProcessWatch::new(pid);
+        // SAFETY: kill(2) takes plain integers and has no memory effects.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        watch.wait_blocking(STEP);
+        let _ = child.start_kill();
+    }
+}
+
+/// Asserts that `client` can neither send to, read, signal nor close `id`, another agent's
+/// session.
+pub(crate) async fn assert_foreign(client: &Peer<RoleClient>, id: &str) {
+    for (tool, args) in [
+        (
+            "terminal_send",
+            serde_json::json!({"sessionId": id, "text": "echo intruder"}),
+        ),
+        ("terminal_read", serde_json::json!({"sessionId": id})),
+        (
+            "terminal_signal",
+            serde_json::json!({"sessionId": id, "signal": "SIGINT"}),
+        ),
+        ("terminal_close", serde_json::json!({"sessionId": id})),
+    ] {
+        let r = err(client, tool, args).await;
+        assert!(
+            r.text.contains(&format!("{id} belongs to another agent")),
+            "{tool}: {:?}",
+            r.text
+        );
     }
 }
 
