@@ -78,10 +78,22 @@ fn classify_value(value: Value) -> Inbound {
             "Invalid Request: a message must be a JSON object (batches are not supported)".into(),
         ));
     };
-    let id = object
-        .get("id")
-        .filter(|id| id.is_string() || id.is_number())
-        .cloned();
+    let id = match object.get("id") {
+        None => None,
+        Some(id @ (Value::String(_) | Value::Number(_))) => Some(id.clone()),
+        // A request whose id is null, an object, an array or a boolean would otherwise be read
+        // as a notification and never answered.
+        Some(other) => {
+            return Inbound::Answer(error(
+                Value::Null,
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "Invalid Request: `id` must be a string or an integer, got {}; omit `id` only for notifications",
+                    json_kind(other)
+                ),
+            ));
+        }
+    };
     let method = match object.get("method") {
         None => None,
         Some(Value::String(method)) => Some(method.clone()),
@@ -135,10 +147,7 @@ fn check_tool_call(id: &Value, params: Option<&Value>) -> Option<Value> {
     }
     let kind = match params.get("arguments") {
         None | Some(Value::Null | Value::Object(_)) => return None,
-        Some(Value::Array(_)) => "an array",
-        Some(Value::String(_)) => "a string",
-        Some(Value::Number(_)) => "a number",
-        Some(Value::Bool(_)) => "a boolean",
+        Some(other) => json_kind(other),
     };
     let result = call_tool_result(ToolResult::error(
         format!(
@@ -151,6 +160,18 @@ fn check_tool_call(id: &Value, params: Option<&Value>) -> Option<Value> {
         json!({"content": [], "isError": true})
     });
     Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}
+
+/// How a JSON value's type reads in a message ("an array", "null", …).
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 fn error(id: Value, code: ErrorCode, message: String) -> Value {
@@ -286,6 +307,29 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn requests_with_an_unusable_id_are_answered_not_dropped() {
+        for (id, kind) in [
+            ("null", "null"),
+            ("{}", "an object"),
+            ("[1]", "an array"),
+            ("true", "a boolean"),
+        ] {
+            let v = answer(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"terminal_list","arguments":{{}}}}}}"#
+            ));
+            assert_eq!(v["error"]["code"], -32600, "{id}");
+            assert_eq!(v["id"], Value::Null, "{id}");
+            let message = v["error"]["message"].as_str().unwrap();
+            assert!(message.contains(&format!("got {kind}")), "{message}");
+        }
+        // Notifications (no id member) are still not answered.
+        assert!(matches!(
+            classify(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Inbound::Forward(_)
+        ));
     }
 
     #[test]
