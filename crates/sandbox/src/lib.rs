@@ -50,10 +50,11 @@ pub use policy::{OwnerActivity, PolicyDefaults, SandboxPolicies, SandboxPolicy};
 pub const PACKAGE: &str = "dsh-sandbox";
 
 /// This crate's invariant companion. No runtime invariant: the policy map holds only
-/// overrides of live owners, and confinement is a pure argv transformation.
+/// overrides of live owners, and confinement only builds an argv (it reads a workspace's
+/// `.git` file, nothing more).
 pub fn invariant_companion() -> dsh_invariants::Companion {
     dsh_invariants::Companion::none(
         PACKAGE,
-        "no runtime invariant: policy overrides are dropped with their owner; confinement is a pure argv transformation",
+        "no runtime invariant: policy overrides are dropped with their owner; confinement only builds an argv",
     )
 }
