@@ -203,15 +203,10 @@ pub struct Options {
 
 /// `--env`'s long help: the rule and the default allowlist, from the backend's own lists.
 fn env_long_help() -> String {
-    let mut allowed: Vec<String> = dsh_terminal_bash::env::ALLOWED_HOST_VARS
+    let allowed: Vec<String> = dsh_terminal_bash::env::ALLOWED_HOST_VARS
         .iter()
         .map(|name| (*name).to_owned())
         .collect();
-    allowed.extend(
-        dsh_terminal_bash::env::ALLOWED_HOST_PREFIXES
-            .iter()
-            .map(|prefix| format!("{prefix}*")),
-    );
     format!(
         "Pass an environment variable to sessions: NAME copies the server's value (nothing when \
          it has none), NAME=VALUE sets one. Repeatable; a later --env of the same name wins, and \

@@ -5,9 +5,10 @@
 use std::ffi::{OsStr, OsString};
 use std::str::FromStr;
 
-/// Host variables a session gets by default (exact names): who and where the user is, the
-/// time zone, the preferred editor, toolchain locations and TLS trust-store paths. None of them
-/// holds a credential.
+/// Host variables a session gets by default (exact names, no wildcards, so a look-alike such
+/// as `LC_SECRET_TOKEN` or `XDG_SESSION_KEY` never passes): who and where the user is, the
+/// locale categories, the time zone, the preferred editor, the XDG base directories, toolchain
+/// locations and TLS trust-store paths. None of them holds a credential.
 pub const ALLOWED_HOST_VARS: &[&str] = &[
     "PATH",
     "HOME",
@@ -16,10 +17,30 @@ pub const ALLOWED_HOST_VARS: &[&str] = &[
     "SHELL",
     "LANG",
     "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_COLLATE",
+    "LC_MESSAGES",
+    "LC_NUMERIC",
+    "LC_TIME",
+    "LC_MONETARY",
+    "LC_PAPER",
+    "LC_NAME",
+    "LC_ADDRESS",
+    "LC_TELEPHONE",
+    "LC_MEASUREMENT",
+    "LC_IDENTIFICATION",
     "TZ",
     "TMPDIR",
     "EDITOR",
     "VISUAL",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_RUNTIME_DIR",
+    "XDG_CONFIG_DIRS",
+    "XDG_DATA_DIRS",
     "PYENV_ROOT",
     "CARGO_HOME",
     "RUSTUP_HOME",
@@ -35,23 +56,13 @@ pub const ALLOWED_HOST_VARS: &[&str] = &[
     "GIT_SSL_CAINFO",
 ];
 
-/// Host variable name prefixes a session gets by default: the locale categories (`LC_ALL`,
-/// `LC_CTYPE`, …) and the XDG base directories.
-pub const ALLOWED_HOST_PREFIXES: &[&str] = &["LC_", "XDG_"];
-
 /// The character locale a session gets when the host's is not UTF-8.
 pub const FALLBACK_UTF8_LOCALE: &str = "C.UTF-8";
 
-/// Whether a host variable reaches sessions by default ([`ALLOWED_HOST_VARS`],
-/// [`ALLOWED_HOST_PREFIXES`]).
+/// Whether a host variable reaches sessions by default ([`ALLOWED_HOST_VARS`]).
 pub fn is_allowed(name: &OsStr) -> bool {
-    let Some(name) = name.to_str() else {
-        return false;
-    };
-    ALLOWED_HOST_VARS.contains(&name)
-        || ALLOWED_HOST_PREFIXES
-            .iter()
-            .any(|prefix| name.starts_with(prefix))
+    name.to_str()
+        .is_some_and(|name| ALLOWED_HOST_VARS.contains(&name))
 }
 
 /// Whether a host variable is dropped when the host environment is inherited
@@ -292,6 +303,8 @@ mod tests {
             ("LC_TIME", "C"),
             ("XDG_CACHE_HOME", "/c"),
             ("PAGER", "less"),
+            ("LC_SECRET_TOKEN", "look-alike"),
+            ("XDG_SESSION_KEY", "look-alike"),
         ])
     }
 
@@ -305,6 +318,9 @@ mod tests {
         assert_eq!(get(&env, "DSH_SESSION_ID"), Some(OsStr::new("agent-1")));
         assert_eq!(get(&env, "DSH_PTY_SESSION_ID"), Some(OsStr::new("pty-7")));
         assert_eq!(get(&env, "PAGER"), Some(OsStr::new("cat")));
+        // Look-alikes of allowed names (a locale or XDG prefix on a secret) do not pass.
+        assert_eq!(get(&env, "LC_SECRET_TOKEN"), None);
+        assert_eq!(get(&env, "XDG_SESSION_KEY"), None);
     }
 
     #[test]
