@@ -59,7 +59,7 @@ impl<T: Tool> ErasedTool for Erased<T> {
                 return bad_output(self.tool.name(), &[e.to_string()]);
             }
         };
-        let problems = violations(&self.output_validator, &structured);
+        let problems = violations(&self.output_validator, None, &structured);
         if !problems.is_empty() {
             return bad_output(self.tool.name(), &problems);
         }

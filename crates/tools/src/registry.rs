@@ -327,7 +327,7 @@ impl Tools {
 }
 
 async fn dispatch(entry: &Entry, args: &Value, call: ToolCall) -> ToolResult {
-    let problems = violations(&entry.validator, args);
+    let problems = violations(&entry.validator, Some(&entry.schema.input_schema), args);
     if !problems.is_empty() {
         return invalid_args(&problems);
     }

@@ -11,11 +11,17 @@ const MAX_QUOTED_BYTES: usize = 80;
 
 /// Validates `args` and returns one message per violation (empty when valid), in the
 /// validator's deterministic order, capped at [`MAX_VIOLATIONS`] plus an `and N more` line.
-pub(crate) fn violations(validator: &Validator, args: &Value) -> Vec<String> {
+/// With the validator's `schema`, an undeclared property names the declared ones (or the one
+/// it most likely meant, e.g. `timeout_ms` for `timeoutMs`).
+pub(crate) fn violations(
+    validator: &Validator,
+    schema: Option<&Value>,
+    args: &Value,
+) -> Vec<String> {
     let mut out = Vec::new();
     let mut extra = 0usize;
     for error in validator.iter_errors(args) {
-        for message in describe(&error, args) {
+        for message in describe(&error, schema, args) {
             if out.len() < MAX_VIOLATIONS {
                 out.push(message);
             } else {
@@ -138,7 +144,78 @@ fn type_words(kind: &TypeKind) -> String {
     }
 }
 
-fn describe(error: &ValidationError<'_>, instance: &Value) -> Vec<String> {
+/// At most this many declared property names are listed after an undeclared one.
+const MAX_LISTED_PROPERTIES: usize = 12;
+
+/// The property names declared next to the `additionalProperties` (or
+/// `unevaluatedProperties`) keyword at `schema_path`, in schema order.
+fn declared_properties(schema: &Value, schema_path: &str) -> Vec<String> {
+    let parent = schema_path
+        .rsplit_once('/')
+        .map_or("", |(parent, _)| parent);
+    schema
+        .pointer(parent)
+        .and_then(|node| node.get("properties"))
+        .and_then(Value::as_object)
+        .map(|properties| properties.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// The declared name `name` most likely meant: the same letters ignoring case, `_` and `-`
+/// (`timeoutMs` for `timeout_ms`).
+fn likely_meant<'a>(name: &str, declared: &'a [String]) -> Option<&'a String> {
+    let fold = |s: &str| {
+        s.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect::<String>()
+    };
+    let folded = fold(name);
+    declared.iter().find(|d| fold(d) == folded)
+}
+
+/// One message per undeclared property: each names the declared property it likely meant;
+/// when some name matches none, the last message lists the declared names once.
+fn undeclared(
+    path: impl Fn(&str) -> String,
+    unexpected: &[String],
+    declared: &[String],
+) -> Vec<String> {
+    let mut unmatched = false;
+    let mut out: Vec<String> = unexpected
+        .iter()
+        .map(|name| match likely_meant(name, declared) {
+            Some(meant) => format!(
+                "{} is not a declared property (did you mean {}?)",
+                path(name),
+                quote(meant)
+            ),
+            None => {
+                unmatched = true;
+                format!("{} is not a declared property", path(name))
+            }
+        })
+        .collect();
+    if unmatched
+        && !declared.is_empty()
+        && let Some(last) = out.last_mut()
+    {
+        let listed: Vec<String> = declared
+            .iter()
+            .take(MAX_LISTED_PROPERTIES)
+            .map(|d| quote(&bounded(d)))
+            .collect();
+        let more = if declared.len() > MAX_LISTED_PROPERTIES {
+            ", …"
+        } else {
+            ""
+        };
+        last.push_str(&format!(" (declared: {}{more})", listed.join(", ")));
+    }
+    out
+}
+
+fn describe(error: &ValidationError<'_>, schema: Option<&Value>, instance: &Value) -> Vec<String> {
     let segments = path_segments(error, instance);
     let at_root = segments.is_empty();
     let path = join_path(&segments, None);
@@ -159,15 +236,16 @@ fn describe(error: &ValidationError<'_>, instance: &Value) -> Vec<String> {
             ))
         }
         ValidationErrorKind::AdditionalProperties { unexpected }
-        | ValidationErrorKind::UnevaluatedProperties { unexpected } => unexpected
-            .iter()
-            .map(|name| {
-                format!(
-                    "{} is not a declared property",
-                    join_path(&segments, Some(name))
-                )
-            })
-            .collect(),
+        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+            let declared = schema
+                .map(|schema| declared_properties(schema, error.schema_path().as_str()))
+                .unwrap_or_default();
+            undeclared(
+                |name| join_path(&segments, Some(name)),
+                unexpected,
+                &declared,
+            )
+        }
         ValidationErrorKind::Type { kind } => {
             one(format!("{subject} must be {}", type_words(kind)))
         }

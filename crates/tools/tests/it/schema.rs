@@ -200,8 +200,9 @@ async fn shape_parameters_changes_the_published_and_validated_schema() {
             ToolCall::new("c"),
         )
         .await;
+    // The published (shaped) schema decides what is declared.
     assert_eq!(
         r.text(),
-        "Error: invalid arguments: \"signal\" is not a declared property"
+        "Error: invalid arguments: \"signal\" is not a declared property (declared: \"sessionId\", \"text\", \"submit\", \"yieldTimeMs\", \"size\")"
     );
 }
