@@ -19,8 +19,8 @@ use std::time::Duration;
 use dsh_context::Agent;
 use dsh_jobs::{FinalStatus, JobError, JobHooks, JobId, JobOutcome, JobRegistry, JobStart};
 use dsh_terminal_core::{
-    SendOperation, SendRequest, SendResult, SessionId, SessionStatus, TerminalErrorCode, Terminals,
-    WaitReason,
+    InputMode, SendOperation, SendRequest, SendResult, SessionId, SessionStatus, TerminalErrorCode,
+    Terminals, WaitReason,
 };
 use dsh_tools::ToolError;
 use parking_lot::Mutex;
@@ -58,15 +58,29 @@ fn label(id: &SessionId, text: &str) -> String {
     format!("{id}: {kept}")
 }
 
-/// The job detail of a settled send: `wait: <reason>[, exit: N]`, or
+/// The job detail of a settled send: `wait: <reason>[, exit: N][, input: <mode>]` (the mode
+/// when the program waits with echo off, at a continuation prompt or on the alternate screen,
+/// so a job that stopped at a password prompt does not read as plainly done), or
 /// `session exited: <code | signal | unknown>`.
 pub(crate) fn detail(result: &SendResult) -> String {
     let wait_reason = crate::schema::WaitReasonOutput::from(result.wait_reason).as_str();
     match &result.session_status {
-        SessionStatus::Running => match result.exit_code {
-            Some(code) => format!("wait: {wait_reason}, exit: {code}"),
-            None => format!("wait: {wait_reason}"),
-        },
+        SessionStatus::Running => {
+            let mut detail = format!("wait: {wait_reason}");
+            if let Some(code) = result.exit_code {
+                detail.push_str(&format!(", exit: {code}"));
+            }
+            let mode = match result.input_mode {
+                InputMode::Normal => None,
+                InputMode::EchoOff => Some("echo off (a password prompt?)"),
+                InputMode::Continuation => Some("continuation prompt"),
+                InputMode::AlternateScreen => Some("full-screen program"),
+            };
+            if let Some(mode) = mode {
+                detail.push_str(&format!(", input: {mode}"));
+            }
+            detail
+        }
         SessionStatus::Exited { exit_code, signal } => format!(
             "session exited: {}",
             exit_code
@@ -319,5 +333,34 @@ mod tests {
         assert_eq!(label(&id, "a\nb\n"), "pty-1: a…");
         let long = "x".repeat(200);
         assert_eq!(label(&id, &long), format!("pty-1: {}…", "x".repeat(80)));
+    }
+
+    #[test]
+    fn details_say_how_the_program_waits() {
+        let mut result = SendResult {
+            viewport: "Password: ".into(),
+            wait_reason: WaitReason::StdinRead,
+            session_status: SessionStatus::Running,
+            truncated: false,
+            exit_code: None,
+            foreground: None,
+            input_mode: InputMode::EchoOff,
+            earlier_exit_codes: Vec::new(),
+            output_bytes: 10,
+            head: None,
+            notices: Vec::new(),
+        };
+        assert_eq!(
+            detail(&result),
+            "wait: stdin_read, input: echo off (a password prompt?)"
+        );
+        result.input_mode = InputMode::Normal;
+        result.exit_code = Some(2);
+        assert_eq!(detail(&result), "wait: stdin_read, exit: 2");
+        result.session_status = SessionStatus::Exited {
+            exit_code: None,
+            signal: Some("SIGKILL".into()),
+        };
+        assert_eq!(detail(&result), "session exited: SIGKILL");
     }
 }
