@@ -93,6 +93,11 @@ pub(crate) struct TtyModes {
 /// One event from the reader thread.
 #[derive(Debug)]
 pub(crate) enum ReadEvent<'a> {
+    /// Output is ready and the thread is about to read it: until the next event, bytes may be
+    /// neither in the terminal nor handed on (the read takes them out of the terminal).
+    WillRead,
+    /// The read after [`ReadEvent::WillRead`] returned nothing (interrupted).
+    ReadNothing,
     /// Bytes the program wrote.
     Output(&'a [u8]),
     /// The output stream ended: `None` for a normal end (every process holding the terminal is
@@ -129,6 +134,8 @@ impl std::fmt::Debug for Pty {
 /// The halves of a spawn that run on their own threads (see [`Pty::spawn`]).
 pub(crate) struct PtyStreams {
     reader: Box<dyn Read + Send>,
+    /// The master, polled before each read.
+    ready: Arc<OwnedFd>,
 }
 
 impl std::fmt::Debug for PtyStreams {
@@ -197,6 +204,7 @@ impl Pty {
         let reader = master.try_clone_reader().map_err(io::Error::other)?;
         let tty_path = master.tty_name();
         let fd = Arc::new(fd);
+        let ready = Arc::clone(&fd);
         let (tx, rx) = mpsc::channel::<WriteJob>();
         let write_fd = Arc::clone(&fd);
         std::thread::Builder::new()
@@ -211,7 +219,7 @@ impl Pty {
                 writer: Mutex::new(Some(tx)),
                 _master: Mutex::new(master),
             },
-            PtyStreams { reader },
+            PtyStreams { reader, ready },
         ))
     }
 
@@ -226,12 +234,28 @@ impl Pty {
         F: FnMut(ReadEvent<'_>) + Send + 'static,
     {
         let mut reader = streams.reader;
+        let ready = streams.ready;
         std::thread::Builder::new()
             .name(format!("dsh-pty-read-{label}"))
             .stack_size(THREAD_STACK_BYTES)
             .spawn(move || {
                 let mut buf = vec![0u8; READ_CHUNK_BYTES];
                 loop {
+                    // Wait until output is ready, say so, then read: whoever asks "is all
+                    // output handed on?" never sees the bytes in neither place.
+                    let mut fds = [rustix::event::PollFd::new(
+                        &*ready,
+                        rustix::event::PollFlags::IN,
+                    )];
+                    let polled = loop {
+                        match rustix::event::poll(&mut fds, None) {
+                            Err(rustix::io::Errno::INTR) => {}
+                            other => break other,
+                        }
+                    };
+                    if polled.is_ok() {
+                        sink(ReadEvent::WillRead);
+                    }
                     match reader.read(&mut buf) {
                         // portable-pty maps EIO (slave side closed) to Ok(0).
                         Ok(0) => {
@@ -239,7 +263,9 @@ impl Pty {
                             break;
                         }
                         Ok(n) => sink(ReadEvent::Output(&buf[..n])),
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                            sink(ReadEvent::ReadNothing);
+                        }
                         Err(e) => {
                             sink(ReadEvent::End(Some(e)));
                             break;
@@ -405,6 +431,25 @@ impl Pty {
     /// Output bytes the program wrote that the reader thread has not read yet.
     pub(crate) fn unread_output_bytes(&self) -> Option<u64> {
         rustix::io::ioctl_fionread(self.fd.as_fd()).ok()
+    }
+
+    /// Whether output the program wrote is waiting to be read. Polls the master without
+    /// waiting, which also makes the kernel finish handing over output it has accepted from
+    /// the program but not yet queued on the master's reading side (`FIONREAD` does not count
+    /// that, and on a loaded machine the hand-off can lag the program by milliseconds).
+    pub(crate) fn output_pending(&self) -> bool {
+        let mut fds = [rustix::event::PollFd::new(
+            &*self.fd,
+            rustix::event::PollFlags::IN,
+        )];
+        let now = rustix::event::Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        match rustix::event::poll(&mut fds, Some(&now)) {
+            Ok(_) => fds[0].revents().contains(rustix::event::PollFlags::IN),
+            Err(_) => self.unread_output_bytes().unwrap_or(0) > 0,
+        }
     }
 }
 

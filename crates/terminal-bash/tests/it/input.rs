@@ -188,6 +188,53 @@ async fn c26_long_lines_are_delivered_whole_or_refused_with_the_limit() {
     .await;
 }
 
+/// Field cases C26 and C27 with other programs of the same kinds: a REPL that reads raw
+/// (readline) takes a long line whole while `cat` (canonical) refuses it by name; an
+/// interrupt reaches a REPL the way its Ctrl-C would, and the REPL stays usable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_lines_and_interrupts_reach_other_programs_as_a_terminal_would() {
+    within(async {
+        let long = "y".repeat(5000);
+        let sh = Shell::open(config()).await;
+        let r = sh.send("cat").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let err = sh.try_send(&long, true).await.unwrap_err();
+        assert!(err.message().contains("4095-byte line limit"), "{err}");
+        let r = sh.send_raw("\u{4}", false).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let mut pythons = vec!["python3".to_owned()];
+        pythons.extend(python313());
+        for py in pythons {
+            let r = sh.send(&format!("{py} -q")).await;
+            assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
+            let r = sh.send(&format!("len('{long}')")).await;
+            assert!(r.viewport.lines().any(|l| l == "5000"), "{py}: {r:?}");
+            let r = sh
+                .session
+                .start_send(dsh_terminal_core::SendRequest {
+                    text: "import time; time.sleep(30)".to_owned(),
+                    submit: true,
+                    timeout: Some(std::time::Duration::from_millis(1500)),
+                })
+                .unwrap_or_else(|e| panic!("{py}: {e}"))
+                .done()
+                .await
+                .unwrap_or_else(|e| panic!("{py}: {e}"));
+            assert_eq!(r.wait_reason, WaitReason::Timeout, "{py}: {r:?}");
+            sh.session
+                .signal(TerminalSignal::Sigint)
+                .unwrap_or_else(|e| panic!("{py}: {e}"));
+            let r = sh.send("print(6 * 7)").await;
+            assert!(r.viewport.contains("KeyboardInterrupt"), "{py}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "42"), "{py}: {r:?}");
+            let r = sh.send("exit()").await;
+            assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A scratch git repository removed on drop.
 struct Repo(PathBuf);
 

@@ -239,3 +239,43 @@ async fn a_huge_output_keeps_its_first_lines() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field cases C28, C29 and C37 with other inputs of the same kinds: a clear without a home
+/// move and a full reset keep earlier lines; TABs at odd columns; an executable is binary
+/// while base64 text is not.
+async fn screen_cases_hold_for_other_inputs_of_their_kinds() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send(r"printf 'one\ntwo\n\033[2J'; echo three").await;
+        assert!(r.viewport.contains("one\ntwo\n"), "{:?}", r.viewport);
+        assert!(r.viewport.ends_with("three\ndsh> "), "{:?}", r.viewport);
+        let r = sh.send(r"printf 'x-before\n\033c'; echo after-reset").await;
+        assert!(r.viewport.contains("x-before\n"), "{:?}", r.viewport);
+        assert!(
+            r.viewport.ends_with("after-reset\ndsh> "),
+            "{:?}",
+            r.viewport
+        );
+        let r = sh.send(r"printf '1234567\tX\nab\t\tY\n'").await;
+        assert!(
+            r.viewport.ends_with("\n1234567\tX\nab\t\tY\ndsh> "),
+            "{:?}",
+            r.viewport
+        );
+        let r = sh.send("cat \"$(type -P ls)\"").await;
+        assert!(
+            r.viewport.contains("bytes of binary output suppressed"),
+            "{:?}",
+            r.viewport
+        );
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh
+            .send("head -c 3000 /dev/zero | base64 -w 0 | head -c 2000; echo")
+            .await;
+        assert!(r.viewport.contains(&"A".repeat(1000)), "{:?}", r.viewport);
+        assert!(!r.viewport.contains("suppressed"), "{:?}", r.viewport);
+        sh.close().await;
+    })
+    .await;
+}

@@ -4,7 +4,8 @@
 //! - Multi-line text to a program that enabled bracketed paste (DECSET 2004) goes as one paste
 //!   (`ESC [200~` … `ESC [201~`, newlines as carriage returns, as terminals paste), so the
 //!   program's auto-indent or completion never rewrites it; trailing newlines and Enter stay
-//!   keys after the paste.
+//!   keys after the paste. So does a single line over [`PASTE_LINE_MIN`] bytes: a line editor
+//!   that redraws after every typed key takes a long line in one step only as a paste.
 //! - A line longer than the terminal's canonical-mode limit ([`CANONICAL_LINE_MAX`] bytes) to a
 //!   program that reads lines through the terminal's line editing is refused: the kernel
 //!   would cut it silently.
@@ -24,6 +25,9 @@ pub(super) const CANONICAL_LINE_MAX: usize = 4095;
 
 const PASTE_START: &[u8] = b"\x1b[200~";
 const PASTE_END: &[u8] = b"\x1b[201~";
+/// Single lines from this many bytes on go to a program that enabled bracketed paste as a
+/// paste.
+const PASTE_LINE_MIN: usize = 256;
 /// Readline's `abort` (Ctrl-G): ends a pending key sequence and keeps the line.
 const ABORT_KEY: u8 = 0x07;
 
@@ -67,7 +71,7 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
     }
     let body = text.trim_end_matches(['\n', '\r']);
     let mut bytes = Vec::with_capacity(text.len() + PASTE_START.len() + PASTE_END.len() + 1);
-    if reader.bracketed_paste && body.contains(['\n', '\r']) {
+    if reader.bracketed_paste && (body.contains(['\n', '\r']) || body.len() >= PASTE_LINE_MIN) {
         bytes.extend_from_slice(PASTE_START);
         bytes.extend(body.bytes().map(|b| if b == b'\n' { b'\r' } else { b }));
         bytes.extend_from_slice(PASTE_END);
@@ -165,6 +169,18 @@ mod tests {
                 "{text:?} {reader:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_long_single_line_is_a_paste_for_programs_that_enabled_it() {
+        let short = "x".repeat(PASTE_LINE_MIN - 1);
+        assert_eq!(shape(&short, false, PASTE).unwrap(), short.as_bytes());
+        let long = "x".repeat(PASTE_LINE_MIN);
+        assert_eq!(
+            shape(&long, true, PASTE).unwrap(),
+            format!("\x1b[200~{long}\x1b[201~\r").into_bytes()
+        );
+        assert_eq!(shape(&long, false, TYPED).unwrap(), long.as_bytes());
     }
 
     #[test]

@@ -323,7 +323,7 @@ impl SendOp {
         let mut next_tick = written_at + poll_interval;
         let mut probes = ProbeSchedule::new(written_at, marks_at_write, poll_interval);
         let mut tracker_refresh: Option<tokio::task::JoinHandle<()>> = None;
-        let mut probe: Option<(i32, GroupActivity)> = None;
+        let mut probe: Option<Probe> = None;
 
         loop {
             // A pending write: only exit, deadline and close matter until it lands.
@@ -392,7 +392,8 @@ impl SendOp {
                 let fg = shared.pty.foreground_pgid();
                 probe = match fg {
                     Some(pgid) if readiness.wants_probe(fg, prompt) => {
-                        Some((pgid, shared.activity_of(pgid).await))
+                        let at = Instant::now();
+                        Some((pgid, at, shared.activity_of(pgid).await))
                     }
                     _ => None,
                 };
@@ -492,12 +493,15 @@ async fn pre_write(shared: &Shared) -> PreWrite {
     PreWrite { fg, waiting }
 }
 
+/// A probe of a foreground group: its pgid, when the probe began, and what it found.
+type Probe = (i32, Instant, GroupActivity);
+
 /// One observation for the readiness decision; also returns when the shell exited and the
 /// newest prompt mark's exit status.
 fn observe(
     shared: &Shared,
     now: Instant,
-    probed: Option<(i32, GroupActivity)>,
+    probed: Option<Probe>,
     done_at_write: u64,
     marks_at_write: u64,
     written_at: Instant,
@@ -537,7 +541,13 @@ fn observe(
     }
     obs.fg = shared.pty.foreground_pgid();
     obs.output_drained = shared.output_drained();
-    let probed = probed.filter(|(pgid, _)| Some(*pgid) == obs.fg);
+    // A probe is about the foreground it looked at, and stale once output arrived after it
+    // began: the program may have read input and printed since (a wait seen at the previous
+    // prompt, before the shell read the line, must not settle the send on a screen that
+    // shows the command's output but not yet its prompt).
+    let probed = probed
+        .filter(|&(pgid, at, _)| Some(pgid) == obs.fg && obs.last_output_at <= at)
+        .map(|(pgid, _, activity)| (pgid, activity));
     obs.fg_waiting = probed.map(|(_, a)| matches!(a, GroupActivity::ReadingTty { .. }));
     obs.fg_wait_among_others =
         probed.is_some_and(|(_, a)| matches!(a, GroupActivity::ReadingTty { only_tty: false }));

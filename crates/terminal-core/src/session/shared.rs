@@ -259,7 +259,7 @@ impl Shared {
 
     /// Whether everything the program wrote has been read and fed to the screen.
     pub(super) fn output_drained(&self) -> bool {
-        !self.reader_busy.load(Ordering::SeqCst) && self.pty.unread_output_bytes().unwrap_or(0) == 0
+        !self.reader_busy.load(Ordering::SeqCst) && !self.pty.output_pending()
     }
 
     /// Whether the shell's prompt is the current screen state.
@@ -309,8 +309,11 @@ impl Reader {
     pub(super) fn on_event(&mut self, event: ReadEvent<'_>) {
         let shared = &self.shared;
         match event {
+            ReadEvent::WillRead => shared.reader_busy.store(true, Ordering::SeqCst),
+            ReadEvent::ReadNothing => shared.reader_busy.store(false, Ordering::SeqCst),
             ReadEvent::Output(bytes) => {
                 if self.emulator_failed {
+                    shared.reader_busy.store(false, Ordering::SeqCst);
                     return;
                 }
                 shared.reader_busy.store(true, Ordering::SeqCst);
@@ -333,6 +336,7 @@ impl Reader {
                 }
             }
             ReadEvent::End(err) => {
+                shared.reader_busy.store(false, Ordering::SeqCst);
                 {
                     let mut st = shared.lock();
                     st.output_ended = true;
