@@ -389,7 +389,7 @@ impl SendOp {
                 let fg = shared.pty.foreground_pgid();
                 match fg {
                     Some(pgid) if readiness.wants_probe(fg, prompt) => {
-                        probing = Some((pgid, Box::pin(shared.activity_of(pgid))));
+                        probing = Some((pgid, Instant::now(), Box::pin(shared.activity_of(pgid))));
                     }
                     _ => {
                         probe = None;
@@ -446,11 +446,17 @@ impl SendOp {
                 _ = tokio::time::sleep_until(wake_at.into()) => {}
                 activity = async {
                     match probing.as_mut() {
-                        Some((_, f)) => f.await,
+                        Some((_, _, f)) => f.await,
                         None => std::future::pending().await,
                     }
                 }, if probing.is_some() => {
-                    probe = probing.take().map(|(pgid, _)| (pgid, activity));
+                    // A verdict older than the newest output is stale: the program may have
+                    // left (or entered) its wait since; the schedule probes again.
+                    let last_output_at = shared.lock().last_output_at;
+                    probe = probing
+                        .take()
+                        .filter(|&(_, started, _)| last_output_at <= started)
+                        .map(|(pgid, _, _)| (pgid, activity));
                     probes.probed(Instant::now());
                 }
             }
@@ -462,9 +468,11 @@ impl SendOp {
     }
 }
 
-/// A foreground probe in flight: the group probed and what it is doing.
+/// A foreground probe in flight: the group probed, when the probe started, and what the
+/// group is doing.
 type Probing = (
     i32,
+    Instant,
     std::pin::Pin<Box<dyn std::future::Future<Output = GroupActivity> + Send>>,
 );
 
