@@ -9,8 +9,9 @@
 //!    (+ `\r`) through the writer thread.
 //! 3. It then evaluates [`Readiness`] on every output event and every probe until a tier
 //!    settles; `/proc` is consulted when output goes quiet or a prompt mark arrives, then
-//!    with a short doubling backoff ([`ProbeSchedule`]); the result is assembled from the
-//!    anchor ([`super::result`]).
+//!    with a short doubling backoff ([`ProbeSchedule`]), and while a probe reads `/proc` the
+//!    driver keeps reacting to output (a prompt mark settles at once); the result's rows are
+//!    copied from the anchor under the lock and assembled after it ([`super::result`]).
 //! 4. The slot is released once no write or interrupt of this send is still in flight, so late
 //!    bytes or a late SIGINT never hit a successor.
 //!
@@ -324,6 +325,9 @@ impl SendOp {
         let mut probes = ProbeSchedule::new(written_at, marks_at_write, poll_interval);
         let mut tracker_refresh: Option<tokio::task::JoinHandle<()>> = None;
         let mut probe: Option<Probe> = None;
+        // A probe in flight: the driver keeps reacting to output (a prompt mark settles the
+        // send at once) while `/proc` is read.
+        let mut probing: Option<Probing> = None;
 
         loop {
             // A pending write: only exit, deadline and close matter until it lands.
@@ -388,16 +392,17 @@ impl SendOp {
                 )
             };
             probes.on_output(last_output_at, marks);
-            if probes.due(now) {
+            if probing.is_none() && probes.due(now) {
                 let fg = shared.pty.foreground_pgid();
-                probe = match fg {
+                match fg {
                     Some(pgid) if readiness.wants_probe(fg, prompt) => {
-                        let at = Instant::now();
-                        Some((pgid, at, shared.activity_of(pgid).await))
+                        probing = Some((pgid, Instant::now(), Box::pin(shared.activity_of(pgid))));
                     }
-                    _ => None,
-                };
-                probes.probed(Instant::now());
+                    _ => {
+                        probe = None;
+                        probes.probed(Instant::now());
+                    }
+                }
             }
             let now = Instant::now();
             let (obs, exit_at, last_exit) = observe(
@@ -425,7 +430,10 @@ impl SendOp {
             }
             // Sleep until something can change the decision.
             let mut wake_at = deadline.min(readiness.silence_deadline(obs.last_output_at));
-            wake_at = wake_at.min(next_tick).min(probes.next_at());
+            wake_at = wake_at.min(next_tick);
+            if probing.is_none() {
+                wake_at = wake_at.min(probes.next_at());
+            }
             if let Some(at) = exit_at {
                 wake_at = wake_at.min((at + EXIT_DRAIN_MIN).max(now + Duration::from_millis(2)));
             }
@@ -443,6 +451,21 @@ impl SendOp {
                 _ = activity.changed() => {}
                 _ = self.wake.notified() => {}
                 _ = tokio::time::sleep_until(wake_at.into()) => {}
+                activity = async {
+                    match probing.as_mut() {
+                        Some((_, _, f)) => f.await,
+                        None => std::future::pending().await,
+                    }
+                }, if probing.is_some() => {
+                    // A verdict older than the newest output is stale: the program may have
+                    // left (or entered) its wait since; the schedule probes again.
+                    let last_output_at = shared.lock().last_output_at;
+                    probe = probing
+                        .take()
+                        .filter(|&(_, started, _)| last_output_at <= started)
+                        .map(|(pgid, started, _)| (pgid, started, activity));
+                    probes.probed(Instant::now());
+                }
             }
         }
         if let Some(refresh) = tracker_refresh {
@@ -451,6 +474,14 @@ impl SendOp {
         self.release();
     }
 }
+
+/// A foreground probe in flight: the group probed, when the probe started, and what the
+/// group is doing.
+type Probing = (
+    i32,
+    Instant,
+    std::pin::Pin<Box<dyn std::future::Future<Output = GroupActivity> + Send>>,
+);
 
 /// The control bytes a terminal turns into signals with ISIG on (the default VINTR, VQUIT and
 /// VSUSP: Ctrl-C, Ctrl-\\ and Ctrl-Z).

@@ -280,14 +280,21 @@ impl Shared {
 
 impl Shared {
     /// What process group `pgid` is doing (`/proc`, off the runtime); idle (the seed's
-    /// silence rule) when it cannot be told.
-    pub(super) async fn activity_of(&self, pgid: i32) -> GroupActivity {
-        let Some(tty) = self.pty.tty_path().map(std::path::Path::to_path_buf) else {
-            return GroupActivity::Idle;
-        };
-        tokio::task::spawn_blocking(move || group_activity(pgid, &tty))
-            .await
-            .unwrap_or(GroupActivity::Idle)
+    /// silence rule) when it cannot be told. The future borrows nothing, so a send can wait
+    /// for it beside other events.
+    pub(super) fn activity_of(
+        &self,
+        pgid: i32,
+    ) -> impl std::future::Future<Output = GroupActivity> + Send + 'static {
+        let tty = self.pty.tty_path().map(std::path::Path::to_path_buf);
+        async move {
+            let Some(tty) = tty else {
+                return GroupActivity::Idle;
+            };
+            tokio::task::spawn_blocking(move || group_activity(pgid, &tty))
+                .await
+                .unwrap_or(GroupActivity::Idle)
+        }
     }
 }
 
