@@ -24,8 +24,10 @@
 //!   (bash has read it whole by then), so no command of the session ever sees it; inside a
 //!   sandbox that deletes the session's private copy. The host's copy is removed after
 //!   startup in any case.
-//! - Quiet, predictable input: bracketed paste off (when readline is active), history
-//!   expansion off (`set +H`: `!` in commands is literal), no history file.
+//! - Quiet, predictable input: bracketed paste off (when readline is active), TAB inserts
+//!   itself instead of completing (a sent TAB, e.g. in a Makefile heredoc, arrives as a TAB
+//!   and never opens a completion listing), history expansion off (`set +H`: `!` in commands
+//!   is literal), no history file.
 
 use std::io::{self, Write as _};
 use std::os::unix::fs::OpenOptionsExt as _;
@@ -40,6 +42,8 @@ set +H 2>/dev/null
 unset HISTFILE
 if [[ -o emacs || -o vi ]]; then
   bind 'set enable-bracketed-paste off' 2>/dev/null
+  bind -m emacs '"\C-i": self-insert' 2>/dev/null
+  bind -m vi-insert '"\C-i": self-insert' 2>/dev/null
 fi
 __dsh_e=
 __dsh_r=

@@ -5,7 +5,8 @@
 //! the scrollback no longer holds them) and its newest lines, both cut at line boundaries,
 //! and records what was left out between them ([`OmittedOutput`]): the line and byte counts,
 //! how many of those lines are no longer retained, and the `terminal_read` arguments that
-//! page the retained ones. The viewport
+//! page the retained ones. A single line longer than a quarter of the room keeps its start and
+//! end around a marker with the bytes cut from its middle. The viewport
 //! of a send is the newest part of the session's scrollback when the send settles (except a
 //! full-screen program's screen, which gets no arguments), so its lines count back from the
 //! newest retained line the way `terminal_read`'s newest-relative offsets do.
@@ -50,15 +51,24 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
     else {
         return;
     };
-    let text = std::mem::take(viewport);
     let room = max_bytes.saturating_sub(fixed);
+    // A line over a quarter of the room keeps its start and end around a cut marker, so that
+    // one huge line does not crowd out (or itself become) the whole omission.
+    let max_line = (room / HEAD_SHARE_DIVISOR).max(MIN_BODY_BYTES);
+    let (text, lines_cut) = match render::cut_long_lines(viewport, max_line) {
+        (std::borrow::Cow::Owned(cut), true) => (cut, true),
+        _ => (std::mem::take(viewport), false),
+    };
     if room < MIN_BODY_BYTES {
         // Too small for a head: the newest output only (the render bounds it further).
         *omitted = None;
         *viewport = tail_lines(&text, max_bytes);
         return;
     }
-    if let Some(head) = head.take() {
+    if let Some(mut head) = head.take() {
+        if let (std::borrow::Cow::Owned(cut), true) = render::cut_long_lines(&head.text, max_line) {
+            head.text = cut;
+        }
         *omitted = Some(fit_with_kept_head(viewport, &head, &text, room, session_id));
         return;
     }
@@ -67,8 +77,9 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
     let tail = tail_lines(rest, room - head_len);
     let gap = head_len..head_len + rest.len() - tail.len();
     if gap.is_empty() {
-        // Nothing to leave out after all: the output stays whole, as the core reported it.
-        *truncated = was_truncated;
+        // No line to leave out after all: the output stays whole but for over-long lines'
+        // middles.
+        *truncated = was_truncated || lines_cut;
         *omitted = None;
         *viewport = text;
         return;

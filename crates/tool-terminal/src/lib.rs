@@ -389,8 +389,17 @@ impl Tool for ReadTool {
             )
             .map_err(terminal_error)?;
         let mut page = page;
+        let max_bytes = self.0.config.max_result_bytes;
+        // A line longer than a quarter of the cap keeps its start and end (the page cannot be
+        // split inside a line); the marker says how to see the rest.
+        if let (std::borrow::Cow::Owned(text), true) =
+            render::cut_long_lines(&page.text, max_bytes / 4)
+        {
+            page.text = text;
+            page.truncated = true;
+        }
         let cut;
-        (page.text, cut) = bound_structured(page.text, self.0.config.max_result_bytes);
+        (page.text, cut) = bound_structured(page.text, max_bytes);
         if cut {
             // Older lines were cut from the top: the page now ends sooner (newest-relative).
             page.line_end = page.line_begin + page.text.split('\n').count() as u64;

@@ -196,6 +196,43 @@ fn send_facts(
     facts
 }
 
+/// The marker that stands for the middle of one over-long line:
+/// `[… B bytes of this line omitted; …]`.
+pub fn line_cut_marker(bytes: usize) -> String {
+    format!(
+        "[… {bytes} {LINE_CUT}; to see them, write the output to a file and read it in pieces, e.g. with cut -c or head -c]"
+    )
+}
+
+/// The words of [`line_cut_marker`] that tell a cut line.
+const LINE_CUT: &str = "bytes of this line omitted";
+
+/// `text` with every line longer than `max_line_bytes` cut to its first and last
+/// `max_line_bytes / 2` bytes around [`line_cut_marker`]; whether any line was cut. Cuts never
+/// split a UTF-8 code point, and the line count stays the same.
+pub fn cut_long_lines(text: &str, max_line_bytes: usize) -> (std::borrow::Cow<'_, str>, bool) {
+    if !text.split('\n').any(|line| line.len() > max_line_bytes) {
+        return (std::borrow::Cow::Borrowed(text), false);
+    }
+    let keep = max_line_bytes / 2;
+    let mut out = String::with_capacity(text.len().min(4 * max_line_bytes));
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        if line.len() <= max_line_bytes {
+            out.push_str(line);
+            continue;
+        }
+        let first = dsh_output_retention::head_slice(line, keep);
+        let last = dsh_output_retention::tail_slice(line, keep);
+        out.push_str(first);
+        out.push_str(&line_cut_marker(line.len() - first.len() - last.len()));
+        out.push_str(last);
+    }
+    (std::borrow::Cow::Owned(out), true)
+}
+
 /// The line that stands for the lines left out of the middle of a send's viewport:
 /// `[… N lines (B bytes) omitted; page them with terminal_read {"sessionId": "pty-1", "offset": O, "count": C}]`,
 /// without the arguments when they are not known.
@@ -238,6 +275,7 @@ pub fn send_metadata(result: &SendOutput) -> String {
         output_bytes,
         omitted,
         notices,
+        viewport,
         ..
     } = result
     else {
@@ -246,7 +284,7 @@ pub fn send_metadata(result: &SendOutput) -> String {
     let facts = send_facts(
         *truncated,
         *output_bytes,
-        omitted.is_some(),
+        omitted.is_some() || viewport.contains(LINE_CUT),
         earlier_exit_codes,
         *exit_code,
         foreground.as_deref(),

@@ -144,6 +144,53 @@ async fn an_unfinished_escape_sequence_at_the_prompt_does_not_eat_the_next_key()
     .await;
 }
 
+/// A partial escape sequence right before the Enter (or a newline) neither swallows that
+/// Enter nor glues the next send onto the pending line: the command runs, and so does the next.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unfinished_escape_sequence_before_enter_does_not_swallow_it() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for pending in ["\x1b[", "\x1b", "\x1b[1;", "\x1bO", "\x1b\x1b"] {
+            let r = sh.send(&format!("echo a{pending}")).await;
+            assert_eq!(r.exit_code, Some(0), "{pending:?}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "a"), "{pending:?}: {r:?}");
+            let r = sh.send(&format!("echo b{pending}\necho c")).await;
+            assert!(r.viewport.lines().any(|l| l == "b"), "{pending:?}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "c"), "{pending:?}: {r:?}");
+            let r = sh.send("echo next").await;
+            assert!(
+                r.viewport.lines().any(|l| l == "next"),
+                "{pending:?}: {r:?}"
+            );
+            assert!(!r.viewport.contains("aecho"), "{pending:?}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A TAB sent to bash arrives as a TAB (readline would complete on it): in a command line, in
+/// heredoc lines (a Makefile's recipe), and several in a row never open a completion listing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tabs_reach_bash_as_sent() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("printf '%s' 'a\tb' | od -An -c").await;
+        assert!(r.viewport.contains("a  \\t   b"), "{r:?}");
+        let r = sh
+            .send("cat -A <<'EOF'\nall:\n\techo built\n\t\t\tdeep\nEOF")
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "^Iecho built$"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "^I^I^Ideep$"), "{r:?}");
+        let r = sh.send("\t\t\t\techo after-tabs").await;
+        assert!(!r.viewport.contains("possibilities"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "after-tabs"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Field case C26: a line over the terminal's 4095-byte canonical limit is refused with the
 /// limit named (a `read`, and typed-ahead input while a command runs), never cut; a raw-mode
 /// reader (readline at the prompt) gets it whole.

@@ -136,6 +136,51 @@ async fn c37_binary_output_is_summarised_not_dumped() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C37, mixed: text written in the same burst as binary bytes stays (before and
+/// after the binary run); only the run becomes the summary line, with no stray bytes of it.
+async fn c37_text_in_the_same_burst_as_binary_stays() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let cases = [
+            (
+                "head -c 5000 /dev/urandom > /tmp/dsh-c37-$$; { cat /tmp/dsh-c37-$$; printf '\\nRESULT: 42\\nline2\\n'; } | cat; rm -f /tmp/dsh-c37-$$",
+                &["RESULT: 42", "line2"][..],
+            ),
+            (
+                "printf 'text-before\\n'; head -c 5000 /dev/urandom; printf '\\ntext-after\\n'",
+                &["text-before", "text-after"][..],
+            ),
+            (
+                "{ printf 'HEADER ok\\n'; head -c 300 /dev/urandom; printf '\\n'; seq -f 'row %g' 1 20; } | cat",
+                &["HEADER ok", "row 1", "row 20"][..],
+            ),
+        ];
+        for (command, kept) in cases {
+            for _ in 0..3 {
+                let r = sh.send(command).await;
+                assert_eq!(r.exit_code, Some(0), "{r:?}");
+                let lines: Vec<&str> = r.viewport.lines().collect();
+                for line in kept {
+                    assert!(lines.contains(line), "{line}: {:?}", r.viewport);
+                }
+                let summaries = lines
+                    .iter()
+                    .filter(|l| l.contains("bytes of binary output suppressed"))
+                    .count();
+                assert_eq!(summaries, 1, "{:?}", r.viewport);
+                // Every other line is the command, the text sent, or the prompt.
+                let expected_lines = 1 + kept.len() + 1 + 1;
+                let rows = if kept.contains(&"row 1") { 18 } else { 0 };
+                assert_eq!(lines.len(), expected_lines + rows, "{:?}", r.viewport);
+                assert!(r.viewport.ends_with("dsh> "), "{:?}", r.viewport);
+            }
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 /// A program's own U+FFFD comes through in results and pages; invalid bytes show as U+FFFD.
 async fn a_printed_replacement_character_comes_through() {
     within(async {

@@ -5,8 +5,11 @@
 //! [`WINDOW_BYTES`] by the share of bytes that are neither text nor terminal controls a text
 //! program writes (invalid UTF-8, C0 controls other than BEL, BS, TAB, LF, VT, FF, CR, ESC,
 //! and DEL). A window above [`ENTER_SHARE_PERCENT`] starts suppression; the suppressed bytes
-//! are only counted. A window below [`LEAVE_SHARE_PERCENT`], or the start of a prompt mark
-//! (`ESC ] 133;`), ends it, and one [`suppressed_line`] takes the bytes' place on the screen.
+//! are only counted. Text lines before the first non-text byte stay text. Suppression ends at
+//! the newline after the last non-text byte of a window when enough text follows it (or the
+//! chunk ends there), at a long window of text, or at the start of a prompt mark
+//! (`ESC ] 133;`); the line the binary ends in counts as binary, and one [`suppressed_line`]
+//! takes the bytes' place on the screen, so text written in the same burst as binary stays.
 
 /// Bytes judged at a time.
 pub(crate) const WINDOW_BYTES: usize = 256;
@@ -14,8 +17,10 @@ pub(crate) const WINDOW_BYTES: usize = 256;
 const MIN_JUDGED_BYTES: usize = 64;
 /// Share of non-text bytes (percent) that starts suppression.
 const ENTER_SHARE_PERCENT: usize = 25;
-/// Share of non-text bytes (percent) under which suppressed output turns back into text.
-const LEAVE_SHARE_PERCENT: usize = 5;
+/// Fewest text bytes after the newline that ends a suppressed run's last line for the run to
+/// end there (unless the chunk ends or a prompt mark follows): shorter stretches occur in
+/// random bytes.
+const MIN_TEXT_RUN: usize = 8;
 /// The start of a prompt mark: never suppressed.
 const MARK_START: &[u8] = b"\x1b]133;";
 
@@ -35,12 +40,21 @@ pub(crate) enum Verdict {
     Binary(usize),
     /// Suppression ends here: put the summary line on the screen, then go on.
     EndOfBinary,
+    /// Too few bytes to tell whether text follows the binary run: keep them (see
+    /// [`BinaryFilter::hold`]) until more output arrives or the screen is read.
+    Hold,
 }
 
 /// The suppression state across chunks.
 #[derive(Debug, Default)]
 pub(crate) struct BinaryFilter {
     suppressed: Option<u64>,
+    /// The suppressed run's last line has ended: text follows.
+    line_ended: bool,
+    /// Text lines were split off a window judged binary: the bytes after them start a run.
+    enter_next: bool,
+    /// The end of a chunk that may be text after the binary run (a newline and a few bytes).
+    held: Vec<u8>,
 }
 
 impl BinaryFilter {
@@ -49,6 +63,10 @@ impl BinaryFilter {
     pub(crate) fn judge(&mut self, bytes: &[u8]) -> Verdict {
         let window = &bytes[..bytes.len().min(WINDOW_BYTES)];
         match self.suppressed {
+            None if std::mem::take(&mut self.enter_next) => {
+                self.suppressed = Some(0);
+                self.judge(bytes)
+            }
             None => {
                 // A prompt mark is never suppressed, nor judged with what follows it.
                 if window.starts_with(MARK_START) {
@@ -65,33 +83,72 @@ impl BinaryFilter {
                     .rposition(|&b| b == b'\n')
                     .map_or(0, |p| p + 1);
                 if text_lines > 0 {
+                    // The rest of this window is binary, however short the chunk leaves it.
+                    self.enter_next = true;
                     return Verdict::Text(text_lines);
                 }
                 self.suppressed = Some(0);
                 self.judge(bytes)
             }
             Some(count) => {
-                if let Some(at) = find(window, MARK_START) {
-                    if at == 0 {
-                        return Verdict::EndOfBinary;
-                    }
-                    self.suppressed = Some(count + at as u64);
-                    return Verdict::Binary(at);
-                }
-                if window.len() >= MIN_JUDGED_BYTES.min(bytes.len())
-                    && non_text_bytes(window) * 100 < window.len() * LEAVE_SHARE_PERCENT
-                {
+                if self.line_ended {
                     return Verdict::EndOfBinary;
                 }
-                self.suppressed = Some(count + window.len() as u64);
-                Verdict::Binary(window.len())
+                let mark = find(window, MARK_START);
+                if mark == Some(0) {
+                    return Verdict::EndOfBinary;
+                }
+                let judged = &window[..mark.unwrap_or(window.len())];
+                // The text after the last non-text byte, from the next newline on (the line the
+                // binary ends in is part of it), ends the run when it is long enough to be text,
+                // when a prompt mark follows it, or when it ends the chunk with whole lines.
+                let clean_from = last_non_text(judged).map_or(0, |i| i + 1);
+                let newline = judged[clean_from..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map(|p| clean_from + p);
+                let text_ends = |nl: usize| {
+                    let stretch = judged.len() - nl;
+                    stretch > MIN_TEXT_RUN
+                        || mark.is_some()
+                        || (judged.len() == bytes.len()
+                            && stretch >= MIN_TEXT_RUN / 2
+                            && judged.ends_with(b"\n"))
+                };
+                let n = match newline {
+                    Some(nl) if text_ends(nl) => {
+                        self.line_ended = true;
+                        nl + 1
+                    }
+                    // Judge the newline again with the bytes after it in view.
+                    Some(nl) if nl > 0 => nl,
+                    // The chunk ends a few bytes after the newline: wait for more output.
+                    Some(_) => return Verdict::Hold,
+                    None if clean_from == 0 && judged.len() >= MIN_JUDGED_BYTES => {
+                        return Verdict::EndOfBinary;
+                    }
+                    _ => judged.len(),
+                };
+                self.suppressed = Some(count + n as u64);
+                Verdict::Binary(n)
             }
         }
     }
 
     /// Ends suppression; returns how many bytes were suppressed, if any.
     pub(crate) fn take_suppressed(&mut self) -> Option<u64> {
+        self.line_ended = false;
         self.suppressed.take().filter(|&n| n > 0)
+    }
+
+    /// Keeps `bytes` (after [`Verdict::Hold`]) to be judged with the next chunk.
+    pub(crate) fn hold(&mut self, bytes: &[u8]) {
+        self.held = bytes.to_vec();
+    }
+
+    /// The bytes kept by [`BinaryFilter::hold`], if any.
+    pub(crate) fn take_held(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.held)
     }
 
     /// Whether output is being suppressed.
@@ -102,6 +159,28 @@ impl BinaryFilter {
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Where the last byte of `window` that is neither text nor a text program's control is (a
+/// character cut by the window's end is not evidence).
+fn last_non_text(window: &[u8]) -> Option<usize> {
+    let mut last = None;
+    let mut at = 0;
+    let mut rest = window;
+    while !rest.is_empty() {
+        let (good, invalid) = match std::str::from_utf8(rest) {
+            Ok(_) => (rest.len(), None),
+            Err(e) => (e.valid_up_to(), e.error_len()),
+        };
+        if let Some(i) = rest[..good].iter().rposition(|&b| is_odd_control(b)) {
+            last = Some(at + i);
+        }
+        let Some(n) = invalid else { break };
+        last = Some(at + good + n - 1);
+        at += good + n;
+        rest = &rest[good + n..];
+    }
+    last
 }
 
 /// Where the first byte of `window` that is neither text nor a text program's control is.

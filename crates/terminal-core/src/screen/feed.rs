@@ -36,7 +36,14 @@ impl Screen {
     /// Processes program output. Never panics on any input; the work is linear in the chunk.
     pub(crate) fn feed(&mut self, bytes: &[u8]) -> FeedOutcome {
         let mut out = FeedOutcome::default();
-        let mut rest = bytes;
+        let held = self.binary.take_held();
+        let joined;
+        let mut rest = if held.is_empty() {
+            bytes
+        } else {
+            joined = [held.as_slice(), bytes].concat();
+            joined.as_slice()
+        };
         // `rest[..text]` is judged text not yet fed.
         let mut text = 0;
         while text < rest.len() {
@@ -60,6 +67,10 @@ impl Screen {
                     rest = &rest[n..];
                 }
                 Verdict::EndOfBinary => self.flush_binary(&mut out),
+                Verdict::Hold => {
+                    self.binary.hold(rest);
+                    rest = &[];
+                }
                 Verdict::Text(_) => {}
             }
         }
@@ -178,7 +189,13 @@ impl Screen {
     /// the screen is read.
     pub(super) fn materialize(&mut self) {
         let mut ignored = FeedOutcome::default();
+        // Bytes held after a binary run: the output paused there, so they are the text after
+        // the run's last line (whose newline the summary line ends with).
+        let held = self.binary.take_held();
         self.flush_binary(&mut ignored);
+        if let Some(text) = held.strip_prefix(b"\n".as_slice()) {
+            self.feed_text(text, &mut ignored);
+        }
         self.materialize_flood();
         let replies = &mut self.parser.callbacks_mut().replies;
         // Replies produced while materializing were already produced by the bytes' feed.

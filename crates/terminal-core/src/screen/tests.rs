@@ -330,6 +330,64 @@ fn c37_binary_output_becomes_one_summary_line_and_the_prompt_still_counts() {
     assert!(s.transcript().ends_with("ok\n"));
 }
 
+/// Field case C37, mixed: text written in the same burst as binary stays, before and after
+/// the binary run, however the burst is split into reads; only the binary run becomes the
+/// summary line, and no stray bytes of it show.
+#[test]
+fn c37_text_around_binary_in_one_burst_stays() {
+    let noises = [pseudo_random(5000), pseudo_random(1000), pseudo_random(300)];
+    for noise in &noises {
+        for chunk_len in [64, 100, 255, 256, 257, 1000, 4096, 100_000] {
+            let mut s = Screen::new(config(40, 160), Some(nonce()));
+            s.feed(b"dsh> ");
+            let a = s.anchor();
+            let mut output = b"cmd\r\nHEADER ok\r\n".to_vec();
+            output.extend(noise);
+            output.extend(b"\r\nRESULT: 42\r\n");
+            output.extend((0..20).flat_map(|i| format!("row {i}\r\n").into_bytes()));
+            output.extend(mark("D;0"));
+            output.extend(mark("A"));
+            output.extend(b"dsh> ");
+            output.extend(mark("B"));
+            for chunk in output.chunks(chunk_len) {
+                s.feed(chunk);
+            }
+            let text = s.render_since(a, 100_000).text;
+            let lines: Vec<&str> = text.lines().collect();
+            let ctx = format!("noise {} chunk {chunk_len}: {text:?}", noise.len());
+            assert_eq!(lines[..2], ["cmd", "HEADER ok"], "{ctx}");
+            assert!(
+                lines[2].starts_with('[') && lines[2].contains("bytes of binary output suppressed"),
+                "{ctx}"
+            );
+            assert_eq!(lines[3], "RESULT: 42", "{ctx}");
+            let rows: Vec<String> = (0..20).map(|i| format!("row {i}")).collect();
+            assert_eq!(lines[4..24], rows, "{ctx}");
+            assert_eq!(lines[24..], ["dsh> "], "{ctx}");
+        }
+    }
+}
+
+/// A few bytes after the binary run's newline, at the end of the output so far, are held
+/// until more output arrives; when the screen is read first, they show as text.
+#[test]
+fn c37_a_short_text_after_binary_shows_when_the_output_pauses() {
+    let mut s = Screen::new(config(40, 160), Some(nonce()));
+    let a = s.anchor();
+    let mut output = pseudo_random(1000);
+    output.extend(b"\r\nab");
+    s.feed(&output);
+    let text = s.render_since(a, 100_000).text;
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].contains("bytes of binary output suppressed"),
+        "{text:?}"
+    );
+    assert_eq!(lines[1..], ["ab"], "{text:?}");
+    s.feed(b"c\r\n");
+    assert!(s.transcript().ends_with("\nabc\n"), "{:?}", s.transcript());
+}
+
 #[test]
 fn c15_a_flood_of_plain_lines_keeps_history_and_screen_exact() {
     let mut lazy = Screen::new(config(40, 160), None);

@@ -9,11 +9,12 @@
 //! - A line longer than the terminal's canonical-mode limit ([`CANONICAL_LINE_MAX`] bytes) to a
 //!   program that reads lines through the terminal's line editing is refused: the kernel
 //!   would cut it silently.
-//! - Input that ends inside an escape sequence (a lone ESC, `ESC [` and parameters without a
-//!   final byte) to the shell's own line editor at the prompt is closed with readline's abort
-//!   key (Ctrl-G): readline would otherwise wait for the rest of the sequence and take the
-//!   next send's first key as its end. Other programs get the bytes as sent (editors time an
-//!   ESC out themselves).
+//! - An escape sequence left unfinished (a lone ESC, `ESC [` or `ESC O` and parameters without
+//!   a final byte) to the shell's own line editor at the prompt is closed with readline's
+//!   abort key (Ctrl-G) where it stops: before the newline or Enter that follows it, or at the
+//!   end of the input. Readline would otherwise take that Enter (or the next send's first key)
+//!   as the sequence's end, and the line would neither run nor end. Other programs get the
+//!   bytes as sent (editors time an ESC out themselves).
 //! - Windows line endings (`\r\n`) are one Enter each, as a lone `\r` or `\n` is: sent as
 //!   is they would be two keys, and the shell would run an empty command after every line.
 
@@ -86,23 +87,58 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
     if submit {
         bytes.push(b'\r');
     }
-    if reader.shell_line_editor && ends_inside_escape(&bytes) {
-        bytes.push(ABORT_KEY);
+    if reader.shell_line_editor && bytes.contains(&ESC) {
+        bytes = close_unfinished_escapes(&bytes);
     }
     Ok(bytes)
 }
 
-/// Whether `bytes` end inside an escape sequence: after an ESC with at most intermediate
-/// bytes, or inside a CSI (`ESC [`) or SS3 (`ESC O`) that has no final byte yet.
-fn ends_inside_escape(bytes: &[u8]) -> bool {
-    let Some(esc) = bytes.iter().rposition(|&b| b == 0x1b) else {
-        return false;
-    };
-    match &bytes[esc + 1..] {
-        [] | [b'O'] => true,
-        [b'[', rest @ ..] => rest.iter().all(|b| (0x20..=0x3f).contains(b)),
-        rest => rest.iter().all(|b| (0x20..=0x2f).contains(b)),
+const ESC: u8 = 0x1b;
+
+/// Where an escape sequence stands while the bytes are read as keys.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Escape {
+    None,
+    /// After ESC (or ESC ESC, a prefix readline binds too).
+    Esc,
+    /// Inside `ESC [` parameters and intermediates.
+    Csi,
+    /// After `ESC O`.
+    Ss3,
+}
+
+/// `bytes` with [`ABORT_KEY`] inserted wherever an escape sequence is left unfinished: before
+/// the byte that cannot continue it (a newline or Enter after a lone ESC; anything but a
+/// parameter, intermediate or final byte inside a CSI or SS3) and at the end.
+fn close_unfinished_escapes(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + 2);
+    let mut state = Escape::None;
+    for &b in bytes {
+        let continues = match state {
+            Escape::None => true,
+            // ESC + any key is a meta key (deliberate, e.g. `ESC b`); only a line end cannot
+            // be meant as one.
+            Escape::Esc => !matches!(b, b'\r' | b'\n'),
+            Escape::Csi => (0x20..=0x7e).contains(&b),
+            Escape::Ss3 => (0x40..=0x7e).contains(&b),
+        };
+        if !continues {
+            out.push(ABORT_KEY);
+            state = Escape::None;
+        }
+        state = match (state, b) {
+            (Escape::None | Escape::Esc, ESC) => Escape::Esc,
+            (Escape::Esc, b'[') => Escape::Csi,
+            (Escape::Esc, b'O') => Escape::Ss3,
+            (Escape::Csi, 0x20..=0x3f) => Escape::Csi,
+            _ => Escape::None,
+        };
+        out.push(b);
     }
+    if state != Escape::None {
+        out.push(ABORT_KEY);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -152,7 +188,16 @@ mod tests {
             ("\x1bO", false, SHELL, b"\x1bO\x07"),
             ("\x1b[A", false, SHELL, b"\x1b[A"),
             ("\x1bb", false, SHELL, b"\x1bb"),
-            ("\x1b", true, SHELL, b"\x1b\r"),
+            ("\x1b", true, SHELL, b"\x1b\x07\r"),
+            ("echo a\x1b[", true, SHELL, b"echo a\x1b[\x07\r"),
+            ("echo a\x1b[1;", true, SHELL, b"echo a\x1b[1;\x07\r"),
+            ("a\x1bO\nb", true, SHELL, b"a\x1bO\x07\nb\r"),
+            ("a\x1b\nb\x1b", false, SHELL, b"a\x1b\x07\nb\x1b\x07"),
+            ("\x1b\x1b", false, SHELL, b"\x1b\x1b\x07"),
+            ("\x1b\x1b[D", true, SHELL, b"\x1b\x1b[D\r"),
+            ("\x1b[\x1b[A", false, SHELL, b"\x1b[\x07\x1b[A"),
+            ("\x1b]0;t\x07x", true, SHELL, b"\x1b]0;t\x07x\r"),
+            ("a\x1b[", true, TYPED, b"a\x1b[\r"),
             ("a\r\nb\r\n", true, TYPED, b"a\nb\n\r"),
             ("a\rb", true, TYPED, b"a\rb\r"),
             (

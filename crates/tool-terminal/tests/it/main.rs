@@ -10,5 +10,6 @@
 mod background;
 mod bad_input;
 mod lifecycle;
+mod long_lines;
 mod schemas;
 mod support;

@@ -1,0 +1,54 @@
+//! A single line longer than the result budget keeps its start and end around a marker that
+//! counts the bytes cut from its middle, in a send's result and in `terminal_read`.
+
+use dsh_tool_terminal::ToolTerminalConfig;
+use serde_json::json;
+
+use crate::support::{Host, fast_bash};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_over_the_budget_keeps_its_start_and_end() {
+    let host = Host::new(ToolTerminalConfig::default(), Some(fast_bash()));
+    let agent = host.agent("a");
+    host.call(&agent, "terminal_open", json!({"type": "shell"}))
+        .await;
+    let command = "printf 'start'; head -c 100000 /dev/zero | tr '\\0' x; printf 'END\\n'";
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": command, "timeoutMs": 30_000}),
+        )
+        .await;
+    let text = r.text();
+    assert!(text.len() <= 32 * 1024, "{} bytes", text.len());
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("startxxx"))
+        .unwrap_or_else(|| panic!("no kept line start: {text:.300}"));
+    assert!(line.ends_with("xxxEND"), "{line:.100}");
+    assert!(
+        line.contains(" bytes of this line omitted; "),
+        "{line:.100}"
+    );
+    assert!(text.contains("\ndsh> \n[wait: stdin_read]"), "{text:.300}");
+    assert!(text.contains("only part of it is shown"), "{text:.300}");
+    // terminal_read cannot page inside a line: it keeps the line's start and end too.
+    let r = host
+        .call(&agent, "terminal_read", json!({"sessionId": "pty-1"}))
+        .await;
+    let text = r.text();
+    assert!(text.len() <= 32 * 1024, "{} bytes", text.len());
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("startxxx"))
+        .unwrap_or_else(|| panic!("no kept line start: {text:.300}"));
+    assert!(line.ends_with("xxxEND"), "{line:.100}");
+    assert!(
+        line.contains(" bytes of this line omitted; "),
+        "{line:.100}"
+    );
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
