@@ -394,38 +394,29 @@ impl Pty {
     pub(crate) fn flush_unread_input(&self) -> bool {
         let noflsh = rustix::termios::tcgetattr(self.fd.as_fd())
             .map_or(true, |t| t.local_modes.contains(LocalModes::NOFLSH));
-        let Some(path) = self.tty_path.as_deref() else {
-            return false;
-        };
-        if noflsh {
-            return false;
-        }
+        !noflsh
+            && self.open_slave().is_some_and(|fd| {
+                rustix::termios::tcflush(&fd, rustix::termios::QueueSelector::IFlush).is_ok()
+            })
+    }
+
+    /// A short-lived descriptor of the slave side (never our controlling terminal).
+    fn open_slave(&self) -> Option<OwnedFd> {
         rustix::fs::open(
-            path,
+            self.tty_path.as_deref()?,
             rustix::fs::OFlags::RDWR
                 | rustix::fs::OFlags::NOCTTY
                 | rustix::fs::OFlags::NONBLOCK
                 | rustix::fs::OFlags::CLOEXEC,
             rustix::fs::Mode::empty(),
         )
-        .and_then(|fd| rustix::termios::tcflush(&fd, rustix::termios::QueueSelector::IFlush))
-        .is_ok()
+        .ok()
     }
 
     /// Bytes written to the terminal that its foreground program has not read yet (`FIONREAD`
     /// on a short-lived descriptor of the slave side). `None` when it cannot be asked.
     pub(crate) fn pending_input_bytes(&self) -> Option<u64> {
-        let path = self.tty_path.as_deref()?;
-        let fd = rustix::fs::open(
-            path,
-            rustix::fs::OFlags::RDWR
-                | rustix::fs::OFlags::NOCTTY
-                | rustix::fs::OFlags::NONBLOCK
-                | rustix::fs::OFlags::CLOEXEC,
-            rustix::fs::Mode::empty(),
-        )
-        .ok()?;
-        rustix::io::ioctl_fionread(&fd).ok()
+        rustix::io::ioctl_fionread(&self.open_slave()?).ok()
     }
 
     /// Output bytes the program wrote that the reader thread has not read yet.

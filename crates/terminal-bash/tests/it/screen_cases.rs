@@ -6,6 +6,16 @@ use pretty_assertions::assert_eq;
 
 use crate::support::{Shell, config, unique_id, within};
 
+/// A page of the newest `count` lines of scrollback.
+fn newest_lines(sh: &Shell, count: u64) -> dsh_terminal_core::ReadResult {
+    sh.session
+        .read(ReadRequest {
+            offset: Some(0),
+            count: Some(count),
+        })
+        .unwrap_or_else(|e| panic!("read: {e}"))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 /// Field case C28: a clear never drops or trims text printed during the send.
 async fn c28_clear_keeps_every_line_of_the_send_in_order() {
@@ -26,13 +36,7 @@ async fn c28_clear_keeps_every_line_of_the_send_in_order() {
             r.viewport
         );
         // What was on screen before the clears is still paged, in order.
-        let page = sh
-            .session
-            .read(ReadRequest {
-                offset: Some(0),
-                count: Some(100),
-            })
-            .unwrap();
+        let page = newest_lines(&sh, 100);
         let hello = page.text.find("hello world\nsecond line");
         let before = page.text.find("before\n");
         assert!(
@@ -93,13 +97,7 @@ async fn c29_tabs_come_back_as_tabs_in_results_and_pages() {
         // Pages keep them too, also once the rows scrolled into history.
         let r = sh.send("seq 1 100").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        let page = sh
-            .session
-            .read(ReadRequest {
-                offset: Some(0),
-                count: Some(500),
-            })
-            .unwrap();
+        let page = newest_lines(&sh, 500);
         assert!(
             page.text
                 .contains("all:\n\techo built\nname\tqty\nwidget\t3\n"),
@@ -197,13 +195,7 @@ async fn a_printed_replacement_character_comes_through() {
         );
         let r = sh.send("seq 1 100").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        let page = sh
-            .session
-            .read(ReadRequest {
-                offset: Some(0),
-                count: Some(500),
-            })
-            .unwrap();
+        let page = newest_lines(&sh, 500);
         assert!(
             page.text.contains("\n\u{fffd}\na\u{fffd}b\nc\u{fffd}d\n"),
             "{:?}",
@@ -237,13 +229,7 @@ async fn c28_regions_with_margins_keep_every_printed_line() {
             assert!(r.viewport.contains(&"a".repeat(150)), "{region}: {:?}", r.viewport);
             assert!(r.viewport.contains("status: building"), "{region}: {:?}", r.viewport);
             assert!(r.viewport.ends_with("finished\ndsh> "), "{region}: {:?}", r.viewport);
-            let page = sh
-                .session
-                .read(ReadRequest {
-                    offset: Some(0),
-                    count: Some(500),
-                })
-                .unwrap();
+            let page = newest_lines(&sh, 500);
             assert!(page.text.contains("\nrow-1\nrow-2\n"), "{region}: {:?}", page.text);
         }
         sh.close().await;

@@ -171,3 +171,73 @@ fn char_width(bytes: &[u8]) -> u16 {
         .and_then(|c| c.width())
         .map_or(1, |w| u16::try_from(w.min(2)).unwrap_or(1))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Screen;
+
+    fn screen() -> Screen {
+        Screen::new(
+            super::super::ScreenConfig {
+                rows: 24,
+                cols: 80,
+                scrollback_lines: 10_000,
+                scrollback_max_bytes: 4 * 1024 * 1024,
+            },
+            None,
+        )
+    }
+
+    /// Every line printed in a scroll region reaches the render in order, whatever its margins.
+    #[test]
+    fn c28_lines_scrolled_out_of_a_region_with_margins_are_kept() {
+        // (DECSTBM, its bottom row)
+        let regions: &[(&[u8], u16)] = &[
+            (b"\x1b[2;24r", 24), // status line at the top
+            (b"\x1b[3;20r", 20), // both margins
+            (b"\x1b[1;20r", 20), // region ending above the bottom
+            (b"\x1b[5r", 24),    // top margin, default bottom
+        ];
+        for &(region, bottom) in regions {
+            let mut s = screen();
+            s.feed(b"$ run\r\n");
+            let a = s.anchor();
+            s.feed(b"\x1b[H\x1b[2J\x1b[1;1Hstatus: working\x1b[24;1Hbottom bar");
+            s.feed(region);
+            s.feed(format!("\x1b[{bottom};1H").as_bytes());
+            let mut expected = Vec::new();
+            for i in 0..60 {
+                let line = format!("line-{i}");
+                s.feed(format!("{line}\r\n").as_bytes());
+                expected.push(line);
+            }
+            // A long line that wraps, and a scroll-up.
+            let long = "w".repeat(100);
+            s.feed(format!("{long}\r\n").as_bytes());
+            s.feed(b"after-wrap\r\n\x1b[3Safter-su\r\n");
+            s.feed(b"\x1b[r\x1b[24;1Hdone\r\n");
+            let text = s.render_since(a, 1 << 20).text;
+            let mut at = 0;
+            for line in
+                expected
+                    .iter()
+                    .map(String::as_str)
+                    .chain(["after-wrap", "after-su", "done"])
+            {
+                let found = text[at..].find(line);
+                assert!(found.is_some(), "{region:?}: {line:?} in order in {text:?}");
+                at += found.unwrap_or(0) + line.len();
+            }
+            assert!(text.contains(&long), "{region:?}: {text:?}");
+            assert!(text.contains("status: working"), "{region:?}: {text:?}");
+            let page = s
+                .page(Some(0), Some(500), 1 << 20)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(
+                page.text.contains("line-1\nline-2\n"),
+                "{region:?}: {:?}",
+                page.text
+            );
+        }
+    }
+}

@@ -73,22 +73,6 @@ fn invalid_bytes_show_as_replacement_and_never_panic() {
 }
 
 #[test]
-fn a_programs_own_replacement_character_comes_through() {
-    let mut s = screen();
-    let a = s.anchor();
-    s.feed("a\u{fffd}b\r\n\u{fffd}\r\n".as_bytes());
-    // Split across chunks, and scrolled into history.
-    s.feed(b"x\xef\xbf");
-    s.feed(b"\xbdy\r\n");
-    for i in 0..30 {
-        s.feed(format!("line {i}\r\n").as_bytes());
-    }
-    let t = s.transcript();
-    assert!(t.starts_with("a\u{fffd}b\n\u{fffd}\nx\u{fffd}y\n"), "{t:?}");
-    assert!(s.render_since(a, 4096).text.starts_with("a\u{fffd}b\n"));
-}
-
-#[test]
 fn dsr_and_da_queries_are_answered() {
     let mut s = screen();
     let out = s.feed(b"abc\x1b[6n");
@@ -633,56 +617,4 @@ fn exit_codes_since_covers_long_sends_within_its_bound() {
     }
     assert_eq!(s.exit_codes_since(0).len(), RECENT_EXITS);
     assert_eq!(s.exit_codes_since(s.done_count() - 1), vec![Some(0)]);
-}
-
-/// Every line printed in a scroll region reaches the render in order, whatever its margins.
-#[test]
-fn c28_lines_scrolled_out_of_a_region_with_margins_are_kept() {
-    // (DECSTBM, its bottom row)
-    let regions: &[(&[u8], u16)] = &[
-        (b"\x1b[2;24r", 24), // status line at the top
-        (b"\x1b[3;20r", 20), // both margins
-        (b"\x1b[1;20r", 20), // region ending above the bottom
-        (b"\x1b[5r", 24),    // top margin, default bottom
-    ];
-    for &(region, bottom) in regions {
-        let mut s = screen();
-        s.feed(b"$ run\r\n");
-        let a = s.anchor();
-        s.feed(b"\x1b[H\x1b[2J\x1b[1;1Hstatus: working\x1b[24;1Hbottom bar");
-        s.feed(region);
-        s.feed(format!("\x1b[{bottom};1H").as_bytes());
-        let mut expected = Vec::new();
-        for i in 0..60 {
-            let line = format!("line-{i}");
-            s.feed(format!("{line}\r\n").as_bytes());
-            expected.push(line);
-        }
-        // A long line that wraps, and a scroll-up.
-        let long = "w".repeat(100);
-        s.feed(format!("{long}\r\n").as_bytes());
-        s.feed(b"after-wrap\r\n\x1b[3Safter-su\r\n");
-        s.feed(b"\x1b[r\x1b[24;1Hdone\r\n");
-        let text = s.render_since(a, 1 << 20).text;
-        let mut at = 0;
-        for line in expected
-            .iter()
-            .map(String::as_str)
-            .chain(["after-wrap", "after-su", "done"])
-        {
-            let found = text[at..].find(line);
-            assert!(found.is_some(), "{region:?}: {line:?} in order in {text:?}");
-            at += found.unwrap_or(0) + line.len();
-        }
-        assert!(text.contains(&long), "{region:?}: {text:?}");
-        assert!(text.contains("status: working"), "{region:?}: {text:?}");
-        let page = s
-            .page(Some(0), Some(500), 1 << 20)
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert!(
-            page.text.contains("line-1\nline-2\n"),
-            "{region:?}: {:?}",
-            page.text
-        );
-    }
 }

@@ -97,6 +97,7 @@ pub(super) fn restore(text: &str) -> Cow<'_, str> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Screen;
     use super::*;
 
     fn decode_all(chunks: &[&[u8]]) -> String {
@@ -123,6 +124,34 @@ mod tests {
         for (chunks, expected) in cases {
             assert_eq!(decode_all(chunks), *expected, "{chunks:?}");
         }
+    }
+
+    fn screen() -> Screen {
+        Screen::new(
+            super::super::ScreenConfig {
+                rows: 24,
+                cols: 80,
+                scrollback_lines: 10_000,
+                scrollback_max_bytes: 4 * 1024 * 1024,
+            },
+            None,
+        )
+    }
+
+    #[test]
+    fn a_programs_own_replacement_character_comes_through() {
+        let mut s = screen();
+        let a = s.anchor();
+        s.feed("a\u{fffd}b\r\n\u{fffd}\r\n".as_bytes());
+        // Split across chunks, and scrolled into history.
+        s.feed(b"x\xef\xbf");
+        s.feed(b"\xbdy\r\n");
+        for i in 0..30 {
+            s.feed(format!("line {i}\r\n").as_bytes());
+        }
+        let t = s.transcript();
+        assert!(t.starts_with("a\u{fffd}b\n\u{fffd}\nx\u{fffd}y\n"), "{t:?}");
+        assert!(s.render_since(a, 4096).text.starts_with("a\u{fffd}b\n"));
     }
 
     #[test]

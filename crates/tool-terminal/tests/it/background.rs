@@ -280,3 +280,45 @@ async fn silence_longer_than_the_idle_window_does_not_end_a_background_send() {
     assert_eq!(lines, ["start", "woke"], "{reads:?}");
     host.shutdown().await;
 }
+
+/// A background send typed ahead while a command runs, killed before the shell read it: the
+/// interrupt discards the unread line (as the terminal's Ctrl-C does), so it never runs and
+/// the next send is not polluted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killing_a_typed_ahead_background_send_discards_its_line() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let session = open(&host, &agent).await;
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "sleep 100", "timeoutMs": 1000}),
+        )
+        .await;
+    assert!(r.text().contains("[wait: timeout]"), "{}", r.text());
+    let (job, ack) = start_job(&host, &agent, &session, "echo polluted-$((6*7))").await;
+    // The terminal echoes the typed-ahead line once it is written.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let mut seen = ack;
+    while !seen.contains("polluted-$") {
+        assert!(tokio::time::Instant::now() < deadline, "{seen}");
+        let r = host
+            .call(&agent, "job_output", json!({"job_id": job, "wait": false}))
+            .await;
+        seen.push_str(&r.text());
+    }
+    let r = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    assert!(!r.is_error, "{}", r.text());
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    assert!(!r.text().contains("polluted-42"), "{}", r.text());
+    assert!(!r.text().contains("[status: running"), "{}", r.text());
+    let text = send_foreground(&host, &agent, &session, "echo clean").await;
+    assert!(!text.contains("polluted"), "{text}");
+    assert!(text.contains("\nclean\n"), "{text}");
+    host.call(&agent, "terminal_close", json!({"sessionId": session}))
+        .await;
+    host.shutdown().await;
+}
