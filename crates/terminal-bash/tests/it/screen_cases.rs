@@ -4,7 +4,7 @@
 use dsh_terminal_core::{BackendSession, ReadRequest, WaitReason};
 use pretty_assertions::assert_eq;
 
-use crate::support::{Shell, config, unique_id, within};
+use crate::support::{Shell, TempDir, config, unique_id, wait_until, within};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 /// Field case C28: a clear never drops or trims text printed during the send.
@@ -280,6 +280,90 @@ async fn a_huge_output_keeps_its_first_lines() {
             let r = sh.send("echo small").await;
             assert_eq!(r.head, None, "{r:?}");
         }
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// A line the last result showed only up to the cursor, then rewritten in place (`\r` and
+/// erase line, a `\r` progress line): the next result shows the rewritten line whole.
+async fn a_line_rewritten_after_a_result_showed_its_start_comes_back_whole() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let cases = [
+            (
+                "hint: Waiting for your editor to close the file... ",
+                r"\r\033[Kerror: There was a problem with the editor, full message here\n",
+                "error: There was a problem with the editor, full message here",
+            ),
+            (
+                "Building [=====>    ] 50/100",
+                r"\r\033[2Kwarning: unused variable x\nBuilding [==========] 100/100\n",
+                "warning: unused variable x",
+            ),
+            (
+                "Downloading 30% ...",
+                r"\rDone: 6 files fetched OK\n",
+                "Done: 6 files fetched OK",
+            ),
+        ];
+        for (first, rewrite, whole) in cases {
+            // `read -s` holds the program at the half-written line without echoing the Enter.
+            let r = sh
+                .send(&format!(
+                    r"printf 'Compiling\n{first}'; read -rs _; printf '{rewrite}'"
+                ))
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            assert!(r.viewport.contains(first.trim_end()), "{r:?}");
+            let r = sh.send("").await;
+            assert!(r.viewport.lines().any(|l| l == whole), "{whole}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// The same for a send read while it runs (a background job's output): the rewritten line
+/// comes back whole in the next read.
+async fn a_line_rewritten_between_reads_of_a_running_send_comes_back_whole() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let dir = TempDir::new("rewrite");
+        let fifo = dir.0.join("go");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let op = sh
+            .session
+            .start_send(dsh_terminal_core::SendRequest {
+                text: format!(
+                    r"printf 'Compiling a\nBuilding [=>   ] 10/100'; read -r _ < {}; printf '\r\033[2Kwarning: unused variable y\nBuilding [=====] 100/100\n'",
+                    fifo.display()
+                ),
+                submit: true,
+                timeout: Some(std::time::Duration::from_secs(60)),
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut seen = String::new();
+        wait_until("the progress line shows", || {
+            seen.push_str(&op.read_output().delta);
+            seen.contains("10/100")
+        })
+        .await;
+        let writer = fifo.clone();
+        tokio::task::spawn_blocking(move || std::fs::write(writer, "go\n"))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let r = op.done().await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let rest = op.read_output().delta;
+        assert!(
+            rest.lines().any(|l| l == "warning: unused variable y"),
+            "{rest:?}"
+        );
         sh.close().await;
     })
     .await;

@@ -388,6 +388,61 @@ fn c37_a_short_text_after_binary_shows_when_the_output_pauses() {
     assert!(s.transcript().ends_with("\nabc\n"), "{:?}", s.transcript());
 }
 
+/// A render resumes where the last one ended (mid-row); when the program rewrites that row
+/// from its start (`\r` + erase line, `\r` progress, a cursor move back), the next render
+/// shows the row whole again, also once it scrolled into history. An untouched row (a prompt)
+/// still resumes at the column.
+#[test]
+fn a_row_rewritten_before_the_resume_column_is_shown_whole() {
+    let rewrites: [(&[u8], &str); 4] = [
+        (
+            b"\r\x1b[Kerror: full message here\r\n",
+            "error: full message here",
+        ),
+        (
+            b"\r\x1b[2Kwarning: unused x\r\nBuilding 100/100\r\n",
+            "warning: unused x",
+        ),
+        (
+            b"\rDone: 6 files fetched OK, all of them verified\r\n",
+            "Done: 6 files fetched OK, all of them verified",
+        ),
+        (b"\x1b[40DX\r\n", "Xint: Waiting for your editor..."),
+    ];
+    for (rewrite, first) in rewrites {
+        let mut s = screen();
+        s.feed(b"$ cmd\r\nhint: Waiting for your editor... ");
+        let a = s.anchor();
+        s.feed(rewrite);
+        let text = s.render_since(a, 100_000).text;
+        assert_eq!(text.lines().next(), Some(first), "{rewrite:?}: {text:?}");
+        // The same after the row scrolled into history.
+        let mut s = screen();
+        s.feed(b"$ cmd\r\nhint: Waiting for your editor... ");
+        let a = s.anchor();
+        s.feed(rewrite);
+        for i in 0..60 {
+            s.feed(format!("line {i}\r\n").as_bytes());
+        }
+        let text = s.render_since(a, 100_000).text;
+        assert_eq!(text.lines().next(), Some(first), "{rewrite:?}: {text:?}");
+    }
+    // Text appended after the resume column: only the new text.
+    let mut s = screen();
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    s.feed(b"echo hi\r\nhi\r\n");
+    assert_eq!(s.render_since(a, 100_000).text, "echo hi\nhi\n");
+    let mut s = screen();
+    s.feed(b"\tdsh> ");
+    let a = s.anchor();
+    for i in 0..60 {
+        s.feed(format!("line {i}\r\n").as_bytes());
+    }
+    let text = s.render_since(a, 100_000).text;
+    assert!(text.starts_with("line 0\nline 1\n"), "{text:?}");
+}
+
 #[test]
 fn c15_a_flood_of_plain_lines_keeps_history_and_screen_exact() {
     let mut lazy = Screen::new(config(40, 160), None);
