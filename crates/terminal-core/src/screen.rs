@@ -462,6 +462,12 @@ impl Screen {
         }
     }
 
+    /// The cursor row's text before the cursor, trailing spaces trimmed (`None` at column 0).
+    pub(crate) fn cursor_row_prefix(&mut self) -> Option<String> {
+        let pos = self.cursor();
+        self.row_prefix(pos)
+    }
+
     /// Stops tracking an anchor.
     pub(crate) fn release_anchor(&mut self, id: AnchorId) {
         if let Some(slot) = self.anchors.get_mut(id.0) {
