@@ -115,6 +115,15 @@ impl BinaryFilter {
                             && stretch >= MIN_TEXT_RUN / 2
                             && judged.ends_with(b"\n"))
                 };
+                // A prompt mark cut by the chunk's end: judged with the next chunk.
+                let partial_mark = if mark.is_none() && judged.len() == bytes.len() {
+                    (1..MARK_START.len())
+                        .rev()
+                        .find(|&k| judged.ends_with(&MARK_START[..k]))
+                        .unwrap_or(0)
+                } else {
+                    0
+                };
                 let n = match newline {
                     Some(nl) if text_ends(nl) => {
                         self.line_ended = true;
@@ -127,7 +136,8 @@ impl BinaryFilter {
                     None if clean_from == 0 && judged.len() >= MIN_JUDGED_BYTES => {
                         return Verdict::EndOfBinary;
                     }
-                    _ => judged.len(),
+                    _ if partial_mark == judged.len() => return Verdict::Hold,
+                    _ => judged.len() - partial_mark,
                 };
                 self.suppressed = Some(count + n as u64);
                 Verdict::Binary(n)

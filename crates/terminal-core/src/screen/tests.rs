@@ -443,6 +443,31 @@ fn a_row_rewritten_before_the_resume_column_is_shown_whole() {
     assert!(text.starts_with("line 0\nline 1\n"), "{text:?}");
 }
 
+/// A prompt mark cut in two by a read right after binary output is still a prompt mark.
+#[test]
+fn c37_a_prompt_mark_split_after_binary_still_counts() {
+    let mut tail = mark("D;0");
+    tail.extend(mark("A"));
+    tail.extend(b"dsh> ");
+    tail.extend(mark("B"));
+    for split in 1..8 {
+        let mut s = Screen::new(config(40, 160), Some(nonce()));
+        let a = s.anchor();
+        let mut first = pseudo_random(2000);
+        first.extend(&tail[..split]);
+        s.feed(&first);
+        if split % 2 == 0 {
+            // The screen read between the two halves.
+            s.render_since(a, 100_000);
+        }
+        s.feed(&tail[split..]);
+        assert_eq!(s.prompt_state(), PromptState::Prompt, "split {split}");
+        assert_eq!(s.last_exit_code(), Some(0), "split {split}");
+        let text = s.render_since(a, 100_000).text;
+        assert!(text.ends_with("suppressed; to look at them, pipe the command through `xxd | head` or redirect its output to a file]\ndsh> "), "{text:?}");
+    }
+}
+
 #[test]
 fn c15_a_flood_of_plain_lines_keeps_history_and_screen_exact() {
     let mut lazy = Screen::new(config(40, 160), None);
