@@ -175,8 +175,20 @@ async fn c37_text_in_the_same_burst_as_binary_stays() {
                     .filter(|l| l.contains("bytes of binary output suppressed"))
                     .count();
                 assert_eq!(summaries, 1, "{:?}", r.viewport);
+                // Random bytes may end in a newline and a few clean bytes of their own, which
+                // read as one short line after the summary (a known, rare ambiguity).
+                let stray = lines
+                    .iter()
+                    .skip_while(|l| !l.contains("bytes of binary output suppressed"))
+                    .nth(1)
+                    .is_some_and(|l| l.chars().count() <= 3 && !kept.contains(l));
                 let rows = if kept.contains(&"row 1") { 18 } else { 0 };
-                assert_eq!(lines.len(), kept.len() + 1 + rows, "{:?}", r.viewport);
+                assert_eq!(
+                    lines.len(),
+                    kept.len() + 1 + rows + usize::from(stray),
+                    "{:?}",
+                    r.viewport
+                );
                 // Settle a late prompt before the next round.
                 sh.send("true").await;
             }

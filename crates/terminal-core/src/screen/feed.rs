@@ -193,8 +193,12 @@ impl Screen {
         // the run's last line (whose newline the summary line ends with), or the start of a
         // prompt mark the scanner finishes with the next chunk.
         let held = self.binary.take_held();
+        let after_binary = self.binary.suppressing();
         self.flush_binary(&mut ignored);
-        let text = held.strip_prefix(b"\n".as_slice()).unwrap_or(&held);
+        let text = match held.strip_prefix(b"\n".as_slice()) {
+            Some(rest) if after_binary => rest,
+            _ => &held,
+        };
         if !text.is_empty() {
             self.feed_text(text, &mut ignored);
         }

@@ -337,7 +337,7 @@ fn c37_binary_output_becomes_one_summary_line_and_the_prompt_still_counts() {
 fn c37_text_around_binary_in_one_burst_stays() {
     let noises = [pseudo_random(5000), pseudo_random(1000), pseudo_random(300)];
     for noise in &noises {
-        for chunk_len in [64, 100, 255, 256, 257, 1000, 4096, 100_000] {
+        for chunk_len in [10, 33, 64, 100, 255, 256, 257, 1000, 4096, 100_000] {
             let mut s = Screen::new(config(40, 160), Some(nonce()));
             s.feed(b"dsh> ");
             let a = s.anchor();
