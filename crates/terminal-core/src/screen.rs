@@ -198,11 +198,15 @@ pub(crate) struct Position {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct AnchorId(usize);
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Anchor {
     pos: Position,
     /// Created on the alternate screen: it becomes the main-screen cursor when that returns.
     pending_main: bool,
+    /// The text of the anchor's row before its column when it was placed at the cursor: when
+    /// the program rewrites that part of the row (`\r`, erase line, cursor moves), a render
+    /// from the anchor starts at the row's first column, so the row is shown whole again.
+    prefix: Option<String>,
 }
 
 /// Rendered text plus whether anything was cut.
@@ -417,9 +421,11 @@ impl Screen {
     /// Starts tracking the current cursor position. On the alternate screen the anchor waits
     /// for the main screen to return and then starts at its cursor.
     pub(crate) fn anchor(&mut self) -> AnchorId {
+        let pos = self.cursor();
         let anchor = Anchor {
-            pos: self.cursor(),
+            pos,
             pending_main: self.alternate,
+            prefix: (!self.alternate).then(|| self.row_prefix(pos)).flatten(),
         };
         if let Some(i) = self.anchors.iter().position(Option::is_none) {
             self.anchors[i] = Some(anchor);
@@ -436,6 +442,7 @@ impl Screen {
         if let Some(Some(anchor)) = self.anchors.get_mut(id.0) {
             anchor.pos = pos;
             anchor.pending_main = false;
+            anchor.prefix = None;
         }
         id
     }
@@ -444,13 +451,21 @@ impl Screen {
     pub(crate) fn move_anchor_to_cursor(&mut self, id: AnchorId) {
         let pos = self.cursor();
         let pending_main = self.alternate;
+        let prefix = (!pending_main).then(|| self.row_prefix(pos)).flatten();
         if let Some(Some(anchor)) = self.anchors.get_mut(id.0) {
             if pending_main && anchor.pending_main {
                 return;
             }
             anchor.pos = pos;
             anchor.pending_main = pending_main;
+            anchor.prefix = prefix;
         }
+    }
+
+    /// The cursor row's text before the cursor, trailing spaces trimmed (`None` at column 0).
+    pub(crate) fn cursor_row_prefix(&mut self) -> Option<String> {
+        let pos = self.cursor();
+        self.row_prefix(pos)
     }
 
     /// Stops tracking an anchor.
@@ -465,6 +480,24 @@ impl Screen {
         match self.anchors.get(id.0) {
             Some(Some(a)) if !a.pending_main => Some(a.pos),
             _ => None,
+        }
+    }
+
+    /// Where a render from the anchor starts: its position, or the start of its row when the
+    /// text before its column changed since it was placed.
+    fn anchor_render_start(&self, id: AnchorId) -> Option<Position> {
+        let Some(Some(a)) = self.anchors.get(id.0) else {
+            return None;
+        };
+        if a.pending_main {
+            return None;
+        }
+        match &a.prefix {
+            Some(prefix) if self.row_prefix(a.pos).as_ref() != Some(prefix) => Some(Position {
+                row: a.pos.row,
+                col: 0,
+            }),
+            _ => Some(a.pos),
         }
     }
 }

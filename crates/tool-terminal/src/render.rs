@@ -186,9 +186,14 @@ fn send_facts(
         InputModeOutput::EchoOff => {
             facts.push_str("\n[input: echo off (password prompt); typed text is not shown]");
         }
-        InputModeOutput::Continuation => facts.push_str(
-            "\n[input: shell continuation prompt; finish the command, or send SIGINT to cancel it]",
-        ),
+        InputModeOutput::Continuation => match foreground {
+            None => facts.push_str(
+                "\n[input: shell continuation prompt; finish the command, or send SIGINT to cancel it]",
+            ),
+            Some(program) => facts.push_str(&format!(
+                "\n[input: continuation prompt; {program} waits for the rest of the block: send more lines, or send \"\" (an empty line) to end the block and run it]"
+            )),
+        },
         InputModeOutput::AlternateScreen => facts.push_str(
             "\n[screen: a full-screen program holds the terminal; text you send goes to it]",
         ),

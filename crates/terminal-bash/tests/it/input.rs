@@ -144,6 +144,49 @@ async fn an_unfinished_escape_sequence_at_the_prompt_does_not_eat_the_next_key()
     .await;
 }
 
+/// A REPL left at its own continuation prompt after a block that does not end in a blank line
+/// (Python's `... `, node's `... `) is reported as a continuation prompt, and an empty send
+/// ends the block and runs it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repl_waiting_for_the_rest_of_a_block_is_a_continuation_prompt() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let mut repls = vec![("python3 -q".to_owned(), "exit()")];
+        match python313() {
+            Some(py) => repls.push((format!("{py} -q"), "exit()")),
+            None => eprintln!("python3.13 is not installed: its REPL (pyrepl) is not exercised"),
+        }
+        if installed("node") {
+            repls.push(("node".to_owned(), ".exit"));
+        } else {
+            eprintln!("node is not installed: its REPL is not exercised");
+        }
+        for (start, exit) in repls {
+            let r = sh.send(&start).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
+            let block = if start == "node" {
+                "for (let i = 0; i < 2; i++) {\n  console.log('n' + i)\n"
+            } else {
+                "for i in range(2):\n    print('n' + str(i))"
+            };
+            let r = sh.send(block).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
+            assert_eq!(r.input_mode, InputMode::Continuation, "{start}: {r:?}");
+            let r = if start == "node" {
+                sh.send("}").await
+            } else {
+                sh.send("").await
+            };
+            assert!(r.viewport.lines().any(|l| l == "n1"), "{start}: {r:?}");
+            assert_eq!(r.input_mode, InputMode::Normal, "{start}: {r:?}");
+            let r = sh.send(exit).await;
+            assert_eq!(r.exit_code, Some(0), "{start}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A partial escape sequence right before the Enter (or a newline) neither swallows that
 /// Enter nor glues the next send onto the pending line: the command runs, and so does the next.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

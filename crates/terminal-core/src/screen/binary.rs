@@ -40,7 +40,8 @@ pub(crate) enum Verdict {
     Binary(usize),
     /// Suppression ends here: put the summary line on the screen, then go on.
     EndOfBinary,
-    /// Too few bytes to tell whether text follows the binary run: keep them (see
+    /// Too few bytes at the chunk's end to tell text from binary (whether text follows a
+    /// binary run, or whether short non-text bytes start one): keep them (see
     /// [`BinaryFilter::hold`]) until more output arrives or the screen is read.
     Hold,
 }
@@ -71,6 +72,27 @@ impl BinaryFilter {
                 // A prompt mark is never suppressed, nor judged with what follows it.
                 if window.starts_with(MARK_START) {
                     return Verdict::Text(window.len());
+                }
+                if window.len() < MIN_JUDGED_BYTES && window.len() == bytes.len() {
+                    // Too short to judge, and the chunk ends: non-text bytes after the last
+                    // line wait for the next chunk (a read cut the burst there), unless a
+                    // prompt mark (or the start of one) is among them.
+                    let mark_start = find(window, MARK_START).is_some()
+                        || (1..MARK_START.len()).any(|k| window.ends_with(&MARK_START[..k]));
+                    return match first_non_text(window) {
+                        Some(bad) if !mark_start => {
+                            let lines = window[..bad]
+                                .iter()
+                                .rposition(|&b| b == b'\n')
+                                .map_or(0, |p| p + 1);
+                            if lines > 0 {
+                                Verdict::Text(lines)
+                            } else {
+                                Verdict::Hold
+                            }
+                        }
+                        _ => Verdict::Text(window.len()),
+                    };
                 }
                 if window.len() < MIN_JUDGED_BYTES
                     || non_text_bytes(window) * 100 <= window.len() * ENTER_SHARE_PERCENT
@@ -115,6 +137,15 @@ impl BinaryFilter {
                             && stretch >= MIN_TEXT_RUN / 2
                             && judged.ends_with(b"\n"))
                 };
+                // A prompt mark cut by the chunk's end: judged with the next chunk.
+                let partial_mark = if mark.is_none() && judged.len() == bytes.len() {
+                    (1..MARK_START.len())
+                        .rev()
+                        .find(|&k| judged.ends_with(&MARK_START[..k]))
+                        .unwrap_or(0)
+                } else {
+                    0
+                };
                 let n = match newline {
                     Some(nl) if text_ends(nl) => {
                         self.line_ended = true;
@@ -127,7 +158,8 @@ impl BinaryFilter {
                     None if clean_from == 0 && judged.len() >= MIN_JUDGED_BYTES => {
                         return Verdict::EndOfBinary;
                     }
-                    _ => judged.len(),
+                    _ if partial_mark == judged.len() => return Verdict::Hold,
+                    _ => judged.len() - partial_mark,
                 };
                 self.suppressed = Some(count + n as u64);
                 Verdict::Binary(n)

@@ -190,10 +190,16 @@ impl Screen {
     pub(super) fn materialize(&mut self) {
         let mut ignored = FeedOutcome::default();
         // Bytes held after a binary run: the output paused there, so they are the text after
-        // the run's last line (whose newline the summary line ends with).
+        // the run's last line (whose newline the summary line ends with), or the start of a
+        // prompt mark the scanner finishes with the next chunk.
         let held = self.binary.take_held();
+        let after_binary = self.binary.suppressing();
         self.flush_binary(&mut ignored);
-        if let Some(text) = held.strip_prefix(b"\n".as_slice()) {
+        let text = match held.strip_prefix(b"\n".as_slice()) {
+            Some(rest) if after_binary => rest,
+            _ => &held,
+        };
+        if !text.is_empty() {
             self.feed_text(text, &mut ignored);
         }
         self.materialize_flood();

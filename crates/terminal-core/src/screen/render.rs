@@ -25,10 +25,38 @@ impl Screen {
         if self.alternate {
             return self.collect_rows(self.history().end_abs(), 0, Stop::Bytes(max_bytes));
         }
-        match self.anchor_position(id) {
+        match self.anchor_render_start(id) {
             Some(pos) => self.snapshot_from(pos, max_bytes),
             None => RowsSnapshot::default(),
         }
+    }
+
+    /// The text of row `pos.row` before column `pos.col`, trailing spaces trimmed (`None` when
+    /// the row is no longer retained or the column is 0). Visible rows and history rows are cut
+    /// the same way, so the text stays equal when the row scrolls into history.
+    pub(super) fn row_prefix(&self, pos: Position) -> Option<String> {
+        if pos.col == 0 {
+            return None;
+        }
+        let history = self.history();
+        let base = history.end_abs();
+        let full = if pos.row >= base {
+            let r = u16::try_from(pos.row - base).ok()?;
+            let screen = self.parser.screen();
+            if r >= screen.size().0.get() {
+                return None;
+            }
+            let runs = self.parser.callbacks().tabs(self.alternate);
+            Cow::Owned(row_text(screen, runs.row(r), r, 0, self.config.cols.max(1)))
+        } else {
+            Cow::Borrowed(history.get(pos.row)?.0)
+        };
+        let rest = skip_cols(&full, pos.col);
+        Some(
+            full[..full.len() - rest.len()]
+                .trim_end_matches(' ')
+                .to_owned(),
+        )
     }
 
     /// The rows from `from` to the end of the content (trailing blank rows and trailing
@@ -264,15 +292,22 @@ pub(super) fn row_text(
     out
 }
 
-/// The part of `text` from cell column `col` on (wide characters take two cells).
+/// The part of `text` from cell column `col` on (wide characters take two cells; a `\t`, a
+/// recorded TAB run, reaches the next default tab stop).
 fn skip_cols(text: &str, col: u16) -> &str {
     use unicode_width::UnicodeWidthChar as _;
+    /// The terminal's default tab stops: every 8 columns.
+    const TAB_STOP: usize = 8;
     let mut used = 0usize;
     for (i, c) in text.char_indices() {
         if used >= usize::from(col) {
             return &text[i..];
         }
-        used += c.width().unwrap_or(1).min(2);
+        used = if c == '\t' {
+            (used / TAB_STOP + 1) * TAB_STOP
+        } else {
+            used + c.width().unwrap_or(1).min(2)
+        };
     }
     ""
 }

@@ -321,7 +321,7 @@ fn c37_binary_output_becomes_one_summary_line_and_the_prompt_still_counts() {
 fn c37_text_around_binary_in_one_burst_stays() {
     let noises = [pseudo_random(5000), pseudo_random(1000), pseudo_random(300)];
     for noise in &noises {
-        for chunk_len in [64, 100, 255, 256, 257, 1000, 4096, 100_000] {
+        for chunk_len in [10, 33, 64, 100, 255, 256, 257, 1000, 4096, 100_000] {
             let mut s = Screen::new(config(40, 160), Some(nonce()));
             s.feed(b"dsh> ");
             let a = s.anchor();
@@ -370,6 +370,86 @@ fn c37_a_short_text_after_binary_shows_when_the_output_pauses() {
     assert_eq!(lines[1..], ["ab"], "{text:?}");
     s.feed(b"c\r\n");
     assert!(s.transcript().ends_with("\nabc\n"), "{:?}", s.transcript());
+}
+
+/// A render resumes where the last one ended (mid-row); when the program rewrites that row
+/// from its start (`\r` + erase line, `\r` progress, a cursor move back), the next render
+/// shows the row whole again, also once it scrolled into history. An untouched row (a prompt)
+/// still resumes at the column.
+#[test]
+fn a_row_rewritten_before_the_resume_column_is_shown_whole() {
+    let rewrites: [(&[u8], &str); 4] = [
+        (
+            b"\r\x1b[Kerror: full message here\r\n",
+            "error: full message here",
+        ),
+        (
+            b"\r\x1b[2Kwarning: unused x\r\nBuilding 100/100\r\n",
+            "warning: unused x",
+        ),
+        (
+            b"\rDone: 6 files fetched OK, all of them verified\r\n",
+            "Done: 6 files fetched OK, all of them verified",
+        ),
+        (b"\x1b[40DX\r\n", "Xint: Waiting for your editor..."),
+    ];
+    for (rewrite, first) in rewrites {
+        let mut s = screen();
+        s.feed(b"$ cmd\r\nhint: Waiting for your editor... ");
+        let a = s.anchor();
+        s.feed(rewrite);
+        let text = s.render_since(a, 100_000).text;
+        assert_eq!(text.lines().next(), Some(first), "{rewrite:?}: {text:?}");
+        // The same after the row scrolled into history.
+        let mut s = screen();
+        s.feed(b"$ cmd\r\nhint: Waiting for your editor... ");
+        let a = s.anchor();
+        s.feed(rewrite);
+        for i in 0..60 {
+            s.feed(format!("line {i}\r\n").as_bytes());
+        }
+        let text = s.render_since(a, 100_000).text;
+        assert_eq!(text.lines().next(), Some(first), "{rewrite:?}: {text:?}");
+    }
+    // Text appended after the resume column: only the new text.
+    let mut s = screen();
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    s.feed(b"echo hi\r\nhi\r\n");
+    assert_eq!(s.render_since(a, 100_000).text, "echo hi\nhi\n");
+    let mut s = screen();
+    s.feed(b"\tdsh> ");
+    let a = s.anchor();
+    for i in 0..60 {
+        s.feed(format!("line {i}\r\n").as_bytes());
+    }
+    let text = s.render_since(a, 100_000).text;
+    assert!(text.starts_with("line 0\nline 1\n"), "{text:?}");
+}
+
+/// A prompt mark cut in two by a read right after binary output is still a prompt mark.
+#[test]
+fn c37_a_prompt_mark_split_after_binary_still_counts() {
+    let mut tail = mark("D;0");
+    tail.extend(mark("A"));
+    tail.extend(b"dsh> ");
+    tail.extend(mark("B"));
+    for split in 1..8 {
+        let mut s = Screen::new(config(40, 160), Some(nonce()));
+        let a = s.anchor();
+        let mut first = pseudo_random(2000);
+        first.extend(&tail[..split]);
+        s.feed(&first);
+        if split % 2 == 0 {
+            // The screen read between the two halves.
+            s.render_since(a, 100_000);
+        }
+        s.feed(&tail[split..]);
+        assert_eq!(s.prompt_state(), PromptState::Prompt, "split {split}");
+        assert_eq!(s.last_exit_code(), Some(0), "split {split}");
+        let text = s.render_since(a, 100_000).text;
+        assert!(text.ends_with("suppressed; to look at them, pipe the command through `xxd | head` or redirect its output to a file]\ndsh> "), "{text:?}");
+    }
 }
 
 #[test]

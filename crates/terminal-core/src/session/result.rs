@@ -33,6 +33,13 @@ pub(super) struct SettleFacts {
     pub(super) head: Option<Head>,
 }
 
+/// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) is a
+/// well-known REPL's continuation prompt: `...` (Python, node) or `...:` (IPython), indented
+/// or not. A program reading at such a prompt wants more of a block.
+pub(super) fn is_repl_continuation_prompt(row: &str) -> bool {
+    matches!(row.trim_start_matches(' '), "..." | "...:")
+}
+
 /// The contract's wait reason for a readiness tier.
 pub(super) fn wait_reason(reason: Settle) -> WaitReason {
     match reason {
@@ -113,6 +120,16 @@ mod tests {
             foreground: None,
             output_bytes: 12,
             head: None,
+        }
+    }
+
+    #[test]
+    fn repl_continuation_prompts_are_known() {
+        for row in ["...", "...:", "   ...:", "  ..."] {
+            assert!(is_repl_continuation_prompt(row), "{row:?}");
+        }
+        for row in ["", ">>>", "> ", "Loading...", "... done", "In [2]:", "...."] {
+            assert!(!is_repl_continuation_prompt(row), "{row:?}");
         }
     }
 

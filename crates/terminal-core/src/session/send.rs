@@ -36,7 +36,7 @@ use crate::types::{SendProgress, SendRead, SendRequest, SendResult, TerminalSign
 use super::Inner;
 use super::input;
 use super::probe::ProbeSchedule;
-use super::result::{SettleFacts, assemble};
+use super::result::{SettleFacts, assemble, is_repl_continuation_prompt};
 use super::shared::{Shared, State};
 use super::signal::deliver;
 
@@ -202,6 +202,14 @@ impl SendOp {
         let status = st.status();
         let alternate = st.screen.alternate_screen();
         let continuation = st.screen.prompt_state() == PromptState::Continuation;
+        // A REPL's own continuation prompt (it has no marks): checked once the foreground
+        // program is known to be reading.
+        let repl_prompt = !alternate
+            && reason == Settle::StdinWait
+            && st
+                .screen
+                .cursor_row_prefix()
+                .is_some_and(|row| is_repl_continuation_prompt(&row));
         drop(st);
         let rendered = snapshot
             .map(|s| s.render(shared.max_read_bytes))
@@ -226,7 +234,7 @@ impl SendOp {
             exits,
             last_exit_code,
             alternate,
-            continuation,
+            continuation: continuation || (repl_prompt && foreground.is_some()),
             echo_off,
             foreground,
             output_bytes,

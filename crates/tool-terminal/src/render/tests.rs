@@ -159,6 +159,10 @@ fn send_facts_sit_between_wait_and_session() {
     result.input_mode = InputMode::Continuation;
     result.viewport = "cat <<EOF\n> ".into();
     insta::assert_snapshot!("send_continuation", render_send(&result, CAP));
+    result.foreground = Some("python3.13".into());
+    result.viewport = "import sys\n... print(sys.version_info[:2])\n... ".into();
+    insta::assert_snapshot!("send_repl_continuation", render_send(&result, CAP));
+    result.foreground = None;
     result.input_mode = InputMode::AlternateScreen;
     result.foreground = Some("less".into());
     result.viewport = "line 1\nline 2\n(END)".into();
