@@ -93,7 +93,10 @@ pub(crate) struct TtyModes {
 /// One event from the reader thread.
 #[derive(Debug)]
 pub(crate) enum ReadEvent<'a> {
-    /// Bytes the program wrote.
+    /// Output is pending and the reader is about to read it: until the next `Output` or `End`
+    /// event, bytes that left the terminal may not have reached the sink yet.
+    Reading,
+    /// Bytes the program wrote (empty when an interrupted read got none).
     Output(&'a [u8]),
     /// The output stream ended: `None` for a normal end (every process holding the terminal is
     /// gone), `Some` for a read error.
@@ -129,6 +132,8 @@ impl std::fmt::Debug for Pty {
 /// The halves of a spawn that run on their own threads (see [`Pty::spawn`]).
 pub(crate) struct PtyStreams {
     reader: Box<dyn Read + Send>,
+    /// The master, polled before each read (see [`ReadEvent::Reading`]).
+    fd: Arc<OwnedFd>,
 }
 
 impl std::fmt::Debug for PtyStreams {
@@ -197,6 +202,7 @@ impl Pty {
         let reader = master.try_clone_reader().map_err(io::Error::other)?;
         let tty_path = master.tty_name();
         let fd = Arc::new(fd);
+        let stream_fd = Arc::clone(&fd);
         let (tx, rx) = mpsc::channel::<WriteJob>();
         let write_fd = Arc::clone(&fd);
         std::thread::Builder::new()
@@ -211,7 +217,10 @@ impl Pty {
                 writer: Mutex::new(Some(tx)),
                 _master: Mutex::new(master),
             },
-            PtyStreams { reader },
+            PtyStreams {
+                reader,
+                fd: stream_fd,
+            },
         ))
     }
 
@@ -226,12 +235,18 @@ impl Pty {
         F: FnMut(ReadEvent<'_>) + Send + 'static,
     {
         let mut reader = streams.reader;
+        let fd = streams.fd;
         std::thread::Builder::new()
             .name(format!("dsh-pty-read-{label}"))
             .stack_size(THREAD_STACK_BYTES)
             .spawn(move || {
                 let mut buf = vec![0u8; READ_CHUNK_BYTES];
                 loop {
+                    // Announced before the read takes bytes off the terminal: a caller of
+                    // `output_pending` then sees either the pending bytes or a busy reader
+                    // while a chunk is on its way to the sink, never neither.
+                    wait_readable(&fd);
+                    sink(ReadEvent::Reading);
                     match reader.read(&mut buf) {
                         // portable-pty maps EIO (slave side closed) to Ok(0).
                         Ok(0) => {
@@ -239,7 +254,9 @@ impl Pty {
                             break;
                         }
                         Ok(n) => sink(ReadEvent::Output(&buf[..n])),
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                            sink(ReadEvent::Output(&[]));
+                        }
                         Err(e) => {
                             sink(ReadEvent::End(Some(e)));
                             break;
@@ -406,6 +423,37 @@ impl Pty {
     pub(crate) fn unread_output_bytes(&self) -> Option<u64> {
         rustix::io::ioctl_fionread(self.fd.as_fd()).ok()
     }
+
+    /// Whether output the program wrote is waiting to be read. Unlike
+    /// [`Pty::unread_output_bytes`], this also sees bytes still on their way from the program's
+    /// side: the kernel hands a pty write to the master through a work queue, and `poll` on
+    /// the master flushes that work before it answers, while `FIONREAD` does not. So a
+    /// program seen blocked in `read` has had everything it wrote before blocking counted
+    /// here or already read.
+    pub(crate) fn output_pending(&self) -> bool {
+        is_readable(&self.fd, Some(&rustix::event::Timespec::default()))
+    }
+}
+
+/// Whether `fd` has input (or a hang-up, which the read then reports), waiting up to
+/// `timeout` (`None`: until it does).
+fn is_readable(fd: &OwnedFd, timeout: Option<&rustix::event::Timespec>) -> bool {
+    use rustix::event::{PollFd, PollFlags};
+    loop {
+        let mut fds = [PollFd::new(fd, PollFlags::IN)];
+        match rustix::event::poll(&mut fds, timeout) {
+            Ok(0) => return false,
+            Ok(_) => return !fds[0].revents().is_empty(),
+            Err(rustix::io::Errno::INTR) => {}
+            // The read that follows reports the failure.
+            Err(_) => return true,
+        }
+    }
+}
+
+/// Blocks until the master has output to read (or the read would fail).
+fn wait_readable(fd: &OwnedFd) {
+    while !is_readable(fd, None) {}
 }
 
 fn writer_loop(fd: &OwnedFd, rx: &mpsc::Receiver<WriteJob>) {

@@ -16,6 +16,7 @@ mod limits;
 mod races;
 mod sandbox;
 mod screen_cases;
+mod settle_stress;
 mod shell_config;
 mod silence;
 mod support;

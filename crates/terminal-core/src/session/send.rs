@@ -323,7 +323,7 @@ impl SendOp {
         let mut next_tick = written_at + poll_interval;
         let mut probes = ProbeSchedule::new(written_at, marks_at_write, poll_interval);
         let mut tracker_refresh: Option<tokio::task::JoinHandle<()>> = None;
-        let mut probe: Option<(i32, GroupActivity)> = None;
+        let mut probe: Option<Probe> = None;
 
         loop {
             // A pending write: only exit, deadline and close matter until it lands.
@@ -392,7 +392,14 @@ impl SendOp {
                 let fg = shared.pty.foreground_pgid();
                 probe = match fg {
                     Some(pgid) if readiness.wants_probe(fg, prompt) => {
-                        Some((pgid, shared.activity_of(pgid).await))
+                        let activity = shared.activity_of(pgid).await;
+                        let shell_replaced =
+                            pgid == shared.shell_pgid() && shell_replaced(&shared).await;
+                        Some(Probe {
+                            pgid,
+                            activity,
+                            shell_replaced,
+                        })
                     }
                     _ => None,
                 };
@@ -419,12 +426,19 @@ impl SendOp {
                 readiness.set_shell_pgid(fg);
             }
             if let Some(reason) = readiness.evaluate(&obs) {
+                if initializing && reason == Settle::Prompt {
+                    let sh = Arc::clone(&shared);
+                    let _ = tokio::task::spawn_blocking(move || sh.record_shell_image()).await;
+                }
                 self.settle(reason, last_exit);
                 break;
             }
             // Sleep until something can change the decision.
             let mut wake_at = deadline.min(readiness.silence_deadline(obs.last_output_at));
             wake_at = wake_at.min(next_tick).min(probes.next_at());
+            if let Some(at) = readiness.held_until() {
+                wake_at = wake_at.min(at);
+            }
             if let Some(at) = exit_at {
                 wake_at = wake_at.min((at + EXIT_DRAIN_MIN).max(now + Duration::from_millis(2)));
             }
@@ -480,6 +494,22 @@ async fn wait_for_shell_read(shared: &Shared) {
     }
 }
 
+/// One `/proc` probe of the foreground group.
+struct Probe {
+    pgid: i32,
+    activity: GroupActivity,
+    /// The group is the shell's, and the shell `exec`ed another program.
+    shell_replaced: bool,
+}
+
+/// Whether the shell replaced itself with another program (`/proc`, off the runtime).
+async fn shell_replaced(shared: &Arc<Shared>) -> bool {
+    let sh = Arc::clone(shared);
+    tokio::task::spawn_blocking(move || sh.shell_replaced())
+        .await
+        .unwrap_or(false)
+}
+
 /// Facts about the foreground before the write.
 async fn pre_write(shared: &Shared) -> PreWrite {
     let fg = shared.pty.foreground_pgid();
@@ -497,13 +527,18 @@ async fn pre_write(shared: &Shared) -> PreWrite {
 fn observe(
     shared: &Shared,
     now: Instant,
-    probed: Option<(i32, GroupActivity)>,
+    probed: Option<Probe>,
     done_at_write: u64,
     marks_at_write: u64,
     written_at: Instant,
 ) -> (Observation, Option<Instant>, Option<i32>) {
+    // Drained first, the screen's facts after: everything the probe's program wrote before
+    // it blocked is then on the screen these facts are read from.
+    let output_drained = shared.output_drained();
+    let marks_seen;
     let (mut obs, exit_at, last_exit) = {
         let st = shared.lock();
+        marks_seen = st.screen.mark_count() > 0;
         let exit_at = st.exit.map(|(_, at)| at);
         let ended = st.output_ended;
         let obs = Observation {
@@ -521,7 +556,8 @@ fn observe(
             last_output_at: st.last_output_at,
             output_since_write: st.last_output_at > written_at,
             has_output: st.screen.has_output(),
-            output_drained: false,
+            output_drained,
+            shell_marks_alive: false,
         };
         (
             obs,
@@ -536,13 +572,17 @@ fn observe(
             || (waited >= EXIT_DRAIN_MIN && shared.pty.unread_output_bytes().unwrap_or(0) == 0);
     }
     obs.fg = shared.pty.foreground_pgid();
-    obs.output_drained = shared.output_drained();
-    let probed = probed.filter(|(pgid, _)| Some(*pgid) == obs.fg);
-    obs.fg_waiting = probed.map(|(_, a)| matches!(a, GroupActivity::ReadingTty { .. }));
+    let probed = probed.filter(|p| Some(p.pgid) == obs.fg);
+    let activity = probed.as_ref().map(|p| p.activity);
+    obs.fg_waiting = activity.map(|a| matches!(a, GroupActivity::ReadingTty { .. }));
     obs.fg_wait_among_others =
-        probed.is_some_and(|(_, a)| matches!(a, GroupActivity::ReadingTty { only_tty: false }));
+        activity.is_some_and(|a| matches!(a, GroupActivity::ReadingTty { only_tty: false }));
     obs.reply_pending = shared.reply_pending();
-    obs.fg_busy = probed.map(|(_, a)| a == GroupActivity::Busy);
+    obs.fg_busy = activity.map(|a| a == GroupActivity::Busy);
+    obs.shell_marks_alive = marks_seen
+        && probed
+            .as_ref()
+            .is_some_and(|p| p.pgid == shared.shell_pgid() && !p.shell_replaced);
     if obs.prompt != PromptState::Busy || obs.fg_waiting == Some(true) {
         obs.input_pending = shared.pty.pending_input_bytes().unwrap_or(0) > 0;
     }

@@ -100,10 +100,13 @@ pub(super) struct Shared {
     /// which the launcher's does not carry faithfully (a launcher turns a signal into an exit
     /// code).
     launched_shell: Mutex<Option<ExitWatch>>,
+    /// The shell's command line at its first prompt: a different one later means it
+    /// `exec`ed another program (`exec bash`, `exec sh`), which prints none of our marks.
+    shell_image: Mutex<Option<Vec<u8>>>,
     pub(super) max_read_bytes: usize,
     state: Mutex<State>,
     activity: watch::Sender<u64>,
-    /// The reader thread holds a chunk it has not fed to the screen yet.
+    /// The reader thread announced a read and has not fed its chunk to the screen yet.
     reader_busy: AtomicBool,
     /// Query replies for the replier task (bounded: further queries go unanswered).
     replies: ReplySender,
@@ -137,6 +140,7 @@ impl Shared {
             shell_pid,
             shell_pgid: AtomicI32::new(shell_pid),
             launched_shell: Mutex::new(None),
+            shell_image: Mutex::new(None),
             max_read_bytes,
             state: Mutex::new(State::new(screen)),
             activity: watch::channel(0u64).0,
@@ -172,6 +176,20 @@ impl Shared {
         let watch = ExitWatch::open(pgid).filter(|_| in_session());
         *self.launched_shell.lock() = watch;
         true
+    }
+
+    /// Records the shell's command line (blocking `/proc` read; call at its first prompt).
+    pub(super) fn record_shell_image(&self) {
+        *self.shell_image.lock() = crate::process::cmdline(self.shell_pgid());
+    }
+
+    /// Whether the shell has replaced itself with another program since its first prompt
+    /// (blocking `/proc` read). `false` when it cannot be told.
+    pub(super) fn shell_replaced(&self) -> bool {
+        let Some(recorded) = self.shell_image.lock().clone() else {
+            return false;
+        };
+        crate::process::cmdline(self.shell_pgid()).is_some_and(|now| now != recorded)
     }
 
     /// How the session's program ended: the launched shell's own status when it is known,
@@ -257,9 +275,14 @@ impl Shared {
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
     }
 
-    /// Whether everything the program wrote has been read and fed to the screen.
+    /// Whether everything the program wrote so far has been read and fed to the screen: no
+    /// output is pending on the terminal (bytes still in the kernel's hand-over from the
+    /// program's side included), and then the reader holds no chunk it announced (it
+    /// announces a read before taking bytes off the terminal, so a chunk is always one or the
+    /// other). A program seen blocked in `read` before this call has its last output on
+    /// the screen when it returns `true`.
     pub(super) fn output_drained(&self) -> bool {
-        !self.reader_busy.load(Ordering::SeqCst) && self.pty.unread_output_bytes().unwrap_or(0) == 0
+        !self.pty.output_pending() && !self.reader_busy.load(Ordering::SeqCst)
     }
 
     /// Whether the shell's prompt is the current screen state.
@@ -309,30 +332,31 @@ impl Reader {
     pub(super) fn on_event(&mut self, event: ReadEvent<'_>) {
         let shared = &self.shared;
         match event {
+            ReadEvent::Reading => shared.reader_busy.store(true, Ordering::SeqCst),
             ReadEvent::Output(bytes) => {
-                if self.emulator_failed {
-                    return;
-                }
-                shared.reader_busy.store(true, Ordering::SeqCst);
-                let fed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    shared.on_output(bytes);
-                }));
+                let fed = if self.emulator_failed || bytes.is_empty() {
+                    Ok(())
+                } else {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        shared.on_output(bytes);
+                    }))
+                };
                 shared.reader_busy.store(false, Ordering::SeqCst);
                 if fed.is_err() {
                     // Keep draining (so the program never blocks on a full terminal) but
                     // stop interpreting; the active send fails as a transport error.
                     self.emulator_failed = true;
                     tracing::error!("terminal emulator panicked; session output is lost");
-                    {
-                        let mut st = shared.lock();
-                        st.stream_error =
-                            Some("the terminal emulator failed on this output".to_owned());
-                        shared.publish_status(&st);
-                    }
-                    shared.bump();
+                    let mut st = shared.lock();
+                    st.stream_error =
+                        Some("the terminal emulator failed on this output".to_owned());
+                    shared.publish_status(&st);
                 }
+                // A settle waiting for the reader to catch up looks again.
+                shared.bump();
             }
             ReadEvent::End(err) => {
+                shared.reader_busy.store(false, Ordering::SeqCst);
                 {
                     let mut st = shared.lock();
                     st.output_ended = true;
