@@ -11,6 +11,7 @@ mod cases;
 mod confined;
 mod environment;
 mod input;
+mod left_changed;
 mod lifecycle;
 mod limits;
 mod races;

@@ -31,7 +31,14 @@ pub(super) struct SettleFacts {
     pub(super) output_bytes: u64,
     /// The send's first output lines, when the rendered viewport lost its start.
     pub(super) head: Option<Head>,
+    /// The shell's prompt gave the main screen back from an alternate screen a program left
+    /// on.
+    pub(super) left_alternate: bool,
 }
+
+/// The notice for [`SettleFacts::left_alternate`].
+pub(super) const LEFT_ALTERNATE_NOTICE: &str =
+    "[screen: the program left the alternate screen on; the prompt restored the main screen]";
 
 /// The contract's wait reason for a readiness tier.
 pub(super) fn wait_reason(reason: Settle) -> WaitReason {
@@ -87,7 +94,11 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         earlier_exit_codes: exits.into_iter().flatten().collect(),
         output_bytes: facts.output_bytes,
         head,
-        notices: Vec::new(),
+        notices: facts
+            .left_alternate
+            .then(|| LEFT_ALTERNATE_NOTICE.to_owned())
+            .into_iter()
+            .collect(),
     }
 }
 
@@ -113,6 +124,7 @@ mod tests {
             foreground: None,
             output_bytes: 12,
             head: None,
+            left_alternate: false,
         }
     }
 

@@ -200,6 +200,7 @@ impl SendOp {
         st.done_at_resume = st.screen.done_count();
         let status = st.status();
         let alternate = st.screen.alternate_screen();
+        let left_alternate = st.screen.take_prompt_left_alternate();
         let continuation = st.screen.prompt_state() == PromptState::Continuation;
         drop(st);
         let rendered = snapshot
@@ -230,6 +231,7 @@ impl SendOp {
             foreground,
             output_bytes,
             head,
+            left_alternate,
         });
         tracing::debug!(
             wait = ?result.wait_reason,
