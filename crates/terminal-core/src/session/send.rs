@@ -35,7 +35,7 @@ use crate::types::{SendProgress, SendRead, SendRequest, SendResult, TerminalSign
 use super::Inner;
 use super::input;
 use super::probe::ProbeSchedule;
-use super::result::{SettleFacts, assemble};
+use super::result::{SettleFacts, assemble, is_shell_name};
 use super::shared::{Shared, State};
 use super::signal::deliver;
 
@@ -219,6 +219,16 @@ impl SendOp {
                 .and_then(group_name)
         };
         let echo_off = !exited && shared.pty.modes().is_some_and(|m| !m.echo && m.canonical);
+        // Without a prompt, say when no prompt (and so no exit status) can come from our
+        // shell: it replaced itself, or another shell waits at the terminal.
+        let marks_gone = match reason {
+            Settle::Exit | Settle::Prompt | Settle::Continuation => false,
+            _ => {
+                shared.shell_replaced()
+                    || (reason == Settle::StdinWait
+                        && foreground.as_deref().is_some_and(is_shell_name))
+            }
+        };
         let result = assemble(SettleFacts {
             reason,
             rendered,
@@ -232,6 +242,7 @@ impl SendOp {
             output_bytes,
             head,
             left_alternate,
+            marks_gone,
         });
         tracing::debug!(
             wait = ?result.wait_reason,
