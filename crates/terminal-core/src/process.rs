@@ -34,6 +34,7 @@ mod watchdog;
 pub use activity::{GroupActivity, group_activity};
 pub use cgroup::{NO_CGROUP2_ENV, SessionCgroup};
 pub(crate) use exit_status::ExitWatch;
+pub(crate) use procfs::cmdline;
 pub use procfs::{IdentityStatus, ProcessIdentity, StatInfo, foreground_pgid, group_name, stat};
 pub use reap::{enable_child_subreaper, reap_adopted_zombies};
 pub use teardown::{TeardownConfig, TeardownReport, kill_session_now, terminate_session};

@@ -36,6 +36,13 @@ pub(crate) const PROBE_QUIET: Duration = Duration::from_millis(1);
 /// editor that awaits terminal responses for about 100 ms before it exits).
 pub(crate) const WEAK_WAIT_QUIET: Duration = Duration::from_millis(150);
 
+/// How long a wait of the shell itself (its marks alive, no prompt current) holds the stdin
+/// tier for the prompt mark: bash prints its prompt before it reads, so a shell blocked
+/// reading without a current prompt is either still handing its prompt over (the mark
+/// settles the send at once with the exit status) or runs a builtin `read`, which settles
+/// when this bound passes.
+pub(crate) const PROMPT_MARK_WAIT: Duration = Duration::from_millis(250);
+
 /// What output silence alone may settle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SilenceRule {
@@ -108,6 +115,9 @@ pub(crate) struct Observation {
     pub(crate) has_output: bool,
     /// Everything the program wrote so far has been read and fed to the screen.
     pub(crate) output_drained: bool,
+    /// The shell still prints our prompt marks: marks were seen and the shell process has
+    /// not replaced itself (`exec`). Only meaningful with a probe of the shell's group.
+    pub(crate) shell_marks_alive: bool,
 }
 
 /// Why a send settles.
@@ -141,6 +151,8 @@ pub(crate) struct Readiness {
     poll_only: bool,
     /// The newest busy verdict and the group it is about.
     busy: Option<(i32, bool)>,
+    /// Since when the shell's own stdin wait has been holding for its prompt mark.
+    shell_wait_since: Option<Instant>,
 }
 
 impl Readiness {
@@ -163,6 +175,7 @@ impl Readiness {
             typeahead: false,
             poll_only: false,
             busy: None,
+            shell_wait_since: None,
         }
     }
 
@@ -199,6 +212,12 @@ impl Readiness {
         } else {
             self.timing.idle_silence
         }
+    }
+
+    /// When a held wait of the shell itself (see [`PROMPT_MARK_WAIT`]) may settle, for
+    /// scheduling the next wake-up.
+    pub(crate) fn held_until(&self) -> Option<Instant> {
+        self.shell_wait_since.map(|since| since + PROMPT_MARK_WAIT)
     }
 
     /// When output silence alone would settle (for scheduling the next wake-up).
@@ -279,7 +298,15 @@ impl Readiness {
                 && !o.input_pending
                 && !o.reply_pending
             {
-                return Some(Settle::StdinWait);
+                if fg != self.shell_pgid || !o.shell_marks_alive || self.poll_only {
+                    return Some(Settle::StdinWait);
+                }
+                let since = *self.shell_wait_since.get_or_insert(o.now);
+                if o.now >= since + PROMPT_MARK_WAIT {
+                    return Some(Settle::StdinWait);
+                }
+            } else if !waiting || fg != self.shell_pgid {
+                self.shell_wait_since = None;
             }
         }
         if let (Some(busy), Some(fg)) = (o.fg_busy, o.fg) {

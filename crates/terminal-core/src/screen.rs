@@ -266,6 +266,9 @@ pub(crate) struct Screen {
     anchors: Vec<Option<Anchor>>,
     prompt: PromptTracker,
     alternate: bool,
+    /// The shell's prompt came back while a program had left the alternate screen on, and the
+    /// screen returned to the main one (see [`Screen::take_prompt_left_alternate`]).
+    prompt_left_alternate: bool,
     has_output: bool,
     binary: BinaryFilter,
     flood: Flood,
@@ -316,6 +319,7 @@ impl Screen {
             anchors: Vec::new(),
             prompt: PromptTracker::default(),
             alternate: false,
+            prompt_left_alternate: false,
             has_output: false,
             binary: BinaryFilter::default(),
             flood: Flood::default(),
@@ -360,6 +364,12 @@ impl Screen {
     /// Whether a full-screen program holds the alternate screen.
     pub(crate) fn alternate_screen(&self) -> bool {
         self.alternate
+    }
+
+    /// Whether the shell's prompt returned the screen from an alternate screen a program left
+    /// on since the last call (cleared by the call).
+    pub(crate) fn take_prompt_left_alternate(&mut self) -> bool {
+        std::mem::take(&mut self.prompt_left_alternate)
     }
 
     /// Where the shell stands according to the marks.

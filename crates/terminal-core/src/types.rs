@@ -269,8 +269,8 @@ pub struct SendResult {
     /// scrollback or the read bound holds.
     pub head: Option<SendHead>,
     /// Lines the backend adds about the session since its previous result, each a complete
-    /// `[…]` line for the model (e.g. that a resource cap refused new processes). Empty from
-    /// the engine itself.
+    /// `[…]` line for the model (e.g. that a resource cap refused new processes, or that the
+    /// shell's prompt gave the main screen back from an alternate screen a program left on).
     pub notices: Vec<String>,
 }
 

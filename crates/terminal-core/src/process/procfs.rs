@@ -168,6 +168,15 @@ pub fn stat(pid: i32) -> Option<StatInfo> {
     read_stat_file(&Path::new("/proc").join(pid.to_string()).join("stat"))
 }
 
+/// `/proc/<pid>/cmdline`: the program image's arguments, NUL-separated (a process that
+/// `exec`s another program gets new ones); `None` when unreadable.
+pub(crate) fn cmdline(pid: i32) -> Option<Vec<u8>> {
+    if pid <= 0 {
+        return None;
+    }
+    fs::read(Path::new("/proc").join(pid.to_string()).join("cmdline")).ok()
+}
+
 pub(crate) fn read_stat_file(path: &Path) -> Option<StatInfo> {
     let mut buf = Vec::with_capacity(512);
     fs::File::open(path).ok()?.read_to_end(&mut buf).ok()?;

@@ -32,6 +32,7 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         output_since_write: false,
         has_output: true,
         output_drained: true,
+        shell_marks_alive: false,
     }
 }
 
@@ -352,5 +353,41 @@ fn an_owed_query_reply_or_an_event_loop_wait_holds_the_stdin_tier() {
     o.last_output_at = t0 + Duration::from_millis(25);
     assert_eq!(r.evaluate(&o), None, "a weak wait needs a longer quiet");
     o.now = o.last_output_at + WEAK_WAIT_QUIET;
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+}
+
+#[test]
+fn the_shells_own_wait_holds_for_its_prompt_mark_while_the_marks_are_alive() {
+    let t0 = Instant::now();
+    let mut r = ready(PreWrite::default(), t0);
+    let mut o = obs(t0, 30);
+    o.fg_waiting = Some(true);
+    o.output_since_write = true;
+    o.shell_marks_alive = true;
+    // Held: the prompt mark bash prints before reading may still be on its way.
+    assert_eq!(r.evaluate(&o), None);
+    let held = r.held_until().unwrap_or_else(|| panic!("held"));
+    assert_eq!(held, o.now + PROMPT_MARK_WAIT);
+    // The mark arrives: the prompt settles, with the exit status.
+    let mut marked = o;
+    marked.prompt = PromptState::Prompt;
+    marked.done_since_write = true;
+    marked.mark_since_write = true;
+    assert_eq!(r.clone().evaluate(&marked), Some(Settle::Prompt));
+    // No mark (a builtin `read`): the wait settles once the bound passes.
+    let mut later = o;
+    later.now = held;
+    later.last_output_at = t0;
+    assert_eq!(r.evaluate(&later), Some(Settle::StdinWait));
+}
+
+#[test]
+fn without_marks_the_shells_own_wait_settles_at_once() {
+    let t0 = Instant::now();
+    let mut r = ready(PreWrite::default(), t0);
+    let mut o = obs(t0, 30);
+    o.fg_waiting = Some(true);
+    o.output_since_write = true;
+    o.shell_marks_alive = false;
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
 }

@@ -16,7 +16,7 @@ use super::flood::{FLOOD_BATCH_ROWS, rows_of, split_rows};
 use super::region::Region;
 use super::render::row_text;
 use super::scan::{Sequence, Step};
-use super::{FeedOutcome, Position, Screen, ScreenEvent};
+use super::{FeedOutcome, MarkKind, Position, Screen, ScreenEvent};
 
 /// Terminal modes under which plain lines do not render as plain lines.
 pub(super) mod modes {
@@ -370,10 +370,23 @@ impl Screen {
     }
 
     fn after_segment(&mut self, out: &mut FeedOutcome, text_row: Option<u64>) {
+        // The segment's text was printed before its closing sequence switched screens.
+        let text_on_alternate = self.alternate;
         let marks = std::mem::take(&mut self.parser.callbacks_mut().marks);
+        let prompt_returned = marks
+            .iter()
+            .any(|m| matches!(m, MarkKind::CommandDone { .. }));
         for mark in marks {
             self.prompt.on_mark(mark);
             out.events.push(ScreenEvent::Mark(mark));
+        }
+        // The terminal modes the session started with are restored at each prompt: a program
+        // that exited (or crashed) leaving the alternate screen on gives the main screen back
+        // when the shell's prompt starts (its first mark comes before the prompt text, which
+        // is then drawn on the main screen).
+        if prompt_returned && self.parser.screen().alternate_screen() {
+            self.emulate(b"\x1b[?1049l");
+            self.prompt_left_alternate = true;
         }
         let alternate = self.parser.screen().alternate_screen();
         if alternate != self.alternate {
@@ -389,7 +402,10 @@ impl Screen {
                 }
             }
         }
-        if !alternate && let Some(row) = text_row {
+        if !alternate
+            && !text_on_alternate
+            && let Some(row) = text_row
+        {
             for anchor in self.anchors.iter_mut().flatten() {
                 if !anchor.pending_main && row < anchor.pos.row {
                     anchor.pos = Position { row, col: 0 };

@@ -31,6 +31,31 @@ pub(super) struct SettleFacts {
     pub(super) output_bytes: u64,
     /// The send's first output lines, when the rendered viewport lost its start.
     pub(super) head: Option<Head>,
+    /// The shell's prompt gave the main screen back from an alternate screen a program left
+    /// on.
+    pub(super) left_alternate: bool,
+    /// The shell provably prints no prompt marks now (it `exec`ed another program, or a
+    /// nested shell holds the terminal): exit statuses are unknown.
+    pub(super) marks_gone: bool,
+}
+
+/// The notice for [`SettleFacts::left_alternate`].
+pub(super) const LEFT_ALTERNATE_NOTICE: &str =
+    "[screen: the program left the alternate screen on; the prompt restored the main screen]";
+
+/// The notice for [`SettleFacts::marks_gone`].
+pub(super) const MARKS_GONE_NOTICE: &str = "[shell: prompt marks are gone (exec or a nested shell?); \
+     exit codes are unknown until our shell prompts again]";
+
+/// Programs that are shells: one of them waiting at the terminal in place of ours prints none
+/// of our marks.
+const SHELL_NAMES: [&str; 11] = [
+    "bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "fish", "tcsh", "csh", "busybox",
+];
+
+/// Whether a foreground program named `name` is a shell.
+pub(super) fn is_shell_name(name: &str) -> bool {
+    SHELL_NAMES.contains(&name)
 }
 
 /// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) is a
@@ -94,7 +119,14 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         earlier_exit_codes: exits.into_iter().flatten().collect(),
         output_bytes: facts.output_bytes,
         head,
-        notices: Vec::new(),
+        notices: [
+            (facts.left_alternate, LEFT_ALTERNATE_NOTICE),
+            (facts.marks_gone && !exited, MARKS_GONE_NOTICE),
+        ]
+        .into_iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, notice)| notice.to_owned())
+        .collect(),
     }
 }
 
@@ -120,6 +152,8 @@ mod tests {
             foreground: None,
             output_bytes: 12,
             head: None,
+            left_alternate: false,
+            marks_gone: false,
         }
     }
 
@@ -245,5 +279,24 @@ mod tests {
             assemble(named(Settle::StdinWait)).foreground.as_deref(),
             Some("python3")
         );
+    }
+
+    #[test]
+    fn notices_for_a_left_alternate_screen_and_gone_marks() {
+        let both = |reason| SettleFacts {
+            left_alternate: true,
+            marks_gone: true,
+            ..facts(reason)
+        };
+        assert_eq!(
+            assemble(both(Settle::StdinWait)).notices,
+            vec![LEFT_ALTERNATE_NOTICE, MARKS_GONE_NOTICE]
+        );
+        assert_eq!(
+            assemble(both(Settle::Exit)).notices,
+            vec![LEFT_ALTERNATE_NOTICE]
+        );
+        assert!(assemble(facts(Settle::StdinWait)).notices.is_empty());
+        assert!(is_shell_name("bash") && is_shell_name("sh") && !is_shell_name("python3"));
     }
 }

@@ -36,7 +36,7 @@ use crate::types::{SendProgress, SendRead, SendRequest, SendResult, TerminalSign
 use super::Inner;
 use super::input;
 use super::probe::ProbeSchedule;
-use super::result::{SettleFacts, assemble, is_repl_continuation_prompt};
+use super::result::{SettleFacts, assemble, is_repl_continuation_prompt, is_shell_name};
 use super::shared::{Shared, State};
 use super::signal::deliver;
 
@@ -201,6 +201,7 @@ impl SendOp {
         st.done_at_resume = st.screen.done_count();
         let status = st.status();
         let alternate = st.screen.alternate_screen();
+        let left_alternate = st.screen.take_prompt_left_alternate();
         let continuation = st.screen.prompt_state() == PromptState::Continuation;
         // A REPL's own continuation prompt (it has no marks): checked once the foreground
         // program is known to be reading.
@@ -227,6 +228,16 @@ impl SendOp {
                 .and_then(group_name)
         };
         let echo_off = !exited && shared.pty.modes().is_some_and(|m| !m.echo && m.canonical);
+        // Without a prompt, say when no prompt (and so no exit status) can come from our
+        // shell: it replaced itself, or another shell waits at the terminal.
+        let marks_gone = match reason {
+            Settle::Exit | Settle::Prompt | Settle::Continuation => false,
+            _ => {
+                shared.shell_replaced()
+                    || (reason == Settle::StdinWait
+                        && foreground.as_deref().is_some_and(is_shell_name))
+            }
+        };
         let result = assemble(SettleFacts {
             reason,
             rendered,
@@ -239,6 +250,8 @@ impl SendOp {
             foreground,
             output_bytes,
             head,
+            left_alternate,
+            marks_gone,
         });
         tracing::debug!(
             wait = ?result.wait_reason,
@@ -404,7 +417,17 @@ impl SendOp {
                 let fg = shared.pty.foreground_pgid();
                 match fg {
                     Some(pgid) if readiness.wants_probe(fg, prompt) => {
-                        probing = Some((pgid, Instant::now(), Box::pin(shared.activity_of(pgid))));
+                        let activity = shared.activity_of(pgid);
+                        let of_shell = pgid == shared.shell_pgid();
+                        let sh = Arc::clone(&shared);
+                        probing = Some((
+                            pgid,
+                            Instant::now(),
+                            Box::pin(async move {
+                                let activity = activity.await;
+                                (activity, of_shell && shell_replaced(&sh).await)
+                            }),
+                        ));
                     }
                     _ => {
                         probe = None;
@@ -433,6 +456,10 @@ impl SendOp {
                 readiness.set_shell_pgid(fg);
             }
             if let Some(reason) = readiness.evaluate(&obs) {
+                if initializing && reason == Settle::Prompt {
+                    let sh = Arc::clone(&shared);
+                    let _ = tokio::task::spawn_blocking(move || sh.record_shell_image()).await;
+                }
                 self.settle(reason, last_exit);
                 break;
             }
@@ -441,6 +468,9 @@ impl SendOp {
             wake_at = wake_at.min(next_tick);
             if probing.is_none() {
                 wake_at = wake_at.min(probes.next_at());
+            }
+            if let Some(at) = readiness.held_until() {
+                wake_at = wake_at.min(at);
             }
             if let Some(at) = exit_at {
                 wake_at = wake_at.min((at + EXIT_DRAIN_MIN).max(now + Duration::from_millis(2)));
@@ -459,7 +489,7 @@ impl SendOp {
                 _ = activity.changed() => {}
                 _ = self.wake.notified() => {}
                 _ = tokio::time::sleep_until(wake_at.into()) => {}
-                activity = async {
+                verdict = async {
                     match probing.as_mut() {
                         Some((_, _, f)) => f.await,
                         None => std::future::pending().await,
@@ -468,10 +498,16 @@ impl SendOp {
                     // A verdict older than the newest output is stale: the program may have
                     // left (or entered) its wait since; the schedule probes again.
                     let last_output_at = shared.lock().last_output_at;
+                    let (activity, shell_replaced) = verdict;
                     probe = probing
                         .take()
                         .filter(|&(_, started, _)| last_output_at <= started)
-                        .map(|(pgid, started, _)| (pgid, started, activity));
+                        .map(|(pgid, started, _)| Probe {
+                            pgid,
+                            started,
+                            activity,
+                            shell_replaced,
+                        });
                     probes.probed(Instant::now());
                 }
             }
@@ -484,11 +520,11 @@ impl SendOp {
 }
 
 /// A foreground probe in flight: the group probed, when the probe started, and what the
-/// group is doing.
+/// group is doing (with whether the shell replaced itself, for the shell's group).
 type Probing = (
     i32,
     Instant,
-    std::pin::Pin<Box<dyn std::future::Future<Output = GroupActivity> + Send>>,
+    std::pin::Pin<Box<dyn std::future::Future<Output = (GroupActivity, bool)> + Send>>,
 );
 
 /// The control bytes a terminal turns into signals with ISIG on (the default VINTR, VQUIT and
@@ -520,6 +556,24 @@ async fn wait_for_shell_read(shared: &Shared) {
     }
 }
 
+/// One `/proc` probe of the foreground group.
+struct Probe {
+    pgid: i32,
+    /// When the probe began: a verdict is stale once output arrived after it.
+    started: Instant,
+    activity: GroupActivity,
+    /// The group is the shell's, and the shell `exec`ed another program.
+    shell_replaced: bool,
+}
+
+/// Whether the shell replaced itself with another program (`/proc`, off the runtime).
+async fn shell_replaced(shared: &Arc<Shared>) -> bool {
+    let sh = Arc::clone(shared);
+    tokio::task::spawn_blocking(move || sh.shell_replaced())
+        .await
+        .unwrap_or(false)
+}
+
 /// Facts about the foreground before the write.
 async fn pre_write(shared: &Shared) -> PreWrite {
     let fg = shared.pty.foreground_pgid();
@@ -532,9 +586,6 @@ async fn pre_write(shared: &Shared) -> PreWrite {
     PreWrite { fg, waiting }
 }
 
-/// A probe of a foreground group: its pgid, when the probe began, and what it found.
-type Probe = (i32, Instant, GroupActivity);
-
 /// One observation for the readiness decision; also returns when the shell exited and the
 /// newest prompt mark's exit status.
 fn observe(
@@ -545,8 +596,13 @@ fn observe(
     marks_at_write: u64,
     written_at: Instant,
 ) -> (Observation, Option<Instant>, Option<i32>) {
+    // Drained first, the screen's facts after: everything the probe's program wrote before
+    // it blocked is then on the screen these facts are read from.
+    let output_drained = shared.output_drained();
+    let marks_seen;
     let (mut obs, exit_at, last_exit) = {
         let st = shared.lock();
+        marks_seen = st.screen.mark_count() > 0;
         let exit_at = st.exit.map(|(_, at)| at);
         let ended = st.output_ended;
         let obs = Observation {
@@ -564,7 +620,8 @@ fn observe(
             last_output_at: st.last_output_at,
             output_since_write: st.last_output_at > written_at,
             has_output: st.screen.has_output(),
-            output_drained: false,
+            output_drained,
+            shell_marks_alive: false,
         };
         (
             obs,
@@ -579,19 +636,21 @@ fn observe(
             || (waited >= EXIT_DRAIN_MIN && shared.pty.unread_output_bytes().unwrap_or(0) == 0);
     }
     obs.fg = shared.pty.foreground_pgid();
-    obs.output_drained = shared.output_drained();
     // A probe is about the foreground it looked at, and stale once output arrived after it
     // began: the program may have read input and printed since (a wait seen at the previous
     // prompt, before the shell read the line, must not settle the send on a screen that
     // shows the command's output but not yet its prompt).
-    let probed = probed
-        .filter(|&(pgid, at, _)| Some(pgid) == obs.fg && obs.last_output_at <= at)
-        .map(|(pgid, _, activity)| (pgid, activity));
-    obs.fg_waiting = probed.map(|(_, a)| matches!(a, GroupActivity::ReadingTty { .. }));
+    let probed = probed.filter(|p| Some(p.pgid) == obs.fg && obs.last_output_at <= p.started);
+    let activity = probed.as_ref().map(|p| p.activity);
+    obs.fg_waiting = activity.map(|a| matches!(a, GroupActivity::ReadingTty { .. }));
     obs.fg_wait_among_others =
-        probed.is_some_and(|(_, a)| matches!(a, GroupActivity::ReadingTty { only_tty: false }));
+        activity.is_some_and(|a| matches!(a, GroupActivity::ReadingTty { only_tty: false }));
     obs.reply_pending = shared.reply_pending();
-    obs.fg_busy = probed.map(|(_, a)| a == GroupActivity::Busy);
+    obs.fg_busy = activity.map(|a| a == GroupActivity::Busy);
+    obs.shell_marks_alive = marks_seen
+        && probed
+            .as_ref()
+            .is_some_and(|p| p.pgid == shared.shell_pgid() && !p.shell_replaced);
     if obs.prompt != PromptState::Busy || obs.fg_waiting == Some(true) {
         obs.input_pending = shared.pty.pending_input_bytes().unwrap_or(0) > 0;
     }

@@ -100,6 +100,9 @@ pub(super) struct Shared {
     /// which the launcher's does not carry faithfully (a launcher turns a signal into an exit
     /// code).
     launched_shell: Mutex<Option<ExitWatch>>,
+    /// The shell's command line at its first prompt: a different one later means it
+    /// `exec`ed another program (`exec bash`, `exec sh`), which prints none of our marks.
+    shell_image: Mutex<Option<Vec<u8>>>,
     pub(super) max_read_bytes: usize,
     state: Mutex<State>,
     activity: watch::Sender<u64>,
@@ -137,6 +140,7 @@ impl Shared {
             shell_pid,
             shell_pgid: AtomicI32::new(shell_pid),
             launched_shell: Mutex::new(None),
+            shell_image: Mutex::new(None),
             max_read_bytes,
             state: Mutex::new(State::new(screen)),
             activity: watch::channel(0u64).0,
@@ -172,6 +176,20 @@ impl Shared {
         let watch = ExitWatch::open(pgid).filter(|_| in_session());
         *self.launched_shell.lock() = watch;
         true
+    }
+
+    /// Records the shell's command line (blocking `/proc` read; call at its first prompt).
+    pub(super) fn record_shell_image(&self) {
+        *self.shell_image.lock() = crate::process::cmdline(self.shell_pgid());
+    }
+
+    /// Whether the shell has replaced itself with another program since its first prompt
+    /// (blocking `/proc` read). `false` when it cannot be told.
+    pub(super) fn shell_replaced(&self) -> bool {
+        let Some(recorded) = self.shell_image.lock().clone() else {
+            return false;
+        };
+        crate::process::cmdline(self.shell_pgid()).is_some_and(|now| now != recorded)
     }
 
     /// How the session's program ended: the launched shell's own status when it is known,
@@ -257,9 +275,15 @@ impl Shared {
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
     }
 
-    /// Whether everything the program wrote has been read and fed to the screen.
+    /// Whether everything the program wrote so far has been read and fed to the screen: no
+    /// output is pending on the terminal (bytes still in the kernel's hand-over from the
+    /// program's side included), and then the reader holds no chunk it announced (it
+    /// announces a read before taking bytes off the terminal, so a chunk is always one or the
+    /// other; checked in this order, a chunk taken between the two checks is still seen). A
+    /// program seen blocked in `read` before this call has its last output on the screen when
+    /// it returns `true`.
     pub(super) fn output_drained(&self) -> bool {
-        !self.reader_busy.load(Ordering::SeqCst) && !self.pty.output_pending()
+        !self.pty.output_pending() && !self.reader_busy.load(Ordering::SeqCst)
     }
 
     /// Whether the shell's prompt is the current screen state.

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use crate::error::{TerminalError, TerminalErrorCode};
+use crate::readiness::WEAK_WAIT_QUIET;
 use crate::screen::PromptState;
 use crate::types::{SignalDelivery, SignalResult, TerminalSignal};
 
@@ -140,6 +141,19 @@ pub(super) struct SignalAftermath {
 }
 
 impl SignalAftermath {
+    /// For an interrupt character: the program had time to answer it. An editor that read
+    /// the byte may block reading again (briefly, among its timers) before it redraws and
+    /// flushes what was typed after the interrupt; input written then would be discarded.
+    /// So its output must be on the screen and quiet for [`WEAK_WAIT_QUIET`] since the
+    /// signal or its newest output.
+    fn answered(&self, shared: &Shared) -> bool {
+        if !shared.output_drained() {
+            return false;
+        }
+        let last = shared.lock().last_output_at.max(self.at);
+        last.elapsed() >= WEAK_WAIT_QUIET
+    }
+
     /// Waits (at most [`SIGNAL_AFTERMATH_MAX`]) until the signal has played out: the shell
     /// showed a fresh prompt (a new command-finished mark and the prompt's end mark), or the
     /// signalled program survived and is blocked reading the terminal again (a REPL catching
@@ -166,7 +180,8 @@ impl SignalAftermath {
             }
             if self.pgid != shared.shell_pgid()
                 && shared.pty.foreground_pgid() == Some(self.pgid)
-                && (!self.as_input || shared.pty.pending_input_bytes() == Some(0))
+                && (!self.as_input
+                    || (shared.pty.pending_input_bytes() == Some(0) && self.answered(shared)))
                 && shared.waiting_on_tty(self.pgid).await
             {
                 return;

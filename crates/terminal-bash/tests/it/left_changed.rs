@@ -1,0 +1,101 @@
+//! A program that leaves the session changed: the terminal modes the session started with
+//! come back at the prompt, or the result says what was left changed (field case C30).
+
+use dsh_terminal_core::{InputMode, SendResult, WaitReason};
+
+use crate::support::{Shell, config, within};
+
+/// The viewport and the notices, as the model reads them.
+fn shown(r: &SendResult) -> String {
+    let mut text = r.viewport.clone();
+    for notice in &r.notices {
+        text.push('\n');
+        text.push_str(notice);
+    }
+    text
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_alternate_screen_left_on_is_given_back_at_the_prompt() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send("echo old-1; echo old-2").await;
+        let r = sh.send("printf '\\033[?1049h'; echo in-alt").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(r.input_mode, InputMode::Normal, "{r:?}");
+        insta::assert_snapshot!("alternate_screen_left_on", shown(&r));
+        // Said once; the next results are plain main-screen results.
+        let r = sh.send("echo at-prompt").await;
+        assert_eq!(r.input_mode, InputMode::Normal, "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
+        assert_eq!(r.viewport, "echo at-prompt\nat-prompt\ndsh> ", "{r:?}");
+        // Leaving the alternate screen again replays no old lines as new.
+        let r = sh.send("printf '\\033[?1049l'; echo after-leave").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.contains("after-leave"), "{r:?}");
+        assert!(!r.viewport.contains("old-"), "{r:?}");
+        assert!(!r.viewport.contains("at-prompt"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// The notice every result carries while our shell's marks are gone.
+fn marks_gone(r: &SendResult) -> bool {
+    r.notices
+        .iter()
+        .any(|n| n.starts_with("[shell: prompt marks are gone"))
+}
+
+/// After `exec` of another shell, results say exit codes are unknown, and kernel evidence
+/// (the shell blocked reading the terminal) still settles each send.
+async fn exec_replaces_the_marks(exec: &str) {
+    let sh = Shell::open(config()).await;
+    let r = sh.send(exec).await;
+    assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+    assert_eq!(r.exit_code, None, "{r:?}");
+    assert!(marks_gone(&r), "{r:?}");
+    insta::assert_snapshot!("prompt_marks_gone", r.notices.join("\n"));
+    let r = sh.send("echo still-$((2+3))").await;
+    assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+    assert!(r.viewport.lines().any(|l| l == "still-5"), "{r:?}");
+    assert_eq!(r.exit_code, None, "{r:?}");
+    assert!(marks_gone(&r), "{r:?}");
+    sh.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_exec_bash_results_say_exit_codes_are_unknown() {
+    within(exec_replaces_the_marks("exec bash --norc")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_exec_sh_results_say_exit_codes_are_unknown() {
+    within(exec_replaces_the_marks("exec sh")).await;
+}
+
+/// Inside a nested shell the results say exit codes are unknown; back in ours, the prompt and
+/// exit status come with the send that returned there, and the next send's output is its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nested_shell_hides_the_marks_until_it_exits() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("bash --norc").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(marks_gone(&r), "{r:?}");
+        let r = sh.send("echo inner-$((1+1))").await;
+        assert!(r.viewport.lines().any(|l| l == "inner-2"), "{r:?}");
+        assert_eq!(r.exit_code, None, "{r:?}");
+        assert!(marks_gone(&r), "{r:?}");
+        let r = sh.send("exit").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(!marks_gone(&r), "{r:?}");
+        let r = sh.send("echo back-outer").await;
+        assert!(r.viewport.lines().any(|l| l == "back-outer"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
