@@ -98,7 +98,7 @@ impl Ours<'_> {
 /// Runs the throughput and memory benchmark (`quick`: smaller volumes, fewer runs).
 pub(crate) fn run(quick: bool) -> Result<()> {
     let (volume, runs, flood) = if quick {
-        (20_000_000, 3, 50_000_000u64)
+        (5_000_000, 2, 10_000_000u64)
     } else {
         (100_000_000, 5, 2_000_000_000u64)
     };

@@ -13,7 +13,7 @@
 //!   measured in the same run, reported as medians, p90, p99 and ratios (see `bench/`); then
 //!   output throughput against a raw PTY and scrollback memory (`bench_throughput`).
 //!   `--release` reruns the whole bench from a release build.
-//! - `bench http [--quick]`: a load test of the Streamable HTTP server on loopback (concurrent
+//! - `bench http [--release] [--quick]`: a load test of the Streamable HTTP server on loopback (concurrent
 //!   sessions, send latency p50 / p99, no process left behind; `bench_http`).
 
 #![allow(clippy::print_stdout)] // xtask is a developer CLI: its reports go to stdout.
@@ -133,7 +133,8 @@ commands:
                            through dsh-mcp over stdio: the MCP floor, concurrent sends, idle memory
                            per session, flood isolation; output throughput vs raw PTY and
                            scrollback memory (--release: build and run all of it optimised)
-  bench http [--quick]     load test of dsh-mcp --listen on loopback: 50 sessions (--quick: 10)
+  bench http [--release] [--quick]
+                           load test of dsh-mcp --listen on loopback: 50 sessions (--quick: 10)
                            each open a terminal and send 20 commands (--quick: 5) concurrently;
                            send latency p50/p99; fails if a session's process outlives it
 ";
@@ -144,9 +145,6 @@ fn main() -> Result<()> {
         Some("catalog") => catalog(args.iter().any(|a| a == "--check")),
         Some("verify") => verify(),
         Some("publish-check") => publish_check(),
-        Some("bench") if args.get(1).map(String::as_str) == Some("http") => {
-            bench_http::run(args.iter().any(|a| a == "--quick"))
-        }
         Some("bench") if args.iter().any(|a| a == "--release") && cfg!(debug_assertions) => {
             // Debug figures say little: rerun this command from a release build.
             let rest = args.iter().filter(|a| *a != "--release");
@@ -163,6 +161,9 @@ fn main() -> Result<()> {
             }
             Ok(())
         }
+        Some("bench") if args.get(1).map(String::as_str) == Some("http") => {
+            bench_http::run(args.iter().any(|a| a == "--quick"))
+        }
         Some("bench") => {
             let iterations = args
                 .iter()
@@ -172,8 +173,11 @@ fn main() -> Result<()> {
                 .transpose()
                 .context("--iterations takes a positive integer")?
                 .unwrap_or(200);
+            if iterations == 0 {
+                bail!("--iterations takes a positive integer (got 0)");
+            }
             bench::run(&bench::BenchOptions {
-                iterations: iterations.max(1),
+                iterations,
                 quick: args.iter().any(|a| a == "--quick"),
                 root: workspace_root(),
             })?;

@@ -132,6 +132,8 @@ pub fn tool_terminal_config(options: &Options) -> ToolTerminalConfig {
         max_result_bytes: options.max_result_bytes,
         max_input_bytes: options.max_input_bytes,
         max_send_timeout_ms: options.max_send_timeout_ms,
+        // dsh-mcp serves no one-shot shell or file tools for the seed's wording to point at.
+        prompt_text: dsh_tool_terminal::STANDALONE_PROMPT_TEXT,
     }
 }
 
@@ -255,6 +257,7 @@ mod tests {
                 max_result_bytes: 100,
                 max_input_bytes: 7,
                 max_send_timeout_ms: 9,
+                prompt_text: dsh_tool_terminal::STANDALONE_PROMPT_TEXT,
             }
         );
     }

@@ -127,14 +127,8 @@ impl HttpServer {
             panic!("HttpServer::bind needs options.listen")
         };
         let token = read_token(options)?;
-        if token.is_none() {
-            if !addr.ip().is_loopback() {
-                return Err(HttpError::TokenRequired { addr });
-            }
-            tracing::warn!(
-                %addr,
-                "serving without a bearer token: every local user and process can run commands through this server; pass --token-file or set {TOKEN_ENV}"
-            );
+        if token.is_none() && !addr.ip().is_loopback() {
+            return Err(HttpError::TokenRequired { addr });
         }
         if options.max_sessions == 0 {
             return Err(HttpError::NoSessions);
@@ -145,6 +139,13 @@ impl HttpServer {
         let addr = listener
             .local_addr()
             .map_err(|source| HttpError::Bind { addr, source })?;
+        if token.is_none() {
+            // After binding, so the warning names the port actually served.
+            tracing::warn!(
+                %addr,
+                "serving without a bearer token: every local user and process can run commands through this server; pass --token-file or set {TOKEN_ENV}"
+            );
+        }
 
         let server = Arc::new(server);
         let shutdown = CancellationToken::new();

@@ -17,6 +17,10 @@ pub const PROMPT_SECTION_NAME: &str = "tool:pty";
 pub const PROMPT_SECTION_ORDER: i32 = 106;
 /// The guidance text.
 pub const PROMPT_TEXT: &str = "Use a terminal session only when work needs persistent terminal state or interactive stdin; prefer shell/read/write/edit for bounded one-shot operations. Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited.";
+/// The `tool:pty` section for a host whose only command tools are these (such as `dsh-mcp`):
+/// the seed's guidance without its pointer to one-shot shell / read / write / edit tools,
+/// which such a host does not have.
+pub const STANDALONE_PROMPT_TEXT: &str = "Run commands in terminal sessions: a session keeps its working directory, environment and running programs between sends, and a program waiting for input can be answered. Reuse a session for related steps rather than opening one per command. Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited.";
 
 /// Configuration (seed §4.1 keys, snake_case).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,6 +40,10 @@ pub struct ToolTerminalConfig {
     /// minimum 1). A larger value is refused with an error naming this cap; a send without
     /// `timeoutMs` keeps the backend's configured timeout.
     pub max_send_timeout_ms: u64,
+    /// The `tool:pty` system-prompt section (default [`PROMPT_TEXT`], the seed's wording, for
+    /// hosts that also offer one-shot shell and file tools; [`STANDALONE_PROMPT_TEXT`] for a
+    /// host that does not).
+    pub prompt_text: &'static str,
 }
 
 impl Default for ToolTerminalConfig {
@@ -45,6 +53,7 @@ impl Default for ToolTerminalConfig {
             max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
             max_send_timeout_ms: DEFAULT_MAX_SEND_TIMEOUT_MS,
+            prompt_text: PROMPT_TEXT,
         }
     }
 }

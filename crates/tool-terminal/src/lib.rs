@@ -50,7 +50,7 @@ pub use background::JOB_KIND;
 pub use config::{
     DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_SEND_TIMEOUT_MS,
     MIN_MAX_RESULT_BYTES, PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER, PROMPT_TEXT,
-    ToolTerminalConfig,
+    STANDALONE_PROMPT_TEXT, ToolTerminalConfig,
 };
 pub use progress::PROGRESS_INTERVAL;
 
@@ -638,7 +638,11 @@ impl Plugin for ToolTerminalPlugin {
         let tools = r.require::<Tools>()?;
         let prompt = r.require::<SystemPrompt>()?;
         register_tools(&tools, terminals, jobs, self.config.clone())?;
-        prompt.section(PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER, PROMPT_TEXT)?;
+        prompt.section(
+            PROMPT_SECTION_NAME,
+            PROMPT_SECTION_ORDER,
+            self.config.prompt_text,
+        )?;
         r.on_dispose(move || {
             Box::pin(async move {
                 for name in TOOL_NAMES {

@@ -89,7 +89,7 @@ pub(crate) fn run(options: &BenchOptions) -> Result<()> {
         .build()
         .context("tokio runtime")?;
     let n = if options.quick {
-        options.iterations.min(30)
+        options.iterations.min(15)
     } else {
         options.iterations
     };
@@ -99,7 +99,7 @@ pub(crate) fn run(options: &BenchOptions) -> Result<()> {
         let terminals = ctx.require::<Terminals>()?;
         let agent = Agent::new(&ctx, "bench");
         let mut rows = Vec::new();
-        let opens = if options.quick { 5 } else { 20 };
+        let opens = if options.quick { 3 } else { 20 };
         rows.push(open_latency(&terminals, &agent, opens).await?);
         let id = open(&terminals, &agent).await?.1;
         let ours = Ours {
@@ -125,10 +125,10 @@ pub(crate) fn run(options: &BenchOptions) -> Result<()> {
         std::fs::create_dir_all(&workspace).context("bench workspace")?;
         let plan = server::ServerBench {
             iterations: n,
-            concurrent: if options.quick { 40 } else { 200 },
-            rounds: if options.quick { 2 } else { 5 },
+            concurrent: if options.quick { 20 } else { 200 },
+            rounds: if options.quick { 1 } else { 5 },
             flood_bytes: if options.quick {
-                20_000_000
+                5_000_000
             } else {
                 2_000_000_000
             },

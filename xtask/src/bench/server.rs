@@ -38,10 +38,29 @@ pub(crate) async fn run(
 ) -> Result<(Vec<Row>, Notes)> {
     let bin = blocking(|| build_server(root))?;
     let ws = workspace.to_string_lossy().into_owned();
-    let server = McpClient::start(&bin, &["--workspace", &ws]).await?;
+    // One connection (one agent) holds every concurrent session, plus the flood's and the
+    // others the bench keeps open.
+    let max_terminals = (b.concurrent + 8).to_string();
+    let server = McpClient::start(
+        &bin,
+        &[
+            "--workspace",
+            &ws,
+            "--max-terminals-per-agent",
+            &max_terminals,
+        ],
+    )
+    .await?;
     let unconfined = McpClient::start(
         &bin,
-        &["--workspace", &ws, "--sandbox", "danger-full-access"],
+        &[
+            "--workspace",
+            &ws,
+            "--sandbox",
+            "danger-full-access",
+            "--max-terminals-per-agent",
+            &max_terminals,
+        ],
     )
     .await?;
     let mut rows = Vec::new();

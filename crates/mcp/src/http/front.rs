@@ -162,11 +162,15 @@ async fn as_json_error(response: Response<Body>) -> Response<Body> {
         Ok(collected) => String::from_utf8_lossy(&collected.to_bytes()).into_owned(),
         Err(never) => match never {},
     };
-    let text = if text.trim().is_empty() {
+    let mut text = if text.trim().is_empty() {
         status.canonical_reason().unwrap_or("error").to_owned()
     } else {
         text.trim().to_owned()
     };
+    if let Some(advice) = advice(status) {
+        text.push_str("; ");
+        text.push_str(advice);
+    }
     parts.headers.remove(CONTENT_LENGTH);
     parts
         .headers
@@ -175,6 +179,31 @@ async fn as_json_error(response: Response<Body>) -> Response<Body> {
         parts,
         Full::new(Bytes::from(serde_json::json!({"error": text}).to_string())).boxed(),
     )
+}
+
+/// What a client can do about an error rmcp answers with `status` (rmcp says only what
+/// happened).
+fn advice(status: StatusCode) -> Option<&'static str> {
+    Some(match status {
+        StatusCode::BAD_REQUEST => {
+            "start a session with initialize (a POST without Mcp-Session-Id), then send the Mcp-Session-Id header its answer carries on every later request"
+        }
+        StatusCode::NOT_FOUND => {
+            "the MCP session ended (HTTP DELETE, idle expiry or a server restart) and its terminals with it: send initialize for a new session"
+        }
+        StatusCode::FORBIDDEN => {
+            "the server admits only the Origin values given with --allowed-origin and the Host values given with --allowed-host (or loopback names on a loopback address); ask its operator to add yours"
+        }
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            "the limit is the server's --max-message-bytes: send less per request (write large input to a file first)"
+        }
+        StatusCode::NOT_ACCEPTABLE => "send the header Accept: application/json, text/event-stream",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "send the header Content-Type: application/json",
+        StatusCode::METHOD_NOT_ALLOWED => {
+            "MCP uses POST (requests), GET (the event stream) and DELETE (end the session)"
+        }
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

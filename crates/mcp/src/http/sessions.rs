@@ -57,8 +57,9 @@ pub(crate) enum SessionsError {
 
 /// The message of a server at its session limit.
 pub(crate) fn full_message(max: usize) -> String {
+    let sessions = if max == 1 { "session" } else { "sessions" };
     format!(
-        "this server already serves {max} MCP sessions, the most allowed (--max-sessions); end an unused session (HTTP DELETE with its Mcp-Session-Id) or retry later"
+        "this server already serves {max} MCP {sessions}, the most allowed (--max-sessions); end an unused session (HTTP DELETE with its Mcp-Session-Id) or retry later"
     )
 }
 

@@ -210,12 +210,14 @@ async fn http_sessions_are_isolated_agents_behind_a_token() {
     .await;
     assert_eq!((status, session), (403, None), "{body}");
     assert!(json_error(&body).contains("Origin"), "{body}");
+    // Each error says what to do, not only what happened.
+    assert!(json_error(&body).contains("--allowed-origin"), "{body}");
     // A body over --max-message-bytes: 413.
     let mut big = initialize();
     big["params"]["clientInfo"]["name"] = json!("x".repeat(5000));
     let (status, session, body) = post(&url, &[("authorization", &auth)], &big).await;
     assert_eq!((status, session), (413, None), "{body}");
-    json_error(&body);
+    assert!(json_error(&body).contains("--max-message-bytes"), "{body}");
 
     // Two sessions, two agents.
     let a = server.connect().await;
@@ -286,7 +288,7 @@ async fn http_sessions_are_isolated_agents_behind_a_token() {
     )
     .await;
     assert_eq!(status, 404, "{body}");
-    assert!(json_error(&body).contains("ession"), "{body}");
+    assert!(json_error(&body).contains("send initialize"), "{body}");
 
     // SIGTERM: B's session is closed with its processes and the server exits 0.
     kill(server.pid, libc::SIGTERM);
