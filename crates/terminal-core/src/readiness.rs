@@ -36,11 +36,12 @@ pub(crate) const PROBE_QUIET: Duration = Duration::from_millis(1);
 /// editor that awaits terminal responses for about 100 ms before it exits).
 pub(crate) const WEAK_WAIT_QUIET: Duration = Duration::from_millis(150);
 
-/// How long a wait of the shell itself (its marks alive, no prompt current) holds the stdin
-/// tier for the prompt mark: bash prints its prompt before it reads, so a shell blocked
-/// reading without a current prompt is either still handing its prompt over (the mark
-/// settles the send at once with the exit status) or runs a builtin `read`, which settles
-/// when this bound passes.
+/// How long a wait of the shell itself (its marks alive, no prompt current, the terminal in
+/// non-canonical mode as readline sets it) holds the stdin tier for the prompt mark: bash
+/// prints its prompt before it reads, so such a shell is either still handing its prompt over
+/// (the mark settles the send at once with the exit status) or runs a non-canonical builtin
+/// `read` (`read -n`), which settles when this bound passes. A builtin `read` in canonical
+/// mode (`read -p`) is no line editor and settles at once.
 pub(crate) const PROMPT_MARK_WAIT: Duration = Duration::from_millis(250);
 
 /// What output silence alone may settle.
@@ -118,6 +119,9 @@ pub(crate) struct Observation {
     /// The shell still prints our prompt marks: marks were seen and the shell process has
     /// not replaced itself (`exec`). Only meaningful with a probe of the shell's group.
     pub(crate) shell_marks_alive: bool,
+    /// The terminal is in non-canonical mode, as readline sets it while it edits a line (a
+    /// builtin `read` without `-n` or `-N` reads in canonical mode).
+    pub(crate) line_editor_mode: bool,
 }
 
 /// Why a send settles.
@@ -298,7 +302,11 @@ impl Readiness {
                 && !o.input_pending
                 && !o.reply_pending
             {
-                if fg != self.shell_pgid || !o.shell_marks_alive || self.poll_only {
+                if fg != self.shell_pgid
+                    || !o.shell_marks_alive
+                    || !o.line_editor_mode
+                    || self.poll_only
+                {
                     return Some(Settle::StdinWait);
                 }
                 let since = *self.shell_wait_since.get_or_insert(o.now);

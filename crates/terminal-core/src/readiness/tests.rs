@@ -33,6 +33,7 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         has_output: true,
         output_drained: true,
         shell_marks_alive: false,
+        line_editor_mode: false,
     }
 }
 
@@ -364,6 +365,7 @@ fn the_shells_own_wait_holds_for_its_prompt_mark_while_the_marks_are_alive() {
     o.fg_waiting = Some(true);
     o.output_since_write = true;
     o.shell_marks_alive = true;
+    o.line_editor_mode = true;
     // Held: the prompt mark bash prints before reading may still be on its way.
     assert_eq!(r.evaluate(&o), None);
     let held = r.held_until().unwrap_or_else(|| panic!("held"));
@@ -389,5 +391,18 @@ fn without_marks_the_shells_own_wait_settles_at_once() {
     o.fg_waiting = Some(true);
     o.output_since_write = true;
     o.shell_marks_alive = false;
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+}
+
+#[test]
+fn a_canonical_mode_read_of_the_shell_settles_at_once() {
+    // `read -p` reads in canonical mode: no line editor, so no prompt mark to wait for.
+    let t0 = Instant::now();
+    let mut r = ready(PreWrite::default(), t0);
+    let mut o = obs(t0, 30);
+    o.fg_waiting = Some(true);
+    o.output_since_write = true;
+    o.shell_marks_alive = true;
+    o.line_editor_mode = false;
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
 }

@@ -622,6 +622,7 @@ fn observe(
             has_output: st.screen.has_output(),
             output_drained,
             shell_marks_alive: false,
+            line_editor_mode: false,
         };
         (
             obs,
@@ -651,6 +652,8 @@ fn observe(
         && probed
             .as_ref()
             .is_some_and(|p| p.pgid == shared.shell_pgid() && !p.shell_replaced);
+    obs.line_editor_mode =
+        obs.shell_marks_alive && shared.pty.modes().is_some_and(|m| !m.canonical);
     if obs.prompt != PromptState::Busy || obs.fg_waiting == Some(true) {
         obs.input_pending = shared.pty.pending_input_bytes().unwrap_or(0) > 0;
     }
