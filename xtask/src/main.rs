@@ -129,7 +129,7 @@ commands:
   publish-check            package --workspace and doc --workspace --no-deps with -D warnings
   bench [--release] [--quick] [--iterations N]
                            round trips, input-wait latency and open latency, each against a raw
-                           PTY reference in the same run (default N=200; --quick: under a minute);
+                           PTY reference in the same run (default N=200; --quick: smaller samples);
                            through dsh-mcp over stdio: the MCP floor, concurrent sends, idle memory
                            per session, flood isolation; output throughput vs raw PTY and
                            scrollback memory (--release: build and run all of it optimised)

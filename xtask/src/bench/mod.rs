@@ -35,7 +35,7 @@ use stats::Row;
 pub(crate) struct BenchOptions {
     /// Measured iterations per figure (after a few warm-up ones).
     pub(crate) iterations: usize,
-    /// Fewer iterations: the whole run finishes in well under a minute.
+    /// Smaller samples (fewer iterations, sessions and bytes) for a first look.
     pub(crate) quick: bool,
     /// The workspace root (where `dsh-mcp` is built).
     pub(crate) root: std::path::PathBuf,
