@@ -111,6 +111,21 @@ impl Screen {
     }
 
     fn feed_text(&mut self, bytes: &[u8], out: &mut FeedOutcome) {
+        // A chunk that starts inside a row (reads split lines anywhere): the emulator finishes
+        // that row, and plain lines after it may still skip the emulator.
+        if self.flood.is_empty()
+            && !self.flood_can_start()
+            && let Some(nl) = bytes.iter().position(|&b| b == b'\n')
+            && nl + 1 < bytes.len()
+        {
+            self.feed_segments(&bytes[..=nl], out);
+            self.feed_text_from_row_start(&bytes[nl + 1..], out);
+            return;
+        }
+        self.feed_text_from_row_start(bytes, out);
+    }
+
+    fn feed_text_from_row_start(&mut self, bytes: &[u8], out: &mut FeedOutcome) {
         let mut from = 0;
         if !self.flood.is_empty() || self.flood_can_start() {
             from = self.flood.take(bytes, self.config.cols);
