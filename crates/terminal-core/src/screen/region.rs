@@ -177,15 +177,7 @@ mod tests {
     use super::Screen;
 
     fn screen() -> Screen {
-        Screen::new(
-            super::super::ScreenConfig {
-                rows: 24,
-                cols: 80,
-                scrollback_lines: 10_000,
-                scrollback_max_bytes: 4 * 1024 * 1024,
-            },
-            None,
-        )
+        super::super::tests::plain_screen()
     }
 
     /// Every line printed in a scroll region reaches the render in order, whatever its margins.

@@ -4,7 +4,7 @@ use proptest::prelude::*;
 use super::binary::pseudo_random;
 use super::*;
 
-fn config(rows: u16, cols: u16) -> ScreenConfig {
+pub(super) fn config(rows: u16, cols: u16) -> ScreenConfig {
     ScreenConfig {
         rows,
         cols,
@@ -19,6 +19,11 @@ fn nonce() -> PromptNonce {
 
 fn screen() -> Screen {
     Screen::new(config(24, 80), Some(nonce()))
+}
+
+/// A 24×80 screen without a prompt nonce, for the unit tests of the screen's parts.
+pub(super) fn plain_screen() -> Screen {
+    Screen::new(config(24, 80), None)
 }
 
 fn mark(payload: &str) -> Vec<u8> {
