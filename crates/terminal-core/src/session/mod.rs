@@ -31,6 +31,7 @@
 mod close;
 mod config;
 mod input;
+mod observe;
 mod probe;
 mod replies;
 mod result;

@@ -1,0 +1,154 @@
+//! What the send driver observes: the foreground before the write, foreground probes of
+//! `/proc` (run beside the driver's other events), and the one [`Observation`] each readiness
+//! decision is made from.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::process::GroupActivity;
+use crate::readiness::{Observation, PreWrite};
+use crate::screen::PromptState;
+
+use super::send::{EXIT_DRAIN_MAX, EXIT_DRAIN_MIN};
+use super::shared::Shared;
+
+/// A foreground probe in flight: the group probed, when the probe started, and what the
+/// group is doing (with whether the shell replaced itself, for the shell's group).
+pub(super) type Probing = (
+    i32,
+    Instant,
+    std::pin::Pin<Box<dyn std::future::Future<Output = (GroupActivity, bool)> + Send>>,
+);
+
+/// The control bytes a terminal turns into signals with ISIG on (the default VINTR, VQUIT and
+/// VSUSP: Ctrl-C, Ctrl-\\ and Ctrl-Z).
+pub(super) const SIGNAL_BYTES: [u8; 3] = [0x03, 0x1c, 0x1a];
+/// Longest wait for the shell to read the terminal before a signal byte is written anyway.
+pub(super) const SHELL_READ_WAIT_MAX: Duration = Duration::from_millis(1000);
+/// Longest pause between two checks of that wait.
+pub(super) const SHELL_READ_BACKOFF_MAX: Duration = Duration::from_millis(20);
+
+/// Waits (bounded) until a shell at its prompt is blocked reading the terminal. bash acts on a
+/// Ctrl-C that arrives after it printed its prompt but before readline reads only when the
+/// next key arrives, and then eats that key: the next command would lose its first character.
+/// Returns at once when a program other than the shell holds the terminal, or no prompt is
+/// current.
+pub(super) async fn wait_for_shell_read(shared: &Shared) {
+    let deadline = Instant::now() + SHELL_READ_WAIT_MAX;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        let shell = shared.shell_pgid();
+        if shared.pty.foreground_pgid() != Some(shell) || !shared.prompt_current() {
+            return;
+        }
+        if shared.waiting_on_tty(shell).await || Instant::now() >= deadline {
+            return;
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(SHELL_READ_BACKOFF_MAX);
+    }
+}
+
+/// One `/proc` probe of the foreground group.
+pub(super) struct Probe {
+    pub(super) pgid: i32,
+    /// When the probe began: a verdict is stale once output arrived after it.
+    pub(super) started: Instant,
+    pub(super) activity: GroupActivity,
+    /// The group is the shell's, and the shell `exec`ed another program.
+    pub(super) shell_replaced: bool,
+}
+
+/// Whether the shell replaced itself with another program (`/proc`, off the runtime).
+pub(super) async fn shell_replaced(shared: &Arc<Shared>) -> bool {
+    let sh = Arc::clone(shared);
+    tokio::task::spawn_blocking(move || sh.shell_replaced())
+        .await
+        .unwrap_or(false)
+}
+
+/// Facts about the foreground before the write.
+pub(super) async fn pre_write(shared: &Shared) -> PreWrite {
+    let fg = shared.pty.foreground_pgid();
+    let waiting = match fg {
+        Some(pgid) if !(pgid == shared.shell_pgid() && shared.prompt_current()) => {
+            shared.waiting_on_tty(pgid).await
+        }
+        _ => false,
+    };
+    PreWrite { fg, waiting }
+}
+
+/// One observation for the readiness decision; also returns when the shell exited and the
+/// newest prompt mark's exit status.
+pub(super) fn observe(
+    shared: &Shared,
+    now: Instant,
+    probed: Option<Probe>,
+    done_at_write: u64,
+    marks_at_write: u64,
+    written_at: Instant,
+) -> (Observation, Option<Instant>, Option<i32>) {
+    // Drained first, the screen's facts after: everything the probe's program wrote before
+    // it blocked is then on the screen these facts are read from.
+    let output_drained = shared.output_drained();
+    let marks_seen;
+    let (mut obs, exit_at, last_exit) = {
+        let st = shared.lock();
+        marks_seen = st.screen.mark_count() > 0;
+        let exit_at = st.exit.map(|(_, at)| at);
+        let ended = st.output_ended;
+        let obs = Observation {
+            now,
+            exited: false,
+            prompt: st.screen.prompt_state(),
+            done_since_write: st.screen.done_count() > done_at_write,
+            mark_since_write: st.screen.mark_count() > marks_at_write,
+            fg: None,
+            input_pending: false,
+            fg_waiting: None,
+            fg_busy: None,
+            fg_wait_among_others: false,
+            reply_pending: false,
+            last_output_at: st.last_output_at,
+            output_since_write: st.last_output_at > written_at,
+            has_output: st.screen.has_output(),
+            output_drained,
+            shell_marks_alive: false,
+            line_editor_mode: false,
+        };
+        (
+            obs,
+            exit_at.map(|at| (at, ended)),
+            st.screen.last_exit_code(),
+        )
+    };
+    if let Some((at, ended)) = exit_at {
+        let waited = now.saturating_duration_since(at);
+        obs.exited = ended
+            || waited >= EXIT_DRAIN_MAX
+            || (waited >= EXIT_DRAIN_MIN && shared.pty.unread_output_bytes().unwrap_or(0) == 0);
+    }
+    obs.fg = shared.pty.foreground_pgid();
+    // A probe is about the foreground it looked at, and stale once output arrived after it
+    // began: the program may have read input and printed since (a wait seen at the previous
+    // prompt, before the shell read the line, must not settle the send on a screen that
+    // shows the command's output but not yet its prompt).
+    let probed = probed.filter(|p| Some(p.pgid) == obs.fg && obs.last_output_at <= p.started);
+    let activity = probed.as_ref().map(|p| p.activity);
+    obs.fg_waiting = activity.map(|a| matches!(a, GroupActivity::ReadingTty { .. }));
+    obs.fg_wait_among_others =
+        activity.is_some_and(|a| matches!(a, GroupActivity::ReadingTty { only_tty: false }));
+    obs.reply_pending = shared.reply_pending();
+    obs.fg_busy = activity.map(|a| a == GroupActivity::Busy);
+    obs.shell_marks_alive = marks_seen
+        && probed
+            .as_ref()
+            .is_some_and(|p| p.pgid == shared.shell_pgid() && !p.shell_replaced);
+    obs.line_editor_mode =
+        obs.shell_marks_alive && shared.pty.modes().is_some_and(|m| !m.canonical);
+    if obs.prompt != PromptState::Busy || obs.fg_waiting == Some(true) {
+        obs.input_pending = shared.pty.pending_input_bytes().unwrap_or(0) > 0;
+    }
+    (obs, exit_at.map(|(at, _)| at), last_exit)
+}
