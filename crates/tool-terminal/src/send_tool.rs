@@ -1,0 +1,149 @@
+//! `terminal_send`: validation of one send (input size, `timeoutMs`, background mode), the
+//! foreground or background run, progress, the fitted result and its cards.
+
+use std::sync::Arc;
+
+use super::*;
+
+/// `terminal_send`.
+pub(crate) struct SendTool(pub(crate) Arc<Shared>);
+
+impl Tool for SendTool {
+    type Args = SendArgs;
+    type Output = SendOutput;
+
+    fn name(&self) -> &'static str {
+        "terminal_send"
+    }
+    fn description(&self) -> String {
+        let mut d = "Send text to a persistent terminal. By default Enter is submitted and the call waits for a prompt, stdin wait, output silence, timeout, or session exit.".to_owned();
+        if self.0.config.enable_run_in_background {
+            d.push_str(" Background mode returns a job id for job_output/job_kill.");
+        }
+        d
+    }
+    fn shape_parameters(&self, mut schema: serde_json::Value) -> serde_json::Value {
+        if !self.0.config.enable_run_in_background
+            && let Some(props) = schema
+                .get_mut("properties")
+                .and_then(serde_json::Value::as_object_mut)
+        {
+            props.remove("run_in_background");
+        }
+        schema
+    }
+    async fn execute(&self, args: SendArgs, call: ToolCall) -> Result<SendOutput, ToolError> {
+        let owner = require_agent(&call)?;
+        let id = session_id(&args.session_id)?;
+        let max_input = self.0.config.max_input_bytes;
+        if args.text.len() > max_input {
+            return Err(ToolError::new(format!(
+                "text is {} bytes; terminal_send accepts at most {max_input} bytes per call. Send it in smaller parts, or write large content to a file and run a command that reads it",
+                args.text.len()
+            ))
+            .with_code("INPUT_TOO_LARGE"));
+        }
+        let timeout = send_timeout(args.timeout_ms, self.0.config.max_send_timeout_ms)?;
+        if args.run_in_background == Some(true) {
+            if !self.0.config.enable_run_in_background {
+                return Err(ToolError::new(
+                    "background terminal sends are disabled by tool-terminal configuration; call terminal_send without run_in_background",
+                ));
+            }
+            let Some(background) = &self.0.background else {
+                return Err(ToolError::new(
+                    "background terminal sends require the jobs service (dsh-jobs and dsh-tool-jobs), which this host does not provide; call terminal_send without run_in_background",
+                )
+                .with_code("NO_JOBS"));
+            };
+            let request = SendRequest {
+                text: args.text,
+                submit: args.submit.unwrap_or(true),
+                timeout,
+            };
+            let (job_id, output) = background.start(
+                self.0.terminals.clone(),
+                &owner,
+                &id,
+                request,
+                self.0.config.max_result_bytes,
+            )?;
+            return Ok(SendOutput::Background {
+                job_id: job_id.to_string(),
+                output,
+            });
+        }
+        if let Some(job) = self
+            .0
+            .background
+            .as_ref()
+            .and_then(|b| b.active_job(&owner, &id))
+        {
+            return Err(background::Background::busy_error(&id, &job));
+        }
+        let request = SendRequest {
+            text: args.text,
+            submit: args.submit.unwrap_or(true),
+            timeout,
+        };
+        let op = self
+            .0
+            .terminals
+            .start_send(&owner, &id, request)
+            .map_err(terminal_error)?;
+        let result = tokio::select! {
+            r = progress::done_reporting(&op, call.progress.as_ref()) => r,
+            () = call.cancel.cancelled() => {
+                // A cancelled call interrupts the foreground job (real SIGINT) and still waits
+                // for the send to settle so the slot is released cleanly.
+                op.cancel();
+                let _ = op.done().await;
+                return Err(ToolError::new("terminal send aborted").with_code("ABORTED"));
+            }
+        }
+        .map_err(terminal_error)?;
+        let mut output = SendOutput::from(result);
+        fit::fit_send(&mut output, id.as_str(), self.0.config.max_result_bytes);
+        Ok(output)
+    }
+    fn render(&self, _args: &SendArgs, out: &SendOutput) -> String {
+        render::render_send(out, self.0.config.max_result_bytes)
+    }
+    fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
+        self.0.finalize(content)
+    }
+    fn present_call(&self, args: &SendArgs) -> Option<Card> {
+        if args.run_in_background == Some(true) {
+            let mut card = generic_card(
+                format!("Send to terminal {} in background", args.session_id),
+                "execute",
+            );
+            card.raw_input = Some(serde_json::Value::String(args.text.clone()));
+            return Some(card);
+        }
+        let title = if args.text.is_empty() {
+            "(send input)".to_owned()
+        } else {
+            args.text.clone()
+        };
+        Some(Card {
+            card: CardKind::Terminal,
+            title: Some(title),
+            description: Some(format!("Terminal {}", args.session_id)),
+            ..Card::default()
+        })
+    }
+    fn present_result(&self, args: &SendArgs, result: &ToolResult) -> Option<Card> {
+        if args.run_in_background == Some(true) || result.is_error {
+            return None;
+        }
+        match result.content.as_slice() {
+            [only] => only.as_text().map(|text| Card {
+                card: CardKind::Terminal,
+                output: Some(text.to_owned()),
+                ..Card::default()
+            }),
+            _ => None,
+        }
+    }
+}
