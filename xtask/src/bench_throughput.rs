@@ -197,12 +197,7 @@ fn run_in(dir: &Path, volume: usize, runs: usize, flood: u64) -> Result<()> {
         ours.run(&format!("yes | head -c {flood}")).await?;
         let flood_time = flood_start.elapsed();
         let (rss_end, rss_peak) = rss_kb();
-        terminals
-            .kill(&agent, &id)
-            .await
-            .map_err(|e| anyhow::anyhow!("close: {e}"))?;
-        agent.dispose().await;
-        ctx.dispose().await;
+        crate::bench::close_all(&ctx, &terminals, &agent, &id).await?;
 
         println!("memory (host process RSS)");
         println!(

@@ -114,12 +114,7 @@ pub(crate) fn run(options: &BenchOptions) -> Result<()> {
         rows.extend(read_prompt(&ours, &mut raw, n).await?);
         rows.push(python_line(&ours, &mut raw, n).await?);
         drop(raw);
-        terminals
-            .kill(&agent, &id)
-            .await
-            .map_err(|e| anyhow::anyhow!("close: {e}"))?;
-        agent.dispose().await;
-        ctx.dispose().await;
+        close_all(&ctx, &terminals, &agent, &id).await?;
 
         let workspace = std::env::temp_dir().join(format!("dsh-bench-{}", std::process::id()));
         std::fs::create_dir_all(&workspace).context("bench workspace")?;
@@ -150,6 +145,22 @@ pub(crate) fn run(options: &BenchOptions) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// Closes the bench's session, then disposes its agent and the composed context.
+pub(crate) async fn close_all(
+    ctx: &dsh_context::Context,
+    terminals: &Terminals,
+    agent: &Agent,
+    id: &SessionId,
+) -> Result<()> {
+    terminals
+        .kill(agent, id)
+        .await
+        .map_err(|e| anyhow::anyhow!("close: {e}"))?;
+    agent.dispose().await;
+    ctx.dispose().await;
+    Ok(())
 }
 
 async fn open(terminals: &Terminals, agent: &Agent) -> Result<(Duration, SessionId)> {
