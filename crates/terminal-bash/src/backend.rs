@@ -138,6 +138,7 @@ impl BashBackend {
                     .clone()
                     .map(|l| l as Arc<dyn std::any::Any + Send + Sync>),
                 cgroup: launch.cgroup,
+                member_cgroup: launch.member_cgroup,
             },
             self.config.session_config(),
             spec.cancel.clone(),

@@ -40,6 +40,8 @@ pub(crate) struct Launch {
     pub(crate) limits: Option<Arc<WatchedLimits>>,
     /// The session's cgroup v2 limit group, which the session must stay in.
     pub(crate) cgroup: Option<PathBuf>,
+    /// A limit cgroup (v1 or v2) the session's first process joins before the shell runs.
+    pub(crate) member_cgroup: Option<PathBuf>,
 }
 
 impl Sandboxing {
@@ -89,12 +91,14 @@ impl Sandboxing {
         }
         let mut watched = None;
         let mut cgroup = None;
+        let mut member_cgroup = None;
         if let Some(limits) = &self.limits {
             let limited = limits
                 .apply(label, argv)
                 .map_err(|e| spawn_error(format!("terminal-bash: {e}")))?;
             argv = limited.argv;
             cgroup = limited.guard.unified_dir().map(Path::to_path_buf);
+            member_cgroup = limited.guard.dirs().first().cloned();
             if !limited.guard.dirs().is_empty() {
                 watched = Some(Arc::new(WatchedLimits::new(limited.guard)));
             }
@@ -104,6 +108,7 @@ impl Sandboxing {
             cwd,
             limits: watched,
             cgroup,
+            member_cgroup,
         })
     }
 }

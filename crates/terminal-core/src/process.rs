@@ -26,20 +26,24 @@ mod cgroup;
 mod exit_status;
 mod procfs;
 mod reap;
+mod scope;
 mod teardown;
 mod tree;
 mod tty_wait;
 mod watchdog;
 
+pub(crate) use activity::group_activity_in;
 pub use activity::{GroupActivity, group_activity};
 pub use cgroup::{NO_CGROUP2_ENV, SessionCgroup};
 pub(crate) use exit_status::ExitWatch;
 pub(crate) use procfs::cmdline;
 pub use procfs::{IdentityStatus, ProcessIdentity, StatInfo, foreground_pgid, group_name, stat};
 pub use reap::{enable_child_subreaper, reap_adopted_zombies};
+pub use scope::ProcessScope;
 pub use teardown::{TeardownConfig, TeardownReport, kill_session_now, terminate_session};
 pub use tree::TreeTracker;
 pub use tty_wait::is_group_waiting_on_tty;
+pub(crate) use tty_wait::is_group_waiting_on_tty_in;
 pub use watchdog::{
     host_tag, host_watchdog_pid, unwatch_cgroup_dir, unwatch_session, watch_cgroup_dir,
     watch_session,

@@ -100,6 +100,9 @@ pub(crate) enum ReadEvent<'a> {
     ReadNothing,
     /// Bytes the program wrote.
     Output(&'a [u8]),
+    /// No output is ready: the thread is about to block until there is (sent once per
+    /// pause, after the last [`ReadEvent::Output`] of a burst).
+    Quiet,
     /// The output stream ended: `None` for a normal end (every process holding the terminal is
     /// gone), `Some` for a read error.
     End(Option<io::Error>),
@@ -247,10 +250,23 @@ impl Pty {
                         &*ready,
                         rustix::event::PollFlags::IN,
                     )];
-                    let polled = loop {
-                        match rustix::event::poll(&mut fds, None) {
-                            Err(rustix::io::Errno::INTR) => {}
-                            other => break other,
+                    // Ask without waiting first: when nothing is ready, the burst is over
+                    // and the sink hears so before the thread blocks.
+                    let zero = rustix::event::Timespec {
+                        tv_sec: 0,
+                        tv_nsec: 0,
+                    };
+                    let ready_now =
+                        matches!(rustix::event::poll(&mut fds, Some(&zero)), Ok(n) if n > 0);
+                    let polled = if ready_now {
+                        Ok(1)
+                    } else {
+                        sink(ReadEvent::Quiet);
+                        loop {
+                            match rustix::event::poll(&mut fds, None) {
+                                Err(rustix::io::Errno::INTR) => {}
+                                other => break other,
+                            }
                         }
                     };
                     if polled.is_ok() {

@@ -23,6 +23,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::procfs::{self, StatInfo};
+use super::scope::ProcessScope;
 use super::tty_wait::{
     Blocking, SyscallLine, Tty, blocked_on_tty, classify_syscall, parse_syscall,
 };
@@ -228,11 +229,17 @@ fn verdict(waits: &[Wait]) -> GroupActivity {
 /// Unreadable thread data counts as idle (the seed's silence rule). Costs roughly one `/proc` scan.
 #[must_use]
 pub fn group_activity(pgid: i32, tty_path: &Path) -> GroupActivity {
+    group_activity_in(pgid, tty_path, &ProcessScope::everywhere())
+}
+
+/// [`group_activity`] looking for the group's members (and their children) only in `scope`.
+pub(crate) fn group_activity_in(pgid: i32, tty_path: &Path, scope: &ProcessScope) -> GroupActivity {
     if pgid <= 0 {
         return GroupActivity::Idle;
     }
     let tty = Tty::new(tty_path);
-    let all: Vec<StatInfo> = procfs::scan_all()
+    let all: Vec<StatInfo> = scope
+        .stats()
         .into_iter()
         .filter(|s| !s.is_zombie())
         .collect();

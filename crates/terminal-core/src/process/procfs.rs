@@ -202,6 +202,19 @@ pub(crate) fn scan_all() -> Vec<StatInfo> {
         .collect()
 }
 
+/// `stat` of every process listed in `procs` (a cgroup's `cgroup.procs`: one pid per line);
+/// `None` when the list cannot be read.
+pub(crate) fn scan_listed(procs: &Path) -> Option<Vec<StatInfo>> {
+    let list = fs::read_to_string(procs).ok()?;
+    Some(
+        list.lines()
+            .filter_map(|l| l.trim().parse::<i32>().ok())
+            .filter(|&pid| pid > 0)
+            .filter_map(stat)
+            .collect(),
+    )
+}
+
 /// The foreground process group of the terminal controlled by `shell_pid`: the `tpgid` field of
 /// its `stat`, when positive (the seed's §3.8). `None` when the shell is gone or has no
 /// controlling terminal.

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use super::cgroup::SessionCgroup;
 use super::procfs::{self, ProcessIdentity, StatInfo};
 use super::reap::reap_zombie_child;
+use super::scope::ProcessScope;
 
 /// Tracks every process a session ever started, so teardown can find processes that left the
 /// shell's tree (reparented orphans, `setsid`, `nohup`, `disown`, double forks).
@@ -31,6 +32,8 @@ pub struct TreeTracker {
     seen: HashSet<ProcessIdentity>,
     cgroup_procs: Option<PathBuf>,
     environ_tag: Option<Vec<u8>>,
+    /// Where a (non-deep) refresh looks.
+    scope: ProcessScope,
 }
 
 impl TreeTracker {
@@ -43,6 +46,7 @@ impl TreeTracker {
             seen: HashSet::new(),
             cgroup_procs: None,
             environ_tag: None,
+            scope: ProcessScope::everywhere(),
         }
     }
 
@@ -53,6 +57,14 @@ impl TreeTracker {
     #[must_use]
     pub fn with_environ_tag(mut self, name: &str, value: &str) -> Self {
         self.environ_tag = Some(format!("{name}={value}").into_bytes());
+        self
+    }
+
+    /// Makes [`refresh`](Self::refresh) look only in `scope` (every session process must be
+    /// born there); [`refresh_deep`](Self::refresh_deep) still scans every process.
+    #[must_use]
+    pub fn with_scope(mut self, scope: ProcessScope) -> Self {
+        self.scope = scope;
         self
     }
 
@@ -67,8 +79,9 @@ impl TreeTracker {
         self.root
     }
 
-    /// Rescans `/proc` (one pass over every `/proc/PID/stat`, about a millisecond) and adopts
-    /// new session processes. Call it often (on every readiness poll): a child reparented
+    /// Rescans `/proc` (one pass over every `/proc/PID/stat`, about a millisecond; only the
+    /// scope's members with [`with_scope`](Self::with_scope)) and adopts new session
+    /// processes. Call it often (on every readiness poll): a child reparented
     /// away from the tree before any refresh saw it can only be found by session id, cgroup or
     /// environ tag.
     pub fn refresh(&mut self) {
@@ -124,7 +137,11 @@ impl TreeTracker {
     }
 
     fn scan(&mut self, deep: bool) {
-        let table = procfs::scan_all();
+        let table = if deep {
+            procfs::scan_all()
+        } else {
+            self.scope.stats()
+        };
         let by_pid: HashMap<i32, &StatInfo> = table.iter().map(|s| (s.pid, s)).collect();
 
         // Forget identities that died (absent, or pid now held by someone else).

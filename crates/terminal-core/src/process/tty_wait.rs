@@ -18,6 +18,7 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use super::procfs;
+use super::scope::ProcessScope;
 
 /// Largest `select` fd set / `poll` array this classifier reads from another process.
 const MAX_SCAN_FDS: u64 = 65_536;
@@ -165,11 +166,17 @@ fn is_char_device(meta: &fs::Metadata) -> bool {
 /// processes (same user); anything unreadable is a miss. Costs roughly one `/proc` scan.
 #[must_use]
 pub fn is_group_waiting_on_tty(pgid: i32, tty_path: &Path) -> bool {
+    is_group_waiting_on_tty_in(pgid, tty_path, &ProcessScope::everywhere())
+}
+
+/// [`is_group_waiting_on_tty`] looking for the group's members only in `scope`.
+pub(crate) fn is_group_waiting_on_tty_in(pgid: i32, tty_path: &Path, scope: &ProcessScope) -> bool {
     if pgid <= 0 {
         return false;
     }
     let tty = Tty::new(tty_path);
-    let members: Vec<i32> = procfs::scan_all()
+    let members: Vec<i32> = scope
+        .stats()
         .into_iter()
         .filter(|s| s.pgrp == pgid && !s.is_zombie())
         .map(|s| s.pid)

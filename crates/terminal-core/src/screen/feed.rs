@@ -194,6 +194,11 @@ impl Screen {
 
     /// Feeds the pending flood lines to the emulator.
     pub(super) fn materialize_flood(&mut self) {
+        // Lines that cannot stay on the screen go straight into history first: only the
+        // last screenful is emulated.
+        if self.flood.rows > usize::from(self.config.rows) {
+            self.compact_flood();
+        }
         if !self.flood.is_empty() {
             let bytes = self.flood.drain_bytes();
             self.emulate(&bytes);

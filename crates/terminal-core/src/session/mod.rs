@@ -85,6 +85,13 @@ pub struct PtySpawnSpec {
     /// its own (moving the process out would lift the limits); the directory stays the
     /// launcher's to remove.
     pub cgroup: Option<std::path::PathBuf>,
+    /// A cgroup directory (v1 or v2) the program's first process joins itself before it runs
+    /// the session's program, so every process of the session is born in it (a launcher's
+    /// cgroup v1 limit group). The session's `/proc` scans (foreground probes, tracker
+    /// refreshes) then read its `cgroup.procs` instead of every process on the machine.
+    /// `cgroup`, when set, serves the same purpose; a cgroup the engine creates itself does
+    /// not (the shell joins it only after it started).
+    pub member_cgroup: Option<std::path::PathBuf>,
 }
 
 /// A live PTY session. Implements [`BackendSession`].

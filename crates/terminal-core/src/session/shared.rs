@@ -3,15 +3,17 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::watch;
 
 use crate::error::TerminalError;
-use crate::process::{ExitWatch, GroupActivity, group_activity, is_group_waiting_on_tty};
+use crate::process::{
+    ExitWatch, GroupActivity, ProcessScope, group_activity_in, is_group_waiting_on_tty_in,
+};
 use crate::pty::{ExitInfo, Pty, ReadEvent};
-use crate::screen::{AnchorId, PromptState, Screen};
+use crate::screen::{AnchorId, PromptState, Screen, ScreenEvent};
 use crate::types::{SessionId, SessionStatus};
 
 use super::replies::{QueryReply, ReplySender};
@@ -20,6 +22,12 @@ use super::signal::SignalAftermath;
 
 /// Most bytes fed to the screen under one hold of the state lock.
 const FEED_PIECE_BYTES: usize = 8 * 1024;
+
+/// While output keeps coming, how often at most plain text wakes the session's watchers
+/// (send drivers, job waiters). Marks, replies and screen switches wake them at once, and so
+/// does the end of every burst ([`ReadEvent::Quiet`]): a flood does not wake a driver per
+/// read, and nothing waits longer for the last output of a burst.
+const TEXT_WAKE_INTERVAL: Duration = Duration::from_millis(5);
 
 /// Mutable session state, behind [`Shared::lock`].
 pub(super) struct State {
@@ -104,6 +112,8 @@ pub(super) struct Shared {
     /// `exec`ed another program (`exec bash`, `exec sh`), which prints none of our marks.
     shell_image: Mutex<Option<Vec<u8>>>,
     pub(super) max_read_bytes: usize,
+    /// Where the session's processes are looked for (its cgroup's members when it has one).
+    scope: ProcessScope,
     state: Mutex<State>,
     activity: watch::Sender<u64>,
     /// The reader thread holds a chunk it has not fed to the screen yet.
@@ -132,6 +142,7 @@ impl Shared {
         max_read_bytes: usize,
         screen: Screen,
         replies: ReplySender,
+        scope: ProcessScope,
     ) -> Self {
         let shell_pid = i32::try_from(pty.pid()).unwrap_or(0);
         Self {
@@ -142,6 +153,7 @@ impl Shared {
             launched_shell: Mutex::new(None),
             shell_image: Mutex::new(None),
             max_read_bytes,
+            scope,
             state: Mutex::new(State::new(screen)),
             activity: watch::channel(0u64).0,
             reader_busy: AtomicBool::new(false),
@@ -237,8 +249,11 @@ impl Shared {
     /// Feeds one read chunk to the screen in pieces of at most [`FEED_PIECE_BYTES`], taking
     /// the state lock per piece: a send settling, a read or a signal never waits behind a
     /// whole chunk of a flood.
-    fn on_output(&self, bytes: &[u8]) {
+    /// Returns whether the chunk carried more than plain text (a mark, a reply, a screen
+    /// switch): its watchers should hear of it at once.
+    fn on_output(&self, bytes: &[u8]) -> bool {
         let mut replies = Vec::new();
+        let mut urgent = false;
         for piece in bytes.chunks(FEED_PIECE_BYTES) {
             let mut st = self.lock();
             st.bytes_read = st.bytes_read.saturating_add(piece.len() as u64);
@@ -246,10 +261,10 @@ impl Shared {
             if out.printed_text() || out.has_mark() {
                 st.last_output_at = Instant::now();
             }
+            urgent |= out.events.iter().any(|e| *e != ScreenEvent::Text);
             replies.extend(out.replies);
         }
         tracing::trace!(bytes = bytes.len(), "pty output");
-        self.bump();
         if !replies.is_empty() {
             let reply = QueryReply {
                 bytes: replies.concat(),
@@ -260,7 +275,9 @@ impl Shared {
                 self.reply_finished();
                 tracing::debug!("dropping terminal query replies: too many unanswered queries");
             }
+            urgent = true;
         }
+        urgent
     }
 
     /// Whether a terminal query reply is queued or being answered.
@@ -296,7 +313,8 @@ impl Shared {
         let Some(tty) = self.pty.tty_path().map(std::path::Path::to_path_buf) else {
             return false;
         };
-        tokio::task::spawn_blocking(move || is_group_waiting_on_tty(pgid, &tty))
+        let scope = self.scope.clone();
+        tokio::task::spawn_blocking(move || is_group_waiting_on_tty_in(pgid, &tty, &scope))
             .await
             .unwrap_or(false)
     }
@@ -311,11 +329,12 @@ impl Shared {
         pgid: i32,
     ) -> impl std::future::Future<Output = GroupActivity> + Send + 'static {
         let tty = self.pty.tty_path().map(std::path::Path::to_path_buf);
+        let scope = self.scope.clone();
         async move {
             let Some(tty) = tty else {
                 return GroupActivity::Idle;
             };
-            tokio::task::spawn_blocking(move || group_activity(pgid, &tty))
+            tokio::task::spawn_blocking(move || group_activity_in(pgid, &tty, &scope))
                 .await
                 .unwrap_or(GroupActivity::Idle)
         }
@@ -327,6 +346,10 @@ impl Shared {
 pub(super) struct Reader {
     shared: Arc<Shared>,
     emulator_failed: bool,
+    /// When the watchers were last woken for output.
+    woken_at: Instant,
+    /// Output was fed that the watchers have not been woken for.
+    unannounced: bool,
 }
 
 impl Reader {
@@ -334,14 +357,27 @@ impl Reader {
         Self {
             shared,
             emulator_failed: false,
+            woken_at: Instant::now(),
+            unannounced: false,
         }
     }
 
+    fn wake(&mut self) {
+        self.unannounced = false;
+        self.woken_at = Instant::now();
+        self.shared.bump();
+    }
+
     pub(super) fn on_event(&mut self, event: ReadEvent<'_>) {
-        let shared = &self.shared;
+        let shared = Arc::clone(&self.shared);
         match event {
             ReadEvent::WillRead => shared.reader_busy.store(true, Ordering::SeqCst),
             ReadEvent::ReadNothing => shared.reader_busy.store(false, Ordering::SeqCst),
+            ReadEvent::Quiet => {
+                if self.unannounced {
+                    self.wake();
+                }
+            }
             ReadEvent::Output(bytes) => {
                 if self.emulator_failed {
                     shared.reader_busy.store(false, Ordering::SeqCst);
@@ -349,9 +385,16 @@ impl Reader {
                 }
                 shared.reader_busy.store(true, Ordering::SeqCst);
                 let fed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    shared.on_output(bytes);
+                    shared.on_output(bytes)
                 }));
                 shared.reader_busy.store(false, Ordering::SeqCst);
+                match fed {
+                    Ok(urgent) if urgent || self.woken_at.elapsed() >= TEXT_WAKE_INTERVAL => {
+                        self.wake();
+                    }
+                    Ok(_) => self.unannounced = true,
+                    Err(_) => {}
+                }
                 if fed.is_err() {
                     // Keep draining (so the program never blocks on a full terminal) but
                     // stop interpreting; the active send fails as a transport error.

@@ -10,7 +10,9 @@ use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{TerminalError, TerminalErrorCode};
-use crate::process::{ProcessIdentity, SessionCgroup, TreeTracker, enable_child_subreaper};
+use crate::process::{
+    ProcessIdentity, ProcessScope, SessionCgroup, TreeTracker, enable_child_subreaper,
+};
 use crate::pty::Pty;
 use crate::screen::{PromptNonce, Screen, ScreenConfig};
 use crate::types::{SendRequest, WaitReason};
@@ -72,10 +74,18 @@ impl PtySession {
         // `/proc` reads and cgroup writes block: they run off the async workers.
         let cgroup_label = label.clone();
         let given = spec.cgroup.clone();
-        let placed =
-            tokio::task::spawn_blocking(move || place_shell(shell_pid, &cgroup_label, &tag, given))
-                .await
-                .map_err(|e| spawn_error(format!("PTY setup task failed: {e}")))?;
+        // Every session process is born in a cgroup the launcher joined before the shell ran.
+        let scope = spec
+            .cgroup
+            .as_deref()
+            .or(spec.member_cgroup.as_deref())
+            .map_or_else(ProcessScope::everywhere, ProcessScope::cgroup_members);
+        let tracker_scope = scope.clone();
+        let placed = tokio::task::spawn_blocking(move || {
+            place_shell(shell_pid, &cgroup_label, &tag, given, tracker_scope)
+        })
+        .await
+        .map_err(|e| spawn_error(format!("PTY setup task failed: {e}")))?;
         let (shell, cgroup, tracker) = placed?;
         let span =
             tracing::info_span!("pty_session", session_id = %spec.session_id, pid = shell_pid);
@@ -95,6 +105,7 @@ impl PtySession {
             config.max_read_bytes,
             screen,
             reply_tx,
+            scope,
         ));
         runtime.spawn(replies::run(Arc::downgrade(&shared), reply_rx));
         let inner = Arc::new(Inner {
@@ -187,6 +198,7 @@ fn place_shell(
     label: &str,
     tag: &str,
     given: Option<std::path::PathBuf>,
+    scope: ProcessScope,
 ) -> Result<(ProcessIdentity, Option<SessionCgroup>, TreeTracker), TerminalError> {
     // Until our waiter reaps it, the shell's pid cannot be reused, so its identity read now
     // is exact.
@@ -209,7 +221,9 @@ fn place_shell(
     {
         tracing::debug!(%err, "cannot move the shell into its cgroup");
     }
-    let mut tracker = TreeTracker::new(shell).with_environ_tag(ENVIRON_TAG, tag);
+    let mut tracker = TreeTracker::new(shell)
+        .with_environ_tag(ENVIRON_TAG, tag)
+        .with_scope(scope);
     if let Some(cg) = &cgroup {
         tracker.attach_cgroup(cg);
     }
