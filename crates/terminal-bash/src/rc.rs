@@ -67,12 +67,17 @@ __dsh_strip() {
   __dsh_r=$p
 }
 __dsh_faults=
+# Whether a child was waited for since the last call: field 9 after the command name in
+# /proc/$$/stat is cminflt (page faults of waited-for children). The name is at most 15
+# bytes, so its closing ") " is searched in the first 40 only (cheap in bash's matcher).
 __dsh_children_ran() {
-  local stat IFS=' '
+  local stat head IFS=' '
   read -r stat </proc/$$/stat 2>/dev/null || return 0
-  local -a f=(${stat##*) })
-  [[ ${f[8]-} != "$__dsh_faults" ]] || return 1
-  __dsh_faults=${f[8]-}
+  head=${stat:0:40}
+  head=${head%') '*}
+  set -- ${stat:${#head}+2}
+  [[ ${9-} != "$__dsh_faults" ]] || return 1
+  __dsh_faults=${9-}
   return 0
 }
 __dsh_prompt() {
