@@ -13,6 +13,8 @@
 //!   measured in the same run, reported as medians, p90, p99 and ratios (see `bench/`); then
 //!   output throughput against a raw PTY and scrollback memory (`bench_throughput`).
 //!   `--release` reruns the whole bench from a release build.
+//! - `bench throughput [--release] [--quick]`: only the output throughput and scrollback
+//!   memory figures.
 //! - `bench http [--release] [--quick]`: a load test of the Streamable HTTP server on loopback (concurrent
 //!   sessions, send latency p50 / p99, no process left behind; `bench_http`).
 
@@ -133,6 +135,8 @@ commands:
                            through dsh-mcp over stdio: the MCP floor, concurrent sends, idle memory
                            per session, flood isolation; output throughput vs raw PTY and
                            scrollback memory (--release: build and run all of it optimised)
+  bench throughput [--release] [--quick]
+                           only the output throughput and scrollback memory figures
   bench http [--release] [--quick]
                            load test of dsh-mcp --listen on loopback: 50 sessions (--quick: 10)
                            each open a terminal and send 20 commands (--quick: 5) concurrently;
@@ -163,6 +167,9 @@ fn main() -> Result<()> {
         }
         Some("bench") if args.get(1).map(String::as_str) == Some("http") => {
             bench_http::run(args.iter().any(|a| a == "--quick"))
+        }
+        Some("bench") if args.get(1).map(String::as_str) == Some("throughput") => {
+            bench_throughput::run(args.iter().any(|a| a == "--quick"))
         }
         Some("bench") => {
             let iterations = args
