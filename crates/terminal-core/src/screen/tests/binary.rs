@@ -1,0 +1,125 @@
+//! Binary output (C37): one summary line, text around it kept, marks still counted.
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+#[test]
+fn c37_binary_output_becomes_one_summary_line_and_the_prompt_still_counts() {
+    let mut s = Screen::new(config(40, 160), Some(nonce()));
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    let mut output = b"head -c 3000000 /dev/urandom\r\n".to_vec();
+    output.extend(pseudo_random(3_000_000));
+    for chunk in output.chunks(4096) {
+        s.feed(chunk);
+    }
+    let mut tail = mark("D;0");
+    tail.extend(mark("A"));
+    tail.extend(b"dsh> ");
+    tail.extend(mark("B"));
+    let out = s.feed(&tail);
+    assert!(out.has_mark());
+    assert_eq!(s.prompt_state(), PromptState::Prompt);
+    assert_eq!(s.last_exit_code(), Some(0));
+    let text = s.render_since(a, 100_000).text;
+    assert!(text.len() < 400, "{text:?}");
+    assert!(
+        text.starts_with("head -c 3000000 /dev/urandom\n["),
+        "{text:?}"
+    );
+    assert!(
+        text.contains("bytes of binary output suppressed"),
+        "{text:?}"
+    );
+    assert!(text.ends_with("]\ndsh> "), "{text:?}");
+    // Text afterwards is text again.
+    s.feed(b"echo ok\r\nok\r\n");
+    assert!(s.transcript().ends_with("ok\n"));
+}
+
+/// Field case C37, mixed: text written in the same burst as binary stays, before and after
+/// the binary run, however the burst is split into reads; only the binary run becomes the
+/// summary line, and no stray bytes of it show.
+#[test]
+fn c37_text_around_binary_in_one_burst_stays() {
+    let noises = [pseudo_random(5000), pseudo_random(1000), pseudo_random(300)];
+    for noise in &noises {
+        for chunk_len in [10, 33, 64, 100, 255, 256, 257, 1000, 4096, 100_000] {
+            let mut s = Screen::new(config(40, 160), Some(nonce()));
+            s.feed(b"dsh> ");
+            let a = s.anchor();
+            let mut output = b"cmd\r\nHEADER ok\r\n".to_vec();
+            output.extend(noise);
+            output.extend(b"\r\nRESULT: 42\r\n");
+            output.extend((0..20).flat_map(|i| format!("row {i}\r\n").into_bytes()));
+            output.extend(mark("D;0"));
+            output.extend(mark("A"));
+            output.extend(b"dsh> ");
+            output.extend(mark("B"));
+            for chunk in output.chunks(chunk_len) {
+                s.feed(chunk);
+            }
+            let text = s.render_since(a, 100_000).text;
+            let lines: Vec<&str> = text.lines().collect();
+            let ctx = format!("noise {} chunk {chunk_len}: {text:?}", noise.len());
+            assert_eq!(lines[..2], ["cmd", "HEADER ok"], "{ctx}");
+            assert!(
+                lines[2].starts_with('[') && lines[2].contains("bytes of binary output suppressed"),
+                "{ctx}"
+            );
+            assert_eq!(lines[3], "RESULT: 42", "{ctx}");
+            let rows: Vec<String> = (0..20).map(|i| format!("row {i}")).collect();
+            assert_eq!(lines[4..24], rows, "{ctx}");
+            assert_eq!(lines[24..], ["dsh> "], "{ctx}");
+        }
+    }
+}
+
+/// A few bytes after the binary run's newline, at the end of the output so far, are held
+/// until more output arrives; when the screen is read first, they show as text.
+#[test]
+fn c37_a_short_text_after_binary_shows_when_the_output_pauses() {
+    let mut s = Screen::new(config(40, 160), Some(nonce()));
+    let a = s.anchor();
+    let mut output = pseudo_random(1000);
+    output.extend(b"\r\nab");
+    s.feed(&output);
+    let text = s.render_since(a, 100_000).text;
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].contains("bytes of binary output suppressed"),
+        "{text:?}"
+    );
+    assert_eq!(lines[1..], ["ab"], "{text:?}");
+    s.feed(b"c\r\n");
+    assert!(s.transcript().ends_with("\nabc\n"), "{:?}", s.transcript());
+}
+
+/// A render resumes where the last one ended (mid-row); when the program rewrites that row
+/// from its start (`\r` + erase line, `\r` progress, a cursor move back), the next render
+/// shows the row whole again, also once it scrolled into history. An untouched row (a prompt)
+/// still resumes at the column.
+#[test]
+fn c37_a_prompt_mark_split_after_binary_still_counts() {
+    let mut tail = mark("D;0");
+    tail.extend(mark("A"));
+    tail.extend(b"dsh> ");
+    tail.extend(mark("B"));
+    for split in 1..8 {
+        let mut s = Screen::new(config(40, 160), Some(nonce()));
+        let a = s.anchor();
+        let mut first = pseudo_random(2000);
+        first.extend(&tail[..split]);
+        s.feed(&first);
+        if split % 2 == 0 {
+            // The screen read between the two halves.
+            s.render_since(a, 100_000);
+        }
+        s.feed(&tail[split..]);
+        assert_eq!(s.prompt_state(), PromptState::Prompt, "split {split}");
+        assert_eq!(s.last_exit_code(), Some(0), "split {split}");
+        let text = s.render_since(a, 100_000).text;
+        assert!(text.ends_with("suppressed; to look at them, pipe the command through `xxd | head` or redirect its output to a file]\ndsh> "), "{text:?}");
+    }
+}

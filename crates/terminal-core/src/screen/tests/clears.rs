@@ -1,0 +1,100 @@
+//! Clears and TABs (C28, C29): erased rows reach history, TAB runs come back as TABs.
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+#[test]
+fn c28_clear_in_a_fresh_session_keeps_every_line_whole_and_in_order() {
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    s.feed(b"clear; echo hello world; echo second line\r\n\x1b[H\x1b[2J\x1b[3Jhello world\r\nsecond line\r\ndsh> ");
+    assert_eq!(
+        s.render_since(a, 10_000).text,
+        "clear; echo hello world; echo second line\nhello world\nsecond line\ndsh> "
+    );
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> earlier\r\nEARLIER OUTPUT\r\ndsh> ");
+    let a = s.anchor();
+    s.feed(b"echo before; clear; echo after\r\nbefore\r\n\x1b[H\x1b[2J\x1b[3Jafter\r\ndsh> ");
+    assert_eq!(
+        s.render_since(a, 10_000).text,
+        "echo before; clear; echo after\nbefore\nafter\ndsh> "
+    );
+    // What was on screen before the clear is still paged.
+    let page = s.page(None, None, 10_000).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        page.text.starts_with("dsh> earlier\nEARLIER OUTPUT\n"),
+        "{:?}",
+        page.text
+    );
+}
+
+#[test]
+fn c28_every_kind_of_clear_keeps_the_rows_it_erases() {
+    for clear in [&b"\x1b[H\x1b[J"[..], b"\x1b[2J\x1b[H", b"\x1bc"] {
+        let mut s = Screen::new(config(6, 20), None);
+        let a = s.anchor();
+        s.feed(b"one\r\ntwo\r\n");
+        s.feed(clear);
+        s.feed(b"three\r\n");
+        let text = s.render_since(a, 1000).text;
+        assert!(text.starts_with("one\ntwo\n"), "{clear:?}: {text:?}");
+        assert!(text.trim_end().ends_with("three"), "{clear:?}: {text:?}");
+    }
+    // The alternate screen keeps its own behaviour: its rows never reach history.
+    let mut s = Screen::new(config(6, 20), None);
+    s.feed(b"main\r\n\x1b[?1049hfull screen\x1b[2J\x1b[?1049l");
+    assert_eq!(s.transcript(), "main\n");
+}
+
+#[test]
+fn c28_lines_a_scroll_region_at_the_top_scrolls_out_reach_history() {
+    let mut s = Screen::new(config(4, 20), None);
+    let a = s.anchor();
+    // Region rows 1-3, status line on row 4.
+    s.feed(b"\x1b[1;3r\x1b[4;1Hstatus\x1b[1;1H");
+    for i in 0..6 {
+        s.feed(format!("line {i}\r\n").as_bytes());
+    }
+    s.feed(b"\x1b[r");
+    let text = s.render_since(a, 1000).text;
+    for i in 0..6 {
+        assert!(text.contains(&format!("line {i}")), "{text:?}");
+    }
+}
+
+#[test]
+fn c29_tabs_come_back_as_tabs_in_screen_history_and_pages() {
+    let input = b"all:\r\n\techo built\r\nname\tqty\r\nwidget\t3\r\n";
+    let mut s = screen();
+    s.feed(input);
+    assert_eq!(s.transcript(), "all:\n\techo built\nname\tqty\nwidget\t3\n");
+    // Scrolled into history, and cleared into history.
+    let mut s = Screen::new(config(2, 20), None);
+    s.feed(input);
+    assert_eq!(s.transcript(), "all:\n\techo built\nname\tqty\nwidget\t3\n");
+    let mut s = Screen::new(config(10, 20), None);
+    s.feed(input);
+    s.feed(b"\x1b[H\x1b[2J");
+    let page = s.page(None, None, 1000).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(page.text, "all:\n\techo built\nname\tqty\nwidget\t3\n");
+    // A trailing TAB (an empty last TSV field) survives too.
+    let mut s = screen();
+    s.feed(b"a\tb\t\r\n");
+    assert_eq!(s.transcript(), "a\tb\t\n");
+}
+
+#[test]
+fn c29_text_written_over_a_tab_run_or_an_erased_row_is_plain_text() {
+    let mut s = screen();
+    s.feed(b"ab\tcd\rxxxxxxxxx\r\n");
+    assert_eq!(s.transcript(), "xxxxxxxxxd\n");
+    let mut s = screen();
+    s.feed(b"ab\tcd\r\x1b[Kef        gh\r\n");
+    assert_eq!(s.transcript(), "ef        gh\n");
+    let mut s = Screen::new(config(2, 20), None);
+    s.feed(b"ab\tcd\rxxxxxxxxx\r\n1\r\n2\r\n");
+    assert_eq!(s.transcript(), "xxxxxxxxxd\n1\n2\n");
+}

@@ -1,0 +1,141 @@
+//! Floods, soft wraps, bounded history, anchors and pages.
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+#[test]
+fn c15_a_flood_of_plain_lines_keeps_history_and_screen_exact() {
+    let mut lazy = Screen::new(config(40, 160), None);
+    let mut eager = Screen::new(config(40, 160), None);
+    eager.no_flood = true;
+    let mut bytes = Vec::new();
+    for i in 0..30_000 {
+        bytes.extend(format!("{}\r\n", "x".repeat(i % 400)).as_bytes());
+    }
+    for chunk in bytes.chunks(4000) {
+        lazy.feed(chunk);
+        eager.feed(chunk);
+    }
+    assert_eq!(lazy.transcript(), eager.transcript());
+    assert_eq!(lazy.cursor(), eager.cursor());
+    assert_eq!(lazy.history_usage(), eager.history_usage());
+}
+
+#[test]
+fn soft_wrapped_lines_are_joined_also_in_history() {
+    let mut s = Screen::new(config(3, 10), None);
+    s.feed(b"abcdefghijklmnopqrstuvwxyz\r\nnext\r\n");
+    assert_eq!(s.transcript(), "abcdefghijklmnopqrstuvwxyz\nnext\n");
+    s.feed(b"x\r\ny\r\nz");
+    assert_eq!(s.transcript(), "abcdefghijklmnopqrstuvwxyz\nnext\nx\ny\nz");
+    // A line exactly as wide as the screen is not joined with the next one.
+    let mut s = Screen::new(config(3, 4), None);
+    s.feed(b"abcd\r\nefgh\r\n1\r\n2\r\n3");
+    assert_eq!(s.transcript(), "abcd\nefgh\n1\n2\n3");
+}
+
+#[test]
+fn wrap_straddling_history_and_screen_is_joined() {
+    let mut s = Screen::new(config(2, 5), None);
+    s.feed(b"abcdefgh");
+    assert_eq!(s.transcript(), "abcdefgh");
+    s.feed(b"ijklm");
+    assert_eq!(s.transcript(), "abcdefghijklm");
+}
+
+#[test]
+fn history_is_bounded_by_bytes_and_lines() {
+    let mut s = Screen::new(
+        ScreenConfig {
+            rows: 4,
+            cols: 20,
+            scrollback_lines: 1000,
+            scrollback_max_bytes: 100,
+        },
+        None,
+    );
+    for i in 0..1000 {
+        s.feed(format!("line {i:05}\r\n").as_bytes());
+    }
+    let (rows, bytes) = s.history_usage();
+    assert!(bytes <= 100, "{bytes}");
+    assert!(rows <= 10, "{rows}");
+    assert!(s.history_dropped());
+    assert!(s.transcript().ends_with("line 00999\n"));
+    let mut s = Screen::new(
+        ScreenConfig {
+            rows: 2,
+            cols: 20,
+            scrollback_lines: 3,
+            scrollback_max_bytes: 1 << 20,
+        },
+        None,
+    );
+    for i in 0..50 {
+        s.feed(format!("{i}\r\n").as_bytes());
+    }
+    assert_eq!(s.history_usage().0, 3);
+    assert_eq!(s.transcript(), "46\n47\n48\n49\n");
+}
+
+#[test]
+fn anchor_that_fell_out_of_history_reports_truncation() {
+    let mut s = Screen::new(
+        ScreenConfig {
+            rows: 3,
+            cols: 20,
+            scrollback_lines: 5,
+            scrollback_max_bytes: 1 << 20,
+        },
+        None,
+    );
+    let a = s.anchor();
+    for i in 0..20 {
+        s.feed(format!("{i}\r\n").as_bytes());
+    }
+    let r = s.render_since(a, 1000);
+    assert!(r.truncated);
+    assert!(r.text.starts_with("13\n"), "{:?}", r.text);
+}
+
+#[test]
+fn pages_are_newest_relative() {
+    let mut s = screen();
+    s.feed(b"dsh> printf 'PTY_OK\\n'\r\nPTY_OK\r\ndsh> ");
+    let p = s
+        .page(Some(0), Some(20), 1000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.text, "dsh> printf 'PTY_OK\\n'\nPTY_OK\ndsh> ");
+    assert_eq!((p.total_lines, p.line_begin, p.line_end), (3, 0, 3));
+    let p = s
+        .page(Some(1), Some(1), 1000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (p.text.as_str(), p.line_begin, p.line_end),
+        ("PTY_OK", 1, 2)
+    );
+    let p = s
+        .page(Some(999), None, 1000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((p.text.as_str(), p.line_begin, p.line_end), ("", 999, 999));
+    let e = s
+        .page(None, Some(0), 1000)
+        .err()
+        .unwrap_or_else(|| panic!("error"));
+    assert_eq!(e.message(), "PTY read count must be a positive integer");
+    let p = s.page(None, None, 4).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.text, "dsh> ".get(1..).unwrap_or_default());
+    assert!(p.truncated);
+}
+
+#[test]
+fn page_byte_bound_respects_char_boundaries() {
+    let mut s = screen();
+    s.feed("一\r\n二\r\n三\r\n四".as_bytes());
+    let p = s.page(None, None, 6).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.text, "\n四");
+    let p = s.page(None, Some(1), 1).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.text, "");
+    assert!(p.truncated);
+}

@@ -1,0 +1,358 @@
+use pretty_assertions::assert_eq;
+use proptest::prelude::*;
+
+use super::binary::pseudo_random;
+use super::*;
+
+pub(super) fn config(rows: u16, cols: u16) -> ScreenConfig {
+    ScreenConfig {
+        rows,
+        cols,
+        scrollback_lines: 10_000,
+        scrollback_max_bytes: 4 * 1024 * 1024,
+    }
+}
+
+fn nonce() -> PromptNonce {
+    PromptNonce::from_hex("0123456789abcdef0123").unwrap_or_else(|| panic!("valid nonce"))
+}
+
+fn screen() -> Screen {
+    Screen::new(config(24, 80), Some(nonce()))
+}
+
+/// A 24×80 screen without a prompt nonce, for the unit tests of the screen's parts.
+pub(super) fn plain_screen() -> Screen {
+    Screen::new(config(24, 80), None)
+}
+
+fn mark(payload: &str) -> Vec<u8> {
+    format!("\x1b]133;{payload};dsh={}\x07", nonce().as_str()).into_bytes()
+}
+
+mod binary;
+mod clears;
+mod history;
+
+#[test]
+fn carriage_return_overwrites() {
+    let mut s = screen();
+    s.feed(b"progress 1\rprogress 2\rprogress 3\r\n");
+    let t = s.transcript();
+    assert!(t.contains("progress 3"), "{t:?}");
+    assert!(!t.contains("progress 1"), "{t:?}");
+}
+
+#[test]
+fn erase_line_resolves() {
+    let mut s = screen();
+    s.feed(b"hello world\r\x1b[Kbye\r\n");
+    assert_eq!(s.transcript(), "bye\n");
+}
+
+#[test]
+fn no_escape_leaks() {
+    let mut s = screen();
+    s.feed(b"\x1b[1;31mred\x1b[0m \x1b]0;title\x07\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ \x1b7\x1b8ok\r\n");
+    let t = s.transcript();
+    assert_eq!(t, "red link ok\n");
+    assert!(!t.contains('\x1b'));
+}
+
+#[test]
+fn split_utf8_is_completed_by_next_chunk() {
+    let mut s = screen();
+    s.feed(b"h\xc3");
+    s.feed(b"\xa9llo\r\n");
+    assert_eq!(s.transcript(), "h\u{e9}llo\n");
+    let mut s = screen();
+    for b in "┌──┐ 中文 é\r\n".as_bytes() {
+        s.feed(&[*b]);
+    }
+    let t = s.transcript();
+    assert_eq!(t, "┌──┐ 中文 é\n");
+    assert!(!t.contains('\u{fffd}'));
+}
+
+#[test]
+fn invalid_bytes_show_as_replacement_and_never_panic() {
+    let mut s = screen();
+    s.feed(b"a\xffb\xc3(c\xf0\x28\x8c\x28d\r\n");
+    assert_eq!(s.transcript(), "a\u{fffd}b\u{fffd}(c\u{fffd}(\u{fffd}(d\n");
+}
+
+#[test]
+fn dsr_and_da_queries_are_answered() {
+    let mut s = screen();
+    let out = s.feed(b"abc\x1b[6n");
+    assert_eq!(out.replies, vec![b"\x1b[1;4R".to_vec()]);
+    let out = s.feed(b"\r\n\x1b[c\x1b[>c\x1b[5n");
+    assert_eq!(
+        out.replies,
+        vec![
+            b"\x1b[?1;2c".to_vec(),
+            b"\x1b[>0;0;0c".to_vec(),
+            b"\x1b[0n".to_vec()
+        ]
+    );
+    // A query split across chunks is answered once it completes.
+    assert!(s.feed(b"\x1b[").replies.is_empty());
+    assert_eq!(s.feed(b"6n").replies, vec![b"\x1b[2;1R".to_vec()]);
+    assert_eq!(s.transcript(), "abc\n");
+}
+
+#[test]
+fn alternate_screen_renders_visible_screen() {
+    let mut s = screen();
+    s.feed(b"main line\r\n");
+    let a = s.anchor();
+    let out = s.feed(b"\x1b[?1049h\x1b[H\x1b[2JALT TITLE\r\n  body");
+    assert!(out.events.contains(&ScreenEvent::AlternateScreen(true)));
+    assert!(s.alternate_screen());
+    assert_eq!(s.render_since(a, 1000).text, "ALT TITLE\n  body");
+    let out = s.feed(b"\x1b[?1049lDONE\r\n");
+    assert!(out.events.contains(&ScreenEvent::AlternateScreen(false)));
+    assert_eq!(s.render_since(a, 1000).text, "DONE\n");
+    assert_eq!(s.transcript(), "main line\nDONE\n");
+}
+
+#[test]
+fn anchor_created_on_alternate_screen_starts_when_main_returns() {
+    let mut s = screen();
+    s.feed(b"dsh> less f\r\n\x1b[?1049hpage");
+    let a = s.anchor();
+    assert_eq!(s.render_since(a, 100).text, "page");
+    s.feed(b"\x1b[?1049ldsh> ");
+    assert_eq!(s.render_since(a, 100).text, "dsh> ");
+}
+
+#[test]
+fn nonced_marks_count_and_fake_marks_are_output() {
+    let mut s = screen();
+    let out = s.feed(b"\x1b]133;D;0\x07###PS1END###\r\n");
+    assert!(!out.has_mark());
+    let out = s.feed(b"\x1b]133;D;0;dsh=ffffffffffffffffffff\x07");
+    assert!(!out.has_mark(), "wrong nonce is not a mark");
+    assert_eq!(s.done_count(), 0);
+    let mut bytes = mark("D;7");
+    bytes.extend(mark("A"));
+    bytes.extend(b"dsh> ");
+    bytes.extend(mark("B"));
+    let out = s.feed(&bytes);
+    assert_eq!(
+        out.events,
+        vec![
+            ScreenEvent::Mark(MarkKind::CommandDone { exit_code: Some(7) }),
+            ScreenEvent::Mark(MarkKind::PromptStart),
+            ScreenEvent::Text,
+            ScreenEvent::Mark(MarkKind::PromptEnd),
+        ]
+    );
+    assert_eq!(s.prompt_state(), PromptState::Prompt);
+    assert_eq!(s.last_exit_code(), Some(7));
+    assert_eq!(s.done_count(), 1);
+    s.feed(b"e");
+    assert_eq!(s.prompt_state(), PromptState::Busy);
+    let mut cont = mark("A;k=s");
+    cont.extend(b"> ");
+    cont.extend(mark("B;k=s"));
+    s.feed(&cont);
+    assert_eq!(s.prompt_state(), PromptState::Continuation);
+    assert_eq!(s.transcript(), "###PS1END###\ndsh> e> ");
+}
+
+#[test]
+fn mark_split_across_chunks_is_recognised() {
+    let mut s = screen();
+    let bytes = mark("D;0");
+    let (a, b) = bytes.split_at(7);
+    assert!(!s.feed(a).has_mark());
+    assert!(s.feed(b).has_mark());
+}
+
+#[test]
+fn send_viewport_starts_at_the_echo() {
+    let mut s = screen();
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    s.feed(b"printf 'PTY_OK\\n'\r\nPTY_OK\r\ndsh> ");
+    assert_eq!(
+        s.render_since(a, 1000).text,
+        "printf 'PTY_OK\\n'\nPTY_OK\ndsh> "
+    );
+    let r = s.render_since(a, 10);
+    assert_eq!(r.text, "Y_OK\ndsh> ");
+    assert!(r.truncated);
+}
+
+#[test]
+fn clear_screen_keeps_the_command_and_what_follows() {
+    let mut s = Screen::new(config(5, 20), None);
+    s.feed(b"1\r\n2\r\n3\r\n4\r\ndsh> ");
+    let a = s.anchor();
+    s.feed(b"clear\r\n\x1b[H\x1b[2Jtop\r\ndsh> ");
+    assert_eq!(s.render_since(a, 1000).text, "clear\ntop\ndsh> ");
+}
+
+#[test]
+fn a_row_rewritten_before_the_resume_column_is_shown_whole() {
+    let rewrites: [(&[u8], &str); 4] = [
+        (
+            b"\r\x1b[Kerror: full message here\r\n",
+            "error: full message here",
+        ),
+        (
+            b"\r\x1b[2Kwarning: unused x\r\nBuilding 100/100\r\n",
+            "warning: unused x",
+        ),
+        (
+            b"\rDone: 6 files fetched OK, all of them verified\r\n",
+            "Done: 6 files fetched OK, all of them verified",
+        ),
+        (b"\x1b[40DX\r\n", "Xint: Waiting for your editor..."),
+    ];
+    for (rewrite, first) in rewrites {
+        let mut s = screen();
+        s.feed(b"$ cmd\r\nhint: Waiting for your editor... ");
+        let a = s.anchor();
+        s.feed(rewrite);
+        let text = s.render_since(a, 100_000).text;
+        assert_eq!(text.lines().next(), Some(first), "{rewrite:?}: {text:?}");
+        // The same after the row scrolled into history.
+        let mut s = screen();
+        s.feed(b"$ cmd\r\nhint: Waiting for your editor... ");
+        let a = s.anchor();
+        s.feed(rewrite);
+        for i in 0..60 {
+            s.feed(format!("line {i}\r\n").as_bytes());
+        }
+        let text = s.render_since(a, 100_000).text;
+        assert_eq!(text.lines().next(), Some(first), "{rewrite:?}: {text:?}");
+    }
+    // Text appended after the resume column: only the new text.
+    let mut s = screen();
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    s.feed(b"echo hi\r\nhi\r\n");
+    assert_eq!(s.render_since(a, 100_000).text, "echo hi\nhi\n");
+    let mut s = screen();
+    s.feed(b"\tdsh> ");
+    let a = s.anchor();
+    for i in 0..60 {
+        s.feed(format!("line {i}\r\n").as_bytes());
+    }
+    let text = s.render_since(a, 100_000).text;
+    assert!(text.starts_with("line 0\nline 1\n"), "{text:?}");
+}
+
+/// A prompt mark cut in two by a read right after binary output is still a prompt mark.
+#[test]
+fn oversized_osc_does_not_reach_the_emulator_and_ends() {
+    let mut s = screen();
+    let mut bytes = b"a\x1b]0;".to_vec();
+    bytes.extend(std::iter::repeat_n(b'x', 100_000));
+    bytes.extend(b"\x07b\r\n");
+    s.feed(&bytes);
+    assert_eq!(s.transcript(), "ab\n");
+}
+
+#[test]
+fn newest_wrap_flag_is_readable() {
+    // Pins the Debug-based view into vt100's capture state used by `History::get`.
+    let state = vt100::capture::BasicFormattedCaptureState::new();
+    assert!(format!("{state:?}").contains("newline_pending: false"));
+}
+
+#[test]
+fn cursor_row_keeps_explicit_spaces_before_the_cursor() {
+    let mut s = screen();
+    s.feed(b"Name: ");
+    assert_eq!(s.transcript(), "Name: ");
+    s.feed(b"\r\nabc   \x1b[10G");
+    assert_eq!(s.transcript(), "Name:\nabc   ");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn random_bytes_never_panic_or_leak_escapes(
+        chunks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..200), 0..20)
+    ) {
+        let mut s = Screen::new(
+            ScreenConfig { rows: 6, cols: 12, scrollback_lines: 50, scrollback_max_bytes: 400 },
+            Some(nonce()),
+        );
+        let a = s.anchor();
+        for c in &chunks {
+            s.feed(c);
+        }
+        let t = s.transcript();
+        prop_assert!(!t.contains('\x1b'));
+        prop_assert!(!t.chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
+        prop_assert!(s.history_usage().1 <= 400);
+        let r = s.render_since(a, 64);
+        prop_assert!(r.text.len() <= 64);
+        prop_assert!(!r.text.contains('\x1b'));
+        let p = s.page(None, None, 64);
+        prop_assert!(p.is_ok());
+    }
+
+    #[test]
+    fn valid_utf8_split_anywhere_has_no_replacement(text in "[a-zé中┌─┐😀 \n]{0,80}", split in 0usize..200) {
+        let bytes = text.replace('\n', "\r\n").into_bytes();
+        let split = split.min(bytes.len());
+        let mut s = screen();
+        s.feed(&bytes[..split]);
+        s.feed(&bytes[split..]);
+        let has_replacement = s.transcript().contains('\u{fffd}');
+        prop_assert!(!has_replacement);
+    }
+
+    #[test]
+    fn flood_lines_render_like_emulating_every_byte(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                "[ -~]{0,30}\r\n",
+                "[ -~]{0,5}",
+                Just("\r".to_owned()),
+                Just("\x1b[2A".to_owned()),
+                Just("\x1b[H\x1b[2J".to_owned()),
+                Just("\t".to_owned()),
+                Just("é".to_owned()),
+                Just("\x1b[2;3r".to_owned()),
+                Just("\x1b[r".to_owned()),
+            ],
+            0..80,
+        ),
+        chunk in 1usize..64,
+    ) {
+        let bytes: Vec<u8> = parts.concat().into_bytes();
+        let mut lazy = Screen::new(config(4, 10), None);
+        let mut eager = Screen::new(config(4, 10), None);
+        eager.no_flood = true;
+        let (la, ea) = (lazy.anchor(), eager.anchor());
+        for c in bytes.chunks(chunk) {
+            lazy.feed(c);
+            eager.feed(c);
+        }
+        prop_assert_eq!(lazy.transcript(), eager.transcript());
+        prop_assert_eq!(lazy.cursor(), eager.cursor());
+        prop_assert_eq!(lazy.render_since(la, 10_000), eager.render_since(ea, 10_000));
+    }
+}
+
+#[test]
+fn exit_codes_since_covers_long_sends_within_its_bound() {
+    let mut s = screen();
+    for i in 0..40 {
+        s.feed(&mark(&format!("D;{}", i % 3)));
+    }
+    let since: Vec<Option<i32>> = (5..40).map(|i| Some(i % 3)).collect();
+    assert_eq!(s.exit_codes_since(5), since);
+    for _ in 0..RECENT_EXITS {
+        s.feed(&mark("D;0"));
+    }
+    assert_eq!(s.exit_codes_since(0).len(), RECENT_EXITS);
+    assert_eq!(s.exit_codes_since(s.done_count() - 1), vec![Some(0)]);
+}
