@@ -14,7 +14,7 @@
 use super::binary::{Verdict, suppressed_line};
 use super::flood::{FLOOD_BATCH_ROWS, rows_of, split_rows};
 use super::region::Region;
-use super::render::row_text;
+use super::render::visible_rows_text;
 use super::scan::{Sequence, Step};
 use super::{FeedOutcome, MarkKind, Position, Screen, ScreenEvent};
 
@@ -165,9 +165,11 @@ impl Screen {
         {
             return false;
         }
-        (row..self.config.rows).all(|r| {
-            (0..self.config.cols).all(|c| !screen.cell(r, c).is_some_and(|c| c.has_contents()))
-        })
+        // One pass over the rows (a row's text is empty exactly when no cell has contents).
+        screen
+            .rows(0, self.config.cols)
+            .skip(usize::from(row))
+            .all(|text| text.is_empty())
     }
 
     /// Moves the oldest pending flood lines into history, keeping a screenful pending. The
@@ -231,11 +233,13 @@ impl Screen {
     /// Moves the visible rows `0..end_row` of the main screen into history (with their TAB
     /// runs), as a clear screen would otherwise lose them.
     fn push_visible_rows(&mut self, end_row: u16) {
-        for r in 0..end_row {
-            let runs = self.parser.callbacks_mut().tabs_main.take_row(r);
-            let screen = self.parser.screen();
-            let text = row_text(screen, &runs, r, 0, self.config.cols);
-            let wrapped = screen.row_wrapped(r);
+        let texts = {
+            let tabs = &self.parser.callbacks().tabs_main;
+            visible_rows_text(self.parser.screen(), |r| tabs.row(r), self.config.cols)
+        };
+        for (r, text) in (0..end_row).zip(texts) {
+            self.parser.callbacks_mut().tabs_main.take_row(r);
+            let wrapped = self.parser.screen().row_wrapped(r);
             self.parser.callbacks_mut().history.push_row(&text, wrapped);
         }
     }
@@ -243,15 +247,14 @@ impl Screen {
     /// Rows of the main screen that hold something, up to the cursor's: the rows a clear
     /// would erase.
     fn rows_in_use(&self) -> u16 {
-        let screen = self.parser.screen();
-        let cols = self.config.cols;
-        let last = (0..self.config.rows)
-            .rev()
-            .find(|&r| (0..cols).any(|c| screen.cell(r, c).is_some_and(|c| c.has_contents())));
-        match last {
-            Some(r) => r + 1,
-            None => 0,
-        }
+        let last = self
+            .parser
+            .screen()
+            .rows(0, self.config.cols)
+            .collect::<Vec<_>>()
+            .iter()
+            .rposition(|text| !text.is_empty());
+        last.map_or(0, |r| u16::try_from(r + 1).unwrap_or(self.config.rows))
     }
 
     fn feed_segments(&mut self, bytes: &[u8], out: &mut FeedOutcome) {

@@ -9,7 +9,7 @@
 //! (a send whose start scrolled away still starts there), so every line a program printed
 //! reaches the result in order; the rows above the region show after them.
 
-use super::render::row_text;
+use super::render::visible_rows_text;
 use super::scan::Sequence;
 use super::{Position, Screen};
 
@@ -119,11 +119,13 @@ impl Screen {
         }
         let n = end - from;
         let first = self.history().end_abs();
-        for r in from..end {
-            let runs = self.parser.callbacks_mut().tabs_main.take_row(r);
-            let screen = self.parser.screen();
-            let text = row_text(screen, &runs, r, 0, self.config.cols);
-            let wrapped = screen.row_wrapped(r);
+        let texts = {
+            let tabs = &self.parser.callbacks().tabs_main;
+            visible_rows_text(self.parser.screen(), |r| tabs.row(r), self.config.cols)
+        };
+        for (r, text) in (from..end).zip(texts.into_iter().skip(usize::from(from))) {
+            self.parser.callbacks_mut().tabs_main.take_row(r);
+            let wrapped = self.parser.screen().row_wrapped(r);
             self.parser.callbacks_mut().history.push_row(&text, wrapped);
         }
         let saved = first + u64::from(from)..first + u64::from(end);

@@ -96,9 +96,7 @@ impl Screen {
         let history = self.history();
         let base = history.end_abs();
         let runs = self.parser.callbacks().tabs(self.alternate);
-        let visible: Vec<String> = (0..self.config.rows.max(1))
-            .map(|r| row_text(screen, runs.row(r), r, 0, cols))
-            .collect();
+        let visible = visible_rows_text(screen, |r| runs.row(r), cols);
         let (cursor_row, cursor_col) = screen.cursor_position();
         let last_content = visible
             .iter()
@@ -241,6 +239,31 @@ impl Screen {
         snapshot.truncated = dropped;
         Ok(snapshot)
     }
+}
+
+/// The text of every visible row, as [`row_text`] gives it from column 0 over `cols` cells.
+/// Rows without TAB runs come from one pass over the screen (vt100 reaches a single cell
+/// through a walk over its rows, so [`row_text`] costs a row lookup per cell).
+pub(super) fn visible_rows_text<'a>(
+    screen: &vt100::Screen,
+    runs: impl Fn(u16) -> &'a [(u16, u16)],
+    cols: u16,
+) -> Vec<String> {
+    screen
+        .rows(0, cols)
+        .zip(0u16..)
+        .map(|(plain, r)| {
+            let row_runs = runs(r);
+            if row_runs.is_empty() {
+                match super::utf8::restore(&plain) {
+                    Cow::Borrowed(_) => plain,
+                    Cow::Owned(restored) => restored,
+                }
+            } else {
+                row_text(screen, row_runs, r, 0, cols)
+            }
+        })
+        .collect()
 }
 
 /// The text of visible row `row` from cell column `start` over `width` cells: one character

@@ -340,6 +340,38 @@ proptest! {
         prop_assert_eq!(lazy.cursor(), eager.cursor());
         prop_assert_eq!(lazy.render_since(la, 10_000), eager.render_since(ea, 10_000));
     }
+
+    #[test]
+    fn one_pass_row_text_equals_the_cell_walk(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                "[ -~]{0,12}",
+                Just("\r\n".to_owned()),
+                Just("中".to_owned()),
+                Just("😀".to_owned()),
+                Just("é".to_owned()),
+                Just("\u{301}".to_owned()),
+                Just("\x1b[3D".to_owned()),
+                Just("\x1b[2X".to_owned()),
+                Just("\x1b[K".to_owned()),
+                Just("\x1b[1K".to_owned()),
+                Just("\x1b[2P".to_owned()),
+                Just("\x1b[2@".to_owned()),
+                Just("\x1b[2;5H".to_owned()),
+                Just("\u{fffd}".to_owned()),
+            ],
+            0..60,
+        ),
+    ) {
+        let mut s = Screen::new(config(6, 12), None);
+        s.feed(parts.concat().as_bytes());
+        s.materialize();
+        let screen = s.parser.screen();
+        let none: &[(u16, u16)] = &[];
+        let walked: Vec<String> =
+            (0..6).map(|r| super::render::row_text(screen, none, r, 0, 12)).collect();
+        prop_assert_eq!(super::render::visible_rows_text(screen, |_| none, 12), walked);
+    }
 }
 
 #[test]
