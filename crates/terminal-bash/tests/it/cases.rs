@@ -248,6 +248,27 @@ async fn c12_cursor_position_query_is_answered() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C12, after a screenful of output in the same burst: the send settles only once
+/// the shell read the reply and printed, not on a probe that saw it waiting before the reply
+/// landed (the race showed in a few of every 40 runs).
+async fn c12_a_query_after_a_screen_of_output_is_answered_before_the_send_settles() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for i in 0..15 {
+            let r = sh
+                .send(
+                    "seq 1 100; printf '\\033[6n'; IFS=';' read -rs -d R row col; echo \"row=${row#*[} col=$col\"",
+                )
+                .await;
+            assert_eq!(r.exit_code, Some(0), "run {i}: {r:?}");
+            assert!(r.viewport.contains(" col=1\n"), "run {i}: {:?}", r.viewport);
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 /// Field case C13.
 async fn c13_unread_query_reply_never_reaches_the_next_command() {
     within(async {

@@ -210,6 +210,7 @@ impl Screen {
     /// Brings the emulator fully up to date (flood lines, suppressed binary output) before
     /// the screen is read.
     pub(super) fn materialize(&mut self) {
+        let replies_before = self.parser.callbacks().replies.len();
         let mut ignored = FeedOutcome::default();
         // Bytes held after a binary run: the output paused there, so they are the text after
         // the run's last line (whose newline the summary line ends with), or the start of a
@@ -225,9 +226,10 @@ impl Screen {
             self.feed_text(text, &mut ignored);
         }
         self.materialize_flood();
-        let replies = &mut self.parser.callbacks_mut().replies;
-        // Replies produced while materializing were already produced by the bytes' feed.
-        replies.clear();
+        // Replies produced while materializing were already produced by the bytes' feed;
+        // replies a feed in progress produced before it (a send's head captured at the end
+        // of the chunk that asked) are still that feed's to hand out.
+        self.parser.callbacks_mut().replies.truncate(replies_before);
     }
 
     /// Moves the visible rows `0..end_row` of the main screen into history (with their TAB

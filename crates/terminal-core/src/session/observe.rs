@@ -93,9 +93,11 @@ pub(super) fn observe(
     // it blocked is then on the screen these facts are read from.
     let output_drained = shared.output_drained();
     let marks_seen;
+    let fence;
     let (mut obs, exit_at, last_exit) = {
         let st = shared.lock();
         marks_seen = st.screen.mark_count() > 0;
+        fence = st.probe_fence();
         let exit_at = st.exit.map(|(_, at)| at);
         let ended = st.output_ended;
         let obs = Observation {
@@ -134,7 +136,7 @@ pub(super) fn observe(
     // began: the program may have read input and printed since (a wait seen at the previous
     // prompt, before the shell read the line, must not settle the send on a screen that
     // shows the command's output but not yet its prompt).
-    let probed = probed.filter(|p| Some(p.pgid) == obs.fg && obs.last_output_at <= p.started);
+    let probed = probed.filter(|p| Some(p.pgid) == obs.fg && fence <= p.started);
     let activity = probed.as_ref().map(|p| p.activity);
     obs.fg_waiting = activity.map(|a| matches!(a, GroupActivity::ReadingTty { .. }));
     obs.fg_wait_among_others =

@@ -407,15 +407,15 @@ impl SendOp {
                     tracker_refresh = Some(tokio::spawn(Arc::clone(&inner).refresh_tracker()));
                 }
             }
-            let (last_output_at, marks, prompt) = {
+            let (fence, marks, prompt) = {
                 let st = shared.lock();
                 (
-                    st.last_output_at,
+                    st.probe_fence(),
                     st.screen.mark_count(),
                     st.screen.prompt_state(),
                 )
             };
-            probes.on_output(last_output_at, marks);
+            probes.on_output(fence, marks);
             if probing.is_none() && probes.due(now) {
                 let fg = shared.pty.foreground_pgid();
                 match fg {
@@ -498,13 +498,14 @@ impl SendOp {
                         None => std::future::pending().await,
                     }
                 }, if probing.is_some() => {
-                    // A verdict older than the newest output is stale: the program may have
-                    // left (or entered) its wait since; the schedule probes again.
-                    let last_output_at = shared.lock().last_output_at;
+                    // A verdict older than the newest output (or query reply) is stale: the
+                    // program may have left (or entered) its wait since; the schedule probes
+                    // again.
+                    let fence = shared.lock().probe_fence();
                     let (activity, shell_replaced) = verdict;
                     probe = probing
                         .take()
-                        .filter(|&(_, started, _)| last_output_at <= started)
+                        .filter(|&(_, started, _)| fence <= started)
                         .map(|(pgid, started, _)| Probe {
                             pgid,
                             started,

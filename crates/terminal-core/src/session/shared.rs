@@ -33,6 +33,9 @@ const TEXT_WAKE_INTERVAL: Duration = Duration::from_millis(5);
 pub(super) struct State {
     pub(super) screen: Screen,
     pub(super) last_output_at: Instant,
+    /// When a terminal query reply last landed in the terminal's input: the program that
+    /// asked reads it and goes on, so a probe that began before it is stale.
+    pub(super) last_reply_at: Option<Instant>,
     pub(super) output_ended: bool,
     pub(super) stream_error: Option<String>,
     pub(super) exit: Option<(ExitInfo, Instant)>,
@@ -58,6 +61,7 @@ impl State {
         Self {
             screen,
             last_output_at: Instant::now(),
+            last_reply_at: None,
             output_ended: false,
             stream_error: None,
             exit: None,
@@ -69,6 +73,13 @@ impl State {
             bytes_at_resume: 0,
             done_at_resume: 0,
         }
+    }
+
+    /// The newest output or query reply: a probe of the foreground that began before it
+    /// describes a program that may have moved on since.
+    pub(super) fn probe_fence(&self) -> Instant {
+        self.last_reply_at
+            .map_or(self.last_output_at, |at| at.max(self.last_output_at))
     }
 
     /// The session status as the contract reports it.

@@ -102,6 +102,23 @@ fn dsr_and_da_queries_are_answered() {
 }
 
 #[test]
+fn a_query_after_flood_lines_is_answered() {
+    let lines: String = (1..=100).map(|n| format!("{n}\r\n")).collect();
+    for split in 0..=lines.len() {
+        let mut s = screen();
+        s.feed(b"$ seq 1 100\r\n");
+        // A send's head is being captured: it is taken at the end of the chunk that asks.
+        let anchor = s.anchor();
+        s.start_head(anchor);
+        let bytes = format!("{lines}\x1b[6n").into_bytes();
+        let (a, b) = bytes.split_at(split);
+        let mut replies = s.feed(a).replies;
+        replies.extend(s.feed(b).replies);
+        assert_eq!(replies, vec![b"\x1b[24;1R".to_vec()], "split at {split}");
+    }
+}
+
+#[test]
 fn alternate_screen_renders_visible_screen() {
     let mut s = screen();
     s.feed(b"main line\r\n");
