@@ -120,6 +120,7 @@ pub(crate) fn run(options: &BenchOptions) -> Result<()> {
         std::fs::create_dir_all(&workspace).context("bench workspace")?;
         let plan = server::ServerBench {
             iterations: n,
+            opens: if options.quick { 5 } else { 20 },
             concurrent: if options.quick { 20 } else { 200 },
             rounds: if options.quick { 1 } else { 5 },
             flood_bytes: if options.quick {

@@ -1,6 +1,8 @@
 //! Figures through the built `dsh-mcp` server over stdio ([`McpClient`]), each against its
 //! reference in the same run:
 //!
+//! - `terminal_open` through the server, sandboxed and not, 300 ms apart, against bash reaching
+//!   its first prompt in a raw PTY;
 //! - the MCP floor (`terminal_list`, a call that touches no PTY) next to a `true` round trip
 //!   through the same server, and the same round trip with confinement off;
 //! - many concurrent `echo` sends (one per session) against as many raw PTYs answering at once,
@@ -23,6 +25,8 @@ use super::{WARM_UP, blocking};
 /// How many sessions (and raw PTYs) answer at once, and the flood's size.
 pub(crate) struct ServerBench {
     pub(crate) iterations: usize,
+    /// `terminal_open`s measured through the server.
+    pub(crate) opens: usize,
     pub(crate) concurrent: usize,
     pub(crate) rounds: usize,
     pub(crate) flood_bytes: u64,
@@ -66,6 +70,7 @@ pub(crate) async fn run(
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     let result = async {
+        rows.extend(opens(&server, &unconfined, b.opens).await?);
         rows.extend(floor(&server, &unconfined, b.iterations).await?);
         let (row, note) = concurrent(&server, b.concurrent, b.rounds).await?;
         rows.push(row);
@@ -127,6 +132,44 @@ async fn floor(server: &McpClient, unconfined: &McpClient, n: usize) -> Result<V
             ours: send,
             reference_name: "the same, `--sandbox danger-full-access`",
             reference: send_free,
+        },
+    ])
+}
+
+/// Pause before each `terminal_open` of [`opens`]: agents open sessions seconds apart, and a
+/// server that keeps a warm session ready (`--warm-sessions`) has started it by then.
+const OPEN_SPACING: Duration = Duration::from_millis(300);
+
+/// `terminal_open` through the server (until the open result arrives), sandboxed (the
+/// default) and `--sandbox danger-full-access`, each against bash reaching its first prompt
+/// in a raw PTY, measured in turn.
+async fn opens(server: &McpClient, unconfined: &McpClient, n: usize) -> Result<Vec<Row>> {
+    let (mut confined, mut free, mut reference) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..n {
+        for (client, times) in [(server, &mut confined), (unconfined, &mut free)] {
+            tokio::time::sleep(OPEN_SPACING).await;
+            let start = Instant::now();
+            let id = client.open().await?;
+            times.push(start.elapsed());
+            client.close(&id).await?;
+        }
+        let start = Instant::now();
+        let raw = blocking(RawPty::bash)?;
+        reference.push(start.elapsed());
+        drop(raw);
+    }
+    Ok(vec![
+        Row {
+            name: "`terminal_open` through dsh-mcp, 300 ms apart".into(),
+            ours: confined,
+            reference_name: "raw bash first prompt",
+            reference: reference.clone(),
+        },
+        Row {
+            name: "the same, `--sandbox danger-full-access`".into(),
+            ours: free,
+            reference_name: "raw bash first prompt",
+            reference,
         },
     ])
 }
