@@ -68,6 +68,8 @@ pub(super) struct WarmTake {
     pub(super) owner: Agent,
     pub(super) cancel: CancellationToken,
     backend_type: String,
+    /// The requested working directory, checked again at take time.
+    cwd: Option<PathBuf>,
     session: Arc<dyn BackendSession>,
     settled: watch::Sender<bool>,
 }
@@ -206,7 +208,8 @@ impl Terminals {
     }
 
     /// Publishes a taken ready warm session, or closes it when its program exited while idle
-    /// (`Ok(None)`: the open then runs cold). Runs detached, like a backend spawn.
+    /// or its requested working directory is gone (`Ok(None)`: the open then runs cold, and
+    /// fails as a cold open would). Runs detached, like a backend spawn.
     pub(super) async fn run_take(
         self: Arc<Self>,
         take: WarmTake,
@@ -216,6 +219,7 @@ impl Terminals {
             owner,
             cancel,
             backend_type,
+            cwd,
             session,
             settled,
         } = take;
@@ -224,7 +228,9 @@ impl Terminals {
             id: id.clone(),
             armed: true,
         };
-        let result = if session.status() == SessionStatus::Running {
+        let usable = session.status() == SessionStatus::Running
+            && cwd.as_deref().is_none_or(std::path::Path::is_dir);
+        let result = if usable {
             let result = self
                 .publish_or_roll_back(&id, &owner, &cancel, backend_type, session)
                 .await;
@@ -233,10 +239,12 @@ impl Terminals {
             }
             result.map(Some)
         } else {
-            tracing::debug!("warm PTY session exited while idle; opening cold");
+            tracing::debug!("warm PTY session is stale; opening cold");
             let stale = TerminalError::new(
                 TerminalErrorCode::Spawn,
-                format!("warm PTY session {id} exited before an open took it"),
+                format!(
+                    "warm PTY session {id} exited, or its working directory went away, before an open took it"
+                ),
             );
             // A close failure stays retained for disposal to retry; the open still runs cold.
             let _ = self.roll_back(&id, session, stale).await;
@@ -339,6 +347,7 @@ pub(super) fn take_warm_locked(
             owner: warm.owner,
             cancel,
             backend_type: key.backend_type,
+            cwd: key.cwd,
             session: warm.session,
             settled,
         }));

@@ -298,3 +298,22 @@ async fn service_disposal_closes_warm_sessions_ready_or_starting() {
     assert!(f.stub.sessions().iter().all(|s| s.is_closed()));
     done(f).await;
 }
+
+#[tokio::test]
+async fn a_warm_session_whose_cwd_went_away_is_closed_and_the_open_runs_cold() {
+    let f = warm_fixture();
+    let dir = std::env::temp_dir().join(format!("dsh-warm-cwd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir_str = dir.to_str().unwrap().to_owned();
+    within("open", f.terminals.spawn(&f.owner, in_dir(&dir_str)))
+        .await
+        .unwrap();
+    warm_ready(&f, &f.owner).await;
+    std::fs::remove_dir(&dir).unwrap();
+    within("open again", f.terminals.spawn(&f.owner, in_dir(&dir_str)))
+        .await
+        .unwrap();
+    assert_eq!(f.terminals.warm_sessions_taken(), 0);
+    assert!(f.stub.session("pty-2").is_closed());
+    done(f).await;
+}
