@@ -12,7 +12,7 @@ use dsh_terminal_core::{
 };
 use pretty_assertions::assert_eq;
 
-use crate::support::{TempDir, config, unique_id, wait_until, within};
+use crate::support::{TempDir, config, tagged_pids, unique_id, wait_until, within};
 
 struct Pool {
     ctx: Context,
@@ -114,22 +114,7 @@ impl Pool {
 }
 
 fn owner_pids(owner_id: &str) -> Vec<i32> {
-    let needle = format!("DSH_SESSION_ID={owner_id}");
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.flatten()
-        .filter_map(|entry| {
-            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
-            let environ = std::fs::read(entry.path().join("environ")).ok()?;
-            let tagged = environ
-                .split(|&b| b == 0)
-                .any(|var| var == needle.as_bytes());
-            let alive =
-                dsh_terminal_core::process::ProcessIdentity::of(pid).is_some_and(|p| p.is_alive());
-            (tagged && alive).then_some(pid)
-        })
-        .collect()
+    tagged_pids(&format!("DSH_SESSION_ID={owner_id}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -537,6 +537,14 @@ fn find_owned<'a>(
 }
 
 impl State {
+    /// The backend registered under `backend_type`.
+    fn backend(&self, backend_type: &str) -> Option<Arc<dyn TerminalBackend>> {
+        self.backends
+            .iter()
+            .find(|b| b.backend_type() == backend_type)
+            .cloned()
+    }
+
     /// A new session id: the smallest number a failed spawn gave back, else the next one.
     fn mint_id(&mut self) -> SessionId {
         let n = self.returned_ids.pop_first().unwrap_or_else(|| {

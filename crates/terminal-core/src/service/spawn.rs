@@ -139,12 +139,7 @@ impl Terminals {
         if !owner.is_live() {
             return Err(TerminalError::owner_not_live(owner.id()));
         }
-        let Some(backend) = st
-            .backends
-            .iter()
-            .find(|b| b.backend_type() == request.backend_type)
-            .cloned()
-        else {
+        let Some(backend) = st.backend(&request.backend_type) else {
             let available: Vec<String> = st
                 .backends
                 .iter()

@@ -162,12 +162,7 @@ impl Terminals {
             if has_one {
                 return;
             }
-            let Some(backend) = st
-                .backends
-                .iter()
-                .find(|b| b.backend_type() == key.backend_type)
-                .cloned()
-            else {
+            let Some(backend) = st.backend(&key.backend_type) else {
                 return;
             };
             // The oldest other warm sessions go, so the new one fits.

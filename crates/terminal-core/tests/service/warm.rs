@@ -24,6 +24,17 @@ async fn warm_ready(f: &Fixture, owner: &Agent) {
     .await;
 }
 
+/// Opens a session on a task (for gated spawns the test resolves).
+fn open_task(
+    f: &Arc<Fixture>,
+    owner: &Agent,
+    request: SpawnRequest,
+) -> tokio::task::JoinHandle<Result<SpawnResult, TerminalError>> {
+    let f = f.clone();
+    let owner = owner.clone();
+    tokio::spawn(async move { f.terminals.spawn(&owner, request).await })
+}
+
 async fn done(f: Arc<Fixture>) {
     let f = Arc::into_inner(f).unwrap();
     finish(f).await;
@@ -78,20 +89,14 @@ async fn an_open_takes_the_ready_warm_session_with_its_own_name_and_refills() {
 async fn an_open_awaits_a_warm_spawn_still_starting_and_a_dropped_open_rolls_it_back() {
     let f = warm_fixture();
     f.stub.gate_spawns();
-    let first = tokio::spawn({
-        let f = f.clone();
-        async move { f.terminals.spawn(&f.owner, request(None)).await }
-    });
+    let first = open_task(&f, &f.owner, request(None));
     f.stub.next_spawn().await.resolve();
     within("first open", first).await.unwrap().unwrap();
     let warm = f.stub.next_spawn().await;
     assert_eq!(warm.spec.session_id, id("pty-2"));
 
     // The open claims the starting warm spawn instead of spawning another.
-    let second = tokio::spawn({
-        let f = f.clone();
-        async move { f.terminals.spawn(&f.owner, request(Some("b"))).await }
-    });
+    let second = open_task(&f, &f.owner, request(Some("b")));
     let_others_run().await;
     assert_eq!(f.stub.specs().len(), 2);
     warm.resolve();
@@ -103,10 +108,7 @@ async fn an_open_awaits_a_warm_spawn_still_starting_and_a_dropped_open_rolls_it_
     // A caller that goes away while awaiting a claimed warm spawn rolls it back.
     let next = f.stub.next_spawn().await;
     assert_eq!(next.spec.session_id, id("pty-3"));
-    let dropped = tokio::spawn({
-        let f = f.clone();
-        async move { f.terminals.spawn(&f.owner, request(None)).await }
-    });
+    let dropped = open_task(&f, &f.owner, request(None));
     let_others_run().await;
     assert_eq!(f.stub.specs().len(), 3);
     dropped.abort();
@@ -123,10 +125,7 @@ async fn an_open_awaits_a_warm_spawn_still_starting_and_a_dropped_open_rolls_it_
     );
     assert_eq!(f.terminals.list(&f.owner).len(), 2);
     // Its id is given back; the next open runs cold and reuses it.
-    let third = tokio::spawn({
-        let f = f.clone();
-        async move { f.terminals.spawn(&f.owner, request(None)).await }
-    });
+    let third = open_task(&f, &f.owner, request(None));
     let cold = f.stub.next_spawn().await;
     assert_eq!(cold.spec.session_id, id("pty-3"));
     cold.resolve();
@@ -210,10 +209,7 @@ async fn a_warm_session_that_exited_while_idle_is_closed_and_the_open_runs_cold(
 async fn a_failed_warm_spawn_is_dropped_and_the_next_open_runs_cold() {
     let f = warm_fixture();
     f.stub.gate_spawns();
-    let first = tokio::spawn({
-        let f = f.clone();
-        async move { f.terminals.spawn(&f.owner, request(None)).await }
-    });
+    let first = open_task(&f, &f.owner, request(None));
     f.stub.next_spawn().await.resolve();
     within("first open", first).await.unwrap().unwrap();
     f.stub
@@ -225,10 +221,7 @@ async fn a_failed_warm_spawn_is_dropped_and_the_next_open_runs_cold() {
             && format!("{:?}", f.terminals).contains("pending: 0")
     })
     .await;
-    let second = tokio::spawn({
-        let f = f.clone();
-        async move { f.terminals.spawn(&f.owner, request(None)).await }
-    });
+    let second = open_task(&f, &f.owner, request(None));
     let cold = f.stub.next_spawn().await;
     assert_eq!(cold.spec.session_id, id("pty-2"));
     cold.resolve();
@@ -281,11 +274,7 @@ async fn service_disposal_closes_warm_sessions_ready_or_starting() {
     open(&f, &f.owner, None).await;
     warm_ready(&f, &f.owner).await;
     f.stub.gate_spawns();
-    let second = tokio::spawn({
-        let f = f.clone();
-        let other = other.clone();
-        async move { f.terminals.spawn(&other, request(None)).await }
-    });
+    let second = open_task(&f, &other, request(None));
     f.stub.next_spawn().await.resolve();
     within("other open", second).await.unwrap().unwrap();
     // The other owner's warm spawn is still starting when the service is disposed.
