@@ -97,7 +97,8 @@ impl Terminals {
     /// [`Terminals::set_max_sessions_per_owner`] or [`Terminals::has_owner_activity`], and are
     /// closed with their owner, with the service, and by
     /// [`Terminals::has_owner_activity_or_discard_warm`]. Needs a tokio runtime (without one,
-    /// no warm session is started). A lower count applies from the next open.
+    /// no warm session is started). A lower count applies to later refills; warm sessions
+    /// already started stay until taken or closed with their owner.
     pub fn set_warm_sessions(&self, count: usize) {
         self.lock().warm_sessions = count;
     }
