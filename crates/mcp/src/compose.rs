@@ -194,6 +194,7 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
     if let Some(terminals) = ctx.get::<dsh_terminal_core::Terminals>() {
         let max = options.max_terminals_per_agent;
         terminals.set_max_sessions_per_owner((max > 0).then_some(max));
+        terminals.set_warm_sessions(options.warm_sessions);
     }
     Ok(ctx)
 }

@@ -26,6 +26,8 @@ pub(crate) const DEFAULT_MAX_SESSION_PIDS: u64 = 1024;
 pub(crate) const DEFAULT_MAX_SESSION_MEMORY_MIB: u64 = 4096;
 /// Default most terminal sessions one agent may have open at once.
 pub(crate) const DEFAULT_MAX_TERMINALS_PER_AGENT: usize = 16;
+/// Default warm sessions kept per agent (the library's default is none).
+pub(crate) const DEFAULT_WARM_SESSIONS: usize = 1;
 
 /// The `--help` footer before the host-specific limits line.
 const HELP_FOOTER: &str = "Logs go to stderr only; set RUST_LOG (e.g. RUST_LOG=info or \
@@ -85,6 +87,12 @@ pub struct Options {
     /// beyond it fails with an error telling the model to close one; 0 = no cap.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TERMINALS_PER_AGENT)]
     pub max_terminals_per_agent: usize,
+
+    /// Sessions kept started per agent, unlisted, for its next terminal_open with the same type
+    /// and cwd (which then returns at once instead of waiting for the shell to start): each is
+    /// an idle shell, not counted in --max-terminals-per-agent, closed with its agent; 0 = off.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_WARM_SESSIONS)]
+    pub warm_sessions: usize,
 
     /// Live background jobs one connection may run at once (at least 1).
     #[arg(long, value_name = "N", default_value_t = dsh_jobs::JobsConfig::default().max_concurrent_jobs_per_owner)]
@@ -232,6 +240,7 @@ impl Default for Options {
             max_send_timeout_ms: tools.max_send_timeout_ms,
             disable_run_in_background: false,
             max_terminals_per_agent: DEFAULT_MAX_TERMINALS_PER_AGENT,
+            warm_sessions: DEFAULT_WARM_SESSIONS,
             max_concurrent_jobs_per_owner: dsh_jobs::JobsConfig::default()
                 .max_concurrent_jobs_per_owner,
             poll_interval_ms: bash.poll_interval_ms,
@@ -308,6 +317,14 @@ mod tests {
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(e.contains("DSH_SHELL is reserved"), "{e}");
+    }
+
+    #[test]
+    fn warm_sessions_default_to_one_and_parse() {
+        assert_eq!(Options::default().warm_sessions, 1);
+        let options = Options::try_parse_from(["dsh-mcp", "--warm-sessions", "0"])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(options.warm_sessions, 0);
     }
 
     #[test]

@@ -16,7 +16,8 @@ use crate::confine::Sandboxing;
 ///
 /// Uses, when present, `SandboxPolicies`, `dyn Sandbox` and `ResourceLimits` (see
 /// [`Sandboxing`]), and installs the mode fence: an owner's sandbox mode or workspace cannot
-/// change while it has sessions open or being created.
+/// change while it has sessions open or being created; a change it lets through discards the
+/// owner's warm sessions, which were started under the old policy.
 #[derive(Clone, Debug, Default)]
 pub struct TerminalBashPlugin {
     /// The backend's configuration.
@@ -55,7 +56,7 @@ impl Plugin for TerminalBashPlugin {
             let weak = Arc::downgrade(&terminals);
             policies.add_fence(Arc::new(move |owner| {
                 weak.upgrade()
-                    .is_some_and(|terminals| terminals.has_owner_activity(owner))
+                    .is_some_and(|terminals| terminals.has_owner_activity_or_discard_warm(owner))
             }));
         }
         let backend = Arc::new(BashBackend::with_sandboxing(

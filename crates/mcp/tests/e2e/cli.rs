@@ -72,6 +72,7 @@ fn help_lists_every_option_with_its_default() {
         "KEY|PASSWORD|SECRET|TOKEN",
         "--max-terminals-per-agent <N>",
         "[default: 16]",
+        "--warm-sessions <N>",
         "Serving over HTTP (with --listen):",
         "--listen <ADDR:PORT>",
         "[default: off: serve stdio]",

@@ -22,3 +22,4 @@ mod protocol;
 mod snapshots;
 mod stdio;
 mod support;
+mod warm;

@@ -21,3 +21,4 @@ mod settle_stress;
 mod shell_config;
 mod silence;
 mod support;
+mod warm;

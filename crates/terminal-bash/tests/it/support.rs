@@ -53,7 +53,12 @@ pub(crate) fn unique_id() -> SessionId {
 
 /// Pids of live (non-zombie) processes whose environment carries this session's id.
 pub(crate) fn session_pids(id: &SessionId) -> Vec<i32> {
-    let needle = format!("DSH_PTY_SESSION_ID={}", id.as_str());
+    tagged_pids(&format!("DSH_PTY_SESSION_ID={}", id.as_str()))
+}
+
+/// Pids of live (non-zombie) processes whose environment has the entry `needle`
+/// (`NAME=VALUE`).
+pub(crate) fn tagged_pids(needle: &str) -> Vec<i32> {
     let mut pids = Vec::new();
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return pids;

@@ -7,7 +7,7 @@ use super::{Phase, Terminals, parse_id};
 impl Terminals {
     /// Checks the service's observable state; `Err` lists every violation, joined by `; `.
     ///
-    /// Checked: every session id (published or pending) is `pty-N` with `1 <= N <= counter`
+    /// Checked: every session id (published, pending or warm) is `pty-N` with `1 <= N <= counter`
     /// and unique, and no id in use was given back for reuse; names are unique per owner; every published or pending session's owner has
     /// a registered cleanup or its cleanup is running (a session that outlived its owner's
     /// finished cleanup is a leak); after disposal nothing remains; every owner entry is keyed
@@ -28,6 +28,11 @@ impl Terminals {
                 st.pending
                     .iter()
                     .map(|p| (&p.id, &p.owner, p.name.as_ref(), "pending spawn")),
+            )
+            .chain(
+                st.warm
+                    .iter()
+                    .map(|w| (&w.id, &w.owner, None, "warm session")),
             );
         for (id, owner, name, kind) in entries {
             match parse_id(id) {

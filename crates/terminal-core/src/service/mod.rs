@@ -22,6 +22,9 @@
 //! - **Teardown that is awaited**: disposing an owner ([`Agent::dispose`]) or the service
 //!   ([`Terminals::dispose`]) cancels pending spawns, waits for them to settle (and roll back),
 //!   then closes every affected session and waits for the closes.
+//! - **Warm pool** (off unless [`Terminals::set_warm_sessions`]): after an open, one more
+//!   session for the same owner, backend type and requested cwd starts in the background,
+//!   unpublished; the next matching open takes it (step 3) instead of starting a process.
 //!
 //! # Spawn flow
 //!
@@ -32,7 +35,8 @@
 //!    (`SESSION_LIMIT`).
 //! 2. On the owner's first spawn, one owner cleanup is registered on the agent's scope. If the
 //!    agent refuses it (already disposed) the spawn fails with `OWNER_NOT_LIVE`.
-//! 3. The id is minted and a pending record reserves the name. Its cancellation token is a
+//! 3. A matching warm session of the owner is taken, if there is one (see `warm.rs`). Else
+//!    the id is minted and a pending record reserves the name. Its cancellation token is a
 //!    child of the owner's token, itself a child of the service token.
 //! 4. The backend spawn runs on a detached task, so dropping the caller's future cancels the
 //!    spawn (through the token) instead of abandoning a half-started session.
@@ -55,11 +59,13 @@
 //! # Files
 //! `mod.rs`: the service, its state and the per-session calls; `spawn.rs`: the spawn flow;
 //! `teardown.rs`: close fences and the one teardown path shared by [`Terminals::kill`], owner
-//! cleanup and [`Terminals::dispose`]; `invariants.rs`: [`Terminals::check_invariants`].
+//! cleanup and [`Terminals::dispose`]; `warm.rs`: the warm pool; `invariants.rs`:
+//! [`Terminals::check_invariants`].
 
 mod invariants;
 mod spawn;
 mod teardown;
+mod warm;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Weak};
@@ -78,6 +84,7 @@ use crate::types::{
 };
 
 use teardown::CloseFence;
+use warm::{WarmKey, WarmSession};
 
 /// Close reason passed to the backend by [`Terminals::kill`].
 pub const CLOSE_REASON_MODEL_REQUEST: &str = "model request";
@@ -115,6 +122,7 @@ impl std::fmt::Debug for Terminals {
             .field("last_id", &st.last_id)
             .field("sessions", &st.records.len())
             .field("pending", &st.pending.len())
+            .field("warm", &st.warm.len())
             .finish()
     }
 }
@@ -148,6 +156,15 @@ struct State {
     next_owner_serial: u64,
     /// Most sessions (published or being spawned) one owner may have; `None`: no cap.
     max_sessions_per_owner: Option<usize>,
+    /// Warm sessions: started, at their first prompt, not yet taken by an open (never listed,
+    /// never reachable by id).
+    warm: Vec<WarmSession>,
+    /// Most warm sessions (ready or starting) kept per owner; 0: no warm pool.
+    warm_sessions: usize,
+    /// Opens served by a warm session.
+    warm_taken: u64,
+    /// The runtime warm sessions were started on (their discards are closed on it).
+    runtime: Option<tokio::runtime::Handle>,
 }
 
 #[derive(Debug)]
@@ -201,6 +218,11 @@ struct Pending {
     settled: watch::Receiver<bool>,
     /// Set when the spawn settled but left something behind.
     failure: Option<RetainedFailure>,
+    /// `Some` for a warm spawn no open has taken yet (also while a discarded warm session is
+    /// being closed): not counted against the cap nor as owner activity.
+    warm: Option<WarmKey>,
+    /// The spawn's cancellation token (a child of the owner's token).
+    cancel: CancellationToken,
 }
 
 impl std::fmt::Debug for Pending {
@@ -211,6 +233,7 @@ impl std::fmt::Debug for Pending {
             .field("name", &self.name)
             .field("abort", &self.abort)
             .field("failed", &self.failure.is_some())
+            .field("warm", &self.warm)
             .finish()
     }
 }
@@ -260,6 +283,10 @@ impl Terminals {
                 cleaning: HashSet::new(),
                 next_owner_serial: 0,
                 max_sessions_per_owner: None,
+                warm: Vec::new(),
+                warm_sessions: 0,
+                warm_taken: 0,
+                runtime: None,
             }),
         })
     }
@@ -463,10 +490,10 @@ impl Terminals {
 
     /// Whether `owner` has a published session, a spawn in flight, or a spawn whose cleanup
     /// failure has not yet been consumed by owner or service disposal. There is no gap between
-    /// a spawn in flight and its publication.
+    /// a spawn in flight and its publication. Warm sessions (see
+    /// [`Terminals::set_warm_sessions`]) are not activity.
     pub fn has_owner_activity(&self, owner: &Agent) -> bool {
-        let st = self.lock();
-        st.records.iter().any(|r| r.owner == *owner) || st.pending.iter().any(|p| p.owner == *owner)
+        owner_activity(&self.lock(), owner)
     }
 
     /// Number of published sessions (all owners, closing ones included).
@@ -482,6 +509,15 @@ impl Terminals {
         let mut st = self.lock();
         Ok(find_owned(&mut st.records, owner, id)?.session.clone())
     }
+}
+
+/// See [`Terminals::has_owner_activity`]. Called under the lock.
+fn owner_activity(st: &State, owner: &Agent) -> bool {
+    st.records.iter().any(|r| r.owner == *owner)
+        || st
+            .pending
+            .iter()
+            .any(|p| p.owner == *owner && p.warm.is_none())
 }
 
 /// Finds a published session and checks the exact owner.
@@ -501,6 +537,14 @@ fn find_owned<'a>(
 }
 
 impl State {
+    /// The backend registered under `backend_type`.
+    fn backend(&self, backend_type: &str) -> Option<Arc<dyn TerminalBackend>> {
+        self.backends
+            .iter()
+            .find(|b| b.backend_type() == backend_type)
+            .cloned()
+    }
+
     /// A new session id: the smallest number a failed spawn gave back, else the next one.
     fn mint_id(&mut self) -> SessionId {
         let n = self.returned_ids.pop_first().unwrap_or_else(|| {

@@ -1,6 +1,7 @@
 //! The spawn flow (see the module docs of [`super`]): preflight under the lock, the backend
 //! spawn on a detached task, then publication or rollback.
 
+use std::future::Future;
 use std::sync::{Arc, Weak};
 
 use dsh_context::Agent;
@@ -12,25 +13,36 @@ use crate::backend::{BackendSession, TerminalBackend};
 use crate::error::{TerminalError, TerminalErrorCode};
 use crate::types::{BackendSpawnSpec, SessionId, SessionSnapshot, SpawnRequest, SpawnResult};
 
+use super::warm::{ClaimedSpawn, WarmKey, WarmSession, WarmTake, take_warm_locked};
 use super::{
     CLOSE_REASON_ROLLBACK, OwnerEntry, Pending, Phase, Record, RetainedFailure, SendSlot, State,
     Terminals,
 };
 
+/// What preflight decided an open runs.
+pub(super) enum Launch {
+    /// A new backend spawn.
+    Cold(PreparedSpawn),
+    /// A ready warm session, taken.
+    Ready(WarmTake),
+    /// A warm spawn still starting, taken.
+    Starting(ClaimedSpawn),
+}
+
 /// Everything preflight prepared for one spawn.
-struct PreparedSpawn {
-    backend: Arc<dyn TerminalBackend>,
-    spec: BackendSpawnSpec,
-    owner: Agent,
-    settled: watch::Sender<bool>,
+pub(super) struct PreparedSpawn {
+    pub(super) backend: Arc<dyn TerminalBackend>,
+    pub(super) spec: BackendSpawnSpec,
+    pub(super) owner: Agent,
+    pub(super) settled: watch::Sender<bool>,
 }
 
 /// Removes a pending record if the spawn task is dropped before it settles (runtime shutdown,
 /// or the inline path when the caller's future is dropped).
-struct PendingGuard {
-    service: Weak<Terminals>,
-    id: SessionId,
-    armed: bool,
+pub(super) struct PendingGuard {
+    pub(super) service: Weak<Terminals>,
+    pub(super) id: SessionId,
+    pub(super) armed: bool,
 }
 
 impl Drop for PendingGuard {
@@ -74,30 +86,52 @@ impl Terminals {
         let Some(service) = self.this.upgrade() else {
             return Err(TerminalError::service_disposing());
         };
-        let prepared = self.prepare_spawn(owner, request)?;
-        let id = prepared.spec.session_id.clone();
-        let span = tracing::info_span!("pty_spawn", session_id = %id, owner = %owner.id());
-        let cancel_on_drop = prepared.spec.cancel.clone().drop_guard();
-        let job = service.run_spawn(prepared).instrument(span);
-        let result = match tokio::runtime::Handle::try_current() {
-            Ok(handle) => handle.spawn(job).await.unwrap_or_else(|join_error| {
-                Err(TerminalError::new(
-                    TerminalErrorCode::Spawn,
-                    format!("spawning PTY session {id} failed unexpectedly: {join_error}"),
-                ))
-            }),
-            Err(_) => job.await,
-        };
-        drop(cancel_on_drop.disarm());
-        result
+        let key = WarmKey::of(&request);
+        let mut take_warm = true;
+        loop {
+            let launch = self.prepare_spawn(owner, request.clone(), take_warm)?;
+            let outcome = match launch {
+                Launch::Cold(prepared) => {
+                    let id = prepared.spec.session_id.clone();
+                    let cancel = prepared.spec.cancel.clone();
+                    let span =
+                        tracing::info_span!("pty_spawn", session_id = %id, owner = %owner.id());
+                    detached(
+                        &id,
+                        cancel,
+                        service.clone().run_spawn(prepared).instrument(span),
+                    )
+                    .await
+                    .map(Some)
+                }
+                Launch::Ready(take) => {
+                    let id = take.id.clone();
+                    let cancel = take.cancel.clone();
+                    let span =
+                        tracing::info_span!("pty_warm_take", session_id = %id, owner = %owner.id());
+                    detached(&id, cancel, service.clone().run_take(take).instrument(span)).await
+                }
+                Launch::Starting(claimed) => self.await_claimed(owner, claimed).await,
+            };
+            match outcome? {
+                Some(result) => {
+                    service.start_warm(owner, key);
+                    return Ok(result);
+                }
+                // The warm session it took was gone or unusable: open cold, once.
+                None => take_warm = false,
+            }
+        }
     }
 
     /// Steps 1–3 of the spawn flow, under the lock.
+    /// When `take_warm`, a matching warm session of the owner is taken instead of a new spawn.
     fn prepare_spawn(
         &self,
         owner: &Agent,
         request: SpawnRequest,
-    ) -> Result<PreparedSpawn, TerminalError> {
+        take_warm: bool,
+    ) -> Result<Launch, TerminalError> {
         let mut st = self.lock();
         if st.phase != Phase::Running {
             return Err(TerminalError::service_disposing());
@@ -105,12 +139,7 @@ impl Terminals {
         if !owner.is_live() {
             return Err(TerminalError::owner_not_live(owner.id()));
         }
-        let Some(backend) = st
-            .backends
-            .iter()
-            .find(|b| b.backend_type() == request.backend_type)
-            .cloned()
-        else {
+        let Some(backend) = st.backend(&request.backend_type) else {
             let available: Vec<String> = st
                 .backends
                 .iter()
@@ -149,25 +178,24 @@ impl Terminals {
         }
         if let Some(max) = st.max_sessions_per_owner {
             let owned = st.records.iter().filter(|r| r.owner == *owner).count()
-                + st.pending.iter().filter(|p| p.owner == *owner).count();
+                + st.pending
+                    .iter()
+                    .filter(|p| p.owner == *owner && p.warm.is_none())
+                    .count();
             if owned >= max {
                 return Err(TerminalError::session_limit(max));
             }
         }
         let owner_token = self.ensure_owner(&mut st, owner)?;
+        if take_warm && let Some(launch) = take_warm_locked(&mut st, owner, &request, &owner_token)
+        {
+            return Ok(launch);
+        }
 
         let session_id = st.mint_id();
         let cancel = owner_token.child_token();
-        let (settled_tx, settled_rx) = watch::channel(false);
-        st.pending.push(Pending {
-            id: session_id.clone(),
-            owner: owner.clone(),
-            name: request.name.clone(),
-            abort: None,
-            settled: settled_rx,
-            failure: None,
-        });
-        Ok(PreparedSpawn {
+        let settled = push_pending(&mut st, &session_id, owner, request.name.clone(), &cancel);
+        Ok(Launch::Cold(PreparedSpawn {
             backend,
             spec: BackendSpawnSpec {
                 cancel,
@@ -177,8 +205,8 @@ impl Terminals {
                 cwd: request.cwd,
             },
             owner: owner.clone(),
-            settled: settled_tx,
-        })
+            settled,
+        }))
     }
 
     /// Returns the owner's token, registering the owner cleanup on first use.
@@ -220,8 +248,9 @@ impl Terminals {
         Ok(cancel)
     }
 
-    /// Steps 4–6 of the spawn flow (runs detached).
-    async fn run_spawn(
+    /// Steps 4–6 of the spawn flow (runs detached). Also runs warm spawns, whose result
+    /// nobody awaits: a warm session is filed in the pool instead of published.
+    pub(super) async fn run_spawn(
         self: Arc<Self>,
         prepared: PreparedSpawn,
     ) -> Result<SpawnResult, TerminalError> {
@@ -233,7 +262,6 @@ impl Terminals {
         } = prepared;
         let id = spec.session_id.clone();
         let cancel = spec.cancel.clone();
-        let name = spec.name.clone();
         let backend_type = backend.backend_type().to_owned();
         let mut guard = PendingGuard {
             service: self.this.clone(),
@@ -244,44 +272,19 @@ impl Terminals {
         let outcome = backend.spawn(spec).await;
         let result = match outcome {
             Ok(session) => {
-                let motd = session.motd();
-                let snapshot = SessionSnapshot {
-                    session_id: id.clone(),
-                    name: name.clone(),
-                    backend_type: backend_type.clone(),
-                    pid: session.pid(),
-                    status: session.status(),
-                };
-                let abort = {
-                    let mut st = self.lock();
-                    let abort = abort_reason(&st, &id, &owner, &cancel);
-                    if abort.is_none() {
-                        st.pending.retain(|p| p.id != id);
-                        st.records.push(Record {
-                            id: id.clone(),
-                            owner: owner.clone(),
-                            name,
-                            backend_type,
-                            session: session.clone(),
-                            send: SendSlot::Idle,
-                            closing: None,
-                        });
-                    }
-                    abort
-                };
-                match abort {
-                    None => {
-                        tracing::info!(pid = ?snapshot.pid, "published PTY session");
-                        Ok(SpawnResult { snapshot, motd })
-                    }
-                    Some(reason) => self.roll_back(&id, session, reason).await,
-                }
+                self.publish_or_roll_back(&id, &owner, &cancel, backend_type, session)
+                    .await
             }
             Err(error) => {
                 let mut st = self.lock();
                 let failure =
                     abort_reason(&st, &id, &owner, &cancel).unwrap_or_else(|| error.clone());
-                tracing::warn!(%error, "backend spawn failed");
+                let warm = st.pending.iter().any(|p| p.id == id && p.warm.is_some());
+                if warm {
+                    tracing::debug!(%error, "warm PTY spawn failed; the next open starts cold");
+                } else {
+                    tracing::warn!(%error, "backend spawn failed");
+                }
                 if error.code() == TerminalErrorCode::Cleanup {
                     retain_failure(&mut st, &id, error, None);
                 } else {
@@ -296,8 +299,77 @@ impl Terminals {
         result
     }
 
+    /// Step 5 of the spawn flow for a session that is up: publishes it (or, for a warm spawn
+    /// no open has taken, files it in the warm pool) unless a lifecycle reason forbids it,
+    /// then the session is rolled back.
+    pub(super) async fn publish_or_roll_back(
+        &self,
+        id: &SessionId,
+        owner: &Agent,
+        cancel: &CancellationToken,
+        backend_type: String,
+        session: Arc<dyn BackendSession>,
+    ) -> Result<SpawnResult, TerminalError> {
+        let motd = session.motd();
+        let pid = session.pid();
+        let status = session.status();
+        let published = {
+            let mut st = self.lock();
+            match abort_reason(&st, id, owner, cancel) {
+                Some(reason) => Err(reason),
+                None => {
+                    let pending = st
+                        .pending
+                        .iter()
+                        .position(|p| p.id == *id)
+                        .map(|index| st.pending.remove(index));
+                    let (name, warm) = pending.map_or((None, None), |p| (p.name, p.warm));
+                    let is_warm = warm.is_some();
+                    match warm {
+                        Some(key) => st.warm.push(WarmSession {
+                            id: id.clone(),
+                            owner: owner.clone(),
+                            key,
+                            session: session.clone(),
+                        }),
+                        None => st.records.push(Record {
+                            id: id.clone(),
+                            owner: owner.clone(),
+                            name: name.clone(),
+                            backend_type: backend_type.clone(),
+                            session: session.clone(),
+                            send: SendSlot::Idle,
+                            closing: None,
+                        }),
+                    }
+                    Ok((name, is_warm))
+                }
+            }
+        };
+        match published {
+            Ok((name, warm)) => {
+                if warm {
+                    tracing::debug!(?pid, "warm PTY session ready");
+                } else {
+                    tracing::info!(?pid, "published PTY session");
+                }
+                Ok(SpawnResult {
+                    snapshot: SessionSnapshot {
+                        session_id: id.clone(),
+                        name,
+                        backend_type,
+                        pid,
+                        status,
+                    },
+                    motd,
+                })
+            }
+            Err(reason) => self.roll_back(id, session, reason).await,
+        }
+    }
+
     /// Closes a session that came up after its spawn was cancelled.
-    async fn roll_back(
+    pub(super) async fn roll_back(
         &self,
         id: &SessionId,
         session: Arc<dyn BackendSession>,
@@ -324,6 +396,50 @@ impl Terminals {
             }
         }
     }
+}
+
+/// Adds the pending record of a spawn about to start and returns its settle sender. Called
+/// under the lock.
+pub(super) fn push_pending(
+    st: &mut State,
+    id: &SessionId,
+    owner: &Agent,
+    name: Option<String>,
+    cancel: &CancellationToken,
+) -> watch::Sender<bool> {
+    let (settled, settled_rx) = watch::channel(false);
+    st.pending.push(Pending {
+        id: id.clone(),
+        owner: owner.clone(),
+        name,
+        abort: None,
+        settled: settled_rx,
+        failure: None,
+        warm: None,
+        cancel: cancel.clone(),
+    });
+    settled
+}
+
+/// Runs `job` on a task of the current runtime (so dropping the caller cancels it through
+/// `cancel` instead of abandoning it half-way) or, without a runtime, inline.
+async fn detached<T: Send + 'static>(
+    id: &SessionId,
+    cancel: CancellationToken,
+    job: impl Future<Output = Result<T, TerminalError>> + Send + 'static,
+) -> Result<T, TerminalError> {
+    let cancel_on_drop = cancel.drop_guard();
+    let result = match tokio::runtime::Handle::try_current() {
+        Ok(handle) => handle.spawn(job).await.unwrap_or_else(|join_error| {
+            Err(TerminalError::new(
+                TerminalErrorCode::Spawn,
+                format!("spawning PTY session {id} failed unexpectedly: {join_error}"),
+            ))
+        }),
+        Err(_) => job.await,
+    };
+    drop(cancel_on_drop.disarm());
+    result
 }
 
 /// The lifecycle reason that forbids publishing the session, if any. Called under the lock.
@@ -369,6 +485,8 @@ fn retain_failure(
 ) {
     if let Some(p) = st.pending.iter_mut().find(|p| p.id == *id) {
         p.name = None;
+        // Something was left behind: count it as the owner's, like any failed spawn.
+        p.warm = None;
         p.failure = Some(RetainedFailure { error, session });
     }
 }

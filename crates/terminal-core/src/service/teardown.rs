@@ -219,6 +219,15 @@ impl Terminals {
             for rec in st.records.iter_mut().filter(|r| scope.matches(&r.owner)) {
                 fences.push((rec.id.clone(), self.fence_for(rec, reason, &mut jobs)));
             }
+            let (warm, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut st.warm)
+                .into_iter()
+                .partition(|w| scope.matches(&w.owner));
+            st.warm = kept;
+            for w in warm {
+                let (fence, job) = self.close_job(w.id.clone(), &w.owner, reason, w.session);
+                jobs.push(job);
+                fences.push((w.id, fence));
+            }
             let retained = take_retained(&mut st, |p| scope.matches(&p.owner));
             (jobs, fences, retained)
         };
@@ -237,19 +246,32 @@ impl Terminals {
         if let Some(fence) = &rec.closing {
             return fence.clone();
         }
+        let (fence, job) = self.close_job(rec.id.clone(), &rec.owner, reason, rec.session.clone());
+        rec.closing = Some(fence.clone());
+        jobs.push(job);
+        fence
+    }
+
+    /// A new close of `session` with `reason`, and the fence its callers wait on.
+    fn close_job(
+        &self,
+        id: SessionId,
+        owner: &Agent,
+        reason: &'static str,
+        session: Arc<dyn BackendSession>,
+    ) -> (Arc<CloseFence>, CloseJob) {
         let (tx, rx) = watch::channel(None);
         let fence = Arc::new(CloseFence { outcome: rx });
-        rec.closing = Some(fence.clone());
-        jobs.push(CloseJob {
+        let job = CloseJob {
             service: self.this.clone(),
-            id: rec.id.clone(),
-            owner_id: rec.owner.id().to_owned(),
+            id,
+            owner_id: owner.id().to_owned(),
             reason,
-            session: rec.session.clone(),
+            session,
             fence: fence.clone(),
             tx,
-        });
-        fence
+        };
+        (fence, job)
     }
 }
 

@@ -90,3 +90,4 @@ async fn finish(f: Fixture) {
 mod listing;
 mod spawn;
 mod teardown;
+mod warm;
