@@ -37,7 +37,7 @@ mod snapshot;
 mod tabs;
 mod utf8;
 
-pub(crate) use self::head::Head;
+pub(crate) use self::head::PlacedHead;
 
 use std::num::NonZeroU16;
 

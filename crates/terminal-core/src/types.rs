@@ -277,12 +277,18 @@ pub struct SendResult {
 /// The first output lines of a send whose viewport lost its start (see [`SendResult::head`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SendHead {
-    /// The first screen rows from the send's start (about 100 rows, at most 16 KiB), as
-    /// whole lines.
+    /// The send's first lines (about 100, at most 16 KiB) on rows before the viewport's first
+    /// row, as whole lines.
     pub text: String,
-    /// About how many rows lie between the head and the viewport's first line: no longer
-    /// retained, so not pageable (soft-wrapped rows count one each).
+    /// How many of the head's first lines the scrollback no longer holds (the rest of them
+    /// can be paged with `terminal_read`).
+    pub lines_dropped: u64,
+    /// Rows between the head and the oldest row the scrollback still holds: dropped, so not
+    /// pageable (a soft-wrapped line counts once per row).
     pub rows_between: u64,
+    /// Lines between the head (or the oldest retained row) and the viewport's first line that
+    /// the scrollback still holds: pageable with `terminal_read`, though not in the viewport.
+    pub retained_lines_before: u64,
 }
 
 /// How far a running send has got, for progress reports (reading it consumes nothing).

@@ -119,8 +119,18 @@ fn fit_with_kept_head(
     let tail = tail_lines(text, room - head_len);
     let retained_gap = &text[..text.len() - tail.len()];
     let head_rest = &head.text[head_len..];
-    let retained_lines = retained_gap.matches('\n').count() as u64;
-    let not_retained = head.rows_between + head_rest.matches('\n').count() as u64;
+    // The head's lines left out: the scrollback dropped its first `lines_dropped` lines; the
+    // others are pageable, just before the rows between the head and the viewport.
+    let head_rest_lines = head_rest.matches('\n').count() as u64;
+    let head_shown = head.text[..head_len].matches('\n').count() as u64;
+    let head_rest_dropped = head
+        .lines_dropped
+        .saturating_sub(head_shown)
+        .min(head_rest_lines);
+    let gap_lines = retained_gap.matches('\n').count() as u64;
+    let retained_lines =
+        gap_lines + head.retained_lines_before + (head_rest_lines - head_rest_dropped);
+    let not_retained = head.rows_between + head_rest_dropped;
     let newest = text.matches('\n').count() as u64;
     let omitted = OmittedOutput {
         after_line: head.text[..head_len].matches('\n').count(),
@@ -129,7 +139,8 @@ fn fit_with_kept_head(
         not_retained_lines: not_retained,
         terminal_read: (retained_lines > 0).then(|| ReadPointer {
             session_id: session_id.to_owned(),
-            offset: newest - (retained_lines - 1),
+            // The page ends just before the kept tail, and reaches back over the gap.
+            offset: newest + 1 - gap_lines,
             count: retained_lines,
         }),
     };

@@ -286,6 +286,11 @@ async fn a_huge_output_keeps_its_first_lines() {
                 head.text
             );
             assert!(head.rows_between > 0, "{command}: {head:?}");
+            assert_eq!(
+                head.lines_dropped,
+                u64::try_from(head.text.lines().count()).unwrap()
+            );
+            assert_eq!(head.retained_lines_before, 0, "{command}: {head:?}");
             // An ordinary send has none.
             let r = sh.send("echo small").await;
             assert_eq!(r.head, None, "{r:?}");
@@ -414,6 +419,49 @@ async fn a_line_rewritten_between_reads_of_a_running_send_comes_back_whole() {
             rest.lines().any(|l| l == "warning: unused variable y"),
             "{rest:?}"
         );
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// A send's head is counted against its viewport exactly: lines wider than the screen (two
+/// rows each) that the scrollback still holds are pageable, not reported dropped; and output
+/// about the size of the scrollback is never both in the head and in the viewport.
+async fn a_kept_head_counts_retained_lines_and_never_repeats_the_viewport() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        // 1500 lines of 206 characters: about 310 KB, more than a render holds, all retained.
+        let r = sh
+            .send("for i in $(seq 1500); do printf 'L%05d%0201d\\n' $i 0; done")
+            .await;
+        assert!(r.truncated, "{r:?}");
+        let head = r.head.clone().unwrap_or_else(|| panic!("no head: {r:?}"));
+        assert_eq!((head.rows_between, head.lines_dropped), (0, 0), "{head:?}");
+        let first_in_view = r
+            .viewport
+            .lines()
+            .find_map(|l| l.strip_prefix('L')?.get(..5)?.parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("{:?}", &r.viewport[..200]));
+        let head_lines = u64::try_from(head.text.lines().count()).unwrap();
+        // The command line, the head's output lines, the retained lines before the viewport,
+        // then the viewport's first line (the byte bound may have cut its start off).
+        let fragment = u64::from(!r.viewport.starts_with('L'));
+        assert_eq!(
+            head_lines - 1 + head.retained_lines_before + fragment + 1,
+            first_in_view,
+            "{head:?}"
+        );
+        // Output about the size of the scrollback: the head stops where the viewport starts.
+        let r = sh.send("seq 1 10040").await;
+        let first_in_view: u64 = r.viewport.lines().next().unwrap().parse().unwrap();
+        if let Some(head) = &r.head {
+            let last_in_head: u64 = head.text.lines().last().unwrap().parse().unwrap_or(0);
+            assert!(
+                last_in_head < first_in_view,
+                "{head:?} then {first_in_view}"
+            );
+        }
         sh.close().await;
     })
     .await;

@@ -17,16 +17,30 @@ pub(crate) const HEAD_BYTES: usize = 16 * 1024;
 #[derive(Debug)]
 pub(super) struct HeadCapture {
     anchor: AnchorId,
-    text: Option<String>,
+    text: Option<Head>,
 }
 
-/// A send's first output lines, and how many rows followed them.
+/// A send's first output lines, as captured.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Head {
-    /// The first rows from the send's start, as text (whole lines, at most [`HEAD_BYTES`]).
+    /// The first lines from the send's start (whole lines, at most [`HEAD_BYTES`]).
+    text: String,
+    /// For each line of `text`, the absolute row after it.
+    line_ends: Vec<u64>,
+}
+
+/// A send's first output lines placed against its rendered viewport.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PlacedHead {
+    /// The head's lines on rows before the viewport's first row.
     pub(crate) text: String,
-    /// Rows of output after the kept ones, to the end.
-    pub(crate) rows_after: u64,
+    /// The head's first lines that the scrollback dropped too.
+    pub(crate) lines_dropped: u64,
+    /// Rows between the head and the oldest retained row: dropped from the scrollback.
+    pub(crate) rows_dropped: u64,
+    /// Lines still retained between the head (or the oldest retained row) and the viewport:
+    /// pageable, though not in the viewport.
+    pub(crate) retained_lines_before: u64,
 }
 
 impl Screen {
@@ -46,12 +60,46 @@ impl Screen {
         let capture = self.head.take()?;
         let start = self.anchor_position(capture.anchor);
         self.release_anchor(capture.anchor);
-        let text = capture.text?;
-        let start = start?;
-        let end = self.content_end_row();
-        Some(Head {
+        start?;
+        capture.text
+    }
+
+    /// Places `head` before a viewport whose first row is `viewport_first_row`: keeps its lines
+    /// that end before that row (the viewport shows the others), and counts the rows between
+    /// it and the viewport that the scrollback dropped and the lines it still holds. `None`
+    /// when no line of the head is left.
+    pub(crate) fn place_head(&self, head: Head, viewport_first_row: u64) -> Option<PlacedHead> {
+        let kept = head
+            .line_ends
+            .iter()
+            .take_while(|&&end| end <= viewport_first_row)
+            .count();
+        if kept == 0 {
+            return None;
+        }
+        let end_row = head.line_ends[kept - 1];
+        let len = head
+            .text
+            .split_inclusive('\n')
+            .take(kept)
+            .map(str::len)
+            .sum::<usize>();
+        let mut text = head.text;
+        text.truncate(len);
+        let history = self.history();
+        let first_retained = history.first_abs();
+        let retained_lines_before = (end_row.max(first_retained)..viewport_first_row)
+            .filter(|&row| history.get(row).is_some_and(|(_, wrapped)| !wrapped))
+            .count() as u64;
+        let lines_dropped = head.line_ends[..kept]
+            .iter()
+            .take_while(|&&end| end <= first_retained)
+            .count() as u64;
+        Some(PlacedHead {
             text,
-            rows_after: end.saturating_sub(start.row + HEAD_ROWS),
+            lines_dropped,
+            rows_dropped: first_retained.saturating_sub(end_row),
+            retained_lines_before,
         })
     }
 
@@ -69,33 +117,48 @@ impl Screen {
         if bound < start.row + HEAD_ROWS || self.alternate {
             return;
         }
-        let text = self.render_head(start);
+        let head = self.render_head(start);
         if let Some(capture) = self.head.as_mut() {
-            capture.text = text;
+            capture.text = head;
         }
     }
 
     /// The first [`HEAD_ROWS`] rows from `start`, cut to whole lines within [`HEAD_BYTES`];
     /// `None` until that many rows exist.
-    fn render_head(&mut self, start: Position) -> Option<String> {
+    fn render_head(&mut self, start: Position) -> Option<Head> {
         self.materialize();
         if self.content_end_row() < start.row + HEAD_ROWS {
             return None;
         }
-        // Rendered from the start to the end: what follows the head rows is at most one
-        // chunk's rows, since the capture is checked after every chunk.
-        let all = self
-            .snapshot_from(start, usize::MAX)
-            .render(usize::MAX)
-            .text;
-        let mut out = String::new();
-        for line in all.split_inclusive('\n').take(HEAD_ROWS as usize) {
-            if out.len() + line.len() > HEAD_BYTES {
+        // The rows from the start to the end: what follows the head rows is at most one
+        // chunk's rows, since the capture is checked after every chunk. Whole lines only
+        // (a line ends at a row that does not soft-wrap).
+        let rows = self.snapshot_from(start, usize::MAX);
+        let mut head = Head {
+            text: String::new(),
+            line_ends: Vec::new(),
+        };
+        let mut line = String::new();
+        let mut row = rows.first_row();
+        // The last row is the cursor's: its line may still grow.
+        let done = rows.pieces.len().saturating_sub(1);
+        for (text, wrapped) in &rows.pieces[..done] {
+            line.push_str(text);
+            row += 1;
+            if *wrapped {
+                continue;
+            }
+            line.push('\n');
+            if head.line_ends.len() == HEAD_ROWS as usize
+                || head.text.len() + line.len() > HEAD_BYTES
+            {
                 break;
             }
-            out.push_str(line);
+            head.text.push_str(&line);
+            head.line_ends.push(row);
+            line.clear();
         }
-        Some(out)
+        Some(head)
     }
 
     /// The absolute row of the cursor, the newest row that matters.

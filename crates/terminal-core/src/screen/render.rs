@@ -198,6 +198,7 @@ impl Screen {
         older.extend(pieces.into_iter().map(|(t, w)| (t.into_owned(), w)));
         RowsSnapshot {
             pieces: older,
+            first_row: abs,
             lines_before,
             truncated: false,
         }

@@ -73,6 +73,8 @@ impl Walk {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RowsSnapshot {
     pub(super) pieces: Vec<(String, bool)>,
+    /// Absolute row of the first piece.
+    pub(super) first_row: u64,
     /// Transcript lines wholly before `pieces` (counted by a page snapshot).
     pub(super) lines_before: u64,
     /// The start fell out of the bounded history (a render), or history ever dropped rows
@@ -81,6 +83,12 @@ pub(crate) struct RowsSnapshot {
 }
 
 impl RowsSnapshot {
+    /// Absolute row of the oldest copied row (where a render of it starts, give or take the
+    /// part of that row its byte bound cuts).
+    pub(crate) fn first_row(&self) -> u64 {
+        self.first_row
+    }
+
     /// The rows joined (a `\n` after every row that does not soft-wrap), keeping at most
     /// `max_bytes` of the tail, cut on a UTF-8 boundary.
     pub(crate) fn render(&self, max_bytes: usize) -> Rendered {

@@ -2,7 +2,7 @@
 //! settlement to the [`SendResult`] the caller sees. Tested without a PTY.
 
 use crate::readiness::Settle;
-use crate::screen::{Head, Rendered};
+use crate::screen::{PlacedHead, Rendered};
 use crate::types::{InputMode, SendHead, SendResult, SessionStatus, WaitReason};
 
 /// Everything gathered when a send settles.
@@ -30,7 +30,7 @@ pub(super) struct SettleFacts {
     /// Raw bytes read since the anchor.
     pub(super) output_bytes: u64,
     /// The send's first output lines, when the rendered viewport lost its start.
-    pub(super) head: Option<Head>,
+    pub(super) head: Option<PlacedHead>,
     /// The shell's prompt gave the main screen back from an alternate screen a program left
     /// on.
     pub(super) left_alternate: bool,
@@ -96,13 +96,11 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
     } else {
         InputMode::Normal
     };
-    // The rows after the head that the viewport does not show (an estimate: a soft-wrapped
-    // line is one viewport line but several rows).
     let head = facts.head.map(|h| SendHead {
-        rows_between: h
-            .rows_after
-            .saturating_sub(facts.rendered.text.lines().count() as u64),
         text: h.text,
+        lines_dropped: h.lines_dropped,
+        rows_between: h.rows_dropped,
+        retained_lines_before: h.retained_lines_before,
     });
     SendResult {
         viewport: facts.rendered.text,

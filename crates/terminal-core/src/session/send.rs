@@ -189,8 +189,13 @@ impl SendOp {
         };
         // Rows are copied under the lock and rendered after it is released.
         let snapshot = anchor.map(|a| st.screen.snapshot_since(a, shared.max_read_bytes));
-        // The send's captured head is taken (and the capture reset) whatever the outcome.
-        let head = st.screen.finish_head();
+        // The send's captured head is taken (and the capture reset) whatever the outcome, and
+        // placed before the rows the viewport shows.
+        let head = st
+            .screen
+            .finish_head()
+            .zip(snapshot.as_ref())
+            .and_then(|(head, rows)| st.screen.place_head(head, rows.first_row()));
         if let Some(a) = anchor {
             st.screen.release_anchor(a);
         }
@@ -265,8 +270,11 @@ impl SendOp {
             delta: result.viewport.clone(),
             truncated: result.truncated,
         });
-        // Free the slot before publishing, so a caller that awaited `done()` can send at once.
-        if !self.in_flight.load(Ordering::SeqCst) {
+        // Free the slot before publishing, so a caller that awaited `done()` can send at once
+        // (and, after an exit, hears that the session exited rather than that a send is still
+        // active). A write still in flight keeps it, unless the session is gone: no later send
+        // can start there for late bytes to hit.
+        if !self.in_flight.load(Ordering::SeqCst) || reason == Settle::Exit {
             self.release();
         }
         self.result.send_replace(Some(Ok(result)));
@@ -466,13 +474,18 @@ impl SendOp {
                 self.settle(reason, last_exit);
                 break;
             }
-            // Sleep until something can change the decision.
-            let mut wake_at = deadline.min(readiness.silence_deadline(obs.last_output_at));
-            wake_at = wake_at.min(next_tick);
+            // Sleep until something can change the decision. A silence or hold deadline that
+            // already passed without settling (the foreground is busy, input is pending) waits
+            // for the next probe or tick instead: waking for it again would spin.
+            let mut wake_at = deadline.min(next_tick);
+            let silence_at = readiness.silence_deadline(obs.last_output_at);
+            if silence_at > now {
+                wake_at = wake_at.min(silence_at);
+            }
             if probing.is_none() {
                 wake_at = wake_at.min(probes.next_at());
             }
-            if let Some(at) = readiness.held_until() {
+            if let Some(at) = readiness.held_until().filter(|&at| at > now) {
                 wake_at = wake_at.min(at);
             }
             if let Some(at) = exit_at {

@@ -216,7 +216,9 @@ fn a_kept_head_leads_a_viewport_that_lost_its_start() {
         *truncated = true;
         *head = Some(Box::new(SendHead {
             text: head_text.clone(),
+            lines_dropped: 0,
             rows_between: 289_901,
+            retained_lines_before: 0,
         }));
     }
     fit_send(&mut output, "pty-1", 4096);
@@ -244,4 +246,41 @@ fn a_kept_head_leads_a_viewport_that_lost_its_start() {
             .find(|l| l.starts_with("[…"))
             .unwrap_or_default()
     );
+}
+
+#[test]
+fn retained_lines_before_the_viewport_are_pageable_not_dropped() {
+    // The head (command + 1..=59), 180 retained lines before the viewport, the viewport.
+    let head_text: String = std::iter::once("cmd\n".to_owned())
+        .chain((1..=59).map(|i| format!("{i}\n")))
+        .collect();
+    let transcript: String = (240..=1500).map(|i| format!("{i}\n")).collect();
+    let transcript = format!("{transcript}dsh> ");
+    let fitted = |retained_lines_before| {
+        let mut output = foreground(&transcript, InputModeOutput::Normal);
+        if let SendOutput::Foreground {
+            head, truncated, ..
+        } = &mut output
+        {
+            *truncated = true;
+            *head = Some(Box::new(SendHead {
+                text: head_text.clone(),
+                lines_dropped: 0,
+                rows_between: 0,
+                retained_lines_before,
+            }));
+        }
+        fit_send(&mut output, "pty-1", 4096);
+        let (_, _, omitted) = parts(&output);
+        omitted.expect("omitted").clone()
+    };
+    let (without, with) = (fitted(0), fitted(180));
+    assert_eq!(with.not_retained_lines, 0, "{with:?}");
+    assert_eq!(with.lines, without.lines + 180, "{with:?}");
+    let (w, o) = (
+        with.terminal_read.expect("pageable"),
+        without.terminal_read.expect("pageable"),
+    );
+    // The same page end (just before the kept tail), reaching 180 lines further back.
+    assert_eq!((w.offset, w.count), (o.offset, o.count + 180));
 }
