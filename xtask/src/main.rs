@@ -145,6 +145,10 @@ commands:
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        eprint!("{HELP}");
+        return Ok(());
+    }
     match args.first().map(String::as_str) {
         Some("catalog") => catalog(args.iter().any(|a| a == "--check")),
         Some("verify") => verify(),

@@ -177,6 +177,19 @@ impl McpClient {
             .unwrap_or(0)
     }
 
+    /// CPU time the server process used so far (user + system), in clock ticks (`/proc/PID/stat`).
+    pub(crate) fn cpu_ticks(&self) -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid)).unwrap_or_default();
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+        // utime and stime: fields 14 and 15, the 12th and 13th after the command name.
+        [11, 12]
+            .iter()
+            .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
+            .sum()
+    }
+
     /// Closes stdin (the server disposes every session and exits) and waits for the exit.
     pub(crate) async fn shutdown(mut self) -> Result<()> {
         drop(self.stdin);

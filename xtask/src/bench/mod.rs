@@ -7,9 +7,10 @@
 //! - input-wait latency: `read -p 'Name: '` settling as waiting for input, against the time
 //!   the prompt is printed; the answer to it; a Python REPL line (`1+1`) against the time
 //!   `>>> ` is printed again;
-//! - open: `terminal_open` until the session is ready, against bash reaching its first
-//!   prompt in a raw PTY;
-//! - through the built `dsh-mcp` over stdio (`server.rs`): the MCP floor, concurrent sends,
+//! - cold open: `terminal_open` (no warm session) until the session is ready, against bash
+//!   reaching its first prompt in a raw PTY;
+//! - through the built `dsh-mcp` over stdio (`server.rs`): opens 300 ms apart (warm sessions),
+//!   the server's CPU while a send waits on `sleep`, the MCP floor, concurrent sends,
 //!   idle memory per session, flood isolation;
 //! - throughput and scrollback memory: `bench_throughput` (run after these rows).
 //!
@@ -94,8 +95,13 @@ pub(crate) fn run(options: &BenchOptions) -> Result<()> {
         options.iterations
     };
     rt.block_on(async move {
-        let ctx = dsh_mcp::compose(&dsh_mcp::Options::default())
-            .map_err(|e| anyhow::anyhow!("compose: {e}"))?;
+        // No warm sessions here: the open row measures a cold open (process start to first
+        // prompt); opens through the server below take warm ones.
+        let cold = dsh_mcp::Options {
+            warm_sessions: 0,
+            ..dsh_mcp::Options::default()
+        };
+        let ctx = dsh_mcp::compose(&cold).map_err(|e| anyhow::anyhow!("compose: {e}"))?;
         let terminals = ctx.require::<Terminals>()?;
         let agent = Agent::new(&ctx, "bench");
         let mut rows = Vec::new();
@@ -194,7 +200,7 @@ async fn open_latency(terminals: &Terminals, agent: &Agent, n: usize) -> Result<
         drop(raw);
     }
     Ok(Row {
-        name: "open (terminal_open until ready)".into(),
+        name: "cold open (terminal_open until ready, no warm session)".into(),
         ours,
         reference_name: "raw bash first prompt",
         reference,

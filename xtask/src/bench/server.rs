@@ -71,6 +71,7 @@ pub(crate) async fn run(
     let mut notes = Vec::new();
     let result = async {
         rows.extend(opens(&server, &unconfined, b.opens).await?);
+        notes.push(waiting_cpu(&server).await?);
         rows.extend(floor(&server, &unconfined, b.iterations).await?);
         let (row, note) = concurrent(&server, b.concurrent, b.rounds).await?;
         rows.push(row);
@@ -134,6 +135,31 @@ async fn floor(server: &McpClient, unconfined: &McpClient, n: usize) -> Result<V
             reference: send_free,
         },
     ])
+}
+
+/// How long [`waiting_cpu`] waits on a sleeping command.
+const WAIT_CPU_MS: u64 = 3000;
+
+/// The server's CPU while one send waits on a command that sleeps (the foreground is probed;
+/// nothing prints), as a share of one core.
+async fn waiting_cpu(server: &McpClient) -> Result<String> {
+    let id = server.open().await?;
+    let before = server.cpu_ticks();
+    let start = Instant::now();
+    server
+        .call(
+            "terminal_send",
+            json!({"sessionId": id, "text": "sleep 60", "timeoutMs": WAIT_CPU_MS}),
+        )
+        .await?;
+    let ticks = server.cpu_ticks().saturating_sub(before);
+    let took = start.elapsed().as_secs_f64();
+    server.close(&id).await?;
+    // Clock ticks are 1/100 s on Linux.
+    Ok(format!(
+        "server CPU while a send waits {took:.1} s on `sleep`: {:.1}% of one core",
+        ticks as f64 / 100.0 / took * 100.0
+    ))
 }
 
 /// Pause before each `terminal_open` of [`opens`]: agents open sessions seconds apart, and a
