@@ -33,6 +33,19 @@ fn fit_with_suffix(content: &str, suffix: &str, cap: usize) -> String {
     format!("{}{suffix}", tail_slice(content, cap - suffix.len()))
 }
 
+/// At most `max_bytes` of the end of `text`, starting at a line boundary when the cut lands
+/// inside a line and a later line fits (a single line longer than the room keeps its end).
+fn tail_from_line_start(text: &str, max_bytes: usize) -> &str {
+    let tail = tail_slice(text, max_bytes);
+    if tail.len() == text.len() || text[..text.len() - tail.len()].ends_with('\n') {
+        return tail;
+    }
+    match tail.find('\n') {
+        Some(i) if i + 1 < tail.len() => &tail[i + 1..],
+        _ => tail,
+    }
+}
+
 /// The `job_output` text: the output (or `(no new output)`), a newline unless it already ends
 /// with one, then the status line. With a `limit`, the newest output and the whole status line
 /// are kept; a cut adds `[output truncated]` unless the producer's own marker already ends the
@@ -52,7 +65,14 @@ pub fn render_output(text: &str, job: &JobSnapshot, limit: Option<usize>) -> Str
     } else {
         OUTPUT_TRUNCATED
     };
-    fit_with_suffix(content, &format!("{marker}\n{status}"), cap)
+    let suffix = format!("{marker}\n{status}");
+    if suffix.len() >= cap {
+        return tail_slice(&suffix, cap).to_owned();
+    }
+    format!(
+        "{}{suffix}",
+        tail_from_line_start(content, cap - suffix.len())
+    )
 }
 
 /// Any other single text cut to a job's limit: the newest part plus `[result truncated]`.

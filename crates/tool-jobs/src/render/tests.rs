@@ -75,6 +75,22 @@ fn output_limit_keeps_status_and_reuses_the_producer_marker() {
     assert!(text.len() <= 64);
     // The status line alone beyond the cap: its tail.
     assert_eq!(render_output(&long, &pty, Some(8)).len(), 8);
+    // A cut inside a line starts the kept output at the next line (numbers stay whole).
+    let numbers: String = (1..=300).map(|n| format!("{n}\n")).collect();
+    for cap in 60..200 {
+        let text = render_output(&numbers, &pty, Some(cap));
+        assert!(text.len() <= cap, "{cap}: {text:?}");
+        let kept: Vec<&str> = text.lines().take_while(|l| !l.starts_with('[')).collect();
+        let first: u32 = kept[0]
+            .parse()
+            .unwrap_or_else(|_| panic!("{cap}: {text:?}"));
+        assert_eq!(kept.last(), Some(&"300"), "{cap}: {text:?}");
+        assert_eq!(
+            kept.len(),
+            usize::try_from(301 - first).unwrap(),
+            "{cap}: {text:?}"
+        );
+    }
     insta::assert_snapshot!(
         "output_limits",
         [48, 64, 8]
