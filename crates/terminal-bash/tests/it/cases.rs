@@ -269,6 +269,26 @@ async fn c12_a_query_after_a_screen_of_output_is_answered_before_the_send_settle
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Lines sent together are typed ahead: a line that starts a program reading a line makes the
+/// next line its input, whole (no carriage return left on it), and the send settles once the
+/// shell prompts again.
+async fn a_typed_ahead_line_is_a_reading_commands_whole_input() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("read -p 'mid? ' q\necho after-mid").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send("printf '[%q]\\n' \"$q\"").await;
+        assert!(
+            r.viewport.contains("\n[echo\\ after-mid]\n"),
+            "{:?}",
+            r.viewport
+        );
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 /// Field case C13.
 async fn c13_unread_query_reply_never_reaches_the_next_command() {
     within(async {

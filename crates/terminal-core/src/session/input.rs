@@ -17,6 +17,10 @@
 //!   bytes as sent (editors time an ESC out themselves).
 //! - Windows line endings (`\r\n`) are one Enter each, as a lone `\r` or `\n` is: sent as
 //!   is they would be two keys, and the shell would run an empty command after every line.
+//! - Several lines to the shell's own line editor end with `\n` (C-j, Enter to readline), the
+//!   last one too: a line that starts a program reading the terminal in canonical mode makes
+//!   the lines after it that program's input, and a `\r` typed while readline had the
+//!   terminal's CR-to-NL translation off would reach it as a character, never ending a line.
 
 use crate::error::{TerminalError, TerminalErrorCode};
 
@@ -81,11 +85,18 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
                 .bytes()
                 .map(|b| if b == b'\n' { b'\r' } else { b }),
         );
+    } else if reader.shell_line_editor && text.contains(['\n', '\r']) {
+        // Several lines typed to the shell's line editor end with C-j, which readline takes
+        // as Enter too: a line that starts a program reading the terminal in canonical mode
+        // makes the next lines its input, and a CR typed while readline had ICRNL off would
+        // reach it as a literal character that never ends its line.
+        bytes.extend(text.bytes().map(|b| if b == b'\r' { b'\n' } else { b }));
     } else {
         bytes.extend_from_slice(text.as_bytes());
     }
     if submit {
-        bytes.push(b'\r');
+        let multi_line = reader.shell_line_editor && text.contains(['\n', '\r']);
+        bytes.push(if multi_line { b'\n' } else { b'\r' });
     }
     if reader.shell_line_editor && bytes.contains(&ESC) {
         bytes = close_unfinished_escapes(&bytes);
@@ -191,7 +202,10 @@ mod tests {
             ("\x1b", true, SHELL, b"\x1b\x07\r"),
             ("echo a\x1b[", true, SHELL, b"echo a\x1b[\x07\r"),
             ("echo a\x1b[1;", true, SHELL, b"echo a\x1b[1;\x07\r"),
-            ("a\x1bO\nb", true, SHELL, b"a\x1bO\x07\nb\r"),
+            ("a\x1bO\nb", true, SHELL, b"a\x1bO\x07\nb\n"),
+            ("read a\necho b", true, SHELL, b"read a\necho b\n"),
+            ("a\rb\r\nc", true, SHELL, b"a\nb\nc\n"),
+            ("ls", true, SHELL, b"ls\r"),
             ("a\x1b\nb\x1b", false, SHELL, b"a\x1b\x07\nb\x1b\x07"),
             ("\x1b\x1b", false, SHELL, b"\x1b\x1b\x07"),
             ("\x1b\x1b[D", true, SHELL, b"\x1b\x1b[D\r"),
