@@ -167,6 +167,16 @@ impl BinaryFilter {
         }
     }
 
+    /// Whether `bytes` would be judged text whole, without looking at them window by window:
+    /// nothing is suppressed, held or about to start a run, and every byte is ASCII text or a
+    /// control a text program writes (the common case of a flood of plain lines).
+    pub(crate) fn passes_whole(&self, bytes: &[u8]) -> bool {
+        self.suppressed.is_none()
+            && !self.enter_next
+            && self.held.is_empty()
+            && bytes.iter().all(|&b| b.is_ascii() && !is_odd_control(b))
+    }
+
     /// Ends suppression; returns how many bytes were suppressed, if any.
     pub(crate) fn take_suppressed(&mut self) -> Option<u64> {
         self.line_ended = false;
@@ -275,6 +285,19 @@ pub(crate) fn pseudo_random(n: usize) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_plain_ascii_outside_a_run_passes_whole() {
+        let mut f = BinaryFilter::default();
+        assert!(f.passes_whole(b"plain line\r\n\tand \x1b[1mbold\x1b[m\x07\r\n"));
+        assert!(!f.passes_whole("é".as_bytes()));
+        assert!(!f.passes_whole(b"ok\x00"));
+        f.hold(b"\n\x01");
+        assert!(!f.passes_whole(b"text"));
+        f.take_held();
+        f.suppressed = Some(0);
+        assert!(!f.passes_whole(b"text"));
+    }
 
     #[test]
     fn text_is_text_and_random_bytes_are_binary() {

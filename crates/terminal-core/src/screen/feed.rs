@@ -36,6 +36,18 @@ impl Screen {
     /// Processes program output. Never panics on any input; the work is linear in the chunk.
     pub(crate) fn feed(&mut self, bytes: &[u8]) -> FeedOutcome {
         let mut out = FeedOutcome::default();
+        if !bytes.is_empty() && self.binary.passes_whole(bytes) {
+            self.feed_text(bytes, &mut out);
+        } else {
+            self.feed_judged(bytes, &mut out);
+        }
+        self.capture_head_if_due();
+        out.replies = std::mem::take(&mut self.parser.callbacks_mut().replies);
+        out
+    }
+
+    /// [`Screen::feed`] through the binary filter, window by window.
+    fn feed_judged(&mut self, bytes: &[u8], out: &mut FeedOutcome) {
         let held = self.binary.take_held();
         let joined;
         let mut rest = if held.is_empty() {
@@ -54,7 +66,7 @@ impl Screen {
                 continue;
             }
             if text > 0 {
-                self.feed_text(&rest[..text], &mut out);
+                self.feed_text(&rest[..text], out);
                 rest = &rest[text..];
                 text = 0;
             }
@@ -63,10 +75,10 @@ impl Screen {
                     if !was_suppressing {
                         self.ground_emulator();
                     }
-                    self.note_text(&mut out);
+                    self.note_text(out);
                     rest = &rest[n..];
                 }
-                Verdict::EndOfBinary => self.flush_binary(&mut out),
+                Verdict::EndOfBinary => self.flush_binary(out),
                 Verdict::Hold => {
                     self.binary.hold(rest);
                     rest = &[];
@@ -75,11 +87,8 @@ impl Screen {
             }
         }
         if text > 0 {
-            self.feed_text(&rest[..text], &mut out);
+            self.feed_text(&rest[..text], out);
         }
-        self.capture_head_if_due();
-        out.replies = std::mem::take(&mut self.parser.callbacks_mut().replies);
-        out
     }
 
     /// Ends any escape sequence the emulator and the scanner are in (CAN), before bytes are

@@ -1,0 +1,193 @@
+//! The per-session calls of [`Terminals`]: send, read, signal, kill and list, each fenced to
+//! the exact owner.
+
+use std::sync::Arc;
+
+use dsh_context::Agent;
+
+use crate::backend::{BackendSession, SendOperation};
+use crate::error::TerminalError;
+use crate::types::{
+    CloseOutcome, ReadRequest, ReadResult, SendRequest, SessionId, SessionSnapshot, SignalResult,
+    TerminalSignal,
+};
+
+use super::{CLOSE_REASON_MODEL_REQUEST, SendSlot, Terminals, find_owned, parse_id};
+
+/// Resets a `Starting` send slot if the backend's `start_send` unwinds.
+struct SendSlotGuard<'a> {
+    service: &'a Terminals,
+    id: &'a SessionId,
+    armed: bool,
+}
+
+impl Drop for SendSlotGuard<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let mut st = self.service.lock();
+        if let Some(rec) = st.records.iter_mut().find(|r| r.id == *self.id)
+            && matches!(rec.send, SendSlot::Starting)
+        {
+            rec.send = SendSlot::Idle;
+        }
+    }
+}
+
+impl Terminals {
+    /// Starts a send on one of the owner's sessions. The send slot is reserved before this
+    /// returns; await [`SendOperation::done`] for the result.
+    ///
+    /// # Errors
+    /// - `NoSession` for an unknown id, `ForeignSession` for another owner's session.
+    /// - `Closing` while the session is being closed.
+    /// - `SendActive` while the previous send has not finished.
+    /// - The backend's error (`SendActive`, `Closing`, `Exited`, `Transport`).
+    pub fn start_send(
+        &self,
+        owner: &Agent,
+        id: &SessionId,
+        request: SendRequest,
+    ) -> Result<SendOperation, TerminalError> {
+        let session = {
+            let mut st = self.lock();
+            let rec = find_owned(&mut st.records, owner, id)?;
+            if rec.closing.is_some() {
+                return Err(TerminalError::closing(id));
+            }
+            match &rec.send {
+                SendSlot::Starting => return Err(TerminalError::send_active(id)),
+                SendSlot::Started(op) if !op.is_finished() => {
+                    return Err(TerminalError::send_active(id));
+                }
+                SendSlot::Idle | SendSlot::Started(_) => {}
+            }
+            rec.send = SendSlot::Starting;
+            rec.session.clone()
+        };
+        let mut guard = SendSlotGuard {
+            service: self,
+            id,
+            armed: true,
+        };
+        let result = session.start_send(request);
+        guard.armed = false;
+        let mut st = self.lock();
+        if let Some(rec) = st.records.iter_mut().find(|r| r.id == *id) {
+            rec.send = match &result {
+                Ok(op) => SendSlot::Started(op.clone()),
+                Err(_) => SendSlot::Idle,
+            };
+        }
+        if let Err(error) = &result {
+            tracing::debug!(session_id = %id, owner = %owner.id(), %error, "PTY send rejected");
+        }
+        result
+    }
+
+    /// Reads a scrollback page of one of the owner's sessions. Allowed while closing.
+    ///
+    /// # Errors
+    /// - `NoSession` for an unknown id, `ForeignSession` for another owner's session.
+    /// - The backend's error (`InvalidRequest` for a zero count).
+    pub fn read(
+        &self,
+        owner: &Agent,
+        id: &SessionId,
+        request: ReadRequest,
+    ) -> Result<ReadResult, TerminalError> {
+        let session = self.owned_session(owner, id)?;
+        session.read(request)
+    }
+
+    /// Signals the foreground process group of one of the owner's sessions.
+    ///
+    /// # Errors
+    /// - `NoSession` for an unknown id, `ForeignSession` for another owner's session.
+    /// - The backend's error (`Closing`, `Signal`).
+    pub fn signal(
+        &self,
+        owner: &Agent,
+        id: &SessionId,
+        signal: TerminalSignal,
+    ) -> Result<SignalResult, TerminalError> {
+        let session = self.owned_session(owner, id)?;
+        tracing::debug!(session_id = %id, owner = %owner.id(), %signal, "signalling PTY session");
+        session.signal(signal)
+    }
+
+    /// Closes one of the owner's sessions with reason [`CLOSE_REASON_MODEL_REQUEST`] and waits
+    /// until its processes are gone. On success the session is no longer listed.
+    ///
+    /// Returns [`CloseOutcome::AlreadyClosing`] (after waiting for it) when another close of
+    /// the session was already in flight.
+    ///
+    /// # Errors
+    /// - `NoSession` for an unknown id, `ForeignSession` for another owner's session.
+    /// - The backend's close error (usually `Cleanup`), also when joining a close that fails.
+    ///   The session then stays listed, so the close can be retried.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: the close runs on its own task; dropping the future only stops waiting.
+    pub async fn kill(&self, owner: &Agent, id: &SessionId) -> Result<CloseOutcome, TerminalError> {
+        let (fence, job) = {
+            let mut st = self.lock();
+            let rec = find_owned(&mut st.records, owner, id)?;
+            let mut jobs = Vec::new();
+            let fence = self.fence_for(rec, CLOSE_REASON_MODEL_REQUEST, &mut jobs);
+            (fence, jobs.pop())
+        };
+        match job {
+            Some(job) => {
+                job.launch().await;
+                fence.wait(id).await.map(CloseOutcome::Closed)
+            }
+            None => fence.wait(id).await.map(|_| CloseOutcome::AlreadyClosing),
+        }
+    }
+
+    /// Snapshots of `owner`'s sessions in creation (id) order (closing ones included); status and
+    /// pid are read live from the backend.
+    pub fn list(&self, owner: &Agent) -> Vec<SessionSnapshot> {
+        let mut items: Vec<_> = {
+            let st = self.lock();
+            st.records
+                .iter()
+                .filter(|r| r.owner == *owner)
+                .map(|r| {
+                    (
+                        r.id.clone(),
+                        r.name.clone(),
+                        r.backend_type.clone(),
+                        r.session.clone(),
+                    )
+                })
+                .collect()
+        };
+        // Creation order (the id counter), even when concurrent opens were published out of
+        // order.
+        items.sort_by_key(|(id, ..)| parse_id(id).unwrap_or(u64::MAX));
+        items
+            .into_iter()
+            .map(
+                |(session_id, name, backend_type, session)| SessionSnapshot {
+                    session_id,
+                    name,
+                    backend_type,
+                    pid: session.pid(),
+                    status: session.status(),
+                },
+            )
+            .collect()
+    }
+
+    fn owned_session(
+        &self,
+        owner: &Agent,
+        id: &SessionId,
+    ) -> Result<Arc<dyn BackendSession>, TerminalError> {
+        let mut st = self.lock();
+        Ok(find_owned(&mut st.records, owner, id)?.session.clone())
+    }
+}
