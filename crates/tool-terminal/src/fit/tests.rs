@@ -201,6 +201,19 @@ proptest! {
 /// A viewport that lost its start keeps the core's head: the command line and first lines,
 /// then the omission (saying how many lines are no longer retained), then the newest lines;
 /// `terminal_read` pages exactly the retained left-out lines.
+/// A foreground send whose viewport `transcript` lost its start, with the kept `head`.
+fn cut_with_head(transcript: &str, kept: SendHead) -> SendOutput {
+    let mut output = foreground(transcript, InputModeOutput::Normal);
+    if let SendOutput::Foreground {
+        head, truncated, ..
+    } = &mut output
+    {
+        *truncated = true;
+        *head = Some(Box::new(kept));
+    }
+    output
+}
+
 #[test]
 fn a_kept_head_leads_a_viewport_that_lost_its_start() {
     let head_text: String = std::iter::once("seq 1 300000\n".to_owned())
@@ -208,19 +221,15 @@ fn a_kept_head_leads_a_viewport_that_lost_its_start() {
         .collect();
     let retained: String = (290_001..=300_000).map(|i| format!("{i}\n")).collect();
     let transcript = format!("{retained}dsh> ");
-    let mut output = foreground(&transcript, InputModeOutput::Normal);
-    if let SendOutput::Foreground {
-        head, truncated, ..
-    } = &mut output
-    {
-        *truncated = true;
-        *head = Some(Box::new(SendHead {
+    let mut output = cut_with_head(
+        &transcript,
+        SendHead {
             text: head_text.clone(),
             lines_dropped: 0,
             rows_between: 289_901,
             retained_lines_before: 0,
-        }));
-    }
+        },
+    );
     fit_send(&mut output, "pty-1", 4096);
     let rendered = render::render_send(&output, 4096);
     assert!(rendered.len() <= 4096, "{}", rendered.len());
@@ -257,19 +266,15 @@ fn retained_lines_before_the_viewport_are_pageable_not_dropped() {
     let transcript: String = (240..=1500).map(|i| format!("{i}\n")).collect();
     let transcript = format!("{transcript}dsh> ");
     let fitted = |retained_lines_before| {
-        let mut output = foreground(&transcript, InputModeOutput::Normal);
-        if let SendOutput::Foreground {
-            head, truncated, ..
-        } = &mut output
-        {
-            *truncated = true;
-            *head = Some(Box::new(SendHead {
+        let mut output = cut_with_head(
+            &transcript,
+            SendHead {
                 text: head_text.clone(),
                 lines_dropped: 0,
                 rows_between: 0,
                 retained_lines_before,
-            }));
-        }
+            },
+        );
         fit_send(&mut output, "pty-1", 4096);
         let (_, _, omitted) = parts(&output);
         omitted.expect("omitted").clone()
