@@ -1,14 +1,15 @@
 //! What the send driver observes: the foreground before the write, foreground probes of
-//! `/proc` (run beside the driver's other events), and the one [`Observation`] each readiness
-//! decision is made from.
+//! `/proc` (run beside the driver's other events), the one [`Observation`] each readiness
+//! decision is made from, and the terminal facts a settled result reports.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::process::GroupActivity;
-use crate::readiness::{Observation, PreWrite};
+use crate::process::{GroupActivity, group_name};
+use crate::readiness::{Observation, PreWrite, Settle};
 use crate::screen::PromptState;
 
+use super::result::is_shell_name;
 use super::send::{EXIT_DRAIN_MAX, EXIT_DRAIN_MIN};
 use super::shared::Shared;
 
@@ -153,4 +154,45 @@ pub(super) fn observe(
         obs.input_pending = shared.pty.pending_input_bytes().unwrap_or(0) > 0;
     }
     (obs, exit_at.map(|(at, _)| at), last_exit)
+}
+
+/// The terminal facts a settled result reports.
+pub(super) struct TerminalFacts {
+    /// Name of the foreground program when it is not the shell.
+    pub(super) foreground: Option<String>,
+    /// The terminal has echo off in canonical mode (a password prompt).
+    pub(super) echo_off: bool,
+    /// No prompt (and so no exit status) can come from our shell now.
+    pub(super) marks_gone: bool,
+}
+
+/// The terminal facts for a send settling with `reason` (blocking `/proc` reads of the
+/// foreground's name and the shell's command line; brief).
+pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
+    // After an exit the terminal facts no longer apply; don't ask a dead terminal.
+    let exited = reason == Settle::Exit;
+    let foreground = if exited {
+        None
+    } else {
+        shared
+            .pty
+            .foreground_pgid()
+            .filter(|&p| p != shared.shell_pgid())
+            .and_then(group_name)
+    };
+    let echo_off = !exited && shared.pty.modes().is_some_and(|m| !m.echo && m.canonical);
+    // Without a prompt, say when no prompt (and so no exit status) can come from our shell:
+    // it replaced itself, or another shell waits at the terminal.
+    let marks_gone = match reason {
+        Settle::Exit | Settle::Prompt | Settle::Continuation => false,
+        _ => {
+            shared.shell_replaced()
+                || (reason == Settle::StdinWait && foreground.as_deref().is_some_and(is_shell_name))
+        }
+    };
+    TerminalFacts {
+        foreground,
+        echo_off,
+        marks_gone,
+    }
 }

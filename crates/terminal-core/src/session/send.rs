@@ -28,7 +28,6 @@ use tracing::Instrument as _;
 
 use crate::backend::OperationHandle;
 use crate::error::{TerminalError, TerminalErrorCode};
-use crate::process::group_name;
 use crate::readiness::{Readiness, Settle};
 use crate::screen::{AnchorId, Position, PromptState};
 use crate::types::{SendProgress, SendRead, SendRequest, SendResult, TerminalSignal};
@@ -36,10 +35,11 @@ use crate::types::{SendProgress, SendRead, SendRequest, SendResult, TerminalSign
 use super::Inner;
 use super::input;
 use super::observe::{
-    Probe, Probing, SIGNAL_BYTES, observe, pre_write, shell_replaced, wait_for_shell_read,
+    Probe, Probing, SIGNAL_BYTES, TerminalFacts, observe, pre_write, shell_replaced,
+    terminal_facts, wait_for_shell_read,
 };
 use super::probe::ProbeSchedule;
-use super::result::{SettleFacts, assemble, is_repl_continuation_prompt, is_shell_name};
+use super::result::{SettleFacts, assemble, is_repl_continuation_prompt};
 use super::shared::{Shared, State};
 use super::signal::deliver;
 
@@ -224,28 +224,11 @@ impl SendOp {
             .map(|s| s.render(shared.max_read_bytes))
             .unwrap_or_default();
         let head = head.filter(|_| rendered.truncated);
-        // After an exit the terminal facts no longer apply; don't ask a dead terminal.
-        let exited = reason == Settle::Exit;
-        let foreground = if exited {
-            None
-        } else {
-            shared
-                .pty
-                .foreground_pgid()
-                .filter(|&p| p != shared.shell_pgid())
-                .and_then(group_name)
-        };
-        let echo_off = !exited && shared.pty.modes().is_some_and(|m| !m.echo && m.canonical);
-        // Without a prompt, say when no prompt (and so no exit status) can come from our
-        // shell: it replaced itself, or another shell waits at the terminal.
-        let marks_gone = match reason {
-            Settle::Exit | Settle::Prompt | Settle::Continuation => false,
-            _ => {
-                shared.shell_replaced()
-                    || (reason == Settle::StdinWait
-                        && foreground.as_deref().is_some_and(is_shell_name))
-            }
-        };
+        let TerminalFacts {
+            foreground,
+            echo_off,
+            marks_gone,
+        } = terminal_facts(shared, reason);
         let result = assemble(SettleFacts {
             reason,
             rendered,
