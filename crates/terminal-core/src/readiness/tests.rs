@@ -357,15 +357,22 @@ fn an_owed_query_reply_or_an_event_loop_wait_holds_the_stdin_tier() {
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
 }
 
+/// The shell itself blocked reading after output since the write; `marks_alive`: its prompt
+/// marks still work; `line_editor`: it reads keys raw (readline), not lines.
+fn shell_reading(t0: Instant, marks_alive: bool, line_editor: bool) -> Observation {
+    let mut o = obs(t0, 30);
+    o.fg_waiting = Some(true);
+    o.output_since_write = true;
+    o.shell_marks_alive = marks_alive;
+    o.line_editor_mode = line_editor;
+    o
+}
+
 #[test]
 fn the_shells_own_wait_holds_for_its_prompt_mark_while_the_marks_are_alive() {
     let t0 = Instant::now();
     let mut r = ready(PreWrite::default(), t0);
-    let mut o = obs(t0, 30);
-    o.fg_waiting = Some(true);
-    o.output_since_write = true;
-    o.shell_marks_alive = true;
-    o.line_editor_mode = true;
+    let o = shell_reading(t0, true, true);
     // Held: the prompt mark bash prints before reading may still be on its way.
     assert_eq!(r.evaluate(&o), None);
     let held = r.held_until().unwrap_or_else(|| panic!("held"));
@@ -387,10 +394,7 @@ fn the_shells_own_wait_holds_for_its_prompt_mark_while_the_marks_are_alive() {
 fn without_marks_the_shells_own_wait_settles_at_once() {
     let t0 = Instant::now();
     let mut r = ready(PreWrite::default(), t0);
-    let mut o = obs(t0, 30);
-    o.fg_waiting = Some(true);
-    o.output_since_write = true;
-    o.shell_marks_alive = false;
+    let o = shell_reading(t0, false, false);
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
 }
 
@@ -399,10 +403,6 @@ fn a_canonical_mode_read_of_the_shell_settles_at_once() {
     // `read -p` reads in canonical mode: no line editor, so no prompt mark to wait for.
     let t0 = Instant::now();
     let mut r = ready(PreWrite::default(), t0);
-    let mut o = obs(t0, 30);
-    o.fg_waiting = Some(true);
-    o.output_since_write = true;
-    o.shell_marks_alive = true;
-    o.line_editor_mode = false;
+    let o = shell_reading(t0, true, false);
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
 }

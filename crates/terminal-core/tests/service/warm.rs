@@ -40,6 +40,14 @@ async fn done(f: Arc<Fixture>) {
     finish(f).await;
 }
 
+/// With spawns gated: the owner's first (cold) open, resolved and published; its warm refill
+/// is the next spawn.
+async fn first_open_gated(f: &Arc<Fixture>) {
+    let first = open_task(f, &f.owner, request(None));
+    f.stub.next_spawn().await.resolve();
+    within("first open", first).await.unwrap().unwrap();
+}
+
 #[tokio::test]
 async fn an_open_takes_the_ready_warm_session_with_its_own_name_and_refills() {
     let f = warm_fixture();
@@ -89,9 +97,7 @@ async fn an_open_takes_the_ready_warm_session_with_its_own_name_and_refills() {
 async fn an_open_awaits_a_warm_spawn_still_starting_and_a_dropped_open_rolls_it_back() {
     let f = warm_fixture();
     f.stub.gate_spawns();
-    let first = open_task(&f, &f.owner, request(None));
-    f.stub.next_spawn().await.resolve();
-    within("first open", first).await.unwrap().unwrap();
+    first_open_gated(&f).await;
     let warm = f.stub.next_spawn().await;
     assert_eq!(warm.spec.session_id, id("pty-2"));
 
@@ -209,9 +215,7 @@ async fn a_warm_session_that_exited_while_idle_is_closed_and_the_open_runs_cold(
 async fn a_failed_warm_spawn_is_dropped_and_the_next_open_runs_cold() {
     let f = warm_fixture();
     f.stub.gate_spawns();
-    let first = open_task(&f, &f.owner, request(None));
-    f.stub.next_spawn().await.resolve();
-    within("first open", first).await.unwrap().unwrap();
+    first_open_gated(&f).await;
     f.stub
         .next_spawn()
         .await
