@@ -65,7 +65,7 @@ impl BackendSession for CappedSession {
         Ok(SendOperation::new(Arc::new(CappedSend {
             op,
             caps: Arc::clone(&self.caps),
-            result: OnceLock::new(),
+            notices: OnceLock::new(),
         })))
     }
     fn read(&self, request: ReadRequest) -> Result<ReadResult, TerminalError> {
@@ -80,25 +80,21 @@ impl BackendSession for CappedSession {
 }
 
 /// A send whose settled result carries the caps' notices (taken once, so every caller of
-/// `done` gets the same result).
+/// `done` gets the same result). Only the notices are kept here: the result itself is held
+/// once, by the inner send.
 struct CappedSend {
     op: SendOperation,
     caps: Arc<CapWatch>,
-    result: OnceLock<Result<SendResult, TerminalError>>,
+    notices: OnceLock<Vec<String>>,
 }
 
 #[async_trait::async_trait]
 impl OperationHandle for CappedSend {
     async fn done(&self) -> Result<SendResult, TerminalError> {
-        let settled = self.op.done().await;
-        self.result
-            .get_or_init(|| {
-                settled.map(|mut result| {
-                    result.notices.extend(self.caps.take_notices());
-                    result
-                })
-            })
-            .clone()
+        let mut result = self.op.done().await?;
+        let notices = self.notices.get_or_init(|| self.caps.take_notices());
+        result.notices.extend(notices.iter().cloned());
+        Ok(result)
     }
     fn read_output(&self) -> SendRead {
         self.op.read_output()

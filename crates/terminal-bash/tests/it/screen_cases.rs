@@ -419,6 +419,9 @@ async fn a_line_rewritten_between_reads_of_a_running_send_comes_back_whole() {
             rest.lines().any(|l| l == "warning: unused variable y"),
             "{rest:?}"
         );
+        // The settled text is handed out once.
+        let again = op.read_output();
+        assert!(again.delta.is_empty(), "{again:?}");
         sh.close().await;
     })
     .await;

@@ -14,6 +14,10 @@ use std::collections::VecDeque;
 /// Pending rows beyond a screenful that trigger moving lines into history.
 pub(crate) const FLOOD_BATCH_ROWS: usize = 1024;
 
+/// Capacity the pending text and line ends keep once drained: a flood grows them to about a
+/// batch of rows, which an idle session should not go on holding.
+const KEEP_CAPACITY: usize = 4096;
+
 /// Plain lines not yet fed to the emulator.
 #[derive(Debug, Default)]
 pub(crate) struct Flood {
@@ -124,6 +128,8 @@ impl Flood {
             start = end;
         }
         self.text.clear();
+        self.text.shrink_to(KEEP_CAPACITY);
+        self.ends.shrink_to(KEEP_CAPACITY / 8);
         self.head = 0;
         buf.extend_from_slice(self.partial.as_bytes());
         self.partial.clear();

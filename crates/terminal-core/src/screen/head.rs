@@ -141,11 +141,11 @@ impl Screen {
         let mut line = String::new();
         let mut row = rows.first_row();
         // The last row is the cursor's: its line may still grow.
-        let done = rows.pieces.len().saturating_sub(1);
-        for (text, wrapped) in &rows.pieces[..done] {
+        let done = rows.row_count().saturating_sub(1);
+        for (text, wrapped) in rows.rows().take(done) {
             line.push_str(text);
             row += 1;
-            if *wrapped {
+            if wrapped {
                 continue;
             }
             line.push('\n');

@@ -185,7 +185,7 @@ impl Screen {
             };
             let before_wrapped = abs > start_abs && history.get(abs - 1).is_some_and(|(_, w)| w);
             walk.add(text.len(), wrapped, before_wrapped);
-            older.push((text.to_owned(), wrapped));
+            older.push((text, wrapped));
         }
         // Lines wholly before the copied rows (a page counts them; a render never needs them).
         let lines_before = match stop {
@@ -194,14 +194,15 @@ impl Screen {
                 .count() as u64,
             Stop::Bytes(_) => 0,
         };
-        older.reverse();
-        older.extend(pieces.into_iter().map(|(t, w)| (t.into_owned(), w)));
-        RowsSnapshot {
-            pieces: older,
-            first_row: abs,
-            lines_before,
-            truncated: false,
-        }
+        let rows = older
+            .iter()
+            .rev()
+            .copied()
+            .chain(pieces.iter().map(|(t, w)| (&**t, *w)));
+        let mut snapshot = RowsSnapshot::join(rows);
+        snapshot.first_row = abs;
+        snapshot.lines_before = lines_before;
+        snapshot
     }
 
     /// A newest-relative page of the transcript (the seed's §3.7): `offset` 0 is the newest

@@ -68,14 +68,18 @@ impl Walk {
     }
 }
 
-/// Rows copied out of a screen, oldest first: their text and whether each soft-wraps into
-/// the next.
+/// Rows copied out of a screen, oldest first, already joined (a `\n` after every row that
+/// does not soft-wrap), so a render hands the text on without copying it again.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RowsSnapshot {
-    pub(super) pieces: Vec<(String, bool)>,
-    /// Absolute row of the first piece.
+    /// The rows' text, joined.
+    text: String,
+    /// Each row's end offset in `text` (before its `\n`) and whether it soft-wraps into the
+    /// next.
+    rows: Vec<(usize, bool)>,
+    /// Absolute row of the first row.
     pub(super) first_row: u64,
-    /// Transcript lines wholly before `pieces` (counted by a page snapshot).
+    /// Transcript lines wholly before the rows (counted by a page snapshot).
     pub(super) lines_before: u64,
     /// The start fell out of the bounded history (a render), or history ever dropped rows
     /// (a page).
@@ -83,18 +87,55 @@ pub(crate) struct RowsSnapshot {
 }
 
 impl RowsSnapshot {
+    /// Joins `rows` (text and soft-wrap flag, oldest first) into a snapshot.
+    pub(super) fn join<'a>(rows: impl Iterator<Item = (&'a str, bool)> + Clone) -> Self {
+        let (count, bytes) = rows
+            .clone()
+            .fold((0usize, 0usize), |(n, b), (t, _)| (n + 1, b + t.len() + 1));
+        let mut text = String::with_capacity(bytes);
+        let mut ends = Vec::with_capacity(count);
+        for (i, (row, wrapped)) in rows.enumerate() {
+            text.push_str(row);
+            ends.push((text.len(), wrapped));
+            if i + 1 < count && !wrapped {
+                text.push('\n');
+            }
+        }
+        Self {
+            text,
+            rows: ends,
+            ..Self::default()
+        }
+    }
+
     /// Absolute row of the oldest copied row (where a render of it starts, give or take the
     /// part of that row its byte bound cuts).
     pub(crate) fn first_row(&self) -> u64 {
         self.first_row
     }
 
-    /// The rows joined (a `\n` after every row that does not soft-wrap), keeping at most
-    /// `max_bytes` of the tail, cut on a UTF-8 boundary.
-    pub(crate) fn render(&self, max_bytes: usize) -> Rendered {
-        let mut rendered = join_tail(&self.pieces, max_bytes);
-        rendered.truncated |= self.truncated;
-        rendered
+    /// Each copied row's text and whether it soft-wraps into the next, oldest first.
+    pub(super) fn rows(&self) -> impl Iterator<Item = (&str, bool)> {
+        let mut start = 0;
+        self.rows.iter().map(move |&(end, wrapped)| {
+            let row = self.text.get(start..end).unwrap_or_default();
+            start = end + usize::from(!wrapped);
+            (row, wrapped)
+        })
+    }
+
+    /// How many rows were copied.
+    pub(super) fn row_count(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The joined rows, keeping at most `max_bytes` of the tail, cut on a UTF-8 boundary.
+    pub(crate) fn render(self, max_bytes: usize) -> Rendered {
+        let (text, cut) = tail_bound(self.text, max_bytes);
+        Rendered {
+            text,
+            truncated: cut || self.truncated,
+        }
     }
 
     /// A newest-relative page (the seed's §3.7): `offset` 0 is the newest line, `count`
@@ -112,11 +153,10 @@ impl RowsSnapshot {
     ) -> Result<ReadResult, TerminalError> {
         let (offset, count) = page_bounds(offset, count)?;
         let dropped = self.truncated;
-        let joined = join_tail(&self.pieces, usize::MAX).text;
-        let lines: Vec<&str> = if joined.is_empty() && self.lines_before == 0 {
+        let lines: Vec<&str> = if self.text.is_empty() && self.lines_before == 0 {
             Vec::new()
         } else {
-            joined.split('\n').collect()
+            self.text.split('\n').collect()
         };
         let total = self.lines_before + lines.len() as u64;
         if offset >= total {
@@ -170,38 +210,15 @@ pub(super) fn page_bounds(
     Ok((offset.unwrap_or(0), count))
 }
 
-/// Joins row pieces (a `\n` after every row that does not soft-wrap) keeping at most
-/// `max_bytes` of the tail, cut on a UTF-8 boundary.
-fn join_tail(pieces: &[(String, bool)], max_bytes: usize) -> Rendered {
-    // Walk back from the end so a long snapshot is never joined just to be cut.
-    let mut total = 0usize;
-    let mut first = pieces.len();
-    for (i, (text, wrapped)) in pieces.iter().enumerate().rev() {
-        let sep = usize::from(i + 1 < pieces.len() && !*wrapped);
-        total = total.saturating_add(text.len() + sep);
-        first = i;
-        if total > max_bytes {
-            break;
-        }
-    }
-    let mut out = String::with_capacity(total.min(max_bytes.saturating_add(8)));
-    for (i, (text, wrapped)) in pieces.iter().enumerate().skip(first) {
-        out.push_str(text);
-        if i + 1 < pieces.len() && !*wrapped {
-            out.push('\n');
-        }
-    }
-    let (text, truncated) = tail_bound(out, max_bytes);
-    Rendered { text, truncated }
-}
-
 /// Keeps at most `max_bytes` of the tail of `s` (cut by [`tail_slice`] on a UTF-8 boundary).
 /// Returns whether it cut anything.
-fn tail_bound(s: String, max_bytes: usize) -> (String, bool) {
+fn tail_bound(mut s: String, max_bytes: usize) -> (String, bool) {
     if s.len() <= max_bytes {
         return (s, false);
     }
-    (tail_slice(&s, max_bytes).to_owned(), true)
+    let cut = s.len() - tail_slice(&s, max_bytes).len();
+    s.drain(..cut);
+    (s, true)
 }
 
 #[cfg(test)]

@@ -57,8 +57,9 @@ struct Span {
     /// `screen.done_count()` where the anchor starts.
     done_from: u64,
     cancel_requested: bool,
-    /// The settled viewport, handed out once by `read_output`.
-    final_delta: Option<SendRead>,
+    /// Whether `read_output` already handed out the settled viewport (once, from the
+    /// published result, so the settled text is never held twice).
+    final_delta_read: bool,
 }
 
 /// One send.
@@ -249,10 +250,6 @@ impl SendOp {
             viewport_bytes = result.viewport.len(),
             "send settled"
         );
-        self.span().final_delta = Some(SendRead {
-            delta: result.viewport.clone(),
-            truncated: result.truncated,
-        });
         // Free the slot before publishing, so a caller that awaited `done()` can send at once
         // (and, after an exit, hears that the session exited rather than that a send is still
         // active). A write still in flight keeps it, unless the session is gone: no later send
@@ -533,7 +530,17 @@ impl OperationHandle for SendOp {
         let mut st = self.shared.lock();
         let mut span = self.span();
         if self.is_settled() {
-            return span.final_delta.take().unwrap_or_default();
+            // Settling publishes its result last: until then (or after a failure) there is
+            // nothing to hand out, and the next read still gets it.
+            return match &*self.result.borrow() {
+                Some(Ok(result)) if !std::mem::replace(&mut span.final_delta_read, true) => {
+                    SendRead {
+                        delta: result.viewport.clone(),
+                        truncated: result.truncated,
+                    }
+                }
+                _ => SendRead::default(),
+            };
         }
         let Some(anchor) = span.anchor else {
             return SendRead::default();
