@@ -3,13 +3,13 @@
 use std::path::PathBuf;
 
 use dsh_command_policy::{CommandPolicyConfig, CommandPolicyPlugin};
-use dsh_context::{ApplyErrors, Context};
+use dsh_context::{Agent, ApplyErrors, Context};
 use dsh_invariants::InvariantsPlugin;
 use dsh_jobs::{JobsConfig, JobsPlugin};
 use dsh_sandbox::{SandboxConfig, SandboxPlugin, SessionLimits};
 use dsh_system_prompt::SystemPromptPlugin;
 use dsh_terminal_bash::{BashConfig, EnvPolicy, TerminalBashPlugin};
-use dsh_terminal_core::{SilenceRule, TerminalsPlugin};
+use dsh_terminal_core::{SilenceRule, SpawnRequest, TerminalsPlugin};
 use dsh_tool_jobs::ToolJobsPlugin;
 use dsh_tool_terminal::{ToolTerminalConfig, ToolTerminalPlugin};
 use dsh_tools::ToolsPlugin;
@@ -197,6 +197,22 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
         terminals.set_warm_sessions(options.warm_sessions);
     }
     Ok(ctx)
+}
+
+/// Starts `agent`'s warm shell as it connects (when `--warm-sessions` is above 0), so its
+/// first `terminal_open {"type":"shell"}` without a `cwd` is served by a shell already at its
+/// prompt instead of waiting for one to start. The warm shell is never listed, not counted
+/// against `--max-terminals-per-agent`, and closed with the agent.
+pub(crate) fn prewarm_shell(ctx: &Context, agent: &Agent) {
+    if let Some(terminals) = ctx.get::<dsh_terminal_core::Terminals>() {
+        terminals.prewarm(
+            agent,
+            &SpawnRequest {
+                backend_type: dsh_terminal_bash::DEFAULT_BACKEND_TYPE.to_owned(),
+                ..SpawnRequest::default()
+            },
+        );
+    }
 }
 
 #[cfg(test)]

@@ -169,6 +169,7 @@ impl McpServer {
                 .await
             {
                 Ok(running) => {
+                    crate::compose::prewarm_shell(&self.ctx, &agent);
                     if let Some(notices) = &self.notices {
                         crate::notices::spawn_log_forwarder(
                             notices.clone(),

@@ -179,6 +179,7 @@ impl SessionManager for AgentSessions {
             closed: CancellationToken::new(),
         };
         tracing::info!(session_id = %id, agent = %session.agent.id(), "session opened");
+        crate::compose::prewarm_shell(&self.ctx, &session.agent);
         self.live.lock().insert(id.clone(), session.clone());
         Ok((id, SessionTransport { inner, session }))
     }

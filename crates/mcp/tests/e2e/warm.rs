@@ -1,5 +1,6 @@
-//! `--warm-sessions`: an agent's next `terminal_open` takes the shell started in the
-//! background after its previous open, and answers exactly like a cold open.
+//! `--warm-sessions`: an agent's first `terminal_open` takes the shell started as it
+//! connected, each next one the shell started in the background after its previous open, and
+//! every one answers exactly like a cold open.
 
 use dsh_terminal_core::Terminals;
 use serde_json::json;
@@ -19,11 +20,15 @@ async fn the_next_open_takes_the_warm_shell_and_answers_like_a_cold_open() {
     let a = host.connect().await;
 
     let first = ok(&a, "terminal_open", json!({"type": "shell"})).await;
-    assert_eq!(taken(&host), 0);
-    let second = ok(&a, "terminal_open", json!({"type": "shell"})).await;
     assert_eq!(
         taken(&host),
         1,
+        "the first open did not take the shell started as the agent connected"
+    );
+    let second = ok(&a, "terminal_open", json!({"type": "shell"})).await;
+    assert_eq!(
+        taken(&host),
+        2,
         "the second open did not take the warm shell"
     );
     assert_eq!(
@@ -39,7 +44,7 @@ async fn the_next_open_takes_the_warm_shell_and_answers_like_a_cold_open() {
     )
     .await;
     assert!(named.text.contains("pty-3"), "{:?}", named.text);
-    assert_eq!(taken(&host), 2);
+    assert_eq!(taken(&host), 3);
 
     let r = send(&a, "pty-3", "echo \"id=$DSH_PTY_SESSION_ID\"").await;
     assert!(r.has_line("id=pty-3"), "{:?}", r.text);

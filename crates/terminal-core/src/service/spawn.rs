@@ -210,7 +210,7 @@ impl Terminals {
     }
 
     /// Returns the owner's token, registering the owner cleanup on first use.
-    fn ensure_owner(
+    pub(super) fn ensure_owner(
         &self,
         st: &mut State,
         owner: &Agent,

@@ -135,6 +135,29 @@ impl Terminals {
         false
     }
 
+    /// Starts `owner`'s warm session for opens like `request` (its backend type and working
+    /// directory; the name is ignored) before the owner's first open, so that open is served
+    /// at once too. A host calls it when an agent connects. Does nothing when the pool is off
+    /// ([`Terminals::set_warm_sessions`] 0), the service is disposing, the owner is disposed,
+    /// no backend is registered for the type, there is no tokio runtime, or the owner already
+    /// has a warm session for those parameters. A spawn failure is only logged (debug): the
+    /// first open then runs cold and reports it.
+    pub fn prewarm(&self, owner: &Agent, request: &SpawnRequest) {
+        let Some(service) = self.this.upgrade() else {
+            return;
+        };
+        {
+            let mut st = self.lock();
+            if st.warm_sessions == 0 || st.phase != Phase::Running {
+                return;
+            }
+            if self.ensure_owner(&mut st, owner).is_err() {
+                return;
+            }
+        }
+        service.start_warm(owner, WarmKey::of(request));
+    }
+
     /// Starts the owner's next warm session for `key` after a successful open, unless the pool
     /// is off or the owner already has one for `key`.
     pub(super) fn start_warm(self: &Arc<Self>, owner: &Agent, key: WarmKey) {

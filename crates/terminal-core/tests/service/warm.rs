@@ -310,3 +310,47 @@ async fn a_warm_session_whose_cwd_went_away_is_closed_and_the_open_runs_cold() {
     assert!(f.stub.session("pty-2").is_closed());
     done(f).await;
 }
+
+#[tokio::test]
+async fn prewarm_serves_the_first_open_and_is_closed_with_its_owner() {
+    let f = warm_fixture();
+    // Off, or for a type no backend serves: nothing starts.
+    f.terminals.set_warm_sessions(0);
+    f.terminals.prewarm(&f.owner, &request(None));
+    f.terminals.set_warm_sessions(1);
+    f.terminals.prewarm(
+        &f.owner,
+        &SpawnRequest {
+            backend_type: "nope".into(),
+            ..request(None)
+        },
+    );
+    let_others_run().await;
+    assert!(f.stub.specs().is_empty());
+
+    f.terminals.prewarm(&f.owner, &request(Some("ignored")));
+    warm_ready(&f, &f.owner).await;
+    // A second call while one is ready starts nothing more.
+    f.terminals.prewarm(&f.owner, &request(None));
+    let_others_run().await;
+    let specs = f.stub.specs();
+    assert_eq!(specs.len(), 1);
+    assert_eq!(specs[0].name, None);
+    assert!(f.terminals.list(&f.owner).is_empty());
+
+    // The owner's first open takes it (with the open's name) and the refill starts.
+    let first = open(&f, &f.owner, Some("a")).await;
+    assert_eq!(first.snapshot.session_id, id("pty-1"));
+    assert_eq!(first.snapshot.name.as_deref(), Some("a"));
+    assert_eq!(f.terminals.warm_sessions_taken(), 1);
+    warm_ready(&f, &f.owner).await;
+
+    // Owner disposal closes the refill with the session.
+    within("owner disposal", f.owner.dispose()).await;
+    assert!(f.stub.sessions().iter().all(|s| s.is_closed()));
+    // A disposed owner gets nothing.
+    f.terminals.prewarm(&f.owner, &request(None));
+    let_others_run().await;
+    assert_eq!(f.stub.specs().len(), 2);
+    done(f).await;
+}
