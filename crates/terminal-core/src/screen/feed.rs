@@ -14,7 +14,7 @@
 use super::binary::{Verdict, suppressed_line};
 use super::flood::{FLOOD_BATCH_ROWS, rows_of, split_rows};
 use super::region::Region;
-use super::render::visible_rows_text;
+use super::render::{plain_row, visible_rows_text};
 use super::scan::{Sequence, Step};
 use super::{FeedOutcome, MarkKind, Position, Screen, ScreenEvent};
 
@@ -174,11 +174,16 @@ impl Screen {
         {
             return false;
         }
-        // One pass over the rows (a row's text is empty exactly when no cell has contents).
+        // The rows from the cursor's down, in one pass that renders no row above it (a row's
+        // text is empty exactly when no cell has contents).
+        let last = screen.size().0.get().saturating_sub(1);
+        if row >= last {
+            return plain_row(screen, row, self.config.cols).is_empty();
+        }
         screen
-            .rows(0, self.config.cols)
-            .skip(usize::from(row))
-            .all(|text| text.is_empty())
+            .contents_between(row, 0, last, self.config.cols)
+            .bytes()
+            .all(|b| b == b'\n')
     }
 
     /// Moves the oldest pending flood lines into history, keeping a screenful pending. The

@@ -96,19 +96,25 @@ impl Screen {
         let history = self.history();
         let base = history.end_abs();
         let runs = self.parser.callbacks().tabs(self.alternate);
-        let visible = visible_rows_text(screen, |r| runs.row(r), cols);
         let (cursor_row, cursor_col) = screen.cursor_position();
+        // Rows above the start are never copied; those above the cursor cannot be the end
+        // either, so neither is rendered.
+        let first = u16::try_from(start_abs.saturating_sub(base))
+            .unwrap_or(u16::MAX)
+            .min(cursor_row);
+        let visible = visible_rows_text_from(screen, |r| runs.row(r), cols, first);
         let last_content = visible
             .iter()
             .rposition(|r| !r.trim_end_matches(' ').is_empty())
-            .unwrap_or(0);
+            .map_or(0, |i| i + usize::from(first));
         let end_visible = last_content.max(usize::from(cursor_row));
         let end_abs = base + end_visible as u64;
         if start_abs > end_abs {
             return RowsSnapshot::default();
         }
         let mut pieces: Vec<(Cow<'_, str>, bool)> = Vec::new();
-        for (r, full) in visible.iter().enumerate().take(end_visible + 1) {
+        let rows = (usize::from(first)..).zip(&visible);
+        for (r, full) in rows.take((end_visible + 1).saturating_sub(usize::from(first))) {
             let abs = base + r as u64;
             if abs < start_abs {
                 continue;
@@ -244,34 +250,68 @@ impl Screen {
 }
 
 /// The text of every visible row, as [`row_text`] gives it from column 0 over `cols` cells.
-/// Rows without TAB runs come from one pass over the screen (vt100 reaches a single cell
-/// through a walk over its rows, so [`row_text`] costs a row lookup per cell).
 pub(super) fn visible_rows_text<'a>(
     screen: &vt100::Screen,
     runs: impl Fn(u16) -> &'a [(u16, u16)],
     cols: u16,
 ) -> Vec<String> {
-    screen
-        .rows(0, cols)
-        .zip(0u16..)
-        .map(|(plain, r)| {
-            let row_runs = runs(r);
-            if row_runs.is_empty() {
-                match super::utf8::restore(&plain) {
-                    Cow::Borrowed(_) => plain,
-                    Cow::Owned(restored) => restored,
-                }
-            } else {
-                row_text(screen, row_runs, r, 0, cols)
-            }
-        })
+    visible_rows_text_from(screen, runs, cols, 0)
+}
+
+/// The text of the visible rows from `first` to the bottom (index 0 is row `first`), as
+/// [`row_text`] gives it from column 0 over `cols` cells. Rows above `first` are never
+/// rendered.
+pub(super) fn visible_rows_text_from<'a>(
+    screen: &vt100::Screen,
+    runs: impl Fn(u16) -> &'a [(u16, u16)],
+    cols: u16,
+    first: u16,
+) -> Vec<String> {
+    (first..screen.size().0.get())
+        .map(|r| row_text(screen, runs(r), r, 0, cols))
         .collect()
+}
+
+/// Row `row`'s text over cells `0..width` exactly as vt100 writes a row (`Screen::rows`),
+/// rendering no other row: vt100's one-row accessors (`rows(..).nth(row)`, `contents_between`
+/// within one row) render every row above it first.
+pub(super) fn plain_row(screen: &vt100::Screen, row: u16, width: u16) -> String {
+    if row == 0 {
+        return screen.rows(0, width).next().unwrap_or_default();
+    }
+    // From the end of the row above: nothing of it is written, only its line break.
+    let cols = screen.size().1.get();
+    let mut text = screen.contents_between(row - 1, cols, row, width);
+    if text.starts_with('\n') {
+        text.remove(0);
+    }
+    text
 }
 
 /// The text of visible row `row` from cell column `start` over `width` cells: one character
 /// per cell (the second cell of a wide character adds none), empty cells as spaces only
 /// before later text, and `\t` for a recorded TAB run whose cells are all still empty.
 pub(super) fn row_text(
+    screen: &vt100::Screen,
+    runs: &[(u16, u16)],
+    row: u16,
+    start: u16,
+    width: u16,
+) -> String {
+    if runs.is_empty() && start == 0 {
+        // vt100 writes a row prefix the same way, in one pass over the row's cells (each
+        // `Screen::cell` lookup walks the rows).
+        let plain = plain_row(screen, row, width);
+        return match super::utf8::restore(&plain) {
+            Cow::Borrowed(_) => plain,
+            Cow::Owned(restored) => restored,
+        };
+    }
+    row_text_walk(screen, runs, row, start, width)
+}
+
+/// [`row_text`] cell by cell.
+pub(super) fn row_text_walk(
     screen: &vt100::Screen,
     runs: &[(u16, u16)],
     row: u16,
