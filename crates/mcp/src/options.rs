@@ -89,8 +89,9 @@ pub struct Options {
     pub max_terminals_per_agent: usize,
 
     /// Sessions kept started per agent, unlisted, for its next terminal_open with the same type
-    /// and cwd (which then returns at once instead of waiting for the shell to start): each is
-    /// an idle shell, not counted in --max-terminals-per-agent, closed with its agent; 0 = off.
+    /// and cwd (which then returns at once instead of waiting for the shell to start; the first,
+    /// a shell with no cwd, starts as the agent connects): each is an idle shell, not counted in
+    /// --max-terminals-per-agent, closed with its agent; 0 = off.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_WARM_SESSIONS)]
     pub warm_sessions: usize,
 
