@@ -153,8 +153,9 @@ impl RcFile {
             .mode(0o600)
             .open(&path)?;
         let rc = Self { path };
+        // No sync: the shell reads it through the page cache, and it is never needed after
+        // a crash.
         file.write_all(rc_script(nonce).as_bytes())?;
-        file.sync_all()?;
         Ok(rc)
     }
 
