@@ -16,8 +16,8 @@ use dsh_terminal_core::SendHead;
 use crate::render::{self, TRUNCATED, tail_lines};
 use crate::schema::{InputModeOutput, OmittedOutput, ReadPointer, SendOutput};
 
-/// Below this many bytes of room for output, keeping a head is not worth its omission line:
-/// only the newest output is kept.
+/// Below this many bytes of room for output, no first lines are kept: the omission line (with
+/// the `terminal_read` arguments that page what was left out) and the newest output only.
 const MIN_BODY_BYTES: usize = 512;
 
 /// Share of the output room the first lines may take, as a divisor (a quarter).
@@ -59,20 +59,22 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
         (std::borrow::Cow::Owned(cut), true) => (cut, true),
         _ => (std::mem::take(viewport), false),
     };
-    if room < MIN_BODY_BYTES {
-        // Too small for a head: the newest output only (the render bounds it further).
-        *omitted = None;
-        *viewport = tail_lines(&text, max_bytes);
-        return;
-    }
+    // Too small for first lines: the omission line and the newest output only.
+    let head_room = if room < MIN_BODY_BYTES {
+        0
+    } else {
+        room / HEAD_SHARE_DIVISOR
+    };
     if let Some(mut head) = head.take() {
         if let (std::borrow::Cow::Owned(cut), true) = render::cut_long_lines(&head.text, max_line) {
             head.text = cut;
         }
-        *omitted = Some(fit_with_kept_head(viewport, &head, &text, room, session_id));
+        *omitted = Some(fit_with_kept_head(
+            viewport, &head, &text, room, head_room, session_id,
+        ));
         return;
     }
-    let head_len = whole_lines_within(&text, room / HEAD_SHARE_DIVISOR);
+    let head_len = whole_lines_within(&text, head_room);
     let rest = &text[head_len..];
     let tail = tail_lines(rest, room - head_len);
     let gap = head_len..head_len + rest.len() - tail.len();
@@ -113,9 +115,10 @@ fn fit_with_kept_head(
     head: &SendHead,
     text: &str,
     room: usize,
+    head_room: usize,
     session_id: &str,
 ) -> OmittedOutput {
-    let head_len = whole_lines_within(&head.text, room / HEAD_SHARE_DIVISOR);
+    let head_len = whole_lines_within(&head.text, head_room);
     let tail = tail_lines(text, room - head_len);
     let retained_gap = &text[..text.len() - tail.len()];
     let head_rest = &head.text[head_len..];

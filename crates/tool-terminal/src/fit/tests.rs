@@ -124,14 +124,19 @@ fn a_full_screen_program_gets_no_read_arguments() {
 }
 
 #[test]
-fn a_tiny_budget_keeps_only_the_newest_output() {
+fn a_tiny_budget_keeps_the_newest_output_and_how_to_page_the_rest() {
     let lines: String = (1..=5000).map(|i| format!("{i}\n")).collect();
     let mut output = foreground(&lines, InputModeOutput::Normal);
-    fit_send(&mut output, "pty-1", 300);
+    fit_send(&mut output, "pty-1", 400);
     let (kept, truncated, omitted) = parts(&output);
-    assert!(truncated && omitted.is_none());
+    let omitted = omitted.expect("an omission line with terminal_read arguments");
+    assert!(truncated);
+    assert_eq!(omitted.after_line, 0, "no first lines in so little room");
+    assert!(omitted.terminal_read.is_some());
     assert!(kept.ends_with("5000\n"));
-    assert!(render::render_send(&output, 300).len() <= 300);
+    for max_bytes in [300, 400, 600, 900] {
+        check(&lines, &lines, max_bytes);
+    }
 }
 
 /// One line longer than the room keeps its start and its end around a marker with the bytes
