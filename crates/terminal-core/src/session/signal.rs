@@ -94,7 +94,14 @@ pub(super) fn deliver(
             format!("invalid foreground process group {pgid}"),
         )
     })?;
-    let redraw_from = shared.lock().screen.done_count();
+    let (redraw_from, shell_idle) = {
+        let st = shared.lock();
+        (
+            st.screen.done_count(),
+            st.screen.prompt_state() == PromptState::Prompt && st.active.is_none(),
+        )
+    };
+    let aftermath = has_aftermath(pgid, shared.shell_pgid(), shell_idle);
     let raw_interrupt = (signal == TerminalSignal::Sigint)
         .then(|| shared.pty.raw_interrupt_char())
         .flatten();
@@ -116,14 +123,25 @@ pub(super) fn deliver(
         })?;
         SignalDelivery::ProcessGroup
     };
-    shared.lock().redraw_pending = Some(SignalAftermath {
-        pgid,
-        done_count: redraw_from,
-        at: Instant::now(),
-        as_input: delivery == SignalDelivery::InterruptCharacter,
-    });
+    if aftermath {
+        shared.lock().redraw_pending = Some(SignalAftermath {
+            pgid,
+            done_count: redraw_from,
+            at: Instant::now(),
+            as_input: delivery == SignalDelivery::InterruptCharacter,
+        });
+    }
     tracing::debug!(%signal, pgid, ?delivery, "signal delivered");
     Ok((pgid, delivery))
+}
+
+/// Whether a signal to the foreground group `pgid` leaves an aftermath the next send must wait
+/// out. Not when it went to the shell itself idle at its prompt (`shell_idle`): nothing runs
+/// that it could end, and an interactive shell ignores the signals that reach it there
+/// (SIGTSTP, SIGTERM; SIGINT at an idle prompt is not delivered at all), so no fresh prompt
+/// ever comes to end the wait.
+fn has_aftermath(pgid: i32, shell_pgid: i32, shell_idle: bool) -> bool {
+    !(pgid == shell_pgid && shell_idle)
 }
 
 /// A signal was just delivered to the foreground group `pgid`; the next send's input must not
@@ -193,5 +211,21 @@ impl SignalAftermath {
                 _ = tokio::time::sleep_until(tick.into()) => {}
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_aftermath;
+
+    #[test]
+    fn only_a_signal_to_the_shell_idle_at_its_prompt_has_no_aftermath() {
+        // A program in the foreground, or the shell running something (a builtin loop, a
+        // command substitution in its own group): wait for the fresh prompt.
+        assert!(has_aftermath(200, 100, true));
+        assert!(has_aftermath(200, 100, false));
+        assert!(has_aftermath(100, 100, false));
+        // The shell itself at its prompt ignores it: nothing to wait for.
+        assert!(!has_aftermath(100, 100, true));
     }
 }
