@@ -23,6 +23,10 @@ async fn a_sleeping_job_is_waited_for_past_the_idle_window() {
             .await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert!(r.viewport.lines().any(|l| l == "computed"), "{r:?}");
+        // A pipeline whose reader waits on a sleeping writer is not idle either.
+        let r = sh.send("sleep 5 | cat; echo piped").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "piped"), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -17,6 +17,11 @@
 //! 5. no live thread at all (the job just ended; its shell is taking the terminal back) →
 //!    [`GroupActivity::Busy`];
 //! 6. otherwise (futex waits, children that are idle) → [`GroupActivity::Idle`].
+//!
+//! Rules 3 and 4 weigh the threads of one process together (a server's event loop with a
+//! housekeeping timer is idle); across processes, one that the rules call busy on its own
+//! keeps an otherwise idle group busy: in `sleep 5 | cat`, `cat` waits on a pipe only because
+//! `sleep` has not finished.
 
 use std::collections::HashSet;
 use std::fs;
@@ -198,7 +203,24 @@ fn is_epoll_pwait2(nr: i64) -> bool {
     nr == 441
 }
 
-/// Folds thread waits into the group verdict (the module's rules).
+/// Folds the thread waits of each process of a group into the group verdict (the module's
+/// rules; a process with no live thread is left out, and a stopped one keeps the group idle).
+fn group_verdict(processes: &[Vec<Wait>]) -> GroupActivity {
+    let all = processes.concat();
+    match verdict(&all) {
+        GroupActivity::Idle
+            if !all.contains(&Wait::Stopped)
+                && processes
+                    .iter()
+                    .any(|p| !p.is_empty() && verdict(p) == GroupActivity::Busy) =>
+        {
+            GroupActivity::Busy
+        }
+        v => v,
+    }
+}
+
+/// Folds thread waits into a verdict (the module's rules).
 fn verdict(waits: &[Wait]) -> GroupActivity {
     let has = |w: Wait| waits.contains(&w);
     let on_tty: Vec<bool> = waits
@@ -249,10 +271,11 @@ pub(crate) fn group_activity_in(pgid: i32, tty_path: &Path, scope: &ProcessScope
         .map(|s| s.pid)
         .collect();
     let mut seen: HashSet<i32> = members.iter().copied().collect();
-    let mut waits = Vec::new();
+    let mut processes = Vec::new();
     while let Some(pid) = members.pop() {
         let task_dir = PathBuf::from(format!("/proc/{pid}/task"));
         let mut awaits_children = false;
+        let mut waits = Vec::new();
         for tid in procfs::numeric_entries(&task_dir) {
             match thread_wait(pid, tid, &tty) {
                 Some(Wait::Running) => return GroupActivity::Busy,
@@ -261,6 +284,7 @@ pub(crate) fn group_activity_in(pgid: i32, tty_path: &Path, scope: &ProcessScope
                 None => {}
             }
         }
+        processes.push(waits);
         if awaits_children {
             // Children outside the group (a job that started its own groups) count too.
             for child in all.iter().filter(|s| s.ppid == pid) {
@@ -270,7 +294,7 @@ pub(crate) fn group_activity_in(pgid: i32, tty_path: &Path, scope: &ProcessScope
             }
         }
     }
-    verdict(&waits)
+    group_verdict(&processes)
 }
 
 #[cfg(test)]
@@ -312,6 +336,33 @@ mod tests {
         ];
         for (waits, expected, why) in cases {
             assert_eq!(verdict(waits), *expected, "{why}");
+            assert_eq!(group_verdict(&[waits.to_vec()]), *expected, "{why}");
+        }
+    }
+
+    #[test]
+    fn a_process_busy_on_its_own_keeps_an_idle_group_busy() {
+        use GroupActivity::{Busy, Idle};
+        use Wait::*;
+        let cases: &[(&[&[Wait]], GroupActivity, &str)] = &[
+            (&[&[Timer], &[Event]], Busy, "sleep 5 | cat"),
+            (&[&[Event, Timer], &[Event]], Idle, "server | tee log"),
+            (
+                &[&[Event], &[Event]],
+                Idle,
+                "two processes blocked on pipes",
+            ),
+            (&[&[], &[Event]], Idle, "a member that just ended"),
+            (&[&[Timer], &[Stopped]], Idle, "a stopped pipeline"),
+            (
+                &[&[Timer], &[OnTty { only_tty: true }]],
+                GroupActivity::ReadingTty { only_tty: true },
+                "sleep 1 | less: less reads the terminal",
+            ),
+        ];
+        for (processes, expected, why) in cases {
+            let processes: Vec<Vec<Wait>> = processes.iter().map(|p| p.to_vec()).collect();
+            assert_eq!(group_verdict(&processes), *expected, "{why}");
         }
     }
 
