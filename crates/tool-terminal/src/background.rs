@@ -17,10 +17,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use dsh_context::Agent;
-use dsh_jobs::{FinalStatus, JobError, JobHooks, JobId, JobOutcome, JobRegistry, JobStart};
+use dsh_jobs::{
+    FinalStatus, JobError, JobHooks, JobId, JobOutcome, JobRegistry, JobStart,
+    OWNER_DISPOSED_REASON, SERVICE_DISPOSED_REASON,
+};
 use dsh_terminal_core::{
     InputMode, SendOperation, SendRequest, SendResult, SessionId, SessionStatus, TerminalErrorCode,
-    Terminals, WaitReason,
+    TerminalSignal, Terminals, WaitReason,
 };
 use dsh_tools::ToolError;
 use parking_lot::Mutex;
@@ -107,6 +110,42 @@ impl Stream {
     }
 }
 
+/// After `job_kill`: how long the command has to end after its interrupt before it gets
+/// SIGTERM, and again after that before SIGKILL (as a user would press Ctrl-C, then kill it).
+const KILL_ESCALATION: Duration = Duration::from_secs(3);
+/// How often a killed job's send is checked for escalation.
+const ESCALATION_CHECK: Duration = Duration::from_millis(250);
+
+/// The signals a killed job's command got past its interrupt.
+#[derive(Default)]
+struct Escalation {
+    killed_at: Option<tokio::time::Instant>,
+    sent: usize,
+}
+
+impl Escalation {
+    /// Sends the foreground SIGTERM once [`KILL_ESCALATION`] passed since the kill, and SIGKILL
+    /// once it passed again (a refusal, such as SIGKILL to the shell itself, is left there).
+    fn step(&mut self, terminals: &Terminals, owner: &Agent, id: &SessionId, killed: bool) {
+        if !killed {
+            return;
+        }
+        let since = self
+            .killed_at
+            .get_or_insert_with(tokio::time::Instant::now)
+            .elapsed();
+        let signal = match self.sent {
+            0 if since >= KILL_ESCALATION => TerminalSignal::Sigterm,
+            1 if since >= 2 * KILL_ESCALATION => TerminalSignal::Sigkill,
+            _ => return,
+        };
+        self.sent += 1;
+        if let Err(e) = terminals.signal(owner, id, signal) {
+            tracing::debug!(session_id = %id, %signal, error = %e, "killed job not escalated");
+        }
+    }
+}
+
 /// How long a follow-up poll may wait for the previous send to release the session's slot.
 const SLOT_RELEASE_WAIT: Duration = Duration::from_secs(5);
 /// Pause between attempts to take a slot that is still being released.
@@ -138,7 +177,23 @@ async fn follow(
         let Some(op) = stream.lock().as_ref().map(|s| s.current.clone()) else {
             return Err("background send lost its operation".to_owned());
         };
-        let result = match op.done().await {
+        let settled = {
+            let done = op.done();
+            tokio::pin!(done);
+            let mut escalation = Escalation::default();
+            loop {
+                tokio::select! {
+                    settled = &mut done => break settled,
+                    () = tokio::time::sleep(ESCALATION_CHECK) => escalation.step(
+                        &terminals,
+                        &owner,
+                        &id,
+                        cancel_requested.load(Ordering::SeqCst),
+                    ),
+                }
+            }
+        };
+        let result = match settled {
             Ok(result) => result,
             Err(e) => {
                 return Ok(JobOutcome::new(
@@ -264,11 +319,25 @@ impl Background {
                 let cancel_stream = run_stream.clone();
                 let cancel_flag = cancel_requested.clone();
                 let read_stream = run_stream.clone();
+                let (end_terminals, end_owner, end_id) =
+                    (Arc::clone(&terminals), run_owner.clone(), run_id.clone());
                 Ok(JobHooks {
-                    cancel: Box::new(move |_reason| {
+                    cancel: Box::new(move |reason| {
                         cancel_flag.store(true, Ordering::SeqCst);
                         if let Some(s) = cancel_stream.lock().as_ref() {
                             s.current.cancel();
+                        }
+                        // The agent (or the server) is going away and awaits its jobs: a
+                        // program that survives the interrupt must not hold that up until the
+                        // send's deadline, so its session is closed now, as it would be next.
+                        if (reason == OWNER_DISPOSED_REASON || reason == SERVICE_DISPOSED_REASON)
+                            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+                        {
+                            let (terminals, owner, id) =
+                                (end_terminals.clone(), end_owner.clone(), end_id.clone());
+                            drop(runtime.spawn(async move {
+                                let _ = terminals.kill(&owner, &id).await;
+                            }));
                         }
                         Ok(())
                     }),

@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use crate::support::{
-    InProcess, Reply, STEP, ServerProcess, call, err, ok, send, test_options, within,
+    InProcess, ProcessWatch, Reply, STEP, ServerProcess, call, err, ok, send, shell_pid,
+    test_options, within,
 };
 
 /// A client that forwards every log notification's text to a channel.
@@ -329,4 +330,67 @@ async fn a_long_foreground_send_reports_progress_when_asked() {
         .await
         .expect("client task");
     assert!(server.wait_exit().await.success());
+}
+
+/// An agent that disconnects while its background job's program ignores the interrupt: the
+/// job's session closes with the agent, and the teardown does not wait out the send's deadline
+/// (ten minutes here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn disconnecting_ends_a_job_whose_program_ignores_the_interrupt() {
+    let mut host = InProcess::new(&dsh_mcp::Options {
+        timeout_ms: 600_000,
+        ..test_options()
+    });
+    let a = host.connect().await;
+    ok(&a, "terminal_open", json!({"type": "shell"})).await;
+    let shell = ProcessWatch::new(shell_pid(&a, "pty-1").await);
+    let job = background(&a, "pty-1", "(trap '' INT; echo armed; exec sleep 1000)").await;
+    let mut seen = String::new();
+    while !seen.lines().any(|l| l == "armed") {
+        let r = ok(
+            &a,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 200}),
+        )
+        .await;
+        seen.push_str(&r.text);
+    }
+    host.finish(vec![a]).await;
+    shell.assert_exits("the job's shell").await;
+}
+
+/// `job_kill` of a command that ignores the interrupt: it gets SIGTERM once the interrupt had
+/// its time, and the job ends killed instead of staying `stopping`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn job_kill_escalates_when_the_program_ignores_the_interrupt() {
+    let mut host = InProcess::new(&test_options());
+    let a = host.connect().await;
+    ok(&a, "terminal_open", json!({"type": "shell"})).await;
+    let job = background(&a, "pty-1", "(trap '' INT; echo armed; exec sleep 1000)").await;
+    let mut seen = String::new();
+    while !seen.lines().any(|l| l == "armed") {
+        let r = ok(
+            &a,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 200}),
+        )
+        .await;
+        seen.push_str(&r.text);
+    }
+    ok(&a, "job_kill", json!({"job_id": job})).await;
+    let r = ok(
+        &a,
+        "job_output",
+        json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+    )
+    .await;
+    assert!(
+        status_line(&r).starts_with("[status: killed") && status_line(&r).contains("exit: 143"),
+        "{:?}",
+        r.text
+    );
+    // The session is back at its prompt.
+    let r = send(&a, "pty-1", "echo after").await;
+    assert!(r.has_line("after"), "{:?}", r.text);
+    host.finish(vec![a]).await;
 }

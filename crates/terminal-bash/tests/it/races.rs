@@ -188,3 +188,54 @@ async fn a_cancelled_send_the_shell_never_read_does_not_run_later() {
     })
     .await;
 }
+
+/// A cancel made right after the shell read the line, before the command took the foreground
+/// (a background job killed at once, as parallel tool calls do): the interrupt that reached
+/// the shell first reaches the command too, so the send ends instead of waiting out its
+/// timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_right_after_the_write_reaches_the_command() {
+    within(async {
+        let shell = Shell::open(quick_config()).await;
+        for round in 0..ROUNDS {
+            let op = shell
+                .session
+                .start_send(dsh_terminal_core::SendRequest {
+                    text: "sleep 100".to_owned(),
+                    submit: true,
+                    timeout: None,
+                })
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            // Once the shell echoed the line (it is reading or has just run it), at once.
+            let mut seen = String::new();
+            while !seen.contains("sleep 100") {
+                seen.push_str(&op.read_output().delta);
+                tokio::task::yield_now().await;
+            }
+            assert!(
+                op.cancel(),
+                "round {round}: the send settled before its cancel"
+            );
+            let r = op
+                .done()
+                .await
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            assert_eq!(
+                r.wait_reason,
+                WaitReason::StdinRead,
+                "round {round}: {r:?}\ntranscript: {}",
+                shell.session.transcript()
+            );
+            // Back at the prompt: the next command runs at once.
+            let marker = format!("z-{round}");
+            let r = shell.send(&format!("echo {marker}")).await;
+            assert!(
+                r.viewport.lines().any(|l| l == marker),
+                "round {round}: {:?}",
+                r.viewport
+            );
+        }
+        shell.close().await;
+    })
+    .await;
+}

@@ -28,6 +28,7 @@
 //!   reaped by the waiter thread. Dropping a session that was never closed kills everything
 //!   synchronously.
 
+mod cancel;
 mod close;
 mod config;
 mod input;

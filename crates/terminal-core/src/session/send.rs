@@ -30,9 +30,10 @@ use crate::backend::OperationHandle;
 use crate::error::{TerminalError, TerminalErrorCode};
 use crate::readiness::{Readiness, Settle};
 use crate::screen::{AnchorId, Position, PromptState};
-use crate::types::{SendProgress, SendRead, SendRequest, SendResult, TerminalSignal};
+use crate::types::{SendProgress, SendRead, SendRequest, SendResult};
 
 use super::Inner;
+use super::cancel::CancelInterrupts;
 use super::input;
 use super::observe::{
     Probe, Probing, SIGNAL_BYTES, TerminalFacts, observe, pre_write, shell_replaced,
@@ -41,7 +42,6 @@ use super::observe::{
 use super::probe::ProbeSchedule;
 use super::result::{SettleFacts, assemble, is_repl_continuation_prompt};
 use super::shared::{Shared, State};
-use super::signal::deliver;
 
 /// After the shell exits: least time before "no unread output" counts as drained.
 pub(super) const EXIT_DRAIN_MIN: Duration = Duration::from_millis(10);
@@ -331,7 +331,7 @@ impl SendOp {
             self.in_flight.store(true, Ordering::SeqCst);
             Some(shared.pty.write(input))
         };
-        let mut interrupted = false;
+        let mut interrupts = CancelInterrupts::default();
         let poll_interval = inner.config.poll_interval;
         let mut next_tick = written_at + poll_interval;
         let mut probes = ProbeSchedule::new(written_at, marks_at_write, poll_interval);
@@ -379,12 +379,11 @@ impl SendOp {
             if self.is_settled() {
                 break;
             }
-            if self.cancel_requested() && !interrupted {
-                interrupted = true;
-                if let Err(e) = deliver(&shared, TerminalSignal::Sigint) {
-                    self.fail(e);
-                    break;
-                }
+            if self.cancel_requested()
+                && let Err(e) = interrupts.deliver_due(&shared).await
+            {
+                self.fail(e);
+                break;
             }
 
             let now = Instant::now();
