@@ -54,7 +54,7 @@ use self::scan::EscScanner;
 const MAX_OSC_BYTES: usize = 4096;
 
 /// Default number of lines of a [`Screen::page`] request.
-pub(crate) const DEFAULT_PAGE_LINES: u64 = 500;
+pub const DEFAULT_PAGE_LINES: u64 = 500;
 
 /// Size and bounds of a [`Screen`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

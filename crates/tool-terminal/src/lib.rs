@@ -25,8 +25,8 @@ use dsh_invariants::Companion;
 use dsh_jobs::JobRegistry;
 use dsh_system_prompt::SystemPrompt;
 use dsh_terminal_core::{
-    CloseOutcome, ReadRequest, SendRequest, SessionId, SpawnRequest, TerminalError,
-    TerminalErrorCode, TerminalSignal, Terminals,
+    CloseOutcome, DEFAULT_PAGE_LINES, ReadRequest, SendRequest, SessionId, SpawnRequest,
+    TerminalError, TerminalErrorCode, TerminalSignal, Terminals,
 };
 use dsh_tools::{Card, CardKind, Content, Tool, ToolCall, ToolError, ToolResult, Tools};
 
@@ -257,14 +257,38 @@ impl Tool for ReadTool {
             page.text = text;
             page.truncated = true;
         }
+        // The requested range's older end, and the pointer to its lines a cut page leaves out
+        // (its numbers are at most as long as these).
+        let wanted_end = page
+            .line_begin
+            .saturating_add(args.count.unwrap_or(DEFAULT_PAGE_LINES))
+            .min(page.total_lines);
+        let widest_older = ReadPointer {
+            session_id: args.session_id.clone(),
+            offset: wanted_end,
+            count: wanted_end,
+        };
+        // Room for the footer, the pointer and the truncation marker, so the rendered page
+        // keeps every line the footer counts (the footer can only get shorter).
+        let footer = render::read_footer(page.line_begin, page.line_end, page.total_lines).len()
+            + render::older_line(&widest_older).len()
+            + render::TRUNCATED.len();
         let cut;
-        (page.text, cut) = bound_structured(page.text, max_bytes);
+        (page.text, cut) = bound_structured(page.text, max_bytes.saturating_sub(footer));
         if cut {
             // Older lines were cut from the top: the page now ends sooner (newest-relative).
             page.line_end = page.line_begin + page.text.split('\n').count() as u64;
             page.truncated = true;
         }
-        Ok(ReadOutput::from(page))
+        let mut output = ReadOutput::from(page);
+        if output.line_end < wanted_end && !output.text.is_empty() {
+            output.older = Some(ReadPointer {
+                session_id: args.session_id.clone(),
+                offset: output.line_end,
+                count: wanted_end - output.line_end,
+            });
+        }
+        Ok(output)
     }
     fn render(&self, _args: &ReadArgs, out: &ReadOutput) -> String {
         render::render_read(out, self.0.config.max_result_bytes)

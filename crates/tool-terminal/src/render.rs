@@ -15,7 +15,7 @@ use dsh_output_retention::{head, tail};
 use dsh_terminal_core::SendRead;
 
 use crate::schema::{
-    InputModeOutput, OmittedOutput, OpenOutput, ReadOutput, SendOutput, SessionOutput,
+    InputModeOutput, OmittedOutput, OpenOutput, ReadOutput, ReadPointer, SendOutput, SessionOutput,
 };
 
 /// The truncation marker appended when a result was cut (19 bytes).
@@ -383,11 +383,27 @@ pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
     } else {
         result.text.as_str()
     };
-    let metadata = format!(
-        "\n[lines: {}-{} of {}]",
-        result.line_begin, result.line_end, result.total_lines
-    );
+    let mut metadata = read_footer(result.line_begin, result.line_end, result.total_lines);
+    if let Some(older) = &result.older {
+        metadata.push_str(&older_line(older));
+    }
     bound_body_with_suffix(body, &metadata, result.truncated, max_bytes)
+}
+
+/// `terminal_read`'s pointer to the requested lines a page could not hold, with its leading
+/// newline.
+pub(crate) fn older_line(older: &ReadPointer) -> String {
+    format!(
+        "\n[older lines of the range: terminal_read {{\"sessionId\": {}, \"offset\": {}, \"count\": {}}}]",
+        serde_json::Value::from(older.session_id.as_str()),
+        older.offset,
+        older.count
+    )
+}
+
+/// `terminal_read`'s footer line, with its leading newline.
+pub(crate) fn read_footer(line_begin: u64, line_end: u64, total_lines: u64) -> String {
+    format!("\n[lines: {line_begin}-{line_end} of {total_lines}]")
 }
 
 /// `terminal_list`: one line per session, `<id>[ (<name>)] [<type>] <status>[ pid=<pid>]`, or

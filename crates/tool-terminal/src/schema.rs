@@ -409,6 +409,10 @@ pub struct ReadOutput {
     pub line_end: u64,
     /// Whether the page or the retained history was cut.
     pub truncated: bool,
+    /// When the page could not hold every requested line (the result's byte cap): the
+    /// `terminal_read` arguments that page the older lines it left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub older: Option<ReadPointer>,
 }
 
 impl From<ReadResult> for ReadOutput {
@@ -419,6 +423,7 @@ impl From<ReadResult> for ReadOutput {
             line_begin: r.line_begin,
             line_end: r.line_end,
             truncated: r.truncated,
+            older: None,
         }
     }
 }

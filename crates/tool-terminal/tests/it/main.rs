@@ -11,5 +11,6 @@ mod background;
 mod bad_input;
 mod lifecycle;
 mod long_lines;
+mod paging;
 mod schemas;
 mod support;

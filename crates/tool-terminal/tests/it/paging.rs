@@ -1,0 +1,82 @@
+//! Paging what a send left out: the omission line's `terminal_read` arguments, then each
+//! page's `older` arguments, give every left-out line exactly once, and each rendered page
+//! holds exactly the lines its footer counts.
+
+use dsh_tool_terminal::ToolTerminalConfig;
+use serde_json::{Value, json};
+
+use crate::support::{Host, fast_bash};
+
+/// The `{…}` arguments after `terminal_read ` in `text`'s line that starts with `prefix`.
+fn read_args(text: &str, prefix: &str) -> Option<Value> {
+    let line = text.lines().find(|l| l.starts_with(prefix))?;
+    let args = line.split_once("terminal_read ")?.1.strip_suffix(']')?;
+    serde_json::from_str(args).ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn following_the_pointers_pages_every_left_out_line_once() {
+    let host = Host::new(ToolTerminalConfig::default(), Some(fast_bash()));
+    let agent = host.agent("a");
+    host.call(&agent, "terminal_open", json!({"type": "shell"}))
+        .await;
+    // Short lines: a page of the left-out range fills the whole budget.
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "seq 1 20000", "timeoutMs": 60_000}),
+        )
+        .await;
+    let text = r.text();
+    let mut next = read_args(&text, "[…").unwrap_or_else(|| panic!("{text:.400}"));
+    // The newest lines the send showed (after the omission line, before the prompt).
+    let shown: Vec<u64> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("[…"))
+        .skip(1)
+        .map_while(|l| l.parse().ok())
+        .collect();
+    let mut pages: Vec<Vec<u64>> = Vec::new();
+    let mut calls = 0;
+    loop {
+        calls += 1;
+        assert!(calls < 50, "too many pages");
+        let page = host.call(&agent, "terminal_read", next.clone()).await;
+        let page_text = page.text();
+        assert!(page_text.len() <= 32 * 1024, "{} bytes", page_text.len());
+        let numbers: Vec<u64> = page_text.lines().map_while(|l| l.parse().ok()).collect();
+        // The footer counts exactly the lines shown.
+        let footer = page_text
+            .lines()
+            .find(|l| l.starts_with("[lines: "))
+            .unwrap_or_else(|| panic!("{page_text:.400}"));
+        let range = footer
+            .trim_start_matches("[lines: ")
+            .split(" of ")
+            .next()
+            .unwrap_or_default();
+        let (begin, end) = range.split_once('-').unwrap_or_default();
+        let (begin, end): (u64, u64) = (begin.parse().unwrap(), end.parse().unwrap());
+        let body_lines = page_text
+            .lines()
+            .take_while(|l| !l.starts_with("[lines: "))
+            .count() as u64;
+        assert_eq!(end - begin, body_lines, "{footer}");
+        pages.push(numbers);
+        match read_args(&page_text, "[older lines of the range: ") {
+            Some(args) => next = args,
+            None => break,
+        }
+    }
+    // Pages come newest first; each follows the next older one without a gap or a repeat,
+    // and the newest page ends just before the lines the send showed.
+    let mut all: Vec<u64> = pages.into_iter().rev().flatten().collect();
+    all.extend(shown);
+    let first = all[0];
+    let expected: Vec<u64> = (first..=20000).collect();
+    assert_eq!(all, expected);
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
