@@ -394,3 +394,37 @@ async fn job_kill_escalates_when_the_program_ignores_the_interrupt() {
     assert!(r.has_line("after"), "{:?}", r.text);
     host.finish(vec![a]).await;
 }
+
+/// `job_kill` right after a background send, as parallel tool calls make it: the command is
+/// stopped (never left running), and none of its line is left behind to run with the next
+/// command. Repeated to catch the race with the shell reading the line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn job_kill_at_once_stops_the_command_and_leaves_nothing_behind() {
+    let mut host = InProcess::new(&test_options());
+    let a = host.connect().await;
+    ok(&a, "terminal_open", json!({"type": "shell"})).await;
+    for round in 0..8 {
+        let job = background(&a, "pty-1", "echo sleeping; sleep 1000").await;
+        ok(&a, "job_kill", json!({"job_id": job})).await;
+        let r = ok(
+            &a,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+        )
+        .await;
+        assert!(
+            status_line(&r).starts_with("[status: killed"),
+            "round {round}: {:?}",
+            r.text
+        );
+        let marker = format!("next-{round}");
+        let r = send(&a, "pty-1", &format!("echo {marker}")).await;
+        assert!(r.has_line(&marker), "round {round}: {:?}", r.text);
+        assert!(
+            !r.text.contains("not found") && !r.text.contains("invalid"),
+            "round {round}: {:?}",
+            r.text
+        );
+    }
+    host.finish(vec![a]).await;
+}

@@ -1,13 +1,17 @@
 //! The interrupts a cancelled send delivers.
 //!
-//! A cancel interrupts the foreground group the way the terminal's Ctrl-C would. One that
-//! lands before the command took the foreground reaches the shell, or the command's group
-//! while its leader is still the shell's fork (which catches SIGINT as the shell does, then
-//! runs the command anyway): the command gets an interrupt too once it is in the foreground
-//! under its own program image. A program that survives its interrupt (a REPL back at its
-//! prompt, one that ignores SIGINT) gets no other.
+//! A cancel interrupts the foreground group the way the terminal's Ctrl-C would. Right after
+//! the write, the shell may still be reading the line (readline gathers typed-ahead input into
+//! a buffer of its own that an interrupt does not clear, so the rest of the line would be run
+//! with the next send's text): while the shell itself holds the foreground, the interrupt
+//! waits up to [`SHELL_GRACE`] for the command to take it. One that reaches the command's
+//! group while its leader is still the shell's fork (which catches SIGINT as the shell does,
+//! then runs the command anyway) is followed by another once the command holds the
+//! foreground under its own program image. A program that survives its interrupt (a REPL back
+//! at its prompt, one that ignores SIGINT) gets no other.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::error::TerminalError;
 use crate::types::TerminalSignal;
@@ -17,6 +21,9 @@ use super::signal::deliver;
 
 /// Most interrupts one cancel delivers.
 const MAX_CANCEL_INTERRUPTS: u32 = 4;
+/// Longest wait, after a cancel, for the command to take the foreground from the shell
+/// before the shell itself is interrupted (it runs a builtin loop, or never got the line).
+const SHELL_GRACE: Duration = Duration::from_millis(250);
 
 /// The foreground group an interrupt went to, and its leader's program name then.
 #[derive(Debug, PartialEq, Eq)]
@@ -39,6 +46,8 @@ impl Target {
 pub(super) struct CancelInterrupts {
     last: Option<Target>,
     count: u32,
+    /// When the cancel was first seen.
+    since: Option<Instant>,
 }
 
 impl CancelInterrupts {
@@ -59,14 +68,25 @@ impl CancelInterrupts {
                 pgid: None,
                 leader: None,
             });
-        let due = self.last.as_ref().is_none_or(|last| {
-            target.pgid.is_some() && target.pgid != Some(shared.shell_pgid()) && target != *last
-        });
-        if due {
-            self.last = Some(target);
-            self.count += 1;
-            deliver(shared, TerminalSignal::Sigint)?;
+        let since = *self.since.get_or_insert_with(Instant::now);
+        let of_shell = target.pgid == Some(shared.shell_pgid());
+        let due = match &self.last {
+            None => !of_shell || since.elapsed() >= SHELL_GRACE,
+            Some(last) => target.pgid.is_some() && !of_shell && target != *last,
+        };
+        if !due {
+            return Ok(());
         }
-        Ok(())
+        let first = self.last.is_none();
+        self.last = Some(target);
+        self.count += 1;
+        match deliver(shared, TerminalSignal::Sigint) {
+            // A later group that ended before its interrupt: nothing left to interrupt.
+            Err(e) if !first => {
+                tracing::debug!(error = %e, "cancel interrupt not delivered");
+                Ok(())
+            }
+            other => other.map(drop),
+        }
     }
 }
