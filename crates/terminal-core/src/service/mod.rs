@@ -9,7 +9,8 @@
 //!   backend. A published id is never reused. A spawn that fails (in the backend, or rolled
 //!   back after a cancellation) gives its number back, and the next spawn takes the smallest
 //!   number given back, so the ids a model sees stay consecutive; preflight rejections take
-//!   none.
+//!   none. A discarded warm session keeps its number (the open that discarded it already took
+//!   a later one): ids never go backwards.
 //! - **Exact-owner fencing**: every operation compares the stored [`Agent`] with the caller by
 //!   instance (`==`), never by id or name. Another agent's id gets `FOREIGN_SESSION`, even when
 //!   both agents carry the same id string.

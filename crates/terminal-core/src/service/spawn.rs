@@ -368,19 +368,34 @@ impl Terminals {
         }
     }
 
-    /// Closes a session that came up after its spawn was cancelled.
+    /// Closes a session that came up after its spawn was cancelled, and gives its id back.
     pub(super) async fn roll_back(
         &self,
         id: &SessionId,
         session: Arc<dyn BackendSession>,
         reason: TerminalError,
     ) -> Result<SpawnResult, TerminalError> {
+        self.roll_back_keeping_id(id, session, reason, false).await
+    }
+
+    /// [`Terminals::roll_back`]; `keep_id`: the id is not given back (a discarded warm
+    /// session's: the open that discarded it already took a later id, so reusing it would make
+    /// ids go backwards).
+    pub(super) async fn roll_back_keeping_id(
+        &self,
+        id: &SessionId,
+        session: Arc<dyn BackendSession>,
+        reason: TerminalError,
+        keep_id: bool,
+    ) -> Result<SpawnResult, TerminalError> {
         tracing::info!(%reason, "rolling back PTY spawn");
         match session.close(CLOSE_REASON_ROLLBACK.to_owned()).await {
             Ok(_) => {
                 let mut st = self.lock();
                 st.pending.retain(|p| p.id != *id);
-                st.return_id(id);
+                if !keep_id {
+                    st.return_id(id);
+                }
                 Err(reason)
             }
             Err(close_error) => {

@@ -334,7 +334,9 @@ impl Terminals {
             drop(
                 runtime.spawn(
                     async move {
-                        let _ = service.roll_back(&id, session, discarded_error(&id)).await;
+                        let _ = service
+                            .roll_back_keeping_id(&id, session, discarded_error(&id), true)
+                            .await;
                         settled.send_replace(true);
                     }
                     .instrument(span),

@@ -354,3 +354,27 @@ async fn prewarm_serves_the_first_open_and_is_closed_with_its_owner() {
     assert_eq!(f.stub.specs().len(), 2);
     done(f).await;
 }
+
+#[tokio::test]
+async fn a_discarded_warm_sessions_id_is_not_reused() {
+    let f = warm_fixture();
+    f.terminals.prewarm(&f.owner, &request(None));
+    warm_ready(&f, &f.owner).await;
+    // An open elsewhere discards the warm shell (pty-1) and takes the next id.
+    let first = within("open in /tmp", f.terminals.spawn(&f.owner, in_dir("/tmp")))
+        .await
+        .unwrap();
+    assert_eq!(first.snapshot.session_id, id("pty-2"));
+    f.stub.session("pty-1").wait_closed().await;
+    eventually("the discard to finish", || {
+        format!("{:?}", f.terminals).contains("pending: 0")
+            || f.terminals.warm_session_count(&f.owner) == 1
+    })
+    .await;
+    // Ids only go forward: the next open does not get pty-1 back.
+    let second = within("open in /", f.terminals.spawn(&f.owner, in_dir("/")))
+        .await
+        .unwrap();
+    assert_ne!(second.snapshot.session_id, id("pty-1"));
+    done(f).await;
+}
