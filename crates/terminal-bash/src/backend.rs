@@ -85,6 +85,13 @@ impl BashBackend {
         &self,
         spec: BackendSpawnSpec,
     ) -> Result<(Arc<PtySession>, Option<Arc<WatchedLimits>>), TerminalError> {
+        let shell = &self.config.shell_path;
+        if !is_executable_file(shell) {
+            return Err(spawn_error(format!(
+                "terminal-bash: the shell {} is not an executable file on this host, and nothing you can do from a session changes that; ask the user to fix the server's shell setting (dsh-mcp: --shell <path of bash>)",
+                shell.display()
+            )));
+        }
         let nonce = PromptNonce::generate()?;
         let rc = RcFile::create(&nonce).map_err(|e| {
             spawn_error(format!(
@@ -169,4 +176,11 @@ impl TerminalBackend for BashBackend {
             (session, None) => Ok(session as Arc<dyn BackendSession>),
         }
     }
+}
+
+/// Whether `path` is a file with an execute permission bit set.
+fn is_executable_file(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }

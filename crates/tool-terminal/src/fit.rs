@@ -69,9 +69,10 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
         if let (std::borrow::Cow::Owned(cut), true) = render::cut_long_lines(&head.text, max_line) {
             head.text = cut;
         }
-        *omitted = Some(fit_with_kept_head(
-            viewport, &head, &text, room, head_room, session_id,
-        ));
+        let kept = fit_with_kept_head(viewport, &head, &text, room, head_room, session_id);
+        // Nothing between the kept head and the tail (one huge line cut in its middle has its
+        // own marker): no omission line.
+        *omitted = (kept.lines > 0).then_some(kept);
         return;
     }
     let head_len = whole_lines_within(&text, head_room);

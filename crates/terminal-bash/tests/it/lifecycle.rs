@@ -49,6 +49,23 @@ async fn startup_exit_is_a_spawn_error() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_shell_is_named_in_the_spawn_error() {
+    within(async {
+        let config = BashConfig {
+            shell_path: "/nonexistent/dsh-shell".into(),
+            ..config()
+        };
+        let err = BashBackend::new(config)
+            .spawn_session(spec(CancellationToken::new()))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), TerminalErrorCode::Spawn);
+        insta::assert_snapshot!(err.message());
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn startup_timeout_is_a_spawn_error_and_cleans_up() {
     within(async {
         let s = spec(CancellationToken::new());

@@ -294,3 +294,28 @@ fn retained_lines_before_the_viewport_are_pageable_not_dropped() {
     // The same page end (just before the kept tail), reaching 180 lines further back.
     assert_eq!((w.offset, w.count), (o.offset, o.count + 180));
 }
+
+#[test]
+fn one_huge_line_after_a_kept_head_gets_no_empty_omission_line() {
+    // The command line was kept; the rest is one line, cut in its middle by its own marker.
+    let line = "q".repeat(300_000);
+    let transcript = format!("{line}\ndsh> ");
+    let mut output = cut_with_head(
+        &transcript,
+        SendHead {
+            text: "printf q…\n".to_owned(),
+            lines_dropped: 0,
+            rows_between: 0,
+            retained_lines_before: 0,
+        },
+    );
+    fit_send(&mut output, "pty-1", 32 * 1024);
+    let (_, _, omitted) = parts(&output);
+    assert!(omitted.is_none(), "{omitted:?}");
+    let rendered = render::render_send(&output, 32 * 1024);
+    assert!(!rendered.contains("[… 0 lines"), "{rendered:.300}");
+    assert!(
+        rendered.contains("bytes of this line omitted"),
+        "{rendered:.300}"
+    );
+}
