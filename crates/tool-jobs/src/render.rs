@@ -46,6 +46,19 @@ fn tail_from_line_start(text: &str, max_bytes: usize) -> &str {
     }
 }
 
+/// When [`render_output`] has to cut `text` to `limit`: the output part it keeps (the newest
+/// output from a line start, ending with the truncation marker), without the status line.
+/// `None` when it fits whole.
+pub fn cut_output(text: &str, job: &JobSnapshot, limit: Option<usize>) -> Option<String> {
+    if text.is_empty() {
+        return None;
+    }
+    let rendered = render_output(text, job, limit);
+    let status = format!("\n{}", status_line(job));
+    let body = rendered.strip_suffix(&status)?;
+    (body.len() < text.trim_end_matches('\n').len()).then(|| body.to_owned())
+}
+
 /// The `job_output` text: the output (or `(no new output)`), a newline unless it already ends
 /// with one, then the status line. With a `limit`, the newest output and the whole status line
 /// are kept; a cut adds `[output truncated]` unless the producer's own marker already ends the

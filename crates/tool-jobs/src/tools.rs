@@ -99,10 +99,17 @@ impl Tool for OutputTool {
                 .map_err(job_error)?;
         }
         let read = self.0.jobs.read(&id, agent).map_err(job_error)?;
+        let limit = read.snapshot.output_limit_bytes;
+        // Structured content carries the same text the model reads: cut to the limit the way
+        // the rendered text is (newest output, from a line start, with the truncation marker).
+        let text = match render::cut_output(&read.text, &read.snapshot, limit) {
+            Some(kept) => kept,
+            None => read.text,
+        };
         Ok(OutputOutput {
-            text: read.text,
+            text,
             job: (&read.snapshot).into(),
-            limit: read.snapshot.output_limit_bytes,
+            limit,
         })
     }
     fn render(&self, _args: &OutputArgs, out: &OutputOutput) -> String {

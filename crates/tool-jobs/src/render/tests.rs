@@ -168,3 +168,18 @@ fn notices_degrade_in_exact_shapes() {
             .join("\n---\n")
     );
 }
+
+#[test]
+fn a_cut_output_is_the_rendered_text_without_its_status_line() {
+    let text: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
+    let j = job("pty-send-1", JobStatus::Running, None);
+    let kept = super::cut_output(&text, &j, Some(2048)).expect("cut");
+    let rendered = render_output(&text, &j, Some(2048));
+    assert_eq!(format!("{kept}\n[status: running]"), rendered);
+    assert!(kept.ends_with("line 5000\n[output truncated]"), "{kept}");
+    // Rendering the kept text gives the same result.
+    assert_eq!(render_output(&kept, &j, Some(2048)), rendered);
+    // Text that fits is not cut.
+    assert_eq!(super::cut_output("short\n", &j, Some(2048)), None);
+    assert_eq!(super::cut_output("", &j, Some(2048)), None);
+}
