@@ -53,7 +53,7 @@ use self::scan::EscScanner;
 /// longer OSCs such as hyperlinks are not rendered anyway).
 const MAX_OSC_BYTES: usize = 4096;
 
-/// Default number of lines of a [`Screen::page`] request.
+/// Lines a scrollback page holds when its [`ReadRequest`](crate::ReadRequest) gives no `count`.
 pub const DEFAULT_PAGE_LINES: u64 = 500;
 
 /// Size and bounds of a [`Screen`].
