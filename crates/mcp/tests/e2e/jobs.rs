@@ -332,6 +332,28 @@ async fn a_long_foreground_send_reports_progress_when_asked() {
     assert!(server.wait_exit().await.success());
 }
 
+/// Starts a background job on `pty-1` whose program ignores SIGINT, and returns its id once the
+/// program is running.
+async fn armed_job_ignoring_sigint(client: &rmcp::Peer<RoleClient>) -> String {
+    let job = background(
+        client,
+        "pty-1",
+        "(trap '' INT; echo armed; exec sleep 1000)",
+    )
+    .await;
+    let mut seen = String::new();
+    while !seen.lines().any(|l| l == "armed") {
+        let r = ok(
+            client,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 200}),
+        )
+        .await;
+        seen.push_str(&r.text);
+    }
+    job
+}
+
 /// An agent that disconnects while its background job's program ignores the interrupt: the
 /// job's session closes with the agent, and the teardown does not wait out the send's deadline
 /// (ten minutes here).
@@ -344,17 +366,7 @@ async fn disconnecting_ends_a_job_whose_program_ignores_the_interrupt() {
     let a = host.connect().await;
     ok(&a, "terminal_open", json!({"type": "shell"})).await;
     let shell = ProcessWatch::new(shell_pid(&a, "pty-1").await);
-    let job = background(&a, "pty-1", "(trap '' INT; echo armed; exec sleep 1000)").await;
-    let mut seen = String::new();
-    while !seen.lines().any(|l| l == "armed") {
-        let r = ok(
-            &a,
-            "job_output",
-            json!({"job_id": job, "wait": true, "timeout_ms": 200}),
-        )
-        .await;
-        seen.push_str(&r.text);
-    }
+    armed_job_ignoring_sigint(&a).await;
     host.finish(vec![a]).await;
     shell.assert_exits("the job's shell").await;
 }
@@ -366,17 +378,7 @@ async fn job_kill_escalates_when_the_program_ignores_the_interrupt() {
     let mut host = InProcess::new(&test_options());
     let a = host.connect().await;
     ok(&a, "terminal_open", json!({"type": "shell"})).await;
-    let job = background(&a, "pty-1", "(trap '' INT; echo armed; exec sleep 1000)").await;
-    let mut seen = String::new();
-    while !seen.lines().any(|l| l == "armed") {
-        let r = ok(
-            &a,
-            "job_output",
-            json!({"job_id": job, "wait": true, "timeout_ms": 200}),
-        )
-        .await;
-        seen.push_str(&r.text);
-    }
+    let job = armed_job_ignoring_sigint(&a).await;
     ok(&a, "job_kill", json!({"job_id": job})).await;
     let r = ok(
         &a,
