@@ -4,7 +4,7 @@
 use dsh_tool_terminal::ToolTerminalConfig;
 use serde_json::json;
 
-use crate::support::{Host, fast_bash};
+use crate::support::{Host, fast_bash, read_args_of};
 
 fn pid_gone(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
@@ -286,15 +286,8 @@ async fn flood_is_capped_in_text_and_structured_content() {
     );
     let read = omitted["terminalRead"].clone();
     // The omission line carries the same arguments, as JSON the model can pass on.
-    let args = omission
-        .split_once("terminal_read ")
-        .and_then(|(_, rest)| rest.strip_suffix(']'))
-        .expect("arguments in the omission line");
-    assert_eq!(
-        serde_json::from_str::<serde_json::Value>(args).unwrap(),
-        read,
-        "{omission}"
-    );
+    let args = read_args_of(omission).expect("arguments in the omission line");
+    assert_eq!(args, read, "{omission}");
     // The pointer pages exactly the left-out lines.
     let page = host.call(&agent, "terminal_read", read).await;
     let page = page.text();

@@ -5,13 +5,11 @@
 use dsh_tool_terminal::ToolTerminalConfig;
 use serde_json::{Value, json};
 
-use crate::support::{Host, fast_bash};
+use crate::support::{Host, fast_bash, read_args_of};
 
 /// The `{…}` arguments after `terminal_read ` in `text`'s line that starts with `prefix`.
 fn read_args(text: &str, prefix: &str) -> Option<Value> {
-    let line = text.lines().find(|l| l.starts_with(prefix))?;
-    let args = line.split_once("terminal_read ")?.1.strip_suffix(']')?;
-    serde_json::from_str(args).ok()
+    read_args_of(text.lines().find(|l| l.starts_with(prefix))?)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -80,3 +80,10 @@ impl Host {
         self.ctx.dispose().await;
     }
 }
+
+/// The JSON arguments after `terminal_read ` in a marker line such as
+/// `[… N lines omitted; page them with terminal_read {…}]`.
+pub(crate) fn read_args_of(line: &str) -> Option<serde_json::Value> {
+    let args = line.split_once("terminal_read ")?.1.strip_suffix(']')?;
+    serde_json::from_str(args).ok()
+}
