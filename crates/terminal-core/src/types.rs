@@ -289,6 +289,9 @@ pub struct SendHead {
     /// Lines between the head (or the oldest retained row) and the viewport's first line that
     /// the scrollback still holds: pageable with `terminal_read`, though not in the viewport.
     pub retained_lines_before: u64,
+    /// Bytes of those retained lines as `terminal_read` joins them (each ending in `\n`), plus
+    /// the start of the viewport's first line when the result's byte bound cut it off.
+    pub retained_bytes_before: u64,
 }
 
 /// How far a running send has got, for progress reports (reading it consumes nothing).
@@ -314,7 +317,7 @@ pub struct SendRead {
 pub struct ReadRequest {
     /// Newest-relative line offset (0 = the newest line).
     pub offset: Option<u64>,
-    /// Number of lines (positive).
+    /// Number of lines (positive; [`DEFAULT_PAGE_LINES`](crate::DEFAULT_PAGE_LINES) when absent).
     pub count: Option<u64>,
 }
 

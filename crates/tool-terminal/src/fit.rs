@@ -139,7 +139,7 @@ fn fit_with_kept_head(
     let omitted = OmittedOutput {
         after_line: head.text[..head_len].matches('\n').count(),
         lines: retained_lines + not_retained,
-        bytes: (retained_gap.len() + head_rest.len()) as u64,
+        bytes: (retained_gap.len() + head_rest.len()) as u64 + head.retained_bytes_before,
         not_retained_lines: not_retained,
         terminal_read: (retained_lines > 0).then(|| ReadPointer {
             session_id: session_id.to_owned(),

@@ -455,6 +455,15 @@ async fn a_kept_head_counts_retained_lines_and_never_repeats_the_viewport() {
             first_in_view,
             "{head:?}"
         );
+        // Their bytes as terminal_read joins them (207 characters and a newline each), and the
+        // cut-off start of the viewport's first line: every byte from the head's end to the
+        // viewport is counted once.
+        let first_line = r.viewport.lines().next().unwrap_or_default().len() as u64;
+        assert_eq!(
+            head.retained_bytes_before,
+            head.retained_lines_before * 208 + fragment * (207 - first_line),
+            "{head:?}"
+        );
         // Output about the size of the scrollback: the head stops where the viewport starts.
         let r = sh.send("seq 1 10040").await;
         let first_in_view: u64 = r.viewport.lines().next().unwrap().parse().unwrap();

@@ -41,6 +41,9 @@ pub(crate) struct PlacedHead {
     /// Lines still retained between the head (or the oldest retained row) and the viewport:
     /// pageable, though not in the viewport.
     pub(crate) retained_lines_before: u64,
+    /// Bytes of those retained rows as a render joins them (each line ending in `\n`),
+    /// including the start of the viewport's first line when the render's byte bound cut it.
+    pub(crate) retained_bytes_before: u64,
 }
 
 impl Screen {
@@ -88,9 +91,18 @@ impl Screen {
         text.truncate(len);
         let history = self.history();
         let first_retained = history.first_abs();
-        let retained_lines_before = (end_row.max(first_retained)..viewport_first_row)
-            .filter(|&row| history.get(row).is_some_and(|(_, wrapped)| !wrapped))
-            .count() as u64;
+        let (mut retained_lines_before, mut retained_bytes_before) = (0u64, 0u64);
+        for (text, wrapped) in
+            (end_row.max(first_retained)..viewport_first_row).filter_map(|row| history.get(row))
+        {
+            let kept = if wrapped {
+                text
+            } else {
+                text.trim_end_matches(' ')
+            };
+            retained_lines_before += u64::from(!wrapped);
+            retained_bytes_before += kept.len() as u64 + u64::from(!wrapped);
+        }
         let lines_dropped = head.line_ends[..kept]
             .iter()
             .take_while(|&&end| end <= first_retained)
@@ -100,6 +112,7 @@ impl Screen {
             lines_dropped,
             rows_dropped: first_retained.saturating_sub(end_row),
             retained_lines_before,
+            retained_bytes_before,
         })
     }
 

@@ -124,6 +124,11 @@ impl RowsSnapshot {
         })
     }
 
+    /// Bytes of the joined text.
+    pub(crate) fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
     /// How many rows were copied.
     pub(super) fn row_count(&self) -> usize {
         self.rows.len()

@@ -101,6 +101,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         lines_dropped: h.lines_dropped,
         rows_between: h.rows_dropped,
         retained_lines_before: h.retained_lines_before,
+        retained_bytes_before: h.retained_bytes_before,
     });
     SendResult {
         viewport: facts.rendered.text,

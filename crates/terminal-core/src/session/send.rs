@@ -221,10 +221,16 @@ impl SendOp {
                 .cursor_row_prefix()
                 .is_some_and(|row| is_repl_continuation_prompt(&row));
         drop(st);
+        let copied = snapshot.as_ref().map_or(0, |s| s.text_len());
         let rendered = snapshot
             .map(|s| s.render(shared.max_read_bytes))
             .unwrap_or_default();
-        let head = head.filter(|_| rendered.truncated);
+        // The start the byte bound cut off the first copied row lies before the viewport too.
+        let cut = copied.saturating_sub(rendered.text.len()) as u64;
+        let head = head.filter(|_| rendered.truncated).map(|mut h| {
+            h.retained_bytes_before += cut;
+            h
+        });
         let TerminalFacts {
             foreground,
             echo_off,

@@ -233,6 +233,7 @@ fn a_kept_head_leads_a_viewport_that_lost_its_start() {
             lines_dropped: 0,
             rows_between: 289_901,
             retained_lines_before: 0,
+            retained_bytes_before: 0,
         },
     );
     fit_send(&mut output, "pty-1", 4096);
@@ -278,6 +279,7 @@ fn retained_lines_before_the_viewport_are_pageable_not_dropped() {
                 lines_dropped: 0,
                 rows_between: 0,
                 retained_lines_before,
+                retained_bytes_before: retained_lines_before * 5,
             },
         );
         fit_send(&mut output, "pty-1", 4096);
@@ -307,6 +309,7 @@ fn one_huge_line_after_a_kept_head_gets_no_empty_omission_line() {
             lines_dropped: 0,
             rows_between: 0,
             retained_lines_before: 0,
+            retained_bytes_before: 0,
         },
     );
     fit_send(&mut output, "pty-1", 32 * 1024);
