@@ -25,6 +25,7 @@
 //! screen is read, everything else is emulated in segments the screen observes.
 
 mod binary;
+mod classes;
 mod feed;
 mod flood;
 mod head;

@@ -11,6 +11,8 @@
 //! (`ESC ] 133;`); the line the binary ends in counts as binary, and one [`suppressed_line`]
 //! takes the bytes' place on the screen, so text written in the same burst as binary stays.
 
+use super::classes::{all_plain_text, is_odd_control};
+
 /// Bytes judged at a time.
 pub(crate) const WINDOW_BYTES: usize = 256;
 /// Fewest bytes a window needs to start suppression (shorter tails keep the current mode).
@@ -174,7 +176,7 @@ impl BinaryFilter {
         self.suppressed.is_none()
             && !self.enter_next
             && self.held.is_empty()
-            && bytes.iter().all(|&b| b.is_ascii() && !is_odd_control(b))
+            && all_plain_text(bytes)
     }
 
     /// Ends suppression; returns how many bytes were suppressed, if any.
@@ -262,10 +264,6 @@ fn non_text_bytes(window: &[u8]) -> usize {
         }
     }
     bad
-}
-
-fn is_odd_control(b: u8) -> bool {
-    matches!(b, 0x00..=0x06 | 0x0e..=0x1a | 0x1c..=0x1f | 0x7f)
 }
 
 /// `n` bytes of deterministic noise (xorshift), as binary output for tests.

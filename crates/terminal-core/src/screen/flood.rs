@@ -11,6 +11,8 @@
 
 use std::collections::VecDeque;
 
+use super::classes::first_unprintable;
+
 /// Pending rows beyond a screenful that trigger moving lines into history.
 pub(crate) const FLOOD_BATCH_ROWS: usize = 1024;
 
@@ -61,10 +63,7 @@ impl Flood {
                 i += 1;
                 continue;
             }
-            let run = bytes[i..]
-                .iter()
-                .position(|b| !(0x20..=0x7e).contains(b))
-                .unwrap_or(bytes.len() - i);
+            let run = first_unprintable(&bytes[i..]).unwrap_or(bytes.len() - i);
             if self.partial.is_empty() && bytes[i + run..].starts_with(b"\r\n") {
                 // A whole line in the chunk: straight into the pending text.
                 if let Ok(line) = std::str::from_utf8(&bytes[i..i + run]) {

@@ -88,7 +88,8 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// `text` with every [`STAND_IN`] turned back into U+FFFD.
 pub(super) fn restore(text: &str) -> Cow<'_, str> {
-    if text.contains(STAND_IN) {
+    // ASCII (most rows) cannot hold the stand-in; `is_ascii` tests words at a time.
+    if !text.is_ascii() && text.contains(STAND_IN) {
         Cow::Owned(text.replace(STAND_IN, "\u{FFFD}"))
     } else {
         Cow::Borrowed(text)
