@@ -8,8 +8,9 @@
 //!
 //! Workloads: `cat` of a file of 80-character lines, `cat` of 4000-character lines, and
 //! `yes | head -c N`. Each runs several times, alternating raw and ours; reported are the
-//! medians in MB/s of output bytes and their ratio. Memory: the host's RSS growth after 10,000
-//! lines of 80 characters in one session, and its peak RSS through a `yes` flood. Nothing
+//! medians in MB/s of output bytes and their ratio, and the host's CPU time per MB of output on
+//! each side (steadier than the rates on a shared machine). Memory: the host's RSS growth after
+//! 10,000 lines of 80 characters in one session, and its peak RSS through a `yes` flood. Nothing
 //! is asserted.
 
 use std::io::Write;
@@ -25,6 +26,25 @@ use crate::bench::raw::RawPty;
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs.get(xs.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// CPU time every live thread of this process has run, from `/proc/self/task/*/schedstat`
+/// (nanoseconds, unlike the 10 ms ticks of `stat`). Raw and our runs alternate, so the
+/// difference across one run is that run's CPU: the raw reader's loop, or our reader thread,
+/// send settling and rendering.
+fn process_cpu() -> Duration {
+    let mut ns = 0u64;
+    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
+        for task in tasks.flatten() {
+            let stat = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+            ns += stat
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(0);
+        }
+    }
+    Duration::from_nanos(ns)
 }
 
 /// Resident and peak resident memory of this process, in kB.
@@ -178,16 +198,25 @@ fn run_in(dir: &Path, volume: usize, runs: usize, flood: u64) -> Result<()> {
         }
         for (name, command) in &workloads {
             let (mut raw_rates, mut our_rates) = (Vec::new(), Vec::new());
+            let (mut raw_cpu, mut our_cpu) = (Vec::new(), Vec::new());
             for _ in 0..runs {
+                let cpu_before = process_cpu();
                 let (raw_time, raw_bytes) = tokio::task::block_in_place(|| raw.run_counting(command))?;
+                let cpu_between = process_cpu();
                 raw_rates.push(raw_bytes as f64 / raw_time.as_secs_f64() / 1e6);
                 // Our session sees the same bytes (ONLCR included) as the raw PTY.
                 let our_time = ours.run(command).await?;
+                let cpu_after = process_cpu();
                 our_rates.push(raw_bytes as f64 / our_time.as_secs_f64() / 1e6);
+                let mb = raw_bytes as f64 / 1e6;
+                raw_cpu.push((cpu_between - cpu_before).as_secs_f64() * 1e3 / mb);
+                our_cpu.push((cpu_after - cpu_between).as_secs_f64() * 1e3 / mb);
             }
             let (r, o) = (median(raw_rates), median(our_rates));
+            let (rc, oc) = (median(raw_cpu), median(our_cpu));
             println!(
-                "  {name:<20} raw PTY {r:>7.1} MB/s   dsh {o:>7.1} MB/s   ratio {:.2}",
+                "  {name:<20} raw PTY {r:>7.1} MB/s   dsh {o:>7.1} MB/s   ratio {:.2}   \
+                 reader CPU per MB: raw {rc:.2} ms, dsh {oc:.2} ms",
                 o / r.max(1e-9)
             );
         }
