@@ -354,6 +354,17 @@ async fn armed_job_ignoring_sigint(client: &rmcp::Peer<RoleClient>) -> String {
     job
 }
 
+/// `job_kill` of `job`, then its output once it has ended.
+async fn kill_and_wait(client: &rmcp::Peer<RoleClient>, job: &str) -> Reply {
+    ok(client, "job_kill", json!({"job_id": job})).await;
+    ok(
+        client,
+        "job_output",
+        json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+    )
+    .await
+}
+
 /// An agent that disconnects while its background job's program ignores the interrupt: the
 /// job's session closes with the agent, and the teardown does not wait out the send's deadline
 /// (ten minutes here).
@@ -379,13 +390,7 @@ async fn job_kill_escalates_when_the_program_ignores_the_interrupt() {
     let a = host.connect().await;
     ok(&a, "terminal_open", json!({"type": "shell"})).await;
     let job = armed_job_ignoring_sigint(&a).await;
-    ok(&a, "job_kill", json!({"job_id": job})).await;
-    let r = ok(
-        &a,
-        "job_output",
-        json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
-    )
-    .await;
+    let r = kill_and_wait(&a, &job).await;
     assert!(
         status_line(&r).starts_with("[status: killed") && status_line(&r).contains("exit: 143"),
         "{:?}",
@@ -407,13 +412,7 @@ async fn job_kill_at_once_stops_the_command_and_leaves_nothing_behind() {
     ok(&a, "terminal_open", json!({"type": "shell"})).await;
     for round in 0..8 {
         let job = background(&a, "pty-1", "echo sleeping; sleep 1000").await;
-        ok(&a, "job_kill", json!({"job_id": job})).await;
-        let r = ok(
-            &a,
-            "job_output",
-            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
-        )
-        .await;
+        let r = kill_and_wait(&a, &job).await;
         assert!(
             status_line(&r).starts_with("[status: killed"),
             "round {round}: {:?}",

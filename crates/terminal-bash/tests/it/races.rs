@@ -2,11 +2,22 @@
 //! interrupt must report its own command, never the interrupted command's prompt, and must not
 //! lose typed characters to bash's interrupt handling. Each is repeated to catch the race.
 
-use dsh_terminal_core::{BackendSession, TerminalSignal, WaitReason};
+use dsh_terminal_core::{BackendSession, SendResult, TerminalSignal, WaitReason};
 
 use crate::support::{Shell, quick_config, within};
 
 const ROUNDS: usize = 15;
+
+/// Sends `echo {marker}` and asserts the marker's line is on the screen.
+async fn echo_shows(shell: &Shell, marker: &str, round: usize) -> SendResult {
+    let r = shell.send(&format!("echo {marker}")).await;
+    assert!(
+        r.viewport.lines().any(|l| l == marker),
+        "round {round}: {r:?}\ntranscript: {}",
+        shell.session.transcript()
+    );
+    r
+}
 
 /// `sleep 100` settles by silence; SIGINT; then `echo` at once, as a model would send it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -27,12 +38,7 @@ async fn send_right_after_sigint_reports_its_own_command() {
                 .signal(TerminalSignal::Sigint)
                 .unwrap_or_else(|e| panic!("round {round}: {e}"));
             let marker = format!("ok-{round}");
-            let r = shell.send(&format!("echo {marker}")).await;
-            assert!(
-                r.viewport.lines().any(|l| l == marker),
-                "round {round}: {:?}",
-                r.viewport
-            );
+            let r = echo_shows(&shell, &marker, round).await;
             assert_eq!(r.exit_code, Some(0), "round {round}: {r:?}");
             previous = Some(r);
         }
@@ -50,12 +56,7 @@ async fn typed_ctrl_c_then_command_loses_nothing() {
         for round in 0..ROUNDS {
             shell.send_raw("\u{3}", false).await;
             let marker = format!("x-{round}");
-            let r = shell.send(&format!("echo {marker}")).await;
-            assert!(
-                r.viewport.lines().any(|l| l == marker),
-                "round {round}: {:?}",
-                r.viewport
-            );
+            echo_shows(&shell, &marker, round).await;
         }
         shell.close().await;
     })
@@ -74,12 +75,7 @@ async fn sigint_at_idle_prompt_then_command_loses_nothing() {
                 .unwrap_or_else(|e| panic!("round {round}: {e}"));
             // (Not sent at an idle prompt; a typed Ctrl-C above exercises the real signal.)
             let marker = format!("y-{round}");
-            let r = shell.send(&format!("echo {marker}")).await;
-            assert!(
-                r.viewport.lines().any(|l| l == marker),
-                "round {round}: {:?}",
-                r.viewport
-            );
+            echo_shows(&shell, &marker, round).await;
         }
         shell.close().await;
     })
@@ -106,11 +102,7 @@ async fn send_right_after_interrupting_a_terminal_reader_runs_the_command() {
                 .signal(TerminalSignal::Sigint)
                 .unwrap_or_else(|e| panic!("round {round}: {e}"));
             let marker = format!("ok-{round}");
-            let r = shell.send(&format!("echo {marker}")).await;
-            assert!(
-                r.viewport.lines().any(|l| l == marker),
-                "round {round} ({reader}): {r:?}"
-            );
+            let r = echo_shows(&shell, &marker, round).await;
             assert_eq!(r.exit_code, Some(0), "round {round}: {r:?}");
         }
         shell.close().await;
@@ -228,12 +220,7 @@ async fn cancel_right_after_the_write_reaches_the_command() {
             );
             // Back at the prompt: the next command runs at once.
             let marker = format!("z-{round}");
-            let r = shell.send(&format!("echo {marker}")).await;
-            assert!(
-                r.viewport.lines().any(|l| l == marker),
-                "round {round}: {:?}",
-                r.viewport
-            );
+            echo_shows(&shell, &marker, round).await;
         }
         shell.close().await;
     })
