@@ -332,13 +332,13 @@ async fn a_long_foreground_send_reports_progress_when_asked() {
     assert!(server.wait_exit().await.success());
 }
 
-/// Starts a background job on `pty-1` whose program ignores SIGINT, and returns its id once the
-/// program is running.
+/// Starts a background job on `pty-1` whose program ignores SIGINT (and a command after it
+/// that must not run once the job is killed), and returns its id once the program is running.
 async fn armed_job_ignoring_sigint(client: &rmcp::Peer<RoleClient>) -> String {
     let job = background(
         client,
         "pty-1",
-        "(trap '' INT; echo armed; exec sleep 1000)",
+        "(trap '' INT; echo armed; exec sleep 1000); echo rest-$((6*7))",
     )
     .await;
     let mut seen = String::new();
@@ -394,6 +394,11 @@ async fn job_kill_escalates_when_the_program_ignores_the_interrupt() {
     assert!(
         status_line(&r).starts_with("[status: killed") && status_line(&r).contains("exit: 143"),
         "{:?}",
+        r.text
+    );
+    assert!(
+        !r.text.contains("rest-42"),
+        "the rest of the line ran: {:?}",
         r.text
     );
     // The session is back at its prompt.

@@ -157,6 +157,38 @@ async fn sigint_interrupts_a_sleep_and_the_shell_stays_usable() {
     .await;
 }
 
+/// SIGTERM, SIGKILL or SIGHUP to a program that ignores SIGINT ends it and the rest of its
+/// command line, as Ctrl-C would: bash by itself runs the next command of a list when the
+/// program died of anything but SIGINT.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_that_ends_a_program_ends_the_rest_of_its_command_line() {
+    within(async {
+        let sh = Shell::open(quick_config()).await;
+        for signal in [
+            TerminalSignal::Sigterm,
+            TerminalSignal::Sigkill,
+            TerminalSignal::Sighup,
+        ] {
+            let r = sh
+                .send("sh -c \"trap '' INT; exec sleep 100\"; echo rest-$((6*7)); for i in 1 2; do echo loop-$((i*11)); done")
+                .await;
+            assert_eq!(r.foreground.as_deref(), Some("sleep"), "{signal}: {r:?}");
+            let signalled = sh.session.signal(signal).unwrap();
+            assert!(signalled.delivered && !signalled.shell_targeted, "{signal}");
+            let r = sh.send("echo after").await;
+            assert!(r.viewport.contains("\nafter\n"), "{signal}: {:?}", r.viewport);
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{signal}");
+            let transcript = sh.session.transcript();
+            assert!(
+                !transcript.contains("rest-42") && !transcript.contains("loop-11"),
+                "{signal}: the rest of the line ran:\n{transcript}"
+            );
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_at_the_shell_is_refused() {
     within(async {

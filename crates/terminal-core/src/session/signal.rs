@@ -115,6 +115,9 @@ pub(super) fn deliver(
         if matches!(signal, TerminalSignal::Sigint | TerminalSignal::Sigtstp) {
             shared.pty.flush_unread_input();
         }
+        if ends_the_command_line(signal, pgid, shared.shell_pgid()) {
+            interrupt_the_shell(shared);
+        }
         rustix::process::kill_process_group(pid, signal.to_rustix()).map_err(|e| {
             TerminalError::new(
                 TerminalErrorCode::Signal,
@@ -133,6 +136,32 @@ pub(super) fn deliver(
     }
     tracing::debug!(%signal, pgid, ?delivery, "signal delivered");
     Ok((pgid, delivery))
+}
+
+/// Whether `signal` to the foreground group `pgid` ends the rest of the shell's command line
+/// too: a signal that ends a program (SIGTERM, SIGKILL, SIGHUP) while the shell waits on it.
+/// Bash abandons the rest of a list (`build; deploy`, a loop) by itself only when the program
+/// died of SIGINT; a program ended any other way lets the next command run, which is not
+/// what stopping a command means to whoever stops it.
+fn ends_the_command_line(signal: TerminalSignal, pgid: i32, shell_pgid: i32) -> bool {
+    pgid != shell_pgid
+        && matches!(
+            signal,
+            TerminalSignal::Sigterm | TerminalSignal::Sigkill | TerminalSignal::Sighup
+        )
+}
+
+/// SIGINT to the shell process itself (the leader of its own group), before the program's
+/// signal: an interactive shell waiting on a program notes it and, once the program is gone,
+/// returns to its prompt instead of running the rest of the line. A shell that ignores SIGINT
+/// (`trap '' INT`) goes on as it would after a Ctrl-C.
+fn interrupt_the_shell(shared: &Shared) {
+    let Some(shell) = rustix::process::Pid::from_raw(shared.shell_pgid()) else {
+        return;
+    };
+    if let Err(err) = rustix::process::kill_process(shell, rustix::process::Signal::INT) {
+        tracing::debug!(%err, "shell not interrupted; the rest of its command line may run");
+    }
 }
 
 /// Whether a signal to the foreground group `pgid` leaves an aftermath the next send must wait
@@ -216,7 +245,24 @@ impl SignalAftermath {
 
 #[cfg(test)]
 mod tests {
-    use super::has_aftermath;
+    use super::{TerminalSignal, ends_the_command_line, has_aftermath};
+
+    #[test]
+    fn only_signals_that_end_a_program_other_than_the_shell_end_its_command_line() {
+        let (program, shell) = (200, 100);
+        for signal in TerminalSignal::ALL {
+            let ends = matches!(
+                signal,
+                TerminalSignal::Sigterm | TerminalSignal::Sigkill | TerminalSignal::Sighup
+            );
+            assert_eq!(
+                ends_the_command_line(signal, program, shell),
+                ends,
+                "{signal}"
+            );
+            assert!(!ends_the_command_line(signal, shell, shell), "{signal}");
+        }
+    }
 
     #[test]
     fn only_a_signal_to_the_shell_idle_at_its_prompt_has_no_aftermath() {
