@@ -41,6 +41,31 @@ async fn an_alternate_screen_left_on_is_given_back_at_the_prompt() {
     .await;
 }
 
+/// A full-screen program that dies on the alternate screen: what it last showed there (its
+/// error) stays in the result and the scrollback, above the prompt on the main screen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_dying_on_the_alternate_screen_keeps_its_last_words() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("python3 -c \"import sys; sys.stdout.write('\\033[?1049h\\033[HTUI running\\n'); sys.stdout.flush(); raise SystemExit('FATAL: config missing')\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(1), "{r:?}");
+        let lines: Vec<&str> = r.viewport.lines().collect();
+        let tui = lines.iter().position(|l| *l == "TUI running");
+        let fatal = lines.iter().position(|l| *l == "FATAL: config missing");
+        assert!(tui.is_some() && fatal > tui, "{r:?}");
+        assert_eq!(lines.last(), Some(&"dsh> "), "{r:?}");
+        assert!(sh.session.transcript().contains("\nFATAL: config missing\n"));
+        // The next result is the next command's alone.
+        let r = sh.send("echo next").await;
+        assert_eq!(r.viewport, "echo next\nnext\ndsh> ", "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// The notice every result carries while our shell's marks are gone.
 fn marks_gone(r: &SendResult) -> bool {
     r.notices

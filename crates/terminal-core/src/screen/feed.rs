@@ -246,6 +246,43 @@ impl Screen {
         self.parser.callbacks_mut().replies.truncate(replies_before);
     }
 
+    /// The alternate screen's rows from its first to its last non-blank one, as text.
+    fn alternate_screen_text(&self) -> Vec<String> {
+        let tabs = &self.parser.callbacks().tabs_alt;
+        let mut rows = visible_rows_text(self.parser.screen(), |r| tabs.row(r), self.config.cols);
+        while rows.last().is_some_and(|r| r.trim().is_empty()) {
+            rows.pop();
+        }
+        let first = rows
+            .iter()
+            .position(|r| !r.trim().is_empty())
+            .unwrap_or(rows.len());
+        rows.drain(..first);
+        rows
+    }
+
+    /// Writes what a program left on the alternate screen (`lines`, from
+    /// [`Screen::alternate_screen_text`]) onto the main screen at its cursor, after the prompt
+    /// gave the main screen back: on a terminal the prompt would be drawn below that screen,
+    /// and it is how a crashing full-screen program says why (a traceback, `FATAL: …`).
+    fn carry_over(&mut self, lines: &[String]) {
+        if lines.is_empty() {
+            return;
+        }
+        let mut bytes = Vec::new();
+        if self.parser.screen().cursor_position().1 != 0 {
+            bytes.extend_from_slice(b"\r\n");
+        }
+        for line in lines {
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.extend_from_slice(b"\r\n");
+        }
+        // The cursor a later stray `ESC [?1049l` restores is below the carried lines, as it
+        // was below the command line before: the restore does not move back over them.
+        bytes.extend_from_slice(b"\x1b7");
+        self.emulate(&bytes);
+    }
+
     /// Moves the visible rows `0..end_row` of the main screen into history (with their TAB
     /// runs), as a clear screen would otherwise lose them.
     fn push_visible_rows(&mut self, end_row: u16) {
@@ -423,7 +460,9 @@ impl Screen {
         // that exited (or crashed) leaving the alternate screen on gives the main screen back
         // when the shell's prompt starts (its first mark comes before the prompt text, which
         // is then drawn on the main screen).
+        let mut carried = None;
         if prompt_returned && self.parser.screen().alternate_screen() {
+            carried = Some(self.alternate_screen_text());
             self.emulate(b"\x1b[?1049l");
             self.prompt_left_alternate = true;
         }
@@ -440,6 +479,9 @@ impl Screen {
                     }
                 }
             }
+        }
+        if let Some(lines) = carried {
+            self.carry_over(&lines);
         }
         if !alternate
             && !text_on_alternate
