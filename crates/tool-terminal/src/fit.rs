@@ -25,10 +25,13 @@ const HEAD_SHARE_DIVISOR: usize = 4;
 
 /// Fits a foreground send's viewport so that its render is within `max_bytes`, keeping the
 /// first and the newest lines (see the module docs). Marks the output truncated when anything
-/// was cut; a background send is left as it is.
+/// was cut; a background send is left as it is. A kept head is always placed, with the
+/// omission line that says what lies between it and the viewport, even when the viewport
+/// alone fits (short lines: the scrollback's row bound, not the byte bound, lost the start).
 pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usize) {
+    let kept_head = matches!(output, SendOutput::Foreground { head: Some(_), .. });
     if !matches!(output, SendOutput::Foreground { .. })
-        || render::render_send(output, usize::MAX).len() <= max_bytes
+        || (!kept_head && render::render_send(output, usize::MAX).len() <= max_bytes)
     {
         return;
     }

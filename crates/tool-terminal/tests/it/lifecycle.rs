@@ -352,6 +352,45 @@ async fn a_long_listing_fits_the_default_budget() {
     host.shutdown().await;
 }
 
+/// Short lines outgrow the scrollback's row bound long before the result's byte bound: the
+/// viewport alone fits, yet the command line and first lines are kept and the omission line
+/// says how many lines are gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn short_lines_that_outgrow_the_scrollback_keep_their_first_lines() {
+    let host = Host::new(ToolTerminalConfig::default(), Some(fast_bash()));
+    let agent = host.agent("a");
+    host.call(&agent, "terminal_open", json!({"type": "shell"}))
+        .await;
+    let command = "seq 1 12000 | sed 's/.*/ab/'; echo end-$((6*7))";
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": command, "timeoutMs": 50_000}),
+        )
+        .await;
+    let text = r.text();
+    assert!(text.len() <= 32 * 1024, "{} bytes", text.len());
+    assert!(
+        text.starts_with(&format!("{command}\nab\nab\n")),
+        "{text:.300}"
+    );
+    let omission = text
+        .lines()
+        .find(|l| l.starts_with("[… about "))
+        .unwrap_or_else(|| panic!("no omission line: {text:.300}"));
+    assert!(omission.contains("no longer retained"), "{omission}");
+    assert!(text.contains("\nend-42\ndsh> "), "{text:.300}");
+    let structured = r.structured.unwrap();
+    assert!(
+        structured["omitted"]["notRetainedLines"].as_u64() > Some(0),
+        "{structured}"
+    );
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
+
 /// A send may ask for its own deadline with `timeoutMs`, up to the server's cap.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timeout_ms_sets_one_sends_deadline_within_the_cap() {
