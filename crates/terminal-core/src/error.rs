@@ -76,7 +76,7 @@ impl TerminalError {
         Self::new(
             TerminalErrorCode::NoSession,
             format!(
-                "unknown PTY session {id}; call terminal_list to see your open sessions or terminal_open to start one"
+                "unknown PTY session {id} (never opened, or already closed); call terminal_list to see your open sessions or terminal_open to start one"
             ),
         )
     }

@@ -434,9 +434,14 @@ pub fn render_list(sessions: &[SessionOutput], max_bytes: usize) -> String {
 
 /// `terminal_signal`: `delivered <SIG> to foreground process group <pgid>`, plus where to see
 /// its effect, or a note when the group is the shell itself (nothing else was running, field
-/// case C22).
+/// case C22; SIGTERM and SIGTSTP, which an interactive shell ignores, changed nothing).
 pub fn render_signal(signal: &str, target_pgid: i32, shell_is_target: bool) -> String {
-    if shell_is_target {
+    // An interactive bash ignores these two, so they change nothing when it is the target.
+    if shell_is_target && matches!(signal, "SIGTERM" | "SIGTSTP") {
+        format!(
+            "delivered {signal} to foreground process group {target_pgid} (the shell itself: nothing else was running in the foreground, and an interactive shell ignores {signal}, so nothing changed; to end the session use terminal_close)"
+        )
+    } else if shell_is_target {
         format!(
             "delivered {signal} to foreground process group {target_pgid} (the shell itself: nothing else was running in the foreground)"
         )

@@ -360,6 +360,10 @@ fn signal_and_close_renders() {
     );
     insta::assert_snapshot!("signal_shell_target", render_signal("SIGINT", 4242, true));
     insta::assert_snapshot!(
+        "signal_shell_target_ignored",
+        render_signal("SIGTERM", 4242, true)
+    );
+    insta::assert_snapshot!(
         "signal_interrupt_character",
         render_interrupt_character("SIGINT", 4242)
     );
