@@ -307,7 +307,11 @@ impl Screen {
     pub(crate) fn new(config: ScreenConfig, nonce: Option<PromptNonce>) -> Self {
         let rows = NonZeroU16::new(config.rows).unwrap_or(NonZeroU16::MIN);
         let cols = NonZeroU16::new(config.cols).unwrap_or(NonZeroU16::MIN);
-        let history = History::new(config.scrollback_lines, config.scrollback_max_bytes);
+        let history = History::new(
+            config.scrollback_lines,
+            config.scrollback_max_bytes,
+            config.cols,
+        );
         Self {
             parser: vt100::Parser::new_with_callbacks(
                 rows,

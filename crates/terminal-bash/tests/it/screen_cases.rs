@@ -110,6 +110,33 @@ async fn c29_tabs_come_back_as_tabs_in_results_and_pages() {
     .await;
 }
 
+/// A line of wide characters longer than the screen: where a wide character does not fit in
+/// a row's last column it starts the next row, and the line still comes back whole, in the
+/// result and in pages once it scrolled into history.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_line_of_wide_characters_comes_back_whole() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let cols = usize::from(config().cols);
+        // One column short of the row, then wide characters: the first cannot fit there.
+        let line = format!("{}{}", "a".repeat(cols - 1), "日本語".repeat(40));
+        let r = sh
+            .send(&format!(
+                "printf 'a%.0s' $(seq 1 {}); for i in $(seq 1 40); do printf '日本語'; done; echo",
+                cols - 1
+            ))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == line), "{:?}", r.viewport);
+        let r = sh.send("seq 1 100").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let page = newest_lines(&sh, 500);
+        assert!(page.text.lines().any(|l| l == line), "{:?}", page.text);
+        sh.close().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 /// Field case C37: binary output becomes a short, honest summary; the session stays usable.
 async fn c37_binary_output_is_summarised_not_dumped() {

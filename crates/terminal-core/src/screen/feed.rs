@@ -14,7 +14,7 @@
 use super::binary::{Verdict, suppressed_line};
 use super::flood::{FLOOD_BATCH_ROWS, rows_of, split_rows};
 use super::region::Region;
-use super::render::{plain_row, visible_rows_text};
+use super::render::{plain_row, row_continues, visible_rows_text};
 use super::scan::{Sequence, Step};
 use super::{FeedOutcome, MarkKind, Position, Screen, ScreenEvent};
 
@@ -292,7 +292,7 @@ impl Screen {
         };
         for (r, text) in (0..end_row).zip(texts) {
             self.parser.callbacks_mut().tabs_main.take_row(r);
-            let wrapped = self.parser.screen().row_wrapped(r);
+            let wrapped = row_continues(self.parser.screen(), r, self.config.cols);
             self.parser.callbacks_mut().history.push_row(&text, wrapped);
         }
     }

@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 
 use vt100::capture::{BasicFormattedCaptureState, RowContents};
 
+use super::render::wide_char_pushed_down;
 use super::tabs::{TabRuns, restore_tabs};
 
 /// Bytes accounted per retained row on top of its text (the newline).
@@ -73,10 +74,13 @@ pub(crate) struct History {
     /// off), while no row was pushed directly after it.
     capture_row: Option<u64>,
     scratch: PlainText,
+    /// The screen's width in cells, for wraps vt100 does not flag (see
+    /// [`wide_char_pushed_down`]).
+    cols: u16,
 }
 
 impl History {
-    pub(crate) fn new(max_rows: usize, max_bytes: usize) -> Self {
+    pub(crate) fn new(max_rows: usize, max_bytes: usize, cols: u16) -> Self {
         Self {
             blocks: VecDeque::new(),
             len: 0,
@@ -88,6 +92,7 @@ impl History {
             capture: BasicFormattedCaptureState::new(),
             capture_row: None,
             scratch: PlainText::default(),
+            cols,
         }
     }
 
@@ -99,7 +104,11 @@ impl History {
         // Writing to the plain-text sink cannot fail.
         let _ = contents.write_formatted_basic(&mut scratch, &mut self.capture);
         if let Some(abs) = self.capture_row {
-            self.set_wrapped(abs, !scratch.leading_newline);
+            let wrapped = !scratch.leading_newline
+                || self
+                    .get(abs)
+                    .is_some_and(|(prev, _)| wide_char_pushed_down(prev, &scratch.text, self.cols));
+            self.set_wrapped(abs, wrapped);
         }
         let text = restore_tabs(&scratch.text, tabs);
         self.append(&text, false);
@@ -110,7 +119,10 @@ impl History {
     /// Appends a row moved here by the screen itself, with its wrap flag.
     pub(crate) fn push_row(&mut self, text: &str, wrapped: bool) {
         if let Some(abs) = self.capture_row.take() {
-            let wrapped = capture_says_wrapped(&self.capture);
+            let wrapped = capture_says_wrapped(&self.capture)
+                || self
+                    .get(abs)
+                    .is_some_and(|(prev, _)| wide_char_pushed_down(prev, text, self.cols));
             self.set_wrapped(abs, wrapped);
         }
         self.append(text, wrapped);

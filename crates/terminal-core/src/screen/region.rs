@@ -9,7 +9,7 @@
 //! (a send whose start scrolled away still starts there), so every line a program printed
 //! reaches the result in order; the rows above the region show after them.
 
-use super::render::visible_rows_text;
+use super::render::{row_continues, visible_rows_text};
 use super::scan::Sequence;
 use super::{Position, Screen};
 
@@ -125,7 +125,7 @@ impl Screen {
         };
         for (r, text) in (from..end).zip(texts.into_iter().skip(usize::from(from))) {
             self.parser.callbacks_mut().tabs_main.take_row(r);
-            let wrapped = self.parser.screen().row_wrapped(r);
+            let wrapped = row_continues(self.parser.screen(), r, self.config.cols);
             self.parser.callbacks_mut().history.push_row(&text, wrapped);
         }
         let saved = first + u64::from(from)..first + u64::from(end);

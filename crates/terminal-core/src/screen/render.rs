@@ -121,7 +121,7 @@ impl Screen {
             }
             let Ok(r16) = u16::try_from(r) else { break };
             let from_col = if abs == start_abs { start_col } else { 0 };
-            let wrapped = screen.row_wrapped(r16);
+            let wrapped = row_continues(screen, r16, cols);
             let row_runs = runs.row(r16);
             let text: Cow<'_, str> = if r16 == cursor_row {
                 let before = row_text(
@@ -355,6 +355,38 @@ pub(super) fn row_text_walk(
         }
     }
     out
+}
+
+/// Whether visible row `row` continues on the next row: vt100's wrap flag, or a wide
+/// character that did not fit in the row's last column and went to the next row's start.
+/// vt100 (like tmux) does not flag that wrap, so the line would otherwise break in two there.
+pub(super) fn row_continues(screen: &vt100::Screen, row: u16, cols: u16) -> bool {
+    if screen.row_wrapped(row) {
+        return true;
+    }
+    let filled = |col: u16| {
+        screen
+            .cell(row, col)
+            .is_some_and(|c| c.has_contents() || c.is_wide_continuation())
+    };
+    cols >= 2
+        && !filled(cols - 1)
+        && filled(cols - 2)
+        && screen.cell(row + 1, 0).is_some_and(vt100::Cell::is_wide)
+}
+
+/// Whether a row of `prev_text` (not flagged wrapped) continues into a row starting with
+/// `next_text`, on a screen `cols` wide: the row filled all but its last column and the next
+/// row starts with a wide character, which could not fit there (see [`row_continues`]).
+pub(super) fn wide_char_pushed_down(prev_text: &str, next_text: &str, cols: u16) -> bool {
+    use unicode_width::UnicodeWidthChar as _;
+    next_text.chars().next().and_then(|c| c.width()) == Some(2)
+        && !prev_text.contains('\t')
+        && prev_text
+            .chars()
+            .map(|c| c.width().unwrap_or(1).min(2))
+            .sum::<usize>()
+            == usize::from(cols).saturating_sub(1)
 }
 
 /// The part of `text` from cell column `col` on (wide characters take two cells; a `\t`, a

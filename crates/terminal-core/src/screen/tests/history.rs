@@ -139,3 +139,43 @@ fn page_byte_bound_respects_char_boundaries() {
     assert_eq!(p.text, "");
     assert!(p.truncated);
 }
+
+/// A wide character that does not fit in a row's last column goes to the next row, which
+/// vt100 does not flag as a wrap: the line stays one line on the screen, in history (scrolled
+/// off, cleared, or pushed by the next row) and in the transcript.
+#[test]
+fn a_wide_character_pushed_to_the_next_row_keeps_its_line_whole() {
+    let line = "aaaaaaaaa日本語";
+    // On the screen.
+    let mut s = Screen::new(config(4, 10), None);
+    s.feed(format!("{line}\r\n").as_bytes());
+    assert_eq!(s.transcript(), format!("{line}\n"));
+    // Scrolled into history, one row after another.
+    for _ in 0..6 {
+        s.feed(b"x\r\n");
+    }
+    assert!(
+        s.transcript().starts_with(&format!("{line}\nx\n")),
+        "{:?}",
+        s.transcript()
+    );
+    // Moved into history by a clear.
+    let mut s = Screen::new(config(4, 10), None);
+    s.feed(format!("{line}\r\n\x1b[H\x1b[2Jnext\r\n").as_bytes());
+    assert!(
+        s.transcript().starts_with(&format!("{line}\n")),
+        "{:?}",
+        s.transcript()
+    );
+    // A row that did not reach the last column but one is a line of its own.
+    let mut s = Screen::new(config(4, 10), None);
+    s.feed("aaaaaaaa\r\n日本語\r\n".as_bytes());
+    for _ in 0..6 {
+        s.feed(b"x\r\n");
+    }
+    assert!(
+        s.transcript().starts_with("aaaaaaaa\n日本語\n"),
+        "{:?}",
+        s.transcript()
+    );
+}
