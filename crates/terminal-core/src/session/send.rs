@@ -26,11 +26,10 @@ use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::{Notify, watch};
 use tracing::Instrument as _;
 
-use crate::backend::OperationHandle;
 use crate::error::{TerminalError, TerminalErrorCode};
 use crate::readiness::{Readiness, Settle};
 use crate::screen::{AnchorId, Position, PromptState};
-use crate::types::{SendProgress, SendRead, SendRequest, SendResult};
+use crate::types::{SendRequest, SendResult};
 
 use super::Inner;
 use super::cancel::CancelInterrupts;
@@ -42,6 +41,8 @@ use super::observe::{
 use super::probe::ProbeSchedule;
 use super::result::{SettleFacts, assemble, is_repl_continuation_prompt};
 use super::shared::{Shared, State};
+
+mod handle;
 
 /// After the shell exits: least time before "no unread output" counts as drained.
 pub(super) const EXIT_DRAIN_MIN: Duration = Duration::from_millis(10);
@@ -519,90 +520,4 @@ impl SendOp {
         }
         self.release();
     }
-}
-
-#[async_trait::async_trait]
-impl OperationHandle for SendOp {
-    async fn done(&self) -> Result<SendResult, TerminalError> {
-        let mut rx = self.result.subscribe();
-        match rx.wait_for(Option::is_some).await {
-            Ok(v) => v.clone().unwrap_or_else(|| Err(abandoned())),
-            Err(_) => Err(abandoned()),
-        }
-    }
-
-    fn read_output(&self) -> SendRead {
-        let mut st = self.shared.lock();
-        let mut span = self.span();
-        if self.is_settled() {
-            // Settling publishes its result last: until then (or after a failure) there is
-            // nothing to hand out, and the next read still gets it.
-            return match &*self.result.borrow() {
-                Some(Ok(result)) if !std::mem::replace(&mut span.final_delta_read, true) => {
-                    SendRead {
-                        delta: result.viewport.clone(),
-                        truncated: result.truncated,
-                    }
-                }
-                _ => SendRead::default(),
-            };
-        }
-        let Some(anchor) = span.anchor else {
-            return SendRead::default();
-        };
-        let snapshot = st.screen.snapshot_since(anchor, self.shared.max_read_bytes);
-        st.screen.move_anchor_to_cursor(anchor);
-        drop((span, st));
-        let rendered = snapshot.render(self.shared.max_read_bytes);
-        SendRead {
-            delta: rendered.text,
-            truncated: rendered.truncated,
-        }
-    }
-
-    fn cancel(&self) -> bool {
-        if self.is_settled() {
-            return false;
-        }
-        self.span().cancel_requested = true;
-        self.wake.notify_one();
-        true
-    }
-
-    fn is_finished(&self) -> bool {
-        self.finished.load(Ordering::SeqCst)
-    }
-
-    fn progress(&self) -> SendProgress {
-        /// Enough of the newest output to find its last line.
-        const LAST_LINE_BYTES: usize = 1024;
-        let mut st = self.shared.lock();
-        let span = self.span();
-        let snapshot = span
-            .anchor
-            .map(|anchor| st.screen.snapshot_since(anchor, LAST_LINE_BYTES));
-        let output_bytes = st.bytes_read.saturating_sub(span.bytes_from);
-        drop((span, st));
-        let last_line = snapshot.and_then(|snapshot| {
-            snapshot
-                .render(LAST_LINE_BYTES)
-                .text
-                .lines()
-                .rev()
-                .map(str::trim_end)
-                .find(|l| !l.is_empty())
-                .map(str::to_owned)
-        });
-        SendProgress {
-            output_bytes,
-            last_line,
-        }
-    }
-}
-
-fn abandoned() -> TerminalError {
-    TerminalError::new(
-        TerminalErrorCode::Transport,
-        "PTY send was abandoned before it settled",
-    )
 }
