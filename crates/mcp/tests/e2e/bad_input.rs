@@ -232,3 +232,52 @@ async fn hostile_text_is_delivered_or_refused_cleanly() {
     ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await;
     host.finish(vec![client]).await;
 }
+
+/// A long paste into a program reading line by line (here in the default sandbox) settles
+/// only once the terminal handed all of it over: the result ends with the last line, not
+/// partway through it, and the program got every line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_paste_into_a_line_reader_settles_after_its_last_line() {
+    let dir = tempfile_dir("paste");
+    let mut host = InProcess::new(&dsh_mcp::Options {
+        workspace: Some(dir.clone()),
+        ..test_options()
+    });
+    let client = host.connect().await;
+    ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    send(
+        &client,
+        "pty-1",
+        &format!("cat > '{}'", dir.join("f.txt").display()),
+    )
+    .await;
+    let lines: Vec<String> = (1..=200)
+        .map(|i| format!("line {i} {}", "x".repeat(90)))
+        .collect();
+    let r = send(&client, "pty-1", &lines.join("\n")).await;
+    let body: Vec<&str> = r.text.lines().take_while(|l| !l.starts_with('[')).collect();
+    assert_eq!(
+        body.last().copied(),
+        lines.last().map(String::as_str),
+        "{:?}",
+        &r.text[r.text.len().saturating_sub(400)..]
+    );
+    assert!(r.text.contains("[wait: stdin_read]"), "{:?}", r.text);
+    ok(
+        &client,
+        "terminal_send",
+        json!({"sessionId": "pty-1", "text": "\u{4}", "submit": false}),
+    )
+    .await;
+    let written = std::fs::read_to_string(dir.join("f.txt")).unwrap_or_default();
+    assert_eq!(written.lines().count(), 200);
+    host.finish(vec![client]).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A fresh directory under the system temp dir, unique to this test process and `tag`.
+fn tempfile_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("dsh-e2e-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    dir
+}

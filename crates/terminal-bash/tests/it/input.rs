@@ -90,6 +90,37 @@ async fn c25_multi_line_input_is_one_paste_for_programs_that_enabled_it() {
 
 /// Windows line endings (`\r\n`, common from models) are one Enter each: no empty command
 /// runs between lines in bash, no extra empty line reaches a REPL; a lone `\r` is an Enter.
+/// A long paste into a program reading line by line settles only once the terminal handed
+/// all of it over: the result ends with the last line's echo, not partway through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_paste_into_a_line_reader_settles_after_its_last_line() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let dir = std::env::temp_dir().join(format!("dsh-paste-{}", unique_id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("f.txt");
+        let r = sh.send(&format!("cat > '{}'", file.display())).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let lines: Vec<String> = (1..=200)
+            .map(|i| format!("line {i} {}", "x".repeat(90)))
+            .collect();
+        let r = sh.send(&lines.join("\n")).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let last = lines.last().unwrap();
+        assert!(
+            r.viewport.trim_end().ends_with(last.as_str()),
+            "{:?}",
+            &r.viewport[r.viewport.len().saturating_sub(300)..]
+        );
+        sh.send_raw("\u{4}", false).await;
+        let written = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(written.lines().count(), 200);
+        let _ = std::fs::remove_dir_all(&dir);
+        sh.close().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn crlf_line_endings_are_one_enter_each() {
     within(async {

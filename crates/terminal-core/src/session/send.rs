@@ -27,6 +27,7 @@ use tokio::sync::{Notify, watch};
 use tracing::Instrument as _;
 
 use crate::error::{TerminalError, TerminalErrorCode};
+use crate::pty::TtyModes;
 use crate::readiness::{Readiness, Settle};
 use crate::screen::{AnchorId, Position, PromptState};
 use crate::types::{SendRequest, SendResult};
@@ -48,6 +49,40 @@ mod handle;
 pub(super) const EXIT_DRAIN_MIN: Duration = Duration::from_millis(10);
 /// After the shell exits: most time to wait for its last output.
 pub(super) const EXIT_DRAIN_MAX: Duration = Duration::from_millis(200);
+
+/// The echo a send's input is owed while the terminal echoes in canonical mode: each byte of
+/// plain text (printable, TAB, CR, LF) comes back as at least one byte, so fewer output bytes
+/// since the write mean the line discipline is still handing the input over, and a program
+/// blocked reading the terminal has not yet read it all (a 20 KB paste into `cat > f`
+/// would otherwise settle at line 198 of 200). Control characters may echo as nothing
+/// (`^D`), so input holding them owes nothing; so does input to a program that turned echo
+/// or canonical mode off.
+struct EchoOwed {
+    /// Bytes of plain text written; 0 when nothing is owed.
+    bytes: u64,
+    /// Output bytes read before the write.
+    read_at_write: u64,
+}
+
+impl EchoOwed {
+    fn new(input: &[u8], read_at_write: u64) -> Self {
+        let plain = input
+            .iter()
+            .all(|&b| (b >= 0x20 && b != 0x7f) || matches!(b, b'\t' | b'\r' | b'\n'));
+        Self {
+            bytes: if plain { input.len() as u64 } else { 0 },
+            read_at_write,
+        }
+    }
+
+    /// Whether the output read so far (`read`, the session's byte count) covers the echo, or
+    /// none is owed under the terminal's current `modes`.
+    fn is_paid(&self, read: u64, modes: impl FnOnce() -> Option<TtyModes>) -> bool {
+        self.bytes == 0
+            || read.saturating_sub(self.read_at_write) >= self.bytes
+            || !modes().is_some_and(|m| m.echo && m.canonical)
+    }
+}
 
 /// Where the send's viewport starts, and the counters at that point.
 #[derive(Default)]
@@ -332,6 +367,7 @@ impl SendOp {
         let deadline = readiness.deadline();
         let (done_at_write, marks_at_write, written_at) =
             self.anchor_for_write(&mut readiness, &input, initializing, started);
+        let echo = EchoOwed::new(&input, shared.lock().bytes_read);
         let mut write_rx = if input.is_empty() || self.cancel_requested() {
             None
         } else {
@@ -500,11 +536,17 @@ impl SendOp {
                     // A verdict older than the newest output (or query reply) is stale: the
                     // program may have left (or entered) its wait since; the schedule probes
                     // again.
-                    let fence = shared.lock().probe_fence();
+                    let (fence, read) = {
+                        let st = shared.lock();
+                        (st.probe_fence(), st.bytes_read)
+                    };
                     let (activity, shell_replaced) = verdict;
+                    // Nor is a verdict while the terminal still owes the echo of this send's
+                    // input: the line discipline has not handed all of it to the program yet.
+                    let echoed = echo.is_paid(read, || shared.pty.modes());
                     probe = probing
                         .take()
-                        .filter(|&(_, started, _)| fence <= started)
+                        .filter(|&(_, started, _)| fence <= started && echoed)
                         .map(|(pgid, started, _)| Probe {
                             pgid,
                             started,
