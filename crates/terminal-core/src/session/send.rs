@@ -563,3 +563,51 @@ impl SendOp {
         self.release();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{EchoOwed, TtyModes};
+
+    const COOKED: Option<TtyModes> = Some(TtyModes {
+        echo: true,
+        canonical: true,
+    });
+
+    #[test]
+    fn plain_text_owes_its_echo_until_the_output_covers_it() {
+        let echo = EchoOwed::new("line 1\nline 2\r".as_bytes(), 100);
+        assert!(!echo.is_paid(100, || COOKED));
+        assert!(!echo.is_paid(113, || COOKED));
+        assert!(echo.is_paid(114, || COOKED));
+        // A program that turned echo or canonical mode off (a password prompt, readline)
+        // echoes what it likes: nothing is owed.
+        for modes in [
+            Some(TtyModes {
+                echo: false,
+                canonical: true,
+            }),
+            Some(TtyModes {
+                echo: true,
+                canonical: false,
+            }),
+            None,
+        ] {
+            assert!(echo.is_paid(100, || modes), "{modes:?}");
+        }
+    }
+
+    #[test]
+    fn control_characters_and_empty_input_owe_nothing() {
+        for input in [
+            &b"\x04"[..],
+            b"abc\x03",
+            b"\x1b[200~x\x1b[201~",
+            b"\x7f",
+            b"",
+        ] {
+            assert!(EchoOwed::new(input, 0).is_paid(0, || COOKED), "{input:?}");
+        }
+        // Multi-byte characters are echoed byte for byte.
+        assert!(!EchoOwed::new("日本".as_bytes(), 0).is_paid(5, || COOKED));
+    }
+}
