@@ -31,6 +31,7 @@
 mod cancel;
 mod close;
 mod config;
+mod echo;
 mod input;
 mod observe;
 mod probe;

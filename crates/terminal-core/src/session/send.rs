@@ -27,13 +27,13 @@ use tokio::sync::{Notify, watch};
 use tracing::Instrument as _;
 
 use crate::error::{TerminalError, TerminalErrorCode};
-use crate::pty::TtyModes;
 use crate::readiness::{Readiness, Settle};
 use crate::screen::{AnchorId, Position, PromptState};
 use crate::types::{SendRequest, SendResult};
 
 use super::Inner;
 use super::cancel::CancelInterrupts;
+use super::echo::EchoOwed;
 use super::input;
 use super::observe::{
     Probe, Probing, SIGNAL_BYTES, TerminalFacts, observe, pre_write, shell_replaced,
@@ -49,40 +49,6 @@ mod handle;
 pub(super) const EXIT_DRAIN_MIN: Duration = Duration::from_millis(10);
 /// After the shell exits: most time to wait for its last output.
 pub(super) const EXIT_DRAIN_MAX: Duration = Duration::from_millis(200);
-
-/// The echo a send's input is owed while the terminal echoes in canonical mode: each byte of
-/// plain text (printable, TAB, CR, LF) comes back as at least one byte, so fewer output bytes
-/// since the write mean the line discipline is still handing the input over, and a program
-/// blocked reading the terminal has not yet read it all (a 20 KB paste into `cat > f`
-/// would otherwise settle at line 198 of 200). Control characters may echo as nothing
-/// (`^D`), so input holding them owes nothing; so does input to a program that turned echo
-/// or canonical mode off.
-struct EchoOwed {
-    /// Bytes of plain text written; 0 when nothing is owed.
-    bytes: u64,
-    /// Output bytes read before the write.
-    read_at_write: u64,
-}
-
-impl EchoOwed {
-    fn new(input: &[u8], read_at_write: u64) -> Self {
-        let plain = input
-            .iter()
-            .all(|&b| (b >= 0x20 && b != 0x7f) || matches!(b, b'\t' | b'\r' | b'\n'));
-        Self {
-            bytes: if plain { input.len() as u64 } else { 0 },
-            read_at_write,
-        }
-    }
-
-    /// Whether the output read so far (`read`, the session's byte count) covers the echo, or
-    /// none is owed under the terminal's current `modes`.
-    fn is_paid(&self, read: u64, modes: impl FnOnce() -> Option<TtyModes>) -> bool {
-        self.bytes == 0
-            || read.saturating_sub(self.read_at_write) >= self.bytes
-            || !modes().is_some_and(|m| m.echo && m.canonical)
-    }
-}
 
 /// Where the send's viewport starts, and the counters at that point.
 #[derive(Default)]
@@ -561,53 +527,5 @@ impl SendOp {
             let _ = refresh.await;
         }
         self.release();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{EchoOwed, TtyModes};
-
-    const COOKED: Option<TtyModes> = Some(TtyModes {
-        echo: true,
-        canonical: true,
-    });
-
-    #[test]
-    fn plain_text_owes_its_echo_until_the_output_covers_it() {
-        let echo = EchoOwed::new("line 1\nline 2\r".as_bytes(), 100);
-        assert!(!echo.is_paid(100, || COOKED));
-        assert!(!echo.is_paid(113, || COOKED));
-        assert!(echo.is_paid(114, || COOKED));
-        // A program that turned echo or canonical mode off (a password prompt, readline)
-        // echoes what it likes: nothing is owed.
-        for modes in [
-            Some(TtyModes {
-                echo: false,
-                canonical: true,
-            }),
-            Some(TtyModes {
-                echo: true,
-                canonical: false,
-            }),
-            None,
-        ] {
-            assert!(echo.is_paid(100, || modes), "{modes:?}");
-        }
-    }
-
-    #[test]
-    fn control_characters_and_empty_input_owe_nothing() {
-        for input in [
-            &b"\x04"[..],
-            b"abc\x03",
-            b"\x1b[200~x\x1b[201~",
-            b"\x7f",
-            b"",
-        ] {
-            assert!(EchoOwed::new(input, 0).is_paid(0, || COOKED), "{input:?}");
-        }
-        // Multi-byte characters are echoed byte for byte.
-        assert!(!EchoOwed::new("日本".as_bytes(), 0).is_paid(5, || COOKED));
     }
 }
