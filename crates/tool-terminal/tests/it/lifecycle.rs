@@ -180,10 +180,7 @@ async fn another_agent_cannot_reach_a_session_even_with_the_same_id() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn control_bytes_and_exit_keep_the_contract() {
-    let host = Host::new(ToolTerminalConfig::default(), Some(fast_bash()));
-    let agent = host.agent("a");
-    host.call(&agent, "terminal_open", json!({"type": "shell"}))
-        .await;
+    let (host, agent) = Host::with_open_shell().await;
     // NUL and other control characters are delivered as typed, never crash the host.
     let r = host
         .call(
@@ -318,10 +315,7 @@ async fn flood_is_capped_in_text_and_structured_content() {
 /// newest ones around an omission line that says how many lines are gone.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_listing_fits_the_default_budget() {
-    let host = Host::new(ToolTerminalConfig::default(), Some(fast_bash()));
-    let agent = host.agent("a");
-    host.call(&agent, "terminal_open", json!({"type": "shell"}))
-        .await;
+    let (host, agent) = Host::with_open_shell().await;
     // A loaded machine may need longer than the fixture's timeout for this much output.
     let r = host
         .call(
@@ -357,10 +351,7 @@ async fn a_long_listing_fits_the_default_budget() {
 /// says how many lines are gone.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn short_lines_that_outgrow_the_scrollback_keep_their_first_lines() {
-    let host = Host::new(ToolTerminalConfig::default(), Some(fast_bash()));
-    let agent = host.agent("a");
-    host.call(&agent, "terminal_open", json!({"type": "shell"}))
-        .await;
+    let (host, agent) = Host::with_open_shell().await;
     let command = "seq 1 12000 | sed 's/.*/ab/'; echo end-$((6*7))";
     let r = host
         .call(

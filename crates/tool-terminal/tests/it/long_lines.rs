@@ -1,17 +1,13 @@
 //! A single line longer than the result budget keeps its start and end around a marker that
 //! counts the bytes cut from its middle, in a send's result and in `terminal_read`.
 
-use dsh_tool_terminal::ToolTerminalConfig;
 use serde_json::json;
 
-use crate::support::{Host, fast_bash};
+use crate::support::Host;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_line_over_the_budget_keeps_its_start_and_end() {
-    let host = Host::new(ToolTerminalConfig::default(), Some(fast_bash()));
-    let agent = host.agent("a");
-    host.call(&agent, "terminal_open", json!({"type": "shell"}))
-        .await;
+    let (host, agent) = Host::with_open_shell().await;
     let command = "printf 'start'; head -c 100000 /dev/zero | tr '\\0' x; printf 'END\\n'";
     let r = host
         .call(

@@ -2,10 +2,9 @@
 //! page's `older` arguments, give every left-out line exactly once, and each rendered page
 //! holds exactly the lines its footer counts.
 
-use dsh_tool_terminal::ToolTerminalConfig;
 use serde_json::{Value, json};
 
-use crate::support::{Host, fast_bash, read_args_of};
+use crate::support::{Host, read_args_of};
 
 /// The `{…}` arguments after `terminal_read ` in `text`'s line that starts with `prefix`.
 fn read_args(text: &str, prefix: &str) -> Option<Value> {
@@ -14,10 +13,7 @@ fn read_args(text: &str, prefix: &str) -> Option<Value> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn following_the_pointers_pages_every_left_out_line_once() {
-    let host = Host::new(ToolTerminalConfig::default(), Some(fast_bash()));
-    let agent = host.agent("a");
-    host.call(&agent, "terminal_open", json!({"type": "shell"}))
-        .await;
+    let (host, agent) = Host::with_open_shell().await;
     // Short lines: a page of the left-out range fills the whole budget.
     let r = host
         .call(

@@ -62,6 +62,20 @@ impl Host {
         }
     }
 
+    /// A host with the default tool config and [`fast_bash`], and agent `a` with `pty-1`
+    /// open.
+    pub(crate) async fn with_open_shell() -> (Self, Agent) {
+        let host = Self::new(ToolTerminalConfig::default(), Some(fast_bash()));
+        let agent = host.agent("a");
+        host.call(
+            &agent,
+            "terminal_open",
+            serde_json::json!({"type": "shell"}),
+        )
+        .await;
+        (host, agent)
+    }
+
     pub(crate) fn agent(&self, id: &str) -> Agent {
         Agent::new(&self.ctx, id)
     }
