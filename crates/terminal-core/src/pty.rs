@@ -347,6 +347,32 @@ impl Pty {
         self.tty_path.as_deref()
     }
 
+    /// Whether input is waiting on the terminal that its reader has not taken: `poll` for
+    /// input on the slave side, which first lets the kernel finish handing bytes written to
+    /// the master over to the line discipline (n_tty's poll flushes the port's pending buffer
+    /// work), then reports what a `read` would return at once (a whole line in canonical
+    /// mode, `VMIN` bytes in raw mode). A program seen blocked reading the terminal while
+    /// this holds has not read everything it was sent yet. `false` when the slave cannot be
+    /// opened. Blocking only as long as that hand-over: call it off the async workers.
+    pub(crate) fn input_pending(&self) -> bool {
+        use rustix::event::{PollFd, PollFlags, Timespec, poll};
+        use rustix::fs::{Mode, OFlags, open};
+        let Some(path) = self.tty_path.as_deref() else {
+            return false;
+        };
+        let flags = OFlags::RDONLY | OFlags::NOCTTY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let Ok(slave) = open(path, flags, Mode::empty()) else {
+            return false;
+        };
+        let mut fds = [PollFd::new(&slave, PollFlags::IN)];
+        let now = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        matches!(poll(&mut fds, Some(&now)), Ok(n) if n > 0)
+            && fds[0].revents().contains(PollFlags::IN)
+    }
+
     /// Queues `bytes` for the writer thread; the receiver resolves when all were written.
     /// A closed PTY resolves with an error.
     pub(crate) fn write(&self, bytes: Vec<u8>) -> tokio::sync::oneshot::Receiver<io::Result<()>> {

@@ -14,11 +14,12 @@ use super::send::{EXIT_DRAIN_MAX, EXIT_DRAIN_MIN};
 use super::shared::Shared;
 
 /// A foreground probe in flight: the group probed, when the probe started, and what the
-/// group is doing (with whether the shell replaced itself, for the shell's group).
+/// group is doing (with whether the shell replaced itself, for the shell's group, and whether
+/// input still waited on the terminal once the group was seen: `Pty::input_pending`).
 pub(super) type Probing = (
     i32,
     Instant,
-    std::pin::Pin<Box<dyn std::future::Future<Output = (GroupActivity, bool)> + Send>>,
+    std::pin::Pin<Box<dyn std::future::Future<Output = (GroupActivity, bool, bool)> + Send>>,
 );
 
 /// The control bytes a terminal turns into signals with ISIG on (the default VINTR, VQUIT and

@@ -424,7 +424,12 @@ impl SendOp {
                             Instant::now(),
                             Box::pin(async move {
                                 let activity = activity.await;
-                                (activity, of_shell && shell_replaced(&sh).await)
+                                let replaced = of_shell && shell_replaced(&sh).await;
+                                let pending =
+                                    tokio::task::spawn_blocking(move || sh.pty.input_pending())
+                                        .await
+                                        .unwrap_or(false);
+                                (activity, replaced, pending)
                             }),
                         ));
                     }
@@ -506,13 +511,14 @@ impl SendOp {
                         let st = shared.lock();
                         (st.probe_fence(), st.bytes_read)
                     };
-                    let (activity, shell_replaced) = verdict;
-                    // Nor is a verdict while the terminal still owes the echo of this send's
-                    // input: the line discipline has not handed all of it to the program yet.
-                    let echoed = echo.is_paid(read, || shared.pty.modes());
+                    let (activity, shell_replaced, input_pending) = verdict;
+                    // Nor is a verdict while input the program has not read waits on the
+                    // terminal, or the terminal still owes the echo of this send's input: the
+                    // program has not been handed all of it yet.
+                    let taken = !input_pending && echo.is_paid(read, || shared.pty.modes());
                     probe = probing
                         .take()
-                        .filter(|&(_, started, _)| fence <= started && echoed)
+                        .filter(|&(_, started, _)| fence <= started && taken)
                         .map(|(pgid, started, _)| Probe {
                             pgid,
                             started,
