@@ -30,7 +30,7 @@ use parking_lot::Mutex;
 
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use rustix::process::{Pid, WaitOptions};
-use rustix::termios::{LocalModes, OutputModes};
+use rustix::termios::LocalModes;
 
 /// Size of one blocking read from the master.
 const READ_CHUNK_BYTES: usize = 64 * 1024;
@@ -88,8 +88,6 @@ pub(crate) struct TtyModes {
     pub(crate) echo: bool,
     /// `ICANON`: line-buffered input (what password prompts keep; raw-mode programs clear it).
     pub(crate) canonical: bool,
-    /// `OPOST` and `ONLCR`: output (echo included) turns each `\n` into `\r\n`.
-    pub(crate) crlf: bool,
 }
 
 /// One event from the reader thread.
@@ -408,15 +406,12 @@ impl Pty {
             .filter(|&p| p > 0)
     }
 
-    /// The terminal's echo, canonical-mode and newline-output flags.
+    /// The terminal's echo and canonical-mode flags.
     pub(crate) fn modes(&self) -> Option<TtyModes> {
         let t = rustix::termios::tcgetattr(self.fd.as_fd()).ok()?;
         Some(TtyModes {
             echo: t.local_modes.contains(LocalModes::ECHO),
             canonical: t.local_modes.contains(LocalModes::ICANON),
-            crlf: t
-                .output_modes
-                .contains(OutputModes::OPOST | OutputModes::ONLCR),
         })
     }
 

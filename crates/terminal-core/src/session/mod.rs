@@ -31,7 +31,6 @@
 mod cancel;
 mod close;
 mod config;
-mod echo;
 mod input;
 mod observe;
 mod probe;

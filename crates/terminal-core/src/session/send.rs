@@ -33,7 +33,6 @@ use crate::types::{SendRequest, SendResult};
 
 use super::Inner;
 use super::cancel::CancelInterrupts;
-use super::echo::EchoOwed;
 use super::input;
 use super::observe::{
     Probe, Probing, SIGNAL_BYTES, TerminalFacts, observe, pre_write, shell_replaced,
@@ -333,7 +332,6 @@ impl SendOp {
         let deadline = readiness.deadline();
         let (done_at_write, marks_at_write, written_at) =
             self.anchor_for_write(&mut readiness, &input, initializing, started);
-        let echo = EchoOwed::new(&input, shared.lock().bytes_read);
         let mut write_rx = if input.is_empty() || self.cancel_requested() {
             None
         } else {
@@ -507,18 +505,13 @@ impl SendOp {
                     // A verdict older than the newest output (or query reply) is stale: the
                     // program may have left (or entered) its wait since; the schedule probes
                     // again.
-                    let (fence, read) = {
-                        let st = shared.lock();
-                        (st.probe_fence(), st.bytes_read)
-                    };
+                    let fence = shared.lock().probe_fence();
                     let (activity, shell_replaced, input_pending) = verdict;
                     // Nor is a verdict while input the program has not read waits on the
-                    // terminal, or the terminal still owes the echo of this send's input: the
-                    // program has not been handed all of it yet.
-                    let taken = !input_pending && echo.is_paid(read, || shared.pty.modes());
+                    // terminal: the program has not been handed all of it yet.
                     probe = probing
                         .take()
-                        .filter(|&(_, started, _)| fence <= started && taken)
+                        .filter(|&(_, started, _)| fence <= started && !input_pending)
                         .map(|(pgid, started, _)| Probe {
                             pgid,
                             started,
