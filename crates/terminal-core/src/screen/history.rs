@@ -105,9 +105,11 @@ impl History {
         let _ = contents.write_formatted_basic(&mut scratch, &mut self.capture);
         if let Some(abs) = self.capture_row {
             let wrapped = !scratch.leading_newline
-                || self
-                    .get(abs)
-                    .is_some_and(|(prev, _)| wide_char_pushed_down(prev, &scratch.text, self.cols));
+                || wide_char_pushed_down(
+                    || self.get(abs).map(|(prev, _)| prev),
+                    &scratch.text,
+                    self.cols,
+                );
             self.set_wrapped(abs, wrapped);
         }
         let text = restore_tabs(&scratch.text, tabs);
@@ -120,9 +122,7 @@ impl History {
     pub(crate) fn push_row(&mut self, text: &str, wrapped: bool) {
         if let Some(abs) = self.capture_row.take() {
             let wrapped = capture_says_wrapped(&self.capture)
-                || self
-                    .get(abs)
-                    .is_some_and(|(prev, _)| wide_char_pushed_down(prev, text, self.cols));
+                || wide_char_pushed_down(|| self.get(abs).map(|(prev, _)| prev), text, self.cols);
             self.set_wrapped(abs, wrapped);
         }
         self.append(text, wrapped);

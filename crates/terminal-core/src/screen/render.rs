@@ -378,15 +378,23 @@ pub(super) fn row_continues(screen: &vt100::Screen, row: u16, cols: u16) -> bool
 /// Whether a row of `prev_text` (not flagged wrapped) continues into a row starting with
 /// `next_text`, on a screen `cols` wide: the row filled all but its last column and the next
 /// row starts with a wide character, which could not fit there (see [`row_continues`]).
-pub(super) fn wide_char_pushed_down(prev_text: &str, next_text: &str, cols: u16) -> bool {
+/// `prev_text` is only fetched when `next_text` starts with a wide character, so the rows
+/// of a flood (ASCII) cost one character's check.
+pub(super) fn wide_char_pushed_down<'a>(
+    prev_text: impl FnOnce() -> Option<&'a str>,
+    next_text: &str,
+    cols: u16,
+) -> bool {
     use unicode_width::UnicodeWidthChar as _;
     next_text.chars().next().and_then(|c| c.width()) == Some(2)
-        && !prev_text.contains('\t')
-        && prev_text
-            .chars()
-            .map(|c| c.width().unwrap_or(1).min(2))
-            .sum::<usize>()
-            == usize::from(cols).saturating_sub(1)
+        && prev_text().is_some_and(|prev| {
+            !prev.contains('\t')
+                && prev
+                    .chars()
+                    .map(|c| c.width().unwrap_or(1).min(2))
+                    .sum::<usize>()
+                    == usize::from(cols).saturating_sub(1)
+        })
 }
 
 /// The part of `text` from cell column `col` on (wide characters take two cells; a `\t`, a
