@@ -27,6 +27,7 @@ use tokio::sync::{Notify, watch};
 use tracing::Instrument as _;
 
 use crate::error::{TerminalError, TerminalErrorCode};
+use crate::process::GroupActivity;
 use crate::readiness::{Readiness, Settle};
 use crate::screen::{AnchorId, Position, PromptState};
 use crate::types::{SendRequest, SendResult};
@@ -423,8 +424,11 @@ impl SendOp {
                             Box::pin(async move {
                                 let activity = activity.await;
                                 let replaced = of_shell && shell_replaced(&sh).await;
-                                let pending =
-                                    tokio::task::spawn_blocking(move || sh.pty.input_pending())
+                                // Only a program seen reading the terminal can have been
+                                // seen before it got all of its input.
+                                let reading = matches!(activity, GroupActivity::ReadingTty { .. });
+                                let pending = reading
+                                    && tokio::task::spawn_blocking(move || sh.pty.input_pending())
                                         .await
                                         .unwrap_or(false);
                                 (activity, replaced, pending)
