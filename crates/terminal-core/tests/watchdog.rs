@@ -11,6 +11,11 @@
 //!
 //! Without a writable cgroup2 there is no session cgroup and no watchdog: the test prints why
 //! and passes.
+//!
+//! A second host ([`registry_host_process`]) registers and unregisters thousands of sessions
+//! before its one live session, whose process only its session id leads to: the watchdog must
+//! keep up with the host's registrations (the host reports only once every write went through)
+//! and still find that process after the host is SIGKILLed.
 
 #![expect(
     clippy::expect_used,
@@ -26,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use dsh_terminal_core::process::{
     IdentityStatus, ProcessIdentity, SessionCgroup, enable_child_subreaper, host_watchdog_pid,
-    reap_adopted_zombies,
+    reap_adopted_zombies, unwatch_cgroup_dir, unwatch_session, watch_cgroup_dir, watch_session,
 };
 
 /// Generous upper bound for anything the test waits on.
@@ -37,6 +42,58 @@ const HOST_ENV: &str = "DSH_WATCHDOG_TEST_HOST";
 
 /// Name of the `#[test]` that plays the host.
 const HOST_TEST: &str = "c20_host_process";
+
+/// Set in the re-executed test binary that plays the host with a large registry.
+const REGISTRY_HOST_ENV: &str = "DSH_WATCHDOG_TEST_REGISTRY_HOST";
+
+/// Name of the `#[test]` that plays the host with a large registry.
+const REGISTRY_HOST_TEST: &str = "registry_host_process";
+
+/// Sessions the registry host registers and unregisters again before its live one (each with
+/// a session id and a cgroup directory path as long as a real cgroup v1 one).
+const CHURN: usize = 3000;
+
+/// Pids of the hosts the tests spawned: their own test waits on them, so the zombie reaping
+/// of the other test must leave them alone.
+static HOSTS: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+
+/// Reaps adopted zombies, leaving the test hosts to their own test's `wait`.
+fn reap_orphans() {
+    let hosts = HOSTS.lock().map(|h| h.clone()).unwrap_or_default();
+    reap_adopted_zombies(&|pid| hosts.contains(&pid));
+}
+
+/// Spawns this test binary as a host running `test` (with `env` set), remembered in [`HOSTS`].
+fn spawn_host(test: &str, env: &str) -> Child {
+    let host = Command::new(std::env::current_exe().expect("current test binary"))
+        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env(env, "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn the host");
+    if let Ok(mut hosts) = HOSTS.lock() {
+        hosts.push(i32::try_from(host.id()).expect("pid fits i32"));
+    }
+    host
+}
+
+/// Forwards the host's report lines (without [`REPORT`]) to the returned channel.
+fn report_lines(host: &mut Child) -> (mpsc::Receiver<String>, std::thread::JoinHandle<()>) {
+    let stdout = host.stdout.take().expect("host stdout");
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            // libtest may have started the line (`test c20_host_process ... `).
+            if let Some((_, report)) = line.split_once(REPORT) {
+                let _ = tx.send(report.to_owned());
+            }
+        }
+    });
+    (rx, reader)
+}
 
 /// Marker of the host's report lines on stdout (libtest prints its own text too).
 const REPORT: &str = "C20-HOST ";
@@ -129,7 +186,7 @@ impl Drop for HostGuard {
         let _ = fs::write(session.join("cgroup.kill"), "1");
         let start = Instant::now();
         while session.exists() && start.elapsed() < DEADLINE {
-            reap_adopted_zombies(&|_| false);
+            reap_orphans();
             let _ = fs::remove_dir(session);
             std::thread::sleep(Duration::from_millis(5));
         }
@@ -184,29 +241,11 @@ fn c20_session_processes_die_when_the_host_is_sigkilled() {
     }
     // The host's orphans (the watchdog among them) are re-parented here and reaped below.
     assert!(enable_child_subreaper(), "PR_SET_CHILD_SUBREAPER");
-    let host = Command::new(std::env::current_exe().expect("current test binary"))
-        .args(["--exact", HOST_TEST, "--nocapture", "--test-threads=1"])
-        .env(HOST_ENV, "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn the host");
     let mut guard = HostGuard {
-        host,
+        host: spawn_host(HOST_TEST, HOST_ENV),
         session: None,
     };
-    let stdout = guard.host.stdout.take().expect("host stdout");
-    let (tx, rx) = mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            // libtest may have started the line (`test c20_host_process ... `).
-            if let Some((_, report)) = line.split_once(REPORT) {
-                let _ = tx.send(report.to_owned());
-            }
-        }
-    });
+    let (rx, reader) = report_lines(&mut guard.host);
     let line = rx
         .recv_timeout(DEADLINE)
         .expect("the host reports within the deadline");
@@ -252,9 +291,92 @@ fn c20_session_processes_die_when_the_host_is_sigkilled() {
     wait_for(
         "every session process and the watchdog to be gone, and dsh-<hostpid> removed",
         || {
-            reap_adopted_zombies(&|_| false);
+            reap_orphans();
             let gone = all.iter().all(|id| id.status() == IdentityStatus::Gone);
             (gone && !host_dir.exists()).then_some(())
+        },
+    );
+}
+
+/// The registry host, run in the re-executed test binary only: churns through [`CHURN`]
+/// sessions, then registers one live session (a `sleep` leading its own POSIX session, in no
+/// cgroup and without the environment tag) and blocks.
+#[test]
+fn registry_host_process() {
+    if std::env::var_os(REGISTRY_HOST_ENV).is_none() {
+        return;
+    }
+    let me = std::process::id();
+    let dir = |i: usize| {
+        PathBuf::from(format!(
+            "/sys/fs/cgroup/memory/dsh-watchdog-test-{me}/{i:08}-0123456789abcdef0123456789abcdef"
+        ))
+    };
+    // Session ids above any pid (pid_max is at most 2^22): never a live process.
+    let sid = |i: usize| 10_000_000 + i32::try_from(i).expect("small");
+    for i in 0..CHURN {
+        watch_cgroup_dir(&dir(i));
+        watch_session(sid(i));
+    }
+    // Newest first: each removal is then of an entry at the end of the registry.
+    for i in (0..CHURN).rev() {
+        unwatch_cgroup_dir(&dir(i));
+        unwatch_session(sid(i));
+    }
+    // Not a process group leader, so `setsid` makes the sleep's own pid its session id.
+    let mut sleep = Command::new("setsid")
+        .args(["sleep", "2010"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn setsid sleep");
+    let pid = i32::try_from(sleep.id()).expect("pid fits i32");
+    wait_for("the sleep to lead its own session", || {
+        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let session: i32 = stat.rsplit_once(") ")?.1.split(' ').nth(3)?.parse().ok()?;
+        (session == pid && cmdline(pid).is_some_and(|c| c.starts_with(b"sleep\0"))).then_some(())
+    });
+    watch_session(pid);
+    let watchdog = host_watchdog_pid().expect("registering starts the watchdog");
+    report(&format!("ready watchdog={watchdog} sleep={pid}"));
+    let _ = std::io::stdin().read_to_end(&mut Vec::new());
+    let _ = sleep.kill();
+    let _ = sleep.wait();
+}
+
+#[test]
+fn the_watchdog_keeps_up_with_thousands_of_sessions_and_still_sweeps() {
+    if std::env::var_os(REGISTRY_HOST_ENV).is_some() || std::env::var_os(HOST_ENV).is_some() {
+        return;
+    }
+    assert!(enable_child_subreaper(), "PR_SET_CHILD_SUBREAPER");
+    let mut guard = HostGuard {
+        host: spawn_host(REGISTRY_HOST_TEST, REGISTRY_HOST_ENV),
+        session: None,
+    };
+    let (rx, reader) = report_lines(&mut guard.host);
+    let line = rx
+        .recv_timeout(DEADLINE)
+        .expect("the host gets its registrations through and reports within the deadline");
+    let (watchdog, sleep) = line
+        .strip_prefix("ready watchdog=")
+        .and_then(|rest| rest.split_once(" sleep="))
+        .expect("a ready line");
+    let ids: Vec<ProcessIdentity> = [watchdog, sleep]
+        .iter()
+        .map(|p| ProcessIdentity::of(p.parse().expect("pid")).expect("the process runs"))
+        .collect();
+    guard.host.kill().expect("SIGKILL the host");
+    guard.host.wait().expect("reap the host");
+    reader.join().expect("reader thread");
+    wait_for(
+        "the registered session's sleep and the watchdog to be gone",
+        || {
+            reap_orphans();
+            ids.iter()
+                .all(|id| id.status() == IdentityStatus::Gone)
+                .then_some(())
         },
     );
 }

@@ -5,7 +5,9 @@
 //! One small `/bin/sh` helper per host process, started with the first session. Its stdin is
 //! a pipe whose write end only the host holds (close-on-exec, so no session shell inherits
 //! it). While the host lives it tells the helper, one line each, how its sessions' processes
-//! can be found:
+//! can be found (an `awk` child of the helper keeps that registry, so each line costs the same
+//! however many sessions are registered and the host's writes never wait on a helper that fell
+//! behind):
 //! - `cg2 <dir>`: the host's cgroup v2 directory (`<base>/dsh-<hostpid>`, see
 //!   [`SessionCgroup`]); `cgroup.kill` there kills every session cgroup below at once;
 //! - `cg <dir>` / `-cg <dir>`: another cgroup directory of one session (e.g. a cgroup v1
@@ -53,13 +55,31 @@ pub(crate) const CLEANUP_WAIT_MS: u64 = 5_000;
 /// `$0` of the helper, so it is recognisable in `ps` (`/bin/sh -c … dsh-watchdog <tag>`).
 const HELPER_NAME: &str = "dsh-watchdog";
 
-/// The helper script (POSIX sh + grep). `$1` is the environment-tag prefix
+/// The helper script (POSIX sh, awk and grep). `$1` is the environment-tag prefix
 /// (`DSH_PTY_TAG=<host tag>-`), `$2` the sweep window in milliseconds.
 const SCRIPT: &str = r#"trap '' HUP INT TERM QUIT PIPE
 tag=$1 nl='
 '
+# Only the host holds the write end of stdin: EOF means the host is gone. awk keeps the
+# registry (constant work per line, memory bounded by what is registered) and prints what is
+# still registered at EOF; without awk the whole log is kept and replayed below.
+if command -v awk >/dev/null 2>&1; then
+    live=$(awk '
+        { kind = $1; arg = substr($0, length(kind) + 2) }
+        kind == "cg2" { g[arg] = 1 }
+        kind == "cg" { c[arg] = 1 }
+        kind == "-cg" { delete c[arg] }
+        kind == "sid" { s[arg] = 1 }
+        kind == "-sid" { delete s[arg] }
+        END {
+            for (arg in g) print "cg2 " arg
+            for (arg in c) print "cg " arg
+            for (arg in s) print "sid " arg
+        }')
+else
+    live=$(cat)
+fi
 cg2='' cgs="$nl" sids=' '
-# Only the host holds the write end of stdin: EOF means the host is gone.
 while read -r kind arg; do
     case $kind in
         cg2) cg2="$cg2$arg$nl" ;;
@@ -68,7 +88,9 @@ while read -r kind arg; do
         sid) sids="$sids$arg " ;;
         -sid) case $sids in *" $arg "*) sids=${sids%%" $arg "*}" "${sids#*" $arg "} ;; esac ;;
     esac
-done
+done <<EOF
+$live
+EOF
 # One sweep; prints one line per process it signalled.
 sweep() {
     printf '%s' "$cg2" | while IFS= read -r d; do
