@@ -15,6 +15,8 @@
 //!   `--release` reruns the whole bench from a release build.
 //! - `bench throughput [--release] [--quick]`: only the output throughput and scrollback
 //!   memory figures.
+//! - `bench concurrent [--release] [--quick]`: only the concurrent-sends figure and idle memory per
+//!   session.
 //! - `bench http [--release] [--quick]`: a load test of the Streamable HTTP server on loopback (concurrent
 //!   sessions, send latency p50 / p99, no process left behind; `bench_http`).
 
@@ -137,6 +139,9 @@ commands:
                            scrollback memory (--release: build and run all of it optimised)
   bench throughput [--release] [--quick]
                            only the output throughput and scrollback memory figures
+  bench concurrent [--release] [--quick]
+                           only the 200 concurrent sends (--quick: 20) against as many raw PTYs,
+                           and idle memory per session
   bench http [--release] [--quick]
                            load test of dsh-mcp --listen on loopback: 50 sessions (--quick: 10)
                            each open a terminal and send 20 commands (--quick: 5) concurrently;
@@ -172,6 +177,14 @@ fn main() -> Result<()> {
         Some("bench") if args.get(1).map(String::as_str) == Some("http") => {
             bench_http::run(args.iter().any(|a| a == "--quick"))
         }
+        Some("bench") if args.get(1).map(String::as_str) == Some("concurrent") => {
+            bench::run(&bench::BenchOptions {
+                iterations: 1,
+                quick: args.iter().any(|a| a == "--quick"),
+                root: workspace_root(),
+                concurrent_only: true,
+            })
+        }
         Some("bench") if args.get(1).map(String::as_str) == Some("throughput") => {
             bench_throughput::run(args.iter().any(|a| a == "--quick"))
         }
@@ -191,6 +204,7 @@ fn main() -> Result<()> {
                 iterations,
                 quick: args.iter().any(|a| a == "--quick"),
                 root: workspace_root(),
+                concurrent_only: false,
             })?;
             bench_throughput::run(args.iter().any(|a| a == "--quick"))
         }

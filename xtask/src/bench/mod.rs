@@ -40,6 +40,8 @@ pub(crate) struct BenchOptions {
     pub(crate) quick: bool,
     /// The workspace root (where `dsh-mcp` is built).
     pub(crate) root: std::path::PathBuf,
+    /// Only the concurrent-sends figure (`bench concurrent`).
+    pub(crate) concurrent_only: bool,
 }
 
 pub(super) const WARM_UP: usize = 5;
@@ -94,6 +96,9 @@ pub(crate) fn run(options: &BenchOptions) -> Result<()> {
     } else {
         options.iterations
     };
+    if options.concurrent_only {
+        return rt.block_on(concurrent_only(options));
+    }
     rt.block_on(async move {
         // No warm sessions here: the open row measures a cold open (process start to first
         // prompt); opens through the server below take warm ones.
@@ -152,6 +157,20 @@ pub(crate) fn run(options: &BenchOptions) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// `bench concurrent`: only the concurrent-sends figure (and idle memory per session).
+async fn concurrent_only(options: &BenchOptions) -> Result<()> {
+    let workspace = std::env::temp_dir().join(format!("dsh-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&workspace).context("bench workspace")?;
+    let concurrent = if options.quick { 20 } else { 200 };
+    let rounds = if options.quick { 1 } else { 5 };
+    let measured = server::run_concurrent(&options.root, &workspace, concurrent, rounds).await;
+    let _ = std::fs::remove_dir_all(&workspace);
+    let (row, note) = measured?;
+    stats::print_table(&[row]);
+    println!("{note}");
+    Ok(())
 }
 
 /// Closes the bench's session, then disposes its agent and the composed context.

@@ -67,16 +67,7 @@ impl RawPty {
 
     /// Reads until `done(seen bytes)` holds; the seen bytes are then cleared.
     pub(crate) fn read_until(&mut self, done: impl Fn(&[u8]) -> bool) -> Result<()> {
-        let mut buf = [0u8; 65536];
-        while !done(&self.seen) {
-            let n = self.reader.read(&mut buf).context("pty read")?;
-            if n == 0 {
-                bail!("raw PTY program exited");
-            }
-            self.seen.extend_from_slice(&buf[..n]);
-        }
-        self.seen.clear();
-        Ok(())
+        read_until(&mut self.reader, &mut self.seen, done)
     }
 
     pub(crate) fn read_until_prompt(&mut self) -> Result<()> {
@@ -126,6 +117,80 @@ impl Drop for RawPty {
     fn drop(&mut self) {
         let _ = self.killer.kill();
     }
+}
+
+/// Reads `reader` into `seen` until `done(seen)` holds, then clears `seen`.
+fn read_until(
+    reader: &mut Box<dyn Read + Send>,
+    seen: &mut Vec<u8>,
+    done: impl Fn(&[u8]) -> bool,
+) -> Result<()> {
+    let mut buf = [0u8; 65536];
+    while !done(seen) {
+        let n = reader.read(&mut buf).context("pty read")?;
+        if n == 0 {
+            bail!("raw PTY program exited");
+        }
+        seen.extend_from_slice(&buf[..n]);
+    }
+    seen.clear();
+    Ok(())
+}
+
+/// Writes `input` to every PTY in one burst from this thread, each PTY's reader already waiting
+/// on a thread of its own, and returns for each the time from the start of the burst until
+/// `done` holds for what it read: the same shape as many requests leaving an MCP client at
+/// once, each timed from that moment.
+pub(crate) fn all_at_once(
+    raws: &mut [RawPty],
+    input: &[u8],
+    done: fn(&[u8]) -> bool,
+) -> Result<Vec<Duration>> {
+    let start = std::sync::OnceLock::<Instant>::new();
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        let mut writers = Vec::with_capacity(raws.len());
+        let mut handles = Vec::with_capacity(raws.len());
+        for raw in raws.iter_mut() {
+            let RawPty {
+                reader,
+                writer,
+                seen,
+                killer,
+                ..
+            } = raw;
+            writers.push((writer, killer));
+            let (ready, start) = (ready_tx.clone(), &start);
+            handles.push(s.spawn(move || {
+                let _ = ready.send(());
+                read_until(reader, seen, done)?;
+                Ok(start.get().context("the burst started")?.elapsed())
+            }));
+        }
+        for _ in 0..handles.len() {
+            ready_rx.recv().context("a reader thread ended early")?;
+        }
+        let _ = start.set(Instant::now());
+        let mut failed = None;
+        for (writer, killer) in &mut writers {
+            if let Err(e) = writer.write_all(input) {
+                // Its reader would wait forever: end the program so it reads EOF.
+                let _ = killer.kill();
+                failed = Some(e);
+            }
+        }
+        let times = handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .map_err(|_| anyhow::anyhow!("raw PTY thread panicked"))?
+            })
+            .collect::<Result<Vec<_>>>();
+        match failed {
+            Some(e) => Err(anyhow::Error::new(e).context("pty write")),
+            None => times,
+        }
+    })
 }
 
 /// Whether `seen` ends with `tail`.

@@ -11,14 +11,13 @@
 //!   prints a `yes` flood, against the same calls with no flood; the server's peak RSS.
 
 use std::path::Path;
-use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use serde_json::json;
 
 use super::mcp::{McpClient, build_server};
-use super::raw::{MARK, RawPty};
+use super::raw::{self, MARK, RawPty};
 use super::stats::Row;
 use super::{WARM_UP, blocking};
 
@@ -88,6 +87,33 @@ pub(crate) async fn run(
     closed?;
     closed_unconfined?;
     Ok((rows, notes))
+}
+
+/// Only the concurrent sends, through a server of their own (`bench concurrent`).
+pub(crate) async fn run_concurrent(
+    root: &Path,
+    workspace: &Path,
+    n: usize,
+    rounds: usize,
+) -> Result<(Row, String)> {
+    let bin = blocking(|| build_server(root))?;
+    let ws = workspace.to_string_lossy().into_owned();
+    let max_terminals = (n + 8).to_string();
+    let server = McpClient::start(
+        &bin,
+        &[
+            "--workspace",
+            &ws,
+            "--max-terminals-per-agent",
+            &max_terminals,
+        ],
+    )
+    .await?;
+    let measured = concurrent(&server, n, rounds).await;
+    let closed = server.shutdown().await;
+    let measured = measured?;
+    closed?;
+    Ok(measured)
 }
 
 async fn floor(server: &McpClient, unconfined: &McpClient, n: usize) -> Result<Vec<Row>> {
@@ -263,29 +289,11 @@ async fn join_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> V
     out.into_iter().flatten().collect()
 }
 
-/// Every raw PTY runs `echo hi` at the same moment (one thread each); returns each time.
+/// Every raw PTY is sent `echo hi` in one burst; returns each one's time from the burst until
+/// its prompt marker.
 fn raw_concurrent(raws: &mut [RawPty]) -> Result<Vec<Duration>> {
-    let barrier = Arc::new(Barrier::new(raws.len()));
-    std::thread::scope(|s| {
-        let handles: Vec<_> = raws
-            .iter_mut()
-            .map(|raw| {
-                let barrier = Arc::clone(&barrier);
-                s.spawn(move || {
-                    barrier.wait();
-                    raw.timed(b"echo hi\r", |s| {
-                        s.windows(MARK.len()).any(|w| w == MARK) && s.ends_with(b"$ ")
-                    })
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .map_err(|_| anyhow::anyhow!("raw PTY thread panicked"))?
-            })
-            .collect()
+    raw::all_at_once(raws, b"echo hi\r", |s| {
+        s.windows(MARK.len()).any(|w| w == MARK) && s.ends_with(b"$ ")
     })
 }
 
