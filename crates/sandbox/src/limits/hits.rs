@@ -1,8 +1,10 @@
 //! When a session ran into its caps: the cgroups' event counters, and the lines that tell the
 //! model so.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// Where a session's cap events are counted, and the caps (for the notices).
 #[derive(Debug, Default)]
@@ -11,6 +13,8 @@ pub(super) struct HitSources {
     pub(super) pids: Option<(PathBuf, u64)>,
     /// The memory cgroup, its cap, and where it counts out-of-memory kills.
     pub(super) memory: Option<(PathBuf, u64, OomCounter)>,
+    /// The two counter files, each opened at its first read and re-read in place after.
+    open: [OnceLock<File>; 2],
 }
 
 /// The file and key of the out-of-memory kill counter.
@@ -34,16 +38,15 @@ pub struct LimitHits {
 impl HitSources {
     pub(super) fn read(&self) -> LimitHits {
         LimitHits {
-            refused_forks: self
-                .pids
-                .as_ref()
-                .map_or(0, |(dir, _)| counter(&dir.join("pids.events"), "max")),
+            refused_forks: self.pids.as_ref().map_or(0, |(dir, _)| {
+                counter(&self.open[0], || dir.join("pids.events"), "max")
+            }),
             oom_kills: self.memory.as_ref().map_or(0, |(dir, _, file)| {
                 let name = match file {
                     OomCounter::V2 => "memory.events",
                     OomCounter::V1 => "memory.oom_control",
                 };
-                counter(&dir.join(name), "oom_kill")
+                counter(&self.open[1], || dir.join(name), "oom_kill")
             }),
         }
     }
@@ -70,10 +73,22 @@ impl HitSources {
     }
 }
 
-/// The `key N` value of a flat-keyed cgroup file; 0 when absent.
-fn counter(file: &Path, key: &str) -> u64 {
-    fs::read_to_string(file)
-        .unwrap_or_default()
+/// The `key N` value of a flat-keyed cgroup file; 0 when absent or unreadable. The file is
+/// opened once (kept in `cell`) and then read with `pread` at offset 0, which makes the kernel
+/// regenerate its text: a read per send costs one system call instead of a path walk, an open,
+/// a read and a close.
+fn counter(cell: &OnceLock<File>, path: impl FnOnce() -> PathBuf, key: &str) -> u64 {
+    let file = match cell.get() {
+        Some(file) => file,
+        None => match File::open(path()) {
+            Ok(file) => cell.get_or_init(|| file),
+            Err(_) => return 0,
+        },
+    };
+    // These files hold a few short lines (the longest, cgroup v2 `memory.events`, ~60 bytes).
+    let mut buf = [0u8; 1024];
+    let n = file.read_at(&mut buf, 0).unwrap_or(0);
+    String::from_utf8_lossy(&buf[..n])
         .lines()
         .find_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.trim().parse().ok())
         .unwrap_or(0)
@@ -82,6 +97,7 @@ fn counter(file: &Path, key: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn notices_name_the_cap_that_stopped_something() {
@@ -96,6 +112,7 @@ mod tests {
         let sources = HitSources {
             pids: Some((dir.clone(), 48)),
             memory: Some((dir.clone(), 256 << 20, OomCounter::V2)),
+            ..HitSources::default()
         };
         let before = sources.read();
         assert_eq!(before, LimitHits::default());
