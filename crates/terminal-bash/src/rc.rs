@@ -10,7 +10,9 @@
 //! - One hook, `__dsh_prompt`, runs from `PROMPT_COMMAND` as the array element after every
 //!   other (bash 5.1+ runs each element), wrapped as `{ __dsh_prompt; } &>/dev/null` so that
 //!   neither its `set -x` trace nor a user DEBUG trap firing for it reaches the screen. It
-//!   re-wraps whatever `PS0`/`PS1`/`PS2` the user (or an earlier hook) set in our marks (the
+//!   runs at every prompt, so its usual case is one `/proc` read and one test (bash spends
+//!   microseconds per command it runs); only when something changed does `__dsh_settle`
+//!   re-wrap whatever `PS0`/`PS1`/`PS2` the user (or an earlier hook) set in our marks (the
 //!   user's prompt text is kept), re-enables `promptvars`, moves itself behind elements
 //!   appended after it, and restores the terminal modes (`stty -g` at startup) when a program
 //!   left them changed. It references no unset variable, runs with `set +eux` local to itself
@@ -80,7 +82,26 @@ __dsh_children_ran() {
   __dsh_faults=${9-}
   return 0
 }
+# The hook. Its usual case costs one /proc read and one test: no child was waited for since
+# the last prompt (so no program can have left the terminal modes changed), no option it
+# would undo is set, and the hook, PS0, PS1, PS2 and promptvars are still ours. Anything
+# else goes to __dsh_settle. (Commands before the test must not fail: `set -e` may be on.)
 __dsh_prompt() {
+  local -a at=(-1 "${!PROMPT_COMMAND[@]}")
+  local x= comm= faults=
+  if [[ -n $__dsh_stty ]]; then
+    IFS=' ' read -r x comm x x x x x x x x faults x </proc/$$/stat 2>/dev/null || faults=
+  fi
+  if ((__dsh_i > 0)) && [[ $- != *[eux]* && ! -o pipefail &&
+    ( -z $__dsh_stty || ( $comm == *')' && $faults == "$__dsh_faults" ) ) &&
+    ${PROMPT_COMMAND[__dsh_i]-} == "$__dsh_hook" && ${at[-1]} == "$__dsh_i" &&
+    -n $__dsh_ps1 && ${PS1-} == "$__dsh_ps1" && ${PS2-} == "$__dsh_ps2" &&
+    ${PS0-} == "$__dsh_ps0" ]] && shopt -q promptvars; then
+    return 0
+  fi
+  __dsh_settle
+}
+__dsh_settle() {
   local -
   set +eux +o pipefail
   shopt -s promptvars
