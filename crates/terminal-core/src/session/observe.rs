@@ -2,7 +2,6 @@
 //! `/proc` (run beside the driver's other events), the one [`Observation`] each readiness
 //! decision is made from, and the terminal facts a settled result reports.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::process::{GroupActivity, group_name};
@@ -59,14 +58,6 @@ pub(super) struct Probe {
     pub(super) activity: GroupActivity,
     /// The group is the shell's, and the shell `exec`ed another program.
     pub(super) shell_replaced: bool,
-}
-
-/// Whether the shell replaced itself with another program (`/proc`, off the runtime).
-pub(super) async fn shell_replaced(shared: &Arc<Shared>) -> bool {
-    let sh = Arc::clone(shared);
-    tokio::task::spawn_blocking(move || sh.shell_replaced())
-        .await
-        .unwrap_or(false)
 }
 
 /// Facts about the foreground before the write.

@@ -27,7 +27,6 @@ use tokio::sync::{Notify, watch};
 use tracing::Instrument as _;
 
 use crate::error::{TerminalError, TerminalErrorCode};
-use crate::process::GroupActivity;
 use crate::readiness::{Readiness, Settle};
 use crate::screen::{AnchorId, Position, PromptState};
 use crate::types::{SendRequest, SendResult};
@@ -36,8 +35,8 @@ use super::Inner;
 use super::cancel::CancelInterrupts;
 use super::input;
 use super::observe::{
-    Probe, Probing, SIGNAL_BYTES, TerminalFacts, observe, pre_write, shell_replaced,
-    terminal_facts, wait_for_shell_read,
+    Probe, Probing, SIGNAL_BYTES, TerminalFacts, observe, pre_write, terminal_facts,
+    wait_for_shell_read,
 };
 use super::probe::ProbeSchedule;
 use super::result::{SettleFacts, assemble, is_repl_continuation_prompt};
@@ -415,25 +414,9 @@ impl SendOp {
                 let fg = shared.pty.foreground_pgid();
                 match fg {
                     Some(pgid) if readiness.wants_probe(fg, prompt) => {
-                        let activity = shared.activity_of(pgid);
                         let of_shell = pgid == shared.shell_pgid();
-                        let sh = Arc::clone(&shared);
-                        probing = Some((
-                            pgid,
-                            Instant::now(),
-                            Box::pin(async move {
-                                let activity = activity.await;
-                                let replaced = of_shell && shell_replaced(&sh).await;
-                                // Only a program seen reading the terminal can have been
-                                // seen before it got all of its input.
-                                let reading = matches!(activity, GroupActivity::ReadingTty { .. });
-                                let pending = reading
-                                    && tokio::task::spawn_blocking(move || sh.pty.input_pending())
-                                        .await
-                                        .unwrap_or(false);
-                                (activity, replaced, pending)
-                            }),
-                        ));
+                        probing =
+                            Some((pgid, Instant::now(), Box::pin(shared.probe(pgid, of_shell))));
                     }
                     _ => {
                         probe = None;

@@ -332,22 +332,30 @@ impl Shared {
 }
 
 impl Shared {
-    /// What process group `pgid` is doing (`/proc`, off the runtime); idle (the seed's
-    /// silence rule) when it cannot be told. The future borrows nothing, so a send can wait
-    /// for it beside other events.
-    pub(super) fn activity_of(
-        &self,
+    /// One foreground probe, run off the runtime as one blocking task: what process group
+    /// `pgid` is doing (idle, the seed's silence rule, when it cannot be told); whether the
+    /// shell replaced itself (asked only for the shell's group, `of_shell`); and whether input
+    /// still waits unread on the terminal (`Pty::input_pending`, asked only when the group was
+    /// seen reading the terminal: only such a group can have been seen before it got all of
+    /// its input). The future borrows nothing, so a send can wait for it beside other events.
+    pub(super) fn probe(
+        self: &Arc<Self>,
         pgid: i32,
-    ) -> impl std::future::Future<Output = GroupActivity> + Send + 'static {
-        let tty = self.pty.tty_path().map(std::path::Path::to_path_buf);
-        let scope = self.scope.clone();
+        of_shell: bool,
+    ) -> impl std::future::Future<Output = (GroupActivity, bool, bool)> + Send + 'static {
+        let shared = Arc::clone(self);
         async move {
-            let Some(tty) = tty else {
-                return GroupActivity::Idle;
-            };
-            tokio::task::spawn_blocking(move || group_activity_in(pgid, &tty, &scope))
-                .await
-                .unwrap_or(GroupActivity::Idle)
+            tokio::task::spawn_blocking(move || {
+                let activity = shared.pty.tty_path().map_or(GroupActivity::Idle, |tty| {
+                    group_activity_in(pgid, tty, &shared.scope)
+                });
+                let replaced = of_shell && shared.shell_replaced();
+                let pending = matches!(activity, GroupActivity::ReadingTty { .. })
+                    && shared.pty.input_pending();
+                (activity, replaced, pending)
+            })
+            .await
+            .unwrap_or((GroupActivity::Idle, false, false))
         }
     }
 }
