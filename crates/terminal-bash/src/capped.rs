@@ -102,6 +102,9 @@ impl OperationHandle for CappedSend {
     fn cancel(&self) -> bool {
         self.op.cancel()
     }
+    fn discard_result(&self) {
+        self.op.discard_result();
+    }
     fn is_finished(&self) -> bool {
         self.op.is_finished()
     }

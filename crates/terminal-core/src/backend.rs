@@ -68,6 +68,11 @@ pub trait OperationHandle: Send + Sync + 'static {
     /// Requests cancellation (a real SIGINT to the foreground group, never a written `\x03`).
     /// Returns `false` once settled.
     fn cancel(&self) -> bool;
+    /// Tells the backend that no caller will see this send's result (its tool call was
+    /// cancelled before it settled): the session's next send should then start its result
+    /// where this send's started, so the output printed meanwhile is not lost. Call it before
+    /// [`cancel`](Self::cancel). Default: nothing (the next send starts where this one ended).
+    fn discard_result(&self) {}
     /// Whether the send has settled *and* released its slot.
     fn is_finished(&self) -> bool;
     /// How far the send has got, without consuming anything. Default: nothing known.
@@ -112,6 +117,11 @@ impl SendOperation {
     /// Requests cancellation; `false` once settled.
     pub fn cancel(&self) -> bool {
         self.handle.cancel()
+    }
+    /// No caller will see this send's result: the next send's result starts where this
+    /// send's started (see [`OperationHandle::discard_result`]).
+    pub fn discard_result(&self) {
+        self.handle.discard_result();
     }
     /// Whether the send has settled and released its slot.
     pub fn is_finished(&self) -> bool {

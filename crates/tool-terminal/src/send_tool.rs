@@ -95,7 +95,9 @@ impl Tool for SendTool {
             r = progress::done_reporting(&op, call.progress.as_ref()) => r,
             () = call.cancel.cancelled() => {
                 // A cancelled call interrupts the foreground job (real SIGINT) and still waits
-                // for the send to settle so the slot is released cleanly.
+                // for the send to settle so the slot is released cleanly. Its result reaches
+                // nobody, so the next send's result starts where this one's did.
+                op.discard_result();
                 op.cancel();
                 let _ = op.done().await;
                 return Err(ToolError::new("terminal send aborted").with_code("ABORTED"));

@@ -58,6 +58,9 @@ struct Span {
     /// `screen.done_count()` where the anchor starts.
     done_from: u64,
     cancel_requested: bool,
+    /// No caller will see the result (its call was cancelled): the next send resumes from
+    /// this send's anchor instead of from where it settled.
+    result_discarded: bool,
     /// Whether `read_output` already handed out the settled viewport (once, from the
     /// published result, so the settled text is never held twice).
     final_delta_read: bool,
@@ -185,9 +188,14 @@ impl SendOp {
         if self.settled.swap(true, Ordering::SeqCst) {
             return;
         }
-        let (anchor, bytes_from, done_from) = {
+        let (anchor, bytes_from, done_from, discarded) = {
             let mut span = self.span();
-            (span.anchor.take(), span.bytes_from, span.done_from)
+            (
+                span.anchor.take(),
+                span.bytes_from,
+                span.done_from,
+                span.result_discarded,
+            )
         };
         // Rows are copied under the lock and rendered after it is released.
         let snapshot = anchor.map(|a| st.screen.snapshot_since(a, shared.max_read_bytes));
@@ -198,17 +206,27 @@ impl SendOp {
             .finish_head()
             .zip(snapshot.as_ref())
             .and_then(|(head, rows)| st.screen.place_head(head, rows.first_row()));
-        if let Some(a) = anchor {
-            st.screen.release_anchor(a);
-        }
         if let Some(old) = st.resume_from.take() {
             st.screen.release_anchor(old);
         }
-        st.resume_from = Some(st.screen.anchor());
-        st.bytes_at_resume = st.bytes_read;
         let output_bytes = st.bytes_read.saturating_sub(bytes_from);
         let exits = st.screen.exit_codes_since(done_from);
-        st.done_at_resume = st.screen.done_count();
+        match anchor {
+            // Nobody sees this result: the next one starts where this one did.
+            Some(a) if discarded => {
+                st.resume_from = Some(a);
+                st.bytes_at_resume = bytes_from;
+                st.done_at_resume = done_from;
+            }
+            _ => {
+                if let Some(a) = anchor {
+                    st.screen.release_anchor(a);
+                }
+                st.resume_from = Some(st.screen.anchor());
+                st.bytes_at_resume = st.bytes_read;
+                st.done_at_resume = st.screen.done_count();
+            }
+        }
         let status = st.status();
         let alternate = st.screen.alternate_screen();
         let left_alternate = st.screen.take_prompt_left_alternate();

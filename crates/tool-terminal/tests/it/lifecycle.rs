@@ -444,3 +444,61 @@ async fn timeout_ms_sets_one_sends_deadline_within_the_cap() {
         .await;
     host.shutdown().await;
 }
+
+/// A cancelled `terminal_send` (the client cancelled the call, e.g. on its own request
+/// timeout) interrupts its command; since no caller saw its result, the next send's result
+/// starts where the cancelled one's did: the command, what it printed before the interrupt
+/// and its exit status all reach the model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_send_loses_no_output() {
+    let (host, agent) = Host::with_open_shell().await;
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let call = dsh_tools::ToolCall::new("test")
+        .with_agent(agent.clone())
+        .with_cancel(cancel.clone());
+    let tools = std::sync::Arc::clone(&host.tools);
+    let pending = tokio::spawn(async move {
+        tools
+            .execute(
+                "terminal_send",
+                json!({"sessionId": "pty-1", "text": "printf 'step-%s\\n' one; sleep 60"}),
+                call,
+            )
+            .await
+    });
+    // Cancel once the command has printed (scrollback pages do not consume output).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let page = host
+            .call(&agent, "terminal_read", json!({"sessionId": "pty-1"}))
+            .await;
+        if page.text().lines().any(|l| l == "step-one") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{}", page.text());
+        tokio::task::yield_now().await;
+    }
+    cancel.cancel();
+    let aborted = pending.await.expect("the send task");
+    assert!(aborted.is_error, "{}", aborted.text());
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "", "submit": false}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    assert!(
+        r.text()
+            .contains("printf 'step-%s\\n' one; sleep 60\nstep-one\n"),
+        "{}",
+        r.text()
+    );
+    assert!(
+        r.text().contains("130"),
+        "the interrupt's status: {}",
+        r.text()
+    );
+    host.shutdown().await;
+}

@@ -48,6 +48,10 @@ impl OperationHandle for SendOp {
         }
     }
 
+    fn discard_result(&self) {
+        self.span().result_discarded = true;
+    }
+
     fn cancel(&self) -> bool {
         if self.is_settled() {
             return false;
