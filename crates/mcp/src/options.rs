@@ -59,8 +59,8 @@ pub struct Options {
     #[arg(long, value_name = "PATH", default_value_os_t = BashConfig::default().shell_path)]
     pub shell: PathBuf,
 
-    /// Initial working directory of new sessions when terminal_open gives no cwd
-    /// [default: the server's current directory].
+    /// Initial working directory of new sessions when terminal_open gives no cwd; a given
+    /// --workspace takes its place [default: the server's current directory].
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
 
