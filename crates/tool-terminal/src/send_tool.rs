@@ -56,6 +56,12 @@ impl Tool for SendTool {
                 )
                 .with_code("NO_JOBS"));
             };
+            // A wrong session id is the error to report, before the job limit or anything
+            // else about starting a job.
+            self.0
+                .terminals
+                .check_owned(&owner, &id)
+                .map_err(terminal_error)?;
             let request = SendRequest {
                 text: args.text,
                 submit: args.submit.unwrap_or(true),

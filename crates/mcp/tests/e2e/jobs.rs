@@ -220,6 +220,21 @@ async fn background_sends_over_stdio() {
         refused.text,
         "Error: background job limit reached for this owner (limit: 10); use job_kill to stop an unneeded job, wait for it to finish, then retry"
     );
+    // A wrong session id is reported as such even at the limit: fixing the id, not killing
+    // jobs, is what the model has to do.
+    let unknown = err(
+        &client,
+        "terminal_send",
+        json!({"sessionId": "pty-99", "text": "true", "run_in_background": true}),
+    )
+    .await;
+    assert!(
+        unknown
+            .text
+            .starts_with("Error: unknown PTY session pty-99"),
+        "{:?}",
+        unknown.text
+    );
     let list = ok(&client, "job_list", json!({})).await;
     assert_eq!(
         list.text

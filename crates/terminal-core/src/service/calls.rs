@@ -182,6 +182,15 @@ impl Terminals {
             .collect()
     }
 
+    /// Checks that `id` names one of `owner`'s sessions (closing or not), so a caller can
+    /// report a wrong id before any other failure.
+    ///
+    /// # Errors
+    /// `NoSession` for an unknown id, `ForeignSession` for another owner's session.
+    pub fn check_owned(&self, owner: &Agent, id: &SessionId) -> Result<(), TerminalError> {
+        self.owned_session(owner, id).map(drop)
+    }
+
     fn owned_session(
         &self,
         owner: &Agent,
