@@ -61,7 +61,7 @@ __dsh_a='\[\033]133;A;dsh=@NONCE@\007\]'
 __dsh_b='\[\033]133;B;dsh=@NONCE@\007\]'
 __dsh_a2='\[\033]133;A;k=s;dsh=@NONCE@\007\]'
 __dsh_b2='\[\033]133;B;k=s;dsh=@NONCE@\007\]'
-__dsh_stty=$(stty -g 2>/dev/null) || __dsh_stty=
+__dsh_stty=$(command stty -g 2>/dev/null) || __dsh_stty=
 __dsh_strip() {
   local p=$1
   p=${p//"$__dsh_d"/}; p=${p//"$__dsh_a"/}; p=${p//"$__dsh_b"/}
@@ -74,7 +74,7 @@ __dsh_faults=
 # bytes, so its closing ") " is searched in the first 40 only (cheap in bash's matcher).
 __dsh_children_ran() {
   local stat head IFS=' '
-  read -r stat </proc/$$/stat 2>/dev/null || return 0
+  builtin read -r stat </proc/$$/stat 2>/dev/null || return 0
   head=${stat:0:40}
   head=${head%') '*}
   set -- ${stat:${#head}+2}
@@ -82,33 +82,37 @@ __dsh_children_ran() {
   __dsh_faults=${9-}
   return 0
 }
-# The hook. Its usual case costs one /proc read and one test: no child was waited for since
-# the last prompt (so no program can have left the terminal modes changed), no option it
-# would undo is set, and the hook, PS0, PS1, PS2 and promptvars are still ours. Anything
-# else goes to __dsh_settle. (Commands before the test must not fail: `set -e` may be on.)
+# The hook. Its usual case costs one /proc read and one test: no option it would undo is set
+# (checked first, so a `set -x` trace sent elsewhere by BASH_XTRACEFD stays short), no child
+# was waited for since the last prompt (so no program can have left the terminal modes
+# changed), and the hook, PS0, PS1, PS2 and promptvars are still ours. Anything else goes to
+# __dsh_settle. Builtins are called as `builtin`/`command` so that user functions of the
+# same names (`shopt() { :; }`) cannot stand in for them.
 __dsh_prompt() {
-  local -a at=(-1 "${!PROMPT_COMMAND[@]}")
-  local x= comm= faults=
-  if [[ -n $__dsh_stty ]]; then
-    IFS=' ' read -r x comm x x x x x x x x faults x </proc/$$/stat 2>/dev/null || faults=
-  fi
-  if ((__dsh_i > 0)) && [[ $- != *[eux]* && ! -o pipefail &&
-    ( -z $__dsh_stty || ( $comm == *')' && $faults == "$__dsh_faults" ) ) &&
-    ${PROMPT_COMMAND[__dsh_i]-} == "$__dsh_hook" && ${at[-1]} == "$__dsh_i" &&
-    -n $__dsh_ps1 && ${PS1-} == "$__dsh_ps1" && ${PS2-} == "$__dsh_ps2" &&
-    ${PS0-} == "$__dsh_ps0" ]] && shopt -q promptvars; then
-    return 0
+  if [[ $- != *[eux]* && ! -o pipefail ]]; then
+    local -a at=(-1 "${!PROMPT_COMMAND[@]}")
+    local x= comm= faults=
+    if [[ -n $__dsh_stty ]]; then
+      IFS=' ' builtin read -r x comm x x x x x x x x faults x </proc/$$/stat 2>/dev/null || faults=
+    fi
+    if ((__dsh_i > 0)) && [[
+      ( -z $__dsh_stty || ( $comm == *')' && $faults == "$__dsh_faults" ) ) &&
+      ${PROMPT_COMMAND[__dsh_i]-} == "$__dsh_hook" && ${at[-1]} == "$__dsh_i" &&
+      -n $__dsh_ps1 && ${PS1-} == "$__dsh_ps1" && ${PS2-} == "$__dsh_ps2" &&
+      ${PS0-} == "$__dsh_ps0" ]] && builtin shopt -q promptvars; then
+      return 0
+    fi
   fi
   __dsh_settle
 }
 __dsh_settle() {
   local -
   set +eux +o pipefail
-  shopt -s promptvars
+  builtin shopt -s promptvars
   if [[ -n $__dsh_stty ]] && __dsh_children_ran; then
     local now
-    now=$(stty -g 2>/dev/null) || now=
-    if [[ -n $now && $now != "$__dsh_stty" ]]; then stty "$__dsh_stty" 2>/dev/null; fi
+    now=$(command stty -g 2>/dev/null) || now=
+    if [[ -n $now && $now != "$__dsh_stty" ]]; then command stty "$__dsh_stty" 2>/dev/null; fi
     __dsh_children_ran
   fi
   if ((__dsh_i > 0)); then

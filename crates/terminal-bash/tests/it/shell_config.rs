@@ -165,6 +165,64 @@ async fn c33_set_x_traces_only_the_users_commands() {
     .await;
 }
 
+/// User functions named like the builtins and programs our hook uses (`shopt`, `stty`, `read`)
+/// do not stand in for them: prompt variables and terminal modes are still put back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn user_functions_named_like_builtins_do_not_break_the_hook() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        on_mark(
+            &sh.send("shopt() { :; }; stty() { :; }; read() { :; }")
+                .await,
+            0,
+        );
+        on_mark(&sh.send("builtin shopt -u promptvars").await, 0);
+        on_mark(&sh.send("(exit 4)").await, 4);
+        on_mark(&sh.send("command stty -echo -icanon").await, 0);
+        let r = sh.send("echo visible-check").await;
+        on_mark(&r, 0);
+        assert!(
+            r.viewport
+                .starts_with("echo visible-check\nvisible-check\n"),
+            "{:?}",
+            r.viewport
+        );
+        assert_eq!(r.input_mode, InputMode::Normal, "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// With `set -x` traces sent to the terminal through `BASH_XTRACEFD`, our hook is traced (its
+/// `&>/dev/null` does not cover that descriptor) but stays at a few lines: it checks the
+/// options first and hands over to the part that turns tracing off.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trace_on_another_descriptor_shows_little_of_the_hook() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        // Not `on_mark`: the trace names our hook here.
+        let settled = |r: &SendResult| {
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            assert_eq!(r.exit_code, Some(0), "{r:?}");
+        };
+        settled(&sh.send("exec 5>&2; BASH_XTRACEFD=5; set -x").await);
+        let r = sh.send("echo hi").await;
+        settled(&r);
+        // The trace of the prompt after `echo hi`.
+        let after = r.viewport.split("\nhi\n").nth(1).unwrap_or_default();
+        let hook: Vec<&str> = after.lines().filter(|l| l.starts_with("++")).collect();
+        assert!(hook.len() <= 5, "{:?}", r.viewport);
+        assert!(
+            !r.viewport.contains("read -r") && !r.viewport.contains("stty"),
+            "{:?}",
+            r.viewport
+        );
+        settled(&sh.send("set +x").await);
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Field case C33, DEBUG traps (also inherited into functions with `set -o functrace`): the
 /// trap fires for the user's commands only, and a later `trap - DEBUG` leaves things working.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
