@@ -244,7 +244,12 @@ pub fn cut_long_lines(text: &str, max_line_bytes: usize) -> (std::borrow::Cow<'_
 pub fn omission_line(omitted: &OmittedOutput) -> String {
     let lines = omitted.lines;
     let plural = if lines == 1 { "" } else { "s" };
-    let head = if omitted.not_retained_lines > 0 {
+    let all_gone = omitted.terminal_read.is_none() && omitted.not_retained_lines >= lines;
+    let head = if omitted.not_retained_lines > 0 && all_gone {
+        format!(
+            "[… about {lines} lines omitted, all of them no longer retained (the output outgrew the scrollback)"
+        )
+    } else if omitted.not_retained_lines > 0 {
         format!(
             "[… about {lines} lines omitted, about {} of them no longer retained (the output outgrew the scrollback); page the rest with terminal_read",
             omitted.not_retained_lines

@@ -489,3 +489,18 @@ fn a_long_send_keeps_its_first_and_newest_lines_around_an_omission() {
     assert!(text.len() <= 1000, "{} bytes", text.len());
     insta::assert_snapshot!("send_head_and_tail", text);
 }
+
+#[test]
+fn an_omission_with_nothing_left_to_page_does_not_point_at_terminal_read() {
+    let gone = crate::schema::OmittedOutput {
+        after_line: 1,
+        lines: 24_989_862,
+        bytes: 49_979_724,
+        not_retained_lines: 24_989_862,
+        terminal_read: None,
+    };
+    assert_eq!(
+        omission_line(&gone),
+        "[… about 24989862 lines omitted, all of them no longer retained (the output outgrew the scrollback)]"
+    );
+}
