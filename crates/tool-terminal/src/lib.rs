@@ -346,6 +346,9 @@ impl Tool for SignalTool {
         if out.delivery == SignalDeliveryOutput::InterruptCharacter {
             return render::render_interrupt_character(signal.as_str(), out.target_pgid);
         }
+        if out.delivery == SignalDeliveryOutput::WhenCommandStarts {
+            return render::render_signal_when_command_starts(signal.as_str());
+        }
         render::render_signal(signal.as_str(), out.target_pgid, out.shell_was_foreground)
     }
     fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {

@@ -466,6 +466,14 @@ pub fn render_interrupt_character(signal: &str, target_pgid: i32) -> String {
     )
 }
 
+/// `terminal_signal` when the SIGINT was handed to the send in progress, whose command line
+/// the shell was still reading.
+pub fn render_signal_when_command_starts(signal: &str) -> String {
+    format!(
+        "{signal} goes to the command just sent once it starts (the shell was still reading its line, and an interrupt then would cut the line short; a line that starts no program gets it after a short grace); the next terminal_send or terminal_read shows its effect"
+    )
+}
+
 /// `terminal_signal` when nothing was sent: the shell was idle at its prompt (field case C22).
 pub fn render_signal_skipped(signal: &str) -> String {
     format!(

@@ -439,9 +439,11 @@ pub struct SignalOutput {
     /// True when that group was the shell itself, i.e. nothing else was running (addition).
     #[serde(rename = "shellWasForeground")]
     pub shell_was_foreground: bool,
-    /// How it was delivered: `signal` (`kill` to the group) or `interrupt-character` (SIGINT
+    /// How it was delivered: `signal` (`kill` to the group), `interrupt-character` (SIGINT
     /// to a program that reads keys raw, such as vim: the terminal's Ctrl-C byte was written
-    /// as input, as the terminal itself would) (addition).
+    /// as input, as the terminal itself would) or `when-command-starts` (SIGINT while the
+    /// shell was still reading the command line just sent: the command gets it once it
+    /// starts) (addition).
     pub delivery: SignalDeliveryOutput,
 }
 
@@ -453,6 +455,9 @@ pub enum SignalDeliveryOutput {
     Signal,
     /// The terminal's interrupt character (Ctrl-C) written as input.
     InterruptCharacter,
+    /// Handed to the send in progress, whose command line the shell was still reading: the
+    /// command gets the SIGINT once it starts.
+    WhenCommandStarts,
 }
 
 impl From<dsh_terminal_core::SignalDelivery> for SignalDeliveryOutput {
@@ -460,6 +465,7 @@ impl From<dsh_terminal_core::SignalDelivery> for SignalDeliveryOutput {
         match d {
             dsh_terminal_core::SignalDelivery::ProcessGroup => Self::Signal,
             dsh_terminal_core::SignalDelivery::InterruptCharacter => Self::InterruptCharacter,
+            dsh_terminal_core::SignalDelivery::WhenCommandStarts => Self::WhenCommandStarts,
         }
     }
 }

@@ -226,3 +226,47 @@ async fn cancel_right_after_the_write_reaches_the_command() {
     })
     .await;
 }
+
+/// `terminal_signal` SIGINT right after a send started (parallel tool calls, or a background
+/// send interrupted at once): the interrupt reaches the command, whether the shell already
+/// ran it or was still reading its line, and never cuts the line short (`leep: command not
+/// found`) or leaves the command running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigint_right_after_a_send_starts_interrupts_its_command() {
+    within(async {
+        let shell = Shell::open(quick_config()).await;
+        for round in 0..ROUNDS {
+            let op = shell
+                .session
+                .start_send(dsh_terminal_core::SendRequest {
+                    text: "sleep 100".to_owned(),
+                    submit: true,
+                    timeout: None,
+                })
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            let delivery = shell
+                .session
+                .signal(TerminalSignal::Sigint)
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            assert!(delivery.delivered, "round {round}: {delivery:?}");
+            let r = op
+                .done()
+                .await
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            assert_eq!(
+                (r.wait_reason, r.exit_code),
+                (WaitReason::StdinRead, Some(130)),
+                "round {round}: {delivery:?} {r:?}\ntranscript: {}",
+                shell.session.transcript()
+            );
+            assert!(
+                !r.viewport.contains("command not found"),
+                "round {round}: {r:?}"
+            );
+            let marker = format!("s-{round}");
+            echo_shows(&shell, &marker, round).await;
+        }
+        shell.close().await;
+    })
+    .await;
+}

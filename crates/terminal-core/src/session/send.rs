@@ -58,6 +58,10 @@ struct Span {
     /// `screen.done_count()` where the anchor starts.
     done_from: u64,
     cancel_requested: bool,
+    /// A `terminal_signal` SIGINT arrived while the shell still held the foreground for this
+    /// send's command: the driver interrupts the command as a cancel would (the send itself
+    /// is not cancelled).
+    interrupt_requested: bool,
     /// No caller will see the result (its call was cancelled): the next send resumes from
     /// this send's anchor instead of from where it settled.
     result_discarded: bool,
@@ -134,6 +138,23 @@ impl SendOp {
 
     fn cancel_requested(&self) -> bool {
         self.span().cancel_requested
+    }
+
+    /// Whether the driver owes the foreground an interrupt (a cancel, or a SIGINT handed over
+    /// by `terminal_signal`).
+    fn interrupt_owed(&self) -> bool {
+        let span = self.span();
+        span.cancel_requested || span.interrupt_requested
+    }
+
+    /// Hands a SIGINT to this send (see `Span::interrupt_requested`); `false` once settled.
+    pub(super) fn request_interrupt(&self) -> bool {
+        if self.is_settled() {
+            return false;
+        }
+        self.span().interrupt_requested = true;
+        self.wake.notify_one();
+        true
     }
 
     /// Resolves at the next explicit wake-up (cancel, close).
@@ -404,7 +425,7 @@ impl SendOp {
             if self.is_settled() {
                 break;
             }
-            if self.cancel_requested()
+            if self.interrupt_owed()
                 && let Err(e) = interrupts.deliver_due(&shared).await
             {
                 self.fail(e);

@@ -48,6 +48,20 @@ pub(super) fn signal(
             delivery: SignalDelivery::ProcessGroup,
         });
     }
+    // The shell still holds the terminal for the command line of a send in progress: the
+    // send interrupts the command once it starts (see `SignalDelivery::WhenCommandStarts`).
+    if signal == TerminalSignal::Sigint && shared.pty.foreground_pgid() == Some(shared.shell_pgid())
+    {
+        let active = shared.lock().active.clone();
+        if active.is_some_and(|op| op.request_interrupt()) {
+            return Ok(SignalResult {
+                target_pgid: shared.shell_pgid(),
+                delivered: true,
+                shell_targeted: false,
+                delivery: SignalDelivery::WhenCommandStarts,
+            });
+        }
+    }
     let (target_pgid, delivery) = deliver(shared, signal)?;
     Ok(SignalResult {
         target_pgid,

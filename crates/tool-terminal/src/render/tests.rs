@@ -371,6 +371,10 @@ fn signal_and_close_renders() {
         "signal_skipped_at_idle_prompt",
         render_signal_skipped("SIGINT")
     );
+    insta::assert_snapshot!(
+        "signal_when_command_starts",
+        render_signal_when_command_starts("SIGINT")
+    );
     assert_eq!(
         render_close("pty-1", Some(3)),
         "closed terminal session pty-1 [stopped 3 processes]"
