@@ -11,8 +11,11 @@
 //! - One named reader thread (`dsh-pty-read-<label>`) doing blocking reads and handing each
 //!   chunk to a callback; one named waiter thread (`dsh-pty-wait-<label>`) blocked in
 //!   `waitpid` that reports the exit status; one named writer thread (`dsh-pty-write-<label>`)
-//!   that performs blocking writes, so a program that stops reading can never block the async
-//!   runtime.
+//!   for writes the terminal cannot take at once, so a program that stops reading can never
+//!   block the async runtime. The master is non-blocking: a write with nothing queued before
+//!   it is first tried from the caller (a typical command line goes in whole, with no thread
+//!   hop), and only what the terminal did not take is queued for the writer thread, which
+//!   waits for room with `poll`.
 //! - The writer obtained from portable-pty is never used: dropping it writes `"\n"` + VEOF,
 //!   which makes bash exit and leak its jobs. Writes go to our own duplicate of the master fd.
 //! - Terminal facts from the master side: foreground process group (`tcgetpgrp`), termios
@@ -24,6 +27,7 @@ use std::ffi::OsString;
 use std::io::{self, Read};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 
 use parking_lot::Mutex;
@@ -120,6 +124,9 @@ pub(crate) struct Pty {
     fd: Arc<OwnedFd>,
     tty_path: Option<PathBuf>,
     writer: Mutex<Option<mpsc::Sender<WriteJob>>>,
+    /// Write jobs queued for (or in progress on) the writer thread: while any is, a new write
+    /// queues behind it instead of writing from the caller, so writes keep their order.
+    queued: Arc<AtomicUsize>,
     // Kept only so the original master descriptor lives as long as we do; portable-pty's
     // master is not `Sync` (it holds a `RefCell`), hence the mutex.
     _master: Mutex<Box<dyn MasterPty + Send>>,
@@ -204,22 +211,31 @@ impl Pty {
         #[allow(unsafe_code)]
         let borrowed = unsafe { BorrowedFd::borrow_raw(raw) };
         let fd = rustix::io::fcntl_dupfd_cloexec(borrowed, 0)?;
+        // Non-blocking for the whole open file description (the reader's clone shares it): the
+        // reader polls before it reads, and writers never wait inside `write`.
+        rustix::fs::fcntl_setfl(
+            &fd,
+            rustix::fs::fcntl_getfl(&fd)? | rustix::fs::OFlags::NONBLOCK,
+        )?;
         let reader = master.try_clone_reader().map_err(io::Error::other)?;
         let tty_path = master.tty_name();
         let fd = Arc::new(fd);
         let ready = Arc::clone(&fd);
         let (tx, rx) = mpsc::channel::<WriteJob>();
         let write_fd = Arc::clone(&fd);
+        let queued = Arc::new(AtomicUsize::new(0));
+        let writer_queued = Arc::clone(&queued);
         std::thread::Builder::new()
             .name(format!("dsh-pty-write-{label}"))
             .stack_size(THREAD_STACK_BYTES)
-            .spawn(move || writer_loop(&write_fd, &rx))?;
+            .spawn(move || writer_loop(&write_fd, &rx, &writer_queued))?;
         Ok((
             Pty {
                 pid,
                 fd,
                 tty_path,
                 writer: Mutex::new(Some(tx)),
+                queued,
                 _master: Mutex::new(master),
             },
             PtyStreams { reader, ready },
@@ -279,7 +295,14 @@ impl Pty {
                             break;
                         }
                         Ok(n) => sink(ReadEvent::Output(&buf[..n])),
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                        // Non-blocking: a read that raced another reader of the terminal (none
+                        // of ours) finds nothing; poll again.
+                        Err(e)
+                            if matches!(
+                                e.kind(),
+                                io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock
+                            ) =>
+                        {
                             sink(ReadEvent::ReadNothing);
                         }
                         Err(e) => {
@@ -373,22 +396,41 @@ impl Pty {
             && fds[0].revents().contains(PollFlags::IN)
     }
 
-    /// Queues `bytes` for the writer thread; the receiver resolves when all were written.
-    /// A closed PTY resolves with an error.
+    /// Writes `bytes` to the terminal; the receiver resolves when all were written. With
+    /// nothing queued, what the terminal takes at once is written here (never waiting); the
+    /// rest is queued for the writer thread. A closed PTY resolves with an error.
     pub(crate) fn write(&self, bytes: Vec<u8>) -> tokio::sync::oneshot::Receiver<io::Result<()>> {
         let (done, rx) = tokio::sync::oneshot::channel();
+        let stopped = || io::Error::other("terminal writer has stopped");
+        // Held throughout, so a write from here and the queue keep their order.
         let guard = self.writer.lock();
-        match guard.as_ref() {
-            Some(tx) => {
-                if let Err(mpsc::SendError(job)) = tx.send(WriteJob { bytes, done }) {
-                    let _ = job
-                        .done
-                        .send(Err(io::Error::other("terminal writer has stopped")));
+        let Some(tx) = guard.as_ref() else {
+            let _ = done.send(Err(stopped()));
+            return rx;
+        };
+        let mut written = 0;
+        if self.queued.load(Ordering::SeqCst) == 0 {
+            match write_now(&self.fd, &bytes) {
+                Ok(n) if n == bytes.len() => {
+                    let _ = done.send(Ok(()));
+                    return rx;
+                }
+                Ok(n) => written = n,
+                Err(e) => {
+                    let _ = done.send(Err(e));
+                    return rx;
                 }
             }
-            None => {
-                let _ = done.send(Err(io::Error::other("terminal writer has stopped")));
-            }
+        }
+        let rest = if written == 0 {
+            bytes
+        } else {
+            bytes[written..].to_vec()
+        };
+        self.queued.fetch_add(1, Ordering::SeqCst);
+        if let Err(mpsc::SendError(job)) = tx.send(WriteJob { bytes: rest, done }) {
+            self.queued.fetch_sub(1, Ordering::SeqCst);
+            let _ = job.done.send(Err(stopped()));
         }
         rx
     }
@@ -486,19 +528,46 @@ impl Pty {
     }
 }
 
-fn writer_loop(fd: &OwnedFd, rx: &mpsc::Receiver<WriteJob>) {
+fn writer_loop(fd: &OwnedFd, rx: &mpsc::Receiver<WriteJob>, queued: &AtomicUsize) {
     while let Ok(job) = rx.recv() {
         let result = write_all(fd, &job.bytes);
+        // Written (or failed) before the caller hears so: its next write may go from there.
+        queued.fetch_sub(1, Ordering::SeqCst);
         let _ = job.done.send(result);
     }
 }
 
+/// Writes what the (non-blocking) terminal takes now; returns how many bytes that was.
+fn write_now(fd: &OwnedFd, bytes: &[u8]) -> io::Result<usize> {
+    let mut written = 0;
+    while written < bytes.len() {
+        match rustix::io::write(fd, &bytes[written..]) {
+            Ok(0) | Err(rustix::io::Errno::AGAIN) => break,
+            Ok(n) => written += n,
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(written)
+}
+
+/// Writes all of `bytes`, waiting (`poll`) whenever the terminal has no room.
 fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> io::Result<()> {
     while !bytes.is_empty() {
         match rustix::io::write(fd, bytes) {
             Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
             Ok(n) => bytes = &bytes[n..],
             Err(rustix::io::Errno::INTR) => {}
+            Err(rustix::io::Errno::AGAIN) => {
+                let mut fds = [rustix::event::PollFd::new(
+                    fd,
+                    rustix::event::PollFlags::OUT,
+                )];
+                match rustix::event::poll(&mut fds, None) {
+                    Ok(_) | Err(rustix::io::Errno::INTR) => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
             Err(e) => return Err(e.into()),
         }
     }
@@ -521,3 +590,6 @@ fn unregister_shell(pid: u32) {
 pub(crate) fn is_live_shell(pid: i32) -> bool {
     u32::try_from(pid).is_ok_and(|pid| LIVE_SHELLS.lock().contains(&pid))
 }
+
+#[cfg(test)]
+mod tests;
