@@ -48,6 +48,8 @@ pub(super) struct CancelInterrupts {
     count: u32,
     /// When the cancel was first seen.
     since: Option<Instant>,
+    /// The shell's program name, read with the first target.
+    shell_leader: Option<String>,
 }
 
 impl CancelInterrupts {
@@ -70,6 +72,9 @@ impl CancelInterrupts {
             });
         let since = *self.since.get_or_insert_with(Instant::now);
         let of_shell = target.pgid == Some(shared.shell_pgid());
+        if of_shell && self.shell_leader.is_none() {
+            self.shell_leader.clone_from(&target.leader);
+        }
         let due = match &self.last {
             None => !of_shell || since.elapsed() >= SHELL_GRACE,
             Some(last) => target.pgid.is_some() && !of_shell && target != *last,
@@ -80,6 +85,15 @@ impl CancelInterrupts {
         let first = self.last.is_none();
         self.last = Some(target);
         self.count += 1;
+        if self.shell_leader.is_none() {
+            let sh = Arc::clone(shared);
+            self.shell_leader = tokio::task::spawn_blocking(move || {
+                std::fs::read_to_string(format!("/proc/{}/comm", sh.shell_pgid())).ok()
+            })
+            .await
+            .ok()
+            .flatten();
+        }
         match deliver(shared, TerminalSignal::Sigint) {
             // A later group that ended before its interrupt: nothing left to interrupt.
             Err(e) if !first => {
@@ -88,5 +102,14 @@ impl CancelInterrupts {
             }
             other => other.map(drop),
         }
+    }
+
+    /// Whether an interrupt reached a program of the command: a group other than the shell's
+    /// whose leader runs its own program image (not a fork of the shell that has yet to run
+    /// the command, which handles SIGINT as the shell does).
+    pub(super) fn reached_program(&self) -> bool {
+        self.last.as_ref().is_some_and(|t| {
+            t.pgid.is_some() && t.leader.is_some() && t.leader != self.shell_leader
+        }) && self.shell_leader.is_some()
     }
 }

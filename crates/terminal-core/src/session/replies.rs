@@ -15,8 +15,9 @@ use super::shared::Shared;
 
 /// Most query replies waiting per session; further queries go unanswered.
 const MAX_PENDING_REPLIES: usize = 4;
-/// How long a terminal query reply may wait for its program to block on the terminal.
-const REPLY_WAIT_MAX: Duration = Duration::from_secs(1);
+/// How long a terminal query reply may wait for its program to block on the terminal (long
+/// enough for a program that is slow to get the CPU on a loaded machine).
+const REPLY_WAIT_MAX: Duration = Duration::from_secs(3);
 /// How long a reply to the shell itself lets the screen catch up before checking its prompt.
 const REPLY_SHELL_SETTLE: Duration = Duration::from_millis(5);
 /// Longest pause between checks while a reply waits.

@@ -431,6 +431,11 @@ impl SendOp {
                 self.fail(e);
                 break;
             }
+            // A handed-over SIGINT is owed until it reached the command's program; a later
+            // program of the same send is not interrupted for it.
+            if !self.cancel_requested() && interrupts.reached_program() {
+                self.span().interrupt_requested = false;
+            }
 
             let now = Instant::now();
             if now >= next_tick {

@@ -48,9 +48,13 @@ pub(super) fn signal(
             delivery: SignalDelivery::ProcessGroup,
         });
     }
-    // The shell still holds the terminal for the command line of a send in progress: the
-    // send interrupts the command once it starts (see `SignalDelivery::WhenCommandStarts`).
-    if signal == TerminalSignal::Sigint && shared.pty.foreground_pgid() == Some(shared.shell_pgid())
+    // The shell (or a fork of it that has yet to run the command's program) still holds the
+    // terminal for the command line of a send in progress: the send interrupts the command
+    // once it starts (see `SignalDelivery::WhenCommandStarts`).
+    if signal == TerminalSignal::Sigint
+        && shared.pty.foreground_pgid().is_some_and(|fg| {
+            fg == shared.shell_pgid() || runs_shell_image(fg, shared.shell_pgid())
+        })
     {
         let active = shared.lock().active.clone();
         if active.is_some_and(|op| op.request_interrupt()) {
@@ -69,6 +73,13 @@ pub(super) fn signal(
         shell_targeted: target_pgid == shared.shell_pgid(),
         delivery,
     })
+}
+
+/// Whether the leader of group `pgid` runs the same program as the shell (`/proc/<pid>/comm`):
+/// a fork of the shell before it runs the command's program.
+fn runs_shell_image(pgid: i32, shell_pgid: i32) -> bool {
+    let comm = |pid: i32| std::fs::read_to_string(format!("/proc/{pid}/comm")).ok();
+    comm(pgid).is_some_and(|leader| Some(leader) == comm(shell_pgid))
 }
 
 /// Delivers `signal` to the foreground group and records its aftermath; returns the group and
