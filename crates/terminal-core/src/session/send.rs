@@ -48,6 +48,9 @@ mod handle;
 pub(super) const EXIT_DRAIN_MIN: Duration = Duration::from_millis(10);
 /// After the shell exits: most time to wait for its last output.
 pub(super) const EXIT_DRAIN_MAX: Duration = Duration::from_millis(200);
+/// Longest a cancelled send whose result nobody will see keeps the session after its cancel
+/// (its command ignores the interrupt, or takes long to end).
+const DISCARDED_SETTLE_MAX: Duration = Duration::from_millis(1000);
 
 /// Where the send's viewport starts, and the counters at that point.
 #[derive(Default)]
@@ -138,6 +141,12 @@ impl SendOp {
 
     fn cancel_requested(&self) -> bool {
         self.span().cancel_requested
+    }
+
+    /// Cancelled, and no caller will see the result (see `Span::result_discarded`).
+    fn result_discarded_after_cancel(&self) -> bool {
+        let span = self.span();
+        span.cancel_requested && span.result_discarded
     }
 
     /// Whether the driver owes the foreground an interrupt (a cancel, or a SIGINT handed over
@@ -378,6 +387,7 @@ impl SendOp {
             Some(shared.pty.write(input))
         };
         let mut interrupts = CancelInterrupts::default();
+        let mut discarded_since: Option<Instant> = None;
         let poll_interval = inner.config.poll_interval;
         let mut next_tick = written_at + poll_interval;
         let mut probes = ProbeSchedule::new(written_at, marks_at_write, poll_interval);
@@ -424,6 +434,16 @@ impl SendOp {
             }
             if self.is_settled() {
                 break;
+            }
+            // A cancelled send whose result nobody will see holds the session only briefly
+            // once interrupted: a command that ignores the interrupt keeps running, and the
+            // next send (typed ahead) shows this send's output as well.
+            if self.result_discarded_after_cancel() {
+                let at = *discarded_since.get_or_insert_with(Instant::now);
+                if Instant::now() >= at + DISCARDED_SETTLE_MAX {
+                    self.settle(Settle::Timeout, None);
+                    break;
+                }
             }
             if self.interrupt_owed()
                 && let Err(e) = interrupts.deliver_due(&shared).await
@@ -500,6 +520,9 @@ impl SendOp {
             // already passed without settling (the foreground is busy, input is pending) waits
             // for the next probe or tick instead: waking for it again would spin.
             let mut wake_at = deadline.min(next_tick);
+            if let Some(at) = discarded_since {
+                wake_at = wake_at.min(at + DISCARDED_SETTLE_MAX);
+            }
             let silence_at = readiness.silence_deadline(obs.last_output_at);
             if silence_at > now {
                 wake_at = wake_at.min(silence_at);

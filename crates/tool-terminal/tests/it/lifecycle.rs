@@ -502,3 +502,57 @@ async fn a_cancelled_send_loses_no_output() {
     );
     host.shutdown().await;
 }
+
+/// A client that cancels a send on its own timeout and retries at once: the retry is served
+/// (it waits briefly for the cancelled send to let go of the session) even when the cancelled
+/// command ignores its interrupt, and its result starts with the cancelled send's output.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_right_after_a_cancel_is_served() {
+    let (host, agent) = Host::with_open_shell().await;
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let call = dsh_tools::ToolCall::new("test")
+        .with_agent(agent.clone())
+        .with_cancel(cancel.clone());
+    let tools = std::sync::Arc::clone(&host.tools);
+    let pending = tokio::spawn(async move {
+        tools
+            .execute(
+                "terminal_send",
+                json!({"sessionId": "pty-1", "text": "trap '' INT; echo ignoring; sleep 60"}),
+                call,
+            )
+            .await
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let page = host
+            .call(&agent, "terminal_read", json!({"sessionId": "pty-1"}))
+            .await;
+        if page.text().lines().any(|l| l == "ignoring") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{}", page.text());
+        tokio::task::yield_now().await;
+    }
+    cancel.cancel();
+    // The retry goes out at once, before the cancelled call has answered.
+    let retry = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo next", "timeoutMs": 1000}),
+        )
+        .await;
+    assert!(!retry.is_error, "{}", retry.text());
+    assert!(retry.text().contains("\nignoring\n"), "{}", retry.text());
+    assert!(
+        retry.text().contains("[foreground: sleep]"),
+        "{}",
+        retry.text()
+    );
+    let aborted = pending.await.expect("the send task");
+    assert!(aborted.is_error, "{}", aborted.text());
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
