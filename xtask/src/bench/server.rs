@@ -40,30 +40,12 @@ pub(crate) async fn run(
     b: &ServerBench,
 ) -> Result<(Vec<Row>, Notes)> {
     let bin = blocking(|| build_server(root))?;
-    let ws = workspace.to_string_lossy().into_owned();
-    // One connection (one agent) holds every concurrent session, plus the flood's and the
-    // others the bench keeps open.
-    let max_terminals = (b.concurrent + 8).to_string();
-    let server = McpClient::start(
+    let server = start(&bin, workspace, b.concurrent, &[]).await?;
+    let unconfined = start(
         &bin,
-        &[
-            "--workspace",
-            &ws,
-            "--max-terminals-per-agent",
-            &max_terminals,
-        ],
-    )
-    .await?;
-    let unconfined = McpClient::start(
-        &bin,
-        &[
-            "--workspace",
-            &ws,
-            "--sandbox",
-            "danger-full-access",
-            "--max-terminals-per-agent",
-            &max_terminals,
-        ],
+        workspace,
+        b.concurrent,
+        &["--sandbox", "danger-full-access"],
     )
     .await?;
     let mut rows = Vec::new();
@@ -97,23 +79,33 @@ pub(crate) async fn run_concurrent(
     rounds: usize,
 ) -> Result<(Row, String)> {
     let bin = blocking(|| build_server(root))?;
-    let ws = workspace.to_string_lossy().into_owned();
-    let max_terminals = (n + 8).to_string();
-    let server = McpClient::start(
-        &bin,
-        &[
-            "--workspace",
-            &ws,
-            "--max-terminals-per-agent",
-            &max_terminals,
-        ],
-    )
-    .await?;
+    let server = start(&bin, workspace, n, &[]).await?;
     let measured = concurrent(&server, n, rounds).await;
     let closed = server.shutdown().await;
     let measured = measured?;
     closed?;
     Ok(measured)
+}
+
+/// Starts the built server on `workspace` with room for `concurrent` sessions on one
+/// connection (one agent holds every concurrent session, plus the flood's and the others the
+/// bench keeps open), and `extra` arguments.
+async fn start(
+    bin: &Path,
+    workspace: &Path,
+    concurrent: usize,
+    extra: &[&str],
+) -> Result<McpClient> {
+    let ws = workspace.to_string_lossy().into_owned();
+    let max_terminals = (concurrent + 8).to_string();
+    let mut args = vec![
+        "--workspace",
+        ws.as_str(),
+        "--max-terminals-per-agent",
+        max_terminals.as_str(),
+    ];
+    args.extend_from_slice(extra);
+    McpClient::start(bin, &args).await
 }
 
 async fn floor(server: &McpClient, unconfined: &McpClient, n: usize) -> Result<Vec<Row>> {

@@ -8,6 +8,18 @@ use crate::support::{Shell, quick_config, within};
 
 const ROUNDS: usize = 15;
 
+/// Starts a send of `sleep 100` without waiting for it.
+fn start_sleep(shell: &Shell, round: usize) -> dsh_terminal_core::SendOperation {
+    shell
+        .session
+        .start_send(dsh_terminal_core::SendRequest {
+            text: "sleep 100".to_owned(),
+            submit: true,
+            timeout: None,
+        })
+        .unwrap_or_else(|e| panic!("round {round}: {e}"))
+}
+
 /// Sends `echo {marker}` and asserts the marker's line is on the screen.
 async fn echo_shows(shell: &Shell, marker: &str, round: usize) -> SendResult {
     let r = shell.send(&format!("echo {marker}")).await;
@@ -190,14 +202,7 @@ async fn cancel_right_after_the_write_reaches_the_command() {
     within(async {
         let shell = Shell::open(quick_config()).await;
         for round in 0..ROUNDS {
-            let op = shell
-                .session
-                .start_send(dsh_terminal_core::SendRequest {
-                    text: "sleep 100".to_owned(),
-                    submit: true,
-                    timeout: None,
-                })
-                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            let op = start_sleep(&shell, round);
             // Once the shell echoed the line (it is reading or has just run it), at once.
             let mut seen = String::new();
             while !seen.contains("sleep 100") {
@@ -236,14 +241,7 @@ async fn sigint_right_after_a_send_starts_interrupts_its_command() {
     within(async {
         let shell = Shell::open(quick_config()).await;
         for round in 0..ROUNDS {
-            let op = shell
-                .session
-                .start_send(dsh_terminal_core::SendRequest {
-                    text: "sleep 100".to_owned(),
-                    submit: true,
-                    timeout: None,
-                })
-                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            let op = start_sleep(&shell, round);
             let delivery = shell
                 .session
                 .signal(TerminalSignal::Sigint)

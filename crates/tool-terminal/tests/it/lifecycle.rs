@@ -445,6 +445,40 @@ async fn timeout_ms_sets_one_sends_deadline_within_the_cap() {
     host.shutdown().await;
 }
 
+/// Starts `terminal_send` of `text` on `pty-1` as a call the returned token cancels.
+fn cancellable_send(
+    host: &Host,
+    agent: &dsh_context::Agent,
+    text: &str,
+) -> (
+    tokio_util::sync::CancellationToken,
+    tokio::task::JoinHandle<dsh_tools::ToolResult>,
+) {
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let call = dsh_tools::ToolCall::new("test")
+        .with_agent(agent.clone())
+        .with_cancel(cancel.clone());
+    let tools = std::sync::Arc::clone(&host.tools);
+    let args = json!({"sessionId": "pty-1", "text": text});
+    let pending = tokio::spawn(async move { tools.execute("terminal_send", args, call).await });
+    (cancel, pending)
+}
+
+/// Waits until `pty-1`'s scrollback has the line `line` (pages do not consume output).
+async fn wait_for_line(host: &Host, agent: &dsh_context::Agent, line: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let page = host
+            .call(agent, "terminal_read", json!({"sessionId": "pty-1"}))
+            .await;
+        if page.text().lines().any(|l| l == line) {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{}", page.text());
+        tokio::task::yield_now().await;
+    }
+}
+
 /// A cancelled `terminal_send` (the client cancelled the call, e.g. on its own request
 /// timeout) interrupts its command; since no caller saw its result, the next send's result
 /// starts where the cancelled one's did: the command, what it printed before the interrupt
@@ -452,32 +486,9 @@ async fn timeout_ms_sets_one_sends_deadline_within_the_cap() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_send_loses_no_output() {
     let (host, agent) = Host::with_open_shell().await;
-    let cancel = tokio_util::sync::CancellationToken::new();
-    let call = dsh_tools::ToolCall::new("test")
-        .with_agent(agent.clone())
-        .with_cancel(cancel.clone());
-    let tools = std::sync::Arc::clone(&host.tools);
-    let pending = tokio::spawn(async move {
-        tools
-            .execute(
-                "terminal_send",
-                json!({"sessionId": "pty-1", "text": "printf 'step-%s\\n' one; sleep 60"}),
-                call,
-            )
-            .await
-    });
-    // Cancel once the command has printed (scrollback pages do not consume output).
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let page = host
-            .call(&agent, "terminal_read", json!({"sessionId": "pty-1"}))
-            .await;
-        if page.text().lines().any(|l| l == "step-one") {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "{}", page.text());
-        tokio::task::yield_now().await;
-    }
+    let (cancel, pending) = cancellable_send(&host, &agent, "printf 'step-%s\\n' one; sleep 60");
+    // Cancel once the command has printed.
+    wait_for_line(&host, &agent, "step-one").await;
     cancel.cancel();
     let aborted = pending.await.expect("the send task");
     assert!(aborted.is_error, "{}", aborted.text());
@@ -509,31 +520,8 @@ async fn a_cancelled_send_loses_no_output() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retry_right_after_a_cancel_is_served() {
     let (host, agent) = Host::with_open_shell().await;
-    let cancel = tokio_util::sync::CancellationToken::new();
-    let call = dsh_tools::ToolCall::new("test")
-        .with_agent(agent.clone())
-        .with_cancel(cancel.clone());
-    let tools = std::sync::Arc::clone(&host.tools);
-    let pending = tokio::spawn(async move {
-        tools
-            .execute(
-                "terminal_send",
-                json!({"sessionId": "pty-1", "text": "trap '' INT; echo ignoring; sleep 60"}),
-                call,
-            )
-            .await
-    });
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let page = host
-            .call(&agent, "terminal_read", json!({"sessionId": "pty-1"}))
-            .await;
-        if page.text().lines().any(|l| l == "ignoring") {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "{}", page.text());
-        tokio::task::yield_now().await;
-    }
+    let (cancel, pending) = cancellable_send(&host, &agent, "trap '' INT; echo ignoring; sleep 60");
+    wait_for_line(&host, &agent, "ignoring").await;
     cancel.cancel();
     // The retry goes out at once, before the cancelled call has answered.
     let retry = host
