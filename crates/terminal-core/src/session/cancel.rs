@@ -36,9 +36,14 @@ impl Target {
     /// The foreground now (reads `/proc`: call it off the async workers).
     fn now(shared: &Shared) -> Self {
         let pgid = shared.pty.foreground_pgid();
-        let leader = pgid.and_then(|p| std::fs::read_to_string(format!("/proc/{p}/comm")).ok());
+        let leader = pgid.and_then(program_name);
         Self { pgid, leader }
     }
+}
+
+/// The program name (`comm`) of process `pid` (a blocking `/proc` read).
+pub(super) fn program_name(pid: i32) -> Option<String> {
+    crate::process::stat(pid).map(|s| s.comm)
 }
 
 /// The interrupts a cancelled send delivered so far.
@@ -64,17 +69,24 @@ impl CancelInterrupts {
             return Ok(());
         }
         let sh = Arc::clone(shared);
-        let target = tokio::task::spawn_blocking(move || Target::now(&sh))
-            .await
-            .unwrap_or(Target {
+        let want_shell = self.shell_leader.is_none();
+        let (target, shell_leader) = tokio::task::spawn_blocking(move || {
+            let shell = want_shell.then(|| program_name(sh.shell_pgid())).flatten();
+            (Target::now(&sh), shell)
+        })
+        .await
+        .unwrap_or((
+            Target {
                 pgid: None,
                 leader: None,
-            });
+            },
+            None,
+        ));
+        if want_shell {
+            self.shell_leader = shell_leader;
+        }
         let since = *self.since.get_or_insert_with(Instant::now);
         let of_shell = target.pgid == Some(shared.shell_pgid());
-        if of_shell && self.shell_leader.is_none() {
-            self.shell_leader.clone_from(&target.leader);
-        }
         let due = match &self.last {
             None => !of_shell || since.elapsed() >= SHELL_GRACE,
             Some(last) => target.pgid.is_some() && !of_shell && target != *last,
@@ -85,15 +97,6 @@ impl CancelInterrupts {
         let first = self.last.is_none();
         self.last = Some(target);
         self.count += 1;
-        if self.shell_leader.is_none() {
-            let sh = Arc::clone(shared);
-            self.shell_leader = tokio::task::spawn_blocking(move || {
-                std::fs::read_to_string(format!("/proc/{}/comm", sh.shell_pgid())).ok()
-            })
-            .await
-            .ok()
-            .flatten();
-        }
         match deliver(shared, TerminalSignal::Sigint) {
             // A later group that ended before its interrupt: nothing left to interrupt.
             Err(e) if !first => {

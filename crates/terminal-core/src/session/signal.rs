@@ -10,6 +10,7 @@ use crate::readiness::WEAK_WAIT_QUIET;
 use crate::screen::PromptState;
 use crate::types::{SignalDelivery, SignalResult, TerminalSignal};
 
+use super::cancel::program_name;
 use super::send::SendOp;
 use super::shared::Shared;
 
@@ -75,11 +76,10 @@ pub(super) fn signal(
     })
 }
 
-/// Whether the leader of group `pgid` runs the same program as the shell (`/proc/<pid>/comm`):
-/// a fork of the shell before it runs the command's program.
+/// Whether the leader of group `pgid` runs the same program as the shell (`/proc`): a fork of
+/// the shell before it runs the command's program.
 fn runs_shell_image(pgid: i32, shell_pgid: i32) -> bool {
-    let comm = |pid: i32| std::fs::read_to_string(format!("/proc/{pid}/comm")).ok();
-    comm(pgid).is_some_and(|leader| Some(leader) == comm(shell_pgid))
+    program_name(pgid).is_some_and(|leader| Some(leader) == program_name(shell_pgid))
 }
 
 /// Delivers `signal` to the foreground group and records its aftermath; returns the group and
