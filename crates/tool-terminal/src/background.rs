@@ -22,11 +22,13 @@ use dsh_jobs::{
     OWNER_DISPOSED_REASON, SERVICE_DISPOSED_REASON,
 };
 use dsh_terminal_core::{
-    InputMode, SendOperation, SendRequest, SendResult, SessionId, SessionStatus, TerminalErrorCode,
-    TerminalSignal, Terminals, WaitReason,
+    InputMode, SendOperation, SendRequest, SendResult, SessionId, SessionStatus, TerminalSignal,
+    Terminals, WaitReason,
 };
 use dsh_tools::ToolError;
 use parking_lot::Mutex;
+
+use crate::start_send_when_free;
 
 use crate::render;
 
@@ -148,8 +150,6 @@ impl Escalation {
 
 /// How long a follow-up poll may wait for the previous send to release the session's slot.
 const SLOT_RELEASE_WAIT: Duration = Duration::from_secs(5);
-/// Pause between attempts to take a slot that is still being released.
-const SLOT_RETRY: Duration = Duration::from_millis(20);
 
 /// Follows a background send until the program is ready for input or the session exits.
 ///
@@ -215,21 +215,14 @@ async fn follow(
             submit: false,
             timeout: None,
         };
-        let deadline = tokio::time::Instant::now() + SLOT_RELEASE_WAIT;
-        let next = loop {
-            match terminals.start_send(&owner, &id, poll.clone()) {
-                Ok(next) => break next,
-                Err(e)
-                    if e.code() == TerminalErrorCode::SendActive
-                        && tokio::time::Instant::now() < deadline =>
-                {
-                    tokio::time::sleep(SLOT_RETRY).await;
-                }
-                // The session closed or exited meanwhile: the last result stands.
-                Err(e) => {
-                    tracing::debug!(session_id = %id, error = %e, "background send not followed further");
-                    return Ok(outcome(&result));
-                }
+        let next = match start_send_when_free(&terminals, &owner, &id, poll, SLOT_RELEASE_WAIT)
+            .await
+        {
+            Ok(next) => next,
+            // The session closed or exited meanwhile: the last result stands.
+            Err(e) => {
+                tracing::debug!(session_id = %id, error = %e, "background send not followed further");
+                return Ok(outcome(&result));
             }
         };
         {

@@ -159,6 +159,33 @@ pub fn error_code_name(code: TerminalErrorCode) -> &'static str {
     }
 }
 
+/// Pause between attempts to take a send slot that is still being released.
+const SLOT_RETRY: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Starts a send, retrying for up to `wait` while the session's previous send still holds the
+/// slot (it is settling, or was just cancelled); any other error, or the slot still held at
+/// the end, is returned.
+async fn start_send_when_free(
+    terminals: &Terminals,
+    owner: &Agent,
+    id: &SessionId,
+    request: SendRequest,
+    wait: std::time::Duration,
+) -> Result<dsh_terminal_core::SendOperation, TerminalError> {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        match terminals.start_send(owner, id, request.clone()) {
+            Err(e)
+                if e.code() == TerminalErrorCode::SendActive
+                    && tokio::time::Instant::now() < deadline =>
+            {
+                tokio::time::sleep(SLOT_RETRY).await;
+            }
+            other => return other,
+        }
+    }
+}
+
 fn terminal_error(e: TerminalError) -> ToolError {
     let code = error_code_name(e.code());
     ToolError::new(e.to_string()).with_code(code)

@@ -92,7 +92,9 @@ impl Tool for SendTool {
             submit: args.submit.unwrap_or(true),
             timeout,
         };
-        let op = self.start_when_free(&owner, &id, request).await?;
+        let op = start_send_when_free(&self.0.terminals, &owner, &id, request, SLOT_WAIT)
+            .await
+            .map_err(terminal_error)?;
         let result = tokio::select! {
             r = progress::done_reporting(&op, call.progress.as_ref()) => r,
             () = call.cancel.cancelled() => {
@@ -156,29 +158,3 @@ impl Tool for SendTool {
 /// that was just cancelled (a client that cancels on its own timeout and retries at once) or
 /// that is settling ends within moments; a send still running gets the "active send" error.
 const SLOT_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
-
-/// Pause between two tries while waiting for the slot.
-const SLOT_RETRY: std::time::Duration = std::time::Duration::from_millis(10);
-
-impl SendTool {
-    /// Starts the send, waiting up to [`SLOT_WAIT`] while another send still holds the slot.
-    async fn start_when_free(
-        &self,
-        owner: &Agent,
-        id: &SessionId,
-        request: SendRequest,
-    ) -> Result<dsh_terminal_core::SendOperation, ToolError> {
-        let deadline = tokio::time::Instant::now() + SLOT_WAIT;
-        loop {
-            match self.0.terminals.start_send(owner, id, request.clone()) {
-                Err(e)
-                    if e.code() == TerminalErrorCode::SendActive
-                        && tokio::time::Instant::now() < deadline =>
-                {
-                    tokio::time::sleep(SLOT_RETRY).await;
-                }
-                other => return other.map_err(terminal_error),
-            }
-        }
-    }
-}
