@@ -23,6 +23,7 @@
 
 mod activity;
 mod cgroup;
+mod environ;
 mod exit_status;
 mod procfs;
 mod reap;

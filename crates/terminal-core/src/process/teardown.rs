@@ -47,12 +47,21 @@ impl Signalled {
     /// Sends `sig` to each target: whole process groups where every live member of the group
     /// is a target and its leader is one of them (so the pgid is fenced by the leader's
     /// identity, and children forked mid-signal are still hit), single processes otherwise.
-    fn send(&mut self, targets: &[ProcessIdentity], sig: Signal) {
+    /// Groups are read from `table` when the caller has just read one that holds every
+    /// process of the session (its scan found `targets`), otherwise from a fresh scan.
+    fn send(&mut self, targets: &[ProcessIdentity], sig: Signal, table: Option<&[StatInfo]>) {
         if targets.is_empty() {
             return;
         }
         let wanted: HashSet<ProcessIdentity> = targets.iter().copied().collect();
-        let table = procfs::scan_all();
+        let scanned;
+        let table = match table {
+            Some(table) => table,
+            None => {
+                scanned = procfs::scan_all();
+                &scanned
+            }
+        };
         let mut groups: HashMap<i32, Vec<&StatInfo>> = HashMap::new();
         for s in table.iter().filter(|s| !s.is_zombie()) {
             groups.entry(s.pgrp).or_default().push(s);
@@ -97,7 +106,8 @@ impl Signalled {
 
 /// Whole-session teardown: stops every process the session started, then the shell.
 ///
-/// 1. Refresh `tracker` (deep) and capture. SIGTERM to captured descendants (whole process
+/// 1. Refresh `tracker` in its scope (the session cgroup's members when it has one, where
+///    every session process is born; otherwise every process) and capture. SIGTERM to captured descendants (whole process
 ///    groups where the group is entirely captured; SIGHUP at once instead to those that ignore
 ///    SIGTERM, e.g. nested interactive shells), SIGCONT to stopped ones. After half the grace,
 ///    SIGHUP to survivors. TERM comes first and alone so that a `trap ... TERM` or a
@@ -108,17 +118,19 @@ impl Signalled {
 /// 3. Stop the shell: SIGHUP + SIGTERM (+ SIGCONT), wait up to `grace`, SIGKILL, wait up to
 ///    `grace`. The caller reaps the shell through its own wait; this only signals it and waits
 ///    until it is dead or a zombie.
-/// 4. Sweep again (anything forked meanwhile; session-id and environ-tag sweeps as backstop):
-///    TERM, grace, KILL. Then `cgroup.kill` when a cgroup exists, wait up to `grace` for it to
+/// 4. Sweep every process (anything forked meanwhile or moved out of the cgroup; session-id
+///    and environ-tag sweeps as backstop): TERM, grace, KILL. Then `cgroup.kill` when a cgroup exists, wait up to `grace` for it to
 ///    empty and remove it. The cgroup is killed after the shell so the shell still gets its
 ///    SIGHUP (in tier 2 already when the shell is gone).
 /// 5. Reap captured zombies that were re-parented to this process (subreaper), never the
 ///    shell.
 ///
-/// Waits poll `/proc` every 10 ms against deadlines; each poll and scan is a short synchronous
-/// `/proc` read (about a millisecond), acceptable on the runtime. A session with nothing left
-/// running returns at once. `stopped` counts distinct processes signalled (or killed through
-/// the cgroup), shell included; `survivors` lists whatever is still alive at the end.
+/// Waits poll `/proc` every 10 ms against deadlines (a `stat` read per awaited process). The
+/// scans and signals between them (a full scan reads every `/proc/PID/stat`, a few
+/// milliseconds with many processes; signals reuse the scan that found their targets) run
+/// without holding up the runtime's other tasks (see [`off_workers`]). A session with nothing
+/// left running returns at once. `stopped` counts distinct processes signalled (or killed
+/// through the cgroup), shell included; `survivors` lists whatever is still alive at the end.
 ///
 /// # Panics
 /// Outside a tokio runtime with the time driver enabled (it uses `tokio::time::sleep`).
@@ -132,20 +144,23 @@ pub async fn terminate_session(
     cgroup: Option<&SessionCgroup>,
     config: &TeardownConfig,
 ) -> TeardownReport {
-    let (mut signalled, frozen) = begin_teardown(shell, tracker, cgroup);
+    let (mut signalled, frozen) = off_workers(|| begin_teardown(shell, tracker, cgroup));
 
-    // Tier 1: polite signals to the captured descendants.
-    tracker.refresh_deep();
-    let first = tracker.captured();
+    // Tier 1: polite signals to the captured descendants. Tiers 1 and 2 look only in the
+    // session's scope (its cgroup, when it has one: every session process is born there);
+    // tier 4's sweep looks at every process, for anything that left the cgroup.
+    let first = off_workers(|| captured_now(tracker, false));
     polite_stop(&first, config.grace, &mut signalled).await;
 
     // Tier 2: SIGKILL whatever survived, plus anything new.
-    tracker.refresh_deep();
-    let second = tracker.captured();
-    signalled.send(&second, Signal::KILL);
-    if let Some(cg) = cgroup.filter(|_| !shell.is_alive()) {
-        kill_cgroup(cg, tracker, &mut signalled);
-    }
+    let second = off_workers(|| {
+        let (second, table) = captured_now(tracker, false);
+        signalled.send(&second, Signal::KILL, Some(&table));
+        if let Some(cg) = cgroup.filter(|_| !shell.is_alive()) {
+            kill_cgroup(cg, tracker, &mut signalled);
+        }
+        second
+    });
     wait_all_gone(&second, config.grace).await;
 
     // Tier 3: the shell itself. A frozen shell gets SIGKILL at once: resuming it to handle a
@@ -167,41 +182,44 @@ pub async fn terminate_session(
     }
 
     // Tier 4: sweep what appeared meanwhile, then the cgroup as the final backstop.
-    tracker.refresh_deep();
-    let late: Vec<ProcessIdentity> = tracker.captured();
+    let late = off_workers(|| captured_now(tracker, true));
     if !polite_stop(&late, config.grace, &mut signalled).await {
-        tracker.refresh_deep();
-        let stubborn = tracker.captured();
-        signalled.send(&stubborn, Signal::KILL);
+        let stubborn = off_workers(|| {
+            let (stubborn, table) = captured_now(tracker, true);
+            signalled.send(&stubborn, Signal::KILL, Some(&table));
+            stubborn
+        });
         wait_all_gone(&stubborn, config.grace).await;
     }
     if let Some(cg) = cgroup {
-        kill_cgroup(cg, tracker, &mut signalled);
+        off_workers(|| kill_cgroup(cg, tracker, &mut signalled));
         let deadline = Instant::now() + config.grace;
         while !cg.pids().is_empty() && Instant::now() < deadline {
             tokio::time::sleep(POLL_INTERVAL).await;
         }
         cg.remove();
     }
-    tracker.refresh_deep();
-    wait_all_gone(&tracker.captured(), config.grace).await;
+    let (last, _) = off_workers(|| captured_now(tracker, true));
+    wait_all_gone(&last, config.grace).await;
 
     // Reap the zombies that came back to us as subreaper (never the shell: not captured).
-    let reaped = tracker.reap_zombies();
-
-    let mut survivors: Vec<i32> = tracker.captured().iter().map(|id| id.pid).collect();
-    if shell.is_alive() {
-        survivors.push(shell.pid);
-    }
-    if let Some(cg) = cgroup {
-        survivors.extend(
-            cg.pids()
-                .into_iter()
-                .filter(|&pid| procfs::stat(pid).is_some_and(|s| !s.is_zombie())),
-        );
-    }
-    survivors.sort_unstable();
-    survivors.dedup();
+    let (reaped, survivors) = off_workers(|| {
+        let reaped = tracker.reap_zombies();
+        let mut survivors: Vec<i32> = tracker.captured().iter().map(|id| id.pid).collect();
+        if shell.is_alive() {
+            survivors.push(shell.pid);
+        }
+        if let Some(cg) = cgroup {
+            survivors.extend(
+                cg.pids()
+                    .into_iter()
+                    .filter(|&pid| procfs::stat(pid).is_some_and(|s| !s.is_zombie())),
+            );
+        }
+        survivors.sort_unstable();
+        survivors.dedup();
+        (reaped, survivors)
+    });
     let report = TeardownReport {
         stopped: signalled.0.len(),
         survivors,
@@ -210,29 +228,51 @@ pub async fn terminate_session(
     report
 }
 
+/// A refresh of `tracker` (`deep`: every process, else its scope), then what it holds and
+/// the table the refresh read.
+fn captured_now(tracker: &mut TreeTracker, deep: bool) -> (Vec<ProcessIdentity>, Vec<StatInfo>) {
+    let table = tracker.refresh_table(deep);
+    (tracker.captured(), table)
+}
+
+/// Runs `f`, blocking `/proc` scans and signals, without holding up other tasks: on a
+/// multi-threaded runtime the worker first hands its other tasks to another thread
+/// (`block_in_place`); on a current-thread runtime (or none) it runs inline.
+fn off_workers<R>(f: impl FnOnce() -> R) -> R {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}
+
 /// SIGTERM (SIGHUP at once to those ignoring SIGTERM), wait up to half of `grace`, SIGHUP to
 /// survivors, wait for the rest of `grace`. Returns whether all of `targets` are gone.
 async fn polite_stop(
-    targets: &[ProcessIdentity],
+    (targets, table): &(Vec<ProcessIdentity>, Vec<StatInfo>),
     grace: Duration,
     signalled: &mut Signalled,
 ) -> bool {
     if targets.is_empty() {
         return true;
     }
-    let (hup_now, term): (Vec<ProcessIdentity>, Vec<ProcessIdentity>) =
-        targets.iter().partition(|id| ignores(id.pid, Signal::TERM));
-    signalled.send(&term, Signal::TERM);
-    signalled.send(&hup_now, Signal::HUP);
+    off_workers(|| {
+        let (hup_now, term): (Vec<ProcessIdentity>, Vec<ProcessIdentity>) =
+            targets.iter().partition(|id| ignores(id.pid, Signal::TERM));
+        signalled.send(&term, Signal::TERM, Some(table));
+        signalled.send(&hup_now, Signal::HUP, Some(table));
+    });
     if wait_all_gone(targets, grace / 2).await {
         return true;
     }
-    let stubborn: Vec<ProcessIdentity> = targets
-        .iter()
-        .copied()
-        .filter(ProcessIdentity::is_alive)
-        .collect();
-    signalled.send(&stubborn, Signal::HUP);
+    off_workers(|| {
+        let stubborn: Vec<ProcessIdentity> = targets
+            .iter()
+            .copied()
+            .filter(ProcessIdentity::is_alive)
+            .collect();
+        signalled.send(&stubborn, Signal::HUP, None);
+    });
     wait_all_gone(targets, grace.saturating_sub(grace / 2)).await
 }
 
@@ -313,13 +353,13 @@ pub fn kill_session_now(
     cgroup: Option<&SessionCgroup>,
 ) {
     let (mut signalled, _) = begin_teardown(shell, tracker, cgroup);
-    tracker.refresh_deep();
-    signalled.send(&tracker.captured(), Signal::KILL);
+    let (captured, table) = captured_now(tracker, true);
+    signalled.send(&captured, Signal::KILL, Some(&table));
     let _ = shell.signal(Signal::KILL);
     if let Some(cg) = cgroup {
         let _ = cg.kill();
     }
     // Anything forked between the scan and the kills.
-    tracker.refresh_deep();
-    signalled.send(&tracker.captured(), Signal::KILL);
+    let (captured, table) = captured_now(tracker, true);
+    signalled.send(&captured, Signal::KILL, Some(&table));
 }

@@ -6,6 +6,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use super::cgroup::SessionCgroup;
+use super::environ;
 use super::procfs::{self, ProcessIdentity, StatInfo};
 use super::reap::reap_zombie_child;
 use super::scope::ProcessScope;
@@ -88,9 +89,10 @@ impl TreeTracker {
         self.scan(false);
     }
 
-    /// [`refresh`](Self::refresh) plus an environ-tag check of every process started since the
-    /// root (not just orphans of this process). Costs one `environ` read per such process; used
-    /// by teardown.
+    /// [`refresh`](Self::refresh) over every process, plus an environ-tag check of every
+    /// process started since the root (not just orphans of this process). Each process's
+    /// `environ` is read once while it lives, host-wide, whichever tracker asks; used by
+    /// teardown.
     pub fn refresh_deep(&mut self) {
         self.scan(true);
     }
@@ -136,20 +138,35 @@ impl TreeTracker {
         reaped.len()
     }
 
-    fn scan(&mut self, deep: bool) {
+    /// A refresh (deep or in scope) that also returns the table it read, for a caller that
+    /// acts on the same processes right after (teardown's signals).
+    pub(crate) fn refresh_table(&mut self, deep: bool) -> Vec<StatInfo> {
         let table = if deep {
             procfs::scan_all()
         } else {
             self.scope.stats()
         };
-        let by_pid: HashMap<i32, &StatInfo> = table.iter().map(|s| (s.pid, s)).collect();
+        self.adopt_from(&table, deep);
+        table
+    }
 
-        // Forget identities that died (absent, or pid now held by someone else).
-        self.seen.retain(|id| {
+    fn scan(&mut self, deep: bool) {
+        self.refresh_table(deep);
+    }
+
+    fn adopt_from(&mut self, table: &[StatInfo], deep: bool) {
+        let by_pid: HashMap<i32, &StatInfo> = table.iter().map(|s| (s.pid, s)).collect();
+        let alive = |id: &ProcessIdentity| {
             by_pid
                 .get(&id.pid)
                 .is_some_and(|s| s.start_time == id.start_time)
-        });
+        };
+        if deep {
+            environ::forget_all_but(alive);
+        }
+
+        // Forget identities that died (absent, or pid now held by someone else).
+        self.seen.retain(alive);
 
         // Root fence: adopt by root pid / sid only if that pid is still the root, or free (a
         // free pid cannot be anyone's parent, and a session id stays reserved while the
@@ -182,7 +199,9 @@ impl TreeTracker {
                 table
                     .iter()
                     .filter(|s| (deep || s.ppid == self.host_pid) && self.eligible(s))
-                    .filter(|s| !self.seen.contains(&s.identity()) && environ_has(s.pid, tag))
+                    .filter(|s| {
+                        !self.seen.contains(&s.identity()) && environ::has_entry(s.identity(), tag)
+                    })
                     .map(StatInfo::identity),
             );
         }
@@ -200,7 +219,7 @@ impl TreeTracker {
 
         // Transitive children of the root and of every adopted process, to a fixed point.
         let mut children: HashMap<i32, Vec<&StatInfo>> = HashMap::new();
-        for s in &table {
+        for s in table {
             children.entry(s.ppid).or_default().push(s);
         }
         let mut frontier: Vec<ProcessIdentity> = self.seen.iter().copied().collect();
@@ -229,10 +248,4 @@ impl TreeTracker {
 /// valid order (ties broken by pid, highest first).
 fn sort_children_first(ids: &mut [ProcessIdentity]) {
     ids.sort_by_key(|id| std::cmp::Reverse((id.start_time, id.pid)));
-}
-
-/// Whether `/proc/PID/environ` holds the exact entry `tag` (`NAME=value`).
-fn environ_has(pid: i32, tag: &[u8]) -> bool {
-    fs::read(format!("/proc/{pid}/environ"))
-        .is_ok_and(|env| env.split(|&b| b == 0).any(|entry| entry == tag))
 }

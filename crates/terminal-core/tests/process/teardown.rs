@@ -199,6 +199,75 @@ fn c18_teardown_stops_all_five_background_forms_with_cgroup() {
     run_five_forms(7100, true);
 }
 
+/// The root of the cgroup2 hierarchy `dir` is in: its highest ancestor that is a cgroup.
+fn cgroup_root(dir: &Path) -> PathBuf {
+    let mut root = dir.to_path_buf();
+    while let Some(parent) = root.parent().filter(|p| p.join("cgroup.procs").exists()) {
+        root = parent.to_path_buf();
+    }
+    root
+}
+
+/// Teardown on a multi-threaded runtime (its `/proc` scans run outside the workers) of a
+/// session scanned through its cgroup, where a background job was moved out of the cgroup:
+/// the scoped tiers cannot see it, the sweep over every process must.
+#[test]
+fn a_job_moved_out_of_the_session_cgroup_is_still_stopped() {
+    enable_child_subreaper();
+    let Some(cg) = SessionCgroup::create("test-escape") else {
+        eprintln!("note: no writable cgroup2 here; the cgroup escape is not exercised");
+        return;
+    };
+    let tag = format!("escape-{}", std::process::id());
+    let mut shell = Shell::spawn("setsid sleep 7301 & sleep 7302 & wait; read -r _hold", &tag);
+    cg.add_pid(shell.id.pid)
+        .expect("move the shell into its cgroup");
+    let mut tracker = shell
+        .tracker()
+        .with_scope(ProcessScope::cgroup_members(cg.path()));
+    tracker.attach_cgroup(&cg);
+    shell.go();
+    let escaped = one_pid_with_cmdline(&["sleep", "7301"]);
+    let stayed = one_pid_with_cmdline(&["sleep", "7302"]);
+    let root = cgroup_root(cg.path());
+    let moved = fs::write(root.join("cgroup.procs"), escaped.to_string()).is_ok();
+    if moved {
+        assert!(!cg.pids().contains(&escaped), "the job left the cgroup");
+    } else {
+        eprintln!(
+            "note: cannot move a process to {}; escape not exercised",
+            root.display()
+        );
+    }
+    let ids = [escaped, stayed].map(|pid| ProcessIdentity::of(pid).expect("identity"));
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .expect("runtime");
+    let config = TeardownConfig {
+        grace: Duration::from_secs(5),
+    };
+    let report = runtime.block_on(terminate_session(
+        shell.id,
+        &mut tracker,
+        Some(&cg),
+        &config,
+    ));
+
+    assert_eq!(report.survivors, Vec::<i32>::new(), "report: {report:?}");
+    for id in ids {
+        assert!(!id.is_alive(), "pid {} survived teardown", id.pid);
+    }
+    let shell_pid = shell.id.pid;
+    shell.reap();
+    assert_gone(shell_pid, "the shell");
+    assert_gone(escaped, "the job moved out of the cgroup");
+    assert_gone(stayed, "the job in the cgroup");
+    cg.remove();
+}
+
 #[test]
 fn c18_teardown_stops_all_five_background_forms_without_cgroup() {
     // Subreaper + descendant/session sweeps + environ tag, no cgroup.
