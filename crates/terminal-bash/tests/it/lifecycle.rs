@@ -6,8 +6,8 @@ use dsh_context::{Agent, Context};
 use dsh_terminal_bash::{BashBackend, BashConfig, TerminalBashPlugin};
 use dsh_terminal_core::process::ProcessIdentity;
 use dsh_terminal_core::{
-    BackendSpawnSpec, CloseOutcome, SendRequest, SilenceRule, SpawnRequest, TerminalErrorCode,
-    Terminals, TerminalsPlugin, WaitReason,
+    BackendSession, BackendSpawnSpec, CloseOutcome, SendRequest, SilenceRule, SpawnRequest,
+    TerminalErrorCode, Terminals, TerminalsPlugin, WaitReason,
 };
 use pretty_assertions::assert_eq;
 use tokio_util::sync::CancellationToken;
@@ -398,6 +398,41 @@ async fn setsid_double_fork_intermediates_are_reaped() {
                 "setsid intermediate {pid} left defunct"
             );
         }
+    })
+    .await;
+}
+
+/// A send in flight when its session closes ends as `session_exit`, also when its program
+/// goes silent (and would otherwise settle `inferred_idle` on a running session) while the
+/// close waits out a program that ignores SIGTERM and SIGHUP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_in_flight_at_close_ends_as_session_exit() {
+    within(async {
+        let shell = Shell::open(BashConfig {
+            idle_silence_ms: 500,
+            dispose_grace_ms: 2000,
+            ..config()
+        })
+        .await;
+        let op = shell
+            .session
+            .start_send(SendRequest {
+                text: "python3 -c 'import os, signal\nfor s in (signal.SIGTERM, signal.SIGHUP): signal.signal(s, signal.SIG_IGN)\nr, w = os.pipe()\nprint(\"bl\" + \"ocked\", flush=True)\nos.read(r, 1)'".into(),
+                submit: true,
+                timeout: None,
+            })
+            .unwrap();
+        let session = Arc::clone(&shell.session);
+        wait_until("the program to block", || {
+            session.transcript().contains("blocked")
+        })
+        .await;
+        let close = tokio::spawn(async move { session.close("test done".into()).await });
+        let r = op.done().await.unwrap();
+        assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
+        close.await.unwrap().unwrap();
+        let left = session_pids(&shell.id);
+        assert!(left.is_empty(), "processes of {} left: {left:?}", shell.id);
     })
     .await;
 }

@@ -508,7 +508,13 @@ impl SendOp {
             {
                 readiness.set_shell_pgid(fg);
             }
-            if let Some(reason) = readiness.evaluate(&obs) {
+            // While the session closes, the close ends this send as `session_exit` once the
+            // shell is gone; settling sooner would report a running session the close is
+            // stopping. Only the exit and the send's own deadline still settle it.
+            let settle = readiness.evaluate(&obs).filter(|&reason| {
+                matches!(reason, Settle::Exit | Settle::Timeout) || !shared.lock().closing
+            });
+            if let Some(reason) = settle {
                 if initializing && reason == Settle::Prompt {
                     let sh = Arc::clone(&shared);
                     let _ = tokio::task::spawn_blocking(move || sh.record_shell_image()).await;
