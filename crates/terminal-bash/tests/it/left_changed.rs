@@ -124,3 +124,44 @@ async fn a_nested_shell_hides_the_marks_until_it_exits() {
     })
     .await;
 }
+
+/// A shell running a script (or a `-c` string, or a subshell of ours) that asks for input is
+/// not a nested shell: its result has no "marks are gone" notice, and our prompt and the exit
+/// status come back once it ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_script_asking_for_input_is_not_a_nested_shell() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let dir = crate::support::TempDir::new("ask-script");
+        let script = dir.0.join("ask.sh");
+        std::fs::write(
+            &script,
+            "read -r -p 'Proceed? [y/N] ' a\necho \"answer=$a\"\n",
+        )
+        .unwrap();
+        for (ask, answer, shown) in [
+            (format!("bash {}", script.display()), "y", "answer=y"),
+            (format!("sh -e {}", script.display()), "n", "answer=n"),
+            (
+                "bash -c 'read -r -p \"Continue? \" a; echo got=$a'".to_owned(),
+                "yes",
+                "got=yes",
+            ),
+            (
+                "echo hi | (read -r -p 'tty? ' x </dev/tty; echo got $x)".to_owned(),
+                "z",
+                "got z",
+            ),
+        ] {
+            let r = sh.send(&ask).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{ask}: {r:?}");
+            assert!(!marks_gone(&r), "{ask}: {r:?}");
+            let r = sh.send(answer).await;
+            assert!(r.viewport.lines().any(|l| l == shown), "{ask}: {r:?}");
+            assert_eq!(r.exit_code, Some(0), "{ask}: {r:?}");
+            assert!(r.notices.is_empty(), "{ask}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

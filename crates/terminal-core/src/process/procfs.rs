@@ -228,17 +228,23 @@ pub fn foreground_pgid(shell_pid: i32) -> Option<i32> {
 /// live member.
 #[must_use]
 pub fn group_name(pgid: i32) -> Option<String> {
+    group_member(pgid).map(|s| s.comm)
+}
+
+/// The process that stands for group `pgid`: its leader when still running, otherwise the
+/// youngest live member (a pipeline whose first command ended). `None` when the group has no
+/// live member.
+pub(crate) fn group_member(pgid: i32) -> Option<StatInfo> {
     if pgid <= 0 {
         return None;
     }
     if let Some(leader) = stat(pgid).filter(|s| s.pgrp == pgid && !s.is_zombie()) {
-        return Some(leader.comm);
+        return Some(leader);
     }
     scan_all()
         .into_iter()
         .filter(|s| s.pgrp == pgid && !s.is_zombie())
         .max_by_key(|s| (s.start_time, s.pid))
-        .map(|s| s.comm)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use crate::process::{TeardownConfig, TreeTracker, kill_session_now, terminate_se
 use crate::types::CloseReport;
 
 use super::Inner;
+use super::shared::Shared;
 
 impl Inner {
     /// Closes the session once (later calls return the first report): stops every process,
@@ -26,7 +27,7 @@ impl Inner {
             return Ok(report.clone());
         }
         tracing::debug!(%reason, "closing session");
-        self.shared.lock().closing = true;
+        let _running = CloseRunning::start(&self.shared);
         let mut tracker = self
             .tracker
             .lock()
@@ -110,6 +111,25 @@ impl Inner {
             reap_session_orphans(self.shell.pid);
         })
         .await;
+    }
+}
+
+/// Marks a close in progress (`close_running` in the session state) for as long as
+/// it lives, and the session as closing for good.
+struct CloseRunning<'a>(&'a Shared);
+
+impl<'a> CloseRunning<'a> {
+    fn start(shared: &'a Shared) -> Self {
+        let mut st = shared.lock();
+        st.closing = true;
+        st.close_running = true;
+        Self(shared)
+    }
+}
+
+impl Drop for CloseRunning<'_> {
+    fn drop(&mut self) {
+        self.0.lock().close_running = false;
     }
 }
 

@@ -32,6 +32,7 @@ mod cancel;
 mod close;
 mod config;
 mod input;
+mod nested_shell;
 mod observe;
 mod probe;
 mod replies;

@@ -4,11 +4,11 @@
 
 use std::time::{Duration, Instant};
 
-use crate::process::{GroupActivity, group_name};
+use crate::process::{GroupActivity, cmdline, group_member};
 use crate::readiness::{Observation, PreWrite, Settle};
 use crate::screen::PromptState;
 
-use super::result::is_shell_name;
+use super::nested_shell::{is_shell_name, runs_interactively};
 use super::send::{EXIT_DRAIN_MAX, EXIT_DRAIN_MIN};
 use super::shared::Shared;
 
@@ -163,24 +163,32 @@ pub(super) struct TerminalFacts {
 pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     // After an exit the terminal facts no longer apply; don't ask a dead terminal.
     let exited = reason == Settle::Exit;
-    let foreground = if exited {
+    let fg = if exited {
         None
     } else {
         shared
             .pty
             .foreground_pgid()
             .filter(|&p| p != shared.shell_pgid())
-            .and_then(group_name)
     };
+    let member = fg.and_then(group_member);
+    let foreground = member.as_ref().map(|s| s.comm.clone());
     let echo_off = !exited && shared.pty.modes().is_some_and(|m| !m.echo && m.canonical);
     // Without a prompt, say when no prompt (and so no exit status) can come from our shell:
-    // it replaced itself, or another shell waits at the terminal.
+    // it replaced itself, or another interactive shell waits at the terminal (a shell running
+    // a script that asks for input is not one: our prompt comes back when it ends).
+    // A fork of our shell (a subshell in a pipeline: the same command line) is not one either.
+    let nested_shell = || {
+        reason == Settle::StdinWait
+            && foreground.as_deref().is_some_and(is_shell_name)
+            && member.as_ref().is_none_or(|s| {
+                let line = cmdline(s.pid).unwrap_or_default();
+                runs_interactively(&line) && !shared.is_shell_image(&line)
+            })
+    };
     let marks_gone = match reason {
         Settle::Exit | Settle::Prompt | Settle::Continuation => false,
-        _ => {
-            shared.shell_replaced()
-                || (reason == Settle::StdinWait && foreground.as_deref().is_some_and(is_shell_name))
-        }
+        _ => shared.shell_replaced() || nested_shell(),
     };
     TerminalFacts {
         foreground,

@@ -47,17 +47,6 @@ pub(super) const LEFT_ALTERNATE_NOTICE: &str =
 pub(super) const MARKS_GONE_NOTICE: &str = "[shell: prompt marks are gone (exec or a nested shell?); \
      exit codes are unknown until our shell prompts again]";
 
-/// Programs that are shells: one of them waiting at the terminal in place of ours prints none
-/// of our marks.
-const SHELL_NAMES: [&str; 11] = [
-    "bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "fish", "tcsh", "csh", "busybox",
-];
-
-/// Whether a foreground program named `name` is a shell.
-pub(super) fn is_shell_name(name: &str) -> bool {
-    SHELL_NAMES.contains(&name)
-}
-
 /// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) is a
 /// well-known REPL's continuation prompt: `...` (Python, node) or `...:` (IPython), indented
 /// or not. A program reading at such a prompt wants more of a block.
@@ -296,6 +285,5 @@ mod tests {
             vec![LEFT_ALTERNATE_NOTICE]
         );
         assert!(assemble(facts(Settle::StdinWait)).notices.is_empty());
-        assert!(is_shell_name("bash") && is_shell_name("sh") && !is_shell_name("python3"));
     }
 }

@@ -508,11 +508,12 @@ impl SendOp {
             {
                 readiness.set_shell_pgid(fg);
             }
-            // While the session closes, the close ends this send as `session_exit` once the
-            // shell is gone; settling sooner would report a running session the close is
-            // stopping. Only the exit and the send's own deadline still settle it.
+            // While a close runs, it ends this send as `session_exit` once the shell is gone;
+            // settling sooner would report a running session the close is stopping. Only the
+            // exit and the send's own deadline still settle it (and everything again once the
+            // close has ended, also when it was abandoned).
             let settle = readiness.evaluate(&obs).filter(|&reason| {
-                matches!(reason, Settle::Exit | Settle::Timeout) || !shared.lock().closing
+                matches!(reason, Settle::Exit | Settle::Timeout) || !shared.lock().close_running
             });
             if let Some(reason) = settle {
                 if initializing && reason == Settle::Prompt {

@@ -40,6 +40,9 @@ pub(super) struct State {
     pub(super) stream_error: Option<String>,
     pub(super) exit: Option<(ExitInfo, Instant)>,
     pub(super) closing: bool,
+    /// A close is stopping the session's processes right now (cleared when it ends, also
+    /// when its future is dropped): it ends the active send as `session_exit` itself.
+    pub(super) close_running: bool,
     pub(super) active: Option<Arc<SendOp>>,
     /// A signal just reached the foreground group: the next send waits for it to play out
     /// (see [`SignalAftermath`]), or its input could be discarded with the interrupted line.
@@ -66,6 +69,7 @@ impl State {
             stream_error: None,
             exit: None,
             closing: false,
+            close_running: false,
             active: None,
             redraw_pending: None,
             resume_from: None,
@@ -204,6 +208,15 @@ impl Shared {
     /// Records the shell's command line (blocking `/proc` read; call at its first prompt).
     pub(super) fn record_shell_image(&self) {
         *self.shell_image.lock() = crate::process::cmdline(self.shell_pgid());
+    }
+
+    /// Whether `cmdline` is the shell's command line as recorded at its first prompt (a fork
+    /// of the shell has it too). `false` when none was recorded.
+    pub(super) fn is_shell_image(&self, cmdline: &[u8]) -> bool {
+        self.shell_image
+            .lock()
+            .as_deref()
+            .is_some_and(|recorded| recorded == cmdline)
     }
 
     /// Whether the shell has replaced itself with another program since its first prompt
