@@ -473,10 +473,12 @@ impl JobRegistry for LocalJobRegistry {
         cancel: &CancellationToken,
     ) -> Result<JobSnapshot, JobError> {
         if !(timeout_ms.is_finite() && timeout_ms > 0.0) {
-            return Err(JobError::InvalidTimeout(
-                serde_json::Number::from_f64(timeout_ms)
-                    .map_or_else(|| "null".to_owned(), |n| n.to_string()),
-            ));
+            // As the caller wrote it: `0`, `-5`, `1.5` (f64's Display drops a `.0`).
+            return Err(JobError::InvalidTimeout(if timeout_ms.is_finite() {
+                timeout_ms.to_string()
+            } else {
+                "null".to_owned()
+            }));
         }
         let mut rx = self.with_record(id, caller, |r| {
             if r.snapshot.status.is_live() {

@@ -272,7 +272,7 @@ pub enum JobError {
     #[error("unknown job {0}; call job_list to see your jobs")]
     UnknownJob(JobId),
     /// The job belongs to another owner (or the caller has none).
-    #[error("job {0} belongs to another session")]
+    #[error("job {0} belongs to another session; call job_list to see your own jobs")]
     Foreign(JobId),
     /// A wait timeout that is not a positive finite number of milliseconds.
     #[error("invalid wait timeout: expected a positive number of milliseconds, got {0}")]

@@ -388,7 +388,7 @@ async fn wait_settles_times_out_and_aborts() {
             .await
             .unwrap_err()
             .to_string(),
-        "invalid wait timeout: expected a positive number of milliseconds, got 0.0"
+        "invalid wait timeout: expected a positive number of milliseconds, got 0"
     );
     // Timeout returns the live snapshot, unreported.
     let s = jobs.wait(&id, 20.0, None, &never).await.unwrap();
@@ -433,7 +433,7 @@ async fn isolation_by_exact_owner() {
     let id = jobs.start(spec(&p, "bash", Some(&a), true)).unwrap();
     let pu = Arc::new(Probe::default());
     jobs.start(spec(&pu, "bash", None, true)).unwrap();
-    let foreign = "job bash-1 belongs to another session";
+    let foreign = "job bash-1 belongs to another session; call job_list to see your own jobs";
     for caller in [Some(&b), None] {
         assert_eq!(jobs.read(&id, caller).unwrap_err().to_string(), foreign);
         assert_eq!(jobs.get(&id, caller).unwrap_err().to_string(), foreign);

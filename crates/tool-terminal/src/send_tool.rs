@@ -104,7 +104,7 @@ impl Tool for SendTool {
                 op.discard_result();
                 op.cancel();
                 let _ = op.done().await;
-                return Err(ToolError::new("terminal send aborted").with_code("ABORTED"));
+                return Err(ToolError::new(SEND_ABORTED).with_code("ABORTED"));
             }
         }
         .map_err(terminal_error)?;
@@ -157,4 +157,8 @@ impl Tool for SendTool {
 /// How long a foreground send waits for the session's previous send to release its slot: one
 /// that was just cancelled (a client that cancels on its own timeout and retries at once) or
 /// that is settling ends within moments; a send still running gets the "active send" error.
+/// The error of a send whose call was cancelled (the client's cancel, or the server shutting
+/// down) after its input was written.
+const SEND_ABORTED: &str = "terminal send aborted: the call was cancelled (or the server is shutting down) and its command was interrupted; if the session is still open, send again (empty text to poll) to see its output";
+
 const SLOT_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);

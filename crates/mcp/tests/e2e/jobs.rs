@@ -284,7 +284,9 @@ async fn a_second_connection_cannot_reach_the_first_ones_jobs() {
         let r = err(&b, tool, args).await;
         assert_eq!(
             r.text,
-            format!("Error: job {job} belongs to another session")
+            format!(
+                "Error: job {job} belongs to another session; call job_list to see your own jobs"
+            )
         );
     }
     let mine = ok(&a, "job_list", json!({})).await;

@@ -243,7 +243,10 @@ async fn list_and_kill_per_caller() {
         ("job_kill", json!({"job_id": id.as_str()})),
     ] {
         let r = host.call(Some(&b), tool, args).await;
-        assert_eq!(r.text(), "Error: job pty-send-1 belongs to another session");
+        assert_eq!(
+            r.text(),
+            "Error: job pty-send-1 belongs to another session; call job_list to see your own jobs"
+        );
     }
     p.push("pending");
     let r = host

@@ -492,6 +492,7 @@ async fn a_cancelled_send_loses_no_output() {
     cancel.cancel();
     let aborted = pending.await.expect("the send task");
     assert!(aborted.is_error, "{}", aborted.text());
+    insta::assert_snapshot!("error_send_aborted", aborted.text());
     let r = host
         .call(
             &agent,
