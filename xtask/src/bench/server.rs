@@ -18,7 +18,7 @@ use serde_json::json;
 
 use super::mcp::{McpClient, build_server};
 use super::raw::{self, MARK, RawPty};
-use super::stats::Row;
+use super::stats::{self, Row};
 use super::{WARM_UP, blocking};
 
 /// How many sessions (and raw PTYs) answer at once, and the flood's size.
@@ -243,9 +243,18 @@ async fn concurrent(server: &McpClient, n: usize, rounds: usize) -> Result<(Row,
         reference.extend(blocking(|| raw_concurrent(&mut raws))?);
     }
     drop(raws);
+    // Closing them one by one: the first closes run with all the others still open.
+    let mut closes = Vec::with_capacity(n);
     for id in &ids {
+        let start = Instant::now();
         server.close(id).await?;
+        closes.push(start.elapsed());
     }
+    let note = format!(
+        "{note}\nclosing the {n} sessions one by one: median {} ms, p90 {} ms",
+        stats::ms(stats::percentile(&closes, 0.5)),
+        stats::ms(stats::percentile(&closes, 0.9)),
+    );
     Ok((
         Row {
             name: format!("{n} concurrent `echo hi` sends (one per session)"),
