@@ -16,6 +16,12 @@ use super::classes::first_unprintable;
 /// Pending rows beyond a screenful that trigger moving lines into history.
 pub(crate) const FLOOD_BATCH_ROWS: usize = 1024;
 
+/// Most printable text kept pending after the last complete line. A longer line (output
+/// that never ends its line: `tr -d '\n'`, a minified file) leaves the flood path at this
+/// point and the emulator wraps the rest into rows, so a line of any length costs bounded
+/// memory.
+const PARTIAL_MAX_BYTES: usize = 64 * 1024;
+
 /// Capacity the pending text and line ends keep once drained: a flood grows them to about a
 /// batch of rows, which an idle session should not go on holding.
 const KEEP_CAPACITY: usize = 4096;
@@ -75,6 +81,11 @@ impl Flood {
                 continue;
             }
             if run > 0 {
+                let room = PARTIAL_MAX_BYTES.saturating_sub(self.partial.len());
+                if room == 0 {
+                    return i;
+                }
+                let run = run.min(room);
                 // Printable ASCII is valid UTF-8.
                 if let Ok(text) = std::str::from_utf8(&bytes[i..i + run]) {
                     self.partial.push_str(text);
@@ -173,6 +184,17 @@ mod tests {
         assert_eq!(f.take(b"\r!", 80), 1);
         assert_eq!(f.drain_bytes(), b"abc\r\ndef\r\nxy\r".to_vec());
         assert!(f.is_empty());
+    }
+
+    #[test]
+    fn a_line_that_never_ends_stops_taking_at_the_bound() {
+        let mut f = Flood::default();
+        let chunk = vec![b'a'; 48 * 1024];
+        assert_eq!(f.take(&chunk, 80), chunk.len());
+        assert_eq!(f.take(&chunk, 80), PARTIAL_MAX_BYTES - chunk.len());
+        assert_eq!(f.partial.len(), PARTIAL_MAX_BYTES);
+        assert_eq!(f.take(&chunk, 80), 0);
+        assert_eq!(f.drain_bytes().len(), PARTIAL_MAX_BYTES);
     }
 
     #[test]

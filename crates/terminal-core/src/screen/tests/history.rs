@@ -179,3 +179,27 @@ fn a_wide_character_pushed_to_the_next_row_keeps_its_line_whole() {
         s.transcript()
     );
 }
+
+/// Field case C16: a line that never ends costs bounded memory. The flood path stops taking
+/// it at its bound; the emulator wraps the rest into rows, and history keeps only its cap.
+#[test]
+fn c16_a_line_that_never_ends_costs_bounded_memory() {
+    let mut s = Screen::new(config(40, 160), None);
+    let chunk = vec![b'a'; 64 * 1024];
+    for _ in 0..80 {
+        s.feed(&chunk);
+        assert!(
+            s.flood.partial.len() <= 64 * 1024,
+            "{}",
+            s.flood.partial.len()
+        );
+    }
+    s.feed(b"\r\nend\r\n");
+    let (_, history_bytes) = s.history_usage();
+    assert!(history_bytes <= 4 * 1024 * 1024 + 4096, "{history_bytes}");
+    assert!(
+        s.transcript().ends_with("aaaa\nend\n"),
+        "{:?}",
+        &s.transcript()[s.transcript().len() - 20..]
+    );
+}
