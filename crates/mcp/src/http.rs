@@ -5,9 +5,10 @@
 //! (HTTP/1.1, hyper) until `shutdown` is cancelled, then closes every MCP session with its
 //! agent and waits for their teardown.
 //!
-//! Each request passes [`front`] (health, path, token, session limit, JSON error answers) on
-//! its way to rmcp's [`StreamableHttpService`], whose session manager ([`sessions`]) gives each
-//! MCP session its own [`dsh_context::Agent`].
+//! Each request passes [`front`] (health, path, token, session liveness and activity, session
+//! limit, the body classified like a stdio line, JSON error answers) on its way to rmcp's
+//! [`StreamableHttpService`], whose session manager ([`sessions`]) gives each MCP session its
+//! own [`dsh_context::Agent`] and closes idle sessions.
 
 mod front;
 mod sessions;
@@ -149,12 +150,12 @@ impl HttpServer {
 
         let server = Arc::new(server);
         let shutdown = CancellationToken::new();
-        let sessions = Arc::new(sessions::AgentSessions::new(
+        let sessions = sessions::AgentSessions::new(
             server.context().clone(),
             server.teardown_deadline(),
             options.max_sessions,
             options.session_idle_timeout(),
-        ));
+        );
         let mut config = StreamableHttpServerConfig::default()
             .with_cancellation_token(shutdown.child_token())
             .with_max_request_body_bytes(max_request_bytes)
@@ -182,6 +183,7 @@ impl HttpServer {
                 sessions: sessions.clone(),
                 token,
                 shutdown,
+                max_body_bytes: max_request_bytes,
             },
             sessions,
             addr,

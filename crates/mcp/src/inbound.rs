@@ -1,10 +1,12 @@
-//! What to do with one incoming line of newline-delimited JSON-RPC: forward it to rmcp, answer
-//! it ourselves, or ignore it (a notification rmcp would drop).
+//! What to do with one incoming JSON-RPC message (a line of newline-delimited JSON-RPC over
+//! stdio, or the body of an HTTP POST): forward it to rmcp, answer it ourselves, or ignore it (a
+//! notification rmcp would drop).
 //!
 //! Rules (every request gets an answer; see the crate README, "Protocol"):
 //! - lone UTF-16 surrogate escapes (`"\udc80"`, which some JSON encoders emit for unpaired
 //!   surrogates) become U+FFFD before parsing, so the message is served;
-//! - a line that is not JSON (or is cut short) gets JSON-RPC `-32700` (parse error);
+//! - a line or body that is not JSON (or is cut short; an empty body too) gets JSON-RPC
+//!   `-32700` (parse error);
 //! - a line over the size limit gets `-32600` (invalid request) naming the limit;
 //! - a message that is not an object, or whose `method` is not a string, gets `-32600`;
 //! - `tools/call` whose `params` is not an object or whose `params.name` is not a string gets
@@ -36,22 +38,44 @@ pub(crate) enum Inbound {
     Ignore,
 }
 
+/// How messages arrive, which decides what a blank one means and what answers call them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Framing {
+    /// One message per line (stdio): a blank line is skipped.
+    Line,
+    /// One message per HTTP request body: an empty body is a parse error.
+    Body,
+}
+
 /// Classifies one line (without its newline).
 pub(crate) fn classify(line: &[u8]) -> Inbound {
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-    if line.iter().all(u8::is_ascii_whitespace) {
+    classify_framed(line, Framing::Line)
+}
+
+/// Classifies one HTTP request body (a whole JSON-RPC message).
+pub(crate) fn classify_body(body: &[u8]) -> Inbound {
+    classify_framed(body, Framing::Body)
+}
+
+fn classify_framed(message: &[u8], framing: Framing) -> Inbound {
+    let message = message.strip_suffix(b"\r").unwrap_or(message);
+    let message = message.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(message);
+    if framing == Framing::Line && message.iter().all(u8::is_ascii_whitespace) {
         return Inbound::Ignore;
     }
-    let repaired = repair_lone_surrogates(line);
+    let repaired = repair_lone_surrogates(message);
     let value: Value = match serde_json::from_slice(&repaired) {
         Ok(value) => value,
         Err(e) => {
+            let (what, unit) = match framing {
+                Framing::Line => ("line", "line"),
+                Framing::Body => ("request body", "request"),
+            };
             return Inbound::Answer(error(
                 recover_id(&repaired),
                 ErrorCode::PARSE_ERROR,
                 format!(
-                    "Parse error: the line is not valid JSON ({e}); send one complete JSON-RPC message per line"
+                    "Parse error: the {what} is not valid JSON ({e}); send one complete JSON-RPC message per {unit}"
                 ),
             ));
         }
@@ -414,6 +438,40 @@ mod tests {
         assert_eq!(
             (v["id"].clone(), v["error"]["code"].clone()),
             (Value::Null, json!(-32600))
+        );
+    }
+
+    #[test]
+    fn http_bodies_are_classified_like_lines_but_an_empty_body_is_a_parse_error() {
+        for body in ["", "  \n", "not json"] {
+            let Inbound::Answer(v) = classify_body(body.as_bytes()) else {
+                panic!("{body:?}: expected an answer")
+            };
+            assert_eq!(v["error"]["code"], -32700, "{body:?}");
+            assert_eq!(v["id"], Value::Null, "{body:?}");
+            let message = v["error"]["message"].as_str().unwrap_or_default();
+            assert!(
+                message.starts_with("Parse error: the request body is not valid JSON (")
+                    && message.ends_with("send one complete JSON-RPC message per request"),
+                "{message}"
+            );
+        }
+        let Inbound::Answer(v) = classify_body(br#"{"jsonrpc":"2.0","id":1,"#) else {
+            panic!("expected an answer")
+        };
+        assert_eq!(
+            (v["id"].clone(), v["error"]["code"].clone()),
+            (json!(1), json!(-32700))
+        );
+        // A pretty-printed body with a lone surrogate is served.
+        let body = r#"{
+  "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+  "params": {"name": "terminal_send", "arguments": {"sessionId": "pty-1", "text": "echo \udc80"}}
+}
+"#;
+        assert!(
+            matches!(classify_body(body.as_bytes()), Inbound::Forward(_)),
+            "{body}"
         );
     }
 

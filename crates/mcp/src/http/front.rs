@@ -4,27 +4,36 @@
 //!   200 `{"status":"ok"}` while serving, 503 `{"status":"shutting_down"}` once shutdown began.
 //! - Any path but `/mcp`: 404.
 //! - `/mcp`: the bearer token first (401 with `WWW-Authenticate: Bearer`), then the session
-//!   limit for a request that would open a session (a POST without `Mcp-Session-Id`: 503),
-//!   then rmcp (Host and Origin allowlists: 403; unknown session: 404; body over the limit:
-//!   413).
+//!   (`Mcp-Session-Id` of a session that is not live: 404; otherwise the request is marked in
+//!   flight until its answer was sent, which keeps the session from idling out, see
+//!   [`super::sessions`]), then the session limit for a request that would open a session (a
+//!   POST without `Mcp-Session-Id`: 503), then a JSON POST's body (over the limit: 413), which
+//!   is classified like a stdio line ([`crate::inbound`]: lone surrogates repaired, parse and
+//!   shape errors answered as JSON-RPC errors with the request's id, 400), then rmcp (Host and
+//!   Origin allowlists: 403).
 //!
-//! Every error answer is JSON, `{"error": "<what happened and what to do>"}`: rmcp's plain-text
-//! error answers are rewrapped.
+//! Every error answer is JSON: a JSON-RPC error for a bad message, else
+//! `{"error": "<what happened and what to do>"}` (rmcp's plain-text error answers are
+//! rewrapped).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
-use http::{HeaderValue, Method, Request, Response, StatusCode};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt as _, Full};
-use rmcp::transport::streamable_http_server::StreamableHttpService;
+use http_body_util::{BodyExt as _, Empty, Full, LengthLimitError, Limited};
+use hyper::body::Frame;
+use rmcp::transport::streamable_http_server::{SessionId, StreamableHttpService};
 use subtle::ConstantTimeEq as _;
 use tokio_util::sync::CancellationToken;
 
-use super::sessions::{AgentSessions, full_message};
+use super::sessions::{AgentSessions, RequestGuard, full_message};
+use crate::inbound::{Inbound, classify_body};
 use crate::server::Connection;
 
 /// The path MCP is served at.
@@ -70,6 +79,8 @@ pub(crate) struct Front {
     pub(crate) sessions: Arc<AgentSessions>,
     pub(crate) token: Option<BearerToken>,
     pub(crate) shutdown: CancellationToken,
+    /// The longest request body read (413 beyond it).
+    pub(crate) max_body_bytes: usize,
 }
 
 impl Front {
@@ -77,7 +88,7 @@ impl Front {
     pub(crate) async fn handle<B>(&self, request: Request<B>, peer: SocketAddr) -> Response<Body>
     where
         B: hyper::body::Body + Send + 'static,
-        B::Error: std::fmt::Display,
+        B::Error: std::fmt::Display + Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let path = request.uri().path();
         if path == HEALTH_PATH {
@@ -117,16 +128,168 @@ impl Front {
                 "the server is shutting down; start a new session once it is back",
             );
         }
-        let opens_session =
-            request.method() == Method::POST && !request.headers().contains_key("mcp-session-id");
-        if opens_session && self.sessions.len() >= self.sessions.max_sessions() {
+        let session_id: Option<SessionId> = request
+            .headers()
+            .get("mcp-session-id")
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into());
+        // Marks the request in flight for its whole duration, so its session does not idle
+        // out under it.
+        let guard = match &session_id {
+            Some(id) => match self.sessions.begin_request(id) {
+                Some(guard) => Some(guard),
+                None => return session_ended(),
+            },
+            None => None,
+        };
+        if session_id.is_none()
+            && request.method() == Method::POST
+            && self.sessions.len() >= self.sessions.max_sessions()
+        {
             tracing::warn!(%peer, max = self.sessions.max_sessions(), "refused a new session: at the session limit");
             return error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 &full_message(self.sessions.max_sessions()),
             );
         }
-        as_json_error(self.mcp.handle(request).await).await
+        let is_post = request.method() == Method::POST;
+        let response = if is_post && is_json(request.headers()) {
+            match self.screen(request).await {
+                Ok(request) => self.mcp.handle(request).await,
+                Err(answer) => return answer,
+            }
+        } else {
+            self.mcp.handle(request).await
+        };
+        let response = match &session_id {
+            // rmcp found the session gone after all (its service ended, or a DELETE raced
+            // this request): the same answer as for any ended session.
+            Some(id) if response.status().is_server_error() && !self.sessions.is_live(id) => {
+                return session_ended();
+            }
+            _ => as_json_error(response).await,
+        };
+        match guard {
+            // A POST is in flight until its whole answer (e.g. a tool call's event stream)
+            // was sent; a GET's event stream only listens, so it does not keep its session
+            // active.
+            Some(guard) if is_post => response.map(|body| {
+                Guarded {
+                    body,
+                    _guard: guard,
+                }
+                .boxed()
+            }),
+            _ => response,
+        }
+    }
+
+    /// Reads a JSON POST's body (at most `max_body_bytes`) and classifies it as the stdio
+    /// transport classifies a line ([`crate::inbound`]): the messages rmcp can serve are
+    /// forwarded (lone surrogates repaired), the rest answered here.
+    async fn screen<B>(&self, request: Request<B>) -> Result<Request<Full<Bytes>>, Response<Body>>
+    where
+        B: hyper::body::Body + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let (mut parts, body) = request.into_parts();
+        let bytes = match Limited::new(body, self.max_body_bytes).collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(e) if e.is::<LengthLimitError>() => {
+                return Err(error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    &format!(
+                        "Payload Too Large: request body exceeds {} bytes; {}",
+                        self.max_body_bytes,
+                        advice(StatusCode::PAYLOAD_TOO_LARGE).unwrap_or_default()
+                    ),
+                ));
+            }
+            Err(e) => {
+                return Err(error(
+                    StatusCode::BAD_REQUEST,
+                    &format!("cannot read the request body: {e}; send it again"),
+                ));
+            }
+        };
+        let message = match classify_body(&bytes) {
+            Inbound::Forward(message) => message,
+            Inbound::Answer(answer) => {
+                let status = if answer.get("error").is_some() {
+                    StatusCode::BAD_REQUEST
+                } else {
+                    StatusCode::OK
+                };
+                return Err(json(status, answer));
+            }
+            // A notification rmcp would drop: accepted, as rmcp accepts notifications.
+            Inbound::Ignore => {
+                let mut response = Response::new(Empty::new().boxed());
+                *response.status_mut() = StatusCode::ACCEPTED;
+                return Err(response);
+            }
+        };
+        let body = match serde_json::to_vec(&message) {
+            Ok(body) => Bytes::from(body),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot serialize a parsed client message");
+                return Err(error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    &format!("cannot forward the message: {e}"),
+                ));
+            }
+        };
+        parts.headers.insert(CONTENT_LENGTH, body.len().into());
+        Ok(Request::from_parts(parts, Full::new(body)))
+    }
+}
+
+/// Whether `headers` declare a JSON body (the only kind rmcp reads; rmcp answers 415 to the
+/// rest).
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+        })
+}
+
+/// The answer to a request of a session that is not live.
+fn session_ended() -> Response<Body> {
+    error(
+        StatusCode::NOT_FOUND,
+        &format!(
+            "Not Found: no live MCP session has this Mcp-Session-Id; {}",
+            advice(StatusCode::NOT_FOUND).unwrap_or_default()
+        ),
+    )
+}
+
+/// An answer body that holds its request's [`RequestGuard`] until it is sent (or dropped).
+struct Guarded {
+    body: Body,
+    _guard: RequestGuard,
+}
+
+impl hyper::body::Body for Guarded {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
     }
 }
 
@@ -189,7 +352,7 @@ fn advice(status: StatusCode) -> Option<&'static str> {
             "start a session with initialize (a POST without Mcp-Session-Id), then send the Mcp-Session-Id header its answer carries on every later request"
         }
         StatusCode::NOT_FOUND => {
-            "the MCP session ended (HTTP DELETE, idle expiry or a server restart) and its terminals with it: send initialize for a new session"
+            "the MCP session ended (HTTP DELETE, no request for --session-idle-timeout-ms, or a server restart) and its terminals with it: send initialize for a new session (a POST without Mcp-Session-Id)"
         }
         StatusCode::FORBIDDEN => {
             "the server admits only the Origin values given with --allowed-origin and the Host values given with --allowed-host (or loopback names on a loopback address); ask its operator to add yours"

@@ -1,10 +1,18 @@
 //! [`AgentSessions`]: rmcp's in-memory session manager with one [`Agent`] per MCP session.
 //!
-//! Every way a session ends reaches [`SessionManager::close_session`]: an HTTP `DELETE` calls
-//! it directly, and when a session's serve loop ends (idle timeout, server shutdown) rmcp calls
-//! it too. So that is where the session's agent is disposed (its jobs stopped, its terminals
-//! closed with every process they started), exactly once, whichever comes first. A `DELETE`
-//! is answered only once the teardown finished.
+//! Every way a session ends takes it out of the live map and disposes its agent (its jobs
+//! stopped, its terminals closed with every process they started) exactly once, whichever
+//! comes first: an HTTP `DELETE` ([`SessionManager::close_session`], which rmcp also calls when
+//! a session's serve loop ends), idle expiry, server shutdown ([`AgentSessions::close_all`]).
+//! A `DELETE` is answered only once the teardown finished.
+//!
+//! Idle expiry is ours, not rmcp's (whose keep-alive counts only messages, so it ended a session
+//! while a long tool call was still running): the front marks each request of a session with a
+//! [`RequestGuard`] while it is served (a POST until its whole answer was sent), and a session is
+//! idle only with no request in flight; it expires once it has been idle for the timeout since
+//! its last request ended. Taking it out of the live map happens under the same lock as
+//! starting a request, so a request either finds its session live for its whole duration, or
+//! finds it gone (404 from the front).
 //!
 //! The agent reaches the handler with each message: [`SessionTransport`] tags every incoming
 //! request and notification with the session's [`SessionAgent`] (rmcp moves message extensions
@@ -12,6 +20,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use dsh_context::{Agent, Context};
@@ -21,11 +30,12 @@ use rmcp::model::{ClientJsonRpcMessage, GetExtensions as _, ServerJsonRpcMessage
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::streamable_http_server::session::local::{
-    LocalSessionManager, LocalSessionManagerError,
+    LocalSessionManager, LocalSessionManagerError, SessionError,
 };
 use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
 };
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument as _;
@@ -69,32 +79,92 @@ pub(crate) struct AgentSessions {
     ctx: Context,
     teardown_deadline: Duration,
     max_sessions: usize,
-    live: Mutex<HashMap<SessionId, SessionAgent>>,
+    idle: Duration,
+    live: Mutex<HashMap<SessionId, LiveSession>>,
     accepting: Mutex<bool>,
     next_agent: AtomicU64,
     disposals: TaskTracker,
+    /// This manager, for the idle watchers of its sessions.
+    this: Weak<AgentSessions>,
+}
+
+/// A live session and its activity.
+struct LiveSession {
+    session: SessionAgent,
+    /// Requests of the session being served.
+    in_flight: usize,
+    /// When the session's last request started or ended (its creation before the first).
+    last_active: Instant,
+}
+
+/// A request of one session being served (see the module docs); the request ends when it is
+/// dropped.
+pub(crate) struct RequestGuard {
+    sessions: Arc<AgentSessions>,
+    id: SessionId,
+}
+
+impl Drop for RequestGuard {
+    fn drop(&mut self) {
+        if let Some(live) = self.sessions.live.lock().get_mut(&self.id) {
+            live.in_flight = live.in_flight.saturating_sub(1);
+            live.last_active = Instant::now();
+        }
+    }
+}
+
+/// What an idle watcher found.
+enum Idle {
+    /// The session ended some other way.
+    Gone,
+    /// The session was idle for the timeout and is now out of the live map.
+    Expired(SessionAgent),
+    /// The session is (or may be) active: look again at this time.
+    Until(Instant),
 }
 
 impl AgentSessions {
-    /// Sessions whose agents are children of `ctx`, closed after `idle` without a message.
+    /// Sessions whose agents are children of `ctx`, closed after `idle` without a request in
+    /// flight.
     pub(crate) fn new(
         ctx: Context,
         teardown_deadline: Duration,
         max_sessions: usize,
         idle: Duration,
-    ) -> Self {
+    ) -> Arc<Self> {
         let mut inner = LocalSessionManager::default();
-        inner.session_config.keep_alive = Some(idle);
-        Self {
+        // Idle expiry is ours (see the module docs).
+        inner.session_config.keep_alive = None;
+        Arc::new_cyclic(|this| Self {
             inner,
             ctx,
             teardown_deadline,
             max_sessions,
+            idle,
             live: Mutex::new(HashMap::new()),
             accepting: Mutex::new(true),
             next_agent: AtomicU64::new(0),
             disposals: TaskTracker::new(),
-        }
+            this: this.clone(),
+        })
+    }
+
+    /// Starts a request of session `id`: `None` when no such session is live (it ended, or
+    /// never existed).
+    pub(crate) fn begin_request(self: &Arc<Self>, id: &SessionId) -> Option<RequestGuard> {
+        let mut live = self.live.lock();
+        let session = live.get_mut(id)?;
+        session.in_flight += 1;
+        session.last_active = Instant::now();
+        Some(RequestGuard {
+            sessions: self.clone(),
+            id: id.clone(),
+        })
+    }
+
+    /// Whether session `id` is live.
+    pub(crate) fn is_live(&self, id: &SessionId) -> bool {
+        self.live.lock().contains_key(id)
     }
 
     /// The number of live sessions.
@@ -112,9 +182,9 @@ impl AgentSessions {
     /// finished.
     pub(crate) async fn close_all(&self) -> bool {
         *self.accepting.lock() = false;
-        let sessions: Vec<(SessionId, SessionAgent)> = self.live.lock().drain().collect();
-        for (id, session) in sessions {
-            drop(self.dispose(session, "server shutdown"));
+        let sessions: Vec<(SessionId, LiveSession)> = self.live.lock().drain().collect();
+        for (id, live) in sessions {
+            drop(self.dispose(live.session, "server shutdown"));
             if let Err(e) = self.inner.close_session(&id).await {
                 tracing::warn!(session_id = %id, error = %e, "closing the session's stream failed");
             }
@@ -156,6 +226,86 @@ impl AgentSessions {
             .instrument(span),
         )
     }
+
+    /// Takes session `id` out of the live map if it has had no request in flight for the idle
+    /// timeout.
+    fn expire_if_idle(&self, id: &SessionId) -> Idle {
+        let mut live = self.live.lock();
+        let Some(session) = live.get(id) else {
+            return Idle::Gone;
+        };
+        let now = Instant::now();
+        if session.in_flight > 0 {
+            // Its idle time starts when the last request ends: at least `idle` from now.
+            return Idle::Until(later(now, self.idle));
+        }
+        let expires = later(session.last_active, self.idle);
+        if expires > now {
+            return Idle::Until(expires);
+        }
+        live.remove(id)
+            .map_or(Idle::Gone, |session| Idle::Expired(session.session))
+    }
+
+    /// Watches session `id` until it ends, and ends it once it has been idle for the timeout.
+    fn watch_idle(&self, id: SessionId, closed: CancellationToken) {
+        let this = self.this.clone();
+        let mut deadline = later(Instant::now(), self.idle);
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = closed.cancelled() => return,
+                    () = tokio::time::sleep_until(deadline) => {}
+                }
+                let Some(sessions) = this.upgrade() else {
+                    return;
+                };
+                match sessions.expire_if_idle(&id) {
+                    Idle::Gone => return,
+                    Idle::Until(next) => deadline = next,
+                    Idle::Expired(session) => {
+                        tracing::info!(session_id = %id, idle_ms = sessions.idle.as_millis(), "session idle: closing it");
+                        drop(sessions.dispose(session, "idle timeout"));
+                        if let Err(e) = sessions.inner.close_session(&id).await {
+                            tracing::warn!(session_id = %id, error = %e, "closing the idle session's stream failed");
+                        }
+                        return;
+                    }
+                }
+            }
+        });
+    }
+
+    /// rmcp answered a call about session `id` with `result`: when that says the session's
+    /// worker is gone, the session is over (so the front answers its next request with 404,
+    /// not rmcp's 500).
+    async fn check<T>(
+        &self,
+        id: &SessionId,
+        result: Result<T, LocalSessionManagerError>,
+    ) -> Result<T, SessionsError> {
+        if let Err(
+            LocalSessionManagerError::SessionNotFound(_)
+            | LocalSessionManagerError::SessionError(SessionError::SessionServiceTerminated),
+        ) = &result
+        {
+            let session = self.live.lock().remove(id);
+            if let Some(live) = session {
+                tracing::warn!(session_id = %id, "the session's service ended; closing the session");
+                drop(self.dispose(live.session, "session service ended"));
+            }
+            if let Err(e) = self.inner.close_session(id).await {
+                tracing::warn!(session_id = %id, error = %e, "closing the session's stream failed");
+            }
+        }
+        Ok(result?)
+    }
+}
+
+/// `at + duration`, or a far future when that does not fit.
+fn later(at: Instant, duration: Duration) -> Instant {
+    at.checked_add(duration)
+        .unwrap_or_else(|| at + Duration::from_secs(100 * 365 * 24 * 3600))
 }
 
 impl SessionManager for AgentSessions {
@@ -180,7 +330,15 @@ impl SessionManager for AgentSessions {
         };
         tracing::info!(session_id = %id, agent = %session.agent.id(), "session opened");
         crate::compose::prewarm_shell(&self.ctx, &session.agent);
-        self.live.lock().insert(id.clone(), session.clone());
+        self.live.lock().insert(
+            id.clone(),
+            LiveSession {
+                session: session.clone(),
+                in_flight: 0,
+                last_active: Instant::now(),
+            },
+        );
+        self.watch_idle(id.clone(), session.closed.clone());
         Ok((id, SessionTransport { inner, session }))
     }
 
@@ -193,7 +351,7 @@ impl SessionManager for AgentSessions {
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
-        Ok(self.live.lock().contains_key(id))
+        Ok(self.is_live(id))
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
@@ -203,7 +361,7 @@ impl SessionManager for AgentSessions {
             .live
             .lock()
             .remove(id)
-            .map(|session| self.dispose(session, "session ended"));
+            .map(|live| self.dispose(live.session, "session ended"));
         let closed = self.inner.close_session(id).await;
         if let Some(teardown) = teardown {
             // Awaited, so a DELETE is answered once the session's processes are gone; the
@@ -218,7 +376,8 @@ impl SessionManager for AgentSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        Ok(self.inner.create_stream(id, message).await?)
+        self.check(id, self.inner.create_stream(id, message).await)
+            .await
     }
 
     async fn accept_message(
@@ -226,14 +385,16 @@ impl SessionManager for AgentSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
-        Ok(self.inner.accept_message(id, message).await?)
+        self.check(id, self.inner.accept_message(id, message).await)
+            .await
     }
 
     async fn create_standalone_stream(
         &self,
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        Ok(self.inner.create_standalone_stream(id).await?)
+        self.check(id, self.inner.create_standalone_stream(id).await)
+            .await
     }
 
     async fn resume(
@@ -241,7 +402,8 @@ impl SessionManager for AgentSessions {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        Ok(self.inner.resume(id, last_event_id).await?)
+        self.check(id, self.inner.resume(id, last_event_id).await)
+            .await
     }
 }
 

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 /// Default most MCP sessions (agents) one HTTP server serves at once.
 pub(crate) const DEFAULT_MAX_SESSIONS: usize = 32;
-/// Default idle time after which an HTTP session is closed: 30 minutes, longer than the
-/// largest `timeoutMs` a send may ask for by default, so a long send never outlives its session.
+/// Default idle time after which an HTTP session is closed: 30 minutes. A request in flight
+/// (a long send) keeps its session from idling out, so this only bounds how long the session of
+/// a client that went away lives on.
 pub(crate) const DEFAULT_SESSION_IDLE_TIMEOUT_MS: u64 = 30 * 60 * 1000;
 /// The environment variable that may carry the bearer token (instead of `--token-file`).
 pub const TOKEN_ENV: &str = "DSH_MCP_TOKEN";
@@ -51,7 +52,8 @@ pub struct HttpOptions {
     pub max_sessions: usize,
 
     /// An HTTP session with no request for this long is closed with its terminals and jobs, in
-    /// milliseconds.
+    /// milliseconds. A request in flight (e.g. a long send) keeps the session: the idle time
+    /// counts from the end of its last request.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_SESSION_IDLE_TIMEOUT_MS)]
     pub session_idle_timeout_ms: u64,
 }

@@ -2,7 +2,8 @@
 //!
 //! Two sessions are two agents; deleting a session ends its processes; a request without the
 //! token gets 401, a foreign Origin 403, an unknown session 404, a body over the limit 413, a
-//! session over the limit 503;
+//! session over the limit 503; bad bodies get the JSON-RPC answers stdio gives; a session with a
+//! call in flight does not idle out, and an expired one gets 404;
 //! SIGTERM closes every session and the server exits 0.
 
 use std::path::PathBuf;
@@ -134,11 +135,20 @@ impl Drop for HttpServerProcess {
 /// A raw JSON-RPC POST to `url` with `headers`; returns the status, the session id header and
 /// the body.
 async fn post(url: &str, headers: &[(&str, &str)], body: &Value) -> (u16, Option<String>, String) {
+    post_raw(url, headers, body.to_string()).await
+}
+
+/// [`post`] with any body text.
+async fn post_raw(
+    url: &str,
+    headers: &[(&str, &str)],
+    body: String,
+) -> (u16, Option<String>, String) {
     let mut request = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
-        .body(body.to_string());
+        .body(body);
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
@@ -173,6 +183,87 @@ fn json_error(body: &str) -> String {
         .as_str()
         .unwrap_or_else(|| panic!("no error text: {body}"))
         .to_owned()
+}
+
+/// The JSON-RPC message with `id` in an answer body: a JSON answer, or the `data:` lines of an
+/// event stream.
+fn message_with_id(body: &str, id: &Value) -> Value {
+    let messages: Vec<Value> = if body.trim_start().starts_with('{') {
+        vec![serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body:?}"))]
+    } else {
+        body.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str(data.trim()).ok())
+            .collect()
+    };
+    messages
+        .into_iter()
+        .find(|m| &m["id"] == id)
+        .unwrap_or_else(|| panic!("no message with id {id} in {body:?}"))
+}
+
+/// The text of a tool result.
+fn result_text(message: &Value) -> &str {
+    message["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+/// An MCP session driven with raw requests (so its `Mcp-Session-Id` is known).
+struct RawSession {
+    url: String,
+    auth: String,
+    id: String,
+}
+
+impl RawSession {
+    /// `initialize`, then `notifications/initialized`.
+    async fn open(url: &str) -> Self {
+        let auth = bearer();
+        let (status, id, body) = post(url, &[("authorization", &auth)], &initialize()).await;
+        assert_eq!(status, 200, "{body}");
+        let session = Self {
+            url: url.to_owned(),
+            auth,
+            id: id.expect("Mcp-Session-Id on initialize"),
+        };
+        let (status, body) = session
+            .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string())
+            .await;
+        assert_eq!(status, 202, "{body}");
+        session
+    }
+
+    /// POSTs `body` in this session; returns the status and the body.
+    async fn post(&self, body: String) -> (u16, String) {
+        let (status, _, body) = post_raw(
+            &self.url,
+            &[("authorization", &self.auth), ("mcp-session-id", &self.id)],
+            body,
+        )
+        .await;
+        (status, body)
+    }
+
+    /// `tools/call name arguments` with request id `id`; returns the answer, asserting 200.
+    async fn call(&self, id: u64, name: &str, arguments: &Value) -> Value {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}});
+        let (status, body) = self.post(request.to_string()).await;
+        assert_eq!(status, 200, "{name}: {body}");
+        message_with_id(&body, &json!(id))
+    }
+
+    /// The host pid of terminal `terminal`'s shell.
+    async fn shell_pid(&self, id: u64, terminal: &str) -> i32 {
+        let list = self.call(id, "terminal_list", &json!({})).await;
+        result_text(&list)
+            .lines()
+            .find(|l| l.starts_with(&format!("{terminal} ")))
+            .and_then(|l| l.split_whitespace().find_map(|w| w.strip_prefix("pid=")))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no `pid=` for {terminal}: {list}"))
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -359,6 +450,165 @@ async fn job_notices_reach_the_http_session_as_log_notifications() {
         .await
         .expect("client");
     shell.assert_exits("the session's shell").await;
+
+    kill(server.pid, libc::SIGTERM);
+    let status = within("dsh-mcp exit", server.child.wait())
+        .await
+        .expect("wait");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
+
+/// Field case C34 over HTTP: bad bodies get the answers stdio gives (`inbound`), never a
+/// misleading HTTP error, and the session keeps serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_bodies_get_the_json_rpc_answers_stdio_gives() {
+    let mut server = HttpServerProcess::start(&[]).await;
+    let url = server.url.clone();
+
+    // Outside a session too: a parse error, and no session is created.
+    let (status, session, body) =
+        post_raw(&url, &[("authorization", &bearer())], "not json".into()).await;
+    assert_eq!((status, session), (400, None), "{body}");
+    assert_eq!(
+        message_with_id(&body, &Value::Null)["error"]["code"],
+        -32700
+    );
+
+    let raw = RawSession::open(&url).await;
+    let open = raw
+        .call(2, "terminal_open", &json!({"type": "shell"}))
+        .await;
+    assert_eq!(open["result"]["isError"], false, "{open}");
+    let shell = ProcessWatch::new(raw.shell_pid(3, "pty-1").await);
+
+    // Not JSON, cut short, empty: -32700 (with the id when it is readable), saying what to
+    // send, with no word about headers that were right.
+    for (body, id) in [
+        ("not json", Value::Null),
+        (r#"{"jsonrpc":"2.0","id":1,"#, json!(1)),
+        ("", Value::Null),
+    ] {
+        let (status, answer) = raw.post(body.to_owned()).await;
+        assert_eq!(status, 400, "{body:?}: {answer}");
+        let answer = message_with_id(&answer, &id);
+        assert_eq!(answer["error"]["code"], -32700, "{body:?}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with("Parse error: the request body is not valid JSON")
+                && message.ends_with("send one complete JSON-RPC message per request")
+                && !message.contains("Content-Type"),
+            "{body:?}: {message}"
+        );
+    }
+
+    // A lone surrogate escape: served, with U+FFFD in its place (shown in hex: L, ef bf bd, E).
+    let body = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"terminal_send","arguments":{"sessionId":"pty-1","text":"printf %s 'L\udc80E' | od -An -tx1 | tr -d ' '"}}}"#;
+    let (status, answer) = raw.post(body.to_owned()).await;
+    assert_eq!(status, 200, "{answer}");
+    let answer = message_with_id(&answer, &json!(4));
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert!(
+        result_text(&answer).lines().any(|l| l == "4cefbfbd45"),
+        "{answer}"
+    );
+
+    // Non-object arguments: a tool error, as over stdio.
+    let answer = raw.call(5, "terminal_send", &json!([])).await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(
+        result_text(&answer)
+            .starts_with("Error: invalid arguments: expected an object, got an array; "),
+        "{answer}"
+    );
+
+    // A malformed tools/call: invalid params naming the field.
+    let body = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": 5}});
+    let (status, answer) = raw.post(body.to_string()).await;
+    assert_eq!(status, 400, "{answer}");
+    let answer = message_with_id(&answer, &json!(6));
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`params.name`")),
+        "{answer}"
+    );
+
+    // Still serving, the terminal included.
+    let answer = raw
+        .call(
+            7,
+            "terminal_send",
+            &json!({"sessionId": "pty-1", "text": "echo still-serving"}),
+        )
+        .await;
+    assert!(
+        result_text(&answer).lines().any(|l| l == "still-serving"),
+        "{answer}"
+    );
+
+    kill(server.pid, libc::SIGTERM);
+    let status = within("dsh-mcp exit", server.child.wait())
+        .await
+        .expect("wait");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    shell.assert_exits("the session's shell").await;
+}
+
+/// A session is idle only with no request in flight: a send that outlasts the idle timeout is
+/// answered and the session stays usable; once it did idle out, a request to it gets 404 saying
+/// to initialize a new session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_with_a_call_in_flight_does_not_idle_out() {
+    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
+    let raw = RawSession::open(&server.url).await;
+    let open = raw
+        .call(2, "terminal_open", &json!({"type": "shell"}))
+        .await;
+    assert_eq!(open["result"]["isError"], false, "{open}");
+    let shell = ProcessWatch::new(raw.shell_pid(3, "pty-1").await);
+
+    // Twice the idle timeout, in flight.
+    let started = std::time::Instant::now();
+    let answer = raw
+        .call(
+            4,
+            "terminal_send",
+            &json!({"sessionId": "pty-1", "text": "sleep 6; echo slept"}),
+        )
+        .await;
+    assert!(
+        result_text(&answer).lines().any(|l| l == "slept"),
+        "{answer}"
+    );
+    assert!(started.elapsed().as_secs() >= 6, "{:?}", started.elapsed());
+    let answer = raw
+        .call(
+            5,
+            "terminal_send",
+            &json!({"sessionId": "pty-1", "text": "echo still-here"}),
+        )
+        .await;
+    assert!(
+        result_text(&answer).lines().any(|l| l == "still-here"),
+        "{answer}"
+    );
+    assert!(
+        shell.is_running(),
+        "the session's shell must survive the long send"
+    );
+
+    // Now no request: the session idles out with its shell, and is unknown afterwards.
+    shell.assert_exits("the idle session's shell").await;
+    let (status, body) = raw
+        .post(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}).to_string())
+        .await;
+    assert_eq!(status, 404, "{body}");
+    let error = json_error(&body);
+    assert!(
+        error.contains("--session-idle-timeout-ms") && error.contains("send initialize"),
+        "{error}"
+    );
 
     kill(server.pid, libc::SIGTERM);
     let status = within("dsh-mcp exit", server.child.wait())
