@@ -27,7 +27,7 @@ use std::ffi::OsString;
 use std::io::{self, Read};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 
 use parking_lot::Mutex;
@@ -115,7 +115,36 @@ pub(crate) enum ReadEvent<'a> {
 struct WriteJob {
     bytes: Vec<u8>,
     done: tokio::sync::oneshot::Sender<io::Result<()>>,
+    /// [`WriterQueue::discards`] when the job was queued: a later discard drops it.
+    epoch: u64,
 }
+
+/// What the caller and the writer thread share about the queue.
+#[derive(Debug, Default)]
+struct WriterQueue {
+    /// Write jobs queued for (or in progress on) the writer thread: while any is, a new write
+    /// queues behind it instead of writing from the caller, so writes keep their order.
+    queued: AtomicUsize,
+    /// How many times queued input was discarded ([`Pty::discard_queued_input`]).
+    discards: AtomicU64,
+}
+
+impl WriterQueue {
+    fn discarded_since(&self, epoch: u64) -> bool {
+        self.discards.load(Ordering::SeqCst) != epoch
+    }
+}
+
+/// How a write whose rest was discarded before the terminal took it resolves.
+pub(crate) fn input_discarded() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Interrupted,
+        "input discarded before the terminal took it",
+    )
+}
+
+/// Longest the writer thread waits for room before checking for a discard again.
+const DISCARD_CHECK_MS: u16 = 20;
 
 /// A spawned PTY program. Dropping it closes our master descriptors (the reader thread keeps
 /// its own until EOF) and stops the writer thread.
@@ -124,9 +153,7 @@ pub(crate) struct Pty {
     fd: Arc<OwnedFd>,
     tty_path: Option<PathBuf>,
     writer: Mutex<Option<mpsc::Sender<WriteJob>>>,
-    /// Write jobs queued for (or in progress on) the writer thread: while any is, a new write
-    /// queues behind it instead of writing from the caller, so writes keep their order.
-    queued: Arc<AtomicUsize>,
+    queue: Arc<WriterQueue>,
     // Kept only so the original master descriptor lives as long as we do; portable-pty's
     // master is not `Sync` (it holds a `RefCell`), hence the mutex.
     _master: Mutex<Box<dyn MasterPty + Send>>,
@@ -223,19 +250,19 @@ impl Pty {
         let ready = Arc::clone(&fd);
         let (tx, rx) = mpsc::channel::<WriteJob>();
         let write_fd = Arc::clone(&fd);
-        let queued = Arc::new(AtomicUsize::new(0));
-        let writer_queued = Arc::clone(&queued);
+        let queue = Arc::new(WriterQueue::default());
+        let writer_queue = Arc::clone(&queue);
         std::thread::Builder::new()
             .name(format!("dsh-pty-write-{label}"))
             .stack_size(THREAD_STACK_BYTES)
-            .spawn(move || writer_loop(&write_fd, &rx, &writer_queued))?;
+            .spawn(move || writer_loop(&write_fd, &rx, &writer_queue))?;
         Ok((
             Pty {
                 pid,
                 fd,
                 tty_path,
                 writer: Mutex::new(Some(tx)),
-                queued,
+                queue,
                 _master: Mutex::new(master),
             },
             PtyStreams { reader, ready },
@@ -409,7 +436,7 @@ impl Pty {
             return rx;
         };
         let mut written = 0;
-        if self.queued.load(Ordering::SeqCst) == 0 {
+        if self.queue.queued.load(Ordering::SeqCst) == 0 {
             match write_now(&self.fd, &bytes) {
                 Ok(n) if n == bytes.len() => {
                     let _ = done.send(Ok(()));
@@ -427,12 +454,31 @@ impl Pty {
         } else {
             bytes[written..].to_vec()
         };
-        self.queued.fetch_add(1, Ordering::SeqCst);
-        if let Err(mpsc::SendError(job)) = tx.send(WriteJob { bytes: rest, done }) {
-            self.queued.fetch_sub(1, Ordering::SeqCst);
+        self.queue.queued.fetch_add(1, Ordering::SeqCst);
+        let job = WriteJob {
+            bytes: rest,
+            done,
+            epoch: self.queue.discards.load(Ordering::SeqCst),
+        };
+        if let Err(mpsc::SendError(job)) = tx.send(job) {
+            self.queue.queued.fetch_sub(1, Ordering::SeqCst);
             let _ = job.done.send(Err(stopped()));
         }
         rx
+    }
+
+    /// Discards the input still queued for the writer thread (the rest of a write the
+    /// terminal has not taken yet, and every write queued behind it), as the terminal's
+    /// interrupt key discards input typed ahead. Those writes resolve with
+    /// [`input_discarded`]; what the terminal already took stays (flush it with
+    /// [`flush_unread_input`](Self::flush_unread_input)). Writes made after this call are
+    /// written as usual.
+    pub(crate) fn discard_queued_input(&self) {
+        // Under the writer lock: no write is being queued with the old epoch meanwhile.
+        let _guard = self.writer.lock();
+        if self.queue.queued.load(Ordering::SeqCst) > 0 {
+            self.queue.discards.fetch_add(1, Ordering::SeqCst);
+        }
     }
 
     /// Stops accepting writes (the writer thread ends after the jobs already queued).
@@ -528,11 +574,11 @@ impl Pty {
     }
 }
 
-fn writer_loop(fd: &OwnedFd, rx: &mpsc::Receiver<WriteJob>, queued: &AtomicUsize) {
+fn writer_loop(fd: &OwnedFd, rx: &mpsc::Receiver<WriteJob>, queue: &WriterQueue) {
     while let Ok(job) = rx.recv() {
-        let result = write_all(fd, &job.bytes);
+        let result = write_all(fd, &job.bytes, || queue.discarded_since(job.epoch));
         // Written (or failed) before the caller hears so: its next write may go from there.
-        queued.fetch_sub(1, Ordering::SeqCst);
+        queue.queued.fetch_sub(1, Ordering::SeqCst);
         let _ = job.done.send(result);
     }
 }
@@ -551,9 +597,13 @@ fn write_now(fd: &OwnedFd, bytes: &[u8]) -> io::Result<usize> {
     Ok(written)
 }
 
-/// Writes all of `bytes`, waiting (`poll`) whenever the terminal has no room.
-fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> io::Result<()> {
+/// Writes all of `bytes`, waiting (`poll`) whenever the terminal has no room, unless
+/// `discarded` says the rest is no longer wanted ([`input_discarded`]).
+fn write_all(fd: &OwnedFd, mut bytes: &[u8], discarded: impl Fn() -> bool) -> io::Result<()> {
     while !bytes.is_empty() {
+        if discarded() {
+            return Err(input_discarded());
+        }
         match rustix::io::write(fd, bytes) {
             Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
             Ok(n) => bytes = &bytes[n..],
@@ -563,7 +613,11 @@ fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> io::Result<()> {
                     fd,
                     rustix::event::PollFlags::OUT,
                 )];
-                match rustix::event::poll(&mut fds, None) {
+                let wait = rustix::event::Timespec {
+                    tv_sec: 0,
+                    tv_nsec: i64::from(DISCARD_CHECK_MS) * 1_000_000,
+                };
+                match rustix::event::poll(&mut fds, Some(&wait)) {
                     Ok(_) | Err(rustix::io::Errno::INTR) => {}
                     Err(e) => return Err(e.into()),
                 }

@@ -80,3 +80,52 @@ fn a_write_queued_in_part_keeps_later_writes_behind_it() {
     drop(pty);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Discarding queued input drops the rest of a write the terminal has not taken (its
+/// receiver says so) and every write queued behind it; a later write goes through.
+#[test]
+fn queued_input_can_be_discarded() {
+    let command = PtyCommand {
+        program: "/bin/sh".into(),
+        args: vec![
+            "-c".into(),
+            "stty raw -echo && echo ready && sleep 60".into(),
+        ],
+        env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+        cwd: None,
+        rows: 24,
+        cols: 80,
+    };
+    let (pty, streams) = Pty::spawn(&command, "discard-test").unwrap();
+    let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>();
+    Pty::start_reader(streams, "discard-test", move |event| {
+        if let ReadEvent::Output(bytes) = event {
+            let _ = out_tx.send(bytes.to_vec());
+        }
+    })
+    .unwrap();
+    let mut seen = Vec::new();
+    while !String::from_utf8_lossy(&seen).contains("ready") {
+        seen.extend(out_rx.recv_timeout(DEADLINE).expect("ready"));
+    }
+    let first = pty.write(vec![b'a'; BIG]);
+    let second = pty.write(b"BBBBB".to_vec());
+    pty.discard_queued_input();
+    let start = Instant::now();
+    let first = first.blocking_recv().unwrap();
+    assert_eq!(first.map_err(|e| e.kind()), Err(io::ErrorKind::Interrupted));
+    let second = second.blocking_recv().unwrap();
+    assert_eq!(
+        second.map_err(|e| e.kind()),
+        Err(io::ErrorKind::Interrupted)
+    );
+    assert!(start.elapsed() < DEADLINE);
+    assert!(pty.flush_unread_input());
+    let third = pty.write(b"C".to_vec());
+    assert!(third.blocking_recv().unwrap().is_ok());
+    let _ = rustix::process::kill_process_group(
+        rustix::process::Pid::from_raw(pty.pid() as i32).unwrap(),
+        rustix::process::Signal::KILL,
+    );
+    drop(pty);
+}

@@ -398,8 +398,15 @@ impl SendOp {
         let mut probing: Option<Probing> = None;
 
         loop {
-            // A pending write: only exit, deadline and close matter until it lands.
+            // A pending write: only exit, deadline, close and an interrupt matter until it
+            // lands. An interrupt owed (a cancel, a handed-over SIGINT) first discards what
+            // the terminal has not taken yet, as the terminal's own key discards typed-ahead
+            // input: a program that does not read would otherwise hold the rest (and the
+            // interrupt behind it) until it ends, and the rest would then run.
             if let Some(rx) = write_rx.as_mut() {
+                if self.interrupt_owed() {
+                    shared.pty.discard_queued_input();
+                }
                 let exited = shared.lock().exit.is_some();
                 if !self.is_settled() && exited {
                     self.settle(Settle::Exit, None);
@@ -412,6 +419,12 @@ impl SendOp {
                         self.in_flight.store(false, Ordering::SeqCst);
                         match r {
                             Ok(Ok(())) => {
+                                let now = Instant::now();
+                                next_tick = now + poll_interval;
+                                probes.restart(now);
+                            }
+                            // The rest of the input was discarded for an interrupt.
+                            Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {
                                 let now = Instant::now();
                                 next_tick = now + poll_interval;
                                 probes.restart(now);

@@ -130,8 +130,15 @@ pub(super) fn deliver(
     let raw_interrupt = (signal == TerminalSignal::Sigint)
         .then(|| shared.pty.raw_interrupt_char())
         .flatten();
+    // The terminal's interrupt, quit and suspend keys discard input typed ahead and not yet
+    // read: so does the input still queued for the terminal (a send to a program that does
+    // not read), or it would reach the next program (and the interrupt character below would
+    // wait behind it).
+    if matches!(signal, TerminalSignal::Sigint | TerminalSignal::Sigtstp) {
+        shared.pty.discard_queued_input();
+    }
     let delivery = if let Some(byte) = raw_interrupt {
-        // Queued on the writer thread, so it lands before any later input.
+        // Written ahead of any later input.
         drop(shared.pty.write(vec![byte]));
         SignalDelivery::InterruptCharacter
     } else {

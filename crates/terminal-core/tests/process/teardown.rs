@@ -219,7 +219,7 @@ fn a_job_moved_out_of_the_session_cgroup_is_still_stopped() {
         return;
     };
     let tag = format!("escape-{}", std::process::id());
-    let mut shell = Shell::spawn("setsid sleep 7301 & sleep 7302 & wait; read -r _hold", &tag);
+    let mut shell = Shell::spawn("setsid sleep 7801 & sleep 7802 & wait; read -r _hold", &tag);
     cg.add_pid(shell.id.pid)
         .expect("move the shell into its cgroup");
     let mut tracker = shell
@@ -227,8 +227,8 @@ fn a_job_moved_out_of_the_session_cgroup_is_still_stopped() {
         .with_scope(ProcessScope::cgroup_members(cg.path()));
     tracker.attach_cgroup(&cg);
     shell.go();
-    let escaped = one_pid_with_cmdline(&["sleep", "7301"]);
-    let stayed = one_pid_with_cmdline(&["sleep", "7302"]);
+    let escaped = one_pid_with_cmdline(&["sleep", "7801"]);
+    let stayed = one_pid_with_cmdline(&["sleep", "7802"]);
     let root = cgroup_root(cg.path());
     let moved = fs::write(root.join("cgroup.procs"), escaped.to_string()).is_ok();
     if moved {

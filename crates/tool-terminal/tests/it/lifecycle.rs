@@ -545,3 +545,78 @@ async fn a_retry_right_after_a_cancel_is_served() {
         .await;
     host.shutdown().await;
 }
+
+/// Cancelling a send typed ahead to a program that does not read discards the input the
+/// terminal has not taken yet (more than its buffer holds) with what it has, as the terminal's
+/// Ctrl-C would: the program is interrupted at once, the session is free for the next send,
+/// and none of the cancelled lines runs. A `terminal_signal` SIGINT does the same to a send
+/// still writing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_send_typed_ahead_to_a_program_that_does_not_read_runs_nothing() {
+    let (host, agent) = Host::with_open_shell().await;
+    let lines = |tag: &str| {
+        (0..2000)
+            .map(|i| format!("echo {tag}{i:05}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for round in ["cancel", "signal"] {
+        let r = host
+            .call(
+                &agent,
+                "terminal_send",
+                json!({"sessionId": "pty-1", "text": "sleep 600", "timeoutMs": 200}),
+            )
+            .await;
+        assert!(!r.is_error, "{}", r.text());
+        let tag = format!("{round}-junk");
+        let (cancel, pending) = cancellable_send(&host, &agent, &lines(&tag));
+        if round == "cancel" {
+            // Once the terminal has taken what it can of the input.
+            wait_for_line(&host, &agent, &format!("echo {tag}00001")).await;
+            cancel.cancel();
+        } else {
+            wait_for_line(&host, &agent, &format!("echo {tag}00001")).await;
+            let r = host
+                .call(
+                    &agent,
+                    "terminal_signal",
+                    json!({"sessionId": "pty-1", "signal": "SIGINT"}),
+                )
+                .await;
+            assert!(!r.is_error, "{}", r.text());
+        }
+        let answered = pending.await.expect("the send task");
+        if round == "signal" {
+            assert!(!answered.is_error, "{}", answered.text());
+        }
+        let r = host
+            .call(
+                &agent,
+                "terminal_send",
+                json!({"sessionId": "pty-1", "text": format!("echo {round}-after")}),
+            )
+            .await;
+        assert!(!r.is_error, "{round}: {}", r.text());
+        assert!(
+            r.text().contains(&format!("\n{round}-after\n")),
+            "{}",
+            r.text()
+        );
+        let page = host
+            .call(
+                &agent,
+                "terminal_read",
+                json!({"sessionId": "pty-1", "count": 10000}),
+            )
+            .await;
+        assert!(
+            !page.text().lines().any(|l| l.starts_with(&tag)),
+            "a cancelled line ran: {}",
+            page.text()
+        );
+    }
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
