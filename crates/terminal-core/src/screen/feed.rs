@@ -471,11 +471,21 @@ impl Screen {
             self.alternate = alternate;
             out.events.push(ScreenEvent::AlternateScreen(alternate));
             if !alternate {
+                // Anchors made on the alternate screen start at the main screen's cursor, with
+                // the text before it on its row: a program that left a line unfinished there
+                // (git's "hint: Waiting for your editor...") may rewrite that row once the
+                // full-screen program is gone, which then shows whole.
                 let cursor = self.cursor_unsynced();
+                let prefix = if self.anchors.iter().flatten().any(|a| a.pending_main) {
+                    self.row_prefix(cursor)
+                } else {
+                    None
+                };
                 for anchor in self.anchors.iter_mut().flatten() {
                     if anchor.pending_main {
                         anchor.pos = cursor;
                         anchor.pending_main = false;
+                        anchor.prefix.clone_from(&prefix);
                     }
                 }
             }

@@ -211,6 +211,27 @@ fn clear_screen_keeps_the_command_and_what_follows() {
     assert_eq!(s.render_since(a, 1000).text, "clear\ntop\ndsh> ");
 }
 
+/// An anchor made on the alternate screen starts at the main screen's cursor when it returns;
+/// a line the program before it left unfinished there and rewrites shows whole (git's editor
+/// hint replaced by the commit summary once the editor exits).
+#[test]
+fn a_row_rewritten_after_the_alternate_screen_is_shown_whole() {
+    let mut s = screen();
+    s.feed(b"$ git commit\r\nhint: Waiting for your editor to close the file... \x1b[?1049h~\r\n~");
+    let a = s.anchor();
+    s.feed(b"\x1b[?1049l\r\x1b[K[master 050e51b] Add the greeting file\r\n 1 file changed\r\n$ ");
+    assert_eq!(
+        s.render_since(a, 100_000).text,
+        "[master 050e51b] Add the greeting file\n 1 file changed\n$ "
+    );
+    // Text only appended after the unfinished line: only the new text.
+    let mut s = screen();
+    s.feed(b"$ x\r\nAAAA\x1b[?1049hfull");
+    let a = s.anchor();
+    s.feed(b"\x1b[?1049lBB\r\n$ ");
+    assert_eq!(s.render_since(a, 100_000).text, "BB\n$ ");
+}
+
 #[test]
 fn a_row_rewritten_before_the_resume_column_is_shown_whole() {
     let rewrites: [(&[u8], &str); 4] = [
