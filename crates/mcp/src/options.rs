@@ -115,7 +115,8 @@ pub struct Options {
 
     /// Settle a send on output silence alone (the seed's rule), even while the kernel says the
     /// foreground job is computing or sleeping on a timer [default: off: such a job keeps the
-    /// send waiting up to its timeout].
+    /// send waiting up to its timeout, unless it shows a full-screen program's alternate
+    /// screen].
     #[arg(long, default_value_t = false)]
     pub idle_on_silence_alone: bool,
 

@@ -50,7 +50,9 @@ pub enum SilenceRule {
     /// Silence settles as `inferred_idle` only when the kernel does not say the foreground
     /// job is busy: a job that computes, sleeps on a timer or waits on busy children keeps
     /// the send waiting up to its deadline; one blocked indefinitely (a server in `accept`,
-    /// an event loop, a stopped job) settles at the idle window.
+    /// an event loop, a stopped job) settles at the idle window, and so does a full-screen
+    /// program on the alternate screen whatever the kernel says (`watch`, a TUI between
+    /// redraws).
     #[default]
     KernelIdle,
     /// The seed's rule: silence alone settles.
@@ -122,6 +124,8 @@ pub(crate) struct Observation {
     /// The terminal is in non-canonical mode, as readline sets it while it edits a line (a
     /// builtin `read` without `-n` or `-N` reads in canonical mode).
     pub(crate) line_editor_mode: bool,
+    /// A full-screen program has the alternate screen on.
+    pub(crate) alternate_screen: bool,
 }
 
 /// Why a send settles.
@@ -322,7 +326,7 @@ impl Readiness {
         }
         if gate
             && o.now >= self.silence_deadline(o.last_output_at)
-            && self.silence_may_settle(o.fg, o.prompt)
+            && (o.alternate_screen || self.silence_may_settle(o.fg, o.prompt))
         {
             return Some(Settle::Idle);
         }
@@ -332,7 +336,10 @@ impl Readiness {
         None
     }
 
-    /// Whether output silence may settle now: always under [`SilenceRule::PureSilence`];
+    /// Whether output silence may settle now (also, in [`Readiness::evaluate`], whenever a
+    /// full-screen program has the alternate screen on: what it shows is what the caller
+    /// needs, and such programs rarely end by themselves): always under
+    /// [`SilenceRule::PureSilence`];
     /// under [`SilenceRule::KernelIdle`], when nothing but the shell's own prompt holds the
     /// terminal, or when the newest verdict about the current foreground `fg` says it is not
     /// busy (a verdict about a group that has since left, such as a finished `sleep`, does

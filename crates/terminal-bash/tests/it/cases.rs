@@ -376,13 +376,20 @@ async fn c21_shell_killed_by_a_signal_is_reaped_and_reported() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-/// Field case C23.
+/// Field case C23, under both silence rules: a full-screen program that sleeps settles on
+/// silence also when the kernel says its job is busy.
 async fn c23_alternate_screen_is_rendered_and_left() {
-    within(async {
+    for rule in [SilenceRule::PureSilence, SilenceRule::KernelIdle] {
+        within(c23_under(rule)).await;
+    }
+}
+
+async fn c23_under(rule: SilenceRule) {
+    {
         let sh = Shell::open(BashConfig {
             idle_silence_ms: 1500,
             handoff_grace_ms: 100,
-            silence_rule: SilenceRule::PureSilence,
+            silence_rule: rule,
             ..config()
         })
         .await;
@@ -400,8 +407,7 @@ async fn c23_alternate_screen_is_rendered_and_left() {
         assert!(r.viewport.contains("\nAFTER\n"), "{:?}", r.viewport);
         assert!(!r.viewport.contains("FULL SCREEN"), "{:?}", r.viewport);
         sh.close().await;
-    })
-    .await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

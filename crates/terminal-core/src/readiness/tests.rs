@@ -34,6 +34,7 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         output_drained: true,
         shell_marks_alive: false,
         line_editor_mode: false,
+        alternate_screen: false,
     }
 }
 
@@ -320,6 +321,27 @@ fn silence_waits_while_the_kernel_says_the_job_is_busy() {
     o.fg = Some(CHILD);
     o.fg_busy = Some(true);
     assert_eq!(r.evaluate(&o), Some(Settle::Timeout));
+}
+
+/// A full-screen program on the alternate screen settles on silence even while the kernel
+/// says its job is busy (C23: `printf '\033[?1049h'; sleep 15`; `watch`).
+#[test]
+fn silence_settles_a_busy_job_on_the_alternate_screen() {
+    let t0 = Instant::now();
+    let mut r = ready(PreWrite::default(), t0);
+    let mut o = obs(t0, 60);
+    o.fg = Some(CHILD);
+    o.fg_busy = Some(true);
+    o.alternate_screen = true;
+    assert_eq!(r.evaluate(&o), Some(Settle::Idle));
+    // Not before the idle window.
+    let mut r = ready(PreWrite::default(), t0);
+    let mut o = obs(t0, 30);
+    o.last_output_at = t0 + Duration::from_millis(20);
+    o.fg = Some(CHILD);
+    o.fg_busy = Some(true);
+    o.alternate_screen = true;
+    assert_eq!(r.evaluate(&o), None);
 }
 
 #[test]

@@ -111,6 +111,7 @@ pub(super) fn observe(
             output_drained,
             shell_marks_alive: false,
             line_editor_mode: false,
+            alternate_screen: st.screen.alternate_screen(),
         };
         (
             obs,
