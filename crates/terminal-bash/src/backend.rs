@@ -140,6 +140,7 @@ impl BashBackend {
                 session_id: spec.session_id.clone(),
                 command,
                 nonce: Some(nonce),
+                repair_keys: Some(crate::rc::REPAIR_KEYS.to_vec()),
                 keep_alive: launch
                     .limits
                     .clone()

@@ -20,6 +20,11 @@
 //! - `PS0` and `PS1` re-install the hook (a `${…:=…}` expansion that prints nothing) when a
 //!   command replaced or unset `PROMPT_COMMAND`, so the marks are back at the next prompt even
 //!   after `unset PROMPT_COMMAND; PS1='$ '`.
+//! - When one command replaced `PS0`, `PS1` and `PROMPT_COMMAND` together, nothing of ours is
+//!   expanded any more. The rc binds [`REPAIR_KEYS`] (an unused key sequence) in every
+//!   readline keymap to `__dsh_settle`, and the host types them ahead of the next send when it
+//!   sees our shell reading at its line editor with no prompt mark: the hook and the marks are
+//!   back before that command runs (readline only redraws the line it shows).
 //! - Every mark carries the per-session nonce; a program that prints look-alike marks cannot
 //!   fake completion. The nonce lives only in this file and in unexported shell state, so
 //!   child processes do not inherit it. The file is 0600, and the rc deletes it first thing
@@ -37,6 +42,11 @@ use std::path::{Path, PathBuf};
 
 use dsh_terminal_core::PromptNonce;
 
+/// The key sequence bound to the marks' repair (`ESC [ 2024 ~`, a function-key form no
+/// terminal sends), typed by the host ahead of a send when our shell reads at its line editor
+/// with its prompt marks gone.
+pub const REPAIR_KEYS: &[u8] = b"\x1b[2024~";
+
 /// The rc template; `@NONCE@` is replaced by the session's nonce.
 const RC_TEMPLATE: &str = r#"# dsh-terminal-bash rc: generated for one session and deleted once the shell has read it.
 command rm -f -- "${BASH_SOURCE[0]}" 2>/dev/null
@@ -46,6 +56,10 @@ if [[ -o emacs || -o vi ]]; then
   bind 'set enable-bracketed-paste off' 2>/dev/null
   bind -m emacs '"\C-i": self-insert' 2>/dev/null
   bind -m vi-insert '"\C-i": self-insert' 2>/dev/null
+  for __dsh_m in emacs vi-insert vi-command; do
+    bind -m "$__dsh_m" -x '"\e[2024~": __dsh_repair' 2>/dev/null
+  done
+  unset __dsh_m
 fi
 __dsh_e=
 __dsh_r=
@@ -105,6 +119,9 @@ __dsh_prompt() {
   fi
   __dsh_settle
 }
+# Bound to the repair keys (see `REPAIR_KEYS`): the host types them at our line editor when
+# the prompt marks are gone (one command replaced PS0, PS1 and PROMPT_COMMAND together).
+__dsh_repair() { __dsh_settle; } &>/dev/null
 __dsh_settle() {
   local -
   set +eux +o pipefail

@@ -91,6 +91,40 @@ async fn c33_marks_come_back_after_prompt_command_and_ps1_are_both_replaced() {
     .await;
 }
 
+/// Field case C33, everything that prints or restores the marks replaced in one command
+/// (`PS0`, `PS1` and `PROMPT_COMMAND`, in several spellings): the prompt right after has no
+/// mark, and the next command settles on its mark with its exit status (the host types the
+/// repair keys at the line editor); the user's prompt text is kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c33_marks_come_back_after_ps0_ps1_and_prompt_command_are_all_replaced() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (round, replace) in [
+            "unset PROMPT_COMMAND PS0; PS1='m> '",
+            "PS0=; PROMPT_COMMAND=; PS1='n> '",
+            "PS0='' PS1='o> ' && unset PROMPT_COMMAND",
+            "set -o vi; unset PS0 PROMPT_COMMAND; PS1='p> '",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            // A user PS0 first, so ours is replaced, not re-added.
+            on_mark(&sh.send("PS0=''").await, 0);
+            let r = sh.send(replace).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{replace}: {r:?}");
+            assert_clean(&r);
+            let code = 3 + i32::try_from(round).unwrap();
+            let r = sh.send(&format!("(exit {code})")).await;
+            on_mark(&r, code);
+            let prompt = &replace[replace.rfind("PS1='").unwrap() + 5..][..3];
+            assert!(r.viewport.ends_with(prompt), "{replace}: {:?}", r.viewport);
+            on_mark(&sh.send("false").await, 1);
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Field case C33, PS1/PS2/PS0: the user's prompt text is kept (wrapped in our marks), also
 /// when it holds a command substitution that changes `$?`; a user PS0 is kept too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

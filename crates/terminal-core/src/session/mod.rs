@@ -78,6 +78,11 @@ pub struct PtySpawnSpec {
     pub command: PtyCommand,
     /// The token genuine prompt marks carry; `None` disables mark-based readiness.
     pub nonce: Option<PromptNonce>,
+    /// Keys that make the shell put its prompt marks back when typed at its line editor (a
+    /// bound key sequence). The engine types them ahead of a send's input when the shell
+    /// (still the session's own program, not replaced) reads at its line editor while no
+    /// prompt mark came: a command replaced everything that printed the marks. `None`: never.
+    pub repair_keys: Option<Vec<u8>>,
     /// Held by the session and dropped with it, after its processes were stopped (e.g. the
     /// session's resource-limit cgroups, removed on drop).
     pub keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
@@ -124,6 +129,8 @@ struct Inner {
     span: tracing::Span,
     /// See [`PtySpawnSpec::keep_alive`]; dropped after the processes were stopped.
     _keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    /// See [`PtySpawnSpec::repair_keys`].
+    repair_keys: Option<Vec<u8>>,
 }
 
 impl Drop for PtySession {

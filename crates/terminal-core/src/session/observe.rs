@@ -2,6 +2,7 @@
 //! `/proc` (run beside the driver's other events), the one [`Observation`] each readiness
 //! decision is made from, and the terminal facts a settled result reports.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::process::{GroupActivity, cmdline, group_member};
@@ -70,6 +71,23 @@ pub(super) async fn pre_write(shared: &Shared) -> PreWrite {
         _ => false,
     };
     PreWrite { fg, waiting }
+}
+
+/// Whether our shell reads at its line editor with no prompt mark current, before a write
+/// (`pre`): it printed marks before and has not replaced itself, so a command replaced what
+/// printed them (`PS0`, `PS1` and `PROMPT_COMMAND` together). Blocking `/proc` reads run off
+/// the async workers.
+pub(super) async fn marks_gone_at_line_editor(shared: &Arc<Shared>, pre: &PreWrite) -> bool {
+    if !(pre.waiting && pre.fg == Some(shared.shell_pgid()))
+        || shared.lock().screen.mark_count() == 0
+        || shared.pty.modes().is_none_or(|m| m.canonical)
+    {
+        return false;
+    }
+    let sh = Arc::clone(shared);
+    tokio::task::spawn_blocking(move || !sh.shell_replaced())
+        .await
+        .unwrap_or(false)
 }
 
 /// One observation for the readiness decision; also returns when the shell exited and the

@@ -35,8 +35,8 @@ use super::Inner;
 use super::cancel::CancelInterrupts;
 use super::input;
 use super::observe::{
-    Probe, Probing, SIGNAL_BYTES, TerminalFacts, observe, pre_write, terminal_facts,
-    wait_for_shell_read,
+    Probe, Probing, SIGNAL_BYTES, TerminalFacts, marks_gone_at_line_editor, observe, pre_write,
+    terminal_facts, wait_for_shell_read,
 };
 use super::probe::ProbeSchedule;
 use super::result::{SettleFacts, assemble, is_repl_continuation_prompt};
@@ -370,6 +370,13 @@ impl SendOp {
         }
         let started = Instant::now();
         let pre = pre_write(&shared).await;
+        let input = match inner.repair_keys.as_deref() {
+            Some(keys) if !input.is_empty() && marks_gone_at_line_editor(&shared, &pre).await => {
+                tracing::debug!("prompt marks gone at the line editor; typing the repair keys");
+                [keys, &input].concat()
+            }
+            _ => input,
+        };
         let mut readiness = Readiness::new(
             inner.config.timing(self.timeout),
             started,

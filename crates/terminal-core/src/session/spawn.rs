@@ -120,6 +120,7 @@ impl PtySession {
             runtime,
             span: span.clone(),
             _keep_alive: spec.keep_alive.clone(),
+            repair_keys: spec.repair_keys.clone(),
         });
         let session = Arc::new(PtySession { inner });
         let mut reader = Reader::new(Arc::clone(&shared));
