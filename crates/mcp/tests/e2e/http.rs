@@ -616,3 +616,75 @@ async fn a_session_with_a_call_in_flight_does_not_idle_out() {
         .expect("wait");
     assert_eq!(status.code(), Some(0), "{status:?}");
 }
+
+/// A client that disconnects while its `terminal_send` runs cancels the call, as
+/// `notifications/cancelled` would: the command is interrupted, the session is free for the
+/// next send at once, and that send's result shows the orphaned command and its status.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_disconnects_mid_send_cancels_it() {
+    use tokio::io::AsyncWriteExt as _;
+    let mut server = HttpServerProcess::start(&[]).await;
+    let raw = RawSession::open(&server.url).await;
+    let open = raw
+        .call(2, "terminal_open", &json!({"type": "shell"}))
+        .await;
+    assert_eq!(open["result"]["isError"], false, "{open}");
+
+    let url = reqwest::Url::parse(&server.url).expect("url");
+    let address = format!(
+        "{}:{}",
+        url.host_str().expect("host"),
+        url.port().expect("port")
+    );
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "terminal_send",
+        "arguments": {"sessionId": "pty-1", "text": "echo orphan-started; sleep 600"}}})
+    .to_string();
+    let request = format!(
+        "POST {} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nAuthorization: {}\r\n\
+         Mcp-Session-Id: {}\r\nContent-Length: {}\r\n\r\n{body}",
+        url.path(),
+        raw.auth,
+        raw.id,
+        body.len()
+    );
+    let mut socket = within("connect", tokio::net::TcpStream::connect(&address))
+        .await
+        .expect("connect");
+    within("write", socket.write_all(request.as_bytes()))
+        .await
+        .expect("write");
+    // Until the command runs (pages do not take the send's output).
+    let mut id = 10;
+    loop {
+        id += 1;
+        let page = raw
+            .call(id, "terminal_read", &json!({"sessionId": "pty-1"}))
+            .await;
+        if result_text(&page).lines().any(|l| l == "orphan-started") {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    drop(socket);
+
+    let answer = raw
+        .call(
+            100,
+            "terminal_send",
+            &json!({"sessionId": "pty-1", "text": "echo after-orphan"}),
+        )
+        .await;
+    let text = result_text(&answer);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert!(text.lines().any(|l| l == "orphan-started"), "{text}");
+    assert!(text.lines().any(|l| l == "after-orphan"), "{text}");
+    assert!(text.contains("exited: 130"), "{text}");
+
+    kill(server.pid, libc::SIGTERM);
+    let status = within("dsh-mcp exit", server.child.wait())
+        .await
+        .expect("wait");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
