@@ -128,9 +128,10 @@ impl Signalled {
 /// Waits poll `/proc` every 10 ms against deadlines (a `stat` read per awaited process). The
 /// scans and signals between them (a full scan reads every `/proc/PID/stat`, a few
 /// milliseconds with many processes; signals reuse the scan that found their targets) run
-/// without holding up the runtime's other tasks (see [`off_workers`]). A session with nothing
-/// left running returns at once. `stopped` counts distinct processes signalled (or killed
-/// through the cgroup), shell included; `survivors` lists whatever is still alive at the end.
+/// without holding up the runtime's other tasks (`block_in_place` on a multi-threaded
+/// runtime). A session with nothing left running returns at once. `stopped` counts distinct
+/// processes signalled (or killed through the cgroup), shell included; `survivors` lists
+/// whatever is still alive at the end.
 ///
 /// # Panics
 /// Outside a tokio runtime with the time driver enabled (it uses `tokio::time::sleep`).
