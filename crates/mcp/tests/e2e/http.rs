@@ -121,6 +121,15 @@ impl HttpServerProcess {
     }
 
     /// `/healthz` next to `/mcp`.
+    /// SIGTERM, and the server exits 0 (having closed its sessions).
+    async fn terminate(&mut self) {
+        kill(self.pid, libc::SIGTERM);
+        let status = within("dsh-mcp exit", self.child.wait())
+            .await
+            .expect("wait");
+        assert_eq!(status.code(), Some(0), "{status:?}");
+    }
+
     fn health_url(&self) -> String {
         self.url.replace("/mcp", "/healthz")
     }
@@ -382,11 +391,7 @@ async fn http_sessions_are_isolated_agents_behind_a_token() {
     assert!(json_error(&body).contains("send initialize"), "{body}");
 
     // SIGTERM: B's session is closed with its processes and the server exits 0.
-    kill(server.pid, libc::SIGTERM);
-    let status = within("dsh-mcp exit", server.child.wait())
-        .await
-        .expect("wait");
-    assert_eq!(status.code(), Some(0), "{status:?}");
+    server.terminate().await;
     b_shell.assert_exits("session B's shell").await;
     drop(b);
 }
@@ -421,11 +426,7 @@ async fn an_idle_session_is_closed_with_its_processes() {
     shell.assert_exits("the idle session's shell").await;
     drop(client);
 
-    kill(server.pid, libc::SIGTERM);
-    let status = within("dsh-mcp exit", server.child.wait())
-        .await
-        .expect("wait");
-    assert_eq!(status.code(), Some(0), "{status:?}");
+    server.terminate().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -451,11 +452,7 @@ async fn job_notices_reach_the_http_session_as_log_notifications() {
         .expect("client");
     shell.assert_exits("the session's shell").await;
 
-    kill(server.pid, libc::SIGTERM);
-    let status = within("dsh-mcp exit", server.child.wait())
-        .await
-        .expect("wait");
-    assert_eq!(status.code(), Some(0), "{status:?}");
+    server.terminate().await;
 }
 
 /// Field case C34 over HTTP: bad bodies get the answers stdio gives (`inbound`), never a
@@ -547,11 +544,7 @@ async fn bad_bodies_get_the_json_rpc_answers_stdio_gives() {
         "{answer}"
     );
 
-    kill(server.pid, libc::SIGTERM);
-    let status = within("dsh-mcp exit", server.child.wait())
-        .await
-        .expect("wait");
-    assert_eq!(status.code(), Some(0), "{status:?}");
+    server.terminate().await;
     shell.assert_exits("the session's shell").await;
 }
 
@@ -610,11 +603,7 @@ async fn a_session_with_a_call_in_flight_does_not_idle_out() {
         "{error}"
     );
 
-    kill(server.pid, libc::SIGTERM);
-    let status = within("dsh-mcp exit", server.child.wait())
-        .await
-        .expect("wait");
-    assert_eq!(status.code(), Some(0), "{status:?}");
+    server.terminate().await;
 }
 
 /// A client that disconnects while its `terminal_send` runs cancels the call, as
@@ -682,9 +671,5 @@ async fn a_client_that_disconnects_mid_send_cancels_it() {
     assert!(text.lines().any(|l| l == "after-orphan"), "{text}");
     assert!(text.contains("exited: 130"), "{text}");
 
-    kill(server.pid, libc::SIGTERM);
-    let status = within("dsh-mcp exit", server.child.wait())
-        .await
-        .expect("wait");
-    assert_eq!(status.code(), Some(0), "{status:?}");
+    server.terminate().await;
 }
