@@ -283,9 +283,9 @@ pub struct SendHead {
     /// How many of the head's first lines the scrollback no longer holds (the rest of them
     /// can be paged with `terminal_read`).
     pub lines_dropped: u64,
-    /// Rows between the head and the oldest row the scrollback still holds: dropped, so not
-    /// pageable (a soft-wrapped line counts once per row).
-    pub rows_between: u64,
+    /// Lines between the head and the oldest row the scrollback still holds: dropped, so not
+    /// pageable (a soft-wrapped line counts once).
+    pub lines_between: u64,
     /// Lines between the head (or the oldest retained row) and the viewport's first line that
     /// the scrollback still holds: pageable with `terminal_read`, though not in the viewport.
     pub retained_lines_before: u64,

@@ -137,7 +137,7 @@ fn fit_with_kept_head(
     let gap_lines = retained_gap.matches('\n').count() as u64;
     let retained_lines =
         gap_lines + head.retained_lines_before + (head_rest_lines - head_rest_dropped);
-    let not_retained = head.rows_between + head_rest_dropped;
+    let not_retained = head.lines_between + head_rest_dropped;
     let newest = text.matches('\n').count() as u64;
     let omitted = OmittedOutput {
         after_line: head.text[..head_len].matches('\n').count(),

@@ -312,7 +312,7 @@ async fn a_huge_output_keeps_its_first_lines() {
                 "{command}: {:?}",
                 head.text
             );
-            assert!(head.rows_between > 0, "{command}: {head:?}");
+            assert!(head.lines_between > 0, "{command}: {head:?}");
             assert_eq!(
                 head.lines_dropped,
                 u64::try_from(head.text.lines().count()).unwrap()
@@ -467,7 +467,7 @@ async fn a_kept_head_counts_retained_lines_and_never_repeats_the_viewport() {
             .await;
         assert!(r.truncated, "{r:?}");
         let head = r.head.clone().unwrap_or_else(|| panic!("no head: {r:?}"));
-        assert_eq!((head.rows_between, head.lines_dropped), (0, 0), "{head:?}");
+        assert_eq!((head.lines_between, head.lines_dropped), (0, 0), "{head:?}");
         let first_in_view = r
             .viewport
             .lines()
@@ -501,6 +501,31 @@ async fn a_kept_head_counts_retained_lines_and_never_repeats_the_viewport() {
                 "{head:?} then {first_in_view}"
             );
         }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// The lines the scrollback dropped between a send's head and the rest of its output are
+/// counted as lines, not screen rows: a soft-wrapped line of 3 MB (18750 rows) counts once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropped_lines_are_counted_as_lines_not_rows() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let command = "head -c 3000000 /dev/zero | tr '\\0' a; echo; seq 1 20000";
+        let r = sh.send(command).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.ends_with("\n20000\ndsh> "), "{:?}", r.viewport);
+        let head = r.head.clone().unwrap_or_else(|| panic!("no head: {r:?}"));
+        // After the command line: the long line and 20000 short ones, part of them retained.
+        assert!(
+            head.lines_between > 0 && head.lines_between <= 20_001,
+            "{head:?}"
+        );
+        assert!(
+            head.lines_between + head.retained_lines_before <= 20_001,
+            "{head:?}"
+        );
         sh.close().await;
     })
     .await;

@@ -6,6 +6,7 @@
 //! bounded history can drop them), it renders those rows once, at most [`HEAD_BYTES`], and
 //! holds the text until the send settles.
 
+use super::render::row_continues;
 use super::{AnchorId, Position, Screen};
 
 /// Rows of a send's first output kept.
@@ -27,6 +28,10 @@ pub(crate) struct Head {
     text: String,
     /// For each line of `text`, the absolute row after it.
     line_ends: Vec<u64>,
+    /// Line ends among every row before the row after the last line of `text` (history rows
+    /// and screen rows alike): lines, not rows, for a count of the lines the scrollback
+    /// dropped after the head. `None` when it could not be told.
+    line_ends_before_end: Option<u64>,
 }
 
 /// A send's first output lines placed against its rendered viewport.
@@ -36,8 +41,9 @@ pub(crate) struct PlacedHead {
     pub(crate) text: String,
     /// The head's first lines that the scrollback dropped too.
     pub(crate) lines_dropped: u64,
-    /// Rows between the head and the oldest retained row: dropped from the scrollback.
-    pub(crate) rows_dropped: u64,
+    /// Lines between the head and the oldest retained row, dropped from the scrollback (rows
+    /// when the lines could not be told: a soft-wrapped line then counts once per row).
+    pub(crate) lines_between_dropped: u64,
     /// Lines still retained between the head (or the oldest retained row) and the viewport:
     /// pageable, though not in the viewport.
     pub(crate) retained_lines_before: u64,
@@ -110,7 +116,14 @@ impl Screen {
         Some(PlacedHead {
             text,
             lines_dropped,
-            rows_dropped: first_retained.saturating_sub(end_row),
+            lines_between_dropped: if first_retained > end_row {
+                head.line_ends_before_end
+                    .map_or(first_retained - end_row, |before| {
+                        history.line_ends_dropped().saturating_sub(before)
+                    })
+            } else {
+                0
+            },
             retained_lines_before,
             retained_bytes_before,
         })
@@ -150,6 +163,7 @@ impl Screen {
         let mut head = Head {
             text: String::new(),
             line_ends: Vec::new(),
+            line_ends_before_end: self.line_ends_before(start.row),
         };
         let mut line = String::new();
         let mut row = rows.first_row();
@@ -171,7 +185,27 @@ impl Screen {
             head.line_ends.push(row);
             line.clear();
         }
+        // Each of the head's lines ends a line.
+        head.line_ends_before_end = head
+            .line_ends_before_end
+            .map(|before| before + head.line_ends.len() as u64);
         Some(head)
+    }
+
+    /// Line ends among every row before absolute row `abs`: history rows, then the screen's
+    /// rows above `abs` (the emulator up to date). `None` when `abs` is no longer retained.
+    fn line_ends_before(&self, abs: u64) -> Option<u64> {
+        let history = self.history();
+        let end = history.end_abs();
+        if abs <= end {
+            return history.line_ends_before(abs);
+        }
+        let screen = self.parser.screen();
+        let on_screen = u16::try_from(abs - end).ok()?;
+        let ends = (0..on_screen)
+            .filter(|&r| !row_continues(screen, r, self.config.cols))
+            .count() as u64;
+        Some(history.line_ends() + ends)
     }
 
     /// The absolute row of the cursor, the newest row that matters.

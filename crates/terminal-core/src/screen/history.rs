@@ -37,6 +37,8 @@ struct Block {
     rows: Vec<RowSpan>,
     /// Rows at the front of `rows` that were dropped.
     dropped: usize,
+    /// Line ends (rows that do not soft-wrap) in every row before this block's first.
+    line_ends_before: u64,
 }
 
 impl Block {
@@ -53,6 +55,14 @@ impl Block {
     fn live(&self) -> usize {
         self.rows.len() - self.dropped
     }
+
+    /// Line ends in this block's rows before row `i`.
+    fn line_ends_until(&self, i: usize) -> u64 {
+        self.rows[..i.min(self.rows.len())]
+            .iter()
+            .filter(|r| !r.wrapped)
+            .count() as u64
+    }
 }
 
 /// The bounded history.
@@ -67,6 +77,10 @@ pub(crate) struct History {
     max_rows: usize,
     max_bytes: usize,
     dropped: bool,
+    /// Line ends (rows that do not soft-wrap) among every row ever appended, and among the
+    /// rows dropped: lines, not rows, for a count of what the bounds dropped.
+    line_ends: u64,
+    line_ends_dropped: u64,
     /// vt100's capture state: it reveals a scrolled row's wrap flag only as a leading newline
     /// written before the *next* scrolled row.
     capture: BasicFormattedCaptureState,
@@ -89,6 +103,8 @@ impl History {
             max_rows,
             max_bytes,
             dropped: false,
+            line_ends: 0,
+            line_ends_dropped: 0,
             capture: BasicFormattedCaptureState::new(),
             capture_row: None,
             scratch: PlainText::default(),
@@ -148,8 +164,15 @@ impl History {
     fn set_wrapped(&mut self, abs: u64, wrapped: bool) {
         if let Some((b, i)) = self.locate(abs)
             && let Some(span) = self.blocks.get_mut(b).and_then(|bl| bl.rows.get_mut(i))
+            && span.wrapped != wrapped
         {
             span.wrapped = wrapped;
+            // A line end more or less: in the total, and before every later block.
+            let adjust = |n: u64| if wrapped { n.saturating_sub(1) } else { n + 1 };
+            self.line_ends = adjust(self.line_ends);
+            for later in self.blocks.iter_mut().skip(b + 1) {
+                later.line_ends_before = adjust(later.line_ends_before);
+            }
         }
     }
 
@@ -162,6 +185,7 @@ impl History {
         if !fits {
             self.blocks.push_back(Block {
                 text: String::with_capacity(BLOCK_BYTES.max(text.len())),
+                line_ends_before: self.line_ends,
                 ..Block::default()
             });
         }
@@ -170,6 +194,7 @@ impl History {
             let end = u32::try_from(block.text.len()).unwrap_or(u32::MAX);
             block.rows.push(RowSpan { end, wrapped });
         }
+        self.line_ends += u64::from(!wrapped);
         self.len += 1;
         self.bytes = self.bytes.saturating_add(text.len() + ROW_SEPARATOR_BYTES);
         self.enforce_bounds();
@@ -180,7 +205,10 @@ impl History {
             let Some(front) = self.blocks.front_mut() else {
                 break;
             };
-            let removed = front.row(front.dropped).map_or(0, |(t, _)| t.len());
+            let (removed, line_end) = front
+                .row(front.dropped)
+                .map_or((0, false), |(t, wrapped)| (t.len(), !wrapped));
+            self.line_ends_dropped += u64::from(line_end);
             front.dropped += 1;
             if front.live() == 0 {
                 self.blocks.pop_front();
@@ -190,6 +218,27 @@ impl History {
             self.first_abs += 1;
             self.dropped = true;
         }
+    }
+
+    /// Line ends among every row appended so far.
+    pub(crate) fn line_ends(&self) -> u64 {
+        self.line_ends
+    }
+
+    /// Line ends among the rows the bounds dropped (the lines, not rows, no longer retained).
+    pub(crate) fn line_ends_dropped(&self) -> u64 {
+        self.line_ends_dropped
+    }
+
+    /// Line ends among the rows before absolute row `abs`, when `abs` is retained (or one past
+    /// the newest row).
+    pub(crate) fn line_ends_before(&self, abs: u64) -> Option<u64> {
+        if abs == self.end_abs() {
+            return Some(self.line_ends);
+        }
+        let (b, i) = self.locate(abs)?;
+        let block = self.blocks.get(b)?;
+        Some(block.line_ends_before + block.line_ends_until(i))
     }
 
     /// Absolute index of the oldest retained row.

@@ -88,7 +88,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
     let head = facts.head.map(|h| SendHead {
         text: h.text,
         lines_dropped: h.lines_dropped,
-        rows_between: h.rows_dropped,
+        lines_between: h.lines_between_dropped,
         retained_lines_before: h.retained_lines_before,
         retained_bytes_before: h.retained_bytes_before,
     });

@@ -231,7 +231,7 @@ fn a_kept_head_leads_a_viewport_that_lost_its_start() {
         SendHead {
             text: head_text.clone(),
             lines_dropped: 0,
-            rows_between: 289_901,
+            lines_between: 289_901,
             retained_lines_before: 0,
             retained_bytes_before: 0,
         },
@@ -277,7 +277,7 @@ fn retained_lines_before_the_viewport_are_pageable_not_dropped() {
             SendHead {
                 text: head_text.clone(),
                 lines_dropped: 0,
-                rows_between: 0,
+                lines_between: 0,
                 retained_lines_before,
                 retained_bytes_before: retained_lines_before * 5,
             },
@@ -307,7 +307,7 @@ fn one_huge_line_after_a_kept_head_gets_no_empty_omission_line() {
         SendHead {
             text: "printf q…\n".to_owned(),
             lines_dropped: 0,
-            rows_between: 0,
+            lines_between: 0,
             retained_lines_before: 0,
             retained_bytes_before: 0,
         },

@@ -203,3 +203,25 @@ fn c16_a_line_that_never_ends_costs_bounded_memory() {
         &s.transcript()[s.transcript().len() - 20..]
     );
 }
+
+/// History counts line ends (rows that do not soft-wrap) so that what its bounds drop can be
+/// told in lines, not rows.
+#[test]
+fn history_counts_line_ends_also_of_dropped_rows() {
+    let mut h = History::new(4, 1 << 20, 10);
+    h.push_row("aaaaaaaaaa", true);
+    h.push_row("aaaaaaaaaa", true);
+    h.push_row("aaa", false);
+    h.push_row("b", false);
+    assert_eq!((h.line_ends(), h.line_ends_dropped()), (2, 0));
+    assert_eq!(h.line_ends_before(0), Some(0));
+    assert_eq!(h.line_ends_before(3), Some(1));
+    assert_eq!(h.line_ends_before(4), Some(2));
+    // Three more rows drop the long line's three rows: one line.
+    h.push_row("c", false);
+    h.push_row("d", false);
+    h.push_row("e", false);
+    assert_eq!((h.line_ends(), h.line_ends_dropped()), (5, 1));
+    assert_eq!(h.line_ends_before(0), None);
+    assert_eq!(h.line_ends_before(4), Some(2));
+}
