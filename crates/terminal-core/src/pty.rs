@@ -27,7 +27,7 @@ use std::ffi::OsString;
 use std::io::{self, Read};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, mpsc};
 
 use parking_lot::Mutex;
@@ -35,6 +35,8 @@ use parking_lot::Mutex;
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use rustix::process::{Pid, WaitOptions};
 use rustix::termios::LocalModes;
+
+use writer::{WriteJob, WriterQueue, write_now, writer_loop};
 
 /// Size of one blocking read from the master.
 const READ_CHUNK_BYTES: usize = 64 * 1024;
@@ -111,40 +113,6 @@ pub(crate) enum ReadEvent<'a> {
     /// gone), `Some` for a read error.
     End(Option<io::Error>),
 }
-
-struct WriteJob {
-    bytes: Vec<u8>,
-    done: tokio::sync::oneshot::Sender<io::Result<()>>,
-    /// [`WriterQueue::discards`] when the job was queued: a later discard drops it.
-    epoch: u64,
-}
-
-/// What the caller and the writer thread share about the queue.
-#[derive(Debug, Default)]
-struct WriterQueue {
-    /// Write jobs queued for (or in progress on) the writer thread: while any is, a new write
-    /// queues behind it instead of writing from the caller, so writes keep their order.
-    queued: AtomicUsize,
-    /// How many times queued input was discarded ([`Pty::discard_queued_input`]).
-    discards: AtomicU64,
-}
-
-impl WriterQueue {
-    fn discarded_since(&self, epoch: u64) -> bool {
-        self.discards.load(Ordering::SeqCst) != epoch
-    }
-}
-
-/// How a write whose rest was discarded before the terminal took it resolves.
-pub(crate) fn input_discarded() -> io::Error {
-    io::Error::new(
-        io::ErrorKind::Interrupted,
-        "input discarded before the terminal took it",
-    )
-}
-
-/// Longest the writer thread waits for room before checking for a discard again.
-const DISCARD_CHECK_MS: u16 = 20;
 
 /// A spawned PTY program. Dropping it closes our master descriptors (the reader thread keeps
 /// its own until EOF) and stops the writer thread.
@@ -469,8 +437,8 @@ impl Pty {
 
     /// Discards the input still queued for the writer thread (the rest of a write the
     /// terminal has not taken yet, and every write queued behind it), as the terminal's
-    /// interrupt key discards input typed ahead. Those writes resolve with
-    /// [`input_discarded`]; what the terminal already took stays (flush it with
+    /// interrupt key discards input typed ahead. Those writes resolve with an
+    /// `Interrupted` error; what the terminal already took stays (flush it with
     /// [`flush_unread_input`](Self::flush_unread_input)). Writes made after this call are
     /// written as usual.
     pub(crate) fn discard_queued_input(&self) {
@@ -574,60 +542,6 @@ impl Pty {
     }
 }
 
-fn writer_loop(fd: &OwnedFd, rx: &mpsc::Receiver<WriteJob>, queue: &WriterQueue) {
-    while let Ok(job) = rx.recv() {
-        let result = write_all(fd, &job.bytes, || queue.discarded_since(job.epoch));
-        // Written (or failed) before the caller hears so: its next write may go from there.
-        queue.queued.fetch_sub(1, Ordering::SeqCst);
-        let _ = job.done.send(result);
-    }
-}
-
-/// Writes what the (non-blocking) terminal takes now; returns how many bytes that was.
-fn write_now(fd: &OwnedFd, bytes: &[u8]) -> io::Result<usize> {
-    let mut written = 0;
-    while written < bytes.len() {
-        match rustix::io::write(fd, &bytes[written..]) {
-            Ok(0) | Err(rustix::io::Errno::AGAIN) => break,
-            Ok(n) => written += n,
-            Err(rustix::io::Errno::INTR) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(written)
-}
-
-/// Writes all of `bytes`, waiting (`poll`) whenever the terminal has no room, unless
-/// `discarded` says the rest is no longer wanted ([`input_discarded`]).
-fn write_all(fd: &OwnedFd, mut bytes: &[u8], discarded: impl Fn() -> bool) -> io::Result<()> {
-    while !bytes.is_empty() {
-        if discarded() {
-            return Err(input_discarded());
-        }
-        match rustix::io::write(fd, bytes) {
-            Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
-            Ok(n) => bytes = &bytes[n..],
-            Err(rustix::io::Errno::INTR) => {}
-            Err(rustix::io::Errno::AGAIN) => {
-                let mut fds = [rustix::event::PollFd::new(
-                    fd,
-                    rustix::event::PollFlags::OUT,
-                )];
-                let wait = rustix::event::Timespec {
-                    tv_sec: 0,
-                    tv_nsec: i64::from(DISCARD_CHECK_MS) * 1_000_000,
-                };
-                match rustix::event::poll(&mut fds, Some(&wait)) {
-                    Ok(_) | Err(rustix::io::Errno::INTR) => {}
-                    Err(e) => return Err(e.into()),
-                }
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(())
-}
-
 /// Pids of the PTY top-level processes this host spawned and whose waiter thread has not
 /// reaped them yet. Zombie reapers must leave these alone (their waiter owns the status).
 static LIVE_SHELLS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
@@ -647,3 +561,4 @@ pub(crate) fn is_live_shell(pid: i32) -> bool {
 
 #[cfg(test)]
 mod tests;
+mod writer;
