@@ -400,12 +400,23 @@ async fn c23_under(rule: SilenceRule) {
         assert_eq!(r.input_mode, InputMode::AlternateScreen);
         assert_eq!(r.viewport, "FULL SCREEN");
         // Typed while the full-screen program runs: bash reads it once the program is done.
+        // The result starts where the last one that showed the main screen ended: with the
+        // command's own line, which the full-screen result did not show.
         let r = sh.send("echo AFTER").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert_eq!(r.input_mode, InputMode::Normal);
-        assert!(r.viewport.starts_with("DONE\n"), "{:?}", r.viewport);
+        assert!(
+            r.viewport.starts_with("printf '\\033[?1049h\\033[HFULL SCREEN'; sleep 2; printf '\\033[?1049l'; echo DONE\nDONE\n"),
+            "{:?}",
+            r.viewport
+        );
         assert!(r.viewport.contains("\nAFTER\n"), "{:?}", r.viewport);
-        assert!(!r.viewport.contains("FULL SCREEN"), "{:?}", r.viewport);
+        // The full-screen program's screen is gone (only the command line names it).
+        assert!(
+            !r.viewport.lines().any(|l| l == "FULL SCREEN"),
+            "{:?}",
+            r.viewport
+        );
         sh.close().await;
     }
 }

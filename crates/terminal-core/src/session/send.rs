@@ -241,9 +241,13 @@ impl SendOp {
         }
         let output_bytes = st.bytes_read.saturating_sub(bytes_from);
         let exits = st.screen.exit_codes_since(done_from);
+        // A full-screen program holds the terminal: this result shows its screen, not what
+        // reached the main screen since the anchor (the command's own line), so the next
+        // result starts there too, as if nobody had seen this one.
+        let main_unseen = st.screen.alternate_screen();
         match anchor {
             // Nobody sees this result: the next one starts where this one did.
-            Some(a) if discarded => {
+            Some(a) if discarded || main_unseen => {
                 st.resume_from = Some(a);
                 st.bytes_at_resume = bytes_from;
                 st.done_at_resume = done_from;
