@@ -88,6 +88,35 @@ impl Shell {
     }
 }
 
+/// The tokio runtime a teardown runs on.
+enum Runtime {
+    CurrentThread,
+    /// Two workers: teardown's `/proc` scans leave the workers (`block_in_place`).
+    MultiThread,
+}
+
+/// [`terminate_session`] with a grace of `grace_secs`, on a fresh runtime of `kind`.
+fn teardown(
+    shell: ProcessIdentity,
+    tracker: &mut TreeTracker,
+    cgroup: Option<&SessionCgroup>,
+    grace_secs: u64,
+    kind: Runtime,
+) -> dsh_terminal_core::process::TeardownReport {
+    let mut builder = match kind {
+        Runtime::CurrentThread => tokio::runtime::Builder::new_current_thread(),
+        Runtime::MultiThread => tokio::runtime::Builder::new_multi_thread(),
+    };
+    if matches!(kind, Runtime::MultiThread) {
+        builder.worker_threads(2);
+    }
+    let runtime = builder.enable_time().build().expect("runtime");
+    let config = TeardownConfig {
+        grace: Duration::from_secs(grace_secs),
+    };
+    runtime.block_on(terminate_session(shell, tracker, cgroup, &config))
+}
+
 /// Asserts `pid` no longer exists at all (dead and reaped, by us or its parent).
 fn assert_gone(pid: i32, what: &str) {
     wait_for(&format!("{what} (pid {pid}) to be reaped"), || {
@@ -151,19 +180,13 @@ fn run_five_forms(base: u32, use_cgroup: bool) {
         .collect();
     tracker.refresh();
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .expect("runtime");
-    let config = TeardownConfig {
-        grace: Duration::from_secs(5),
-    };
-    let report = runtime.block_on(terminate_session(
+    let report = teardown(
         shell.id,
         &mut tracker,
         cgroup.as_ref(),
-        &config,
-    ));
+        5,
+        Runtime::CurrentThread,
+    );
 
     assert_eq!(report.survivors, Vec::<i32>::new(), "report: {report:?}");
     for (k, id) in ids.iter().enumerate() {
@@ -241,20 +264,7 @@ fn a_job_moved_out_of_the_session_cgroup_is_still_stopped() {
     }
     let ids = [escaped, stayed].map(|pid| ProcessIdentity::of(pid).expect("identity"));
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_time()
-        .build()
-        .expect("runtime");
-    let config = TeardownConfig {
-        grace: Duration::from_secs(5),
-    };
-    let report = runtime.block_on(terminate_session(
-        shell.id,
-        &mut tracker,
-        Some(&cg),
-        &config,
-    ));
+    let report = teardown(shell.id, &mut tracker, Some(&cg), 5, Runtime::MultiThread);
 
     assert_eq!(report.survivors, Vec::<i32>::new(), "report: {report:?}");
     for id in ids {
@@ -313,18 +323,7 @@ fn run_trap_case(traps: &str, sleep_secs: &str, stop_first: bool) {
         });
     }
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .expect("runtime");
-    let report = runtime.block_on(terminate_session(
-        shell.id,
-        &mut tracker,
-        None,
-        &TeardownConfig {
-            grace: Duration::from_secs(10),
-        },
-    ));
+    let report = teardown(shell.id, &mut tracker, None, 10, Runtime::CurrentThread);
     assert_eq!(report.survivors, Vec::<i32>::new());
     assert!(
         report.stopped >= 3,
@@ -426,19 +425,8 @@ fn c21_dead_shell_teardown_is_quick_and_clean() {
     let mut tracker = TreeTracker::new(shell.id);
     shell.go();
     wait_for("the shell to die", || (!shell.id.is_alive()).then_some(()));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .expect("runtime");
     let started = Instant::now();
-    let report = runtime.block_on(terminate_session(
-        shell.id,
-        &mut tracker,
-        None,
-        &TeardownConfig {
-            grace: Duration::from_secs(5),
-        },
-    ));
+    let report = teardown(shell.id, &mut tracker, None, 5, Runtime::CurrentThread);
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "no grace is spent on a dead session"
