@@ -35,14 +35,14 @@ use super::Inner;
 use super::cancel::CancelInterrupts;
 use super::input;
 use super::observe::{
-    Probe, Probing, SIGNAL_BYTES, TerminalFacts, marks_gone_at_line_editor, observe, pre_write,
-    terminal_facts, wait_for_shell_read,
+    Probe, Probing, SIGNAL_BYTES, marks_gone_at_line_editor, observe, pre_write,
+    wait_for_shell_read,
 };
 use super::probe::ProbeSchedule;
-use super::result::{SettleFacts, assemble, is_repl_continuation_prompt};
 use super::shared::{Shared, State};
 
 mod handle;
+mod settle;
 
 /// After the shell exits: least time before "no unread output" counts as drained.
 pub(super) const EXIT_DRAIN_MIN: Duration = Duration::from_millis(10);
@@ -207,116 +207,6 @@ impl SendOp {
         }
         drop(st);
         self.result.send_replace(Some(Err(error)));
-    }
-
-    /// Settles with `reason` (no-op when already settled): renders the viewport from the
-    /// anchor, places the next send's resume point, gathers the foreground facts and publishes
-    /// the assembled result.
-    fn settle(&self, reason: Settle, last_exit_code: Option<i32>) {
-        let shared = &self.shared;
-        let mut st = shared.lock();
-        if self.settled.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        let (anchor, bytes_from, done_from, discarded) = {
-            let mut span = self.span();
-            (
-                span.anchor.take(),
-                span.bytes_from,
-                span.done_from,
-                span.result_discarded,
-            )
-        };
-        // Rows are copied under the lock and rendered after it is released.
-        let snapshot = anchor.map(|a| st.screen.snapshot_since(a, shared.max_read_bytes));
-        // The send's captured head is taken (and the capture reset) whatever the outcome, and
-        // placed before the rows the viewport shows.
-        let head = st
-            .screen
-            .finish_head()
-            .zip(snapshot.as_ref())
-            .and_then(|(head, rows)| st.screen.place_head(head, rows.first_row()));
-        if let Some(old) = st.resume_from.take() {
-            st.screen.release_anchor(old);
-        }
-        let output_bytes = st.bytes_read.saturating_sub(bytes_from);
-        let exits = st.screen.exit_codes_since(done_from);
-        // A full-screen program holds the terminal: this result shows its screen, not what
-        // reached the main screen since the anchor (the command's own line), so the next
-        // result starts there too, as if nobody had seen this one.
-        let main_unseen = st.screen.alternate_screen();
-        match anchor {
-            // Nobody sees this result: the next one starts where this one did.
-            Some(a) if discarded || main_unseen => {
-                st.resume_from = Some(a);
-                st.bytes_at_resume = bytes_from;
-                st.done_at_resume = done_from;
-            }
-            _ => {
-                if let Some(a) = anchor {
-                    st.screen.release_anchor(a);
-                }
-                st.resume_from = Some(st.screen.anchor());
-                st.bytes_at_resume = st.bytes_read;
-                st.done_at_resume = st.screen.done_count();
-            }
-        }
-        let status = st.status();
-        let alternate = st.screen.alternate_screen();
-        let left_alternate = st.screen.take_prompt_left_alternate();
-        let continuation = st.screen.prompt_state() == PromptState::Continuation;
-        // A REPL's own continuation prompt (it has no marks): checked once the foreground
-        // program is known to be reading.
-        let repl_prompt = !alternate
-            && reason == Settle::StdinWait
-            && st
-                .screen
-                .cursor_row_prefix()
-                .is_some_and(|row| is_repl_continuation_prompt(&row));
-        drop(st);
-        let copied = snapshot.as_ref().map_or(0, |s| s.text_len());
-        let rendered = snapshot
-            .map(|s| s.render(shared.max_read_bytes))
-            .unwrap_or_default();
-        // The start the byte bound cut off the first copied row lies before the viewport too.
-        let cut = copied.saturating_sub(rendered.text.len()) as u64;
-        let head = head.filter(|_| rendered.truncated).map(|mut h| {
-            h.retained_bytes_before += cut;
-            h
-        });
-        let TerminalFacts {
-            foreground,
-            echo_off,
-            marks_gone,
-        } = terminal_facts(shared, reason);
-        let result = assemble(SettleFacts {
-            reason,
-            rendered,
-            status,
-            exits,
-            last_exit_code,
-            alternate,
-            continuation: continuation || (repl_prompt && foreground.is_some()),
-            echo_off,
-            foreground,
-            output_bytes,
-            head,
-            left_alternate,
-            marks_gone,
-        });
-        tracing::debug!(
-            wait = ?result.wait_reason,
-            viewport_bytes = result.viewport.len(),
-            "send settled"
-        );
-        // Free the slot before publishing, so a caller that awaited `done()` can send at once
-        // (and, after an exit, hears that the session exited rather than that a send is still
-        // active). A write still in flight keeps it, unless the session is gone: no later send
-        // can start there for late bytes to hit.
-        if !self.in_flight.load(Ordering::SeqCst) || reason == Settle::Exit {
-            self.release();
-        }
-        self.result.send_replace(Some(Ok(result)));
     }
 
     /// Places the anchor and returns `(done_count, mark_count, written_at)` at the write.
