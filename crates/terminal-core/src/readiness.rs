@@ -324,10 +324,7 @@ impl Readiness {
         if let (Some(busy), Some(fg)) = (o.fg_busy, o.fg) {
             self.busy = Some((fg, busy));
         }
-        if gate
-            && o.now >= self.silence_deadline(o.last_output_at)
-            && (o.alternate_screen || self.silence_may_settle(o.fg, o.prompt))
-        {
+        if gate && o.now >= self.silence_deadline(o.last_output_at) && self.silence_may_settle(o) {
             return Some(Settle::Idle);
         }
         if o.now >= self.deadline() {
@@ -336,20 +333,20 @@ impl Readiness {
         None
     }
 
-    /// Whether output silence may settle now (also, in [`Readiness::evaluate`], whenever a
-    /// full-screen program has the alternate screen on: what it shows is what the caller
-    /// needs, and such programs rarely end by themselves): always under
-    /// [`SilenceRule::PureSilence`];
-    /// under [`SilenceRule::KernelIdle`], when nothing but the shell's own prompt holds the
-    /// terminal, or when the newest verdict about the current foreground `fg` says it is not
-    /// busy (a verdict about a group that has since left, such as a finished `sleep`, does
-    /// not count: the next probe decides).
-    fn silence_may_settle(&self, fg: Option<i32>, prompt: PromptState) -> bool {
+    /// Whether output silence may settle now: always under [`SilenceRule::PureSilence`];
+    /// under [`SilenceRule::KernelIdle`], when a full-screen program has the alternate screen
+    /// on (what it shows is what the caller needs, and such programs rarely end by
+    /// themselves), when nothing but the shell's own prompt holds the terminal, or when the
+    /// newest verdict about the current foreground says it is not busy (a verdict about a
+    /// group that has since left, such as a finished `sleep`, does not count: the next probe
+    /// decides).
+    fn silence_may_settle(&self, o: &Observation) -> bool {
         self.timing.silence_rule == SilenceRule::PureSilence
-            || !self.wants_probe(fg, prompt)
+            || o.alternate_screen
+            || !self.wants_probe(o.fg, o.prompt)
             || self
                 .busy
-                .is_some_and(|(group, busy)| Some(group) == fg && !busy)
+                .is_some_and(|(group, busy)| Some(group) == o.fg && !busy)
     }
 
     /// Whether a `/proc` probe of `fg` is worth running now (the prompt is not current for the

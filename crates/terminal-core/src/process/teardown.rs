@@ -107,9 +107,10 @@ impl Signalled {
 /// Whole-session teardown: stops every process the session started, then the shell.
 ///
 /// 1. Refresh `tracker` in its scope (the session cgroup's members when it has one, where
-///    every session process is born; otherwise every process) and capture. SIGTERM to captured descendants (whole process
-///    groups where the group is entirely captured; SIGHUP at once instead to those that ignore
-///    SIGTERM, e.g. nested interactive shells), SIGCONT to stopped ones. After half the grace,
+///    every session process is born; otherwise every process) and capture. SIGTERM to
+///    captured descendants (whole process groups where the group is entirely captured;
+///    SIGHUP at once instead to those that ignore SIGTERM, e.g. nested interactive shells),
+///    SIGCONT to stopped ones. After half the grace,
 ///    SIGHUP to survivors. TERM comes first and alone so that a `trap ... TERM` or a
 ///    SIGTERM handler runs uninterrupted (C19); the later HUP reaches what only a terminal
 ///    hangup stops.
@@ -119,8 +120,8 @@ impl Signalled {
 ///    `grace`. The caller reaps the shell through its own wait; this only signals it and waits
 ///    until it is dead or a zombie.
 /// 4. Sweep every process (anything forked meanwhile or moved out of the cgroup; session-id
-///    and environ-tag sweeps as backstop): TERM, grace, KILL. Then `cgroup.kill` when a cgroup exists, wait up to `grace` for it to
-///    empty and remove it. The cgroup is killed after the shell so the shell still gets its
+///    and environ-tag sweeps as backstop): TERM, grace, KILL. Then `cgroup.kill` when a
+///    cgroup exists, wait up to `grace` for it to empty and remove it. The cgroup is killed after the shell so the shell still gets its
 ///    SIGHUP (in tier 2 already when the shell is gone).
 /// 5. Reap captured zombies that were re-parented to this process (subreaper), never the
 ///    shell.

@@ -297,6 +297,7 @@ impl SendOp {
         // A probe in flight: the driver keeps reacting to output (a prompt mark settles the
         // send at once) while `/proc` is read.
         let mut probing: Option<Probing> = None;
+        let mut input_discarded = false;
 
         loop {
             // A pending write: only exit, deadline, close and an interrupt matter until it
@@ -305,8 +306,9 @@ impl SendOp {
             // input: a program that does not read would otherwise hold the rest (and the
             // interrupt behind it) until it ends, and the rest would then run.
             if let Some(rx) = write_rx.as_mut() {
-                if self.interrupt_owed() {
+                if !input_discarded && self.interrupt_owed() {
                     shared.pty.discard_queued_input();
+                    input_discarded = true;
                 }
                 let exited = shared.lock().exit.is_some();
                 if !self.is_settled() && exited {
