@@ -322,23 +322,29 @@ async fn http_sessions_are_isolated_agents_behind_a_token() {
     // Two sessions, two agents.
     let a = server.connect().await;
     let b = server.connect().await;
+    // Ids are minted host-wide, and each session's warm shell may take one first.
     let open = ok(&a, "terminal_open", json!({"type": "shell"})).await;
+    let a_id = open.structured.as_ref().expect("structured")["sessionId"]
+        .as_str()
+        .expect("sessionId")
+        .to_owned();
     assert!(
-        open.text.starts_with("started terminal session pty-1"),
+        open.text
+            .starts_with(&format!("started terminal session {a_id}")),
         "{}",
         open.text
     );
-    let r = send(&a, "pty-1", "echo from-a").await;
+    let r = send(&a, &a_id, "echo from-a").await;
     assert!(r.has_line("from-a"), "{}", r.text);
-    let a_shell = ProcessWatch::new(shell_pid(&a, "pty-1").await);
-    let (_, a_sleep) = start_background_sleep(&a, "pty-1").await;
+    let a_shell = ProcessWatch::new(shell_pid(&a, &a_id).await);
+    let (_, a_sleep) = start_background_sleep(&a, &a_id).await;
     let a_sleep = ProcessWatch::new(a_sleep);
 
     assert_eq!(
         ok(&b, "terminal_list", json!({})).await.text,
         "(no terminal sessions)"
     );
-    assert_foreign(&b, "pty-1").await;
+    assert_foreign(&b, &a_id).await;
     ok(&b, "terminal_open", json!({"type": "shell", "name": "b"})).await;
     let b_id = ok(&b, "terminal_list", json!({})).await.text;
     let b_id = b_id.split_whitespace().next().expect("b's id").to_owned();

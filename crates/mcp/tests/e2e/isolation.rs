@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use crate::support::{
-    InProcess, ProcessWatch, assert_foreign, err, ok, send, shell_pid, test_options,
+    InProcess, ProcessWatch, assert_foreign, err, ok, open_shell, send, shell_pid, test_options,
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -13,18 +13,25 @@ async fn connections_are_isolated_agents() {
     let a = host.connect().await;
     let b = host.connect().await;
 
+    // Ids are minted host-wide, and each connection's warm shell takes one: A's is known
+    // only from its open.
     let open = ok(&a, "terminal_open", json!({"type": "shell"})).await;
+    let a_id = open.structured.as_ref().expect("structured")["sessionId"]
+        .as_str()
+        .expect("sessionId")
+        .to_owned();
     assert!(
-        open.text.starts_with("started terminal session pty-1"),
+        open.text
+            .starts_with(&format!("started terminal session {a_id}")),
         "{:?}",
         open.text
     );
-    let r = send(&a, "pty-1", "echo from-a").await;
+    let r = send(&a, &a_id, "echo from-a").await;
     assert!(r.has_line("from-a"), "{:?}", r.text);
 
     let list = ok(&b, "terminal_list", json!({})).await;
     assert_eq!(list.text, "(no terminal sessions)");
-    assert_foreign(&b, "pty-1").await;
+    assert_foreign(&b, &a_id).await;
 
     // B's session ids are its own; opening one does not reveal or disturb A's.
     let open_b = ok(&b, "terminal_open", json!({"type": "shell"})).await;
@@ -37,26 +44,26 @@ async fn connections_are_isolated_agents() {
         .next()
         .expect("b's session id")
         .to_owned();
-    assert_ne!(b_id, "pty-1");
+    assert_ne!(b_id, a_id);
 
     // A's session is untouched: the rejected send wrote nothing, and it still works.
-    let r = send(&a, "pty-1", "echo a-still-works").await;
+    let r = send(&a, &a_id, "echo a-still-works").await;
     assert!(r.has_line("a-still-works"), "{:?}", r.text);
-    let read = ok(&a, "terminal_read", json!({"sessionId": "pty-1"})).await;
+    let read = ok(&a, "terminal_read", json!({"sessionId": a_id})).await;
     assert!(!read.text.contains("from-b"), "{:?}", read.text);
     let list_a = ok(&a, "terminal_list", json!({})).await;
     assert_eq!(list_a.text.lines().count(), 1, "{:?}", list_a.text);
 
     // Disconnecting B closes B's session only.
-    let a_shell = ProcessWatch::new(shell_pid(&a, "pty-1").await);
+    let a_shell = ProcessWatch::new(shell_pid(&a, &a_id).await);
     let b_shell = ProcessWatch::new(shell_pid(&b, &b_id).await);
     within_cancel(b).await;
     b_shell.assert_exits("b's shell after b disconnected").await;
     assert!(a_shell.is_running(), "a's shell died when b disconnected");
-    let r = send(&a, "pty-1", "echo a-after-b-left").await;
+    let r = send(&a, &a_id, "echo a-after-b-left").await;
     assert!(r.has_line("a-after-b-left"), "{:?}", r.text);
 
-    ok(&a, "terminal_close", json!({"sessionId": "pty-1"})).await;
+    ok(&a, "terminal_close", json!({"sessionId": a_id})).await;
     a_shell.assert_exits("a's shell").await;
     host.finish(vec![a]).await;
 }
@@ -76,7 +83,7 @@ async fn each_agent_has_its_own_terminal_limit() {
     let a = host.connect().await;
     let b = host.connect().await;
 
-    ok(&a, "terminal_open", json!({"type": "shell"})).await;
+    let first = open_shell(&a).await;
     let r = err(&a, "terminal_open", json!({"type": "shell"})).await;
     assert_eq!(
         r.text,
@@ -91,7 +98,7 @@ async fn each_agent_has_its_own_terminal_limit() {
         .expect("b's session id")
         .to_owned();
     // Closing one makes room again.
-    ok(&a, "terminal_close", json!({"sessionId": "pty-1"})).await;
+    ok(&a, "terminal_close", json!({"sessionId": first})).await;
     let reopened = ok(&a, "terminal_open", json!({"type": "shell"})).await;
     let a_id = reopened
         .text

@@ -16,8 +16,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use crate::support::{
-    InProcess, ProcessWatch, Reply, STEP, ServerProcess, call, err, ok, send, shell_pid,
-    test_options, within,
+    InProcess, ProcessWatch, Reply, STEP, ServerProcess, call, err, ok, open_shell, send,
+    shell_pid, test_options, within,
 };
 
 /// A client that forwards every log notification's text to a channel.
@@ -269,8 +269,8 @@ async fn a_second_connection_cannot_reach_the_first_ones_jobs() {
     let mut host = InProcess::new(&test_options());
     let a = host.connect().await;
     let b = host.connect().await;
-    ok(&a, "terminal_open", json!({"type": "shell"})).await;
-    let job = background(&a, "pty-1", "sleep 1000").await;
+    let id = open_shell(&a).await;
+    let job = background(&a, &id, "sleep 1000").await;
     let list = ok(&b, "job_list", json!({})).await;
     assert_eq!(list.text, "(no background jobs)");
     for (tool, args) in [
@@ -292,14 +292,14 @@ async fn a_second_connection_cannot_reach_the_first_ones_jobs() {
     let mine = ok(&a, "job_list", json!({})).await;
     assert_eq!(
         mine.text,
-        format!("{job} [pty-send] running — pty-1: sleep 1000")
+        format!("{job} [pty-send] running — {id}: sleep 1000")
     );
     let value: Value = ok(&a, "job_kill", json!({"job_id": job}))
         .await
         .structured
         .expect("structured");
     assert_eq!(value["outcome"], "cancellation-requested");
-    ok(&a, "terminal_close", json!({"sessionId": "pty-1"})).await;
+    ok(&a, "terminal_close", json!({"sessionId": id})).await;
     host.finish(vec![a, b]).await;
 }
 

@@ -112,6 +112,22 @@ pub(crate) async fn err(client: &Peer<RoleClient>, tool: &str, args: Value) -> R
     reply
 }
 
+/// Opens a shell session and returns its id. Session ids are minted host-wide, and every
+/// connection starts a warm shell that takes one, so with several connections an open's id
+/// is not known in advance.
+pub(crate) async fn open_shell(client: &Peer<RoleClient>) -> String {
+    let open = ok(
+        client,
+        "terminal_open",
+        serde_json::json!({"type": "shell"}),
+    )
+    .await;
+    open.structured.as_ref().expect("structured")["sessionId"]
+        .as_str()
+        .expect("sessionId")
+        .to_owned()
+}
+
 /// `terminal_send {sessionId, text}` (submit defaults to true), asserting success.
 pub(crate) async fn send(client: &Peer<RoleClient>, session: &str, text: &str) -> Reply {
     ok(
