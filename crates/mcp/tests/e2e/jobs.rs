@@ -58,17 +58,17 @@ fn status_line(reply: &Reply) -> &str {
 
 /// Starts a background send; returns the job id and the acknowledgement, whose text after the
 /// first line is what the screen showed so far (the job's reads continue after it).
+///
+/// A job that finishes before the acknowledgement is built has its completion notice appended
+/// to it as a second block, as to any result; the acknowledgement then has two blocks.
 pub(crate) async fn start_job(
     client: &rmcp::Peer<RoleClient>,
     session: &str,
     text: &str,
 ) -> (String, Reply) {
-    let r = ok(
-        client,
-        "terminal_send",
-        json!({"sessionId": session, "text": text, "run_in_background": true}),
-    )
-    .await;
+    let args = json!({"sessionId": session, "text": text, "run_in_background": true});
+    let r = call(client, "terminal_send", args.clone()).await;
+    assert!(!r.is_error, "terminal_send {args} failed: {}", r.text);
     let job = r.structured.as_ref().expect("structured")["jobId"]
         .as_str()
         .expect("jobId")
@@ -78,7 +78,20 @@ pub(crate) async fn start_job(
         "{:?}",
         r.text
     );
+    match r.blocks {
+        1 => {}
+        2 => assert!(
+            r.text.contains(&format!("\nbackground job {job} (")),
+            "the second block is not this job's notice: {r:?}"
+        ),
+        _ => panic!("unexpected blocks in the acknowledgement: {r:?}"),
+    }
     (job, r)
+}
+
+/// Whether `ack` (from [`start_job`]) already carried its job's completion notice.
+pub(crate) fn carried_notice(ack: &Reply) -> bool {
+    ack.blocks == 2
 }
 
 async fn background(client: &rmcp::Peer<RoleClient>, session: &str, text: &str) -> String {
@@ -149,7 +162,7 @@ async fn background_sends_over_stdio() {
     assert_eq!(seen, ["tick1", "tick2", "tick3", "tick4", "tick5"]);
 
     // A job nobody waited on: one notice, as a log notification and appended once.
-    let quick = background(&client, "pty-1", "echo notice-me").await;
+    let (quick, quick_ack) = start_job(&client, "pty-1", "echo notice-me").await;
     let (logger, text) = within("notice log notification", logs.recv())
         .await
         .expect("log channel");
@@ -158,9 +171,15 @@ async fn background_sends_over_stdio() {
         text.starts_with(&format!("background job {quick} (pty-send: pty-1: echo notice-me) finished [status: completed, wait: stdin_read, exit: 0]")),
         "{text:?}"
     );
-    let next = call(&client, "terminal_list", json!({})).await;
-    assert_eq!(next.blocks, 2, "{next:?}");
-    assert!(next.text.ends_with(&text), "{:?}", next.text);
+    // The notice is appended to exactly one result: the acknowledgement itself when the job
+    // finished before it was built, else the next call's.
+    if carried_notice(&quick_ack) {
+        assert!(quick_ack.text.ends_with(&text), "{:?}", quick_ack.text);
+    } else {
+        let next = call(&client, "terminal_list", json!({})).await;
+        assert_eq!(next.blocks, 2, "{next:?}");
+        assert!(next.text.ends_with(&text), "{:?}", next.text);
+    }
     let after = ok(&client, "terminal_list", json!({})).await;
     assert!(!after.text.contains("background job"), "{:?}", after.text);
 
