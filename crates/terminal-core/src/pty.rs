@@ -34,7 +34,7 @@ use parking_lot::Mutex;
 
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use rustix::process::{Pid, WaitOptions};
-use rustix::termios::LocalModes;
+use rustix::termios::{InputModes, LocalModes};
 
 use writer::{WriteJob, WriterQueue, write_now, writer_loop};
 
@@ -94,6 +94,18 @@ pub(crate) struct TtyModes {
     pub(crate) echo: bool,
     /// `ICANON`: line-buffered input (what password prompts keep; raw-mode programs clear it).
     pub(crate) canonical: bool,
+    /// `ICRNL`: a typed carriage return arrives as a newline. Readline clears it (it tells
+    /// the two keys apart); bash's builtin `read -n`/`-N` keeps it.
+    pub(crate) maps_cr: bool,
+}
+
+impl TtyModes {
+    /// Whether the modes are readline's while it edits a line: non-canonical, no echo (it
+    /// echoes itself) and `ICRNL` off. Bash's builtin `read -n`/`-N`/`-s` keeps `ICRNL` on,
+    /// so a single-key prompt of the shell itself does not look like its line editor.
+    pub(crate) fn line_editing(self) -> bool {
+        !self.canonical && !self.echo && !self.maps_cr
+    }
 }
 
 /// One event from the reader thread.
@@ -462,12 +474,13 @@ impl Pty {
             .filter(|&p| p > 0)
     }
 
-    /// The terminal's echo and canonical-mode flags.
+    /// The terminal's echo, canonical-mode and carriage-return flags.
     pub(crate) fn modes(&self) -> Option<TtyModes> {
         let t = rustix::termios::tcgetattr(self.fd.as_fd()).ok()?;
         Some(TtyModes {
             echo: t.local_modes.contains(LocalModes::ECHO),
             canonical: t.local_modes.contains(LocalModes::ICANON),
+            maps_cr: t.input_modes.contains(InputModes::ICRNL),
         })
     }
 

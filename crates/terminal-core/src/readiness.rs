@@ -121,8 +121,8 @@ pub(crate) struct Observation {
     /// The shell still prints our prompt marks: marks were seen and the shell process has
     /// not replaced itself (`exec`). Only meaningful with a probe of the shell's group.
     pub(crate) shell_marks_alive: bool,
-    /// The terminal is in non-canonical mode, as readline sets it while it edits a line (a
-    /// builtin `read` without `-n` or `-N` reads in canonical mode).
+    /// The terminal is in readline's modes while it edits a line (non-canonical, no echo,
+    /// `ICRNL` off; a builtin `read` reads in canonical mode, or keeps `ICRNL` with `-n`/`-N`).
     pub(crate) line_editor_mode: bool,
     /// A full-screen program has the alternate screen on.
     pub(crate) alternate_screen: bool,

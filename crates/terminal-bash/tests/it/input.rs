@@ -171,6 +171,37 @@ async fn an_unfinished_escape_sequence_at_the_prompt_does_not_eat_the_next_key()
     .await;
 }
 
+/// The shell's own builtin reads of single keys (`read -n 1`, `read -s -n 1`, `read -N 2`)
+/// and of a line with readline (`read -e`) get exactly the keys sent: nothing meant for the
+/// shell's line editor is typed ahead of them, and the next command runs as sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shells_own_key_reads_get_exactly_the_keys_sent() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (read, keys, submit, want) in [
+            ("read -n 1 -p 'y/n? ' k", "y", false, "y"),
+            ("read -s -n 1 -p 'key? ' k", "q", false, "q"),
+            ("read -N 2 -p 'two? ' k", "ab", false, "ab"),
+            ("read -e -p 'line? ' k", "typed line", true, "typed line"),
+        ] {
+            let r = sh.send(&format!("{read}; echo; echo \"key=[$k]\"")).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{read}: {r:?}");
+            assert_eq!(r.exit_code, None, "{read}: {r:?}");
+            let r = sh.send_raw(keys, submit).await;
+            assert_eq!(r.exit_code, Some(0), "{read}: {r:?}");
+            assert!(
+                r.viewport.lines().any(|l| l == format!("key=[{want}]")),
+                "{read}: {r:?}"
+            );
+            let r = sh.send("echo next-$((6*7))").await;
+            assert_eq!(r.exit_code, Some(0), "{read}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "next-42"), "{read}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A REPL left at its own continuation prompt after a block that does not end in a blank line
 /// (Python's `... `, node's `... `) is reported as a continuation prompt, and an empty send
 /// ends the block and runs it.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::process::{GroupActivity, cmdline, group_member};
+use crate::pty::TtyModes;
 use crate::readiness::{Observation, PreWrite, Settle};
 use crate::screen::PromptState;
 
@@ -80,7 +81,7 @@ pub(super) async fn pre_write(shared: &Shared) -> PreWrite {
 pub(super) async fn marks_gone_at_line_editor(shared: &Arc<Shared>, pre: &PreWrite) -> bool {
     if !(pre.waiting && pre.fg == Some(shared.shell_pgid()))
         || shared.lock().screen.mark_count() == 0
-        || shared.pty.modes().is_none_or(|m| m.canonical)
+        || !shared.pty.modes().is_some_and(TtyModes::line_editing)
     {
         return false;
     }
@@ -160,7 +161,7 @@ pub(super) fn observe(
             .as_ref()
             .is_some_and(|p| p.pgid == shared.shell_pgid() && !p.shell_replaced);
     obs.line_editor_mode =
-        obs.shell_marks_alive && shared.pty.modes().is_some_and(|m| !m.canonical);
+        obs.shell_marks_alive && shared.pty.modes().is_some_and(TtyModes::line_editing);
     if obs.prompt != PromptState::Busy || obs.fg_waiting == Some(true) {
         obs.input_pending = shared.pty.pending_input_bytes().unwrap_or(0) > 0;
     }
