@@ -225,6 +225,8 @@ struct PromptTracker {
     text_after_mark: bool,
     done_count: u64,
     mark_count: u64,
+    /// `B` marks (primary and continuation prompts) so far.
+    prompt_end_count: u64,
     last_exit: Option<i32>,
     /// Exit status of the last [`RECENT_EXITS`] `D` marks, oldest first (the newest is mark
     /// number `done_count`).
@@ -244,6 +246,9 @@ impl PromptTracker {
                 self.recent_exits.pop_front();
             }
             self.recent_exits.push_back(exit_code);
+        }
+        if matches!(mark, MarkKind::PromptEnd | MarkKind::ContinuationEnd) {
+            self.prompt_end_count += 1;
         }
         self.mark_count += 1;
         self.last_mark = Some(mark);
@@ -390,6 +395,11 @@ impl Screen {
     /// How many genuine marks arrived so far.
     pub(crate) fn mark_count(&self) -> u64 {
         self.prompt.mark_count
+    }
+
+    /// How many prompts (primary or continuation) ended with a genuine `B` mark so far.
+    pub(crate) fn prompt_end_count(&self) -> u64 {
+        self.prompt.prompt_end_count
     }
 
     /// The exit status carried by the latest `D` mark.

@@ -202,6 +202,35 @@ async fn the_shells_own_key_reads_get_exactly_the_keys_sent() {
     .await;
 }
 
+/// A command typed at the prompt in pieces (`submit: false`) and then entered reports only
+/// its own exit status: the previous command's status is never reported again as an earlier
+/// command's, in the pieces' results or in the final one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_typed_in_pieces_reports_only_its_own_status() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for pieces in [
+            &["echo x", "y"][..],
+            &["ec", "ho", " hi"],
+            &["(exit ", "4)"],
+        ] {
+            let r = sh.send("(exit 3)").await;
+            assert_eq!(r.exit_code, Some(3), "{r:?}");
+            for piece in pieces {
+                let r = sh.send_raw(piece, false).await;
+                assert_eq!(r.wait_reason, WaitReason::StdinRead, "{pieces:?}: {r:?}");
+                assert_eq!(r.earlier_exit_codes, Vec::<i32>::new(), "{pieces:?}: {r:?}");
+            }
+            let r = sh.send("").await;
+            assert_eq!(r.earlier_exit_codes, Vec::<i32>::new(), "{pieces:?}: {r:?}");
+            let code = if pieces[0].starts_with("(exit") { 4 } else { 0 };
+            assert_eq!(r.exit_code, Some(code), "{pieces:?}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A REPL left at its own continuation prompt after a block that does not end in a blank line
 /// (Python's `... `, node's `... `) is reported as a continuation prompt, and an empty send
 /// ends the block and runs it.

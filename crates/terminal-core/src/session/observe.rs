@@ -74,13 +74,19 @@ pub(super) async fn pre_write(shared: &Shared) -> PreWrite {
     PreWrite { fg, waiting }
 }
 
-/// Whether our shell reads at its line editor with no prompt mark current, before a write
-/// (`pre`): it printed marks before and has not replaced itself, so a command replaced what
-/// printed them (`PS0`, `PS1` and `PROMPT_COMMAND` together). Blocking `/proc` reads run off
-/// the async workers.
+/// Whether our shell reads at its line editor with no marked prompt since the last command was
+/// submitted, before a write (`pre`): it printed marks before and has not replaced itself, so
+/// that command replaced what printed them (`PS0`, `PS1` and `PROMPT_COMMAND` together).
+/// Text typed at a marked prompt without Enter is not such a case. Blocking `/proc` reads run
+/// off the async workers.
 pub(super) async fn marks_gone_at_line_editor(shared: &Arc<Shared>, pre: &PreWrite) -> bool {
+    let no_prompt_since_submit = {
+        let st = shared.lock();
+        let prompts = st.screen.prompt_end_count();
+        prompts > 0 && st.prompts_at_submit == Some(prompts)
+    };
     if !(pre.waiting && pre.fg == Some(shared.shell_pgid()))
-        || shared.lock().screen.mark_count() == 0
+        || !no_prompt_since_submit
         || !shared.pty.modes().is_some_and(TtyModes::line_editing)
     {
         return false;

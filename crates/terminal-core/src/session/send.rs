@@ -244,6 +244,9 @@ impl SendOp {
             span.done_from = done_from;
         }
         st.screen.start_head(anchor);
+        if input.iter().any(|&b| b == b'\n' || b == b'\r') {
+            st.prompts_at_submit = Some(st.screen.prompt_end_count());
+        }
         // The silence window and "output since the write" both start here, just before the
         // input is queued (its echo can arrive before the write is acknowledged).
         let now = Instant::now();

@@ -57,6 +57,10 @@ pub(super) struct State {
     pub(super) bytes_at_resume: u64,
     /// `screen.done_count()` when `resume_from` was placed.
     pub(super) done_at_resume: u64,
+    /// `screen.prompt_end_count()` when input holding a line end was last written: a command
+    /// was submitted then. Equal to the current count: no marked prompt came after it (text
+    /// typed at a prompt without Enter leaves it alone).
+    pub(super) prompts_at_submit: Option<u64>,
 }
 
 impl State {
@@ -76,6 +80,7 @@ impl State {
             bytes_read: 0,
             bytes_at_resume: 0,
             done_at_resume: 0,
+            prompts_at_submit: None,
         }
     }
 
