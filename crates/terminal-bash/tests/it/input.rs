@@ -365,6 +365,56 @@ async fn c26_long_lines_are_delivered_whole_or_refused_with_the_limit() {
     .await;
 }
 
+/// Field case C26 across sends: a canonical-mode line built from several `submit: false`
+/// sends counts the bytes typed before toward the line limit, so its tail is refused by name
+/// instead of cut by the kernel; the part typed so far stays and can be finished. Text typed
+/// to readline (raw), or after the line ended, starts afresh.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c26_a_line_typed_in_pieces_counts_every_piece_toward_the_limit() {
+    within(async {
+        let (a, b) = ("a".repeat(3000), "b".repeat(3000));
+        let sh = Shell::open(BashConfig {
+            timeout_ms: 1500,
+            ..config()
+        })
+        .await;
+        let r = sh.send("read -r line; echo \"len=${#line}\"").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        sh.send_raw(&a, false).await;
+        let err = sh.try_send(&b, true).await.unwrap_err();
+        assert_eq!(err.code(), TerminalErrorCode::InvalidRequest);
+        assert!(err.message().contains("3000 bytes typed before"), "{err}");
+        assert!(err.message().contains("4095-byte line limit"), "{err}");
+        // Nothing of it was sent: what was typed before arrives whole with a piece that fits.
+        let r = sh.send(&"c".repeat(1095)).await;
+        assert!(r.viewport.lines().any(|l| l == "len=4095"), "{r:?}");
+        // The same typed ahead while a command runs (canonical mode until the prompt).
+        let r = sh.send("sleep 3; echo slept").await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        sh.send_raw(&format!("echo {a}"), false).await;
+        let err = sh
+            .try_send(&format!("{b} | wc -c"), true)
+            .await
+            .unwrap_err();
+        assert!(err.message().contains("4095-byte line limit"), "{err}");
+        // Ended with a short tail instead: the whole command runs once the prompt is back.
+        let r = sh.send(" | wc -c").await;
+        crate::support::wait_until("the typed-ahead command ran", || {
+            sh.session.transcript().contains("\n3001\n")
+        })
+        .await;
+        drop(r);
+        // At the prompt readline reads raw: pieces of any total length make one command.
+        let r = sh.send("echo ok").await;
+        assert!(r.viewport.lines().any(|l| l == "ok"), "{r:?}");
+        sh.send_raw(&format!("v={a}"), false).await;
+        let r = sh.send(&format!("{b}; echo \"len=${{#v}}\"")).await;
+        assert!(r.viewport.lines().any(|l| l == "len=6000"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Field cases C26 and C27 with other programs of the same kinds: a REPL that reads raw
 /// (readline) takes a long line whole while `cat` (canonical) refuses it by name; an
 /// interrupt reaches a REPL the way its Ctrl-C would, and the REPL stays usable.

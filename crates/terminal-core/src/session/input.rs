@@ -8,7 +8,8 @@
 //!   that redraws after every typed key takes a long line in one step only as a paste.
 //! - A line longer than the terminal's canonical-mode limit ([`CANONICAL_LINE_MAX`] bytes) to a
 //!   program that reads lines through the terminal's line editing is refused: the kernel
-//!   would cut it silently.
+//!   would cut it silently. The first line counts what earlier sends typed into the same
+//!   line without ending it (`submit: false`), which the kernel still holds.
 //! - An escape sequence left unfinished (a lone ESC, `ESC [` or `ESC O` and parameters without
 //!   a final byte) to the shell's own line editor at the prompt is closed with readline's
 //!   abort key (Ctrl-G) where it stops: before the newline or Enter that follows it, or at the
@@ -46,6 +47,29 @@ pub(super) struct Reader {
     /// The session's shell reads the line itself (readline at its prompt: the shell owns the
     /// foreground and the terminal is not in canonical mode).
     pub(super) shell_line_editor: bool,
+    /// Bytes earlier sends typed into the terminal's canonical line without ending it (with
+    /// `submit: false`): the kernel holds them, and the first line of this input continues it.
+    pub(super) unended_line_bytes: usize,
+}
+
+/// Where the terminal's canonical line stands after `text` (+ Enter when `submit`) was
+/// written to a canonical-mode terminal that held `before` bytes of an unended line: the
+/// bytes of the line still unended, or `None` when the line's length is no longer known
+/// (the kernel's line-kill (Ctrl-U), end-of-file (Ctrl-D) or interrupt keys went with it).
+pub(super) fn unended_after(text: &str, submit: bool, before: usize) -> Option<usize> {
+    const LINE_KILL: char = '\u{15}';
+    const END_OF_FILE: char = '\u{4}';
+    const INTERRUPT: char = '\u{3}';
+    if text.contains([LINE_KILL, END_OF_FILE, INTERRUPT]) {
+        return None;
+    }
+    if submit {
+        return Some(0);
+    }
+    Some(match text.rfind(['\n', '\r']) {
+        Some(end) => text.len() - end - 1,
+        None => before + text.len(),
+    })
 }
 
 /// The bytes for `text` (+ Enter when `submit`) to `reader`.
@@ -64,13 +88,33 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
             .split(['\n', '\r'])
             .map(str::len)
             .enumerate()
+            .map(|(index, len)| {
+                let before = if index == 0 {
+                    reader.unended_line_bytes
+                } else {
+                    0
+                };
+                (index, len + before)
+            })
             .find(|&(_, len)| len > CANONICAL_LINE_MAX)
     {
+        let typed = reader.unended_line_bytes;
+        let line = if index == 0 && typed > 0 {
+            format!(
+                "line 1 of the input continues the {typed} bytes typed before without Enter (sends with submit: false), {len} bytes together"
+            )
+        } else {
+            format!("line {} of the input is {len} bytes", index + 1)
+        };
+        let unended = if index == 0 && typed > 0 {
+            " The line typed so far is still there: finish it with an empty send, or erase it with Ctrl-U (\\u0015, submit: false)."
+        } else {
+            ""
+        };
         return Err(TerminalError::new(
             TerminalErrorCode::InvalidRequest,
             format!(
-                "line {} of the input is {len} bytes, over the terminal's {CANONICAL_LINE_MAX}-byte line limit: the program reading it (or, while a command runs, the input typed ahead) goes through the terminal's line editing, which would cut the line silently; nothing was sent. Write the text to a file in smaller pieces (e.g. printf '%s' '<piece>' >> /tmp/input.txt, one send per piece) and have the program read that file",
-                index + 1
+                "{line}, over the terminal's {CANONICAL_LINE_MAX}-byte line limit: the program reading it (or, while a command runs, the input typed ahead) goes through the terminal's line editing, which would cut the line silently; nothing was sent.{unended} Write the text to a file in smaller pieces (e.g. printf '%s' '<piece>' >> /tmp/input.txt, one send per piece) and have the program read that file"
             ),
         ));
     }
@@ -160,21 +204,25 @@ mod tests {
         canonical: false,
         bracketed_paste: false,
         shell_line_editor: false,
+        unended_line_bytes: 0,
     };
     const PASTE: Reader = Reader {
         canonical: false,
         bracketed_paste: true,
         shell_line_editor: false,
+        unended_line_bytes: 0,
     };
     const LINES: Reader = Reader {
         canonical: true,
         bracketed_paste: false,
         shell_line_editor: false,
+        unended_line_bytes: 0,
     };
     const SHELL: Reader = Reader {
         canonical: false,
         bracketed_paste: false,
         shell_line_editor: true,
+        unended_line_bytes: 0,
     };
 
     #[test]
@@ -258,5 +306,37 @@ mod tests {
         let fits = "x".repeat(CANONICAL_LINE_MAX);
         assert!(shape(&fits, true, LINES).is_ok());
         assert_eq!(shape(&long, true, TYPED).unwrap().len(), long.len() + 1);
+    }
+
+    #[test]
+    fn a_line_continuing_one_typed_before_counts_its_bytes() {
+        let typed = Reader {
+            unended_line_bytes: 3000,
+            ..LINES
+        };
+        let piece = "b".repeat(1096);
+        let err = shape(&piece, true, typed).unwrap_err();
+        assert_eq!(err.code(), TerminalErrorCode::InvalidRequest);
+        insta::assert_snapshot!("continued_line_refused", err.message());
+        // Only the first line continues it; a line after a line end starts afresh.
+        assert!(shape(&"b".repeat(1095), true, typed).is_ok());
+        assert!(shape(&format!("end\n{piece}{piece}"), true, typed).is_ok());
+        // A raw reader takes it (the kernel holds no line for it).
+        let raw = Reader {
+            unended_line_bytes: 3000,
+            ..TYPED
+        };
+        assert!(shape(&piece, true, raw).is_ok());
+    }
+
+    #[test]
+    fn the_unended_line_grows_ends_and_is_forgotten_at_the_kernels_line_keys() {
+        assert_eq!(unended_after("abc", false, 10), Some(13));
+        assert_eq!(unended_after("abc", true, 10), Some(0));
+        assert_eq!(unended_after("one\ntwo", false, 10), Some(3));
+        assert_eq!(unended_after("one\r", false, 10), Some(0));
+        for key in ["\u{15}", "\u{4}", "x\u{3}"] {
+            assert_eq!(unended_after(key, false, 10), None, "{key:?}");
+        }
     }
 }

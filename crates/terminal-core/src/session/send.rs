@@ -39,7 +39,7 @@ use super::observe::{
     wait_for_shell_read,
 };
 use super::probe::ProbeSchedule;
-use super::shared::{Shared, State};
+use super::shared::{Shared, State, UnendedLine};
 
 mod handle;
 mod settle;
@@ -107,13 +107,25 @@ impl SendOp {
         }
         let fg = shared.pty.foreground_pgid();
         let canonical = shared.pty.modes().map(|m| m.canonical);
+        let prompts = st.screen.prompt_end_count();
+        let unended_line_bytes = st
+            .unended_line
+            .filter(|line| canonical == Some(true) && line.prompts == prompts)
+            .map_or(0, |line| line.bytes);
         let reader = input::Reader {
             canonical: canonical == Some(true),
             bracketed_paste: st.screen.bracketed_paste()
                 && fg.is_some_and(|p| p != shared.shell_pgid()),
             shell_line_editor: fg == Some(shared.shell_pgid()) && canonical == Some(false),
+            unended_line_bytes,
         };
         let input = input::shape(&request.text, request.submit, reader)?;
+        st.unended_line = if reader.canonical {
+            input::unended_after(&request.text, request.submit, unended_line_bytes)
+                .map(|bytes| UnendedLine { bytes, prompts })
+        } else {
+            None
+        };
         let op = Arc::new(SendOp {
             shared: Arc::clone(shared),
             result: watch::channel(None).0,
@@ -311,6 +323,7 @@ impl SendOp {
             if let Some(rx) = write_rx.as_mut() {
                 if !input_discarded && self.interrupt_owed() {
                     shared.pty.discard_queued_input();
+                    shared.lock().unended_line = None;
                     input_discarded = true;
                 }
                 let exited = shared.lock().exit.is_some();

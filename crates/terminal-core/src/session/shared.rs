@@ -61,6 +61,19 @@ pub(super) struct State {
     /// was submitted then. Equal to the current count: no marked prompt came after it (text
     /// typed at a prompt without Enter leaves it alone).
     pub(super) prompts_at_submit: Option<u64>,
+    /// A line sends typed into the terminal in canonical mode without ending it: the kernel
+    /// holds it, and the next line typed continues it (its length limit counts both).
+    pub(super) unended_line: Option<UnendedLine>,
+}
+
+/// The unended canonical-mode line sends typed (see `State::unended_line`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct UnendedLine {
+    /// Bytes typed since the last line end.
+    pub(super) bytes: usize,
+    /// `screen.prompt_end_count()` when they were typed: a marked prompt since means the
+    /// shell's line editor took the terminal and read them.
+    pub(super) prompts: u64,
 }
 
 impl State {
@@ -81,6 +94,7 @@ impl State {
             bytes_at_resume: 0,
             done_at_resume: 0,
             prompts_at_submit: None,
+            unended_line: None,
         }
     }
 

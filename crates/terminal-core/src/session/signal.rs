@@ -144,8 +144,10 @@ pub(super) fn deliver(
     } else {
         // The terminal's own key would also discard input typed ahead and not yet read (a
         // cancelled send's line must not run once the shell reads again).
-        if matches!(signal, TerminalSignal::Sigint | TerminalSignal::Sigtstp) {
-            shared.pty.flush_unread_input();
+        if matches!(signal, TerminalSignal::Sigint | TerminalSignal::Sigtstp)
+            && shared.pty.flush_unread_input()
+        {
+            shared.lock().unended_line = None;
         }
         if ends_the_command_line(signal, pgid, shared.shell_pgid()) {
             interrupt_the_shell(shared);
