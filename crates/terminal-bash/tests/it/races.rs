@@ -193,6 +193,45 @@ async fn a_cancelled_send_the_shell_never_read_does_not_run_later() {
     .await;
 }
 
+/// SIGTSTP while the shell itself holds the foreground (`wait` for a background job) changes
+/// nothing, as the result says: an interactive shell ignores it, and the command typed ahead
+/// meanwhile still runs (the terminal's suspend key would discard it, but only a signal that
+/// reaches a program stands for that key).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigtstp_the_shell_ignores_keeps_typed_ahead_input() {
+    within(async {
+        let shell = Shell::open(quick_config()).await;
+        let r = shell.send("sleep 3 & wait").await;
+        assert_ne!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let op = shell
+            .session
+            .start_send(dsh_terminal_core::SendRequest {
+                text: "echo typed-ahead-$((6*7))".to_owned(),
+                submit: true,
+                timeout: None,
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        crate::support::wait_until("the typed-ahead line is echoed", || {
+            op.progress()
+                .last_line
+                .is_some_and(|l| l.contains("typed-ahead-$"))
+        })
+        .await;
+        let s = shell
+            .session
+            .signal(TerminalSignal::Sigtstp)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.shell_targeted, "{s:?}");
+        drop(op.done().await);
+        crate::support::wait_until("the typed-ahead command ran", || {
+            shell.session.transcript().contains("\ntyped-ahead-42\n")
+        })
+        .await;
+        shell.close().await;
+    })
+    .await;
+}
+
 /// A cancel made right after the shell read the line, before the command took the foreground
 /// (a background job killed at once, as parallel tool calls do): the interrupt that reached
 /// the shell first reaches the command too, so the send ends instead of waiting out its

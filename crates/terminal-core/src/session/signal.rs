@@ -87,7 +87,7 @@ fn runs_shell_image(pgid: i32, shell_pgid: i32) -> bool {
 /// program turned `ISIG` off (vim, raw-mode programs), the terminal's interrupt character is
 /// written as input (a signal would bypass the program's own handling of the key, or kill
 /// it); otherwise `kill(-pgid, SIGINT)`, after discarding unread typed-ahead input as the
-/// terminal's key does (SIGTSTP too).
+/// terminal's key does (SIGTSTP too, unless it goes to the shell itself, which ignores it).
 pub(super) fn deliver(
     shared: &Shared,
     signal: TerminalSignal,
@@ -133,8 +133,14 @@ pub(super) fn deliver(
     // The terminal's interrupt, quit and suspend keys discard input typed ahead and not yet
     // read: so does the input still queued for the terminal (a send to a program that does
     // not read), or it would reach the next program (and the interrupt character below would
-    // wait behind it).
-    if matches!(signal, TerminalSignal::Sigint | TerminalSignal::Sigtstp) {
+    // wait behind it). Not a SIGTSTP to the shell itself: an interactive shell ignores it,
+    // so nothing changes, the typed-ahead input included.
+    let discards = match signal {
+        TerminalSignal::Sigint => true,
+        TerminalSignal::Sigtstp => pgid != shared.shell_pgid(),
+        _ => false,
+    };
+    if discards {
         shared.pty.discard_queued_input();
     }
     let delivery = if let Some(byte) = raw_interrupt {
@@ -144,9 +150,7 @@ pub(super) fn deliver(
     } else {
         // The terminal's own key would also discard input typed ahead and not yet read (a
         // cancelled send's line must not run once the shell reads again).
-        if matches!(signal, TerminalSignal::Sigint | TerminalSignal::Sigtstp)
-            && shared.pty.flush_unread_input()
-        {
+        if discards && shared.pty.flush_unread_input() {
             shared.lock().unended_line = None;
         }
         if ends_the_command_line(signal, pgid, shared.shell_pgid()) {
