@@ -232,6 +232,46 @@ async fn sigtstp_the_shell_ignores_keeps_typed_ahead_input() {
     .await;
 }
 
+/// A cancel that comes when the session's last process is already gone (a background send
+/// killed as its session closes) ends the send as `session_exit`: there is no foreground left
+/// to interrupt, and that is not a failure of the send.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_after_the_session_died_ends_the_send_as_session_exit() {
+    within(async {
+        for round in 0..3 {
+            let shell = Shell::open(quick_config()).await;
+            let r = shell.send("exec sleep 100").await;
+            assert_ne!(
+                r.wait_reason,
+                WaitReason::SessionExit,
+                "round {round}: {r:?}"
+            );
+            let op = shell
+                .session
+                .start_send(dsh_terminal_core::SendRequest {
+                    text: String::new(),
+                    submit: false,
+                    timeout: None,
+                })
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            let pid = rustix::process::Pid::from_raw(shell.session.shell().pid).unwrap();
+            rustix::process::kill_process(pid, rustix::process::Signal::KILL).unwrap();
+            op.cancel();
+            let r = op
+                .done()
+                .await
+                .unwrap_or_else(|e| panic!("round {round}: the send failed: {e}"));
+            assert_eq!(
+                r.wait_reason,
+                WaitReason::SessionExit,
+                "round {round}: {r:?}"
+            );
+            shell.close().await;
+        }
+    })
+    .await;
+}
+
 /// A cancel made right after the shell read the line, before the command took the foreground
 /// (a background job killed at once, as parallel tool calls do): the interrupt that reached
 /// the shell first reaches the command too, so the send ends instead of waiting out its

@@ -380,8 +380,13 @@ impl SendOp {
             if self.interrupt_owed()
                 && let Err(e) = interrupts.deliver_due(&shared).await
             {
-                self.fail(e);
-                break;
+                // No process holds the terminal any more: the session is ending (killed, or
+                // closed under a background send), and its exit settles the send.
+                if shared.pty.foreground_pgid().is_some() {
+                    self.fail(e);
+                    break;
+                }
+                tracing::debug!(error = %e, "nothing left to interrupt; waiting for the exit");
             }
             // A handed-over SIGINT is owed until it reached the command's program; a later
             // program of the same send is not interrupted for it.
