@@ -26,6 +26,7 @@
 
 mod binary;
 mod classes;
+mod exits;
 mod feed;
 mod flood;
 mod head;
@@ -38,13 +39,16 @@ mod snapshot;
 mod tabs;
 mod utf8;
 
+pub(crate) use self::exits::ExitTally;
 pub(crate) use self::head::PlacedHead;
 
 use std::num::NonZeroU16;
 
 use crate::error::TerminalError;
+use crate::types::EarlierExits;
 
 use self::binary::BinaryFilter;
+use self::exits::ExitLog;
 use self::flood::Flood;
 use self::history::History;
 use self::hooks::Hooks;
@@ -228,24 +232,16 @@ struct PromptTracker {
     /// `B` marks (primary and continuation prompts) so far.
     prompt_end_count: u64,
     last_exit: Option<i32>,
-    /// Exit status of the last [`RECENT_EXITS`] `D` marks, oldest first (the newest is mark
-    /// number `done_count`).
-    recent_exits: std::collections::VecDeque<Option<i32>>,
+    /// Every `D` mark's status, counted.
+    exits: ExitLog,
 }
-
-/// How many recent exit statuses the screen remembers: enough for every line of a long
-/// multi-line send, bounded so a session's memory is.
-const RECENT_EXITS: usize = 1000;
 
 impl PromptTracker {
     fn on_mark(&mut self, mark: MarkKind) {
         if let MarkKind::CommandDone { exit_code } = mark {
             self.done_count += 1;
             self.last_exit = exit_code;
-            if self.recent_exits.len() == RECENT_EXITS {
-                self.recent_exits.pop_front();
-            }
-            self.recent_exits.push_back(exit_code);
+            self.exits.record(exit_code);
         }
         if matches!(mark, MarkKind::PromptEnd | MarkKind::ContinuationEnd) {
             self.prompt_end_count += 1;
@@ -407,18 +403,15 @@ impl Screen {
         self.prompt.last_exit
     }
 
-    /// Exit statuses of the `D` marks after the first `after` ones, oldest first, at most the
-    /// last [`RECENT_EXITS`] (`None` entries: a mark without a status).
-    pub(crate) fn exit_codes_since(&self, after: u64) -> Vec<Option<i32>> {
-        let since = self.prompt.done_count.saturating_sub(after);
-        let kept = self.prompt.recent_exits.len();
-        let skip = kept.saturating_sub(usize::try_from(since).unwrap_or(usize::MAX));
-        self.prompt
-            .recent_exits
-            .iter()
-            .skip(skip)
-            .copied()
-            .collect()
+    /// Where the exit log stands now (a result's start, for [`Screen::exits_since`]).
+    pub(crate) fn exit_tally(&self) -> ExitTally {
+        self.prompt.exits.tally()
+    }
+
+    /// The commands that finished since `from`, without the newest one when `own_last` (the
+    /// result reports its status as its own).
+    pub(crate) fn exits_since(&self, from: ExitTally, own_last: bool) -> EarlierExits {
+        self.prompt.exits.since(from, own_last)
     }
 
     /// Whether any visible text was ever printed.

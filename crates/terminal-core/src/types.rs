@@ -257,10 +257,10 @@ pub struct SendResult {
     pub foreground: Option<String>,
     /// Input mode facts at settlement.
     pub input_mode: InputMode,
-    /// Exit statuses of earlier commands that finished within the span the viewport covers
-    /// (oldest first; the last command's is `exit_code`): a command typed ahead while another
-    /// ran, or several lines sent at once. Empty when there were none.
-    pub earlier_exit_codes: Vec<i32>,
+    /// Earlier commands that finished within the span the viewport covers (the last
+    /// command's status is `exit_code`): a command typed ahead while another ran, or several
+    /// lines sent at once. Empty when there were none.
+    pub earlier_exits: EarlierExits,
     /// Raw bytes the terminal produced over the span the viewport covers (since the previous
     /// result), escape sequences included: how much a truncated viewport stands for.
     pub output_bytes: u64,
@@ -384,4 +384,50 @@ pub enum CloseOutcome {
     Closed(CloseReport),
     /// Another close was already in flight; this call waited for it.
     AlreadyClosing,
+}
+
+/// Commands that finished within a result's span before the one it reports, from the exit
+/// statuses their prompt marks carried (a mark without a status is not counted). Exact however
+/// many commands one send ran; the positions kept are bounded.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EarlierExits {
+    /// Commands that finished with a known exit status; positions count them from 1, oldest
+    /// first.
+    pub finished: u64,
+    /// How many of them exited non-zero.
+    pub failed: u64,
+    /// The failed ones, oldest first: all of them, or the newest 1000 when more failed
+    /// (`failures.len() < failed`).
+    pub failures: Vec<EarlierFailure>,
+}
+
+impl EarlierExits {
+    /// Whether no earlier command finished.
+    pub fn is_empty(&self) -> bool {
+        self.finished == 0
+    }
+
+    /// Every status in order (0 where no failure is recorded), when at most `max` finished
+    /// and every failure's position is known; `None` otherwise.
+    pub fn statuses(&self, max: usize) -> Option<Vec<i32>> {
+        let finished = usize::try_from(self.finished).ok().filter(|&n| n <= max)?;
+        if self.failures.len() as u64 != self.failed {
+            return None;
+        }
+        let mut codes = vec![0; finished];
+        for f in &self.failures {
+            let slot = usize::try_from(f.position).ok()?.checked_sub(1)?;
+            *codes.get_mut(slot)? = f.exit_code;
+        }
+        Some(codes)
+    }
+}
+
+/// One failed earlier command: its position among [`EarlierExits::finished`] and its status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EarlierFailure {
+    /// 1 for the oldest command that finished in the span.
+    pub position: u64,
+    /// Its non-zero exit status.
+    pub exit_code: i32,
 }

@@ -407,7 +407,7 @@ mod tests {
             exit_code: None,
             foreground: None,
             input_mode: InputMode::EchoOff,
-            earlier_exit_codes: Vec::new(),
+            earlier_exits: dsh_terminal_core::EarlierExits::default(),
             output_bytes: 10,
             head: None,
             notices: Vec::new(),

@@ -15,7 +15,8 @@ use dsh_output_retention::{head, tail};
 use dsh_terminal_core::SendRead;
 
 use crate::schema::{
-    InputModeOutput, OmittedOutput, OpenOutput, ReadOutput, ReadPointer, SendOutput, SessionOutput,
+    EarlierCommands, InputModeOutput, OmittedOutput, OpenOutput, ReadOutput, ReadPointer,
+    SendOutput, SessionOutput,
 };
 
 /// The truncation marker appended when a result was cut (19 bytes).
@@ -109,42 +110,50 @@ pub fn render_spawn(result: &OpenOutput, max_bytes: usize) -> String {
 }
 
 /// Most earlier exit statuses listed one by one; more are summarised as counts.
-const LISTED_EXITS: usize = 10;
-/// Most failed earlier commands named in a summary.
-const LISTED_FAILURES: usize = 20;
+const LISTED_EXITS: u64 = 10;
 
 /// The `[earlier commands …]` line (with its leading newline), or nothing when there were
 /// none. A few statuses are listed in order; many become counts plus the failed ones by
 /// their position in the output (`#1` is the oldest), so a long multi-line send still says
 /// which of its commands failed.
-fn earlier_exits_fact(codes: &[i32]) -> String {
-    if codes.is_empty() {
+fn earlier_exits_fact(earlier: Option<&EarlierCommands>) -> String {
+    let Some(earlier) = earlier else {
         return String::new();
-    }
-    if codes.len() <= LISTED_EXITS {
-        let codes: Vec<String> = codes.iter().map(i32::to_string).collect();
+    };
+    let all_named = earlier.failures.len() as u64 == earlier.failed;
+    if earlier.finished <= LISTED_EXITS && all_named {
+        let codes: Vec<String> = (1..=earlier.finished)
+            .map(|position| {
+                earlier
+                    .failures
+                    .iter()
+                    .find(|f| f.position == position)
+                    .map_or(0, |f| f.exit_code)
+                    .to_string()
+            })
+            .collect();
         return format!(
             "\n[earlier commands in this output exited: {}]",
             codes.join(", ")
         );
     }
-    let failed: Vec<String> = codes
-        .iter()
-        .enumerate()
-        .filter(|&(_, &code)| code != 0)
-        .map(|(i, code)| format!("#{} exit {code}", i + 1))
-        .collect();
     let mut line = format!(
         "\n[earlier commands in this output: {} finished, {} exited 0, {} failed",
-        codes.len(),
-        codes.len() - failed.len(),
-        failed.len()
+        earlier.finished,
+        earlier.finished - earlier.failed,
+        earlier.failed
     );
-    if !failed.is_empty() {
+    if !earlier.failures.is_empty() {
+        let named: Vec<String> = earlier
+            .failures
+            .iter()
+            .map(|f| format!("#{} exit {}", f.position, f.exit_code))
+            .collect();
         line.push_str(" (");
-        line.push_str(&failed[..failed.len().min(LISTED_FAILURES)].join(", "));
-        if failed.len() > LISTED_FAILURES {
-            line.push_str(&format!(", and {} more", failed.len() - LISTED_FAILURES));
+        line.push_str(&named.join(", "));
+        let more = earlier.failed - earlier.failures.len() as u64;
+        if more > 0 {
+            line.push_str(&format!(", and {more} more"));
         }
         line.push(')');
     }
@@ -158,7 +167,7 @@ fn send_facts(
     truncated: bool,
     output_bytes: u64,
     middle_omitted: bool,
-    earlier_exit_codes: &[i32],
+    earlier_commands: Option<&EarlierCommands>,
     exit_code: Option<i32>,
     foreground: Option<&str>,
     input_mode: InputModeOutput,
@@ -174,7 +183,7 @@ fn send_facts(
             "\n[output: {output_bytes} bytes in total; {shown}]"
         ));
     }
-    facts.push_str(&earlier_exits_fact(earlier_exit_codes));
+    facts.push_str(&earlier_exits_fact(earlier_commands));
     if let Some(code) = exit_code {
         facts.push_str(&format!("\n[exit: {code}]"));
     }
@@ -281,7 +290,7 @@ pub fn send_metadata(result: &SendOutput) -> String {
         exit_code,
         foreground,
         input_mode,
-        earlier_exit_codes,
+        earlier_commands,
         output_bytes,
         omitted,
         notices,
@@ -295,7 +304,7 @@ pub fn send_metadata(result: &SendOutput) -> String {
         *truncated,
         *output_bytes,
         omitted.is_some() || viewport.contains(LINE_CUT),
-        earlier_exit_codes,
+        earlier_commands.as_ref(),
         *exit_code,
         foreground.as_deref(),
         *input_mode,

@@ -313,10 +313,10 @@ pub enum SendOutput {
         /// How the terminal takes input (addition).
         #[serde(rename = "inputMode")]
         input_mode: InputModeOutput,
-        /// Exit statuses of earlier commands that finished within this output, oldest first
-        /// (addition; e.g. a command typed ahead while another ran).
-        #[serde(rename = "earlierExitCodes", skip_serializing_if = "Vec::is_empty")]
-        earlier_exit_codes: Vec<i32>,
+        /// Earlier commands that finished within this output before the last one (addition;
+        /// e.g. a command typed ahead while another ran, or several lines sent at once).
+        #[serde(rename = "earlierCommands", skip_serializing_if = "Option::is_none")]
+        earlier_commands: Option<EarlierCommands>,
         /// Raw bytes the terminal produced over the span the viewport covers, escape sequences
         /// included (addition; more than the viewport when it was cut).
         #[serde(rename = "outputBytes")]
@@ -335,6 +335,52 @@ pub enum SendOutput {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         notices: Vec<String>,
     },
+}
+
+/// Earlier commands that finished within a send's output (addition to the seed): exact counts
+/// however many ran, and the failed ones by position.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct EarlierCommands {
+    /// How many finished with a known exit status (positions count them from 1, oldest
+    /// first).
+    pub finished: u64,
+    /// How many of them exited non-zero.
+    pub failed: u64,
+    /// Failed ones, oldest first, at most 20 (`failed` counts them all; past 1000 failures
+    /// the newest are the ones named).
+    pub failures: Vec<EarlierFailure>,
+}
+
+/// One failed earlier command.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct EarlierFailure {
+    /// Its position among the finished ones (1 is the oldest).
+    pub position: u64,
+    /// Its exit status.
+    #[serde(rename = "exitCode")]
+    pub exit_code: i32,
+}
+
+/// Most failed earlier commands named in a result (text and structured output).
+pub(crate) const LISTED_FAILURES: usize = 20;
+
+impl EarlierCommands {
+    /// The output form of `exits`; `None` when no earlier command finished.
+    fn from_exits(exits: dsh_terminal_core::EarlierExits) -> Option<Self> {
+        (!exits.is_empty()).then(|| Self {
+            finished: exits.finished,
+            failed: exits.failed,
+            failures: exits
+                .failures
+                .iter()
+                .take(LISTED_FAILURES)
+                .map(|f| EarlierFailure {
+                    position: f.position,
+                    exit_code: f.exit_code,
+                })
+                .collect(),
+        })
+    }
 }
 
 /// Lines left out of the middle of a send's viewport (addition to the seed).
@@ -380,7 +426,7 @@ impl From<SendResult> for SendOutput {
             exit_code: r.exit_code,
             foreground: r.foreground,
             input_mode: r.input_mode.into(),
-            earlier_exit_codes: r.earlier_exit_codes,
+            earlier_commands: EarlierCommands::from_exits(r.earlier_exits),
             output_bytes: r.output_bytes,
             omitted: None,
             head: r.head.map(Box::new),

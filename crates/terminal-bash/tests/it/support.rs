@@ -276,3 +276,11 @@ pub(crate) async fn composed(
         .unwrap();
     (ctx, terminals, agent, opened.snapshot.session_id)
 }
+
+/// Every earlier command's exit status in order (see `EarlierExits::statuses`); fails the test
+/// when a failure's position was not kept.
+pub(crate) fn earlier(r: &dsh_terminal_core::SendResult) -> Vec<i32> {
+    r.earlier_exits
+        .statuses(usize::MAX)
+        .unwrap_or_else(|| panic!("earlier statuses not all known: {r:?}"))
+}

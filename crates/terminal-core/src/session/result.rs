@@ -3,7 +3,7 @@
 
 use crate::readiness::Settle;
 use crate::screen::{PlacedHead, Rendered};
-use crate::types::{InputMode, SendHead, SendResult, SessionStatus, WaitReason};
+use crate::types::{EarlierExits, InputMode, SendHead, SendResult, SessionStatus, WaitReason};
 
 /// Everything gathered when a send settles.
 #[derive(Clone, Debug)]
@@ -14,9 +14,8 @@ pub(super) struct SettleFacts {
     pub(super) rendered: Rendered,
     /// Session status at settlement.
     pub(super) status: SessionStatus,
-    /// Exit statuses of the commands that finished since the anchor, oldest first (`None`
-    /// for a mark without a status).
-    pub(super) exits: Vec<Option<i32>>,
+    /// The commands that finished since the anchor before the result's own.
+    pub(super) exits: EarlierExits,
     /// The exit status of the newest prompt mark.
     pub(super) last_exit_code: Option<i32>,
     /// A full-screen program holds the alternate screen.
@@ -69,11 +68,7 @@ pub(super) fn wait_reason(reason: Settle) -> WaitReason {
 /// finished command is the result's own, not an earlier one.
 pub(super) fn assemble(facts: SettleFacts) -> SendResult {
     let reason = facts.reason;
-    let mut exits = facts.exits;
     let exited = reason == Settle::Exit;
-    if reason == Settle::Prompt {
-        exits.pop();
-    }
     let input_mode = if exited {
         InputMode::Normal
     } else if facts.alternate {
@@ -104,7 +99,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         },
         foreground: if exited { None } else { facts.foreground },
         input_mode,
-        earlier_exit_codes: exits.into_iter().flatten().collect(),
+        earlier_exits: facts.exits,
         output_bytes: facts.output_bytes,
         head,
         notices: [
@@ -132,7 +127,7 @@ mod tests {
                 truncated: false,
             },
             status: SessionStatus::Running,
-            exits: Vec::new(),
+            exits: EarlierExits::default(),
             last_exit_code: Some(0),
             alternate: false,
             continuation: false,
@@ -183,26 +178,6 @@ mod tests {
         for (reason, expected) in table {
             assert_eq!(assemble(facts(reason)).exit_code, expected, "{reason:?}");
         }
-    }
-
-    #[test]
-    fn the_prompts_own_status_is_not_an_earlier_one() {
-        let with_exits = |reason| SettleFacts {
-            exits: vec![Some(1), None, Some(2), Some(0)],
-            ..facts(reason)
-        };
-        assert_eq!(
-            assemble(with_exits(Settle::Prompt)).earlier_exit_codes,
-            vec![1, 2]
-        );
-        assert_eq!(
-            assemble(with_exits(Settle::Idle)).earlier_exit_codes,
-            vec![1, 2, 0]
-        );
-        assert_eq!(
-            assemble(with_exits(Settle::Exit)).earlier_exit_codes,
-            vec![1, 2, 0]
-        );
     }
 
     #[test]

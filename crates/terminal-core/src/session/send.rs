@@ -28,7 +28,7 @@ use tracing::Instrument as _;
 
 use crate::error::{TerminalError, TerminalErrorCode};
 use crate::readiness::{Readiness, Settle};
-use crate::screen::{AnchorId, Position, PromptState};
+use crate::screen::{AnchorId, ExitTally, Position, PromptState};
 use crate::types::{SendRequest, SendResult};
 
 use super::Inner;
@@ -58,8 +58,8 @@ struct Span {
     anchor: Option<AnchorId>,
     /// `State::bytes_read` where the anchor starts.
     bytes_from: u64,
-    /// `screen.done_count()` where the anchor starts.
-    done_from: u64,
+    /// `screen.exit_tally()` where the anchor starts.
+    exits_from: ExitTally,
     cancel_requested: bool,
     /// A `terminal_signal` SIGINT arrived while the shell still held the foreground for this
     /// send's command: the driver interrupts the command as a cancel would (the send itself
@@ -245,15 +245,15 @@ impl SendOp {
         readiness.set_typeahead(st.screen.prompt_state() == PromptState::Busy || multi_line);
         readiness.set_poll_only(input.is_empty());
         // Start where the last result ended (see `State::resume_from`).
-        let (anchor, bytes_from, done_from) = match st.resume_from.take() {
-            Some(resume) => (resume, st.bytes_at_resume, st.done_at_resume),
-            None => (st.screen.anchor(), st.bytes_read, st.screen.done_count()),
+        let (anchor, bytes_from, exits_from) = match st.resume_from.take() {
+            Some(resume) => (resume, st.bytes_at_resume, st.exits_at_resume),
+            None => (st.screen.anchor(), st.bytes_read, st.screen.exit_tally()),
         };
         {
             let mut span = self.span();
             span.anchor = Some(anchor);
             span.bytes_from = bytes_from;
-            span.done_from = done_from;
+            span.exits_from = exits_from;
         }
         st.screen.start_head(anchor);
         if input.iter().any(|&b| b == b'\n' || b == b'\r') {

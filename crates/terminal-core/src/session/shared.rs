@@ -13,7 +13,7 @@ use crate::process::{
     ExitWatch, GroupActivity, ProcessScope, group_activity_in, is_group_waiting_on_tty_in,
 };
 use crate::pty::{ExitInfo, Pty, ReadEvent};
-use crate::screen::{AnchorId, PromptState, Screen, ScreenEvent};
+use crate::screen::{AnchorId, ExitTally, PromptState, Screen, ScreenEvent};
 use crate::types::{SessionId, SessionStatus};
 
 use super::replies::{QueryReply, ReplySender};
@@ -55,8 +55,8 @@ pub(super) struct State {
     pub(super) bytes_read: u64,
     /// `bytes_read` when `resume_from` was placed.
     pub(super) bytes_at_resume: u64,
-    /// `screen.done_count()` when `resume_from` was placed.
-    pub(super) done_at_resume: u64,
+    /// `screen.exit_tally()` when `resume_from` was placed.
+    pub(super) exits_at_resume: ExitTally,
     /// `screen.prompt_end_count()` when input holding a line end was last written: a command
     /// was submitted then. Equal to the current count: no marked prompt came after it (text
     /// typed at a prompt without Enter leaves it alone).
@@ -92,7 +92,7 @@ impl State {
             resume_from: None,
             bytes_read: 0,
             bytes_at_resume: 0,
-            done_at_resume: 0,
+            exits_at_resume: ExitTally::default(),
             prompts_at_submit: None,
             unended_line: None,
         }

@@ -435,7 +435,7 @@ pub fn send_result(viewport: &str, wait_reason: WaitReason) -> SendResult {
         exit_code: Some(0),
         foreground: None,
         input_mode: Default::default(),
-        earlier_exit_codes: Vec::new(),
+        earlier_exits: dsh_terminal_core::EarlierExits::default(),
         output_bytes: viewport.len() as u64,
         head: None,
         notices: Vec::new(),

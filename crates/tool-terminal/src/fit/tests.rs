@@ -14,7 +14,7 @@ fn foreground(viewport: &str, input_mode: InputModeOutput) -> SendOutput {
         exit_code: Some(0),
         foreground: None,
         input_mode,
-        earlier_exit_codes: Vec::new(),
+        earlier_commands: None,
         output_bytes: viewport.len() as u64,
         head: None,
         omitted: None,

@@ -4,8 +4,8 @@
 use super::*;
 use crate::schema::StatusOutput;
 use dsh_terminal_core::{
-    InputMode, ReadResult, SendResult, SessionId, SessionSnapshot, SessionStatus, SpawnResult,
-    WaitReason,
+    EarlierExits, EarlierFailure, InputMode, ReadResult, SendResult, SessionId, SessionSnapshot,
+    SessionStatus, SpawnResult, WaitReason,
 };
 use pretty_assertions::assert_eq;
 
@@ -53,7 +53,7 @@ fn send(viewport: &str, wait: WaitReason, status: SessionStatus, truncated: bool
         exit_code: None,
         foreground: None,
         input_mode: InputMode::Normal,
-        earlier_exit_codes: Vec::new(),
+        earlier_exits: EarlierExits::default(),
         output_bytes: viewport.len() as u64,
         head: None,
         notices: Vec::new(),
@@ -204,7 +204,7 @@ fn notices_come_after_the_facts_and_before_the_session_status() {
 fn earlier_exit_codes_come_before_the_last_commands() {
     let result = SendResult {
         exit_code: Some(0),
-        earlier_exit_codes: vec![1],
+        earlier_exits: exits([1]),
         ..send(
             "echo B\nA\ndsh> echo B\nB\ndsh> ",
             WaitReason::StdinRead,
@@ -219,7 +219,7 @@ fn earlier_exit_codes_come_before_the_last_commands() {
 fn many_earlier_exit_codes_are_counted_with_the_failed_ones_named() {
     let result = SendResult {
         exit_code: Some(2),
-        earlier_exit_codes: (1..=29).map(|i| i % 3).collect(),
+        earlier_exits: exits((1..=29).map(|i| i % 3)),
         ..send(
             "dsh> ",
             WaitReason::StdinRead,
@@ -229,7 +229,7 @@ fn many_earlier_exit_codes_are_counted_with_the_failed_ones_named() {
     };
     insta::assert_snapshot!("send_with_many_earlier_exits", render_send(&result, CAP));
     let result = SendResult {
-        earlier_exit_codes: (0..60).map(|i| i % 2).collect(),
+        earlier_exits: exits((0..60).map(|i| i % 2)),
         ..result
     };
     let out = render_send(&result, CAP);
@@ -238,6 +238,60 @@ fn many_earlier_exit_codes_are_counted_with_the_failed_ones_named() {
         "{out}"
     );
     assert!(out.contains("#40 exit 1, and 10 more)]"), "{out}");
+}
+
+/// The statuses as the terminal reports them, oldest first.
+fn exits(codes: impl IntoIterator<Item = i32>) -> EarlierExits {
+    let mut e = EarlierExits::default();
+    for code in codes {
+        e.finished += 1;
+        if code != 0 {
+            e.failed += 1;
+            e.failures.push(EarlierFailure {
+                position: e.finished,
+                exit_code: code,
+            });
+        }
+    }
+    e
+}
+
+#[test]
+fn earlier_commands_are_counted_exactly_past_a_thousand() {
+    // One failure among 1500 (a long pasted script): named, not lost.
+    let one = SendResult {
+        exit_code: Some(0),
+        earlier_exits: exits(std::iter::once(1).chain(std::iter::repeat_n(0, 1499))),
+        ..send(
+            "dsh> ",
+            WaitReason::StdinRead,
+            SessionStatus::Running,
+            false,
+        )
+    };
+    let out = render_send(&one, CAP);
+    assert!(
+        out.contains(
+            "[earlier commands in this output: 1500 finished, 1499 exited 0, 1 failed (#1 exit 1)]"
+        ),
+        "{out}"
+    );
+    // More failures than the terminal keeps positions for: the count stays exact, the
+    // named ones are the kept (newest) ones.
+    let mut many = exits((1..=3000).map(|i| i32::from(i > 1000)));
+    many.failures.drain(..1000);
+    let out = render_send(
+        &SendResult {
+            earlier_exits: many,
+            ..one
+        },
+        CAP,
+    );
+    assert!(
+        out.contains("3000 finished, 1000 exited 0, 2000 failed (#2001 exit 1,"),
+        "{out}"
+    );
+    assert!(out.contains("#2020 exit 1, and 1980 more)]"), "{out}");
 }
 
 #[test]

@@ -430,16 +430,18 @@ proptest! {
 }
 
 #[test]
-fn exit_codes_since_covers_long_sends_within_its_bound() {
+fn exits_since_counts_the_marks_fed_after_a_tally() {
     let mut s = screen();
-    for i in 0..40 {
+    for i in 0..5 {
         s.feed(&mark(&format!("D;{}", i % 3)));
     }
-    let since: Vec<Option<i32>> = (5..40).map(|i| Some(i % 3)).collect();
-    assert_eq!(s.exit_codes_since(5), since);
-    for _ in 0..RECENT_EXITS {
-        s.feed(&mark("D;0"));
+    let from = s.exit_tally();
+    for i in 5..40 {
+        s.feed(&mark(&format!("D;{}", i % 3)));
     }
-    assert_eq!(s.exit_codes_since(0).len(), RECENT_EXITS);
-    assert_eq!(s.exit_codes_since(s.done_count() - 1), vec![Some(0)]);
+    s.feed(&mark("D"));
+    let e = s.exits_since(from, false);
+    assert_eq!((e.finished, e.failed), (35, 23));
+    assert_eq!(e.failures[0].position, 1);
+    assert_eq!(s.exits_since(s.exit_tally(), true), EarlierExits::default());
 }

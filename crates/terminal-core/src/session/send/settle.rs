@@ -20,12 +20,12 @@ impl SendOp {
         if self.settled.swap(true, Ordering::SeqCst) {
             return;
         }
-        let (anchor, bytes_from, done_from, discarded) = {
+        let (anchor, bytes_from, exits_from, discarded) = {
             let mut span = self.span();
             (
                 span.anchor.take(),
                 span.bytes_from,
-                span.done_from,
+                span.exits_from,
                 span.result_discarded,
             )
         };
@@ -42,7 +42,8 @@ impl SendOp {
             st.screen.release_anchor(old);
         }
         let output_bytes = st.bytes_read.saturating_sub(bytes_from);
-        let exits = st.screen.exit_codes_since(done_from);
+        // The newest finished command is the result's own when its prompt settled it.
+        let exits = st.screen.exits_since(exits_from, reason == Settle::Prompt);
         // A full-screen program holds the terminal: this result shows its screen, not what
         // reached the main screen since the anchor (the command's own line), so the next
         // result starts there too, as if nobody had seen this one.
@@ -52,7 +53,7 @@ impl SendOp {
             Some(a) if discarded || main_unseen => {
                 st.resume_from = Some(a);
                 st.bytes_at_resume = bytes_from;
-                st.done_at_resume = done_from;
+                st.exits_at_resume = exits_from;
             }
             _ => {
                 if let Some(a) = anchor {
@@ -60,7 +61,7 @@ impl SendOp {
                 }
                 st.resume_from = Some(st.screen.anchor());
                 st.bytes_at_resume = st.bytes_read;
-                st.done_at_resume = st.screen.done_count();
+                st.exits_at_resume = st.screen.exit_tally();
             }
         }
         let status = st.status();
