@@ -16,7 +16,7 @@ impl Tool for SendTool {
         "terminal_send"
     }
     fn description(&self) -> String {
-        let mut d = "Send text to a persistent terminal. By default Enter is submitted and the call waits for a prompt, stdin wait, output silence, timeout, or session exit.".to_owned();
+        let mut d = "Send text to a persistent terminal. By default Enter is submitted and the call returns when the program is ready for more (its prompt is back, or it waits for input), when output goes silent while nothing in the foreground is busy (a silent sleep or build is waited for), at the timeout (timeoutMs for a longer one), or when the session exits. After inferred_idle or timeout the command may still be running: send empty text with submit false to wait again, or stop it with terminal_signal.".to_owned();
         if self.0.config.enable_run_in_background {
             d.push_str(" Background mode returns a job id for job_output/job_kill.");
         }
