@@ -115,8 +115,14 @@ impl BashBackend {
         if let Some(dir) = &launch.cwd
             && !dir.is_dir()
         {
+            let relative = match std::env::current_dir() {
+                Ok(base) if dir.is_relative() => {
+                    format!(" (a relative path is taken from {})", base.display())
+                }
+                _ => String::new(),
+            };
             return Err(spawn_error(format!(
-                "working directory {} is not a directory; pass an existing cwd",
+                "working directory {} is not a directory{relative}; pass an existing cwd, as an absolute path",
                 dir.display()
             )));
         }

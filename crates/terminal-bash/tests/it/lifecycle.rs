@@ -122,7 +122,22 @@ async fn missing_working_directory_is_refused() {
             .unwrap_err();
         assert_eq!(
             err.message(),
-            "working directory /nonexistent/dsh-test is not a directory; pass an existing cwd"
+            "working directory /nonexistent/dsh-test is not a directory; pass an existing cwd, as an absolute path"
+        );
+        // A relative one says where it was looked for.
+        let mut s = spec(CancellationToken::new());
+        s.cwd = Some("dsh-no-such-dir/sub".into());
+        let err = BashBackend::new(config())
+            .spawn_session(s)
+            .await
+            .unwrap_err();
+        let base = std::env::current_dir().unwrap();
+        assert_eq!(
+            err.message(),
+            format!(
+                "working directory dsh-no-such-dir/sub is not a directory (a relative path is taken from {}); pass an existing cwd, as an absolute path",
+                base.display()
+            )
         );
     })
     .await;
