@@ -3,8 +3,8 @@
 //! The job's `run` starts the send synchronously, so the session's one-send slot is taken
 //! before a job id exists and every refusal (capacity, no controller, busy session, unknown
 //! session) happens before anything is written. The job's output is the send's consuming
-//! `read_output`, so successive `job_output` reads show new output only, without repeats or
-//! gaps. Unlike a foreground send, the job does not end on silence or on the send deadline
+//! `read_output`, drained often into a bounded window ([`output`]), so successive `job_output`
+//! reads show new output only, as whole lines, saying what they left out and how to page it. Unlike a foreground send, the job does not end on silence or on the send deadline
 //! (neither proves the command finished): it keeps following the session with polls until the
 //! prompt returns, a program waits for input, or the session exits (see [`follow`]). `job_kill` interrupts the foreground job like `terminal_signal` SIGINT (the send's
 //! own cancellation); the job then settles `killed` once the prompt is back. The session stays
@@ -22,15 +22,17 @@ use dsh_jobs::{
     OWNER_DISPOSED_REASON, SERVICE_DISPOSED_REASON,
 };
 use dsh_terminal_core::{
-    InputMode, SendOperation, SendRequest, SendResult, SessionId, SessionStatus, TerminalSignal,
-    Terminals, WaitReason,
+    InputMode, ReadRequest, SendOperation, SendRequest, SendResult, SessionId, SessionStatus,
+    TerminalSignal, Terminals, WaitReason,
 };
 use dsh_tools::ToolError;
 use parking_lot::Mutex;
 
 use crate::start_send_when_free;
 
-use crate::render;
+mod output;
+
+use output::OutputWindow;
 
 /// The job kind of background sends (ids `pty-send-N`).
 pub const JOB_KIND: &str = "pty-send";
@@ -96,27 +98,167 @@ pub(crate) fn detail(result: &SendResult) -> String {
     }
 }
 
-/// The send a job currently follows, and output of the sends it already finished that no read
-/// has taken yet.
+/// The send a job currently follows, and the output no read has taken yet (see [`output`]).
 struct Stream {
     current: SendOperation,
-    pending: String,
+    window: OutputWindow,
+    terminals: Arc<Terminals>,
+    owner: Agent,
+    id: SessionId,
+    /// Raw bytes the current send had produced at the previous drain.
+    raw_seen: u64,
+    /// The job's work has ended: the line being written is shown as it is.
+    finished: bool,
 }
 
 impl Stream {
-    /// Everything produced since the previous read, in order.
+    fn new(
+        current: SendOperation,
+        terminals: Arc<Terminals>,
+        owner: Agent,
+        id: SessionId,
+        limit: usize,
+    ) -> Self {
+        Self {
+            current,
+            window: OutputWindow::new(limit, id.as_str()),
+            terminals,
+            owner,
+            id,
+            raw_seen: 0,
+            finished: false,
+        }
+    }
+
+    /// Moves the send's new output into the window. When the core's read bound dropped part of
+    /// it, the lost lines are estimated from the raw bytes the terminal produced meanwhile.
+    /// Returns how many bytes of text it moved.
+    fn drain(&mut self) -> usize {
+        let read = self.current.read_output();
+        if read.delta.is_empty() && !read.truncated {
+            return 0;
+        }
+        let raw = self.current.progress().output_bytes;
+        let raw_since = raw.saturating_sub(self.raw_seen);
+        self.raw_seen = raw;
+        if read.truncated {
+            // The terminal writes each newline as CR LF.
+            let lines = read.delta.matches('\n').count() as u64;
+            let kept_raw = read.delta.len() as u64 + lines;
+            let lost_raw = raw_since.saturating_sub(kept_raw);
+            let lost_lines = lost_raw.saturating_mul(lines) / kept_raw.max(1);
+            self.window
+                .push_after_loss(&read.delta, lost_lines, lost_raw - lost_lines);
+            return read.delta.len();
+        }
+        let rewritten = self.rewritten(&read.delta);
+        self.window.push(&read.delta, rewritten);
+        read.delta.len()
+    }
+
+    /// Whether `delta` starts with the whole line being written rather than its continuation:
+    /// the core starts a read from the line's start when the program rewrote the text before
+    /// where the previous read ended (`\r`, erase line), and at times after a flood moved the
+    /// line into history. The scrollback tells which: found by the whole lines that follow it
+    /// in `delta` (newer output may have shifted it meanwhile), the line is either the
+    /// continuation joined to what the window holds or the delta's first line alone. When the
+    /// scrollback cannot tell (a flood moved the line past what a page looks at), a first line
+    /// equal to what the window holds is that line again.
+    fn rewritten(&self, delta: &str) -> bool {
+        /// How many newer lines a page may look past for the line, after a race with output.
+        const SLACK: u64 = 4096;
+        /// How many of the lines that follow it identify the line.
+        const FOLLOWING: usize = 3;
+        let Some(held) = self.window.unfinished() else {
+            return false;
+        };
+        let lines: Vec<&str> = delta.split('\n').collect();
+        let first = lines[0].trim_end_matches(' ');
+        let joined = format!("{held}{}", lines[0]);
+        let joined = joined.trim_end_matches(' ');
+        let whole = lines.len() as u64 - 1;
+        // Whole lines after the first, newest excluded (it may still change).
+        let following: Vec<&str> = lines
+            .get(1..lines.len() - 1)
+            .unwrap_or_default()
+            .iter()
+            .take(FOLLOWING)
+            .map(|l| l.trim_end_matches(' '))
+            .collect();
+        let offset = whole - following.len() as u64;
+        let request = ReadRequest {
+            offset: Some(offset),
+            count: Some(following.len() as u64 + 1 + SLACK),
+        };
+        let found = self
+            .terminals
+            .read(&self.owner, &self.id, request)
+            .ok()
+            .and_then(|page| {
+                let page: Vec<String> = page
+                    .text
+                    .split('\n')
+                    .map(|l| l.trim_end_matches(' ').to_owned())
+                    .collect();
+                (0..page.len().saturating_sub(following.len()))
+                    .rev()
+                    .find(|&i| {
+                        !following.is_empty()
+                            && page[i + 1..=i + following.len()]
+                                .iter()
+                                .zip(&following)
+                                .all(|(a, b)| a == b)
+                    })
+                    .map(|i| page[i].clone())
+            });
+        eprintln!(
+            "DBG held={held:?} first={first:?} found={found:?} whole={whole} following={following:?}"
+        );
+        match found {
+            Some(line) if line == joined => false,
+            Some(line) if line == first => true,
+            _ => !first.is_empty() && first == held.trim_end_matches(' '),
+        }
+    }
+
+    /// Everything produced since the previous read, fitted to the job's limit.
     fn read(&mut self) -> String {
-        let mut text = std::mem::take(&mut self.pending);
-        text.push_str(&render::render_send_read(&self.current.read_output()));
-        text
+        self.drain();
+        let newest = ReadRequest {
+            offset: Some(0),
+            count: Some(1),
+        };
+        let retained = self
+            .terminals
+            .read(&self.owner, &self.id, newest)
+            .ok()
+            .map(|page| page.total_lines);
+        self.window.take(self.finished, retained, self.id.as_str())
+    }
+
+    /// Follows `next` from now on, after taking the finished send's last output.
+    fn switch_to(&mut self, next: SendOperation) {
+        self.drain();
+        self.current = next;
+        self.raw_seen = 0;
     }
 }
+
+/// How often a running job moves its send's output into its window, so that the core's read
+/// bound (`max_read_bytes`) seldom drops output between `job_output` reads.
+const DRAIN_EVERY: Duration = Duration::from_millis(20);
+/// The pace while output floods (a drain moved more than [`FLOOD_BYTES`]) and during a job's
+/// first [`YOUNG`]: a fast flood fills the core's read bound within milliseconds, and the
+/// first lines (the command line) are the ones a read keeps.
+const DRAIN_FAST: Duration = Duration::from_millis(2);
+/// See [`DRAIN_FAST`].
+const FLOOD_BYTES: usize = 16 * 1024;
+/// See [`DRAIN_FAST`].
+const YOUNG: Duration = Duration::from_millis(200);
 
 /// After `job_kill`: how long the command has to end after its interrupt before it gets
 /// SIGTERM, and again after that before SIGKILL (as a user would press Ctrl-C, then kill it).
 const KILL_ESCALATION: Duration = Duration::from_secs(3);
-/// How often a killed job's send is checked for escalation.
-const ESCALATION_CHECK: Duration = Duration::from_millis(250);
 
 /// The signals a killed job's command got past its interrupt.
 #[derive(Default)]
@@ -173,6 +315,7 @@ async fn follow(
         };
         JobOutcome::new(status, Some(detail(result)))
     };
+    let started = tokio::time::Instant::now();
     loop {
         let Some(op) = stream.lock().as_ref().map(|s| s.current.clone()) else {
             return Err("background send lost its operation".to_owned());
@@ -181,21 +324,37 @@ async fn follow(
             let done = op.done();
             tokio::pin!(done);
             let mut escalation = Escalation::default();
+            let mut pause = DRAIN_FAST;
             loop {
                 tokio::select! {
                     settled = &mut done => break settled,
-                    () = tokio::time::sleep(ESCALATION_CHECK) => escalation.step(
-                        &terminals,
-                        &owner,
-                        &id,
-                        cancel_requested.load(Ordering::SeqCst),
-                    ),
+                    () = tokio::time::sleep(pause) => {
+                        let drained = stream.lock().as_mut().map_or(0, Stream::drain);
+                        pause = if drained > FLOOD_BYTES || started.elapsed() < YOUNG {
+                            DRAIN_FAST
+                        } else {
+                            DRAIN_EVERY
+                        };
+                        escalation.step(
+                            &terminals,
+                            &owner,
+                            &id,
+                            cancel_requested.load(Ordering::SeqCst),
+                        );
+                    }
                 }
+            }
+        };
+        let finish = || {
+            if let Some(s) = stream.lock().as_mut() {
+                s.drain();
+                s.finished = true;
             }
         };
         let result = match settled {
             Ok(result) => result,
             Err(e) => {
+                finish();
                 return Ok(JobOutcome::new(
                     FinalStatus::Failed,
                     Some(format!("Error: {e}")),
@@ -208,6 +367,7 @@ async fn follow(
         );
         let running = matches!(result.session_status, SessionStatus::Running);
         if !unproven || !running || cancel_requested.load(Ordering::SeqCst) {
+            finish();
             return Ok(outcome(&result));
         }
         let poll = SendRequest {
@@ -222,6 +382,7 @@ async fn follow(
             // The session closed or exited meanwhile: the last result stands.
             Err(e) => {
                 tracing::debug!(session_id = %id, error = %e, "background send not followed further");
+                finish();
                 return Ok(outcome(&result));
             }
         };
@@ -229,9 +390,7 @@ async fn follow(
             let mut guard = stream.lock();
             if let Some(s) = guard.as_mut() {
                 // The finished send's unread rest comes first.
-                let rest = render::render_send_read(&s.current.read_output());
-                s.pending.push_str(&rest);
-                s.current = next.clone();
+                s.switch_to(next.clone());
             }
         }
         // A kill that landed while the poll started cancelled the finished send; repeat it.
@@ -304,10 +463,13 @@ impl Background {
                 let op = terminals
                     .start_send(&run_owner, &run_id, request)
                     .map_err(|e| e.to_string())?;
-                *run_stream.lock() = Some(Stream {
-                    current: op,
-                    pending: String::new(),
-                });
+                *run_stream.lock() = Some(Stream::new(
+                    op,
+                    Arc::clone(&terminals),
+                    run_owner.clone(),
+                    run_id.clone(),
+                    max_result_bytes,
+                ));
                 let cancel_requested = Arc::new(AtomicBool::new(false));
                 let cancel_stream = run_stream.clone();
                 let cancel_flag = cancel_requested.clone();

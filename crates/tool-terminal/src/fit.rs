@@ -18,10 +18,10 @@ use crate::schema::{InputModeOutput, OmittedOutput, ReadPointer, SendOutput};
 
 /// Below this many bytes of room for output, no first lines are kept: the omission line (with
 /// the `terminal_read` arguments that page what was left out) and the newest output only.
-const MIN_BODY_BYTES: usize = 512;
+pub(crate) const MIN_BODY_BYTES: usize = 512;
 
 /// Share of the output room the first lines may take, as a divisor (a quarter).
-const HEAD_SHARE_DIVISOR: usize = 4;
+pub(crate) const HEAD_SHARE_DIVISOR: usize = 4;
 
 /// Fits a foreground send's viewport so that its render is within `max_bytes`, keeping the
 /// first and the newest lines (see the module docs). Marks the output truncated when anything
@@ -159,17 +159,7 @@ fn fit_with_kept_head(
 /// its render needs besides the kept output (metadata, omission line, truncation marker).
 fn mark_cut(output: &mut SendOutput, session_id: &str) -> usize {
     let kept_head = matches!(output, SendOutput::Foreground { head: Some(_), .. });
-    let widest = OmittedOutput {
-        after_line: 0,
-        lines: u64::MAX,
-        bytes: u64::MAX,
-        not_retained_lines: if kept_head { u64::MAX } else { 0 },
-        terminal_read: Some(ReadPointer {
-            session_id: session_id.to_owned(),
-            offset: u64::MAX,
-            count: u64::MAX,
-        }),
-    };
+    let widest = widest_omission(session_id, kept_head);
     let omission = render::omission_line(&widest).len() + 1;
     if let SendOutput::Foreground {
         truncated, omitted, ..
@@ -179,6 +169,31 @@ fn mark_cut(output: &mut SendOutput, session_id: &str) -> usize {
         *omitted = Some(widest);
     }
     render::send_metadata(output).len() + omission + TRUNCATED.len()
+}
+
+/// The omission with the longest line: every count at its widest, the `terminal_read`
+/// arguments present, and (`not_retained`) the "no longer retained" wording.
+fn widest_omission(session_id: &str, not_retained: bool) -> OmittedOutput {
+    OmittedOutput {
+        after_line: 0,
+        lines: u64::MAX,
+        bytes: u64::MAX,
+        not_retained_lines: if not_retained { u64::MAX } else { 0 },
+        terminal_read: Some(ReadPointer {
+            session_id: session_id.to_owned(),
+            offset: u64::MAX,
+            count: u64::MAX,
+        }),
+    }
+}
+
+/// Bytes of the longest omission line any output of session `session_id` can get.
+pub(crate) fn widest_omission_len(session_id: &str) -> usize {
+    [false, true]
+        .map(|not_retained| render::omission_line(&widest_omission(session_id, not_retained)).len())
+        .into_iter()
+        .max()
+        .unwrap_or(0)
 }
 
 /// Length of the longest prefix of `text` made of whole lines (each ending in `\n`) within

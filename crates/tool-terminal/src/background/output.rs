@@ -1,0 +1,265 @@
+//! A background send's unread output, kept as whole lines within the job's result budget.
+//!
+//! The job drains the send's consuming reads often (so the core's own read bound rarely drops
+//! anything) into an [`OutputWindow`]: the first lines since the previous `job_output` read
+//! (at most a quarter of the room), the newest lines, and counts of what lies between them.
+//! Memory is bounded by the budget. A read then shows those lines around the foreground
+//! send's omission line (`fit`'s texts: one home per fact), with `terminal_read` arguments
+//! that page the left-out lines the scrollback still holds, counted back from the line being
+//! written (the newest line, offset 0) at the moment of the read.
+//!
+//! While the job runs, the line being written (the text after the last newline) is held back
+//! until it ends, so a read never ends with a fragment of a line; it is shown alone, in a note,
+//! when nothing else is new, and as it is once the job has ended. Each kept line longer than a
+//! quarter of the room keeps its start and end around `render::line_cut_marker`.
+
+use std::collections::VecDeque;
+
+use dsh_output_retention::{head_slice, tail_slice};
+
+use crate::fit::{HEAD_SHARE_DIVISOR, MIN_BODY_BYTES};
+use crate::render;
+use crate::schema::{OmittedOutput, ReadPointer};
+
+/// Bytes of a job's output limit left for the job tools' status line (`[status: …]`), so they
+/// never have to cut the output.
+pub(crate) const STATUS_RESERVE: usize = 256;
+
+/// The note that shows the line being written when a read has nothing else new.
+pub(crate) fn unfinished_line_note(line: &str) -> String {
+    format!("[line still being written, shown whole once it ends: {line}]")
+}
+
+/// What lies between a read's first lines and its newest lines.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Gap {
+    /// Lines left out (estimated ones included).
+    lines: u64,
+    /// Bytes left out (screen text, each line with its newline; estimated ones included).
+    bytes: u64,
+    /// Of `lines`, how many were estimated: the core dropped them before the job read them.
+    estimated: u64,
+    /// The newest lines of the gap that were counted one by one after its last estimated part:
+    /// their `terminal_read` offsets are exact.
+    exact_newest: u64,
+}
+
+/// See the module docs.
+#[derive(Debug)]
+pub(crate) struct OutputWindow {
+    /// Bytes for a read's output, omission line included.
+    room: usize,
+    /// Bytes for a read's first lines.
+    head_room: usize,
+    /// Longest line kept whole.
+    max_line: usize,
+    head: String,
+    /// Whether lines still go to `head` (until one does not fit, or something was lost).
+    head_open: bool,
+    /// The newest whole lines, each ending in `\n`.
+    tail: VecDeque<String>,
+    tail_bytes: usize,
+    gap: Gap,
+    /// The line being written: its start, and the bytes cut from its middle when it outgrew
+    /// `max_line` (the start is then its first half, `carry_end` its newest half).
+    carry: String,
+    carry_cut: u64,
+    carry_end: String,
+}
+
+impl OutputWindow {
+    /// A window for a job whose results are bounded to `limit` bytes; `session_id` sizes the
+    /// widest omission line.
+    pub(crate) fn new(limit: usize, session_id: &str) -> Self {
+        let fixed = STATUS_RESERVE + crate::fit::widest_omission_len(session_id) + 1;
+        let room = limit.saturating_sub(fixed).max(1);
+        let head_room = if room < MIN_BODY_BYTES {
+            0
+        } else {
+            room / HEAD_SHARE_DIVISOR
+        };
+        Self {
+            room,
+            head_room,
+            max_line: (room / HEAD_SHARE_DIVISOR).max(MIN_BODY_BYTES.min(room)),
+            head: String::new(),
+            head_open: true,
+            tail: VecDeque::new(),
+            tail_bytes: 0,
+            gap: Gap::default(),
+            carry: String::new(),
+            carry_cut: 0,
+            carry_end: String::new(),
+        }
+    }
+
+    /// The line being written, as far as it is kept (`None` when there is none, or when it
+    /// outgrew the line bound).
+    pub(crate) fn unfinished(&self) -> Option<&str> {
+        (self.carry_cut == 0 && !self.carry.is_empty()).then_some(self.carry.as_str())
+    }
+
+    /// Adds `text`, the output that follows what was pushed before. When `rewritten`, its
+    /// first line is the whole line being written (the program rewrote it from its start),
+    /// not its continuation.
+    pub(crate) fn push(&mut self, text: &str, rewritten: bool) {
+        if rewritten {
+            self.clear_carry();
+        }
+        for segment in text.split_inclusive('\n') {
+            match segment.strip_suffix('\n') {
+                Some(rest) => {
+                    self.extend_carry(rest);
+                    let line = self.take_carry();
+                    self.push_line(line);
+                }
+                None => self.extend_carry(segment),
+            }
+        }
+    }
+
+    /// Records output the core dropped before the job read it (`text` is the newest part of
+    /// that span, starting anywhere in a line): about `lost_lines` lines and `lost_bytes`
+    /// bytes, then `text`'s whole lines.
+    pub(crate) fn push_after_loss(&mut self, text: &str, lost_lines: u64, lost_bytes: u64) {
+        self.head_open = false;
+        // Everything not shown yet now lies before an uncounted stretch: the gap.
+        while let Some(line) = self.tail.pop_front() {
+            self.gap.lines += 1;
+            self.gap.bytes += line.len() as u64;
+        }
+        self.tail_bytes = 0;
+        // The line being written and the start of `text` are parts of lines cut by the loss.
+        let (fragment, rest) = match text.find('\n') {
+            Some(i) => text.split_at(i + 1),
+            None => (text, ""),
+        };
+        let partial = self.carry.len() as u64 + self.carry_cut + self.carry_end.len() as u64;
+        self.clear_carry();
+        let lines = lost_lines + 1;
+        self.gap.lines += lines;
+        self.gap.estimated += lines;
+        self.gap.bytes += lost_bytes + partial + fragment.len() as u64;
+        self.gap.exact_newest = 0;
+        if rest.is_empty() && !fragment.ends_with('\n') {
+            // No line of `text` is whole: the line being written continues from nowhere known.
+            return;
+        }
+        self.push(rest, false);
+    }
+
+    /// Renders and forgets the unread output: the first lines, the omission line, the newest
+    /// lines, then the line being written when `finished` (or, alone in a note, when nothing
+    /// else is new). `retained_lines` is the session's retained line count now (`None` when the
+    /// session is gone), which bounds what `terminal_read` can still page.
+    pub(crate) fn take(
+        &mut self,
+        finished: bool,
+        retained_lines: Option<u64>,
+        session_id: &str,
+    ) -> String {
+        let mut out = std::mem::take(&mut self.head);
+        if self.gap.lines > 0 {
+            // The line being written is offset 0; the newest kept whole line is offset 1.
+            let newest = self.tail.len() as u64 + 1;
+            let pageable = retained_lines
+                .map_or(0, |total| total.saturating_sub(newest))
+                .min(self.gap.exact_newest);
+            let omitted = OmittedOutput {
+                after_line: 0,
+                lines: self.gap.lines,
+                bytes: self.gap.bytes,
+                not_retained_lines: self.gap.lines - pageable,
+                terminal_read: (pageable > 0).then(|| ReadPointer {
+                    session_id: session_id.to_owned(),
+                    offset: newest,
+                    count: pageable,
+                }),
+            };
+            out.push_str(&render::omission_line(&omitted));
+            out.push('\n');
+        }
+        for line in self.tail.drain(..) {
+            out.push_str(&line);
+        }
+        self.tail_bytes = 0;
+        self.gap = Gap::default();
+        self.head_open = true;
+        if finished {
+            let line = self.take_carry();
+            out.push_str(&line);
+        } else if out.is_empty()
+            && let Some(line) = self.unfinished()
+        {
+            out = unfinished_line_note(line);
+        }
+        out
+    }
+
+    fn clear_carry(&mut self) {
+        self.carry.clear();
+        self.carry_end.clear();
+        self.carry_cut = 0;
+    }
+
+    /// Appends to the line being written, keeping its start and end within `max_line`.
+    fn extend_carry(&mut self, text: &str) {
+        if self.carry_cut == 0 && self.carry.len() + text.len() <= self.max_line {
+            self.carry.push_str(text);
+            return;
+        }
+        let keep = self.max_line / 2;
+        if self.carry_cut == 0 {
+            // First overflow: the start stays, the rest becomes the end.
+            let start = head_slice(&self.carry, keep).len();
+            self.carry_end = self.carry.split_off(start);
+        }
+        self.carry_end.push_str(text);
+        let end = tail_slice(&self.carry_end, keep).len();
+        let cut = self.carry_end.len() - end;
+        if cut > 0 {
+            self.carry_end.drain(..cut);
+            self.carry_cut += cut as u64;
+        }
+    }
+
+    /// The line being written, whole or cut around `render::line_cut_marker`, and resets it.
+    fn take_carry(&mut self) -> String {
+        let mut line = std::mem::take(&mut self.carry);
+        if self.carry_cut > 0 {
+            line.push_str(&render::line_cut_marker(
+                usize::try_from(self.carry_cut).unwrap_or(usize::MAX),
+            ));
+        }
+        line.push_str(&self.carry_end);
+        self.clear_carry();
+        line
+    }
+
+    /// Adds one whole line (without its newline): to the first lines while they have room,
+    /// else to the newest lines, moving the oldest of those into the gap.
+    fn push_line(&mut self, line: String) {
+        let (cut, _) = render::cut_long_lines(&line, self.max_line);
+        let mut line = cut.into_owned();
+        line.push('\n');
+        if self.head_open && self.head.len() + line.len() <= self.head_room {
+            self.head.push_str(&line);
+            return;
+        }
+        self.head_open = false;
+        self.tail_bytes += line.len();
+        self.tail.push_back(line);
+        let tail_room = self.room - self.head.len().min(self.room);
+        while self.tail_bytes > tail_room
+            && let Some(old) = self.tail.pop_front()
+        {
+            self.tail_bytes -= old.len();
+            self.gap.lines += 1;
+            self.gap.bytes += old.len() as u64;
+            self.gap.exact_newest += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

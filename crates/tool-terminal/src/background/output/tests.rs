@@ -1,0 +1,132 @@
+use super::*;
+
+fn numbered(from: u64, to: u64) -> String {
+    (from..=to).map(|i| format!("{i}\n")).collect()
+}
+
+/// The numbers of a read's output lines, and its omission line's counts and pointer.
+fn parse(read: &str) -> (Vec<u64>, Option<String>) {
+    let mut numbers = Vec::new();
+    let mut omission = None;
+    for line in read.lines() {
+        if line.starts_with("[…") {
+            omission = Some(line.to_owned());
+        } else {
+            numbers.push(line.parse().expect("a whole numbered line"));
+        }
+    }
+    (numbers, omission)
+}
+
+#[test]
+fn a_read_within_the_room_is_the_output_with_the_line_being_written_held_back() {
+    let mut w = OutputWindow::new(32 * 1024, "pty-1");
+    w.push("seq 1 3\n1\n2\n3", false);
+    assert_eq!(w.take(false, Some(100), "pty-1"), "seq 1 3\n1\n2\n");
+    // The held line continues; once the job ended it is shown as it is.
+    w.push("4\ndsh> ", false);
+    assert_eq!(w.take(true, Some(100), "pty-1"), "34\ndsh> ");
+}
+
+#[test]
+fn a_line_being_written_alone_is_shown_in_a_note_and_again_whole() {
+    let mut w = OutputWindow::new(32 * 1024, "pty-1");
+    w.push("Progress 45%", false);
+    assert_eq!(
+        w.take(false, Some(10), "pty-1"),
+        unfinished_line_note("Progress 45%")
+    );
+    // Rewritten from its start: the old text is gone.
+    w.push("Progress 100%\n", true);
+    assert_eq!(w.take(false, Some(10), "pty-1"), "Progress 100%\n");
+}
+
+#[test]
+fn a_flood_keeps_first_and_newest_whole_lines_and_counts_the_rest() {
+    let mut w = OutputWindow::new(4096, "pty-1");
+    let text = numbered(1, 5000);
+    // Pushed in pieces that split lines.
+    for chunk in text.as_bytes().chunks(777) {
+        w.push(std::str::from_utf8(chunk).unwrap(), false);
+    }
+    let read = w.take(false, Some(10_000), "pty-1");
+    assert!(read.len() <= 4096 - STATUS_RESERVE, "{}", read.len());
+    let (numbers, omission) = parse(&read);
+    let omission = omission.expect("an omission line");
+    let split = numbers.windows(2).position(|p| p[1] != p[0] + 1).unwrap();
+    let (first, newest) = numbers.split_at(split + 1);
+    assert_eq!(first[0], 1);
+    assert_eq!(*newest.last().unwrap(), 5000);
+    let left_out = newest[0] - first.last().unwrap() - 1;
+    let bytes: usize = (first.last().unwrap() + 1..newest[0])
+        .map(|i| format!("{i}\n").len())
+        .sum();
+    assert_eq!(
+        omission,
+        format!(
+            "[… {left_out} lines ({bytes} bytes) omitted; page them with terminal_read {{\"sessionId\": \"pty-1\", \"offset\": {}, \"count\": {left_out}}}]",
+            newest.len() + 1
+        )
+    );
+}
+
+#[test]
+fn lines_the_scrollback_no_longer_holds_are_counted_apart() {
+    let mut w = OutputWindow::new(4096, "pty-1");
+    w.push(&numbered(1, 5000), false);
+    // Only 1000 lines retained: the newest kept lines plus part of the gap.
+    let read = w.take(false, Some(1000), "pty-1");
+    let (numbers, omission) = parse(&read);
+    let shown_newest = numbers.iter().rev().take_while(|&&n| n > 500).count() as u64;
+    let omission = omission.unwrap();
+    let pageable = 1000 - (shown_newest + 1);
+    assert!(
+        omission.contains(&format!(
+            "no longer retained (the output outgrew the scrollback); page the rest with terminal_read {{\"sessionId\": \"pty-1\", \"offset\": {}, \"count\": {pageable}}}]",
+            shown_newest + 1
+        )),
+        "{omission}"
+    );
+}
+
+#[test]
+fn output_the_core_dropped_is_estimated_and_not_paged() {
+    let mut w = OutputWindow::new(4096, "pty-1");
+    w.push("1\n2\n3", false);
+    // The core kept only "99\n100\n101" of a longer span (its first line cut).
+    w.push_after_loss("99\n100\n101", 95, 300);
+    let read = w.take(false, Some(10_000), "pty-1");
+    assert_eq!(
+        read,
+        "1\n2\n[… about 96 lines omitted, all of them no longer retained (the output outgrew the scrollback)]\n100\n"
+    );
+}
+
+#[test]
+fn a_line_longer_than_the_room_is_cut_with_a_marker_and_memory_stays_bounded() {
+    let mut w = OutputWindow::new(4096, "pty-1");
+    for _ in 0..1000 {
+        w.push(&"x".repeat(1000), false);
+    }
+    assert!(w.carry.len() + w.carry_end.len() <= w.max_line);
+    assert_eq!(w.take(false, Some(10), "pty-1"), "");
+    w.push("y\n", false);
+    let read = w.take(false, Some(10), "pty-1");
+    assert!(read.len() <= 4096, "{}", read.len());
+    assert!(read.contains("bytes of this line omitted"), "{read}");
+    assert!(read.ends_with("xy\n"), "{read}");
+}
+
+/// What the model reads: a flood read, a loss, and the line being written alone.
+#[test]
+fn model_visible_reads() {
+    let mut w = OutputWindow::new(1536, "pty-1");
+    w.push(&format!("seq 1 300\n{}30", numbered(1, 299)), false);
+    let flood = w.take(false, Some(10_000), "pty-1");
+    w.push_after_loss("9\n5000\n5001\n50", 4500, 27_000);
+    let loss = w.take(false, Some(10_000), "pty-1");
+    let alone = w.take(false, Some(10_000), "pty-1");
+    w.push("02\ndsh> ", false);
+    let last = w.take(true, Some(10_000), "pty-1");
+    insta::assert_snapshot!(format!("{flood}\n---\n{loss}\n---\n{alone}\n---\n{last}"));
+}
