@@ -8,6 +8,7 @@
 )]
 
 mod background;
+mod background_flood;
 mod bad_input;
 mod lifecycle;
 mod long_lines;

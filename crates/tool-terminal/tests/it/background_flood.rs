@@ -1,0 +1,241 @@
+//! A background job that floods: every `job_output` read is whole lines, the reads and their
+//! omission lines account for every line, and the `terminal_read` arguments they state page
+//! exactly the lines left out.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use dsh_context::Agent;
+use dsh_tool_terminal::ToolTerminalConfig;
+use serde_json::{Value, json};
+
+use crate::support::{Host, fast_bash};
+
+/// A small result budget, so a few thousand short lines do not fit one read.
+const BUDGET: usize = 4096;
+
+/// One `job_output` read, within the budget.
+async fn read(host: &Host, agent: &Agent, job: &str) -> String {
+    let r = host.call(agent, "job_output", json!({"job_id": job})).await;
+    assert!(!r.is_error, "{}", r.text());
+    let text = r.text();
+    assert!(text.len() <= BUDGET, "{} bytes: {text}", text.len());
+    text
+}
+
+/// Waits (bounded) until the job's script created `path`.
+async fn wait_for_file(path: &Path) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    while !path.exists() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// One read, parsed: the numbered lines in order, each omission line before the number that
+/// follows it (`None` for a number with no omission just before it), and the status line.
+struct Read {
+    items: Vec<(Option<String>, u64)>,
+    /// An omission after the last number (none expected: the newest lines are always shown).
+    trailing_omission: Option<String>,
+    status: String,
+}
+
+fn parse(text: &str) -> Read {
+    let mut lines: Vec<&str> = text.lines().collect();
+    let status = match lines.last() {
+        Some(line) if line.starts_with("[status: ") => lines.pop().unwrap().to_owned(),
+        _ => String::new(),
+    };
+    let mut items = Vec::new();
+    let mut omission = None;
+    for line in lines {
+        if line.starts_with("[… ") {
+            assert!(omission.is_none(), "two omissions in a row: {text}");
+            omission = Some(line.to_owned());
+        } else if line.contains("seq ")
+            || line.starts_with("dsh>")
+            || line.starts_with("started background job ")
+            || line == "(no new output)"
+            || line.starts_with("[line still being written")
+        {
+            continue;
+        } else {
+            let n: u64 = line
+                .parse()
+                .unwrap_or_else(|_| panic!("not a whole numbered line: {line:?} in {text}"));
+            items.push((omission.take(), n));
+        }
+    }
+    Read {
+        items,
+        trailing_omission: omission,
+        status,
+    }
+}
+
+/// The count an omission line states, and whether it is exact.
+fn omitted_count(line: &str) -> (u64, bool) {
+    let about = line.starts_with("[… about ");
+    let rest = line
+        .trim_start_matches("[… about ")
+        .trim_start_matches("[… ");
+    let n = rest.split(' ').next().unwrap().parse().unwrap();
+    (n, !about)
+}
+
+/// The `terminal_read` arguments an omission line states.
+fn pointer(line: &str) -> Option<Value> {
+    let at = line.find("terminal_read {")? + "terminal_read ".len();
+    serde_json::from_str(line[at..].strip_suffix(']')?).ok()
+}
+
+/// Pages `args` with terminal_read, following `older` pointers, oldest line first.
+async fn page_all(host: &Host, agent: &Agent, args: Value) -> Vec<u64> {
+    let mut lines = Vec::new();
+    let mut next = Some(args);
+    while let Some(args) = next.take() {
+        let r = host.call(agent, "terminal_read", args).await;
+        assert!(!r.is_error, "{}", r.text());
+        let text = r.text();
+        let mut page: Vec<u64> = text
+            .lines()
+            .take_while(|l| !l.starts_with("[lines: "))
+            .map(|l| l.parse().unwrap_or_else(|_| panic!("{l:?} in {text}")))
+            .collect();
+        page.extend(lines);
+        lines = page;
+        next = text
+            .lines()
+            .find_map(|l| l.strip_prefix("[older lines of the range: terminal_read "))
+            .map(|l| serde_json::from_str(l.strip_suffix(']').unwrap()).unwrap());
+    }
+    lines
+}
+
+/// Checks one read against the lines before it: whole increasing numbers, every jump stated
+/// by an omission line (exactly, unless it says "about"). Returns the last number.
+fn account(read: &Read, mut last: u64, text: &str) -> u64 {
+    assert!(read.trailing_omission.is_none(), "{text}");
+    for (omission, n) in &read.items {
+        let missing = n
+            .checked_sub(last + 1)
+            .unwrap_or_else(|| panic!("{n} after {last}: a fragment or a repeat in {text}"));
+        match omission {
+            None => assert_eq!(
+                missing, 0,
+                "{missing} lines left out silently before {n}: {text}"
+            ),
+            Some(line) => {
+                let (count, exact) = omitted_count(line);
+                if exact {
+                    assert_eq!(count, missing, "{line} before {n} in {text}");
+                } else {
+                    assert!(missing > 0, "{line} before {n} in {text}");
+                }
+            }
+        }
+        last = *n;
+    }
+    last
+}
+
+#[tokio::test]
+async fn a_flooding_background_job_reads_as_whole_lines_with_every_omission_stated() {
+    let config = ToolTerminalConfig {
+        max_result_bytes: BUDGET,
+        ..ToolTerminalConfig::default()
+    };
+    let host = Host::with_jobs(config, fast_bash());
+    let agent = host.agent("a");
+    let r = host
+        .call(&agent, "terminal_open", json!({"type": "shell"}))
+        .await;
+    let session = r.structured.unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let dir: PathBuf =
+        std::env::temp_dir().join(format!("dsh-bg-flood-{}-{session}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.display();
+    // A burst within the scrollback, a pause, a flood past it, a pause, then the prompt.
+    let script = format!(
+        "seq 1 9000; touch {d}/burst; until [ -e {d}/go ]; do sleep 0.05; done; seq 9001 300000; touch {d}/flood; until [ -e {d}/end ]; do sleep 0.05; done"
+    );
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": script, "run_in_background": true}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let job = r.structured.clone().unwrap()["jobId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // What the acknowledgement showed (usually nothing yet) comes before the first read.
+    let ack = r.text();
+    let mut last = account(&parse(&ack), 0, &ack);
+    // The burst in one read: the command line first, then the first and the newest lines
+    // around an omission whose terminal_read arguments page exactly the lines left out.
+    wait_for_file(&dir.join("burst")).await;
+    let text = read(&host, &agent, &job).await;
+    let command = format!("{ack}\n{text}");
+    let first_output = command.lines().nth(1).unwrap_or("");
+    assert!(first_output.starts_with("seq 1 9000; touch "), "{command}");
+    let burst = parse(&text);
+    last = account(&burst, last, &text);
+    assert_eq!(last, 9000, "{text}");
+    let (omission, after) = burst
+        .items
+        .iter()
+        .find_map(|(o, n)| o.as_ref().map(|o| (o.clone(), *n)))
+        .expect("an omission line");
+    assert!(omission.starts_with("[… "), "{omission}");
+    let before = after - omitted_count(&omission).0 - 1;
+    let paged = page_all(&host, &agent, pointer(&omission).expect("arguments")).await;
+    assert_eq!(paged, (before + 1..after).collect::<Vec<_>>(), "{omission}");
+
+    // The flood, read while it runs: whole lines, every jump stated.
+    std::fs::write(dir.join("go"), "").unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(300);
+    while last < 300_000 {
+        let text = read(&host, &agent, &job).await;
+        last = account(&parse(&text), last, &text);
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the flood never ended (at {last})"
+        );
+    }
+    wait_for_file(&dir.join("flood")).await;
+
+    // The end: the prompt comes back, nothing more to read.
+    std::fs::write(dir.join("end"), "").unwrap();
+    let r = host
+        .call(
+            &agent,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 60000}),
+        )
+        .await;
+    let text = r.text();
+    let end = parse(&text);
+    assert!(end.items.is_empty(), "{text}");
+    assert!(
+        end.status
+            .starts_with("[status: completed, wait: stdin_read, exit: 0"),
+        "{text}"
+    );
+    let r = host
+        .call(&agent, "terminal_close", json!({"sessionId": session}))
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    std::fs::remove_dir_all(&dir).unwrap();
+    host.shutdown().await;
+}
