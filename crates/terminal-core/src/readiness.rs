@@ -14,7 +14,9 @@
 //!    among other event sources or with a timeout, [`WEAK_WAIT_QUIET`]), and it was not already blocked before the write
 //!    unless it was seen leaving that wait or answered the input with output; the shell's
 //!    own group counts too (`read -p`), except while its prompt is current (that is tier
-//!    2/3's business) → `stdin_read`;
+//!    2/3's business) → `stdin_read`; keys without a line end typed at the shell's current
+//!    prompt (an edit such as Ctrl-U) settle the same way once none is queued and output was
+//!    quiet for [`WEAK_WAIT_QUIET`];
 //! 5. **silence**: no visible output for `idle_silence` (+ `handoff_grace` once a mark was
 //!    seen), and (under [`SilenceRule::KernelIdle`]) the kernel does not say the foreground
 //!    job is busy → `inferred_idle`;
@@ -157,6 +159,7 @@ pub(crate) struct Readiness {
     mark_seen: bool,
     typeahead: bool,
     poll_only: bool,
+    keys_at_prompt: bool,
     /// The newest busy verdict and the group it is about.
     busy: Option<(i32, bool)>,
     /// Since when the shell's own stdin wait has been holding for its prompt mark.
@@ -182,6 +185,7 @@ impl Readiness {
             mark_seen: false,
             typeahead: false,
             poll_only: false,
+            keys_at_prompt: false,
             busy: None,
             shell_wait_since: None,
         }
@@ -192,6 +196,21 @@ impl Readiness {
     /// instead of after the idle window.
     pub(crate) fn set_poll_only(&mut self, poll_only: bool) {
         self.poll_only = poll_only;
+    }
+
+    /// Marks the input as keys without a line end typed at the shell's current prompt (an
+    /// edit such as Ctrl-U, which may print nothing): once the line editor has read them all
+    /// and printed nothing more for [`WEAK_WAIT_QUIET`], the shell waits at its prompt again
+    /// and the send settles as a stdin wait (no exit status: no command ran).
+    pub(crate) fn set_keys_at_prompt(&mut self, keys_at_prompt: bool) {
+        self.keys_at_prompt = keys_at_prompt;
+    }
+
+    /// When keys typed at the prompt settle if nothing else happens (for scheduling the next
+    /// wake-up); see [`Readiness::set_keys_at_prompt`].
+    pub(crate) fn keys_settle_at(&self, last_output_at: Instant) -> Option<Instant> {
+        self.keys_at_prompt
+            .then_some(last_output_at + WEAK_WAIT_QUIET)
     }
 
     /// Marks the input as typed ahead: written while the shell was not at its prompt (a
@@ -277,6 +296,15 @@ impl Readiness {
             && consumed
         {
             return Some(Settle::Continuation);
+        }
+        if self.keys_at_prompt
+            && o.prompt == PromptState::Prompt
+            && shell_fg
+            && !o.input_pending
+            && o.output_drained
+            && o.now.saturating_duration_since(o.last_output_at) >= WEAK_WAIT_QUIET
+        {
+            return Some(Settle::StdinWait);
         }
         let gate = !self.initializing || o.has_output;
         if let (Some(waiting), Some(fg)) = (o.fg_waiting, o.fg) {

@@ -231,6 +231,32 @@ async fn a_command_typed_in_pieces_reports_only_its_own_status() {
     .await;
 }
 
+/// Keys that print nothing, typed at the idle prompt (Ctrl-U on an empty line, a lone
+/// Ctrl-G), settle as a stdin wait once the line editor took them, with no exit status (no
+/// command ran), instead of waiting out the idle window as if something might still run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_that_print_nothing_at_the_prompt_settle_as_a_stdin_wait() {
+    within(async {
+        let sh = Shell::open(BashConfig {
+            idle_silence_ms: 20_000,
+            timeout_ms: 40_000,
+            ..config()
+        })
+        .await;
+        sh.send("false").await;
+        for keys in ["\u{15}", "\u{7}", "\u{15}\u{15}"] {
+            let r = sh.send_raw(keys, false).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{keys:?}: {r:?}");
+            assert_eq!(r.exit_code, None, "{keys:?}: {r:?}");
+            assert!(r.earlier_exits.is_empty(), "{keys:?}: {r:?}");
+        }
+        let r = sh.send("echo still-$((6*7))").await;
+        assert!(r.viewport.lines().any(|l| l == "still-42"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A REPL left at its own continuation prompt after a block that does not end in a blank line
 /// (Python's `... `, node's `... `) is reported as a continuation prompt, and an empty send
 /// ends the block and runs it.

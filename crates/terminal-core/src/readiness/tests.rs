@@ -69,6 +69,49 @@ fn a_poll_at_an_idle_prompt_settles_at_once() {
 }
 
 #[test]
+fn keys_at_the_prompt_settle_once_read_and_quiet() {
+    let t0 = Instant::now();
+    let long = || {
+        Readiness::new(
+            ReadinessTiming {
+                idle_silence: Duration::from_secs(3),
+                timeout: Duration::from_secs(30),
+                ..timing()
+            },
+            t0,
+            false,
+            SHELL,
+            PreWrite::default(),
+        )
+    };
+    let mut r = long();
+    r.set_keys_at_prompt(true);
+    let quiet_ms = u64::try_from(WEAK_WAIT_QUIET.as_millis()).unwrap();
+    assert_eq!(
+        r.keys_settle_at(t0),
+        Some(t0 + WEAK_WAIT_QUIET),
+        "the driver wakes for it"
+    );
+    let mut o = obs(t0, quiet_ms);
+    o.prompt = PromptState::Prompt;
+    o.input_pending = true;
+    assert_eq!(r.evaluate(&o), None, "not read yet");
+    o.input_pending = false;
+    o.now = t0 + WEAK_WAIT_QUIET - Duration::from_millis(1);
+    assert_eq!(r.evaluate(&o), None, "the line editor may still print");
+    o.now = t0 + WEAK_WAIT_QUIET;
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+    // Text after the prompt (the keys were echoed) is not this rule's business.
+    o.prompt = PromptState::Busy;
+    assert_eq!(r.evaluate(&o), None);
+    // Nor is any other send.
+    let mut plain = long();
+    o.prompt = PromptState::Prompt;
+    assert_eq!(plain.evaluate(&o), None);
+    assert_eq!(plain.keys_settle_at(t0), None);
+}
+
+#[test]
 fn typed_ahead_input_needs_the_shell_blocked_reading_before_the_prompt_settles() {
     let t0 = Instant::now();
     let mut r = ready(PreWrite::default(), t0);

@@ -244,6 +244,11 @@ impl SendOp {
             .is_some_and(|head| head.iter().any(|&b| b == b'\n' || b == b'\r'));
         readiness.set_typeahead(st.screen.prompt_state() == PromptState::Busy || multi_line);
         readiness.set_poll_only(input.is_empty());
+        readiness.set_keys_at_prompt(
+            !input.is_empty()
+                && !input.iter().any(|&b| b == b'\n' || b == b'\r')
+                && st.screen.prompt_state() == PromptState::Prompt,
+        );
         // Start where the last result ended (see `State::resume_from`).
         let (anchor, bytes_from, exits_from) = match st.resume_from.take() {
             Some(resume) => (resume, st.bytes_at_resume, st.exits_at_resume),
@@ -475,6 +480,12 @@ impl SendOp {
                 wake_at = wake_at.min(probes.next_at());
             }
             if let Some(at) = readiness.held_until().filter(|&at| at > now) {
+                wake_at = wake_at.min(at);
+            }
+            if let Some(at) = readiness
+                .keys_settle_at(obs.last_output_at)
+                .filter(|&at| at > now)
+            {
                 wake_at = wake_at.min(at);
             }
             if let Some(at) = exit_at {
