@@ -61,13 +61,14 @@ impl ExitLog {
         let mut statuses = now.statuses.saturating_sub(from.statuses);
         let mut failed = now.failed.saturating_sub(from.failed);
         let mut last_failure_dropped = false;
-        if own_last && now.marks > from.marks {
-            if let Some(code) = self.last {
-                statuses = statuses.saturating_sub(1);
-                if code != 0 {
-                    failed = failed.saturating_sub(1);
-                    last_failure_dropped = true;
-                }
+        if own_last
+            && now.marks > from.marks
+            && let Some(code) = self.last
+        {
+            statuses = statuses.saturating_sub(1);
+            if code != 0 {
+                failed = failed.saturating_sub(1);
+                last_failure_dropped = true;
             }
         }
         let newest = self.failures.len() - usize::from(last_failure_dropped);

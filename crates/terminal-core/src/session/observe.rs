@@ -85,10 +85,11 @@ pub(super) async fn marks_gone_at_line_editor(shared: &Arc<Shared>, pre: &PreWri
         let prompts = st.screen.prompt_end_count();
         prompts > 0 && st.prompts_at_submit == Some(prompts)
     };
-    if !(pre.waiting && pre.fg == Some(shared.shell_pgid()))
-        || !no_prompt_since_submit
-        || !shared.pty.modes().is_some_and(TtyModes::line_editing)
-    {
+    let at_line_editor = pre.waiting
+        && pre.fg == Some(shared.shell_pgid())
+        && no_prompt_since_submit
+        && shared.pty.modes().is_some_and(TtyModes::line_editing);
+    if !at_line_editor {
         return false;
     }
     let sh = Arc::clone(shared);
