@@ -50,6 +50,11 @@ pub trait BackendSession: Send + Sync + 'static {
     /// # Errors
     /// `Closing`, `Signal` (unresolvable group, SIGKILL aimed at the shell).
     fn signal(&self, signal: TerminalSignal) -> Result<SignalResult, TerminalError>;
+    /// Whether what is typed now would not be shown: the terminal has echo off in canonical
+    /// mode (a password prompt). Text sent then is a secret: it belongs in no label or log.
+    fn input_hidden(&self) -> bool {
+        false
+    }
     /// Stops every process of the session and waits until they are gone. Idempotent.
     ///
     /// # Errors

@@ -45,8 +45,12 @@ pub(crate) struct Background {
     by_session: Mutex<HashMap<SessionId, JobId>>,
 }
 
-/// `<session>: <first line of text>` (or `(input)`), one line, bounded.
-fn label(id: &SessionId, text: &str) -> String {
+/// `<session>: <first line of text>` (or `(input)`), one line, bounded; `(hidden input)` when
+/// the text goes to a prompt with echo off (a password must not show in lists and notices).
+fn label(id: &SessionId, text: &str, hidden: bool) -> String {
+    if hidden {
+        return format!("{id}: (hidden input)");
+    }
     let line: String = text
         .lines()
         .find(|l| !l.trim().is_empty())
@@ -454,7 +458,7 @@ impl Background {
         let run_id = id.clone();
         let spec = JobStart {
             kind: JOB_KIND.to_owned(),
-            label: label(id, &request.text),
+            label: label(id, &request.text, terminals.input_hidden(owner, id)),
             output_limit_bytes: Some(max_result_bytes),
             owner: Some(owner.clone()),
             run: Box::new(move || {
@@ -551,12 +555,16 @@ mod tests {
     #[test]
     fn labels_are_one_bounded_line() {
         let id = SessionId::new("pty-1");
-        assert_eq!(label(&id, "make test"), "pty-1: make test");
-        assert_eq!(label(&id, ""), "pty-1: (input)");
-        assert_eq!(label(&id, "\x03"), "pty-1: (input)");
-        assert_eq!(label(&id, "a\nb\n"), "pty-1: a…");
+        assert_eq!(label(&id, "make test", false), "pty-1: make test");
+        assert_eq!(label(&id, "hunter2", true), "pty-1: (hidden input)");
+        assert_eq!(label(&id, "", false), "pty-1: (input)");
+        assert_eq!(label(&id, "\x03", false), "pty-1: (input)");
+        assert_eq!(label(&id, "a\nb\n", false), "pty-1: a…");
         let long = "x".repeat(200);
-        assert_eq!(label(&id, &long), format!("pty-1: {}…", "x".repeat(80)));
+        assert_eq!(
+            label(&id, &long, false),
+            format!("pty-1: {}…", "x".repeat(80))
+        );
     }
 
     #[test]

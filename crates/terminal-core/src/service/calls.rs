@@ -182,6 +182,13 @@ impl Terminals {
             .collect()
     }
 
+    /// Whether text typed into one of `owner`'s sessions now would not be shown (echo off in
+    /// canonical mode: a password prompt); `false` for an unknown or foreign id.
+    pub fn input_hidden(&self, owner: &Agent, id: &SessionId) -> bool {
+        self.owned_session(owner, id)
+            .is_ok_and(|session| session.input_hidden())
+    }
+
     /// Checks that `id` names one of `owner`'s sessions (closing or not), so a caller can
     /// report a wrong id before any other failure.
     ///

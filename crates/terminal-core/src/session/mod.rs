@@ -195,6 +195,14 @@ impl BackendSession for PtySession {
         Ok(SendOperation::new(op))
     }
 
+    fn input_hidden(&self) -> bool {
+        self.inner
+            .shared
+            .pty
+            .modes()
+            .is_some_and(|m| !m.echo && m.canonical)
+    }
+
     fn read(&self, request: ReadRequest) -> Result<ReadResult, TerminalError> {
         // Rows are copied under the lock; the page is assembled after it is released.
         let snapshot = self

@@ -322,3 +322,49 @@ async fn killing_a_typed_ahead_background_send_discards_its_line() {
         .await;
     host.shutdown().await;
 }
+
+/// Text sent in the background to a prompt with echo off (a password) never shows in the job's
+/// label: not in job_list, not in the completion notice or the job's status.
+#[tokio::test]
+async fn a_background_send_to_an_echo_off_prompt_keeps_its_text_out_of_the_label() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let session = open(&host, &agent).await;
+    let prompt = send_foreground(
+        &host,
+        &agent,
+        &session,
+        "read -rs -p 'Password: ' pw; echo; echo \"got ${#pw}\"",
+    )
+    .await;
+    assert!(prompt.contains("[input: echo off"), "{prompt}");
+    let job = background(&host, &agent, &session, "hunter2-secret").await;
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    assert!(r.text().contains("got 14"), "{}", r.text());
+    let listed = host.call(&agent, "job_list", json!({})).await;
+    assert!(
+        listed
+            .text()
+            .contains(&format!("{session}: (hidden input)")),
+        "{}",
+        listed.text()
+    );
+    for text in [listed.text(), r.text()] {
+        assert!(!text.contains("hunter2"), "{text}");
+    }
+    // An ordinary send keeps its command as the label.
+    let job = background(&host, &agent, &session, "echo visible-label").await;
+    host.call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    let listed = host.call(&agent, "job_list", json!({})).await;
+    assert!(
+        listed
+            .text()
+            .contains(&format!("{session}: echo visible-label")),
+        "{}",
+        listed.text()
+    );
+    host.shutdown().await;
+}
