@@ -163,11 +163,16 @@ fn watch_signals(shutdown: &CancellationToken) {
 }
 
 /// Logs to stderr only, filtered by `RUST_LOG` (default `warn`; invalid directives are
-/// ignored).
+/// ignored). rmcp logs every request's arguments at debug level, text typed at a password
+/// prompt included, so it stays at `info` unless `RUST_LOG` names it.
 fn init_tracing() {
-    let filter = EnvFilter::builder()
+    let mut filter = EnvFilter::builder()
         .with_default_directive(LevelFilter::WARN.into())
         .from_env_lossy();
+    let names_rmcp = std::env::var("RUST_LOG").is_ok_and(|v| v.contains("rmcp"));
+    if !names_rmcp && let Ok(quiet) = "rmcp=info".parse() {
+        filter = filter.add_directive(quiet);
+    }
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

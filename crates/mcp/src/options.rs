@@ -31,7 +31,9 @@ pub(crate) const DEFAULT_WARM_SESSIONS: usize = 1;
 
 /// The `--help` footer before the host-specific limits line.
 const HELP_FOOTER: &str = "Logs go to stderr only; set RUST_LOG (e.g. RUST_LOG=info or \
-    RUST_LOG=dsh_terminal_core=debug) to change the level (default: warn). Invalid options exit with status 2.";
+    RUST_LOG=dsh_terminal_core=debug) to change the level (default: warn); rmcp's debug logs print \
+    every call's arguments (text typed at password prompts too) and stay off unless RUST_LOG names \
+    rmcp. Invalid options exit with status 2.";
 
 /// Fixed part of the shutdown deadline, on top of twice the dispose grace.
 const TEARDOWN_BASE: Duration = Duration::from_secs(10);

@@ -71,6 +71,9 @@ impl BackendSession for CappedSession {
     fn read(&self, request: ReadRequest) -> Result<ReadResult, TerminalError> {
         self.inner.read(request)
     }
+    fn input_hidden(&self) -> bool {
+        self.inner.input_hidden()
+    }
     fn signal(&self, signal: TerminalSignal) -> Result<SignalResult, TerminalError> {
         self.inner.signal(signal)
     }

@@ -52,9 +52,7 @@ pub trait BackendSession: Send + Sync + 'static {
     fn signal(&self, signal: TerminalSignal) -> Result<SignalResult, TerminalError>;
     /// Whether what is typed now would not be shown: the terminal has echo off in canonical
     /// mode (a password prompt). Text sent then is a secret: it belongs in no label or log.
-    fn input_hidden(&self) -> bool {
-        false
-    }
+    fn input_hidden(&self) -> bool;
     /// Stops every process of the session and waits until they are gone. Idempotent.
     ///
     /// # Errors

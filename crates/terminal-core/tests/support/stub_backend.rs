@@ -356,6 +356,10 @@ impl BackendSession for StubSession {
         lock(&self.ops).push(op.clone());
         Ok(SendOperation::new(op))
     }
+    fn input_hidden(&self) -> bool {
+        false
+    }
+
     fn read(&self, request: ReadRequest) -> Result<ReadResult, TerminalError> {
         if request.count == Some(0) {
             return Err(TerminalError::invalid("count must be positive"));
