@@ -87,7 +87,8 @@ impl TabTable {
 
 /// Puts `\t` back into a row's plain text (one character per cell, wide characters two
 /// cells, trailing empty cells omitted) for every run whose cells are all spaces; a run that
-/// starts where the text ends is a trailing TAB.
+/// starts at or past where the text ends is a trailing TAB (after the blank cells before it,
+/// as the visible render writes it).
 pub(crate) fn restore_tabs<'a>(text: &'a str, runs: &[(u16, u16)]) -> Cow<'a, str> {
     use unicode_width::UnicodeWidthChar as _;
     if runs.is_empty() {
@@ -119,8 +120,14 @@ pub(crate) fn restore_tabs<'a>(text: &'a str, runs: &[(u16, u16)]) -> Cow<'a, st
         chars.next();
         col = col.saturating_add(u16::try_from(c.width().unwrap_or(1).min(2)).unwrap_or(1));
     }
-    if runs.any(|&(a, _)| a == col) {
-        out.push('\t');
+    // Runs past the text (trailing TABs over empty cells) come out as the visible render
+    // writes them: the blank cells before a run, then the TAB.
+    for &(a, b) in runs {
+        if a >= col {
+            out.extend(std::iter::repeat_n(' ', usize::from(a - col)));
+            out.push('\t');
+            col = b;
+        }
     }
     Cow::Owned(out)
 }
@@ -136,6 +143,7 @@ mod tests {
         assert_eq!(restore_tabs("name    qty", &[(4, 8)]), "name\tqty");
         assert_eq!(restore_tabs("name xx qty", &[(4, 8)]), "name xx qty");
         assert_eq!(restore_tabs("a", &[(1, 8)]), "a\t");
+        assert_eq!(restore_tabs("ab", &[(0, 8), (8, 9)]), "ab      \t");
         assert_eq!(restore_tabs("中文    x", &[(4, 8)]), "中文\tx");
     }
 
