@@ -292,6 +292,19 @@ pub struct SendHead {
     /// Bytes of those retained lines as `terminal_read` joins them (each ending in `\n`), plus
     /// the start of the viewport's first line when the result's byte bound cut it off.
     pub retained_bytes_before: u64,
+    /// The start of the viewport's first line when the viewport begins inside a line that
+    /// began after `text` (one huge line: the scrollback or the byte bound lost its start).
+    pub line_start: Option<LineStart>,
+}
+
+/// The start of a line the viewport shows only the end of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineStart {
+    /// The line's first bytes (at most 4 KiB, whole characters).
+    pub text: String,
+    /// Bytes of the line between `text` and the viewport's first line, about (a row the
+    /// scrollback dropped counts as the line's retained rows do on average).
+    pub omitted_bytes: u64,
 }
 
 /// How far a running send has got, for progress reports (reading it consumes nothing).

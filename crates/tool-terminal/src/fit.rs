@@ -11,7 +11,7 @@
 //! full-screen program's screen, which gets no arguments), so its lines count back from the
 //! newest retained line the way `terminal_read`'s newest-relative offsets do.
 
-use dsh_terminal_core::SendHead;
+use dsh_terminal_core::{LineStart, SendHead};
 
 use crate::render::{self, TRUNCATED, tail_lines};
 use crate::schema::{InputModeOutput, OmittedOutput, ReadPointer, SendOutput};
@@ -58,10 +58,18 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
     // A line over a quarter of the room keeps its start and end around a cut marker, so that
     // one huge line does not crowd out (or itself become) the whole omission.
     let max_line = (room / HEAD_SHARE_DIVISOR).max(MIN_BODY_BYTES);
-    let (text, lines_cut) = match render::cut_long_lines(viewport, max_line) {
+    // A viewport that begins inside one huge line shows that line's kept start, then its end.
+    let joined = head
+        .as_ref()
+        .and_then(|h| h.line_start.as_ref())
+        .map(|start| join_line_start(viewport, start, max_line));
+    let (mut text, lines_cut) = match render::cut_long_lines(viewport, max_line) {
         (std::borrow::Cow::Owned(cut), true) => (cut, true),
-        _ => (std::mem::take(viewport), false),
+        _ => (std::mem::take(viewport), joined.is_some()),
     };
+    if let Some(first) = joined {
+        text.replace_range(..text.find('\n').unwrap_or(text.len()), &first);
+    }
     // Too small for first lines: the omission line and the newest output only.
     let head_room = if room < MIN_BODY_BYTES {
         0
@@ -109,6 +117,23 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
         }),
     });
     *viewport = format!("{}{tail}", &text[..head_len]);
+}
+
+/// The first line of `viewport` (the end of a huge line) preceded by the line's kept `start`:
+/// the start's first and the line's last `max_line / 2` bytes around the line-cut marker,
+/// which counts every byte between them (about: the scrollback may have dropped some).
+fn join_line_start(viewport: &str, start: &LineStart, max_line: usize) -> String {
+    let keep = max_line / 2;
+    let first = &viewport[..viewport.find('\n').unwrap_or(viewport.len())];
+    let shown_start = dsh_output_retention::head_slice(&start.text, keep);
+    let last = dsh_output_retention::tail_slice(first, keep);
+    let omitted = (start.text.len() - shown_start.len()) as u64
+        + start.omitted_bytes
+        + (first.len() - last.len()) as u64;
+    format!(
+        "{shown_start}{}{last}",
+        render::line_cut_marker_about(omitted)
+    )
 }
 
 /// Sets `viewport` to the kept head's first lines and the newest lines of `text` (a viewport

@@ -213,8 +213,18 @@ fn send_facts(
 /// The marker that stands for the middle of one over-long line:
 /// `[… B bytes of this line omitted; …]`.
 pub fn line_cut_marker(bytes: usize) -> String {
+    cut_marker(&bytes.to_string())
+}
+
+/// [`line_cut_marker`] for a count that is an estimate: `[… about B bytes of this line
+/// omitted; …]`.
+pub fn line_cut_marker_about(bytes: u64) -> String {
+    cut_marker(&format!("about {bytes}"))
+}
+
+fn cut_marker(count: &str) -> String {
     format!(
-        "[… {bytes} {LINE_CUT}; to see them, write the output to a file and read it in pieces, e.g. with cut -c or head -c]"
+        "[… {count} {LINE_CUT}; to see them, write the output to a file and read it in pieces, e.g. with cut -c or head -c]"
     )
 }
 

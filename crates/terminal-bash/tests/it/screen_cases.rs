@@ -530,3 +530,57 @@ async fn dropped_lines_are_counted_as_lines_not_rows() {
     })
     .await;
 }
+
+/// One line far longer than the result's byte bound, its start still in the scrollback or
+/// already dropped, of narrow or wide characters: the result keeps the line's start, and the
+/// bytes between that start and the end it shows are counted (about, for dropped rows).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_line_keeps_its_start_and_counts_what_lies_between() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        // (command, the line's first characters, its bytes)
+        let numbers = |n: u64| (1..=n).map(|i| i.to_string().len() as u64 + 1).sum::<u64>();
+        let cases = [
+            (
+                "seq 1 400000 | tr '\\n' ' '; echo; echo NEXT".to_owned(),
+                "1 2 3 4 5 6 ",
+                numbers(400_000),
+            ),
+            (
+                "seq 1 1000000 | tr '\\n' ' '; echo; echo NEXT".to_owned(),
+                "1 2 3 4 5 6 ",
+                numbers(1_000_000),
+            ),
+            (
+                "python3 -c \"print('字' * 2000000)\"; echo NEXT".to_owned(),
+                "字字字字",
+                6_000_000,
+            ),
+        ];
+        for (command, start, line_bytes) in cases {
+            let r = sh.send(&command).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{command}");
+            assert!(r.viewport.ends_with("\nNEXT\ndsh> "), "{command}");
+            let head = r
+                .head
+                .clone()
+                .unwrap_or_else(|| panic!("no head: {command}"));
+            assert_eq!(head.text.lines().count(), 1, "{command}: {head:?}");
+            let line = head
+                .line_start
+                .unwrap_or_else(|| panic!("{command}: no line start: {:?}", head.text));
+            assert!(line.text.starts_with(start), "{command}: {:?}", line.text);
+            // What the three parts hold is the whole line, the gap within a tenth.
+            let shown_end = r.viewport.find('\n').unwrap() as u64;
+            let between = line_bytes - line.text.len() as u64 - shown_end;
+            let error = line.omitted_bytes.abs_diff(between);
+            assert!(
+                error * 10 <= between,
+                "{command}: {} bytes counted, {between} between",
+                line.omitted_bytes
+            );
+        }
+        sh.close().await;
+    })
+    .await;
+}

@@ -13,6 +13,9 @@ use super::{AnchorId, Position, Screen};
 pub(crate) const HEAD_ROWS: u64 = 100;
 /// Most bytes of a send's first output kept.
 pub(crate) const HEAD_BYTES: usize = 16 * 1024;
+/// Most bytes kept of the start of the line after the head's whole lines (a line too long
+/// to keep whole): what a result shows of a huge line's start.
+pub(crate) const LINE_START_BYTES: usize = 4 * 1024;
 
 /// One send's head capture.
 #[derive(Debug)]
@@ -32,6 +35,9 @@ pub(crate) struct Head {
     /// and screen rows alike): lines, not rows, for a count of the lines the scrollback
     /// dropped after the head. `None` when it could not be told.
     line_ends_before_end: Option<u64>,
+    /// The start of the line after `text` (at most [`LINE_START_BYTES`]) and the absolute
+    /// row it starts on, when that line did not fit whole or had not ended yet.
+    line_start: Option<(String, u64)>,
 }
 
 /// A send's first output lines placed against its rendered viewport.
@@ -50,6 +56,12 @@ pub(crate) struct PlacedHead {
     /// Bytes of those retained rows as a render joins them (each line ending in `\n`),
     /// including the start of the viewport's first line when the render's byte bound cut it.
     pub(crate) retained_bytes_before: u64,
+    /// The start of the viewport's first line when the viewport begins inside a line that
+    /// began after the head's lines (a huge line whose start the scrollback or the byte bound
+    /// lost), and the bytes of that line between this start and the viewport's first row
+    /// (about: a row the scrollback dropped counts as the line's retained rows do on
+    /// average).
+    pub(crate) line_start: Option<(String, u64)>,
 }
 
 impl Screen {
@@ -97,6 +109,48 @@ impl Screen {
         text.truncate(len);
         let history = self.history();
         let first_retained = history.first_abs();
+        // The viewport begins inside the line that starts right after the kept lines: no
+        // line ends between that line's first row and the viewport's first row.
+        let line_start = head
+            .line_start
+            .filter(|&(_, row)| {
+                kept == head.line_ends.len() && row == end_row && row < viewport_first_row
+            })
+            .filter(|_| {
+                let before = head.line_ends_before_end;
+                before.is_some() && before == self.line_ends_before(viewport_first_row)
+            })
+            .map(|(start, row)| {
+                // Rows the scrollback dropped count as the retained rows of the line do on
+                // average (wide characters take more bytes per row), else as full rows.
+                let (mut bytes, mut retained) = (0u64, 0u64);
+                for r in row..viewport_first_row {
+                    if let Some((text, _)) = history.get(r) {
+                        bytes += text.len() as u64;
+                        retained += 1;
+                    }
+                }
+                let dropped = viewport_first_row - row - retained;
+                let per_row = bytes
+                    .checked_div(retained)
+                    .unwrap_or_else(|| u64::from(self.config.cols.max(1)));
+                let gap = (bytes + dropped * per_row).saturating_sub(start.len() as u64);
+                (start, gap)
+            });
+        if line_start.is_some() {
+            // The rows before the viewport are that line's: its gap counts them.
+            return Some(PlacedHead {
+                text,
+                lines_dropped: head.line_ends[..kept]
+                    .iter()
+                    .take_while(|&&end| end <= first_retained)
+                    .count() as u64,
+                lines_between_dropped: 0,
+                retained_lines_before: 0,
+                retained_bytes_before: 0,
+                line_start,
+            });
+        }
         let (mut retained_lines_before, mut retained_bytes_before) = (0u64, 0u64);
         for (text, wrapped) in
             (end_row.max(first_retained)..viewport_first_row).filter_map(|row| history.get(row))
@@ -126,6 +180,7 @@ impl Screen {
             },
             retained_lines_before,
             retained_bytes_before,
+            line_start: None,
         })
     }
 
@@ -164,26 +219,39 @@ impl Screen {
             text: String::new(),
             line_ends: Vec::new(),
             line_ends_before_end: self.line_ends_before(start.row),
+            line_start: None,
         };
         let mut line = String::new();
         let mut row = rows.first_row();
+        let mut line_row = row;
         // The last row is the cursor's: its line may still grow.
         let done = rows.row_count().saturating_sub(1);
         for (text, wrapped) in rows.rows().take(done) {
+            if line.is_empty() {
+                line_row = row;
+            }
             line.push_str(text);
             row += 1;
             if wrapped {
+                if line.len() > HEAD_BYTES {
+                    break;
+                }
                 continue;
             }
-            line.push('\n');
             if head.line_ends.len() == HEAD_ROWS as usize
-                || head.text.len() + line.len() > HEAD_BYTES
+                || head.text.len() + line.len() + 1 > HEAD_BYTES
             {
                 break;
             }
+            line.push('\n');
             head.text.push_str(&line);
             head.line_ends.push(row);
             line.clear();
+        }
+        // The next line did not fit whole (or has not ended): keep its start.
+        if !line.is_empty() {
+            let keep = dsh_output_retention::head_slice(&line, LINE_START_BYTES);
+            head.line_start = Some((keep.to_owned(), line_row));
         }
         // Each of the head's lines ends a line.
         head.line_ends_before_end = head

@@ -3,7 +3,9 @@
 
 use crate::readiness::Settle;
 use crate::screen::{PlacedHead, Rendered};
-use crate::types::{EarlierExits, InputMode, SendHead, SendResult, SessionStatus, WaitReason};
+use crate::types::{
+    EarlierExits, InputMode, LineStart, SendHead, SendResult, SessionStatus, WaitReason,
+};
 
 /// Everything gathered when a send settles.
 #[derive(Clone, Debug)]
@@ -86,6 +88,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         lines_between: h.lines_between_dropped,
         retained_lines_before: h.retained_lines_before,
         retained_bytes_before: h.retained_bytes_before,
+        line_start: h.line_start.map(|(text, omitted_bytes)| LineStart {
+            text,
+            omitted_bytes,
+        }),
     });
     SendResult {
         viewport: facts.rendered.text,

@@ -234,6 +234,7 @@ fn a_kept_head_leads_a_viewport_that_lost_its_start() {
             lines_between: 289_901,
             retained_lines_before: 0,
             retained_bytes_before: 0,
+            line_start: None,
         },
     );
     fit_send(&mut output, "pty-1", 4096);
@@ -280,6 +281,7 @@ fn retained_lines_before_the_viewport_are_pageable_not_dropped() {
                 lines_between: 0,
                 retained_lines_before,
                 retained_bytes_before: retained_lines_before * 5,
+                line_start: None,
             },
         );
         fit_send(&mut output, "pty-1", 4096);
@@ -310,6 +312,7 @@ fn one_huge_line_after_a_kept_head_gets_no_empty_omission_line() {
             lines_between: 0,
             retained_lines_before: 0,
             retained_bytes_before: 0,
+            line_start: None,
         },
     );
     fit_send(&mut output, "pty-1", 32 * 1024);
@@ -321,4 +324,44 @@ fn one_huge_line_after_a_kept_head_gets_no_empty_omission_line() {
         rendered.contains("bytes of this line omitted"),
         "{rendered:.300}"
     );
+}
+
+#[test]
+fn a_viewport_inside_a_huge_line_shows_the_lines_start_and_counts_the_rest() {
+    let start = "1 2 3 4 5 ".repeat(400);
+    let end = "9 ".repeat(50_000);
+    let transcript = format!("{end}\nNEXT\ndsh> ");
+    let mut output = cut_with_head(
+        &transcript,
+        SendHead {
+            text: "seq …\n".to_owned(),
+            lines_dropped: 0,
+            lines_between: 0,
+            retained_lines_before: 0,
+            retained_bytes_before: 0,
+            line_start: Some(LineStart {
+                text: start.clone(),
+                omitted_bytes: 1_000_000,
+            }),
+        },
+    );
+    fit_send(&mut output, "pty-1", 4096);
+    let (viewport, truncated, omitted) = parts(&output);
+    assert!(truncated);
+    assert_eq!(omitted, None, "nothing but the line's middle is left out");
+    let lines: Vec<&str> = viewport.split('\n').collect();
+    assert_eq!(lines[0], "seq …");
+    assert_eq!(&lines[2..], ["NEXT", "dsh> "]);
+    let (shown_start, rest) = lines[1].split_once("[… about ").unwrap();
+    let (count, shown_end) = rest.split_once(" bytes of this line omitted").unwrap();
+    let shown_end = &shown_end[shown_end.find(']').unwrap() + 1..];
+    assert!(start.starts_with(shown_start) && !shown_start.is_empty());
+    assert!(end.ends_with(shown_end) && !shown_end.is_empty());
+    // Every byte of the line is shown or counted.
+    let count: usize = count.parse().unwrap();
+    assert_eq!(
+        shown_start.len() + count + shown_end.len(),
+        start.len() + 1_000_000 + end.len()
+    );
+    assert!(render::render_send(&output, usize::MAX).len() <= 4096);
 }

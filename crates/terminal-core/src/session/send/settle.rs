@@ -84,7 +84,11 @@ impl SendOp {
         // The start the byte bound cut off the first copied row lies before the viewport too.
         let cut = copied.saturating_sub(rendered.text.len()) as u64;
         let head = head.filter(|_| rendered.truncated).map(|mut h| {
-            h.retained_bytes_before += cut;
+            match h.line_start.as_mut() {
+                // The cut start is part of the line the viewport begins inside.
+                Some((_, gap)) => *gap += cut,
+                None => h.retained_bytes_before += cut,
+            }
             h
         });
         let TerminalFacts {
