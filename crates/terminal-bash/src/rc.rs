@@ -6,7 +6,9 @@
 //!   they never show under `set -x` and never trigger a user's DEBUG trap. `PS1` is
 //!   `D;$?` + `A` + the prompt text + `B`. Bash restores `$?` after `PROMPT_COMMAND` runs, and
 //!   the `D` mark is expanded first, so its status is the user's last command's, whatever a
-//!   `PROMPT_COMMAND` hook or a command substitution in the user's `PS1` does.
+//!   `PROMPT_COMMAND` hook or a command substitution in the user's `PS1` does. `PS0` starts
+//!   with a `C` mark: bash prints it only before a command runs, so a prompt after an empty
+//!   or comment-only line (whose `D` repeats the previous status) is not taken for a command.
 //! - One hook, `__dsh_prompt`, runs from `PROMPT_COMMAND` as the array element after every
 //!   other (bash 5.1+ runs each element), wrapped as `{ __dsh_prompt; } &>/dev/null` so that
 //!   neither its `set -x` trace nor a user DEBUG trap firing for it reaches the screen. It
@@ -75,11 +77,12 @@ __dsh_a='\[\033]133;A;dsh=@NONCE@\007\]'
 __dsh_b='\[\033]133;B;dsh=@NONCE@\007\]'
 __dsh_a2='\[\033]133;A;k=s;dsh=@NONCE@\007\]'
 __dsh_b2='\[\033]133;B;k=s;dsh=@NONCE@\007\]'
+__dsh_c='\033]133;C;dsh=@NONCE@\007'
 __dsh_stty=$(command stty -g 2>/dev/null) || __dsh_stty=
 __dsh_strip() {
   local p=$1
   p=${p//"$__dsh_d"/}; p=${p//"$__dsh_a"/}; p=${p//"$__dsh_b"/}
-  p=${p//"$__dsh_a2"/}; p=${p//"$__dsh_b2"/}; p=${p//"$__dsh_keep"/}
+  p=${p//"$__dsh_a2"/}; p=${p//"$__dsh_b2"/}; p=${p//"$__dsh_c"/}; p=${p//"$__dsh_keep"/}
   __dsh_r=$p
 }
 __dsh_faults=
@@ -155,7 +158,7 @@ __dsh_settle() {
   fi
   if [[ -z $__dsh_ps0 || ${PS0-} != "$__dsh_ps0" ]]; then
     __dsh_strip "${PS0-}"
-    __dsh_ps0=$__dsh_keep$__dsh_r
+    __dsh_ps0=$__dsh_c$__dsh_keep$__dsh_r
     PS0=$__dsh_ps0
   fi
   return 0

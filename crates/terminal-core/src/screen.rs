@@ -234,14 +234,32 @@ struct PromptTracker {
     last_exit: Option<i32>,
     /// Every `D` mark's status, counted.
     exits: ExitLog,
+    /// A `C` mark (the shell's `PS0`: a command line was read and runs) came since the last
+    /// `D` mark.
+    command_started: bool,
+    /// Any `C` mark came (a shell without `PS0` prints none).
+    starts_seen: bool,
 }
 
 impl PromptTracker {
     fn on_mark(&mut self, mark: MarkKind) {
+        // Only the finished-command count notes a command's start; readiness and the prompt
+        // state follow the prompt marks.
+        if mark == MarkKind::CommandStart {
+            self.command_started = true;
+            self.starts_seen = true;
+            return;
+        }
         if let MarkKind::CommandDone { exit_code } = mark {
             self.done_count += 1;
+            // A prompt after an empty or comment-only line ran no command: its status is
+            // the previous command's again, neither this prompt's command's status nor
+            // another finished command.
+            let ran = std::mem::take(&mut self.command_started) || !self.starts_seen;
             self.last_exit = exit_code;
-            self.exits.record(exit_code);
+            if ran {
+                self.exits.record(exit_code);
+            }
         }
         if matches!(mark, MarkKind::PromptEnd | MarkKind::ContinuationEnd) {
             self.prompt_end_count += 1;
@@ -406,6 +424,12 @@ impl Screen {
     /// Where the exit log stands now (a result's start, for [`Screen::exits_since`]).
     pub(crate) fn exit_tally(&self) -> ExitTally {
         self.prompt.exits.tally()
+    }
+
+    /// The exit status of the newest command that finished since `from` (a prompt after an
+    /// empty or comment-only line is not one); `None` when none did or it carried none.
+    pub(crate) fn command_exit_since(&self, from: ExitTally) -> Option<i32> {
+        self.prompt.exits.last_since(from)
     }
 
     /// The commands that finished since `from`, without the newest one when `own_last` (the

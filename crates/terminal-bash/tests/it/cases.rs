@@ -614,3 +614,27 @@ async fn c07_a_long_multi_line_send_reports_every_earlier_exit() {
     })
     .await;
 }
+
+/// Field case C07, lines that run no command: blank and comment-only lines in a multi-line
+/// send bring a prompt back with the previous status, and are not counted as commands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c07_blank_and_comment_lines_are_not_counted_as_commands() {
+    within(async {
+        let shell = Shell::open(super::support::config()).await;
+        for (text, earlier, last) in [
+            ("(exit 3)\n\n\n\n\necho end", vec![3], Some(0)),
+            ("false\n# a comment\n\n   \ntrue", vec![1], Some(0)),
+            ("true\n(exit 4)\n\n", vec![0], Some(4)),
+            // No command ran: no status is this send's.
+            ("# only a comment\n\n", vec![], None),
+            ("", vec![], None),
+        ] {
+            let r = shell.send(text).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{text:?}: {r:?}");
+            assert_eq!(crate::support::earlier(&r), earlier, "{text:?}: {r:?}");
+            assert_eq!(r.exit_code, last, "{text:?}: {r:?}");
+        }
+        shell.close().await;
+    })
+    .await;
+}

@@ -49,6 +49,13 @@ impl ExitLog {
         }
     }
 
+    /// The newest recorded status when a mark was recorded since `from`.
+    pub(crate) fn last_since(&self, from: ExitTally) -> Option<i32> {
+        (self.tally.marks > from.marks)
+            .then_some(self.last)
+            .flatten()
+    }
+
     /// Where the log stands now.
     pub(crate) fn tally(&self) -> ExitTally {
         self.tally

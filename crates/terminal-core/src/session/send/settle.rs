@@ -44,6 +44,9 @@ impl SendOp {
         let output_bytes = st.bytes_read.saturating_sub(bytes_from);
         // The newest finished command is the result's own when its prompt settled it.
         let exits = st.screen.exits_since(exits_from, reason == Settle::Prompt);
+        // The result's own status is the newest command's that finished in its span: a
+        // prompt after an empty or comment-only line repeats an older command's.
+        let last_exit_code = last_exit_code.and(st.screen.command_exit_since(exits_from));
         // A full-screen program holds the terminal: this result shows its screen, not what
         // reached the main screen since the anchor (the command's own line), so the next
         // result starts there too, as if nobody had seen this one.
