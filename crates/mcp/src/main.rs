@@ -164,13 +164,15 @@ fn watch_signals(shutdown: &CancellationToken) {
 
 /// Logs to stderr only, filtered by `RUST_LOG` (default `warn`; invalid directives are
 /// ignored). rmcp logs every request's arguments at debug level, text typed at a password
-/// prompt included, so it stays at `info` unless `RUST_LOG` names it.
+/// prompt included, so a `RUST_LOG` that enables debug or trace in general keeps rmcp at
+/// `info` unless it names rmcp.
 fn init_tracing() {
     let mut filter = EnvFilter::builder()
         .with_default_directive(LevelFilter::WARN.into())
         .from_env_lossy();
-    let names_rmcp = std::env::var("RUST_LOG").is_ok_and(|v| v.contains("rmcp"));
-    if !names_rmcp && let Ok(quiet) = "rmcp=info".parse() {
+    let wide_debug = std::env::var("RUST_LOG")
+        .is_ok_and(|v| !v.contains("rmcp") && (v.contains("debug") || v.contains("trace")));
+    if wide_debug && let Ok(quiet) = "rmcp=info".parse() {
         filter = filter.add_directive(quiet);
     }
     tracing_subscriber::fmt()
