@@ -74,6 +74,9 @@ impl BackendSession for CappedSession {
     fn input_hidden(&self) -> bool {
         self.inner.input_hidden()
     }
+    fn working_dir_gone(&self) -> bool {
+        self.inner.working_dir_gone()
+    }
     fn signal(&self, signal: TerminalSignal) -> Result<SignalResult, TerminalError> {
         self.inner.signal(signal)
     }

@@ -53,6 +53,10 @@ pub trait BackendSession: Send + Sync + 'static {
     /// Whether what is typed now would not be shown: the terminal has echo off in canonical
     /// mode (a password prompt). Text sent then is a secret: it belongs in no label or log.
     fn input_hidden(&self) -> bool;
+    /// Whether the shell's working directory was removed since it entered it (a directory
+    /// deleted and perhaps made again under the same name): an idle shell there would not see
+    /// the directory now at that path. Reads `/proc` (brief).
+    fn working_dir_gone(&self) -> bool;
     /// Stops every process of the session and waits until they are gone. Idempotent.
     ///
     /// # Errors

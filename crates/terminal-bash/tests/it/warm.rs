@@ -186,6 +186,34 @@ async fn another_cwd_does_not_take_the_warm_shell_and_the_cap_holds() {
     .await;
 }
 
+/// A warm shell whose directory was removed and made again under the same name (a build or
+/// scratch directory wiped and recreated) is not handed out: the open runs cold, in the new
+/// directory.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_warm_shell_in_a_directory_made_again_is_not_taken() {
+    within(async {
+        let p = pool();
+        let dir = p.ws.0.join("scratch");
+        std::fs::create_dir(&dir).unwrap();
+        let request = || SpawnRequest {
+            cwd: Some(dir.clone()),
+            ..shell(None)
+        };
+        p.open(request()).await;
+        p.warm_ready().await;
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("fresh.txt"), "").unwrap();
+        let second = p.open(request()).await;
+        assert_eq!(p.terminals.warm_sessions_taken(), 0);
+        let id = second.snapshot.session_id;
+        assert_eq!(p.run(&id, "ls").await, "fresh.txt");
+        assert_eq!(p.run(&id, "touch made && echo made-$?").await, "made-0");
+        p.finish().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sandbox_mode_change_discards_the_warm_shell() {
     within(async {

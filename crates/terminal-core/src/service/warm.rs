@@ -227,7 +227,8 @@ impl Terminals {
     }
 
     /// Publishes a taken ready warm session, or closes it when its program exited while idle
-    /// or its requested working directory is gone (`Ok(None)`: the open then runs cold, and
+    /// or its requested working directory is gone, also when one was made again under the same
+    /// name after the shell entered the old one (`Ok(None)`: the open then runs cold, and
     /// fails as a cold open would). Runs detached, like a backend spawn.
     pub(super) async fn run_take(
         self: Arc<Self>,
@@ -248,7 +249,8 @@ impl Terminals {
             armed: true,
         };
         let usable = session.status() == SessionStatus::Running
-            && cwd.as_deref().is_none_or(std::path::Path::is_dir);
+            && cwd.as_deref().is_none_or(std::path::Path::is_dir)
+            && !session.working_dir_gone();
         let result = if usable {
             let result = self
                 .publish_or_roll_back(&id, &owner, &cancel, backend_type, session)

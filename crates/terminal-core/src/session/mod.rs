@@ -195,6 +195,13 @@ impl BackendSession for PtySession {
         Ok(SendOperation::new(op))
     }
 
+    fn working_dir_gone(&self) -> bool {
+        // The shell leads its own group (under a launcher too); the kernel marks the link of
+        // a removed directory.
+        std::fs::read_link(format!("/proc/{}/cwd", self.inner.shared.shell_pgid()))
+            .is_ok_and(|dir| dir.to_string_lossy().ends_with(" (deleted)"))
+    }
+
     fn input_hidden(&self) -> bool {
         self.inner
             .shared

@@ -360,6 +360,10 @@ impl BackendSession for StubSession {
         false
     }
 
+    fn working_dir_gone(&self) -> bool {
+        false
+    }
+
     fn read(&self, request: ReadRequest) -> Result<ReadResult, TerminalError> {
         if request.count == Some(0) {
             return Err(TerminalError::invalid("count must be positive"));
