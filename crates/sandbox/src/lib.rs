@@ -38,6 +38,7 @@ mod limits;
 mod mode;
 mod plugin;
 mod policy;
+mod prompt;
 
 pub use bwrap::{Bubblewrap, ConfineRequest, DEFAULT_BWRAP, Sandbox};
 pub use error::SandboxError;
@@ -45,6 +46,7 @@ pub use limits::{LimitGuard, LimitHits, LimitMechanism, Limited, ResourceLimits,
 pub use mode::{SandboxMode, UnknownSandboxMode};
 pub use plugin::{SandboxConfig, SandboxPlugin};
 pub use policy::{OwnerActivity, PolicyDefaults, SandboxPolicies, SandboxPolicy};
+pub use prompt::{PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER};
 
 /// The package name used with the invariants registry.
 pub const PACKAGE: &str = "dsh-sandbox";

@@ -5,11 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use dsh_context::{BoxError, Plugin, Registrar, ServiceKey};
+use dsh_system_prompt::SystemPrompt;
 
 use crate::bwrap::{Bubblewrap, DEFAULT_BWRAP, Sandbox};
 use crate::limits::{ResourceLimits, SessionLimits};
 use crate::mode::SandboxMode;
 use crate::policy::{PolicyDefaults, SandboxPolicies};
+use crate::prompt::{PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER, prompt_text};
 
 /// The operator's sandbox settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +64,10 @@ impl Plugin for SandboxPlugin {
         ]
     }
 
+    fn optional(&self) -> Vec<ServiceKey> {
+        vec![ServiceKey::of::<SystemPrompt>()]
+    }
+
     fn validate_config(&self) -> Result<(), String> {
         if let Some(root) = &self.config.workspace_root
             && !root.is_dir()
@@ -87,6 +93,17 @@ impl Plugin for SandboxPlugin {
             Some(root) => std::path::absolute(root)?,
             None => std::env::current_dir()?,
         };
+        // The model hears what the host's default confinement changes for its sessions.
+        if let Some(prompt) = registrar.get::<SystemPrompt>()
+            && let Some(text) = prompt_text(self.config.mode, self.config.allow_network)
+        {
+            prompt.section(PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER, text)?;
+            registrar.on_dispose(move || {
+                Box::pin(async move {
+                    prompt.remove(PROMPT_SECTION_NAME);
+                })
+            });
+        }
         registrar.provide(Arc::new(SandboxPolicies::new(PolicyDefaults {
             mode: self.config.mode,
             workspace_root: root,
