@@ -70,8 +70,9 @@ fn label(id: &SessionId, text: &str, hidden: bool) -> String {
 }
 
 /// The job detail of a settled send: `wait: <reason>[, exit: N][, input: <mode>]` (the mode
-/// when the program waits with echo off, at a continuation prompt or on the alternate screen,
-/// so a job that stopped at a password prompt does not read as plainly done), or
+/// when a program waits at a prompt of its own (no exit status), with echo off, at a
+/// continuation prompt or on the alternate screen, so a job that stopped at a prompt does not
+/// read as plainly done), or
 /// `session exited: <code | signal | unknown>`.
 pub(crate) fn detail(result: &SendResult) -> String {
     let wait_reason = crate::schema::WaitReasonOutput::from(result.wait_reason).as_str();
@@ -82,10 +83,21 @@ pub(crate) fn detail(result: &SendResult) -> String {
                 detail.push_str(&format!(", exit: {code}"));
             }
             let mode = match result.input_mode {
+                // No prompt came back: a program (or the shell's own `read`) waits at a
+                // prompt of its own, so the command has not finished.
+                InputMode::Normal
+                    if result.wait_reason == WaitReason::StdinRead
+                        && result.exit_code.is_none() =>
+                {
+                    Some(match result.foreground.as_deref() {
+                        Some(program) => format!("{program} waits for input"),
+                        None => "waits for input".to_owned(),
+                    })
+                }
                 InputMode::Normal => None,
-                InputMode::EchoOff => Some("echo off (a password prompt?)"),
-                InputMode::Continuation => Some("continuation prompt"),
-                InputMode::AlternateScreen => Some("full-screen program"),
+                InputMode::EchoOff => Some("echo off (a password prompt?)".to_owned()),
+                InputMode::Continuation => Some("continuation prompt".to_owned()),
+                InputMode::AlternateScreen => Some("full-screen program".to_owned()),
             };
             if let Some(mode) = mode {
                 detail.push_str(&format!(", input: {mode}"));
@@ -215,9 +227,6 @@ impl Stream {
                     })
                     .map(|i| page[i].clone())
             });
-        eprintln!(
-            "DBG held={held:?} first={first:?} found={found:?} whole={whole} following={following:?}"
-        );
         match found {
             Some(line) if line == joined => false,
             Some(line) if line == first => true,
@@ -586,7 +595,15 @@ mod tests {
             detail(&result),
             "wait: stdin_read, input: echo off (a password prompt?)"
         );
+        // No prompt came back: a program (or the shell's `read`) waits at its own prompt.
         result.input_mode = InputMode::Normal;
+        assert_eq!(detail(&result), "wait: stdin_read, input: waits for input");
+        result.foreground = Some("python3".into());
+        assert_eq!(
+            detail(&result),
+            "wait: stdin_read, input: python3 waits for input"
+        );
+        result.foreground = None;
         result.exit_code = Some(2);
         assert_eq!(detail(&result), "wait: stdin_read, exit: 2");
         result.session_status = SessionStatus::Exited {

@@ -456,6 +456,9 @@ pub fn render_list(sessions: &[SessionOutput], max_bytes: usize) -> String {
     bound_body_with_suffix(&lines.join("\n"), "", false, max_bytes)
 }
 
+/// Where a delivered signal's effect shows (the end of every `terminal_signal` delivery).
+const SIGNAL_EFFECT: &str = "the next terminal_send or terminal_read (job_output while a background job holds the session) shows its effect";
+
 /// `terminal_signal`: `delivered <SIG> to foreground process group <pgid>`, plus where to see
 /// its effect, or a note when the group is the shell itself (nothing else was running, field
 /// case C22; SIGTERM and SIGTSTP, which an interactive shell ignores, changed nothing).
@@ -471,9 +474,7 @@ pub fn render_signal(signal: &str, target_pgid: i32, shell_is_target: bool) -> S
         )
     } else {
         // The signal is not awaited: say where its effect shows.
-        format!(
-            "delivered {signal} to foreground process group {target_pgid}; the next terminal_send or terminal_read shows its effect"
-        )
+        format!("delivered {signal} to foreground process group {target_pgid}; {SIGNAL_EFFECT}")
     }
 }
 
@@ -481,7 +482,7 @@ pub fn render_signal(signal: &str, target_pgid: i32, shell_is_target: bool) -> S
 /// program reads keys raw (it turned the terminal's signal keys off), so Ctrl-C is a key to it.
 pub fn render_interrupt_character(signal: &str, target_pgid: i32) -> String {
     format!(
-        "delivered {signal} to foreground process group {target_pgid} as the terminal's interrupt character (Ctrl-C), the way the terminal's own key would: the program reads keys raw, so it handles Ctrl-C itself (an editor such as vim does not quit on it); the next terminal_send or terminal_read shows its effect"
+        "delivered {signal} to foreground process group {target_pgid} as the terminal's interrupt character (Ctrl-C), the way the terminal's own key would: the program reads keys raw, so it handles Ctrl-C itself (an editor such as vim does not quit on it); {SIGNAL_EFFECT}"
     )
 }
 
@@ -489,7 +490,7 @@ pub fn render_interrupt_character(signal: &str, target_pgid: i32) -> String {
 /// the shell was still reading.
 pub fn render_signal_when_command_starts(signal: &str) -> String {
     format!(
-        "{signal} goes to the command just sent once it starts (the shell was still reading its line, and an interrupt then would cut the line short; a line that starts no program gets it after a short grace); the next terminal_send or terminal_read shows its effect"
+        "{signal} goes to the command just sent once it starts (the shell was still reading its line, and an interrupt then would cut the line short; a line that starts no program gets it after a short grace); {SIGNAL_EFFECT}"
     )
 }
 

@@ -410,7 +410,7 @@ fn seed_list_goldens() {
 fn signal_and_close_renders() {
     assert_eq!(
         render_signal("SIGINT", 4242, false),
-        "delivered SIGINT to foreground process group 4242; the next terminal_send or terminal_read shows its effect"
+        "delivered SIGINT to foreground process group 4242; the next terminal_send or terminal_read (job_output while a background job holds the session) shows its effect"
     );
     insta::assert_snapshot!("signal_shell_target", render_signal("SIGINT", 4242, true));
     insta::assert_snapshot!(

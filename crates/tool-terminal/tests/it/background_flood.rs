@@ -36,6 +36,31 @@ async fn wait_for_file(path: &Path) {
     }
 }
 
+/// Waits until the session's screen shows `line` as its newest output line before the
+/// cursor's (the core has taken in everything printed before it), reading the scrollback
+/// without consuming the job's output.
+async fn wait_for_screen_line(host: &Host, agent: &Agent, session: &str, line: &str) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let r = host
+            .call(
+                agent,
+                "terminal_read",
+                json!({"sessionId": session, "count": 5}),
+            )
+            .await;
+        if r.text().lines().any(|l| l.trim_end() == line) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{line} never showed: {}",
+            r.text()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// One read, parsed: the numbered lines in order, each omission line before the number that
 /// follows it (`None` for a number with no omission just before it), and the status line.
 struct Read {
@@ -185,6 +210,7 @@ async fn a_flooding_background_job_reads_as_whole_lines_with_every_omission_stat
     // The burst in one read: the command line first, then the first and the newest lines
     // around an omission whose terminal_read arguments page exactly the lines left out.
     wait_for_file(&dir.join("burst")).await;
+    wait_for_screen_line(&host, &agent, &session, "9000").await;
     let text = read(&host, &agent, &job).await;
     let command = format!("{ack}\n{text}");
     let first_output = command.lines().nth(1).unwrap_or("");
