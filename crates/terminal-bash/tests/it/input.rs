@@ -414,8 +414,16 @@ async fn c26_a_line_typed_in_pieces_counts_every_piece_toward_the_limit() {
         // Nothing of it was sent: what was typed before arrives whole with a piece that fits.
         let r = sh.send(&"c".repeat(1095)).await;
         assert!(r.viewport.lines().any(|l| l == "len=4095"), "{r:?}");
-        // The same typed ahead while a command runs (canonical mode until the prompt).
-        let r = sh.send("sleep 3; echo slept").await;
+        // The same typed ahead while a command runs (canonical mode until the prompt), the
+        // command held until the pieces are in.
+        let gate =
+            std::env::temp_dir().join(format!("dsh-c26-gate-{}", crate::support::unique_id()));
+        let r = sh
+            .send(&format!(
+                "until [ -e '{}' ]; do sleep 0.05; done; echo slept",
+                gate.display()
+            ))
+            .await;
         assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
         sh.send_raw(&format!("echo {a}"), false).await;
         let err = sh
@@ -425,11 +433,13 @@ async fn c26_a_line_typed_in_pieces_counts_every_piece_toward_the_limit() {
         assert!(err.message().contains("4095-byte line limit"), "{err}");
         // Ended with a short tail instead: the whole command runs once the prompt is back.
         let r = sh.send(" | wc -c").await;
+        std::fs::write(&gate, "").unwrap();
         crate::support::wait_until("the typed-ahead command ran", || {
             sh.session.transcript().contains("\n3001\n")
         })
         .await;
         drop(r);
+        let _ = std::fs::remove_file(&gate);
         // At the prompt readline reads raw: pieces of any total length make one command.
         let r = sh.send("echo ok").await;
         assert!(r.viewport.lines().any(|l| l == "ok"), "{r:?}");
