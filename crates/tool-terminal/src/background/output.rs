@@ -209,12 +209,15 @@ impl OutputWindow {
             return;
         }
         let keep = self.max_line / 2;
-        if self.carry_cut == 0 {
-            // First overflow: the start stays, the rest becomes the end.
+        if self.carry_cut == 0 && self.carry_end.is_empty() {
+            // First overflow: the start (of what was kept and `text` together) stays, the
+            // rest becomes the end.
+            self.carry.push_str(text);
             let start = head_slice(&self.carry, keep).len();
             self.carry_end = self.carry.split_off(start);
+        } else {
+            self.carry_end.push_str(text);
         }
-        self.carry_end.push_str(text);
         let end = tail_slice(&self.carry_end, keep).len();
         let cut = self.carry_end.len() - end;
         if cut > 0 {
@@ -238,9 +241,9 @@ impl OutputWindow {
 
     /// Adds one whole line (without its newline): to the first lines while they have room,
     /// else to the newest lines, moving the oldest of those into the gap.
-    fn push_line(&mut self, line: String) {
-        let (cut, _) = render::cut_long_lines(&line, self.max_line);
-        let mut line = cut.into_owned();
+    fn push_line(&mut self, mut line: String) {
+        // Already within the line bound (or cut around its marker) by the carry: cutting it
+        // again would cut the marker itself.
         line.push('\n');
         if self.head_open && self.head.len() + line.len() <= self.head_room {
             self.head.push_str(&line);

@@ -117,6 +117,39 @@ fn a_line_longer_than_the_room_is_cut_with_a_marker_and_memory_stays_bounded() {
     assert!(read.ends_with("xy\n"), "{read}");
 }
 
+/// A long line that arrives in one piece (or whose first piece alone is over the bound)
+/// keeps its start, as one that grew piece by piece does.
+#[test]
+fn a_long_line_arriving_at_once_keeps_its_start_and_end() {
+    for pieces in [
+        vec![format!("START{}END\n", "x".repeat(50_000))],
+        vec![
+            format!("START{}", "x".repeat(30_000)),
+            format!("{}END\n", "x".repeat(20_000)),
+        ],
+    ] {
+        let mut w = OutputWindow::new(4096, "pty-1");
+        for piece in &pieces {
+            w.push(piece, false);
+        }
+        let read = w.take(false, Some(10), "pty-1");
+        assert!(read.starts_with("STARTxx"), "{read}");
+        assert!(read.ends_with("xxEND\n"), "{read}");
+        let shown = read.len()
+            - 1
+            - read
+                .find("[…")
+                .map_or(0, |at| read[at..].find(']').unwrap() + 1);
+        let omitted: usize = read
+            .split("[… ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        assert_eq!(shown + omitted, 50_008, "{read}");
+    }
+}
+
 /// What the model reads: a flood read, a loss, and the line being written alone.
 #[test]
 fn model_visible_reads() {
