@@ -160,6 +160,7 @@ pub(crate) struct Readiness {
     typeahead: bool,
     poll_only: bool,
     keys_at_prompt: bool,
+    held_by_line_discipline: bool,
     /// The newest busy verdict and the group it is about.
     busy: Option<(i32, bool)>,
     /// Since when the shell's own stdin wait has been holding for its prompt mark.
@@ -186,6 +187,7 @@ impl Readiness {
             typeahead: false,
             poll_only: false,
             keys_at_prompt: false,
+            held_by_line_discipline: false,
             busy: None,
             shell_wait_since: None,
         }
@@ -204,6 +206,14 @@ impl Readiness {
     /// and the send settles as a stdin wait (no exit status: no command ran).
     pub(crate) fn set_keys_at_prompt(&mut self, keys_at_prompt: bool) {
         self.keys_at_prompt = keys_at_prompt;
+    }
+
+    /// Marks the input as keys a reader in canonical mode cannot have received: no line end
+    /// and none of the keys the line discipline acts on (end-of-file, interrupt, quit,
+    /// suspend), so the kernel holds them in its line. A program already waiting before the
+    /// write still waits for the same read: its wait is accepted without seeing it leave.
+    pub(crate) fn set_held_by_line_discipline(&mut self, held: bool) {
+        self.held_by_line_discipline = held;
     }
 
     /// When keys typed at the prompt settle if nothing else happens (for scheduling the next
@@ -298,7 +308,6 @@ impl Readiness {
             return Some(Settle::Continuation);
         }
         if self.keys_at_prompt
-            && o.prompt == PromptState::Prompt
             && shell_fg
             && !o.input_pending
             && o.output_drained
@@ -323,8 +332,11 @@ impl Readiness {
             let quiet = o.output_drained
                 && o.now.saturating_duration_since(o.last_output_at) >= quiet_needed;
             // A poll writes nothing, so a program already waiting for input is simply ready.
-            let accepted =
-                Some(fg) != self.pre.fg || self.left_wait || o.output_since_write || self.poll_only;
+            let accepted = Some(fg) != self.pre.fg
+                || self.left_wait
+                || o.output_since_write
+                || self.poll_only
+                || self.held_by_line_discipline;
             if gate
                 && waiting
                 && quiet

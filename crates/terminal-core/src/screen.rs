@@ -397,6 +397,15 @@ impl Screen {
     }
 
     /// Where the shell stands according to the marks.
+    /// Whether the newest prompt mark ends a prompt (primary or continuation): the shell read
+    /// no command line since, though text may have been typed after it.
+    pub(crate) fn after_prompt_end(&self) -> bool {
+        matches!(
+            self.prompt.last_mark,
+            Some(MarkKind::PromptEnd | MarkKind::ContinuationEnd)
+        )
+    }
+
     pub(crate) fn prompt_state(&self) -> PromptState {
         self.prompt.state()
     }

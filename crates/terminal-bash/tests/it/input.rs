@@ -232,8 +232,9 @@ async fn a_command_typed_in_pieces_reports_only_its_own_status() {
 }
 
 /// Keys that print nothing, typed at the idle prompt (Ctrl-U on an empty line, a lone
-/// Ctrl-G), settle as a stdin wait once the line editor took them, with no exit status (no
-/// command ran), instead of waiting out the idle window as if something might still run.
+/// Ctrl-G) or after text typed there (cursor moves), or to a reader in canonical mode (a
+/// partial secret, Ctrl-U in `cat`), settle as a stdin wait, with no exit status (no command
+/// ran), instead of waiting out the idle window as if something might still run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keys_that_print_nothing_at_the_prompt_settle_as_a_stdin_wait() {
     within(async {
@@ -252,6 +253,26 @@ async fn keys_that_print_nothing_at_the_prompt_settle_as_a_stdin_wait() {
         }
         let r = sh.send("echo still-$((6*7))").await;
         assert!(r.viewport.lines().any(|l| l == "still-42"), "{r:?}");
+        // Editing keys after text typed at the prompt (the cursor moves, nothing is printed).
+        sh.send_raw("echo edited", false).await;
+        for keys in ["\u{1b}[D", "\u{1}", "\u{5}"] {
+            let r = sh.send_raw(keys, false).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{keys:?}: {r:?}");
+        }
+        let r = sh.send("").await;
+        assert!(r.viewport.lines().any(|l| l == "edited"), "{r:?}");
+        // Keys a reader in canonical mode cannot have received yet: the kernel holds them.
+        sh.send("read -rs -p 'secret: ' s; echo; echo \"got ${#s}\"")
+            .await;
+        let r = sh.send_raw("part", false).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("-two").await;
+        assert!(r.viewport.lines().any(|l| l == "got 8"), "{r:?}");
+        let r = sh.send("cat").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send_raw("\u{15}", false).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        sh.send_raw("\u{4}", false).await;
         sh.close().await;
     })
     .await;

@@ -101,14 +101,37 @@ fn keys_at_the_prompt_settle_once_read_and_quiet() {
     assert_eq!(r.evaluate(&o), None, "the line editor may still print");
     o.now = t0 + WEAK_WAIT_QUIET;
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
-    // Text after the prompt (the keys were echoed) is not this rule's business.
+    // Keys typed after text at the prompt (cursor moves) settle the same way; a program
+    // that took the terminal meanwhile is not the line editor that read them.
     o.prompt = PromptState::Busy;
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+    o.fg = Some(CHILD);
     assert_eq!(r.evaluate(&o), None);
+    o.fg = Some(SHELL);
     // Nor is any other send.
     let mut plain = long();
     o.prompt = PromptState::Prompt;
     assert_eq!(plain.evaluate(&o), None);
     assert_eq!(plain.keys_settle_at(t0), None);
+}
+
+#[test]
+fn keys_the_line_discipline_holds_accept_a_wait_that_began_before_the_write() {
+    let t0 = Instant::now();
+    let pre = PreWrite {
+        fg: Some(CHILD),
+        waiting: true,
+    };
+    let mut o = obs(t0, 30);
+    o.fg = Some(CHILD);
+    o.fg_waiting = Some(true);
+    // A key the reader may have acted on needs evidence that it did.
+    let mut plain = ready(pre, t0);
+    assert_eq!(plain.evaluate(&o), None);
+    // Keys held in the kernel's canonical line (no line end): the wait is still the same.
+    let mut held = ready(pre, t0);
+    held.set_held_by_line_discipline(true);
+    assert_eq!(held.evaluate(&o), Some(Settle::StdinWait));
 }
 
 #[test]

@@ -26,6 +26,10 @@ pub(super) type Probing = (
 /// The control bytes a terminal turns into signals with ISIG on (the default VINTR, VQUIT and
 /// VSUSP: Ctrl-C, Ctrl-\\ and Ctrl-Z).
 pub(super) const SIGNAL_BYTES: [u8; 3] = [0x03, 0x1c, 0x1a];
+
+/// The terminal's default end-of-file key (Ctrl-D): it hands a canonical-mode reader the line
+/// typed so far.
+pub(super) const EOF_KEY: u8 = 0x04;
 /// Longest wait for the shell to read the terminal before a signal byte is written anyway.
 pub(super) const SHELL_READ_WAIT_MAX: Duration = Duration::from_millis(1000);
 /// Longest pause between two checks of that wait.

@@ -27,6 +27,7 @@ use tokio::sync::{Notify, watch};
 use tracing::Instrument as _;
 
 use crate::error::{TerminalError, TerminalErrorCode};
+use crate::pty::TtyModes;
 use crate::readiness::{Readiness, Settle};
 use crate::screen::{AnchorId, ExitTally, Position, PromptState};
 use crate::types::{SendRequest, SendResult};
@@ -35,7 +36,7 @@ use super::Inner;
 use super::cancel::CancelInterrupts;
 use super::input;
 use super::observe::{
-    Probe, Probing, SIGNAL_BYTES, marks_gone_at_line_editor, observe, pre_write,
+    EOF_KEY, Probe, Probing, SIGNAL_BYTES, marks_gone_at_line_editor, observe, pre_write,
     wait_for_shell_read,
 };
 use super::probe::ProbeSchedule;
@@ -244,10 +245,21 @@ impl SendOp {
             .is_some_and(|head| head.iter().any(|&b| b == b'\n' || b == b'\r'));
         readiness.set_typeahead(st.screen.prompt_state() == PromptState::Busy || multi_line);
         readiness.set_poll_only(input.is_empty());
+        // Keys without a line end: at the shell's line editor they edit the line (and may
+        // print nothing); to a reader in canonical mode the kernel holds them in its line.
+        let keys = !input.is_empty() && !input.iter().any(|&b| b == b'\n' || b == b'\r');
+        let modes = self.shared.pty.modes();
+        let shell_reads = self.shared.pty.foreground_pgid() == Some(self.shared.shell_pgid())
+            && modes.is_some_and(TtyModes::line_editing)
+            && st.screen.after_prompt_end();
         readiness.set_keys_at_prompt(
-            !input.is_empty()
-                && !input.iter().any(|&b| b == b'\n' || b == b'\r')
-                && st.screen.prompt_state() == PromptState::Prompt,
+            keys && (st.screen.prompt_state() == PromptState::Prompt || shell_reads),
+        );
+        readiness.set_held_by_line_discipline(
+            keys && modes.is_some_and(|m| m.canonical)
+                && !input
+                    .iter()
+                    .any(|b| SIGNAL_BYTES.contains(b) || *b == EOF_KEY),
         );
         // Start where the last result ended (see `State::resume_from`).
         let (anchor, bytes_from, exits_from) = match st.resume_from.take() {
