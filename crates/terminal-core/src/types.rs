@@ -347,6 +347,9 @@ pub struct ReadResult {
     pub line_end: u64,
     /// Whether the page or the retained history was cut.
     pub truncated: bool,
+    /// The start of the page's first line when the byte bound cut it off (one huge line):
+    /// its first bytes and, as `omitted_bytes`, exactly the bytes between them and the text.
+    pub line_start: Option<LineStart>,
 }
 
 /// A delivered signal (seed `TerminalSignalResult`).

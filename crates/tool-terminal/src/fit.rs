@@ -62,7 +62,7 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
     let joined = head
         .as_ref()
         .and_then(|h| h.line_start.as_ref())
-        .map(|start| join_line_start(viewport, start, max_line));
+        .map(|start| join_line_start(viewport, start, max_line, true));
     let (mut text, lines_cut) = match render::cut_long_lines(viewport, max_line) {
         (std::borrow::Cow::Owned(cut), true) => (cut, true),
         _ => (std::mem::take(viewport), joined.is_some()),
@@ -119,10 +119,16 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
     *viewport = format!("{}{tail}", &text[..head_len]);
 }
 
-/// The first line of `viewport` (the end of a huge line) preceded by the line's kept `start`:
-/// the start's first and the line's last `max_line / 2` bytes around the line-cut marker,
-/// which counts every byte between them (about: the scrollback may have dropped some).
-fn join_line_start(viewport: &str, start: &LineStart, max_line: usize) -> String {
+/// The first line of `text` (the end of a huge line) preceded by the line's kept `start`: the
+/// start's first and the line's last `max_line / 2` bytes around the line-cut marker, which
+/// counts every byte between them (`about` when the count is an estimate: the scrollback may
+/// have dropped some).
+pub(crate) fn join_line_start(
+    viewport: &str,
+    start: &LineStart,
+    max_line: usize,
+    about: bool,
+) -> String {
     let keep = max_line / 2;
     let first = &viewport[..viewport.find('\n').unwrap_or(viewport.len())];
     let shown_start = dsh_output_retention::head_slice(&start.text, keep);
@@ -130,10 +136,12 @@ fn join_line_start(viewport: &str, start: &LineStart, max_line: usize) -> String
     let omitted = (start.text.len() - shown_start.len()) as u64
         + start.omitted_bytes
         + (first.len() - last.len()) as u64;
-    format!(
-        "{shown_start}{}{last}",
+    let marker = if about {
         render::line_cut_marker_about(omitted)
-    )
+    } else {
+        render::line_cut_marker(usize::try_from(omitted).unwrap_or(usize::MAX))
+    };
+    format!("{shown_start}{marker}{last}")
 }
 
 /// Sets `viewport` to the kept head's first lines and the newest lines of `text` (a viewport

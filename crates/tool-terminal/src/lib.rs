@@ -276,12 +276,22 @@ impl Tool for ReadTool {
             .map_err(terminal_error)?;
         let mut page = page;
         let max_bytes = self.0.config.max_result_bytes;
+        // A first line the core's byte bound cut leads with the line's start it kept.
+        let joined = page
+            .line_start
+            .take()
+            .map(|start| fit::join_line_start(&page.text, &start, max_bytes / 4, false));
         // A line longer than a quarter of the cap keeps its start and end (the page cannot be
         // split inside a line); the marker says how to see the rest.
         if let (std::borrow::Cow::Owned(text), true) =
             render::cut_long_lines(&page.text, max_bytes / 4)
         {
             page.text = text;
+            page.truncated = true;
+        }
+        if let Some(first) = joined {
+            let end = page.text.find('\n').unwrap_or(page.text.len());
+            page.text.replace_range(..end, &first);
             page.truncated = true;
         }
         // The requested range's older end, and the pointer to its lines a cut page leaves out

@@ -5,11 +5,12 @@
 
 use std::borrow::Cow;
 
-use dsh_output_retention::tail_slice;
+use dsh_output_retention::{head_slice, tail_slice};
 
 use crate::error::TerminalError;
-use crate::types::ReadResult;
+use crate::types::{LineStart, ReadResult};
 
+use super::head::LINE_START_BYTES;
 use super::{DEFAULT_PAGE_LINES, Rendered};
 
 /// How far back from the newest row [`Screen::collect_rows`](super::Screen) copies.
@@ -171,6 +172,7 @@ impl RowsSnapshot {
                 line_begin: offset,
                 line_end: offset,
                 truncated: dropped,
+                line_start: None,
             });
         }
         let end = total - offset;
@@ -181,8 +183,28 @@ impl RowsSnapshot {
         ) else {
             return Err(TerminalError::invalid("PTY read range is too large"));
         };
-        let joined = lines.get(b..e).unwrap_or_default().join("\n");
+        let page = lines.get(b..e).unwrap_or_default();
+        let joined = page.join("\n");
         let (text, cut) = tail_bound(joined, max_bytes);
+        // The bound cut into a line: keep its start, unless the scrollback may already have
+        // lost it (the oldest retained line after a drop can begin anywhere).
+        let line_start = (cut && !text.is_empty())
+            .then(|| {
+                let first_len = text.find('\n').unwrap_or(text.len());
+                let lines_after = text[first_len..].matches('\n').count();
+                let index = page.len().checked_sub(lines_after + 1)?;
+                let whole = page[index];
+                let start_known = !(dropped && b + index == 0);
+                let cut_off = whole.len().saturating_sub(first_len);
+                (cut_off > 0 && start_known).then(|| {
+                    let start = head_slice(whole, LINE_START_BYTES.min(cut_off));
+                    LineStart {
+                        text: start.to_owned(),
+                        omitted_bytes: (cut_off - start.len()) as u64,
+                    }
+                })
+            })
+            .flatten();
         let returned = if text.is_empty() {
             0
         } else {
@@ -194,6 +216,7 @@ impl RowsSnapshot {
             line_begin: offset,
             line_end: offset + returned,
             truncated: dropped || cut,
+            line_start,
         })
     }
 }
@@ -253,6 +276,35 @@ mod tests {
         out.push_str("$ ");
         screen.feed(out.as_bytes());
         screen
+    }
+
+    /// A page whose byte bound cuts into one long line keeps that line's start, with the
+    /// exact count of the bytes between it and the page's text.
+    #[test]
+    fn a_page_cut_inside_a_long_line_keeps_its_start() {
+        let mut screen = Screen::new(
+            ScreenConfig {
+                rows: 5,
+                cols: 10,
+                scrollback_lines: 10_000,
+                scrollback_max_bytes: 1 << 20,
+            },
+            None,
+        );
+        let line = format!("START{}END", "x".repeat(20_000));
+        screen.feed(format!("before\r\n{line}\r\nafter\r\n$ ").as_bytes());
+        let page = screen.page(None, Some(10), 1000).unwrap();
+        assert!(page.text.ends_with("END\nafter\n$ "), "{:?}", page.text);
+        let start = page.line_start.expect("the cut line's start");
+        assert!(start.text.starts_with("STARTxx"));
+        let first = page.text.split('\n').next().unwrap();
+        assert_eq!(
+            start.text.len() + start.omitted_bytes as usize + first.len(),
+            line.len()
+        );
+        // A page that holds every line whole has none.
+        let whole = screen.page(Some(0), Some(2), 1000).unwrap();
+        assert_eq!(whole.line_start, None);
     }
 
     /// A page from a partial snapshot equals the same page cut from the whole transcript.

@@ -374,6 +374,7 @@ impl BackendSession for StubSession {
             line_begin: 0,
             line_end: 1,
             truncated: false,
+            line_start: None,
         })
     }
     fn signal(&self, _signal: TerminalSignal) -> Result<SignalResult, TerminalError> {

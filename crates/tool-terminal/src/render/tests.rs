@@ -353,6 +353,7 @@ fn seed_read_goldens() {
         line_begin: begin,
         line_end: end,
         truncated,
+        line_start: None,
     };
     assert_eq!(
         render_read(&page("history", 1, 0, 1, false), CAP),
