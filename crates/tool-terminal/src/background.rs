@@ -69,6 +69,9 @@ fn label(id: &SessionId, text: &str, hidden: bool) -> String {
     format!("{id}: {kept}")
 }
 
+/// How a job's detail ends when its command stopped at a prompt of its own.
+const WAITS_FOR_INPUT: &str = "waits for input";
+
 /// The job detail of a settled send: `wait: <reason>[, exit: N][, input: <mode>]` (the mode
 /// when a program waits at a prompt of its own (no exit status), with echo off, at a
 /// continuation prompt or on the alternate screen, so a job that stopped at a prompt does not
@@ -90,8 +93,8 @@ pub(crate) fn detail(result: &SendResult) -> String {
                         && result.exit_code.is_none() =>
                 {
                     Some(match result.foreground.as_deref() {
-                        Some(program) => format!("{program} waits for input"),
-                        None => "waits for input".to_owned(),
+                        Some(program) => format!("{program} {WAITS_FOR_INPUT}"),
+                        None => WAITS_FOR_INPUT.to_owned(),
                     })
                 }
                 InputMode::Normal => None,
@@ -438,6 +441,27 @@ impl Background {
             .get(&job, Some(owner))
             .is_ok_and(|s| s.status.is_live());
         live.then_some(job)
+    }
+
+    /// The notice for a foreground send to session `id` whose last background job stopped at
+    /// a program's own prompt that no send answered since: the send's text answers that
+    /// prompt, which the model saw only in the job's output (once per job).
+    pub(crate) fn take_stopped_at_prompt(&self, owner: &Agent, id: &SessionId) -> Option<String> {
+        let job = self.by_session.lock().get(id).cloned()?;
+        let snapshot = self.jobs.get(&job, Some(owner)).ok()?;
+        let detail = snapshot.detail.as_deref()?;
+        if snapshot.status.is_live() || !detail.ends_with(WAITS_FOR_INPUT) {
+            return None;
+        }
+        self.by_session.lock().remove(id);
+        let program = detail
+            .rsplit_once("input: ")
+            .map(|(_, rest)| rest.trim_end_matches(WAITS_FOR_INPUT).trim_end())
+            .filter(|p| !p.is_empty())
+            .unwrap_or("the program");
+        Some(format!(
+            "[input: this text answered the prompt where background job {job} stopped ({program} was waiting for input); see the question with terminal_read {{\"sessionId\": \"{id}\", \"count\": 10}}]"
+        ))
     }
 
     /// The error for a foreground send while a background job holds the session.

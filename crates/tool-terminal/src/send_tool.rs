@@ -87,6 +87,11 @@ impl Tool for SendTool {
         {
             return Err(background::Background::busy_error(&id, &job));
         }
+        let answered = self
+            .0
+            .background
+            .as_ref()
+            .and_then(|b| b.take_stopped_at_prompt(&owner, &id));
         let request = SendRequest {
             text: args.text,
             submit: args.submit.unwrap_or(true),
@@ -109,6 +114,9 @@ impl Tool for SendTool {
         }
         .map_err(terminal_error)?;
         let mut output = SendOutput::from(result);
+        if let (Some(notice), SendOutput::Foreground { notices, .. }) = (answered, &mut output) {
+            notices.insert(0, notice);
+        }
         fit::fit_send(&mut output, id.as_str(), self.0.config.max_result_bytes);
         Ok(output)
     }

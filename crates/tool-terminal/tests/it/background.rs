@@ -368,3 +368,39 @@ async fn a_background_send_to_an_echo_off_prompt_keeps_its_text_out_of_the_label
     );
     host.shutdown().await;
 }
+
+/// A background job that stopped at a program's own prompt (not its shell's): the job says
+/// the program waits for input, and the next foreground send, which answers that prompt,
+/// says so once.
+#[tokio::test]
+async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let session = open(&host, &agent).await;
+    let job = background(
+        &host,
+        &agent,
+        &session,
+        "read -r -p 'Overwrite? [y/N] ' a; echo \"answered=$a\"",
+    )
+    .await;
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    assert!(
+        status_line(&r.text()).ends_with(", input: waits for input]"),
+        "{}",
+        r.text()
+    );
+    let answer = send_foreground(&host, &agent, &session, "y").await;
+    assert!(answer.contains("answered=y"), "{answer}");
+    assert!(
+        answer.contains(&format!(
+            "[input: this text answered the prompt where background job {job} stopped"
+        )),
+        "{answer}"
+    );
+    let next = send_foreground(&host, &agent, &session, "echo plain").await;
+    assert!(!next.contains("answered the prompt"), "{next}");
+    host.shutdown().await;
+}
