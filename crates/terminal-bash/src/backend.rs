@@ -101,28 +101,30 @@ impl BashBackend {
         })?;
         let mut argv = vec![self.config.shell_path.clone().into_os_string()];
         argv.extend(self.config.effective_args(rc.path()));
+        let default_cwd = self
+            .config
+            .default_cwd
+            .clone()
+            .or_else(|| std::env::current_dir().ok());
+        // A relative cwd is taken from where sessions start by default (the workspace), as
+        // `cd` from a fresh session would take it.
+        let requested = spec.cwd.clone().map(|dir| match &default_cwd {
+            Some(base) if dir.is_relative() => base.join(dir),
+            _ => dir,
+        });
         let launch = self.sandboxing.launch(
             argv,
             &spec.owner_id,
             spec.session_id.as_str(),
-            spec.cwd.clone(),
-            self.config
-                .default_cwd
-                .clone()
-                .or_else(|| std::env::current_dir().ok()),
+            requested,
+            default_cwd,
             &[rc.path()],
         )?;
         if let Some(dir) = &launch.cwd
             && !dir.is_dir()
         {
-            let relative = match std::env::current_dir() {
-                Ok(base) if dir.is_relative() => {
-                    format!(" (a relative path is taken from {})", base.display())
-                }
-                _ => String::new(),
-            };
             return Err(spawn_error(format!(
-                "working directory {} is not a directory{relative}; pass an existing cwd, as an absolute path",
+                "working directory {} is not a directory; pass an existing cwd (absolute, or relative to where sessions start)",
                 dir.display()
             )));
         }

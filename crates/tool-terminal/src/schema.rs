@@ -23,7 +23,7 @@ pub struct OpenArgs {
     #[serde(default)]
     #[schemars(with = "String")]
     pub name: Option<String>,
-    /// Initial working directory. Defaults to the host's configured working directory.
+    /// Initial working directory. Defaults to the host's configured working directory; a relative path is taken from there.
     #[serde(default)]
     #[schemars(with = "String")]
     pub cwd: Option<String>,

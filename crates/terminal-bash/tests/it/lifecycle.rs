@@ -122,23 +122,39 @@ async fn missing_working_directory_is_refused() {
             .unwrap_err();
         assert_eq!(
             err.message(),
-            "working directory /nonexistent/dsh-test is not a directory; pass an existing cwd, as an absolute path"
+            "working directory /nonexistent/dsh-test is not a directory; pass an existing cwd (absolute, or relative to where sessions start)"
         );
-        // A relative one says where it was looked for.
+        // A relative one is taken from where sessions start, and named as it was looked for.
+        let base = std::env::temp_dir().join(format!("dsh-cwd-{}", unique_id()));
+        std::fs::create_dir_all(base.join("sub")).unwrap();
+        let backend = BashBackend::new(BashConfig {
+            default_cwd: Some(base.clone()),
+            ..config()
+        });
         let mut s = spec(CancellationToken::new());
         s.cwd = Some("dsh-no-such-dir/sub".into());
-        let err = BashBackend::new(config())
-            .spawn_session(s)
-            .await
-            .unwrap_err();
-        let base = std::env::current_dir().unwrap();
+        let err = backend.spawn_session(s).await.unwrap_err();
         assert_eq!(
             err.message(),
             format!(
-                "working directory dsh-no-such-dir/sub is not a directory (a relative path is taken from {}); pass an existing cwd, as an absolute path",
-                base.display()
+                "working directory {} is not a directory; pass an existing cwd (absolute, or relative to where sessions start)",
+                base.join("dsh-no-such-dir/sub").display()
             )
         );
+        let mut s = spec(CancellationToken::new());
+        s.cwd = Some("sub".into());
+        let session = backend.spawn_session(s).await.unwrap();
+        let sh = Shell {
+            id: session.session_id().clone(),
+            session,
+        };
+        let r = sh.send("pwd").await;
+        assert!(
+            r.viewport.lines().any(|l| l == base.join("sub").to_str().unwrap()),
+            "{r:?}"
+        );
+        sh.close().await;
+        let _ = std::fs::remove_dir_all(&base);
     })
     .await;
 }
