@@ -402,6 +402,9 @@ pub enum CloseOutcome {
     AlreadyClosing,
 }
 
+/// Most failed earlier commands kept with their positions (the newest); counts stay exact.
+pub const EARLIER_FAILURES_KEPT: usize = 1000;
+
 /// Commands that finished within a result's span before the one it reports, from the exit
 /// statuses their prompt marks carried (a mark without a status is not counted). Exact however
 /// many commands one send ran; the positions kept are bounded.
@@ -412,8 +415,8 @@ pub struct EarlierExits {
     pub finished: u64,
     /// How many of them exited non-zero.
     pub failed: u64,
-    /// The failed ones, oldest first: all of them, or the newest 1000 when more failed
-    /// (`failures.len() < failed`).
+    /// The failed ones, oldest first: all of them, or the newest [`EARLIER_FAILURES_KEPT`]
+    /// when more failed (`failures.len() < failed`).
     pub failures: Vec<EarlierFailure>,
 }
 
@@ -421,6 +424,21 @@ impl EarlierExits {
     /// Whether no earlier command finished.
     pub fn is_empty(&self) -> bool {
         self.finished == 0
+    }
+
+    /// Adds the commands that finished after these (`later`'s positions follow on), keeping
+    /// the newest [`EARLIER_FAILURES_KEPT`] failures.
+    pub fn append(&mut self, later: &EarlierExits) {
+        let offset = self.finished;
+        self.failures
+            .extend(later.failures.iter().map(|f| EarlierFailure {
+                position: offset + f.position,
+                exit_code: f.exit_code,
+            }));
+        let excess = self.failures.len().saturating_sub(EARLIER_FAILURES_KEPT);
+        self.failures.drain(..excess);
+        self.finished += later.finished;
+        self.failed += later.failed;
     }
 
     /// Every status in order (0 where no failure is recorded), when at most `max` finished

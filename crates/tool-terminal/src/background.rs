@@ -22,8 +22,8 @@ use dsh_jobs::{
     OWNER_DISPOSED_REASON, SERVICE_DISPOSED_REASON,
 };
 use dsh_terminal_core::{
-    InputMode, ReadRequest, SendOperation, SendRequest, SendResult, SessionId, SessionStatus,
-    TerminalSignal, Terminals, WaitReason,
+    EarlierExits, InputMode, ReadRequest, SendOperation, SendRequest, SendResult, SessionId,
+    SessionStatus, TerminalSignal, Terminals, WaitReason,
 };
 use dsh_tools::ToolError;
 use parking_lot::Mutex;
@@ -76,15 +76,26 @@ const WAITS_FOR_INPUT: &str = "waits for input";
 /// when a program waits at a prompt of its own (no exit status), with echo off, at a
 /// continuation prompt or on the alternate screen, so a job that stopped at a prompt does not
 /// read as plainly done), or
-/// `session exited: <code | signal | unknown>`.
-pub(crate) fn detail(result: &SendResult) -> String {
+/// `session exited: <code | signal | unknown>`; the commands of the job that finished before
+/// its last one (`earlier`, over every send the job followed) come after the exit status, as
+/// `earlier commands exited: 0, 1` or with counts for many.
+pub(crate) fn detail(result: &SendResult, earlier: &EarlierExits) -> String {
     let wait_reason = crate::schema::WaitReasonOutput::from(result.wait_reason).as_str();
+    let earlier = crate::schema::EarlierCommands::from_exits(earlier.clone())
+        .map(|e| {
+            format!(
+                ", {}",
+                crate::render::earlier_commands_text(&e, "earlier commands")
+            )
+        })
+        .unwrap_or_default();
     match &result.session_status {
         SessionStatus::Running => {
             let mut detail = format!("wait: {wait_reason}");
             if let Some(code) = result.exit_code {
                 detail.push_str(&format!(", exit: {code}"));
             }
+            detail.push_str(&earlier);
             let mode = match result.input_mode {
                 // No prompt came back: a program (or the shell's own `read`) waits at a
                 // prompt of its own, so the command has not finished.
@@ -108,7 +119,7 @@ pub(crate) fn detail(result: &SendResult) -> String {
             detail
         }
         SessionStatus::Exited { exit_code, signal } => format!(
-            "session exited: {}",
+            "session exited: {}{earlier}",
             exit_code
                 .map(|c| c.to_string())
                 .or_else(|| signal.clone())
@@ -323,14 +334,17 @@ async fn follow(
     stream: Arc<Mutex<Option<Stream>>>,
     cancel_requested: Arc<AtomicBool>,
 ) -> Result<JobOutcome, String> {
-    let outcome = |result: &SendResult| {
+    let outcome = |result: &SendResult, earlier: &EarlierExits| {
         let status = if cancel_requested.load(Ordering::SeqCst) {
             FinalStatus::Killed
         } else {
             FinalStatus::Completed
         };
-        JobOutcome::new(status, Some(detail(result)))
+        JobOutcome::new(status, Some(detail(result, earlier)))
     };
+    // Commands that finished before the job's last one, over every send it followed (each
+    // send's span starts where the previous one's ended).
+    let mut earlier = EarlierExits::default();
     let started = tokio::time::Instant::now();
     loop {
         let Some(op) = stream.lock().as_ref().map(|s| s.current.clone()) else {
@@ -377,6 +391,7 @@ async fn follow(
                 ));
             }
         };
+        earlier.append(&result.earlier_exits);
         let unproven = matches!(
             result.wait_reason,
             WaitReason::InferredIdle | WaitReason::Timeout
@@ -384,7 +399,7 @@ async fn follow(
         let running = matches!(result.session_status, SessionStatus::Running);
         if !unproven || !running || cancel_requested.load(Ordering::SeqCst) {
             finish();
-            return Ok(outcome(&result));
+            return Ok(outcome(&result, &earlier));
         }
         let poll = SendRequest {
             text: String::new(),
@@ -399,7 +414,7 @@ async fn follow(
             Err(e) => {
                 tracing::debug!(session_id = %id, error = %e, "background send not followed further");
                 finish();
-                return Ok(outcome(&result));
+                return Ok(outcome(&result, &earlier));
             }
         };
         {
@@ -616,24 +631,52 @@ mod tests {
             notices: Vec::new(),
         };
         assert_eq!(
-            detail(&result),
+            detail(&result, &EarlierExits::default()),
             "wait: stdin_read, input: echo off (a password prompt?)"
         );
         // No prompt came back: a program (or the shell's `read`) waits at its own prompt.
         result.input_mode = InputMode::Normal;
-        assert_eq!(detail(&result), "wait: stdin_read, input: waits for input");
+        assert_eq!(
+            detail(&result, &EarlierExits::default()),
+            "wait: stdin_read, input: waits for input"
+        );
         result.foreground = Some("python3".into());
         assert_eq!(
-            detail(&result),
+            detail(&result, &EarlierExits::default()),
             "wait: stdin_read, input: python3 waits for input"
         );
         result.foreground = None;
         result.exit_code = Some(2);
-        assert_eq!(detail(&result), "wait: stdin_read, exit: 2");
+        assert_eq!(
+            detail(&result, &EarlierExits::default()),
+            "wait: stdin_read, exit: 2"
+        );
+        // The job's earlier commands, over the sends it followed.
+        let failed = |position, exit_code| dsh_terminal_core::EarlierFailure {
+            position,
+            exit_code,
+        };
+        let mut earlier = EarlierExits {
+            finished: 2,
+            failed: 1,
+            failures: vec![failed(2, 1)],
+        };
+        earlier.append(&EarlierExits {
+            finished: 1,
+            failed: 1,
+            failures: vec![failed(1, 2)],
+        });
+        assert_eq!(
+            detail(&result, &earlier),
+            "wait: stdin_read, exit: 2, earlier commands exited: 0, 1, 2"
+        );
         result.session_status = SessionStatus::Exited {
             exit_code: None,
             signal: Some("SIGKILL".into()),
         };
-        assert_eq!(detail(&result), "session exited: SIGKILL");
+        assert_eq!(
+            detail(&result, &EarlierExits::default()),
+            "session exited: SIGKILL"
+        );
     }
 }

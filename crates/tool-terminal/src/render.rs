@@ -117,9 +117,17 @@ const LISTED_EXITS: u64 = 10;
 /// their position in the output (`#1` is the oldest), so a long multi-line send still says
 /// which of its commands failed.
 fn earlier_exits_fact(earlier: Option<&EarlierCommands>) -> String {
-    let Some(earlier) = earlier else {
-        return String::new();
-    };
+    earlier.map_or_else(String::new, |earlier| {
+        format!(
+            "\n[{}]",
+            earlier_commands_text(earlier, "earlier commands in this output")
+        )
+    })
+}
+
+/// `<subject> exited: 1, 0` for a few statuses, or `<subject>: N finished, Z exited 0, F
+/// failed (#p exit c, …)` for many (see [`earlier_exits_fact`]).
+pub(crate) fn earlier_commands_text(earlier: &EarlierCommands, subject: &str) -> String {
     let all_named = earlier.failures.len() as u64 == earlier.failed;
     if earlier.finished <= LISTED_EXITS && all_named {
         let codes: Vec<String> = (1..=earlier.finished)
@@ -132,13 +140,10 @@ fn earlier_exits_fact(earlier: Option<&EarlierCommands>) -> String {
                     .to_string()
             })
             .collect();
-        return format!(
-            "\n[earlier commands in this output exited: {}]",
-            codes.join(", ")
-        );
+        return format!("{subject} exited: {}", codes.join(", "));
     }
     let mut line = format!(
-        "\n[earlier commands in this output: {} finished, {} exited 0, {} failed",
+        "{subject}: {} finished, {} exited 0, {} failed",
         earlier.finished,
         earlier.finished - earlier.failed,
         earlier.failed
@@ -157,7 +162,6 @@ fn earlier_exits_fact(earlier: Option<&EarlierCommands>) -> String {
         }
         line.push(')');
     }
-    line.push(']');
     line
 }
 

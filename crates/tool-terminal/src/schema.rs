@@ -366,7 +366,7 @@ pub(crate) const LISTED_FAILURES: usize = 20;
 
 impl EarlierCommands {
     /// The output form of `exits`; `None` when no earlier command finished.
-    fn from_exits(exits: dsh_terminal_core::EarlierExits) -> Option<Self> {
+    pub(crate) fn from_exits(exits: dsh_terminal_core::EarlierExits) -> Option<Self> {
         (!exits.is_empty()).then(|| Self {
             finished: exits.finished,
             failed: exits.failed,

@@ -8,7 +8,7 @@ use crate::types::{EarlierExits, EarlierFailure};
 
 /// Failed commands remembered with their positions (the newest ones); their count is exact
 /// beyond it. Bounds a session's memory.
-pub(crate) const FAILURES_KEPT: usize = 1000;
+pub(crate) const FAILURES_KEPT: usize = crate::types::EARLIER_FAILURES_KEPT;
 
 /// Where the exit log stood at one moment (a result's start): compared with a later moment it
 /// gives the commands that finished in between.

@@ -404,3 +404,29 @@ async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
     assert!(!next.contains("answered the prompt"), "{next}");
     host.shutdown().await;
 }
+
+/// A background script of several commands says which of them failed, as a foreground send
+/// would, in the job's status: blank and comment lines are no commands.
+#[tokio::test]
+async fn a_background_script_reports_its_earlier_commands() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let session = open(&host, &agent).await;
+    let job = background(
+        &host,
+        &agent,
+        &session,
+        "echo s1\nfalse\n# a comment\n\nls /nonexistent-dsh\necho s2",
+    )
+    .await;
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    assert_eq!(
+        status_line(&r.text()),
+        "[status: completed, wait: stdin_read, exit: 0, earlier commands exited: 0, 1, 2]",
+        "{}",
+        r.text()
+    );
+    host.shutdown().await;
+}
