@@ -1,0 +1,177 @@
+//! What a background send's job says about itself: its one-line label (kept free of what was
+//! typed at a password prompt) and the status detail of its settled send.
+
+use dsh_terminal_core::{
+    EarlierExits, InputMode, SendResult, SessionId, SessionStatus, WaitReason,
+};
+
+/// Longest job label, in characters (the label is one line in `job_list` and notices).
+const MAX_LABEL_CHARS: usize = 80;
+
+/// `<session>: <first line of text>` (or `(input)`), one line, bounded; `(hidden input)` when
+/// the text goes to a prompt with echo off (a password must not show in lists and notices).
+pub(super) fn label(id: &SessionId, text: &str, hidden: bool) -> String {
+    if hidden {
+        return format!("{id}: (hidden input)");
+    }
+    let line: String = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let line = line.trim();
+    if line.is_empty() {
+        return format!("{id}: (input)");
+    }
+    let mut kept: String = line.chars().take(MAX_LABEL_CHARS).collect();
+    if kept.len() < line.len() || text.trim_end().contains('\n') {
+        kept.push('…');
+    }
+    format!("{id}: {kept}")
+}
+
+/// How a job's detail ends when its command stopped at a prompt of its own.
+pub(super) const WAITS_FOR_INPUT: &str = "waits for input";
+
+/// The job detail of a settled send: `wait: <reason>[, exit: N][, input: <mode>]` (the mode
+/// when a program waits at a prompt of its own (no exit status), with echo off, at a
+/// continuation prompt or on the alternate screen, so a job that stopped at a prompt does not
+/// read as plainly done), or
+/// `session exited: <code | signal | unknown>`; the commands of the job that finished before
+/// its last one (`earlier`, over every send the job followed) come after the exit status, as
+/// `earlier commands exited: 0, 1` or with counts for many.
+pub(super) fn detail(result: &SendResult, earlier: &EarlierExits) -> String {
+    let wait_reason = crate::schema::WaitReasonOutput::from(result.wait_reason).as_str();
+    let earlier = crate::schema::EarlierCommands::from_exits(earlier.clone())
+        .map(|e| {
+            format!(
+                ", {}",
+                crate::render::earlier_commands_text(&e, "earlier commands")
+            )
+        })
+        .unwrap_or_default();
+    match &result.session_status {
+        SessionStatus::Running => {
+            let mut detail = format!("wait: {wait_reason}");
+            if let Some(code) = result.exit_code {
+                detail.push_str(&format!(", exit: {code}"));
+            }
+            detail.push_str(&earlier);
+            let mode = match result.input_mode {
+                // No prompt came back: a program (or the shell's own `read`) waits at a
+                // prompt of its own, so the command has not finished.
+                InputMode::Normal
+                    if result.wait_reason == WaitReason::StdinRead
+                        && result.exit_code.is_none() =>
+                {
+                    Some(match result.foreground.as_deref() {
+                        Some(program) => format!("{program} {WAITS_FOR_INPUT}"),
+                        None => WAITS_FOR_INPUT.to_owned(),
+                    })
+                }
+                InputMode::Normal => None,
+                InputMode::EchoOff => Some("echo off (a password prompt?)".to_owned()),
+                InputMode::Continuation => Some("continuation prompt".to_owned()),
+                InputMode::AlternateScreen => Some("full-screen program".to_owned()),
+            };
+            if let Some(mode) = mode {
+                detail.push_str(&format!(", input: {mode}"));
+            }
+            detail
+        }
+        SessionStatus::Exited { exit_code, signal } => format!(
+            "session exited: {}{earlier}",
+            exit_code
+                .map(|c| c.to_string())
+                .or_else(|| signal.clone())
+                .unwrap_or_else(|| "unknown".to_owned())
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_one_bounded_line() {
+        let id = SessionId::new("pty-1");
+        assert_eq!(label(&id, "make test", false), "pty-1: make test");
+        assert_eq!(label(&id, "hunter2", true), "pty-1: (hidden input)");
+        assert_eq!(label(&id, "", false), "pty-1: (input)");
+        assert_eq!(label(&id, "\x03", false), "pty-1: (input)");
+        assert_eq!(label(&id, "a\nb\n", false), "pty-1: a…");
+        let long = "x".repeat(200);
+        assert_eq!(
+            label(&id, &long, false),
+            format!("pty-1: {}…", "x".repeat(80))
+        );
+    }
+
+    #[test]
+    fn details_say_how_the_program_waits() {
+        let mut result = SendResult {
+            viewport: "Password: ".into(),
+            wait_reason: WaitReason::StdinRead,
+            session_status: SessionStatus::Running,
+            truncated: false,
+            exit_code: None,
+            foreground: None,
+            input_mode: InputMode::EchoOff,
+            earlier_exits: dsh_terminal_core::EarlierExits::default(),
+            output_bytes: 10,
+            head: None,
+            notices: Vec::new(),
+        };
+        assert_eq!(
+            detail(&result, &EarlierExits::default()),
+            "wait: stdin_read, input: echo off (a password prompt?)"
+        );
+        // No prompt came back: a program (or the shell's `read`) waits at its own prompt.
+        result.input_mode = InputMode::Normal;
+        assert_eq!(
+            detail(&result, &EarlierExits::default()),
+            "wait: stdin_read, input: waits for input"
+        );
+        result.foreground = Some("python3".into());
+        assert_eq!(
+            detail(&result, &EarlierExits::default()),
+            "wait: stdin_read, input: python3 waits for input"
+        );
+        result.foreground = None;
+        result.exit_code = Some(2);
+        assert_eq!(
+            detail(&result, &EarlierExits::default()),
+            "wait: stdin_read, exit: 2"
+        );
+        // The job's earlier commands, over the sends it followed.
+        let failed = |position, exit_code| dsh_terminal_core::EarlierFailure {
+            position,
+            exit_code,
+        };
+        let mut earlier = EarlierExits {
+            finished: 2,
+            failed: 1,
+            failures: vec![failed(2, 1)],
+        };
+        earlier.append(&EarlierExits {
+            finished: 1,
+            failed: 1,
+            failures: vec![failed(1, 2)],
+        });
+        assert_eq!(
+            detail(&result, &earlier),
+            "wait: stdin_read, exit: 2, earlier commands exited: 0, 1, 2"
+        );
+        result.session_status = SessionStatus::Exited {
+            exit_code: None,
+            signal: Some("SIGKILL".into()),
+        };
+        assert_eq!(
+            detail(&result, &EarlierExits::default()),
+            "session exited: SIGKILL"
+        );
+    }
+}
