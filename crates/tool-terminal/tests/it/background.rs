@@ -45,6 +45,20 @@ async fn background(host: &Host, agent: &Agent, session: &str, text: &str) -> St
     start_job(host, agent, session, text).await.0
 }
 
+/// A host with jobs, an agent and an open session, with a background job of `text` run to its
+/// end: returns them with the job id and the job's final read.
+async fn finished_job(text: &str) -> (Host, Agent, String, String, String) {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let session = open(&host, &agent).await;
+    let job = background(&host, &agent, &session, text).await;
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    let read = r.text();
+    (host, agent, session, job, read)
+}
+
 /// A foreground send; returns its text (asserting success).
 async fn send_foreground(host: &Host, agent: &Agent, session: &str, text: &str) -> String {
     let r = host
@@ -374,23 +388,11 @@ async fn a_background_send_to_an_echo_off_prompt_keeps_its_text_out_of_the_label
 /// says so once.
 #[tokio::test]
 async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
-    let agent = host.agent("a");
-    let session = open(&host, &agent).await;
-    let job = background(
-        &host,
-        &agent,
-        &session,
-        "read -r -p 'Overwrite? [y/N] ' a; echo \"answered=$a\"",
-    )
-    .await;
-    let r = host
-        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
-        .await;
+    let (host, agent, session, job, read) =
+        finished_job("read -r -p 'Overwrite? [y/N] ' a; echo \"answered=$a\"").await;
     assert!(
-        status_line(&r.text()).ends_with(", input: waits for input]"),
-        "{}",
-        r.text()
+        status_line(&read).ends_with(", input: waits for input]"),
+        "{read}"
     );
     let answer = send_foreground(&host, &agent, &session, "y").await;
     assert!(answer.contains("answered=y"), "{answer}");
@@ -409,24 +411,12 @@ async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
 /// would, in the job's status: blank and comment lines are no commands.
 #[tokio::test]
 async fn a_background_script_reports_its_earlier_commands() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
-    let agent = host.agent("a");
-    let session = open(&host, &agent).await;
-    let job = background(
-        &host,
-        &agent,
-        &session,
-        "echo s1\nfalse\n# a comment\n\nls /nonexistent-dsh\necho s2",
-    )
-    .await;
-    let r = host
-        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
-        .await;
+    let (host, _, _, _, read) =
+        finished_job("echo s1\nfalse\n# a comment\n\nls /nonexistent-dsh\necho s2").await;
     assert_eq!(
-        status_line(&r.text()),
+        status_line(&read),
         "[status: completed, wait: stdin_read, exit: 0, earlier commands exited: 0, 1, 2]",
-        "{}",
-        r.text()
+        "{read}"
     );
     host.shutdown().await;
 }
