@@ -245,6 +245,8 @@ impl Screen {
             Stop::Lines(offset.saturating_add(count)),
         );
         snapshot.truncated = dropped;
+        snapshot.first_line_may_be_cut =
+            dropped && snapshot.first_row == self.history().first_abs();
         Ok(snapshot)
     }
 }

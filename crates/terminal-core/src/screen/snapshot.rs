@@ -85,6 +85,9 @@ pub(crate) struct RowsSnapshot {
     /// The start fell out of the bounded history (a render), or history ever dropped rows
     /// (a page).
     pub(super) truncated: bool,
+    /// The first row is the oldest one history holds after it dropped rows: its line may
+    /// have begun in a dropped row.
+    pub(super) first_line_may_be_cut: bool,
 }
 
 impl RowsSnapshot {
@@ -187,14 +190,14 @@ impl RowsSnapshot {
         let joined = page.join("\n");
         let (text, cut) = tail_bound(joined, max_bytes);
         // The bound cut into a line: keep its start, unless the scrollback may already have
-        // lost it (the oldest retained line after a drop can begin anywhere).
+        // lost it (the oldest retained row after a drop can be in the middle of a line).
         let line_start = (cut && !text.is_empty())
             .then(|| {
                 let first_len = text.find('\n').unwrap_or(text.len());
                 let lines_after = text[first_len..].matches('\n').count();
                 let index = page.len().checked_sub(lines_after + 1)?;
                 let whole = page[index];
-                let start_known = !(dropped && b + index == 0);
+                let start_known = !(self.first_line_may_be_cut && b + index == 0);
                 let cut_off = whole.len().saturating_sub(first_len);
                 (cut_off > 0 && start_known).then(|| {
                     let start = head_slice(whole, LINE_START_BYTES.min(cut_off));
@@ -305,6 +308,30 @@ mod tests {
         // A page that holds every line whole has none.
         let whole = screen.page(Some(0), Some(2), 1000).unwrap();
         assert_eq!(whole.line_start, None);
+
+        // After the scrollback dropped older rows, the line's start is still kept while its
+        // first row is retained, and not claimed once that row is gone too.
+        let mut screen = Screen::new(
+            ScreenConfig {
+                rows: 5,
+                cols: 10,
+                scrollback_lines: 3000,
+                scrollback_max_bytes: 1 << 20,
+            },
+            None,
+        );
+        screen.feed("old\r\n".repeat(2000).as_bytes());
+        screen.feed(format!("{line}\r\n$ ").as_bytes());
+        // The line is the page's oldest: only the history's oldest row could start mid-line.
+        let page = screen.page(None, Some(2), 1000).unwrap();
+        assert!(page.truncated);
+        let start = page.line_start.expect("the retained start");
+        assert!(start.text.starts_with("STARTxx"));
+        let longer = format!("BEGIN{}END", "y".repeat(40_000));
+        screen.feed(format!("{longer}\r\n$ ").as_bytes());
+        let page = screen.page(None, Some(2), 1000).unwrap();
+        assert!(page.text.contains("yyyEND"), "{:?}", page.text);
+        assert_eq!(page.line_start, None, "its first row is gone");
     }
 
     /// A page from a partial snapshot equals the same page cut from the whole transcript.
