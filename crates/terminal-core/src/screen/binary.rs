@@ -71,9 +71,22 @@ impl BinaryFilter {
                 self.judge(bytes)
             }
             None => {
-                // A prompt mark is never suppressed, nor judged with what follows it.
+                // Bytes before a prompt mark are judged without it and what follows it.
+                let window = match find(window, MARK_START) {
+                    Some(at) if at > 0 => &window[..at],
+                    _ => window,
+                };
+                // A prompt mark is never suppressed, nor judged with what follows it: the
+                // mark alone (to its BEL or ST) is text, and what follows is judged on its own
+                // (a command's binary output right after the `C` mark of its start).
                 if window.starts_with(MARK_START) {
-                    return Verdict::Text(window.len());
+                    let end = window
+                        .iter()
+                        .position(|&b| b == 0x07)
+                        .map(|p| p + 1)
+                        .or_else(|| find(window, b"\x1b\\").map(|p| p + 2))
+                        .unwrap_or(window.len());
+                    return Verdict::Text(end);
                 }
                 if window.len() < MIN_JUDGED_BYTES && window.len() == bytes.len() {
                     // Too short to judge, and the chunk ends: non-text bytes after the last

@@ -123,3 +123,27 @@ fn c37_a_prompt_mark_split_after_binary_still_counts() {
         assert!(text.ends_with("suppressed; to look at them, pipe the command through `xxd | head` or redirect its output to a file]\ndsh> "), "{text:?}");
     }
 }
+
+/// Binary output right after the `C` mark of its command's start (in the same small reads) is
+/// suppressed like any other: a mark is judged alone, never with the bytes around it.
+#[test]
+fn binary_right_after_a_command_start_mark_is_suppressed() {
+    for chunk_len in [16, 40, 63, 64, 100, 4096] {
+        let mut s = Screen::new(config(40, 160), Some(nonce()));
+        s.feed(b"dsh> cat blob\r\n");
+        let a = s.anchor();
+        let mut output = mark("C");
+        output.extend(pseudo_random(300));
+        output.extend(b"\r\nRESULT: 42\r\n");
+        for chunk in output.chunks(chunk_len) {
+            s.feed(chunk);
+        }
+        let text = s.render_since(a, 100_000).text;
+        assert!(!text.contains('\u{fffd}'), "{chunk_len}: {text:?}");
+        assert!(
+            text.contains("bytes of binary output suppressed"),
+            "{chunk_len}: {text:?}"
+        );
+        assert!(text.contains("RESULT: 42"), "{chunk_len}: {text:?}");
+    }
+}
