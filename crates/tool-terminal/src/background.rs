@@ -33,7 +33,7 @@ use crate::start_send_when_free;
 mod describe;
 mod output;
 
-use describe::{WAITS_FOR_INPUT, detail, label};
+use describe::{detail, label, stopped_at_prompt};
 use output::OutputWindow;
 
 /// The job kind of background sends (ids `pty-send-N`).
@@ -380,16 +380,12 @@ impl Background {
     pub(crate) fn take_stopped_at_prompt(&self, owner: &Agent, id: &SessionId) -> Option<String> {
         let job = self.by_session.lock().get(id).cloned()?;
         let snapshot = self.jobs.get(&job, Some(owner)).ok()?;
-        let detail = snapshot.detail.as_deref()?;
-        if snapshot.status.is_live() || !detail.ends_with(WAITS_FOR_INPUT) {
+        if snapshot.status.is_live() {
             return None;
         }
+        let program = stopped_at_prompt(snapshot.detail.as_deref()?)?;
         self.by_session.lock().remove(id);
-        let program = detail
-            .rsplit_once("input: ")
-            .map(|(_, rest)| rest.trim_end_matches(WAITS_FOR_INPUT).trim_end())
-            .filter(|p| !p.is_empty())
-            .unwrap_or("the program");
+        let program = program.unwrap_or("the program");
         Some(format!(
             "[input: this text answered the prompt where background job {job} stopped ({program} was waiting for input); see the question with terminal_read {{\"sessionId\": \"{id}\", \"count\": 10}}]"
         ))

@@ -33,7 +33,17 @@ pub(super) fn label(id: &SessionId, text: &str, hidden: bool) -> String {
 }
 
 /// How a job's detail ends when its command stopped at a prompt of its own.
-pub(super) const WAITS_FOR_INPUT: &str = "waits for input";
+const WAITS_FOR_INPUT: &str = "waits for input";
+
+/// Whether a job's `detail` (from [`detail`]) says its command stopped at a prompt of its own,
+/// and the waiting program's name when it was known (`Some(None)`: a prompt of the shell's
+/// own `read`).
+pub(super) fn stopped_at_prompt(detail: &str) -> Option<Option<&str>> {
+    let waiting = detail.strip_suffix(WAITS_FOR_INPUT)?;
+    let (_, program) = waiting.rsplit_once("input: ")?;
+    let program = program.trim_end();
+    Some((!program.is_empty()).then_some(program))
+}
 
 /// The job detail of a settled send: `wait: <reason>[, exit: N][, input: <mode>]` (the mode
 /// when a program waits at a prompt of its own (no exit status), with echo off, at a
@@ -140,6 +150,13 @@ mod tests {
             detail(&result, &EarlierExits::default()),
             "wait: stdin_read, input: python3 waits for input"
         );
+        let stopped = detail(&result, &EarlierExits::default());
+        assert_eq!(stopped_at_prompt(&stopped), Some(Some("python3")));
+        assert_eq!(
+            stopped_at_prompt("wait: stdin_read, input: waits for input"),
+            Some(None)
+        );
+        assert_eq!(stopped_at_prompt("wait: stdin_read, exit: 0"), None);
         result.foreground = None;
         result.exit_code = Some(2);
         assert_eq!(
