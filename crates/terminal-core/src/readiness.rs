@@ -14,9 +14,10 @@
 //!    among other event sources or with a timeout, [`WEAK_WAIT_QUIET`]), and it was not already blocked before the write
 //!    unless it was seen leaving that wait or answered the input with output; the shell's
 //!    own group counts too (`read -p`), except while its prompt is current (that is tier
-//!    2/3's business) → `stdin_read`; keys without a line end typed at the shell's current
-//!    prompt (an edit such as Ctrl-U) settle the same way once none is queued and output was
-//!    quiet for [`WEAK_WAIT_QUIET`];
+//!    2/3's business) → `stdin_read`; keys without a line end typed at the shell's line
+//!    editor (an edit such as Ctrl-U, at the prompt or after text typed there) settle the
+//!    same way once none is queued and output was quiet for [`WEAK_WAIT_QUIET`], and keys a
+//!    canonical-mode reader cannot have received (no line end) leave its earlier wait valid;
 //! 5. **silence**: no visible output for `idle_silence` (+ `handoff_grace` once a mark was
 //!    seen), and (under [`SilenceRule::KernelIdle`]) the kernel does not say the foreground
 //!    job is busy → `inferred_idle`;
@@ -200,8 +201,8 @@ impl Readiness {
         self.poll_only = poll_only;
     }
 
-    /// Marks the input as keys without a line end typed at the shell's current prompt (an
-    /// edit such as Ctrl-U, which may print nothing): once the line editor has read them all
+    /// Marks the input as keys without a line end typed at the shell's line editor (an edit
+    /// such as Ctrl-U, which may print nothing): once the line editor has read them all
     /// and printed nothing more for [`WEAK_WAIT_QUIET`], the shell waits at its prompt again
     /// and the send settles as a stdin wait (no exit status: no command ran).
     pub(crate) fn set_keys_at_prompt(&mut self, keys_at_prompt: bool) {

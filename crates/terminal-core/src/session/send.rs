@@ -238,16 +238,18 @@ impl SendOp {
             self.span().anchor = Some(anchor);
             return (0, 0, started);
         }
+        let is_line_end = |b: &u8| matches!(b, b'\n' | b'\r');
+        let line_end = input.iter().any(is_line_end);
         // Several lines sent at once are typed ahead of each other: a prompt between two of
         // them must not settle the send.
         let multi_line = input
             .get(..input.len().saturating_sub(1))
-            .is_some_and(|head| head.iter().any(|&b| b == b'\n' || b == b'\r'));
+            .is_some_and(|head| head.iter().any(is_line_end));
         readiness.set_typeahead(st.screen.prompt_state() == PromptState::Busy || multi_line);
         readiness.set_poll_only(input.is_empty());
         // Keys without a line end: at the shell's line editor they edit the line (and may
         // print nothing); to a reader in canonical mode the kernel holds them in its line.
-        let keys = !input.is_empty() && !input.iter().any(|&b| b == b'\n' || b == b'\r');
+        let keys = !input.is_empty() && !line_end;
         let modes = self.shared.pty.modes();
         let shell_reads = self.shared.pty.foreground_pgid() == Some(self.shared.shell_pgid())
             && modes.is_some_and(TtyModes::line_editing)
@@ -273,7 +275,7 @@ impl SendOp {
             span.exits_from = exits_from;
         }
         st.screen.start_head(anchor);
-        if input.iter().any(|&b| b == b'\n' || b == b'\r') {
+        if line_end {
             st.prompts_at_submit = Some(st.screen.prompt_end_count());
         }
         // The silence window and "output since the write" both start here, just before the
