@@ -137,14 +137,15 @@ impl Screen {
                 let gap = (bytes + dropped * per_row).saturating_sub(start.len() as u64);
                 (start, gap)
             });
+        let lines_dropped = head.line_ends[..kept]
+            .iter()
+            .take_while(|&&end| end <= first_retained)
+            .count() as u64;
         if line_start.is_some() {
             // The rows before the viewport are that line's: its gap counts them.
             return Some(PlacedHead {
                 text,
-                lines_dropped: head.line_ends[..kept]
-                    .iter()
-                    .take_while(|&&end| end <= first_retained)
-                    .count() as u64,
+                lines_dropped,
                 lines_between_dropped: 0,
                 retained_lines_before: 0,
                 retained_bytes_before: 0,
@@ -163,10 +164,6 @@ impl Screen {
             retained_lines_before += u64::from(!wrapped);
             retained_bytes_before += kept.len() as u64 + u64::from(!wrapped);
         }
-        let lines_dropped = head.line_ends[..kept]
-            .iter()
-            .take_while(|&&end| end <= first_retained)
-            .count() as u64;
         Some(PlacedHead {
             text,
             lines_dropped,
