@@ -179,15 +179,13 @@ impl McpClient {
 
     /// CPU time the server process used so far (user + system), in clock ticks (`/proc/PID/stat`).
     pub(crate) fn cpu_ticks(&self) -> u64 {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid)).unwrap_or_default();
-        let fields: Vec<&str> = stat
-            .rsplit_once(')')
-            .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
-        // utime and stime: fields 14 and 15, the 12th and 13th after the command name.
-        [11, 12]
-            .iter()
-            .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
-            .sum()
+        super::cpu::process_ticks(self.pid)
+    }
+
+    /// CPU time the server's live descendants (its shells and their programs) used so far, in
+    /// ns.
+    pub(crate) fn descendants_cpu_ns(&self) -> u64 {
+        super::cpu::descendants_ns(self.pid)
     }
 
     /// Closes stdin (the server disposes every session and exits) and waits for the exit.

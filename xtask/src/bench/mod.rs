@@ -17,6 +17,7 @@
 //! Files: `raw.rs` (the reference PTY), `mcp.rs` (a stdio MCP client of the server),
 //! `server.rs` (its figures), `stats.rs` (percentiles, table).
 
+mod cpu;
 mod mcp;
 pub(crate) mod raw;
 mod server;

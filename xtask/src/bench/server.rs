@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result};
 use serde_json::json;
 
+use super::cpu;
 use super::mcp::{McpClient, build_server};
 use super::raw::{self, MARK, RawPty};
 use super::stats::{self, Row};
@@ -233,16 +234,51 @@ async fn concurrent(server: &McpClient, n: usize, rounds: usize) -> Result<(Row,
     let raws = blocking(|| (0..n).map(|_| RawPty::bash()).collect::<Result<Vec<_>>>())?;
     let (mut ours, mut reference) = (Vec::new(), Vec::new());
     let mut raws = raws;
+    // CPU spent in each side's rounds: [server (ticks), its shells (ns), this client (ticks)]
+    // and [raw shells (ns), this client (ticks)].
+    let (mut ours_cpu, mut raw_cpu) = ([0u64; 3], [0u64; 2]);
+    let me = std::process::id();
     for _ in 0..rounds {
+        let before = [
+            server.cpu_ticks(),
+            server.descendants_cpu_ns(),
+            cpu::process_ticks(me),
+        ];
         let sends = ids
             .iter()
             .map(|id| async move { server.send(id, "echo hi").await.map(|(d, _)| d) });
         for took in join_all(sends).await {
             ours.push(took?);
         }
+        let after = [
+            server.cpu_ticks(),
+            server.descendants_cpu_ns(),
+            cpu::process_ticks(me),
+        ];
+        for (sum, (a, b)) in ours_cpu.iter_mut().zip(after.iter().zip(before)) {
+            *sum += a.saturating_sub(b);
+        }
+        // The raw shells are this process's children; its own ticks are the readers'.
+        let before = [cpu::descendants_ns(me), cpu::process_ticks(me)];
         reference.extend(blocking(|| raw_concurrent(&mut raws))?);
+        let after = [cpu::descendants_ns(me), cpu::process_ticks(me)];
+        for (sum, (a, b)) in raw_cpu.iter_mut().zip(after.iter().zip(before)) {
+            *sum += a.saturating_sub(b);
+        }
     }
     drop(raws);
+    let sends = (n * rounds).max(1) as f64;
+    let per_send = |ticks: u64| cpu::ticks_ms(ticks) / sends;
+    let per_send_ns = |ns: u64| ns as f64 / 1e6 / sends;
+    let note = format!(
+        "{note}\nCPU per concurrent send (ms): server {:.3}, its shells {:.3}, the client {:.3}; \
+         raw PTYs: shells {:.3}, the client {:.3}",
+        per_send(ours_cpu[0]),
+        per_send_ns(ours_cpu[1]),
+        per_send(ours_cpu[2]),
+        per_send_ns(raw_cpu[0]),
+        per_send(raw_cpu[1]),
+    );
     // Closing them one by one: the first closes run with all the others still open.
     let mut closes = Vec::with_capacity(n);
     for id in &ids {
