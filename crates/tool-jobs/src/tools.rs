@@ -83,7 +83,11 @@ impl Tool for OutputTool {
         "job_output"
     }
     fn description(&self) -> String {
-        "Read a background job. Stream jobs return only output produced since the last read; final-output jobs return their result once settled. Every reply ends with [status: ...]. Non-blocking unless wait is true.".to_owned()
+        let config = &self.0.config;
+        format!(
+            "Read a background job. A job that streams output (a background terminal_send) returns what it printed since your last read; a job with one final result returns it once the job has settled. Every reply ends with [status: ...]. Returns at once unless wait is true: then it first waits until the job settles or timeout_ms passes (default {} ms, at most {} ms); a wait that times out leaves the job running.",
+            config.wait_timeout_ms, config.max_wait_timeout_ms
+        )
     }
     async fn execute(&self, args: OutputArgs, call: ToolCall) -> Result<OutputOutput, ToolError> {
         let id = job_id(&args.job_id)?;
@@ -195,7 +199,7 @@ impl Tool for KillTool {
         "job_kill"
     }
     fn description(&self) -> String {
-        "Request cancellation of a background job and return immediately. The job becomes killed once its work actually stops.".to_owned()
+        "Stop a background job and return at once. The job's status becomes killed once its work has actually stopped (job_output with wait true waits for that). A job that already ended is left as it is.".to_owned()
     }
     async fn execute(&self, args: KillArgs, call: ToolCall) -> Result<KillOutput, ToolError> {
         let id = job_id(&args.job_id)?;

@@ -15,12 +15,25 @@ pub const DEFAULT_MAX_SEND_TIMEOUT_MS: u64 = 600_000;
 pub const PROMPT_SECTION_NAME: &str = "tool:pty";
 /// Order of the section (tool guidance band, seed §7.3).
 pub const PROMPT_SECTION_ORDER: i32 = 106;
+/// The guidance both prompt texts end with (one home for it).
+macro_rules! guidance_tail {
+    () => {
+        " Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited. job_kill interrupts a background send's command as Ctrl-C would, then sends it SIGTERM and SIGKILL while it keeps running. A background send's job also ends when its command stops at a prompt of its own (its status then says what waits for input): that program still runs, the next send to that session answers its prompt, and terminal_signal interrupts it."
+    };
+}
+
 /// The guidance text.
-pub const PROMPT_TEXT: &str = "Use a terminal session only when work needs persistent terminal state or interactive stdin; prefer shell/read/write/edit for bounded one-shot operations. Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited. A background send's job also ends when its command stops at a prompt of its own (its status then says what waits for input), and the next send to that session answers that prompt.";
+pub const PROMPT_TEXT: &str = concat!(
+    "Use a terminal session only when work needs persistent terminal state or interactive stdin; prefer shell/read/write/edit for bounded one-shot operations.",
+    guidance_tail!()
+);
 /// The `tool:pty` section for a host whose only command tools are these (such as `dsh-mcp`):
 /// the seed's guidance without its pointer to one-shot shell / read / write / edit tools,
 /// which such a host does not have.
-pub const STANDALONE_PROMPT_TEXT: &str = "Run commands in terminal sessions: a session keeps its working directory, environment and running programs between sends, and a program waiting for input can be answered. Reuse a session for related steps rather than opening one per command. Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited. A background send's job also ends when its command stops at a prompt of its own (its status then says what waits for input), and the next send to that session answers that prompt.";
+pub const STANDALONE_PROMPT_TEXT: &str = concat!(
+    "Run commands in terminal sessions: a session keeps its working directory, environment and running programs between sends, and a program waiting for input can be answered. Reuse a session for related steps rather than opening one per command.",
+    guidance_tail!()
+);
 
 /// Configuration (seed §4.1 keys, snake_case).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -412,7 +412,7 @@ impl Tool for CloseTool {
         "terminal_close"
     }
     fn description(&self) -> String {
-        "Close one persistent terminal and wait until its captured owned process tree is gone."
+        "Close one terminal session: stop every process it started (the shell, its programs and anything they left running in the background), wait until they are gone, and say how many were stopped. A background send on the session ends as killed."
             .to_owned()
     }
     async fn execute(&self, args: CloseArgs, call: ToolCall) -> Result<CloseOutput, ToolError> {
