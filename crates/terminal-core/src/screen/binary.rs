@@ -144,16 +144,15 @@ impl BinaryFilter {
                     .iter()
                     .position(|&b| b == b'\n')
                     .map(|p| clean_from + p);
+                let chunk_ends = judged.len() == bytes.len();
                 let text_ends = |nl: usize| {
                     let stretch = judged.len() - nl;
                     stretch > MIN_TEXT_RUN
                         || mark.is_some()
-                        || (judged.len() == bytes.len()
-                            && stretch >= MIN_TEXT_RUN / 2
-                            && judged.ends_with(b"\n"))
+                        || (chunk_ends && stretch >= MIN_TEXT_RUN / 2 && judged.ends_with(b"\n"))
                 };
                 // A prompt mark cut by the chunk's end: judged with the next chunk.
-                let partial_mark = if mark.is_none() && judged.len() == bytes.len() {
+                let partial_mark = if mark.is_none() && chunk_ends {
                     (1..MARK_START.len())
                         .rev()
                         .find(|&k| judged.ends_with(&MARK_START[..k]))
@@ -161,18 +160,42 @@ impl BinaryFilter {
                 } else {
                     0
                 };
+                // Text printed right after the binary on its last line (`cat x.gz; echo done`,
+                // an error message after binary without a newline): the clean bytes from the
+                // last non-text byte to `end` are text when there are enough of them.
+                let text_tail = |end: usize| {
+                    let tail = &judged[clean_from..end];
+                    tail.strip_suffix(b"\r").unwrap_or(tail).len() >= MIN_TEXT_RUN
+                };
                 let n = match newline {
-                    Some(nl) if text_ends(nl) => {
+                    Some(nl) if text_ends(nl) || (clean_from == 0 && text_tail(nl)) => {
                         self.line_ended = true;
-                        nl + 1
+                        if text_tail(nl) {
+                            // The run ends before the text; the text follows the summary line.
+                            if clean_from == 0 {
+                                return Verdict::EndOfBinary;
+                            }
+                            clean_from
+                        } else {
+                            nl + 1
+                        }
                     }
-                    // Judge the newline again with the bytes after it in view.
+                    // Judge the newline again with the bytes after it in view (from the text
+                    // before it, when that may be text).
+                    Some(nl) if clean_from > 0 && text_tail(nl) => clean_from,
                     Some(nl) if nl > 0 => nl,
                     // The chunk ends a few bytes after the newline: wait for more output.
                     Some(_) => return Verdict::Hold,
                     None if clean_from == 0 && judged.len() >= MIN_JUDGED_BYTES => {
                         return Verdict::EndOfBinary;
                     }
+                    // Clean bytes up to the window's end may be text: judged again from their
+                    // start, with what follows them in view (at the chunk's end, with the next
+                    // chunk: a read may have cut the text after a few bytes).
+                    None if clean_from > 0 && (text_tail(judged.len()) || chunk_ends) => clean_from,
+                    // Clean bytes at the chunk's end right after the run: wait for more output
+                    // (read before it comes, they show as text after the summary line).
+                    None if clean_from == 0 && chunk_ends => return Verdict::Hold,
                     _ if partial_mark == judged.len() => return Verdict::Hold,
                     _ => judged.len() - partial_mark,
                 };

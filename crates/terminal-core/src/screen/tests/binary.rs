@@ -147,3 +147,71 @@ fn binary_right_after_a_command_start_mark_is_suppressed() {
         assert!(text.contains("RESULT: 42"), "{chunk_len}: {text:?}");
     }
 }
+
+/// Text printed right after binary output on the same line (`cat x.gz; echo done`, or an
+/// error message after binary with no newline between) is text: it shows after the summary
+/// line, and its bytes are not counted as binary, however the burst is split into reads and
+/// whether a prompt mark, more text or nothing follows it.
+#[test]
+fn c37_text_after_binary_on_its_last_line_stays() {
+    let messages = [
+        "EXIT-MARK=0",
+        "ls: cannot access '/nonexistent-zz': No such file or directory",
+        &"a long line of text after the binary output ".repeat(8),
+    ];
+    let noise: Vec<u8> = pseudo_random(3000)
+        .into_iter()
+        .filter(|&b| b != b'\n')
+        .collect();
+    for message in messages {
+        for ending in ["mark", "text", "pause"] {
+            for chunk_len in [10, 33, 64, 100, 255, 256, 257, 1000, 4096, 100_000] {
+                let mut s = Screen::new(config(40, 160), Some(nonce()));
+                s.feed(b"dsh> ");
+                let a = s.anchor();
+                let mut output = b"cat blob.gz; echo done\r\n".to_vec();
+                output.extend(&noise);
+                output.extend(message.as_bytes());
+                output.extend(b"\r\n");
+                match ending {
+                    "mark" => {
+                        output.extend(mark("D;0"));
+                        output.extend(mark("A"));
+                        output.extend(b"dsh> ");
+                        output.extend(mark("B"));
+                    }
+                    "text" => output.extend(b"next line of text\r\n"),
+                    _ => {}
+                }
+                for chunk in output.chunks(chunk_len) {
+                    s.feed(chunk);
+                }
+                let text = s.render_since(a, 100_000).text;
+                let ctx = format!("{message:?} then {ending}, chunk {chunk_len}: {text:?}");
+                let lines: Vec<&str> = text.lines().collect();
+                assert_eq!(lines[0], "cat blob.gz; echo done", "{ctx}");
+                let summary = lines[1];
+                assert!(
+                    summary.contains("bytes of binary output suppressed"),
+                    "{ctx}"
+                );
+                let count: usize = summary[1..]
+                    .split(' ')
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or_else(|| panic!("{ctx}"));
+                assert!(count <= noise.len(), "the message is not counted: {ctx}");
+                assert!(count + 16 >= noise.len(), "the noise is counted: {ctx}");
+                // Clean bytes at the noise's very end may lead the message; nothing else does.
+                let shown = lines[2..].join("\n");
+                assert!(shown.contains(message.trim_end()), "{ctx}");
+                assert!(!shown.contains('\u{fffd}'), "{ctx}");
+                match ending {
+                    "mark" => assert_eq!(lines.last(), Some(&"dsh> "), "{ctx}"),
+                    "text" => assert_eq!(lines.last(), Some(&"next line of text"), "{ctx}"),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
