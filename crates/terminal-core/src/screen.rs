@@ -212,6 +212,12 @@ struct Anchor {
     /// the program rewrites that part of the row (`\r`, erase line, cursor moves), a render
     /// from the anchor starts at the row's first column, so the row is shown whole again.
     prefix: Option<String>,
+    /// Text an earlier program left at and below the cursor when the anchor was placed there
+    /// (absolute row, full text; see [`Screen::rows_left_at_cursor`]), when it moved the
+    /// cursor up without clearing (`printf '\033[H'`, `tput cup`): a render from the anchor
+    /// does not end on those rows while they are unchanged, nor show their unchanged text after
+    /// the prompt, since nothing after the anchor wrote it.
+    below: Vec<(u64, String)>,
 }
 
 /// Rendered text plus whether anything was cut.
@@ -477,6 +483,7 @@ impl Screen {
             pos,
             pending_main: self.alternate,
             prefix: (!self.alternate).then(|| self.row_prefix(pos)).flatten(),
+            below: self.rows_left_at_cursor(),
         };
         if let Some(i) = self.anchors.iter().position(Option::is_none) {
             self.anchors[i] = Some(anchor);
@@ -494,6 +501,7 @@ impl Screen {
             anchor.pos = pos;
             anchor.pending_main = false;
             anchor.prefix = None;
+            anchor.below = Vec::new();
         }
         id
     }
@@ -503,6 +511,7 @@ impl Screen {
         let pos = self.cursor();
         let pending_main = self.alternate;
         let prefix = (!pending_main).then(|| self.row_prefix(pos)).flatten();
+        let below = self.rows_left_at_cursor();
         if let Some(Some(anchor)) = self.anchors.get_mut(id.0) {
             if pending_main && anchor.pending_main {
                 return;
@@ -510,6 +519,7 @@ impl Screen {
             anchor.pos = pos;
             anchor.pending_main = pending_main;
             anchor.prefix = prefix;
+            anchor.below = below;
         }
     }
 
@@ -531,6 +541,21 @@ impl Screen {
         match self.anchors.get(id.0) {
             Some(Some(a)) if !a.pending_main => Some(a.pos),
             _ => None,
+        }
+    }
+
+    /// Takes the anchor's rows below its cursor out (see [`Screen::restore_anchor_rows_below`]).
+    fn anchor_rows_below(&mut self, id: AnchorId) -> Vec<(u64, String)> {
+        match self.anchors.get_mut(id.0) {
+            Some(Some(a)) => std::mem::take(&mut a.below),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Puts back what [`Screen::anchor_rows_below`] took.
+    fn restore_anchor_rows_below(&mut self, id: AnchorId, below: Vec<(u64, String)>) {
+        if let Some(Some(a)) = self.anchors.get_mut(id.0) {
+            a.below = below;
         }
     }
 

@@ -23,12 +23,43 @@ impl Screen {
     pub(crate) fn snapshot_since(&mut self, id: AnchorId, max_bytes: usize) -> RowsSnapshot {
         self.materialize();
         if self.alternate {
-            return self.collect_rows(self.history().end_abs(), 0, Stop::Bytes(max_bytes));
+            return self.collect_rows(self.history().end_abs(), 0, Stop::Bytes(max_bytes), &[]);
         }
         match self.anchor_render_start(id) {
-            Some(pos) => self.snapshot_from(pos, max_bytes),
+            Some(pos) => {
+                // Taken out for the copy (the anchor keeps them).
+                let below = self.anchor_rows_below(id);
+                let snapshot = self.snapshot_below(pos, max_bytes, &below);
+                self.restore_anchor_rows_below(id, below);
+                snapshot
+            }
             None => RowsSnapshot::default(),
         }
+    }
+
+    /// The text an earlier program left at and below the cursor, with each row's absolute
+    /// row: the cursor's row when it holds text after the cursor (not at column 0), and every
+    /// row below it that holds any (none on the alternate screen).
+    pub(super) fn rows_left_at_cursor(&self) -> Vec<(u64, String)> {
+        if self.alternate {
+            return Vec::new();
+        }
+        let screen = self.parser.screen();
+        let (cursor_row, cursor_col) = screen.cursor_position();
+        let base = self.history().end_abs();
+        let runs = self.parser.callbacks().tabs(false);
+        visible_rows_text_from(screen, |r| runs.row(r), self.config.cols.max(1), cursor_row)
+            .into_iter()
+            .enumerate()
+            .filter(|(i, text)| {
+                if *i == 0 {
+                    cursor_col > 0 && !skip_cols(text, cursor_col).trim_end_matches(' ').is_empty()
+                } else {
+                    !text.trim_end_matches(' ').is_empty()
+                }
+            })
+            .map(|(i, text)| (base + u64::from(cursor_row) + i as u64, text))
+            .collect()
     }
 
     /// The text of row `pos.row` before column `pos.col`, trailing spaces trimmed (`None` when
@@ -62,6 +93,18 @@ impl Screen {
     /// The rows from `from` to the end of the content (trailing blank rows and trailing
     /// spaces trimmed, explicit text before the cursor kept), the newest about `max_bytes`.
     pub(super) fn snapshot_from(&mut self, from: Position, max_bytes: usize) -> RowsSnapshot {
+        self.snapshot_below(from, max_bytes, &[])
+    }
+
+    /// [`Screen::snapshot_from`], not ending on rows of `below` (rows below the cursor when the
+    /// render's anchor was placed) that are unchanged, and not showing unchanged text of theirs
+    /// after the cursor on the cursor's row.
+    fn snapshot_below(
+        &mut self,
+        from: Position,
+        max_bytes: usize,
+        below: &[(u64, String)],
+    ) -> RowsSnapshot {
         self.materialize();
         let first = self.history().first_abs();
         let lost = from.row < first;
@@ -70,7 +113,7 @@ impl Screen {
         } else {
             (from.row, from.col)
         };
-        let mut snapshot = self.collect_rows(row, col, Stop::Bytes(max_bytes));
+        let mut snapshot = self.collect_rows(row, col, Stop::Bytes(max_bytes), below);
         snapshot.truncated |= lost;
         snapshot
     }
@@ -83,14 +126,22 @@ impl Screen {
     }
 
     fn render_rows(&self, start_abs: u64, start_col: u16, max_bytes: usize) -> Rendered {
-        self.collect_rows(start_abs, start_col, Stop::Bytes(max_bytes))
+        self.collect_rows(start_abs, start_col, Stop::Bytes(max_bytes), &[])
             .render(max_bytes)
     }
 
     /// Copies the rows from `start_abs` (cell column `start_col`) to the end of the content,
     /// newest first until `stop` holds: the visible rows as their text, the history rows
-    /// as stored (trailing spaces trimmed unless soft-wrapped).
-    fn collect_rows(&self, start_abs: u64, start_col: u16, stop: Stop) -> RowsSnapshot {
+    /// as stored (trailing spaces trimmed unless soft-wrapped). Rows of `stale` below the
+    /// cursor whose text is unchanged do not count as content, nor does their unchanged text
+    /// after the cursor on its row.
+    fn collect_rows(
+        &self,
+        start_abs: u64,
+        start_col: u16,
+        stop: Stop,
+        stale: &[(u64, String)],
+    ) -> RowsSnapshot {
         let screen = self.parser.screen();
         let cols = self.config.cols.max(1);
         let history = self.history();
@@ -103,9 +154,21 @@ impl Screen {
             .unwrap_or(u16::MAX)
             .min(cursor_row);
         let visible = visible_rows_text_from(screen, |r| runs.row(r), cols, first);
+        let old_text = |r: usize| {
+            let abs = base + r as u64;
+            stale
+                .binary_search_by_key(&abs, |(a, _)| *a)
+                .ok()
+                .map(|i| stale[i].1.as_str())
+        };
         let last_content = visible
             .iter()
-            .rposition(|r| !r.trim_end_matches(' ').is_empty())
+            .enumerate()
+            .rposition(|(i, text)| {
+                let r = i + usize::from(first);
+                !text.trim_end_matches(' ').is_empty()
+                    && !(r > usize::from(cursor_row) && old_text(r) == Some(text.as_str()))
+            })
             .map_or(0, |i| i + usize::from(first));
         let end_visible = last_content.max(usize::from(cursor_row));
         let end_abs = base + end_visible as u64;
@@ -165,6 +228,34 @@ impl Screen {
                 Cow::Borrowed(full.as_str())
             } else {
                 Cow::Borrowed(full.trim_end_matches(' '))
+            };
+            // Text an earlier program left after the prompt (on the anchor's row, after what
+            // was typed there; on the cursor's row, after the cursor), unchanged, is not shown.
+            let lower = if r16 == cursor_row {
+                cursor_col
+            } else if abs == start_abs {
+                from_col
+            } else {
+                0
+            };
+            let old_from = match old_text(r) {
+                Some(old) if lower > 0 && !wrapped => old_tail_start(full, old, lower, cols),
+                _ => None,
+            };
+            let text = match old_from {
+                Some(c) => {
+                    let kept =
+                        row_text(screen, row_runs, r16, from_col, c.saturating_sub(from_col));
+                    let trimmed = kept.trim_end_matches(' ');
+                    // On the cursor's row, text before the cursor stays whole (a prompt's
+                    // trailing space).
+                    Cow::Owned(if r16 == cursor_row && c == cursor_col {
+                        kept
+                    } else {
+                        trimmed.to_owned()
+                    })
+                }
+                None => text,
             };
             pieces.push((text, wrapped));
         }
@@ -243,6 +334,7 @@ impl Screen {
             self.history().first_abs(),
             0,
             Stop::Lines(offset.saturating_add(count)),
+            &[],
         );
         snapshot.truncated = dropped;
         snapshot.first_line_may_be_cut =
@@ -401,6 +493,18 @@ pub(super) fn wide_char_pushed_down<'a>(
 
 /// The part of `text` from cell column `col` on (wide characters take two cells; a `\t`, a
 /// recorded TAB run, reaches the next default tab stop).
+/// The first column from `lower` on where row text `new` goes on exactly as `old` did, with
+/// text left there (`None` when its text after `lower` differs to the end, or is blank).
+fn old_tail_start(new: &str, old: &str, lower: u16, cols: u16) -> Option<u16> {
+    (lower..cols).find_map(|c| {
+        let rest = skip_cols(new, c).trim_end_matches(' ');
+        if rest.is_empty() {
+            return None;
+        }
+        (rest == skip_cols(old, c).trim_end_matches(' ')).then_some(c)
+    })
+}
+
 fn skip_cols(text: &str, col: u16) -> &str {
     use unicode_width::UnicodeWidthChar as _;
     /// The terminal's default tab stops: every 8 columns.

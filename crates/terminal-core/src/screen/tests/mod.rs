@@ -33,6 +33,7 @@ fn mark(payload: &str) -> Vec<u8> {
 mod binary;
 mod clears;
 mod history;
+mod stale;
 
 #[test]
 fn carriage_return_overwrites() {

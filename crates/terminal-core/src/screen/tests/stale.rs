@@ -1,0 +1,67 @@
+//! Rows an earlier program left below the cursor (it moved the cursor up without clearing):
+//! a later send's result ends at what that send wrote, not on them.
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+/// The screen after twelve long lines, then `printf '\033[H'; echo TOP` and its prompt: the
+/// cursor sits on row 1, the old lines below it.
+fn screen_with_old_rows_below_the_prompt() -> Screen {
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> for i in ...\r\n");
+    for i in 1..=12 {
+        s.feed(format!("old-line-{i}-xxxxxxxxxxxxxxxxxxxx\r\n").as_bytes());
+    }
+    s.feed(b"dsh> printf ...; echo TOP\r\n\x1b[HTOP\r\ndsh> ");
+    s
+}
+
+#[test]
+fn a_send_after_the_cursor_moved_up_ends_at_its_own_output() {
+    let mut s = screen_with_old_rows_below_the_prompt();
+    let a = s.anchor();
+    s.feed(b"echo hello\r\nhello\r\ndsh> ");
+    // `hello` overwrote the start of an old row (the screen shows the rest of it: a terminal
+    // does too); the rows below the new prompt, and the old text after it, are not the send's.
+    assert_eq!(
+        s.render_since(a, 10_000).text,
+        "echo hello\nhelloine-2-xxxxxxxxxxxxxxxxxxxx\ndsh> "
+    );
+    // The next send too.
+    let b = s.anchor();
+    s.feed(b"echo world\r\nworld\r\ndsh> ");
+    assert_eq!(
+        s.render_since(b, 10_000).text,
+        "echo world\nworldine-4-xxxxxxxxxxxxxxxxxxxx\ndsh> "
+    );
+    // The screen itself is unchanged: a page shows every row.
+    let page = s
+        .page(None, None, 100_000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(page.text.contains("old-line-12-x"), "{:?}", page.text);
+}
+
+#[test]
+fn rows_a_send_writes_below_the_cursor_are_its_output() {
+    // A program that writes lines and moves the cursor back up over them (a multi-line
+    // progress display) keeps them in its result, over old rows or blank ones.
+    for mut s in [
+        screen_with_old_rows_below_the_prompt(),
+        Screen::new(config(40, 160), None),
+    ] {
+        let a = s.anchor();
+        s.feed(b"progress\r\nstep 1 done\r\nstep 2 done\r\nstep 3 running\r\n\x1b[3A");
+        let text = s.render_since(a, 10_000).text;
+        let lines: Vec<&str> = text.lines().collect();
+        let written = ["progress", "step 1 done", "step 2 done", "step 3 running"];
+        assert!(lines.len() >= written.len(), "{text:?}");
+        for (line, w) in lines.iter().zip(written) {
+            assert!(line.starts_with(w), "{text:?}");
+        }
+        // An old row the send changed further down counts too.
+        s.feed(b"\x1b[6Bchanged");
+        let text = s.render_since(a, 10_000).text;
+        assert!(text.trim_end().ends_with("changed"), "{text:?}");
+    }
+}
