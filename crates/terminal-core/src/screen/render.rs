@@ -166,8 +166,9 @@ impl Screen {
             .enumerate()
             .rposition(|(i, text)| {
                 let r = i + usize::from(first);
-                !text.trim_end_matches(' ').is_empty()
-                    && !(r > usize::from(cursor_row) && old_text(r) == Some(text.as_str()))
+                let left_unchanged =
+                    r > usize::from(cursor_row) && old_text(r) == Some(text.as_str());
+                !text.trim_end_matches(' ').is_empty() && !left_unchanged
             })
             .map_or(0, |i| i + usize::from(first));
         let end_visible = last_content.max(usize::from(cursor_row));
@@ -496,12 +497,9 @@ pub(super) fn wide_char_pushed_down<'a>(
 /// The first column from `lower` on where row text `new` goes on exactly as `old` did, with
 /// text left there (`None` when its text after `lower` differs to the end, or is blank).
 fn old_tail_start(new: &str, old: &str, lower: u16, cols: u16) -> Option<u16> {
-    (lower..cols).find_map(|c| {
+    (lower..cols).find(|&c| {
         let rest = skip_cols(new, c).trim_end_matches(' ');
-        if rest.is_empty() {
-            return None;
-        }
-        (rest == skip_cols(old, c).trim_end_matches(' ')).then_some(c)
+        !rest.is_empty() && rest == skip_cols(old, c).trim_end_matches(' ')
     })
 }
 
