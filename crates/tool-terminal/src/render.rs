@@ -348,7 +348,8 @@ fn viewport_with_omission(viewport: &str, omitted: Option<&OmittedOutput>) -> St
 }
 
 /// `terminal_send`. Background: `started background job <id>`. Foreground: the viewport
-/// without leading or trailing newlines (or `(no new output)`), with the omission line where
+/// without leading or trailing newlines (a full-screen program's screen keeps its leading
+/// blank rows), or `(no new output)`, with the omission line where
 /// lines were left out of its middle, then `[wait: …]`, `[output: N bytes in total; …]` when
 /// the viewport was cut, `[exit: N]` when the prompt mark reported it, the foreground / input
 /// facts that apply, `[session: …]`, and `[output truncated]` when anything was cut.
@@ -359,12 +360,19 @@ pub fn render_send(result: &SendOutput, max_bytes: usize) -> String {
             viewport,
             truncated,
             omitted,
+            input_mode,
             ..
         } => {
             let viewport = viewport_with_omission(viewport, omitted.as_ref());
             // A viewport that ends on an empty cursor line (`sleep 100\n`), or starts with the
-            // newline an interrupted job left, would otherwise render blank lines.
-            let viewport = viewport.trim_matches('\n');
+            // newline an interrupted job left, would otherwise render blank lines. A
+            // full-screen program's screen keeps its blank top rows: they are where its
+            // lines are (an editor's empty first lines).
+            let viewport = if *input_mode == InputModeOutput::AlternateScreen {
+                viewport.trim_end_matches('\n')
+            } else {
+                viewport.trim_matches('\n')
+            };
             let body = if viewport.is_empty() {
                 "(no new output)"
             } else {

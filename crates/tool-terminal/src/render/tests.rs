@@ -168,6 +168,14 @@ fn send_facts_sit_between_wait_and_session() {
     result.viewport = "line 1\nline 2\n(END)".into();
     result.wait_reason = WaitReason::InferredIdle;
     insta::assert_snapshot!("send_alternate_screen", render_send(&result, CAP));
+    // A full-screen program's blank top rows are where its lines are: kept.
+    result.foreground = Some("vim".into());
+    result.viewport = "\n\nthird line\n~\n\n".into();
+    assert!(
+        render_send(&result, CAP).starts_with("\n\nthird line\n~\n[wait: inferred_idle]"),
+        "{}",
+        render_send(&result, CAP)
+    );
     let exited = SendResult {
         exit_code: None,
         ..send(
