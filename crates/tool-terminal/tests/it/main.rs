@@ -14,4 +14,5 @@ mod lifecycle;
 mod long_lines;
 mod paging;
 mod schemas;
+mod screen_rows;
 mod support;

@@ -1,0 +1,72 @@
+//! Which screen rows a send's result shows, against real bash: a full-screen program's blank
+//! top rows stay; rows an earlier command left below the cursor (it moved the cursor up
+//! without clearing) are not a later send's output.
+
+use serde_json::json;
+
+use crate::support::Host;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_screen_programs_blank_top_rows_stay_in_the_result() {
+    let (host, agent) = Host::with_open_shell().await;
+    // `less` shows a file whose first three lines are empty on the alternate screen.
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "printf '\\n\\n\\nfourth line\\n' | less"}),
+        )
+        .await;
+    let text = r.text();
+    assert!(text.starts_with("\n\n\nfourth line\n"), "{text:?}");
+    host.call(
+        &agent,
+        "terminal_send",
+        json!({"sessionId": "pty-1", "text": "q", "submit": false}),
+    )
+    .await;
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_left_below_the_cursor_are_not_a_later_sends_output() {
+    let (host, agent) = Host::with_open_shell().await;
+    for text in [
+        "for i in $(seq 1 12); do echo old-line-$i-xxxxxxxxxxxxxxxxxxxx; done",
+        "tput cup 0 0 2>/dev/null || printf '\\033[H'; echo TOP",
+    ] {
+        host.call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": text}),
+        )
+        .await;
+    }
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo hello"}),
+        )
+        .await;
+    let text = r.text();
+    let body: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.starts_with("[wait:"))
+        .collect();
+    assert_eq!(body.first(), Some(&"echo hello"), "{text}");
+    assert!(body.len() <= 3, "{text}");
+    assert!(
+        body.last()
+            .is_some_and(|l| l.ends_with("$ ") || l.ends_with("> ")),
+        "{text}"
+    );
+    assert!(!text.contains("old-line-1"), "{text}");
+    assert!(!text.contains("TOP"), "{text}");
+    assert!(text.contains("[exit: 0]"), "{text}");
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
