@@ -23,6 +23,13 @@ fn assert_clean(r: &SendResult) {
     assert!(!r.viewport.contains("133;"), "{:?}", r.viewport);
 }
 
+/// Whether `r` says its prompt came without our marks (so no exit code).
+fn says_prompt_unmarked(r: &SendResult) -> bool {
+    r.notices
+        .iter()
+        .any(|n| n.starts_with("[shell: the shell reads input with no prompt mark"))
+}
+
 /// The lines of `r` that start with `prefix`.
 fn lines_starting<'a>(r: &'a SendResult, prefix: &str) -> Vec<&'a str> {
     r.viewport
@@ -62,8 +69,10 @@ async fn c33_prompt_command_changes_keep_marks_and_exit_status() {
         let r = sh.send("PROMPT_COMMAND=(false 'PS1=\"arr> \"')").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert_clean(&r);
+        assert!(says_prompt_unmarked(&r), "{r:?}");
         let r = sh.send("(exit 6)").await;
         on_mark(&r, 6);
+        assert!(!says_prompt_unmarked(&r), "{r:?}");
         assert!(r.viewport.ends_with("arr> "), "{:?}", r.viewport);
         // Unset.
         on_mark(&sh.send("unset PROMPT_COMMAND").await, 0);
@@ -83,8 +92,12 @@ async fn c33_marks_come_back_after_prompt_command_and_ps1_are_both_replaced() {
         let r = sh.send("unset PROMPT_COMMAND; PS1='raw$ '").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert_clean(&r);
+        assert_eq!(r.exit_code, None, "{r:?}");
+        assert!(says_prompt_unmarked(&r), "{r:?}");
+        insta::assert_snapshot!("prompt_unmarked", r.notices.join("\n"));
         let r = sh.send("(exit 7)").await;
         on_mark(&r, 7);
+        assert!(!says_prompt_unmarked(&r), "{r:?}");
         assert!(r.viewport.ends_with("raw$ "), "{:?}", r.viewport);
         sh.close().await;
     })
@@ -113,9 +126,16 @@ async fn c33_marks_come_back_after_ps0_ps1_and_prompt_command_are_all_replaced()
             let r = sh.send(replace).await;
             assert_eq!(r.wait_reason, WaitReason::StdinRead, "{replace}: {r:?}");
             assert_clean(&r);
+            // Some spellings leave a mark to the prompt right after (the exit code is known).
+            assert_eq!(
+                says_prompt_unmarked(&r),
+                r.exit_code.is_none(),
+                "{replace}: {r:?}"
+            );
             let code = 3 + i32::try_from(round).unwrap();
             let r = sh.send(&format!("(exit {code})")).await;
             on_mark(&r, code);
+            assert!(!says_prompt_unmarked(&r), "{replace}: {r:?}");
             let prompt = &replace[replace.rfind("PS1='").unwrap() + 5..][..3];
             assert!(r.viewport.ends_with(prompt), "{replace}: {:?}", r.viewport);
             on_mark(&sh.send("false").await, 1);
@@ -321,6 +341,25 @@ async fn c30_terminal_modes_are_restored_at_the_prompt() {
             let r = sh.send_raw("\u{4}", false).await;
             on_mark(&r, 0);
         }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// `read -e` reads with the line editor and no prompt mark: the result says either may be the
+/// case, and the answer settles on the prompt with its exit code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_with_the_line_editor_is_answered() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("read -e -p 'Dir: ' d; echo \"got $d\"").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.ends_with("Dir: "), "{r:?}");
+        assert!(says_prompt_unmarked(&r), "{r:?}");
+        let r = sh.send("/tmp/x").await;
+        on_mark(&r, 0);
+        assert!(r.viewport.contains("got /tmp/x"), "{r:?}");
+        assert!(!says_prompt_unmarked(&r), "{r:?}");
         sh.close().await;
     })
     .await;

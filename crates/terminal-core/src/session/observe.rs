@@ -187,6 +187,10 @@ pub(super) struct TerminalFacts {
     pub(super) echo_off: bool,
     /// No prompt (and so no exit status) can come from our shell now.
     pub(super) marks_gone: bool,
+    /// Our shell reads at its line editor, and no marked prompt came since the last command
+    /// was submitted: that command replaced what prints the marks (the backend restores them
+    /// before the next command), or a builtin reads with the line editor (`read -e`).
+    pub(super) prompt_unmarked: bool,
 }
 
 /// The terminal facts for a send settling with `reason` (blocking `/proc` reads of the
@@ -221,9 +225,19 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         Settle::Exit | Settle::Prompt | Settle::Continuation => false,
         _ => shared.shell_replaced() || nested_shell(),
     };
+    let prompt_unmarked = reason == Settle::StdinWait
+        && !marks_gone
+        && shared.pty.foreground_pgid() == Some(shared.shell_pgid())
+        && shared.pty.modes().is_some_and(TtyModes::line_editing)
+        && {
+            let st = shared.lock();
+            let prompts = st.screen.prompt_end_count();
+            prompts > 0 && st.prompts_at_submit == Some(prompts)
+        };
     TerminalFacts {
         foreground,
         echo_off,
         marks_gone,
+        prompt_unmarked,
     }
 }

@@ -38,6 +38,10 @@ pub(super) struct SettleFacts {
     /// The shell provably prints no prompt marks now (it `exec`ed another program, or a
     /// nested shell holds the terminal): exit statuses are unknown.
     pub(super) marks_gone: bool,
+    /// Our shell reads at its line editor with no marked prompt since the command was
+    /// submitted: the command replaced the prompt strings and hooks that print the marks (its
+    /// exit status is unknown), or a builtin reads with the line editor (`read -e`).
+    pub(super) prompt_unmarked: bool,
 }
 
 /// The notice for [`SettleFacts::left_alternate`].
@@ -47,6 +51,11 @@ pub(super) const LEFT_ALTERNATE_NOTICE: &str =
 /// The notice for [`SettleFacts::marks_gone`].
 pub(super) const MARKS_GONE_NOTICE: &str = "[shell: prompt marks are gone (exec or a nested shell?); \
      exit codes are unknown until our shell prompts again]";
+
+/// The notice for [`SettleFacts::prompt_unmarked`].
+pub(super) const PROMPT_UNMARKED_NOTICE: &str = "[shell: the shell reads input with no prompt mark \
+     since this command: it replaced PS1 or PROMPT_COMMAND (its exit code is unknown; the marks \
+     are back for the next command), or a shell builtin reads with the line editor (`read -e`)]";
 
 /// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) is a
 /// well-known REPL's continuation prompt: `...` (Python, node) or `...:` (IPython), indented
@@ -111,6 +120,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         notices: [
             (facts.left_alternate, LEFT_ALTERNATE_NOTICE),
             (facts.marks_gone && !exited, MARKS_GONE_NOTICE),
+            (
+                facts.prompt_unmarked && !facts.marks_gone && !exited,
+                PROMPT_UNMARKED_NOTICE,
+            ),
         ]
         .into_iter()
         .filter(|(on, _)| *on)
@@ -143,6 +156,7 @@ mod tests {
             head: None,
             left_alternate: false,
             marks_gone: false,
+            prompt_unmarked: false,
         }
     }
 
@@ -266,5 +280,17 @@ mod tests {
             vec![LEFT_ALTERNATE_NOTICE]
         );
         assert!(assemble(facts(Settle::StdinWait)).notices.is_empty());
+        let unmarked = SettleFacts {
+            prompt_unmarked: true,
+            ..facts(Settle::StdinWait)
+        };
+        assert_eq!(assemble(unmarked).notices, vec![PROMPT_UNMARKED_NOTICE]);
+        // Marks that are gone for good say so instead.
+        let both = SettleFacts {
+            prompt_unmarked: true,
+            marks_gone: true,
+            ..facts(Settle::StdinWait)
+        };
+        assert_eq!(assemble(both).notices, vec![MARKS_GONE_NOTICE]);
     }
 }

@@ -98,6 +98,7 @@ impl SendOp {
             foreground,
             echo_off,
             marks_gone,
+            prompt_unmarked,
         } = terminal_facts(shared, reason);
         let result = assemble(SettleFacts {
             reason,
@@ -113,6 +114,7 @@ impl SendOp {
             head,
             left_alternate,
             marks_gone,
+            prompt_unmarked,
         });
         tracing::debug!(
             wait = ?result.wait_reason,
