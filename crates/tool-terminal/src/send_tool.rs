@@ -92,9 +92,14 @@ impl Tool for SendTool {
             .background
             .as_ref()
             .and_then(|b| b.take_stopped_at_prompt(&owner, &id));
+        let submit = args.submit.unwrap_or(true);
+        // Text typed without Enter at a reader the shell runs: said to stay on the input line.
+        let typed_only =
+            (!submit && !args.text.is_empty() && !args.text.contains(char::is_control))
+                .then(|| args.text.clone());
         let request = SendRequest {
             text: args.text,
-            submit: args.submit.unwrap_or(true),
+            submit,
             timeout,
         };
         let op = start_send_when_free(&self.0.terminals, &owner, &id, request, SLOT_WAIT)
@@ -116,6 +121,12 @@ impl Tool for SendTool {
         let mut output = SendOutput::from(result);
         if let (Some(notice), SendOutput::Foreground { notices, .. }) = (answered, &mut output) {
             notices.insert(0, notice);
+        }
+        if let Some(text) = typed_only
+            && left_on_the_input_line(&output, &text)
+            && let SendOutput::Foreground { notices, .. } = &mut output
+        {
+            notices.push(TYPED_WITHOUT_ENTER.to_owned());
         }
         fit::fit_send(&mut output, id.as_str(), self.0.config.max_result_bytes);
         Ok(output)
@@ -167,6 +178,28 @@ impl Tool for SendTool {
 /// that is settling ends within moments; a send still running gets the "active send" error.
 /// The error of a send whose call was cancelled (the client's cancel, or the server shutting
 /// down) after its input was written.
+/// The notice for text sent without Enter that stays on the shell's input line.
+const TYPED_WITHOUT_ENTER: &str = "[input: sent without Enter, so it waits on the input line; the next send continues that line (send empty text to enter it as it is)]";
+
+/// Whether `typed` (sent without Enter, no control characters) stayed on the input line of a
+/// reader the shell runs (its prompt, or a `read` in a script): the shell is in the foreground
+/// and waits for input with echo on, no command finished, and the output ends with the text.
+/// A program of its own in the foreground (a REPL taking a block in pieces) is left alone.
+fn left_on_the_input_line(output: &SendOutput, typed: &str) -> bool {
+    matches!(
+        output,
+        SendOutput::Foreground {
+            viewport,
+            wait_reason: WaitReasonOutput::StdinRead,
+            exit_code: None,
+            foreground: None,
+            input_mode: InputModeOutput::Normal,
+            earlier_commands: None,
+            ..
+        } if viewport.ends_with(typed)
+    )
+}
+
 const SEND_ABORTED: &str = "terminal send aborted: the call was cancelled (or the server is shutting down) and its command was interrupted; if the session is still open, send again (empty text to poll) to see its output";
 
 const SLOT_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);

@@ -1,0 +1,49 @@
+//! Text sent without Enter: the result says when it stays on the shell's input line (the next
+//! send continues that line), and not when a program took it as keys.
+
+use serde_json::json;
+
+use crate::support::Host;
+
+const NOTICE: &str = "[input: sent without Enter, so it waits on the input line";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_left_on_the_prompts_line_is_said_to_wait_there() {
+    let (host, agent) = Host::with_open_shell().await;
+    let send = |text: &str, submit: bool| {
+        host.call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": text, "submit": submit}),
+        )
+    };
+    let text = send("echo pend", false).await.text();
+    let notice = text.lines().find(|l| l.starts_with(NOTICE));
+    insta::assert_snapshot!("typed_without_enter", notice.unwrap_or(&text));
+    // Entering it runs the line as typed.
+    let text = send("ing", true).await.text();
+    assert!(text.contains("pending"), "{text}");
+    assert!(text.contains("[exit: 0]"), "{text}");
+    assert!(!text.contains(NOTICE), "{text}");
+    // A key a program reads at once (`read -n 1`) is not left on any line.
+    let text = send(
+        "read -n 1 -p 'Continue? ' a; read -n 1 -p 'Again? ' b",
+        true,
+    )
+    .await
+    .text();
+    assert!(text.contains("Continue? "), "{text}");
+    let text = send("y", false).await.text();
+    assert!(text.contains("Again? "), "{text}");
+    assert!(!text.contains(NOTICE), "{text}");
+    let text = send("n", false).await.text();
+    assert!(!text.contains(NOTICE), "{text}");
+    // Nor is a REPL's block sent in pieces.
+    send("python3 -q", true).await;
+    let text = send("x = 41", false).await.text();
+    assert!(!text.contains(NOTICE), "{text}");
+    send("", true).await;
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
