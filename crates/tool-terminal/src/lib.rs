@@ -256,7 +256,7 @@ impl Tool for ReadTool {
         "terminal_read"
     }
     fn description(&self) -> String {
-        "Read a bounded page of retained output from a persistent terminal without sending input."
+        "Read a bounded page of retained output from a persistent terminal without sending input. While a full-screen program (vim, less) holds the terminal, the newest lines are its screen: the lines the shell's screen showed when it started are back in pages once it exits (older scrollback stays readable)."
             .to_owned()
     }
     async fn execute(&self, args: ReadArgs, call: ToolCall) -> Result<ReadOutput, ToolError> {
