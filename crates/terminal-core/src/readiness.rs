@@ -11,7 +11,8 @@
 //! 4. **exact stdin**: after `exact_probe_after`, the foreground group is provably blocked
 //!    reading the terminal (kernel-true, from `/proc`), no terminal query reply is owed to
 //!    it, the screen has caught up and output has been quiet for [`PROBE_QUIET`] (for a wait
-//!    among other event sources or with a timeout, [`WEAK_WAIT_QUIET`]), and it was not already blocked before the write
+//!    among other event sources or with a timeout, [`WEAK_WAIT_QUIET`], unless the cursor
+//!    follows a prompt such as node's `> `), and it was not already blocked before the write
 //!    unless it was seen leaving that wait or answered the input with output; the shell's
 //!    own group counts too (`read -p`), except while its prompt is current (that is tier
 //!    2/3's business) → `stdin_read`; keys without a line end typed at the shell's line
@@ -129,6 +130,10 @@ pub(crate) struct Observation {
     pub(crate) line_editor_mode: bool,
     /// A full-screen program has the alternate screen on.
     pub(crate) alternate_screen: bool,
+    /// The cursor follows what a prompt ends with (node's `> `, IPython's `In [1]: `, a
+    /// continuation's `... `, a question's `? `): a program waiting on the terminal among
+    /// other event sources there has printed its prompt, so its wait needs no extra quiet.
+    pub(crate) prompt_at_cursor: bool,
 }
 
 /// Why a send settles.
@@ -325,7 +330,7 @@ impl Readiness {
             // The screen must have caught up with what the program printed before it blocked
             // (its prompt, or the shell's own prompt after a flood), so the wait is judged
             // against a current screen.
-            let quiet_needed = if o.fg_wait_among_others {
+            let quiet_needed = if o.fg_wait_among_others && !o.prompt_at_cursor {
                 WEAK_WAIT_QUIET
             } else {
                 PROBE_QUIET

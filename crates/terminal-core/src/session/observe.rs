@@ -142,6 +142,7 @@ pub(super) fn observe(
             shell_marks_alive: false,
             line_editor_mode: false,
             alternate_screen: st.screen.alternate_screen(),
+            prompt_at_cursor: false,
         };
         (
             obs,
@@ -165,6 +166,12 @@ pub(super) fn observe(
     obs.fg_waiting = activity.map(|a| matches!(a, GroupActivity::ReadingTty { .. }));
     obs.fg_wait_among_others =
         activity.is_some_and(|a| matches!(a, GroupActivity::ReadingTty { only_tty: false }));
+    obs.prompt_at_cursor = obs.fg_wait_among_others
+        && shared
+            .lock()
+            .screen
+            .cursor_row_prefix()
+            .is_some_and(|row| ends_with_a_prompt(&row));
     obs.reply_pending = shared.reply_pending();
     obs.fg_busy = activity.map(|a| a == GroupActivity::Busy);
     obs.shell_marks_alive = marks_seen
@@ -177,6 +184,13 @@ pub(super) fn observe(
         obs.input_pending = shared.pty.pending_input_bytes().unwrap_or(0) > 0;
     }
     (obs, exit_at.map(|(at, _)| at), last_exit)
+}
+
+/// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) ends the
+/// way an interactive prompt does: `>` (node's `> `, `mysql> `), `]:` (IPython's `In [1]: `),
+/// `...` (a continuation) or `?` (a question).
+fn ends_with_a_prompt(row: &str) -> bool {
+    [">", "]:", "...", "?"].iter().any(|end| row.ends_with(end))
 }
 
 /// The terminal facts a settled result reports.
