@@ -217,7 +217,7 @@ struct Anchor {
     /// cursor up without clearing (`printf '\033[H'`, `tput cup`): a render from the anchor
     /// does not end on those rows while they are unchanged, nor show their unchanged text after
     /// the prompt, since nothing after the anchor wrote it.
-    below: Vec<(u64, String)>,
+    left_at_cursor: Vec<(u64, String)>,
 }
 
 /// Rendered text plus whether anything was cut.
@@ -483,7 +483,7 @@ impl Screen {
             pos,
             pending_main: self.alternate,
             prefix: (!self.alternate).then(|| self.row_prefix(pos)).flatten(),
-            below: self.rows_left_at_cursor(),
+            left_at_cursor: self.rows_left_at_cursor(),
         };
         if let Some(i) = self.anchors.iter().position(Option::is_none) {
             self.anchors[i] = Some(anchor);
@@ -501,7 +501,7 @@ impl Screen {
             anchor.pos = pos;
             anchor.pending_main = false;
             anchor.prefix = None;
-            anchor.below = Vec::new();
+            anchor.left_at_cursor = Vec::new();
         }
         id
     }
@@ -511,7 +511,7 @@ impl Screen {
         let pos = self.cursor();
         let pending_main = self.alternate;
         let prefix = (!pending_main).then(|| self.row_prefix(pos)).flatten();
-        let below = self.rows_left_at_cursor();
+        let left = self.rows_left_at_cursor();
         if let Some(Some(anchor)) = self.anchors.get_mut(id.0) {
             if pending_main && anchor.pending_main {
                 return;
@@ -519,7 +519,7 @@ impl Screen {
             anchor.pos = pos;
             anchor.pending_main = pending_main;
             anchor.prefix = prefix;
-            anchor.below = below;
+            anchor.left_at_cursor = left;
         }
     }
 
@@ -544,18 +544,19 @@ impl Screen {
         }
     }
 
-    /// Takes the anchor's rows below its cursor out (see [`Screen::restore_anchor_rows_below`]).
-    fn anchor_rows_below(&mut self, id: AnchorId) -> Vec<(u64, String)> {
+    /// Takes the anchor's record of text left at and below its cursor out (see
+    /// [`Screen::restore_anchor_left_rows`]).
+    fn take_anchor_left_rows(&mut self, id: AnchorId) -> Vec<(u64, String)> {
         match self.anchors.get_mut(id.0) {
-            Some(Some(a)) => std::mem::take(&mut a.below),
+            Some(Some(a)) => std::mem::take(&mut a.left_at_cursor),
             _ => Vec::new(),
         }
     }
 
-    /// Puts back what [`Screen::anchor_rows_below`] took.
-    fn restore_anchor_rows_below(&mut self, id: AnchorId, below: Vec<(u64, String)>) {
+    /// Puts back what [`Screen::take_anchor_left_rows`] took.
+    fn restore_anchor_left_rows(&mut self, id: AnchorId, left: Vec<(u64, String)>) {
         if let Some(Some(a)) = self.anchors.get_mut(id.0) {
-            a.below = below;
+            a.left_at_cursor = left;
         }
     }
 

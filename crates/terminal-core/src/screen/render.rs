@@ -28,9 +28,9 @@ impl Screen {
         match self.anchor_render_start(id) {
             Some(pos) => {
                 // Taken out for the copy (the anchor keeps them).
-                let below = self.anchor_rows_below(id);
-                let snapshot = self.snapshot_below(pos, max_bytes, &below);
-                self.restore_anchor_rows_below(id, below);
+                let left = self.take_anchor_left_rows(id);
+                let snapshot = self.snapshot_past_left_rows(pos, max_bytes, &left);
+                self.restore_anchor_left_rows(id, left);
                 snapshot
             }
             None => RowsSnapshot::default(),
@@ -93,17 +93,18 @@ impl Screen {
     /// The rows from `from` to the end of the content (trailing blank rows and trailing
     /// spaces trimmed, explicit text before the cursor kept), the newest about `max_bytes`.
     pub(super) fn snapshot_from(&mut self, from: Position, max_bytes: usize) -> RowsSnapshot {
-        self.snapshot_below(from, max_bytes, &[])
+        self.snapshot_past_left_rows(from, max_bytes, &[])
     }
 
-    /// [`Screen::snapshot_from`], not ending on rows of `below` (rows below the cursor when the
-    /// render's anchor was placed) that are unchanged, and not showing unchanged text of theirs
-    /// after the cursor on the cursor's row.
-    fn snapshot_below(
+    /// [`Screen::snapshot_from`], not ending on rows of `left` (the text an earlier program
+    /// left at and below the cursor when the render's anchor was placed, see
+    /// [`Screen::rows_left_at_cursor`]) that are unchanged, nor showing their unchanged text
+    /// after the prompt.
+    fn snapshot_past_left_rows(
         &mut self,
         from: Position,
         max_bytes: usize,
-        below: &[(u64, String)],
+        left: &[(u64, String)],
     ) -> RowsSnapshot {
         self.materialize();
         let first = self.history().first_abs();
@@ -113,7 +114,7 @@ impl Screen {
         } else {
             (from.row, from.col)
         };
-        let mut snapshot = self.collect_rows(row, col, Stop::Bytes(max_bytes), below);
+        let mut snapshot = self.collect_rows(row, col, Stop::Bytes(max_bytes), left);
         snapshot.truncated |= lost;
         snapshot
     }
@@ -132,15 +133,16 @@ impl Screen {
 
     /// Copies the rows from `start_abs` (cell column `start_col`) to the end of the content,
     /// newest first until `stop` holds: the visible rows as their text, the history rows
-    /// as stored (trailing spaces trimmed unless soft-wrapped). Rows of `stale` below the
-    /// cursor whose text is unchanged do not count as content, nor does their unchanged text
-    /// after the cursor on its row.
+    /// as stored (trailing spaces trimmed unless soft-wrapped). Rows of `left` (text an
+    /// earlier program left, see [`Screen::rows_left_at_cursor`]) below the cursor whose text is
+    /// unchanged do not count as content, nor does their unchanged text after the prompt (on
+    /// the start row after its column, on the cursor's row after the cursor).
     fn collect_rows(
         &self,
         start_abs: u64,
         start_col: u16,
         stop: Stop,
-        stale: &[(u64, String)],
+        left: &[(u64, String)],
     ) -> RowsSnapshot {
         let screen = self.parser.screen();
         let cols = self.config.cols.max(1);
@@ -156,10 +158,9 @@ impl Screen {
         let visible = visible_rows_text_from(screen, |r| runs.row(r), cols, first);
         let old_text = |r: usize| {
             let abs = base + r as u64;
-            stale
-                .binary_search_by_key(&abs, |(a, _)| *a)
+            left.binary_search_by_key(&abs, |(a, _)| *a)
                 .ok()
-                .map(|i| stale[i].1.as_str())
+                .map(|i| left[i].1.as_str())
         };
         let last_content = visible
             .iter()
@@ -492,8 +493,6 @@ pub(super) fn wide_char_pushed_down<'a>(
         })
 }
 
-/// The part of `text` from cell column `col` on (wide characters take two cells; a `\t`, a
-/// recorded TAB run, reaches the next default tab stop).
 /// The first column from `lower` on where row text `new` goes on exactly as `old` did, with
 /// text left there (`None` when its text after `lower` differs to the end, or is blank).
 fn old_tail_start(new: &str, old: &str, lower: u16, cols: u16) -> Option<u16> {
@@ -503,6 +502,8 @@ fn old_tail_start(new: &str, old: &str, lower: u16, cols: u16) -> Option<u16> {
     })
 }
 
+/// The part of `text` from cell column `col` on (wide characters take two cells; a `\t`, a
+/// recorded TAB run, reaches the next default tab stop).
 fn skip_cols(text: &str, col: u16) -> &str {
     use unicode_width::UnicodeWidthChar as _;
     /// The terminal's default tab stops: every 8 columns.
