@@ -130,9 +130,9 @@ pub(crate) struct Observation {
     pub(crate) line_editor_mode: bool,
     /// A full-screen program has the alternate screen on.
     pub(crate) alternate_screen: bool,
-    /// The cursor follows what a prompt ends with (node's `> `, IPython's `In [1]: `, a
-    /// continuation's `... `, a question's `? `): a program waiting on the terminal among
-    /// other event sources there has printed its prompt, so its wait needs no extra quiet.
+    /// The cursor follows a REPL's prompt alone on its row (node's `> `, IPython's
+    /// `In [1]: `, a continuation's `... `): a program waiting on the terminal among other
+    /// event sources there has printed its prompt, so its wait needs no extra quiet.
     pub(crate) prompt_at_cursor: bool,
 }
 

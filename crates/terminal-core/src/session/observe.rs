@@ -171,7 +171,7 @@ pub(super) fn observe(
             .lock()
             .screen
             .cursor_row_prefix()
-            .is_some_and(|row| ends_with_a_prompt(&row));
+            .is_some_and(|row| is_repl_prompt(&row));
     obs.reply_pending = shared.reply_pending();
     obs.fg_busy = activity.map(|a| a == GroupActivity::Busy);
     obs.shell_marks_alive = marks_seen
@@ -186,11 +186,20 @@ pub(super) fn observe(
     (obs, exit_at.map(|(at, _)| at), last_exit)
 }
 
-/// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) ends the
-/// way an interactive prompt does: `>` (node's `> `, `mysql> `), `]:` (IPython's `In [1]: `),
-/// `...` (a continuation) or `?` (a question).
-fn ends_with_a_prompt(row: &str) -> bool {
-    [">", "]:", "...", "?"].iter().any(|end| row.ends_with(end))
+/// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) is a
+/// REPL's prompt and nothing else: one word ending in `>` (node's `> `, `sqlite> `,
+/// `irb(main):001> `), IPython's `In [1]:` or `...:`, or a continuation's `...` (indented or
+/// not). Text that merely ends like one (`hint: Waiting for your editor...`, `Continue?`)
+/// is not: a program printing it may still be starting up or busy.
+fn is_repl_prompt(row: &str) -> bool {
+    let row = row.trim_start_matches(' ');
+    let one_word = !row.contains(char::is_whitespace);
+    (one_word && row.ends_with('>'))
+        || matches!(row, "..." | "...:")
+        || row
+            .strip_prefix("In [")
+            .and_then(|r| r.strip_suffix("]:"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The terminal facts a settled result reports.
@@ -253,5 +262,36 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         echo_off,
         marks_gone,
         prompt_unmarked,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_repl_prompt;
+
+    #[test]
+    fn repl_prompts_alone_on_their_row() {
+        for row in [
+            ">",
+            "sqlite>",
+            "irb(main):001:0>",
+            "In [12]:",
+            "   ...:",
+            "...",
+            "  ...",
+        ] {
+            assert!(is_repl_prompt(row), "{row:?}");
+        }
+        for row in [
+            "",
+            "hint: Waiting for your editor to close the file...",
+            "Continue?",
+            "? What is your name?",
+            "a -> b >",
+            "In []:",
+            "Loading...",
+        ] {
+            assert!(!is_repl_prompt(row), "{row:?}");
+        }
     }
 }
