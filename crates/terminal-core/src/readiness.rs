@@ -11,8 +11,9 @@
 //! 4. **exact stdin**: after `exact_probe_after`, the foreground group is provably blocked
 //!    reading the terminal (kernel-true, from `/proc`), no terminal query reply is owed to
 //!    it, the screen has caught up and output has been quiet for [`PROBE_QUIET`] (for a wait
-//!    among other event sources or with a timeout, [`WEAK_WAIT_QUIET`], unless the cursor
-//!    follows a prompt such as node's `> `), and it was not already blocked before the write
+//!    among other event sources or with a timeout, [`WEAK_WAIT_QUIET`], or
+//!    [`PROMPT_WAIT_QUIET`] when the cursor follows a REPL prompt such as node's `> `), and it
+//!    was not already blocked before the write
 //!    unless it was seen leaving that wait or answered the input with output; the shell's
 //!    own group counts too (`read -p`), except while its prompt is current (that is tier
 //!    2/3's business) → `stdin_read`; keys without a line end typed at the shell's line
@@ -39,6 +40,11 @@ pub(crate) const PROBE_QUIET: Duration = Duration::from_millis(1);
 /// sources (an event loop may still be busy with what it just read) or with a timeout (an
 /// editor that awaits terminal responses for about 100 ms before it exits).
 pub(crate) const WEAK_WAIT_QUIET: Duration = Duration::from_millis(150);
+
+/// Output quiet a wait among other event sources needs when the cursor follows a REPL's
+/// prompt alone on its row (node's `> `): the program has printed its prompt, but a line-mode
+/// program may print an answer a few milliseconds after redrawing it.
+pub(crate) const PROMPT_WAIT_QUIET: Duration = Duration::from_millis(40);
 
 /// How long a wait of the shell itself (its marks alive, no prompt current, the terminal in
 /// non-canonical mode as readline sets it) holds the stdin tier for the prompt mark: bash
@@ -132,7 +138,7 @@ pub(crate) struct Observation {
     pub(crate) alternate_screen: bool,
     /// The cursor follows a REPL's prompt alone on its row (node's `> `, IPython's
     /// `In [1]: `, a continuation's `... `): a program waiting on the terminal among other
-    /// event sources there has printed its prompt, so its wait needs no extra quiet.
+    /// event sources there has printed its prompt, so its wait needs a shorter quiet.
     pub(crate) prompt_at_cursor: bool,
 }
 
@@ -330,10 +336,10 @@ impl Readiness {
             // The screen must have caught up with what the program printed before it blocked
             // (its prompt, or the shell's own prompt after a flood), so the wait is judged
             // against a current screen.
-            let quiet_needed = if o.fg_wait_among_others && !o.prompt_at_cursor {
-                WEAK_WAIT_QUIET
-            } else {
-                PROBE_QUIET
+            let quiet_needed = match (o.fg_wait_among_others, o.prompt_at_cursor) {
+                (false, _) => PROBE_QUIET,
+                (true, true) => PROMPT_WAIT_QUIET,
+                (true, false) => WEAK_WAIT_QUIET,
             };
             let quiet = o.output_drained
                 && o.now.saturating_duration_since(o.last_output_at) >= quiet_needed;

@@ -442,9 +442,15 @@ fn an_owed_query_reply_or_an_event_loop_wait_holds_the_stdin_tier() {
     o.fg_wait_among_others = true;
     o.last_output_at = t0 + Duration::from_millis(25);
     assert_eq!(r.evaluate(&o), None, "a weak wait needs a longer quiet");
-    // Unless the cursor follows a prompt (node's `> `): the program printed it last.
+    // After a REPL prompt (node's `> `) the program printed it last: a shorter quiet.
     let mut at_prompt = o;
     at_prompt.prompt_at_cursor = true;
+    assert_eq!(
+        r.evaluate(&at_prompt),
+        None,
+        "a prompt wait needs some quiet"
+    );
+    at_prompt.now = at_prompt.last_output_at + PROMPT_WAIT_QUIET;
     assert_eq!(r.evaluate(&at_prompt), Some(Settle::StdinWait));
     o.now = o.last_output_at + WEAK_WAIT_QUIET;
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
