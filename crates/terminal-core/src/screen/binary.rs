@@ -8,8 +8,11 @@
 //! are only counted. Text lines before the first non-text byte stay text. Suppression ends at
 //! the newline after the last non-text byte of a window when enough text follows it (or the
 //! chunk ends there), at a long window of text, or at the start of a prompt mark
-//! (`ESC ] 133;`); the line the binary ends in counts as binary, and one [`suppressed_line`]
-//! takes the bytes' place on the screen, so text written in the same burst as binary stays.
+//! (`ESC ] 133;`). The line the binary ends in counts as binary up to its last non-text byte;
+//! the text after that byte on the line stays text when it is long enough to be told from
+//! random bytes ([`MIN_TEXT_RUN`], half that when the output ends with the line: `cat x.gz;
+//! echo done`). One [`suppressed_line`] takes the bytes' place on the screen, so text written
+//! in the same burst as binary stays.
 
 use super::classes::{all_plain_text, is_odd_control};
 
@@ -163,9 +166,16 @@ impl BinaryFilter {
                 // Text printed right after the binary on its last line (`cat x.gz; echo done`,
                 // an error message after binary without a newline): the clean bytes from the
                 // last non-text byte to `end` are text when there are enough of them.
+                // A shorter stretch counts when the output ends with its line (a prompt mark
+                // follows its newline: `…; echo done`).
                 let text_tail = |end: usize| {
+                    let min = if mark.is_some() && end + 1 == judged.len() {
+                        MIN_TEXT_RUN / 2
+                    } else {
+                        MIN_TEXT_RUN
+                    };
                     let tail = &judged[clean_from..end];
-                    tail.strip_suffix(b"\r").unwrap_or(tail).len() >= MIN_TEXT_RUN
+                    tail.strip_suffix(b"\r").unwrap_or(tail).len() >= min
                 };
                 let n = match newline {
                     Some(nl) if text_ends(nl) || (clean_from == 0 && text_tail(nl)) => {
@@ -183,6 +193,16 @@ impl BinaryFilter {
                     // Judge the newline again with the bytes after it in view (from the text
                     // before it, when that may be text).
                     Some(nl) if clean_from > 0 && text_tail(nl) => clean_from,
+                    // Clean bytes ending the chunk with its only newline after the run's last
+                    // non-text byte (a line printed as the output ends, or after a pause):
+                    // judged with what comes next (a prompt mark), or shown if the output
+                    // stops there.
+                    Some(nl) if chunk_ends && mark.is_none() && nl + 1 == judged.len() => {
+                        if clean_from == 0 {
+                            return Verdict::Hold;
+                        }
+                        clean_from
+                    }
                     Some(nl) if nl > 0 => nl,
                     // The chunk ends a few bytes after the newline: wait for more output.
                     Some(_) => return Verdict::Hold,

@@ -151,10 +151,12 @@ fn binary_right_after_a_command_start_mark_is_suppressed() {
 /// Text printed right after binary output on the same line (`cat x.gz; echo done`, or an
 /// error message after binary with no newline between) is text: it shows after the summary
 /// line, and its bytes are not counted as binary, however the burst is split into reads and
-/// whether a prompt mark, more text or nothing follows it.
+/// whether a prompt mark, more text or nothing follows it (a short text: a prompt mark or
+/// nothing).
 #[test]
 fn c37_text_after_binary_on_its_last_line_stays() {
     let messages = [
+        "MARK",
         "EXIT-MARK=0",
         "ls: cannot access '/nonexistent-zz': No such file or directory",
         &"a long line of text after the binary output ".repeat(8),
@@ -165,6 +167,11 @@ fn c37_text_after_binary_on_its_last_line_stays() {
         .collect();
     for message in messages {
         for ending in ["mark", "text", "pause"] {
+            // A short text is told from the binary's last bytes only when the output ends
+            // with it (a prompt follows, or nothing yet).
+            if message.len() < 8 && ending == "text" {
+                continue;
+            }
             for chunk_len in [10, 33, 64, 100, 255, 256, 257, 1000, 4096, 100_000] {
                 let mut s = Screen::new(config(40, 160), Some(nonce()));
                 s.feed(b"dsh> ");
