@@ -21,7 +21,9 @@
 //!    same way once none is queued and output was quiet for [`WEAK_WAIT_QUIET`], and keys a
 //!    canonical-mode reader cannot have received (no line end) leave its earlier wait valid;
 //! 5. **silence**: no visible output for `idle_silence` (+ `handoff_grace` once a mark was
-//!    seen), and (under [`SilenceRule::KernelIdle`]) the kernel does not say the foreground
+//!    seen; on the alternate screen, once that long has passed since the send started, a
+//!    [`REDRAW_PAUSE`] between redraws), and (under [`SilenceRule::KernelIdle`]) the kernel
+//!    does not say the foreground
 //!    job is busy → `inferred_idle`;
 //! 6. **deadline**: `timeout` since the send started → `timeout`.
 //!
@@ -53,6 +55,11 @@ pub(crate) const PROMPT_WAIT_QUIET: Duration = Duration::from_millis(40);
 /// `read` (`read -n`), which settles when this bound passes. A builtin `read` in canonical
 /// mode (`read -p`) is no line editor and settles at once.
 pub(crate) const PROMPT_MARK_WAIT: Duration = Duration::from_millis(250);
+
+/// A pause between redraws that settles a send on the alternate screen once the idle window
+/// has passed since the send started: a full-screen program that redraws on a timer (`watch`,
+/// `top`, `htop`) is never silent for the idle window.
+pub(crate) const REDRAW_PAUSE: Duration = Duration::from_millis(100);
 
 /// What output silence alone may settle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -177,6 +184,8 @@ pub(crate) struct Readiness {
     busy: Option<(i32, bool)>,
     /// Since when the shell's own stdin wait has been holding for its prompt mark.
     shell_wait_since: Option<Instant>,
+    /// The newest observation had the alternate screen on.
+    alternate: bool,
 }
 
 impl Readiness {
@@ -202,6 +211,7 @@ impl Readiness {
             held_by_line_discipline: false,
             busy: None,
             shell_wait_since: None,
+            alternate: false,
         }
     }
 
@@ -269,9 +279,16 @@ impl Readiness {
         self.shell_wait_since.map(|since| since + PROMPT_MARK_WAIT)
     }
 
-    /// When output silence alone would settle (for scheduling the next wake-up).
+    /// When output silence alone would settle (for scheduling the next wake-up); on the
+    /// alternate screen, also a pause between redraws once the idle window has passed since
+    /// the send started (see [`REDRAW_PAUSE`]).
     pub(crate) fn silence_deadline(&self, last_output_at: Instant) -> Instant {
-        last_output_at + self.silence_needed()
+        let silent = last_output_at + self.silence_needed();
+        if self.alternate {
+            silent.min((self.started + self.silence_needed()).max(last_output_at + REDRAW_PAUSE))
+        } else {
+            silent
+        }
     }
 
     /// Whether the shell's prompt (or continuation prompt) is the current state, in which case
@@ -376,6 +393,7 @@ impl Readiness {
         if let (Some(busy), Some(fg)) = (o.fg_busy, o.fg) {
             self.busy = Some((fg, busy));
         }
+        self.alternate = o.alternate_screen;
         if gate && o.now >= self.silence_deadline(o.last_output_at) && self.silence_may_settle(o) {
             return Some(Settle::Idle);
         }

@@ -505,3 +505,43 @@ fn a_canonical_mode_read_of_the_shell_settles_at_once() {
     let o = shell_reading(t0, true, false);
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
 }
+
+#[test]
+fn a_full_screen_program_that_keeps_redrawing_settles_between_redraws() {
+    let timing = ReadinessTiming {
+        idle_silence: Duration::from_millis(300),
+        timeout: Duration::from_secs(30),
+        ..timing()
+    };
+    let t0 = Instant::now();
+    let mut r = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
+    // `watch` redraws every 40 ms: never silent for the idle window (300 ms here).
+    let mut o = obs(t0, 0);
+    o.fg = Some(CHILD);
+    o.fg_busy = Some(true);
+    o.alternate_screen = true;
+    o.output_since_write = true;
+    for redraw_ms in (0..800).step_by(40) {
+        o.last_output_at = t0 + Duration::from_millis(redraw_ms);
+        o.now = o.last_output_at + Duration::from_millis(30);
+        // Redraws come faster than the pause: never settled between them.
+        assert_eq!(r.evaluate(&o), None, "at {redraw_ms} ms");
+    }
+    // Between two redraws, once the idle window has passed since the send started.
+    o.now = o.last_output_at + REDRAW_PAUSE;
+    assert_eq!(
+        r.silence_deadline(o.last_output_at),
+        o.last_output_at + REDRAW_PAUSE
+    );
+    assert_eq!(r.evaluate(&o), Some(Settle::Idle));
+    // A pause before the idle window has passed since the send started is not enough.
+    let mut early = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
+    let mut first = o;
+    first.last_output_at = t0 + Duration::from_millis(10);
+    first.now = t0 + Duration::from_millis(150);
+    assert_eq!(early.evaluate(&first), None);
+    // On the main screen, output every 40 ms keeps a send waiting (a busy build).
+    let mut r = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
+    o.alternate_screen = false;
+    assert_eq!(r.evaluate(&o), None);
+}
