@@ -49,3 +49,23 @@ async fn a_server_waiting_for_connections_comes_back_at_the_idle_window() {
     })
     .await;
 }
+
+/// A full-screen program that redraws on a timer (`watch`) is never silent for the idle
+/// window: the send settles between two redraws once that window has passed, not at its
+/// deadline, and a poll does the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redrawing_full_screen_program_settles_between_redraws() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("watch -n 0.5 date").await;
+        assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
+        assert_eq!(r.foreground.as_deref(), Some("watch"), "{r:?}");
+        assert!(r.viewport.contains("Every 0.5s"), "{r:?}");
+        let r = sh.send_raw("", false).await;
+        assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
+        let r = sh.send_raw("\u{3}", false).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
