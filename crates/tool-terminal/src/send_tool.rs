@@ -93,7 +93,7 @@ impl Tool for SendTool {
             .as_ref()
             .and_then(|b| b.take_stopped_at_prompt(&owner, &id));
         let submit = args.submit.unwrap_or(true);
-        // Text typed without Enter at a reader the shell runs: said to stay on the input line.
+        // Text typed without Enter at a line reader: said to stay on the input line.
         let typed_only =
             (!submit && !args.text.is_empty() && !args.text.contains(char::is_control))
                 .then(|| args.text.clone());
@@ -178,13 +178,13 @@ impl Tool for SendTool {
 /// that is settling ends within moments; a send still running gets the "active send" error.
 /// The error of a send whose call was cancelled (the client's cancel, or the server shutting
 /// down) after its input was written.
-/// The notice for text sent without Enter that stays on the shell's input line.
+/// The notice for text sent without Enter that stays on an input line.
 const TYPED_WITHOUT_ENTER: &str = "[input: sent without Enter, so it waits on the input line; the next send continues that line (send empty text to enter it as it is)]";
 
-/// Whether `typed` (sent without Enter, no control characters) stayed on the input line of a
-/// reader the shell runs (its prompt, or a `read` in a script): the shell is in the foreground
-/// and waits for input with echo on, no command finished, and the output ends with the text.
-/// A program of its own in the foreground (a REPL taking a block in pieces) is left alone.
+/// Whether `typed` (sent without Enter, no control characters) stayed on an input line: the
+/// foreground (the shell at its prompt or a `read`, a script's `read`, `input()`, a REPL)
+/// waits for input with echo on and no full-screen program up, no command finished, and the
+/// output ends with the text (a key a program took at once is followed by what it did next).
 fn left_on_the_input_line(output: &SendOutput, typed: &str) -> bool {
     matches!(
         output,
@@ -192,7 +192,6 @@ fn left_on_the_input_line(output: &SendOutput, typed: &str) -> bool {
             viewport,
             wait_reason: WaitReasonOutput::StdinRead,
             exit_code: None,
-            foreground: None,
             input_mode: InputModeOutput::Normal,
             earlier_commands: None,
             ..

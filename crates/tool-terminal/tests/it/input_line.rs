@@ -1,5 +1,5 @@
-//! Text sent without Enter: the result says when it stays on the shell's input line (the next
-//! send continues that line), and not when a program took it as keys.
+//! Text sent without Enter: the result says when it stays on an input line (the next send
+//! continues that line), and not when a program took it as keys.
 
 use serde_json::json;
 
@@ -8,7 +8,7 @@ use crate::support::Host;
 const NOTICE: &str = "[input: sent without Enter, so it waits on the input line";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn text_left_on_the_prompts_line_is_said_to_wait_there() {
+async fn text_left_on_an_input_line_is_said_to_wait_there() {
     let (host, agent) = Host::with_open_shell().await;
     let send = |text: &str, submit: bool| {
         host.call(
@@ -38,11 +38,19 @@ async fn text_left_on_the_prompts_line_is_said_to_wait_there() {
     assert!(!text.contains(NOTICE), "{text}");
     let text = send("n", false).await.text();
     assert!(!text.contains(NOTICE), "{text}");
-    // Nor is a REPL's block sent in pieces.
+    // A line reader in a child process (a script's `read`, python's `input()`) too.
+    send("bash -c 'read -p \"Value: \" v; echo \"v=$v\"'", true).await;
+    let text = send("val", false).await.text();
+    assert!(text.contains(NOTICE), "{text}");
+    let text = send("ue", true).await.text();
+    assert!(text.contains("v=value"), "{text}");
+    assert!(!text.contains(NOTICE), "{text}");
+    // And a REPL's line.
     send("python3 -q", true).await;
     let text = send("x = 41", false).await.text();
-    assert!(!text.contains(NOTICE), "{text}");
+    assert!(text.contains(NOTICE), "{text}");
     send("", true).await;
+    send("exit()", true).await;
     host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;
     host.shutdown().await;
