@@ -45,6 +45,16 @@ async fn a_server_waiting_for_connections_comes_back_at_the_idle_window() {
         assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
         assert_eq!(r.foreground.as_deref(), Some("python3"), "{r:?}");
         assert!(r.viewport.contains("Serving HTTP on"), "{r:?}");
+        let unread = |r: &dsh_terminal_core::SendResult| {
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[input: python3 has not read the text sent"))
+        };
+        assert!(!unread(&r), "{r:?}");
+        // A command typed ahead while the server holds the terminal: said to be unread.
+        let r = sh.send("echo typed-ahead").await;
+        assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
+        assert!(unread(&r), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -214,6 +214,9 @@ pub(super) struct TerminalFacts {
     /// was submitted: that command replaced what prints the marks (the backend restores them
     /// before the next command), or a builtin reads with the line editor (`read -e`).
     pub(super) prompt_unmarked: bool,
+    /// A program other than the shell holds the terminal and has not read input written to
+    /// it (text typed ahead to a server, or to a job that reads no input).
+    pub(super) input_unread: bool,
 }
 
 /// The terminal facts for a send settling with `reason` (blocking `/proc` reads of the
@@ -257,11 +260,16 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
             let prompts = st.screen.prompt_end_count();
             prompts > 0 && st.prompts_at_submit == Some(prompts)
         };
+    let input_unread = !exited
+        && reason != Settle::Prompt
+        && foreground.is_some()
+        && shared.pty.pending_input_bytes().unwrap_or(0) > 0;
     TerminalFacts {
         foreground,
         echo_off,
         marks_gone,
         prompt_unmarked,
+        input_unread,
     }
 }
 

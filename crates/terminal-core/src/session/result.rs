@@ -42,6 +42,8 @@ pub(super) struct SettleFacts {
     /// submitted: the command replaced the prompt strings and hooks that print the marks (its
     /// exit status is unknown), or a builtin reads with the line editor (`read -e`).
     pub(super) prompt_unmarked: bool,
+    /// The foreground program (not the shell) has not read input written to the terminal.
+    pub(super) input_unread: bool,
 }
 
 /// The notice for [`SettleFacts::left_alternate`].
@@ -56,6 +58,15 @@ pub(super) const MARKS_GONE_NOTICE: &str = "[shell: prompt marks are gone (exec 
 pub(super) const PROMPT_UNMARKED_NOTICE: &str = "[shell: the shell reads input with no prompt mark \
      since this command: it replaced PS1 or PROMPT_COMMAND (its exit code is unknown; the marks \
      are back for the next command), or a shell builtin reads with the line editor (`read -e`)]";
+
+/// The notice for [`SettleFacts::input_unread`], naming the foreground program.
+pub(super) fn input_unread_notice(program: &str) -> String {
+    format!(
+        "[input: {program} has not read the text sent: it waits in the terminal's input for \
+         whatever reads next (a command typed ahead runs once {program} ends; terminal_signal \
+         SIGINT stops {program} and discards it)]"
+    )
+}
 
 /// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) is a
 /// well-known REPL's continuation prompt: `...` (Python, node) or `...:` (IPython), indented
@@ -102,6 +113,25 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             omitted_bytes,
         }),
     });
+    let notices = [
+        (
+            facts.input_unread,
+            facts.foreground.as_deref().map(input_unread_notice),
+        ),
+        (facts.left_alternate, Some(LEFT_ALTERNATE_NOTICE.to_owned())),
+        (
+            facts.marks_gone && !exited,
+            Some(MARKS_GONE_NOTICE.to_owned()),
+        ),
+        (
+            facts.prompt_unmarked && !facts.marks_gone && !exited,
+            Some(PROMPT_UNMARKED_NOTICE.to_owned()),
+        ),
+    ]
+    .into_iter()
+    .filter(|(on, _)| *on)
+    .filter_map(|(_, notice)| notice)
+    .collect();
     SendResult {
         viewport: facts.rendered.text,
         wait_reason: wait_reason(reason),
@@ -117,18 +147,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         earlier_exits: facts.exits,
         output_bytes: facts.output_bytes,
         head,
-        notices: [
-            (facts.left_alternate, LEFT_ALTERNATE_NOTICE),
-            (facts.marks_gone && !exited, MARKS_GONE_NOTICE),
-            (
-                facts.prompt_unmarked && !facts.marks_gone && !exited,
-                PROMPT_UNMARKED_NOTICE,
-            ),
-        ]
-        .into_iter()
-        .filter(|(on, _)| *on)
-        .map(|(_, notice)| notice.to_owned())
-        .collect(),
+        notices,
     }
 }
 
@@ -157,6 +176,7 @@ mod tests {
             left_alternate: false,
             marks_gone: false,
             prompt_unmarked: false,
+            input_unread: false,
         }
     }
 
@@ -292,5 +312,11 @@ mod tests {
             ..facts(Settle::StdinWait)
         };
         assert_eq!(assemble(both).notices, vec![MARKS_GONE_NOTICE]);
+        let unread = SettleFacts {
+            input_unread: true,
+            foreground: Some("python3".to_owned()),
+            ..facts(Settle::Idle)
+        };
+        insta::assert_snapshot!("input_unread", assemble(unread).notices.join("\n"));
     }
 }

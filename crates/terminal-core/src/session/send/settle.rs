@@ -99,6 +99,7 @@ impl SendOp {
             echo_off,
             marks_gone,
             prompt_unmarked,
+            input_unread,
         } = terminal_facts(shared, reason);
         let result = assemble(SettleFacts {
             reason,
@@ -115,6 +116,7 @@ impl SendOp {
             left_alternate,
             marks_gone,
             prompt_unmarked,
+            input_unread,
         });
         tracing::debug!(
             wait = ?result.wait_reason,
