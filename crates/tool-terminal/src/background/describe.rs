@@ -34,11 +34,16 @@ pub(super) fn label(id: &SessionId, text: &str, hidden: bool) -> String {
 
 /// How a job's detail ends when its command stopped at a prompt of its own.
 const WAITS_FOR_INPUT: &str = "waits for input";
+/// [`detail`]'s input mode for a prompt with echo off.
+const ECHO_OFF: &str = "echo off (a password prompt?)";
 
-/// Whether a job's `detail` (from [`detail`]) says its command stopped at a prompt of its own,
-/// and the waiting program's name when it was known (`Some(None)`: a prompt of the shell's
-/// own `read`).
+/// Whether a job's `detail` (from [`detail`]) says its command stopped at a prompt of its own
+/// (echo off included), and the waiting program's name when it was known (`Some(None)`: a
+/// prompt of the shell's own `read`, or one with echo off).
 pub(super) fn stopped_at_prompt(detail: &str) -> Option<Option<&str>> {
+    if detail.ends_with(&format!("input: {ECHO_OFF}")) {
+        return Some(None);
+    }
     let waiting = detail.strip_suffix(WAITS_FOR_INPUT)?;
     let (_, program) = waiting.rsplit_once("input: ")?;
     let program = program.trim_end();
@@ -82,7 +87,7 @@ pub(super) fn detail(result: &SendResult, earlier: &EarlierExits) -> String {
                     })
                 }
                 InputMode::Normal => None,
-                InputMode::EchoOff => Some("echo off (a password prompt?)".to_owned()),
+                InputMode::EchoOff => Some(ECHO_OFF.to_owned()),
                 InputMode::Continuation => Some("continuation prompt".to_owned()),
                 InputMode::AlternateScreen => Some("full-screen program".to_owned()),
             };
@@ -157,6 +162,11 @@ mod tests {
             Some(None)
         );
         assert_eq!(stopped_at_prompt("wait: stdin_read, exit: 0"), None);
+        // A password prompt is a prompt too.
+        assert_eq!(
+            stopped_at_prompt("wait: stdin_read, input: echo off (a password prompt?)"),
+            Some(None)
+        );
         result.foreground = None;
         result.exit_code = Some(2);
         assert_eq!(

@@ -407,6 +407,28 @@ async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
     host.shutdown().await;
 }
 
+/// The same for a password prompt (echo off): the answer says it answered it, and the secret
+/// shows nowhere.
+#[tokio::test]
+async fn the_send_after_a_job_stopped_at_a_password_prompt_says_it_answered_it() {
+    let (host, agent, session, job, read) =
+        finished_job("read -r -s -p 'Password: ' pw; echo; echo \"len=${#pw}\"").await;
+    assert!(
+        status_line(&read).ends_with(", input: echo off (a password prompt?)]"),
+        "{read}"
+    );
+    let answer = send_foreground(&host, &agent, &session, "hunter2").await;
+    assert!(answer.contains("len=7"), "{answer}");
+    assert!(!answer.contains("hunter2"), "{answer}");
+    assert!(
+        answer.contains(&format!(
+            "[input: this text answered the prompt where background job {job} stopped"
+        )),
+        "{answer}"
+    );
+    host.shutdown().await;
+}
+
 /// A background script of several commands says which of them failed, as a foreground send
 /// would, in the job's status: blank and comment lines are no commands.
 #[tokio::test]
