@@ -70,7 +70,9 @@ pub trait OperationHandle: Send + Sync + 'static {
     /// Resolves when the send settles. May be awaited by several callers; each gets the same
     /// outcome.
     async fn done(&self) -> Result<SendResult, TerminalError>;
-    /// Consumes output produced since the previous read (for background jobs).
+    /// Consumes output produced since the previous read (for background jobs). While a
+    /// full-screen program holds the terminal, a read hands out its whole screen when it
+    /// changed since the previous read, and nothing otherwise.
     fn read_output(&self) -> SendRead;
     /// Requests cancellation (a real SIGINT to the foreground group, never a written `\x03`).
     /// Returns `false` once settled.

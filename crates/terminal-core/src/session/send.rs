@@ -72,6 +72,9 @@ struct Span {
     /// Whether `read_output` already handed out the settled viewport (once, from the
     /// published result, so the settled text is never held twice).
     final_delta_read: bool,
+    /// The full-screen program's screen `read_output` handed out last: a read while it is
+    /// unchanged hands out nothing (each read of the alternate screen renders it whole).
+    last_screen: Option<String>,
 }
 
 /// One send.

@@ -442,3 +442,14 @@ async fn a_background_script_reports_its_earlier_commands() {
     );
     host.shutdown().await;
 }
+
+/// A background job that opens a full-screen program: its output holds the program's screen
+/// once (each read of the alternate screen renders it whole; an unchanged one is not new).
+#[tokio::test]
+async fn a_background_full_screen_program_shows_its_screen_once() {
+    let (host, _, _, _, read) = finished_job("printf 'one\\ntwo\\n' | less").await;
+    let copies = read.lines().filter(|l| *l == "two").count();
+    assert_eq!(copies, 1, "{read}");
+    assert!(read.contains("(END)"), "{read}");
+    host.shutdown().await;
+}

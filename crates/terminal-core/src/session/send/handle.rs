@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use crate::backend::OperationHandle;
 use crate::error::{TerminalError, TerminalErrorCode};
-use crate::types::{SendProgress, SendRead, SendResult};
+use crate::types::{InputMode, SendProgress, SendRead, SendResult};
 
 use super::SendOp;
 
@@ -27,6 +27,12 @@ impl OperationHandle for SendOp {
             // nothing to hand out, and the next read still gets it.
             return match &*self.result.borrow() {
                 Some(Ok(result)) if !std::mem::replace(&mut span.final_delta_read, true) => {
+                    // A full-screen program's screen already handed out as it is now.
+                    if result.input_mode == InputMode::AlternateScreen
+                        && span.last_screen.as_deref() == Some(result.viewport.as_str())
+                    {
+                        return SendRead::default();
+                    }
                     SendRead {
                         delta: result.viewport.clone(),
                         truncated: result.truncated,
@@ -38,10 +44,21 @@ impl OperationHandle for SendOp {
         let Some(anchor) = span.anchor else {
             return SendRead::default();
         };
+        let alternate = st.screen.alternate_screen();
         let snapshot = st.screen.snapshot_since(anchor, self.shared.max_read_bytes);
         st.screen.move_anchor_to_cursor(anchor);
-        drop((span, st));
+        drop(st);
         let rendered = snapshot.render(self.shared.max_read_bytes);
+        if alternate {
+            // The alternate screen renders whole each time: only a changed one is new.
+            if span.last_screen.as_deref() == Some(rendered.text.as_str()) {
+                return SendRead::default();
+            }
+            span.last_screen = Some(rendered.text.clone());
+        } else {
+            span.last_screen = None;
+        }
+        drop(span);
         SendRead {
             delta: rendered.text,
             truncated: rendered.truncated,
