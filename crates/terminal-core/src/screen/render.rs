@@ -135,8 +135,9 @@ impl Screen {
     /// newest first until `stop` holds: the visible rows as their text, the history rows
     /// as stored (trailing spaces trimmed unless soft-wrapped). Rows of `left` (text an
     /// earlier program left, see [`Screen::rows_left_at_cursor`]) below the cursor whose text is
-    /// unchanged do not count as content, nor does their unchanged text after the prompt (on
-    /// the start row after its column, on the cursor's row after the cursor).
+    /// unchanged do not count as content, those a clear moved into history unchanged are left
+    /// out, and their unchanged text after the prompt (on the start row after its column, on
+    /// the cursor's row after the cursor) is not shown.
     fn collect_rows(
         &self,
         start_abs: u64,
@@ -156,12 +157,12 @@ impl Screen {
             .unwrap_or(u16::MAX)
             .min(cursor_row);
         let visible = visible_rows_text_from(screen, |r| runs.row(r), cols, first);
-        let old_text = |r: usize| {
-            let abs = base + r as u64;
+        let old_at = |abs: u64| {
             left.binary_search_by_key(&abs, |(a, _)| *a)
                 .ok()
                 .map(|i| left[i].1.as_str())
         };
+        let old_text = |r: usize| old_at(base + r as u64);
         let last_content = visible
             .iter()
             .enumerate()
@@ -271,6 +272,23 @@ impl Screen {
             abs -= 1;
             let Some((text, wrapped)) = history.get(abs) else {
                 continue;
+            };
+            // Rows an earlier program left, moved here unchanged (a clear erased them), and
+            // their text after the prompt on the start row, are not this output.
+            let old = old_at(abs).filter(|_| !wrapped);
+            if abs > start_abs
+                && old.is_some_and(|old| old.trim_end_matches(' ') == text.trim_end_matches(' '))
+            {
+                continue;
+            }
+            let text = match old {
+                Some(old) if abs == start_abs && start_col > 0 => {
+                    match old_tail_start(text, old, start_col, cols) {
+                        Some(c) => &text[..text.len() - skip_cols(text, c).len()],
+                        None => text,
+                    }
+                }
+                _ => text,
             };
             let text = if abs == start_abs && start_col > 0 {
                 skip_cols(text, start_col)

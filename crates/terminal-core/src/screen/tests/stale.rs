@@ -65,3 +65,16 @@ fn rows_a_send_writes_below_the_cursor_are_its_output() {
         assert!(text.trim_end().ends_with("changed"), "{text:?}");
     }
 }
+
+#[test]
+fn a_clear_after_the_cursor_moved_up_keeps_old_rows_out_of_the_result() {
+    let mut s = screen_with_old_rows_below_the_prompt();
+    let a = s.anchor();
+    s.feed(b"clear; echo hi\r\n\x1b[H\x1b[2J\x1b[3Jhi\r\ndsh> ");
+    assert_eq!(s.render_since(a, 10_000).text, "clear; echo hi\nhi\ndsh> ");
+    // What the clear erased is still paged.
+    let page = s
+        .page(None, None, 100_000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(page.text.contains("old-line-12-x"), "{:?}", page.text);
+}
