@@ -497,9 +497,28 @@ impl Screen {
             && !text_on_alternate
             && let Some(row) = text_row
         {
+            // The rows the output jumped over (below the cursor, above the anchor's row) hold
+            // an earlier program's text: recorded as left there, like the rows below.
+            let cursor_row = self.cursor_unsynced().row;
+            let lowest = self
+                .anchors
+                .iter()
+                .flatten()
+                .filter(|a| !a.pending_main && row < a.pos.row)
+                .map(|a| a.pos.row)
+                .max();
+            let jumped = lowest
+                .map(|lowest| self.rows_between(cursor_row.max(row), lowest))
+                .unwrap_or_default();
             for anchor in self.anchors.iter_mut().flatten() {
                 if !anchor.pending_main && row < anchor.pos.row {
+                    let old_row = anchor.pos.row;
                     anchor.pos = Position { row, col: 0 };
+                    anchor
+                        .left_at_cursor
+                        .extend(jumped.iter().filter(|(abs, _)| *abs < old_row).cloned());
+                    anchor.left_at_cursor.sort_by_key(|(abs, _)| *abs);
+                    anchor.left_at_cursor.dedup_by_key(|(abs, _)| *abs);
                 }
             }
         }

@@ -37,6 +37,25 @@ impl Screen {
         }
     }
 
+    /// The visible rows strictly between absolute rows `above` and `below` that hold text,
+    /// with their absolute rows (for [`Screen::rows_left_at_cursor`]'s record when output
+    /// jumped above an anchor: the rows it jumped over are an earlier program's).
+    pub(super) fn rows_between(&self, above: u64, below: u64) -> Vec<(u64, String)> {
+        let screen = self.parser.screen();
+        let base = self.history().end_abs();
+        let Ok(first) = u16::try_from(above.saturating_add(1).saturating_sub(base)) else {
+            return Vec::new();
+        };
+        let runs = self.parser.callbacks().tabs(false);
+        visible_rows_text_from(screen, |r| runs.row(r), self.config.cols.max(1), first)
+            .into_iter()
+            .enumerate()
+            .map(|(i, text)| (base + u64::from(first) + i as u64, text))
+            .take_while(|(abs, _)| *abs < below)
+            .filter(|(_, text)| !text.trim_end_matches(' ').is_empty())
+            .collect()
+    }
+
     /// The text an earlier program left at and below the cursor, with each row's absolute
     /// row: the cursor's row when it holds text after the cursor (not at column 0), and every
     /// row below it that holds any (none on the alternate screen).
@@ -186,6 +205,10 @@ impl Screen {
                 continue;
             }
             let Ok(r16) = u16::try_from(r) else { break };
+            // A row an earlier program left, unchanged, between rows this output wrote.
+            if abs != start_abs && r16 != cursor_row && old_text(r) == Some(full.as_str()) {
+                continue;
+            }
             let from_col = if abs == start_abs { start_col } else { 0 };
             let wrapped = row_continues(screen, r16, cols);
             let row_runs = runs.row(r16);

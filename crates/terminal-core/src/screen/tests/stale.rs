@@ -78,3 +78,27 @@ fn a_clear_after_the_cursor_moved_up_keeps_old_rows_out_of_the_result() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(page.text.contains("old-line-12-x"), "{:?}", page.text);
 }
+
+#[test]
+fn output_that_jumps_above_the_prompt_leaves_the_rows_it_jumped_over_out() {
+    let mut s = Screen::new(config(40, 160), None);
+    for i in 1..=60 {
+        s.feed(format!("{i}\r\n").as_bytes());
+    }
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    s.feed(b"printf '\\033[H'; echo TOP\r\n\x1b[HTOP\r\ndsh> ");
+    let text = s.render_since(a, 10_000).text;
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.contains(&"TOP"), "{text:?}");
+    assert!(!lines.contains(&"40"), "{text:?}");
+    assert!(!lines.contains(&"59"), "{text:?}");
+    // The command line it started from stays.
+    assert!(text.contains("printf '\\033[H'; echo TOP"), "{text:?}");
+    // The next send ends at its own prompt.
+    let b = s.anchor();
+    s.feed(b"echo next\r\nnext\r\ndsh> ");
+    let text = s.render_since(b, 10_000).text;
+    assert!(text.ends_with("next\ndsh> "), "{text:?}");
+    assert!(!text.contains("59"), "{text:?}");
+}
