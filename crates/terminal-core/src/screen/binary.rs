@@ -20,6 +20,9 @@ use super::classes::{all_plain_text, is_odd_control};
 pub(crate) const WINDOW_BYTES: usize = 256;
 /// Fewest bytes a window needs to start suppression (shorter tails keep the current mode).
 const MIN_JUDGED_BYTES: usize = 64;
+/// The same for the bytes before a prompt mark: the output there is complete, so a short
+/// binary output (`cat small.gz`) is judged too.
+const MIN_JUDGED_BEFORE_MARK: usize = 16;
 /// Share of non-text bytes (percent) that starts suppression.
 const ENTER_SHARE_PERCENT: usize = 25;
 /// Fewest text bytes after the newline that ends a suppressed run's last line for the run to
@@ -75,9 +78,9 @@ impl BinaryFilter {
             }
             None => {
                 // Bytes before a prompt mark are judged without it and what follows it.
-                let window = match find(window, MARK_START) {
-                    Some(at) if at > 0 => &window[..at],
-                    _ => window,
+                let (window, min_judged) = match find(window, MARK_START) {
+                    Some(at) if at > 0 => (&window[..at], MIN_JUDGED_BEFORE_MARK),
+                    _ => (window, MIN_JUDGED_BYTES),
                 };
                 // A prompt mark is never suppressed, nor judged with what follows it: the
                 // mark alone (to its BEL or ST) is text, and what follows is judged on its own
@@ -112,7 +115,7 @@ impl BinaryFilter {
                         _ => Verdict::Text(window.len()),
                     };
                 }
-                if window.len() < MIN_JUDGED_BYTES
+                if window.len() < min_judged
                     || non_text_bytes(window) * 100 <= window.len() * ENTER_SHARE_PERCENT
                 {
                     return Verdict::Text(window.len());

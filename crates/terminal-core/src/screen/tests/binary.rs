@@ -222,3 +222,41 @@ fn c37_text_after_binary_on_its_last_line_stays() {
         }
     }
 }
+
+/// A short binary output before the prompt (`cat small.gz`, under the window the filter
+/// usually needs) is summarised too; short text with a stray invalid byte (Latin-1) is not.
+#[test]
+fn c37_a_short_binary_output_before_the_prompt_is_summarised() {
+    let gzip: &[u8] = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xcbH\xcd\xc9\xc9W(\xcf/\xcaI\xe1\x02\x00-;\x08\xaf\x0c\x00\x00\x00";
+    for (output, binary) in [
+        (gzip, true),
+        (&[0x80u8; 32][..], true),
+        (&b"Gr\xfc\xdfe aus M\xfcnchen"[..], false),
+        (&b"plain short text"[..], false),
+    ] {
+        let mut s = Screen::new(config(40, 160), Some(nonce()));
+        s.feed(b"dsh> ");
+        let a = s.anchor();
+        let mut bytes = b"cat f; echo; echo done-long-text\r\n".to_vec();
+        bytes.extend(output);
+        bytes.extend(b"\r\ndone-long-text\r\n");
+        bytes.extend(mark("D;0"));
+        bytes.extend(mark("A"));
+        bytes.extend(b"dsh> ");
+        bytes.extend(mark("B"));
+        s.feed(&bytes);
+        let text = s.render_since(a, 100_000).text;
+        assert_eq!(
+            text.contains("bytes of binary output suppressed"),
+            binary,
+            "{output:?}: {text:?}"
+        );
+        if binary {
+            assert!(!text.contains('\u{fffd}'), "{output:?}: {text:?}");
+        }
+        assert!(
+            text.ends_with("done-long-text\ndsh> "),
+            "{output:?}: {text:?}"
+        );
+    }
+}
