@@ -42,7 +42,7 @@ fn runs(program: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-fn installed(program: &str) -> bool {
+pub(crate) fn installed(program: &str) -> bool {
     Command::new("sh")
         .args(["-c", &format!("command -v {program}")])
         .output()
