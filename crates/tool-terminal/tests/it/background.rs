@@ -447,6 +447,10 @@ async fn a_background_script_reports_its_earlier_commands() {
 /// once (each read of the alternate screen renders it whole; an unchanged one is not new).
 #[tokio::test]
 async fn a_background_full_screen_program_shows_its_screen_once() {
+    if !crate::support::installed("less") {
+        eprintln!("less is not installed (.ci/run installs it): not exercised");
+        return;
+    }
     let (host, _, _, _, read) = finished_job("printf 'one\\ntwo\\n' | less").await;
     let copies = read.lines().filter(|l| *l == "two").count();
     assert_eq!(copies, 1, "{read}");

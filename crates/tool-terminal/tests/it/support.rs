@@ -101,3 +101,11 @@ pub(crate) fn read_args_of(line: &str) -> Option<serde_json::Value> {
     let args = line.split_once("terminal_read ")?.1.strip_suffix(']')?;
     serde_json::from_str(args).ok()
 }
+
+/// Whether `program` is on the PATH (`.ci/run` installs what the tests drive).
+pub(crate) fn installed(program: &str) -> bool {
+    std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
