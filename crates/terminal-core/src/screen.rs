@@ -218,6 +218,9 @@ struct Anchor {
     /// does not end on those rows while they are unchanged, nor show their unchanged text after
     /// the prompt, since nothing after the anchor wrote it.
     left_at_cursor: Vec<(u64, String)>,
+    /// Output was written above the anchor's row (over an earlier program's text), and the
+    /// anchor moved up to it.
+    jumped: bool,
 }
 
 /// Rendered text plus whether anything was cut.
@@ -484,6 +487,7 @@ impl Screen {
             pending_main: self.alternate,
             prefix: (!self.alternate).then(|| self.row_prefix(pos)).flatten(),
             left_at_cursor: self.rows_left_at_cursor(),
+            jumped: false,
         };
         if let Some(i) = self.anchors.iter().position(Option::is_none) {
             self.anchors[i] = Some(anchor);
@@ -502,6 +506,7 @@ impl Screen {
             anchor.pending_main = false;
             anchor.prefix = None;
             anchor.left_at_cursor = Vec::new();
+            anchor.jumped = false;
         }
         id
     }
@@ -520,6 +525,7 @@ impl Screen {
             anchor.pending_main = pending_main;
             anchor.prefix = prefix;
             anchor.left_at_cursor = left;
+            anchor.jumped = false;
         }
     }
 
@@ -542,6 +548,11 @@ impl Screen {
             Some(Some(a)) if !a.pending_main => Some(a.pos),
             _ => None,
         }
+    }
+
+    /// Whether output was written above the anchor's row since it was placed.
+    fn anchor_jumped(&self, id: AnchorId) -> bool {
+        matches!(self.anchors.get(id.0), Some(Some(a)) if a.jumped)
     }
 
     /// Takes the anchor's record of text left at and below its cursor out (see

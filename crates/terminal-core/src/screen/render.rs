@@ -29,8 +29,9 @@ impl Screen {
             Some(pos) => {
                 // Taken out for the copy (the anchor keeps them).
                 let left = self.take_anchor_left_rows(id);
-                let snapshot = self.snapshot_past_left_rows(pos, max_bytes, &left);
+                let mut snapshot = self.snapshot_past_left_rows(pos, max_bytes, &left);
                 self.restore_anchor_left_rows(id, left);
+                snapshot.mixed |= self.anchor_jumped(id);
                 snapshot
             }
             None => RowsSnapshot::default(),
@@ -198,6 +199,7 @@ impl Screen {
             return RowsSnapshot::default();
         }
         let mut pieces: Vec<(Cow<'_, str>, bool)> = Vec::new();
+        let mut mixed = false;
         let rows = (usize::from(first)..).zip(&visible);
         for (r, full) in rows.take((end_visible + 1).saturating_sub(usize::from(first))) {
             let abs = base + r as u64;
@@ -268,6 +270,11 @@ impl Screen {
                 Some(old) if lower > 0 && !wrapped => old_tail_start(full, old, lower, cols),
                 _ => None,
             };
+            // A row an earlier program left that this output changed but did not replace
+            // from the prompt on: it may still show some of that text.
+            if old_from.is_none() && old_text(r).is_some_and(|old| old != full.as_str()) {
+                mixed = true;
+            }
             let text = match old_from {
                 Some(c) => {
                     let kept =
@@ -342,6 +349,7 @@ impl Screen {
         let mut snapshot = RowsSnapshot::join(rows);
         snapshot.first_row = abs;
         snapshot.lines_before = lines_before;
+        snapshot.mixed = mixed;
         snapshot
     }
 

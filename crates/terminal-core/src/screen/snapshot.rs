@@ -88,6 +88,9 @@ pub(crate) struct RowsSnapshot {
     /// The first row is the oldest one history holds after it dropped rows: its line may
     /// have begun in a dropped row.
     pub(super) first_line_may_be_cut: bool,
+    /// The output wrote over text an earlier program left on screen (the cursor was moved
+    /// up without clearing): a row may mix this output with that text.
+    pub(super) mixed: bool,
 }
 
 impl RowsSnapshot {
@@ -116,6 +119,12 @@ impl RowsSnapshot {
     /// part of that row its byte bound cuts).
     pub(crate) fn first_row(&self) -> u64 {
         self.first_row
+    }
+
+    /// See [`RowsSnapshot::mixed`](Self#structfield.mixed): the rows may mix this output with
+    /// text an earlier program left on screen.
+    pub(crate) fn mixed(&self) -> bool {
+        self.mixed
     }
 
     /// Each copied row's text and whether it soft-wraps into the next, oldest first.

@@ -44,7 +44,15 @@ pub(super) struct SettleFacts {
     pub(super) prompt_unmarked: bool,
     /// The foreground program (not the shell) has not read input written to the terminal.
     pub(super) input_unread: bool,
+    /// The output wrote over text an earlier program left on screen (the cursor was moved up
+    /// without clearing): a row may mix the two.
+    pub(super) screen_mixed: bool,
 }
+
+/// The notice for [`SettleFacts::screen_mixed`].
+pub(super) const SCREEN_MIXED_NOTICE: &str = "[screen: this output was written over text left on \
+     screen earlier (the cursor was moved up without clearing), so a line may end with older \
+     text; terminal_read shows the whole screen]";
 
 /// The notice for [`SettleFacts::left_alternate`].
 pub(super) const LEFT_ALTERNATE_NOTICE: &str =
@@ -118,6 +126,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             facts.input_unread,
             facts.foreground.as_deref().map(input_unread_notice),
         ),
+        (
+            facts.screen_mixed && !facts.alternate,
+            Some(SCREEN_MIXED_NOTICE.to_owned()),
+        ),
         (facts.left_alternate, Some(LEFT_ALTERNATE_NOTICE.to_owned())),
         (
             facts.marks_gone && !exited,
@@ -177,6 +189,7 @@ mod tests {
             marks_gone: false,
             prompt_unmarked: false,
             input_unread: false,
+            screen_mixed: false,
         }
     }
 
@@ -318,5 +331,10 @@ mod tests {
             ..facts(Settle::Idle)
         };
         insta::assert_snapshot!("input_unread", assemble(unread).notices.join("\n"));
+        let mixed = SettleFacts {
+            screen_mixed: true,
+            ..facts(Settle::Prompt)
+        };
+        insta::assert_snapshot!("screen_mixed", assemble(mixed).notices.join("\n"));
     }
 }

@@ -14,6 +14,7 @@ fn c28_clear_in_a_fresh_session_keeps_every_line_whole_and_in_order() {
         s.render_since(a, 10_000).text,
         "clear; echo hello world; echo second line\nhello world\nsecond line\ndsh> "
     );
+    assert!(!s.snapshot_since(a, 10_000).mixed());
     let mut s = Screen::new(config(40, 160), None);
     s.feed(b"dsh> earlier\r\nEARLIER OUTPUT\r\ndsh> ");
     let a = s.anchor();

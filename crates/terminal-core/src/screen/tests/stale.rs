@@ -28,6 +28,8 @@ fn a_send_after_the_cursor_moved_up_ends_at_its_own_output() {
         s.render_since(a, 10_000).text,
         "echo hello\nhelloine-2-xxxxxxxxxxxxxxxxxxxx\ndsh> "
     );
+    // The result says a line may end with older text.
+    assert!(s.snapshot_since(a, 10_000).mixed());
     // The next send too.
     let b = s.anchor();
     s.feed(b"echo world\r\nworld\r\ndsh> ");
@@ -72,6 +74,7 @@ fn a_clear_after_the_cursor_moved_up_keeps_old_rows_out_of_the_result() {
     let a = s.anchor();
     s.feed(b"clear; echo hi\r\n\x1b[H\x1b[2J\x1b[3Jhi\r\ndsh> ");
     assert_eq!(s.render_since(a, 10_000).text, "clear; echo hi\nhi\ndsh> ");
+    assert!(!s.snapshot_since(a, 10_000).mixed());
     // What the clear erased is still paged.
     let page = s
         .page(None, None, 100_000)
@@ -91,6 +94,7 @@ fn output_that_jumps_above_the_prompt_leaves_the_rows_it_jumped_over_out() {
     let text = s.render_since(a, 10_000).text;
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines.contains(&"TOP"), "{text:?}");
+    assert!(s.snapshot_since(a, 10_000).mixed());
     assert!(!lines.contains(&"40"), "{text:?}");
     assert!(!lines.contains(&"59"), "{text:?}");
     // The command line it started from stays.
@@ -99,6 +103,7 @@ fn output_that_jumps_above_the_prompt_leaves_the_rows_it_jumped_over_out() {
     let b = s.anchor();
     s.feed(b"echo next\r\nnext\r\ndsh> ");
     let text = s.render_since(b, 10_000).text;
+    assert!(s.snapshot_since(b, 10_000).mixed(), "{text:?}");
     assert!(text.ends_with("next\ndsh> "), "{text:?}");
     assert!(!text.contains("59"), "{text:?}");
 }

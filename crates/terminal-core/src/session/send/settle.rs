@@ -31,6 +31,7 @@ impl SendOp {
         };
         // Rows are copied under the lock and rendered after it is released.
         let snapshot = anchor.map(|a| st.screen.snapshot_since(a, shared.max_read_bytes));
+        let screen_mixed = snapshot.as_ref().is_some_and(|s| s.mixed());
         // The send's captured head is taken (and the capture reset) whatever the outcome, and
         // placed before the rows the viewport shows.
         let head = st
@@ -117,6 +118,7 @@ impl SendOp {
             marks_gone,
             prompt_unmarked,
             input_unread,
+            screen_mixed,
         });
         tracing::debug!(
             wait = ?result.wait_reason,
