@@ -412,12 +412,21 @@ pub fn render_send_read(read: &SendRead) -> String {
     }
 }
 
-/// `terminal_read`: the page (or `(no retained output)`) and `[lines: B-E of T]`.
+/// `terminal_read`: the page (or `(no retained output)`, which says how many lines the
+/// scrollback holds when the offset is past them) and `[lines: B-E of T]`.
 pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
-    let body = if result.text.is_empty() {
-        "(no retained output)"
-    } else {
+    let past_end;
+    let body = if !result.text.is_empty() {
         result.text.as_str()
+    } else if result.total_lines > 0 && result.line_begin >= result.total_lines {
+        // An offset past the retained lines: say how far back they go.
+        past_end = format!(
+            "(no retained output at offset {}: the scrollback holds {} lines, offset 0 being the newest)",
+            result.line_begin, result.total_lines
+        );
+        past_end.as_str()
+    } else {
+        "(no retained output)"
     };
     let mut metadata = read_footer(result.line_begin, result.line_end, result.total_lines);
     if let Some(older) = &result.older {

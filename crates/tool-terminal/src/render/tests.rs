@@ -371,6 +371,11 @@ fn seed_read_goldens() {
         render_read(&page("", 0, 0, 0, true), CAP),
         "(no retained output)\n[lines: 0-0 of 0]\n[output truncated]"
     );
+    // An offset past the retained lines says how far back they go.
+    insta::assert_snapshot!(
+        "read_past_the_end",
+        render_read(&page("", 10040, 20000, 20000, true), CAP)
+    );
     assert_eq!(
         render_read(
             &page("dsh> printf 'PTY_OK\\n'\nPTY_OK\ndsh> ", 3, 0, 3, false),
