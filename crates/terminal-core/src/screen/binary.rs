@@ -12,7 +12,9 @@
 //! the text after that byte on the line stays text when it is long enough to be told from
 //! random bytes ([`MIN_TEXT_RUN`], half that when the output ends with the line: `cat x.gz;
 //! echo done`). One [`suppressed_line`] takes the bytes' place on the screen, so text written
-//! in the same burst as binary stays.
+//! in the same burst as binary stays. After a run, until the next prompt mark, a window with
+//! any non-text byte starts a run again: the strings inside an executable show, its other
+//! bytes never do.
 
 use super::classes::{all_plain_text, is_odd_control};
 
@@ -62,6 +64,10 @@ pub(crate) struct BinaryFilter {
     line_ended: bool,
     /// Text lines were split off a window judged binary: the bytes after them start a run.
     enter_next: bool,
+    /// A binary run ended in this command's output: until the next prompt mark, any non-text
+    /// byte in a judged window starts a run again (text inside a binary file, such as an
+    /// executable's strings, is not taken for the end of it).
+    wary: bool,
     /// The end of a chunk that may be text after the binary run (a newline and a few bytes).
     held: Vec<u8>,
 }
@@ -86,6 +92,8 @@ impl BinaryFilter {
                 // mark alone (to its BEL or ST) is text, and what follows is judged on its own
                 // (a command's binary output right after the `C` mark of its start).
                 if window.starts_with(MARK_START) {
+                    // Another command's output starts (or the prompt): no longer wary.
+                    self.wary = false;
                     let end = window
                         .iter()
                         .position(|&b| b == 0x07)
@@ -115,9 +123,13 @@ impl BinaryFilter {
                         _ => Verdict::Text(window.len()),
                     };
                 }
-                if window.len() < min_judged
-                    || non_text_bytes(window) * 100 <= window.len() * ENTER_SHARE_PERCENT
-                {
+                let non_text = non_text_bytes(window);
+                let enters = if self.wary {
+                    non_text > 0
+                } else {
+                    non_text * 100 > window.len() * ENTER_SHARE_PERCENT
+                };
+                if window.len() < min_judged || !enters {
                     return Verdict::Text(window.len());
                 }
                 let first_bad = first_non_text(window).unwrap_or(0);
@@ -230,18 +242,25 @@ impl BinaryFilter {
 
     /// Whether `bytes` would be judged text whole, without looking at them window by window:
     /// nothing is suppressed, held or about to start a run, and every byte is ASCII text or a
-    /// control a text program writes (the common case of a flood of plain lines).
-    pub(crate) fn passes_whole(&self, bytes: &[u8]) -> bool {
-        self.suppressed.is_none()
+    /// control a text program writes (the common case of a flood of plain lines). Such a chunk
+    /// with a prompt mark ends the wariness after a run.
+    pub(crate) fn passes_whole(&mut self, bytes: &[u8]) -> bool {
+        let passes = self.suppressed.is_none()
             && !self.enter_next
             && self.held.is_empty()
-            && all_plain_text(bytes)
+            && all_plain_text(bytes);
+        if passes && self.wary && find(bytes, MARK_START).is_some() {
+            self.wary = false;
+        }
+        passes
     }
 
     /// Ends suppression; returns how many bytes were suppressed, if any.
     pub(crate) fn take_suppressed(&mut self) -> Option<u64> {
         self.line_ended = false;
-        self.suppressed.take().filter(|&n| n > 0)
+        let taken = self.suppressed.take().filter(|&n| n > 0);
+        self.wary |= taken.is_some();
+        taken
     }
 
     /// Keeps `bytes` (after [`Verdict::Hold`]) to be judged with the next chunk.

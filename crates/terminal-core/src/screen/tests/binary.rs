@@ -260,3 +260,42 @@ fn c37_a_short_binary_output_before_the_prompt_is_summarised() {
         );
     }
 }
+
+/// Text inside a binary file (an executable's strings, between runs of non-text bytes) may
+/// show, but a window after a binary run with any non-text byte in it is binary again: no
+/// U+FFFD reaches the result.
+#[test]
+fn c37_strings_inside_a_binary_file_bring_no_replacement_characters() {
+    let mut output = pseudo_random(3000);
+    output.extend(
+        b"\x00NOTE: your shell may have its own version of %s, which usually supersedes\r\n",
+    );
+    output.extend(b"the version described here.  Please refer to your shell's documentation\r\n");
+    output.extend(
+        b"for details about the options it supports.\r\nhttps://www.gnu.org/software/x/\r\n",
+    );
+    output.extend(b"/.libs/\xe2\x80\x99\xff\xfe\"'\xe9\x0ee\xe2\x80\x98`literalshellshell-alwaysshell-escape\r\n");
+    output.extend(b"License GPLv3+: GNU GPL version 3 or later <%s>.\r\n\x00\x00\x01\x02");
+    output.extend(pseudo_random(500));
+    for chunk_len in [64, 256, 1000, 4096] {
+        let mut s = Screen::new(config(40, 160), Some(nonce()));
+        s.feed(b"dsh> ");
+        let a = s.anchor();
+        let mut bytes = b"cat /bin/true\r\n".to_vec();
+        bytes.extend(&output);
+        bytes.extend(mark("D;0"));
+        bytes.extend(mark("A"));
+        bytes.extend(b"dsh> ");
+        bytes.extend(mark("B"));
+        for chunk in bytes.chunks(chunk_len) {
+            s.feed(chunk);
+        }
+        let text = s.render_since(a, 100_000).text;
+        assert!(!text.contains('\u{fffd}'), "chunk {chunk_len}: {text:?}");
+        assert!(text.ends_with("dsh> "), "chunk {chunk_len}: {text:?}");
+        // Text after the file's end is text again.
+        let b = s.anchor();
+        s.feed(b"echo caf\xe9 latin-1 text is shown as a terminal shows it\r\n");
+        assert!(s.render_since(b, 10_000).text.contains("latin-1 text"));
+    }
+}
