@@ -173,11 +173,6 @@ impl Tool for SendTool {
     }
 }
 
-/// How long a foreground send waits for the session's previous send to release its slot: one
-/// that was just cancelled (a client that cancels on its own timeout and retries at once) or
-/// that is settling ends within moments; a send still running gets the "active send" error.
-/// The error of a send whose call was cancelled (the client's cancel, or the server shutting
-/// down) after its input was written.
 /// The notice for text sent without Enter that stays on an input line.
 const TYPED_WITHOUT_ENTER: &str = "[input: sent without Enter, so it waits on the input line; the next send continues that line (send empty text to enter it as it is)]";
 
@@ -199,6 +194,11 @@ fn left_on_the_input_line(output: &SendOutput, typed: &str) -> bool {
     )
 }
 
+/// The error of a send whose call was cancelled (the client's cancel, or the server shutting
+/// down) after its input was written.
 const SEND_ABORTED: &str = "terminal send aborted: the call was cancelled (or the server is shutting down) and its command was interrupted; if the session is still open, send again (empty text to poll) to see its output";
 
+/// How long a foreground send waits for the session's previous send to release its slot: one
+/// that was just cancelled (a client that cancels on its own timeout and retries at once) or
+/// that is settling ends within moments; a send still running gets the "active send" error.
 const SLOT_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);

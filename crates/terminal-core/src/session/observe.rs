@@ -11,6 +11,7 @@ use crate::readiness::{Observation, PreWrite, Settle};
 use crate::screen::PromptState;
 
 use super::nested_shell::{is_shell_name, runs_interactively};
+use super::result::is_repl_continuation_prompt;
 use super::send::{EXIT_DRAIN_MAX, EXIT_DRAIN_MIN};
 use super::shared::Shared;
 
@@ -195,7 +196,7 @@ fn is_repl_prompt(row: &str) -> bool {
     let row = row.trim_start_matches(' ');
     let one_word = !row.contains(char::is_whitespace);
     (one_word && row.ends_with('>'))
-        || matches!(row, "..." | "...:")
+        || is_repl_continuation_prompt(row)
         || row
             .strip_prefix("In [")
             .and_then(|r| r.strip_suffix("]:"))

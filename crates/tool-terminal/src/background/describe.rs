@@ -41,7 +41,10 @@ const ECHO_OFF: &str = "echo off (a password prompt?)";
 /// (echo off included), and the waiting program's name when it was known (`Some(None)`: a
 /// prompt of the shell's own `read`, or one with echo off).
 pub(super) fn stopped_at_prompt(detail: &str) -> Option<Option<&str>> {
-    if detail.ends_with(&format!("input: {ECHO_OFF}")) {
+    if detail
+        .strip_suffix(ECHO_OFF)
+        .is_some_and(|d| d.ends_with("input: "))
+    {
         return Some(None);
     }
     let waiting = detail.strip_suffix(WAITS_FOR_INPUT)?;
