@@ -4,6 +4,16 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 
+/// What the shell prints when its prompt comes back after a command that exited 0: the `D`
+/// mark, then the prompt `dsh> ` between its `A` and `B` marks.
+fn prompt_after_success() -> Vec<u8> {
+    let mut tail = mark("D;0");
+    tail.extend(mark("A"));
+    tail.extend(b"dsh> ");
+    tail.extend(mark("B"));
+    tail
+}
+
 #[test]
 fn c37_binary_output_becomes_one_summary_line_and_the_prompt_still_counts() {
     let mut s = Screen::new(config(40, 160), Some(nonce()));
@@ -14,10 +24,7 @@ fn c37_binary_output_becomes_one_summary_line_and_the_prompt_still_counts() {
     for chunk in output.chunks(4096) {
         s.feed(chunk);
     }
-    let mut tail = mark("D;0");
-    tail.extend(mark("A"));
-    tail.extend(b"dsh> ");
-    tail.extend(mark("B"));
+    let tail = prompt_after_success();
     let out = s.feed(&tail);
     assert!(out.has_mark());
     assert_eq!(s.prompt_state(), PromptState::Prompt);
@@ -53,10 +60,7 @@ fn c37_text_around_binary_in_one_burst_stays() {
             output.extend(noise);
             output.extend(b"\r\nRESULT: 42\r\n");
             output.extend((0..20).flat_map(|i| format!("row {i}\r\n").into_bytes()));
-            output.extend(mark("D;0"));
-            output.extend(mark("A"));
-            output.extend(b"dsh> ");
-            output.extend(mark("B"));
+            output.extend(prompt_after_success());
             for chunk in output.chunks(chunk_len) {
                 s.feed(chunk);
             }
@@ -102,10 +106,7 @@ fn c37_a_short_text_after_binary_shows_when_the_output_pauses() {
 /// still resumes at the column.
 #[test]
 fn c37_a_prompt_mark_split_after_binary_still_counts() {
-    let mut tail = mark("D;0");
-    tail.extend(mark("A"));
-    tail.extend(b"dsh> ");
-    tail.extend(mark("B"));
+    let tail = prompt_after_success();
     for split in 1..8 {
         let mut s = Screen::new(config(40, 160), Some(nonce()));
         let a = s.anchor();
@@ -182,10 +183,7 @@ fn c37_text_after_binary_on_its_last_line_stays() {
                 output.extend(b"\r\n");
                 match ending {
                     "mark" => {
-                        output.extend(mark("D;0"));
-                        output.extend(mark("A"));
-                        output.extend(b"dsh> ");
-                        output.extend(mark("B"));
+                        output.extend(prompt_after_success());
                     }
                     "text" => output.extend(b"next line of text\r\n"),
                     _ => {}
@@ -240,10 +238,7 @@ fn c37_a_short_binary_output_before_the_prompt_is_summarised() {
         let mut bytes = b"cat f; echo; echo done-long-text\r\n".to_vec();
         bytes.extend(output);
         bytes.extend(b"\r\ndone-long-text\r\n");
-        bytes.extend(mark("D;0"));
-        bytes.extend(mark("A"));
-        bytes.extend(b"dsh> ");
-        bytes.extend(mark("B"));
+        bytes.extend(prompt_after_success());
         s.feed(&bytes);
         let text = s.render_since(a, 100_000).text;
         assert_eq!(
@@ -283,10 +278,7 @@ fn c37_strings_inside_a_binary_file_bring_no_replacement_characters() {
         let a = s.anchor();
         let mut bytes = b"cat /bin/true\r\n".to_vec();
         bytes.extend(&output);
-        bytes.extend(mark("D;0"));
-        bytes.extend(mark("A"));
-        bytes.extend(b"dsh> ");
-        bytes.extend(mark("B"));
+        bytes.extend(prompt_after_success());
         for chunk in bytes.chunks(chunk_len) {
             s.feed(chunk);
         }
