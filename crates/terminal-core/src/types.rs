@@ -253,7 +253,9 @@ pub struct SendResult {
     /// Exit status of the last command, from the nonce'd prompt mark, when the prompt came back
     /// during this send.
     pub exit_code: Option<i32>,
-    /// Name of the foreground program when it is not the shell (e.g. `python3`), if known.
+    /// Name of the foreground program when it is not the shell (e.g. `python3`), if known:
+    /// when it waits for input, the program reading the terminal (`vim` that `git commit`
+    /// started), otherwise its process group's leader.
     pub foreground: Option<String>,
     /// Input mode facts at settlement.
     pub input_mode: InputMode,

@@ -554,6 +554,8 @@ async fn c27_interrupt_reaches_a_raw_mode_editor_as_its_ctrl_c() {
             .await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        // The editor waits for input, not git (its process group's leader).
+        assert_eq!(r.foreground.as_deref(), Some("vim"), "{r:?}");
         let s = sh.session.signal(TerminalSignal::Sigint).unwrap();
         assert!(s.delivered);
         assert_eq!(s.delivery, SignalDelivery::InterruptCharacter, "{s:?}");
@@ -574,6 +576,32 @@ async fn c27_interrupt_reaches_a_raw_mode_editor_as_its_ctrl_c() {
         assert_eq!(s.delivery, SignalDelivery::ProcessGroup, "{s:?}");
         let r = sh.send("echo back").await;
         assert!(r.viewport.lines().any(|l| l == "back"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A program waiting for input is named by what reads the terminal, not by its process
+/// group's leader: `cat` run by a script (the script's bash waits for it), `cat` run by a
+/// Python script.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_program_reading_the_terminal_is_named_not_its_groups_leader() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (command, leader) in [
+            ("bash -c 'cat; echo script-done'", "script-done"),
+            (
+                "python3 -c 'import subprocess; subprocess.run([\"cat\"]); print(\"py-done\")'",
+                "py-done",
+            ),
+        ] {
+            let r = sh.send(command).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            assert_eq!(r.foreground.as_deref(), Some("cat"), "{command}: {r:?}");
+            let r = sh.send_raw("\u{4}", false).await;
+            assert!(r.viewport.contains(leader), "{command}: {r:?}");
+            assert_eq!(r.exit_code, Some(0), "{command}: {r:?}");
+        }
         sh.close().await;
     })
     .await;

@@ -171,8 +171,16 @@ pub fn is_group_waiting_on_tty(pgid: i32, tty_path: &Path) -> bool {
 
 /// [`is_group_waiting_on_tty`] looking for the group's members only in `scope`.
 pub(crate) fn is_group_waiting_on_tty_in(pgid: i32, tty_path: &Path, scope: &ProcessScope) -> bool {
+    group_tty_reader_in(pgid, tty_path, scope).is_some()
+}
+
+/// The member of process group `pgid` (found in `scope`) that waits for input on the terminal
+/// at `tty_path`, when the group waits by [`is_group_waiting_on_tty`]'s rule: the lowest pid
+/// among the members with a thread asleep on the tty. `git commit` waiting in its editor
+/// yields the editor, not git.
+pub(crate) fn group_tty_reader_in(pgid: i32, tty_path: &Path, scope: &ProcessScope) -> Option<i32> {
     if pgid <= 0 {
-        return false;
+        return None;
     }
     let tty = Tty::new(tty_path);
     let members: Vec<i32> = scope
@@ -181,18 +189,18 @@ pub(crate) fn is_group_waiting_on_tty_in(pgid: i32, tty_path: &Path, scope: &Pro
         .filter(|s| s.pgrp == pgid && !s.is_zombie())
         .map(|s| s.pid)
         .collect();
-    let mut waiting = false;
+    let mut reader = None;
     for pid in members {
         let task_dir = PathBuf::from(format!("/proc/{pid}/task"));
         for tid in procfs::numeric_entries(&task_dir) {
             match thread_verdict(pid, tid, &tty) {
-                Thread::Busy => return false,
-                Thread::OnTty => waiting = true,
+                Thread::Busy => return None,
+                Thread::OnTty => reader = Some(reader.map_or(pid, |r: i32| r.min(pid))),
                 Thread::Elsewhere => {}
             }
         }
     }
-    waiting
+    reader
 }
 
 /// What one thread is doing, for the classifier.

@@ -233,7 +233,15 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
             .foreground_pgid()
             .filter(|&p| p != shared.shell_pgid())
     };
-    let member = fg.and_then(group_member);
+    // Waiting for input, the program reading the terminal is named (an editor that
+    // `git commit` started, not git); otherwise the group's leader.
+    let member = fg.and_then(|pgid| {
+        (reason == Settle::StdinWait)
+            .then(|| shared.tty_reader(pgid).and_then(crate::process::stat))
+            .flatten()
+            .filter(|s| s.pgrp == pgid && !s.is_zombie())
+            .or_else(|| group_member(pgid))
+    });
     let foreground = member.as_ref().map(|s| s.comm.clone());
     let echo_off = !exited && shared.pty.modes().is_some_and(|m| !m.echo && m.canonical);
     // Without a prompt, say when no prompt (and so no exit status) can come from our shell:

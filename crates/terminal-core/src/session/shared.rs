@@ -10,7 +10,8 @@ use tokio::sync::watch;
 
 use crate::error::TerminalError;
 use crate::process::{
-    ExitWatch, GroupActivity, ProcessScope, group_activity_in, is_group_waiting_on_tty_in,
+    ExitWatch, GroupActivity, ProcessScope, group_activity_in, group_tty_reader_in,
+    is_group_waiting_on_tty_in,
 };
 use crate::pty::{ExitInfo, Pty, ReadEvent};
 use crate::screen::{AnchorId, ExitTally, PromptState, Screen, ScreenEvent};
@@ -364,6 +365,12 @@ impl Shared {
 }
 
 impl Shared {
+    /// The member of process group `pgid` that waits for input on this terminal, if the
+    /// group waits there (blocking `/proc` reads: call it off the async workers).
+    pub(super) fn tty_reader(&self, pgid: i32) -> Option<i32> {
+        group_tty_reader_in(pgid, self.pty.tty_path()?, &self.scope)
+    }
+
     /// One foreground probe, run off the runtime as one blocking task: what process group
     /// `pgid` is doing (idle, the seed's silence rule, when it cannot be told); whether the
     /// shell replaced itself (asked only for the shell's group, `of_shell`); and whether input
