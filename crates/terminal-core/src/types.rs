@@ -232,8 +232,12 @@ pub enum InputMode {
     Normal,
     /// The tty has echo off (a password prompt): typed text is not shown.
     EchoOff,
-    /// The shell is in a continuation prompt (open quote, heredoc, unfinished compound).
+    /// The shell is in a continuation prompt (open quote, heredoc, unfinished compound), or a
+    /// REPL in its continuation prompt waits for the rest of a block (`...` in Python, node).
     Continuation,
+    /// An SQL shell in its continuation prompt waits for the rest of a statement (sqlite3's
+    /// `...>`, psql's `db-#`, mysql's `->`): a `;` ends it.
+    StatementContinuation,
     /// A full-screen program holds the alternate screen; the viewport is its rendered screen.
     AlternateScreen,
 }

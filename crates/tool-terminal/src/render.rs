@@ -207,6 +207,10 @@ fn send_facts(
                 "\n[input: continuation prompt; {program} waits for the rest of the block: send more lines, or send \"\" (an empty line) to end the block and run it]"
             )),
         },
+        InputModeOutput::StatementContinuation => facts.push_str(&format!(
+            "\n[input: continuation prompt; {} waits for the rest of the statement: send the rest, ending it with ;]",
+            foreground.unwrap_or("the program")
+        )),
         InputModeOutput::AlternateScreen => facts.push_str(
             "\n[screen: a full-screen program holds the terminal; text you send goes to it]",
         ),

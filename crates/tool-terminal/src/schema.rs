@@ -263,8 +263,10 @@ pub enum InputModeOutput {
     Normal,
     /// Echo is off (password prompt).
     EchoOff,
-    /// The shell waits for the rest of an unfinished command.
+    /// The shell waits for the rest of an unfinished command, or a REPL for the rest of a block.
     Continuation,
+    /// An SQL shell waits for the rest of a statement (a `;` ends it).
+    StatementContinuation,
     /// A full-screen program holds the alternate screen.
     AlternateScreen,
 }
@@ -275,6 +277,7 @@ impl From<InputMode> for InputModeOutput {
             InputMode::Normal => Self::Normal,
             InputMode::EchoOff => Self::EchoOff,
             InputMode::Continuation => Self::Continuation,
+            InputMode::StatementContinuation => Self::StatementContinuation,
             InputMode::AlternateScreen => Self::AlternateScreen,
         }
     }

@@ -321,6 +321,37 @@ async fn a_repl_waiting_for_the_rest_of_a_block_is_a_continuation_prompt() {
     .await;
 }
 
+/// An SQL shell at its continuation prompt (sqlite3's `...>`) waits for the rest of a
+/// statement, not a block: reported as such, and a `;` ends the statement and runs it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_sql_shell_waiting_for_the_rest_of_a_statement_says_so() {
+    if !installed("sqlite3") {
+        eprintln!(
+            "sqlite3 is not installed (.ci/run installs it): its continuation prompt is not exercised"
+        );
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("sqlite3 :memory:").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.input_mode, InputMode::Normal, "{r:?}");
+        for part in ["select 40 +", "2 as answer"] {
+            let r = sh.send(part).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            assert_eq!(r.input_mode, InputMode::StatementContinuation, "{r:?}");
+            assert_eq!(r.foreground.as_deref(), Some("sqlite3"), "{r:?}");
+        }
+        let r = sh.send(";").await;
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        assert_eq!(r.input_mode, InputMode::Normal, "{r:?}");
+        let r = sh.send(".quit").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A partial escape sequence right before the Enter (or a newline) neither swallows that
 /// Enter nor glues the next send onto the pending line: the command runs, and so does the next.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

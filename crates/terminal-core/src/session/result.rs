@@ -24,6 +24,8 @@ pub(super) struct SettleFacts {
     pub(super) alternate: bool,
     /// The screen shows a continuation prompt.
     pub(super) continuation: bool,
+    /// The continuation prompt is a REPL's that waits for the rest of an SQL statement.
+    pub(super) statement_continuation: bool,
     /// The tty has echo off in canonical mode (a password prompt).
     pub(super) echo_off: bool,
     /// Name of the foreground program when it is not the shell.
@@ -76,11 +78,39 @@ pub(super) fn input_unread_notice(program: &str) -> String {
     )
 }
 
-/// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) is a
-/// well-known REPL's continuation prompt: `...` (Python, node) or `...:` (IPython), indented
-/// or not. A program reading at such a prompt wants more of a block.
+/// What a REPL's continuation prompt waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ReplContinuation {
+    /// The rest of a block (Python, node, IPython): an empty line ends it.
+    Block,
+    /// The rest of an SQL statement (sqlite3, psql, mysql): a `;` ends it.
+    Statement,
+}
+
+/// The REPL continuation prompt `row` (the cursor row's text before the cursor, trailing
+/// spaces trimmed) is, indented or not: `...` (Python, node) and `...:` (IPython) wait for
+/// the rest of a block; sqlite3's `...>`, mysql's `->` (or `'>`, `">`, `` `> ``, `/*>` inside
+/// a quote or comment) and psql's `dbname-#` (`-`, `(`, `'`, `"`, `*` or `$` before `#` or
+/// `>`) wait for the rest of a statement.
+pub(super) fn repl_continuation(row: &str) -> Option<ReplContinuation> {
+    let row = row.trim_start_matches(' ');
+    match row {
+        "..." | "...:" => return Some(ReplContinuation::Block),
+        "...>" | "->" | "'>" | "\">" | "`>" | "/*>" => return Some(ReplContinuation::Statement),
+        _ => {}
+    }
+    // psql's PROMPT2 (`%/%R%# `): the database name, the state, then `#` or `>`.
+    let mut tail = row.chars().rev();
+    let psql = matches!(tail.next(), Some('#' | '>'))
+        && matches!(tail.next(), Some('-' | '(' | '\'' | '"' | '*' | '$'))
+        && tail.next().is_some_and(|c| c.is_alphanumeric() || c == '_')
+        && !row.contains(char::is_whitespace);
+    psql.then_some(ReplContinuation::Statement)
+}
+
+/// Whether `row` is a REPL's continuation prompt ([`repl_continuation`]).
 pub(super) fn is_repl_continuation_prompt(row: &str) -> bool {
-    matches!(row.trim_start_matches(' '), "..." | "...:")
+    repl_continuation(row).is_some()
 }
 
 /// The contract's wait reason for a readiness tier.
@@ -103,6 +133,8 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         InputMode::Normal
     } else if facts.alternate {
         InputMode::AlternateScreen
+    } else if facts.statement_continuation {
+        InputMode::StatementContinuation
     } else if reason == Settle::Continuation || facts.continuation {
         InputMode::Continuation
     } else if facts.echo_off {
@@ -181,6 +213,7 @@ mod tests {
             last_exit_code: Some(0),
             alternate: false,
             continuation: false,
+            statement_continuation: false,
             echo_off: false,
             foreground: None,
             output_bytes: 12,
@@ -196,9 +229,47 @@ mod tests {
     #[test]
     fn repl_continuation_prompts_are_known() {
         for row in ["...", "...:", "   ...:", "  ..."] {
-            assert!(is_repl_continuation_prompt(row), "{row:?}");
+            assert_eq!(
+                repl_continuation(row),
+                Some(ReplContinuation::Block),
+                "{row:?}"
+            );
         }
-        for row in ["", ">>>", "> ", "Loading...", "... done", "In [2]:", "...."] {
+        for row in [
+            "   ...>",
+            "    ->",
+            "    '>",
+            "    \">",
+            "/*>",
+            "postgres-#",
+            "app_db->",
+            "db(#",
+            "db'>",
+            "db*#",
+            "db$#",
+        ] {
+            assert_eq!(
+                repl_continuation(row),
+                Some(ReplContinuation::Statement),
+                "{row:?}"
+            );
+        }
+        for row in [
+            "",
+            ">>>",
+            "> ",
+            "Loading...",
+            "... done",
+            "In [2]:",
+            "....",
+            "sqlite>",
+            "postgres=#",
+            "-#",
+            "a -> b",
+            "x->y",
+            "=>",
+            "mysql>",
+        ] {
             assert!(!is_repl_continuation_prompt(row), "{row:?}");
         }
     }

@@ -91,7 +91,9 @@ pub(super) fn detail(result: &SendResult, earlier: &EarlierExits) -> String {
                 }
                 InputMode::Normal => None,
                 InputMode::EchoOff => Some(ECHO_OFF.to_owned()),
-                InputMode::Continuation => Some("continuation prompt".to_owned()),
+                InputMode::Continuation | InputMode::StatementContinuation => {
+                    Some("continuation prompt".to_owned())
+                }
                 InputMode::AlternateScreen => Some("full-screen program".to_owned()),
             };
             if let Some(mode) = mode {

@@ -7,7 +7,7 @@ use crate::readiness::Settle;
 use crate::screen::PromptState;
 
 use super::super::observe::{TerminalFacts, terminal_facts};
-use super::super::result::{SettleFacts, assemble, is_repl_continuation_prompt};
+use super::super::result::{ReplContinuation, SettleFacts, assemble, repl_continuation};
 use super::SendOp;
 
 impl SendOp {
@@ -74,12 +74,10 @@ impl SendOp {
         let continuation = st.screen.prompt_state() == PromptState::Continuation;
         // A REPL's own continuation prompt (it has no marks): checked once the foreground
         // program is known to be reading.
-        let repl_prompt = !alternate
-            && reason == Settle::StdinWait
-            && st
-                .screen
-                .cursor_row_prefix()
-                .is_some_and(|row| is_repl_continuation_prompt(&row));
+        let repl_prompt = (!alternate && reason == Settle::StdinWait)
+            .then(|| st.screen.cursor_row_prefix())
+            .flatten()
+            .and_then(|row| repl_continuation(&row));
         drop(st);
         let copied = snapshot.as_ref().map_or(0, |s| s.text_len());
         let rendered = snapshot
@@ -109,7 +107,9 @@ impl SendOp {
             exits,
             last_exit_code,
             alternate,
-            continuation: continuation || (repl_prompt && foreground.is_some()),
+            continuation: continuation || (repl_prompt.is_some() && foreground.is_some()),
+            statement_continuation: repl_prompt == Some(ReplContinuation::Statement)
+                && foreground.is_some(),
             echo_off,
             foreground,
             output_bytes,
