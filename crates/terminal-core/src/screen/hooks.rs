@@ -13,6 +13,11 @@ const DA1_REPLY: &[u8] = b"\x1b[?1;2c";
 const DA2_REPLY: &[u8] = b"\x1b[>0;0;0c";
 /// Device status report: "terminal OK".
 const DSR_OK_REPLY: &[u8] = b"\x1b[0n";
+/// The nominal character cell, in pixels, that window-size queries in pixels are answered
+/// with: the terminal has no pixels, and a program dividing by a zero size would fail.
+const CELL_HEIGHT_PX: u32 = 16;
+/// See [`CELL_HEIGHT_PX`].
+const CELL_WIDTH_PX: u32 = 8;
 
 /// State the parser's callbacks write into; drained by [`super::Screen`] after each segment.
 pub(crate) struct Hooks {
@@ -136,6 +141,20 @@ impl vt100::Callbacks for Hooks {
                 self.reply(reply.into_bytes());
             }
             (None, 'n', 5) => self.reply(DSR_OK_REPLY.to_vec()),
+            // xterm window operations that ask for a size (`resize`, `stty`-less tools, image
+            // probes): answered as xterm does, so the program does not wait out a timeout and
+            // then take the next input for the reply. Pixel sizes use a nominal cell.
+            (None, 't', 14 | 16 | 18 | 19) => {
+                let (rows, cols) = screen.size();
+                let (rows, cols) = (u32::from(rows.get()), u32::from(cols.get()));
+                let reply = match first {
+                    14 => format!("\x1b[4;{};{}t", rows * CELL_HEIGHT_PX, cols * CELL_WIDTH_PX),
+                    16 => format!("\x1b[6;{CELL_HEIGHT_PX};{CELL_WIDTH_PX}t"),
+                    18 => format!("\x1b[8;{rows};{cols}t"),
+                    _ => format!("\x1b[9;{rows};{cols}t"),
+                };
+                self.reply(reply.into_bytes());
+            }
             (None, 'c', 0) => self.reply(DA1_REPLY.to_vec()),
             (Some(b'>'), 'c', 0) => self.reply(DA2_REPLY.to_vec()),
             _ => {}

@@ -5,7 +5,12 @@
 //!   (`ESC [200~` … `ESC [201~`, newlines as carriage returns, as terminals paste), so the
 //!   program's auto-indent or completion never rewrites it; trailing newlines and Enter stay
 //!   keys after the paste. So does a single line over [`PASTE_LINE_MIN`] bytes: a line editor
-//!   that redraws after every typed key takes a long line in one step only as a paste.
+//!   that redraws after every typed key takes a long line in one step only as a paste. Text
+//!   that carries keys (ESC or another control character than TAB and line ends) is typed
+//!   instead: a paste delivers them as literal characters (`ifirst\nsecond\x1b:wq` would
+//!   leave `^[:wq` in vim's buffer). A full-screen program (the alternate screen) is typed to
+//!   as well: its input is keys (vim's normal mode would insert a paste as text), see
+//!   [`Reader::bracketed_paste`].
 //! - A line longer than the terminal's canonical-mode limit ([`CANONICAL_LINE_MAX`] bytes) to a
 //!   program that reads lines through the terminal's line editing is refused: the kernel
 //!   would cut it silently. The first line counts what earlier sends typed into the same
@@ -42,7 +47,8 @@ const ABORT_KEY: u8 = 0x07;
 pub(super) struct Reader {
     /// The terminal is in canonical mode (the kernel assembles lines).
     pub(super) canonical: bool,
-    /// The foreground program (not the session's shell) enabled bracketed paste.
+    /// The foreground program (not the session's shell) enabled bracketed paste and does not
+    /// hold the alternate screen (a full-screen program takes keys).
     pub(super) bracketed_paste: bool,
     /// The session's shell reads the line itself (readline at its prompt: the shell owns the
     /// foreground and the terminal is not in canonical mode).
@@ -120,7 +126,13 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
     }
     let body = text.trim_end_matches(['\n', '\r']);
     let mut bytes = Vec::with_capacity(text.len() + PASTE_START.len() + PASTE_END.len() + 1);
-    if reader.bracketed_paste && (body.contains(['\n', '\r']) || body.len() >= PASTE_LINE_MIN) {
+    let carries_keys = body
+        .bytes()
+        .any(|b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f);
+    if reader.bracketed_paste
+        && !carries_keys
+        && (body.contains(['\n', '\r']) || body.len() >= PASTE_LINE_MIN)
+    {
         bytes.extend_from_slice(PASTE_START);
         bytes.extend(body.bytes().map(|b| if b == b'\n' { b'\r' } else { b }));
         bytes.extend_from_slice(PASTE_END);
@@ -239,6 +251,11 @@ mod tests {
                 b"\x1b[200~def f():\r    return 1\x1b[201~\r\r\r",
             ),
             ("a\nb", false, PASTE, b"\x1b[200~a\rb\x1b[201~"),
+            ("a\tb\nc", false, PASTE, b"\x1b[200~a\tb\rc\x1b[201~"),
+            // Keys in the text: typed, not pasted (a paste would make them characters).
+            ("ia\nb\x1b:wq", true, PASTE, b"ia\nb\x1b:wq\r"),
+            ("x\ny\x7f", false, PASTE, b"x\ny\x7f"),
+            ("a\nb\x03", false, PASTE, b"a\nb\x03"),
             ("a\nb", true, LINES, b"a\nb\r"),
             ("\x1b", false, SHELL, b"\x1b\x07"),
             ("\x1b", false, TYPED, b"\x1b"),

@@ -119,6 +119,7 @@ impl SendOp {
         let reader = input::Reader {
             canonical: canonical == Some(true),
             bracketed_paste: st.screen.bracketed_paste()
+                && !st.screen.alternate_screen()
                 && fg.is_some_and(|p| p != shared.shell_pgid()),
             shell_line_editor: fg == Some(shared.shell_pgid()) && canonical == Some(false),
             unended_line_bytes,

@@ -96,6 +96,19 @@ fn dsr_and_da_queries_are_answered() {
             b"\x1b[0n".to_vec()
         ]
     );
+    // Window-size queries (text area in characters, screen, pixels, cell).
+    let out = s.feed(b"\x1b[18t\x1b[19t\x1b[14t\x1b[16t");
+    assert_eq!(
+        out.replies,
+        vec![
+            b"\x1b[8;24;80t".to_vec(),
+            b"\x1b[9;24;80t".to_vec(),
+            b"\x1b[4;384;640t".to_vec(),
+            b"\x1b[6;16;8t".to_vec(),
+        ]
+    );
+    // Other window operations (moving, iconifying, titles) get no reply.
+    assert!(s.feed(b"\x1b[21t\x1b[2t\x1b[22;0t").replies.is_empty());
     // A query split across chunks is answered once it completes.
     assert!(s.feed(b"\x1b[").replies.is_empty());
     assert_eq!(s.feed(b"6n").replies, vec![b"\x1b[2;1R".to_vec()]);
