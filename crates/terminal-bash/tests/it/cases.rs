@@ -302,6 +302,29 @@ async fn c13_unread_query_reply_never_reaches_the_next_command() {
     .await;
 }
 
+/// A program asking the terminal's size with xterm's window operations (text area, screen,
+/// pixels) gets its answer, so it neither waits out a timeout nor takes the next input for
+/// the reply.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn window_size_queries_are_answered() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (query, reply) in [("18", "8;40;160"), ("19", "9;40;160"), ("14", "4;640;1280")] {
+            let r = sh
+                .send(&format!(
+                    "printf '\\033[{query}t'; read -t 10 -rs -d t resp; echo; echo \"reply=${{resp#*[}}\""
+                ))
+                .await;
+            assert_eq!(r.exit_code, Some(0), "{query}: {r:?}");
+            assert!(r.viewport.contains(&format!("\nreply={reply}\n")), "{query}: {r:?}");
+        }
+        let r = sh.send("echo next").await;
+        assert_eq!(r.viewport, "echo next\nnext\ndsh> ");
+        sh.close().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 /// Field case C14.
 async fn c14_bracketed_paste_mode_toggles_never_reach_the_model() {

@@ -612,6 +612,46 @@ async fn c27_interrupt_reaches_a_raw_mode_editor_as_its_ctrl_c() {
     .await;
 }
 
+/// A full-screen editor takes sent text as keys, even when it enabled bracketed paste and the
+/// text spans lines: `i`, two lines and `ESC :wq` in one send insert, leave insert mode and
+/// save; the same without keys, sent after `i`, is typed too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_to_a_full_screen_editor_is_typed_as_keys() {
+    if !installed("vim") {
+        eprintln!("vim is not installed (.ci/run installs it): typing to an editor not exercised");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dsh-vim-keys-{}", unique_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    within(async {
+        let sh = Shell::open(config()).await;
+        let file = dir.join("combo.txt");
+        let r = sh
+            .send(&format!("vim -u NONE -i NONE '{}'", file.display()))
+            .await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let r = sh.send("ifirst line\nsecond line\x1b:wq").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "first line\nsecond line\n"
+        );
+        let file = dir.join("split.txt");
+        let r = sh
+            .send(&format!("vim -u NONE -i NONE '{}'", file.display()))
+            .await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let r = sh.send_raw("ione\ntwo", false).await;
+        assert!(r.viewport.contains("two"), "{r:?}");
+        let r = sh.send("\x1b:wq").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\ntwo\n");
+        sh.close().await;
+    })
+    .await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A program waiting for input is named by what reads the terminal, not by its process
 /// group's leader: `cat` run by a script (the script's bash waits for it), `cat` run by a
 /// Python script.
