@@ -250,6 +250,12 @@ fn off_workers<R>(f: impl FnOnce() -> R) -> R {
 
 /// SIGTERM (SIGHUP at once to those ignoring SIGTERM), wait up to half of `grace`, SIGHUP to
 /// survivors, wait for the rest of `grace`. Returns whether all of `targets` are gone.
+///
+/// A PID namespace's init seen from outside (a sandbox's `bwrap`) is signalled too but not
+/// waited for: the kernel drops every signal but SIGKILL sent to it from an ancestor
+/// namespace unless it installed a handler, so it ends only when its last child does (or by
+/// the caller's SIGKILL). Waiting for it would spend the whole grace whenever it outlives
+/// its children, e.g. a sandboxed session closed while still starting.
 async fn polite_stop(
     (targets, table): &(Vec<ProcessIdentity>, Vec<StatInfo>),
     grace: Duration,
@@ -258,14 +264,20 @@ async fn polite_stop(
     if targets.is_empty() {
         return true;
     }
-    off_workers(|| {
+    let waited = off_workers(|| {
         let (hup_now, term): (Vec<ProcessIdentity>, Vec<ProcessIdentity>) =
             targets.iter().partition(|id| ignores(id.pid, Signal::TERM));
         signalled.send(&term, Signal::TERM, Some(table));
         signalled.send(&hup_now, Signal::HUP, Some(table));
+        targets
+            .iter()
+            .copied()
+            .filter(|id| !is_namespace_init(id.pid))
+            .collect::<Vec<_>>()
     });
-    if wait_all_gone(targets, grace / 2).await {
-        return true;
+    let all_gone = || targets.iter().all(|id| !id.is_alive());
+    if wait_all_gone(&waited, grace / 2).await {
+        return all_gone();
     }
     off_workers(|| {
         let stubborn: Vec<ProcessIdentity> = targets
@@ -275,7 +287,21 @@ async fn polite_stop(
             .collect();
         signalled.send(&stubborn, Signal::HUP, None);
     });
-    wait_all_gone(targets, grace.saturating_sub(grace / 2)).await
+    wait_all_gone(&waited, grace.saturating_sub(grace / 2)).await && all_gone()
+}
+
+/// Whether process `pid` is the init (PID 1) of a PID namespace below ours: the last of the
+/// ids in `NSpid:` of `/proc/PID/status` is 1 and there are several. Unreadable counts as no.
+fn is_namespace_init(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|status| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("NSpid:"))
+            .is_some_and(|ids| {
+                let ids: Vec<&str> = ids.split_whitespace().collect();
+                ids.len() > 1 && ids.last() == Some(&"1")
+            })
+    })
 }
 
 /// Reads the cgroup members into the tracker (so they are counted and reaped), then

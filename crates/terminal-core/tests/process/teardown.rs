@@ -436,6 +436,60 @@ fn c21_dead_shell_teardown_is_quick_and_clean() {
     shell.reap();
 }
 
+/// A PID namespace's init seen from outside drops every signal but SIGKILL (a sandbox's
+/// `bwrap`, here a `sleep` that is PID 1 of its namespace): teardown does not spend its grace
+/// waiting for SIGTERM or SIGHUP to stop it, and still leaves nothing running.
+#[test]
+fn a_pid_namespace_init_is_not_waited_for_after_signals_it_cannot_receive() {
+    let probe = Command::new("bwrap")
+        .args([
+            "--unshare-pid",
+            "--as-pid-1",
+            "--dev-bind",
+            "/",
+            "/",
+            "true",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("bwrap cannot make a PID namespace here (.ci/run installs it): not exercised");
+        return;
+    }
+    enable_child_subreaper();
+    let script = "bwrap --unshare-pid --as-pid-1 --dev-bind / / sleep 7501 & read -r _hold";
+    let mut shell = Shell::spawn(script, "none");
+    let mut tracker = TreeTracker::new(shell.id);
+    shell.go();
+    let init = wait_for("sleep as its namespace's PID 1", || {
+        let pid = one_pid_with_cmdline(&["sleep", "7501"]);
+        let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        let nspid = status.lines().find_map(|l| l.strip_prefix("NSpid:"))?;
+        nspid.split_whitespace().last().filter(|&id| id == "1")?;
+        ProcessIdentity::of(pid)
+    });
+    const GRACE_SECS: u64 = 60;
+    let started = Instant::now();
+    let report = teardown(
+        shell.id,
+        &mut tracker,
+        None,
+        GRACE_SECS,
+        Runtime::MultiThread,
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(GRACE_SECS / 2),
+        "the grace was spent waiting for a namespace init ({:?})",
+        started.elapsed()
+    );
+    assert!(!init.is_alive(), "the namespace init was stopped");
+    assert_eq!(report.survivors, Vec::<i32>::new());
+    let shell_pid = shell.id.pid;
+    shell.reap();
+    assert_gone(shell_pid, "the shell");
+}
+
 #[test]
 fn cgroup_lifecycle() {
     let Some(cg) = SessionCgroup::create("test-lifecycle") else {
