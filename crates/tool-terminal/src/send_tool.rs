@@ -104,7 +104,14 @@ impl Tool for SendTool {
         };
         let op = start_send_when_free(&self.0.terminals, &owner, &id, request, SLOT_WAIT)
             .await
-            .map_err(terminal_error)?;
+            .map_err(|e| {
+                let busy = e.code() == TerminalErrorCode::SendActive;
+                let mut error = terminal_error(e);
+                if busy {
+                    error.message.push_str(&still_busy_detail());
+                }
+                error
+            })?;
         let result = tokio::select! {
             r = progress::done_reporting(&op, call.progress.as_ref()) => r,
             () = call.cancel.cancelled() => {
@@ -197,6 +204,15 @@ fn left_on_the_input_line(output: &SendOutput, typed: &str) -> bool {
 /// The error of a send whose call was cancelled (the client's cancel, or the server shutting
 /// down) after its input was written.
 const SEND_ABORTED: &str = "terminal send aborted: the call was cancelled (or the server is shutting down) and its command was interrupted; if the session is still open, send again (empty text to poll) to see its output";
+
+/// What a send refused because another still runs adds to the core's error: how long it
+/// waited, and where the other send's result comes from.
+fn still_busy_detail() -> String {
+    format!(
+        " (this call waited {} ms for it: a session runs one send at a time, so send again once the other terminal_send call has returned, or, for a background job on this session, once job_output says it ended)",
+        SLOT_WAIT.as_millis()
+    )
+}
 
 /// How long a foreground send waits for the session's previous send to release its slot: one
 /// that was just cancelled (a client that cancels on its own timeout and retries at once) or

@@ -515,6 +515,37 @@ async fn a_cancelled_send_loses_no_output() {
     host.shutdown().await;
 }
 
+/// A second send while the session's first is still running is refused after a short wait,
+/// and the error says how long it waited and where the other send's result comes from.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_while_another_runs_is_refused_with_what_to_do() {
+    let (host, agent) = Host::with_open_shell().await;
+    let (_cancel, pending) = cancellable_send(&host, &agent, "echo first-running; sleep 60");
+    wait_for_line(&host, &agent, "first-running").await;
+    let second = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo second"}),
+        )
+        .await;
+    assert!(second.is_error, "{}", second.text());
+    insta::assert_snapshot!("error_send_active", second.text());
+    let s = host
+        .call(
+            &agent,
+            "terminal_signal",
+            json!({"sessionId": "pty-1", "signal": "SIGINT"}),
+        )
+        .await;
+    assert!(!s.is_error, "{}", s.text());
+    let first = pending.await.expect("the send task");
+    assert!(first.text().contains("[exit: 130]"), "{}", first.text());
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
+
 /// A client that cancels a send on its own timeout and retries at once: the retry is served
 /// (it waits briefly for the cancelled send to let go of the session) even when the cancelled
 /// command ignores its interrupt, and its result starts with the cancelled send's output.
