@@ -138,8 +138,8 @@ pub fn tool_terminal_config(options: &Options) -> ToolTerminalConfig {
 }
 
 /// Composes the root context: invariants, system prompt, tools, terminals, the bash backend,
-/// the terminal tools, the jobs service and the job tools, plus every package's invariant
-/// companion.
+/// the terminal tools, the jobs service and the job tools (unless background sends are disabled:
+/// they are the only jobs), plus every package's invariant companion.
 ///
 /// The result owns no sessions yet; dispose it with [`Context::dispose`] when done.
 ///
@@ -154,7 +154,7 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
     }
     let bash = bash_config(options)?;
     let sandbox = sandbox_config(options, bash.default_cwd.as_deref())?;
-    let ctx = Context::builder()
+    let mut builder = Context::builder()
         .with(InvariantsPlugin)
         .with(SandboxPlugin { config: sandbox })
         .with(SystemPromptPlugin)
@@ -171,12 +171,6 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
                 ask: options.ask_command.clone(),
             },
         })
-        .with(JobsPlugin {
-            config: JobsConfig {
-                max_concurrent_jobs_per_owner: options.max_concurrent_jobs_per_owner,
-            },
-        })
-        .with(ToolJobsPlugin::default())
         .with(dsh_invariants::context_invariant_companion())
         .with(dsh_invariants::invariant_companion())
         .with(dsh_output_retention::invariant_companion())
@@ -189,8 +183,19 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
         .with(dsh_tool_terminal::invariant_companion())
         .with(dsh_jobs::invariant_companion())
         .with(dsh_tool_jobs::invariant_companion())
-        .with(crate::invariant_companion())
-        .apply()?;
+        .with(crate::invariant_companion());
+    // Background sends are this server's only jobs: without them the job tools and their
+    // guidance would only mislead the model.
+    if !options.disable_run_in_background {
+        builder = builder
+            .with(JobsPlugin {
+                config: JobsConfig {
+                    max_concurrent_jobs_per_owner: options.max_concurrent_jobs_per_owner,
+                },
+            })
+            .with(ToolJobsPlugin::default());
+    }
+    let ctx = builder.apply()?;
     if let Some(terminals) = ctx.get::<dsh_terminal_core::Terminals>() {
         let max = options.max_terminals_per_agent;
         terminals.set_max_sessions_per_owner((max > 0).then_some(max));

@@ -80,8 +80,8 @@ pub struct Options {
     #[arg(long, value_name = "MS", default_value_t = ToolTerminalConfig::default().max_send_timeout_ms)]
     pub max_send_timeout_ms: u64,
 
-    /// Remove `run_in_background` from terminal_send (background sends run as jobs read with
-    /// job_output and stopped with job_kill; the job tools stay available).
+    /// Remove `run_in_background` from terminal_send, and with it the job tools (job_output,
+    /// job_list, job_kill) and their guidance: background sends are this server's only jobs.
     #[arg(long, default_value_t = false)]
     pub disable_run_in_background: bool,
 

@@ -18,9 +18,13 @@ pub const PROMPT_SECTION_ORDER: i32 = 106;
 /// The guidance both prompt texts end with (one home for it).
 macro_rules! guidance_tail {
     () => {
-        " Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited. job_kill interrupts a background send's command as Ctrl-C would, then sends it SIGTERM and SIGKILL while it keeps running. A background send's job also ends when its command stops at a prompt of its own (its status then says what waits for input): that program still runs, the next send to that session answers its prompt, and terminal_signal interrupts it."
+        " Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited."
     };
 }
+
+/// Guidance the `tool:pty` section adds after its text while background sends are enabled
+/// (`run_in_background`); without them there are no jobs to speak of.
+pub const BACKGROUND_PROMPT_TEXT: &str = "job_kill interrupts a background send's command as Ctrl-C would, then sends it SIGTERM and SIGKILL while it keeps running. A background send's job also ends when its command stops at a prompt of its own (its status then says what waits for input): that program still runs, the next send to that session answers its prompt, and terminal_signal interrupts it.";
 
 /// The guidance text.
 pub const PROMPT_TEXT: &str = concat!(
@@ -55,7 +59,8 @@ pub struct ToolTerminalConfig {
     pub max_send_timeout_ms: u64,
     /// The `tool:pty` system-prompt section (default [`PROMPT_TEXT`], the seed's wording, for
     /// hosts that also offer one-shot shell and file tools; [`STANDALONE_PROMPT_TEXT`] for a
-    /// host that does not).
+    /// host that does not). [`BACKGROUND_PROMPT_TEXT`] follows it while
+    /// `enable_run_in_background` is on.
     pub prompt_text: &'static str,
 }
 
@@ -72,6 +77,16 @@ impl Default for ToolTerminalConfig {
 }
 
 impl ToolTerminalConfig {
+    /// The `tool:pty` section's text: [`Self::prompt_text`], then the background guidance
+    /// when background sends are enabled.
+    pub fn prompt_section(&self) -> String {
+        if self.enable_run_in_background {
+            format!("{} {BACKGROUND_PROMPT_TEXT}", self.prompt_text)
+        } else {
+            self.prompt_text.to_owned()
+        }
+    }
+
     /// Checks the bounds.
     ///
     /// # Errors

@@ -49,9 +49,9 @@ mod send_tool;
 
 pub use background::JOB_KIND;
 pub use config::{
-    DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_SEND_TIMEOUT_MS,
-    MIN_MAX_RESULT_BYTES, PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER, PROMPT_TEXT,
-    STANDALONE_PROMPT_TEXT, ToolTerminalConfig,
+    BACKGROUND_PROMPT_TEXT, DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_RESULT_BYTES,
+    DEFAULT_MAX_SEND_TIMEOUT_MS, MIN_MAX_RESULT_BYTES, PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER,
+    PROMPT_TEXT, STANDALONE_PROMPT_TEXT, ToolTerminalConfig,
 };
 pub use progress::PROGRESS_INTERVAL;
 
@@ -564,7 +564,7 @@ impl Plugin for ToolTerminalPlugin {
         prompt.section(
             PROMPT_SECTION_NAME,
             PROMPT_SECTION_ORDER,
-            self.config.prompt_text,
+            self.config.prompt_section(),
         )?;
         r.on_dispose(move || {
             Box::pin(async move {
