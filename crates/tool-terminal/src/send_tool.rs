@@ -135,6 +135,11 @@ impl Tool for SendTool {
         {
             notices.push(TYPED_WITHOUT_ENTER.to_owned());
         }
+        if waits_at_a_press_enter_prompt(&output)
+            && let SendOutput::Foreground { notices, .. } = &mut output
+        {
+            notices.push(PRESS_ENTER.to_owned());
+        }
         fit::fit_send(&mut output, id.as_str(), self.0.config.max_result_bytes);
         Ok(output)
     }
@@ -199,6 +204,34 @@ fn left_on_the_input_line(output: &SendOutput, typed: &str) -> bool {
             ..
         } if viewport.ends_with(typed)
     )
+}
+
+/// The notice for a program waiting at a "press Enter to continue" prompt.
+const PRESS_ENTER: &str = "[input: the program waits at its \"press Enter\" prompt: send \"\" (just Enter) to go on; any text sent now is taken as the answer (vim takes it as commands)]";
+
+/// Whether the program waits for input at a "press Enter to continue" prompt on the last
+/// line: vim's hit-enter prompt (`Press ENTER or type command to continue`, e.g. after a
+/// viminfo error when `git commit` closes the editor), installers' and pagers' `Press any
+/// key`, `Hit ENTER`, `press RETURN`.
+fn waits_at_a_press_enter_prompt(output: &SendOutput) -> bool {
+    let SendOutput::Foreground {
+        viewport,
+        wait_reason: WaitReasonOutput::StdinRead,
+        exit_code: None,
+        ..
+    } = output
+    else {
+        return false;
+    };
+    let last = viewport
+        .trim_end()
+        .rsplit('\n')
+        .next()
+        .unwrap_or_default()
+        .to_lowercase();
+    ["press enter", "hit enter", "press return", "press any key"]
+        .iter()
+        .any(|p| last.contains(p))
 }
 
 /// The error of a send whose call was cancelled (the client's cancel, or the server shutting

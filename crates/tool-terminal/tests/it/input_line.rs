@@ -55,3 +55,37 @@ async fn text_left_on_an_input_line_is_said_to_wait_there() {
         .await;
     host.shutdown().await;
 }
+
+/// A program waiting at a "press Enter to continue" prompt: the result says to send Enter
+/// first; once answered, and for a finished command that printed such a line, it does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_press_enter_prompt_says_to_send_enter_first() {
+    const PRESS_ENTER: &str = "[input: the program waits at its \"press Enter\" prompt";
+    let (host, agent) = Host::with_open_shell().await;
+    let send = |text: &str| {
+        host.call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": text}),
+        )
+    };
+    for prompt in [
+        "Press ENTER or type command to continue",
+        "Press any key...",
+    ] {
+        let text = send(&format!("read -r -p '{prompt}' x; echo \"went on\""))
+            .await
+            .text();
+        let notice = text.lines().find(|l| l.starts_with(PRESS_ENTER));
+        insta::assert_snapshot!("press_enter", notice.unwrap_or(&text));
+        let text = send("").await.text();
+        assert!(text.contains("went on"), "{text}");
+        assert!(!text.contains(PRESS_ENTER), "{text}");
+    }
+    let text = send("echo 'press enter to continue'").await.text();
+    assert!(text.contains("[exit: 0]"), "{text}");
+    assert!(!text.contains(PRESS_ENTER), "{text}");
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
