@@ -147,6 +147,8 @@ pub(crate) struct Observation {
     /// `In [1]: `, a continuation's `... `): a program waiting on the terminal among other
     /// event sources there has printed its prompt, so its wait needs a shorter quiet.
     pub(crate) prompt_at_cursor: bool,
+    /// Nothing precedes the cursor on its row: the program printed no prompt there.
+    pub(crate) cursor_on_blank_row: bool,
 }
 
 /// Why a send settles.
@@ -360,6 +362,12 @@ impl Readiness {
             };
             let quiet = o.output_drained
                 && o.now.saturating_duration_since(o.last_output_at) >= quiet_needed;
+            // A wait among other event sources with no prompt before the cursor, on the main
+            // screen, is a relay's (`ssh host make`, `docker exec -it`: it watches the
+            // terminal and the remote side's output, which is still coming) more than a
+            // program's that wants input now: silence decides it, not the wait.
+            let unprompted_relay =
+                o.fg_wait_among_others && o.cursor_on_blank_row && !o.alternate_screen;
             // A poll writes nothing, so a program already waiting for input is simply ready.
             let accepted = Some(fg) != self.pre.fg
                 || self.left_wait
@@ -368,6 +376,7 @@ impl Readiness {
                 || self.held_by_line_discipline;
             if gate
                 && waiting
+                && !unprompted_relay
                 && quiet
                 && elapsed >= self.timing.exact_probe_after
                 && accepted

@@ -2,7 +2,7 @@
 //! the kernel says the foreground job is idle; a job that sleeps or computes keeps the send
 //! waiting up to its deadline.
 
-use dsh_terminal_core::WaitReason;
+use dsh_terminal_core::{BackendSession, TerminalSignal, WaitReason};
 use pretty_assertions::assert_eq;
 
 use crate::support::{Shell, config, within};
@@ -82,4 +82,64 @@ async fn a_redrawing_full_screen_program_settles_between_redraws() {
         sh.close().await;
     })
     .await;
+}
+
+/// A relay (`ssh host make`, `docker exec -it`): it waits on the terminal and on the remote
+/// side's output at once. While the remote command runs and has printed no prompt, neither
+/// the send nor a poll calls that "waiting for input": silence settles them (`inferred_idle`),
+/// and the remote output and exit come with a later poll. A remote prompt settles at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relay_whose_remote_side_runs_is_not_waiting_for_input() {
+    let dir = std::env::temp_dir().join(format!("dsh-relay-{}", crate::support::unique_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let relay = dir.join("relay.py");
+    std::fs::write(
+        &relay,
+        "import os, select, subprocess, sys\n\
+         p = subprocess.Popen(['bash', '-c', sys.argv[1]], stdout=subprocess.PIPE)\n\
+         while True:\n\
+         \x20   r, _, _ = select.select([0, p.stdout.fileno()], [], [])\n\
+         \x20   if p.stdout.fileno() in r:\n\
+         \x20       d = os.read(p.stdout.fileno(), 4096)\n\
+         \x20       if not d: break\n\
+         \x20       os.write(1, d)\n\
+         \x20   if 0 in r: os.read(0, 4096)\n\
+         sys.exit(p.wait())\n",
+    )
+    .unwrap();
+    let go = dir.join("go");
+    within(async {
+        let sh = Shell::open(config()).await;
+        // The remote command runs until the test lets it go on.
+        let r = sh
+            .send(&format!(
+                "python3 '{}' 'echo remote: compiling; while [ ! -e \"{}\" ]; do sleep 0.05; done; echo remote: done; exit 3'",
+                relay.display(),
+                go.display()
+            ))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
+        assert!(r.viewport.contains("remote: compiling"), "{r:?}");
+        let r = sh.send_raw("", false).await;
+        assert_eq!(r.wait_reason, WaitReason::InferredIdle, "a poll too: {r:?}");
+        std::fs::write(&go, "").unwrap();
+        let r = sh.send_raw("", false).await;
+        assert!(r.viewport.contains("remote: done"), "{r:?}");
+        assert_eq!(r.exit_code, Some(3), "{r:?}");
+        // A remote side that printed a prompt waits for input.
+        let r = sh
+            .send(&format!(
+                "python3 '{}' 'printf \"remote$ \"; sleep 60'",
+                relay.display()
+            ))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.ends_with("remote$ "), "{r:?}");
+        sh.session.signal(TerminalSignal::Sigint).unwrap();
+        let r = sh.send("echo back").await;
+        assert!(r.viewport.lines().any(|l| l == "back"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -36,6 +36,7 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         line_editor_mode: false,
         alternate_screen: false,
         prompt_at_cursor: false,
+        cursor_on_blank_row: false,
     }
 }
 
@@ -56,6 +57,68 @@ fn a_poll_accepts_a_program_that_was_already_waiting() {
     o.fg = Some(CHILD);
     o.fg_waiting = Some(true);
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+}
+
+/// A wait among other event sources with nothing before the cursor on the main screen (a
+/// relay such as `ssh host make` watching the terminal and the remote output) settles only by
+/// silence, a poll included; with a prompt before the cursor, or on the alternate screen, the
+/// wait settles once quiet.
+#[test]
+fn an_unprompted_wait_among_other_sources_settles_by_silence_only() {
+    let t0 = Instant::now();
+    let pre = PreWrite {
+        fg: Some(CHILD),
+        waiting: true,
+    };
+    let relay = |ms| {
+        let mut o = obs(t0, ms);
+        o.fg = Some(CHILD);
+        o.fg_waiting = Some(true);
+        o.fg_busy = Some(false);
+        o.fg_wait_among_others = true;
+        o.cursor_on_blank_row = true;
+        o.output_since_write = true;
+        o
+    };
+    let fresh = |poll| {
+        let mut r = Readiness::new(
+            ReadinessTiming {
+                idle_silence: Duration::from_secs(3),
+                timeout: Duration::from_secs(30),
+                ..timing()
+            },
+            t0,
+            false,
+            SHELL,
+            pre,
+        );
+        r.set_poll_only(poll);
+        r
+    };
+    for poll in [false, true] {
+        let mut r = fresh(poll);
+        assert_eq!(r.evaluate(&relay(200)), None, "poll={poll}");
+        assert_eq!(r.evaluate(&relay(2900)), None, "poll={poll}");
+        assert_eq!(r.evaluate(&relay(3100)), Some(Settle::Idle), "poll={poll}");
+        let prompted = Observation {
+            cursor_on_blank_row: false,
+            ..relay(200)
+        };
+        assert_eq!(
+            fresh(poll).evaluate(&prompted),
+            Some(Settle::StdinWait),
+            "poll={poll}"
+        );
+        let full_screen = Observation {
+            alternate_screen: true,
+            ..relay(200)
+        };
+        assert_eq!(
+            fresh(poll).evaluate(&full_screen),
+            Some(Settle::StdinWait),
+            "poll={poll}"
+        );
+    }
 }
 
 #[test]

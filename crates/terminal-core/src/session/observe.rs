@@ -144,6 +144,7 @@ pub(super) fn observe(
             line_editor_mode: false,
             alternate_screen: st.screen.alternate_screen(),
             prompt_at_cursor: false,
+            cursor_on_blank_row: false,
         };
         (
             obs,
@@ -167,12 +168,11 @@ pub(super) fn observe(
     obs.fg_waiting = activity.map(|a| matches!(a, GroupActivity::ReadingTty { .. }));
     obs.fg_wait_among_others =
         activity.is_some_and(|a| matches!(a, GroupActivity::ReadingTty { only_tty: false }));
-    obs.prompt_at_cursor = obs.fg_wait_among_others
-        && shared
-            .lock()
-            .screen
-            .cursor_row_prefix()
-            .is_some_and(|row| is_repl_prompt(&row));
+    if obs.fg_wait_among_others {
+        let row = shared.lock().screen.cursor_row_prefix();
+        obs.prompt_at_cursor = row.as_deref().is_some_and(is_repl_prompt);
+        obs.cursor_on_blank_row = row.as_deref().is_none_or(str::is_empty);
+    }
     obs.reply_pending = shared.reply_pending();
     obs.fg_busy = activity.map(|a| a == GroupActivity::Busy);
     obs.shell_marks_alive = marks_seen
