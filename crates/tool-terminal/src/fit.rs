@@ -63,6 +63,24 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
         .as_ref()
         .and_then(|h| h.line_start.as_ref())
         .map(|start| join_line_start(viewport, start, max_line, true));
+    // Bytes of each viewport line as the program printed it (with its newline), before any
+    // cut: what an omission counts. A joined first line counts its cut-off start too.
+    let start_bytes = head
+        .as_ref()
+        .and_then(|h| h.line_start.as_ref())
+        .map_or(0, |start| start.text.len() as u64 + start.omitted_bytes);
+    let original_lines: Vec<u64> = viewport
+        .split_inclusive('\n')
+        .enumerate()
+        .map(|(i, line)| line.len() as u64 + if i == 0 { start_bytes } else { 0 })
+        .collect();
+    let original_bytes = |lines: std::ops::Range<usize>| {
+        original_lines
+            .get(lines)
+            .unwrap_or_default()
+            .iter()
+            .sum::<u64>()
+    };
     let (mut text, lines_cut) = match render::cut_long_lines(viewport, max_line) {
         (std::borrow::Cow::Owned(cut), true) => (cut, true),
         _ => (std::mem::take(viewport), joined.is_some()),
@@ -77,10 +95,24 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
         room / HEAD_SHARE_DIVISOR
     };
     if let Some(mut head) = head.take() {
+        let head_lines: Vec<u64> = head
+            .text
+            .split_inclusive('\n')
+            .map(|line| line.len() as u64)
+            .collect();
         if let (std::borrow::Cow::Owned(cut), true) = render::cut_long_lines(&head.text, max_line) {
             head.text = cut;
         }
-        let kept = fit_with_kept_head(viewport, &head, &text, room, head_room, session_id);
+        let kept = fit_with_kept_head(
+            viewport,
+            &head,
+            &head_lines,
+            &text,
+            &original_bytes,
+            room,
+            head_room,
+            session_id,
+        );
         // Nothing between the kept head and the tail (one huge line cut in its middle has its
         // own marker): no omission line.
         *omitted = (kept.lines > 0).then_some(kept);
@@ -108,7 +140,7 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
     *omitted = Some(OmittedOutput {
         after_line: text[..head_len].matches('\n').count(),
         lines,
-        bytes: gap.len() as u64,
+        bytes: original_bytes(first_omitted as usize..last_omitted as usize + 1),
         not_retained_lines: 0,
         terminal_read: pageable.then(|| ReadPointer {
             session_id: session_id.to_owned(),
@@ -146,11 +178,15 @@ pub(crate) fn join_line_start(
 
 /// Sets `viewport` to the kept head's first lines and the newest lines of `text` (a viewport
 /// that lost its start); returns what was left out between them: the head's other lines, the
-/// rows no longer retained, and the start of `text` (pageable).
+/// rows no longer retained, and the start of `text` (pageable). `head_lines` are the bytes of
+/// the head's lines and `original_bytes` those of a range of `text`'s lines as printed, before
+/// over-long lines were cut.
 fn fit_with_kept_head(
     viewport: &mut String,
     head: &SendHead,
+    head_lines: &[u64],
     text: &str,
+    original_bytes: &dyn Fn(std::ops::Range<usize>) -> u64,
     room: usize,
     head_room: usize,
     session_id: &str,
@@ -175,7 +211,9 @@ fn fit_with_kept_head(
     let omitted = OmittedOutput {
         after_line: head.text[..head_len].matches('\n').count(),
         lines: retained_lines + not_retained,
-        bytes: (retained_gap.len() + head_rest.len()) as u64 + head.retained_bytes_before,
+        bytes: original_bytes(0..gap_lines as usize)
+            + head_lines.iter().skip(head_shown as usize).sum::<u64>()
+            + head.retained_bytes_before,
         not_retained_lines: not_retained,
         terminal_read: (retained_lines > 0).then(|| ReadPointer {
             session_id: session_id.to_owned(),

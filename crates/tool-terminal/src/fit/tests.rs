@@ -365,3 +365,26 @@ fn a_viewport_inside_a_huge_line_shows_the_lines_start_and_counts_the_rest() {
     );
     assert!(render::render_send(&output, usize::MAX).len() <= 4096);
 }
+
+/// An omission counts the bytes its lines had as printed, not what is left of an over-long
+/// one after its middle was cut for the result.
+#[test]
+fn an_omission_counts_over_long_lines_whole() {
+    let short: String = (1..=40).map(|i| format!("line {i}\n")).collect();
+    let viewport = format!("cmd\n{short}{}\n{short}dsh> ", "é".repeat(3000));
+    for max_bytes in [400, 900, 1200] {
+        let mut output = foreground(&viewport, InputModeOutput::Normal);
+        fit_send(&mut output, "pty-1", max_bytes);
+        let (kept, truncated, omitted) = parts(&output);
+        assert!(truncated);
+        let omitted = omitted.unwrap_or_else(|| panic!("{max_bytes}: an omission: {kept}"));
+        let printed: u64 = viewport
+            .split_inclusive('\n')
+            .skip(omitted.after_line)
+            .take(usize::try_from(omitted.lines).unwrap())
+            .map(|line| line.len() as u64)
+            .sum();
+        assert!(printed > 6000, "the long line is left out: {omitted:?}");
+        assert_eq!(omitted.bytes, printed, "{max_bytes}: {omitted:?}");
+    }
+}
