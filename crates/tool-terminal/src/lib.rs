@@ -314,7 +314,12 @@ impl Tool for ReadTool {
         (page.text, cut) = bound_structured(page.text, max_bytes.saturating_sub(footer));
         if cut {
             // Older lines were cut from the top: the page now ends sooner (newest-relative).
-            page.line_end = page.line_begin + page.text.split('\n').count() as u64;
+            // Cut to nothing (a cap smaller than the footer leaves no room), it holds no line.
+            page.line_end = if page.text.is_empty() {
+                page.line_begin
+            } else {
+                page.line_begin + page.text.split('\n').count() as u64
+            };
             page.truncated = true;
         }
         let mut output = ReadOutput::from(page);

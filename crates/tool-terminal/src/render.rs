@@ -422,6 +422,16 @@ pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
     let past_end;
     let body = if !result.text.is_empty() {
         result.text.as_str()
+    } else if result.truncated
+        && result.line_end == result.line_begin
+        && result.line_begin < result.total_lines
+    {
+        // Lines are there, but none fits beside the footer in this cap.
+        past_end = format!(
+            "(no line of this page fits in the {max_bytes}-byte result cap; the scrollback holds {} lines)",
+            result.total_lines
+        );
+        past_end.as_str()
     } else if result.total_lines > 0 && result.line_begin >= result.total_lines {
         // An offset past the retained lines: say how far back they go.
         past_end = format!(

@@ -388,6 +388,11 @@ fn seed_read_goldens() {
         ),
         "dsh> printf 'PTY_OK\\n'\nPTY_OK\ndsh> \n[lines: 0-3 of 3]"
     );
+    // Lines are retained, but the cap left no room for any beside the footer.
+    insta::assert_snapshot!(
+        "read_no_line_fits",
+        render_read(&page("", 41, 3, 3, true), 256)
+    );
     let long = page(&"line\n".repeat(20), 20, 0, 10, false);
     let bounded = render_read(&long, 48);
     assert!(bounded.len() <= 48, "{bounded:?}");
