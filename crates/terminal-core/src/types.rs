@@ -356,6 +356,9 @@ pub struct ReadResult {
     /// The start of the page's first line when the byte bound cut it off (one huge line):
     /// its first bytes and, as `omitted_bytes`, exactly the bytes between them and the text.
     pub line_start: Option<LineStart>,
+    /// A full-screen program holds the alternate screen: the newest lines are its screen, and
+    /// the shell's rows it covers page again once it leaves.
+    pub alternate_screen: bool,
 }
 
 /// A delivered signal (seed `TerminalSignalResult`).

@@ -309,7 +309,12 @@ impl Tool for ReadTool {
         // keeps every line the footer counts (the footer can only get shorter).
         let footer = render::read_footer(page.line_begin, page.line_end, page.total_lines).len()
             + render::older_line(&widest_older).len()
-            + render::TRUNCATED.len();
+            + render::TRUNCATED.len()
+            + if page.alternate_screen {
+                render::READ_ALTERNATE_SCREEN.len()
+            } else {
+                0
+            };
         let cut;
         (page.text, cut) = bound_structured(page.text, max_bytes.saturating_sub(footer));
         if cut {

@@ -446,8 +446,15 @@ pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
     if let Some(older) = &result.older {
         metadata.push_str(&older_line(older));
     }
+    if result.alternate_screen {
+        metadata.push_str(READ_ALTERNATE_SCREEN);
+    }
     bound_body_with_suffix(body, &metadata, result.truncated, max_bytes)
 }
+
+/// `terminal_read`'s line while a full-screen program holds the terminal, with its leading
+/// newline.
+pub(crate) const READ_ALTERNATE_SCREEN: &str = "\n[screen: a full-screen program holds the terminal; the newest lines are its screen, and the shell's lines it covers page again once it exits]";
 
 /// `terminal_read`'s pointer to the requested lines a page could not hold, with its leading
 /// newline.

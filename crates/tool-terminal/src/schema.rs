@@ -462,6 +462,14 @@ pub struct ReadOutput {
     /// `terminal_read` arguments that page the older lines it left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub older: Option<ReadPointer>,
+    /// Present and true while a full-screen program holds the terminal: the newest lines are
+    /// its screen, and the shell's lines it covers page again once it exits (addition).
+    #[serde(
+        rename = "alternateScreen",
+        default,
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub alternate_screen: bool,
 }
 
 impl From<ReadResult> for ReadOutput {
@@ -473,6 +481,7 @@ impl From<ReadResult> for ReadOutput {
             line_end: r.line_end,
             truncated: r.truncated,
             older: None,
+            alternate_screen: r.alternate_screen,
         }
     }
 }

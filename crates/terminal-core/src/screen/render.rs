@@ -390,6 +390,7 @@ impl Screen {
         snapshot.truncated = dropped;
         snapshot.first_line_may_be_cut =
             dropped && snapshot.first_row == self.history().first_abs();
+        snapshot.alternate = self.alternate_screen();
         Ok(snapshot)
     }
 }

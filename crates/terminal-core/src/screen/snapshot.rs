@@ -91,6 +91,8 @@ pub(crate) struct RowsSnapshot {
     /// The output wrote over text an earlier program left on screen (the cursor was moved
     /// up without clearing): a row may mix this output with that text.
     pub(super) mixed: bool,
+    /// The visible rows were the alternate screen's (a page snapshot).
+    pub(super) alternate: bool,
 }
 
 impl RowsSnapshot {
@@ -185,6 +187,7 @@ impl RowsSnapshot {
                 line_end: offset,
                 truncated: dropped,
                 line_start: None,
+                alternate_screen: self.alternate,
             });
         }
         let end = total - offset;
@@ -229,6 +232,7 @@ impl RowsSnapshot {
             line_end: offset + returned,
             truncated: dropped || cut,
             line_start,
+            alternate_screen: self.alternate,
         })
     }
 }

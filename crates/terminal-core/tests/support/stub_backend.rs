@@ -375,6 +375,7 @@ impl BackendSession for StubSession {
             line_end: 1,
             truncated: false,
             line_start: None,
+            alternate_screen: false,
         })
     }
     fn signal(&self, _signal: TerminalSignal) -> Result<SignalResult, TerminalError> {

@@ -367,6 +367,7 @@ fn seed_read_goldens() {
         line_end: end,
         truncated,
         line_start: None,
+        alternate_screen: false,
     };
     assert_eq!(
         render_read(&page("history", 1, 0, 1, false), CAP),
@@ -387,6 +388,17 @@ fn seed_read_goldens() {
             CAP
         ),
         "dsh> printf 'PTY_OK\\n'\nPTY_OK\ndsh> \n[lines: 0-3 of 3]"
+    );
+    // A full-screen program's screen says so.
+    insta::assert_snapshot!(
+        "read_alternate_screen",
+        render_read(
+            &ReadResult {
+                alternate_screen: true,
+                ..page("line 1\nline 2\n(END)", 3, 0, 3, false)
+            },
+            CAP
+        )
     );
     // Lines are retained, but the cap left no room for any beside the footer.
     insta::assert_snapshot!(

@@ -23,12 +23,33 @@ async fn a_full_screen_programs_blank_top_rows_stay_in_the_result() {
         .await;
     let text = r.text();
     assert!(text.starts_with("\n\n\nfourth line\n"), "{text:?}");
+    // A page while it is up says whose screen the newest lines are; once it exits, not.
+    let read = |count: u64| {
+        host.call(
+            &agent,
+            "terminal_read",
+            json!({"sessionId": "pty-1", "count": count}),
+        )
+    };
+    const ALTERNATE: &str = "[screen: a full-screen program holds the terminal;";
+    let page = read(10).await;
+    assert!(page.text().contains("fourth line"), "{}", page.text());
+    assert!(page.text().contains(ALTERNATE), "{}", page.text());
+    let structured = page.structured.clone().unwrap_or_default();
+    assert_eq!(structured["alternateScreen"], true, "{structured:?}");
     host.call(
         &agent,
         "terminal_send",
         json!({"sessionId": "pty-1", "text": "q", "submit": false}),
     )
     .await;
+    let page = read(10).await;
+    assert!(!page.text().contains(ALTERNATE), "{}", page.text());
+    let structured = page.structured.clone().unwrap_or_default();
+    assert!(
+        structured.get("alternateScreen").is_none(),
+        "{structured:?}"
+    );
     host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;
     host.shutdown().await;
