@@ -103,15 +103,12 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
         if let (std::borrow::Cow::Owned(cut), true) = render::cut_long_lines(&head.text, max_line) {
             head.text = cut;
         }
+        let printed = Printed {
+            head_lines: &head_lines,
+            viewport_bytes: &original_bytes,
+        };
         let kept = fit_with_kept_head(
-            viewport,
-            &head,
-            &head_lines,
-            &text,
-            &original_bytes,
-            room,
-            head_room,
-            session_id,
+            viewport, &head, &text, &printed, room, head_room, session_id,
         );
         // Nothing between the kept head and the tail (one huge line cut in its middle has its
         // own marker): no omission line.
@@ -176,17 +173,23 @@ pub(crate) fn join_line_start(
     format!("{shown_start}{marker}{last}")
 }
 
+/// The sizes of a kept head's and a viewport's lines as printed, before over-long lines were
+/// cut for the result: what an omission counts.
+struct Printed<'a> {
+    /// Bytes of each of the head's lines, with its newline.
+    head_lines: &'a [u64],
+    /// Bytes of a range of the viewport's lines, with their newlines.
+    viewport_bytes: &'a dyn Fn(std::ops::Range<usize>) -> u64,
+}
+
 /// Sets `viewport` to the kept head's first lines and the newest lines of `text` (a viewport
 /// that lost its start); returns what was left out between them: the head's other lines, the
-/// rows no longer retained, and the start of `text` (pageable). `head_lines` are the bytes of
-/// the head's lines and `original_bytes` those of a range of `text`'s lines as printed, before
-/// over-long lines were cut.
+/// rows no longer retained, and the start of `text` (pageable), counted as `printed`.
 fn fit_with_kept_head(
     viewport: &mut String,
     head: &SendHead,
-    head_lines: &[u64],
     text: &str,
-    original_bytes: &dyn Fn(std::ops::Range<usize>) -> u64,
+    printed: &Printed<'_>,
     room: usize,
     head_room: usize,
     session_id: &str,
@@ -211,8 +214,12 @@ fn fit_with_kept_head(
     let omitted = OmittedOutput {
         after_line: head.text[..head_len].matches('\n').count(),
         lines: retained_lines + not_retained,
-        bytes: original_bytes(0..gap_lines as usize)
-            + head_lines.iter().skip(head_shown as usize).sum::<u64>()
+        bytes: (printed.viewport_bytes)(0..gap_lines as usize)
+            + printed
+                .head_lines
+                .iter()
+                .skip(head_shown as usize)
+                .sum::<u64>()
             + head.retained_bytes_before,
         not_retained_lines: not_retained,
         terminal_read: (retained_lines > 0).then(|| ReadPointer {
