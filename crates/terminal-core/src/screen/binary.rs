@@ -10,8 +10,8 @@
 //! chunk ends there), at a long window of text, or at the start of a prompt mark
 //! (`ESC ] 133;`). The line the binary ends in counts as binary up to its last non-text byte;
 //! the text after that byte on the line stays text when it is long enough to be told from
-//! random bytes ([`MIN_TEXT_RUN`], half that when the output ends with the line: `cat x.gz;
-//! echo done`). One [`suppressed_line`] takes the bytes' place on the screen, so text written
+//! random bytes ([`MIN_TEXT_RUN`]), or whatever its length when the output ends with the line
+//! (a prompt mark follows: `cat x.gz; echo $?`). One [`suppressed_line`] takes the bytes' place on the screen, so text written
 //! in the same burst as binary stays. After a run, until the next prompt mark, a window with
 //! any non-text byte starts a run again: the strings inside an executable show, its other
 //! bytes never do.
@@ -181,11 +181,11 @@ impl BinaryFilter {
                 // Text printed right after the binary on its last line (`cat x.gz; echo done`,
                 // an error message after binary without a newline): the clean bytes from the
                 // last non-text byte to `end` are text when there are enough of them.
-                // A shorter stretch counts when the output ends with its line (a prompt mark
-                // follows its newline: `…; echo done`).
+                // Any stretch counts when the output ends with its line (a prompt mark follows
+                // its newline: `…; echo $?`): a shell's next output after the binary.
                 let text_tail = |end: usize| {
                     let min = if mark.is_some() && end + 1 == judged.len() {
-                        MIN_TEXT_RUN / 2
+                        1
                     } else {
                         MIN_TEXT_RUN
                     };

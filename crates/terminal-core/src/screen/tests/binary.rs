@@ -157,6 +157,8 @@ fn binary_right_after_a_command_start_mark_is_suppressed() {
 #[test]
 fn c37_text_after_binary_on_its_last_line_stays() {
     let messages = [
+        "Z",
+        "OK",
         "MARK",
         "EXIT-MARK=0",
         "ls: cannot access '/nonexistent-zz': No such file or directory",
@@ -170,7 +172,7 @@ fn c37_text_after_binary_on_its_last_line_stays() {
         for ending in ["mark", "text", "pause"] {
             // A short text is told from the binary's last bytes only when the output ends
             // with it (a prompt follows, or nothing yet).
-            if message.len() < 8 && ending == "text" {
+            if (message.len() < 8 && ending == "text") || (message.len() < 4 && ending == "pause") {
                 continue;
             }
             for chunk_len in [10, 33, 64, 100, 255, 256, 257, 1000, 4096, 100_000] {
