@@ -22,9 +22,11 @@
 //! let ctx = compose(&options)?;
 //! let server = McpServer::new(&ctx)?.with_teardown_deadline(options.teardown_deadline());
 //! let shutdown = CancellationToken::new();
-//! let end = server
-//!     .serve_connection(dsh_mcp::stdio_transport(options.max_message_bytes), &shutdown)
-//!     .await;
+//! // The connection ends with its input: calls still running are cancelled, not waited for.
+//! let connection = shutdown.child_token();
+//! let transport =
+//!     dsh_mcp::stdio_transport(options.max_message_bytes).cancel_on_eof(connection.clone());
+//! let end = server.serve_connection(transport, &connection).await;
 //! dsh_mcp::dispose_with_deadline(&ctx, options.teardown_deadline()).await;
 //! assert!(!end.is_failure());
 //! # Ok(()) }

@@ -17,7 +17,8 @@
 //! 1. create the agent and the handler, then run rmcp's serve loop until the client disconnects
 //!    (EOF) or `shutdown` is cancelled. Cancelling `shutdown` also cancels every in-flight
 //!    call's token at once; on EOF, rmcp first lets in-flight calls finish (up to 5 s) and then
-//!    cancels them.
+//!    cancels them, unless the transport cancels `shutdown` at its end of input
+//!    ([`crate::LineTransport::cancel_on_eof`], as `dsh-mcp` does on stdio).
 //! 2. dispose the agent (bounded by the teardown deadline) and report how it ended.
 
 use std::future::Future;

@@ -16,6 +16,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use crate::inbound::{Inbound, classify, oversized};
 
@@ -46,6 +47,8 @@ pub struct LineTransport<R> {
     answers: std::collections::VecDeque<Value>,
     outgoing: Option<mpsc::Sender<Outgoing>>,
     writer: Option<JoinHandle<()>>,
+    /// Cancelled when the input ends (see [`LineTransport::cancel_on_eof`]).
+    on_eof: Option<CancellationToken>,
 }
 
 impl<R> std::fmt::Debug for LineTransport<R> {
@@ -76,6 +79,23 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
             answers: std::collections::VecDeque::new(),
             outgoing: Some(tx),
             writer: Some(tokio::spawn(write_lines(write, rx))),
+            on_eof: None,
+        }
+    }
+
+    /// Cancels `token` when the input ends (EOF or a read error): pass the token the
+    /// connection is served with, so that calls still running stop at once (their client is
+    /// gone and reads no answer) instead of being waited for.
+    #[must_use]
+    pub fn cancel_on_eof(mut self, token: CancellationToken) -> Self {
+        self.on_eof = Some(token);
+        self
+    }
+
+    /// The input ended: cancel the token given to [`Self::cancel_on_eof`].
+    fn input_ended(&self) {
+        if let Some(token) = &self.on_eof {
+            token.cancel();
         }
     }
 
@@ -143,9 +163,13 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
         loop {
             self.flush_answers().await?;
             match self.lines.next().await {
-                None => return None,
+                None => {
+                    self.input_ended();
+                    return None;
+                }
                 Some(Err(e)) => {
                     tracing::error!(error = %e, "cannot read from the client");
+                    self.input_ended();
                     return None;
                 }
                 Some(Ok(Line::Whole(line))) => match classify(&line) {

@@ -328,3 +328,91 @@ async fn stdout_carries_only_json_rpc() {
         .expect("read stderr");
     assert!(logs.contains("connection opened"), "{logs}");
 }
+
+/// End of input while a send runs: the connection's calls are cancelled at once (the
+/// client reads no answer), so the server does not wait out rmcp's drain of in-flight
+/// responses before closing the session and exiting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn end_of_input_during_a_running_send_cancels_it_instead_of_waiting() {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("RUST_LOG", "info")
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn dsh-mcp");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let logs = tokio::spawn(async move {
+        let mut text = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut stderr, &mut text)
+            .await
+            .map(|_| text)
+    });
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let line_of = |request: Value| format!("{request}\n");
+    for request in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "terminal_open", "arguments": {"type": "shell"}}}),
+    ] {
+        stdin
+            .write_all(line_of(request).as_bytes())
+            .await
+            .expect("write");
+    }
+    stdin.flush().await.expect("flush");
+    // The open's answer, then a send that runs until cancelled.
+    within("the open's answer", async {
+        loop {
+            let line = lines.next_line().await.expect("read").expect("open answer");
+            if serde_json::from_str::<Value>(&line).is_ok_and(|m| m["id"] == 2) {
+                break;
+            }
+        }
+    })
+    .await;
+    let line = line_of(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "terminal_send",
+            "arguments": {"sessionId": "pty-1", "text": "echo started; sleep 1000"}}}));
+    stdin.write_all(line.as_bytes()).await.expect("write");
+    stdin.flush().await.expect("flush");
+    // Wait until the command runs: page the scrollback until its first line shows.
+    within("the command to start", async {
+        let mut id = 10;
+        loop {
+            id += 1;
+            let line = line_of(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "terminal_read", "arguments": {"sessionId": "pty-1"}}}));
+            stdin.write_all(line.as_bytes()).await.expect("write");
+            stdin.flush().await.expect("flush");
+            let answered = loop {
+                let line = lines.next_line().await.expect("read").expect("answer");
+                let message: Value = serde_json::from_str(&line).expect("json");
+                if message["id"] == id {
+                    break message;
+                }
+            };
+            if answered.to_string().contains("\\nstarted") {
+                break;
+            }
+        }
+    })
+    .await;
+    drop(stdin);
+    let status = within("dsh-mcp exit", child.wait()).await.expect("wait");
+    assert!(status.success(), "dsh-mcp exited with {status}");
+    let logs = within("stderr EOF", logs)
+        .await
+        .expect("stderr task")
+        .expect("read stderr");
+    assert!(logs.contains("cause=ClientClosed"), "{logs}");
+    assert!(
+        !logs.contains("timed out draining"),
+        "the running send was waited for: {logs}"
+    );
+}
