@@ -97,6 +97,7 @@ impl Tool for SendTool {
         let typed_only =
             (!submit && !args.text.is_empty() && !args.text.contains(char::is_control))
                 .then(|| args.text.clone());
+        let several_lines = args.text.trim_end().contains(['\n', '\r']);
         let request = SendRequest {
             text: args.text,
             submit,
@@ -134,6 +135,12 @@ impl Tool for SendTool {
             && let SendOutput::Foreground { notices, .. } = &mut output
         {
             notices.push(TYPED_WITHOUT_ENTER.to_owned());
+        }
+        if several_lines
+            && python_repl_rejected_a_block(&output)
+            && let SendOutput::Foreground { notices, .. } = &mut output
+        {
+            notices.push(PYTHON_REPL_BLOCKS.to_owned());
         }
         if waits_at_a_press_enter_prompt(&output)
             && let SendOutput::Foreground { notices, .. } = &mut output
@@ -204,6 +211,29 @@ fn left_on_the_input_line(output: &SendOutput, typed: &str) -> bool {
             ..
         } if viewport.ends_with(typed)
     )
+}
+
+/// The notice for several lines the Python REPL rejected because of its block rules.
+const PYTHON_REPL_BLOCKS: &str = "[input: the Python REPL ends a block at its first blank line and needs a blank line after each block before the next statement: send blocks without blank lines inside and with one after each, or write the code to a file and run it]";
+
+/// Whether Python's REPL (the foreground `python…`, still at its prompt) answered several
+/// lines with the errors its block rules cause: a blank line inside a block ends it early
+/// (`IndentationError: unexpected indent` for the rest), and a statement right after a block
+/// without a blank line is a `SyntaxError`.
+fn python_repl_rejected_a_block(output: &SendOutput) -> bool {
+    let SendOutput::Foreground {
+        viewport,
+        foreground: Some(program),
+        wait_reason: WaitReasonOutput::StdinRead,
+        ..
+    } = output
+    else {
+        return false;
+    };
+    program.starts_with("python")
+        && viewport.trim_end().ends_with(">>>")
+        && (viewport.contains("IndentationError: unexpected indent")
+            || viewport.contains("SyntaxError: invalid syntax"))
 }
 
 /// The notice for a program waiting at a "press Enter to continue" prompt.

@@ -89,3 +89,40 @@ async fn a_press_enter_prompt_says_to_send_enter_first() {
         .await;
     host.shutdown().await;
 }
+
+/// Several lines the Python REPL rejects for its block rules (a blank line inside a block, no
+/// blank line after one) get a notice saying how to send them; accepted blocks and a
+/// one-line error do not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_repl_block_rules_are_explained_when_they_reject_a_block() {
+    const BLOCKS: &str = "[input: the Python REPL ends a block at its first blank line";
+    let (host, agent) = Host::with_open_shell().await;
+    let send = |text: &str| {
+        host.call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": text}),
+        )
+    };
+    send("python3 -q").await;
+    for (text, rejected) in [
+        (
+            "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n",
+            true,
+        ),
+        ("if True:\n    x = 1\nprint('after')\n", true),
+        ("def h():\n    return 3\n\nprint(h())\n", false),
+        ("print(1 +)", false),
+    ] {
+        let result = send(text).await.text();
+        let notice = result.lines().find(|l| l.starts_with(BLOCKS));
+        assert_eq!(notice.is_some(), rejected, "{text:?}: {result}");
+        if let Some(notice) = notice {
+            insta::assert_snapshot!("python_repl_blocks", notice);
+        }
+    }
+    send("exit()").await;
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
