@@ -345,6 +345,13 @@ async fn an_sql_shell_waiting_for_the_rest_of_a_statement_says_so() {
         let r = sh.send(";").await;
         assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
         assert_eq!(r.input_mode, InputMode::Normal, "{r:?}");
+        // Several lines (dot-commands, then a query) reach its line editor one line each: a
+        // paste would be one line with the newlines in it.
+        let r = sh
+            .send(".headers on\n.mode csv\nselect 1 as one, 2 as two;")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "one,two"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "1,2"), "{r:?}");
         let r = sh.send(".quit").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         sh.close().await;

@@ -1,11 +1,15 @@
 //! The bytes one send writes: its text (and Enter) shaped the way a terminal would deliver
 //! them to the program reading, as a pure function with table tests.
 //!
-//! - Multi-line text to a program that enabled bracketed paste (DECSET 2004) goes as one paste
-//!   (`ESC [200~` … `ESC [201~`, newlines as carriage returns, as terminals paste), so the
-//!   program's auto-indent or completion never rewrites it; trailing newlines and Enter stay
-//!   keys after the paste. So does a single line over [`PASTE_LINE_MIN`] bytes: a line editor
-//!   that redraws after every typed key takes a long line in one step only as a paste. Text
+//! - Multi-line text to a Python REPL that enabled bracketed paste (DECSET 2004: Python 3.13's,
+//!   IPython) goes as one paste (`ESC [200~` … `ESC [201~`, newlines as carriage returns, as
+//!   terminals paste), so its auto-indent never rewrites the block; trailing newlines and
+//!   Enter stay keys after the paste. Other programs get several lines typed, one line each:
+//!   a line editor such as GNU readline (sqlite3, psql) takes a paste as one line with the
+//!   newlines in it (`.tables` and `.schema` pasted together run neither), see
+//!   [`pastes_blocks`]. A single line over [`PASTE_LINE_MIN`] bytes goes as a paste to any
+//!   program that enabled it: a line editor that redraws after every typed key takes a long
+//!   line in one step only as a paste. Text
 //!   that carries keys (ESC or another control character than TAB and line ends) is typed
 //!   instead: a paste delivers them as literal characters (`ifirst\nsecond\x1b:wq` would
 //!   leave `^[:wq` in vim's buffer). A full-screen program (the alternate screen) is typed to
@@ -50,12 +54,24 @@ pub(super) struct Reader {
     /// The foreground program (not the session's shell) enabled bracketed paste and does not
     /// hold the alternate screen (a full-screen program takes keys).
     pub(super) bracketed_paste: bool,
+    /// Besides, it takes a multi-line paste as one block ([`pastes_blocks`]).
+    pub(super) block_paste: bool,
     /// The session's shell reads the line itself (readline at its prompt: the shell owns the
     /// foreground and the terminal is not in canonical mode).
     pub(super) shell_line_editor: bool,
     /// Bytes earlier sends typed into the terminal's canonical line without ending it (with
     /// `submit: false`): the kernel holds them, and the first line of this input continues it.
     pub(super) unended_line_bytes: usize,
+}
+
+/// Whether the program named `comm` takes a multi-line bracketed paste as one block of lines:
+/// Python REPLs that auto-indent (Python 3.13's own, IPython, ptpython, bpython). A line
+/// editor such as GNU readline (sqlite3, psql, gdb) takes it as one line with the newlines in
+/// it, so those programs get the lines typed.
+pub(super) fn pastes_blocks(comm: &str) -> bool {
+    ["python", "ipython", "ptpython", "bpython"]
+        .iter()
+        .any(|name| comm.starts_with(name))
 }
 
 /// Where the terminal's canonical line stands after `text` (+ Enter when `submit`) was
@@ -129,9 +145,11 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
     let carries_keys = body
         .bytes()
         .any(|b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f);
+    let several_lines = body.contains(['\n', '\r']);
     if reader.bracketed_paste
         && !carries_keys
-        && (body.contains(['\n', '\r']) || body.len() >= PASTE_LINE_MIN)
+        && ((several_lines && reader.block_paste)
+            || (!several_lines && body.len() >= PASTE_LINE_MIN))
     {
         bytes.extend_from_slice(PASTE_START);
         bytes.extend(body.bytes().map(|b| if b == b'\n' { b'\r' } else { b }));
@@ -215,24 +233,36 @@ mod tests {
     const TYPED: Reader = Reader {
         canonical: false,
         bracketed_paste: false,
+        block_paste: false,
         shell_line_editor: false,
         unended_line_bytes: 0,
     };
     const PASTE: Reader = Reader {
         canonical: false,
         bracketed_paste: true,
+        block_paste: true,
+        shell_line_editor: false,
+        unended_line_bytes: 0,
+    };
+    /// A line editor with bracketed paste on (GNU readline in sqlite3).
+    const LINE_EDITOR: Reader = Reader {
+        canonical: false,
+        bracketed_paste: true,
+        block_paste: false,
         shell_line_editor: false,
         unended_line_bytes: 0,
     };
     const LINES: Reader = Reader {
         canonical: true,
         bracketed_paste: false,
+        block_paste: false,
         shell_line_editor: false,
         unended_line_bytes: 0,
     };
     const SHELL: Reader = Reader {
         canonical: false,
         bracketed_paste: false,
+        block_paste: false,
         shell_line_editor: true,
         unended_line_bytes: 0,
     };
@@ -252,6 +282,9 @@ mod tests {
             ),
             ("a\nb", false, PASTE, b"\x1b[200~a\rb\x1b[201~"),
             ("a\tb\nc", false, PASTE, b"\x1b[200~a\tb\rc\x1b[201~"),
+            // A line editor gets several lines typed, one line each.
+            (".tables\n.schema", true, LINE_EDITOR, b".tables\n.schema\r"),
+            ("one line", true, LINE_EDITOR, b"one line\r"),
             // Keys in the text: typed, not pasted (a paste would make them characters).
             ("ia\nb\x1b:wq", true, PASTE, b"ia\nb\x1b:wq\r"),
             ("x\ny\x7f", false, PASTE, b"x\ny\x7f"),
@@ -305,6 +338,20 @@ mod tests {
             format!("\x1b[200~{long}\x1b[201~\r").into_bytes()
         );
         assert_eq!(shape(&long, false, TYPED).unwrap(), long.as_bytes());
+        assert_eq!(
+            shape(&long, false, LINE_EDITOR).unwrap(),
+            format!("\x1b[200~{long}\x1b[201~").into_bytes()
+        );
+    }
+
+    #[test]
+    fn python_repls_take_blocks_as_pastes() {
+        for comm in ["python3", "python3.13", "ipython", "ptpython", "bpython"] {
+            assert!(pastes_blocks(comm), "{comm}");
+        }
+        for comm in ["sqlite3", "psql", "gdb", "node", "irb", "bash"] {
+            assert!(!pastes_blocks(comm), "{comm}");
+        }
     }
 
     #[test]

@@ -116,11 +116,17 @@ impl SendOp {
             .unended_line
             .filter(|line| canonical == Some(true) && line.prompts == prompts)
             .map_or(0, |line| line.bytes);
+        let bracketed_paste = st.screen.bracketed_paste()
+            && !st.screen.alternate_screen()
+            && fg.is_some_and(|p| p != shared.shell_pgid());
         let reader = input::Reader {
             canonical: canonical == Some(true),
-            bracketed_paste: st.screen.bracketed_paste()
-                && !st.screen.alternate_screen()
-                && fg.is_some_and(|p| p != shared.shell_pgid()),
+            bracketed_paste,
+            block_paste: bracketed_paste
+                && request.text.trim_end().contains(['\n', '\r'])
+                && fg
+                    .and_then(|pgid| crate::process::stat(pgid).filter(|s| s.pgrp == pgid))
+                    .is_some_and(|leader| input::pastes_blocks(&leader.comm)),
             shell_line_editor: fg == Some(shared.shell_pgid()) && canonical == Some(false),
             unended_line_bytes,
         };
