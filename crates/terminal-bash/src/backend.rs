@@ -106,17 +106,11 @@ impl BashBackend {
             .default_cwd
             .clone()
             .or_else(|| std::env::current_dir().ok());
-        // A relative cwd is taken from where sessions start by default (the workspace), as
-        // `cd` from a fresh session would take it.
-        let requested = spec.cwd.clone().map(|dir| match &default_cwd {
-            Some(base) if dir.is_relative() => base.join(dir),
-            _ => dir,
-        });
         let launch = self.sandboxing.launch(
             argv,
             &spec.owner_id,
             spec.session_id.as_str(),
-            requested,
+            spec.cwd.clone(),
             default_cwd,
             &[rc.path()],
         )?;

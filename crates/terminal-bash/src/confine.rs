@@ -47,6 +47,8 @@ pub(crate) struct Launch {
 impl Sandboxing {
     /// Applies the owner's policy and the limits to `argv`. `cwd` is the requested working
     /// directory (else the workspace root when a policy service exists, else `default_cwd`);
+    /// a relative one is taken from that default, where sessions start, as `cd` from a fresh
+    /// session would take it;
     /// `startup_files` are files the shell reads at startup, which a confinement must let it
     /// see (and delete).
     pub(crate) fn launch(
@@ -59,9 +61,16 @@ impl Sandboxing {
         startup_files: &[&Path],
     ) -> Result<Launch, TerminalError> {
         let mut argv = argv;
+        let relative_to = |cwd: Option<PathBuf>, base: Option<&Path>| {
+            cwd.map(|dir| match base {
+                Some(base) if dir.is_relative() => base.join(dir),
+                _ => dir,
+            })
+        };
         let mut cwd = cwd;
         if let Some(policies) = &self.policies {
             let policy = policies.resolve(owner_id);
+            cwd = relative_to(cwd, Some(&policy.workspace_root));
             if cwd.is_none() {
                 cwd = Some(policy.workspace_root.clone());
             }
@@ -86,8 +95,11 @@ impl Sandboxing {
                     ));
                 }
             }
-        } else if cwd.is_none() {
-            cwd = default_cwd;
+        } else {
+            cwd = relative_to(cwd, default_cwd.as_deref());
+            if cwd.is_none() {
+                cwd = default_cwd;
+            }
         }
         let mut watched = None;
         let mut cgroup = None;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use dsh_context::Agent;
 use dsh_sandbox::{SandboxConfig, SandboxMode, SandboxPolicies};
-use dsh_terminal_bash::{BashBackend, Sandboxing};
+use dsh_terminal_bash::{BashBackend, BashConfig, Sandboxing};
 use dsh_terminal_core::{
     BackendSession, CloseOutcome, TerminalErrorCode, TerminalSignal, WaitReason,
 };
@@ -424,6 +424,50 @@ async fn a_git_worktree_workspace_can_commit() {
             .output()
             .unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout), "second\nfirst\n");
+    })
+    .await;
+}
+
+/// A relative `cwd` is taken from the workspace, where sessions start, not from the server's
+/// own directory (`default_cwd` here, as `dsh-mcp` sets it from `--cwd` or its own).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relative_cwd_is_taken_from_the_workspace() {
+    within(async {
+        let ws = TempDir::new("relcwd");
+        std::fs::create_dir_all(ws.0.join("calc")).unwrap();
+        let elsewhere = TempDir::new("relcwd-server");
+        let backend = sandboxed(
+            BashConfig {
+                default_cwd: Some(elsewhere.0.clone()),
+                ..config()
+            },
+            SandboxMode::WorkspaceWrite,
+            &ws.0,
+            false,
+            None,
+        );
+        let session = backend
+            .spawn_session(dsh_terminal_core::BackendSpawnSpec {
+                cancel: tokio_util::sync::CancellationToken::new(),
+                session_id: unique_id(),
+                owner_id: "agent-test".to_owned(),
+                name: None,
+                cwd: Some("calc".into()),
+            })
+            .await
+            .unwrap();
+        let sh = Shell {
+            id: session.session_id().clone(),
+            session,
+        };
+        let r = sh.send("pwd").await;
+        assert!(
+            r.viewport
+                .lines()
+                .any(|l| l == ws.0.join("calc").display().to_string()),
+            "{r:?}"
+        );
+        sh.close().await;
     })
     .await;
 }
