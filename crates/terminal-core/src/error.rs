@@ -144,10 +144,11 @@ impl TerminalError {
     }
     /// `SESSION_LIMIT`: the owner already has `max` sessions (open or being opened).
     pub fn session_limit(max: usize) -> Self {
+        let sessions = if max == 1 { "session" } else { "sessions" };
         Self::new(
             TerminalErrorCode::SessionLimit,
             format!(
-                "this agent already has {max} terminal sessions, the most allowed; close one with terminal_close (terminal_list shows them) before opening another"
+                "this agent already has {max} terminal {sessions}, the most allowed; close one with terminal_close (terminal_list shows them) before opening another"
             ),
         )
     }

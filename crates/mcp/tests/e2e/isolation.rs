@@ -87,7 +87,7 @@ async fn each_agent_has_its_own_terminal_limit() {
     let r = err(&a, "terminal_open", json!({"type": "shell"})).await;
     assert_eq!(
         r.text,
-        "Error: this agent already has 1 terminal sessions, the most allowed; close one with terminal_close (terminal_list shows them) before opening another"
+        "Error: this agent already has 1 terminal session, the most allowed; close one with terminal_close (terminal_list shows them) before opening another"
     );
     // The cap is per agent: B still opens its own.
     let open_b = ok(&b, "terminal_open", json!({"type": "shell"})).await;
