@@ -684,3 +684,35 @@ async fn the_program_reading_the_terminal_is_named_not_its_groups_leader() {
     })
     .await;
 }
+
+/// Several lines to the shell's line editor reach whatever reads each one, as typing line
+/// after line would: the answer after a command that asks goes to it, and the commands after
+/// it still run (typed ahead at once, a program switching the terminal to canonical mode
+/// would take all the queued lines as one and lose the rest); a Ctrl-D line ends a reader.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_after_a_command_that_reads_go_to_it_and_the_rest_still_runs() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("read a\nAAA\necho a=$a").await;
+        assert!(r.viewport.lines().any(|l| l == "a=AAA"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send("head -n1\nfirst\necho second-ran").await;
+        assert!(r.viewport.lines().any(|l| l == "second-ran"), "{r:?}");
+        let r = sh
+            .send("read -p 'one? ' x; read -p 'two? ' y\n1\n2\necho \"x=$x y=$y\"")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "x=1 y=2"), "{r:?}");
+        let r = sh.send_raw("cat\nabc\n\u{4}", false).await;
+        assert_eq!(r.exit_code, Some(0), "one Ctrl-D ends cat: {r:?}");
+        assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        // Lines with nothing reading them in between (a loop, a heredoc) are unchanged.
+        let r = sh
+            .send("for i in 1 2; do\n  echo n$i\ndone\ncat <<EOF\nhere\nEOF")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "n2"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "here"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

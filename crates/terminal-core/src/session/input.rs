@@ -28,9 +28,10 @@
 //! - Windows line endings (`\r\n`) are one Enter each, as a lone `\r` or `\n` is: sent as
 //!   is they would be two keys, and the shell would run an empty command after every line.
 //! - Several lines to the shell's own line editor end with `\n` (C-j, Enter to readline), the
-//!   last one too: a line that starts a program reading the terminal in canonical mode makes
-//!   the lines after it that program's input, and a `\r` typed while readline had the
-//!   terminal's CR-to-NL translation off would reach it as a character, never ending a line.
+//!   last one too: a `\r` typed while readline had the terminal's CR-to-NL translation off
+//!   would reach it as a character, never ending a line. The send then types them one at a
+//!   time, each once the one before was taken up (see the send's pacing), so a line that
+//!   starts a program reading the terminal hands it the next line whole.
 
 use crate::error::{TerminalError, TerminalErrorCode};
 

@@ -28,7 +28,7 @@ use tracing::Instrument as _;
 
 use crate::error::{TerminalError, TerminalErrorCode};
 use crate::pty::TtyModes;
-use crate::readiness::{Readiness, Settle};
+use crate::readiness::{PreWrite, Readiness, Settle};
 use crate::screen::{AnchorId, ExitTally, Position, PromptState};
 use crate::types::{SendRequest, SendResult};
 
@@ -43,6 +43,7 @@ use super::probe::ProbeSchedule;
 use super::shared::{Shared, State, UnendedLine};
 
 mod handle;
+mod pacing;
 mod settle;
 
 /// After the shell exits: least time before "no unread output" counts as drained.
@@ -149,7 +150,8 @@ impl SendOp {
         });
         st.active = Some(Arc::clone(&op));
         drop(st);
-        let driver = Arc::clone(&op).drive(Arc::clone(inner), input, initializing);
+        let (input, pacing) = pacing::Pacing::split(input, reader.shell_line_editor);
+        let driver = Arc::clone(&op).drive(Arc::clone(inner), input, pacing, initializing);
         inner.runtime.spawn(driver.instrument(inner.span.clone()));
         Ok(op)
     }
@@ -295,8 +297,29 @@ impl SendOp {
         (st.screen.done_count(), st.screen.mark_count(), now)
     }
 
+    /// Sets `readiness` up for `line`, one of the lines paced after the send's first (see
+    /// [`pacing`]), written now to a reader ready for it; returns `(done_count, mark_count,
+    /// written_at)` at the write. The send's anchor stays where its first line was written.
+    fn mark_paced_write(&self, readiness: &mut Readiness, line: &[u8]) -> (u64, u64, Instant) {
+        let mut st = self.shared.lock();
+        let line_end = line.iter().any(|b| matches!(b, b'\n' | b'\r'));
+        readiness.set_keys_at_prompt(!line_end && st.screen.prompt_state() == PromptState::Prompt);
+        if line_end {
+            st.prompts_at_submit = Some(st.screen.prompt_end_count());
+        }
+        let now = Instant::now();
+        st.last_output_at = now;
+        (st.screen.done_count(), st.screen.mark_count(), now)
+    }
+
     /// Drives the send from write to settlement. See the module docs.
-    async fn drive(self: Arc<Self>, inner: Arc<Inner>, input: Vec<u8>, initializing: bool) {
+    async fn drive(
+        self: Arc<Self>,
+        inner: Arc<Inner>,
+        input: Vec<u8>,
+        mut pacing: pacing::Pacing,
+        initializing: bool,
+    ) {
         let shared = Arc::clone(&inner.shared);
         let mut activity = shared.subscribe();
         let aftermath = shared.lock().redraw_pending.take();
@@ -323,7 +346,7 @@ impl SendOp {
             pre,
         );
         let deadline = readiness.deadline();
-        let (done_at_write, marks_at_write, written_at) =
+        let (mut done_at_write, mut marks_at_write, mut written_at) =
             self.anchor_for_write(&mut readiness, &input, initializing, started);
         let mut write_rx = if input.is_empty() || self.cancel_requested() {
             None
@@ -481,6 +504,42 @@ impl SendOp {
             let settle = readiness.evaluate(&obs).filter(|&reason| {
                 matches!(reason, Settle::Exit | Settle::Timeout) || !shared.lock().close_running
             });
+            // Lines still to type: the next one goes now that its reader is ready (or the
+            // rest, typed ahead, when the send settles anyway).
+            if self.interrupt_owed() {
+                pacing.discard();
+            }
+            if let Some(reason) = settle
+                && pacing.is_pending()
+                && let Some(line) = pacing.on_settle(reason)
+            {
+                let ahead = matches!(reason, Settle::Idle | Settle::Timeout);
+                if !ahead {
+                    let pre = PreWrite {
+                        fg: obs.fg,
+                        waiting: reason == Settle::StdinWait,
+                    };
+                    readiness = Readiness::new(
+                        inner.config.timing(self.timeout),
+                        started,
+                        initializing,
+                        shared.shell_pgid(),
+                        pre,
+                    );
+                    (done_at_write, marks_at_write, written_at) =
+                        self.mark_paced_write(&mut readiness, &line);
+                    next_tick = written_at + poll_interval;
+                    probes = ProbeSchedule::new(written_at, marks_at_write, poll_interval);
+                    probe = None;
+                }
+                self.in_flight.store(true, Ordering::SeqCst);
+                write_rx = Some(shared.pty.write(line));
+                if ahead {
+                    // Settled as before pacing: the loop ends once the rest is written.
+                    self.settle(reason, last_exit);
+                }
+                continue;
+            }
             if let Some(reason) = settle {
                 if initializing && reason == Settle::Prompt {
                     let sh = Arc::clone(&shared);
