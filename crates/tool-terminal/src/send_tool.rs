@@ -259,9 +259,17 @@ fn waits_at_a_press_enter_prompt(output: &SendOutput) -> bool {
         .next()
         .unwrap_or_default()
         .to_lowercase();
-    ["press enter", "hit enter", "press return", "press any key"]
-        .iter()
-        .any(|p| last.contains(p))
+    [
+        "press enter",
+        "hit enter",
+        "press return",
+        "hit return",
+        "press any key",
+        "hit any key",
+        "press a key",
+    ]
+    .iter()
+    .any(|p| last.contains(p))
 }
 
 /// The error of a send whose call was cancelled (the client's cancel, or the server shutting
