@@ -72,6 +72,7 @@ async fn a_press_enter_prompt_says_to_send_enter_first() {
     for prompt in [
         "Press ENTER or type command to continue",
         "Press any key...",
+        "Hit any key to continue",
     ] {
         let text = send(&format!("read -r -p '{prompt}' x; echo \"went on\""))
             .await
