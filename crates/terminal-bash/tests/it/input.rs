@@ -653,6 +653,16 @@ async fn text_to_a_full_screen_editor_is_typed_as_keys() {
         let r = sh.send("\x1b:wq").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\ntwo\n");
+        // ESC then `O` (open a line above) is no keypad key: vim with its defaults (a 100 ms
+        // wait for the rest of a key code) takes the ESC alone.
+        let file = dir.join("above.txt");
+        let r = sh
+            .send(&format!("vim --clean -i NONE '{}'", file.display()))
+            .await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let r = sh.send("ione\x1bOtwo\x1b:wq").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "two\none\n");
         sh.close().await;
     })
     .await;

@@ -150,7 +150,11 @@ impl SendOp {
         });
         st.active = Some(Arc::clone(&op));
         drop(st);
-        let (input, pacing) = pacing::Pacing::split(input, reader.shell_line_editor);
+        // A program reading keys raw: not the shell's line editor, not in canonical mode.
+        let raw_keys = !reader.shell_line_editor
+            && canonical == Some(false)
+            && fg.is_some_and(|p| p != shared.shell_pgid());
+        let (input, pacing) = pacing::Pacing::split(input, reader.shell_line_editor, raw_keys);
         let driver = Arc::clone(&op).drive(Arc::clone(inner), input, pacing, initializing);
         inner.runtime.spawn(driver.instrument(inner.span.clone()));
         Ok(op)

@@ -1,12 +1,15 @@
-//! Several lines typed to the shell's own line editor, one at a time: each line after the
-//! first is written once the previous one was taken up and its reader is ready for more (the
-//! prompt came back, a continuation prompt, or a program waits for input), as a user types
-//! line after line.
+//! Input typed in steps, each once the one before was taken up and its reader is ready for
+//! more (the prompt came back, a continuation prompt, or a program waits for input):
 //!
-//! Written all at once they would be typed ahead, and a line that starts a program switches
-//! the terminal to canonical mode with the later lines already queued: the kernel then hands
-//! them over as one line, and a program that reads in blocks (`read` in bash, `head -n1`)
-//! takes them all, so the commands after it never run (`read a` + its answer + `echo $a`).
+//! - Several lines to the shell's own line editor, one line at a time, as a user types line
+//!   after line. Written all at once they would be typed ahead, and a line that starts a
+//!   program switches the terminal to canonical mode with the later lines already queued:
+//!   the kernel then hands them over as one line, and a program that reads in blocks (`read`
+//!   in bash, `head -n1`) takes them all, so the commands after it never run (`read a` + its
+//!   answer + `echo $a`).
+//! - Keys to a program reading them raw (an editor): an ESC followed by `O` or `[` that do not
+//!   make a known key with it (`ESC O t`, vim's "open a line above" then `t`) goes alone, so
+//!   the program times it out as the ESC key instead of reading a keypad or function key.
 
 use std::collections::VecDeque;
 
@@ -19,19 +22,27 @@ pub(super) struct Pacing {
 }
 
 impl Pacing {
-    /// Splits `input` (shaped for the shell's line editor when `shell_line_editor`) into its
-    /// first line, written at once, and the lines paced after it. Input to any other reader
-    /// is written whole.
-    pub(super) fn split(input: Vec<u8>, shell_line_editor: bool) -> (Vec<u8>, Self) {
-        if !shell_line_editor {
+    /// Splits `input` into its first step, written at once, and the steps paced after it:
+    /// lines when it goes to the shell's line editor (`shell_line_editor`), a lone ESC before
+    /// `O` or `[` when it goes to a program reading keys raw (`raw_keys`, see the module
+    /// docs). Input to any other reader is written whole.
+    pub(super) fn split(
+        input: Vec<u8>,
+        shell_line_editor: bool,
+        raw_keys: bool,
+    ) -> (Vec<u8>, Self) {
+        let mut steps: VecDeque<Vec<u8>> = if shell_line_editor {
+            input
+                .split_inclusive(|&b| b == b'\n')
+                .map(<[u8]>::to_vec)
+                .collect()
+        } else if raw_keys {
+            split_after_lone_escapes(&input)
+        } else {
             return (input, Self::default());
-        }
-        let mut lines: VecDeque<Vec<u8>> = input
-            .split_inclusive(|&b| b == b'\n')
-            .map(<[u8]>::to_vec)
-            .collect();
-        let first = lines.pop_front().unwrap_or_default();
-        (first, Self { pending: lines })
+        };
+        let first = steps.pop_front().unwrap_or_default();
+        (first, Self { pending: steps })
     }
 
     /// Whether lines are still to be typed.
@@ -63,13 +74,43 @@ impl Pacing {
     }
 }
 
+/// `input` cut after each ESC that an `O` or `[` follows without making a known key with it:
+/// the cursor and editing keys (`ESC [ A`, `ESC O B`, `ESC [ 1 ; 5 C`, `ESC [ 3 ~`) and the
+/// first function keys (`ESC O P`) stay whole.
+fn split_after_lone_escapes(input: &[u8]) -> VecDeque<Vec<u8>> {
+    let mut steps = VecDeque::new();
+    let mut start = 0;
+    for (at, _) in input.iter().enumerate().filter(|&(_, &b)| b == 0x1b) {
+        let rest = &input[at + 1..];
+        let lone = match rest {
+            [b'O', final_byte, ..] => !b"ABCDHFPQRS".contains(final_byte),
+            [b'[', tail @ ..] => {
+                let params = tail
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit() || **b == b';')
+                    .count();
+                !tail
+                    .get(params)
+                    .is_some_and(|b| b"ABCDHFPQRSZ~".contains(b))
+            }
+            _ => false,
+        };
+        if lone {
+            steps.push_back(input[start..=at].to_vec());
+            start = at + 1;
+        }
+    }
+    steps.push_back(input[start..].to_vec());
+    steps
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn lines_to_the_line_editor_are_typed_one_at_a_time() {
-        let (first, mut pacing) = Pacing::split(b"read a\nAAA\necho $a\n".to_vec(), true);
+        let (first, mut pacing) = Pacing::split(b"read a\nAAA\necho $a\n".to_vec(), true, false);
         assert_eq!(first, b"read a\n");
         assert_eq!(pacing.on_settle(Settle::StdinWait), Some(b"AAA\n".to_vec()));
         assert_eq!(
@@ -82,18 +123,47 @@ mod tests {
 
     #[test]
     fn silence_or_the_deadline_types_the_rest_ahead_and_an_exit_drops_it() {
-        let (_, mut pacing) = Pacing::split(b"serve\necho a\nls".to_vec(), true);
+        let (_, mut pacing) = Pacing::split(b"serve\necho a\nls".to_vec(), true, false);
         assert_eq!(pacing.on_settle(Settle::Idle), Some(b"echo a\nls".to_vec()));
         assert!(!pacing.is_pending());
-        let (_, mut pacing) = Pacing::split(b"exit\necho a\n".to_vec(), true);
+        let (_, mut pacing) = Pacing::split(b"exit\necho a\n".to_vec(), true, false);
         assert_eq!(pacing.on_settle(Settle::Exit), None);
         assert!(!pacing.is_pending());
     }
 
     #[test]
     fn other_readers_get_the_input_whole() {
-        let (first, pacing) = Pacing::split(b"a\nb\n".to_vec(), false);
+        let (first, pacing) = Pacing::split(b"a\nb\n".to_vec(), false, false);
         assert_eq!(first, b"a\nb\n");
         assert!(!pacing.is_pending());
+    }
+
+    #[test]
+    fn an_escape_that_would_start_a_key_it_is_not_goes_alone() {
+        let steps = |input: &[u8]| -> Vec<Vec<u8>> {
+            let (first, mut pacing) = Pacing::split(input.to_vec(), false, true);
+            let mut steps = vec![first];
+            while let Some(step) = pacing.on_settle(Settle::StdinWait) {
+                steps.push(step);
+            }
+            steps
+        };
+        assert_eq!(
+            steps(b"ione\x1bOtwo\x1b:wq\r"),
+            vec![b"ione\x1b".to_vec(), b"Otwo\x1b:wq\r".to_vec()]
+        );
+        assert_eq!(steps(b"\x1b[[x"), vec![b"\x1b".to_vec(), b"[[x".to_vec()]);
+        for whole in [
+            &b"ihello\x1b:wq\r"[..],
+            b"\x1b[A\x1b[B",
+            b"\x1bOA",
+            b"\x1b[1;5C",
+            b"\x1b[3~",
+            b"\x1bOP",
+            b"\x1b",
+            b"x\x1bO",
+        ] {
+            assert_eq!(steps(whole), vec![whole.to_vec()], "{whole:?}");
+        }
     }
 }
