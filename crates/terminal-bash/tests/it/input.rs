@@ -712,6 +712,10 @@ async fn lines_after_a_command_that_reads_go_to_it_and_the_rest_still_runs() {
             .send("read -p 'one? ' x; read -p 'two? ' y\n1\n2\necho \"x=$x y=$y\"")
             .await;
         assert!(r.viewport.lines().any(|l| l == "x=1 y=2"), "{r:?}");
+        // Text after a Ctrl-C at the prompt: typed once the shell's new prompt is up.
+        let r = sh.send("echo aaa\u{3}echo bbb").await;
+        assert!(r.viewport.lines().any(|l| l == "bbb"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
         let r = sh.send_raw("cat\nabc\n\u{4}", false).await;
         assert_eq!(r.exit_code, Some(0), "one Ctrl-D ends cat: {r:?}");
         assert!(r.viewport.ends_with("dsh> "), "{r:?}");

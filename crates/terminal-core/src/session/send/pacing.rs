@@ -10,10 +10,16 @@
 //! - Keys to a program reading them raw (an editor): an ESC followed by `O` or `[` that do not
 //!   make a known key with it (`ESC O t`, vim's "open a line above" then `t`) goes alone, so
 //!   the program times it out as the ESC key instead of reading a keypad or function key.
+//! - To either, the text after an interrupt, quit or suspend key (Ctrl-C, Ctrl-\, Ctrl-Z)
+//!   goes once the program has dealt with the key and reads again (the shell's new prompt
+//!   after `^C`): sent at once, its first keys are lost while the line editor handles the
+//!   signal (`echo a^Cecho b` ran `cho b`).
 
 use std::collections::VecDeque;
 
 use crate::readiness::Settle;
+
+use super::super::observe::SIGNAL_BYTES;
 
 /// The lines of a send still to be typed.
 #[derive(Debug, Default)]
@@ -31,16 +37,22 @@ impl Pacing {
         shell_line_editor: bool,
         raw_keys: bool,
     ) -> (Vec<u8>, Self) {
-        let mut steps: VecDeque<Vec<u8>> = if shell_line_editor {
-            input
-                .split_inclusive(|&b| b == b'\n')
-                .map(<[u8]>::to_vec)
-                .collect()
-        } else if raw_keys {
-            split_after_lone_escapes(&input)
-        } else {
+        if !shell_line_editor && !raw_keys {
             return (input, Self::default());
-        };
+        }
+        let mut steps = VecDeque::new();
+        let mut start = 0;
+        for at in 0..input.len() {
+            let b = input[at];
+            let cut = SIGNAL_BYTES.contains(&b)
+                || (shell_line_editor && b == b'\n')
+                || (raw_keys && b == 0x1b && lone_escape(&input[at + 1..]));
+            if cut && at + 1 < input.len() {
+                steps.push_back(input[start..=at].to_vec());
+                start = at + 1;
+            }
+        }
+        steps.push_back(input[start..].to_vec());
         let first = steps.pop_front().unwrap_or_default();
         (first, Self { pending: steps })
     }
@@ -74,34 +86,23 @@ impl Pacing {
     }
 }
 
-/// `input` cut after each ESC that an `O` or `[` follows without making a known key with it:
-/// the cursor and editing keys (`ESC [ A`, `ESC O B`, `ESC [ 1 ; 5 C`, `ESC [ 3 ~`) and the
-/// first function keys (`ESC O P`) stay whole.
-fn split_after_lone_escapes(input: &[u8]) -> VecDeque<Vec<u8>> {
-    let mut steps = VecDeque::new();
-    let mut start = 0;
-    for (at, _) in input.iter().enumerate().filter(|&(_, &b)| b == 0x1b) {
-        let rest = &input[at + 1..];
-        let lone = match rest {
-            [b'O', final_byte, ..] => !b"ABCDHFPQRS".contains(final_byte),
-            [b'[', tail @ ..] => {
-                let params = tail
-                    .iter()
-                    .take_while(|b| b.is_ascii_digit() || **b == b';')
-                    .count();
-                !tail
-                    .get(params)
-                    .is_some_and(|b| b"ABCDHFPQRSZ~".contains(b))
-            }
-            _ => false,
-        };
-        if lone {
-            steps.push_back(input[start..=at].to_vec());
-            start = at + 1;
+/// Whether an ESC followed by `rest` is the ESC key although `O` or `[` follows it: they do
+/// not make a known key with it. The cursor and editing keys (`ESC [ A`, `ESC O B`,
+/// `ESC [ 1 ; 5 C`, `ESC [ 3 ~`) and the first function keys (`ESC O P`) are keys.
+fn lone_escape(rest: &[u8]) -> bool {
+    match rest {
+        [b'O', final_byte, ..] => !b"ABCDHFPQRS".contains(final_byte),
+        [b'[', tail @ ..] => {
+            let params = tail
+                .iter()
+                .take_while(|b| b.is_ascii_digit() || **b == b';')
+                .count();
+            !tail
+                .get(params)
+                .is_some_and(|b| b"ABCDHFPQRSZ~".contains(b))
         }
+        _ => false,
     }
-    steps.push_back(input[start..].to_vec());
-    steps
 }
 
 #[cfg(test)]
@@ -128,6 +129,22 @@ mod tests {
         assert!(!pacing.is_pending());
         let (_, mut pacing) = Pacing::split(b"exit\necho a\n".to_vec(), true, false);
         assert_eq!(pacing.on_settle(Settle::Exit), None);
+        assert!(!pacing.is_pending());
+    }
+
+    #[test]
+    fn text_after_an_interrupt_key_waits_for_the_reader() {
+        let (first, mut pacing) = Pacing::split(b"echo a\x03echo b\n".to_vec(), true, false);
+        assert_eq!(first, b"echo a\x03");
+        assert_eq!(pacing.on_settle(Settle::Prompt), Some(b"echo b\n".to_vec()));
+        let (first, mut pacing) = Pacing::split(b"x = 1\x03print(1)\r".to_vec(), false, true);
+        assert_eq!(first, b"x = 1\x03");
+        assert_eq!(
+            pacing.on_settle(Settle::StdinWait),
+            Some(b"print(1)\r".to_vec())
+        );
+        let (first, pacing) = Pacing::split(b"\x03".to_vec(), true, false);
+        assert_eq!(first, b"\x03");
         assert!(!pacing.is_pending());
     }
 
