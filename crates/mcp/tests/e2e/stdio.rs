@@ -225,29 +225,55 @@ async fn sigint_during_a_running_send_exits_promptly() {
         .expect("client task");
 }
 
+/// The built server spoken to as raw newline-delimited JSON-RPC, with its stderr (logs at
+/// `rust_log`) collected until it exits.
+struct RawServer {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+    logs: tokio::task::JoinHandle<std::io::Result<String>>,
+}
+
+impl RawServer {
+    fn spawn(rust_log: &str) -> Self {
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .env("RUST_LOG", rust_log)
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn dsh-mcp");
+        let mut stderr = child.stderr.take().expect("stderr");
+        let logs = tokio::spawn(async move {
+            let mut text = String::new();
+            tokio::io::AsyncReadExt::read_to_string(&mut stderr, &mut text)
+                .await
+                .map(|_| text)
+        });
+        let stdin = child.stdin.take().expect("stdin");
+        let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        Self {
+            child,
+            stdin,
+            lines,
+            logs,
+        }
+    }
+}
+
 /// Raw newline-delimited JSON-RPC with a 2025-06-18 client: every stdout line is a JSON-RPC
 /// message, `initialize` names the server and carries the instructions, and a tool whose
 /// output is not an object (terminal_list) answers with its text only.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdout_carries_only_json_rpc() {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .env("RUST_LOG", "debug")
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn dsh-mcp");
     // Debug logs are on, and must all go to stderr.
-    let mut stderr = child.stderr.take().expect("stderr");
-    let logs = tokio::spawn(async move {
-        let mut text = String::new();
-        tokio::io::AsyncReadExt::read_to_string(&mut stderr, &mut text)
-            .await
-            .map(|_| text)
-    });
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let RawServer {
+        mut child,
+        mut stdin,
+        mut lines,
+        logs,
+    } = RawServer::spawn("debug");
     let requests = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
@@ -334,23 +360,12 @@ async fn stdout_carries_only_json_rpc() {
 /// responses before closing the session and exiting.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn end_of_input_during_a_running_send_cancels_it_instead_of_waiting() {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .env("RUST_LOG", "info")
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn dsh-mcp");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let logs = tokio::spawn(async move {
-        let mut text = String::new();
-        tokio::io::AsyncReadExt::read_to_string(&mut stderr, &mut text)
-            .await
-            .map(|_| text)
-    });
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let RawServer {
+        mut child,
+        mut stdin,
+        mut lines,
+        logs,
+    } = RawServer::spawn("info");
     let line_of = |request: Value| format!("{request}\n");
     for request in [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

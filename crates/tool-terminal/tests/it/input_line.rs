@@ -62,33 +62,30 @@ async fn text_left_on_an_input_line_is_said_to_wait_there() {
 async fn a_press_enter_prompt_says_to_send_enter_first() {
     const PRESS_ENTER: &str = "[input: the program waits at its \"press Enter\" prompt";
     let (host, agent) = Host::with_open_shell().await;
-    let send = |text: &str| {
-        host.call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": text}),
-        )
-    };
     for prompt in [
         "Press ENTER or type command to continue",
         "Press any key...",
         "Hit any key to continue",
     ] {
-        let text = send(&format!("read -r -p '{prompt}' x; echo \"went on\""))
-            .await
-            .text();
+        let text = send_line(
+            &host,
+            &agent,
+            &format!("read -r -p '{prompt}' x; echo \"went on\""),
+        )
+        .await
+        .text();
         let notice = text.lines().find(|l| l.starts_with(PRESS_ENTER));
         insta::assert_snapshot!("press_enter", notice.unwrap_or(&text));
-        let text = send("").await.text();
+        let text = send_line(&host, &agent, "").await.text();
         assert!(text.contains("went on"), "{text}");
         assert!(!text.contains(PRESS_ENTER), "{text}");
     }
-    let text = send("echo 'press enter to continue'").await.text();
+    let text = send_line(&host, &agent, "echo 'press enter to continue'")
+        .await
+        .text();
     assert!(text.contains("[exit: 0]"), "{text}");
     assert!(!text.contains(PRESS_ENTER), "{text}");
-    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
-        .await;
-    host.shutdown().await;
+    finish(host, &agent).await;
 }
 
 /// Several lines the Python REPL rejects for its block rules (a blank line inside a block, no
@@ -98,14 +95,7 @@ async fn a_press_enter_prompt_says_to_send_enter_first() {
 async fn python_repl_block_rules_are_explained_when_they_reject_a_block() {
     const BLOCKS: &str = "[input: the Python REPL ends a block at its first blank line";
     let (host, agent) = Host::with_open_shell().await;
-    let send = |text: &str| {
-        host.call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": text}),
-        )
-    };
-    send("python3 -q").await;
+    send_line(&host, &agent, "python3 -q").await;
     for (text, rejected) in [
         (
             "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n",
@@ -115,15 +105,30 @@ async fn python_repl_block_rules_are_explained_when_they_reject_a_block() {
         ("def h():\n    return 3\n\nprint(h())\n", false),
         ("print(1 +)", false),
     ] {
-        let result = send(text).await.text();
+        let result = send_line(&host, &agent, text).await.text();
         let notice = result.lines().find(|l| l.starts_with(BLOCKS));
         assert_eq!(notice.is_some(), rejected, "{text:?}: {result}");
         if let Some(notice) = notice {
             insta::assert_snapshot!("python_repl_blocks", notice);
         }
     }
-    send("exit()").await;
-    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+    send_line(&host, &agent, "exit()").await;
+    finish(host, &agent).await;
+}
+
+/// `terminal_send` of `text` with Enter to the test's session.
+async fn send_line(host: &Host, agent: &dsh_context::Agent, text: &str) -> dsh_tools::ToolResult {
+    host.call(
+        agent,
+        "terminal_send",
+        json!({"sessionId": "pty-1", "text": text}),
+    )
+    .await
+}
+
+/// Closes the test's session and shuts the host down.
+async fn finish(host: Host, agent: &dsh_context::Agent) {
+    host.call(agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;
     host.shutdown().await;
 }
