@@ -40,6 +40,22 @@ fn obs(t0: Instant, ms: u64) -> Observation {
     }
 }
 
+/// Readiness with the default idle window (3 s) and deadline (30 s), for decisions that
+/// depend on a wait's quiet rather than on silence.
+fn with_real_windows(t0: Instant, pre: PreWrite) -> Readiness {
+    Readiness::new(
+        ReadinessTiming {
+            idle_silence: Duration::from_secs(3),
+            timeout: Duration::from_secs(30),
+            ..timing()
+        },
+        t0,
+        false,
+        SHELL,
+        pre,
+    )
+}
+
 fn ready(pre: PreWrite, t0: Instant) -> Readiness {
     Readiness::new(timing(), t0, false, SHELL, pre)
 }
@@ -81,17 +97,7 @@ fn an_unprompted_wait_among_other_sources_settles_by_silence_only() {
         o
     };
     let fresh = |poll| {
-        let mut r = Readiness::new(
-            ReadinessTiming {
-                idle_silence: Duration::from_secs(3),
-                timeout: Duration::from_secs(30),
-                ..timing()
-            },
-            t0,
-            false,
-            SHELL,
-            pre,
-        );
+        let mut r = with_real_windows(t0, pre);
         r.set_poll_only(poll);
         r
     };
@@ -135,19 +141,7 @@ fn a_poll_at_an_idle_prompt_settles_at_once() {
 #[test]
 fn keys_at_the_prompt_settle_once_read_and_quiet() {
     let t0 = Instant::now();
-    let long = || {
-        Readiness::new(
-            ReadinessTiming {
-                idle_silence: Duration::from_secs(3),
-                timeout: Duration::from_secs(30),
-                ..timing()
-            },
-            t0,
-            false,
-            SHELL,
-            PreWrite::default(),
-        )
-    };
+    let long = || with_real_windows(t0, PreWrite::default());
     let mut r = long();
     r.set_keys_at_prompt(true);
     let quiet_ms = u64::try_from(WEAK_WAIT_QUIET.as_millis()).unwrap();
