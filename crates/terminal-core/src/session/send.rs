@@ -41,6 +41,7 @@ use super::observe::{
 };
 use super::probe::ProbeSchedule;
 use super::shared::{Shared, State, UnendedLine};
+use super::signal::runs_shell_image;
 
 mod handle;
 mod pacing;
@@ -91,6 +92,9 @@ pub(super) struct SendOp {
     in_flight: AtomicBool,
     /// The send's own deadline, when it asked for one (else the configured timeout applies).
     timeout: Option<Duration>,
+    /// A signal reached the terminal's foreground: the lines not typed yet are dropped, as
+    /// the terminal's keys discard input typed ahead (see [`pacing`]).
+    untyped_dropped: AtomicBool,
 }
 
 impl SendOp {
@@ -147,6 +151,7 @@ impl SendOp {
             finished: AtomicBool::new(false),
             in_flight: AtomicBool::new(false),
             timeout: request.timeout,
+            untyped_dropped: AtomicBool::new(false),
         });
         st.active = Some(Arc::clone(&op));
         drop(st);
@@ -183,6 +188,12 @@ impl SendOp {
     fn interrupt_owed(&self) -> bool {
         let span = self.span();
         span.cancel_requested || span.interrupt_requested
+    }
+
+    /// Drops the input this send has not typed yet (a signal reached the foreground).
+    pub(super) fn drop_untyped(&self) {
+        self.untyped_dropped.store(true, Ordering::SeqCst);
+        self.wake.notify_one();
     }
 
     /// Hands a SIGINT to this send (see `Span::interrupt_requested`); `false` once settled.
@@ -386,6 +397,11 @@ impl SendOp {
                 if !self.is_settled() && exited {
                     self.settle(Settle::Exit, None);
                 } else if !self.is_settled() && Instant::now() >= deadline {
+                    // Lines not typed yet are typed ahead (after the write in flight), as
+                    // when the deadline passes with nothing in flight.
+                    if let Some(rest) = pacing.on_settle(Settle::Timeout) {
+                        *rx = shared.pty.write(rest);
+                    }
                     self.settle(Settle::Timeout, None);
                 }
                 tokio::select! {
@@ -510,8 +526,23 @@ impl SendOp {
             });
             // Lines still to type: the next one goes now that its reader is ready (or the
             // rest, typed ahead, when the send settles anyway).
-            if self.interrupt_owed() {
+            if self.interrupt_owed() || self.untyped_dropped.load(Ordering::SeqCst) {
                 pacing.discard();
+            }
+            // An interrupt, quit or suspend key next goes as soon as the line before it was
+            // taken up and its program holds the terminal: it is meant for that program, which
+            // may never read again by itself (`sleep 10` + Ctrl-C). Not while the shell's fork
+            // has yet to run the program: the fork would take the signal for the shell.
+            if pacing.signal_next()
+                && shared.pty.pending_input_bytes() == Some(0)
+                && shared.pty.foreground_pgid().is_some_and(|fg| {
+                    fg != shared.shell_pgid() && !runs_shell_image(fg, shared.shell_pgid())
+                })
+                && let Some(keys) = pacing.take_next()
+            {
+                self.in_flight.store(true, Ordering::SeqCst);
+                write_rx = Some(shared.pty.write(keys));
+                continue;
             }
             if let Some(reason) = settle
                 && pacing.is_pending()

@@ -49,6 +49,12 @@ pub(super) fn signal(
             delivery: SignalDelivery::ProcessGroup,
         });
     }
+    // A signal stops what the send typed so far: the lines it has not typed yet are dropped,
+    // as the terminal's keys discard input typed ahead.
+    let active = shared.lock().active.clone();
+    if let Some(op) = active {
+        op.drop_untyped();
+    }
     // The shell (or a fork of it that has yet to run the command's program) still holds the
     // terminal for the command line of a send in progress: the send interrupts the command
     // once it starts (see `SignalDelivery::WhenCommandStarts`).
@@ -78,7 +84,7 @@ pub(super) fn signal(
 
 /// Whether the leader of group `pgid` runs the same program as the shell (`/proc`): a fork of
 /// the shell before it runs the command's program.
-fn runs_shell_image(pgid: i32, shell_pgid: i32) -> bool {
+pub(super) fn runs_shell_image(pgid: i32, shell_pgid: i32) -> bool {
     program_name(pgid).is_some_and(|leader| Some(leader) == program_name(shell_pgid))
 }
 

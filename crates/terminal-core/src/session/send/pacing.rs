@@ -10,16 +10,18 @@
 //! - Keys to a program reading them raw (an editor): an ESC followed by `O` or `[` that do not
 //!   make a known key with it (`ESC O t`, vim's "open a line above" then `t`) goes alone, so
 //!   the program times it out as the ESC key instead of reading a keypad or function key.
-//! - To either, the text after an interrupt, quit or suspend key (Ctrl-C, Ctrl-\, Ctrl-Z)
-//!   goes once the program has dealt with the key and reads again (the shell's new prompt
-//!   after `^C`): sent at once, its first keys are lost while the line editor handles the
-//!   signal (`echo a^Cecho b` ran `cho b`).
+//! - To either, the text after an interrupt, quit or suspend key (Ctrl-C, Ctrl-\, Ctrl-Z) or
+//!   end-of-file (Ctrl-D) goes once the program has dealt with the key and reads again (the
+//!   shell's new prompt after `^C`): sent at once, its first keys are lost while the line
+//!   editor handles the signal (`echo a^Cecho b` ran `cho b`), or reach the program the
+//!   Ctrl-D was meant to end. An interrupt, quit or suspend key on a line of its own goes as
+//!   soon as a program holds the terminal, as a user presses it while the program runs.
 
 use std::collections::VecDeque;
 
 use crate::readiness::Settle;
 
-use super::super::observe::SIGNAL_BYTES;
+use super::super::observe::{EOF_KEY, SIGNAL_BYTES};
 
 /// The lines of a send still to be typed.
 #[derive(Debug, Default)]
@@ -45,6 +47,7 @@ impl Pacing {
         for at in 0..input.len() {
             let b = input[at];
             let cut = SIGNAL_BYTES.contains(&b)
+                || b == EOF_KEY
                 || (shell_line_editor && b == b'\n')
                 || (raw_keys && b == 0x1b && lone_escape(&input[at + 1..]));
             if cut && at + 1 < input.len() {
@@ -60,6 +63,20 @@ impl Pacing {
     /// Whether lines are still to be typed.
     pub(super) fn is_pending(&self) -> bool {
         !self.pending.is_empty()
+    }
+
+    /// Whether the next step starts with an interrupt, quit or suspend key: it goes once a
+    /// program holds the terminal, without waiting for that program to read.
+    pub(super) fn signal_next(&self) -> bool {
+        self.pending
+            .front()
+            .and_then(|step| step.first())
+            .is_some_and(|b| SIGNAL_BYTES.contains(b))
+    }
+
+    /// The next step, whatever its reader is doing.
+    pub(super) fn take_next(&mut self) -> Option<Vec<u8>> {
+        self.pending.pop_front()
     }
 
     /// What to write instead of settling for `reason`: the next line when the reader is ready
