@@ -104,11 +104,15 @@ impl Pacing {
 }
 
 /// Whether an ESC followed by `rest` is the ESC key although `O` or `[` follows it: they do
-/// not make a known key with it. The cursor and editing keys (`ESC [ A`, `ESC O B`,
-/// `ESC [ 1 ; 5 C`, `ESC [ 3 ~`) and the first function keys (`ESC O P`) are keys.
+/// not make a known key with it. The cursor and editing keys (`ESC [ A`, `ESC [ 1 ; 5 C`,
+/// `ESC [ 3 ~`) are keys; so are `ESC O B` and the first function keys (`ESC O P`) when the
+/// input ends with them or another ESC follows (keys sent as keys), while text after them
+/// makes `ESC O` vim's "open a line above" (`\x1bOHello`).
 fn lone_escape(rest: &[u8]) -> bool {
     match rest {
-        [b'O', final_byte, ..] => !b"ABCDHFPQRS".contains(final_byte),
+        [b'O', final_byte, tail @ ..] => {
+            !(b"ABCDHFPQRS".contains(final_byte) && tail.first().is_none_or(|&b| b == 0x1b))
+        }
         [b'[', tail @ ..] => {
             let params = tail
                 .iter()
@@ -187,10 +191,15 @@ mod tests {
             vec![b"ione\x1b".to_vec(), b"Otwo\x1b:wq\r".to_vec()]
         );
         assert_eq!(steps(b"\x1b[[x"), vec![b"\x1b".to_vec(), b"[[x".to_vec()]);
+        assert_eq!(
+            steps(b"ione\x1bOHello\x1b:wq\r"),
+            vec![b"ione\x1b".to_vec(), b"OHello\x1b:wq\r".to_vec()]
+        );
         for whole in [
             &b"ihello\x1b:wq\r"[..],
             b"\x1b[A\x1b[B",
             b"\x1bOA",
+            b"\x1bOA\x1bOB",
             b"\x1b[1;5C",
             b"\x1b[3~",
             b"\x1bOP",
