@@ -49,6 +49,8 @@ mod settle;
 
 /// After the shell exits: least time before "no unread output" counts as drained.
 pub(super) const EXIT_DRAIN_MIN: Duration = Duration::from_millis(10);
+/// Pause between checks while pacing waits for the shell's new prompt after a Ctrl-C.
+const HOLD_FOR_PROMPT_PAUSE: Duration = Duration::from_millis(5);
 /// After the shell exits: most time to wait for its last output.
 pub(super) const EXIT_DRAIN_MAX: Duration = Duration::from_millis(200);
 /// Longest a cancelled send whose result nobody will see keeps the session after its cancel
@@ -529,11 +531,14 @@ impl SendOp {
             if self.interrupt_owed() || self.untyped_dropped.load(Ordering::SeqCst) {
                 pacing.discard();
             }
-            // An interrupt, quit or suspend key next goes as soon as the line before it was
-            // taken up and its program holds the terminal: it is meant for that program, which
-            // may never read again by itself (`sleep 10` + Ctrl-C). Not while the shell's fork
-            // has yet to run the program: the fork would take the signal for the shell.
+            // An interrupt, quit or suspend key next goes once the line before it was taken
+            // up and its program has held the terminal for a while without settling: it is
+            // meant for that program, which may never read again by itself (`sleep 10` +
+            // Ctrl-C); a program that settles sooner gets it at its prompt. Never while the
+            // shell's fork has yet to run the program: the fork would take the signal for the
+            // shell.
             if pacing.signal_next()
+                && Instant::now() >= written_at + pacing::SIGNAL_LINE_AFTER
                 && shared.pty.pending_input_bytes() == Some(0)
                 && shared.pty.foreground_pgid().is_some_and(|fg| {
                     fg != shared.shell_pgid() && !runs_shell_image(fg, shared.shell_pgid())
@@ -542,6 +547,18 @@ impl SendOp {
             {
                 self.in_flight.store(true, Ordering::SeqCst);
                 write_rx = Some(shared.pty.write(keys));
+                continue;
+            }
+            if let Some(reason) = settle
+                && pacing.holds_for_prompt(
+                    reason,
+                    obs.fg == Some(shared.shell_pgid()),
+                    now.saturating_duration_since(written_at),
+                )
+            {
+                // The shell reads again after a Ctrl-C at its prompt, but its new prompt,
+                // the sign it has dealt with the key, is not up yet.
+                tokio::time::sleep(HOLD_FOR_PROMPT_PAUSE).await;
                 continue;
             }
             if let Some(reason) = settle
@@ -567,6 +584,11 @@ impl SendOp {
                     probes = ProbeSchedule::new(written_at, marks_at_write, poll_interval);
                     probe = None;
                 }
+                // An interrupt key reaches a shell at its prompt only once readline reads (see
+                // `wait_for_shell_read`).
+                if line.iter().any(|b| SIGNAL_BYTES.contains(b)) {
+                    wait_for_shell_read(&shared).await;
+                }
                 self.in_flight.store(true, Ordering::SeqCst);
                 write_rx = Some(shared.pty.write(line));
                 if ahead {
@@ -589,6 +611,10 @@ impl SendOp {
             let mut wake_at = deadline.min(next_tick);
             if let Some(at) = discarded_since {
                 wake_at = wake_at.min(at + DISCARDED_SETTLE_MAX);
+            }
+            let signal_line_at = written_at + pacing::SIGNAL_LINE_AFTER;
+            if pacing.signal_next() && signal_line_at > now {
+                wake_at = wake_at.min(signal_line_at);
             }
             let silence_at = readiness.silence_deadline(obs.last_output_at);
             if silence_at > now {

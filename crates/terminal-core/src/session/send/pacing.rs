@@ -27,7 +27,18 @@ use super::super::observe::{EOF_KEY, SIGNAL_BYTES};
 #[derive(Debug, Default)]
 pub(super) struct Pacing {
     pending: VecDeque<Vec<u8>>,
+    /// The step written last ended with an interrupt, quit or suspend key.
+    after_signal_key: bool,
 }
+
+/// How long the program a line started runs without settling before a Ctrl-C (Ctrl-\,
+/// Ctrl-Z) on the next line goes to it anyway: a program that settles sooner (a REPL done
+/// with the line, or started and at its prompt) gets the key at its prompt instead.
+pub(super) const SIGNAL_LINE_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Longest the text after a key to the shell waits for its new prompt (see
+/// [`Pacing::holds_for_prompt`]).
+const PROMPT_HOLD_MAX: std::time::Duration = std::time::Duration::from_millis(500);
 
 impl Pacing {
     /// Splits `input` into its first step, written at once, and the steps paced after it:
@@ -57,7 +68,31 @@ impl Pacing {
         }
         steps.push_back(input[start..].to_vec());
         let first = steps.pop_front().unwrap_or_default();
-        (first, Self { pending: steps })
+        let after_signal_key = ends_with_signal_key(&first);
+        (
+            first,
+            Self {
+                pending: steps,
+                after_signal_key,
+            },
+        )
+    }
+
+    /// Whether a settle for `reason` must not release the next step yet: the step before
+    /// ended with an interrupt, quit or suspend key to the shell (`shell_fg`), whose new
+    /// prompt is the sign it has dealt with the key; its line editor reading again is not.
+    /// Held at most [`PROMPT_HOLD_MAX`] after the step was written (`since_write`).
+    pub(super) fn holds_for_prompt(
+        &self,
+        reason: Settle,
+        shell_fg: bool,
+        since_write: std::time::Duration,
+    ) -> bool {
+        self.after_signal_key
+            && shell_fg
+            && reason == Settle::StdinWait
+            && self.is_pending()
+            && since_write < PROMPT_HOLD_MAX
     }
 
     /// Whether lines are still to be typed.
@@ -76,7 +111,9 @@ impl Pacing {
 
     /// The next step, whatever its reader is doing.
     pub(super) fn take_next(&mut self) -> Option<Vec<u8>> {
-        self.pending.pop_front()
+        let step = self.pending.pop_front()?;
+        self.after_signal_key = ends_with_signal_key(&step);
+        Some(step)
     }
 
     /// What to write instead of settling for `reason`: the next line when the reader is ready
@@ -84,7 +121,7 @@ impl Pacing {
     /// (silence or its deadline); nothing on an exit.
     pub(super) fn on_settle(&mut self, reason: Settle) -> Option<Vec<u8>> {
         match reason {
-            Settle::Prompt | Settle::Continuation | Settle::StdinWait => self.pending.pop_front(),
+            Settle::Prompt | Settle::Continuation | Settle::StdinWait => self.take_next(),
             Settle::Idle | Settle::Timeout => {
                 let rest: Vec<u8> = self.pending.drain(..).flatten().collect();
                 (!rest.is_empty()).then_some(rest)
@@ -101,6 +138,11 @@ impl Pacing {
     pub(super) fn discard(&mut self) {
         self.pending.clear();
     }
+}
+
+/// Whether `step` ends with an interrupt, quit or suspend key.
+fn ends_with_signal_key(step: &[u8]) -> bool {
+    step.last().is_some_and(|b| SIGNAL_BYTES.contains(b))
 }
 
 /// Whether an ESC followed by `rest` is the ESC key although `O` or `[` follows it: they do
@@ -167,6 +209,17 @@ mod tests {
         let (first, pacing) = Pacing::split(b"\x03".to_vec(), true, false);
         assert_eq!(first, b"\x03");
         assert!(!pacing.is_pending());
+        // After a key to the shell, only its new prompt releases the text after it.
+        let (_, mut pacing) = Pacing::split(b"sleep 9\n\x03echo b\n".to_vec(), true, false);
+        assert!(pacing.signal_next());
+        assert_eq!(pacing.take_next(), Some(b"\x03".to_vec()));
+        let soon = std::time::Duration::from_millis(10);
+        assert!(pacing.holds_for_prompt(Settle::StdinWait, true, soon));
+        assert!(!pacing.holds_for_prompt(Settle::StdinWait, true, PROMPT_HOLD_MAX));
+        assert!(!pacing.holds_for_prompt(Settle::StdinWait, false, soon));
+        assert!(!pacing.holds_for_prompt(Settle::Prompt, true, soon));
+        assert_eq!(pacing.on_settle(Settle::Prompt), Some(b"echo b\n".to_vec()));
+        assert!(!pacing.holds_for_prompt(Settle::StdinWait, true, soon));
     }
 
     #[test]
