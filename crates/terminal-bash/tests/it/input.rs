@@ -597,7 +597,12 @@ async fn c27_interrupt_reaches_a_raw_mode_editor_as_its_ctrl_c() {
         let s = sh.session.signal(TerminalSignal::Sigint).unwrap();
         assert!(s.delivered);
         assert_eq!(s.delivery, SignalDelivery::InterruptCharacter, "{s:?}");
-        let r = sh.send(":cq").await;
+        let mut r = sh.send(":cq").await;
+        if r.input_mode == InputMode::AlternateScreen && r.viewport.ends_with(":cq") {
+            // A loaded machine: vim answered the interrupt (flushing what was typed after
+            // it) only after the signal's aftermath bound, and the Enter went with the flush.
+            r = sh.send("").await;
+        }
         assert_ne!(r.exit_code, Some(0), "{r:?}");
         // git reports the aborted commit (wording differs between versions).
         assert!(
