@@ -1,0 +1,96 @@
+//! Where a send's input is written from: the anchor its result starts at, and the counts and
+//! time the readiness decision measures "since the write" from, for the send's first input
+//! and for each line paced after it.
+
+use std::time::Instant;
+
+use crate::pty::TtyModes;
+use crate::readiness::Readiness;
+use crate::screen::{Position, PromptState};
+
+use super::super::observe::{EOF_KEY, SIGNAL_BYTES};
+use super::SendOp;
+
+impl SendOp {
+    /// Places the anchor and returns `(done_count, mark_count, written_at)` at the write.
+    pub(super) fn anchor_for_write(
+        &self,
+        readiness: &mut Readiness,
+        input: &[u8],
+        initializing: bool,
+        started: Instant,
+    ) -> (u64, u64, Instant) {
+        let mut st = self.shared.lock();
+        if initializing {
+            // Startup renders (and counts marks) from the very beginning: the shell may have
+            // printed its first prompt before this task ran.
+            let anchor = st.screen.anchor_at(Position::default());
+            self.span().anchor = Some(anchor);
+            return (0, 0, started);
+        }
+        let is_line_end = |b: &u8| matches!(b, b'\n' | b'\r');
+        let line_end = input.iter().any(is_line_end);
+        // Several lines sent at once are typed ahead of each other: a prompt between two of
+        // them must not settle the send.
+        let multi_line = input
+            .get(..input.len().saturating_sub(1))
+            .is_some_and(|head| head.iter().any(is_line_end));
+        readiness.set_typeahead(st.screen.prompt_state() == PromptState::Busy || multi_line);
+        readiness.set_poll_only(input.is_empty());
+        // Keys without a line end: at the shell's line editor they edit the line (and may
+        // print nothing); to a reader in canonical mode the kernel holds them in its line.
+        let keys = !input.is_empty() && !line_end;
+        let modes = self.shared.pty.modes();
+        let shell_reads = self.shared.pty.foreground_pgid() == Some(self.shared.shell_pgid())
+            && modes.is_some_and(TtyModes::line_editing)
+            && st.screen.after_prompt_end();
+        readiness.set_keys_at_prompt(
+            keys && (st.screen.prompt_state() == PromptState::Prompt || shell_reads),
+        );
+        readiness.set_held_by_line_discipline(
+            keys && modes.is_some_and(|m| m.canonical)
+                && !input
+                    .iter()
+                    .any(|b| SIGNAL_BYTES.contains(b) || *b == EOF_KEY),
+        );
+        // Start where the last result ended (see `State::resume_from`).
+        let (anchor, bytes_from, exits_from) = match st.resume_from.take() {
+            Some(resume) => (resume, st.bytes_at_resume, st.exits_at_resume),
+            None => (st.screen.anchor(), st.bytes_read, st.screen.exit_tally()),
+        };
+        {
+            let mut span = self.span();
+            span.anchor = Some(anchor);
+            span.bytes_from = bytes_from;
+            span.exits_from = exits_from;
+        }
+        st.screen.start_head(anchor);
+        if line_end {
+            st.prompts_at_submit = Some(st.screen.prompt_end_count());
+        }
+        // The silence window and "output since the write" both start here, just before the
+        // input is queued (its echo can arrive before the write is acknowledged).
+        let now = Instant::now();
+        st.last_output_at = now;
+        (st.screen.done_count(), st.screen.mark_count(), now)
+    }
+
+    /// Sets `readiness` up for `line`, one of the lines paced after the send's first (see
+    /// [`pacing`]), written now to a reader ready for it; returns `(done_count, mark_count,
+    /// written_at)` at the write. The send's anchor stays where its first line was written.
+    pub(super) fn mark_paced_write(
+        &self,
+        readiness: &mut Readiness,
+        line: &[u8],
+    ) -> (u64, u64, Instant) {
+        let mut st = self.shared.lock();
+        let line_end = line.iter().any(|b| matches!(b, b'\n' | b'\r'));
+        readiness.set_keys_at_prompt(!line_end && st.screen.prompt_state() == PromptState::Prompt);
+        if line_end {
+            st.prompts_at_submit = Some(st.screen.prompt_end_count());
+        }
+        let now = Instant::now();
+        st.last_output_at = now;
+        (st.screen.done_count(), st.screen.mark_count(), now)
+    }
+}
