@@ -94,9 +94,11 @@ impl Tool for SendTool {
             .and_then(|b| b.take_stopped_at_prompt(&owner, &id));
         let submit = args.submit.unwrap_or(true);
         // Text typed without Enter at a line reader: said to stay on the input line.
+        // (The last of several lines: the ones before it were entered.)
+        let last_line = args.text.rsplit(['\n', '\r']).next().unwrap_or_default();
         let typed_only =
-            (!submit && !args.text.is_empty() && !args.text.contains(char::is_control))
-                .then(|| args.text.clone());
+            (!submit && !last_line.is_empty() && !last_line.contains(char::is_control))
+                .then(|| last_line.to_owned());
         let several_lines = args.text.trim_end().contains(['\n', '\r']);
         let request = SendRequest {
             text: args.text,
@@ -131,7 +133,7 @@ impl Tool for SendTool {
             notices.insert(0, notice);
         }
         if let Some(text) = typed_only
-            && left_on_the_input_line(&output, &text)
+            && left_on_the_input_line(&output, &text, several_lines)
             && let SendOutput::Foreground { notices, .. } = &mut output
         {
             notices.push(TYPED_WITHOUT_ENTER.to_owned());
@@ -195,11 +197,13 @@ impl Tool for SendTool {
 /// The notice for text sent without Enter that stays on an input line.
 const TYPED_WITHOUT_ENTER: &str = "[input: sent without Enter, so it waits on the input line; the next send continues that line (send empty text to enter it as it is)]";
 
-/// Whether `typed` (sent without Enter, no control characters) stayed on an input line: the
-/// foreground (the shell at its prompt or a `read`, a script's `read`, `input()`, a REPL)
-/// waits for input with echo on and no full-screen program up, no command finished, and the
-/// output ends with the text (a key a program took at once is followed by what it did next).
-fn left_on_the_input_line(output: &SendOutput, typed: &str) -> bool {
+/// Whether `typed` (the last line of a send without Enter, no control characters) stayed on
+/// an input line: the foreground (the shell at its prompt or a `read`, a script's `read`,
+/// `input()`, a REPL) waits for input with echo on and no full-screen program up, no command
+/// finished after the lines before it (`several_lines` were entered, so earlier commands may
+/// have), and the output ends with the text (a key a program took at once is followed by
+/// what it did next).
+fn left_on_the_input_line(output: &SendOutput, typed: &str, several_lines: bool) -> bool {
     matches!(
         output,
         SendOutput::Foreground {
@@ -207,9 +211,9 @@ fn left_on_the_input_line(output: &SendOutput, typed: &str) -> bool {
             wait_reason: WaitReasonOutput::StdinRead,
             exit_code: None,
             input_mode: InputModeOutput::Normal,
-            earlier_commands: None,
+            earlier_commands,
             ..
-        } if viewport.ends_with(typed)
+        } if viewport.ends_with(typed) && (several_lines || earlier_commands.is_none())
     )
 }
 

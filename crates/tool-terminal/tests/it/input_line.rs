@@ -25,6 +25,12 @@ async fn text_left_on_an_input_line_is_said_to_wait_there() {
     assert!(text.contains("pending"), "{text}");
     assert!(text.contains("[exit: 0]"), "{text}");
     assert!(!text.contains(NOTICE), "{text}");
+    // The last of several lines, the ones before it entered and run.
+    let text = send("echo x-$((1+1))\necho pend", false).await.text();
+    assert!(text.contains("\nx-2\n"), "{text}");
+    assert!(text.contains(NOTICE), "{text}");
+    let text = send("ing-2", true).await.text();
+    assert!(text.contains("pending-2"), "{text}");
     // A key a program reads at once (`read -n 1`) is not left on any line.
     let text = send(
         "read -n 1 -p 'Continue? ' a; read -n 1 -p 'Again? ' b",
