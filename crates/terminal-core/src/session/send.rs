@@ -49,8 +49,6 @@ mod settle;
 
 /// After the shell exits: least time before "no unread output" counts as drained.
 pub(super) const EXIT_DRAIN_MIN: Duration = Duration::from_millis(10);
-/// Pause between checks while pacing waits for the shell's new prompt after a Ctrl-C.
-const HOLD_FOR_PROMPT_PAUSE: Duration = Duration::from_millis(5);
 /// After the shell exits: most time to wait for its last output.
 pub(super) const EXIT_DRAIN_MAX: Duration = Duration::from_millis(200);
 /// Longest a cancelled send whose result nobody will see keeps the session after its cancel
@@ -479,8 +477,14 @@ impl SendOp {
                 )
             {
                 // The shell reads again after a Ctrl-C at its prompt, but its new prompt,
-                // the sign it has dealt with the key, is not up yet.
-                tokio::time::sleep(HOLD_FOR_PROMPT_PAUSE).await;
+                // the sign it has dealt with the key, is not up yet: wait for its output (or
+                // the end of the hold).
+                let hold_until = (written_at + pacing::PROMPT_HOLD_MAX).min(deadline);
+                tokio::select! {
+                    _ = activity.changed() => {}
+                    _ = self.wake.notified() => {}
+                    _ = tokio::time::sleep_until(hold_until.into()) => {}
+                }
                 continue;
             }
             if let Some(reason) = settle

@@ -38,7 +38,7 @@ pub(super) const SIGNAL_LINE_AFTER: std::time::Duration = std::time::Duration::f
 
 /// Longest the text after a key to the shell waits for its new prompt (see
 /// [`Pacing::holds_for_prompt`]).
-const PROMPT_HOLD_MAX: std::time::Duration = std::time::Duration::from_millis(500);
+pub(super) const PROMPT_HOLD_MAX: std::time::Duration = std::time::Duration::from_millis(500);
 
 impl Pacing {
     /// Splits `input` into its first step, written at once, and the steps paced after it:
