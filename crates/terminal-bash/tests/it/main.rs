@@ -9,11 +9,13 @@
 mod basics;
 mod cases;
 mod confined;
+mod editors;
 mod environment;
 mod input;
 mod left_changed;
 mod lifecycle;
 mod limits;
+mod pacing;
 mod races;
 mod sandbox;
 mod screen_cases;

@@ -65,7 +65,7 @@ async fn a_server_waiting_for_connections_comes_back_at_the_idle_window() {
 /// deadline, and a poll does the same.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redrawing_full_screen_program_settles_between_redraws() {
-    if !crate::input::installed("watch") {
+    if !crate::support::installed("watch") {
         eprintln!("watch is not installed (procps, which .ci/run installs): not exercised");
         return;
     }

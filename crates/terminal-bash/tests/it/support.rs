@@ -41,6 +41,14 @@ pub(crate) async fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
+/// Whether `program` is on `PATH` (tests of optional programs skip without it).
+pub(crate) fn installed(program: &str) -> bool {
+    std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
 /// A session id unique across tests and test processes.
 pub(crate) fn unique_id() -> SessionId {
     static NEXT: AtomicU64 = AtomicU64::new(1);

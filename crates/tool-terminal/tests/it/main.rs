@@ -10,6 +10,7 @@
 mod background;
 mod background_flood;
 mod bad_input;
+mod cancel;
 mod input_line;
 mod lifecycle;
 mod long_lines;

@@ -1,0 +1,154 @@
+//! Keys to full-screen and raw-mode programs (field case C27): an interrupt reaches an editor
+//! that turned ISIG off as its Ctrl-C byte, text to an editor is typed as keys, and a program
+//! waiting for input is named by what reads the terminal.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use dsh_terminal_core::{BackendSession, InputMode, SignalDelivery, TerminalSignal, WaitReason};
+use pretty_assertions::assert_eq;
+
+use crate::support::{Shell, config, installed, unique_id, within};
+
+/// A scratch git repository removed on drop.
+struct Repo(PathBuf);
+
+impl Drop for Repo {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Field case C27: SIGINT to vim (which turns ISIG off) goes as the terminal's Ctrl-C byte,
+/// so `:cq` then leaves it, git reports the aborted commit, and the next command runs in the
+/// shell.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c27_interrupt_reaches_a_raw_mode_editor_as_its_ctrl_c() {
+    if !installed("vim") {
+        eprintln!("vim is not installed (.ci/run installs it): C27 not exercised");
+        return;
+    }
+    let repo = Repo(std::env::temp_dir().join(format!("dsh-c27-{}", unique_id())));
+    let init = Command::new("git")
+        .args(["init", "-q"])
+        .arg(&repo.0)
+        .status()
+        .unwrap();
+    assert!(init.success());
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(&format!(
+                "cd '{}' && GIT_EDITOR=vim git -c user.name=t -c user.email=t@example.invalid commit --allow-empty",
+                repo.0.display()
+            ))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        // The editor waits for input, not git (its process group's leader).
+        assert_eq!(r.foreground.as_deref(), Some("vim"), "{r:?}");
+        let s = sh.session.signal(TerminalSignal::Sigint).unwrap();
+        assert!(s.delivered);
+        assert_eq!(s.delivery, SignalDelivery::InterruptCharacter, "{s:?}");
+        let mut r = sh.send(":cq").await;
+        if r.input_mode == InputMode::AlternateScreen && r.viewport.ends_with(":cq") {
+            // A loaded machine: vim answered the interrupt (flushing what was typed after
+            // it) only after the signal's aftermath bound, and the Enter went with the flush.
+            r = sh.send("").await;
+        }
+        assert_ne!(r.exit_code, Some(0), "{r:?}");
+        // git reports the aborted commit (wording differs between versions).
+        assert!(
+            r.viewport.contains("Aborting commit") || r.viewport.contains("-m or -F"),
+            "{r:?}"
+        );
+        assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        let r = sh.send("echo next-$((1+1))").await;
+        assert!(r.viewport.lines().any(|l| l == "next-2"), "{r:?}");
+        // A program with ISIG on still gets a real SIGINT.
+        let r = sh.send("cat").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let s = sh.session.signal(TerminalSignal::Sigint).unwrap();
+        assert_eq!(s.delivery, SignalDelivery::ProcessGroup, "{s:?}");
+        let r = sh.send("echo back").await;
+        assert!(r.viewport.lines().any(|l| l == "back"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A full-screen editor takes sent text as keys, even when it enabled bracketed paste and the
+/// text spans lines: `i`, two lines and `ESC :wq` in one send insert, leave insert mode and
+/// save; the same without keys, sent after `i`, is typed too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_to_a_full_screen_editor_is_typed_as_keys() {
+    if !installed("vim") {
+        eprintln!("vim is not installed (.ci/run installs it): typing to an editor not exercised");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dsh-vim-keys-{}", unique_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    within(async {
+        let sh = Shell::open(config()).await;
+        let file = dir.join("combo.txt");
+        let r = sh
+            .send(&format!("vim -u NONE -i NONE '{}'", file.display()))
+            .await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let r = sh.send("ifirst line\nsecond line\x1b:wq").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "first line\nsecond line\n"
+        );
+        let file = dir.join("split.txt");
+        let r = sh
+            .send(&format!("vim -u NONE -i NONE '{}'", file.display()))
+            .await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let r = sh.send_raw("ione\ntwo", false).await;
+        assert!(r.viewport.contains("two"), "{r:?}");
+        let r = sh.send("\x1b:wq").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\ntwo\n");
+        // ESC then `O` (open a line above) is no keypad key: vim with its defaults (a 100 ms
+        // wait for the rest of a key code) takes the ESC alone.
+        let file = dir.join("above.txt");
+        let r = sh
+            .send(&format!("vim --clean -i NONE '{}'", file.display()))
+            .await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let r = sh.send("ione\x1bOtwo\x1b:wq").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "two\none\n");
+        sh.close().await;
+    })
+    .await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A program waiting for input is named by what reads the terminal, not by its process
+/// group's leader: `cat` run by a script (the script's bash waits for it), `cat` run by a
+/// Python script.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_program_reading_the_terminal_is_named_not_its_groups_leader() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (command, leader) in [
+            ("bash -c 'cat; echo script-done'", "script-done"),
+            (
+                "python3 -c 'import subprocess; subprocess.run([\"cat\"]); print(\"py-done\")'",
+                "py-done",
+            ),
+        ] {
+            let r = sh.send(command).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            assert_eq!(r.foreground.as_deref(), Some("cat"), "{command}: {r:?}");
+            let r = sh.send_raw("\u{4}", false).await;
+            assert!(r.viewport.contains(leader), "{command}: {r:?}");
+            assert_eq!(r.exit_code, Some(0), "{command}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

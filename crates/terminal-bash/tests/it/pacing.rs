@@ -1,0 +1,137 @@
+//! Several lines in one send reach the shell's line editor one at a time, as typing line after
+//! line would: answers go to the program that asks, signals drop what was not typed yet, and a
+//! deadline never loses a line.
+
+use dsh_terminal_core::{BackendSession, TerminalErrorCode, TerminalSignal, WaitReason};
+use pretty_assertions::assert_eq;
+
+use crate::support::{Shell, config, unique_id, within};
+
+/// Several lines to the shell's line editor reach whatever reads each one, as typing line
+/// after line would: the answer after a command that asks goes to it, and the commands after
+/// it still run (typed ahead at once, a program switching the terminal to canonical mode
+/// would take all the queued lines as one and lose the rest); a Ctrl-D line ends a reader.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_after_a_command_that_reads_go_to_it_and_the_rest_still_runs() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("read a\nAAA\necho a=$a").await;
+        assert!(r.viewport.lines().any(|l| l == "a=AAA"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send("head -n1\nfirst\necho second-ran").await;
+        assert!(r.viewport.lines().any(|l| l == "second-ran"), "{r:?}");
+        let r = sh
+            .send("read -p 'one? ' x; read -p 'two? ' y\n1\n2\necho \"x=$x y=$y\"")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "x=1 y=2"), "{r:?}");
+        // Text after a Ctrl-C at the prompt: typed once the shell's new prompt is up.
+        let r = sh.send("echo aaa\u{3}echo bbb").await;
+        assert!(r.viewport.lines().any(|l| l == "bbb"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send_raw("cat\nabc\n\u{4}", false).await;
+        assert_eq!(r.exit_code, Some(0), "one Ctrl-D ends cat: {r:?}");
+        assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        // Lines with nothing reading them in between (a loop, a heredoc) are unchanged.
+        let r = sh
+            .send("for i in 1 2; do\n  echo n$i\ndone\ncat <<EOF\nhere\nEOF")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "n2"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "here"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Lines typed one at a time meet signals as typed lines would: a signal to the program an
+/// earlier line started drops the lines not typed yet (a terminal's keys discard input typed
+/// ahead); a Ctrl-C on a line of its own reaches the running program at once; text after a
+/// Ctrl-D goes to the shell once the program the Ctrl-D ended is gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_typed_one_at_a_time_meet_signals_as_typed_lines_would() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let op = sh
+            .session
+            .start_send(dsh_terminal_core::SendRequest {
+                text: "echo first-$((1+1))\nsleep 100\necho not-$((2+2))\necho nor-$((3+3))".into(),
+                submit: true,
+                timeout: None,
+            })
+            .unwrap();
+        // Wait until the sleep runs (its line was taken up and it holds the terminal).
+        while !sh.session.transcript().contains("dsh> sleep 100") {
+            tokio::task::yield_now().await;
+        }
+        while sh
+            .session
+            .signal(TerminalSignal::Sigint)
+            .unwrap()
+            .shell_targeted
+        {
+            tokio::task::yield_now().await;
+        }
+        let r = op.done().await.unwrap();
+        assert!(r.viewport.lines().any(|l| l == "first-2"), "{r:?}");
+        assert_eq!(r.exit_code, Some(130), "{r:?}");
+        let r = sh.send("echo after").await;
+        let transcript = sh.session.transcript();
+        assert!(
+            !transcript.contains("not-4") && !transcript.contains("nor-6"),
+            "lines after the signal ran:\n{transcript}"
+        );
+        assert!(r.viewport.lines().any(|l| l == "after"), "{r:?}");
+        // A Ctrl-C line interrupts the sleep the line before started, then the rest runs.
+        let r = sh.send("sleep 100\n\u{3}echo after-ctrl-c").await;
+        assert!(r.viewport.lines().any(|l| l == "after-ctrl-c"), "{r:?}");
+        assert_eq!(crate::support::earlier(&r), vec![130], "{r:?}");
+        // Ctrl-D ends the REPL; the text after it is the shell's.
+        let r = sh.send("python3 -q\n1+1\n\u{4}echo after-eof").await;
+        assert!(r.viewport.lines().any(|l| l == "after-eof"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A deadline that passes between two lines still has every line typed (ahead, after the
+/// deadline): none is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_left_at_the_deadline_are_typed_ahead_not_lost() {
+    let dir = std::env::temp_dir().join(format!("dsh-paced-{}", unique_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let count = dir.join("count.txt");
+    within(async {
+        let sh = Shell::open(config()).await;
+        let lines: Vec<String> = (0..60)
+            .map(|i| format!("echo n{i} >> '{}'", count.display()))
+            .collect();
+        let op = sh
+            .session
+            .start_send(dsh_terminal_core::SendRequest {
+                text: lines.join("\n"),
+                submit: true,
+                timeout: Some(std::time::Duration::from_millis(5)),
+            })
+            .unwrap();
+        let r = op.done().await.unwrap();
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        // Poll until the prompt after the last line is back (the slot is free once the lines
+        // left were written).
+        loop {
+            match sh.try_send("", false).await {
+                Ok(r) if r.wait_reason == WaitReason::StdinRead && r.exit_code.is_some() => break,
+                Ok(_) => {}
+                Err(e) if e.code() == TerminalErrorCode::SendActive => {
+                    tokio::task::yield_now().await;
+                }
+                Err(e) => panic!("poll failed: {e}"),
+            }
+        }
+        let written = std::fs::read_to_string(&count).unwrap();
+        assert_eq!(written.lines().count(), 60, "{written}");
+        sh.close().await;
+    })
+    .await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,214 @@
+//! Cancelled and overlapping sends through the registry against real bash: a cancelled send
+//! loses no output and runs nothing typed ahead, a retry right after it is served, and a send
+//! while another runs is refused with what to do.
+
+use serde_json::json;
+
+use crate::support::{Host, fast_bash};
+
+/// Starts `terminal_send` of `text` on `pty-1` as a call the returned token cancels.
+fn cancellable_send(
+    host: &Host,
+    agent: &dsh_context::Agent,
+    text: &str,
+) -> (
+    tokio_util::sync::CancellationToken,
+    tokio::task::JoinHandle<dsh_tools::ToolResult>,
+) {
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let call = dsh_tools::ToolCall::new("test")
+        .with_agent(agent.clone())
+        .with_cancel(cancel.clone());
+    let tools = std::sync::Arc::clone(&host.tools);
+    let args = json!({"sessionId": "pty-1", "text": text});
+    let pending = tokio::spawn(async move { tools.execute("terminal_send", args, call).await });
+    (cancel, pending)
+}
+
+/// Waits until `pty-1`'s scrollback has the line `line` (pages do not consume output).
+async fn wait_for_line(host: &Host, agent: &dsh_context::Agent, line: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let page = host
+            .call(agent, "terminal_read", json!({"sessionId": "pty-1"}))
+            .await;
+        if page.text().lines().any(|l| l == line) {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{}", page.text());
+        tokio::task::yield_now().await;
+    }
+}
+
+/// A cancelled `terminal_send` (the client cancelled the call, e.g. on its own request
+/// timeout) interrupts its command; since no caller saw its result, the next send's result
+/// starts where the cancelled one's did: the command, what it printed before the interrupt
+/// and its exit status all reach the model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_send_loses_no_output() {
+    let (host, agent) = Host::with_open_shell().await;
+    let (cancel, pending) = cancellable_send(&host, &agent, "printf 'step-%s\\n' one; sleep 60");
+    // Cancel once the command has printed.
+    wait_for_line(&host, &agent, "step-one").await;
+    cancel.cancel();
+    let aborted = pending.await.expect("the send task");
+    assert!(aborted.is_error, "{}", aborted.text());
+    insta::assert_snapshot!("error_send_aborted", aborted.text());
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "", "submit": false}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    assert!(
+        r.text()
+            .contains("printf 'step-%s\\n' one; sleep 60\nstep-one\n"),
+        "{}",
+        r.text()
+    );
+    assert!(
+        r.text().contains("130"),
+        "the interrupt's status: {}",
+        r.text()
+    );
+    host.shutdown().await;
+}
+
+/// A second send while the session's first is still running is refused after a short wait,
+/// and the error says how long it waited and where the other send's result comes from.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_while_another_runs_is_refused_with_what_to_do() {
+    let (host, agent) = Host::with_open_shell().await;
+    let (_cancel, pending) = cancellable_send(&host, &agent, "echo first-running; sleep 60");
+    wait_for_line(&host, &agent, "first-running").await;
+    let second = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo second"}),
+        )
+        .await;
+    assert!(second.is_error, "{}", second.text());
+    insta::assert_snapshot!("error_send_active", second.text());
+    let s = host
+        .call(
+            &agent,
+            "terminal_signal",
+            json!({"sessionId": "pty-1", "signal": "SIGINT"}),
+        )
+        .await;
+    assert!(!s.is_error, "{}", s.text());
+    let first = pending.await.expect("the send task");
+    assert!(first.text().contains("[exit: 130]"), "{}", first.text());
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
+
+/// A client that cancels a send on its own timeout and retries at once: the retry is served
+/// (it waits briefly for the cancelled send to let go of the session) even when the cancelled
+/// command ignores its interrupt, and its result starts with the cancelled send's output.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_right_after_a_cancel_is_served() {
+    let (host, agent) = Host::with_open_shell().await;
+    let (cancel, pending) = cancellable_send(&host, &agent, "trap '' INT; echo ignoring; sleep 60");
+    wait_for_line(&host, &agent, "ignoring").await;
+    cancel.cancel();
+    // The retry goes out at once, before the cancelled call has answered.
+    let retry = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo next", "timeoutMs": 1000}),
+        )
+        .await;
+    assert!(!retry.is_error, "{}", retry.text());
+    assert!(retry.text().contains("\nignoring\n"), "{}", retry.text());
+    assert!(
+        retry.text().contains("[foreground: sleep]"),
+        "{}",
+        retry.text()
+    );
+    let aborted = pending.await.expect("the send task");
+    assert!(aborted.is_error, "{}", aborted.text());
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
+
+/// Cancelling a send typed ahead to a program that does not read discards the input the
+/// terminal has not taken yet (more than its buffer holds) with what it has, as the terminal's
+/// Ctrl-C would: the program is interrupted at once, the session is free for the next send,
+/// and none of the cancelled lines runs. A `terminal_signal` SIGINT does the same to a send
+/// still writing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_send_typed_ahead_to_a_program_that_does_not_read_runs_nothing() {
+    let (host, agent) = Host::with_open_shell().await;
+    let lines = |tag: &str| {
+        (0..2000)
+            .map(|i| format!("echo {tag}{i:05}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for round in ["cancel", "signal"] {
+        let r = host
+            .call(
+                &agent,
+                "terminal_send",
+                json!({"sessionId": "pty-1", "text": "sleep 600", "timeoutMs": 200}),
+            )
+            .await;
+        assert!(!r.is_error, "{}", r.text());
+        let tag = format!("{round}-junk");
+        let (cancel, pending) = cancellable_send(&host, &agent, &lines(&tag));
+        if round == "cancel" {
+            // Once the terminal has taken what it can of the input.
+            wait_for_line(&host, &agent, &format!("echo {tag}00001")).await;
+            cancel.cancel();
+        } else {
+            wait_for_line(&host, &agent, &format!("echo {tag}00001")).await;
+            let r = host
+                .call(
+                    &agent,
+                    "terminal_signal",
+                    json!({"sessionId": "pty-1", "signal": "SIGINT"}),
+                )
+                .await;
+            assert!(!r.is_error, "{}", r.text());
+        }
+        let answered = pending.await.expect("the send task");
+        if round == "signal" {
+            assert!(!answered.is_error, "{}", answered.text());
+        }
+        let r = host
+            .call(
+                &agent,
+                "terminal_send",
+                json!({"sessionId": "pty-1", "text": format!("echo {round}-after")}),
+            )
+            .await;
+        assert!(!r.is_error, "{round}: {}", r.text());
+        assert!(
+            r.text().contains(&format!("\n{round}-after\n")),
+            "{}",
+            r.text()
+        );
+        let page = host
+            .call(
+                &agent,
+                "terminal_read",
+                json!({"sessionId": "pty-1", "count": 10000}),
+            )
+            .await;
+        assert!(
+            !page.text().lines().any(|l| l.starts_with(&tag)),
+            "a cancelled line ran: {}",
+            page.text()
+        );
+    }
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
