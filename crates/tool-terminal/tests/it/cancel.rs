@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::support::{Host, fast_bash};
+use crate::support::Host;
 
 /// Starts `terminal_send` of `text` on `pty-1` as a call the returned token cancels.
 fn cancellable_send(
