@@ -33,8 +33,8 @@ mod tree;
 mod tty_wait;
 mod watchdog;
 
-pub(crate) use activity::group_activity_in;
 pub use activity::{GroupActivity, group_activity};
+pub(crate) use activity::{group_activity_in, group_relays_in};
 pub use cgroup::{NO_CGROUP2_ENV, SessionCgroup};
 pub(crate) use exit_status::ExitWatch;
 pub use procfs::{IdentityStatus, ProcessIdentity, StatInfo, foreground_pgid, group_name, stat};

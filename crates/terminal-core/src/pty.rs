@@ -525,9 +525,25 @@ impl Pty {
     }
 
     /// Bytes written to the terminal that its foreground program has not read yet (`FIONREAD`
-    /// on a short-lived descriptor of the slave side). `None` when it cannot be asked.
+    /// on a short-lived descriptor of the slave side; in canonical mode, the complete lines
+    /// only). `None` when it cannot be asked.
+    ///
+    /// The descriptor is polled first, without waiting: the kernel hands bytes written to the
+    /// master over to the slave's line discipline from a work queue, and a poll that finds
+    /// nothing readable finishes that hand-off, so bytes just written are never counted as
+    /// read.
     pub(crate) fn pending_input_bytes(&self) -> Option<u64> {
-        rustix::io::ioctl_fionread(&self.open_slave()?).ok()
+        let slave = self.open_slave()?;
+        let mut fds = [rustix::event::PollFd::new(
+            &slave,
+            rustix::event::PollFlags::IN,
+        )];
+        let now = rustix::event::Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        let _ = rustix::event::poll(&mut fds, Some(&now));
+        rustix::io::ioctl_fionread(&slave).ok()
     }
 
     /// Output bytes the program wrote that the reader thread has not read yet.

@@ -118,13 +118,17 @@ pub(crate) struct Observation {
     pub(crate) fg: Option<i32>,
     /// Input written to the terminal is still queued, unread.
     pub(crate) input_pending: bool,
-    /// `/proc` stdin-wait probe of `fg`, when one ran for this evaluation.
+    /// `/proc` stdin-wait probe of `fg`, when one ran for this evaluation. A probe that began
+    /// before the newest output, or found input the group had not read yet, does not count.
     pub(crate) fg_waiting: Option<bool>,
     /// The same probe's verdict that `fg` is busy (computing, sleeping on a timer, waiting on
     /// busy children), when one ran for this evaluation.
     pub(crate) fg_busy: Option<bool>,
     /// The probe found `fg` waiting on the terminal among other event sources.
     pub(crate) fg_wait_among_others: bool,
+    /// Besides, `fg` holds a socket or a terminal's master side: it relays another side's
+    /// output (`ssh host make`), which may still be coming.
+    pub(crate) fg_relays: bool,
     /// A terminal query reply is still owed to the program: it waits for us, not for input.
     pub(crate) reply_pending: bool,
     /// When visible output (or a mark) last arrived.
@@ -362,18 +366,25 @@ impl Readiness {
             };
             let quiet = o.output_drained
                 && o.now.saturating_duration_since(o.last_output_at) >= quiet_needed;
-            // A wait among other event sources with no prompt before the cursor, on the main
-            // screen, is a relay's (`ssh host make`, `docker exec -it`: it watches the
-            // terminal and the remote side's output, which is still coming) more than a
-            // program's that wants input now: silence decides it, not the wait.
-            let unprompted_relay =
-                o.fg_wait_among_others && o.cursor_on_blank_row && !o.alternate_screen;
+            // A relay's wait (`ssh host make`, `docker exec -it`: it watches the terminal and
+            // the remote side's output, which is still coming) with no prompt before the
+            // cursor, on the main screen, is not a program's that wants input now: silence
+            // decides it, not the wait. An event loop with nothing to relay (node's REPL after
+            // a timer printed) is waiting for input.
+            let unprompted_relay = o.fg_relays && o.cursor_on_blank_row && !o.alternate_screen;
             // A poll writes nothing, so a program already waiting for input is simply ready.
+            // A program reading the terminal alone that is blocked there again with none of the
+            // input left unread took it and asks for more, even when it printed nothing (a
+            // `read -s` answered, a key to a program reading keys without echo): a probe
+            // verdict only stands once the input was handed over and read (see
+            // `Observation::fg_waiting`). A wait among other event sources may be an event
+            // loop still busy with what it read, so it needs output or a leave first.
             let accepted = Some(fg) != self.pre.fg
                 || self.left_wait
                 || o.output_since_write
                 || self.poll_only
-                || self.held_by_line_discipline;
+                || self.held_by_line_discipline
+                || !o.fg_wait_among_others;
             if gate
                 && waiting
                 && !unprompted_relay

@@ -547,3 +547,37 @@ async fn long_lines_and_interrupts_reach_other_programs_as_a_terminal_would() {
     })
     .await;
 }
+
+/// A program that reads the terminal without echo and prints nothing when answered (`read -s`,
+/// a reader of single keys) waits for input again once it took the answer: the send settles
+/// as a stdin wait, not at the idle window as if something might still run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_reader_that_took_its_answer_waits_for_input_again() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("read -s a; read -s b; echo \"got $a $b\"").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("first").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("second").await;
+        assert!(r.viewport.lines().any(|l| l == "got first second"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh
+            .send(
+                "python3 -c \"import os, termios, tty; a = termios.tcgetattr(0); tty.setcbreak(0); \
+                 [os.read(0, 1) for _ in range(3)]; termios.tcsetattr(0, termios.TCSADRAIN, a); \
+                 print('keys done')\"",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        for key in ["x", "y"] {
+            let r = sh.send_raw(key, false).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{key}: {r:?}");
+        }
+        let r = sh.send_raw("z", false).await;
+        assert!(r.viewport.lines().any(|l| l == "keys done"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

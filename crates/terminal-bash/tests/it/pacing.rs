@@ -135,3 +135,72 @@ async fn lines_left_at_the_deadline_are_typed_ahead_not_lost() {
     .await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Lines before an interrupt key reach any reader before the key does (the terminal discards
+/// what was not read when it sends the signal): a Python REPL and a nested shell run them,
+/// take the key, then the text after it. Lines to a REPL go one at a time, so a line after
+/// the REPL's own exit command reaches the shell, not the REPL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_before_an_interrupt_and_after_an_exit_reach_their_readers() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("python3 -q").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("x = 5\nprint(x * 2)\n\u{3}print('after')").await;
+        assert!(r.viewport.lines().any(|l| l == "10"), "{r:?}");
+        assert!(r.viewport.contains("KeyboardInterrupt"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "after"), "{r:?}");
+        let r = sh.send("print(x)").await;
+        assert!(r.viewport.lines().any(|l| l == "5"), "{r:?}");
+        let r = sh.send("exit()\necho after-python").await;
+        assert!(r.viewport.lines().any(|l| l == "after-python"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send("bash --norc --noprofile").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("echo one\necho two\n\u{3}echo three").await;
+        for line in ["one", "two", "three"] {
+            assert!(r.viewport.lines().any(|l| l == line), "{line}: {r:?}");
+        }
+        let r = sh.send("exit\necho after-nested").await;
+        assert!(r.viewport.lines().any(|l| l == "after-nested"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        if crate::support::installed("node") {
+            let r = sh.send("node").await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            let r = sh.send("1+1\n.exit\necho after-node").await;
+            assert!(r.viewport.lines().any(|l| l == "2"), "{r:?}");
+            assert!(r.viewport.lines().any(|l| l == "after-node"), "{r:?}");
+            assert_eq!(r.exit_code, Some(0), "{r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A line over the terminal's 4095-byte canonical limit that follows, in the same send, the
+/// line starting the program that reads it is not typed (the kernel would cut it): the result
+/// says which line and why, and the program still waits, so a short answer reaches it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_line_for_a_program_an_earlier_line_started_is_refused_not_cut() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let long = "b".repeat(5000);
+        let r = sh
+            .send(&format!("read -r x; echo len=${{#x}}\n{long}\necho never"))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.notices.len(), 1, "{r:?}");
+        assert!(
+            r.notices[0].starts_with("[input: line 2 of the input (5000 bytes)"),
+            "{r:?}"
+        );
+        assert!(r.notices[0].contains("4095"), "{r:?}");
+        assert!(!r.viewport.contains("bbbb"), "{r:?}");
+        let r = sh.send("short").await;
+        assert!(r.viewport.lines().any(|l| l == "len=5"), "{r:?}");
+        assert!(!r.viewport.contains("never"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

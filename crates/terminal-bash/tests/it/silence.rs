@@ -85,7 +85,7 @@ async fn a_redrawing_full_screen_program_settles_between_redraws() {
 }
 
 /// A relay (`ssh host make`, `docker exec -it`): it waits on the terminal and on the remote
-/// side's output at once. While the remote command runs and has printed no prompt, neither
+/// side's output (a socket) at once. While the remote command runs and has printed no prompt, neither
 /// the send nor a poll calls that "waiting for input": silence settles them (`inferred_idle`),
 /// and the remote output and exit come with a later poll. A remote prompt settles at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -95,12 +95,14 @@ async fn a_relay_whose_remote_side_runs_is_not_waiting_for_input() {
     let relay = dir.join("relay.py");
     std::fs::write(
         &relay,
-        "import os, select, subprocess, sys\n\
-         p = subprocess.Popen(['bash', '-c', sys.argv[1]], stdout=subprocess.PIPE)\n\
+        "import os, select, socket, subprocess, sys\n\
+         here, there = socket.socketpair()\n\
+         p = subprocess.Popen(['bash', '-c', sys.argv[1]], stdout=there)\n\
+         there.close()\n\
          while True:\n\
-         \x20   r, _, _ = select.select([0, p.stdout.fileno()], [], [])\n\
-         \x20   if p.stdout.fileno() in r:\n\
-         \x20       d = os.read(p.stdout.fileno(), 4096)\n\
+         \x20   r, _, _ = select.select([0, here.fileno()], [], [])\n\
+         \x20   if here.fileno() in r:\n\
+         \x20       d = here.recv(4096)\n\
          \x20       if not d: break\n\
          \x20       os.write(1, d)\n\
          \x20   if 0 in r: os.read(0, 4096)\n\
@@ -142,4 +144,37 @@ async fn a_relay_whose_remote_side_runs_is_not_waiting_for_input() {
     })
     .await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An event loop with nothing to relay (node's REPL) that printed from a timer after its
+/// prompt, leaving the cursor on a blank row, still waits for input: a poll says so once
+/// quiet, not at the idle window, and the next line runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repl_event_loop_after_timer_output_waits_for_input() {
+    if !crate::support::installed("node") {
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("node").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh
+            .send("setTimeout(() => console.log('timer-' + 'fired'), 100)")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let mut seen = r.viewport.contains("timer-fired");
+        while !seen {
+            let r = sh.send_raw("", false).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            seen = r.viewport.contains("timer-fired");
+        }
+        let r = sh.send_raw("", false).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("6 * 7").await;
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        let r = sh.send(".exit").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
 }

@@ -198,6 +198,31 @@ fn watches_one_fd(pid: i32, call: SyscallLine) -> bool {
     }
 }
 
+/// Whether a live process of group `pgid` (found in `scope`) holds a socket or a terminal's
+/// master side. A program waiting on the terminal among other event sources that does relays
+/// another side's output (`ssh`, `docker exec -it`, `script`), which may still be coming; an
+/// event loop without one (node's REPL: pipes, eventfds) serves only its own work. Costs one
+/// `/proc/PID/fd` listing per member.
+pub(crate) fn group_relays_in(pgid: i32, scope: &ProcessScope) -> bool {
+    scope
+        .stats()
+        .into_iter()
+        .filter(|s| s.pgrp == pgid && !s.is_zombie())
+        .any(|s| holds_relay_fd(s.pid))
+}
+
+fn holds_relay_fd(pid: i32) -> bool {
+    let Ok(entries) = fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        fs::read_link(entry.path()).is_ok_and(|target| {
+            let target = target.to_string_lossy();
+            target.starts_with("socket:") || target == "/dev/ptmx" || target == "/dev/pts/ptmx"
+        })
+    })
+}
+
 /// `epoll_pwait2` takes a timespec pointer; the older epoll waits take milliseconds.
 fn is_epoll_pwait2(nr: i64) -> bool {
     nr == 441

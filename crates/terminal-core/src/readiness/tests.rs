@@ -27,6 +27,7 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         fg_waiting: None,
         fg_busy: None,
         fg_wait_among_others: false,
+        fg_relays: false,
         reply_pending: false,
         last_output_at: t0,
         output_since_write: false,
@@ -75,12 +76,13 @@ fn a_poll_accepts_a_program_that_was_already_waiting() {
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
 }
 
-/// A wait among other event sources with nothing before the cursor on the main screen (a
-/// relay such as `ssh host make` watching the terminal and the remote output) settles only by
-/// silence, a poll included; with a prompt before the cursor, or on the alternate screen, the
+/// A relay's wait (among other event sources, holding a socket: `ssh host make` watching the
+/// terminal and the remote output) with nothing before the cursor on the main screen settles
+/// only by silence, a poll included; with a prompt before the cursor, on the alternate
+/// screen, or by an event loop with nothing to relay (node's REPL after a timer printed), the
 /// wait settles once quiet.
 #[test]
-fn an_unprompted_wait_among_other_sources_settles_by_silence_only() {
+fn an_unprompted_relay_wait_settles_by_silence_only() {
     let t0 = Instant::now();
     let pre = PreWrite {
         fg: Some(CHILD),
@@ -92,6 +94,7 @@ fn an_unprompted_wait_among_other_sources_settles_by_silence_only() {
         o.fg_waiting = Some(true);
         o.fg_busy = Some(false);
         o.fg_wait_among_others = true;
+        o.fg_relays = true;
         o.cursor_on_blank_row = true;
         o.output_since_write = true;
         o
@@ -121,6 +124,15 @@ fn an_unprompted_wait_among_other_sources_settles_by_silence_only() {
         };
         assert_eq!(
             fresh(poll).evaluate(&full_screen),
+            Some(Settle::StdinWait),
+            "poll={poll}"
+        );
+        let event_loop = Observation {
+            fg_relays: false,
+            ..relay(200)
+        };
+        assert_eq!(
+            fresh(poll).evaluate(&event_loop),
             Some(Settle::StdinWait),
             "poll={poll}"
         );
@@ -183,11 +195,13 @@ fn keys_the_line_discipline_holds_accept_a_wait_that_began_before_the_write() {
     let mut o = obs(t0, 30);
     o.fg = Some(CHILD);
     o.fg_waiting = Some(true);
-    // A key the reader may have acted on needs evidence that it did.
-    let mut plain = ready(pre, t0);
+    o.fg_wait_among_others = true;
+    o.now = t0 + WEAK_WAIT_QUIET;
+    // A key an event loop may have acted on needs evidence that it did.
+    let mut plain = with_real_windows(t0, pre);
     assert_eq!(plain.evaluate(&o), None);
     // Keys held in the kernel's canonical line (no line end): the wait is still the same.
-    let mut held = ready(pre, t0);
+    let mut held = with_real_windows(t0, pre);
     held.set_held_by_line_discipline(true);
     assert_eq!(held.evaluate(&o), Some(Settle::StdinWait));
 }
@@ -275,17 +289,24 @@ fn stdin_wait_needs_a_caught_up_quiet_screen() {
 }
 
 #[test]
-fn pre_write_wait_is_not_reused_until_left_or_answered() {
+fn a_pre_write_wait_among_other_sources_is_not_reused_until_left_or_answered() {
     let t0 = Instant::now();
     let pre = PreWrite {
         fg: Some(CHILD),
         waiting: true,
     };
-    let mut r = ready(pre, t0);
+    let mut r = with_real_windows(t0, pre);
     let mut o = obs(t0, 30);
     o.fg = Some(CHILD);
     o.fg_waiting = Some(true);
     o.last_output_at = t0;
+    // A program reading the terminal alone, blocked there again with the input read (a
+    // verdict stands only then): it took the input and asks for more, output or not.
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+    // An event loop watching the terminal among other sources may still be busy with it.
+    let mut r = with_real_windows(t0, pre);
+    o.fg_wait_among_others = true;
+    o.now = t0 + WEAK_WAIT_QUIET;
     assert_eq!(r.evaluate(&o), None);
     // Seen running once, then waiting again: accepted.
     let mut o2 = o;
@@ -293,14 +314,15 @@ fn pre_write_wait_is_not_reused_until_left_or_answered() {
     assert_eq!(r.evaluate(&o2), None);
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
     // Or: it answered with output and went quiet.
-    let mut r = ready(pre, t0);
+    let mut r = with_real_windows(t0, pre);
     let mut o = obs(t0, 40);
     o.fg = Some(CHILD);
     o.fg_waiting = Some(true);
+    o.fg_wait_among_others = true;
     o.output_since_write = true;
     o.last_output_at = t0 + Duration::from_millis(40);
     assert_eq!(r.evaluate(&o), None, "output too recent");
-    o.now = t0 + Duration::from_millis(40) + PROBE_QUIET;
+    o.now = t0 + Duration::from_millis(40) + WEAK_WAIT_QUIET;
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
 }
 

@@ -95,6 +95,33 @@ pub(super) fn unended_after(text: &str, submit: bool, before: usize) -> Option<u
     })
 }
 
+/// What to do instead of sending a line over [`CANONICAL_LINE_MAX`] bytes.
+const LONG_LINE_ADVICE: &str = "Write the text to a file in smaller pieces (e.g. printf '%s' '<piece>' >> /tmp/input.txt, one send per piece) and have the program read that file";
+
+/// The first line of `step` (a paced step of a send's input, see the send's pacing) over
+/// [`CANONICAL_LINE_MAX`] bytes: its index in `step` and its length in bytes.
+pub(super) fn over_long_line(step: &[u8]) -> Option<(usize, usize)> {
+    step.split(|&b| b == b'\n' || b == b'\r')
+        .map(<[u8]>::len)
+        .enumerate()
+        .find(|&(_, len)| len > CANONICAL_LINE_MAX)
+}
+
+/// The notice for a paced line that was not typed: line `number` (from 1) of the input is
+/// `len` bytes, and the program that would read it (`reader`, when known) reads in canonical
+/// mode. The lines after it were not typed either.
+pub(super) fn over_long_line_notice(number: usize, len: usize, reader: Option<&str>) -> String {
+    let reader = reader.map_or_else(|| "the program".to_owned(), |name| format!("`{name}`"));
+    format!(
+        "[input: line {number} of the input ({len} bytes) and the lines after it were not typed: {reader}, which reads it, goes through the terminal's line editing, whose limit is {CANONICAL_LINE_MAX} bytes a line and would have cut it silently; the lines before it were typed. {LONG_LINE_ADVICE}]"
+    )
+}
+
+/// Whether `bytes` start with a bracketed paste (a block [`shape`] pastes whole).
+pub(super) fn is_paste(bytes: &[u8]) -> bool {
+    bytes.starts_with(PASTE_START)
+}
+
 /// The bytes for `text` (+ Enter when `submit`) to `reader`.
 ///
 /// # Errors
@@ -137,7 +164,7 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
         return Err(TerminalError::new(
             TerminalErrorCode::InvalidRequest,
             format!(
-                "{line}, over the terminal's {CANONICAL_LINE_MAX}-byte line limit: the program reading it (or, while a command runs, the input typed ahead) goes through the terminal's line editing, which would cut the line silently; nothing was sent.{unended} Write the text to a file in smaller pieces (e.g. printf '%s' '<piece>' >> /tmp/input.txt, one send per piece) and have the program read that file"
+                "{line}, over the terminal's {CANONICAL_LINE_MAX}-byte line limit: the program reading it (or, while a command runs, the input typed ahead) goes through the terminal's line editing, which would cut the line silently; nothing was sent.{unended} {LONG_LINE_ADVICE}"
             ),
         ));
     }

@@ -13,7 +13,7 @@ use crate::screen::PromptState;
 use super::nested_shell::{is_shell_name, runs_interactively};
 use super::result::is_repl_continuation_prompt;
 use super::send::{EXIT_DRAIN_MAX, EXIT_DRAIN_MIN};
-use super::shared::Shared;
+use super::shared::{ProbeVerdict, Shared};
 
 /// A foreground probe in flight: the group probed, when the probe started, and what the
 /// group is doing (with whether the shell replaced itself, for the shell's group, and whether
@@ -21,7 +21,7 @@ use super::shared::Shared;
 pub(super) type Probing = (
     i32,
     Instant,
-    std::pin::Pin<Box<dyn std::future::Future<Output = (GroupActivity, bool, bool)> + Send>>,
+    std::pin::Pin<Box<dyn std::future::Future<Output = ProbeVerdict> + Send>>,
 );
 
 /// The control bytes a terminal turns into signals with ISIG on (the default VINTR, VQUIT and
@@ -65,6 +65,8 @@ pub(super) struct Probe {
     pub(super) activity: GroupActivity,
     /// The group is the shell's, and the shell `exec`ed another program.
     pub(super) shell_replaced: bool,
+    /// The group waits on the terminal among other sources and relays another side's output.
+    pub(super) relays: bool,
 }
 
 /// Facts about the foreground before the write.
@@ -135,6 +137,7 @@ pub(super) fn observe(
             fg_waiting: None,
             fg_busy: None,
             fg_wait_among_others: false,
+            fg_relays: false,
             reply_pending: false,
             last_output_at: st.last_output_at,
             output_since_write: st.last_output_at > written_at,
@@ -168,6 +171,7 @@ pub(super) fn observe(
     obs.fg_waiting = activity.map(|a| matches!(a, GroupActivity::ReadingTty { .. }));
     obs.fg_wait_among_others =
         activity.is_some_and(|a| matches!(a, GroupActivity::ReadingTty { only_tty: false }));
+    obs.fg_relays = obs.fg_wait_among_others && probed.as_ref().is_some_and(|p| p.relays);
     if obs.fg_wait_among_others {
         let row = shared.lock().screen.cursor_row_prefix();
         obs.prompt_at_cursor = row.as_deref().is_some_and(is_repl_prompt);

@@ -49,6 +49,8 @@ pub(super) struct SettleFacts {
     /// The output wrote over text an earlier program left on screen (the cursor was moved up
     /// without clearing): a row may mix the two.
     pub(super) screen_mixed: bool,
+    /// The notice for a line of the input left untyped: the kernel would have cut it.
+    pub(super) refused_line: Option<String>,
 }
 
 /// The notice for [`SettleFacts::screen_mixed`].
@@ -154,6 +156,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         }),
     });
     let notices = [
+        (facts.refused_line.is_some(), facts.refused_line),
         (
             facts.input_unread,
             facts.foreground.as_deref().map(input_unread_notice),
@@ -223,6 +226,7 @@ mod tests {
             prompt_unmarked: false,
             input_unread: false,
             screen_mixed: false,
+            refused_line: None,
         }
     }
 

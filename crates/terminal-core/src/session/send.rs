@@ -95,6 +95,8 @@ pub(super) struct SendOp {
     /// A signal reached the terminal's foreground: the lines not typed yet are dropped, as
     /// the terminal's keys discard input typed ahead (see [`pacing`]).
     untyped_dropped: AtomicBool,
+    /// The notice for a paced line left untyped because the kernel would have cut it.
+    refused: Mutex<Option<String>>,
 }
 
 impl SendOp {
@@ -136,6 +138,7 @@ impl SendOp {
             unended_line_bytes,
         };
         let input = input::shape(&request.text, request.submit, reader)?;
+        let alternate = st.screen.alternate_screen();
         st.unended_line = if reader.canonical {
             input::unended_after(&request.text, request.submit, unended_line_bytes)
                 .map(|bytes| UnendedLine { bytes, prompts })
@@ -152,6 +155,7 @@ impl SendOp {
             in_flight: AtomicBool::new(false),
             timeout: request.timeout,
             untyped_dropped: AtomicBool::new(false),
+            refused: Mutex::new(None),
         });
         st.active = Some(Arc::clone(&op));
         drop(st);
@@ -159,7 +163,11 @@ impl SendOp {
         let raw_keys = !reader.shell_line_editor
             && canonical == Some(false)
             && fg.is_some_and(|p| p != shared.shell_pgid());
-        let (input, pacing) = pacing::Pacing::split(input, reader.shell_line_editor, raw_keys);
+        // Lines go one at a time to a line editor: the shell's, or a raw reader's on the main
+        // screen (a REPL), unless the text went as one paste.
+        let lines =
+            reader.shell_line_editor || (raw_keys && !alternate && !input::is_paste(&input));
+        let (input, pacing) = pacing::Pacing::split(input, lines, raw_keys);
         let driver = Arc::clone(&op).drive(Arc::clone(inner), input, pacing, initializing);
         inner.runtime.spawn(driver.instrument(inner.span.clone()));
         Ok(op)
@@ -492,6 +500,25 @@ impl SendOp {
                 && let Some(line) = pacing.on_settle(reason)
             {
                 let ahead = matches!(reason, Settle::Idle | Settle::Timeout);
+                // A line over the canonical limit to a reader in canonical mode would be cut
+                // by the kernel: it and the rest are not typed, and the result says so.
+                if let Some((index, len)) = input::over_long_line(&line)
+                    && shared.pty.modes().is_some_and(|m| m.canonical)
+                {
+                    pacing.discard();
+                    let reader = obs
+                        .fg
+                        .and_then(|pgid| shared.tty_reader(pgid))
+                        .and_then(crate::process::stat)
+                        .map(|s| s.comm);
+                    *self.refused.lock() = Some(input::over_long_line_notice(
+                        pacing.newest_step_first_line() + index,
+                        len,
+                        reader.as_deref(),
+                    ));
+                    self.settle(reason, last_exit);
+                    break;
+                }
                 if !ahead {
                     let pre = PreWrite {
                         fg: obs.fg,
@@ -585,17 +612,17 @@ impl SendOp {
                     // program may have left (or entered) its wait since; the schedule probes
                     // again.
                     let fence = shared.lock().probe_fence();
-                    let (activity, shell_replaced, input_pending) = verdict;
                     // Nor is a verdict while input the program has not read waits on the
                     // terminal: the program has not been handed all of it yet.
                     probe = probing
                         .take()
-                        .filter(|&(_, started, _)| fence <= started && !input_pending)
+                        .filter(|&(_, started, _)| fence <= started && !verdict.input_pending)
                         .map(|(pgid, started, _)| Probe {
                             pgid,
                             started,
-                            activity,
-                            shell_replaced,
+                            activity: verdict.activity,
+                            shell_replaced: verdict.shell_replaced,
+                            relays: verdict.relays,
                         });
                     probes.probed(Instant::now());
                 }

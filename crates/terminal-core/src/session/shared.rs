@@ -10,8 +10,8 @@ use tokio::sync::watch;
 
 use crate::error::TerminalError;
 use crate::process::{
-    ExitWatch, GroupActivity, ProcessScope, group_activity_in, group_tty_reader_in,
-    is_group_waiting_on_tty_in,
+    ExitWatch, GroupActivity, ProcessScope, group_activity_in, group_relays_in,
+    group_tty_reader_in, is_group_waiting_on_tty_in,
 };
 use crate::pty::{ExitInfo, Pty, ReadEvent};
 use crate::screen::{AnchorId, ExitTally, PromptState, Screen, ScreenEvent};
@@ -373,28 +373,39 @@ impl Shared {
 
     /// One foreground probe, run off the runtime as one blocking task: what process group
     /// `pgid` is doing (idle, the seed's silence rule, when it cannot be told); whether the
-    /// shell replaced itself (asked only for the shell's group, `of_shell`); and whether input
+    /// shell replaced itself (asked only for the shell's group, `of_shell`); whether input
     /// still waits unread on the terminal (`Pty::input_pending`, asked only when the group was
     /// seen reading the terminal: only such a group can have been seen before it got all of
-    /// its input). The future borrows nothing, so a send can wait for it beside other events.
+    /// its input); and, for a wait among other event sources, whether the group relays
+    /// another side's output (`group_relays_in`). The future borrows nothing, so a send can
+    /// wait for it beside other events.
     pub(super) fn probe(
         self: &Arc<Self>,
         pgid: i32,
         of_shell: bool,
-    ) -> impl std::future::Future<Output = (GroupActivity, bool, bool)> + Send + 'static {
+    ) -> impl std::future::Future<Output = ProbeVerdict> + Send + 'static {
         let shared = Arc::clone(self);
         async move {
             tokio::task::spawn_blocking(move || {
                 let activity = shared.pty.tty_path().map_or(GroupActivity::Idle, |tty| {
                     group_activity_in(pgid, tty, &shared.scope)
                 });
-                let replaced = of_shell && shared.shell_replaced();
-                let pending = matches!(activity, GroupActivity::ReadingTty { .. })
-                    && shared.pty.input_pending();
-                (activity, replaced, pending)
+                ProbeVerdict {
+                    activity,
+                    shell_replaced: of_shell && shared.shell_replaced(),
+                    input_pending: matches!(activity, GroupActivity::ReadingTty { .. })
+                        && shared.pty.input_pending(),
+                    relays: activity == GroupActivity::ReadingTty { only_tty: false }
+                        && group_relays_in(pgid, &shared.scope),
+                }
             })
             .await
-            .unwrap_or((GroupActivity::Idle, false, false))
+            .unwrap_or(ProbeVerdict {
+                activity: GroupActivity::Idle,
+                shell_replaced: false,
+                input_pending: false,
+                relays: false,
+            })
         }
     }
 }
@@ -495,4 +506,16 @@ pub(super) fn on_shell_exit(shared: &Shared, info: ExitInfo) {
         shared.publish_status(&st);
     }
     shared.bump();
+}
+
+/// What one foreground probe found (see [`Shared::probe`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ProbeVerdict {
+    pub(super) activity: GroupActivity,
+    /// The group is the shell's, and the shell `exec`ed another program.
+    pub(super) shell_replaced: bool,
+    /// Input the group has not read waits on the terminal.
+    pub(super) input_pending: bool,
+    /// The group waits on the terminal among other sources and relays another side's output.
+    pub(super) relays: bool,
 }

@@ -1,21 +1,27 @@
 //! Input typed in steps, each once the one before was taken up and its reader is ready for
 //! more (the prompt came back, a continuation prompt, or a program waits for input):
 //!
-//! - Several lines to the shell's own line editor, one line at a time, as a user types line
-//!   after line. Written all at once they would be typed ahead, and a line that starts a
-//!   program switches the terminal to canonical mode with the later lines already queued:
-//!   the kernel then hands them over as one line, and a program that reads in blocks (`read`
-//!   in bash, `head -n1`) takes them all, so the commands after it never run (`read a` + its
-//!   answer + `echo $a`).
+//! - Several lines to a line editor, one line at a time, as a user types line after line:
+//!   the shell's own at its prompt, and a program's that reads keys raw on the main screen (a
+//!   REPL: node, sqlite3, a nested shell; a Python REPL given a block as one paste is not
+//!   split). Written all at once they would be typed ahead: a line that starts a program
+//!   switches the terminal to canonical mode with the later lines already queued, and the
+//!   kernel then hands them over as one line, so a program that reads in blocks (`read` in
+//!   bash, `head -n1`) takes them all and the commands after it never run (`read a` + its
+//!   answer + `echo $a`); a REPL that reads everything queued evaluates a line meant for the
+//!   shell after its own `.exit`.
 //! - Keys to a program reading them raw (an editor): an ESC followed by `O` or `[` that do not
 //!   make a known key with it (`ESC O t`, vim's "open a line above" then `t`) goes alone, so
 //!   the program times it out as the ESC key instead of reading a keypad or function key.
-//! - To either, the text after an interrupt, quit or suspend key (Ctrl-C, Ctrl-\, Ctrl-Z) or
-//!   end-of-file (Ctrl-D) goes once the program has dealt with the key and reads again (the
-//!   shell's new prompt after `^C`): sent at once, its first keys are lost while the line
-//!   editor handles the signal (`echo a^Cecho b` ran `cho b`), or reach the program the
-//!   Ctrl-D was meant to end. An interrupt, quit or suspend key on a line of its own goes as
-//!   soon as a program holds the terminal, as a user presses it while the program runs.
+//! - To any reader, an interrupt, quit or suspend key (Ctrl-C, Ctrl-\, Ctrl-Z) goes only once
+//!   the text before it was taken up: the terminal discards the input not yet read when it
+//!   sends the signal, so `x = 5\nprint(x)\n` + Ctrl-C at once lost both lines in a REPL.
+//!   The text after such a key or end-of-file (Ctrl-D) goes once the program has dealt with
+//!   the key and reads again (the shell's new prompt after `^C`): sent at once, its first keys
+//!   are lost while the line editor handles the signal (`echo a^Cecho b` ran `cho b`), or
+//!   reach the program the Ctrl-D was meant to end. An interrupt, quit or suspend key on a
+//!   line of its own goes as soon as a program holds the terminal, as a user presses it while
+//!   the program runs.
 
 use std::collections::VecDeque;
 
@@ -29,6 +35,10 @@ pub(super) struct Pacing {
     pending: VecDeque<Vec<u8>>,
     /// The step written last ended with an interrupt, quit or suspend key.
     after_signal_key: bool,
+    /// Line ends in the steps handed out before the newest one.
+    line_ends_before_newest: usize,
+    /// Line ends in every step handed out.
+    line_ends_taken: usize,
 }
 
 /// How long the program a line started runs without settling before a Ctrl-C (Ctrl-\,
@@ -42,24 +52,27 @@ pub(super) const PROMPT_HOLD_MAX: std::time::Duration = std::time::Duration::fro
 
 impl Pacing {
     /// Splits `input` into its first step, written at once, and the steps paced after it:
-    /// lines when it goes to the shell's line editor (`shell_line_editor`), a lone ESC before
-    /// `O` or `[` when it goes to a program reading keys raw (`raw_keys`, see the module
-    /// docs). Input to any other reader is written whole.
-    pub(super) fn split(
-        input: Vec<u8>,
-        shell_line_editor: bool,
-        raw_keys: bool,
-    ) -> (Vec<u8>, Self) {
-        if !shell_line_editor && !raw_keys {
-            return (input, Self::default());
-        }
+    /// lines when it goes to a line editor (`lines`), a lone ESC before `O` or `[` when it
+    /// goes to a program reading keys raw (`raw_keys`, see the module docs), and around
+    /// interrupt, quit, suspend and end-of-file keys for any reader.
+    pub(super) fn split(input: Vec<u8>, lines: bool, raw_keys: bool) -> (Vec<u8>, Self) {
         let mut steps = VecDeque::new();
         let mut start = 0;
         for at in 0..input.len() {
             let b = input[at];
+            // The text before the key goes first when a line (or end-of-file) in it may be
+            // read before the key: keys on the key's own line are discarded with it anyway.
+            if SIGNAL_BYTES.contains(&b)
+                && input[start..at]
+                    .iter()
+                    .any(|&c| c == b'\n' || c == b'\r' || c == EOF_KEY)
+            {
+                steps.push_back(input[start..at].to_vec());
+                start = at;
+            }
             let cut = SIGNAL_BYTES.contains(&b)
                 || b == EOF_KEY
-                || (shell_line_editor && b == b'\n')
+                || (lines && (b == b'\n' || b == b'\r'))
                 || (raw_keys && b == 0x1b && lone_escape(&input[at + 1..]));
             if cut && at + 1 < input.len() {
                 steps.push_back(input[start..=at].to_vec());
@@ -68,14 +81,24 @@ impl Pacing {
         }
         steps.push_back(input[start..].to_vec());
         let first = steps.pop_front().unwrap_or_default();
-        let after_signal_key = ends_with_signal_key(&first);
-        (
-            first,
-            Self {
-                pending: steps,
-                after_signal_key,
-            },
-        )
+        let mut pacing = Self {
+            pending: steps,
+            ..Self::default()
+        };
+        pacing.handed_out(&first);
+        (first, pacing)
+    }
+
+    /// Notes `step` as handed out to be written.
+    fn handed_out(&mut self, step: &[u8]) {
+        self.after_signal_key = ends_with_signal_key(step);
+        self.line_ends_before_newest = self.line_ends_taken;
+        self.line_ends_taken += line_ends(step);
+    }
+
+    /// The number (from 1) of the input line the step handed out last starts on.
+    pub(super) fn newest_step_first_line(&self) -> usize {
+        self.line_ends_before_newest + 1
     }
 
     /// Whether a settle for `reason` must not release the next step yet: the step before
@@ -112,7 +135,7 @@ impl Pacing {
     /// The next step, whatever its reader is doing.
     pub(super) fn take_next(&mut self) -> Option<Vec<u8>> {
         let step = self.pending.pop_front()?;
-        self.after_signal_key = ends_with_signal_key(&step);
+        self.handed_out(&step);
         Some(step)
     }
 
@@ -124,6 +147,7 @@ impl Pacing {
             Settle::Prompt | Settle::Continuation | Settle::StdinWait => self.take_next(),
             Settle::Idle | Settle::Timeout => {
                 let rest: Vec<u8> = self.pending.drain(..).flatten().collect();
+                self.handed_out(&rest);
                 (!rest.is_empty()).then_some(rest)
             }
             Settle::Exit => {
@@ -138,6 +162,11 @@ impl Pacing {
     pub(super) fn discard(&mut self) {
         self.pending.clear();
     }
+}
+
+/// Line ends (`\n`, `\r`) in `step`.
+fn line_ends(step: &[u8]) -> usize {
+    step.iter().filter(|&&b| b == b'\n' || b == b'\r').count()
 }
 
 /// Whether `step` ends with an interrupt, quit or suspend key.
@@ -223,9 +252,39 @@ mod tests {
     }
 
     #[test]
-    fn other_readers_get_the_input_whole() {
+    fn a_reader_in_canonical_mode_gets_lines_whole_and_an_interrupt_after_them() {
         let (first, pacing) = Pacing::split(b"a\nb\n".to_vec(), false, false);
         assert_eq!(first, b"a\nb\n");
+        assert!(!pacing.is_pending());
+        // The terminal discards what was not read when it sends the signal.
+        let (first, mut pacing) = Pacing::split(b"a\nb\n\x03c\n".to_vec(), false, false);
+        assert_eq!(first, b"a\nb\n");
+        assert!(pacing.signal_next());
+        assert_eq!(pacing.take_next(), Some(b"\x03".to_vec()));
+        assert_eq!(pacing.on_settle(Settle::StdinWait), Some(b"c\n".to_vec()));
+        assert_eq!(pacing.newest_step_first_line(), 3);
+        // Keys on the key's own line go with it (it discards them anyway).
+        let (first, _) = Pacing::split(b"abc\x03".to_vec(), false, false);
+        assert_eq!(first, b"abc\x03");
+    }
+
+    #[test]
+    fn lines_to_a_repl_are_typed_one_at_a_time() {
+        let (first, mut pacing) =
+            Pacing::split(b"x = 5\nprint(x)\n\x03print(1)\r".to_vec(), true, true);
+        assert_eq!(first, b"x = 5\n");
+        assert_eq!(pacing.newest_step_first_line(), 1);
+        assert_eq!(
+            pacing.on_settle(Settle::StdinWait),
+            Some(b"print(x)\n".to_vec())
+        );
+        assert_eq!(pacing.newest_step_first_line(), 2);
+        assert_eq!(pacing.on_settle(Settle::StdinWait), Some(b"\x03".to_vec()));
+        assert_eq!(
+            pacing.on_settle(Settle::StdinWait),
+            Some(b"print(1)\r".to_vec())
+        );
+        assert_eq!(pacing.newest_step_first_line(), 3);
         assert!(!pacing.is_pending());
     }
 

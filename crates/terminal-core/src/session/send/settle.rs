@@ -100,6 +100,7 @@ impl SendOp {
             prompt_unmarked,
             input_unread,
         } = terminal_facts(shared, reason);
+        let refused_line = self.refused.lock().take();
         let result = assemble(SettleFacts {
             reason,
             rendered,
@@ -119,6 +120,7 @@ impl SendOp {
             prompt_unmarked,
             input_unread,
             screen_mixed,
+            refused_line,
         });
         tracing::debug!(
             wait = ?result.wait_reason,
