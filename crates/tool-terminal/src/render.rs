@@ -203,6 +203,10 @@ fn send_facts(
             None => facts.push_str(
                 "\n[input: shell continuation prompt; finish the command, or send SIGINT to cancel it]",
             ),
+            // Node's REPL ends a block only once its brackets close; a blank line does not.
+            Some(program) if program.starts_with("node") => facts.push_str(&format!(
+                "\n[input: continuation prompt; {program} waits for the rest of the statement (an empty line does not end it): send the rest, closing its brackets, or send .break to discard it]"
+            )),
             Some(program) => facts.push_str(&format!(
                 "\n[input: continuation prompt; {program} waits for the rest of the block: send more lines, or send \"\" (an empty line) to end the block and run it]"
             )),

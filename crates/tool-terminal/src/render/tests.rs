@@ -162,6 +162,9 @@ fn send_facts_sit_between_wait_and_session() {
     result.foreground = Some("python3.13".into());
     result.viewport = "import sys\n... print(sys.version_info[:2])\n... ".into();
     insta::assert_snapshot!("send_repl_continuation", render_send(&result, CAP));
+    result.foreground = Some("node".into());
+    result.viewport = "function h(a) {\n...   return a + 1;\n... ".into();
+    insta::assert_snapshot!("send_node_continuation", render_send(&result, CAP));
     result.foreground = Some("sqlite3".into());
     result.input_mode = InputMode::StatementContinuation;
     result.viewport = "select 1,\n   ...> ".into();
