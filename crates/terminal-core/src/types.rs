@@ -329,6 +329,11 @@ pub struct SendRead {
     pub delta: String,
     /// Whether output was dropped since the previous read.
     pub truncated: bool,
+    /// The delta starts at the start of the cursor's row: when the previous read ended inside
+    /// that row's line (no newline after it), the program rewrote the line from its start
+    /// (`\r`, erase line: a progress bar), and the delta's first line replaces it rather than
+    /// continuing it.
+    pub restarts_line: bool,
 }
 
 /// A scrollback page request (seed `TerminalReadRequest`). Defaults: offset 0, count 500.

@@ -97,7 +97,7 @@ impl Stream {
                 .push_after_loss(&read.delta, lost_lines, lost_raw - lost_lines);
             return read.delta.len();
         }
-        let rewritten = self.rewritten(&read.delta);
+        let rewritten = read.restarts_line || self.rewritten(&read.delta);
         self.window.push(&read.delta, rewritten);
         read.delta.len()
     }

@@ -77,6 +77,8 @@ struct Span {
     /// The full-screen program's screen `read_output` handed out last: a read while it is
     /// unchanged hands out nothing (each read of the alternate screen renders it whole).
     last_screen: Option<String>,
+    /// The settled viewport starts at its first row's start (see `SendRead::restarts_line`).
+    final_restarts_line: bool,
 }
 
 /// One send.

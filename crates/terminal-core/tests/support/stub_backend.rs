@@ -468,6 +468,7 @@ impl OperationHandle for StubOp {
         SendRead {
             delta: std::mem::take(&mut *lock(&self.output)),
             truncated: false,
+            restarts_line: false,
         }
     }
     fn cancel(&self) -> bool {

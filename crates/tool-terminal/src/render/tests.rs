@@ -356,6 +356,7 @@ fn seed_send_read_goldens() {
         let read = SendRead {
             delta: delta.into(),
             truncated,
+            restarts_line: false,
         };
         assert_eq!(render_send_read(&read), expected);
     }

@@ -457,3 +457,32 @@ async fn a_background_full_screen_program_shows_its_screen_once() {
     assert!(read.contains("(END)"), "{read}");
     host.shutdown().await;
 }
+
+/// Progress a background job draws by rewriting its line (`\r`, erase line, cursor to column
+/// 1) reaches `job_output` as a terminal shows it: each rewrite replaces the line, however
+/// often the job's reads look at it in between, and the lines printed over it keep their
+/// leftovers as on screen.
+#[tokio::test]
+async fn a_background_progress_line_is_rewritten_not_appended() {
+    let (host, _, _, _, read) = finished_job(
+        "for i in 1 2 3; do printf 'wget %d\\r' $i; sleep 0.2; done; echo; \
+         for i in 1 2 3; do printf '\\033[2K\\rpip %d/3' $i; sleep 0.2; done; echo; \
+         for i in 1 2; do printf '\\033[1G\\033[Kcargo %d' $i; sleep 0.2; done; echo; \
+         for i in 1 2; do echo line$i; printf 'prog %d\\r' $i; sleep 0.2; done; echo",
+    )
+    .await;
+    let lines: Vec<&str> = read.lines().map(str::trim_end).collect();
+    for expected in ["wget 3", "pip 3/3", "cargo 2", "line1", "line21", "prog 2"] {
+        assert!(lines.contains(&expected), "{expected}: {read}");
+    }
+    for garbled in [
+        "wget 1wget",
+        "wget 3wget",
+        "pip 1/3pip",
+        "cargo 1cargo",
+        "prog 1line",
+    ] {
+        assert!(!read.contains(garbled), "{garbled}: {read}");
+    }
+    host.shutdown().await;
+}

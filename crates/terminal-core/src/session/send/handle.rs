@@ -36,6 +36,7 @@ impl OperationHandle for SendOp {
                     SendRead {
                         delta: result.viewport.clone(),
                         truncated: result.truncated,
+                        restarts_line: span.final_restarts_line,
                     }
                 }
                 _ => SendRead::default(),
@@ -45,6 +46,7 @@ impl OperationHandle for SendOp {
             return SendRead::default();
         };
         let alternate = st.screen.alternate_screen();
+        let restarts_line = st.screen.anchor_starts_row(anchor);
         let snapshot = st.screen.snapshot_since(anchor, self.shared.max_read_bytes);
         st.screen.move_anchor_to_cursor(anchor);
         drop(st);
@@ -62,6 +64,7 @@ impl OperationHandle for SendOp {
         SendRead {
             delta: rendered.text,
             truncated: rendered.truncated,
+            restarts_line,
         }
     }
 

@@ -22,6 +22,9 @@ impl SendOp {
         }
         let (anchor, bytes_from, exits_from, discarded) = {
             let mut span = self.span();
+            span.final_restarts_line = span
+                .anchor
+                .is_some_and(|anchor| st.screen.anchor_starts_row(anchor));
             (
                 span.anchor.take(),
                 span.bytes_from,
