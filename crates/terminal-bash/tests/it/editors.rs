@@ -152,3 +152,31 @@ async fn the_program_reading_the_terminal_is_named_not_its_groups_leader() {
     })
     .await;
 }
+
+/// An interrupt goes as the terminal's Ctrl-C byte only to a program that reads keys: with
+/// ISIG left off by an earlier command (`stty -isig`), a program that reads nothing
+/// (`sleep`) gets SIGINT itself, and the rest of its line does not run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupt_with_isig_off_reaches_a_program_that_reads_no_keys() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let op = sh
+            .session
+            .start_send(dsh_terminal_core::SendRequest {
+                text: "stty -isig; sleep 30; echo slept-through".into(),
+                submit: true,
+                timeout: Some(std::time::Duration::from_millis(300)),
+            })
+            .unwrap();
+        let r = op.done().await.unwrap();
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let s = sh.session.signal(TerminalSignal::Sigint).unwrap();
+        assert!(s.delivered, "{s:?}");
+        assert_eq!(s.delivery, SignalDelivery::ProcessGroup, "{s:?}");
+        let r = sh.send_raw("", false).await;
+        assert!(!r.viewport.contains("slept-through"), "{r:?}");
+        assert_eq!(r.exit_code, Some(130), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

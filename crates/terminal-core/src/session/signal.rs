@@ -90,9 +90,10 @@ pub(super) fn runs_shell_image(pgid: i32, shell_pgid: i32) -> bool {
 
 /// Delivers `signal` to the foreground group and records its aftermath; returns the group and
 /// how it went. A SIGINT goes the way the terminal's own Ctrl-C would: when the foreground
-/// program turned `ISIG` off (vim, raw-mode programs), the terminal's interrupt character is
-/// written as input (a signal would bypass the program's own handling of the key, or kill
-/// it); otherwise `kill(-pgid, SIGINT)`, after discarding unread typed-ahead input as the
+/// program turned `ISIG` off (vim, raw-mode programs) and reads keys (it holds the alternate
+/// screen, or reads the terminal now), the terminal's interrupt character is written as input
+/// (a signal would bypass the program's own handling of the key, or kill it); otherwise
+/// `kill(-pgid, SIGINT)`, after discarding unread typed-ahead input as the
 /// terminal's key does (SIGTSTP too, unless it goes to the shell itself, which ignores it).
 pub(super) fn deliver(
     shared: &Shared,
@@ -133,9 +134,13 @@ pub(super) fn deliver(
         )
     };
     let aftermath = has_aftermath(pgid, shared.shell_pgid(), shell_idle);
+    // The interrupt character is a key only to a program that reads keys: a full-screen one,
+    // or one reading the terminal now. With ISIG left off by someone else (`stty -isig;
+    // sleep 20`), a program that reads nothing gets the signal itself.
     let raw_interrupt = (signal == TerminalSignal::Sigint)
         .then(|| shared.pty.raw_interrupt_char())
-        .flatten();
+        .flatten()
+        .filter(|_| shared.lock().screen.alternate_screen() || shared.tty_reader(pgid).is_some());
     // The terminal's interrupt, quit and suspend keys discard input typed ahead and not yet
     // read: so does the input still queued for the terminal (a send to a program that does
     // not read), or it would reach the next program (and the interrupt character below would
