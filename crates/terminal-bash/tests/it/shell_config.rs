@@ -104,6 +104,37 @@ async fn c33_marks_come_back_after_prompt_command_and_ps1_are_both_replaced() {
     .await;
 }
 
+/// Field case C33, PS0 and PROMPT_COMMAND replaced together (PS1 kept): the next command runs
+/// before the hook can mark its start again, so its exit code is unknown, and the result says
+/// so rather than showing none silently; the command after has its status again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c33_a_command_whose_start_went_unmarked_says_its_exit_code_is_unknown() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("PS0='[ps0]\\n'; PROMPT_COMMAND=()").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send("echo c; (exit 3)").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "c"), "{r:?}");
+        assert_eq!(r.exit_code, None, "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[shell: this command's exit code is unknown")),
+            "{r:?}"
+        );
+        insta::assert_snapshot!("exit_unknown", r.notices.join("\n"));
+        let r = sh.send("echo d; (exit 4)").await;
+        on_mark(&r, 4);
+        assert!(r.notices.is_empty(), "{r:?}");
+        // An empty line runs no command: no status, and nothing to say about it.
+        let r = sh.send("").await;
+        assert!(r.notices.is_empty(), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Field case C33, everything that prints or restores the marks replaced in one command
 /// (`PS0`, `PS1` and `PROMPT_COMMAND`, in several spellings): the prompt right after has no
 /// mark, and the next command settles on its mark with its exit status (the host types the

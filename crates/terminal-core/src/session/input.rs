@@ -117,6 +117,27 @@ pub(super) fn over_long_line_notice(number: usize, len: usize, reader: Option<&s
     )
 }
 
+/// Whether `text` (+ Enter when `submit`) hands the shell's line editor a command to run: a
+/// completed line that is not blank or a comment, and no control key (an interrupt or
+/// end-of-file key may discard the line instead).
+pub(super) fn submits_a_command(text: &str, submit: bool) -> bool {
+    if text
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+    {
+        return false;
+    }
+    let completed = if submit {
+        text
+    } else {
+        text.rfind(['\n', '\r']).map_or("", |end| &text[..end])
+    };
+    completed.split(['\n', '\r']).any(|line| {
+        let line = line.trim();
+        !line.is_empty() && !line.starts_with('#')
+    })
+}
+
 /// Whether `bytes` start with a bracketed paste (a block [`shape`] pastes whole).
 pub(super) fn is_paste(bytes: &[u8]) -> bool {
     bytes.starts_with(PASTE_START)
@@ -257,6 +278,19 @@ fn close_unfinished_escapes(bytes: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_is_submitted_by_a_completed_line_that_is_not_blank_or_a_comment() {
+        assert!(submits_a_command("echo a", true));
+        assert!(submits_a_command("# note\necho a\n", false));
+        assert!(!submits_a_command("echo a", false));
+        assert!(!submits_a_command("", true));
+        assert!(!submits_a_command("  \n# only a comment", true));
+        // An interrupt or end-of-file key may discard the line instead.
+        assert!(!submits_a_command("echo a\u{3}", true));
+        assert!(!submits_a_command("\u{4}", true));
+        assert!(submits_a_command("printf 'a\tb'", true));
+    }
 
     const TYPED: Reader = Reader {
         canonical: false,

@@ -51,6 +51,9 @@ pub(super) struct SettleFacts {
     pub(super) screen_mixed: bool,
     /// The notice for a line of the input left untyped: the kernel would have cut it.
     pub(super) refused_line: Option<String>,
+    /// Our prompt came back after the send submitted a command, but no mark carried that
+    /// command's exit status.
+    pub(super) exit_unknown: bool,
 }
 
 /// The notice for [`SettleFacts::screen_mixed`].
@@ -70,6 +73,11 @@ pub(super) const MARKS_GONE_NOTICE: &str = "[shell: prompt marks are gone (exec 
 pub(super) const PROMPT_UNMARKED_NOTICE: &str = "[shell: the shell reads input with no prompt mark \
      since this command: it replaced PS1 or PROMPT_COMMAND (its exit code is unknown; the marks \
      are back for the next command), or a shell builtin reads with the line editor (`read -e`)]";
+
+/// The notice for [`SettleFacts::exit_unknown`].
+pub(super) const EXIT_UNKNOWN_NOTICE: &str = "[shell: this command's exit code is unknown: no \
+     mark said where it started (a command replaced PS0, the prompt printed when a command \
+     starts); the marks are back for the next command]";
 
 /// The notice for [`SettleFacts::input_unread`], naming the foreground program.
 pub(super) fn input_unread_notice(program: &str) -> String {
@@ -174,6 +182,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             facts.prompt_unmarked && !facts.marks_gone && !exited,
             Some(PROMPT_UNMARKED_NOTICE.to_owned()),
         ),
+        (facts.exit_unknown, Some(EXIT_UNKNOWN_NOTICE.to_owned())),
     ]
     .into_iter()
     .filter(|(on, _)| *on)
@@ -227,6 +236,7 @@ mod tests {
             input_unread: false,
             screen_mixed: false,
             refused_line: None,
+            exit_unknown: false,
         }
     }
 

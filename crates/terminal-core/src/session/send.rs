@@ -99,6 +99,9 @@ pub(super) struct SendOp {
     untyped_dropped: AtomicBool,
     /// The notice for a paced line left untyped because the kernel would have cut it.
     refused: Mutex<Option<String>>,
+    /// The input hands the shell's line editor a command to run (see
+    /// `input::submits_a_command`).
+    submits_command: bool,
 }
 
 impl SendOp {
@@ -158,6 +161,8 @@ impl SendOp {
             timeout: request.timeout,
             untyped_dropped: AtomicBool::new(false),
             refused: Mutex::new(None),
+            submits_command: reader.shell_line_editor
+                && input::submits_a_command(&request.text, request.submit),
         });
         st.active = Some(Arc::clone(&op));
         drop(st);

@@ -104,6 +104,13 @@ impl SendOp {
             input_unread,
         } = terminal_facts(shared, reason);
         let refused_line = self.refused.lock().take();
+        // Our prompt came back after a command ran, yet no mark said where it started: its
+        // status cannot be told from an empty line's (a command replaced PS0).
+        let exit_unknown = reason == Settle::Prompt
+            && self.submits_command
+            && last_exit_code.is_none()
+            && !marks_gone
+            && !prompt_unmarked;
         let result = assemble(SettleFacts {
             reason,
             rendered,
@@ -124,6 +131,7 @@ impl SendOp {
             input_unread,
             screen_mixed,
             refused_line,
+            exit_unknown,
         });
         tracing::debug!(
             wait = ?result.wait_reason,
