@@ -189,6 +189,40 @@ async fn a_signal_that_ends_a_program_ends_the_rest_of_its_command_line() {
     .await;
 }
 
+/// A command typed alone has no rest of its line to end: the signal reaches it alone, so the
+/// exit status is the program's own (a program that handles SIGTERM and exits 3 reports 3,
+/// not the 130 of an interrupted shell); one killed by the signal reports 128 + its number.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_to_a_command_typed_alone_keeps_its_exit_status() {
+    within(async {
+        let dir = crate::support::TempDir::new("term-status");
+        let script = dir.0.join("handles_term.py");
+        std::fs::write(
+            &script,
+            "import signal, sys, time\n\
+             signal.signal(signal.SIGTERM, lambda *a: sys.exit(3))\n\
+             time.sleep(100)\n",
+        )
+        .unwrap();
+        let handler = format!("python3 {}", script.display());
+        let sh = Shell::open(quick_config()).await;
+        for (command, status) in [(handler.as_str(), 3), ("sleep 100", 143)] {
+            let r = sh.send(command).await;
+            assert_ne!(r.foreground, None, "{command}: {r:?}");
+            let signalled = sh.session.signal(TerminalSignal::Sigterm).unwrap();
+            assert!(signalled.delivered, "{command}");
+            let r = sh.send("echo \"status=$?\"").await;
+            let expected = format!("status={status}");
+            assert!(
+                r.viewport.lines().any(|l| l == expected),
+                "{command}: {r:?}"
+            );
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_at_the_shell_is_refused() {
     within(async {

@@ -62,6 +62,10 @@ pub(super) struct State {
     /// was submitted then. Equal to the current count: no marked prompt came after it (text
     /// typed at a prompt without Enter leaves it alone).
     pub(super) prompts_at_submit: Option<u64>,
+    /// The command line last typed at our shell's primary prompt is one simple command
+    /// (`signal::is_simple_command`), and `screen.prompt_end_count()` then: while no prompt
+    /// came since, that command runs and nothing of its line is left after it.
+    pub(super) simple_command_at: Option<u64>,
     /// A line sends typed into the terminal in canonical mode without ending it: the kernel
     /// holds it, and the next line typed continues it (its length limit counts both).
     pub(super) unended_line: Option<UnendedLine>,
@@ -95,6 +99,7 @@ impl State {
             bytes_at_resume: 0,
             exits_at_resume: ExitTally::default(),
             prompts_at_submit: None,
+            simple_command_at: None,
             unended_line: None,
         }
     }

@@ -164,7 +164,11 @@ pub(super) fn deliver(
         if discards && shared.pty.flush_unread_input() {
             shared.lock().unended_line = None;
         }
-        if ends_the_command_line(signal, pgid, shared.shell_pgid()) {
+        let simple_command_running = {
+            let st = shared.lock();
+            st.simple_command_at == Some(st.screen.prompt_end_count())
+        };
+        if ends_the_command_line(signal, pgid, shared.shell_pgid(), simple_command_running) {
             interrupt_the_shell(shared);
         }
         rustix::process::kill_process_group(pid, signal.to_rustix()).map_err(|e| {
@@ -191,13 +195,47 @@ pub(super) fn deliver(
 /// too: a signal that ends a program (SIGTERM, SIGKILL, SIGHUP) while the shell waits on it.
 /// Bash abandons the rest of a list (`build; deploy`, a loop) by itself only when the program
 /// died of SIGINT; a program ended any other way lets the next command run, which is not
-/// what stopping a command means to whoever stops it.
-fn ends_the_command_line(signal: TerminalSignal, pgid: i32, shell_pgid: i32) -> bool {
+/// what stopping a command means to whoever stops it. Not when the running command is a
+/// simple command typed alone (`simple_command_running`): nothing of its line is left, and
+/// the shell's interrupt would replace the program's own exit status (one that handles
+/// SIGTERM and exits 3) with 130.
+fn ends_the_command_line(
+    signal: TerminalSignal,
+    pgid: i32,
+    shell_pgid: i32,
+    simple_command_running: bool,
+) -> bool {
     pgid != shell_pgid
+        && !simple_command_running
         && matches!(
             signal,
             TerminalSignal::Sigterm | TerminalSignal::Sigkill | TerminalSignal::Sighup
         )
+}
+
+/// Whether `line` (a command line as typed, with its line end) is one simple command or one
+/// pipeline: no list or background operator (`;`, `&`, `&&`, `||`; `2>&1` and `&>` are
+/// redirections), no second line, no
+/// grouping or substitution (`(`, `{`, `` ` ``) and no compound command's keyword first. A
+/// separator inside quotes counts too (the rule errs toward "more may run").
+pub(super) fn is_simple_command(line: &[u8]) -> bool {
+    const COMPOUND: [&str; 9] = [
+        "if", "for", "while", "until", "case", "select", "function", "coproc", "[[",
+    ];
+    let line = line
+        .strip_suffix(b"\n")
+        .or_else(|| line.strip_suffix(b"\r"))
+        .unwrap_or(line);
+    let Ok(line) = std::str::from_utf8(line) else {
+        return false;
+    };
+    let first = line.split_whitespace().next().unwrap_or("");
+    // `2>&1` and `&>` redirect; they are no background or list operator.
+    let line = line.replace(">&", ">").replace("&>", ">");
+    !line.trim().is_empty()
+        && !line.contains(['\n', '\r', ';', '&', '(', ')', '{', '}', '`'])
+        && !line.contains("||")
+        && !COMPOUND.contains(&first)
 }
 
 /// SIGINT to the shell process itself (the leader of its own group), before the program's
@@ -294,7 +332,7 @@ impl SignalAftermath {
 
 #[cfg(test)]
 mod tests {
-    use super::{TerminalSignal, ends_the_command_line, has_aftermath};
+    use super::{TerminalSignal, ends_the_command_line, has_aftermath, is_simple_command};
 
     #[test]
     fn only_signals_that_end_a_program_other_than_the_shell_end_its_command_line() {
@@ -305,11 +343,47 @@ mod tests {
                 TerminalSignal::Sigterm | TerminalSignal::Sigkill | TerminalSignal::Sighup
             );
             assert_eq!(
-                ends_the_command_line(signal, program, shell),
+                ends_the_command_line(signal, program, shell, false),
                 ends,
                 "{signal}"
             );
-            assert!(!ends_the_command_line(signal, shell, shell), "{signal}");
+            assert!(
+                !ends_the_command_line(signal, shell, shell, false),
+                "{signal}"
+            );
+            // A simple command typed alone leaves nothing of its line to end.
+            assert!(
+                !ends_the_command_line(signal, program, shell, true),
+                "{signal}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_simple_command_is_one_command_or_pipeline_on_one_line() {
+        for simple in [
+            &b"sleep 100\n"[..],
+            b"python3 -m http.server 8000\r",
+            b"make -j4 2>&1 | tee log\n",
+            b"FOO=1 ./serve --port 80 > out.txt\n",
+        ] {
+            assert!(is_simple_command(simple), "{simple:?}");
+        }
+        for list in [
+            &b"make; make install\n"[..],
+            b"build && deploy\n",
+            b"test -f x || exit 1\n",
+            b"sleep 5 &\n",
+            b"for i in 1 2; do sleep $i\n",
+            b"while true; do date; done\n",
+            b"(cd /tmp && ls)\n",
+            b"{ a; b; }\n",
+            b"echo `date`\n",
+            b"echo $(date)\n",
+            b"\n",
+            b"a\nb\n",
+        ] {
+            assert!(!is_simple_command(list), "{list:?}");
         }
     }
 

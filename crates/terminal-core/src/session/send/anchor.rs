@@ -9,6 +9,8 @@ use crate::readiness::Readiness;
 use crate::screen::{Position, PromptState};
 
 use super::super::observe::{EOF_KEY, SIGNAL_BYTES};
+use super::super::shared::State;
+use super::super::signal::is_simple_command;
 use super::SendOp;
 
 impl SendOp {
@@ -67,6 +69,7 @@ impl SendOp {
         st.screen.start_head(anchor);
         if line_end {
             st.prompts_at_submit = Some(st.screen.prompt_end_count());
+            note_command_line(&mut st, input, shell_reads);
         }
         // The silence window and "output since the write" both start here, just before the
         // input is queued (its echo can arrive before the write is acknowledged).
@@ -88,9 +91,22 @@ impl SendOp {
         readiness.set_keys_at_prompt(!line_end && st.screen.prompt_state() == PromptState::Prompt);
         if line_end {
             st.prompts_at_submit = Some(st.screen.prompt_end_count());
+            let shell_reads = self.shared.pty.foreground_pgid() == Some(self.shared.shell_pgid());
+            note_command_line(&mut st, line, shell_reads);
         }
         let now = Instant::now();
         st.last_output_at = now;
         (st.screen.done_count(), st.screen.mark_count(), now)
+    }
+}
+
+/// Records whether `input`, written with a line end to our shell (`shell_reads`), is one
+/// simple command typed at its primary prompt (see `State::simple_command_at`). Input to a
+/// program the command runs (a REPL's lines, typed-ahead text) changes nothing about it.
+fn note_command_line(st: &mut State, input: &[u8], shell_reads: bool) {
+    if shell_reads {
+        st.simple_command_at = (st.screen.prompt_state() == PromptState::Prompt
+            && is_simple_command(input))
+        .then(|| st.screen.prompt_end_count());
     }
 }
