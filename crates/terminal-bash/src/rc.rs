@@ -78,7 +78,11 @@ __dsh_b='\[\033]133;B;dsh=@NONCE@\007\]'
 __dsh_a2='\[\033]133;A;k=s;dsh=@NONCE@\007\]'
 __dsh_b2='\[\033]133;B;k=s;dsh=@NONCE@\007\]'
 __dsh_c='\033]133;C;dsh=@NONCE@\007'
-__dsh_stty=$(command stty -g 2>/dev/null) || __dsh_stty=
+# stty by its path, found now: a user function named `command` (or `stty`) cannot stand in.
+__dsh_stty_bin=
+if hash stty 2>/dev/null; then __dsh_stty_bin=${BASH_CMDS[stty]-}; fi
+__dsh_stty=
+if [[ -n $__dsh_stty_bin ]]; then __dsh_stty=$("$__dsh_stty_bin" -g 2>/dev/null) || __dsh_stty=; fi
 __dsh_strip() {
   local p=$1
   p=${p//"$__dsh_d"/}; p=${p//"$__dsh_a"/}; p=${p//"$__dsh_b"/}
@@ -103,8 +107,9 @@ __dsh_children_ran() {
 # (checked first, so a `set -x` trace sent elsewhere by BASH_XTRACEFD stays short), no child
 # was waited for since the last prompt (so no program can have left the terminal modes
 # changed), and the hook, PS0, PS1, PS2 and promptvars are still ours. Anything else goes to
-# __dsh_settle. Builtins are called as `builtin`/`command` so that user functions of the
-# same names (`shopt() { :; }`) cannot stand in for them.
+# __dsh_settle. Builtins are called as `builtin`, and stty by the path found at startup, so
+# that user functions of the same names (`shopt() { :; }`, `command() { …; }`) cannot stand in
+# for them (a function named `builtin` still can).
 __dsh_prompt() {
   if [[ $- != *[eux]* && ! -o pipefail ]]; then
     local -a at=(-1 "${!PROMPT_COMMAND[@]}")
@@ -131,8 +136,8 @@ __dsh_settle() {
   builtin shopt -s promptvars
   if [[ -n $__dsh_stty ]] && __dsh_children_ran; then
     local now
-    now=$(command stty -g 2>/dev/null) || now=
-    if [[ -n $now && $now != "$__dsh_stty" ]]; then command stty "$__dsh_stty" 2>/dev/null; fi
+    now=$("$__dsh_stty_bin" -g 2>/dev/null) || now=
+    if [[ -n $now && $now != "$__dsh_stty" ]]; then "$__dsh_stty_bin" "$__dsh_stty" 2>/dev/null; fi
     __dsh_children_ran
   fi
   if ((__dsh_i > 0)); then

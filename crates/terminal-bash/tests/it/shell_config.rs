@@ -250,20 +250,21 @@ async fn c33_set_x_traces_only_the_users_commands() {
     .await;
 }
 
-/// User functions named like the builtins and programs our hook uses (`shopt`, `stty`, `read`)
-/// do not stand in for them: prompt variables and terminal modes are still put back.
+/// User functions named like the builtins and programs our hook uses (`shopt`, `stty`, `read`,
+/// `command`) do not stand in for them: prompt variables and terminal modes are still put
+/// back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn user_functions_named_like_builtins_do_not_break_the_hook() {
     within(async {
         let sh = Shell::open(config()).await;
         on_mark(
-            &sh.send("shopt() { :; }; stty() { :; }; read() { :; }")
+            &sh.send("shopt() { :; }; stty() { :; }; read() { :; }; command() { echo fake; }")
                 .await,
             0,
         );
         on_mark(&sh.send("builtin shopt -u promptvars").await, 0);
         on_mark(&sh.send("(exit 4)").await, 4);
-        on_mark(&sh.send("command stty -echo -icanon").await, 0);
+        on_mark(&sh.send("env stty -echo -icanon").await, 0);
         let r = sh.send("echo visible-check").await;
         on_mark(&r, 0);
         assert!(
