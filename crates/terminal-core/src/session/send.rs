@@ -39,7 +39,7 @@ use super::observe::{
     wait_for_shell_read,
 };
 use super::probe::ProbeSchedule;
-use super::shared::{Shared, State, UnendedLine};
+use super::shared::{Shared, UnendedLine};
 use super::signal::runs_shell_image;
 
 mod anchor;
@@ -230,38 +230,6 @@ impl SendOp {
     pub(super) fn settle_on_close(&self) {
         self.settle(Settle::Exit, None);
         self.wake.notify_one();
-    }
-
-    /// Releases the session's send slot (once nothing of this send is in flight).
-    fn release(&self) {
-        let mut st = self.shared.lock();
-        self.release_locked(&mut st);
-    }
-
-    fn release_locked(&self, st: &mut State) {
-        if st
-            .active
-            .as_ref()
-            .is_some_and(|a| std::ptr::eq(Arc::as_ptr(a), self))
-        {
-            st.active = None;
-        }
-        self.finished.store(true, Ordering::SeqCst);
-    }
-
-    fn fail(&self, error: TerminalError) {
-        let mut st = self.shared.lock();
-        if self.settled.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        if let Some(anchor) = self.span().anchor.take() {
-            st.screen.release_anchor(anchor);
-        }
-        if !self.in_flight.load(Ordering::SeqCst) {
-            self.release_locked(&mut st);
-        }
-        drop(st);
-        self.result.send_replace(Some(Err(error)));
     }
 
     /// Drives the send from write to settlement. See the module docs.
@@ -507,22 +475,7 @@ impl SendOp {
                 && let Some(line) = pacing.on_settle(reason)
             {
                 let ahead = matches!(reason, Settle::Idle | Settle::Timeout);
-                // A line over the canonical limit to a reader in canonical mode would be cut
-                // by the kernel: it and the rest are not typed, and the result says so.
-                if let Some((index, len)) = input::over_long_line(&line)
-                    && shared.pty.modes().is_some_and(|m| m.canonical)
-                {
-                    pacing.discard();
-                    let reader = obs
-                        .fg
-                        .and_then(|pgid| shared.tty_reader(pgid))
-                        .and_then(crate::process::stat)
-                        .map(|s| s.comm);
-                    *self.refused.lock() = Some(input::over_long_line_notice(
-                        pacing.newest_step_first_line() + index,
-                        len,
-                        reader.as_deref(),
-                    ));
+                if self.refuses_paced_step(&line, &mut pacing, obs.fg).await {
                     self.settle(reason, last_exit);
                     break;
                 }

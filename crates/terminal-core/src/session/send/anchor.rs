@@ -8,6 +8,7 @@ use crate::pty::TtyModes;
 use crate::readiness::Readiness;
 use crate::screen::{Position, PromptState};
 
+use super::super::input;
 use super::super::observe::{EOF_KEY, SIGNAL_BYTES};
 use super::super::shared::State;
 use super::super::signal::is_simple_command;
@@ -97,6 +98,42 @@ impl SendOp {
         let now = Instant::now();
         st.last_output_at = now;
         (st.screen.done_count(), st.screen.mark_count(), now)
+    }
+}
+
+impl SendOp {
+    /// Whether `step`, paced after the send's first input, must not be typed: a line in it is
+    /// over the canonical limit and the reader (the foreground group `fg`) is in canonical
+    /// mode, so the kernel would cut it. The step and the rest are then dropped, and the
+    /// result gets the notice naming the line and the reader.
+    pub(super) async fn refuses_paced_step(
+        &self,
+        step: &[u8],
+        pacing: &mut super::pacing::Pacing,
+        fg: Option<i32>,
+    ) -> bool {
+        let Some((index, len)) = input::over_long_line(step) else {
+            return false;
+        };
+        if !self.shared.pty.modes().is_some_and(|m| m.canonical) {
+            return false;
+        }
+        pacing.discard();
+        let shared = std::sync::Arc::clone(&self.shared);
+        let reader = tokio::task::spawn_blocking(move || {
+            fg.and_then(|pgid| shared.tty_reader(pgid))
+                .and_then(crate::process::stat)
+                .map(|s| s.comm)
+        })
+        .await
+        .ok()
+        .flatten();
+        *self.refused.lock() = Some(input::over_long_line_notice(
+            pacing.newest_step_first_line() + index,
+            len,
+            reader.as_deref(),
+        ));
+        true
     }
 }
 
