@@ -29,7 +29,8 @@
 //!   back before that command runs (readline only redraws the line it shows).
 //! - Every mark carries the per-session nonce; a program that prints look-alike marks cannot
 //!   fake completion. The nonce lives only in this file and in unexported shell state, so
-//!   child processes do not inherit it. The file is 0600, and the rc deletes it first thing
+//!   child processes do not inherit it: the hook takes the export flag off `PS0`, `PS1` and
+//!   `PS2` at every prompt (a venv's `activate` exports `PS1`). The file is 0600, and the rc deletes it first thing
 //!   (bash has read it whole by then), so no command of the session ever sees it; inside a
 //!   sandbox that deletes the session's private copy. The host's copy is removed after
 //!   startup in any case.
@@ -103,7 +104,10 @@ __dsh_children_ran() {
   __dsh_faults=${9-}
   return 0
 }
-# The hook. Its usual case costs one /proc read and one test: no option it would undo is set
+# The hook. It first takes the export flag off the prompt strings, which carry the nonce: a
+# script sourced into the shell that exports PS1 (a Python venv's `activate`) would hand the
+# nonce to every later child process, which could then fake a mark. Its usual case costs one
+# /proc read and one test: no option it would undo is set
 # (checked first, so a `set -x` trace sent elsewhere by BASH_XTRACEFD stays short), no child
 # was waited for since the last prompt (so no program can have left the terminal modes
 # changed), and the hook, PS0, PS1, PS2 and promptvars are still ours. Anything else goes to
@@ -112,6 +116,7 @@ __dsh_children_ran() {
 # for them (a function named `builtin` still can).
 __dsh_prompt() {
   if [[ $- != *[eux]* && ! -o pipefail ]]; then
+    builtin export -n PS0 PS1 PS2
     local -a at=(-1 "${!PROMPT_COMMAND[@]}")
     local x= comm= faults=
     if [[ -n $__dsh_stty ]]; then
@@ -133,6 +138,7 @@ __dsh_repair() { __dsh_settle; } &>/dev/null
 __dsh_settle() {
   local -
   set +eux +o pipefail
+  builtin export -n PS0 PS1 PS2
   builtin shopt -s promptvars
   if [[ -n $__dsh_stty ]] && __dsh_children_ran; then
     local now
@@ -249,7 +255,13 @@ mod tests {
         assert_eq!(meta.permissions().mode() & 0o777, 0o600);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
         assert!(text.contains("dsh=00112233445566778899aabbccddeeff"));
-        assert!(!text.contains("export"), "nothing of ours is exported");
+        // Nothing of ours is exported: the only export in the code takes the flag off.
+        assert!(
+            text.lines()
+                .filter(|l| !l.trim_start().starts_with('#'))
+                .all(|l| !l.contains("export") || l.contains("export -n")),
+            "{text}"
+        );
         drop(rc);
         assert!(!path.exists());
     }

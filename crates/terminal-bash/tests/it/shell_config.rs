@@ -135,6 +135,28 @@ async fn c33_a_command_whose_start_went_unmarked_says_its_exit_code_is_unknown()
     .await;
 }
 
+/// A script sourced into the shell that exports the prompt (a Python venv's `activate` does
+/// `export PS1`) does not hand the prompt strings, and the nonce in them, to later child
+/// processes: they could print a look-alike mark and fake an exit status. The prompt text is
+/// kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exported_prompt_strings_do_not_reach_child_processes() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("PS1=\"(venv) ${PS1-}\"; export PS1 PS0 PS2")
+            .await;
+        on_mark(&r, 0);
+        let r = sh
+            .send("printenv PS1 PS0 PS2 | grep -c dsh= || echo none-exported")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "none-exported"), "{r:?}");
+        assert!(r.viewport.ends_with("(venv) dsh> "), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Field case C33, everything that prints or restores the marks replaced in one command
 /// (`PS0`, `PS1` and `PROMPT_COMMAND`, in several spellings): the prompt right after has no
 /// mark, and the next command settles on its mark with its exit status (the host types the
