@@ -394,7 +394,7 @@ impl Background {
     /// The error for a foreground send while a background job holds the session.
     pub(crate) fn busy_error(id: &SessionId, job: &JobId) -> ToolError {
         ToolError::new(format!(
-            "terminal session {id} is busy with background job {job}; read it with job_output, wait for it with job_output {{\"job_id\": \"{job}\", \"wait\": true}}, or stop it with job_kill"
+            "terminal session {id} is busy with background job {job}; read it with job_output, wait for it with job_output {{\"job_id\": \"{job}\", \"wait\": true}}, or stop it with job_kill. To keep a server running while you use the session, stop the job and start the server with & instead (e.g. python3 -m http.server 8000 > server.log 2>&1 &)"
         ))
         .with_code("SEND_ACTIVE")
     }
