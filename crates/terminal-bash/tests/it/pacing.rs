@@ -204,3 +204,105 @@ async fn a_long_line_for_a_program_an_earlier_line_started_is_refused_not_cut() 
     })
     .await;
 }
+
+/// Lines to a REPL go on as soon as it took the one before and reads again at its prompt, even
+/// while its own output keeps coming (a timer printing, which never redraws the prompt); a
+/// REPL still busy with a line (awaiting a promise, its timer printing meanwhile) gets no
+/// next line before its prompt is back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_to_a_repl_that_keeps_printing_go_on_once_it_reads_again() {
+    if !crate::support::installed("node") {
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("node").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh
+            .send("let n = 0; const h = setInterval(() => console.log('tick' + (++n)), 250); 0")
+            .await;
+        assert_ne!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let r = sh
+            .send(
+                "await new Promise(r => setTimeout(r, 700)); 'v' + 1\n'v' + 2\n'v' + 3\nclearInterval(h); ''",
+            )
+            .await;
+        assert_ne!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let lines: Vec<&str> = r.viewport.lines().collect();
+        let at = |text: &str| lines.iter().position(|l| l.ends_with(text));
+        let (v1, v2, v3) = (at("'v1'"), at("'v2'"), at("'v3'"));
+        assert!(v1.is_some() && v1 < v2 && v2 < v3, "{r:?}");
+        assert!(r.viewport.contains("tick"), "{r:?}");
+        let r = sh.send(".exit").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Text before a Ctrl-Z on the same line reaches the shell's line editor before the key, as
+/// typing would: the key discards only input not read yet, so the line editor keeps `echo a`
+/// and the text after the key continues it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_before_a_suspend_key_at_the_prompt_is_kept() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("echo a\u{1a}echo b").await;
+        assert!(r.viewport.lines().any(|l| l == "aecho b"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A signal refused (SIGKILL to the shell itself, busy in a builtin loop) changes nothing: the
+/// lines of the send in progress are still all typed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_signal_keeps_the_lines_not_typed_yet() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let op = sh
+            .session
+            .start_send(dsh_terminal_core::SendRequest {
+                text: "for ((j = 0; j < 100000; j++)); do :; done; echo L$((0+1))\necho L$((1+1))\necho L$((2+1))"
+                    .into(),
+                submit: true,
+                timeout: None,
+            })
+            .unwrap();
+        let err = sh.session.signal(TerminalSignal::Sigkill).unwrap_err();
+        assert!(err.message().starts_with("refusing to SIGKILL"), "{err:?}");
+        let r = op.done().await.unwrap();
+        for line in ["L1", "L2", "L3"] {
+            assert!(r.viewport.lines().any(|l| l == line), "{line}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A shell that reads its commands in canonical mode (dash, no line editor) gets several lines
+/// one at a time too: a program the first line starts gets its answer once it asks (after
+/// discarding what was typed ahead), and the line after runs in that shell.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_to_a_shell_reading_in_canonical_mode_are_typed_one_at_a_time() {
+    if !crate::support::installed("dash") {
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("dash").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh
+            .send(
+                "python3 -c 'import termios, time; time.sleep(0.2); termios.tcflush(0, termios.TCIFLUSH); print(\"got\", input(\"ans? \"))'\nANSWER\necho after-$((2*3))",
+            )
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "got ANSWER"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "after-6"), "{r:?}");
+        let r = sh.send("exit").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -143,9 +143,7 @@ async fn c33_a_command_whose_start_went_unmarked_says_its_exit_code_is_unknown()
 async fn exported_prompt_strings_do_not_reach_child_processes() {
     within(async {
         let sh = Shell::open(config()).await;
-        let r = sh
-            .send("PS1=\"(venv) ${PS1-}\"; export PS1 PS0 PS2")
-            .await;
+        let r = sh.send("PS1=\"(venv) ${PS1-}\"; export PS1 PS0 PS2").await;
         on_mark(&r, 0);
         let r = sh
             .send("printenv PS1 PS0 PS2 | grep -c dsh= || echo none-exported")

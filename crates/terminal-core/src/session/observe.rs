@@ -106,7 +106,8 @@ pub(super) async fn marks_gone_at_line_editor(shared: &Arc<Shared>, pre: &PreWri
 }
 
 /// One observation for the readiness decision; also returns when the shell exited and the
-/// newest prompt mark's exit status.
+/// newest prompt mark's exit status. The cursor row's facts are read for a wait among other
+/// sources, and after output when the caller wants them (`cursor_row_wanted`).
 pub(super) fn observe(
     shared: &Shared,
     now: Instant,
@@ -114,6 +115,7 @@ pub(super) fn observe(
     done_at_write: u64,
     marks_at_write: u64,
     written_at: Instant,
+    cursor_row_wanted: bool,
 ) -> (Observation, Option<Instant>, Option<i32>) {
     // Drained first, the screen's facts after: everything the probe's program wrote before
     // it blocked is then on the screen these facts are read from.
@@ -172,7 +174,9 @@ pub(super) fn observe(
     obs.fg_wait_among_others =
         activity.is_some_and(|a| matches!(a, GroupActivity::ReadingTty { only_tty: false }));
     obs.fg_relays = obs.fg_wait_among_others && probed.as_ref().is_some_and(|p| p.relays);
-    if obs.fg_wait_among_others {
+    // The cursor row is read only when it matters: reading it brings the screen up to date,
+    // which would cut short the binary-output filter's runs during a flood.
+    if obs.fg_wait_among_others || (cursor_row_wanted && obs.output_since_write) {
         let row = shared.lock().screen.cursor_row_prefix();
         obs.prompt_at_cursor = row.as_deref().is_some_and(is_repl_prompt);
         obs.cursor_on_blank_row = row.as_deref().is_none_or(str::is_empty);
@@ -193,13 +197,14 @@ pub(super) fn observe(
 
 /// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) is a
 /// REPL's prompt and nothing else: one word ending in `>` (node's `> `, `sqlite> `,
-/// `irb(main):001> `), IPython's `In [1]:` or `...:`, or a continuation's `...` (indented or
-/// not). Text that merely ends like one (`hint: Waiting for your editor...`, `Continue?`)
+/// `irb(main):001> `), one word in parentheses (gdb's `(gdb) `, pdb's `(Pdb) `), IPython's
+/// `In [1]:` or `...:`, or a continuation's `...` (indented or not). Text that merely ends like one (`hint: Waiting for your editor...`, `Continue?`)
 /// is not: a program printing it may still be starting up or busy.
 fn is_repl_prompt(row: &str) -> bool {
     let row = row.trim_start_matches(' ');
     let one_word = !row.contains(char::is_whitespace);
     (one_word && row.ends_with('>'))
+        || (one_word && row.len() > 2 && row.starts_with('(') && row.ends_with(')'))
         || is_repl_continuation_prompt(row)
         || row
             .strip_prefix("In [")
@@ -296,6 +301,8 @@ mod tests {
             ">",
             "sqlite>",
             "irb(main):001:0>",
+            "(gdb)",
+            "(Pdb)",
             "In [12]:",
             "   ...:",
             "...",
@@ -310,6 +317,8 @@ mod tests {
             "? What is your name?",
             "a -> b >",
             "In []:",
+            "()",
+            "(y/n)?",
             "Loading...",
         ] {
             assert!(!is_repl_prompt(row), "{row:?}");

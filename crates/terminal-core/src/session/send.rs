@@ -34,6 +34,7 @@ use crate::types::{SendRequest, SendResult};
 use super::Inner;
 use super::cancel::CancelInterrupts;
 use super::input;
+use super::nested_shell::is_shell_name;
 use super::observe::{
     Probe, Probing, SIGNAL_BYTES, marks_gone_at_line_editor, observe, pre_write,
     wait_for_shell_read,
@@ -170,11 +171,21 @@ impl SendOp {
         let raw_keys = !reader.shell_line_editor
             && canonical == Some(false)
             && fg.is_some_and(|p| p != shared.shell_pgid());
-        // Lines go one at a time to a line editor: the shell's, or a raw reader's on the main
-        // screen (a REPL), unless the text went as one paste.
-        let lines =
-            reader.shell_line_editor || (raw_keys && !alternate && !input::is_paste(&input));
-        let (input, pacing) = pacing::Pacing::split(input, lines, raw_keys);
+        // A shell reading its commands in canonical mode (`sh`, `dash`: no line editor) takes
+        // lines as commands too: each may start a program that reads (or flushes) the next.
+        let canonical_shell = reader.canonical
+            && request.text.trim_end().contains(['\n', '\r'])
+            && fg
+                .filter(|&p| p != shared.shell_pgid())
+                .and_then(|pgid| crate::process::stat(pgid).filter(|s| s.pgrp == pgid))
+                .is_some_and(|leader| is_shell_name(&leader.comm));
+        // Lines go one at a time to a line editor (the shell's, a raw reader's on the main
+        // screen: a REPL) unless the text went as one paste, and to a shell reading lines.
+        let lines = reader.shell_line_editor
+            || canonical_shell
+            || (raw_keys && !alternate && !input::is_paste(&input));
+        let (input, mut pacing) = pacing::Pacing::split(input, lines, raw_keys);
+        pacing.set_reader_canonical(canonical.filter(|_| !reader.shell_line_editor));
         let driver = Arc::clone(&op).drive(Arc::clone(inner), input, pacing, initializing);
         inner.runtime.spawn(driver.instrument(inner.span.clone()));
         Ok(op)
@@ -285,6 +296,8 @@ impl SendOp {
         // send at once) while `/proc` is read.
         let mut probing: Option<Probing> = None;
         let mut input_discarded = false;
+        // A REPL's prompt was at the cursor after output that followed the newest write.
+        let mut prompt_since_write = false;
 
         loop {
             // A pending write: only exit, deadline, close and an interrupt matter until it
@@ -410,6 +423,7 @@ impl SendOp {
                 done_at_write,
                 marks_at_write,
                 written_at,
+                pacing.to_program() && pacing.releases_on_read() && !prompt_since_write,
             );
             // Under a launcher (a sandbox), the shell is not the PTY's first process: its
             // group is the one in the foreground at the first prompt of startup.
@@ -434,6 +448,28 @@ impl SendOp {
             if self.interrupt_owed() || self.untyped_dropped.load(Ordering::SeqCst) {
                 pacing.discard();
             }
+            // Lines to a program's line editor (a REPL, a nested shell): one that took the line
+            // and reads again, in the terminal mode it took lines in, gets the next one now,
+            // without the quiet a settled result needs (its own output may go on meanwhile: a
+            // timer printing). One that reads in another mode is done with lines (node's
+            // `.exit` leaves raw mode, then reads on until it exits): the next line waits for
+            // the next reader (the shell's prompt) or for silence.
+            let program_mode = (pacing.is_pending()
+                && obs.fg.is_some_and(|fg| fg != shared.shell_pgid()))
+            .then(|| pacing.reader_mode_kept(shared.pty.modes().map(|m| m.canonical)))
+            .flatten();
+            let settle =
+                settle.filter(|&r| !(r == Settle::StdinWait && program_mode == Some(false)));
+            // An event loop (a wait among other sources) may still act on what it read: it
+            // must have put a prompt back since (node reads `.exit` and waits again first).
+            prompt_since_write |= obs.output_since_write && obs.prompt_at_cursor;
+            let release = settle.or((settle.is_none()
+                && program_mode == Some(true)
+                && pacing.releases_on_read()
+                && obs.fg_waiting == Some(true)
+                && (!obs.fg_wait_among_others || prompt_since_write)
+                && !obs.input_pending)
+                .then_some(Settle::StdinWait));
             // An interrupt, quit or suspend key next goes once the line before it was taken
             // up and its program has held the terminal for a while without settling: it is
             // meant for that program, which may never read again by itself (`sleep 10` +
@@ -452,7 +488,7 @@ impl SendOp {
                 write_rx = Some(shared.pty.write(keys));
                 continue;
             }
-            if let Some(reason) = settle
+            if let Some(reason) = release
                 && pacing.holds_for_prompt(
                     reason,
                     obs.fg == Some(shared.shell_pgid()),
@@ -470,7 +506,7 @@ impl SendOp {
                 }
                 continue;
             }
-            if let Some(reason) = settle
+            if let Some(reason) = release
                 && pacing.is_pending()
                 && let Some(line) = pacing.on_settle(reason)
             {
@@ -493,6 +529,7 @@ impl SendOp {
                     );
                     (done_at_write, marks_at_write, written_at) =
                         self.mark_paced_write(&mut readiness, &line);
+                    prompt_since_write = false;
                     next_tick = written_at + poll_interval;
                     probes = ProbeSchedule::new(written_at, marks_at_write, poll_interval);
                     probe = None;

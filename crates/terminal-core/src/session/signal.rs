@@ -49,6 +49,14 @@ pub(super) fn signal(
             delivery: SignalDelivery::ProcessGroup,
         });
     }
+    // A refused signal changes nothing, the send in progress included.
+    if let Some(refused) = shared
+        .pty
+        .foreground_pgid()
+        .and_then(|pgid| refusal(signal, pgid, shared.shell_pgid()))
+    {
+        return Err(refused);
+    }
     // A signal stops what the send typed so far: the lines it has not typed yet are dropped,
     // as the terminal's keys discard input typed ahead.
     let active = shared.lock().active.clone();
@@ -82,6 +90,22 @@ pub(super) fn signal(
     })
 }
 
+/// The error for `signal` to the foreground group `pgid` when it is refused: SIGKILL or SIGHUP
+/// to the shell itself would end the session, which is terminal_close's job (it also stops
+/// everything the shell started).
+fn refusal(signal: TerminalSignal, pgid: i32, shell_pgid: i32) -> Option<TerminalError> {
+    (matches!(signal, TerminalSignal::Sigkill | TerminalSignal::Sighup) && pgid == shell_pgid).then(
+        || {
+            TerminalError::new(
+                TerminalErrorCode::Signal,
+                format!(
+                    "refusing to {signal} the terminal shell; use terminal_close to end the session"
+                ),
+            )
+        },
+    )
+}
+
 /// Whether the leader of group `pgid` runs the same program as the shell (`/proc`): a fork of
 /// the shell before it runs the command's program.
 pub(super) fn runs_shell_image(pgid: i32, shell_pgid: i32) -> bool {
@@ -108,17 +132,8 @@ pub(super) fn deliver(
             ),
         )
     })?;
-    // Either would end the session itself: that is terminal_close's job (which also stops
-    // everything the shell started).
-    if matches!(signal, TerminalSignal::Sigkill | TerminalSignal::Sighup)
-        && pgid == shared.shell_pgid()
-    {
-        return Err(TerminalError::new(
-            TerminalErrorCode::Signal,
-            format!(
-                "refusing to {signal} the terminal shell; use terminal_close to end the session"
-            ),
-        ));
+    if let Some(refused) = refusal(signal, pgid, shared.shell_pgid()) {
+        return Err(refused);
     }
     let pid = rustix::process::Pid::from_raw(pgid).ok_or_else(|| {
         TerminalError::new(
@@ -214,10 +229,9 @@ fn ends_the_command_line(
 }
 
 /// Whether `line` (a command line as typed, with its line end) is one simple command or one
-/// pipeline: no list or background operator (`;`, `&`, `&&`, `||`; `2>&1` and `&>` are
-/// redirections), no second line, no
-/// grouping or substitution (`(`, `{`, `` ` ``) and no compound command's keyword first. A
-/// separator inside quotes counts too (the rule errs toward "more may run").
+/// pipeline: outside quotes, no list or background operator (`;`, `&`, `&&`, `||`; `2>&1` and
+/// `&>` are redirections), no grouping or substitution (`(`, `{` but `${`, `` ` ``), one line,
+/// and no compound command's keyword first. Inside quotes anything goes (`python3 -c 'a; b'`).
 pub(super) fn is_simple_command(line: &[u8]) -> bool {
     const COMPOUND: [&str; 9] = [
         "if", "for", "while", "until", "case", "select", "function", "coproc", "[[",
@@ -230,12 +244,31 @@ pub(super) fn is_simple_command(line: &[u8]) -> bool {
         return false;
     };
     let first = line.split_whitespace().next().unwrap_or("");
-    // `2>&1` and `&>` redirect; they are no background or list operator.
-    let line = line.replace(">&", ">").replace("&>", ">");
-    !line.trim().is_empty()
-        && !line.contains(['\n', '\r', ';', '&', '(', ')', '{', '}', '`'])
-        && !line.contains("||")
-        && !COMPOUND.contains(&first)
+    if line.trim().is_empty() || COMPOUND.contains(&first) {
+        return false;
+    }
+    let chars: Vec<char> = line.chars().collect();
+    let (mut quote, mut escaped, mut prev) = (None, false, ' ');
+    for (i, &c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied();
+        if escaped {
+            escaped = false;
+        } else {
+            match (quote, c) {
+                (Some('\''), '\'') | (Some('"'), '"') => quote = None,
+                (Some('"') | None, '\\') => escaped = true,
+                (Some(_), _) => {}
+                (None, '\'' | '"') => quote = Some(c),
+                (None, '&') if prev == '>' || next == Some('>') => {}
+                (None, '{') if prev == '$' => {}
+                (None, '|') if next == Some('|') => return false,
+                (None, ';' | '&' | '(' | ')' | '{' | '`' | '\n' | '\r') => return false,
+                _ => {}
+            }
+        }
+        prev = c;
+    }
+    quote.is_none()
 }
 
 /// SIGINT to the shell process itself (the leader of its own group), before the program's
@@ -366,6 +399,9 @@ mod tests {
             b"python3 -m http.server 8000\r",
             b"make -j4 2>&1 | tee log\n",
             b"FOO=1 ./serve --port 80 > out.txt\n",
+            b"python3 -c 'import time; time.sleep(9)'\n",
+            b"echo \"a; b && c\" ${HOME} \\; done\n",
+            b"cmd &> log\n",
         ] {
             assert!(is_simple_command(simple), "{simple:?}");
         }
@@ -382,6 +418,8 @@ mod tests {
             b"echo $(date)\n",
             b"\n",
             b"a\nb\n",
+            b"echo 'x'; y\n",
+            b"echo \"unclosed\n",
         ] {
             assert!(!is_simple_command(list), "{list:?}");
         }

@@ -15,7 +15,8 @@
 //!   the program times it out as the ESC key instead of reading a keypad or function key.
 //! - To any reader, an interrupt, quit or suspend key (Ctrl-C, Ctrl-\, Ctrl-Z) goes only once
 //!   the text before it was taken up: the terminal discards the input not yet read when it
-//!   sends the signal, so `x = 5\nprint(x)\n` + Ctrl-C at once lost both lines in a REPL.
+//!   sends the signal, so `x = 5\nprint(x)\n` + Ctrl-C at once lost both lines in a REPL, and
+//!   `echo a` + Ctrl-Z at the prompt lost `echo a`, which a line editor keeps.
 //!   The text after such a key or end-of-file (Ctrl-D) goes once the program has dealt with
 //!   the key and reads again (the shell's new prompt after `^C`): sent at once, its first keys
 //!   are lost while the line editor handles the signal (`echo a^Cecho b` ran `cho b`), or
@@ -39,6 +40,11 @@ pub(super) struct Pacing {
     line_ends_before_newest: usize,
     /// Line ends in every step handed out.
     line_ends_taken: usize,
+    /// The step handed out last ended a line.
+    newest_ends_line: bool,
+    /// Whether the terminal was in canonical mode when the send began to a program's reader
+    /// (`None`: unknown, or the shell's own line editor read it).
+    reader_canonical: Option<bool>,
 }
 
 /// How long the program a line started runs without settling before a Ctrl-C (Ctrl-\,
@@ -60,13 +66,10 @@ impl Pacing {
         let mut start = 0;
         for at in 0..input.len() {
             let b = input[at];
-            // The text before the key goes first when a line (or end-of-file) in it may be
-            // read before the key: keys on the key's own line are discarded with it anyway.
-            if SIGNAL_BYTES.contains(&b)
-                && input[start..at]
-                    .iter()
-                    .any(|&c| c == b'\n' || c == b'\r' || c == EOF_KEY)
-            {
+            // The text before the key goes first, and the key once it was read, as typing
+            // would: the terminal discards unread input when it sends the signal (a partial
+            // line a line editor already holds survives a Ctrl-Z at its prompt).
+            if SIGNAL_BYTES.contains(&b) && at > start {
                 steps.push_back(input[start..at].to_vec());
                 start = at;
             }
@@ -92,6 +95,7 @@ impl Pacing {
     /// Notes `step` as handed out to be written.
     fn handed_out(&mut self, step: &[u8]) {
         self.after_signal_key = ends_with_signal_key(step);
+        self.newest_ends_line = step.last().is_some_and(|&b| b == b'\n' || b == b'\r');
         self.line_ends_before_newest = self.line_ends_taken;
         self.line_ends_taken += line_ends(step);
     }
@@ -116,6 +120,33 @@ impl Pacing {
             && reason == Settle::StdinWait
             && self.is_pending()
             && since_write < PROMPT_HOLD_MAX
+    }
+
+    /// Whether the next step may go as soon as the program that took the line written last
+    /// reads again (seen blocked reading the terminal with nothing unread), without the quiet
+    /// a settled result needs. Not after an ESC or a signal key: the program must first time
+    /// the ESC out, or deal with the key.
+    pub(super) fn releases_on_read(&self) -> bool {
+        self.is_pending() && self.newest_ends_line
+    }
+
+    /// Notes the terminal's mode when the send began to a program's reader (not the shell's
+    /// line editor): the mode that program takes lines in.
+    pub(super) fn set_reader_canonical(&mut self, canonical: Option<bool>) {
+        self.reader_canonical = canonical;
+    }
+
+    /// Whether the send began to a program's reader (not the shell's line editor), in a known
+    /// terminal mode.
+    pub(super) fn to_program(&self) -> bool {
+        self.reader_canonical.is_some()
+    }
+
+    /// Whether the terminal is still in the mode the program took lines in, given its mode
+    /// now (`canonical_now`); `None` when the send began at the shell's line editor or a mode
+    /// is unknown.
+    pub(super) fn reader_mode_kept(&self, canonical_now: Option<bool>) -> Option<bool> {
+        Some(self.reader_canonical? == canonical_now?)
     }
 
     /// Whether lines are still to be typed.
@@ -227,10 +258,12 @@ mod tests {
     #[test]
     fn text_after_an_interrupt_key_waits_for_the_reader() {
         let (first, mut pacing) = Pacing::split(b"echo a\x03echo b\n".to_vec(), true, false);
-        assert_eq!(first, b"echo a\x03");
+        assert_eq!(first, b"echo a");
+        assert_eq!(pacing.on_settle(Settle::StdinWait), Some(b"\x03".to_vec()));
         assert_eq!(pacing.on_settle(Settle::Prompt), Some(b"echo b\n".to_vec()));
         let (first, mut pacing) = Pacing::split(b"x = 1\x03print(1)\r".to_vec(), false, true);
-        assert_eq!(first, b"x = 1\x03");
+        assert_eq!(first, b"x = 1");
+        assert_eq!(pacing.on_settle(Settle::StdinWait), Some(b"\x03".to_vec()));
         assert_eq!(
             pacing.on_settle(Settle::StdinWait),
             Some(b"print(1)\r".to_vec())
@@ -263,9 +296,10 @@ mod tests {
         assert_eq!(pacing.take_next(), Some(b"\x03".to_vec()));
         assert_eq!(pacing.on_settle(Settle::StdinWait), Some(b"c\n".to_vec()));
         assert_eq!(pacing.newest_step_first_line(), 3);
-        // Keys on the key's own line go with it (it discards them anyway).
-        let (first, _) = Pacing::split(b"abc\x03".to_vec(), false, false);
-        assert_eq!(first, b"abc\x03");
+        // Keys on the key's own line go first too, and the key once they were read.
+        let (first, mut pacing) = Pacing::split(b"abc\x03".to_vec(), false, false);
+        assert_eq!(first, b"abc");
+        assert_eq!(pacing.take_next(), Some(b"\x03".to_vec()));
     }
 
     #[test]
