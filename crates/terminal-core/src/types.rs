@@ -240,6 +240,11 @@ pub enum InputMode {
     StatementContinuation,
     /// A full-screen program holds the alternate screen; the viewport is its rendered screen.
     AlternateScreen,
+    /// The program waiting reads single keys as they are typed (the terminal is in cbreak
+    /// mode: no line editing, echo on, a carriage return still read as a newline: `read -n 1`,
+    /// a "[y/N]" key prompt): an Enter sent after the answer is a key of its own, which the
+    /// next read takes.
+    SingleKey,
 }
 
 /// A settled send (seed `TerminalSendResult` plus our additions).

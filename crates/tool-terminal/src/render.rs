@@ -218,6 +218,9 @@ fn send_facts(
         InputModeOutput::AlternateScreen => facts.push_str(
             "\n[screen: a full-screen program holds the terminal; text you send goes to it]",
         ),
+        InputModeOutput::SingleKey => facts.push_str(
+            "\n[input: the program reads single keys as they are typed (no Enter needed): send the key with submit: false; an Enter sent after it is a key of its own, which the next prompt takes]",
+        ),
     }
     facts
 }

@@ -269,6 +269,8 @@ pub enum InputModeOutput {
     StatementContinuation,
     /// A full-screen program holds the alternate screen.
     AlternateScreen,
+    /// The program reads single keys as typed (`read -n 1`, a [y/N] key prompt): send the key with submit false; an Enter would be a key of its own.
+    SingleKey,
 }
 
 impl From<InputMode> for InputModeOutput {
@@ -279,6 +281,7 @@ impl From<InputMode> for InputModeOutput {
             InputMode::Continuation => Self::Continuation,
             InputMode::StatementContinuation => Self::StatementContinuation,
             InputMode::AlternateScreen => Self::AlternateScreen,
+            InputMode::SingleKey => Self::SingleKey,
         }
     }
 }

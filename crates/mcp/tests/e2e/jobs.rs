@@ -427,8 +427,12 @@ async fn job_kill_escalates_when_the_program_ignores_the_interrupt() {
     ok(&a, "terminal_open", json!({"type": "shell"})).await;
     let job = armed_job_ignoring_sigint(&a).await;
     let r = kill_and_wait(&a, &job).await;
+    // SIGTERM ends the program (143); the shell, interrupted too so that the rest of the line
+    // does not run, reports 130 instead when it handles that interrupt after reaping the
+    // program (on a loaded machine it sometimes does).
     assert!(
-        status_line(&r).starts_with("[status: killed") && status_line(&r).contains("exit: 143"),
+        status_line(&r).starts_with("[status: killed")
+            && (status_line(&r).contains("exit: 143") || status_line(&r).contains("exit: 130")),
         "{:?}",
         r.text
     );

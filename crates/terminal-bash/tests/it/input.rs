@@ -581,3 +581,32 @@ async fn a_silent_reader_that_took_its_answer_waits_for_input_again() {
     })
     .await;
 }
+
+/// A prompt that reads single keys (`read -n 1`, the terminal in cbreak mode) is told apart
+/// from one that reads a line: the result says so, since an Enter sent after the key would be
+/// a key of its own for whatever reads next. Line prompts and REPLs (raw mode with their own
+/// line editor) are not single-key readers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_single_key_prompt_is_reported_as_one() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("read -n 1 -p 'Proceed? [y/N] ' a; echo; echo \"a=$a\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
+        let r = sh.send_raw("y", false).await;
+        assert!(r.viewport.lines().any(|l| l == "a=y"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send("read -p 'Name: ' b; echo \"b=$b\"").await;
+        assert_eq!(r.input_mode, InputMode::Normal, "{r:?}");
+        let r = sh.send("bob").await;
+        assert!(r.viewport.lines().any(|l| l == "b=bob"), "{r:?}");
+        let r = sh.send("python3 -q").await;
+        assert_eq!(r.input_mode, InputMode::Normal, "{r:?}");
+        let r = sh.send("exit()").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

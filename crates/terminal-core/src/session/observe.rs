@@ -218,6 +218,8 @@ pub(super) struct TerminalFacts {
     pub(super) foreground: Option<String>,
     /// The terminal has echo off in canonical mode (a password prompt).
     pub(super) echo_off: bool,
+    /// The program waiting reads single keys (cbreak mode).
+    pub(super) single_key: bool,
     /// No prompt (and so no exit status) can come from our shell now.
     pub(super) marks_gone: bool,
     /// Our shell reads at its line editor, and no marked prompt came since the last command
@@ -252,7 +254,13 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
             .or_else(|| group_member(pgid))
     });
     let foreground = member.as_ref().map(|s| s.comm.clone());
-    let echo_off = !exited && shared.pty.modes().is_some_and(|m| !m.echo && m.canonical);
+    let modes = shared.pty.modes().filter(|_| !exited);
+    let echo_off = modes.is_some_and(|m| !m.echo && m.canonical);
+    // Cbreak mode: no line editing, the terminal echoing each key, and a carriage return still
+    // arriving as a newline. A line editor (readline, Python's REPL) or a raw-mode program
+    // echoes for itself, and most turn the carriage return mapping off too.
+    let single_key =
+        reason == Settle::StdinWait && modes.is_some_and(|m| !m.canonical && m.echo && m.maps_cr);
     // Without a prompt, say when no prompt (and so no exit status) can come from our shell:
     // it replaced itself, or another interactive shell waits at the terminal (a shell running
     // a script that asks for input is not one: our prompt comes back when it ends).
@@ -285,6 +293,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     TerminalFacts {
         foreground,
         echo_off,
+        single_key,
         marks_gone,
         prompt_unmarked,
         input_unread,

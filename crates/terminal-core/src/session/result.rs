@@ -28,6 +28,8 @@ pub(super) struct SettleFacts {
     pub(super) statement_continuation: bool,
     /// The tty has echo off in canonical mode (a password prompt).
     pub(super) echo_off: bool,
+    /// The program waiting reads single keys (cbreak mode).
+    pub(super) single_key: bool,
     /// Name of the foreground program when it is not the shell.
     pub(super) foreground: Option<String>,
     /// Raw bytes read since the anchor.
@@ -149,6 +151,8 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         InputMode::Continuation
     } else if facts.echo_off {
         InputMode::EchoOff
+    } else if facts.single_key {
+        InputMode::SingleKey
     } else {
         InputMode::Normal
     };
@@ -227,6 +231,7 @@ mod tests {
             continuation: false,
             statement_continuation: false,
             echo_off: false,
+            single_key: false,
             foreground: None,
             output_bytes: 12,
             head: None,

@@ -95,6 +95,7 @@ pub(super) fn detail(result: &SendResult, earlier: &EarlierExits) -> String {
                     Some("continuation prompt".to_owned())
                 }
                 InputMode::AlternateScreen => Some("full-screen program".to_owned()),
+                InputMode::SingleKey => Some("single keys (send with submit false)".to_owned()),
             };
             if let Some(mode) = mode {
                 detail.push_str(&format!(", input: {mode}"));

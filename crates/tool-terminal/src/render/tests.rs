@@ -165,6 +165,12 @@ fn send_facts_sit_between_wait_and_session() {
     result.foreground = Some("node".into());
     result.viewport = "function h(a) {\n...   return a + 1;\n... ".into();
     insta::assert_snapshot!("send_node_continuation", render_send(&result, CAP));
+    result.foreground = None;
+    result.input_mode = InputMode::SingleKey;
+    result.viewport = "read -n 1 -p 'Proceed? [y/N] ' a\nProceed? [y/N] ".into();
+    insta::assert_snapshot!("send_single_key", render_send(&result, CAP));
+    result.foreground = Some("node".into());
+    result.input_mode = InputMode::Continuation;
     result.foreground = Some("sqlite3".into());
     result.input_mode = InputMode::StatementContinuation;
     result.viewport = "select 1,\n   ...> ".into();

@@ -103,6 +103,7 @@ impl SendOp {
         let TerminalFacts {
             foreground,
             echo_off,
+            single_key,
             marks_gone,
             prompt_unmarked,
             input_unread,
@@ -126,6 +127,7 @@ impl SendOp {
             statement_continuation: repl_prompt == Some(ReplContinuation::Statement)
                 && foreground.is_some(),
             echo_off,
+            single_key,
             foreground,
             output_bytes,
             head,
