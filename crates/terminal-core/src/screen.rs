@@ -263,8 +263,12 @@ impl PromptTracker {
             self.done_count += 1;
             // A prompt after an empty or comment-only line ran no command: its status is
             // the previous command's again, neither this prompt's command's status nor
-            // another finished command.
-            let ran = std::mem::take(&mut self.command_started) || !self.starts_seen;
+            // another finished command. A changed status did come from a command, whether or
+            // not its start was marked (a syntax error's 2: bash prints no `PS0` for a line it
+            // cannot parse; a command right after `PS0` was replaced).
+            let ran = std::mem::take(&mut self.command_started)
+                || !self.starts_seen
+                || exit_code != self.last_exit;
             self.last_exit = exit_code;
             if ran {
                 self.exits.record(exit_code);

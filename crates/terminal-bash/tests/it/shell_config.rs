@@ -105,15 +105,25 @@ async fn c33_marks_come_back_after_prompt_command_and_ps1_are_both_replaced() {
 }
 
 /// Field case C33, PS0 and PROMPT_COMMAND replaced together (PS1 kept): the next command runs
-/// before the hook can mark its start again, so its exit code is unknown, and the result says
-/// so rather than showing none silently; the command after has its status again.
+/// before the hook can mark its start again. A status that changed is still its own (an empty
+/// line keeps the previous one), so it is reported; one equal to the previous command's cannot
+/// be told from an empty line's, and the result says the exit code is unknown rather than
+/// showing none silently. A line bash cannot parse (no start mark either) reports its 2.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c33_a_command_whose_start_went_unmarked_says_its_exit_code_is_unknown() {
     within(async {
         let sh = Shell::open(config()).await;
+        let r = sh.send("print('x', x)").await;
+        assert_eq!(r.exit_code, Some(2), "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
+        let r = sh.send("false\nprint(1)").await;
+        assert_eq!(r.exit_code, Some(2), "{r:?}");
+        let r = sh.send("PS0='[ps0]\\n'; PROMPT_COMMAND=()\n(exit 7)\n(exit 8)").await;
+        assert_eq!(r.exit_code, Some(8), "{r:?}");
+        assert_eq!(r.earlier_exits.failed, 1, "{r:?}");
         let r = sh.send("PS0='[ps0]\\n'; PROMPT_COMMAND=()").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
-        let r = sh.send("echo c; (exit 3)").await;
+        let r = sh.send("echo c; (exit 0)").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert!(r.viewport.lines().any(|l| l == "c"), "{r:?}");
         assert_eq!(r.exit_code, None, "{r:?}");

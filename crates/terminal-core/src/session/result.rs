@@ -78,8 +78,9 @@ pub(super) const PROMPT_UNMARKED_NOTICE: &str = "[shell: the shell reads input w
 
 /// The notice for [`SettleFacts::exit_unknown`].
 pub(super) const EXIT_UNKNOWN_NOTICE: &str = "[shell: this command's exit code is unknown: no \
-     mark said where it started (a command replaced PS0, the prompt printed when a command \
-     starts); the marks are back for the next command]";
+     mark said where it started (bash prints none for a line it cannot parse, nor after a \
+     command replaced PS0), and its status equals the previous command's, so it cannot be told \
+     from an empty line's; send echo $? to see it]";
 
 /// The notice for [`SettleFacts::input_unread`], naming the foreground program.
 pub(super) fn input_unread_notice(program: &str) -> String {
