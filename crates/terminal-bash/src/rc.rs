@@ -28,9 +28,11 @@
 //!   sees our shell reading at its line editor with no prompt mark: the hook and the marks are
 //!   back before that command runs (readline only redraws the line it shows).
 //! - Every mark carries the per-session nonce; a program that prints look-alike marks cannot
-//!   fake completion. The nonce lives only in this file and in unexported shell state, so
-//!   child processes do not inherit it: the hook takes the export flag off `PS0`, `PS1` and
-//!   `PS2` at every prompt (a venv's `activate` exports `PS1`). The file is 0600, and the rc deletes it first thing
+//!   fake completion. The nonce lives only in this file and in an unexported, read-only shell
+//!   variable (`__dsh_n`) that the prompt strings name and bash expands as it prints them, so
+//!   child processes never inherit it, even from a prompt string someone exports (a venv's
+//!   `activate` exports `PS1`); the hook also takes the export flag off `PS0`, `PS1` and `PS2`
+//!   at every prompt. The file is 0600, and the rc deletes it first thing
 //!   (bash has read it whole by then), so no command of the session ever sees it; inside a
 //!   sandbox that deletes the session's private copy. The host's copy is removed after
 //!   startup in any case.
@@ -73,12 +75,16 @@ __dsh_i=999
 if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] < 501)); then __dsh_i=0; fi
 __dsh_hook='{ __dsh_prompt; } &>/dev/null'
 __dsh_keep='${__dsh_e/${PROMPT_COMMAND[__dsh_i]:=$__dsh_hook}/}'
-__dsh_d='\[\033]133;D;$?;dsh=@NONCE@\007\]'
-__dsh_a='\[\033]133;A;dsh=@NONCE@\007\]'
-__dsh_b='\[\033]133;B;dsh=@NONCE@\007\]'
-__dsh_a2='\[\033]133;A;k=s;dsh=@NONCE@\007\]'
-__dsh_b2='\[\033]133;B;k=s;dsh=@NONCE@\007\]'
-__dsh_c='\033]133;C;dsh=@NONCE@\007'
+# The nonce stays in this unexported variable: the prompt strings name it, and bash expands
+# it as it prints them, so a prompt string someone exports (a venv's `activate`) hands no
+# child process the nonce itself.
+declare -r __dsh_n=@NONCE@
+__dsh_d='\[\033]133;D;$?;dsh=${__dsh_n}\007\]'
+__dsh_a='\[\033]133;A;dsh=${__dsh_n}\007\]'
+__dsh_b='\[\033]133;B;dsh=${__dsh_n}\007\]'
+__dsh_a2='\[\033]133;A;k=s;dsh=${__dsh_n}\007\]'
+__dsh_b2='\[\033]133;B;k=s;dsh=${__dsh_n}\007\]'
+__dsh_c='\033]133;C;dsh=${__dsh_n}\007'
 # stty by its path, found now: a user function named `command` (or `stty`) cannot stand in.
 __dsh_stty_bin=
 if hash stty 2>/dev/null; then __dsh_stty_bin=${BASH_CMDS[stty]-}; fi
@@ -254,7 +260,7 @@ mod tests {
         let meta = std::fs::metadata(&path).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(meta.permissions().mode() & 0o777, 0o600);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-        assert!(text.contains("dsh=00112233445566778899aabbccddeeff"));
+        assert!(text.contains("__dsh_n=00112233445566778899aabbccddeeff"));
         // Nothing of ours is exported: the only export in the code takes the flag off.
         assert!(
             text.lines()

@@ -118,7 +118,9 @@ async fn c33_a_command_whose_start_went_unmarked_says_its_exit_code_is_unknown()
         assert!(r.notices.is_empty(), "{r:?}");
         let r = sh.send("false\nprint(1)").await;
         assert_eq!(r.exit_code, Some(2), "{r:?}");
-        let r = sh.send("PS0='[ps0]\\n'; PROMPT_COMMAND=()\n(exit 7)\n(exit 8)").await;
+        let r = sh
+            .send("PS0='[ps0]\\n'; PROMPT_COMMAND=()\n(exit 7)\n(exit 8)")
+            .await;
         assert_eq!(r.exit_code, Some(8), "{r:?}");
         assert_eq!(r.earlier_exits.failed, 1, "{r:?}");
         let r = sh.send("PS0='[ps0]\\n'; PROMPT_COMMAND=()").await;
@@ -146,15 +148,18 @@ async fn c33_a_command_whose_start_went_unmarked_says_its_exit_code_is_unknown()
 }
 
 /// A script sourced into the shell that exports the prompt (a Python venv's `activate` does
-/// `export PS1`) does not hand the prompt strings, and the nonce in them, to later child
-/// processes: they could print a look-alike mark and fake an exit status. The prompt text is
-/// kept.
+/// `export PS1`) hands no child process the nonce: the prompt strings only name the variable
+/// holding it (a child could otherwise print a look-alike mark and fake an exit status), and
+/// from the next prompt on they are not exported at all. The prompt text is kept.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn exported_prompt_strings_do_not_reach_child_processes() {
     within(async {
         let sh = Shell::open(config()).await;
-        let r = sh.send("PS1=\"(venv) ${PS1-}\"; export PS1 PS0 PS2").await;
-        on_mark(&r, 0);
+        // Exported and read by a child on the same line.
+        let r = sh
+            .send("PS1=\"(venv) ${PS1-}\"; export PS1 PS0 PS2; printenv PS1 PS0 PS2 | grep -Ec '[0-9a-f]{32}'")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "0"), "{r:?}");
         let r = sh
             .send("printenv PS1 PS0 PS2 | grep -c dsh= || echo none-exported")
             .await;
