@@ -300,6 +300,14 @@ async fn lines_to_a_shell_reading_in_canonical_mode_are_typed_one_at_a_time() {
             .await;
         assert!(r.viewport.lines().any(|l| l == "got ANSWER"), "{r:?}");
         assert!(r.viewport.lines().any(|l| l == "after-6"), "{r:?}");
+        // A REPL a line starts reads in another mode: its lines still reach it, and the line
+        // after its exit reaches dash.
+        let r = sh
+            .send("python3 -q\nprint(6 * 7)\nexit()\necho back-$((1+1))")
+            .await;
+        assert_ne!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "back-2"), "{r:?}");
         let r = sh.send("exit").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         sh.close().await;

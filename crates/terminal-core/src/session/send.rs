@@ -451,15 +451,17 @@ impl SendOp {
             // Lines to a program's line editor (a REPL, a nested shell): one that took the line
             // and reads again, in the terminal mode it took lines in, gets the next one now,
             // without the quiet a settled result needs (its own output may go on meanwhile: a
-            // timer printing). One that reads in another mode is done with lines (node's
-            // `.exit` leaves raw mode, then reads on until it exits): the next line waits for
-            // the next reader (the shell's prompt) or for silence.
+            // timer printing). An event loop that reads in another mode is done with lines
+            // (node's `.exit` leaves raw mode, then reads on until it exits): the next line
+            // waits for the next reader (the shell's prompt) or for silence. A program reading
+            // the terminal alone in another mode is a new reader (one the line started).
             let program_mode = (pacing.is_pending()
                 && obs.fg.is_some_and(|fg| fg != shared.shell_pgid()))
             .then(|| pacing.reader_mode_kept(shared.pty.modes().map(|m| m.canonical)))
             .flatten();
-            let settle =
-                settle.filter(|&r| !(r == Settle::StdinWait && program_mode == Some(false)));
+            let settle = settle.filter(|&r| {
+                !(r == Settle::StdinWait && program_mode == Some(false) && obs.fg_wait_among_others)
+            });
             // An event loop (a wait among other sources) may still act on what it read: it
             // must have put a prompt back since (node reads `.exit` and waits again first).
             prompt_since_write |= obs.output_since_write && obs.prompt_at_cursor;
