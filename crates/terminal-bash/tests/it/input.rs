@@ -64,6 +64,14 @@ async fn c25_multi_line_input_is_one_paste_for_programs_that_enabled_it() {
             assert!(r.viewport.contains("('yes', 'no')"), "{py}: {r:?}");
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
+            // Started by the first line of the same send: the block after it still goes as
+            // one paste once the REPL reads, and the statement after the block runs too (the
+            // REPL runs one statement per prompt).
+            let r = sh.send(&format!("{py} -q\n{BLOCK}f(1), f(0)")).await;
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            assert!(r.viewport.contains("('yes', 'no')"), "{py}: {r:?}");
+            let r = sh.send("exit()").await;
+            assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
         }
         // bash, even with readline's bracketed paste on: every line runs as typed.
         sh.send("bind 'set enable-bracketed-paste on'").await;

@@ -138,6 +138,56 @@ pub(super) fn submits_a_command(text: &str, submit: bool) -> bool {
     })
 }
 
+/// `text` (Python source typed to a REPL) cut into its top-level statements, each with the
+/// blank lines after it: a new statement starts at a line that is not indented, not blank and
+/// not a clause that continues the statement before it (`else:`, `except …:`, a closing
+/// bracket). The REPL runs one statement per prompt, so a block and the statement after it go
+/// as two pastes.
+pub(super) fn python_statements(text: &str) -> Vec<String> {
+    const CONTINUES: [&str; 7] = ["else", "elif", "except", "finally", ")", "]", "}"];
+    let mut statements: Vec<String> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        let starts = !line.starts_with([' ', '\t'])
+            && !line.trim().is_empty()
+            && !CONTINUES.iter().any(|c| line.starts_with(c));
+        match statements.last_mut() {
+            Some(last) if !starts => last.push_str(line),
+            _ => statements.push(line.to_owned()),
+        }
+    }
+    statements
+}
+
+/// The steps for `text` to a Python REPL that takes a multi-line paste as one block: one per
+/// top-level statement ([`python_statements`]), a block pasted and ended by a blank line (the
+/// REPL runs it then), a single line typed. `None` when there are no two statements, or one
+/// would not go as a paste (it carries keys a paste would make literal).
+pub(super) fn python_statement_steps(text: &str) -> Option<Vec<Vec<u8>>> {
+    let reader = Reader {
+        bracketed_paste: true,
+        block_paste: true,
+        ..Reader::default()
+    };
+    let statements = python_statements(text);
+    if statements.len() < 2 {
+        return None;
+    }
+    statements
+        .into_iter()
+        .map(|statement| {
+            let block = statement.trim_end().contains('\n');
+            let text = if block {
+                format!("{}\n\n", statement.trim_end())
+            } else {
+                statement
+            };
+            shape(&text, false, reader)
+                .ok()
+                .filter(|bytes| !block || is_paste(bytes))
+        })
+        .collect()
+}
+
 /// Whether `bytes` start with a bracketed paste (a block [`shape`] pastes whole).
 pub(super) fn is_paste(bytes: &[u8]) -> bool {
     bytes.starts_with(PASTE_START)
@@ -278,6 +328,20 @@ fn close_unfinished_escapes(bytes: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn python_source_is_cut_into_top_level_statements() {
+        let text = "x = 1\ndef f(n):\n    if n:\n        return 1\n\n    return 0\n\nif x:\n    pass\nelse:\n    pass\nprint(f(x),\n  2)\n";
+        assert_eq!(
+            python_statements(text),
+            vec![
+                "x = 1\n",
+                "def f(n):\n    if n:\n        return 1\n\n    return 0\n\n",
+                "if x:\n    pass\nelse:\n    pass\n",
+                "print(f(x),\n  2)\n",
+            ]
+        );
+    }
 
     #[test]
     fn a_command_is_submitted_by_a_completed_line_that_is_not_blank_or_a_comment() {

@@ -510,12 +510,15 @@ impl SendOp {
             }
             if let Some(reason) = release
                 && pacing.is_pending()
-                && let Some(line) = pacing.on_settle(reason)
+                && let Some(mut line) = pacing.on_settle(reason)
             {
                 let ahead = matches!(reason, Settle::Idle | Settle::Timeout);
                 if self.refuses_paced_step(&line, &mut pacing, obs.fg).await {
                     self.settle(reason, last_exit);
                     break;
+                }
+                if reason == Settle::StdinWait {
+                    line = self.paste_rest_for_block_reader(line, &mut pacing, obs.fg);
                 }
                 if !ahead {
                     let pre = PreWrite {

@@ -102,6 +102,48 @@ impl SendOp {
 }
 
 impl SendOp {
+    /// `step` with the steps still paced after it, as one bracketed paste, when the program
+    /// that will read them (the foreground group `fg`, which an earlier line of the send
+    /// started) takes a multi-line paste as one block: a Python REPL with bracketed paste on
+    /// (typed line by line, Python 3.13's auto-indent would indent the block again). `step`
+    /// alone otherwise, and when the text carries keys a paste would make literal.
+    pub(super) fn paste_rest_for_block_reader(
+        &self,
+        step: Vec<u8>,
+        pacing: &mut super::pacing::Pacing,
+        fg: Option<i32>,
+    ) -> Vec<u8> {
+        let takes_pastes = {
+            let st = self.shared.lock();
+            st.screen.bracketed_paste() && !st.screen.alternate_screen()
+        } && self.shared.pty.modes().is_some_and(|m| !m.canonical);
+        if !pacing.is_pending() || !takes_pastes {
+            return step;
+        }
+        let Some(pgid) = fg.filter(|&p| p != self.shared.shell_pgid()) else {
+            return step;
+        };
+        let blocks = crate::process::stat(pgid)
+            .filter(|s| s.pgrp == pgid)
+            .is_some_and(|leader| input::pastes_blocks(&leader.comm));
+        let rest = [step.as_slice(), &pacing.pending_bytes()].concat();
+        let Ok(text) = String::from_utf8(rest) else {
+            return step;
+        };
+        // One statement per step (each goes once the REPL reads again).
+        let steps = match input::python_statement_steps(&text) {
+            Some(steps) if blocks && steps.iter().any(|s| input::is_paste(s)) => steps,
+            _ => match input::shape(&text, false, paste_reader()) {
+                Ok(paste) if blocks && input::is_paste(&paste) => vec![paste],
+                _ => return step,
+            },
+        };
+        let mut steps = steps.into_iter();
+        let first = steps.next().unwrap_or_default();
+        pacing.replace_pending(steps.collect());
+        first
+    }
+
     /// Whether `step`, paced after the send's first input, must not be typed: a line in it is
     /// over the canonical limit and the reader (the foreground group `fg`) is in canonical
     /// mode, so the kernel would cut it. The step and the rest are then dropped, and the
@@ -134,6 +176,15 @@ impl SendOp {
             reader.as_deref(),
         ));
         true
+    }
+}
+
+/// A reader that takes a multi-line bracketed paste as one block (a Python REPL).
+fn paste_reader() -> input::Reader {
+    input::Reader {
+        bracketed_paste: true,
+        block_paste: true,
+        ..input::Reader::default()
     }
 }
 

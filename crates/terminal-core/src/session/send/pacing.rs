@@ -188,6 +188,16 @@ impl Pacing {
         }
     }
 
+    /// Replaces the steps not typed yet with `steps`.
+    pub(super) fn replace_pending(&mut self, steps: Vec<Vec<u8>>) {
+        self.pending = steps.into();
+    }
+
+    /// The steps not typed yet, joined.
+    pub(super) fn pending_bytes(&self) -> Vec<u8> {
+        self.pending.iter().flatten().copied().collect()
+    }
+
     /// Drops the lines not yet typed (the send was cancelled or interrupted: like input typed
     /// ahead, they are discarded).
     pub(super) fn discard(&mut self) {
