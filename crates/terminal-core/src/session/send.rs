@@ -24,29 +24,27 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::{Notify, watch};
-use tracing::Instrument as _;
 
 use crate::error::{TerminalError, TerminalErrorCode};
 use crate::readiness::{PreWrite, Readiness, Settle};
 use crate::screen::{AnchorId, ExitTally, PromptState};
-use crate::types::{SendRequest, SendResult};
+use crate::types::SendResult;
 
 use super::Inner;
 use super::cancel::CancelInterrupts;
-use super::input;
-use super::nested_shell::is_shell_name;
 use super::observe::{
     Probe, Probing, SIGNAL_BYTES, marks_gone_at_line_editor, observe, pre_write,
     wait_for_shell_read,
 };
 use super::probe::ProbeSchedule;
-use super::shared::{Shared, UnendedLine};
+use super::shared::Shared;
 use super::signal::runs_shell_image;
 
 mod anchor;
 mod handle;
 mod pacing;
 mod settle;
+mod start;
 
 /// After the shell exits: least time before "no unread output" counts as drained.
 pub(super) const EXIT_DRAIN_MIN: Duration = Duration::from_millis(10);
@@ -106,91 +104,6 @@ pub(super) struct SendOp {
 }
 
 impl SendOp {
-    /// Reserves the session's send slot and starts the driver. `initializing` is the startup
-    /// send (empty input, settles on the first prompt).
-    ///
-    /// # Errors
-    /// `Closing`, `Exited`, `SendActive`.
-    pub(super) fn start(
-        inner: &Arc<Inner>,
-        request: SendRequest,
-        initializing: bool,
-    ) -> Result<Arc<SendOp>, TerminalError> {
-        let shared = &inner.shared;
-        let mut st = shared.lock();
-        st.check_usable(&shared.id)?;
-        if st.active.is_some() {
-            return Err(TerminalError::send_active(&shared.id));
-        }
-        let fg = shared.pty.foreground_pgid();
-        let canonical = shared.pty.modes().map(|m| m.canonical);
-        let prompts = st.screen.prompt_end_count();
-        let unended_line_bytes = st
-            .unended_line
-            .filter(|line| canonical == Some(true) && line.prompts == prompts)
-            .map_or(0, |line| line.bytes);
-        let bracketed_paste = st.screen.bracketed_paste()
-            && !st.screen.alternate_screen()
-            && fg.is_some_and(|p| p != shared.shell_pgid());
-        let reader = input::Reader {
-            canonical: canonical == Some(true),
-            bracketed_paste,
-            block_paste: bracketed_paste
-                && request.text.trim_end().contains(['\n', '\r'])
-                && fg
-                    .and_then(|pgid| crate::process::stat(pgid).filter(|s| s.pgrp == pgid))
-                    .is_some_and(|leader| input::pastes_blocks(&leader.comm)),
-            shell_line_editor: fg == Some(shared.shell_pgid()) && canonical == Some(false),
-            unended_line_bytes,
-        };
-        let input = input::shape(&request.text, request.submit, reader)?;
-        let alternate = st.screen.alternate_screen();
-        st.unended_line = if reader.canonical {
-            input::unended_after(&request.text, request.submit, unended_line_bytes)
-                .map(|bytes| UnendedLine { bytes, prompts })
-        } else {
-            None
-        };
-        let op = Arc::new(SendOp {
-            shared: Arc::clone(shared),
-            result: watch::channel(None).0,
-            wake: Notify::new(),
-            span: Mutex::new(Span::default()),
-            settled: AtomicBool::new(false),
-            finished: AtomicBool::new(false),
-            in_flight: AtomicBool::new(false),
-            timeout: request.timeout,
-            untyped_dropped: AtomicBool::new(false),
-            refused: Mutex::new(None),
-            submits_command: reader.shell_line_editor
-                && input::submits_a_command(&request.text, request.submit),
-        });
-        st.active = Some(Arc::clone(&op));
-        drop(st);
-        // A program reading keys raw: not the shell's line editor, not in canonical mode.
-        let raw_keys = !reader.shell_line_editor
-            && canonical == Some(false)
-            && fg.is_some_and(|p| p != shared.shell_pgid());
-        // A shell reading its commands in canonical mode (`sh`, `dash`: no line editor) takes
-        // lines as commands too: each may start a program that reads (or flushes) the next.
-        let canonical_shell = reader.canonical
-            && request.text.trim_end().contains(['\n', '\r'])
-            && fg
-                .filter(|&p| p != shared.shell_pgid())
-                .and_then(|pgid| crate::process::stat(pgid).filter(|s| s.pgrp == pgid))
-                .is_some_and(|leader| is_shell_name(&leader.comm));
-        // Lines go one at a time to a line editor (the shell's, a raw reader's on the main
-        // screen: a REPL) unless the text went as one paste, and to a shell reading lines.
-        let lines = reader.shell_line_editor
-            || canonical_shell
-            || (raw_keys && !alternate && !input::is_paste(&input));
-        let (input, mut pacing) = pacing::Pacing::split(input, lines, raw_keys);
-        pacing.set_reader_canonical(canonical.filter(|_| !reader.shell_line_editor));
-        let driver = Arc::clone(&op).drive(Arc::clone(inner), input, pacing, initializing);
-        inner.runtime.spawn(driver.instrument(inner.span.clone()));
-        Ok(op)
-    }
-
     fn span(&self) -> MutexGuard<'_, Span> {
         self.span.lock()
     }
@@ -296,8 +209,6 @@ impl SendOp {
         // send at once) while `/proc` is read.
         let mut probing: Option<Probing> = None;
         let mut input_discarded = false;
-        // A REPL's prompt was at the cursor after output that followed the newest write.
-        let mut prompt_since_write = false;
 
         loop {
             // A pending write: only exit, deadline, close and an interrupt matter until it
@@ -423,7 +334,7 @@ impl SendOp {
                 done_at_write,
                 marks_at_write,
                 written_at,
-                pacing.to_program() && pacing.releases_on_read() && !prompt_since_write,
+                pacing.wants_cursor_row(),
             );
             // Under a launcher (a sandbox), the shell is not the PTY's first process: its
             // group is the one in the foreground at the first prompt of startup.
@@ -448,30 +359,21 @@ impl SendOp {
             if self.interrupt_owed() || self.untyped_dropped.load(Ordering::SeqCst) {
                 pacing.discard();
             }
-            // Lines to a program's line editor (a REPL, a nested shell): one that took the line
-            // and reads again, in the terminal mode it took lines in, gets the next one now,
-            // without the quiet a settled result needs (its own output may go on meanwhile: a
-            // timer printing). An event loop that reads in another mode is done with lines
-            // (node's `.exit` leaves raw mode, then reads on until it exits): the next line
-            // waits for the next reader (the shell's prompt) or for silence. A program reading
-            // the terminal alone in another mode is a new reader (one the line started).
-            let program_mode = (pacing.is_pending()
-                && obs.fg.is_some_and(|fg| fg != shared.shell_pgid()))
-            .then(|| pacing.reader_mode_kept(shared.pty.modes().map(|m| m.canonical)))
-            .flatten();
-            let settle = settle.filter(|&r| {
-                !(r == Settle::StdinWait && program_mode == Some(false) && obs.fg_wait_among_others)
-            });
-            // An event loop (a wait among other sources) may still act on what it read: it
-            // must have put a prompt back since (node reads `.exit` and waits again first).
-            prompt_since_write |= obs.output_since_write && obs.prompt_at_cursor;
-            let release = settle.or((settle.is_none()
-                && program_mode == Some(true)
-                && pacing.releases_on_read()
-                && obs.fg_waiting == Some(true)
-                && (!obs.fg_wait_among_others || prompt_since_write)
-                && !obs.input_pending)
-                .then_some(Settle::StdinWait));
+            let program = obs.fg.is_some_and(|fg| fg != shared.shell_pgid());
+            let (settle, release) = pacing.gate(
+                settle,
+                &pacing::LineReader {
+                    program,
+                    canonical_now: (program && pacing.is_pending())
+                        .then(|| shared.pty.modes().map(|m| m.canonical))
+                        .flatten(),
+                    waiting: obs.fg_waiting == Some(true),
+                    among_others: obs.fg_wait_among_others,
+                    prompt_at_cursor: obs.prompt_at_cursor,
+                    output_since_write: obs.output_since_write,
+                    input_pending: obs.input_pending,
+                },
+            );
             // An interrupt, quit or suspend key next goes once the line before it was taken
             // up and its program has held the terminal for a while without settling: it is
             // meant for that program, which may never read again by itself (`sleep 10` +
@@ -534,7 +436,6 @@ impl SendOp {
                     );
                     (done_at_write, marks_at_write, written_at) =
                         self.mark_paced_write(&mut readiness, &line);
-                    prompt_since_write = false;
                     next_tick = written_at + poll_interval;
                     probes = ProbeSchedule::new(written_at, marks_at_write, poll_interval);
                     probe = None;

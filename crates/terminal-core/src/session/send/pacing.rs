@@ -45,6 +45,44 @@ pub(super) struct Pacing {
     /// Whether the terminal was in canonical mode when the send began to a program's reader
     /// (`None`: unknown, or the shell's own line editor read it).
     reader_canonical: Option<bool>,
+    /// A REPL's prompt was at the cursor after output that followed the newest step.
+    prompt_since_write: bool,
+}
+
+/// Whom a send's input goes to, as the terminal said when it began (see
+/// [`Pacing::for_reader`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Typing {
+    /// The shell's own line editor reads it (readline at its prompt).
+    pub(super) shell_line_editor: bool,
+    /// Whether the terminal is in canonical mode (`None`: unknown).
+    pub(super) canonical: Option<bool>,
+    /// A program, not the shell, holds the terminal.
+    pub(super) program: bool,
+    /// A full-screen program holds the alternate screen.
+    pub(super) alternate: bool,
+    /// The program is a shell reading its commands in canonical mode (`sh`, dash: no line
+    /// editor).
+    pub(super) shell_reads_lines: bool,
+}
+
+/// What the reader of the lines is doing now (see [`Pacing::gate`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct LineReader {
+    /// A program, not the shell, holds the terminal.
+    pub(super) program: bool,
+    /// Whether the terminal is in canonical mode (`None`: not asked, or unknown).
+    pub(super) canonical_now: Option<bool>,
+    /// A fresh probe found the program blocked reading the terminal.
+    pub(super) waiting: bool,
+    /// ...among other event sources (an event loop).
+    pub(super) among_others: bool,
+    /// A REPL's prompt is alone before the cursor.
+    pub(super) prompt_at_cursor: bool,
+    /// Output arrived since the newest step was written.
+    pub(super) output_since_write: bool,
+    /// Input written to the terminal is still unread.
+    pub(super) input_pending: bool,
 }
 
 /// How long the program a line started runs without settling before a Ctrl-C (Ctrl-\,
@@ -57,6 +95,21 @@ pub(super) const SIGNAL_LINE_AFTER: std::time::Duration = std::time::Duration::f
 pub(super) const PROMPT_HOLD_MAX: std::time::Duration = std::time::Duration::from_millis(500);
 
 impl Pacing {
+    /// Splits `input`, shaped for the reader `to` describes, into its first step and the steps
+    /// paced after it. Lines go one at a time to a line editor: the shell's, a program's that
+    /// reads keys raw on the main screen (a REPL) unless the text went as one paste, and a
+    /// shell reading its commands in canonical mode (each line may start a program that reads,
+    /// or flushes, the next). A program reading keys raw gets a lone ESC apart.
+    pub(super) fn for_reader(input: Vec<u8>, to: &Typing) -> (Vec<u8>, Self) {
+        let raw_keys = !to.shell_line_editor && to.canonical == Some(false) && to.program;
+        let lines = to.shell_line_editor
+            || to.shell_reads_lines
+            || (raw_keys && !to.alternate && !super::super::input::is_paste(&input));
+        let (first, mut pacing) = Self::split(input, lines, raw_keys);
+        pacing.set_reader_canonical(to.canonical.filter(|_| !to.shell_line_editor));
+        (first, pacing)
+    }
+
     /// Splits `input` into its first step, written at once, and the steps paced after it:
     /// lines when it goes to a line editor (`lines`), a lone ESC before `O` or `[` when it
     /// goes to a program reading keys raw (`raw_keys`, see the module docs), and around
@@ -94,6 +147,7 @@ impl Pacing {
 
     /// Notes `step` as handed out to be written.
     fn handed_out(&mut self, step: &[u8]) {
+        self.prompt_since_write = false;
         self.after_signal_key = ends_with_signal_key(step);
         self.newest_ends_line = step.last().is_some_and(|&b| b == b'\n' || b == b'\r');
         self.line_ends_before_newest = self.line_ends_taken;
@@ -136,10 +190,44 @@ impl Pacing {
         self.reader_canonical = canonical;
     }
 
-    /// Whether the send began to a program's reader (not the shell's line editor), in a known
-    /// terminal mode.
-    pub(super) fn to_program(&self) -> bool {
-        self.reader_canonical.is_some()
+    /// Whether [`Pacing::gate`] needs the cursor row's facts (`LineReader::prompt_at_cursor`):
+    /// lines wait for a program's prompt. Reading the row brings the screen up to date, which
+    /// would cut the binary-output filter's runs short, so it is read only then.
+    pub(super) fn wants_cursor_row(&self) -> bool {
+        self.reader_canonical.is_some() && self.releases_on_read() && !self.prompt_since_write
+    }
+
+    /// The send's settle decision `settle` as the lines still to type see it, and whether the
+    /// next line goes now (`Some` reason), given what their reader does (`reader`).
+    ///
+    /// Lines to a program's line editor (a REPL, a nested shell): one that took the line and
+    /// reads again, in the terminal mode it took lines in, gets the next one now, without the
+    /// quiet a settled result needs (its own output may go on meanwhile: a timer printing);
+    /// an event loop (a wait among other sources) must have put a prompt back since, for it
+    /// may still act on what it read (node reads `.exit` and waits again first). An event
+    /// loop that reads in another mode is done with lines (node's `.exit` leaves raw mode,
+    /// then reads on until it exits): its stdin wait releases nothing, and the next line waits
+    /// for the next reader (the shell's prompt) or for silence. A program reading the
+    /// terminal alone in another mode is a new reader (one the line started).
+    pub(super) fn gate(
+        &mut self,
+        settle: Option<Settle>,
+        reader: &LineReader,
+    ) -> (Option<Settle>, Option<Settle>) {
+        let mode_kept = (reader.program && self.is_pending())
+            .then(|| self.reader_mode_kept(reader.canonical_now))
+            .flatten();
+        let settle = settle.filter(|&s| {
+            !(s == Settle::StdinWait && mode_kept == Some(false) && reader.among_others)
+        });
+        self.prompt_since_write |= reader.output_since_write && reader.prompt_at_cursor;
+        let early = settle.is_none()
+            && mode_kept == Some(true)
+            && self.releases_on_read()
+            && reader.waiting
+            && (!reader.among_others || self.prompt_since_write)
+            && !reader.input_pending;
+        (settle, settle.or(early.then_some(Settle::StdinWait)))
     }
 
     /// Whether the terminal is still in the mode the program took lines in, given its mode
@@ -292,6 +380,59 @@ mod tests {
         assert!(!pacing.holds_for_prompt(Settle::Prompt, true, soon));
         assert_eq!(pacing.on_settle(Settle::Prompt), Some(b"echo b\n".to_vec()));
         assert!(!pacing.holds_for_prompt(Settle::StdinWait, true, soon));
+    }
+
+    #[test]
+    fn a_repl_gets_the_next_line_once_it_reads_again_at_its_prompt() {
+        let reader = LineReader {
+            program: true,
+            canonical_now: Some(false),
+            waiting: true,
+            ..LineReader::default()
+        };
+        // A REPL reading the terminal alone: at once, without a settle.
+        let (_, mut pacing) = Pacing::split(b"1\n2\n3\n".to_vec(), true, false);
+        pacing.set_reader_canonical(Some(false));
+        assert_eq!(pacing.gate(None, &reader), (None, Some(Settle::StdinWait)));
+        // Not while the line is unread.
+        let unread = LineReader {
+            input_pending: true,
+            ..reader
+        };
+        assert_eq!(pacing.gate(None, &unread), (None, None));
+        // An event loop: once its prompt came back after the line.
+        let event_loop = LineReader {
+            among_others: true,
+            ..reader
+        };
+        assert_eq!(pacing.gate(None, &event_loop), (None, None));
+        assert!(pacing.wants_cursor_row());
+        let prompted = LineReader {
+            output_since_write: true,
+            prompt_at_cursor: true,
+            ..event_loop
+        };
+        assert_eq!(
+            pacing.gate(None, &prompted),
+            (None, Some(Settle::StdinWait))
+        );
+        assert!(!pacing.wants_cursor_row());
+        // An event loop that left raw mode (node's `.exit`) is done with lines: its wait
+        // settles nothing; a program reading alone in another mode is a new reader.
+        let left = LineReader {
+            canonical_now: Some(true),
+            ..event_loop
+        };
+        assert_eq!(pacing.gate(Some(Settle::StdinWait), &left), (None, None));
+        let new_reader = LineReader {
+            canonical_now: Some(true),
+            ..reader
+        };
+        let release = Some(Settle::StdinWait);
+        assert_eq!(pacing.gate(release, &new_reader), (release, release));
+        // Lines the shell's own line editor began with keep the settle rules alone.
+        let (_, mut shell) = Pacing::split(b"1\n2\n".to_vec(), true, false);
+        assert_eq!(shell.gate(None, &reader), (None, None));
     }
 
     #[test]

@@ -1,0 +1,98 @@
+//! Starting a [`SendOp`]: the session's send slot reserved, the input shaped for the program
+//! that will read it (see `input`) and split into the steps it is typed in (see [`pacing`]),
+//! and the driver spawned.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use parking_lot::Mutex;
+use tokio::sync::{Notify, watch};
+use tracing::Instrument as _;
+
+use crate::error::TerminalError;
+use crate::types::SendRequest;
+
+use super::super::Inner;
+use super::super::input;
+use super::super::nested_shell::is_shell_name;
+use super::super::shared::UnendedLine;
+use super::{SendOp, Span, pacing};
+
+impl SendOp {
+    /// Reserves the session's send slot and starts the driver. `initializing` is the startup
+    /// send (empty input, settles on the first prompt).
+    ///
+    /// # Errors
+    /// `Closing`, `Exited`, `SendActive`.
+    pub(in crate::session) fn start(
+        inner: &Arc<Inner>,
+        request: SendRequest,
+        initializing: bool,
+    ) -> Result<Arc<SendOp>, TerminalError> {
+        let shared = &inner.shared;
+        let mut st = shared.lock();
+        st.check_usable(&shared.id)?;
+        if st.active.is_some() {
+            return Err(TerminalError::send_active(&shared.id));
+        }
+        let fg = shared.pty.foreground_pgid();
+        let canonical = shared.pty.modes().map(|m| m.canonical);
+        let prompts = st.screen.prompt_end_count();
+        let unended_line_bytes = st
+            .unended_line
+            .filter(|line| canonical == Some(true) && line.prompts == prompts)
+            .map_or(0, |line| line.bytes);
+        let program = fg.is_some_and(|p| p != shared.shell_pgid());
+        // The name of the program's group leader, for several lines to it (one `/proc` read).
+        let leader = fg
+            .filter(|_| program && request.text.trim_end().contains(['\n', '\r']))
+            .and_then(|pgid| crate::process::stat(pgid).filter(|s| s.pgrp == pgid))
+            .map(|s| s.comm);
+        let bracketed_paste =
+            st.screen.bracketed_paste() && !st.screen.alternate_screen() && program;
+        let reader = input::Reader {
+            canonical: canonical == Some(true),
+            bracketed_paste,
+            block_paste: bracketed_paste && leader.as_deref().is_some_and(input::pastes_blocks),
+            shell_line_editor: fg == Some(shared.shell_pgid()) && canonical == Some(false),
+            unended_line_bytes,
+        };
+        let input = input::shape(&request.text, request.submit, reader)?;
+        let alternate = st.screen.alternate_screen();
+        st.unended_line = if reader.canonical {
+            input::unended_after(&request.text, request.submit, unended_line_bytes)
+                .map(|bytes| UnendedLine { bytes, prompts })
+        } else {
+            None
+        };
+        let op = Arc::new(SendOp {
+            shared: Arc::clone(shared),
+            result: watch::channel(None).0,
+            wake: Notify::new(),
+            span: Mutex::new(Span::default()),
+            settled: AtomicBool::new(false),
+            finished: AtomicBool::new(false),
+            in_flight: AtomicBool::new(false),
+            timeout: request.timeout,
+            untyped_dropped: AtomicBool::new(false),
+            refused: Mutex::new(None),
+            submits_command: reader.shell_line_editor
+                && input::submits_a_command(&request.text, request.submit),
+        });
+        st.active = Some(Arc::clone(&op));
+        drop(st);
+        let (input, pacing) = pacing::Pacing::for_reader(
+            input,
+            &pacing::Typing {
+                shell_line_editor: reader.shell_line_editor,
+                canonical,
+                program,
+                alternate,
+                shell_reads_lines: reader.canonical && leader.as_deref().is_some_and(is_shell_name),
+            },
+        );
+        let driver = Arc::clone(&op).drive(Arc::clone(inner), input, pacing, initializing);
+        inner.runtime.spawn(driver.instrument(inner.span.clone()));
+        Ok(op)
+    }
+}
