@@ -76,69 +76,6 @@ fn a_poll_accepts_a_program_that_was_already_waiting() {
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
 }
 
-/// A relay's wait (among other event sources, holding a socket: `ssh host make` watching the
-/// terminal and the remote output) with nothing before the cursor on the main screen settles
-/// only by silence, a poll included; with a prompt before the cursor, on the alternate
-/// screen, or by an event loop with nothing to relay (node's REPL after a timer printed), the
-/// wait settles once quiet.
-#[test]
-fn an_unprompted_relay_wait_settles_by_silence_only() {
-    let t0 = Instant::now();
-    let pre = PreWrite {
-        fg: Some(CHILD),
-        waiting: true,
-    };
-    let relay = |ms| {
-        let mut o = obs(t0, ms);
-        o.fg = Some(CHILD);
-        o.fg_waiting = Some(true);
-        o.fg_busy = Some(false);
-        o.fg_wait_among_others = true;
-        o.fg_relays = true;
-        o.cursor_on_blank_row = true;
-        o.output_since_write = true;
-        o
-    };
-    let fresh = |poll| {
-        let mut r = with_real_windows(t0, pre);
-        r.set_poll_only(poll);
-        r
-    };
-    for poll in [false, true] {
-        let mut r = fresh(poll);
-        assert_eq!(r.evaluate(&relay(200)), None, "poll={poll}");
-        assert_eq!(r.evaluate(&relay(2900)), None, "poll={poll}");
-        assert_eq!(r.evaluate(&relay(3100)), Some(Settle::Idle), "poll={poll}");
-        let prompted = Observation {
-            cursor_on_blank_row: false,
-            ..relay(200)
-        };
-        assert_eq!(
-            fresh(poll).evaluate(&prompted),
-            Some(Settle::StdinWait),
-            "poll={poll}"
-        );
-        let full_screen = Observation {
-            alternate_screen: true,
-            ..relay(200)
-        };
-        assert_eq!(
-            fresh(poll).evaluate(&full_screen),
-            Some(Settle::StdinWait),
-            "poll={poll}"
-        );
-        let event_loop = Observation {
-            fg_relays: false,
-            ..relay(200)
-        };
-        assert_eq!(
-            fresh(poll).evaluate(&event_loop),
-            Some(Settle::StdinWait),
-            "poll={poll}"
-        );
-    }
-}
-
 #[test]
 fn a_poll_at_an_idle_prompt_settles_at_once() {
     let t0 = Instant::now();
@@ -343,35 +280,6 @@ fn shell_reading_counts_unless_its_prompt_is_current() {
 }
 
 #[test]
-fn silence_and_grace_then_deadline() {
-    let t0 = Instant::now();
-    let mut r = ready(PreWrite::default(), t0);
-    let mut o = obs(t0, 55);
-    o.mark_since_write = true;
-    o.fg_busy = Some(false);
-    assert_eq!(r.evaluate(&o), None, "grace extends silence after a mark");
-    o.now = t0 + Duration::from_millis(60);
-    assert_eq!(r.evaluate(&o), Some(Settle::Idle));
-    let mut r = ready(PreWrite::default(), t0);
-    let mut o = obs(t0, 100);
-    o.last_output_at = t0 + Duration::from_millis(99);
-    assert_eq!(r.evaluate(&o), Some(Settle::Timeout));
-}
-
-#[test]
-fn startup_silence_without_output_never_settles() {
-    let t0 = Instant::now();
-    let mut r = Readiness::new(timing(), t0, true, SHELL, PreWrite::default());
-    let mut o = obs(t0, 60);
-    o.has_output = false;
-    o.fg_waiting = Some(true);
-    o.fg = Some(CHILD);
-    assert_eq!(r.evaluate(&o), None);
-    o.now = t0 + Duration::from_millis(100);
-    assert_eq!(r.evaluate(&o), Some(Settle::Timeout));
-}
-
-#[test]
 fn exit_wins() {
     let t0 = Instant::now();
     let mut r = ready(PreWrite::default(), t0);
@@ -427,81 +335,6 @@ fn a_stdin_wait_never_settles_while_the_input_is_still_queued() {
     assert_eq!(r.evaluate(&o), None);
     o.input_pending = false;
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
-}
-
-#[test]
-fn silence_waits_while_the_kernel_says_the_job_is_busy() {
-    let t0 = Instant::now();
-    let mut r = ready(PreWrite::default(), t0);
-    let mut o = obs(t0, 60);
-    o.fg = Some(CHILD);
-    o.fg_busy = Some(true);
-    assert_eq!(
-        r.evaluate(&o),
-        None,
-        "a computing or sleeping job keeps waiting"
-    );
-    // The verdict sticks between probes.
-    o.fg_busy = None;
-    o.now = t0 + Duration::from_millis(70);
-    assert_eq!(r.evaluate(&o), None);
-    // Another group took the terminal (the sleep ended): the old verdict no longer
-    // applies, and the next probe decides.
-    o.fg = Some(SHELL);
-    assert_eq!(
-        r.evaluate(&o),
-        None,
-        "no verdict yet about the shell running on"
-    );
-    o.fg_busy = Some(false);
-    assert_eq!(r.evaluate(&o), Some(Settle::Idle));
-    // Idle (a server blocked in accept) settles at the idle window.
-    let mut r = ready(PreWrite::default(), t0);
-    let mut o = obs(t0, 60);
-    o.fg = Some(CHILD);
-    o.fg_busy = Some(false);
-    assert_eq!(r.evaluate(&o), Some(Settle::Idle));
-    // The deadline still bounds a busy job.
-    let mut r = ready(PreWrite::default(), t0);
-    let mut o = obs(t0, 100);
-    o.fg = Some(CHILD);
-    o.fg_busy = Some(true);
-    assert_eq!(r.evaluate(&o), Some(Settle::Timeout));
-}
-
-/// A full-screen program on the alternate screen settles on silence even while the kernel
-/// says its job is busy (C23: `printf '\033[?1049h'; sleep 15`; `watch`).
-#[test]
-fn silence_settles_a_busy_job_on_the_alternate_screen() {
-    let t0 = Instant::now();
-    let mut r = ready(PreWrite::default(), t0);
-    let mut o = obs(t0, 60);
-    o.fg = Some(CHILD);
-    o.fg_busy = Some(true);
-    o.alternate_screen = true;
-    assert_eq!(r.evaluate(&o), Some(Settle::Idle));
-    // Not before the idle window.
-    let mut r = ready(PreWrite::default(), t0);
-    let mut o = obs(t0, 30);
-    o.last_output_at = t0 + Duration::from_millis(20);
-    o.fg = Some(CHILD);
-    o.fg_busy = Some(true);
-    o.alternate_screen = true;
-    assert_eq!(r.evaluate(&o), None);
-}
-
-#[test]
-fn pure_silence_rule_ignores_the_kernel() {
-    let t0 = Instant::now();
-    let timing = ReadinessTiming {
-        silence_rule: SilenceRule::PureSilence,
-        ..timing()
-    };
-    let mut r = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
-    let mut o = obs(t0, 60);
-    o.fg = Some(CHILD);
-    o.fg_busy = Some(true);
-    assert_eq!(r.evaluate(&o), Some(Settle::Idle));
 }
 
 #[test]
@@ -585,42 +418,4 @@ fn a_canonical_mode_read_of_the_shell_settles_at_once() {
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
 }
 
-#[test]
-fn a_full_screen_program_that_keeps_redrawing_settles_between_redraws() {
-    let timing = ReadinessTiming {
-        idle_silence: Duration::from_millis(300),
-        timeout: Duration::from_secs(30),
-        ..timing()
-    };
-    let t0 = Instant::now();
-    let mut r = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
-    // `watch` redraws every 40 ms: never silent for the idle window (300 ms here).
-    let mut o = obs(t0, 0);
-    o.fg = Some(CHILD);
-    o.fg_busy = Some(true);
-    o.alternate_screen = true;
-    o.output_since_write = true;
-    for redraw_ms in (0..800).step_by(40) {
-        o.last_output_at = t0 + Duration::from_millis(redraw_ms);
-        o.now = o.last_output_at + Duration::from_millis(30);
-        // Redraws come faster than the pause: never settled between them.
-        assert_eq!(r.evaluate(&o), None, "at {redraw_ms} ms");
-    }
-    // Between two redraws, once the idle window has passed since the send started.
-    o.now = o.last_output_at + REDRAW_PAUSE;
-    assert_eq!(
-        r.silence_deadline(o.last_output_at),
-        o.last_output_at + REDRAW_PAUSE
-    );
-    assert_eq!(r.evaluate(&o), Some(Settle::Idle));
-    // A pause before the idle window has passed since the send started is not enough.
-    let mut early = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
-    let mut first = o;
-    first.last_output_at = t0 + Duration::from_millis(10);
-    first.now = t0 + Duration::from_millis(150);
-    assert_eq!(early.evaluate(&first), None);
-    // On the main screen, output every 40 ms keeps a send waiting (a busy build).
-    let mut r = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
-    o.alternate_screen = false;
-    assert_eq!(r.evaluate(&o), None);
-}
+mod silence;
