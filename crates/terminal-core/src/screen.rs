@@ -32,6 +32,7 @@ mod flood;
 mod head;
 mod history;
 mod hooks;
+mod prompt;
 mod region;
 mod render;
 mod scan;
@@ -48,10 +49,10 @@ use crate::error::TerminalError;
 use crate::types::EarlierExits;
 
 use self::binary::BinaryFilter;
-use self::exits::ExitLog;
 use self::flood::Flood;
 use self::history::History;
 use self::hooks::Hooks;
+use self::prompt::PromptTracker;
 use self::scan::EscScanner;
 
 /// Most OSC payload bytes passed to the emulator per sequence (prompt marks are ~60 bytes;
@@ -230,65 +231,6 @@ pub(crate) struct Rendered {
     pub(crate) text: String,
     /// Whether the start fell out of the bounded history or the byte bound cut the head.
     pub(crate) truncated: bool,
-}
-
-#[derive(Clone, Debug, Default)]
-struct PromptTracker {
-    last_mark: Option<MarkKind>,
-    text_after_mark: bool,
-    done_count: u64,
-    mark_count: u64,
-    /// `B` marks (primary and continuation prompts) so far.
-    prompt_end_count: u64,
-    last_exit: Option<i32>,
-    /// Every `D` mark's status, counted.
-    exits: ExitLog,
-    /// A `C` mark (the shell's `PS0`: a command line was read and runs) came since the last
-    /// `D` mark.
-    command_started: bool,
-    /// Any `C` mark came (a shell without `PS0` prints none).
-    starts_seen: bool,
-}
-
-impl PromptTracker {
-    fn on_mark(&mut self, mark: MarkKind) {
-        // Only the finished-command count notes a command's start; readiness and the prompt
-        // state follow the prompt marks.
-        if mark == MarkKind::CommandStart {
-            self.command_started = true;
-            self.starts_seen = true;
-            return;
-        }
-        if let MarkKind::CommandDone { exit_code } = mark {
-            self.done_count += 1;
-            // A prompt after an empty or comment-only line ran no command: its status is
-            // the previous command's again, neither this prompt's command's status nor
-            // another finished command. A changed status did come from a command, whether or
-            // not its start was marked (a syntax error's 2: bash prints no `PS0` for a line it
-            // cannot parse; a command right after `PS0` was replaced).
-            let ran = std::mem::take(&mut self.command_started)
-                || !self.starts_seen
-                || exit_code != self.last_exit;
-            self.last_exit = exit_code;
-            if ran {
-                self.exits.record(exit_code);
-            }
-        }
-        if matches!(mark, MarkKind::PromptEnd | MarkKind::ContinuationEnd) {
-            self.prompt_end_count += 1;
-        }
-        self.mark_count += 1;
-        self.last_mark = Some(mark);
-        self.text_after_mark = false;
-    }
-
-    fn state(&self) -> PromptState {
-        match (self.last_mark, self.text_after_mark) {
-            (Some(MarkKind::PromptEnd), false) => PromptState::Prompt,
-            (Some(MarkKind::ContinuationEnd), false) => PromptState::Continuation,
-            _ => PromptState::Busy,
-        }
-    }
 }
 
 /// The emulated terminal of one session. See the [module docs](self).

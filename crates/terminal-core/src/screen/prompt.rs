@@ -1,0 +1,65 @@
+//! What the shell's prompt marks say: the prompt state (at a prompt, a continuation prompt, or
+//! busy), the marks counted, and each finished command's exit status.
+
+use super::exits::ExitLog;
+use super::{MarkKind, PromptState};
+
+/// The marks seen so far and what they say (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub(super) struct PromptTracker {
+    pub(super) last_mark: Option<MarkKind>,
+    pub(super) text_after_mark: bool,
+    pub(super) done_count: u64,
+    pub(super) mark_count: u64,
+    /// `B` marks (primary and continuation prompts) so far.
+    pub(super) prompt_end_count: u64,
+    pub(super) last_exit: Option<i32>,
+    /// Every `D` mark's status, counted.
+    pub(super) exits: ExitLog,
+    /// A `C` mark (the shell's `PS0`: a command line was read and runs) came since the last
+    /// `D` mark.
+    pub(super) command_started: bool,
+    /// Any `C` mark came (a shell without `PS0` prints none).
+    pub(super) starts_seen: bool,
+}
+
+impl PromptTracker {
+    pub(super) fn on_mark(&mut self, mark: MarkKind) {
+        // Only the finished-command count notes a command's start; readiness and the prompt
+        // state follow the prompt marks.
+        if mark == MarkKind::CommandStart {
+            self.command_started = true;
+            self.starts_seen = true;
+            return;
+        }
+        if let MarkKind::CommandDone { exit_code } = mark {
+            self.done_count += 1;
+            // A prompt after an empty or comment-only line ran no command: its status is
+            // the previous command's again, neither this prompt's command's status nor
+            // another finished command. A changed status did come from a command, whether or
+            // not its start was marked (a syntax error's 2: bash prints no `PS0` for a line it
+            // cannot parse; a command right after `PS0` was replaced).
+            let ran = std::mem::take(&mut self.command_started)
+                || !self.starts_seen
+                || exit_code != self.last_exit;
+            self.last_exit = exit_code;
+            if ran {
+                self.exits.record(exit_code);
+            }
+        }
+        if matches!(mark, MarkKind::PromptEnd | MarkKind::ContinuationEnd) {
+            self.prompt_end_count += 1;
+        }
+        self.mark_count += 1;
+        self.last_mark = Some(mark);
+        self.text_after_mark = false;
+    }
+
+    pub(super) fn state(&self) -> PromptState {
+        match (self.last_mark, self.text_after_mark) {
+            (Some(MarkKind::PromptEnd), false) => PromptState::Prompt,
+            (Some(MarkKind::ContinuationEnd), false) => PromptState::Continuation,
+            _ => PromptState::Busy,
+        }
+    }
+}
