@@ -85,9 +85,10 @@ async fn a_redrawing_full_screen_program_settles_between_redraws() {
 }
 
 /// A relay (`ssh host make`, `docker exec -it`): it waits on the terminal and on the remote
-/// side's output (a socket) at once. While the remote command runs and has printed no prompt, neither
-/// the send nor a poll calls that "waiting for input": silence settles them (`inferred_idle`),
-/// and the remote output and exit come with a later poll. A remote prompt settles at once.
+/// side's output (a socket) at once. While the remote command runs and has printed no prompt,
+/// neither the send nor a poll calls that "waiting for input": silence settles them
+/// (`inferred_idle`), and the remote output and exit come with a later poll. A remote prompt
+/// settles at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_relay_whose_remote_side_runs_is_not_waiting_for_input() {
     let dir = std::env::temp_dir().join(format!("dsh-relay-{}", crate::support::unique_id()));

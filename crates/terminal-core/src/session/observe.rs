@@ -198,8 +198,9 @@ pub(super) fn observe(
 /// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) is a
 /// REPL's prompt and nothing else: one word ending in `>` (node's `> `, `sqlite> `,
 /// `irb(main):001> `), one word in parentheses (gdb's `(gdb) `, pdb's `(Pdb) `), IPython's
-/// `In [1]:` or `...:`, or a continuation's `...` (indented or not). Text that merely ends like one (`hint: Waiting for your editor...`, `Continue?`)
-/// is not: a program printing it may still be starting up or busy.
+/// `In [1]:` or `...:`, or a continuation's `...` (indented or not). Text that merely ends
+/// like one (`hint: Waiting for your editor...`, `Continue?`) is not: a program printing it
+/// may still be starting up or busy.
 fn is_repl_prompt(row: &str) -> bool {
     let row = row.trim_start_matches(' ');
     let one_word = !row.contains(char::is_whitespace);
