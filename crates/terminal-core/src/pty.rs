@@ -34,7 +34,7 @@ use parking_lot::Mutex;
 
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use rustix::process::{Pid, WaitOptions};
-use rustix::termios::{InputModes, LocalModes};
+use rustix::termios::{InputModes, LocalModes, OutputModes};
 
 use writer::{WriteJob, WriterQueue, write_now, writer_loop};
 
@@ -97,6 +97,9 @@ pub(crate) struct TtyModes {
     /// `ICRNL`: a typed carriage return arrives as a newline. Readline clears it (it tells
     /// the two keys apart); bash's builtin `read -n`/`-N` keeps it.
     pub(crate) maps_cr: bool,
+    /// `OPOST`: output processing (a written newline starts a new row at its first column).
+    /// Raw-mode programs clear it; cbreak-mode key readers keep it.
+    pub(crate) output_processing: bool,
 }
 
 impl TtyModes {
@@ -481,6 +484,7 @@ impl Pty {
             echo: t.local_modes.contains(LocalModes::ECHO),
             canonical: t.local_modes.contains(LocalModes::ICANON),
             maps_cr: t.input_modes.contains(InputModes::ICRNL),
+            output_processing: t.output_modes.contains(OutputModes::OPOST),
         })
     }
 

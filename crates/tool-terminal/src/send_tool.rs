@@ -252,11 +252,16 @@ fn waits_at_a_press_enter_prompt(output: &SendOutput) -> bool {
         viewport,
         wait_reason: WaitReasonOutput::StdinRead,
         exit_code: None,
+        input_mode,
         ..
     } = output
     else {
         return false;
     };
+    // A single-key read has its own notice: any key goes on, sent without Enter.
+    if *input_mode == InputModeOutput::SingleKey {
+        return false;
+    }
     let last = viewport
         .trim_end()
         .rsplit('\n')

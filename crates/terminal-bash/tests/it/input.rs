@@ -170,37 +170,6 @@ async fn an_unfinished_escape_sequence_at_the_prompt_does_not_eat_the_next_key()
     .await;
 }
 
-/// The shell's own builtin reads of single keys (`read -n 1`, `read -s -n 1`, `read -N 2`)
-/// and of a line with readline (`read -e`) get exactly the keys sent: nothing meant for the
-/// shell's line editor is typed ahead of them, and the next command runs as sent.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_shells_own_key_reads_get_exactly_the_keys_sent() {
-    within(async {
-        let sh = Shell::open(config()).await;
-        for (read, keys, submit, want) in [
-            ("read -n 1 -p 'y/n? ' k", "y", false, "y"),
-            ("read -s -n 1 -p 'key? ' k", "q", false, "q"),
-            ("read -N 2 -p 'two? ' k", "ab", false, "ab"),
-            ("read -e -p 'line? ' k", "typed line", true, "typed line"),
-        ] {
-            let r = sh.send(&format!("{read}; echo; echo \"key=[$k]\"")).await;
-            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{read}: {r:?}");
-            assert_eq!(r.exit_code, None, "{read}: {r:?}");
-            let r = sh.send_raw(keys, submit).await;
-            assert_eq!(r.exit_code, Some(0), "{read}: {r:?}");
-            assert!(
-                r.viewport.lines().any(|l| l == format!("key=[{want}]")),
-                "{read}: {r:?}"
-            );
-            let r = sh.send("echo next-$((6*7))").await;
-            assert_eq!(r.exit_code, Some(0), "{read}: {r:?}");
-            assert!(r.viewport.lines().any(|l| l == "next-42"), "{read}: {r:?}");
-        }
-        sh.close().await;
-    })
-    .await;
-}
-
 /// A command typed at the prompt in pieces (`submit: false`) and then entered reports only
 /// its own exit status: the previous command's status is never reported again as an earlier
 /// command's, in the pieces' results or in the final one.
@@ -551,69 +520,6 @@ async fn long_lines_and_interrupts_reach_other_programs_as_a_terminal_would() {
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
         }
-        sh.close().await;
-    })
-    .await;
-}
-
-/// A program that reads the terminal without echo and prints nothing when answered (`read -s`,
-/// a reader of single keys) waits for input again once it took the answer: the send settles
-/// as a stdin wait, not at the idle window as if something might still run.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_silent_reader_that_took_its_answer_waits_for_input_again() {
-    within(async {
-        let sh = Shell::open(config()).await;
-        let r = sh.send("read -s a; read -s b; echo \"got $a $b\"").await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        let r = sh.send("first").await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        let r = sh.send("second").await;
-        assert!(r.viewport.lines().any(|l| l == "got first second"), "{r:?}");
-        assert_eq!(r.exit_code, Some(0), "{r:?}");
-        let r = sh
-            .send(
-                "python3 -c \"import os, termios, tty; a = termios.tcgetattr(0); tty.setcbreak(0); \
-                 [os.read(0, 1) for _ in range(3)]; termios.tcsetattr(0, termios.TCSADRAIN, a); \
-                 print('keys done')\"",
-            )
-            .await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        for key in ["x", "y"] {
-            let r = sh.send_raw(key, false).await;
-            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{key}: {r:?}");
-        }
-        let r = sh.send_raw("z", false).await;
-        assert!(r.viewport.lines().any(|l| l == "keys done"), "{r:?}");
-        assert_eq!(r.exit_code, Some(0), "{r:?}");
-        sh.close().await;
-    })
-    .await;
-}
-
-/// A prompt that reads single keys (`read -n 1`, the terminal in cbreak mode) is told apart
-/// from one that reads a line: the result says so, since an Enter sent after the key would be
-/// a key of its own for whatever reads next. Line prompts and REPLs (raw mode with their own
-/// line editor) are not single-key readers.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_single_key_prompt_is_reported_as_one() {
-    within(async {
-        let sh = Shell::open(config()).await;
-        let r = sh
-            .send("read -n 1 -p 'Proceed? [y/N] ' a; echo; echo \"a=$a\"")
-            .await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
-        let r = sh.send_raw("y", false).await;
-        assert!(r.viewport.lines().any(|l| l == "a=y"), "{r:?}");
-        assert_eq!(r.exit_code, Some(0), "{r:?}");
-        let r = sh.send("read -p 'Name: ' b; echo \"b=$b\"").await;
-        assert_eq!(r.input_mode, InputMode::Normal, "{r:?}");
-        let r = sh.send("bob").await;
-        assert!(r.viewport.lines().any(|l| l == "b=bob"), "{r:?}");
-        let r = sh.send("python3 -q").await;
-        assert_eq!(r.input_mode, InputMode::Normal, "{r:?}");
-        let r = sh.send("exit()").await;
-        assert_eq!(r.exit_code, Some(0), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -12,6 +12,7 @@ mod confined;
 mod editors;
 mod environment;
 mod input;
+mod keys;
 mod left_changed;
 mod lifecycle;
 mod limits;

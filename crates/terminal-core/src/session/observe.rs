@@ -259,9 +259,14 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     let echo_off = modes.is_some_and(|m| !m.echo && m.canonical);
     // Cbreak mode: no line editing, the terminal echoing each key, and a carriage return still
     // arriving as a newline. A line editor (readline, Python's REPL) or a raw-mode program
-    // echoes for itself, and most turn the carriage return mapping off too.
-    let single_key =
-        reason == Settle::StdinWait && modes.is_some_and(|m| !m.canonical && m.echo && m.maps_cr);
+    // echoes for itself, and most turn the carriage return mapping off too. With echo off as
+    // well, only a shell's own key read counts (`read -s -n 1`, our shell or a script's): a
+    // line editor that kept the mapping would look the same.
+    let shell_reads = foreground.as_deref().is_none_or(is_shell_name);
+    let single_key = reason == Settle::StdinWait
+        && modes.is_some_and(|m| {
+            !m.canonical && m.maps_cr && (m.echo || (shell_reads && m.output_processing))
+        });
     // Without a prompt, say when no prompt (and so no exit status) can come from our shell:
     // it replaced itself, or another interactive shell waits at the terminal (a shell running
     // a script that asks for input is not one: our prompt comes back when it ends).

@@ -63,7 +63,8 @@ async fn text_left_on_an_input_line_is_said_to_wait_there() {
 }
 
 /// A program waiting at a "press Enter to continue" prompt: the result says to send Enter
-/// first; once answered, and for a finished command that printed such a line, it does not.
+/// first; once answered, for a finished command that printed such a line, and for a key read
+/// (which has its own notice), it does not.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_press_enter_prompt_says_to_send_enter_first() {
     const PRESS_ENTER: &str = "[input: the program waits at its \"press Enter\" prompt";
@@ -91,6 +92,21 @@ async fn a_press_enter_prompt_says_to_send_enter_first() {
         .text();
     assert!(text.contains("[exit: 0]"), "{text}");
     assert!(!text.contains(PRESS_ENTER), "{text}");
+    // A key read (`read -s -n 1`) says only to send the key without Enter.
+    let text = send_line(
+        &host,
+        &agent,
+        "read -s -n 1 -p 'Press any key ' k; echo went-on",
+    )
+    .await
+    .text();
+    assert!(
+        text.contains("[input: the program reads single keys"),
+        "{text}"
+    );
+    assert!(!text.contains(PRESS_ENTER), "{text}");
+    let text = send_line(&host, &agent, "").await.text();
+    assert!(text.contains("went-on"), "{text}");
     finish(host, &agent).await;
 }
 
