@@ -69,7 +69,9 @@ pub(super) const LEFT_ALTERNATE_NOTICE: &str =
 
 /// The notice for [`SettleFacts::marks_gone`].
 pub(super) const MARKS_GONE_NOTICE: &str = "[shell: prompt marks are gone (exec or a nested shell?); \
-     exit codes are unknown until our shell prompts again]";
+     exit codes are unknown until our shell prompts again: `exit` a nested shell to get back to \
+     ours; after `exec`, ours never comes back, so terminal_close this session and terminal_open \
+     a new one]";
 
 /// The notice for [`SettleFacts::prompt_unmarked`].
 pub(super) const PROMPT_UNMARKED_NOTICE: &str = "[shell: the shell reads input with no prompt mark \
@@ -86,8 +88,9 @@ pub(super) const EXIT_UNKNOWN_NOTICE: &str = "[shell: this command's exit code i
 pub(super) fn input_unread_notice(program: &str) -> String {
     format!(
         "[input: {program} has not read the text sent: it waits in the terminal's input for \
-         whatever reads next (a command typed ahead runs once {program} ends; terminal_signal \
-         SIGINT stops {program} and discards it)]"
+         whatever reads next (a command typed ahead runs when the shell reads again, once the \
+         whole running command line has ended, unless a program of it reads the text first; \
+         terminal_signal SIGINT stops {program} and discards the text)]"
     )
 }
 
