@@ -157,7 +157,8 @@ const HOST_TERMINAL_VARS: [&str; 2] = ["COLUMNS", "LINES"];
 /// 2. the backend's own: `TERM=xterm-256color` (we emulate a real screen),
 ///    `PAGER`/`GIT_PAGER`/`MANPAGER`/`SYSTEMD_PAGER=cat`, `DSH_SHELL=1`,
 ///    `DSH_SESSION_ID=<owner_id>`, `DSH_PTY_SESSION_ID=<session_id>`,
-///    `BASH_SILENCE_DEPRECATION_WARNING=1`;
+///    `BASH_SILENCE_DEPRECATION_WARNING=1`, and an empty `NODE_REPL_HISTORY` (node's REPL keeps
+///    no history file: the sandbox's home is read-only, where node printed an error at start);
 /// 3. [`EnvPolicy::pass`], each replacing a variable of the same name;
 /// 4. a UTF-8 character locale: when the variable that decides it (`LC_ALL`, else `LC_CTYPE`,
 ///    else `LANG`) is missing or not UTF-8 and was not passed explicitly, `LC_ALL` (if that
@@ -174,7 +175,7 @@ pub fn shell_env<I>(
 where
     I: IntoIterator<Item = (OsString, OsString)>,
 {
-    let own: [(&str, &str); 9] = [
+    let own: [(&str, &str); 10] = [
         ("TERM", "xterm-256color"),
         ("PAGER", "cat"),
         ("GIT_PAGER", "cat"),
@@ -184,6 +185,7 @@ where
         ("DSH_SESSION_ID", owner_id),
         ("DSH_PTY_SESSION_ID", session_id),
         ("BASH_SILENCE_DEPRECATION_WARNING", "1"),
+        ("NODE_REPL_HISTORY", ""),
     ];
     let host: Vec<(OsString, OsString)> = host.into_iter().collect();
     let mut env: Vec<(OsString, OsString)> = host
@@ -276,7 +278,7 @@ mod tests {
             .collect()
     }
 
-    const BACKEND: [&str; 9] = [
+    const BACKEND: [&str; 10] = [
         "TERM",
         "PAGER",
         "GIT_PAGER",
@@ -286,6 +288,7 @@ mod tests {
         "DSH_SESSION_ID",
         "DSH_PTY_SESSION_ID",
         "BASH_SILENCE_DEPRECATION_WARNING",
+        "NODE_REPL_HISTORY",
     ];
 
     fn sample_host() -> Vec<(OsString, OsString)> {
