@@ -228,6 +228,11 @@ impl Readiness {
         self.poll_only = poll_only;
     }
 
+    /// Whether the send writes nothing (see [`Readiness::set_poll_only`]).
+    pub(crate) fn poll_only(&self) -> bool {
+        self.poll_only
+    }
+
     /// Marks the input as keys without a line end typed at the shell's line editor (an edit
     /// such as Ctrl-U, which may print nothing): once the line editor has read them all
     /// and printed nothing more for [`WEAK_WAIT_QUIET`], the shell waits at its prompt again

@@ -179,3 +179,44 @@ async fn a_repl_event_loop_after_timer_output_waits_for_input() {
     })
     .await;
 }
+
+/// node's REPL reads the terminal while an `await` of the line it read is pending, yet has
+/// not printed its prompt again: the result says what it read may still be running and to
+/// poll; once the prompt is back, lines settle without that notice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repl_event_loop_still_awaiting_a_line_says_so() {
+    const STILL_RUNNING: &str = "has not printed its prompt again";
+    if !crate::support::installed("node") {
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("node").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh
+            .send(
+                "await new Promise(r => setTimeout(() => { console.log('resolved-' + 'now'); \
+                 r(7) }, 4000))",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let mut seen = r.viewport.contains("resolved-now");
+        if !seen {
+            assert!(r.notices.iter().any(|n| n.contains(STILL_RUNNING)), "{r:?}");
+        }
+        while !seen {
+            let r = sh.send_raw("", false).await;
+            seen = r.viewport.contains("resolved-now");
+        }
+        let r = sh.send("6 * 7").await;
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        assert!(
+            !r.notices.iter().any(|n| n.contains(STILL_RUNNING)),
+            "{r:?}"
+        );
+        let r = sh.send(".exit").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -48,6 +48,11 @@ pub(super) struct SettleFacts {
     pub(super) prompt_unmarked: bool,
     /// The foreground program (not the shell) has not read input written to the terminal.
     pub(super) input_unread: bool,
+    /// The foreground program waits on the terminal among other event sources (an event
+    /// loop) with the cursor on an empty row, no prompt before it: node's REPL while an
+    /// `await` or a timer of the line it read is pending reads keys but has not printed its
+    /// prompt again.
+    pub(super) unprompted_wait: bool,
     /// The output wrote over text an earlier program left on screen (the cursor was moved up
     /// without clearing): a row may mix the two.
     pub(super) screen_mixed: bool,
@@ -91,6 +96,15 @@ pub(super) fn input_unread_notice(program: &str) -> String {
          whatever reads next (a command typed ahead runs when the shell reads again, once the \
          whole running command line has ended, unless a program of it reads the text first; \
          terminal_signal SIGINT stops {program} and discards the text)]"
+    )
+}
+
+/// The notice for [`SettleFacts::unprompted_wait`], naming the foreground program.
+pub(super) fn unprompted_wait_notice(program: &str) -> String {
+    format!(
+        "[input: {program} reads input but has not printed its prompt again: what it read may \
+         still be running (a pending await or timer); poll (empty text, submit: false) for its \
+         output and prompt before sending more]"
     )
 }
 
@@ -178,6 +192,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             facts.foreground.as_deref().map(input_unread_notice),
         ),
         (
+            facts.unprompted_wait && !exited,
+            facts.foreground.as_deref().map(unprompted_wait_notice),
+        ),
+        (
             facts.screen_mixed && !facts.alternate,
             Some(SCREEN_MIXED_NOTICE.to_owned()),
         ),
@@ -243,6 +261,7 @@ mod tests {
             marks_gone: false,
             prompt_unmarked: false,
             input_unread: false,
+            unprompted_wait: false,
             screen_mixed: false,
             refused_line: None,
             exit_unknown: false,
@@ -425,6 +444,12 @@ mod tests {
             ..facts(Settle::Idle)
         };
         insta::assert_snapshot!("input_unread", assemble(unread).notices.join("\n"));
+        let unprompted = SettleFacts {
+            unprompted_wait: true,
+            foreground: Some("node".to_owned()),
+            ..facts(Settle::StdinWait)
+        };
+        insta::assert_snapshot!("unprompted_wait", assemble(unprompted).notices.join("\n"));
         let mixed = SettleFacts {
             screen_mixed: true,
             ..facts(Settle::Prompt)

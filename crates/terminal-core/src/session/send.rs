@@ -98,6 +98,9 @@ pub(super) struct SendOp {
     untyped_dropped: AtomicBool,
     /// The notice for a paced line left untyped because the kernel would have cut it.
     refused: Mutex<Option<String>>,
+    /// The send settles on an event loop's wait with no prompt before the cursor (see
+    /// `SettleFacts::unprompted_wait`).
+    unprompted_wait: AtomicBool,
     /// The input hands the shell's line editor a command to run (see
     /// `input::submits_a_command`).
     submits_command: bool,
@@ -454,6 +457,20 @@ impl SendOp {
                 continue;
             }
             if let Some(reason) = settle {
+                // node's REPL reads the terminal while an `await` or a timer of the line it
+                // read is still pending: it reads, but has not printed its prompt since.
+                self.unprompted_wait.store(
+                    reason == Settle::StdinWait
+                        && !readiness.poll_only()
+                        && !pacing.prompt_since_write()
+                        && obs.fg != Some(shared.shell_pgid())
+                        && obs.fg_wait_among_others
+                        && !obs.fg_relays
+                        && !obs.prompt_at_cursor
+                        && obs.cursor_on_blank_row
+                        && !obs.alternate_screen,
+                    Ordering::SeqCst,
+                );
                 if initializing && reason == Settle::Prompt {
                     let sh = Arc::clone(&shared);
                     let _ = tokio::task::spawn_blocking(move || sh.record_shell_image()).await;

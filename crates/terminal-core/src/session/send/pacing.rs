@@ -237,6 +237,13 @@ impl Pacing {
         Some(self.reader_canonical? == canonical_now?)
     }
 
+    /// Whether a prompt stood before the cursor, with output after the newest write, at some
+    /// [`Pacing::gate`] since that write (a program reading among other event sources: the
+    /// cursor row is read for every such observation).
+    pub(super) fn prompt_since_write(&self) -> bool {
+        self.prompt_since_write
+    }
+
     /// Whether lines are still to be typed.
     pub(super) fn is_pending(&self) -> bool {
         !self.pending.is_empty()

@@ -135,6 +135,7 @@ impl SendOp {
             marks_gone,
             prompt_unmarked,
             input_unread,
+            unprompted_wait: self.unprompted_wait.load(Ordering::SeqCst) && !input_unread,
             screen_mixed,
             refused_line,
             exit_unknown,

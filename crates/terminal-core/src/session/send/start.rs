@@ -76,6 +76,7 @@ impl SendOp {
             timeout: request.timeout,
             untyped_dropped: AtomicBool::new(false),
             refused: Mutex::new(None),
+            unprompted_wait: AtomicBool::new(false),
             submits_command: reader.shell_line_editor
                 && input::submits_a_command(&request.text, request.submit),
         });
