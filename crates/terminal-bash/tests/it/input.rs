@@ -374,6 +374,39 @@ async fn tabs_reach_bash_as_sent() {
     .await;
 }
 
+/// A TAB sent to another program's line editor (a nested bash, Python's REPL, sqlite3: each
+/// completes on a typed TAB) arrives as a TAB, in a single line and in one of several lines.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tabs_reach_other_line_editors_as_sent() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send("cd \"$(mktemp -d)\" && touch aptsim.sh abc.txt")
+            .await;
+        let r = sh.send("bash --norc").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("printf '%s|' 'a\tb' | od -An -c").await;
+        assert!(r.viewport.contains("a  \\t   b   |"), "{r:?}");
+        let r = sh.send("echo one\nprintf '%s|' 'c\td' | od -An -c").await;
+        assert!(r.viewport.contains("c  \\t   d   |"), "{r:?}");
+        sh.send("exit").await;
+        let r = sh.send("python3 -q").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("print(repr('a\tb'))").await;
+        assert!(r.viewport.lines().any(|l| l == "'a\\tb'"), "{r:?}");
+        let r = sh.send("exit()").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        if installed("sqlite3") {
+            sh.send("sqlite3").await;
+            let r = sh.send("select 1;\nselect length('a\tb');").await;
+            assert!(r.viewport.lines().any(|l| l == "3"), "{r:?}");
+            let r = sh.send(".quit").await;
+            assert_eq!(r.exit_code, Some(0), "{r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Field case C26: a line over the terminal's 4095-byte canonical limit is refused with the
 /// limit named (a `read`, and typed-ahead input while a command runs), never cut; a raw-mode
 /// reader (readline at the prompt) gets it whole.

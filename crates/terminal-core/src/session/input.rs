@@ -9,7 +9,9 @@
 //!   newlines in it (`.tables` and `.schema` pasted together run neither), see
 //!   [`pastes_blocks`]. A single line over [`PASTE_LINE_MIN`] bytes goes as a paste to any
 //!   program that enabled it: a line editor that redraws after every typed key takes a long
-//!   line in one step only as a paste. Text
+//!   line in one step only as a paste. So does a line with a TAB (one of several typed lines
+//!   too): a line editor completes on a typed TAB, while a pasted one is a character. GNU
+//!   readline without pastes (Python's REPL) gets each TAB after its quoted-insert key. Text
 //!   that carries keys (ESC or another control character than TAB and line ends) is typed
 //!   instead: a paste delivers them as literal characters (`ifirst\nsecond\x1b:wq` would
 //!   leave `^[:wq` in vim's buffer). A full-screen program (the alternate screen) is typed to
@@ -63,6 +65,20 @@ pub(super) struct Reader {
     /// Bytes earlier sends typed into the terminal's canonical line without ending it (with
     /// `submit: false`): the kernel holds them, and the first line of this input continues it.
     pub(super) unended_line_bytes: usize,
+    /// A GNU readline line editor without pastes reads the keys ([`quotes_tabs`]): a typed
+    /// TAB goes after readline's quoted-insert key (Ctrl-V), so it is inserted, not completed.
+    pub(super) quoted_tabs: bool,
+}
+
+/// Readline's `quoted-insert` key (Ctrl-V) in its emacs and vi insert keymaps: the next key is
+/// inserted as it is.
+const QUOTED_INSERT: u8 = 0x16;
+
+/// Whether the program named `comm`, reading raw keys without bracketed paste, reads them
+/// with GNU readline and completes on TAB: Python's REPL (CPython turns readline's bracketed
+/// paste off).
+pub(super) fn quotes_tabs(comm: &str) -> bool {
+    comm.starts_with("python")
 }
 
 /// Whether the program named `comm` takes a multi-line bracketed paste as one block of lines:
@@ -245,10 +261,12 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
         .bytes()
         .any(|b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f);
     let several_lines = body.contains(['\n', '\r']);
+    // A line editor completes on a typed TAB (readline inserts a file name, Python's REPL an
+    // identifier or nothing); pasted, a TAB is a character of the line.
+    let line_pastes = |line: &str| line.len() >= PASTE_LINE_MIN || line.contains('\t');
     if reader.bracketed_paste
         && !carries_keys
-        && ((several_lines && reader.block_paste)
-            || (!several_lines && body.len() >= PASTE_LINE_MIN))
+        && ((several_lines && reader.block_paste) || (!several_lines && line_pastes(body)))
     {
         bytes.extend_from_slice(PASTE_START);
         bytes.extend(body.bytes().map(|b| if b == b'\n' { b'\r' } else { b }));
@@ -258,12 +276,32 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
                 .bytes()
                 .map(|b| if b == b'\n' { b'\r' } else { b }),
         );
+    } else if reader.bracketed_paste && !carries_keys && several_lines && text.contains('\t') {
+        // Lines typed one by one to a line editor: each with a TAB goes as a paste of its own.
+        for piece in text.split_inclusive(['\n', '\r']) {
+            let line = piece.trim_end_matches(['\n', '\r']);
+            if line.contains('\t') {
+                bytes.extend_from_slice(PASTE_START);
+                bytes.extend_from_slice(line.as_bytes());
+                bytes.extend_from_slice(PASTE_END);
+                bytes.extend_from_slice(&piece.as_bytes()[line.len()..]);
+            } else {
+                bytes.extend_from_slice(piece.as_bytes());
+            }
+        }
     } else if reader.shell_line_editor && text.contains(['\n', '\r']) {
         // Several lines typed to the shell's line editor end with C-j, which readline takes
         // as Enter too: a line that starts a program reading the terminal in canonical mode
         // makes the next lines its input, and a CR typed while readline had ICRNL off would
         // reach it as a literal character that never ends its line.
         bytes.extend(text.bytes().map(|b| if b == b'\r' { b'\n' } else { b }));
+    } else if reader.quoted_tabs && !carries_keys {
+        for b in text.bytes() {
+            if b == b'\t' {
+                bytes.push(QUOTED_INSERT);
+            }
+            bytes.push(b);
+        }
     } else {
         bytes.extend_from_slice(text.as_bytes());
     }
@@ -362,6 +400,7 @@ mod tests {
         block_paste: false,
         shell_line_editor: false,
         unended_line_bytes: 0,
+        quoted_tabs: false,
     };
     const PASTE: Reader = Reader {
         canonical: false,
@@ -369,6 +408,7 @@ mod tests {
         block_paste: true,
         shell_line_editor: false,
         unended_line_bytes: 0,
+        quoted_tabs: false,
     };
     /// A line editor with bracketed paste on (GNU readline in sqlite3).
     const LINE_EDITOR: Reader = Reader {
@@ -377,6 +417,12 @@ mod tests {
         block_paste: false,
         shell_line_editor: false,
         unended_line_bytes: 0,
+        quoted_tabs: false,
+    };
+    /// GNU readline without pastes (Python's REPL).
+    const QUOTING: Reader = Reader {
+        quoted_tabs: true,
+        ..TYPED
     };
     const LINES: Reader = Reader {
         canonical: true,
@@ -384,6 +430,7 @@ mod tests {
         block_paste: false,
         shell_line_editor: false,
         unended_line_bytes: 0,
+        quoted_tabs: false,
     };
     const SHELL: Reader = Reader {
         canonical: false,
@@ -391,6 +438,7 @@ mod tests {
         block_paste: false,
         shell_line_editor: true,
         unended_line_bytes: 0,
+        quoted_tabs: false,
     };
 
     #[test]
@@ -468,6 +516,36 @@ mod tests {
             shape(&long, false, LINE_EDITOR).unwrap(),
             format!("\x1b[200~{long}\x1b[201~").into_bytes()
         );
+    }
+
+    /// A TAB typed to a line editor completes; in a paste it is a character of the line: a
+    /// line with one goes as a paste to a program that enabled pastes, typed lines each on
+    /// their own. Without pastes (or with keys in the text) it is typed as sent.
+    #[test]
+    fn a_line_with_a_tab_is_a_paste_for_programs_that_enabled_it() {
+        let cases: &[(&str, bool, Reader, &[u8])] = &[
+            ("a\tb", true, LINE_EDITOR, b"\x1b[200~a\tb\x1b[201~\r"),
+            ("a\tb", false, PASTE, b"\x1b[200~a\tb\x1b[201~"),
+            (
+                "select 1;\nselect 'a\tb';\n",
+                false,
+                LINE_EDITOR,
+                b"select 1;\n\x1b[200~select 'a\tb';\x1b[201~\n",
+            ),
+            ("x\ty\nz", true, LINE_EDITOR, b"\x1b[200~x\ty\x1b[201~\nz\r"),
+            ("a\tb", true, TYPED, b"a\tb\r"),
+            ("a\tb\x1b", false, LINE_EDITOR, b"a\tb\x1b"),
+            // Readline without pastes (Python's REPL): quoted-insert before each TAB.
+            ("s = 'a\tb'", true, QUOTING, b"s = 'a\x16\tb'\r"),
+            ("x\ty\nz", false, QUOTING, b"x\x16\ty\nz"),
+        ];
+        for &(text, submit, reader, want) in cases {
+            assert_eq!(
+                shape(text, submit, reader).unwrap(),
+                want,
+                "{text:?} {reader:?}"
+            );
+        }
     }
 
     #[test]

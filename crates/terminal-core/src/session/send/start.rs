@@ -43,19 +43,30 @@ impl SendOp {
             .filter(|line| canonical == Some(true) && line.prompts == prompts)
             .map_or(0, |line| line.bytes);
         let program = fg.is_some_and(|p| p != shared.shell_pgid());
-        // The name of the program's group leader, for several lines to it (one `/proc` read).
+        // The name of the program's group leader, for several lines or a TAB to it (one `/proc`
+        // read).
         let leader = fg
-            .filter(|_| program && request.text.trim_end().contains(['\n', '\r']))
+            .filter(|_| {
+                program
+                    && (request.text.trim_end().contains(['\n', '\r'])
+                        || request.text.contains('\t'))
+            })
             .and_then(|pgid| crate::process::stat(pgid).filter(|s| s.pgrp == pgid))
             .map(|s| s.comm);
-        let bracketed_paste =
-            st.screen.bracketed_paste() && !st.screen.alternate_screen() && program;
+        let bracketed_paste = st.screen.bracketed_paste()
+            && !st.screen.alternate_screen()
+            && program
+            && canonical != Some(true);
         let reader = input::Reader {
             canonical: canonical == Some(true),
             bracketed_paste,
             block_paste: bracketed_paste && leader.as_deref().is_some_and(input::pastes_blocks),
             shell_line_editor: fg == Some(shared.shell_pgid()) && canonical == Some(false),
             unended_line_bytes,
+            quoted_tabs: !bracketed_paste
+                && canonical == Some(false)
+                && !st.screen.alternate_screen()
+                && leader.as_deref().is_some_and(input::quotes_tabs),
         };
         let input = input::shape(&request.text, request.submit, reader)?;
         let alternate = st.screen.alternate_screen();
