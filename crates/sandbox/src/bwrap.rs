@@ -48,8 +48,11 @@ pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 ///   target);
 /// - its own PID namespace (`--unshare-pid`): other sessions' and the host's processes are
 ///   invisible, and when the namespace's init exits every process in it is killed;
-/// - its own IPC namespace, and a private network namespace (loopback only) unless the policy
-///   allows the network.
+/// - its own IPC and UTS (host name) namespaces, and a private network namespace (loopback
+///   only) unless the policy allows the network;
+/// - no capabilities (`--cap-drop ALL`): a server run as root would otherwise hand the session
+///   root's, with which it could remount the read-only host filesystem writable, mount a
+///   cgroup hierarchy and leave its process cap, or set the host's name.
 ///
 /// The terminal's path and the startup files' descriptors are known only once the program
 /// runs on its terminal, so the argv is a `/bin/sh` prelude that fills them in and `exec`s
@@ -151,6 +154,9 @@ impl Sandbox for Bubblewrap {
         push(&[
             "--unshare-pid".as_ref(),
             "--unshare-ipc".as_ref(),
+            "--unshare-uts".as_ref(),
+            "--cap-drop".as_ref(),
+            "ALL".as_ref(),
             "--die-with-parent".as_ref(),
         ]);
         if !policy.allow_network {
@@ -232,13 +238,15 @@ mod tests {
             "dsh-sandbox /bin/sh --ro-bind / / --dev /dev --dev /dev/.dsh --tmpfs /dev/pts \
              --dev-bind @DSH_TTY@ @DSH_TTY@ --symlink /dev/.dsh/pts/ptmx /dev/pts/ptmx --remount-ro /dev/pts \
              --proc /proc --tmpfs /tmp --file @DSH_FD@ /tmp/rc \
-             --ro-bind /w /w --unshare-pid --unshare-ipc --die-with-parent --unshare-net -- /bin/bash -i"
+             --ro-bind /w /w --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL --die-with-parent --unshare-net \
+             -- /bin/bash -i"
         );
         let ww = bwrap
             .confine(&request(SandboxMode::WorkspaceWrite, true))
             .unwrap();
         assert!(joined(&ww).contains(
-            "--bind /w /w --unshare-pid --unshare-ipc --die-with-parent -- /bin/bash -i"
+            "--bind /w /w --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL --die-with-parent -- \
+             /bin/bash -i"
         ));
         assert!(!joined(&ww).contains("--new-session"));
     }

@@ -76,6 +76,46 @@ async fn workspace_write_writes_only_the_workspace_and_has_no_network() {
     .await;
 }
 
+/// A confined session holds no capabilities, even under a server run as root: it cannot
+/// remount the read-only host filesystem writable or set the host's name (its UTS namespace
+/// is its own besides).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confined_session_holds_no_capabilities() {
+    within(async {
+        let ws = TempDir::new("caps");
+        let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, false, None);
+        let sh = Shell::open_on(&backend).await;
+        // Checked first: with capabilities, the steps below would change the host.
+        let r = sh.send("grep CapEff /proc/self/status").await;
+        assert!(
+            r.viewport.lines().any(|l| l == "CapEff:\t0000000000000000"),
+            "{r:?}"
+        );
+        let probe = format!("/usr/dsh-probe-{}", unique_id());
+        let r = sh
+            .send(&format!(
+                "mount -o remount,rw,bind / 2>/dev/null; touch {probe} 2>/dev/null || echo refused"
+            ))
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "refused"), "{r:?}");
+        assert!(!std::path::Path::new(&probe).exists());
+        let host_name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+        let r = sh
+            .send(&format!(
+                "hostname dsh-{} 2>/dev/null || echo refused",
+                unique_id()
+            ))
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "refused"), "{r:?}");
+        assert_eq!(
+            std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap(),
+            host_name
+        );
+        sh.close().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn read_only_refuses_writes_to_the_workspace_too() {
     within(async {
