@@ -10,8 +10,9 @@
 //!   with a `C` mark: bash prints it only before a command runs, so a prompt after an empty
 //!   or comment-only line (whose `D` repeats the previous status) is not taken for a command.
 //! - One hook, `__dsh_prompt`, runs from `PROMPT_COMMAND` as the array element after every
-//!   other (bash 5.1+ runs each element), wrapped as `{ __dsh_prompt; } &>/dev/null` so that
-//!   neither its `set -x` trace nor a user DEBUG trap firing for it reaches the screen. It
+//!   other (bash 5.1+ runs each element), wrapped as `{ __dsh_prompt; } 3>&2 &>/dev/null` so
+//!   that neither its `set -x` trace nor a user DEBUG trap firing for it reaches the screen
+//!   (fd 3 is the shell's own stderr meanwhile). It
 //!   runs at every prompt, so its usual case is one `/proc` read and one test (bash spends
 //!   microseconds per command it runs); only when something changed does `__dsh_settle`
 //!   re-wrap whatever `PS0`/`PS1`/`PS2` the user (or an earlier hook) set in our marks (the
@@ -19,6 +20,9 @@
 //!   appended after it, and restores the terminal modes (`stty -g` at startup) when a program
 //!   left them changed. It references no unset variable, runs with `set +eux` local to itself
 //!   and returns 0, so it works under `set -euo pipefail`.
+//! - Bash writes its prompts to its stderr. While that is not the terminal (`exec 2>file`),
+//!   the hook sets the prompt strings to the user's text alone: no mark, and so no nonce,
+//!   lands in the file; the marks are back at the first prompt after stderr is.
 //! - `PS0` and `PS1` re-install the hook (a `${…:=…}` expansion that prints nothing) when a
 //!   command replaced or unset `PROMPT_COMMAND`, so the marks are back at the next prompt even
 //!   after `unset PROMPT_COMMAND; PS1='$ '`.
@@ -73,7 +77,7 @@ __dsh_ps1=
 __dsh_ps2=
 __dsh_i=999
 if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] < 501)); then __dsh_i=0; fi
-__dsh_hook='{ __dsh_prompt; } &>/dev/null'
+__dsh_hook='{ __dsh_prompt; } 3>&2 &>/dev/null'
 __dsh_keep='${__dsh_e/${PROMPT_COMMAND[__dsh_i]:=$__dsh_hook}/}'
 # The nonce stays in this unexported variable: the prompt strings name it, and bash expands
 # it as it prints them, so a prompt string someone exports (a venv's `activate`) hands no
@@ -121,7 +125,7 @@ __dsh_children_ran() {
 # that user functions of the same names (`shopt() { :; }`, `command() { …; }`) cannot stand in
 # for them (a function named `builtin` still can).
 __dsh_prompt() {
-  if [[ $- != *[eux]* && ! -o pipefail ]]; then
+  if [[ $- != *[eux]* && ! -o pipefail && -t 3 ]]; then
     builtin export -n PS0 PS1 PS2
     local -a at=(-1 "${!PROMPT_COMMAND[@]}")
     local x= comm= faults=
@@ -140,7 +144,7 @@ __dsh_prompt() {
 }
 # Bound to the repair keys (see `REPAIR_KEYS`): the host types them at our line editor when
 # the prompt marks are gone (one command replaced PS0, PS1 and PROMPT_COMMAND together).
-__dsh_repair() { __dsh_settle; } &>/dev/null
+__dsh_repair() { __dsh_settle; } 3>&2 &>/dev/null
 __dsh_settle() {
   local -
   set +eux +o pipefail
@@ -151,6 +155,14 @@ __dsh_settle() {
     now=$("$__dsh_stty_bin" -g 2>/dev/null) || now=
     if [[ -n $now && $now != "$__dsh_stty" ]]; then "$__dsh_stty_bin" "$__dsh_stty" 2>/dev/null; fi
     __dsh_children_ran
+  fi
+  if [[ ! -t 3 ]]; then
+    # The shell's stderr (fd 3 here) is not the terminal (`exec 2>file`): bash writes its
+    # prompts there, so they go without our marks, which carry the nonce, until it is back.
+    __dsh_strip "${PS1-}"; PS1=$__dsh_r; __dsh_ps1=
+    __dsh_strip "${PS2-}"; PS2=$__dsh_r; __dsh_ps2=
+    __dsh_strip "${PS0-}"; PS0=$__dsh_r; __dsh_ps0=
+    return 0
   fi
   if ((__dsh_i > 0)); then
     local -a at=(-1 "${!PROMPT_COMMAND[@]}")
@@ -185,7 +197,7 @@ PS0=
 PS1='dsh> '
 PS2='> '
 __dsh_children_ran
-__dsh_prompt
+{ __dsh_prompt; } 3>&2
 "#;
 
 /// The rc script for `nonce`.

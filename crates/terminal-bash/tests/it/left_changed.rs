@@ -165,3 +165,31 @@ async fn a_shell_script_asking_for_input_is_not_a_nested_shell() {
     })
     .await;
 }
+
+/// A shell whose stderr was sent to a file (`exec 2>file`) writes its prompts there: results
+/// say so and how to undo it, no prompt mark (and so no nonce) reaches the file, and once
+/// stderr is back on the terminal the marks and exit codes are too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_with_stderr_sent_away_says_so_and_keeps_its_nonce() {
+    const AWAY: &str = "[shell: the shell's stderr is not the terminal";
+    within(async {
+        let sh = Shell::open(config()).await;
+        let dir = crate::support::TempDir::new("stderr-away");
+        let log = dir.0.join("errors.log");
+        let r = sh.send(&format!("exec 2>'{}'", log.display())).await;
+        assert!(r.notices.iter().any(|n| n.starts_with(AWAY)), "{r:?}");
+        let r = sh.send("false").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, None, "{r:?}");
+        assert!(r.notices.iter().any(|n| n.starts_with(AWAY)), "{r:?}");
+        let written = std::fs::read_to_string(&log).unwrap();
+        assert!(!written.contains("133;"), "{written:?}");
+        assert!(!written.contains("dsh="), "{written:?}");
+        sh.send("exec 2>/dev/tty").await;
+        let r = sh.send("false").await;
+        assert_eq!(r.exit_code, Some(1), "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -177,6 +177,26 @@ pub(crate) fn cmdline(pid: i32) -> Option<Vec<u8>> {
     fs::read(Path::new("/proc").join(pid.to_string()).join("cmdline")).ok()
 }
 
+/// Whether process `pid`'s standard error is another file than its standard input (the
+/// terminal, for a shell): `exec 2>file` in the shell. `false` when either is unreadable.
+pub(crate) fn stderr_leaves_stdin(pid: i32) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    if pid <= 0 {
+        return false;
+    }
+    let fd = |n: u8| {
+        fs::metadata(
+            Path::new("/proc")
+                .join(pid.to_string())
+                .join(format!("fd/{n}")),
+        )
+    };
+    match (fd(0), fd(2)) {
+        (Ok(stdin), Ok(stderr)) => (stdin.dev(), stdin.ino()) != (stderr.dev(), stderr.ino()),
+        _ => false,
+    }
+}
+
 pub(crate) fn read_stat_file(path: &Path) -> Option<StatInfo> {
     let mut buf = Vec::with_capacity(512);
     fs::File::open(path).ok()?.read_to_end(&mut buf).ok()?;

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::process::{GroupActivity, cmdline, group_member};
+use crate::process::{GroupActivity, cmdline, group_member, stderr_leaves_stdin};
 use crate::pty::TtyModes;
 use crate::readiness::{Observation, PreWrite, Settle};
 use crate::screen::PromptState;
@@ -230,6 +230,9 @@ pub(super) struct TerminalFacts {
     /// A program other than the shell holds the terminal and has not read input written to
     /// it (text typed ahead to a server, or to a job that reads no input).
     pub(super) input_unread: bool,
+    /// Our shell reads at its line editor with no marked prompt because its standard error,
+    /// where bash writes prompts and the echo of typed keys, is not the terminal.
+    pub(super) stderr_away: bool,
 }
 
 /// The terminal facts for a send settling with `reason` (blocking `/proc` reads of the
@@ -283,7 +286,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         Settle::Exit | Settle::Prompt | Settle::Continuation => false,
         _ => shared.shell_replaced() || nested_shell(),
     };
-    let prompt_unmarked = reason == Settle::StdinWait
+    let unmarked = reason == Settle::StdinWait
         && !marks_gone
         && shared.pty.foreground_pgid() == Some(shared.shell_pgid())
         && shared.pty.modes().is_some_and(TtyModes::line_editing)
@@ -292,6 +295,9 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
             let prompts = st.screen.prompt_end_count();
             prompts > 0 && st.prompts_at_submit == Some(prompts)
         };
+    // The shell's prompts (and with them the marks) go where its stderr goes.
+    let stderr_away = unmarked && stderr_leaves_stdin(shared.shell_pgid());
+    let prompt_unmarked = unmarked && !stderr_away;
     let input_unread = !exited
         && reason != Settle::Prompt
         && foreground.is_some()
@@ -303,6 +309,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         marks_gone,
         prompt_unmarked,
         input_unread,
+        stderr_away,
     }
 }
 

@@ -48,6 +48,9 @@ pub(super) struct SettleFacts {
     pub(super) prompt_unmarked: bool,
     /// The foreground program (not the shell) has not read input written to the terminal.
     pub(super) input_unread: bool,
+    /// Our shell's standard error is not the terminal (`exec 2>file`): its prompts, the echo
+    /// of typed keys and the marks go there (the backend's rc leaves its marks out then).
+    pub(super) stderr_away: bool,
     /// The foreground program waits on the terminal among other event sources (an event
     /// loop) with the cursor on an empty row, no prompt before it: node's REPL while an
     /// `await` or a timer of the line it read is pending reads keys but has not printed its
@@ -82,6 +85,11 @@ pub(super) const MARKS_GONE_NOTICE: &str = "[shell: prompt marks are gone (exec 
 pub(super) const PROMPT_UNMARKED_NOTICE: &str = "[shell: the shell reads input with no prompt mark \
      since this command: it replaced PS1 or PROMPT_COMMAND (its exit code is unknown; the marks \
      are back for the next command), or a shell builtin reads with the line editor (`read -e`)]";
+
+/// The notice for [`SettleFacts::stderr_away`].
+pub(super) const STDERR_AWAY_NOTICE: &str = "[shell: the shell's stderr is not the terminal \
+     (exec 2>…): its prompt and the echo of typed commands go there, and exit codes are unknown \
+     until it is back; send exec 2>/dev/tty to bring them back]";
 
 /// The notice for [`SettleFacts::exit_unknown`].
 pub(super) const EXIT_UNKNOWN_NOTICE: &str = "[shell: this command's exit code is unknown: no \
@@ -208,6 +216,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             facts.prompt_unmarked && !facts.marks_gone && !exited,
             Some(PROMPT_UNMARKED_NOTICE.to_owned()),
         ),
+        (
+            facts.stderr_away && !exited,
+            Some(STDERR_AWAY_NOTICE.to_owned()),
+        ),
         (facts.exit_unknown, Some(EXIT_UNKNOWN_NOTICE.to_owned())),
     ]
     .into_iter()
@@ -261,6 +273,7 @@ mod tests {
             marks_gone: false,
             prompt_unmarked: false,
             input_unread: false,
+            stderr_away: false,
             unprompted_wait: false,
             screen_mixed: false,
             refused_line: None,
@@ -444,6 +457,11 @@ mod tests {
             ..facts(Settle::Idle)
         };
         insta::assert_snapshot!("input_unread", assemble(unread).notices.join("\n"));
+        let away = SettleFacts {
+            stderr_away: true,
+            ..facts(Settle::StdinWait)
+        };
+        assert_eq!(assemble(away).notices, vec![STDERR_AWAY_NOTICE]);
         let unprompted = SettleFacts {
             unprompted_wait: true,
             foreground: Some("node".to_owned()),

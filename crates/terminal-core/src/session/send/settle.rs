@@ -107,6 +107,7 @@ impl SendOp {
             marks_gone,
             prompt_unmarked,
             input_unread,
+            stderr_away,
         } = terminal_facts(shared, reason);
         let refused_line = self.refused.lock().take();
         // Our prompt came back after a command ran, yet no mark said where it started: its
@@ -135,6 +136,7 @@ impl SendOp {
             marks_gone,
             prompt_unmarked,
             input_unread,
+            stderr_away,
             unprompted_wait: self.unprompted_wait.load(Ordering::SeqCst) && !input_unread,
             screen_mixed,
             refused_line,
