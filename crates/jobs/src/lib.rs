@@ -19,6 +19,11 @@
 //! start has no side effects. A job tool controller must be attached
 //! ([`JobRegistry::attach_controller`]), otherwise nothing could read or stop the job.
 //!
+//! **Retention.** A finished job stays listed and readable until its owner goes, up to
+//! [`MAX_FINISHED_JOBS_PER_OWNER`] per owner: beyond that the oldest finished ones are
+//! forgotten, those already reported first. The first read of a finished stream job takes its
+//! last output and frees the producer's state (later reads have nothing new).
+//!
 //! ```
 //! use dsh_jobs::{FinalStatus, JobHooks, JobOutcome, JobRegistry, JobStart, LocalJobRegistry};
 //! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
@@ -67,8 +72,8 @@ use dsh_context::{BoxError, Plugin, Registrar, ServiceKey};
 pub use invariant::{check_snapshot, invariant_companion};
 pub use local::LocalJobRegistry;
 pub use registry::{
-    DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER, JobRegistry, OWNER_DISPOSED_REASON,
-    SERVICE_DISPOSED_REASON,
+    DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER, JobRegistry, MAX_FINISHED_JOBS_PER_OWNER,
+    OWNER_DISPOSED_REASON, SERVICE_DISPOSED_REASON,
 };
 pub use types::{
     CancelHook, ChangedListener, ControllerId, DoneListener, FinalStatus, JobError, JobHooks,

@@ -13,13 +13,19 @@ use parking_lot::Mutex;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::registry::{JobRegistry, OWNER_DISPOSED_REASON, SERVICE_DISPOSED_REASON};
+use crate::registry::{
+    JobRegistry, MAX_FINISHED_JOBS_PER_OWNER, OWNER_DISPOSED_REASON, SERVICE_DISPOSED_REASON,
+};
 use crate::types::*;
 
 struct Record {
     snapshot: JobSnapshot,
     owner: Option<Agent>,
-    cancel: Arc<CancelHook>,
+    /// Dropped once the job settled: a finished job has nothing to cancel, and the producer's
+    /// state the hook holds (its output, its session's send) is freed.
+    cancel: Option<Arc<CancelHook>>,
+    /// Dropped after the first read of the settled job, which took all its output: later
+    /// reads have nothing new, and the producer's state the hook holds is freed.
     read_output: Option<Arc<ReadOutputHook>>,
     output: Option<String>,
     settled: watch::Sender<bool>,
@@ -89,6 +95,33 @@ fn contained(what: &str, f: impl FnOnce()) {
             listener = what,
             "job listener panicked; the job itself is unaffected"
         );
+    }
+}
+
+/// Forgets `owner`'s oldest finished jobs beyond [`MAX_FINISHED_JOBS_PER_OWNER`]: reported
+/// ones first, then unreported ones (their completion notices went out as they finished).
+fn forget_oldest_finished(state: &mut State, owner: Option<&Agent>) {
+    let finished: Vec<(u64, bool)> = state
+        .jobs
+        .iter()
+        .filter(|(_, r)| !r.snapshot.status.is_live() && same_owner(r.owner.as_ref(), owner))
+        .map(|(&seq, r)| (seq, r.snapshot.reported))
+        .collect();
+    let excess = finished.len().saturating_sub(MAX_FINISHED_JOBS_PER_OWNER);
+    if excess == 0 {
+        return;
+    }
+    let reported = finished.iter().filter(|(_, reported)| *reported);
+    let unreported = finished.iter().filter(|(_, reported)| !*reported);
+    let forget: Vec<u64> = reported
+        .chain(unreported)
+        .map(|&(seq, _)| seq)
+        .take(excess)
+        .collect();
+    for seq in forget {
+        if let Some(record) = state.jobs.remove(&seq) {
+            state.by_id.remove(&record.snapshot.id);
+        }
     }
 }
 
@@ -176,11 +209,14 @@ impl LocalJobRegistry {
             record.snapshot.detail = outcome.detail;
             record.snapshot.finished_at_ms = Some(now_ms().max(record.snapshot.started_at_ms));
             record.output = outcome.output;
+            record.cancel = None;
             if record.waiters > 0 {
                 record.snapshot.reported = true;
             }
             record.settled.send_replace(true);
-            (record.snapshot.clone(), record.owner.clone())
+            let settled = (record.snapshot.clone(), record.owner.clone());
+            forget_oldest_finished(&mut state, settled.1.as_ref());
+            settled
         };
         self.notify_changed(owner.as_ref());
         for l in self.listeners(|s| &s.done_listeners) {
@@ -222,10 +258,12 @@ impl LocalJobRegistry {
         {
             let mut state = self.inner.state.lock();
             for (seq, record) in state.jobs.iter_mut().filter(|(_, r)| select(r)) {
-                if record.snapshot.status.is_live() {
+                if record.snapshot.status.is_live()
+                    && let Some(cancel) = record.cancel.clone()
+                {
                     record.snapshot.reported = true;
                     record.snapshot.status = JobStatus::Stopping;
-                    cancels.push((*seq, record.cancel.clone()));
+                    cancels.push((*seq, cancel));
                 }
                 settled.push((*seq, record.settled.subscribe()));
                 if !owners
@@ -378,7 +416,7 @@ impl JobRegistry for LocalJobRegistry {
                         reported: false,
                     },
                     owner: spec.owner.clone(),
-                    cancel: Arc::new(hooks.cancel),
+                    cancel: Some(Arc::new(hooks.cancel)),
                     read_output: hooks.read_output.map(Arc::new),
                     output: None,
                     settled,
@@ -425,9 +463,14 @@ impl JobRegistry for LocalJobRegistry {
                 (None, false) => r.output.clone().unwrap_or_default(),
             };
             // Reported only when the final status was visible before this read's text was
-            // taken, so output produced just before settlement is never skipped.
+            // taken, so output produced just before settlement is never skipped. That read
+            // took the stream's last output: the hook goes (later reads get nothing new).
             if !live {
                 r.snapshot.reported = true;
+                if streamed.is_some() {
+                    r.read_output = None;
+                    r.output = None;
+                }
             }
             JobRead {
                 text,
@@ -444,7 +487,7 @@ impl JobRegistry for LocalJobRegistry {
     ) -> Result<KillOutcome, JobError> {
         let cancel = self.with_record(id, caller, |r| {
             if r.snapshot.status.is_live() {
-                Some(r.cancel.clone())
+                r.cancel.clone()
             } else {
                 r.snapshot.reported = true;
                 None

@@ -10,6 +10,11 @@ use crate::types::*;
 /// Default for [`LocalJobRegistry::new`](crate::LocalJobRegistry::new)'s per-owner admission limit.
 pub const DEFAULT_MAX_CONCURRENT_JOBS_PER_OWNER: usize = 10;
 
+/// Finished jobs the registry keeps per exact owner (unowned jobs share one bucket): when one
+/// more finishes, the oldest finished ones are forgotten (those already reported first), so
+/// memory stays bounded however many jobs an owner runs. A forgotten id reads as unknown.
+pub const MAX_FINISHED_JOBS_PER_OWNER: usize = 64;
+
 /// Reason passed to `cancel` when the owner is disposed.
 pub const OWNER_DISPOSED_REASON: &str = "owner disposed";
 /// Reason passed to `cancel` when the service is disposed.

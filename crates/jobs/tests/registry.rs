@@ -277,6 +277,14 @@ async fn stream_reads_consume_and_settled_reads_report() {
     assert!(r.snapshot.reported);
     assert_eq!(r.snapshot.detail.as_deref(), Some("wait: stdin_read"));
     assert!(r.snapshot.finished_at_ms.is_some());
+    // That read took the last output: the hooks (and what they hold) are gone, and later
+    // reads have nothing new.
+    assert_eq!(
+        Arc::strong_count(&p),
+        1,
+        "the settled job's hooks are dropped"
+    );
+    assert_eq!(jobs.read(&id, None).unwrap().text, "");
     assert_eq!(
         jobs.read(&JobId::new("bash-9"), None)
             .unwrap_err()
@@ -566,4 +574,37 @@ fn check_snapshot_rejects_incoherent_snapshots() {
     let mut s = good.clone();
     s.owner_id = Some("a".into());
     assert_eq!(check_snapshot(&s, Some(&owner)), Ok(()));
+}
+
+/// An owner's finished jobs are kept up to `MAX_FINISHED_JOBS_PER_OWNER`: beyond that the
+/// oldest finished ones are forgotten, those already reported first; live jobs are never.
+#[tokio::test]
+async fn the_oldest_finished_jobs_are_forgotten_beyond_the_cap() {
+    let jobs = registry(2);
+    let live_probe = Arc::new(Probe::default());
+    let live = jobs.start(spec(&live_probe, "live", None, true)).unwrap();
+    let mut ids = Vec::new();
+    for i in 0..MAX_FINISHED_JOBS_PER_OWNER + 3 {
+        let p = Arc::new(Probe::default());
+        let id = jobs.start(spec(&p, "bash", None, true)).unwrap();
+        p.complete("done");
+        settled(&jobs, &id, None).await;
+        // The second job is read (reported); the others are not.
+        if i == 1 {
+            jobs.read(&id, None).unwrap();
+        }
+        ids.push(id);
+    }
+    let listed: Vec<JobId> = jobs.list(None).into_iter().map(|s| s.id).collect();
+    assert_eq!(listed.len(), MAX_FINISHED_JOBS_PER_OWNER + 1);
+    assert!(listed.contains(&live));
+    // The reported job went first, then the two oldest unreported ones.
+    for gone in [&ids[1], &ids[0], &ids[2]] {
+        assert!(!listed.contains(gone), "{gone}");
+        assert!(jobs.read(gone, None).is_err(), "{gone}");
+    }
+    assert!(listed.contains(&ids[3]));
+    assert!(listed.contains(ids.last().unwrap()));
+    live_probe.complete("done");
+    jobs.dispose().await;
 }
