@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use dsh_context::Agent;
 use dsh_jobs::{
-    FinalStatus, JobError, JobHooks, JobId, JobOutcome, JobRegistry, JobStart,
+    FinalStatus, JobError, JobHooks, JobId, JobOutcome, JobRegistry, JobStart, JobStatus,
     OWNER_DISPOSED_REASON, SERVICE_DISPOSED_REASON,
 };
 use dsh_terminal_core::{
@@ -374,6 +374,33 @@ impl Background {
         live.then_some(job)
     }
 
+    /// [`Background::active_job`], once a job whose kill was requested (`stopping`) had up to
+    /// `wait` to end (an interrupted program ends within moments): with the job that still
+    /// holds the session, whether it is stopping.
+    pub(crate) async fn active_job_after_stop(
+        &self,
+        owner: &Agent,
+        id: &SessionId,
+        wait: Duration,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Option<(JobId, bool)> {
+        let job = self.active_job(owner, id)?;
+        let stopping = |job: &JobId| {
+            self.jobs
+                .get(job, Some(owner))
+                .is_ok_and(|s| s.status == JobStatus::Stopping)
+        };
+        if stopping(&job) {
+            let _ = self
+                .jobs
+                .wait(&job, wait.as_millis() as f64, Some(owner), cancel)
+                .await;
+        }
+        let job = self.active_job(owner, id)?;
+        let stopping = stopping(&job);
+        Some((job, stopping))
+    }
+
     /// The notice for a foreground send to session `id` whose last background job stopped at
     /// a program's own prompt that no send answered since: the send's text answers that
     /// prompt, which the model saw only in the job's output (once per job).
@@ -391,8 +418,15 @@ impl Background {
         ))
     }
 
-    /// The error for a foreground send while a background job holds the session.
-    pub(crate) fn busy_error(id: &SessionId, job: &JobId) -> ToolError {
+    /// The error for a foreground send while a background job holds the session (`stopping`:
+    /// its kill was requested and it has not ended yet).
+    pub(crate) fn busy_error(id: &SessionId, job: &JobId, stopping: bool) -> ToolError {
+        if stopping {
+            return ToolError::new(format!(
+                "terminal session {id} is busy with background job {job}, which is stopping (job_kill was requested; a program that ignores the interrupt is terminated within seconds): wait for it with job_output {{\"job_id\": \"{job}\", \"wait\": true}}, then send again"
+            ))
+            .with_code("SEND_ACTIVE");
+        }
         ToolError::new(format!(
             "terminal session {id} is busy with background job {job}; read it with job_output, wait for it with job_output {{\"job_id\": \"{job}\", \"wait\": true}}, or stop it with job_kill. To keep a server running while you use the session, stop the job and start the server with & instead (e.g. python3 -m http.server 8000 > server.log 2>&1 &)"
         ))
@@ -410,7 +444,7 @@ impl Background {
         max_result_bytes: usize,
     ) -> Result<(JobId, String), ToolError> {
         if let Some(job) = self.active_job(owner, id) {
-            return Err(Self::busy_error(id, &job));
+            return Err(Self::busy_error(id, &job, false));
         }
         let stream: Arc<Mutex<Option<Stream>>> = Arc::new(Mutex::new(None));
         let run_stream = stream.clone();

@@ -79,13 +79,13 @@ impl Tool for SendTool {
                 output,
             });
         }
-        if let Some(job) = self
-            .0
-            .background
-            .as_ref()
-            .and_then(|b| b.active_job(&owner, &id))
+        // A job whose kill was just requested gets the time a settling send gets to end.
+        if let Some(background) = self.0.background.as_ref()
+            && let Some((job, stopping)) = background
+                .active_job_after_stop(&owner, &id, SLOT_WAIT, &call.cancel)
+                .await
         {
-            return Err(background::Background::busy_error(&id, &job));
+            return Err(background::Background::busy_error(&id, &job, stopping));
         }
         let answered = self
             .0

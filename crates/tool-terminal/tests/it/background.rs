@@ -206,6 +206,12 @@ async fn wait_returns_the_settled_status_and_kill_interrupts_like_sigint() {
     );
     let text = send_foreground(&host, &agent, &session, "echo still-$((1+1))").await;
     assert!(text.contains("still-2"), "{text}");
+    // A send right after job_kill waits for the stopping job instead of being refused.
+    let job = background(&host, &agent, &session, "sleep 1000").await;
+    let r = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    assert_eq!(r.text(), format!("requested cancellation of job {job}"));
+    let text = send_foreground(&host, &agent, &session, "echo after-kill").await;
+    assert!(text.lines().any(|l| l == "after-kill"), "{text}");
     host.shutdown().await;
 }
 
