@@ -10,7 +10,7 @@ use dsh_sandbox::{SandboxConfig, SandboxPlugin, SessionLimits};
 use dsh_system_prompt::SystemPromptPlugin;
 use dsh_terminal_bash::{BashConfig, EnvPolicy, TerminalBashPlugin};
 use dsh_terminal_core::{SilenceRule, SpawnRequest, TerminalsPlugin};
-use dsh_tool_jobs::ToolJobsPlugin;
+use dsh_tool_jobs::{ToolJobsConfig, ToolJobsPlugin};
 use dsh_tool_terminal::{ToolTerminalConfig, ToolTerminalPlugin};
 use dsh_tools::ToolsPlugin;
 
@@ -125,6 +125,13 @@ pub fn sandbox_config(
     })
 }
 
+/// The bytes of completion notices appended to one tool result, whose own text is capped at
+/// `max_result_bytes`: a quarter of that (at least 256), so a result never grows past 1.25×
+/// its cap however many jobs finished.
+pub(crate) fn notice_budget(max_result_bytes: usize) -> usize {
+    (max_result_bytes / 4).max(256)
+}
+
 /// The terminal tools' config for `options`.
 pub fn tool_terminal_config(options: &Options) -> ToolTerminalConfig {
     ToolTerminalConfig {
@@ -193,7 +200,13 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
                     max_concurrent_jobs_per_owner: options.max_concurrent_jobs_per_owner,
                 },
             })
-            .with(ToolJobsPlugin::default());
+            .with(ToolJobsPlugin {
+                config: ToolJobsConfig {
+                    max_list_bytes: Some(options.max_result_bytes),
+                    max_notice_bytes: Some(notice_budget(options.max_result_bytes)),
+                    ..ToolJobsConfig::default()
+                },
+            });
     }
     let ctx = builder.apply()?;
     if let Some(terminals) = ctx.get::<dsh_terminal_core::Terminals>() {

@@ -52,6 +52,11 @@ pub struct ToolJobsConfig {
     pub wait_timeout_ms: u64,
     /// Upper bound on any wait (default 600000); must be at least `wait_timeout_ms`.
     pub max_wait_timeout_ms: u64,
+    /// Cap on the `job_list` text, in bytes (`None`: no cap); the newest jobs are kept.
+    pub max_list_bytes: Option<usize>,
+    /// Cap on the completion notices one [`JobNotices::take`] returns, in bytes of their text
+    /// (`None`: no cap): whole notices, oldest first, then one line naming the rest.
+    pub max_notice_bytes: Option<usize>,
 }
 
 impl Default for ToolJobsConfig {
@@ -59,6 +64,8 @@ impl Default for ToolJobsConfig {
         Self {
             wait_timeout_ms: DEFAULT_WAIT_TIMEOUT_MS,
             max_wait_timeout_ms: DEFAULT_MAX_WAIT_TIMEOUT_MS,
+            max_list_bytes: None,
+            max_notice_bytes: None,
         }
     }
 }
@@ -120,7 +127,7 @@ impl Plugin for ToolJobsPlugin {
         tools.register(tools::ListTool(shared.clone()))?;
         tools.register(tools::KillTool(shared))?;
         prompt.section(PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER, PROMPT_TEXT)?;
-        let notices = Arc::new(JobNotices::new(jobs.clone()));
+        let notices = Arc::new(JobNotices::new(jobs.clone(), self.config.max_notice_bytes));
         let sink = Arc::downgrade(&notices);
         let listener = jobs.on_job_done(Box::new(move |job, owner| {
             if let Some(notices) = sink.upgrade() {

@@ -29,6 +29,8 @@ pub struct Notice {
 /// notification). Notices of owners that are no longer live are dropped.
 pub struct JobNotices {
     jobs: Arc<dyn JobRegistry>,
+    /// Bytes of notice text one [`JobNotices::take`] returns at most.
+    max_bytes: Option<usize>,
     queue: Mutex<Vec<Notice>>,
     tx: broadcast::Sender<Notice>,
 }
@@ -41,16 +43,40 @@ impl std::fmt::Debug for JobNotices {
     }
 }
 
+/// Job ids a summary of notices left out names at most.
+const SUMMARY_IDS: usize = 5;
+
+/// The notice standing for `rest` (not empty), which did not fit a result's notice budget.
+fn more_jobs_line(rest: &[Notice]) -> String {
+    let ids: Vec<&str> = rest
+        .iter()
+        .take(SUMMARY_IDS)
+        .map(|n| n.job_id.as_str())
+        .collect();
+    let more = if rest.len() > SUMMARY_IDS {
+        ", …"
+    } else {
+        ""
+    };
+    format!(
+        "[{} more background jobs finished: {}{more}; job_list shows them, job_output reads each]",
+        rest.len(),
+        ids.join(", ")
+    )
+}
+
 /// How many notices a slow subscriber may lag behind before it skips some (the queue behind
 /// [`JobNotices::take`] is unaffected).
 const SUBSCRIBER_BACKLOG: usize = 256;
 
 impl JobNotices {
-    /// An empty notice queue over `jobs`.
-    pub fn new(jobs: Arc<dyn JobRegistry>) -> Self {
+    /// An empty notice queue over `jobs`, whose [`JobNotices::take`] returns at most
+    /// `max_bytes` of notice text (`None`: no cap).
+    pub fn new(jobs: Arc<dyn JobRegistry>, max_bytes: Option<usize>) -> Self {
         let (tx, _) = broadcast::channel(SUBSCRIBER_BACKLOG);
         Self {
             jobs,
+            max_bytes,
             queue: Mutex::new(Vec::new()),
             tx,
         }
@@ -77,7 +103,47 @@ impl JobNotices {
 
     /// Removes and returns `owner`'s queued notices, oldest first, skipping jobs whose final
     /// status the owner has seen since (a `job_output` of the settled job, for instance).
+    /// Within the cap: whole notices while they fit, then one notice
+    /// `[N more background jobs finished: <ids>; job_list shows them]` for the rest.
     pub fn take(&self, owner: &Agent) -> Vec<Notice> {
+        let mut notices = self.take_all(owner);
+        let Some(cap) = self.max_bytes else {
+            return notices;
+        };
+        let total: usize = notices.iter().map(|n| n.text.len()).sum();
+        if total <= cap {
+            return notices;
+        }
+        // Room for the summary when every notice goes into it (its longest form).
+        let summary_for = |rest: &[Notice]| more_jobs_line(rest);
+        let room = cap.saturating_sub(summary_for(&notices).len());
+        let mut used = 0;
+        let kept = notices
+            .iter()
+            .take_while(|n| {
+                used += n.text.len();
+                used <= room
+            })
+            .count();
+        let rest = notices.split_off(kept);
+        let Some(first) = rest.first() else {
+            return notices;
+        };
+        let job_id = first.job_id.clone();
+        let mut text = summary_for(&rest);
+        if text.len() > cap {
+            text = dsh_output_retention::head_slice(&text, cap).to_owned();
+        }
+        notices.push(Notice {
+            owner: owner.clone(),
+            job_id,
+            text,
+        });
+        notices
+    }
+
+    /// [`JobNotices::take`] without the cap.
+    fn take_all(&self, owner: &Agent) -> Vec<Notice> {
         let mine: Vec<Notice> = {
             let mut queue = self.queue.lock();
             let (mine, rest) = std::mem::take(&mut *queue)

@@ -96,16 +96,46 @@ pub fn bound_result(text: &str, cap: usize) -> String {
     fit_with_suffix(text, RESULT_TRUNCATED, cap)
 }
 
-/// The `job_list` text: one `<id> [<kind>] <status> — <label>` line per job, or
-/// `(no background jobs)`.
-pub fn render_list(jobs: &[JobSnapshot]) -> String {
+/// The `job_list` text: one `<id> [<kind>] <status> — <label>` line per job, oldest first, or
+/// `(no background jobs)`. Within `cap` bytes (when given) the newest lines are kept after a
+/// first line `[… N older jobs not listed]`.
+pub fn render_list(jobs: &[JobSnapshot], cap: Option<usize>) -> String {
     if jobs.is_empty() {
         return NO_JOBS.to_owned();
     }
-    jobs.iter()
+    let lines: Vec<String> = jobs
+        .iter()
         .map(|j| format!("{} [{}] {} — {}", j.id, j.kind, j.status, j.label))
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    let whole = lines.join("\n");
+    let Some(cap) = cap.filter(|&cap| whole.len() > cap) else {
+        return whole;
+    };
+    // The newest lines that fit after the omission line (sized for the largest count).
+    let room = cap.saturating_sub(older_jobs_line(lines.len()).len() + 1);
+    let mut used = 0;
+    let kept = lines
+        .iter()
+        .rev()
+        .take_while(|line| {
+            used += line.len() + 1;
+            used <= room
+        })
+        .count();
+    let mut text = older_jobs_line(lines.len() - kept);
+    for line in &lines[lines.len() - kept..] {
+        text.push('\n');
+        text.push_str(line);
+    }
+    if text.len() > cap {
+        return head_slice(&text, cap).to_owned();
+    }
+    text
+}
+
+/// The first line of a cut `job_list`: `n` older jobs are not listed.
+fn older_jobs_line(n: usize) -> String {
+    format!("[… {n} older jobs not listed]")
 }
 
 /// The `job_kill` acknowledgement.

@@ -181,7 +181,7 @@ impl Tool for ListTool {
     }
     fn render(&self, _args: &ListArgs, out: &ListOutput) -> String {
         let jobs: Vec<_> = out.jobs.iter().map(snapshot_of).collect();
-        render::render_list(&jobs)
+        render::render_list(&jobs, self.0.config.max_list_bytes)
     }
     fn present_call(&self, _args: &ListArgs) -> Option<Card> {
         Some(card("List background jobs".to_owned(), "read", None))

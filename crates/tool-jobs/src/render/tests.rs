@@ -101,15 +101,21 @@ fn output_limit_keeps_status_and_reuses_the_producer_marker() {
 
 #[test]
 fn list_and_kill_renders() {
-    assert_eq!(render_list(&[]), "(no background jobs)");
+    assert_eq!(render_list(&[], None), "(no background jobs)");
     let jobs = [
         job("pty-send-1", JobStatus::Running, None),
         job("pty-send-2", JobStatus::Killed, None),
     ];
+    let whole = "pty-send-1 [pty-send] running — pty-1: make test\npty-send-2 [pty-send] killed — pty-1: make test";
+    assert_eq!(render_list(&jobs, None), whole);
+    assert_eq!(render_list(&jobs, Some(whole.len())), whole);
+    // Over the cap, the newest jobs are kept after a line counting the others.
+    let cut = render_list(&jobs, Some(whole.len() - 1));
     assert_eq!(
-        render_list(&jobs),
-        "pty-send-1 [pty-send] running — pty-1: make test\npty-send-2 [pty-send] killed — pty-1: make test"
+        cut,
+        "[… 1 older jobs not listed]\npty-send-2 [pty-send] killed — pty-1: make test"
     );
+    assert!(render_list(&jobs, Some(10)).len() <= 10);
     assert_eq!(
         render_kill(&jobs[0], true),
         "requested cancellation of job pty-send-1"

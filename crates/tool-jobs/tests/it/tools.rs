@@ -76,6 +76,8 @@ async fn schemas_prompt_and_config() {
             config: ToolJobsConfig {
                 wait_timeout_ms: 700_000,
                 max_wait_timeout_ms: 600_000,
+                max_list_bytes: None,
+                max_notice_bytes: None,
             },
         })
         .apply()
@@ -110,6 +112,8 @@ async fn job_output_consumes_and_reports_status() {
     let short = Host::new(ToolJobsConfig {
         wait_timeout_ms: 10,
         max_wait_timeout_ms: 20,
+        max_list_bytes: None,
+        max_notice_bytes: None,
     });
     let p2 = Probe::new();
     let id2 = short.start(&p2, Some(&a), None);
@@ -332,4 +336,40 @@ async fn notices_once_for_unreported_owned_jobs() {
     a.dispose().await;
     assert!(sub.try_recv().is_err());
     host.ctx.dispose().await;
+}
+
+/// With a notice budget, one take returns whole notices while they fit, then one notice
+/// naming the rest; everything it returns stays within the budget.
+#[tokio::test]
+async fn notices_beyond_the_budget_become_one_summary() {
+    const BUDGET: usize = 400;
+    let host = Host::new(ToolJobsConfig {
+        max_notice_bytes: Some(BUDGET),
+        ..ToolJobsConfig::default()
+    });
+    let a = host.agent("a");
+    let mut ids = Vec::new();
+    for _ in 0..8 {
+        let p = Probe::new();
+        let id = host.start(&p, Some(&a), None);
+        p.finish(FinalStatus::Completed, "wait: stdin_read");
+        settled(&host, &id, Some(&a)).await;
+        ids.push(id);
+    }
+    let taken = host.notices.take(&a);
+    let total: usize = taken.iter().map(|n| n.text.len()).sum();
+    assert!(total <= BUDGET, "{taken:?}");
+    let (summary, whole) = taken.split_last().unwrap();
+    assert!(!whole.is_empty(), "{taken:?}");
+    assert!(whole.iter().all(|n| n.text.starts_with("background job ")));
+    let rest = ids.len() - whole.len();
+    assert!(
+        summary.text.starts_with(&format!(
+            "[{rest} more background jobs finished: {}",
+            ids[whole.len()]
+        )),
+        "{}",
+        summary.text
+    );
+    assert!(host.notices.take(&a).is_empty());
 }
