@@ -514,8 +514,13 @@ const SIGNAL_EFFECT: &str = "the next terminal_send or terminal_read (job_output
 pub fn render_signal(signal: &str, target_pgid: i32, shell_is_target: bool) -> String {
     // An interactive bash ignores these two, so they change nothing when it is the target.
     if shell_is_target && matches!(signal, "SIGTERM" | "SIGTSTP") {
+        let next = if signal == "SIGTERM" {
+            "to end the session use terminal_close"
+        } else {
+            "there was no job to suspend"
+        };
         format!(
-            "delivered {signal} to foreground process group {target_pgid} (the shell itself: nothing else was running in the foreground, and an interactive shell ignores {signal}, so nothing changed; to end the session use terminal_close)"
+            "delivered {signal} to foreground process group {target_pgid} (the shell itself: nothing else was running in the foreground, and an interactive shell ignores {signal}, so nothing changed; {next})"
         )
     } else if shell_is_target {
         format!(

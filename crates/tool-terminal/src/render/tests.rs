@@ -271,6 +271,10 @@ fn signal_and_close_renders() {
         render_signal("SIGTERM", 4242, true)
     );
     insta::assert_snapshot!(
+        "signal_shell_target_ignored_stop",
+        render_signal("SIGTSTP", 4242, true)
+    );
+    insta::assert_snapshot!(
         "signal_interrupt_character",
         render_interrupt_character("SIGINT", 4242)
     );
