@@ -147,7 +147,7 @@ pub struct Options {
     /// is private and empty, the workspace is visible read-only), `workspace-write` (the same,
     /// but the workspace is writable) or `danger-full-access` (no confinement: sessions can
     /// do anything the server can). Confined modes also give each session private /dev/pts,
-    /// process, IPC and host-name namespaces, no capabilities (even under root) and, unless
+    /// process, IPC and host-name namespaces, no admin capabilities (even under root) and, unless
     /// --allow-network, no network; they need bubblewrap (--bwrap).
     #[arg(long, value_name = "MODE", default_value_t = DEFAULT_SANDBOX)]
     pub sandbox: SandboxMode,

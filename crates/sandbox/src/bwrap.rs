@@ -50,9 +50,10 @@ pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 ///   invisible, and when the namespace's init exits every process in it is killed;
 /// - its own IPC and UTS (host name) namespaces, and a private network namespace (loopback
 ///   only) unless the policy allows the network;
-/// - no capabilities (`--cap-drop ALL`): a server run as root would otherwise hand the session
-///   root's, with which it could remount the read-only host filesystem writable, mount a
-///   cgroup hierarchy and leave its process cap, or set the host's name.
+/// - no capabilities (`--cap-drop ALL`), but for a server run as root those ordinary file work
+///   needs ([`ROOT_FILE_CAPS`]): with all of root's, a session could remount the read-only
+///   host filesystem writable, mount a cgroup hierarchy and leave its process cap, or set the
+///   host's name.
 ///
 /// The terminal's path and the startup files' descriptors are known only once the program
 /// runs on its terminal, so the argv is a `/bin/sh` prelude that fills them in and `exec`s
@@ -157,8 +158,13 @@ impl Sandbox for Bubblewrap {
             "--unshare-uts".as_ref(),
             "--cap-drop".as_ref(),
             "ALL".as_ref(),
-            "--die-with-parent".as_ref(),
         ]);
+        if rustix::process::geteuid().is_root() {
+            for cap in ROOT_FILE_CAPS {
+                push(&["--cap-add".as_ref(), cap.as_ref()]);
+            }
+        }
+        push(&["--die-with-parent".as_ref()]);
         if !policy.allow_network {
             push(&["--unshare-net".as_ref()]);
         }
@@ -167,6 +173,24 @@ impl Sandbox for Bubblewrap {
         Ok(argv)
     }
 }
+
+/// The capabilities a session keeps under a server run as root: those ordinary file work needs
+/// (a workspace owned by another user, `tar` and `cp -a` keeping owners, `chmod`), signals
+/// within its own PID namespace, and switching users. Never `CAP_SYS_ADMIN` (mounts, the host
+/// name), `CAP_MKNOD` (a device node for the host's disk in the workspace),
+/// `CAP_DAC_READ_SEARCH` (opening host files by handle), `CAP_SETFCAP` (file capabilities a
+/// host user would gain), nor the network, module, raw I/O and tracing ones.
+const ROOT_FILE_CAPS: [&str; 9] = [
+    "CAP_CHOWN",
+    "CAP_DAC_OVERRIDE",
+    "CAP_FOWNER",
+    "CAP_FSETID",
+    "CAP_KILL",
+    "CAP_SETGID",
+    "CAP_SETUID",
+    "CAP_NET_BIND_SERVICE",
+    "CAP_AUDIT_WRITE",
+];
 
 /// Where the session's own devpts instance (and a `/dev` around it) is mounted.
 const PRIVATE_DEV: &str = "/dev/.dsh";
@@ -233,21 +257,29 @@ mod tests {
             .confine(&request(SandboxMode::ReadOnly, false))
             .unwrap();
         assert_eq!(ro[..2], [OsString::from("/bin/sh"), "-c".into()]);
+        // A server run as root keeps the capabilities ordinary file work needs.
+        let caps: String = if rustix::process::geteuid().is_root() {
+            ROOT_FILE_CAPS.map(|c| format!("--cap-add {c} ")).concat()
+        } else {
+            String::new()
+        };
         assert_eq!(
             joined(&ro[3..]),
-            "dsh-sandbox /bin/sh --ro-bind / / --dev /dev --dev /dev/.dsh --tmpfs /dev/pts \
-             --dev-bind @DSH_TTY@ @DSH_TTY@ --symlink /dev/.dsh/pts/ptmx /dev/pts/ptmx --remount-ro /dev/pts \
-             --proc /proc --tmpfs /tmp --file @DSH_FD@ /tmp/rc \
-             --ro-bind /w /w --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL --die-with-parent --unshare-net \
-             -- /bin/bash -i"
+            format!(
+                "dsh-sandbox /bin/sh --ro-bind / / --dev /dev --dev /dev/.dsh --tmpfs /dev/pts \
+                 --dev-bind @DSH_TTY@ @DSH_TTY@ --symlink /dev/.dsh/pts/ptmx /dev/pts/ptmx --remount-ro /dev/pts \
+                 --proc /proc --tmpfs /tmp --file @DSH_FD@ /tmp/rc \
+                 --ro-bind /w /w --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL {caps}--die-with-parent \
+                 --unshare-net -- /bin/bash -i"
+            )
         );
         let ww = bwrap
             .confine(&request(SandboxMode::WorkspaceWrite, true))
             .unwrap();
-        assert!(joined(&ww).contains(
-            "--bind /w /w --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL --die-with-parent -- \
-             /bin/bash -i"
-        ));
+        assert!(joined(&ww).contains(&format!(
+            "--bind /w /w --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL {caps}--die-with-parent \
+             -- /bin/bash -i"
+        )));
         assert!(!joined(&ww).contains("--new-session"));
     }
 

@@ -76,21 +76,36 @@ async fn workspace_write_writes_only_the_workspace_and_has_no_network() {
     .await;
 }
 
-/// A confined session holds no capabilities, even under a server run as root: it cannot
-/// remount the read-only host filesystem writable or set the host's name (its UTS namespace
-/// is its own besides).
+/// A confined session holds none of root's powers over the host, even under a server run as
+/// root: no `CAP_SYS_ADMIN`, so it cannot remount the read-only host filesystem writable or set
+/// the host's name (its UTS namespace is its own besides). Under root it keeps what ordinary
+/// file work needs: a workspace file owned by another user, mode 600, stays readable.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_confined_session_holds_no_capabilities() {
+async fn a_confined_session_holds_no_admin_capabilities() {
+    /// `CAP_SYS_ADMIN`'s bit in `/proc/<pid>/status`'s capability masks.
+    const CAP_SYS_ADMIN: u64 = 1 << 21;
     within(async {
         let ws = TempDir::new("caps");
+        let root = rustix::process::geteuid().is_root();
+        let private = ws.0.join("private.txt");
+        std::fs::write(&private, "owned-by-another\n").unwrap();
+        if root {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
+            std::os::unix::fs::chown(&private, Some(1000), Some(1000)).unwrap();
+            std::os::unix::fs::chown(&ws.0, Some(1000), Some(1000)).unwrap();
+        }
         let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, false, None);
         let sh = Shell::open_on(&backend).await;
-        // Checked first: with capabilities, the steps below would change the host.
+        // Checked first: with CAP_SYS_ADMIN, the steps below would change the host.
         let r = sh.send("grep CapEff /proc/self/status").await;
-        assert!(
-            r.viewport.lines().any(|l| l == "CapEff:\t0000000000000000"),
-            "{r:?}"
-        );
+        let effective = r
+            .viewport
+            .lines()
+            .find_map(|l| l.strip_prefix("CapEff:\t"))
+            .and_then(|hex| u64::from_str_radix(hex, 16).ok())
+            .unwrap_or_else(|| panic!("{r:?}"));
+        assert_eq!(effective & CAP_SYS_ADMIN, 0, "{r:?}");
         let probe = format!("/usr/dsh-probe-{}", unique_id());
         let r = sh
             .send(&format!(
@@ -111,6 +126,11 @@ async fn a_confined_session_holds_no_capabilities() {
             std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap(),
             host_name
         );
+        let r = sh
+            .send("cat private.txt && echo new > new.txt && echo wrote")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "owned-by-another"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "wrote"), "{r:?}");
         sh.close().await;
     })
     .await;
