@@ -393,8 +393,21 @@ async fn tabs_reach_other_line_editors_as_sent() {
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         let r = sh.send("print(repr('a\tb'))").await;
         assert!(r.viewport.lines().any(|l| l == "'a\\tb'"), "{r:?}");
+        // Among editing keys (Ctrl-U erases what came before) too.
+        let r = sh.send("junk\u{15}print(repr('u\tv'))").await;
+        assert!(r.viewport.lines().any(|l| l == "'u\\tv'"), "{r:?}");
         let r = sh.send("exit()").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // A program reading raw keys (no line editor) gets the TABs as sent, nothing else.
+        let r = sh
+            .send(
+                "python3 -c \"import sys, tty; tty.setcbreak(0); \
+                 print(repr(sys.stdin.read(5)))\"",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send_raw("a\tb\tc", false).await;
+        assert!(r.viewport.contains("'a\\tb\\tc'"), "{r:?}");
         if installed("sqlite3") {
             sh.send("sqlite3").await;
             let r = sh.send("select 1;\nselect length('a\tb');").await;

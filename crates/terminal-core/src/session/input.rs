@@ -10,8 +10,9 @@
 //!   [`pastes_blocks`]. A single line over [`PASTE_LINE_MIN`] bytes goes as a paste to any
 //!   program that enabled it: a line editor that redraws after every typed key takes a long
 //!   line in one step only as a paste. So does a line with a TAB (one of several typed lines
-//!   too): a line editor completes on a typed TAB, while a pasted one is a character. GNU
-//!   readline without pastes (Python's REPL) gets each TAB after its quoted-insert key. Text
+//!   too): a line editor completes on a typed TAB, while a pasted one is a character. A TAB
+//!   typed to a line editor (without pastes, as Python's REPL, or among other keys) goes after
+//!   the quoted-insert key. Text
 //!   that carries keys (ESC or another control character than TAB and line ends) is typed
 //!   instead: a paste delivers them as literal characters (`ifirst\nsecond\x1b:wq` would
 //!   leave `^[:wq` in vim's buffer). A full-screen program (the alternate screen) is typed to
@@ -65,21 +66,16 @@ pub(super) struct Reader {
     /// Bytes earlier sends typed into the terminal's canonical line without ending it (with
     /// `submit: false`): the kernel holds them, and the first line of this input continues it.
     pub(super) unended_line_bytes: usize,
-    /// A GNU readline line editor without pastes reads the keys ([`quotes_tabs`]): a typed
-    /// TAB goes after readline's quoted-insert key (Ctrl-V), so it is inserted, not completed.
+    /// A program's line editor reads the keys (the terminal in the modes GNU readline sets:
+    /// no canonical mode, no echo, no CR-to-NL mapping, output processing kept): a TAB typed
+    /// to it (not pasted) goes after the quoted-insert key (Ctrl-V, bound so in readline,
+    /// editline, Python's REPL and prompt_toolkit), so it is inserted, not completed.
     pub(super) quoted_tabs: bool,
 }
 
 /// Readline's `quoted-insert` key (Ctrl-V) in its emacs and vi insert keymaps: the next key is
 /// inserted as it is.
 const QUOTED_INSERT: u8 = 0x16;
-
-/// Whether the program named `comm`, reading raw keys without bracketed paste, reads them
-/// with GNU readline and completes on TAB: Python's REPL (CPython turns readline's bracketed
-/// paste off).
-pub(super) fn quotes_tabs(comm: &str) -> bool {
-    comm.starts_with("python")
-}
 
 /// Whether the program named `comm` takes a multi-line bracketed paste as one block of lines:
 /// Python REPLs that auto-indent (Python 3.13's own, IPython, ptpython, bpython). A line
@@ -295,7 +291,8 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
         // makes the next lines its input, and a CR typed while readline had ICRNL off would
         // reach it as a literal character that never ends its line.
         bytes.extend(text.bytes().map(|b| if b == b'\r' { b'\n' } else { b }));
-    } else if reader.quoted_tabs && !carries_keys {
+    } else if reader.quoted_tabs {
+        // Typed (with keys among the text, or to a line editor without pastes).
         for b in text.bytes() {
             if b == b'\t' {
                 bytes.push(QUOTED_INSERT);
@@ -538,6 +535,16 @@ mod tests {
             // Readline without pastes (Python's REPL): quoted-insert before each TAB.
             ("s = 'a\tb'", true, QUOTING, b"s = 'a\x16\tb'\r"),
             ("x\ty\nz", false, QUOTING, b"x\x16\ty\nz"),
+            // Keys among the text: typed, each TAB quoted, also where pastes are on.
+            (
+                "junk\x15'u\tv'",
+                false,
+                Reader {
+                    quoted_tabs: true,
+                    ..LINE_EDITOR
+                },
+                b"junk\x15'u\x16\tv'",
+            ),
         ];
         for &(text, submit, reader, want) in cases {
             assert_eq!(

@@ -36,21 +36,17 @@ impl SendOp {
             return Err(TerminalError::send_active(&shared.id));
         }
         let fg = shared.pty.foreground_pgid();
-        let canonical = shared.pty.modes().map(|m| m.canonical);
+        let modes = shared.pty.modes();
+        let canonical = modes.map(|m| m.canonical);
         let prompts = st.screen.prompt_end_count();
         let unended_line_bytes = st
             .unended_line
             .filter(|line| canonical == Some(true) && line.prompts == prompts)
             .map_or(0, |line| line.bytes);
         let program = fg.is_some_and(|p| p != shared.shell_pgid());
-        // The name of the program's group leader, for several lines or a TAB to it (one `/proc`
-        // read).
+        // The name of the program's group leader, for several lines to it (one `/proc` read).
         let leader = fg
-            .filter(|_| {
-                program
-                    && (request.text.trim_end().contains(['\n', '\r'])
-                        || request.text.contains('\t'))
-            })
+            .filter(|_| program && request.text.trim_end().contains(['\n', '\r']))
             .and_then(|pgid| crate::process::stat(pgid).filter(|s| s.pgrp == pgid))
             .map(|s| s.comm);
         let bracketed_paste = st.screen.bracketed_paste()
@@ -63,10 +59,9 @@ impl SendOp {
             block_paste: bracketed_paste && leader.as_deref().is_some_and(input::pastes_blocks),
             shell_line_editor: fg == Some(shared.shell_pgid()) && canonical == Some(false),
             unended_line_bytes,
-            quoted_tabs: !bracketed_paste
-                && canonical == Some(false)
+            quoted_tabs: program
                 && !st.screen.alternate_screen()
-                && leader.as_deref().is_some_and(input::quotes_tabs),
+                && modes.is_some_and(|m| m.line_editing() && m.output_processing),
         };
         let input = input::shape(&request.text, request.submit, reader)?;
         let alternate = st.screen.alternate_screen();
