@@ -203,19 +203,40 @@ async fn a_repl_event_loop_still_awaiting_a_line_says_so() {
         let mut seen = r.viewport.contains("resolved-now");
         if !seen {
             assert!(r.notices.iter().any(|n| n.contains(STILL_RUNNING)), "{r:?}");
+            // A poll that finds it still so says it again.
+            let r = sh.send_raw("", false).await;
+            seen = r.viewport.contains("resolved-now");
+            assert!(
+                seen || r.notices.iter().any(|n| n.contains(STILL_RUNNING)),
+                "{r:?}"
+            );
         }
         while !seen {
             let r = sh.send_raw("", false).await;
             seen = r.viewport.contains("resolved-now");
         }
+        let still =
+            |r: &dsh_terminal_core::SendResult| r.notices.iter().any(|n| n.contains(STILL_RUNNING));
         let r = sh.send("6 * 7").await;
         assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
-        assert!(
-            !r.notices.iter().any(|n| n.contains(STILL_RUNNING)),
-            "{r:?}"
-        );
+        assert!(!still(&r), "{r:?}");
+        // A mode that prints no prompt is not a pending line.
+        let r = sh.send(".editor").await;
+        assert!(!still(&r), "{r:?}");
+        sh.send_raw("\u{3}", false).await;
         let r = sh.send(".exit").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // Nor is a script reading its input with no prompt.
+        let r = sh
+            .send(
+                "node -e 'process.stdin.once(\"data\", d => { console.log(\"got \" + d); \
+                 process.exit(0) })'",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(!still(&r), "{r:?}");
+        let r = sh.send("hi").await;
+        assert!(r.viewport.contains("got hi"), "{r:?}");
         sh.close().await;
     })
     .await;

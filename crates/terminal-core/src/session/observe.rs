@@ -213,6 +213,29 @@ fn is_repl_prompt(row: &str) -> bool {
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// Whether `cmdline` (NUL-separated, as `/proc/<pid>/cmdline`) runs an interpreter's REPL:
+/// options only after the program, none that runs code given inline (`node`, `node
+/// --inspect`, not `node app.js` or `node -e …`).
+pub(super) fn runs_a_repl(cmdline: &[u8]) -> bool {
+    const INLINE: [&str; 6] = ["-e", "-p", "--eval", "--print", "-c", "-m"];
+    const TAKES_VALUE: [&str; 4] = ["-r", "--require", "--import", "--loader"];
+    let mut args = cmdline
+        .split(|&b| b == 0)
+        .filter(|a| !a.is_empty())
+        .map(String::from_utf8_lossy)
+        .skip(1);
+    while let Some(arg) = args.next() {
+        let name = arg.split('=').next().unwrap_or_default();
+        if INLINE.contains(&name) || !arg.starts_with('-') {
+            return false;
+        }
+        if TAKES_VALUE.contains(&&*arg) {
+            let _ = args.next();
+        }
+    }
+    true
+}
+
 /// The terminal facts a settled result reports.
 pub(super) struct TerminalFacts {
     /// Name of the foreground program when it is not the shell.
@@ -316,6 +339,27 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
 #[cfg(test)]
 mod tests {
     use super::is_repl_prompt;
+
+    #[test]
+    fn a_repl_runs_without_a_script() {
+        use super::runs_a_repl;
+        for line in [
+            "node",
+            "node\0--inspect",
+            "node\0-r\0ts-node/register",
+            "python3\0-q",
+        ] {
+            assert!(runs_a_repl(line.as_bytes()), "{line:?}");
+        }
+        for line in [
+            "node\0app.js",
+            "node\0-e\0x()",
+            "node\0--eval=x",
+            "python3\0-c\0x",
+        ] {
+            assert!(!runs_a_repl(line.as_bytes()), "{line:?}");
+        }
+    }
 
     #[test]
     fn repl_prompts_alone_on_their_row() {

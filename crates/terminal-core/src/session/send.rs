@@ -19,7 +19,7 @@
 //! send through [`SendOp::settle_on_close`].
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, MutexGuard};
@@ -98,13 +98,26 @@ pub(super) struct SendOp {
     untyped_dropped: AtomicBool,
     /// The notice for a paced line left untyped because the kernel would have cut it.
     refused: Mutex<Option<String>>,
-    /// The send settles on an event loop's wait with no prompt before the cursor (see
-    /// `SettleFacts::unprompted_wait`).
-    unprompted_wait: AtomicBool,
+    /// Whether the send settles on an event loop's wait with no prompt before the cursor (see
+    /// `SettleFacts::unprompted_wait`): [`UNPROMPTED_NO`], [`UNPROMPTED_LINE`] after a line
+    /// it typed, [`UNPROMPTED_POLL`] when a poll finds the program still so.
+    unprompted_wait: AtomicU8,
+    /// The input's last non-blank line, trimmed (its last [`LAST_LINE_CHARS`] characters, which
+    /// end the row its echo ends on, however it wrapped).
+    last_line: String,
     /// The input hands the shell's line editor a command to run (see
     /// `input::submits_a_command`).
     submits_command: bool,
 }
+
+/// See [`SendOp::unprompted_wait`].
+pub(super) const UNPROMPTED_NO: u8 = 0;
+/// See [`SendOp::unprompted_wait`].
+pub(super) const UNPROMPTED_LINE: u8 = 1;
+/// See [`SendOp::unprompted_wait`].
+pub(super) const UNPROMPTED_POLL: u8 = 2;
+/// See [`SendOp::last_line`].
+pub(super) const LAST_LINE_CHARS: usize = 32;
 
 impl SendOp {
     fn span(&self) -> MutexGuard<'_, Span> {
@@ -458,19 +471,25 @@ impl SendOp {
             }
             if let Some(reason) = settle {
                 // node's REPL reads the terminal while an `await` or a timer of the line it
-                // read is still pending: it reads, but has not printed its prompt since.
-                self.unprompted_wait.store(
-                    reason == Settle::StdinWait
-                        && !readiness.poll_only()
-                        && !pacing.prompt_since_write()
-                        && obs.fg != Some(shared.shell_pgid())
-                        && obs.fg_wait_among_others
-                        && !obs.fg_relays
-                        && !obs.prompt_at_cursor
-                        && obs.cursor_on_blank_row
-                        && !obs.alternate_screen,
-                    Ordering::SeqCst,
-                );
+                // read is still pending: it reads, but has not printed its prompt since (a
+                // poll that finds it still so says it again; settling checks it is a REPL).
+                let unprompted = reason == Settle::StdinWait
+                    && obs.fg != Some(shared.shell_pgid())
+                    && obs.fg_wait_among_others
+                    && !obs.fg_relays
+                    && !obs.prompt_at_cursor
+                    && obs.cursor_on_blank_row
+                    && !obs.alternate_screen;
+                let fresh = !readiness.poll_only() && !pacing.prompt_since_write();
+                let again = readiness.poll_only()
+                    && obs.fg.is_some()
+                    && shared.lock().unprompted_fg == obs.fg;
+                let kind = match (unprompted, fresh, again) {
+                    (true, true, _) => UNPROMPTED_LINE,
+                    (true, _, true) => UNPROMPTED_POLL,
+                    _ => UNPROMPTED_NO,
+                };
+                self.unprompted_wait.store(kind, Ordering::SeqCst);
                 if initializing && reason == Settle::Prompt {
                     let sh = Arc::clone(&shared);
                     let _ = tokio::task::spawn_blocking(move || sh.record_shell_image()).await;

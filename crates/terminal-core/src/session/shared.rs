@@ -69,6 +69,10 @@ pub(super) struct State {
     /// A line sends typed into the terminal in canonical mode without ending it: the kernel
     /// holds it, and the next line typed continues it (its length limit counts both).
     pub(super) unended_line: Option<UnendedLine>,
+    /// The foreground group whose REPL read a line but had not printed its prompt again when
+    /// the last send settled (`SettleFacts::unprompted_wait`): a poll that still finds it so
+    /// says so again.
+    pub(super) unprompted_fg: Option<i32>,
 }
 
 /// The unended canonical-mode line sends typed (see `State::unended_line`).
@@ -101,6 +105,7 @@ impl State {
             prompts_at_submit: None,
             simple_command_at: None,
             unended_line: None,
+            unprompted_fg: None,
         }
     }
 

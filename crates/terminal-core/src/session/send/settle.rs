@@ -9,7 +9,7 @@ use crate::error::TerminalError;
 use crate::readiness::Settle;
 use crate::screen::PromptState;
 
-use super::super::observe::{TerminalFacts, terminal_facts};
+use super::super::observe::{TerminalFacts, runs_a_repl, terminal_facts};
 use super::super::result::{ReplContinuation, SettleFacts, assemble, repl_continuation};
 use super::super::shared::State;
 use super::SendOp;
@@ -110,6 +110,25 @@ impl SendOp {
             stderr_away,
         } = terminal_facts(shared, reason);
         let refused_line = self.refused.lock().take();
+        // Only a REPL (the program run without a script) prints a prompt after each line, and
+        // what shows must be the line's echo alone (node's `.editor` says it entered a mode),
+        // or nothing new at all for a poll.
+        let shown = rendered.text.trim_end();
+        let unprompted = match self.unprompted_wait.load(Ordering::SeqCst) {
+            super::UNPROMPTED_LINE => shown
+                .lines()
+                .last()
+                .is_some_and(|l| !self.last_line.is_empty() && l.ends_with(&self.last_line)),
+            super::UNPROMPTED_POLL => shown.is_empty(),
+            _ => false,
+        };
+        let unprompted_fg = shared
+            .pty
+            .foreground_pgid()
+            .filter(|_| unprompted && !input_unread)
+            .filter(|&pgid| crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c)));
+        let unprompted_wait = unprompted_fg.is_some();
+        shared.lock().unprompted_fg = unprompted_fg;
         // Our prompt came back after a command ran, yet no mark said where it started: its
         // status cannot be told from an empty line's (a command replaced PS0).
         let exit_unknown = reason == Settle::Prompt
@@ -137,7 +156,7 @@ impl SendOp {
             prompt_unmarked,
             input_unread,
             stderr_away,
-            unprompted_wait: self.unprompted_wait.load(Ordering::SeqCst) && !input_unread,
+            unprompted_wait,
             screen_mixed,
             refused_line,
             exit_unknown,

@@ -3,7 +3,7 @@
 //! and the driver spawned.
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU8};
 
 use parking_lot::Mutex;
 use tokio::sync::{Notify, watch};
@@ -82,7 +82,18 @@ impl SendOp {
             timeout: request.timeout,
             untyped_dropped: AtomicBool::new(false),
             refused: Mutex::new(None),
-            unprompted_wait: AtomicBool::new(false),
+            unprompted_wait: AtomicU8::new(super::UNPROMPTED_NO),
+            last_line: request
+                .text
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .map(|l| {
+                    let l = l.trim();
+                    let skip = l.chars().count().saturating_sub(super::LAST_LINE_CHARS);
+                    l.chars().skip(skip).collect()
+                })
+                .unwrap_or_default(),
             submits_command: reader.shell_line_editor
                 && input::submits_a_command(&request.text, request.submit),
         });
