@@ -202,6 +202,8 @@ const YOUNG: Duration = Duration::from_millis(200);
 /// After `job_kill`: how long the command has to end after its interrupt before it gets
 /// SIGTERM, and again after that before SIGKILL (as a user would press Ctrl-C, then kill it).
 const KILL_ESCALATION: Duration = Duration::from_secs(3);
+/// How long past its SIGKILL a stopping job may take to end before a send gives up on it.
+const STOP_SLACK: Duration = Duration::from_secs(2);
 
 /// The signals a killed job's command got past its interrupt.
 #[derive(Default)]
@@ -374,16 +376,16 @@ impl Background {
         live.then_some(job)
     }
 
-    /// [`Background::active_job`], once a job whose kill was requested (`stopping`) had up to
-    /// `wait` to end (an interrupted program ends within moments): with the job that still
+    /// [`Background::active_job`], once a job whose kill was requested (`stopping`) had until
+    /// its kill's last escalation (SIGKILL) and a little more to end: with the job that still
     /// holds the session, whether it is stopping.
     pub(crate) async fn active_job_after_stop(
         &self,
         owner: &Agent,
         id: &SessionId,
-        wait: Duration,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Option<(JobId, bool)> {
+        let wait = 2 * KILL_ESCALATION + STOP_SLACK;
         let job = self.active_job(owner, id)?;
         let stopping = |job: &JobId| {
             self.jobs

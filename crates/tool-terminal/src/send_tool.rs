@@ -79,10 +79,10 @@ impl Tool for SendTool {
                 output,
             });
         }
-        // A job whose kill was just requested gets the time a settling send gets to end.
+        // A job whose kill was just requested gets the time its kill takes to end it.
         if let Some(background) = self.0.background.as_ref()
             && let Some((job, stopping)) = background
-                .active_job_after_stop(&owner, &id, SLOT_WAIT, &call.cancel)
+                .active_job_after_stop(&owner, &id, &call.cancel)
                 .await
         {
             return Err(background::Background::busy_error(&id, &job, stopping));

@@ -212,6 +212,28 @@ async fn wait_returns_the_settled_status_and_kill_interrupts_like_sigint() {
     assert_eq!(r.text(), format!("requested cancellation of job {job}"));
     let text = send_foreground(&host, &agent, &session, "echo after-kill").await;
     assert!(text.lines().any(|l| l == "after-kill"), "{text}");
+    // Also when the kill has to escalate (the command ignores SIGINT).
+    let job = background(
+        &host,
+        &agent,
+        &session,
+        "bash -c \"trap '' INT; echo ignoring; sleep 1000\"",
+    )
+    .await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let r = host
+            .call(&agent, "job_output", json!({"job_id": job}))
+            .await;
+        if r.text().lines().any(|l| l == "ignoring") {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{}", r.text());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    let text = send_foreground(&host, &agent, &session, "echo after-escalation").await;
+    assert!(text.lines().any(|l| l == "after-escalation"), "{text}");
     host.shutdown().await;
 }
 
