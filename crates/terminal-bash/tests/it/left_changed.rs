@@ -182,9 +182,15 @@ async fn a_shell_with_stderr_sent_away_says_so_and_keeps_its_nonce() {
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert_eq!(r.exit_code, None, "{r:?}");
         assert!(r.notices.iter().any(|n| n.starts_with(AWAY)), "{r:?}");
+        // Under `set -x` too, nothing of ours is traced into the file.
+        sh.send("set -x").await;
+        sh.send("echo traced").await;
+        sh.send("set +x").await;
         let written = std::fs::read_to_string(&log).unwrap();
         assert!(!written.contains("133;"), "{written:?}");
         assert!(!written.contains("dsh="), "{written:?}");
+        assert!(!written.contains("__dsh"), "{written:?}");
+        assert!(written.contains("+ echo traced"), "{written:?}");
         sh.send("exec 2>/dev/tty").await;
         let r = sh.send("false").await;
         assert_eq!(r.exit_code, Some(1), "{r:?}");

@@ -99,10 +99,14 @@ pub(super) async fn marks_gone_at_line_editor(shared: &Arc<Shared>, pre: &PreWri
     if !at_line_editor {
         return false;
     }
+    // With its stderr away from the terminal the shell prints no marks on purpose (and a
+    // `set -x` trace of the repair would land in the user's file).
     let sh = Arc::clone(shared);
-    tokio::task::spawn_blocking(move || !sh.shell_replaced())
-        .await
-        .unwrap_or(false)
+    tokio::task::spawn_blocking(move || {
+        !sh.shell_replaced() && !stderr_leaves_stdin(sh.shell_pgid())
+    })
+    .await
+    .unwrap_or(false)
 }
 
 /// One observation for the readiness decision; also returns when the shell exited and the
