@@ -75,6 +75,17 @@ impl Sandboxing {
                 cwd = Some(policy.workspace_root.clone());
             }
             if policy.mode.is_confined() {
+                // The sandbox's /tmp is its own: only the workspace is shared there.
+                if let Some(dir) = &cwd
+                    && dir.starts_with("/tmp")
+                    && !dir.starts_with(&policy.workspace_root)
+                {
+                    return Err(spawn_error(format!(
+                        "working directory {} is not visible in the sandbox: its /tmp is private, and only the workspace ({}) is shared there; pass a cwd inside the workspace, or a path relative to it",
+                        dir.display(),
+                        policy.workspace_root.display()
+                    )));
+                }
                 let Some(sandbox) = &self.sandbox else {
                     return Err(spawn_error(format!(
                         "terminal-bash: cannot open a terminal session in sandbox mode \"{}\": the server was started without a sandbox provider, and nothing you can do from a session changes that; ask the user to have the operator add the sandbox plugin or restart the server without a sandbox (dsh-mcp: --sandbox danger-full-access)",

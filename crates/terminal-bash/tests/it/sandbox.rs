@@ -528,6 +528,27 @@ async fn a_relative_cwd_is_taken_from_the_workspace() {
             "{r:?}"
         );
         sh.close().await;
+        // A host directory under /tmp outside the workspace is not there in the sandbox: the
+        // open says so instead of starting somewhere else.
+        let hidden = std::path::PathBuf::from(format!("/tmp/dsh-hidden-{}", unique_id()));
+        std::fs::create_dir_all(&hidden).unwrap();
+        let opened = backend
+            .spawn_session(dsh_terminal_core::BackendSpawnSpec {
+                cancel: tokio_util::sync::CancellationToken::new(),
+                session_id: unique_id(),
+                owner_id: "agent-test".to_owned(),
+                name: None,
+                cwd: Some(hidden.clone()),
+            })
+            .await;
+        let _ = std::fs::remove_dir(&hidden);
+        let Err(e) = opened else {
+            panic!("a cwd outside the sandbox's view opened");
+        };
+        assert!(
+            e.to_string().contains("is not visible in the sandbox"),
+            "{e}"
+        );
     })
     .await;
 }
