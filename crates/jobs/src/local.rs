@@ -175,10 +175,19 @@ impl LocalJobRegistry {
         f: impl FnOnce(&mut Record) -> R,
     ) -> Result<R, JobError> {
         let mut state = self.inner.state.lock();
-        let seq = *state
-            .by_id
-            .get(id)
-            .ok_or_else(|| JobError::UnknownJob(id.clone()))?;
+        let Some(&seq) = state.by_id.get(id) else {
+            // Ids count per kind: a number already handed out was a job's.
+            let issued = id
+                .as_str()
+                .rsplit_once('-')
+                .and_then(|(kind, n)| Some((state.counters.get(kind)?, n.parse::<u64>().ok()?)))
+                .is_some_and(|(&count, n)| n >= 1 && n <= count);
+            return Err(if issued {
+                JobError::Forgotten(id.clone())
+            } else {
+                JobError::UnknownJob(id.clone())
+            });
+        };
         let record = state
             .jobs
             .get_mut(&seq)

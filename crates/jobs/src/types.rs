@@ -271,6 +271,13 @@ pub enum JobError {
     /// No job with that id.
     #[error("unknown job {0}; call job_list to see your jobs")]
     UnknownJob(JobId),
+    /// A job with that id existed and is forgotten: it finished and its owner has newer
+    /// finished jobs (see `MAX_FINISHED_JOBS_PER_OWNER`), or its owner is gone.
+    #[error(
+        "job {0} is no longer kept: only the newest {max} finished jobs are (read a job's output with job_output before starting many more); call job_list to see your jobs",
+        max = crate::MAX_FINISHED_JOBS_PER_OWNER
+    )]
+    Forgotten(JobId),
     /// The job belongs to another owner (or the caller has none).
     #[error("job {0} belongs to another session; call job_list to see your own jobs")]
     Foreign(JobId),

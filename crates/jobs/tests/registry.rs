@@ -601,8 +601,15 @@ async fn the_oldest_finished_jobs_are_forgotten_beyond_the_cap() {
     // The reported job went first, then the two oldest unreported ones.
     for gone in [&ids[1], &ids[0], &ids[2]] {
         assert!(!listed.contains(gone), "{gone}");
-        assert!(jobs.read(gone, None).is_err(), "{gone}");
+        let e = jobs.read(gone, None).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("job {gone} is no longer kept")),
+            "{e}"
+        );
     }
+    // An id never handed out is still unknown.
+    let e = jobs.read(&JobId::new("bash-999"), None).unwrap_err();
+    assert!(e.to_string().starts_with("unknown job bash-999"), "{e}");
     assert!(listed.contains(&ids[3]));
     assert!(listed.contains(ids.last().unwrap()));
     live_probe.complete("done");

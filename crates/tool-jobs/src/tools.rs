@@ -52,7 +52,7 @@ fn job_id(raw: &str) -> Result<JobId, ToolError> {
 /// The tool error for a jobs service error, with a machine-readable code.
 pub(crate) fn job_error(e: JobError) -> ToolError {
     let code = match &e {
-        JobError::UnknownJob(_) => "UNKNOWN_JOB",
+        JobError::UnknownJob(_) | JobError::Forgotten(_) => "UNKNOWN_JOB",
         JobError::Foreign(_) => "FOREIGN_JOB",
         JobError::InvalidTimeout(_) => "INVALID_ARGS",
         JobError::WaitAborted => "ABORTED",
