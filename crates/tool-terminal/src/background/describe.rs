@@ -32,8 +32,10 @@ pub(super) fn label(id: &SessionId, text: &str, hidden: bool) -> String {
     format!("{id}: {kept}")
 }
 
-/// How a job's detail ends when its command stopped at a prompt of its own.
-const WAITS_FOR_INPUT: &str = "waits for input";
+/// How a job's detail ends when its command stopped at a prompt of its own: the job is over,
+/// the program is not (`job_kill` no longer reaches it).
+const WAITS_FOR_INPUT: &str =
+    "waits for input (still running: the next send answers it, terminal_signal SIGINT stops it)";
 /// [`detail`]'s input mode for a prompt with echo off.
 const ECHO_OFF: &str = "echo off (a password prompt?)";
 
@@ -154,17 +156,18 @@ mod tests {
         result.input_mode = InputMode::Normal;
         assert_eq!(
             detail(&result, &EarlierExits::default()),
-            "wait: stdin_read, input: waits for input"
+            format!("wait: stdin_read, input: {WAITS_FOR_INPUT}")
         );
         result.foreground = Some("python3".into());
         assert_eq!(
             detail(&result, &EarlierExits::default()),
-            "wait: stdin_read, input: python3 waits for input"
+            "wait: stdin_read, input: python3 waits for input (still running: the next send \
+             answers it, terminal_signal SIGINT stops it)"
         );
         let stopped = detail(&result, &EarlierExits::default());
         assert_eq!(stopped_at_prompt(&stopped), Some(Some("python3")));
         assert_eq!(
-            stopped_at_prompt("wait: stdin_read, input: waits for input"),
+            stopped_at_prompt(&format!("wait: stdin_read, input: {WAITS_FOR_INPUT}")),
             Some(None)
         );
         assert_eq!(stopped_at_prompt("wait: stdin_read, exit: 0"), None);

@@ -419,7 +419,9 @@ async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
     let (host, agent, session, job, read) =
         finished_job("read -r -p 'Overwrite? [y/N] ' a; echo \"answered=$a\"").await;
     assert!(
-        status_line(&read).ends_with(", input: waits for input]"),
+        status_line(&read).ends_with(
+            ", input: waits for input (still running: the next send answers it, terminal_signal SIGINT stops it)]"
+        ),
         "{read}"
     );
     let answer = send_foreground(&host, &agent, &session, "y").await;
