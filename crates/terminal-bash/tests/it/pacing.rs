@@ -314,3 +314,37 @@ async fn lines_to_a_shell_reading_in_canonical_mode_are_typed_one_at_a_time() {
     })
     .await;
 }
+
+/// Several answers sent to a program already waiting at a line prompt go one at a time, each
+/// once it reads again: a password prompt that follows (`getpass` turns echo off and
+/// discards what was typed ahead) gets its answer, never shown, and two `read`s each get
+/// theirs after their own prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_to_a_waiting_program_go_one_prompt_at_a_time() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(
+                "python3 -c \"import getpass; u = input('User: '); \
+                 p = getpass.getpass('Password: '); print('user=' + u, 'pwlen=' + str(len(p)))\"",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("alice\nsecret-pw").await;
+        assert!(
+            r.viewport.lines().any(|l| l == "user=alice pwlen=9"),
+            "{r:?}"
+        );
+        assert!(!r.viewport.contains("secret-pw"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh
+            .send("read -p 'A? ' a; sleep 0.2; read -p 'B? ' b; echo \"a=$a b=$b\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("1\n2").await;
+        assert!(r.viewport.lines().any(|l| l == "B? 2"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "a=1 b=2"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -2,9 +2,10 @@
 //! more (the prompt came back, a continuation prompt, or a program waits for input):
 //!
 //! - Several lines to a line editor, one line at a time, as a user types line after line:
-//!   the shell's own at its prompt, and a program's that reads keys raw on the main screen (a
+//!   the shell's own at its prompt, a program's that reads keys raw on the main screen (a
 //!   REPL: node, sqlite3, a nested shell; a Python REPL given a block as one paste is not
-//!   split). Written all at once they would be typed ahead: a line that starts a program
+//!   split), and a program's reading lines in canonical mode (answers to prompts: typed ahead,
+//!   a password's would show, echoed, before `getpass` turned echo off and discarded it). Written all at once they would be typed ahead: a line that starts a program
 //!   switches the terminal to canonical mode with the later lines already queued, and the
 //!   kernel then hands them over as one line, so a program that reads in blocks (`read` in
 //!   bash, `head -n1`) takes them all and the commands after it never run (`read a` + its
@@ -97,13 +98,17 @@ pub(super) const PROMPT_HOLD_MAX: std::time::Duration = std::time::Duration::fro
 impl Pacing {
     /// Splits `input`, shaped for the reader `to` describes, into its first step and the steps
     /// paced after it. Lines go one at a time to a line editor: the shell's, a program's that
-    /// reads keys raw on the main screen (a REPL) unless the text went as one paste, and a
-    /// shell reading its commands in canonical mode (each line may start a program that reads,
-    /// or flushes, the next). A program reading keys raw gets a lone ESC apart.
+    /// reads keys raw on the main screen (a REPL) unless the text went as one paste, and any
+    /// reader of lines in canonical mode (a shell reading its commands, a prompt, the shell's
+    /// own `read`: each
+    /// line may start a program that reads, or flushes, the next; `getpass` flushes what was
+    /// typed ahead, which the terminal had echoed). A program reading keys raw gets a lone ESC
+    /// apart.
     pub(super) fn for_reader(input: Vec<u8>, to: &Typing) -> (Vec<u8>, Self) {
         let raw_keys = !to.shell_line_editor && to.canonical == Some(false) && to.program;
         let lines = to.shell_line_editor
             || to.shell_reads_lines
+            || to.canonical == Some(true)
             || (raw_keys && !to.alternate && !super::super::input::is_paste(&input));
         let (first, mut pacing) = Self::split(input, lines, raw_keys);
         pacing.set_reader_canonical(to.canonical.filter(|_| !to.shell_line_editor));
