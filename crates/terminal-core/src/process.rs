@@ -37,7 +37,10 @@ pub use activity::{GroupActivity, group_activity};
 pub(crate) use activity::{group_activity_in, group_relays_in};
 pub use cgroup::{NO_CGROUP2_ENV, SessionCgroup};
 pub(crate) use exit_status::ExitWatch;
-pub use procfs::{IdentityStatus, ProcessIdentity, StatInfo, foreground_pgid, group_name, stat};
+pub use procfs::{
+    IdentityStatus, ProcessIdentity, StatInfo, foreground_pgid, group_name, pid_in_own_namespace,
+    stat,
+};
 pub(crate) use procfs::{cmdline, group_member, stderr_leaves_stdin};
 pub use reap::{enable_child_subreaper, reap_adopted_zombies};
 pub use scope::ProcessScope;

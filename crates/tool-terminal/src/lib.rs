@@ -379,7 +379,8 @@ impl Tool for SignalTool {
             .map_err(terminal_error)?;
         Ok(SignalOutput {
             delivered: result.delivered,
-            target_pgid: result.target_pgid,
+            // A sandboxed session's processes number the group in their own PID namespace.
+            target_pgid: dsh_terminal_core::process::pid_in_own_namespace(result.target_pgid),
             // Nothing else held the foreground (field case C22).
             shell_was_foreground: result.shell_targeted,
             delivery: result.delivery.into(),

@@ -180,7 +180,8 @@ pub struct SessionOutput {
     /// Backend type.
     #[serde(rename = "type")]
     pub backend_type: String,
-    /// Pid of the session's top-level process.
+    /// Pid of the session's top-level process, as the host sees it (a sandboxed session's
+    /// processes have their own PID namespace, where it does not exist).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pid: Option<u32>,
     /// Running or exited.
@@ -494,7 +495,9 @@ impl From<ReadResult> for ReadOutput {
 pub struct SignalOutput {
     /// Whether the signal was sent (false: nothing was running, so nothing was sent).
     pub delivered: bool,
-    /// The foreground process group the signal was aimed at.
+    /// The foreground process group the signal was aimed at, as the session's processes see
+    /// it (inside a sandbox, its id in the session's own PID namespace: `kill -CONT -<id>`
+    /// works there).
     #[serde(rename = "targetPgid")]
     pub target_pgid: i32,
     /// True when that group was the shell itself, i.e. nothing else was running (addition).

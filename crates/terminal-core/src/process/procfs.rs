@@ -177,6 +177,23 @@ pub(crate) fn cmdline(pid: i32) -> Option<Vec<u8>> {
     fs::read(Path::new("/proc").join(pid.to_string()).join("cmdline")).ok()
 }
 
+/// Process `pid`'s id in its own PID namespace (the last `NSpid` entry of
+/// `/proc/<pid>/status`): what the processes of a sandboxed session see as its id; `pid`
+/// itself outside a PID namespace, or when the status cannot be read.
+#[must_use]
+pub fn pid_in_own_namespace(pid: i32) -> i32 {
+    if pid <= 0 {
+        return pid;
+    }
+    fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("status"))
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("NSpid:"))?;
+            line.split_whitespace().last()?.parse().ok()
+        })
+        .unwrap_or(pid)
+}
+
 /// Whether process `pid`'s standard error is another file than its standard input (the
 /// terminal, for a shell): `exec 2>file` in the shell. `false` when either is unreadable.
 pub(crate) fn stderr_leaves_stdin(pid: i32) -> bool {
@@ -272,6 +289,22 @@ mod tests {
     use super::*;
 
     const SAMPLE: &str = "1234 (a b) c)) S 1 1234 1234 34816 1300 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0";
+
+    /// Outside a PID namespace a process's id is its own; an unreadable one stays as given.
+    #[test]
+    fn a_pid_in_its_own_namespace() {
+        let me = i32::try_from(std::process::id()).unwrap_or(i32::MAX);
+        let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let nspid = status
+            .lines()
+            .find(|l| l.starts_with("NSpid:"))
+            .unwrap_or("");
+        if nspid.split_whitespace().count() == 2 {
+            assert_eq!(pid_in_own_namespace(me), me);
+        }
+        assert_eq!(pid_in_own_namespace(i32::MAX), i32::MAX);
+        assert_eq!(pid_in_own_namespace(0), 0);
+    }
 
     #[test]
     fn parses_comm_with_spaces_and_parens() {
