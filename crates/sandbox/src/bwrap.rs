@@ -51,9 +51,9 @@ pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 /// - its own IPC and UTS (host name) namespaces, and a private network namespace (loopback
 ///   only) unless the policy allows the network;
 /// - no capabilities (`--cap-drop ALL`), but for a server run as root those ordinary file work
-///   needs ([`ROOT_FILE_CAPS`]): with all of root's, a session could remount the read-only
-///   host filesystem writable, mount a cgroup hierarchy and leave its process cap, or set the
-///   host's name.
+///   needs (`CAP_CHOWN`, `CAP_DAC_OVERRIDE` and the like): with all of root's, a session could
+///   remount the read-only host filesystem writable, mount a cgroup hierarchy and leave its
+///   process cap, or set the host's name.
 ///
 /// The terminal's path and the startup files' descriptors are known only once the program
 /// runs on its terminal, so the argv is a `/bin/sh` prelude that fills them in and `exec`s
