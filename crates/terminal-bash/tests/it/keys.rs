@@ -85,6 +85,9 @@ async fn a_single_key_prompt_is_reported_as_one() {
             "read -n 1 -p 'Proceed? [y/N] ' a; echo; echo \"a=$a\"",
             "read -s -n 1 -p 'Press any key ' a; echo; echo \"a=$a\"",
             "bash -c 'read -s -n 1 -p \"Delete? [y/N] \" a; echo; echo \"a=$a\"'",
+            "python3 -c \"import sys, termios, tty; t = termios.tcgetattr(0); tty.setcbreak(0); \
+             print('Go? [y/N] ', end='', flush=True); k = sys.stdin.read(1); \
+             termios.tcsetattr(0, termios.TCSADRAIN, t); print(); print('a=' + k)\"",
         ] {
             let r = sh.send(read).await;
             assert_eq!(r.wait_reason, WaitReason::StdinRead, "{read}: {r:?}");

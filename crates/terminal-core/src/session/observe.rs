@@ -287,16 +287,13 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     let foreground = member.as_ref().map(|s| s.comm.clone());
     let modes = shared.pty.modes().filter(|_| !exited);
     let echo_off = modes.is_some_and(|m| !m.echo && m.canonical);
-    // Cbreak mode: no line editing, the terminal echoing each key, and a carriage return still
-    // arriving as a newline. A line editor (readline, Python's REPL) or a raw-mode program
-    // echoes for itself, and most turn the carriage return mapping off too. With echo off as
-    // well, only a shell's own key read counts (`read -s -n 1`, our shell or a script's): a
-    // line editor that kept the mapping would look the same.
-    let shell_reads = foreground.as_deref().is_none_or(is_shell_name);
+    // Cbreak mode: no line editing, and a carriage return still arriving as a newline, with
+    // the terminal echoing each key (`read -n 1`) or not (`read -s -n 1`, Python's
+    // `tty.setcbreak`) and output processing on. A line editor (readline, prompt_toolkit,
+    // linenoise) turns the carriage return mapping off; a raw-mode program (node, Python's
+    // own REPL) output processing too.
     let single_key = reason == Settle::StdinWait
-        && modes.is_some_and(|m| {
-            !m.canonical && m.maps_cr && (m.echo || (shell_reads && m.output_processing))
-        });
+        && modes.is_some_and(|m| !m.canonical && m.maps_cr && (m.echo || m.output_processing));
     // Without a prompt, say when no prompt (and so no exit status) can come from our shell:
     // it replaced itself, or another interactive shell waits at the terminal (a shell running
     // a script that asks for input is not one: our prompt comes back when it ends).
