@@ -386,3 +386,59 @@ async fn a_sends_own_timeout_replaces_the_configured_one() {
     })
     .await;
 }
+
+/// A program that survives a SIGINT (it ignores it) is still busy at the next settled result,
+/// which says so and names the stronger signal; a SIGTERM then ends it, and nothing more is
+/// said. A REPL back at its prompt after handling a SIGINT is not reported.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_that_survives_an_interrupt_is_said_to() {
+    const SURVIVED: &str = "[signal: python3 is still running after SIGINT";
+    within(async {
+        let sh = Shell::open(quick_config()).await;
+        let poll = |timeout_ms: u64| {
+            let op = sh.session.start_send(dsh_terminal_core::SendRequest {
+                text: String::new(),
+                submit: false,
+                timeout: Some(std::time::Duration::from_millis(timeout_ms)),
+            });
+            async move { op.unwrap().done().await.unwrap() }
+        };
+        let r = sh
+            .send_raw(
+                "python3 -c \"import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); \
+                 print('ign' + 'oring', flush=True); time.sleep(1000)\"",
+                true,
+            )
+            .await;
+        assert!(r.viewport.contains("ignoring"), "{r:?}");
+        sh.session.signal(TerminalSignal::Sigint).unwrap();
+        let r = poll(1500).await;
+        assert!(r.notices.iter().any(|n| n.starts_with(SURVIVED)), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.contains("terminal_signal SIGTERM")),
+            "{r:?}"
+        );
+        sh.session.signal(TerminalSignal::Sigterm).unwrap();
+        let r = sh.send("echo after").await;
+        assert!(r.viewport.lines().any(|l| l == "after"), "{r:?}");
+        assert!(
+            !r.notices.iter().any(|n| n.starts_with("[signal:")),
+            "{r:?}"
+        );
+        // A REPL that handles the interrupt and reads again is at its prompt, not stuck.
+        sh.send("python3 -q").await;
+        sh.send_raw("import time; time.sleep(1000)", true).await;
+        sh.session.signal(TerminalSignal::Sigint).unwrap();
+        let r = poll(5000).await;
+        assert!(
+            !r.notices.iter().any(|n| n.starts_with("[signal:")),
+            "{r:?}"
+        );
+        let r = sh.send("exit()").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

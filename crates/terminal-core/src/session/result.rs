@@ -61,6 +61,8 @@ pub(super) struct SettleFacts {
     pub(super) screen_mixed: bool,
     /// The notice for a line of the input left untyped: the kernel would have cut it.
     pub(super) refused_line: Option<String>,
+    /// The notice for a program still in the foreground after the last SIGINT or SIGTERM.
+    pub(super) survived: Option<String>,
     /// Our prompt came back after the send submitted a command, but no mark carried that
     /// command's exit status.
     pub(super) exit_unknown: bool,
@@ -114,6 +116,22 @@ pub(super) fn unprompted_wait_notice(program: &str) -> String {
          still be running (a pending await or timer); poll (empty text, submit: false) for its \
          output and prompt before sending more]"
     )
+}
+
+/// The notice for `program`, still in the foreground after `signal` (SIGINT or SIGTERM) was
+/// sent to it: it ignores or handles the signal; the next, stronger one to send.
+pub(super) fn survived_signal_notice(
+    program: &str,
+    signal: crate::TerminalSignal,
+) -> Option<String> {
+    let next = match signal {
+        crate::TerminalSignal::Sigint => "SIGTERM",
+        crate::TerminalSignal::Sigterm => "SIGKILL",
+        _ => return None,
+    };
+    Some(format!(
+        "[signal: {program} is still running after {signal} (it ignores or handles it): send terminal_signal {next} to stop it]"
+    ))
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -194,6 +212,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         }),
     });
     let notices = [
+        (facts.survived.is_some(), facts.survived),
         (facts.refused_line.is_some(), facts.refused_line),
         (
             facts.input_unread,
@@ -277,6 +296,7 @@ mod tests {
             unprompted_wait: false,
             screen_mixed: false,
             refused_line: None,
+            survived: None,
             exit_unknown: false,
         }
     }

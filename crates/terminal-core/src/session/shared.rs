@@ -73,6 +73,9 @@ pub(super) struct State {
     /// the last send settled (`SettleFacts::unprompted_wait`): a poll that still finds it so
     /// says so again.
     pub(super) unprompted_fg: Option<i32>,
+    /// The foreground group a SIGINT or SIGTERM was last sent to: when the next send settles
+    /// with it still in the foreground, the result says it survived the signal.
+    pub(super) signalled: Option<(i32, crate::TerminalSignal)>,
 }
 
 /// The unended canonical-mode line sends typed (see `State::unended_line`).
@@ -106,6 +109,7 @@ impl State {
             simple_command_at: None,
             unended_line: None,
             unprompted_fg: None,
+            signalled: None,
         }
     }
 

@@ -194,6 +194,13 @@ pub(super) fn deliver(
         })?;
         SignalDelivery::ProcessGroup
     };
+    // A program that survives the signal is said to at the next settled result.
+    if delivery == SignalDelivery::ProcessGroup
+        && pgid != shared.shell_pgid()
+        && matches!(signal, TerminalSignal::Sigint | TerminalSignal::Sigterm)
+    {
+        shared.lock().signalled = Some((pgid, signal));
+    }
     if aftermath {
         shared.lock().redraw_pending = Some(SignalAftermath {
             pgid,

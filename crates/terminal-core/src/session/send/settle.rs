@@ -10,7 +10,9 @@ use crate::readiness::Settle;
 use crate::screen::PromptState;
 
 use super::super::observe::{TerminalFacts, runs_a_repl, terminal_facts};
-use super::super::result::{ReplContinuation, SettleFacts, assemble, repl_continuation};
+use super::super::result::{
+    ReplContinuation, SettleFacts, assemble, repl_continuation, survived_signal_notice,
+};
 use super::super::shared::State;
 use super::SendOp;
 
@@ -110,6 +112,14 @@ impl SendOp {
             stderr_away,
         } = terminal_facts(shared, reason);
         let refused_line = self.refused.lock().take();
+        // A program the last SIGINT or SIGTERM did not end (it ignores or handles it).
+        let signalled = shared.lock().signalled.take();
+        let survived = signalled
+            .filter(|_| matches!(reason, Settle::Timeout | Settle::Idle))
+            .filter(|&(pgid, _)| shared.pty.foreground_pgid() == Some(pgid))
+            .and_then(|(_, signal)| {
+                survived_signal_notice(foreground.as_deref().unwrap_or("the program"), signal)
+            });
         // Only a REPL (the program run without a script) prints a prompt after each line, and
         // what shows must be the line's echo alone (node's `.editor` says it entered a mode),
         // or nothing new at all for a poll.
@@ -159,6 +169,7 @@ impl SendOp {
             unprompted_wait,
             screen_mixed,
             refused_line,
+            survived,
             exit_unknown,
         });
         tracing::debug!(
