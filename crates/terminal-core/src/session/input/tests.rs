@@ -1,0 +1,254 @@
+//! Table tests of the input shaping.
+
+use super::*;
+
+#[test]
+fn python_source_is_cut_into_top_level_statements() {
+    let text = "x = 1\ndef f(n):\n    if n:\n        return 1\n\n    return 0\n\nif x:\n    pass\nelse:\n    pass\nprint(f(x),\n  2)\n";
+    assert_eq!(
+        python_statements(text),
+        vec![
+            "x = 1\n",
+            "def f(n):\n    if n:\n        return 1\n\n    return 0\n\n",
+            "if x:\n    pass\nelse:\n    pass\n",
+            "print(f(x),\n  2)\n",
+        ]
+    );
+}
+
+#[test]
+fn a_command_is_submitted_by_a_completed_line_that_is_not_blank_or_a_comment() {
+    assert!(submits_a_command("echo a", true));
+    assert!(submits_a_command("# note\necho a\n", false));
+    assert!(!submits_a_command("echo a", false));
+    assert!(!submits_a_command("", true));
+    assert!(!submits_a_command("  \n# only a comment", true));
+    // An interrupt or end-of-file key may discard the line instead.
+    assert!(!submits_a_command("echo a\u{3}", true));
+    assert!(!submits_a_command("\u{4}", true));
+    assert!(submits_a_command("printf 'a\tb'", true));
+}
+
+const TYPED: Reader = Reader {
+    canonical: false,
+    bracketed_paste: false,
+    block_paste: false,
+    shell_line_editor: false,
+    unended_line_bytes: 0,
+    quoted_tabs: false,
+};
+const PASTE: Reader = Reader {
+    canonical: false,
+    bracketed_paste: true,
+    block_paste: true,
+    shell_line_editor: false,
+    unended_line_bytes: 0,
+    quoted_tabs: false,
+};
+/// A line editor with bracketed paste on (GNU readline in sqlite3).
+const LINE_EDITOR: Reader = Reader {
+    canonical: false,
+    bracketed_paste: true,
+    block_paste: false,
+    shell_line_editor: false,
+    unended_line_bytes: 0,
+    quoted_tabs: false,
+};
+/// GNU readline without pastes (Python's REPL).
+const QUOTING: Reader = Reader {
+    quoted_tabs: true,
+    ..TYPED
+};
+const LINES: Reader = Reader {
+    canonical: true,
+    bracketed_paste: false,
+    block_paste: false,
+    shell_line_editor: false,
+    unended_line_bytes: 0,
+    quoted_tabs: false,
+};
+const SHELL: Reader = Reader {
+    canonical: false,
+    bracketed_paste: false,
+    block_paste: false,
+    shell_line_editor: true,
+    unended_line_bytes: 0,
+    quoted_tabs: false,
+};
+
+#[test]
+fn input_is_shaped_for_its_reader() {
+    let cases: &[(&str, bool, Reader, &[u8])] = &[
+        ("ls", true, TYPED, b"ls\r"),
+        ("ls", false, TYPED, b"ls"),
+        ("a\nb", true, TYPED, b"a\nb\r"),
+        ("one line", true, PASTE, b"one line\r"),
+        (
+            "def f():\n    return 1\n\n",
+            true,
+            PASTE,
+            b"\x1b[200~def f():\r    return 1\x1b[201~\r\r\r",
+        ),
+        ("a\nb", false, PASTE, b"\x1b[200~a\rb\x1b[201~"),
+        ("a\tb\nc", false, PASTE, b"\x1b[200~a\tb\rc\x1b[201~"),
+        // A line editor gets several lines typed, one line each.
+        (".tables\n.schema", true, LINE_EDITOR, b".tables\n.schema\r"),
+        ("one line", true, LINE_EDITOR, b"one line\r"),
+        // Keys in the text: typed, not pasted (a paste would make them characters).
+        ("ia\nb\x1b:wq", true, PASTE, b"ia\nb\x1b:wq\r"),
+        ("x\ny\x7f", false, PASTE, b"x\ny\x7f"),
+        ("a\nb\x03", false, PASTE, b"a\nb\x03"),
+        ("a\nb", true, LINES, b"a\nb\r"),
+        ("\x1b", false, SHELL, b"\x1b\x07"),
+        ("\x1b", false, TYPED, b"\x1b"),
+        ("ls\x1b[", false, SHELL, b"ls\x1b[\x07"),
+        ("\x1b[1;5", false, SHELL, b"\x1b[1;5\x07"),
+        ("\x1bO", false, SHELL, b"\x1bO\x07"),
+        ("\x1b[A", false, SHELL, b"\x1b[A"),
+        ("\x1bb", false, SHELL, b"\x1bb"),
+        ("\x1b", true, SHELL, b"\x1b\x07\r"),
+        ("echo a\x1b[", true, SHELL, b"echo a\x1b[\x07\r"),
+        ("echo a\x1b[1;", true, SHELL, b"echo a\x1b[1;\x07\r"),
+        ("a\x1bO\nb", true, SHELL, b"a\x1bO\x07\nb\n"),
+        ("read a\necho b", true, SHELL, b"read a\necho b\n"),
+        ("a\rb\r\nc", true, SHELL, b"a\nb\nc\n"),
+        ("ls", true, SHELL, b"ls\r"),
+        ("a\x1b\nb\x1b", false, SHELL, b"a\x1b\x07\nb\x1b\x07"),
+        ("\x1b\x1b", false, SHELL, b"\x1b\x1b\x07"),
+        ("\x1b\x1b[D", true, SHELL, b"\x1b\x1b[D\r"),
+        ("\x1b[\x1b[A", false, SHELL, b"\x1b[\x07\x1b[A"),
+        ("\x1b]0;t\x07x", true, SHELL, b"\x1b]0;t\x07x\r"),
+        ("a\x1b[", true, TYPED, b"a\x1b[\r"),
+        ("a\r\nb\r\n", true, TYPED, b"a\nb\n\r"),
+        ("a\rb", true, TYPED, b"a\rb\r"),
+        (
+            "a\r\nb\r\n\r\n",
+            true,
+            PASTE,
+            b"\x1b[200~a\rb\x1b[201~\r\r\r",
+        ),
+    ];
+    for (text, submit, reader, expected) in cases {
+        assert_eq!(
+            shape(text, *submit, *reader).unwrap(),
+            expected.to_vec(),
+            "{text:?} {reader:?}"
+        );
+    }
+}
+
+#[test]
+fn a_long_single_line_is_a_paste_for_programs_that_enabled_it() {
+    let short = "x".repeat(PASTE_LINE_MIN - 1);
+    assert_eq!(shape(&short, false, PASTE).unwrap(), short.as_bytes());
+    let long = "x".repeat(PASTE_LINE_MIN);
+    assert_eq!(
+        shape(&long, true, PASTE).unwrap(),
+        format!("\x1b[200~{long}\x1b[201~\r").into_bytes()
+    );
+    assert_eq!(shape(&long, false, TYPED).unwrap(), long.as_bytes());
+    assert_eq!(
+        shape(&long, false, LINE_EDITOR).unwrap(),
+        format!("\x1b[200~{long}\x1b[201~").into_bytes()
+    );
+}
+
+/// A TAB typed to a line editor completes; in a paste it is a character of the line: a
+/// line with one goes as a paste to a program that enabled pastes, typed lines each on
+/// their own. Without pastes (or with keys in the text) it is typed as sent.
+#[test]
+fn a_line_with_a_tab_is_a_paste_for_programs_that_enabled_it() {
+    let cases: &[(&str, bool, Reader, &[u8])] = &[
+        ("a\tb", true, LINE_EDITOR, b"\x1b[200~a\tb\x1b[201~\r"),
+        ("a\tb", false, PASTE, b"\x1b[200~a\tb\x1b[201~"),
+        (
+            "select 1;\nselect 'a\tb';\n",
+            false,
+            LINE_EDITOR,
+            b"select 1;\n\x1b[200~select 'a\tb';\x1b[201~\n",
+        ),
+        ("x\ty\nz", true, LINE_EDITOR, b"\x1b[200~x\ty\x1b[201~\nz\r"),
+        ("a\tb", true, TYPED, b"a\tb\r"),
+        ("a\tb\x1b", false, LINE_EDITOR, b"a\tb\x1b"),
+        // Readline without pastes (Python's REPL): quoted-insert before each TAB.
+        ("s = 'a\tb'", true, QUOTING, b"s = 'a\x16\tb'\r"),
+        ("x\ty\nz", false, QUOTING, b"x\x16\ty\nz"),
+        // Keys among the text: typed, each TAB quoted, also where pastes are on.
+        (
+            "junk\x15'u\tv'",
+            false,
+            Reader {
+                quoted_tabs: true,
+                ..LINE_EDITOR
+            },
+            b"junk\x15'u\x16\tv'",
+        ),
+    ];
+    for &(text, submit, reader, want) in cases {
+        assert_eq!(
+            shape(text, submit, reader).unwrap(),
+            want,
+            "{text:?} {reader:?}"
+        );
+    }
+}
+
+#[test]
+fn python_repls_take_blocks_as_pastes() {
+    for comm in ["python3", "python3.13", "ipython", "ptpython", "bpython"] {
+        assert!(pastes_blocks(comm), "{comm}");
+    }
+    for comm in ["sqlite3", "psql", "gdb", "node", "irb", "bash"] {
+        assert!(!pastes_blocks(comm), "{comm}");
+    }
+}
+
+#[test]
+fn a_line_over_the_canonical_limit_is_refused_not_cut() {
+    let long = "x".repeat(CANONICAL_LINE_MAX + 1);
+    let err = shape(&format!("echo hi\n{long}"), true, LINES).unwrap_err();
+    assert_eq!(err.code(), TerminalErrorCode::InvalidRequest);
+    assert!(
+        err.message()
+            .starts_with("line 2 of the input is 4096 bytes")
+    );
+    assert!(err.message().contains("4095-byte line limit"));
+    assert!(err.message().contains("file"));
+    insta::assert_snapshot!("long_line_refused", err.message());
+    // At the limit it fits; a raw reader (readline) takes any length.
+    let fits = "x".repeat(CANONICAL_LINE_MAX);
+    assert!(shape(&fits, true, LINES).is_ok());
+    assert_eq!(shape(&long, true, TYPED).unwrap().len(), long.len() + 1);
+}
+
+#[test]
+fn a_line_continuing_one_typed_before_counts_its_bytes() {
+    let typed = Reader {
+        unended_line_bytes: 3000,
+        ..LINES
+    };
+    let piece = "b".repeat(1096);
+    let err = shape(&piece, true, typed).unwrap_err();
+    assert_eq!(err.code(), TerminalErrorCode::InvalidRequest);
+    insta::assert_snapshot!("continued_line_refused", err.message());
+    // Only the first line continues it; a line after a line end starts afresh.
+    assert!(shape(&"b".repeat(1095), true, typed).is_ok());
+    assert!(shape(&format!("end\n{piece}{piece}"), true, typed).is_ok());
+    // A raw reader takes it (the kernel holds no line for it).
+    let raw = Reader {
+        unended_line_bytes: 3000,
+        ..TYPED
+    };
+    assert!(shape(&piece, true, raw).is_ok());
+}
+
+#[test]
+fn the_unended_line_grows_ends_and_is_forgotten_at_the_kernels_line_keys() {
+    assert_eq!(unended_after("abc", false, 10), Some(13));
+    assert_eq!(unended_after("abc", true, 10), Some(0));
+    assert_eq!(unended_after("one\ntwo", false, 10), Some(3));
+    assert_eq!(unended_after("one\r", false, 10), Some(0));
+    for key in ["\u{15}", "\u{4}", "x\u{3}"] {
+        assert_eq!(unended_after(key, false, 10), None, "{key:?}");
+    }
+}
