@@ -13,10 +13,12 @@ use parking_lot::Mutex;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::registry::{
-    JobRegistry, MAX_FINISHED_JOBS_PER_OWNER, OWNER_DISPOSED_REASON, SERVICE_DISPOSED_REASON,
-};
+use crate::registry::{JobRegistry, OWNER_DISPOSED_REASON, SERVICE_DISPOSED_REASON};
 use crate::types::*;
+
+mod retention;
+
+use retention::forget_oldest_finished;
 
 struct Record {
     snapshot: JobSnapshot,
@@ -98,33 +100,6 @@ fn contained(what: &str, f: impl FnOnce()) {
     }
 }
 
-/// Forgets `owner`'s oldest finished jobs beyond [`MAX_FINISHED_JOBS_PER_OWNER`]: reported
-/// ones first, then unreported ones (their completion notices went out as they finished).
-fn forget_oldest_finished(state: &mut State, owner: Option<&Agent>) {
-    let finished: Vec<(u64, bool)> = state
-        .jobs
-        .iter()
-        .filter(|(_, r)| !r.snapshot.status.is_live() && same_owner(r.owner.as_ref(), owner))
-        .map(|(&seq, r)| (seq, r.snapshot.reported))
-        .collect();
-    let excess = finished.len().saturating_sub(MAX_FINISHED_JOBS_PER_OWNER);
-    if excess == 0 {
-        return;
-    }
-    let reported = finished.iter().filter(|(_, reported)| *reported);
-    let unreported = finished.iter().filter(|(_, reported)| !*reported);
-    let forget: Vec<u64> = reported
-        .chain(unreported)
-        .map(|&(seq, _)| seq)
-        .take(excess)
-        .collect();
-    for seq in forget {
-        if let Some(record) = state.jobs.remove(&seq) {
-            state.by_id.remove(&record.snapshot.id);
-        }
-    }
-}
-
 impl LocalJobRegistry {
     /// A registry admitting at most `max_concurrent_jobs_per_owner` live jobs per owner.
     ///
@@ -176,13 +151,7 @@ impl LocalJobRegistry {
     ) -> Result<R, JobError> {
         let mut state = self.inner.state.lock();
         let Some(&seq) = state.by_id.get(id) else {
-            // Ids count per kind: a number already handed out was a job's.
-            let issued = id
-                .as_str()
-                .rsplit_once('-')
-                .and_then(|(kind, n)| Some((state.counters.get(kind)?, n.parse::<u64>().ok()?)))
-                .is_some_and(|(&count, n)| n >= 1 && n <= count);
-            return Err(if issued {
+            return Err(if retention::was_issued(&state, id) {
                 JobError::Forgotten(id.clone())
             } else {
                 JobError::UnknownJob(id.clone())
