@@ -79,7 +79,8 @@ async fn c27_interrupt_reaches_a_raw_mode_editor_as_its_ctrl_c() {
 
 /// A full-screen editor takes sent text as keys, even when it enabled bracketed paste and the
 /// text spans lines: `i`, two lines and `ESC :wq` in one send insert, leave insert mode and
-/// save; the same without keys, sent after `i`, is typed too.
+/// save; the same without keys, sent after `i`, is typed too; a line after `:wq` goes to the
+/// shell.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_to_a_full_screen_editor_is_typed_as_keys() {
     if !installed("vim") {
@@ -121,6 +122,18 @@ async fn text_to_a_full_screen_editor_is_typed_as_keys() {
         let r = sh.send("ione\x1bOtwo\x1b:wq").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "two\none\n");
+        // A shell line after `:wq` in the same send reaches the shell, not vim reading once
+        // more on its way out.
+        let file = dir.join("then.txt");
+        let r = sh
+            .send(&format!(
+                "vim -u NONE -N -i NONE '{}'\nisaved\x1b:wq\necho after-$((6*7))",
+                file.display()
+            ))
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "after-42"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "saved\n");
         sh.close().await;
     })
     .await;
