@@ -192,6 +192,10 @@ pub(crate) struct Readiness {
     shell_wait_since: Option<Instant>,
     /// The newest observation had the alternate screen on.
     alternate: bool,
+    /// A REPL's prompt stood before the cursor, after output that followed the write, at an
+    /// earlier observation: the program is back at its prompt even when a timer of its own
+    /// printed over it since (node's `setInterval`), so its wait needs only the prompt's quiet.
+    prompt_seen: bool,
 }
 
 impl Readiness {
@@ -218,6 +222,7 @@ impl Readiness {
             busy: None,
             shell_wait_since: None,
             alternate: false,
+            prompt_seen: false,
         }
     }
 
@@ -364,7 +369,11 @@ impl Readiness {
             // The screen must have caught up with what the program printed before it blocked
             // (its prompt, or the shell's own prompt after a flood), so the wait is judged
             // against a current screen.
-            let quiet_needed = match (o.fg_wait_among_others, o.prompt_at_cursor) {
+            self.prompt_seen |= o.output_since_write && o.prompt_at_cursor;
+            let quiet_needed = match (
+                o.fg_wait_among_others,
+                o.prompt_at_cursor || self.prompt_seen,
+            ) {
                 (false, _) => PROBE_QUIET,
                 (true, true) => PROMPT_WAIT_QUIET,
                 (true, false) => WEAK_WAIT_QUIET,

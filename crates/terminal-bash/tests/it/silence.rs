@@ -241,3 +241,35 @@ async fn a_repl_event_loop_still_awaiting_a_line_says_so() {
     })
     .await;
 }
+
+/// A REPL whose own timer keeps printing (node's `setInterval` every 200 ms, which never
+/// redraws the prompt) is back at its prompt once it printed it after the line: the line's
+/// send settles as a stdin wait between two ticks, not at its deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repl_with_a_ticking_timer_settles_after_its_prompt() {
+    if !crate::support::installed("node") {
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send("node").await;
+        sh.send("const h = setInterval(() => console.log('tick'), 200)")
+            .await;
+        let op = sh
+            .session
+            .start_send(dsh_terminal_core::SendRequest {
+                text: "6 * 7".to_owned(),
+                submit: true,
+                timeout: Some(std::time::Duration::from_secs(20)),
+            })
+            .unwrap();
+        let r = op.done().await.unwrap();
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        sh.send("clearInterval(h)").await;
+        let r = sh.send(".exit").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -366,6 +366,20 @@ fn an_owed_query_reply_or_an_event_loop_wait_holds_the_stdin_tier() {
     assert_eq!(r.evaluate(&at_prompt), Some(Settle::StdinWait));
     o.now = o.last_output_at + WEAK_WAIT_QUIET;
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+    // A prompt seen after the write keeps counting once a timer of the program's printed over
+    // it (the cursor now on a blank row): the prompt's quiet is enough.
+    let mut r = ready(pre, t0);
+    let mut prompted = o;
+    prompted.output_since_write = true;
+    prompted.prompt_at_cursor = true;
+    prompted.now = prompted.last_output_at;
+    assert_eq!(r.evaluate(&prompted), None);
+    let mut ticked = prompted;
+    ticked.prompt_at_cursor = false;
+    ticked.cursor_on_blank_row = true;
+    ticked.last_output_at = prompted.now + Duration::from_millis(5);
+    ticked.now = ticked.last_output_at + PROMPT_WAIT_QUIET;
+    assert_eq!(r.evaluate(&ticked), Some(Settle::StdinWait));
 }
 
 /// The shell itself blocked reading after output since the write; `marks_alive`: its prompt
