@@ -153,6 +153,10 @@ pub(crate) struct Observation {
     pub(crate) prompt_at_cursor: bool,
     /// Nothing precedes the cursor on its row: the program printed no prompt there.
     pub(crate) cursor_on_blank_row: bool,
+    /// The cursor is on a blank row below one that starts with a REPL's prompt (node's `> `
+    /// with a timer's output after it): the prompt came back, then the program printed over
+    /// it.
+    pub(crate) prompt_above_cursor: bool,
 }
 
 /// Why a send settles.
@@ -231,6 +235,12 @@ impl Readiness {
     /// instead of after the idle window.
     pub(crate) fn set_poll_only(&mut self, poll_only: bool) {
         self.poll_only = poll_only;
+    }
+
+    /// Whether a REPL's prompt was seen, after output that followed the write, at a wait
+    /// evaluated since.
+    pub(crate) fn prompt_seen(&self) -> bool {
+        self.prompt_seen
     }
 
     /// Whether the send writes nothing (see [`Readiness::set_poll_only`]).
@@ -369,7 +379,8 @@ impl Readiness {
             // The screen must have caught up with what the program printed before it blocked
             // (its prompt, or the shell's own prompt after a flood), so the wait is judged
             // against a current screen.
-            self.prompt_seen |= o.output_since_write && o.prompt_at_cursor;
+            self.prompt_seen |=
+                o.output_since_write && (o.prompt_at_cursor || o.prompt_above_cursor);
             let quiet_needed = match (
                 o.fg_wait_among_others,
                 o.prompt_at_cursor || self.prompt_seen,

@@ -481,6 +481,18 @@ impl Screen {
         self.row_prefix(pos)
     }
 
+    /// The text of the row above the cursor's when that row is below `after_row` (absolute),
+    /// trailing spaces trimmed (`None` on the first row, at or above `after_row`, or past what
+    /// history holds).
+    pub(crate) fn row_above_cursor(&mut self, after_row: u64) -> Option<String> {
+        let pos = self.cursor();
+        let row = pos.row.checked_sub(1).filter(|&row| row > after_row)?;
+        self.row_prefix(Position {
+            row,
+            col: self.config.cols.max(1),
+        })
+    }
+
     /// Stops tracking an anchor.
     pub(crate) fn release_anchor(&mut self, id: AnchorId) {
         if let Some(slot) = self.anchors.get_mut(id.0) {

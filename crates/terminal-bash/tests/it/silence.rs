@@ -242,30 +242,53 @@ async fn a_repl_event_loop_still_awaiting_a_line_says_so() {
     .await;
 }
 
-/// A REPL whose own timer keeps printing (node's `setInterval` every 200 ms, which never
-/// redraws the prompt) is back at its prompt once it printed it after the line: the line's
-/// send settles as a stdin wait between two ticks, not at its deadline.
+/// A REPL whose own timer keeps printing (node's `setInterval`, which never redraws the
+/// prompt) is back at its prompt once it printed it after the line, even when a tick landed
+/// right after the prompt on its row: a slow line's send settles as a stdin wait between two
+/// ticks, not at its deadline; an `await` still pending says so, ticks and all.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_repl_with_a_ticking_timer_settles_after_its_prompt() {
+    const STILL_RUNNING: &str = "has not printed its prompt again";
     if !crate::support::installed("node") {
         return;
     }
     within(async {
         let sh = Shell::open(config()).await;
         sh.send("node").await;
-        sh.send("const h = setInterval(() => console.log('tick'), 200)")
+        sh.send("const h = setInterval(() => console.log('tick'), 100)")
             .await;
-        let op = sh
-            .session
-            .start_send(dsh_terminal_core::SendRequest {
-                text: "6 * 7".to_owned(),
-                submit: true,
-                timeout: Some(std::time::Duration::from_secs(20)),
-            })
-            .unwrap();
-        let r = op.done().await.unwrap();
+        let send = |text: &str| {
+            let op = sh
+                .session
+                .start_send(dsh_terminal_core::SendRequest {
+                    text: text.to_owned(),
+                    submit: true,
+                    timeout: Some(std::time::Duration::from_secs(20)),
+                })
+                .unwrap();
+            async move { op.done().await.unwrap() }
+        };
+        let r = send("6 * 7").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        // A line that blocks the event loop for a second: the tick it held back lands right
+        // after the prompt.
+        let r = send(
+            "{ const e = Date.now() + 1000; while (Date.now() < e); console.log('slow' + 'done') }",
+        )
+        .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "slowdone"), "{r:?}");
+        let r = send("await new Promise(r => setTimeout(() => r('late-' + 'value'), 4000))").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let mut seen = r.viewport.contains("late-value");
+        if !seen {
+            assert!(r.notices.iter().any(|n| n.contains(STILL_RUNNING)), "{r:?}");
+        }
+        while !seen {
+            let r = sh.send_raw("", false).await;
+            seen = r.viewport.contains("late-value");
+        }
         sh.send("clearInterval(h)").await;
         let r = sh.send(".exit").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");

@@ -154,6 +154,7 @@ pub(super) fn observe(
             alternate_screen: st.screen.alternate_screen(),
             prompt_at_cursor: false,
             cursor_on_blank_row: false,
+            prompt_above_cursor: false,
         };
         (
             obs,
@@ -181,9 +182,19 @@ pub(super) fn observe(
     // The cursor row is read only when it matters: reading it brings the screen up to date,
     // which would cut short the binary-output filter's runs during a flood.
     if obs.fg_wait_among_others || (cursor_row_wanted && obs.output_since_write) {
-        let row = shared.lock().screen.cursor_row_prefix();
+        let mut st = shared.lock();
+        let row = st.screen.cursor_row_prefix();
         obs.prompt_at_cursor = row.as_deref().is_some_and(is_repl_prompt);
         obs.cursor_on_blank_row = row.as_deref().is_none_or(str::is_empty);
+        // Below the row the input's echo starts on: that one begins with the prompt too.
+        let after = st.write_row;
+        obs.prompt_above_cursor = obs.cursor_on_blank_row
+            && obs.fg_wait_among_others
+            && st
+                .screen
+                .row_above_cursor(after)
+                .as_deref()
+                .is_some_and(starts_with_repl_prompt);
     }
     obs.reply_pending = shared.reply_pending();
     obs.fg_busy = activity.map(|a| a == GroupActivity::Busy);
@@ -215,6 +226,14 @@ fn is_repl_prompt(row: &str) -> bool {
             .strip_prefix("In [")
             .and_then(|r| r.strip_suffix("]:"))
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether `row` starts with a REPL's prompt followed by other text on the same row (node's
+/// `> ` and then a timer's output, which does not redraw the prompt): its first word with the
+/// space after it is a prompt by [`is_repl_prompt`].
+fn starts_with_repl_prompt(row: &str) -> bool {
+    row.split_once(' ')
+        .is_some_and(|(word, rest)| !rest.trim().is_empty() && is_repl_prompt(word))
 }
 
 /// Whether `cmdline` (NUL-separated, as `/proc/<pid>/cmdline`) runs an interpreter's REPL:
@@ -340,6 +359,17 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
 #[cfg(test)]
 mod tests {
     use super::is_repl_prompt;
+
+    #[test]
+    fn a_row_may_start_with_a_repl_prompt_and_go_on() {
+        use super::starts_with_repl_prompt;
+        for row in ["> tick", ">>> t", "(gdb) output"] {
+            assert!(starts_with_repl_prompt(row), "{row:?}");
+        }
+        for row in ["> ", "tick", "a > b", "hello world", ""] {
+            assert!(!starts_with_repl_prompt(row), "{row:?}");
+        }
+    }
 
     #[test]
     fn a_repl_runs_without_a_script() {

@@ -102,9 +102,9 @@ pub(super) struct SendOp {
     /// `SettleFacts::unprompted_wait`): [`UNPROMPTED_NO`], [`UNPROMPTED_LINE`] after a line
     /// it typed, [`UNPROMPTED_POLL`] when a poll finds the program still so.
     unprompted_wait: AtomicU8,
-    /// The input's last non-blank line, trimmed (its last [`LAST_LINE_CHARS`] characters, which
-    /// end the row its echo ends on, however it wrapped).
-    last_line: String,
+    /// The input's last non-blank line is a REPL command (`.editor`, `.load …`: a leading dot),
+    /// which may switch the REPL into a mode with no prompt.
+    repl_command: bool,
     /// The input hands the shell's line editor a command to run (see
     /// `input::submits_a_command`).
     submits_command: bool,
@@ -116,8 +116,6 @@ pub(super) const UNPROMPTED_NO: u8 = 0;
 pub(super) const UNPROMPTED_LINE: u8 = 1;
 /// See [`SendOp::unprompted_wait`].
 pub(super) const UNPROMPTED_POLL: u8 = 2;
-/// See [`SendOp::last_line`].
-pub(super) const LAST_LINE_CHARS: usize = 32;
 
 impl SendOp {
     fn span(&self) -> MutexGuard<'_, Span> {
@@ -478,6 +476,8 @@ impl SendOp {
                     && obs.fg_wait_among_others
                     && !obs.fg_relays
                     && !obs.prompt_at_cursor
+                    && !obs.prompt_above_cursor
+                    && !readiness.prompt_seen()
                     && obs.cursor_on_blank_row
                     && !obs.alternate_screen;
                 let fresh = !readiness.poll_only() && !pacing.prompt_since_write();

@@ -76,6 +76,8 @@ pub(super) struct State {
     /// The foreground group a SIGINT or SIGTERM was last sent to: when the next send settles
     /// with it still in the foreground, the result says it survived the signal.
     pub(super) signalled: Option<(i32, crate::TerminalSignal)>,
+    /// The cursor's row (absolute) when a send last wrote: the row the input's echo starts on.
+    pub(super) write_row: u64,
 }
 
 /// The unended canonical-mode line sends typed (see `State::unended_line`).
@@ -110,6 +112,7 @@ impl State {
             unended_line: None,
             unprompted_fg: None,
             signalled: None,
+            write_row: 0,
         }
     }
 

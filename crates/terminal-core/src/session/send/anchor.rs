@@ -76,6 +76,7 @@ impl SendOp {
         // input is queued (its echo can arrive before the write is acknowledged).
         let now = Instant::now();
         st.last_output_at = now;
+        st.write_row = st.screen.cursor().row;
         (st.screen.done_count(), st.screen.mark_count(), now)
     }
 
@@ -97,6 +98,7 @@ impl SendOp {
         }
         let now = Instant::now();
         st.last_output_at = now;
+        st.write_row = st.screen.cursor().row;
         (st.screen.done_count(), st.screen.mark_count(), now)
     }
 }

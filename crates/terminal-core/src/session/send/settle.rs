@@ -120,16 +120,11 @@ impl SendOp {
             .and_then(|(_, signal)| {
                 survived_signal_notice(foreground.as_deref().unwrap_or("the program"), signal)
             });
-        // Only a REPL (the program run without a script) prints a prompt after each line, and
-        // what shows must be the line's echo alone (node's `.editor` says it entered a mode),
-        // or nothing new at all for a poll.
-        let shown = rendered.text.trim_end();
+        // Only a REPL (the program run without a script) prints a prompt after each line; a
+        // REPL command may enter a mode without one (node's `.editor`).
         let unprompted = match self.unprompted_wait.load(Ordering::SeqCst) {
-            super::UNPROMPTED_LINE => shown
-                .lines()
-                .last()
-                .is_some_and(|l| !self.last_line.is_empty() && l.ends_with(&self.last_line)),
-            super::UNPROMPTED_POLL => shown.is_empty(),
+            super::UNPROMPTED_LINE => !self.repl_command,
+            super::UNPROMPTED_POLL => true,
             _ => false,
         };
         let unprompted_fg = shared

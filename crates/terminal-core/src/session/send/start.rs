@@ -83,17 +83,12 @@ impl SendOp {
             untyped_dropped: AtomicBool::new(false),
             refused: Mutex::new(None),
             unprompted_wait: AtomicU8::new(super::UNPROMPTED_NO),
-            last_line: request
+            repl_command: request
                 .text
                 .lines()
                 .rev()
                 .find(|l| !l.trim().is_empty())
-                .map(|l| {
-                    let l = l.trim();
-                    let skip = l.chars().count().saturating_sub(super::LAST_LINE_CHARS);
-                    l.chars().skip(skip).collect()
-                })
-                .unwrap_or_default(),
+                .is_some_and(|l| l.trim_start().starts_with('.')),
             submits_command: reader.shell_line_editor
                 && input::submits_a_command(&request.text, request.submit),
         });
