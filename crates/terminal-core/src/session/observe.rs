@@ -216,7 +216,7 @@ pub(super) fn observe(
 /// `In [1]:` or `...:`, or a continuation's `...` (indented or not). Text that merely ends
 /// like one (`hint: Waiting for your editor...`, `Continue?`) is not: a program printing it
 /// may still be starting up or busy.
-fn is_repl_prompt(row: &str) -> bool {
+pub(super) fn is_repl_prompt(row: &str) -> bool {
     let row = row.trim_start_matches(' ');
     let one_word = !row.contains(char::is_whitespace);
     (one_word && row.ends_with('>'))
@@ -231,7 +231,7 @@ fn is_repl_prompt(row: &str) -> bool {
 /// Whether `row` starts with a REPL's prompt followed by other text on the same row (node's
 /// `> ` and then a timer's output, which does not redraw the prompt): its first word with the
 /// space after it is a prompt by [`is_repl_prompt`].
-fn starts_with_repl_prompt(row: &str) -> bool {
+pub(super) fn starts_with_repl_prompt(row: &str) -> bool {
     row.split_once(' ')
         .is_some_and(|(word, rest)| !rest.trim().is_empty() && is_repl_prompt(word))
 }

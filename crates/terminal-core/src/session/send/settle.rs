@@ -9,7 +9,9 @@ use crate::error::TerminalError;
 use crate::readiness::Settle;
 use crate::screen::PromptState;
 
-use super::super::observe::{TerminalFacts, runs_a_repl, terminal_facts};
+use super::super::observe::{
+    TerminalFacts, is_repl_prompt, runs_a_repl, starts_with_repl_prompt, terminal_facts,
+};
 use super::super::result::{
     ReplContinuation, SettleFacts, assemble, repl_continuation, survived_signal_notice,
 };
@@ -121,10 +123,18 @@ impl SendOp {
                 survived_signal_notice(foreground.as_deref().unwrap_or("the program"), signal)
             });
         // Only a REPL (the program run without a script) prints a prompt after each line; a
-        // REPL command may enter a mode without one (node's `.editor`).
+        // REPL command may enter a mode without one (node's `.editor`); and a prompt among
+        // the rows this result shows (printed before a poll began, a timer's output since)
+        // says the REPL is back.
+        let prompt_shown = || {
+            rendered
+                .text
+                .lines()
+                .any(|l| is_repl_prompt(l) || starts_with_repl_prompt(l))
+        };
         let unprompted = match self.unprompted_wait.load(Ordering::SeqCst) {
-            super::UNPROMPTED_LINE => !self.repl_command,
-            super::UNPROMPTED_POLL => true,
+            super::UNPROMPTED_LINE => !self.repl_command && !prompt_shown(),
+            super::UNPROMPTED_POLL => !prompt_shown(),
             _ => false,
         };
         let unprompted_fg = shared
