@@ -105,7 +105,8 @@ pub(super) fn input_unread_notice(program: &str) -> String {
         "[input: {program} has not read the text sent: it waits in the terminal's input for \
          whatever reads next (a command typed ahead runs when the shell reads again, once the \
          whole running command line has ended, unless a program of it reads the text first; \
-         terminal_signal SIGINT stops {program} and discards the text)]"
+         terminal_signal SIGINT, or SIGTERM if it ignores that, stops {program} and discards \
+         the text)]"
     )
 }
 
