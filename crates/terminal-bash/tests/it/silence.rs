@@ -180,12 +180,14 @@ async fn a_repl_event_loop_after_timer_output_waits_for_input() {
     .await;
 }
 
+/// The notice of a REPL that read a line but has not printed its prompt again.
+const STILL_RUNNING: &str = "has not printed its prompt again";
+
 /// node's REPL reads the terminal while an `await` of the line it read is pending, yet has
 /// not printed its prompt again: the result says what it read may still be running and to
 /// poll; once the prompt is back, lines settle without that notice.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_repl_event_loop_still_awaiting_a_line_says_so() {
-    const STILL_RUNNING: &str = "has not printed its prompt again";
     if !crate::support::installed("node") {
         return;
     }
@@ -248,7 +250,6 @@ async fn a_repl_event_loop_still_awaiting_a_line_says_so() {
 /// ticks, not at its deadline; an `await` still pending says so, ticks and all.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_repl_with_a_ticking_timer_settles_after_its_prompt() {
-    const STILL_RUNNING: &str = "has not printed its prompt again";
     if !crate::support::installed("node") {
         return;
     }
