@@ -237,8 +237,9 @@ impl Readiness {
         self.poll_only = poll_only;
     }
 
-    /// Whether a REPL's prompt was seen, after output that followed the write, at a wait
-    /// evaluated since.
+    /// Whether a REPL's prompt was seen, after output that followed the write, at an
+    /// observation evaluated since: the one home of that fact for the send (its pacing and
+    /// its pending-line notice ask here).
     pub(crate) fn prompt_seen(&self) -> bool {
         self.prompt_seen
     }
@@ -329,6 +330,7 @@ impl Readiness {
     /// once it answered the input with output (and went quiet, which every stdin settlement
     /// requires).
     pub(crate) fn evaluate(&mut self, o: &Observation) -> Option<Settle> {
+        self.prompt_seen |= o.output_since_write && (o.prompt_at_cursor || o.prompt_above_cursor);
         if o.exited {
             return Some(Settle::Exit);
         }
@@ -379,8 +381,6 @@ impl Readiness {
             // The screen must have caught up with what the program printed before it blocked
             // (its prompt, or the shell's own prompt after a flood), so the wait is judged
             // against a current screen.
-            self.prompt_seen |=
-                o.output_since_write && (o.prompt_at_cursor || o.prompt_above_cursor);
             let quiet_needed = match (
                 o.fg_wait_among_others,
                 o.prompt_at_cursor || self.prompt_seen,

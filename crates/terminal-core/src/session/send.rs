@@ -348,7 +348,7 @@ impl SendOp {
                 done_at_write,
                 marks_at_write,
                 written_at,
-                pacing.wants_cursor_row(),
+                pacing.wants_cursor_row(readiness.prompt_seen()),
             );
             // Under a launcher (a sandbox), the shell is not the PTY's first process: its
             // group is the one in the foreground at the first prompt of startup.
@@ -383,8 +383,7 @@ impl SendOp {
                         .flatten(),
                     waiting: obs.fg_waiting == Some(true),
                     among_others: obs.fg_wait_among_others,
-                    prompt_at_cursor: obs.prompt_at_cursor,
-                    output_since_write: obs.output_since_write,
+                    prompt_since_write: readiness.prompt_seen(),
                     input_pending: obs.input_pending,
                 },
             );
@@ -480,13 +479,12 @@ impl SendOp {
                     && !readiness.prompt_seen()
                     && obs.cursor_on_blank_row
                     && !obs.alternate_screen;
-                let fresh = !readiness.poll_only() && !pacing.prompt_since_write();
                 let again = readiness.poll_only()
                     && obs.fg.is_some()
                     && shared.lock().unprompted_fg == obs.fg;
-                let kind = match (unprompted, fresh, again) {
-                    (true, true, _) => UNPROMPTED_LINE,
-                    (true, _, true) => UNPROMPTED_POLL,
+                let kind = match (unprompted, readiness.poll_only(), again) {
+                    (true, false, _) => UNPROMPTED_LINE,
+                    (true, true, true) => UNPROMPTED_POLL,
                     _ => UNPROMPTED_NO,
                 };
                 self.unprompted_wait.store(kind, Ordering::SeqCst);

@@ -46,8 +46,6 @@ pub(super) struct Pacing {
     /// Whether the terminal was in canonical mode when the send began to a program's reader
     /// (`None`: unknown, or the shell's own line editor read it).
     reader_canonical: Option<bool>,
-    /// A REPL's prompt was at the cursor after output that followed the newest step.
-    prompt_since_write: bool,
 }
 
 /// Whom a send's input goes to, as the terminal said when it began (see
@@ -78,10 +76,9 @@ pub(super) struct LineReader {
     pub(super) waiting: bool,
     /// ...among other event sources (an event loop).
     pub(super) among_others: bool,
-    /// A REPL's prompt is alone before the cursor.
-    pub(super) prompt_at_cursor: bool,
-    /// Output arrived since the newest step was written.
-    pub(super) output_since_write: bool,
+    /// A REPL's prompt came back after output that followed the newest step
+    /// (`Readiness::prompt_seen`).
+    pub(super) prompt_since_write: bool,
     /// Input written to the terminal is still unread.
     pub(super) input_pending: bool,
 }
@@ -152,7 +149,6 @@ impl Pacing {
 
     /// Notes `step` as handed out to be written.
     fn handed_out(&mut self, step: &[u8]) {
-        self.prompt_since_write = false;
         self.after_signal_key = ends_with_signal_key(step);
         self.newest_ends_line = step.last().is_some_and(|&b| b == b'\n' || b == b'\r');
         self.line_ends_before_newest = self.line_ends_taken;
@@ -195,11 +191,12 @@ impl Pacing {
         self.reader_canonical = canonical;
     }
 
-    /// Whether [`Pacing::gate`] needs the cursor row's facts (`LineReader::prompt_at_cursor`):
-    /// lines wait for a program's prompt. Reading the row brings the screen up to date, which
-    /// would cut the binary-output filter's runs short, so it is read only then.
-    pub(super) fn wants_cursor_row(&self) -> bool {
-        self.reader_canonical.is_some() && self.releases_on_read() && !self.prompt_since_write
+    /// Whether [`Pacing::gate`] needs the cursor row's facts (whether a prompt came back):
+    /// lines wait for a program's prompt, not seen yet (`prompt_seen`). Reading the row brings
+    /// the screen up to date, which would cut the binary-output filter's runs short, so it is
+    /// read only then.
+    pub(super) fn wants_cursor_row(&self, prompt_seen: bool) -> bool {
+        self.reader_canonical.is_some() && self.releases_on_read() && !prompt_seen
     }
 
     /// The send's settle decision `settle` as the lines still to type see it, and whether the
@@ -225,12 +222,11 @@ impl Pacing {
         let settle = settle.filter(|&s| {
             !(s == Settle::StdinWait && mode_kept == Some(false) && reader.among_others)
         });
-        self.prompt_since_write |= reader.output_since_write && reader.prompt_at_cursor;
         let early = settle.is_none()
             && mode_kept == Some(true)
             && self.releases_on_read()
             && reader.waiting
-            && (!reader.among_others || self.prompt_since_write)
+            && (!reader.among_others || reader.prompt_since_write)
             && !reader.input_pending;
         (settle, settle.or(early.then_some(Settle::StdinWait)))
     }
@@ -240,13 +236,6 @@ impl Pacing {
     /// is unknown.
     pub(super) fn reader_mode_kept(&self, canonical_now: Option<bool>) -> Option<bool> {
         Some(self.reader_canonical? == canonical_now?)
-    }
-
-    /// Whether a prompt stood before the cursor, with output after the newest write, at some
-    /// [`Pacing::gate`] since that write (a program reading among other event sources: the
-    /// cursor row is read for every such observation).
-    pub(super) fn prompt_since_write(&self) -> bool {
-        self.prompt_since_write
     }
 
     /// Whether lines are still to be typed.
@@ -418,17 +407,16 @@ mod tests {
             ..reader
         };
         assert_eq!(pacing.gate(None, &event_loop), (None, None));
-        assert!(pacing.wants_cursor_row());
+        assert!(pacing.wants_cursor_row(false));
         let prompted = LineReader {
-            output_since_write: true,
-            prompt_at_cursor: true,
+            prompt_since_write: true,
             ..event_loop
         };
         assert_eq!(
             pacing.gate(None, &prompted),
             (None, Some(Settle::StdinWait))
         );
-        assert!(!pacing.wants_cursor_row());
+        assert!(!pacing.wants_cursor_row(true));
         // An event loop that left raw mode (node's `.exit`) is done with lines: its wait
         // settles nothing; a program reading alone in another mode is a new reader.
         let left = LineReader {

@@ -89,6 +89,8 @@ impl SendOp {
             .then(|| st.screen.cursor_row_prefix())
             .flatten()
             .and_then(|row| repl_continuation(&row));
+        // The group the last SIGINT or SIGTERM went to (see `survived` below).
+        let signalled = st.signalled.take();
         drop(st);
         let copied = snapshot.as_ref().map_or(0, |s| s.text_len());
         let rendered = snapshot
@@ -115,7 +117,6 @@ impl SendOp {
         } = terminal_facts(shared, reason);
         let refused_line = self.refused.lock().take();
         // A program the last SIGINT or SIGTERM did not end (it ignores or handles it).
-        let signalled = shared.lock().signalled.take();
         let survived = signalled
             .filter(|_| matches!(reason, Settle::Timeout | Settle::Idle))
             .filter(|&(pgid, _)| shared.pty.foreground_pgid() == Some(pgid))
