@@ -61,8 +61,9 @@ pub(super) struct SettleFacts {
     pub(super) screen_mixed: bool,
     /// The notice for a line of the input left untyped: the kernel would have cut it.
     pub(super) refused_line: Option<String>,
-    /// The notice for a program still in the foreground after the last SIGINT or SIGTERM.
-    pub(super) survived: Option<String>,
+    /// The foreground program is still there after this signal (the last SIGINT or SIGTERM
+    /// sent to it), busy: it ignores or handles it.
+    pub(super) survived: Option<crate::TerminalSignal>,
     /// Our prompt came back after the send submitted a command, but no mark carried that
     /// command's exit status.
     pub(super) exit_unknown: bool,
@@ -121,10 +122,7 @@ pub(super) fn unprompted_wait_notice(program: &str) -> String {
 
 /// The notice for `program`, still in the foreground after `signal` (SIGINT or SIGTERM) was
 /// sent to it: it ignores or handles the signal; the next, stronger one to send.
-pub(super) fn survived_signal_notice(
-    program: &str,
-    signal: crate::TerminalSignal,
-) -> Option<String> {
+fn survived_signal_notice(program: &str, signal: crate::TerminalSignal) -> Option<String> {
     let next = match signal {
         crate::TerminalSignal::Sigint => "SIGTERM",
         crate::TerminalSignal::Sigterm => "SIGKILL",
@@ -213,7 +211,12 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         }),
     });
     let notices = [
-        (facts.survived.is_some(), facts.survived),
+        (
+            facts.survived.is_some(),
+            facts.survived.and_then(|signal| {
+                survived_signal_notice(facts.foreground.as_deref().unwrap_or("the program"), signal)
+            }),
+        ),
         (facts.refused_line.is_some(), facts.refused_line),
         (
             facts.input_unread,
@@ -483,6 +486,20 @@ mod tests {
             ..facts(Settle::StdinWait)
         };
         assert_eq!(assemble(away).notices, vec![STDERR_AWAY_NOTICE]);
+        insta::assert_snapshot!("stderr_away", STDERR_AWAY_NOTICE);
+        let survived = [
+            crate::TerminalSignal::Sigint,
+            crate::TerminalSignal::Sigterm,
+        ]
+        .map(|signal| {
+            let facts = SettleFacts {
+                survived: Some(signal),
+                foreground: Some("python3".to_owned()),
+                ..facts(Settle::Timeout)
+            };
+            assemble(facts).notices.join("\n")
+        });
+        insta::assert_snapshot!("survived_signal", survived.join("\n"));
         let unprompted = SettleFacts {
             unprompted_wait: true,
             foreground: Some("node".to_owned()),

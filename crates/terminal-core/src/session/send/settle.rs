@@ -12,9 +12,7 @@ use crate::screen::PromptState;
 use super::super::observe::{
     TerminalFacts, is_repl_prompt, runs_a_repl, starts_with_repl_prompt, terminal_facts,
 };
-use super::super::result::{
-    ReplContinuation, SettleFacts, assemble, repl_continuation, survived_signal_notice,
-};
+use super::super::result::{ReplContinuation, SettleFacts, assemble, repl_continuation};
 use super::super::shared::State;
 use super::SendOp;
 
@@ -120,9 +118,7 @@ impl SendOp {
         let survived = signalled
             .filter(|_| matches!(reason, Settle::Timeout | Settle::Idle))
             .filter(|&(pgid, _)| shared.pty.foreground_pgid() == Some(pgid))
-            .and_then(|(_, signal)| {
-                survived_signal_notice(foreground.as_deref().unwrap_or("the program"), signal)
-            });
+            .map(|(_, signal)| signal);
         // Only a REPL (the program run without a script) prints a prompt after each line; a
         // REPL command may enter a mode without one (node's `.editor`); and a prompt among
         // the rows this result shows (printed before a poll began, a timer's output since)
