@@ -543,3 +543,17 @@ impl Background {
         self.by_session.lock().remove(id);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The errors for a send while a background job holds the session, running or stopping.
+    #[test]
+    fn busy_errors() {
+        let (id, job) = (SessionId::new("pty-1"), JobId::new("pty-send-2"));
+        let texts =
+            [false, true].map(|stopping| Background::busy_error(&id, &job, stopping).to_string());
+        insta::assert_snapshot!("busy_errors", texts.join("\n"));
+    }
+}

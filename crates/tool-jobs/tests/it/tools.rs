@@ -362,6 +362,7 @@ async fn notices_beyond_the_budget_become_one_summary() {
     let (summary, whole) = taken.split_last().unwrap();
     assert!(!whole.is_empty(), "{taken:?}");
     assert!(whole.iter().all(|n| n.text.starts_with("background job ")));
+    insta::assert_snapshot!("notice_summary", &summary.text);
     let rest = ids.len() - whole.len();
     assert!(
         summary.text.starts_with(&format!(
