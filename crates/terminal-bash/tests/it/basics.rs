@@ -395,14 +395,6 @@ async fn a_program_that_survives_an_interrupt_is_said_to() {
     const SURVIVED: &str = "[signal: python3 is still running after SIGINT";
     within(async {
         let sh = Shell::open(quick_config()).await;
-        let poll = |timeout_ms: u64| {
-            let op = sh.session.start_send(dsh_terminal_core::SendRequest {
-                text: String::new(),
-                submit: false,
-                timeout: Some(std::time::Duration::from_millis(timeout_ms)),
-            });
-            async move { op.unwrap().done().await.unwrap() }
-        };
         let r = sh
             .send_raw(
                 "python3 -c \"import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); \
@@ -412,7 +404,7 @@ async fn a_program_that_survives_an_interrupt_is_said_to() {
             .await;
         assert!(r.viewport.contains("ignoring"), "{r:?}");
         sh.session.signal(TerminalSignal::Sigint).unwrap();
-        let r = poll(1500).await;
+        let r = sh.send_within("", false, 1500).await;
         assert!(r.notices.iter().any(|n| n.starts_with(SURVIVED)), "{r:?}");
         assert!(
             r.notices
@@ -431,7 +423,7 @@ async fn a_program_that_survives_an_interrupt_is_said_to() {
         sh.send("python3 -q").await;
         sh.send_raw("import time; time.sleep(1000)", true).await;
         sh.session.signal(TerminalSignal::Sigint).unwrap();
-        let r = poll(5000).await;
+        let r = sh.send_within("", false, 5000).await;
         assert!(
             !r.notices.iter().any(|n| n.starts_with("[signal:")),
             "{r:?}"

@@ -215,9 +215,7 @@ async fn lines_to_a_repl_that_keeps_printing_go_on_once_it_reads_again() {
         return;
     }
     within(async {
-        let sh = Shell::open(config()).await;
-        let r = sh.send("node").await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let sh = Shell::open_node_repl().await;
         let r = sh
             .send("let n = 0; const h = setInterval(() => console.log('tick' + (++n)), 250); 0")
             .await;

@@ -156,9 +156,7 @@ async fn a_repl_event_loop_after_timer_output_waits_for_input() {
         return;
     }
     within(async {
-        let sh = Shell::open(config()).await;
-        let r = sh.send("node").await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let sh = Shell::open_node_repl().await;
         let r = sh
             .send("setTimeout(() => console.log('timer-' + 'fired'), 100)")
             .await;
@@ -192,9 +190,7 @@ async fn a_repl_event_loop_still_awaiting_a_line_says_so() {
         return;
     }
     within(async {
-        let sh = Shell::open(config()).await;
-        let r = sh.send("node").await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let sh = Shell::open_node_repl().await;
         let r = sh
             .send(
                 "await new Promise(r => setTimeout(() => { console.log('resolved-' + 'now'); \
@@ -254,21 +250,10 @@ async fn a_repl_with_a_ticking_timer_settles_after_its_prompt() {
         return;
     }
     within(async {
-        let sh = Shell::open(config()).await;
-        sh.send("node").await;
+        let sh = Shell::open_node_repl().await;
         sh.send("const h = setInterval(() => console.log('tick'), 100)")
             .await;
-        let send = |text: &str| {
-            let op = sh
-                .session
-                .start_send(dsh_terminal_core::SendRequest {
-                    text: text.to_owned(),
-                    submit: true,
-                    timeout: Some(std::time::Duration::from_secs(20)),
-                })
-                .unwrap();
-            async move { op.done().await.unwrap() }
-        };
+        let send = |text: &'static str| sh.send_within(text, true, 20_000);
         let r = send("6 * 7").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");

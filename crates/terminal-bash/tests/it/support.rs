@@ -153,6 +153,40 @@ impl Shell {
             .unwrap_or_else(|e| panic!("send {text:?} failed: {e}"))
     }
 
+    /// Opens a default session and starts node's REPL in it, waiting at its prompt (the
+    /// caller checks `installed("node")` first).
+    pub(crate) async fn open_node_repl() -> Shell {
+        let sh = Self::open(config()).await;
+        let r = sh.send("node").await;
+        assert_eq!(
+            r.wait_reason,
+            dsh_terminal_core::WaitReason::StdinRead,
+            "{r:?}"
+        );
+        sh
+    }
+
+    /// Sends `text` (+ Enter when `submit`) with its own deadline of `timeout_ms` and waits
+    /// for settlement.
+    pub(crate) async fn send_within(
+        &self,
+        text: &str,
+        submit: bool,
+        timeout_ms: u64,
+    ) -> SendResult {
+        let op = self
+            .session
+            .start_send(SendRequest {
+                text: text.to_owned(),
+                submit,
+                timeout: Some(std::time::Duration::from_millis(timeout_ms)),
+            })
+            .unwrap_or_else(|e| panic!("send {text:?} failed: {e}"));
+        op.done()
+            .await
+            .unwrap_or_else(|e| panic!("send {text:?} failed: {e}"))
+    }
+
     /// Sends and returns the error, if any.
     pub(crate) async fn try_send(
         &self,
