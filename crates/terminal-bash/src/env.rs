@@ -157,8 +157,10 @@ const HOST_TERMINAL_VARS: [&str; 2] = ["COLUMNS", "LINES"];
 /// 2. the backend's own: `TERM=xterm-256color` (we emulate a real screen),
 ///    `PAGER`/`GIT_PAGER`/`MANPAGER`/`SYSTEMD_PAGER=cat`, `DSH_SHELL=1`,
 ///    `DSH_SESSION_ID=<owner_id>`, `DSH_PTY_SESSION_ID=<session_id>`,
-///    `BASH_SILENCE_DEPRECATION_WARNING=1`, and an empty `NODE_REPL_HISTORY` (node's REPL keeps
-///    no history file: the sandbox's home is read-only, where node printed an error at start);
+///    `BASH_SILENCE_DEPRECATION_WARNING=1`, an empty `NODE_REPL_HISTORY` and
+///    `PYTHON_HISTORY=/dev/null` (the REPLs of node and Python 3.13 keep no history file: the
+///    sandbox's home is read-only, where node printed an error at start and Python 3.13 a
+///    traceback at exit);
 /// 3. [`EnvPolicy::pass`], each replacing a variable of the same name;
 /// 4. a UTF-8 character locale: when the variable that decides it (`LC_ALL`, else `LC_CTYPE`,
 ///    else `LANG`) is missing or not UTF-8 and was not passed explicitly, `LC_ALL` (if that
@@ -175,7 +177,7 @@ pub fn shell_env<I>(
 where
     I: IntoIterator<Item = (OsString, OsString)>,
 {
-    let own: [(&str, &str); 10] = [
+    let own: [(&str, &str); 11] = [
         ("TERM", "xterm-256color"),
         ("PAGER", "cat"),
         ("GIT_PAGER", "cat"),
@@ -186,6 +188,7 @@ where
         ("DSH_PTY_SESSION_ID", session_id),
         ("BASH_SILENCE_DEPRECATION_WARNING", "1"),
         ("NODE_REPL_HISTORY", ""),
+        ("PYTHON_HISTORY", "/dev/null"),
     ];
     let host: Vec<(OsString, OsString)> = host.into_iter().collect();
     let mut env: Vec<(OsString, OsString)> = host
@@ -278,7 +281,7 @@ mod tests {
             .collect()
     }
 
-    const BACKEND: [&str; 10] = [
+    const BACKEND: [&str; 11] = [
         "TERM",
         "PAGER",
         "GIT_PAGER",
@@ -289,6 +292,7 @@ mod tests {
         "DSH_PTY_SESSION_ID",
         "BASH_SILENCE_DEPRECATION_WARNING",
         "NODE_REPL_HISTORY",
+        "PYTHON_HISTORY",
     ];
 
     fn sample_host() -> Vec<(OsString, OsString)> {

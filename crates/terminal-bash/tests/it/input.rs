@@ -62,14 +62,30 @@ async fn c25_multi_line_input_is_one_paste_for_programs_that_enabled_it() {
             assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
             let r = sh.send("f(1), f(0)").await;
             assert!(r.viewport.contains("('yes', 'no')"), "{py}: {r:?}");
+            // Several statements at the prompt all run as a file would run them, and the REPL
+            // is at its prompt again: a block needs no empty line after it, nor breaks at one
+            // inside it (Python 3.13's REPL took them pasted together as an unfinished block,
+            // older ones typed line by line raised errors).
+            let r = sh
+                .send("x = 5\nprint(x * 2)\nfor i in range(2):\n\n    print(f'i{i}')\nprint('end')")
+                .await;
+            for line in ["10", "i0", "i1", "end"] {
+                assert!(r.viewport.lines().any(|l| l == line), "{py}: {line}: {r:?}");
+            }
+            assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
             // Started by the first line of the same send: the block after it still goes as
             // one paste once the REPL reads, and the statement after the block runs too (the
             // REPL runs one statement per prompt).
-            let r = sh.send(&format!("{py} -q\n{BLOCK}f(1), f(0)")).await;
+            let r = sh
+                .send(&format!(
+                    "{py} -q\n{BLOCK}f(1), f(0)\nif f(1):\n    y = 2\nprint('y', y)"
+                ))
+                .await;
             assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
             assert!(r.viewport.contains("('yes', 'no')"), "{py}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "y 2"), "{py}: {r:?}");
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
         }

@@ -4,7 +4,12 @@
 //! - Multi-line text to a Python REPL that enabled bracketed paste (DECSET 2004: Python 3.13's,
 //!   IPython) goes as one paste (`ESC [200~` … `ESC [201~`, newlines as carriage returns, as
 //!   terminals paste), so its auto-indent never rewrites the block; trailing newlines and
-//!   Enter stay keys after the paste. Other programs get several lines typed, one line each:
+//!   Enter stay keys after the paste. Several top-level statements go one per prompt, each
+//!   block pasted and ended by an empty line ([`python_statement_steps`]): Python 3.13's REPL
+//!   takes a multi-statement paste and Enter as an unfinished block, waiting for an empty
+//!   line. Typed to a Python REPL without pastes (before 3.13), each block among several
+//!   statements gets the empty line that ends it ([`python_separated`]). Other programs get
+//!   several lines typed, one line each:
 //!   a line editor such as GNU readline (sqlite3, psql) takes a paste as one line with the
 //!   newlines in it (`.tables` and `.schema` pasted together run neither), see
 //!   [`pastes_blocks`]. A single line over [`PASTE_LINE_MIN`] bytes goes as a paste to any
@@ -151,17 +156,26 @@ pub(super) fn submits_a_command(text: &str, submit: bool) -> bool {
 }
 
 /// `text` (Python source typed to a REPL) cut into its top-level statements, each with the
-/// blank lines after it: a new statement starts at a line that is not indented, not blank and
+/// blank lines after it: a new statement starts at a line that is not indented, not blank,
 /// not a clause that continues the statement before it (`else:`, `except …:`, a closing
-/// bracket). The REPL runs one statement per prompt, so a block and the statement after it go
-/// as two pastes.
+/// bracket, the definition after a decorator) and not inside a bracket, a triple-quoted string or a line ended by a backslash
+/// (see [`PythonLines`]). The REPL runs one statement per prompt, so a block and the statement
+/// after it go as two pastes.
 pub(super) fn python_statements(text: &str) -> Vec<String> {
     const CONTINUES: [&str; 7] = ["else", "elif", "except", "finally", ")", "]", "}"];
     let mut statements: Vec<String> = Vec::new();
+    let mut scan = PythonLines::default();
+    let mut decorated = false;
     for line in text.split_inclusive('\n') {
-        let starts = !line.starts_with([' ', '\t'])
+        let starts = !scan.inside()
+            && !decorated
+            && !line.starts_with([' ', '\t'])
             && !line.trim().is_empty()
             && !CONTINUES.iter().any(|c| line.starts_with(c));
+        scan.feed(line);
+        if !line.trim().is_empty() {
+            decorated = line.starts_with('@');
+        }
         match statements.last_mut() {
             Some(last) if !starts => last.push_str(line),
             _ => statements.push(line.to_owned()),
@@ -170,10 +184,142 @@ pub(super) fn python_statements(text: &str) -> Vec<String> {
     statements
 }
 
+/// Where Python source stands at the end of the lines fed so far: how deep in brackets, inside
+/// which triple-quoted string, and whether the last line ended with a backslash. Only what
+/// decides where a line belongs: single-quoted strings and comments are skipped over.
+#[derive(Default)]
+struct PythonLines {
+    depth: usize,
+    triple: Option<&'static str>,
+    backslash: bool,
+}
+
+impl PythonLines {
+    /// Whether the next line continues a statement (brackets or a string left open, or a
+    /// backslash at the end of the line before).
+    fn inside(&self) -> bool {
+        self.depth > 0 || self.triple.is_some() || self.backslash
+    }
+
+    fn feed(&mut self, line: &str) {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let mut rest = body;
+        while !rest.is_empty() {
+            if let Some(quote) = self.triple {
+                match rest.find(quote) {
+                    Some(end) if !escaped(&rest[..end]) => {
+                        self.triple = None;
+                        rest = &rest[end + 3..];
+                    }
+                    Some(end) => rest = &rest[end + 1..],
+                    None => rest = "",
+                }
+                continue;
+            }
+            let Some(at) = rest.find(['#', '\'', '"', '(', '[', '{', ')', ']', '}']) else {
+                break;
+            };
+            let c = rest.as_bytes()[at];
+            rest = &rest[at + 1..];
+            match c {
+                b'#' => rest = "",
+                b'(' | b'[' | b'{' => self.depth += 1,
+                b')' | b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+                _ => {
+                    let quote = if c == b'"' { "\"" } else { "'" };
+                    let triple = if c == b'"' { "\"\"\"" } else { "\'\'\'" };
+                    if rest.starts_with(&triple[1..]) {
+                        self.triple = Some(triple);
+                        rest = &rest[2..];
+                    } else {
+                        // A string on one line: up to its closing quote not escaped.
+                        let mut end = None;
+                        let mut from = 0;
+                        while let Some(i) = rest[from..].find(quote) {
+                            if !escaped(&rest[..from + i]) {
+                                end = Some(from + i);
+                                break;
+                            }
+                            from += i + 1;
+                        }
+                        rest = end.map_or("", |i| &rest[i + 1..]);
+                    }
+                }
+            }
+        }
+        self.backslash =
+            self.triple.is_none() && body.ends_with('\\') && !body.trim_start().starts_with('#');
+    }
+}
+
+/// Whether the character after `before` is escaped: `before` ends with an odd number of
+/// backslashes.
+fn escaped(before: &str) -> bool {
+    before.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 1
+}
+
+/// `text` (Python source typed line by line to a REPL without pastes) as a file would run it:
+/// an empty line after every block, none inside one (outside strings). The REPL ends a block
+/// at its first empty line, so a statement typed right after a block is a `SyntaxError` and
+/// the lines after an empty line inside one an `IndentationError`. `None` when there are no
+/// two statements.
+pub(super) fn python_separated(text: &str) -> Option<String> {
+    let statements = python_statements(text);
+    if statements.len() < 2 {
+        return None;
+    }
+    Some(
+        statements
+            .into_iter()
+            .map(|statement| python_ended(without_inner_blank_lines(&statement)))
+            .collect(),
+    )
+}
+
+/// `statement` without the blank lines between its lines (those after its last line stay),
+/// except inside a string.
+fn without_inner_blank_lines(statement: &str) -> String {
+    let body_end = statement.trim_end().len();
+    let mut scan = PythonLines::default();
+    let mut out = String::with_capacity(statement.len());
+    let mut at = 0;
+    for line in statement.split_inclusive('\n') {
+        let inner = at < body_end;
+        at += line.len();
+        if inner && line.trim().is_empty() && !scan.inside() {
+            continue;
+        }
+        scan.feed(line);
+        out.push_str(line);
+    }
+    out
+}
+
+/// `statement` (one of [`python_statements`]) as it is typed: a compound statement over
+/// several lines (a block: `if`, `def`, a decorated definition, …) ends with the empty line
+/// that ends the block; a statement continued in brackets ends by itself.
+fn python_ended(statement: String) -> String {
+    const COMPOUND: [&str; 9] = [
+        "if", "for", "while", "def", "class", "with", "try", "async", "match",
+    ];
+    let compound = statement.starts_with('@')
+        || COMPOUND.iter().any(|k| {
+            statement
+                .strip_prefix(k)
+                .is_some_and(|rest| rest.starts_with([' ', '\t', ':', '(']))
+        });
+    if compound && statement.trim_end().contains('\n') {
+        format!("{}\n\n", statement.trim_end())
+    } else {
+        statement
+    }
+}
+
 /// The steps for `text` to a Python REPL that takes a multi-line paste as one block: one per
-/// top-level statement ([`python_statements`]), a block pasted and ended by a blank line (the
-/// REPL runs it then), a single line typed. `None` when there are no two statements, or one
-/// would not go as a paste (it carries keys a paste would make literal).
+/// top-level statement ([`python_statements`]), a statement over several lines pasted (a
+/// block ended by a blank line, [`python_ended`]: the REPL runs it then), a single line
+/// typed. `None` when there are no two statements, or one would not go as a paste (it
+/// carries keys a paste would make literal).
 pub(super) fn python_statement_steps(text: &str) -> Option<Vec<Vec<u8>>> {
     let reader = Reader {
         bracketed_paste: true,
@@ -187,15 +333,11 @@ pub(super) fn python_statement_steps(text: &str) -> Option<Vec<Vec<u8>>> {
     statements
         .into_iter()
         .map(|statement| {
-            let block = statement.trim_end().contains('\n');
-            let text = if block {
-                format!("{}\n\n", statement.trim_end())
-            } else {
-                statement
-            };
+            let text = python_ended(statement);
+            let lines = text.trim_end().contains('\n');
             shape(&text, false, reader)
                 .ok()
-                .filter(|bytes| !block || is_paste(bytes))
+                .filter(|bytes| !lines || is_paste(bytes))
         })
         .collect()
 }

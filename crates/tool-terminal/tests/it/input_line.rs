@@ -110,24 +110,34 @@ async fn a_press_enter_prompt_says_to_send_enter_first() {
     finish(host, &agent).await;
 }
 
-/// Several lines the Python REPL rejects for its block rules (a blank line inside a block, no
-/// blank line after one) get a notice saying how to send them; accepted blocks and a
-/// one-line error do not.
+/// Several statements at the Python REPL's primary prompt run as a file would run them (an
+/// empty line inside a block, none after one); lines the REPL still rejects for its block
+/// rules (sent at its continuation prompt) get a notice saying how to send them; a one-line
+/// error does not.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_repl_block_rules_are_explained_when_they_reject_a_block() {
     const BLOCKS: &str = "[input: the Python REPL ends a block at its first blank line";
     let (host, agent) = Host::with_open_shell().await;
     send_line(&host, &agent, "python3 -q").await;
-    for (text, rejected) in [
+    for (text, rejected, shows) in [
         (
-            "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n",
-            true,
+            "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\nprint(A().g() * 21)\n",
+            false,
+            "42",
         ),
-        ("if True:\n    x = 1\nprint('after')\n", true),
-        ("def h():\n    return 3\n\nprint(h())\n", false),
-        ("print(1 +)", false),
+        ("if True:\n    x = 1\nprint('after', x)\n", false, "after 1"),
+        ("def h():\n    return 3\n\nprint(h())\n", false, "3"),
+        ("print(1 +)", false, "SyntaxError"),
+        ("if x:", false, "..."),
+        ("    y = 1\n\n    z = 2\n", true, "IndentationError"),
     ] {
         let result = send_line(&host, &agent, text).await.text();
+        assert!(
+            result
+                .lines()
+                .any(|l| l.trim() == shows || l.starts_with(shows)),
+            "{text:?}: {result}"
+        );
         let notice = result.lines().find(|l| l.starts_with(BLOCKS));
         assert_eq!(notice.is_some(), rejected, "{text:?}: {result}");
         if let Some(notice) = notice {

@@ -17,6 +17,35 @@ fn python_source_is_cut_into_top_level_statements() {
 }
 
 #[test]
+fn python_statements_do_not_start_inside_brackets_strings_or_after_a_decorator() {
+    let text = "s = '''\nnot: a statement\n'''\nd = {\n'a': '(',\n}\n@dec\ndef g():\n    pass\nx = 1 + \\\n2\ny = '#' # (\nz = 3\n";
+    assert_eq!(
+        python_statements(text),
+        vec![
+            "s = '''\nnot: a statement\n'''\n",
+            "d = {\n'a': '(',\n}\n",
+            "@dec\ndef g():\n    pass\n",
+            "x = 1 + \\\n2\n",
+            "y = '#' # (\n",
+            "z = 3\n",
+        ]
+    );
+}
+
+#[test]
+fn python_typed_to_a_repl_gets_an_empty_line_after_each_block_and_none_inside() {
+    let text = "def f(n):\n    s = '''a\n\nb'''\n\n    return n\nd = {\n}\nif f(1):\n    print(1)\nprint(2)\n";
+    assert_eq!(
+        python_separated(text).as_deref(),
+        Some(
+            "def f(n):\n    s = '''a\n\nb'''\n    return n\n\nd = {\n}\nif f(1):\n    print(1)\n\nprint(2)\n"
+        )
+    );
+    // One statement: typed as sent (a block left open stays open).
+    assert_eq!(python_separated("for i in x:\n    print(i)\n"), None);
+}
+
+#[test]
 fn a_command_is_submitted_by_a_completed_line_that_is_not_blank_or_a_comment() {
     assert!(submits_a_command("echo a", true));
     assert!(submits_a_command("# note\necho a\n", false));

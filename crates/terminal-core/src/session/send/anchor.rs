@@ -9,7 +9,8 @@ use crate::readiness::Readiness;
 use crate::screen::{Position, PromptState};
 
 use super::super::input;
-use super::super::observe::{EOF_KEY, SIGNAL_BYTES};
+use super::super::observe::{EOF_KEY, SIGNAL_BYTES, is_repl_prompt};
+use super::super::result::is_repl_continuation_prompt;
 use super::super::shared::State;
 use super::super::signal::is_simple_command;
 use super::SendOp;
@@ -107,19 +108,29 @@ impl SendOp {
     /// `step` with the steps still paced after it, as one bracketed paste, when the program
     /// that will read them (the foreground group `fg`, which an earlier line of the send
     /// started) takes a multi-line paste as one block: a Python REPL with bracketed paste on
-    /// (typed line by line, Python 3.13's auto-indent would indent the block again). `step`
-    /// alone otherwise, and when the text carries keys a paste would make literal.
+    /// (typed line by line, Python 3.13's auto-indent would indent the block again). To a
+    /// Python REPL without pastes at its primary prompt, the lines as a file would run them
+    /// (an empty line after each block, none inside). `step` alone otherwise, and when the
+    /// text carries keys a paste would make literal.
     pub(super) fn paste_rest_for_block_reader(
         &self,
         step: Vec<u8>,
         pacing: &mut super::pacing::Pacing,
         fg: Option<i32>,
     ) -> Vec<u8> {
-        let takes_pastes = {
-            let st = self.shared.lock();
-            st.screen.bracketed_paste() && !st.screen.alternate_screen()
-        } && self.shared.pty.modes().is_some_and(|m| !m.canonical);
-        if !pacing.is_pending() || !takes_pastes {
+        let (takes_pastes, at_prompt) = {
+            let mut st = self.shared.lock();
+            let at_prompt = st
+                .screen
+                .cursor_row_prefix()
+                .is_some_and(|p| is_repl_prompt(&p) && !is_repl_continuation_prompt(&p));
+            (
+                st.screen.bracketed_paste() && !st.screen.alternate_screen(),
+                at_prompt,
+            )
+        };
+        let raw = self.shared.pty.modes().is_some_and(|m| !m.canonical);
+        if !pacing.is_pending() || !raw || !(takes_pastes || at_prompt) {
             return step;
         }
         let Some(pgid) = fg.filter(|&p| p != self.shared.shell_pgid()) else {
@@ -132,6 +143,19 @@ impl SendOp {
         let Ok(text) = String::from_utf8(rest) else {
             return step;
         };
+        if !takes_pastes {
+            // Typed line by line to a Python REPL at its primary prompt: as a file would run
+            // them (see `input::python_separated`).
+            let Some(text) = input::python_separated(&text).filter(|_| blocks) else {
+                return step;
+            };
+            let mut lines = text
+                .split_inclusive(['\n', '\r'])
+                .map(|line| line.as_bytes().to_vec());
+            let first = lines.next().unwrap_or_default();
+            pacing.replace_pending(lines.collect());
+            return first;
+        }
         // One statement per step (each goes once the REPL reads again).
         let steps = match input::python_statement_steps(&text) {
             Some(steps) if blocks && steps.iter().any(|s| input::is_paste(s)) => steps,

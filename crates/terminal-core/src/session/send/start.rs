@@ -15,6 +15,8 @@ use crate::types::SendRequest;
 use super::super::Inner;
 use super::super::input;
 use super::super::nested_shell::is_shell_name;
+use super::super::observe::is_repl_prompt;
+use super::super::result::is_repl_continuation_prompt;
 use super::super::shared::UnendedLine;
 use super::{SendOp, Span, pacing};
 
@@ -63,7 +65,26 @@ impl SendOp {
                 && !st.screen.alternate_screen()
                 && modes.is_some_and(|m| m.line_editing() && m.output_processing),
         };
-        let input = input::shape(&request.text, request.submit, reader)?;
+        // Several statements to a Python REPL at its primary prompt go one at a time, each
+        // block ended by an empty line (see `input::python_statements`).
+        let python_at_prompt = request.submit
+            && leader.as_deref().is_some_and(input::pastes_blocks)
+            && canonical == Some(false)
+            && st
+                .screen
+                .cursor_row_prefix()
+                .is_some_and(|p| is_repl_prompt(&p) && !is_repl_continuation_prompt(&p));
+        let python_text = || format!("{}\n", request.text.replace("\r\n", "\n"));
+        let statements = (python_at_prompt && reader.block_paste)
+            .then(|| input::python_statement_steps(&python_text()))
+            .flatten();
+        let separated = (python_at_prompt && !reader.bracketed_paste)
+            .then(|| input::python_separated(&python_text()))
+            .flatten();
+        let input = match &separated {
+            Some(text) => input::shape(text, false, reader)?,
+            None => input::shape(&request.text, request.submit, reader)?,
+        };
         let alternate = st.screen.alternate_screen();
         st.unended_line = if reader.canonical {
             input::unended_after(&request.text, request.submit, unended_line_bytes)
@@ -94,16 +115,26 @@ impl SendOp {
         });
         st.active = Some(Arc::clone(&op));
         drop(st);
-        let (input, pacing) = pacing::Pacing::for_reader(
-            input,
-            &pacing::Typing {
-                shell_line_editor: reader.shell_line_editor,
-                canonical,
-                program,
-                alternate,
-                shell_reads_lines: reader.canonical && leader.as_deref().is_some_and(is_shell_name),
-            },
-        );
+        let typing = pacing::Typing {
+            shell_line_editor: reader.shell_line_editor,
+            canonical,
+            program,
+            alternate,
+            shell_reads_lines: reader.canonical && leader.as_deref().is_some_and(is_shell_name),
+        };
+        let (input, pacing) = pacing::Pacing::for_reader(input, &typing);
+        // Several statements to a Python REPL that takes pastes: one per step, each once the
+        // REPL reads again. Pasted as one block, Python 3.13's REPL shows a continuation
+        // prompt after Enter and waits for an empty line, taking the next send into the block.
+        let (input, pacing) = match statements {
+            Some(mut steps) if !steps.is_empty() => {
+                let first = steps.remove(0);
+                let (first, mut pacing) = pacing::Pacing::for_reader(first, &typing);
+                pacing.replace_pending(steps);
+                (first, pacing)
+            }
+            _ => (input, pacing),
+        };
         let driver = Arc::clone(&op).drive(Arc::clone(inner), input, pacing, initializing);
         inner.runtime.spawn(driver.instrument(inner.span.clone()));
         Ok(op)
