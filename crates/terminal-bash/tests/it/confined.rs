@@ -1,4 +1,5 @@
-//! Every field case again, with each session confined by bubblewrap in `workspace-write`.
+//! Every field case again (`cases.rs`, `queries.rs`), with each session confined by
+//! bubblewrap in `workspace-write`.
 //!
 //! The workspace root is the host's temp directory (the cases' scratch repositories live
 //! there) and the network is allowed (C17 connects from the host to a server in the
@@ -38,3 +39,9 @@ pub(crate) mod support {
 )]
 #[path = "cases.rs"]
 mod cases;
+#[expect(
+    clippy::duplicate_mod,
+    reason = "deliberate: the same cases, compiled against a confining `support`"
+)]
+#[path = "queries.rs"]
+mod queries;

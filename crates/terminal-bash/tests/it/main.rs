@@ -17,6 +17,7 @@ mod left_changed;
 mod lifecycle;
 mod limits;
 mod pacing;
+mod queries;
 mod races;
 mod sandbox;
 mod screen_cases;

@@ -360,6 +360,7 @@ impl Screen {
                         self.before_region_sequence(seq);
                         col_bound = None;
                     }
+                    self.parser.callbacks_mut().osc_ends_with_bel = b == 0x07;
                     self.emulate(&bytes[i..=i]);
                     seg_start = i + 1;
                     self.after_segment(out, text_row);

@@ -29,6 +29,9 @@ pub(crate) struct Hooks {
     pub(crate) tabs_main: TabTable,
     /// TAB runs of the alternate screen's visible rows.
     pub(crate) tabs_alt: TabTable,
+    /// The OSC sequence the emulator dispatches next ends with BEL (not ST): a reply to it
+    /// ends the same way, as xterm's do (a program reading up to BEL waits for one).
+    pub(crate) osc_ends_with_bel: bool,
 }
 
 impl Hooks {
@@ -40,6 +43,7 @@ impl Hooks {
             history,
             tabs_main: TabTable::new(rows),
             tabs_alt: TabTable::new(rows),
+            osc_ends_with_bel: false,
         }
     }
 
@@ -59,6 +63,16 @@ impl Hooks {
         } else {
             &mut self.tabs_main
         }
+    }
+
+    /// Replies `OSC <body>`, ended the way the query was (BEL or ST).
+    fn osc_reply(&mut self, body: &[u8]) {
+        let end: &[u8] = if self.osc_ends_with_bel {
+            b"\x07"
+        } else {
+            b"\x1b\\"
+        };
+        self.reply([b"\x1b]", body, end].concat());
     }
 
     fn reply(&mut self, bytes: Vec<u8>) {
@@ -113,8 +127,8 @@ impl vt100::Callbacks for Hooks {
             }
             // Colour queries (vim, fzf, bat): answer a plain black-on-white-ish palette so
             // probing programs do not wait for a timeout.
-            [b"10", b"?"] => self.reply(b"\x1b]10;rgb:ffff/ffff/ffff\x1b\\".to_vec()),
-            [b"11", b"?"] => self.reply(b"\x1b]11;rgb:0000/0000/0000\x1b\\".to_vec()),
+            [b"10", b"?"] => self.osc_reply(b"10;rgb:ffff/ffff/ffff"),
+            [b"11", b"?"] => self.osc_reply(b"11;rgb:0000/0000/0000"),
             _ => {}
         }
     }

@@ -116,6 +116,25 @@ fn dsr_and_da_queries_are_answered() {
 }
 
 #[test]
+fn colour_queries_are_answered_with_the_terminator_they_used() {
+    let mut s = screen();
+    assert_eq!(
+        s.feed(b"\x1b]11;?\x07").replies,
+        vec![b"\x1b]11;rgb:0000/0000/0000\x07".to_vec()]
+    );
+    assert_eq!(
+        s.feed(b"\x1b]10;?\x1b\\").replies,
+        vec![b"\x1b]10;rgb:ffff/ffff/ffff\x1b\\".to_vec()]
+    );
+    // Split across chunks, BEL-ended again.
+    assert!(s.feed(b"\x1b]11;").replies.is_empty());
+    assert_eq!(
+        s.feed(b"?\x07").replies,
+        vec![b"\x1b]11;rgb:0000/0000/0000\x07".to_vec()]
+    );
+}
+
+#[test]
 fn a_query_after_flood_lines_is_answered() {
     let lines: String = (1..=100).map(|n| format!("{n}\r\n")).collect();
     for split in 0..=lines.len() {

@@ -1,0 +1,107 @@
+//! Field cases C12 and C13 and their kind against real bash: programs querying the terminal
+//! (cursor position, window size, colours) get their answers at once, and a reply nobody
+//! reads never reaches the next command.
+//!
+//! Compiled twice, like `cases.rs`: unconfined and confined (see `confined.rs`).
+
+use dsh_terminal_core::WaitReason;
+use pretty_assertions::assert_eq;
+
+use super::support::{Shell, config, within};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C12.
+async fn c12_cursor_position_query_is_answered() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(
+                "printf '\\033[6n'; IFS=';' read -rs -d R row col; echo \"row=${row#*[} col=$col\"",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0));
+        assert!(r.viewport.contains(" col=1\n"), "{:?}", r.viewport);
+        assert!(r.viewport.contains("row=2 "), "{:?}", r.viewport);
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C12, after a screenful of output in the same burst: the send settles only once
+/// the shell read the reply and printed, not on a probe that saw it waiting before the reply
+/// landed (the race showed in a few of every 40 runs).
+async fn c12_a_query_after_a_screen_of_output_is_answered_before_the_send_settles() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for i in 0..15 {
+            let r = sh
+                .send(
+                    "seq 1 100; printf '\\033[6n'; IFS=';' read -rs -d R row col; echo \"row=${row#*[} col=$col\"",
+                )
+                .await;
+            assert_eq!(r.exit_code, Some(0), "run {i}: {r:?}");
+            assert!(r.viewport.contains(" col=1\n"), "run {i}: {:?}", r.viewport);
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C13.
+async fn c13_unread_query_reply_never_reaches_the_next_command() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("sh -c \"printf '\\033[6n'\"").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send("echo next").await;
+        assert_eq!(r.viewport, "echo next\nnext\ndsh> ");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A program asking the terminal's size with xterm's window operations (text area, screen,
+/// pixels) gets its answer, so it neither waits out a timeout nor takes the next input for
+/// the reply.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn window_size_queries_are_answered() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (query, reply) in [("18", "8;40;160"), ("19", "9;40;160"), ("14", "4;640;1280")] {
+            let r = sh
+                .send(&format!(
+                    "printf '\\033[{query}t'; read -t 10 -rs -d t resp; echo; echo \"reply=${{resp#*[}}\""
+                ))
+                .await;
+            assert_eq!(r.exit_code, Some(0), "{query}: {r:?}");
+            assert!(r.viewport.contains(&format!("\nreply={reply}\n")), "{query}: {r:?}");
+        }
+        let r = sh.send("echo next").await;
+        assert_eq!(r.viewport, "echo next\nnext\ndsh> ");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A colour query (OSC 10/11) is answered with the terminator it used: a program that reads
+/// the reply up to BEL gets one, as from xterm.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn colour_queries_are_answered_with_their_own_terminator() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("IFS= read -rs -d $'\\a' -p $'\\033]11;?\\a' col; echo \"col=${col#*;}\"")
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(
+            r.viewport.contains("\ncol=rgb:0000/0000/0000\n"),
+            "{:?}",
+            r.viewport
+        );
+        sh.close().await;
+    })
+    .await;
+}
