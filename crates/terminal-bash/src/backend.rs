@@ -12,7 +12,7 @@ use dsh_terminal_core::{
 use crate::capped::CappedSession;
 use crate::config::BashConfig;
 use crate::confine::{Sandboxing, WatchedLimits};
-use crate::env::shell_env;
+use crate::env::{InstalledLocales, shell_env};
 use crate::rc::RcFile;
 
 /// Starts bash sessions: bash reads an rc this backend owns (prompt marks with a per-session
@@ -95,8 +95,7 @@ impl BashBackend {
         let nonce = PromptNonce::generate()?;
         let rc = RcFile::create(&nonce).map_err(|e| {
             spawn_error(format!(
-                "terminal-bash: cannot write the shell rc file in {}: {e}",
-                std::env::temp_dir().display()
+                "terminal-bash: cannot write the shell rc file ({e}), and nothing you can do from a session changes that; ask the user to give the server a writable temp directory (TMPDIR, or /tmp)"
             ))
         })?;
         let mut argv = vec![self.config.shell_path.clone().into_os_string()];
@@ -130,6 +129,7 @@ impl BashBackend {
             env: shell_env(
                 self.host_env(),
                 &self.config.env,
+                InstalledLocales::of_host(),
                 &spec.owner_id,
                 spec.session_id.as_str(),
             ),

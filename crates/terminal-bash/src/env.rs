@@ -2,8 +2,10 @@
 //! environment minus secrets), what the operator passes explicitly, a UTF-8 character locale,
 //! and the variables the backend sets.
 
+use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::str::FromStr;
+use std::sync::LazyLock;
 
 /// Host variables a session gets by default (exact names, no wildcards, so a look-alike such
 /// as `LC_SECRET_TOKEN` or `XDG_SESSION_KEY` never passes): who and where the user is, the
@@ -56,8 +58,144 @@ pub const ALLOWED_HOST_VARS: &[&str] = &[
     "GIT_SSL_CAINFO",
 ];
 
-/// The character locale a session gets when the host's is not UTF-8.
+/// The locale a session gets when the host's character locale is not UTF-8, and in place of
+/// a host locale that is not installed.
 pub const FALLBACK_UTF8_LOCALE: &str = "C.UTF-8";
+
+/// The locale variables that name a locale: `LC_ALL`, the twelve categories, `LANG` (not
+/// `LANGUAGE`, a list of message languages that never makes `setlocale` fail).
+const LOCALE_VARS: [&str; 14] = [
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_COLLATE",
+    "LC_MESSAGES",
+    "LC_NUMERIC",
+    "LC_TIME",
+    "LC_MONETARY",
+    "LC_PAPER",
+    "LC_NAME",
+    "LC_ADDRESS",
+    "LC_TELEPHONE",
+    "LC_MEASUREMENT",
+    "LC_IDENTIFICATION",
+    "LANG",
+];
+
+/// Which locales are installed, for [`shell_env`]'s step 4.
+///
+/// Names are compared the way glibc does: the codeset (between `.` and `@`) lowercased with
+/// everything but ASCII letters and digits removed (`iso` prepended when only digits remain),
+/// so `en_US.UTF-8` matches `en_US.utf8` and `de_DE.ISO-8859-1` matches `de_DE.iso88591`; the
+/// language, territory and modifier compare exactly. `C` and `POSIX` are always installed.
+/// Aliases from `locale.alias` (such as `german`) are not known and count as missing. The
+/// default is [`InstalledLocales::unknown`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InstalledLocales {
+    /// Normalised names, or `None` when unknown (every locale counts as installed).
+    names: Option<HashSet<String>>,
+}
+
+impl InstalledLocales {
+    /// Unknown: every locale counts as installed (nothing is replaced for being missing).
+    pub const fn unknown() -> Self {
+        Self { names: None }
+    }
+
+    /// Exactly `names` (as `locale -a` prints them, any spelling of the codeset), plus `C`
+    /// and `POSIX`.
+    pub fn from_names<I, S>(names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        Self {
+            names: Some(
+                names
+                    .into_iter()
+                    .map(|n| normalize_locale_name(n.as_ref()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// This host's locales: `locale -a`, run once per process (the first call waits for it,
+    /// a few milliseconds) and cached. [`Self::unknown`] when `locale -a` cannot run, fails or
+    /// lists nothing, so a host without the `locale` program keeps every locale it is given.
+    pub fn of_host() -> &'static Self {
+        static HOST: LazyLock<InstalledLocales> = LazyLock::new(InstalledLocales::query_host);
+        &HOST
+    }
+
+    fn query_host() -> Self {
+        let output = std::process::Command::new("locale")
+            .arg("-a")
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output();
+        match output {
+            Ok(out) if out.status.success() => {
+                let text = String::from_utf8_lossy(&out.stdout);
+                let names: Vec<&str> = text
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .collect();
+                if names.is_empty() {
+                    Self::unknown()
+                } else {
+                    Self::from_names(names)
+                }
+            }
+            Ok(out) => {
+                tracing::debug!(status = %out.status, "`locale -a` failed; every locale counts as installed");
+                Self::unknown()
+            }
+            Err(err) => {
+                tracing::debug!(%err, "cannot run `locale -a`; every locale counts as installed");
+                Self::unknown()
+            }
+        }
+    }
+
+    /// Whether the locale `name` (e.g. `en_US.UTF-8`) is installed.
+    pub fn contains(&self, name: &str) -> bool {
+        let Some(names) = &self.names else {
+            return true;
+        };
+        let name = normalize_locale_name(name);
+        name == "C" || name == "POSIX" || names.contains(&name)
+    }
+}
+
+/// `language[_territory][.codeset][@modifier]` with the codeset normalised as glibc's
+/// `_nl_normalize_codeset` does (see [`InstalledLocales`]).
+fn normalize_locale_name(name: &str) -> String {
+    let (base, modifier) = match name.split_once('@') {
+        Some((base, modifier)) => (base, Some(modifier)),
+        None => (name, None),
+    };
+    let mut out = match base.split_once('.') {
+        Some((locale, codeset)) => {
+            let codeset: String = codeset
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .map(|c| c.to_ascii_lowercase())
+                .collect();
+            let prefix = if codeset.chars().all(|c| c.is_ascii_digit()) {
+                "iso"
+            } else {
+                ""
+            };
+            format!("{locale}.{prefix}{codeset}")
+        }
+        None => base.to_owned(),
+    };
+    if let Some(modifier) = modifier {
+        out.push('@');
+        out.push_str(modifier);
+    }
+    out
+}
 
 /// Whether a host variable reaches sessions by default ([`ALLOWED_HOST_VARS`]).
 pub fn is_allowed(name: &OsStr) -> bool {
@@ -162,15 +300,29 @@ const HOST_TERMINAL_VARS: [&str; 2] = ["COLUMNS", "LINES"];
 ///    sandbox's home is read-only, where node printed an error at start and Python 3.13 a
 ///    traceback at exit);
 /// 3. [`EnvPolicy::pass`], each replacing a variable of the same name;
-/// 4. a UTF-8 character locale: when the variable that decides it (`LC_ALL`, else `LC_CTYPE`,
-///    else `LANG`) is missing or not UTF-8 and was not passed explicitly, `LC_ALL` (if that
-///    decides) or `LC_CTYPE` becomes [`FALLBACK_UTF8_LOCALE`], so programs print UTF-8 file
-///    names and text rather than escapes. A UTF-8 locale the host or operator chose is kept.
+/// 4. a usable UTF-8 character locale, in two steps:
+///    - a locale variable from the host that names a locale not in `installed` becomes
+///      [`FALLBACK_UTF8_LOCALE`]: `LC_ALL` when set, else each `LC_*` category and `LANG`
+///      (with `LC_ALL` set the others do not count). glibc's `setlocale(LC_ALL, "")` fails
+///      as a whole when any category names a missing locale, which would leave programs in
+///      the C locale whatever `LC_CTYPE` says (e.g. a Docker host with
+///      `LANG=en_US.UTF-8` but only `C.utf8` installed);
+///    - then, when the variable that decides the character locale (`LC_ALL`, else
+///      `LC_CTYPE`, else `LANG`) is missing or not UTF-8 and was not passed explicitly,
+///      `LC_ALL` (if that decides) or `LC_CTYPE` becomes [`FALLBACK_UTF8_LOCALE`],
 ///
-/// Pure: the caller passes the host environment (e.g. `std::env::vars_os()`).
+///    so programs print UTF-8 file names and text rather than escapes. An installed UTF-8
+///    locale the host chose is kept. A variable the operator passed explicitly
+///    ([`EnvPolicy::pass`]) is kept as given, UTF-8 or not, installed or not: the operator
+///    may know better than `locale -a` (and owns the result).
+///
+/// Pure: the caller passes the host environment (e.g. `std::env::vars_os()`) and the
+/// installed locales (e.g. [`InstalledLocales::of_host`]; [`InstalledLocales::unknown`]
+/// replaces nothing for being missing).
 pub fn shell_env<I>(
     host: I,
     policy: &EnvPolicy,
+    installed: &InstalledLocales,
     owner_id: &str,
     session_id: &str,
 ) -> Vec<(OsString, OsString)>
@@ -219,7 +371,7 @@ where
             set(&mut env, pass.name(), value);
         }
     }
-    ensure_utf8_ctype(&mut env, policy);
+    ensure_utf8_ctype(&mut env, policy, installed);
     env
 }
 
@@ -235,7 +387,23 @@ fn is_utf8_locale(value: &OsStr) -> bool {
 }
 
 /// Step 4 of [`shell_env`].
-fn ensure_utf8_ctype(env: &mut Vec<(OsString, OsString)>, policy: &EnvPolicy) {
+fn ensure_utf8_ctype(
+    env: &mut Vec<(OsString, OsString)>,
+    policy: &EnvPolicy,
+    installed: &InstalledLocales,
+) {
+    let explicit = |name: &str| policy.pass.iter().any(|p| p.name() == name);
+    let lc_all_set = env.iter().any(|(k, v)| k == "LC_ALL" && !v.is_empty());
+    for (name, value) in env.iter_mut() {
+        let Some(var) = LOCALE_VARS.iter().find(|v| name == **v) else {
+            continue;
+        };
+        let counts = !lc_all_set || *var == "LC_ALL";
+        let usable = value.to_str().is_some_and(|v| installed.contains(v));
+        if counts && !value.is_empty() && !usable && !explicit(var) {
+            *value = FALLBACK_UTF8_LOCALE.into();
+        }
+    }
     let deciding = ["LC_ALL", "LC_CTYPE", "LANG"].into_iter().find_map(|name| {
         env.iter()
             .find(|(k, v)| k == name && !v.is_empty())
@@ -243,7 +411,7 @@ fn ensure_utf8_ctype(env: &mut Vec<(OsString, OsString)>, policy: &EnvPolicy) {
     });
     match deciding {
         Some((_, value)) if is_utf8_locale(&value) => {}
-        Some((name, _)) if policy.pass.iter().any(|p| p.name() == name) => {}
+        Some((name, _)) if explicit(name) => {}
         Some(("LC_ALL", _)) => set(env, "LC_ALL", FALLBACK_UTF8_LOCALE.into()),
         _ => set(env, "LC_CTYPE", FALLBACK_UTF8_LOCALE.into()),
     }
@@ -254,6 +422,9 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
+
+    /// Every locale counts as installed: the tests that are not about missing locales.
+    const ANY: InstalledLocales = InstalledLocales::unknown();
 
     fn host(pairs: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
         pairs
@@ -317,7 +488,13 @@ mod tests {
 
     #[test]
     fn by_default_only_allowed_host_variables_reach_the_shell() {
-        let env = shell_env(sample_host(), &EnvPolicy::default(), "agent-1", "pty-7");
+        let env = shell_env(
+            sample_host(),
+            &EnvPolicy::default(),
+            &ANY,
+            "agent-1",
+            "pty-7",
+        );
         let mut expected = vec!["PATH", "HOME", "LANG", "LC_TIME", "XDG_CACHE_HOME"];
         expected.extend(BACKEND);
         assert_eq!(names(&env), expected);
@@ -336,7 +513,7 @@ mod tests {
             inherit_host: true,
             pass: Vec::new(),
         };
-        let env = shell_env(sample_host(), &policy, "a", "pty-1");
+        let env = shell_env(sample_host(), &policy, &ANY, "a", "pty-1");
         // The name rule misses DATABASE_URL and MY_SERVICE_CREDENTIALS: why it is opt-in.
         let mut expected = vec![
             "PATH",
@@ -363,7 +540,7 @@ mod tests {
                 "MODE=prod",
             ]),
         };
-        let env = shell_env(sample_host(), &policy, "a", "pty-1");
+        let env = shell_env(sample_host(), &policy, &ANY, "a", "pty-1");
         assert_eq!(get(&env, "GH_TOKEN"), Some(OsStr::new("ghp_x")));
         assert_eq!(get(&env, "NOT_ON_HOST"), None);
         assert_eq!(get(&env, "MODE"), Some(OsStr::new("prod")));
@@ -384,38 +561,190 @@ mod tests {
         };
         let s = |v: &str| Some(OsString::from(v));
         // Nothing set, or LANG=C: LC_CTYPE=C.UTF-8 (LANG stays for the other categories).
-        let env = shell_env(host(&[]), &default, "a", "p");
+        let env = shell_env(host(&[]), &default, &ANY, "a", "p");
         assert_eq!(ctype(&env), (None, s("C.UTF-8"), None));
-        let env = shell_env(host(&[("LANG", "C")]), &default, "a", "p");
+        let env = shell_env(host(&[("LANG", "C")]), &default, &ANY, "a", "p");
         assert_eq!(ctype(&env), (None, s("C.UTF-8"), s("C")));
         // A non-UTF-8 LC_CTYPE is replaced; a non-UTF-8 LC_ALL (which wins) too.
-        let env = shell_env(host(&[("LC_CTYPE", "POSIX")]), &default, "a", "p");
+        let env = shell_env(host(&[("LC_CTYPE", "POSIX")]), &default, &ANY, "a", "p");
         assert_eq!(ctype(&env), (None, s("C.UTF-8"), None));
         let env = shell_env(
             host(&[("LC_ALL", "C"), ("LANG", "en_US.UTF-8")]),
             &default,
+            &ANY,
             "a",
             "p",
         );
         assert_eq!(ctype(&env), (s("C.UTF-8"), None, s("en_US.UTF-8")));
         // A UTF-8 choice is kept, whatever the spelling.
-        let env = shell_env(host(&[("LANG", "de_DE.utf8")]), &default, "a", "p");
+        let env = shell_env(host(&[("LANG", "de_DE.utf8")]), &default, &ANY, "a", "p");
         assert_eq!(ctype(&env), (None, None, s("de_DE.utf8")));
-        let env = shell_env(host(&[("LC_ALL", "ja_JP.UTF-8")]), &default, "a", "p");
+        let env = shell_env(host(&[("LC_ALL", "ja_JP.UTF-8")]), &default, &ANY, "a", "p");
         assert_eq!(ctype(&env), (s("ja_JP.UTF-8"), None, None));
         // The operator's explicit choice wins, UTF-8 or not.
         let policy = EnvPolicy {
             inherit_host: false,
             pass: passes(&["LANG=fr_FR.UTF-8"]),
         };
-        let env = shell_env(host(&[("LANG", "C")]), &policy, "a", "p");
+        let env = shell_env(host(&[("LANG", "C")]), &policy, &ANY, "a", "p");
         assert_eq!(ctype(&env), (None, None, s("fr_FR.UTF-8")));
         let policy = EnvPolicy {
             inherit_host: false,
             pass: passes(&["LC_ALL=C"]),
         };
-        let env = shell_env(host(&[]), &policy, "a", "p");
+        let env = shell_env(host(&[]), &policy, &ANY, "a", "p");
         assert_eq!(ctype(&env), (s("C"), None, None));
+    }
+
+    #[test]
+    fn a_locale_that_is_not_installed_is_replaced_unless_passed_explicitly() {
+        // A Docker-like host, plus German.
+        let installed =
+            InstalledLocales::from_names(["C", "C.utf8", "POSIX", "de_DE.utf8", "de_DE.iso88591"]);
+        type Row<'a> = (
+            &'a [(&'a str, &'a str)],
+            &'a [&'a str],
+            [Option<&'a str>; 4],
+        );
+        const U: Option<&str> = Some("C.UTF-8");
+        let rows: &[Row] = &[
+            // host, passes, expected [LC_ALL, LC_CTYPE, LANG, LC_TIME]
+            // A missing UTF-8 LANG: replaced (an added LC_CTYPE would not do: glibc drops the
+            // whole environment locale when LC_COLLATE etc. name a missing locale).
+            (&[("LANG", "en_US.UTF-8")], &[], [None, None, U, None]),
+            // A missing non-UTF-8 LANG: replaced too.
+            (&[("LANG", "fr_FR.ISO-8859-1")], &[], [None, None, U, None]),
+            // Installed ones are kept, whatever the codeset's spelling.
+            (
+                &[("LANG", "de_DE.ISO-8859-1")],
+                &[],
+                [None, U, Some("de_DE.ISO-8859-1"), None],
+            ),
+            (
+                &[("LANG", "de_DE.UTF-8")],
+                &[],
+                [None, None, Some("de_DE.UTF-8"), None],
+            ),
+            (&[("LANG", "C.UTF-8")], &[], [None, None, U, None]),
+            (&[("LANG", "C")], &[], [None, U, Some("C"), None]),
+            // Any missing category is replaced, not only the character locale's.
+            (
+                &[("LANG", "de_DE.utf8"), ("LC_TIME", "xx_XX.UTF-8")],
+                &[],
+                [None, None, Some("de_DE.utf8"), U],
+            ),
+            (
+                &[("LANG", "de_DE.utf8"), ("LC_CTYPE", "en_US.UTF-8")],
+                &[],
+                [None, U, Some("de_DE.utf8"), None],
+            ),
+            // With LC_ALL set, only LC_ALL counts.
+            (
+                &[("LC_ALL", "C.UTF-8"), ("LANG", "xx_XX.UTF-8")],
+                &[],
+                [U, None, Some("xx_XX.UTF-8"), None],
+            ),
+            (
+                &[("LC_ALL", "xx_XX.UTF-8"), ("LANG", "C")],
+                &[],
+                [U, None, Some("C"), None],
+            ),
+            (
+                &[("LC_ALL", ""), ("LANG", "xx_XX.UTF-8")],
+                &[],
+                [Some(""), None, U, None],
+            ),
+            // The operator's explicit choice is kept as given, installed or not (set or
+            // copied from the host); the host's other missing ones are still replaced.
+            (
+                &[],
+                &["LANG=xx_XX.UTF-8"],
+                [None, None, Some("xx_XX.UTF-8"), None],
+            ),
+            (
+                &[("LANG", "en_US.UTF-8")],
+                &["LANG"],
+                [None, None, Some("en_US.UTF-8"), None],
+            ),
+            (
+                &[("LANG", "en_US.UTF-8")],
+                &["LC_CTYPE=C.UTF-8"],
+                [None, U, U, None],
+            ),
+        ];
+        for (host_vars, pass, expected) in rows {
+            let policy = EnvPolicy {
+                inherit_host: false,
+                pass: passes(pass),
+            };
+            let env = shell_env(host(host_vars), &policy, &installed, "a", "p");
+            let got = ["LC_ALL", "LC_CTYPE", "LANG", "LC_TIME"]
+                .map(|name| get(&env, name).map(|v| v.to_string_lossy().into_owned()));
+            let expected = expected.map(|v| v.map(str::to_owned));
+            assert_eq!(got, expected, "host {host_vars:?}, passes {pass:?}");
+        }
+        // With the installed locales unknown, nothing is replaced for being missing.
+        let env = shell_env(
+            host(&[("LANG", "xx_XX.UTF-8")]),
+            &EnvPolicy::default(),
+            &ANY,
+            "a",
+            "p",
+        );
+        assert_eq!(get(&env, "LANG"), Some(OsStr::new("xx_XX.UTF-8")));
+        assert_eq!(get(&env, "LC_CTYPE"), None);
+    }
+
+    #[test]
+    fn locale_names_compare_like_glibc() {
+        for (name, normal) in [
+            ("en_US.UTF-8", "en_US.utf8"),
+            ("en_US.utf8", "en_US.utf8"),
+            ("C.UTF-8", "C.utf8"),
+            ("de_DE.ISO-8859-1", "de_DE.iso88591"),
+            ("de_DE.8859-1", "de_DE.iso88591"),
+            ("de_DE.ISO_8859-15@euro", "de_DE.iso885915@euro"),
+            ("ca_ES.UTF-8@valencia", "ca_ES.utf8@valencia"),
+            ("ja_JP.eucJP", "ja_JP.eucjp"),
+            ("de_DE@euro", "de_DE@euro"),
+            ("C", "C"),
+            ("POSIX", "POSIX"),
+        ] {
+            assert_eq!(normalize_locale_name(name), normal, "{name}");
+        }
+        let installed = InstalledLocales::from_names(["C.utf8", "en_US.utf8", "de_DE@euro"]);
+        for (name, expected) in [
+            ("en_US.UTF-8", true),
+            ("en_US.utf-8", true),
+            ("en_US.utf8", true),
+            ("C.UTF-8", true),
+            ("C", true),
+            ("POSIX", true),
+            ("de_DE@euro", true),
+            // Language and territory compare exactly, as glibc's do.
+            ("en_us.UTF-8", false),
+            ("en_US", false),
+            ("de_DE.UTF-8", false),
+            ("xx_XX.UTF-8", false),
+        ] {
+            assert_eq!(installed.contains(name), expected, "{name}");
+        }
+        let none = InstalledLocales::from_names(Vec::<String>::new());
+        assert!(none.contains("C") && none.contains("POSIX"));
+        assert!(!none.contains("C.UTF-8"));
+        assert!(ANY.contains("xx_XX.UTF-8"));
+    }
+
+    #[test]
+    fn the_host_locales_come_from_locale_a() {
+        let lists = std::process::Command::new("locale")
+            .arg("-a")
+            .output()
+            .is_ok_and(|o| o.status.success() && !o.stdout.trim_ascii().is_empty());
+        let host = InstalledLocales::of_host();
+        assert!(host.contains("C") && host.contains("POSIX"));
+        // No host has this one: it counts as missing exactly when `locale -a` answered.
+        assert_eq!(host.contains("xx_XX.UTF-8"), !lists);
     }
 
     #[test]

@@ -54,7 +54,7 @@ pub use config::{
     BashConfig, BashConfigError, DEFAULT_BACKEND_TYPE, DEFAULT_SHELL, RC_PLACEHOLDER,
 };
 pub use confine::Sandboxing;
-pub use env::{EnvPass, EnvPolicy};
+pub use env::{EnvPass, EnvPolicy, InstalledLocales};
 pub use plugin::TerminalBashPlugin;
 
 /// The package name used with the invariants registry.

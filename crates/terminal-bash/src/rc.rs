@@ -48,6 +48,7 @@
 use std::io::{self, Write as _};
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use dsh_terminal_core::PromptNonce;
 
@@ -205,27 +206,74 @@ pub fn rc_script(nonce: &PromptNonce) -> String {
     RC_TEMPLATE.replace("@NONCE@", nonce.as_str())
 }
 
-/// The rc file on disk: created with mode 0600 in the temp directory, removed on drop.
+/// The rc file on disk: created with mode 0600 in the temp directory (or `/tmp`, see
+/// [`RcFile::create`]), removed on drop.
 #[derive(Debug)]
 pub struct RcFile {
     path: PathBuf,
 }
 
+/// The directory tried when the temp directory cannot take the rc file.
+const FALLBACK_DIR: &str = "/tmp";
+
 impl RcFile {
-    /// Writes [`rc_script`] for `nonce` to a new private file.
+    /// Writes [`rc_script`] for `nonce` to a new private file named
+    /// `dsh-bash-rc-<16 hex digits>.bash` in [`std::env::temp_dir`] (`$TMPDIR`, else `/tmp`),
+    /// or in `/tmp` when that fails (a `TMPDIR` that does not exist or is not writable).
     ///
     /// # Errors
-    /// The file cannot be created or written.
+    /// The file can be created and written in neither directory; the message names each
+    /// directory tried with its error (see [`RcFile::create_in`]).
     pub fn create(nonce: &PromptNonce) -> io::Result<Self> {
+        let temp = std::env::temp_dir();
+        let mut dirs = vec![temp.clone()];
+        if temp != Path::new(FALLBACK_DIR) {
+            dirs.push(PathBuf::from(FALLBACK_DIR));
+        }
+        Self::create_in(nonce, &dirs)
+    }
+
+    /// [`RcFile::create`] in the first of `dirs`, in order, where the file can be created and
+    /// written (a partly written file is removed before the next is tried).
+    ///
+    /// # Errors
+    /// It fails in every directory (or `dirs` is empty): the error has the kind of the last
+    /// failure and a message listing each directory with its error, as
+    /// `in /nonexistent: No such file or directory (os error 2); in /tmp: …`.
+    pub fn create_in(nonce: &PromptNonce, dirs: &[PathBuf]) -> io::Result<Self> {
+        let mut failures = Vec::new();
+        let mut kind = io::ErrorKind::NotFound;
+        for (i, dir) in dirs.iter().enumerate() {
+            match Self::create_one(nonce, dir) {
+                Ok(rc) => {
+                    if i > 0 {
+                        warn_fallback_once(&dirs[0], dir, &failures);
+                    }
+                    return Ok(rc);
+                }
+                Err(err) => {
+                    kind = err.kind();
+                    failures.push(format!("in {}: {err}", dir.display()));
+                }
+            }
+        }
+        if failures.is_empty() {
+            failures.push("no directory to write it in".to_owned());
+        }
+        Err(io::Error::new(kind, failures.join("; ")))
+    }
+
+    fn create_one(nonce: &PromptNonce, dir: &Path) -> io::Result<Self> {
         let mut suffix = [0u8; 8];
         getrandom::fill(&mut suffix).map_err(|e| io::Error::other(e.to_string()))?;
         let name: String = suffix.iter().map(|b| format!("{b:02x}")).collect();
-        let path = std::env::temp_dir().join(format!("dsh-bash-rc-{name}.bash"));
+        let path = dir.join(format!("dsh-bash-rc-{name}.bash"));
         let mut file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o600)
             .open(&path)?;
+        // From here on, dropping `rc` removes the file (also a partly written one).
         let rc = Self { path };
         // No sync: the shell reads it through the page cache, and it is never needed after
         // a crash.
@@ -246,6 +294,19 @@ impl Drop for RcFile {
         {
             tracing::warn!(%err, path = %self.path.display(), "cannot remove the bash rc file");
         }
+    }
+}
+
+/// Logs, once per process, that the rc file went to `used` because `first` failed.
+fn warn_fallback_once(first: &Path, used: &Path, failures: &[String]) {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    if !WARNED.swap(true, Ordering::Relaxed) {
+        tracing::warn!(
+            temp_dir = %first.display(),
+            used = %used.display(),
+            errors = %failures.join("; "),
+            "cannot write the bash rc file in the temp directory (is TMPDIR a writable directory?); writing it elsewhere"
+        );
     }
 }
 
@@ -282,5 +343,44 @@ mod tests {
         );
         drop(rc);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_missing_or_unwritable_directory_falls_back_to_the_next() {
+        let base = std::env::temp_dir().join(format!(
+            "dsh-rc-fallback-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let missing = base.join("missing");
+        let good = base.join("good");
+        std::fs::create_dir_all(&good).unwrap_or_else(|e| panic!("{e}"));
+        let rc = RcFile::create_in(&nonce(), &[missing.clone(), good.clone()])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(rc.path().parent(), Some(good.as_path()));
+        assert!(rc.path().is_file());
+        assert!(!missing.exists());
+        let path = rc.path().to_path_buf();
+        drop(rc);
+        assert!(!path.exists());
+
+        // Both failing: the error names each directory with its own error.
+        let file = base.join("a-file");
+        std::fs::write(&file, "").unwrap_or_else(|e| panic!("{e}"));
+        let err = RcFile::create_in(&nonce(), &[missing.clone(), file.clone()])
+            .map(|rc| rc.path().to_path_buf())
+            .err()
+            .unwrap_or_else(|| panic!("created in neither directory"));
+        let message = err.to_string();
+        assert!(
+            message.starts_with(&format!("in {}: ", missing.display()))
+                && message.contains(&format!("; in {}: ", file.display())),
+            "{message}"
+        );
+        let err = RcFile::create_in(&nonce(), &[])
+            .err()
+            .unwrap_or_else(|| panic!("created with no directory"));
+        assert_eq!(err.to_string(), "no directory to write it in");
+        std::fs::remove_dir_all(&base).unwrap_or_else(|e| panic!("{e}"));
     }
 }

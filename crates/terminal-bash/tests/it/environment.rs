@@ -1,12 +1,22 @@
 //! Field cases C31 and C32 against real bash: the host's credentials stay out of sessions
-//! unless passed explicitly, and sessions get a UTF-8 locale.
+//! unless passed explicitly, and sessions get a UTF-8 locale (also when the host's names a
+//! locale that is not installed).
 
 use std::ffi::OsString;
 
 use dsh_terminal_bash::{BashConfig, EnvPass, EnvPolicy};
 use dsh_terminal_core::WaitReason;
 
-use crate::support::{Shell, config, unique_id, within};
+use crate::support::{Shell, config, installed, unique_id, within};
+
+/// This process's environment with its locale variables replaced by `locale`.
+fn host_with_locale(locale: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
+    let mut host: Vec<(OsString, OsString)> = std::env::vars_os()
+        .filter(|(k, _)| k != "LANG" && k != "LANGUAGE" && !k.to_string_lossy().starts_with("LC_"))
+        .collect();
+    host.extend(locale.iter().map(|(k, v)| (k.into(), v.into())));
+    host
+}
 
 const SECRETS: [(&str, &str); 4] = [
     ("DATABASE_URL", "postgres://u:pw-c31@db:5432/x"),
@@ -99,15 +109,7 @@ async fn c31_host_credentials_do_not_reach_the_session() {
 async fn c32_sessions_get_a_utf8_locale() {
     let dir = std::env::temp_dir().join(format!("dsh-c32-{}", unique_id()));
     within(async {
-        let host = |locale: &[(&str, &str)]| -> Vec<(OsString, OsString)> {
-            let mut host: Vec<(OsString, OsString)> = std::env::vars_os()
-                .filter(|(k, _)| {
-                    k != "LANG" && k != "LANGUAGE" && !k.to_string_lossy().starts_with("LC_")
-                })
-                .collect();
-            host.extend(locale.iter().map(|(k, v)| (k.into(), v.into())));
-            host
-        };
+        let host = host_with_locale;
         let sh = Shell::open_with_host_env(config(), host(&[("LANG", "C")])).await;
         let r = sh
             .send(&format!("mkdir -p '{0}/目录' && ls '{0}'", dir.display()))
@@ -132,6 +134,40 @@ async fn c32_sessions_get_a_utf8_locale() {
             r.viewport
         );
         assert!(r.viewport.contains("\n目录\n"), "{:?}", r.viewport);
+        sh.close().await;
+    })
+    .await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Field case C32 on a Docker-like host: `LANG` (and a category) name locales that are not
+/// installed, which would make glibc drop the whole environment locale; the session gets
+/// `C.UTF-8` in their place and lists a UTF-8 file name as itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c32_a_host_locale_that_is_not_installed_is_replaced() {
+    if !installed("locale") {
+        eprintln!("skipped: no `locale` program, so installed locales are unknown");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dsh-c32-missing-{}", unique_id()));
+    within(async {
+        let host = host_with_locale(&[("LANG", "xx_XX.UTF-8"), ("LC_TIME", "yy_YY.ISO-8859-1")]);
+        let sh = Shell::open_with_host_env(config(), host).await;
+        let r = sh
+            .send(&format!("mkdir -p '{0}/目录' && ls '{0}'", dir.display()))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.contains("\n目录\n"), "{:?}", r.viewport);
+        let r = sh
+            .send("echo \"[$LANG] [${LC_CTYPE-unset}] [$LC_TIME]\"; locale >/dev/null")
+            .await;
+        assert!(
+            r.viewport.contains("\n[C.UTF-8] [unset] [C.UTF-8]\n"),
+            "{:?}",
+            r.viewport
+        );
+        assert!(!r.viewport.contains("Cannot set"), "{:?}", r.viewport);
         sh.close().await;
     })
     .await;
