@@ -143,6 +143,7 @@ impl BashBackend {
                 command,
                 nonce: Some(nonce),
                 repair_keys: Some(crate::rc::REPAIR_KEYS.to_vec()),
+                clear_line_keys: Some(crate::rc::CLEAR_LINE_KEYS.to_vec()),
                 keep_alive: launch
                     .limits
                     .clone()

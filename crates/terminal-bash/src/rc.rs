@@ -31,6 +31,11 @@
 //!   readline keymap to `__dsh_settle`, and the host types them ahead of the next send when it
 //!   sees our shell reading at its line editor with no prompt mark: the hook and the marks are
 //!   back before that command runs (readline only redraws the line it shows).
+//! - Under `set -v` bash echoes the hook's command line before every prompt: the prompt then
+//!   starts by erasing it (cursor up, erase line), so results show the user's lines only.
+//! - The rc binds [`CLEAR_LINE_KEYS`] to readline's `kill-whole-line` in every keymap: the
+//!   host types them ahead of a send when text no send typed follows the prompt (pushed into
+//!   the terminal's input by a program), so the send's text never runs joined to it.
 //! - Every mark carries the per-session nonce; a program that prints look-alike marks cannot
 //!   fake completion. The nonce lives only in this file and in an unexported, read-only shell
 //!   variable (`__dsh_n`) that the prompt strings name and bash expands as it prints them, so
@@ -57,6 +62,11 @@ use dsh_terminal_core::PromptNonce;
 /// with its prompt marks gone.
 pub const REPAIR_KEYS: &[u8] = b"\x1b[2024~";
 
+/// The key sequence the rc binds to readline's `kill-whole-line` in every keymap (emacs, vi
+/// insert and command), unused by terminals: the host types it to empty the input line of
+/// text no send typed (see `PtySpawnSpec::clear_line_keys`).
+pub const CLEAR_LINE_KEYS: &[u8] = b"\x1b[2025~";
+
 /// The rc template; `@NONCE@` is replaced by the session's nonce.
 const RC_TEMPLATE: &str = r#"# dsh-terminal-bash rc: generated for one session and deleted once the shell has read it.
 command rm -f -- "${BASH_SOURCE[0]}" 2>/dev/null
@@ -68,6 +78,7 @@ if [[ -o emacs || -o vi ]]; then
   bind -m vi-insert '"\C-i": self-insert' 2>/dev/null
   for __dsh_m in emacs vi-insert vi-command; do
     bind -m "$__dsh_m" -x '"\e[2024~": __dsh_repair' 2>/dev/null
+    bind -m "$__dsh_m" '"\e[2025~": kill-whole-line' 2>/dev/null
   done
   unset __dsh_m
 fi
@@ -76,6 +87,7 @@ __dsh_r=
 __dsh_ps0=
 __dsh_ps1=
 __dsh_ps2=
+__dsh_v=
 __dsh_i=999
 if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] < 501)); then __dsh_i=0; fi
 __dsh_hook='{ __dsh_prompt; } 3>&2 &>/dev/null'
@@ -84,7 +96,7 @@ __dsh_keep='${__dsh_e/${PROMPT_COMMAND[__dsh_i]:=$__dsh_hook}/}'
 # it as it prints them, so a prompt string someone exports (a venv's `activate`) hands no
 # child process the nonce itself.
 declare -r __dsh_n=@NONCE@
-__dsh_d='\[\033]133;D;$?;dsh=${__dsh_n}\007\]'
+__dsh_d='\[${__dsh_v}\033]133;D;$?;dsh=${__dsh_n}\007\]'
 __dsh_a='\[\033]133;A;dsh=${__dsh_n}\007\]'
 __dsh_b='\[\033]133;B;dsh=${__dsh_n}\007\]'
 __dsh_a2='\[\033]133;A;k=s;dsh=${__dsh_n}\007\]'
@@ -126,7 +138,7 @@ __dsh_children_ran() {
 # that user functions of the same names (`shopt() { :; }`, `command() { …; }`) cannot stand in
 # for them (a function named `builtin` still can).
 __dsh_prompt() {
-  if [[ $- != *[eux]* && ! -o pipefail && -t 3 ]]; then
+  if [[ $- != *[euxv]* && -z $__dsh_v && ! -o pipefail && -t 3 ]]; then
     builtin export -n PS0 PS1 PS2
     local -a at=(-1 "${!PROMPT_COMMAND[@]}")
     local x= comm= faults=
@@ -149,6 +161,9 @@ __dsh_repair() { __dsh_settle; } 3>&2 &>/dev/null
 __dsh_settle() {
   local -
   set +eux +o pipefail
+  # Under `set -v` bash echoes the hook's command line before each prompt: the prompt then
+  # starts by erasing that line (cursor up, erase line).
+  if [[ $- == *v* ]]; then __dsh_v=$'\e[A\e[2K'; else __dsh_v=; fi
   builtin export -n PS0 PS1 PS2
   builtin shopt -s promptvars
   if [[ -n $__dsh_stty ]] && __dsh_children_ran; then

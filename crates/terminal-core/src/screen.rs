@@ -493,6 +493,29 @@ impl Screen {
         })
     }
 
+    /// The text shown after the newest prompt's end on the cursor's row, when the shell has
+    /// read no line since that prompt and text was printed after it with the cursor still on
+    /// the prompt's row: what the shell's line editor holds (typed or pushed
+    /// into the terminal's input), or output a background job printed without a line end.
+    /// `None` otherwise.
+    pub(crate) fn text_after_prompt(&mut self) -> Option<String> {
+        if !self.after_prompt_end() || !self.prompt.text_after_mark {
+            return None;
+        }
+        let start = self.prompt.prompt_end_at?;
+        let cursor = self.cursor();
+        if cursor.row != start.row {
+            return None;
+        }
+        let prompt = self.row_prefix(start).unwrap_or_default();
+        let line = self.row_prefix(Position {
+            row: cursor.row,
+            col: self.config.cols.max(1),
+        })?;
+        let text = line.get(prompt.len()..)?.trim();
+        (!text.is_empty()).then(|| text.to_owned())
+    }
+
     /// Stops tracking an anchor.
     pub(crate) fn release_anchor(&mut self, id: AnchorId) {
         if let Some(slot) = self.anchors.get_mut(id.0) {

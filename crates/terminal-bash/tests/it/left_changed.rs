@@ -199,3 +199,43 @@ async fn a_shell_with_stderr_sent_away_says_so_and_keeps_its_nonce() {
     })
     .await;
 }
+
+/// Text a program pushed into the terminal's input (TIOCSTI) lands on the shell's input line
+/// after the prompt: the result says so, and the next send empties the line first, so its
+/// command runs alone instead of joined to that text (`rm -rf keep #ls keep`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_pushed_onto_the_input_line_never_runs_joined_to_the_next_send() {
+    const FOREIGN: &str = "[input: text no send typed follow";
+    within(async {
+        let sh = Shell::open(config()).await;
+        let dir = crate::support::TempDir::new("pushed-line");
+        sh.send(&format!("cd '{}' && mkdir keep", dir.0.display()))
+            .await;
+        let r = sh
+            .send(
+                "python3 -c \"import fcntl,termios,os; fd=os.open('/dev/tty',os.O_RDWR); [fcntl.ioctl(fd,termios.TIOCSTI,bytes([b])) for b in b'rm -rf keep #']\" && echo pushed",
+            )
+            .await;
+        if r.exit_code != Some(0) {
+            // The kernel refuses TIOCSTI (`dev.tty.legacy_tiocsti = 0`): nothing to push.
+            eprintln!("TIOCSTI is refused here: {r:?}");
+            sh.close().await;
+            return;
+        }
+        let r = sh.send("ls -d keep").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.contains("\nkeep\n"), "{r:?}");
+        assert!(
+            r.notices.iter().any(|n| n.starts_with(FOREIGN)) && shown(&r).contains("rm -rf keep #"),
+            "{r:?}"
+        );
+        assert!(dir.0.join("keep").is_dir());
+        // Text the agent typed without Enter stays, and its next send continues it.
+        sh.send_raw("echo con", false).await;
+        let r = sh.send("tinued").await;
+        assert!(r.viewport.contains("\ncontinued\n"), "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -1,5 +1,5 @@
 //! Field cases C30 and C33 against real bash: the user's shell configuration (PROMPT_COMMAND,
-//! PS0/PS1/PS2, DEBUG traps, `set -x`) and programs that leave the terminal modes changed never
+//! PS0/PS1/PS2, DEBUG traps, `set -x`, `set -v`) and programs that leave the terminal modes changed never
 //! cost a send its prompt mark, its exit status or a clean result.
 
 use dsh_terminal_core::{InputMode, SendResult, WaitReason};
@@ -280,6 +280,26 @@ async fn c33_set_x_traces_only_the_users_commands() {
             r.viewport
         );
         on_mark(&sh.send("set +x").await, 0);
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Field case C33, `set -v`: bash echoes the lines it reads, the user's only; the echo of our
+/// hook's command line before each prompt is erased by the prompt, and nothing is erased once
+/// `set +v` turned it off.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c33_set_v_echoes_only_the_users_lines() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        on_mark(&sh.send("set -v").await, 0);
+        let r = sh.send("echo verbose").await;
+        on_mark(&r, 0);
+        assert_eq!(r.viewport, "echo verbose\necho verbose\nverbose\ndsh> ");
+        let r = sh.send("set +v").await;
+        on_mark(&r, 0);
+        let r = sh.send("echo one; echo two").await;
+        assert_eq!(r.viewport, "echo one; echo two\none\ntwo\ndsh> ");
         sh.close().await;
     })
     .await;

@@ -455,6 +455,9 @@ impl Screen {
             .any(|m| matches!(m, MarkKind::CommandDone { .. }));
         for mark in marks {
             self.prompt.on_mark(mark);
+            if matches!(mark, MarkKind::PromptEnd | MarkKind::ContinuationEnd) {
+                self.prompt.prompt_end_at = Some(self.cursor_unsynced());
+            }
             out.events.push(ScreenEvent::Mark(mark));
         }
         // The terminal modes the session started with are restored at each prompt: a program

@@ -21,6 +21,9 @@ pub(super) struct PromptTracker {
     pub(super) command_started: bool,
     /// Any `C` mark came (a shell without `PS0` prints none).
     pub(super) starts_seen: bool,
+    /// Where the cursor stood when the newest `B` mark (a prompt's end) arrived: where the
+    /// line the shell reads starts on screen.
+    pub(super) prompt_end_at: Option<super::Position>,
 }
 
 impl PromptTracker {

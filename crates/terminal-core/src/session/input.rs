@@ -262,8 +262,15 @@ fn escaped(before: &str) -> bool {
 /// an empty line after every block, none inside one (outside strings). The REPL ends a block
 /// at its first empty line, so a statement typed right after a block is a `SyntaxError` and
 /// the lines after an empty line inside one an `IndentationError`. `None` when there are no
-/// two statements.
+/// two statements, or the text carries keys (an interrupt key, an escape sequence): it goes as
+/// sent, paced around them.
 pub(super) fn python_separated(text: &str) -> Option<String> {
+    if text
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+    {
+        return None;
+    }
     let statements = python_statements(text);
     if statements.len() < 2 {
         return None;

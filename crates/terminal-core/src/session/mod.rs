@@ -83,6 +83,13 @@ pub struct PtySpawnSpec {
     /// (still the session's own program, not replaced) reads at its line editor while no
     /// prompt mark came: a command replaced everything that printed the marks. `None`: never.
     pub repair_keys: Option<Vec<u8>>,
+    /// Keys that empty the line the shell's line editor holds (a key sequence bound to
+    /// readline's `kill-whole-line`). The engine types them ahead of a send's input when the
+    /// shell reads at its line editor after a marked prompt and text follows the prompt that
+    /// no send typed (a program pushed it into the terminal's input, e.g. with TIOCSTI, or
+    /// left it unread): typed after it, the send's text would run joined to it. `None`:
+    /// never.
+    pub clear_line_keys: Option<Vec<u8>>,
     /// Held by the session and dropped with it, after its processes were stopped (e.g. the
     /// session's resource-limit cgroups, removed on drop).
     pub keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
@@ -131,6 +138,8 @@ struct Inner {
     _keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
     /// See [`PtySpawnSpec::repair_keys`].
     repair_keys: Option<Vec<u8>>,
+    /// See [`PtySpawnSpec::clear_line_keys`].
+    clear_line_keys: Option<Vec<u8>>,
 }
 
 impl Drop for PtySession {

@@ -61,6 +61,13 @@ pub(super) struct SettleFacts {
     pub(super) screen_mixed: bool,
     /// The notice for a line of the input left untyped: the kernel would have cut it.
     pub(super) refused_line: Option<String>,
+    /// Text that followed the shell's prompt, typed by no send, cleared from the line editor
+    /// before the send's input (see `PtySpawnSpec::clear_line_keys`).
+    pub(super) cleared_line: Option<String>,
+    /// Text that follows our shell's prompt, typed by no send, as the send settled: the
+    /// prompt came back (the command's exit status is reported), and the next send empties
+    /// the line first.
+    pub(super) foreign_line: Option<String>,
     /// The foreground program is still there after this signal (the last SIGINT or SIGTERM
     /// sent to it), busy: it ignores or handles it.
     pub(super) survived: Option<crate::TerminalSignal>,
@@ -109,6 +116,38 @@ pub(super) fn input_unread_notice(program: &str) -> String {
          terminal_signal SIGINT, or SIGTERM if it ignores that, stops {program} and discards \
          the text)]"
     )
+}
+
+/// The longest part of [`SettleFacts::cleared_line`] its notice quotes, in chars.
+const CLEARED_LINE_QUOTED_CHARS: usize = 200;
+
+/// The notice for [`SettleFacts::cleared_line`], quoting the text cleared.
+pub(super) fn cleared_line_notice(text: &str) -> String {
+    format!(
+        "[input: text no send typed followed the shell's prompt ({}); in case it was on the \
+         input line (a program can push keys into the terminal's input), the line was emptied \
+         first, so it did not run joined to this text]",
+        quoted_line(text)
+    )
+}
+
+/// The notice for [`SettleFacts::foreign_line`], quoting the text.
+pub(super) fn foreign_line_notice(text: &str) -> String {
+    format!(
+        "[input: text no send typed follows the shell's prompt ({}): a program may have pushed \
+         it into the terminal's input, or printed it in the background; the next send empties \
+         the input line first, so it will not run]",
+        quoted_line(text)
+    )
+}
+
+/// `text` quoted for a notice, cut after [`CLEARED_LINE_QUOTED_CHARS`] chars.
+fn quoted_line(text: &str) -> String {
+    let mut quoted: String = text.chars().take(CLEARED_LINE_QUOTED_CHARS).collect();
+    if quoted.len() < text.len() {
+        quoted.push('…');
+    }
+    format!("{quoted:?}")
 }
 
 /// The notice for [`SettleFacts::unprompted_wait`], naming the foreground program.
@@ -219,6 +258,14 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         ),
         (facts.refused_line.is_some(), facts.refused_line),
         (
+            facts.cleared_line.is_some(),
+            facts.cleared_line.as_deref().map(cleared_line_notice),
+        ),
+        (
+            facts.foreign_line.is_some(),
+            facts.foreign_line.as_deref().map(foreign_line_notice),
+        ),
+        (
             facts.input_unread,
             facts.foreground.as_deref().map(input_unread_notice),
         ),
@@ -254,7 +301,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         wait_reason: wait_reason(reason),
         session_status: facts.status,
         truncated: facts.rendered.truncated,
-        exit_code: if reason == Settle::Prompt {
+        exit_code: if reason == Settle::Prompt || facts.foreign_line.is_some() {
             facts.last_exit_code
         } else {
             None
@@ -300,6 +347,8 @@ mod tests {
             unprompted_wait: false,
             screen_mixed: false,
             refused_line: None,
+            cleared_line: None,
+            foreign_line: None,
             survived: None,
             exit_unknown: false,
         }
@@ -511,5 +560,22 @@ mod tests {
             ..facts(Settle::Prompt)
         };
         insta::assert_snapshot!("screen_mixed", assemble(mixed).notices.join("\n"));
+    }
+
+    #[test]
+    fn text_no_send_typed_after_the_prompt_is_reported_and_the_prompt_counts() {
+        let foreign = SettleFacts {
+            foreign_line: Some("rm -rf victim #".to_owned()),
+            last_exit_code: Some(0),
+            ..facts(Settle::StdinWait)
+        };
+        let result = assemble(foreign);
+        assert_eq!(result.exit_code, Some(0));
+        let cleared = SettleFacts {
+            cleared_line: Some("x".repeat(300)),
+            ..facts(Settle::Prompt)
+        };
+        let notices = [result.notices, assemble(cleared).notices].concat();
+        insta::assert_snapshot!("text_after_the_prompt", notices.join("\n"));
     }
 }

@@ -98,6 +98,9 @@ pub(super) struct SendOp {
     untyped_dropped: AtomicBool,
     /// The notice for a paced line left untyped because the kernel would have cut it.
     refused: Mutex<Option<String>>,
+    /// Text that followed the shell's prompt, typed by no send, which the send's input first
+    /// cleared from the line editor (see `PtySpawnSpec::clear_line_keys`).
+    cleared_line: Option<String>,
     /// Whether the send settles on an event loop's wait with no prompt before the cursor (see
     /// `SettleFacts::unprompted_wait`): [`UNPROMPTED_NO`], [`UNPROMPTED_LINE`] after a line
     /// it typed, [`UNPROMPTED_POLL`] when a poll finds the program still so.

@@ -78,6 +78,9 @@ pub(super) struct State {
     pub(super) signalled: Option<(i32, crate::TerminalSignal)>,
     /// The cursor's row (absolute) when a send last wrote: the row the input's echo starts on.
     pub(super) write_row: u64,
+    /// The newest input a send wrote did not end with a line end (text typed without Enter,
+    /// editing keys): text on the shell's input line may be the agent's own.
+    pub(super) typed_unended: bool,
 }
 
 /// The unended canonical-mode line sends typed (see `State::unended_line`).
@@ -113,6 +116,7 @@ impl State {
             unprompted_fg: None,
             signalled: None,
             write_row: 0,
+            typed_unended: false,
         }
     }
 

@@ -121,6 +121,7 @@ impl PtySession {
             span: span.clone(),
             _keep_alive: spec.keep_alive.clone(),
             repair_keys: spec.repair_keys.clone(),
+            clear_line_keys: spec.clear_line_keys.clone(),
         });
         let session = Arc::new(PtySession { inner });
         let mut reader = Reader::new(Arc::clone(&shared));

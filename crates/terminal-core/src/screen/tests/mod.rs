@@ -135,6 +135,31 @@ fn colour_queries_are_answered_with_the_terminator_they_used() {
 }
 
 #[test]
+fn text_after_the_prompt_on_its_row_is_the_input_lines() {
+    let mut s = screen();
+    let mut prompt = mark("D;0");
+    prompt.extend(mark("A"));
+    prompt.extend(b"dsh> ");
+    prompt.extend(mark("B"));
+    s.feed(&prompt);
+    assert_eq!(s.text_after_prompt(), None);
+    s.feed(b"rm -rf x #");
+    assert_eq!(s.text_after_prompt().as_deref(), Some("rm -rf x #"));
+    // The cursor moved back over it (editing keys): the whole line still counts.
+    s.feed(b"\x1b[3D");
+    assert_eq!(s.text_after_prompt().as_deref(), Some("rm -rf x #"));
+    // Output of a background job on rows of its own is not the input line.
+    s.feed(&prompt);
+    s.feed(b"bg line\r\n");
+    assert_eq!(s.text_after_prompt(), None);
+    // Nor is anything once the shell read the line (Enter, a `C` mark).
+    s.feed(&prompt);
+    s.feed(b"ls\r\n");
+    s.feed(&mark("C"));
+    assert_eq!(s.text_after_prompt(), None);
+}
+
+#[test]
 fn a_query_after_flood_lines_is_answered() {
     let lines: String = (1..=100).map(|n| format!("{n}\r\n")).collect();
     for split in 0..=lines.len() {

@@ -52,11 +52,23 @@ impl SendOp {
             st.screen.release_anchor(old);
         }
         let output_bytes = st.bytes_read.saturating_sub(bytes_from);
+        // Text no send typed follows our shell's prompt (a program pushed it into the
+        // terminal's input): the prompt came back all the same.
+        let foreign_line = (reason == Settle::StdinWait
+            && !st.typed_unended
+            && shared.pty.foreground_pgid() == Some(shared.shell_pgid()))
+        .then(|| st.screen.text_after_prompt())
+        .flatten();
+        let prompted = reason == Settle::Prompt || foreign_line.is_some();
         // The newest finished command is the result's own when its prompt settled it.
-        let exits = st.screen.exits_since(exits_from, reason == Settle::Prompt);
+        let exits = st.screen.exits_since(exits_from, prompted);
         // The result's own status is the newest command's that finished in its span: a
         // prompt after an empty or comment-only line repeats an older command's.
-        let last_exit_code = last_exit_code.and(st.screen.command_exit_since(exits_from));
+        let last_exit_code = if foreign_line.is_some() {
+            st.screen.command_exit_since(exits_from)
+        } else {
+            last_exit_code.and(st.screen.command_exit_since(exits_from))
+        };
         // A full-screen program holds the terminal: this result shows its screen, not what
         // reached the main screen since the anchor (the command's own line), so the next
         // result starts there too, as if nobody had seen this one.
@@ -114,6 +126,7 @@ impl SendOp {
             stderr_away,
         } = terminal_facts(shared, reason);
         let refused_line = self.refused.lock().take();
+        let cleared_line = self.cleared_line.clone();
         // A program the last SIGINT or SIGTERM did not end (it ignores or handles it).
         let survived = signalled
             .filter(|_| matches!(reason, Settle::Timeout | Settle::Idle))
@@ -171,6 +184,8 @@ impl SendOp {
             unprompted_wait,
             screen_mixed,
             refused_line,
+            cleared_line,
+            foreign_line,
             survived,
             exit_unknown,
         });

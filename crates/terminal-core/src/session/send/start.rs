@@ -85,6 +85,21 @@ impl SendOp {
             Some(text) => input::shape(text, false, reader)?,
             None => input::shape(&request.text, request.submit, reader)?,
         };
+        // Text on the shell's input line that no send typed (a program pushed it into the
+        // terminal's input) would run joined to this send's text: it is cleared first.
+        let types_text = request.submit || request.text.chars().any(|c| !c.is_control());
+        let cleared_line = inner
+            .clear_line_keys
+            .as_deref()
+            .filter(|_| reader.shell_line_editor && types_text && !st.typed_unended)
+            .and_then(|keys| Some((keys, st.screen.text_after_prompt()?)));
+        let (input, cleared_line) = match cleared_line {
+            Some((keys, text)) => ([keys, &input].concat(), Some(text)),
+            None => (input, None),
+        };
+        if !input.is_empty() {
+            st.typed_unended = !matches!(input.last(), Some(b'\n' | b'\r'));
+        }
         let alternate = st.screen.alternate_screen();
         st.unended_line = if reader.canonical {
             input::unended_after(&request.text, request.submit, unended_line_bytes)
@@ -103,6 +118,7 @@ impl SendOp {
             timeout: request.timeout,
             untyped_dropped: AtomicBool::new(false),
             refused: Mutex::new(None),
+            cleared_line,
             unprompted_wait: AtomicU8::new(super::UNPROMPTED_NO),
             repl_command: request
                 .text
