@@ -46,6 +46,7 @@ mod capped;
 pub mod config;
 pub mod confine;
 pub mod env;
+mod locale;
 pub mod plugin;
 pub mod rc;
 
