@@ -164,7 +164,9 @@ const HOST_TERMINAL_VARS: [&str; 2] = ["COLUMNS", "LINES"];
 ///    `BASH_SILENCE_DEPRECATION_WARNING=1`, an empty `NODE_REPL_HISTORY` and
 ///    `PYTHON_HISTORY=/dev/null` (the REPLs of node and Python 3.13 keep no history file: the
 ///    sandbox's home is read-only, where node printed an error at start and Python 3.13 a
-///    traceback at exit);
+///    traceback at exit), and `PYTHON_BASIC_REPL=1` (Python 3.13's REPL is the one earlier
+///    versions have: its new line editor drops a typed or pasted TAB and re-indents typed
+///    blocks; `--env PYTHON_BASIC_REPL=` brings it back);
 /// 3. [`EnvPolicy::pass`], each replacing a variable of the same name;
 /// 4. a usable UTF-8 character locale, in two steps:
 ///    - a locale variable from the host that names a locale not in `installed` becomes
@@ -195,7 +197,7 @@ pub fn shell_env<I>(
 where
     I: IntoIterator<Item = (OsString, OsString)>,
 {
-    let own: [(&str, &str); 11] = [
+    let own: [(&str, &str); 12] = [
         ("TERM", "xterm-256color"),
         ("PAGER", "cat"),
         ("GIT_PAGER", "cat"),
@@ -207,6 +209,7 @@ where
         ("BASH_SILENCE_DEPRECATION_WARNING", "1"),
         ("NODE_REPL_HISTORY", ""),
         ("PYTHON_HISTORY", "/dev/null"),
+        ("PYTHON_BASIC_REPL", "1"),
     ];
     let host: Vec<(OsString, OsString)> = host.into_iter().collect();
     let mut env: Vec<(OsString, OsString)> = host
@@ -283,7 +286,7 @@ mod tests {
             .collect()
     }
 
-    const BACKEND: [&str; 11] = [
+    const BACKEND: [&str; 12] = [
         "TERM",
         "PAGER",
         "GIT_PAGER",
@@ -295,6 +298,7 @@ mod tests {
         "BASH_SILENCE_DEPRECATION_WARNING",
         "NODE_REPL_HISTORY",
         "PYTHON_HISTORY",
+        "PYTHON_BASIC_REPL",
     ];
 
     fn sample_host() -> Vec<(OsString, OsString)> {

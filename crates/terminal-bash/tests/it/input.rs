@@ -13,9 +13,14 @@ use crate::support::{Shell, config, installed, unique_id, within};
 
 const BLOCK: &str = "def f(n):\n    if n:\n        return 'yes'\n    return 'no'\n\n";
 
-/// A Python 3.13 interpreter (its REPL auto-indents typed lines): on `PATH`, or one pyenv
-/// installed but did not activate.
+/// A Python 3.13 interpreter run with its new REPL (pyrepl: it auto-indents typed lines and
+/// takes pastes), which sessions leave off by default (`PYTHON_BASIC_REPL=1`).
 fn python313() -> Option<String> {
+    python313_path().map(|path| format!("PYTHON_BASIC_REPL= {path}"))
+}
+
+/// A Python 3.13 interpreter: on `PATH`, or one pyenv installed but did not activate.
+fn python313_path() -> Option<String> {
     if runs("python3.13") {
         return Some("python3.13".to_owned());
     }
@@ -48,7 +53,9 @@ async fn c25_multi_line_input_is_one_paste_for_programs_that_enabled_it() {
     within(async {
         let sh = Shell::open(config()).await;
         let mut pythons = vec!["python3".to_owned()];
-        if let Some(py) = python313() {
+        if let Some(py) = python313_path() {
+            // The REPL sessions run by default, and the new one.
+            pythons.push(format!("PYTHON_BASIC_REPL= {py}"));
             pythons.push(py);
         } else {
             eprintln!("python3.13 is not installed: its auto-indenting REPL is not exercised");
@@ -405,15 +412,18 @@ async fn tabs_reach_other_line_editors_as_sent() {
         let r = sh.send("echo one\nprintf '%s|' 'c\td' | od -An -c").await;
         assert!(r.viewport.contains("c  \\t   d   |"), "{r:?}");
         sh.send("exit").await;
-        let r = sh.send("python3 -q").await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        let r = sh.send("print(repr('a\tb'))").await;
-        assert!(r.viewport.lines().any(|l| l == "'a\\tb'"), "{r:?}");
-        // Among editing keys (Ctrl-U erases what came before) too.
-        let r = sh.send("junk\u{15}print(repr('u\tv'))").await;
-        assert!(r.viewport.lines().any(|l| l == "'u\\tv'"), "{r:?}");
-        let r = sh.send("exit()").await;
-        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // Python's REPL, Python 3.13's as sessions run it too (its new line editor drops TABs).
+        for py in ["python3".to_owned()].into_iter().chain(python313_path()) {
+            let r = sh.send(&format!("{py} -q")).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            let r = sh.send("print(repr('a\tb'))").await;
+            assert!(r.viewport.lines().any(|l| l == "'a\\tb'"), "{py}: {r:?}");
+            // Among editing keys (Ctrl-U erases what came before) too.
+            let r = sh.send("junk\u{15}print(repr('u\tv'))").await;
+            assert!(r.viewport.lines().any(|l| l == "'u\\tv'"), "{py}: {r:?}");
+            let r = sh.send("exit()").await;
+            assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
+        }
         // A program reading raw keys (no line editor) gets the TABs as sent, nothing else.
         let r = sh
             .send(
