@@ -239,3 +239,25 @@ async fn text_pushed_onto_the_input_line_never_runs_joined_to_the_next_send() {
     })
     .await;
 }
+
+/// A shell that stopped itself (`suspend`, `kill -STOP $$`) reads nothing: the result says
+/// so, and the next send continues it (SIGCONT) before typing, so its command runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_shell_is_reported_and_continued_by_the_next_send() {
+    const STOPPED: &str = "[shell: the session's shell itself is stopped";
+    const CONTINUED: &str = "[shell: the session's shell was stopped";
+    within(async {
+        let sh = Shell::open(crate::support::quick_config()).await;
+        for stop in ["suspend", "kill -STOP $$"] {
+            let r = sh.send(stop).await;
+            assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
+            assert!(r.notices.iter().any(|n| n.starts_with(STOPPED)), "{r:?}");
+            let r = sh.send("echo resumed").await;
+            assert_eq!(r.exit_code, Some(0), "{r:?}");
+            assert!(r.viewport.lines().any(|l| l == "resumed"), "{r:?}");
+            assert!(r.notices.iter().any(|n| n.starts_with(CONTINUED)), "{r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

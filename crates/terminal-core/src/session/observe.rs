@@ -70,6 +70,30 @@ pub(super) struct Probe {
 }
 
 /// Facts about the foreground before the write.
+/// Whether the session's shell itself is stopped (`suspend`, SIGSTOP): nothing reads the
+/// terminal until it is continued.
+pub(super) fn shell_stopped(shared: &Shared) -> bool {
+    // The shell leads its process group (under a sandbox launcher it is not the direct child).
+    crate::process::stat(shared.shell_pgid()).is_some_and(|s| s.state == 'T')
+}
+
+/// Continues the session's shell when it is stopped (SIGCONT), as a terminal's user would
+/// (`kill -CONT` from elsewhere) before typing to it; returns whether it was stopped. Blocking
+/// `/proc` read: call off the async workers or where a short read is acceptable.
+pub(super) fn continue_stopped_shell(shared: &Shared) -> bool {
+    if !shell_stopped(shared) {
+        return false;
+    }
+    if let Some(pid) = rustix::process::Pid::from_raw(shared.shell_pgid())
+        && let Err(err) = rustix::process::kill_process(pid, rustix::process::Signal::CONT)
+    {
+        tracing::warn!(%err, "cannot continue the stopped shell");
+        return false;
+    }
+    tracing::debug!("the shell was stopped; sent SIGCONT before the send");
+    true
+}
+
 pub(super) async fn pre_write(shared: &Shared) -> PreWrite {
     let fg = shared.pty.foreground_pgid();
     let waiting = match fg {
@@ -279,6 +303,8 @@ pub(super) struct TerminalFacts {
     /// Our shell reads at its line editor with no marked prompt because its standard error,
     /// where bash writes prompts and the echo of typed keys, is not the terminal.
     pub(super) stderr_away: bool,
+    /// The session's shell itself is stopped (`suspend`, SIGSTOP): nothing reads the terminal.
+    pub(super) shell_stopped: bool,
 }
 
 /// The terminal facts for a send settling with `reason` (blocking `/proc` reads of the
@@ -353,6 +379,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         prompt_unmarked,
         input_unread,
         stderr_away,
+        shell_stopped: matches!(reason, Settle::Idle | Settle::Timeout) && shell_stopped(shared),
     }
 }
 

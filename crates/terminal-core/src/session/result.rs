@@ -1,6 +1,9 @@
 //! Result assembly: the pure step from "why the send settled" plus the facts gathered at
 //! settlement to the [`SendResult`] the caller sees. Tested without a PTY.
 
+mod notices;
+
+use self::notices::*;
 use crate::readiness::Settle;
 use crate::screen::{PlacedHead, Rendered};
 use crate::types::{
@@ -68,108 +71,17 @@ pub(super) struct SettleFacts {
     /// prompt came back (the command's exit status is reported), and the next send empties
     /// the line first.
     pub(super) foreign_line: Option<String>,
+    /// The session's shell itself is stopped (`suspend`, SIGSTOP) as the send settles.
+    pub(super) shell_stopped: bool,
+    /// The session's shell was stopped when the send began and was continued (SIGCONT) before
+    /// its input was written.
+    pub(super) shell_continued: bool,
     /// The foreground program is still there after this signal (the last SIGINT or SIGTERM
     /// sent to it), busy: it ignores or handles it.
     pub(super) survived: Option<crate::TerminalSignal>,
     /// Our prompt came back after the send submitted a command, but no mark carried that
     /// command's exit status.
     pub(super) exit_unknown: bool,
-}
-
-/// The notice for [`SettleFacts::screen_mixed`].
-pub(super) const SCREEN_MIXED_NOTICE: &str = "[screen: this output was written over text left on \
-     screen earlier (the cursor was moved up without clearing), so a line may end with older \
-     text; terminal_read shows the whole screen]";
-
-/// The notice for [`SettleFacts::left_alternate`].
-pub(super) const LEFT_ALTERNATE_NOTICE: &str =
-    "[screen: the program left the alternate screen on; the prompt restored the main screen]";
-
-/// The notice for [`SettleFacts::marks_gone`].
-pub(super) const MARKS_GONE_NOTICE: &str = "[shell: prompt marks are gone (exec or a nested shell?); \
-     exit codes are unknown until our shell prompts again: `exit` a nested shell to get back to \
-     ours; after `exec`, ours never comes back, so terminal_close this session and terminal_open \
-     a new one]";
-
-/// The notice for [`SettleFacts::prompt_unmarked`].
-pub(super) const PROMPT_UNMARKED_NOTICE: &str = "[shell: the shell reads input with no prompt mark \
-     since this command: it replaced PS1 or PROMPT_COMMAND (its exit code is unknown; the marks \
-     are back for the next command), or a shell builtin reads with the line editor (`read -e`)]";
-
-/// The notice for [`SettleFacts::stderr_away`].
-pub(super) const STDERR_AWAY_NOTICE: &str = "[shell: the shell's stderr is not the terminal \
-     (exec 2>…): its prompt and the echo of typed commands go there, and exit codes are unknown \
-     until it is back; send exec 2>/dev/tty to bring them back]";
-
-/// The notice for [`SettleFacts::exit_unknown`].
-pub(super) const EXIT_UNKNOWN_NOTICE: &str = "[shell: this command's exit code is unknown: no \
-     mark said where it started (bash prints none for a line it cannot parse, nor after a \
-     command replaced PS0), and its status equals the previous command's, so it cannot be told \
-     from an empty line's; send echo $? to see it]";
-
-/// The notice for [`SettleFacts::input_unread`], naming the foreground program.
-pub(super) fn input_unread_notice(program: &str) -> String {
-    format!(
-        "[input: {program} has not read the text sent: it waits in the terminal's input for \
-         whatever reads next (a command typed ahead runs when the shell reads again, once the \
-         whole running command line has ended, unless a program of it reads the text first; \
-         terminal_signal SIGINT, or SIGTERM if it ignores that, stops {program} and discards \
-         the text)]"
-    )
-}
-
-/// The longest part of [`SettleFacts::cleared_line`] its notice quotes, in chars.
-const CLEARED_LINE_QUOTED_CHARS: usize = 200;
-
-/// The notice for [`SettleFacts::cleared_line`], quoting the text cleared.
-pub(super) fn cleared_line_notice(text: &str) -> String {
-    format!(
-        "[input: text no send typed followed the shell's prompt ({}); in case it was on the \
-         input line (a program can push keys into the terminal's input), the line was emptied \
-         first, so it did not run joined to this text]",
-        quoted_line(text)
-    )
-}
-
-/// The notice for [`SettleFacts::foreign_line`], quoting the text.
-pub(super) fn foreign_line_notice(text: &str) -> String {
-    format!(
-        "[input: text no send typed follows the shell's prompt ({}): a program may have pushed \
-         it into the terminal's input, or printed it in the background; the next send empties \
-         the input line first, so it will not run]",
-        quoted_line(text)
-    )
-}
-
-/// `text` quoted for a notice, cut after [`CLEARED_LINE_QUOTED_CHARS`] chars.
-fn quoted_line(text: &str) -> String {
-    let mut quoted: String = text.chars().take(CLEARED_LINE_QUOTED_CHARS).collect();
-    if quoted.len() < text.len() {
-        quoted.push('…');
-    }
-    format!("{quoted:?}")
-}
-
-/// The notice for [`SettleFacts::unprompted_wait`], naming the foreground program.
-pub(super) fn unprompted_wait_notice(program: &str) -> String {
-    format!(
-        "[input: {program} reads input but has not printed its prompt again: what it read may \
-         still be running (a pending await or timer); poll (empty text, submit: false) for its \
-         output and prompt before sending more]"
-    )
-}
-
-/// The notice for `program`, still in the foreground after `signal` (SIGINT or SIGTERM) was
-/// sent to it: it ignores or handles the signal; the next, stronger one to send.
-fn survived_signal_notice(program: &str, signal: crate::TerminalSignal) -> Option<String> {
-    let next = match signal {
-        crate::TerminalSignal::Sigint => "SIGTERM",
-        crate::TerminalSignal::Sigterm => "SIGKILL",
-        _ => return None,
-    };
-    Some(format!(
-        "[signal: {program} is still running after {signal} (it ignores or handles it): send terminal_signal {next} to stop it]"
-    ))
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -266,6 +178,11 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             facts.foreign_line.as_deref().map(foreign_line_notice),
         ),
         (
+            facts.shell_continued,
+            Some(SHELL_CONTINUED_NOTICE.to_owned()),
+        ),
+        (facts.shell_stopped, Some(SHELL_STOPPED_NOTICE.to_owned())),
+        (
             facts.input_unread,
             facts.foreground.as_deref().map(input_unread_notice),
         ),
@@ -349,6 +266,8 @@ mod tests {
             refused_line: None,
             cleared_line: None,
             foreign_line: None,
+            shell_stopped: false,
+            shell_continued: false,
             survived: None,
             exit_unknown: false,
         }
@@ -577,5 +496,19 @@ mod tests {
         };
         let notices = [result.notices, assemble(cleared).notices].concat();
         insta::assert_snapshot!("text_after_the_prompt", notices.join("\n"));
+    }
+
+    #[test]
+    fn a_stopped_shell_and_its_continuing_are_reported() {
+        let stopped = SettleFacts {
+            shell_stopped: true,
+            ..facts(Settle::Idle)
+        };
+        let continued = SettleFacts {
+            shell_continued: true,
+            ..facts(Settle::Prompt)
+        };
+        let notices = [assemble(stopped).notices, assemble(continued).notices].concat();
+        insta::assert_snapshot!("shell_stopped", notices.join("\n"));
     }
 }

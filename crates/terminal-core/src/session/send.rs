@@ -33,8 +33,8 @@ use crate::types::SendResult;
 use super::Inner;
 use super::cancel::CancelInterrupts;
 use super::observe::{
-    Probe, Probing, SIGNAL_BYTES, marks_gone_at_line_editor, observe, pre_write,
-    wait_for_shell_read,
+    Probe, Probing, SIGNAL_BYTES, continue_stopped_shell, marks_gone_at_line_editor, observe,
+    pre_write, wait_for_shell_read,
 };
 use super::probe::ProbeSchedule;
 use super::shared::Shared;
@@ -101,6 +101,8 @@ pub(super) struct SendOp {
     /// Text that followed the shell's prompt, typed by no send, which the send's input first
     /// cleared from the line editor (see `PtySpawnSpec::clear_line_keys`).
     cleared_line: Option<String>,
+    /// The session's shell was stopped when the send began and was continued (SIGCONT).
+    shell_continued: AtomicBool,
     /// Whether the send settles on an event loop's wait with no prompt before the cursor (see
     /// `SettleFacts::unprompted_wait`): [`UNPROMPTED_NO`], [`UNPROMPTED_LINE`] after a line
     /// it typed, [`UNPROMPTED_POLL`] when a poll finds the program still so.
@@ -189,6 +191,9 @@ impl SendOp {
         }
         if input.iter().any(|b| SIGNAL_BYTES.contains(b)) {
             wait_for_shell_read(&shared).await;
+        }
+        if !input.is_empty() && continue_stopped_shell(&shared) {
+            self.shell_continued.store(true, Ordering::SeqCst);
         }
         let started = Instant::now();
         let pre = pre_write(&shared).await;

@@ -124,6 +124,7 @@ impl SendOp {
             prompt_unmarked,
             input_unread,
             stderr_away,
+            shell_stopped,
         } = terminal_facts(shared, reason);
         let refused_line = self.refused.lock().take();
         let cleared_line = self.cleared_line.clone();
@@ -186,6 +187,8 @@ impl SendOp {
             refused_line,
             cleared_line,
             foreign_line,
+            shell_stopped,
+            shell_continued: self.shell_continued.load(Ordering::SeqCst),
             survived,
             exit_unknown,
         });

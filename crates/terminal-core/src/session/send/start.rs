@@ -119,6 +119,7 @@ impl SendOp {
             untyped_dropped: AtomicBool::new(false),
             refused: Mutex::new(None),
             cleared_line,
+            shell_continued: AtomicBool::new(false),
             unprompted_wait: AtomicU8::new(super::UNPROMPTED_NO),
             repl_command: request
                 .text
