@@ -4,7 +4,8 @@
 //! and scramble the screen with accidental escape sequences. Output is judged in windows of
 //! [`WINDOW_BYTES`] by the share of bytes that are neither text nor terminal controls a text
 //! program writes (invalid UTF-8, C0 controls other than BEL, BS, TAB, LF, VT, FF, CR, ESC,
-//! and DEL). A window above [`ENTER_SHARE_PERCENT`] starts suppression; the suppressed bytes
+//! and DEL). A window above [`ENTER_SHARE_PERCENT`] ([`SHORT_ENTER_SHARE_PERCENT`] for a short
+//! output before a prompt mark) starts suppression; the suppressed bytes
 //! are only counted. Text lines before the first non-text byte stay text. Suppression ends at
 //! the newline after the last non-text byte of a window when enough text follows it (or the
 //! chunk ends there), at a long window of text, or at the start of a prompt mark
@@ -27,6 +28,10 @@ const MIN_JUDGED_BYTES: usize = 64;
 const MIN_JUDGED_BEFORE_MARK: usize = 16;
 /// Share of non-text bytes (percent) that starts suppression.
 const ENTER_SHARE_PERCENT: usize = 25;
+/// The same for fewer than [`MIN_JUDGED_BYTES`] bytes before a prompt mark: a short line of
+/// text with a few bad bytes (a mis-encoded file name, a cut character) stays text, with
+/// replacement characters, where random bytes are mostly non-text.
+const SHORT_ENTER_SHARE_PERCENT: usize = 40;
 /// Fewest text bytes after the newline that ends a suppressed run's last line for the run to
 /// end there (unless the chunk ends or a prompt mark follows): shorter stretches occur in
 /// random bytes.
@@ -124,10 +129,15 @@ impl BinaryFilter {
                     };
                 }
                 let non_text = non_text_bytes(window);
+                let share = if window.len() < MIN_JUDGED_BYTES {
+                    SHORT_ENTER_SHARE_PERCENT
+                } else {
+                    ENTER_SHARE_PERCENT
+                };
                 let enters = if self.wary {
                     non_text > 0
                 } else {
-                    non_text * 100 > window.len() * ENTER_SHARE_PERCENT
+                    non_text * 100 > window.len() * share
                 };
                 if window.len() < min_judged || !enters {
                     return Verdict::Text(window.len());

@@ -293,3 +293,35 @@ fn c37_strings_inside_a_binary_file_bring_no_replacement_characters() {
         assert!(s.render_since(b, 10_000).text.contains("latin-1 text"));
     }
 }
+
+/// A short output alone before the prompt (its own read): a line of text with a few bad bytes
+/// (a mis-encoded name, a cut character) stays text, with replacement characters; short
+/// binary (`cat small.gz`) is still summarised.
+#[test]
+fn a_short_line_with_a_few_bad_bytes_stays_text() {
+    let gzip: &[u8] = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xcbH\xcd\xc9\xc9W(\xcf/\xcaI\xe1\x02\x00-;\x08\xaf\x0c\x00\x00\x00";
+    for (output, binary) in [
+        (&b"\xff\xfe bad \xc3\x28 \xe2\x82 end"[..], false),
+        (&b"caf\xe9 \xe0 la cr\xe8me"[..], false),
+        (gzip, true),
+        (&[0x80u8; 24][..], true),
+    ] {
+        let mut s = Screen::new(config(40, 160), Some(nonce()));
+        s.feed(b"dsh> ");
+        let a = s.anchor();
+        s.feed(b"printf x\r\n");
+        let mut bytes = output.to_vec();
+        bytes.extend(b"\r\n");
+        bytes.extend(prompt_after_success());
+        s.feed(&bytes);
+        let text = s.render_since(a, 100_000).text;
+        assert_eq!(
+            text.contains("bytes of binary output suppressed"),
+            binary,
+            "{output:?}: {text:?}"
+        );
+        if !binary {
+            assert!(text.contains(" end\n") || text.contains("cr"), "{text:?}");
+        }
+    }
+}
