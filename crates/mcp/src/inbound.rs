@@ -104,7 +104,19 @@ fn classify_value(value: Value) -> Inbound {
     };
     let id = match object.get("id") {
         None => None,
-        Some(id @ (Value::String(_) | Value::Number(_))) => Some(id.clone()),
+        Some(id @ Value::String(_)) => Some(id.clone()),
+        Some(Value::Number(n)) if n.is_i64() => Some(Value::Number(n.clone())),
+        // A fraction, or an integer beyond a signed 64-bit one (read as a float, or not taken
+        // by the MCP layer): echoed back it would not be the id the client sent.
+        Some(Value::Number(n)) => {
+            return Inbound::Answer(error(
+                Value::Null,
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "Invalid Request: `id` must be a string or a signed 64-bit integer, got {n}; send a smaller integer id or a string id"
+                ),
+            ));
+        }
         // A request whose id is null, an object, an array or a boolean would otherwise be read
         // as a notification and never answered.
         Some(other) => {
@@ -348,6 +360,31 @@ mod tests {
             assert_eq!(v["id"], Value::Null, "{id}");
             let message = v["error"]["message"].as_str().unwrap();
             assert!(message.contains(&format!("got {kind}")), "{message}");
+        }
+        // Numbers that are not signed 64-bit integers cannot be echoed back as sent.
+        for id in [
+            "123456789012345678901234567890",
+            "-9223372036854775809",
+            "18446744073709551615",
+            "1.5",
+        ] {
+            let v = answer(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#
+            ));
+            assert_eq!(v["error"]["code"], -32600, "{id}");
+            assert_eq!(v["id"], Value::Null, "{id}");
+        }
+        for id in ["9223372036854775807", "-9223372036854775808"] {
+            assert!(
+                matches!(
+                    classify(
+                        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#)
+                            .as_bytes()
+                    ),
+                    Inbound::Forward(_)
+                ),
+                "{id}"
+            );
         }
         // Notifications (no id member) are still not answered.
         assert!(matches!(
