@@ -251,6 +251,7 @@ async fn follow(
     id: SessionId,
     stream: Arc<Mutex<Option<Stream>>>,
     cancel_requested: Arc<AtomicBool>,
+    typed_only: bool,
 ) -> Result<JobOutcome, String> {
     let outcome = |result: &SendResult, earlier: &EarlierExits| {
         let status = if cancel_requested.load(Ordering::SeqCst) {
@@ -258,7 +259,7 @@ async fn follow(
         } else {
             FinalStatus::Completed
         };
-        JobOutcome::new(status, Some(detail(result, earlier)))
+        JobOutcome::new(status, Some(detail(result, earlier, typed_only)))
     };
     // Commands that finished before the job's last one, over every send it followed (each
     // send's span starts where the previous one's ended).
@@ -450,6 +451,13 @@ impl Background {
         }
         let stream: Arc<Mutex<Option<Stream>>> = Arc::new(Mutex::new(None));
         let run_stream = stream.clone();
+        // Text sent without Enter stays on the input line of whatever reads it.
+        let typed_only = !request.submit
+            && request
+                .text
+                .rsplit(['\n', '\r'])
+                .next()
+                .is_some_and(|line| !line.is_empty() && !line.contains(char::is_control));
         let run_owner = owner.clone();
         let run_id = id.clone();
         let spec = JobStart {
@@ -509,6 +517,7 @@ impl Background {
                         run_id,
                         run_stream,
                         cancel_requested,
+                        typed_only,
                     )),
                 })
             }),

@@ -36,6 +36,15 @@ pub(super) fn label(id: &SessionId, text: &str, hidden: bool) -> String {
 /// the program is not (`job_kill` no longer reaches it).
 const WAITS_FOR_INPUT: &str =
     "waits for input (still running: the next send answers it, terminal_signal SIGINT stops it)";
+/// [`detail`]'s input mode for text the job typed without Enter at the shell's prompt.
+const TYPED_WITHOUT_ENTER: &str =
+    "typed without Enter (the text waits on the shell's input line; the next send continues it)";
+/// [`detail`]'s input mode for a full-screen program (the job is over, the program is not).
+const FULL_SCREEN: &str = "full-screen program (still running: the next send types keys to it, \
+     such as its quit keys; terminal_signal SIGTERM stops it)";
+/// [`detail`]'s input mode for a program reading single keys.
+const SINGLE_KEYS: &str = "single keys (still running: send keys with submit false; \
+     terminal_signal SIGINT stops it)";
 /// [`detail`]'s input mode for a prompt with echo off.
 const ECHO_OFF: &str = "echo off (a password prompt?)";
 
@@ -61,8 +70,9 @@ pub(super) fn stopped_at_prompt(detail: &str) -> Option<Option<&str>> {
 /// read as plainly done), or
 /// `session exited: <code | signal | unknown>`; the commands of the job that finished before
 /// its last one (`earlier`, over every send the job followed) come after the exit status, as
-/// `earlier commands exited: 0, 1` or with counts for many.
-pub(super) fn detail(result: &SendResult, earlier: &EarlierExits) -> String {
+/// `earlier commands exited: 0, 1` or with counts for many. `typed_only`: the job's text was
+/// sent without Enter, so at the shell's own prompt it waits on the input line (nothing runs).
+pub(super) fn detail(result: &SendResult, earlier: &EarlierExits, typed_only: bool) -> String {
     let wait_reason = crate::schema::WaitReasonOutput::from(result.wait_reason).as_str();
     let earlier = crate::schema::EarlierCommands::from_exits(earlier.clone())
         .map(|e| {
@@ -80,6 +90,15 @@ pub(super) fn detail(result: &SendResult, earlier: &EarlierExits) -> String {
             }
             detail.push_str(&earlier);
             let mode = match result.input_mode {
+                // Text typed without Enter at the shell's prompt: nothing runs.
+                InputMode::Normal
+                    if typed_only
+                        && result.wait_reason == WaitReason::StdinRead
+                        && result.exit_code.is_none()
+                        && result.foreground.is_none() =>
+                {
+                    Some(TYPED_WITHOUT_ENTER.to_owned())
+                }
                 // No prompt came back: a program (or the shell's own `read`) waits at a
                 // prompt of its own, so the command has not finished.
                 InputMode::Normal
@@ -96,8 +115,8 @@ pub(super) fn detail(result: &SendResult, earlier: &EarlierExits) -> String {
                 InputMode::Continuation | InputMode::StatementContinuation => {
                     Some("continuation prompt".to_owned())
                 }
-                InputMode::AlternateScreen => Some("full-screen program".to_owned()),
-                InputMode::SingleKey => Some("single keys (send with submit false)".to_owned()),
+                InputMode::AlternateScreen => Some(FULL_SCREEN.to_owned()),
+                InputMode::SingleKey => Some(SINGLE_KEYS.to_owned()),
             };
             if let Some(mode) = mode {
                 detail.push_str(&format!(", input: {mode}"));
@@ -149,22 +168,22 @@ mod tests {
             notices: Vec::new(),
         };
         assert_eq!(
-            detail(&result, &EarlierExits::default()),
+            detail(&result, &EarlierExits::default(), false),
             "wait: stdin_read, input: echo off (a password prompt?)"
         );
         // No prompt came back: a program (or the shell's `read`) waits at its own prompt.
         result.input_mode = InputMode::Normal;
         assert_eq!(
-            detail(&result, &EarlierExits::default()),
+            detail(&result, &EarlierExits::default(), false),
             format!("wait: stdin_read, input: {WAITS_FOR_INPUT}")
         );
         result.foreground = Some("python3".into());
         assert_eq!(
-            detail(&result, &EarlierExits::default()),
+            detail(&result, &EarlierExits::default(), false),
             "wait: stdin_read, input: python3 waits for input (still running: the next send \
              answers it, terminal_signal SIGINT stops it)"
         );
-        let stopped = detail(&result, &EarlierExits::default());
+        let stopped = detail(&result, &EarlierExits::default(), false);
         assert_eq!(stopped_at_prompt(&stopped), Some(Some("python3")));
         assert_eq!(
             stopped_at_prompt(&format!("wait: stdin_read, input: {WAITS_FOR_INPUT}")),
@@ -176,10 +195,17 @@ mod tests {
             stopped_at_prompt("wait: stdin_read, input: echo off (a password prompt?)"),
             Some(None)
         );
+        // Text the job typed without Enter at the shell's prompt: nothing waits but the line.
         result.foreground = None;
+        let typed = detail(&result, &EarlierExits::default(), true);
+        assert_eq!(
+            typed,
+            format!("wait: stdin_read, input: {TYPED_WITHOUT_ENTER}")
+        );
+        assert_eq!(stopped_at_prompt(&typed), None);
         result.exit_code = Some(2);
         assert_eq!(
-            detail(&result, &EarlierExits::default()),
+            detail(&result, &EarlierExits::default(), false),
             "wait: stdin_read, exit: 2"
         );
         // The job's earlier commands, over the sends it followed.
@@ -198,7 +224,7 @@ mod tests {
             failures: vec![failed(1, 2)],
         });
         assert_eq!(
-            detail(&result, &earlier),
+            detail(&result, &earlier, false),
             "wait: stdin_read, exit: 2, earlier commands exited: 0, 1, 2"
         );
         result.session_status = SessionStatus::Exited {
@@ -206,7 +232,7 @@ mod tests {
             signal: Some("SIGKILL".into()),
         };
         assert_eq!(
-            detail(&result, &EarlierExits::default()),
+            detail(&result, &EarlierExits::default(), false),
             "session exited: SIGKILL"
         );
     }

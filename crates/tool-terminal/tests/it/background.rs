@@ -437,6 +437,42 @@ async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
     host.shutdown().await;
 }
 
+/// A background send typed without Enter at the shell's prompt: the job says the text waits
+/// on the input line (nothing runs), and the next send, which continues that line, claims to
+/// answer no prompt.
+#[tokio::test]
+async fn a_background_send_without_enter_says_its_text_waits_on_the_input_line() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let session = open(&host, &agent).await;
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "echo typ", "submit": false, "run_in_background": true}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let job = r.structured.clone().unwrap()["jobId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let read = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await
+        .text();
+    assert!(
+        status_line(&read).ends_with(
+            ", input: typed without Enter (the text waits on the shell's input line; the next send continues it)]"
+        ),
+        "{read}"
+    );
+    let next = send_foreground(&host, &agent, &session, "ed").await;
+    assert!(next.contains("\ntyped\n"), "{next}");
+    assert!(!next.contains("answered the prompt"), "{next}");
+    host.shutdown().await;
+}
+
 /// The same for a password prompt (echo off): the answer says it answered it, and the secret
 /// shows nowhere.
 #[tokio::test]
@@ -485,6 +521,11 @@ async fn a_background_full_screen_program_shows_its_screen_once() {
     let copies = read.lines().filter(|l| *l == "two").count();
     assert_eq!(copies, 1, "{read}");
     assert!(read.contains("(END)"), "{read}");
+    // The job is over, the program is not: its status says how to reach or stop it.
+    assert!(
+        status_line(&read).contains("input: full-screen program (still running:"),
+        "{read}"
+    );
     host.shutdown().await;
 }
 
