@@ -261,3 +261,20 @@ async fn a_stopped_shell_is_reported_and_continued_by_the_next_send() {
     })
     .await;
 }
+
+/// A shell that exits with a program's alternate screen on: the last result shows the command
+/// line, then what the alternate screen held, on the main screen given back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exit_with_the_alternate_screen_on_shows_the_command_and_its_screen() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("printf '\\033[?1049h'; echo in-alt; exit 5").await;
+        assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
+        assert_eq!(
+            r.viewport, "printf '\\033[?1049h'; echo in-alt; exit 5\nin-alt\nexit\n",
+            "{r:?}"
+        );
+        sh.close().await;
+    })
+    .await;
+}

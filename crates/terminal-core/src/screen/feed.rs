@@ -246,6 +246,19 @@ impl Screen {
         self.parser.callbacks_mut().replies.truncate(replies_before);
     }
 
+    /// Gives the main screen back when the session's program ended with the alternate screen
+    /// on (nothing will leave it now): the alternate screen's last text is carried onto the
+    /// main screen below what was there, as when a prompt returns ([`Screen::carry_over`]), so
+    /// the session's last result shows the command line and that text.
+    pub(crate) fn leave_alternate_screen_at_exit(&mut self) {
+        if !self.parser.screen().alternate_screen() {
+            return;
+        }
+        let lines = self.alternate_screen_text();
+        let _ = self.feed(b"\x1b[?1049l");
+        self.carry_over(&lines);
+    }
+
     /// The alternate screen's rows from its first to its last non-blank one, as text.
     fn alternate_screen_text(&self) -> Vec<String> {
         let tabs = &self.parser.callbacks().tabs_alt;

@@ -38,6 +38,9 @@ impl SendOp {
                 span.result_discarded,
             )
         };
+        if reason == Settle::Exit {
+            st.screen.leave_alternate_screen_at_exit();
+        }
         // Rows are copied under the lock and rendered after it is released.
         let snapshot = anchor.map(|a| st.screen.snapshot_since(a, shared.max_read_bytes));
         let screen_mixed = snapshot.as_ref().is_some_and(|s| s.mixed());
