@@ -147,6 +147,18 @@ fn classify_value(value: Value) -> Inbound {
         return Inbound::Answer(answer);
     }
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(Value::Object(object)) {
+        // A method MCP does not define: rmcp would answer with the method's name alone.
+        Ok(rmcp::model::JsonRpcMessage::Request(rmcp::model::JsonRpcRequest {
+            request: rmcp::model::ClientRequest::CustomRequest(custom),
+            ..
+        })) => Inbound::Answer(error(
+            id.unwrap_or(Value::Null),
+            ErrorCode::METHOD_NOT_FOUND,
+            format!(
+                "Method not found: `{}` is not an MCP method this server handles; its tools are listed by tools/list and run by tools/call",
+                custom.method
+            ),
+        )),
         Ok(message) => Inbound::Forward(Box::new(message)),
         // A notification gets no answer, whatever is wrong with it.
         Err(_) if id.is_none() && method.is_some() => Inbound::Ignore,
@@ -389,6 +401,18 @@ mod tests {
         // Notifications (no id member) are still not answered.
         assert!(matches!(
             classify(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Inbound::Forward(_)
+        ));
+    }
+
+    #[test]
+    fn a_method_mcp_does_not_define_is_named_with_what_to_call_instead() {
+        let v = answer(r#"{"jsonrpc":"2.0","id":62,"method":"foo/bar"}"#);
+        assert_eq!(v["id"], 62);
+        assert_eq!(v["error"]["code"], -32601);
+        insta::assert_snapshot!(v["error"]["message"].as_str().unwrap());
+        assert!(matches!(
+            classify(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
             Inbound::Forward(_)
         ));
     }
