@@ -110,7 +110,7 @@ impl TerminalError {
         Self::new(
             TerminalErrorCode::Exited,
             format!(
-                "PTY session {id} has exited; call terminal_close to release it and terminal_open to start a new one"
+                "PTY session {id} has exited; terminal_read still shows its last output (anything printed after the last result too) until terminal_close releases it; terminal_open starts a new session"
             ),
         )
     }
