@@ -252,6 +252,14 @@ pub(super) fn is_repl_prompt(row: &str) -> bool {
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// Whether the cursor's row, up to the cursor, is a REPL's primary prompt (`>>> `, `In [3]: `,
+/// not a continuation prompt): the REPL reads a new statement.
+pub(super) fn at_primary_repl_prompt(screen: &mut crate::screen::Screen) -> bool {
+    screen
+        .cursor_row_prefix()
+        .is_some_and(|p| is_repl_prompt(&p) && !is_repl_continuation_prompt(&p))
+}
+
 /// Whether `row` starts with a REPL's prompt followed by other text on the same row (node's
 /// `> ` and then a timer's output, which does not redraw the prompt): its first word with the
 /// space after it is a prompt by [`is_repl_prompt`].

@@ -9,8 +9,7 @@ use crate::readiness::Readiness;
 use crate::screen::{Position, PromptState};
 
 use super::super::input;
-use super::super::observe::{EOF_KEY, SIGNAL_BYTES, is_repl_prompt};
-use super::super::result::is_repl_continuation_prompt;
+use super::super::observe::{EOF_KEY, SIGNAL_BYTES, at_primary_repl_prompt};
 use super::super::shared::State;
 use super::super::signal::is_simple_command;
 use super::SendOp;
@@ -120,10 +119,7 @@ impl SendOp {
     ) -> Vec<u8> {
         let (takes_pastes, at_prompt) = {
             let mut st = self.shared.lock();
-            let at_prompt = st
-                .screen
-                .cursor_row_prefix()
-                .is_some_and(|p| is_repl_prompt(&p) && !is_repl_continuation_prompt(&p));
+            let at_prompt = at_primary_repl_prompt(&mut st.screen);
             (
                 st.screen.bracketed_paste() && !st.screen.alternate_screen(),
                 at_prompt,

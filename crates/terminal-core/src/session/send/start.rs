@@ -15,8 +15,7 @@ use crate::types::SendRequest;
 use super::super::Inner;
 use super::super::input;
 use super::super::nested_shell::is_shell_name;
-use super::super::observe::is_repl_prompt;
-use super::super::result::is_repl_continuation_prompt;
+use super::super::observe::at_primary_repl_prompt;
 use super::super::shared::UnendedLine;
 use super::{SendOp, Span, pacing};
 
@@ -70,10 +69,7 @@ impl SendOp {
         let python_at_prompt = request.submit
             && leader.as_deref().is_some_and(input::pastes_blocks)
             && canonical == Some(false)
-            && st
-                .screen
-                .cursor_row_prefix()
-                .is_some_and(|p| is_repl_prompt(&p) && !is_repl_continuation_prompt(&p));
+            && at_primary_repl_prompt(&mut st.screen);
         let python_text = || format!("{}\n", request.text.replace("\r\n", "\n"));
         let statements = (python_at_prompt && reader.block_paste)
             .then(|| input::python_statement_steps(&python_text()))
