@@ -1,0 +1,181 @@
+//! Following a background send to its end: its output drained into the job's window, polls
+//! after a send that settled without showing the command finished, and the escalation of a
+//! killed job's signals.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use dsh_context::Agent;
+use dsh_jobs::{FinalStatus, JobOutcome};
+use dsh_terminal_core::{
+    EarlierExits, SendRequest, SendResult, SessionId, SessionStatus, TerminalSignal, WaitReason,
+};
+use parking_lot::Mutex;
+
+use super::Stream;
+use super::describe::detail;
+use crate::{Terminals, start_send_when_free};
+
+/// How often a running job moves its send's output into its window, so that the core's read
+/// bound (`max_read_bytes`) seldom drops output between `job_output` reads.
+const DRAIN_EVERY: Duration = Duration::from_millis(20);
+/// The pace while output floods (a drain moved more than [`FLOOD_BYTES`]) and during a job's
+/// first [`YOUNG`]: a fast flood fills the core's read bound within milliseconds, and the
+/// first lines (the command line) are the ones a read keeps.
+const DRAIN_FAST: Duration = Duration::from_millis(2);
+/// See [`DRAIN_FAST`].
+const FLOOD_BYTES: usize = 16 * 1024;
+/// See [`DRAIN_FAST`].
+const YOUNG: Duration = Duration::from_millis(200);
+
+/// After `job_kill`: how long the command has to end after its interrupt before it gets
+/// SIGTERM, and again after that before SIGKILL (as a user would press Ctrl-C, then kill it).
+pub(super) const KILL_ESCALATION: Duration = Duration::from_secs(3);
+/// How long past its SIGKILL a stopping job may take to end before a send gives up on it.
+pub(super) const STOP_SLACK: Duration = Duration::from_secs(2);
+
+/// The signals a killed job's command got past its interrupt.
+#[derive(Default)]
+struct Escalation {
+    killed_at: Option<tokio::time::Instant>,
+    sent: usize,
+}
+
+impl Escalation {
+    /// Sends the foreground SIGTERM once [`KILL_ESCALATION`] passed since the kill, and SIGKILL
+    /// once it passed again (a refusal, such as SIGKILL to the shell itself, is left there).
+    fn step(&mut self, terminals: &Terminals, owner: &Agent, id: &SessionId, killed: bool) {
+        if !killed {
+            return;
+        }
+        let since = self
+            .killed_at
+            .get_or_insert_with(tokio::time::Instant::now)
+            .elapsed();
+        let signal = match self.sent {
+            0 if since >= KILL_ESCALATION => TerminalSignal::Sigterm,
+            1 if since >= 2 * KILL_ESCALATION => TerminalSignal::Sigkill,
+            _ => return,
+        };
+        self.sent += 1;
+        if let Err(e) = terminals.signal(owner, id, signal) {
+            tracing::debug!(session_id = %id, %signal, error = %e, "killed job not escalated");
+        }
+    }
+}
+
+/// How long a follow-up poll may wait for the previous send to release the session's slot.
+const SLOT_RELEASE_WAIT: Duration = Duration::from_secs(5);
+
+/// Follows a background send until the program is ready for input or the session exits.
+///
+/// A send that settles on silence (`inferred_idle`) or on its deadline (`timeout`) has not
+/// shown that the command finished, so a background job does not end there: it continues with
+/// a poll (an empty send without Enter), whose output continues exactly where the previous
+/// send's ended, until the prompt comes back, a program waits for input, the session exits, or
+/// the job is killed.
+pub(super) async fn follow(
+    terminals: Arc<Terminals>,
+    owner: Agent,
+    id: SessionId,
+    stream: Arc<Mutex<Option<Stream>>>,
+    cancel_requested: Arc<AtomicBool>,
+    typed_only: bool,
+) -> Result<JobOutcome, String> {
+    let outcome = |result: &SendResult, earlier: &EarlierExits| {
+        let status = if cancel_requested.load(Ordering::SeqCst) {
+            FinalStatus::Killed
+        } else {
+            FinalStatus::Completed
+        };
+        JobOutcome::new(status, Some(detail(result, earlier, typed_only)))
+    };
+    // Commands that finished before the job's last one, over every send it followed (each
+    // send's span starts where the previous one's ended).
+    let mut earlier = EarlierExits::default();
+    let started = tokio::time::Instant::now();
+    loop {
+        let Some(op) = stream.lock().as_ref().map(|s| s.current.clone()) else {
+            return Err("background send lost its operation".to_owned());
+        };
+        let settled = {
+            let done = op.done();
+            tokio::pin!(done);
+            let mut escalation = Escalation::default();
+            let mut pause = DRAIN_FAST;
+            loop {
+                tokio::select! {
+                    settled = &mut done => break settled,
+                    () = tokio::time::sleep(pause) => {
+                        let drained = stream.lock().as_mut().map_or(0, Stream::drain);
+                        pause = if drained > FLOOD_BYTES || started.elapsed() < YOUNG {
+                            DRAIN_FAST
+                        } else {
+                            DRAIN_EVERY
+                        };
+                        escalation.step(
+                            &terminals,
+                            &owner,
+                            &id,
+                            cancel_requested.load(Ordering::SeqCst),
+                        );
+                    }
+                }
+            }
+        };
+        let finish = || {
+            if let Some(s) = stream.lock().as_mut() {
+                s.drain();
+                s.finished = true;
+            }
+        };
+        let result = match settled {
+            Ok(result) => result,
+            Err(e) => {
+                finish();
+                return Ok(JobOutcome::new(
+                    FinalStatus::Failed,
+                    Some(format!("Error: {e}")),
+                ));
+            }
+        };
+        earlier.append(&result.earlier_exits);
+        let unproven = matches!(
+            result.wait_reason,
+            WaitReason::InferredIdle | WaitReason::Timeout
+        );
+        let running = matches!(result.session_status, SessionStatus::Running);
+        if !unproven || !running || cancel_requested.load(Ordering::SeqCst) {
+            finish();
+            return Ok(outcome(&result, &earlier));
+        }
+        let poll = SendRequest {
+            text: String::new(),
+            submit: false,
+            timeout: None,
+        };
+        let next = match start_send_when_free(&terminals, &owner, &id, poll, SLOT_RELEASE_WAIT)
+            .await
+        {
+            Ok(next) => next,
+            // The session closed or exited meanwhile: the last result stands.
+            Err(e) => {
+                tracing::debug!(session_id = %id, error = %e, "background send not followed further");
+                finish();
+                return Ok(outcome(&result, &earlier));
+            }
+        };
+        {
+            let mut guard = stream.lock();
+            if let Some(s) = guard.as_mut() {
+                // The finished send's unread rest comes first.
+                s.switch_to(next.clone());
+            }
+        }
+        // A kill that landed while the poll started cancelled the finished send; repeat it.
+        if cancel_requested.load(Ordering::SeqCst) {
+            next.cancel();
+        }
+    }
+}
