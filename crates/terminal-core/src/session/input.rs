@@ -157,29 +157,53 @@ pub(super) fn submits_a_command(text: &str, submit: bool) -> bool {
 
 /// `text` (Python source typed to a REPL) cut into its top-level statements, each with the
 /// blank lines after it: a new statement starts at a line that is not indented, not blank,
-/// not a clause that continues the statement before it (`else:`, `except …:`, a closing
-/// bracket, the definition after a decorator) and not inside a bracket, a triple-quoted string or a line ended by a backslash
-/// (see [`PythonLines`]). The REPL runs one statement per prompt, so a block and the statement
+/// not a comment, not a clause that continues the statement before it (`else:`, `except …:`,
+/// a closing bracket, the definition after a decorator) and not inside a bracket, a
+/// triple-quoted string or a line ended by a backslash (see [`PythonLines`]). Comment lines
+/// belong to the statement of the code line after them (a comment at column 0 inside a block
+/// does not end it). The REPL runs one statement per prompt, so a block and the statement
 /// after it go as two pastes.
 pub(super) fn python_statements(text: &str) -> Vec<String> {
     const CONTINUES: [&str; 7] = ["else", "elif", "except", "finally", ")", "]", "}"];
+    const DEFINES: [&str; 3] = ["def ", "class ", "async def "];
     let mut statements: Vec<String> = Vec::new();
     let mut scan = PythonLines::default();
+    // Inside a decorated definition whose `def` or `class` has not come yet.
     let mut decorated = false;
+    // Comment lines (and blank lines after them) whose statement is not known yet.
+    let mut pending = String::new();
     for line in text.split_inclusive('\n') {
-        let starts = !scan.inside()
+        let inside = scan.inside();
+        let blank = line.trim().is_empty();
+        let comment = !inside && line.trim_start().starts_with('#');
+        if comment || (blank && !pending.is_empty()) {
+            pending.push_str(line);
+            continue;
+        }
+        let starts = !inside
             && !decorated
+            && !blank
             && !line.starts_with([' ', '\t'])
-            && !line.trim().is_empty()
             && !CONTINUES.iter().any(|c| line.starts_with(c));
         scan.feed(line);
-        if !line.trim().is_empty() {
+        if starts {
             decorated = line.starts_with('@');
+        } else if decorated && !inside && DEFINES.iter().any(|d| line.trim_start().starts_with(d)) {
+            decorated = false;
         }
         match statements.last_mut() {
-            Some(last) if !starts => last.push_str(line),
-            _ => statements.push(line.to_owned()),
+            Some(last) if !starts => {
+                last.push_str(&pending);
+                last.push_str(line);
+            }
+            _ => statements.push(format!("{pending}{line}")),
         }
+        pending.clear();
+    }
+    match statements.last_mut() {
+        Some(last) => last.push_str(&pending),
+        None if !pending.is_empty() => statements.push(pending),
+        None => {}
     }
     statements
 }
@@ -302,20 +326,25 @@ fn without_inner_blank_lines(statement: &str) -> String {
     out
 }
 
-/// `statement` (one of [`python_statements`]) as it is typed: a compound statement over
-/// several lines (a block: `if`, `def`, a decorated definition, …) ends with the empty line
+/// `statement` (one of [`python_statements`]) as it is typed: a compound statement (a block:
+/// `if`, `def`, a decorated definition, …, on one line or several) ends with the empty line
 /// that ends the block; a statement continued in brackets ends by itself.
 fn python_ended(statement: String) -> String {
     const COMPOUND: [&str; 9] = [
         "if", "for", "while", "def", "class", "with", "try", "async", "match",
     ];
-    let compound = statement.starts_with('@')
+    // Its first line of code (comments before it belong to it).
+    let code = statement
+        .lines()
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .unwrap_or_default();
+    let compound = code.starts_with('@')
         || COMPOUND.iter().any(|k| {
-            statement
-                .strip_prefix(k)
+            code.strip_prefix(k)
                 .is_some_and(|rest| rest.starts_with([' ', '\t', ':', '(']))
         });
-    if compound && statement.trim_end().contains('\n') {
+    // A compound statement on one line (`for i in x: print(i)`) opens a block too.
+    if compound {
         format!("{}\n\n", statement.trim_end())
     } else {
         statement
@@ -341,10 +370,27 @@ pub(super) fn python_statement_steps(text: &str) -> Option<Vec<Vec<u8>>> {
         .into_iter()
         .map(|statement| {
             let text = python_ended(statement);
-            let lines = text.trim_end().contains('\n');
-            shape(&text, false, reader)
+            let body = text.trim_end();
+            // A block goes as a paste, one on a single line (`for i in x: print(i)`) too: typed,
+            // Python 3.13's REPL takes the empty line after it as a new line of the block.
+            let block = body.contains('\n') || text.ends_with("\n\n");
+            if block && !body.contains('\n') && !body.contains(|c: char| c.is_control()) {
+                return Some([PASTE_START, body.as_bytes(), PASTE_END, b"\r\r"].concat());
+            }
+            let bytes = shape(&text, false, reader)
                 .ok()
-                .filter(|bytes| !lines || is_paste(bytes))
+                .filter(|bytes| !block || is_paste(bytes))?;
+            // A typed line ends with the Enter key a terminal sends (a line editor in raw mode
+            // may take a newline for another key: Python 3.13's starts a new line of the block
+            // with it).
+            Some(if is_paste(&bytes) {
+                bytes
+            } else {
+                bytes
+                    .into_iter()
+                    .map(|b| if b == b'\n' { b'\r' } else { b })
+                    .collect()
+            })
         })
         .collect()
 }

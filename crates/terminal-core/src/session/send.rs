@@ -192,7 +192,8 @@ impl SendOp {
         if input.iter().any(|b| SIGNAL_BYTES.contains(b)) {
             wait_for_shell_read(&shared).await;
         }
-        if !input.is_empty() && continue_stopped_shell(&shared) {
+        // A stopped shell reads nothing: any send, a poll too (a background job's), continues it.
+        if continue_stopped_shell(&shared) {
             self.shell_continued.store(true, Ordering::SeqCst);
         }
         let started = Instant::now();

@@ -127,6 +127,23 @@ async fn python_repl_block_rules_are_explained_when_they_reject_a_block() {
         ),
         ("if True:\n    x = 1\nprint('after', x)\n", false, "after 1"),
         ("def h():\n    return 3\n\nprint(h())\n", false, "3"),
+        // A compound statement on one line, a comment at column 0 inside a block, a
+        // decorator whose arguments span lines.
+        (
+            "for i in range(2): print('ol', i)\nprint('next')",
+            false,
+            "next",
+        ),
+        (
+            "def c():\n    v = 4\n# note\n    return v\nprint(c())",
+            false,
+            "4",
+        ),
+        (
+            "def deco(*a):\n    return lambda fn: lambda: fn() * 2\n@deco(\n    1\n)\ndef d():\n    return 5\nprint(d())",
+            false,
+            "10",
+        ),
         ("print(1 +)", false, "SyntaxError"),
         ("if x:", false, "..."),
         ("    y = 1\n\n    z = 2\n", true, "IndentationError"),

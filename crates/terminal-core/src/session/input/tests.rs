@@ -33,6 +33,19 @@ fn python_statements_do_not_start_inside_brackets_strings_or_after_a_decorator()
 }
 
 #[test]
+fn python_comments_belong_to_the_code_after_them_and_decorators_to_their_definition() {
+    let text = "def f():\n    x = 1\n# c\n    return x\n# about g\n@dec(\n    1\n)\n# between\ndef g():\n    pass\nif x:\n    y\n# before else\nelse:\n    z\n# trailing\n";
+    assert_eq!(
+        python_statements(text),
+        vec![
+            "def f():\n    x = 1\n# c\n    return x\n",
+            "# about g\n@dec(\n    1\n)\n# between\ndef g():\n    pass\n",
+            "if x:\n    y\n# before else\nelse:\n    z\n# trailing\n",
+        ]
+    );
+}
+
+#[test]
 fn python_typed_to_a_repl_gets_an_empty_line_after_each_block_and_none_inside() {
     let text = "def f(n):\n    s = '''a\n\nb'''\n\n    return n\nd = {\n}\nif f(1):\n    print(1)\nprint(2)\n";
     assert_eq!(
@@ -40,6 +53,11 @@ fn python_typed_to_a_repl_gets_an_empty_line_after_each_block_and_none_inside() 
         Some(
             "def f(n):\n    s = '''a\n\nb'''\n    return n\n\nd = {\n}\nif f(1):\n    print(1)\n\nprint(2)\n"
         )
+    );
+    // A compound statement on one line opens a block too; a comment before one is its own.
+    assert_eq!(
+        python_separated("for i in x: print(i)\n# c\nclass P: pass\nprint(P)\n").as_deref(),
+        Some("for i in x: print(i)\n\n# c\nclass P: pass\n\nprint(P)\n")
     );
     // One statement: typed as sent (a block left open stays open).
     assert_eq!(python_separated("for i in x:\n    print(i)\n"), None);

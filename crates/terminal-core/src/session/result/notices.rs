@@ -31,12 +31,12 @@ pub(super) const STDERR_AWAY_NOTICE: &str = "[shell: the shell's stderr is not t
 
 /// The notice for [`SettleFacts::shell_stopped`].
 pub(super) const SHELL_STOPPED_NOTICE: &str = "[shell: the session's shell itself is stopped \
-     (suspend or SIGSTOP), so nothing reads the terminal; the next send continues it first \
-     (SIGCONT)]";
+     (suspend or SIGSTOP), so nothing reads the terminal; the next send or poll continues it \
+     first (SIGCONT)]";
 
 /// The notice for [`SettleFacts::shell_continued`].
 pub(super) const SHELL_CONTINUED_NOTICE: &str = "[shell: the session's shell was stopped \
-     (suspend or SIGSTOP); it was continued (SIGCONT) before this send's text]";
+     (suspend or SIGSTOP); it was continued (SIGCONT) before this send]";
 
 /// The notice for [`SettleFacts::exit_unknown`].
 pub(super) const EXIT_UNKNOWN_NOTICE: &str = "[shell: this command's exit code is unknown: no \

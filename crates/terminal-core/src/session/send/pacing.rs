@@ -282,6 +282,11 @@ impl Pacing {
         self.pending = steps.into();
     }
 
+    /// Adds `steps` after the steps still to be typed.
+    pub(super) fn extend_pending(&mut self, steps: Vec<Vec<u8>>) {
+        self.pending.extend(steps);
+    }
+
     /// The steps not typed yet, joined.
     pub(super) fn pending_bytes(&self) -> Vec<u8> {
         self.pending.iter().flatten().copied().collect()

@@ -143,7 +143,7 @@ impl SendOp {
             Some(mut steps) if !steps.is_empty() => {
                 let first = steps.remove(0);
                 let (first, mut pacing) = pacing::Pacing::for_reader(first, &typing);
-                pacing.replace_pending(steps);
+                pacing.extend_pending(steps);
                 (first, pacing)
             }
             _ => (input, pacing),
