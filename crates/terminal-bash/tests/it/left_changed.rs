@@ -230,6 +230,15 @@ async fn text_pushed_onto_the_input_line_never_runs_joined_to_the_next_send() {
             "{r:?}"
         );
         assert!(dir.0.join("keep").is_dir());
+        // A line long enough to wrap, then only an Enter: cleared all the same.
+        let long = format!("rm -rf keep #{}", "x".repeat(200));
+        sh.send(&format!(
+            "python3 -c \"import fcntl,termios,os; fd=os.open('/dev/tty',os.O_RDWR); [fcntl.ioctl(fd,termios.TIOCSTI,bytes([b])) for b in b'{long}']\""
+        ))
+        .await;
+        let r = sh.send_raw("\n", false).await;
+        assert!(r.notices.iter().any(|n| n.starts_with(FOREIGN)), "{r:?}");
+        assert!(dir.0.join("keep").is_dir());
         // Text the agent typed without Enter stays, and its next send continues it.
         sh.send_raw("echo con", false).await;
         let r = sh.send("tinued").await;

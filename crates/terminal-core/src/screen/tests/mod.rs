@@ -148,7 +148,13 @@ fn text_after_the_prompt_on_its_row_is_the_input_lines() {
     // The cursor moved back over it (editing keys): the whole line still counts.
     s.feed(b"\x1b[3D");
     assert_eq!(s.text_after_prompt().as_deref(), Some("rm -rf x #"));
+    // A line longer than the row wraps onto the next ones.
+    s.feed(&prompt);
+    let long = "x".repeat(170);
+    s.feed(long.as_bytes());
+    assert_eq!(s.text_after_prompt().as_deref(), Some(long.as_str()));
     // Output of a background job on rows of its own is not the input line.
+    s.feed(b"\r\n");
     s.feed(&prompt);
     s.feed(b"bg line\r\n");
     assert_eq!(s.text_after_prompt(), None);

@@ -83,7 +83,13 @@ impl SendOp {
         };
         // Text on the shell's input line that no send typed (a program pushed it into the
         // terminal's input) would run joined to this send's text: it is cleared first.
-        let types_text = request.submit || request.text.chars().any(|c| !c.is_control());
+        // Any input does but keys that discard the line anyway (Ctrl-C, Ctrl-\\, Ctrl-Z): an
+        // Enter alone would run it, editing keys would edit it.
+        let types_text = request.submit
+            || request
+                .text
+                .bytes()
+                .any(|b| !super::super::observe::SIGNAL_BYTES.contains(&b));
         let cleared_line = inner
             .clear_line_keys
             .as_deref()
