@@ -113,7 +113,7 @@ fn classify_value(value: Value) -> Inbound {
                 Value::Null,
                 ErrorCode::INVALID_REQUEST,
                 format!(
-                    "Invalid Request: `id` must be a string or a signed 64-bit integer, got {n}; send a smaller integer id or a string id"
+                    "Invalid Request: `id` must be a string or a signed 64-bit integer, got {n}; send a whole number in that range, or a string id"
                 ),
             ));
         }

@@ -112,3 +112,30 @@ async fn a_single_key_prompt_is_reported_as_one() {
     })
     .await;
 }
+
+/// `top` (on the main screen here) reads single keys: it is reported as such, and not as a
+/// REPL that owes its prompt (that notice would tell the agent not to send the key).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn top_is_a_single_key_reader_not_a_repl() {
+    if !crate::support::installed("top") {
+        eprintln!("top is not installed (.ci/run installs procps): not exercised");
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("top").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        if r.input_mode == InputMode::SingleKey {
+            assert!(
+                !r.notices
+                    .iter()
+                    .any(|n| n.contains("has not printed its prompt")),
+                "{r:?}"
+            );
+        }
+        let r = sh.send_raw("q", false).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -154,7 +154,9 @@ impl SendOp {
         let unprompted_fg = shared
             .pty
             .foreground_pgid()
-            .filter(|_| unprompted && !input_unread)
+            // A program reading single keys (`top` on the main screen) or holding the
+            // alternate screen is no REPL that owes a prompt.
+            .filter(|_| unprompted && !input_unread && !single_key && !alternate)
             .filter(|&pgid| crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c)));
         let unprompted_wait = unprompted_fg.is_some();
         shared.lock().unprompted_fg = unprompted_fg;
