@@ -365,6 +365,12 @@ impl Screen {
         self.prompt.state()
     }
 
+    /// Whether a command line the shell read is still running: a `C` mark (the shell's `PS0`)
+    /// came after the newest `D` mark.
+    pub(crate) fn command_running(&self) -> bool {
+        self.prompt.command_started
+    }
+
     /// How many command-finished (`D`) marks arrived so far.
     pub(crate) fn done_count(&self) -> u64 {
         self.prompt.done_count

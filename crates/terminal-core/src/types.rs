@@ -380,9 +380,13 @@ pub struct SignalResult {
     /// shell idle at its prompt (nothing else running, field case C22) only makes readline
     /// redraw its prompt.
     pub delivered: bool,
-    /// The target group was the session's top-level process itself (nothing else held the
-    /// foreground).
+    /// The target group was the session's top-level process itself (no other program held
+    /// the foreground).
     pub shell_targeted: bool,
+    /// The shell itself was running a command line of its own when the signal went to it (a
+    /// loop, a builtin such as `read` or `wait`, a function): something was running, in the
+    /// shell.
+    pub shell_ran_command: bool,
     /// How the signal reached the group.
     pub delivery: SignalDelivery,
 }

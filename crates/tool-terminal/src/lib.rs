@@ -383,6 +383,7 @@ impl Tool for SignalTool {
             target_pgid: dsh_terminal_core::process::pid_in_own_namespace(result.target_pgid),
             // Nothing else held the foreground (field case C22).
             shell_was_foreground: result.shell_targeted,
+            shell_ran_command: result.shell_ran_command,
             delivery: result.delivery.into(),
         })
     }
@@ -397,7 +398,12 @@ impl Tool for SignalTool {
         if out.delivery == SignalDeliveryOutput::WhenCommandStarts {
             return render::render_signal_when_command_starts(signal.as_str());
         }
-        render::render_signal(signal.as_str(), out.target_pgid, out.shell_was_foreground)
+        render::render_signal(
+            signal.as_str(),
+            out.target_pgid,
+            out.shell_was_foreground,
+            out.shell_ran_command,
+        )
     }
     fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
         self.0.finalize(content)

@@ -509,9 +509,27 @@ pub fn render_list(sessions: &[SessionOutput], max_bytes: usize) -> String {
 const SIGNAL_EFFECT: &str = "the next terminal_send or terminal_read (job_output while a background job holds the session) shows its effect";
 
 /// `terminal_signal`: `delivered <SIG> to foreground process group <pgid>`, plus where to see
-/// its effect, or a note when the group is the shell itself (nothing else was running, field
-/// case C22; SIGTERM and SIGTSTP, which an interactive shell ignores, changed nothing).
-pub fn render_signal(signal: &str, target_pgid: i32, shell_is_target: bool) -> String {
+/// its effect, or a note when the group is the shell itself: running a command of its own
+/// (`shell_ran_command`: a loop, a builtin, a function), or nothing (field case C22); SIGTERM
+/// and SIGTSTP, which an interactive shell ignores, changed nothing.
+pub fn render_signal(
+    signal: &str,
+    target_pgid: i32,
+    shell_is_target: bool,
+    shell_ran_command: bool,
+) -> String {
+    const OWN_COMMAND: &str = "the shell itself, running a command of its own: a loop, a builtin such as read or wait, or a function";
+    if shell_is_target && shell_ran_command {
+        return if matches!(signal, "SIGTERM" | "SIGTSTP") {
+            format!(
+                "delivered {signal} to foreground process group {target_pgid} ({OWN_COMMAND}); an interactive shell ignores {signal}, so nothing changed: send SIGINT to interrupt the command, or terminal_close to end the session"
+            )
+        } else {
+            format!(
+                "delivered {signal} to foreground process group {target_pgid} ({OWN_COMMAND}, which {signal} interrupts unless it traps it); {SIGNAL_EFFECT}"
+            )
+        };
+    }
     // An interactive bash ignores these two, so they change nothing when it is the target.
     if shell_is_target && matches!(signal, "SIGTERM" | "SIGTSTP") {
         let next = if signal == "SIGTERM" {

@@ -500,9 +500,15 @@ pub struct SignalOutput {
     /// works there).
     #[serde(rename = "targetPgid")]
     pub target_pgid: i32,
-    /// True when that group was the shell itself, i.e. nothing else was running (addition).
+    /// True when that group was the shell itself: no other program held the foreground
+    /// (addition).
     #[serde(rename = "shellWasForeground")]
     pub shell_was_foreground: bool,
+    /// True when the shell itself was running a command of its own as the signal reached it
+    /// (a loop, a builtin such as `read` or `wait`, a function): the signal went to that
+    /// command (addition).
+    #[serde(rename = "shellRanCommand")]
+    pub shell_ran_command: bool,
     /// How it was delivered: `signal` (`kill` to the group), `interrupt-character` (SIGINT
     /// to a program that reads keys raw, such as vim: the terminal's Ctrl-C byte was written
     /// as input, as the terminal itself would) or `when-command-starts` (SIGINT while the

@@ -46,6 +46,7 @@ pub(super) fn signal(
             target_pgid: shared.shell_pgid(),
             delivered: false,
             shell_targeted: true,
+            shell_ran_command: false,
             delivery: SignalDelivery::ProcessGroup,
         });
     }
@@ -77,15 +78,19 @@ pub(super) fn signal(
                 target_pgid: shared.shell_pgid(),
                 delivered: true,
                 shell_targeted: false,
+                shell_ran_command: false,
                 delivery: SignalDelivery::WhenCommandStarts,
             });
         }
     }
+    let ran_command = shared.lock().screen.command_running();
     let (target_pgid, delivery) = deliver(shared, signal)?;
+    let shell_targeted = target_pgid == shared.shell_pgid();
     Ok(SignalResult {
         target_pgid,
         delivered: true,
-        shell_targeted: target_pgid == shared.shell_pgid(),
+        shell_targeted,
+        shell_ran_command: shell_targeted && ran_command,
         delivery,
     })
 }

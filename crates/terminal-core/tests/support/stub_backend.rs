@@ -389,6 +389,7 @@ impl BackendSession for StubSession {
             target_pgid: 42,
             delivered: true,
             shell_targeted: false,
+            shell_ran_command: false,
             delivery: dsh_terminal_core::SignalDelivery::ProcessGroup,
         })
     }

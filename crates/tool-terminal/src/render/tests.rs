@@ -262,17 +262,28 @@ fn seed_list_goldens() {
 #[test]
 fn signal_and_close_renders() {
     assert_eq!(
-        render_signal("SIGINT", 4242, false),
+        render_signal("SIGINT", 4242, false, false),
         "delivered SIGINT to foreground process group 4242; the next terminal_send or terminal_read (job_output while a background job holds the session) shows its effect"
     );
-    insta::assert_snapshot!("signal_shell_target", render_signal("SIGINT", 4242, true));
+    insta::assert_snapshot!(
+        "signal_shell_target",
+        render_signal("SIGINT", 4242, true, false)
+    );
     insta::assert_snapshot!(
         "signal_shell_target_ignored",
-        render_signal("SIGTERM", 4242, true)
+        render_signal("SIGTERM", 4242, true, false)
     );
     insta::assert_snapshot!(
         "signal_shell_target_ignored_stop",
-        render_signal("SIGTSTP", 4242, true)
+        render_signal("SIGTSTP", 4242, true, false)
+    );
+    insta::assert_snapshot!(
+        "signal_shell_running_its_own_command",
+        [
+            render_signal("SIGINT", 4242, true, true),
+            render_signal("SIGTERM", 4242, true, true),
+        ]
+        .join("\n")
     );
     insta::assert_snapshot!(
         "signal_interrupt_character",

@@ -105,6 +105,38 @@ async fn open_send_read_signal_close_list() {
     assert!(after.text().contains("still-here\n"), "{}", after.text());
     assert!(!after.text().contains("^C"), "{}", after.text());
 
+    // A loop of the shell's own runs in the shell itself: the signal says so, and stops it.
+    let busy = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "while :; do :; done", "timeoutMs": 300}),
+        )
+        .await;
+    assert!(!busy.is_error, "{}", busy.text());
+    let sig = host
+        .call(
+            &agent,
+            "terminal_signal",
+            json!({"sessionId": "pty-1", "signal": "SIGINT"}),
+        )
+        .await;
+    assert!(!sig.is_error, "{}", sig.text());
+    assert_eq!(sig.structured.as_ref().unwrap()["shellRanCommand"], true);
+    assert!(
+        sig.text().contains("running a command of its own"),
+        "{}",
+        sig.text()
+    );
+    let after = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo loop-stopped"}),
+        )
+        .await;
+    assert!(after.text().contains("loop-stopped\n"), "{}", after.text());
+
     let close = host
         .call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;
