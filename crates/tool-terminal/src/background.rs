@@ -38,6 +38,21 @@ pub(crate) struct Background {
     jobs: Arc<dyn JobRegistry>,
     /// The last background job started per session (a hint: liveness is checked on use).
     by_session: Mutex<HashMap<SessionId, JobId>>,
+    /// When the kill of the session's job was first requested.
+    kills: Arc<Mutex<HashMap<SessionId, tokio::time::Instant>>>,
+}
+
+/// How a background job holds its session, as a foreground send finds it (see
+/// [`Background::busy_error`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum JobHold {
+    /// It runs.
+    Running,
+    /// Its kill was requested and is under way.
+    Stopping,
+    /// Its kill was requested and its last signal sent, and it still runs: its command
+    /// outlived them (a loop in the session's shell itself that traps them).
+    Unstoppable,
 }
 
 /// The send a job currently follows, and the output no read has taken yet (see [`output`]).
@@ -197,6 +212,7 @@ impl Background {
         Self {
             jobs,
             by_session: Mutex::new(HashMap::new()),
+            kills: Arc::default(),
         }
     }
 
@@ -218,7 +234,7 @@ impl Background {
         owner: &Agent,
         id: &SessionId,
         cancel: &tokio_util::sync::CancellationToken,
-    ) -> Option<(JobId, bool)> {
+    ) -> Option<(JobId, JobHold)> {
         let wait = 2 * KILL_ESCALATION + STOP_SLACK;
         let job = self.active_job(owner, id)?;
         let stopping = |job: &JobId| {
@@ -226,15 +242,29 @@ impl Background {
                 .get(job, Some(owner))
                 .is_ok_and(|s| s.status == JobStatus::Stopping)
         };
-        if stopping(&job) {
+        let since_kill = || {
+            self.kills
+                .lock()
+                .get(id)
+                .map_or(std::time::Duration::ZERO, tokio::time::Instant::elapsed)
+        };
+        if stopping(&job)
+            && let Some(left) = wait.checked_sub(since_kill()).filter(|d| !d.is_zero())
+        {
             let _ = self
                 .jobs
-                .wait(&job, wait.as_millis() as f64, Some(owner), cancel)
+                .wait(&job, left.as_millis() as f64, Some(owner), cancel)
                 .await;
         }
         let job = self.active_job(owner, id)?;
-        let stopping = stopping(&job);
-        Some((job, stopping))
+        let hold = if !stopping(&job) {
+            JobHold::Running
+        } else if since_kill() >= wait {
+            JobHold::Unstoppable
+        } else {
+            JobHold::Stopping
+        };
+        Some((job, hold))
     }
 
     /// The notice for a foreground send to session `id` whose last background job stopped at
@@ -256,8 +286,14 @@ impl Background {
 
     /// The error for a foreground send while a background job holds the session (`stopping`:
     /// its kill was requested and it has not ended yet).
-    pub(crate) fn busy_error(id: &SessionId, job: &JobId, stopping: bool) -> ToolError {
-        if stopping {
+    pub(crate) fn busy_error(id: &SessionId, job: &JobId, hold: JobHold) -> ToolError {
+        if hold == JobHold::Unstoppable {
+            return ToolError::new(format!(
+                "terminal session {id} is busy with background job {job}, which job_kill could not stop: its command outlived SIGINT, SIGTERM and SIGKILL to the foreground (it runs in the session's shell itself, such as a loop after trap '' INT TERM); terminal_close {{\"sessionId\": \"{id}\"}} ends the session and everything in it, then terminal_open starts a new one"
+            ))
+            .with_code("SEND_ACTIVE");
+        }
+        if hold == JobHold::Stopping {
             return ToolError::new(format!(
                 "terminal session {id} is busy with background job {job}, which is stopping (job_kill was requested; a program that ignores the interrupt is terminated within seconds): wait for it with job_output {{\"job_id\": \"{job}\", \"wait\": true}}, then send again"
             ))
@@ -280,8 +316,9 @@ impl Background {
         max_result_bytes: usize,
     ) -> Result<(JobId, String), ToolError> {
         if let Some(job) = self.active_job(owner, id) {
-            return Err(Self::busy_error(id, &job, false));
+            return Err(Self::busy_error(id, &job, JobHold::Running));
         }
+        self.kills.lock().remove(id);
         let stream: Arc<Mutex<Option<Stream>>> = Arc::new(Mutex::new(None));
         let run_stream = stream.clone();
         // Text sent without Enter stays on the input line of whatever reads it.
@@ -293,6 +330,7 @@ impl Background {
                 .is_some_and(|line| !line.is_empty() && !line.contains(char::is_control));
         let run_owner = owner.clone();
         let run_id = id.clone();
+        let kills = Arc::clone(&self.kills);
         let spec = JobStart {
             kind: JOB_KIND.to_owned(),
             label: label(id, &request.text, terminals.input_hidden(owner, id)),
@@ -320,6 +358,10 @@ impl Background {
                 Ok(JobHooks {
                     cancel: Box::new(move |reason| {
                         cancel_flag.store(true, Ordering::SeqCst);
+                        kills
+                            .lock()
+                            .entry(end_id.clone())
+                            .or_insert_with(tokio::time::Instant::now);
                         if let Some(s) = cancel_stream.lock().as_ref() {
                             s.current.cancel();
                         }
@@ -390,12 +432,13 @@ impl Background {
 mod tests {
     use super::*;
 
-    /// The errors for a send while a background job holds the session, running or stopping.
+    /// The errors for a send while a background job holds the session: running, stopping, or
+    /// outliving its kill.
     #[test]
     fn busy_errors() {
         let (id, job) = (SessionId::new("pty-1"), JobId::new("pty-send-2"));
-        let texts =
-            [false, true].map(|stopping| Background::busy_error(&id, &job, stopping).to_string());
+        let texts = [JobHold::Running, JobHold::Stopping, JobHold::Unstoppable]
+            .map(|hold| Background::busy_error(&id, &job, hold).to_string());
         insta::assert_snapshot!("busy_errors", texts.join("\n"));
     }
 }

@@ -81,11 +81,11 @@ impl Tool for SendTool {
         }
         // A job whose kill was just requested gets the time its kill takes to end it.
         if let Some(background) = self.0.background.as_ref()
-            && let Some((job, stopping)) = background
+            && let Some((job, hold)) = background
                 .active_job_after_stop(&owner, &id, &call.cancel)
                 .await
         {
-            return Err(background::Background::busy_error(&id, &job, stopping));
+            return Err(background::Background::busy_error(&id, &job, hold));
         }
         let answered = self
             .0

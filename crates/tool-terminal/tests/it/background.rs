@@ -237,6 +237,54 @@ async fn wait_returns_the_settled_status_and_kill_interrupts_like_sigint() {
     host.shutdown().await;
 }
 
+/// A job whose command runs in the session's shell itself and traps the signals (a loop after
+/// `trap '' INT TERM`) outlives job_kill's escalation: a send then says so and that closing the
+/// session ends it, instead of waiting again for a stop that will not come; the close does.
+#[tokio::test]
+async fn a_job_that_outlives_its_kill_says_to_close_the_session() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let session = open(&host, &agent).await;
+    let job = background(
+        &host,
+        &agent,
+        &session,
+        "trap '' INT TERM; echo looping; while :; do sleep 1; done",
+    )
+    .await;
+    // Killed once the trap is set (the loop runs).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let r = host
+            .call(&agent, "job_output", json!({"job_id": job}))
+            .await;
+        if r.text().lines().any(|l| l == "looping") {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{}", r.text());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    let send = |text: &'static str| {
+        host.call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": text}),
+        )
+    };
+    // The first send waits out the escalation, a later one answers at once.
+    for _ in 0..2 {
+        let r = send("echo never").await;
+        assert!(r.is_error, "{}", r.text());
+        assert!(r.text().contains("job_kill could not stop"), "{}", r.text());
+    }
+    let r = host
+        .call(&agent, "terminal_close", json!({"sessionId": session}))
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    host.shutdown().await;
+}
+
 #[tokio::test]
 async fn closing_the_session_or_disposing_the_owner_ends_its_jobs() {
     let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
