@@ -28,7 +28,7 @@ mod describe;
 mod follow;
 mod output;
 
-use describe::{label, stopped_at_prompt};
+use describe::{Typed, label, stopped_at_prompt};
 use follow::{KILL_ESCALATION, STOP_SLACK, follow};
 use output::OutputWindow;
 
@@ -248,18 +248,24 @@ impl Background {
                 .get(id)
                 .map_or(std::time::Duration::ZERO, tokio::time::Instant::elapsed)
         };
-        if stopping(&job)
-            && let Some(left) = wait.checked_sub(since_kill()).filter(|d| !d.is_zero())
-        {
-            let _ = self
-                .jobs
-                .wait(&job, left.as_millis() as f64, Some(owner), cancel)
-                .await;
+        // Whether the whole escalation passed with the job still there.
+        let mut outlived = false;
+        if stopping(&job) {
+            match wait.checked_sub(since_kill()).filter(|d| !d.is_zero()) {
+                Some(left) => {
+                    let _ = self
+                        .jobs
+                        .wait(&job, left.as_millis() as f64, Some(owner), cancel)
+                        .await;
+                    outlived = !cancel.is_cancelled();
+                }
+                None => outlived = true,
+            }
         }
         let job = self.active_job(owner, id)?;
         let hold = if !stopping(&job) {
             JobHold::Running
-        } else if since_kill() >= wait {
+        } else if outlived {
             JobHold::Unstoppable
         } else {
             JobHold::Stopping
@@ -322,12 +328,7 @@ impl Background {
         let stream: Arc<Mutex<Option<Stream>>> = Arc::new(Mutex::new(None));
         let run_stream = stream.clone();
         // Text sent without Enter stays on the input line of whatever reads it.
-        let typed_only = !request.submit
-            && request
-                .text
-                .rsplit(['\n', '\r'])
-                .next()
-                .is_some_and(|line| !line.is_empty() && !line.contains(char::is_control));
+        let typed = Typed::of(&request.text, request.submit);
         let run_owner = owner.clone();
         let run_id = id.clone();
         let kills = Arc::clone(&self.kills);
@@ -392,7 +393,7 @@ impl Background {
                         run_id,
                         run_stream,
                         cancel_requested,
-                        typed_only,
+                        typed,
                     )),
                 })
             }),

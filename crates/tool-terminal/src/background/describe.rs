@@ -32,6 +32,33 @@ pub(super) fn label(id: &SessionId, text: &str, hidden: bool) -> String {
     format!("{id}: {kept}")
 }
 
+/// What a background send typed (see [`detail`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Typed {
+    /// Text and Enter (or keys): a command, or an answer to a prompt.
+    Line,
+    /// Text without Enter: it stays on the input line.
+    Unended,
+    /// Nothing (an empty send without Enter: a poll).
+    Nothing,
+}
+
+impl Typed {
+    /// What `text` (+ Enter when `submit`) types.
+    pub(super) fn of(text: &str, submit: bool) -> Self {
+        let last_line = text.rsplit(['\n', '\r']).next().unwrap_or_default();
+        if submit {
+            Self::Line
+        } else if text.is_empty() {
+            Self::Nothing
+        } else if !last_line.is_empty() && !last_line.contains(char::is_control) {
+            Self::Unended
+        } else {
+            Self::Line
+        }
+    }
+}
+
 /// How a job's detail ends when its command stopped at a prompt of its own: the job is over,
 /// the program is not (`job_kill` no longer reaches it).
 const WAITS_FOR_INPUT: &str =
@@ -70,9 +97,9 @@ pub(super) fn stopped_at_prompt(detail: &str) -> Option<Option<&str>> {
 /// read as plainly done), or
 /// `session exited: <code | signal | unknown>`; the commands of the job that finished before
 /// its last one (`earlier`, over every send the job followed) come after the exit status, as
-/// `earlier commands exited: 0, 1` or with counts for many. `typed_only`: the job's text was
-/// sent without Enter, so at the shell's own prompt it waits on the input line (nothing runs).
-pub(super) fn detail(result: &SendResult, earlier: &EarlierExits, typed_only: bool) -> String {
+/// `earlier commands exited: 0, 1` or with counts for many. `typed`: what the job's send typed,
+/// which at the shell's own prompt decides what waits there (see [`Typed`]).
+pub(super) fn detail(result: &SendResult, earlier: &EarlierExits, typed: Typed) -> String {
     let wait_reason = crate::schema::WaitReasonOutput::from(result.wait_reason).as_str();
     let earlier = crate::schema::EarlierCommands::from_exits(earlier.clone())
         .map(|e| {
@@ -92,12 +119,12 @@ pub(super) fn detail(result: &SendResult, earlier: &EarlierExits, typed_only: bo
             let mode = match result.input_mode {
                 // Text typed without Enter at the shell's prompt: nothing runs.
                 InputMode::Normal
-                    if typed_only
+                    if typed != Typed::Line
                         && result.wait_reason == WaitReason::StdinRead
                         && result.exit_code.is_none()
                         && result.foreground.is_none() =>
                 {
-                    Some(TYPED_WITHOUT_ENTER.to_owned())
+                    (typed == Typed::Unended).then(|| TYPED_WITHOUT_ENTER.to_owned())
                 }
                 // No prompt came back: a program (or the shell's own `read`) waits at a
                 // prompt of its own, so the command has not finished.
@@ -168,22 +195,22 @@ mod tests {
             notices: Vec::new(),
         };
         assert_eq!(
-            detail(&result, &EarlierExits::default(), false),
+            detail(&result, &EarlierExits::default(), Typed::Line),
             "wait: stdin_read, input: echo off (a password prompt?)"
         );
         // No prompt came back: a program (or the shell's `read`) waits at its own prompt.
         result.input_mode = InputMode::Normal;
         assert_eq!(
-            detail(&result, &EarlierExits::default(), false),
+            detail(&result, &EarlierExits::default(), Typed::Line),
             format!("wait: stdin_read, input: {WAITS_FOR_INPUT}")
         );
         result.foreground = Some("python3".into());
         assert_eq!(
-            detail(&result, &EarlierExits::default(), false),
+            detail(&result, &EarlierExits::default(), Typed::Line),
             "wait: stdin_read, input: python3 waits for input (still running: the next send \
              answers it, terminal_signal SIGINT stops it)"
         );
-        let stopped = detail(&result, &EarlierExits::default(), false);
+        let stopped = detail(&result, &EarlierExits::default(), Typed::Line);
         assert_eq!(stopped_at_prompt(&stopped), Some(Some("python3")));
         assert_eq!(
             stopped_at_prompt(&format!("wait: stdin_read, input: {WAITS_FOR_INPUT}")),
@@ -197,15 +224,24 @@ mod tests {
         );
         // Text the job typed without Enter at the shell's prompt: nothing waits but the line.
         result.foreground = None;
-        let typed = detail(&result, &EarlierExits::default(), true);
+        let typed = detail(&result, &EarlierExits::default(), Typed::Unended);
         assert_eq!(
             typed,
             format!("wait: stdin_read, input: {TYPED_WITHOUT_ENTER}")
         );
         assert_eq!(stopped_at_prompt(&typed), None);
+        // An empty poll typed nothing: nothing is said to wait.
+        assert_eq!(
+            detail(&result, &EarlierExits::default(), Typed::Nothing),
+            "wait: stdin_read"
+        );
+        assert_eq!(Typed::of("", false), Typed::Nothing);
+        assert_eq!(Typed::of("echo a", false), Typed::Unended);
+        assert_eq!(Typed::of("echo a", true), Typed::Line);
+        assert_eq!(Typed::of("\u{3}", false), Typed::Line);
         result.exit_code = Some(2);
         assert_eq!(
-            detail(&result, &EarlierExits::default(), false),
+            detail(&result, &EarlierExits::default(), Typed::Line),
             "wait: stdin_read, exit: 2"
         );
         // The job's earlier commands, over the sends it followed.
@@ -224,7 +260,7 @@ mod tests {
             failures: vec![failed(1, 2)],
         });
         assert_eq!(
-            detail(&result, &earlier, false),
+            detail(&result, &earlier, Typed::Line),
             "wait: stdin_read, exit: 2, earlier commands exited: 0, 1, 2"
         );
         result.session_status = SessionStatus::Exited {
@@ -232,7 +268,7 @@ mod tests {
             signal: Some("SIGKILL".into()),
         };
         assert_eq!(
-            detail(&result, &EarlierExits::default(), false),
+            detail(&result, &EarlierExits::default(), Typed::Line),
             "session exited: SIGKILL"
         );
     }

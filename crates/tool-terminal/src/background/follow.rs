@@ -14,7 +14,7 @@ use dsh_terminal_core::{
 use parking_lot::Mutex;
 
 use super::Stream;
-use super::describe::detail;
+use super::describe::{Typed, detail};
 use crate::{Terminals, start_send_when_free};
 
 /// How often a running job moves its send's output into its window, so that the core's read
@@ -81,7 +81,7 @@ pub(super) async fn follow(
     id: SessionId,
     stream: Arc<Mutex<Option<Stream>>>,
     cancel_requested: Arc<AtomicBool>,
-    typed_only: bool,
+    typed: Typed,
 ) -> Result<JobOutcome, String> {
     let outcome = |result: &SendResult, earlier: &EarlierExits| {
         let status = if cancel_requested.load(Ordering::SeqCst) {
@@ -89,7 +89,7 @@ pub(super) async fn follow(
         } else {
             FinalStatus::Completed
         };
-        JobOutcome::new(status, Some(detail(result, earlier, typed_only)))
+        JobOutcome::new(status, Some(detail(result, earlier, typed)))
     };
     // Commands that finished before the job's last one, over every send it followed (each
     // send's span starts where the previous one's ended).
