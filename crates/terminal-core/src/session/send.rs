@@ -222,6 +222,8 @@ impl SendOp {
             Some(shared.pty.write(input))
         };
         let mut interrupts = CancelInterrupts::default();
+        // This poll waited for a REPL that owes its prompt (see `awaits_output` below).
+        let mut awaited_repl = false;
         let mut discarded_since: Option<Instant> = None;
         let poll_interval = inner.config.poll_interval;
         let mut next_tick = written_at + poll_interval;
@@ -494,15 +496,28 @@ impl SendOp {
                 let kind = match (unprompted, readiness.poll_only(), again) {
                     (true, false, _) => UNPROMPTED_LINE,
                     (true, true, true) => UNPROMPTED_POLL,
+                    // The poll's deadline or the idle window came first: the REPL still owes
+                    // its prompt.
+                    _ if awaited_repl && matches!(reason, Settle::Timeout | Settle::Idle) => {
+                        UNPROMPTED_POLL
+                    }
                     _ => UNPROMPTED_NO,
                 };
-                self.unprompted_wait.store(kind, Ordering::SeqCst);
-                if initializing && reason == Settle::Prompt {
-                    let sh = Arc::clone(&shared);
-                    let _ = tokio::task::spawn_blocking(move || sh.record_shell_image()).await;
+                // A poll of a REPL that still owes its prompt waits for what the pending await
+                // or timer prints (to the poll's deadline) instead of answering at once with
+                // nothing new, which would leave the agent to poll in a loop.
+                let awaits_output =
+                    kind == UNPROMPTED_POLL && unprompted && !obs.output_since_write;
+                awaited_repl |= awaits_output;
+                if !awaits_output {
+                    self.unprompted_wait.store(kind, Ordering::SeqCst);
+                    if initializing && reason == Settle::Prompt {
+                        let sh = Arc::clone(&shared);
+                        let _ = tokio::task::spawn_blocking(move || sh.record_shell_image()).await;
+                    }
+                    self.settle(reason, last_exit);
+                    break;
                 }
-                self.settle(reason, last_exit);
-                break;
             }
             // Sleep until something can change the decision. A silence or hold deadline that
             // already passed without settling (the foreground is busy, input is pending) waits
