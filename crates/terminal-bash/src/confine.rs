@@ -61,10 +61,11 @@ impl Sandboxing {
         startup_files: &[&Path],
     ) -> Result<Launch, TerminalError> {
         let mut argv = argv;
+        // `..` is resolved in the path itself (a workspace's `../` is outside it).
         let relative_to = |cwd: Option<PathBuf>, base: Option<&Path>| {
             cwd.map(|dir| match base {
-                Some(base) if dir.is_relative() => base.join(dir),
-                _ => dir,
+                Some(base) if dir.is_relative() => lexically_normal(&base.join(dir)),
+                _ => lexically_normal(&dir),
             })
         };
         let mut cwd = cwd;
@@ -166,4 +167,23 @@ impl Drop for WatchedLimits {
 
 fn spawn_error(message: String) -> TerminalError {
     TerminalError::new(TerminalErrorCode::Spawn, message)
+}
+
+/// `path` with its `.` components dropped and each `..` taking off the component before it
+/// (without reading the filesystem: `/w/../tmp` is `/tmp`, as `cd` goes there).
+fn lexically_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(component);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }

@@ -549,6 +549,27 @@ async fn a_relative_cwd_is_taken_from_the_workspace() {
             e.to_string().contains("is not visible in the sandbox"),
             "{e}"
         );
+        // Nor is one reached from the workspace with `..` (the workspace is under /tmp here).
+        let opened = backend
+            .spawn_session(dsh_terminal_core::BackendSpawnSpec {
+                cancel: tokio_util::sync::CancellationToken::new(),
+                session_id: unique_id(),
+                owner_id: "agent-test".to_owned(),
+                name: None,
+                cwd: Some("..".into()),
+            })
+            .await;
+        if ws.0.parent().is_some_and(|p| p.starts_with("/tmp")) {
+            let Err(e) = opened else {
+                panic!("the workspace's parent under /tmp opened");
+            };
+            assert!(
+                e.to_string().contains("is not visible in the sandbox"),
+                "{e}"
+            );
+        } else if let Ok(session) = opened {
+            let _ = session.close("test".to_owned()).await;
+        }
     })
     .await;
 }
