@@ -184,6 +184,7 @@ impl SendOp {
         initializing: bool,
     ) {
         let shared = Arc::clone(&inner.shared);
+        let called_at = Instant::now();
         let mut activity = shared.subscribe();
         let aftermath = shared.lock().redraw_pending.take();
         if let Some(after) = aftermath {
@@ -205,13 +206,11 @@ impl SendOp {
             }
             _ => input,
         };
-        let mut readiness = Readiness::new(
-            inner.config.timing(self.timeout),
-            started,
-            initializing,
-            shared.shell_pgid(),
-            pre,
-        );
+        // The send's deadline counts from its call: the waits above (a signal's aftermath, the
+        // shell reading again) are part of it.
+        let mut timing = inner.config.timing(self.timeout);
+        timing.timeout = timing.timeout.saturating_sub(called_at.elapsed());
+        let mut readiness = Readiness::new(timing, started, initializing, shared.shell_pgid(), pre);
         let deadline = readiness.deadline();
         let (mut done_at_write, mut marks_at_write, mut written_at) =
             self.anchor_for_write(&mut readiness, &input, initializing, started);
