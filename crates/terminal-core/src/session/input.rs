@@ -355,13 +355,18 @@ fn python_ended(statement: String) -> String {
 /// top-level statement ([`python_statements`]), a statement over several lines pasted (a
 /// block ended by a blank line, [`python_ended`]: the REPL runs it then), a single line
 /// typed. `None` when there are no two statements, or one would not go as a paste (it
-/// carries keys a paste would make literal).
+/// carries keys a paste would make literal), and for an IPython cell magic (`%%time`: the
+/// whole text is its cell).
 pub(super) fn python_statement_steps(text: &str) -> Option<Vec<Vec<u8>>> {
     let reader = Reader {
         bracketed_paste: true,
         block_paste: true,
         ..Reader::default()
     };
+    // An IPython cell magic (`%%time`) takes the whole rest as one cell.
+    if text.trim_start().starts_with("%%") {
+        return None;
+    }
     let statements = python_statements(text);
     if statements.len() < 2 {
         return None;

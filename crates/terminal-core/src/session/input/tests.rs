@@ -61,6 +61,11 @@ fn python_typed_to_a_repl_gets_an_empty_line_after_each_block_and_none_inside() 
     );
     // One statement: typed as sent (a block left open stays open).
     assert_eq!(python_separated("for i in x:\n    print(i)\n"), None);
+    // An IPython cell magic keeps its whole cell.
+    assert_eq!(
+        python_statement_steps("%%time\nx = 1\nfor i in x:\n    y\n"),
+        None
+    );
     // Keys among the text: typed as sent, paced around them.
     assert_eq!(python_separated("if x:\n    y\n\u{3}print(1)\n"), None);
 }
