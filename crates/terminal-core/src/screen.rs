@@ -499,43 +499,6 @@ impl Screen {
         })
     }
 
-    /// The text shown after the newest prompt's end on the cursor's row, when the shell has
-    /// read no line since that prompt and text was printed after it with the cursor still on
-    /// the prompt's row (or a row that row wraps onto): what the shell's line editor holds (typed or pushed
-    /// into the terminal's input), or output a background job printed without a line end.
-    /// `None` otherwise.
-    pub(crate) fn text_after_prompt(&mut self) -> Option<String> {
-        if !self.after_prompt_end() || !self.prompt.text_after_mark {
-            return None;
-        }
-        let start = self.prompt.prompt_end_at?;
-        let cursor = self.cursor();
-        let base = self.history().end_abs();
-        // A long line wraps: every row from the prompt's to the cursor's continues on the next
-        // (all still on the screen).
-        if cursor.row < start.row || start.row < base {
-            return None;
-        }
-        let screen = self.parser.screen();
-        let continues = (start.row..cursor.row).all(|row| {
-            u16::try_from(row - base)
-                .is_ok_and(|r| render::row_continues(screen, r, self.config.cols))
-        });
-        if !continues {
-            return None;
-        }
-        let prompt = self.row_prefix(start).unwrap_or_default();
-        let mut line = String::new();
-        for row in start.row..=cursor.row {
-            line.push_str(&self.row_prefix(Position {
-                row,
-                col: self.config.cols.max(1),
-            })?);
-        }
-        let text = line.get(prompt.len()..)?.trim();
-        (!text.is_empty()).then(|| text.to_owned())
-    }
-
     /// Stops tracking an anchor.
     pub(crate) fn release_anchor(&mut self, id: AnchorId) {
         if let Some(slot) = self.anchors.get_mut(id.0) {

@@ -1,0 +1,249 @@
+//! Python source sent to a REPL, cut into its top-level statements so that each reaches the
+//! REPL as a file would run it (see [`python_statements`]).
+
+use super::{PASTE_END, PASTE_START, Reader, is_paste, shape};
+
+/// `text` (Python source typed to a REPL) cut into its top-level statements, each with the
+/// blank lines after it: a new statement starts at a line that is not indented, not blank,
+/// not a comment, not a clause that continues the statement before it (`else:`, `except …:`,
+/// a closing bracket, the definition after a decorator) and not inside a bracket, a
+/// triple-quoted string or a line ended by a backslash (see [`PythonLines`]). Comment lines
+/// belong to the statement of the code line after them (a comment at column 0 inside a block
+/// does not end it). The REPL runs one statement per prompt, so a block and the statement
+/// after it go as two pastes.
+pub(in crate::session) fn python_statements(text: &str) -> Vec<String> {
+    const CONTINUES: [&str; 7] = ["else", "elif", "except", "finally", ")", "]", "}"];
+    const DEFINES: [&str; 3] = ["def ", "class ", "async def "];
+    let mut statements: Vec<String> = Vec::new();
+    let mut scan = PythonLines::default();
+    // Inside a decorated definition whose `def` or `class` has not come yet.
+    let mut decorated = false;
+    // Comment lines (and blank lines after them) whose statement is not known yet.
+    let mut pending = String::new();
+    for line in text.split_inclusive('\n') {
+        let inside = scan.inside();
+        let blank = line.trim().is_empty();
+        let comment = !inside && line.trim_start().starts_with('#');
+        if comment || (blank && !pending.is_empty()) {
+            pending.push_str(line);
+            continue;
+        }
+        let starts = !inside
+            && !decorated
+            && !blank
+            && !line.starts_with([' ', '\t'])
+            && !CONTINUES.iter().any(|c| line.starts_with(c));
+        scan.feed(line);
+        if starts {
+            decorated = line.starts_with('@');
+        } else if decorated && !inside && DEFINES.iter().any(|d| line.trim_start().starts_with(d)) {
+            decorated = false;
+        }
+        match statements.last_mut() {
+            Some(last) if !starts => {
+                last.push_str(&pending);
+                last.push_str(line);
+            }
+            _ => statements.push(format!("{pending}{line}")),
+        }
+        pending.clear();
+    }
+    match statements.last_mut() {
+        Some(last) => last.push_str(&pending),
+        None if !pending.is_empty() => statements.push(pending),
+        None => {}
+    }
+    statements
+}
+
+/// Where Python source stands at the end of the lines fed so far: how deep in brackets, inside
+/// which triple-quoted string, and whether the last line ended with a backslash. Only what
+/// decides where a line belongs: single-quoted strings and comments are skipped over.
+#[derive(Default)]
+struct PythonLines {
+    depth: usize,
+    triple: Option<&'static str>,
+    backslash: bool,
+}
+
+impl PythonLines {
+    /// Whether the next line continues a statement (brackets or a string left open, or a
+    /// backslash at the end of the line before).
+    fn inside(&self) -> bool {
+        self.depth > 0 || self.triple.is_some() || self.backslash
+    }
+
+    fn feed(&mut self, line: &str) {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let mut rest = body;
+        while !rest.is_empty() {
+            if let Some(quote) = self.triple {
+                match rest.find(quote) {
+                    Some(end) if !escaped(&rest[..end]) => {
+                        self.triple = None;
+                        rest = &rest[end + 3..];
+                    }
+                    Some(end) => rest = &rest[end + 1..],
+                    None => rest = "",
+                }
+                continue;
+            }
+            let Some(at) = rest.find(['#', '\'', '"', '(', '[', '{', ')', ']', '}']) else {
+                break;
+            };
+            let c = rest.as_bytes()[at];
+            rest = &rest[at + 1..];
+            match c {
+                b'#' => rest = "",
+                b'(' | b'[' | b'{' => self.depth += 1,
+                b')' | b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+                _ => {
+                    let quote = if c == b'"' { "\"" } else { "'" };
+                    let triple = if c == b'"' { "\"\"\"" } else { "\'\'\'" };
+                    if rest.starts_with(&triple[1..]) {
+                        self.triple = Some(triple);
+                        rest = &rest[2..];
+                    } else {
+                        // A string on one line: up to its closing quote not escaped.
+                        let mut end = None;
+                        let mut from = 0;
+                        while let Some(i) = rest[from..].find(quote) {
+                            if !escaped(&rest[..from + i]) {
+                                end = Some(from + i);
+                                break;
+                            }
+                            from += i + 1;
+                        }
+                        rest = end.map_or("", |i| &rest[i + 1..]);
+                    }
+                }
+            }
+        }
+        self.backslash =
+            self.triple.is_none() && body.ends_with('\\') && !body.trim_start().starts_with('#');
+    }
+}
+
+/// Whether the character after `before` is escaped: `before` ends with an odd number of
+/// backslashes.
+fn escaped(before: &str) -> bool {
+    before.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 1
+}
+
+/// `text` (Python source typed line by line to a REPL without pastes) as a file would run it:
+/// an empty line after every block, none inside one (outside strings). The REPL ends a block
+/// at its first empty line, so a statement typed right after a block is a `SyntaxError` and
+/// the lines after an empty line inside one an `IndentationError`. `None` when there are no
+/// two statements, or the text carries keys (an interrupt key, an escape sequence): it goes as
+/// sent, paced around them.
+pub(in crate::session) fn python_separated(text: &str) -> Option<String> {
+    if text
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+    {
+        return None;
+    }
+    let statements = python_statements(text);
+    if statements.len() < 2 {
+        return None;
+    }
+    Some(
+        statements
+            .into_iter()
+            .map(|statement| python_ended(without_inner_blank_lines(&statement)))
+            .collect(),
+    )
+}
+
+/// `statement` without the blank lines between its lines (those after its last line stay),
+/// except inside a string.
+fn without_inner_blank_lines(statement: &str) -> String {
+    let body_end = statement.trim_end().len();
+    let mut scan = PythonLines::default();
+    let mut out = String::with_capacity(statement.len());
+    let mut at = 0;
+    for line in statement.split_inclusive('\n') {
+        let inner = at < body_end;
+        at += line.len();
+        if inner && line.trim().is_empty() && !scan.inside() {
+            continue;
+        }
+        scan.feed(line);
+        out.push_str(line);
+    }
+    out
+}
+
+/// `statement` (one of [`python_statements`]) as it is typed: a compound statement (a block:
+/// `if`, `def`, a decorated definition, …, on one line or several) ends with the empty line
+/// that ends the block; a statement continued in brackets ends by itself.
+fn python_ended(statement: String) -> String {
+    const COMPOUND: [&str; 9] = [
+        "if", "for", "while", "def", "class", "with", "try", "async", "match",
+    ];
+    // Its first line of code (comments before it belong to it).
+    let code = statement
+        .lines()
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .unwrap_or_default();
+    let compound = code.starts_with('@')
+        || COMPOUND.iter().any(|k| {
+            code.strip_prefix(k)
+                .is_some_and(|rest| rest.starts_with([' ', '\t', ':', '(']))
+        });
+    // A compound statement on one line (`for i in x: print(i)`) opens a block too.
+    if compound {
+        format!("{}\n\n", statement.trim_end())
+    } else {
+        statement
+    }
+}
+
+/// The steps for `text` to a Python REPL that takes a multi-line paste as one block: one per
+/// top-level statement ([`python_statements`]), a statement over several lines pasted (a
+/// block ended by a blank line, [`python_ended`]: the REPL runs it then), a single line
+/// typed. `None` when there are no two statements, or one would not go as a paste (it
+/// carries keys a paste would make literal), and for an IPython cell magic (`%%time`: the
+/// whole text is its cell).
+pub(in crate::session) fn python_statement_steps(text: &str) -> Option<Vec<Vec<u8>>> {
+    let reader = Reader {
+        bracketed_paste: true,
+        block_paste: true,
+        ..Reader::default()
+    };
+    // An IPython cell magic (`%%time`) takes the whole rest as one cell.
+    if text.trim_start().starts_with("%%") {
+        return None;
+    }
+    let statements = python_statements(text);
+    if statements.len() < 2 {
+        return None;
+    }
+    statements
+        .into_iter()
+        .map(|statement| {
+            let text = python_ended(statement);
+            let body = text.trim_end();
+            // A block goes as a paste, one on a single line (`for i in x: print(i)`) too: typed,
+            // Python 3.13's REPL takes the empty line after it as a new line of the block.
+            let block = body.contains('\n') || text.ends_with("\n\n");
+            if block && !body.contains('\n') && !body.contains(|c: char| c.is_control()) {
+                return Some([PASTE_START, body.as_bytes(), PASTE_END, b"\r\r"].concat());
+            }
+            let bytes = shape(&text, false, reader)
+                .ok()
+                .filter(|bytes| !block || is_paste(bytes))?;
+            // A typed line ends with the Enter key a terminal sends (a line editor in raw mode
+            // may take a newline for another key: Python 3.13's starts a new line of the block
+            // with it).
+            Some(if is_paste(&bytes) {
+                bytes
+            } else {
+                bytes
+                    .into_iter()
+                    .map(|b| if b == b'\n' { b'\r' } else { b })
+                    .collect()
+            })
+        })
+        .collect()
+}
