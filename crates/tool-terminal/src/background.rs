@@ -227,12 +227,13 @@ impl Background {
     }
 
     /// [`Background::active_job`], once a job whose kill was requested (`stopping`) had until
-    /// its kill's last escalation (SIGKILL) and a little more to end: with the job that still
-    /// holds the session, whether it is stopping.
+    /// its kill's last escalation (SIGKILL) and a little more to end, or the send's `timeout`
+    /// passed first: with the job that still holds the session, and how (see [`JobHold`]).
     pub(crate) async fn active_job_after_stop(
         &self,
         owner: &Agent,
         id: &SessionId,
+        timeout: Option<std::time::Duration>,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Option<(JobId, JobHold)> {
         let wait = 2 * KILL_ESCALATION + STOP_SLACK;
@@ -253,11 +254,13 @@ impl Background {
         if stopping(&job) {
             match wait.checked_sub(since_kill()).filter(|d| !d.is_zero()) {
                 Some(left) => {
+                    // Within the send's own deadline.
+                    let within = timeout.map_or(left, |t| t.min(left));
                     let _ = self
                         .jobs
-                        .wait(&job, left.as_millis() as f64, Some(owner), cancel)
+                        .wait(&job, within.as_millis() as f64, Some(owner), cancel)
                         .await;
-                    outlived = !cancel.is_cancelled();
+                    outlived = within == left && !cancel.is_cancelled();
                 }
                 None => outlived = true,
             }

@@ -82,7 +82,7 @@ impl Tool for SendTool {
         // A job whose kill was just requested gets the time its kill takes to end it.
         if let Some(background) = self.0.background.as_ref()
             && let Some((job, hold)) = background
-                .active_job_after_stop(&owner, &id, &call.cancel)
+                .active_job_after_stop(&owner, &id, timeout, &call.cancel)
                 .await
         {
             return Err(background::Background::busy_error(&id, &job, hold));

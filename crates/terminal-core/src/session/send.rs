@@ -188,7 +188,9 @@ impl SendOp {
         let mut activity = shared.subscribe();
         let aftermath = shared.lock().redraw_pending.take();
         if let Some(after) = aftermath {
-            after.wait(&shared, &self, &mut activity).await;
+            // Within the send's own deadline (a short `timeoutMs` is honoured).
+            let limit = inner.config.timing(self.timeout).timeout;
+            let _ = tokio::time::timeout(limit, after.wait(&shared, &self, &mut activity)).await;
         }
         if input.iter().any(|b| SIGNAL_BYTES.contains(b)) {
             wait_for_shell_read(&shared).await;
