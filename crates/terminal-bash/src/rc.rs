@@ -34,8 +34,9 @@
 //! - Under `set -v` bash echoes the hook's command line before every prompt: the prompt then
 //!   starts by erasing it (cursor up, erase line), so results show the user's lines only.
 //! - The rc binds [`CLEAR_LINE_KEYS`] to readline's `kill-whole-line` in every keymap: the
-//!   host types them ahead of a send when text no send typed follows the prompt (pushed into
-//!   the terminal's input by a program), so the send's text never runs joined to it.
+//!   host types them ahead of each send at the shell's own prompt, so text no send typed
+//!   (pushed into the terminal's input by a program) never runs joined to the send's text;
+//!   on an empty line they do nothing.
 //! - Every mark carries the per-session nonce; a program that prints look-alike marks cannot
 //!   fake completion. The nonce lives only in this file and in an unexported, read-only shell
 //!   variable (`__dsh_n`) that the prompt strings name and bash expands as it prints them, so

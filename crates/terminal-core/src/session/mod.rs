@@ -84,10 +84,11 @@ pub struct PtySpawnSpec {
     /// prompt mark came: a command replaced everything that printed the marks. `None`: never.
     pub repair_keys: Option<Vec<u8>>,
     /// Keys that empty the line the shell's line editor holds (a key sequence bound to
-    /// readline's `kill-whole-line`). The engine types them ahead of a send's input when the
-    /// shell reads at its line editor after a marked prompt and text follows the prompt that
-    /// no send typed (a program pushed it into the terminal's input, e.g. with TIOCSTI, or
-    /// left it unread): typed after it, the send's text would run joined to it. `None`:
+    /// readline's `kill-whole-line`, which does nothing on an empty line). The engine types
+    /// them ahead of a send's input whenever the shell itself reads at its marked prompt (no
+    /// command running) and the previous send ended its line: text no send typed that a
+    /// program pushed into the terminal's input (TIOCSTI), shown yet or still unread, would
+    /// otherwise run joined to the send's text; the result names the text it saw. `None`:
     /// never.
     pub clear_line_keys: Option<Vec<u8>>,
     /// Held by the session and dropped with it, after its processes were stopped (e.g. the

@@ -90,13 +90,17 @@ impl SendOp {
                 .text
                 .bytes()
                 .any(|b| !super::super::observe::SIGNAL_BYTES.contains(&b));
-        let cleared_line = inner
-            .clear_line_keys
-            .as_deref()
-            .filter(|_| reader.shell_line_editor && types_text && !st.typed_unended)
-            .and_then(|keys| Some((keys, st.screen.text_after_prompt()?)));
-        let (input, cleared_line) = match cleared_line {
-            Some((keys, text)) => ([keys, &input].concat(), Some(text)),
+        // The keys go whenever the shell itself reads at its prompt (on an empty line they do
+        // nothing): pushed text the line editor has not read and shown yet is emptied too.
+        let clear_keys = inner.clear_line_keys.as_deref().filter(|_| {
+            reader.shell_line_editor
+                && types_text
+                && !st.typed_unended
+                && st.screen.after_prompt_end()
+                && !st.screen.command_running()
+        });
+        let (input, cleared_line) = match clear_keys {
+            Some(keys) => ([keys, &input].concat(), st.screen.text_after_prompt()),
             None => (input, None),
         };
         if !input.is_empty() {
