@@ -239,7 +239,7 @@ async fn text_pushed_onto_the_input_line_never_runs_joined_to_the_next_send() {
         // (Sent at once, the shell may not have shown the pushed text yet: it is emptied all
         // the same, and named when it was shown.)
         let r = sh.send_raw("\n", false).await;
-        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert!(dir.0.join("keep").is_dir(), "{r:?}");
         // Text the agent typed without Enter stays, and its next send continues it.
         sh.send_raw("echo con", false).await;
