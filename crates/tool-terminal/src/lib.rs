@@ -46,6 +46,7 @@ mod progress;
 pub mod render;
 pub mod schema;
 mod send_tool;
+mod signal_tool;
 
 pub use background::JOB_KIND;
 pub use config::{
@@ -57,6 +58,7 @@ pub use progress::PROGRESS_INTERVAL;
 
 use schema::*;
 use send_tool::SendTool;
+use signal_tool::SignalTool;
 
 struct Shared {
     terminals: Arc<Terminals>,
@@ -349,70 +351,6 @@ impl Tool for ReadTool {
             "sessionId": args.session_id,
             "offset": args.offset,
             "count": args.count,
-        }));
-        Some(card)
-    }
-}
-
-/// `terminal_signal`.
-struct SignalTool(Arc<Shared>);
-
-impl Tool for SignalTool {
-    type Args = SignalArgs;
-    type Output = SignalOutput;
-
-    fn name(&self) -> &'static str {
-        "terminal_signal"
-    }
-    fn description(&self) -> String {
-        "Send an allowed signal to the current foreground process group of a persistent terminal."
-            .to_owned()
-    }
-    async fn execute(&self, args: SignalArgs, call: ToolCall) -> Result<SignalOutput, ToolError> {
-        let owner = require_agent(&call)?;
-        let id = session_id(&args.session_id)?;
-        let signal: TerminalSignal = args.signal.into();
-        let result = self
-            .0
-            .terminals
-            .signal(&owner, &id, signal)
-            .map_err(terminal_error)?;
-        Ok(SignalOutput {
-            delivered: result.delivered,
-            // A sandboxed session's processes number the group in their own PID namespace.
-            target_pgid: dsh_terminal_core::process::pid_in_own_namespace(result.target_pgid),
-            // Nothing else held the foreground (field case C22).
-            shell_was_foreground: result.shell_targeted,
-            shell_ran_command: result.shell_ran_command,
-            delivery: result.delivery.into(),
-        })
-    }
-    fn render(&self, args: &SignalArgs, out: &SignalOutput) -> String {
-        let signal: TerminalSignal = args.signal.into();
-        if !out.delivered {
-            return render::render_signal_skipped(signal.as_str());
-        }
-        if out.delivery == SignalDeliveryOutput::InterruptCharacter {
-            return render::render_interrupt_character(signal.as_str(), out.target_pgid);
-        }
-        if out.delivery == SignalDeliveryOutput::WhenCommandStarts {
-            return render::render_signal_when_command_starts(signal.as_str());
-        }
-        render::render_signal(
-            signal.as_str(),
-            out.target_pgid,
-            out.shell_was_foreground,
-            out.shell_ran_command,
-        )
-    }
-    fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
-        self.0.finalize(content)
-    }
-    fn present_call(&self, args: &SignalArgs) -> Option<Card> {
-        let mut card = generic_card(format!("Signal terminal {}", args.session_id), "execute");
-        card.raw_input = Some(serde_json::json!({
-            "sessionId": args.session_id,
-            "signal": args.signal,
         }));
         Some(card)
     }
