@@ -505,10 +505,14 @@ impl SendOp {
                     _ => UNPROMPTED_NO,
                 };
                 // A poll of a REPL that still owes its prompt waits for what the pending await
-                // or timer prints (to the poll's deadline) instead of answering at once with
-                // nothing new, which would leave the agent to poll in a loop.
+                // or timer prints (up to the idle window, or the poll's own deadline when it
+                // gave one) instead of answering at once with nothing new, which would leave
+                // the agent to poll in a loop.
+                // Past the idle window too when the poll gave its own deadline.
+                let keeps_waiting = unprompted
+                    || (reason == Settle::Idle && awaited_repl && self.timeout.is_some());
                 let awaits_output =
-                    kind == UNPROMPTED_POLL && unprompted && !obs.output_since_write;
+                    kind == UNPROMPTED_POLL && keeps_waiting && !obs.output_since_write;
                 awaited_repl |= awaits_output;
                 if !awaits_output {
                     self.unprompted_wait.store(kind, Ordering::SeqCst);
