@@ -195,9 +195,21 @@ impl SendOp {
         if input.iter().any(|b| SIGNAL_BYTES.contains(b)) {
             wait_for_shell_read(&shared).await;
         }
-        // A stopped shell reads nothing: any send, a poll too (a background job's), continues it.
-        if continue_stopped_shell(&shared) {
-            self.shell_continued.store(true, Ordering::SeqCst);
+        // A stopped shell reads nothing: any send, a poll too (a background job's), continues
+        // it. Looked for (a `/proc` read, off the async workers) unless the shell is at a
+        // current prompt and was not seen stopped since.
+        let maybe_stopped = {
+            let st = shared.lock();
+            st.shell_stopped || st.screen.prompt_state() == PromptState::Busy
+        };
+        if maybe_stopped {
+            let sh = Arc::clone(&shared);
+            let continued = tokio::task::spawn_blocking(move || continue_stopped_shell(&sh))
+                .await
+                .unwrap_or(false);
+            if continued {
+                self.shell_continued.store(true, Ordering::SeqCst);
+            }
         }
         let started = Instant::now();
         let pre = pre_write(&shared).await;

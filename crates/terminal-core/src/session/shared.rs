@@ -81,6 +81,8 @@ pub(super) struct State {
     /// The newest input a send wrote did not end with a line end (text typed without Enter,
     /// editing keys): text on the shell's input line may be the agent's own.
     pub(super) typed_unended: bool,
+    /// The last send settled with the session's shell itself stopped (`suspend`, SIGSTOP).
+    pub(super) shell_stopped: bool,
 }
 
 /// The unended canonical-mode line sends typed (see `State::unended_line`).
@@ -117,6 +119,7 @@ impl State {
             signalled: None,
             write_row: 0,
             typed_unended: false,
+            shell_stopped: false,
         }
     }
 

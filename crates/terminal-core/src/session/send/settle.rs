@@ -129,6 +129,7 @@ impl SendOp {
             stderr_away,
             shell_stopped,
         } = terminal_facts(shared, reason);
+        shared.lock().shell_stopped = shell_stopped;
         let refused_line = self.refused.lock().take();
         let cleared_line = self.cleared_line.clone();
         // A program the last SIGINT or SIGTERM did not end (it ignores or handles it).
