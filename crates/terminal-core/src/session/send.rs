@@ -32,10 +32,7 @@ use crate::types::SendResult;
 
 use super::Inner;
 use super::cancel::CancelInterrupts;
-use super::observe::{
-    Probe, Probing, SIGNAL_BYTES, continue_stopped_shell, marks_gone_at_line_editor, observe,
-    pre_write, wait_for_shell_read,
-};
+use super::observe::{Probe, Probing, SIGNAL_BYTES, observe, wait_for_shell_read};
 use super::probe::ProbeSchedule;
 use super::shared::Shared;
 use super::signal::runs_shell_image;
@@ -43,6 +40,7 @@ use super::signal::runs_shell_image;
 mod anchor;
 mod handle;
 mod pacing;
+mod prepare;
 mod settle;
 mod start;
 
@@ -184,47 +182,10 @@ impl SendOp {
         initializing: bool,
     ) {
         let shared = Arc::clone(&inner.shared);
-        let called_at = Instant::now();
         let mut activity = shared.subscribe();
-        let aftermath = shared.lock().redraw_pending.take();
-        if let Some(after) = aftermath {
-            // Within the send's own deadline (a short `timeoutMs` is honoured).
-            let limit = inner.config.timing(self.timeout).timeout;
-            let _ = tokio::time::timeout(limit, after.wait(&shared, &self, &mut activity)).await;
-        }
-        if input.iter().any(|b| SIGNAL_BYTES.contains(b)) {
-            wait_for_shell_read(&shared).await;
-        }
-        // A stopped shell reads nothing: any send, a poll too (a background job's), continues
-        // it. Looked for (a `/proc` read, off the async workers) unless the shell is at a
-        // current prompt and was not seen stopped since.
-        let maybe_stopped = {
-            let st = shared.lock();
-            st.shell_stopped || st.screen.prompt_state() == PromptState::Busy
-        };
-        if maybe_stopped {
-            let sh = Arc::clone(&shared);
-            let continued = tokio::task::spawn_blocking(move || continue_stopped_shell(&sh))
-                .await
-                .unwrap_or(false);
-            if continued {
-                self.shell_continued.store(true, Ordering::SeqCst);
-            }
-        }
-        let started = Instant::now();
-        let pre = pre_write(&shared).await;
-        let input = match inner.repair_keys.as_deref() {
-            Some(keys) if !input.is_empty() && marks_gone_at_line_editor(&shared, &pre).await => {
-                tracing::debug!("prompt marks gone at the line editor; typing the repair keys");
-                [keys, &input].concat()
-            }
-            _ => input,
-        };
-        // The send's deadline counts from its call: the waits above (a signal's aftermath, the
-        // shell reading again) are part of it.
-        let mut timing = inner.config.timing(self.timeout);
-        timing.timeout = timing.timeout.saturating_sub(called_at.elapsed());
-        let mut readiness = Readiness::new(timing, started, initializing, shared.shell_pgid(), pre);
+        let (input, mut readiness, started) = self
+            .prepare_write(&inner, &mut activity, input, initializing)
+            .await;
         let deadline = readiness.deadline();
         let (mut done_at_write, mut marks_at_write, mut written_at) =
             self.anchor_for_write(&mut readiness, &input, initializing, started);

@@ -1,0 +1,74 @@
+//! Before a send writes: the aftermath of a signal and the shell reading again waited for
+//! (within the send's deadline), a stopped shell continued, the repair keys put ahead of the
+//! input when the prompt marks are gone, and the readiness decision set up from the foreground
+//! seen before the write.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use tokio::sync::watch;
+
+use crate::readiness::Readiness;
+use crate::screen::PromptState;
+
+use super::super::Inner;
+use super::super::observe::{
+    SIGNAL_BYTES, continue_stopped_shell, marks_gone_at_line_editor, pre_write, wait_for_shell_read,
+};
+use super::SendOp;
+
+impl SendOp {
+    /// Prepares the write of `input`: returns the input to write, the readiness decision and
+    /// when the send started (after the waits). The send's deadline counts from this call.
+    pub(super) async fn prepare_write(
+        &self,
+        inner: &Inner,
+        activity: &mut watch::Receiver<u64>,
+        input: Vec<u8>,
+        initializing: bool,
+    ) -> (Vec<u8>, Readiness, Instant) {
+        let shared = &inner.shared;
+        let called_at = Instant::now();
+        let aftermath = shared.lock().redraw_pending.take();
+        if let Some(after) = aftermath {
+            // Within the send's own deadline (a short `timeoutMs` is honoured).
+            let limit = inner.config.timing(self.timeout).timeout;
+            let _ = tokio::time::timeout(limit, after.wait(shared, self, activity)).await;
+        }
+        if input.iter().any(|b| SIGNAL_BYTES.contains(b)) {
+            wait_for_shell_read(shared).await;
+        }
+        // A stopped shell reads nothing: any send, a poll too (a background job's), continues
+        // it. Looked for (a `/proc` read, off the async workers) unless the shell is at a
+        // current prompt and was not seen stopped since.
+        let maybe_stopped = {
+            let st = shared.lock();
+            st.shell_stopped || st.screen.prompt_state() == PromptState::Busy
+        };
+        if maybe_stopped {
+            let sh = Arc::clone(shared);
+            let continued = tokio::task::spawn_blocking(move || continue_stopped_shell(&sh))
+                .await
+                .unwrap_or(false);
+            if continued {
+                self.shell_continued.store(true, Ordering::SeqCst);
+            }
+        }
+        let started = Instant::now();
+        let pre = pre_write(shared).await;
+        let input = match inner.repair_keys.as_deref() {
+            Some(keys) if !input.is_empty() && marks_gone_at_line_editor(shared, &pre).await => {
+                tracing::debug!("prompt marks gone at the line editor; typing the repair keys");
+                [keys, &input].concat()
+            }
+            _ => input,
+        };
+        // The send's deadline counts from its call: the waits above (a signal's aftermath, the
+        // shell reading again) are part of it.
+        let mut timing = inner.config.timing(self.timeout);
+        timing.timeout = timing.timeout.saturating_sub(called_at.elapsed());
+        let readiness = Readiness::new(timing, started, initializing, shared.shell_pgid(), pre);
+        (input, readiness, started)
+    }
+}
