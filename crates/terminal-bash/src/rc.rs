@@ -50,6 +50,11 @@
 //!   itself instead of completing (a sent TAB, e.g. in a Makefile heredoc, arrives as a TAB
 //!   and never opens a completion listing), history expansion off (`set +H`: `!` in commands
 //!   is literal), no history file.
+//! - A read-only home (a confined session's) gets vim without its viminfo file: vim could not
+//!   write `~/.viminfo` and stopped at a "Press ENTER" prompt (E138) on every exit, taking
+//!   the next command typed as its answer. `VIMINIT` then loads what vim would have loaded
+//!   (`~/.vimrc`, else `~/.vim/vimrc`, else vim's `defaults.vim`) and sets `viminfo` empty;
+//!   a `VIMINIT` already set is kept.
 
 use std::io::{self, Write as _};
 use std::os::unix::fs::OpenOptionsExt as _;
@@ -73,6 +78,9 @@ const RC_TEMPLATE: &str = r#"# dsh-terminal-bash rc: generated for one session a
 command rm -f -- "${BASH_SOURCE[0]}" 2>/dev/null
 set +H 2>/dev/null
 unset HISTFILE
+if [[ ! -w ${HOME:-/} && -z ${VIMINIT+set} ]]; then
+  export VIMINIT="if filereadable(expand('~/.vimrc')) | source ~/.vimrc | elseif filereadable(expand('~/.vim/vimrc')) | source ~/.vim/vimrc | elseif filereadable(expand('\$VIMRUNTIME/defaults.vim')) | source \$VIMRUNTIME/defaults.vim | endif | set viminfo="
+fi
 if [[ -o emacs || -o vi ]]; then
   bind 'set enable-bracketed-paste off' 2>/dev/null
   bind -m emacs '"\C-i": self-insert' 2>/dev/null
@@ -350,11 +358,14 @@ mod tests {
         assert_eq!(meta.permissions().mode() & 0o777, 0o600);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
         assert!(text.contains("__dsh_n=00112233445566778899aabbccddeeff"));
-        // Nothing of ours is exported: the only export in the code takes the flag off.
+        // Nothing of ours is exported: the exports in the code take the flag off, or give
+        // vim its settings (meant for the session's programs).
         assert!(
             text.lines()
                 .filter(|l| !l.trim_start().starts_with('#'))
-                .all(|l| !l.contains("export") || l.contains("export -n")),
+                .all(|l| !l.contains("export")
+                    || l.contains("export -n")
+                    || l.trim_start().starts_with("export VIMINIT=")),
             "{text}"
         );
         drop(rc);

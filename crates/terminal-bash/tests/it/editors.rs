@@ -5,10 +5,11 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use dsh_sandbox::SandboxMode;
 use dsh_terminal_core::{BackendSession, InputMode, SignalDelivery, TerminalSignal, WaitReason};
 use pretty_assertions::assert_eq;
 
-use crate::support::{Shell, config, installed, unique_id, within};
+use crate::support::{Shell, TempDir, config, installed, sandboxed, unique_id, within};
 
 /// A scratch git repository removed on drop.
 struct Repo(PathBuf);
@@ -138,6 +139,45 @@ async fn text_to_a_full_screen_editor_is_typed_as_keys() {
     })
     .await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// In a confined session (its home read-only) vim goes straight back to the shell on `:wq`:
+/// it keeps no viminfo file there. Writing one failed (E138) and left vim at its "Press
+/// ENTER" prompt, which took the next command typed as its answer. vim's defaults still load.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vim_in_a_read_only_home_exits_without_a_press_enter_prompt() {
+    if !installed("vim") {
+        eprintln!(
+            "vim is not installed (.ci/run installs it): viminfo in a read-only home not exercised"
+        );
+        return;
+    }
+    within(async {
+        let ws = TempDir::new("vim-home");
+        let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, false, None);
+        let sh = Shell::open_on(&backend).await;
+        let r = sh.send("vim notes.txt").await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let r = sh.send(":set compatible?").await;
+        assert!(
+            r.viewport
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some("nocompatible")),
+            "{r:?}"
+        );
+        let r = sh.send("isaved\x1b:wq").await;
+        assert!(!r.viewport.contains("E138"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        let r = sh.send("echo next-$((2+3))").await;
+        assert!(r.viewport.lines().any(|l| l == "next-5"), "{r:?}");
+        assert_eq!(
+            std::fs::read_to_string(ws.0.join("notes.txt")).unwrap(),
+            "saved\n"
+        );
+        sh.close().await;
+    })
+    .await;
 }
 
 /// A program waiting for input is named by what reads the terminal, not by its process
