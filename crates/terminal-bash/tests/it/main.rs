@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
 mod basics;
+mod binary_output;
 mod cases;
 mod confined;
 mod editors;

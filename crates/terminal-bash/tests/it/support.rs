@@ -326,3 +326,14 @@ pub(crate) fn earlier(r: &dsh_terminal_core::SendResult) -> Vec<i32> {
         .statuses(usize::MAX)
         .unwrap_or_else(|| panic!("earlier statuses not all known: {r:?}"))
 }
+
+/// A page of the newest `count` lines of `sh`'s scrollback.
+pub(crate) fn newest_lines(sh: &Shell, count: u64) -> dsh_terminal_core::ReadResult {
+    use dsh_terminal_core::BackendSession as _;
+    sh.session
+        .read(dsh_terminal_core::ReadRequest {
+            offset: Some(0),
+            count: Some(count),
+        })
+        .unwrap_or_else(|e| panic!("read: {e}"))
+}

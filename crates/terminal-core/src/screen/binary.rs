@@ -39,11 +39,31 @@ const MIN_TEXT_RUN: usize = 8;
 /// The start of a prompt mark: never suppressed.
 const MARK_START: &[u8] = b"\x1b]133;";
 
-/// The line that replaces `bytes` suppressed bytes of binary output.
-pub(crate) fn suppressed_line(bytes: u64) -> String {
-    format!(
-        "[{bytes} bytes of binary output suppressed; to look at them, pipe the command through `xxd | head` or redirect its output to a file]"
-    )
+/// What one run of suppressed binary output held.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Suppressed {
+    /// Bytes suppressed.
+    pub(crate) bytes: u64,
+    /// Lines among them that look like text: at least [`MIN_TEXT_RUN`] printable ASCII bytes
+    /// (TAB and CR too) between two newlines, such as log lines a program writes between
+    /// binary frames. Random bytes hardly ever hold one.
+    pub(crate) text_lines: u64,
+}
+
+/// The line that replaces a run of suppressed binary output.
+pub(crate) fn suppressed_line(run: Suppressed) -> String {
+    let Suppressed { bytes, text_lines } = run;
+    match text_lines {
+        0 => format!(
+            "[{bytes} bytes of binary output suppressed; to look at them, pipe the command through `xxd | head` or redirect its output to a file]"
+        ),
+        n => {
+            let lines = if n == 1 { "line" } else { "lines" };
+            format!(
+                "[{bytes} bytes of binary output suppressed, with {n} {lines} of text among them; to see the text, pipe the command through `strings` or `grep -a`; to look at the bytes, through `xxd | head`, or redirect its output to a file]"
+            )
+        }
+    }
 }
 
 /// What to do with the next bytes of a chunk.
@@ -75,6 +95,11 @@ pub(crate) struct BinaryFilter {
     wary: bool,
     /// The end of a chunk that may be text after the binary run (a newline and a few bytes).
     held: Vec<u8>,
+    /// Text-looking lines in the current run ([`Suppressed::text_lines`]).
+    text_lines: u64,
+    /// Bytes of the current run's line so far while all of them are text (`None` after a
+    /// non-text byte, and at the run's start: its first line began before it).
+    line_run: Option<usize>,
 }
 
 impl BinaryFilter {
@@ -245,6 +270,7 @@ impl BinaryFilter {
                     _ => judged.len() - partial_mark,
                 };
                 self.suppressed = Some(count + n as u64);
+                self.count_text_lines(&bytes[..n]);
                 Verdict::Binary(n)
             }
         }
@@ -265,12 +291,34 @@ impl BinaryFilter {
         passes
     }
 
-    /// Ends suppression; returns how many bytes were suppressed, if any.
-    pub(crate) fn take_suppressed(&mut self) -> Option<u64> {
+    /// Ends suppression; returns what was suppressed, if any bytes were.
+    pub(crate) fn take_suppressed(&mut self) -> Option<Suppressed> {
         self.line_ended = false;
-        let taken = self.suppressed.take().filter(|&n| n > 0);
+        let text_lines = std::mem::take(&mut self.text_lines);
+        self.line_run = None;
+        let taken = self
+            .suppressed
+            .take()
+            .filter(|&n| n > 0)
+            .map(|bytes| Suppressed { bytes, text_lines });
         self.wary |= taken.is_some();
         taken
+    }
+
+    /// Counts the text-looking lines among suppressed `bytes`.
+    fn count_text_lines(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.line_run = match (b, self.line_run) {
+                (b'\n', run) => {
+                    if run.is_some_and(|len| len >= MIN_TEXT_RUN) {
+                        self.text_lines += 1;
+                    }
+                    Some(0)
+                }
+                (b' '..=b'~' | b'\t' | b'\r', Some(len)) => Some(len + 1),
+                _ => None,
+            };
+        }
     }
 
     /// Keeps `bytes` (after [`Verdict::Hold`]) to be judged with the next chunk.
@@ -397,7 +445,13 @@ mod tests {
             f.judge(b"\x1b]133;D;0;dsh=1\x07dsh> "),
             Verdict::EndOfBinary
         );
-        assert_eq!(f.take_suppressed(), Some(WINDOW_BYTES as u64));
+        assert_eq!(
+            f.take_suppressed(),
+            Some(Suppressed {
+                bytes: WINDOW_BYTES as u64,
+                text_lines: 0
+            })
+        );
         assert!(!f.suppressing());
     }
 
@@ -408,7 +462,13 @@ mod tests {
         bytes.extend_from_slice(b"\x1b]133;D;0;dsh=1\x07");
         assert_eq!(f.judge(&bytes), Verdict::Binary(100));
         assert_eq!(f.judge(&bytes[100..]), Verdict::EndOfBinary);
-        assert_eq!(f.take_suppressed(), Some(100));
+        assert_eq!(
+            f.take_suppressed(),
+            Some(Suppressed {
+                bytes: 100,
+                text_lines: 0
+            })
+        );
     }
 
     #[test]
@@ -421,7 +481,56 @@ mod tests {
     }
 
     #[test]
+    fn text_lines_inside_a_run_are_counted() {
+        let mut f = BinaryFilter::default();
+        let mut bytes = Vec::new();
+        for i in 0..12 {
+            bytes.extend(
+                pseudo_random(64)
+                    .into_iter()
+                    .map(|b| if b == b'\n' { 0 } else { b }),
+            );
+            bytes.extend_from_slice(format!("\nreadable line {i}\n").as_bytes());
+        }
+        bytes.extend(
+            pseudo_random(64)
+                .into_iter()
+                .map(|b| if b == b'\n' { 0 } else { b }),
+        );
+        let mut at = 0;
+        while at < bytes.len() {
+            match f.judge(&bytes[at..]) {
+                Verdict::Binary(n) | Verdict::Text(n) => at += n,
+                other => panic!("{other:?} at {at}"),
+            }
+        }
+        let run = f.take_suppressed().unwrap();
+        assert_eq!(run.bytes, bytes.len() as u64);
+        assert_eq!(run.text_lines, 12);
+        // The count is the run's own.
+        assert_eq!(f.judge(&pseudo_random(300)), Verdict::Binary(WINDOW_BYTES));
+        assert_eq!(f.take_suppressed().unwrap().text_lines, 0);
+    }
+
+    #[test]
     fn the_summary_line_is_api() {
-        insta::assert_snapshot!(suppressed_line(3_000_000));
+        insta::assert_snapshot!(suppressed_line(Suppressed {
+            bytes: 3_000_000,
+            text_lines: 0
+        }));
+        insta::assert_snapshot!(
+            "with_text_lines",
+            suppressed_line(Suppressed {
+                bytes: 984,
+                text_lines: 11
+            })
+        );
+        assert!(
+            suppressed_line(Suppressed {
+                bytes: 100,
+                text_lines: 1
+            })
+            .contains("with 1 line of text among them")
+        );
     }
 }

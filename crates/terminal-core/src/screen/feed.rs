@@ -101,13 +101,13 @@ impl Screen {
 
     /// Puts the summary line of suppressed binary output on the screen, on a row of its own.
     pub(super) fn flush_binary(&mut self, out: &mut FeedOutcome) {
-        if let Some(count) = self.binary.take_suppressed() {
+        if let Some(run) = self.binary.take_suppressed() {
             self.materialize_flood();
             let mut line = Vec::new();
             if self.parser.screen().cursor_position().1 != 0 {
                 line.extend_from_slice(b"\r\n");
             }
-            line.extend_from_slice(suppressed_line(count).as_bytes());
+            line.extend_from_slice(suppressed_line(run).as_bytes());
             line.extend_from_slice(b"\r\n");
             self.feed_text(&line, out);
         }
