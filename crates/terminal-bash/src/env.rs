@@ -182,7 +182,10 @@ const HOST_TERMINAL_VARS: [&str; 2] = ["COLUMNS", "LINES"];
 ///    so programs print UTF-8 file names and text rather than escapes. An installed UTF-8
 ///    locale the host chose is kept. A variable the operator passed explicitly
 ///    ([`EnvPolicy::pass`]) is kept as given, UTF-8 or not, installed or not: the operator
-///    may know better than `locale -a` (and owns the result).
+///    may know better than `locale -a` (and owns the result);
+/// 5. bash's option variables (`SHELLOPTS`, `BASHOPTS`, `POSIXLY_CORRECT`) renamed to
+///    `DSH_RC_<name>`: the rc applies them as its last step (before, POSIX mode skipped the
+///    rc, and `xtrace` printed it).
 ///
 /// Pure: the caller passes the host environment (e.g. `std::env::vars_os()`) and the
 /// installed locales (e.g. [`InstalledLocales::of_host`]; [`InstalledLocales::unknown`]
@@ -242,6 +245,7 @@ where
     }
     let explicit = |name: &str| policy.pass.iter().any(|p| p.name() == name);
     ensure_utf8_ctype(&mut env, explicit, installed);
+    crate::shell_options::hold_back(&mut env);
     env
 }
 

@@ -46,6 +46,10 @@
 //!   (bash has read it whole by then), so no command of the session ever sees it; inside a
 //!   sandbox that deletes the session's private copy. The host's copy is removed after
 //!   startup in any case.
+//! - Bash's option variables from the environment (`SHELLOPTS`, `BASHOPTS`,
+//!   `POSIXLY_CORRECT`) reach the shell as `DSH_RC_<name>` (bash would apply them before
+//!   reading this file, and in POSIX mode not read it at all); the last step here applies
+//!   them, quietly (an `xtrace` turned on traces nothing of ours), and exports them again.
 //! - Quiet, predictable input: bracketed paste off (when readline is active), TAB inserts
 //!   itself instead of completing (a sent TAB, e.g. in a Makefile heredoc, arrives as a TAB
 //!   and never opens a completion listing), history expansion off (`set +H`: `!` in commands
@@ -223,6 +227,22 @@ PS1='dsh> '
 PS2='> '
 __dsh_children_ran
 { __dsh_prompt; } 3>&2
+{
+  if [[ -n ${DSH_RC_BASHOPTS+set} ]]; then
+    IFS=: read -ra __dsh_o <<< "$DSH_RC_BASHOPTS"
+    builtin shopt -s "${__dsh_o[@]}"
+    export BASHOPTS
+  fi
+  if [[ -n ${DSH_RC_SHELLOPTS+set} ]]; then
+    IFS=: read -ra __dsh_o <<< "$DSH_RC_SHELLOPTS"
+    for __dsh_m in "${__dsh_o[@]}"; do builtin set -o "$__dsh_m"; done
+    export SHELLOPTS
+  fi
+  if [[ -n ${DSH_RC_POSIXLY_CORRECT+set} ]]; then
+    export POSIXLY_CORRECT=$DSH_RC_POSIXLY_CORRECT
+  fi
+  unset DSH_RC_BASHOPTS DSH_RC_SHELLOPTS DSH_RC_POSIXLY_CORRECT __dsh_o __dsh_m
+} &>/dev/null
 "#;
 
 /// The rc script for `nonce`.
@@ -358,14 +378,22 @@ mod tests {
         assert_eq!(meta.permissions().mode() & 0o777, 0o600);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
         assert!(text.contains("__dsh_n=00112233445566778899aabbccddeeff"));
-        // Nothing of ours is exported: the exports in the code take the flag off, or give
-        // vim its settings (meant for the session's programs).
+        // Nothing of ours is exported: the exports in the code take the flag off, give vim
+        // its settings, or restore bash's option variables (meant for the session's
+        // programs).
         assert!(
             text.lines()
                 .filter(|l| !l.trim_start().starts_with('#'))
                 .all(|l| !l.contains("export")
                     || l.contains("export -n")
-                    || l.trim_start().starts_with("export VIMINIT=")),
+                    || [
+                        "export VIMINIT=",
+                        "export BASHOPTS",
+                        "export SHELLOPTS",
+                        "export POSIXLY_CORRECT="
+                    ]
+                    .iter()
+                    .any(|e| l.trim_start().starts_with(e))),
             "{text}"
         );
         drop(rc);

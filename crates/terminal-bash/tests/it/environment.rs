@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use dsh_terminal_bash::{BashConfig, EnvPass, EnvPolicy};
 use dsh_terminal_core::WaitReason;
 
-use crate::support::{Shell, config, installed, unique_id, within};
+use crate::support::{Shell, config, installed, newest_lines, unique_id, within};
 
 /// This process's environment with its locale variables replaced by `locale`.
 fn host_with_locale(locale: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
@@ -172,4 +172,45 @@ async fn c32_a_host_locale_that_is_not_installed_is_replaced() {
     })
     .await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Bash's option variables in the environment (`SHELLOPTS`, `BASHOPTS`, `POSIXLY_CORRECT`,
+/// here passed by the operator) are in force in the session, and none of them breaks it:
+/// POSIX mode had bash skip the rc (no prompt marks, no exit codes), and `xtrace` printed
+/// the rc, nonce and all, into the first result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bash_option_variables_apply_without_breaking_the_session() {
+    within(async {
+        let sh = Shell::open(with_policy(
+            false,
+            &[
+                "SHELLOPTS=xtrace:nounset",
+                "BASHOPTS=extglob",
+                "POSIXLY_CORRECT=1",
+            ],
+        ))
+        .await;
+        let r = sh
+            .send("shopt -q extglob && echo extglob-on; [[ -o posix ]] && echo posix-on; echo \"$- ${POSIXLY_CORRECT}\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let lines: Vec<&str> = r.viewport.lines().collect();
+        assert!(lines.contains(&"extglob-on"), "{:?}", r.viewport);
+        assert!(lines.contains(&"posix-on"), "{:?}", r.viewport);
+        let flags = lines
+            .iter()
+            .find(|l| l.ends_with(" 1") && !l.starts_with('+'))
+            .unwrap_or_else(|| panic!("{:?}", r.viewport));
+        assert!(flags.contains('x') && flags.contains('u'), "{:?}", r.viewport);
+        let r = sh.send("false").await;
+        assert_eq!(r.exit_code, Some(1), "{r:?}");
+        let r = sh.send("env | grep -c '^DSH_RC_' || true").await;
+        assert!(r.viewport.lines().any(|l| l == "0"), "{:?}", r.viewport);
+        // Nothing of the rc was traced anywhere on the screen or in the scrollback.
+        let page = newest_lines(&sh, 500);
+        assert!(!page.text.contains("__dsh"), "{:?}", page.text);
+        sh.close().await;
+    })
+    .await;
 }
