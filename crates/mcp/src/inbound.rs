@@ -222,7 +222,7 @@ fn json_kind(value: &Value) -> &'static str {
     }
 }
 
-fn error(id: Value, code: ErrorCode, message: String) -> Value {
+pub(crate) fn error(id: Value, code: ErrorCode, message: String) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code.0, "message": message}})
 }
 

@@ -41,6 +41,7 @@ mod catalog;
 mod compose;
 mod elicitation;
 mod http;
+mod in_flight;
 mod inbound;
 mod notices;
 mod options;

@@ -5,7 +5,8 @@
 //! object) and answers shape errors with `id: null`, so the client waits forever. This one reads
 //! lines itself (bounded, by default to [`DEFAULT_MAX_MESSAGE_BYTES`]), classifies each
 //! (`inbound`), hands the messages rmcp can serve to rmcp, and writes the answers to the rest
-//! itself. One writer task owns the output stream; rmcp's responses and our own answers queue to
+//! itself, as it does to a request reusing the id of one still in flight (`in_flight`). One
+//! writer task owns the output stream; rmcp's responses and our own answers queue to
 //! it, so lines never interleave.
 
 use std::io;
@@ -18,6 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::in_flight::InFlight;
 use crate::inbound::{Inbound, classify, oversized};
 
 /// Default longest incoming line (one JSON-RPC message) served, in bytes: 8 MiB. A longer line
@@ -49,6 +51,8 @@ pub struct LineTransport<R> {
     writer: Option<JoinHandle<()>>,
     /// Cancelled when the input ends (see [`LineTransport::cancel_on_eof`]).
     on_eof: Option<CancellationToken>,
+    /// Requests forwarded and not answered yet (a duplicate id among them is refused).
+    in_flight: InFlight,
 }
 
 impl<R> std::fmt::Debug for LineTransport<R> {
@@ -80,6 +84,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
             outgoing: Some(tx),
             writer: Some(tokio::spawn(write_lines(write, rx))),
             on_eof: None,
+            in_flight: InFlight::default(),
         }
     }
 
@@ -142,6 +147,8 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
         let outgoing = self.outgoing.clone();
+        // Before the answer is written: the client may reuse the id as soon as it reads it.
+        self.in_flight.send(&item);
         async move {
             let mut line = serde_json::to_vec(&item).map_err(io::Error::other)?;
             line.push(b'\n');
@@ -173,7 +180,10 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                     return None;
                 }
                 Some(Ok(Line::Whole(line))) => match classify(&line) {
-                    Inbound::Forward(message) => return Some(*message),
+                    Inbound::Forward(message) => match self.in_flight.receive(&message) {
+                        Ok(()) => return Some(*message),
+                        Err(answer) => self.answers.push_back(answer),
+                    },
                     Inbound::Answer(answer) => {
                         tracing::debug!(%answer, "answering a message rmcp cannot serve");
                         self.answers.push_back(answer);

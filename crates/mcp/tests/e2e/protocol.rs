@@ -1,6 +1,7 @@
 //! Field case C34 over stdio against the built binary, with raw JSON-RPC lines: every request
 //! gets an answer (lone surrogates, unparsable and cut-short lines, an over-long line,
-//! non-object arguments, a malformed `params`), and the server keeps serving.
+//! non-object arguments, a malformed `params`, a request reusing an id still in flight), and
+//! the server keeps serving.
 
 use std::collections::BTreeMap;
 
@@ -155,6 +156,35 @@ async fn c34_every_request_gets_an_answer() {
             .as_str()
             .is_some_and(|m| m.contains("`params.name`")),
         "{r}"
+    );
+
+    // A request reusing the id of one still in flight: refused with an error carrying that
+    // id, and the first request still answered.
+    let first = call(
+        11,
+        "terminal_send",
+        &json!({"sessionId": "pty-1", "text": "sleep 1; echo SLEPT"}),
+    );
+    raw.write(&format!(
+        "{first}\n{}",
+        call(11, "terminal_list", &json!({}))
+    ))
+    .await;
+    let mut answers = Vec::new();
+    while answers.len() < 2 {
+        let out = within("an answer to id 11", raw.lines.next_line())
+            .await
+            .expect("read stdout")
+            .expect("stdout closed early");
+        let message: Value = serde_json::from_str(&out).expect("a JSON line");
+        if message["id"] == 11 {
+            answers.push(message);
+        }
+    }
+    assert_eq!(answers[0]["error"]["code"], -32600, "{answers:?}");
+    assert!(
+        text_of(&answers[1]).lines().any(|l| l == "SLEPT"),
+        "{answers:?}"
     );
 
     // Still serving, the session included.
