@@ -35,6 +35,45 @@ pub(crate) fn violations(
     out
 }
 
+/// `args` with every property the schema declares an integer (`"type": "integer"`, alone or
+/// in a list) that holds a whole number written as a float (`2.0`, as some JSON encoders
+/// write every number) turned into that integer, recursively through declared object
+/// properties. JSON Schema counts `2.0` as an integer, so it validates; serde's integer types
+/// refuse it, which gave the model a deserializer's complaint about valid arguments.
+pub(crate) fn whole_numbers_as_integers(schema: &Value, args: Value) -> Value {
+    let Value::Object(mut map) = args else {
+        return args;
+    };
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return Value::Object(map);
+    };
+    for (name, value) in &mut map {
+        let Some(property) = properties.get(name) else {
+            continue;
+        };
+        let integer = match property.get("type") {
+            Some(Value::String(t)) => t == "integer",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
+            _ => false,
+        };
+        if integer
+            && let Value::Number(n) = value
+            && let Some(f) = n.as_f64().filter(|_| n.is_f64())
+            && f.fract() == 0.0
+        {
+            // Out of i64/u64 range stays a float, and validation names its range.
+            if f >= 0.0 && f < u64::MAX as f64 {
+                *value = Value::from(f as u64);
+            } else if f < 0.0 && f >= i64::MIN as f64 {
+                *value = Value::from(f as i64);
+            }
+        } else if value.is_object() {
+            *value = whole_numbers_as_integers(property, std::mem::take(value));
+        }
+    }
+    Value::Object(map)
+}
+
 /// The instance path in plain words: `"a.b[2].c"`, JSON-quoted; `None` for the root.
 fn path_segments(error: &ValidationError<'_>, instance: &Value) -> Vec<Segment> {
     let pointer = error.instance_path().as_str();

@@ -95,3 +95,19 @@ async fn violations_are_capped_and_counted() {
     assert_eq!(text.matches("is not a declared property").count(), 20);
     assert!(text.ends_with("; and 30 more"), "{text}");
 }
+
+/// A whole number written as a float (`2.0`) where the schema declares an integer is that
+/// integer: JSON Schema counts it as one, and so does the tool.
+#[tokio::test]
+async fn whole_floats_are_integers_where_the_schema_says_integer() {
+    let tools = Tools::new();
+    ok(tools.register(SendTool::new(Mode::Succeed)));
+    let r = tools
+        .execute(
+            "send",
+            json!({"sessionId": "pty-1", "text": "x", "yieldTimeMs": 2.0, "size": {"cols": 80.0, "rows": 24}}),
+            ToolCall::new("w"),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+}
