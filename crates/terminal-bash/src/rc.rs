@@ -18,7 +18,8 @@
 //!   re-wrap whatever `PS0`/`PS1`/`PS2` the user (or an earlier hook) set in our marks (the
 //!   user's prompt text is kept), re-enables `promptvars`, moves itself behind elements
 //!   appended after it, and restores the terminal modes (`stty -g` at startup) when a program
-//!   left them changed. It references no unset variable, runs with `set +eux` local to itself
+//!   left them changed (that prompt's `D` mark then carries `stty=restored`, for the result to
+//!   say so). It references no unset variable, runs with `set +eux` local to itself
 //!   and returns 0, so it works under `set -euo pipefail`.
 //! - Bash writes its prompts to its stderr. While that is not the terminal (`exec 2>file`),
 //!   the hook sets the prompt strings to the user's text alone: no mark, and so no nonce,
@@ -101,6 +102,7 @@ __dsh_ps0=
 __dsh_ps1=
 __dsh_ps2=
 __dsh_v=
+__dsh_t=
 __dsh_i=999
 if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] < 501)); then __dsh_i=0; fi
 __dsh_hook='{ __dsh_prompt; } 3>&2 &>/dev/null'
@@ -109,7 +111,7 @@ __dsh_keep='${__dsh_e/${PROMPT_COMMAND[__dsh_i]:=$__dsh_hook}/}'
 # it as it prints them, so a prompt string someone exports (a venv's `activate`) hands no
 # child process the nonce itself.
 declare -r __dsh_n=@NONCE@
-__dsh_d='\[${__dsh_v}\033]133;D;$?;dsh=${__dsh_n}\007\]'
+__dsh_d='\[${__dsh_v}\033]133;D;$?;dsh=${__dsh_n}${__dsh_t}\007\]'
 __dsh_a='\[\033]133;A;dsh=${__dsh_n}\007\]'
 __dsh_b='\[\033]133;B;dsh=${__dsh_n}\007\]'
 __dsh_a2='\[\033]133;A;k=s;dsh=${__dsh_n}\007\]'
@@ -151,7 +153,7 @@ __dsh_children_ran() {
 # that user functions of the same names (`shopt() { :; }`, `command() { …; }`) cannot stand in
 # for them (a function named `builtin` still can).
 __dsh_prompt() {
-  if [[ $- != *[euxv]* && -z $__dsh_v && ! -o pipefail && -t 3 ]]; then
+  if [[ $- != *[euxv]* && -z $__dsh_v$__dsh_t && ! -o pipefail && -t 3 ]]; then
     builtin export -n PS0 PS1 PS2
     local -a at=(-1 "${!PROMPT_COMMAND[@]}")
     local x= comm= faults=
@@ -177,12 +179,17 @@ __dsh_settle() {
   # Under `set -v` bash echoes the hook's command line before each prompt: the prompt then
   # starts by erasing that line (cursor up, erase line).
   if [[ $- == *v* ]]; then __dsh_v=$'\e[A\e[2K'; else __dsh_v=; fi
+  __dsh_t=
   builtin export -n PS0 PS1 PS2
   builtin shopt -s promptvars
   if [[ -n $__dsh_stty ]] && __dsh_children_ran; then
     local now
     now=$("$__dsh_stty_bin" -g 2>/dev/null) || now=
-    if [[ -n $now && $now != "$__dsh_stty" ]]; then "$__dsh_stty_bin" "$__dsh_stty" 2>/dev/null; fi
+    if [[ -n $now && $now != "$__dsh_stty" ]]; then
+      "$__dsh_stty_bin" "$__dsh_stty" 2>/dev/null
+      # This prompt's `D` mark says so (the next prompt takes the slow path to drop it).
+      __dsh_t=';stty=restored'
+    fi
     __dsh_children_ran
   fi
   if [[ ! -t 3 ]]; then

@@ -136,6 +136,10 @@ pub(crate) enum MarkKind {
     CommandDone {
         /// The command's exit status, when the mark carried a parsable one.
         exit_code: Option<i32>,
+        /// The mark carried `stty=restored`: the shell's prompt hook set the terminal modes
+        /// the command left changed (`stty -echo`, a program's raw mode) back to the
+        /// session's.
+        modes_restored: bool,
     },
 }
 
@@ -349,6 +353,12 @@ impl Screen {
     /// on since the last call (cleared by the call).
     pub(crate) fn take_prompt_left_alternate(&mut self) -> bool {
         std::mem::take(&mut self.prompt_left_alternate)
+    }
+
+    /// Whether a `D` mark said the shell restored the terminal modes a command left changed,
+    /// since the last call.
+    pub(crate) fn take_modes_restored(&mut self) -> bool {
+        std::mem::take(&mut self.prompt.modes_restored)
     }
 
     /// Where the shell stands according to the marks.

@@ -388,12 +388,20 @@ async fn c33_debug_trap_fires_only_for_the_users_commands() {
     .await;
 }
 
+/// Whether the result says the shell set the terminal modes back at its prompt.
+fn says_modes_restored(r: &dsh_terminal_core::SendResult) -> bool {
+    r.notices
+        .iter()
+        .any(|n| n.starts_with("[terminal: the command left the terminal's modes changed"))
+}
+
 const LEAVE_NO_ECHO: &str = "python3 -c \"import termios,sys; a=termios.tcgetattr(0); \
     a[3]&=~(termios.ECHO|termios.ICANON); termios.tcsetattr(0,0,a)\"";
 
 /// Field case C30: a program that exits leaving the terminal in no-echo / non-canonical mode
 /// (and `stty -echo`, `stty raw` typed at the prompt) does not change later results: the
-/// session's starting modes are back at the next prompt.
+/// session's starting modes are back at the next prompt, and the result says they were set
+/// back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c30_terminal_modes_are_restored_at_the_prompt() {
     within(async {
@@ -406,8 +414,11 @@ async fn c30_terminal_modes_are_restored_at_the_prompt() {
         ] {
             let r = sh.send(change).await;
             on_mark(&r, 0);
+            // The result says the modes were set back; the next, which changed none, does not.
+            assert!(says_modes_restored(&r), "after {change}: {r:?}");
             let r = sh.send("echo visible-check").await;
             on_mark(&r, 0);
+            assert!(!says_modes_restored(&r), "after {change}: {r:?}");
             assert!(
                 r.viewport
                     .starts_with("echo visible-check\nvisible-check\n"),

@@ -92,11 +92,14 @@ pub(crate) fn parse_mark(params: &[&[u8]], nonce: &PromptNonce) -> Option<MarkKi
     let mut nonce_ok = false;
     let mut secondary = false;
     let mut status: Option<i32> = None;
+    let mut modes_restored = false;
     for field in fields {
         if let Some(value) = field.strip_prefix(b"dsh=") {
             nonce_ok = value == nonce.as_str().as_bytes();
         } else if *field == b"k=s" {
             secondary = true;
+        } else if *field == b"stty=restored" {
+            modes_restored = true;
         } else if !field.contains(&b'=') && status.is_none() {
             status = std::str::from_utf8(field).ok().and_then(|s| s.parse().ok());
         }
@@ -110,7 +113,10 @@ pub(crate) fn parse_mark(params: &[&[u8]], nonce: &PromptNonce) -> Option<MarkKi
         (b"A", true) => Some(MarkKind::ContinuationStart),
         (b"B", true) => Some(MarkKind::ContinuationEnd),
         (b"C", _) => Some(MarkKind::CommandStart),
-        (b"D", _) => Some(MarkKind::CommandDone { exit_code: status }),
+        (b"D", _) => Some(MarkKind::CommandDone {
+            exit_code: status,
+            modes_restored,
+        }),
         _ => None,
     }
 }

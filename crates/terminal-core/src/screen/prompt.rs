@@ -25,6 +25,9 @@ pub(super) struct PromptTracker {
     /// Where the cursor stood when the newest `B` mark (a prompt's end) arrived: where the
     /// line the shell reads starts on screen.
     pub(super) prompt_end_at: Option<super::Position>,
+    /// A `D` mark said the terminal modes were restored since this was last taken (see
+    /// [`super::Screen::take_modes_restored`]).
+    pub(super) modes_restored: bool,
 }
 
 impl PromptTracker {
@@ -36,8 +39,13 @@ impl PromptTracker {
             self.starts_seen = true;
             return;
         }
-        if let MarkKind::CommandDone { exit_code } = mark {
+        if let MarkKind::CommandDone {
+            exit_code,
+            modes_restored,
+        } = mark
+        {
             self.done_count += 1;
+            self.modes_restored |= modes_restored;
             // A prompt after an empty or comment-only line ran no command: its status is
             // the previous command's again, neither this prompt's command's status nor
             // another finished command. A changed status did come from a command, whether or

@@ -42,6 +42,9 @@ pub(super) struct SettleFacts {
     /// The shell's prompt gave the main screen back from an alternate screen a program left
     /// on.
     pub(super) left_alternate: bool,
+    /// The shell's prompt hook set the terminal modes a command left changed back to the
+    /// session's (a `D` mark said so).
+    pub(super) modes_restored: bool,
     /// The shell provably prints no prompt marks now (it `exec`ed another program, or a
     /// nested shell holds the terminal): exit statuses are unknown.
     pub(super) marks_gone: bool,
@@ -195,6 +198,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             Some(SCREEN_MIXED_NOTICE.to_owned()),
         ),
         (facts.left_alternate, Some(LEFT_ALTERNATE_NOTICE.to_owned())),
+        (facts.modes_restored, Some(MODES_RESTORED_NOTICE.to_owned())),
         (
             facts.marks_gone && !exited,
             Some(MARKS_GONE_NOTICE.to_owned()),
@@ -257,6 +261,7 @@ mod tests {
             output_bytes: 12,
             head: None,
             left_alternate: false,
+            modes_restored: false,
             marks_gone: false,
             prompt_unmarked: false,
             input_unread: false,
@@ -510,5 +515,17 @@ mod tests {
         };
         let notices = [assemble(stopped).notices, assemble(continued).notices].concat();
         insta::assert_snapshot!("shell_stopped", notices.join("\n"));
+    }
+
+    #[test]
+    fn restored_terminal_modes_are_reported() {
+        let restored = SettleFacts {
+            modes_restored: true,
+            last_exit_code: Some(0),
+            ..facts(Settle::Prompt)
+        };
+        let result = assemble(restored);
+        assert_eq!(result.exit_code, Some(0));
+        insta::assert_snapshot!("modes_restored", result.notices.join("\n"));
     }
 }

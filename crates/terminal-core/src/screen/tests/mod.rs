@@ -208,6 +208,23 @@ fn anchor_created_on_alternate_screen_starts_when_main_returns() {
 }
 
 #[test]
+fn a_done_mark_says_when_the_terminal_modes_were_restored() {
+    let mut s = screen();
+    s.feed(&mark("D;0"));
+    assert!(!s.take_modes_restored());
+    let out = s.feed(&mark("D;0;stty=restored"));
+    assert_eq!(
+        out.events,
+        vec![ScreenEvent::Mark(MarkKind::CommandDone {
+            exit_code: Some(0),
+            modes_restored: true,
+        })]
+    );
+    assert!(s.take_modes_restored());
+    assert!(!s.take_modes_restored(), "taken once");
+}
+
+#[test]
 fn nonced_marks_count_and_fake_marks_are_output() {
     let mut s = screen();
     let out = s.feed(b"\x1b]133;D;0\x07###PS1END###\r\n");
@@ -223,7 +240,10 @@ fn nonced_marks_count_and_fake_marks_are_output() {
     assert_eq!(
         out.events,
         vec![
-            ScreenEvent::Mark(MarkKind::CommandDone { exit_code: Some(7) }),
+            ScreenEvent::Mark(MarkKind::CommandDone {
+                exit_code: Some(7),
+                modes_restored: false,
+            }),
             ScreenEvent::Mark(MarkKind::PromptStart),
             ScreenEvent::Text,
             ScreenEvent::Mark(MarkKind::PromptEnd),

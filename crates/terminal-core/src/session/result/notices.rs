@@ -13,6 +13,12 @@ pub(super) const SCREEN_MIXED_NOTICE: &str = "[screen: this output was written o
 pub(super) const LEFT_ALTERNATE_NOTICE: &str =
     "[screen: the program left the alternate screen on; the prompt restored the main screen]";
 
+/// The notice for [`SettleFacts::modes_restored`].
+pub(super) const MODES_RESTORED_NOTICE: &str = "[terminal: the command left the terminal's \
+     modes changed (e.g. `stty -echo`, `stty raw`, a program's raw mode); the shell set them \
+     back to the session's at its prompt. To run a program with other modes, change them on \
+     the same command line: `stty -echo; ./prog; stty echo`]";
+
 /// The notice for [`SettleFacts::marks_gone`].
 pub(super) const MARKS_GONE_NOTICE: &str = "[shell: prompt marks are gone (exec or a nested shell?); \
      exit codes are unknown until our shell prompts again: `exit` a nested shell to get back to \

@@ -95,6 +95,7 @@ impl SendOp {
         let status = st.status();
         let alternate = st.screen.alternate_screen();
         let left_alternate = st.screen.take_prompt_left_alternate();
+        let modes_restored = st.screen.take_modes_restored();
         let continuation = st.screen.prompt_state() == PromptState::Continuation;
         // A REPL's own continuation prompt (it has no marks): checked once the foreground
         // program is known to be reading.
@@ -184,6 +185,7 @@ impl SendOp {
             output_bytes,
             head,
             left_alternate,
+            modes_restored,
             marks_gone,
             prompt_unmarked,
             input_unread,
