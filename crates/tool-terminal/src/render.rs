@@ -427,6 +427,8 @@ pub fn render_send_read(read: &SendRead) -> String {
 /// scrollback holds when the offset is past them) and `[lines: B-E of T]`.
 pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
     let past_end;
+    // A page past the retained lines holds nothing to cut: no truncation marker.
+    let mut truncated = result.truncated;
     let body = if !result.text.is_empty() {
         result.text.as_str()
     } else if result.truncated
@@ -441,6 +443,7 @@ pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
         past_end.as_str()
     } else if result.total_lines > 0 && result.line_begin >= result.total_lines {
         // An offset past the retained lines: say how far back they go.
+        truncated = false;
         past_end = format!(
             "(no retained output at offset {}: the scrollback holds {} lines, offset 0 being the newest)",
             result.line_begin, result.total_lines
@@ -456,7 +459,7 @@ pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
     if result.alternate_screen {
         metadata.push_str(READ_ALTERNATE_SCREEN);
     }
-    bound_body_with_suffix(body, &metadata, result.truncated, max_bytes)
+    bound_body_with_suffix(body, &metadata, truncated, max_bytes)
 }
 
 /// `terminal_read`'s line while a full-screen program holds the terminal, with its leading
