@@ -49,24 +49,51 @@ fn tail_from_line_start(text: &str, max_bytes: usize) -> &str {
 /// When [`render_output`] has to cut `text` to `limit`: the output part it keeps (the newest
 /// output from a line start, ending with the truncation marker), without the status line.
 /// `None` when it fits whole.
-pub fn cut_output(text: &str, job: &JobSnapshot, limit: Option<usize>) -> Option<String> {
+pub fn cut_output(
+    text: &str,
+    job: &JobSnapshot,
+    limit: Option<usize>,
+    wait_timed_out_ms: Option<u64>,
+) -> Option<String> {
     if text.is_empty() {
         return None;
     }
-    let rendered = render_output(text, job, limit);
-    let status = format!("\n{}", status_line(job));
+    let rendered = render_output(text, job, limit, wait_timed_out_ms);
+    let status = format!("\n{}", status_lines(job, wait_timed_out_ms));
     let body = rendered.strip_suffix(&status)?;
     (body.len() < text.trim_end_matches('\n').len()).then(|| body.to_owned())
 }
 
+/// The line before the status line of a `job_output` whose wait ran out (`ms` milliseconds)
+/// with the job still live.
+pub fn wait_timed_out_line(ms: u64) -> String {
+    format!(
+        "[wait: timed out after {ms} ms with the job still running; call job_output with wait true again to keep waiting, or job_kill to stop it]"
+    )
+}
+
+/// The status line, after [`wait_timed_out_line`] when the wait ran out.
+fn status_lines(job: &JobSnapshot, wait_timed_out_ms: Option<u64>) -> String {
+    match wait_timed_out_ms {
+        Some(ms) => format!("{}\n{}", wait_timed_out_line(ms), status_line(job)),
+        None => status_line(job),
+    }
+}
+
 /// The `job_output` text: the output (or `(no new output)`), a newline unless it already ends
-/// with one, then the status line. With a `limit`, the newest output and the whole status line
-/// are kept; a cut adds `[output truncated]` unless the producer's own marker already ends the
-/// kept output.
-pub fn render_output(text: &str, job: &JobSnapshot, limit: Option<usize>) -> String {
+/// with one, then the status line (after [`wait_timed_out_line`] when `wait_timed_out_ms` says
+/// a wait ran out). With a `limit`, the newest output and the whole status lines are kept; a
+/// cut adds `[output truncated]` unless the producer's own marker already ends the kept
+/// output.
+pub fn render_output(
+    text: &str,
+    job: &JobSnapshot,
+    limit: Option<usize>,
+    wait_timed_out_ms: Option<u64>,
+) -> String {
     let body = if text.is_empty() { NO_NEW_OUTPUT } else { text };
     let sep = if body.ends_with('\n') { "" } else { "\n" };
-    let status = status_line(job);
+    let status = status_lines(job, wait_timed_out_ms);
     let full = format!("{body}{sep}{status}");
     let Some(cap) = limit else { return full };
     if full.len() <= cap {

@@ -113,6 +113,10 @@ pub struct OutputOutput {
     /// The job's byte cap for the rendered result (not part of the output).
     #[serde(skip)]
     pub(crate) limit: Option<usize>,
+    /// How long a wait ran before it timed out with the job still live (rendered as a line
+    /// before the status; the job's status says it runs).
+    #[serde(skip)]
+    pub(crate) wait_timed_out_ms: Option<u64>,
 }
 
 /// `job_list` output (wrapped in an object: MCP structured content must be one).

@@ -92,6 +92,7 @@ impl Tool for OutputTool {
     async fn execute(&self, args: OutputArgs, call: ToolCall) -> Result<OutputOutput, ToolError> {
         let id = job_id(&args.job_id)?;
         let agent = call.agent.as_ref();
+        let mut waited_ms = None;
         if args.wait == Some(true) {
             let config = &self.0.config;
             let requested = args.timeout_ms.unwrap_or(config.wait_timeout_ms as f64);
@@ -101,12 +102,15 @@ impl Tool for OutputTool {
                 .wait(&id, timeout, agent, &call.cancel)
                 .await
                 .map_err(job_error)?;
+            waited_ms = Some(timeout.max(0.0).round() as u64);
         }
         let read = self.0.jobs.read(&id, agent).map_err(job_error)?;
+        // The wait ran out when the job is still live after it.
+        let wait_timed_out_ms = waited_ms.filter(|_| read.snapshot.status.is_live());
         let limit = read.snapshot.output_limit_bytes;
         // Structured content carries the same text the model reads: cut to the limit the way
         // the rendered text is (newest output, from a line start, with the truncation marker).
-        let text = match render::cut_output(&read.text, &read.snapshot, limit) {
+        let text = match render::cut_output(&read.text, &read.snapshot, limit, wait_timed_out_ms) {
             Some(kept) => kept,
             None => read.text,
         };
@@ -114,10 +118,16 @@ impl Tool for OutputTool {
             text,
             job: (&read.snapshot).into(),
             limit,
+            wait_timed_out_ms,
         })
     }
     fn render(&self, _args: &OutputArgs, out: &OutputOutput) -> String {
-        render::render_output(&out.text, &snapshot_of(&out.job), out.limit)
+        render::render_output(
+            &out.text,
+            &snapshot_of(&out.job),
+            out.limit,
+            out.wait_timed_out_ms,
+        )
     }
     fn finalize_call(
         &self,

@@ -25,30 +25,30 @@ fn job(id: &str, status: JobStatus, detail: Option<&str>) -> JobSnapshot {
 fn output_renders_match_the_seed() {
     let running = job("bash-1", JobStatus::Running, None);
     assert_eq!(
-        render_output("line one", &running, None),
+        render_output("line one", &running, None, None),
         "line one\n[status: running]"
     );
     assert_eq!(
-        render_output("", &running, None),
+        render_output("", &running, None, None),
         "(no new output)\n[status: running]"
     );
     let done = job("subagent-1", JobStatus::Completed, Some("completed"));
     assert_eq!(
-        render_output("the answer", &done, None),
+        render_output("the answer", &done, None, None),
         "the answer\n[status: completed, completed]"
     );
     let pty = job("pty-send-1", JobStatus::Completed, Some("wait: stdin_read"));
     assert_eq!(
-        render_output("live output\n", &pty, None),
+        render_output("live output\n", &pty, None, None),
         "live output\n[status: completed, wait: stdin_read]"
     );
     insta::assert_snapshot!(
         "output_renders",
         [
-            render_output("line one", &running, None),
-            render_output("", &running, None),
-            render_output("the answer", &done, None),
-            render_output("tick1\ntick2\n", &pty, None),
+            render_output("line one", &running, None, None),
+            render_output("", &running, None, None),
+            render_output("the answer", &done, None, None),
+            render_output("tick1\ntick2\n", &pty, None, None),
         ]
         .join("\n---\n")
     );
@@ -59,26 +59,26 @@ fn output_limit_keeps_status_and_reuses_the_producer_marker() {
     let pty = job("pty-send-1", JobStatus::Completed, Some("wait: stdin_read"));
     let long = format!("{}\n", "一二三".repeat(20));
     for cap in [48, 64] {
-        let text = render_output(&long, &pty, Some(cap));
+        let text = render_output(&long, &pty, Some(cap), None);
         assert!(text.len() <= cap, "{cap}: {text:?}");
         assert!(text.ends_with("\n[status: completed, wait: stdin_read]"));
     }
     // With room for it, exactly one marker right before the status line.
-    let text = render_output(&long, &pty, Some(64));
+    let text = render_output(&long, &pty, Some(64), None);
     assert_eq!(text.matches("[output truncated]").count(), 1, "{text:?}");
     assert!(text.ends_with("\n[output truncated]\n[status: completed, wait: stdin_read]"));
     // A producer marker at the end of the output is reused, never duplicated.
     let cut = format!("{}\n[output truncated]", "一".repeat(40));
-    let text = render_output(&cut, &pty, Some(64));
+    let text = render_output(&cut, &pty, Some(64), None);
     assert_eq!(text.matches("[output truncated]").count(), 1, "{text:?}");
     assert!(text.ends_with("[output truncated]\n[status: completed, wait: stdin_read]"));
     assert!(text.len() <= 64);
     // The status line alone beyond the cap: its tail.
-    assert_eq!(render_output(&long, &pty, Some(8)).len(), 8);
+    assert_eq!(render_output(&long, &pty, Some(8), None).len(), 8);
     // A cut inside a line starts the kept output at the next line (numbers stay whole).
     let numbers: String = (1..=300).map(|n| format!("{n}\n")).collect();
     for cap in 60..200 {
-        let text = render_output(&numbers, &pty, Some(cap));
+        let text = render_output(&numbers, &pty, Some(cap), None);
         assert!(text.len() <= cap, "{cap}: {text:?}");
         let kept: Vec<&str> = text.lines().take_while(|l| !l.starts_with('[')).collect();
         let first: u32 = kept[0]
@@ -91,10 +91,21 @@ fn output_limit_keeps_status_and_reuses_the_producer_marker() {
             "{cap}: {text:?}"
         );
     }
+    // A timed-out wait's line stays whole beside the status line, within the cap.
+    let running = job("pty-send-1", JobStatus::Running, None);
+    let text = render_output(&numbers, &running, Some(300), Some(1000));
+    assert!(text.len() <= 300, "{text:?}");
+    assert!(
+        text.ends_with(&format!(
+            "\n{}\n[status: running]",
+            super::wait_timed_out_line(1000)
+        )),
+        "{text:?}"
+    );
     insta::assert_snapshot!(
         "output_limits",
         [48, 64, 8]
-            .map(|cap| render_output(&long, &pty, Some(cap)))
+            .map(|cap| render_output(&long, &pty, Some(cap), None))
             .join("\n---\n")
     );
 }
@@ -179,13 +190,13 @@ fn notices_degrade_in_exact_shapes() {
 fn a_cut_output_is_the_rendered_text_without_its_status_line() {
     let text: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
     let j = job("pty-send-1", JobStatus::Running, None);
-    let kept = super::cut_output(&text, &j, Some(2048)).expect("cut");
-    let rendered = render_output(&text, &j, Some(2048));
+    let kept = super::cut_output(&text, &j, Some(2048), None).expect("cut");
+    let rendered = render_output(&text, &j, Some(2048), None);
     assert_eq!(format!("{kept}\n[status: running]"), rendered);
     assert!(kept.ends_with("line 5000\n[output truncated]"), "{kept}");
     // Rendering the kept text gives the same result.
-    assert_eq!(render_output(&kept, &j, Some(2048)), rendered);
+    assert_eq!(render_output(&kept, &j, Some(2048), None), rendered);
     // Text that fits is not cut.
-    assert_eq!(super::cut_output("short\n", &j, Some(2048)), None);
-    assert_eq!(super::cut_output("", &j, Some(2048)), None);
+    assert_eq!(super::cut_output("short\n", &j, Some(2048), None), None);
+    assert_eq!(super::cut_output("", &j, Some(2048), None), None);
 }

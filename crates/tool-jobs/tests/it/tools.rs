@@ -108,7 +108,8 @@ async fn job_output_consumes_and_reports_status() {
         .call(Some(&a), "job_output", json!({"job_id": id.as_str()}))
         .await;
     assert_eq!(r.text(), "(no new output)\n[status: running]");
-    // A wait capped by the configured maximum returns the live job.
+    // A wait capped by the configured maximum returns the live job, and says the wait ran
+    // out (after the capped time) and what to do.
     let short = Host::new(ToolJobsConfig {
         wait_timeout_ms: 10,
         max_wait_timeout_ms: 20,
@@ -124,7 +125,10 @@ async fn job_output_consumes_and_reports_status() {
             json!({"job_id": id2.as_str(), "wait": true, "timeout_ms": 600000}),
         )
         .await;
-    assert_eq!(r.text(), "(no new output)\n[status: running]");
+    assert_eq!(
+        r.text(),
+        "(no new output)\n[wait: timed out after 20 ms with the job still running; call job_output with wait true again to keep waiting, or job_kill to stop it]\n[status: running]"
+    );
     // A wait returns the settled job with its output.
     p.push("tick\n");
     let waiter = host.call(
