@@ -106,6 +106,13 @@ impl Signalled {
 
 /// Whole-session teardown: stops every process the session started, then the shell.
 ///
+/// `shell` is the session's first process; `launched` is the interactive shell when it runs
+/// under a launcher (a sandbox's `bwrap`) as a descendant of `shell`. Both are frozen
+/// (SIGSTOP) before anything else is signalled, so neither can run the rest of a command line
+/// (`sleep 100; deploy`) once its current command is stopped; the launched shell is left out
+/// of the polite tiers (they would continue it) and gets SIGKILL right after tier 2, as a
+/// frozen `shell` does in tier 3.
+///
 /// 1. Refresh `tracker` in its scope (the session cgroup's members when it has one, where
 ///    every session process is born; otherwise every process) and capture. SIGTERM to
 ///    captured descendants (whole process groups where the group is entirely captured;
@@ -142,11 +149,24 @@ impl Signalled {
 /// cancelled teardown with [`kill_session_now`].
 pub async fn terminate_session(
     shell: ProcessIdentity,
+    launched: Option<ProcessIdentity>,
     tracker: &mut TreeTracker,
     cgroup: Option<&SessionCgroup>,
     config: &TeardownConfig,
 ) -> TeardownReport {
+    let launched = launched.filter(|l| *l != shell);
     let (mut signalled, frozen) = off_workers(|| begin_teardown(shell, tracker, cgroup));
+    let launched_frozen = launched.filter(|l| l.is_alive() && l.signal(Signal::STOP));
+    if let Some(l) = launched_frozen {
+        signalled.0.insert(l);
+    }
+    // The captured processes but the frozen launched shell (continuing it to handle a polite
+    // signal would let it run the next command).
+    let captured_now = |tracker: &mut TreeTracker, deep: bool| {
+        let (mut ids, table) = captured_now(tracker, deep);
+        ids.retain(|id| Some(*id) != launched_frozen);
+        (ids, table)
+    };
 
     // Tier 1: polite signals to the captured descendants. Tiers 1 and 2 look only in the
     // session's scope (its cgroup, when it has one: every session process is born there);
@@ -164,6 +184,11 @@ pub async fn terminate_session(
         second
     });
     wait_all_gone(&second, config.grace).await;
+    // The launched shell, frozen since the start: its jobs are gone.
+    if let Some(l) = launched_frozen.filter(ProcessIdentity::is_alive) {
+        let _ = l.signal(Signal::KILL);
+        wait_all_gone(&[l], config.grace).await;
+    }
 
     // Tier 3: the shell itself. A frozen shell gets SIGKILL at once: resuming it to handle a
     // polite signal would let it run the next command first, and its jobs are already gone.

@@ -36,8 +36,19 @@ impl Inner {
         let teardown = TeardownConfig {
             grace: self.config.dispose_grace,
         };
-        let report =
-            terminate_session(self.shell, &mut tracker, self.cgroup.as_ref(), &teardown).await;
+        // The interactive shell when it runs under a launcher (its group's leader).
+        let pgid = self.shared.shell_pgid();
+        let launched = (pgid > 0 && pgid != self.shell.pid)
+            .then(|| crate::process::ProcessIdentity::of(pgid))
+            .flatten();
+        let report = terminate_session(
+            self.shell,
+            launched,
+            &mut tracker,
+            self.cgroup.as_ref(),
+            &teardown,
+        )
+        .await;
         *self.tracker.lock() = Some(tracker);
         // The waiter thread reaps the shell; give it the grace to report.
         let mut activity = self.shared.subscribe();

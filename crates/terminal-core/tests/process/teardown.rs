@@ -114,7 +114,49 @@ fn teardown(
     let config = TeardownConfig {
         grace: Duration::from_secs(grace_secs),
     };
-    runtime.block_on(terminate_session(shell, tracker, cgroup, &config))
+    runtime.block_on(terminate_session(shell, None, tracker, cgroup, &config))
+}
+
+/// A shell run by a launcher (a sandbox's `bwrap` runs the session's bash as its descendant):
+/// teardown freezes it before stopping its command, so the rest of its command line never
+/// runs, even though it survives SIGTERM and SIGHUP (an interactive shell ignores SIGTERM; a
+/// handler here, which its children do not inherit as an ignored signal would be).
+#[test]
+fn a_launched_shell_never_runs_the_rest_of_its_command_line() {
+    let marker = std::env::temp_dir().join(format!("dsh-launched-{}", std::process::id()));
+    let _ = fs::remove_file(&marker);
+    let inner = format!("trap : TERM HUP; sleep 7013; touch '{}'", marker.display());
+    let mut launcher = Shell::spawn(
+        &format!("bash --norc --noprofile -c \"{inner}\"; :"),
+        "launched",
+    );
+    let mut tracker = launcher.tracker();
+    launcher.go();
+    let inner_pid = one_pid_with_cmdline(&["bash", "--norc", "--noprofile", "-c", &inner]);
+    let launched = ProcessIdentity::of(inner_pid).expect("the launched shell's identity");
+    let sleep = one_pid_with_cmdline(&["sleep", "7013"]);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("runtime");
+    let config = TeardownConfig {
+        grace: Duration::from_secs(5),
+    };
+    let report = runtime.block_on(terminate_session(
+        launcher.id,
+        Some(launched),
+        &mut tracker,
+        None,
+        &config,
+    ));
+    assert_eq!(report.survivors, Vec::<i32>::new());
+    assert_gone(sleep, "sleep 7013");
+    assert_gone(inner_pid, "the launched shell");
+    assert!(
+        !marker.exists(),
+        "the launched shell ran the rest of its line"
+    );
+    launcher.reap();
 }
 
 /// Asserts `pid` no longer exists at all (dead and reaped, by us or its parent).
