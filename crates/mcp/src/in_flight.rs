@@ -1,13 +1,17 @@
-//! [`InFlight`]: the ids of requests forwarded to rmcp and not answered yet, so that a request
-//! reusing one of them is answered with an error instead of vanishing.
+//! [`InFlight`]: every request forwarded to rmcp gets an id of the server's own, mapped back to
+//! the client's in the answer, so a client's id is never seen twice by rmcp; a request reusing
+//! the id of one still in flight is answered with an error instead.
 //!
-//! JSON-RPC 2.0 leaves a duplicate id among requests in flight undefined; rmcp served both and
-//! wrote one answer, so the client read the second request's result as the first's and waited
-//! for ever on the other. An id is free again once its request was answered (the id is
-//! released before the answer is written, so a client that reuses it right after reading the
-//! answer is served) or the client cancelled it (`notifications/cancelled`).
+//! rmcp keys a request's cancellation by its id. JSON-RPC 2.0 leaves a duplicate id among
+//! requests in flight undefined, and rmcp served both and wrote one answer, so the client read
+//! the second request's result as the first's and waited for ever on the other. An id reused
+//! right after `notifications/cancelled` fared no better: the cancelled request's late answer
+//! found the new request under the same id, cancelled it and went out in its place. With ids
+//! of its own, rmcp tells the two apart. A client's id is free again once its request was
+//! answered (it is released before the answer is written, so a client that reuses it right
+//! after reading the answer is served) or cancelled.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -17,47 +21,79 @@ use serde_json::Value;
 
 use crate::inbound::error;
 
-/// The ids in flight (each as its JSON text, so the number `1` and the string `"1"` differ).
+/// The requests in flight, by the client's id and by the server's.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct InFlight(Arc<Mutex<HashSet<String>>>);
+pub(crate) struct InFlight(Arc<Mutex<Ids>>);
+
+#[derive(Debug, Default)]
+struct Ids {
+    /// The last server id handed out.
+    last: i64,
+    /// Server id of each client id in flight (each as its JSON text, so the number `1` and the
+    /// string `"1"` differ).
+    by_client: HashMap<String, i64>,
+    /// Client id of each server id in flight.
+    by_server: HashMap<i64, RequestId>,
+}
 
 fn key(id: &RequestId) -> String {
     serde_json::to_string(id).unwrap_or_default()
 }
 
 impl InFlight {
-    /// Notes a message from the client: a request's id is taken (`Err` with the answer to write
-    /// when it is already in flight: the request is not served), a cancellation frees its id.
-    pub(crate) fn receive(&self, message: &RxJsonRpcMessage<RoleServer>) -> Result<(), Value> {
+    /// Takes a message from the client before rmcp sees it: a request gets a server id (`Err`
+    /// with the answer to write when its id is already in flight: it is not served); a
+    /// cancellation is redirected to the server id of the request it names, whose client id
+    /// is then free.
+    pub(crate) fn receive(&self, message: &mut RxJsonRpcMessage<RoleServer>) -> Result<(), Value> {
+        let mut ids = self.0.lock();
         match message {
             JsonRpcMessage::Request(request) => {
-                if self.0.lock().insert(key(&request.id)) {
-                    Ok(())
-                } else {
-                    Err(duplicate(&request.id))
+                let client = key(&request.id);
+                if ids.by_client.contains_key(&client) {
+                    return Err(duplicate(&request.id));
                 }
+                ids.last += 1;
+                let server = ids.last;
+                ids.by_client.insert(client, server);
+                ids.by_server.insert(server, request.id.clone());
+                request.id = RequestId::Number(server);
             }
             JsonRpcMessage::Notification(n) => {
-                if let ClientNotification::CancelledNotification(c) = &n.notification
-                    && let Some(id) = &c.params.request_id
+                if let ClientNotification::CancelledNotification(c) = &mut n.notification
+                    && let Some(id) = &mut c.params.request_id
                 {
-                    self.0.lock().remove(&key(id));
+                    match ids.by_client.remove(&key(id)) {
+                        Some(server) => {
+                            // rmcp drops a cancelled request's answer.
+                            ids.by_server.remove(&server);
+                            *id = RequestId::Number(server);
+                        }
+                        // No such request in flight: nothing of rmcp's to cancel.
+                        None => *id = RequestId::Number(0),
+                    }
                 }
-                Ok(())
             }
-            _ => Ok(()),
+            _ => {}
         }
+        Ok(())
     }
 
-    /// Frees the id a message to the client answers (a result or an error).
-    pub(crate) fn send(&self, message: &TxJsonRpcMessage<RoleServer>) {
+    /// Gives an answer to the client its request's id again, and frees that id.
+    pub(crate) fn send(&self, message: &mut TxJsonRpcMessage<RoleServer>) {
         let id = match message {
-            JsonRpcMessage::Response(r) => Some(&r.id),
-            JsonRpcMessage::Error(e) => e.id.as_ref(),
+            JsonRpcMessage::Response(r) => Some(&mut r.id),
+            JsonRpcMessage::Error(e) => e.id.as_mut(),
             _ => None,
         };
-        if let Some(id) = id {
-            self.0.lock().remove(&key(id));
+        let Some(id) = id else { return };
+        let RequestId::Number(server) = *id else {
+            return;
+        };
+        let mut ids = self.0.lock();
+        if let Some(client) = ids.by_server.remove(&server) {
+            ids.by_client.remove(&key(&client));
+            *id = client;
         }
     }
 }
@@ -89,29 +125,59 @@ mod tests {
         message(json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))
     }
 
-    fn answer(id: Value) -> TxJsonRpcMessage<RoleServer> {
-        serde_json::from_value(json!({"jsonrpc": "2.0", "id": id, "result": {}}))
-            .unwrap_or_else(|e| panic!("{e}"))
+    fn cancel(id: Value) -> RxJsonRpcMessage<RoleServer> {
+        message(json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": id}
+        }))
+    }
+
+    /// Receives `m`; returns the id rmcp sees (the server's), or the refusal.
+    fn receive(f: &InFlight, mut m: RxJsonRpcMessage<RoleServer>) -> Result<Value, Value> {
+        f.receive(&mut m)?;
+        Ok(serde_json::to_value(&m).unwrap_or_default())
+    }
+
+    /// The client's view of rmcp's answer to server id `server`.
+    fn answer(f: &InFlight, server: &Value) -> Value {
+        let mut m: TxJsonRpcMessage<RoleServer> =
+            serde_json::from_value(json!({"jsonrpc": "2.0", "id": server, "result": {}}))
+                .unwrap_or_else(|e| panic!("{e}"));
+        f.send(&mut m);
+        serde_json::to_value(&m).unwrap_or_default()["id"].clone()
     }
 
     #[test]
-    fn a_duplicate_id_in_flight_is_refused_until_answered_or_cancelled() {
+    fn client_ids_become_server_ids_and_come_back_in_the_answers() {
         let f = InFlight::default();
-        assert_eq!(f.receive(&request(json!(60))), Ok(()));
+        let a = receive(&f, request(json!(60))).unwrap()["id"].clone();
         // The string "60" is another id.
-        assert_eq!(f.receive(&request(json!("60"))), Ok(()));
-        let refused = f.receive(&request(json!(60))).unwrap_err();
+        let b = receive(&f, request(json!("60"))).unwrap()["id"].clone();
+        assert_ne!(a, b);
+        let refused = receive(&f, request(json!(60))).unwrap_err();
         assert_eq!(refused["id"], json!(60));
         assert_eq!(refused["error"]["code"], json!(-32600));
         insta::assert_snapshot!(refused["error"]["message"].as_str().unwrap_or_default());
-        f.send(&answer(json!(60)));
-        assert_eq!(f.receive(&request(json!(60))), Ok(()));
-        f.receive(&message(json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/cancelled",
-            "params": {"requestId": 60}
-        })))
-        .unwrap();
-        assert_eq!(f.receive(&request(json!(60))), Ok(()));
+        assert_eq!(answer(&f, &a), json!(60));
+        assert_eq!(answer(&f, &b), json!("60"));
+        // Free again once answered.
+        let c = receive(&f, request(json!(60))).unwrap()["id"].clone();
+        assert_ne!(c, a);
+        assert_eq!(answer(&f, &c), json!(60));
+    }
+
+    #[test]
+    fn a_cancelled_id_is_free_and_its_reuse_is_another_request() {
+        let f = InFlight::default();
+        let first = receive(&f, request(json!(6))).unwrap()["id"].clone();
+        let cancelled = receive(&f, cancel(json!(6))).unwrap();
+        assert_eq!(cancelled["params"]["requestId"], first);
+        let second = receive(&f, request(json!(6))).unwrap()["id"].clone();
+        assert_ne!(second, first, "rmcp tells the two apart");
+        assert_eq!(answer(&f, &second), json!(6));
+        // A cancellation naming no request in flight reaches none of rmcp's.
+        let stray = receive(&f, cancel(json!(99))).unwrap();
+        assert_eq!(stray["params"]["requestId"], json!(0));
     }
 }

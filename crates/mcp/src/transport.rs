@@ -5,8 +5,8 @@
 //! object) and answers shape errors with `id: null`, so the client waits forever. This one reads
 //! lines itself (bounded, by default to [`DEFAULT_MAX_MESSAGE_BYTES`]), classifies each
 //! (`inbound`), hands the messages rmcp can serve to rmcp, and writes the answers to the rest
-//! itself, as it does to a request reusing the id of one still in flight (`in_flight`). One
-//! writer task owns the output stream; rmcp's responses and our own answers queue to
+//! itself, as it does to a request reusing the id of one still in flight; rmcp sees ids of the
+//! server's own (`in_flight`). One writer task owns the output stream; rmcp's responses and our own answers queue to
 //! it, so lines never interleave.
 
 use std::io;
@@ -147,8 +147,10 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
         let outgoing = self.outgoing.clone();
-        // Before the answer is written: the client may reuse the id as soon as it reads it.
-        self.in_flight.send(&item);
+        // The client's id back; freed before the answer is written (the client may reuse it
+        // as soon as it reads it).
+        let mut item = item;
+        self.in_flight.send(&mut item);
         async move {
             let mut line = serde_json::to_vec(&item).map_err(io::Error::other)?;
             line.push(b'\n');
@@ -180,7 +182,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                     return None;
                 }
                 Some(Ok(Line::Whole(line))) => match classify(&line) {
-                    Inbound::Forward(message) => match self.in_flight.receive(&message) {
+                    Inbound::Forward(mut message) => match self.in_flight.receive(&mut message) {
                         Ok(()) => return Some(*message),
                         Err(answer) => self.answers.push_back(answer),
                     },

@@ -1,7 +1,7 @@
 //! Field case C34 over stdio against the built binary, with raw JSON-RPC lines: every request
 //! gets an answer (lone surrogates, unparsable and cut-short lines, an over-long line,
-//! non-object arguments, a malformed `params`, a request reusing an id still in flight), and
-//! the server keeps serving.
+//! non-object arguments, a malformed `params`, a request reusing an id still in flight or
+//! just cancelled), and the server keeps serving.
 
 use std::collections::BTreeMap;
 
@@ -186,6 +186,34 @@ async fn c34_every_request_gets_an_answer() {
         text_of(&answers[1]).lines().any(|l| l == "SLEPT"),
         "{answers:?}"
     );
+
+    // An id reused right after its request was cancelled is another request: it is served,
+    // and the cancelled one's late answer neither cancels it nor takes its place.
+    let old = call(
+        12,
+        "terminal_send",
+        &json!({"sessionId": "pty-1", "text": "sleep 30; echo OLD12"}),
+    );
+    let cancel =
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12}}"#;
+    let new = call(
+        12,
+        "terminal_send",
+        &json!({"sessionId": "pty-1", "text": "echo NEW$((6*2))"}),
+    );
+    raw.write(&format!("{old}\n{cancel}\n{new}")).await;
+    let r = loop {
+        let out = within("the answer to the reused id 12", raw.lines.next_line())
+            .await
+            .expect("read stdout")
+            .expect("stdout closed early");
+        let message: Value = serde_json::from_str(&out).expect("a JSON line");
+        if message["id"] == 12 {
+            break message;
+        }
+    };
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    assert!(text_of(&r).lines().any(|l| l == "NEW12"), "{r}");
 
     // Still serving, the session included.
     let r = raw
