@@ -53,7 +53,7 @@ pub fn cut_output(
     text: &str,
     job: &JobSnapshot,
     limit: Option<usize>,
-    wait_timed_out_ms: Option<u64>,
+    wait_timed_out_ms: Option<f64>,
 ) -> Option<String> {
     if text.is_empty() {
         return None;
@@ -66,14 +66,14 @@ pub fn cut_output(
 
 /// The line before the status line of a `job_output` whose wait ran out (`ms` milliseconds)
 /// with the job still live.
-pub fn wait_timed_out_line(ms: u64) -> String {
+pub fn wait_timed_out_line(ms: f64) -> String {
     format!(
         "[wait: timed out after {ms} ms with the job still running; call job_output with wait true again to keep waiting, or job_kill to stop it]"
     )
 }
 
 /// The status line, after [`wait_timed_out_line`] when the wait ran out.
-fn status_lines(job: &JobSnapshot, wait_timed_out_ms: Option<u64>) -> String {
+fn status_lines(job: &JobSnapshot, wait_timed_out_ms: Option<f64>) -> String {
     match wait_timed_out_ms {
         Some(ms) => format!("{}\n{}", wait_timed_out_line(ms), status_line(job)),
         None => status_line(job),
@@ -89,7 +89,7 @@ pub fn render_output(
     text: &str,
     job: &JobSnapshot,
     limit: Option<usize>,
-    wait_timed_out_ms: Option<u64>,
+    wait_timed_out_ms: Option<f64>,
 ) -> String {
     let body = if text.is_empty() { NO_NEW_OUTPUT } else { text };
     let sep = if body.ends_with('\n') { "" } else { "\n" };

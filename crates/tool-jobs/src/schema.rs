@@ -104,7 +104,7 @@ impl From<&JobSnapshot> for PublicJob {
 }
 
 /// `job_output` output.
-#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
 pub struct OutputOutput {
     /// New output (stream jobs) or the result (final-output jobs).
     pub text: String,
@@ -116,7 +116,7 @@ pub struct OutputOutput {
     /// How long a wait ran before it timed out with the job still live (rendered as a line
     /// before the status; the job's status says it runs).
     #[serde(skip)]
-    pub(crate) wait_timed_out_ms: Option<u64>,
+    pub(crate) wait_timed_out_ms: Option<f64>,
 }
 
 /// `job_list` output (wrapped in an object: MCP structured content must be one).

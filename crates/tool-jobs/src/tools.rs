@@ -102,7 +102,7 @@ impl Tool for OutputTool {
                 .wait(&id, timeout, agent, &call.cancel)
                 .await
                 .map_err(job_error)?;
-            waited_ms = Some(timeout.max(0.0).round() as u64);
+            waited_ms = Some(timeout);
         }
         let read = self.0.jobs.read(&id, agent).map_err(job_error)?;
         // The wait ran out when the job is still live after it.

@@ -91,14 +91,16 @@ fn output_limit_keeps_status_and_reuses_the_producer_marker() {
             "{cap}: {text:?}"
         );
     }
+    // A wait's time as given, fractions too (a wait of 0.4 ms did not take 0).
+    assert!(super::wait_timed_out_line(0.4).contains("after 0.4 ms"));
     // A timed-out wait's line stays whole beside the status line, within the cap.
     let running = job("pty-send-1", JobStatus::Running, None);
-    let text = render_output(&numbers, &running, Some(300), Some(1000));
+    let text = render_output(&numbers, &running, Some(300), Some(1000.0));
     assert!(text.len() <= 300, "{text:?}");
     assert!(
         text.ends_with(&format!(
             "\n{}\n[status: running]",
-            super::wait_timed_out_line(1000)
+            super::wait_timed_out_line(1000.0)
         )),
         "{text:?}"
     );
