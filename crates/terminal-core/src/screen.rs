@@ -226,6 +226,10 @@ struct Anchor {
     /// Output was written above the anchor's row (over an earlier program's text), and the
     /// anchor moved up to it.
     jumped: bool,
+    /// Line ends among every row before the anchor's row when it was placed (see
+    /// [`Screen::line_ends_before`]): how many lines the scrollback dropped after the anchor
+    /// is told from it once the anchor's row itself is gone.
+    line_ends_before: Option<u64>,
 }
 
 /// Rendered text plus whether anything was cut.
@@ -450,6 +454,9 @@ impl Screen {
             prefix: (!self.alternate).then(|| self.row_prefix(pos)).flatten(),
             left_at_cursor: self.rows_left_at_cursor(),
             jumped: false,
+            line_ends_before: (!self.alternate)
+                .then(|| self.line_ends_before(pos.row))
+                .flatten(),
         };
         if let Some(i) = self.anchors.iter().position(Option::is_none) {
             self.anchors[i] = Some(anchor);
@@ -463,7 +470,9 @@ impl Screen {
     /// Starts tracking `pos` (clamped to the oldest retained row when older).
     pub(crate) fn anchor_at(&mut self, pos: Position) -> AnchorId {
         let id = self.anchor();
+        let line_ends_before = self.line_ends_before(pos.row);
         if let Some(Some(anchor)) = self.anchors.get_mut(id.0) {
+            anchor.line_ends_before = line_ends_before;
             anchor.pos = pos;
             anchor.pending_main = false;
             anchor.prefix = None;
@@ -479,10 +488,14 @@ impl Screen {
         let pending_main = self.alternate;
         let prefix = (!pending_main).then(|| self.row_prefix(pos)).flatten();
         let left = self.rows_left_at_cursor();
+        let line_ends_before = (!pending_main)
+            .then(|| self.line_ends_before(pos.row))
+            .flatten();
         if let Some(Some(anchor)) = self.anchors.get_mut(id.0) {
             if pending_main && anchor.pending_main {
                 return;
             }
+            anchor.line_ends_before = line_ends_before;
             anchor.pos = pos;
             anchor.pending_main = pending_main;
             anchor.prefix = prefix;

@@ -295,7 +295,10 @@ pub struct SendHead {
     /// can be paged with `terminal_read`).
     pub lines_dropped: u64,
     /// Lines between the head and the oldest row the scrollback still holds: dropped, so not
-    /// pageable (a soft-wrapped line counts once).
+    /// pageable (a soft-wrapped line counts once). When the scrollback had dropped the send's
+    /// start before the send began (a poll after output flooded in between two calls), the
+    /// head starts at the oldest row then retained, and the lines dropped before it count
+    /// here too.
     pub lines_between: u64,
     /// Lines between the head (or the oldest retained row) and the viewport's first line that
     /// the scrollback still holds: pageable with `terminal_read`, though not in the viewport.

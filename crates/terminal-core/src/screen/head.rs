@@ -22,6 +22,9 @@ pub(crate) const LINE_START_BYTES: usize = 4 * 1024;
 pub(super) struct HeadCapture {
     anchor: AnchorId,
     text: Option<Head>,
+    /// Lines the scrollback had already dropped between the send's start and the oldest
+    /// retained row when the capture began (see [`Head::dropped_before`]).
+    dropped_before: u64,
 }
 
 /// A send's first output lines, as captured.
@@ -38,6 +41,9 @@ pub(crate) struct Head {
     /// The start of the line after `text` (at most [`LINE_START_BYTES`]) and the absolute
     /// row it starts on, when that line did not fit whole or had not ended yet.
     line_start: Option<(String, u64)>,
+    /// Lines of the send's output the scrollback dropped before the capture began (a poll
+    /// after a flood between two calls: the head then starts at the oldest retained row).
+    dropped_before: u64,
 }
 
 /// A send's first output lines placed against its rendered viewport.
@@ -48,7 +54,8 @@ pub(crate) struct PlacedHead {
     /// The head's first lines that the scrollback dropped too.
     pub(crate) lines_dropped: u64,
     /// Lines between the head and the oldest retained row, dropped from the scrollback (rows
-    /// when the lines could not be told: a soft-wrapped line then counts once per row).
+    /// when the lines could not be told: a soft-wrapped line then counts once per row), plus
+    /// those dropped before the head began ([`Head::dropped_before`]).
     pub(crate) lines_between_dropped: u64,
     /// Lines still retained between the head (or the oldest retained row) and the viewport:
     /// pageable, though not in the viewport.
@@ -70,8 +77,25 @@ impl Screen {
     pub(crate) fn start_head(&mut self, from: AnchorId) {
         self.finish_head();
         if let Some(pos) = self.anchor_position(from) {
+            // The send starts on a row the scrollback dropped: count the lines it dropped
+            // from there on (the head starts at the oldest retained row). Pending flood lines
+            // go into history first, so the oldest retained row is known.
+            self.materialize_flood();
+            let history = self.history();
+            let dropped_before = match self.anchors.get(from.0) {
+                Some(Some(a)) if pos.row < history.first_abs() => {
+                    a.line_ends_before.map_or(0, |before| {
+                        history.line_ends_dropped().saturating_sub(before)
+                    })
+                }
+                _ => 0,
+            };
             let anchor = self.anchor_at(pos);
-            self.head = Some(HeadCapture { anchor, text: None });
+            self.head = Some(HeadCapture {
+                anchor,
+                text: None,
+                dropped_before,
+            });
             self.capture_head_if_due();
         }
     }
@@ -146,7 +170,7 @@ impl Screen {
             return Some(PlacedHead {
                 text,
                 lines_dropped,
-                lines_between_dropped: 0,
+                lines_between_dropped: head.dropped_before,
                 retained_lines_before: 0,
                 retained_bytes_before: 0,
                 line_start,
@@ -167,14 +191,15 @@ impl Screen {
         Some(PlacedHead {
             text,
             lines_dropped,
-            lines_between_dropped: if first_retained > end_row {
-                head.line_ends_before_end
-                    .map_or(first_retained - end_row, |before| {
-                        history.line_ends_dropped().saturating_sub(before)
-                    })
-            } else {
-                0
-            },
+            lines_between_dropped: head.dropped_before
+                + if first_retained > end_row {
+                    head.line_ends_before_end
+                        .map_or(first_retained - end_row, |before| {
+                            history.line_ends_dropped().saturating_sub(before)
+                        })
+                } else {
+                    0
+                },
             retained_lines_before,
             retained_bytes_before,
             line_start: None,
@@ -197,7 +222,10 @@ impl Screen {
         }
         let head = self.render_head(start);
         if let Some(capture) = self.head.as_mut() {
-            capture.text = head;
+            capture.text = head.map(|head| Head {
+                dropped_before: capture.dropped_before,
+                ..head
+            });
         }
     }
 
@@ -217,6 +245,7 @@ impl Screen {
             line_ends: Vec::new(),
             line_ends_before_end: self.line_ends_before(start.row),
             line_start: None,
+            dropped_before: 0,
         };
         let mut line = String::new();
         let mut row = rows.first_row();
@@ -259,7 +288,7 @@ impl Screen {
 
     /// Line ends among every row before absolute row `abs`: history rows, then the screen's
     /// rows above `abs` (the emulator up to date). `None` when `abs` is no longer retained.
-    fn line_ends_before(&self, abs: u64) -> Option<u64> {
+    pub(super) fn line_ends_before(&self, abs: u64) -> Option<u64> {
         let history = self.history();
         let end = history.end_abs();
         if abs <= end {

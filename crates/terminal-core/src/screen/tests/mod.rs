@@ -182,6 +182,45 @@ fn a_query_after_flood_lines_is_answered() {
     }
 }
 
+/// A send whose start the scrollback dropped before it began (a poll after a flood between two
+/// calls) counts the lines dropped before its head: with the head's lines, the lines between,
+/// the retained ones and the viewport's, every line printed since the start is accounted for.
+#[test]
+fn a_send_whose_start_was_dropped_counts_the_lines_before_its_head() {
+    let mut s = Screen::new(
+        ScreenConfig {
+            rows: 6,
+            cols: 20,
+            scrollback_lines: 50,
+            scrollback_max_bytes: 100_000,
+        },
+        Some(nonce()),
+    );
+    s.feed(b"$ seq\r\n");
+    // Where the previous result ended.
+    let resume = s.anchor();
+    // Between two calls: far more lines than the scrollback holds.
+    let between: String = (1..=1000).map(|n| format!("{n}\r\n")).collect();
+    s.feed(between.as_bytes());
+    // The next call starts its head there; more lines follow while it runs.
+    s.start_head(resume);
+    let during: String = (1001..=1200).map(|n| format!("{n}\r\n")).collect();
+    s.feed(during.as_bytes());
+    let head = s.finish_head().expect("a head was captured");
+    let rows = s.snapshot_since(resume, 200);
+    let placed = s
+        .place_head(head, rows.first_row())
+        .expect("the head is placed");
+    let viewport = rows.render(10_000).text;
+    let shown: Vec<&str> = viewport.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(shown.last(), Some(&"1200"), "{viewport:?}");
+    let accounted = placed.text.lines().count() as u64
+        + placed.lines_between_dropped
+        + placed.retained_lines_before
+        + shown.len() as u64;
+    assert_eq!(accounted, 1200, "{placed:?}\n{viewport:?}");
+}
+
 #[test]
 fn alternate_screen_renders_visible_screen() {
     let mut s = screen();
