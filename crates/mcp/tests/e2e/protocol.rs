@@ -43,17 +43,23 @@ impl Raw {
         self.stdin.flush().await.expect("flush");
     }
 
+    /// The next message the server writes, waited for as `what`.
+    async fn next_message(&mut self, what: &str) -> Value {
+        let out = within(what, self.lines.next_line())
+            .await
+            .expect("read stdout")
+            .expect("stdout closed early");
+        let message: Value = serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {out:?}"));
+        assert_eq!(message["jsonrpc"], "2.0", "{out}");
+        message
+    }
+
     /// Sends `line` and reads answers until the one with `id` (as JSON text) arrived.
     async fn exchange(&mut self, line: String, id: &str) -> Value {
         self.write(&line).await;
         while !self.by_id.contains_key(id) {
-            let out = within("a response line", self.lines.next_line())
-                .await
-                .expect("read stdout")
-                .expect("stdout closed early");
-            let message: Value = serde_json::from_str(&out)
-                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {out:?}"));
-            assert_eq!(message["jsonrpc"], "2.0", "{out}");
+            let message = self.next_message("a response line").await;
             match &message["id"] {
                 Value::Null => self.null_ids.push(message),
                 other => {
@@ -172,11 +178,7 @@ async fn c34_every_request_gets_an_answer() {
     .await;
     let mut answers = Vec::new();
     while answers.len() < 2 {
-        let out = within("an answer to id 11", raw.lines.next_line())
-            .await
-            .expect("read stdout")
-            .expect("stdout closed early");
-        let message: Value = serde_json::from_str(&out).expect("a JSON line");
+        let message = raw.next_message("an answer to id 11").await;
         if message["id"] == 11 {
             answers.push(message);
         }
@@ -203,11 +205,7 @@ async fn c34_every_request_gets_an_answer() {
     );
     raw.write(&format!("{old}\n{cancel}\n{new}")).await;
     let r = loop {
-        let out = within("the answer to the reused id 12", raw.lines.next_line())
-            .await
-            .expect("read stdout")
-            .expect("stdout closed early");
-        let message: Value = serde_json::from_str(&out).expect("a JSON line");
+        let message = raw.next_message("the answer to the reused id 12").await;
         if message["id"] == 12 {
             break message;
         }
