@@ -35,6 +35,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_rc_applies_every_held_back_variable() {
+        let nonce = dsh_terminal_core::PromptNonce::from_hex("00112233445566778899aabbccddeeff")
+            .unwrap_or_else(|| panic!("valid nonce"));
+        let rc = crate::rc::rc_script(&nonce);
+        for name in HELD_BACK {
+            assert!(rc.contains(&held_name(name)), "{name}");
+        }
+    }
+
+    #[test]
     fn held_back_variables_are_renamed_and_others_kept() {
         let mut env: Vec<(OsString, OsString)> = [
             ("PATH", "/usr/bin"),
