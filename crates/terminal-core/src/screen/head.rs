@@ -120,7 +120,16 @@ impl Screen {
             .take_while(|&&end| end <= viewport_first_row)
             .count();
         if kept == 0 {
-            return None;
+            // The viewport starts where the head does (the oldest retained row, the send's
+            // start having been dropped before it began): only the dropped lines are said.
+            return (head.dropped_before > 0).then(|| PlacedHead {
+                text: String::new(),
+                lines_dropped: 0,
+                lines_between_dropped: head.dropped_before,
+                retained_lines_before: 0,
+                retained_bytes_before: 0,
+                line_start: None,
+            });
         }
         let end_row = head.line_ends[kept - 1];
         let len = head

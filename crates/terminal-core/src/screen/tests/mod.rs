@@ -221,6 +221,35 @@ fn a_send_whose_start_was_dropped_counts_the_lines_before_its_head() {
     assert_eq!(accounted, 1200, "{placed:?}\n{viewport:?}");
 }
 
+/// The same when the whole viewport starts at the oldest retained row (the head is not shown):
+/// the lines dropped before it are still counted.
+#[test]
+fn a_viewport_from_the_oldest_retained_row_still_counts_the_dropped_lines() {
+    let mut s = Screen::new(
+        ScreenConfig {
+            rows: 6,
+            cols: 20,
+            scrollback_lines: 200,
+            scrollback_max_bytes: 100_000,
+        },
+        Some(nonce()),
+    );
+    s.feed(b"$ ");
+    let resume = s.anchor();
+    let between: String = (1..=1000).map(|n| format!("{n}\r\n")).collect();
+    s.feed(between.as_bytes());
+    s.start_head(resume);
+    let head = s.finish_head().expect("a head was captured");
+    let rows = s.snapshot_since(resume, usize::MAX);
+    let placed = s
+        .place_head(head, rows.first_row())
+        .expect("the dropped lines are said");
+    assert_eq!(placed.text, "");
+    let shown = rows.render(usize::MAX).text;
+    let shown = shown.lines().filter(|l| !l.is_empty()).count() as u64;
+    assert_eq!(placed.lines_between_dropped + shown, 1000, "{placed:?}");
+}
+
 #[test]
 fn alternate_screen_renders_visible_screen() {
     let mut s = screen();
