@@ -93,7 +93,7 @@ impl Signalled {
             }
         }
         // A stopped process handles HUP/TERM only once continued.
-        if sig != Signal::KILL && sig != Signal::CONT {
+        if sig != Signal::KILL && sig != Signal::CONT && sig != Signal::STOP {
             for s in table
                 .iter()
                 .filter(|s| matches!(s.state, 'T' | 't') && wanted.contains(&s.identity()))
@@ -117,7 +117,8 @@ impl Signalled {
 ///    every session process is born; otherwise every process) and capture. SIGTERM to
 ///    captured descendants (whole process groups where the group is entirely captured;
 ///    SIGHUP at once instead to those that ignore SIGTERM, e.g. nested interactive shells),
-///    SIGCONT to stopped ones. After half the grace,
+///    sent while they are all frozen (SIGSTOP first, SIGCONT after: none runs the next step
+///    of a chain between its child's death and its own signal). After half the grace,
 ///    SIGHUP to survivors. TERM comes first and alone so that a `trap ... TERM` or a
 ///    SIGTERM handler runs uninterrupted (C19); the later HUP reaches what only a terminal
 ///    hangup stops.
@@ -276,6 +277,11 @@ fn off_workers<R>(f: impl FnOnce() -> R) -> R {
 /// SIGTERM (SIGHUP at once to those ignoring SIGTERM), wait up to half of `grace`, SIGHUP to
 /// survivors, wait for the rest of `grace`. Returns whether all of `targets` are gone.
 ///
+/// The first signals go to `targets` frozen (SIGSTOP, then SIGCONT once every one has its
+/// signal pending): a process that saw its child die between two of them could otherwise start
+/// the next step of its chain (`sleep 1; deploy` run by a detached `sh`) before its own signal
+/// landed. Each takes its signal as it is continued, a `trap … TERM` handler included.
+///
 /// A PID namespace's init seen from outside (a sandbox's `bwrap`) is signalled too but not
 /// waited for: the kernel drops every signal but SIGKILL sent to it from an ancestor
 /// namespace unless it installed a handler, so it ends only when its last child does (or by
@@ -290,10 +296,12 @@ async fn polite_stop(
         return true;
     }
     let waited = off_workers(|| {
+        signalled.send(targets, Signal::STOP, Some(table));
         let (hup_now, term): (Vec<ProcessIdentity>, Vec<ProcessIdentity>) =
             targets.iter().partition(|id| ignores(id.pid, Signal::TERM));
         signalled.send(&term, Signal::TERM, Some(table));
         signalled.send(&hup_now, Signal::HUP, Some(table));
+        signalled.send(targets, Signal::CONT, Some(table));
         targets
             .iter()
             .copied()

@@ -159,6 +159,43 @@ fn a_launched_shell_never_runs_the_rest_of_its_command_line() {
     launcher.reap();
 }
 
+/// A detached `sh` running a chain (`sleep …; touch marker`, started by `( … &)`) never runs
+/// the chain's next step at teardown: it is frozen with its `sleep` before either is
+/// signalled, so it cannot see the `sleep` die before its own signal lands. Repeated, as the
+/// race it closes was a matter of scheduling.
+#[test]
+fn a_detached_chain_never_runs_its_next_step_at_teardown() {
+    for round in 0..20 {
+        let marker = std::env::temp_dir().join(format!("dsh-chain-{}-{round}", std::process::id()));
+        let _ = fs::remove_file(&marker);
+        let sleep_arg = format!("7015.{round}");
+        let mut shell = Shell::spawn(
+            &format!(
+                "(sh -c 'sleep {sleep_arg}; touch {}' &); read -r _hold",
+                marker.display()
+            ),
+            "chain",
+        );
+        let mut tracker = shell.tracker();
+        shell.go();
+        let sleep = one_pid_with_cmdline(&["sleep", &sleep_arg]);
+        let report = teardown(shell.id, &mut tracker, None, 5, Runtime::MultiThread);
+        assert_eq!(report.survivors, Vec::<i32>::new());
+        assert_gone(sleep, "the chain's sleep");
+        // The sh that ran the chain is gone too (it was the sleep's parent).
+        assert!(
+            pids_with_cmdline(&[
+                "sh",
+                "-c",
+                &format!("sleep {sleep_arg}; touch {}", marker.display())
+            ])
+            .is_empty()
+        );
+        assert!(!marker.exists(), "round {round}: the chain's next step ran");
+        shell.reap();
+    }
+}
+
 /// Asserts `pid` no longer exists at all (dead and reaped, by us or its parent).
 fn assert_gone(pid: i32, what: &str) {
     wait_for(&format!("{what} (pid {pid}) to be reaped"), || {
