@@ -61,12 +61,13 @@ pub(crate) fn whole_numbers_as_integers(schema: &Value, args: Value) -> Value {
             && let Some(f) = n.as_f64().filter(|_| n.is_f64())
             && f.fract() == 0.0
         {
-            // Out of i64/u64 range stays a float, and validation names its range.
-            if f >= 0.0 && f < u64::MAX as f64 {
-                *value = Value::from(f as u64);
-            } else if f < 0.0 && f >= i64::MIN as f64 {
-                *value = Value::from(f as i64);
-            }
+            // Beyond the 64-bit range it saturates (`as` does), so the tool's own bounds name
+            // the value (`1e30` for a timeout is over its cap) instead of the deserializer.
+            *value = if f >= 0.0 {
+                Value::from(f as u64)
+            } else {
+                Value::from(f as i64)
+            };
         } else if value.is_object() {
             *value = whole_numbers_as_integers(property, std::mem::take(value));
         }

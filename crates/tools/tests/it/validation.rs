@@ -110,4 +110,13 @@ async fn whole_floats_are_integers_where_the_schema_says_integer() {
         )
         .await;
     assert!(!r.is_error, "{}", r.text());
+    // A whole number beyond 64 bits is the largest one, not a deserializer's complaint.
+    let r = tools
+        .execute(
+            "send",
+            json!({"sessionId": "pty-1", "text": "x", "yieldTimeMs": 1e30}),
+            ToolCall::new("w"),
+        )
+        .await;
+    assert!(!r.text().contains("floating point"), "{}", r.text());
 }
