@@ -280,7 +280,8 @@ fn off_workers<R>(f: impl FnOnce() -> R) -> R {
 /// The first signals go to `targets` frozen (SIGSTOP, then SIGCONT once every one has its
 /// signal pending): a process that saw its child die between two of them could otherwise start
 /// the next step of its chain (`sleep 1; deploy` run by a detached `sh`) before its own signal
-/// landed. Each takes its signal as it is continued, a `trap … TERM` handler included.
+/// landed. Each takes its signal as it is continued, a `trap … TERM` handler included. One
+/// that ignores both SIGTERM and SIGHUP gets SIGKILL at once instead of after the grace.
 ///
 /// A PID namespace's init seen from outside (a sandbox's `bwrap`) is signalled too but not
 /// waited for: the kernel drops every signal but SIGKILL sent to it from an ancestor
@@ -297,8 +298,18 @@ async fn polite_stop(
     }
     let waited = off_workers(|| {
         signalled.send(targets, Signal::STOP, Some(table));
+        // What ignores both polite signals cannot be stopped politely: SIGKILL at once rather
+        // than after the grace (it would run meanwhile). A PID namespace's init is left to
+        // its children's end: killing it would kill them before their traps run.
+        let (kill_now, polite): (Vec<ProcessIdentity>, Vec<ProcessIdentity>) =
+            targets.iter().partition(|id| {
+                ignores(id.pid, Signal::TERM)
+                    && ignores(id.pid, Signal::HUP)
+                    && !is_namespace_init(id.pid)
+            });
+        signalled.send(&kill_now, Signal::KILL, Some(table));
         let (hup_now, term): (Vec<ProcessIdentity>, Vec<ProcessIdentity>) =
-            targets.iter().partition(|id| ignores(id.pid, Signal::TERM));
+            polite.iter().partition(|id| ignores(id.pid, Signal::TERM));
         signalled.send(&term, Signal::TERM, Some(table));
         signalled.send(&hup_now, Signal::HUP, Some(table));
         signalled.send(targets, Signal::CONT, Some(table));

@@ -196,6 +196,30 @@ fn a_detached_chain_never_runs_its_next_step_at_teardown() {
     }
 }
 
+/// A process that ignores both SIGTERM and SIGHUP is killed at once, not after the grace: a
+/// chain it runs (`sleep 2; touch marker`, its signals ignored) has no time to go on.
+#[test]
+fn a_process_ignoring_both_polite_signals_is_killed_at_once() {
+    let marker = std::env::temp_dir().join(format!("dsh-deaf-{}", std::process::id()));
+    let _ = fs::remove_file(&marker);
+    let chain = format!("trap '' TERM HUP; sleep 7016; touch {}", marker.display());
+    let mut shell = Shell::spawn(&format!("(sh -c \"{chain}\" &); read -r _hold"), "deaf");
+    let mut tracker = shell.tracker();
+    shell.go();
+    let sleep = one_pid_with_cmdline(&["sleep", "7016"]);
+    let started = Instant::now();
+    let report = teardown(shell.id, &mut tracker, None, 10, Runtime::MultiThread);
+    assert_eq!(report.survivors, Vec::<i32>::new());
+    assert_gone(sleep, "the deaf chain's sleep");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "no grace is spent on what ignores every polite signal ({:?})",
+        started.elapsed()
+    );
+    assert!(!marker.exists(), "the deaf chain went on");
+    shell.reap();
+}
+
 /// Asserts `pid` no longer exists at all (dead and reaped, by us or its parent).
 fn assert_gone(pid: i32, what: &str) {
     wait_for(&format!("{what} (pid {pid}) to be reaped"), || {
