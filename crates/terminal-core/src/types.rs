@@ -296,9 +296,9 @@ pub struct SendHead {
     pub lines_dropped: u64,
     /// Lines between the head and the oldest row the scrollback still holds: dropped, so not
     /// pageable (a soft-wrapped line counts once). When the scrollback had dropped the send's
-    /// start before the send began (a poll after output flooded in between two calls), the
-    /// head starts at the oldest row then retained, and the lines dropped before it count
-    /// here too.
+    /// start before the send began (a poll after output flooded in between two calls), `text`
+    /// is empty (the send's first lines are gone) and this counts every line dropped since
+    /// the send's start.
     pub lines_between: u64,
     /// Lines between the head (or the oldest retained row) and the viewport's first line that
     /// the scrollback still holds: pageable with `terminal_read`, though not in the viewport.

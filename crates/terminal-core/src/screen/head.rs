@@ -25,6 +25,8 @@ pub(super) struct HeadCapture {
     /// Lines the scrollback had already dropped between the send's start and the oldest
     /// retained row when the capture began (see [`Head::dropped_before`]).
     dropped_before: u64,
+    /// Line ends before the send's start, when it was dropped before the capture began.
+    start_line_ends: Option<u64>,
 }
 
 /// A send's first output lines, as captured.
@@ -42,8 +44,11 @@ pub(crate) struct Head {
     /// row it starts on, when that line did not fit whole or had not ended yet.
     line_start: Option<(String, u64)>,
     /// Lines of the send's output the scrollback dropped before the capture began (a poll
-    /// after a flood between two calls: the head then starts at the oldest retained row).
+    /// after a flood between two calls: the head then starts at the oldest retained row, so
+    /// its lines are not the send's first and are not shown as such).
     dropped_before: u64,
+    /// Line ends among every row before the send's start, when `dropped_before` is counted.
+    start_line_ends: Option<u64>,
 }
 
 /// A send's first output lines placed against its rendered viewport.
@@ -54,8 +59,9 @@ pub(crate) struct PlacedHead {
     /// The head's first lines that the scrollback dropped too.
     pub(crate) lines_dropped: u64,
     /// Lines between the head and the oldest retained row, dropped from the scrollback (rows
-    /// when the lines could not be told: a soft-wrapped line then counts once per row), plus
-    /// those dropped before the head began ([`Head::dropped_before`]).
+    /// when the lines could not be told: a soft-wrapped line then counts once per row). For a
+    /// send whose start was dropped before it began ([`Head::dropped_before`]), every line
+    /// dropped since its start, and no head text.
     pub(crate) lines_between_dropped: u64,
     /// Lines still retained between the head (or the oldest retained row) and the viewport:
     /// pageable, though not in the viewport.
@@ -82,19 +88,19 @@ impl Screen {
             // go into history first, so the oldest retained row is known.
             self.materialize_flood();
             let history = self.history();
-            let dropped_before = match self.anchors.get(from.0) {
-                Some(Some(a)) if pos.row < history.first_abs() => {
-                    a.line_ends_before.map_or(0, |before| {
-                        history.line_ends_dropped().saturating_sub(before)
-                    })
-                }
-                _ => 0,
+            let start_line_ends = match self.anchors.get(from.0) {
+                Some(Some(a)) if pos.row < history.first_abs() => a.line_ends_before,
+                _ => None,
             };
+            let dropped_before = start_line_ends.map_or(0, |before| {
+                history.line_ends_dropped().saturating_sub(before)
+            });
             let anchor = self.anchor_at(pos);
             self.head = Some(HeadCapture {
                 anchor,
                 text: None,
                 dropped_before,
+                start_line_ends,
             });
             self.capture_head_if_due();
         }
@@ -114,22 +120,31 @@ impl Screen {
     /// it and the viewport that the scrollback dropped and the lines it still holds. `None`
     /// when no line of the head is left.
     pub(crate) fn place_head(&self, head: Head, viewport_first_row: u64) -> Option<PlacedHead> {
+        if head.dropped_before > 0 {
+            // The send's start was dropped before it began: its first lines are gone, and the
+            // head's are only the oldest retained ones. Nothing of it is shown; every line
+            // before the viewport is counted, dropped or still pageable.
+            let history = self.history();
+            let (retained_lines_before, retained_bytes_before) =
+                retained_lines(history, history.first_abs(), viewport_first_row);
+            return Some(PlacedHead {
+                text: String::new(),
+                lines_dropped: 0,
+                lines_between_dropped: head.start_line_ends.map_or(head.dropped_before, |b| {
+                    history.line_ends_dropped().saturating_sub(b)
+                }),
+                retained_lines_before,
+                retained_bytes_before,
+                line_start: None,
+            });
+        }
         let kept = head
             .line_ends
             .iter()
             .take_while(|&&end| end <= viewport_first_row)
             .count();
         if kept == 0 {
-            // The viewport starts where the head does (the oldest retained row, the send's
-            // start having been dropped before it began): only the dropped lines are said.
-            return (head.dropped_before > 0).then(|| PlacedHead {
-                text: String::new(),
-                lines_dropped: 0,
-                lines_between_dropped: head.dropped_before,
-                retained_lines_before: 0,
-                retained_bytes_before: 0,
-                line_start: None,
-            });
+            return None;
         }
         let end_row = head.line_ends[kept - 1];
         let len = head
@@ -179,36 +194,25 @@ impl Screen {
             return Some(PlacedHead {
                 text,
                 lines_dropped,
-                lines_between_dropped: head.dropped_before,
+                lines_between_dropped: 0,
                 retained_lines_before: 0,
                 retained_bytes_before: 0,
                 line_start,
             });
         }
-        let (mut retained_lines_before, mut retained_bytes_before) = (0u64, 0u64);
-        for (text, wrapped) in
-            (end_row.max(first_retained)..viewport_first_row).filter_map(|row| history.get(row))
-        {
-            let kept = if wrapped {
-                text
-            } else {
-                text.trim_end_matches(' ')
-            };
-            retained_lines_before += u64::from(!wrapped);
-            retained_bytes_before += kept.len() as u64 + u64::from(!wrapped);
-        }
+        let (retained_lines_before, retained_bytes_before) =
+            retained_lines(history, end_row.max(first_retained), viewport_first_row);
         Some(PlacedHead {
             text,
             lines_dropped,
-            lines_between_dropped: head.dropped_before
-                + if first_retained > end_row {
-                    head.line_ends_before_end
-                        .map_or(first_retained - end_row, |before| {
-                            history.line_ends_dropped().saturating_sub(before)
-                        })
-                } else {
-                    0
-                },
+            lines_between_dropped: if first_retained > end_row {
+                head.line_ends_before_end
+                    .map_or(first_retained - end_row, |before| {
+                        history.line_ends_dropped().saturating_sub(before)
+                    })
+            } else {
+                0
+            },
             retained_lines_before,
             retained_bytes_before,
             line_start: None,
@@ -233,6 +237,7 @@ impl Screen {
         if let Some(capture) = self.head.as_mut() {
             capture.text = head.map(|head| Head {
                 dropped_before: capture.dropped_before,
+                start_line_ends: capture.start_line_ends,
                 ..head
             });
         }
@@ -255,6 +260,7 @@ impl Screen {
             line_ends_before_end: self.line_ends_before(start.row),
             line_start: None,
             dropped_before: 0,
+            start_line_ends: None,
         };
         let mut line = String::new();
         let mut row = rows.first_row();
@@ -315,4 +321,20 @@ impl Screen {
     fn content_end_row(&mut self) -> u64 {
         self.cursor().row
     }
+}
+
+/// Lines (and their bytes as a render joins them, each line ending in `\n`) of the history
+/// rows from absolute row `from` up to `to`.
+fn retained_lines(history: &super::history::History, from: u64, to: u64) -> (u64, u64) {
+    let (mut lines, mut bytes) = (0u64, 0u64);
+    for (text, wrapped) in (from..to).filter_map(|row| history.get(row)) {
+        let kept = if wrapped {
+            text
+        } else {
+            text.trim_end_matches(' ')
+        };
+        lines += u64::from(!wrapped);
+        bytes += kept.len() as u64 + u64::from(!wrapped);
+    }
+    (lines, bytes)
 }
