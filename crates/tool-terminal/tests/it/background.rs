@@ -74,13 +74,7 @@ async fn until_job_prints(host: &Host, agent: &Agent, job: &str, line: &str) {
 
 /// A foreground send; returns its text (asserting success).
 async fn send_foreground(host: &Host, agent: &Agent, session: &str, text: &str) -> String {
-    let r = host
-        .call(
-            agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": text}),
-        )
-        .await;
+    let r = host.send(agent, session, text).await;
     assert!(!r.is_error, "{}", r.text());
     r.text()
 }
@@ -125,13 +119,7 @@ async fn a_background_loop_streams_each_tick_once_and_completes_with_its_exit_co
     .await;
     assert_eq!(job, "pty-send-1");
     // While the job runs, the session is busy and a foreground send names the job.
-    let busy = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": "echo hi"}),
-        )
-        .await;
+    let busy = host.send(&agent, &session, "echo hi").await;
     assert!(busy.is_error);
     assert!(
         busy.text()

@@ -170,13 +170,7 @@ async fn oversized_text_is_refused_before_anything_is_written() {
     let host = Host::new(ToolTerminalConfig::default(), None);
     let agent = host.agent("a");
     let huge = "x".repeat(2 * 1024 * 1024);
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": huge}),
-        )
-        .await;
+    let r = host.send(&agent, "pty-1", &huge).await;
     assert!(r.is_error);
     insta::assert_snapshot!("error_text_too_large", r.text());
     host.shutdown().await;

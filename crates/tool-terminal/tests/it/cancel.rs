@@ -83,13 +83,7 @@ async fn a_send_while_another_runs_is_refused_with_what_to_do() {
     let (host, agent) = Host::with_open_shell().await;
     let (_cancel, pending) = cancellable_send(&host, &agent, "echo first-running; sleep 60");
     wait_for_line(&host, &agent, "first-running").await;
-    let second = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "echo second"}),
-        )
-        .await;
+    let second = host.send(&agent, "pty-1", "echo second").await;
     assert!(second.is_error, "{}", second.text());
     insta::assert_snapshot!("error_send_active", second.text());
     let s = host

@@ -46,13 +46,7 @@ async fn open_send_read_signal_close_list() {
         format!("pty-1 (main) [shell] running pid={pid}")
     );
 
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "export KEEP=loader; cd /"}),
-        )
-        .await;
+    let r = host.send(&agent, "pty-1", "export KEEP=loader; cd /").await;
     assert!(
         r.text()
             .contains("[wait: stdin_read]\n[exit: 0]\n[session: running]"),
@@ -60,10 +54,10 @@ async fn open_send_read_signal_close_list() {
         r.text()
     );
     let r = host
-        .call(
+        .send(
             &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "printf 'cwd=%s keep=%s\\n' \"$PWD\" \"$KEEP\""}),
+            "pty-1",
+            "printf 'cwd=%s keep=%s\\n' \"$PWD\" \"$KEEP\"",
         )
         .await;
     assert!(r.text().contains("cwd=/ keep=loader"), "{}", r.text());
@@ -95,13 +89,7 @@ async fn open_send_read_signal_close_list() {
         sig.text()
     );
     assert_eq!(sig.structured.as_ref().unwrap()["delivered"], false);
-    let after = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "echo still-here"}),
-        )
-        .await;
+    let after = host.send(&agent, "pty-1", "echo still-here").await;
     assert!(after.text().contains("still-here\n"), "{}", after.text());
     assert!(!after.text().contains("^C"), "{}", after.text());
 
@@ -128,13 +116,7 @@ async fn open_send_read_signal_close_list() {
         "{}",
         sig.text()
     );
-    let after = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "echo loop-stopped"}),
-        )
-        .await;
+    let after = host.send(&agent, "pty-1", "echo loop-stopped").await;
     assert!(after.text().contains("loop-stopped\n"), "{}", after.text());
 
     let close = host
@@ -194,13 +176,7 @@ async fn another_agent_cannot_reach_a_session_even_with_the_same_id() {
             r.text()
         );
     }
-    let r = host
-        .call(
-            &owner,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "echo mine"}),
-        )
-        .await;
+    let r = host.send(&owner, "pty-1", "echo mine").await;
     assert!(r.text().contains("mine\n"), "{}", r.text());
     // Disposing the owner closes its sessions.
     let pid = open.structured.unwrap()["pid"].as_u64().unwrap() as u32;
@@ -222,23 +198,11 @@ async fn control_bytes_and_exit_keep_the_contract() {
         )
         .await;
     assert!(!r.is_error, "{}", r.text());
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "echo ok"}),
-        )
-        .await;
+    let r = host.send(&agent, "pty-1", "echo ok").await;
     assert!(r.text().contains("ok\n"), "{}", r.text());
     assert!(!r.text().contains('\u{1b}'));
     // C09 through the tools: exit reports session_exit at once; later sends get a clear error.
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "exit 3"}),
-        )
-        .await;
+    let r = host.send(&agent, "pty-1", "exit 3").await;
     assert!(
         r.text()
             .ends_with("[wait: session_exit]\n[session: exited code=3 signal=null]"),
@@ -251,13 +215,7 @@ async fn control_bytes_and_exit_keep_the_contract() {
         "{}",
         list.text()
     );
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "echo hi"}),
-        )
-        .await;
+    let r = host.send(&agent, "pty-1", "echo hi").await;
     assert!(r.is_error, "{}", r.text());
     insta::assert_snapshot!("error_session_exited", r.text());
     // The output stays readable until the session is closed.
@@ -288,13 +246,7 @@ async fn flood_is_capped_in_text_and_structured_content() {
     let agent = host.agent("a");
     host.call(&agent, "terminal_open", json!({"type": "shell"}))
         .await;
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "seq 1 5000"}),
-        )
-        .await;
+    let r = host.send(&agent, "pty-1", "seq 1 5000").await;
     let text = r.text();
     assert!(text.len() <= 2000, "{} bytes", text.len());
     assert!(
@@ -466,13 +418,7 @@ async fn timeout_ms_sets_one_sends_deadline_within_the_cap() {
         assert!(r.text().contains(expected), "{}", r.text());
     }
     // Refused sends wrote nothing.
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "echo yes"}),
-        )
-        .await;
+    let r = host.send(&agent, "pty-1", "echo yes").await;
     assert_eq!(r.text().lines().next(), Some("echo yes"), "{}", r.text());
     host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;

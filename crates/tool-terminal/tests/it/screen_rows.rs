@@ -15,11 +15,7 @@ async fn a_full_screen_programs_blank_top_rows_stay_in_the_result() {
     let (host, agent) = Host::with_open_shell().await;
     // `less` shows a file whose first three lines are empty on the alternate screen.
     let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "printf '\\n\\n\\nfourth line\\n' | less"}),
-        )
+        .send(&agent, "pty-1", "printf '\\n\\n\\nfourth line\\n' | less")
         .await;
     let text = r.text();
     assert!(text.starts_with("\n\n\nfourth line\n"), "{text:?}");
@@ -69,13 +65,7 @@ async fn rows_left_below_the_cursor_are_not_a_later_sends_output() {
         )
         .await;
     }
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": "echo hello"}),
-        )
-        .await;
+    let r = host.send(&agent, "pty-1", "echo hello").await;
     let text = r.text();
     let body: Vec<&str> = text
         .lines()

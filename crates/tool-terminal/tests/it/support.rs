@@ -90,6 +90,16 @@ impl Host {
         .expect("tool call did not finish within 60 s")
     }
 
+    /// A `terminal_send` of `text` (with Enter) to `session`.
+    pub(crate) async fn send(&self, agent: &Agent, session: &str, text: &str) -> ToolResult {
+        self.call(
+            agent,
+            "terminal_send",
+            serde_json::json!({"sessionId": session, "text": text}),
+        )
+        .await
+    }
+
     pub(crate) async fn shutdown(self) {
         self.ctx.dispose().await;
     }
