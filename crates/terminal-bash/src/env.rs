@@ -6,33 +6,22 @@ use std::ffi::{OsStr, OsString};
 use std::str::FromStr;
 
 pub use crate::locale::InstalledLocales;
-use crate::locale::ensure_utf8_ctype;
+use crate::locale::{LOCALE_VARS, ensure_utf8_ctype};
 
 /// Host variables a session gets by default (exact names, no wildcards, so a look-alike such
 /// as `LC_SECRET_TOKEN` or `XDG_SESSION_KEY` never passes): who and where the user is, the
 /// locale categories, the time zone, the preferred editor, the XDG base directories, toolchain
 /// locations and TLS trust-store paths. None of them holds a credential.
-pub const ALLOWED_HOST_VARS: &[&str] = &[
+pub const ALLOWED_HOST_VARS: &[&str] = &ALLOWED;
+
+/// [`ALLOWED_HOST_VARS`] but the locale variables ([`LOCALE_VARS`], which join them).
+const ALLOWED_BESIDES_LOCALE: [&str; 30] = [
     "PATH",
     "HOME",
     "USER",
     "LOGNAME",
     "SHELL",
-    "LANG",
     "LANGUAGE",
-    "LC_ALL",
-    "LC_CTYPE",
-    "LC_COLLATE",
-    "LC_MESSAGES",
-    "LC_NUMERIC",
-    "LC_TIME",
-    "LC_MONETARY",
-    "LC_PAPER",
-    "LC_NAME",
-    "LC_ADDRESS",
-    "LC_TELEPHONE",
-    "LC_MEASUREMENT",
-    "LC_IDENTIFICATION",
     "TZ",
     "TMPDIR",
     "EDITOR",
@@ -58,6 +47,24 @@ pub const ALLOWED_HOST_VARS: &[&str] = &[
     "NODE_EXTRA_CA_CERTS",
     "GIT_SSL_CAINFO",
 ];
+
+const ALLOWED: [&str; LOCALE_VARS.len() + ALLOWED_BESIDES_LOCALE.len()] =
+    joined(LOCALE_VARS, ALLOWED_BESIDES_LOCALE);
+
+/// `a` then `b`, as one array of `N` names (`N` is `A + B`; checked when the constant is built).
+const fn joined<const A: usize, const B: usize, const N: usize>(
+    a: [&'static str; A],
+    b: [&'static str; B],
+) -> [&'static str; N] {
+    assert!(A + B == N, "joined: N must be A + B");
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < A { a[i] } else { b[i - A] };
+        i += 1;
+    }
+    out
+}
 
 /// The locale a session gets when the host's character locale is not UTF-8, and in place of
 /// a host locale that is not installed.

@@ -10,7 +10,7 @@ use crate::env::{FALLBACK_UTF8_LOCALE, set};
 
 /// The locale variables that name a locale: `LC_ALL`, the twelve categories, `LANG` (not
 /// `LANGUAGE`, a list of message languages that never makes `setlocale` fail).
-const LOCALE_VARS: [&str; 14] = [
+pub(crate) const LOCALE_VARS: [&str; 14] = [
     "LC_ALL",
     "LC_CTYPE",
     "LC_COLLATE",
