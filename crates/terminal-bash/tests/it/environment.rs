@@ -34,6 +34,16 @@ fn host_with_secrets() -> Vec<(OsString, OsString)> {
     host
 }
 
+/// `ls` in the session prints a UTF-8 file name made in `dir` as itself (not octal escapes).
+async fn lists_a_utf8_name(sh: &Shell, dir: &std::path::Path) {
+    let r = sh
+        .send(&format!("mkdir -p '{0}/目录' && ls '{0}'", dir.display()))
+        .await;
+    assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+    assert_eq!(r.exit_code, Some(0), "{r:?}");
+    assert!(r.viewport.contains("\n目录\n"), "{:?}", r.viewport);
+}
+
 fn with_policy(inherit_host: bool, pass: &[&str]) -> BashConfig {
     BashConfig {
         env: EnvPolicy {
@@ -111,12 +121,7 @@ async fn c32_sessions_get_a_utf8_locale() {
     within(async {
         let host = host_with_locale;
         let sh = Shell::open_with_host_env(config(), host(&[("LANG", "C")])).await;
-        let r = sh
-            .send(&format!("mkdir -p '{0}/目录' && ls '{0}'", dir.display()))
-            .await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        assert_eq!(r.exit_code, Some(0), "{r:?}");
-        assert!(r.viewport.contains("\n目录\n"), "{:?}", r.viewport);
+        lists_a_utf8_name(&sh, &dir).await;
         let r = sh.send("echo \"[$LANG] [$LC_CTYPE]\"").await;
         assert!(r.viewport.contains("\n[C] [C.UTF-8]\n"), "{:?}", r.viewport);
         sh.close().await;
@@ -153,12 +158,7 @@ async fn c32_a_host_locale_that_is_not_installed_is_replaced() {
     within(async {
         let host = host_with_locale(&[("LANG", "xx_XX.UTF-8"), ("LC_TIME", "yy_YY.ISO-8859-1")]);
         let sh = Shell::open_with_host_env(config(), host).await;
-        let r = sh
-            .send(&format!("mkdir -p '{0}/目录' && ls '{0}'", dir.display()))
-            .await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        assert_eq!(r.exit_code, Some(0), "{r:?}");
-        assert!(r.viewport.contains("\n目录\n"), "{:?}", r.viewport);
+        lists_a_utf8_name(&sh, &dir).await;
         let r = sh
             .send("echo \"[$LANG] [${LC_CTYPE-unset}] [$LC_TIME]\"; locale >/dev/null")
             .await;
