@@ -506,20 +506,9 @@ async fn a_relative_cwd_is_taken_from_the_workspace() {
             false,
             None,
         );
-        let session = backend
-            .spawn_session(dsh_terminal_core::BackendSpawnSpec {
-                cancel: tokio_util::sync::CancellationToken::new(),
-                session_id: unique_id(),
-                owner_id: "agent-test".to_owned(),
-                name: None,
-                cwd: Some("calc".into()),
-            })
+        let sh = Shell::try_open_in(&backend, Some("calc".into()))
             .await
             .unwrap();
-        let sh = Shell {
-            id: session.session_id().clone(),
-            session,
-        };
         let r = sh.send("pwd").await;
         assert!(
             r.viewport
@@ -532,15 +521,7 @@ async fn a_relative_cwd_is_taken_from_the_workspace() {
         // open says so instead of starting somewhere else.
         let hidden = std::path::PathBuf::from(format!("/tmp/dsh-hidden-{}", unique_id()));
         std::fs::create_dir_all(&hidden).unwrap();
-        let opened = backend
-            .spawn_session(dsh_terminal_core::BackendSpawnSpec {
-                cancel: tokio_util::sync::CancellationToken::new(),
-                session_id: unique_id(),
-                owner_id: "agent-test".to_owned(),
-                name: None,
-                cwd: Some(hidden.clone()),
-            })
-            .await;
+        let opened = Shell::try_open_in(&backend, Some(hidden.clone())).await;
         let _ = std::fs::remove_dir(&hidden);
         let Err(e) = opened else {
             panic!("a cwd outside the sandbox's view opened");
@@ -550,15 +531,7 @@ async fn a_relative_cwd_is_taken_from_the_workspace() {
             "{e}"
         );
         // Nor is one reached from the workspace with `..` (the workspace is under /tmp here).
-        let opened = backend
-            .spawn_session(dsh_terminal_core::BackendSpawnSpec {
-                cancel: tokio_util::sync::CancellationToken::new(),
-                session_id: unique_id(),
-                owner_id: "agent-test".to_owned(),
-                name: None,
-                cwd: Some("..".into()),
-            })
-            .await;
+        let opened = Shell::try_open_in(&backend, Some("..".into())).await;
         if ws.0.parent().is_some_and(|p| p.starts_with("/tmp")) {
             let Err(e) = opened else {
                 panic!("the workspace's parent under /tmp opened");
@@ -567,8 +540,8 @@ async fn a_relative_cwd_is_taken_from_the_workspace() {
                 e.to_string().contains("is not visible in the sandbox"),
                 "{e}"
             );
-        } else if let Ok(session) = opened {
-            let _ = session.close("test".to_owned()).await;
+        } else if let Ok(sh) = opened {
+            sh.close().await;
         }
     })
     .await;

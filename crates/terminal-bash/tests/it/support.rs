@@ -128,6 +128,14 @@ impl Shell {
 
     /// Opens a session on `backend`, returning the error.
     pub(crate) async fn try_open_on(backend: &BashBackend) -> Result<Shell, TerminalError> {
+        Self::try_open_in(backend, None).await
+    }
+
+    /// Opens a session on `backend` asking for working directory `cwd`, returning the error.
+    pub(crate) async fn try_open_in(
+        backend: &BashBackend,
+        cwd: Option<std::path::PathBuf>,
+    ) -> Result<Shell, TerminalError> {
         let id = unique_id();
         let session = backend
             .spawn_session(BackendSpawnSpec {
@@ -135,7 +143,7 @@ impl Shell {
                 session_id: id.clone(),
                 owner_id: "agent-test".to_owned(),
                 name: None,
-                cwd: None,
+                cwd,
             })
             .await?;
         Ok(Shell { session, id })
