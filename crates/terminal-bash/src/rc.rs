@@ -103,6 +103,7 @@ __dsh_ps1=
 __dsh_ps2=
 __dsh_v=
 __dsh_t=
+__dsh_keys=
 __dsh_i=999
 if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] < 501)); then __dsh_i=0; fi
 __dsh_hook='{ __dsh_prompt; } 3>&2 &>/dev/null'
@@ -145,26 +146,26 @@ __dsh_children_ran() {
 # The hook. It first takes the export flag off the prompt strings, which carry the nonce: a
 # script sourced into the shell that exports PS1 (a Python venv's `activate`) would hand the
 # nonce to every later child process, which could then fake a mark. Its usual case costs one
-# /proc read and one test: no option it would undo is set
-# (checked first, so a `set -x` trace sent elsewhere by BASH_XTRACEFD stays short), no child
-# was waited for since the last prompt (so no program can have left the terminal modes
-# changed), and the hook, PS0, PS1, PS2 and promptvars are still ours. Anything else goes to
-# __dsh_settle. Builtins are called as `builtin`, and stty by the path found at startup, so
-# that user functions of the same names (`shopt() { :; }`, `command() { …; }`) cannot stand in
-# for them (a function named `builtin` still can).
+# /proc read and two tests (bash interprets every command it runs, so fewer commands are
+# cheaper): no option it would undo is set (checked first, so a `set -x` trace sent
+# elsewhere by BASH_XTRACEFD stays short), no child was waited for since the last prompt (so
+# no program can have left the terminal modes changed), and the hook (still the last element,
+# its indices those __dsh_settle left), PS0, PS1, PS2 and promptvars are still ours. Anything
+# else goes to __dsh_settle. Builtins are called as `builtin`, and stty by the path found at
+# startup, so that user functions of the same names (`shopt() { :; }`, `command() { …; }`)
+# cannot stand in for them (a function named `builtin` still can).
 __dsh_prompt() {
   if [[ $- != *[euxv]* && -z $__dsh_v$__dsh_t && ! -o pipefail && -t 3 ]]; then
     builtin export -n PS0 PS1 PS2
-    local -a at=(-1 "${!PROMPT_COMMAND[@]}")
     local x= comm= faults=
     if [[ -n $__dsh_stty ]]; then
       IFS=' ' builtin read -r x comm x x x x x x x x faults x </proc/$$/stat 2>/dev/null || faults=
     fi
-    if ((__dsh_i > 0)) && [[
+    if [[ __dsh_i -gt 0 && $BASHOPTS == *promptvars* &&
       ( -z $__dsh_stty || ( $comm == *')' && $faults == "$__dsh_faults" ) ) &&
-      ${PROMPT_COMMAND[__dsh_i]-} == "$__dsh_hook" && ${at[-1]} == "$__dsh_i" &&
+      ${PROMPT_COMMAND[__dsh_i]-} == "$__dsh_hook" && ${!PROMPT_COMMAND[*]} == "$__dsh_keys" &&
       -n $__dsh_ps1 && ${PS1-} == "$__dsh_ps1" && ${PS2-} == "$__dsh_ps2" &&
-      ${PS0-} == "$__dsh_ps0" ]] && builtin shopt -q promptvars; then
+      ${PS0-} == "$__dsh_ps0" ]]; then
       return 0
     fi
   fi
@@ -226,6 +227,7 @@ __dsh_settle() {
     __dsh_ps0=$__dsh_c$__dsh_keep$__dsh_r
     PS0=$__dsh_ps0
   fi
+  __dsh_keys=${!PROMPT_COMMAND[*]}
   return 0
 }
 unset PROMPT_COMMAND
