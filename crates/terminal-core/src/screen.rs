@@ -458,6 +458,27 @@ impl Screen {
                 .then(|| self.line_ends_before(pos.row))
                 .flatten(),
         };
+        self.add_anchor(anchor)
+    }
+
+    /// Starts tracking `pos` (clamped to the oldest retained row when older).
+    pub(crate) fn anchor_at(&mut self, pos: Position) -> AnchorId {
+        // Pending flood lines are fed first, as for an anchor at the cursor; nothing is
+        // rendered: an anchor placed away from the cursor keeps no row text.
+        self.materialize();
+        let anchor = Anchor {
+            pos,
+            pending_main: false,
+            prefix: None,
+            left_at_cursor: Vec::new(),
+            jumped: false,
+            line_ends_before: self.line_ends_before(pos.row),
+        };
+        self.add_anchor(anchor)
+    }
+
+    /// Stores `anchor` in the first free slot.
+    fn add_anchor(&mut self, anchor: Anchor) -> AnchorId {
         if let Some(i) = self.anchors.iter().position(Option::is_none) {
             self.anchors[i] = Some(anchor);
             AnchorId(i)
@@ -465,21 +486,6 @@ impl Screen {
             self.anchors.push(Some(anchor));
             AnchorId(self.anchors.len() - 1)
         }
-    }
-
-    /// Starts tracking `pos` (clamped to the oldest retained row when older).
-    pub(crate) fn anchor_at(&mut self, pos: Position) -> AnchorId {
-        let id = self.anchor();
-        let line_ends_before = self.line_ends_before(pos.row);
-        if let Some(Some(anchor)) = self.anchors.get_mut(id.0) {
-            anchor.line_ends_before = line_ends_before;
-            anchor.pos = pos;
-            anchor.pending_main = false;
-            anchor.prefix = None;
-            anchor.left_at_cursor = Vec::new();
-            anchor.jumped = false;
-        }
-        id
     }
 
     /// Moves an anchor to the current cursor (after its text was consumed).
