@@ -122,21 +122,29 @@ impl Screen {
     fn feed_text(&mut self, bytes: &[u8], out: &mut FeedOutcome) {
         // A chunk that starts inside a row (reads split lines anywhere): the emulator finishes
         // that row, and plain lines after it may still skip the emulator.
-        if self.flood.is_empty()
-            && !self.flood_can_start()
+        let can_start = self.flood.is_empty().then(|| self.flood_can_start());
+        if can_start == Some(false)
             && let Some(nl) = bytes.iter().position(|&b| b == b'\n')
             && nl + 1 < bytes.len()
         {
             self.feed_segments(&bytes[..=nl], out);
-            self.feed_text_from_row_start(&bytes[nl + 1..], out);
+            self.feed_text_from_row_start(&bytes[nl + 1..], out, None);
             return;
         }
-        self.feed_text_from_row_start(bytes, out);
+        self.feed_text_from_row_start(bytes, out, can_start);
     }
 
-    fn feed_text_from_row_start(&mut self, bytes: &[u8], out: &mut FeedOutcome) {
+    /// Feeds `bytes`, plain lines past the emulator when they may skip it; `can_start` is
+    /// [`Screen::flood_can_start`] when the caller already asked it of this very screen (it
+    /// renders the rows below the cursor).
+    fn feed_text_from_row_start(
+        &mut self,
+        bytes: &[u8],
+        out: &mut FeedOutcome,
+        can_start: Option<bool>,
+    ) {
         let mut from = 0;
-        if !self.flood.is_empty() || self.flood_can_start() {
+        if !self.flood.is_empty() || can_start.unwrap_or_else(|| self.flood_can_start()) {
             from = self.flood.take(bytes, self.config.cols);
             if from > 0 {
                 self.note_text(out);
