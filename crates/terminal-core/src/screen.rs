@@ -25,6 +25,7 @@
 //! screen is read, everything else is emulated in segments the screen observes.
 
 mod binary;
+mod blank_rows;
 mod classes;
 mod exits;
 mod feed;
@@ -268,6 +269,8 @@ pub(crate) struct Screen {
     region: Option<region::Region>,
     /// UTF-8 on its way into the emulator (U+FFFD kept, split characters held).
     decoder: utf8::Decoder,
+    /// The blank rows at the bottom of the visible screen, when known without rendering.
+    blank: blank_rows::BlankRows,
     /// Tests compare flood lines against emulating every byte.
     #[cfg(test)]
     no_flood: bool,
@@ -316,6 +319,7 @@ impl Screen {
             head: None,
             region: None,
             decoder: utf8::Decoder::default(),
+            blank: blank_rows::BlankRows::new(),
             #[cfg(test)]
             no_flood: false,
         }
@@ -340,7 +344,9 @@ impl Screen {
     /// Gives `bytes` to the emulator through the [`utf8`] decoder.
     fn emulate(&mut self, bytes: &[u8]) {
         let bytes = self.decoder.decode(bytes);
+        self.blank.before_emulate(&bytes);
         self.parser.process(&bytes);
+        self.blank.after_emulate(self.parser.screen().cursor_position().0);
     }
 
     /// Whether the program enabled bracketed paste (DECSET 2004).

@@ -182,14 +182,31 @@ impl Screen {
         {
             return false;
         }
-        // The rows from the cursor's down, in one pass that renders no row above it (a row's
-        // text is empty exactly when no cell has contents).
-        let last = screen.size().0.get().saturating_sub(1);
-        if row >= last {
+        // The rows from the cursor's down that are not known blank, in one pass that renders
+        // no row above it (a row's text is empty exactly when no cell has contents).
+        let end = self
+            .blank
+            .from()
+            .unwrap_or_else(|| screen.size().0.get())
+            .min(screen.size().0.get());
+        // Debug builds (every test) check what the tracking claims.
+        #[cfg(debug_assertions)]
+        if end < screen.size().0.get() {
+            let last = screen.size().0.get() - 1;
+            let text = screen.contents_between(end, 0, last, self.config.cols);
+            assert!(
+                text.bytes().all(|b| b == b'\n'),
+                "rows from {end} are known blank but hold {text:?}"
+            );
+        }
+        if end <= row {
+            return true;
+        }
+        if end - row == 1 {
             return plain_row(screen, row, self.config.cols).is_empty();
         }
         screen
-            .contents_between(row, 0, last, self.config.cols)
+            .contents_between(row, 0, end - 1, self.config.cols)
             .bytes()
             .all(|b| b == b'\n')
     }

@@ -42,13 +42,11 @@ impl Screen {
     /// with their absolute rows (for [`Screen::rows_left_at_cursor`]'s record when output
     /// jumped above an anchor: the rows it jumped over are an earlier program's).
     pub(super) fn rows_between(&self, above: u64, below: u64) -> Vec<(u64, String)> {
-        let screen = self.parser.screen();
         let base = self.history().end_abs();
         let Ok(first) = u16::try_from(above.saturating_add(1).saturating_sub(base)) else {
             return Vec::new();
         };
-        let runs = self.parser.callbacks().tabs(false);
-        visible_rows_text_from(screen, |r| runs.row(r), self.config.cols.max(1), first)
+        self.visible_rows_from(false, first)
             .into_iter()
             .enumerate()
             .map(|(i, text)| (base + u64::from(first) + i as u64, text))
@@ -67,8 +65,7 @@ impl Screen {
         let screen = self.parser.screen();
         let (cursor_row, cursor_col) = screen.cursor_position();
         let base = self.history().end_abs();
-        let runs = self.parser.callbacks().tabs(false);
-        visible_rows_text_from(screen, |r| runs.row(r), self.config.cols.max(1), cursor_row)
+        self.visible_rows_from(false, cursor_row)
             .into_iter()
             .enumerate()
             .filter(|(i, text)| {
@@ -80,6 +77,35 @@ impl Screen {
             })
             .map(|(i, text)| (base + u64::from(cursor_row) + i as u64, text))
             .collect()
+    }
+
+    /// The text of each visible row from `first` down ([`visible_rows_text_from`], with the
+    /// TAB runs of the alternate or the main screen), rendering none of the rows known blank
+    /// (their text is empty); what the render finds is remembered ([`blank_rows`]).
+    ///
+    /// [`blank_rows`]: super::blank_rows
+    fn visible_rows_from(&self, alternate: bool, first: u16) -> Vec<String> {
+        let screen = self.parser.screen();
+        let rows = screen.size().0.get();
+        let first = first.min(rows);
+        let end = self.blank.from().unwrap_or(rows).clamp(first, rows);
+        let runs = self.parser.callbacks().tabs(alternate);
+        let text_of = |r: u16| row_text(screen, runs.row(r), r, 0, self.config.cols.max(1));
+        // Debug builds (every test) check what the tracking claims.
+        #[cfg(debug_assertions)]
+        for r in end..rows {
+            let text = text_of(r);
+            assert!(text.is_empty(), "row {r} is known blank but holds {text:?}");
+        }
+        let mut texts: Vec<String> = (first..end).map(text_of).collect();
+        let last_text = texts
+            .iter()
+            .rposition(|text| !text.is_empty())
+            .and_then(|i| u16::try_from(i).ok())
+            .map(|i| first + i);
+        self.blank.found(first, last_text);
+        texts.resize(usize::from(rows.saturating_sub(first)), String::new());
+        texts
     }
 
     /// The text of row `pos.row` before column `pos.col`, trailing spaces trimmed (`None` when
@@ -176,7 +202,7 @@ impl Screen {
         let first = u16::try_from(start_abs.saturating_sub(base))
             .unwrap_or(u16::MAX)
             .min(cursor_row);
-        let visible = visible_rows_text_from(screen, |r| runs.row(r), cols, first);
+        let visible = self.visible_rows_from(self.alternate, first);
         let old_at = |abs: u64| {
             left.binary_search_by_key(&abs, |(a, _)| *a)
                 .ok()
