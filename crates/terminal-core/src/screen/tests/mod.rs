@@ -31,6 +31,7 @@ fn mark(payload: &str) -> Vec<u8> {
 }
 
 mod binary;
+mod blank_rows;
 mod clears;
 mod history;
 mod stale;

@@ -1,0 +1,83 @@
+//! The blank rows at the bottom of the screen, known without rendering: renders skip them, and
+//! in debug builds (these tests) every render checks that the rows it skipped are blank. Here
+//! output that moves the cursor every way, cut into chunks anywhere, is rendered at many
+//! points.
+
+use proptest::prelude::*;
+
+use super::*;
+
+/// Pieces of output: text, line ends, and sequences that keep the rows below the cursor as
+/// they were or may write above them.
+const PIECES: &[&[u8]] = &[
+    b"text",
+    b"a longer line of text that wraps past the width",
+    b"\r\n",
+    b"\n\n\n",
+    b"\r",
+    b"\x08\x08",
+    b"\t|",
+    b"\xe4\xb8\xad\xf0\x9f\x98\x80",
+    b"\x1b[1;31mred\x1b[0m",
+    b"\x1b(B\x1b[m",
+    b"\x1b]0;title\x07",
+    b"\x1b]8;;x\x1b\\",
+    b"\x1b[K",
+    b"\x1b[2J",
+    b"\x1b[J",
+    b"\x1b[3X",
+    b"\x1b[2P",
+    b"\x1b[2@",
+    b"\x1b[?25l",
+    b"\x1b[A",
+    b"\x1b[3A",
+    b"\x1b[4B",
+    b"\x1b[H",
+    b"\x1b[9;3H",
+    b"\x1b[2d",
+    b"\x1bM",
+    b"\x1b7",
+    b"\x1b8",
+    b"\x1b[2L",
+    b"\x1b[M",
+    b"\x1b[S",
+    b"\x1b[T",
+    b"\x1b[3;7r",
+    b"\x1b[r",
+    b"\x1b[?1049h",
+    b"\x1b[?1049l",
+    b"\x1bc",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn renders_skip_only_blank_rows(
+        picks in proptest::collection::vec((0..PIECES.len(), 0usize..4), 1..60),
+        cuts in proptest::collection::vec(0usize..400, 0..12),
+    ) {
+        let mut bytes = Vec::new();
+        for &(i, times) in &picks {
+            for _ in 0..=times {
+                bytes.extend_from_slice(PIECES[i]);
+            }
+        }
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(bytes.len())).collect();
+        cuts.push(bytes.len());
+        cuts.sort_unstable();
+        let mut s = Screen::new(config(12, 20), Some(nonce()));
+        let mut a = s.anchor();
+        let mut from = 0;
+        for cut in cuts {
+            s.feed(&bytes[from..cut]);
+            from = cut;
+            // Each of these renders rows from some row down (and asserts what it skips).
+            let r = s.render_since(a, 4096);
+            prop_assert!(!r.text.contains('\x1b'));
+            s.release_anchor(a);
+            a = s.anchor();
+        }
+        prop_assert!(!s.transcript().contains('\x1b'));
+    }
+}
