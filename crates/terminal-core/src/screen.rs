@@ -346,7 +346,8 @@ impl Screen {
         let bytes = self.decoder.decode(bytes);
         self.blank.before_emulate(&bytes);
         self.parser.process(&bytes);
-        self.blank.after_emulate(self.parser.screen().cursor_position().0);
+        self.blank
+            .after_emulate(self.parser.screen().cursor_position().0);
     }
 
     /// Whether the program enabled bracketed paste (DECSET 2004).

@@ -113,10 +113,16 @@ mod tests {
     #[test]
     fn text_and_row_local_sequences_keep_the_rows_below_the_cursor() {
         assert_eq!(after(b"ls\r\nfile\r\n", 7), Some(8));
-        assert_eq!(after(b"\x1b[1;31mred\x1b[0m\x1b[K\x1b[2X\x1b[P\x1b[@\x08\t", 2), Some(5));
+        assert_eq!(
+            after(b"\x1b[1;31mred\x1b[0m\x1b[K\x1b[2X\x1b[P\x1b[@\x08\t", 2),
+            Some(5)
+        );
         assert_eq!(after(b"\x1b]133;D;0\x07\x1b]0;title\x1b\\", 3), Some(5));
         assert_eq!(after(b"\x1b[2J", 0), Some(5));
-        assert_eq!(after(b"\x1b(B\x1b[m\x1b[?25l\x1b[?2004h\x1b=\x1b7", 1), Some(5));
+        assert_eq!(
+            after(b"\x1b(B\x1b[m\x1b[?25l\x1b[?2004h\x1b=\x1b7", 1),
+            Some(5)
+        );
     }
 
     #[test]
