@@ -43,23 +43,23 @@ impl std::fmt::Debug for JobNotices {
     }
 }
 
-/// Job ids a summary of notices left out names at most.
+/// Job ids a summary of notices left out names at most (one more is named rather than
+/// elided).
 const SUMMARY_IDS: usize = 5;
 
-/// The notice standing for `rest` (not empty), which did not fit a result's notice budget.
-fn more_jobs_line(rest: &[Notice]) -> String {
-    let ids: Vec<&str> = rest
-        .iter()
-        .take(SUMMARY_IDS)
-        .map(|n| n.job_id.as_str())
-        .collect();
-    let more = if rest.len() > SUMMARY_IDS {
-        ", …"
+/// The notice standing for `rest` (not empty), which did not fit a result's notice budget;
+/// `after_kept`: whole notices come before it ("N more background jobs").
+fn more_jobs_line(rest: &[Notice], after_kept: bool) -> String {
+    let named = if rest.len() <= SUMMARY_IDS + 1 {
+        rest.len()
     } else {
-        ""
+        SUMMARY_IDS
     };
+    let ids: Vec<&str> = rest[..named].iter().map(|n| n.job_id.as_str()).collect();
+    let elided = if named < rest.len() { ", …" } else { "" };
+    let more = if after_kept { " more" } else { "" };
     format!(
-        "[{} more background jobs finished: {}{more}; job_list shows them, job_output reads each]",
+        "[{}{more} background jobs finished: {}{elided}; job_list shows them, job_output reads each]",
         rest.len(),
         ids.join(", ")
     )
@@ -104,7 +104,9 @@ impl JobNotices {
     /// Removes and returns `owner`'s queued notices, oldest first, skipping jobs whose final
     /// status the owner has seen since (a `job_output` of the settled job, for instance).
     /// Within the cap: whole notices while they fit, then one notice
-    /// `[N more background jobs finished: <ids>; job_list shows them]` for the rest.
+    /// `[N more background jobs finished: <ids>; job_list shows them, job_output reads each]`
+    /// for the rest (`N background jobs` when none fit; the ids in the order the jobs
+    /// settled, the first five named, all six when there are six).
     pub fn take(&self, owner: &Agent) -> Vec<Notice> {
         let mut notices = self.take_all(owner);
         let Some(cap) = self.max_bytes else {
@@ -115,8 +117,7 @@ impl JobNotices {
             return notices;
         }
         // Room for the summary when every notice goes into it (its longest form).
-        let summary_for = |rest: &[Notice]| more_jobs_line(rest);
-        let room = cap.saturating_sub(summary_for(&notices).len());
+        let room = cap.saturating_sub(more_jobs_line(&notices, true).len());
         let mut used = 0;
         let kept = notices
             .iter()
@@ -130,7 +131,7 @@ impl JobNotices {
             return notices;
         };
         let job_id = first.job_id.clone();
-        let mut text = summary_for(&rest);
+        let mut text = more_jobs_line(&rest, kept > 0);
         if text.len() > cap {
             text = dsh_output_retention::head_slice(&text, cap).to_owned();
         }

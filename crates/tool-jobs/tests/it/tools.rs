@@ -342,6 +342,37 @@ async fn notices_once_for_unreported_owned_jobs() {
     host.ctx.dispose().await;
 }
 
+/// A budget no whole notice fits: the summary alone, not "more" (nothing came before it),
+/// naming all six jobs rather than five and an ellipsis.
+#[tokio::test]
+async fn a_summary_alone_names_six_jobs_without_more() {
+    const BUDGET: usize = 200;
+    let host = Host::new(ToolJobsConfig {
+        max_notice_bytes: Some(BUDGET),
+        ..ToolJobsConfig::default()
+    });
+    let a = host.agent("a");
+    let mut ids = Vec::new();
+    for _ in 0..6 {
+        let p = Probe::new();
+        let id = host.start(&p, Some(&a), None);
+        p.finish(FinalStatus::Completed, "wait: stdin_read");
+        settled(&host, &id, Some(&a)).await;
+        ids.push(id.to_string());
+    }
+    let taken = host.notices.take(&a);
+    assert_eq!(taken.len(), 1, "{taken:?}");
+    assert_eq!(
+        taken[0].text,
+        format!(
+            "[6 background jobs finished: {}; job_list shows them, job_output reads each]",
+            ids.join(", ")
+        )
+    );
+    a.dispose().await;
+    host.ctx.dispose().await;
+}
+
 /// With a notice budget, one take returns whole notices while they fit, then one notice
 /// naming the rest; everything it returns stays within the budget.
 #[tokio::test]
