@@ -80,6 +80,16 @@ impl TerminalError {
             ),
         )
     }
+    /// `NO_SESSION` for an id that is the name of the caller's session `id`: `unknown PTY
+    /// session <name>: that is the name of your session <id>; ...`.
+    pub fn name_not_id(name: &str, id: &SessionId) -> Self {
+        Self::new(
+            TerminalErrorCode::NoSession,
+            format!(
+                "unknown PTY session {name}: that is the name of your session {id}; pass its id (\"{id}\") as sessionId"
+            ),
+        )
+    }
     /// `FOREIGN_SESSION`: `PTY session <id> belongs to another agent`.
     pub fn foreign_session(id: &SessionId) -> Self {
         Self::new(

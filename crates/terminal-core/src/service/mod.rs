@@ -350,10 +350,18 @@ fn find_owned<'a>(
     owner: &Agent,
     id: &SessionId,
 ) -> Result<&'a mut Record, TerminalError> {
-    let rec = records
-        .iter_mut()
-        .find(|r| r.id == *id)
-        .ok_or_else(|| TerminalError::no_session(id))?;
+    let Some(i) = records.iter().position(|r| r.id == *id) else {
+        // A model may pass a session's name where its id goes: say which id it is (only for
+        // the caller's own sessions).
+        let named = records
+            .iter()
+            .find(|r| r.owner == *owner && r.name.as_deref() == Some(id.as_str()));
+        return Err(match named {
+            Some(r) => TerminalError::name_not_id(id.as_str(), &r.id),
+            None => TerminalError::no_session(id),
+        });
+    };
+    let rec = &mut records[i];
     if rec.owner != *owner {
         return Err(TerminalError::foreign_session(id));
     }

@@ -5,7 +5,7 @@ use dsh_tool_terminal::ToolTerminalConfig;
 use dsh_tools::ToolCall;
 use serde_json::json;
 
-use crate::support::Host;
+use crate::support::{Host, fast_bash};
 
 #[tokio::test]
 async fn wrong_types_missing_and_empty_ids_are_errors() {
@@ -112,6 +112,37 @@ async fn wrong_types_missing_and_empty_ids_are_errors() {
         host.call(&agent, "terminal_open", json!({"type": "fish"}))
             .await
             .text()
+    );
+    host.shutdown().await;
+}
+
+/// A session's name passed as its id: the error names the id to pass, to its owner only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_passed_as_the_id_names_the_id() {
+    let host = Host::new(ToolTerminalConfig::default(), Some(fast_bash()));
+    let agent = host.agent("a");
+    let open = host
+        .call(
+            &agent,
+            "terminal_open",
+            json!({"type": "shell", "name": "build"}),
+        )
+        .await;
+    assert!(!open.is_error, "{}", open.text());
+    let r = host
+        .call(&agent, "terminal_read", json!({"sessionId": "build"}))
+        .await;
+    assert!(r.is_error);
+    insta::assert_snapshot!("error_name_as_id", r.text());
+    let other = host.agent("b");
+    let r = host
+        .call(&other, "terminal_read", json!({"sessionId": "build"}))
+        .await;
+    assert!(r.is_error);
+    assert!(
+        r.text().starts_with("Error: unknown PTY session build (never opened"),
+        "{}",
+        r.text()
     );
     host.shutdown().await;
 }
