@@ -109,7 +109,15 @@ impl Plugin for SandboxPlugin {
             workspace_root: root,
             allow_network: self.config.allow_network,
         })));
-        let sandbox: Arc<dyn Sandbox> = Arc::new(Bubblewrap::at(self.config.bwrap_path.clone()));
+        let bubblewrap = Bubblewrap::at(self.config.bwrap_path.clone());
+        // Said at start-up to the operator, who can fix it (the model hears it at each open).
+        if self.config.mode.is_confined() && !bubblewrap.is_available() {
+            tracing::warn!(
+                path = %self.config.bwrap_path.display(),
+                "bubblewrap is not installed there, so every sandboxed terminal_open will fail; install it (Debian: apt-get install bubblewrap), point to it (dsh-mcp: --bwrap PATH), or run unconfined (--sandbox danger-full-access)"
+            );
+        }
+        let sandbox: Arc<dyn Sandbox> = Arc::new(bubblewrap);
         registrar.provide(sandbox);
         registrar.provide(Arc::new(ResourceLimits::new(self.config.limits)));
         Ok(())

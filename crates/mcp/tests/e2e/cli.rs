@@ -158,3 +158,28 @@ fn invalid_configuration_exits_with_status_2() {
     );
     assert_config_error(&["--listen", "localhost"], "invalid value 'localhost'");
 }
+
+/// A missing bubblewrap is told to the operator at start-up when sessions would be confined
+/// (each sandboxed `terminal_open` would fail), and not when they run unconfined.
+#[test]
+fn a_missing_bubblewrap_is_warned_at_start_up() {
+    let missing = "/nonexistent/dsh-mcp-test/bwrap";
+    let stderr_of = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
+            .args(["--bwrap", missing])
+            .args(extra)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run dsh-mcp");
+        assert!(out.stdout.is_empty(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let stderr = stderr_of(&[]);
+    assert!(
+        stderr.contains("bubblewrap is not installed there") && stderr.contains(missing),
+        "{stderr}"
+    );
+    let stderr = stderr_of(&["--sandbox", "danger-full-access"]);
+    assert!(!stderr.contains("bubblewrap is not installed"), "{stderr}");
+}

@@ -140,7 +140,8 @@ async fn a_name_passed_as_the_id_names_the_id() {
         .await;
     assert!(r.is_error);
     assert!(
-        r.text().starts_with("Error: unknown PTY session build (never opened"),
+        r.text()
+            .starts_with("Error: unknown PTY session build (never opened"),
         "{}",
         r.text()
     );
