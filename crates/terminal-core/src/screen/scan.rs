@@ -125,7 +125,11 @@ impl EscScanner {
                     self.state = State::Str;
                     Step::Other
                 }
-                ESC => Step::Other,
+                // A new ESC starts the sequence over (as in vte).
+                ESC => {
+                    self.seq = Sequence::default();
+                    Step::Other
+                }
                 CAN | SUB => self.end(true),
                 0x20..=0x2f => {
                     self.state = State::EscapeIntermediate;
@@ -139,8 +143,10 @@ impl EscScanner {
                 _ => Step::Other,
             },
             State::EscapeIntermediate => match b {
+                // `ESC ( ESC M` is a reverse index: the second ESC drops the `(`.
                 ESC => {
                     self.state = State::Escape;
+                    self.seq = Sequence::default();
                     Step::Other
                 }
                 CAN | SUB => self.end(true),
@@ -200,13 +206,14 @@ impl EscScanner {
                     }
                 }
             },
+            // Unlike an OSC, a DCS, SOS, PM or APC string does not end at BEL (vte, xterm).
             State::Str => match b {
                 ESC => {
                     self.state = State::Escape;
                     self.seq = Sequence::default();
                     Step::Other
                 }
-                BEL | CAN | SUB => self.end(true),
+                CAN | SUB => self.end(true),
                 _ => Step::Other,
             },
         }
@@ -279,6 +286,40 @@ mod tests {
         let seq = s.last_sequence();
         assert!(!seq.csi && seq.final_byte == b'c');
         assert!(s.in_ground());
+    }
+
+    /// A second ESC starts the sequence over: `ESC ( ESC M` ends as a reverse index, not a
+    /// character set designation.
+    #[test]
+    fn an_esc_inside_an_escape_sequence_starts_it_over() {
+        for bytes in [&b"\x1b(\x1bM"[..], b"\x1b\x1bM", b"\x1b)\x1b\x1bM"] {
+            let mut s = EscScanner::new(8);
+            let last = bytes.iter().map(|&b| s.step(b)).last();
+            assert_eq!(last, Some(Step::SequenceEnd { flush: true }), "{bytes:?}");
+            let seq = s.last_sequence();
+            assert!(
+                !seq.csi && seq.intermediate.is_none() && seq.final_byte == b'M',
+                "{bytes:?}: {seq:?}"
+            );
+        }
+    }
+
+    /// A DCS (or SOS, PM, APC) string runs past BEL to `ESC \`: what it holds is no text.
+    #[test]
+    fn a_string_sequence_ends_at_st_not_bel() {
+        for start in [b'P', b'X', b'^', b'_'] {
+            let mut bytes = vec![0x1b, start];
+            bytes.extend_from_slice(b"xyz\x07hidden\r\n\x1b\\done");
+            let st = steps(&bytes);
+            let end = bytes.len() - 5;
+            assert!(st[..end].iter().all(|s| *s == Step::Other), "{st:?}");
+            assert_eq!(
+                st[bytes.len() - 5],
+                Step::SequenceEnd { flush: true },
+                "{st:?}"
+            );
+            assert_eq!(st[bytes.len() - 4], Step::Text, "{st:?}");
+        }
     }
 
     #[test]

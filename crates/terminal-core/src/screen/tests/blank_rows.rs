@@ -3,6 +3,7 @@
 //! output that moves the cursor every way, cut into chunks anywhere, is rendered at many
 //! points.
 
+use pretty_assertions::assert_eq;
 use proptest::prelude::*;
 
 use super::*;
@@ -47,6 +48,10 @@ const PIECES: &[&[u8]] = &[
     b"\x1b[?1049h",
     b"\x1b[?1049l",
     b"\x1bc",
+    b"\x1b(\x1bM",
+    b"\x1b)\x1b8",
+    b"\x1bPq\x07",
+    b"\x1b\\",
 ];
 
 proptest! {
@@ -80,4 +85,54 @@ proptest! {
         }
         prop_assert!(!s.transcript().contains('\x1b'));
     }
+}
+
+/// A reverse index behind an unfinished `ESC (` scrolls the screen down over rows that were
+/// blank: they are not taken for blank afterwards.
+#[test]
+fn a_reverse_index_behind_an_unfinished_designation_moves_rows_down() {
+    let mut s = Screen::new(config(12, 20), Some(nonce()));
+    s.feed(b"dsh> x\r\nL1\r\nL2\r\n");
+    s.feed(b"\x1b(\x1bM".repeat(6).as_slice());
+    let a = s.anchor();
+    s.feed(b"done\r\n");
+    assert!(s.render_since(a, 4096).text.starts_with("done"));
+    assert!(
+        s.transcript().contains("dsh> x\nL1\nL2"),
+        "{}",
+        s.transcript()
+    );
+}
+
+/// A DCS string holds everything up to `ESC \`, BEL included: lines inside it are not text,
+/// however many (many plain lines take the path that skips the emulator).
+#[test]
+fn lines_inside_a_dcs_string_are_not_shown() {
+    for n in [5, 60] {
+        let mut s = Screen::new(config(12, 20), Some(nonce()));
+        s.feed(b"\x1bPxyz\x07");
+        let mut lines = Vec::new();
+        for i in 1..=n {
+            lines.extend_from_slice(format!("hidden{i}\r\n").as_bytes());
+        }
+        s.feed(&lines);
+        s.feed(b"\x1b\\done\r\n");
+        let t = s.transcript();
+        assert!(!t.contains("hidden") && t.contains("done"), "{n}: {t:?}");
+    }
+}
+
+/// A full reset behind an unfinished `ESC (` keeps the rows it clears in history, as a plain
+/// one does.
+#[test]
+fn a_reset_behind_an_unfinished_designation_keeps_the_cleared_rows() {
+    let transcript = |reset: &[u8]| {
+        let mut s = Screen::new(config(12, 20), Some(nonce()));
+        s.feed(b"keep1\r\nkeep2\r\n");
+        s.feed(reset);
+        s.feed(b"after\r\n");
+        s.transcript()
+    };
+    assert_eq!(transcript(b"\x1b(\x1bc"), transcript(b"\x1bc"));
+    assert!(transcript(b"\x1b(\x1bc").contains("keep1\nkeep2\n"));
 }
