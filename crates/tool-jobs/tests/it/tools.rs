@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use dsh_context::Agent;
 use dsh_jobs::{FinalStatus, JobId, JobRegistry, JobsPlugin};
 use dsh_system_prompt::SystemPrompt;
 use dsh_tool_jobs::{ToolJobsConfig, ToolJobsPlugin};
@@ -342,24 +343,31 @@ async fn notices_once_for_unreported_owned_jobs() {
     host.ctx.dispose().await;
 }
 
-/// A budget no whole notice fits: the summary alone, not "more" (nothing came before it),
-/// naming all six jobs rather than five and an ellipsis.
-#[tokio::test]
-async fn a_summary_alone_names_six_jobs_without_more() {
-    const BUDGET: usize = 200;
+/// A host whose notices take at most `budget` bytes, and `n` jobs of agent `a` that finished
+/// without `a` seeing them, in the order they settled.
+async fn finished_jobs(budget: usize, n: usize) -> (Host, Agent, Vec<JobId>) {
     let host = Host::new(ToolJobsConfig {
-        max_notice_bytes: Some(BUDGET),
+        max_notice_bytes: Some(budget),
         ..ToolJobsConfig::default()
     });
     let a = host.agent("a");
     let mut ids = Vec::new();
-    for _ in 0..6 {
+    for _ in 0..n {
         let p = Probe::new();
         let id = host.start(&p, Some(&a), None);
         p.finish(FinalStatus::Completed, "wait: stdin_read");
         settled(&host, &id, Some(&a)).await;
-        ids.push(id.to_string());
+        ids.push(id);
     }
+    (host, a, ids)
+}
+
+/// A budget no whole notice fits: the summary alone, not "more" (nothing came before it),
+/// naming all six jobs rather than five and an ellipsis.
+#[tokio::test]
+async fn a_summary_alone_names_six_jobs_without_more() {
+    let (host, a, ids) = finished_jobs(200, 6).await;
+    let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
     let taken = host.notices.take(&a);
     assert_eq!(taken.len(), 1, "{taken:?}");
     assert_eq!(
@@ -378,19 +386,7 @@ async fn a_summary_alone_names_six_jobs_without_more() {
 #[tokio::test]
 async fn notices_beyond_the_budget_become_one_summary() {
     const BUDGET: usize = 400;
-    let host = Host::new(ToolJobsConfig {
-        max_notice_bytes: Some(BUDGET),
-        ..ToolJobsConfig::default()
-    });
-    let a = host.agent("a");
-    let mut ids = Vec::new();
-    for _ in 0..8 {
-        let p = Probe::new();
-        let id = host.start(&p, Some(&a), None);
-        p.finish(FinalStatus::Completed, "wait: stdin_read");
-        settled(&host, &id, Some(&a)).await;
-        ids.push(id);
-    }
+    let (host, a, ids) = finished_jobs(BUDGET, 8).await;
     let taken = host.notices.take(&a);
     let total: usize = taken.iter().map(|n| n.text.len()).sum();
     assert!(total <= BUDGET, "{taken:?}");
