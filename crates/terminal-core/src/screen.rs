@@ -27,6 +27,7 @@
 mod binary;
 mod blank_rows;
 mod classes;
+mod compat;
 mod exits;
 mod feed;
 mod flood;
@@ -470,8 +471,7 @@ impl Screen {
 
     /// Starts tracking `pos` (clamped to the oldest retained row when older).
     pub(crate) fn anchor_at(&mut self, pos: Position) -> AnchorId {
-        // Pending flood lines are fed first, as for an anchor at the cursor; nothing is
-        // rendered: an anchor placed away from the cursor keeps no row text.
+        // Flood lines are fed first (as for a cursor anchor); it keeps no row text to render.
         self.materialize();
         let anchor = Anchor {
             pos,

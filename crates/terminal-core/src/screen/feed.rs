@@ -12,6 +12,7 @@
 //!    send's start is still shown).
 
 use super::binary::{Verdict, suppressed_line};
+use super::compat;
 use super::flood::{FLOOD_BATCH_ROWS, rows_of, split_rows};
 use super::region::Region;
 use super::render::{plain_row, row_continues, visible_rows_text};
@@ -400,6 +401,9 @@ impl Screen {
                     }
                     self.parser.callbacks_mut().osc_ends_with_bel = b == 0x07;
                     self.emulate(&bytes[i..=i]);
+                    if let Some(stand_in) = compat::stand_in(seq) {
+                        self.emulate(stand_in);
+                    }
                     seg_start = i + 1;
                     self.after_segment(out, text_row);
                     self.after_sequence(seq);
