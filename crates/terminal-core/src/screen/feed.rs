@@ -390,6 +390,8 @@ impl Screen {
                         self.note_text(out);
                     }
                     self.emulate(&bytes[seg_start..i]);
+                    // The rows the text wrote, before the sequence moves the cursor.
+                    let text_rows = text_row.map(|row| self.text_rows_from(row));
                     let seq = self.scanner.last_sequence();
                     if self.clears_main_screen(seq) {
                         let rows = self.rows_in_use();
@@ -405,7 +407,7 @@ impl Screen {
                         self.emulate(stand_in);
                     }
                     seg_start = i + 1;
-                    self.after_segment(out, text_row);
+                    self.after_segment(out, text_rows);
                     self.after_sequence(seq);
                 }
             }
@@ -417,7 +419,20 @@ impl Screen {
         if seg_start < bytes.len() {
             self.emulate(&bytes[seg_start..]);
         }
-        self.after_segment(out, text_row);
+        let text_rows = text_row.map(|row| self.text_rows_from(row));
+        self.after_segment(out, text_rows);
+    }
+
+    /// The first and last absolute rows text printed from row `start` wrote, the cursor being
+    /// where the text left it (at the start of a row after a line end, that row is not one).
+    fn text_rows_from(&self, start: u64) -> (u64, u64) {
+        let cursor = self.cursor_unsynced();
+        let last = if cursor.col == 0 && cursor.row > start {
+            cursor.row - 1
+        } else {
+            cursor.row
+        };
+        (start, last.max(start))
     }
 
     /// Whether `seq` (about to be applied) erases the whole main screen: ED 2, ED 0 from the
@@ -488,7 +503,9 @@ impl Screen {
         }
     }
 
-    fn after_segment(&mut self, out: &mut FeedOutcome, text_row: Option<u64>) {
+    /// After a segment (and the sequence closing it, if any); `text_rows`: the absolute rows
+    /// the segment's text started and ended on, when it printed any.
+    fn after_segment(&mut self, out: &mut FeedOutcome, text_rows: Option<(u64, u64)>) {
         // The segment's text was printed before its closing sequence switched screens.
         let text_on_alternate = self.alternate;
         let marks = std::mem::take(&mut self.parser.callbacks_mut().marks);
@@ -541,11 +558,11 @@ impl Screen {
         }
         if !alternate
             && !text_on_alternate
-            && let Some(row) = text_row
+            && let Some((row, text_end_row)) = text_rows
         {
-            // The rows the output jumped over (below the cursor, above the anchor's row) hold
-            // an earlier program's text: recorded as left there, like the rows below.
-            let cursor_row = self.cursor_unsynced().row;
+            // The rows the output jumped over (below the rows its text wrote, above the
+            // anchor's row) hold an earlier program's text: recorded as left there, like the
+            // rows below.
             let lowest = self
                 .anchors
                 .iter()
@@ -554,7 +571,7 @@ impl Screen {
                 .map(|a| a.pos.row)
                 .max();
             let jumped = lowest
-                .map(|lowest| self.rows_between(cursor_row.max(row), lowest))
+                .map(|lowest| self.rows_between(text_end_row.max(row), lowest))
                 .unwrap_or_default();
             for anchor in self.anchors.iter_mut().flatten() {
                 if !anchor.pending_main && row < anchor.pos.row {

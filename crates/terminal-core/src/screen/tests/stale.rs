@@ -107,3 +107,19 @@ fn output_that_jumps_above_the_prompt_leaves_the_rows_it_jumped_over_out() {
     assert!(text.ends_with("next\ndsh> "), "{text:?}");
     assert!(!text.contains("59"), "{text:?}");
 }
+
+/// Output that jumps above the send's start and writes lines there with newlines, then moves
+/// the cursor further up: every row it wrote is the send's, not only the first.
+#[test]
+fn lines_written_above_the_start_all_count_as_the_sends() {
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> seq 1 20\r\n");
+    for i in 1..=20 {
+        s.feed(format!("{i}\r\n").as_bytes());
+    }
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    s.feed(b"printf x\r\n\x1b[5;1HA1\r\nA2\r\nA3\r\n\x1b[1;1Hdsh> ");
+    let text = s.render_since(a, 10_000).text;
+    assert_eq!(text, "dsh> seq 1 20\nA1\nA2\nA3\ndsh> printf x");
+}
