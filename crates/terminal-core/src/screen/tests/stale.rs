@@ -84,11 +84,7 @@ fn a_clear_after_the_cursor_moved_up_keeps_old_rows_out_of_the_result() {
 
 #[test]
 fn output_that_jumps_above_the_prompt_leaves_the_rows_it_jumped_over_out() {
-    let mut s = Screen::new(config(40, 160), None);
-    for i in 1..=60 {
-        s.feed(format!("{i}\r\n").as_bytes());
-    }
-    s.feed(b"dsh> ");
+    let mut s = numbered_lines_then_prompt(b"", 60);
     let a = s.anchor();
     s.feed(b"printf '\\033[H'; echo TOP\r\n\x1b[HTOP\r\ndsh> ");
     let text = s.render_since(a, 10_000).text;
@@ -112,14 +108,20 @@ fn output_that_jumps_above_the_prompt_leaves_the_rows_it_jumped_over_out() {
 /// the cursor further up: every row it wrote is the send's, not only the first.
 #[test]
 fn lines_written_above_the_start_all_count_as_the_sends() {
-    let mut s = Screen::new(config(40, 160), None);
-    s.feed(b"dsh> seq 1 20\r\n");
-    for i in 1..=20 {
-        s.feed(format!("{i}\r\n").as_bytes());
-    }
-    s.feed(b"dsh> ");
+    let mut s = numbered_lines_then_prompt(b"dsh> seq 1 20\r\n", 20);
     let a = s.anchor();
     s.feed(b"printf x\r\n\x1b[5;1HA1\r\nA2\r\nA3\r\n\x1b[1;1Hdsh> ");
     let text = s.render_since(a, 10_000).text;
     assert_eq!(text, "dsh> seq 1 20\nA1\nA2\nA3\ndsh> printf x");
+}
+
+/// A 40×160 screen after `before`, the lines `1` to `n` and a prompt `dsh> `.
+fn numbered_lines_then_prompt(before: &[u8], n: u32) -> Screen {
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(before);
+    for i in 1..=n {
+        s.feed(format!("{i}\r\n").as_bytes());
+    }
+    s.feed(b"dsh> ");
+    s
 }
