@@ -24,6 +24,7 @@
 //! See [`feed`]: binary output is summarised, plain flood lines skip the emulator until the
 //! screen is read, everything else is emulated in segments the screen observes.
 
+mod alternate;
 mod binary;
 mod blank_rows;
 mod classes;
@@ -34,6 +35,7 @@ mod flood;
 mod head;
 mod history;
 mod hooks;
+mod nonce;
 mod prompt;
 mod region;
 mod render;
@@ -44,10 +46,10 @@ mod utf8;
 
 pub(crate) use self::exits::ExitTally;
 pub(crate) use self::head::PlacedHead;
+pub use self::nonce::PromptNonce;
 
 use std::num::NonZeroU16;
 
-use crate::error::TerminalError;
 use crate::types::EarlierExits;
 
 use self::binary::BinaryFilter;
@@ -75,50 +77,6 @@ pub(crate) struct ScreenConfig {
     pub(crate) scrollback_lines: usize,
     /// Most history text bytes kept (each row counts its UTF-8 bytes plus one).
     pub(crate) scrollback_max_bytes: usize,
-}
-
-/// A per-session random token carried by every genuine prompt mark (16+ hex characters).
-#[derive(Clone, PartialEq, Eq)]
-pub struct PromptNonce(String);
-
-impl std::fmt::Debug for PromptNonce {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Not a secret from the model (it can read PS1), but no reason to spread it in logs.
-        f.write_str("PromptNonce(..)")
-    }
-}
-
-impl PromptNonce {
-    /// Least number of hex characters a nonce must have.
-    pub const MIN_HEX_CHARS: usize = 16;
-
-    /// 128 random bits from the OS, as 32 lowercase hex characters.
-    ///
-    /// # Errors
-    /// `Spawn` when the OS random source is unavailable.
-    pub fn generate() -> Result<Self, TerminalError> {
-        let mut bytes = [0u8; 16];
-        getrandom::fill(&mut bytes).map_err(|e| {
-            TerminalError::new(
-                crate::error::TerminalErrorCode::Spawn,
-                format!("cannot generate a prompt nonce: {e}"),
-            )
-        })?;
-        Ok(Self(bytes.iter().map(|b| format!("{b:02x}")).collect()))
-    }
-
-    /// Wraps an existing nonce; `None` unless it is at least [`Self::MIN_HEX_CHARS`] hex
-    /// characters.
-    pub fn from_hex(hex: impl Into<String>) -> Option<Self> {
-        let hex = hex.into();
-        (hex.len() >= Self::MIN_HEX_CHARS && hex.bytes().all(|b| b.is_ascii_hexdigit()))
-            .then_some(Self(hex))
-    }
-
-    /// The hex text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
 }
 
 /// A genuine (nonce'd) OSC 133 mark. Payload format: `133;<kind>[;<status>][;k=s];dsh=<nonce>`.

@@ -41,6 +41,39 @@ async fn an_alternate_screen_left_on_is_given_back_at_the_prompt() {
     .await;
 }
 
+/// The alternate screen taken by mode 47 or 1047 (which save no cursor) is given back with
+/// the main screen's cursor where it was: the rows above stay as they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_alternate_screen_taken_without_a_saved_cursor_is_given_back_in_place() {
+    within(async {
+        for mode in ["47", "1047"] {
+            let sh = Shell::open(config()).await;
+            sh.send("echo old-1; echo old-2").await;
+            let command = format!("printf '\\033[?{mode}h'; echo in-alt");
+            let r = sh.send(&command).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{mode}: {r:?}");
+            assert_eq!(
+                r.viewport,
+                format!("{command}\nin-alt\ndsh> "),
+                "{mode}: {r:?}"
+            );
+            let r = sh.send("echo at-prompt").await;
+            assert_eq!(
+                r.viewport, "echo at-prompt\nat-prompt\ndsh> ",
+                "{mode}: {r:?}"
+            );
+            let transcript = sh.session.transcript();
+            assert!(
+                transcript.contains("old-1\nold-2\n")
+                    && transcript.contains("in-alt\ndsh> echo at-prompt"),
+                "{mode}: {transcript:?}"
+            );
+            sh.close().await;
+        }
+    })
+    .await;
+}
+
 /// A full-screen program that dies on the alternate screen: what it last showed there (its
 /// error) stays in the result and the scrollback, above the prompt on the main screen.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

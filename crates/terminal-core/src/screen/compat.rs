@@ -1,24 +1,48 @@
 //! Sequences vt100 ignores that terminals carry out, given to it as ones it has.
 //!
-//! - `CSI s` / `CSI u` (save and restore the cursor, SCOSC / SCORC; without parameters, so
-//!   neither DECSLRM nor a keyboard-protocol `CSI > 1 u`): `ESC 7` / `ESC 8`. A program that
-//!   saves the cursor, draws lower down and restores it (a status line) would otherwise leave
-//!   the cursor, and the prompt after it, where it drew.
+//! - `CSI s` / `CSI u` (save and restore the cursor, SCOSC / SCORC; parameters are ignored as
+//!   xterm and tmux do, but not with a private marker or an intermediate, so neither a
+//!   keyboard-protocol `CSI > 1 u` nor `CSI SP u`, nor DECSLRM while left and right margins
+//!   are enabled): `ESC 7` / `ESC 8`. A program that saves the cursor, draws lower down and
+//!   restores it (a status line) would otherwise leave the cursor, and the prompt after it,
+//!   where it drew.
 //! - `ESC D` (index: down one row, scrolling at the bottom) and `ESC E` (next line): `\n` and
 //!   `\r\n` (vt100's line feed keeps the column, as index does).
+//! - Modes 1047 (the alternate screen, cleared when left) and 1048 (save or restore the
+//!   cursor): mode 47 and `ESC 7` / `ESC 8`; leaving 1047 clears the alternate screen first.
 //!
 //! The stand-in is emulated right after the sequence, which vt100 has consumed as a no-op.
 
 use super::scan::Sequence;
 
+/// The terminal state a stand-in depends on.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct State {
+    /// The alternate screen is on.
+    pub(super) alternate: bool,
+    /// Left and right margins are enabled (DECLRMM, mode 69): `CSI Pl ; Pr s` sets them.
+    pub(super) left_right_margins: bool,
+}
+
 /// The bytes that carry out `seq` in vt100, when it ignores `seq` itself.
-pub(super) fn stand_in(seq: Sequence) -> Option<&'static [u8]> {
-    let plain = seq.private.is_none() && seq.first_param == 0 && !seq.more_params;
-    match (seq.csi, seq.intermediate, seq.final_byte) {
-        (true, _, b's') if plain => Some(b"\x1b7"),
-        (true, _, b'u') if plain => Some(b"\x1b8"),
-        (false, None, b'D') => Some(b"\n"),
-        (false, None, b'E') => Some(b"\r\n"),
+pub(super) fn stand_in(seq: Sequence, state: State) -> Option<&'static [u8]> {
+    let plain = seq.private.is_none() && seq.intermediate.is_none();
+    let single_dec_mode = seq.private == Some(b'?') && !seq.more_params;
+    match (seq.csi, seq.final_byte) {
+        (true, b's') if plain && !state.left_right_margins => Some(b"\x1b7"),
+        (true, b'u') if plain => Some(b"\x1b8"),
+        (true, b'h') if single_dec_mode => match seq.first_param {
+            1047 => Some(b"\x1b[?47h"),
+            1048 => Some(b"\x1b7"),
+            _ => None,
+        },
+        (true, b'l') if single_dec_mode => match seq.first_param {
+            1047 if state.alternate => Some(b"\x1b[2J\x1b[?47l"),
+            1048 => Some(b"\x1b8"),
+            _ => None,
+        },
+        (false, b'D') if seq.intermediate.is_none() => Some(b"\n"),
+        (false, b'E') if seq.intermediate.is_none() => Some(b"\r\n"),
         _ => None,
     }
 }

@@ -31,6 +31,11 @@ pub(super) mod modes {
     pub(crate) const ORIGIN: u8 = 8;
     /// The DEC line-drawing character set is selected.
     pub(crate) const CHARSET: u8 = 16;
+    /// Left and right margins are enabled (DECLRMM, mode 69).
+    pub(crate) const LEFT_RIGHT: u8 = 32;
+    /// The alternate screen is on by mode 1049, which saved the main screen's cursor to be
+    /// restored when it is left (modes 47 and 1047 save none).
+    pub(crate) const ALTERNATE_SAVED_CURSOR: u8 = 64;
 }
 
 impl Screen {
@@ -272,56 +277,6 @@ impl Screen {
         self.parser.callbacks_mut().replies.truncate(replies_before);
     }
 
-    /// Gives the main screen back when the session's program ended with the alternate screen
-    /// on (nothing will leave it now): the alternate screen's last text is carried onto the
-    /// main screen below what was there, as when a prompt returns ([`Screen::carry_over`]), so
-    /// the session's last result shows the command line and that text.
-    pub(crate) fn leave_alternate_screen_at_exit(&mut self) {
-        if !self.parser.screen().alternate_screen() {
-            return;
-        }
-        let lines = self.alternate_screen_text();
-        let _ = self.feed(b"\x1b[?1049l");
-        self.carry_over(&lines);
-    }
-
-    /// The alternate screen's rows from its first to its last non-blank one, as text.
-    fn alternate_screen_text(&self) -> Vec<String> {
-        let tabs = &self.parser.callbacks().tabs_alt;
-        let mut rows = visible_rows_text(self.parser.screen(), |r| tabs.row(r), self.config.cols);
-        while rows.last().is_some_and(|r| r.trim().is_empty()) {
-            rows.pop();
-        }
-        let first = rows
-            .iter()
-            .position(|r| !r.trim().is_empty())
-            .unwrap_or(rows.len());
-        rows.drain(..first);
-        rows
-    }
-
-    /// Writes what a program left on the alternate screen (`lines`, from
-    /// [`Screen::alternate_screen_text`]) onto the main screen at its cursor, after the prompt
-    /// gave the main screen back: on a terminal the prompt would be drawn below that screen,
-    /// and it is how a crashing full-screen program says why (a traceback, `FATAL: …`).
-    fn carry_over(&mut self, lines: &[String]) {
-        if lines.is_empty() {
-            return;
-        }
-        let mut bytes = Vec::new();
-        if self.parser.screen().cursor_position().1 != 0 {
-            bytes.extend_from_slice(b"\r\n");
-        }
-        for line in lines {
-            bytes.extend_from_slice(line.as_bytes());
-            bytes.extend_from_slice(b"\r\n");
-        }
-        // The cursor a later stray `ESC [?1049l` restores is below the carried lines, as it
-        // was below the command line before: the restore does not move back over them.
-        bytes.extend_from_slice(b"\x1b7");
-        self.emulate(&bytes);
-    }
-
     /// Moves the visible rows `0..end_row` of the main screen into history (with their TAB
     /// runs), as a clear screen would otherwise lose them.
     fn push_visible_rows(&mut self, end_row: u16) {
@@ -381,7 +336,9 @@ impl Screen {
                 }
                 Step::Other | Step::SequenceEnd { flush: false } => {}
                 Step::Skip => {
-                    self.emulate(&bytes[seg_start..i]);
+                    if seg_start < i {
+                        self.emulate(&bytes[seg_start..i]);
+                    }
                     seg_start = i + 1;
                 }
                 Step::SequenceEnd { flush: true } => {
@@ -403,7 +360,11 @@ impl Screen {
                     }
                     self.parser.callbacks_mut().osc_ends_with_bel = b == 0x07;
                     self.emulate(&bytes[i..=i]);
-                    if let Some(stand_in) = compat::stand_in(seq) {
+                    let state = compat::State {
+                        alternate: self.parser.screen().alternate_screen(),
+                        left_right_margins: self.modes & modes::LEFT_RIGHT != 0,
+                    };
+                    if let Some(stand_in) = compat::stand_in(seq, state) {
                         self.emulate(stand_in);
                     }
                     seg_start = i + 1;
@@ -453,7 +414,7 @@ impl Screen {
 
     /// Forgets TAB runs the sequence erased or moved, and tracks the modes flood lines need.
     fn after_sequence(&mut self, seq: Sequence) {
-        use modes::{CHARSET, INSERT, NO_WRAP, ORIGIN, REGION};
+        use modes::{ALTERNATE_SAVED_CURSOR, CHARSET, INSERT, LEFT_RIGHT, NO_WRAP, ORIGIN, REGION};
         let alternate = self.alternate;
         let (row, _) = self.parser.screen().cursor_position();
         let mut modes = self.modes;
@@ -470,7 +431,11 @@ impl Screen {
             (true, Some(b'?'), _, b'h' | b'l') => match seq.first_param {
                 7 => set_mode(NO_WRAP, !on),
                 6 => set_mode(ORIGIN, on),
-                47 | 1047 | 1049 if on => self.parser.callbacks_mut().tabs_alt.clear(),
+                69 => set_mode(LEFT_RIGHT, on),
+                47 | 1047 | 1049 if on => {
+                    set_mode(ALTERNATE_SAVED_CURSOR, seq.first_param == 1049);
+                    self.parser.callbacks_mut().tabs_alt.clear();
+                }
                 _ => {}
             },
             (true, None, _, b'r') if !alternate => {
@@ -526,7 +491,7 @@ impl Screen {
         let mut carried = None;
         if prompt_returned && self.parser.screen().alternate_screen() {
             carried = Some(self.alternate_screen_text());
-            self.emulate(b"\x1b[?1049l");
+            self.emulate(self.leaving_alternate_screen());
             self.prompt_left_alternate = true;
         }
         let alternate = self.parser.screen().alternate_screen();
@@ -534,6 +499,7 @@ impl Screen {
             self.alternate = alternate;
             out.events.push(ScreenEvent::AlternateScreen(alternate));
             if !alternate {
+                self.modes &= !modes::ALTERNATE_SAVED_CURSOR;
                 // Anchors made on the alternate screen start at the main screen's cursor, with
                 // the text before it on its row: a program that left a line unfinished there
                 // (git's "hint: Waiting for your editor...") may rewrite that row once the

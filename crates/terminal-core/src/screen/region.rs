@@ -4,8 +4,8 @@
 //! region below a status line (DECSTBM with a top margin) drops its top row instead, and a
 //! program printing there would lose every line that scrolled. While such a region is set on
 //! the main screen, the screen stops right before each byte or sequence that can scroll it
-//! (a line feed on its bottom row, a character that wraps there, `CSI S`, `CSI M` at its
-//! top; the emulator implements no IND / NEL) and moves the rows about to go into history first. Anchors follow the rows
+//! (a line feed, IND or NEL on its bottom row, a character that wraps there, `CSI S`, `CSI M`
+//! at its top) and moves the rows about to go into history first. Anchors follow the rows
 //! (a send whose start scrolled away still starts there), so every line a program printed
 //! reaches the result in order; the rows above the region show after them.
 
@@ -106,6 +106,10 @@ impl Screen {
             (true, None, b'M') if row == region.top => {
                 self.save_region_rows(region, region.top, count);
             }
+            // IND and NEL on the region's bottom row scroll it as a line feed does.
+            (false, None, b'D' | b'E') if seq.intermediate.is_none() && row == region.bottom => {
+                self.save_region_rows(region, region.top, 1);
+            }
             _ => {}
         }
     }
@@ -203,6 +207,16 @@ mod tests {
             for i in 0..60 {
                 let line = format!("line-{i}");
                 s.feed(format!("{line}\r\n").as_bytes());
+                expected.push(line);
+            }
+            // IND after a carriage return, and NEL, scroll the region as a line feed does.
+            for i in 0..30 {
+                let (line, end) = if i % 2 == 0 {
+                    (format!("ind-{i}"), "\r\x1bD")
+                } else {
+                    (format!("nel-{i}"), "\x1bE")
+                };
+                s.feed(format!("{line}{end}").as_bytes());
                 expected.push(line);
             }
             // A long line that wraps, and a scroll-up.

@@ -6,7 +6,9 @@
 //! - split a chunk right after each sequence and look at the cursor there (cursor-up moves,
 //!   alternate-screen switches, prompt marks happen only inside sequences);
 //! - tell printed text apart from pure control traffic;
-//! - bound how many OSC payload bytes reach vt100 (its OSC buffer is otherwise unbounded).
+//! - bound how many OSC payload bytes reach vt100 (its OSC buffer is otherwise unbounded);
+//! - keep the body of a DCS, SOS, PM or APC string from vt100: nothing in it shows, and vte
+//!   would end a DCS at a byte 0x9C inside a UTF-8 character (`Ŝ`, `✜`) and print the rest.
 //!
 //! A divergence from `vte` in some exotic corner only shifts where a chunk is split; the
 //! rendered screen always comes from vt100 itself.
@@ -24,7 +26,8 @@ pub(crate) enum Step {
     },
     /// Inside a sequence, or an ignored control byte.
     Other,
-    /// Inside an oversized OSC payload: do not feed this byte to the emulator.
+    /// Inside an oversized OSC payload or a DCS, SOS, PM or APC string: do not feed this byte
+    /// to the emulator.
     Skip,
 }
 
@@ -35,7 +38,7 @@ enum State {
     EscapeIntermediate,
     Csi,
     Osc,
-    /// DCS, SOS, PM or APC: skipped until ST, BEL, CAN or SUB.
+    /// DCS, SOS, PM or APC: skipped until ST (`ESC \`), CAN or SUB.
     Str,
 }
 
@@ -46,7 +49,7 @@ pub(crate) struct Sequence {
     pub(crate) csi: bool,
     /// The private-parameter marker of a CSI (`?`, `>`, `<`, `=`), if any.
     pub(crate) private: Option<u8>,
-    /// Intermediate byte of an `ESC` sequence (`(` in `ESC ( 0`), if any.
+    /// The first intermediate byte (`(` in `ESC ( 0`, the space in `CSI SP q`), if any.
     pub(crate) intermediate: Option<u8>,
     /// The first numeric parameter of a CSI (0 when absent).
     pub(crate) first_param: u16,
@@ -183,6 +186,10 @@ impl EscScanner {
                     self.seq.private = Some(b);
                     Step::Other
                 }
+                0x20..=0x2f => {
+                    self.seq.intermediate.get_or_insert(b);
+                    Step::Other
+                }
                 0x40..=0x7e => {
                     self.seq.final_byte = b;
                     self.end(b != b'm')
@@ -207,6 +214,7 @@ impl EscScanner {
                 }
             },
             // Unlike an OSC, a DCS, SOS, PM or APC string does not end at BEL (vte, xterm).
+            // Its body is not the emulator's: what ends it is.
             State::Str => match b {
                 ESC => {
                     self.state = State::Escape;
@@ -214,7 +222,7 @@ impl EscScanner {
                     Step::Other
                 }
                 CAN | SUB => self.end(true),
-                _ => Step::Other,
+                _ => Step::Skip,
             },
         }
     }
@@ -312,7 +320,9 @@ mod tests {
             bytes.extend_from_slice(b"xyz\x07hidden\r\n\x1b\\done");
             let st = steps(&bytes);
             let end = bytes.len() - 5;
-            assert!(st[..end].iter().all(|s| *s == Step::Other), "{st:?}");
+            assert!(st[..2].iter().all(|s| *s == Step::Other), "{st:?}");
+            assert!(st[2..end - 1].iter().all(|s| *s == Step::Skip), "{st:?}");
+            assert_eq!(st[end - 1], Step::Other, "the ESC of ST: {st:?}");
             assert_eq!(
                 st[bytes.len() - 5],
                 Step::SequenceEnd { flush: true },

@@ -105,12 +105,14 @@ fn a_reverse_index_behind_an_unfinished_designation_moves_rows_down() {
 }
 
 /// A DCS string holds everything up to `ESC \`, BEL included: lines inside it are not text,
-/// however many (many plain lines take the path that skips the emulator).
+/// however many (many plain lines take the path that skips the emulator), nor the rest of a
+/// string after a character whose UTF-8 holds the byte 0x9C (a C1 string terminator to a
+/// byte parser).
 #[test]
 fn lines_inside_a_dcs_string_are_not_shown() {
-    for n in [5, 60] {
+    for (n, body) in [(5, "xyz\x07"), (60, "xyz"), (3, "1;2q#0Ŝ✜"), (40, "✜")] {
         let mut s = Screen::new(config(12, 20), Some(nonce()));
-        s.feed(b"\x1bPxyz\x07");
+        s.feed(format!("\x1bP{body}").as_bytes());
         let mut lines = Vec::new();
         for i in 1..=n {
             lines.extend_from_slice(format!("hidden{i}\r\n").as_bytes());
@@ -119,6 +121,15 @@ fn lines_inside_a_dcs_string_are_not_shown() {
         s.feed(b"\x1b\\done\r\n");
         let t = s.transcript();
         assert!(!t.contains("hidden") && t.contains("done"), "{n}: {t:?}");
+    }
+    for start in ['X', '^', '_'] {
+        let mut s = Screen::new(config(12, 20), Some(nonce()));
+        s.feed(format!("\x1b{start}Ŝhidden\r\n✜hidden\x1b\\done\r\n").as_bytes());
+        let t = s.transcript();
+        assert!(
+            !t.contains("hidden") && t.contains("done"),
+            "{start}: {t:?}"
+        );
     }
 }
 

@@ -99,19 +99,3 @@ fn c29_text_written_over_a_tab_run_or_an_erased_row_is_plain_text() {
     s.feed(b"ab\tcd\rxxxxxxxxx\r\n1\r\n2\r\n");
     assert_eq!(s.transcript(), "xxxxxxxxxd\n1\n2\n");
 }
-
-/// `CSI s` / `CSI u` save and restore the cursor, and `ESC D` / `ESC E` move down a row, as on a
-/// terminal (vt100 ignores them; they are given to it as `ESC 7` / `ESC 8`, `\n`, `\r\n`).
-#[test]
-fn cursor_save_restore_and_index_are_carried_out() {
-    let mut s = Screen::new(config(8, 20), None);
-    s.feed(b"ab\x1b[s\x1b[5;1Hbottom\x1b[uX\r\n");
-    assert_eq!(s.transcript().trim_end(), "abX\n\n\n\nbottom");
-    let mut s = Screen::new(config(8, 20), None);
-    s.feed(b"x\x1bD\x1bDy\x1bEz\r\n");
-    assert_eq!(s.transcript().trim_end(), "x\n\n y\nz");
-    // With parameters they are other sequences (a keyboard protocol's `CSI > 1 u`).
-    let mut s = Screen::new(config(8, 20), None);
-    s.feed(b"ab\x1b[s\x1b[3;1Hc\x1b[>1ud\r\n");
-    assert_eq!(s.transcript().trim_end(), "ab\n\ncd");
-}

@@ -33,6 +33,7 @@ fn mark(payload: &str) -> Vec<u8> {
 mod binary;
 mod blank_rows;
 mod clears;
+mod compat;
 mod history;
 mod stale;
 

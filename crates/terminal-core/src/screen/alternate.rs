@@ -1,0 +1,70 @@
+//! Giving the main screen back when a program left the alternate screen on: at the prompt
+//! and when the session's program ends. What the program last showed there is carried onto
+//! the main screen, as a terminal would show it below the prompt's line.
+
+use super::Screen;
+use super::feed::modes;
+use super::render::visible_rows_text;
+
+impl Screen {
+    /// Gives the main screen back when the session's program ended with the alternate screen
+    /// on (nothing will leave it now): the alternate screen's last text is carried onto the
+    /// main screen below what was there, as when a prompt returns ([`Screen::carry_over`]), so
+    /// the session's last result shows the command line and that text.
+    pub(crate) fn leave_alternate_screen_at_exit(&mut self) {
+        if !self.parser.screen().alternate_screen() {
+            return;
+        }
+        let lines = self.alternate_screen_text();
+        let _ = self.feed(self.leaving_alternate_screen());
+        self.carry_over(&lines);
+    }
+
+    /// What leaves the alternate screen the way the program took it: mode 1049 restores the
+    /// cursor it saved; after mode 47 or 1047 the main screen's cursor stays where it was (a
+    /// restore would go to a cursor never saved, over the rows at the top).
+    pub(super) fn leaving_alternate_screen(&self) -> &'static [u8] {
+        if self.modes & modes::ALTERNATE_SAVED_CURSOR != 0 {
+            b"\x1b[?1049l"
+        } else {
+            b"\x1b[?47l"
+        }
+    }
+
+    /// The alternate screen's rows from its first to its last non-blank one, as text.
+    pub(super) fn alternate_screen_text(&self) -> Vec<String> {
+        let tabs = &self.parser.callbacks().tabs_alt;
+        let mut rows = visible_rows_text(self.parser.screen(), |r| tabs.row(r), self.config.cols);
+        while rows.last().is_some_and(|r| r.trim().is_empty()) {
+            rows.pop();
+        }
+        let first = rows
+            .iter()
+            .position(|r| !r.trim().is_empty())
+            .unwrap_or(rows.len());
+        rows.drain(..first);
+        rows
+    }
+
+    /// Writes what a program left on the alternate screen (`lines`, from
+    /// [`Screen::alternate_screen_text`]) onto the main screen at its cursor, after the prompt
+    /// gave the main screen back: on a terminal the prompt would be drawn below that screen,
+    /// and it is how a crashing full-screen program says why (a traceback, `FATAL: …`).
+    pub(super) fn carry_over(&mut self, lines: &[String]) {
+        if lines.is_empty() {
+            return;
+        }
+        let mut bytes = Vec::new();
+        if self.parser.screen().cursor_position().1 != 0 {
+            bytes.extend_from_slice(b"\r\n");
+        }
+        for line in lines {
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.extend_from_slice(b"\r\n");
+        }
+        // The cursor a later stray `ESC [?1049l` restores is below the carried lines, as it
+        // was below the command line before: the restore does not move back over them.
+        bytes.extend_from_slice(b"\x1b7");
+        self.emulate(&bytes);
+    }
+}

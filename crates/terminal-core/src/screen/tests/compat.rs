@@ -1,0 +1,104 @@
+//! Sequences vt100 ignores, carried out as a terminal does (xterm, tmux).
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn transcript_of(rows: u16, bytes: &[u8]) -> String {
+    let mut s = Screen::new(config(rows, 20), None);
+    s.feed(bytes);
+    s.transcript().trim_end().to_owned()
+}
+
+/// `CSI s` / `CSI u` save and restore the cursor, parameters or not, and `ESC D` / `ESC E`
+/// move down a row (vt100 ignores them; they are given to it as `ESC 7` / `ESC 8`, `\n`,
+/// `\r\n`).
+#[test]
+fn cursor_save_restore_and_index_are_carried_out() {
+    for (save, restore) in [
+        ("\x1b[s", "\x1b[u"),
+        ("\x1b[5s", "\x1b[1u"),
+        ("\x1b[2;5s", "\x1b[u"),
+    ] {
+        let bytes = format!("ab{save}\x1b[5;1Hbottom{restore}X\r\n");
+        assert_eq!(
+            transcript_of(8, bytes.as_bytes()),
+            "abX\n\n\n\nbottom",
+            "{save:?} {restore:?}"
+        );
+    }
+    assert_eq!(transcript_of(8, b"x\x1bD\x1bDy\x1bEz\r\n"), "x\n\n y\nz");
+}
+
+/// With a private marker or an intermediate they are other sequences (a keyboard protocol's
+/// `CSI > 1 u`, `CSI SP u`), and with left and right margins enabled `CSI Pl ; Pr s` sets them.
+#[test]
+fn other_sequences_ending_in_s_or_u_do_not_move_the_cursor() {
+    for (save, restore) in [
+        ("\x1b[s", "\x1b[>1u"),
+        ("\x1b[s", "\x1b[=1;1u"),
+        ("\x1b[s", "\x1b[ u"),
+        ("\x1b[ s", "\x1b[ u"),
+    ] {
+        let bytes = format!("ab{save}\x1b[3;1Hc{restore}d\r\n");
+        assert_eq!(
+            transcript_of(8, bytes.as_bytes()),
+            "ab\n\ncd",
+            "{save:?} {restore:?}"
+        );
+    }
+    assert_eq!(
+        transcript_of(
+            8,
+            b"\x1b[1;1H\x1b[s\x1b[?69h\x1b[1;10sab\x1b[3;1Hc\x1b[ud\r\n"
+        ),
+        "db\n\nc",
+        "DECSLRM saves nothing: the restore goes to the cursor saved before"
+    );
+}
+
+/// Modes 1047 (the alternate screen, cleared when left) and 1048 (save and restore the
+/// cursor) work as modes 47 and `ESC 7` / `ESC 8` with the clear.
+#[test]
+fn modes_1047_and_1048_are_carried_out() {
+    let mut s = Screen::new(config(8, 20), None);
+    s.feed(b"main\r\n\x1b[?1047halt text");
+    assert!(s.alternate_screen());
+    s.feed(b"\x1b[?1047l\x1b[?47h");
+    assert!(s.alternate_screen());
+    assert_eq!(
+        s.parser.screen().contents().trim_end(),
+        "",
+        "1047 cleared it when left"
+    );
+    s.feed(b"\x1b[?47lback\r\n");
+    assert!(!s.alternate_screen());
+    assert_eq!(s.transcript().trim_end(), "main\nback");
+    assert_eq!(
+        transcript_of(8, b"ab\x1b[?1048h\x1b[5;1Hbottom\x1b[?1048lX\r\n"),
+        "abX\n\n\n\nbottom"
+    );
+}
+
+/// A program that took the alternate screen and never left it: the prompt gives the main
+/// screen back the way it was taken. After mode 47 or 1047 no cursor was saved, so the main
+/// screen's cursor stays where it was (restoring one would draw over the top rows).
+#[test]
+fn the_prompt_leaves_the_alternate_screen_the_way_it_was_taken() {
+    let mut shown = Vec::new();
+    for enter in ["\x1b[?1049h", "\x1b[?47h", "\x1b[?1047h"] {
+        let mut s = screen();
+        s.feed(b"old-1\r\nold-2\r\n");
+        // A cursor saved long before, as a prompt redraw might.
+        s.feed(b"\x1b7dsh> run\r\n");
+        s.feed(enter.as_bytes());
+        s.feed(b"\x1b[Hin-alt\r\n");
+        s.feed(&mark("D;0"));
+        s.feed(b"dsh> ");
+        assert!(!s.alternate_screen(), "{enter:?}");
+        shown.push(s.transcript());
+    }
+    assert_eq!(shown[0], "old-1\nold-2\ndsh> run\nin-alt\ndsh> ");
+    assert_eq!(shown[1], shown[0]);
+    assert_eq!(shown[2], shown[0]);
+}
