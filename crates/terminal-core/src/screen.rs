@@ -39,6 +39,7 @@ mod nonce;
 mod prompt;
 mod region;
 mod render;
+mod row_moves;
 mod scan;
 mod snapshot;
 mod tabs;
@@ -223,8 +224,8 @@ pub(crate) struct Screen {
     segment_row: u64,
     /// The running send's first output lines ([`head`]).
     head: Option<head::HeadCapture>,
-    /// The main screen's scroll region, when it has a top margin (its scrolled rows are
-    /// saved by [`region`]).
+    /// The main screen's scroll region, when it is not the whole screen (its scrolled rows
+    /// are saved by [`region`]).
     region: Option<region::Region>,
     /// UTF-8 on its way into the emulator (U+FFFD kept, split characters held).
     decoder: utf8::Decoder,

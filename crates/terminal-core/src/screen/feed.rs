@@ -358,6 +358,7 @@ impl Screen {
                         self.before_region_sequence(seq);
                         col_bound = None;
                     }
+                    self.before_row_moves(seq);
                     self.parser.callbacks_mut().osc_ends_with_bel = b == 0x07;
                     self.emulate(&bytes[i..=i]);
                     let state = compat::State {

@@ -1,19 +1,21 @@
-//! Rows a scroll region that does not start at the top of the screen scrolls away.
+//! Rows a scroll region that is not the whole screen scrolls away.
 //!
 //! The emulator moves a row into history only when it scrolls off the top of the screen; a
 //! region below a status line (DECSTBM with a top margin) drops its top row instead, and a
-//! program printing there would lose every line that scrolled. While such a region is set on
-//! the main screen, the screen stops right before each byte or sequence that can scroll it
-//! (a line feed, IND or NEL on its bottom row, a character that wraps there, `CSI S`, `CSI M`
-//! at its top) and moves the rows about to go into history first. Anchors follow the rows
-//! (a send whose start scrolled away still starts there), so every line a program printed
-//! reaches the result in order; the rows above the region show after them.
+//! program printing there would lose every line that scrolled. While a region is set on the
+//! main screen, the screen stops right before each byte or sequence that can scroll it (a
+//! line feed, IND or NEL on its bottom row, a character that wraps there, `CSI S`, `CSI M` at
+//! a top margin) and moves the rows about to go into history first; a region from the top
+//! row has them moved by the emulator. Anchors follow the rows (a send whose start scrolled
+//! away still starts there; the rows below a region are numbered after the rows it moved into
+//! history), so every line a program printed reaches the result in order; the rows above the
+//! region show after them.
 
 use super::render::{row_continues, visible_rows_text};
 use super::scan::Sequence;
 use super::{Position, Screen};
 
-/// A main-screen scroll region with a top margin: rows `top..=bottom` (zero-based).
+/// A main-screen scroll region that is not the whole screen: rows `top..=bottom` (zero-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Region {
     pub(super) top: u16,
@@ -21,8 +23,9 @@ pub(super) struct Region {
 }
 
 impl Region {
-    /// The region DECSTBM `seq` sets on a screen of `rows` rows, when it has a top margin
-    /// (as the emulator reads the parameters: 0 means the default).
+    /// The region DECSTBM `seq` sets on a screen of `rows` rows, when it is not the whole
+    /// screen (as the emulator reads the parameters: 0 means the default, and a top not above
+    /// the bottom resets the region).
     pub(super) fn from_decstbm(seq: Sequence, rows: u16) -> Option<Self> {
         let top = seq.first_param.max(1) - 1;
         let bottom = match seq.second_param {
@@ -30,7 +33,7 @@ impl Region {
             b => b.min(rows),
         }
         .saturating_sub(1);
-        (top > 0 && top < bottom).then_some(Self { top, bottom })
+        (top < bottom && (top > 0 || bottom + 1 < rows)).then_some(Self { top, bottom })
     }
 }
 
@@ -102,8 +105,8 @@ impl Screen {
         match (seq.csi, seq.private, seq.final_byte) {
             // SU: the region scrolls up.
             (true, None, b'S') => self.save_region_rows(region, region.top, count),
-            // DL at the region's top: the same as scrolling it up.
-            (true, None, b'M') if row == region.top => {
+            // DL at a top margin: the same as scrolling the region up.
+            (true, None, b'M') if row == region.top && region.top > 0 => {
                 self.save_region_rows(region, region.top, count);
             }
             // IND and NEL on the region's bottom row scroll it as a line feed does.
@@ -115,7 +118,8 @@ impl Screen {
     }
 
     /// Moves rows `from..from + count` of the region into history (they are about to scroll
-    /// away) and moves anchors so each still points at its row.
+    /// away; the emulator moves them itself from a region at the top row) and moves anchors
+    /// so each still points at its row.
     fn save_region_rows(&mut self, region: Region, from: u16, count: u16) {
         let end = from.saturating_add(count).min(region.bottom + 1);
         if from >= end {
@@ -123,6 +127,17 @@ impl Screen {
         }
         let n = end - from;
         let first = self.history().end_abs();
+        if region.top == 0 {
+            // The rows above the region's bottom keep their numbers; the rows below it are
+            // numbered after the rows going into history.
+            let below = first + u64::from(region.bottom);
+            for anchor in self.anchors.iter_mut().flatten() {
+                if !anchor.pending_main && anchor.pos.row > below {
+                    anchor.pos.row += u64::from(n);
+                }
+            }
+            return;
+        }
         let texts = {
             let tabs = &self.parser.callbacks().tabs_main;
             visible_rows_text(self.parser.screen(), |r| tabs.row(r), self.config.cols)
