@@ -125,13 +125,6 @@ pub fn sandbox_config(
     })
 }
 
-/// The bytes of completion notices appended to one tool result, whose own text is capped at
-/// `max_result_bytes`: a quarter of that (at least 256), so a result never grows past 1.25×
-/// its cap however many jobs finished.
-pub(crate) fn notice_budget(max_result_bytes: usize) -> usize {
-    (max_result_bytes / 4).max(256)
-}
-
 /// The terminal tools' config for `options`.
 pub fn tool_terminal_config(options: &Options) -> ToolTerminalConfig {
     ToolTerminalConfig {
@@ -203,7 +196,8 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
             .with(ToolJobsPlugin {
                 config: ToolJobsConfig {
                     max_list_bytes: Some(options.max_result_bytes),
-                    max_notice_bytes: Some(notice_budget(options.max_result_bytes)),
+                    // Notices fill what a result left of the same cap (JobNotices::take).
+                    max_result_bytes: Some(options.max_result_bytes),
                     ..ToolJobsConfig::default()
                 },
             });

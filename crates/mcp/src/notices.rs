@@ -23,11 +23,24 @@ use tokio_util::sync::CancellationToken;
 /// The logger name of notice log notifications.
 pub const NOTICE_LOGGER: &str = "dsh-jobs";
 
-/// Appends `agent`'s pending notices to `result`, one text block each.
+/// Appends `agent`'s pending notices to `result`, one text block each, as many as fit what
+/// `result` left of the result cap ([`JobNotices::take`] applies it).
 pub(crate) fn append_notices(notices: &JobNotices, agent: &Agent, result: &mut CallToolResult) {
-    for notice in notices.take(agent) {
+    for notice in notices.take(agent, text_bytes(result)) {
         result.content.push(ContentBlock::text(notice.text));
     }
+}
+
+/// The bytes of `result`'s text as a client shows it: its text blocks with one line break
+/// ([`dsh_tool_jobs::NOTICE_SEPARATOR_BYTES`]) between each two.
+fn text_bytes(result: &CallToolResult) -> usize {
+    let lengths: Vec<usize> = result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|t| t.text.len()))
+        .collect();
+    lengths.iter().sum::<usize>()
+        + lengths.len().saturating_sub(1) * dsh_tool_jobs::NOTICE_SEPARATOR_BYTES
 }
 
 /// Forwards `agent`'s notices to the client as log notifications until `stop` is cancelled or

@@ -10,8 +10,10 @@
 //! Output limits: each job carries its producer's byte cap. `job_output` keeps the newest
 //! output and the whole `[status: …]` line within it, reusing a producer's own
 //! `[output truncated]` marker; every other single text about that job (errors, kill
-//! acknowledgements, policy replacements) keeps its tail and ends `[result truncated]`;
-//! notices degrade in fixed steps (see [`render::render_notice`]).
+//! acknowledgements, policy replacements) keeps its tail and ends `[result truncated]`; a
+//! notice pushed to subscribers degrades in fixed steps (see [`render::render_notice`]), while
+//! the notices appended to a tool result are whole lines that fit what the result left of its
+//! cap (see [`JobNotices::take`]).
 
 #![forbid(unsafe_code)]
 
@@ -28,7 +30,7 @@ pub mod render;
 pub mod schema;
 mod tools;
 
-pub use notices::{JobNotices, Notice};
+pub use notices::{JobNotices, NOTICE_SEPARATOR_BYTES, Notice};
 
 /// The `tool:jobs` system-prompt section name.
 pub const PROMPT_SECTION_NAME: &str = "tool:jobs";
@@ -54,9 +56,10 @@ pub struct ToolJobsConfig {
     pub max_wait_timeout_ms: u64,
     /// Cap on the `job_list` text, in bytes (`None`: no cap); the newest jobs are kept.
     pub max_list_bytes: Option<usize>,
-    /// Cap on the completion notices one [`JobNotices::take`] returns, in bytes of their text
-    /// (`None`: no cap): whole notices, oldest first, then one line naming the rest.
-    pub max_notice_bytes: Option<usize>,
+    /// Cap on a whole tool result with the completion notices [`JobNotices::take`] appends to
+    /// it, in bytes (`None`: no cap): the notices fill only what the result's own text left,
+    /// as whole lines (whole notices oldest first, then one line standing for the rest).
+    pub max_result_bytes: Option<usize>,
 }
 
 impl Default for ToolJobsConfig {
@@ -65,7 +68,7 @@ impl Default for ToolJobsConfig {
             wait_timeout_ms: DEFAULT_WAIT_TIMEOUT_MS,
             max_wait_timeout_ms: DEFAULT_MAX_WAIT_TIMEOUT_MS,
             max_list_bytes: None,
-            max_notice_bytes: None,
+            max_result_bytes: None,
         }
     }
 }
@@ -127,7 +130,7 @@ impl Plugin for ToolJobsPlugin {
         tools.register(tools::ListTool(shared.clone()))?;
         tools.register(tools::KillTool(shared))?;
         prompt.section(PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER, PROMPT_TEXT)?;
-        let notices = Arc::new(JobNotices::new(jobs.clone(), self.config.max_notice_bytes));
+        let notices = Arc::new(JobNotices::new(jobs.clone(), self.config.max_result_bytes));
         let sink = Arc::downgrade(&notices);
         let listener = jobs.on_job_done(Box::new(move |job, owner| {
             if let Some(notices) = sink.upgrade() {

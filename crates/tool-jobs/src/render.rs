@@ -162,7 +162,13 @@ pub fn render_list(jobs: &[JobSnapshot], cap: Option<usize>) -> String {
 
 /// The first line of a cut `job_list`: `n` older jobs are not listed.
 fn older_jobs_line(n: usize) -> String {
-    format!("[… {n} older jobs not listed]")
+    format!("[… {} not listed]", count_jobs(n, "older "))
+}
+
+/// `n` jobs in words, `words` before the noun: `1 older job`, `2 older jobs`.
+pub(crate) fn count_jobs(n: usize, words: &str) -> String {
+    let noun = if n == 1 { "job" } else { "jobs" };
+    format!("{n} {words}{noun}")
 }
 
 /// The `job_kill` acknowledgement.
@@ -174,10 +180,22 @@ pub fn render_kill(job: &JobSnapshot, requested: bool) -> String {
     }
 }
 
-/// The completion notice for a settled job:
+/// The whole completion notice for a settled job, one line:
 /// `background job <id> (<kind>: <label>) finished [status…]. Read its output with job_output.`
+pub fn notice_line(job: &JobSnapshot) -> String {
+    format!(
+        "background job {} ({}: {}) finished {}. Read its output with job_output.",
+        job.id,
+        job.kind,
+        job.label,
+        status_line(job)
+    )
+}
+
+/// The completion notice for a settled job ([`notice_line`]) within `limit` bytes, as pushed
+/// to subscribers of [`crate::JobNotices`].
 ///
-/// Within `limit` bytes it degrades in steps: the head of the details plus
+/// Over the limit it degrades in steps: the head of the details plus
 /// `[notice truncated]` and `Done; job_output.`; then `background job <id>` and the action;
 /// then the head of that prefix before the action; finally the tail of the action.
 pub fn render_notice(job: &JobSnapshot, limit: Option<usize>) -> String {
@@ -188,7 +206,7 @@ pub fn render_notice(job: &JobSnapshot, limit: Option<usize>) -> String {
         job.label,
         status_line(job)
     );
-    let full = format!("{prefix}{details}. Read its output with job_output.");
+    let full = notice_line(job);
     let Some(cap) = limit else { return full };
     if full.len() <= cap {
         return full;

@@ -18,6 +18,7 @@ mod host_death;
 mod http;
 mod isolation;
 mod jobs;
+mod notices;
 mod protocol;
 mod snapshots;
 mod stdio;

@@ -126,9 +126,14 @@ fn list_and_kill_renders() {
     let cut = render_list(&jobs, Some(whole.len() - 1));
     assert_eq!(
         cut,
-        "[… 1 older jobs not listed]\npty-send-2 [pty-send] killed — pty-1: make test"
+        "[… 1 older job not listed]\npty-send-2 [pty-send] killed — pty-1: make test"
     );
     assert!(render_list(&jobs, Some(10)).len() <= 10);
+    let three = [jobs[0].clone(), jobs[0].clone(), jobs[1].clone()];
+    assert_eq!(
+        render_list(&three, Some(whole.len() - 1)),
+        "[… 2 older jobs not listed]\npty-send-2 [pty-send] killed — pty-1: make test"
+    );
     assert_eq!(
         render_kill(&jobs[0], true),
         "requested cancellation of job pty-send-1"

@@ -78,7 +78,7 @@ async fn schemas_prompt_and_config() {
                 wait_timeout_ms: 700_000,
                 max_wait_timeout_ms: 600_000,
                 max_list_bytes: None,
-                max_notice_bytes: None,
+                max_result_bytes: None,
             },
         })
         .apply()
@@ -115,7 +115,7 @@ async fn job_output_consumes_and_reports_status() {
         wait_timeout_ms: 10,
         max_wait_timeout_ms: 20,
         max_list_bytes: None,
-        max_notice_bytes: None,
+        max_result_bytes: None,
     });
     let p2 = Probe::new();
     let id2 = short.start(&p2, Some(&a), None);
@@ -304,14 +304,14 @@ async fn notices_once_for_unreported_owned_jobs() {
     settled(&host, &id, Some(&a)).await;
     let pushed = sub.recv().await.unwrap();
     assert_eq!(pushed.owner, a);
-    let taken = host.notices.take(&a);
+    let taken = host.notices.take(&a, 0);
     assert_eq!(taken.len(), 1);
     insta::assert_snapshot!("notice", &taken[0].text);
     assert_eq!(
         taken[0].text,
         "background job pty-send-1 (pty-send: pty-1: make test) finished [status: completed, wait: stdin_read]. Read its output with job_output."
     );
-    assert!(host.notices.take(&a).is_empty());
+    assert!(host.notices.take(&a, 0).is_empty());
     // Killed → reported → no notice.
     let p = Probe::new();
     let id = host.start(&p, Some(&a), None);
@@ -330,7 +330,7 @@ async fn notices_once_for_unreported_owned_jobs() {
     settled(&host, &id, Some(&a)).await;
     host.call(Some(&a), "job_output", json!({"job_id": id.as_str()}))
         .await;
-    assert!(host.notices.take(&a).is_empty());
+    assert!(host.notices.take(&a, 0).is_empty());
     // The bounded notice text used the job's limit.
     let n = sub.recv().await.unwrap();
     assert_eq!(n.job_id.as_str(), "pty-send-4");
@@ -343,11 +343,11 @@ async fn notices_once_for_unreported_owned_jobs() {
     host.ctx.dispose().await;
 }
 
-/// A host whose notices take at most `budget` bytes, and `n` jobs of agent `a` that finished
-/// without `a` seeing them, in the order they settled.
-async fn finished_jobs(budget: usize, n: usize) -> (Host, Agent, Vec<JobId>) {
+/// A host whose tool results may take `cap` bytes with their notices, and `n` jobs of agent
+/// `a` that finished without `a` seeing them, in the order they settled.
+async fn finished_jobs(cap: usize, n: usize) -> (Host, Agent, Vec<JobId>) {
     let host = Host::new(ToolJobsConfig {
-        max_notice_bytes: Some(budget),
+        max_result_bytes: Some(cap),
         ..ToolJobsConfig::default()
     });
     let a = host.agent("a");
@@ -362,46 +362,135 @@ async fn finished_jobs(budget: usize, n: usize) -> (Host, Agent, Vec<JobId>) {
     (host, a, ids)
 }
 
-/// A budget no whole notice fits: the summary alone, not "more" (nothing came before it),
-/// naming all six jobs rather than five and an ellipsis.
+/// The whole notice of job `id` of [`finished_jobs`].
+fn whole(id: &JobId) -> String {
+    format!(
+        "background job {id} (pty-send: pty-1: make test) finished [status: completed, wait: stdin_read]. Read its output with job_output."
+    )
+}
+
+/// What lines appended to a result cost of its cap: each with the line break before it.
+fn cost(lines: &[&str]) -> usize {
+    lines.iter().map(|l| l.len() + 1).sum()
+}
+
+fn texts(notices: &[dsh_tool_jobs::Notice]) -> Vec<&str> {
+    notices.iter().map(|n| n.text.as_str()).collect()
+}
+
+/// Room for the summary alone but not for a whole notice and a summary: the summary alone,
+/// not "more" (nothing came before it), naming all six jobs rather than five and an ellipsis.
 #[tokio::test]
 async fn a_summary_alone_names_six_jobs_without_more() {
-    let (host, a, ids) = finished_jobs(200, 6).await;
-    let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
-    let taken = host.notices.take(&a);
-    assert_eq!(taken.len(), 1, "{taken:?}");
-    assert_eq!(
-        taken[0].text,
-        format!(
-            "[6 background jobs finished: {}; job_list shows them, job_output reads each]",
-            ids.join(", ")
-        )
+    const CAP: usize = 400;
+    let (host, a, ids) = finished_jobs(CAP, 6).await;
+    let names: Vec<String> = ids.iter().map(ToString::to_string).collect();
+    let summary = format!(
+        "[6 background jobs finished: {}; job_list shows them, job_output reads each]",
+        names.join(", ")
     );
+    let room = cost(&[&summary]);
+    assert!(
+        room < cost(&[
+            &whole(&ids[0]),
+            "[5 more background jobs finished; call job_list]"
+        ])
+    );
+    let taken = host.notices.take(&a, CAP - room);
+    assert_eq!(texts(&taken), [summary.as_str()]);
     a.dispose().await;
     host.ctx.dispose().await;
 }
 
-/// With a notice budget, one take returns whole notices while they fit, then one notice
-/// naming the rest; everything it returns stays within the budget.
+/// One take returns whole notices while they fit, then one line naming the rest, or only
+/// counting them where naming them does not fit; the result with them stays within the cap.
 #[tokio::test]
-async fn notices_beyond_the_budget_become_one_summary() {
-    const BUDGET: usize = 400;
-    let (host, a, ids) = finished_jobs(BUDGET, 8).await;
-    let taken = host.notices.take(&a);
-    let total: usize = taken.iter().map(|n| n.text.len()).sum();
-    assert!(total <= BUDGET, "{taken:?}");
-    let (summary, whole) = taken.split_last().unwrap();
-    assert!(!whole.is_empty(), "{taken:?}");
-    assert!(whole.iter().all(|n| n.text.starts_with("background job ")));
-    insta::assert_snapshot!("notice_summary", &summary.text);
-    let rest = ids.len() - whole.len();
-    assert!(
-        summary.text.starts_with(&format!(
-            "[{rest} more background jobs finished: {}",
-            ids[whole.len()]
-        )),
-        "{}",
-        summary.text
+async fn notices_beyond_the_room_become_one_summary() {
+    const CAP: usize = 400;
+    let (host, a, ids) = finished_jobs(CAP, 8).await;
+    let taken = host.notices.take(&a, 0);
+    let taken = texts(&taken);
+    assert!(cost(&taken) <= CAP, "{taken:?}");
+    assert_eq!(
+        taken,
+        [
+            whole(&ids[0]).as_str(),
+            whole(&ids[1]).as_str(),
+            "[6 more background jobs finished; call job_list]"
+        ]
     );
-    assert!(host.notices.take(&a).is_empty());
+    assert!(host.notices.take(&a, 0).is_empty());
+    // With room for three whole notices and a line naming the other seven, that line names
+    // the first five of them.
+    const BIG: usize = 1000;
+    let (host, a, ids) = finished_jobs(BIG, 10).await;
+    let (w0, w1, w2) = (whole(&ids[0]), whole(&ids[1]), whole(&ids[2]));
+    let names = format!(
+        "[7 more background jobs finished: {}, {}, {}, {}, {}, …; job_list shows them, job_output reads each]",
+        ids[3], ids[4], ids[5], ids[6], ids[7]
+    );
+    let room = cost(&[&w0, &w1, &w2, &names]);
+    let taken = host.notices.take(&a, BIG - room);
+    assert_eq!(texts(&taken), [w0.as_str(), &w1, &w2, &names]);
+    assert_eq!(taken[3].job_id, ids[3]);
+    insta::assert_snapshot!("notice_summary", &taken[3].text);
+}
+
+/// Every count in a notice agrees with it: one job left out is "1 more background job" and
+/// "1 background job", shown and read as "it".
+#[tokio::test]
+async fn one_job_is_counted_in_the_singular() {
+    const CAP: usize = 400;
+    let (host, a, ids) = finished_jobs(CAP, 2).await;
+    let more = format!(
+        "[1 more background job finished: {}; job_list shows it, job_output reads it]",
+        ids[1]
+    );
+    let first = whole(&ids[0]);
+    let taken = host
+        .notices
+        .take(&a, CAP - cost(&[first.as_str(), more.as_str()]));
+    assert_eq!(texts(&taken), [first.as_str(), more.as_str()]);
+
+    let (host, a, ids) = finished_jobs(CAP, 1).await;
+    let named = format!(
+        "[1 background job finished: {}; job_list shows it, job_output reads it]",
+        ids[0]
+    );
+    let taken = host.notices.take(&a, CAP - cost(&[named.as_str()]));
+    assert_eq!(texts(&taken), [named.as_str()]);
+
+    let (host, a, _) = finished_jobs(CAP, 1).await;
+    let counted = "[1 background job finished; call job_list]";
+    let taken = host.notices.take(&a, CAP - cost(&[counted]));
+    assert_eq!(texts(&taken), [counted]);
+}
+
+/// Whatever the result left of the cap, the notices fill at most that, as whole lines; when
+/// not even a summary fits, nothing is appended and the notices wait for a later result.
+#[tokio::test]
+async fn notices_fill_only_what_the_result_left() {
+    const CAP: usize = 600;
+    for used in (0..=CAP + 10).step_by(9) {
+        let (host, a, ids) = finished_jobs(CAP, 7).await;
+        let taken = host.notices.take(&a, used);
+        let lines = texts(&taken);
+        assert!(used.min(CAP) + cost(&lines) <= CAP, "{used}: {lines:?}");
+        for line in &lines {
+            assert!(
+                ids.iter().any(|id| *line == whole(id))
+                    || (line.starts_with('[')
+                        && line.ends_with(']')
+                        && line.contains(" finished")
+                        && !line.contains('\n')),
+                "{used}: a cut notice: {line:?}"
+            );
+        }
+        if lines.is_empty() {
+            let later = host.notices.take(&a, 0);
+            assert_eq!(later[0].text, whole(&ids[0]), "{used}: {later:?}");
+        } else {
+            assert!(host.notices.take(&a, 0).is_empty(), "{used}");
+        }
+    }
 }
