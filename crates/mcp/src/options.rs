@@ -163,7 +163,8 @@ pub struct Options {
     #[arg(long, default_value_t = false)]
     pub allow_network: bool,
 
-    /// The bubblewrap program that confines sessions.
+    /// The bubblewrap program that confines sessions: a path, or a bare name looked up in
+    /// PATH as a shell would.
     #[arg(long, value_name = "PATH", default_value = DEFAULT_BWRAP)]
     pub bwrap: PathBuf,
 

@@ -5,6 +5,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use crate::error::SandboxError;
+use crate::locate::BwrapProblem;
 use crate::mode::SandboxMode;
 use crate::policy::SandboxPolicy;
 
@@ -88,11 +89,21 @@ impl Bubblewrap {
         &self.program
     }
 
-    /// Whether the program exists and is executable.
+    /// The absolute path of the bwrap program that confined sessions run, found as a shell
+    /// finds a command: a path with a `/` is checked as given, a bare name (such as `bwrap`)
+    /// is looked up in the server's `PATH`.
+    ///
+    /// # Errors
+    /// [`BwrapProblem`] saying why nothing usable is there (no such file, not a file, not
+    /// executable, not on `PATH`).
+    pub fn locate(&self) -> Result<PathBuf, BwrapProblem> {
+        crate::locate::locate(&self.program, std::env::var_os("PATH").as_deref())
+    }
+
+    /// Whether [`Bubblewrap::locate`] finds a program to run.
     #[must_use]
     pub fn is_available(&self) -> bool {
-        use rustix::fs::{Access, access};
-        self.program.is_file() && access(&self.program, Access::EXEC_OK).is_ok()
+        self.locate().is_ok()
     }
 }
 
@@ -101,16 +112,14 @@ impl Sandbox for Bubblewrap {
         if request.argv.is_empty() {
             return Err(SandboxError::EmptyArgv);
         }
-        if !self.is_available() {
-            return Err(SandboxError::BwrapMissing(self.program.clone()));
-        }
+        let program = self.locate().map_err(SandboxError::BwrapUnusable)?;
         let policy = &request.policy;
         let mut argv: Vec<OsString> = vec![
             "/bin/sh".into(),
             "-c".into(),
             PRELUDE.into(),
             "dsh-sandbox".into(),
-            self.program.clone().into(),
+            program.into(),
         ];
         let mut push = |items: &[&OsStr]| argv.extend(items.iter().map(|s| s.into()));
         push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
@@ -332,5 +341,18 @@ mod tests {
             .confine(&request(SandboxMode::ReadOnly, false))
             .unwrap_err();
         insta::assert_snapshot!(e.to_string());
+    }
+
+    /// A bare name runs what the start-up check found on `PATH`, by its absolute path, so a
+    /// session's own `PATH` cannot change which program confines it.
+    #[test]
+    fn a_bare_name_runs_the_program_found_on_path() {
+        let bwrap = Bubblewrap::at("sh");
+        let found = bwrap.locate().unwrap();
+        assert!(found.is_absolute(), "{found:?}");
+        let argv = bwrap
+            .confine(&request(SandboxMode::ReadOnly, false))
+            .unwrap();
+        assert_eq!(argv[4], found.into_os_string());
     }
 }

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::locate::BwrapProblem;
+
 /// Why a policy change, a confinement or a limit could not be applied.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -17,12 +19,13 @@ pub enum SandboxError {
     /// A workspace root that is not a directory.
     #[error("workspace root {} is not a directory; pass an existing directory", .0.display())]
     NotADirectory(PathBuf),
-    /// The confinement program is missing. Worded for the model, which can neither install
-    /// programs on the host nor change the sandbox mode (the operator's setting).
+    /// The confinement program cannot be run (missing, not executable, not on `PATH`).
+    /// Worded for the model, which can neither install programs on the host nor change the
+    /// sandbox mode (the operator's setting).
     #[error(
-        "cannot open a sandboxed terminal session: bubblewrap is not installed at {} on this host, and nothing you can do from a session changes that; ask the user to have the operator install bubblewrap (Debian: apt-get install bubblewrap) or restart the server without a sandbox (dsh-mcp: --sandbox danger-full-access)", .0.display()
+        "cannot open a sandboxed terminal session: {0}, and nothing you can do from a session changes that; ask the user to have the operator install bubblewrap (Debian: apt-get install bubblewrap) or restart the server without a sandbox (dsh-mcp: --sandbox danger-full-access)"
     )]
-    BwrapMissing(PathBuf),
+    BwrapUnusable(BwrapProblem),
     /// The argv to confine was empty.
     #[error("nothing to confine: the argv is empty")]
     EmptyArgv,

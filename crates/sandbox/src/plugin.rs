@@ -23,7 +23,8 @@ pub struct SandboxConfig {
     pub workspace_root: Option<PathBuf>,
     /// Whether confined sessions keep the host's network.
     pub allow_network: bool,
-    /// The bubblewrap program.
+    /// The bubblewrap program: a path, or a bare name looked up in `PATH` (see
+    /// [`Bubblewrap::locate`]).
     pub bwrap_path: PathBuf,
     /// Per-session caps.
     pub limits: SessionLimits,
@@ -111,11 +112,10 @@ impl Plugin for SandboxPlugin {
         })));
         let bubblewrap = Bubblewrap::at(self.config.bwrap_path.clone());
         // Said at start-up to the operator, who can fix it (the model hears it at each open).
-        if self.config.mode.is_confined() && !bubblewrap.is_available() {
-            tracing::warn!(
-                path = %self.config.bwrap_path.display(),
-                "bubblewrap is not installed there, so every sandboxed terminal_open will fail; install it (Debian: apt-get install bubblewrap), point to it (dsh-mcp: --bwrap PATH), or run unconfined (--sandbox danger-full-access)"
-            );
+        if self.config.mode.is_confined()
+            && let Err(problem) = bubblewrap.locate()
+        {
+            tracing::warn!("{}", problem.start_up_warning());
         }
         let sandbox: Arc<dyn Sandbox> = Arc::new(bubblewrap);
         registrar.provide(sandbox);

@@ -159,27 +159,87 @@ fn invalid_configuration_exits_with_status_2() {
     assert_config_error(&["--listen", "localhost"], "invalid value 'localhost'");
 }
 
-/// A missing bubblewrap is told to the operator at start-up when sessions would be confined
-/// (each sandboxed `terminal_open` would fail), and not when they run unconfined.
+/// A private directory, removed on drop.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("dsh-mcp-cli-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("create temp dir");
+        Self(path)
+    }
+
+    /// A file `name` in the directory with permission bits `mode`.
+    fn file(&self, name: &str, mode: u32) -> String {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.0.join(name);
+        std::fs::write(&path, "#!/bin/sh\nexit 1\n").expect("write file");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        path.to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The server's stderr when it starts with `args` (and `PATH` set to `path`, when given) and
+/// stdin at end of file.
+fn start_up_stderr(args: &[&str], path: Option<&std::path::Path>) -> String {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_dsh-mcp"));
+    command
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null());
+    if let Some(path) = path {
+        command.env("PATH", path);
+    }
+    let out = command.output().expect("run dsh-mcp");
+    assert!(out.status.success(), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// An unusable bubblewrap is told to the operator at start-up when sessions would be confined
+/// (each sandboxed `terminal_open` would fail), saying what to fix: a path with nothing there,
+/// a file that is not executable, a bare name not on `PATH`. A bare name found on `PATH` is
+/// usable, as it is for a shell; unconfined sessions need no bubblewrap.
 #[test]
 fn a_missing_bubblewrap_is_warned_at_start_up() {
+    const FAILS: &str = "so every sandboxed terminal_open will fail";
     let missing = "/nonexistent/dsh-mcp-test/bwrap";
-    let stderr_of = |extra: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
-            .args(["--bwrap", missing])
-            .args(extra)
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null())
-            .output()
-            .expect("run dsh-mcp");
-        assert!(out.stdout.is_empty(), "{out:?}");
-        String::from_utf8_lossy(&out.stderr).into_owned()
-    };
-    let stderr = stderr_of(&[]);
+    let stderr = start_up_stderr(&["--bwrap", missing], None);
     assert!(
-        stderr.contains("bubblewrap is not installed there") && stderr.contains(missing),
+        stderr.contains(&format!("bubblewrap is not installed at {missing} on this host, {FAILS}; install it (Debian: apt-get install bubblewrap), point to it (dsh-mcp: --bwrap PATH)")),
         "{stderr}"
     );
-    let stderr = stderr_of(&["--sandbox", "danger-full-access"]);
-    assert!(!stderr.contains("bubblewrap is not installed"), "{stderr}");
+    let stderr = start_up_stderr(
+        &["--bwrap", missing, "--sandbox", "danger-full-access"],
+        None,
+    );
+    assert!(!stderr.contains("bubblewrap"), "{stderr}");
+
+    // A file that exists but may not be executed.
+    let dir = TempDir::new("bwrap");
+    let plain = dir.file("plain-bwrap", 0o644);
+    let stderr = start_up_stderr(&["--bwrap", &plain], None);
+    assert!(
+        stderr.contains(&format!("bubblewrap at {plain} on this host is not executable, {FAILS}; make it executable (chmod +x {plain})")),
+        "{stderr}"
+    );
+
+    // A bare name is looked up on PATH, and a program found there is usable.
+    let on_path = TempDir::new("bwrap-on-path");
+    on_path.file("bwrap", 0o755);
+    let stderr = start_up_stderr(&["--bwrap", "bwrap"], Some(&on_path.0));
+    assert!(!stderr.contains("bubblewrap"), "{stderr}");
+    let empty = TempDir::new("bwrap-not-on-path");
+    let stderr = start_up_stderr(&["--bwrap", "bwrap"], Some(&empty.0));
+    assert!(
+        stderr.contains(&format!("bubblewrap (bwrap) is not installed in any directory of this host's PATH, {FAILS}; install it (Debian: apt-get install bubblewrap), add its directory to the server's PATH (now {:?})", empty.0.display().to_string())),
+        "{stderr}"
+    );
 }
