@@ -16,7 +16,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleClient, RunningService};
 use serde_json::json;
 
-use crate::support::{ServerProcess, call, ok, within};
+use crate::support::{ServerProcess, call, ok};
 
 /// A client that declares elicitation and answers every form with `approve`, recording the
 /// questions it was asked.
@@ -142,10 +142,7 @@ async fn ask_is_answered_by_the_human_through_elicitation() {
         );
         assert_eq!(asked.lock().len(), 1);
         ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await;
-        within("client close", client.cancel())
-            .await
-            .expect("client task");
-        assert!(server.wait_exit().await.success());
+        server.disconnect(client).await;
     }
 }
 
@@ -169,8 +166,5 @@ async fn ask_is_denied_for_a_client_without_elicitation() {
     );
     assert!(!ws.0.join("x").exists());
     ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await;
-    within("client close", client.cancel())
-        .await
-        .expect("client task");
-    assert!(server.wait_exit().await.success());
+    server.disconnect(client).await;
 }

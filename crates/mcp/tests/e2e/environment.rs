@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::support::{ServerProcess, ok, send, within};
+use crate::support::{ServerProcess, ok, send};
 
 const SECRETS: [(&str, &str); 4] = [
     ("DATABASE_URL", "postgres://u:pw-e2e@db:5432/x"),
@@ -45,10 +45,7 @@ async fn c31_c32_session_environment_from_the_command_line() {
     )
     .await;
     assert!(r.has_line("目录"), "{:?}", r.text);
-    within("client close", client.cancel())
-        .await
-        .expect("client task");
-    assert!(server.wait_exit().await.success());
+    server.disconnect(client).await;
 
     let (mut server, client) =
         ServerProcess::start_with_env(&["--inherit-env"], &server_env(), &LOCALE_VARS).await;
@@ -64,9 +61,6 @@ async fn c31_c32_session_environment_from_the_command_line() {
         "{:?}",
         r.text
     );
-    within("client close", client.cancel())
-        .await
-        .expect("client task");
-    assert!(server.wait_exit().await.success());
+    server.disconnect(client).await;
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -276,11 +276,7 @@ async fn background_sends_over_stdio() {
             "waited job noticed: {text:?}"
         );
     }
-    within("client close", client.cancel())
-        .await
-        .expect("client task");
-    let status = server.wait_exit().await;
-    assert!(status.success(), "{status:?}");
+    server.disconnect(client).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -362,10 +358,7 @@ async fn a_long_foreground_send_reports_progress_when_asked() {
         "{reports:?}"
     );
     ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await;
-    within("client close", client.cancel())
-        .await
-        .expect("client task");
-    assert!(server.wait_exit().await.success());
+    server.disconnect(client).await;
 }
 
 /// Starts a background job on `pty-1` whose program ignores SIGINT (and a command after it

@@ -179,11 +179,7 @@ async fn notices_stay_within(cap: usize) {
         let r = blocks(&client, "terminal_close", json!({"sessionId": session})).await;
         assert_within(cap, &r, &notices);
     }
-    within("client close", client.cancel())
-        .await
-        .expect("client task");
-    let status = server.wait_exit().await;
-    assert!(status.success(), "{status:?}");
+    server.disconnect(client).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

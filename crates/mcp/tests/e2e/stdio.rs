@@ -157,11 +157,7 @@ async fn shell_scenario_end_to_end() {
     ok(&client, "terminal_open", json!({"type": "shell"})).await;
     let (shell, bg) = start_background_sleep(&client, "pty-2").await;
     let watches = [ProcessWatch::new(shell), ProcessWatch::new(bg)];
-    within("client close", client.cancel())
-        .await
-        .expect("client task");
-    let status = server.wait_exit().await;
-    assert!(status.success(), "dsh-mcp exited with {status}");
+    server.disconnect(client).await;
     watches[0].assert_exits("pty-2 shell").await;
     watches[1].assert_exits("pty-2 `sleep 1000 &`").await;
 }

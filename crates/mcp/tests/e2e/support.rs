@@ -359,6 +359,19 @@ impl ServerProcess {
             .await
             .expect("wait for dsh-mcp")
     }
+
+    /// Closes `client`'s connection (the server's stdin) and checks that the server then exits
+    /// on its own, successfully; fails the test after [`STEP`] each.
+    pub(crate) async fn disconnect<S: rmcp::Service<RoleClient>>(
+        &mut self,
+        client: RunningService<RoleClient, S>,
+    ) {
+        within("client close", client.cancel())
+            .await
+            .expect("client task");
+        let status = self.wait_exit().await;
+        assert!(status.success(), "dsh-mcp exited with {status}");
+    }
 }
 
 impl Drop for ServerProcess {
