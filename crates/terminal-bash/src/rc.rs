@@ -147,7 +147,8 @@ __dsh_children_ran() {
 # script sourced into the shell that exports PS1 (a Python venv's `activate`) would hand the
 # nonce to every later child process, which could then fake a mark. Its usual case costs one
 # /proc read and two tests (bash interprets every command it runs, so fewer commands are
-# cheaper): no option it would undo is set (checked first, so a `set -x` trace sent
+# cheaper; its errors go where the hook's output goes, to /dev/null, with no redirection of
+# their own): no option it would undo is set (checked first, so a `set -x` trace sent
 # elsewhere by BASH_XTRACEFD stays short), no child was waited for since the last prompt (so
 # no program can have left the terminal modes changed), and the hook (still the last element,
 # its indices those __dsh_settle left), PS0, PS1, PS2 and promptvars are still ours. Anything
@@ -159,7 +160,7 @@ __dsh_prompt() {
     builtin export -n PS0 PS1 PS2
     local x= comm= faults=
     if [[ -n $__dsh_stty ]]; then
-      IFS=' ' builtin read -r x comm x x x x x x x x faults x </proc/$$/stat 2>/dev/null || faults=
+      IFS=' ' builtin read -r x comm x x x x x x x x faults x </proc/$$/stat || faults=
     fi
     if [[ __dsh_i -gt 0 && $BASHOPTS == *promptvars* &&
       ( -z $__dsh_stty || ( $comm == *')' && $faults == "$__dsh_faults" ) ) &&
