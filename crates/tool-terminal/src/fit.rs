@@ -16,12 +16,33 @@ use dsh_terminal_core::{LineStart, SendHead};
 use crate::render::{self, TRUNCATED, tail_lines};
 use crate::schema::{InputModeOutput, OmittedOutput, ReadPointer, SendOutput};
 
-/// Below this many bytes of room for output, no first lines are kept: the omission line (with
-/// the `terminal_read` arguments that page what was left out) and the newest output only.
-pub(crate) const MIN_BODY_BYTES: usize = 512;
-
 /// Share of the output room the first lines may take, as a divisor (a quarter).
-pub(crate) const HEAD_SHARE_DIVISOR: usize = 4;
+const HEAD_SHARE_DIVISOR: usize = 4;
+
+/// Fewest bytes a line keeps when it is cut around a marker (its first and last halves), while
+/// the room allows: a quarter of a small room would keep little of it beside the marker.
+const MIN_CUT_LINE_BYTES: usize = 512;
+
+/// How `room` bytes of output are shared when not all of it fits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Budget {
+    /// Bytes the first lines may take: a quarter of the room (whole lines only, so none when
+    /// the first line is longer).
+    pub(crate) head_room: usize,
+    /// Bytes over which a line is cut around a marker: a quarter of the room, at least
+    /// [`MIN_CUT_LINE_BYTES`] while that is at most half the room.
+    pub(crate) max_line: usize,
+}
+
+impl Budget {
+    /// The budget for `room` bytes of output.
+    pub(crate) fn for_room(room: usize) -> Self {
+        Self {
+            head_room: room / HEAD_SHARE_DIVISOR,
+            max_line: (room / HEAD_SHARE_DIVISOR).max(MIN_CUT_LINE_BYTES.min(room / 2)),
+        }
+    }
+}
 
 /// Fits a foreground send's viewport so that its render is within `max_bytes`, keeping the
 /// first and the newest lines (see the module docs). Marks the output truncated when anything
@@ -57,7 +78,10 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
     let room = max_bytes.saturating_sub(fixed);
     // A line over a quarter of the room keeps its start and end around a cut marker, so that
     // one huge line does not crowd out (or itself become) the whole omission.
-    let max_line = (room / HEAD_SHARE_DIVISOR).max(MIN_BODY_BYTES);
+    let Budget {
+        head_room,
+        max_line,
+    } = Budget::for_room(room);
     // A viewport that begins inside one huge line shows that line's kept start, then its end.
     let joined = head
         .as_ref()
@@ -88,12 +112,6 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
     if let Some(first) = joined {
         text.replace_range(..text.find('\n').unwrap_or(text.len()), &first);
     }
-    // Too small for first lines: the omission line and the newest output only.
-    let head_room = if room < MIN_BODY_BYTES {
-        0
-    } else {
-        room / HEAD_SHARE_DIVISOR
-    };
     if let Some(mut head) = head.take() {
         let head_lines: Vec<u64> = head
             .text

@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 
 use dsh_output_retention::{head_slice, tail_slice};
 
-use crate::fit::{HEAD_SHARE_DIVISOR, MIN_BODY_BYTES};
+use crate::fit::Budget;
 use crate::render;
 use crate::schema::{OmittedOutput, ReadPointer};
 
@@ -73,15 +73,14 @@ impl OutputWindow {
     pub(crate) fn new(limit: usize, session_id: &str) -> Self {
         let fixed = STATUS_RESERVE + crate::fit::widest_omission_len(session_id) + 1;
         let room = limit.saturating_sub(fixed).max(1);
-        let head_room = if room < MIN_BODY_BYTES {
-            0
-        } else {
-            room / HEAD_SHARE_DIVISOR
-        };
+        let Budget {
+            head_room,
+            max_line,
+        } = Budget::for_room(room);
         Self {
             room,
             head_room,
-            max_line: (room / HEAD_SHARE_DIVISOR).max(MIN_BODY_BYTES.min(room)),
+            max_line,
             head: String::new(),
             head_open: true,
             tail: VecDeque::new(),

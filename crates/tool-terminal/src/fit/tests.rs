@@ -123,19 +123,45 @@ fn a_full_screen_program_gets_no_read_arguments() {
     assert!(render::omission_line(omitted).ends_with("omitted; page them with terminal_read]"));
 }
 
+/// A small budget still keeps the command line and the first lines (a quarter of the room),
+/// the newest lines, and the arguments that page the rest.
 #[test]
-fn a_tiny_budget_keeps_the_newest_output_and_how_to_page_the_rest() {
-    let lines: String = (1..=5000).map(|i| format!("{i}\n")).collect();
-    let mut output = foreground(&lines, InputModeOutput::Normal);
-    fit_send(&mut output, "pty-1", 400);
-    let (kept, truncated, omitted) = parts(&output);
-    let omitted = omitted.expect("an omission line with terminal_read arguments");
-    assert!(truncated);
-    assert_eq!(omitted.after_line, 0, "no first lines in so little room");
-    assert!(omitted.terminal_read.is_some());
-    assert!(kept.ends_with("5000\n"));
+fn a_small_budget_keeps_the_first_and_newest_output_and_how_to_page_the_rest() {
+    let lines: String = std::iter::once("seq 1 5000\n".to_owned())
+        .chain((1..=5000).map(|i| format!("{i}\n")))
+        .collect();
+    for max_bytes in [400, 600] {
+        let mut output = foreground(&lines, InputModeOutput::Normal);
+        fit_send(&mut output, "pty-1", max_bytes);
+        let (kept, truncated, omitted) = parts(&output);
+        let omitted = omitted.expect("an omission line with terminal_read arguments");
+        assert!(truncated);
+        assert!(omitted.after_line > 1, "{max_bytes}: {kept:?}");
+        assert!(kept.starts_with("seq 1 5000\n1\n"), "{max_bytes}: {kept:?}");
+        assert!(omitted.terminal_read.is_some());
+        assert!(kept.ends_with("5000\n"));
+    }
     for max_bytes in [300, 400, 600, 900] {
         check(&lines, &lines, max_bytes);
+    }
+}
+
+/// In a small budget one long line still keeps its start and end around the marker (at 600
+/// bytes, after the marker and the result's status lines, too little of it would be left).
+#[test]
+fn a_long_line_in_a_small_budget_keeps_its_start_and_end() {
+    let line = format!("start{}END", "x".repeat(5000));
+    let viewport = format!("python3 -c \"print('x'*5000)\"\n{line}\ndsh> ");
+    for max_bytes in [800, 1000] {
+        let mut output = foreground(&viewport, InputModeOutput::Normal);
+        fit_send(&mut output, "pty-1", max_bytes);
+        let text = render::render_send(&output, max_bytes);
+        assert!(text.len() <= max_bytes, "{max_bytes}: {}", text.len());
+        assert!(
+            text.contains("\nstartxx") && text.contains("xxEND\ndsh> "),
+            "{max_bytes}: {text:?}"
+        );
+        assert!(text.contains("bytes of this line omitted"), "{text:?}");
     }
 }
 
