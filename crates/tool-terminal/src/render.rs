@@ -69,7 +69,51 @@ fn bound_body_with_suffix(
     if complete.len() <= max_bytes {
         return complete;
     }
+    let metadata = shed_metadata_lines(metadata, max_bytes.saturating_sub(TRUNCATED.len()));
     fit_with_suffix(content, &format!("{metadata}{TRUNCATED}"), max_bytes)
+}
+
+/// `metadata` (lines each starting with `\n`) made shorter than `max_bytes` by leaving out whole
+/// lines between its first and its last (`[wait: …]` and `[session: …]` in a send's: the facts
+/// and notices), longest first, so that a small cap cuts none of them in the middle. Unchanged
+/// when it is already shorter, or when its first and last lines alone are not (the seed's cut
+/// of the metadata's tail then applies).
+fn shed_metadata_lines(metadata: &str, max_bytes: usize) -> std::borrow::Cow<'_, str> {
+    if metadata.len() < max_bytes {
+        return std::borrow::Cow::Borrowed(metadata);
+    }
+    let Some(rest) = metadata.strip_prefix('\n') else {
+        return std::borrow::Cow::Borrowed(metadata);
+    };
+    let lines: Vec<&str> = rest.split('\n').collect();
+    let [first, middle @ .., last] = lines.as_slice() else {
+        return std::borrow::Cow::Borrowed(metadata);
+    };
+    let line_bytes = |line: &str| line.len() + 1;
+    let ends = line_bytes(first) + line_bytes(last);
+    if ends >= max_bytes {
+        return std::borrow::Cow::Borrowed(metadata);
+    }
+    // Drop the longest middle lines until the rest fits.
+    let mut by_length: Vec<usize> = (0..middle.len()).collect();
+    by_length.sort_by_key(|&i| std::cmp::Reverse(middle[i].len()));
+    let mut kept = vec![true; middle.len()];
+    let mut total = metadata.len();
+    for i in by_length {
+        if total < max_bytes {
+            break;
+        }
+        kept[i] = false;
+        total -= line_bytes(middle[i]);
+    }
+    let mut out = format!("\n{first}");
+    for (line, _) in middle.iter().zip(&kept).filter(|(_, keep)| **keep) {
+        out.push('\n');
+        out.push_str(line);
+    }
+    out.push('\n');
+    out.push_str(last);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Bounds one complete result text to `max_bytes`, keeping its head and appending

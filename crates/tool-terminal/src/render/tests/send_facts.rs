@@ -196,3 +196,35 @@ fn a_cut_viewport_says_how_much_output_it_stands_for() {
     };
     insta::assert_snapshot!("send_truncated_with_volume", render_send(&result, CAP));
 }
+
+/// A cap too small for every fact leaves whole fact lines out, longest first, and keeps the
+/// wait reason, the session status and the truncation marker whole: no line is cut in two.
+#[test]
+fn a_small_cap_leaves_whole_fact_lines_out() {
+    let mut result = send(
+        &"x\n".repeat(300),
+        WaitReason::StdinRead,
+        SessionStatus::Running,
+        true,
+    );
+    result.exit_code = Some(0);
+    result.output_bytes = 100_000;
+    let full = render_send(&result, usize::MAX);
+    let full_lines: Vec<&str> = full.lines().collect();
+    for cap in [64, 80, 100, 120, 160] {
+        let text = render_send(&result, cap);
+        assert!(text.len() <= cap, "{cap}: {text:?}");
+        assert!(
+            text.ends_with("\n[session: running]\n[output truncated]"),
+            "{cap}: {text:?}"
+        );
+        assert!(text.contains("[wait: stdin_read]\n"), "{cap}: {text:?}");
+        for line in text.lines().filter(|l| l.starts_with('[')) {
+            assert!(
+                full_lines.contains(&line),
+                "{cap}: {line:?} is cut in {text:?}"
+            );
+        }
+    }
+    assert!(render_send(&result, 100).contains("[exit: 0]"));
+}
