@@ -60,6 +60,47 @@ async fn a_server_waiting_for_connections_comes_back_at_the_idle_window() {
     .await;
 }
 
+/// Text sent while the shell itself runs the command line (the `wait` builtin, a loop of
+/// builtins) waits in the terminal's input: the result says so, with no program to name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_sent_while_the_shell_runs_a_builtin_is_said_to_be_unread() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let unread = |r: &dsh_terminal_core::SendResult| {
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[input: the shell has not read the text sent"))
+        };
+        for line in [
+            "sleep 60 & wait",
+            "while :; do read -t 0.2 x < /dev/null; done",
+        ] {
+            let r = sh.send_within(line, true, 1500).await;
+            assert!(r.foreground.is_none(), "{line}: {r:?}");
+            assert!(!unread(&r), "{line}: {r:?}");
+            let r = sh.send_within("echo typed-ahead", true, 1500).await;
+            assert!(
+                matches!(
+                    r.wait_reason,
+                    WaitReason::InferredIdle | WaitReason::Timeout
+                ),
+                "{line}: {r:?}"
+            );
+            assert!(unread(&r), "{line}: {r:?}");
+            assert!(!r.viewport.contains("\ntyped-ahead"), "{line}: {r:?}");
+            // SIGINT ends the line and discards the text typed ahead.
+            sh.session
+                .signal(TerminalSignal::Sigint)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let r = sh.send("echo after").await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{line}: {r:?}");
+            assert!(!r.viewport.contains("\ntyped-ahead"), "{line}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A full-screen program that redraws on a timer (`watch`) is never silent for the idle
 /// window: the send settles between two redraws once that window has passed, not at its
 /// deadline, and a poll does the same.

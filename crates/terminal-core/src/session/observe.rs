@@ -306,7 +306,9 @@ pub(super) struct TerminalFacts {
     /// before the next command), or a builtin reads with the line editor (`read -e`).
     pub(super) prompt_unmarked: bool,
     /// A program other than the shell holds the terminal and has not read input written to
-    /// it (text typed ahead to a server, or to a job that reads no input).
+    /// it (text typed ahead to a server, or to a job that reads no input), or the shell itself
+    /// does, still running a command line (`wait`, a loop of builtins), with `foreground`
+    /// `None`.
     pub(super) input_unread: bool,
     /// Our shell reads at its line editor with no marked prompt because its standard error,
     /// where bash writes prompts and the echo of typed keys, is not the terminal.
@@ -375,9 +377,19 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     // The shell's prompts (and with them the marks) go where its stderr goes.
     let stderr_away = unmarked && stderr_leaves_stdin(shared.shell_pgid());
     let prompt_unmarked = unmarked && !stderr_away;
+    let shell_stopped = matches!(reason, Settle::Idle | Settle::Timeout) && shell_stopped(shared);
+    // The shell holds the terminal without reading it: it runs a builtin or a loop of the
+    // command line (`sleep 30 & wait`), so text sent now waits until the line has ended.
+    let shell_busy = || {
+        matches!(reason, Settle::Idle | Settle::Timeout)
+            && !shell_stopped
+            && !marks_gone
+            && shared.pty.foreground_pgid() == Some(shared.shell_pgid())
+            && shared.lock().screen.command_running()
+    };
     let input_unread = !exited
         && reason != Settle::Prompt
-        && foreground.is_some()
+        && (foreground.is_some() || shell_busy())
         && shared.pty.pending_input_bytes().unwrap_or(0) > 0;
     TerminalFacts {
         foreground,
@@ -387,7 +399,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         prompt_unmarked,
         input_unread,
         stderr_away,
-        shell_stopped: matches!(reason, Settle::Idle | Settle::Timeout) && shell_stopped(shared),
+        shell_stopped,
     }
 }
 

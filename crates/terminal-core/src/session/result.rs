@@ -52,7 +52,8 @@ pub(super) struct SettleFacts {
     /// submitted: the command replaced the prompt strings and hooks that print the marks (its
     /// exit status is unknown), or a builtin reads with the line editor (`read -e`).
     pub(super) prompt_unmarked: bool,
-    /// The foreground program (not the shell) has not read input written to the terminal.
+    /// The foreground program has not read input written to the terminal (the shell itself,
+    /// running a command line, when `foreground` is `None`).
     pub(super) input_unread: bool,
     /// Our shell's standard error is not the terminal (`exec 2>file`): its prompts, the echo
     /// of typed keys and the marks go there (the backend's rc leaves its marks out then).
@@ -187,7 +188,12 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         (facts.shell_stopped, Some(SHELL_STOPPED_NOTICE.to_owned())),
         (
             facts.input_unread,
-            facts.foreground.as_deref().map(input_unread_notice),
+            Some(
+                facts
+                    .foreground
+                    .as_deref()
+                    .map_or_else(|| SHELL_INPUT_UNREAD_NOTICE.to_owned(), input_unread_notice),
+            ),
         ),
         (
             facts.unprompted_wait && !exited,
@@ -454,6 +460,14 @@ mod tests {
             ..facts(Settle::Idle)
         };
         insta::assert_snapshot!("input_unread", assemble(unread).notices.join("\n"));
+        let shell_unread = SettleFacts {
+            input_unread: true,
+            ..facts(Settle::Timeout)
+        };
+        insta::assert_snapshot!(
+            "shell_input_unread",
+            assemble(shell_unread).notices.join("\n")
+        );
         let away = SettleFacts {
             stderr_away: true,
             ..facts(Settle::StdinWait)

@@ -61,6 +61,12 @@ pub(super) fn input_unread_notice(program: &str) -> String {
     )
 }
 
+/// The notice for [`SettleFacts::input_unread`] when the shell itself holds the terminal.
+pub(super) const SHELL_INPUT_UNREAD_NOTICE: &str = "[input: the shell has not read the text \
+     sent: it is still running the command line itself (a builtin such as wait, or a loop), \
+     and the text waits in the terminal's input until that line has ended, then runs as a \
+     command; terminal_signal SIGINT stops the command line and discards the text]";
+
 /// The longest part of [`SettleFacts::cleared_line`] its notice quotes, in chars.
 const CLEARED_LINE_QUOTED_CHARS: usize = 200;
 
