@@ -348,17 +348,22 @@ impl Screen {
                     }
                     self.emulate(&bytes[seg_start..i]);
                     // The rows the text wrote, before the sequence moves the cursor.
-                    let text_rows = text_row.map(|row| self.text_rows_from(row));
+                    let mut text_rows = text_row.map(|row| self.text_rows_from(row));
                     let seq = self.scanner.last_sequence();
                     if self.clears_main_screen(seq) {
                         let rows = self.rows_in_use();
                         self.push_visible_rows(rows);
                     }
+                    let mut moved = None;
                     if self.region.is_some() {
-                        self.before_region_sequence(seq);
+                        moved = self.before_region_sequence(seq);
                         col_bound = None;
                     }
-                    self.before_row_moves(seq);
+                    // Rows the sequence moves: the text's rows are where it moves them.
+                    if let Some(map) = moved.or_else(|| self.before_row_moves(seq)) {
+                        text_rows = text_rows
+                            .map(|(start, end)| (map.row_or_edge(start).0, map.row_or_edge(end).0));
+                    }
                     self.parser.callbacks_mut().osc_ends_with_bel = b == 0x07;
                     self.emulate(&bytes[i..=i]);
                     let state = compat::State {

@@ -11,9 +11,10 @@
 //! history), so every line a program printed reaches the result in order; the rows above the
 //! region show after them.
 
+use super::Screen;
 use super::render::{row_continues, visible_rows_text};
+use super::row_moves::RowMap;
 use super::scan::Sequence;
-use super::{Position, Screen};
 
 /// A main-screen scroll region that is not the whole screen: rows `top..=bottom` (zero-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +86,7 @@ impl Screen {
         let (row, col) = self.parser.screen().cursor_position();
         let scrolls = row == region.bottom && (width == 0 || col.saturating_add(width) > cols);
         if scrolls {
-            self.save_region_rows(region, region.top, 1);
+            self.save_region_rows(region, 1);
         }
         *col_bound = Some(if width > 0 && col.saturating_add(width) > cols {
             width
@@ -95,87 +96,55 @@ impl Screen {
     }
 
     /// Called right before the final byte of `seq` is emulated (everything before it is):
-    /// saves the rows the sequence scrolls out of the region.
-    pub(super) fn before_region_sequence(&mut self, seq: Sequence) {
-        let Some(region) = self.region.filter(|_| !self.alternate) else {
-            return;
-        };
+    /// saves the rows the sequence scrolls out of the region; returns how rows moved.
+    pub(super) fn before_region_sequence(&mut self, seq: Sequence) -> Option<RowMap> {
+        let region = self.region.filter(|_| !self.alternate)?;
         let (row, _) = self.parser.screen().cursor_position();
         let count = seq.first_param.max(1);
         match (seq.csi, seq.private, seq.final_byte) {
             // SU: the region scrolls up.
-            (true, None, b'S') => self.save_region_rows(region, region.top, count),
+            (true, None, b'S') => self.save_region_rows(region, count),
             // DL at a top margin: the same as scrolling the region up.
             (true, None, b'M') if row == region.top && region.top > 0 => {
-                self.save_region_rows(region, region.top, count);
+                self.save_region_rows(region, count)
             }
             // IND and NEL on the region's bottom row scroll it as a line feed does.
             (false, None, b'D' | b'E') if seq.intermediate.is_none() && row == region.bottom => {
-                self.save_region_rows(region, region.top, 1);
+                self.save_region_rows(region, 1)
             }
-            _ => {}
+            _ => None,
         }
     }
 
-    /// Moves rows `from..from + count` of the region into history (they are about to scroll
-    /// away; the emulator moves them itself from a region at the top row) and moves anchors
-    /// so each still points at its row.
-    fn save_region_rows(&mut self, region: Region, from: u16, count: u16) {
-        let end = from.saturating_add(count).min(region.bottom + 1);
-        if from >= end {
-            return;
+    /// Moves the first `count` rows of the region into history (they are about to scroll
+    /// away; the emulator moves them itself from a region at the top row) and moves what
+    /// refers to rows by number so each still points at its row ([`RowMap::Scrolled`]).
+    fn save_region_rows(&mut self, region: Region, count: u16) -> Option<RowMap> {
+        let end = region.top.saturating_add(count).min(region.bottom + 1);
+        if region.top >= end {
+            return None;
         }
-        let n = end - from;
         let first = self.history().end_abs();
-        if region.top == 0 {
-            // The rows above the region's bottom keep their numbers; the rows below it are
-            // numbered after the rows going into history.
-            let below = first + u64::from(region.bottom);
-            for anchor in self.anchors.iter_mut().flatten() {
-                if !anchor.pending_main && anchor.pos.row > below {
-                    anchor.pos.row += u64::from(n);
-                }
-            }
-            return;
-        }
-        let texts = {
-            let tabs = &self.parser.callbacks().tabs_main;
-            visible_rows_text(self.parser.screen(), |r| tabs.row(r), self.config.cols)
-        };
-        for (r, text) in (from..end).zip(texts.into_iter().skip(usize::from(from))) {
-            self.parser.callbacks_mut().tabs_main.take_row(r);
-            let wrapped = row_continues(self.parser.screen(), r, self.config.cols);
-            self.parser.callbacks_mut().history.push_row(&text, wrapped);
-        }
-        let saved = first + u64::from(from)..first + u64::from(end);
-        let below = first + u64::from(region.bottom);
-        for anchor in self.anchors.iter_mut().flatten() {
-            if anchor.pending_main {
-                continue;
-            }
-            let row = anchor.pos.row;
-            if row < first {
-                continue;
-            }
-            anchor.pos = if saved.contains(&row) {
-                // A saved row: now in history, in order.
-                Position {
-                    row: first + (row - saved.start),
-                    col: anchor.pos.col,
-                }
-            } else if row < saved.start {
-                // Above the region: the saved rows come first now.
-                Position { row: first, col: 0 }
-            } else if row > below {
-                // Below the region: the screen's rows are numbered after the saved ones.
-                Position {
-                    row: row + u64::from(n),
-                    col: anchor.pos.col,
-                }
-            } else {
-                anchor.pos
+        if region.top > 0 {
+            let texts = {
+                let tabs = &self.parser.callbacks().tabs_main;
+                visible_rows_text(self.parser.screen(), |r| tabs.row(r), self.config.cols)
             };
+            for (r, text) in (region.top..end).zip(texts.into_iter().skip(usize::from(region.top)))
+            {
+                self.parser.callbacks_mut().tabs_main.take_row(r);
+                let wrapped = row_continues(self.parser.screen(), r, self.config.cols);
+                self.parser.callbacks_mut().history.push_row(&text, wrapped);
+            }
         }
+        let map = RowMap::Scrolled {
+            first,
+            top: first + u64::from(region.top),
+            bottom: first + u64::from(region.bottom),
+            n: u64::from(end - region.top),
+        };
+        self.apply_row_map(map);
+        Some(map)
     }
 }
 

@@ -7,24 +7,96 @@
 //! (a delete-lines at the top), or a start moved down by an insert, would otherwise be
 //! rendered from the wrong row. Right before such a sequence is emulated, anchors on the
 //! moving rows move with their text; an anchor whose row is deleted or pushed out of the
-//! region goes to the row where its text was.
+//! region goes to where what followed it is. The same [`RowMap`] moves the rows an anchor
+//! records as left by an earlier program, and the rows a segment's text wrote (a sequence
+//! right after the text moves them before the screen looks at them), as does a region
+//! scrolling rows into history (see `region`).
 
 use super::scan::Sequence;
 use super::{Position, Screen};
 
+/// Where the rows a sequence moved are now, by absolute row number (rows in history never
+/// move).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum RowMap {
+    /// Visible rows `from..=bottom` moved by `shift` rows (up when negative) within them (IL,
+    /// DL, SD, RI); those moved past either edge are gone.
+    Within { from: u64, bottom: u64, shift: i64 },
+    /// A scroll region `top..=bottom` scrolled up `n` rows, its first `n` rows going into
+    /// history at `first` (the first row of the screen before: the emulator moves them there
+    /// itself from a region at the top row): the rows above the region and below it are
+    /// numbered `n` higher, the rest of the region keeps its numbers.
+    Scrolled {
+        first: u64,
+        top: u64,
+        bottom: u64,
+        n: u64,
+    },
+}
+
+impl RowMap {
+    /// Row `row`'s number now; `None` when its text is gone.
+    pub(super) fn row(self, row: u64) -> Option<u64> {
+        match self {
+            Self::Within {
+                from,
+                bottom,
+                shift,
+            } => {
+                if row < from || row > bottom {
+                    return Some(row);
+                }
+                let moved = row.checked_add_signed(shift)?;
+                (from..=bottom).contains(&moved).then_some(moved)
+            }
+            Self::Scrolled {
+                first,
+                top,
+                bottom,
+                n,
+            } => Some(if row < first {
+                row
+            } else if row < top || row > bottom {
+                row + n
+            } else if row < top + n {
+                first + (row - top)
+            } else {
+                row
+            }),
+        }
+    }
+
+    /// Row `row`'s number now, or where what followed it is when its text is gone (with
+    /// `true`): the first row the deletion moved up, or the row below the rows moved down.
+    pub(super) fn row_or_edge(self, row: u64) -> (u64, bool) {
+        match (self.row(row), self) {
+            (Some(now), _) => (now, false),
+            (
+                None,
+                Self::Within {
+                    from,
+                    bottom,
+                    shift,
+                },
+            ) => (if shift < 0 { from } else { bottom + 1 }, true),
+            (None, Self::Scrolled { .. }) => (row, false),
+        }
+    }
+}
+
 impl Screen {
     /// Called right before the final byte of `seq` is emulated (everything before it is), on
-    /// the main screen: moves anchors on the rows `seq` moves.
-    pub(super) fn before_row_moves(&mut self, seq: Sequence) {
+    /// the main screen: moves anchors on the rows `seq` moves; returns how it moves them.
+    pub(super) fn before_row_moves(&mut self, seq: Sequence) -> Option<RowMap> {
         if self.alternate || seq.private.is_some() || seq.intermediate.is_some() {
-            return;
+            return None;
         }
         let rows = self.config.rows;
         let (top, bottom) = self
             .region
             .map_or((0, rows.saturating_sub(1)), |r| (r.top, r.bottom));
         let (row, _) = self.parser.screen().cursor_position();
-        let count = i32::from(seq.first_param.max(1));
+        let count = i64::from(seq.first_param.max(1));
         let in_region = (top..=bottom).contains(&row);
         let (from, shift) = match (seq.csi, seq.final_byte) {
             (true, b'L') if in_region => (row, count),
@@ -33,39 +105,47 @@ impl Screen {
             (true, b'T') => (top, count),
             // The emulator scrolls the region down from its top row, and from the screen's.
             (false, b'M') if row == top || row == 0 => (top, 1),
-            _ => return,
+            _ => return None,
         };
-        self.move_anchors(from, bottom, shift);
+        let base = self.history().end_abs();
+        let map = RowMap::Within {
+            from: base + u64::from(from),
+            bottom: base + u64::from(bottom),
+            shift,
+        };
+        self.apply_row_map(map);
+        Some(map)
     }
 
-    /// Anchors on visible rows `from..=bottom` follow their rows moved by `shift` rows (up
-    /// when negative); those whose row leaves `from..=bottom` go to its edge, at column 0.
-    fn move_anchors(&mut self, from: u16, bottom: u16, shift: i32) {
-        let base = self.history().end_abs();
-        let (from_abs, bottom_abs) = (base + u64::from(from), base + u64::from(bottom));
+    /// Moves what refers to rows by number as `map` says: anchors (one whose row is gone goes
+    /// where what followed it is, at column 0), the rows they record as left by
+    /// an earlier program (dropped when gone), and the row the current segment's text
+    /// started on.
+    pub(super) fn apply_row_map(&mut self, map: RowMap) {
         for anchor in self.anchors.iter_mut().flatten() {
-            let row = anchor.pos.row;
-            if anchor.pending_main || row < from_abs || row > bottom_abs {
+            if anchor.pending_main {
                 continue;
             }
-            let moved = i64::try_from(row).unwrap_or(i64::MAX) + i64::from(shift);
-            anchor.pos = if moved < i64::try_from(from_abs).unwrap_or(i64::MAX) {
-                Position {
-                    row: from_abs,
-                    col: 0,
+            anchor.pos = match (map, map.row_or_edge(anchor.pos.row)) {
+                (_, (row, true)) => Position { row, col: 0 },
+                // An anchor above a region that scrolled: the rows saved into history come
+                // first now.
+                (RowMap::Scrolled { first, top, .. }, _)
+                    if anchor.pos.row >= first && anchor.pos.row < top =>
+                {
+                    Position { row: first, col: 0 }
                 }
-            } else if moved > i64::try_from(bottom_abs).unwrap_or(i64::MAX) {
-                Position {
-                    row: bottom_abs,
-                    col: 0,
-                }
-            } else {
-                Position {
-                    row: u64::try_from(moved).unwrap_or(row),
+                (_, (row, false)) => Position {
+                    row,
                     col: anchor.pos.col,
-                }
+                },
             };
+            anchor.left_at_cursor = std::mem::take(&mut anchor.left_at_cursor)
+                .into_iter()
+                .filter_map(|(row, text)| map.row(row).map(|row| (row, text)))
+                .collect();
         }
+        self.segment_row = map.row_or_edge(self.segment_row).0;
     }
 }
 
@@ -114,6 +194,54 @@ mod tests {
         ] {
             let out = format!("cmd\r\nout1\r\nout2\r\n{down}\x1b[24;1H");
             assert_eq!(result_after(&out), "cmd\ndsh> ", "{down:?}");
+        }
+    }
+
+    /// Text the send printed above its start and a sequence then moved is still the send's,
+    /// where it was moved to, and the earlier program's rows around it are not.
+    #[test]
+    fn text_printed_above_the_start_then_moved_stays_the_sends() {
+        let cases = [
+            ("\x1b[10;1Hl1\r\nl2\r\n\x1b[3T\x1b[24;1H", "l1\nl2\ndsh> "),
+            // The start's row (the prompt the send began at) is moved to the row above the
+            // next prompt.
+            (
+                "\x1b[10;1Hl1\r\nl2\r\n\x1b[1;1H\x1bM\x1bM\x1b[24;1H",
+                "l1\nl2\ndsh>\ndsh> ",
+            ),
+            (
+                "\x1b[10;1Hil1\x1b[3Lil2\x1b[24;1H",
+                "   il2\n\n\nil1\ndsh> ",
+            ),
+            (
+                "\x1b[3;22r\x1b[3;1Hsd1\x1b[5T\x1b[3;1Hsd2\x1b[r\x1b[24;1H",
+                "sd2\n\n\n\n\nsd1\n\ndsh> ",
+            ),
+        ];
+        for (out, expected) in cases {
+            assert_eq!(result_after(out), expected, "{out:?}");
+        }
+    }
+
+    /// Lines printed in a scroll region that scrolls: the earlier program's rows the output
+    /// jumped over are still told apart once the region moved them.
+    #[test]
+    fn rows_left_by_an_earlier_program_move_with_a_scrolling_region() {
+        // Rows below the region hold the earlier program's lines `17` to `20`.
+        for region in ["\x1b[3;16r", "\x1b[1;16r"] {
+            let out = format!("{region}\x1b[14;1H100\r\n101\r\n102\r\n103\r\n\x1b[r\x1b[24;1H");
+            let text = result_after(&out);
+            assert!(
+                text.starts_with("100\n101\n102\n103\n"),
+                "{region:?}: {text:?}"
+            );
+            assert!(
+                !text
+                    .lines()
+                    .any(|l| l.parse::<u32>().is_ok_and(|n| n < 100)),
+                "{region:?}: an earlier line in {text:?}"
+            );
+            assert!(text.ends_with("dsh> "), "{region:?}: {text:?}");
         }
     }
 
