@@ -36,6 +36,8 @@ pub(super) mod modes {
     /// The alternate screen is on by mode 1049, which saved the main screen's cursor to be
     /// restored when it is left (modes 47 and 1047 save none).
     pub(crate) const ALTERNATE_SAVED_CURSOR: u8 = 64;
+    /// A cursor was saved on the main screen (see `compat`); no mode plain lines depend on.
+    pub(crate) const MAIN_CURSOR_SAVED: u8 = 128;
 }
 
 impl Screen {
@@ -181,7 +183,7 @@ impl Screen {
         let screen = self.parser.screen();
         let (row, col) = screen.cursor_position();
         if self.alternate
-            || self.modes != 0
+            || self.modes & !modes::MAIN_CURSOR_SAVED != 0
             || col != 0
             || !self.last_byte_ascii
             || !self.scanner.in_ground()
@@ -365,14 +367,7 @@ impl Screen {
                             .map(|(start, end)| (map.row_or_edge(start).0, map.row_or_edge(end).0));
                     }
                     self.parser.callbacks_mut().osc_ends_with_bel = b == 0x07;
-                    self.emulate(&bytes[i..=i]);
-                    let state = compat::State {
-                        alternate: self.parser.screen().alternate_screen(),
-                        left_right_margins: self.modes & modes::LEFT_RIGHT != 0,
-                    };
-                    if let Some(stand_in) = compat::stand_in(seq, state) {
-                        self.emulate(stand_in);
-                    }
+                    self.emulate_sequence_end(seq, b);
                     seg_start = i + 1;
                     self.after_segment(out, text_rows);
                     self.after_sequence(seq);
@@ -388,6 +383,30 @@ impl Screen {
         }
         let text_rows = text_row.map(|row| self.text_rows_from(row));
         self.after_segment(out, text_rows);
+    }
+
+    /// Emulates `final_byte`, which ends `seq` (everything before it is emulated), or what
+    /// stands in for it ([`compat`]).
+    fn emulate_sequence_end(&mut self, seq: Sequence, final_byte: u8) {
+        let state = compat::State {
+            alternate: self.parser.screen().alternate_screen(),
+            left_right_margins: self.modes & modes::LEFT_RIGHT != 0,
+            main_cursor_saved: self.modes & modes::MAIN_CURSOR_SAVED != 0,
+        };
+        if !state.alternate && compat::saves_cursor(seq, state) {
+            self.modes |= modes::MAIN_CURSOR_SAVED;
+        }
+        match compat::stand_in(seq, state) {
+            Some(compat::StandIn::After(bytes)) => {
+                self.emulate(&[final_byte]);
+                self.emulate(bytes);
+            }
+            Some(compat::StandIn::Instead(bytes)) => {
+                self.emulate(b"\x18");
+                self.emulate(bytes);
+            }
+            None => self.emulate(&[final_byte]),
+        }
     }
 
     /// The first and last absolute rows text printed from row `start` wrote, the cursor being

@@ -102,3 +102,25 @@ fn the_prompt_leaves_the_alternate_screen_the_way_it_was_taken() {
     assert_eq!(shown[1], shown[0]);
     assert_eq!(shown[2], shown[0]);
 }
+
+/// `CSI ? 1049 l` with no cursor saved on the main screen restores none (a stray `tput rmcup`,
+/// or an alternate screen taken by mode 47 and left by 1049): the output goes on below, as in
+/// tmux, instead of over the top rows. With a saved cursor it is restored, as there.
+#[test]
+fn leaving_mode_1049_restores_only_a_saved_cursor() {
+    for leave in [
+        "\x1b[?1049l",
+        "\x1b[?47h\x1b[Halt\x1b[?1049l",
+        "\x1b[?1047h\x1b[?1049l",
+    ] {
+        let mut s = Screen::new(config(8, 20), None);
+        s.feed(format!("one\r\ntwo\r\n{leave}after\r\n").as_bytes());
+        assert!(!s.alternate_screen(), "{leave:?}");
+        assert_eq!(s.transcript().trim_end(), "one\ntwo\nafter", "{leave:?}");
+    }
+    for save in ["\x1b7", "\x1b[s", "\x1b[?1048h"] {
+        let mut s = Screen::new(config(8, 20), None);
+        s.feed(format!("one\r\n{save}two\r\n\x1b[?1049lX\r\n").as_bytes());
+        assert_eq!(s.transcript().trim_end(), "one\nXwo", "{save:?}");
+    }
+}
