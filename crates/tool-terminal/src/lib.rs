@@ -308,15 +308,23 @@ impl Tool for ReadTool {
             count: wanted_end,
         };
         // Room for the footer, the pointer and the truncation marker, so the rendered page
-        // keeps every line the footer counts (the footer can only get shorter).
-        let footer = render::read_footer(page.line_begin, page.line_end, page.total_lines).len()
-            + render::older_line(&widest_older).len()
-            + render::TRUNCATED.len()
+        // keeps every line the footer counts (the footer can only get shorter); a whole page
+        // that fits beside the plain footer needs neither the pointer nor the marker.
+        let plain_footer = render::read_footer(page.line_begin, page.line_end, page.total_lines)
+            .len()
             + if page.alternate_screen {
                 render::READ_ALTERNATE_SCREEN.len()
             } else {
                 0
             };
+        let whole = !page.truncated
+            && page.line_end >= wanted_end
+            && page.text.len() + plain_footer <= max_bytes;
+        let footer = if whole {
+            plain_footer
+        } else {
+            plain_footer + render::older_line(&widest_older).len() + render::TRUNCATED.len()
+        };
         let cut;
         (page.text, cut) = bound_structured(page.text, max_bytes.saturating_sub(footer));
         if cut {

@@ -253,10 +253,12 @@ impl Tools {
         // Snapshot the tool (and with it its finalizer): a later unregister cannot remove it.
         let Some(entry) = self.entry(name) else {
             tracing::debug!("unknown tool");
+            // Short enough for the smallest result cap a host allows (64 bytes, with the
+            // `Error: ` prefix): this result has no tool to bound it.
             return ToolResult::error(
                 format!(
-                    "unknown tool {}; call tools/list to see the available tools",
-                    quote_bounded(name)
+                    "unknown tool {}; call tools/list",
+                    quote_within(name, UNKNOWN_NAME_QUOTE_BYTES)
                 ),
                 Some(codes::UNKNOWN_TOOL),
             );
@@ -370,6 +372,32 @@ fn object_or_empty(args: Value) -> Value {
     match args {
         Value::Null => Value::Object(serde_json::Map::new()),
         other => other,
+    }
+}
+
+/// Most bytes the quoted name in an unknown-tool error takes (quotes and `…` included).
+const UNKNOWN_NAME_QUOTE_BYTES: usize = 24;
+
+/// `text` as a JSON string of at most `max_bytes` bytes, cut at a character boundary and
+/// followed by `…` when it does not fit whole.
+fn quote_within(text: &str, max_bytes: usize) -> String {
+    let whole = serde_json::to_string(text).unwrap_or_default();
+    if whole.len() <= max_bytes {
+        return whole;
+    }
+    let mut end = text.len().min(max_bytes);
+    loop {
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let quoted = format!(
+            "{}…",
+            serde_json::to_string(&text[..end]).unwrap_or_default()
+        );
+        if quoted.len() <= max_bytes || end == 0 {
+            return quoted;
+        }
+        end -= 1;
     }
 }
 

@@ -230,6 +230,31 @@ async fn control_bytes_and_exit_keep_the_contract() {
     host.shutdown().await;
 }
 
+/// A page that fits a small cap whole is shown whole, with no room kept for a pointer to
+/// older lines it does not need.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_fits_a_small_cap_is_shown_whole() {
+    let host = Host::new(
+        ToolTerminalConfig {
+            max_result_bytes: 64,
+            ..ToolTerminalConfig::default()
+        },
+        Some(fast_bash()),
+    );
+    let agent = host.agent("a");
+    host.call(&agent, "terminal_open", json!({"type": "shell"}))
+        .await;
+    host.send(&agent, "pty-1", "echo x").await;
+    let page = host
+        .call(&agent, "terminal_read", json!({"sessionId": "pty-1"}))
+        .await;
+    assert!(!page.is_error, "{}", page.text());
+    assert_eq!(page.text(), "dsh> echo x\nx\ndsh> \n[lines: 0-3 of 3]");
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
+
 /// C15 at a small cap: the text and the structured content both stay within the cap, keep the
 /// command line and the first lines as well as the newest output, each from a whole line on,
 /// and say what was left out; the `terminal_read` arguments in the omission line page exactly

@@ -190,12 +190,22 @@ async fn unknown_tool_names_the_tool_and_the_next_step() {
     let r = tools
         .execute("sned", valid_args(), ToolCall::new("c1"))
         .await;
-    assert_eq!(
-        r.text(),
-        "Error: unknown tool \"sned\"; call tools/list to see the available tools"
-    );
+    assert_eq!(r.text(), "Error: unknown tool \"sned\"; call tools/list");
     assert_eq!(r.code(), Some(codes::UNKNOWN_TOOL));
     assert_eq!(count.get(), 0);
+    // Any name, however long or odd, leaves the error within the smallest result cap.
+    for name in [
+        "x".repeat(3000),
+        format!("terminal_send\n{}", "z".repeat(100)),
+        "\u{1}".repeat(50),
+        "é".repeat(40),
+    ] {
+        let r = tools
+            .execute(&name, valid_args(), ToolCall::new("c2"))
+            .await;
+        assert!(r.text().len() <= 64, "{}: {:?}", r.text().len(), r.text());
+        assert!(r.text().ends_with("\"…; call tools/list"), "{:?}", r.text());
+    }
 }
 
 #[tokio::test]
