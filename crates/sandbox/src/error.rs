@@ -23,7 +23,8 @@ pub enum SandboxError {
     /// Worded for the model, which can neither install programs on the host nor change the
     /// sandbox mode (the operator's setting).
     #[error(
-        "cannot open a sandboxed terminal session: {0}, and nothing you can do from a session changes that; ask the user to have the operator install bubblewrap (Debian: apt-get install bubblewrap) or restart the server without a sandbox (dsh-mcp: --sandbox danger-full-access)"
+        "cannot open a sandboxed terminal session: {0}, and nothing you can do from a session changes that; ask the user to have the operator {fix}",
+        fix = .0.operator_fix()
     )]
     BwrapUnusable(BwrapProblem),
     /// The argv to confine was empty.

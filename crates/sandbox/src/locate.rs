@@ -19,6 +19,10 @@ pub enum BwrapProblem {
     /// Nothing exists at the path given.
     #[error("bubblewrap is not installed at {} on this host", .0.display())]
     NotFound(PathBuf),
+    /// A component of the path before its last is a file, not a directory (a trailing `/`
+    /// after the program's name, say).
+    #[error("the bubblewrap path {} on this host goes through a file as if it were a directory", .0.display())]
+    ThroughAFile(PathBuf),
     /// The path names a directory (or another kind of non-file), not a program.
     #[error("the bubblewrap path {} on this host is a directory or another non-file, not a program", .0.display())]
     NotAFile(PathBuf),
@@ -52,7 +56,7 @@ impl BwrapProblem {
         const POINT: &str = "point to it (dsh-mcp: --bwrap PATH)";
         let fixes = match self {
             Self::NotFound(_) => vec![INSTALL.to_owned(), POINT.to_owned()],
-            Self::NotAFile(_) => {
+            Self::NotAFile(_) | Self::ThroughAFile(_) => {
                 vec!["point to the bwrap program itself (dsh-mcp: --bwrap PATH)".to_owned()]
             }
             Self::NotExecutable(path) => vec![
@@ -75,6 +79,33 @@ impl BwrapProblem {
         format!(
             "{self}, so every sandboxed terminal_open will fail; {}, or run unconfined (dsh-mcp: --sandbox danger-full-access)",
             fixes.join(", ")
+        )
+    }
+}
+
+impl BwrapProblem {
+    /// What the operator can do about it, for the model to pass on to the user: the fix
+    /// this problem needs, then the way around it.
+    #[must_use]
+    pub fn operator_fix(&self) -> String {
+        let fix = match self {
+            Self::NotFound(_) | Self::NotOnPath { .. } => {
+                "install bubblewrap (Debian: apt-get install bubblewrap)".to_owned()
+            }
+            Self::NotAFile(_) | Self::ThroughAFile(_) => {
+                "point the server to the bwrap program itself (dsh-mcp: --bwrap PATH)".to_owned()
+            }
+            Self::NotExecutable(path) => format!(
+                "make {} executable (chmod +x) or point the server to a working bwrap (dsh-mcp: --bwrap PATH)",
+                path.display()
+            ),
+            Self::Inaccessible { path, .. } => format!(
+                "let the server's user reach {} or point the server to another bwrap (dsh-mcp: --bwrap PATH)",
+                path.display()
+            ),
+        };
+        format!(
+            "{fix} or restart the server without a sandbox (dsh-mcp: --sandbox danger-full-access)"
         )
     }
 }
@@ -118,13 +149,11 @@ pub(crate) fn locate(program: &Path, search_path: Option<&OsStr>) -> Result<Path
 fn check(path: &Path) -> Result<(), BwrapProblem> {
     use rustix::fs::{Access, access};
     match std::fs::metadata(path) {
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             Err(BwrapProblem::NotFound(path.to_owned()))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            Err(BwrapProblem::ThroughAFile(path.to_owned()))
         }
         Err(e) => Err(BwrapProblem::Inaccessible {
             path: path.to_owned(),
@@ -198,12 +227,48 @@ mod tests {
             locate(&missing, None),
             Err(BwrapProblem::NotFound(missing.clone()))
         );
-        // Under a file, not a directory: not found either.
+        // Under a file, not a directory, or the program's name with a trailing `/`: said so.
         let under_file = exec.bwrap().join("bwrap");
         assert_eq!(
             locate(&under_file, None),
-            Err(BwrapProblem::NotFound(under_file.clone()))
+            Err(BwrapProblem::ThroughAFile(under_file.clone()))
         );
+        let slash = PathBuf::from(format!("{}/", exec.bwrap().display()));
+        assert_eq!(
+            locate(&slash, None),
+            Err(BwrapProblem::ThroughAFile(slash.clone()))
+        );
+        assert!(
+            BwrapProblem::ThroughAFile(slash)
+                .start_up_warning()
+                .contains("point to the bwrap program itself")
+        );
+    }
+
+    /// The fix passed on to the user is the one the problem needs.
+    #[test]
+    fn the_fix_for_the_user_fits_the_problem() {
+        let path = PathBuf::from("/opt/bwrap");
+        let fixes = [
+            (BwrapProblem::NotFound(path.clone()), "install bubblewrap"),
+            (
+                BwrapProblem::NotExecutable(path.clone()),
+                "make /opt/bwrap executable",
+            ),
+            (
+                BwrapProblem::NotAFile(path.clone()),
+                "the bwrap program itself",
+            ),
+            (BwrapProblem::ThroughAFile(path), "the bwrap program itself"),
+        ];
+        for (problem, fix) in fixes {
+            let text = crate::SandboxError::BwrapUnusable(problem.clone()).to_string();
+            assert!(text.contains(fix), "{problem:?}: {text}");
+            assert!(
+                text.ends_with("(dsh-mcp: --sandbox danger-full-access)"),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -44,6 +44,20 @@ async fn startup_exit_is_a_spawn_error() {
         assert_eq!(err.code(), TerminalErrorCode::Spawn);
         assert_eq!(err.message(), "PTY shell exited during startup");
         assert!(session_pids(&id).is_empty());
+        // What it printed before it exited (a launcher's own error) is quoted.
+        let s = spec(CancellationToken::new());
+        let err = BashBackend::new(sh_c(
+            "echo 'bwrap: setting up uid map: Permission denied' >&2; exit 1",
+            10_000,
+        ))
+        .spawn_session(s)
+        .await
+        .unwrap_err();
+        assert_eq!(err.code(), TerminalErrorCode::Spawn);
+        assert_eq!(
+            err.message(),
+            "PTY shell exited during startup; its last output: \"bwrap: setting up uid map: Permission denied\""
+        );
     })
     .await;
 }

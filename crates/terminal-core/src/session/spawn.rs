@@ -26,7 +26,9 @@ impl PtySession {
     /// §3.6). Everything started is cleaned up on failure.
     ///
     /// # Errors
-    /// `Spawn`: the PTY or program could not start; "PTY shell exited during startup"; "PTY
+    /// `Spawn`: the PTY or program could not start; "PTY shell exited during startup" (with
+    /// `; its last output: "…"`, the newest 300 bytes of what it printed,
+    /// when it printed anything: a launcher's own error, such as bubblewrap's); "PTY
     /// shell did not reach readiness before startup timeout"; "PTY startup was cancelled" when
     /// `cancel` fired.
     ///
@@ -154,7 +156,7 @@ impl PtySession {
         };
         let failure = match outcome {
             Ok(result) => match result.wait_reason {
-                WaitReason::SessionExit => Some(spawn_error("PTY shell exited during startup")),
+                WaitReason::SessionExit => Some(exited_during_startup(&result.viewport)),
                 WaitReason::Timeout => Some(spawn_error(
                     "PTY shell did not reach readiness before startup timeout",
                 )),
@@ -182,6 +184,23 @@ impl PtySession {
         }
         Ok(session)
     }
+}
+
+/// Most bytes of a program's output an "exited during startup" error quotes.
+const STARTUP_OUTPUT_QUOTED_BYTES: usize = 300;
+
+/// The error for a program that exited before its first prompt, quoting the newest part of
+/// what it printed (`output`, the startup send's viewport), so its own reason shows.
+fn exited_during_startup(output: &str) -> TerminalError {
+    let output = output.trim();
+    if output.is_empty() {
+        return spawn_error("PTY shell exited during startup");
+    }
+    let tail = dsh_output_retention::tail_slice(output, STARTUP_OUTPUT_QUOTED_BYTES);
+    let cut = if tail.len() < output.len() { "…" } else { "" };
+    spawn_error(format!(
+        "PTY shell exited during startup; its last output: {cut}{tail:?}"
+    ))
 }
 
 fn spawn_error(message: impl Into<String>) -> TerminalError {
