@@ -64,8 +64,9 @@ impl BashBackend {
     /// [`TerminalBackend`] impl returns it as a trait object).
     ///
     /// # Errors
-    /// `Spawn`: the rc file cannot be written, the working directory is not a directory, the
-    /// owner's sandbox mode is confined but no sandbox provider exists, the confinement or the
+    /// `Spawn`: the rc file cannot be written, the working directory does not exist or is not a
+    /// directory, the owner's sandbox mode is confined but no sandbox provider exists, the
+    /// confinement or the
     /// resource limits cannot be set up, bash cannot start, exits during startup, does not
     /// reach its prompt before `timeout_ms`, or `spec.cancel` fired. Everything started is
     /// cleaned up first.
@@ -116,8 +117,13 @@ impl BashBackend {
         if let Some(dir) = &launch.cwd
             && !dir.is_dir()
         {
+            let what = if dir.exists() {
+                "is not a directory"
+            } else {
+                "does not exist"
+            };
             return Err(spawn_error(format!(
-                "working directory {} is not a directory; pass an existing cwd (absolute, or relative to where sessions start)",
+                "working directory {} {what}; pass an existing directory as cwd (absolute, or relative to where sessions start)",
                 dir.display()
             )));
         }

@@ -136,7 +136,7 @@ async fn missing_working_directory_is_refused() {
             .unwrap_err();
         assert_eq!(
             err.message(),
-            "working directory /nonexistent/dsh-test is not a directory; pass an existing cwd (absolute, or relative to where sessions start)"
+            "working directory /nonexistent/dsh-test does not exist; pass an existing directory as cwd (absolute, or relative to where sessions start)"
         );
         // A relative one is taken from where sessions start, and named as it was looked for.
         let base = std::env::temp_dir().join(format!("dsh-cwd-{}", unique_id()));
@@ -151,8 +151,20 @@ async fn missing_working_directory_is_refused() {
         assert_eq!(
             err.message(),
             format!(
-                "working directory {} is not a directory; pass an existing cwd (absolute, or relative to where sessions start)",
+                "working directory {} does not exist; pass an existing directory as cwd (absolute, or relative to where sessions start)",
                 base.join("dsh-no-such-dir/sub").display()
+            )
+        );
+        // A file is not a directory.
+        std::fs::write(base.join("file"), "").unwrap();
+        let mut s = spec(CancellationToken::new());
+        s.cwd = Some("file".into());
+        let err = backend.spawn_session(s).await.unwrap_err();
+        assert_eq!(
+            err.message(),
+            format!(
+                "working directory {} is not a directory; pass an existing directory as cwd (absolute, or relative to where sessions start)",
+                base.join("file").display()
             )
         );
         let mut s = spec(CancellationToken::new());
