@@ -124,16 +124,21 @@ pub(super) async fn follow(
                 }
             }
         };
-        let finish = || {
+        // The job's output ends with the notices of the send it settled on, as a foreground
+        // result does (a full-screen program left on, the terminal modes restored, a cap hit).
+        let finish = |notices: &[String]| {
             if let Some(s) = stream.lock().as_mut() {
                 s.drain();
+                if !notices.is_empty() {
+                    s.window.push(&format!("\n{}", notices.join("\n")), false);
+                }
                 s.finished = true;
             }
         };
         let result = match settled {
             Ok(result) => result,
             Err(e) => {
-                finish();
+                finish(&[]);
                 return Ok(JobOutcome::new(
                     FinalStatus::Failed,
                     Some(format!("Error: {e}")),
@@ -147,7 +152,7 @@ pub(super) async fn follow(
         );
         let running = matches!(result.session_status, SessionStatus::Running);
         if !unproven || !running || cancel_requested.load(Ordering::SeqCst) {
-            finish();
+            finish(&result.notices);
             return Ok(outcome(&result, &earlier));
         }
         let poll = SendRequest {
@@ -162,7 +167,7 @@ pub(super) async fn follow(
             // The session closed or exited meanwhile: the last result stands.
             Err(e) => {
                 tracing::debug!(session_id = %id, error = %e, "background send not followed further");
-                finish();
+                finish(&result.notices);
                 return Ok(outcome(&result, &earlier));
             }
         };

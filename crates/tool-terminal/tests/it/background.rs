@@ -394,6 +394,21 @@ async fn killing_a_typed_ahead_background_send_discards_its_line() {
     host.shutdown().await;
 }
 
+/// The notices of the send a job settled on end its output, as they end a foreground
+/// result: here, that the prompt gave the main screen back from an alternate screen left on.
+#[tokio::test]
+async fn a_jobs_output_ends_with_the_notices_of_its_last_send() {
+    let (host, agent, session, _job, read) =
+        finished_job("printf '\\033[?1049h'; echo in-alt").await;
+    let notice = "[screen: the program left the alternate screen on";
+    let at = read.find(notice).unwrap_or_else(|| panic!("{read}"));
+    assert!(read[..at].contains("in-alt\n"), "{read}");
+    assert!(read[at..].contains("\n[status: completed"), "{read}");
+    host.call(&agent, "terminal_close", json!({"sessionId": session}))
+        .await;
+    host.shutdown().await;
+}
+
 /// Text sent in the background to a prompt with echo off (a password) never shows in the job's
 /// label: not in job_list, not in the completion notice or the job's status.
 #[tokio::test]
