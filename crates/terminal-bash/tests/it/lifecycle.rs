@@ -125,18 +125,28 @@ async fn startup_cancellation_stops_and_cleans_up() {
     .await;
 }
 
+/// The error `backend` gives for a session started in `cwd`.
+async fn cwd_error(backend: &BashBackend, cwd: &str) -> String {
+    let mut s = spec(CancellationToken::new());
+    s.cwd = Some(cwd.into());
+    let err = backend.spawn_session(s).await.unwrap_err();
+    err.message().to_owned()
+}
+
+/// The error for a working directory `dir` that is `what`.
+fn cwd_message(dir: &std::path::Path, what: &str) -> String {
+    format!(
+        "working directory {} {what}; pass an existing directory as cwd (absolute, or relative to where sessions start)",
+        dir.display()
+    )
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn missing_working_directory_is_refused() {
     within(async {
-        let mut s = spec(CancellationToken::new());
-        s.cwd = Some("/nonexistent/dsh-test".into());
-        let err = BashBackend::new(config())
-            .spawn_session(s)
-            .await
-            .unwrap_err();
         assert_eq!(
-            err.message(),
-            "working directory /nonexistent/dsh-test does not exist; pass an existing directory as cwd (absolute, or relative to where sessions start)"
+            cwd_error(&BashBackend::new(config()), "/nonexistent/dsh-test").await,
+            cwd_message("/nonexistent/dsh-test".as_ref(), "does not exist")
         );
         // A relative one is taken from where sessions start, and named as it was looked for.
         let base = std::env::temp_dir().join(format!("dsh-cwd-{}", unique_id()));
@@ -145,27 +155,15 @@ async fn missing_working_directory_is_refused() {
             default_cwd: Some(base.clone()),
             ..config()
         });
-        let mut s = spec(CancellationToken::new());
-        s.cwd = Some("dsh-no-such-dir/sub".into());
-        let err = backend.spawn_session(s).await.unwrap_err();
         assert_eq!(
-            err.message(),
-            format!(
-                "working directory {} does not exist; pass an existing directory as cwd (absolute, or relative to where sessions start)",
-                base.join("dsh-no-such-dir/sub").display()
-            )
+            cwd_error(&backend, "dsh-no-such-dir/sub").await,
+            cwd_message(&base.join("dsh-no-such-dir/sub"), "does not exist")
         );
         // A file is not a directory.
         std::fs::write(base.join("file"), "").unwrap();
-        let mut s = spec(CancellationToken::new());
-        s.cwd = Some("file".into());
-        let err = backend.spawn_session(s).await.unwrap_err();
         assert_eq!(
-            err.message(),
-            format!(
-                "working directory {} is not a directory; pass an existing directory as cwd (absolute, or relative to where sessions start)",
-                base.join("file").display()
-            )
+            cwd_error(&backend, "file").await,
+            cwd_message(&base.join("file"), "is not a directory")
         );
         let mut s = spec(CancellationToken::new());
         s.cwd = Some("sub".into());
@@ -176,7 +174,9 @@ async fn missing_working_directory_is_refused() {
         };
         let r = sh.send("pwd").await;
         assert!(
-            r.viewport.lines().any(|l| l == base.join("sub").to_str().unwrap()),
+            r.viewport
+                .lines()
+                .any(|l| l == base.join("sub").to_str().unwrap()),
             "{r:?}"
         );
         sh.close().await;

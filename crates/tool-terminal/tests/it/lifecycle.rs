@@ -1,6 +1,7 @@
 //! The full lifecycle through the registry against real bash (seed §8 items 89, 105), owner
 //! isolation, and bad input against a live session.
 
+use dsh_context::Agent;
 use dsh_tool_terminal::ToolTerminalConfig;
 use serde_json::json;
 
@@ -230,13 +231,12 @@ async fn control_bytes_and_exit_keep_the_contract() {
     host.shutdown().await;
 }
 
-/// A page that fits a small cap whole is shown whole, with no room kept for a pointer to
-/// older lines it does not need.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_page_that_fits_a_small_cap_is_shown_whole() {
+/// A host whose results are capped at `max_result_bytes`, with an agent that has opened a
+/// shell (`pty-1`).
+async fn shell_with_cap(max_result_bytes: usize) -> (Host, Agent) {
     let host = Host::new(
         ToolTerminalConfig {
-            max_result_bytes: 64,
+            max_result_bytes,
             ..ToolTerminalConfig::default()
         },
         Some(fast_bash()),
@@ -244,6 +244,14 @@ async fn a_page_that_fits_a_small_cap_is_shown_whole() {
     let agent = host.agent("a");
     host.call(&agent, "terminal_open", json!({"type": "shell"}))
         .await;
+    (host, agent)
+}
+
+/// A page that fits a small cap whole is shown whole, with no room kept for a pointer to
+/// older lines it does not need.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_fits_a_small_cap_is_shown_whole() {
+    let (host, agent) = shell_with_cap(64).await;
     host.send(&agent, "pty-1", "echo x").await;
     let page = host
         .call(&agent, "terminal_read", json!({"sessionId": "pty-1"}))
@@ -261,16 +269,7 @@ async fn a_page_that_fits_a_small_cap_is_shown_whole() {
 /// the left-out lines.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn flood_is_capped_in_text_and_structured_content() {
-    let host = Host::new(
-        ToolTerminalConfig {
-            max_result_bytes: 2000,
-            ..ToolTerminalConfig::default()
-        },
-        Some(fast_bash()),
-    );
-    let agent = host.agent("a");
-    host.call(&agent, "terminal_open", json!({"type": "shell"}))
-        .await;
+    let (host, agent) = shell_with_cap(2000).await;
     let r = host.send(&agent, "pty-1", "seq 1 5000").await;
     let text = r.text();
     assert!(text.len() <= 2000, "{} bytes", text.len());
