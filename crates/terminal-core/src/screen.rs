@@ -35,12 +35,14 @@ mod flood;
 mod head;
 mod history;
 mod hooks;
+mod left_rows;
 mod nonce;
 mod prompt;
 mod region;
 mod render;
 mod row_moves;
 mod scan;
+mod segment;
 mod snapshot;
 mod tabs;
 mod utf8;
@@ -183,7 +185,7 @@ struct Anchor {
     /// cursor up without clearing (`printf '\033[H'`, `tput cup`): a render from the anchor
     /// does not end on those rows while they are unchanged, nor show their unchanged text after
     /// the prompt, since nothing after the anchor wrote it.
-    left_at_cursor: Vec<(u64, String)>,
+    left_at_cursor: Vec<left_rows::LeftRow>,
     /// Output was written above the anchor's row (over an earlier program's text), and the
     /// anchor moved up to it.
     jumped: bool,
@@ -516,7 +518,7 @@ impl Screen {
 
     /// Takes the anchor's record of text left at and below its cursor out (see
     /// [`Screen::restore_anchor_left_rows`]).
-    fn take_anchor_left_rows(&mut self, id: AnchorId) -> Vec<(u64, String)> {
+    fn take_anchor_left_rows(&mut self, id: AnchorId) -> Vec<left_rows::LeftRow> {
         match self.anchors.get_mut(id.0) {
             Some(Some(a)) => std::mem::take(&mut a.left_at_cursor),
             _ => Vec::new(),
@@ -524,7 +526,7 @@ impl Screen {
     }
 
     /// Puts back what [`Screen::take_anchor_left_rows`] took.
-    fn restore_anchor_left_rows(&mut self, id: AnchorId, left: Vec<(u64, String)>) {
+    fn restore_anchor_left_rows(&mut self, id: AnchorId, left: Vec<left_rows::LeftRow>) {
         if let Some(Some(a)) = self.anchors.get_mut(id.0) {
             a.left_at_cursor = left;
         }

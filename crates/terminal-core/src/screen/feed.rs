@@ -17,7 +17,7 @@ use super::flood::{FLOOD_BATCH_ROWS, rows_of, split_rows};
 use super::region::Region;
 use super::render::{plain_row, row_continues, visible_rows_text};
 use super::scan::{Sequence, Step};
-use super::{FeedOutcome, MarkKind, Position, Screen, ScreenEvent};
+use super::{FeedOutcome, Screen};
 
 /// Terminal modes under which plain lines do not render as plain lines.
 pub(super) mod modes {
@@ -310,6 +310,12 @@ impl Screen {
         self.segment_row = self.cursor_unsynced().row;
         let mut seg_start = 0;
         let mut text_in_segment = false;
+        // While an anchor records rows an earlier program left: the rows each printed line
+        // writes are noted there ([`Screen::note_written`]), from the row its first printed
+        // byte went to (absolute).
+        let mut tracking = self.tracks_left_rows();
+        let mut line_row = self.segment_row;
+        let mut line_printed = self.parser.screen().cursor_position().1 > 0;
         // While a region with a top margin is set: an upper bound of the cursor column.
         let mut col_bound = None;
         for (i, &b) in bytes.iter().enumerate() {
@@ -332,6 +338,31 @@ impl Screen {
                 }
                 Step::Text => {
                     text_in_segment = true;
+                    match b {
+                        // Before the cursor goes back along the row: how far the line got.
+                        b'\r' | 0x08 if tracking && line_printed => {
+                            self.emulate(&bytes[seg_start..i]);
+                            seg_start = i;
+                            self.note_written(line_row);
+                        }
+                        b'\n' | 0x0b | 0x0c if tracking => {
+                            if line_printed {
+                                self.emulate(&bytes[seg_start..i]);
+                                seg_start = i;
+                                self.note_written(line_row);
+                            }
+                            line_printed = false;
+                        }
+                        b'\n' | 0x0b | 0x0c | b'\r' | 0x08 => {}
+                        // A line's first printed byte: the row it starts on.
+                        _ if tracking && !line_printed => {
+                            self.emulate(&bytes[seg_start..i]);
+                            seg_start = i;
+                            line_row = self.cursor_unsynced().row;
+                            line_printed = true;
+                        }
+                        _ => line_printed = true,
+                    }
                     if self.region.is_some() {
                         self.before_region_text(bytes, i, &mut seg_start, &mut col_bound);
                     }
@@ -349,6 +380,9 @@ impl Screen {
                         self.note_text(out);
                     }
                     self.emulate(&bytes[seg_start..i]);
+                    if tracking && line_printed {
+                        self.note_written(line_row);
+                    }
                     // The rows the text wrote, before the sequence moves the cursor.
                     let mut text_rows = text_row.map(|row| self.text_rows_from(row));
                     let seq = self.scanner.last_sequence();
@@ -363,14 +397,18 @@ impl Screen {
                     }
                     // Rows the sequence moves: the text's rows are where it moves them.
                     if let Some(map) = moved.or_else(|| self.before_row_moves(seq)) {
-                        text_rows = text_rows
-                            .map(|(start, end)| (map.row_or_edge(start).0, map.row_or_edge(end).0));
+                        text_rows = text_rows.map(|t| t.moved(map));
                     }
                     self.parser.callbacks_mut().osc_ends_with_bel = b == 0x07;
                     self.emulate_sequence_end(seq, b);
                     seg_start = i + 1;
                     self.after_segment(out, text_rows);
                     self.after_sequence(seq);
+                    // The next segment starts where the sequence left the cursor (after a
+                    // colour's erase-line in the middle of a printed line, say).
+                    let cursor = self.cursor_unsynced();
+                    (line_row, line_printed) = (cursor.row, cursor.col > 0);
+                    tracking = self.tracks_left_rows();
                 }
             }
         }
@@ -380,6 +418,9 @@ impl Screen {
         }
         if seg_start < bytes.len() {
             self.emulate(&bytes[seg_start..]);
+        }
+        if tracking && line_printed {
+            self.note_written(line_row);
         }
         let text_rows = text_row.map(|row| self.text_rows_from(row));
         self.after_segment(out, text_rows);
@@ -407,18 +448,6 @@ impl Screen {
             }
             None => self.emulate(&[final_byte]),
         }
-    }
-
-    /// The first and last absolute rows text printed from row `start` wrote, the cursor being
-    /// where the text left it (at the start of a row after a line end, that row is not one).
-    fn text_rows_from(&self, start: u64) -> (u64, u64) {
-        let cursor = self.cursor_unsynced();
-        let last = if cursor.col == 0 && cursor.row > start {
-            cursor.row - 1
-        } else {
-            cursor.row
-        };
-        (start, last.max(start))
     }
 
     /// Whether `seq` (about to be applied) erases the whole main screen: ED 2, ED 0 from the
@@ -491,92 +520,5 @@ impl Screen {
             (true, None, b'S' | b'T' | b'r') | (false, None, b'M') => tabs.clear(),
             _ => {}
         }
-    }
-
-    /// After a segment (and the sequence closing it, if any); `text_rows`: the absolute rows
-    /// the segment's text started and ended on, when it printed any.
-    fn after_segment(&mut self, out: &mut FeedOutcome, text_rows: Option<(u64, u64)>) {
-        // The segment's text was printed before its closing sequence switched screens.
-        let text_on_alternate = self.alternate;
-        let marks = std::mem::take(&mut self.parser.callbacks_mut().marks);
-        let prompt_returned = marks
-            .iter()
-            .any(|m| matches!(m, MarkKind::CommandDone { .. }));
-        for mark in marks {
-            self.prompt.on_mark(mark);
-            if matches!(mark, MarkKind::PromptEnd | MarkKind::ContinuationEnd) {
-                self.prompt.prompt_end_at = Some(self.cursor_unsynced());
-            }
-            out.events.push(ScreenEvent::Mark(mark));
-        }
-        // The terminal modes the session started with are restored at each prompt: a program
-        // that exited (or crashed) leaving the alternate screen on gives the main screen back
-        // when the shell's prompt starts (its first mark comes before the prompt text, which
-        // is then drawn on the main screen).
-        let mut carried = None;
-        if prompt_returned && self.parser.screen().alternate_screen() {
-            carried = Some(self.alternate_screen_text());
-            self.emulate(self.leaving_alternate_screen());
-            self.prompt_left_alternate = true;
-        }
-        let alternate = self.parser.screen().alternate_screen();
-        if alternate != self.alternate {
-            self.alternate = alternate;
-            out.events.push(ScreenEvent::AlternateScreen(alternate));
-            if !alternate {
-                self.modes &= !modes::ALTERNATE_SAVED_CURSOR;
-                // Anchors made on the alternate screen start at the main screen's cursor, with
-                // the text before it on its row: a program that left a line unfinished there
-                // (git's "hint: Waiting for your editor...") may rewrite that row once the
-                // full-screen program is gone, which then shows whole.
-                let cursor = self.cursor_unsynced();
-                let prefix = if self.anchors.iter().flatten().any(|a| a.pending_main) {
-                    self.row_prefix(cursor)
-                } else {
-                    None
-                };
-                for anchor in self.anchors.iter_mut().flatten() {
-                    if anchor.pending_main {
-                        anchor.pos = cursor;
-                        anchor.pending_main = false;
-                        anchor.prefix.clone_from(&prefix);
-                    }
-                }
-            }
-        }
-        if let Some(lines) = carried {
-            self.carry_over(&lines);
-        }
-        if !alternate
-            && !text_on_alternate
-            && let Some((row, text_end_row)) = text_rows
-        {
-            // The rows the output jumped over (below the rows its text wrote, above the
-            // anchor's row) hold an earlier program's text: recorded as left there, like the
-            // rows below.
-            let lowest = self
-                .anchors
-                .iter()
-                .flatten()
-                .filter(|a| !a.pending_main && row < a.pos.row)
-                .map(|a| a.pos.row)
-                .max();
-            let jumped = lowest
-                .map(|lowest| self.rows_between(text_end_row.max(row), lowest))
-                .unwrap_or_default();
-            for anchor in self.anchors.iter_mut().flatten() {
-                if !anchor.pending_main && row < anchor.pos.row {
-                    let old_row = anchor.pos.row;
-                    anchor.pos = Position { row, col: 0 };
-                    anchor.jumped = true;
-                    anchor
-                        .left_at_cursor
-                        .extend(jumped.iter().filter(|(abs, _)| *abs < old_row).cloned());
-                    anchor.left_at_cursor.sort_by_key(|(abs, _)| *abs);
-                    anchor.left_at_cursor.dedup_by_key(|(abs, _)| *abs);
-                }
-            }
-        }
-        self.segment_row = self.cursor_unsynced().row;
     }
 }

@@ -7,6 +7,7 @@ use crate::error::TerminalError;
 #[cfg(test)]
 use crate::types::ReadResult;
 
+use super::left_rows::LeftRow;
 use super::snapshot::{RowsSnapshot, Stop, page_bounds};
 use super::{AnchorId, Position, Rendered, Screen};
 
@@ -38,53 +39,12 @@ impl Screen {
         }
     }
 
-    /// The visible rows strictly between absolute rows `above` and `below` that hold text,
-    /// with their absolute rows (for [`Screen::rows_left_at_cursor`]'s record when output
-    /// jumped above an anchor: the rows it jumped over are an earlier program's).
-    pub(super) fn rows_between(&self, above: u64, below: u64) -> Vec<(u64, String)> {
-        let base = self.history().end_abs();
-        let Ok(first) = u16::try_from(above.saturating_add(1).saturating_sub(base)) else {
-            return Vec::new();
-        };
-        self.visible_rows_from(false, first)
-            .into_iter()
-            .enumerate()
-            .map(|(i, text)| (base + u64::from(first) + i as u64, text))
-            .take_while(|(abs, _)| *abs < below)
-            .filter(|(_, text)| !text.trim_end_matches(' ').is_empty())
-            .collect()
-    }
-
-    /// The text an earlier program left at and below the cursor, with each row's absolute
-    /// row: the cursor's row when it holds text after the cursor (not at column 0), and every
-    /// row below it that holds any (none on the alternate screen).
-    pub(super) fn rows_left_at_cursor(&self) -> Vec<(u64, String)> {
-        if self.alternate {
-            return Vec::new();
-        }
-        let screen = self.parser.screen();
-        let (cursor_row, cursor_col) = screen.cursor_position();
-        let base = self.history().end_abs();
-        self.visible_rows_from(false, cursor_row)
-            .into_iter()
-            .enumerate()
-            .filter(|(i, text)| {
-                if *i == 0 {
-                    cursor_col > 0 && !skip_cols(text, cursor_col).trim_end_matches(' ').is_empty()
-                } else {
-                    !text.trim_end_matches(' ').is_empty()
-                }
-            })
-            .map(|(i, text)| (base + u64::from(cursor_row) + i as u64, text))
-            .collect()
-    }
-
     /// The text of each visible row from `first` down ([`visible_rows_text_from`], with the
     /// TAB runs of the alternate or the main screen), rendering none of the rows known blank
     /// (their text is empty); what the render finds is remembered ([`blank_rows`]).
     ///
     /// [`blank_rows`]: super::blank_rows
-    fn visible_rows_from(&self, alternate: bool, first: u16) -> Vec<String> {
+    pub(super) fn visible_rows_from(&self, alternate: bool, first: u16) -> Vec<String> {
         let screen = self.parser.screen();
         let rows = screen.size().0.get();
         let first = first.min(rows);
@@ -150,7 +110,7 @@ impl Screen {
         &mut self,
         from: Position,
         max_bytes: usize,
-        left: &[(u64, String)],
+        left: &[LeftRow],
     ) -> RowsSnapshot {
         self.materialize();
         let first = self.history().first_abs();
@@ -189,7 +149,7 @@ impl Screen {
         start_abs: u64,
         start_col: u16,
         stop: Stop,
-        left: &[(u64, String)],
+        left: &[LeftRow],
     ) -> RowsSnapshot {
         let screen = self.parser.screen();
         let cols = self.config.cols.max(1);
@@ -203,19 +163,25 @@ impl Screen {
             .unwrap_or(u16::MAX)
             .min(cursor_row);
         let visible = self.visible_rows_from(self.alternate, first);
-        let old_at = |abs: u64| {
-            left.binary_search_by_key(&abs, |(a, _)| *a)
+        let left_at = |abs: u64| {
+            left.binary_search_by_key(&abs, |row| row.abs)
                 .ok()
-                .map(|i| left[i].1.as_str())
+                .map(|i| &left[i])
         };
+        let old_at = |abs: u64| left_at(abs).map(|row| row.text.as_str());
         let old_text = |r: usize| old_at(base + r as u64);
+        // Left there, and unchanged: no output since the anchor wrote on it.
+        let unchanged = |r: usize, text: &str| {
+            left_at(base + r as u64).is_some_and(|row| row.written_to == 0 && row.text == text)
+        };
+        // The first column that may hold text left there: none the output wrote.
+        let written_to = |abs: u64| left_at(abs).map_or(0, |row| row.written_to);
         let last_content = visible
             .iter()
             .enumerate()
             .rposition(|(i, text)| {
                 let r = i + usize::from(first);
-                let left_unchanged =
-                    r > usize::from(cursor_row) && old_text(r) == Some(text.as_str());
+                let left_unchanged = r > usize::from(cursor_row) && unchanged(r, text);
                 !text.trim_end_matches(' ').is_empty() && !left_unchanged
             })
             .map_or(0, |i| i + usize::from(first));
@@ -234,7 +200,7 @@ impl Screen {
             }
             let Ok(r16) = u16::try_from(r) else { break };
             // A row an earlier program left, unchanged, between rows this output wrote.
-            if abs != start_abs && r16 != cursor_row && old_text(r) == Some(full.as_str()) {
+            if abs != start_abs && r16 != cursor_row && unchanged(r, full) {
                 continue;
             }
             let from_col = if abs == start_abs { start_col } else { 0 };
@@ -293,7 +259,9 @@ impl Screen {
                 0
             };
             let old_from = match old_text(r) {
-                Some(old) if lower > 0 && !wrapped => old_tail_start(full, old, lower, cols),
+                Some(old) if lower > 0 && !wrapped => {
+                    old_tail_start(full, old, lower.max(written_to(abs)), cols)
+                }
                 _ => None,
             };
             // A row an earlier program left that this output changed but did not replace
@@ -333,13 +301,14 @@ impl Screen {
             // their text after the prompt on the start row, are not this output.
             let old = old_at(abs).filter(|_| !wrapped);
             if abs > start_abs
+                && written_to(abs) == 0
                 && old.is_some_and(|old| old.trim_end_matches(' ') == text.trim_end_matches(' '))
             {
                 continue;
             }
             let text = match old {
                 Some(old) if abs == start_abs && start_col > 0 => {
-                    match old_tail_start(text, old, start_col, cols) {
+                    match old_tail_start(text, old, start_col.max(written_to(abs)), cols) {
                         Some(c) => &text[..text.len() - skip_cols(text, c).len()],
                         None => text,
                     }
@@ -580,7 +549,7 @@ fn old_tail_start(new: &str, old: &str, lower: u16, cols: u16) -> Option<u16> {
 
 /// The part of `text` from cell column `col` on (wide characters take two cells; a `\t`, a
 /// recorded TAB run, reaches the next default tab stop).
-fn skip_cols(text: &str, col: u16) -> &str {
+pub(super) fn skip_cols(text: &str, col: u16) -> &str {
     use unicode_width::UnicodeWidthChar as _;
     /// The terminal's default tab stops: every 8 columns.
     const TAB_STOP: usize = 8;

@@ -140,10 +140,15 @@ impl Screen {
                     col: anchor.pos.col,
                 },
             };
-            anchor.left_at_cursor = std::mem::take(&mut anchor.left_at_cursor)
-                .into_iter()
-                .filter_map(|(row, text)| map.row(row).map(|row| (row, text)))
-                .collect();
+            anchor
+                .left_at_cursor
+                .retain_mut(|left| match map.row(left.abs) {
+                    Some(abs) => {
+                        left.abs = abs;
+                        true
+                    }
+                    None => false,
+                });
         }
         self.segment_row = map.row_or_edge(self.segment_row).0;
     }

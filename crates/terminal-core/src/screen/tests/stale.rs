@@ -125,3 +125,58 @@ fn numbered_lines_then_prompt(before: &[u8], n: u32) -> Screen {
     s.feed(b"dsh> ");
     s
 }
+
+/// Output written over the rows an earlier program left, with the same text in places, is
+/// all the send's: `seq 1 8` over the lines of `seq 1 10`, and its command line typed over the
+/// earlier one, whose end it shares.
+#[test]
+fn output_equal_to_the_rows_it_overwrote_is_still_the_sends() {
+    for (command, n) in [("seq 1 8", 8), ("seq 1 30", 30)] {
+        let mut s = Screen::new(config(40, 160), None);
+        s.feed(b"dsh> seq 1 10\r\n");
+        for i in 1..=10 {
+            s.feed(format!("{i}\r\n").as_bytes());
+        }
+        s.feed(b"dsh> printf '\\033[H'\r\n\x1b[Hdsh> ");
+        let a = s.anchor();
+        let mut out = format!("{command}\r\n");
+        let mut expected = format!("{command}\n");
+        for i in 1..=n {
+            out.push_str(&format!("{i}\r\n"));
+            expected.push_str(&format!("{i}\n"));
+        }
+        out.push_str("dsh> ");
+        expected.push_str("dsh> ");
+        // `11` went over the earlier command line, whose end still shows, as on a terminal.
+        let expected = expected.replace("\n11\n", "\n11h> printf '\\033[H'\n");
+        s.feed(out.as_bytes());
+        assert_eq!(s.render_since(a, 10_000).text, expected, "{command}");
+    }
+    // Lines equal to the rows they overwrite amid others.
+    let mut s = numbered_lines_then_prompt(b"", 50);
+    let a = s.anchor();
+    s.feed(b"printf x\r\n\x1b[10;1H22\r\n23\r\n24\r\nnew\r\n\x1b[40;1Hdsh> ");
+    let text = s.render_since(a, 10_000).text;
+    assert!(text.contains("22\n23\n24\nnew\n"), "{text:?}");
+    // In a scroll region, where the lines scroll over rows holding the same numbers.
+    for region in ["\x1b[3;30r", "\x1b[1;30r"] {
+        let mut s = numbered_lines_then_prompt(b"", 50);
+        let a = s.anchor();
+        let mut out = format!("printf x\r\n{region}\x1b[10;1H");
+        // Two digits, as the numbers there: each line covers what was on its row.
+        for i in 10..=39 {
+            out.push_str(&format!("{i}\r\n"));
+        }
+        out.push_str("\x1b[r\x1b[40;1Hdsh> ");
+        s.feed(out.as_bytes());
+        let text = s.render_since(a, 10_000).text;
+        let lines: Vec<&str> = text.lines().collect();
+        let mut at = 0;
+        for i in 10..=39 {
+            let line = i.to_string();
+            let found = lines[at..].iter().position(|l| *l == line);
+            assert!(found.is_some(), "{region:?}: {line} in order in {text:?}");
+            at += found.unwrap_or(0) + 1;
+        }
+    }
+}

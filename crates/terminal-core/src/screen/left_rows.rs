@@ -1,0 +1,102 @@
+//! Rows an earlier program left on screen where a send starts (it moved the cursor up without
+//! clearing): recorded with their text, so that a render from the send's start does not end
+//! on them or show their unchanged text as the send's output.
+
+use super::Screen;
+use super::render::skip_cols;
+
+/// A row an earlier program left (see [`Screen::rows_left_at_cursor`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct LeftRow {
+    /// Its absolute row.
+    pub(super) abs: u64,
+    /// Its full text then.
+    pub(super) text: String,
+    /// The row's cells `0..written_to` were written by output since (0: none): the row is that
+    /// output's even where its text equals `text` (`seq 1 8` over the lines of `seq 1 10`),
+    /// and only text after them can be the earlier program's.
+    pub(super) written_to: u16,
+}
+
+impl LeftRow {
+    /// The row `abs` holding `text`, not written since.
+    pub(super) fn new((abs, text): (u64, String)) -> Self {
+        Self {
+            abs,
+            text,
+            written_to: 0,
+        }
+    }
+}
+
+impl Screen {
+    /// The visible rows strictly between absolute rows `above` and `below` that hold text,
+    /// with their absolute rows (for [`Screen::rows_left_at_cursor`]'s record when output
+    /// jumped above an anchor: the rows it jumped over are an earlier program's).
+    pub(super) fn rows_between(&self, above: u64, below: u64) -> Vec<LeftRow> {
+        let base = self.history().end_abs();
+        let Ok(first) = u16::try_from(above.saturating_add(1).saturating_sub(base)) else {
+            return Vec::new();
+        };
+        self.visible_rows_from(false, first)
+            .into_iter()
+            .enumerate()
+            .map(|(i, text)| (base + u64::from(first) + i as u64, text))
+            .take_while(|(abs, _)| *abs < below)
+            .filter(|(_, text)| !text.trim_end_matches(' ').is_empty())
+            .map(LeftRow::new)
+            .collect()
+    }
+
+    /// The text an earlier program left at and below the cursor, with each row's absolute
+    /// row: the cursor's row when it holds text after the cursor (not at column 0), and every
+    /// row below it that holds any (none on the alternate screen).
+    pub(super) fn rows_left_at_cursor(&self) -> Vec<LeftRow> {
+        if self.alternate {
+            return Vec::new();
+        }
+        let screen = self.parser.screen();
+        let (cursor_row, cursor_col) = screen.cursor_position();
+        let base = self.history().end_abs();
+        self.visible_rows_from(false, cursor_row)
+            .into_iter()
+            .enumerate()
+            .filter(|(i, text)| {
+                if *i == 0 {
+                    cursor_col > 0 && !skip_cols(text, cursor_col).trim_end_matches(' ').is_empty()
+                } else {
+                    !text.trim_end_matches(' ').is_empty()
+                }
+            })
+            .map(|(i, text)| LeftRow::new((base + u64::from(cursor_row) + i as u64, text)))
+            .collect()
+    }
+
+    /// Whether an anchor records rows an earlier program left that output may yet write on.
+    pub(super) fn tracks_left_rows(&self) -> bool {
+        self.anchors
+            .iter()
+            .flatten()
+            .any(|a| !a.left_at_cursor.is_empty())
+    }
+
+    /// Notes, on the rows anchors record as left, that a printed line starting on absolute row
+    /// `line_row` and ending at the cursor (emulated up to there) wrote them: the rows before
+    /// the cursor's whole (the line wrapped), the cursor's up to the cursor.
+    pub(super) fn note_written(&mut self, line_row: u64) {
+        let cursor = self.cursor_unsynced();
+        let cols = self.config.cols;
+        for anchor in self.anchors.iter_mut().flatten() {
+            for left in &mut anchor.left_at_cursor {
+                let to = if left.abs >= line_row && left.abs < cursor.row {
+                    cols
+                } else if left.abs == cursor.row {
+                    cursor.col
+                } else {
+                    continue;
+                };
+                left.written_to = left.written_to.max(to);
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! What the screen does after each segment of output (see `feed`): the prompt marks it
+//! carried, the screen switches (an alternate screen a program left on is given back at the
+//! prompt), and the anchors below text the segment printed above them.
+
+use super::feed::modes;
+use super::row_moves::RowMap;
+use super::{FeedOutcome, MarkKind, Position, Screen, ScreenEvent};
+
+/// The rows a segment's text wrote (absolute).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct TextRows {
+    pub(super) start: u64,
+    pub(super) end: u64,
+}
+
+impl TextRows {
+    /// The rows after a sequence moved them as `map` says.
+    pub(super) fn moved(self, map: RowMap) -> Self {
+        Self {
+            start: map.row_or_edge(self.start).0,
+            end: map.row_or_edge(self.end).0,
+        }
+    }
+}
+
+impl Screen {
+    /// The first and last absolute rows text printed from row `start` wrote, the cursor being
+    /// where the text left it (at the start of a row after a line end, that row is not one).
+    pub(super) fn text_rows_from(&self, start: u64) -> TextRows {
+        let cursor = self.cursor_unsynced();
+        let last = if cursor.col == 0 && cursor.row > start {
+            cursor.row - 1
+        } else {
+            cursor.row
+        };
+        TextRows {
+            start,
+            end: last.max(start),
+        }
+    }
+
+    /// After a segment (and the sequence closing it, if any); `text_rows`: the absolute rows
+    /// the segment's text started and ended on, when it printed any.
+    pub(super) fn after_segment(&mut self, out: &mut FeedOutcome, text_rows: Option<TextRows>) {
+        // The segment's text was printed before its closing sequence switched screens.
+        let text_on_alternate = self.alternate;
+        let marks = std::mem::take(&mut self.parser.callbacks_mut().marks);
+        let prompt_returned = marks
+            .iter()
+            .any(|m| matches!(m, MarkKind::CommandDone { .. }));
+        for mark in marks {
+            self.prompt.on_mark(mark);
+            if matches!(mark, MarkKind::PromptEnd | MarkKind::ContinuationEnd) {
+                self.prompt.prompt_end_at = Some(self.cursor_unsynced());
+            }
+            out.events.push(ScreenEvent::Mark(mark));
+        }
+        // The terminal modes the session started with are restored at each prompt: a program
+        // that exited (or crashed) leaving the alternate screen on gives the main screen back
+        // when the shell's prompt starts (its first mark comes before the prompt text, which
+        // is then drawn on the main screen).
+        let mut carried = None;
+        if prompt_returned && self.parser.screen().alternate_screen() {
+            carried = Some(self.alternate_screen_text());
+            self.emulate(self.leaving_alternate_screen());
+            self.prompt_left_alternate = true;
+        }
+        let alternate = self.parser.screen().alternate_screen();
+        if alternate != self.alternate {
+            self.alternate = alternate;
+            out.events.push(ScreenEvent::AlternateScreen(alternate));
+            if !alternate {
+                self.modes &= !modes::ALTERNATE_SAVED_CURSOR;
+                // Anchors made on the alternate screen start at the main screen's cursor, with
+                // the text before it on its row: a program that left a line unfinished there
+                // (git's "hint: Waiting for your editor...") may rewrite that row once the
+                // full-screen program is gone, which then shows whole.
+                let cursor = self.cursor_unsynced();
+                let prefix = if self.anchors.iter().flatten().any(|a| a.pending_main) {
+                    self.row_prefix(cursor)
+                } else {
+                    None
+                };
+                for anchor in self.anchors.iter_mut().flatten() {
+                    if anchor.pending_main {
+                        anchor.pos = cursor;
+                        anchor.pending_main = false;
+                        anchor.prefix.clone_from(&prefix);
+                    }
+                }
+            }
+        }
+        if let Some(lines) = carried {
+            self.carry_over(&lines);
+        }
+        if !alternate
+            && !text_on_alternate
+            && let Some(text) = text_rows
+        {
+            let (row, text_end_row) = (text.start, text.end);
+            // The rows the output jumped over (below the rows its text wrote, above the
+            // anchor's row) hold an earlier program's text: recorded as left there, like the
+            // rows below.
+            let lowest = self
+                .anchors
+                .iter()
+                .flatten()
+                .filter(|a| !a.pending_main && row < a.pos.row)
+                .map(|a| a.pos.row)
+                .max();
+            let jumped = lowest
+                .map(|lowest| self.rows_between(text_end_row.max(row), lowest))
+                .unwrap_or_default();
+            for anchor in self.anchors.iter_mut().flatten() {
+                if !anchor.pending_main && row < anchor.pos.row {
+                    let old_row = anchor.pos.row;
+                    anchor.pos = Position { row, col: 0 };
+                    anchor.jumped = true;
+                    anchor
+                        .left_at_cursor
+                        .extend(jumped.iter().filter(|left| left.abs < old_row).cloned());
+                    anchor.left_at_cursor.sort_by_key(|left| left.abs);
+                    anchor.left_at_cursor.dedup_by_key(|left| left.abs);
+                }
+            }
+        }
+        self.segment_row = self.cursor_unsynced().row;
+    }
+}
