@@ -10,6 +10,8 @@
 //!   `\r\n` (vt100's line feed keeps the column, as index does).
 //! - Modes 1047 (the alternate screen, cleared when left) and 1048 (save or restore the
 //!   cursor): mode 47 and `ESC 7` / `ESC 8`; leaving 1047 clears the alternate screen first.
+//! - DECSTBM (`CSI t ; b r`) puts the cursor home, `CSI H` (vt100 puts it on the region's top
+//!   row; `CSI H` goes there only in origin mode, as a terminal's home does).
 //!
 //! The stand-in is emulated right after the sequence, which vt100 has consumed as a no-op.
 //! One sequence vt100 carries out differently is replaced instead (its final byte becomes a
@@ -18,6 +20,9 @@
 //!   1048 or 1049 since the start or a reset): vt100 restores a cursor never saved, the top
 //!   left corner, and the next output overwrites the top rows; tmux leaves the cursor alone
 //!   (a stray `tput rmcup`). It leaves an alternate screen (mode 47) and restores nothing.
+//! - `ESC M` (reverse index) on the top row above a region with a top margin: vt100 scrolls
+//!   the region down; a terminal does nothing (the cursor cannot go up, and it is outside the
+//!   region).
 
 use super::scan::Sequence;
 
@@ -30,6 +35,8 @@ pub(super) struct State {
     pub(super) left_right_margins: bool,
     /// A cursor was saved on the main screen since the start or a reset.
     pub(super) main_cursor_saved: bool,
+    /// The cursor is on the screen's top row, above the main screen's scroll region.
+    pub(super) above_region: bool,
 }
 
 /// How vt100 is made to carry out a sequence.
@@ -56,6 +63,9 @@ pub(super) fn stand_in(seq: Sequence, state: State) -> Option<StandIn> {
             b""
         }));
     }
+    if !seq.csi && seq.intermediate.is_none() && seq.final_byte == b'M' && state.above_region {
+        return Some(StandIn::Instead(b""));
+    }
     after(seq, state).map(StandIn::After)
 }
 
@@ -65,6 +75,7 @@ fn after(seq: Sequence, state: State) -> Option<&'static [u8]> {
     let single_dec_mode = seq.private == Some(b'?') && !seq.more_params;
     match (seq.csi, seq.final_byte) {
         (true, b's') if plain && !state.left_right_margins => Some(b"\x1b7"),
+        (true, b'r') if plain => Some(b"\x1b[H"),
         (true, b'u') if plain => Some(b"\x1b8"),
         (true, b'h') if single_dec_mode => match seq.first_param {
             1047 => Some(b"\x1b[?47h"),

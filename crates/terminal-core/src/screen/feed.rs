@@ -433,6 +433,9 @@ impl Screen {
             alternate: self.parser.screen().alternate_screen(),
             left_right_margins: self.modes & modes::LEFT_RIGHT != 0,
             main_cursor_saved: self.modes & modes::MAIN_CURSOR_SAVED != 0,
+            above_region: self.region.is_some_and(|r| r.top > 0)
+                && !self.parser.screen().alternate_screen()
+                && self.parser.screen().cursor_position().0 == 0,
         };
         if !state.alternate && compat::saves_cursor(seq, state) {
             self.modes |= modes::MAIN_CURSOR_SAVED;

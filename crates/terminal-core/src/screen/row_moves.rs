@@ -103,8 +103,9 @@ impl Screen {
             // DL at a top margin scrolls the region into history (see `region`).
             (true, b'M') if in_region && !(row == top && top > 0) => (row, -count),
             (true, b'T') => (top, count),
-            // The emulator scrolls the region down from its top row, and from the screen's.
-            (false, b'M') if row == top || row == 0 => (top, 1),
+            // RI on the region's top row scrolls it down (on the screen's top row above a
+            // region, nothing happens: see `compat`).
+            (false, b'M') if row == top => (top, 1),
             _ => return None,
         };
         let base = self.history().end_abs();

@@ -124,3 +124,17 @@ fn leaving_mode_1049_restores_only_a_saved_cursor() {
         assert_eq!(s.transcript().trim_end(), "one\nXwo", "{save:?}");
     }
 }
+
+/// DECSTBM puts the cursor home (the top left corner, not the region's top row), and a
+/// reverse index on the top row above a region moves nothing, as in xterm and tmux.
+#[test]
+fn a_region_set_homes_the_cursor_and_ri_above_it_moves_nothing() {
+    assert_eq!(
+        transcript_of(8, b"a\r\nb\r\nc\r\nd\x1b[3;6rX\x1b[r\x1b[8;1H"),
+        "X\nb\nc\nd"
+    );
+    assert_eq!(
+        transcript_of(8, b"a\r\nb\r\nc\r\nd\x1b[3;6r\x1b[1;1H\x1bM\x1bMtop\x1b[r\x1b[8;1H"),
+        "top\nb\nc\nd"
+    );
+}
