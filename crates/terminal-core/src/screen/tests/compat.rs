@@ -134,7 +134,10 @@ fn a_region_set_homes_the_cursor_and_ri_above_it_moves_nothing() {
         "X\nb\nc\nd"
     );
     assert_eq!(
-        transcript_of(8, b"a\r\nb\r\nc\r\nd\x1b[3;6r\x1b[1;1H\x1bM\x1bMtop\x1b[r\x1b[8;1H"),
+        transcript_of(
+            8,
+            b"a\r\nb\r\nc\r\nd\x1b[3;6r\x1b[1;1H\x1bM\x1bMtop\x1b[r\x1b[8;1H"
+        ),
         "top\nb\nc\nd"
     );
 }
