@@ -46,8 +46,18 @@ fn job_id(raw: &str) -> Result<JobId, ToolError> {
             serde_json::Value::String(raw.to_owned())
         )));
     }
+    // No job has a longer id: refused without echoing it (it could fill the result).
+    if raw.chars().count() > MAX_JOB_ID_CHARS {
+        return Err(ToolError::invalid_args(format!(
+            "invalid job_id: it is {} characters long, and job ids are at most {MAX_JOB_ID_CHARS} (such as \"pty-send-1\"); call job_list to see your jobs",
+            raw.chars().count()
+        )));
+    }
     Ok(JobId::new(raw))
 }
+
+/// Longest `job_id` a call may name, in chars (the ids jobs get are like `pty-send-1`).
+pub(crate) const MAX_JOB_ID_CHARS: usize = 128;
 
 /// The tool error for a jobs service error, with a machine-readable code.
 pub(crate) fn job_error(e: JobError) -> ToolError {

@@ -135,8 +135,18 @@ fn session_id(raw: &str) -> Result<SessionId, ToolError> {
             "sessionId must be a non-empty string; use an id from terminal_open or terminal_list",
         ));
     }
+    // No session has a longer id: refused without echoing it (it could fill the result).
+    if raw.chars().count() > MAX_SESSION_ID_CHARS {
+        return Err(ToolError::new(format!(
+            "sessionId is {} characters long, and session ids are at most {MAX_SESSION_ID_CHARS} (such as \"pty-1\"); use an id from terminal_open or terminal_list",
+            raw.chars().count()
+        )));
+    }
     Ok(SessionId::new(raw))
 }
+
+/// Longest `sessionId` a call may name, in chars (the ids sessions get are like `pty-1`).
+pub const MAX_SESSION_ID_CHARS: usize = 128;
 
 /// The seed's error code name for a terminal error.
 pub fn error_code_name(code: TerminalErrorCode) -> &'static str {

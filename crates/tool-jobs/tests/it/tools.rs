@@ -150,6 +150,16 @@ async fn job_output_consumes_and_reports_status() {
         r.text(),
         "Error: invalid job_id: expected a non-empty string, got \"\""
     );
+    // An id no job can have is refused without being echoed.
+    for tool in ["job_output", "job_kill"] {
+        let r = host
+            .call(Some(&a), tool, json!({"job_id": "J".repeat(1_000_000)}))
+            .await;
+        assert_eq!(
+            r.text(),
+            "Error: invalid job_id: it is 1000000 characters long, and job ids are at most 128 (such as \"pty-send-1\"); call job_list to see your jobs"
+        );
+    }
     let r = host
         .call(Some(&a), "job_output", json!({"job_id": "pty-send-99"}))
         .await;

@@ -29,6 +29,11 @@ async fn wrong_types_missing_and_empty_ids_are_errors() {
         ),
         (
             "terminal_read",
+            json!({"sessionId": "p".repeat(100_000)}),
+            "sessionId is 100000 characters long, and session ids are at most 128",
+        ),
+        (
+            "terminal_read",
             json!({"sessionId": "pty-1", "offset": -1}),
             "offset",
         ),
