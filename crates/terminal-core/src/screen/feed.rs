@@ -346,10 +346,12 @@ impl Screen {
                             self.note_written(line_row);
                         }
                         b'\n' | 0x0b | 0x0c if tracking => {
+                            self.emulate(&bytes[seg_start..i]);
+                            seg_start = i;
                             if line_printed {
-                                self.emulate(&bytes[seg_start..i]);
-                                seg_start = i;
                                 self.note_written(line_row);
+                            } else {
+                                self.note_passed();
                             }
                             line_printed = false;
                         }

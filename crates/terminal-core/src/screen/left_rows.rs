@@ -16,6 +16,9 @@ pub(super) struct LeftRow {
     /// output's even where its text equals `text` (`seq 1 8` over the lines of `seq 1 10`),
     /// and only text after them can be the earlier program's.
     pub(super) written_to: u16,
+    /// A line feed of output since went down over it without writing on it: a blank line of
+    /// that output, shown as one while the row is unchanged.
+    pub(super) passed: bool,
 }
 
 impl LeftRow {
@@ -25,6 +28,7 @@ impl LeftRow {
             abs,
             text,
             written_to: 0,
+            passed: false,
         }
     }
 }
@@ -78,6 +82,17 @@ impl Screen {
             .iter()
             .flatten()
             .any(|a| !a.left_at_cursor.is_empty())
+    }
+
+    /// Notes, on the row anchors record as left where the cursor is (emulated up to a line
+    /// feed on a line that printed nothing), that output passed over it.
+    pub(super) fn note_passed(&mut self) {
+        let row = self.cursor_unsynced().row;
+        for anchor in self.anchors.iter_mut().flatten() {
+            for left in &mut anchor.left_at_cursor {
+                left.passed |= left.abs == row;
+            }
+        }
     }
 
     /// Notes, on the rows anchors record as left, that a printed line starting on absolute row

@@ -201,6 +201,10 @@ impl Screen {
             let Ok(r16) = u16::try_from(r) else { break };
             // A row an earlier program left, unchanged, between rows this output wrote.
             if abs != start_abs && r16 != cursor_row && unchanged(r, full) {
+                // A line feed of this output passed over it: a blank line of the output.
+                if left_at(abs).is_some_and(|row| row.passed) {
+                    pieces.push((Cow::Borrowed(""), false));
+                }
                 continue;
             }
             let from_col = if abs == start_abs { start_col } else { 0 };
@@ -265,8 +269,17 @@ impl Screen {
                 _ => None,
             };
             // A row an earlier program left that this output changed but did not replace
-            // from the prompt on: it may still show some of that text.
-            if old_from.is_none() && old_text(r).is_some_and(|old| old != full.as_str()) {
+            // from the prompt on, or wrote only the start of: it may still show some of that
+            // text (`total: 10` over `total: 1000` shows `total: 1000`).
+            let old_after_written = left_at(abs).is_some_and(|row| {
+                row.written_to > 0
+                    && !skip_cols(full, row.written_to)
+                        .trim_end_matches(' ')
+                        .is_empty()
+            });
+            if old_from.is_none()
+                && old_text(r).is_some_and(|old| old != full.as_str() || old_after_written)
+            {
                 mixed = true;
             }
             let text = match old_from {

@@ -180,3 +180,32 @@ fn output_equal_to_the_rows_it_overwrote_is_still_the_sends() {
         }
     }
 }
+
+/// Over rows an earlier program left: a blank line of the output stays a blank line, and a
+/// line that covers only the start of an old one (which then still shows, as on a terminal)
+/// makes the result say it may end with older text.
+#[test]
+fn blank_lines_and_old_tails_over_left_rows() {
+    let over_old_rows = |old: &[u8], out: &[u8]| {
+        let mut s = Screen::new(config(40, 160), None);
+        s.feed(old);
+        s.feed(b"dsh> printf '\\033[H'\r\n\x1b[Hdsh> ");
+        let a = s.anchor();
+        s.feed(out);
+        (
+            s.render_since(a, 10_000).text,
+            s.snapshot_since(a, 10_000).mixed(),
+        )
+    };
+    let (text, _) = over_old_rows(
+        b"dsh> seq 1 10\r\n1\r\n2\r\n3\r\n4\r\n5\r\n",
+        b"printf x\r\na\r\n\r\nb\r\ndsh> ",
+    );
+    assert_eq!(text, "printf x\na\n\nb\ndsh> ");
+    let (text, mixed) = over_old_rows(
+        b"dsh> printf ...\r\nstatus\r\ntotal: 1000\r\n",
+        b"printf y\r\nstatus\r\ntotal: 10\r\ndsh> ",
+    );
+    assert_eq!(text, "printf y\nstatus\ntotal: 1000\ndsh> ");
+    assert!(mixed, "total: 10 over total: 1000 leaves older text");
+}
