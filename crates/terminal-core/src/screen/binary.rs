@@ -42,7 +42,8 @@ const MARK_START: &[u8] = b"\x1b]133;";
 /// What one run of suppressed binary output held.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Suppressed {
-    /// Bytes suppressed.
+    /// Bytes suppressed, as the program wrote them: a CR LF the terminal made of a newline
+    /// counts as one byte.
     pub(crate) bytes: u64,
     /// Lines among them that look like text: at least [`MIN_TEXT_RUN`] printable ASCII bytes
     /// (TAB and CR too) between two newlines, such as log lines a program writes between
@@ -100,6 +101,8 @@ pub(crate) struct BinaryFilter {
     /// Bytes of the current run's line so far while all of them are text (`None` after a
     /// non-text byte, and at the run's start: its first line began before it).
     line_run: Option<usize>,
+    /// The last byte counted into the run was a CR (a CR LF cut between two windows).
+    cr_last: bool,
 }
 
 impl BinaryFilter {
@@ -269,7 +272,12 @@ impl BinaryFilter {
                     _ if partial_mark == judged.len() => return Verdict::Hold,
                     _ => judged.len() - partial_mark,
                 };
-                self.suppressed = Some(count + n as u64);
+                // The terminal writes each newline a program writes as CR LF (ONLCR): a pair
+                // counts as the one byte the program wrote.
+                let added_crs = bytes[..n].windows(2).filter(|w| w == b"\r\n").count()
+                    + usize::from(self.cr_last && bytes[0] == b'\n');
+                self.cr_last = bytes[n - 1] == b'\r';
+                self.suppressed = Some(count + (n - added_crs) as u64);
                 self.count_text_lines(&bytes[..n]);
                 Verdict::Binary(n)
             }
@@ -510,6 +518,24 @@ mod tests {
         // The count is the run's own.
         assert_eq!(f.judge(&pseudo_random(300)), Verdict::Binary(WINDOW_BYTES));
         assert_eq!(f.take_suppressed().unwrap().text_lines, 0);
+    }
+
+    /// The count is of the bytes the program wrote: the CR the terminal puts before each of its
+    /// newlines is not one (`b'\x00\x01\x02\n' * 1000` is 4000 bytes, not 5000).
+    #[test]
+    fn the_count_leaves_out_the_carriage_returns_the_terminal_added() {
+        let mut f = BinaryFilter::default();
+        let bytes = b"\x00\x01\x02\r\n".repeat(1000);
+        let mut at = 0;
+        // Judged a window at a time (pairs cut between two count too); the last bytes are held
+        // until more output comes.
+        while let Verdict::Binary(n) = f.judge(&bytes[at..]) {
+            at += n;
+        }
+        assert!(at > 4900, "{at}");
+        let pairs = bytes[..at].windows(2).filter(|w| w == b"\r\n").count();
+        let run = f.take_suppressed().map(|run| run.bytes);
+        assert_eq!(run, Some((at - pairs) as u64));
     }
 
     #[test]
