@@ -1,0 +1,114 @@
+//! Cutting a result's text to its byte cap: the newest lines of a body with its metadata
+//! kept whole where it fits (the facts between `[wait: …]` and `[session: …]` left out
+//! whole, longest first, when not), or the head of a whole text (errors, policy text).
+
+use dsh_output_retention::{head, tail};
+
+use super::TRUNCATED;
+
+/// The newest part of `content` within `max_bytes`, starting at a line boundary when the cut
+/// would otherwise leave a partial first line (a fragment like `15` of `4615` reads as a real
+/// line). A partial line is kept only when nothing else would remain.
+pub fn tail_lines(content: &str, max_bytes: usize) -> String {
+    let kept = tail(content, max_bytes);
+    if kept.len() == content.len() {
+        return kept;
+    }
+    let cut_at_line_start = content[..content.len() - kept.len()].ends_with('\n');
+    if cut_at_line_start {
+        return kept;
+    }
+    match kept.find('\n') {
+        Some(i) if i + 1 < kept.len() => kept[i + 1..].to_owned(),
+        _ => kept,
+    }
+}
+
+fn fit_with_suffix(content: &str, suffix: &str, max_bytes: usize) -> String {
+    if suffix.len() >= max_bytes {
+        return tail(suffix, max_bytes);
+    }
+    format!("{}{suffix}", tail_lines(content, max_bytes - suffix.len()))
+}
+
+pub(super) fn fit_with_prefix(prefix: &str, content: &str, max_bytes: usize) -> String {
+    let fixed = format!("{prefix}{TRUNCATED}");
+    if fixed.len() >= max_bytes {
+        return head(&fixed, max_bytes);
+    }
+    format!(
+        "{prefix}{}{TRUNCATED}",
+        tail(content, max_bytes - fixed.len())
+    )
+}
+
+pub(super) fn bound_body_with_suffix(
+    content: &str,
+    metadata: &str,
+    upstream_truncated: bool,
+    max_bytes: usize,
+) -> String {
+    let marker = if upstream_truncated { TRUNCATED } else { "" };
+    let complete = format!("{content}{metadata}{marker}");
+    if complete.len() <= max_bytes {
+        return complete;
+    }
+    let metadata = shed_metadata_lines(metadata, max_bytes.saturating_sub(TRUNCATED.len()));
+    fit_with_suffix(content, &format!("{metadata}{TRUNCATED}"), max_bytes)
+}
+
+/// `metadata` (lines each starting with `\n`) made shorter than `max_bytes` by leaving out whole
+/// lines between its first and its last (`[wait: …]` and `[session: …]` in a send's: the facts
+/// and notices), longest first, so that a small cap cuts none of them in the middle. Unchanged
+/// when it is already shorter, or when its first and last lines alone are not (the seed's cut
+/// of the metadata's tail then applies).
+fn shed_metadata_lines(metadata: &str, max_bytes: usize) -> std::borrow::Cow<'_, str> {
+    if metadata.len() < max_bytes {
+        return std::borrow::Cow::Borrowed(metadata);
+    }
+    let Some(rest) = metadata.strip_prefix('\n') else {
+        return std::borrow::Cow::Borrowed(metadata);
+    };
+    let lines: Vec<&str> = rest.split('\n').collect();
+    let [first, middle @ .., last] = lines.as_slice() else {
+        return std::borrow::Cow::Borrowed(metadata);
+    };
+    let line_bytes = |line: &str| line.len() + 1;
+    let ends = line_bytes(first) + line_bytes(last);
+    if ends >= max_bytes {
+        return std::borrow::Cow::Borrowed(metadata);
+    }
+    // Drop the longest middle lines until the rest fits.
+    let mut by_length: Vec<usize> = (0..middle.len()).collect();
+    by_length.sort_by_key(|&i| std::cmp::Reverse(middle[i].len()));
+    let mut kept = vec![true; middle.len()];
+    let mut total = metadata.len();
+    for i in by_length {
+        if total < max_bytes {
+            break;
+        }
+        kept[i] = false;
+        total -= line_bytes(middle[i]);
+    }
+    let mut out = format!("\n{first}");
+    for (line, _) in middle.iter().zip(&kept).filter(|(_, keep)| **keep) {
+        out.push('\n');
+        out.push_str(line);
+    }
+    out.push('\n');
+    out.push_str(last);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Bounds one complete result text to `max_bytes`, keeping its head and appending
+/// [`TRUNCATED`] (seed `boundTerminalText`). If the marker alone does not fit, returns the tail
+/// of the marker cut to the cap.
+pub fn bound_terminal_text(text: &str, max_bytes: usize) -> String {
+    if text.len() <= max_bytes {
+        return text.to_owned();
+    }
+    if TRUNCATED.len() >= max_bytes {
+        return tail(TRUNCATED, max_bytes);
+    }
+    format!("{}{TRUNCATED}", head(text, max_bytes - TRUNCATED.len()))
+}
