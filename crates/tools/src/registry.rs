@@ -297,9 +297,15 @@ impl Tools {
                             why: "no approval service is configured".to_owned(),
                         }),
                     };
-                    outcome.map(|o| match denial(&quote_bounded(name), &reason, Some(o)) {
-                        Some(text) => Verdict::Deny(text),
-                        None => Verdict::Allow,
+                    outcome.map(|o| {
+                        match denial(
+                            &quote_within(name, DENIED_NAME_QUOTE_BYTES),
+                            &reason,
+                            Some(o),
+                        ) {
+                            Some(text) => Verdict::Deny(text),
+                            None => Verdict::Allow,
+                        }
                     })
                 }
                 other => other,
@@ -378,6 +384,9 @@ fn object_or_empty(args: Value) -> Value {
 /// Most bytes the quoted name in an unknown-tool error takes (quotes and `…` included).
 const UNKNOWN_NAME_QUOTE_BYTES: usize = 24;
 
+/// Most bytes the quoted name in a policy denial takes (quotes and `…` included).
+const DENIED_NAME_QUOTE_BYTES: usize = 85;
+
 /// `text` as a JSON string of at most `max_bytes` bytes, cut at a character boundary and
 /// followed by `…` when it does not fit whole.
 fn quote_within(text: &str, max_bytes: usize) -> String {
@@ -398,16 +407,6 @@ fn quote_within(text: &str, max_bytes: usize) -> String {
             return quoted;
         }
         end -= 1;
-    }
-}
-
-fn quote_bounded(text: &str) -> String {
-    let cut = dsh_output_retention::head_slice(text, 80);
-    let quoted = serde_json::to_string(cut).unwrap_or_default();
-    if cut.len() < text.len() {
-        format!("{quoted}…")
-    } else {
-        quoted
     }
 }
 
