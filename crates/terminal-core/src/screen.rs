@@ -220,6 +220,12 @@ pub(crate) struct Screen {
     flood: Flood,
     /// [`feed::modes`] currently on.
     modes: u8,
+    /// A cursor was saved on the main screen since the start or a reset (`ESC 7`, `CSI s`,
+    /// modes 1048 and 1049): `CSI ? 1049 l` restores only such a cursor (see `compat`).
+    main_cursor_saved: bool,
+    /// The alternate screen is on by mode 1049, which saved the main screen's cursor to be
+    /// restored when it is left (modes 47 and 1047 save none).
+    alternate_saved_cursor: bool,
     /// Whether the last byte fed was ASCII (no character is half-decoded).
     last_byte_ascii: bool,
     /// Absolute row of the cursor where the current segment's text starts.
@@ -276,6 +282,8 @@ impl Screen {
             binary: BinaryFilter::default(),
             flood: Flood::default(),
             modes: 0,
+            main_cursor_saved: false,
+            alternate_saved_cursor: false,
             last_byte_ascii: true,
             segment_row: 0,
             head: None,

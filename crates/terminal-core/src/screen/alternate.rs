@@ -3,7 +3,6 @@
 //! the main screen, as a terminal would show it below the prompt's line.
 
 use super::Screen;
-use super::feed::modes;
 use super::render::visible_rows_text;
 
 impl Screen {
@@ -24,7 +23,7 @@ impl Screen {
     /// cursor it saved; after mode 47 or 1047 the main screen's cursor stays where it was (a
     /// restore would go to a cursor never saved, over the rows at the top).
     pub(super) fn leaving_alternate_screen(&self) -> &'static [u8] {
-        if self.modes & modes::ALTERNATE_SAVED_CURSOR != 0 {
+        if self.alternate_saved_cursor {
             b"\x1b[?1049l"
         } else {
             b"\x1b[?47l"

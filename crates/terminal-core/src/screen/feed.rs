@@ -33,11 +33,6 @@ pub(super) mod modes {
     pub(crate) const CHARSET: u8 = 16;
     /// Left and right margins are enabled (DECLRMM, mode 69).
     pub(crate) const LEFT_RIGHT: u8 = 32;
-    /// The alternate screen is on by mode 1049, which saved the main screen's cursor to be
-    /// restored when it is left (modes 47 and 1047 save none).
-    pub(crate) const ALTERNATE_SAVED_CURSOR: u8 = 64;
-    /// A cursor was saved on the main screen (see `compat`); no mode plain lines depend on.
-    pub(crate) const MAIN_CURSOR_SAVED: u8 = 128;
 }
 
 impl Screen {
@@ -183,7 +178,7 @@ impl Screen {
         let screen = self.parser.screen();
         let (row, col) = screen.cursor_position();
         if self.alternate
-            || self.modes & !modes::MAIN_CURSOR_SAVED != 0
+            || self.modes != 0
             || col != 0
             || !self.last_byte_ascii
             || !self.scanner.in_ground()
@@ -434,13 +429,13 @@ impl Screen {
         let state = compat::State {
             alternate: self.parser.screen().alternate_screen(),
             left_right_margins: self.modes & modes::LEFT_RIGHT != 0,
-            main_cursor_saved: self.modes & modes::MAIN_CURSOR_SAVED != 0,
+            main_cursor_saved: self.main_cursor_saved,
             above_region: self.region.is_some_and(|r| r.top > 0)
                 && !self.parser.screen().alternate_screen()
                 && self.parser.screen().cursor_position().0 == 0,
         };
         if !state.alternate && compat::saves_cursor(seq, state) {
-            self.modes |= modes::MAIN_CURSOR_SAVED;
+            self.main_cursor_saved = true;
         }
         match compat::stand_in(seq, state) {
             Some(compat::StandIn::After(bytes)) => {
@@ -473,7 +468,7 @@ impl Screen {
 
     /// Forgets TAB runs the sequence erased or moved, and tracks the modes flood lines need.
     fn after_sequence(&mut self, seq: Sequence) {
-        use modes::{ALTERNATE_SAVED_CURSOR, CHARSET, INSERT, LEFT_RIGHT, NO_WRAP, ORIGIN, REGION};
+        use modes::{CHARSET, INSERT, LEFT_RIGHT, NO_WRAP, ORIGIN, REGION};
         let alternate = self.alternate;
         let (row, _) = self.parser.screen().cursor_position();
         let mut modes = self.modes;
@@ -492,7 +487,7 @@ impl Screen {
                 6 => set_mode(ORIGIN, on),
                 69 => set_mode(LEFT_RIGHT, on),
                 47 | 1047 | 1049 if on => {
-                    set_mode(ALTERNATE_SAVED_CURSOR, seq.first_param == 1049);
+                    self.alternate_saved_cursor = seq.first_param == 1049;
                     self.parser.callbacks_mut().tabs_alt.clear();
                 }
                 _ => {}
@@ -505,6 +500,7 @@ impl Screen {
             (false, None, Some(b'('), b'B') => set_mode(CHARSET, false),
             (false, None, None, b'c') => {
                 set_mode(!0, false);
+                self.main_cursor_saved = false;
                 self.region = None;
                 let hooks = self.parser.callbacks_mut();
                 hooks.tabs_main.clear();

@@ -2,7 +2,6 @@
 //! carried, the screen switches (an alternate screen a program left on is given back at the
 //! prompt), and the anchors below text the segment printed above them.
 
-use super::feed::modes;
 use super::row_moves::RowMap;
 use super::{FeedOutcome, MarkKind, Position, Screen, ScreenEvent};
 
@@ -70,7 +69,7 @@ impl Screen {
             self.alternate = alternate;
             out.events.push(ScreenEvent::AlternateScreen(alternate));
             if !alternate {
-                self.modes &= !modes::ALTERNATE_SAVED_CURSOR;
+                self.alternate_saved_cursor = false;
                 // Anchors made on the alternate screen start at the main screen's cursor, with
                 // the text before it on its row: a program that left a line unfinished there
                 // (git's "hint: Waiting for your editor...") may rewrite that row once the
