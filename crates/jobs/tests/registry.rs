@@ -81,7 +81,7 @@ fn registry(limit: usize) -> LocalJobRegistry {
 
 /// Waits (with a deadline) until the registry shows the job settled, without waiting on it.
 async fn settled(jobs: &LocalJobRegistry, id: &JobId, owner: Option<&Agent>) -> JobSnapshot {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     loop {
         let s = jobs.get(id, owner).unwrap();
         if !s.status.is_live() {

@@ -28,10 +28,10 @@ pub(crate) async fn within<F: Future>(f: F) -> F::Output {
         .unwrap_or_else(|_| panic!("test exceeded {TEST_TIMEOUT:?}"))
 }
 
-/// Waits until `cond` holds, checking every few milliseconds, for at most 10 s (for OS facts
+/// Waits until `cond` holds, checking every few milliseconds, for at most 30 s (for OS facts
 /// that have no event to wait on, such as a killed process disappearing).
 pub(crate) async fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     while !cond() {
         assert!(
             tokio::time::Instant::now() < deadline,

@@ -208,11 +208,11 @@ fn a_process_ignoring_both_polite_signals_is_killed_at_once() {
     shell.go();
     let sleep = one_pid_with_cmdline(&["sleep", "7016"]);
     let started = Instant::now();
-    let report = teardown(shell.id, &mut tracker, None, 10, Runtime::MultiThread);
+    let report = teardown(shell.id, &mut tracker, None, 30, Runtime::MultiThread);
     assert_eq!(report.survivors, Vec::<i32>::new());
     assert_gone(sleep, "the deaf chain's sleep");
     assert!(
-        started.elapsed() < Duration::from_secs(5),
+        started.elapsed() < Duration::from_secs(15),
         "no grace is spent on what ignores every polite signal ({:?})",
         started.elapsed()
     );
@@ -529,9 +529,9 @@ fn c21_dead_shell_teardown_is_quick_and_clean() {
     shell.go();
     wait_for("the shell to die", || (!shell.id.is_alive()).then_some(()));
     let started = Instant::now();
-    let report = teardown(shell.id, &mut tracker, None, 5, Runtime::CurrentThread);
+    let report = teardown(shell.id, &mut tracker, None, 30, Runtime::CurrentThread);
     assert!(
-        started.elapsed() < Duration::from_secs(5),
+        started.elapsed() < Duration::from_secs(15),
         "no grace is spent on a dead session"
     );
     assert_eq!(report.stopped, 0);

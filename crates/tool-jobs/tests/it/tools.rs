@@ -15,7 +15,7 @@ use crate::support::{Host, Probe};
 
 /// Waits for settlement without waiting on the job (which would mark it reported).
 async fn settled(host: &Host, id: &JobId, owner: Option<&dsh_context::Agent>) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     while host.jobs.get(id, owner).unwrap().status.is_live() {
         assert!(tokio::time::Instant::now() < deadline, "job never settled");
         tokio::task::yield_now().await;
