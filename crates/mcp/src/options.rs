@@ -223,7 +223,7 @@ fn env_long_help() -> String {
     format!(
         "Pass an environment variable to sessions: NAME copies the server's value (nothing when \
          it has none), NAME=VALUE sets one. Repeatable; a later --env of the same name wins, and \
-         it overrides the defaults (but not the DSH_* variables the backend sets).\n\n\
+         it overrides the defaults. DSH_* names are refused: the backend sets them.\n\n\
          By default sessions see only these server variables (no credentials reach a command): \
          {}. Sessions always get a UTF-8 character locale: when the server's is not UTF-8 and \
          not passed with --env, LC_CTYPE (or LC_ALL, if the server sets it) becomes {}.\n\n\
