@@ -63,7 +63,7 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
             ..
         }
     );
-    let fixed = mark_cut(output, session_id);
+    let fixed = mark_cut(output, session_id, max_bytes);
     let SendOutput::Foreground {
         viewport,
         truncated,
@@ -252,11 +252,15 @@ fn fit_with_kept_head(
 }
 
 /// Marks a foreground send cut, with the widest omission it could get, and returns the bytes
-/// its render needs besides the kept output (metadata, omission line, truncation marker).
-fn mark_cut(output: &mut SendOutput, session_id: &str) -> usize {
+/// its render within `max_bytes` needs besides the kept output (metadata, omission line,
+/// truncation marker). The omission line is the long one (with the `terminal_read` arguments)
+/// when it leaves at least its own length for output, else the short one, which the render
+/// then uses too (it falls back to it when the long one does not fit).
+fn mark_cut(output: &mut SendOutput, session_id: &str, max_bytes: usize) -> usize {
     let kept_head = matches!(output, SendOutput::Foreground { head: Some(_), .. });
     let widest = widest_omission(session_id, kept_head);
-    let omission = render::omission_line(&widest).len() + 1;
+    let long = render::omission_line(&widest).len() + 1;
+    let short = render::short_omission_line(&widest).len() + 1;
     if let SendOutput::Foreground {
         truncated, omitted, ..
     } = output
@@ -264,7 +268,13 @@ fn mark_cut(output: &mut SendOutput, session_id: &str) -> usize {
         *truncated = true;
         *omitted = Some(widest);
     }
-    render::send_metadata(output).len() + omission + TRUNCATED.len()
+    let fixed = render::send_metadata(output).len() + TRUNCATED.len();
+    let omission = if max_bytes.saturating_sub(fixed + long) >= long {
+        long
+    } else {
+        short
+    };
+    fixed + omission
 }
 
 /// The omission with the longest line: every count at its widest, the `terminal_read`

@@ -188,10 +188,15 @@ fn cut_marker(count: &str) -> String {
 const LINE_CUT: &str = "bytes of this line omitted";
 
 /// `text` with every line longer than `max_line_bytes` cut to its first and last
-/// `max_line_bytes / 2` bytes around [`line_cut_marker`]; whether any line was cut. Cuts never
+/// `max_line_bytes / 2` bytes around [`line_cut_marker`]; whether any line was cut. A line the
+/// cut would not shorten (the marker is longer than what it replaces) stays whole. Cuts never
 /// split a UTF-8 code point, and the line count stays the same.
 pub fn cut_long_lines(text: &str, max_line_bytes: usize) -> (std::borrow::Cow<'_, str>, bool) {
-    if !text.split('\n').any(|line| line.len() > max_line_bytes) {
+    let cut = |line: &str| {
+        line.len() > max_line_bytes
+            && line.len() > max_line_bytes / 2 * 2 + line_cut_marker(line.len()).len()
+    };
+    if !text.split('\n').any(cut) {
         return (std::borrow::Cow::Borrowed(text), false);
     }
     let keep = max_line_bytes / 2;
@@ -200,7 +205,7 @@ pub fn cut_long_lines(text: &str, max_line_bytes: usize) -> (std::borrow::Cow<'_
         if i > 0 {
             out.push('\n');
         }
-        if line.len() <= max_line_bytes {
+        if !cut(line) {
             out.push_str(line);
             continue;
         }
@@ -246,6 +251,25 @@ pub fn omission_line(omitted: &OmittedOutput) -> String {
     }
 }
 
+/// The omission line for a cap too small for [`omission_line`] beside any output:
+/// `[… N lines omitted; page them with terminal_read]` (`about N` when some of them are no
+/// longer retained; `[… about N lines omitted]` when none is). The structured result keeps the
+/// counts and the `terminal_read` arguments.
+pub fn short_omission_line(omitted: &OmittedOutput) -> String {
+    let lines = omitted.lines;
+    let plural = if lines == 1 { "" } else { "s" };
+    let about = if omitted.not_retained_lines > 0 {
+        "about "
+    } else {
+        ""
+    };
+    if omitted.terminal_read.is_none() && omitted.not_retained_lines >= lines {
+        format!("[… about {lines} line{plural} omitted]")
+    } else {
+        format!("[… {about}{lines} line{plural} omitted; page them with terminal_read]")
+    }
+}
+
 /// The metadata of a foreground send render, from `[wait: …]` to `[session: …]`, each line
 /// preceded by a newline; empty for a background send.
 pub fn send_metadata(result: &SendOutput) -> String {
@@ -284,9 +308,14 @@ pub fn send_metadata(result: &SendOutput) -> String {
 }
 
 /// The viewport with the omission line in place of the lines left out of its middle.
-fn viewport_with_omission(viewport: &str, omitted: Option<&OmittedOutput>) -> String {
+fn viewport_with_omission(viewport: &str, omitted: Option<&OmittedOutput>, short: bool) -> String {
     let Some(omitted) = omitted else {
         return viewport.to_owned();
+    };
+    let line = if short {
+        short_omission_line(omitted)
+    } else {
+        omission_line(omitted)
     };
     let split = match omitted.after_line {
         0 => 0,
@@ -296,13 +325,14 @@ fn viewport_with_omission(viewport: &str, omitted: Option<&OmittedOutput>) -> St
             .map_or(viewport.len(), |(i, _)| i + 1),
     };
     let (head, rest) = viewport.split_at(split);
-    format!("{head}{}\n{rest}", omission_line(omitted))
+    format!("{head}{line}\n{rest}")
 }
 
 /// `terminal_send`. Background: `started background job <id>`. Foreground: the viewport
 /// without leading or trailing newlines (a full-screen program's screen keeps its leading
 /// blank rows), or `(no new output)`, with the omission line where
-/// lines were left out of its middle, then `[wait: …]`, `[output: N bytes in total; …]` when
+/// lines were left out of its middle (its short form when the whole render would not fit
+/// `max_bytes` with the long one), then `[wait: …]`, `[output: N bytes in total; …]` when
 /// the viewport was cut, `[exit: N]` when the prompt mark reported it, the foreground / input
 /// facts that apply, `[session: …]`, and `[output truncated]` when anything was cut.
 pub fn render_send(result: &SendOutput, max_bytes: usize) -> String {
@@ -315,23 +345,39 @@ pub fn render_send(result: &SendOutput, max_bytes: usize) -> String {
             input_mode,
             ..
         } => {
-            let viewport = viewport_with_omission(viewport, omitted.as_ref());
-            // A viewport that ends on an empty cursor line (`sleep 100\n`), or starts with the
-            // newline an interrupted job left, would otherwise render blank lines. A
-            // full-screen program's screen keeps its blank top rows: they are where its
-            // lines are (an editor's empty first lines).
-            let viewport = if *input_mode == InputModeOutput::AlternateScreen {
-                viewport.trim_end_matches('\n')
-            } else {
-                viewport.trim_matches('\n')
-            };
-            let body = if viewport.is_empty() {
-                "(no new output)"
-            } else {
-                viewport
-            };
-            bound_body_with_suffix(body, &send_metadata(result), *truncated, max_bytes)
+            let metadata = send_metadata(result);
+            let marker = if *truncated { TRUNCATED.len() } else { 0 };
+            let mut body = foreground_body(viewport, omitted.as_ref(), *input_mode, false);
+            if omitted.is_some() && body.len() + metadata.len() + marker > max_bytes {
+                body = foreground_body(viewport, omitted.as_ref(), *input_mode, true);
+            }
+            bound_body_with_suffix(&body, &metadata, *truncated, max_bytes)
         }
+    }
+}
+
+/// A foreground send's viewport with its omission line (the `short` form or the long one),
+/// or `(no new output)`.
+fn foreground_body(
+    viewport: &str,
+    omitted: Option<&OmittedOutput>,
+    input_mode: InputModeOutput,
+    short: bool,
+) -> String {
+    let viewport = viewport_with_omission(viewport, omitted, short);
+    // A viewport that ends on an empty cursor line (`sleep 100\n`), or starts with the
+    // newline an interrupted job left, would otherwise render blank lines. A full-screen
+    // program's screen keeps its blank top rows: they are where its lines are (an editor's
+    // empty first lines).
+    let viewport = if input_mode == InputModeOutput::AlternateScreen {
+        viewport.trim_end_matches('\n')
+    } else {
+        viewport.trim_matches('\n')
+    };
+    if viewport.is_empty() {
+        "(no new output)".to_owned()
+    } else {
+        viewport.to_owned()
     }
 }
 

@@ -79,7 +79,11 @@ fn check(transcript: &str, viewport: &str, max_bytes: usize) {
     let left_out = left_out.strip_suffix('\n').unwrap_or(left_out);
     assert!(paged.contains(left_out), "{paged:?} vs {left_out:?}");
     assert_eq!(paged.split('\n').count() as u64, omitted.lines);
-    assert!(rendered.contains(&render::omission_line(omitted)));
+    assert!(
+        rendered.contains(&render::omission_line(omitted))
+            || rendered.contains(&render::short_omission_line(omitted)),
+        "{rendered}"
+    );
     assert!(rendered.ends_with("\n[output truncated]"), "{rendered}");
 }
 
@@ -413,4 +417,50 @@ fn an_omission_counts_over_long_lines_whole() {
         assert!(printed > 6000, "the long line is left out: {omitted:?}");
         assert_eq!(omitted.bytes, printed, "{max_bytes}: {omitted:?}");
     }
+}
+
+/// A cap too small for the long omission line beside any output (about 300 bytes or less)
+/// gets the short one, whole: the result never begins inside it, and keeps output lines
+/// around it; the structured omission still carries the `terminal_read` arguments.
+#[test]
+fn a_tiny_cap_gets_the_short_omission_line_whole() {
+    let lines: String = std::iter::once("seq 1 100\n".to_owned())
+        .chain((1..=100).map(|i| format!("{i}\n")))
+        .chain(std::iter::once("dsh> ".to_owned()))
+        .collect();
+    for max_bytes in [200, 250, 300] {
+        let mut output = foreground(&lines, InputModeOutput::Normal);
+        fit_send(&mut output, "pty-1", max_bytes);
+        let text = render::render_send(&output, max_bytes);
+        assert!(text.len() <= max_bytes, "{max_bytes}: {}", text.len());
+        let (_, _, omitted) = parts(&output);
+        let omitted = omitted.expect("an omission");
+        assert!(omitted.terminal_read.is_some(), "{max_bytes}");
+        let short = render::short_omission_line(omitted);
+        assert!(
+            text.contains(&format!("{short}\n")),
+            "{max_bytes}: {text:?}"
+        );
+        assert!(
+            text.starts_with(&short) || text.starts_with("seq 1 100\n"),
+            "{max_bytes}: {text:?}"
+        );
+        assert!(
+            text.contains("\ndsh> \n[wait: stdin_read]"),
+            "{max_bytes}: {text:?}"
+        );
+        if max_bytes >= 250 {
+            assert!(text.starts_with("seq 1 100\n"), "{max_bytes}: {text:?}");
+            assert!(text.contains("\n100\ndsh> \n"), "{max_bytes}: {text:?}");
+        }
+    }
+    // A cap that leaves room keeps the long line, arguments and all.
+    let lines: String = (1..=1000).map(|i| format!("{i}\n")).collect();
+    let mut output = foreground(&lines, InputModeOutput::Normal);
+    fit_send(&mut output, "pty-1", 600);
+    let text = render::render_send(&output, 600);
+    assert!(
+        text.contains("omitted; page them with terminal_read {\"sessionId\""),
+        "{text}"
+    );
 }
