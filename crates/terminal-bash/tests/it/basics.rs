@@ -343,7 +343,9 @@ async fn a_poll_shows_output_that_arrived_between_calls() {
             ..crate::support::quick_config()
         })
         .await;
-        let r = sh.send_within("sleep 1.2; echo LATE-OUTPUT", true, 300).await;
+        let r = sh
+            .send_within("sleep 1.2; echo LATE-OUTPUT", true, 300)
+            .await;
         assert_ne!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert!(!r.viewport.lines().any(|l| l == "LATE-OUTPUT"), "{r:?}");
         crate::support::wait_until("the command finished", || {
