@@ -195,6 +195,11 @@ async fn a_long_line_for_a_program_an_earlier_line_started_is_refused_not_cut() 
             "{r:?}"
         );
         assert!(r.notices[0].contains("4095"), "{r:?}");
+        // It says the reader still waits, so the next send is its answer.
+        assert!(
+            r.notices[0].contains("`bash` still waits for a line: your next send answers it"),
+            "{r:?}"
+        );
         assert!(!r.viewport.contains("bbbb"), "{r:?}");
         let r = sh.send("short").await;
         assert!(r.viewport.lines().any(|l| l == "len=5"), "{r:?}");

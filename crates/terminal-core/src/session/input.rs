@@ -132,11 +132,12 @@ pub(super) fn over_long_line(step: &[u8]) -> Option<(usize, usize)> {
 
 /// The notice for a paced line that was not typed: line `number` (from 1) of the input is
 /// `len` bytes, and the program that would read it (`reader`, when known) reads in canonical
-/// mode. The lines after it were not typed either.
+/// mode. The lines after it were not typed either, and the reader still waits for a line:
+/// the notice says the next send goes to it.
 pub(super) fn over_long_line_notice(number: usize, len: usize, reader: Option<&str>) -> String {
     let reader = reader.map_or_else(|| "the program".to_owned(), |name| format!("`{name}`"));
     format!(
-        "[input: line {number} of the input ({len} bytes) and the lines after it were not typed: {reader}, which reads it, goes through the terminal's line editing, whose limit is {CANONICAL_LINE_MAX} bytes a line and would have cut it silently; the lines before it were typed. {LONG_LINE_ADVICE}]"
+        "[input: line {number} of the input ({len} bytes) and the lines after it were not typed: {reader}, which reads it, goes through the terminal's line editing, whose limit is {CANONICAL_LINE_MAX} bytes a line and would have cut it silently; the lines before it were typed, and {reader} still waits for a line: your next send answers it (terminal_signal SIGINT stops it instead). {LONG_LINE_ADVICE}]"
     )
 }
 
