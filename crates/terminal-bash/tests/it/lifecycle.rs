@@ -487,6 +487,13 @@ async fn a_send_in_flight_at_close_ends_as_session_exit() {
         let close = tokio::spawn(async move { session.close("test done".into()).await });
         let r = op.done().await.unwrap();
         assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
+        // The result says the close ended it (its exit status is the close's doing).
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[session: closed while this send waited")),
+            "{r:?}"
+        );
         close.await.unwrap().unwrap();
         let left = session_pids(&shell.id);
         assert!(left.is_empty(), "processes of {} left: {left:?}", shell.id);

@@ -86,6 +86,9 @@ pub(super) struct SettleFacts {
     /// Our prompt came back after the send submitted a command, but no mark carried that
     /// command's exit status.
     pub(super) exit_unknown: bool,
+    /// The send ended because the session was closed while it waited (`terminal_close`, or
+    /// the host ending).
+    pub(super) closed: bool,
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -218,6 +221,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             Some(STDERR_AWAY_NOTICE.to_owned()),
         ),
         (facts.exit_unknown, Some(EXIT_UNKNOWN_NOTICE.to_owned())),
+        (facts.closed && exited, Some(CLOSED_NOTICE.to_owned())),
     ]
     .into_iter()
     .filter(|(on, _)| *on)
@@ -281,6 +285,7 @@ mod tests {
             shell_continued: false,
             survived: None,
             exit_unknown: false,
+            closed: false,
         }
     }
 
@@ -541,5 +546,16 @@ mod tests {
         let result = assemble(restored);
         assert_eq!(result.exit_code, Some(0));
         insta::assert_snapshot!("modes_restored", result.notices.join("\n"));
+    }
+
+    #[test]
+    fn a_send_ended_by_a_close_says_so() {
+        let closed = SettleFacts {
+            closed: true,
+            ..facts(Settle::Exit)
+        };
+        insta::assert_snapshot!("closed", assemble(closed).notices.join("\n"));
+        // A shell that exited by itself was not closed.
+        assert!(assemble(facts(Settle::Exit)).notices.is_empty());
     }
 }

@@ -93,6 +93,7 @@ impl SendOp {
             }
         }
         let status = st.status();
+        let closed = reason == Settle::Exit && st.closing;
         let alternate = st.screen.alternate_screen();
         let left_alternate = st.screen.take_prompt_left_alternate();
         let modes_restored = st.screen.take_modes_restored();
@@ -199,6 +200,7 @@ impl SendOp {
             shell_continued: self.shell_continued.load(Ordering::SeqCst),
             survived,
             exit_unknown,
+            closed,
         });
         tracing::debug!(
             wait = ?result.wait_reason,
