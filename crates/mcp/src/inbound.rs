@@ -203,10 +203,15 @@ fn check_tool_call(id: &Value, params: Option<&Value>) -> Option<Value> {
         ),
         Some(codes::INVALID_ARGS),
     ));
-    let result = serde_json::to_value(result).unwrap_or_else(|e| {
+    let mut result = serde_json::to_value(result).unwrap_or_else(|e| {
         tracing::error!(error = %e, "cannot serialize a tool result");
         json!({"content": [], "isError": true})
     });
+    // Shaped like every other tool result rmcp sends: without the newer protocols'
+    // `resultType`, which its own path leaves out for the protocols this server speaks.
+    if let Some(fields) = result.as_object_mut() {
+        fields.remove("resultType");
+    }
     Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
 }
 
@@ -447,6 +452,8 @@ mod tests {
             let v = answer(&line);
             assert_eq!(v["id"], 4);
             assert_eq!(v["result"]["isError"], true, "{v}");
+            // Shaped like the tool results rmcp sends.
+            assert!(v["result"].get("resultType").is_none(), "{v}");
             let text = v["result"]["content"][0]["text"]
                 .as_str()
                 .unwrap_or_default();
