@@ -21,6 +21,10 @@ pub struct ConfineRequest {
     /// where the session may delete it once read (so it is out of sight of what runs later);
     /// one elsewhere is visible read-only through the read-only host.
     pub startup_files: Vec<PathBuf>,
+    /// The directory the program starts in (absolute). It must exist inside the sandbox:
+    /// bubblewrap then fails (`Can't chdir to …`) instead of falling back to `$HOME`. `None`:
+    /// the caller's own working directory where the sandbox shows it, else `$HOME`.
+    pub cwd: Option<PathBuf>,
 }
 
 /// A confinement provider (seed `ctx.sandbox.confine(argv, policy)`): returns the argv that
@@ -177,6 +181,9 @@ impl Sandbox for Bubblewrap {
         if !policy.allow_network {
             push(&["--unshare-net".as_ref()]);
         }
+        if let Some(dir) = &request.cwd {
+            push(&["--chdir".as_ref(), dir.as_os_str()]);
+        }
         push(&["--".as_ref()]);
         argv.extend(request.argv.iter().cloned());
         Ok(argv)
@@ -248,6 +255,7 @@ mod tests {
                 allow_network,
             },
             startup_files: vec![PathBuf::from("/tmp/rc")],
+            cwd: Some(PathBuf::from("/w/src")),
         }
     }
 
@@ -279,7 +287,7 @@ mod tests {
                  --dev-bind @DSH_TTY@ @DSH_TTY@ --symlink /dev/.dsh/pts/ptmx /dev/pts/ptmx --remount-ro /dev/pts \
                  --proc /proc --tmpfs /tmp --file @DSH_FD@ /tmp/rc \
                  --ro-bind /w /w --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL {caps}--die-with-parent \
-                 --unshare-net -- /bin/bash -i"
+                 --unshare-net --chdir /w/src -- /bin/bash -i"
             )
         );
         let ww = bwrap
@@ -287,7 +295,7 @@ mod tests {
             .unwrap();
         assert!(joined(&ww).contains(&format!(
             "--bind /w /w --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL {caps}--die-with-parent \
-             -- /bin/bash -i"
+             --chdir /w/src -- /bin/bash -i"
         )));
         assert!(!joined(&ww).contains("--new-session"));
     }

@@ -22,7 +22,12 @@
 //!     owner_id: "agent-1".into(),
 //!     allow_network: false,
 //! };
-//! let request = ConfineRequest { argv: vec!["/bin/bash".into()], policy, startup_files: vec![] };
+//! let request = ConfineRequest {
+//!     argv: vec!["/bin/bash".into()],
+//!     policy,
+//!     startup_files: vec![],
+//!     cwd: None,
+//! };
 //! match Bubblewrap::default().confine(&request) {
 //!     Ok(argv) => assert_eq!(argv.last().map(|a| a.to_str()), Some(Some("/bin/bash"))),
 //!     Err(e) => assert!(e.to_string().contains("apt-get install bubblewrap")),

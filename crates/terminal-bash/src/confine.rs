@@ -97,6 +97,7 @@ impl Sandboxing {
                     argv,
                     policy,
                     startup_files: startup_files.iter().map(|p| p.to_path_buf()).collect(),
+                    cwd: cwd.clone(),
                 };
                 argv = sandbox
                     .confine(&request)

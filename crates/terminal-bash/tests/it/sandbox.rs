@@ -543,6 +543,22 @@ async fn a_relative_cwd_is_taken_from_the_workspace() {
         } else if let Ok(sh) = opened {
             sh.close().await;
         }
+        // A host directory the sandbox has its own of (its /proc shows only its own
+        // processes): the open fails with the sandbox's reason instead of starting in $HOME.
+        let host_only = std::path::PathBuf::from(format!("/proc/{}", std::process::id()));
+        if std::process::id() > 1000 {
+            let Err(e) = Shell::try_open_in(&backend, Some(host_only.clone())).await else {
+                panic!(
+                    "{} opened though the sandbox has no such directory",
+                    host_only.display()
+                );
+            };
+            assert!(
+                e.to_string()
+                    .contains(&format!("chdir to {}", host_only.display())),
+                "{e}"
+            );
+        }
     })
     .await;
 }
