@@ -4,7 +4,8 @@
 //! and scramble the screen with accidental escape sequences. Output is judged in windows of
 //! [`WINDOW_BYTES`] by the share of bytes that are neither text nor terminal controls a text
 //! program writes (invalid UTF-8, C0 controls other than BEL, BS, TAB, LF, VT, FF, CR, ESC,
-//! and DEL). A window above [`ENTER_SHARE_PERCENT`] ([`SHORT_ENTER_SHARE_PERCENT`] for a short
+//! and DEL; NUL bytes count on neither side among text, as a terminal shows nothing for them:
+//! UTF-16 text of ASCII characters reads as text). A window above [`ENTER_SHARE_PERCENT`] ([`SHORT_ENTER_SHARE_PERCENT`] for a short
 //! output before a prompt mark) starts suppression; the suppressed bytes
 //! are only counted. Text lines before the first non-text byte stay text. Suppression ends at
 //! the newline after the last non-text byte of a window when enough text follows it (or the
@@ -156,7 +157,7 @@ impl BinaryFilter {
                         _ => Verdict::Text(window.len()),
                     };
                 }
-                let non_text = non_text_bytes(window);
+                let (non_text, judged_len) = non_text_among_nuls(window);
                 let share = if window.len() < MIN_JUDGED_BYTES {
                     SHORT_ENTER_SHARE_PERCENT
                 } else {
@@ -165,7 +166,7 @@ impl BinaryFilter {
                 let enters = if self.wary {
                     non_text > 0
                 } else {
-                    non_text * 100 > window.len() * share
+                    non_text * 100 > judged_len * share
                 };
                 if window.len() < min_judged || !enters {
                     return Verdict::Text(window.len());
@@ -380,6 +381,33 @@ fn first_non_text(window: &[u8]) -> Option<usize> {
     match window[..valid].iter().position(|&b| is_odd_control(b)) {
         Some(i) => Some(i),
         None => (valid < window.len()).then_some(valid),
+    }
+}
+
+/// Most other non-text bytes (one in this many of the bytes that are not NUL) that text
+/// among NUL bytes may hold: a stray byte.
+const TEXT_AMONG_NULS_ODD_SHARE: usize = 32;
+
+/// The UTF-16 byte-order marks (little- and big-endian), which start a UTF-16 file.
+const UTF16_BOMS: [&[u8]; 2] = [b"\xff\xfe", b"\xfe\xff"];
+
+/// The non-text bytes of `window` and the bytes they are a share of. NUL bytes count on
+/// neither side when the other bytes are text (but UTF-16 byte-order marks and at most one
+/// in [`TEXT_AMONG_NULS_ODD_SHARE`]): a terminal shows nothing for them, so UTF-16 text of
+/// ASCII characters reads as its text there. Among other non-text bytes (an executable, a
+/// compressed file) they count as non-text.
+fn non_text_among_nuls(window: &[u8]) -> (usize, usize) {
+    let non_text = non_text_bytes(window);
+    let nuls = window.iter().filter(|&&b| b == 0).count();
+    let boms: usize = UTF16_BOMS
+        .iter()
+        .map(|bom| window.windows(2).filter(|w| w == bom).count() * 2)
+        .sum();
+    let others = (non_text - nuls).saturating_sub(boms);
+    if nuls > 0 && others * TEXT_AMONG_NULS_ODD_SHARE <= window.len() - nuls {
+        (others, window.len() - nuls)
+    } else {
+        (non_text, window.len())
     }
 }
 

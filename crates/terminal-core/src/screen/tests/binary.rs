@@ -325,3 +325,55 @@ fn a_short_line_with_a_few_bad_bytes_stays_text() {
         }
     }
 }
+
+/// NUL bytes are judged by neither side, as a terminal shows nothing for them: UTF-16 text of
+/// ASCII characters (every other byte NUL) reads as its text, as on a terminal, while NULs
+/// among random bytes (an executable, a sparse file's data) stay binary.
+#[test]
+fn text_among_nul_bytes_stays_text_and_binary_among_them_stays_binary() {
+    // As the terminal passes it on: the program's LF after a CR the terminal adds.
+    let utf16: Vec<u8> = "hello world line\r\n"
+        .repeat(50)
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let mut elf_like = Vec::new();
+    for (i, b) in pseudo_random(3000).into_iter().enumerate() {
+        elf_like.push(b);
+        if i % 2 == 0 {
+            elf_like.extend([0, 0]);
+        }
+    }
+    // A file that starts with a byte-order mark, long or short (`a,b` / `1,2`).
+    let with_bom = [&b"\xff\xfe"[..], &utf16].concat();
+    let short_with_bom = b"\xff\xfea\0,\0b\0\r\n\x001\0,\x002\0\r\n\0".to_vec();
+    for (output, binary) in [
+        (utf16, false),
+        (with_bom, false),
+        (short_with_bom, false),
+        (elf_like, true),
+        (vec![0u8; 4000], false),
+    ] {
+        let mut s = Screen::new(config(40, 160), Some(nonce()));
+        s.feed(b"dsh> ");
+        let a = s.anchor();
+        let mut bytes = b"cat file\r\n".to_vec();
+        bytes.extend(&output);
+        bytes.extend(prompt_after_success());
+        for chunk in bytes.chunks(700) {
+            s.feed(chunk);
+        }
+        let text = s.render_since(a, 100_000).text;
+        assert_eq!(
+            text.contains("bytes of binary output suppressed"),
+            binary,
+            "{text:?}"
+        );
+        if !binary && output.contains(&b'h') {
+            assert!(
+                text.contains("\nhello world line\nhello world line\n"),
+                "{text:?}"
+            );
+        }
+    }
+}
