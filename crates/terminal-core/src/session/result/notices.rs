@@ -27,8 +27,9 @@ pub(super) const MARKS_GONE_NOTICE: &str = "[shell: prompt marks are gone (exec 
 
 /// The notice for [`SettleFacts::prompt_unmarked`].
 pub(super) const PROMPT_UNMARKED_NOTICE: &str = "[shell: the shell reads input with no prompt mark \
-     since this command: it replaced PS1 or PROMPT_COMMAND (its exit code is unknown; the marks \
-     are back for the next command), or a shell builtin reads with the line editor (`read -e`)]";
+     since this command: it replaced PS1 or PROMPT_COMMAND, or abandoned a command that could \
+     not fork (the session's process cap) (its exit code is unknown; the marks are back for the \
+     next command), or a shell builtin reads with the line editor (`read -e`)]";
 
 /// The notice for [`SettleFacts::stderr_away`].
 pub(super) const STDERR_AWAY_NOTICE: &str = "[shell: the shell's stderr is not the terminal \
