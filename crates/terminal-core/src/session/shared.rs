@@ -303,6 +303,19 @@ impl Shared {
         self.activity.subscribe()
     }
 
+    /// Waits, at most `limit`, until the reader has taken the last of the PTY's output (after
+    /// the program exited: everything it printed is then on the screen).
+    pub(super) async fn output_end(&self, limit: std::time::Duration) {
+        let mut activity = self.subscribe();
+        let deadline = tokio::time::Instant::now() + limit;
+        while !self.lock().output_ended {
+            match tokio::time::timeout_at(deadline, activity.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) | Err(_) => return,
+            }
+        }
+    }
+
     /// The session status (no wait on the state lock).
     pub(super) fn status(&self) -> SessionStatus {
         self.status.lock().clone()

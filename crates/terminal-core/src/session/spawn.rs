@@ -166,9 +166,11 @@ impl PtySession {
                 }
             },
             // The shell exited before the startup send could even start (a fast `-c` script
-            // on a loaded machine): the same failure as exiting during startup.
+            // on a loaded machine): the same failure as exiting during startup, quoting what
+            // it printed once the reader has taken all of it.
             Err(e) if e.code() == TerminalErrorCode::Exited => {
-                Some(spawn_error("PTY shell exited during startup"))
+                session.inner.shared.output_end(OUTPUT_END_WAIT).await;
+                Some(exited_during_startup(&session.transcript()))
             }
             Err(e) => Some(e),
         };
@@ -185,6 +187,9 @@ impl PtySession {
         Ok(session)
     }
 }
+
+/// Longest a failed startup waits for the rest of the program's output once it exited.
+const OUTPUT_END_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Most bytes of a program's output an "exited during startup" error quotes.
 const STARTUP_OUTPUT_QUOTED_BYTES: usize = 300;
