@@ -112,12 +112,12 @@ __dsh_keep='${__dsh_e/${PROMPT_COMMAND[__dsh_i]:=$__dsh_hook}/}'
 # it as it prints them, so a prompt string someone exports (a venv's `activate`) hands no
 # child process the nonce itself.
 declare -r __dsh_n=@NONCE@
-__dsh_d='\[${__dsh_v}\033]133;D;$?;dsh=${__dsh_n}${__dsh_t}\007\]'
-__dsh_a='\[\033]133;A;dsh=${__dsh_n}\007\]'
-__dsh_b='\[\033]133;B;dsh=${__dsh_n}\007\]'
-__dsh_a2='\[\033]133;A;k=s;dsh=${__dsh_n}\007\]'
-__dsh_b2='\[\033]133;B;k=s;dsh=${__dsh_n}\007\]'
-__dsh_c='\033]133;C;dsh=${__dsh_n}\007'
+__dsh_d='\[${__dsh_v}\033]133;D;$?;dsh=${__dsh_n};n=\#${__dsh_t}\007\]'
+__dsh_a='\[\033]133;A;dsh=${__dsh_n};n=\#\007\]'
+__dsh_b='\[\033]133;B;dsh=${__dsh_n};n=\#\007\]'
+__dsh_a2='\[\033]133;A;k=s;dsh=${__dsh_n};n=\#\007\]'
+__dsh_b2='\[\033]133;B;k=s;dsh=${__dsh_n};n=\#\007\]'
+__dsh_c='\033]133;C;dsh=${__dsh_n};n=\#\007'
 # stty by its path, found now: a user function named `command` (or `stty`) cannot stand in.
 __dsh_stty_bin=
 if hash stty 2>/dev/null; then __dsh_stty_bin=${BASH_CMDS[stty]-}; fi

@@ -36,6 +36,7 @@ mod head;
 mod history;
 mod hooks;
 mod left_rows;
+mod mark_order;
 mod nonce;
 mod prompt;
 mod region;
@@ -82,7 +83,8 @@ pub(crate) struct ScreenConfig {
     pub(crate) scrollback_max_bytes: usize,
 }
 
-/// A genuine (nonce'd) OSC 133 mark. Payload format: `133;<kind>[;<status>][;k=s];dsh=<nonce>`.
+/// A genuine (nonce'd) OSC 133 mark. Payload format:
+/// `133;<kind>[;<status>][;k=s];dsh=<nonce>[;n=<command number>][;stty=restored]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MarkKind {
     /// `A`: the primary prompt starts.

@@ -149,6 +149,30 @@ async fn c06_fake_prompt_marks_are_ignored() {
             .send("printf '\\033]133;D;9;dsh=0000000000000000\\007'; sleep 1; false")
             .await;
         assert_eq!(r.exit_code, Some(1));
+        // The shell's own prompt strings expanded by a command carry the nonce too: they are
+        // output, not marks (in the command, in a subshell, and from a background job later).
+        for expanded in ["${PS1@P}", "${PS0@P}", "${PS2@P}"] {
+            let r = sh
+                .send(&format!(
+                    "echo \"{expanded}\"; sleep 1; echo real-end; false"
+                ))
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            assert!(r.viewport.contains("\nreal-end\n"), "{:?}", r.viewport);
+            assert!(r.viewport.ends_with("dsh> "), "{:?}", r.viewport);
+            assert_eq!(r.exit_code, Some(1), "{r:?}");
+        }
+        let r = sh
+            .send("(sleep 1; printf '%s' \"${PS1@P}\") & wait; (exit 3)")
+            .await;
+        assert_eq!(r.exit_code, Some(3), "{r:?}");
+        let r = sh
+            .send("{ sleep 1; printf '%s' \"${PS1@P}\"; } & (exit 4)")
+            .await;
+        assert_eq!(r.exit_code, Some(4), "{r:?}");
+        let r = sh.send("sleep 2; (exit 5)").await;
+        assert_eq!(r.exit_code, Some(5), "{r:?}");
+        assert!(r.viewport.ends_with("dsh> "), "{:?}", r.viewport);
         sh.close().await;
     })
     .await;

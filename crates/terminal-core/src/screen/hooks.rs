@@ -1,6 +1,7 @@
 //! vt100 callbacks: nonce'd OSC 133 prompt marks, terminal query replies, scrolled rows.
 
 use super::history::History;
+use super::mark_order::MarkOrder;
 use super::tabs::TabTable;
 use super::{MarkKind, PromptNonce};
 
@@ -22,6 +23,8 @@ const CELL_WIDTH_PX: u32 = 8;
 /// State the parser's callbacks write into; drained by [`super::Screen`] after each segment.
 pub(crate) struct Hooks {
     nonce: Option<PromptNonce>,
+    /// Tells the shell's own marks from its prompt strings expanded again by a command.
+    mark_order: MarkOrder,
     pub(crate) marks: Vec<MarkKind>,
     pub(crate) replies: Vec<Vec<u8>>,
     pub(crate) history: History,
@@ -38,6 +41,7 @@ impl Hooks {
     pub(crate) fn new(nonce: Option<PromptNonce>, history: History, rows: u16) -> Self {
         Self {
             nonce,
+            mark_order: MarkOrder::default(),
             marks: Vec::new(),
             replies: Vec::new(),
             history,
@@ -82,8 +86,9 @@ impl Hooks {
     }
 }
 
-/// Parses OSC 133 params (`["133", kind, fields...]`) carrying `dsh=<nonce>`.
-pub(crate) fn parse_mark(params: &[&[u8]], nonce: &PromptNonce) -> Option<MarkKind> {
+/// Parses OSC 133 params (`["133", kind, fields...]`) carrying `dsh=<nonce>`: the mark and
+/// the command number it shows (`n=<number>`, see [`MarkOrder`]).
+pub(crate) fn parse_mark(params: &[&[u8]], nonce: &PromptNonce) -> Option<(MarkKind, Option<u64>)> {
     let (first, rest) = params.split_first()?;
     if *first != b"133" {
         return None;
@@ -93,9 +98,12 @@ pub(crate) fn parse_mark(params: &[&[u8]], nonce: &PromptNonce) -> Option<MarkKi
     let mut secondary = false;
     let mut status: Option<i32> = None;
     let mut modes_restored = false;
+    let mut number = None;
     for field in fields {
         if let Some(value) = field.strip_prefix(b"dsh=") {
             nonce_ok = value == nonce.as_str().as_bytes();
+        } else if let Some(value) = field.strip_prefix(b"n=") {
+            number = std::str::from_utf8(value).ok().and_then(|s| s.parse().ok());
         } else if *field == b"k=s" {
             secondary = true;
         } else if *field == b"stty=restored" {
@@ -107,18 +115,19 @@ pub(crate) fn parse_mark(params: &[&[u8]], nonce: &PromptNonce) -> Option<MarkKi
     if !nonce_ok {
         return None;
     }
-    match (*kind, secondary) {
-        (b"A", false) => Some(MarkKind::PromptStart),
-        (b"B", false) => Some(MarkKind::PromptEnd),
-        (b"A", true) => Some(MarkKind::ContinuationStart),
-        (b"B", true) => Some(MarkKind::ContinuationEnd),
-        (b"C", _) => Some(MarkKind::CommandStart),
-        (b"D", _) => Some(MarkKind::CommandDone {
+    let mark = match (*kind, secondary) {
+        (b"A", false) => MarkKind::PromptStart,
+        (b"B", false) => MarkKind::PromptEnd,
+        (b"A", true) => MarkKind::ContinuationStart,
+        (b"B", true) => MarkKind::ContinuationEnd,
+        (b"C", _) => MarkKind::CommandStart,
+        (b"D", _) => MarkKind::CommandDone {
             exit_code: status,
             modes_restored,
-        }),
-        _ => None,
-    }
+        },
+        _ => return None,
+    };
+    Some((mark, number))
 }
 
 impl vt100::Callbacks for Hooks {
@@ -126,7 +135,8 @@ impl vt100::Callbacks for Hooks {
         match params {
             [b"133", ..] => {
                 if let Some(nonce) = &self.nonce
-                    && let Some(mark) = parse_mark(params, nonce)
+                    && let Some((mark, number)) = parse_mark(params, nonce)
+                    && self.mark_order.admits(mark, number)
                 {
                     self.marks.push(mark);
                 }
