@@ -150,6 +150,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
         // The client's id back; freed before the answer is written (the client may reuse it
         // as soon as it reads it).
         let mut item = item;
+        advise_before_initialize(&mut item);
         self.in_flight.send(&mut item);
         async move {
             let mut line = serde_json::to_vec(&item).map_err(io::Error::other)?;
@@ -211,6 +212,23 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
             writer.await.map_err(io::Error::other)?;
         }
         Ok(())
+    }
+}
+
+/// The start of rmcp's error for a request that came before `initialize`: it reads such a
+/// request as a stateless one of protocol 2026-07-28 and names the `_meta` fields it lacks.
+const META_MISSING: &str = "request _meta is missing";
+
+/// What a client that sent a request before `initialize` does next (rmcp's error says only
+/// what the request lacked).
+const BEFORE_INITIALIZE_ADVICE: &str = "this server starts a session with initialize: send it (then notifications/initialized) first and repeat the request";
+
+/// Adds [`BEFORE_INITIALIZE_ADVICE`] to rmcp's error for a request sent before `initialize`.
+fn advise_before_initialize(item: &mut TxJsonRpcMessage<RoleServer>) {
+    if let rmcp::model::JsonRpcMessage::Error(e) = item
+        && e.error.message.starts_with(META_MISSING)
+    {
+        e.error.message = format!("{}; {BEFORE_INITIALIZE_ADVICE}", e.error.message).into();
     }
 }
 

@@ -83,6 +83,21 @@ async fn c34_every_request_gets_an_answer() {
         null_ids: Vec::new(),
     };
 
+    // A request before initialize (rmcp takes it for a stateless request of a newer protocol):
+    // its error says what to send first.
+    let r = raw
+        .exchange(
+            r#"{"jsonrpc":"2.0","id":100,"method":"tools/list"}"#.to_owned(),
+            "100",
+        )
+        .await;
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(
+        r["error"]["message"].as_str().is_some_and(|m| m
+            .ends_with("send it (then notifications/initialized) first and repeat the request")),
+        "{r}"
+    );
+
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "raw", "version": "0"}}});
