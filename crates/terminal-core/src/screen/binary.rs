@@ -248,25 +248,34 @@ impl BinaryFilter {
                     // before it, when that may be text).
                     Some(nl) if clean_from > 0 && text_tail(nl) => clean_from,
                     // Clean bytes ending the chunk with its only newline after the run's last
-                    // non-text byte (a line printed as the output ends, or after a pause):
-                    // judged with what comes next (a prompt mark), or shown if the output
-                    // stops there.
-                    Some(nl) if chunk_ends && mark.is_none() && nl + 1 == judged.len() => {
+                    // non-text byte (a line printed as the output ends, or after a pause; the
+                    // start of a prompt mark may follow it): judged with what comes next (the
+                    // prompt mark), or shown if the output stops there.
+                    Some(nl)
+                        if chunk_ends
+                            && mark.is_none()
+                            && nl + 1 + partial_mark == judged.len() =>
+                    {
                         if clean_from == 0 {
                             return Verdict::Hold;
                         }
                         clean_from
                     }
+                    // The window ends a few bytes after the newline but the chunk goes on: the
+                    // clean bytes are judged again from their start, with what follows them in
+                    // view (a prompt mark right after the line shows it as text).
+                    Some(_) if clean_from > 0 && !chunk_ends => clean_from,
                     Some(nl) if nl > 0 => nl,
                     // The chunk ends a few bytes after the newline: wait for more output.
                     Some(_) => return Verdict::Hold,
                     None if clean_from == 0 && judged.len() >= MIN_JUDGED_BYTES => {
                         return Verdict::EndOfBinary;
                     }
-                    // Clean bytes up to the window's end may be text: judged again from their
+                    // Clean bytes up to the window's end may be text, however few (the start of
+                    // `END` printed after the binary, cut by the window): judged again from their
                     // start, with what follows them in view (at the chunk's end, with the next
                     // chunk: a read may have cut the text after a few bytes).
-                    None if clean_from > 0 && (text_tail(judged.len()) || chunk_ends) => clean_from,
+                    None if clean_from > 0 => clean_from,
                     // Clean bytes at the chunk's end right after the run: wait for more output
                     // (read before it comes, they show as text after the summary line).
                     None if clean_from == 0 && chunk_ends => return Verdict::Hold,
@@ -469,13 +478,22 @@ mod tests {
         assert!(!f.passes_whole(b"text"));
     }
 
+    /// A window of noise is binary up to its last non-text byte: the clean bytes after it are
+    /// judged again with what follows them.
+    fn binary_window(verdict: Verdict) -> usize {
+        match verdict {
+            Verdict::Binary(n) if n > WINDOW_BYTES - 3 * MIN_TEXT_RUN && n <= WINDOW_BYTES => n,
+            other => panic!("a window of binary, not {other:?}"),
+        }
+    }
+
     #[test]
     fn text_is_text_and_random_bytes_are_binary() {
         let mut f = BinaryFilter::default();
         let text = "héllo wörld ┌─┐ \x1b[31mred\x1b[0m\tx\r\n".repeat(20);
         assert_eq!(f.judge(text.as_bytes()), Verdict::Text(WINDOW_BYTES));
         let noise = pseudo_random(1000);
-        assert_eq!(f.judge(&noise), Verdict::Binary(WINDOW_BYTES));
+        let n = binary_window(f.judge(&noise));
         assert!(f.suppressing());
         assert_eq!(
             f.judge(b"\x1b]133;D;0;dsh=1\x07dsh> "),
@@ -484,7 +502,7 @@ mod tests {
         assert_eq!(
             f.take_suppressed(),
             Some(Suppressed {
-                bytes: WINDOW_BYTES as u64,
+                bytes: n as u64,
                 text_lines: 0
             })
         );
@@ -496,7 +514,11 @@ mod tests {
         let mut f = BinaryFilter::default();
         let mut bytes = pseudo_random(100);
         bytes.extend_from_slice(b"\x1b]133;D;0;dsh=1\x07");
-        assert_eq!(f.judge(&bytes), Verdict::Binary(100));
+        let mut at = 0;
+        while let Verdict::Binary(n) = f.judge(&bytes[at..]) {
+            at += n;
+        }
+        assert_eq!(at, 100);
         assert_eq!(f.judge(&bytes[100..]), Verdict::EndOfBinary);
         assert_eq!(
             f.take_suppressed(),
@@ -513,7 +535,7 @@ mod tests {
         let mut bytes = b"head -c 3000000 /dev/urandom\r\n".to_vec();
         bytes.extend(pseudo_random(1000));
         assert_eq!(f.judge(&bytes), Verdict::Text(30));
-        assert_eq!(f.judge(&bytes[30..]), Verdict::Binary(WINDOW_BYTES));
+        binary_window(f.judge(&bytes[30..]));
     }
 
     #[test]
@@ -544,7 +566,7 @@ mod tests {
         assert_eq!(run.bytes, bytes.len() as u64);
         assert_eq!(run.text_lines, 12);
         // The count is the run's own.
-        assert_eq!(f.judge(&pseudo_random(300)), Verdict::Binary(WINDOW_BYTES));
+        binary_window(f.judge(&pseudo_random(300)));
         assert_eq!(f.take_suppressed().unwrap().text_lines, 0);
     }
 

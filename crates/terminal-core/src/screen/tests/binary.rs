@@ -377,3 +377,49 @@ fn text_among_nul_bytes_stays_text_and_binary_among_them_stays_binary() {
         }
     }
 }
+
+/// Text printed right after binary output (`cat x.bin; echo END`) shows whole, however the
+/// reads cut the output: byte by byte, in small pieces, or in large reads whose judging
+/// window ends a few bytes into the text or just before its newline.
+#[test]
+fn c37_text_right_after_binary_shows_however_the_reads_cut_it() {
+    let mut out = Vec::new();
+    for (i, b) in pseudo_random(6000).into_iter().enumerate() {
+        // Some text among the binary, as in a compiled file's strings.
+        if i % 700 < 40 {
+            out.push(b'a' + (b % 26));
+        } else {
+            out.push(b);
+        }
+    }
+    out.push(0x03);
+    out.extend(b"END\r\n");
+    out.extend(prompt_after_success());
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for round in 0..1200 {
+        let mut s = Screen::new(config(40, 160), Some(nonce()));
+        s.feed(b"dsh> ");
+        let a = s.anchor();
+        s.feed(b"cat f; echo END\r\n");
+        let mut at = 0;
+        while at < out.len() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = match round {
+                0..40 => round + 1,
+                _ if round % 2 == 0 => (x % 5000) as usize + 1,
+                _ => (x % 300) as usize + 1,
+            };
+            let end = (at + n).min(out.len());
+            s.feed(&out[at..end]);
+            at = end;
+        }
+        let text = s.render_since(a, 100_000).text;
+        assert!(
+            text.ends_with("output to a file]\nEND\ndsh> "),
+            "round {round}: {:?}",
+            &text[text.len().saturating_sub(200)..]
+        );
+    }
+}
