@@ -76,10 +76,12 @@ impl Sandboxing {
                 cwd = Some(policy.workspace_root.clone());
             }
             if policy.mode.is_confined() {
-                // The sandbox's /tmp is its own: only the workspace is shared there.
+                // The sandbox's /tmp is its own: only the workspace is shared there. Judged
+                // by where the directory really is (a symlink in the workspace may lead out).
+                let real = |path: &Path| std::fs::canonicalize(path).unwrap_or(path.to_path_buf());
                 if let Some(dir) = &cwd
-                    && dir.starts_with("/tmp")
-                    && !dir.starts_with(&policy.workspace_root)
+                    && real(dir).starts_with("/tmp")
+                    && !real(dir).starts_with(real(&policy.workspace_root))
                 {
                     return Err(spawn_error(format!(
                         "working directory {} is not visible in the sandbox: its /tmp is private, and only the workspace ({}) is shared there; pass a cwd inside the workspace, or a path relative to it",

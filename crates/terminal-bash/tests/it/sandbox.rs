@@ -522,7 +522,17 @@ async fn a_relative_cwd_is_taken_from_the_workspace() {
         let hidden = std::path::PathBuf::from(format!("/tmp/dsh-hidden-{}", unique_id()));
         std::fs::create_dir_all(&hidden).unwrap();
         let opened = Shell::try_open_in(&backend, Some(hidden.clone())).await;
+        // Nor through a symlink in the workspace that leads there.
+        std::os::unix::fs::symlink(&hidden, ws.0.join("outlink")).unwrap();
+        let through_link = Shell::try_open_in(&backend, Some("outlink".into())).await;
         let _ = std::fs::remove_dir(&hidden);
+        let Err(e) = through_link else {
+            panic!("a cwd linked outside the sandbox's view opened");
+        };
+        assert!(
+            e.to_string().contains("is not visible in the sandbox"),
+            "{e}"
+        );
         let Err(e) = opened else {
             panic!("a cwd outside the sandbox's view opened");
         };
