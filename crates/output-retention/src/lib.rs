@@ -324,6 +324,22 @@ pub fn tail_slice(text: &str, max_bytes: usize) -> &str {
     &text[start..]
 }
 
+/// The newest whole lines of `text` within `max_bytes` bytes: its longest suffix within them
+/// that starts at a line start (after a `\n`, or at the text's start); empty when not even its
+/// last line fits. A piece of a line reads as something it is not (the end of an omission
+/// line, `15` of `4615`).
+pub fn tail_whole_lines(text: &str, max_bytes: usize) -> &str {
+    let kept = tail_slice(text, max_bytes);
+    let start = text.len() - kept.len();
+    if start == 0 || text[..start].ends_with('\n') {
+        return kept;
+    }
+    match kept.find('\n') {
+        Some(i) => &kept[i + 1..],
+        None => "",
+    }
+}
+
 /// `Omitted N <unit>.` for an exact non-zero count; `""` when nothing was omitted.
 pub fn describe_omitted(omitted: &Omitted, unit: &str) -> String {
     match omitted {

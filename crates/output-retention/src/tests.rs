@@ -379,3 +379,16 @@ proptest! {
         prop_assert!(t.len() + 3 >= max.min(text.len()));
     }
 }
+
+#[test]
+fn tail_whole_lines_never_starts_inside_a_line() {
+    let text = "4614\n4615\n4616";
+    assert_eq!(tail_whole_lines(text, 100), text);
+    assert_eq!(tail_whole_lines(text, 9), "4615\n4616");
+    assert_eq!(tail_whole_lines(text, 8), "4616");
+    assert_eq!(tail_whole_lines(text, 3), "");
+    assert_eq!(tail_whole_lines("a\n", 1), "");
+    assert_eq!(tail_whole_lines("ab\ncd\n", 3), "cd\n");
+    // Char boundaries hold.
+    assert_eq!(tail_whole_lines("一二\n三", 4), "三");
+}

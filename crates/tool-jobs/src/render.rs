@@ -2,7 +2,7 @@
 //! (the seed's §5.5) and completion notices. Every cut is UTF-8 safe.
 
 use dsh_jobs::JobSnapshot;
-use dsh_output_retention::{head_slice, tail_slice};
+use dsh_output_retention::{head_slice, tail_slice, tail_whole_lines};
 
 /// Marker a producer appends when it cut its own output; reused, never duplicated.
 pub const OUTPUT_TRUNCATED: &str = "\n[output truncated]";
@@ -31,19 +31,6 @@ fn fit_with_suffix(content: &str, suffix: &str, cap: usize) -> String {
         return tail_slice(suffix, cap).to_owned();
     }
     format!("{}{suffix}", tail_slice(content, cap - suffix.len()))
-}
-
-/// At most `max_bytes` of the end of `text`, starting at a line boundary when the cut lands
-/// inside a line and a later line fits (a single line longer than the room keeps its end).
-fn tail_from_line_start(text: &str, max_bytes: usize) -> &str {
-    let tail = tail_slice(text, max_bytes);
-    if tail.len() == text.len() || text[..text.len() - tail.len()].ends_with('\n') {
-        return tail;
-    }
-    match tail.find('\n') {
-        Some(i) if i + 1 < tail.len() => &tail[i + 1..],
-        _ => tail,
-    }
 }
 
 /// When [`render_output`] has to cut `text` to `limit`: the output part it keeps (the newest
@@ -107,12 +94,20 @@ pub fn render_output(
     };
     let suffix = format!("{marker}\n{status}");
     if suffix.len() >= cap {
-        return tail_slice(&suffix, cap).to_owned();
+        // Whole status lines (the newest that fit), cut only when not even the last fits.
+        let lines = tail_whole_lines(&suffix, cap).trim_start_matches('\n');
+        return if lines.is_empty() {
+            tail_slice(&suffix, cap).to_owned()
+        } else {
+            lines.to_owned()
+        };
     }
-    format!(
-        "{}{suffix}",
-        tail_from_line_start(content, cap - suffix.len())
-    )
+    let kept = tail_whole_lines(content, cap - suffix.len());
+    if kept.is_empty() {
+        suffix.trim_start_matches('\n').to_owned()
+    } else {
+        format!("{kept}{suffix}")
+    }
 }
 
 /// Any other single text cut to a job's limit: the newest part plus `[result truncated]`.

@@ -61,12 +61,19 @@ fn output_limit_keeps_status_and_reuses_the_producer_marker() {
     for cap in [48, 64] {
         let text = render_output(&long, &pty, Some(cap), None);
         assert!(text.len() <= cap, "{cap}: {text:?}");
-        assert!(text.ends_with("\n[status: completed, wait: stdin_read]"));
+        // Whole lines only: no piece of the line cut at the front.
+        assert!(
+            text.starts_with('[') && text.ends_with("[status: completed, wait: stdin_read]"),
+            "{cap}: {text:?}"
+        );
     }
     // With room for it, exactly one marker right before the status line.
     let text = render_output(&long, &pty, Some(64), None);
     assert_eq!(text.matches("[output truncated]").count(), 1, "{text:?}");
-    assert!(text.ends_with("\n[output truncated]\n[status: completed, wait: stdin_read]"));
+    assert_eq!(
+        text, "[output truncated]\n[status: completed, wait: stdin_read]",
+        "a line that does not fit is left out whole"
+    );
     // A producer marker at the end of the output is reused, never duplicated.
     let cut = format!("{}\n[output truncated]", "一".repeat(40));
     let text = render_output(&cut, &pty, Some(64), None);

@@ -454,6 +454,33 @@ fn a_tiny_cap_gets_the_short_omission_line_whole() {
             assert!(text.contains("\n100\ndsh> \n"), "{max_bytes}: {text:?}");
         }
     }
+    // Below that (the minimum cap is 64), no line is cut: each is one of the output's, the
+    // omission line, or a fact line, and `[wait: …]` and `[session: …]` stay.
+    for max_bytes in [64, 80, 100, 130, 160] {
+        let mut output = foreground(&lines, InputModeOutput::Normal);
+        fit_send(&mut output, "pty-1", max_bytes);
+        let text = render::render_send(&output, max_bytes);
+        assert!(text.len() <= max_bytes, "{max_bytes}: {}", text.len());
+        let (_, _, omitted) = parts(&output);
+        let short = render::short_omission_line(omitted.expect("an omission"));
+        for line in text.lines() {
+            assert!(
+                lines.lines().any(|l| l == line)
+                    || line == short
+                    || line.starts_with("[wait: ")
+                    || line.starts_with("[output: ")
+                    || line == "[exit: 0]"
+                    || line == "[session: running]"
+                    || line == "[output truncated]",
+                "{max_bytes}: {line:?} in {text:?}"
+            );
+        }
+        assert!(
+            text.contains("[wait: stdin_read]\n"),
+            "{max_bytes}: {text:?}"
+        );
+        assert!(text.contains("[session: running]"), "{max_bytes}: {text:?}");
+    }
     // A cap that leaves room keeps the long line, arguments and all.
     let lines: String = (1..=1000).map(|i| format!("{i}\n")).collect();
     let mut output = foreground(&lines, InputModeOutput::Normal);

@@ -2,7 +2,7 @@
 //! kept whole where it fits (the facts between `[wait: …]` and `[session: …]` left out
 //! whole, longest first, when not), or the head of a whole text (errors, policy text).
 
-use dsh_output_retention::{head, tail};
+use dsh_output_retention::{head, tail, tail_whole_lines};
 
 use super::TRUNCATED;
 
@@ -24,11 +24,24 @@ pub fn tail_lines(content: &str, max_bytes: usize) -> String {
     }
 }
 
+/// `content` then `suffix` (lines after it, each starting with a newline) within `max_bytes`:
+/// the newest whole lines of `content` that fit beside `suffix`, or `suffix` alone (its newest
+/// whole lines when it does not fit either, cut only when not even its last line does).
 fn fit_with_suffix(content: &str, suffix: &str, max_bytes: usize) -> String {
     if suffix.len() >= max_bytes {
-        return tail(suffix, max_bytes);
+        let lines = tail_whole_lines(suffix, max_bytes).trim_start_matches('\n');
+        return if lines.is_empty() {
+            tail(suffix, max_bytes)
+        } else {
+            lines.to_owned()
+        };
     }
-    format!("{}{suffix}", tail_lines(content, max_bytes - suffix.len()))
+    let kept = tail_whole_lines(content, max_bytes - suffix.len());
+    if kept.is_empty() {
+        suffix.trim_start_matches('\n').to_owned()
+    } else {
+        format!("{kept}{suffix}")
+    }
 }
 
 pub(super) fn fit_with_prefix(prefix: &str, content: &str, max_bytes: usize) -> String {
