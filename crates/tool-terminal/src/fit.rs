@@ -302,6 +302,21 @@ pub(crate) fn widest_omission_len(session_id: &str) -> usize {
         .unwrap_or(0)
 }
 
+/// Bytes of the longest short omission line (see [`render::short_omission_line`]).
+pub(crate) fn widest_short_omission_len() -> usize {
+    [0, u64::MAX]
+        .map(|not_retained| {
+            let omitted = OmittedOutput {
+                not_retained_lines: not_retained,
+                ..widest_omission("", false)
+            };
+            render::short_omission_line(&omitted).len()
+        })
+        .into_iter()
+        .max()
+        .unwrap_or(0)
+}
+
 /// Length of the longest prefix of `text` made of whole lines (each ending in `\n`) within
 /// `max_bytes`.
 fn whole_lines_within(text: &str, max_bytes: usize) -> usize {

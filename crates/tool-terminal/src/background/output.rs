@@ -11,7 +11,9 @@
 //! While the job runs, the line being written (the text after the last newline) is held back
 //! until it ends, so a read never ends with a fragment of a line; it is shown alone, in a note,
 //! when nothing else is new, and as it is once the job has ended. Each kept line longer than a
-//! quarter of the room keeps its start and end around `render::line_cut_marker`.
+//! quarter of the room keeps its start and end around `render::line_cut_marker` (when that
+//! makes it shorter). Under a limit too small for the long omission line beside any output,
+//! the short one stands for the left-out lines (`render::short_omission_line`).
 
 use std::collections::VecDeque;
 
@@ -49,15 +51,21 @@ struct Gap {
 pub(crate) struct OutputWindow {
     /// Bytes for a read's output, omission line included.
     room: usize,
+    /// The limit leaves too little room for the long omission line: reads use the short one.
+    short_omission: bool,
     /// Bytes for a read's first lines.
     head_room: usize,
     /// Longest line kept whole.
     max_line: usize,
+    /// Lines longer than this are cut around the line-cut marker: `max_line` plus the
+    /// marker's own length, so that a cut always shortens the line.
+    cut_over: usize,
     head: String,
     /// Whether lines still go to `head` (until one does not fit, or something was lost).
     head_open: bool,
-    /// The newest whole lines, each ending in `\n`.
-    tail: VecDeque<String>,
+    /// The newest whole lines, each ending in `\n`, with the bytes the program printed for
+    /// each (its newline included).
+    tail: VecDeque<(String, u64)>,
     tail_bytes: usize,
     gap: Gap,
     /// The line being written: its start, and the bytes cut from its middle when it outgrew
@@ -71,16 +79,24 @@ impl OutputWindow {
     /// A window for a job whose results are bounded to `limit` bytes; `session_id` sizes the
     /// widest omission line.
     pub(crate) fn new(limit: usize, session_id: &str) -> Self {
-        let fixed = STATUS_RESERVE + crate::fit::widest_omission_len(session_id) + 1;
-        let room = limit.saturating_sub(fixed).max(1);
+        let long = crate::fit::widest_omission_len(session_id) + 1;
+        let short_omission = limit.saturating_sub(STATUS_RESERVE + long) < long;
+        let omission = if short_omission {
+            crate::fit::widest_short_omission_len() + 1
+        } else {
+            long
+        };
+        let room = limit.saturating_sub(STATUS_RESERVE + omission).max(1);
         let Budget {
             head_room,
             max_line,
         } = Budget::for_room(room);
         Self {
             room,
+            short_omission,
             head_room,
             max_line,
+            cut_over: max_line + render::line_cut_marker(usize::MAX).len(),
             head: String::new(),
             head_open: true,
             tail: VecDeque::new(),
@@ -109,8 +125,9 @@ impl OutputWindow {
             match segment.strip_suffix('\n') {
                 Some(rest) => {
                     self.extend_carry(rest);
+                    let printed = self.carry_printed_bytes();
                     let line = self.take_carry();
-                    self.push_line(line);
+                    self.push_line(line, printed);
                 }
                 None => self.extend_carry(segment),
             }
@@ -123,9 +140,9 @@ impl OutputWindow {
     pub(crate) fn push_after_loss(&mut self, text: &str, lost_lines: u64, lost_bytes: u64) {
         self.head_open = false;
         // Everything not shown yet now lies before an uncounted stretch: the gap.
-        while let Some(line) = self.tail.pop_front() {
+        while let Some((_, printed)) = self.tail.pop_front() {
             self.gap.lines += 1;
-            self.gap.bytes += line.len() as u64;
+            self.gap.bytes += printed;
         }
         self.tail_bytes = 0;
         // The line being written and the start of `text` are parts of lines cut by the loss.
@@ -175,10 +192,14 @@ impl OutputWindow {
                     count: pageable,
                 }),
             };
-            out.push_str(&render::omission_line(&omitted));
+            out.push_str(&if self.short_omission {
+                render::short_omission_line(&omitted)
+            } else {
+                render::omission_line(&omitted)
+            });
             out.push('\n');
         }
-        for line in self.tail.drain(..) {
+        for (line, _) in self.tail.drain(..) {
             out.push_str(&line);
         }
         self.tail_bytes = 0;
@@ -201,14 +222,22 @@ impl OutputWindow {
         self.carry_cut = 0;
     }
 
-    /// Appends to the line being written, keeping its start and end within `max_line`.
+    /// Bytes of the line being written as the program printed it (what a cut left out
+    /// included).
+    fn carry_printed_bytes(&self) -> u64 {
+        self.carry.len() as u64 + self.carry_cut + self.carry_end.len() as u64
+    }
+
+    /// Appends to the line being written, keeping its start and end within `max_line` once
+    /// it is over `cut_over`.
     fn extend_carry(&mut self, text: &str) {
-        if self.carry_cut == 0 && self.carry.len() + text.len() <= self.max_line {
+        let whole = self.carry_cut == 0 && self.carry_end.is_empty();
+        if whole && self.carry.len() + text.len() <= self.cut_over {
             self.carry.push_str(text);
             return;
         }
         let keep = self.max_line / 2;
-        if self.carry_cut == 0 && self.carry_end.is_empty() {
+        if whole {
             // First overflow: the start (of what was kept and `text` together) stays, the
             // rest becomes the end.
             self.carry.push_str(text);
@@ -238,9 +267,10 @@ impl OutputWindow {
         line
     }
 
-    /// Adds one whole line (without its newline): to the first lines while they have room,
-    /// else to the newest lines, moving the oldest of those into the gap.
-    fn push_line(&mut self, mut line: String) {
+    /// Adds one whole line (without its newline; `printed` bytes as the program printed it):
+    /// to the first lines while they have room, else to the newest lines, moving the oldest of
+    /// those into the gap (counted by what was printed).
+    fn push_line(&mut self, mut line: String, printed: u64) {
         // Already within the line bound (or cut around its marker) by the carry: cutting it
         // again would cut the marker itself.
         line.push('\n');
@@ -250,14 +280,14 @@ impl OutputWindow {
         }
         self.head_open = false;
         self.tail_bytes += line.len();
-        self.tail.push_back(line);
+        self.tail.push_back((line, printed + 1));
         let tail_room = self.room - self.head.len().min(self.room);
         while self.tail_bytes > tail_room
-            && let Some(old) = self.tail.pop_front()
+            && let Some((old, printed)) = self.tail.pop_front()
         {
             self.tail_bytes -= old.len();
             self.gap.lines += 1;
-            self.gap.bytes += old.len() as u64;
+            self.gap.bytes += printed;
             self.gap.exact_newest += 1;
         }
     }

@@ -163,3 +163,58 @@ fn model_visible_reads() {
     let last = w.take(true, Some(10_000), "pty-1");
     insta::assert_snapshot!(format!("{flood}\n---\n{loss}\n---\n{alone}\n---\n{last}"));
 }
+
+/// A small limit (a few hundred bytes) still shows a short output whole, counts left-out lines
+/// by the bytes the program printed (not by a marker a cut would add), and uses the short
+/// omission line, whole, within the limit.
+#[test]
+fn a_small_limit_shows_short_output_and_counts_what_was_printed() {
+    for limit in [400, 500] {
+        let mut w = OutputWindow::new(limit, "pty-1");
+        w.push("echo hi; (exit 2)\nhi\ndsh> ", false);
+        assert_eq!(
+            w.take(true, Some(10), "pty-1"),
+            "echo hi; (exit 2)\nhi\ndsh> ",
+            "{limit}"
+        );
+        let mut w = OutputWindow::new(limit, "pty-1");
+        let text = numbered(1000, 1100);
+        w.push(&text, false);
+        let read = w.take(false, Some(10_000), "pty-1");
+        assert!(
+            read.len() <= limit - STATUS_RESERVE,
+            "{limit}: {}",
+            read.len()
+        );
+        let (numbers, omission) = parse(&read);
+        let omission = omission.expect("an omission line");
+        assert!(
+            omission.ends_with("omitted; page them with terminal_read]"),
+            "{omission}"
+        );
+        let lines: u64 = omission
+            .trim_start_matches("[… ")
+            .split(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .expect("a line count");
+        assert_eq!(lines as usize + numbers.len(), 101, "{read}");
+    }
+    // Over-long lines in a small limit: the count is of the printed bytes.
+    let mut w = OutputWindow::new(1536, "pty-1");
+    let long = format!("{}\n", "x".repeat(2000));
+    w.push(&long.repeat(5), false);
+    let read = w.take(false, Some(10_000), "pty-1");
+    assert!(
+        read.contains("bytes omitted") || read.contains("lines ("),
+        "{read}"
+    );
+    if let Some(at) = read.find("lines (") {
+        let bytes: u64 = read[at + 7..]
+            .split(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .expect("a byte count");
+        assert_eq!(bytes % 2001, 0, "{read}");
+    }
+}
