@@ -340,6 +340,27 @@ pub fn tail_whole_lines(text: &str, max_bytes: usize) -> &str {
     }
 }
 
+/// `content` then `suffix` (lines after it, each starting with `\n`: a result's fact or status
+/// lines) within `max_bytes`: the newest whole lines of `content` that fit beside `suffix`, or
+/// `suffix` alone without its first newline; when `suffix` does not fit either, its newest
+/// whole lines, cut only when not even its last line fits.
+pub fn whole_lines_before(content: &str, suffix: &str, max_bytes: usize) -> String {
+    if suffix.len() >= max_bytes {
+        let lines = tail_whole_lines(suffix, max_bytes).trim_start_matches('\n');
+        return if lines.is_empty() {
+            tail(suffix, max_bytes)
+        } else {
+            lines.to_owned()
+        };
+    }
+    let kept = tail_whole_lines(content, max_bytes - suffix.len());
+    if kept.is_empty() {
+        suffix.trim_start_matches('\n').to_owned()
+    } else {
+        format!("{kept}{suffix}")
+    }
+}
+
 /// `Omitted N <unit>.` for an exact non-zero count; `""` when nothing was omitted.
 pub fn describe_omitted(omitted: &Omitted, unit: &str) -> String {
     match omitted {

@@ -2,7 +2,7 @@
 //! (the seed's §5.5) and completion notices. Every cut is UTF-8 safe.
 
 use dsh_jobs::JobSnapshot;
-use dsh_output_retention::{head_slice, tail_slice, tail_whole_lines};
+use dsh_output_retention::{head_slice, tail_slice, whole_lines_before};
 
 /// Marker a producer appends when it cut its own output; reused, never duplicated.
 pub const OUTPUT_TRUNCATED: &str = "\n[output truncated]";
@@ -92,22 +92,7 @@ pub fn render_output(
     } else {
         OUTPUT_TRUNCATED
     };
-    let suffix = format!("{marker}\n{status}");
-    if suffix.len() >= cap {
-        // Whole status lines (the newest that fit), cut only when not even the last fits.
-        let lines = tail_whole_lines(&suffix, cap).trim_start_matches('\n');
-        return if lines.is_empty() {
-            tail_slice(&suffix, cap).to_owned()
-        } else {
-            lines.to_owned()
-        };
-    }
-    let kept = tail_whole_lines(content, cap - suffix.len());
-    if kept.is_empty() {
-        suffix.trim_start_matches('\n').to_owned()
-    } else {
-        format!("{kept}{suffix}")
-    }
+    whole_lines_before(content, &format!("{marker}\n{status}"), cap)
 }
 
 /// Any other single text cut to a job's limit: the newest part plus `[result truncated]`.

@@ -2,7 +2,7 @@
 //! kept whole where it fits (the facts between `[wait: …]` and `[session: …]` left out
 //! whole, longest first, when not), or the head of a whole text (errors, policy text).
 
-use dsh_output_retention::{head, tail, tail_whole_lines};
+use dsh_output_retention::{head, tail, whole_lines_before};
 
 use super::TRUNCATED;
 
@@ -21,26 +21,6 @@ pub fn tail_lines(content: &str, max_bytes: usize) -> String {
     match kept.find('\n') {
         Some(i) if i + 1 < kept.len() => kept[i + 1..].to_owned(),
         _ => kept,
-    }
-}
-
-/// `content` then `suffix` (lines after it, each starting with a newline) within `max_bytes`:
-/// the newest whole lines of `content` that fit beside `suffix`, or `suffix` alone (its newest
-/// whole lines when it does not fit either, cut only when not even its last line does).
-fn fit_with_suffix(content: &str, suffix: &str, max_bytes: usize) -> String {
-    if suffix.len() >= max_bytes {
-        let lines = tail_whole_lines(suffix, max_bytes).trim_start_matches('\n');
-        return if lines.is_empty() {
-            tail(suffix, max_bytes)
-        } else {
-            lines.to_owned()
-        };
-    }
-    let kept = tail_whole_lines(content, max_bytes - suffix.len());
-    if kept.is_empty() {
-        suffix.trim_start_matches('\n').to_owned()
-    } else {
-        format!("{kept}{suffix}")
     }
 }
 
@@ -67,7 +47,7 @@ pub(super) fn bound_body_with_suffix(
         return complete;
     }
     let metadata = shed_metadata_lines(metadata, max_bytes.saturating_sub(TRUNCATED.len()));
-    fit_with_suffix(content, &format!("{metadata}{TRUNCATED}"), max_bytes)
+    whole_lines_before(content, &format!("{metadata}{TRUNCATED}"), max_bytes)
 }
 
 /// `metadata` (lines each starting with `\n`) made shorter than `max_bytes` by leaving out whole
