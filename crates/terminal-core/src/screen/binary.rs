@@ -400,20 +400,36 @@ const TEXT_AMONG_NULS_ODD_SHARE: usize = 32;
 /// The UTF-16 byte-order marks (little- and big-endian), which start a UTF-16 file.
 const UTF16_BOMS: [&[u8]; 2] = [b"\xff\xfe", b"\xfe\xff"];
 
+/// Least share of NUL bytes (percent) in a window of UTF-16 text of Latin characters (every
+/// other byte).
+const UTF16_NUL_SHARE_PERCENT: usize = 30;
+
 /// The non-text bytes of `window` and the bytes they are a share of. NUL bytes count on
 /// neither side when the other bytes are text (but UTF-16 byte-order marks and at most one
-/// in [`TEXT_AMONG_NULS_ODD_SHARE`]): a terminal shows nothing for them, so UTF-16 text of
-/// ASCII characters reads as its text there. Among other non-text bytes (an executable, a
-/// compressed file) they count as non-text.
+/// in [`TEXT_AMONG_NULS_ODD_SHARE`]), or when they are every other byte (UTF-16 text of Latin
+/// characters, accented ones among them): a terminal shows nothing for them, so such text
+/// reads as its text there, told from binary by its other bytes. Among other non-text bytes
+/// otherwise (an executable, a compressed file) they count as non-text.
 fn non_text_among_nuls(window: &[u8]) -> (usize, usize) {
     let non_text = non_text_bytes(window);
     let nuls = window.iter().filter(|&&b| b == 0).count();
+    if nuls == 0 {
+        return (non_text, window.len());
+    }
+    let odd_nuls = window
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .filter(|&&b| b == 0)
+        .count();
+    let aligned = odd_nuls.max(nuls - odd_nuls) * 10 >= nuls * 9;
+    let utf16 = aligned && nuls * 100 >= window.len() * UTF16_NUL_SHARE_PERCENT;
     let boms: usize = UTF16_BOMS
         .iter()
         .map(|bom| window.windows(2).filter(|w| w == bom).count() * 2)
         .sum();
     let others = (non_text - nuls).saturating_sub(boms);
-    if nuls > 0 && others * TEXT_AMONG_NULS_ODD_SHARE <= window.len() - nuls {
+    if utf16 || others * TEXT_AMONG_NULS_ODD_SHARE <= window.len() - nuls {
         (others, window.len() - nuls)
     } else {
         (non_text, window.len())

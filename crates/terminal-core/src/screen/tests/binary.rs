@@ -344,10 +344,17 @@ fn text_among_nul_bytes_stays_text_and_binary_among_them_stays_binary() {
             elf_like.extend([0, 0]);
         }
     }
+    // Accented Latin letters among them (their high byte is NUL too).
+    let accented: Vec<u8> = "Line 7: café naïve résumé façade\r\n"
+        .repeat(30)
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
     // A file that starts with a byte-order mark, long or short (`a,b` / `1,2`).
     let with_bom = [&b"\xff\xfe"[..], &utf16].concat();
     let short_with_bom = b"\xff\xfea\0,\0b\0\r\n\x001\0,\x002\0\r\n\0".to_vec();
     for (output, binary) in [
+        (accented, false),
         (utf16, false),
         (with_bom, false),
         (short_with_bom, false),
@@ -369,6 +376,9 @@ fn text_among_nul_bytes_stays_text_and_binary_among_them_stays_binary() {
             binary,
             "{text:?}"
         );
+        if !binary && output.contains(&b'L') {
+            assert!(text.contains("\nLine 7: caf"), "{text:?}");
+        }
         if !binary && output.contains(&b'h') {
             assert!(
                 text.contains("\nhello world line\nhello world line\n"),
