@@ -239,6 +239,31 @@ impl Tools {
         entries.get(name).cloned()
     }
 
+    /// The registered tool name a mistyped `name` most likely meant (`terminal_sned`,
+    /// `Terminal-Send`): the one nearest by edit distance, case, `-` and `_` aside, when it is
+    /// at most [`NEAREST_NAME_MAX_EDITS`] edits away and no other is as near. Names longer than
+    /// [`NEAREST_NAME_MAX_CHARS`] characters get none.
+    fn nearest_name(&self, name: &str) -> Option<String> {
+        if name.chars().count() > NEAREST_NAME_MAX_CHARS {
+            return None;
+        }
+        let fold = |s: &str| s.to_lowercase().replace('-', "_");
+        let wanted = fold(name);
+        let entries = self.entries.read();
+        let mut by_distance: Vec<(usize, &String)> = entries
+            .keys()
+            .map(|known| (strsim::damerau_levenshtein(&wanted, &fold(known)), known))
+            .filter(|(edits, _)| *edits <= NEAREST_NAME_MAX_EDITS)
+            .collect();
+        by_distance.sort();
+        match by_distance.as_slice() {
+            [(best, known), rest @ ..] if rest.first().is_none_or(|(next, _)| next > best) => {
+                Some((*known).clone())
+            }
+            _ => None,
+        }
+    }
+
     /// Runs one call through the pipeline (see the type docs for the order). Never panics.
     ///
     /// # Cancel safety
@@ -255,13 +280,14 @@ impl Tools {
             tracing::debug!("unknown tool");
             // Short enough for the smallest result cap a host allows (64 bytes, with the
             // `Error: ` prefix): this result has no tool to bound it.
-            return ToolResult::error(
-                format!(
+            let text = match self.nearest_name(name) {
+                Some(meant) => format!("unknown tool; did you mean {meant:?}?"),
+                None => format!(
                     "unknown tool {}; call tools/list",
                     quote_within(name, UNKNOWN_NAME_QUOTE_BYTES)
                 ),
-                Some(codes::UNKNOWN_TOOL),
-            );
+            };
+            return ToolResult::error(text, Some(codes::UNKNOWN_TOOL));
         };
         let args = whole_numbers_as_integers(&entry.schema.input_schema, object_or_empty(args));
         let agent = call.agent.clone();
@@ -383,6 +409,12 @@ fn object_or_empty(args: Value) -> Value {
 
 /// Most bytes the quoted name in an unknown-tool error takes (quotes and `…` included).
 const UNKNOWN_NAME_QUOTE_BYTES: usize = 24;
+
+/// Most edits between a mistyped tool name and the one suggested for it.
+const NEAREST_NAME_MAX_EDITS: usize = 3;
+
+/// Longest mistyped tool name (in characters) a suggestion is looked for.
+const NEAREST_NAME_MAX_CHARS: usize = 64;
 
 /// Most bytes the quoted name in a policy denial takes (quotes and `…` included).
 const DENIED_NAME_QUOTE_BYTES: usize = 85;

@@ -188,10 +188,21 @@ async fn policies_see_agent_and_normalised_args() {
 async fn unknown_tool_names_the_tool_and_the_next_step() {
     let (tools, count) = registry(Mode::Succeed);
     let r = tools
-        .execute("sned", valid_args(), ToolCall::new("c1"))
+        .execute("deploy", valid_args(), ToolCall::new("c1"))
         .await;
-    assert_eq!(r.text(), "Error: unknown tool \"sned\"; call tools/list");
+    assert_eq!(r.text(), "Error: unknown tool \"deploy\"; call tools/list");
     assert_eq!(r.code(), Some(codes::UNKNOWN_TOOL));
+    assert_eq!(count.get(), 0);
+    // A mistyped name gets the tool it most likely meant.
+    for typo in ["sned", "SEND", "snd"] {
+        let r = tools.execute(typo, valid_args(), ToolCall::new("c1")).await;
+        assert_eq!(
+            r.text(),
+            "Error: unknown tool; did you mean \"send\"?",
+            "{typo}"
+        );
+        assert_eq!(r.code(), Some(codes::UNKNOWN_TOOL));
+    }
     assert_eq!(count.get(), 0);
     // Any name, however long or odd, leaves the error within the smallest result cap.
     for name in [
