@@ -1,0 +1,148 @@
+//! The binary filter's verdicts, window by window.
+
+use super::*;
+
+#[test]
+fn only_plain_ascii_outside_a_run_passes_whole() {
+    let mut f = BinaryFilter::default();
+    assert!(f.passes_whole(b"plain line\r\n\tand \x1b[1mbold\x1b[m\x07\r\n"));
+    assert!(!f.passes_whole("é".as_bytes()));
+    assert!(!f.passes_whole(b"ok\x00"));
+    f.hold(b"\n\x01");
+    assert!(!f.passes_whole(b"text"));
+    f.take_held();
+    f.suppressed = Some(0);
+    assert!(!f.passes_whole(b"text"));
+}
+
+/// A window of noise is binary up to its last non-text byte: the clean bytes after it are
+/// judged again with what follows them.
+fn binary_window(verdict: Verdict) -> usize {
+    match verdict {
+        Verdict::Binary(n) if n > WINDOW_BYTES - 3 * MIN_TEXT_RUN && n <= WINDOW_BYTES => n,
+        other => panic!("a window of binary, not {other:?}"),
+    }
+}
+
+#[test]
+fn text_is_text_and_random_bytes_are_binary() {
+    let mut f = BinaryFilter::default();
+    let text = "héllo wörld ┌─┐ \x1b[31mred\x1b[0m\tx\r\n".repeat(20);
+    assert_eq!(f.judge(text.as_bytes()), Verdict::Text(WINDOW_BYTES));
+    let noise = pseudo_random(1000);
+    let n = binary_window(f.judge(&noise));
+    assert!(f.suppressing());
+    assert_eq!(
+        f.judge(b"\x1b]133;D;0;dsh=1\x07dsh> "),
+        Verdict::EndOfBinary
+    );
+    assert_eq!(
+        f.take_suppressed(),
+        Some(Suppressed {
+            bytes: n as u64,
+            text_lines: 0
+        })
+    );
+    assert!(!f.suppressing());
+}
+
+#[test]
+fn a_prompt_mark_inside_noise_ends_suppression_at_the_mark() {
+    let mut f = BinaryFilter::default();
+    let mut bytes = pseudo_random(100);
+    bytes.extend_from_slice(b"\x1b]133;D;0;dsh=1\x07");
+    let mut at = 0;
+    while let Verdict::Binary(n) = f.judge(&bytes[at..]) {
+        at += n;
+    }
+    assert_eq!(at, 100);
+    assert_eq!(f.judge(&bytes[100..]), Verdict::EndOfBinary);
+    assert_eq!(
+        f.take_suppressed(),
+        Some(Suppressed {
+            bytes: 100,
+            text_lines: 0
+        })
+    );
+}
+
+#[test]
+fn text_lines_before_the_binary_stay_text() {
+    let mut f = BinaryFilter::default();
+    let mut bytes = b"head -c 3000000 /dev/urandom\r\n".to_vec();
+    bytes.extend(pseudo_random(1000));
+    assert_eq!(f.judge(&bytes), Verdict::Text(30));
+    binary_window(f.judge(&bytes[30..]));
+}
+
+#[test]
+fn text_lines_inside_a_run_are_counted() {
+    let mut f = BinaryFilter::default();
+    let mut bytes = Vec::new();
+    for i in 0..12 {
+        bytes.extend(
+            pseudo_random(64)
+                .into_iter()
+                .map(|b| if b == b'\n' { 0 } else { b }),
+        );
+        bytes.extend_from_slice(format!("\nreadable line {i}\n").as_bytes());
+    }
+    bytes.extend(
+        pseudo_random(64)
+            .into_iter()
+            .map(|b| if b == b'\n' { 0 } else { b }),
+    );
+    let mut at = 0;
+    while at < bytes.len() {
+        match f.judge(&bytes[at..]) {
+            Verdict::Binary(n) | Verdict::Text(n) => at += n,
+            other => panic!("{other:?} at {at}"),
+        }
+    }
+    let run = f.take_suppressed().unwrap();
+    assert_eq!(run.bytes, bytes.len() as u64);
+    assert_eq!(run.text_lines, 12);
+    // The count is the run's own.
+    binary_window(f.judge(&pseudo_random(300)));
+    assert_eq!(f.take_suppressed().unwrap().text_lines, 0);
+}
+
+/// The count is of the bytes the program wrote: the CR the terminal puts before each of its
+/// newlines is not one (`b'\x00\x01\x02\n' * 1000` is 4000 bytes, not 5000).
+#[test]
+fn the_count_leaves_out_the_carriage_returns_the_terminal_added() {
+    let mut f = BinaryFilter::default();
+    let bytes = b"\x00\x01\x02\r\n".repeat(1000);
+    let mut at = 0;
+    // Judged a window at a time (pairs cut between two count too); the last bytes are held
+    // until more output comes.
+    while let Verdict::Binary(n) = f.judge(&bytes[at..]) {
+        at += n;
+    }
+    assert!(at > 4900, "{at}");
+    let pairs = bytes[..at].windows(2).filter(|w| w == b"\r\n").count();
+    let run = f.take_suppressed().map(|run| run.bytes);
+    assert_eq!(run, Some((at - pairs) as u64));
+}
+
+#[test]
+fn the_summary_line_is_api() {
+    insta::assert_snapshot!(suppressed_line(Suppressed {
+        bytes: 3_000_000,
+        text_lines: 0
+    }));
+    insta::assert_snapshot!(
+        "with_text_lines",
+        suppressed_line(Suppressed {
+            bytes: 984,
+            text_lines: 11
+        })
+    );
+    assert!(
+        suppressed_line(Suppressed {
+            bytes: 100,
+            text_lines: 1
+        })
+        .contains("with 1 line of text among them")
+    );
+}
