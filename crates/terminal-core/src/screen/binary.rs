@@ -5,8 +5,9 @@
 //! [`WINDOW_BYTES`] by the share of bytes that are neither text nor terminal controls a text
 //! program writes (invalid UTF-8, C0 controls other than BEL, BS, TAB, LF, VT, FF, CR, ESC,
 //! and DEL; NUL bytes count on neither side among text, as a terminal shows nothing for them:
-//! UTF-16 text of ASCII characters reads as text). A window above [`ENTER_SHARE_PERCENT`] ([`SHORT_ENTER_SHARE_PERCENT`] for a short
-//! output before a prompt mark) starts suppression; the suppressed bytes
+//! UTF-16 text of Latin letters reads as text). A window above [`ENTER_SHARE_PERCENT`]
+//! ([`SHORT_ENTER_SHARE_PERCENT`] for a short output before a prompt mark) starts
+//! suppression; the suppressed bytes
 //! are only counted. Text lines before the first non-text byte stay text. Suppression ends at
 //! the newline after the last non-text byte of a window when enough text follows it (or the
 //! chunk ends there), at a long window of text, or at the start of a prompt mark
@@ -428,7 +429,9 @@ fn non_text_among_nuls(window: &[u8]) -> (usize, usize) {
         .iter()
         .map(|bom| window.windows(2).filter(|w| w == bom).count() * 2)
         .sum();
-    let others = (non_text - nuls).saturating_sub(boms);
+    // Every NUL is among `non_text` (it is valid UTF-8 and an odd control); saturating all
+    // the same.
+    let others = non_text.saturating_sub(nuls).saturating_sub(boms);
     if utf16 || others * TEXT_AMONG_NULS_ODD_SHARE <= window.len() - nuls {
         (others, window.len() - nuls)
     } else {
