@@ -24,8 +24,14 @@ use crate::render;
 use crate::schema::{OmittedOutput, ReadPointer};
 
 /// Bytes of a job's output limit left for the job tools' status line (`[status: …]`), so they
-/// never have to cut the output.
+/// never have to cut the output: at most a quarter of a small limit (a status line is about 50
+/// bytes; a longer one makes them cut the output's oldest whole lines instead).
 pub(crate) const STATUS_RESERVE: usize = 256;
+
+/// [`STATUS_RESERVE`] for a job whose results are bounded to `limit` bytes.
+pub(crate) fn status_reserve(limit: usize) -> usize {
+    STATUS_RESERVE.min(limit / 4)
+}
 
 /// The note that shows the line being written when a read has nothing else new.
 pub(crate) fn unfinished_line_note(line: &str) -> String {
@@ -80,13 +86,14 @@ impl OutputWindow {
     /// widest omission line.
     pub(crate) fn new(limit: usize, session_id: &str) -> Self {
         let long = crate::fit::widest_omission_len(session_id) + 1;
-        let short_omission = limit.saturating_sub(STATUS_RESERVE + long) < long;
+        let reserve = status_reserve(limit);
+        let short_omission = limit.saturating_sub(reserve + long) < long;
         let omission = if short_omission {
             crate::fit::widest_short_omission_len() + 1
         } else {
             long
         };
-        let room = limit.saturating_sub(STATUS_RESERVE + omission).max(1);
+        let room = limit.saturating_sub(reserve + omission).max(1);
         let Budget {
             head_room,
             max_line,

@@ -169,7 +169,7 @@ fn model_visible_reads() {
 /// omission line, whole, within the limit.
 #[test]
 fn a_small_limit_shows_short_output_and_counts_what_was_printed() {
-    for limit in [400, 500] {
+    for limit in [200, 300, 400, 500] {
         let mut w = OutputWindow::new(limit, "pty-1");
         w.push("echo hi; (exit 2)\nhi\ndsh> ", false);
         assert_eq!(
@@ -182,7 +182,7 @@ fn a_small_limit_shows_short_output_and_counts_what_was_printed() {
         w.push(&text, false);
         let read = w.take(false, Some(10_000), "pty-1");
         assert!(
-            read.len() <= limit - STATUS_RESERVE,
+            read.len() <= limit - status_reserve(limit),
             "{limit}: {}",
             read.len()
         );
