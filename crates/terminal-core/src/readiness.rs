@@ -347,7 +347,12 @@ impl Readiness {
         {
             return Some(Settle::Prompt);
         }
-        let consumed = !self.typeahead || o.fg_waiting == Some(true);
+        // Input typed ahead was taken once the shell is seen blocked reading again, and the
+        // screen holds everything it wrote before that: on a loaded machine the probe can find
+        // the shell back at the prompt after the typed-ahead command ran while the reader has
+        // not yet fed that command's output and prompt, so the screen's newest prompt would
+        // still be the earlier command's.
+        let consumed = !self.typeahead || (o.fg_waiting == Some(true) && o.output_drained);
         if o.prompt == PromptState::Prompt
             && o.done_since_write
             && shell_fg

@@ -158,7 +158,12 @@ fn typed_ahead_input_needs_the_shell_blocked_reading_before_the_prompt_settles()
     o.fg_waiting = None;
     assert_eq!(r.evaluate(&o), None);
     assert!(r.wants_probe(Some(SHELL), PromptState::Prompt));
+    // Blocked reading again, but what it wrote before (the typed command's output and its
+    // own prompt) is not on the screen yet: the prompt seen is still the earlier command's.
     o.fg_waiting = Some(true);
+    o.output_drained = false;
+    assert_eq!(r.evaluate(&o), None);
+    o.output_drained = true;
     assert_eq!(r.evaluate(&o), Some(Settle::Prompt));
 }
 
