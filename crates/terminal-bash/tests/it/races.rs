@@ -352,3 +352,32 @@ async fn sigint_right_after_a_send_starts_interrupts_its_command() {
     })
     .await;
 }
+
+/// A shell that deals with an interrupt later than the next send waits for (a loaded machine;
+/// here the shell is stopped for 1.5 s, past the 1 s bound): the command sent meanwhile still
+/// runs after the interrupted line, and its result shows its own output and status, not the
+/// prompt the interrupt brought.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_sent_while_the_shell_is_slow_to_take_an_interrupt_reports_its_own_status() {
+    within(async {
+        let sh = Shell::open(crate::support::config()).await;
+        let r = sh.send("cat <<EOF\nunfinished").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let shell = rustix::process::Pid::from_raw(
+            i32::try_from(sh.session.pid().expect("a shell pid")).expect("a pid"),
+        )
+        .expect("a pid");
+        rustix::process::kill_process(shell, rustix::process::Signal::STOP).unwrap();
+        sh.session.signal(TerminalSignal::Sigint).unwrap();
+        let resume = tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+            rustix::process::kill_process(shell, rustix::process::Signal::CONT).unwrap();
+        });
+        let r = sh.send("echo next-$((6 * 7))").await;
+        resume.await.unwrap();
+        assert!(r.viewport.lines().any(|l| l == "next-42"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

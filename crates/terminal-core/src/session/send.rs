@@ -89,6 +89,8 @@ pub(super) struct SendOp {
     /// A write or an interrupt of this send is still in flight: the slot stays reserved after
     /// settlement until it lands, so late bytes or a late SIGINT never hit a successor.
     in_flight: AtomicBool,
+    /// A signal's aftermath had not played out when the write began (see `prepare_write`).
+    signal_unsettled: AtomicBool,
     /// The send's own deadline, when it asked for one (else the configured timeout applies).
     timeout: Option<Duration>,
     /// A signal reached the terminal's foreground: the lines not typed yet are dropped, as

@@ -337,17 +337,18 @@ impl SignalAftermath {
     /// showed a fresh prompt (a new command-finished mark and the prompt's end mark), or the
     /// signalled program survived and is blocked reading the terminal again (a REPL catching
     /// SIGINT; for an interrupt character, only once it has read the byte). Returns early
-    /// when `op` settles.
+    /// when `op` settles. Returns whether the signal played out (not the deadline, nor the
+    /// settled `op`).
     pub(super) async fn wait(
         self,
         shared: &Shared,
         op: &SendOp,
         activity: &mut watch::Receiver<u64>,
-    ) {
+    ) -> bool {
         let until = self.at + SIGNAL_AFTERMATH_MAX;
         loop {
             if op.is_settled() || Instant::now() >= until {
-                return;
+                return false;
             }
             let fresh_prompt = {
                 let st = shared.lock();
@@ -355,7 +356,7 @@ impl SignalAftermath {
                     && st.screen.prompt_state() == PromptState::Prompt
             };
             if fresh_prompt {
-                return;
+                return true;
             }
             if self.pgid != shared.shell_pgid()
                 && shared.pty.foreground_pgid() == Some(self.pgid)
@@ -363,7 +364,7 @@ impl SignalAftermath {
                     || (shared.pty.pending_input_bytes() == Some(0) && self.answered(shared)))
                 && shared.waiting_on_tty(self.pgid).await
             {
-                return;
+                return true;
             }
             let tick = (Instant::now() + AFTERMATH_TICK).min(until);
             tokio::select! {

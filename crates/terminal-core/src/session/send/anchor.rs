@@ -2,6 +2,7 @@
 //! time the readiness decision measures "since the write" from, for the send's first input
 //! and for each line paced after it.
 
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::pty::TtyModes;
@@ -38,7 +39,11 @@ impl SendOp {
         let multi_line = input
             .get(..input.len().saturating_sub(1))
             .is_some_and(|head| head.iter().any(is_line_end));
-        readiness.set_typeahead(st.screen.prompt_state() == PromptState::Busy || multi_line);
+        readiness.set_typeahead(
+            st.screen.prompt_state() == PromptState::Busy
+                || multi_line
+                || self.signal_unsettled.load(Ordering::SeqCst),
+        );
         readiness.set_poll_only(input.is_empty());
         // Keys without a line end: at the shell's line editor they edit the line (and may
         // print nothing); to a reader in canonical mode the kernel holds them in its line.

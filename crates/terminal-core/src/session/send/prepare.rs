@@ -34,7 +34,15 @@ impl SendOp {
         if let Some(after) = aftermath {
             // Within the send's own deadline (a short `timeoutMs` is honoured).
             let limit = inner.config.timing(self.timeout).timeout;
-            let _ = tokio::time::timeout(limit, after.wait(shared, self, activity)).await;
+            let played_out = tokio::time::timeout(limit, after.wait(shared, self, activity))
+                .await
+                .unwrap_or(false);
+            // Not played out within its bound (a loaded machine): the prompt the signal
+            // brings may still come after this send's write, so the input counts as typed
+            // ahead of it.
+            if !played_out {
+                self.signal_unsettled.store(true, Ordering::SeqCst);
+            }
         }
         if input.iter().any(|b| SIGNAL_BYTES.contains(b)) {
             wait_for_shell_read(shared).await;

@@ -121,6 +121,7 @@ impl SendOp {
             settled: AtomicBool::new(false),
             finished: AtomicBool::new(false),
             in_flight: AtomicBool::new(false),
+            signal_unsettled: AtomicBool::new(false),
             timeout: request.timeout,
             untyped_dropped: AtomicBool::new(false),
             refused: Mutex::new(None),
