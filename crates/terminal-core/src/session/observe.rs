@@ -188,9 +188,11 @@ pub(super) fn observe(
     };
     if let Some((at, ended)) = exit_at {
         let waited = now.saturating_duration_since(at);
-        obs.exited = ended
-            || waited >= EXIT_DRAIN_MAX
-            || (waited >= EXIT_DRAIN_MIN && shared.pty.unread_output_bytes().unwrap_or(0) == 0);
+        // Drained as `output_drained` tells it (the poll makes the kernel hand over output it
+        // accepted from the program, which `FIONREAD` alone does not count: on a loaded
+        // machine the exit then settled before the program's last output was on the screen).
+        obs.exited =
+            ended || waited >= EXIT_DRAIN_MAX || (waited >= EXIT_DRAIN_MIN && output_drained);
     }
     obs.fg = shared.pty.foreground_pgid();
     // A probe is about the foreground it looked at, and stale once output arrived after it

@@ -46,8 +46,9 @@ mod start;
 
 /// After the shell exits: least time before "no unread output" counts as drained.
 pub(super) const EXIT_DRAIN_MIN: Duration = Duration::from_millis(10);
-/// After the shell exits: most time to wait for its last output.
-pub(super) const EXIT_DRAIN_MAX: Duration = Duration::from_millis(200);
+/// After the shell exits: most time to wait for its last output (the reader's end of output
+/// normally comes first; a process that keeps the terminal open delays it).
+pub(super) const EXIT_DRAIN_MAX: Duration = Duration::from_millis(1000);
 /// Longest a cancelled send whose result nobody will see keeps the session after its cancel
 /// (its command ignores the interrupt, or takes long to end).
 const DISCARDED_SETTLE_MAX: Duration = Duration::from_millis(1000);
