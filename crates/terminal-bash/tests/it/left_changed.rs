@@ -255,6 +255,12 @@ async fn text_pushed_onto_the_input_line_never_runs_joined_to_the_next_send() {
             sh.close().await;
             return;
         }
+        // Once the shell has shown it (on a loaded machine its line editor may echo it after
+        // the result came back; the line is emptied all the same, see below).
+        crate::support::wait_until("the shell shows the pushed text", || {
+            sh.session.transcript().contains("dsh> rm -rf keep #")
+        })
+        .await;
         let r = sh.send("ls -d keep").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         assert!(r.viewport.contains("\nkeep\n"), "{r:?}");
