@@ -269,12 +269,17 @@ fn mark_cut(output: &mut SendOutput, session_id: &str, max_bytes: usize) -> usiz
         *omitted = Some(widest);
     }
     let fixed = render::send_metadata(output).len() + TRUNCATED.len();
-    let omission = if max_bytes.saturating_sub(fixed + long) >= long {
+    fixed + omission_room(max_bytes.saturating_sub(fixed), long, short)
+}
+
+/// Bytes the omission line takes out of `available` (output and omission line together):
+/// the `long` one when it leaves at least its own length for output, else the `short` one.
+pub(crate) fn omission_room(available: usize, long: usize, short: usize) -> usize {
+    if available.saturating_sub(long) >= long {
         long
     } else {
         short
-    };
-    fixed + omission
+    }
 }
 
 /// The omission with the longest line: every count at its widest, the `terminal_read`

@@ -184,6 +184,13 @@ fn cut_marker(count: &str) -> String {
     )
 }
 
+/// Bytes over which a line is cut to its first and last `max_line_bytes / 2` around
+/// [`line_cut_marker`]: `max_line_bytes` and the widest marker's own length, so that a cut
+/// always makes the line shorter.
+pub(crate) fn cut_over(max_line_bytes: usize) -> usize {
+    max_line_bytes + line_cut_marker(usize::MAX).len()
+}
+
 /// The words of [`line_cut_marker`] that tell a cut line.
 const LINE_CUT: &str = "bytes of this line omitted";
 
@@ -192,10 +199,7 @@ const LINE_CUT: &str = "bytes of this line omitted";
 /// cut would not shorten (the marker is longer than what it replaces) stays whole. Cuts never
 /// split a UTF-8 code point, and the line count stays the same.
 pub fn cut_long_lines(text: &str, max_line_bytes: usize) -> (std::borrow::Cow<'_, str>, bool) {
-    let cut = |line: &str| {
-        line.len() > max_line_bytes
-            && line.len() > max_line_bytes / 2 * 2 + line_cut_marker(line.len()).len()
-    };
+    let cut = |line: &str| line.len() > cut_over(max_line_bytes);
     if !text.split('\n').any(cut) {
         return (std::borrow::Cow::Borrowed(text), false);
     }

@@ -63,8 +63,7 @@ pub(crate) struct OutputWindow {
     head_room: usize,
     /// Longest line kept whole.
     max_line: usize,
-    /// Lines longer than this are cut around the line-cut marker: `max_line` plus the
-    /// marker's own length, so that a cut always shortens the line.
+    /// Lines longer than this are cut around the line-cut marker (`render::cut_over`).
     cut_over: usize,
     head: String,
     /// Whether lines still go to `head` (until one does not fit, or something was lost).
@@ -85,15 +84,12 @@ impl OutputWindow {
     /// A window for a job whose results are bounded to `limit` bytes; `session_id` sizes the
     /// widest omission line.
     pub(crate) fn new(limit: usize, session_id: &str) -> Self {
+        let available = limit.saturating_sub(status_reserve(limit));
         let long = crate::fit::widest_omission_len(session_id) + 1;
-        let reserve = status_reserve(limit);
-        let short_omission = limit.saturating_sub(reserve + long) < long;
-        let omission = if short_omission {
-            crate::fit::widest_short_omission_len() + 1
-        } else {
-            long
-        };
-        let room = limit.saturating_sub(reserve + omission).max(1);
+        let short = crate::fit::widest_short_omission_len() + 1;
+        let omission = crate::fit::omission_room(available, long, short);
+        let short_omission = omission != long;
+        let room = available.saturating_sub(omission).max(1);
         let Budget {
             head_room,
             max_line,
@@ -103,7 +99,7 @@ impl OutputWindow {
             short_omission,
             head_room,
             max_line,
-            cut_over: max_line + render::line_cut_marker(usize::MAX).len(),
+            cut_over: render::cut_over(max_line),
             head: String::new(),
             head_open: true,
             tail: VecDeque::new(),
