@@ -80,8 +80,9 @@ impl Sandboxing {
                 // by where the directory really is (a symlink in the workspace may lead out).
                 let real = |path: &Path| std::fs::canonicalize(path).unwrap_or(path.to_path_buf());
                 if let Some(dir) = &cwd
-                    && real(dir).starts_with("/tmp")
-                    && !real(dir).starts_with(real(&policy.workspace_root))
+                    && let real_dir = real(dir)
+                    && real_dir.starts_with("/tmp")
+                    && !real_dir.starts_with(real(&policy.workspace_root))
                 {
                     return Err(spawn_error(format!(
                         "working directory {} is not visible in the sandbox: its /tmp is private, and only the workspace ({}) is shared there; pass a cwd inside the workspace, or a path relative to it",

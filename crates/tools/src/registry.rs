@@ -247,12 +247,15 @@ impl Tools {
         if name.chars().count() > NEAREST_NAME_MAX_CHARS {
             return None;
         }
-        let fold = |s: &str| s.to_lowercase().replace('-', "_");
-        let wanted = fold(name);
+        let wanted = crate::validate::fold_name(name);
         let entries = self.entries.read();
         let mut by_distance: Vec<(usize, &String)> = entries
             .keys()
-            .map(|known| (strsim::damerau_levenshtein(&wanted, &fold(known)), known))
+            .map(|known| {
+                let edits =
+                    strsim::damerau_levenshtein(&wanted, &crate::validate::fold_name(known));
+                (edits, known)
+            })
             .filter(|(edits, _)| *edits <= NEAREST_NAME_MAX_EDITS)
             .collect();
         by_distance.sort();

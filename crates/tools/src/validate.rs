@@ -201,17 +201,20 @@ fn declared_properties(schema: &Value, schema_path: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// `name` with case, `_` and `-` set aside: how two names a model may mix up compare
+/// (`timeoutMs` and `timeout_ms`, `Terminal-Send` and `terminal_send`).
+pub(crate) fn fold_name(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 /// The declared name `name` most likely meant: the same letters ignoring case, `_` and `-`
 /// (`timeoutMs` for `timeout_ms`).
 fn likely_meant<'a>(name: &str, declared: &'a [String]) -> Option<&'a String> {
-    let fold = |s: &str| {
-        s.chars()
-            .filter(|c| *c != '_' && *c != '-')
-            .flat_map(char::to_lowercase)
-            .collect::<String>()
-    };
-    let folded = fold(name);
-    declared.iter().find(|d| fold(d) == folded)
+    let folded = fold_name(name);
+    declared.iter().find(|d| fold_name(d) == folded)
 }
 
 /// One message per undeclared property: each names the declared property it likely meant;
