@@ -13,7 +13,7 @@
 //!   other (bash 5.1+ runs each element), wrapped as `{ __dsh_prompt; } 3>&2 &>/dev/null` so
 //!   that neither its `set -x` trace nor a user DEBUG trap firing for it reaches the screen
 //!   (fd 3 is the shell's own stderr meanwhile). It
-//!   runs at every prompt, so its usual case is one `/proc` read and one test (bash spends
+//!   runs at every prompt, so its usual case is one `/proc` read and two tests (bash spends
 //!   microseconds per command it runs); only when something changed does `__dsh_settle`
 //!   re-wrap whatever `PS0`/`PS1`/`PS2` the user (or an earlier hook) set in our marks (the
 //!   user's prompt text is kept), re-enables `promptvars`, moves itself behind elements
@@ -103,7 +103,6 @@ __dsh_ps1=
 __dsh_ps2=
 __dsh_v=
 __dsh_t=
-__dsh_keys=
 __dsh_i=999
 if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] < 501)); then __dsh_i=0; fi
 __dsh_hook='{ __dsh_prompt; } 3>&2 &>/dev/null'
@@ -130,45 +129,54 @@ __dsh_strip() {
   __dsh_r=$p
 }
 __dsh_faults=
-# Whether a child was waited for since the last call: field 9 after the command name in
-# /proc/$$/stat is cminflt (page faults of waited-for children). The name is at most 15
-# bytes, so its closing ") " is searched in the first 40 only (cheap in bash's matcher).
+__dsh_sc=
+__dsh_sf=
+__dsh_x=
+# Whether a child was waited for since the last call: cminflt (page faults of waited-for
+# children), the 9th field after the command name in /proc/$$/stat, changed. One `read` splits
+# the line into globals (declaring locals costs bash more than the read): __dsh_sc is the
+# name, __dsh_sf cminflt. A name with a space in it would shift the fields: it does not end
+# in `)` then, and counts as a child having run.
 __dsh_children_ran() {
-  local stat head IFS=' '
-  builtin read -r stat </proc/$$/stat 2>/dev/null || return 0
-  head=${stat:0:40}
-  head=${head%') '*}
-  set -- ${stat:${#head}+2}
-  [[ ${9-} != "$__dsh_faults" ]] || return 1
-  __dsh_faults=${9-}
+  IFS=' ' builtin read -r __dsh_x __dsh_sc __dsh_x __dsh_x __dsh_x __dsh_x __dsh_x __dsh_x \
+    __dsh_x __dsh_x __dsh_sf __dsh_x </proc/$$/stat 2>/dev/null && [[ $__dsh_sc == *')' ]] ||
+    return 0
+  [[ $__dsh_sf != "$__dsh_faults" ]] || return 1
+  __dsh_faults=$__dsh_sf
   return 0
 }
-# The hook. It first takes the export flag off the prompt strings, which carry the nonce: a
-# script sourced into the shell that exports PS1 (a Python venv's `activate`) would hand the
-# nonce to every later child process, which could then fake a mark. Its usual case costs one
-# /proc read and two tests (bash interprets every command it runs, so fewer commands are
-# cheaper; its errors go where the hook's output goes, to /dev/null, with no redirection of
-# their own): no option it would undo is set (checked first, so a `set -x` trace sent
-# elsewhere by BASH_XTRACEFD stays short), no child was waited for since the last prompt (so
-# no program can have left the terminal modes changed), and the hook (still the last element,
-# its indices those __dsh_settle left), PS0, PS1, PS2 and promptvars are still ours. Anything
-# else goes to __dsh_settle. Builtins are called as `builtin`, and stty by the path found at
-# startup, so that user functions of the same names (`shopt() { :; }`, `command() { …; }`)
-# cannot stand in for them (a function named `builtin` still can).
+# What the hook's usual case compares, joined by a separator no prompt string holds: the
+# export flags of PS0, PS1 and PS2 (none), the shell options (promptvars on), the prompt
+# strings, the hook (still the last element, its indices those __dsh_settle left) and the
+# command name and cminflt (see __dsh_children_ran). Recorded by __dsh_settle once it has
+# put everything right; empty (so every prompt takes the slow path) while a prompt must
+# differ from the next (`set -v`'s erase, a terminal-modes notice), while stderr is not the
+# terminal, before bash 5.1 (PROMPT_COMMAND is no array there) and when the command name
+# cannot be read.
+__dsh_sep=$'\x1f'
+__dsh_state=
+__dsh_now() {
+  __dsh_r=${PS1@a}${PS0@a}${PS2@a}$__dsh_sep$BASHOPTS$__dsh_sep${PS1-}$__dsh_sep${PS2-}$__dsh_sep${PS0-}$__dsh_sep${PROMPT_COMMAND[__dsh_i]-}$__dsh_sep${!PROMPT_COMMAND[*]}$__dsh_sep$__dsh_sc$__dsh_sf
+}
+# The hook. Its usual case is one `/proc` read and two tests, and runs no other command
+# (bash interprets every command it runs, and copies a function's body at each call, so
+# fewer and shorter is cheaper; its errors go where the hook's output goes, to /dev/null,
+# with no redirection of their own): no option it would undo is set (checked first, so a
+# `set -x` trace sent elsewhere by BASH_XTRACEFD stays short), stderr is the terminal, and
+# nothing __dsh_state records changed, so in particular no child was waited for since the
+# last prompt (no program can have left the terminal modes changed) and no prompt string
+# was exported: a script sourced into the shell that exports PS1 (a Python venv's
+# `activate`) would hand the nonce to every later child process, which could then fake a
+# mark. Anything else goes to __dsh_settle. The line compared is __dsh_now's, written out
+# here (a call would cost as much again). Builtins are called as `builtin`, and stty by the
+# path found at startup, so that user functions of the same names (`shopt() { :; }`,
+# `command() { …; }`) cannot stand in for them (a function named `builtin` still can).
 __dsh_prompt() {
-  if [[ $- != *[euxv]* && -z $__dsh_v$__dsh_t && ! -o pipefail && -t 3 ]]; then
-    builtin export -n PS0 PS1 PS2
-    local x= comm= faults=
-    if [[ -n $__dsh_stty ]]; then
-      IFS=' ' builtin read -r x comm x x x x x x x x faults x </proc/$$/stat || faults=
-    fi
-    if [[ __dsh_i -gt 0 && $BASHOPTS == *promptvars* &&
-      ( -z $__dsh_stty || ( $comm == *')' && $faults == "$__dsh_faults" ) ) &&
-      ${PROMPT_COMMAND[__dsh_i]-} == "$__dsh_hook" && ${!PROMPT_COMMAND[*]} == "$__dsh_keys" &&
-      -n $__dsh_ps1 && ${PS1-} == "$__dsh_ps1" && ${PS2-} == "$__dsh_ps2" &&
-      ${PS0-} == "$__dsh_ps0" ]]; then
-      return 0
-    fi
+  if [[ $- != *[euxv]* && ! -o pipefail && -t 3 && -n $__dsh_state ]] && { [[ -z $__dsh_stty ]] ||
+    IFS=' ' builtin read -r __dsh_x __dsh_sc __dsh_x __dsh_x __dsh_x __dsh_x __dsh_x __dsh_x \
+      __dsh_x __dsh_x __dsh_sf __dsh_x </proc/$$/stat; } &&
+    [[ ${PS1@a}${PS0@a}${PS2@a}$__dsh_sep$BASHOPTS$__dsh_sep${PS1-}$__dsh_sep${PS2-}$__dsh_sep${PS0-}$__dsh_sep${PROMPT_COMMAND[__dsh_i]-}$__dsh_sep${!PROMPT_COMMAND[*]}$__dsh_sep$__dsh_sc$__dsh_sf == "$__dsh_state" ]]; then
+    return 0
   fi
   __dsh_settle
 }
@@ -200,6 +208,7 @@ __dsh_settle() {
     __dsh_strip "${PS1-}"; PS1=$__dsh_r; __dsh_ps1=
     __dsh_strip "${PS2-}"; PS2=$__dsh_r; __dsh_ps2=
     __dsh_strip "${PS0-}"; PS0=$__dsh_r; __dsh_ps0=
+    __dsh_state=
     return 0
   fi
   if ((__dsh_i > 0)); then
@@ -228,7 +237,11 @@ __dsh_settle() {
     __dsh_ps0=$__dsh_c$__dsh_keep$__dsh_r
     PS0=$__dsh_ps0
   fi
-  __dsh_keys=${!PROMPT_COMMAND[*]}
+  __dsh_state=
+  if ((__dsh_i > 0)) && [[ -z $__dsh_v$__dsh_t && ( -z $__dsh_stty || $__dsh_sc == *')' ) ]]; then
+    __dsh_now
+    __dsh_state=$__dsh_r
+  fi
   return 0
 }
 unset PROMPT_COMMAND
