@@ -15,7 +15,7 @@ use dsh_terminal_core::SendRead;
 
 use crate::schema::{
     EarlierCommands, InputModeOutput, OmittedOutput, OpenOutput, ReadOutput, ReadPointer,
-    SendOutput, SessionOutput,
+    SendOutput, SessionOutput, StatusOutput,
 };
 
 /// The truncation marker appended when a result was cut (19 bytes).
@@ -305,10 +305,15 @@ pub fn send_metadata(result: &SendOutput) -> String {
     );
     let notices: String = notices.iter().map(|n| format!("\n{n}")).collect();
     format!(
-        "\n[wait: {}]{facts}{notices}\n[session: {}]",
+        "\n[wait: {}]{facts}{notices}\n{}",
         wait_reason.as_str(),
-        session_status.render()
+        session_line(session_status)
     )
+}
+
+/// A send's last metadata line: `[session: running]` or `[session: exited code=… signal=…]`.
+pub(crate) fn session_line(status: &StatusOutput) -> String {
+    format!("[session: {}]", status.render())
 }
 
 /// The viewport with the omission line in place of the lines left out of its middle.

@@ -455,7 +455,8 @@ fn a_tiny_cap_gets_the_short_omission_line_whole() {
         }
     }
     // Below that (the minimum cap is 64), no line is cut: each is one of the output's, the
-    // omission line, or a fact line, and `[wait: …]` and `[session: …]` stay.
+    // omission line, or a fact line, and `[wait: …]` and `[exit: …]` stay (`[session: …]`
+    // too, but at the minimum cap).
     for max_bytes in [64, 80, 100, 130, 160] {
         let mut output = foreground(&lines, InputModeOutput::Normal);
         fit_send(&mut output, "pty-1", max_bytes);
@@ -479,7 +480,12 @@ fn a_tiny_cap_gets_the_short_omission_line_whole() {
             text.contains("[wait: stdin_read]\n"),
             "{max_bytes}: {text:?}"
         );
-        assert!(text.contains("[session: running]"), "{max_bytes}: {text:?}");
+        assert!(text.contains("\n[exit: 0]\n"), "{max_bytes}: {text:?}");
+        assert_eq!(
+            text.contains("[session: running]"),
+            max_bytes > 64,
+            "{max_bytes}: {text:?}"
+        );
     }
     // A cap that leaves room keeps the long line, arguments and all.
     let lines: String = (1..=1000).map(|i| format!("{i}\n")).collect();

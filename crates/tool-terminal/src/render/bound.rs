@@ -1,10 +1,11 @@
 //! Cutting a result's text to its byte cap: the newest lines of a body with its metadata
-//! kept whole where it fits (the facts between `[wait: …]` and `[session: …]` left out
-//! whole, longest first, when not), or the head of a whole text (errors, policy text).
+//! kept whole where it fits (when not, whole lines after `[wait: …]` are left out, the facts
+//! and notices first and `[exit: N]` last), or the head of a whole text (errors, policy text).
 
 use dsh_output_retention::{head, tail, whole_lines_before};
 
 use super::TRUNCATED;
+use crate::schema::StatusOutput;
 
 /// The newest part of `content` within `max_bytes`, starting at a line boundary when the cut
 /// would otherwise leave a partial first line (a fragment like `15` of `4615` reads as a real
@@ -51,11 +52,23 @@ pub(super) fn bound_body_with_suffix(
 }
 
 /// `metadata` (lines each starting with `\n`) made shorter than `max_bytes` by leaving out whole
-/// lines between its first and its last (`[wait: …]` and `[session: …]` in a send's: the facts
-/// and notices), longest first, so that a small cap cuts none of them in the middle. Unchanged
-/// when it is already shorter, or when its first and last lines alone are not (the seed's cut
-/// of the metadata's tail then applies).
+/// lines after its first (`[wait: …]` in a send's), so that a small cap cuts none of them in
+/// the middle: first the facts and notices between it and the last line, longest first; then
+/// a last line that only says the session runs on (`[session: running]`, which `[wait: …]`
+/// implies); the exit status (`[exit: N]`, the fact a model needs most) last. Any other last
+/// line (`[session: exited …]`) is kept. Unchanged when it is already shorter, or when its
+/// first and last lines alone are not (the seed's cut of the metadata's tail then applies).
 fn shed_metadata_lines(metadata: &str, max_bytes: usize) -> std::borrow::Cow<'_, str> {
+    /// The order lines are left out in: the lower first, the longer first among equals.
+    fn shed_rank(line: &str, is_last: bool) -> u8 {
+        if line.starts_with("[exit: ") {
+            2
+        } else if is_last {
+            1
+        } else {
+            0
+        }
+    }
     if metadata.len() < max_bytes {
         return std::borrow::Cow::Borrowed(metadata);
     }
@@ -63,33 +76,37 @@ fn shed_metadata_lines(metadata: &str, max_bytes: usize) -> std::borrow::Cow<'_,
         return std::borrow::Cow::Borrowed(metadata);
     };
     let lines: Vec<&str> = rest.split('\n').collect();
-    let [first, middle @ .., last] = lines.as_slice() else {
+    let [first, .., last] = lines.as_slice() else {
         return std::borrow::Cow::Borrowed(metadata);
     };
     let line_bytes = |line: &str| line.len() + 1;
-    let ends = line_bytes(first) + line_bytes(last);
-    if ends >= max_bytes {
+    if line_bytes(first) + line_bytes(last) >= max_bytes {
         return std::borrow::Cow::Borrowed(metadata);
     }
-    // Drop the longest middle lines until the rest fits.
-    let mut by_length: Vec<usize> = (0..middle.len()).collect();
-    by_length.sort_by_key(|&i| std::cmp::Reverse(middle[i].len()));
-    let mut kept = vec![true; middle.len()];
+    let last_index = lines.len() - 1;
+    let running = super::session_line(&StatusOutput::Running);
+    let sheddable = |i: usize| i < last_index || lines[i] == running;
+    let mut order: Vec<usize> = (1..lines.len()).filter(|&i| sheddable(i)).collect();
+    order.sort_by_key(|&i| {
+        (
+            shed_rank(lines[i], i == last_index),
+            std::cmp::Reverse(lines[i].len()),
+        )
+    });
+    let mut kept = vec![true; lines.len()];
     let mut total = metadata.len();
-    for i in by_length {
+    for i in order {
         if total < max_bytes {
             break;
         }
         kept[i] = false;
-        total -= line_bytes(middle[i]);
+        total -= line_bytes(lines[i]);
     }
-    let mut out = format!("\n{first}");
-    for (line, _) in middle.iter().zip(&kept).filter(|(_, keep)| **keep) {
+    let mut out = String::with_capacity(total);
+    for (line, _) in lines.iter().zip(&kept).filter(|(_, keep)| **keep) {
         out.push('\n');
         out.push_str(line);
     }
-    out.push('\n');
-    out.push_str(last);
     std::borrow::Cow::Owned(out)
 }
 

@@ -198,7 +198,8 @@ fn a_cut_viewport_says_how_much_output_it_stands_for() {
 }
 
 /// A cap too small for every fact leaves whole fact lines out, longest first, and keeps the
-/// wait reason, the session status and the truncation marker whole: no line is cut in two.
+/// wait reason, the exit status and the truncation marker whole: no line is cut in two. The
+/// session status goes before the exit status (`[wait: …]` already says it runs).
 #[test]
 fn a_small_cap_leaves_whole_fact_lines_out() {
     let mut result = send(
@@ -214,10 +215,12 @@ fn a_small_cap_leaves_whole_fact_lines_out() {
     for cap in [64, 80, 100, 120, 160] {
         let text = render_send(&result, cap);
         assert!(text.len() <= cap, "{cap}: {text:?}");
-        assert!(
-            text.ends_with("\n[session: running]\n[output truncated]"),
-            "{cap}: {text:?}"
-        );
+        let ending = if cap == 64 {
+            "\n[exit: 0]\n[output truncated]"
+        } else {
+            "\n[exit: 0]\n[session: running]\n[output truncated]"
+        };
+        assert!(text.ends_with(ending), "{cap}: {text:?}");
         assert!(text.contains("[wait: stdin_read]\n"), "{cap}: {text:?}");
         for line in text.lines().filter(|l| l.starts_with('[')) {
             assert!(
