@@ -404,11 +404,13 @@ pub enum SignalDelivery {
     /// interrupt character (`VINTR`, usually `^C`) was written as input, exactly what the
     /// terminal's own Ctrl-C does for it.
     InterruptCharacter,
-    /// SIGINT while the shell still held the terminal for the command line of the send in
-    /// progress (it was reading or starting it): handed to that send, which interrupts the
-    /// command once it holds the foreground (or the shell after a short grace), as a
-    /// cancelled send does. An interrupt at once would make the shell's line editor drop the
-    /// part of the line it had read and run the rest as another command.
+    /// The signal came while the shell still held the terminal for the command line of the
+    /// send in progress (it was reading or starting it): handed to that send, which delivers
+    /// it to the command once it holds the foreground, as a cancelled send does its
+    /// interrupt. A SIGINT reaches the shell after a short grace when the line starts no
+    /// program; SIGKILL and SIGHUP never do. Delivered at once, a SIGINT would make the
+    /// shell's line editor drop the part of the line it had read and run the rest as another
+    /// command, and another signal would reach the shell, not the command, which would run.
     WhenCommandStarts,
 }
 

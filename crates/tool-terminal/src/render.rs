@@ -557,12 +557,21 @@ pub fn render_interrupt_character(signal: &str, target_pgid: i32) -> String {
     )
 }
 
-/// `terminal_signal` when the SIGINT was handed to the send in progress, whose command line
-/// the shell was still reading.
+/// `terminal_signal` when the signal was handed to the send in progress, whose command line
+/// the shell was still reading or starting.
 pub fn render_signal_when_command_starts(signal: &str) -> String {
-    format!(
-        "{signal} goes to the command just sent once it starts (the shell was still reading its line, and an interrupt then would cut the line short; a line that starts no program gets it after a short grace); {SIGNAL_EFFECT}"
-    )
+    let why = match signal {
+        "SIGINT" => {
+            "the shell was still reading its line, and an interrupt then would cut the line short; a line that starts no program gets it after a short grace"
+        }
+        "SIGKILL" | "SIGHUP" => {
+            "the shell was still reading or starting its line, and the signal would have gone to the shell, which is never ended this way; a line that starts no program does not get it"
+        }
+        _ => {
+            "the shell was still reading or starting its line, and the signal would have gone to the shell, which ignores it; a line that starts no program is not affected"
+        }
+    };
+    format!("{signal} goes to the command just sent once it starts ({why}); {SIGNAL_EFFECT}")
 }
 
 /// `terminal_signal` when nothing was sent: the shell was idle at its prompt (field case C22).

@@ -511,9 +511,9 @@ pub struct SignalOutput {
     pub shell_ran_command: bool,
     /// How it was delivered: `signal` (`kill` to the group), `interrupt-character` (SIGINT
     /// to a program that reads keys raw, such as vim: the terminal's Ctrl-C byte was written
-    /// as input, as the terminal itself would) or `when-command-starts` (SIGINT while the
-    /// shell was still reading the command line just sent: the command gets it once it
-    /// starts) (addition).
+    /// as input, as the terminal itself would) or `when-command-starts` (while the shell was
+    /// still reading or starting the command line just sent: the command gets the signal
+    /// once it starts) (addition).
     pub delivery: SignalDeliveryOutput,
 }
 
@@ -525,8 +525,8 @@ pub enum SignalDeliveryOutput {
     Signal,
     /// The terminal's interrupt character (Ctrl-C) written as input.
     InterruptCharacter,
-    /// Handed to the send in progress, whose command line the shell was still reading: the
-    /// command gets the SIGINT once it starts.
+    /// Handed to the send in progress, whose command line the shell was still reading or
+    /// starting: the command gets the signal once it starts.
     WhenCommandStarts,
 }
 

@@ -189,6 +189,72 @@ async fn a_signal_that_ends_a_program_ends_the_rest_of_its_command_line() {
     .await;
 }
 
+/// A signal sent right after a send, while the shell may still be reading or starting its
+/// line, reaches the command once it starts: it ends the command and the rest of its line,
+/// instead of going to the shell (which ignores SIGTERM and is never sent SIGKILL or SIGHUP)
+/// and letting the command run on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_right_after_a_send_reaches_its_command() {
+    within(async {
+        let sh = Shell::open(quick_config()).await;
+        for signal in [
+            TerminalSignal::Sigterm,
+            TerminalSignal::Sighup,
+            TerminalSignal::Sigkill,
+        ] {
+            let op = sh
+                .session
+                .start_send(dsh_terminal_core::SendRequest {
+                    text: "sleep 60; echo rest-$((6*7))".into(),
+                    submit: true,
+                    timeout: Some(std::time::Duration::from_secs(50)),
+                })
+                .unwrap();
+            let signalled = sh.session.signal(signal).unwrap();
+            assert!(signalled.delivered && !signalled.shell_targeted, "{signal}");
+            let r = op.done().await.unwrap();
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{signal}: {r:?}");
+            assert_ne!(r.exit_code, Some(0), "{signal}: {r:?}");
+            let r = sh.send("echo after").await;
+            assert!(r.viewport.contains("\nafter\n"), "{signal}: {r:?}");
+            assert!(
+                !sh.session.transcript().contains("rest-42"),
+                "{signal}: the rest of the line ran:\n{}",
+                sh.session.transcript()
+            );
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Text typed ahead to a program that reads nothing is discarded by a SIGTERM that ends the
+/// program, as by a Ctrl-C: it never runs in the shell afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_that_ends_a_program_discards_what_was_typed_ahead_to_it() {
+    within(async {
+        let sh = Shell::open(quick_config()).await;
+        let r = sh.send_within("sleep 60", true, 500).await;
+        assert_eq!(r.foreground.as_deref(), Some("sleep"), "{r:?}");
+        let r = sh.send_within("echo typed-$((6*7))", true, 500).await;
+        assert_eq!(r.foreground.as_deref(), Some("sleep"), "{r:?}");
+        let signalled = sh.session.signal(TerminalSignal::Sigterm).unwrap();
+        assert!(
+            signalled.delivered && !signalled.shell_targeted,
+            "{signalled:?}"
+        );
+        let r = sh.send("echo after-$((6*7))").await;
+        assert!(r.viewport.lines().any(|l| l == "after-42"), "{r:?}");
+        assert!(
+            !sh.session.transcript().contains("typed-42"),
+            "the typed-ahead command ran:\n{}",
+            sh.session.transcript()
+        );
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A command typed alone has no rest of its line to end: the signal reaches it alone, so the
 /// exit status is the program's own (a program that handles SIGTERM and exits 3 reports 3,
 /// not the 130 of an interrupted shell); one killed by the signal reports 128 + its number.

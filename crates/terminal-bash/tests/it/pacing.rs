@@ -258,23 +258,34 @@ async fn text_before_a_suspend_key_at_the_prompt_is_kept() {
     .await;
 }
 
-/// A signal refused (SIGKILL to the shell itself, busy in a builtin loop) changes nothing: the
-/// lines of the send in progress are still all typed.
+/// A signal refused (SIGKILL to the shell itself, busy in a builtin loop it has started)
+/// changes nothing: the lines of the send in progress are still all typed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_signal_keeps_the_lines_not_typed_yet() {
     within(async {
         let sh = Shell::open(config()).await;
+        let dir = crate::support::TempDir::new("refused-signal");
+        let go = dir.0.join("go");
         let op = sh
             .session
             .start_send(dsh_terminal_core::SendRequest {
-                text: "for ((j = 0; j < 100000; j++)); do :; done; echo L$((0+1))\necho L$((1+1))\necho L$((2+1))"
-                    .into(),
+                text: format!(
+                    "echo loop-$((6*7)); while [ ! -e '{}' ]; do :; done; echo L$((0+1))\necho L$((1+1))\necho L$((2+1))",
+                    go.display()
+                ),
                 submit: true,
                 timeout: None,
             })
             .unwrap();
+        // Once the shell runs the line (before, the signal would wait for its program); the
+        // loop ends when the test says so.
+        crate::support::wait_until("the loop runs", || {
+            sh.session.transcript().contains("\nloop-42")
+        })
+        .await;
         let err = sh.session.signal(TerminalSignal::Sigkill).unwrap_err();
         assert!(err.message().starts_with("refusing to SIGKILL"), "{err:?}");
+        std::fs::write(&go, "").unwrap();
         let r = op.done().await.unwrap();
         for line in ["L1", "L2", "L3"] {
             assert!(r.viewport.lines().any(|l| l == line), "{line}: {r:?}");

@@ -1,4 +1,5 @@
-//! The interrupts a cancelled send delivers.
+//! The interrupts a cancelled send delivers (and a signal `terminal_signal` handed to a send
+//! whose command line the shell still held, delivered the same way).
 //!
 //! A cancel interrupts the foreground group the way the terminal's Ctrl-C would. Right after
 //! the write, the shell may still be reading the line (readline gathers typed-ahead input into
@@ -8,7 +9,9 @@
 //! group while its leader is still the shell's fork (which catches SIGINT as the shell does,
 //! then runs the command anyway) is followed by another once the command holds the
 //! foreground under its own program image. A program that survives its interrupt (a REPL back
-//! at its prompt, one that ignores SIGINT) gets no other.
+//! at its prompt, one that ignores SIGINT) gets no other. A handed-over SIGKILL or SIGHUP never
+//! goes to the shell itself (that would end the session): after the grace it waits for a
+//! program of the line to take the foreground.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,7 +20,7 @@ use crate::error::TerminalError;
 use crate::types::TerminalSignal;
 
 use super::shared::Shared;
-use super::signal::deliver;
+use super::signal::{deliver, refusal};
 
 /// Most interrupts one cancel delivers.
 const MAX_CANCEL_INTERRUPTS: u32 = 4;
@@ -58,13 +61,18 @@ pub(super) struct CancelInterrupts {
 }
 
 impl CancelInterrupts {
-    /// Interrupts the foreground when the cancel has not reached it yet: the first time, and
-    /// again when another group than the shell's, or the same group under a new program image,
-    /// holds the foreground (at most [`MAX_CANCEL_INTERRUPTS`] in all).
+    /// Delivers `signal` (a cancel's SIGINT, or the one handed over) to the foreground when it
+    /// has not reached it yet: the first time, and again when another group than the shell's,
+    /// or the same group under a new program image, holds the foreground (at most
+    /// [`MAX_CANCEL_INTERRUPTS`] in all).
     ///
     /// # Errors
-    /// The interrupt could not be delivered (see [`deliver`]).
-    pub(super) async fn deliver_due(&mut self, shared: &Arc<Shared>) -> Result<(), TerminalError> {
+    /// The signal could not be delivered (see [`deliver`]).
+    pub(super) async fn deliver_due(
+        &mut self,
+        shared: &Arc<Shared>,
+        signal: TerminalSignal,
+    ) -> Result<(), TerminalError> {
         if self.count >= MAX_CANCEL_INTERRUPTS {
             return Ok(());
         }
@@ -91,13 +99,15 @@ impl CancelInterrupts {
             None => !of_shell || since.elapsed() >= SHELL_GRACE,
             Some(last) => target.pgid.is_some() && !of_shell && target != *last,
         };
-        if !due {
+        // The shell itself is not ended by a handed-over signal: the line's program gets it.
+        let shell = shared.shell_pgid();
+        if !due || (of_shell && refusal(signal, shell, shell).is_some()) {
             return Ok(());
         }
         let first = self.last.is_none();
         self.last = Some(target);
         self.count += 1;
-        match deliver(shared, TerminalSignal::Sigint) {
+        match deliver(shared, signal) {
             // A later group that ended before its interrupt: nothing left to interrupt.
             Err(e) if !first => {
                 tracing::debug!(error = %e, "cancel interrupt not delivered");

@@ -28,7 +28,7 @@ use tokio::sync::{Notify, watch};
 use crate::error::{TerminalError, TerminalErrorCode};
 use crate::readiness::{PreWrite, Readiness, Settle};
 use crate::screen::{AnchorId, ExitTally, PromptState};
-use crate::types::SendResult;
+use crate::types::{SendResult, TerminalSignal};
 
 use super::Inner;
 use super::cancel::CancelInterrupts;
@@ -62,10 +62,10 @@ struct Span {
     /// `screen.exit_tally()` where the anchor starts.
     exits_from: ExitTally,
     cancel_requested: bool,
-    /// A `terminal_signal` SIGINT arrived while the shell still held the foreground for this
-    /// send's command: the driver interrupts the command as a cancel would (the send itself
-    /// is not cancelled).
-    interrupt_requested: bool,
+    /// A `terminal_signal` arrived while the shell still held the foreground for this send's
+    /// command: the driver delivers it to the command once it starts, as a cancel delivers
+    /// its interrupt (the send itself is not cancelled).
+    requested_signal: Option<TerminalSignal>,
     /// No caller will see the result (its call was cancelled): the next send resumes from
     /// this send's anchor instead of from where it settled.
     result_discarded: bool,
@@ -146,7 +146,15 @@ impl SendOp {
     /// by `terminal_signal`).
     fn interrupt_owed(&self) -> bool {
         let span = self.span();
-        span.cancel_requested || span.interrupt_requested
+        span.cancel_requested || span.requested_signal.is_some()
+    }
+
+    /// The signal the driver owes the foreground: a cancel's SIGINT, else the one handed over.
+    fn signal_owed(&self) -> TerminalSignal {
+        let span = self.span();
+        span.requested_signal
+            .filter(|_| !span.cancel_requested)
+            .unwrap_or(TerminalSignal::Sigint)
     }
 
     /// Drops the input this send has not typed yet (a signal reached the foreground).
@@ -155,12 +163,12 @@ impl SendOp {
         self.wake.notify_one();
     }
 
-    /// Hands a SIGINT to this send (see `Span::interrupt_requested`); `false` once settled.
-    pub(super) fn request_interrupt(&self) -> bool {
+    /// Hands `signal` to this send (see `Span::requested_signal`); `false` once settled.
+    pub(super) fn request_signal(&self, signal: TerminalSignal) -> bool {
         if self.is_settled() {
             return false;
         }
-        self.span().interrupt_requested = true;
+        self.span().requested_signal = Some(signal);
         self.wake.notify_one();
         true
     }
@@ -281,7 +289,7 @@ impl SendOp {
                 }
             }
             if self.interrupt_owed()
-                && let Err(e) = interrupts.deliver_due(&shared).await
+                && let Err(e) = interrupts.deliver_due(&shared, self.signal_owed()).await
             {
                 // No process holds the terminal any more: the session is ending (killed, or
                 // closed under a background send), and its exit settles the send.
@@ -294,7 +302,7 @@ impl SendOp {
             // A handed-over SIGINT is owed until it reached the command's program; a later
             // program of the same send is not interrupted for it.
             if !self.cancel_requested() && interrupts.reached_program() {
-                self.span().interrupt_requested = false;
+                self.span().requested_signal = None;
             }
 
             let now = Instant::now();

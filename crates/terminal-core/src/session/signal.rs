@@ -50,6 +50,37 @@ pub(super) fn signal(
             delivery: SignalDelivery::ProcessGroup,
         });
     }
+    // The shell (or a fork of it that has yet to run the command's program) still holds the
+    // terminal for the command line of a send in progress: the send delivers the signal to
+    // the command once it starts (see `SignalDelivery::WhenCommandStarts`). A signal now
+    // would reach the shell instead, which ignores SIGTERM and SIGTSTP (SIGKILL and SIGHUP to
+    // it are refused) and would run the command all the same; a SIGINT would make its line
+    // editor drop the part of the line it had read. A SIGINT is handed over whenever the
+    // shell holds the terminal for the send (a line of builtins gets it after a short
+    // grace); another signal only until the shell has started the line: a shell running its
+    // own loop gets it, or refuses it, as before.
+    let handed_over = shared.pty.foreground_pgid().is_some_and(|fg| {
+        let shell = shared.shell_pgid();
+        if fg == shell {
+            signal == TerminalSignal::Sigint || !shared.lock().screen.command_running()
+        } else {
+            runs_shell_image(fg, shell)
+        }
+    });
+    let active = shared.lock().active.clone();
+    if handed_over && let Some(op) = active.as_ref() {
+        // As below: the lines the send has not typed yet are dropped.
+        op.drop_untyped();
+        if op.request_signal(signal) {
+            return Ok(SignalResult {
+                target_pgid: shared.shell_pgid(),
+                delivered: true,
+                shell_targeted: false,
+                shell_ran_command: false,
+                delivery: SignalDelivery::WhenCommandStarts,
+            });
+        }
+    }
     // A refused signal changes nothing, the send in progress included.
     if let Some(refused) = shared
         .pty
@@ -60,28 +91,8 @@ pub(super) fn signal(
     }
     // A signal stops what the send typed so far: the lines it has not typed yet are dropped,
     // as the terminal's keys discard input typed ahead.
-    let active = shared.lock().active.clone();
     if let Some(op) = active {
         op.drop_untyped();
-    }
-    // The shell (or a fork of it that has yet to run the command's program) still holds the
-    // terminal for the command line of a send in progress: the send interrupts the command
-    // once it starts (see `SignalDelivery::WhenCommandStarts`).
-    if signal == TerminalSignal::Sigint
-        && shared.pty.foreground_pgid().is_some_and(|fg| {
-            fg == shared.shell_pgid() || runs_shell_image(fg, shared.shell_pgid())
-        })
-    {
-        let active = shared.lock().active.clone();
-        if active.is_some_and(|op| op.request_interrupt()) {
-            return Ok(SignalResult {
-                target_pgid: shared.shell_pgid(),
-                delivered: true,
-                shell_targeted: false,
-                shell_ran_command: false,
-                delivery: SignalDelivery::WhenCommandStarts,
-            });
-        }
     }
     let ran_command = shared.lock().screen.command_running();
     let (target_pgid, delivery) = deliver(shared, signal)?;
@@ -98,7 +109,7 @@ pub(super) fn signal(
 /// The error for `signal` to the foreground group `pgid` when it is refused: SIGKILL or SIGHUP
 /// to the shell itself would end the session, which is terminal_close's job (it also stops
 /// everything the shell started).
-fn refusal(signal: TerminalSignal, pgid: i32, shell_pgid: i32) -> Option<TerminalError> {
+pub(super) fn refusal(signal: TerminalSignal, pgid: i32, shell_pgid: i32) -> Option<TerminalError> {
     (matches!(signal, TerminalSignal::Sigkill | TerminalSignal::Sighup) && pgid == shell_pgid).then(
         || {
             TerminalError::new(
@@ -164,12 +175,18 @@ pub(super) fn deliver(
     // The terminal's interrupt, quit and suspend keys discard input typed ahead and not yet
     // read: so does the input still queued for the terminal (a send to a program that does
     // not read), or it would reach the next program (and the interrupt character below would
-    // wait behind it). Not a SIGTSTP to the shell itself: an interactive shell ignores it,
-    // so nothing changes, the typed-ahead input included.
+    // wait behind it). A signal that ends a program other than the shell (SIGTERM, SIGKILL,
+    // SIGHUP) discards it too, as it ends the rest of the command line (see
+    // `ends_the_command_line`): text the program never read must not run in the shell once
+    // the program is gone, as it would not after the terminal's Ctrl-C. Not a SIGTSTP (or
+    // SIGTERM) to the shell itself: an interactive shell ignores it, so nothing changes, the
+    // typed-ahead input included.
     let discards = match signal {
         TerminalSignal::Sigint => true,
-        TerminalSignal::Sigtstp => pgid != shared.shell_pgid(),
-        _ => false,
+        TerminalSignal::Sigtstp
+        | TerminalSignal::Sigterm
+        | TerminalSignal::Sigkill
+        | TerminalSignal::Sighup => pgid != shared.shell_pgid(),
     };
     if discards {
         shared.pty.discard_queued_input();

@@ -297,6 +297,14 @@ fn signal_and_close_renders() {
         "signal_when_command_starts",
         render_signal_when_command_starts("SIGINT")
     );
+    insta::assert_snapshot!(
+        "signal_when_command_starts_kill",
+        render_signal_when_command_starts("SIGKILL")
+    );
+    insta::assert_snapshot!(
+        "signal_when_command_starts_term",
+        render_signal_when_command_starts("SIGTERM")
+    );
     assert_eq!(
         render_close("pty-1", Some(3)),
         "closed terminal session pty-1 [stopped 3 processes]"
