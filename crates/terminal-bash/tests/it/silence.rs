@@ -188,6 +188,53 @@ async fn a_relay_whose_remote_side_runs_is_not_waiting_for_input() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A terminal relay (`script`, Python's `pty.spawn`, `sudo` with `use_pty`): it waits on the
+/// terminal and on the master side of a terminal of its own, whose program still runs. As for
+/// a network relay, silence settles it (`inferred_idle`), confined or not (a sandbox's private
+/// devpts names its master side by another path); a prompt of the inner program settles at
+/// once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_terminal_relay_whose_program_runs_is_not_waiting_for_input() {
+    const RELAY: &str = "python3 -c 'import pty, sys; pty.spawn([\"bash\", \"-c\", sys.argv[1]])'";
+    let dir = crate::support::TempDir::new("pty-relay");
+    within(async {
+        for (confined, sh) in [
+            (false, Shell::open(config()).await),
+            (true, crate::confined::support::Shell::open(config()).await),
+        ] {
+            let go = dir.0.join(format!("go-{confined}"));
+            let r = sh
+                .send(&format!(
+                    "{RELAY} 'echo inner: compiling; while [ ! -e \"{}\" ]; do sleep 0.05; done; echo inner: done-$((6*7))'",
+                    go.display()
+                ))
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{confined}: {r:?}");
+            assert!(r.viewport.contains("inner: compiling"), "{confined}: {r:?}");
+            let r = sh.send_raw("", false).await;
+            assert_eq!(
+                r.wait_reason,
+                WaitReason::InferredIdle,
+                "{confined}: a poll too: {r:?}"
+            );
+            std::fs::write(&go, "").unwrap();
+            let r = sh.send_raw("", false).await;
+            assert!(r.viewport.contains("inner: done-42"), "{confined}: {r:?}");
+            assert_eq!(r.exit_code, Some(0), "{confined}: {r:?}");
+            // The inner program's prompt waits for input.
+            let r = sh
+                .send(&format!("{RELAY} 'read -p \"name? \" x; echo hi-$x'"))
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{confined}: {r:?}");
+            assert!(r.viewport.ends_with("name? "), "{confined}: {r:?}");
+            let r = sh.send("bob").await;
+            assert!(r.viewport.lines().any(|l| l == "hi-bob"), "{confined}: {r:?}");
+            sh.close().await;
+        }
+    })
+    .await;
+}
+
 /// An event loop with nothing to relay (node's REPL) that printed from a timer after its
 /// prompt, leaving the cursor on a blank row, still waits for input: a poll says so once
 /// quiet, not at the idle window, and the next line runs.

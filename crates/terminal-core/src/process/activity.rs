@@ -218,7 +218,10 @@ fn holds_relay_fd(pid: i32) -> bool {
     entries.flatten().any(|entry| {
         fs::read_link(entry.path()).is_ok_and(|target| {
             let target = target.to_string_lossy();
-            target.starts_with("socket:") || target == "/dev/ptmx" || target == "/dev/pts/ptmx"
+            // A terminal's master side is opened through a `ptmx` node: `/dev/ptmx`, or the
+            // one of a devpts instance wherever it is mounted (`/dev/pts/ptmx`, a sandbox's
+            // private instance).
+            target.starts_with("socket:") || target.ends_with("/ptmx")
         })
     })
 }
