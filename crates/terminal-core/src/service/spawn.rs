@@ -151,15 +151,16 @@ impl Terminals {
             if name.is_empty() {
                 return Err(TerminalError::invalid("PTY session name must be non-empty"));
             }
-            if st
+            if let Some(existing) = st
                 .records
                 .iter()
-                .any(|r| r.owner == *owner && r.name.as_ref() == Some(name))
+                .find(|r| r.owner == *owner && r.name.as_ref() == Some(name))
             {
                 return Err(TerminalError::new(
                     TerminalErrorCode::DuplicateName,
                     format!(
-                        "PTY session name {name:?} already exists for this owner; pick another name or use that session"
+                        "PTY session name {name:?} already exists for this owner (session {}); pick another name or use that session",
+                        existing.id
                     ),
                 ));
             }

@@ -262,10 +262,9 @@ async fn preflight_rejections_do_not_consume_ids() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), TerminalErrorCode::DuplicateName);
-    assert!(
-        err.message()
-            .starts_with("PTY session name \"main\" already exists for this owner"),
-        "{err}"
+    assert_eq!(
+        err.message(),
+        "PTY session name \"main\" already exists for this owner (session pty-1); pick another name or use that session"
     );
     assert_eq!(
         open(&f, &f.owner, None).await.snapshot.session_id,
