@@ -63,7 +63,7 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
             ..
         }
     );
-    let fixed = mark_cut(output, session_id, max_bytes);
+    let (fixed, omission_reserve) = mark_cut(output, session_id, max_bytes);
     let SendOutput::Foreground {
         viewport,
         truncated,
@@ -137,10 +137,15 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
     let rest = &text[head_len..];
     let tail = tail_lines(rest, room - head_len);
     let gap = head_len..head_len + rest.len() - tail.len();
-    if gap.is_empty() {
+    // One line left out (a huge line, already cut around its marker) whose cut form fits the
+    // bytes the omission line would take: shown instead of the omission line that would stand
+    // for it.
+    let one_line_fits = text[gap.clone()].matches('\n').count() <= 1
+        && head_len + gap.len() + tail.len() <= room + omission_reserve;
+    if gap.is_empty() || one_line_fits {
         // No line to leave out after all: the output stays whole but for over-long lines'
         // middles.
-        *truncated = was_truncated || lines_cut;
+        *truncated = was_truncated || lines_cut || !gap.is_empty();
         *omitted = None;
         *viewport = text;
         return;
@@ -253,12 +258,17 @@ fn fit_with_kept_head(
 
 /// Marks a foreground send cut, with the widest omission it could get, and returns the bytes
 /// its render within `max_bytes` needs besides the kept output (metadata, omission line,
-/// truncation marker). The omission line is the long one (with the `terminal_read` arguments)
+/// truncation marker) and, of those, the omission line's. The omission line is the long one (with the `terminal_read` arguments)
 /// when it leaves at least its own length for output, else the short one, which the render
 /// then uses too (it falls back to it when the long one does not fit).
-fn mark_cut(output: &mut SendOutput, session_id: &str, max_bytes: usize) -> usize {
-    let kept_head = matches!(output, SendOutput::Foreground { head: Some(_), .. });
-    let widest = widest_omission(session_id, kept_head);
+fn mark_cut(output: &mut SendOutput, session_id: &str, max_bytes: usize) -> (usize, usize) {
+    let (kept_head, output_bytes) = match output {
+        SendOutput::Foreground {
+            head, output_bytes, ..
+        } => (head.is_some(), *output_bytes),
+        SendOutput::Background { .. } => (false, 0),
+    };
+    let widest = widest_omission(session_id, kept_head, count_bound(output_bytes));
     let long = render::omission_line(&widest).len() + 1;
     let short = render::short_omission_line(&widest).len() + 1;
     if let SendOutput::Foreground {
@@ -269,7 +279,8 @@ fn mark_cut(output: &mut SendOutput, session_id: &str, max_bytes: usize) -> usiz
         *omitted = Some(widest);
     }
     let fixed = render::send_metadata(output).len() + TRUNCATED.len();
-    fixed + omission_room(max_bytes.saturating_sub(fixed), long, short)
+    let omission = omission_room(max_bytes.saturating_sub(fixed), long, short);
+    (fixed + omission, omission)
 }
 
 /// Bytes the omission line takes out of `available` (output and omission line together):
@@ -282,18 +293,28 @@ pub(crate) fn omission_room(available: usize, long: usize, short: usize) -> usiz
     }
 }
 
-/// The omission with the longest line: every count at its widest, the `terminal_read`
-/// arguments present, and (`not_retained`) the "no longer retained" wording.
-fn widest_omission(session_id: &str, not_retained: bool) -> OmittedOutput {
+/// A bound on every count of an omission from an output of `output_bytes` bytes: lines left
+/// out, and their bytes, are at most the output's, and a `terminal_read` offset into it at
+/// most its lines and the prompt's; with a digit to spare. An omission line sized by it
+/// leaves room for output a caller can read beside the paging arguments under a small cap
+/// (sized by `u64::MAX`, a 400-byte cap lost the arguments to a line the counts never
+/// need); the render falls back to the short line in any case when the long one does not fit.
+fn count_bound(output_bytes: u64) -> u64 {
+    output_bytes.saturating_mul(10).saturating_add(1000)
+}
+
+/// The omission with the longest line: every count at its widest (`bound`), the
+/// `terminal_read` arguments present, and (`not_retained`) the "no longer retained" wording.
+fn widest_omission(session_id: &str, not_retained: bool, bound: u64) -> OmittedOutput {
     OmittedOutput {
         after_line: 0,
-        lines: u64::MAX,
-        bytes: u64::MAX,
-        not_retained_lines: if not_retained { u64::MAX } else { 0 },
+        lines: bound,
+        bytes: bound,
+        not_retained_lines: if not_retained { bound } else { 0 },
         terminal_read: Some(ReadPointer {
             session_id: session_id.to_owned(),
-            offset: u64::MAX,
-            count: u64::MAX,
+            offset: bound,
+            count: bound,
         }),
     }
 }
@@ -301,7 +322,9 @@ fn widest_omission(session_id: &str, not_retained: bool) -> OmittedOutput {
 /// Bytes of the longest omission line any output of session `session_id` can get.
 pub(crate) fn widest_omission_len(session_id: &str) -> usize {
     [false, true]
-        .map(|not_retained| render::omission_line(&widest_omission(session_id, not_retained)).len())
+        .map(|not_retained| {
+            render::omission_line(&widest_omission(session_id, not_retained, u64::MAX)).len()
+        })
         .into_iter()
         .max()
         .unwrap_or(0)
@@ -313,7 +336,7 @@ pub(crate) fn widest_short_omission_len() -> usize {
         .map(|not_retained| {
             let omitted = OmittedOutput {
                 not_retained_lines: not_retained,
-                ..widest_omission("", false)
+                ..widest_omission("", false, u64::MAX)
             };
             render::short_omission_line(&omitted).len()
         })

@@ -197,6 +197,50 @@ fn one_long_line_keeps_its_start_and_end() {
     }
 }
 
+/// Under a small cap (400 bytes) one huge line shows its start and end around its marker in
+/// the bytes the omission line would take, rather than an omission line standing for it
+/// alone; and many short lines keep the `terminal_read` arguments beside the lines shown
+/// (the omission line is sized by the output's own counts, not the widest numbers).
+#[test]
+fn a_small_cap_shows_a_huge_lines_ends_and_keeps_the_paging_arguments() {
+    const CAP: usize = 400;
+    let line = format!("start{}END", "x".repeat(3000));
+    let viewport = format!("python3 -c \"print('x'*3000)\"\n{line}\ndsh> ");
+    let mut output = foreground(&viewport, InputModeOutput::Normal);
+    if let SendOutput::Foreground { output_bytes, .. } = &mut output {
+        *output_bytes = viewport.len() as u64;
+    }
+    fit_send(&mut output, "pty-1", CAP);
+    let text = render::render_send(&output, CAP);
+    assert!(text.len() <= CAP, "{text}");
+    let (_, _, omitted) = parts(&output);
+    assert!(omitted.is_none(), "{text}");
+    let shown = text.lines().nth(1).unwrap();
+    assert!(
+        shown.starts_with("startxxx")
+            && shown.contains("bytes of this line omitted")
+            && shown.ends_with("xxxEND"),
+        "{text}"
+    );
+    let lines: String = (1..=200).map(|i| format!("{i}\n")).collect();
+    let viewport = format!("seq 1 200\n{lines}dsh> ");
+    let mut output = foreground(&viewport, InputModeOutput::Normal);
+    if let SendOutput::Foreground { output_bytes, .. } = &mut output {
+        *output_bytes = viewport.len() as u64;
+    }
+    fit_send(&mut output, "pty-1", CAP);
+    let text = render::render_send(&output, CAP);
+    assert!(text.len() <= CAP, "{text}");
+    assert!(
+        text.contains("omitted; page them with terminal_read {\"sessionId\": \"pty-1\""),
+        "{text}"
+    );
+    assert!(
+        text.lines().filter(|l| l.parse::<u32>().is_ok()).count() >= 20,
+        "{text}"
+    );
+}
+
 /// Runs of one repeated character longer than 20 as `<c*N>`, so that snapshots stay short.
 fn regex_lite_squeeze(text: &str) -> String {
     let mut out = String::new();
