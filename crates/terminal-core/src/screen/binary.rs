@@ -6,7 +6,8 @@
 //! program writes (invalid UTF-8, C0 controls other than BEL, BS, TAB, LF, VT, FF, CR, ESC,
 //! and DEL; NUL bytes count on neither side among text, as a terminal shows nothing for them:
 //! UTF-16 text of Latin letters reads as text). A window above [`ENTER_SHARE_PERCENT`]
-//! ([`SHORT_ENTER_SHARE_PERCENT`] for a short output before a prompt mark) starts
+//! ([`SHORT_ENTER_SHARE_PERCENT`] for a short output before a prompt mark, or
+//! [`SHORT_INVALID_ONLY_SHARE_PERCENT`] when its only non-text bytes are invalid UTF-8) starts
 //! suppression; the suppressed bytes
 //! are only counted. Text lines before the first non-text byte stay text. Suppression ends at
 //! the newline after the last non-text byte of a window when enough text follows it (or the
@@ -34,6 +35,11 @@ const ENTER_SHARE_PERCENT: usize = 25;
 /// text with a few bad bytes (a mis-encoded file name, a cut character) stays text, with
 /// replacement characters, where random bytes are mostly non-text.
 const SHORT_ENTER_SHARE_PERCENT: usize = 40;
+/// The same when those bytes hold no control byte a text program would not write: invalid
+/// UTF-8 alone (text in another encoding, CESU-8 surrogates, overlong forms) is shown with
+/// replacement characters, as a terminal shows it, unless it is most of the bytes; random
+/// bytes hold such a control byte more often than not.
+const SHORT_INVALID_ONLY_SHARE_PERCENT: usize = 60;
 /// Fewest text bytes after the newline that ends a suppressed run's last line for the run to
 /// end there (unless the chunk ends or a prompt mark follows): shorter stretches occur in
 /// random bytes.
@@ -159,10 +165,12 @@ impl BinaryFilter {
                     };
                 }
                 let (non_text, judged_len) = non_text_among_nuls(window);
-                let share = if window.len() < MIN_JUDGED_BYTES {
+                let share = if window.len() >= MIN_JUDGED_BYTES {
+                    ENTER_SHARE_PERCENT
+                } else if window.iter().any(|&b| b != 0 && is_odd_control(b)) {
                     SHORT_ENTER_SHARE_PERCENT
                 } else {
-                    ENTER_SHARE_PERCENT
+                    SHORT_INVALID_ONLY_SHARE_PERCENT
                 };
                 let enters = if self.wary {
                     non_text > 0
