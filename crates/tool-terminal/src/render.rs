@@ -577,7 +577,7 @@ pub fn render_signal_when_command_starts(signal: &str) -> String {
 /// `terminal_signal` when nothing was sent: the shell was idle at its prompt (field case C22).
 pub fn render_signal_skipped(signal: &str) -> String {
     format!(
-        "nothing is running in the foreground (the shell is idle at its prompt); {signal} was not sent"
+        "nothing is running in the foreground (the shell is idle at its prompt); {signal} was not sent (a terminal_send made at the same moment may not have started yet: signal once its call returned, or after a background send's acknowledgement)"
     )
 }
 

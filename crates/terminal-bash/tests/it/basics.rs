@@ -296,12 +296,12 @@ async fn sigkill_at_the_shell_is_refused() {
         let err = sh.session.signal(TerminalSignal::Sigkill).unwrap_err();
         assert_eq!(
             err.message(),
-            "refusing to SIGKILL the terminal shell; use terminal_close to end the session"
+            "refusing to SIGKILL the terminal shell; use terminal_close to end the session (a command a terminal_send made at the same moment may not have started yet: signal once that call returned, or after a background send's acknowledgement)"
         );
         let err = sh.session.signal(TerminalSignal::Sighup).unwrap_err();
         assert_eq!(
             err.message(),
-            "refusing to SIGHUP the terminal shell; use terminal_close to end the session"
+            "refusing to SIGHUP the terminal shell; use terminal_close to end the session (a command a terminal_send made at the same moment may not have started yet: signal once that call returned, or after a background send's acknowledgement)"
         );
         // SIGINT at an idle prompt is not sent: nothing runs, and readline would only redraw
         // its prompt (C22).

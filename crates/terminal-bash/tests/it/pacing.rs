@@ -270,15 +270,15 @@ async fn a_refused_signal_keeps_the_lines_not_typed_yet() {
             .session
             .start_send(dsh_terminal_core::SendRequest {
                 text: format!(
-                    "echo loop-$((6*7)); while [ ! -e '{}' ]; do :; done; echo L$((0+1))\necho L$((1+1))\necho L$((2+1))",
+                    "t=${{EPOCHREALTIME/./}}; while (( ${{EPOCHREALTIME/./}} - t < 400000 )); do :; done; echo loop-$((6*7)); while [ ! -e '{}' ]; do :; done; echo L$((0+1))\necho L$((1+1))\necho L$((2+1))",
                     go.display()
                 ),
                 submit: true,
                 timeout: None,
             })
             .unwrap();
-        // Once the shell runs the line (before, the signal would wait for its program); the
-        // loop ends when the test says so.
+        // Once the shell has run the line's builtins for a while (before, the signal would
+        // wait for the line's program); the loop ends when the test says so.
         crate::support::wait_until("the loop runs", || {
             sh.session.transcript().contains("\nloop-42")
         })

@@ -66,6 +66,10 @@ pub(super) struct State {
     /// (`signal::is_simple_command`), and `screen.prompt_end_count()` then: while no prompt
     /// came since, that command runs and nothing of its line is left after it.
     pub(super) simple_command_at: Option<u64>,
+    /// When the screen first showed the running command line's start (its `C` mark; `None`
+    /// while no command runs): for a short while after it, a shell still holding the
+    /// terminal may be about to start the line's program.
+    pub(super) command_seen_at: Option<Instant>,
     /// A line sends typed into the terminal in canonical mode without ending it: the kernel
     /// holds it, and the next line typed continues it (its length limit counts both).
     pub(super) unended_line: Option<UnendedLine>,
@@ -114,6 +118,7 @@ impl State {
             exits_at_resume: ExitTally::default(),
             prompts_at_submit: None,
             simple_command_at: None,
+            command_seen_at: None,
             unended_line: None,
             unprompted_fg: None,
             signalled: None,
@@ -342,6 +347,12 @@ impl Shared {
             if out.printed_text() || out.has_mark() {
                 st.last_output_at = Instant::now();
             }
+            if out.has_mark() {
+                st.command_seen_at = st
+                    .screen
+                    .command_running()
+                    .then(|| st.command_seen_at.unwrap_or_else(Instant::now));
+            }
             urgent |= out.events.iter().any(|e| *e != ScreenEvent::Text);
             replies.extend(out.replies);
         }
@@ -387,6 +398,12 @@ impl Shared {
     /// Whether the shell's prompt is the current screen state.
     pub(super) fn prompt_current(&self) -> bool {
         self.lock().screen.prompt_state() != PromptState::Busy
+    }
+
+    /// The session's live and zombie processes (a blocking `/proc` scan of its cgroup, or of
+    /// every process without one).
+    pub(super) fn processes(&self) -> Vec<crate::process::StatInfo> {
+        self.scope.stats()
     }
 
     /// Whether process group `pgid` is blocked reading this terminal (`/proc`, off the runtime).

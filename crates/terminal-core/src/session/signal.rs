@@ -55,18 +55,11 @@ pub(super) fn signal(
     // the command once it starts (see `SignalDelivery::WhenCommandStarts`). A signal now
     // would reach the shell instead, which ignores SIGTERM and SIGTSTP (SIGKILL and SIGHUP to
     // it are refused) and would run the command all the same; a SIGINT would make its line
-    // editor drop the part of the line it had read. A SIGINT is handed over whenever the
-    // shell holds the terminal for the send (a line of builtins gets it after a short
-    // grace); another signal only until the shell has started the line: a shell running its
-    // own loop gets it, or refuses it, as before.
-    let handed_over = shared.pty.foreground_pgid().is_some_and(|fg| {
-        let shell = shared.shell_pgid();
-        if fg == shell {
-            signal == TerminalSignal::Sigint || !shared.lock().screen.command_running()
-        } else {
-            runs_shell_image(fg, shell)
-        }
-    });
+    // editor drop the part of the line it had read. See `hands_over` for when.
+    let handed_over = shared
+        .pty
+        .foreground_pgid()
+        .is_some_and(|fg| hands_over(shared, signal, fg));
     let active = shared.lock().active.clone();
     if handed_over && let Some(op) = active.as_ref() {
         // As below: the lines the send has not typed yet are dropped.
@@ -115,11 +108,50 @@ pub(super) fn refusal(signal: TerminalSignal, pgid: i32, shell_pgid: i32) -> Opt
             TerminalError::new(
                 TerminalErrorCode::Signal,
                 format!(
-                    "refusing to {signal} the terminal shell; use terminal_close to end the session"
+                    "refusing to {signal} the terminal shell; use terminal_close to end the session (a command a terminal_send made at the same moment may not have started yet: signal once that call returned, or after a background send's acknowledgement)"
                 ),
             )
         },
     )
+}
+
+/// Whether `signal`, with group `fg` in the foreground and a send in progress, goes to that
+/// send to deliver once its command starts. A fork of the shell that has yet to run the
+/// command's program holds the terminal: always. The shell itself: a SIGINT always (a line
+/// of builtins gets it after a short grace); another signal while the shell has not started
+/// the line yet, started it within [`PROGRAM_START_WINDOW`], or has forked a copy of itself
+/// that is about to run the line's program. A shell running a command line of its own for
+/// longer (a loop of builtins, `wait`) with no such fork gets those, or refuses them, as
+/// before.
+fn hands_over(shared: &Shared, signal: TerminalSignal, fg: i32) -> bool {
+    let shell = shared.shell_pgid();
+    if fg != shell {
+        return runs_shell_image(fg, shell);
+    }
+    let starting = {
+        let st = shared.lock();
+        !st.screen.command_running()
+            || st
+                .command_seen_at
+                .is_none_or(|at| at.elapsed() < PROGRAM_START_WINDOW)
+    };
+    signal == TerminalSignal::Sigint || starting || forks_about_to_run(shared, shell)
+}
+
+/// How long after a command line's start (its `C` mark) the shell still holding the terminal
+/// counts as about to start the line's program: it expands the line and forks first.
+const PROGRAM_START_WINDOW: Duration = Duration::from_millis(250);
+
+/// Whether the shell (`shell`, its pid) has a child still running the shell's own program:
+/// a fork about to run a command's program (`/proc`, the session's processes).
+fn forks_about_to_run(shared: &Shared, shell: i32) -> bool {
+    let Some(image) = program_name(shell) else {
+        return false;
+    };
+    shared
+        .processes()
+        .into_iter()
+        .any(|s| s.ppid == shell && !s.is_zombie() && s.comm == image)
 }
 
 /// Whether the leader of group `pgid` runs the same program as the shell (`/proc`): a fork of
