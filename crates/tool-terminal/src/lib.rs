@@ -330,13 +330,26 @@ impl Tool for ReadTool {
         let whole = !page.truncated
             && page.line_end >= wanted_end
             && page.text.len() + plain_footer <= max_bytes;
-        let footer = if whole {
-            plain_footer
+        let (pointer, marker) = if whole {
+            (0, 0)
         } else {
-            plain_footer + render::older_line(&widest_older).len() + render::TRUNCATED.len()
+            (
+                render::older_line(&widest_older).len(),
+                render::TRUNCATED.len(),
+            )
         };
-        let cut;
-        (page.text, cut) = bound_structured(page.text, max_bytes.saturating_sub(footer));
+        let (mut text, mut cut) = bound_structured(
+            page.text.clone(),
+            max_bytes.saturating_sub(plain_footer + pointer + marker),
+        );
+        // A cap too small for a line beside the pointer: lines without it (the footer's range
+        // says where the next page starts), rather than a page of none.
+        let pointer_shown = !(text.is_empty() && pointer > 0);
+        if !pointer_shown {
+            (text, cut) =
+                bound_structured(page.text, max_bytes.saturating_sub(plain_footer + marker));
+        }
+        page.text = text;
         if cut {
             // Older lines were cut from the top: the page now ends sooner (newest-relative).
             // Cut to nothing (a cap smaller than the footer leaves no room), it holds no line.
@@ -348,7 +361,7 @@ impl Tool for ReadTool {
             page.truncated = true;
         }
         let mut output = ReadOutput::from(page);
-        if output.line_end < wanted_end && !output.text.is_empty() {
+        if pointer_shown && output.line_end < wanted_end && !output.text.is_empty() {
             output.older = Some(ReadPointer {
                 session_id: args.session_id.clone(),
                 offset: output.line_end,

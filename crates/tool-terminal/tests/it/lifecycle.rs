@@ -263,6 +263,60 @@ async fn a_page_that_fits_a_small_cap_is_shown_whole() {
     host.shutdown().await;
 }
 
+/// Under a cap too small for a line beside the `older` pointer, the send's own paging
+/// arguments still get lines, without the pointer: each page's footer says where the next one
+/// starts, and following the footers pages every line once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tiny_cap_pages_lines_without_the_older_pointer() {
+    const CAP: usize = 100;
+    let (host, agent) = shell_with_cap(CAP).await;
+    let r = host.send(&agent, "pty-1", "seq 1 50").await;
+    let structured = r.structured.unwrap();
+    let mut args = structured["omitted"]["terminalRead"].clone();
+    assert!(args.is_object(), "{structured}");
+    let total = args["count"].as_u64().unwrap();
+    let mut lines: Vec<String> = Vec::new();
+    for _ in 0..100 {
+        let page = host.call(&agent, "terminal_read", args.clone()).await;
+        let text = page.text();
+        assert!(text.len() <= CAP, "{text}");
+        let footer = text
+            .lines()
+            .find(|l| l.starts_with("[lines: "))
+            .unwrap_or_else(|| panic!("{text}"));
+        let range = footer.trim_start_matches("[lines: ");
+        let (begin, rest) = range.split_once('-').unwrap();
+        let end: u64 = rest.split(' ').next().unwrap().parse().unwrap();
+        let begin: u64 = begin.parse().unwrap();
+        assert!(end > begin, "no line on the page: {text}");
+        let body: Vec<String> = text
+            .lines()
+            .take_while(|l| !l.starts_with("[lines: "))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(body.len() as u64, end - begin, "{text}");
+        lines.splice(0..0, body);
+        let left = args["offset"].as_u64().unwrap() + args["count"].as_u64().unwrap() - end;
+        if left == 0 {
+            break;
+        }
+        args = json!({"sessionId": "pty-1", "offset": end, "count": left});
+    }
+    assert_eq!(lines.len() as u64, total, "{lines:?}");
+    let expected: Vec<String> = (1..=50)
+        .map(|i| i.to_string())
+        .chain(["dsh> ".to_owned()])
+        .collect();
+    assert_eq!(
+        lines[lines.len() - expected.len()..],
+        expected[..],
+        "{lines:?}"
+    );
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
+
 /// C15 at a small cap: the text and the structured content both stay within the cap, keep the
 /// command line and the first lines as well as the newest output, each from a whole line on,
 /// and say what was left out; the `terminal_read` arguments in the omission line page exactly
