@@ -258,9 +258,10 @@ fn fit_with_kept_head(
 
 /// Marks a foreground send cut, with the widest omission it could get, and returns the bytes
 /// its render within `max_bytes` needs besides the kept output (metadata, omission line,
-/// truncation marker) and, of those, the omission line's. The omission line is the long one (with the `terminal_read` arguments)
-/// when it leaves at least its own length for output, else the short one, which the render
-/// then uses too (it falls back to it when the long one does not fit).
+/// truncation marker) and, of those, the omission line's. The omission line is the long one
+/// (with the `terminal_read` arguments) when it leaves at least its own length for output,
+/// else the short one, which the render then uses too (it falls back to it when the long one
+/// does not fit).
 fn mark_cut(output: &mut SendOutput, session_id: &str, max_bytes: usize) -> (usize, usize) {
     let (kept_head, output_bytes) = match output {
         SendOutput::Foreground {

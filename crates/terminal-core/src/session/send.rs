@@ -299,7 +299,7 @@ impl SendOp {
                 }
                 tracing::debug!(error = %e, "nothing left to interrupt; waiting for the exit");
             }
-            // A handed-over SIGINT is owed until it reached the command's program; a later
+            // A handed-over signal is owed until it reached the command's program; a later
             // program of the same send is not interrupted for it.
             if !self.cancel_requested() && interrupts.reached_program() {
                 self.span().requested_signal = None;
