@@ -276,6 +276,22 @@ impl Background {
         Some((job, hold))
     }
 
+    /// After a signal reached session `id`: the prompt its last background job stopped at, if
+    /// any, is no longer taken for the one the next send answers (the signal most likely
+    /// ended the program that asked).
+    pub(crate) fn forget_stopped_at_prompt(&self, owner: &Agent, id: &SessionId) {
+        let Some(job) = self.by_session.lock().get(id).cloned() else {
+            return;
+        };
+        if self
+            .jobs
+            .get(&job, Some(owner))
+            .is_ok_and(|s| !s.status.is_live())
+        {
+            self.by_session.lock().remove(id);
+        }
+    }
+
     /// The notice for a foreground send to session `id` whose last background job stopped at
     /// a program's own prompt that no send answered since: the send's text answers that
     /// prompt, which the model saw only in the job's output (once per job).

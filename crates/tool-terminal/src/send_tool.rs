@@ -87,12 +87,16 @@ impl Tool for SendTool {
         {
             return Err(background::Background::busy_error(&id, &job, hold));
         }
-        let answered = self
-            .0
-            .background
-            .as_ref()
-            .and_then(|b| b.take_stopped_at_prompt(&owner, &id));
         let submit = args.submit.unwrap_or(true);
+        // A poll (no text, no Enter) types nothing, so it answers no prompt.
+        let answered = (submit || !args.text.is_empty())
+            .then(|| {
+                self.0
+                    .background
+                    .as_ref()
+                    .and_then(|b| b.take_stopped_at_prompt(&owner, &id))
+            })
+            .flatten();
         // Text typed without Enter at a line reader: said to stay on the input line.
         // (The last of several lines: the ones before it were entered.)
         let last_line = args.text.rsplit(['\n', '\r']).next().unwrap_or_default();

@@ -28,6 +28,11 @@ impl Tool for SignalTool {
             .terminals
             .signal(&owner, &id, signal)
             .map_err(terminal_error)?;
+        if result.delivered
+            && let Some(background) = self.0.background.as_ref()
+        {
+            background.forget_stopped_at_prompt(&owner, &id);
+        }
         Ok(SignalOutput {
             delivered: result.delivered,
             // A sandboxed session's processes number the group in their own PID namespace.

@@ -228,6 +228,36 @@ async fn a_signal_right_after_a_send_reaches_its_command() {
     .await;
 }
 
+/// A SIGINT sent right after a send whose line is the shell's own `read`: the send waits for
+/// it (it reaches the shell after a short grace) instead of settling on the read's wait, so
+/// the read ends (status 130) and the next send runs as a command, not as its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sigint_right_after_a_read_builtin_ends_the_read() {
+    within(async {
+        let sh = Shell::open(quick_config()).await;
+        let op = sh
+            .session
+            .start_send(dsh_terminal_core::SendRequest {
+                text: "read -r v".into(),
+                submit: true,
+                timeout: Some(std::time::Duration::from_secs(20)),
+            })
+            .unwrap();
+        let signalled = sh.session.signal(TerminalSignal::Sigint).unwrap();
+        assert!(signalled.delivered, "{signalled:?}");
+        let r = op.done().await.unwrap();
+        assert_eq!(
+            (r.wait_reason, r.exit_code),
+            (WaitReason::StdinRead, Some(130)),
+            "{r:?}"
+        );
+        let r = sh.send("echo \"v=[$v]\"").await;
+        assert!(r.viewport.lines().any(|l| l == "v=[]"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Text typed ahead to a program that reads nothing is discarded by a SIGTERM that ends the
 /// program, as by a Ctrl-C: it never runs in the shell afterwards.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

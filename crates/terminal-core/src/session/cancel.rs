@@ -10,8 +10,10 @@
 //! then runs the command anyway) is followed by another once the command holds the
 //! foreground under its own program image. A program that survives its interrupt (a REPL back
 //! at its prompt, one that ignores SIGINT) gets no other. A handed-over SIGKILL or SIGHUP never
-//! goes to the shell itself (that would end the session): after the grace it waits for a
-//! program of the line to take the foreground.
+//! goes to the shell itself (that would end the session): a line whose shell still holds the
+//! terminal after the grace (builtins only, such as `read`) gets none. Until the signal went
+//! somewhere (or was given up), the send does not settle on a wait for input: the signal is
+//! about to end that wait (`read v` sent, then SIGINT at once).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -99,9 +101,14 @@ impl CancelInterrupts {
             None => !of_shell || since.elapsed() >= SHELL_GRACE,
             Some(last) => target.pgid.is_some() && !of_shell && target != *last,
         };
-        // The shell itself is not ended by a handed-over signal: the line's program gets it.
+        if !due {
+            return Ok(());
+        }
+        // The shell itself is not ended by a handed-over signal: after the grace with the
+        // shell still holding the terminal (its line runs builtins), nothing gets it.
         let shell = shared.shell_pgid();
-        if !due || (of_shell && refusal(signal, shell, shell).is_some()) {
+        if of_shell && refusal(signal, shell, shell).is_some() {
+            self.count = MAX_CANCEL_INTERRUPTS;
             return Ok(());
         }
         let first = self.last.is_none();
@@ -115,6 +122,12 @@ impl CancelInterrupts {
             }
             other => other.map(drop),
         }
+    }
+
+    /// Whether the signal has yet to go anywhere, though it still may: nothing was delivered,
+    /// and it was not given up.
+    pub(super) fn pending(&self) -> bool {
+        self.last.is_none() && self.count < MAX_CANCEL_INTERRUPTS
     }
 
     /// Whether an interrupt reached a program of the command: a group other than the shell's

@@ -364,6 +364,12 @@ impl SendOp {
             let settle = readiness.evaluate(&obs).filter(|&reason| {
                 matches!(reason, Settle::Exit | Settle::Timeout) || !shared.lock().close_running
             });
+            // A signal owed to the command that has not gone anywhere yet (it goes within the
+            // grace) is about to end a wait for input: not a wait to settle on (`read v`,
+            // then SIGINT at once: the shell's own `read` gets it after the grace).
+            let settle = settle.filter(|&reason| {
+                reason != Settle::StdinWait || !(self.interrupt_owed() && interrupts.pending())
+            });
             // Lines still to type: the next one goes now that its reader is ready (or the
             // rest, typed ahead, when the send settles anyway).
             if self.interrupt_owed() || self.untyped_dropped.load(Ordering::SeqCst) {

@@ -481,6 +481,49 @@ async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
     host.shutdown().await;
 }
 
+/// A poll after a job stopped at a prompt types nothing, so it answers nothing: the notice
+/// goes with the send that does. After a signal that ended the program asking, no send is
+/// said to answer it.
+#[tokio::test]
+async fn only_a_send_that_types_is_said_to_answer_the_prompt_a_job_stopped_at() {
+    let (host, agent, session, job, _) =
+        finished_job("read -r -p 'Name? ' a; echo \"name=$a\"").await;
+    let poll = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "", "submit": false}),
+        )
+        .await
+        .text();
+    assert!(!poll.contains("answered the prompt"), "{poll}");
+    let answer = send_foreground(&host, &agent, &session, "Zed").await;
+    assert!(answer.contains("name=Zed"), "{answer}");
+    assert!(
+        answer.contains(&format!(
+            "[input: this text answered the prompt where background job {job} stopped"
+        )),
+        "{answer}"
+    );
+    let job = background(&host, &agent, &session, "read -r -p 'Again? ' b").await;
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    assert!(r.text().contains("waits for input"), "{}", r.text());
+    let signal = host
+        .call(
+            &agent,
+            "terminal_signal",
+            json!({"sessionId": session, "signal": "SIGINT"}),
+        )
+        .await;
+    assert!(!signal.is_error, "{}", signal.text());
+    let next = send_foreground(&host, &agent, &session, "echo after-$((6*7))").await;
+    assert!(next.contains("\nafter-42\n"), "{next}");
+    assert!(!next.contains("answered the prompt"), "{next}");
+    host.shutdown().await;
+}
+
 /// A background send typed without Enter at the shell's prompt: the job says the text waits
 /// on the input line (nothing runs), and the next send, which continues that line, claims to
 /// answer no prompt.
