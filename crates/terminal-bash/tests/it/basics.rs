@@ -202,14 +202,7 @@ async fn a_signal_right_after_a_send_reaches_its_command() {
             TerminalSignal::Sighup,
             TerminalSignal::Sigkill,
         ] {
-            let op = sh
-                .session
-                .start_send(dsh_terminal_core::SendRequest {
-                    text: "sleep 60; echo rest-$((6*7))".into(),
-                    submit: true,
-                    timeout: Some(std::time::Duration::from_secs(50)),
-                })
-                .unwrap();
+            let op = sh.start_within("sleep 60; echo rest-$((6*7))", 50_000);
             let signalled = sh.session.signal(signal).unwrap();
             assert!(signalled.delivered && !signalled.shell_targeted, "{signal}");
             let r = op.done().await.unwrap();
@@ -235,14 +228,7 @@ async fn a_signal_right_after_a_send_reaches_its_command() {
 async fn a_sigint_right_after_a_read_builtin_ends_the_read() {
     within(async {
         let sh = Shell::open(quick_config()).await;
-        let op = sh
-            .session
-            .start_send(dsh_terminal_core::SendRequest {
-                text: "read -r v".into(),
-                submit: true,
-                timeout: Some(std::time::Duration::from_secs(20)),
-            })
-            .unwrap();
+        let op = sh.start_within("read -r v", 20_000);
         let signalled = sh.session.signal(TerminalSignal::Sigint).unwrap();
         assert!(signalled.delivered, "{signalled:?}");
         let r = op.done().await.unwrap();

@@ -14,8 +14,8 @@ use dsh_sandbox::{
 use dsh_terminal_bash::{BashBackend, BashConfig, Sandboxing};
 use dsh_terminal_core::process::ProcessIdentity;
 use dsh_terminal_core::{
-    BackendSession, BackendSpawnSpec, PtySession, SendRequest, SendResult, SessionId, SilenceRule,
-    TerminalError,
+    BackendSession, BackendSpawnSpec, PtySession, SendOperation, SendRequest, SendResult,
+    SessionId, SilenceRule, TerminalError,
 };
 
 /// Upper bound of one test (generous: the machine is shared and has two cores).
@@ -172,6 +172,18 @@ impl Shell {
             "{r:?}"
         );
         sh
+    }
+
+    /// Starts sending `text` + Enter with its own deadline of `timeout_ms`, without waiting
+    /// for settlement (to act on the session while the send runs).
+    pub(crate) fn start_within(&self, text: &str, timeout_ms: u64) -> SendOperation {
+        self.session
+            .start_send(SendRequest {
+                text: text.to_owned(),
+                submit: true,
+                timeout: Some(std::time::Duration::from_millis(timeout_ms)),
+            })
+            .unwrap_or_else(|e| panic!("send {text:?} failed: {e}"))
     }
 
     /// Sends `text` (+ Enter when `submit`) with its own deadline of `timeout_ms` and waits
