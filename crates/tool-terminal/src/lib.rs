@@ -343,9 +343,9 @@ impl Tool for ReadTool {
             max_bytes.saturating_sub(plain_footer + pointer + marker),
         );
         // A cap too small for a line beside the pointer: lines without it (the footer's range
-        // says where the next page starts), rather than a page of none.
-        let pointer_shown = !(text.is_empty() && pointer > 0);
-        if !pointer_shown {
+        // says where the next page starts; the render leaves the pointer out, the structured
+        // result keeps it), rather than a page of none.
+        if text.is_empty() && pointer > 0 {
             (text, cut) =
                 bound_structured(page.text, max_bytes.saturating_sub(plain_footer + marker));
         }
@@ -361,7 +361,7 @@ impl Tool for ReadTool {
             page.truncated = true;
         }
         let mut output = ReadOutput::from(page);
-        if pointer_shown && output.line_end < wanted_end && !output.text.is_empty() {
+        if output.line_end < wanted_end && !output.text.is_empty() {
             output.older = Some(ReadPointer {
                 session_id: args.session_id.clone(),
                 offset: output.line_end,

@@ -22,9 +22,14 @@ use crate::schema::{
 pub const TRUNCATED: &str = "\n[output truncated]";
 
 mod bound;
+mod signal;
 
 use self::bound::{bound_body_with_suffix, fit_with_prefix};
 pub use self::bound::{bound_terminal_text, tail_lines};
+pub use self::signal::{
+    render_interrupt_character, render_signal, render_signal_skipped,
+    render_signal_when_command_starts,
+};
 
 /// `terminal_open`: `started terminal session <id>[ (<name>)] [type: <type>]\n<motd>`.
 pub fn render_spawn(result: &OpenOutput, max_bytes: usize) -> String {
@@ -449,12 +454,20 @@ pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
         "(no retained output)"
     };
     let mut metadata = read_footer(result.line_begin, result.line_end, result.total_lines);
-    if let Some(older) = &result.older {
-        metadata.push_str(&older_line(older));
+    let screen = if result.alternate_screen {
+        READ_ALTERNATE_SCREEN
+    } else {
+        ""
+    };
+    // The pointer only where it fits beside the page's lines: under a tiny cap the footer's
+    // range says where the next page starts (the structured result keeps the pointer).
+    if let Some(older) = result.older.as_ref().map(older_line) {
+        let marker = if truncated { TRUNCATED.len() } else { 0 };
+        if body.len() + metadata.len() + older.len() + screen.len() + marker <= max_bytes {
+            metadata.push_str(&older);
+        }
     }
-    if result.alternate_screen {
-        metadata.push_str(READ_ALTERNATE_SCREEN);
-    }
+    metadata.push_str(screen);
     bound_body_with_suffix(body, &metadata, truncated, max_bytes)
 }
 
@@ -502,83 +515,6 @@ pub fn render_list(sessions: &[SessionOutput], max_bytes: usize) -> String {
         })
         .collect();
     bound_body_with_suffix(&lines.join("\n"), "", false, max_bytes)
-}
-
-/// Where a delivered signal's effect shows (the end of every `terminal_signal` delivery).
-const SIGNAL_EFFECT: &str = "the next terminal_send or terminal_read (job_output while a background job holds the session) shows its effect";
-
-/// `terminal_signal`: `delivered <SIG> to foreground process group <pgid>`, plus where to see
-/// its effect, or a note when the group is the shell itself: running a command of its own
-/// (`shell_ran_command`: a loop, a builtin, a function), or nothing (field case C22); SIGTERM
-/// and SIGTSTP, which an interactive shell ignores, changed nothing.
-pub fn render_signal(
-    signal: &str,
-    target_pgid: i32,
-    shell_is_target: bool,
-    shell_ran_command: bool,
-) -> String {
-    const OWN_COMMAND: &str = "the shell itself, running a command of its own: a loop, a builtin such as read or wait, or a function";
-    if shell_is_target && shell_ran_command {
-        return if matches!(signal, "SIGTERM" | "SIGTSTP") {
-            format!(
-                "delivered {signal} to foreground process group {target_pgid} ({OWN_COMMAND}); an interactive shell ignores {signal}, so nothing changed: send SIGINT to interrupt the command, or terminal_close to end the session"
-            )
-        } else {
-            format!(
-                "delivered {signal} to foreground process group {target_pgid} ({OWN_COMMAND}, which {signal} interrupts unless it traps it); {SIGNAL_EFFECT}"
-            )
-        };
-    }
-    // An interactive bash ignores these two, so they change nothing when it is the target.
-    if shell_is_target && matches!(signal, "SIGTERM" | "SIGTSTP") {
-        let next = if signal == "SIGTERM" {
-            "to end the session use terminal_close"
-        } else {
-            "there was no job to suspend"
-        };
-        format!(
-            "delivered {signal} to foreground process group {target_pgid} (the shell itself: nothing else was running in the foreground, and an interactive shell ignores {signal}, so nothing changed; {next})"
-        )
-    } else if shell_is_target {
-        format!(
-            "delivered {signal} to foreground process group {target_pgid} (the shell itself: nothing else was running in the foreground)"
-        )
-    } else {
-        // The signal is not awaited: say where its effect shows.
-        format!("delivered {signal} to foreground process group {target_pgid}; {SIGNAL_EFFECT}")
-    }
-}
-
-/// `terminal_signal` when a SIGINT went as the terminal's interrupt character: the foreground
-/// program reads keys raw (it turned the terminal's signal keys off), so Ctrl-C is a key to it.
-pub fn render_interrupt_character(signal: &str, target_pgid: i32) -> String {
-    format!(
-        "delivered {signal} to foreground process group {target_pgid} as the terminal's interrupt character (Ctrl-C), the way the terminal's own key would: the program reads keys raw, so it handles Ctrl-C itself (an editor such as vim does not quit on it); {SIGNAL_EFFECT}"
-    )
-}
-
-/// `terminal_signal` when the signal was handed to the send in progress, whose command line
-/// the shell was still reading or starting.
-pub fn render_signal_when_command_starts(signal: &str) -> String {
-    let why = match signal {
-        "SIGINT" => {
-            "the shell was still reading its line, and an interrupt then would cut the line short; a line that starts no program gets it after a short grace"
-        }
-        "SIGKILL" | "SIGHUP" => {
-            "the shell was still reading or starting its line, and the signal would have gone to the shell, which is never ended this way; a line that starts no program does not get it"
-        }
-        _ => {
-            "the shell was still reading or starting its line, and the signal would have gone to the shell, which ignores it; a line that starts no program is not affected"
-        }
-    };
-    format!("{signal} goes to the command just sent once it starts ({why}); {SIGNAL_EFFECT}")
-}
-
-/// `terminal_signal` when nothing was sent: the shell was idle at its prompt (field case C22).
-pub fn render_signal_skipped(signal: &str) -> String {
-    format!(
-        "nothing is running in the foreground (the shell is idle at its prompt); {signal} was not sent (a terminal_send made at the same moment may not have started yet: signal once its call returned, or after a background send's acknowledgement)"
-    )
 }
 
 /// `terminal_close`: `closed terminal session <id> [stopped N processes]` or

@@ -264,8 +264,9 @@ async fn a_page_that_fits_a_small_cap_is_shown_whole() {
 }
 
 /// Under a cap too small for a line beside the `older` pointer, the send's own paging
-/// arguments still get lines, without the pointer: each page's footer says where the next one
-/// starts, and following the footers pages every line once.
+/// arguments still get lines, without the pointer in the text (the structured result keeps
+/// it): each page's footer says where the next one starts, and following the footers pages
+/// every line once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tiny_cap_pages_lines_without_the_older_pointer() {
     const CAP: usize = 100;
@@ -297,6 +298,18 @@ async fn a_tiny_cap_pages_lines_without_the_older_pointer() {
         assert_eq!(body.len() as u64, end - begin, "{text}");
         lines.splice(0..0, body);
         let left = args["offset"].as_u64().unwrap() + args["count"].as_u64().unwrap() - end;
+        // The structured result keeps the pointer the text has no room for.
+        assert!(!text.contains("[older lines"), "{text}");
+        let older = &page.structured.as_ref().unwrap()["older"];
+        if left > 0 {
+            assert_eq!(
+                (older["offset"].as_u64(), older["count"].as_u64()),
+                (Some(end), Some(left)),
+                "{older}"
+            );
+        } else {
+            assert!(older.is_null(), "{older}");
+        }
         if left == 0 {
             break;
         }
