@@ -12,8 +12,10 @@
 //!    reading the terminal (kernel-true, from `/proc`), no terminal query reply is owed to
 //!    it, the screen has caught up and output has been quiet for [`PROBE_QUIET`] (for a wait
 //!    among other event sources or with a timeout, [`WEAK_WAIT_QUIET`], or
-//!    [`PROMPT_WAIT_QUIET`] when the cursor follows a REPL prompt such as node's `> `), and it
-//!    was not already blocked before the write
+//!    [`PROMPT_WAIT_QUIET`] when the cursor follows a REPL prompt such as node's `> `; a wait
+//!    with a timeout and nothing before the cursor on the main screen, once its timeout plus
+//!    [`TIMED_WAIT_MARGIN`] (at most the idle window) has passed since it was first seen with
+//!    no output after it), and it was not already blocked before the write
 //!    unless it was seen leaving that wait or answered the input with output; the shell's
 //!    own group counts too (`read -p`), except while its prompt is current (that is tier
 //!    2/3's business) → `stdin_read`; keys without a line end typed at the shell's line
@@ -60,6 +62,11 @@ pub(crate) const PROMPT_MARK_WAIT: Duration = Duration::from_millis(250);
 /// has passed since the send started: a full-screen program that redraws on a timer (`watch`,
 /// `top`, `htop`) is never silent for the idle window.
 pub(crate) const REDRAW_PAUSE: Duration = Duration::from_millis(100);
+
+/// Beyond its own timeout, how long a terminal wait with a timeout and no prompt before the
+/// cursor must have lasted, with no output, before it settles a send: time for the program,
+/// woken by its timer, to print what it woke up for.
+pub(crate) const TIMED_WAIT_MARGIN: Duration = Duration::from_millis(100);
 
 /// What output silence alone may settle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -126,6 +133,9 @@ pub(crate) struct Observation {
     pub(crate) fg_busy: Option<bool>,
     /// The probe found `fg` waiting on the terminal among other event sources.
     pub(crate) fg_wait_among_others: bool,
+    /// The same probe found `fg`'s terminal wait bounded by a timeout: the program wakes by
+    /// itself within this long (see `GroupActivity::ReadingTty`).
+    pub(crate) fg_wakes_in: Option<Duration>,
     /// Besides, `fg` holds a socket or a terminal's master side: it relays another side's
     /// output (`ssh host make`), which may still be coming.
     pub(crate) fg_relays: bool,
@@ -194,6 +204,9 @@ pub(crate) struct Readiness {
     busy: Option<(i32, bool)>,
     /// Since when the shell's own stdin wait has been holding for its prompt mark.
     shell_wait_since: Option<Instant>,
+    /// The group whose terminal wait with a timeout and no prompt before the cursor has been
+    /// seen since this observation with no output after it (see [`TIMED_WAIT_MARGIN`]).
+    timed_wait_since: Option<(i32, Instant)>,
     /// The newest observation had the alternate screen on.
     alternate: bool,
     /// A REPL's prompt stood before the cursor, after output that followed the write, at an
@@ -225,6 +238,7 @@ impl Readiness {
             held_by_line_discipline: false,
             busy: None,
             shell_wait_since: None,
+            timed_wait_since: None,
             alternate: false,
             prompt_seen: false,
         }
@@ -402,6 +416,12 @@ impl Readiness {
             // decides it, not the wait. An event loop with nothing to relay (node's REPL after
             // a timer printed) is waiting for input.
             let unprompted_relay = o.fg_relays && o.cursor_on_blank_row && !o.alternate_screen;
+            // A wait with a timeout, likewise unprompted on the main screen, may be a program
+            // still at work between two steps of its timer (node's `setInterval` beside a
+            // stdin listener, a `select` loop that prints a line per period): it settles once
+            // the timeout (capped at the idle window) has passed since the wait was first
+            // seen, with no output meanwhile, so the program woke and had nothing to print.
+            let timer_passed = self.timed_wait_passed(waiting, fg, o);
             // A poll writes nothing, so a program already waiting for input is simply ready.
             // A program reading the terminal alone that is blocked there again with none of the
             // input left unread took it and asks for more, even when it printed nothing (a
@@ -418,6 +438,7 @@ impl Readiness {
             if gate
                 && waiting
                 && !unprompted_relay
+                && timer_passed
                 && quiet
                 && elapsed >= self.timing.exact_probe_after
                 && accepted
@@ -451,6 +472,30 @@ impl Readiness {
             return Some(Settle::Timeout);
         }
         None
+    }
+
+    /// Whether a terminal wait of `fg` (`waiting`) may settle by the rule for unprompted
+    /// waits with a timeout (see the stdin tier in [`Readiness::evaluate`]); true for any
+    /// other wait. Tracks since when such a wait has been seen.
+    fn timed_wait_passed(&mut self, waiting: bool, fg: i32, o: &Observation) -> bool {
+        let unprompted_timed = waiting
+            && o.fg_wakes_in.is_some()
+            && o.cursor_on_blank_row
+            && !o.alternate_screen
+            && !(o.prompt_at_cursor || self.prompt_seen);
+        let Some(wakes_in) = o.fg_wakes_in.filter(|_| unprompted_timed) else {
+            self.timed_wait_since = None;
+            return true;
+        };
+        let since = match self.timed_wait_since {
+            Some((group, at)) if group == fg && at >= o.last_output_at => at,
+            _ => o.now,
+        };
+        self.timed_wait_since = Some((fg, since));
+        let needed = wakes_in
+            .saturating_add(TIMED_WAIT_MARGIN)
+            .min(self.timing.idle_silence);
+        o.now.saturating_duration_since(since) >= needed
     }
 
     /// Whether output silence may settle now: always under [`SilenceRule::PureSilence`];

@@ -377,3 +377,47 @@ async fn a_repl_with_a_ticking_timer_settles_after_its_prompt() {
     })
     .await;
 }
+
+/// A program that watches the terminal with a timeout while its timer keeps printing (a
+/// `select` loop with a period, node's stdin listener beside `setInterval`) is still at work:
+/// the send ends with the program, every line of it there, not at the first quiet moment as a
+/// wait for input. Once the program prints nothing through a period, it waits for input, and
+/// the answer reaches it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_printing_on_a_timer_while_it_watches_the_terminal_is_not_waiting() {
+    const SELECT_LOOP: &str = "python3 -c 'import select, sys\n\
+        for i in range(6):\n\
+        \x20   select.select([0], [], [], 0.25)\n\
+        \x20   print(\"tick\", i, flush=True)'";
+    const NODE_LOOP: &str = "node -e 'let i = 0; process.stdin.on(\"data\", () => {}); \
+        const t = setInterval(() => { console.log(\"tick\", i++); \
+        if (i === 6) { clearInterval(t); process.exit(0) } }, 250)'";
+    const QUIET_LOOP: &str = "python3 -c 'import select, sys\n\
+        print(\"ready\", flush=True)\n\
+        while not select.select([0], [], [], 0.2)[0]: pass\n\
+        print(\"got\", sys.stdin.readline().strip())'";
+    within(async {
+        let sh = Shell::open(config()).await;
+        let mut loops = vec![SELECT_LOOP];
+        if crate::support::installed("node") {
+            loops.push(NODE_LOOP);
+        }
+        for program in loops {
+            let r = sh.send_within(program, true, 20_000).await;
+            assert_eq!(r.exit_code, Some(0), "{program}: {r:?}");
+            for i in 0..6 {
+                let tick = format!("tick {i}");
+                assert!(r.viewport.lines().any(|l| l == tick), "{program}: {r:?}");
+            }
+        }
+        let r = sh.send(QUIET_LOOP).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, None, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "ready"), "{r:?}");
+        let r = sh.send("hello").await;
+        assert!(r.viewport.lines().any(|l| l == "got hello"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -382,7 +382,7 @@ fn is_epoll_fd(pid: i32, fd: u64) -> bool {
 
 /// Reads `len` bytes at `addr` of process `pid` through `/proc/PID/mem` (the same ptrace
 /// access check as `process_vm_readv`, without unsafe code).
-fn read_remote(pid: i32, addr: u64, len: usize) -> Option<Vec<u8>> {
+pub(super) fn read_remote(pid: i32, addr: u64, len: usize) -> Option<Vec<u8>> {
     let mut buf = vec![0u8; len];
     let mem = fs::File::open(format!("/proc/{pid}/mem")).ok()?;
     mem.read_exact_at(&mut buf, addr).ok()?;

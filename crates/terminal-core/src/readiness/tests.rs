@@ -27,6 +27,7 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         fg_waiting: None,
         fg_busy: None,
         fg_wait_among_others: false,
+        fg_wakes_in: None,
         fg_relays: false,
         reply_pending: false,
         last_output_at: t0,

@@ -167,6 +167,7 @@ pub(super) fn observe(
             fg_waiting: None,
             fg_busy: None,
             fg_wait_among_others: false,
+            fg_wakes_in: None,
             fg_relays: false,
             reply_pending: false,
             last_output_at: st.last_output_at,
@@ -202,8 +203,19 @@ pub(super) fn observe(
     let probed = probed.filter(|p| Some(p.pgid) == obs.fg && fence <= p.started);
     let activity = probed.as_ref().map(|p| p.activity);
     obs.fg_waiting = activity.map(|a| matches!(a, GroupActivity::ReadingTty { .. }));
-    obs.fg_wait_among_others =
-        activity.is_some_and(|a| matches!(a, GroupActivity::ReadingTty { only_tty: false }));
+    obs.fg_wait_among_others = activity.is_some_and(|a| {
+        matches!(
+            a,
+            GroupActivity::ReadingTty {
+                only_tty: false,
+                ..
+            }
+        )
+    });
+    obs.fg_wakes_in = match activity {
+        Some(GroupActivity::ReadingTty { wakes_in, .. }) => wakes_in,
+        _ => None,
+    };
     obs.fg_relays = obs.fg_wait_among_others && probed.as_ref().is_some_and(|p| p.relays);
     // The cursor row is read only when it matters: reading it brings the screen up to date,
     // which would cut short the binary-output filter's runs during a flood.

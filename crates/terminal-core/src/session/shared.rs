@@ -17,6 +17,7 @@ use crate::pty::{ExitInfo, Pty, ReadEvent};
 use crate::screen::{AnchorId, ExitTally, PromptState, Screen, ScreenEvent};
 use crate::types::{SessionId, SessionStatus};
 
+use super::observe::runs_a_repl;
 use super::replies::{QueryReply, ReplySender};
 use super::send::SendOp;
 use super::signal::SignalAftermath;
@@ -444,13 +445,33 @@ impl Shared {
                 let activity = shared.pty.tty_path().map_or(GroupActivity::Idle, |tty| {
                     group_activity_in(pgid, tty, &shared.scope)
                 });
+                // A REPL's timers are its user's (node's REPL also keeps one of its own): it
+                // waits for the next statement, so a timeout of its wait says nothing of work
+                // still in progress.
+                let activity = match activity {
+                    GroupActivity::ReadingTty {
+                        only_tty,
+                        wakes_in: Some(_),
+                    } if crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c)) => {
+                        GroupActivity::ReadingTty {
+                            only_tty,
+                            wakes_in: None,
+                        }
+                    }
+                    activity => activity,
+                };
                 ProbeVerdict {
                     activity,
                     shell_replaced: of_shell && shared.shell_replaced(),
                     input_pending: matches!(activity, GroupActivity::ReadingTty { .. })
                         && shared.pty.input_pending(),
-                    relays: activity == GroupActivity::ReadingTty { only_tty: false }
-                        && group_relays_in(pgid, &shared.scope),
+                    relays: matches!(
+                        activity,
+                        GroupActivity::ReadingTty {
+                            only_tty: false,
+                            ..
+                        }
+                    ) && group_relays_in(pgid, &shared.scope),
                 }
             })
             .await

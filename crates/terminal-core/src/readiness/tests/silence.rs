@@ -1,6 +1,7 @@
 //! When output silence settles a send, and when a wait on the terminal does not: the idle
 //! window and its grace, the kernel's busy verdict, the alternate screen's redraw pauses, and
-//! a relay's wait (its remote side may still print).
+//! a relay's wait (its remote side may still print), and an unprompted wait with a timeout
+//! (the program may still be at work between two steps of its timer).
 
 use super::*;
 
@@ -209,4 +210,71 @@ fn a_full_screen_program_that_keeps_redrawing_settles_between_redraws() {
     let mut r = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
     o.alternate_screen = false;
     assert_eq!(r.evaluate(&o), None);
+}
+
+/// A wait on the terminal with a timeout, nothing before the cursor, on the main screen (node
+/// printing on a `setInterval` beside a stdin listener) settles only once its timeout and the
+/// margin have passed since it was first seen with no output after it; output in between
+/// starts it over. Capped at the idle window. With a prompt before the cursor, or on the
+/// alternate screen, the timeout does not hold it.
+#[test]
+fn an_unprompted_timed_wait_settles_once_its_timer_passed_without_output() {
+    let t0 = Instant::now();
+    let period = Duration::from_millis(300);
+    let needed = period + TIMED_WAIT_MARGIN;
+    let waiting = |at: Duration, last_output: Duration| {
+        let mut o = obs(t0, 0);
+        o.now = t0 + at;
+        o.fg = Some(CHILD);
+        o.fg_waiting = Some(true);
+        o.fg_busy = Some(false);
+        o.fg_wait_among_others = true;
+        o.fg_wakes_in = Some(period);
+        o.cursor_on_blank_row = true;
+        o.output_since_write = true;
+        o.last_output_at = t0 + last_output;
+        o
+    };
+    let ms = Duration::from_millis;
+    let mut r = with_real_windows(t0, PreWrite::default());
+    assert_eq!(r.evaluate(&waiting(ms(200), ms(0))), None, "first seen");
+    assert_eq!(r.evaluate(&waiting(ms(200) + needed - ms(1), ms(0))), None);
+    // The timer fired and the program printed: start over from the next sighting.
+    assert_eq!(r.evaluate(&waiting(ms(600), ms(500))), None);
+    assert_eq!(
+        r.evaluate(&waiting(ms(600) + needed - ms(1), ms(500))),
+        None
+    );
+    assert_eq!(
+        r.evaluate(&waiting(ms(600) + needed, ms(500))),
+        Some(Settle::StdinWait),
+        "woke and printed nothing"
+    );
+
+    // A long or unreadable timeout waits the idle window at most.
+    let mut r = with_real_windows(t0, PreWrite::default());
+    let mut o = waiting(ms(200), ms(200));
+    o.fg_wakes_in = Some(Duration::MAX);
+    assert_eq!(r.evaluate(&o), None);
+    o.now = t0 + ms(200) + ms(2999);
+    assert_eq!(r.evaluate(&o), None);
+    o.now = t0 + ms(200) + ms(3000);
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+
+    // A prompt before the cursor (`read -t 30 -p 'name: '`), or the alternate screen (a TUI
+    // polling for keys), settles as any wait among others does.
+    for prompted in [true, false] {
+        let mut r = with_real_windows(t0, PreWrite::default());
+        let mut o = waiting(WEAK_WAIT_QUIET, ms(0));
+        if prompted {
+            o.cursor_on_blank_row = false;
+        } else {
+            o.alternate_screen = true;
+        }
+        assert_eq!(
+            r.evaluate(&o),
+            Some(Settle::StdinWait),
+            "prompted={prompted}"
+        );
+    }
 }
