@@ -21,6 +21,10 @@ const ROW_SEPARATOR_BYTES: usize = 1;
 /// costs its text plus a few bytes of bookkeeping, with no allocation per row.
 const BLOCK_BYTES: usize = 64 * 1024;
 
+/// Rows per storage block at most: a block is freed only once all of its rows are dropped, so
+/// rows with little or no text (a flood of blank lines) must not pile into one block forever.
+const BLOCK_ROWS: usize = 4096;
+
 /// Where one retained row's text sits in its block.
 #[derive(Clone, Copy, Debug)]
 struct RowSpan {
@@ -178,10 +182,10 @@ impl History {
 
     fn append(&mut self, text: &str, wrapped: bool) {
         let text = &*super::utf8::restore(text);
-        let fits = self
-            .blocks
-            .back()
-            .is_some_and(|b| b.text.len() + text.len() <= b.text.capacity().max(BLOCK_BYTES));
+        let fits = self.blocks.back().is_some_and(|b| {
+            b.rows.len() < BLOCK_ROWS
+                && b.text.len() + text.len() <= b.text.capacity().max(BLOCK_BYTES)
+        });
         if !fits {
             self.blocks.push_back(Block {
                 text: String::with_capacity(BLOCK_BYTES.max(text.len())),
@@ -275,6 +279,12 @@ impl History {
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.len
+    }
+
+    /// Row records held in storage, the dropped ones their blocks still hold included.
+    #[cfg(test)]
+    pub(crate) fn held_rows(&self) -> usize {
+        self.blocks.iter().map(|b| b.rows.len()).sum()
     }
 
     /// Whether a bound ever dropped a row (sticky).

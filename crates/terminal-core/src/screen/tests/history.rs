@@ -225,3 +225,19 @@ fn history_counts_line_ends_also_of_dropped_rows() {
     assert_eq!(h.line_ends_before(0), None);
     assert_eq!(h.line_ends_before(4), Some(2));
 }
+
+/// Rows with no text (a flood of blank lines) are bounded like any others: the storage held
+/// for them stays within the row bound plus one block, whatever the flood's length.
+#[test]
+fn a_flood_of_blank_rows_holds_bounded_storage() {
+    let mut h = History::new(100, 1 << 20, 80);
+    for _ in 0..200_000 {
+        h.push_row("", false);
+    }
+    assert_eq!(h.len(), 100);
+    assert_eq!(h.line_ends(), 200_000);
+    assert!(h.held_rows() <= 100 + 2 * 4096, "{}", h.held_rows());
+    h.push_row("last", false);
+    assert_eq!(h.get(h.end_abs() - 1), Some(("last", false)));
+    assert_eq!(h.get(h.end_abs() - 2), Some(("", false)));
+}
