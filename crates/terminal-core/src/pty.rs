@@ -16,8 +16,9 @@
 //!   it is first tried from the caller (a typical command line goes in whole, with no thread
 //!   hop), and only what the terminal did not take is queued for the writer thread, which
 //!   waits for room with `poll`.
-//! - The writer obtained from portable-pty is never used: dropping it writes `"\n"` + VEOF,
-//!   which makes bash exit and leak its jobs. Writes go to our own duplicate of the master fd.
+//! - Flow control (`IXON`) is off from the start (see [`modes`]).
+//! - The writer obtained from portable-pty is never used: dropping it writes `"\n"` + VEOF, which
+//!   makes bash exit and leak its jobs. Writes go to our own duplicate of the master fd.
 //! - Terminal facts from the master side: foreground process group (`tcgetpgrp`), termios
 //!   (Linux forwards master termios ioctls to the slave), bytes still queued for the
 //!   foreground program to read.
@@ -191,6 +192,17 @@ impl Pty {
                 pixel_height: 0,
             })
             .map_err(io::Error::other)?;
+        let raw = pair
+            .master
+            .as_raw_fd()
+            .ok_or_else(|| io::Error::other("PTY master has no file descriptor"))?;
+        // One of the crate's two unsafe blocks (the other reads pidfd exit statuses): portable-pty exposes the master only as a raw fd.
+        // SAFETY: `raw` is the master's open descriptor, owned by `pair.master`, which outlives
+        // this borrow (we only duplicate it here).
+        #[allow(unsafe_code)]
+        let borrowed = unsafe { BorrowedFd::borrow_raw(raw) };
+        let fd = rustix::io::fcntl_dupfd_cloexec(borrowed, 0)?;
+        modes::disable_flow_control(&fd);
         let mut builder = CommandBuilder::new(&command.program);
         builder.args(&command.args);
         builder.env_clear();
@@ -208,19 +220,9 @@ impl Pty {
         drop(pair.slave);
         let pid = child.process_id().unwrap_or(0);
         register_shell(pid);
-        // The waiter thread reaps by pid with waitpid; portable-pty's child handle (a
-        // `std::process::Child`) does nothing on drop.
+        // The waiter thread reaps by pid (waitpid); portable-pty's child handle does nothing.
         drop(child);
         let master = pair.master;
-        let raw = master
-            .as_raw_fd()
-            .ok_or_else(|| io::Error::other("PTY master has no file descriptor"))?;
-        // One of the crate's two unsafe blocks (the other reads pidfd exit statuses): portable-pty exposes the master only as a raw fd.
-        // SAFETY: `raw` is the master's open descriptor, owned by `master`, which outlives this
-        // borrow (we only duplicate it here).
-        #[allow(unsafe_code)]
-        let borrowed = unsafe { BorrowedFd::borrow_raw(raw) };
-        let fd = rustix::io::fcntl_dupfd_cloexec(borrowed, 0)?;
         // Non-blocking for the whole open file description (the reader's clone shares it): the
         // reader polls before it reads, and writers never wait inside `write`.
         rustix::fs::fcntl_setfl(
@@ -592,6 +594,7 @@ pub(crate) fn is_live_shell(pid: i32) -> bool {
     u32::try_from(pid).is_ok_and(|pid| LIVE_SHELLS.lock().contains(&pid))
 }
 
+mod modes;
 #[cfg(test)]
 mod tests;
 mod writer;

@@ -139,3 +139,30 @@ async fn top_is_a_single_key_reader_not_a_repl() {
     })
     .await;
 }
+
+/// Output flow control is off: a Ctrl-S (XOFF) typed to the shell or to a program reading in
+/// canonical mode stops no output, so the results after it are whole (with it on, every later
+/// result came back empty until a Ctrl-Q). A program turning it back on has it turned off
+/// again at the prompt, with the modes the session started with.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ctrl_s_stops_no_output() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send_raw("\u{13}", false).await;
+        let r = sh.send("echo after-xoff").await;
+        assert!(r.viewport.lines().any(|l| l == "after-xoff"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send("cat").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("\u{13}typed").await;
+        assert!(r.viewport.lines().any(|l| l.ends_with("typed")), "{r:?}");
+        let r = sh.send_raw("\u{4}", false).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send("stty ixon; stty -a | grep -o -- '-ixon'; echo done").await;
+        assert!(r.viewport.lines().any(|l| l == "done"), "{r:?}");
+        let r = sh.send("stty -a | grep -o -- '-ixon'").await;
+        assert!(r.viewport.lines().any(|l| l == "-ixon"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
