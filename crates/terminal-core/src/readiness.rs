@@ -133,8 +133,9 @@ pub(crate) struct Observation {
     pub(crate) fg_busy: Option<bool>,
     /// The probe found `fg` waiting on the terminal among other event sources.
     pub(crate) fg_wait_among_others: bool,
-    /// The same probe found `fg`'s terminal wait bounded by a timeout: the program wakes by
-    /// itself within this long (see `GroupActivity::ReadingTty`).
+    /// The same probe found `fg`'s terminal wait bounded by a timeout, the terminal in
+    /// canonical mode: the program wakes by itself within this long (see
+    /// `GroupActivity::ReadingTty`).
     pub(crate) fg_wakes_in: Option<Duration>,
     /// Besides, `fg` holds a socket or a terminal's master side: it relays another side's
     /// output (`ssh host make`), which may still be coming.

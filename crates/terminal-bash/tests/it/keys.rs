@@ -114,7 +114,8 @@ async fn a_single_key_prompt_is_reported_as_one() {
 }
 
 /// `top` (on the main screen here) reads single keys: it is reported as such, and not as a
-/// REPL that owes its prompt (that notice would tell the agent not to send the key).
+/// REPL that owes its prompt (that notice would tell the agent not to send the key), also when
+/// it redraws more often than the idle window.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn top_is_a_single_key_reader_not_a_repl() {
     if !crate::support::installed("top") {
@@ -133,6 +134,12 @@ async fn top_is_a_single_key_reader_not_a_repl() {
                 "{r:?}"
             );
         }
+        let r = sh.send_raw("q", false).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // Redrawing more often than the idle window, it still waits for a key: its timeout
+        // bounds a wait for keys, not work in progress.
+        let r = sh.send_within("top -d 0.5", true, 20_000).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         let r = sh.send_raw("q", false).await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         sh.close().await;
@@ -158,7 +165,9 @@ async fn a_ctrl_s_stops_no_output() {
         assert!(r.viewport.lines().any(|l| l.ends_with("typed")), "{r:?}");
         let r = sh.send_raw("\u{4}", false).await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
-        let r = sh.send("stty ixon; stty -a | grep -o -- '-ixon'; echo done").await;
+        let r = sh
+            .send("stty ixon; stty -a | grep -o -- '-ixon'; echo done")
+            .await;
         assert!(r.viewport.lines().any(|l| l == "done"), "{r:?}");
         let r = sh.send("stty -a | grep -o -- '-ixon'").await;
         assert!(r.viewport.lines().any(|l| l == "-ixon"), "{r:?}");
