@@ -383,8 +383,9 @@ pub struct SignalResult {
     /// shell idle at its prompt (nothing else running, field case C22) only makes readline
     /// redraw its prompt.
     pub delivered: bool,
-    /// The target group was the session's top-level process itself (no other program held
-    /// the foreground).
+    /// The target group was the session's shell itself (no other program held the
+    /// foreground). False when the shell replaced itself with a program (`exec prog`): the
+    /// group is then that program's, and ending it ends the session.
     pub shell_targeted: bool,
     /// The shell itself was running a command line of its own when the signal went to it (a
     /// loop, a builtin such as `read` or `wait`, a function): something was running, in the

@@ -500,3 +500,31 @@ async fn a_send_in_flight_at_close_ends_as_session_exit() {
     })
     .await;
 }
+
+/// After `exec prog` the session's top-level process runs that program: a signal to it is
+/// not described as the shell's (which would ignore a SIGTERM), and ending it ends the session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_to_a_program_the_shell_exec_d_is_the_program_s() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send_within("exec sleep 600", true, 1000).await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let s = sh
+            .session
+            .signal(dsh_terminal_core::TerminalSignal::Sigterm)
+            .unwrap();
+        assert!(
+            s.delivered && !s.shell_targeted && !s.shell_ran_command,
+            "{s:?}"
+        );
+        wait_until("the session ends", || {
+            matches!(
+                sh.session.status(),
+                dsh_terminal_core::SessionStatus::Exited { .. }
+            )
+        })
+        .await;
+        sh.close().await;
+    })
+    .await;
+}

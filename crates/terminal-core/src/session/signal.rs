@@ -88,8 +88,12 @@ pub(super) fn signal(
         op.drop_untyped();
     }
     let ran_command = shared.lock().screen.command_running();
+    // After `exec prog` the session's top-level process runs that program, not the shell:
+    // asked before the signal, which may end it.
+    let replaced =
+        shared.pty.foreground_pgid() == Some(shared.shell_pgid()) && shared.shell_replaced();
     let (target_pgid, delivery) = deliver(shared, signal)?;
-    let shell_targeted = target_pgid == shared.shell_pgid();
+    let shell_targeted = target_pgid == shared.shell_pgid() && !replaced;
     Ok(SignalResult {
         target_pgid,
         delivered: true,
