@@ -80,6 +80,16 @@ async fn c25_multi_line_input_is_one_paste_for_programs_that_enabled_it() {
                 assert!(r.viewport.lines().any(|l| l == line), "{py}: {line}: {r:?}");
             }
             assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
+            // Statements of one line each go one at a time, also the answer to an `input()`
+            // among them (pasted together, the new REPL took them as one unfinished block, or
+            // the answer took the statements after it).
+            let r = sh
+                .send("y = 1\nz = 2\nprint(y + z)\na = input('A? ')\nhello\nprint('got', a)")
+                .await;
+            for line in ["3", "got hello"] {
+                assert!(r.viewport.lines().any(|l| l == line), "{py}: {line}: {r:?}");
+            }
+            assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
             // Started by the first line of the same send: the block after it still goes as
@@ -93,6 +103,12 @@ async fn c25_multi_line_input_is_one_paste_for_programs_that_enabled_it() {
             assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
             assert!(r.viewport.contains("('yes', 'no')"), "{py}: {r:?}");
             assert!(r.viewport.lines().any(|l| l == "y 2"), "{py}: {r:?}");
+            let r = sh.send("exit()").await;
+            assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
+            // Lines of one statement each after the line that starts the REPL: one at a time.
+            let r = sh.send(&format!("{py} -q\nv = 4\nw = 5\nprint(v * w)")).await;
+            assert!(r.viewport.lines().any(|l| l == "20"), "{py}: {r:?}");
+            assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
         }

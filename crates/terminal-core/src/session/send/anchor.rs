@@ -131,7 +131,11 @@ impl SendOp {
             )
         };
         let raw = self.shared.pty.modes().is_some_and(|m| !m.canonical);
-        if !pacing.is_pending() || !raw || !(takes_pastes || at_prompt) {
+        if !pacing.is_pending()
+            || pacing.statements_planned()
+            || !raw
+            || !(takes_pastes || at_prompt)
+        {
             return step;
         }
         let Some(pgid) = fg.filter(|&p| p != self.shared.shell_pgid()) else {
@@ -157,9 +161,11 @@ impl SendOp {
             pacing.replace_pending(lines.collect());
             return first;
         }
-        // One statement per step (each goes once the REPL reads again).
+        // One statement per step (each goes once the REPL reads again), statements of one line
+        // each too: pasted together they would make one block the REPL waits on for an empty
+        // line, and a line answering `input()` would take the rest of the paste with it.
         let steps = match input::python_statement_steps(&text) {
-            Some(steps) if blocks && steps.iter().any(|s| input::is_paste(s)) => steps,
+            Some(steps) if blocks => steps,
             _ => match input::shape(&text, false, paste_reader()) {
                 Ok(paste) if blocks && input::is_paste(&paste) => vec![paste],
                 _ => return step,
@@ -167,7 +173,7 @@ impl SendOp {
         };
         let mut steps = steps.into_iter();
         let first = steps.next().unwrap_or_default();
-        pacing.replace_pending(steps.collect());
+        pacing.plan_statements(steps.collect());
         first
     }
 

@@ -46,6 +46,9 @@ pub(super) struct Pacing {
     /// Whether the terminal was in canonical mode when the send began to a program's reader
     /// (`None`: unknown, or the shell's own line editor read it).
     reader_canonical: Option<bool>,
+    /// The steps still to type are a Python REPL's statements, one per step, already shaped
+    /// for it (see [`Pacing::plan_statements`]).
+    statements_planned: bool,
 }
 
 /// Whom a send's input goes to, as the terminal said when it began (see
@@ -282,9 +285,17 @@ impl Pacing {
         self.pending = steps.into();
     }
 
-    /// Adds `steps` after the steps still to be typed.
-    pub(super) fn extend_pending(&mut self, steps: Vec<Vec<u8>>) {
-        self.pending.extend(steps);
+    /// The steps still to be typed become `steps`: a Python REPL's statements, one per step,
+    /// each shaped for it (a block as a paste, a line with the Enter key). Planned once; later
+    /// steps go as they are.
+    pub(super) fn plan_statements(&mut self, steps: Vec<Vec<u8>>) {
+        self.pending = steps.into();
+        self.statements_planned = true;
+    }
+
+    /// Whether [`Pacing::plan_statements`] planned the steps still to be typed.
+    pub(super) fn statements_planned(&self) -> bool {
+        self.statements_planned
     }
 
     /// The steps not typed yet, joined.

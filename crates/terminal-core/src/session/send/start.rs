@@ -154,7 +154,7 @@ impl SendOp {
             Some(mut steps) if !steps.is_empty() => {
                 let first = steps.remove(0);
                 let (first, mut pacing) = pacing::Pacing::for_reader(first, &typing);
-                pacing.extend_pending(steps);
+                pacing.plan_statements(steps);
                 (first, pacing)
             }
             _ => (input, pacing),
