@@ -19,7 +19,7 @@
 //!   user's prompt text is kept), re-enables `promptvars`, moves itself behind elements
 //!   appended after it, and restores the terminal modes (`stty -g` at startup) when a program
 //!   left them changed (that prompt's `D` mark then carries `stty=restored`, for the result to
-//!   say so). It references no unset variable, runs with `set +eux` local to itself
+//!   say so). It references no unset variable, runs with `set +euxTE` local to itself
 //!   and returns 0, so it works under `set -euo pipefail`.
 //! - Bash writes its prompts to its stderr. While that is not the terminal (`exec 2>file`),
 //!   the hook sets the prompt strings to the user's text alone: no mark, and so no nonce,
@@ -189,7 +189,9 @@ __dsh_prompt() {
 __dsh_repair() { __dsh_settle; } 3>&2 &>/dev/null
 __dsh_settle() {
   local -
-  set +eux +o pipefail
+  # Off also: trap inheritance (`set -T`/`-E`), which would run a user's DEBUG or ERR trap in
+  # the command substitution below, its output taken for the terminal modes.
+  set +euxTE +o pipefail
   # Under `set -v` bash echoes the hook's command line before each prompt: the prompt then
   # starts by erasing that line (cursor up, erase line).
   if [[ $- == *v* ]]; then __dsh_v=$'\e[A\e[2K'; else __dsh_v=; fi

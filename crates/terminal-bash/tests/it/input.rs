@@ -106,7 +106,9 @@ async fn c25_multi_line_input_is_one_paste_for_programs_that_enabled_it() {
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
             // Lines of one statement each after the line that starts the REPL: one at a time.
-            let r = sh.send(&format!("{py} -q\nv = 4\nw = 5\nprint(v * w)")).await;
+            let r = sh
+                .send(&format!("{py} -q\nv = 4\nw = 5\nprint(v * w)"))
+                .await;
             assert!(r.viewport.lines().any(|l| l == "20"), "{py}: {r:?}");
             assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
             let r = sh.send("exit()").await;

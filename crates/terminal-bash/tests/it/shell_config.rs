@@ -379,6 +379,13 @@ async fn c33_debug_trap_fires_only_for_the_users_commands() {
         let r = sh.send("false").await;
         on_mark(&r, 1);
         assert_eq!(lines_starting(&r, "trap"), vec!["trap"], "{:?}", r.viewport);
+        // A command that runs a child (a subshell, a pipeline) has the prompt check the
+        // terminal modes: the inherited trap's output is not taken for them.
+        for command in ["(exit 3)", "true | cat"] {
+            let r = sh.send(command).await;
+            assert!(!says_modes_restored(&r), "{command}: {r:?}");
+            assert!(r.notices.is_empty(), "{command}: {r:?}");
+        }
         on_mark(&sh.send("trap - DEBUG; set +o functrace").await, 0);
         let r = sh.send("echo plain").await;
         on_mark(&r, 0);
