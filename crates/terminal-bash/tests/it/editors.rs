@@ -81,7 +81,7 @@ async fn c27_interrupt_reaches_a_raw_mode_editor_as_its_ctrl_c() {
 /// A full-screen editor takes sent text as keys, even when it enabled bracketed paste and the
 /// text spans lines: `i`, two lines and `ESC :wq` in one send insert, leave insert mode and
 /// save; the same without keys, sent after `i`, is typed too; a line after `:wq` goes to the
-/// shell.
+/// shell, also when vim was running before the send.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_to_a_full_screen_editor_is_typed_as_keys() {
     if !installed("vim") {
@@ -135,6 +135,17 @@ async fn text_to_a_full_screen_editor_is_typed_as_keys() {
         assert!(r.viewport.lines().any(|l| l == "after-42"), "{r:?}");
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "saved\n");
+        // The same with vim already running: the lines after `:wq` wait for the shell's
+        // prompt, and each runs there (vim took what was typed after the Enter with it).
+        let r = sh
+            .send(&format!("vim -u NONE -N -i NONE '{}'", file.display()))
+            .await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let r = sh.send("Goagain\x1b:wq\nfalse\necho after-$((6*8))").await;
+        assert!(r.viewport.lines().any(|l| l == "after-48"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(crate::support::earlier(&r).contains(&1), "{r:?}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "saved\nagain\n");
         sh.close().await;
     })
     .await;

@@ -386,6 +386,7 @@ impl SendOp {
                     waiting: obs.fg_waiting == Some(true),
                     among_others: obs.fg_wait_among_others,
                     prompt_since_write: readiness.prompt_seen(),
+                    alternate: obs.alternate_screen,
                     input_pending: obs.input_pending,
                 },
             );

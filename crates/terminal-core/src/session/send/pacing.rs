@@ -61,8 +61,6 @@ pub(super) struct Typing {
     pub(super) canonical: Option<bool>,
     /// A program, not the shell, holds the terminal.
     pub(super) program: bool,
-    /// A full-screen program holds the alternate screen.
-    pub(super) alternate: bool,
     /// The program is a shell reading its commands in canonical mode (`sh`, dash: no line
     /// editor).
     pub(super) shell_reads_lines: bool,
@@ -82,6 +80,9 @@ pub(super) struct LineReader {
     /// A REPL's prompt came back after output that followed the newest step
     /// (`Readiness::prompt_seen`).
     pub(super) prompt_since_write: bool,
+    /// A full-screen program holds the alternate screen: one blocked reading again with
+    /// nothing unread has dealt with the keys before, whatever else it waits on.
+    pub(super) alternate: bool,
     /// Input written to the terminal is still unread.
     pub(super) input_pending: bool,
 }
@@ -98,7 +99,8 @@ pub(super) const PROMPT_HOLD_MAX: std::time::Duration = std::time::Duration::fro
 impl Pacing {
     /// Splits `input`, shaped for the reader `to` describes, into its first step and the steps
     /// paced after it. Lines go one at a time to a line editor: the shell's, a program's that
-    /// reads keys raw on the main screen (a REPL) unless the text went as one paste, and any
+    /// reads keys raw (a REPL; a full-screen program, which an Enter may end, as vim's `:wq`
+    /// does, taking what was typed after it) unless the text went as one paste, and any
     /// reader of lines in canonical mode (a shell reading its commands, a prompt, the shell's
     /// own `read`: each
     /// line may start a program that reads, or flushes, the next; `getpass` flushes what was
@@ -109,7 +111,7 @@ impl Pacing {
         let lines = to.shell_line_editor
             || to.shell_reads_lines
             || to.canonical == Some(true)
-            || (raw_keys && !to.alternate && !super::super::input::is_paste(&input));
+            || (raw_keys && !super::super::input::is_paste(&input));
         let (first, mut pacing) = Self::split(input, lines, raw_keys);
         pacing.set_reader_canonical(to.canonical.filter(|_| !to.shell_line_editor));
         (first, pacing)
@@ -229,7 +231,7 @@ impl Pacing {
             && mode_kept == Some(true)
             && self.releases_on_read()
             && reader.waiting
-            && (!reader.among_others || reader.prompt_since_write)
+            && (!reader.among_others || reader.prompt_since_write || reader.alternate)
             && !reader.input_pending;
         (settle, settle.or(early.then_some(Settle::StdinWait)))
     }

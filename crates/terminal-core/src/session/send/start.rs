@@ -106,7 +106,6 @@ impl SendOp {
         if !input.is_empty() {
             st.typed_unended = !matches!(input.last(), Some(b'\n' | b'\r'));
         }
-        let alternate = st.screen.alternate_screen();
         st.unended_line = if reader.canonical {
             input::unended_after(&request.text, request.submit, unended_line_bytes)
                 .map(|bytes| UnendedLine { bytes, prompts })
@@ -143,7 +142,6 @@ impl SendOp {
             shell_line_editor: reader.shell_line_editor,
             canonical,
             program,
-            alternate,
             shell_reads_lines: reader.canonical && leader.as_deref().is_some_and(is_shell_name),
         };
         let (input, pacing) = pacing::Pacing::for_reader(input, &typing);
