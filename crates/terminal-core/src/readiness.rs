@@ -13,9 +13,10 @@
 //!    it, the screen has caught up and output has been quiet for [`PROBE_QUIET`] (for a wait
 //!    among other event sources or with a timeout, [`WEAK_WAIT_QUIET`], or
 //!    [`PROMPT_WAIT_QUIET`] when the cursor follows a REPL prompt such as node's `> `; a wait
-//!    with a timeout and nothing before the cursor on the main screen, once its timeout plus
-//!    [`TIMED_WAIT_MARGIN`] (at most the idle window) has passed since it was first seen with
-//!    no output after it), and it was not already blocked before the write
+//!    with a timeout on the main screen with no REPL prompt before the cursor, once its
+//!    timeout plus [`TIMED_WAIT_MARGIN`] has passed since it was first seen with no output
+//!    after it, or [`TIMED_WAIT_SILENCE_LEAD`] before silence would settle), and it was not
+//!    already blocked before the write
 //!    unless it was seen leaving that wait or answered the input with output; the shell's
 //!    own group counts too (`read -p`), except while its prompt is current (that is tier
 //!    2/3's business) → `stdin_read`; keys without a line end typed at the shell's line
@@ -67,6 +68,10 @@ pub(crate) const REDRAW_PAUSE: Duration = Duration::from_millis(100);
 /// cursor must have lasted, with no output, before it settles a send: time for the program,
 /// woken by its timer, to print what it woke up for.
 pub(crate) const TIMED_WAIT_MARGIN: Duration = Duration::from_millis(100);
+
+/// How long before output silence would settle a send a terminal wait with a timeout settles
+/// it at the latest (see [`TIMED_WAIT_MARGIN`]): time for a probe to see the wait first.
+pub(crate) const TIMED_WAIT_SILENCE_LEAD: Duration = Duration::from_millis(250);
 
 /// What output silence alone may settle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -417,11 +422,12 @@ impl Readiness {
             // decides it, not the wait. An event loop with nothing to relay (node's REPL after
             // a timer printed) is waiting for input.
             let unprompted_relay = o.fg_relays && o.cursor_on_blank_row && !o.alternate_screen;
-            // A wait with a timeout, likewise unprompted on the main screen, may be a program
-            // still at work between two steps of its timer (node's `setInterval` beside a
-            // stdin listener, a `select` loop that prints a line per period): it settles once
-            // the timeout (capped at the idle window) has passed since the wait was first
-            // seen, with no output meanwhile, so the program woke and had nothing to print.
+            // A wait with a timeout on the main screen, with no REPL's prompt before the
+            // cursor, may be a program still at work between two steps of its timer (node's
+            // `setInterval` beside a stdin listener, a `select` loop that prints a line or
+            // redraws a progress line per period): it settles once the timeout has passed
+            // since the wait was first seen with no output meanwhile (the program woke and had
+            // nothing to print), or shortly before silence would settle the send.
             let timer_passed = self.timed_wait_passed(waiting, fg, o);
             // A poll writes nothing, so a program already waiting for input is simply ready.
             // A program reading the terminal alone that is blocked there again with none of the
@@ -479,12 +485,11 @@ impl Readiness {
     /// waits with a timeout (see the stdin tier in [`Readiness::evaluate`]); true for any
     /// other wait. Tracks since when such a wait has been seen.
     fn timed_wait_passed(&mut self, waiting: bool, fg: i32, o: &Observation) -> bool {
-        let unprompted_timed = waiting
+        let timed = waiting
             && o.fg_wakes_in.is_some()
-            && o.cursor_on_blank_row
             && !o.alternate_screen
             && !(o.prompt_at_cursor || self.prompt_seen);
-        let Some(wakes_in) = o.fg_wakes_in.filter(|_| unprompted_timed) else {
+        let Some(wakes_in) = o.fg_wakes_in.filter(|_| timed) else {
             self.timed_wait_since = None;
             return true;
         };
@@ -493,10 +498,14 @@ impl Readiness {
             _ => o.now,
         };
         self.timed_wait_since = Some((fg, since));
-        let needed = wakes_in
-            .saturating_add(TIMED_WAIT_MARGIN)
-            .min(self.timing.idle_silence);
-        o.now.saturating_duration_since(since) >= needed
+        // The timer's step passed, or the output has been quiet for nearly the idle window
+        // (a probe still comes before silence settles the send as `inferred_idle`).
+        let by_timer = since.checked_add(wakes_in.saturating_add(TIMED_WAIT_MARGIN));
+        let by_quiet = o.last_output_at
+            + self
+                .silence_needed()
+                .saturating_sub(TIMED_WAIT_SILENCE_LEAD);
+        o.now >= by_timer.map_or(by_quiet, |at| at.min(by_quiet))
     }
 
     /// Whether output silence may settle now: always under [`SilenceRule::PureSilence`];

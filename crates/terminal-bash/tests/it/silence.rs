@@ -381,8 +381,9 @@ async fn a_repl_with_a_ticking_timer_settles_after_its_prompt() {
 /// A program that watches the terminal with a timeout while its timer keeps printing (a
 /// `select` loop with a period, node's stdin listener beside `setInterval`) is still at work:
 /// the send ends with the program, every line of it there, not at the first quiet moment as a
-/// wait for input. Once the program prints nothing through a period, it waits for input, and
-/// the answer reaches it.
+/// wait for input; a progress line it redraws before the cursor is no prompt. Once the
+/// program prints nothing through a period (or nearly the idle window), it waits for input,
+/// and the answer reaches it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_program_printing_on_a_timer_while_it_watches_the_terminal_is_not_waiting() {
     const SELECT_LOOP: &str = "python3 -c 'import select, sys\n\
@@ -410,6 +411,23 @@ async fn a_program_printing_on_a_timer_while_it_watches_the_terminal_is_not_wait
                 assert!(r.viewport.lines().any(|l| l == tick), "{program}: {r:?}");
             }
         }
+        // A progress line redrawn before the cursor is no prompt.
+        let r = sh
+            .send_within(
+                "for i in 1 2 3 4 5 6; do printf '\\rprogress %d/6' $i; \
+                 read -t 0.25 x && echo \"[read: $x]\"; done; echo; echo END",
+                true,
+                20_000,
+            )
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "END"), "{r:?}");
+        assert!(r.viewport.contains("progress 6/6"), "{r:?}");
+        // A timeout longer than the idle window: waiting for input before silence settles.
+        let r = sh.send("read -t 20 v; echo \"got=$v\"").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("hi").await;
+        assert!(r.viewport.lines().any(|l| l == "got=hi"), "{r:?}");
         let r = sh.send(QUIET_LOOP).await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert_eq!(r.exit_code, None, "{r:?}");

@@ -212,13 +212,14 @@ fn a_full_screen_program_that_keeps_redrawing_settles_between_redraws() {
     assert_eq!(r.evaluate(&o), None);
 }
 
-/// A wait on the terminal with a timeout, nothing before the cursor, on the main screen (node
-/// printing on a `setInterval` beside a stdin listener) settles only once its timeout and the
-/// margin have passed since it was first seen with no output after it; output in between
-/// starts it over. Capped at the idle window. With a prompt before the cursor, or on the
+/// A wait on the terminal with a timeout on the main screen, with no REPL prompt before the
+/// cursor (node printing on a `setInterval` beside a stdin listener, a progress line redrawn
+/// beside a `read -t`) settles only once its timeout and the margin have passed since it was
+/// first seen with no output after it; output in between starts it over. At the latest a
+/// little before silence would settle. With a REPL's prompt before the cursor, or on the
 /// alternate screen, the timeout does not hold it.
 #[test]
-fn an_unprompted_timed_wait_settles_once_its_timer_passed_without_output() {
+fn a_timed_wait_settles_once_its_timer_passed_without_output() {
     let t0 = Instant::now();
     let period = Duration::from_millis(300);
     let needed = period + TIMED_WAIT_MARGIN;
@@ -236,45 +237,50 @@ fn an_unprompted_timed_wait_settles_once_its_timer_passed_without_output() {
         o
     };
     let ms = Duration::from_millis;
-    let mut r = with_real_windows(t0, PreWrite::default());
-    assert_eq!(r.evaluate(&waiting(ms(200), ms(0))), None, "first seen");
-    assert_eq!(r.evaluate(&waiting(ms(200) + needed - ms(1), ms(0))), None);
-    // The timer fired and the program printed: start over from the next sighting.
-    assert_eq!(r.evaluate(&waiting(ms(600), ms(500))), None);
-    assert_eq!(
-        r.evaluate(&waiting(ms(600) + needed - ms(1), ms(500))),
-        None
-    );
-    assert_eq!(
-        r.evaluate(&waiting(ms(600) + needed, ms(500))),
-        Some(Settle::StdinWait),
-        "woke and printed nothing"
-    );
+    for blank_row in [true, false] {
+        let mut r = with_real_windows(t0, PreWrite::default());
+        let at = |at, last| {
+            let mut o = waiting(at, last);
+            o.cursor_on_blank_row = blank_row;
+            o
+        };
+        assert_eq!(r.evaluate(&at(ms(200), ms(0))), None, "first seen");
+        assert_eq!(r.evaluate(&at(ms(200) + needed - ms(1), ms(0))), None);
+        // The timer fired and the program printed: start over from the next sighting.
+        assert_eq!(r.evaluate(&at(ms(600), ms(500))), None);
+        assert_eq!(r.evaluate(&at(ms(600) + needed - ms(1), ms(500))), None);
+        assert_eq!(
+            r.evaluate(&at(ms(600) + needed, ms(500))),
+            Some(Settle::StdinWait),
+            "woke and printed nothing (blank row: {blank_row})"
+        );
+    }
 
-    // A long or unreadable timeout waits the idle window at most.
+    // A long or unreadable timeout settles a little before silence would.
     let mut r = with_real_windows(t0, PreWrite::default());
     let mut o = waiting(ms(200), ms(200));
     o.fg_wakes_in = Some(Duration::MAX);
     assert_eq!(r.evaluate(&o), None);
-    o.now = t0 + ms(200) + ms(2999);
+    let settles_at = ms(200) + ms(3000) - TIMED_WAIT_SILENCE_LEAD;
+    o.now = t0 + settles_at - ms(1);
     assert_eq!(r.evaluate(&o), None);
-    o.now = t0 + ms(200) + ms(3000);
+    o.now = t0 + settles_at;
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
 
-    // A prompt before the cursor (`read -t 30 -p 'name: '`), or the alternate screen (a TUI
-    // polling for keys), settles as any wait among others does.
-    for prompted in [true, false] {
+    // A REPL's prompt before the cursor, or the alternate screen (a TUI polling for keys),
+    // settles as any wait among others does.
+    for repl_prompt in [true, false] {
         let mut r = with_real_windows(t0, PreWrite::default());
         let mut o = waiting(WEAK_WAIT_QUIET, ms(0));
-        if prompted {
-            o.cursor_on_blank_row = false;
+        if repl_prompt {
+            o.prompt_at_cursor = true;
         } else {
             o.alternate_screen = true;
         }
         assert_eq!(
             r.evaluate(&o),
             Some(Settle::StdinWait),
-            "prompted={prompted}"
+            "REPL prompt: {repl_prompt}"
         );
     }
 }
