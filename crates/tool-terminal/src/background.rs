@@ -370,8 +370,12 @@ impl Background {
                     max_result_bytes,
                 ));
                 let cancel_requested = Arc::new(AtomicBool::new(false));
+                // Whether the kill's interrupt went to a send still running (one that had
+                // settled a moment before takes nothing: `follow` repeats it on a poll).
+                let interrupted = Arc::new(AtomicBool::new(false));
                 let cancel_stream = run_stream.clone();
                 let cancel_flag = cancel_requested.clone();
+                let cancel_interrupted = interrupted.clone();
                 let read_stream = run_stream.clone();
                 let (end_terminals, end_owner, end_id) =
                     (Arc::clone(&terminals), run_owner.clone(), run_id.clone());
@@ -382,8 +386,10 @@ impl Background {
                             .lock()
                             .entry(end_id.clone())
                             .or_insert_with(tokio::time::Instant::now);
-                        if let Some(s) = cancel_stream.lock().as_ref() {
-                            s.current.cancel();
+                        if let Some(s) = cancel_stream.lock().as_ref()
+                            && s.current.cancel()
+                        {
+                            cancel_interrupted.store(true, Ordering::SeqCst);
                         }
                         // The agent (or the server) is going away and awaits its jobs: a
                         // program that survives the interrupt must not hold that up until the
@@ -411,7 +417,10 @@ impl Background {
                         run_owner,
                         run_id,
                         run_stream,
-                        cancel_requested,
+                        follow::Cancel {
+                            requested: cancel_requested,
+                            interrupted,
+                        },
                         typed,
                     )),
                 })

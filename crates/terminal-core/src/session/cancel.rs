@@ -60,6 +60,8 @@ pub(super) struct CancelInterrupts {
     since: Option<Instant>,
     /// The shell's program name, read with the first target.
     shell_leader: Option<String>,
+    /// When an interrupt was last delivered.
+    delivered_at: Option<Instant>,
 }
 
 impl CancelInterrupts {
@@ -114,6 +116,7 @@ impl CancelInterrupts {
         let first = self.last.is_none();
         self.last = Some(target);
         self.count += 1;
+        self.delivered_at = Some(Instant::now());
         match deliver(shared, signal) {
             // A later group that ended before its interrupt: nothing left to interrupt.
             Err(e) if !first => {
@@ -122,6 +125,12 @@ impl CancelInterrupts {
             }
             other => other.map(drop),
         }
+    }
+
+    /// When an interrupt was last delivered: the program's silence before it says nothing of
+    /// how it takes the signal, so a send's silence counts from then.
+    pub(super) fn delivered_at(&self) -> Option<Instant> {
+        self.delivered_at
     }
 
     /// Whether the signal has yet to go anywhere, though it still may: nothing was delivered,

@@ -337,7 +337,7 @@ impl SendOp {
                 }
             }
             let now = Instant::now();
-            let (obs, exit_at, last_exit) = observe(
+            let (mut obs, exit_at, last_exit) = observe(
                 &shared,
                 now,
                 probe.take(),
@@ -346,6 +346,10 @@ impl SendOp {
                 written_at,
                 pacing.wants_cursor_row(readiness.prompt_seen()),
             );
+            // Silence before an interrupt says nothing of how the program takes it.
+            if let Some(at) = interrupts.delivered_at() {
+                obs.last_output_at = obs.last_output_at.max(at);
+            }
             // Under a launcher (a sandbox), the shell is not the PTY's first process: its
             // group is the one in the foreground at the first prompt of startup.
             if initializing
@@ -365,10 +369,13 @@ impl SendOp {
                 matches!(reason, Settle::Exit | Settle::Timeout) || !shared.lock().close_running
             });
             // A signal owed to the command that has not gone anywhere yet (it goes within the
-            // grace) is about to end a wait for input: not a wait to settle on (`read v`,
-            // then SIGINT at once: the shell's own `read` gets it after the grace).
+            // grace, or at the next turn of this loop for a cancel that came just now) is about
+            // to end a wait for input or the silence: not one to settle on (`read v`, then
+            // SIGINT at once: the shell's own `read` gets it after the grace; a job killed as
+            // its send settled on silence: its program gets the interrupt).
             let settle = settle.filter(|&reason| {
-                reason != Settle::StdinWait || !(self.interrupt_owed() && interrupts.pending())
+                !matches!(reason, Settle::StdinWait | Settle::Idle)
+                    || !(self.interrupt_owed() && interrupts.pending())
             });
             // Lines still to type: the next one goes now that its reader is ready (or the
             // rest, typed ahead, when the send settles anyway).

@@ -65,6 +65,15 @@ impl Escalation {
     }
 }
 
+/// A job's kill as [`follow`] sees it.
+pub(super) struct Cancel {
+    /// `job_kill` (or the job's owner going away) asked the job to stop.
+    pub(super) requested: Arc<AtomicBool>,
+    /// The interrupt went to a send still running: one that settled a moment before the kill
+    /// took none, and the program it left running got nothing.
+    pub(super) interrupted: Arc<AtomicBool>,
+}
+
 /// How long a follow-up poll may wait for the previous send to release the session's slot.
 const SLOT_RELEASE_WAIT: Duration = Duration::from_secs(5);
 
@@ -80,9 +89,13 @@ pub(super) async fn follow(
     owner: Agent,
     id: SessionId,
     stream: Arc<Mutex<Option<Stream>>>,
-    cancel_requested: Arc<AtomicBool>,
+    cancel: Cancel,
     typed: Typed,
 ) -> Result<JobOutcome, String> {
+    let Cancel {
+        requested: cancel_requested,
+        interrupted,
+    } = cancel;
     let outcome = |result: &SendResult, earlier: &EarlierExits| {
         let status = if cancel_requested.load(Ordering::SeqCst) {
             FinalStatus::Killed
@@ -151,7 +164,10 @@ pub(super) async fn follow(
             WaitReason::InferredIdle | WaitReason::Timeout
         );
         let running = matches!(result.session_status, SessionStatus::Running);
-        if !unproven || !running || cancel_requested.load(Ordering::SeqCst) {
+        // A kill ends the job once its interrupt reached a running send; a kill that came as
+        // the send settled (on silence, the program still running) is repeated on a poll.
+        let killed = cancel_requested.load(Ordering::SeqCst) && interrupted.load(Ordering::SeqCst);
+        if !unproven || !running || killed {
             finish(&result.notices);
             return Ok(outcome(&result, &earlier));
         }
@@ -179,8 +195,8 @@ pub(super) async fn follow(
             }
         }
         // A kill that landed while the poll started cancelled the finished send; repeat it.
-        if cancel_requested.load(Ordering::SeqCst) {
-            next.cancel();
+        if cancel_requested.load(Ordering::SeqCst) && next.cancel() {
+            interrupted.store(true, Ordering::SeqCst);
         }
     }
 }

@@ -9,6 +9,7 @@
 
 mod background;
 mod background_flood;
+mod background_kill;
 mod bad_input;
 mod cancel;
 mod input_line;

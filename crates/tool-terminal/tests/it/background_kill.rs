@@ -1,0 +1,95 @@
+//! `job_kill` of a background send whose program is blocked on something other than the
+//! terminal: the job's sends settle on silence again and again while it runs, and the kill's
+//! interrupt reaches the program even when it lands as one of them settles.
+
+use dsh_terminal_bash::BashConfig;
+use dsh_tool_terminal::ToolTerminalConfig;
+use serde_json::{Value, json};
+
+use crate::support::Host;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_as_the_job_settles_on_silence_still_interrupts_its_program() {
+    // A short idle window: the job's sends settle on silence every 200 ms, and the kills
+    // below land at several phases of that cycle, on a settle among them.
+    let bash = BashConfig {
+        idle_silence_ms: 200,
+        timeout_ms: 20_000,
+        ..BashConfig::default()
+    };
+    let host = Host::with_jobs(ToolTerminalConfig::default(), bash);
+    let agent = host.agent("a");
+    let r = host
+        .call(&agent, "terminal_open", json!({"type": "shell"}))
+        .await;
+    let session = r.structured.unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let fifo = std::env::temp_dir().join(format!(
+        "dsh-kill-fifo-{}-{:?}",
+        std::process::id(),
+        std::time::SystemTime::now()
+    ));
+    let fifo = fifo
+        .display()
+        .to_string()
+        .replace([' ', '{', '}', ':', ','], "");
+    let r = host
+        .send(&agent, &session, &format!("mkfifo '{fifo}'"))
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    for round in 0..6u64 {
+        // The program blocks opening the FIFO, which no one writes: not the terminal, no
+        // timer. It says so itself once it runs (not a fork of the shell about to run it).
+        let text = format!("python3 -c \"print('re' + 'ady', flush=True); open('{fifo}').read()\"");
+        let r = host
+            .call(
+                &agent,
+                "terminal_send",
+                json!({"sessionId": session, "text": text, "run_in_background": true}),
+            )
+            .await;
+        assert!(!r.is_error, "{}", r.text());
+        let mut shown = r.text();
+        let structured: Value = r.structured.unwrap();
+        let job = structured["jobId"].as_str().unwrap().to_owned();
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !shown.lines().any(|l| l == "ready") {
+            assert!(tokio::time::Instant::now() < deadline, "{shown}");
+            let r = host
+                .call(
+                    &agent,
+                    "job_output",
+                    json!({"job_id": job, "wait": true, "timeout_ms": 100}),
+                )
+                .await;
+            shown = r.text();
+        }
+        // Then at several phases of the settle cycle.
+        let r = host
+            .call(
+                &agent,
+                "job_output",
+                json!({"job_id": job, "wait": true, "timeout_ms": 200 * (round + 1)}),
+            )
+            .await;
+        assert!(r.text().ends_with("[status: running]"), "{}", r.text());
+        host.call(&agent, "job_kill", json!({"job_id": job})).await;
+        let r = host
+            .call(
+                &agent,
+                "job_output",
+                json!({"job_id": job, "wait": true, "timeout_ms": 30_000}),
+            )
+            .await;
+        let text = r.text();
+        let status = text.rsplit('\n').next().unwrap_or_default();
+        assert_eq!(
+            status, "[status: killed, wait: stdin_read, exit: 130]",
+            "round {round}: {text}"
+        );
+    }
+    let _ = std::fs::remove_file(&fifo);
+    host.shutdown().await;
+}
