@@ -35,8 +35,9 @@ use parking_lot::Mutex;
 
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use rustix::process::{Pid, WaitOptions};
-use rustix::termios::{InputModes, LocalModes, OutputModes};
+use rustix::termios::LocalModes;
 
+pub(crate) use modes::TtyModes;
 use writer::{WriteJob, WriterQueue, write_now, writer_loop};
 
 /// Size of one blocking read from the master.
@@ -85,30 +86,6 @@ impl ExitInfo {
                 .and_then(crate::types::signal_name)
                 .map(str::to_owned),
         }
-    }
-}
-
-/// Termios facts of the terminal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct TtyModes {
-    /// `ECHO`: the terminal echoes typed input.
-    pub(crate) echo: bool,
-    /// `ICANON`: line-buffered input (what password prompts keep; raw-mode programs clear it).
-    pub(crate) canonical: bool,
-    /// `ICRNL`: a typed carriage return arrives as a newline. Readline clears it (it tells
-    /// the two keys apart); bash's builtin `read -n`/`-N` keeps it.
-    pub(crate) maps_cr: bool,
-    /// `OPOST`: output processing (a written newline starts a new row at its first column).
-    /// Raw-mode programs clear it; cbreak-mode key readers keep it.
-    pub(crate) output_processing: bool,
-}
-
-impl TtyModes {
-    /// Whether the modes are readline's while it edits a line: non-canonical, no echo (it
-    /// echoes itself) and `ICRNL` off. Bash's builtin `read -n`/`-N`/`-s` keeps `ICRNL` on,
-    /// so a single-key prompt of the shell itself does not look like its line editor.
-    pub(crate) fn line_editing(self) -> bool {
-        !self.canonical && !self.echo && !self.maps_cr
     }
 }
 
@@ -479,15 +456,10 @@ impl Pty {
             .filter(|&p| p > 0)
     }
 
-    /// The terminal's echo, canonical-mode and carriage-return flags.
+    /// The terminal's modes that matter to the host ([`TtyModes`]).
     pub(crate) fn modes(&self) -> Option<TtyModes> {
         let t = rustix::termios::tcgetattr(self.fd.as_fd()).ok()?;
-        Some(TtyModes {
-            echo: t.local_modes.contains(LocalModes::ECHO),
-            canonical: t.local_modes.contains(LocalModes::ICANON),
-            maps_cr: t.input_modes.contains(InputModes::ICRNL),
-            output_processing: t.output_modes.contains(OutputModes::OPOST),
-        })
+        Some(TtyModes::of(&t))
     }
 
     /// The byte the terminal's own Ctrl-C sends when the foreground program reads keys raw:

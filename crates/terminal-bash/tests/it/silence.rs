@@ -379,7 +379,8 @@ async fn a_repl_with_a_ticking_timer_settles_after_its_prompt() {
 }
 
 /// A program that watches the terminal with a timeout while its timer keeps printing (a
-/// `select` loop with a period, node's stdin listener beside `setInterval`) is still at work:
+/// `select` loop with a period, node's stdin listener beside `setInterval`, in raw mode too
+/// as a spinner that discards what is typed) is still at work:
 /// the send ends with the program, every line of it there, not at the first quiet moment as a
 /// wait for input; a progress line it redraws before the cursor is no prompt. Once the
 /// program prints nothing through a period (or nearly the idle window), it waits for input,
@@ -393,6 +394,10 @@ async fn a_program_printing_on_a_timer_while_it_watches_the_terminal_is_not_wait
     const NODE_LOOP: &str = "node -e 'let i = 0; process.stdin.on(\"data\", () => {}); \
         const t = setInterval(() => { console.log(\"tick\", i++); \
         if (i === 6) { clearInterval(t); process.exit(0) } }, 250)'";
+    const NODE_RAW_LOOP: &str = "node -e 'process.stdin.setRawMode(true); \
+        process.stdin.on(\"data\", () => {}); let i = 0; \
+        const t = setInterval(() => { console.log(\"tick\", i++); \
+        if (i === 6) { clearInterval(t); process.exit(0) } }, 250)'";
     const QUIET_LOOP: &str = "python3 -c 'import select, sys\n\
         print(\"ready\", flush=True)\n\
         while not select.select([0], [], [], 0.2)[0]: pass\n\
@@ -401,7 +406,7 @@ async fn a_program_printing_on_a_timer_while_it_watches_the_terminal_is_not_wait
         let sh = Shell::open(config()).await;
         let mut loops = vec![SELECT_LOOP];
         if crate::support::installed("node") {
-            loops.push(NODE_LOOP);
+            loops.extend([NODE_LOOP, NODE_RAW_LOOP]);
         }
         for program in loops {
             let r = sh.send_within(program, true, 20_000).await;

@@ -1,8 +1,11 @@
-//! Terminal modes the host sets on a fresh PTY before its program starts.
+//! Terminal modes: the ones the host sets on a fresh PTY before its program starts, and the
+//! facts it reads from them.
 
 use std::os::fd::AsFd;
 
-use rustix::termios::{InputModes, OptionalActions, tcgetattr, tcsetattr};
+use rustix::termios::{
+    InputModes, LocalModes, OptionalActions, OutputModes, Termios, tcgetattr, tcsetattr,
+};
 
 /// Turns output flow control (`IXON`) off on the terminal whose master is `master` (Linux
 /// applies termios calls on the master to the slave). With it on, a Ctrl-S typed to the shell
@@ -21,5 +24,42 @@ pub(super) fn disable_flow_control(master: impl AsFd) {
         if let Err(e) = tcsetattr(fd, OptionalActions::Now, &modes) {
             tracing::debug!(error = %e, "could not turn PTY flow control off");
         }
+    }
+}
+
+/// Termios facts of the terminal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TtyModes {
+    /// `ECHO`: the terminal echoes typed input.
+    pub(crate) echo: bool,
+    /// `ICANON`: line-buffered input (what password prompts keep; raw-mode programs clear it).
+    pub(crate) canonical: bool,
+    /// `ICRNL`: a typed carriage return arrives as a newline. Readline clears it (it tells
+    /// the two keys apart); bash's builtin `read -n`/`-N` keeps it.
+    pub(crate) maps_cr: bool,
+    /// `OPOST`: output processing (a written newline starts a new row at its first column).
+    /// Raw-mode programs clear it; cbreak-mode key readers keep it.
+    pub(crate) output_processing: bool,
+    /// `ISIG`: the interrupt, quit and suspend keys send signals. Raw mode (`setRawMode` in
+    /// node, Python's `tty.setraw`) clears it; cbreak-mode key readers (`top`, `less`) keep it.
+    pub(crate) signals: bool,
+}
+
+impl TtyModes {
+    pub(super) fn of(t: &Termios) -> Self {
+        Self {
+            echo: t.local_modes.contains(LocalModes::ECHO),
+            canonical: t.local_modes.contains(LocalModes::ICANON),
+            maps_cr: t.input_modes.contains(InputModes::ICRNL),
+            output_processing: t.output_modes.contains(OutputModes::OPOST),
+            signals: t.local_modes.contains(LocalModes::ISIG),
+        }
+    }
+
+    /// Whether the modes are readline's while it edits a line: non-canonical, no echo (it
+    /// echoes itself) and `ICRNL` off. Bash's builtin `read -n`/`-N`/`-s` keeps `ICRNL` on,
+    /// so a single-key prompt of the shell itself does not look like its line editor.
+    pub(crate) fn line_editing(self) -> bool {
+        !self.canonical && !self.echo && !self.maps_cr
     }
 }

@@ -212,15 +212,20 @@ pub(super) fn observe(
             }
         )
     });
-    // Only in canonical mode, or for the shell's own `read -t`: a program reading keys as
-    // they are typed (`top`, a TUI) polls for them on its timer, and waits for them whatever
-    // it prints meanwhile.
+    // In canonical mode, in raw mode (node's `setRawMode`: a spinner that discards what is
+    // typed while it spins), and for the shell's own `read -t`; not for a key reader in cbreak
+    // mode (`top`, `less`: the signal keys kept), which polls for keys on its timer and waits
+    // for them whatever it prints meanwhile.
     obs.fg_wakes_in = match activity {
         Some(GroupActivity::ReadingTty { wakes_in, .. }) => wakes_in,
         _ => None,
     }
     .filter(|_| {
-        obs.fg == Some(shared.shell_pgid()) || shared.pty.modes().is_some_and(|m| m.canonical)
+        obs.fg == Some(shared.shell_pgid())
+            || shared
+                .pty
+                .modes()
+                .is_some_and(|m| m.canonical || !m.signals)
     });
     obs.fg_relays = obs.fg_wait_among_others && probed.as_ref().is_some_and(|p| p.relays);
     // The cursor row is read only when it matters: reading it brings the screen up to date,
