@@ -368,14 +368,14 @@ impl SendOp {
             let settle = readiness.evaluate(&obs).filter(|&reason| {
                 matches!(reason, Settle::Exit | Settle::Timeout) || !shared.lock().close_running
             });
-            // A signal owed to the command that has not gone anywhere yet (it goes within the
-            // grace, or at the next turn of this loop for a cancel that came just now) is about
-            // to end a wait for input or the silence: not one to settle on (`read v`, then
-            // SIGINT at once: the shell's own `read` gets it after the grace; a job killed as
-            // its send settled on silence: its program gets the interrupt).
+            // A signal owed to the command that has not gone anywhere yet (within the grace, or
+            // at this loop's next turn for a cancel just now) is about to end a wait for input
+            // or the silence: not one to settle on (`read v`, then SIGINT at once; a job killed
+            // as its send settled on silence: its program gets the interrupt).
             let settle = settle.filter(|&reason| {
-                !matches!(reason, Settle::StdinWait | Settle::Idle)
-                    || !(self.interrupt_owed() && interrupts.pending())
+                !(matches!(reason, Settle::StdinWait | Settle::Idle)
+                    && self.interrupt_owed()
+                    && interrupts.pending())
             });
             // Lines still to type: the next one goes now that its reader is ready (or the
             // rest, typed ahead, when the send settles anyway).
