@@ -293,10 +293,20 @@ impl Tool for ReadTool {
             .line_start
             .take()
             .map(|start| fit::join_line_start(&page.text, &start, max_bytes / 4, false));
-        // A line longer than a quarter of the cap keeps its start and end (the page cannot be
-        // split inside a line); the marker says how to see the rest.
-        if let (std::borrow::Cow::Owned(text), true) =
-            render::cut_long_lines(&page.text, max_bytes / 4)
+        // The footer a page has when nothing of it is cut.
+        let plain_footer = render::read_footer(page.line_begin, page.line_end, page.total_lines)
+            .len()
+            + if page.alternate_screen {
+                render::READ_ALTERNATE_SCREEN.len()
+            } else {
+                0
+            };
+        // A page that does not fit: a line longer than a quarter of the cap keeps its start
+        // and end (the page cannot be split inside a line, and the page's other lines get
+        // room); the marker says how to see the rest.
+        if page.text.len() + plain_footer > max_bytes
+            && let (std::borrow::Cow::Owned(text), true) =
+                render::cut_long_lines(&page.text, max_bytes / 4)
         {
             page.text = text;
             page.truncated = true;
@@ -320,13 +330,6 @@ impl Tool for ReadTool {
         // Room for the footer, the pointer and the truncation marker, so the rendered page
         // keeps every line the footer counts (the footer can only get shorter); a whole page
         // that fits beside the plain footer needs neither the pointer nor the marker.
-        let plain_footer = render::read_footer(page.line_begin, page.line_end, page.total_lines)
-            .len()
-            + if page.alternate_screen {
-                render::READ_ALTERNATE_SCREEN.len()
-            } else {
-                0
-            };
         let whole = !page.truncated
             && page.line_end >= wanted_end
             && page.text.len() + plain_footer <= max_bytes;

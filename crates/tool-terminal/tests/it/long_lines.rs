@@ -44,3 +44,33 @@ fn assert_cut_line(text: &str) {
         "{line:.100}"
     );
 }
+
+/// A line longer than a quarter of the budget comes back whole from `terminal_read` when the
+/// page fits: cutting is for pages that do not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_line_in_a_page_that_fits_is_read_whole() {
+    let (host, agent) = Host::with_open_shell().await;
+    let command = "printf 'start'; head -c 20000 /dev/zero | tr '\\0' y; printf 'END\\n'";
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": command, "timeoutMs": 30_000}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let r = host
+        .call(
+            &agent,
+            "terminal_read",
+            json!({"sessionId": "pty-1", "count": 3}),
+        )
+        .await;
+    let text = r.text();
+    let whole = format!("start{}END", "y".repeat(20_000));
+    assert!(text.lines().any(|l| l == whole), "{text:.300}");
+    assert!(!text.contains("bytes of this line omitted"), "{text:.300}");
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
