@@ -122,9 +122,17 @@ fn send_timeout(timeout_ms: Option<u64>, max_ms: u64) -> Result<Option<Duration>
         Some(0) => Err(ToolError::new(
             "timeoutMs must be a positive number of milliseconds; omit it to use the server's default timeout",
         )),
-        Some(ms) if ms > max_ms => Err(ToolError::new(format!(
-            "timeoutMs is {ms}, above this server's cap of {max_ms} ms; send again with timeoutMs of at most {max_ms} (a send that times out leaves its command running; a later terminal_send or terminal_read shows what it printed)"
-        ))),
+        Some(ms) if ms > max_ms => {
+            // A number past u64 arrives saturated: it is not quoted as that.
+            let asked = if ms == u64::MAX {
+                String::new()
+            } else {
+                format!(" {ms},")
+            };
+            Err(ToolError::new(format!(
+                "timeoutMs is{asked} above this server's cap of {max_ms} ms; send again with timeoutMs of at most {max_ms} (a send that times out leaves its command running; a later terminal_send or terminal_read shows what it printed)"
+            )))
+        }
         Some(ms) => Ok(Some(Duration::from_millis(ms))),
     }
 }

@@ -497,6 +497,11 @@ async fn timeout_ms_sets_one_sends_deadline_within_the_cap() {
             "timeoutMs is 60001, above this server's cap of 60000 ms",
         ),
         (json!(0), "\"timeoutMs\" must be >= 1"),
+        // Past u64: not quoted as the saturated number it arrives as.
+        (
+            json!(1e30),
+            "Error: timeoutMs is above this server's cap of 60000 ms",
+        ),
     ] {
         let r = host
             .call(
