@@ -10,14 +10,7 @@ use serde_json::{Value, json};
 use crate::support::{Host, fast_bash};
 
 async fn open(host: &Host, agent: &Agent) -> String {
-    let r = host
-        .call(agent, "terminal_open", json!({"type": "shell"}))
-        .await;
-    assert!(!r.is_error, "{}", r.text());
-    r.structured.unwrap()["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned()
+    host.open_session(agent).await
 }
 
 /// Starts a background send; returns the job id and the acknowledgement text, whose lines after

@@ -177,13 +177,7 @@ async fn a_flooding_background_job_reads_as_whole_lines_with_every_omission_stat
     };
     let host = Host::with_jobs(config, fast_bash());
     let agent = host.agent("a");
-    let r = host
-        .call(&agent, "terminal_open", json!({"type": "shell"}))
-        .await;
-    let session = r.structured.unwrap()["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let session = host.open_session(&agent).await;
     let dir: PathBuf =
         std::env::temp_dir().join(format!("dsh-bg-flood-{}-{session}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

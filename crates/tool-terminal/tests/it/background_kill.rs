@@ -19,13 +19,7 @@ async fn a_kill_as_the_job_settles_on_silence_still_interrupts_its_program() {
     };
     let host = Host::with_jobs(ToolTerminalConfig::default(), bash);
     let agent = host.agent("a");
-    let r = host
-        .call(&agent, "terminal_open", json!({"type": "shell"}))
-        .await;
-    let session = r.structured.unwrap()["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let session = host.open_session(&agent).await;
     let fifo = std::env::temp_dir().join(format!(
         "dsh-kill-fifo-{}-{:?}",
         std::process::id(),

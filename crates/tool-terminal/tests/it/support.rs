@@ -76,6 +76,18 @@ impl Host {
         (host, agent)
     }
 
+    /// Opens a shell session for `agent` and returns its id.
+    pub(crate) async fn open_session(&self, agent: &Agent) -> String {
+        let r = self
+            .call(agent, "terminal_open", serde_json::json!({"type": "shell"}))
+            .await;
+        assert!(!r.is_error, "{}", r.text());
+        r.structured.expect("an open result")["sessionId"]
+            .as_str()
+            .expect("a session id")
+            .to_owned()
+    }
+
     pub(crate) fn agent(&self, id: &str) -> Agent {
         Agent::new(&self.ctx, id)
     }
