@@ -3,20 +3,30 @@
 
 use serde_json::json;
 
+use dsh_context::Agent;
+
 use crate::support::Host;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_line_over_the_budget_keeps_its_start_and_end() {
-    let (host, agent) = Host::with_open_shell().await;
-    let command = "printf 'start'; head -c 100000 /dev/zero | tr '\\0' x; printf 'END\\n'";
+/// Sends a command printing one line of `start`, `n` times `fill` and `END` in the session
+/// `pty-1`; returns the send's text.
+async fn print_line(host: &Host, agent: &Agent, n: usize, fill: char) -> String {
+    let command =
+        format!("printf 'start'; head -c {n} /dev/zero | tr '\\0' {fill}; printf 'END\\n'");
     let r = host
         .call(
-            &agent,
+            agent,
             "terminal_send",
             json!({"sessionId": "pty-1", "text": command, "timeoutMs": 30_000}),
         )
         .await;
-    let text = r.text();
+    assert!(!r.is_error, "{}", r.text());
+    r.text()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_over_the_budget_keeps_its_start_and_end() {
+    let (host, agent) = Host::with_open_shell().await;
+    let text = print_line(&host, &agent, 100_000, 'x').await;
     assert_cut_line(&text);
     assert!(text.contains("\ndsh> \n[wait: stdin_read]"), "{text:.300}");
     assert!(text.contains("only part of it is shown"), "{text:.300}");
@@ -50,15 +60,7 @@ fn assert_cut_line(text: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_line_in_a_page_that_fits_is_read_whole() {
     let (host, agent) = Host::with_open_shell().await;
-    let command = "printf 'start'; head -c 20000 /dev/zero | tr '\\0' y; printf 'END\\n'";
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": command, "timeoutMs": 30_000}),
-        )
-        .await;
-    assert!(!r.is_error, "{}", r.text());
+    print_line(&host, &agent, 20_000, 'y').await;
     let r = host
         .call(
             &agent,
