@@ -64,9 +64,9 @@ pub(crate) const PROMPT_MARK_WAIT: Duration = Duration::from_millis(250);
 /// `top`, `htop`) is never silent for the idle window.
 pub(crate) const REDRAW_PAUSE: Duration = Duration::from_millis(100);
 
-/// Beyond its own timeout, how long a terminal wait with a timeout and no prompt before the
-/// cursor must have lasted, with no output, before it settles a send: time for the program,
-/// woken by its timer, to print what it woke up for.
+/// Beyond its own timeout, how long a terminal wait with a timeout (no REPL prompt before the
+/// cursor, the main screen) must have lasted, with no output, before it settles a send: time
+/// for the program, woken by its timer, to print what it woke up for.
 pub(crate) const TIMED_WAIT_MARGIN: Duration = Duration::from_millis(100);
 
 /// How long before output silence would settle a send a terminal wait with a timeout settles
@@ -138,9 +138,9 @@ pub(crate) struct Observation {
     pub(crate) fg_busy: Option<bool>,
     /// The probe found `fg` waiting on the terminal among other event sources.
     pub(crate) fg_wait_among_others: bool,
-    /// The same probe found `fg`'s terminal wait bounded by a timeout, the terminal in
-    /// canonical mode: the program wakes by itself within this long (see
-    /// `GroupActivity::ReadingTty`).
+    /// The same probe found `fg`'s terminal wait bounded by a timeout: the program wakes by
+    /// itself within this long (see `GroupActivity::ReadingTty`). Left out for a key reader
+    /// in cbreak mode, which waits for its key whatever its timer prints.
     pub(crate) fg_wakes_in: Option<Duration>,
     /// Besides, `fg` holds a socket or a terminal's master side: it relays another side's
     /// output (`ssh host make`), which may still be coming.
@@ -210,8 +210,8 @@ pub(crate) struct Readiness {
     busy: Option<(i32, bool)>,
     /// Since when the shell's own stdin wait has been holding for its prompt mark.
     shell_wait_since: Option<Instant>,
-    /// The group whose terminal wait with a timeout and no prompt before the cursor has been
-    /// seen since this observation with no output after it (see [`TIMED_WAIT_MARGIN`]).
+    /// The group whose terminal wait with a timeout (no REPL prompt before the cursor) has
+    /// been seen since this observation with no output after it (see [`TIMED_WAIT_MARGIN`]).
     timed_wait_since: Option<(i32, Instant)>,
     /// The newest observation had the alternate screen on.
     alternate: bool,
@@ -481,9 +481,9 @@ impl Readiness {
         None
     }
 
-    /// Whether a terminal wait of `fg` (`waiting`) may settle by the rule for unprompted
-    /// waits with a timeout (see the stdin tier in [`Readiness::evaluate`]); true for any
-    /// other wait. Tracks since when such a wait has been seen.
+    /// Whether a terminal wait of `fg` (`waiting`) may settle by the rule for waits with a
+    /// timeout (see the stdin tier in [`Readiness::evaluate`]); true for any other wait.
+    /// Tracks since when such a wait has been seen.
     fn timed_wait_passed(&mut self, waiting: bool, fg: i32, o: &Observation) -> bool {
         let timed = waiting
             && o.fg_wakes_in.is_some()
