@@ -1,9 +1,14 @@
-//! `terminal_send`: validation of one send (input size, `timeoutMs`, background mode), the
-//! foreground or background run, progress, the fitted result and its cards.
+//! `terminal_send`: validation of one send (input size, NUL characters, `timeoutMs`,
+//! background mode), the foreground or background run, progress, the fitted result and its
+//! cards.
 
 use std::sync::Arc;
 
 use super::*;
+
+/// The error for text with a NUL character: a terminal types no such character (bash's line
+/// editor takes it as its set-mark key and drops it, so `echo a\0b` ran `echo ab`).
+const NUL_IN_TEXT: &str = "text contains a NUL character (U+0000), which a terminal cannot type as text (the shell's line editor takes it as a key and drops it); nothing was sent. Remove it, or have a command write the byte (printf '\\0')";
 
 /// `terminal_send`.
 pub(crate) struct SendTool(pub(crate) Arc<Shared>);
@@ -42,6 +47,9 @@ impl Tool for SendTool {
                 args.text.len()
             ))
             .with_code("INPUT_TOO_LARGE"));
+        }
+        if args.text.contains('\0') {
+            return Err(ToolError::new(NUL_IN_TEXT).with_code("INVALID_INPUT"));
         }
         let timeout = send_timeout(args.timeout_ms, self.0.config.max_send_timeout_ms)?;
         if args.run_in_background == Some(true) {

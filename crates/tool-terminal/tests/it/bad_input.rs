@@ -213,6 +213,21 @@ async fn oversized_text_is_refused_before_anything_is_written() {
     host.shutdown().await;
 }
 
+/// A NUL character cannot be typed as text (bash's line editor took it as a key and ran
+/// `echo ab`): the send is refused, nothing is typed, and the session is as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_with_a_nul_is_refused_and_nothing_is_typed() {
+    let (host, agent) = Host::with_open_shell().await;
+    let r = host.send(&agent, "pty-1", "echo a\u{0}b").await;
+    assert!(r.is_error);
+    insta::assert_snapshot!("error_text_with_nul", r.text());
+    let r = host.send(&agent, "pty-1", "echo next").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert!(r.text().lines().any(|l| l == "next"), "{}", r.text());
+    assert!(!r.text().contains("ab"), "{}", r.text());
+    host.shutdown().await;
+}
+
 #[tokio::test]
 async fn background_sends_name_what_is_missing() {
     let host = Host::new(ToolTerminalConfig::default(), None);
