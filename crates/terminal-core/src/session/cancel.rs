@@ -65,8 +65,9 @@ pub(super) struct CancelInterrupts {
 }
 
 impl CancelInterrupts {
-    /// Delivers `signal` (a cancel's SIGINT, or the one handed over) to the foreground when it
-    /// has not reached it yet: the first time, and again when another group than the shell's,
+    /// Delivers `owed`'s signal (a cancel's SIGINT, or the one handed over, with whether it
+    /// goes as the terminal's key: see [`deliver`]) to the foreground when it has not reached
+    /// it yet: the first time, and again when another group than the shell's,
     /// or the same group under a new program image, holds the foreground (at most
     /// [`MAX_CANCEL_INTERRUPTS`] in all).
     ///
@@ -75,8 +76,9 @@ impl CancelInterrupts {
     pub(super) async fn deliver_due(
         &mut self,
         shared: &Arc<Shared>,
-        signal: TerminalSignal,
+        owed: (TerminalSignal, bool),
     ) -> Result<(), TerminalError> {
+        let (signal, as_key) = owed;
         if self.count >= MAX_CANCEL_INTERRUPTS {
             return Ok(());
         }
@@ -117,7 +119,7 @@ impl CancelInterrupts {
         self.last = Some(target);
         self.count += 1;
         self.delivered_at = Some(Instant::now());
-        match deliver(shared, signal) {
+        match deliver(shared, signal, as_key) {
             // A later group that ended before its interrupt: nothing left to interrupt.
             Err(e) if !first => {
                 tracing::debug!(error = %e, "cancel interrupt not delivered");

@@ -149,12 +149,12 @@ impl SendOp {
         span.cancel_requested || span.requested_signal.is_some()
     }
 
-    /// The signal the driver owes the foreground: a cancel's SIGINT, else the one handed over.
-    fn signal_owed(&self) -> TerminalSignal {
+    /// The owed signal, and whether it goes as the terminal's key (a cancel's SIGINT: no).
+    fn signal_owed(&self) -> (TerminalSignal, bool) {
         let span = self.span();
         span.requested_signal
             .filter(|_| !span.cancel_requested)
-            .unwrap_or(TerminalSignal::Sigint)
+            .map_or((TerminalSignal::Sigint, false), |signal| (signal, true))
     }
 
     /// Drops the input this send has not typed yet (a signal reached the foreground).

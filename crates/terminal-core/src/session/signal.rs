@@ -92,7 +92,7 @@ pub(super) fn signal(
     // asked before the signal, which may end it.
     let replaced =
         shared.pty.foreground_pgid() == Some(shared.shell_pgid()) && shared.shell_replaced();
-    let (target_pgid, delivery) = deliver(shared, signal)?;
+    let (target_pgid, delivery) = deliver(shared, signal, true)?;
     let shell_targeted = target_pgid == shared.shell_pgid() && !replaced;
     Ok(SignalResult {
         target_pgid,
@@ -165,15 +165,19 @@ pub(super) fn runs_shell_image(pgid: i32, shell_pgid: i32) -> bool {
 }
 
 /// Delivers `signal` to the foreground group and records its aftermath; returns the group and
-/// how it went. A SIGINT goes the way the terminal's own Ctrl-C would: when the foreground
-/// program turned `ISIG` off (vim, raw-mode programs) and reads keys (it holds the alternate
-/// screen, or reads the terminal now), the terminal's interrupt character is written as input
-/// (a signal would bypass the program's own handling of the key, or kill it); otherwise
-/// `kill(-pgid, SIGINT)`, after discarding unread typed-ahead input as the
-/// terminal's key does (SIGTSTP too, unless it goes to the shell itself, which ignores it).
+/// how it went. With `as_key` (`terminal_signal`), a SIGINT goes the way the terminal's own
+/// Ctrl-C would: when the foreground program turned `ISIG` off (vim, raw-mode programs) and
+/// reads keys (it holds the alternate screen, or reads the terminal now), the terminal's
+/// interrupt character is written as input (a signal would bypass the program's own handling
+/// of the key, or kill it). Otherwise (a cancelled send, `job_kill`: a real signal, so a
+/// program that takes Ctrl-C as a key, such as node's readline pausing at its prompt, is
+/// interrupted all the same) `kill(-pgid, SIGINT)`, after discarding unread typed-ahead input
+/// as the terminal's key does (SIGTSTP too, unless it goes to the shell itself, which ignores
+/// it).
 pub(super) fn deliver(
     shared: &Shared,
     signal: TerminalSignal,
+    as_key: bool,
 ) -> Result<(i32, SignalDelivery), TerminalError> {
     let pgid = shared.pty.foreground_pgid().ok_or_else(|| {
         TerminalError::new(
@@ -204,7 +208,7 @@ pub(super) fn deliver(
     // The interrupt character is a key only to a program that reads keys: a full-screen one,
     // or one reading the terminal now. With ISIG left off by someone else (`stty -isig;
     // sleep 20`), a program that reads nothing gets the signal itself.
-    let raw_interrupt = (signal == TerminalSignal::Sigint)
+    let raw_interrupt = (as_key && signal == TerminalSignal::Sigint)
         .then(|| shared.pty.raw_interrupt_char())
         .flatten()
         .filter(|_| shared.lock().screen.alternate_screen() || shared.tty_reader(pgid).is_some());

@@ -87,3 +87,58 @@ async fn a_kill_as_the_job_settles_on_silence_still_interrupts_its_program() {
     let _ = std::fs::remove_file(&fifo);
     host.shutdown().await;
 }
+
+/// `job_kill` stops a program that takes Ctrl-C as a key (node's readline in raw mode pauses at
+/// its prompt on it): a kill is a real SIGINT, as a cancelled send's interrupt is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_stops_a_program_that_takes_ctrl_c_as_a_key() {
+    if !crate::support::installed("node") {
+        return;
+    }
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let text = "node -e 'const rl = require(\"readline\").createInterface({input: process.stdin, \
+        output: process.stdout}); setInterval(() => {}, 5000); \
+        rl.question(\"Project name: \", (a) => { console.log(\"got \" + a); process.exit(0) })'";
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": text, "run_in_background": true}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let mut shown = r.text();
+    let job = r.structured.unwrap()["jobId"].as_str().unwrap().to_owned();
+    // Killed at its prompt, in raw mode.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !shown.contains("Project name:") {
+        assert!(tokio::time::Instant::now() < deadline, "{shown}");
+        let r = host
+            .call(
+                &agent,
+                "job_output",
+                json!({"job_id": job, "wait": true, "timeout_ms": 100}),
+            )
+            .await;
+        shown = r.text();
+    }
+    host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    let r = host
+        .call(
+            &agent,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 30_000}),
+        )
+        .await;
+    let text = r.text();
+    let status = text.rsplit('\n').next().unwrap_or_default();
+    assert_eq!(
+        status, "[status: killed, wait: stdin_read, exit: 130]",
+        "{text}"
+    );
+    let r = host.send(&agent, &session, "echo alive").await;
+    assert!(r.text().lines().any(|l| l == "alive"), "{}", r.text());
+    host.shutdown().await;
+}
