@@ -53,10 +53,9 @@
 //!   them, quietly (an `xtrace` turned on traces nothing of ours), and exports them again.
 //! - Quiet, predictable input: bracketed paste off (when readline is active), TAB inserts
 //!   itself instead of completing (a sent TAB, e.g. in a Makefile heredoc, arrives as a TAB
-//!   and never opens a completion listing), Ctrl-S does nothing at the prompt (the terminal's
-//!   flow control is off, and readline would start a forward history search that takes the
-//!   next send's text as its search string), history expansion off (`set +H`: `!` in commands
-//!   is literal), no history file.
+//!   and never opens a completion listing), history expansion off (`set +H`: `!` in commands
+//!   is literal), no history file. The terminal's flow control is off, so Ctrl-S is
+//!   readline's forward history search, as in a terminal with `stty -ixon`.
 //! - A read-only home (a confined session's) gets vim without its viminfo file: vim could not
 //!   write `~/.viminfo` and stopped at a "Press ENTER" prompt (E138) on every exit, taking
 //!   the next command typed as its answer. `VIMINIT` then loads what vim would have loaded
@@ -92,8 +91,6 @@ if [[ -o emacs || -o vi ]]; then
   bind 'set enable-bracketed-paste off' 2>/dev/null
   bind -m emacs '"\C-i": self-insert' 2>/dev/null
   bind -m vi-insert '"\C-i": self-insert' 2>/dev/null
-  bind -m emacs -r '\C-s' 2>/dev/null
-  bind -m vi-insert -r '\C-s' 2>/dev/null
   for __dsh_m in emacs vi-insert vi-command; do
     bind -m "$__dsh_m" -x '"\e[2024~": __dsh_repair' 2>/dev/null
     bind -m "$__dsh_m" '"\e[2025~": kill-whole-line' 2>/dev/null

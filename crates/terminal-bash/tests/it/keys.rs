@@ -149,16 +149,25 @@ async fn top_is_a_single_key_reader_not_a_repl() {
 
 /// Output flow control is off: a Ctrl-S (XOFF) typed to the shell or to a program reading in
 /// canonical mode stops no output, so the results after it are whole (with it on, every later
-/// result came back empty until a Ctrl-Q). A program turning it back on has it turned off
-/// again at the prompt, with the modes the session started with.
+/// result came back empty until a Ctrl-Q); at the prompt it is readline's forward search. A
+/// program turning flow control back on has it turned off again at the prompt, with the modes
+/// the session started with.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_ctrl_s_stops_no_output() {
     within(async {
         let sh = Shell::open(config()).await;
+        // At the prompt it is readline's forward history search, which Ctrl-G leaves.
         sh.send_raw("\u{13}", false).await;
+        sh.send_raw("\u{7}", false).await;
         let r = sh.send("echo after-xoff").await;
         assert!(r.viewport.lines().any(|l| l == "after-xoff"), "{r:?}");
         assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // Ctrl-R then Ctrl-S search back and forth; Ctrl-G gives the empty line back.
+        sh.send("echo unique-123").await;
+        sh.send_raw("\u{12}unique\u{13}", false).await;
+        sh.send_raw("\u{7}", false).await;
+        let r = sh.send("echo fin").await;
+        assert!(r.viewport.lines().any(|l| l == "fin"), "{r:?}");
         let r = sh.send("cat").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         let r = sh.send("\u{13}typed").await;
