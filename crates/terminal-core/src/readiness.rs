@@ -13,7 +13,7 @@
 //!    it, the screen has caught up and output has been quiet for [`PROBE_QUIET`] (for a wait
 //!    among other event sources or with a timeout, [`WEAK_WAIT_QUIET`], or
 //!    [`PROMPT_WAIT_QUIET`] when the cursor follows a REPL prompt such as node's `> `; a wait
-//!    with a timeout on the main screen with no REPL prompt before the cursor, once its
+//!    with a timeout on the main screen with no prompt or question before the cursor, once its
 //!    timeout plus [`TIMED_WAIT_MARGIN`] has passed since it was first seen with no output
 //!    after it, or [`TIMED_WAIT_SILENCE_LEAD`] before silence would settle), and it was not
 //!    already blocked before the write
@@ -167,6 +167,9 @@ pub(crate) struct Observation {
     /// `In [1]: `, a continuation's `... `): a program waiting on the terminal among other
     /// event sources there has printed its prompt, so its wait needs a shorter quiet.
     pub(crate) prompt_at_cursor: bool,
+    /// The text before the cursor ends the way a prompt does (`Name:`, `Continue? [y/N]`),
+    /// not a progress line's (`12/40`, `45%`): a wait with a timeout there is a prompt's.
+    pub(crate) question_at_cursor: bool,
     /// Nothing precedes the cursor on its row: the program printed no prompt there.
     pub(crate) cursor_on_blank_row: bool,
     /// The cursor is on a blank row below one that starts with a REPL's prompt (node's `> `
@@ -210,7 +213,7 @@ pub(crate) struct Readiness {
     busy: Option<(i32, bool)>,
     /// Since when the shell's own stdin wait has been holding for its prompt mark.
     shell_wait_since: Option<Instant>,
-    /// The group whose terminal wait with a timeout (no REPL prompt before the cursor) has
+    /// The group whose terminal wait with a timeout (no prompt before the cursor) has
     /// been seen since this observation with no output after it (see [`TIMED_WAIT_MARGIN`]).
     timed_wait_since: Option<(i32, Instant)>,
     /// The newest observation had the alternate screen on.
@@ -488,7 +491,7 @@ impl Readiness {
         let timed = waiting
             && o.fg_wakes_in.is_some()
             && !o.alternate_screen
-            && !(o.prompt_at_cursor || self.prompt_seen);
+            && !(o.prompt_at_cursor || o.question_at_cursor || self.prompt_seen);
         let Some(wakes_in) = o.fg_wakes_in.filter(|_| timed) else {
             self.timed_wait_since = None;
             return true;

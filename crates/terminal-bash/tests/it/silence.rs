@@ -433,6 +433,12 @@ async fn a_program_printing_on_a_timer_while_it_watches_the_terminal_is_not_wait
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         let r = sh.send("hi").await;
         assert!(r.viewport.lines().any(|l| l == "got=hi"), "{r:?}");
+        // A question before the cursor is a prompt, timeout or not.
+        let r = sh.send("read -t 20 -p 'Name: ' v; echo \"name=$v\"").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.ends_with("Name: "), "{r:?}");
+        let r = sh.send("ada").await;
+        assert!(r.viewport.lines().any(|l| l == "name=ada"), "{r:?}");
         let r = sh.send(QUIET_LOOP).await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert_eq!(r.exit_code, None, "{r:?}");

@@ -38,6 +38,7 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         line_editor_mode: false,
         alternate_screen: false,
         prompt_at_cursor: false,
+        question_at_cursor: false,
         cursor_on_blank_row: false,
         prompt_above_cursor: false,
     }

@@ -178,6 +178,7 @@ pub(super) fn observe(
             line_editor_mode: false,
             alternate_screen: st.screen.alternate_screen(),
             prompt_at_cursor: false,
+            question_at_cursor: false,
             cursor_on_blank_row: false,
             prompt_above_cursor: false,
         };
@@ -234,6 +235,7 @@ pub(super) fn observe(
         let mut st = shared.lock();
         let row = st.screen.cursor_row_prefix();
         obs.prompt_at_cursor = row.as_deref().is_some_and(is_repl_prompt);
+        obs.question_at_cursor = row.as_deref().is_some_and(ends_like_a_question);
         obs.cursor_on_blank_row = row.as_deref().is_none_or(str::is_empty);
         // Below the row the input's echo starts on: that one begins with the prompt too.
         let after = st.write_row;
@@ -283,6 +285,13 @@ pub(super) fn at_primary_repl_prompt(screen: &mut crate::screen::Screen) -> bool
     screen
         .cursor_row_prefix()
         .is_some_and(|p| is_repl_prompt(&p) && !is_repl_continuation_prompt(&p))
+}
+
+/// Whether `row` (the text before the cursor, trailing spaces trimmed) ends the way a prompt
+/// does (see `Observation::question_at_cursor`): `Name:`, `Continue? [y/N]`, `>`, `(default)`, `$`, `#`. A progress line (`12/40`,
+/// `45%`, `Downloading...`) does not.
+pub(super) fn ends_like_a_question(row: &str) -> bool {
+    row.ends_with([':', '?', '>', ')', ']', '$', '#'])
 }
 
 /// Whether `row` starts with a REPL's prompt followed by other text on the same row (node's

@@ -212,12 +212,12 @@ fn a_full_screen_program_that_keeps_redrawing_settles_between_redraws() {
     assert_eq!(r.evaluate(&o), None);
 }
 
-/// A wait on the terminal with a timeout on the main screen, with no REPL prompt before the
-/// cursor (node printing on a `setInterval` beside a stdin listener, a progress line redrawn
+/// A wait on the terminal with a timeout on the main screen, with no prompt or question before
+/// the cursor (node printing on a `setInterval` beside a stdin listener, a progress line redrawn
 /// beside a `read -t`) settles only once its timeout and the margin have passed since it was
 /// first seen with no output after it; output in between starts it over. At the latest a
-/// little before silence would settle. With a REPL's prompt before the cursor, or on the
-/// alternate screen, the timeout does not hold it.
+/// little before silence would settle. With a REPL's prompt or a question before the cursor,
+/// or on the alternate screen, the timeout does not hold it.
 #[test]
 fn a_timed_wait_settles_once_its_timer_passed_without_output() {
     let t0 = Instant::now();
@@ -267,20 +267,16 @@ fn a_timed_wait_settles_once_its_timer_passed_without_output() {
     o.now = t0 + settles_at;
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
 
-    // A REPL's prompt before the cursor, or the alternate screen (a TUI polling for keys),
-    // settles as any wait among others does.
-    for repl_prompt in [true, false] {
+    // A REPL's prompt or a question before the cursor (`read -t 30 -p 'Name: '`), or the
+    // alternate screen (a TUI polling for keys), settles as any wait among others does.
+    for case in ["REPL prompt", "question", "alternate screen"] {
         let mut r = with_real_windows(t0, PreWrite::default());
         let mut o = waiting(WEAK_WAIT_QUIET, ms(0));
-        if repl_prompt {
-            o.prompt_at_cursor = true;
-        } else {
-            o.alternate_screen = true;
+        match case {
+            "REPL prompt" => o.prompt_at_cursor = true,
+            "question" => o.question_at_cursor = true,
+            _ => o.alternate_screen = true,
         }
-        assert_eq!(
-            r.evaluate(&o),
-            Some(Settle::StdinWait),
-            "REPL prompt: {repl_prompt}"
-        );
+        assert_eq!(r.evaluate(&o), Some(Settle::StdinWait), "{case}");
     }
 }
