@@ -309,21 +309,6 @@ impl Tool for ReadTool {
             } else {
                 0
             };
-        // A page that does not fit: a line longer than a quarter of the cap keeps its start
-        // and end (the page cannot be split inside a line, and the page's other lines get
-        // room); the marker says how to see the rest.
-        if page.text.len() + plain_footer > max_bytes
-            && let (std::borrow::Cow::Owned(text), true) =
-                render::cut_long_lines(&page.text, max_bytes / 4)
-        {
-            page.text = text;
-            page.truncated = true;
-        }
-        if let Some(first) = joined {
-            let end = page.text.find('\n').unwrap_or(page.text.len());
-            page.text.replace_range(..end, &first);
-            page.truncated = true;
-        }
         // The requested range's older end, and the pointer to its lines a cut page leaves out
         // (its numbers are at most as long as these).
         let wanted_end = page
@@ -335,6 +320,30 @@ impl Tool for ReadTool {
             offset: wanted_end,
             count: wanted_end,
         };
+        // A page that does not fit pages fewer lines, whole; only a line too long for a page
+        // of its own (beside the footer, the pointer and the marker; at least a quarter of the
+        // cap) keeps its start and end, as a page cannot be split inside a line; the marker
+        // says how to see the rest.
+        let one_line_room = max_bytes
+            .saturating_sub(
+                plain_footer
+                    + render::older_line(&widest_older).len()
+                    + render::TRUNCATED.len()
+                    + render::cut_over(0),
+            )
+            .max(max_bytes / 4);
+        if page.text.len() + plain_footer > max_bytes
+            && let (std::borrow::Cow::Owned(text), true) =
+                render::cut_long_lines(&page.text, one_line_room)
+        {
+            page.text = text;
+            page.truncated = true;
+        }
+        if let Some(first) = joined {
+            let end = page.text.find('\n').unwrap_or(page.text.len());
+            page.text.replace_range(..end, &first);
+            page.truncated = true;
+        }
         // Room for the footer, the pointer and the truncation marker, so the rendered page
         // keeps every line the footer counts (the footer can only get shorter); a whole page
         // that fits beside the plain footer needs neither the pointer nor the marker.

@@ -76,3 +76,35 @@ async fn a_long_line_in_a_page_that_fits_is_read_whole() {
         .await;
     host.shutdown().await;
 }
+
+/// A page that does not fit pages fewer lines, whole, with the pointer to the older ones,
+/// rather than cutting each long line: four lines of 9,004 bytes against 32 KiB.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_of_long_lines_pages_fewer_lines_whole() {
+    let (host, agent) = Host::with_open_shell().await;
+    let command = "for i in 1 2 3 4; do printf \"L$i\"; head -c 9000 /dev/zero | tr '\\0' z; \
+                   printf 'END\\n'; done";
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": command, "timeoutMs": 30_000}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let r = host
+        .call(&agent, "terminal_read", json!({"sessionId": "pty-1"}))
+        .await;
+    let text = r.text();
+    assert!(text.len() <= 32 * 1024, "{}", text.len());
+    assert!(!text.contains("bytes of this line omitted"), "{text:.300}");
+    let whole = |n: u32| format!("L{n}{}END", "z".repeat(9000));
+    assert!(text.lines().any(|l| l == whole(4)), "{text:.300}");
+    assert!(
+        text.contains("terminal_read"),
+        "a pointer to the older lines: {text:.300}"
+    );
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
