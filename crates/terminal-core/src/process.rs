@@ -31,6 +31,7 @@ mod scope;
 mod teardown;
 mod tree;
 mod tty_wait;
+mod wait_timeout;
 mod watchdog;
 
 pub use activity::{GroupActivity, group_activity};
