@@ -2,11 +2,58 @@
 //! terminal: the job's sends settle on silence again and again while it runs, and the kill's
 //! interrupt reaches the program even when it lands as one of them settles.
 
+use dsh_context::Agent;
 use dsh_terminal_bash::BashConfig;
 use dsh_tool_terminal::ToolTerminalConfig;
 use serde_json::{Value, json};
 
 use crate::support::Host;
+
+/// Starts a background send of `text` in `session`; returns the job id once the job's output
+/// shows `shown` (read as the job runs, bounded by a deadline).
+async fn start_until(host: &Host, agent: &Agent, session: &str, text: &str, shown: &str) -> String {
+    let r = host
+        .call(
+            agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": text, "run_in_background": true}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let mut read = r.text();
+    let structured: Value = r.structured.unwrap();
+    let job = structured["jobId"].as_str().unwrap().to_owned();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !read.contains(shown) {
+        assert!(tokio::time::Instant::now() < deadline, "{read}");
+        let r = host
+            .call(
+                agent,
+                "job_output",
+                json!({"job_id": job, "wait": true, "timeout_ms": 100}),
+            )
+            .await;
+        read = r.text();
+    }
+    job
+}
+
+/// Kills `job` and waits for its end; returns the job's last read.
+async fn kill_and_wait(host: &Host, agent: &Agent, job: &str) -> String {
+    host.call(agent, "job_kill", json!({"job_id": job})).await;
+    host.call(
+        agent,
+        "job_output",
+        json!({"job_id": job, "wait": true, "timeout_ms": 30_000}),
+    )
+    .await
+    .text()
+}
+
+/// The status line of a job's read.
+fn status_line(read: &str) -> &str {
+    read.rsplit('\n').next().unwrap_or_default()
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kill_as_the_job_settles_on_silence_still_interrupts_its_program() {
@@ -37,29 +84,7 @@ async fn a_kill_as_the_job_settles_on_silence_still_interrupts_its_program() {
         // The program blocks opening the FIFO, which no one writes: not the terminal, no
         // timer. It says so itself once it runs (not a fork of the shell about to run it).
         let text = format!("python3 -c \"print('re' + 'ady', flush=True); open('{fifo}').read()\"");
-        let r = host
-            .call(
-                &agent,
-                "terminal_send",
-                json!({"sessionId": session, "text": text, "run_in_background": true}),
-            )
-            .await;
-        assert!(!r.is_error, "{}", r.text());
-        let mut shown = r.text();
-        let structured: Value = r.structured.unwrap();
-        let job = structured["jobId"].as_str().unwrap().to_owned();
-        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
-        while !shown.lines().any(|l| l == "ready") {
-            assert!(tokio::time::Instant::now() < deadline, "{shown}");
-            let r = host
-                .call(
-                    &agent,
-                    "job_output",
-                    json!({"job_id": job, "wait": true, "timeout_ms": 100}),
-                )
-                .await;
-            shown = r.text();
-        }
+        let job = start_until(&host, &agent, &session, &text, "ready\n").await;
         // Then at several phases of the settle cycle.
         let r = host
             .call(
@@ -69,18 +94,10 @@ async fn a_kill_as_the_job_settles_on_silence_still_interrupts_its_program() {
             )
             .await;
         assert!(r.text().ends_with("[status: running]"), "{}", r.text());
-        host.call(&agent, "job_kill", json!({"job_id": job})).await;
-        let r = host
-            .call(
-                &agent,
-                "job_output",
-                json!({"job_id": job, "wait": true, "timeout_ms": 30_000}),
-            )
-            .await;
-        let text = r.text();
-        let status = text.rsplit('\n').next().unwrap_or_default();
+        let text = kill_and_wait(&host, &agent, &job).await;
         assert_eq!(
-            status, "[status: killed, wait: stdin_read, exit: 130]",
+            status_line(&text),
+            "[status: killed, wait: stdin_read, exit: 130]",
             "round {round}: {text}"
         );
     }
@@ -101,41 +118,12 @@ async fn a_kill_stops_a_program_that_takes_ctrl_c_as_a_key() {
     let text = "node -e 'const rl = require(\"readline\").createInterface({input: process.stdin, \
         output: process.stdout}); setInterval(() => {}, 5000); \
         rl.question(\"Project name: \", (a) => { console.log(\"got \" + a); process.exit(0) })'";
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": text, "run_in_background": true}),
-        )
-        .await;
-    assert!(!r.is_error, "{}", r.text());
-    let mut shown = r.text();
-    let job = r.structured.unwrap()["jobId"].as_str().unwrap().to_owned();
     // Killed at its prompt, in raw mode.
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
-    while !shown.contains("Project name:") {
-        assert!(tokio::time::Instant::now() < deadline, "{shown}");
-        let r = host
-            .call(
-                &agent,
-                "job_output",
-                json!({"job_id": job, "wait": true, "timeout_ms": 100}),
-            )
-            .await;
-        shown = r.text();
-    }
-    host.call(&agent, "job_kill", json!({"job_id": job})).await;
-    let r = host
-        .call(
-            &agent,
-            "job_output",
-            json!({"job_id": job, "wait": true, "timeout_ms": 30_000}),
-        )
-        .await;
-    let text = r.text();
-    let status = text.rsplit('\n').next().unwrap_or_default();
+    let job = start_until(&host, &agent, &session, text, "Project name:").await;
+    let text = kill_and_wait(&host, &agent, &job).await;
     assert_eq!(
-        status, "[status: killed, wait: stdin_read, exit: 130]",
+        status_line(&text),
+        "[status: killed, wait: stdin_read, exit: 130]",
         "{text}"
     );
     let r = host.send(&agent, &session, "echo alive").await;
