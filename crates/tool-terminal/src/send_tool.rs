@@ -75,6 +75,11 @@ impl Tool for SendTool {
                 submit: args.submit.unwrap_or(true),
                 timeout,
             };
+            // As for a foreground send: text that answers the prompt an earlier job stopped at
+            // says so, first (a job's acknowledgement shows little else).
+            let answered = (request.submit || !request.text.is_empty())
+                .then(|| background.take_stopped_at_prompt(&owner, &id))
+                .flatten();
             let (job_id, output) = background.start(
                 self.0.terminals.clone(),
                 &owner,
@@ -82,6 +87,11 @@ impl Tool for SendTool {
                 request,
                 self.0.config.max_result_bytes,
             )?;
+            let output = match answered {
+                Some(notice) if output.is_empty() => notice,
+                Some(notice) => format!("{notice}\n{output}"),
+                None => output,
+            };
             return Ok(SendOutput::Background {
                 job_id: job_id.to_string(),
                 output,

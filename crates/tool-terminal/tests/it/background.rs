@@ -471,6 +471,23 @@ async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
     );
     let next = send_foreground(&host, &agent, &session, "echo plain").await;
     assert!(!next.contains("answered the prompt"), "{next}");
+    // A background send that answers such a prompt says so in its acknowledgement.
+    let job = background(
+        &host,
+        &agent,
+        &session,
+        "read -r -p 'Name? ' n; echo \"name=$n\"",
+    )
+    .await;
+    host.call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    let (_, ack) = start_job(&host, &agent, &session, "Ada").await;
+    assert!(
+        ack.contains(&format!(
+            "[input: this text answered the prompt where background job {job} stopped"
+        )),
+        "{ack}"
+    );
     host.shutdown().await;
 }
 
