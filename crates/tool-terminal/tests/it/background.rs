@@ -5,7 +5,7 @@ use std::time::Duration;
 use dsh_context::Agent;
 use dsh_jobs::{JobId, JobRegistry};
 use dsh_tool_terminal::ToolTerminalConfig;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::support::{Host, fast_bash};
 
@@ -13,25 +13,9 @@ async fn open(host: &Host, agent: &Agent) -> String {
     host.open_session(agent).await
 }
 
-/// Starts a background send; returns the job id and the acknowledgement text, whose lines after
-/// the first are what the screen showed so far (the job's reads continue after it).
+/// Starts a background send; returns the job id and the acknowledgement text.
 async fn start_job(host: &Host, agent: &Agent, session: &str, text: &str) -> (String, String) {
-    let r = host
-        .call(
-            agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": text, "run_in_background": true}),
-        )
-        .await;
-    assert!(!r.is_error, "{}", r.text());
-    let value: Value = r.structured.clone().unwrap();
-    assert_eq!(value["kind"], "background");
-    let job = value["jobId"].as_str().unwrap().to_owned();
-    assert!(
-        r.text()
-            .starts_with(&format!("started background job {job}"))
-    );
-    (job, r.text())
+    host.start_job(agent, session, text).await
 }
 
 async fn background(host: &Host, agent: &Agent, session: &str, text: &str) -> String {

@@ -5,24 +5,14 @@
 use dsh_context::Agent;
 use dsh_terminal_bash::BashConfig;
 use dsh_tool_terminal::ToolTerminalConfig;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::support::Host;
 
 /// Starts a background send of `text` in `session`; returns the job id once the job's output
 /// shows `shown` (read as the job runs, bounded by a deadline).
 async fn start_until(host: &Host, agent: &Agent, session: &str, text: &str, shown: &str) -> String {
-    let r = host
-        .call(
-            agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": text, "run_in_background": true}),
-        )
-        .await;
-    assert!(!r.is_error, "{}", r.text());
-    let mut read = r.text();
-    let structured: Value = r.structured.unwrap();
-    let job = structured["jobId"].as_str().unwrap().to_owned();
+    let (job, mut read) = host.start_job(agent, session, text).await;
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
     while !read.contains(shown) {
         assert!(tokio::time::Instant::now() < deadline, "{read}");

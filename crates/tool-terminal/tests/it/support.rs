@@ -88,6 +88,33 @@ impl Host {
             .to_owned()
     }
 
+    /// Starts a background send of `text` in `session`; returns the job id and the
+    /// acknowledgement text, whose lines after the first are what the screen showed so far
+    /// (the job's reads continue after it).
+    pub(crate) async fn start_job(
+        &self,
+        agent: &Agent,
+        session: &str,
+        text: &str,
+    ) -> (String, String) {
+        let r = self
+            .call(
+                agent,
+                "terminal_send",
+                serde_json::json!({"sessionId": session, "text": text, "run_in_background": true}),
+            )
+            .await;
+        assert!(!r.is_error, "{}", r.text());
+        let value: Value = r.structured.clone().expect("a background result");
+        assert_eq!(value["kind"], "background");
+        let job = value["jobId"].as_str().expect("a job id").to_owned();
+        assert!(
+            r.text()
+                .starts_with(&format!("started background job {job}"))
+        );
+        (job, r.text())
+    }
+
     pub(crate) fn agent(&self, id: &str) -> Agent {
         Agent::new(&self.ctx, id)
     }
