@@ -292,10 +292,21 @@ impl Background {
         }
     }
 
-    /// The notice for a foreground send to session `id` whose last background job stopped at
-    /// a program's own prompt that no send answered since: the send's text answers that
-    /// prompt, which the model saw only in the job's output (once per job).
-    pub(crate) fn take_stopped_at_prompt(&self, owner: &Agent, id: &SessionId) -> Option<String> {
+    /// The notice for a send (foreground, or a background send's acknowledgement) of `text`
+    /// (+ Enter when `submit`) to session `id` whose last background job stopped at a
+    /// program's own prompt that no send answered since: the send's text answers that prompt,
+    /// which the model saw only in the job's output (once per job). A poll (no text, no
+    /// Enter) types nothing, so it answers nothing and leaves the notice for the next send.
+    pub(crate) fn take_stopped_at_prompt(
+        &self,
+        owner: &Agent,
+        id: &SessionId,
+        text: &str,
+        submit: bool,
+    ) -> Option<String> {
+        if !submit && text.is_empty() {
+            return None;
+        }
         let job = self.by_session.lock().get(id).cloned()?;
         let snapshot = self.jobs.get(&job, Some(owner)).ok()?;
         if snapshot.status.is_live() {

@@ -77,9 +77,8 @@ impl Tool for SendTool {
             };
             // As for a foreground send: text that answers the prompt an earlier job stopped at
             // says so, first (a job's acknowledgement shows little else).
-            let answered = (request.submit || !request.text.is_empty())
-                .then(|| background.take_stopped_at_prompt(&owner, &id))
-                .flatten();
+            let answered =
+                background.take_stopped_at_prompt(&owner, &id, &request.text, request.submit);
             let (job_id, output) = background.start(
                 self.0.terminals.clone(),
                 &owner,
@@ -106,15 +105,11 @@ impl Tool for SendTool {
             return Err(background::Background::busy_error(&id, &job, hold));
         }
         let submit = args.submit.unwrap_or(true);
-        // A poll (no text, no Enter) types nothing, so it answers no prompt.
-        let answered = (submit || !args.text.is_empty())
-            .then(|| {
-                self.0
-                    .background
-                    .as_ref()
-                    .and_then(|b| b.take_stopped_at_prompt(&owner, &id))
-            })
-            .flatten();
+        let answered = self
+            .0
+            .background
+            .as_ref()
+            .and_then(|b| b.take_stopped_at_prompt(&owner, &id, &args.text, submit));
         // Text typed without Enter at a line reader: said to stay on the input line.
         // (The last of several lines: the ones before it were entered.)
         let last_line = args.text.rsplit(['\n', '\r']).next().unwrap_or_default();
