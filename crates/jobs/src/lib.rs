@@ -39,6 +39,7 @@
 //!             Ok(JobHooks {
 //!                 cancel: Box::new(|_reason| Ok(())),
 //!                 read_output: None,
+//!                 stop_leftover: None,
 //!                 done: Box::pin(async {
 //!                     Ok(JobOutcome {
 //!                         status: FinalStatus::Completed,
@@ -78,7 +79,7 @@ pub use registry::{
 pub use types::{
     CancelHook, ChangedListener, ControllerId, DoneListener, FinalStatus, JobError, JobHooks,
     JobId, JobOutcome, JobRead, JobSnapshot, JobStart, JobStatus, KillOutcome, ListenerId,
-    ReadOutputHook, RunFn,
+    ReadOutputHook, RunFn, StopLeftoverHook,
 };
 
 /// Config of [`JobsPlugin`].

@@ -29,6 +29,8 @@ struct Record {
     /// Dropped after the first read of the settled job, which took all its output: later
     /// reads have nothing new, and the producer's state the hook holds is freed.
     read_output: Option<Arc<ReadOutputHook>>,
+    /// Kept after the job settled, for a kill that comes later; taken by the first such kill.
+    stop_leftover: Option<StopLeftoverHook>,
     output: Option<String>,
     settled: watch::Sender<bool>,
     waiters: usize,
@@ -396,6 +398,7 @@ impl JobRegistry for LocalJobRegistry {
                     owner: spec.owner.clone(),
                     cancel: Some(Arc::new(hooks.cancel)),
                     read_output: hooks.read_output.map(Arc::new),
+                    stop_leftover: hooks.stop_leftover,
                     output: None,
                     settled,
                     waiters: 0,
@@ -465,14 +468,16 @@ impl JobRegistry for LocalJobRegistry {
     ) -> Result<KillOutcome, JobError> {
         let cancel = self.with_record(id, caller, |r| {
             if r.snapshot.status.is_live() {
-                r.cancel.clone()
+                Ok(r.cancel.clone())
             } else {
                 r.snapshot.reported = true;
-                None
+                Err(r.stop_leftover.take())
             }
         })?;
-        let Some(cancel) = cancel else {
-            return Ok(KillOutcome::AlreadyFinished);
+        let cancel = match cancel {
+            Ok(Some(cancel)) => cancel,
+            Err(Some(stop)) if stop() => return Ok(KillOutcome::LeftoverInterrupted),
+            Ok(None) | Err(_) => return Ok(KillOutcome::AlreadyFinished),
         };
         cancel(reason.unwrap_or("model request")).map_err(JobError::CancelFailed)?;
         let owner = self.with_record(id, caller, |r| {

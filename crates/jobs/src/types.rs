@@ -128,6 +128,10 @@ impl JobOutcome {
 pub type CancelHook = Box<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
 /// Returns output produced since the previous call (a consuming stream read).
 pub type ReadOutputHook = Box<dyn Fn() -> String + Send + Sync>;
+/// Stops what a job that already ended left running (a background send that ended at a
+/// program's input prompt leaves that program waiting); returns whether it asked something to
+/// stop.
+pub type StopLeftoverHook = Box<dyn Fn() -> bool + Send + Sync>;
 
 /// What a producer hands the registry once its work has started.
 pub struct JobHooks {
@@ -137,6 +141,10 @@ pub struct JobHooks {
     /// `Some` for stream jobs: each call returns only output produced since the previous one.
     /// `None` for final-output jobs, whose result is [`JobOutcome::output`].
     pub read_output: Option<ReadOutputHook>,
+    /// Called (at most once) by a kill that finds the job already ended: stops what its work
+    /// left running, if anything still runs (see [`KillOutcome::LeftoverInterrupted`]). `None`
+    /// when the work leaves nothing behind.
+    pub stop_leftover: Option<StopLeftoverHook>,
     /// Settles once when the work ends. `Err(message)` is a producer contract violation; the
     /// job becomes `failed` with that message as its detail.
     pub done: BoxFuture<'static, Result<JobOutcome, String>>,
@@ -222,6 +230,10 @@ pub enum KillOutcome {
     Requested,
     /// The job had already reached a terminal status.
     AlreadyFinished,
+    /// The job had already reached a terminal status, leaving something running (a program
+    /// waiting at its input prompt), which its [`JobHooks::stop_leftover`] asked to stop (a
+    /// pty-send job: SIGINT to the session's foreground, as `terminal_signal` does).
+    LeftoverInterrupted,
 }
 
 /// Identifies an attached controller, for [`crate::JobRegistry::detach_controller`].

@@ -19,6 +19,9 @@ struct Probe {
     finish: Mutex<Option<oneshot::Sender<Result<JobOutcome, String>>>>,
     fail_cancel: Mutex<bool>,
     runs: Mutex<usize>,
+    /// What the stop-leftover hook finds to stop, and how often it was called.
+    leftover: Mutex<bool>,
+    leftover_stops: Mutex<usize>,
 }
 
 impl Probe {
@@ -51,6 +54,8 @@ fn spec(probe: &Arc<Probe>, kind: &str, owner: Option<&Agent>, stream: bool) -> 
             *p.finish.lock() = Some(tx);
             let cancel_probe = p.clone();
             let read_probe = p.clone();
+            // Weak: the hook outlives the job's end, the probe's other state must not.
+            let leftover_probe = Arc::downgrade(&p);
             Ok(JobHooks {
                 cancel: Box::new(move |reason| {
                     if *cancel_probe.fail_cancel.lock() {
@@ -64,6 +69,12 @@ fn spec(probe: &Arc<Probe>, kind: &str, owner: Option<&Agent>, stream: bool) -> 
                 read_output: stream.then(|| -> ReadOutputHook {
                     Box::new(move || std::mem::take(&mut *read_probe.buffer.lock()))
                 }),
+                stop_leftover: Some(Box::new(move || {
+                    leftover_probe.upgrade().is_some_and(|p| {
+                        *p.leftover_stops.lock() += 1;
+                        *p.leftover.lock()
+                    })
+                })),
                 done: Box::pin(async move {
                     rx.await
                         .unwrap_or_else(|_| Err("producer dropped".to_owned()))
@@ -181,6 +192,7 @@ async fn stopping_jobs_hold_capacity() {
                         Ok(())
                     }),
                     read_output: None,
+                    stop_leftover: None,
                     done: Box::pin(async move {
                         let _ = rx.await;
                         Ok(JobOutcome::new(FinalStatus::Killed, None))
@@ -614,4 +626,39 @@ async fn the_oldest_finished_jobs_are_forgotten_beyond_the_cap() {
     assert!(listed.contains(ids.last().unwrap()));
     live_probe.complete("done");
     jobs.dispose().await;
+}
+
+/// A kill of a job that ended leaving something running stops it through the producer's
+/// stop-leftover hook, once; a kill of a live job never calls it.
+#[tokio::test]
+async fn a_kill_after_the_end_stops_what_the_job_left_running_once() {
+    let jobs = registry(4);
+    let p = Arc::new(Probe::default());
+    *p.leftover.lock() = true;
+    let id = jobs.start(spec(&p, "bash", None, true)).unwrap();
+    p.complete("wait: stdin_read");
+    assert_eq!(settled(&jobs, &id, None).await.status, JobStatus::Completed);
+    assert_eq!(
+        jobs.kill(&id, None, None).unwrap(),
+        KillOutcome::LeftoverInterrupted
+    );
+    assert_eq!(
+        jobs.kill(&id, None, None).unwrap(),
+        KillOutcome::AlreadyFinished
+    );
+    assert_eq!(*p.leftover_stops.lock(), 1);
+    let s = jobs.get(&id, None).unwrap();
+    assert_eq!((s.status, s.reported), (JobStatus::Completed, true));
+
+    // Nothing left to stop: an ordinary "already finished"; a live job's kill cancels it.
+    let q = Arc::new(Probe::default());
+    let id = jobs.start(spec(&q, "bash", None, true)).unwrap();
+    assert_eq!(jobs.kill(&id, None, None).unwrap(), KillOutcome::Requested);
+    assert_eq!(*q.leftover_stops.lock(), 0);
+    assert_eq!(settled(&jobs, &id, None).await.status, JobStatus::Killed);
+    assert_eq!(
+        jobs.kill(&id, None, None).unwrap(),
+        KillOutcome::AlreadyFinished
+    );
+    assert_eq!(*q.leftover_stops.lock(), 1);
 }

@@ -1,7 +1,7 @@
 //! Model-visible texts of the job tools: renders, the status line, output-limit application
 //! (the seed's §5.5) and completion notices. Every cut is UTF-8 safe.
 
-use dsh_jobs::JobSnapshot;
+use dsh_jobs::{JobSnapshot, KillOutcome};
 use dsh_output_retention::{head_slice, tail_slice, whole_lines_before};
 
 /// Marker a producer appends when it cut its own output; reused, never duplicated.
@@ -152,11 +152,17 @@ pub(crate) fn count_jobs(n: usize, words: &str) -> String {
 }
 
 /// The `job_kill` acknowledgement.
-pub fn render_kill(job: &JobSnapshot, requested: bool) -> String {
-    if requested {
-        format!("requested cancellation of job {}", job.id)
-    } else {
-        format!("job {} had already finished {}", job.id, status_line(job))
+pub fn render_kill(job: &JobSnapshot, outcome: KillOutcome) -> String {
+    match outcome {
+        KillOutcome::Requested => format!("requested cancellation of job {}", job.id),
+        KillOutcome::AlreadyFinished => {
+            format!("job {} had already finished {}", job.id, status_line(job))
+        }
+        KillOutcome::LeftoverInterrupted => format!(
+            "job {} had already finished {}, leaving a program waiting for input: it was sent SIGINT (as terminal_signal does), which ends most programs waiting at a prompt; terminal_read shows what is left",
+            job.id,
+            status_line(job)
+        ),
     }
 }
 

@@ -134,6 +134,9 @@ pub enum KillOutcomeOutput {
     CancellationRequested,
     /// The job had already finished.
     AlreadyFinished,
+    /// The job had already finished, leaving a program waiting at its input prompt (a
+    /// background send that ended there), and that program was sent SIGINT.
+    LeftoverInterrupted,
 }
 
 /// `job_kill` output.

@@ -234,6 +234,7 @@ impl Tool for KillTool {
             outcome: match outcome {
                 KillOutcome::Requested => KillOutcomeOutput::CancellationRequested,
                 KillOutcome::AlreadyFinished => KillOutcomeOutput::AlreadyFinished,
+                KillOutcome::LeftoverInterrupted => KillOutcomeOutput::LeftoverInterrupted,
             },
             job: (&job).into(),
         })
@@ -241,7 +242,11 @@ impl Tool for KillTool {
     fn render(&self, _args: &KillArgs, out: &KillOutput) -> String {
         render::render_kill(
             &snapshot_of(&out.job),
-            out.outcome == KillOutcomeOutput::CancellationRequested,
+            match out.outcome {
+                KillOutcomeOutput::CancellationRequested => KillOutcome::Requested,
+                KillOutcomeOutput::AlreadyFinished => KillOutcome::AlreadyFinished,
+                KillOutcomeOutput::LeftoverInterrupted => KillOutcome::LeftoverInterrupted,
+            },
         )
     }
     fn finalize_call(

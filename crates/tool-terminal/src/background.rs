@@ -7,20 +7,25 @@
 //! reads show new output only, as whole lines, saying what they left out and how to page it. Unlike a foreground send, the job does not end on silence or on the send deadline
 //! (neither proves the command finished): it keeps following the session with polls until the
 //! prompt returns, a program waits for input, or the session exits (see [`follow`]). `job_kill` interrupts the foreground job like `terminal_signal` SIGINT (the send's
-//! own cancellation); the job then settles `killed` once the prompt is back. The session stays
+//! own cancellation); the job then settles `killed` once the prompt is back. A job that ended
+//! at a program's own input prompt leaves that program waiting: `job_kill` of it then sends
+//! the program SIGINT, as `terminal_signal` does, while no send or signal reached the session
+//! since (outcome `leftover-interrupted`). The session stays
 //! busy until the job ends: a foreground send meanwhile is refused with an error naming the
 //! job. Closing the session kills its job first.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
 
 use dsh_context::Agent;
 use dsh_jobs::{
     JobError, JobHooks, JobId, JobRegistry, JobStart, JobStatus, OWNER_DISPOSED_REASON,
     SERVICE_DISPOSED_REASON,
 };
-use dsh_terminal_core::{ReadRequest, SendOperation, SendRequest, SessionId, Terminals};
+use dsh_terminal_core::{
+    ReadRequest, SendOperation, SendRequest, SessionId, TerminalSignal, Terminals,
+};
 use dsh_tools::ToolError;
 use parking_lot::Mutex;
 
@@ -37,7 +42,8 @@ pub const JOB_KIND: &str = "pty-send";
 pub(crate) struct Background {
     jobs: Arc<dyn JobRegistry>,
     /// The last background job started per session (a hint: liveness is checked on use).
-    by_session: Mutex<HashMap<SessionId, JobId>>,
+    /// An entry of a finished job goes once a send or a signal reached the session after it.
+    by_session: Arc<Mutex<HashMap<SessionId, JobId>>>,
     /// When the kill of the session's job was first requested.
     kills: Arc<Mutex<HashMap<SessionId, tokio::time::Instant>>>,
 }
@@ -211,7 +217,7 @@ impl Background {
     pub(crate) fn new(jobs: Arc<dyn JobRegistry>) -> Self {
         Self {
             jobs,
-            by_session: Mutex::new(HashMap::new()),
+            by_session: Arc::default(),
             kills: Arc::default(),
         }
     }
@@ -362,6 +368,15 @@ impl Background {
         let run_owner = owner.clone();
         let run_id = id.clone();
         let kills = Arc::clone(&self.kills);
+        let leftover = Leftover {
+            jobs: Arc::downgrade(&self.jobs),
+            by_session: Arc::clone(&self.by_session),
+            job: Arc::default(),
+            terminals: Arc::clone(&terminals),
+            owner: owner.clone(),
+            id: id.clone(),
+        };
+        let job_slot = Arc::clone(&leftover.job);
         let spec = JobStart {
             kind: JOB_KIND.to_owned(),
             label: label(id, &request.text, terminals.input_hidden(owner, id)),
@@ -423,6 +438,7 @@ impl Background {
                             .map(Stream::read)
                             .unwrap_or_default()
                     })),
+                    stop_leftover: Some(Box::new(move || leftover.interrupt())),
                     done: Box::pin(follow(
                         terminals,
                         run_owner,
@@ -445,6 +461,7 @@ impl Background {
             }
             Err(e) => return Err(job_error(e)),
         };
+        let _ = job_slot.set(job.clone());
         self.by_session.lock().insert(id.clone(), job.clone());
         let shown = stream.lock().as_mut().map(Stream::read).unwrap_or_default();
         Ok((job, shown))
@@ -465,6 +482,46 @@ impl Background {
     /// Forgets a closed session.
     pub(crate) fn forget(&self, id: &SessionId) {
         self.by_session.lock().remove(id);
+    }
+}
+
+/// What `job_kill` of a finished job stops: the program its send left waiting at an input
+/// prompt, while no send or signal reached the session since (see [`Leftover::interrupt`]).
+struct Leftover {
+    jobs: Weak<dyn JobRegistry>,
+    by_session: Arc<Mutex<HashMap<SessionId, JobId>>>,
+    /// The job's id, set once the registry assigned it.
+    job: Arc<OnceLock<JobId>>,
+    terminals: Arc<Terminals>,
+    owner: Agent,
+    id: SessionId,
+}
+
+impl Leftover {
+    /// When the job stopped at a program's own prompt (its detail says so) and it is still
+    /// the session's last job with no send or signal since: SIGINT to the session's
+    /// foreground, exactly as `terminal_signal` delivers it, and the prompt is no longer
+    /// taken for the one the next send answers. Returns whether the signal was delivered.
+    fn interrupt(&self) -> bool {
+        let (Some(job), Some(jobs)) = (self.job.get(), self.jobs.upgrade()) else {
+            return false;
+        };
+        let at_prompt = jobs.get(job, Some(&self.owner)).is_ok_and(|s| {
+            !s.status.is_live() && s.detail.as_deref().and_then(stopped_at_prompt).is_some()
+        });
+        if !at_prompt {
+            return false;
+        }
+        {
+            let mut by_session = self.by_session.lock();
+            if by_session.get(&self.id) != Some(job) {
+                return false;
+            }
+            by_session.remove(&self.id);
+        }
+        self.terminals
+            .signal(&self.owner, &self.id, TerminalSignal::Sigint)
+            .is_ok_and(|r| r.delivered)
     }
 }
 

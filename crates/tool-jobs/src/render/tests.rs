@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used)]
 
-use dsh_jobs::{JobId, JobSnapshot, JobStatus};
+use dsh_jobs::{JobId, JobSnapshot, JobStatus, KillOutcome};
 use pretty_assertions::assert_eq;
 
 use super::*;
@@ -142,13 +142,17 @@ fn list_and_kill_renders() {
         "[… 2 older jobs not listed]\npty-send-2 [pty-send] killed — pty-1: make test"
     );
     assert_eq!(
-        render_kill(&jobs[0], true),
+        render_kill(&jobs[0], KillOutcome::Requested),
         "requested cancellation of job pty-send-1"
     );
     let done = job("pty-send-3", JobStatus::Completed, Some("wait: stdin_read"));
     assert_eq!(
-        render_kill(&done, false),
+        render_kill(&done, KillOutcome::AlreadyFinished),
         "job pty-send-3 had already finished [status: completed, wait: stdin_read]"
+    );
+    insta::assert_snapshot!(
+        render_kill(&done, KillOutcome::LeftoverInterrupted),
+        @"job pty-send-3 had already finished [status: completed, wait: stdin_read], leaving a program waiting for input: it was sent SIGINT (as terminal_signal does), which ends most programs waiting at a prompt; terminal_read shows what is left"
     );
     assert_eq!(
         bound_result(&"x".repeat(100), 32),

@@ -97,6 +97,7 @@ impl Probe {
                     read_output: Some(
                         Box::new(move || std::mem::take(&mut *r.buffer.lock())) as ReadOutputHook
                     ),
+                    stop_leftover: None,
                     done: Box::pin(
                         async move { rx.await.map_err(|_| "producer dropped".to_owned()) },
                     ),

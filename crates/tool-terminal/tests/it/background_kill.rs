@@ -120,3 +120,83 @@ async fn a_kill_stops_a_program_that_takes_ctrl_c_as_a_key() {
     assert!(r.text().lines().any(|l| l == "alive"), "{}", r.text());
     host.shutdown().await;
 }
+
+/// Kills a finished `job` and returns the kill's outcome and text.
+async fn kill_finished(host: &Host, agent: &Agent, job: &str) -> (String, String) {
+    let r = host.call(agent, "job_kill", json!({"job_id": job})).await;
+    assert!(!r.is_error, "{}", r.text());
+    let outcome = r
+        .structured
+        .as_ref()
+        .and_then(|s| s.pointer("/outcome"))
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    (outcome, r.text())
+}
+
+/// `job_kill` of a job that ended at a program's input prompt stops that program (SIGINT), so
+/// the next command runs in the shell instead of answering the prompt; a job that ended at
+/// the shell's prompt, or whose prompt a send answered since, is only "already finished".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_after_a_job_stopped_at_a_prompt_stops_the_program_left_waiting() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    for asking in [
+        "python3 -c \"x = input('Overwrite? '); print('x', x)\"",
+        "read -r -p 'Name? ' n; echo \"name=$n\"",
+    ] {
+        let (job, _) = host.start_job(&agent, &session, asking).await;
+        let r = host
+            .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+            .await;
+        assert!(r.text().contains("waits for input"), "{}", r.text());
+        let (outcome, text) = kill_finished(&host, &agent, &job).await;
+        assert_eq!(outcome, "leftover-interrupted", "{text}");
+        assert!(text.contains("it was sent SIGINT"), "{text}");
+        let r = host.send(&agent, &session, "echo next-ran").await;
+        let text = r.text();
+        assert!(text.lines().any(|l| l == "next-ran"), "{text}");
+        assert!(!text.contains("answered the prompt"), "{text}");
+        assert!(
+            !text.contains("x echo") && !text.contains("name=echo"),
+            "{text}"
+        );
+        // Once is all: the program is gone.
+        assert_eq!(
+            kill_finished(&host, &agent, &job).await.0,
+            "already-finished"
+        );
+    }
+    // Ended at the shell's prompt: nothing is left to stop.
+    let (job, _) = host.start_job(&agent, &session, "echo done-here").await;
+    host.call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    assert_eq!(
+        kill_finished(&host, &agent, &job).await.0,
+        "already-finished"
+    );
+    // A send answered the prompt since: the kill leaves what runs now alone.
+    let (job, _) = host
+        .start_job(
+            &agent,
+            &session,
+            "read -r -p 'Name? ' n; echo \"name=$n\"; sleep 30",
+        )
+        .await;
+    host.call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    let next = start_until(&host, &agent, &session, "Ada", "name=Ada\n").await;
+    assert_eq!(
+        kill_finished(&host, &agent, &job).await.0,
+        "already-finished"
+    );
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": next}))
+        .await;
+    assert!(r.text().ends_with("[status: running]"), "{}", r.text());
+    let text = kill_and_wait(&host, &agent, &next).await;
+    assert!(text.ends_with("exit: 130]"), "{text}");
+    host.shutdown().await;
+}
