@@ -244,3 +244,53 @@ async fn an_interrupt_with_isig_off_reaches_a_program_that_reads_no_keys() {
     })
     .await;
 }
+
+/// Lines sent to vim in its insert mode (it enabled bracketed paste) go as a paste, so its
+/// auto-indent (a Python file's indent plugin, on in vim's defaults) never adds to their own
+/// indentation: `i` + a Python function + `ESC :wq` in one send saves the function as sent,
+/// and so does a block sent on its own after `o`, with a TAB and an insert-mode mapping's keys
+/// in it kept as text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_to_vim_in_insert_mode_keep_their_indentation() {
+    if !installed("vim") {
+        eprintln!("vim is not installed (.ci/run installs it): pasting to an editor not exercised");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dsh-vim-paste-{}", unique_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    within(async {
+        let sh = Shell::open(config()).await;
+        let file = dir.join("p.py");
+        let r = sh
+            .send(&format!("vim --clean -i NONE '{}'", file.display()))
+            .await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let code = "def f(x):\n    if x:\n        return 'yes'\n    return 'no'\n\nprint(f(0))\n";
+        let r = sh.send(&format!("i{code}\x1b:wq")).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let saved = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(saved.trim_end(), code.trim_end(), "{saved:?}");
+        let r = sh.send(&format!("python3 '{}'", file.display())).await;
+        assert!(r.viewport.lines().any(|l| l == "no"), "{r:?}");
+        // Sent on its own once `o` opened a line (vim shows `-- INSERT --`).
+        let r = sh
+            .send(&format!(
+                "vim --clean -i NONE -c 'inoremap jj <Esc>' '{}'",
+                file.display()
+            ))
+            .await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let r = sh.send_raw("Go", false).await;
+        assert!(r.viewport.contains("-- INSERT --"), "{r:?}");
+        let more = "def g():\n    for c in 'jj':\n\tpass\n    return 1";
+        let r = sh.send_raw(more, false).await;
+        assert!(r.viewport.contains("return 1"), "{r:?}");
+        let r = sh.send("\x1b:wq").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let saved = std::fs::read_to_string(&file).unwrap();
+        assert!(saved.trim_end().ends_with(more), "{saved:?}");
+        sh.close().await;
+    })
+    .await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -30,6 +30,16 @@ impl Screen {
         }
     }
 
+    /// The text of the alternate screen's bottom row, where a full-screen editor shows its
+    /// mode (vim's `-- INSERT --`); `None` off the alternate screen.
+    pub(crate) fn alternate_bottom_row(&mut self) -> Option<String> {
+        self.materialize();
+        let rows = self.config.rows;
+        (self.alternate && rows > 0).then(|| {
+            super::render::row_text(self.parser.screen(), &[], rows - 1, 0, self.config.cols)
+        })
+    }
+
     /// The alternate screen's rows from its first to its last non-blank one, as text.
     pub(super) fn alternate_screen_text(&self) -> Vec<String> {
         let tabs = &self.parser.callbacks().tabs_alt;

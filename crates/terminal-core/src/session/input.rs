@@ -22,7 +22,8 @@
 //!   instead: a paste delivers them as literal characters (`ifirst\nsecond\x1b:wq` would
 //!   leave `^[:wq` in vim's buffer). A full-screen program (the alternate screen) is typed to
 //!   as well: its input is keys (vim's normal mode would insert a paste as text), see
-//!   [`Reader::bracketed_paste`].
+//!   [`Reader::bracketed_paste`]; only text lines it reads in its insert mode go as a paste
+//!   (see the send's `insert_paste`).
 //! - A line longer than the terminal's canonical-mode limit ([`CANONICAL_LINE_MAX`] bytes) to a
 //!   program that reads lines through the terminal's line editing is refused: the kernel
 //!   would cut it silently. The first line counts what earlier sends typed into the same
@@ -53,8 +54,8 @@ pub(super) use python::{python_separated, python_statement_steps};
 /// keeps 4096 bytes per line and drops what does not fit.
 pub(super) const CANONICAL_LINE_MAX: usize = 4095;
 
-const PASTE_START: &[u8] = b"\x1b[200~";
-const PASTE_END: &[u8] = b"\x1b[201~";
+pub(super) const PASTE_START: &[u8] = b"\x1b[200~";
+pub(super) const PASTE_END: &[u8] = b"\x1b[201~";
 /// Single lines from this many bytes on go to a program that enabled bracketed paste as a
 /// paste.
 const PASTE_LINE_MIN: usize = 256;

@@ -14,6 +14,7 @@ use super::super::observe::{EOF_KEY, SIGNAL_BYTES, at_primary_repl_prompt};
 use super::super::shared::State;
 use super::super::signal::is_simple_command;
 use super::SendOp;
+use super::pacing::insert_paste;
 
 impl SendOp {
     /// Places the anchor and returns `(done_count, mark_count, written_at)` at the write.
@@ -115,13 +116,18 @@ impl SendOp {
     /// (typed line by line, Python 3.13's auto-indent would indent the block again). To a
     /// Python REPL without pastes at its primary prompt, the lines as a file would run them
     /// (an empty line after each block, none inside). `step` alone otherwise, and when the
-    /// text carries keys a paste would make literal.
+    /// text carries keys a paste would make literal. A line end kept apart for a full-screen
+    /// program in its insert mode goes with the text lines after it as one paste (see
+    /// `insert_paste`).
     pub(super) fn paste_rest_for_block_reader(
         &self,
         step: Vec<u8>,
         pacing: &mut super::pacing::Pacing,
         fg: Option<i32>,
     ) -> Vec<u8> {
+        if matches!(step.as_slice(), [b'\n' | b'\r']) && self.in_insert_mode() {
+            return insert_paste::paste_text(&step, pacing).unwrap_or(step);
+        }
         let (takes_pastes, at_prompt) = {
             let mut st = self.shared.lock();
             let at_prompt = at_primary_repl_prompt(&mut st.screen);
@@ -175,6 +181,16 @@ impl SendOp {
         let first = steps.next().unwrap_or_default();
         pacing.plan_statements(steps.collect());
         first
+    }
+
+    /// Whether a full-screen program that enabled bracketed paste shows its insert mode.
+    fn in_insert_mode(&self) -> bool {
+        let mut st = self.shared.lock();
+        st.screen.bracketed_paste()
+            && st
+                .screen
+                .alternate_bottom_row()
+                .is_some_and(|row| insert_paste::insert_mode_shown(&row))
     }
 
     /// Whether `step`, paced after the send's first input, must not be typed: a line in it is

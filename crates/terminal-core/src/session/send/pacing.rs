@@ -29,6 +29,8 @@ use std::collections::VecDeque;
 
 use crate::readiness::Settle;
 
+pub(super) mod insert_paste;
+
 use super::super::observe::{EOF_KEY, SIGNAL_BYTES};
 
 /// The lines of a send still to be typed.
@@ -64,6 +66,10 @@ pub(super) struct Typing {
     /// The program is a shell reading its commands in canonical mode (`sh`, dash: no line
     /// editor).
     pub(super) shell_reads_lines: bool,
+    /// A full-screen program that enabled bracketed paste reads the keys: each line end goes
+    /// as a step of its own, so that when the program is in its insert mode by then, it and
+    /// the text lines after it go as one paste (see `insert_paste`).
+    pub(super) line_ends_apart: bool,
 }
 
 /// What the reader of the lines is doing now (see [`Pacing::gate`]).
@@ -112,9 +118,21 @@ impl Pacing {
             || to.shell_reads_lines
             || to.canonical == Some(true)
             || (raw_keys && !super::super::input::is_paste(&input));
-        let (first, mut pacing) = Self::split(input, lines, raw_keys);
+        let (first, pacing) = Self::split(input, lines, raw_keys);
+        let (first, mut pacing) = if to.line_ends_apart && lines {
+            Self::from_steps(line_ends_apart([first].into_iter().chain(pacing.pending)))
+        } else {
+            (first, pacing)
+        };
         pacing.set_reader_canonical(to.canonical.filter(|_| !to.shell_line_editor));
         (first, pacing)
+    }
+
+    /// `input` as the steps [`Pacing::for_reader`] makes of keys to a full-screen program
+    /// that enabled bracketed paste: lines, a lone ESC apart, each line end apart.
+    pub(super) fn full_screen_steps(input: Vec<u8>) -> Vec<Vec<u8>> {
+        let (first, pacing) = Self::split(input, true, true);
+        line_ends_apart([first].into_iter().chain(pacing.pending)).into()
     }
 
     /// Splits `input` into its first step, written at once, and the steps paced after it:
@@ -143,6 +161,11 @@ impl Pacing {
             }
         }
         steps.push_back(input[start..].to_vec());
+        Self::from_steps(steps)
+    }
+
+    /// The first of `steps`, handed out, and the pacing of the rest.
+    fn from_steps(mut steps: VecDeque<Vec<u8>>) -> (Vec<u8>, Self) {
         let first = steps.pop_front().unwrap_or_default();
         let mut pacing = Self {
             pending: steps,
@@ -187,7 +210,16 @@ impl Pacing {
     /// a settled result needs. Not after an ESC or a signal key: the program must first time
     /// the ESC out, or deal with the key.
     pub(super) fn releases_on_read(&self) -> bool {
-        self.is_pending() && self.newest_ends_line
+        self.is_pending() && (self.newest_ends_line || self.next_starts_line())
+    }
+
+    /// Whether the next step is a line end kept apart from its line (see
+    /// [`Typing::line_ends_apart`]).
+    pub(super) fn next_starts_line(&self) -> bool {
+        self.pending
+            .front()
+            .and_then(|step| step.first())
+            .is_some_and(|&b| b == b'\n' || b == b'\r')
     }
 
     /// Notes the terminal's mode when the send began to a program's reader (not the shell's
@@ -310,6 +342,22 @@ impl Pacing {
     pub(super) fn discard(&mut self) {
         self.pending.clear();
     }
+}
+
+/// `steps` with each line end that ends a step after other keys split off into a step of its
+/// own.
+fn line_ends_apart(steps: impl Iterator<Item = Vec<u8>>) -> VecDeque<Vec<u8>> {
+    let mut apart = VecDeque::new();
+    for mut step in steps {
+        if step.len() > 1 && step.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
+            let end = step.split_off(step.len() - 1);
+            apart.push_back(step);
+            apart.push_back(end);
+        } else {
+            apart.push_back(step);
+        }
+    }
+    apart
 }
 
 /// Line ends (`\n`, `\r`) in `step`.

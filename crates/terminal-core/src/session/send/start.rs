@@ -17,6 +17,7 @@ use super::super::input;
 use super::super::nested_shell::is_shell_name;
 use super::super::observe::at_primary_repl_prompt;
 use super::super::shared::UnendedLine;
+use super::pacing::insert_paste;
 use super::{SendOp, Span, pacing};
 
 impl SendOp {
@@ -54,6 +55,17 @@ impl SendOp {
             && !st.screen.alternate_screen()
             && program
             && canonical != Some(true);
+        // A full-screen program that takes pastes: text in its insert mode goes as one (see
+        // `insert_paste`), and line ends apart, for the insert mode a line may begin.
+        let full_screen_pastes = st.screen.bracketed_paste()
+            && st.screen.alternate_screen()
+            && program
+            && canonical == Some(false);
+        let insert_mode = full_screen_pastes
+            && st
+                .screen
+                .alternate_bottom_row()
+                .is_some_and(|row| insert_paste::insert_mode_shown(&row));
         let reader = input::Reader {
             canonical: canonical == Some(true),
             bracketed_paste,
@@ -143,8 +155,14 @@ impl SendOp {
             canonical,
             program,
             shell_reads_lines: reader.canonical && leader.as_deref().is_some_and(is_shell_name),
+            line_ends_apart: full_screen_pastes,
         };
-        let (input, pacing) = pacing::Pacing::for_reader(input, &typing);
+        let (input, mut pacing) = pacing::Pacing::for_reader(input, &typing);
+        let input = if insert_mode {
+            insert_paste::paste_text(&input, &mut pacing).unwrap_or(input)
+        } else {
+            input
+        };
         // Several statements to a Python REPL that takes pastes: one per step, each once the
         // REPL reads again. Pasted as one block, Python 3.13's REPL shows a continuation
         // prompt after Enter and waits for an empty line, taking the next send into the block.
