@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::registry::{JobRegistry, OWNER_DISPOSED_REASON, SERVICE_DISPOSED_REASON};
 use crate::types::*;
 
+mod leftover;
 mod retention;
 
 use retention::forget_oldest_finished;
@@ -476,8 +477,8 @@ impl JobRegistry for LocalJobRegistry {
         })?;
         let cancel = match cancel {
             Ok(Some(cancel)) => cancel,
-            Err(Some(stop)) if stop() => return Ok(KillOutcome::LeftoverInterrupted),
-            Ok(None) | Err(_) => return Ok(KillOutcome::AlreadyFinished),
+            Err(Some(stop)) => return self.stopped_leftover(id, caller, stop()),
+            Ok(None) | Err(None) => return Ok(KillOutcome::AlreadyFinished),
         };
         cancel(reason.unwrap_or("model request")).map_err(JobError::CancelFailed)?;
         let owner = self.with_record(id, caller, |r| {

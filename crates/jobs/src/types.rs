@@ -129,9 +129,9 @@ pub type CancelHook = Box<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
 /// Returns output produced since the previous call (a consuming stream read).
 pub type ReadOutputHook = Box<dyn Fn() -> String + Send + Sync>;
 /// Stops what a job that already ended left running (a background send that ended at a
-/// program's input prompt leaves that program waiting); returns whether it asked something to
-/// stop.
-pub type StopLeftoverHook = Box<dyn Fn() -> bool + Send + Sync>;
+/// program's input prompt leaves that program waiting). When it asked something to stop, it
+/// returns what it did, as the job's detail goes on (`job_kill sent it SIGINT`).
+pub type StopLeftoverHook = Box<dyn Fn() -> Option<String> + Send + Sync>;
 
 /// What a producer hands the registry once its work has started.
 pub struct JobHooks {
@@ -232,7 +232,8 @@ pub enum KillOutcome {
     AlreadyFinished,
     /// The job had already reached a terminal status, leaving something running (a program
     /// waiting at its input prompt), which its [`JobHooks::stop_leftover`] asked to stop (a
-    /// pty-send job: SIGINT to the session's foreground, as `terminal_signal` does).
+    /// pty-send job: SIGINT to the session's foreground, as `terminal_signal` does); the
+    /// job's detail ends with what it did (`…; job_kill sent it SIGINT`).
     LeftoverInterrupted,
 }
 

@@ -70,10 +70,9 @@ fn spec(probe: &Arc<Probe>, kind: &str, owner: Option<&Agent>, stream: bool) -> 
                     Box::new(move || std::mem::take(&mut *read_probe.buffer.lock()))
                 }),
                 stop_leftover: Some(Box::new(move || {
-                    leftover_probe.upgrade().is_some_and(|p| {
-                        *p.leftover_stops.lock() += 1;
-                        *p.leftover.lock()
-                    })
+                    let p = leftover_probe.upgrade()?;
+                    *p.leftover_stops.lock() += 1;
+                    p.leftover.lock().then(|| "stopped what it left".to_owned())
                 })),
                 done: Box::pin(async move {
                     rx.await
@@ -649,6 +648,11 @@ async fn a_kill_after_the_end_stops_what_the_job_left_running_once() {
     assert_eq!(*p.leftover_stops.lock(), 1);
     let s = jobs.get(&id, None).unwrap();
     assert_eq!((s.status, s.reported), (JobStatus::Completed, true));
+    // The detail goes on with what the hook did.
+    assert_eq!(
+        s.detail.as_deref(),
+        Some("wait: stdin_read; stopped what it left")
+    );
 
     // Nothing left to stop: an ordinary "already finished"; a live job's kill cancels it.
     let q = Arc::new(Probe::default());

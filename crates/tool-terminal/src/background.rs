@@ -501,27 +501,27 @@ impl Leftover {
     /// When the job stopped at a program's own prompt (its detail says so) and it is still
     /// the session's last job with no send or signal since: SIGINT to the session's
     /// foreground, exactly as `terminal_signal` delivers it, and the prompt is no longer
-    /// taken for the one the next send answers. Returns whether the signal was delivered.
-    fn interrupt(&self) -> bool {
-        let (Some(job), Some(jobs)) = (self.job.get(), self.jobs.upgrade()) else {
-            return false;
-        };
+    /// taken for the one the next send answers. Returns what it did, for the job's detail,
+    /// when the signal was delivered.
+    fn interrupt(&self) -> Option<String> {
+        let (job, jobs) = (self.job.get()?, self.jobs.upgrade()?);
         let at_prompt = jobs.get(job, Some(&self.owner)).is_ok_and(|s| {
             !s.status.is_live() && s.detail.as_deref().and_then(stopped_at_prompt).is_some()
         });
         if !at_prompt {
-            return false;
+            return None;
         }
         {
             let mut by_session = self.by_session.lock();
             if by_session.get(&self.id) != Some(job) {
-                return false;
+                return None;
             }
             by_session.remove(&self.id);
         }
         self.terminals
             .signal(&self.owner, &self.id, TerminalSignal::Sigint)
             .is_ok_and(|r| r.delivered)
+            .then(|| "job_kill then sent it SIGINT".to_owned())
     }
 }
 

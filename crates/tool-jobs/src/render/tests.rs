@@ -150,9 +150,14 @@ fn list_and_kill_renders() {
         render_kill(&done, KillOutcome::AlreadyFinished),
         "job pty-send-3 had already finished [status: completed, wait: stdin_read]"
     );
+    let interrupted = job(
+        "pty-send-3",
+        JobStatus::Completed,
+        Some("wait: stdin_read; job_kill then sent it SIGINT"),
+    );
     insta::assert_snapshot!(
-        render_kill(&done, KillOutcome::LeftoverInterrupted),
-        @"job pty-send-3 had already finished [status: completed, wait: stdin_read], leaving a program waiting for input: it was sent SIGINT (as terminal_signal does), which ends most programs waiting at a prompt; terminal_read shows what is left"
+        render_kill(&interrupted, KillOutcome::LeftoverInterrupted),
+        @"job pty-send-3 had already finished, leaving a program waiting for input, which was sent SIGINT (as terminal_signal does: that ends most programs waiting at a prompt; terminal_read shows what is left) [status: completed, wait: stdin_read; job_kill then sent it SIGINT]"
     );
     assert_eq!(
         bound_result(&"x".repeat(100), 32),

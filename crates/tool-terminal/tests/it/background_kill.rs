@@ -154,7 +154,16 @@ async fn a_kill_after_a_job_stopped_at_a_prompt_stops_the_program_left_waiting()
         assert!(r.text().contains("waits for input"), "{}", r.text());
         let (outcome, text) = kill_finished(&host, &agent, &job).await;
         assert_eq!(outcome, "leftover-interrupted", "{text}");
-        assert!(text.contains("it was sent SIGINT"), "{text}");
+        assert!(text.contains("which was sent SIGINT"), "{text}");
+        // The job's status says so from now on.
+        let r = host
+            .call(&agent, "job_output", json!({"job_id": job}))
+            .await;
+        assert!(
+            r.text().ends_with("; job_kill then sent it SIGINT]"),
+            "{}",
+            r.text()
+        );
         let r = host.send(&agent, &session, "echo next-ran").await;
         let text = r.text();
         assert!(text.lines().any(|l| l == "next-ran"), "{text}");
