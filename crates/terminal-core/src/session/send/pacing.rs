@@ -45,6 +45,8 @@ pub(super) struct Pacing {
     line_ends_taken: usize,
     /// The step handed out last ended a line.
     newest_ends_line: bool,
+    /// The step handed out last ended with text (no key: not a control character).
+    newest_ends_text: bool,
     /// Whether the terminal was in canonical mode when the send began to a program's reader
     /// (`None`: unknown, or the shell's own line editor read it).
     reader_canonical: Option<bool>,
@@ -179,6 +181,7 @@ impl Pacing {
     fn handed_out(&mut self, step: &[u8]) {
         self.after_signal_key = ends_with_signal_key(step);
         self.newest_ends_line = step.last().is_some_and(|&b| b == b'\n' || b == b'\r');
+        self.newest_ends_text = step.last().is_some_and(|&b| b >= 0x20 && b != 0x7f);
         self.line_ends_before_newest = self.line_ends_taken;
         self.line_ends_taken += line_ends(step);
     }
@@ -207,10 +210,12 @@ impl Pacing {
 
     /// Whether the next step may go as soon as the program that took the line written last
     /// reads again (seen blocked reading the terminal with nothing unread), without the quiet
-    /// a settled result needs. Not after an ESC or a signal key: the program must first time
-    /// the ESC out, or deal with the key.
+    /// a settled result needs; so may a line end kept apart from its line's text (see
+    /// [`Typing::line_ends_apart`]). Not after an ESC or a signal key: the program must first
+    /// time the ESC out, or deal with the key.
     pub(super) fn releases_on_read(&self) -> bool {
-        self.is_pending() && (self.newest_ends_line || self.next_starts_line())
+        self.is_pending()
+            && (self.newest_ends_line || (self.newest_ends_text && self.next_starts_line()))
     }
 
     /// Whether the next step is a line end kept apart from its line (see

@@ -102,6 +102,16 @@ mod tests {
     }
 
     #[test]
+    fn a_line_end_kept_apart_goes_once_the_text_before_it_was_read_but_not_after_a_key() {
+        let (_, pacing) = paced(b"ione\rtwo\r");
+        assert!(pacing.releases_on_read());
+        let (_, mut pacing) = paced(b"ione\x03\rtwo\r");
+        assert_eq!(pacing.take_next().unwrap_or_default(), b"\x03");
+        assert!(pacing.next_starts_line());
+        assert!(!pacing.releases_on_read());
+    }
+
+    #[test]
     fn insert_mode_is_read_from_the_mode_line() {
         for row in [
             "-- INSERT --",
