@@ -159,7 +159,7 @@ pub fn render_kill(job: &JobSnapshot, outcome: KillOutcome) -> String {
             format!("job {} had already finished {}", job.id, status_line(job))
         }
         KillOutcome::LeftoverInterrupted => format!(
-            "job {} had already finished, leaving a program waiting for input, which was sent SIGINT (as terminal_signal does: that ends most programs waiting at a prompt; terminal_read shows what is left) {}",
+            "job {} had already finished, leaving a program waiting for input, which is now stopped (terminal_read shows what is left) {}",
             job.id,
             status_line(job)
         ),

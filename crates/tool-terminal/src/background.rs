@@ -8,33 +8,33 @@
 //! (neither proves the command finished): it keeps following the session with polls until the
 //! prompt returns, a program waits for input, or the session exits (see [`follow`]). `job_kill` interrupts the foreground job like `terminal_signal` SIGINT (the send's
 //! own cancellation); the job then settles `killed` once the prompt is back. A job that ended
-//! at a program's own input prompt leaves that program waiting: `job_kill` of it then sends
-//! the program SIGINT, as `terminal_signal` does, while no send or signal reached the session
-//! since (outcome `leftover-interrupted`). The session stays
+//! at a program's own input prompt leaves that program waiting: `job_kill` of it then stops
+//! the program while no send or signal reached the session since (outcome
+//! `leftover-interrupted`, see [`leftover`]). The session stays
 //! busy until the job ends: a foreground send meanwhile is refused with an error naming the
 //! job. Closing the session kills its job first.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock, Weak};
 
 use dsh_context::Agent;
 use dsh_jobs::{
     JobError, JobHooks, JobId, JobRegistry, JobStart, JobStatus, OWNER_DISPOSED_REASON,
     SERVICE_DISPOSED_REASON,
 };
-use dsh_terminal_core::{
-    ReadRequest, SendOperation, SendRequest, SessionId, TerminalSignal, Terminals,
-};
+use dsh_terminal_core::{ReadRequest, SendOperation, SendRequest, SessionId, Terminals};
 use dsh_tools::ToolError;
 use parking_lot::Mutex;
 
 mod describe;
 mod follow;
+mod leftover;
 mod output;
 
 use describe::{Typed, label, stopped_at_prompt};
 use follow::{KILL_ESCALATION, STOP_SLACK, follow};
+use leftover::Leftover;
 use output::OutputWindow;
 
 /// The job kind of background sends (ids `pty-send-N`).
@@ -482,46 +482,6 @@ impl Background {
     /// Forgets a closed session.
     pub(crate) fn forget(&self, id: &SessionId) {
         self.by_session.lock().remove(id);
-    }
-}
-
-/// What `job_kill` of a finished job stops: the program its send left waiting at an input
-/// prompt, while no send or signal reached the session since (see [`Leftover::interrupt`]).
-struct Leftover {
-    jobs: Weak<dyn JobRegistry>,
-    by_session: Arc<Mutex<HashMap<SessionId, JobId>>>,
-    /// The job's id, set once the registry assigned it.
-    job: Arc<OnceLock<JobId>>,
-    terminals: Arc<Terminals>,
-    owner: Agent,
-    id: SessionId,
-}
-
-impl Leftover {
-    /// When the job stopped at a program's own prompt (its detail says so) and it is still
-    /// the session's last job with no send or signal since: SIGINT to the session's
-    /// foreground, exactly as `terminal_signal` delivers it, and the prompt is no longer
-    /// taken for the one the next send answers. Returns what it did, for the job's detail,
-    /// when the signal was delivered.
-    fn interrupt(&self) -> Option<String> {
-        let (job, jobs) = (self.job.get()?, self.jobs.upgrade()?);
-        let at_prompt = jobs.get(job, Some(&self.owner)).is_ok_and(|s| {
-            !s.status.is_live() && s.detail.as_deref().and_then(stopped_at_prompt).is_some()
-        });
-        if !at_prompt {
-            return None;
-        }
-        {
-            let mut by_session = self.by_session.lock();
-            if by_session.get(&self.id) != Some(job) {
-                return None;
-            }
-            by_session.remove(&self.id);
-        }
-        self.terminals
-            .signal(&self.owner, &self.id, TerminalSignal::Sigint)
-            .is_ok_and(|r| r.delivered)
-            .then(|| "job_kill then sent it SIGINT".to_owned())
     }
 }
 

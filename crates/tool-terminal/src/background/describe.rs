@@ -60,9 +60,9 @@ impl Typed {
 }
 
 /// How a job's detail ends when its command stopped at a prompt of its own: the job is over,
-/// the program is not (`job_kill` of the job sends it SIGINT while no send answered it).
+/// the program is not (`job_kill` of the job stops it while no send answered it).
 const WAITS_FOR_INPUT: &str = "waits for input (still running: the next send answers it, \
-     job_kill or terminal_signal SIGINT stops it)";
+     job_kill stops it)";
 /// [`detail`]'s input mode for text the job typed without Enter at the shell's prompt.
 const TYPED_WITHOUT_ENTER: &str =
     "typed without Enter (the text waits on the shell's input line; the next send continues it)";
@@ -208,7 +208,7 @@ mod tests {
         assert_eq!(
             detail(&result, &EarlierExits::default(), Typed::Line),
             "wait: stdin_read, input: python3 waits for input (still running: the next send \
-             answers it, job_kill or terminal_signal SIGINT stops it)"
+             answers it, job_kill stops it)"
         );
         let stopped = detail(&result, &EarlierExits::default(), Typed::Line);
         assert_eq!(stopped_at_prompt(&stopped), Some(Some("python3")));

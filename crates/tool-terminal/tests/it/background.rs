@@ -441,7 +441,7 @@ async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
         finished_job("read -r -p 'Overwrite? [y/N] ' a; echo \"answered=$a\"").await;
     assert!(
         status_line(&read).ends_with(
-            ", input: waits for input (still running: the next send answers it, job_kill or terminal_signal SIGINT stops it)]"
+            ", input: waits for input (still running: the next send answers it, job_kill stops it)]"
         ),
         "{read}"
     );

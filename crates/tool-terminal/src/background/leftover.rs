@@ -1,0 +1,98 @@
+//! `job_kill` of a background job that ended at a program's own input prompt: the job is
+//! over, the program is not, and the kill stops it as it would have stopped the job.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, Weak};
+
+use dsh_context::Agent;
+use dsh_jobs::{JobId, JobRegistry};
+use dsh_terminal_core::process::{ProcessIdentity, stat};
+use dsh_terminal_core::{SessionId, TerminalSignal, Terminals};
+use parking_lot::Mutex;
+
+use super::describe::stopped_at_prompt;
+use super::follow::KILL_ESCALATION;
+
+/// What `job_kill` of a finished job stops: the program its send left waiting at an input
+/// prompt, while no send or signal reached the session since (see [`Leftover::interrupt`]).
+pub(super) struct Leftover {
+    pub(super) jobs: Weak<dyn JobRegistry>,
+    pub(super) by_session: Arc<Mutex<HashMap<SessionId, JobId>>>,
+    /// The job's id, set once the registry assigned it.
+    pub(super) job: Arc<OnceLock<JobId>>,
+    pub(super) terminals: Arc<Terminals>,
+    pub(super) owner: Agent,
+    pub(super) id: SessionId,
+}
+
+/// What the job's detail goes on with once the program was signalled.
+const INTERRUPTED: &str = "job_kill then sent it SIGINT";
+const TERMINATED: &str =
+    "job_kill then sent it SIGINT and SIGTERM (SIGKILL 3 s later if it still holds the terminal)";
+
+impl Leftover {
+    /// When the job stopped at a program's own prompt (its detail says so) and it is still
+    /// the session's last job with no send or signal since: SIGINT to the session's
+    /// foreground, exactly as `terminal_signal` delivers it, and the prompt is no longer
+    /// taken for the one the next send answers. A program other than the shell (whose own
+    /// `read` the interrupt ends) gets SIGTERM right after, for a REPL takes SIGINT at its
+    /// prompt and stays (Python's `KeyboardInterrupt`, node's "press Ctrl+C again"), and
+    /// SIGKILL [`KILL_ESCALATION`] later if it still holds the terminal. Returns what it did,
+    /// for the job's detail, when the interrupt was delivered.
+    pub(super) fn interrupt(&self) -> Option<String> {
+        let (job, jobs) = (self.job.get()?, self.jobs.upgrade()?);
+        let at_prompt = jobs.get(job, Some(&self.owner)).is_ok_and(|s| {
+            !s.status.is_live() && s.detail.as_deref().and_then(stopped_at_prompt).is_some()
+        });
+        if !at_prompt {
+            return None;
+        }
+        {
+            let mut by_session = self.by_session.lock();
+            if by_session.get(&self.id) != Some(job) {
+                return None;
+            }
+            by_session.remove(&self.id);
+        }
+        let interrupt = self
+            .terminals
+            .signal(&self.owner, &self.id, TerminalSignal::Sigint)
+            .ok()
+            .filter(|r| r.delivered)?;
+        if interrupt.shell_targeted {
+            return Some(INTERRUPTED.to_owned());
+        }
+        let group = interrupt.target_pgid;
+        let leader = ProcessIdentity::of(group);
+        // Only the same program, still in the foreground (the interrupt may have ended it,
+        // and the shell's prompt is back): never a command sent since.
+        let holds_terminal = move |leader: &ProcessIdentity| {
+            leader.is_alive() && stat(group).is_some_and(|s| s.tpgid == group)
+        };
+        if !leader.as_ref().is_some_and(holds_terminal) {
+            return Some(INTERRUPTED.to_owned());
+        }
+        if let Err(e) = self
+            .terminals
+            .signal(&self.owner, &self.id, TerminalSignal::Sigterm)
+        {
+            tracing::debug!(session_id = %self.id, error = %e, "leftover program not terminated");
+        }
+        if let (Some(leader), Ok(runtime)) = (leader, tokio::runtime::Handle::try_current()) {
+            let (terminals, owner, id) = (
+                Arc::clone(&self.terminals),
+                self.owner.clone(),
+                self.id.clone(),
+            );
+            drop(runtime.spawn(async move {
+                tokio::time::sleep(KILL_ESCALATION).await;
+                if holds_terminal(&leader)
+                    && let Err(e) = terminals.signal(&owner, &id, TerminalSignal::Sigkill)
+                {
+                    tracing::debug!(session_id = %id, error = %e, "leftover program not killed");
+                }
+            }));
+        }
+        Some(TERMINATED.to_owned())
+    }
+}
