@@ -74,6 +74,13 @@ async fn lines_typed_one_at_a_time_meet_signals_as_typed_lines_would() {
         let r = op.done().await.unwrap();
         assert!(r.viewport.lines().any(|l| l == "first-2"), "{r:?}");
         assert_eq!(r.exit_code, Some(130), "{r:?}");
+        // The result names the lines the signal dropped.
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[input: lines 3–4 of the input were not typed")),
+            "{r:?}"
+        );
         let r = sh.send("echo after").await;
         let transcript = sh.session.transcript();
         assert!(

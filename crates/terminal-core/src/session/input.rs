@@ -142,6 +142,21 @@ pub(super) fn over_long_line_notice(number: usize, len: usize, reader: Option<&s
     )
 }
 
+/// The notice for the lines of an input a signal or a cancel dropped before they were typed:
+/// `count` lines from line `first` (from 1).
+pub(super) fn discarded_lines_notice(first: usize, count: usize) -> String {
+    let (lines, them) = match count {
+        1 => (format!("line {first} of the input was"), "it"),
+        _ => (
+            format!("lines {first}–{} of the input were", first + count - 1),
+            "them",
+        ),
+    };
+    format!(
+        "[input: {lines} not typed: a signal (or a cancel) came first, and it discards input not read yet, as a terminal discards what was typed ahead; send {them} again to run {them}]"
+    )
+}
+
 /// Whether `text` (+ Enter when `submit`) hands the shell's line editor a command to run: a
 /// completed line that is not blank or a comment, and no control key (an interrupt or
 /// end-of-file key may discard the line instead).

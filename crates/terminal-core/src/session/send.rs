@@ -97,7 +97,7 @@ pub(super) struct SendOp {
     /// A signal reached the terminal's foreground: the lines not typed yet are dropped, as
     /// the terminal's keys discard input typed ahead (see [`pacing`]).
     untyped_dropped: AtomicBool,
-    /// The notice for a paced line left untyped because the kernel would have cut it.
+    /// The notice for paced lines left untyped (the kernel would cut one; a signal came).
     refused: Mutex<Option<String>>,
     /// Text that followed the shell's prompt, typed by no send, which the send's input first
     /// cleared from the line editor (see `PtySpawnSpec::clear_line_keys`).
@@ -380,7 +380,7 @@ impl SendOp {
             // Lines still to type: the next one goes now that its reader is ready (or the
             // rest, typed ahead, when the send settles anyway).
             if self.interrupt_owed() || self.untyped_dropped.load(Ordering::SeqCst) {
-                pacing.discard();
+                self.note_discarded(&mut pacing);
             }
             let program = obs.fg.is_some_and(|fg| fg != shared.shell_pgid());
             let (settle, release) = pacing.gate(

@@ -306,3 +306,15 @@ fn the_unended_line_grows_ends_and_is_forgotten_at_the_kernels_line_keys() {
         assert_eq!(unended_after(key, false, 10), None, "{key:?}");
     }
 }
+
+#[test]
+fn the_notice_for_lines_a_signal_dropped_names_them() {
+    insta::assert_snapshot!(
+        discarded_lines_notice(3, 2),
+        @"[input: lines 3–4 of the input were not typed: a signal (or a cancel) came first, and it discards input not read yet, as a terminal discards what was typed ahead; send them again to run them]"
+    );
+    insta::assert_snapshot!(
+        discarded_lines_notice(7, 1),
+        @"[input: line 7 of the input was not typed: a signal (or a cancel) came first, and it discards input not read yet, as a terminal discards what was typed ahead; send it again to run it]"
+    );
+}

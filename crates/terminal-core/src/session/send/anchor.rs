@@ -183,6 +183,16 @@ impl SendOp {
         first
     }
 
+    /// Drops the lines not typed yet (a signal or a cancel came first), and says so in the
+    /// result unless it already says why input went untyped.
+    pub(super) fn note_discarded(&self, pacing: &mut super::pacing::Pacing) {
+        if let Some((first, count)) = pacing.discard() {
+            self.refused
+                .lock()
+                .get_or_insert_with(|| input::discarded_lines_notice(first, count));
+        }
+    }
+
     /// Whether a full-screen program that enabled bracketed paste shows its insert mode.
     fn in_insert_mode(&self) -> bool {
         let mut st = self.shared.lock();

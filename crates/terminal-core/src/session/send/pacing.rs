@@ -343,9 +343,16 @@ impl Pacing {
     }
 
     /// Drops the lines not yet typed (the send was cancelled or interrupted: like input typed
-    /// ahead, they are discarded).
-    pub(super) fn discard(&mut self) {
+    /// ahead, they are discarded). Returns the number (from 1) of the first input line not
+    /// typed whole and how many lines were not, when any were left.
+    pub(super) fn discard(&mut self) -> Option<(usize, usize)> {
+        let last = *self.pending.back()?.last()?;
+        let ends: usize = self.pending.iter().map(|step| line_ends(step)).sum();
         self.pending.clear();
+        Some((
+            self.line_ends_taken + 1,
+            ends + usize::from(last != b'\n' && last != b'\r'),
+        ))
     }
 }
 
