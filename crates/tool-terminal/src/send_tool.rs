@@ -306,7 +306,7 @@ const SEND_ABORTED: &str = "terminal send aborted: the call was cancelled (or th
 /// waited, and where the other send's result comes from.
 fn still_busy_detail() -> String {
     format!(
-        " (this call waited {} ms for it: a session runs one send at a time, so send again once the other terminal_send call has returned, or, for a background job on this session, once job_output says it ended)",
+        " (this call waited {} ms for it: a session runs one send at a time, so send again once the other terminal_send call has returned, or, for a background job on this session, once job_output says it ended; terminal_read shows what it is doing, also when the client that sent it went away)",
         SLOT_WAIT.as_millis()
     )
 }

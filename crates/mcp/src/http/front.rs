@@ -28,7 +28,6 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt as _, Empty, Full, LengthLimitError, Limited};
 use hyper::body::Frame;
-use rmcp::model::{JsonRpcMessage, RequestId};
 use rmcp::transport::streamable_http_server::{SessionId, StreamableHttpService};
 use subtle::ConstantTimeEq as _;
 use tokio_util::sync::CancellationToken;
@@ -153,13 +152,9 @@ impl Front {
             );
         }
         let is_post = request.method() == Method::POST;
-        let mut request_id = None;
         let response = if is_post && is_json(request.headers()) {
             match self.screen(request).await {
-                Ok((request, id)) => {
-                    request_id = id;
-                    self.mcp.handle(request).await
-                }
+                Ok(request) => self.mcp.handle(request).await,
                 Err(answer) => return answer,
             }
         } else {
@@ -176,26 +171,16 @@ impl Front {
         match guard {
             // A POST is in flight until its whole answer (e.g. a tool call's event stream)
             // was sent; a GET's event stream only listens, so it does not keep its session
-            // active.
-            // A request whose answer the client did not wait for (it disconnected) is
-            // cancelled, as if the client had sent `notifications/cancelled`: a send's command
-            // is interrupted and its output goes with the next send's result, instead of
-            // running on unseen and holding the session.
-            Some(guard) if is_post => {
-                let cancel = session_id
-                    .clone()
-                    .zip(request_id)
-                    .map(|(session, request)| (Arc::clone(&self.sessions), session, request));
-                response.map(|body| {
-                    Guarded {
-                        body,
-                        _guard: guard,
-                        cancel,
-                        ended: false,
-                    }
-                    .boxed()
-                })
-            }
+            // active. A client that disconnects before its answer does not cancel the request
+            // (MCP's Streamable HTTP transport: a disconnection may be the network's, and a
+            // client cancels with `notifications/cancelled`): a send's command runs on.
+            Some(guard) if is_post => response.map(|body| {
+                Guarded {
+                    body,
+                    _guard: guard,
+                }
+                .boxed()
+            }),
             _ => response,
         }
     }
@@ -203,10 +188,7 @@ impl Front {
     /// Reads a JSON POST's body (at most `max_body_bytes`) and classifies it as the stdio
     /// transport classifies a line ([`crate::inbound`]): the messages rmcp can serve are
     /// forwarded (lone surrogates repaired), the rest answered here.
-    async fn screen<B>(
-        &self,
-        request: Request<B>,
-    ) -> Result<(Request<Full<Bytes>>, Option<RequestId>), Response<Body>>
+    async fn screen<B>(&self, request: Request<B>) -> Result<Request<Full<Bytes>>, Response<Body>>
     where
         B: hyper::body::Body + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -248,10 +230,6 @@ impl Front {
                 return Err(response);
             }
         };
-        let request_id = match &*message {
-            JsonRpcMessage::Request(request) => Some(request.id.clone()),
-            _ => None,
-        };
         let body = match serde_json::to_vec(&message) {
             Ok(body) => Bytes::from(body),
             Err(e) => {
@@ -263,7 +241,7 @@ impl Front {
             }
         };
         parts.headers.insert(CONTENT_LENGTH, body.len().into());
-        Ok((Request::from_parts(parts, Full::new(body)), request_id))
+        Ok(Request::from_parts(parts, Full::new(body)))
     }
 }
 
@@ -291,25 +269,10 @@ fn session_ended() -> Response<Body> {
     )
 }
 
-/// An answer body that holds its request's [`RequestGuard`] until it is sent (or dropped),
-/// and cancels the request when it is dropped before its end (the client went away).
+/// An answer body that holds its request's [`RequestGuard`] until it is sent (or dropped).
 struct Guarded {
     body: Body,
     _guard: RequestGuard,
-    /// The request to cancel when the answer is dropped unfinished.
-    cancel: Option<(Arc<AgentSessions>, SessionId, RequestId)>,
-    /// The whole answer was sent.
-    ended: bool,
-}
-
-impl Drop for Guarded {
-    fn drop(&mut self) {
-        if let Some((sessions, session, request)) = self.cancel.take()
-            && !self.ended
-        {
-            sessions.cancel_request(session, request);
-        }
-    }
 }
 
 impl hyper::body::Body for Guarded {
@@ -320,12 +283,7 @@ impl hyper::body::Body for Guarded {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        let this = self.get_mut();
-        let polled = Pin::new(&mut this.body).poll_frame(cx);
-        if matches!(polled, Poll::Ready(None)) {
-            this.ended = true;
-        }
-        polled
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
     }
 
     fn is_end_stream(&self) -> bool {

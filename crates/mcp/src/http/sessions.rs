@@ -26,7 +26,7 @@ use std::time::Duration;
 use dsh_context::{Agent, Context};
 use futures_core::Stream;
 use parking_lot::Mutex;
-use rmcp::model::{ClientJsonRpcMessage, GetExtensions as _, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions as _, ServerJsonRpcMessage};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::streamable_http_server::session::local::{
@@ -160,28 +160,6 @@ impl AgentSessions {
             sessions: self.clone(),
             id: id.clone(),
         })
-    }
-
-    /// Cancels request `request` of session `session` as the client's
-    /// `notifications/cancelled` would (in the background; nothing happens when the session
-    /// or the request has ended).
-    pub(crate) fn cancel_request(self: &Arc<Self>, session: SessionId, request: RequestId) {
-        let message = serde_json::from_value::<ClientJsonRpcMessage>(serde_json::json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/cancelled",
-            "params": {"requestId": request, "reason": "the client disconnected"},
-        }));
-        let Ok(message) = message else {
-            return;
-        };
-        let this = Arc::clone(self);
-        tokio::spawn(async move {
-            if this.is_live(&session)
-                && let Err(e) = this.inner.accept_message(&session, message).await
-            {
-                tracing::debug!(session_id = %session, error = %e, "cancelling a request whose client left failed");
-            }
-        });
     }
 
     /// Whether session `id` is live.
