@@ -289,6 +289,33 @@ async fn lines_to_vim_in_insert_mode_keep_their_indentation() {
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         let saved = std::fs::read_to_string(&file).unwrap();
         assert!(saved.trim_end().ends_with(more), "{saved:?}");
+        // A line opened below an indented one (`o` indents it) takes the text's own indent.
+        let indented = dir.join("indented.py");
+        std::fs::write(&indented, "def f():\n    x = 1\n").unwrap();
+        let r = sh
+            .send(&format!("vim --clean -i NONE '{}'", indented.display()))
+            .await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let r = sh
+            .send("Go    y = 2\n    if y:\n        return y\u{1b}:wq")
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let saved = std::fs::read_to_string(&indented).unwrap();
+        assert_eq!(
+            saved,
+            "def f():\n    x = 1\n    y = 2\n    if y:\n        return y\n"
+        );
+        // vim started by the send's first line gets the lines after it the same way.
+        let started = dir.join("started.py");
+        let r = sh
+            .send(&format!(
+                "vim --clean -i NONE '{}'\ni{code}\x1b:wq\necho after-$((6*7))",
+                started.display()
+            ))
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "after-42"), "{r:?}");
+        let saved = std::fs::read_to_string(&started).unwrap();
+        assert_eq!(saved.trim_end(), code.trim_end(), "{saved:?}");
         sh.close().await;
     })
     .await;

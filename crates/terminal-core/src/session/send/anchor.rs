@@ -125,8 +125,12 @@ impl SendOp {
         pacing: &mut super::pacing::Pacing,
         fg: Option<i32>,
     ) -> Vec<u8> {
-        if matches!(step.as_slice(), [b'\n' | b'\r']) && self.in_insert_mode() {
-            return insert_paste::paste_text(&step, pacing).unwrap_or(step);
+        let step = self.full_screen_step(step, pacing);
+        if let Some(blank_before_cursor) = self.in_insert_mode()
+            && matches!(step.first(), Some(b'\n' | b'\r' | b' ' | b'\t'))
+        {
+            let replace = insert_paste::replaces_indent(&step, blank_before_cursor);
+            return insert_paste::paste_text(&step, pacing, replace).unwrap_or(step);
         }
         let (takes_pastes, at_prompt) = {
             let mut st = self.shared.lock();
@@ -193,14 +197,34 @@ impl SendOp {
         }
     }
 
-    /// Whether a full-screen program that enabled bracketed paste shows its insert mode.
-    fn in_insert_mode(&self) -> bool {
+    /// Whether a full-screen program that enabled bracketed paste shows its insert mode, and
+    /// then whether only blanks precede the cursor on its row (an indent it gave the line).
+    fn in_insert_mode(&self) -> Option<bool> {
         let mut st = self.shared.lock();
-        st.screen.bracketed_paste()
+        let shown = st.screen.bracketed_paste()
             && st
                 .screen
                 .alternate_bottom_row()
-                .is_some_and(|row| insert_paste::insert_mode_shown(&row))
+                .is_some_and(|row| insert_paste::insert_mode_shown(&row));
+        shown.then(|| {
+            st.screen
+                .cursor_row_prefix()
+                .is_some_and(|p| p.trim().is_empty())
+        })
+    }
+
+    /// `step` and the steps after it split again as keys to a full-screen program that took
+    /// pastes, when an earlier line of the send started it (`vim f.py` and then `i…`).
+    fn full_screen_step(&self, step: Vec<u8>, pacing: &mut super::pacing::Pacing) -> Vec<u8> {
+        let full_screen = {
+            let st = self.shared.lock();
+            st.screen.alternate_screen() && st.screen.bracketed_paste()
+        };
+        if full_screen && self.shared.pty.modes().is_some_and(|m| !m.canonical) {
+            pacing.respace_for_full_screen(step)
+        } else {
+            step
+        }
     }
 
     /// Whether `step`, paced after the send's first input, must not be typed: a line in it is

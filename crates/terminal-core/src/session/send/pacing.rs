@@ -137,6 +137,19 @@ impl Pacing {
         line_ends_apart([first].into_iter().chain(pacing.pending)).into()
     }
 
+    /// `step`, just handed out, and the steps after it split again as keys to a full-screen
+    /// program that enabled bracketed paste (one an earlier line of the send started): the
+    /// first of them, handed out in its place.
+    pub(super) fn respace_for_full_screen(&mut self, step: Vec<u8>) -> Vec<u8> {
+        let rest = [step, self.pending_bytes()].concat();
+        let mut steps: VecDeque<Vec<u8>> = Self::full_screen_steps(rest).into();
+        let first = steps.pop_front().unwrap_or_default();
+        self.pending = steps;
+        self.line_ends_taken = self.line_ends_before_newest;
+        self.handed_out(&first);
+        first
+    }
+
     /// Splits `input` into its first step, written at once, and the steps paced after it:
     /// lines when it goes to a line editor (`lines`), a lone ESC before `O` or `[` when it
     /// goes to a program reading keys raw (`raw_keys`, see the module docs), and around
@@ -357,19 +370,31 @@ impl Pacing {
 }
 
 /// `steps` with each line end that ends a step after other keys split off into a step of its
-/// own.
+/// own, and an indentation (a TAB, or two spaces or more) after the first keys of a step
+/// (vim's `o    text`) too: the keys before it may start insert mode, and then the indented
+/// text goes as a paste (see `insert_paste`).
 fn line_ends_apart(steps: impl Iterator<Item = Vec<u8>>) -> VecDeque<Vec<u8>> {
     let mut apart = VecDeque::new();
     for mut step in steps {
-        if step.len() > 1 && step.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
-            let end = step.split_off(step.len() - 1);
+        let end = (step.len() > 1 && step.last().is_some_and(|&b| b == b'\n' || b == b'\r'))
+            .then(|| step.split_off(step.len() - 1));
+        if let Some(at) = indent_after_keys(&step) {
+            let indented = step.split_off(at);
             apart.push_back(step);
-            apart.push_back(end);
+            apart.push_back(indented);
         } else {
             apart.push_back(step);
         }
+        apart.extend(end);
     }
     apart
+}
+
+/// Where an indentation (a TAB, or two spaces or more) first follows other keys in `step`.
+fn indent_after_keys(step: &[u8]) -> Option<usize> {
+    let at = step.iter().position(|&b| b == b' ' || b == b'\t')?;
+    let indent = step[at] == b'\t' || step.get(at + 1) == Some(&b' ');
+    (at > 0 && indent).then_some(at)
 }
 
 /// Line ends (`\n`, `\r`) in `step`.

@@ -61,11 +61,17 @@ impl SendOp {
             && st.screen.alternate_screen()
             && program
             && canonical == Some(false);
-        let insert_mode = full_screen_pastes
+        // In insert mode: whether only blanks precede the cursor on its row.
+        let insert_mode = (full_screen_pastes
             && st
                 .screen
                 .alternate_bottom_row()
-                .is_some_and(|row| insert_paste::insert_mode_shown(&row));
+                .is_some_and(|row| insert_paste::insert_mode_shown(&row)))
+        .then(|| {
+            st.screen
+                .cursor_row_prefix()
+                .is_some_and(|p| p.trim().is_empty())
+        });
         let reader = input::Reader {
             canonical: canonical == Some(true),
             bracketed_paste,
@@ -158,10 +164,12 @@ impl SendOp {
             line_ends_apart: full_screen_pastes,
         };
         let (input, mut pacing) = pacing::Pacing::for_reader(input, &typing);
-        let input = if insert_mode {
-            insert_paste::paste_text(&input, &mut pacing).unwrap_or(input)
-        } else {
-            input
+        let input = match insert_mode {
+            Some(blank_before_cursor) => {
+                let replace = insert_paste::replaces_indent(&input, blank_before_cursor);
+                insert_paste::paste_text(&input, &mut pacing, replace).unwrap_or(input)
+            }
+            None => input,
         };
         // Several statements to a Python REPL that takes pastes: one per step, each once the
         // REPL reads again. Pasted as one block, Python 3.13's REPL shows a continuation

@@ -29,17 +29,35 @@ fn text_run(bytes: &[u8]) -> usize {
         .unwrap_or(bytes.len())
 }
 
+/// vim's insert-mode keys that delete all indent in the current line (`0 CTRL-D`).
+const DELETE_INDENT: &[u8] = b"0\x04";
+
+/// Whether a paste of `step` at a cursor with only blanks before it on its row
+/// (`blank_before_cursor`: the indent the editor gave a line it opened, `o` with
+/// `autoindent`) first deletes that indent: the text brings its own (it starts indented).
+pub(in crate::session::send) fn replaces_indent(step: &[u8], blank_before_cursor: bool) -> bool {
+    blank_before_cursor && step.first().is_some_and(|&b| b == b' ' || b == b'\t')
+}
+
 /// `step` with the steps `pacing` holds after it, when they start with text: that text as
-/// one bracketed paste (line ends as carriage returns, as terminals paste), and the keys
-/// after it left to `pacing` in the steps it makes for a full-screen program. `None` when
-/// they start with a key.
-pub(in crate::session::send) fn paste_text(step: &[u8], pacing: &mut Pacing) -> Option<Vec<u8>> {
+/// one bracketed paste (line ends as carriage returns, as terminals paste), after the keys
+/// that delete the current line's indent when `replace_indent` (see [`replaces_indent`]),
+/// and the keys after it left to `pacing` in the steps it makes for a full-screen program.
+/// `None` when they start with a key.
+pub(in crate::session::send) fn paste_text(
+    step: &[u8],
+    pacing: &mut Pacing,
+    replace_indent: bool,
+) -> Option<Vec<u8>> {
     let rest = [step, &pacing.pending_bytes()].concat();
     let run = text_run(&rest);
     if run == 0 {
         return None;
     }
-    let mut paste = Vec::with_capacity(run + PASTE_START.len() + PASTE_END.len());
+    let mut paste = Vec::with_capacity(run + PASTE_START.len() + PASTE_END.len() + 2);
+    if replace_indent {
+        paste.extend_from_slice(DELETE_INDENT);
+    }
     paste.extend_from_slice(PASTE_START);
     paste.extend(
         rest[..run]
@@ -80,7 +98,7 @@ mod tests {
         assert_eq!(first, b"idef f(x):");
         let next = pacing.take_next().unwrap_or_default();
         assert_eq!(next, b"\r");
-        let paste = paste_text(&next, &mut pacing).unwrap_or_default();
+        let paste = paste_text(&next, &mut pacing, false).unwrap_or_default();
         assert_eq!(
             paste,
             b"\x1b[200~\r    if x:\r        return 1\r\x1b[201~".to_vec()
@@ -93,11 +111,11 @@ mod tests {
     #[test]
     fn text_without_keys_is_pasted_whole_and_a_key_first_is_not_pasted() {
         let (first, mut pacing) = paced(b"    return 2\n\tx = 1\n");
-        let paste = paste_text(&first, &mut pacing).unwrap_or_default();
+        let paste = paste_text(&first, &mut pacing, false).unwrap_or_default();
         assert_eq!(paste, b"\x1b[200~    return 2\r\tx = 1\r\x1b[201~".to_vec());
         assert!(!pacing.is_pending());
         let (first, mut pacing) = paced(b"\x1b:wq\n");
-        assert_eq!(paste_text(&first, &mut pacing), None);
+        assert_eq!(paste_text(&first, &mut pacing, false), None);
         assert!(pacing.is_pending());
     }
 
@@ -109,6 +127,23 @@ mod tests {
         assert_eq!(pacing.take_next().unwrap_or_default(), b"\x03");
         assert!(pacing.next_starts_line());
         assert!(!pacing.releases_on_read());
+    }
+
+    #[test]
+    fn indented_text_after_the_keys_that_open_a_line_goes_apart_and_replaces_its_indent() {
+        let (first, mut pacing) = paced(b"Go    y = 2\r\tz\x1b:wq\r");
+        assert_eq!(first, b"Go");
+        let next = pacing.take_next().unwrap_or_default();
+        assert_eq!(next, b"    y = 2");
+        assert!(replaces_indent(&next, true) && !replaces_indent(&next, false));
+        let paste = paste_text(&next, &mut pacing, true).unwrap_or_default();
+        assert_eq!(paste, b"0\x04\x1b[200~    y = 2\r\tz\x1b[201~".to_vec());
+        assert_eq!(pacing.take_next().unwrap_or_default(), b"\x1b:wq");
+        // Text that starts unindented keeps the indent the editor gave the line.
+        assert!(!replaces_indent(b"y = 2", true));
+        // A space between keys is no indentation.
+        let (first, _) = paced(b":s/a b/c/\r");
+        assert_eq!(first, b":s/a b/c/");
     }
 
     #[test]
