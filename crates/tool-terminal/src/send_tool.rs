@@ -117,6 +117,7 @@ impl Tool for SendTool {
             (!submit && !last_line.is_empty() && !last_line.contains(char::is_control))
                 .then(|| last_line.to_owned());
         let several_lines = args.text.trim_end().contains(['\n', '\r']);
+        let sends_a_block = several_lines && has_a_block(&args.text);
         let request = SendRequest {
             text: args.text,
             submit,
@@ -155,7 +156,7 @@ impl Tool for SendTool {
         {
             notices.push(TYPED_WITHOUT_ENTER.to_owned());
         }
-        if several_lines
+        if sends_a_block
             && python_repl_rejected_a_block(&output)
             && let SendOutput::Foreground { notices, .. } = &mut output
         {
@@ -255,6 +256,13 @@ fn python_repl_rejected_a_block(output: &SendOutput) -> bool {
         && viewport.trim_end().ends_with(">>>")
         && (viewport.contains("IndentationError: unexpected indent")
             || viewport.contains("SyntaxError: invalid syntax"))
+}
+
+/// Whether `text` holds a block as Python writes one: an indented line after another line.
+fn has_a_block(text: &str) -> bool {
+    text.lines()
+        .skip(1)
+        .any(|line| line.starts_with([' ', '\t']) && !line.trim().is_empty())
 }
 
 /// The notice for a program waiting at a "press Enter to continue" prompt.

@@ -145,6 +145,8 @@ async fn python_repl_block_rules_are_explained_when_they_reject_a_block() {
             "10",
         ),
         ("print(1 +)", false, "SyntaxError"),
+        // Shell lines sent to the REPL by mistake: no block, so no word about blocks.
+        ("sleep 3\necho a\necho b", false, "SyntaxError"),
         ("if x:", false, "..."),
         ("    y = 1\n\n    z = 2\n", true, "IndentationError"),
     ] {
