@@ -130,7 +130,7 @@ pub type CancelHook = Box<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
 pub type ReadOutputHook = Box<dyn Fn() -> String + Send + Sync>;
 /// Stops what a job that already ended left running (a background send that ended at a
 /// program's input prompt leaves that program waiting). When it asked something to stop, it
-/// returns what it did, as the job's detail goes on (`job_kill then sent it SIGINT`).
+/// returns the job's detail from now on, which says so.
 pub type StopLeftoverHook = Box<dyn Fn() -> Option<String> + Send + Sync>;
 
 /// What a producer hands the registry once its work has started.
@@ -233,8 +233,8 @@ pub enum KillOutcome {
     /// The job had already reached a terminal status, leaving something running (a program
     /// waiting at its input prompt), which its [`JobHooks::stop_leftover`] asked to stop (a
     /// pty-send job: SIGINT to the session's foreground, as `terminal_signal` does, and
-    /// SIGTERM to a program other than the shell); the job's detail ends with what it did
-    /// (`…; job_kill then sent it SIGINT`).
+    /// SIGTERM to a program other than the shell); the job's detail then says what it did
+    /// (`… waited for input (job_kill then sent it SIGINT)`).
     LeftoverInterrupted,
 }
 

@@ -648,11 +648,8 @@ async fn a_kill_after_the_end_stops_what_the_job_left_running_once() {
     assert_eq!(*p.leftover_stops.lock(), 1);
     let s = jobs.get(&id, None).unwrap();
     assert_eq!((s.status, s.reported), (JobStatus::Completed, true));
-    // The detail goes on with what the hook did.
-    assert_eq!(
-        s.detail.as_deref(),
-        Some("wait: stdin_read; stopped what it left")
-    );
+    // The detail is the one the hook returned.
+    assert_eq!(s.detail.as_deref(), Some("stopped what it left"));
 
     // Nothing left to stop: an ordinary "already finished"; a live job's kill cancels it.
     let q = Arc::new(Probe::default());

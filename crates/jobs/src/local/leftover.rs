@@ -7,23 +7,18 @@ use super::LocalJobRegistry;
 use crate::types::{JobError, JobId, KillOutcome};
 
 impl LocalJobRegistry {
-    /// A kill of a finished job whose stop-leftover hook did `done` (`None`: nothing): the
-    /// job's detail goes on with it.
+    /// A kill of a finished job whose stop-leftover hook stopped something and returned the
+    /// job's `detail` from now on (`None`: it stopped nothing).
     pub(super) fn stopped_leftover(
         &self,
         id: &JobId,
         caller: Option<&Agent>,
-        done: Option<String>,
+        detail: Option<String>,
     ) -> Result<KillOutcome, JobError> {
-        let Some(done) = done else {
+        let Some(detail) = detail else {
             return Ok(KillOutcome::AlreadyFinished);
         };
-        self.with_record(id, caller, |r| {
-            r.snapshot.detail = Some(match r.snapshot.detail.take() {
-                Some(detail) => format!("{detail}; {done}"),
-                None => done,
-            });
-        })?;
+        self.with_record(id, caller, |r| r.snapshot.detail = Some(detail))?;
         Ok(KillOutcome::LeftoverInterrupted)
     }
 }

@@ -63,6 +63,15 @@ impl Typed {
 /// the program is not (`job_kill` of the job stops it while no send answered it).
 const WAITS_FOR_INPUT: &str = "waits for input (still running: the next send answers it, \
      job_kill stops it)";
+/// The detail of a job that stopped at a prompt (`detail`) once `job_kill` did `done` to the
+/// program left waiting: it no longer says the program still runs.
+pub(super) fn detail_after_kill(detail: &str, done: &str) -> String {
+    match detail.strip_suffix(WAITS_FOR_INPUT) {
+        Some(head) => format!("{head}waited for input ({done})"),
+        None => format!("{detail}; {done}"),
+    }
+}
+
 /// [`detail`]'s input mode for text the job typed without Enter at the shell's prompt.
 const TYPED_WITHOUT_ENTER: &str =
     "typed without Enter (the text waits on the shell's input line; the next send continues it)";
@@ -212,6 +221,10 @@ mod tests {
         );
         let stopped = detail(&result, &EarlierExits::default(), Typed::Line);
         assert_eq!(stopped_at_prompt(&stopped), Some(Some("python3")));
+        assert_eq!(
+            detail_after_kill(&stopped, "job_kill then sent it SIGINT"),
+            "wait: stdin_read, input: python3 waited for input (job_kill then sent it SIGINT)"
+        );
         assert_eq!(
             stopped_at_prompt(&format!("wait: stdin_read, input: {WAITS_FOR_INPUT}")),
             Some(None)

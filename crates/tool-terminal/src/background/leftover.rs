@@ -10,7 +10,7 @@ use dsh_terminal_core::process::{ProcessIdentity, stat};
 use dsh_terminal_core::{SessionId, TerminalSignal, Terminals};
 use parking_lot::Mutex;
 
-use super::describe::stopped_at_prompt;
+use super::describe::{detail_after_kill, stopped_at_prompt};
 use super::follow::KILL_ESCALATION;
 
 /// What `job_kill` of a finished job stops: the program its send left waiting at an input
@@ -28,7 +28,7 @@ pub(super) struct Leftover {
 /// What the job's detail goes on with once the program was signalled.
 const INTERRUPTED: &str = "job_kill then sent it SIGINT";
 const TERMINATED: &str =
-    "job_kill then sent it SIGINT and SIGTERM (SIGKILL 3 s later if it still holds the terminal)";
+    "job_kill then sent it SIGINT and SIGTERM, and SIGKILL 3 s later if it still held the terminal";
 
 impl Leftover {
     /// When the job stopped at a program's own prompt (its detail says so) and it is still
@@ -37,16 +37,16 @@ impl Leftover {
     /// taken for the one the next send answers. A program other than the shell (whose own
     /// `read` the interrupt ends) gets SIGTERM right after, for a REPL takes SIGINT at its
     /// prompt and stays (Python's `KeyboardInterrupt`, node's "press Ctrl+C again"), and
-    /// SIGKILL [`KILL_ESCALATION`] later if it still holds the terminal. Returns what it did,
-    /// for the job's detail, when the interrupt was delivered.
+    /// SIGKILL [`KILL_ESCALATION`] later if it still holds the terminal. Returns the job's
+    /// detail from now on, which says what it did, when the interrupt was delivered.
     pub(super) fn interrupt(&self) -> Option<String> {
         let (job, jobs) = (self.job.get()?, self.jobs.upgrade()?);
-        let at_prompt = jobs.get(job, Some(&self.owner)).is_ok_and(|s| {
-            !s.status.is_live() && s.detail.as_deref().and_then(stopped_at_prompt).is_some()
-        });
-        if !at_prompt {
-            return None;
-        }
+        let detail = jobs
+            .get(job, Some(&self.owner))
+            .ok()
+            .filter(|s| !s.status.is_live())?
+            .detail
+            .filter(|d| stopped_at_prompt(d).is_some())?;
         {
             let mut by_session = self.by_session.lock();
             if by_session.get(&self.id) != Some(job) {
@@ -60,7 +60,7 @@ impl Leftover {
             .ok()
             .filter(|r| r.delivered)?;
         if interrupt.shell_targeted {
-            return Some(INTERRUPTED.to_owned());
+            return Some(detail_after_kill(&detail, INTERRUPTED));
         }
         let group = interrupt.target_pgid;
         let leader = ProcessIdentity::of(group);
@@ -70,7 +70,7 @@ impl Leftover {
             leader.is_alive() && stat(group).is_some_and(|s| s.tpgid == group)
         };
         if !leader.as_ref().is_some_and(holds_terminal) {
-            return Some(INTERRUPTED.to_owned());
+            return Some(detail_after_kill(&detail, INTERRUPTED));
         }
         if let Err(e) = self
             .terminals
@@ -93,6 +93,6 @@ impl Leftover {
                 }
             }));
         }
-        Some(TERMINATED.to_owned())
+        Some(detail_after_kill(&detail, TERMINATED))
     }
 }

@@ -166,7 +166,9 @@ async fn a_kill_after_a_job_stopped_at_a_prompt_stops_the_program_left_waiting()
             .call(&agent, "job_output", json!({"job_id": job}))
             .await;
         assert!(
-            r.text().contains("; job_kill then sent it SIGINT"),
+            r.text()
+                .contains("waited for input (job_kill then sent it SIGINT")
+                && !r.text().contains("still running"),
             "{}",
             r.text()
         );
