@@ -255,6 +255,21 @@ impl RawSession {
     }
 
     /// `tools/call name arguments` with request id `id`; returns the answer, asserting 200.
+    /// Pages session `pty-1` with `terminal_read` (request ids after `id`) until a page holds
+    /// `line`.
+    async fn page_until(&self, id: &mut u64, line: &str) {
+        loop {
+            *id += 1;
+            let page = self
+                .call(*id, "terminal_read", &json!({"sessionId": "pty-1"}))
+                .await;
+            if result_text(&page).lines().any(|l| l == line) {
+                return;
+            }
+            tokio::task::yield_now().await;
+        }
+    }
+
     async fn call(&self, id: u64, name: &str, arguments: &Value) -> Value {
         let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": name, "arguments": arguments}});
@@ -653,30 +668,17 @@ async fn a_client_that_disconnects_mid_send_leaves_its_command_running() {
         .expect("write");
     // Until the command runs (pages do not take the send's output).
     let mut id = 10;
-    loop {
-        id += 1;
-        let page = raw
-            .call(id, "terminal_read", &json!({"sessionId": "pty-1"}))
-            .await;
-        if result_text(&page).lines().any(|l| l == "orphan-started") {
-            break;
-        }
-        tokio::task::yield_now().await;
-    }
+    within(
+        "the send's command to start",
+        raw.page_until(&mut id, "orphan-started"),
+    )
+    .await;
     drop(socket);
     // The command runs to its end.
-    within("the disconnected send's command to finish", async {
-        loop {
-            id += 1;
-            let page = raw
-                .call(id, "terminal_read", &json!({"sessionId": "pty-1"}))
-                .await;
-            if result_text(&page).lines().any(|l| l == "orphan-42") {
-                break;
-            }
-            tokio::task::yield_now().await;
-        }
-    })
+    within(
+        "the disconnected send's command to finish",
+        raw.page_until(&mut id, "orphan-42"),
+    )
     .await;
 
     let answer = raw
