@@ -25,10 +25,16 @@ pub(super) struct Leftover {
     pub(super) id: SessionId,
 }
 
-/// What the job's detail goes on with once the program was signalled.
+/// What the job's detail says once the program was interrupted, or also terminated (see
+/// [`terminated`]).
 const INTERRUPTED: &str = "job_kill then sent it SIGINT";
-const TERMINATED: &str =
-    "job_kill then sent it SIGINT and SIGTERM, and SIGKILL 3 s later if it still held the terminal";
+
+fn terminated() -> String {
+    format!(
+        "job_kill then sent it SIGINT and SIGTERM, and SIGKILL {} s later if it still held the terminal",
+        KILL_ESCALATION.as_secs()
+    )
+}
 
 impl Leftover {
     /// When the job stopped at a program's own prompt (its detail says so) and it is still
@@ -93,6 +99,6 @@ impl Leftover {
                 }
             }));
         }
-        Some(detail_after_kill(&detail, TERMINATED))
+        Some(detail_after_kill(&detail, &terminated()))
     }
 }
