@@ -116,9 +116,10 @@ impl SendOp {
     /// (typed line by line, Python 3.13's auto-indent would indent the block again). To a
     /// Python REPL without pastes at its primary prompt, the lines as a file would run them
     /// (an empty line after each block, none inside). `step` alone otherwise, and when the
-    /// text carries keys a paste would make literal. A line end kept apart for a full-screen
-    /// program in its insert mode goes with the text lines after it as one paste (see
-    /// `insert_paste`).
+    /// text carries keys a paste would make literal. To a full-screen program that took
+    /// pastes, the steps are split again as keys to it (it may have started on an earlier
+    /// line), and in its insert mode a line end or an indented text, kept apart, goes with the
+    /// text after it as one paste (see `insert_paste`).
     pub(super) fn paste_rest_for_block_reader(
         &self,
         step: Vec<u8>,
@@ -126,7 +127,8 @@ impl SendOp {
         fg: Option<i32>,
     ) -> Vec<u8> {
         let step = self.full_screen_step(step, pacing);
-        if let Some(blank_before_cursor) = self.in_insert_mode()
+        let insert_mode = insert_paste::insert_mode(&mut self.shared.lock().screen);
+        if let Some(blank_before_cursor) = insert_mode
             && matches!(step.first(), Some(b'\n' | b'\r' | b' ' | b'\t'))
         {
             let replace = insert_paste::replaces_indent(&step, blank_before_cursor);
@@ -195,22 +197,6 @@ impl SendOp {
                 .lock()
                 .get_or_insert_with(|| input::discarded_lines_notice(first, count));
         }
-    }
-
-    /// Whether a full-screen program that enabled bracketed paste shows its insert mode, and
-    /// then whether only blanks precede the cursor on its row (an indent it gave the line).
-    fn in_insert_mode(&self) -> Option<bool> {
-        let mut st = self.shared.lock();
-        let shown = st.screen.bracketed_paste()
-            && st
-                .screen
-                .alternate_bottom_row()
-                .is_some_and(|row| insert_paste::insert_mode_shown(&row));
-        shown.then(|| {
-            st.screen
-                .cursor_row_prefix()
-                .is_some_and(|p| p.trim().is_empty())
-        })
     }
 
     /// `step` and the steps after it split again as keys to a full-screen program that took

@@ -61,17 +61,9 @@ impl SendOp {
             && st.screen.alternate_screen()
             && program
             && canonical == Some(false);
-        // In insert mode: whether only blanks precede the cursor on its row.
-        let insert_mode = (full_screen_pastes
-            && st
-                .screen
-                .alternate_bottom_row()
-                .is_some_and(|row| insert_paste::insert_mode_shown(&row)))
-        .then(|| {
-            st.screen
-                .cursor_row_prefix()
-                .is_some_and(|p| p.trim().is_empty())
-        });
+        let insert_mode = full_screen_pastes
+            .then(|| insert_paste::insert_mode(&mut st.screen))
+            .flatten();
         let reader = input::Reader {
             canonical: canonical == Some(true),
             bracketed_paste,

@@ -15,9 +15,24 @@ use super::Pacing;
 /// Whether `bottom_row` (the alternate screen's last row) shows an editor's insert mode:
 /// vim's and neovim's `-- INSERT --` (also `-- INSERT --recording @q`, and `-- (insert) --`
 /// after Ctrl-O), shown with `showmode`, their default.
-pub(in crate::session::send) fn insert_mode_shown(bottom_row: &str) -> bool {
+fn insert_mode_shown(bottom_row: &str) -> bool {
     let row = bottom_row.trim_start();
     row.starts_with("-- INSERT") || row.starts_with("-- (insert)")
+}
+
+/// Whether a full-screen program that enabled bracketed paste shows its insert mode on
+/// `screen`, and then whether only blanks precede the cursor on its row (an indent the
+/// editor gave the line, see [`replaces_indent`]).
+pub(in crate::session::send) fn insert_mode(screen: &mut crate::screen::Screen) -> Option<bool> {
+    let shown = screen.bracketed_paste()
+        && screen
+            .alternate_bottom_row()
+            .is_some_and(|row| insert_mode_shown(&row));
+    shown.then(|| {
+        screen
+            .cursor_row_prefix()
+            .is_some_and(|p| p.trim().is_empty())
+    })
 }
 
 /// The length of the leading run of `bytes` a paste delivers as the text typed would be:
