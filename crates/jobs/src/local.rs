@@ -467,18 +467,20 @@ impl JobRegistry for LocalJobRegistry {
         caller: Option<&Agent>,
         reason: Option<&str>,
     ) -> Result<KillOutcome, JobError> {
-        let cancel = self.with_record(id, caller, |r| {
+        // A live job's cancel hook, or a finished one's stop-leftover hook (taken: it runs once).
+        let (cancel, leftover) = self.with_record(id, caller, |r| {
             if r.snapshot.status.is_live() {
-                Ok(r.cancel.clone())
+                (r.cancel.clone(), None)
             } else {
                 r.snapshot.reported = true;
-                Err(r.stop_leftover.take())
+                (None, r.stop_leftover.take())
             }
         })?;
-        let cancel = match cancel {
-            Ok(Some(cancel)) => cancel,
-            Err(Some(stop)) => return self.stopped_leftover(id, caller, stop()),
-            Ok(None) | Err(None) => return Ok(KillOutcome::AlreadyFinished),
+        if let Some(stop) = leftover {
+            return self.stopped_leftover(id, caller, stop());
+        }
+        let Some(cancel) = cancel else {
+            return Ok(KillOutcome::AlreadyFinished);
         };
         cancel(reason.unwrap_or("model request")).map_err(JobError::CancelFailed)?;
         let owner = self.with_record(id, caller, |r| {
