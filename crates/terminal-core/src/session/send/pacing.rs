@@ -53,6 +53,9 @@ pub(super) struct Pacing {
     /// The steps still to type are a Python REPL's statements, one per step, already shaped
     /// for it (see [`Pacing::plan_statements`]).
     statements_planned: bool,
+    /// The steps still to type are split as keys to a full-screen program that takes pastes
+    /// (see [`Pacing::respace_for_full_screen`]).
+    full_screen_split: bool,
 }
 
 /// Whom a send's input goes to, as the terminal said when it began (see
@@ -122,7 +125,10 @@ impl Pacing {
             || (raw_keys && !super::super::input::is_paste(&input));
         let (first, pacing) = Self::split(input, lines, raw_keys);
         let (first, mut pacing) = if to.line_ends_apart && lines {
-            Self::from_steps(line_ends_apart([first].into_iter().chain(pacing.pending)))
+            let (first, mut pacing) =
+                Self::from_steps(line_ends_apart([first].into_iter().chain(pacing.pending)));
+            pacing.full_screen_split = true;
+            (first, pacing)
         } else {
             (first, pacing)
         };
@@ -139,8 +145,11 @@ impl Pacing {
 
     /// `step`, just handed out, and the steps after it split again as keys to a full-screen
     /// program that enabled bracketed paste (one an earlier line of the send started): the
-    /// first of them, handed out in its place.
+    /// first of them, handed out in its place. Done once: later steps are split so already.
     pub(super) fn respace_for_full_screen(&mut self, step: Vec<u8>) -> Vec<u8> {
+        if std::mem::replace(&mut self.full_screen_split, true) {
+            return step;
+        }
         let rest = [step, self.pending_bytes()].concat();
         let mut steps: VecDeque<Vec<u8>> = Self::full_screen_steps(rest).into();
         let first = steps.pop_front().unwrap_or_default();

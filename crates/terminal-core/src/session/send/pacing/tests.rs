@@ -177,3 +177,16 @@ fn an_escape_that_would_start_a_key_it_is_not_goes_alone() {
         assert_eq!(steps(whole), vec![whole.to_vec()], "{whole:?}");
     }
 }
+
+#[test]
+fn lines_for_a_full_screen_program_an_earlier_line_started_are_split_again_once() {
+    let (_, mut pacing) = Pacing::split(b"vim f\nione\n    two\n".to_vec(), true, false);
+    let step = pacing.take_next().unwrap_or_default();
+    assert_eq!(step, b"ione\n");
+    assert_eq!(pacing.respace_for_full_screen(step), b"ione");
+    let step = pacing.take_next().unwrap_or_default();
+    assert_eq!(step, b"\n");
+    assert_eq!(pacing.respace_for_full_screen(step), b"\n");
+    assert_eq!(pacing.pending_bytes(), b"    two\n");
+    assert_eq!(pacing.take_next().unwrap_or_default(), b"    two");
+}
