@@ -247,13 +247,18 @@ async fn concurrent(server: &McpClient, n: usize, rounds: usize) -> Result<(Row,
         let sends = ids
             .iter()
             .map(|id| async move { server.send(id, "echo hi").await.map(|(d, _)| d) });
-        for took in join_all(sends).await {
+        // futures-util's join_all polls only the futures a wake-up names (a loop polling all
+        // of them at each wake-up would cost this client O(n²) polls per round).
+        for took in futures_util::future::join_all(sends).await {
             ours.push(took?);
         }
+        // This process's ticks first: the `/proc` walk for the shells' CPU is the bench's own
+        // work, not the client's (and `before` read them last).
+        let client_after = cpu::process_ticks(me);
         let after = [
             server.cpu_ticks(),
             server.descendants_cpu_ns(),
-            cpu::process_ticks(me),
+            client_after,
         ];
         for (sum, (a, b)) in ours_cpu.iter_mut().zip(after.iter().zip(before)) {
             *sum += a.saturating_sub(b);
@@ -261,7 +266,8 @@ async fn concurrent(server: &McpClient, n: usize, rounds: usize) -> Result<(Row,
         // The raw shells are this process's children; its own ticks are the readers'.
         let before = [cpu::descendants_ns(me), cpu::process_ticks(me)];
         reference.extend(blocking(|| raw_concurrent(&mut raws))?);
-        let after = [cpu::descendants_ns(me), cpu::process_ticks(me)];
+        let client_after = cpu::process_ticks(me);
+        let after = [cpu::descendants_ns(me), client_after];
         for (sum, (a, b)) in raw_cpu.iter_mut().zip(after.iter().zip(before)) {
             *sum += a.saturating_sub(b);
         }
@@ -300,30 +306,6 @@ async fn concurrent(server: &McpClient, n: usize, rounds: usize) -> Result<(Row,
         },
         note,
     ))
-}
-
-/// Runs the futures concurrently on this task and returns their outputs in order.
-async fn join_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
-    let mut pinned: Vec<_> = futures.map(Box::pin).collect();
-    let mut out: Vec<Option<F::Output>> = pinned.iter().map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        let mut pending = false;
-        for (f, slot) in pinned.iter_mut().zip(out.iter_mut()) {
-            if slot.is_none() {
-                match f.as_mut().poll(cx) {
-                    std::task::Poll::Ready(v) => *slot = Some(v),
-                    std::task::Poll::Pending => pending = true,
-                }
-            }
-        }
-        if pending {
-            std::task::Poll::Pending
-        } else {
-            std::task::Poll::Ready(())
-        }
-    })
-    .await;
-    out.into_iter().flatten().collect()
 }
 
 /// Every raw PTY is sent `echo hi` in one burst; returns each one's time from the burst until
