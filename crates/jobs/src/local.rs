@@ -494,6 +494,15 @@ impl JobRegistry for LocalJobRegistry {
         Ok(KillOutcome::Requested)
     }
 
+    fn amend_detail(
+        &self,
+        id: &JobId,
+        caller: Option<&Agent>,
+        detail: String,
+    ) -> Result<bool, JobError> {
+        self.amended_detail(id, caller, detail)
+    }
+
     async fn wait(
         &self,
         id: &JobId,

@@ -69,6 +69,21 @@ pub trait JobRegistry: Send + Sync {
         reason: Option<&str>,
     ) -> Result<KillOutcome, JobError>;
 
+    /// Replaces a finished job's detail with `detail`, for a producer whose job left
+    /// something behind (a program waiting at its prompt) that changed after the job ended, so
+    /// the detail does not go on claiming what is no longer true. Returns `false` and changes
+    /// nothing while the job is live (its settlement sets the detail). Listeners are not
+    /// called: the job's status is unchanged.
+    ///
+    /// # Errors
+    /// [`JobError::UnknownJob`], [`JobError::Forgotten`], [`JobError::Foreign`].
+    fn amend_detail(
+        &self,
+        id: &JobId,
+        caller: Option<&Agent>,
+        detail: String,
+    ) -> Result<bool, JobError>;
+
     /// Waits until the job settles or `timeout_ms` passes (then returns the live snapshot, not
     /// an error). A job that settles while waited on is marked reported before done-listeners
     /// run.

@@ -663,3 +663,41 @@ async fn a_kill_after_the_end_stops_what_the_job_left_running_once() {
     );
     assert_eq!(*q.leftover_stops.lock(), 1);
 }
+
+/// A finished job's detail can be amended by its producer (what it left changed since); a live
+/// job's cannot, and a foreign caller is refused.
+#[tokio::test]
+async fn a_finished_jobs_detail_is_amended_a_live_ones_is_not() {
+    let ctx = Context::empty();
+    let jobs = registry(4);
+    let owner = Agent::new(&ctx, "a");
+    let p = Arc::new(Probe::default());
+    let id = jobs.start(spec(&p, "bash", Some(&owner), true)).unwrap();
+    assert!(
+        !jobs
+            .amend_detail(&id, Some(&owner), "early".into())
+            .unwrap()
+    );
+    p.complete("wait: stdin_read");
+    let done = settled(&jobs, &id, Some(&owner)).await;
+    assert_ne!(done.detail.as_deref(), Some("early"));
+    let other = Agent::new(&ctx, "b");
+    assert!(matches!(
+        jobs.amend_detail(&id, Some(&other), "theirs".into()),
+        Err(JobError::Foreign(_))
+    ));
+    assert!(
+        jobs.amend_detail(&id, Some(&owner), "answered later".into())
+            .unwrap()
+    );
+    let s = jobs.get(&id, Some(&owner)).unwrap();
+    assert_eq!(
+        (s.status, s.detail.as_deref()),
+        (done.status, Some("answered later"))
+    );
+    assert!(matches!(
+        jobs.amend_detail(&JobId::new("bash-999"), Some(&owner), "x".into()),
+        Err(JobError::UnknownJob(_))
+    ));
+    jobs.dispose().await;
+}

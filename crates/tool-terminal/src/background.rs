@@ -284,18 +284,22 @@ impl Background {
 
     /// After a signal reached session `id`: the prompt its last background job stopped at, if
     /// any, is no longer taken for the one the next send answers (the signal most likely
-    /// ended the program that asked).
+    /// ended the program that asked), and the job's detail no longer says what the next send
+    /// does.
     pub(crate) fn forget_stopped_at_prompt(&self, owner: &Agent, id: &SessionId) {
         let Some(job) = self.by_session.lock().get(id).cloned() else {
             return;
         };
-        if self
-            .jobs
-            .get(&job, Some(owner))
-            .is_ok_and(|s| !s.status.is_live())
-        {
-            self.by_session.lock().remove(id);
-        }
+        let Some(detail) = self.finished_detail(owner, &job) else {
+            return;
+        };
+        self.by_session.lock().remove(id);
+        self.amend_detail(
+            owner,
+            &job,
+            &detail,
+            "terminal_signal reached the session later",
+        );
     }
 
     /// The notice for a send (foreground, or a background send's acknowledgement) of `text`
@@ -303,6 +307,8 @@ impl Background {
     /// program's own prompt that no send answered since: the send's text answers that prompt,
     /// which the model saw only in the job's output (once per job). A poll (no text, no
     /// Enter) types nothing, so it answers nothing and leaves the notice for the next send.
+    /// The job's detail is put in the past (it said the program still waits, or what the next
+    /// send does), for any way the job ended that spoke of the present.
     pub(crate) fn take_stopped_at_prompt(
         &self,
         owner: &Agent,
@@ -314,16 +320,35 @@ impl Background {
             return None;
         }
         let job = self.by_session.lock().get(id).cloned()?;
-        let snapshot = self.jobs.get(&job, Some(owner)).ok()?;
-        if snapshot.status.is_live() {
+        let detail = self.finished_detail(owner, &job)?;
+        let Some(program) = stopped_at_prompt(&detail) else {
+            self.amend_detail(owner, &job, &detail, "a later send reached the session");
             return None;
-        }
-        let program = stopped_at_prompt(snapshot.detail.as_deref()?)?;
+        };
         self.by_session.lock().remove(id);
+        self.amend_detail(owner, &job, &detail, "a later send answered it");
         let program = program.unwrap_or("the program");
         Some(format!(
             "[input: this text answered the prompt where background job {job} stopped ({program} was waiting for input); see the question with terminal_read {{\"sessionId\": \"{id}\", \"count\": 10}}]"
         ))
+    }
+
+    /// The detail of `job` once it finished (`None` while it runs, or without one).
+    fn finished_detail(&self, owner: &Agent, job: &JobId) -> Option<String> {
+        let snapshot = self.jobs.get(job, Some(owner)).ok()?;
+        (!snapshot.status.is_live())
+            .then_some(snapshot.detail)
+            .flatten()
+    }
+
+    /// Puts a finished job's `detail` in the past once something (`since`) reached its session
+    /// (see [`describe::detail_after`]); a detail that speaks only of the past stays.
+    fn amend_detail(&self, owner: &Agent, job: &JobId, detail: &str, since: &str) {
+        if let Some(amended) = describe::detail_after(detail, since)
+            && let Err(e) = self.jobs.amend_detail(job, Some(owner), amended)
+        {
+            tracing::debug!(job = %job, error = %e, "job detail not amended");
+        }
     }
 
     /// The error for a foreground send while a background job holds the session (`stopping`:

@@ -1,5 +1,5 @@
-//! A kill of a job that already ended, whose work left something running (see
-//! [`JobHooks::stop_leftover`](crate::JobHooks)).
+//! What a job that already ended left running: its kill (see
+//! [`JobHooks::stop_leftover`](crate::JobHooks)) and the amendments of its detail.
 
 use dsh_context::Agent;
 
@@ -20,5 +20,21 @@ impl LocalJobRegistry {
         };
         self.with_record(id, caller, |r| r.snapshot.detail = Some(detail))?;
         Ok(KillOutcome::LeftoverInterrupted)
+    }
+
+    /// [`JobRegistry::amend_detail`](crate::JobRegistry::amend_detail): only a finished job's.
+    pub(super) fn amended_detail(
+        &self,
+        id: &JobId,
+        caller: Option<&Agent>,
+        detail: String,
+    ) -> Result<bool, JobError> {
+        self.with_record(id, caller, |r| {
+            let finished = !r.snapshot.status.is_live();
+            if finished {
+                r.snapshot.detail = Some(detail);
+            }
+            finished
+        })
     }
 }

@@ -66,11 +66,28 @@ const WAITS_FOR_INPUT: &str = "waits for input (still running: the next send ans
 /// The detail of a job that stopped at a prompt (`detail`) once `job_kill` did `done` to the
 /// program left waiting: it no longer says the program still runs.
 pub(super) fn detail_after_kill(detail: &str, done: &str) -> String {
-    match detail.strip_suffix(WAITS_FOR_INPUT) {
-        Some(head) => format!("{head}waited for input ({done})"),
-        None => format!("{detail}; {done}"),
-    }
+    detail_after(detail, done).unwrap_or_else(|| format!("{detail}; {done}"))
 }
+
+/// A job's `detail` once something (`since`, such as "a later send answered it") reached the
+/// session after the job ended: an input mode that says what the next send does, or that the
+/// program still runs, is put in the past with `since`; `None` for a detail that claims
+/// nothing about the present (nothing to amend).
+pub(super) fn detail_after(detail: &str, since: &str) -> Option<String> {
+    PRESENT_MODES.iter().find_map(|(present, past)| {
+        let head = detail.strip_suffix(present)?;
+        Some(format!("{head}{past} ({since})"))
+    })
+}
+
+/// The input modes of [`detail`] that speak of the present (the program still runs, what the
+/// next send does), each with its past form for [`detail_after`].
+const PRESENT_MODES: [(&str, &str); 4] = [
+    (WAITS_FOR_INPUT, "waited for input"),
+    (TYPED_WITHOUT_ENTER, "typed without Enter"),
+    (FULL_SCREEN, "full-screen program"),
+    (SINGLE_KEYS, "single keys"),
+];
 
 /// [`detail`]'s input mode for text the job typed without Enter at the shell's prompt.
 const TYPED_WITHOUT_ENTER: &str =
@@ -243,6 +260,43 @@ mod tests {
             format!("wait: stdin_read, input: {TYPED_WITHOUT_ENTER}")
         );
         assert_eq!(stopped_at_prompt(&typed), None);
+        // Once a later send reached the session, no mode speaks of the present any more.
+        assert_eq!(
+            detail_after(&typed, "a later send reached the session").as_deref(),
+            Some("wait: stdin_read, input: typed without Enter (a later send reached the session)")
+        );
+        let answered = detail_after(&stopped, "a later send answered it").unwrap();
+        assert_eq!(
+            answered,
+            "wait: stdin_read, input: python3 waited for input (a later send answered it)"
+        );
+        assert_eq!(stopped_at_prompt(&answered), None);
+        assert_eq!(detail_after(&answered, "again"), None);
+        result.input_mode = InputMode::AlternateScreen;
+        let full_screen = detail(&result, &EarlierExits::default(), Typed::Line);
+        assert_eq!(
+            detail_after(&full_screen, "a later send reached the session").as_deref(),
+            Some("wait: stdin_read, input: full-screen program (a later send reached the session)")
+        );
+        result.input_mode = InputMode::SingleKey;
+        let single = detail(&result, &EarlierExits::default(), Typed::Line);
+        assert!(detail_after(&single, "x").is_some_and(|d| d.ends_with("single keys (x)")));
+        // A password prompt says nothing of the present: a kill appends what it did.
+        assert_eq!(
+            detail_after(
+                "wait: stdin_read, input: echo off (a password prompt?)",
+                "x"
+            ),
+            None
+        );
+        assert_eq!(
+            detail_after_kill(
+                "wait: stdin_read, input: echo off (a password prompt?)",
+                "done"
+            ),
+            "wait: stdin_read, input: echo off (a password prompt?); done"
+        );
+        result.input_mode = InputMode::Normal;
         // An empty poll typed nothing: nothing is said to wait.
         assert_eq!(
             detail(&result, &EarlierExits::default(), Typed::Nothing),

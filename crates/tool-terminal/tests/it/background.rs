@@ -455,6 +455,15 @@ async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
     );
     let next = send_foreground(&host, &agent, &session, "echo plain").await;
     assert!(!next.contains("answered the prompt"), "{next}");
+    // The job's status no longer says the program still waits.
+    let again = host
+        .call(&agent, "job_output", json!({"job_id": job}))
+        .await
+        .text();
+    assert!(
+        status_line(&again).ends_with(", input: waited for input (a later send answered it)]"),
+        "{again}"
+    );
     // A background send that answers such a prompt says so in its acknowledgement.
     let job = background(
         &host,
@@ -515,6 +524,15 @@ async fn only_a_send_that_types_is_said_to_answer_the_prompt_a_job_stopped_at() 
     let next = send_foreground(&host, &agent, &session, "echo after-$((6*7))").await;
     assert!(next.contains("\nafter-42\n"), "{next}");
     assert!(!next.contains("answered the prompt"), "{next}");
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job}))
+        .await
+        .text();
+    assert!(
+        status_line(&r)
+            .ends_with(", input: waited for input (terminal_signal reached the session later)]"),
+        "{r}"
+    );
     host.shutdown().await;
 }
 
@@ -551,6 +569,15 @@ async fn a_background_send_without_enter_says_its_text_waits_on_the_input_line()
     let next = send_foreground(&host, &agent, &session, "ed").await;
     assert!(next.contains("\ntyped\n"), "{next}");
     assert!(!next.contains("answered the prompt"), "{next}");
+    let again = host
+        .call(&agent, "job_output", json!({"job_id": job}))
+        .await
+        .text();
+    assert!(
+        status_line(&again)
+            .ends_with(", input: typed without Enter (a later send reached the session)]"),
+        "{again}"
+    );
     host.shutdown().await;
 }
 
