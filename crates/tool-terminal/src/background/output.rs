@@ -9,8 +9,9 @@
 //! written (the newest line, offset 0) at the moment of the read.
 //!
 //! While the job runs, the line being written (the text after the last newline) is held back
-//! until it ends, so a read never ends with a fragment of a line; it is shown alone, in a note,
-//! when nothing else is new, and as it is once the job has ended. Each kept line longer than a
+//! until it ends, so a read never ends with a fragment of a line; it is shown in a note after
+//! the read's whole lines (when the note fits the room, and always when nothing else is new),
+//! and as it is once the job has ended. Each kept line longer than a
 //! quarter of the room keeps its start and end around `render::line_cut_marker` (when that
 //! makes it shorter). Under a limit too small for the long omission line beside any output,
 //! the short one stands for the left-out lines (`render::short_omission_line`).
@@ -211,10 +212,15 @@ impl OutputWindow {
         if finished {
             let line = self.take_carry();
             out.push_str(&line);
-        } else if out.is_empty()
-            && let Some(line) = self.unfinished()
-        {
-            out = unfinished_line_note(line);
+        } else if let Some(line) = self.unfinished() {
+            // After the read's whole lines when it fits the room (a prompt without a newline
+            // is often what the model must see next).
+            let note = unfinished_line_note(line);
+            if out.is_empty() {
+                out = note;
+            } else if out.len() + note.len() <= self.room {
+                out.push_str(&note);
+            }
         }
         out
     }

@@ -22,7 +22,10 @@ fn parse(read: &str) -> (Vec<u64>, Option<String>) {
 fn a_read_within_the_room_is_the_output_with_the_line_being_written_held_back() {
     let mut w = OutputWindow::new(32 * 1024, "pty-1");
     w.push("seq 1 3\n1\n2\n3", false);
-    assert_eq!(w.take(false, Some(100), "pty-1"), "seq 1 3\n1\n2\n");
+    assert_eq!(
+        w.take(false, Some(100), "pty-1"),
+        format!("seq 1 3\n1\n2\n{}", unfinished_line_note("3"))
+    );
     // The held line continues; once the job ended it is shown as it is.
     w.push("4\ndsh> ", false);
     assert_eq!(w.take(true, Some(100), "pty-1"), "34\ndsh> ");
@@ -98,7 +101,10 @@ fn output_the_core_dropped_is_estimated_and_not_paged() {
     let read = w.take(false, Some(10_000), "pty-1");
     assert_eq!(
         read,
-        "1\n2\n[… about 96 lines omitted, all of them no longer retained (the output outgrew the scrollback)]\n100\n"
+        format!(
+            "1\n2\n[… about 96 lines omitted, all of them no longer retained (the output outgrew the scrollback)]\n100\n{}",
+            unfinished_line_note("101")
+        )
     );
 }
 
@@ -217,4 +223,31 @@ fn a_small_limit_shows_short_output_and_counts_what_was_printed() {
             .expect("a byte count");
         assert_eq!(bytes % 2001, 0, "{read}");
     }
+}
+
+#[test]
+fn the_line_being_written_follows_a_read_only_within_the_room() {
+    for limit in [600, 1024, 4096] {
+        let mut w = OutputWindow::new(limit, "pty-1");
+        w.push(&numbered(1, 400), false);
+        w.push(
+            &format!("Continue? {} [y/N] ", "x".repeat(limit / 8)),
+            false,
+        );
+        let read = w.take(false, Some(10_000), "pty-1");
+        assert!(
+            read.len() <= limit - status_reserve(limit),
+            "{limit}: {}",
+            read.len()
+        );
+        // The newest whole line is still there, whether or not the note fitted.
+        assert!(read.contains("\n400\n"), "{read}");
+    }
+    // With room to spare, the prompt shows after the lines.
+    let mut w = OutputWindow::new(32 * 1024, "pty-1");
+    w.push("Downloading\nOverwrite? [y/N] ", false);
+    assert_eq!(
+        w.take(false, Some(10), "pty-1"),
+        format!("Downloading\n{}", unfinished_line_note("Overwrite? [y/N] "))
+    );
 }
