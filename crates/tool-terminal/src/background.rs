@@ -34,7 +34,7 @@ mod output;
 
 use describe::{Typed, label, stopped_at_prompt};
 use follow::{KILL_ESCALATION, STOP_SLACK, follow};
-use leftover::Leftover;
+use leftover::{Leftover, LeftoverStops};
 use output::OutputWindow;
 
 /// The job kind of background sends (ids `pty-send-N`).
@@ -46,6 +46,8 @@ pub(crate) struct Background {
     by_session: Arc<Mutex<HashMap<SessionId, JobId>>>,
     /// When the kill of the session's job was first requested.
     kills: Arc<Mutex<HashMap<SessionId, tokio::time::Instant>>>,
+    /// Programs a kill of a finished job terminated, while they may hold their terminal.
+    leftover_stops: LeftoverStops,
 }
 
 /// How a background job holds its session, as a foreground send finds it (see
@@ -219,6 +221,7 @@ impl Background {
             jobs,
             by_session: Arc::default(),
             kills: Arc::default(),
+            leftover_stops: Arc::default(),
         }
     }
 
@@ -400,6 +403,7 @@ impl Background {
             terminals: Arc::clone(&terminals),
             owner: owner.clone(),
             id: id.clone(),
+            stops: Arc::clone(&self.leftover_stops),
         };
         let job_slot = Arc::clone(&leftover.job);
         let spec = JobStart {
@@ -504,9 +508,53 @@ impl Background {
         }
     }
 
-    /// Forgets a closed session.
-    pub(crate) fn forget(&self, id: &SessionId) {
-        self.by_session.lock().remove(id);
+    /// Forgets a closed session: its last job's detail no longer says a program it left still
+    /// runs there.
+    pub(crate) fn forget(&self, owner: &Agent, id: &SessionId) {
+        self.leftover_stops.lock().remove(id);
+        let Some(job) = self.by_session.lock().remove(id) else {
+            return;
+        };
+        if let Some(detail) = self.finished_detail(owner, &job) {
+            self.amend_detail(owner, &job, &detail, "the session was closed since");
+        }
+    }
+
+    /// Before text goes to session `id`: while a program that `job_kill` of a finished job
+    /// terminated still holds the terminal, waits (polling `/proc`) until it is gone, its
+    /// SIGKILL has had time to land, the send's `timeout` passes or `cancel` fires, so the
+    /// text is not typed into the program on its way out.
+    pub(crate) async fn leftover_gone(
+        &self,
+        id: &SessionId,
+        timeout: Option<std::time::Duration>,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) {
+        /// How often the program is looked for.
+        const POLL: std::time::Duration = std::time::Duration::from_millis(20);
+        let Some(stop) = self.leftover_stops.lock().get(id).cloned() else {
+            return;
+        };
+        let now = tokio::time::Instant::now();
+        let end = timeout.map_or(stop.until, |t| stop.until.min(now + t));
+        loop {
+            let check = stop.clone();
+            let holds = tokio::task::spawn_blocking(move || check.holds_terminal())
+                .await
+                .unwrap_or(false);
+            let now = tokio::time::Instant::now();
+            if !holds || now >= stop.until {
+                self.leftover_stops.lock().remove(id);
+                return;
+            }
+            if now >= end {
+                return;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(POLL.min(end - now)) => {}
+                () = cancel.cancelled() => return,
+            }
+        }
     }
 }
 

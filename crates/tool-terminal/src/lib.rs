@@ -437,7 +437,7 @@ impl Tool for CloseTool {
             .await
             .map_err(terminal_error)?;
         if let Some(background) = &self.0.background {
-            background.forget(&id);
+            background.forget(&owner, &id);
         }
         Ok(match outcome {
             CloseOutcome::Closed(report) => CloseOutput {

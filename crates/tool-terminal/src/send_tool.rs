@@ -77,6 +77,7 @@ impl Tool for SendTool {
             };
             // As for a foreground send: text that answers the prompt an earlier job stopped at
             // says so, first (a job's acknowledgement shows little else).
+            background.leftover_gone(&id, timeout, &call.cancel).await;
             let answered =
                 background.take_stopped_at_prompt(&owner, &id, &request.text, request.submit);
             let (job_id, output) = background.start(
@@ -103,6 +104,10 @@ impl Tool for SendTool {
                 .await
         {
             return Err(background::Background::busy_error(&id, &job, hold));
+        }
+        // Nor is text typed into a program a job's kill is stopping.
+        if let Some(background) = self.0.background.as_ref() {
+            background.leftover_gone(&id, timeout, &call.cancel).await;
         }
         let submit = args.submit.unwrap_or(true);
         let answered = self

@@ -82,11 +82,12 @@ pub(super) fn detail_after(detail: &str, since: &str) -> Option<String> {
 
 /// The input modes of [`detail`] that speak of the present (the program still runs, what the
 /// next send does), each with its past form for [`detail_after`].
-const PRESENT_MODES: [(&str, &str); 4] = [
+const PRESENT_MODES: [(&str, &str); 5] = [
     (WAITS_FOR_INPUT, "waited for input"),
     (TYPED_WITHOUT_ENTER, "typed without Enter"),
     (FULL_SCREEN, "full-screen program"),
     (SINGLE_KEYS, "single keys"),
+    (ECHO_OFF, "echo off, a password prompt?"),
 ];
 
 /// [`detail`]'s input mode for text the job typed without Enter at the shell's prompt.
@@ -94,27 +95,35 @@ const TYPED_WITHOUT_ENTER: &str =
     "typed without Enter (the text waits on the shell's input line; the next send continues it)";
 /// [`detail`]'s input mode for a full-screen program (the job is over, the program is not).
 const FULL_SCREEN: &str = "full-screen program (still running: the next send types keys to it, \
-     such as its quit keys; terminal_signal SIGTERM stops it)";
+     such as its quit keys; job_kill stops it)";
 /// [`detail`]'s input mode for a program reading single keys.
-const SINGLE_KEYS: &str = "single keys (still running: send keys with submit false; \
-     terminal_signal SIGINT stops it)";
+const SINGLE_KEYS: &str = "single keys (still running: the next send, with submit false, \
+     answers it; job_kill stops it)";
 /// [`detail`]'s input mode for a prompt with echo off.
-const ECHO_OFF: &str = "echo off (a password prompt?)";
+const ECHO_OFF: &str = "echo off, a password prompt? (still running: the next send answers it, \
+     job_kill stops it)";
 
 /// Whether a job's `detail` (from [`detail`]) says its command stopped at a prompt of its own
-/// (echo off included), and the waiting program's name when it was known (`Some(None)`: a
-/// prompt of the shell's own `read`, or one with echo off).
+/// (echo off and single keys included), and the waiting program's name when it was known
+/// (`Some(None)`: a prompt of the shell's own `read`, or one with echo off or for one key).
 pub(super) fn stopped_at_prompt(detail: &str) -> Option<Option<&str>> {
-    if detail
-        .strip_suffix(ECHO_OFF)
-        .is_some_and(|d| d.ends_with("input: "))
-    {
+    if [ECHO_OFF, SINGLE_KEYS].iter().any(|mode| {
+        detail
+            .strip_suffix(mode)
+            .is_some_and(|d| d.ends_with("input: "))
+    }) {
         return Some(None);
     }
     let waiting = detail.strip_suffix(WAITS_FOR_INPUT)?;
     let (_, program) = waiting.rsplit_once("input: ")?;
     let program = program.trim_end();
     Some((!program.is_empty()).then_some(program))
+}
+
+/// Whether a job's `detail` says a program it started still runs in its session (at a prompt
+/// of its own, or a full-screen program): what `job_kill` of the finished job stops.
+pub(super) fn left_a_program(detail: &str) -> bool {
+    stopped_at_prompt(detail).is_some() || detail.ends_with(FULL_SCREEN)
 }
 
 /// The job detail of a settled send: `wait: <reason>[, exit: N][, input: <mode>]` (the mode
@@ -222,7 +231,8 @@ mod tests {
         };
         assert_eq!(
             detail(&result, &EarlierExits::default(), Typed::Line),
-            "wait: stdin_read, input: echo off (a password prompt?)"
+            "wait: stdin_read, input: echo off, a password prompt? (still running: the next send \
+             answers it, job_kill stops it)"
         );
         // No prompt came back: a program (or the shell's `read`) waits at its own prompt.
         result.input_mode = InputMode::Normal;
@@ -249,9 +259,21 @@ mod tests {
         assert_eq!(stopped_at_prompt("wait: stdin_read, exit: 0"), None);
         // A password prompt is a prompt too.
         assert_eq!(
-            stopped_at_prompt("wait: stdin_read, input: echo off (a password prompt?)"),
+            stopped_at_prompt(&format!("wait: stdin_read, input: {ECHO_OFF}")),
             Some(None)
         );
+        // So is a program's question for one key.
+        assert_eq!(
+            stopped_at_prompt(&format!("wait: stdin_read, input: {SINGLE_KEYS}")),
+            Some(None)
+        );
+        assert!(left_a_program(&format!(
+            "wait: stdin_read, input: {FULL_SCREEN}"
+        )));
+        assert!(!left_a_program(&format!(
+            "wait: stdin_read, input: {TYPED_WITHOUT_ENTER}"
+        )));
+        assert!(!left_a_program("wait: stdin_read, exit: 0"));
         // Text the job typed without Enter at the shell's prompt: nothing waits but the line.
         result.foreground = None;
         let typed = detail(&result, &EarlierExits::default(), Typed::Unended);
@@ -281,20 +303,23 @@ mod tests {
         result.input_mode = InputMode::SingleKey;
         let single = detail(&result, &EarlierExits::default(), Typed::Line);
         assert!(detail_after(&single, "x").is_some_and(|d| d.ends_with("single keys (x)")));
-        // A password prompt says nothing of the present: a kill appends what it did.
+        // A password prompt, once answered or killed.
+        let password = format!("wait: stdin_read, input: {ECHO_OFF}");
         assert_eq!(
-            detail_after(
-                "wait: stdin_read, input: echo off (a password prompt?)",
-                "x"
-            ),
-            None
+            detail_after(&password, "a later send answered it").as_deref(),
+            Some(
+                "wait: stdin_read, input: echo off, a password prompt? (a later send answered it)"
+            )
         );
         assert_eq!(
-            detail_after_kill(
-                "wait: stdin_read, input: echo off (a password prompt?)",
-                "done"
-            ),
-            "wait: stdin_read, input: echo off (a password prompt?); done"
+            detail_after_kill(&password, "done"),
+            "wait: stdin_read, input: echo off, a password prompt? (done)"
+        );
+        // A detail that speaks only of the past: a kill appends what it did.
+        assert_eq!(detail_after("wait: stdin_read, exit: 0", "x"), None);
+        assert_eq!(
+            detail_after_kill("wait: stdin_read, exit: 0", "done"),
+            "wait: stdin_read, exit: 0; done"
         );
         result.input_mode = InputMode::Normal;
         // An empty poll typed nothing: nothing is said to wait.

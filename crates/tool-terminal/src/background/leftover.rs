@@ -10,11 +10,37 @@ use dsh_terminal_core::process::{ProcessIdentity, stat};
 use dsh_terminal_core::{SessionId, TerminalSignal, Terminals};
 use parking_lot::Mutex;
 
-use super::describe::{detail_after_kill, stopped_at_prompt};
-use super::follow::KILL_ESCALATION;
+use super::describe::{detail_after_kill, left_a_program};
+use super::follow::{KILL_ESCALATION, STOP_SLACK};
 
-/// What `job_kill` of a finished job stops: the program its send left waiting at an input
-/// prompt, while no send or signal reached the session since (see [`Leftover::interrupt`]).
+/// Sessions whose leftover program `job_kill` terminated, while it may still hold the terminal
+/// (see [`LeftoverStop`]).
+pub(super) type LeftoverStops = Arc<Mutex<HashMap<SessionId, LeftoverStop>>>;
+
+/// A program `job_kill` of a finished job sent SIGTERM (SIGKILL follows): text sent to its
+/// session meanwhile would be typed into it, so sends wait until it is gone (see
+/// `Background::leftover_gone`), at most until `until`.
+#[derive(Clone, Debug)]
+pub(super) struct LeftoverStop {
+    /// The session's shell, whose `stat` names the terminal's foreground process group.
+    shell: ProcessIdentity,
+    /// The program's process group (its leader may be gone: `seq 1 1000 | less`).
+    group: i32,
+    /// When its SIGKILL has had time to land.
+    pub(super) until: tokio::time::Instant,
+}
+
+impl LeftoverStop {
+    /// Whether the program's process group still holds the terminal: never a command sent
+    /// since (a new command gets a new group). Reads `/proc` (blocking).
+    pub(super) fn holds_terminal(&self) -> bool {
+        self.shell.is_alive() && stat(self.shell.pid).is_some_and(|s| s.tpgid == self.group)
+    }
+}
+
+/// What `job_kill` of a finished job stops: the program its send left running (at an input
+/// prompt, or full-screen), while no send or signal reached the session since (see
+/// [`Leftover::interrupt`]).
 pub(super) struct Leftover {
     pub(super) jobs: Weak<dyn JobRegistry>,
     pub(super) by_session: Arc<Mutex<HashMap<SessionId, JobId>>>,
@@ -23,6 +49,7 @@ pub(super) struct Leftover {
     pub(super) terminals: Arc<Terminals>,
     pub(super) owner: Agent,
     pub(super) id: SessionId,
+    pub(super) stops: LeftoverStops,
 }
 
 /// What the job's detail says once the program was interrupted, or also terminated (see
@@ -37,14 +64,16 @@ fn terminated() -> String {
 }
 
 impl Leftover {
-    /// When the job stopped at a program's own prompt (its detail says so) and it is still
-    /// the session's last job with no send or signal since: SIGINT to the session's
-    /// foreground, exactly as `terminal_signal` delivers it, and the prompt is no longer
-    /// taken for the one the next send answers. A program other than the shell (whose own
-    /// `read` the interrupt ends) gets SIGTERM right after, for a REPL takes SIGINT at its
-    /// prompt and stays (Python's `KeyboardInterrupt`, node's "press Ctrl+C again"), and
-    /// SIGKILL [`KILL_ESCALATION`] later if it still holds the terminal. Returns the job's
-    /// detail from now on, which says what it did, when the interrupt was delivered.
+    /// When the job left a program running (its detail says so: at a prompt of its own, or
+    /// full-screen) and it is still the session's last job with no send or signal since:
+    /// SIGINT to the session's foreground, exactly as `terminal_signal` delivers it, and the
+    /// prompt is no longer taken for the one the next send answers. A program other than the
+    /// shell (whose own `read` the interrupt ends) gets SIGTERM right after, for a REPL takes
+    /// SIGINT at its prompt and stays (Python's `KeyboardInterrupt`, node's "press Ctrl+C
+    /// again"), as do pagers and editors, and SIGKILL [`KILL_ESCALATION`] later if it still
+    /// holds the terminal; until then it is recorded in `stops`, so sends wait for it to go.
+    /// Returns the job's detail from now on, which says what it did, when the interrupt was
+    /// delivered.
     pub(super) fn interrupt(&self) -> Option<String> {
         let (job, jobs) = (self.job.get()?, self.jobs.upgrade()?);
         let detail = jobs
@@ -52,7 +81,7 @@ impl Leftover {
             .ok()
             .filter(|s| !s.status.is_live())?
             .detail
-            .filter(|d| stopped_at_prompt(d).is_some())?;
+            .filter(|d| left_a_program(d))?;
         {
             let mut by_session = self.by_session.lock();
             if by_session.get(&self.id) != Some(job) {
@@ -68,23 +97,33 @@ impl Leftover {
         if interrupt.shell_targeted {
             return Some(detail_after_kill(&detail, INTERRUPTED));
         }
-        let group = interrupt.target_pgid;
-        let leader = ProcessIdentity::of(group);
         // Only the same program, still in the foreground (the interrupt may have ended it,
         // and the shell's prompt is back): never a command sent since.
-        let holds_terminal = move |leader: &ProcessIdentity| {
-            leader.is_alive() && stat(group).is_some_and(|s| s.tpgid == group)
-        };
-        if !leader.as_ref().is_some_and(holds_terminal) {
+        let shell = self
+            .terminals
+            .list(&self.owner)
+            .into_iter()
+            .find(|s| s.session_id == self.id)
+            .and_then(|s| s.pid)
+            .and_then(|pid| ProcessIdentity::of(i32::try_from(pid).ok()?));
+        let Some(stop) = shell
+            .map(|shell| LeftoverStop {
+                shell,
+                group: interrupt.target_pgid,
+                until: tokio::time::Instant::now() + KILL_ESCALATION + STOP_SLACK,
+            })
+            .filter(LeftoverStop::holds_terminal)
+        else {
             return Some(detail_after_kill(&detail, INTERRUPTED));
-        }
+        };
         if let Err(e) = self
             .terminals
             .signal(&self.owner, &self.id, TerminalSignal::Sigterm)
         {
             tracing::debug!(session_id = %self.id, error = %e, "leftover program not terminated");
         }
-        if let (Some(leader), Ok(runtime)) = (leader, tokio::runtime::Handle::try_current()) {
+        self.stops.lock().insert(self.id.clone(), stop.clone());
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let (terminals, owner, id) = (
                 Arc::clone(&self.terminals),
                 self.owner.clone(),
@@ -92,7 +131,7 @@ impl Leftover {
             );
             drop(runtime.spawn(async move {
                 tokio::time::sleep(KILL_ESCALATION).await;
-                if holds_terminal(&leader)
+                if stop.holds_terminal()
                     && let Err(e) = terminals.signal(&owner, &id, TerminalSignal::Sigkill)
                 {
                     tracing::debug!(session_id = %id, error = %e, "leftover program not killed");

@@ -581,6 +581,43 @@ async fn a_background_send_without_enter_says_its_text_waits_on_the_input_line()
     host.shutdown().await;
 }
 
+/// The same for a question for one key: a key sent without Enter answers it.
+#[tokio::test]
+async fn the_key_after_a_job_stopped_at_a_single_key_prompt_says_it_answered_it() {
+    let (host, agent, session, job, read) =
+        finished_job("read -r -n 1 -p 'Proceed? [y/N] ' k; echo; echo \"key=$k\"").await;
+    assert!(
+        status_line(&read).ends_with(
+            ", input: single keys (still running: the next send, with submit false, answers it; job_kill stops it)]"
+        ),
+        "{read}"
+    );
+    let answer = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "y", "submit": false}),
+        )
+        .await
+        .text();
+    assert!(answer.contains("key=y"), "{answer}");
+    assert!(
+        answer.contains(&format!(
+            "[input: this text answered the prompt where background job {job} stopped"
+        )),
+        "{answer}"
+    );
+    let again = host
+        .call(&agent, "job_output", json!({"job_id": job}))
+        .await
+        .text();
+    assert!(
+        status_line(&again).ends_with(", input: single keys (a later send answered it)]"),
+        "{again}"
+    );
+    host.shutdown().await;
+}
+
 /// The same for a password prompt (echo off): the answer says it answered it, and the secret
 /// shows nowhere.
 #[tokio::test]
@@ -588,7 +625,9 @@ async fn the_send_after_a_job_stopped_at_a_password_prompt_says_it_answered_it()
     let (host, agent, session, job, read) =
         finished_job("read -r -s -p 'Password: ' pw; echo; echo \"len=${#pw}\"").await;
     assert!(
-        status_line(&read).ends_with(", input: echo off (a password prompt?)]"),
+        status_line(&read).ends_with(
+            ", input: echo off, a password prompt? (still running: the next send answers it, job_kill stops it)]"
+        ),
         "{read}"
     );
     let answer = send_foreground(&host, &agent, &session, "hunter2").await;
@@ -599,6 +638,15 @@ async fn the_send_after_a_job_stopped_at_a_password_prompt_says_it_answered_it()
             "[input: this text answered the prompt where background job {job} stopped"
         )),
         "{answer}"
+    );
+    let again = host
+        .call(&agent, "job_output", json!({"job_id": job}))
+        .await
+        .text();
+    assert!(
+        status_line(&again)
+            .ends_with(", input: echo off, a password prompt? (a later send answered it)]"),
+        "{again}"
     );
     host.shutdown().await;
 }

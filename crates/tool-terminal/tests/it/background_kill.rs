@@ -217,3 +217,103 @@ async fn a_kill_after_a_job_stopped_at_a_prompt_stops_the_program_left_waiting()
     assert!(text.ends_with("exit: 130]"), "{text}");
     host.shutdown().await;
 }
+
+/// `job_kill` of a job that ended with a program still running in its session, other than at
+/// a line prompt (a pager or an editor on the alternate screen, a password prompt, a program
+/// that ignores SIGINT and SIGTERM): the kill stops it, and the next send waits until it is
+/// gone rather than typing into it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_after_a_job_left_a_program_stops_it_before_the_next_send_types() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let file = std::env::temp_dir().join(format!(
+        "dsh-leftover-vim-{}-{}.txt",
+        std::process::id(),
+        session
+    ));
+    let mut left = vec![
+        // The pipeline's first process (its group's leader) is gone: less holds the terminal.
+        (
+            "seq 1 1000 | less".to_owned(),
+            "full-screen program (still running",
+        ),
+        (
+            "read -rs -p 'Password: ' pw; echo; echo \"len=${#pw}\"".to_owned(),
+            "echo off, a password prompt? (still running",
+        ),
+        (
+            "python3 -c \"import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n\
+             signal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True: input('stubborn> ')\""
+                .to_owned(),
+            "python3 waits for input (still running",
+        ),
+    ];
+    if crate::support::installed("vim") {
+        left.push((
+            format!("vim -u NONE -N {}", file.display()),
+            "full-screen program (still running",
+        ));
+    }
+    for (text, detail) in &left {
+        let (job, _) = host.start_job(&agent, &session, text).await;
+        let r = host
+            .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+            .await;
+        assert!(r.text().contains(detail), "{text}: {}", r.text());
+        let (outcome, said) = kill_finished(&host, &agent, &job).await;
+        assert_eq!(outcome, "leftover-interrupted", "{text}: {said}");
+        // At once: a program that outlives SIGTERM holds the send until its SIGKILL.
+        let r = host.send(&agent, &session, "echo next-$((6*7))").await;
+        let out = r.text();
+        assert!(out.lines().any(|l| l == "next-42"), "{text}: {out}");
+        assert!(!out.contains("stubborn> echo"), "{text}: {out}");
+        let r = host
+            .call(&agent, "job_output", json!({"job_id": job}))
+            .await;
+        assert!(!r.text().contains("still running"), "{text}: {}", r.text());
+    }
+    // Nothing was typed into the editor's buffer.
+    let saved = std::fs::read_to_string(&file).unwrap_or_default();
+    let _ = std::fs::remove_file(&file);
+    assert!(!saved.contains("next"), "{saved}");
+    host.shutdown().await;
+}
+
+/// A job that ended at a program's prompt, whose session was closed since: its status no
+/// longer says the program still runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_session_puts_its_jobs_leftover_program_in_the_past() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let (job, _) = host
+        .start_job(&agent, &session, "read -r -p 'Name? ' n")
+        .await;
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    assert!(
+        r.text().contains("waits for input (still running"),
+        "{}",
+        r.text()
+    );
+    let r = host
+        .call(&agent, "terminal_close", json!({"sessionId": session}))
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job}))
+        .await;
+    assert!(
+        status_line(&r.text())
+            .ends_with(", input: waited for input (the session was closed since)]"),
+        "{}",
+        r.text()
+    );
+    assert_eq!(
+        kill_finished(&host, &agent, &job).await.0,
+        "already-finished"
+    );
+    host.shutdown().await;
+}
