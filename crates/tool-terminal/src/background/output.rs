@@ -212,10 +212,10 @@ impl OutputWindow {
         if finished {
             let line = self.take_carry();
             out.push_str(&line);
-        } else if let Some(line) = self.unfinished() {
+        } else if let Some(line) = self.unfinished_shown() {
             // After the read's whole lines when it fits the room (a prompt without a newline
             // is often what the model must see next).
-            let note = unfinished_line_note(line);
+            let note = unfinished_line_note(&line);
             if out.is_empty() {
                 out = note;
             } else if out.len() + note.len() <= self.room {
@@ -223,6 +223,22 @@ impl OutputWindow {
             }
         }
         out
+    }
+
+    /// The line being written as a note shows it: whole, or its start and newest end around
+    /// the line-cut marker once it outgrew the line bound; `None` when there is none.
+    fn unfinished_shown(&self) -> Option<String> {
+        if self.carry.is_empty() && self.carry_end.is_empty() {
+            return None;
+        }
+        let mut line = self.carry.clone();
+        if self.carry_cut > 0 {
+            line.push_str(&render::line_cut_marker(
+                usize::try_from(self.carry_cut).unwrap_or(usize::MAX),
+            ));
+        }
+        line.push_str(&self.carry_end);
+        Some(line)
     }
 
     fn clear_carry(&mut self) {
@@ -265,13 +281,7 @@ impl OutputWindow {
 
     /// The line being written, whole or cut around `render::line_cut_marker`, and resets it.
     fn take_carry(&mut self) -> String {
-        let mut line = std::mem::take(&mut self.carry);
-        if self.carry_cut > 0 {
-            line.push_str(&render::line_cut_marker(
-                usize::try_from(self.carry_cut).unwrap_or(usize::MAX),
-            ));
-        }
-        line.push_str(&self.carry_end);
+        let line = self.unfinished_shown().unwrap_or_default();
         self.clear_carry();
         line
     }

@@ -115,7 +115,14 @@ fn a_line_longer_than_the_room_is_cut_with_a_marker_and_memory_stays_bounded() {
         w.push(&"x".repeat(1000), false);
     }
     assert!(w.carry.len() + w.carry_end.len() <= w.max_line);
-    assert_eq!(w.take(false, Some(10), "pty-1"), "");
+    // While it is being written, a note shows its start and end.
+    let note = w.take(false, Some(10), "pty-1");
+    assert!(note.len() <= 4096, "{}", note.len());
+    assert!(
+        note.starts_with("[line still being written")
+            && note.contains("bytes of this line omitted"),
+        "{note}"
+    );
     w.push("y\n", false);
     let read = w.take(false, Some(10), "pty-1");
     assert!(read.len() <= 4096, "{}", read.len());
@@ -250,4 +257,20 @@ fn the_line_being_written_follows_a_read_only_within_the_room() {
         w.take(false, Some(10), "pty-1"),
         format!("Downloading\n{}", unfinished_line_note("Overwrite? [y/N] "))
     );
+}
+
+#[test]
+fn a_line_being_written_past_the_line_bound_shows_its_start_and_end() {
+    let mut w = OutputWindow::new(32 * 1024, "pty-1");
+    w.push("start", false);
+    w.push(&"b".repeat(100_000), false);
+    w.push("end", false);
+    let read = w.take(false, Some(10), "pty-1");
+    assert!(
+        read.starts_with("[line still being written, shown whole once it ends: startbbb"),
+        "{read}"
+    );
+    assert!(read.ends_with("bbbend]"), "{read}");
+    assert!(read.contains("bytes of this line omitted"), "{read}");
+    assert!(read.len() < 32 * 1024, "{}", read.len());
 }
