@@ -74,6 +74,9 @@ impl BackendSession for CappedSession {
     fn input_hidden(&self) -> bool {
         self.inner.input_hidden()
     }
+    fn prompts_drawn(&self) -> Option<u64> {
+        self.inner.prompts_drawn()
+    }
     fn working_dir_gone(&self) -> bool {
         self.inner.working_dir_gone()
     }

@@ -53,6 +53,12 @@ pub trait BackendSession: Send + Sync + 'static {
     /// Whether what is typed now would not be shown: the terminal has echo off in canonical
     /// mode (a password prompt). Text sent then is a secret: it belongs in no label or log.
     fn input_hidden(&self) -> bool;
+    /// How many prompts the shell has drawn so far, by its prompt marks (a count that grows by
+    /// one or more with each prompt, continuation prompts included), so a caller can tell a
+    /// program it saw waiting has since ended; `None` for a backend without prompt marks.
+    fn prompts_drawn(&self) -> Option<u64> {
+        None
+    }
     /// Whether the shell's working directory was removed since it entered it (a directory
     /// deleted and perhaps made again under the same name): an idle shell there would not see
     /// the directory now at that path. Reads `/proc` (brief).

@@ -347,11 +347,7 @@ impl Background {
     /// Puts a finished job's `detail` in the past once something (`since`) reached its session
     /// (see [`describe::detail_after`]); a detail that speaks only of the past stays.
     fn amend_detail(&self, owner: &Agent, job: &JobId, detail: &str, since: &str) {
-        if let Some(amended) = describe::detail_after(detail, since)
-            && let Err(e) = self.jobs.amend_detail(job, Some(owner), amended)
-        {
-            tracing::debug!(job = %job, error = %e, "job detail not amended");
-        }
+        leftover::amend(&*self.jobs, owner, job, detail, since);
     }
 
     /// The error for a foreground send while a background job holds the session (`stopping`:
@@ -396,7 +392,7 @@ impl Background {
         let run_owner = owner.clone();
         let run_id = id.clone();
         let kills = Arc::clone(&self.kills);
-        let leftover = Leftover {
+        let leftover = Arc::new(Leftover {
             jobs: Arc::downgrade(&self.jobs),
             by_session: Arc::clone(&self.by_session),
             job: Arc::default(),
@@ -404,7 +400,7 @@ impl Background {
             owner: owner.clone(),
             id: id.clone(),
             stops: Arc::clone(&self.leftover_stops),
-        };
+        });
         let job_slot = Arc::clone(&leftover.job);
         let spec = JobStart {
             kind: JOB_KIND.to_owned(),
@@ -467,18 +463,36 @@ impl Background {
                             .map(Stream::read)
                             .unwrap_or_default()
                     })),
-                    stop_leftover: Some(Box::new(move || leftover.interrupt())),
-                    done: Box::pin(follow(
-                        terminals,
-                        run_owner,
-                        run_id,
-                        run_stream,
-                        follow::Cancel {
-                            requested: cancel_requested,
-                            interrupted,
-                        },
-                        typed,
-                    )),
+                    stop_leftover: Some(Box::new({
+                        let leftover = Arc::clone(&leftover);
+                        move || leftover.interrupt()
+                    })),
+                    done: Box::pin(async move {
+                        let watch = Arc::clone(&terminals);
+                        let outcome = follow(
+                            terminals,
+                            run_owner,
+                            run_id,
+                            run_stream,
+                            follow::Cancel {
+                                requested: cancel_requested,
+                                interrupted,
+                            },
+                            typed,
+                        )
+                        .await;
+                        // A program the job left running may end by itself.
+                        if let Ok(dsh_jobs::JobOutcome {
+                            detail: Some(detail),
+                            ..
+                        }) = &outcome
+                            && describe::left_a_program(detail)
+                            && let Some(drawn) = watch.prompts_drawn(&leftover.owner, &leftover.id)
+                        {
+                            drop(tokio::spawn(leftover.watch(drawn)));
+                        }
+                        outcome
+                    }),
                 })
             }),
         };

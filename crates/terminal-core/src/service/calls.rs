@@ -189,6 +189,15 @@ impl Terminals {
             .is_ok_and(|session| session.input_hidden())
     }
 
+    /// How many prompts one of `owner`'s sessions has drawn so far (see
+    /// [`BackendSession::prompts_drawn`](crate::BackendSession::prompts_drawn)); `None` for an
+    /// unknown or foreign id, or a backend without prompt marks.
+    pub fn prompts_drawn(&self, owner: &Agent, id: &SessionId) -> Option<u64> {
+        self.owned_session(owner, id)
+            .ok()
+            .and_then(|session| session.prompts_drawn())
+    }
+
     /// Checks that `id` names one of `owner`'s sessions (closing or not), so a caller can
     /// report a wrong id before any other failure.
     ///

@@ -220,6 +220,10 @@ impl BackendSession for PtySession {
             .is_some_and(|m| !m.echo && m.canonical)
     }
 
+    fn prompts_drawn(&self) -> Option<u64> {
+        Some(self.inner.shared.lock().screen.prompt_end_count())
+    }
+
     fn read(&self, request: ReadRequest) -> Result<ReadResult, TerminalError> {
         // Rows are copied under the lock; the page is assembled after it is released.
         let snapshot = self

@@ -10,7 +10,7 @@ use dsh_terminal_core::process::{ProcessIdentity, stat};
 use dsh_terminal_core::{SessionId, TerminalSignal, Terminals};
 use parking_lot::Mutex;
 
-use super::describe::{detail_after_kill, left_a_program};
+use super::describe::{detail_after, detail_after_kill, left_a_program};
 use super::follow::{KILL_ESCALATION, STOP_SLACK};
 
 /// Sessions whose leftover program `job_kill` terminated, while it may still hold the terminal
@@ -63,7 +63,55 @@ fn terminated() -> String {
     )
 }
 
+/// How often [`Leftover::watch`] looks whether the program ended by itself.
+const WATCH_INTERVAL: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Puts a finished job's `detail` in the past once something (`since`) reached its session
+/// (see [`detail_after`]); a detail that speaks only of the past stays.
+pub(super) fn amend(jobs: &dyn JobRegistry, owner: &Agent, job: &JobId, detail: &str, since: &str) {
+    if let Some(amended) = detail_after(detail, since)
+        && let Err(e) = jobs.amend_detail(job, Some(owner), amended)
+    {
+        tracing::debug!(job = %job, error = %e, "job detail not amended");
+    }
+}
+
 impl Leftover {
+    /// After the job ended leaving a program running (`drawn` prompts had been drawn then):
+    /// while it is still the session's last job with no send, signal or kill since, looks
+    /// every [`WATCH_INTERVAL`] whether the shell drew a prompt since, which means the
+    /// program ended by itself (`read -t` timed out, a program exited on an alarm). Then the
+    /// job's detail is put in the past, and neither the next send nor `job_kill` takes the
+    /// program for still waiting. Ends with the session.
+    pub(super) async fn watch(self: Arc<Self>, drawn: u64) {
+        loop {
+            tokio::time::sleep(WATCH_INTERVAL).await;
+            let (Some(job), Some(jobs)) = (self.job.get(), self.jobs.upgrade()) else {
+                return;
+            };
+            if self.by_session.lock().get(&self.id) != Some(job) {
+                return;
+            }
+            let Some(now) = self.terminals.prompts_drawn(&self.owner, &self.id) else {
+                return;
+            };
+            if now == drawn {
+                continue;
+            }
+            {
+                let mut by_session = self.by_session.lock();
+                if by_session.get(&self.id) != Some(job) {
+                    return;
+                }
+                by_session.remove(&self.id);
+            }
+            if let Some(detail) = jobs.get(job, Some(&self.owner)).ok().and_then(|s| s.detail) {
+                amend(&*jobs, &self.owner, job, &detail, "it has ended since");
+            }
+            return;
+        }
+    }
+
     /// When the job left a program running (its detail says so: at a prompt of its own, or
     /// full-screen) and it is still the session's last job with no send or signal since:
     /// SIGINT to the session's foreground, exactly as `terminal_signal` delivers it, and the

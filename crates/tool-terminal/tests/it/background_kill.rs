@@ -317,3 +317,49 @@ async fn a_closed_session_puts_its_jobs_leftover_program_in_the_past() {
     );
     host.shutdown().await;
 }
+
+/// A program a job left at its prompt that ends by itself (`read -t` timing out): the job's
+/// status puts it in the past, and neither `job_kill` nor the next send takes it for waiting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_a_job_left_that_ends_by_itself_is_put_in_the_past() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let (job, _) = host
+        .start_job(
+            &agent,
+            &session,
+            "read -r -t 1 -p 'Name? ' n; echo \"timed-out=$?\"",
+        )
+        .await;
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    assert!(
+        r.text().contains("waits for input (still running"),
+        "{}",
+        r.text()
+    );
+    // The `read` gives up after a second; the status says so within a generous deadline.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let r = host
+            .call(&agent, "job_output", json!({"job_id": job}))
+            .await
+            .text();
+        if status_line(&r).ends_with(", input: waited for input (it has ended since)]") {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{r}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        kill_finished(&host, &agent, &job).await.0,
+        "already-finished"
+    );
+    let r = host.send(&agent, &session, "echo next-$((6*7))").await;
+    let out = r.text();
+    assert!(out.lines().any(|l| l == "next-42"), "{out}");
+    assert!(!out.contains("answered the prompt"), "{out}");
+    host.shutdown().await;
+}
