@@ -8,9 +8,9 @@
 //! (neither proves the command finished): it keeps following the session with polls until the
 //! prompt returns, a program waits for input, or the session exits (see [`follow`]). `job_kill` interrupts the foreground job like `terminal_signal` SIGINT (the send's
 //! own cancellation); the job then settles `killed` once the prompt is back. A job that ended
-//! at a program's own input prompt leaves that program waiting: `job_kill` of it then stops
-//! the program while no send or signal reached the session since (outcome
-//! `leftover-interrupted`, see [`leftover`]). The session stays
+//! at a program's own input prompt (or in a full-screen program) leaves that program
+//! running: `job_kill` of it then stops the program while no send answered it since (outcome
+//! `leftover-interrupted`, see [`leftover`]), and a kill in flight stops it too. The session stays
 //! busy until the job ends: a foreground send meanwhile is refused with an error naming the
 //! job. Closing the session kills its job first.
 
@@ -34,7 +34,7 @@ mod output;
 
 use describe::{Typed, label, stopped_at_prompt};
 use follow::{KILL_ESCALATION, STOP_SLACK, follow};
-use leftover::{Leftover, LeftoverStops};
+use leftover::{JobEnds, Leftover, LeftoverStops, PROMPT_CAME_BACK};
 use output::OutputWindow;
 
 /// The job kind of background sends (ids `pty-send-N`).
@@ -48,6 +48,9 @@ pub(crate) struct Background {
     kills: Arc<Mutex<HashMap<SessionId, tokio::time::Instant>>>,
     /// Programs a kill of a finished job terminated, while they may hold their terminal.
     leftover_stops: LeftoverStops,
+    /// How many prompts the session had drawn when its last job ended leaving a program
+    /// running (see `Leftover::watch`): one drawn since means the program is gone.
+    ends: JobEnds,
 }
 
 /// How a background job holds its session, as a foreground send finds it (see
@@ -222,6 +225,7 @@ impl Background {
             by_session: Arc::default(),
             kills: Arc::default(),
             leftover_stops: Arc::default(),
+            ends: Arc::default(),
         }
     }
 
@@ -285,55 +289,72 @@ impl Background {
         Some((job, hold))
     }
 
-    /// After a signal reached session `id`: the prompt its last background job stopped at, if
-    /// any, is no longer taken for the one the next send answers (the signal most likely
-    /// ended the program that asked), and the job's detail no longer says what the next send
-    /// does.
-    pub(crate) fn forget_stopped_at_prompt(&self, owner: &Agent, id: &SessionId) {
-        let Some(job) = self.by_session.lock().get(id).cloned() else {
-            return;
-        };
-        let Some(detail) = self.finished_detail(owner, &job) else {
-            return;
-        };
-        self.by_session.lock().remove(id);
-        self.amend_detail(
-            owner,
-            &job,
-            &detail,
-            "terminal_signal reached the session later",
-        );
-    }
-
     /// The notice for a send (foreground, or a background send's acknowledgement) of `text`
     /// (+ Enter when `submit`) to session `id` whose last background job stopped at a
     /// program's own prompt that no send answered since: the send's text answers that prompt,
-    /// which the model saw only in the job's output (once per job). A poll (no text, no
-    /// Enter) types nothing, so it answers nothing and leaves the notice for the next send.
-    /// The job's detail is put in the past (it said the program still waits, or what the next
-    /// send does), for any way the job ended that spoke of the present.
+    /// which the model saw only in the job's output (once per job), and the job's detail is
+    /// put in the past. Nothing is answered, and the detail stays, by a poll (no text, no
+    /// Enter), by text without Enter at a line prompt (it waits on the program's input line)
+    /// or by keys to a full-screen program (it still runs). When the shell drew its prompt
+    /// since the job ended, the program is gone (a signal ended it, a `read -t` timed out):
+    /// the detail says so and nothing is answered.
     pub(crate) fn take_stopped_at_prompt(
         &self,
+        terminals: &Terminals,
         owner: &Agent,
         id: &SessionId,
         text: &str,
         submit: bool,
     ) -> Option<String> {
-        if !submit && text.is_empty() {
+        let typed = Typed::of(text, submit);
+        if typed == Typed::Nothing {
             return None;
         }
         let job = self.by_session.lock().get(id).cloned()?;
         let detail = self.finished_detail(owner, &job)?;
+        let end = self.ends.lock().get(id).copied();
+        if let Some(end) = end
+            && terminals
+                .prompts_drawn(owner, id)
+                .is_some_and(|now| now != end.drawn)
+        {
+            self.forget_job(id);
+            self.amend_detail(owner, &job, &detail, PROMPT_CAME_BACK);
+            return None;
+        }
+        // A signal since may have ended the program (its prompt not drawn yet): the send is
+        // not said to answer it, and the watch tells once the prompt comes.
+        if end.is_some_and(|e| e.signalled) {
+            return None;
+        }
         let Some(program) = stopped_at_prompt(&detail) else {
-            self.amend_detail(owner, &job, &detail, "a later send reached the session");
+            if !describe::left_a_program(&detail) {
+                self.amend_detail(owner, &job, &detail, "a later send reached the session");
+            }
             return None;
         };
-        self.by_session.lock().remove(id);
+        if typed == Typed::Unended && !describe::reads_single_keys(&detail) {
+            return None;
+        }
+        self.forget_job(id);
         self.amend_detail(owner, &job, &detail, "a later send answered it");
         let program = program.unwrap_or("the program");
         Some(format!(
             "[input: this text answered the prompt where background job {job} stopped ({program} was waiting for input); see the question with terminal_read {{\"sessionId\": \"{id}\", \"count\": 10}}]"
         ))
+    }
+
+    /// A signal was delivered to session `id` (see [`leftover::JobEnd::signalled`]).
+    pub(crate) fn note_signal(&self, id: &SessionId) {
+        if let Some(end) = self.ends.lock().get_mut(id) {
+            end.signalled = true;
+        }
+    }
+
+    /// Forgets session `id`'s last job: nothing it left is taken for waiting any more.
+    fn forget_job(&self, id: &SessionId) {
+        self.by_session.lock().remove(id);
+        self.ends.lock().remove(id);
     }
 
     /// The detail of `job` once it finished (`None` while it runs, or without one).
@@ -385,6 +406,7 @@ impl Background {
             return Err(Self::busy_error(id, &job, JobHold::Running));
         }
         self.kills.lock().remove(id);
+        self.ends.lock().remove(id);
         let stream: Arc<Mutex<Option<Stream>>> = Arc::new(Mutex::new(None));
         let run_stream = stream.clone();
         // Text sent without Enter stays on the input line of whatever reads it.
@@ -400,6 +422,7 @@ impl Background {
             owner: owner.clone(),
             id: id.clone(),
             stops: Arc::clone(&self.leftover_stops),
+            ends: Arc::clone(&self.ends),
         });
         let job_slot = Arc::clone(&leftover.job);
         let spec = JobStart {
@@ -468,8 +491,8 @@ impl Background {
                         move || leftover.interrupt()
                     })),
                     done: Box::pin(async move {
-                        let watch = Arc::clone(&terminals);
-                        let outcome = follow(
+                        let killed = Arc::clone(&cancel_requested);
+                        let mut outcome = follow(
                             terminals,
                             run_owner,
                             run_id,
@@ -481,15 +504,8 @@ impl Background {
                             typed,
                         )
                         .await;
-                        // A program the job left running may end by itself.
-                        if let Ok(dsh_jobs::JobOutcome {
-                            detail: Some(detail),
-                            ..
-                        }) = &outcome
-                            && describe::left_a_program(detail)
-                            && let Some(drawn) = watch.prompts_drawn(&leftover.owner, &leftover.id)
-                        {
-                            drop(tokio::spawn(leftover.watch(drawn)));
+                        if let Ok(outcome) = &mut outcome {
+                            leftover.job_ended(outcome, killed.load(Ordering::SeqCst));
                         }
                         outcome
                     }),
@@ -526,6 +542,7 @@ impl Background {
     /// runs there.
     pub(crate) fn forget(&self, owner: &Agent, id: &SessionId) {
         self.leftover_stops.lock().remove(id);
+        self.ends.lock().remove(id);
         let Some(job) = self.by_session.lock().remove(id) else {
             return;
         };

@@ -78,8 +78,13 @@ impl Tool for SendTool {
             // As for a foreground send: text that answers the prompt an earlier job stopped at
             // says so, first (a job's acknowledgement shows little else).
             background.leftover_gone(&id, timeout, &call.cancel).await;
-            let answered =
-                background.take_stopped_at_prompt(&owner, &id, &request.text, request.submit);
+            let answered = background.take_stopped_at_prompt(
+                &self.0.terminals,
+                &owner,
+                &id,
+                &request.text,
+                request.submit,
+            );
             let (job_id, output) = background.start(
                 self.0.terminals.clone(),
                 &owner,
@@ -110,11 +115,9 @@ impl Tool for SendTool {
             background.leftover_gone(&id, timeout, &call.cancel).await;
         }
         let submit = args.submit.unwrap_or(true);
-        let answered = self
-            .0
-            .background
-            .as_ref()
-            .and_then(|b| b.take_stopped_at_prompt(&owner, &id, &args.text, submit));
+        let answered = self.0.background.as_ref().and_then(|b| {
+            b.take_stopped_at_prompt(&self.0.terminals, &owner, &id, &args.text, submit)
+        });
         // Text typed without Enter at a line reader: said to stay on the input line.
         // (The last of several lines: the ones before it were entered.)
         let last_line = args.text.rsplit(['\n', '\r']).next().unwrap_or_default();

@@ -31,7 +31,7 @@ impl Tool for SignalTool {
         if result.delivered
             && let Some(background) = self.0.background.as_ref()
         {
-            background.forget_stopped_at_prompt(&owner, &id);
+            background.note_signal(&id);
         }
         Ok(SignalOutput {
             delivered: result.delivered,

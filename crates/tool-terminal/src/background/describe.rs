@@ -120,6 +120,12 @@ pub(super) fn stopped_at_prompt(detail: &str) -> Option<Option<&str>> {
     Some((!program.is_empty()).then_some(program))
 }
 
+/// Whether a job's `detail` says a program it left waits for single keys (text without Enter
+/// answers it).
+pub(super) fn reads_single_keys(detail: &str) -> bool {
+    detail.ends_with(SINGLE_KEYS)
+}
+
 /// Whether a job's `detail` says a program it started still runs in its session (at a prompt
 /// of its own, or a full-screen program): what `job_kill` of the finished job stops.
 pub(super) fn left_a_program(detail: &str) -> bool {

@@ -5,13 +5,30 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, Weak};
 
 use dsh_context::Agent;
-use dsh_jobs::{JobId, JobRegistry};
+use dsh_jobs::{JobId, JobOutcome, JobRegistry};
 use dsh_terminal_core::process::{ProcessIdentity, stat};
 use dsh_terminal_core::{SessionId, TerminalSignal, Terminals};
 use parking_lot::Mutex;
 
 use super::describe::{detail_after, detail_after_kill, left_a_program};
 use super::follow::{KILL_ESCALATION, STOP_SLACK};
+
+/// Per session, how its last job ended leaving a program running (see [`JobEnd`]).
+pub(super) type JobEnds = Arc<Mutex<HashMap<SessionId, JobEnd>>>;
+
+/// A job that ended leaving a program running, as later sends to its session see it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct JobEnd {
+    /// Prompts the session had drawn then: one drawn since means the program is gone.
+    pub(super) drawn: u64,
+    /// A signal was delivered to the session since: it may have ended the program, whose
+    /// prompt then may not be drawn yet, so a send is not said to answer it.
+    pub(super) signalled: bool,
+}
+
+/// What a job's detail says once the shell drew its prompt after the program the job left
+/// (it ended by itself, or a signal ended it).
+pub(crate) const PROMPT_CAME_BACK: &str = "the shell's prompt came back since";
 
 /// Sessions whose leftover program `job_kill` terminated, while it may still hold the terminal
 /// (see [`LeftoverStop`]).
@@ -39,7 +56,7 @@ impl LeftoverStop {
 }
 
 /// What `job_kill` of a finished job stops: the program its send left running (at an input
-/// prompt, or full-screen), while no send or signal reached the session since (see
+/// prompt, or full-screen), while no send answered it since (see
 /// [`Leftover::interrupt`]).
 pub(super) struct Leftover {
     pub(super) jobs: Weak<dyn JobRegistry>,
@@ -50,6 +67,7 @@ pub(super) struct Leftover {
     pub(super) owner: Agent,
     pub(super) id: SessionId,
     pub(super) stops: LeftoverStops,
+    pub(super) ends: JobEnds,
 }
 
 /// What the job's detail says once the program was interrupted, or also terminated (see
@@ -77,8 +95,38 @@ pub(super) fn amend(jobs: &dyn JobRegistry, owner: &Agent, job: &JobId, detail: 
 }
 
 impl Leftover {
+    /// The job's work ended with `outcome`. When it left a program running: a job whose kill
+    /// was requested (`killed`, the program reached its prompt before the kill's escalation)
+    /// gets that program stopped now, as `job_kill` of the finished job would, with the
+    /// outcome's detail saying so; otherwise the prompts drawn so far are recorded and
+    /// [`Leftover::watch`] looks for the program's end.
+    pub(super) fn job_ended(self: &Arc<Self>, outcome: &mut JobOutcome, killed: bool) {
+        let Some(detail) = outcome.detail.clone().filter(|d| left_a_program(d)) else {
+            return;
+        };
+        if killed {
+            if let Some(stopped) = self.stop(&detail) {
+                outcome.detail = Some(stopped);
+            }
+            return;
+        }
+        let Some(drawn) = self.terminals.prompts_drawn(&self.owner, &self.id) else {
+            return;
+        };
+        self.ends.lock().insert(
+            self.id.clone(),
+            JobEnd {
+                drawn,
+                signalled: false,
+            },
+        );
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            drop(runtime.spawn(Arc::clone(self).watch(drawn)));
+        }
+    }
+
     /// After the job ended leaving a program running (`drawn` prompts had been drawn then):
-    /// while it is still the session's last job with no send, signal or kill since, looks
+    /// while it is still the session's last job with no answer or kill since, looks
     /// every [`WATCH_INTERVAL`] whether the shell drew a prompt since, which means the
     /// program ended by itself (`read -t` timed out, a program exited on an alarm). Then the
     /// job's detail is put in the past, and neither the next send nor `job_kill` takes the
@@ -86,8 +134,12 @@ impl Leftover {
     pub(super) async fn watch(self: Arc<Self>, drawn: u64) {
         loop {
             tokio::time::sleep(WATCH_INTERVAL).await;
-            let (Some(job), Some(jobs)) = (self.job.get(), self.jobs.upgrade()) else {
+            let Some(jobs) = self.jobs.upgrade() else {
                 return;
+            };
+            // Set once the registry returned the id (the job may end before that).
+            let Some(job) = self.job.get() else {
+                continue;
             };
             if self.by_session.lock().get(&self.id) != Some(job) {
                 return;
@@ -104,24 +156,20 @@ impl Leftover {
                     return;
                 }
                 by_session.remove(&self.id);
+                self.ends.lock().remove(&self.id);
             }
             if let Some(detail) = jobs.get(job, Some(&self.owner)).ok().and_then(|s| s.detail) {
-                amend(&*jobs, &self.owner, job, &detail, "it has ended since");
+                amend(&*jobs, &self.owner, job, &detail, PROMPT_CAME_BACK);
             }
             return;
         }
     }
 
-    /// When the job left a program running (its detail says so: at a prompt of its own, or
-    /// full-screen) and it is still the session's last job with no send or signal since:
-    /// SIGINT to the session's foreground, exactly as `terminal_signal` delivers it, and the
-    /// prompt is no longer taken for the one the next send answers. A program other than the
-    /// shell (whose own `read` the interrupt ends) gets SIGTERM right after, for a REPL takes
-    /// SIGINT at its prompt and stays (Python's `KeyboardInterrupt`, node's "press Ctrl+C
-    /// again"), as do pagers and editors, and SIGKILL [`KILL_ESCALATION`] later if it still
-    /// holds the terminal; until then it is recorded in `stops`, so sends wait for it to go.
-    /// Returns the job's detail from now on, which says what it did, when the interrupt was
-    /// delivered.
+    /// `job_kill` of the finished job: when it left a program running (its detail says so: at
+    /// a prompt of its own, or full-screen) and it is still the session's last job with no
+    /// answer since (signals and keys to a full-screen program leave it so), the program is
+    /// stopped (see [`Leftover::stop`]) and the prompt is no longer taken for the one the next
+    /// send answers. Returns the job's detail from now on, when the interrupt was delivered.
     pub(super) fn interrupt(&self) -> Option<String> {
         let (job, jobs) = (self.job.get()?, self.jobs.upgrade()?);
         let detail = jobs
@@ -136,14 +184,27 @@ impl Leftover {
                 return None;
             }
             by_session.remove(&self.id);
+            self.ends.lock().remove(&self.id);
         }
+        self.stop(&detail)
+    }
+
+    /// Stops the program a job left running (its `detail`): SIGINT to the session's
+    /// foreground, exactly as `terminal_signal` delivers it. A program other than the
+    /// shell (whose own `read` the interrupt ends) gets SIGTERM right after, for a REPL takes
+    /// SIGINT at its prompt and stays (Python's `KeyboardInterrupt`, node's "press Ctrl+C
+    /// again"), as do pagers and editors, and SIGKILL [`KILL_ESCALATION`] later if it still
+    /// holds the terminal; until then it is recorded in `stops`, so sends wait for it to go.
+    /// Returns the job's detail from now on, which says what it did, when the interrupt was
+    /// delivered.
+    fn stop(&self, detail: &str) -> Option<String> {
         let interrupt = self
             .terminals
             .signal(&self.owner, &self.id, TerminalSignal::Sigint)
             .ok()
             .filter(|r| r.delivered)?;
         if interrupt.shell_targeted {
-            return Some(detail_after_kill(&detail, INTERRUPTED));
+            return Some(detail_after_kill(detail, INTERRUPTED));
         }
         // Only the same program, still in the foreground (the interrupt may have ended it,
         // and the shell's prompt is back): never a command sent since.
@@ -162,7 +223,7 @@ impl Leftover {
             })
             .filter(LeftoverStop::holds_terminal)
         else {
-            return Some(detail_after_kill(&detail, INTERRUPTED));
+            return Some(detail_after_kill(detail, INTERRUPTED));
         };
         if let Err(e) = self
             .terminals
@@ -186,6 +247,6 @@ impl Leftover {
                 }
             }));
         }
-        Some(detail_after_kill(&detail, &terminated()))
+        Some(detail_after_kill(detail, &terminated()))
     }
 }

@@ -524,15 +524,22 @@ async fn only_a_send_that_types_is_said_to_answer_the_prompt_a_job_stopped_at() 
     let next = send_foreground(&host, &agent, &session, "echo after-$((6*7))").await;
     assert!(next.contains("\nafter-42\n"), "{next}");
     assert!(!next.contains("answered the prompt"), "{next}");
-    let r = host
-        .call(&agent, "job_output", json!({"job_id": job}))
-        .await
-        .text();
-    assert!(
-        status_line(&r)
-            .ends_with(", input: waited for input (terminal_signal reached the session later)]"),
-        "{r}"
-    );
+    // The signal ended the `read`: the shell's prompt came back, as the status says (within
+    // a generous deadline: the watch looks twice a second).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let r = host
+            .call(&agent, "job_output", json!({"job_id": job}))
+            .await
+            .text();
+        if status_line(&r)
+            .ends_with(", input: waited for input (the shell's prompt came back since)]")
+        {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{r}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     host.shutdown().await;
 }
 
@@ -578,6 +585,32 @@ async fn a_background_send_without_enter_says_its_text_waits_on_the_input_line()
             .ends_with(", input: typed without Enter (a later send reached the session)]"),
         "{again}"
     );
+    host.shutdown().await;
+}
+
+/// Text without Enter at a job's leftover line prompt waits on its input line: it answers
+/// nothing yet, and the job still says the program waits; the Enter that follows answers it.
+#[tokio::test]
+async fn text_without_enter_at_a_jobs_leftover_prompt_answers_it_only_with_the_enter() {
+    let (host, agent, session, job, _) =
+        finished_job("read -r -p 'Name? ' x; echo \"got=[$x]\"").await;
+    let part = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "al", "submit": false}),
+        )
+        .await
+        .text();
+    assert!(!part.contains("answered the prompt"), "{part}");
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job}))
+        .await
+        .text();
+    assert!(r.contains("waits for input (still running"), "{r}");
+    let rest = send_foreground(&host, &agent, &session, "ice").await;
+    assert!(rest.contains("got=[alice]"), "{rest}");
+    assert!(rest.contains("answered the prompt"), "{rest}");
     host.shutdown().await;
 }
 

@@ -347,7 +347,9 @@ async fn a_program_a_job_left_that_ends_by_itself_is_put_in_the_past() {
             .call(&agent, "job_output", json!({"job_id": job}))
             .await
             .text();
-        if status_line(&r).ends_with(", input: waited for input (it has ended since)]") {
+        if status_line(&r)
+            .ends_with(", input: waited for input (the shell's prompt came back since)]")
+        {
             break;
         }
         assert!(tokio::time::Instant::now() < deadline, "{r}");
@@ -361,5 +363,86 @@ async fn a_program_a_job_left_that_ends_by_itself_is_put_in_the_past() {
     let out = r.text();
     assert!(out.lines().any(|l| l == "next-42"), "{out}");
     assert!(!out.contains("answered the prompt"), "{out}");
+    host.shutdown().await;
+}
+
+/// A kill that lands while the command runs, whose program ignores SIGINT and reaches its
+/// prompt before the kill's escalation: the program is stopped all the same, and the next
+/// send runs in the shell, not as the program's answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_in_flight_stops_the_program_even_once_it_waits_at_its_prompt() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let text = "python3 -c \"import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n\
+        print('ready', flush=True)\ntime.sleep(1.5)\nprint('GOT', input('p? '))\"";
+    let job = start_until(&host, &agent, &session, text, "ready").await;
+    host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    let r = host.send(&agent, &session, "echo inshell-$((6*7))").await;
+    let out = r.text();
+    assert!(out.lines().any(|l| l == "inshell-42"), "{out}");
+    assert!(!out.contains("GOT"), "{out}");
+    assert!(!out.contains("answered the prompt"), "{out}");
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job}))
+        .await
+        .text();
+    assert!(status_line(&r).starts_with("[status: killed"), "{r}");
+    assert!(!r.contains("still running"), "{r}");
+    host.shutdown().await;
+}
+
+/// A signal that leaves a job's leftover program running (vim takes SIGINT and stays): the
+/// job still says it runs, and `job_kill` still stops it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_that_leaves_a_jobs_program_running_leaves_job_kill_to_stop_it() {
+    if !crate::support::installed("vim") {
+        return;
+    }
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let file = std::env::temp_dir().join(format!(
+        "dsh-leftover-sigint-{}-{}.txt",
+        std::process::id(),
+        session
+    ));
+    let (job, _) = host
+        .start_job(
+            &agent,
+            &session,
+            &format!("vim -u NONE -N {}", file.display()),
+        )
+        .await;
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    assert!(
+        r.text().contains("full-screen program (still running"),
+        "{}",
+        r.text()
+    );
+    let r = host
+        .call(
+            &agent,
+            "terminal_signal",
+            json!({"sessionId": session, "signal": "SIGINT"}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job}))
+        .await;
+    assert!(
+        r.text().contains("full-screen program (still running"),
+        "{}",
+        r.text()
+    );
+    let (outcome, said) = kill_finished(&host, &agent, &job).await;
+    assert_eq!(outcome, "leftover-interrupted", "{said}");
+    let r = host.send(&agent, &session, "echo next-$((6*7))").await;
+    let out = r.text();
+    let _ = std::fs::remove_file(&file);
+    assert!(out.lines().any(|l| l == "next-42"), "{out}");
     host.shutdown().await;
 }
