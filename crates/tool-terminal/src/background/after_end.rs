@@ -1,0 +1,145 @@
+//! What a finished background job left running (a program at its prompt, or full-screen) as
+//! later calls to its session meet it: a send that answers the prompt, a signal, a close, and
+//! sends that wait while `job_kill` stops the program (see [`leftover`](super::leftover)).
+
+use dsh_context::Agent;
+use dsh_jobs::JobId;
+use dsh_terminal_core::{SessionId, Terminals};
+
+use super::Background;
+use super::describe::{self, Typed, stopped_at_prompt};
+use super::leftover::{self, PROMPT_CAME_BACK};
+
+impl Background {
+    /// The notice for a send (foreground, or a background send's acknowledgement) of `text`
+    /// (+ Enter when `submit`) to session `id` whose last background job stopped at a
+    /// program's own prompt that no send answered since: the send's text answers that prompt,
+    /// which the model saw only in the job's output (once per job), and the job's detail is
+    /// put in the past. Nothing is answered, and the detail stays, by a poll (no text, no
+    /// Enter), by text without Enter at a line prompt (it waits on the program's input line)
+    /// or by keys to a full-screen program (it still runs). When the shell drew its prompt
+    /// since the job ended, the program is gone (a signal ended it, a `read -t` timed out):
+    /// the detail says so and nothing is answered.
+    pub(crate) fn take_stopped_at_prompt(
+        &self,
+        terminals: &Terminals,
+        owner: &Agent,
+        id: &SessionId,
+        text: &str,
+        submit: bool,
+    ) -> Option<String> {
+        let typed = Typed::of(text, submit);
+        if typed == Typed::Nothing {
+            return None;
+        }
+        let job = self.by_session.lock().get(id).cloned()?;
+        let detail = self.finished_detail(owner, &job)?;
+        let end = self.ends.lock().get(id).copied();
+        if let Some(end) = end
+            && terminals
+                .prompts_drawn(owner, id)
+                .is_some_and(|now| now != end.drawn)
+        {
+            self.forget_job(id);
+            self.amend_detail(owner, &job, &detail, PROMPT_CAME_BACK);
+            return None;
+        }
+        // A signal since may have ended the program (its prompt not drawn yet): the send is
+        // not said to answer it, and the watch tells once the prompt comes.
+        if end.is_some_and(|e| e.signalled) {
+            return None;
+        }
+        let Some(program) = stopped_at_prompt(&detail) else {
+            if !describe::left_a_program(&detail) {
+                self.amend_detail(owner, &job, &detail, "a later send reached the session");
+            }
+            return None;
+        };
+        if typed == Typed::Unended && !describe::reads_single_keys(&detail) {
+            return None;
+        }
+        self.forget_job(id);
+        self.amend_detail(owner, &job, &detail, "a later send answered it");
+        let program = program.unwrap_or("the program");
+        Some(format!(
+            "[input: this text answered the prompt where background job {job} stopped ({program} was waiting for input); see the question with terminal_read {{\"sessionId\": \"{id}\", \"count\": 10}}]"
+        ))
+    }
+
+    /// A signal was delivered to session `id` (see [`leftover::JobEnd::signalled`]).
+    pub(crate) fn note_signal(&self, id: &SessionId) {
+        if let Some(end) = self.ends.lock().get_mut(id) {
+            end.signalled = true;
+        }
+    }
+
+    /// Forgets session `id`'s last job: nothing it left is taken for waiting any more.
+    fn forget_job(&self, id: &SessionId) {
+        self.by_session.lock().remove(id);
+        self.ends.lock().remove(id);
+    }
+
+    /// The detail of `job` once it finished (`None` while it runs, or without one).
+    fn finished_detail(&self, owner: &Agent, job: &JobId) -> Option<String> {
+        let snapshot = self.jobs.get(job, Some(owner)).ok()?;
+        (!snapshot.status.is_live())
+            .then_some(snapshot.detail)
+            .flatten()
+    }
+
+    /// Puts a finished job's `detail` in the past once something (`since`) reached its session
+    /// (see [`describe::detail_after`]); a detail that speaks only of the past stays.
+    fn amend_detail(&self, owner: &Agent, job: &JobId, detail: &str, since: &str) {
+        leftover::amend(&*self.jobs, owner, job, detail, since);
+    }
+
+    /// Forgets a closed session: its last job's detail no longer says a program it left still
+    /// runs there.
+    pub(crate) fn forget(&self, owner: &Agent, id: &SessionId) {
+        self.leftover_stops.lock().remove(id);
+        self.ends.lock().remove(id);
+        let Some(job) = self.by_session.lock().remove(id) else {
+            return;
+        };
+        if let Some(detail) = self.finished_detail(owner, &job) {
+            self.amend_detail(owner, &job, &detail, "the session was closed since");
+        }
+    }
+
+    /// Before text goes to session `id`: while a program that `job_kill` of a finished job
+    /// terminated still holds the terminal, waits (polling `/proc`) until it is gone, its
+    /// SIGKILL has had time to land, the send's `timeout` passes or `cancel` fires, so the
+    /// text is not typed into the program on its way out.
+    pub(crate) async fn leftover_gone(
+        &self,
+        id: &SessionId,
+        timeout: Option<std::time::Duration>,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) {
+        /// How often the program is looked for.
+        const POLL: std::time::Duration = std::time::Duration::from_millis(20);
+        let Some(stop) = self.leftover_stops.lock().get(id).cloned() else {
+            return;
+        };
+        let now = tokio::time::Instant::now();
+        let end = timeout.map_or(stop.until, |t| stop.until.min(now + t));
+        loop {
+            let check = stop.clone();
+            let holds = tokio::task::spawn_blocking(move || check.holds_terminal())
+                .await
+                .unwrap_or(false);
+            let now = tokio::time::Instant::now();
+            if !holds || now >= stop.until {
+                self.leftover_stops.lock().remove(id);
+                return;
+            }
+            if now >= end {
+                return;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(POLL.min(end - now)) => {}
+                () = cancel.cancelled() => return,
+            }
+        }
+    }
+}
