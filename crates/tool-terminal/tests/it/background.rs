@@ -524,22 +524,13 @@ async fn only_a_send_that_types_is_said_to_answer_the_prompt_a_job_stopped_at() 
     let next = send_foreground(&host, &agent, &session, "echo after-$((6*7))").await;
     assert!(next.contains("\nafter-42\n"), "{next}");
     assert!(!next.contains("answered the prompt"), "{next}");
-    // The signal ended the `read`: the shell's prompt came back, as the status says (within
-    // a generous deadline: the watch looks twice a second).
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let r = host
-            .call(&agent, "job_output", json!({"job_id": job}))
-            .await
-            .text();
-        if status_line(&r)
-            .ends_with(", input: waited for input (the shell's prompt came back since)]")
-        {
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{r}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    // The signal ended the `read`: the shell's prompt came back, as the status says.
+    host.until_job_status(
+        &agent,
+        &job,
+        ", input: waited for input (the shell's prompt came back since)]",
+    )
+    .await;
     host.shutdown().await;
 }
 

@@ -340,21 +340,13 @@ async fn a_program_a_job_left_that_ends_by_itself_is_put_in_the_past() {
         "{}",
         r.text()
     );
-    // The `read` gives up after a second; the status says so within a generous deadline.
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let r = host
-            .call(&agent, "job_output", json!({"job_id": job}))
-            .await
-            .text();
-        if status_line(&r)
-            .ends_with(", input: waited for input (the shell's prompt came back since)]")
-        {
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{r}");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    // The `read` gives up after a second; the status says so.
+    host.until_job_status(
+        &agent,
+        &job,
+        ", input: waited for input (the shell's prompt came back since)]",
+    )
+    .await;
     assert_eq!(
         kill_finished(&host, &agent, &job).await.0,
         "already-finished"

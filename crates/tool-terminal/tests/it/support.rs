@@ -119,6 +119,29 @@ impl Host {
         Agent::new(&self.ctx, id)
     }
 
+    /// Reads finished `job` (`job_output`, which consumes nothing once it ended) until its
+    /// last line, the `[status: …]` line, ends with `suffix`, within a generous deadline (a
+    /// job's status may change after it ended: its leftover program's end is watched);
+    /// returns that read.
+    pub(crate) async fn until_job_status(&self, agent: &Agent, job: &str, suffix: &str) -> String {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let read = self
+                .call(agent, "job_output", serde_json::json!({"job_id": job}))
+                .await
+                .text();
+            if read
+                .rsplit('\n')
+                .next()
+                .is_some_and(|l| l.ends_with(suffix))
+            {
+                return read;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "{read}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     pub(crate) async fn call(&self, agent: &Agent, name: &str, args: Value) -> ToolResult {
         let call = ToolCall::new("test").with_agent(agent.clone());
         tokio::time::timeout(
