@@ -159,7 +159,7 @@ pub fn render_kill(job: &JobSnapshot, outcome: KillOutcome) -> String {
             format!("job {} had already finished {}", job.id, status_line(job))
         }
         KillOutcome::LeftoverInterrupted => format!(
-            "job {} had already finished, leaving a program waiting for input, which is now stopped (terminal_read shows what is left) {}",
+            "job {} had already finished, leaving a program running, which it is now stopping (terminal_read shows what is left; a send waits until it is gone) {}",
             job.id,
             status_line(job)
         ),

@@ -219,7 +219,7 @@ impl Tool for KillTool {
         "job_kill"
     }
     fn description(&self) -> String {
-        "Stop a background job and return at once. The job's status becomes killed once its work has actually stopped (job_output with wait true waits for that). A job that already ended is left as it is.".to_owned()
+        "Stop a background job and return at once. The job's status becomes killed once its work has actually stopped (job_output with wait true waits for that). A job that already ended is left as it is, except a program it left running (stopped at its own prompt, or full-screen), which job_kill then stops.".to_owned()
     }
     async fn execute(&self, args: KillArgs, call: ToolCall) -> Result<KillOutput, ToolError> {
         let id = job_id(&args.job_id)?;

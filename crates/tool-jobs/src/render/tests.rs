@@ -157,7 +157,7 @@ fn list_and_kill_renders() {
     );
     insta::assert_snapshot!(
         render_kill(&interrupted, KillOutcome::LeftoverInterrupted),
-        @"job pty-send-3 had already finished, leaving a program waiting for input, which is now stopped (terminal_read shows what is left) [status: completed, wait: stdin_read; job_kill then sent it SIGINT]"
+        @"job pty-send-3 had already finished, leaving a program running, which it is now stopping (terminal_read shows what is left; a send waits until it is gone) [status: completed, wait: stdin_read; job_kill then sent it SIGINT]"
     );
     assert_eq!(
         bound_result(&"x".repeat(100), 32),

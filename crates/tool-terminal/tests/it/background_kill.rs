@@ -160,7 +160,7 @@ async fn a_kill_after_a_job_stopped_at_a_prompt_stops_the_program_left_waiting()
         assert!(r.text().contains("waits for input"), "{}", r.text());
         let (outcome, text) = kill_finished(&host, &agent, &job).await;
         assert_eq!(outcome, "leftover-interrupted", "{text}");
-        assert!(text.contains("which is now stopped"), "{text}");
+        assert!(text.contains("which it is now stopping"), "{text}");
         // The job's status says so from now on.
         let r = host
             .call(&agent, "job_output", json!({"job_id": job}))
