@@ -40,6 +40,14 @@ async fn kill_and_wait(host: &Host, agent: &Agent, job: &str) -> String {
     .text()
 }
 
+/// A host with the jobs service, its agent `a` and one open session of that agent.
+async fn host_with_session() -> (Host, Agent, String) {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    (host, agent, session)
+}
+
 /// The status line of a job's read.
 fn status_line(read: &str) -> &str {
     read.rsplit('\n').next().unwrap_or_default()
@@ -102,9 +110,7 @@ async fn a_kill_stops_a_program_that_takes_ctrl_c_as_a_key() {
     if !crate::support::installed("node") {
         return;
     }
-    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
-    let agent = host.agent("a");
-    let session = host.open_session(&agent).await;
+    let (host, agent, session) = host_with_session().await;
     let text = "node -e 'const rl = require(\"readline\").createInterface({input: process.stdin, \
         output: process.stdout}); setInterval(() => {}, 5000); \
         rl.question(\"Project name: \", (a) => { console.log(\"got \" + a); process.exit(0) })'";
@@ -140,9 +146,7 @@ async fn kill_finished(host: &Host, agent: &Agent, job: &str) -> (String, String
 /// the shell's prompt, or whose prompt a send answered since, is only "already finished".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kill_after_a_job_stopped_at_a_prompt_stops_the_program_left_waiting() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
-    let agent = host.agent("a");
-    let session = host.open_session(&agent).await;
+    let (host, agent, session) = host_with_session().await;
     // A REPL takes SIGINT at its prompt and stays: it gets SIGTERM too.
     let mut asking = vec![
         "python3 -c \"x = input('Overwrite? '); print('x', x)\"",
@@ -224,9 +228,7 @@ async fn a_kill_after_a_job_stopped_at_a_prompt_stops_the_program_left_waiting()
 /// gone rather than typing into it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kill_after_a_job_left_a_program_stops_it_before_the_next_send_types() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
-    let agent = host.agent("a");
-    let session = host.open_session(&agent).await;
+    let (host, agent, session) = host_with_session().await;
     let file = std::env::temp_dir().join(format!(
         "dsh-leftover-vim-{}-{}.txt",
         std::process::id(),
@@ -284,9 +286,7 @@ async fn a_kill_after_a_job_left_a_program_stops_it_before_the_next_send_types()
 /// longer says the program still runs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_session_puts_its_jobs_leftover_program_in_the_past() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
-    let agent = host.agent("a");
-    let session = host.open_session(&agent).await;
+    let (host, agent, session) = host_with_session().await;
     let (job, _) = host
         .start_job(&agent, &session, "read -r -p 'Name? ' n")
         .await;
@@ -322,9 +322,7 @@ async fn a_closed_session_puts_its_jobs_leftover_program_in_the_past() {
 /// status puts it in the past, and neither `job_kill` nor the next send takes it for waiting.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_program_a_job_left_that_ends_by_itself_is_put_in_the_past() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
-    let agent = host.agent("a");
-    let session = host.open_session(&agent).await;
+    let (host, agent, session) = host_with_session().await;
     let (job, _) = host
         .start_job(
             &agent,
@@ -363,9 +361,7 @@ async fn a_program_a_job_left_that_ends_by_itself_is_put_in_the_past() {
 /// send runs in the shell, not as the program's answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kill_in_flight_stops_the_program_even_once_it_waits_at_its_prompt() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
-    let agent = host.agent("a");
-    let session = host.open_session(&agent).await;
+    let (host, agent, session) = host_with_session().await;
     let text = "python3 -c \"import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n\
         print('ready', flush=True)\ntime.sleep(1.5)\nprint('GOT', input('p? '))\"";
     let job = start_until(&host, &agent, &session, text, "ready").await;
@@ -391,9 +387,7 @@ async fn a_signal_that_leaves_a_jobs_program_running_leaves_job_kill_to_stop_it(
     if !crate::support::installed("vim") {
         return;
     }
-    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
-    let agent = host.agent("a");
-    let session = host.open_session(&agent).await;
+    let (host, agent, session) = host_with_session().await;
     let file = std::env::temp_dir().join(format!(
         "dsh-leftover-sigint-{}-{}.txt",
         std::process::id(),
