@@ -50,8 +50,11 @@ impl Background {
             return None;
         }
         let Some(program) = stopped_at_prompt(&detail) else {
+            // A job that left nothing running (or only text on the shell's input line, which
+            // this send continues) is done with: later sends need not look it up again.
             if !describe::left_a_program(&detail) {
                 self.amend_detail(owner, &job, &detail, "a later send reached the session");
+                self.forget_job(id);
             }
             return None;
         };
