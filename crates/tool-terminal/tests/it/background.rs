@@ -456,10 +456,7 @@ async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
     let next = send_foreground(&host, &agent, &session, "echo plain").await;
     assert!(!next.contains("answered the prompt"), "{next}");
     // The job's status no longer says the program still waits.
-    let again = host
-        .call(&agent, "job_output", json!({"job_id": job}))
-        .await
-        .text();
+    let again = host.job_output(&agent, &job).await;
     assert!(
         status_line(&again).ends_with(", input: waited for input (a later send answered it)]"),
         "{again}"
@@ -567,10 +564,7 @@ async fn a_background_send_without_enter_says_its_text_waits_on_the_input_line()
     let next = send_foreground(&host, &agent, &session, "ed").await;
     assert!(next.contains("\ntyped\n"), "{next}");
     assert!(!next.contains("answered the prompt"), "{next}");
-    let again = host
-        .call(&agent, "job_output", json!({"job_id": job}))
-        .await
-        .text();
+    let again = host.job_output(&agent, &job).await;
     assert!(
         status_line(&again)
             .ends_with(", input: typed without Enter (a later send reached the session)]"),
@@ -594,10 +588,7 @@ async fn text_without_enter_at_a_jobs_leftover_prompt_answers_it_only_with_the_e
         .await
         .text();
     assert!(!part.contains("answered the prompt"), "{part}");
-    let r = host
-        .call(&agent, "job_output", json!({"job_id": job}))
-        .await
-        .text();
+    let r = host.job_output(&agent, &job).await;
     assert!(r.contains("waits for input (still running"), "{r}");
     let rest = send_foreground(&host, &agent, &session, "ice").await;
     assert!(rest.contains("got=[alice]"), "{rest}");
@@ -631,10 +622,7 @@ async fn the_key_after_a_job_stopped_at_a_single_key_prompt_says_it_answered_it(
         )),
         "{answer}"
     );
-    let again = host
-        .call(&agent, "job_output", json!({"job_id": job}))
-        .await
-        .text();
+    let again = host.job_output(&agent, &job).await;
     assert!(
         status_line(&again).ends_with(", input: single keys (a later send answered it)]"),
         "{again}"
@@ -663,10 +651,7 @@ async fn the_send_after_a_job_stopped_at_a_password_prompt_says_it_answered_it()
         )),
         "{answer}"
     );
-    let again = host
-        .call(&agent, "job_output", json!({"job_id": job}))
-        .await
-        .text();
+    let again = host.job_output(&agent, &job).await;
     assert!(
         status_line(&again)
             .ends_with(", input: echo off, a password prompt? (a later send answered it)]"),

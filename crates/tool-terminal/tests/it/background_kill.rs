@@ -371,10 +371,7 @@ async fn a_kill_in_flight_stops_the_program_even_once_it_waits_at_its_prompt() {
     assert!(out.lines().any(|l| l == "inshell-42"), "{out}");
     assert!(!out.contains("GOT"), "{out}");
     assert!(!out.contains("answered the prompt"), "{out}");
-    let r = host
-        .call(&agent, "job_output", json!({"job_id": job}))
-        .await
-        .text();
+    let r = host.job_output(&agent, &job).await;
     assert!(status_line(&r).starts_with("[status: killed"), "{r}");
     assert!(!r.contains("still running"), "{r}");
     host.shutdown().await;

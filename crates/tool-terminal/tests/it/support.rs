@@ -119,6 +119,13 @@ impl Host {
         Agent::new(&self.ctx, id)
     }
 
+    /// `job_output` of `job` (no wait): its text.
+    pub(crate) async fn job_output(&self, agent: &Agent, job: &str) -> String {
+        self.call(agent, "job_output", serde_json::json!({"job_id": job}))
+            .await
+            .text()
+    }
+
     /// Reads finished `job` (`job_output`, which consumes nothing once it ended) until its
     /// last line, the `[status: …]` line, ends with `suffix`, within a generous deadline (a
     /// job's status may change after it ended: its leftover program's end is watched);
@@ -126,10 +133,7 @@ impl Host {
     pub(crate) async fn until_job_status(&self, agent: &Agent, job: &str, suffix: &str) -> String {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
         loop {
-            let read = self
-                .call(agent, "job_output", serde_json::json!({"job_id": job}))
-                .await
-                .text();
+            let read = self.job_output(agent, job).await;
             if read
                 .rsplit('\n')
                 .next()
