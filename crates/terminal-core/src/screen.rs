@@ -38,6 +38,7 @@ mod hooks;
 mod left_rows;
 mod mark_order;
 mod nonce;
+mod open_run;
 mod prompt;
 mod region;
 mod render;
@@ -219,6 +220,11 @@ pub(crate) struct Screen {
     prompt_left_alternate: bool,
     has_output: bool,
     binary: BinaryFilter,
+    /// A consuming read is in progress: a binary run going on stays open ([`open_run`]).
+    keep_binary_open: bool,
+    /// The line a consuming read put on the cursor row for the binary run going on, until
+    /// the next output erases it ([`open_run`]).
+    open_run_line: Option<String>,
     flood: Flood,
     /// [`feed::modes`] currently on.
     modes: u8,
@@ -282,6 +288,8 @@ impl Screen {
             prompt_left_alternate: false,
             has_output: false,
             binary: BinaryFilter::default(),
+            keep_binary_open: false,
+            open_run_line: None,
             flood: Flood::default(),
             modes: 0,
             main_cursor_saved: false,

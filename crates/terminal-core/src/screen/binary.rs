@@ -8,17 +8,19 @@
 //! UTF-16 text of Latin letters reads as text). A window above [`ENTER_SHARE_PERCENT`]
 //! ([`SHORT_ENTER_SHARE_PERCENT`] for a short output before a prompt mark, or
 //! [`SHORT_INVALID_ONLY_SHARE_PERCENT`] when its only non-text bytes are invalid UTF-8) starts
-//! suppression; the suppressed bytes
-//! are only counted. Text lines before the first non-text byte stay text. Suppression ends at
-//! the newline after the last non-text byte of a window when enough text follows it (or the
-//! chunk ends there), at a long window of text, or at the start of a prompt mark
-//! (`ESC ] 133;`). The line the binary ends in counts as binary up to its last non-text byte;
-//! the text after that byte on the line stays text when it is long enough to be told from
-//! random bytes ([`MIN_TEXT_RUN`]), or whatever its length when the output ends with the line
-//! (a prompt mark follows: `cat x.gz; echo $?`). One [`suppressed_line`] takes the bytes' place on the screen, so text written
-//! in the same burst as binary stays. After a run, until the next prompt mark, a window with
-//! any non-text byte starts a run again: the strings inside an executable show, its other
-//! bytes never do.
+//! suppression; the suppressed bytes are only counted. Text lines before the first non-text
+//! byte stay text. Suppression ends at the newline after the last non-text byte of a window
+//! when [`MIN_TEXT_AFTER_RUN`] bytes of text follow it (looked at past the window's edge),
+//! when whole lines of text end the chunk (the output paused after them), or at the start of
+//! a prompt mark (`ESC ] 133;`); shorter text at a chunk's end waits for the next chunk.
+//! Random bytes often hold a newline and a few printable bytes, which must not end a run.
+//! The line the binary ends in counts as binary up to its last non-text byte; the text after
+//! that byte on the line stays text when it is long enough to be told from random bytes
+//! ([`MIN_TEXT_RUN`]), or whatever its length when the output ends with the line (a prompt
+//! mark follows: `cat x.gz; echo $?`). One [`suppressed_line`] takes the bytes' place on the
+//! screen, so text written in the same burst as binary stays. After a run, until the next
+//! prompt mark, a window with any non-text byte starts a run again: the strings inside an
+//! executable show, its other bytes never do.
 
 use super::classes::{all_plain_text, is_odd_control};
 
@@ -44,6 +46,9 @@ const SHORT_INVALID_ONLY_SHARE_PERCENT: usize = 60;
 /// end there (unless the chunk ends or a prompt mark follows): shorter stretches occur in
 /// random bytes.
 const MIN_TEXT_RUN: usize = 8;
+/// Fewest bytes of text after the newline that follows a suppressed run's last non-text byte
+/// for the run to end there while the output goes on (see [`BinaryFilter::judge`]).
+const MIN_TEXT_AFTER_RUN: usize = WINDOW_BYTES / 2;
 /// The start of a prompt mark: never suppressed.
 const MARK_START: &[u8] = b"\x1b]133;";
 
@@ -73,6 +78,12 @@ pub(crate) fn suppressed_line(run: Suppressed) -> String {
             )
         }
     }
+}
+
+/// The line that shows a run still going on when the screen is read in the middle of it (see
+/// `Screen::consume_since`): short, so that it fits one row of any usual width.
+pub(crate) fn open_run_line(bytes: u64) -> String {
+    format!("[{bytes} bytes of binary output suppressed so far]")
 }
 
 /// What to do with the next bytes of a chunk.
@@ -211,11 +222,26 @@ impl BinaryFilter {
                     .position(|&b| b == b'\n')
                     .map(|p| clean_from + p);
                 let chunk_ends = judged.len() == bytes.len();
+                // Whole lines of text from the newline to the chunk's end: the output paused
+                // after them.
+                let lines_end_chunk = |nl: usize| {
+                    chunk_ends
+                        && judged.ends_with(b"\n")
+                        && first_non_text(&judged[nl + 1..]).is_none()
+                };
+                // Text from the newline on for [`MIN_TEXT_AFTER_RUN`] bytes, looked at past the
+                // window's end (a window's edge says nothing about the bytes it cuts): shorter
+                // stretches of text between non-text bytes are common in random bytes, and a
+                // program's text lines between binary frames are counted in the run.
+                let long_text = |nl: usize| {
+                    let after = &bytes[nl + 1..];
+                    let look = &after[..after.len().min(MIN_TEXT_AFTER_RUN)];
+                    look.len() == MIN_TEXT_AFTER_RUN && first_non_text(look).is_none()
+                };
                 let text_ends = |nl: usize| {
-                    let stretch = judged.len() - nl;
-                    stretch > MIN_TEXT_RUN
-                        || mark.is_some()
-                        || (chunk_ends && stretch >= MIN_TEXT_RUN / 2 && judged.ends_with(b"\n"))
+                    mark.is_some()
+                        || long_text(nl)
+                        || (lines_end_chunk(nl) && judged.len() - nl >= MIN_TEXT_RUN / 2)
                 };
                 // A prompt mark cut by the chunk's end: judged with the next chunk.
                 let partial_mark = if mark.is_none() && chunk_ends {
@@ -241,7 +267,10 @@ impl BinaryFilter {
                     tail.strip_suffix(b"\r").unwrap_or(tail).len() >= min
                 };
                 let n = match newline {
-                    Some(nl) if text_ends(nl) || (clean_from == 0 && text_tail(nl)) => {
+                    Some(nl)
+                        if text_ends(nl)
+                            || (clean_from == 0 && text_tail(nl) && lines_end_chunk(nl)) =>
+                    {
                         self.line_ended = true;
                         if text_tail(nl) {
                             // The run ends before the text; the text follows the summary line.
@@ -256,6 +285,16 @@ impl BinaryFilter {
                     // Judge the newline again with the bytes after it in view (from the text
                     // before it, when that may be text).
                     Some(nl) if clean_from > 0 && text_tail(nl) => clean_from,
+                    // Text on the binary's last line, then text to the chunk's end too short to
+                    // tell: judged again with the next chunk (shown as text if the output stops).
+                    Some(nl)
+                        if clean_from == 0
+                            && text_tail(nl)
+                            && chunk_ends
+                            && first_non_text(&judged[nl + 1..]).is_none() =>
+                    {
+                        return Verdict::Hold;
+                    }
                     // Clean bytes ending the chunk with its only newline after the run's last
                     // non-text byte (a line printed as the output ends, or after a pause; the
                     // start of a prompt mark may follow it): judged with what comes next (the
@@ -316,6 +355,11 @@ impl BinaryFilter {
             self.wary = false;
         }
         passes
+    }
+
+    /// Bytes of the run going on, when one is (without ending it).
+    pub(crate) fn suppressed_bytes(&self) -> Option<u64> {
+        self.suppressed.filter(|&n| n > 0)
     }
 
     /// Ends suppression; returns what was suppressed, if any bytes were.

@@ -39,6 +39,9 @@ impl Screen {
     /// Processes program output. Never panics on any input; the work is linear in the chunk.
     pub(crate) fn feed(&mut self, bytes: &[u8]) -> FeedOutcome {
         let mut out = FeedOutcome::default();
+        if !bytes.is_empty() {
+            self.erase_open_run();
+        }
         if !bytes.is_empty() && self.binary.passes_whole(bytes) {
             self.feed_text(bytes, &mut out);
         } else {
@@ -122,7 +125,7 @@ impl Screen {
         self.has_output = true;
     }
 
-    fn feed_text(&mut self, bytes: &[u8], out: &mut FeedOutcome) {
+    pub(super) fn feed_text(&mut self, bytes: &[u8], out: &mut FeedOutcome) {
         // A chunk that starts inside a row (reads split lines anywhere): the emulator finishes
         // that row, and plain lines after it may still skip the emulator.
         let can_start = self.flood.is_empty().then(|| self.flood_can_start());
@@ -252,6 +255,10 @@ impl Screen {
     /// Brings the emulator fully up to date (flood lines, suppressed binary output) before
     /// the screen is read.
     pub(super) fn materialize(&mut self) {
+        if self.show_open_run() {
+            return;
+        }
+        self.erase_open_run();
         let replies_before = self.parser.callbacks().replies.len();
         let mut ignored = FeedOutcome::default();
         // Bytes held after a binary run: the output paused there, so they are the text after

@@ -231,7 +231,7 @@ impl BackendSession for PtySession {
             .shared
             .lock()
             .screen
-            .page_snapshot(request.offset, request.count)?;
+            .with_open_binary_run(|screen| screen.page_snapshot(request.offset, request.count))?;
         snapshot.page(
             request.offset,
             request.count,

@@ -259,3 +259,45 @@ async fn a_flooding_background_job_reads_as_whole_lines_with_every_omission_stat
     std::fs::remove_dir_all(&dir).unwrap();
     host.shutdown().await;
 }
+
+/// Field case C37 in a background job: the job reads its output every few milliseconds while
+/// binary output goes on, and its reads together still show one summary line of the binary
+/// run (the run so far only as the line being written), the text after it, and no stray
+/// bytes of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jobs_binary_output_reads_as_one_summary_line() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let (job, started) = host
+        .start_job(
+            &agent,
+            &session,
+            "head -c 3000000 /dev/urandom; echo; echo after-binary",
+        )
+        .await;
+    let mut reads = vec![started];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let text = host.job_output(&agent, &job).await;
+        let done = text
+            .lines()
+            .last()
+            .is_some_and(|l| l.starts_with("[status: ") && !l.contains("running"));
+        reads.push(text);
+        if done {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{reads:#?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let all = reads.concat();
+    let summaries = all
+        .lines()
+        .filter(|l| l.contains("bytes of binary output suppressed;"))
+        .count();
+    assert_eq!(summaries, 1, "{reads:#?}");
+    assert!(!all.contains('\u{FFFD}'), "{reads:#?}");
+    assert!(all.lines().any(|l| l == "after-binary"), "{reads:#?}");
+    host.shutdown().await;
+}

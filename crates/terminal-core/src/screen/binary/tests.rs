@@ -131,6 +131,7 @@ fn the_summary_line_is_api() {
         bytes: 3_000_000,
         text_lines: 0
     }));
+    insta::assert_snapshot!("open_run", open_run_line(3_000_000));
     insta::assert_snapshot!(
         "with_text_lines",
         suppressed_line(Suppressed {

@@ -438,3 +438,125 @@ fn c37_text_right_after_binary_shows_however_the_reads_cut_it() {
         );
     }
 }
+
+/// Field case C37 read as a background job reads it: a send's output consumed every few
+/// chunks while binary output goes on keeps the run open. Each read in the middle shows the
+/// run so far as the line being written (replaced by the next read, which restarts that
+/// row), and the output ends with one summary line and no stray bytes, as when read once.
+#[test]
+fn c37_reads_in_the_middle_of_binary_output_keep_one_summary_line() {
+    for chunk_len in [100, 257, 4096, 65_536] {
+        let mut s = Screen::new(config(40, 160), Some(nonce()));
+        s.feed(b"dsh> ");
+        let a = s.anchor();
+        // Never read until the end.
+        let whole = s.anchor();
+        let mut output = b"cmd\r\nHEADER ok\r\n".to_vec();
+        output.extend(pseudo_random(300_000));
+        output.extend(b"\r\nRESULT: 42\r\n");
+        // What a reader that replaces the line being written on a restart puts together.
+        let mut seen = String::new();
+        let mut so_far_reads = 0;
+        let read = |s: &mut Screen, seen: &mut String| {
+            let (restarts, snapshot) = s.consume_since(a, 100_000);
+            let delta = snapshot.render(100_000).text;
+            if restarts {
+                seen.truncate(seen.rfind('\n').map_or(0, |nl| nl + 1));
+            }
+            seen.push_str(&delta);
+            delta.contains("suppressed so far]")
+        };
+        for chunk in output.chunks(chunk_len) {
+            s.feed(chunk);
+            so_far_reads += usize::from(read(&mut s, &mut seen));
+        }
+        s.feed(&prompt_after_success());
+        // The send settles: its last read is a normal one.
+        s.keep_binary_open = false;
+        assert!(so_far_reads > 0, "chunk {chunk_len}: {seen:?}");
+        read(&mut s, &mut seen);
+        let ctx = format!("chunk {chunk_len}: {seen:?}");
+        let lines: Vec<&str> = seen.lines().collect();
+        assert_eq!(lines.len(), 5, "{ctx}");
+        assert_eq!(lines[..2], ["cmd", "HEADER ok"], "{ctx}");
+        assert!(
+            lines[2].starts_with('[') && lines[2].contains(" bytes of binary output suppressed;"),
+            "{ctx}"
+        );
+        assert_eq!(lines[3..], ["RESULT: 42", "dsh> "], "{ctx}");
+        // The screen's own record agrees: the scrollback holds the same lines.
+        assert_eq!(s.render_since(whole, 100_000).text, seen, "{ctx}");
+    }
+}
+
+/// The run's line so far never wraps, however narrow the screen: the next output erases it
+/// with one erase-line.
+#[test]
+fn the_line_of_a_binary_run_so_far_fits_a_narrow_screen() {
+    let mut s = Screen::new(config(10, 20), Some(nonce()));
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    let whole = s.anchor();
+    s.feed(b"cmd\r\n");
+    s.feed(&pseudo_random(5000));
+    let (_, snapshot) = s.consume_since(a, 100_000);
+    let text = snapshot.render(100_000).text;
+    let (cmd, line) = text.split_once('\n').unwrap();
+    assert_eq!(cmd, "cmd");
+    assert!(line.starts_with("[4997 bytes of bi"), "{text:?}");
+    assert_eq!(line.len(), 19, "{text:?}");
+    s.feed(&pseudo_random(5000));
+    s.feed(b"\r\nRESULT: 42\r\n");
+    s.feed(&prompt_after_success());
+    let text = s.render_since(whole, 100_000).text;
+    assert!(text.starts_with("cmd\n[9999 bytes of binary"), "{text:?}");
+    assert!(text.ends_with("]\nRESULT: 42\ndsh> "), "{text:?}");
+}
+
+/// Random bytes as a PTY delivers them (each newline as CR LF), from `seed` (xorshift64).
+fn random_through_pty(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut data = Vec::with_capacity(n + n / 128);
+    for _ in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let b = (x >> 32) as u8;
+        if b == b'\n' {
+            data.push(b'\r');
+        }
+        data.push(b);
+    }
+    data
+}
+
+/// Field case C37 at length: stretches of random bytes that read as text (a newline and a
+/// few printable bytes, often cut by a window's or a read's edge) never end the run, so one
+/// long binary output is one summary line, whatever the seed and the read size.
+#[test]
+fn c37_a_long_random_output_is_one_run() {
+    for seed in 1..=40 {
+        let data = random_through_pty(seed, 300_000);
+        for chunk_len in [4095, 1024] {
+            let mut s = Screen::new(config(40, 160), Some(nonce()));
+            s.feed(b"dsh> ");
+            let a = s.anchor();
+            s.feed(b"cmd\r\n");
+            for chunk in data.chunks(chunk_len) {
+                s.feed(chunk);
+            }
+            s.feed(b"\r\nafter the binary\r\n");
+            s.feed(&prompt_after_success());
+            let text = s.render_since(a, 100_000).text;
+            let lines: Vec<&str> = text.lines().collect();
+            let ctx = format!("seed {seed}, chunk {chunk_len}: {text:?}");
+            assert_eq!(lines.len(), 4, "{ctx}");
+            assert_eq!(lines[0], "cmd", "{ctx}");
+            assert!(
+                lines[1].contains("bytes of binary output suppressed"),
+                "{ctx}"
+            );
+            assert_eq!(lines[2..], ["after the binary", "dsh> "], "{ctx}");
+        }
+    }
+}

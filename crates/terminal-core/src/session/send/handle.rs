@@ -46,9 +46,7 @@ impl OperationHandle for SendOp {
             return SendRead::default();
         };
         let alternate = st.screen.alternate_screen();
-        let restarts_line = st.screen.anchor_starts_row(anchor);
-        let snapshot = st.screen.snapshot_since(anchor, self.shared.max_read_bytes);
-        st.screen.move_anchor_to_cursor(anchor);
+        let (restarts_line, snapshot) = st.screen.consume_since(anchor, self.shared.max_read_bytes);
         drop(st);
         let rendered = snapshot.render(self.shared.max_read_bytes);
         if alternate {
@@ -90,9 +88,10 @@ impl OperationHandle for SendOp {
         const LAST_LINE_BYTES: usize = 1024;
         let mut st = self.shared.lock();
         let span = self.span();
-        let snapshot = span
-            .anchor
-            .map(|anchor| st.screen.snapshot_since(anchor, LAST_LINE_BYTES));
+        let snapshot = span.anchor.map(|anchor| {
+            st.screen
+                .with_open_binary_run(|screen| screen.snapshot_since(anchor, LAST_LINE_BYTES))
+        });
         let output_bytes = st.bytes_read.saturating_sub(span.bytes_from);
         drop((span, st));
         let last_line = snapshot.and_then(|snapshot| {

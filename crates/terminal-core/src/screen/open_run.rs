@@ -1,0 +1,79 @@
+//! A binary run still going on when a send's output is read in the middle of it.
+//!
+//! A read brings the screen up to date, which would end the run: a background job, whose
+//! output is read every few milliseconds, would then show a flood of binary output as many
+//! summary lines with stray bytes between them. A read that does not stand for the output's
+//! end (a background job's reads, a `terminal_read` page, a send's progress;
+//! [`Screen::with_open_binary_run`]) keeps the run open instead and shows it so far as one
+//! short line on the cursor row ([`open_run_line`]), without a newline, so it reads as the
+//! line being written. The next output erases that line (carriage return, erase line) before
+//! anything else: the run goes on, and when it ends its summary line takes the row, as if no
+//! read had come between. A send's result (the output has gone quiet) ends the run as before.
+
+use super::binary::open_run_line;
+use super::snapshot::RowsSnapshot;
+use super::{AnchorId, FeedOutcome, Screen};
+
+impl Screen {
+    /// Runs `read` on the screen with a binary run going on kept open: `read`'s view of the
+    /// screen shows the run so far as its own line (see the [module docs](self)).
+    pub(crate) fn with_open_binary_run<R>(&mut self, read: impl FnOnce(&mut Self) -> R) -> R {
+        self.keep_binary_open = true;
+        // The run's line goes up first: what `read` looks at before bringing the screen up
+        // to date (whether an anchor's row was rewritten) depends on it.
+        self.show_open_run();
+        let result = read(self);
+        self.keep_binary_open = false;
+        result
+    }
+
+    /// A consuming read of the output since `id`, a binary run going on kept open
+    /// ([`Screen::with_open_binary_run`]): whether the text starts at its row's start (the
+    /// program rewrote the row before the anchor; [`Screen::anchor_starts_row`]), and the
+    /// rows since the anchor (at most about `max_bytes` bytes), after which the anchor moves
+    /// to the cursor.
+    pub(crate) fn consume_since(&mut self, id: AnchorId, max_bytes: usize) -> (bool, RowsSnapshot) {
+        self.with_open_binary_run(|screen| {
+            let restarts_line = screen.anchor_starts_row(id);
+            let snapshot = screen.snapshot_since(id, max_bytes);
+            screen.move_anchor_to_cursor(id);
+            (restarts_line, snapshot)
+        })
+    }
+
+    /// Within [`Screen::with_open_binary_run`] with a binary run going on: puts the run's line so far on the
+    /// cursor row (on a row of its own, cut to the screen's width so it never wraps), and
+    /// returns `true` (the screen is as up to date as the run allows). Otherwise `false`.
+    pub(super) fn show_open_run(&mut self) -> bool {
+        if !self.keep_binary_open {
+            return false;
+        }
+        let Some(bytes) = self.binary.suppressed_bytes() else {
+            return false;
+        };
+        let mut line = open_run_line(bytes);
+        line.truncate(usize::from(self.config.cols).saturating_sub(1).max(1));
+        if self.open_run_line.as_deref() == Some(line.as_str()) {
+            return true;
+        }
+        self.erase_open_run();
+        let mut text = Vec::with_capacity(line.len() + 2);
+        if self.parser.screen().cursor_position().1 != 0 {
+            text.extend_from_slice(b"\r\n");
+        }
+        text.extend_from_slice(line.as_bytes());
+        self.feed_text(&text, &mut FeedOutcome::default());
+        // Plain text may wait as flood lines: the read must find it on the screen.
+        self.materialize_flood();
+        self.open_run_line = Some(line);
+        true
+    }
+
+    /// Takes the open run's line off the screen, if one is shown: the cursor goes back to the
+    /// row's start, where the run's summary line (or the line so far of the next read) goes.
+    pub(super) fn erase_open_run(&mut self) {
+        if self.open_run_line.take().is_some() {
+            self.feed_text(b"\r\x1b[2K", &mut FeedOutcome::default());
+        }
+    }
+}
