@@ -233,6 +233,37 @@ async fn a_shell_with_stderr_sent_away_says_so_and_keeps_its_nonce() {
     .await;
 }
 
+/// A shell whose stdout was sent away (`exec >file`, `exec >/dev/null`) runs commands whose
+/// output never reaches the terminal: every result says so and how to undo it, errors on
+/// stderr still show, and once stdout is back the notice goes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_with_stdout_sent_away_says_so() {
+    const AWAY: &str = "[shell: the shell's stdout is not the terminal";
+    within(async {
+        let sh = Shell::open(config()).await;
+        let dir = crate::support::TempDir::new("stdout-away");
+        let log = dir.0.join("out.log");
+        let r = sh.send(&format!("exec >'{}'", log.display())).await;
+        assert!(r.notices.iter().any(|n| n.starts_with(AWAY)), "{r:?}");
+        let r = sh.send("echo hidden-line; ls /nonexistent-dir-zz").await;
+        assert_eq!(r.exit_code, Some(2), "{r:?}");
+        assert!(!r.viewport.contains("\nhidden-line"), "{r:?}");
+        assert!(r.viewport.contains("nonexistent-dir-zz"), "{r:?}");
+        assert!(r.notices.iter().any(|n| n.starts_with(AWAY)), "{r:?}");
+        let written = std::fs::read_to_string(&log).unwrap();
+        assert!(written.contains("hidden-line"), "{written:?}");
+        sh.send("exec >/dev/null").await;
+        let r = sh.send("echo gone").await;
+        assert!(r.notices.iter().any(|n| n.starts_with(AWAY)), "{r:?}");
+        sh.send("exec >/dev/tty").await;
+        let r = sh.send("echo back").await;
+        assert!(r.viewport.contains("\nback"), "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Text a program pushed into the terminal's input (TIOCSTI) lands on the shell's input line
 /// after the prompt: the result says so, and the next send empties the line first, so its
 /// command runs alone instead of joined to that text (`rm -rf keep #ls keep`).

@@ -194,22 +194,30 @@ pub fn pid_in_own_namespace(pid: i32) -> i32 {
         .unwrap_or(pid)
 }
 
-/// Whether process `pid`'s standard error is another file than its standard input (the
-/// terminal, for a shell): `exec 2>file` in the shell. `false` when either is unreadable.
-pub(crate) fn stderr_leaves_stdin(pid: i32) -> bool {
-    use std::os::unix::fs::MetadataExt as _;
+/// Whether process `pid`'s file descriptor `fd` (1: standard output, 2: standard error) is
+/// another file than its standard input (the terminal, for a shell): `exec >file` or
+/// `exec 2>file` in the shell. `false` when either is unreadable.
+pub(crate) fn fd_leaves_stdin(pid: i32, fd: u8) -> bool {
+    use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
     if pid <= 0 {
         return false;
     }
-    let fd = |n: u8| {
+    let meta = |n: u8| {
         fs::metadata(
             Path::new("/proc")
                 .join(pid.to_string())
                 .join(format!("fd/{n}")),
         )
     };
-    match (fd(0), fd(2)) {
-        (Ok(stdin), Ok(stderr)) => (stdin.dev(), stdin.ino()) != (stderr.dev(), stderr.ino()),
+    // `/dev/tty` (character device 5:0) is the process's controlling terminal.
+    const DEV_TTY: u64 = 5 << 8;
+    let is_char = |m: &fs::Metadata| m.file_type().is_char_device();
+    match (meta(0), meta(fd)) {
+        // The terminal under another name: its own device, or `/dev/tty` (`exec >/dev/tty`).
+        (Ok(stdin), Ok(other)) if is_char(&stdin) && is_char(&other) => {
+            other.rdev() != stdin.rdev() && other.rdev() != DEV_TTY
+        }
+        (Ok(stdin), Ok(other)) => (stdin.dev(), stdin.ino()) != (other.dev(), other.ino()),
         _ => false,
     }
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::process::{GroupActivity, cmdline, group_member, stderr_leaves_stdin};
+use crate::process::{GroupActivity, cmdline, fd_leaves_stdin, group_member};
 use crate::pty::TtyModes;
 use crate::readiness::{Observation, PreWrite, Settle};
 use crate::screen::PromptState;
@@ -127,7 +127,7 @@ pub(super) async fn marks_gone_at_line_editor(shared: &Arc<Shared>, pre: &PreWri
     // `set -x` trace of the repair would land in the user's file).
     let sh = Arc::clone(shared);
     tokio::task::spawn_blocking(move || {
-        !sh.shell_replaced() && !stderr_leaves_stdin(sh.shell_pgid())
+        !sh.shell_replaced() && !fd_leaves_stdin(sh.shell_pgid(), 2)
     })
     .await
     .unwrap_or(false)
@@ -347,6 +347,9 @@ pub(super) struct TerminalFacts {
     /// Our shell reads at its line editor with no marked prompt because its standard error,
     /// where bash writes prompts and the echo of typed keys, is not the terminal.
     pub(super) stderr_away: bool,
+    /// Back at our prompt, the shell's standard output is not the terminal (`exec >file`):
+    /// the commands it runs print there.
+    pub(super) stdout_away: bool,
     /// The session's shell itself is stopped (`suspend`, SIGSTOP): nothing reads the terminal.
     pub(super) shell_stopped: bool,
 }
@@ -409,7 +412,10 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
             prompts > 0 && st.prompts_at_submit == Some(prompts)
         };
     // The shell's prompts (and with them the marks) go where its stderr goes.
-    let stderr_away = unmarked && stderr_leaves_stdin(shared.shell_pgid());
+    let stderr_away = unmarked && fd_leaves_stdin(shared.shell_pgid(), 2);
+    // Back at our prompt: the shell's own standard output, which the commands it runs
+    // inherit, is checked (one `/proc` lookup pair per command).
+    let stdout_away = reason == Settle::Prompt && fd_leaves_stdin(shared.shell_pgid(), 1);
     let prompt_unmarked = unmarked && !stderr_away;
     let shell_stopped = matches!(reason, Settle::Idle | Settle::Timeout) && shell_stopped(shared);
     // The shell holds the terminal without reading it: it runs a builtin or a loop of the
@@ -433,6 +439,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         prompt_unmarked,
         input_unread,
         stderr_away,
+        stdout_away,
         shell_stopped,
     }
 }

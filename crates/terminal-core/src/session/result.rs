@@ -58,6 +58,9 @@ pub(super) struct SettleFacts {
     /// Our shell's standard error is not the terminal (`exec 2>file`): its prompts, the echo
     /// of typed keys and the marks go there (the backend's rc leaves its marks out then).
     pub(super) stderr_away: bool,
+    /// Back at our prompt, our shell's standard output is not the terminal (`exec >file`):
+    /// the commands it runs print there, so their output is missing from results.
+    pub(super) stdout_away: bool,
     /// The foreground program waits on the terminal among other event sources (an event
     /// loop) with the cursor on an empty row, no prompt before it: node's REPL while an
     /// `await` or a timer of the line it read is pending reads keys but has not printed its
@@ -220,6 +223,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             facts.stderr_away && !exited,
             Some(STDERR_AWAY_NOTICE.to_owned()),
         ),
+        (
+            facts.stdout_away && !exited,
+            Some(STDOUT_AWAY_NOTICE.to_owned()),
+        ),
         (facts.exit_unknown, Some(EXIT_UNKNOWN_NOTICE.to_owned())),
         (facts.closed && exited, Some(CLOSED_NOTICE.to_owned())),
     ]
@@ -276,6 +283,7 @@ mod tests {
             prompt_unmarked: false,
             input_unread: false,
             stderr_away: false,
+            stdout_away: false,
             unprompted_wait: false,
             screen_mixed: false,
             refused_line: None,
@@ -479,6 +487,12 @@ mod tests {
         };
         assert_eq!(assemble(away).notices, vec![STDERR_AWAY_NOTICE]);
         insta::assert_snapshot!("stderr_away", STDERR_AWAY_NOTICE);
+        let stdout_away = SettleFacts {
+            stdout_away: true,
+            ..facts(Settle::Prompt)
+        };
+        assert_eq!(assemble(stdout_away).notices, vec![STDOUT_AWAY_NOTICE]);
+        insta::assert_snapshot!("stdout_away", STDOUT_AWAY_NOTICE);
         let survived = [
             crate::TerminalSignal::Sigint,
             crate::TerminalSignal::Sigterm,

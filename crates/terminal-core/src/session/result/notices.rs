@@ -36,6 +36,11 @@ pub(super) const STDERR_AWAY_NOTICE: &str = "[shell: the shell's stderr is not t
      (exec 2>…): its prompt and the echo of typed commands go there, and exit codes are unknown \
      until it is back; send exec 2>/dev/tty to bring them back]";
 
+/// The notice for [`SettleFacts::stdout_away`].
+pub(super) const STDOUT_AWAY_NOTICE: &str = "[shell: the shell's stdout is not the terminal \
+     (exec >…): the commands it runs print their output there, so it is missing here (errors \
+     on stderr still show); send exec >/dev/tty to bring it back]";
+
 /// The notice for [`SettleFacts::shell_stopped`].
 pub(super) const SHELL_STOPPED_NOTICE: &str = "[shell: the session's shell itself is stopped \
      (suspend or SIGSTOP), so nothing reads the terminal; the next send or poll continues it \

@@ -129,6 +129,7 @@ impl SendOp {
             prompt_unmarked,
             input_unread,
             stderr_away,
+            stdout_away,
             shell_stopped,
         } = terminal_facts(shared, reason);
         shared.lock().shell_stopped = shell_stopped;
@@ -191,6 +192,7 @@ impl SendOp {
             prompt_unmarked,
             input_unread,
             stderr_away,
+            stdout_away,
             unprompted_wait,
             screen_mixed,
             refused_line,
