@@ -158,3 +158,43 @@ async fn c37_text_lines_among_binary_are_counted_in_the_summary() {
     })
     .await;
 }
+
+/// Field case C37 with a pause: a result that comes while the program still writes binary
+/// output (its deadline passed, or its output went quiet) shows the run so far as one line,
+/// and the next poll's result shows the whole run as one summary line, with no stray bytes
+/// of it as lines of their own, whatever the read sizes leave at the pause.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c37_binary_output_across_a_pause_stays_one_run() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for round in 0..4 {
+            let first = sh
+                .send_within(
+                    "echo start; head -c 3000 /dev/urandom; sleep 2; head -c 3000 /dev/urandom; echo; echo tail-text",
+                    true,
+                    1000,
+                )
+                .await;
+            assert!(
+                first.viewport.contains("\nstart\n[")
+                    && first.viewport.ends_with("bytes of binary output suppressed so far]"),
+                "round {round}: {first:?}"
+            );
+            let mut rest = sh.send_within("", false, 30_000).await;
+            while rest.exit_code.is_none() {
+                assert_ne!(rest.wait_reason, WaitReason::Timeout, "{rest:?}");
+                rest = sh.send_within("", false, 30_000).await;
+            }
+            let lines: Vec<&str> = rest.viewport.lines().collect();
+            let ctx = format!("round {round}: {first:?} then {rest:?}");
+            assert_eq!(lines.len(), 3, "{ctx}");
+            assert!(
+                lines[0].starts_with('[') && lines[0].contains(" bytes of binary output suppressed;"),
+                "{ctx}"
+            );
+            assert_eq!(lines[1..], ["tail-text", "dsh> "], "{ctx}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

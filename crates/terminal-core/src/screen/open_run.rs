@@ -3,12 +3,14 @@
 //! A read brings the screen up to date, which would end the run: a background job, whose
 //! output is read every few milliseconds, would then show a flood of binary output as many
 //! summary lines with stray bytes between them. A read that does not stand for the output's
-//! end (a background job's reads, a `terminal_read` page, a send's progress;
+//! end (a background job's reads, a `terminal_read` page, a send's progress, a send's result
+//! while its program still runs: at its timeout or as its output went quiet;
 //! [`Screen::with_open_binary_run`]) keeps the run open instead and shows it so far as one
 //! short line on the cursor row ([`open_run_line`]), without a newline, so it reads as the
 //! line being written. The next output erases that line (carriage return, erase line) before
 //! anything else: the run goes on, and when it ends its summary line takes the row, as if no
-//! read had come between. A send's result (the output has gone quiet) ends the run as before.
+//! read had come between. A send's result at a prompt, an exit or a wait for input ends the
+//! run as before.
 
 use super::binary::open_run_line;
 use super::snapshot::RowsSnapshot;
@@ -18,13 +20,22 @@ impl Screen {
     /// Runs `read` on the screen with a binary run going on kept open: `read`'s view of the
     /// screen shows the run so far as its own line (see the [module docs](self)).
     pub(crate) fn with_open_binary_run<R>(&mut self, read: impl FnOnce(&mut Self) -> R) -> R {
-        self.keep_binary_open = true;
-        // The run's line goes up first: what `read` looks at before bringing the screen up
-        // to date (whether an anchor's row was rewritten) depends on it.
-        self.show_open_run();
+        self.keep_binary_run_open(true);
         let result = read(self);
-        self.keep_binary_open = false;
+        self.keep_binary_run_open(false);
         result
+    }
+
+    /// From `true` until `false`: the screen's reads keep a binary run going on open, as
+    /// [`Screen::with_open_binary_run`] does for one closure (for a caller whose reads are
+    /// spread out: a send's result while its program still runs).
+    pub(crate) fn keep_binary_run_open(&mut self, keep: bool) {
+        self.keep_binary_open = keep;
+        if keep {
+            // The run's line goes up first: what a read looks at before bringing the screen
+            // up to date (whether an anchor's row was rewritten) depends on it.
+            self.show_open_run();
+        }
     }
 
     /// A consuming read of the output since `id`, a binary run going on kept open

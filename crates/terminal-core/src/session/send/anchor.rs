@@ -62,6 +62,9 @@ impl SendOp {
                     .iter()
                     .any(|b| SIGNAL_BYTES.contains(b) || *b == EOF_KEY),
         );
+        // A send's start is no end of the output: binary output a program is still writing
+        // stays one run (the line of its run so far shows meanwhile).
+        st.screen.keep_binary_run_open(true);
         // Start where the last result ended (see `State::resume_from`).
         let (anchor, bytes_from, exits_from) = match st.resume_from.take() {
             Some(resume) => (resume, st.bytes_at_resume, st.exits_at_resume),
@@ -83,6 +86,7 @@ impl SendOp {
         let now = Instant::now();
         st.last_output_at = now;
         st.write_row = st.screen.cursor().row;
+        st.screen.keep_binary_run_open(false);
         (st.screen.done_count(), st.screen.mark_count(), now)
     }
 

@@ -26,6 +26,10 @@ impl SendOp {
         if self.settled.swap(true, Ordering::SeqCst) {
             return;
         }
+        // The program still runs: binary output it is writing stays one run across this
+        // result and the next (the run's line so far shows here).
+        let running = matches!(reason, Settle::Timeout | Settle::Idle);
+        st.screen.keep_binary_run_open(running);
         let (anchor, bytes_from, exits_from, discarded) = {
             let mut span = self.span();
             span.final_restarts_line = span
@@ -106,6 +110,7 @@ impl SendOp {
             .and_then(|row| repl_continuation(&row));
         // The group the last SIGINT or SIGTERM went to (see `survived` below).
         let signalled = st.signalled.take();
+        st.screen.keep_binary_run_open(false);
         drop(st);
         let copied = snapshot.as_ref().map_or(0, |s| s.text_len());
         let rendered = snapshot
