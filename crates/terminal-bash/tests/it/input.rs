@@ -20,7 +20,7 @@ fn python313() -> Option<String> {
 }
 
 /// A Python 3.13 interpreter: on `PATH`, or one pyenv installed but did not activate.
-fn python313_path() -> Option<String> {
+pub(crate) fn python313_path() -> Option<String> {
     if runs("python3.13") {
         return Some("python3.13".to_owned());
     }

@@ -18,6 +18,7 @@ mod left_changed;
 mod lifecycle;
 mod limits;
 mod pacing;
+mod python_blocks;
 mod queries;
 mod races;
 mod sandbox;

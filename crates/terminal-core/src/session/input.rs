@@ -8,7 +8,10 @@
 //!   block pasted and ended by an empty line ([`python_statement_steps`]): Python 3.13's REPL
 //!   takes a multi-statement paste and Enter as an unfinished block, waiting for an empty
 //!   line. Typed to a Python REPL without pastes (before 3.13), each block among several
-//!   statements gets the empty line that ends it ([`python_separated`]). Other programs get
+//!   statements gets the empty line that ends it ([`python_separated`]). A send that starts a
+//!   new statement while the REPL still reads lines of a block earlier sends typed (its `... `
+//!   prompt) ends that block first with an Enter of its own ([`python_starts_statement`]).
+//!   Other programs get
 //!   several lines typed, one line each:
 //!   a line editor such as GNU readline (sqlite3, psql) takes a paste as one line with the
 //!   newlines in it (`.tables` and `.schema` pasted together run neither), see
@@ -48,7 +51,7 @@ mod python;
 
 #[cfg(test)]
 use python::python_statements;
-pub(super) use python::{python_separated, python_statement_steps};
+pub(super) use python::{python_separated, python_starts_statement, python_statement_steps};
 
 /// The N_TTY line discipline's longest canonical-mode line, without its newline: the kernel
 /// keeps 4096 bytes per line and drops what does not fit.

@@ -11,7 +11,7 @@ use crate::readiness::{Observation, PreWrite, Settle};
 use crate::screen::PromptState;
 
 use super::nested_shell::{is_shell_name, runs_interactively};
-use super::result::is_repl_continuation_prompt;
+use super::result::{ReplContinuation, is_repl_continuation_prompt, repl_continuation};
 use super::send::{EXIT_DRAIN_MAX, EXIT_DRAIN_MIN};
 use super::shared::{ProbeVerdict, Shared};
 
@@ -285,6 +285,14 @@ pub(super) fn at_primary_repl_prompt(screen: &mut crate::screen::Screen) -> bool
     screen
         .cursor_row_prefix()
         .is_some_and(|p| is_repl_prompt(&p) && !is_repl_continuation_prompt(&p))
+}
+
+/// Whether the cursor's row, up to the cursor, is a REPL's block continuation prompt (`... `):
+/// the REPL reads more lines of a statement.
+pub(super) fn at_block_continuation_prompt(screen: &mut crate::screen::Screen) -> bool {
+    screen
+        .cursor_row_prefix()
+        .is_some_and(|p| repl_continuation(&p) == Some(ReplContinuation::Block))
 }
 
 /// Whether `row` (the text before the cursor, trailing spaces trimmed) ends the way a prompt

@@ -74,6 +74,10 @@ pub(super) struct State {
     /// A line sends typed into the terminal in canonical mode without ending it: the kernel
     /// holds it, and the next line typed continues it (its length limit counts both).
     pub(super) unended_line: Option<UnendedLine>,
+    /// The Python source sends typed to a Python REPL since its primary prompt (`>>> `), for
+    /// a send that finds the REPL still reading more lines of that block (see the send's
+    /// start: a new statement first ends the block).
+    pub(super) python_block: Option<String>,
     /// The foreground group whose REPL read a line but had not printed its prompt again when
     /// the last send settled (`SettleFacts::unprompted_wait`): a poll that still finds it so
     /// says so again.
@@ -121,6 +125,7 @@ impl State {
             simple_command_at: None,
             command_seen_at: None,
             unended_line: None,
+            python_block: None,
             unprompted_fg: None,
             signalled: None,
             write_row: 0,

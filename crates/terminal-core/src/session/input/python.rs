@@ -56,6 +56,25 @@ pub(in crate::session) fn python_statements(text: &str) -> Vec<String> {
     statements
 }
 
+/// Whether `text`, typed to a Python REPL that holds `typed` (the lines of a statement it
+/// reads more of), starts a new top-level statement ([`python_statements`]): its first line
+/// of code is not indented, continues no clause (`else:`, a closing bracket) and is not
+/// inside a bracket, a string or a line ended by a backslash of `typed`. The REPL then needs
+/// the empty line that ends the block first, as a file would have it.
+pub(in crate::session) fn python_starts_statement(typed: &str, text: &str) -> bool {
+    let typed = format!(
+        "{}\n",
+        typed.replace("\r\n", "\n").trim_end_matches(['\n', '\r'])
+    );
+    let text = text.replace("\r\n", "\n");
+    if text.trim().is_empty() {
+        return false;
+    }
+    let before = python_statements(&typed);
+    let all = python_statements(&format!("{typed}{text}\n"));
+    all.len() > before.len() && all[..before.len()].concat() == typed
+}
+
 /// Where Python source stands at the end of the lines fed so far: how deep in brackets, inside
 /// which triple-quoted string, and whether the last line ended with a backslash. Only what
 /// decides where a line belongs: single-quoted strings and comments are skipped over.

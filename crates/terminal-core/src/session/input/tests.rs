@@ -71,6 +71,38 @@ fn python_typed_to_a_repl_gets_an_empty_line_after_each_block_and_none_inside() 
 }
 
 #[test]
+fn python_text_after_an_open_block_starts_a_statement_unless_it_continues_one() {
+    let starts = [
+        ("if 1:\n    x = 5", "print(x)"),
+        ("for i in r:\n    y = i\n", "# a comment\nz = y"),
+        ("def f():\n    return 1", "@cache\ndef g():\n    pass"),
+        ("if a:\n    b\nelse:\n    c", "d = 1\ne = 2"),
+    ];
+    for (typed, text) in starts {
+        assert!(
+            python_starts_statement(typed, text),
+            "{typed:?} then {text:?}"
+        );
+    }
+    let continues = [
+        ("if 1:\n    x = 5", "    y = 6"),
+        ("if 1:\n    x = 5", "else:\n    x = 6"),
+        ("try:\n    f()", "except OSError:\n    pass"),
+        ("items = [1,", "2]"),
+        ("s = '''a", "b'''"),
+        ("total = 1 + \\", "2"),
+        ("@cache", "def g():\n    pass"),
+        ("if 1:\n    x = 5", ""),
+    ];
+    for (typed, text) in continues {
+        assert!(
+            !python_starts_statement(typed, text),
+            "{typed:?} then {text:?}"
+        );
+    }
+}
+
+#[test]
 fn a_command_is_submitted_by_a_completed_line_that_is_not_blank_or_a_comment() {
     assert!(submits_a_command("echo a", true));
     assert!(submits_a_command("# note\necho a\n", false));

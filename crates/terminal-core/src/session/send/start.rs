@@ -15,10 +15,13 @@ use crate::types::SendRequest;
 use super::super::Inner;
 use super::super::input;
 use super::super::nested_shell::is_shell_name;
-use super::super::observe::at_primary_repl_prompt;
+use super::super::observe::{at_block_continuation_prompt, at_primary_repl_prompt};
 use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
 use super::{SendOp, Span, pacing};
+
+/// The Enter key as a terminal sends it.
+const ENTER: &[u8] = b"\r";
 
 impl SendOp {
     /// Reserves the session's send slot and starts the driver. `initializing` is the startup
@@ -46,9 +49,13 @@ impl SendOp {
             .filter(|line| canonical == Some(true) && line.prompts == prompts)
             .map_or(0, |line| line.bytes);
         let program = fg.is_some_and(|p| p != shared.shell_pgid());
-        // The name of the program's group leader, for several lines to it (one `/proc` read).
+        // The name of the program's group leader, for several lines to it, or any text to a
+        // Python REPL an earlier send typed to (one `/proc` read).
         let leader = fg
-            .filter(|_| program && request.text.trim_end().contains(['\n', '\r']))
+            .filter(|_| {
+                program
+                    && (request.text.trim_end().contains(['\n', '\r']) || st.python_block.is_some())
+            })
             .and_then(|pgid| crate::process::stat(pgid).filter(|s| s.pgrp == pgid))
             .map(|s| s.comm);
         let bracketed_paste = st.screen.bracketed_paste()
@@ -76,10 +83,29 @@ impl SendOp {
         };
         // Several statements to a Python REPL at its primary prompt go one at a time, each
         // block ended by an empty line (see `input::python_statements`).
-        let python_at_prompt = request.submit
+        let python = request.submit
             && leader.as_deref().is_some_and(input::pastes_blocks)
-            && canonical == Some(false)
-            && at_primary_repl_prompt(&mut st.screen);
+            && canonical == Some(false);
+        let at_primary = python && at_primary_repl_prompt(&mut st.screen);
+        // The REPL still reads lines of a block earlier sends typed (`if x:` and its body
+        // without the empty line after it), and this text starts a new statement: the block
+        // is ended first, with an Enter on the empty continuation line, as a file would have
+        // an empty line there (typed into the block, the statement would be a `SyntaxError`
+        // and the block would never run).
+        let typed_block = st.python_block.take();
+        let in_block = python && !at_primary && at_block_continuation_prompt(&mut st.screen);
+        let ends_block = in_block
+            && typed_block
+                .as_deref()
+                .is_some_and(|typed| input::python_starts_statement(typed, &request.text));
+        st.python_block = if at_primary || ends_block {
+            Some(request.text.clone())
+        } else {
+            typed_block
+                .filter(|_| in_block)
+                .map(|typed| format!("{typed}\n{}", request.text))
+        };
+        let python_at_prompt = at_primary || ends_block;
         let python_text = || format!("{}\n", request.text.replace("\r\n", "\n"));
         let statements = (python_at_prompt && reader.block_paste)
             .then(|| input::python_statement_steps(&python_text()))
@@ -90,6 +116,19 @@ impl SendOp {
         let input = match &separated {
             Some(text) => input::shape(text, false, reader)?,
             None => input::shape(&request.text, request.submit, reader)?,
+        };
+        // The Enter that ends the open block goes first, alone: a paste or the statements'
+        // steps once the REPL reads again, typed lines paced after it as lines are.
+        let (input, statements) = match statements {
+            Some(mut steps) if ends_block => {
+                steps.insert(0, ENTER.to_vec());
+                (input, Some(steps))
+            }
+            None if ends_block && input::is_paste(&input) => {
+                (input.clone(), Some(vec![ENTER.to_vec(), input]))
+            }
+            statements if ends_block => ([ENTER, input.as_slice()].concat(), statements),
+            statements => (input, statements),
         };
         // Text on the shell's input line that no send typed (a program pushed it into the
         // terminal's input) would run joined to this send's text: it is cleared first.

@@ -1,0 +1,64 @@
+//! A block a send left open in a Python REPL (its lines sent without the empty line that ends
+//! it) and the sends after it: a new statement ends the block first, as a file would have an
+//! empty line there; a clause or an indented line still continues it.
+
+use dsh_terminal_core::WaitReason;
+use pretty_assertions::assert_eq;
+
+use crate::input::python313_path;
+use crate::support::{Shell, config, within};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_statement_after_a_block_left_open_ends_the_block_first() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let mut pythons = vec!["python3".to_owned()];
+        match python313_path() {
+            // The REPL sessions run by default, and the new one (pyrepl: it auto-indents),
+            // which an empty `PYTHON_BASIC_REPL` selects.
+            Some(py) => pythons.extend([py.clone(), format!("PYTHON_BASIC_REPL= {py}")]),
+            None => {
+                eprintln!("python3.13 is not installed: its auto-indenting REPL is not exercised")
+            }
+        }
+        for py in pythons {
+            let r = sh.send(&format!("{py} -q")).await;
+            assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
+            // The block's lines without the empty line after them: the REPL waits for more.
+            let r = sh.send("if 1:\n    x = 5").await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{py}: {r:?}");
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            let r = sh.send("print('x is', x)").await;
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "x is 5"), "{py}: {r:?}");
+            assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
+            // A clause continues the block, an indented line too; then a new statement ends
+            // it. (Python 3.13's own REPL indents a typed `else:` as the line before it.)
+            if !py.starts_with("PYTHON_BASIC_REPL=") {
+                sh.send("if x == 5:\n    y = 'five'").await;
+                sh.send("else:").await;
+                sh.send("    y = 'other'").await;
+                let r = sh.send("print('y is', y)").await;
+                assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+                assert!(r.viewport.lines().any(|l| l == "y is five"), "{py}: {r:?}");
+            }
+            // Several statements after an open block: the block ends, then each runs.
+            sh.send("for i in range(2):\n    last = i").await;
+            let r = sh
+                .send("doubled = last * 2\nprint('doubled', doubled)")
+                .await;
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "doubled 2"), "{py}: {r:?}");
+            // Inside a bracket the next line continues the statement.
+            sh.send("items = [1,").await;
+            let r = sh.send("2]").await;
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            let r = sh.send("print(sum(items))").await;
+            assert!(r.viewport.lines().any(|l| l == "3"), "{py}: {r:?}");
+            let r = sh.send("exit()").await;
+            assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
