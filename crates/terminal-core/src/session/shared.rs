@@ -74,9 +74,8 @@ pub(super) struct State {
     /// A line sends typed into the terminal in canonical mode without ending it: the kernel
     /// holds it, and the next line typed continues it (its length limit counts both).
     pub(super) unended_line: Option<UnendedLine>,
-    /// The Python source sends typed to a Python REPL since its primary prompt (`>>> `), for
-    /// a send that finds the REPL still reading more lines of that block (see the send's
-    /// start: a new statement first ends the block).
+    /// The Python source sends typed to a Python REPL since its `>>> ` prompt: a send that
+    /// finds the REPL reading more of that block ends it before a new statement.
     pub(super) python_block: Option<String>,
     /// The foreground group whose REPL read a line but had not printed its prompt again when
     /// the last send settled (`SettleFacts::unprompted_wait`): a poll that still finds it so
