@@ -162,9 +162,9 @@ async fn c37_text_lines_among_binary_are_counted_in_the_summary() {
 /// Field case C37 with a pause: a result that comes while the program still writes binary
 /// output (its deadline passed, or its output went quiet) shows the run so far as one line,
 /// and the next poll's result shows the whole run as one summary line, with no stray bytes
-/// of it as lines of their own, whatever the read sizes leave at the pause. (The output ends
-/// with a byte no text has: random bytes that end in a newline and a few printable ones end
-/// the way a short text line printed after binary output does, and show as one.)
+/// of it as lines of their own, whatever the read sizes leave at the pause. (The output starts
+/// and ends with a byte no text has: random bytes that start or end with a newline and a few
+/// printable ones look like text lines written around binary output, and show as such.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c37_binary_output_across_a_pause_stays_one_run() {
     within(async {
@@ -172,7 +172,7 @@ async fn c37_binary_output_across_a_pause_stays_one_run() {
         for round in 0..4 {
             let first = sh
                 .send_within(
-                    "echo start; head -c 3000 /dev/urandom; sleep 2; head -c 3000 /dev/urandom; printf '\\377'; echo; echo tail-text",
+                    "echo start; printf '\\377'; head -c 3000 /dev/urandom; sleep 2; head -c 3000 /dev/urandom; printf '\\377'; echo; echo tail-text",
                     true,
                     1000,
                 )
