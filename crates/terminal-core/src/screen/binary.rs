@@ -64,12 +64,14 @@ pub(crate) struct Suppressed {
     pub(crate) text_lines: u64,
 }
 
-/// The line that replaces a run of suppressed binary output.
+/// The line that replaces a run of suppressed binary output. A text line among the bytes
+/// is counted only when it is long enough to be told from random bytes ([`MIN_TEXT_RUN`]):
+/// the line without counted text lines still names `strings` for shorter ones.
 pub(crate) fn suppressed_line(run: Suppressed) -> String {
     let Suppressed { bytes, text_lines } = run;
     match text_lines {
         0 => format!(
-            "[{bytes} bytes of binary output suppressed; to look at them, pipe the command through `xxd | head` or redirect its output to a file]"
+            "[{bytes} bytes of binary output suppressed; to look at them, pipe the command through `xxd | head` (or `strings` for any short text among them) or redirect its output to a file]"
         ),
         n => {
             let lines = if n == 1 { "line" } else { "lines" };
