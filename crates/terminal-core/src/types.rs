@@ -319,6 +319,10 @@ pub struct LineStart {
     /// Bytes of the line between `text` and the viewport's first line, about (a row the
     /// scrollback dropped counts as the line's retained rows do on average).
     pub omitted_bytes: u64,
+    /// The scrollback no longer keeps the line's start: `text` is empty and `omitted_bytes`
+    /// counts only the line's retained bytes before the viewport's first line (at least that
+    /// many were left out).
+    pub start_dropped: bool,
 }
 
 /// How far a running send has got, for progress reports (reading it consumes nothing).

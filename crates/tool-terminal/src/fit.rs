@@ -174,7 +174,8 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
 /// The first line of `text` (the end of a huge line) preceded by the line's kept `start`: the
 /// start's first and the line's last `max_line / 2` bytes around the line-cut marker, which
 /// counts every byte between them (`about` when the count is an estimate: the scrollback may
-/// have dropped some).
+/// have dropped some; `at least` when the scrollback no longer keeps the line's start, which
+/// then is not shown).
 pub(crate) fn join_line_start(
     viewport: &str,
     start: &LineStart,
@@ -188,7 +189,9 @@ pub(crate) fn join_line_start(
     let omitted = (start.text.len() - shown_start.len()) as u64
         + start.omitted_bytes
         + (first.len() - last.len()) as u64;
-    let marker = if about {
+    let marker = if start.start_dropped {
+        render::line_cut_marker_at_least(omitted)
+    } else if about {
         render::line_cut_marker_about(omitted)
     } else {
         render::line_cut_marker(usize::try_from(omitted).unwrap_or(usize::MAX))

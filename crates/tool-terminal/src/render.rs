@@ -183,6 +183,12 @@ pub fn line_cut_marker_about(bytes: u64) -> String {
     cut_marker(&format!("about {bytes}"))
 }
 
+/// [`line_cut_marker`] for a line whose start the scrollback no longer keeps, so more than
+/// the `bytes` counted were left out: `[… at least B bytes of this line omitted; …]`.
+pub fn line_cut_marker_at_least(bytes: u64) -> String {
+    cut_marker(&format!("at least {bytes}"))
+}
+
 fn cut_marker(count: &str) -> String {
     format!(
         "[… {count} {LINE_CUT}; to see them, write the output to a file and read it in pieces, e.g. with cut -c or head -c]"

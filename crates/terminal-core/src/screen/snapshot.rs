@@ -201,21 +201,26 @@ impl RowsSnapshot {
         let page = lines.get(b..e).unwrap_or_default();
         let joined = page.join("\n");
         let (text, cut) = tail_bound(joined, max_bytes);
-        // The bound cut into a line: keep its start, unless the scrollback may already have
-        // lost it (the oldest retained row after a drop can be in the middle of a line).
+        // The bound cut into a line: keep its start, or say that the scrollback may already
+        // have lost it (the oldest retained row after a drop can be in the middle of a line).
         let line_start = (cut && !text.is_empty())
             .then(|| {
                 let first_len = text.find('\n').unwrap_or(text.len());
                 let lines_after = text[first_len..].matches('\n').count();
                 let index = page.len().checked_sub(lines_after + 1)?;
                 let whole = page[index];
-                let start_known = !(self.first_line_may_be_cut && b + index == 0);
+                let start_dropped = self.first_line_may_be_cut && b + index == 0;
                 let cut_off = whole.len().saturating_sub(first_len);
-                (cut_off > 0 && start_known).then(|| {
-                    let start = head_slice(whole, LINE_START_BYTES.min(cut_off));
+                (cut_off > 0).then(|| {
+                    let start = if start_dropped {
+                        ""
+                    } else {
+                        head_slice(whole, LINE_START_BYTES.min(cut_off))
+                    };
                     LineStart {
                         text: start.to_owned(),
                         omitted_bytes: (cut_off - start.len()) as u64,
+                        start_dropped,
                     }
                 })
             })
@@ -344,7 +349,12 @@ mod tests {
         screen.feed(format!("{longer}\r\n$ ").as_bytes());
         let page = screen.page(None, Some(2), 1000).unwrap();
         assert!(page.text.contains("yyyEND"), "{:?}", page.text);
-        assert_eq!(page.line_start, None, "its first row is gone");
+        let start = page.line_start.expect("the retained bytes before the page");
+        assert!(start.start_dropped, "its first row is gone");
+        assert_eq!(start.text, "");
+        let first = page.text.split('\n').next().unwrap();
+        assert!(start.omitted_bytes as usize + first.len() <= longer.len());
+        assert!(start.omitted_bytes > 0);
     }
 
     /// A page from a partial snapshot equals the same page cut from the whole transcript.

@@ -169,6 +169,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         line_start: h.line_start.map(|(text, omitted_bytes)| LineStart {
             text,
             omitted_bytes,
+            start_dropped: false,
         }),
     });
     let notices = [

@@ -410,6 +410,7 @@ fn a_viewport_inside_a_huge_line_shows_the_lines_start_and_counts_the_rest() {
             line_start: Some(LineStart {
                 text: start.clone(),
                 omitted_bytes: 1_000_000,
+                start_dropped: false,
             }),
         },
     );

@@ -440,3 +440,18 @@ fn an_omission_with_nothing_left_to_page_does_not_point_at_terminal_read() {
 }
 
 mod send_facts;
+
+/// The line-cut markers are model-visible: exact, estimated, and a lower bound (the
+/// scrollback no longer keeps the line's start).
+#[test]
+fn the_line_cut_markers_are_api() {
+    insta::assert_snapshot!(
+        "line_cut_markers",
+        [
+            line_cut_marker(1234),
+            line_cut_marker_about(1234),
+            line_cut_marker_at_least(1234),
+        ]
+        .join("\n")
+    );
+}

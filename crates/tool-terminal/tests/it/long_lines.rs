@@ -41,6 +41,33 @@ async fn a_line_over_the_budget_keeps_its_start_and_end() {
     host.shutdown().await;
 }
 
+/// A line longer than the scrollback keeps (4 MiB) has lost its start: `terminal_read`
+/// shows its end after a marker that counts at least the bytes left out, not a start it no
+/// longer has.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_whose_start_the_scrollback_dropped_says_at_least() {
+    let (host, agent) = Host::with_open_shell().await;
+    print_line(&host, &agent, 5_000_000, 'w').await;
+    let r = host
+        .call(
+            &agent,
+            "terminal_read",
+            json!({"sessionId": "pty-1", "offset": 1, "count": 1}),
+        )
+        .await;
+    let text = r.text();
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("[… at least ") && first.contains(" bytes of this line omitted; "),
+        "{first:.300}"
+    );
+    assert!(first.ends_with("wwwEND"), "{first:.300}");
+    assert!(!text.contains("startwww"), "{text:.300}");
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
+
 /// `text` is within the default budget and holds the long line's start and end around the cut.
 fn assert_cut_line(text: &str) {
     assert!(text.len() <= 32 * 1024, "{} bytes", text.len());
