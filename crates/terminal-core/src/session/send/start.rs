@@ -98,7 +98,8 @@ impl SendOp {
             && typed_block
                 .as_deref()
                 .is_some_and(|typed| input::python_starts_statement(typed, &request.text));
-        st.python_block = if at_primary || ends_block {
+        // What the REPL will hold once this text is typed (kept only if it is).
+        let next_block = if at_primary || ends_block {
             Some(request.text.clone())
         } else {
             typed_block
@@ -130,6 +131,7 @@ impl SendOp {
             statements if ends_block => ([ENTER, input.as_slice()].concat(), statements),
             statements => (input, statements),
         };
+        st.python_block = next_block;
         // Text on the shell's input line that no send typed (a program pushed it into the
         // terminal's input) would run joined to this send's text: it is cleared first.
         // Any input does but keys that discard the line anyway (Ctrl-C, Ctrl-\\, Ctrl-Z): an
