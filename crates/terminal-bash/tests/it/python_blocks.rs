@@ -49,6 +49,13 @@ async fn a_statement_after_a_block_left_open_ends_the_block_first() {
                 .await;
             assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
             assert!(r.viewport.lines().any(|l| l == "doubled 2"), "{py}: {r:?}");
+            // A send of only a comment leaves the block open, and the statement after it
+            // still ends the block first.
+            sh.send("def h():\n    return 7").await;
+            sh.send("# a comment").await;
+            let r = sh.send("print('h is', h())").await;
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "h is 7"), "{py}: {r:?}");
             // Inside a bracket the next line continues the statement.
             sh.send("items = [1,").await;
             let r = sh.send("2]").await;

@@ -70,9 +70,17 @@ pub(in crate::session) fn python_starts_statement(typed: &str, text: &str) -> bo
     if text.trim().is_empty() {
         return false;
     }
-    let before = python_statements(&typed);
+    let before = python_statements(&typed).len();
     let all = python_statements(&format!("{typed}{text}\n"));
-    all.len() > before.len() && all[..before.len()].concat() == typed
+    // The statements before `text` are `typed`'s, but for comment and blank lines at its end
+    // (a send of only a comment): those belong to the statement after them.
+    all.len() > before
+        && typed
+            .strip_prefix(all[..before].concat().as_str())
+            .is_some_and(|rest| {
+                rest.lines()
+                    .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+            })
 }
 
 /// Where Python source stands at the end of the lines fed so far: how deep in brackets, inside

@@ -77,6 +77,8 @@ fn python_text_after_an_open_block_starts_a_statement_unless_it_continues_one() 
         ("for i in r:\n    y = i\n", "# a comment\nz = y"),
         ("def f():\n    return 1", "@cache\ndef g():\n    pass"),
         ("if a:\n    b\nelse:\n    c", "d = 1\ne = 2"),
+        ("def h():\n    return 7\n# c", "print(h())"),
+        ("def h():\n    return 7\n\n    # c\n", "print(h())"),
     ];
     for (typed, text) in starts {
         assert!(
@@ -93,6 +95,7 @@ fn python_text_after_an_open_block_starts_a_statement_unless_it_continues_one() 
         ("total = 1 + \\", "2"),
         ("@cache", "def g():\n    pass"),
         ("if 1:\n    x = 5", ""),
+        ("def h():\n    return 7", "# c"),
     ];
     for (typed, text) in continues {
         assert!(
