@@ -200,3 +200,26 @@ async fn c37_binary_output_across_a_pause_stays_one_run() {
     })
     .await;
 }
+
+/// Field case C37 in bursts: binary output with short pauses between its bursts (the send
+/// watches the quiet terminal meanwhile) is still one run, one summary line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c37_binary_output_in_bursts_stays_one_run() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for round in 0..3 {
+            let r = sh
+                .send(
+                    "printf '\\377'; for i in $(seq 12); do head -c 100000 /dev/urandom; sleep 0.05; done; printf '\\377'; echo; echo END",
+                )
+                .await;
+            let lines: Vec<&str> = r.viewport.lines().collect();
+            let ctx = format!("round {round}: {r:?}");
+            assert_eq!(lines.len(), 4, "{ctx}");
+            assert!(lines[1].contains(" bytes of binary output suppressed;"), "{ctx}");
+            assert_eq!(lines[2..], ["END", "dsh> "], "{ctx}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

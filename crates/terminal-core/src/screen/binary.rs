@@ -225,7 +225,9 @@ impl BinaryFilter {
                     .map(|p| clean_from + p);
                 let chunk_ends = judged.len() == bytes.len();
                 // Whole lines of text from the newline to the chunk's end: the output paused
-                // after them.
+                // after them (a read's end falls anywhere in a flood too: a run ends there only
+                // after [`MIN_TEXT_RUN`] bytes of such lines, which random bytes seldom end a
+                // read with).
                 let lines_end_chunk = |nl: usize| {
                     chunk_ends
                         && judged.ends_with(b"\n")
@@ -243,7 +245,7 @@ impl BinaryFilter {
                 let text_ends = |nl: usize| {
                     mark.is_some()
                         || long_text(nl)
-                        || (lines_end_chunk(nl) && judged.len() - nl >= MIN_TEXT_RUN / 2)
+                        || (lines_end_chunk(nl) && judged.len() - nl > MIN_TEXT_RUN)
                 };
                 // A prompt mark cut by the chunk's end: judged with the next chunk.
                 let partial_mark = if mark.is_none() && chunk_ends {

@@ -52,6 +52,11 @@ impl Screen {
         })
     }
 
+    /// Whether a run of binary output goes on (its bytes are being counted, not shown).
+    pub(crate) fn binary_run_open(&self) -> bool {
+        self.binary.suppressing()
+    }
+
     /// Within [`Screen::with_open_binary_run`] with a binary run going on: puts the run's line so far on the
     /// cursor row (on a row of its own, cut to the screen's width so it never wraps), and
     /// returns `true` (the screen is as up to date as the run allows). Otherwise `false`.

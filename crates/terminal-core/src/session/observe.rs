@@ -230,9 +230,11 @@ pub(super) fn observe(
     });
     obs.fg_relays = obs.fg_wait_among_others && probed.as_ref().is_some_and(|p| p.relays);
     // The cursor row is read only when it matters: reading it brings the screen up to date,
-    // which would cut short the binary-output filter's runs during a flood.
-    if obs.fg_wait_among_others || (cursor_row_wanted && obs.output_since_write) {
-        let mut st = shared.lock();
+    // which would cut short the binary-output filter's runs during a flood. While a run of
+    // binary output goes on, the cursor's row holds no prompt to find.
+    let mut st = shared.lock();
+    let row_wanted = obs.fg_wait_among_others || (cursor_row_wanted && obs.output_since_write);
+    if row_wanted && !st.screen.binary_run_open() {
         let row = st.screen.cursor_row_prefix();
         obs.prompt_at_cursor = row.as_deref().is_some_and(is_repl_prompt);
         obs.question_at_cursor = row.as_deref().is_some_and(ends_like_a_question);
@@ -247,6 +249,7 @@ pub(super) fn observe(
                 .as_deref()
                 .is_some_and(starts_with_repl_prompt);
     }
+    drop(st);
     obs.reply_pending = shared.reply_pending();
     obs.fg_busy = activity.map(|a| a == GroupActivity::Busy);
     obs.shell_marks_alive = marks_seen

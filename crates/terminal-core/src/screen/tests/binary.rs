@@ -560,3 +560,34 @@ fn c37_a_long_random_output_is_one_run() {
         }
     }
 }
+
+/// A read of a binary flood can end right after a newline and a short line of printable
+/// bytes (random bytes do, now and then): that is no text ending the run, which goes on
+/// with the next read.
+#[test]
+fn c37_a_read_ending_in_a_short_clean_line_does_not_end_the_run() {
+    for tail in ["\r\nab\r\n", "\r\nu\r\n", "\r\n\r\n", "\r\nxyz\r\n\r\n"] {
+        let mut s = Screen::new(config(40, 160), Some(nonce()));
+        s.feed(b"dsh> ");
+        let a = s.anchor();
+        s.feed(b"cmd\r\n");
+        let mut first = b"\xff".to_vec();
+        first.extend(random_through_pty(7, 5000));
+        first.extend(b"\xff");
+        first.extend(tail.as_bytes());
+        s.feed(&first);
+        let mut second = random_through_pty(8, 5000);
+        second.extend(b"\xff\r\nafter the binary\r\n");
+        s.feed(&second);
+        s.feed(&prompt_after_success());
+        let text = s.render_since(a, 100_000).text;
+        let lines: Vec<&str> = text.lines().collect();
+        let ctx = format!("{tail:?}: {text:?}");
+        assert_eq!(lines.len(), 4, "{ctx}");
+        assert!(
+            lines[1].contains(" bytes of binary output suppressed"),
+            "{ctx}"
+        );
+        assert_eq!(lines[2..], ["after the binary", "dsh> "], "{ctx}");
+    }
+}
