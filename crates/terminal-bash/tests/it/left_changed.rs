@@ -259,6 +259,23 @@ async fn a_shell_with_stdout_sent_away_says_so() {
         let r = sh.send("echo back").await;
         assert!(r.viewport.contains("\nback"), "{r:?}");
         assert!(r.notices.is_empty(), "{r:?}");
+        // Closed, it reaches the terminal no more than sent away.
+        let r = sh.send("exec 1>&-").await;
+        assert!(r.notices.iter().any(|n| n.starts_with(AWAY)), "{r:?}");
+        sh.send("exec 1>/dev/tty").await;
+        // With stderr sent away too, both are said at once.
+        let r = sh.send("exec >/dev/null 2>&1").await;
+        assert!(r.notices.iter().any(|n| n.starts_with(AWAY)), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[shell: the shell's stderr is not the terminal")),
+            "{r:?}"
+        );
+        sh.send("exec >/dev/tty 2>&1").await;
+        let r = sh.send("echo again").await;
+        assert!(r.viewport.contains("\nagain"), "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
         sh.close().await;
     })
     .await;

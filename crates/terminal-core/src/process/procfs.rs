@@ -196,7 +196,8 @@ pub fn pid_in_own_namespace(pid: i32) -> i32 {
 
 /// Whether process `pid`'s file descriptor `fd` (1: standard output, 2: standard error) is
 /// another file than its standard input (the terminal, for a shell): `exec >file` or
-/// `exec 2>file` in the shell. `false` when either is unreadable.
+/// `exec 2>file` in the shell, or closed (`exec 1>&-`). `false` when standard input or the
+/// other descriptor cannot be read.
 pub(crate) fn fd_leaves_stdin(pid: i32, fd: u8) -> bool {
     use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
     if pid <= 0 {
@@ -218,6 +219,8 @@ pub(crate) fn fd_leaves_stdin(pid: i32, fd: u8) -> bool {
             other.rdev() != stdin.rdev() && other.rdev() != DEV_TTY
         }
         (Ok(stdin), Ok(other)) => (stdin.dev(), stdin.ino()) != (other.dev(), other.ino()),
+        // Closed (`exec 1>&-`): nothing of it reaches the terminal either.
+        (Ok(_), Err(e)) => e.kind() == std::io::ErrorKind::NotFound,
         _ => false,
     }
 }

@@ -424,9 +424,11 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         };
     // The shell's prompts (and with them the marks) go where its stderr goes.
     let stderr_away = unmarked && fd_leaves_stdin(shared.shell_pgid(), 2);
-    // Back at our prompt: the shell's own standard output, which the commands it runs
-    // inherit, is checked (one `/proc` lookup pair per command).
-    let stdout_away = reason == Settle::Prompt && fd_leaves_stdin(shared.shell_pgid(), 1);
+    // Back at our prompt (or at its line editor without one, its stderr away too): the
+    // shell's own standard output, which the commands it runs inherit, is checked (one
+    // `/proc` lookup pair per command).
+    let stdout_away =
+        (reason == Settle::Prompt || stderr_away) && fd_leaves_stdin(shared.shell_pgid(), 1);
     let prompt_unmarked = unmarked && !stderr_away;
     let shell_stopped = matches!(reason, Settle::Idle | Settle::Timeout) && shell_stopped(shared);
     // The shell holds the terminal without reading it: it runs a builtin or a loop of the
