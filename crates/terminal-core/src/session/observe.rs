@@ -232,9 +232,9 @@ pub(super) fn observe(
     // The cursor row is read only when it matters: reading it brings the screen up to date,
     // which would cut short the binary-output filter's runs during a flood. While a run of
     // binary output goes on, the cursor's row holds no prompt to find.
-    let mut st = shared.lock();
     let row_wanted = obs.fg_wait_among_others || (cursor_row_wanted && obs.output_since_write);
-    if row_wanted && !st.screen.binary_run_open() {
+    let mut st = row_wanted.then(|| shared.lock());
+    if let Some(st) = st.as_mut().filter(|st| !st.screen.binary_run_open()) {
         let row = st.screen.cursor_row_prefix();
         obs.prompt_at_cursor = row.as_deref().is_some_and(is_repl_prompt);
         obs.question_at_cursor = row.as_deref().is_some_and(ends_like_a_question);
