@@ -32,7 +32,7 @@ pub use backend::{BackendSession, OperationHandle, SendOperation, TerminalBacken
 pub use error::{TerminalError, TerminalErrorCode};
 pub use pty::PtyCommand;
 pub use readiness::SilenceRule;
-pub use screen::{DEFAULT_PAGE_LINES, PromptNonce};
+pub use screen::{DEFAULT_PAGE_LINES, PromptNonce, is_open_binary_run_line};
 pub use service::{
     CLOSE_REASON_MODEL_REQUEST, CLOSE_REASON_OWNER_DISPOSED, CLOSE_REASON_ROLLBACK,
     CLOSE_REASON_SERVICE_DISPOSED, Terminals, TerminalsPlugin, invariant_companion,

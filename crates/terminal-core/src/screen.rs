@@ -49,6 +49,7 @@ mod snapshot;
 mod tabs;
 mod utf8;
 
+pub use self::binary::is_open_binary_run_line;
 pub(crate) use self::exits::ExitTally;
 pub(crate) use self::head::PlacedHead;
 pub use self::nonce::PromptNonce;

@@ -88,6 +88,15 @@ pub(crate) fn open_run_line(bytes: u64) -> String {
     format!("[{bytes} bytes of binary output suppressed so far]")
 }
 
+/// Whether `line` is an [`open_run_line`] (as a reader of a send's output gets it while the run
+/// goes on): a line of its own, in brackets already, that the next read replaces.
+pub fn is_open_binary_run_line(line: &str) -> bool {
+    line.strip_prefix('[')
+        .and_then(|rest| rest.split_once(' '))
+        .and_then(|(bytes, _)| bytes.parse::<u64>().ok())
+        .is_some_and(|bytes| line == open_run_line(bytes))
+}
+
 /// What to do with the next bytes of a chunk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Verdict {

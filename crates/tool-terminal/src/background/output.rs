@@ -214,8 +214,13 @@ impl OutputWindow {
             out.push_str(&line);
         } else if let Some(line) = self.unfinished_shown() {
             // After the read's whole lines when it fits the room (a prompt without a newline
-            // is often what the model must see next).
-            let note = unfinished_line_note(&line);
+            // is often what the model must see next). The line of a binary run going on says
+            // so itself.
+            let note = if dsh_terminal_core::is_open_binary_run_line(&line) {
+                line
+            } else {
+                unfinished_line_note(&line)
+            };
             if out.is_empty() {
                 out = note;
             } else if out.len() + note.len() <= self.room {

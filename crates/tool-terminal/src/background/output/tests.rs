@@ -32,6 +32,31 @@ fn a_read_within_the_room_is_the_output_with_the_line_being_written_held_back() 
 }
 
 #[test]
+fn the_line_of_a_binary_run_going_on_is_shown_as_it_is() {
+    let mut w = OutputWindow::new(32 * 1024, "pty-1");
+    w.push(
+        "cat blob\n[5000 bytes of binary output suppressed so far]",
+        false,
+    );
+    assert_eq!(
+        w.take(false, Some(10), "pty-1"),
+        "cat blob\n[5000 bytes of binary output suppressed so far]"
+    );
+    // A look-alike of another count or wording is a program's line being written.
+    for other in [
+        "[5000 bytes of binary output suppressed so far!]",
+        "[x bytes of binary output suppressed so far]",
+    ] {
+        let mut w = OutputWindow::new(32 * 1024, "pty-1");
+        w.push(other, false);
+        assert_eq!(
+            w.take(false, Some(10), "pty-1"),
+            unfinished_line_note(other)
+        );
+    }
+}
+
+#[test]
 fn a_line_being_written_alone_is_shown_in_a_note_and_again_whole() {
     let mut w = OutputWindow::new(32 * 1024, "pty-1");
     w.push("Progress 45%", false);
