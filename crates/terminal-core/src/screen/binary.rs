@@ -88,8 +88,10 @@ pub(crate) fn open_run_line(bytes: u64) -> String {
     format!("[{bytes} bytes of binary output suppressed so far]")
 }
 
-/// Whether `line` is an [`open_run_line`] (as a reader of a send's output gets it while the run
-/// goes on): a line of its own, in brackets already, that the next read replaces.
+/// Whether `line` is the line that shows a run of binary output still going on,
+/// `[N bytes of binary output suppressed so far]` (as a reader of a send's output gets it
+/// while the run goes on): a line of its own, in brackets already, that the next read
+/// replaces.
 pub fn is_open_binary_run_line(line: &str) -> bool {
     line.strip_prefix('[')
         .and_then(|rest| rest.split_once(' '))
