@@ -364,14 +364,21 @@ async fn a_long_foreground_send_reports_progress_when_asked() {
 /// Starts a background job on `pty-1` whose program ignores SIGINT (and a command after it
 /// that must not run once the job is killed), and returns its id once the program is running.
 async fn armed_job_ignoring_sigint(client: &rmcp::Peer<RoleClient>) -> String {
-    let job = background(
+    let (job, ack) = start_job(
         client,
         "pty-1",
         "(trap '' INT; echo armed; exec sleep 1000); echo rest-$((6*7))",
     )
     .await;
-    let mut seen = String::new();
+    // The start's result may show the job's first output already; a later read does not
+    // show it again.
+    let mut seen = ack.text;
+    let deadline = tokio::time::Instant::now() + STEP;
     while !seen.lines().any(|l| l == "armed") {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never armed: {seen:?}"
+        );
         let r = ok(
             client,
             "job_output",
