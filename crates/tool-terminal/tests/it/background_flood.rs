@@ -294,7 +294,12 @@ async fn a_jobs_binary_output_reads_as_one_summary_line() {
     let all = reads.concat();
     let summaries = all
         .lines()
-        .filter(|l| l.contains("bytes of binary output suppressed;"))
+        // Random bytes may hold a line that passes for text, which the summary then counts
+        // (", with 1 line of text among them").
+        .filter(|l| {
+            l.contains("bytes of binary output suppressed;")
+                || l.contains("bytes of binary output suppressed, with ")
+        })
         .count();
     assert_eq!(summaries, 1, "{reads:#?}");
     assert!(!all.contains('\u{FFFD}'), "{reads:#?}");
