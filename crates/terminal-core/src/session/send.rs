@@ -27,7 +27,7 @@ use tokio::sync::{Notify, watch};
 
 use crate::error::{TerminalError, TerminalErrorCode};
 use crate::readiness::{PreWrite, Readiness, Settle};
-use crate::screen::{AnchorId, ExitTally, PromptState};
+use crate::screen::PromptState;
 use crate::types::{SendResult, TerminalSignal};
 
 use super::Inner;
@@ -36,12 +36,14 @@ use super::observe::{Probe, Probing, SIGNAL_BYTES, observe, wait_for_shell_read}
 use super::probe::ProbeSchedule;
 use super::shared::Shared;
 use super::signal::runs_shell_image;
+use span::Span;
 
 mod anchor;
 mod handle;
 mod pacing;
 mod prepare;
 mod settle;
+mod span;
 mod start;
 
 /// After the shell exits: least time before "no unread output" counts as drained.
@@ -52,32 +54,6 @@ pub(super) const EXIT_DRAIN_MAX: Duration = Duration::from_millis(1000);
 /// Longest a cancelled send whose result nobody will see keeps the session after its cancel
 /// (its command ignores the interrupt, or takes long to end).
 const DISCARDED_SETTLE_MAX: Duration = Duration::from_millis(1000);
-
-/// Where the send's viewport starts, and the counters at that point.
-#[derive(Default)]
-struct Span {
-    anchor: Option<AnchorId>,
-    /// `State::bytes_read` where the anchor starts.
-    bytes_from: u64,
-    /// `screen.exit_tally()` where the anchor starts.
-    exits_from: ExitTally,
-    cancel_requested: bool,
-    /// A `terminal_signal` arrived while the shell still held the foreground for this send's
-    /// command: the driver delivers it to the command once it starts, as a cancel delivers
-    /// its interrupt (the send itself is not cancelled).
-    requested_signal: Option<TerminalSignal>,
-    /// No caller will see the result (its call was cancelled): the next send resumes from
-    /// this send's anchor instead of from where it settled.
-    result_discarded: bool,
-    /// Whether `read_output` already handed out the settled viewport (once, from the
-    /// published result, so the settled text is never held twice).
-    final_delta_read: bool,
-    /// The full-screen program's screen `read_output` handed out last: a read while it is
-    /// unchanged hands out nothing (each read of the alternate screen renders it whole).
-    last_screen: Option<String>,
-    /// The settled viewport starts at its first row's start (see `SendRead::restarts_line`).
-    final_restarts_line: bool,
-}
 
 /// One send.
 pub(super) struct SendOp {

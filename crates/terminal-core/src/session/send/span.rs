@@ -1,0 +1,31 @@
+//! [`Span`]: where a send's viewport starts, and what happened to the send that its driver
+//! and its readers act on.
+
+use crate::screen::{AnchorId, ExitTally};
+use crate::types::TerminalSignal;
+
+/// Where the send's viewport starts, and the counters at that point.
+#[derive(Default)]
+pub(super) struct Span {
+    pub(super) anchor: Option<AnchorId>,
+    /// `State::bytes_read` where the anchor starts.
+    pub(super) bytes_from: u64,
+    /// `screen.exit_tally()` where the anchor starts.
+    pub(super) exits_from: ExitTally,
+    pub(super) cancel_requested: bool,
+    /// A `terminal_signal` arrived while the shell still held the foreground for this send's
+    /// command: the driver delivers it to the command once it starts, as a cancel delivers
+    /// its interrupt (the send itself is not cancelled).
+    pub(super) requested_signal: Option<TerminalSignal>,
+    /// No caller will see the result (its call was cancelled): the next send resumes from
+    /// this send's anchor instead of from where it settled.
+    pub(super) result_discarded: bool,
+    /// Whether `read_output` already handed out the settled viewport (once, from the
+    /// published result, so the settled text is never held twice).
+    pub(super) final_delta_read: bool,
+    /// The full-screen program's screen `read_output` handed out last: a read while it is
+    /// unchanged hands out nothing (each read of the alternate screen renders it whole).
+    pub(super) last_screen: Option<String>,
+    /// The settled viewport starts at its first row's start (see `SendRead::restarts_line`).
+    pub(super) final_restarts_line: bool,
+}
