@@ -472,7 +472,12 @@ pub(super) fn row_text_walk(
     start: u16,
     width: u16,
 ) -> String {
-    let filled = |c: u16| screen.cell(row, c).is_some_and(vt100::Cell::has_contents);
+    // A space written into a run leaves it a TAB, as in history rows (see `restore_tabs`).
+    let filled = |c: u16| {
+        screen
+            .cell(row, c)
+            .is_some_and(|cell| cell.has_contents() && cell.contents() != " ")
+    };
     let end = start.saturating_add(width).min(screen.size().1.get());
     let mut out = String::new();
     let mut blanks = 0usize;

@@ -99,3 +99,41 @@ fn c29_text_written_over_a_tab_run_or_an_erased_row_is_plain_text() {
     s.feed(b"ab\tcd\rxxxxxxxxx\r\n1\r\n2\r\n");
     assert_eq!(s.transcript(), "xxxxxxxxxd\n1\n2\n");
 }
+
+/// A TAB past the row's last tab stop, or after a character in its last column: the text after
+/// it wraps to the next row instead of being written over the last cell, so no field of a TSV
+/// row that reaches the right edge is lost, and the TABs come back.
+#[test]
+fn c29_tabs_at_the_right_edge_keep_every_field() {
+    for width in [20u16, 23] {
+        for lead in 0..=usize::from(width) + 2 {
+            for fields in [&b"A\tB\tC"[..], b"A\t\tB", b"\tB\tC\t", b"A\tBB\tCCC\tD"] {
+                let line = [&b"x".repeat(lead)[..], fields].concat();
+                let mut s = Screen::new(config(6, width), None);
+                s.feed(&[&line[..], b"\r\nnext\r\n"].concat());
+                let want = format!("{}\nnext\n", String::from_utf8_lossy(&line));
+                assert_eq!(s.transcript(), want, "width {width}, lead {lead}");
+                // The same once the rows scrolled into history.
+                let mut s = Screen::new(config(2, width), None);
+                s.feed(&[&line[..], b"\r\nnext\r\n1\r\n2\r\n3\r\n"].concat());
+                let want = format!("{}\nnext\n1\n2\n3\n", String::from_utf8_lossy(&line));
+                assert_eq!(s.transcript(), want, "width {width}, lead {lead} (history)");
+                // Wide characters before the fields, and a send's result.
+                let line = format!(
+                    "{}{}",
+                    "中".repeat(lead / 2),
+                    String::from_utf8_lossy(fields)
+                );
+                let mut s = Screen::new(config(6, width), None);
+                let a = s.anchor();
+                s.feed(format!("{line}\r\ndsh> ").as_bytes());
+                let text = s.render_since(a, 10_000).text;
+                assert_eq!(
+                    text,
+                    format!("{line}\ndsh> "),
+                    "width {width}, lead {lead} (wide)"
+                );
+            }
+        }
+    }
+}
