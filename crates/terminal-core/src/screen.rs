@@ -435,7 +435,14 @@ impl Screen {
     /// Starts tracking the current cursor position. On the alternate screen the anchor waits
     /// for the main screen to return and then starts at its cursor.
     pub(crate) fn anchor(&mut self) -> AnchorId {
-        let pos = self.cursor();
+        self.anchor_left_of_cursor(0)
+    }
+
+    /// [`Screen::anchor`], `cols` columns left of the cursor on its row (where a line the
+    /// program started with blanks began).
+    pub(crate) fn anchor_left_of_cursor(&mut self, cols: u16) -> AnchorId {
+        let mut pos = self.cursor();
+        pos.col = pos.col.saturating_sub(cols);
         let anchor = Anchor {
             pos,
             pending_main: self.alternate,

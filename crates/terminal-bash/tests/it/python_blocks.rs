@@ -6,7 +6,7 @@ use dsh_terminal_core::WaitReason;
 use pretty_assertions::assert_eq;
 
 use crate::input::python313_path;
-use crate::support::{Shell, config, within};
+use crate::support::{Shell, config, installed, within};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_statement_after_a_block_left_open_ends_the_block_first() {
@@ -33,15 +33,14 @@ async fn a_statement_after_a_block_left_open_ends_the_block_first() {
             assert!(r.viewport.lines().any(|l| l == "x is 5"), "{py}: {r:?}");
             assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
             // A clause continues the block, an indented line too; then a new statement ends
-            // it. (Python 3.13's own REPL indents a typed `else:` as the line before it.)
-            if !py.starts_with("PYTHON_BASIC_REPL=") {
-                sh.send("if x == 5:\n    y = 'five'").await;
-                sh.send("else:").await;
-                sh.send("    y = 'other'").await;
-                let r = sh.send("print('y is', y)").await;
-                assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
-                assert!(r.viewport.lines().any(|l| l == "y is five"), "{py}: {r:?}");
-            }
+            // it. (Python 3.13's own REPL indents the line it opens: the text's own
+            // indentation replaces that.)
+            sh.send("if x == 5:\n    y = 'five'").await;
+            sh.send("else:").await;
+            sh.send("    y = 'other'").await;
+            let r = sh.send("print('y is', y)").await;
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "y is five"), "{py}: {r:?}");
             // Several statements after an open block: the block ends, then each runs.
             sh.send("for i in range(2):\n    last = i").await;
             let r = sh
@@ -62,6 +61,70 @@ async fn a_statement_after_a_block_left_open_ends_the_block_first() {
             assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
             let r = sh.send("print(sum(items))").await;
             assert!(r.viewport.lines().any(|l| l == "3"), "{py}: {r:?}");
+            let r = sh.send("exit()").await;
+            assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A block sent one line per send, as a model types at a REPL: each line keeps the indentation
+/// it was sent with, also in a REPL that indents the lines it opens (Python 3.13's own,
+/// IPython), and the statement after the block ends it first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_block_sent_line_by_line_keeps_the_indentation_sent() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let mut pythons = vec!["python3".to_owned()];
+        match python313_path() {
+            Some(py) => pythons.extend([py.clone(), format!("PYTHON_BASIC_REPL= {py}")]),
+            None => {
+                eprintln!("python3.13 is not installed: its auto-indenting REPL is not exercised")
+            }
+        }
+        if installed("ipython") {
+            pythons.push("ipython --no-banner".to_owned());
+        } else {
+            eprintln!("ipython is not installed: its auto-indenting REPL is not exercised");
+        }
+        for py in pythons {
+            let quiet = if py.starts_with("ipython") { "" } else { " -q" };
+            sh.send(&format!("{py}{quiet}")).await;
+            let mut lines = vec![
+                ("def f(n):", ""),
+                ("    if n:", "    if n:"),
+                ("        return 'yes'", "        return 'yes'"),
+                // A dedent and a clause: where the REPL's indentation would have put them,
+                // the first is inside the `if`, the second a `SyntaxError`.
+                ("    return 'no'", "    return 'no'"),
+            ];
+            lines.extend([
+                ("for i in range(2):", ""),
+                ("    if i:", ""),
+                ("        got = 'odd'", ""),
+                ("    else:", "    else:"),
+                ("        got = 'even'", ""),
+            ]);
+            for (line, echo) in lines {
+                let r = sh.send(line).await;
+                assert_eq!(r.wait_reason, WaitReason::StdinRead, "{py}: {line}: {r:?}");
+                assert!(!r.viewport.contains("Error"), "{py}: {line}: {r:?}");
+                // The echo shows the line as sent, its indentation too.
+                if !echo.is_empty() {
+                    assert!(
+                        r.viewport.lines().any(|l| l.trim_end().ends_with(echo)
+                            && !l.trim_end().ends_with(&format!("    {echo}"))),
+                        "{py}: {line}: {r:?}"
+                    );
+                }
+            }
+            let r = sh.send("print(f(1), f(0), got)").await;
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            assert!(
+                r.viewport.lines().any(|l| l.trim_end() == "yes no odd"),
+                "{py}: {r:?}"
+            );
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
         }

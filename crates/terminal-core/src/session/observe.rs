@@ -298,6 +298,23 @@ pub(super) fn at_block_continuation_prompt(screen: &mut crate::screen::Screen) -
         .is_some_and(|p| repl_continuation(&p) == Some(ReplContinuation::Block))
 }
 
+/// The columns of blanks between a REPL's block continuation prompt (`... `, `   ...: `) and
+/// the cursor: the indentation an auto-indenting REPL (Python 3.13's, IPython) gave the line
+/// it opened. `None` when the cursor stands right after the prompt's space, or its row is no
+/// such prompt.
+pub(super) fn continuation_indent(screen: &mut crate::screen::Screen) -> Option<u16> {
+    let prompt = screen
+        .cursor_row_prefix()
+        .filter(|p| repl_continuation(p) == Some(ReplContinuation::Block))?;
+    // The prompts matched are ASCII: their bytes are their columns.
+    let prompt_end = u16::try_from(prompt.len()).ok()?.checked_add(1)?;
+    screen
+        .cursor()
+        .col
+        .checked_sub(prompt_end)
+        .filter(|&blanks| blanks > 0)
+}
+
 /// Whether `row` (the text before the cursor, trailing spaces trimmed) ends the way a prompt
 /// does (see `Observation::question_at_cursor`): `Name:`, `Continue? [y/N]`, `>`, `(default)`, `$`, `#`. A progress line (`12/40`,
 /// `45%`, `Downloading...`) does not.

@@ -78,6 +78,9 @@ pub(super) struct SendOp {
     /// Text that followed the shell's prompt, typed by no send, which the send's input first
     /// cleared from the line editor (see `PtySpawnSpec::clear_line_keys`).
     cleared_line: Option<String>,
+    /// Columns of blanks an auto-indenting REPL put on the line, which the input first
+    /// deleted: the send's result starts where they began.
+    indent_cleared: u16,
     /// The session's shell was stopped when the send began and was continued (SIGCONT).
     shell_continued: AtomicBool,
     /// Whether the send settles on an event loop's wait with no prompt before the cursor (see

@@ -66,10 +66,16 @@ impl SendOp {
         // stays one run (the line of its run so far shows meanwhile).
         st.screen.keep_binary_run_open(true);
         // Start where the last result ended (see `State::resume_from`).
-        let (anchor, bytes_from, exits_from) = match st.resume_from.take() {
+        let (mut anchor, bytes_from, exits_from) = match st.resume_from.take() {
             Some(resume) => (resume, st.bytes_at_resume, st.exits_at_resume),
             None => (st.screen.anchor(), st.bytes_read, st.screen.exit_tally()),
         };
+        // Blanks the input deletes first: the echo of its line shows from where they began.
+        if self.indent_cleared > 0 && st.screen.anchor_position(anchor) == Some(st.screen.cursor())
+        {
+            st.screen.release_anchor(anchor);
+            anchor = st.screen.anchor_left_of_cursor(self.indent_cleared);
+        }
         {
             let mut span = self.span();
             span.anchor = Some(anchor);

@@ -15,13 +15,18 @@ use crate::types::SendRequest;
 use super::super::Inner;
 use super::super::input;
 use super::super::nested_shell::is_shell_name;
-use super::super::observe::{at_block_continuation_prompt, at_primary_repl_prompt};
+use super::super::observe::{
+    at_block_continuation_prompt, at_primary_repl_prompt, continuation_indent,
+};
 use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
 use super::{SendOp, Span, pacing};
 
 /// The Enter key as a terminal sends it.
 const ENTER: &[u8] = b"\r";
+/// The line-discard key of the line editors of Python 3.13's REPL and IPython (Ctrl-U): it
+/// deletes the text before the cursor.
+const LINE_DISCARD: &[u8] = b"\x15";
 
 impl SendOp {
     /// Reserves the session's send slot and starts the driver. `initializing` is the startup
@@ -49,12 +54,22 @@ impl SendOp {
             .filter(|line| canonical == Some(true) && line.prompts == prompts)
             .map_or(0, |line| line.bytes);
         let program = fg.is_some_and(|p| p != shared.shell_pgid());
+        // Blanks an auto-indenting REPL put on the continuation line it opened (no send typed
+        // them).
+        let indent = (program && canonical == Some(false) && !st.typed_unended)
+            .then(|| continuation_indent(&mut st.screen))
+            .flatten();
+        let at_repl_prompt =
+            program && canonical == Some(false) && at_primary_repl_prompt(&mut st.screen);
         // The name of the program's group leader, for several lines to it, or any text to a
-        // Python REPL an earlier send typed to (one `/proc` read).
+        // REPL at its prompt or a Python REPL an earlier send typed to (one `/proc` read).
         let leader = fg
             .filter(|_| {
                 program
-                    && (request.text.trim_end().contains(['\n', '\r']) || st.python_block.is_some())
+                    && (request.text.trim_end().contains(['\n', '\r'])
+                        || st.python_block.is_some()
+                        || indent.is_some()
+                        || at_repl_prompt)
             })
             .and_then(|pgid| crate::process::stat(pgid).filter(|s| s.pgrp == pgid))
             .map(|s| s.comm);
@@ -86,7 +101,7 @@ impl SendOp {
         let python = request.submit
             && leader.as_deref().is_some_and(input::pastes_blocks)
             && canonical == Some(false);
-        let at_primary = python && at_primary_repl_prompt(&mut st.screen);
+        let at_primary = python && at_repl_prompt;
         // The REPL still reads lines of a block earlier sends typed (`if x:` and its body
         // without the empty line after it), and this text starts a new statement: the block
         // is ended first, with an Enter on the empty continuation line, as a file would have
@@ -130,6 +145,18 @@ impl SendOp {
             }
             statements if ends_block => ([ENTER, input.as_slice()].concat(), statements),
             statements => (input, statements),
+        };
+        // The text brings its own indentation, as in a file and in the basic REPL: the blanks
+        // the REPL gave the line go first (kept, an `else:` or a dedented line would land in
+        // the block's body, and an indented one would be indented twice).
+        let indent_cleared = indent
+            .filter(|_| !ends_block && !input.is_empty())
+            .filter(|_| leader.as_deref().is_some_and(input::pastes_blocks))
+            .unwrap_or(0);
+        let input = if indent_cleared > 0 {
+            [LINE_DISCARD, &input].concat()
+        } else {
+            input
         };
         st.python_block = next_block;
         // Text on the shell's input line that no send typed (a program pushed it into the
@@ -176,6 +203,7 @@ impl SendOp {
             untyped_dropped: AtomicBool::new(false),
             refused: Mutex::new(None),
             cleared_line,
+            indent_cleared,
             shell_continued: AtomicBool::new(false),
             unprompted_wait: AtomicU8::new(super::UNPROMPTED_NO),
             repl_command: request
