@@ -94,6 +94,15 @@ async fn c29_tabs_come_back_as_tabs_in_results_and_pages() {
             "{:?}",
             page.text
         );
+        // TSV rows that reach the right edge (the default 160 columns) keep every field.
+        let rows: Vec<String> = (140..160)
+            .map(|lead| format!("{}\tB\t\tC\tDD", "x".repeat(lead)))
+            .collect();
+        std::fs::write(&file, rows.join("\n") + "\n").unwrap();
+        let r = sh.send(&format!("cat '{}'", file.display())).await;
+        for row in &rows {
+            assert!(r.viewport.lines().any(|l| l == row), "{row:?}: {r:?}");
+        }
         let _ = std::fs::remove_dir_all(&dir);
         sh.close().await;
     })
