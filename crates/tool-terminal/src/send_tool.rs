@@ -154,6 +154,11 @@ impl Tool for SendTool {
             }
         }
         .map_err(terminal_error)?;
+        // Keys this send typed may have ended a program a job left (vim's `:q`): its job no
+        // longer says it runs.
+        if let Some(background) = &self.0.background {
+            background.note_prompt_came_back(&self.0.terminals, &owner, &id);
+        }
         let mut output = SendOutput::from(result);
         if let (Some(notice), SendOutput::Foreground { notices, .. }) = (answered, &mut output) {
             notices.insert(0, notice);

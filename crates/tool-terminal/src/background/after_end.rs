@@ -32,18 +32,12 @@ impl Background {
         if typed == Typed::Nothing {
             return None;
         }
+        if self.note_prompt_came_back(terminals, owner, id) {
+            return None;
+        }
         let job = self.by_session.lock().get(id).cloned()?;
         let detail = self.finished_detail(owner, &job)?;
         let end = self.ends.lock().get(id).copied();
-        if let Some(end) = end
-            && terminals
-                .prompts_drawn(owner, id)
-                .is_some_and(|now| now != end.drawn)
-        {
-            self.forget_job(id);
-            self.amend_detail(owner, &job, &detail, PROMPT_CAME_BACK);
-            return None;
-        }
         // A signal since may have ended the program (its prompt not drawn yet): the send is
         // not said to answer it, and the watch tells once the prompt comes.
         if end.is_some_and(|e| e.signalled) {
@@ -67,6 +61,36 @@ impl Background {
         Some(format!(
             "[input: this text answered the prompt where background job {job} stopped ({program} was waiting for input); see the question with terminal_read {{\"sessionId\": \"{id}\", \"count\": 10}}]"
         ))
+    }
+
+    /// When the shell of session `id` drew its prompt since its last job ended leaving a
+    /// program running (keys a send typed made the program quit, a signal ended it, a
+    /// `read -t` timed out), the program is gone: the job's detail is put in the past at once
+    /// (the watch would within its interval) and nothing is taken for waiting any more.
+    /// Returns whether it did.
+    pub(crate) fn note_prompt_came_back(
+        &self,
+        terminals: &Terminals,
+        owner: &Agent,
+        id: &SessionId,
+    ) -> bool {
+        let Some(end) = self.ends.lock().get(id).copied() else {
+            return false;
+        };
+        if terminals
+            .prompts_drawn(owner, id)
+            .is_none_or(|now| now == end.drawn)
+        {
+            return false;
+        }
+        let job = self.by_session.lock().get(id).cloned();
+        self.forget_job(id);
+        if let Some(job) = job
+            && let Some(detail) = self.finished_detail(owner, &job)
+        {
+            self.amend_detail(owner, &job, &detail, PROMPT_CAME_BACK);
+        }
+        true
     }
 
     /// A signal was delivered to session `id` (see [`leftover::JobEnd::signalled`]).

@@ -1,6 +1,7 @@
 //! `job_kill` of a background send whose program is blocked on something other than the
 //! terminal: the job's sends settle on silence again and again while it runs, and the kill's
-//! interrupt reaches the program even when it lands as one of them settles.
+//! interrupt reaches the program even when it lands as one of them settles; and a program a
+//! finished job left running, as `job_kill` and later sends reach it.
 
 use dsh_context::Agent;
 use dsh_terminal_bash::BashConfig;
@@ -427,5 +428,41 @@ async fn a_signal_that_leaves_a_jobs_program_running_leaves_job_kill_to_stop_it(
     let out = r.text();
     let _ = std::fs::remove_file(&file);
     assert!(out.lines().any(|l| l == "next-42"), "{out}");
+    host.shutdown().await;
+}
+
+/// A job that left a full-screen program: the send whose keys make it quit brings the shell's
+/// prompt back, and the job's status from then on (read right after that send) says the
+/// program ran, not that it still runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_that_quit_a_programs_job_left_put_its_status_in_the_past_at_once() {
+    let (host, agent, session) = host_with_session().await;
+    let (job, _) = host.start_job(&agent, &session, "seq 1 1000 | less").await;
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    assert!(
+        r.text().contains("full-screen program (still running"),
+        "{}",
+        r.text()
+    );
+    let quit = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "q", "submit": false}),
+        )
+        .await;
+    assert!(quit.text().contains("[exit: 0]"), "{}", quit.text());
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job}))
+        .await;
+    assert!(
+        r.text()
+            .contains("full-screen program (the shell's prompt came back since)")
+            && !r.text().contains("still running"),
+        "{}",
+        r.text()
+    );
     host.shutdown().await;
 }
