@@ -39,8 +39,8 @@ pub(super) const STDERR_AWAY_NOTICE: &str = "[shell: the shell's stderr is not t
 /// The notice for [`SettleFacts::stdout_away`].
 pub(super) const STDOUT_AWAY_NOTICE: &str = "[shell: the shell's stdout is not the terminal \
      (exec >…, or closed): the commands it runs print their output there, so it is missing here \
-     unless that passes it on (tee); errors on stderr still show; send exec >/dev/tty to bring \
-     it back]";
+     unless that passes it on (tee, whose copy can come after the prompt, in the next result); \
+     errors on stderr still show; send exec >/dev/tty to bring it back]";
 
 /// The notice for [`SettleFacts::shell_stopped`].
 pub(super) const SHELL_STOPPED_NOTICE: &str = "[shell: the session's shell itself is stopped \
