@@ -556,6 +556,9 @@ impl Screen {
             _ => {}
         }
         self.modes = modes;
+        if (seq.csi, seq.private, seq.final_byte, seq.first_param) == (true, None, b'J', 0) {
+            self.erased_below();
+        }
         let tabs = self.parser.callbacks_mut().tabs_mut(alternate);
         match (seq.csi, seq.private, seq.final_byte) {
             (true, None, b'K' | b'X' | b'P' | b'@') => tabs.clear_row(row),

@@ -52,6 +52,31 @@ impl Screen {
             .collect()
     }
 
+    /// After ED 0 (erase below) from a row's first column on the main screen, other than from
+    /// the home position (a clear, which moves the rows into history first): nothing below is
+    /// left, so anchors at or below that row start there, with no earlier program's text after
+    /// them. A program that moves the cursor up and erases before it redraws (IPython
+    /// re-rendering its cell, a progress display) leaves no older text in the rows it
+    /// rewrites, unlike one that moves up without clearing.
+    pub(super) fn erased_below(&mut self) {
+        let cursor = self.cursor_unsynced();
+        let visible_row = cursor.row - self.history().end_abs();
+        if self.parser.screen().alternate_screen() || cursor.col != 0 || visible_row == 0 {
+            return;
+        }
+        let line_ends_before = self.line_ends_before(cursor.row);
+        for anchor in self.anchors.iter_mut().flatten() {
+            if anchor.pending_main || anchor.pos.row < cursor.row {
+                continue;
+            }
+            anchor.pos = cursor;
+            anchor.prefix = None;
+            anchor.jumped = false;
+            anchor.left_at_cursor.retain(|left| left.abs < cursor.row);
+            anchor.line_ends_before = line_ends_before;
+        }
+    }
+
     /// The text an earlier program left at and below the cursor, with each row's absolute
     /// row: the cursor's row when it holds text after the cursor (not at column 0), and every
     /// row below it that holds any (none on the alternate screen).

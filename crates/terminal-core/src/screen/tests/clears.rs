@@ -137,3 +137,29 @@ fn c29_tabs_at_the_right_edge_keep_every_field() {
         }
     }
 }
+
+/// A program that moves the cursor up and erases below before it redraws (IPython re-renders
+/// its cell when it runs it): the result shows the redrawn rows, and says nothing about older
+/// text left in them; moved up without the erase, it does.
+#[test]
+fn a_redraw_after_erasing_below_leaves_no_older_text() {
+    let cell =
+        b"In [0]: 1\r\nOut[0]: 1\r\n\r\nIn [1]: def f(n):\r\n   ...:     return n\r\n   ...: ";
+    let redraw = b"\x1b[2A\x1b[12D\x1b[0m\x1b[JIn [1]: def f(n):\r\r\n   ...:     return n\r\r\n   ...: \x1b[8D\r\r\n\x1b[J\r\nIn [2]: ";
+    let mut s = Screen::new(config(10, 40), None);
+    s.feed(cell);
+    let a = s.anchor();
+    s.feed(redraw);
+    let snapshot = s.snapshot_since(a, 10_000);
+    assert!(!snapshot.mixed());
+    assert_eq!(
+        s.render_since(a, 10_000).text,
+        "In [1]: def f(n):\n   ...:     return n\n   ...:\n\nIn [2]: "
+    );
+    // Without the erase, the rows may keep older text: said so.
+    let mut s = Screen::new(config(10, 40), None);
+    s.feed(cell);
+    let a = s.anchor();
+    s.feed(b"\x1b[2A\rIn [1]: x\r\n");
+    assert!(s.snapshot_since(a, 10_000).mixed());
+}
