@@ -103,6 +103,13 @@ async fn c29_tabs_come_back_as_tabs_in_results_and_pages() {
         for row in &rows {
             assert!(r.viewport.lines().any(|l| l == row), "{row:?}: {r:?}");
         }
+        // Colour output that erases to the line's end after each match (grep's) keeps them.
+        std::fs::write(&file, "id\tname\tcity\n1\tfoo\tparis\n").unwrap();
+        let r = sh
+            .send(&format!("grep --color=always -H foo '{}'", file.display()))
+            .await;
+        let want = format!("{}:1\tfoo\tparis", file.display());
+        assert!(r.viewport.lines().any(|l| l == want), "{r:?}");
         let _ = std::fs::remove_dir_all(&dir);
         sh.close().await;
     })

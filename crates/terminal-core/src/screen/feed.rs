@@ -559,9 +559,15 @@ impl Screen {
         if (seq.csi, seq.private, seq.final_byte, seq.first_param) == (true, None, b'J', 0) {
             self.erased_below();
         }
+        let col = self.parser.screen().cursor_position().1;
         let tabs = self.parser.callbacks_mut().tabs_mut(alternate);
         match (seq.csi, seq.private, seq.final_byte) {
-            (true, None, b'K' | b'X' | b'P' | b'@') => tabs.clear_row(row),
+            // Erase from the cursor (EL 0, ECH) and deleting or inserting characters (which
+            // shift the cells after the cursor) touch only runs that reach past it: `grep
+            // --color` erases to the line's end after each match, a TAB before it stays.
+            (true, None, b'K') if seq.first_param == 0 => tabs.clear_row_from(row, col),
+            (true, None, b'X' | b'P' | b'@') => tabs.clear_row_from(row, col),
+            (true, None, b'K') => tabs.clear_row(row),
             (true, None, b'J') => match seq.first_param {
                 0 => tabs.clear_from(row),
                 1 => tabs.clear_to(row),

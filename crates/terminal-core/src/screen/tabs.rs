@@ -57,6 +57,13 @@ impl TabTable {
         }
     }
 
+    /// Forgets the runs of one row that end past column `col` (the ones at and after it).
+    pub(crate) fn clear_row_from(&mut self, row: u16, col: u16) {
+        if let Some(runs) = self.rows.get_mut(usize::from(row)) {
+            runs.retain(|&(_, end)| end <= col);
+        }
+    }
+
     /// Forgets the runs of rows `from..` (to the bottom).
     pub(crate) fn clear_from(&mut self, from: u16) {
         for runs in self.rows.iter_mut().skip(usize::from(from)) {

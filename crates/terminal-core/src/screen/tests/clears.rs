@@ -163,3 +163,19 @@ fn a_redraw_after_erasing_below_leaves_no_older_text() {
     s.feed(b"\x1b[2A\rIn [1]: x\r\n");
     assert!(s.snapshot_since(a, 10_000).mixed());
 }
+
+/// An erase to the line's end, or of characters, at the cursor forgets only the TAB runs it
+/// reaches: `grep --color` writes one after each match, and the TABs before it stay TABs.
+#[test]
+fn c29_an_erase_after_a_tab_keeps_it() {
+    let mut s = screen();
+    s.feed(b"1\t\x1b[01;31m\x1b[Kfoo\x1b[m\x1b[K\tparis\r\n");
+    s.feed(b"a\tb\x1b[Kc\td\r\n");
+    s.feed(b"x\ty\x1b[2X\tz\r\n");
+    assert_eq!(s.transcript(), "1\tfoo\tparis\na\tbc\td\nx\ty\tz\n");
+    // An erase of the whole line, or one that reaches into a run, forgets it.
+    let mut s = screen();
+    s.feed(b"a\tb\x1b[2Kc\r\n");
+    s.feed(b"a\tb\r\x1b[3C\x1b[K\r\n");
+    assert_eq!(s.transcript(), "         c\na\n");
+}
