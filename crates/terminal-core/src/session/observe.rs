@@ -300,8 +300,9 @@ pub(super) fn at_block_continuation_prompt(screen: &mut crate::screen::Screen) -
 
 /// The columns of blanks between a REPL's block continuation prompt (`... `, `   ...: `) and
 /// the cursor: the indentation an auto-indenting REPL (Python 3.13's, IPython) gave the line
-/// it opened. `None` when the cursor stands right after the prompt's space, or its row is no
-/// such prompt.
+/// it opened, in steps of four columns as they indent. `None` when the cursor stands right
+/// after the prompt's space, after blanks of another count (pdb's `...   ` prompt ends in
+/// three), or its row is no such prompt.
 pub(super) fn continuation_indent(screen: &mut crate::screen::Screen) -> Option<u16> {
     let prompt = screen
         .cursor_row_prefix()
@@ -312,7 +313,7 @@ pub(super) fn continuation_indent(screen: &mut crate::screen::Screen) -> Option<
         .cursor()
         .col
         .checked_sub(prompt_end)
-        .filter(|&blanks| blanks > 0)
+        .filter(|&blanks| blanks > 0 && blanks % 4 == 0)
 }
 
 /// Whether `row` (the text before the cursor, trailing spaces trimmed) ends the way a prompt
@@ -477,6 +478,40 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
 #[cfg(test)]
 mod tests {
     use super::is_repl_prompt;
+
+    #[test]
+    fn a_continuation_line_an_auto_indenting_repl_opened_is_told_by_its_blanks() {
+        use super::continuation_indent;
+        use crate::screen::{Screen, ScreenConfig};
+        let cases: [(&[u8], Option<u16>); 7] = [
+            (b">>> if 1:\r\n...     ", Some(4)),
+            (b">>> if 1:\r\n...         ", Some(8)),
+            (b"In [1]: if 1:\r\n   ...:     ", Some(4)),
+            (b">>> if 1:\r\n... ", None),
+            (b"In [1]: if 1:\r\n   ...: ", None),
+            // pdb's continuation prompt ends in three blanks.
+            (b"(Pdb) if 1:\r\n...   ", None),
+            (b">>> if 1:\r\n...     x", None),
+        ];
+        for (bytes, want) in cases {
+            let mut screen = Screen::new(
+                ScreenConfig {
+                    rows: 10,
+                    cols: 80,
+                    scrollback_lines: 100,
+                    scrollback_max_bytes: 1 << 20,
+                },
+                None,
+            );
+            screen.feed(bytes);
+            assert_eq!(
+                continuation_indent(&mut screen),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+    }
 
     #[test]
     fn a_row_may_start_with_a_repl_prompt_and_go_on() {
