@@ -132,3 +132,49 @@ async fn a_block_sent_line_by_line_keeps_the_indentation_sent() {
     })
     .await;
 }
+
+/// Sends that mix a block's lines with statements: several statements whose last line opens a
+/// block leave it open for the next send; lines that go on with an open block and then a new
+/// statement end the block between them; a line sent in two parts (the first without Enter)
+/// stays one line of the block.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn block_lines_and_statements_mixed_across_sends_run_as_a_file_would() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let mut pythons = vec!["python3 -q".to_owned()];
+        if let Some(py) = python313_path() {
+            pythons.push(format!("PYTHON_BASIC_REPL= {py} -q"));
+        }
+        if installed("ipython") {
+            pythons.push("ipython --no-banner".to_owned());
+        }
+        for py in pythons {
+            sh.send(&py).await;
+            let no_error = |r: &dsh_terminal_core::SendResult| {
+                assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            };
+            // The last line opens a block: the next send gives it its lines.
+            no_error(&sh.send("x = 1\ny = 2\nif x:").await);
+            no_error(&sh.send("    print('y is', y)").await);
+            let r = sh.send("").await;
+            assert!(r.viewport.lines().any(|l| l == "y is 2"), "{py}: {r:?}");
+            // The block's last lines and a statement in one send.
+            sh.send("def k():").await;
+            sh.send("    y = 1").await;
+            let r = sh.send("    y += 1\n    return y\nprint('k', k())").await;
+            no_error(&r);
+            assert!(r.viewport.lines().any(|l| l == "k 2"), "{py}: {r:?}");
+            // A line in two parts, then the statement after the block.
+            sh.send("def g():").await;
+            sh.send_within("    return ", false, 10_000).await;
+            no_error(&sh.send("7").await);
+            let r = sh.send("print('g', g())").await;
+            no_error(&r);
+            assert!(r.viewport.lines().any(|l| l == "g 7"), "{py}: {r:?}");
+            let r = sh.send("exit()").await;
+            assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

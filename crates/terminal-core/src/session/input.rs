@@ -51,7 +51,10 @@ mod python;
 
 #[cfg(test)]
 use python::python_statements;
-pub(super) use python::{python_separated, python_starts_statement, python_statement_steps};
+pub(super) use python::{
+    python_block_split, python_ended_statements, python_separated, python_starts_statement,
+    python_statement_steps, python_steps,
+};
 
 /// The N_TTY line discipline's longest canonical-mode line, without its newline: the kernel
 /// keeps 4096 bytes per line and drops what does not fit.
@@ -181,9 +184,13 @@ pub(super) fn submits_a_command(text: &str, submit: bool) -> bool {
     })
 }
 
-/// Whether `bytes` start with a bracketed paste (a block [`shape`] pastes whole).
+/// Whether `bytes` start with a bracketed paste (a block [`shape`] pastes whole), after the
+/// line-discard key (Ctrl-U) that may clear the line for it.
 pub(super) fn is_paste(bytes: &[u8]) -> bool {
-    bytes.starts_with(PASTE_START)
+    bytes
+        .strip_prefix(b"\x15")
+        .unwrap_or(bytes)
+        .starts_with(PASTE_START)
 }
 
 /// The bytes for `text` (+ Enter when `submit`) to `reader`.

@@ -42,6 +42,7 @@ mod anchor;
 mod handle;
 mod pacing;
 mod prepare;
+mod python_input;
 mod settle;
 mod span;
 mod start;

@@ -164,22 +164,56 @@ fn escaped(before: &str) -> bool {
 /// two statements, or the text carries keys (an interrupt key, an escape sequence): it goes as
 /// sent, paced around them.
 pub(in crate::session) fn python_separated(text: &str) -> Option<String> {
+    (python_statements(text).len() >= 2)
+        .then(|| python_ended_statements(text))
+        .flatten()
+}
+
+/// [`python_separated`] for any number of statements (one too): each ended as a file would
+/// have it. `None` when the text carries keys.
+pub(in crate::session) fn python_ended_statements(text: &str) -> Option<String> {
     if text
         .chars()
         .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
     {
         return None;
     }
-    let statements = python_statements(text);
-    if statements.len() < 2 {
-        return None;
-    }
     Some(
-        statements
+        python_statements(text)
             .into_iter()
             .map(|statement| python_ended(without_inner_blank_lines(&statement)))
             .collect(),
     )
+}
+
+/// `text` typed to a Python REPL that holds `typed` (what earlier sends typed of a statement
+/// it reads more of, each line they ended with its newline; `""` when not known): the lines of
+/// `text` that go on with that statement (without the newlines after them), and the rest, from
+/// the first line after them that starts a new top-level statement ([`python_statements`]).
+/// `None` when no such line follows one that goes on (a first line that starts a statement is
+/// [`python_starts_statement`]'s), or the rest holds no code.
+pub(in crate::session) fn python_block_split(typed: &str, text: &str) -> Option<(String, String)> {
+    let text = text.replace("\r\n", "\n");
+    let source = format!("{typed}{text}\n");
+    let mut end = 0;
+    for statement in python_statements(&source) {
+        end += statement.len();
+        if end <= typed.len() {
+            continue;
+        }
+        let rest_at = end - typed.len();
+        if rest_at >= text.len() {
+            return None;
+        }
+        let (goes_on, rest) = text.split_at(rest_at);
+        let code = |part: &str| {
+            part.lines()
+                .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        };
+        return (code(goes_on) && code(rest))
+            .then(|| (goes_on.trim_end_matches('\n').to_owned(), rest.to_owned()));
+    }
+    None
 }
 
 /// `statement` without the blank lines between its lines (those after its last line stay),
@@ -218,12 +252,52 @@ fn python_ended(statement: String) -> String {
             code.strip_prefix(k)
                 .is_some_and(|rest| rest.starts_with([' ', '\t', ':', '(']))
         });
-    // A compound statement on one line (`for i in x: print(i)`) opens a block too.
-    if compound {
+    // A compound statement on one line (`for i in x: print(i)`) opens a block too. One whose
+    // last line opens a block with no line of it yet (`if x:` last in a send) stays open:
+    // ended, it would be an `IndentationError`; the REPL waits for the block's lines.
+    if compound && !ends_in_open_header(&statement) {
         format!("{}\n\n", statement.trim_end())
     } else {
         statement
     }
+}
+
+/// Whether `statement`'s last line of code opens a block (ends with `:` before any comment,
+/// outside brackets and strings: `if x:`, `else:  # why`).
+fn ends_in_open_header(statement: &str) -> bool {
+    let mut scan = PythonLines::default();
+    for line in statement.lines() {
+        scan.feed(line);
+    }
+    !scan.inside()
+        && statement
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            .is_some_and(|line| code_before_comment(line).trim_end().ends_with(':'))
+}
+
+/// `line` up to a `#` outside its strings.
+fn code_before_comment(line: &str) -> &str {
+    let mut quote = None;
+    let mut escaped = false;
+    for (i, c) in line.char_indices() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None if c == '#' => return &line[..i],
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None => {}
+        }
+    }
+    line
 }
 
 /// The steps for `text` to a Python REPL that takes a multi-line paste as one block: one per
@@ -233,20 +307,25 @@ fn python_ended(statement: String) -> String {
 /// carries keys a paste would make literal), and for an IPython cell magic (`%%time`: the
 /// whole text is its cell).
 pub(in crate::session) fn python_statement_steps(text: &str) -> Option<Vec<Vec<u8>>> {
+    // An IPython cell magic (`%%time`) takes the whole rest as one cell.
+    if text.trim_start().starts_with("%%") {
+        return None;
+    }
+    if python_statements(text).len() < 2 {
+        return None;
+    }
+    python_steps(text)
+}
+
+/// [`python_statement_steps`] for any number of statements (one too, ended as a file would
+/// have it).
+pub(in crate::session) fn python_steps(text: &str) -> Option<Vec<Vec<u8>>> {
     let reader = Reader {
         bracketed_paste: true,
         block_paste: true,
         ..Reader::default()
     };
-    // An IPython cell magic (`%%time`) takes the whole rest as one cell.
-    if text.trim_start().starts_with("%%") {
-        return None;
-    }
-    let statements = python_statements(text);
-    if statements.len() < 2 {
-        return None;
-    }
-    statements
+    python_statements(text)
         .into_iter()
         .map(|statement| {
             let text = python_ended(statement);

@@ -353,3 +353,55 @@ fn the_notice_for_lines_a_signal_dropped_names_them() {
         @"[input: line 7 of the input was not typed: a signal (or a cancel) came first, and it discards input not read yet, as a terminal discards what was typed ahead; send it again to run it]"
     );
 }
+
+#[test]
+fn python_lines_that_go_on_with_a_block_are_split_from_the_statements_after_them() {
+    let split = |typed: &str, text: &str| python_block_split(typed, text);
+    assert_eq!(
+        split(
+            "def k():\n    y = 1\n",
+            "    y += 1\n    return y\nprint(k())"
+        ),
+        Some((
+            "    y += 1\n    return y".to_owned(),
+            "print(k())".to_owned()
+        ))
+    );
+    // Blank lines between go with the block; a clause goes on with it.
+    assert_eq!(
+        split("if a:\n    b\n", "else:\n    c\n\nd = 1\ne = 2"),
+        Some(("else:\n    c".to_owned(), "d = 1\ne = 2".to_owned()))
+    );
+    // A line typed without Enter goes on with the text's first line.
+    assert_eq!(
+        split("def g():\n    return ", "7\nprint(g())"),
+        Some(("7".to_owned(), "print(g())".to_owned()))
+    );
+    // Nothing to split: all of it goes on, or it starts a statement at once, or the rest is
+    // only a comment, or the line after is inside a bracket.
+    assert_eq!(split("def k():\n", "    a = 1\n    return a"), None);
+    assert_eq!(split("def k():\n    a = 1\n", "print(k())"), None);
+    assert_eq!(split("def k():\n", "    a = 1\n# done"), None);
+    assert_eq!(split("def k():\n", "    a = [1,\n2]"), None);
+}
+
+#[test]
+fn several_python_statements_leave_a_last_block_header_open() {
+    assert_eq!(
+        python_separated("x = 1\nif x:\n").as_deref(),
+        Some("x = 1\nif x:\n")
+    );
+    assert_eq!(
+        python_separated("x = 1\nif x:  # why: here\n").as_deref(),
+        Some("x = 1\nif x:  # why: here\n")
+    );
+    assert_eq!(
+        python_separated("x = 1\nif x:\n    y\nelse:\n").as_deref(),
+        Some("x = 1\nif x:\n    y\nelse:\n")
+    );
+    // A `:` inside brackets, a string or a comment opens no block; one with its lines ends.
+    assert_eq!(
+        python_separated("d = {1:\n2}\nprint('a:')\nfor i in d: print(i)\n").as_deref(),
+        Some("d = {1:\n2}\nprint('a:')\nfor i in d: print(i)\n\n")
+    );
+}

@@ -20,13 +20,7 @@ use super::super::observe::{
 };
 use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
-use super::{SendOp, Span, pacing};
-
-/// The Enter key as a terminal sends it.
-const ENTER: &[u8] = b"\r";
-/// The line-discard key of the line editors of Python 3.13's REPL and IPython (Ctrl-U): it
-/// deletes the text before the cursor.
-const LINE_DISCARD: &[u8] = b"\x15";
+use super::{SendOp, Span, pacing, python_input};
 
 impl SendOp {
     /// Reserves the session's send slot and starts the driver. `initializing` is the startup
@@ -96,69 +90,39 @@ impl SendOp {
                 && !st.screen.alternate_screen()
                 && modes.is_some_and(|m| m.line_editing() && m.output_processing),
         };
-        // Several statements to a Python REPL at its primary prompt go one at a time, each
-        // block ended by an empty line (see `input::python_statements`).
-        let python = request.submit
-            && leader.as_deref().is_some_and(input::pastes_blocks)
-            && canonical == Some(false);
-        let at_primary = python && at_repl_prompt;
-        // The REPL still reads lines of a block earlier sends typed (`if x:` and its body
-        // without the empty line after it), and this text starts a new statement: the block
-        // is ended first, with an Enter on the empty continuation line, as a file would have
-        // an empty line there (typed into the block, the statement would be a `SyntaxError`
-        // and the block would never run).
-        let typed_block = st.python_block.take();
-        let in_block = python && !at_primary && at_block_continuation_prompt(&mut st.screen);
-        let ends_block = in_block
-            && typed_block
-                .as_deref()
-                .is_some_and(|typed| input::python_starts_statement(typed, &request.text));
-        // What the REPL will hold once this text is typed (kept only if it is).
-        let next_block = if at_primary || ends_block {
-            Some(request.text.clone())
+        // A Python REPL: statements one at a time, open blocks ended, auto-indent replaced,
+        // what it holds tracked (see `python_input`).
+        let python_reader =
+            leader.as_deref().is_some_and(input::pastes_blocks) && canonical == Some(false);
+        let typing = if python_reader {
+            let at_primary = at_repl_prompt;
+            python_input::typing(
+                &request,
+                reader,
+                python_input::Repl {
+                    at_primary,
+                    at_continuation: !at_primary && at_block_continuation_prompt(&mut st.screen),
+                    indent,
+                    typed: st.python_block.take(),
+                    line_unended: st.typed_unended,
+                },
+            )?
         } else {
-            typed_block
-                .filter(|_| in_block)
-                .map(|typed| format!("{typed}\n{}", request.text))
-        };
-        let python_at_prompt = at_primary || ends_block;
-        let python_text = || format!("{}\n", request.text.replace("\r\n", "\n"));
-        let statements = (python_at_prompt && reader.block_paste)
-            .then(|| input::python_statement_steps(&python_text()))
-            .flatten();
-        let separated = (python_at_prompt && !reader.bracketed_paste)
-            .then(|| input::python_separated(&python_text()))
-            .flatten();
-        let input = match &separated {
-            Some(text) => input::shape(text, false, reader)?,
-            None => input::shape(&request.text, request.submit, reader)?,
-        };
-        // The Enter that ends the open block goes first, alone: a paste or the statements'
-        // steps once the REPL reads again, typed lines paced after it as lines are.
-        let (input, statements) = match statements {
-            Some(mut steps) if ends_block => {
-                steps.insert(0, ENTER.to_vec());
-                (input, Some(steps))
+            st.python_block = None;
+            python_input::Typing {
+                input: input::shape(&request.text, request.submit, reader)?,
+                steps: None,
+                holds: None,
+                indent_cleared: 0,
             }
-            None if ends_block && input::is_paste(&input) => {
-                (input.clone(), Some(vec![ENTER.to_vec(), input]))
-            }
-            statements if ends_block => ([ENTER, input.as_slice()].concat(), statements),
-            statements => (input, statements),
         };
-        // The text brings its own indentation, as in a file and in the basic REPL: the blanks
-        // the REPL gave the line go first (kept, an `else:` or a dedented line would land in
-        // the block's body, and an indented one would be indented twice).
-        let indent_cleared = indent
-            .filter(|_| !ends_block && !input.is_empty())
-            .filter(|_| leader.as_deref().is_some_and(input::pastes_blocks))
-            .unwrap_or(0);
-        let input = if indent_cleared > 0 {
-            [LINE_DISCARD, &input].concat()
-        } else {
-            input
-        };
-        st.python_block = next_block;
+        let python_input::Typing {
+            input,
+            steps: statements,
+            holds,
+            indent_cleared,
+        } = typing;
+        st.python_block = holds;
         // Text on the shell's input line that no send typed (a program pushed it into the
         // terminal's input) would run joined to this send's text: it is cleared first.
         // Any input does but keys that discard the line anyway (Ctrl-C, Ctrl-\\, Ctrl-Z): an
@@ -181,8 +145,12 @@ impl SendOp {
             Some(keys) => ([keys, &input].concat(), st.screen.text_after_prompt()),
             None => (input, None),
         };
-        if !input.is_empty() {
-            st.typed_unended = !matches!(input.last(), Some(b'\n' | b'\r'));
+        let last_input = statements
+            .as_ref()
+            .and_then(|steps| steps.last())
+            .unwrap_or(&input);
+        if !last_input.is_empty() {
+            st.typed_unended = !matches!(last_input.last(), Some(b'\n' | b'\r'));
         }
         st.unended_line = if reader.canonical {
             input::unended_after(&request.text, request.submit, unended_line_bytes)
@@ -235,15 +203,9 @@ impl SendOp {
         // Several statements to a Python REPL that takes pastes: one per step, each once the
         // REPL reads again. Pasted as one block, Python 3.13's REPL shows a continuation
         // prompt after Enter and waits for an empty line, taking the next send into the block.
-        let (input, pacing) = match statements {
-            Some(mut steps) if !steps.is_empty() => {
-                let first = steps.remove(0);
-                let (first, mut pacing) = pacing::Pacing::for_reader(first, &typing);
-                pacing.plan_statements(steps);
-                (first, pacing)
-            }
-            _ => (input, pacing),
-        };
+        if let Some(steps) = statements {
+            pacing.plan_statements(steps);
+        }
         let driver = Arc::clone(&op).drive(Arc::clone(inner), input, pacing, initializing);
         inner.runtime.spawn(driver.instrument(inner.span.clone()));
         Ok(op)

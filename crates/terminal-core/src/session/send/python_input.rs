@@ -1,0 +1,331 @@
+//! What a send types to a Python REPL (a foreground program that [`input::pastes_blocks`]),
+//! and what the REPL holds after it, from send to send (`State::python_block`):
+//!
+//! - Several statements at the primary prompt go one at a time, each block ended by an empty
+//!   line as a file would have it ([`input::python_statement_steps`] as pastes,
+//!   [`input::python_separated`] typed), but a last line that opens a block with none of its
+//!   lines yet (`if x:`), which stays open.
+//! - At a continuation prompt, a send whose text starts a new top-level statement ends the
+//!   block earlier sends left open first, with an Enter of its own; one whose first lines go on
+//!   with the block and whose later lines start new statements types those lines, ends the
+//!   block, then the statements ([`input::python_block_split`]). Typed into the block, the
+//!   statement would be a `SyntaxError` and the block would never run.
+//! - A line sent into a block of a REPL that auto-indents (Python 3.13's own, IPython) first
+//!   deletes the indentation the REPL gave it: the text brings its own, as in a file and in
+//!   the basic REPL (kept, an `else:` or a dedented line would land in the block's body, and
+//!   an indented one would be indented twice).
+//! - Text sent without Enter stays part of its line: the next send goes on with that line.
+
+use crate::error::TerminalError;
+use crate::types::SendRequest;
+
+use super::super::input::{self, Reader};
+
+/// The Enter key as a terminal sends it.
+pub(super) const ENTER: &[u8] = b"\r";
+
+/// The line-discard key of the line editors of Python 3.13's REPL and IPython (Ctrl-U): it
+/// deletes the text before the cursor.
+const LINE_DISCARD: &[u8] = b"\x15";
+
+/// The first input and the steps after it (see [`Typing`]).
+type Inputs = (Vec<u8>, Option<Vec<Vec<u8>>>);
+
+/// Where a Python REPL stands as a send begins.
+pub(super) struct Repl {
+    /// It reads a new statement at its primary prompt (`>>> `, `In [3]: `).
+    pub(super) at_primary: bool,
+    /// It reads more lines of a statement at its block continuation prompt (`... `), with
+    /// nothing typed on the line.
+    pub(super) at_continuation: bool,
+    /// Blanks the REPL put on that line (see `observe::continuation_indent`).
+    pub(super) indent: Option<u16>,
+    /// What earlier sends typed since the statement began (`State::python_block`): each line
+    /// they ended with its newline, a line typed without Enter without one.
+    pub(super) typed: Option<String>,
+    /// The last input the session got was that line without Enter (nothing typed since).
+    pub(super) line_unended: bool,
+}
+
+/// What a send types to a Python REPL.
+#[derive(Debug)]
+pub(super) struct Typing {
+    /// The first input.
+    pub(super) input: Vec<u8>,
+    /// Inputs after it, each once the REPL reads again (see `Pacing::plan_statements`).
+    pub(super) steps: Option<Vec<Vec<u8>>>,
+    /// What the REPL holds of a statement once it is typed (see [`Repl::typed`]), `None`
+    /// when nothing is known.
+    pub(super) holds: Option<String>,
+    /// Blanks `input` first deletes (see `SendOp::indent_cleared`).
+    pub(super) indent_cleared: u16,
+}
+
+/// The typing of `request` to a REPL standing at `repl`, shaped for `reader`.
+///
+/// # Errors
+/// `InvalidRequest` from [`input::shape`] (a line over the terminal's line limit).
+pub(super) fn typing(
+    request: &SendRequest,
+    reader: Reader,
+    repl: Repl,
+) -> Result<Typing, TerminalError> {
+    let text = &request.text;
+    let submitted = |t: &str| {
+        let t = t.replace("\r\n", "\n");
+        if request.submit { format!("{t}\n") } else { t }
+    };
+    let goes_on_with_line =
+        repl.line_unended && repl.typed.as_deref().is_some_and(|t| !t.ends_with('\n'));
+    let at_continuation = repl.at_continuation && !goes_on_with_line;
+    let typed = repl.typed.as_deref();
+    let ends_block = request.submit
+        && at_continuation
+        && typed.is_some_and(|typed| input::python_starts_statement(typed, text));
+    let split = (request.submit && !ends_block && (at_continuation || goes_on_with_line))
+        .then(|| input::python_block_split(typed.unwrap_or_default(), text))
+        .flatten();
+    let python_text = |t: &str| format!("{}\n", t.replace("\r\n", "\n"));
+    let mut shaped = if let Some((goes_on, rest)) = &split {
+        after_block_lines(goes_on, rest, reader)?
+    } else if request.submit && (repl.at_primary || ends_block) {
+        let steps = reader
+            .block_paste
+            .then(|| input::python_statement_steps(&python_text(text)))
+            .flatten();
+        let separated = (!reader.bracketed_paste)
+            .then(|| input::python_separated(&python_text(text)))
+            .flatten();
+        let input = match &separated {
+            Some(text) => input::shape(text, false, reader)?,
+            None => input::shape(text, request.submit, reader)?,
+        };
+        // The Enter that ends the open block goes first, alone: a paste or the statements'
+        // steps once the REPL reads again, typed lines paced after it as lines are.
+        match steps {
+            Some(steps) if ends_block => (ENTER.to_vec(), Some(steps)),
+            None if ends_block && input::is_paste(&input) => (ENTER.to_vec(), Some(vec![input])),
+            None if ends_block => ([ENTER, input.as_slice()].concat(), None),
+            Some(mut steps) if !steps.is_empty() => {
+                let first = steps.remove(0);
+                (first, Some(steps).filter(|s| !s.is_empty()))
+            }
+            _ => (input, None),
+        }
+    } else {
+        (input::shape(text, request.submit, reader)?, None)
+    };
+    let holds = if let Some((_, rest)) = &split {
+        Some(submitted(rest))
+    } else if repl.at_primary || ends_block {
+        Some(submitted(text))
+    } else if at_continuation || goes_on_with_line {
+        typed.map(|typed| format!("{typed}{}", submitted(text)))
+    } else {
+        None
+    };
+    let indent_cleared = repl
+        .indent
+        .filter(|_| at_continuation && !ends_block && !shaped.0.is_empty())
+        .unwrap_or(0);
+    if indent_cleared > 0 {
+        shaped.0 = [LINE_DISCARD, &shaped.0].concat();
+    }
+    Ok(Typing {
+        input: shaped.0,
+        steps: shaped.1,
+        holds,
+        indent_cleared,
+    })
+}
+
+/// The lines `goes_on` that go on with an open block, then the empty line that ends it, then
+/// the statements of `rest`, each ended as a file would have it: as pastes, each once the REPL
+/// reads again, to a REPL that takes them; typed, paced by lines, to one without.
+fn after_block_lines(
+    goes_on: &str,
+    rest: &str,
+    reader: Reader,
+) -> Result<Inputs, TerminalError> {
+    let rest = format!("{}\n", rest.replace("\r\n", "\n"));
+    if reader.block_paste
+        && let Some(rest) = input::python_steps(&rest)
+    {
+        let first = input::shape(goes_on, true, reader)?;
+        return Ok((first, Some([vec![ENTER.to_vec()], rest].concat())));
+    }
+    let text = match input::python_ended_statements(&rest) {
+        Some(rest) => format!("{goes_on}\n\n{rest}"),
+        None => format!("{goes_on}\n{rest}"),
+    };
+    Ok((input::shape(&text, false, reader)?, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    /// The basic REPL (typed lines) and one that takes pastes (Python 3.13's own, IPython).
+    const TYPED: Reader = Reader {
+        canonical: false,
+        bracketed_paste: false,
+        block_paste: false,
+        shell_line_editor: false,
+        unended_line_bytes: 0,
+        quoted_tabs: false,
+    };
+    const PASTES: Reader = Reader {
+        bracketed_paste: true,
+        block_paste: true,
+        ..TYPED
+    };
+
+    fn send(text: &str, submit: bool) -> SendRequest {
+        SendRequest {
+            text: text.to_owned(),
+            submit,
+            timeout: None,
+        }
+    }
+
+    fn at_continuation(typed: &str, indent: Option<u16>) -> Repl {
+        Repl {
+            at_primary: false,
+            at_continuation: true,
+            indent,
+            typed: Some(typed.to_owned()),
+            line_unended: false,
+        }
+    }
+
+    fn at_primary() -> Repl {
+        Repl {
+            at_primary: true,
+            at_continuation: false,
+            indent: None,
+            typed: None,
+            line_unended: false,
+        }
+    }
+
+    fn typed(t: &Typing) -> Vec<String> {
+        std::iter::once(&t.input)
+            .chain(t.steps.iter().flatten())
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn several_statements_ending_in_a_block_header_leave_that_block_open() {
+        let t = typing(&send("x=1\ny=2\nif x:", true), TYPED, at_primary()).unwrap();
+        assert_eq!(typed(&t), ["x=1\ny=2\nif x:\n"]);
+        assert_eq!(t.holds.as_deref(), Some("x=1\ny=2\nif x:\n"));
+        let t = typing(
+            &send("import os\nclass K:  # later", true),
+            PASTES,
+            at_primary(),
+        )
+        .unwrap();
+        assert_eq!(typed(&t), ["import os\r", "class K:  # later\r"]);
+        // A block with its lines is ended as before.
+        let t = typing(&send("x=1\nif x:\n    y=2", true), TYPED, at_primary()).unwrap();
+        assert_eq!(typed(&t), ["x=1\nif x:\n    y=2\n\n"]);
+    }
+
+    #[test]
+    fn lines_that_go_on_with_a_block_then_a_statement_end_the_block_between() {
+        let text = "    y += 1\n    return y\nprint(k())";
+        let t = typing(
+            &send(text, true),
+            TYPED,
+            at_continuation("def k():\n    y = 1\n", None),
+        )
+        .unwrap();
+        assert_eq!(typed(&t), ["    y += 1\n    return y\n\nprint(k())\n"]);
+        assert_eq!(t.holds.as_deref(), Some("print(k())\n"));
+        // To a REPL that takes pastes: its indent deleted, the lines pasted, the empty line,
+        // then the statement once it reads again.
+        let t = typing(
+            &send(text, true),
+            PASTES,
+            at_continuation("def k():\n    y = 1\n", Some(4)),
+        )
+        .unwrap();
+        assert_eq!(
+            typed(&t),
+            [
+                "\u{15}\u{1b}[200~    y += 1\r    return y\u{1b}[201~\r",
+                "\r",
+                "print(k())\r",
+            ]
+        );
+        assert_eq!(t.indent_cleared, 4);
+        // With the block's start not known, the indented first line still goes on with it.
+        let t = typing(
+            &send(text, true),
+            TYPED,
+            Repl {
+                typed: None,
+                ..at_continuation("", None)
+            },
+        )
+        .unwrap();
+        assert_eq!(typed(&t), ["    y += 1\n    return y\n\nprint(k())\n"]);
+    }
+
+    #[test]
+    fn a_new_statement_ends_the_open_block_first_and_a_line_of_it_keeps_its_indent() {
+        let block = "def g():\n    return 7\n";
+        let t = typing(
+            &send("print(g())", true),
+            TYPED,
+            at_continuation(block, None),
+        )
+        .unwrap();
+        assert_eq!(typed(&t), ["\rprint(g())\r"]);
+        let t = typing(
+            &send("else:", true),
+            PASTES,
+            at_continuation("if a:\n    b\n", Some(4)),
+        )
+        .unwrap();
+        assert_eq!(typed(&t), ["\u{15}else:\r"]);
+        assert_eq!(t.holds.as_deref(), Some("if a:\n    b\nelse:\n"));
+    }
+
+    #[test]
+    fn a_line_sent_without_enter_goes_on_with_the_next_send() {
+        let t = typing(
+            &send("    return ", false),
+            TYPED,
+            at_continuation("def g():\n", None),
+        )
+        .unwrap();
+        assert_eq!(typed(&t), ["    return "]);
+        let holds = t.holds.unwrap();
+        assert_eq!(holds, "def g():\n    return ");
+        // The next send finishes the line (no prompt shows on its own then): still the block.
+        let repl = Repl {
+            at_continuation: false,
+            line_unended: true,
+            ..at_continuation(&holds, None)
+        };
+        let t = typing(&send("7", true), TYPED, repl).unwrap();
+        assert_eq!(typed(&t), ["7\r"]);
+        let holds = t.holds.unwrap();
+        assert_eq!(holds, "def g():\n    return 7\n");
+        // And the statement after it ends the block first.
+        let t = typing(
+            &send("print(g())", true),
+            TYPED,
+            at_continuation(&holds, None),
+        )
+        .unwrap();
+        assert_eq!(typed(&t), ["\rprint(g())\r"]);
+        // A partial line at the primary prompt is tracked too.
+        let t = typing(&send("x = ", false), TYPED, at_primary()).unwrap();
+        assert_eq!(t.holds.as_deref(), Some("x = "));
+    }
+}
