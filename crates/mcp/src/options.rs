@@ -203,8 +203,9 @@ pub struct Options {
     #[arg(long = "env", value_name = "NAME[=VALUE]", long_help = env_long_help())]
     pub env: Vec<EnvPass>,
 
-    /// Sessions inherit the server's whole environment minus names matching
-    /// KEY|PASSWORD|SECRET|TOKEN (the behaviour before the allowlist) [default: off: only the
+    /// Sessions inherit the server's whole environment minus what looks like a credential:
+    /// names with KEY|PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL, or a word PASS, AUTH, CREDS,
+    /// DSN, WEBHOOK, COOKIE or PRIVATE, and URLs with a password [default: off: only the
     /// allowlist and --env].
     #[arg(long, default_value_t = false)]
     pub inherit_env: bool,

@@ -77,14 +77,32 @@ pub fn is_allowed(name: &OsStr) -> bool {
 }
 
 /// Whether a host variable is dropped when the host environment is inherited
-/// ([`EnvPolicy::inherit_host`]): names matching `/KEY|PASSWORD|SECRET|TOKEN/i`, and names
-/// starting with `DSH_` (case-insensitive; the backend sets its own).
-pub fn is_scrubbed(name: &OsStr) -> bool {
+/// ([`EnvPolicy::inherit_host`]), case-insensitively: names containing `KEY`, `PASSWORD`,
+/// `PASSWD`, `SECRET`, `TOKEN` or `CREDENTIAL`; names with a word (between `_`s) `PASS`,
+/// `AUTH`, `CREDS`, `DSN`, `WEBHOOK`, `COOKIE` or `PRIVATE` (`DB_PASS`, `SSH_AUTH_SOCK`,
+/// `SENTRY_DSN`; not `GIT_AUTHOR_NAME`); names starting with `DSH_` (the backend sets its
+/// own); and values holding a URL with a password (`postgres://u:pw@db/x`,
+/// `http://u:pw@proxy:3128`).
+pub fn is_scrubbed(name: &OsStr, value: &OsStr) -> bool {
+    const PARTS: [&str; 6] = ["KEY", "PASSWORD", "PASSWD", "SECRET", "TOKEN", "CREDENTIAL"];
+    const WORDS: [&str; 7] = [
+        "PASS", "AUTH", "CREDS", "DSN", "WEBHOOK", "COOKIE", "PRIVATE",
+    ];
     let upper = name.to_string_lossy().to_ascii_uppercase();
     upper.starts_with("DSH_")
-        || ["KEY", "PASSWORD", "SECRET", "TOKEN"]
-            .iter()
-            .any(|word| upper.contains(word))
+        || PARTS.iter().any(|part| upper.contains(part))
+        || upper.split('_').any(|word| WORDS.contains(&word))
+        || holds_url_password(&value.to_string_lossy())
+}
+
+/// Whether `value` holds a URL whose user information has a password (`scheme://user:pw@`).
+fn holds_url_password(value: &str) -> bool {
+    value.split("://").skip(1).any(|after| {
+        let authority = after.split(['/', '?', '#', ' ']).next().unwrap_or_default();
+        authority
+            .rsplit_once('@')
+            .is_some_and(|(user_info, _)| user_info.contains(':'))
+    })
 }
 
 /// One variable the operator passes to sessions: `NAME` copies the host's value (nothing when
@@ -224,9 +242,9 @@ where
     let host: Vec<(OsString, OsString)> = host.into_iter().collect();
     let mut env: Vec<(OsString, OsString)> = host
         .iter()
-        .filter(|(k, _)| {
+        .filter(|(k, v)| {
             if policy.inherit_host {
-                !is_scrubbed(k) && !HOST_TERMINAL_VARS.iter().any(|v| k == v)
+                !is_scrubbed(k, v) && !HOST_TERMINAL_VARS.iter().any(|h| k == h)
             } else {
                 is_allowed(k)
             }
@@ -360,18 +378,38 @@ mod tests {
             pass: Vec::new(),
         };
         let env = shell_env(sample_host(), &policy, &ANY, "a", "pty-1");
-        // The name rule misses DATABASE_URL and MY_SERVICE_CREDENTIALS: why it is opt-in.
-        let mut expected = vec![
-            "PATH",
-            "HOME",
-            "DATABASE_URL",
-            "MY_SERVICE_CREDENTIALS",
-            "LANG",
-            "LC_TIME",
-            "XDG_CACHE_HOME",
-        ];
+        let mut expected = vec!["PATH", "HOME", "LANG", "LC_TIME", "XDG_CACHE_HOME"];
         expected.extend(BACKEND);
         assert_eq!(names(&env), expected);
+    }
+
+    #[test]
+    fn inheriting_scrubs_credentials_by_name_and_urls_with_passwords() {
+        let scrubbed = [
+            ("DB_PASS", "x"),
+            ("PGPASSWD", "x"),
+            ("SSH_AUTH_SOCK", "/tmp/agent.1"),
+            ("DOCKER_AUTH_CONFIG", "{}"),
+            ("SENTRY_DSN", "https://k@o.ingest.sentry.io/1"),
+            ("SLACK_WEBHOOK_URL", "https://hooks.slack.com/x"),
+            ("GOOGLE_APPLICATION_CREDENTIALS", "/k.json"),
+            ("AWS_SECRET_ACCESS_KEY", "x"),
+            ("HTTP_PROXY", "http://user:proxypw@proxy:3128"),
+            ("MY_DB", "see postgres://u:pw@db:5432/x"),
+        ];
+        for (name, value) in scrubbed {
+            assert!(is_scrubbed(OsStr::new(name), OsStr::new(value)), "{name}");
+        }
+        let kept = [
+            ("GIT_AUTHOR_NAME", "Ada"),
+            ("PASSAGE", "x"),
+            ("HTTP_PROXY", "http://proxy:3128"),
+            ("DOCS", "see https://example.com/a:b@c"),
+            ("PWD", "/work"),
+        ];
+        for (name, value) in kept {
+            assert!(!is_scrubbed(OsStr::new(name), OsStr::new(value)), "{name}");
+        }
     }
 
     #[test]
@@ -562,12 +600,12 @@ mod tests {
     #[test]
     fn scrub_rule_is_case_insensitive() {
         for name in ["key", "MyKey", "x_password_y", "Secret", "token", "Dsh_x"] {
-            assert!(is_scrubbed(OsStr::new(name)), "{name}");
+            assert!(is_scrubbed(OsStr::new(name), OsStr::new("")), "{name}");
         }
         for name in ["PATH", "HOME", "MONKEY_BUSINESS"] {
             // MONKEY contains KEY: the seed's rule drops it too.
             assert_eq!(
-                is_scrubbed(OsStr::new(name)),
+                is_scrubbed(OsStr::new(name), OsStr::new("")),
                 name.contains("KEY"),
                 "{name}"
             );

@@ -69,7 +69,7 @@ fn help_lists_every_option_with_its_default() {
         "XDG_CONFIG_HOME",
         "C.UTF-8",
         "--inherit-env",
-        "KEY|PASSWORD|SECRET|TOKEN",
+        "KEY|PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL",
         "--max-terminals-per-agent <N>",
         "[default: 16]",
         "--warm-sessions <N>",

@@ -142,11 +142,7 @@ pub(super) fn typing(
 /// The lines `goes_on` that go on with an open block, then the empty line that ends it, then
 /// the statements of `rest`, each ended as a file would have it: as pastes, each once the REPL
 /// reads again, to a REPL that takes them; typed, paced by lines, to one without.
-fn after_block_lines(
-    goes_on: &str,
-    rest: &str,
-    reader: Reader,
-) -> Result<Inputs, TerminalError> {
+fn after_block_lines(goes_on: &str, rest: &str, reader: Reader) -> Result<Inputs, TerminalError> {
     let rest = format!("{}\n", rest.replace("\r\n", "\n"));
     if reader.block_paste
         && let Some(rest) = input::python_steps(&rest)
