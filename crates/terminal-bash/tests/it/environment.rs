@@ -98,13 +98,16 @@ async fn c31_host_credentials_do_not_reach_the_session() {
         );
         sh.close().await;
 
-        let sh = Shell::open_with_host_env(with_policy(true, &[]), host_with_secrets()).await;
+        // Inheriting the host's environment still leaves out what looks like a credential (a
+        // key's name, a URL with a password) and passes the rest.
+        let mut host = host_with_secrets();
+        host.push(("C31_PLAIN".into(), "plain".into()));
+        let sh = Shell::open_with_host_env(with_policy(true, &[]), host).await;
         let r = sh
-            .send("echo \"[${DATABASE_URL-unset}] [${GH_TOKEN-unset}]\"")
+            .send("echo \"[${DATABASE_URL-unset}] [${GH_TOKEN-unset}] [${C31_PLAIN-unset}]\"")
             .await;
         assert!(
-            r.viewport
-                .contains("\n[postgres://u:pw-c31@db:5432/x] [unset]\n"),
+            r.viewport.contains("\n[unset] [unset] [plain]\n"),
             "{:?}",
             r.viewport
         );
