@@ -29,6 +29,7 @@ mod binary;
 mod blank_rows;
 mod classes;
 mod compat;
+mod consume;
 mod exits;
 mod feed;
 mod flood;
@@ -558,14 +559,14 @@ impl Screen {
         }
     }
 
-    /// Where a render from the anchor starts: its position, or the start of its row when the
-    /// text before its column changed since it was placed.
     /// Whether text rendered from the anchor starts at its row's start (column 0): the anchor
     /// sits there, or the program rewrote the row's text before it.
     pub(crate) fn anchor_starts_row(&self, id: AnchorId) -> bool {
         !self.alternate && self.anchor_render_start(id).is_some_and(|pos| pos.col == 0)
     }
 
+    /// Where a render from the anchor starts: its position, or the start of its row when the
+    /// text before its column changed since it was placed.
     fn anchor_render_start(&self, id: AnchorId) -> Option<Position> {
         let Some(Some(a)) = self.anchors.get(id.0) else {
             return None;

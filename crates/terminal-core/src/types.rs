@@ -346,6 +346,12 @@ pub struct SendRead {
     /// (`\r`, erase line: a progress bar), and the delta's first line replaces it rather than
     /// continuing it.
     pub restarts_line: bool,
+    /// Whole lines at the end of earlier reads that the program rewrote since (a progress
+    /// display moved the cursor up and redrew its rows): the delta shows them again, as they
+    /// are now, so they replace those lines rather than follow them (0 when nothing was
+    /// rewritten). Lines already handed on cannot be taken back: then the rewritten ones
+    /// follow them.
+    pub rewound_lines: u64,
 }
 
 /// A scrollback page request (seed `TerminalReadRequest`). Defaults: offset 0, count 500.

@@ -188,6 +188,18 @@ impl Screen {
         {
             return false;
         }
+        // Text above an anchor's row (a redraw that moved up and erased below) moves the
+        // anchor up to it as the emulator writes it (see `segment`), which flood lines would
+        // skip.
+        let abs_row = self.history().end_abs() + u64::from(row);
+        if self
+            .anchors
+            .iter()
+            .flatten()
+            .any(|a| !a.pending_main && a.pos.row > abs_row)
+        {
+            return false;
+        }
         // The rows from the cursor's down that are not known blank, in one pass that renders
         // no row above it (a row's text is empty exactly when no cell has contents).
         let end = self

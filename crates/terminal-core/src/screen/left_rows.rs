@@ -64,7 +64,6 @@ impl Screen {
         if self.parser.screen().alternate_screen() || cursor.col != 0 || visible_row == 0 {
             return;
         }
-        let line_ends_before = self.line_ends_before(cursor.row);
         for anchor in self.anchors.iter_mut().flatten() {
             if anchor.pending_main || anchor.pos.row < cursor.row {
                 continue;
@@ -72,8 +71,9 @@ impl Screen {
             anchor.pos = cursor;
             anchor.prefix = None;
             anchor.jumped = false;
+            // `line_ends_before` stays the count where it was placed, as after a jump: the
+            // rows between are lines a consuming read may have handed out (see `consume`).
             anchor.left_at_cursor.retain(|left| left.abs < cursor.row);
-            anchor.line_ends_before = line_ends_before;
         }
     }
 

@@ -13,8 +13,7 @@
 //! run as before.
 
 use super::binary::open_run_line;
-use super::snapshot::RowsSnapshot;
-use super::{AnchorId, FeedOutcome, Screen};
+use super::{FeedOutcome, Screen};
 
 impl Screen {
     /// Runs `read` on the screen with a binary run going on kept open: `read`'s view of the
@@ -36,20 +35,6 @@ impl Screen {
             // up to date (whether an anchor's row was rewritten) depends on it.
             self.show_open_run();
         }
-    }
-
-    /// A consuming read of the output since `id`, a binary run going on kept open
-    /// ([`Screen::with_open_binary_run`]): whether the text starts at its row's start (the
-    /// program rewrote the row before the anchor; [`Screen::anchor_starts_row`]), and the
-    /// rows since the anchor (at most about `max_bytes` bytes), after which the anchor moves
-    /// to the cursor.
-    pub(crate) fn consume_since(&mut self, id: AnchorId, max_bytes: usize) -> (bool, RowsSnapshot) {
-        self.with_open_binary_run(|screen| {
-            let restarts_line = screen.anchor_starts_row(id);
-            let snapshot = screen.snapshot_since(id, max_bytes);
-            screen.move_anchor_to_cursor(id);
-            (restarts_line, snapshot)
-        })
     }
 
     /// Whether a run of binary output goes on (its bytes are being counted, not shown).

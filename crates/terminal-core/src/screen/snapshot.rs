@@ -117,6 +117,17 @@ impl RowsSnapshot {
         }
     }
 
+    /// Line ends among the copied rows (the joined text's newlines).
+    pub(super) fn line_ends(&self) -> u64 {
+        let ends = self
+            .rows
+            .iter()
+            .rev()
+            .skip(1)
+            .filter(|(_, wrapped)| !wrapped);
+        ends.count() as u64
+    }
+
     /// Absolute row of the oldest copied row (where a render of it starts, give or take the
     /// part of that row its byte bound cuts).
     pub(crate) fn first_row(&self) -> u64 {

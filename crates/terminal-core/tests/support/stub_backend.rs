@@ -469,7 +469,7 @@ impl OperationHandle for StubOp {
         SendRead {
             delta: std::mem::take(&mut *lock(&self.output)),
             truncated: false,
-            restarts_line: false,
+            ..SendRead::default()
         }
     }
     fn cancel(&self) -> bool {

@@ -169,7 +169,7 @@ fn seed_send_read_goldens() {
         let read = SendRead {
             delta: delta.into(),
             truncated,
-            restarts_line: false,
+            ..SendRead::default()
         };
         assert_eq!(render_send_read(&read), expected);
     }

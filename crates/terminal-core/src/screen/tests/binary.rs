@@ -458,9 +458,9 @@ fn c37_reads_in_the_middle_of_binary_output_keep_one_summary_line() {
         let mut seen = String::new();
         let mut so_far_reads = 0;
         let read = |s: &mut Screen, seen: &mut String| {
-            let (restarts, snapshot) = s.consume_since(a, 100_000);
-            let delta = snapshot.render(100_000).text;
-            if restarts {
+            let consumed = s.consume_since(a, 100_000);
+            let delta = consumed.rows.render(100_000).text;
+            if consumed.restarts_line {
                 seen.truncate(seen.rfind('\n').map_or(0, |nl| nl + 1));
             }
             seen.push_str(&delta);
@@ -499,8 +499,7 @@ fn the_line_of_a_binary_run_so_far_fits_a_narrow_screen() {
     let whole = s.anchor();
     s.feed(b"cmd\r\n");
     s.feed(&pseudo_random(5000));
-    let (_, snapshot) = s.consume_since(a, 100_000);
-    let text = snapshot.render(100_000).text;
+    let text = s.consume_since(a, 100_000).rows.render(100_000).text;
     let (cmd, line) = text.split_once('\n').unwrap();
     assert_eq!(cmd, "cmd");
     assert!(line.starts_with("[4997 bytes of bi"), "{text:?}");

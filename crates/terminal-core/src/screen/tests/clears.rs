@@ -179,3 +179,56 @@ fn c29_an_erase_after_a_tab_keeps_it() {
     s.feed(b"a\tb\r\x1b[3C\x1b[K\r\n");
     assert_eq!(s.transcript(), "         c\na\n");
 }
+
+/// Consuming reads (a background job's drains) of a display that redraws its rows: a read
+/// after the redraw shows the rows as they are now and says how many lines of the earlier
+/// reads they replace, also when a read came while the cursor had moved up (after an erase
+/// with nothing written yet, or halfway through the redraw).
+#[test]
+fn consuming_reads_of_a_redraw_take_back_the_lines_it_rewrote() {
+    let mut s = Screen::new(config(10, 40), None);
+    s.feed(b"dsh> cmd\r\nbefore\r\n");
+    let a = s.anchor();
+    // What a job's window keeps: whole lines, then the line being written.
+    let mut window: Vec<String> = Vec::new();
+    let mut carry = String::new();
+    let read = |s: &mut Screen, window: &mut Vec<String>, carry: &mut String| {
+        let c = s.consume_since(a, 10_000);
+        if c.rewound_lines > 0 {
+            carry.clear();
+            let keep = window
+                .len()
+                .saturating_sub(usize::try_from(c.rewound_lines).unwrap());
+            window.truncate(keep);
+        }
+        if c.restarts_line {
+            carry.clear();
+        }
+        for piece in c.rows.render(10_000).text.split_inclusive('\n') {
+            carry.push_str(piece);
+            if carry.ends_with('\n') {
+                window.push(std::mem::take(carry));
+            }
+        }
+    };
+    s.feed(b"status 1\r\n");
+    read(&mut s, &mut window, &mut carry);
+    s.feed(b"\x1b[1A\x1b[2Kstatus 2\r\n");
+    read(&mut s, &mut window, &mut carry);
+    s.feed(b"\x1b[1A\x1b[2K");
+    read(&mut s, &mut window, &mut carry);
+    s.feed(b"fin\r\nbar0 1\r\nbar1 1\r\nbar2 1\r\n");
+    read(&mut s, &mut window, &mut carry);
+    // Halfway through a redraw of the three bars.
+    s.feed(b"\x1b[3A\x1b[2Kbar0 2\r\n");
+    read(&mut s, &mut window, &mut carry);
+    s.feed(b"\x1b[2Kbar1 2\r\n\x1b[2Kbar2 2\r\n");
+    read(&mut s, &mut window, &mut carry);
+    // Up and erase below, then plain lines (which would skip the emulator as a flood).
+    s.feed(b"\x1b[3A\x1b[Jbar0 3\r\nbar1 3\r\nbar2 3\r\ndsh> ");
+    read(&mut s, &mut window, &mut carry);
+    assert_eq!(
+        window.concat() + &carry,
+        "fin\nbar0 3\nbar1 3\nbar2 3\ndsh> "
+    );
+}

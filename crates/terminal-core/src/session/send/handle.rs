@@ -37,6 +37,7 @@ impl OperationHandle for SendOp {
                         delta: result.viewport.clone(),
                         truncated: result.truncated,
                         restarts_line: span.final_restarts_line,
+                        rewound_lines: span.final_rewound_lines,
                     }
                 }
                 _ => SendRead::default(),
@@ -46,9 +47,9 @@ impl OperationHandle for SendOp {
             return SendRead::default();
         };
         let alternate = st.screen.alternate_screen();
-        let (restarts_line, snapshot) = st.screen.consume_since(anchor, self.shared.max_read_bytes);
+        let consumed = st.screen.consume_since(anchor, self.shared.max_read_bytes);
         drop(st);
-        let rendered = snapshot.render(self.shared.max_read_bytes);
+        let rendered = consumed.rows.render(self.shared.max_read_bytes);
         if alternate {
             // The alternate screen renders whole each time: only a changed one is new.
             if span.last_screen.as_deref() == Some(rendered.text.as_str()) {
@@ -62,7 +63,8 @@ impl OperationHandle for SendOp {
         SendRead {
             delta: rendered.text,
             truncated: rendered.truncated,
-            restarts_line,
+            restarts_line: consumed.restarts_line,
+            rewound_lines: consumed.rewound_lines,
         }
     }
 

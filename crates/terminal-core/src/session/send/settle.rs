@@ -35,6 +35,9 @@ impl SendOp {
             span.final_restarts_line = span
                 .anchor
                 .is_some_and(|anchor| st.screen.anchor_starts_row(anchor));
+            span.final_rewound_lines = span
+                .anchor
+                .map_or(0, |anchor| st.screen.anchor_rewound_lines(anchor));
             (
                 span.anchor.take(),
                 span.bytes_from,

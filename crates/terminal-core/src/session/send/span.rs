@@ -28,4 +28,7 @@ pub(super) struct Span {
     pub(super) last_screen: Option<String>,
     /// The settled viewport starts at its first row's start (see `SendRead::restarts_line`).
     pub(super) final_restarts_line: bool,
+    /// Whole lines of earlier reads the settled viewport shows again (see
+    /// `SendRead::rewound_lines`).
+    pub(super) final_rewound_lines: u64,
 }
