@@ -110,6 +110,9 @@ impl Stream {
         let raw = self.current.progress().output_bytes;
         let raw_since = raw.saturating_sub(self.raw_seen);
         self.raw_seen = raw;
+        // Rows the program redrew since the last drain come again: they replace the lines
+        // that drain took, when no read has shown those yet.
+        self.window.rewind(read.rewound_lines);
         if read.truncated {
             // The terminal writes each newline as CR LF.
             let lines = read.delta.matches('\n').count() as u64;

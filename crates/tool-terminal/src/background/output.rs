@@ -138,6 +138,33 @@ impl OutputWindow {
         }
     }
 
+    /// Takes back the newest `lines` whole lines no read has shown yet, and the line being
+    /// written: the program redrew them (a progress display moved up to rewrite its rows), and
+    /// the output pushed next shows them as they are now. Lines a read already showed, or that
+    /// only the gap counts, stay.
+    pub(crate) fn rewind(&mut self, lines: u64) {
+        if lines == 0 {
+            return;
+        }
+        self.clear_carry();
+        let mut left = lines;
+        while left > 0
+            && let Some((line, _)) = self.tail.pop_back()
+        {
+            self.tail_bytes -= line.len();
+            left -= 1;
+        }
+        if self.gap.lines > 0 {
+            return;
+        }
+        while left > 0 && !self.head.is_empty() {
+            let body = &self.head[..self.head.len() - 1];
+            let start = body.rfind('\n').map_or(0, |i| i + 1);
+            self.head.truncate(start);
+            left -= 1;
+        }
+    }
+
     /// Records output the core dropped before the job read it (`text` is the newest part of
     /// that span, starting anywhere in a line): about `lost_lines` lines and `lost_bytes`
     /// bytes, then `text`'s whole lines.

@@ -10,6 +10,7 @@
 mod background;
 mod background_flood;
 mod background_kill;
+mod background_redraw;
 mod bad_input;
 mod cancel;
 mod input_line;

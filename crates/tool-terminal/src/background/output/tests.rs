@@ -299,3 +299,24 @@ fn a_line_being_written_past_the_line_bound_shows_its_start_and_end() {
     assert!(read.contains("bytes of this line omitted"), "{read}");
     assert!(read.len() < 32 * 1024, "{}", read.len());
 }
+
+#[test]
+fn rewound_lines_not_read_yet_are_taken_back_and_read_ones_stay() {
+    let mut w = OutputWindow::new(32 * 1024, "pty-1");
+    w.push("run\nbar0 1\nbar1 1\npart", false);
+    // The display redrew its two rows: they come again as they are now.
+    w.rewind(2);
+    w.push("bar0 2\nbar1 2\n", true);
+    assert_eq!(w.take(false, Some(100), "pty-1"), "run\nbar0 2\nbar1 2\n");
+    // What a read showed stays: the redraw's rows follow it.
+    w.rewind(2);
+    w.push("bar0 3\nbar1 3\n", true);
+    assert_eq!(w.take(false, Some(100), "pty-1"), "bar0 3\nbar1 3\n");
+    // Lines kept past the first ones (the window's newest) are taken back too.
+    let mut w = OutputWindow::new(1024, "pty-1");
+    w.push(&numbered(1, 300), false);
+    w.rewind(3);
+    w.push("new\n", false);
+    let read = w.take(false, Some(1000), "pty-1");
+    assert!(read.ends_with("296\n297\nnew\n"), "{read}");
+}

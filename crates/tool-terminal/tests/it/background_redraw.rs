@@ -1,0 +1,47 @@
+//! A background send of a program that redraws rows it printed (a multi-bar progress display
+//! moving the cursor up to rewrite its bars): the job's reads show each row as it is when read,
+//! not every frame the job's internal drains saw, and none that a redraw replaced after an
+//! erase.
+
+use dsh_tool_terminal::ToolTerminalConfig;
+use serde_json::json;
+
+use crate::support::Host;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redrawing_display_shows_its_rows_as_they_are_not_every_frame() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let displays = [
+        // Up three rows and erase below, then the three bars again.
+        "for i in $(seq 1 40); do [ $i -gt 1 ] && printf '\\033[3A\\033[J'; printf 'bar0 %d\\nbar1 %d\\nbar2 %d\\n' $i $i $i; sleep 0.02; done; echo done-$((6*7))",
+        // Each bar's row erased and rewritten on the way up.
+        "for i in $(seq 1 40); do [ $i -gt 1 ] && printf '\\033[1A\\033[2K\\033[1A\\033[2K\\033[1A\\033[2K'; printf 'bar0 %d\\nbar1 %d\\nbar2 %d\\n' $i $i $i; sleep 0.02; done; echo done-$((6*7))",
+        // A status line erased after each step, the next text written where it was.
+        "for i in $(seq 1 40); do printf 'bar0 %d\\n' $i; sleep 0.02; printf '\\033[1A\\033[2K'; done; echo done-$((6*7))",
+    ];
+    for text in displays {
+        let (job, ack) = host.start_job(&agent, &session, text).await;
+        let read = host
+            .call(
+                &agent,
+                "job_output",
+                json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+            )
+            .await
+            .text();
+        let all = format!("{ack}\n{read}");
+        assert!(all.lines().any(|l| l == "done-42"), "{all}");
+        // Only frames a read showed: the start's result (the acknowledgement) may have shown
+        // one, and the last read shows the last.
+        for bar in ["bar0", "bar1", "bar2"] {
+            let frames: Vec<&str> = read.lines().filter(|l| l.starts_with(bar)).collect();
+            assert!(frames.len() <= 1, "{bar}: {frames:?} in {read}");
+        }
+        if text.contains("bar2") {
+            assert!(read.lines().any(|l| l == "bar2 40"), "{read}");
+        }
+    }
+    host.shutdown().await;
+}
