@@ -47,6 +47,7 @@ mod row_moves;
 mod scan;
 mod segment;
 mod snapshot;
+mod tab_moves;
 mod tabs;
 mod utf8;
 

@@ -309,55 +309,6 @@ impl Screen {
 
     /// Rows of the main screen that hold something, up to the cursor's: the rows a clear
     /// would erase.
-    /// Emulates one TAB and records the cells it skipped (see [`super::tabs`]); returns the
-    /// cursor's column after it.
-    ///
-    /// On the main screen a TAB past the last tab stop does not leave the cursor on the last
-    /// column, where a terminal would write the text after it over the same cell again (a
-    /// TSV row reaching the right edge would lose the fields there): when that cell is empty,
-    /// its run goes to the row's end and the text after it wraps to the next row, as text
-    /// longer than the row does. After a character in the last column (the line wraps at its next character),
-    /// the TAB itself wraps and skips from the next row's start.
-    fn emulate_tab(&mut self) -> u16 {
-        let cols = self.parser.screen().size().1.get();
-        let (row, from) = self.parser.screen().cursor_position();
-        let main = !self.parser.screen().alternate_screen();
-        if main && from >= cols {
-            // A blank in the next row's first cell wraps the line there; the TAB goes on
-            // from it.
-            self.emulate(b" ");
-            let (row, first) = self.parser.screen().cursor_position();
-            self.emulate(b"\t");
-            let (after_row, to) = self.parser.screen().cursor_position();
-            if after_row == row {
-                let tabs = self.parser.callbacks_mut().tabs_mut(false);
-                tabs.record(row, first.saturating_sub(1), to);
-            }
-            return to;
-        }
-        self.emulate(b"\t");
-        let (after_row, mut to) = self.parser.screen().cursor_position();
-        let past_last_stop = (from - from % 8).saturating_add(8) >= cols;
-        let last_cell_empty = !self
-            .parser
-            .screen()
-            .cell(row, to)
-            .is_some_and(vt100::Cell::has_contents);
-        if main && after_row == row && to + 1 == cols && past_last_stop && last_cell_empty {
-            // A blank in the empty last cell: the next character wraps.
-            self.emulate(b" ");
-            to = cols;
-        }
-        if after_row == row {
-            let alternate = !main;
-            self.parser
-                .callbacks_mut()
-                .tabs_mut(alternate)
-                .record(row, from, to);
-        }
-        to
-    }
-
     fn rows_in_use(&self) -> u16 {
         let last = self
             .parser
@@ -485,6 +436,9 @@ impl Screen {
     /// Emulates `final_byte`, which ends `seq` (everything before it is emulated), or what
     /// stands in for it ([`compat`]).
     fn emulate_sequence_end(&mut self, seq: Sequence, final_byte: u8) {
+        if self.tab_moves(seq) {
+            return;
+        }
         let state = compat::State {
             alternate: self.parser.screen().alternate_screen(),
             left_right_margins: self.modes & modes::LEFT_RIGHT != 0,

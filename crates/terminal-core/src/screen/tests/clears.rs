@@ -232,3 +232,15 @@ fn consuming_reads_of_a_redraw_take_back_the_lines_it_rewrote() {
         "fin\nbar0 3\nbar1 3\nbar2 3\ndsh> "
     );
 }
+
+/// The tabulation sequences: CHT (`CSI n I`) moves forward as `n` TABs do (and comes back as
+/// TABs), CBT (`CSI n Z`) back `n` tab stops.
+#[test]
+fn cht_and_cbt_move_by_tab_stops() {
+    let mut s = screen();
+    s.feed(b"a\x1b[2Ib\r\nabcdefghijkl\x1b[ZX\r\nabcdefghijklmnopqrs\x1b[2ZY\r\nab\x1b[Zc\r\n");
+    assert_eq!(
+        s.transcript(),
+        "a\t\tb\nabcdefghXjkl\nabcdefghYjklmnopqrs\ncb\n"
+    );
+}
