@@ -104,15 +104,16 @@ impl Stream {
     /// Returns how many bytes of text it moved.
     fn drain(&mut self) -> usize {
         let read = self.current.read_output();
+        // Rows the program redrew since the last drain come again (a read with nothing new
+        // yet after an erase says so too): they replace the lines that drain took, when no
+        // read has shown those yet.
+        self.window.rewind(read.rewound_lines);
         if read.delta.is_empty() && !read.truncated {
             return 0;
         }
         let raw = self.current.progress().output_bytes;
         let raw_since = raw.saturating_sub(self.raw_seen);
         self.raw_seen = raw;
-        // Rows the program redrew since the last drain come again: they replace the lines
-        // that drain took, when no read has shown those yet.
-        self.window.rewind(read.rewound_lines);
         if read.truncated {
             // The terminal writes each newline as CR LF.
             let lines = read.delta.matches('\n').count() as u64;
