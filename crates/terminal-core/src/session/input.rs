@@ -95,6 +95,19 @@ pub(super) struct Reader {
 /// inserted as it is.
 const QUOTED_INSERT: u8 = 0x16;
 
+#[cfg(test)]
+impl Reader {
+    /// A program reading typed keys raw (no pastes, no line editing): the tests' baseline.
+    pub(super) const TYPED: Self = Self {
+        canonical: false,
+        bracketed_paste: false,
+        block_paste: false,
+        shell_line_editor: false,
+        unended_line_bytes: 0,
+        quoted_tabs: false,
+    };
+}
+
 /// Whether the program named `comm` takes a multi-line bracketed paste as one block of lines:
 /// Python REPLs that auto-indent (Python 3.13's own, IPython, ptpython, bpython). A line
 /// editor such as GNU readline (sqlite3, psql, gdb) takes it as one line with the newlines in

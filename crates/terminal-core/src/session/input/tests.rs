@@ -118,14 +118,7 @@ fn a_command_is_submitted_by_a_completed_line_that_is_not_blank_or_a_comment() {
     assert!(submits_a_command("printf 'a\tb'", true));
 }
 
-const TYPED: Reader = Reader {
-    canonical: false,
-    bracketed_paste: false,
-    block_paste: false,
-    shell_line_editor: false,
-    unended_line_bytes: 0,
-    quoted_tabs: false,
-};
+const TYPED: Reader = Reader::TYPED;
 const PASTE: Reader = Reader {
     canonical: false,
     bracketed_paste: true,

@@ -164,14 +164,7 @@ mod tests {
     use super::*;
 
     /// The basic REPL (typed lines) and one that takes pastes (Python 3.13's own, IPython).
-    const TYPED: Reader = Reader {
-        canonical: false,
-        bracketed_paste: false,
-        block_paste: false,
-        shell_line_editor: false,
-        unended_line_bytes: 0,
-        quoted_tabs: false,
-    };
+    const TYPED: Reader = Reader::TYPED;
     const PASTES: Reader = Reader {
         bracketed_paste: true,
         block_paste: true,
