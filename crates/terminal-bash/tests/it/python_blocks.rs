@@ -8,21 +8,29 @@ use pretty_assertions::assert_eq;
 use crate::input::python313_path;
 use crate::support::{Shell, config, installed, within};
 
+/// The commands that start the Python REPLs installed here: python3's, Python 3.13's as
+/// sessions run it (the basic REPL) and its new one (pyrepl: it auto-indents), which an empty
+/// `PYTHON_BASIC_REPL` selects, and IPython's when `ipython` (it auto-indents too).
+fn repls(ipython: bool) -> Vec<String> {
+    let mut repls = vec!["python3 -q".to_owned()];
+    match python313_path() {
+        Some(py) => repls.extend([format!("{py} -q"), format!("PYTHON_BASIC_REPL= {py} -q")]),
+        None => eprintln!("python3.13 is not installed: its auto-indenting REPL is not exercised"),
+    }
+    if ipython && installed("ipython") {
+        repls.push("ipython --no-banner".to_owned());
+    } else if ipython {
+        eprintln!("ipython is not installed: its auto-indenting REPL is not exercised");
+    }
+    repls
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_statement_after_a_block_left_open_ends_the_block_first() {
     within(async {
         let sh = Shell::open(config()).await;
-        let mut pythons = vec!["python3".to_owned()];
-        match python313_path() {
-            // The REPL sessions run by default, and the new one (pyrepl: it auto-indents),
-            // which an empty `PYTHON_BASIC_REPL` selects.
-            Some(py) => pythons.extend([py.clone(), format!("PYTHON_BASIC_REPL= {py}")]),
-            None => {
-                eprintln!("python3.13 is not installed: its auto-indenting REPL is not exercised")
-            }
-        }
-        for py in pythons {
-            let r = sh.send(&format!("{py} -q")).await;
+        for py in repls(false) {
+            let r = sh.send(&py).await;
             assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
             // The block's lines without the empty line after them: the REPL waits for more.
             let r = sh.send("if 1:\n    x = 5").await;
@@ -76,21 +84,8 @@ async fn a_statement_after_a_block_left_open_ends_the_block_first() {
 async fn a_block_sent_line_by_line_keeps_the_indentation_sent() {
     within(async {
         let sh = Shell::open(config()).await;
-        let mut pythons = vec!["python3".to_owned()];
-        match python313_path() {
-            Some(py) => pythons.extend([py.clone(), format!("PYTHON_BASIC_REPL= {py}")]),
-            None => {
-                eprintln!("python3.13 is not installed: its auto-indenting REPL is not exercised")
-            }
-        }
-        if installed("ipython") {
-            pythons.push("ipython --no-banner".to_owned());
-        } else {
-            eprintln!("ipython is not installed: its auto-indenting REPL is not exercised");
-        }
-        for py in pythons {
-            let quiet = if py.starts_with("ipython") { "" } else { " -q" };
-            sh.send(&format!("{py}{quiet}")).await;
+        for py in repls(true) {
+            sh.send(&py).await;
             let mut lines = vec![
                 ("def f(n):", ""),
                 ("    if n:", "    if n:"),
@@ -141,14 +136,7 @@ async fn a_block_sent_line_by_line_keeps_the_indentation_sent() {
 async fn block_lines_and_statements_mixed_across_sends_run_as_a_file_would() {
     within(async {
         let sh = Shell::open(config()).await;
-        let mut pythons = vec!["python3 -q".to_owned()];
-        if let Some(py) = python313_path() {
-            pythons.push(format!("PYTHON_BASIC_REPL= {py} -q"));
-        }
-        if installed("ipython") {
-            pythons.push("ipython --no-banner".to_owned());
-        }
-        for py in pythons {
+        for py in repls(true) {
             sh.send(&py).await;
             let no_error = |r: &dsh_terminal_core::SendResult| {
                 assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
