@@ -287,31 +287,34 @@ pub(super) fn is_repl_prompt(row: &str) -> bool {
 pub(super) fn at_primary_repl_prompt(screen: &mut crate::screen::Screen) -> bool {
     screen
         .cursor_row_prefix()
-        .is_some_and(|p| is_repl_prompt(&p) && !is_repl_continuation_prompt(&p))
+        .is_some_and(|p| is_primary_repl_prompt(&p))
 }
 
-/// Whether the cursor's row, up to the cursor, is a REPL's block continuation prompt (`... `):
-/// the REPL reads more lines of a statement.
-pub(super) fn at_block_continuation_prompt(screen: &mut crate::screen::Screen) -> bool {
-    screen
-        .cursor_row_prefix()
-        .is_some_and(|p| repl_continuation(&p) == Some(ReplContinuation::Block))
+/// [`at_primary_repl_prompt`] of the cursor row's text before the cursor (trailing spaces
+/// trimmed).
+pub(super) fn is_primary_repl_prompt(row: &str) -> bool {
+    is_repl_prompt(row) && !is_repl_continuation_prompt(row)
 }
 
-/// The columns of blanks between a REPL's block continuation prompt (`... `, `   ...: `) and
-/// the cursor: the indentation an auto-indenting REPL (Python 3.13's, IPython) gave the line
-/// it opened, in steps of four columns as they indent. `None` when the cursor stands right
-/// after the prompt's space, after blanks of another count (pdb's `...   ` prompt ends in
-/// three), or its row is no such prompt.
-pub(super) fn continuation_indent(screen: &mut crate::screen::Screen) -> Option<u16> {
-    let prompt = screen
-        .cursor_row_prefix()
-        .filter(|p| repl_continuation(p) == Some(ReplContinuation::Block))?;
+/// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) is a
+/// REPL's block continuation prompt (`... `): the REPL reads more lines of a statement.
+pub(super) fn is_block_continuation_prompt(row: &str) -> bool {
+    repl_continuation(row) == Some(ReplContinuation::Block)
+}
+
+/// The columns of blanks between a REPL's block continuation prompt (`... `, `   ...: `: `row`,
+/// the cursor row's text before the cursor with trailing spaces trimmed) and the cursor at
+/// column `cursor_col`: the indentation an auto-indenting REPL (Python 3.13's, IPython) gave
+/// the line it opened, in steps of four columns as they indent. `None` when the cursor stands
+/// right after the prompt's space, after blanks of another count (pdb's `...   ` prompt ends
+/// in three), or the row is no such prompt.
+pub(super) fn continuation_indent(row: &str, cursor_col: u16) -> Option<u16> {
+    if !is_block_continuation_prompt(row) {
+        return None;
+    }
     // The prompts matched are ASCII: their bytes are their columns.
-    let prompt_end = u16::try_from(prompt.len()).ok()?.checked_add(1)?;
-    screen
-        .cursor()
-        .col
+    let prompt_end = u16::try_from(row.len()).ok()?.checked_add(1)?;
+    cursor_col
         .checked_sub(prompt_end)
         .filter(|&blanks| blanks > 0 && blanks % 4 == 0)
 }
@@ -504,8 +507,10 @@ mod tests {
                 None,
             );
             screen.feed(bytes);
+            let row = screen.cursor_row_prefix().unwrap_or_default();
+            let col = screen.cursor().col;
             assert_eq!(
-                continuation_indent(&mut screen),
+                continuation_indent(&row, col),
                 want,
                 "{:?}",
                 String::from_utf8_lossy(bytes)

@@ -16,7 +16,7 @@ use super::super::Inner;
 use super::super::input;
 use super::super::nested_shell::is_shell_name;
 use super::super::observe::{
-    at_block_continuation_prompt, at_primary_repl_prompt, continuation_indent,
+    continuation_indent, is_block_continuation_prompt, is_primary_repl_prompt,
 };
 use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
@@ -48,13 +48,20 @@ impl SendOp {
             .filter(|line| canonical == Some(true) && line.prompts == prompts)
             .map_or(0, |line| line.bytes);
         let program = fg.is_some_and(|p| p != shared.shell_pgid());
+        // A program reading keys: the cursor row's text before the cursor, once, for the
+        // REPL prompts below.
+        let (cursor_row, cursor_col) = if program && canonical == Some(false) {
+            (st.screen.cursor_row_prefix(), st.screen.cursor().col)
+        } else {
+            (None, 0)
+        };
         // Blanks an auto-indenting REPL put on the continuation line it opened (no send typed
         // them).
-        let indent = (program && canonical == Some(false) && !st.typed_unended)
-            .then(|| continuation_indent(&mut st.screen))
-            .flatten();
-        let at_repl_prompt =
-            program && canonical == Some(false) && at_primary_repl_prompt(&mut st.screen);
+        let indent = cursor_row
+            .as_deref()
+            .filter(|_| !st.typed_unended)
+            .and_then(|row| continuation_indent(row, cursor_col));
+        let at_repl_prompt = cursor_row.as_deref().is_some_and(is_primary_repl_prompt);
         // The name of the program's group leader, for several lines to it, or any text to a
         // REPL at its prompt or a Python REPL an earlier send typed to (one `/proc` read).
         let leader = fg
@@ -101,7 +108,10 @@ impl SendOp {
                 reader,
                 python_input::Repl {
                     at_primary,
-                    at_continuation: !at_primary && at_block_continuation_prompt(&mut st.screen),
+                    at_continuation: !at_primary
+                        && cursor_row
+                            .as_deref()
+                            .is_some_and(is_block_continuation_prompt),
                     indent,
                     typed: st.python_block.take(),
                     line_unended: st.typed_unended,
