@@ -91,6 +91,9 @@ struct PythonLines {
     depth: usize,
     triple: Option<&'static str>,
     backslash: bool,
+    /// The last line with code outside strings and brackets ended, before any comment, with
+    /// `:`: it opens a block (`if x:`, `else:  # why`).
+    opens_block: bool,
 }
 
 impl PythonLines {
@@ -102,6 +105,8 @@ impl PythonLines {
 
     fn feed(&mut self, line: &str) {
         let body = line.trim_end_matches(['\n', '\r']);
+        // Where the line's code ends: at a comment outside strings, else at its end.
+        let mut code_end = body.len();
         let mut rest = body;
         while !rest.is_empty() {
             if let Some(quote) = self.triple {
@@ -121,7 +126,10 @@ impl PythonLines {
             let c = rest.as_bytes()[at];
             rest = &rest[at + 1..];
             match c {
-                b'#' => rest = "",
+                b'#' => {
+                    code_end = body.len() - rest.len() - 1;
+                    rest = "";
+                }
                 b'(' | b'[' | b'{' => self.depth += 1,
                 b')' | b']' | b'}' => self.depth = self.depth.saturating_sub(1),
                 _ => {
@@ -148,6 +156,10 @@ impl PythonLines {
         }
         self.backslash =
             self.triple.is_none() && body.ends_with('\\') && !body.trim_start().starts_with('#');
+        let code = body[..code_end].trim_end();
+        if !code.trim_start().is_empty() {
+            self.opens_block = !self.inside() && code.ends_with(':');
+        }
     }
 }
 
@@ -164,14 +176,21 @@ fn escaped(before: &str) -> bool {
 /// two statements, or the text carries keys (an interrupt key, an escape sequence): it goes as
 /// sent, paced around them.
 pub(in crate::session) fn python_separated(text: &str) -> Option<String> {
-    (python_statements(text).len() >= 2)
-        .then(|| python_ended_statements(text))
+    let statements = python_statements(text);
+    (statements.len() >= 2)
+        .then(|| ended_statements(text, statements))
         .flatten()
 }
 
 /// [`python_separated`] for any number of statements (one too): each ended as a file would
 /// have it. `None` when the text carries keys.
 pub(in crate::session) fn python_ended_statements(text: &str) -> Option<String> {
+    ended_statements(text, python_statements(text))
+}
+
+/// `statements` (`text`'s) joined, each ended as a file would have it; `None` when `text`
+/// carries keys.
+fn ended_statements(text: &str, statements: Vec<String>) -> Option<String> {
     if text
         .chars()
         .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
@@ -179,7 +198,7 @@ pub(in crate::session) fn python_ended_statements(text: &str) -> Option<String> 
         return None;
     }
     Some(
-        python_statements(text)
+        statements
             .into_iter()
             .map(|statement| python_ended(without_inner_blank_lines(&statement)))
             .collect(),
@@ -269,35 +288,7 @@ fn ends_in_open_header(statement: &str) -> bool {
     for line in statement.lines() {
         scan.feed(line);
     }
-    !scan.inside()
-        && statement
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-            .is_some_and(|line| code_before_comment(line).trim_end().ends_with(':'))
-}
-
-/// `line` up to a `#` outside its strings.
-fn code_before_comment(line: &str) -> &str {
-    let mut quote = None;
-    let mut escaped = false;
-    for (i, c) in line.char_indices() {
-        match quote {
-            Some(q) => {
-                if escaped {
-                    escaped = false;
-                } else if c == '\\' {
-                    escaped = true;
-                } else if c == q {
-                    quote = None;
-                }
-            }
-            None if c == '#' => return &line[..i],
-            None if c == '\'' || c == '"' => quote = Some(c),
-            None => {}
-        }
-    }
-    line
+    scan.opens_block
 }
 
 /// The steps for `text` to a Python REPL that takes a multi-line paste as one block: one per
@@ -311,21 +302,27 @@ pub(in crate::session) fn python_statement_steps(text: &str) -> Option<Vec<Vec<u
     if text.trim_start().starts_with("%%") {
         return None;
     }
-    if python_statements(text).len() < 2 {
+    let statements = python_statements(text);
+    if statements.len() < 2 {
         return None;
     }
-    python_steps(text)
+    statement_steps(statements)
 }
 
 /// [`python_statement_steps`] for any number of statements (one too, ended as a file would
 /// have it).
 pub(in crate::session) fn python_steps(text: &str) -> Option<Vec<Vec<u8>>> {
+    statement_steps(python_statements(text))
+}
+
+/// The steps of [`python_statement_steps`] for `statements`.
+fn statement_steps(statements: Vec<String>) -> Option<Vec<Vec<u8>>> {
     let reader = Reader {
         bracketed_paste: true,
         block_paste: true,
         ..Reader::default()
     };
-    python_statements(text)
+    statements
         .into_iter()
         .map(|statement| {
             let text = python_ended(statement);

@@ -392,6 +392,11 @@ fn several_python_statements_leave_a_last_block_header_open() {
         python_separated("x = 1\nif x:\n    y\nelse:\n").as_deref(),
         Some("x = 1\nif x:\n    y\nelse:\n")
     );
+    // A header whose condition spans lines in brackets.
+    assert_eq!(
+        python_separated("x = 1\nif (x and\n        x):\n").as_deref(),
+        Some("x = 1\nif (x and\n        x):\n")
+    );
     // A `:` inside brackets, a string or a comment opens no block; one with its lines ends.
     assert_eq!(
         python_separated("d = {1:\n2}\nprint('a:')\nfor i in d: print(i)\n").as_deref(),
