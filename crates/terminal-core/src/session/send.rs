@@ -212,10 +212,15 @@ impl SendOp {
                     shared.lock().unended_line = None;
                     input_discarded = true;
                 }
-                let exited = shared.lock().exit.is_some();
-                if !self.is_settled() && exited {
-                    self.settle(Settle::Exit, None);
-                } else if !self.is_settled() && Instant::now() >= deadline {
+                // The shell exited: whether the write landed no longer matters. The exit
+                // settles as observed below, once the shell's last output is on the screen
+                // (settling here could show none of it on a loaded machine).
+                if shared.lock().exit.is_some() {
+                    write_rx = None;
+                    self.in_flight.store(false, Ordering::SeqCst);
+                    continue;
+                }
+                if !self.is_settled() && Instant::now() >= deadline {
                     // Lines not typed yet are typed ahead (after the write in flight), as
                     // when the deadline passes with nothing in flight.
                     if let Some(rest) = pacing.on_settle(Settle::Timeout) {
@@ -239,7 +244,7 @@ impl SendOp {
                                 next_tick = now + poll_interval;
                                 probes.restart(now);
                             }
-                            Ok(Err(e)) if !exited => self.fail(TerminalError::new(
+                            Ok(Err(e)) if shared.lock().exit.is_none() => self.fail(TerminalError::new(
                                 TerminalErrorCode::Transport,
                                 format!("PTY write failed: {e}"),
                             )),
