@@ -277,7 +277,7 @@ pub fn rc_script(nonce: &PromptNonce) -> String {
 }
 
 /// The rc file on disk: created with mode 0600 in the temp directory (or `/tmp`, see
-/// [`RcFile::create`]), removed on drop.
+/// [`RcFile::create`]), removed on drop, and by the host watchdog if the host dies first.
 #[derive(Debug)]
 pub struct RcFile {
     path: PathBuf,
@@ -343,7 +343,9 @@ impl RcFile {
             .create_new(true)
             .mode(0o600)
             .open(&path)?;
-        // From here on, dropping `rc` removes the file (also a partly written one).
+        // From here on, dropping `rc` removes the file (also a partly written one), and the
+        // host watchdog removes it if the host dies first (a SIGKILL while the shell starts).
+        dsh_terminal_core::process::watch_file(&path);
         let rc = Self { path };
         // No sync: the shell reads it through the page cache, and it is never needed after
         // a crash.
@@ -364,6 +366,7 @@ impl Drop for RcFile {
         {
             tracing::warn!(%err, path = %self.path.display(), "cannot remove the bash rc file");
         }
+        dsh_terminal_core::process::unwatch_file(&self.path);
     }
 }
 

@@ -50,6 +50,6 @@ pub use tree::TreeTracker;
 pub use tty_wait::is_group_waiting_on_tty;
 pub(crate) use tty_wait::{group_tty_reader_in, is_group_waiting_on_tty_in};
 pub use watchdog::{
-    host_tag, host_watchdog_pid, unwatch_cgroup_dir, unwatch_session, watch_cgroup_dir,
-    watch_session,
+    host_tag, host_watchdog_pid, unwatch_cgroup_dir, unwatch_file, unwatch_session,
+    watch_cgroup_dir, watch_file, watch_session,
 };

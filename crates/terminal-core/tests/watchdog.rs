@@ -31,7 +31,8 @@ use std::time::{Duration, Instant};
 
 use dsh_terminal_core::process::{
     IdentityStatus, ProcessIdentity, SessionCgroup, enable_child_subreaper, host_watchdog_pid,
-    reap_adopted_zombies, unwatch_cgroup_dir, unwatch_session, watch_cgroup_dir, watch_session,
+    reap_adopted_zombies, unwatch_cgroup_dir, unwatch_file, unwatch_session, watch_cgroup_dir,
+    watch_file, watch_session,
 };
 
 /// Generous upper bound for anything the test waits on.
@@ -317,12 +318,22 @@ fn registry_host_process() {
     for i in 0..CHURN {
         watch_cgroup_dir(&dir(i));
         watch_session(sid(i));
+        watch_file(&dir(i).join("rc"));
     }
     // Newest first: each removal is then of an entry at the end of the registry.
     for i in (0..CHURN).rev() {
         unwatch_cgroup_dir(&dir(i));
         unwatch_session(sid(i));
+        unwatch_file(&dir(i).join("rc"));
     }
+    // A file still registered when the host dies is removed; one unregistered stays.
+    let files = std::env::temp_dir().join(format!("dsh-watchdog-files-{me}"));
+    fs::create_dir_all(&files).expect("create the files' directory");
+    for name in ["registered", "unregistered"] {
+        fs::write(files.join(name), "").expect("write a file");
+        watch_file(&files.join(name));
+    }
+    unwatch_file(&files.join("unregistered"));
     // Not a process group leader, so `setsid` makes the sleep's own pid its session id.
     let mut sleep = Command::new("setsid")
         .args(["sleep", "2010"])
@@ -339,7 +350,10 @@ fn registry_host_process() {
     });
     watch_session(pid);
     let watchdog = host_watchdog_pid().expect("registering starts the watchdog");
-    report(&format!("ready watchdog={watchdog} sleep={pid}"));
+    report(&format!(
+        "ready watchdog={watchdog} sleep={pid} files={}",
+        files.display()
+    ));
     let _ = std::io::stdin().read_to_end(&mut Vec::new());
     let _ = sleep.kill();
     let _ = sleep.wait();
@@ -359,10 +373,12 @@ fn the_watchdog_keeps_up_with_thousands_of_sessions_and_still_sweeps() {
     let line = rx
         .recv_timeout(DEADLINE)
         .expect("the host gets its registrations through and reports within the deadline");
-    let (watchdog, sleep) = line
+    let (watchdog, rest) = line
         .strip_prefix("ready watchdog=")
         .and_then(|rest| rest.split_once(" sleep="))
         .expect("a ready line");
+    let (sleep, files) = rest.split_once(" files=").expect("a ready line");
+    let files = PathBuf::from(files);
     let ids: Vec<ProcessIdentity> = [watchdog, sleep]
         .iter()
         .map(|p| ProcessIdentity::of(p.parse().expect("pid")).expect("the process runs"))
@@ -378,5 +394,16 @@ fn the_watchdog_keeps_up_with_thousands_of_sessions_and_still_sweeps() {
                 .all(|id| id.status() == IdentityStatus::Gone)
                 .then_some(())
         },
+    );
+    let registered = files.join("registered").exists();
+    let unregistered = files.join("unregistered").exists();
+    let _ = fs::remove_dir_all(&files);
+    assert!(
+        !registered,
+        "a file registered at the host's death was left"
+    );
+    assert!(
+        unregistered,
+        "a file unregistered before the host died was removed"
     );
 }

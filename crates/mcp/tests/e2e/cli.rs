@@ -3,6 +3,8 @@
 
 use std::process::{Command, Output, Stdio};
 
+use crate::support::TempDir;
+
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dsh-mcp"))
         .args(args)
@@ -159,31 +161,13 @@ fn invalid_configuration_exits_with_status_2() {
     assert_config_error(&["--listen", "localhost"], "invalid value 'localhost'");
 }
 
-/// A private directory, removed on drop.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let path = std::env::temp_dir().join(format!("dsh-mcp-cli-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("create temp dir");
-        Self(path)
-    }
-
-    /// A file `name` in the directory with permission bits `mode`.
-    fn file(&self, name: &str, mode: u32) -> String {
-        use std::os::unix::fs::PermissionsExt;
-        let path = self.0.join(name);
-        std::fs::write(&path, "#!/bin/sh\nexit 1\n").expect("write file");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("chmod");
-        path.to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A file `name` in `dir` with permission bits `mode`.
+fn failing_script(dir: &TempDir, name: &str, mode: u32) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.0.join(name);
+    std::fs::write(&path, "#!/bin/sh\nexit 1\n").expect("write file");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    path.to_string_lossy().into_owned()
 }
 
 /// The server's stderr when it starts with `args` (and `PATH` set to `path`, when given) and
@@ -224,7 +208,7 @@ fn a_missing_bubblewrap_is_warned_at_start_up() {
 
     // A file that exists but may not be executed.
     let dir = TempDir::new("bwrap");
-    let plain = dir.file("plain-bwrap", 0o644);
+    let plain = failing_script(&dir, "plain-bwrap", 0o644);
     let stderr = start_up_stderr(&["--bwrap", &plain], None);
     assert!(
         stderr.contains(&format!("bubblewrap at {plain} on this host is not executable, {FAILS}; make it executable (chmod +x {plain})")),
@@ -233,7 +217,7 @@ fn a_missing_bubblewrap_is_warned_at_start_up() {
 
     // A bare name is looked up on PATH, and a program found there is usable.
     let on_path = TempDir::new("bwrap-on-path");
-    on_path.file("bwrap", 0o755);
+    failing_script(&on_path, "bwrap", 0o755);
     let stderr = start_up_stderr(&["--bwrap", "bwrap"], Some(&on_path.0));
     assert!(!stderr.contains("bubblewrap"), "{stderr}");
     let empty = TempDir::new("bwrap-not-on-path");

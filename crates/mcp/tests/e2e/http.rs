@@ -6,7 +6,6 @@
 //! call in flight does not idle out, and an expired one gets 404;
 //! SIGTERM closes every session and the server exits 0.
 
-use std::path::PathBuf;
 use std::process::Stdio;
 
 use rmcp::ServiceExt as _;
@@ -16,30 +15,11 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
 use crate::support::{
-    Client, ProcessWatch, assert_foreign, err, kill, ok, send, shell_pid, start_background_sleep,
-    stop_server, within,
+    Client, ProcessWatch, TempDir, assert_foreign, err, kill, ok, send, shell_pid,
+    start_background_sleep, stop_server, within,
 };
 
 const TOKEN: &str = "e2e-token-0123456789";
-
-/// A private workspace directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(what: &str) -> Self {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("dsh-mcp-{what}-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&path).expect("create temp dir");
-        Self(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// The built binary serving HTTP on a free loopback port.
 struct HttpServerProcess {

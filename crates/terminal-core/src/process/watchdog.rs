@@ -14,6 +14,8 @@
 //!   resource-limit group, see [`watch_cgroup_dir`]); its `cgroup.procs` members are killed;
 //! - `sid <pid>` / `-sid <pid>`: a session's POSIX session id (its shell's pid, see
 //!   [`watch_session`]); every process in that session is killed;
+//! - `file <path>` / `-file <path>`: a file a session needs only while it starts (a shell's
+//!   generated rc file, see [`watch_file`]); it is removed;
 //! - and always the environment tag: every process whose environment holds a variable
 //!   starting with [`host_tag`] (each session's tag begins with it) is killed.
 //!
@@ -71,15 +73,18 @@ if command -v awk >/dev/null 2>&1; then
         kind == "-cg" { delete c[arg] }
         kind == "sid" { s[arg] = 1 }
         kind == "-sid" { delete s[arg] }
+        kind == "file" { f[arg] = 1 }
+        kind == "-file" { delete f[arg] }
         END {
             for (arg in g) print "cg2 " arg
             for (arg in c) print "cg " arg
             for (arg in s) print "sid " arg
+            for (arg in f) print "file " arg
         }')
 else
     live=$(cat)
 fi
-cg2='' cgs="$nl" sids=' '
+cg2='' cgs="$nl" sids=' ' files="$nl"
 while read -r kind arg; do
     case $kind in
         cg2) cg2="$cg2$arg$nl" ;;
@@ -87,10 +92,13 @@ while read -r kind arg; do
         -cg) case $cgs in *"$nl$arg$nl"*) cgs=${cgs%%"$nl$arg$nl"*}$nl${cgs#*"$nl$arg$nl"} ;; esac ;;
         sid) sids="$sids$arg " ;;
         -sid) case $sids in *" $arg "*) sids=${sids%%" $arg "*}" "${sids#*" $arg "} ;; esac ;;
+        file) files="$files$arg$nl" ;;
+        -file) case $files in *"$nl$arg$nl"*) files=${files%%"$nl$arg$nl"*}$nl${files#*"$nl$arg$nl"} ;; esac ;;
     esac
 done <<EOF
 $live
 EOF
+printf '%s' "$files" | while IFS= read -r f; do [ -n "$f" ] && rm -f -- "$f"; done
 # One sweep; prints one line per process it signalled.
 sweep() {
     printf '%s' "$cg2" | while IFS= read -r d; do
@@ -142,6 +150,7 @@ struct Registered {
     cg2: BTreeSet<PathBuf>,
     cgroups: BTreeSet<PathBuf>,
     sids: BTreeSet<i32>,
+    files: BTreeSet<PathBuf>,
 }
 
 /// The helper of this host process, and helpers whose state could not be read (kept, never
@@ -163,6 +172,7 @@ static WATCHDOG: Mutex<State> = Mutex::new(State {
         cg2: BTreeSet::new(),
         cgroups: BTreeSet::new(),
         sids: BTreeSet::new(),
+        files: BTreeSet::new(),
     },
 });
 
@@ -220,6 +230,24 @@ pub fn watch_session(sid: i32) {
 /// reused pid is never swept).
 pub fn unwatch_session(sid: i32) {
     update(|r| r.sids.remove(&sid), &format!("-sid {sid}"));
+}
+
+/// Registers `path`, a file one session needs only while it starts (a shell's generated rc
+/// file): if the host dies before [`unwatch_file`], the helper removes it. Starts the watchdog
+/// if needed.
+pub fn watch_file(path: &Path) {
+    update(
+        |r| r.files.insert(path.to_path_buf()),
+        &format!("file {}", path.display()),
+    );
+}
+
+/// Unregisters a path given to [`watch_file`] (the host removed the file itself).
+pub fn unwatch_file(path: &Path) {
+    update(
+        |r| r.files.remove(path),
+        &format!("-file {}", path.display()),
+    );
 }
 
 /// Applies `change` to the registry and tells the helper `line` (starting or restarting it,
@@ -282,6 +310,7 @@ fn ensure_running(state: &mut State) -> bool {
                 .map(|d| format!("cg2 {}\n", d.display()))
                 .chain(r.cgroups.iter().map(|d| format!("cg {}\n", d.display())))
                 .chain(r.sids.iter().map(|s| format!("sid {s}\n")))
+                .chain(r.files.iter().map(|f| format!("file {}\n", f.display())))
                 .collect();
             if let Some(stdin) = child.stdin.as_mut()
                 && let Err(err) = stdin
