@@ -77,6 +77,9 @@ impl BackendSession for CappedSession {
     fn prompts_drawn(&self) -> Option<u64> {
         self.inner.prompts_drawn()
     }
+    fn program_group(&self) -> Option<i32> {
+        self.inner.program_group()
+    }
     fn working_dir_gone(&self) -> bool {
         self.inner.working_dir_gone()
     }

@@ -59,6 +59,13 @@ pub trait BackendSession: Send + Sync + 'static {
     fn prompts_drawn(&self) -> Option<u64> {
         None
     }
+    /// The terminal's foreground process group when it is not the shell's own: a program the
+    /// shell started holds the terminal (a REPL, an editor, a command still running). `None`
+    /// at the shell (its prompt, or a builtin), or for a backend that cannot tell. Compare two
+    /// answers to tell whether the same program still holds the terminal.
+    fn program_group(&self) -> Option<i32> {
+        None
+    }
     /// Whether the shell's working directory was removed since it entered it (a directory
     /// deleted and perhaps made again under the same name): an idle shell there would not see
     /// the directory now at that path. Reads `/proc` (brief).

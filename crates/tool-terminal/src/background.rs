@@ -334,6 +334,9 @@ impl Background {
         let run_stream = stream.clone();
         // Text sent without Enter stays on the input line of whatever reads it.
         let typed = Typed::of(&request.text, request.submit);
+        // A program already holding the terminal (a REPL) gets the job's text: its next prompt
+        // ends the job without being a question the job stopped at.
+        let program_before = terminals.program_group(owner, id);
         let run_owner = owner.clone();
         let run_id = id.clone();
         let kills = Arc::clone(&self.kills);
@@ -425,6 +428,7 @@ impl Background {
                                 interrupted,
                             },
                             typed,
+                            program_before,
                         )
                         .await;
                         if let Ok(outcome) = &mut outcome {

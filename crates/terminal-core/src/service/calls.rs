@@ -198,6 +198,16 @@ impl Terminals {
             .and_then(|session| session.prompts_drawn())
     }
 
+    /// The foreground process group of one of `owner`'s sessions when a program the shell
+    /// started holds its terminal (see
+    /// [`BackendSession::program_group`](crate::BackendSession::program_group)); `None` at the
+    /// shell, for an unknown or foreign id, or a backend that cannot tell.
+    pub fn program_group(&self, owner: &Agent, id: &SessionId) -> Option<i32> {
+        self.owned_session(owner, id)
+            .ok()
+            .and_then(|session| session.program_group())
+    }
+
     /// Checks that `id` names one of `owner`'s sessions (closing or not), so a caller can
     /// report a wrong id before any other failure.
     ///

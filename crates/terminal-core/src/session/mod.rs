@@ -220,6 +220,14 @@ impl BackendSession for PtySession {
             .is_some_and(|m| !m.echo && m.canonical)
     }
 
+    fn program_group(&self) -> Option<i32> {
+        let shared = &self.inner.shared;
+        shared
+            .pty
+            .foreground_pgid()
+            .filter(|&pgid| pgid != shared.shell_pgid())
+    }
+
     fn prompts_drawn(&self) -> Option<u64> {
         Some(self.inner.shared.lock().screen.prompt_end_count())
     }

@@ -59,6 +59,12 @@ impl Typed {
     }
 }
 
+/// How a job's detail ends when its text went to a program that held the terminal before the
+/// job began (a REPL, a program's prompt loop) and that program reads input again: the job
+/// is done, and the program is not the job's (`job_kill` leaves it, a later send is not said
+/// to answer the job's question).
+const READS_AGAIN: &str = "reads input again (it held the terminal before this job, which is \
+     done: the next send goes to it)";
 /// How a job's detail ends when its command stopped at a prompt of its own: the job is over,
 /// the program is not (`job_kill` of the job stops it while no send answered it).
 const WAITS_FOR_INPUT: &str = "waits for input (still running: the next send answers it, \
@@ -82,8 +88,9 @@ pub(super) fn detail_after(detail: &str, since: &str) -> Option<String> {
 
 /// The input modes of [`detail`] that speak of the present (the program still runs, what the
 /// next send does), each with its past form for [`detail_after`].
-const PRESENT_MODES: [(&str, &str); 5] = [
+const PRESENT_MODES: [(&str, &str); 6] = [
     (WAITS_FOR_INPUT, "waited for input"),
+    (READS_AGAIN, "read input again"),
     (TYPED_WITHOUT_ENTER, "typed without Enter"),
     (FULL_SCREEN, "full-screen program"),
     (SINGLE_KEYS, "single keys"),
@@ -139,8 +146,15 @@ pub(super) fn left_a_program(detail: &str) -> bool {
 /// `session exited: <code | signal | unknown>`; the commands of the job that finished before
 /// its last one (`earlier`, over every send the job followed) come after the exit status, as
 /// `earlier commands exited: 0, 1` or with counts for many. `typed`: what the job's send typed,
-/// which at the shell's own prompt decides what waits there (see [`Typed`]).
-pub(super) fn detail(result: &SendResult, earlier: &EarlierExits, typed: Typed) -> String {
+/// which at the shell's own prompt decides what waits there (see [`Typed`]); `held_before`:
+/// the program holding the terminal now held it before the job began (the job's text went to
+/// it), so a prompt of its own is its next one, not a question the job stopped at.
+pub(super) fn detail(
+    result: &SendResult,
+    earlier: &EarlierExits,
+    typed: Typed,
+    held_before: bool,
+) -> String {
     let wait_reason = crate::schema::WaitReasonOutput::from(result.wait_reason).as_str();
     let earlier = crate::schema::EarlierCommands::from_exits(earlier.clone())
         .map(|e| {
@@ -166,6 +180,15 @@ pub(super) fn detail(result: &SendResult, earlier: &EarlierExits, typed: Typed) 
                         && result.foreground.is_none() =>
                 {
                     (typed == Typed::Unended).then(|| TYPED_WITHOUT_ENTER.to_owned())
+                }
+                // The program the job's text went to reads again (a REPL's next prompt).
+                InputMode::Normal
+                    if held_before
+                        && result.wait_reason == WaitReason::StdinRead
+                        && result.exit_code.is_none() =>
+                {
+                    let program = result.foreground.as_deref().unwrap_or("the program");
+                    Some(format!("{program} {READS_AGAIN}"))
                 }
                 // No prompt came back: a program (or the shell's own `read`) waits at a
                 // prompt of its own, so the command has not finished.
@@ -236,23 +259,37 @@ mod tests {
             notices: Vec::new(),
         };
         assert_eq!(
-            detail(&result, &EarlierExits::default(), Typed::Line),
+            detail(&result, &EarlierExits::default(), Typed::Line, false),
             "wait: stdin_read, input: echo off, a password prompt? (still running: the next send \
              answers it, job_kill stops it)"
         );
         // No prompt came back: a program (or the shell's `read`) waits at its own prompt.
         result.input_mode = InputMode::Normal;
         assert_eq!(
-            detail(&result, &EarlierExits::default(), Typed::Line),
+            detail(&result, &EarlierExits::default(), Typed::Line, false),
             format!("wait: stdin_read, input: {WAITS_FOR_INPUT}")
         );
         result.foreground = Some("python3".into());
         assert_eq!(
-            detail(&result, &EarlierExits::default(), Typed::Line),
+            detail(&result, &EarlierExits::default(), Typed::Line, false),
             "wait: stdin_read, input: python3 waits for input (still running: the next send \
              answers it, job_kill stops it)"
         );
-        let stopped = detail(&result, &EarlierExits::default(), Typed::Line);
+        // The program held the terminal before the job (a REPL): its prompt is its next one.
+        let again = detail(&result, &EarlierExits::default(), Typed::Line, true);
+        assert_eq!(
+            again,
+            format!("wait: stdin_read, input: python3 {READS_AGAIN}")
+        );
+        assert_eq!(stopped_at_prompt(&again), None);
+        assert!(!left_a_program(&again));
+        assert_eq!(
+            detail_after(&again, "a later send reached the session").as_deref(),
+            Some(
+                "wait: stdin_read, input: python3 read input again (a later send reached the session)"
+            )
+        );
+        let stopped = detail(&result, &EarlierExits::default(), Typed::Line, false);
         assert_eq!(stopped_at_prompt(&stopped), Some(Some("python3")));
         assert_eq!(
             detail_after_kill(&stopped, "job_kill then sent it SIGINT"),
@@ -282,7 +319,7 @@ mod tests {
         assert!(!left_a_program("wait: stdin_read, exit: 0"));
         // Text the job typed without Enter at the shell's prompt: nothing waits but the line.
         result.foreground = None;
-        let typed = detail(&result, &EarlierExits::default(), Typed::Unended);
+        let typed = detail(&result, &EarlierExits::default(), Typed::Unended, false);
         assert_eq!(
             typed,
             format!("wait: stdin_read, input: {TYPED_WITHOUT_ENTER}")
@@ -301,13 +338,13 @@ mod tests {
         assert_eq!(stopped_at_prompt(&answered), None);
         assert_eq!(detail_after(&answered, "again"), None);
         result.input_mode = InputMode::AlternateScreen;
-        let full_screen = detail(&result, &EarlierExits::default(), Typed::Line);
+        let full_screen = detail(&result, &EarlierExits::default(), Typed::Line, false);
         assert_eq!(
             detail_after(&full_screen, "a later send reached the session").as_deref(),
             Some("wait: stdin_read, input: full-screen program (a later send reached the session)")
         );
         result.input_mode = InputMode::SingleKey;
-        let single = detail(&result, &EarlierExits::default(), Typed::Line);
+        let single = detail(&result, &EarlierExits::default(), Typed::Line, false);
         assert!(detail_after(&single, "x").is_some_and(|d| d.ends_with("single keys (x)")));
         // A password prompt, once answered or killed.
         let password = format!("wait: stdin_read, input: {ECHO_OFF}");
@@ -330,7 +367,7 @@ mod tests {
         result.input_mode = InputMode::Normal;
         // An empty poll typed nothing: nothing is said to wait.
         assert_eq!(
-            detail(&result, &EarlierExits::default(), Typed::Nothing),
+            detail(&result, &EarlierExits::default(), Typed::Nothing, false),
             "wait: stdin_read"
         );
         assert_eq!(Typed::of("", false), Typed::Nothing);
@@ -339,7 +376,7 @@ mod tests {
         assert_eq!(Typed::of("\u{3}", false), Typed::Line);
         result.exit_code = Some(2);
         assert_eq!(
-            detail(&result, &EarlierExits::default(), Typed::Line),
+            detail(&result, &EarlierExits::default(), Typed::Line, false),
             "wait: stdin_read, exit: 2"
         );
         // The job's earlier commands, over the sends it followed.
@@ -358,7 +395,7 @@ mod tests {
             failures: vec![failed(1, 2)],
         });
         assert_eq!(
-            detail(&result, &earlier, Typed::Line),
+            detail(&result, &earlier, Typed::Line, false),
             "wait: stdin_read, exit: 2, earlier commands exited: 0, 1, 2"
         );
         result.session_status = SessionStatus::Exited {
@@ -366,7 +403,7 @@ mod tests {
             signal: Some("SIGKILL".into()),
         };
         assert_eq!(
-            detail(&result, &EarlierExits::default(), Typed::Line),
+            detail(&result, &EarlierExits::default(), Typed::Line, false),
             "session exited: SIGKILL"
         );
     }

@@ -83,7 +83,9 @@ const SLOT_RELEASE_WAIT: Duration = Duration::from_secs(5);
 /// shown that the command finished, so a background job does not end there: it continues with
 /// a poll (an empty send without Enter), whose output continues exactly where the previous
 /// send's ended, until the prompt comes back, a program waits for input, the session exits, or
-/// the job is killed.
+/// the job is killed. `program_before`: the program group that held the terminal when the job
+/// began (see [`Terminals::program_group`]), so its own next prompt is told from a question
+/// the job stopped at.
 pub(super) async fn follow(
     terminals: Arc<Terminals>,
     owner: Agent,
@@ -91,6 +93,7 @@ pub(super) async fn follow(
     stream: Arc<Mutex<Option<Stream>>>,
     cancel: Cancel,
     typed: Typed,
+    program_before: Option<i32>,
 ) -> Result<JobOutcome, String> {
     let Cancel {
         requested: cancel_requested,
@@ -102,7 +105,9 @@ pub(super) async fn follow(
         } else {
             FinalStatus::Completed
         };
-        JobOutcome::new(status, Some(detail(result, earlier, typed)))
+        let held_before =
+            program_before.is_some_and(|group| terminals.program_group(&owner, &id) == Some(group));
+        JobOutcome::new(status, Some(detail(result, earlier, typed, held_before)))
     };
     // Commands that finished before the job's last one, over every send it followed (each
     // send's span starts where the previous one's ended).

@@ -36,19 +36,6 @@ async fn finished_job(text: &str) -> (Host, Agent, String, String, String) {
     (host, agent, session, job, read)
 }
 
-/// Reads the running job until it printed the line `line` (bounded by a deadline).
-async fn until_job_prints(host: &Host, agent: &Agent, job: &str, line: &str) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let r = host.call(agent, "job_output", json!({"job_id": job})).await;
-        if r.text().lines().any(|l| l == line) {
-            return;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{}", r.text());
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
 /// A foreground send; returns its text (asserting success).
 async fn send_foreground(host: &Host, agent: &Agent, session: &str, text: &str) -> String {
     let r = host.send(agent, session, text).await;
@@ -198,7 +185,7 @@ async fn wait_returns_the_settled_status_and_kill_interrupts_like_sigint() {
         "bash -c \"trap '' INT; echo ignoring; sleep 1000\"",
     )
     .await;
-    until_job_prints(&host, &agent, &job, "ignoring").await;
+    host.until_job_prints(&agent, &job, "ignoring").await;
     host.call(&agent, "job_kill", json!({"job_id": job})).await;
     let text = send_foreground(&host, &agent, &session, "echo after-escalation").await;
     assert!(text.lines().any(|l| l == "after-escalation"), "{text}");
@@ -221,7 +208,7 @@ async fn a_job_that_outlives_its_kill_says_to_close_the_session() {
     )
     .await;
     // Killed once the trap is set (the loop runs).
-    until_job_prints(&host, &agent, &job, "looping").await;
+    host.until_job_prints(&agent, &job, "looping").await;
     host.call(&agent, "job_kill", json!({"job_id": job})).await;
     let send = |text: &'static str| {
         host.call(

@@ -11,6 +11,7 @@ mod background;
 mod background_flood;
 mod background_kill;
 mod background_redraw;
+mod background_repl;
 mod bad_input;
 mod cancel;
 mod input_line;

@@ -126,6 +126,19 @@ impl Host {
             .text()
     }
 
+    /// Reads the running `job` until it printed the line `line` (bounded by a deadline).
+    pub(crate) async fn until_job_prints(&self, agent: &Agent, job: &str, line: &str) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let r = self.job_output(agent, job).await;
+            if r.lines().any(|l| l == line) {
+                return;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "{r}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// Reads finished `job` (`job_output`, which consumes nothing once it ended) until its
     /// last line, the `[status: …]` line, ends with `suffix`, within a generous deadline (a
     /// job's status may change after it ended: its leftover program's end is watched);

@@ -1,0 +1,76 @@
+//! Background sends typed into a program that already held the terminal (a REPL): the job ends
+//! at the program's next prompt without that prompt being a question the job stopped at, so a
+//! later send is not said to answer it and `job_kill` leaves the program (the agent started
+//! it, not the job).
+
+use serde_json::json;
+
+use crate::support::{Host, fast_bash};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_typed_into_a_running_repl_ends_at_its_next_prompt_and_leaves_it_running() {
+    let host = Host::with_jobs(
+        dsh_tool_terminal::ToolTerminalConfig::default(),
+        fast_bash(),
+    );
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let r = host.send(&agent, &session, "python3 -q").await;
+    assert!(r.text().contains(">>> "), "{}", r.text());
+
+    // A statement that prints and comes back to `>>>`.
+    let (job, ack) = host.start_job(&agent, &session, "print(6 * 7)").await;
+    let read = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await
+        .text();
+    assert!(
+        format!("{ack}\n{read}").lines().any(|l| l == "42"),
+        "{ack}\n{read}"
+    );
+    assert!(
+        read.contains(
+            "input: python3 reads input again (it held the terminal before this job, which is \
+             done: the next send goes to it)]"
+        ),
+        "{read}"
+    );
+    let kill = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    assert!(kill.text().contains("already finished"), "{}", kill.text());
+    let next = host
+        .send(&agent, &session, "print('still', 'here')")
+        .await
+        .text();
+    assert!(next.lines().any(|l| l == "still here"), "{next}");
+    assert!(!next.contains("answered the prompt"), "{next}");
+    let read = host.job_output(&agent, &job).await;
+    assert!(
+        read.contains("input: python3 read input again (a later send reached the session)]"),
+        "{read}"
+    );
+
+    // A statement still running when the job is killed: the interrupt stops the statement,
+    // and the REPL stays.
+    let (job, _) = host
+        .start_job(
+            &agent,
+            &session,
+            "import time; print('sle' + 'eping'); time.sleep(120)",
+        )
+        .await;
+    host.until_job_prints(&agent, &job, "sleeping").await;
+    let kill = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    assert!(!kill.is_error, "{}", kill.text());
+    let read = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await
+        .text();
+    assert!(read.contains("KeyboardInterrupt"), "{read}");
+    let next = host
+        .send(&agent, &session, "print('alive', 6 * 7)")
+        .await
+        .text();
+    assert!(next.lines().any(|l| l == "alive 42"), "{next}");
+    assert!(!next.contains("answered the prompt"), "{next}");
+    host.shutdown().await;
+}
