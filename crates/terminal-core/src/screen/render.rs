@@ -277,8 +277,16 @@ impl Screen {
                         .trim_end_matches(' ')
                         .is_empty()
             });
+            // The output wrote over every cell the earlier text had: none of it is left (a
+            // command typed over what a `\r` progress line left on the prompt's row).
+            let old_covered = |old: &str| {
+                let to = written_to(abs);
+                to > 0 && skip_cols(old, to).trim_end_matches(' ').is_empty()
+            };
             if old_from.is_none()
-                && old_text(r).is_some_and(|old| old != full.as_str() || old_after_written)
+                && old_text(r).is_some_and(|old| {
+                    (old != full.as_str() && !old_covered(old)) || old_after_written
+                })
             {
                 mixed = true;
             }

@@ -99,7 +99,8 @@ fn output_that_jumps_above_the_prompt_leaves_the_rows_it_jumped_over_out() {
     let b = s.anchor();
     s.feed(b"echo next\r\nnext\r\ndsh> ");
     let text = s.render_since(b, 10_000).text;
-    assert!(s.snapshot_since(b, 10_000).mixed(), "{text:?}");
+    // Its lines covered all the old text on their rows (numbers of two digits at most).
+    assert!(!s.snapshot_since(b, 10_000).mixed(), "{text:?}");
     assert!(text.ends_with("next\ndsh> "), "{text:?}");
     assert!(!text.contains("59"), "{text:?}");
 }
@@ -208,4 +209,26 @@ fn blank_lines_and_old_tails_over_left_rows() {
     );
     assert_eq!(text, "printf y\nstatus\ntotal: 1000\ndsh> ");
     assert!(mixed, "total: 10 over total: 1000 leaves older text");
+}
+
+/// A `\r` progress line leaves text on the prompt's row: a command typed over all of it leaves
+/// none, so its result is not said to mix older text in; one typed over part of it is shown
+/// without that text's rest.
+#[test]
+fn a_command_typed_over_all_a_progress_line_left_is_not_mixed() {
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> printf ...\r\nprogress 50%\rdsh> ");
+    let a = s.anchor();
+    s.feed(b"echo hi\r\nhi\r\ndsh> ");
+    assert_eq!(s.render_since(a, 10_000).text, "echo hi\nhi\ndsh> ");
+    assert!(!s.snapshot_since(a, 10_000).mixed());
+    s.feed(b"printf ...\r\nprogress 50%\rdsh> ");
+    let b = s.anchor();
+    s.feed(b"ls\r\nfile\r\ndsh> ");
+    assert_eq!(s.render_since(b, 10_000).text, "ls\nfile\ndsh> ");
+    // A longer line left there: the rest of it after the command is not shown as typed.
+    s.feed(b"printf ...\r\ndownloading a-much-longer-name 50%\rdsh> ");
+    let c = s.anchor();
+    s.feed(b"echo hi\r\nhi\r\ndsh> ");
+    assert_eq!(s.render_since(c, 10_000).text, "echo hi\nhi\ndsh> ");
 }
