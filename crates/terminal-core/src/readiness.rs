@@ -111,6 +111,9 @@ pub(crate) struct PreWrite {
     /// Whether that group was blocked reading the terminal (a prompt wait of the shell itself
     /// does not count).
     pub(crate) waiting: bool,
+    /// The timeout of that wait, as [`Observation::fg_wakes_in`] gives it (`None`: none, or
+    /// not known).
+    pub(crate) wakes_in: Option<Duration>,
 }
 
 /// Facts observed at one evaluation.
@@ -204,6 +207,9 @@ pub(crate) struct Readiness {
     shell_pgid: i32,
     pre: PreWrite,
     left_wait: bool,
+    /// The group waiting before the write was seen in another terminal wait since (a wait
+    /// with another timeout): back in a wait like the one before, it left it and came back.
+    wait_changed: bool,
     mark_seen: bool,
     typeahead: bool,
     poll_only: bool,
@@ -240,6 +246,7 @@ impl Readiness {
             shell_pgid,
             pre,
             left_wait: !pre.waiting,
+            wait_changed: false,
             mark_seen: false,
             typeahead: false,
             poll_only: false,
@@ -404,6 +411,17 @@ impl Readiness {
         if let (Some(waiting), Some(fg)) = (o.fg_waiting, o.fg) {
             if fg == self.pre.fg.unwrap_or(-1) && !waiting {
                 self.left_wait = true;
+            }
+            // A program that waited before the write with one timeout, then with another
+            // (vim timing out an ESC: 25 ms, then 1 s, then its 4 s idle wait), and is back in
+            // a wait like the first has dealt with the input, though it printed nothing and
+            // no probe caught it between two waits.
+            if fg == self.pre.fg.unwrap_or(-1) && waiting && self.pre.waiting {
+                if o.fg_wakes_in != self.pre.wakes_in {
+                    self.wait_changed = true;
+                } else if self.wait_changed {
+                    self.left_wait = true;
+                }
             }
             let elapsed = o.now.saturating_duration_since(self.started);
             // The screen must have caught up with what the program printed before it blocked

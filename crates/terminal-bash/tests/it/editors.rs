@@ -123,6 +123,18 @@ async fn text_to_a_full_screen_editor_is_typed_as_keys() {
         let r = sh.send("ione\x1bOtwo\x1b:wq").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "two\none\n");
+        // The same without vim's defaults: it waits a whole second for the rest of a key code
+        // after the ESC, and prints nothing when it gives up; the keys after it go once it
+        // did, and the send ends at the shell's prompt, not on silence with keys untyped.
+        let file = dir.join("slow-escape.txt");
+        let r = sh
+            .send(&format!("vim -u NONE -N -i NONE '{}'", file.display()))
+            .await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let r = sh.send("ione\ntwo\x1bOzero\x1b:wq").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\nzero\ntwo\n");
         // A shell line after `:wq` in the same send reaches the shell, not vim reading once
         // more on its way out.
         let file = dir.join("then.txt");

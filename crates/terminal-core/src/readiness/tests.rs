@@ -70,6 +70,7 @@ fn a_poll_accepts_a_program_that_was_already_waiting() {
     let pre = PreWrite {
         fg: Some(CHILD),
         waiting: true,
+        wakes_in: None,
     };
     let mut r = ready(pre, t0);
     r.set_poll_only(true);
@@ -131,6 +132,7 @@ fn keys_the_line_discipline_holds_accept_a_wait_that_began_before_the_write() {
     let pre = PreWrite {
         fg: Some(CHILD),
         waiting: true,
+        wakes_in: None,
     };
     let mut o = obs(t0, 30);
     o.fg = Some(CHILD);
@@ -202,6 +204,7 @@ fn new_foreground_waiting_settles_after_probe_threshold() {
     let pre = PreWrite {
         fg: Some(SHELL),
         waiting: false,
+        wakes_in: None,
     };
     let mut r = ready(pre, t0);
     let mut o = obs(t0, 10);
@@ -220,6 +223,7 @@ fn stdin_wait_needs_a_caught_up_quiet_screen() {
     let pre = PreWrite {
         fg: Some(SHELL),
         waiting: false,
+        wakes_in: None,
     };
     let mut r = ready(pre, t0);
     let mut o = obs(t0, 30);
@@ -239,6 +243,7 @@ fn a_pre_write_wait_among_other_sources_is_not_reused_until_left_or_answered() {
     let pre = PreWrite {
         fg: Some(CHILD),
         waiting: true,
+        wakes_in: None,
     };
     let mut r = with_real_windows(t0, pre);
     let mut o = obs(t0, 30);
@@ -277,6 +282,7 @@ fn shell_reading_counts_unless_its_prompt_is_current() {
     let pre = PreWrite {
         fg: Some(SHELL),
         waiting: false,
+        wakes_in: None,
     };
     let mut r = ready(pre, t0);
     let mut o = obs(t0, 25);
@@ -306,6 +312,7 @@ fn an_answered_program_settles_as_soon_as_it_reads_again() {
     let pre = PreWrite {
         fg: Some(CHILD),
         waiting: true,
+        wakes_in: None,
     };
     let mut r = Readiness::new(
         ReadinessTiming {
@@ -333,6 +340,7 @@ fn a_stdin_wait_never_settles_while_the_input_is_still_queued() {
     let pre = PreWrite {
         fg: Some(CHILD),
         waiting: true,
+        wakes_in: None,
     };
     let mut r = ready(pre, t0);
     let mut o = obs(t0, 30);
@@ -351,6 +359,7 @@ fn an_owed_query_reply_or_an_event_loop_wait_holds_the_stdin_tier() {
     let pre = PreWrite {
         fg: Some(SHELL),
         waiting: false,
+        wakes_in: None,
     };
     let mut r = ready(pre, t0);
     let mut o = obs(t0, 30);
@@ -441,3 +450,37 @@ fn a_canonical_mode_read_of_the_shell_settles_at_once() {
 }
 
 mod silence;
+
+/// A program that waited before the write (among other event sources, with a timeout), then
+/// waits with other timeouts and comes back to a wait like the first has dealt with the input
+/// though it printed nothing: vim timing out an ESC (25 ms, then 1 s, then its 4 s idle wait).
+#[test]
+fn a_program_back_in_the_wait_it_had_before_the_write_took_the_input() {
+    let t0 = Instant::now();
+    let idle = Some(Duration::from_secs(4));
+    let pre = PreWrite {
+        fg: Some(CHILD),
+        waiting: true,
+        wakes_in: idle,
+    };
+    let mut r = with_real_windows(t0, pre);
+    let mut o = obs(t0, 200);
+    o.fg = Some(CHILD);
+    o.fg_waiting = Some(true);
+    o.fg_wait_among_others = true;
+    o.alternate_screen = true;
+    o.fg_wakes_in = idle;
+    assert_eq!(
+        r.evaluate(&o),
+        None,
+        "the same wait: the input may be unread"
+    );
+    for (ms, wakes_in) in [(250, 25), (300, 1000)] {
+        o.now = t0 + Duration::from_millis(ms);
+        o.fg_wakes_in = Some(Duration::from_millis(wakes_in));
+        assert_eq!(r.evaluate(&o), None, "still timing the ESC out");
+    }
+    o.now = t0 + Duration::from_millis(1400);
+    o.fg_wakes_in = idle;
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+}

@@ -102,7 +102,11 @@ pub(super) async fn pre_write(shared: &Shared) -> PreWrite {
         }
         _ => false,
     };
-    PreWrite { fg, waiting }
+    PreWrite {
+        fg,
+        waiting,
+        wakes_in: None,
+    }
 }
 
 /// Whether our shell reads at its line editor with no marked prompt since the last command was

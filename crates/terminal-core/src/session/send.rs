@@ -434,6 +434,7 @@ impl SendOp {
                     let pre = PreWrite {
                         fg: obs.fg,
                         waiting: reason == Settle::StdinWait,
+                        wakes_in: obs.fg_wakes_in,
                     };
                     readiness = Readiness::new(
                         inner.config.timing(self.timeout),

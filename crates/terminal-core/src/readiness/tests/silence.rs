@@ -16,6 +16,7 @@ fn an_unprompted_relay_wait_settles_by_silence_only() {
     let pre = PreWrite {
         fg: Some(CHILD),
         waiting: true,
+        wakes_in: None,
     };
     let relay = |ms| {
         let mut o = obs(t0, ms);
