@@ -135,6 +135,20 @@ async fn text_to_a_full_screen_editor_is_typed_as_keys() {
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\nzero\ntwo\n");
+        // vim started by the first line of a send takes an escape sequence left open at the
+        // end of the next one (`ESC O`: open a line above) as its keys, as typed: nothing is
+        // added to close it, as it would be for the shell's line editor.
+        let file = dir.join("opened.txt");
+        let r = sh
+            .send(&format!(
+                "vim --clean -i NONE '{}'\nihello\x1bO",
+                file.display()
+            ))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("\x1b:wq").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "\n\nhello\n");
         // A shell line after `:wq` in the same send reaches the shell, not vim reading once
         // more on its way out.
         let file = dir.join("then.txt");

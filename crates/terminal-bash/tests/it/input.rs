@@ -381,6 +381,10 @@ async fn an_unfinished_escape_sequence_before_enter_does_not_swallow_it() {
             let r = sh.send(&format!("echo b{pending}\necho c")).await;
             assert!(r.viewport.lines().any(|l| l == "b"), "{pending:?}: {r:?}");
             assert!(r.viewport.lines().any(|l| l == "c"), "{pending:?}: {r:?}");
+            // On a later line of the send too (closed as it is typed to the line editor).
+            let r = sh.send(&format!("echo d\necho e{pending}")).await;
+            assert!(r.viewport.lines().any(|l| l == "d"), "{pending:?}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "e"), "{pending:?}: {r:?}");
             let r = sh.send("echo next").await;
             assert!(
                 r.viewport.lines().any(|l| l == "next"),

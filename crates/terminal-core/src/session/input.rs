@@ -308,9 +308,28 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
         bytes.push(if multi_line { b'\n' } else { b'\r' });
     }
     if reader.shell_line_editor && bytes.contains(&ESC) {
-        bytes = close_unfinished_escapes(&bytes);
+        // Only the first line surely reaches the line editor: the next ones go to whatever
+        // reads then (`vim f` + keys for vim), and are closed when typed to the shell again
+        // (see [`close_escapes_for_line_editor`]).
+        let first_end = bytes
+            .iter()
+            .position(|&b| b == b'\n' || b == b'\r')
+            .map_or(bytes.len(), |i| i + 1);
+        let mut closed = close_unfinished_escapes(&bytes[..first_end]);
+        closed.extend_from_slice(&bytes[first_end..]);
+        bytes = closed;
     }
     Ok(bytes)
+}
+
+/// `step`, a later line of a send typed to the shell's line editor, with its unfinished escape
+/// sequences closed as the first line's are (see [`shape`]).
+pub(super) fn close_escapes_for_line_editor(step: Vec<u8>) -> Vec<u8> {
+    if step.contains(&ESC) {
+        close_unfinished_escapes(&step)
+    } else {
+        step
+    }
 }
 
 const ESC: u8 = 0x1b;

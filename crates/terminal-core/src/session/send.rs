@@ -430,6 +430,9 @@ impl SendOp {
                 if reason == Settle::StdinWait {
                     line = self.paste_rest_for_block_reader(line, &mut pacing, obs.fg);
                 }
+                if obs.fg == Some(shared.shell_pgid()) {
+                    line = super::input::close_escapes_for_line_editor(line);
+                }
                 if !ahead {
                     let pre = PreWrite {
                         fg: obs.fg,
