@@ -390,7 +390,9 @@ impl JobRegistry for LocalJobRegistry {
         let Some(cancel) = cancel else {
             return Ok(KillOutcome::AlreadyFinished);
         };
-        cancel(reason.unwrap_or("model request")).map_err(JobError::CancelFailed)?;
+        let reason = reason.unwrap_or("model request");
+        tracing::info!(job = %id, reason, "job kill requested");
+        cancel(reason).map_err(JobError::CancelFailed)?;
         let owner = self.with_record(id, caller, |r| {
             if r.snapshot.status == JobStatus::Running {
                 r.snapshot.status = JobStatus::Stopping;

@@ -32,7 +32,8 @@ pub struct ListArgs {}
 pub struct KillArgs {
     /// Job id returned by the tool that started the work.
     pub job_id: String,
-    /// Optional short reason, logged and forwarded to the job.
+    /// Optional short reason, written to the server's log with the kill (the job's output
+    /// does not show it).
     #[serde(default)]
     #[schemars(with = "String")]
     pub reason: Option<String>,
