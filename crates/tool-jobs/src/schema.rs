@@ -32,8 +32,7 @@ pub struct ListArgs {}
 pub struct KillArgs {
     /// Job id returned by the tool that started the work.
     pub job_id: String,
-    /// Optional short reason, written to the server's log with the kill (the job's output
-    /// does not show it).
+    /// Optional short reason, written to the server's log (the job's output does not show it).
     #[serde(default)]
     #[schemars(with = "String")]
     pub reason: Option<String>,
