@@ -141,6 +141,22 @@ fn classify_value(value: Value) -> Inbound {
             ));
         }
     };
+    // JSON-RPC 2.0 messages say so; rmcp would only call such a request unrecognized.
+    if method.is_some() && object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        let Some(id) = id else {
+            return Inbound::Ignore;
+        };
+        let got = object
+            .get("jsonrpc")
+            .map_or_else(|| "no `jsonrpc` member".to_owned(), |v| format!("`jsonrpc` {v}"));
+        return Inbound::Answer(error(
+            id,
+            ErrorCode::INVALID_REQUEST,
+            format!(
+                "Invalid Request: this server speaks JSON-RPC 2.0, and the request has {got}; add \"jsonrpc\": \"2.0\" to every message"
+            ),
+        ));
+    }
     if let (Some(id), Some("tools/call")) = (&id, method.as_deref())
         && let Some(answer) = check_tool_call(id, object.get("params"))
     {
@@ -495,6 +511,23 @@ mod tests {
                 .unwrap_or_default()
                 .contains("`params`")
         );
+        // A request that is not JSON-RPC 2.0 is told what to add; such a notification is
+        // dropped like any other malformed one.
+        let v = answer(r#"{"jsonrpc":"1.0","id":"c7","method":"ping"}"#);
+        assert_eq!(v["id"], "c7");
+        insta::assert_snapshot!(v["error"]["message"].as_str().unwrap_or_default());
+        let v = answer(r#"{"id":"c9","method":"ping"}"#);
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("no `jsonrpc` member"),
+            "{v}"
+        );
+        assert!(matches!(
+            classify(br#"{"method":"notifications/initialized"}"#),
+            Inbound::Ignore
+        ));
         let v = answer(r#"{"jsonrpc":"2.0","id":8,"method":5}"#);
         assert!(
             v["error"]["message"]
