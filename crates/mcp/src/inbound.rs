@@ -146,9 +146,10 @@ fn classify_value(value: Value) -> Inbound {
         let Some(id) = id else {
             return Inbound::Ignore;
         };
-        let got = object
-            .get("jsonrpc")
-            .map_or_else(|| "no `jsonrpc` member".to_owned(), |v| format!("`jsonrpc` {v}"));
+        let got = object.get("jsonrpc").map_or_else(
+            || "no `jsonrpc` member".to_owned(),
+            |v| format!("`jsonrpc` {v}"),
+        );
         return Inbound::Answer(error(
             id,
             ErrorCode::INVALID_REQUEST,
