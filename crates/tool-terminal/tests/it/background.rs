@@ -197,7 +197,13 @@ async fn wait_returns_the_settled_status_and_kill_interrupts_like_sigint() {
 /// session ends it, instead of waiting again for a stop that will not come; the close does.
 #[tokio::test]
 async fn a_job_that_outlives_its_kill_says_to_close_the_session() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    // The job's send must not reach its own deadline (which would end the job) while the
+    // escalation runs, however slow a loaded machine makes the steps before it.
+    let bash = dsh_terminal_bash::BashConfig {
+        timeout_ms: 300_000,
+        ..fast_bash()
+    };
+    let host = Host::with_jobs(ToolTerminalConfig::default(), bash);
     let agent = host.agent("a");
     let session = open(&host, &agent).await;
     let job = background(
