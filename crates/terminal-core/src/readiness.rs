@@ -112,7 +112,8 @@ pub(crate) struct PreWrite {
     /// does not count).
     pub(crate) waiting: bool,
     /// The timeout of that wait, as [`Observation::fg_wakes_in`] gives it (`None`: none, or
-    /// not known).
+    /// not known). A wait with a timeout that the group is seen back in after another wait
+    /// counts as left (see [`Readiness::evaluate`]).
     pub(crate) wakes_in: Option<Duration>,
 }
 
@@ -416,7 +417,11 @@ impl Readiness {
             // (vim timing out an ESC: 25 ms, then 1 s, then its 4 s idle wait), and is back in
             // a wait like the first has dealt with the input, though it printed nothing and
             // no probe caught it between two waits.
-            if fg == self.pre.fg.unwrap_or(-1) && waiting && self.pre.waiting {
+            if fg == self.pre.fg.unwrap_or(-1)
+                && waiting
+                && self.pre.waiting
+                && self.pre.wakes_in.is_some()
+            {
                 if o.fg_wakes_in != self.pre.wakes_in {
                     self.wait_changed = true;
                 } else if self.wait_changed {
