@@ -20,6 +20,13 @@ impl Drop for Repo {
     }
 }
 
+/// Starts `vim` (a command line such as `vim --clean`) on `file` and checks it holds the
+/// alternate screen.
+async fn open_vim(sh: &Shell, vim: &str, file: &std::path::Path) {
+    let r = sh.send(&format!("{vim} '{}'", file.display())).await;
+    assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+}
+
 /// Field case C27: SIGINT to vim (which turns ISIG off) goes as the terminal's Ctrl-C byte,
 /// so `:cq` then leaves it, git reports the aborted commit, and the next command runs in the
 /// shell.
@@ -93,10 +100,7 @@ async fn text_to_a_full_screen_editor_is_typed_as_keys() {
     within(async {
         let sh = Shell::open(config()).await;
         let file = dir.join("combo.txt");
-        let r = sh
-            .send(&format!("vim -u NONE -i NONE '{}'", file.display()))
-            .await;
-        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        open_vim(&sh, "vim -u NONE -i NONE", &file).await;
         let r = sh.send("ifirst line\nsecond line\x1b:wq").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         assert_eq!(
@@ -104,10 +108,7 @@ async fn text_to_a_full_screen_editor_is_typed_as_keys() {
             "first line\nsecond line\n"
         );
         let file = dir.join("split.txt");
-        let r = sh
-            .send(&format!("vim -u NONE -i NONE '{}'", file.display()))
-            .await;
-        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        open_vim(&sh, "vim -u NONE -i NONE", &file).await;
         let r = sh.send_raw("ione\ntwo", false).await;
         assert!(r.viewport.contains("two"), "{r:?}");
         let r = sh.send("\x1b:wq").await;
@@ -116,10 +117,7 @@ async fn text_to_a_full_screen_editor_is_typed_as_keys() {
         // ESC then `O` (open a line above) is no keypad key: vim with its defaults (a 100 ms
         // wait for the rest of a key code) takes the ESC alone.
         let file = dir.join("above.txt");
-        let r = sh
-            .send(&format!("vim --clean -i NONE '{}'", file.display()))
-            .await;
-        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        open_vim(&sh, "vim --clean -i NONE", &file).await;
         let r = sh.send("ione\x1bOtwo\x1b:wq").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "two\none\n");
@@ -127,10 +125,7 @@ async fn text_to_a_full_screen_editor_is_typed_as_keys() {
         // after the ESC, and prints nothing when it gives up; the keys after it go once it
         // did, and the send ends at the shell's prompt, not on silence with keys untyped.
         let file = dir.join("slow-escape.txt");
-        let r = sh
-            .send(&format!("vim -u NONE -N -i NONE '{}'", file.display()))
-            .await;
-        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        open_vim(&sh, "vim -u NONE -N -i NONE", &file).await;
         let r = sh.send("ione\ntwo\x1bOzero\x1b:wq").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert_eq!(r.exit_code, Some(0), "{r:?}");
@@ -163,10 +158,7 @@ async fn text_to_a_full_screen_editor_is_typed_as_keys() {
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "saved\n");
         // The same with vim already running: the lines after `:wq` wait for the shell's
         // prompt, and each runs there (vim took what was typed after the Enter with it).
-        let r = sh
-            .send(&format!("vim -u NONE -N -i NONE '{}'", file.display()))
-            .await;
-        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        open_vim(&sh, "vim -u NONE -N -i NONE", &file).await;
         let r = sh.send("Goagain\x1b:wq\nfalse\necho after-$((6*8))").await;
         assert!(r.viewport.lines().any(|l| l == "after-48"), "{r:?}");
         assert_eq!(r.exit_code, Some(0), "{r:?}");
@@ -287,10 +279,7 @@ async fn lines_to_vim_in_insert_mode_keep_their_indentation() {
     within(async {
         let sh = Shell::open(config()).await;
         let file = dir.join("p.py");
-        let r = sh
-            .send(&format!("vim --clean -i NONE '{}'", file.display()))
-            .await;
-        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        open_vim(&sh, "vim --clean -i NONE", &file).await;
         let code = "def f(x):\n    if x:\n        return 'yes'\n    return 'no'\n\nprint(f(0))\n";
         let r = sh.send(&format!("i{code}\x1b:wq")).await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
