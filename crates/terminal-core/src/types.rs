@@ -389,6 +389,10 @@ pub struct ReadResult {
 pub struct SignalResult {
     /// The foreground process group the signal was aimed at.
     pub target_pgid: i32,
+    /// `target_pgid` as the session's own processes number it: in a sandboxed session's PID
+    /// namespace, the number `ps` and `kill` inside it know; `target_pgid` outside one. Read
+    /// before the signal went out (the group may be gone after it).
+    pub session_pgid: i32,
     /// False when nothing was sent because it would have no effect: a SIGINT aimed at the
     /// shell idle at its prompt (nothing else running, field case C22) only makes readline
     /// redraw its prompt.

@@ -36,7 +36,7 @@ impl Tool for SignalTool {
         Ok(SignalOutput {
             delivered: result.delivered,
             // A sandboxed session's processes number the group in their own PID namespace.
-            target_pgid: dsh_terminal_core::process::pid_in_own_namespace(result.target_pgid),
+            target_pgid: result.session_pgid,
             // Nothing else held the foreground (field case C22).
             shell_was_foreground: result.shell_targeted,
             shell_ran_command: result.shell_ran_command,

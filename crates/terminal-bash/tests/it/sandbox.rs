@@ -275,6 +275,24 @@ async fn marks_readiness_signals_and_close_work_inside_the_sandbox() {
         assert!(s.delivered && !s.shell_targeted, "{s:?}");
         let r = sh.send("echo after-$?").await;
         assert!(r.viewport.contains("\nafter-130\n"), "{r:?}");
+        // The group is named as the session's processes number it (its PID namespace's),
+        // also when the signal ends the group's leader at once.
+        for _ in 0..3 {
+            let r = sh
+                .send("sh -c 'echo pgid=$(ps -o pgid= -p $$ | tr -d \" \"); exec sleep 100'")
+                .await;
+            let inside: i32 = r
+                .viewport
+                .lines()
+                .find_map(|l| l.strip_prefix("pgid="))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{r:?}"));
+            let s = sh.session.signal(TerminalSignal::Sigterm).unwrap();
+            assert_eq!(s.session_pgid, inside, "{s:?}");
+            assert_ne!(s.session_pgid, s.target_pgid, "{s:?}");
+            let r = sh.send("echo after-$?").await;
+            assert!(r.viewport.contains("\nafter-143\n"), "{r:?}");
+        }
         // Every background form, then close: nothing may remain.
         let r = sh
             .send(

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use crate::error::{TerminalError, TerminalErrorCode};
+use crate::process::pid_in_own_namespace;
 use crate::readiness::WEAK_WAIT_QUIET;
 use crate::screen::PromptState;
 use crate::types::{SignalDelivery, SignalResult, TerminalSignal};
@@ -44,6 +45,7 @@ pub(super) fn signal(
     if idle_at_prompt {
         return Ok(SignalResult {
             target_pgid: shared.shell_pgid(),
+            session_pgid: pid_in_own_namespace(shared.shell_pgid()),
             delivered: false,
             shell_targeted: true,
             shell_ran_command: false,
@@ -67,6 +69,7 @@ pub(super) fn signal(
         if op.request_signal(signal) {
             return Ok(SignalResult {
                 target_pgid: shared.shell_pgid(),
+                session_pgid: pid_in_own_namespace(shared.shell_pgid()),
                 delivered: true,
                 shell_targeted: false,
                 shell_ran_command: false,
@@ -92,10 +95,18 @@ pub(super) fn signal(
     // asked before the signal, which may end it.
     let replaced =
         shared.pty.foreground_pgid() == Some(shared.shell_pgid()) && shared.shell_replaced();
+    // Numbered before the signal, which may end the group's leader.
+    let numbered = shared
+        .pty
+        .foreground_pgid()
+        .map(|pgid| (pgid, pid_in_own_namespace(pgid)));
     let (target_pgid, delivery) = deliver(shared, signal, true)?;
     let shell_targeted = target_pgid == shared.shell_pgid() && !replaced;
     Ok(SignalResult {
         target_pgid,
+        session_pgid: numbered
+            .filter(|&(pgid, _)| pgid == target_pgid)
+            .map_or_else(|| pid_in_own_namespace(target_pgid), |(_, n)| n),
         delivered: true,
         shell_targeted,
         shell_ran_command: shell_targeted && ran_command,

@@ -387,6 +387,7 @@ impl BackendSession for StubSession {
         }
         Ok(SignalResult {
             target_pgid: 42,
+            session_pgid: 42,
             delivered: true,
             shell_targeted: false,
             shell_ran_command: false,
