@@ -91,7 +91,9 @@ enum Kind {
 #[cfg(target_arch = "x86_64")]
 fn kind(nr: i64) -> Option<Kind> {
     match nr {
-        35 | 230 => Some(Kind::Sleep),
+        // `restart_syscall` (219): a timed wait (a sleep, a poll or futex with a timeout) the
+        // kernel resumes after the process was stopped and continued.
+        35 | 219 | 230 => Some(Kind::Sleep),
         23 | 270 => Some(Kind::Select),
         7 => Some(Kind::Poll),
         271 => Some(Kind::Ppoll),
@@ -104,7 +106,7 @@ fn kind(nr: i64) -> Option<Kind> {
 #[cfg(target_arch = "aarch64")]
 fn kind(nr: i64) -> Option<Kind> {
     match nr {
-        101 | 115 => Some(Kind::Sleep),
+        101 | 115 | 128 => Some(Kind::Sleep),
         72 => Some(Kind::Select),
         73 => Some(Kind::Ppoll),
         260 | 95 => Some(Kind::Children),
@@ -161,11 +163,12 @@ fn thread_wait(pid: i32, tid: i32, tty: &Tty) -> Option<Wait> {
         'Z' | 'X' | 'x' => return None,
         _ => return Some(Wait::Running),
     }
-    let Some(call) = fs::read_to_string(base.join("syscall"))
-        .ok()
-        .as_deref()
-        .and_then(parse_syscall)
-    else {
+    let text = fs::read_to_string(base.join("syscall")).ok();
+    // The thread woke between the two reads: it runs.
+    if text.as_deref().is_some_and(|t| t.trim() == "running") {
+        return Some(Wait::Running);
+    }
+    let Some(call) = text.as_deref().and_then(parse_syscall) else {
         return Some(Wait::Other);
     };
     if blocked_on_tty(pid, call, tty) {
@@ -449,6 +452,12 @@ mod tests {
     fn sleeping_syscalls_are_told_apart() {
         let cases: &[(i64, [u64; 6], Wait, &str)] = &[
             (230, [0; 6], Wait::Timer, "clock_nanosleep"),
+            (
+                219,
+                [0; 6],
+                Wait::Timer,
+                "restart_syscall: a timed wait resumed",
+            ),
             (35, [0; 6], Wait::Timer, "nanosleep"),
             (7, [0x10, 1, 500, 0, 0, 0], Wait::Event, "poll on a socket"),
             (7, [0, 0, 500, 0, 0, 0], Wait::Timer, "poll as a sleep"),
