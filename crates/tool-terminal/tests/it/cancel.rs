@@ -80,7 +80,16 @@ async fn a_cancelled_send_loses_no_output() {
 /// and the error says how long it waited and where the other send's result comes from.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_send_while_another_runs_is_refused_with_what_to_do() {
-    let (host, agent) = Host::with_open_shell().await;
+    // The second send waits 1.5 s before it is refused, as long as fast_bash's idle window:
+    // silence must not be able to settle the first send before its SIGINT.
+    let bash = dsh_terminal_bash::BashConfig {
+        idle_silence_ms: 60_000,
+        ..crate::support::fast_bash()
+    };
+    let host = Host::new(dsh_tool_terminal::ToolTerminalConfig::default(), Some(bash));
+    let agent = host.agent("a");
+    host.call(&agent, "terminal_open", json!({"type": "shell"}))
+        .await;
     let (_cancel, pending) = cancellable_send(&host, &agent, "echo first-running; sleep 60");
     wait_for_line(&host, &agent, "first-running").await;
     let second = host.send(&agent, "pty-1", "echo second").await;
