@@ -4,7 +4,7 @@
 use dsh_terminal_core::WaitReason;
 use pretty_assertions::assert_eq;
 
-use crate::support::{Shell, config, newest_lines, within};
+use crate::support::{Shell, TempDir, config, newest_lines, within};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 /// Field case C37: binary output becomes a short, honest summary; the session stays usable.
@@ -35,22 +35,24 @@ async fn c37_binary_output_is_summarised_not_dumped() {
 async fn c37_text_in_the_same_burst_as_binary_stays() {
     within(async {
         let sh = Shell::open(config()).await;
+        let dir = TempDir::new("c37");
+        sh.send(&format!("cd '{}'", dir.0.display())).await;
         // Random bytes from fixed seeds (three per size): varied, yet the same on every run.
         let made = sh
-            .send("python3 -c \"import random\nfor k in range(3):\n  for n in (300, 5000):\n    open('/tmp/dsh-c37-%d-%d' % (n, k), 'wb').write(random.Random(37 * n + k).randbytes(n))\"")
+            .send("python3 -c \"import random\nfor k in range(3):\n  for n in (300, 5000):\n    open('c37-%d-%d' % (n, k), 'wb').write(random.Random(37 * n + k).randbytes(n))\"")
             .await;
         assert_eq!(made.exit_code, Some(0), "{made:?}");
         let cases = [
             (
-                "{ cat /tmp/dsh-c37-5000-K; printf '\\nRESULT: 42\\nline2\\n'; } | cat",
+                "{ cat c37-5000-K; printf '\\nRESULT: 42\\nline2\\n'; } | cat",
                 &["RESULT: 42", "line2"][..],
             ),
             (
-                "printf 'text-before\\n'; cat /tmp/dsh-c37-5000-K; printf '\\ntext-after\\n'",
+                "printf 'text-before\\n'; cat c37-5000-K; printf '\\ntext-after\\n'",
                 &["text-before", "text-after"][..],
             ),
             (
-                "{ printf 'HEADER ok\\n'; cat /tmp/dsh-c37-300-K; printf '\\n'; seq -f 'row %g' 1 20; } | cat",
+                "{ printf 'HEADER ok\\n'; cat c37-300-K; printf '\\n'; seq -f 'row %g' 1 20; } | cat",
                 &["HEADER ok", "row 1", "row 20"][..],
             ),
         ];
