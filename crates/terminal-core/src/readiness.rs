@@ -498,7 +498,16 @@ impl Readiness {
             self.busy = Some((fg, busy));
         }
         self.alternate = o.alternate_screen;
-        if gate && o.now >= self.silence_deadline(o.last_output_at) && self.silence_may_settle(o) {
+        // Silence is the program's, not the reader's: output waiting on the terminal that the
+        // reader has not fed yet (its thread starved on a loaded machine, or busy with a
+        // large chunk) is not silence, and settling then would show a screen without the
+        // program's last output (a binary run "so far" whose end and the text after it were
+        // still unread).
+        if gate
+            && o.output_drained
+            && o.now >= self.silence_deadline(o.last_output_at)
+            && self.silence_may_settle(o)
+        {
             return Some(Settle::Idle);
         }
         if o.now >= self.deadline() {

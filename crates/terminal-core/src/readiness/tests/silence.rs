@@ -85,6 +85,30 @@ fn silence_and_grace_then_deadline() {
     assert_eq!(r.evaluate(&o), Some(Settle::Timeout));
 }
 
+/// Output the program wrote that the reader has not fed yet is not silence, under either
+/// rule: the send settles once it is on the screen (or at its deadline).
+#[test]
+fn silence_needs_the_output_drained() {
+    let t0 = Instant::now();
+    for rule in [SilenceRule::KernelIdle, SilenceRule::PureSilence] {
+        let timing = ReadinessTiming {
+            silence_rule: rule,
+            ..timing()
+        };
+        let mut r = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
+        let mut o = obs(t0, 60);
+        o.fg_busy = Some(false);
+        o.output_drained = false;
+        assert_eq!(r.evaluate(&o), None, "{rule:?}");
+        o.output_drained = true;
+        assert_eq!(r.evaluate(&o), Some(Settle::Idle), "{rule:?}");
+        let mut r = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
+        let mut o = obs(t0, 100);
+        o.output_drained = false;
+        assert_eq!(r.evaluate(&o), Some(Settle::Timeout), "{rule:?}");
+    }
+}
+
 #[test]
 fn startup_silence_without_output_never_settles() {
     let t0 = Instant::now();
