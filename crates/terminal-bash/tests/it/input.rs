@@ -9,7 +9,7 @@ use dsh_terminal_bash::BashConfig;
 use dsh_terminal_core::{BackendSession, InputMode, TerminalErrorCode, TerminalSignal, WaitReason};
 use pretty_assertions::assert_eq;
 
-use crate::support::{Shell, config, installed, unique_id, within};
+use crate::support::{Shell, TempDir, config, installed, unique_id, within};
 
 const BLOCK: &str = "def f(n):\n    if n:\n        return 'yes'\n    return 'no'\n\n";
 
@@ -425,8 +425,12 @@ async fn tabs_reach_bash_as_sent() {
 async fn tabs_reach_other_line_editors_as_sent() {
     within(async {
         let sh = Shell::open(config()).await;
-        sh.send("cd \"$(mktemp -d)\" && touch aptsim.sh abc.txt")
-            .await;
+        let dir = TempDir::new("tabs");
+        sh.send(&format!(
+            "cd '{}' && touch aptsim.sh abc.txt",
+            dir.0.display()
+        ))
+        .await;
         let r = sh.send("bash --norc").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         let r = sh.send("printf '%s|' 'a\tb' | od -An -c").await;
