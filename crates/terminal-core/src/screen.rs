@@ -190,11 +190,10 @@ struct Anchor {
     /// (absolute row, full text; see [`Screen::rows_left_at_cursor`]), when it moved the
     /// cursor up without clearing (`printf '\033[H'`, `tput cup`): a render from the anchor
     /// does not end on those rows while they are unchanged, nor show their unchanged text after
-    /// the prompt, since nothing after the anchor wrote it.
+    /// the prompt, since nothing after the anchor wrote it. Also the rows above the anchor's
+    /// row that output moved the cursor up to ([`Screen::note_rows_above_anchors`]), with how
+    /// far output wrote on each: whether a row still shows older text is told row by row.
     left_at_cursor: Vec<left_rows::LeftRow>,
-    /// Output was written above the anchor's row (over an earlier program's text), and the
-    /// anchor moved up to it.
-    jumped: bool,
     /// Line ends among every row before the anchor's row when it was placed (see
     /// [`Screen::line_ends_before`]): how many lines the scrollback dropped after the anchor
     /// is told from it once the anchor's row itself is gone.
@@ -450,7 +449,6 @@ impl Screen {
             pending_main: self.alternate,
             prefix: (!self.alternate).then(|| self.row_prefix(pos)).flatten(),
             left_at_cursor: self.rows_left_at_cursor(),
-            jumped: false,
             line_ends_before: (!self.alternate)
                 .then(|| self.line_ends_before(pos.row))
                 .flatten(),
@@ -467,7 +465,6 @@ impl Screen {
             pending_main: false,
             prefix: None,
             left_at_cursor: Vec::new(),
-            jumped: false,
             line_ends_before: self.line_ends_before(pos.row),
         };
         self.add_anchor(anchor)
@@ -502,7 +499,6 @@ impl Screen {
             anchor.pending_main = pending_main;
             anchor.prefix = prefix;
             anchor.left_at_cursor = left;
-            anchor.jumped = false;
         }
     }
 
@@ -537,11 +533,6 @@ impl Screen {
             Some(Some(a)) if !a.pending_main => Some(a.pos),
             _ => None,
         }
-    }
-
-    /// Whether output was written above the anchor's row since it was placed.
-    fn anchor_jumped(&self, id: AnchorId) -> bool {
-        matches!(self.anchors.get(id.0), Some(Some(a)) if a.jumped)
     }
 
     /// Takes the anchor's record of text left at and below its cursor out (see

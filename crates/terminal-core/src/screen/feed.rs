@@ -522,9 +522,15 @@ impl Screen {
             _ => {}
         }
         self.modes = modes;
-        if (seq.csi, seq.private, seq.final_byte, seq.first_param) == (true, None, b'J', 0) {
-            self.erased_below();
+        match (seq.csi, seq.private, seq.final_byte, seq.first_param) {
+            (true, None, b'J', 0) => {
+                self.erased_from_cursor(false, true);
+                self.erased_below();
+            }
+            (true, None, b'K', 0 | 2) => self.erased_from_cursor(seq.first_param == 2, false),
+            _ => {}
         }
+        self.note_rows_above_anchors();
         let col = self.parser.screen().cursor_position().1;
         let tabs = self.parser.callbacks_mut().tabs_mut(alternate);
         match (seq.csi, seq.private, seq.final_byte) {

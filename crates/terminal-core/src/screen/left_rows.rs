@@ -38,8 +38,14 @@ impl Screen {
     /// with their absolute rows (for [`Screen::rows_left_at_cursor`]'s record when output
     /// jumped above an anchor: the rows it jumped over are an earlier program's).
     pub(super) fn rows_between(&self, above: u64, below: u64) -> Vec<LeftRow> {
+        self.rows_from(above.saturating_add(1), below)
+    }
+
+    /// The visible rows from absolute row `first` down to (not including) `below` that hold
+    /// text, with their absolute rows.
+    fn rows_from(&self, first: u64, below: u64) -> Vec<LeftRow> {
         let base = self.history().end_abs();
-        let Ok(first) = u16::try_from(above.saturating_add(1).saturating_sub(base)) else {
+        let Ok(first) = u16::try_from(first.saturating_sub(base)) else {
             return Vec::new();
         };
         self.visible_rows_from(false, first)
@@ -70,10 +76,66 @@ impl Screen {
             }
             anchor.pos = cursor;
             anchor.prefix = None;
-            anchor.jumped = false;
             // `line_ends_before` stays the count where it was placed, as after a jump: the
             // rows between are lines a consuming read may have handed out (see `consume`).
             anchor.left_at_cursor.retain(|left| left.abs < cursor.row);
+        }
+    }
+
+    /// After a sequence moved the cursor above an anchor's row on the main screen (`ESC[H`,
+    /// `tput cup`): the rows from the cursor's down to the anchor's hold an earlier program's
+    /// text, recorded as left there (rows already recorded keep their record), so that what
+    /// output writes on them is tracked cell by cell ([`Screen::note_written`]) and a row it
+    /// covers or erases whole is not said to mix older text in.
+    pub(super) fn note_rows_above_anchors(&mut self) {
+        if self.parser.screen().alternate_screen() {
+            return;
+        }
+        let cursor = self.cursor_unsynced();
+        let above = |a: &super::Anchor| !a.pending_main && cursor.row < a.pos.row;
+        let Some(lowest) = self
+            .anchors
+            .iter()
+            .flatten()
+            .filter(|a| above(a))
+            .map(|a| a.pos.row)
+            .max()
+        else {
+            return;
+        };
+        let rows = self.rows_from(cursor.row, lowest);
+        for anchor in self.anchors.iter_mut().flatten() {
+            if !above(anchor) {
+                continue;
+            }
+            let known: Vec<u64> = anchor.left_at_cursor.iter().map(|l| l.abs).collect();
+            anchor.left_at_cursor.extend(
+                rows.iter()
+                    .filter(|l| l.abs < anchor.pos.row && !known.contains(&l.abs))
+                    .cloned(),
+            );
+            anchor.left_at_cursor.sort_by_key(|left| left.abs);
+        }
+    }
+
+    /// After an erase on the main screen from the cursor: to the end of the cursor's row (EL
+    /// 0), the whole row (EL 2, `whole_row`), or on to the end of the screen too (ED 0,
+    /// `below`). A row an earlier program left that output wrote up to the cursor and that
+    /// the erase cleared from there holds none of that program's text any more, nor does a
+    /// row the erase cleared whole: such rows are the output's from then on (a redraw from the
+    /// top of the screen that erases each row it writes, as `watch` does, mixes no older text
+    /// in).
+    pub(super) fn erased_from_cursor(&mut self, whole_row: bool, below: bool) {
+        if self.parser.screen().alternate_screen() {
+            return;
+        }
+        let cursor = self.cursor_unsynced();
+        for anchor in self.anchors.iter_mut().flatten() {
+            anchor.left_at_cursor.retain(|left| {
+                let cleared = (below && left.abs > cursor.row)
+                    || (left.abs == cursor.row && (whole_row || left.written_to >= cursor.col));
+                !cleared
+            });
         }
     }
 

@@ -30,9 +30,8 @@ impl Screen {
             Some(pos) => {
                 // Taken out for the copy (the anchor keeps them).
                 let left = self.take_anchor_left_rows(id);
-                let mut snapshot = self.snapshot_past_left_rows(pos, max_bytes, &left);
+                let snapshot = self.snapshot_past_left_rows(pos, max_bytes, &left);
                 self.restore_anchor_left_rows(id, left);
-                snapshot.mixed |= self.anchor_jumped(id);
                 snapshot
             }
             None => RowsSnapshot::default(),

@@ -114,7 +114,6 @@ impl Screen {
                 if !anchor.pending_main && row < anchor.pos.row {
                     let old_row = anchor.pos.row;
                     anchor.pos = Position { row, col: 0 };
-                    anchor.jumped = true;
                     anchor
                         .left_at_cursor
                         .extend(jumped.iter().filter(|left| left.abs < old_row).cloned());

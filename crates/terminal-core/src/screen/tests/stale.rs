@@ -90,7 +90,8 @@ fn output_that_jumps_above_the_prompt_leaves_the_rows_it_jumped_over_out() {
     let text = s.render_since(a, 10_000).text;
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines.contains(&"TOP"), "{text:?}");
-    assert!(s.snapshot_since(a, 10_000).mixed());
+    // `TOP` and the prompt covered all the old text on their rows (`22`, `23`).
+    assert!(!s.snapshot_since(a, 10_000).mixed(), "{text:?}");
     assert!(!lines.contains(&"40"), "{text:?}");
     assert!(!lines.contains(&"59"), "{text:?}");
     // The command line it started from stays.
@@ -113,7 +114,9 @@ fn lines_written_above_the_start_all_count_as_the_sends() {
     let a = s.anchor();
     s.feed(b"printf x\r\n\x1b[5;1HA1\r\nA2\r\nA3\r\n\x1b[1;1Hdsh> ");
     let text = s.render_since(a, 10_000).text;
-    assert_eq!(text, "dsh> seq 1 20\nA1\nA2\nA3\ndsh> printf x");
+    // The top row's old text after the cursor (`seq 1 20`) is not shown as the send's, as on
+    // any row an earlier program left.
+    assert_eq!(text, "dsh> \nA1\nA2\nA3\ndsh> printf x");
 }
 
 /// A 40×160 screen after `before`, the lines `1` to `n` and a prompt `dsh> `.
@@ -231,4 +234,34 @@ fn a_command_typed_over_all_a_progress_line_left_is_not_mixed() {
     let c = s.anchor();
     s.feed(b"echo hi\r\nhi\r\ndsh> ");
     assert_eq!(s.render_since(c, 10_000).text, "echo hi\nhi\ndsh> ");
+}
+
+/// A loop that redraws from the top of the screen (`ESC[H`), erasing each row before it
+/// writes (`ESC[K`) and the rest of the screen after (`ESC[J`), as `watch` does on the main
+/// screen, leaves no older text on any row: its result is not said to mix older text in.
+#[test]
+fn a_redraw_that_erases_what_it_writes_over_is_not_mixed() {
+    let erase_first = |i: u32| format!("\x1b[H\x1b[Ktick {i}\r\n\x1b[Kline two {i}\r\n\x1b[J");
+    let erase_after = |i: u32| format!("\x1b[Htick {i}\r\nline two {i}\x1b[K\r\n\x1b[J");
+    for redraw in [erase_first, erase_after] {
+        let mut s = numbered_lines_then_prompt(b"", 60);
+        let a = s.anchor();
+        s.feed(b"for i in 1 2 3; do ...; done\r\n");
+        for i in 1..=3 {
+            s.feed(redraw(i).as_bytes());
+        }
+        s.feed(b"dsh> ");
+        let text = s.render_since(a, 10_000).text;
+        assert_eq!(text, "tick 3\nline two 3\ndsh> ");
+        assert!(!s.snapshot_since(a, 10_000).mixed(), "{text:?}");
+    }
+    // Without the erases, over longer old rows, the rows keep older text after what the
+    // redraw wrote (as the screen shows it), and the result says so.
+    let mut s = screen_with_old_rows_below_the_prompt();
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    s.feed(b"loop\r\n\x1b[Htick 1\r\nline two 1\r\n\x1b[Htick 2\r\nline two 2\r\n");
+    let text = s.render_since(a, 10_000).text;
+    assert!(text.starts_with("tick 2"), "{text:?}");
+    assert!(s.snapshot_since(a, 10_000).mixed(), "{text:?}");
 }
