@@ -552,8 +552,11 @@ impl Screen {
     }
 
     /// Whether text rendered from the anchor starts at its row's start (column 0): the anchor
-    /// sits there, or the program rewrote the row's text before it.
-    pub(crate) fn anchor_starts_row(&self, id: AnchorId) -> bool {
+    /// sits there, or the program rewrote the row's text before it. Brings the screen up to
+    /// date first (text waiting as flood lines, or held for a character's next bytes, may
+    /// change that row), as the render that follows does.
+    pub(crate) fn anchor_starts_row(&mut self, id: AnchorId) -> bool {
+        self.materialize();
         !self.alternate && self.anchor_render_start(id).is_some_and(|pos| pos.col == 0)
     }
 

@@ -573,14 +573,15 @@ fn old_tail_start(new: &str, old: &str, lower: u16, cols: u16) -> Option<u16> {
 }
 
 /// The part of `text` from cell column `col` on (wide characters take two cells; a `\t`, a
-/// recorded TAB run, reaches the next default tab stop).
+/// recorded TAB run, reaches the next default tab stop; a zero-width character, such as a
+/// combining mark, belongs to the cell before it, as the emulator keeps it there).
 pub(super) fn skip_cols(text: &str, col: u16) -> &str {
     use unicode_width::UnicodeWidthChar as _;
     /// The terminal's default tab stops: every 8 columns.
     const TAB_STOP: usize = 8;
     let mut used = 0usize;
     for (i, c) in text.char_indices() {
-        if used >= usize::from(col) {
+        if used >= usize::from(col) && !(i > 0 && c.width() == Some(0)) {
             return &text[i..];
         }
         used = if c == '\t' {

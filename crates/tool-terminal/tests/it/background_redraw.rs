@@ -1,7 +1,8 @@
 //! A background send of a program that redraws rows it printed (a multi-bar progress display
 //! moving the cursor up to rewrite its bars): the job's reads show each row as it is when read,
 //! not every frame the job's internal drains saw, and none that a redraw replaced after an
-//! erase.
+//! erase; and a program that changes a row's text after a read took it (a combining mark
+//! printed after its character): the next read gives the row as it is now.
 
 use dsh_tool_terminal::ToolTerminalConfig;
 use serde_json::json;
@@ -43,5 +44,35 @@ async fn a_redrawing_display_shows_its_rows_as_they_are_not_every_frame() {
             assert!(read.lines().any(|l| l == "bar2 40"), "{read}");
         }
     }
+    host.shutdown().await;
+}
+
+/// Combining marks printed after the job's reads took the characters they combine with
+/// (`printf 'xe'; sleep; printf '\xcc\x81'`): the job's output keeps each mark on its
+/// character, neither dropped nor doubled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn combining_marks_printed_after_a_read_stay_on_their_characters() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let text = "printf 'xe'; sleep 0.4; printf '\\xcc\\x81'; sleep 0.4; printf '\\xe4\\xb8\\xad\\xcc'; sleep 0.4; printf '\\x81y\\n'; echo done-$((6*7))";
+    let (job, _) = host.start_job(&agent, &session, text).await;
+    let read = host
+        .call(
+            &agent,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+        )
+        .await
+        .text();
+    assert!(read.lines().any(|l| l == "done-42"), "{read}");
+    let line = "xe\u{301}\u{4e2d}\u{301}y";
+    assert_eq!(
+        read.lines()
+            .filter(|l| l.starts_with('x'))
+            .collect::<Vec<_>>(),
+        [line],
+        "{read}"
+    );
     host.shutdown().await;
 }

@@ -244,3 +244,33 @@ fn cht_and_cbt_move_by_tab_stops() {
         "a\t\tb\nabcdefghXjkl\nabcdefghYjklmnopqrs\ncb\n"
     );
 }
+
+/// A combining mark (or another zero-width character) that arrives after a consuming read
+/// took the character it combines with belongs to that character's cell: the next read
+/// starts the line again, with the mark, rather than losing it (a background job's
+/// `printf 'xe'; sleep 1; printf '\xcc\x81y\n'` reads `xéy`).
+#[test]
+fn a_combining_mark_after_a_consuming_read_restarts_the_line() {
+    let cases: [(&[&[u8]], &str); 4] = [
+        (&[b"xe", b"\xcc\x81", b"y\r\n"], "xe\u{301}y"),
+        (&[b"xe\xcc", b"\x81y\r\n"], "xe\u{301}y"),
+        (&["x中".as_bytes(), b"\xcc\x81y\r\n"], "x中\u{301}y"),
+        (&[b"xe\xcc\x81", b"\xcc\x81y\r\n"], "xe\u{301}\u{301}y"),
+    ];
+    for (chunks, line) in cases {
+        let mut s = Screen::new(config(10, 40), None);
+        s.feed(b"dsh> cmd\r\n");
+        let a = s.anchor();
+        // What a job's window keeps: the line so far, started again when a read says so.
+        let mut carry = String::new();
+        for chunk in chunks {
+            s.feed(chunk);
+            let c = s.consume_since(a, 10_000);
+            if c.restarts_line {
+                carry.clear();
+            }
+            carry.push_str(&c.rows.render(10_000).text);
+        }
+        assert_eq!(carry, format!("{line}\n"), "{chunks:?}");
+    }
+}
