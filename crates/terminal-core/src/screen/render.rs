@@ -230,7 +230,7 @@ impl Screen {
                 };
                 let trimmed = whole.trim_end_matches(' ');
                 if trimmed.len() <= before.len() {
-                    Cow::Owned(before)
+                    Cow::Owned(prompt_spaces_kept(before, cursor_col + 1 >= cols))
                 } else {
                     Cow::Owned(trimmed.to_owned())
                 }
@@ -297,7 +297,7 @@ impl Screen {
                     // On the cursor's row, text before the cursor stays whole (a prompt's
                     // trailing space).
                     Cow::Owned(if r16 == cursor_row && c == cursor_col {
-                        kept
+                        prompt_spaces_kept(kept, cursor_col + 1 >= cols)
                     } else {
                         trimmed.to_owned()
                     })
@@ -561,6 +561,18 @@ pub(super) fn wide_char_pushed_down<'a>(
                     .sum::<usize>()
                     == usize::from(cols).saturating_sub(1)
         })
+}
+
+/// `before` (the cursor row's text before the cursor) with its trailing blanks: kept (a
+/// prompt's own, `dsh> `, or blanks typed without Enter), unless the cursor sits at the row's
+/// last column (`at_edge`), where blanks are padding to the screen's width (`top` fills its
+/// last row with them), trimmed as on every other row.
+fn prompt_spaces_kept(before: String, at_edge: bool) -> String {
+    if at_edge {
+        before.trim_end_matches(' ').to_owned()
+    } else {
+        before
+    }
 }
 
 /// The first column from `lower` on where row text `new` goes on exactly as `old` did, with

@@ -419,6 +419,19 @@ fn cursor_row_keeps_explicit_spaces_before_the_cursor() {
     assert_eq!(s.transcript(), "Name:\nabc   ");
 }
 
+/// Blanks a program wrote up to the row's last column, leaving the cursor there (`top` pads
+/// its last row to the screen's width), are padding: trimmed like any row's.
+#[test]
+fn cursor_row_blanks_up_to_the_right_edge_are_trimmed() {
+    let mut s = screen();
+    let cols = usize::from(s.config.cols);
+    let mut row = b"   39 root  S  0:00.00 ksmd".to_vec();
+    row.resize(cols, b' ');
+    s.feed(b"top\r\n");
+    s.feed(&row);
+    assert_eq!(s.transcript(), "top\n   39 root  S  0:00.00 ksmd");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
