@@ -306,6 +306,20 @@ async fn a_repl_event_loop_still_awaiting_a_line_says_so() {
         let r = sh.send("6 * 7").await;
         assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
         assert!(!still(&r), "{r:?}");
+        // The pending line last among several: the prompt it was typed at, shown before it,
+        // is not the REPL back from it.
+        let r = sh
+            .send("1 + 1\nawait new Promise(r => setTimeout(() => r('multi-' + 'done'), 4000))")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "2"), "{r:?}");
+        let mut seen = r.viewport.contains("multi-done");
+        if !seen {
+            assert!(still(&r), "{r:?}");
+        }
+        while !seen {
+            let r = sh.send_raw("", false).await;
+            seen = r.viewport.contains("multi-done");
+        }
         // A mode that prints no prompt is not a pending line.
         let r = sh.send(".editor").await;
         assert!(!still(&r), "{r:?}");

@@ -91,6 +91,9 @@ pub(super) struct SendOp {
     /// The input's last non-blank line is a REPL command (`.editor`, `.load …`: a leading dot),
     /// which may switch the REPL into a mode with no prompt.
     repl_command: bool,
+    /// The input's last non-blank line, trimmed: only a prompt after its echo shows a REPL
+    /// back from it.
+    last_line: Option<String>,
     /// The input hands the shell's line editor a command to run (see
     /// `input::submits_a_command`).
     submits_command: bool,

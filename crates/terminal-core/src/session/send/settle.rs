@@ -151,16 +151,24 @@ impl SendOp {
         // Only a REPL (the program run without a script) prints a prompt after each line; a
         // REPL command may enter a mode without one (node's `.editor`); and a prompt among
         // the rows this result shows (printed before a poll began, a timer's output since)
-        // says the REPL is back.
-        let prompt_shown = || {
-            rendered
-                .text
-                .lines()
+        // says the REPL is back. After lines the send typed, only a prompt after the last
+        // one's echo does (`1+1` then an `await` line: the prompt the `await` was typed at
+        // is the one before it).
+        let prompt_shown = |after_last_line: bool| {
+            let lines: Vec<&str> = rendered.text.lines().collect();
+            let from = self
+                .last_line
+                .as_deref()
+                .filter(|_| after_last_line)
+                .and_then(|last| lines.iter().rposition(|l| l.trim_end().ends_with(last)))
+                .map_or(0, |at| at + 1);
+            lines[from..]
+                .iter()
                 .any(|l| is_repl_prompt(l) || starts_with_repl_prompt(l))
         };
         let unprompted = match self.unprompted_wait.load(Ordering::SeqCst) {
-            super::UNPROMPTED_LINE => !self.repl_command && !prompt_shown(),
-            super::UNPROMPTED_POLL => !prompt_shown(),
+            super::UNPROMPTED_LINE => !self.repl_command && !prompt_shown(true),
+            super::UNPROMPTED_POLL => !prompt_shown(false),
             _ => false,
         };
         let unprompted_fg = shared

@@ -87,6 +87,12 @@ impl SendOp {
         let insert_mode = full_screen_pastes
             .then(|| insert_paste::insert_mode(&mut st.screen))
             .flatten();
+        let last_line = request
+            .text
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| l.trim().to_owned());
         let reader = input::Reader {
             canonical: canonical == Some(true),
             bracketed_paste,
@@ -184,12 +190,8 @@ impl SendOp {
             indent_cleared,
             shell_continued: AtomicBool::new(false),
             unprompted_wait: AtomicU8::new(super::UNPROMPTED_NO),
-            repl_command: request
-                .text
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .is_some_and(|l| l.trim_start().starts_with('.')),
+            repl_command: last_line.as_deref().is_some_and(|l| l.starts_with('.')),
+            last_line,
             submits_command: reader.shell_line_editor
                 && input::submits_a_command(&request.text, request.submit),
         });
