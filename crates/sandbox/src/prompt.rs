@@ -16,7 +16,7 @@ pub(crate) fn prompt_text(mode: SandboxMode, allow_network: bool) -> Option<Stri
     let writes = match mode {
         SandboxMode::DangerFullAccess => return None,
         SandboxMode::WorkspaceWrite => {
-            "only the workspace directory (where sessions start unless opened with another cwd) is writable; the rest of the filesystem, the home directory included, is read-only".to_owned()
+            "only the workspace directory (where sessions start unless opened with another cwd) and the session's own /tmp are writable; the rest of the filesystem, the home directory included, is read-only".to_owned()
         }
         SandboxMode::ReadOnly => "the whole filesystem is read-only".to_owned(),
     };
@@ -36,7 +36,7 @@ pub(crate) fn prompt_text(mode: SandboxMode, allow_network: bool) -> Option<Stri
     }
     let keep = advice.join(" ");
     Some(format!(
-        "Terminal sessions are sandboxed ({mode}): {writes}. Each session has its own private /tmp, emptied when it closes, and {network}. {keep}"
+        "Terminal sessions are sandboxed ({mode}): {writes}. Each session has its own private /tmp, emptied when it closes: a file written there (outside the workspace) reaches neither the host nor other sessions; and it {network}. {keep}"
     )
     .trim_end()
     .to_owned())
