@@ -53,8 +53,8 @@ pub(super) const SHELL_CONTINUED_NOTICE: &str = "[shell: the session's shell was
 
 /// The notice for [`SettleFacts::closed`].
 pub(super) const CLOSED_NOTICE: &str = "[session: closed while this send waited \
-     (terminal_close, or the host ending); every process it started was stopped, so the exit \
-     below is the close's doing, not a crash]";
+     (terminal_close, or the host ending); every process it started was stopped, so the \
+     session's exit is the close's doing, not a crash]";
 
 /// The notice for [`SettleFacts::exit_unknown`].
 pub(super) const EXIT_UNKNOWN_NOTICE: &str = "[shell: this command's exit code is unknown: no \
