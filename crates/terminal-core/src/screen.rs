@@ -236,6 +236,10 @@ pub(crate) struct Screen {
     /// The alternate screen is on by mode 1049, which saved the main screen's cursor to be
     /// restored when it is left (modes 47 and 1047 save none).
     alternate_saved_cursor: bool,
+    /// When the program saved the main screen's cursor (`ESC 7`, `CSI s`) and has not
+    /// restored it yet: it is away drawing elsewhere (a status line on the last row) and will
+    /// be back (see [`Screen::consume_since`]).
+    cursor_away_since: Option<std::time::Instant>,
     /// Whether the last byte fed was ASCII (no character is half-decoded).
     last_byte_ascii: bool,
     /// Absolute row of the cursor where the current segment's text starts.
@@ -296,6 +300,7 @@ impl Screen {
             modes: 0,
             main_cursor_saved: false,
             alternate_saved_cursor: false,
+            cursor_away_since: None,
             last_byte_ascii: true,
             segment_row: 0,
             head: None,

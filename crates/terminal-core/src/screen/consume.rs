@@ -4,6 +4,9 @@
 //! anchor up to them (see `segment` and `left_rows`): the next read shows those rows again, and
 //! says how many lines of the previous reads they replace.
 
+use std::time::{Duration, Instant};
+
+use super::scan::Sequence;
 use super::snapshot::RowsSnapshot;
 use super::{AnchorId, Screen};
 
@@ -19,10 +22,53 @@ pub(crate) struct Consumed {
     pub(crate) rows: RowsSnapshot,
 }
 
+/// Longest a program's cursor counts as away (saved, not yet restored) for
+/// [`Screen::consume_since`]: a program that saves it and never restores it holds reads back
+/// no longer.
+const CURSOR_AWAY_MAX: Duration = Duration::from_millis(500);
+
 impl Screen {
+    /// Notes a save (`ESC 7`, `CSI s` without left and right margins) or restore (`ESC 8`,
+    /// `CSI u`) of the main screen's cursor, and a full reset, for [`Screen::cursor_away`].
+    pub(super) fn note_cursor_away(&mut self, seq: Sequence) {
+        let margins = self.modes & super::feed::modes::LEFT_RIGHT != 0;
+        let main = !self.parser.screen().alternate_screen();
+        match (seq.csi, seq.private, seq.intermediate, seq.final_byte) {
+            (false, None, None, b'7') | (true, None, None, b's') if !margins && main => {
+                self.cursor_away_since = Some(Instant::now());
+            }
+            (false, None, None, b'8' | b'c') | (true, None, None, b'u') => {
+                self.cursor_away_since = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the program saved the main screen's cursor, has not restored it and did so
+    /// less than [`CURSOR_AWAY_MAX`] ago: the cursor is away (drawing a status line below a
+    /// scroll region, as apt does after each line) and about to come back to where the output
+    /// goes on.
+    fn cursor_away(&self) -> bool {
+        !self.parser.screen().alternate_screen()
+            && self
+                .cursor_away_since
+                .is_some_and(|at| at.elapsed() < CURSOR_AWAY_MAX)
+    }
+
     /// A consuming read of the output since `id`, a binary run going on kept open
-    /// ([`Screen::with_open_binary_run`]), after which the anchor moves to the cursor.
+    /// ([`Screen::with_open_binary_run`]), after which the anchor moves to the cursor. While
+    /// the program's cursor is away ([`Screen::cursor_away`]: the output stopped in the
+    /// middle of a status line's redraw), the read takes nothing and the anchor stays: the
+    /// cursor's place then is not where the output goes on, and a read from there would hand
+    /// out the rows between as lines and lose the ones the next read takes back.
     pub(crate) fn consume_since(&mut self, id: AnchorId, max_bytes: usize) -> Consumed {
+        if self.cursor_away() {
+            return Consumed {
+                restarts_line: false,
+                rewound_lines: 0,
+                rows: RowsSnapshot::default(),
+            };
+        }
         self.with_open_binary_run(|screen| {
             let restarts_line = screen.anchor_starts_row(id);
             let rewound_lines = screen.anchor_rewound_lines(id);
@@ -30,8 +76,10 @@ impl Screen {
             let rows = screen.snapshot_since(id, max_bytes);
             screen.move_anchor_to_cursor(id);
             // The read handed out the rows after the cursor's too (a redraw had moved up to
-            // rewrite them): the anchor counts the lines up to the end of what it handed out,
-            // so the next read, which starts at the cursor's row, takes those back.
+            // rewrite them, or a status line sits below): the anchor counts the lines up to
+            // the end of what it handed out, so the next read, which starts at the cursor's
+            // row, takes those back. It starts at that row's first column: the read handed the
+            // row's text before the cursor out as a whole line, which goes back with them.
             let handed_out = start
                 .filter(|_| !rows.truncated)
                 .and_then(|start| screen.line_ends_before(start.row))
@@ -41,6 +89,8 @@ impl Screen {
                 && anchor.line_ends_before.is_some_and(|at| at < handed_out)
             {
                 anchor.line_ends_before = Some(handed_out);
+                anchor.pos.col = 0;
+                anchor.prefix = None;
             }
             Consumed {
                 restarts_line,

@@ -522,6 +522,7 @@ impl Screen {
             _ => {}
         }
         self.modes = modes;
+        self.note_cursor_away(seq);
         match (seq.csi, seq.private, seq.final_byte, seq.first_param) {
             (true, None, b'J', 0) => {
                 self.erased_from_cursor(false, true);

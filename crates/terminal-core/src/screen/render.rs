@@ -185,6 +185,22 @@ impl Screen {
             })
             .map_or(0, |i| i + usize::from(first));
         let end_visible = last_content.max(usize::from(cursor_row));
+        // From the cursor down in a scroll region that stops above the screen's last row: the
+        // region's rows the output has not reached yet, blank (the cursor's too, when nothing
+        // is written on it and text follows), are no lines of it; the text pinned below the
+        // region (a status line, as apt and dpkg keep one) is.
+        let unreached = self
+            .region
+            .filter(|region| {
+                !self.alternate
+                    && (region.top..region.bottom).contains(&cursor_row)
+                    && region.bottom + 1 < screen.size().0.get()
+            })
+            .map(|region| {
+                // The cursor's row stays the text's last line when nothing follows it.
+                let cursor_row_kept = cursor_col > 0 || last_content <= usize::from(cursor_row);
+                usize::from(cursor_row) + usize::from(cursor_row_kept)..=usize::from(region.bottom)
+            });
         let end_abs = base + end_visible as u64;
         if start_abs > end_abs {
             return RowsSnapshot::default();
@@ -198,6 +214,11 @@ impl Screen {
                 continue;
             }
             let Ok(r16) = u16::try_from(r) else { break };
+            if unreached.as_ref().is_some_and(|rows| rows.contains(&r))
+                && full.trim_end_matches(' ').is_empty()
+            {
+                continue;
+            }
             // A row an earlier program left, unchanged, between rows this output wrote.
             if abs != start_abs && r16 != cursor_row && unchanged(r, full) {
                 // A line feed of this output passed over it: a blank line of the output.

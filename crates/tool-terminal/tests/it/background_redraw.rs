@@ -76,3 +76,50 @@ async fn combining_marks_printed_after_a_read_stay_on_their_characters() {
     );
     host.shutdown().await;
 }
+
+/// A status line pinned below a scroll region (apt and dpkg keep their progress on the last
+/// row): the job's output is the lines in order, with no blank lines for the region's rows the
+/// output had not reached when a read came.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_status_line_pinned_below_a_scroll_region_adds_no_blank_lines() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    host.send(&agent, &session, "clear").await;
+    let text = "printf '\\0337\\033[0;39r\\0338'; for i in $(seq 1 20); do printf 'Unpacking package-%03d ...\\n' $i; printf '\\0337\\033[40;0f\\033[42mProgress: [%3d%%]\\033[49m\\0338' $((i*5)); sleep 0.05; done; printf '\\0337\\033[0;40r\\033[40;1H\\033[2K\\0338'; echo done-$((6*7))";
+    let (job, ack) = host.start_job(&agent, &session, text).await;
+    let mut reads = vec![ack];
+    loop {
+        let read = host
+            .call(&agent, "job_output", json!({"job_id": job}))
+            .await
+            .text();
+        let done = !read
+            .lines()
+            .last()
+            .unwrap_or("")
+            .starts_with("[status: running");
+        reads.push(read);
+        if done {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // No read shows blank lines (the region's unreached rows above the status line).
+    for read in &reads {
+        assert!(!read.contains("\n\n"), "{reads:#?}");
+    }
+    let all = reads.join("\n");
+    let lines: Vec<&str> = all.lines().filter(|l| !l.starts_with('[')).collect();
+    let unpacking: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("Unpacking"))
+        .collect();
+    let expected: Vec<String> = (1..=20)
+        .map(|i| format!("Unpacking package-{i:03} ..."))
+        .collect();
+    assert_eq!(unpacking, expected, "{reads:#?}");
+    assert!(all.lines().any(|l| l == "done-42"), "{reads:#?}");
+    host.shutdown().await;
+}

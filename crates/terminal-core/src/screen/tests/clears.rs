@@ -274,3 +274,102 @@ fn a_combining_mark_after_a_consuming_read_restarts_the_line() {
         assert_eq!(carry, format!("{line}\n"), "{chunks:?}");
     }
 }
+
+/// A status line pinned below a scroll region (apt and dpkg set rows 1–39 as the region and
+/// redraw their progress on row 40 after each line): the region's rows the output has not
+/// reached yet are no lines of it, so reads show the lines and the status line, no blank
+/// lines between.
+#[test]
+fn reads_skip_the_unreached_rows_above_a_pinned_status_line() {
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> clear\r\n\x1b[H\x1b[2J\x1b[3Jdsh> ");
+    let a = s.anchor();
+    s.feed(b"apt install x\r\n\x1b7\x1b[0;39r\x1b8");
+    let step = |s: &mut Screen, i: u32| {
+        s.feed(format!("Unpacking package-{i:03} ...\r\n").as_bytes());
+        s.feed(format!("\x1b7\x1b[40;0f\x1b[42mProgress: [{i:3}%]\x1b[49m\x1b8").as_bytes());
+    };
+    for i in 0..5 {
+        step(&mut s, i);
+    }
+    let first = s.consume_since(a, 100_000).rows.render(100_000).text;
+    let mut expected: Vec<String> = vec!["apt install x".into()];
+    expected.extend((0..5).map(|i| format!("Unpacking package-{i:03} ...")));
+    expected.push("Progress: [  4%]".into());
+    assert_eq!(first.lines().collect::<Vec<_>>(), expected, "{first:?}");
+    for i in 5..8 {
+        step(&mut s, i);
+    }
+    let second = s.consume_since(a, 100_000).rows.render(100_000).text;
+    let lines: Vec<&str> = second.lines().collect();
+    assert!(!lines.contains(&""), "{second:?}");
+    assert_eq!(lines.last(), Some(&"Progress: [  7%]"), "{second:?}");
+    assert!(second.contains("Unpacking package-007 ..."), "{second:?}");
+}
+
+/// The same display read the way a job reads it, with the output cut anywhere: at the
+/// program's writes, or at any byte (a reader that fell behind reads whole blocks), with the
+/// reads after any of the pieces. Every line reaches the job's window once, in order, and no
+/// blank line does: a read that comes while the cursor is away drawing the status line (saved,
+/// not restored yet) waits for it to come back.
+#[test]
+fn reads_cut_anywhere_in_a_pinned_status_lines_redraw_lose_no_line() {
+    let mut writes: Vec<Vec<u8>> = vec![b"\x1b7\x1b[0;39r\x1b8".to_vec()];
+    for i in 1..=20 {
+        writes.push(format!("Unpacking package-{i:03} ...\r\n").into_bytes());
+        writes.push(
+            format!(
+                "\x1b7\x1b[40;0f\x1b[42mProgress: [{:3}%]\x1b[49m\x1b8",
+                i * 5
+            )
+            .into_bytes(),
+        );
+    }
+    writes.push(b"\x1b7\x1b[0;40r\x1b[40;1H\x1b[2K\x1b8done-42\r\ndsh> ".to_vec());
+    let all = writes.concat();
+    let expected: Vec<String> = std::iter::once("apt".to_owned())
+        .chain((1..=20).map(|i| format!("Unpacking package-{i:03} ...")))
+        .chain(std::iter::once("done-42".to_owned()))
+        .collect();
+    for cut in [0usize, 1, 7, 31] {
+        let pieces: Vec<&[u8]> = if cut == 0 {
+            writes.iter().map(Vec::as_slice).collect()
+        } else {
+            all.chunks(cut).collect()
+        };
+        // Which pieces a read follows: bit `n % 6` of the pattern.
+        for pattern in [0b1u64, 0b10, 0b101, 0b10_1010, 0b11_1111] {
+            let mut s = Screen::new(config(40, 160), None);
+            s.feed(b"dsh> clear\r\n\x1b[H\x1b[2J\x1b[3Jdsh> ");
+            let a = s.anchor();
+            s.feed(b"apt\r\n");
+            // What a job's window keeps: whole lines, then the line being written.
+            let mut window: Vec<String> = Vec::new();
+            let mut carry = String::new();
+            for (n, piece) in pieces.iter().enumerate() {
+                s.feed(piece);
+                if (pattern >> (n % 6)) & 1 == 0 && n + 1 != pieces.len() {
+                    continue;
+                }
+                let c = s.consume_since(a, 100_000);
+                if c.rewound_lines > 0 {
+                    carry.clear();
+                    let keep = window
+                        .len()
+                        .saturating_sub(usize::try_from(c.rewound_lines).unwrap());
+                    window.truncate(keep);
+                }
+                if c.restarts_line {
+                    carry.clear();
+                }
+                for part in c.rows.render(100_000).text.split_inclusive('\n') {
+                    carry.push_str(part);
+                    if carry.ends_with('\n') {
+                        window.push(std::mem::take(&mut carry).trim_end_matches('\n').to_owned());
+                    }
+                }
+            }
+            assert_eq!(window, expected, "cut {cut}, reads {pattern:b}");
+        }
+    }
+}
