@@ -44,6 +44,7 @@ mod prompt;
 mod region;
 mod render;
 mod row_moves;
+mod row_text;
 mod scan;
 mod segment;
 mod snapshot;

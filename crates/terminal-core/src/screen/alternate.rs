@@ -3,7 +3,7 @@
 //! the main screen, as a terminal would show it below the prompt's line.
 
 use super::Screen;
-use super::render::visible_rows_text;
+use super::row_text::visible_rows_text;
 
 impl Screen {
     /// Gives the main screen back when the session's program ended with the alternate screen
@@ -36,7 +36,7 @@ impl Screen {
         self.materialize();
         let rows = self.config.rows;
         (self.alternate && rows > 0).then(|| {
-            super::render::row_text(self.parser.screen(), &[], rows - 1, 0, self.config.cols)
+            super::row_text::row_text(self.parser.screen(), &[], rows - 1, 0, self.config.cols)
         })
     }
 

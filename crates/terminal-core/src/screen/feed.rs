@@ -15,7 +15,7 @@ use super::binary::{Verdict, suppressed_line};
 use super::compat;
 use super::flood::{FLOOD_BATCH_ROWS, rows_of, split_rows};
 use super::region::Region;
-use super::render::{plain_row, row_continues, visible_rows_text};
+use super::row_text::{plain_row, row_continues, visible_rows_text};
 use super::scan::{Sequence, Step};
 use super::{FeedOutcome, Screen};
 

@@ -6,7 +6,7 @@
 //! bounded history can drop them), it renders those rows once, at most [`HEAD_BYTES`], and
 //! holds the text until the send settles.
 
-use super::render::row_continues;
+use super::row_text::row_continues;
 use super::{AnchorId, Position, Screen};
 
 /// Rows of a send's first output kept.

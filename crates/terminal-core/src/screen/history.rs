@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 use vt100::capture::{BasicFormattedCaptureState, RowContents};
 
-use super::render::wide_char_pushed_down;
+use super::row_text::wide_char_pushed_down;
 use super::tabs::{TabRuns, restore_tabs};
 
 /// Bytes accounted per retained row on top of its text (the newline).

@@ -3,7 +3,7 @@
 //! on them or show their unchanged text as the send's output.
 
 use super::Screen;
-use super::render::skip_cols;
+use super::row_text::skip_cols;
 
 /// A row an earlier program left (see [`Screen::rows_left_at_cursor`]).
 #[derive(Clone, Debug, PartialEq, Eq)]

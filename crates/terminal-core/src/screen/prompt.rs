@@ -3,7 +3,7 @@
 //! the newest prompt (what the shell's line editor holds).
 
 use super::exits::ExitLog;
-use super::{MarkKind, Position, PromptState, Screen, render};
+use super::{MarkKind, Position, PromptState, Screen, row_text};
 
 /// The marks seen so far and what they say (see the module docs).
 #[derive(Clone, Debug, Default)]
@@ -97,7 +97,7 @@ impl Screen {
         let screen = self.parser.screen();
         let continues = (start.row..cursor.row).all(|row| {
             u16::try_from(row - base)
-                .is_ok_and(|r| render::row_continues(screen, r, self.config.cols))
+                .is_ok_and(|r| row_text::row_continues(screen, r, self.config.cols))
         });
         if !continues {
             return None;

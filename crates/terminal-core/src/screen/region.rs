@@ -12,8 +12,8 @@
 //! region show after them.
 
 use super::Screen;
-use super::render::{row_continues, visible_rows_text};
 use super::row_moves::RowMap;
+use super::row_text::{row_continues, visible_rows_text};
 use super::scan::Sequence;
 
 /// A main-screen scroll region that is not the whole screen: rows `top..=bottom` (zero-based).

@@ -529,12 +529,12 @@ proptest! {
         let screen = s.parser.screen();
         let none: &[(u16, u16)] = &[];
         let walked: Vec<String> = (0..6)
-            .map(|r| super::render::row_text_walk(screen, none, r, 0, 12))
+            .map(|r| super::row_text::row_text_walk(screen, none, r, 0, 12))
             .collect();
-        prop_assert_eq!(&super::render::visible_rows_text(screen, |_| none, 12), &walked);
+        prop_assert_eq!(&super::row_text::visible_rows_text(screen, |_| none, 12), &walked);
         for first in 0..6u16 {
             prop_assert_eq!(
-                &super::render::visible_rows_text_from(screen, |_| none, 12, first)[..],
+                &super::row_text::visible_rows_text_from(screen, |_| none, 12, first)[..],
                 &walked[usize::from(first)..]
             );
         }
@@ -542,8 +542,8 @@ proptest! {
         for r in 0..6 {
             for width in 0..=12 {
                 prop_assert_eq!(
-                    super::render::row_text(screen, none, r, 0, width),
-                    super::render::row_text_walk(screen, none, r, 0, width),
+                    super::row_text::row_text(screen, none, r, 0, width),
+                    super::row_text::row_text_walk(screen, none, r, 0, width),
                     "row {} width {}", r, width
                 );
             }
