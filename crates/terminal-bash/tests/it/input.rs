@@ -447,6 +447,10 @@ async fn tabs_reach_other_line_editors_as_sent() {
             // Among editing keys (Ctrl-U erases what came before) too.
             let r = sh.send("junk\u{15}print(repr('u\tv'))").await;
             assert!(r.viewport.lines().any(|l| l == "'u\\tv'"), "{py}: {r:?}");
+            // TABs ending text sent without Enter complete: the REPL lists what `ope` may be.
+            let r = sh.send_raw("x = ope\t\t", false).await;
+            assert!(r.viewport.contains("open("), "{py}: {r:?}");
+            sh.send_raw("\u{15}", false).await;
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
         }

@@ -217,6 +217,18 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
     } else {
         std::borrow::Cow::Borrowed(text)
     };
+    // TABs ending one line sent without Enter ask the line editor to complete (`import o`,
+    // then TAB): they go as keys, neither pasted nor quoted, after the text before them.
+    let completing = text.trim_end_matches('\t');
+    if !submit && completing.len() < text.len() && !text.contains(['\n', '\r']) {
+        let mut bytes = if completing.is_empty() {
+            Vec::new()
+        } else {
+            shape(completing, false, reader)?
+        };
+        bytes.extend_from_slice(&text.as_bytes()[completing.len()..]);
+        return Ok(bytes);
+    }
     if reader.canonical
         && let Some((index, len)) = text
             .split(['\n', '\r'])

@@ -246,6 +246,22 @@ fn a_line_with_a_tab_is_a_paste_for_programs_that_enabled_it() {
     let cases: &[(&str, bool, Reader, &[u8])] = &[
         ("a\tb", true, LINE_EDITOR, b"\x1b[200~a\tb\x1b[201~\r"),
         ("a\tb", false, PASTE, b"\x1b[200~a\tb\x1b[201~"),
+        // TABs ending a line sent without Enter ask for completion: keys, after the text.
+        ("\t", false, LINE_EDITOR, b"\t"),
+        ("import o\t", false, LINE_EDITOR, b"import o\t"),
+        (
+            "x = 'a\tb'; o\t\t",
+            false,
+            LINE_EDITOR,
+            b"\x1b[200~x = 'a\tb'; o\x1b[201~\t\t",
+        ),
+        ("import o\t", false, QUOTING, b"import o\t"),
+        (
+            "import o\t",
+            true,
+            LINE_EDITOR,
+            b"\x1b[200~import o\t\x1b[201~\r",
+        ),
         (
             "select 1;\nselect 'a\tb';\n",
             false,
