@@ -306,3 +306,35 @@ async fn a_jobs_binary_output_reads_as_one_summary_line() {
     assert!(all.lines().any(|l| l == "after-binary"), "{reads:#?}");
     host.shutdown().await;
 }
+
+/// Text lines between binary frames a program writes with pauses, on a screen that scrolls
+/// (long summary lines wrap over two rows): the job's output has every text line once, each
+/// after its frame's summary line. A drain across the moment a wrapped row's wrap was written
+/// down into history took a redraw for it and dropped a line it had read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_between_binary_frames_reaches_the_job_whole() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    host.send(&agent, &session, "seq 1 60").await;
+    let frames = "python3 -c \"import os, time\nfor i in range(4):\n  os.write(1, bytes(range(128, 256)) * 4 + b'\\n' + b'log line number %d with plenty of ordinary readable words' % i + b'\\n'); time.sleep(0.2)\"";
+    let (job, ack) = host.start_job(&agent, &session, frames).await;
+    let read = host
+        .call(
+            &agent,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+        )
+        .await
+        .text();
+    let all = format!("{ack}\n{read}");
+    for i in 0..4 {
+        let line = format!("log line number {i} with plenty of ordinary readable words");
+        assert_eq!(
+            all.lines().filter(|l| *l == line).count(),
+            1,
+            "{line}: {all}"
+        );
+    }
+    host.shutdown().await;
+}

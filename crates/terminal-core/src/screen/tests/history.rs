@@ -241,3 +241,22 @@ fn a_flood_of_blank_rows_holds_bounded_storage() {
     assert_eq!(h.get(h.end_abs() - 1), Some(("last", false)));
     assert_eq!(h.get(h.end_abs() - 2), Some(("", false)));
 }
+
+/// The count of line ends before a row stays the same as rows scroll on: the newest row in
+/// history whose wrap into the screen is only written down when the next row arrives already
+/// counts as no line end (a job's read compared counts across that moment, took a difference
+/// of one for a redraw, and dropped a line it had read).
+#[test]
+fn line_ends_before_a_row_do_not_change_as_a_wrapped_line_scrolls_into_history() {
+    let mut s = Screen::new(config(4, 10), None);
+    // A line over two rows, then two more: the line's first row is the newest in history,
+    // its second row the screen's first (bold text: the emulator scrolls the rows).
+    s.feed(b"\x1b[1mone\r\n0123456789abcde\r\nL1\r\nL2\r\n");
+    let row = s.cursor().row;
+    let before = s.line_ends_before(row);
+    for more in [&b"next\r\n"[..], b"more\r\nand more\r\n"] {
+        s.feed(more);
+        s.materialize();
+        assert_eq!(s.line_ends_before(row), before);
+    }
+}
