@@ -25,6 +25,7 @@
 //! screen is read, everything else is emulated in segments the screen observes.
 
 mod alternate;
+mod anchor_start;
 mod binary;
 mod blank_rows;
 mod classes;
@@ -554,33 +555,6 @@ impl Screen {
     fn restore_anchor_left_rows(&mut self, id: AnchorId, left: Vec<left_rows::LeftRow>) {
         if let Some(Some(a)) = self.anchors.get_mut(id.0) {
             a.left_at_cursor = left;
-        }
-    }
-
-    /// Whether text rendered from the anchor starts at its row's start (column 0): the anchor
-    /// sits there, or the program rewrote the row's text before it. Brings the screen up to
-    /// date first (text waiting as flood lines, or held for a character's next bytes, may
-    /// change that row), as the render that follows does.
-    pub(crate) fn anchor_starts_row(&mut self, id: AnchorId) -> bool {
-        self.materialize();
-        !self.alternate && self.anchor_render_start(id).is_some_and(|pos| pos.col == 0)
-    }
-
-    /// Where a render from the anchor starts: its position, or the start of its row when the
-    /// text before its column changed since it was placed.
-    fn anchor_render_start(&self, id: AnchorId) -> Option<Position> {
-        let Some(Some(a)) = self.anchors.get(id.0) else {
-            return None;
-        };
-        if a.pending_main {
-            return None;
-        }
-        match &a.prefix {
-            Some(prefix) if self.row_prefix(a.pos).as_ref() != Some(prefix) => Some(Position {
-                row: a.pos.row,
-                col: 0,
-            }),
-            _ => Some(a.pos),
         }
     }
 }

@@ -123,3 +123,29 @@ async fn a_status_line_pinned_below_a_scroll_region_adds_no_blank_lines() {
     assert!(all.lines().any(|l| l == "done-42"), "{reads:#?}");
     host.shutdown().await;
 }
+
+/// A `\r` progress line longer than the screen is wide (`\r` goes back to the start of its
+/// last row only): the job's output is the line as the screen shows it, its earlier rows
+/// included, as a foreground result gives it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrapped_line_rewritten_after_cr_keeps_its_earlier_rows() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let text = "for i in 1 2 3; do printf '\\r%0150d step %d and more text to wrap' 0 $i; sleep 0.3; done; echo; echo done-$((6*7))";
+    let (job, ack) = host.start_job(&agent, &session, text).await;
+    let read = host
+        .call(
+            &agent,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+        )
+        .await
+        .text();
+    let all = format!("{ack}\n{read}");
+    assert!(all.lines().any(|l| l == "done-42"), "{all}");
+    let zeros = "0".repeat(150);
+    let line = format!("{zeros} step 1 an{zeros} step 2 an{zeros} step 3 and more text to wrap");
+    assert!(all.lines().any(|l| l == line), "{all}");
+    host.shutdown().await;
+}

@@ -373,3 +373,35 @@ fn reads_cut_anywhere_in_a_pinned_status_lines_redraw_lose_no_line() {
         }
     }
 }
+
+/// A line longer than the screen is wide, rewritten after `\r` (which goes back to the start
+/// of its last row only): consuming reads give the whole line again, its earlier rows
+/// included, so a job's window keeps what the screen shows.
+#[test]
+fn consuming_reads_of_a_wrapped_line_rewritten_after_cr_keep_its_earlier_rows() {
+    let mut s = Screen::new(config(10, 40), None);
+    s.feed(b"dsh> cmd\r\n");
+    let a = s.anchor();
+    let step = |i: u32| format!("\r{} step {i} and more", "x".repeat(35));
+    let mut carry = String::new();
+    for i in 1..=3 {
+        s.feed(step(i).as_bytes());
+        let c = s.consume_since(a, 10_000);
+        if c.restarts_line {
+            carry.clear();
+        }
+        carry.push_str(&c.rows.render(10_000).text);
+    }
+    s.feed(b"\r\n");
+    let c = s.consume_since(a, 10_000);
+    if c.restarts_line {
+        carry.clear();
+    }
+    carry.push_str(&c.rows.render(10_000).text);
+    // What the screen shows: each step's first 40 cells on a row of their own (the `\r` of
+    // the next went back to the start of the last row), the last step whole after them, all
+    // one soft-wrapped line.
+    let x = "x".repeat(35);
+    assert_eq!(carry, format!("{x} step{x} step{x} step 3 and more\n"));
+    assert!(s.transcript().contains(carry.trim_end()), "{carry:?}");
+}
