@@ -318,16 +318,7 @@ async fn text_between_binary_frames_reaches_the_job_whole() {
     let session = host.open_session(&agent).await;
     host.send(&agent, &session, "seq 1 60").await;
     let frames = "python3 -c \"import os, time\nfor i in range(4):\n  os.write(1, bytes(range(128, 256)) * 4 + b'\\n' + b'log line number %d with plenty of ordinary readable words' % i + b'\\n'); time.sleep(0.2)\"";
-    let (job, ack) = host.start_job(&agent, &session, frames).await;
-    let read = host
-        .call(
-            &agent,
-            "job_output",
-            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
-        )
-        .await
-        .text();
-    let all = format!("{ack}\n{read}");
+    let all = host.job_to_end(&agent, &session, frames).await;
     for i in 0..4 {
         let line = format!("log line number {i} with plenty of ordinary readable words");
         assert_eq!(

@@ -56,15 +56,7 @@ async fn combining_marks_printed_after_a_read_stay_on_their_characters() {
     let agent = host.agent("a");
     let session = host.open_session(&agent).await;
     let text = "printf 'xe'; sleep 0.4; printf '\\xcc\\x81'; sleep 0.4; printf '\\xe4\\xb8\\xad\\xcc'; sleep 0.4; printf '\\x81y\\n'; echo done-$((6*7))";
-    let (job, _) = host.start_job(&agent, &session, text).await;
-    let read = host
-        .call(
-            &agent,
-            "job_output",
-            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
-        )
-        .await
-        .text();
+    let read = host.job_to_end(&agent, &session, text).await;
     assert!(read.lines().any(|l| l == "done-42"), "{read}");
     let line = "xe\u{301}\u{4e2d}\u{301}y";
     assert_eq!(
@@ -133,16 +125,7 @@ async fn a_wrapped_line_rewritten_after_cr_keeps_its_earlier_rows() {
     let agent = host.agent("a");
     let session = host.open_session(&agent).await;
     let text = "for i in 1 2 3; do printf '\\r%0150d step %d and more text to wrap' 0 $i; sleep 0.3; done; echo; echo done-$((6*7))";
-    let (job, ack) = host.start_job(&agent, &session, text).await;
-    let read = host
-        .call(
-            &agent,
-            "job_output",
-            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
-        )
-        .await
-        .text();
-    let all = format!("{ack}\n{read}");
+    let all = host.job_to_end(&agent, &session, text).await;
     assert!(all.lines().any(|l| l == "done-42"), "{all}");
     let zeros = "0".repeat(150);
     let line = format!("{zeros} step 1 an{zeros} step 2 an{zeros} step 3 and more text to wrap");

@@ -126,6 +126,21 @@ impl Host {
             .text()
     }
 
+    /// Runs `text` as a background job to its end: the job's acknowledgement and its output,
+    /// read once with `wait` (a minute at most), joined by a newline.
+    pub(crate) async fn job_to_end(&self, agent: &Agent, session: &str, text: &str) -> String {
+        let (job, ack) = self.start_job(agent, session, text).await;
+        let read = self
+            .call(
+                agent,
+                "job_output",
+                serde_json::json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+            )
+            .await
+            .text();
+        format!("{ack}\n{read}")
+    }
+
     /// Reads the running `job` until it printed the line `line` (bounded by a deadline).
     pub(crate) async fn until_job_prints(&self, agent: &Agent, job: &str, line: &str) {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(30);

@@ -4,6 +4,43 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 
+/// What a background job's window keeps from consuming reads of anchor `a`: whole lines
+/// (each with its `\n`), then the line being written. A read that rewinds takes lines back
+/// and the line being written; one that restarts the line replaces it.
+#[derive(Default)]
+struct JobWindow {
+    lines: Vec<String>,
+    carry: String,
+}
+
+impl JobWindow {
+    fn read(&mut self, s: &mut Screen, a: AnchorId) {
+        let c = s.consume_since(a, 100_000);
+        if c.rewound_lines > 0 {
+            self.carry.clear();
+            let keep = self
+                .lines
+                .len()
+                .saturating_sub(usize::try_from(c.rewound_lines).unwrap());
+            self.lines.truncate(keep);
+        }
+        if c.restarts_line {
+            self.carry.clear();
+        }
+        for part in c.rows.render(100_000).text.split_inclusive('\n') {
+            self.carry.push_str(part);
+            if self.carry.ends_with('\n') {
+                self.lines.push(std::mem::take(&mut self.carry));
+            }
+        }
+    }
+
+    /// Everything kept, the line being written last.
+    fn text(&self) -> String {
+        self.lines.concat() + &self.carry
+    }
+}
+
 #[test]
 fn c28_clear_in_a_fresh_session_keeps_every_line_whole_and_in_order() {
     let mut s = Screen::new(config(40, 160), None);
@@ -189,48 +226,24 @@ fn consuming_reads_of_a_redraw_take_back_the_lines_it_rewrote() {
     let mut s = Screen::new(config(10, 40), None);
     s.feed(b"dsh> cmd\r\nbefore\r\n");
     let a = s.anchor();
-    // What a job's window keeps: whole lines, then the line being written.
-    let mut window: Vec<String> = Vec::new();
-    let mut carry = String::new();
-    let read = |s: &mut Screen, window: &mut Vec<String>, carry: &mut String| {
-        let c = s.consume_since(a, 10_000);
-        if c.rewound_lines > 0 {
-            carry.clear();
-            let keep = window
-                .len()
-                .saturating_sub(usize::try_from(c.rewound_lines).unwrap());
-            window.truncate(keep);
-        }
-        if c.restarts_line {
-            carry.clear();
-        }
-        for piece in c.rows.render(10_000).text.split_inclusive('\n') {
-            carry.push_str(piece);
-            if carry.ends_with('\n') {
-                window.push(std::mem::take(carry));
-            }
-        }
-    };
+    let mut window = JobWindow::default();
     s.feed(b"status 1\r\n");
-    read(&mut s, &mut window, &mut carry);
+    window.read(&mut s, a);
     s.feed(b"\x1b[1A\x1b[2Kstatus 2\r\n");
-    read(&mut s, &mut window, &mut carry);
+    window.read(&mut s, a);
     s.feed(b"\x1b[1A\x1b[2K");
-    read(&mut s, &mut window, &mut carry);
+    window.read(&mut s, a);
     s.feed(b"fin\r\nbar0 1\r\nbar1 1\r\nbar2 1\r\n");
-    read(&mut s, &mut window, &mut carry);
+    window.read(&mut s, a);
     // Halfway through a redraw of the three bars.
     s.feed(b"\x1b[3A\x1b[2Kbar0 2\r\n");
-    read(&mut s, &mut window, &mut carry);
+    window.read(&mut s, a);
     s.feed(b"\x1b[2Kbar1 2\r\n\x1b[2Kbar2 2\r\n");
-    read(&mut s, &mut window, &mut carry);
+    window.read(&mut s, a);
     // Up and erase below, then plain lines (which would skip the emulator as a flood).
     s.feed(b"\x1b[3A\x1b[Jbar0 3\r\nbar1 3\r\nbar2 3\r\ndsh> ");
-    read(&mut s, &mut window, &mut carry);
-    assert_eq!(
-        window.concat() + &carry,
-        "fin\nbar0 3\nbar1 3\nbar2 3\ndsh> "
-    );
+    window.read(&mut s, a);
+    assert_eq!(window.text(), "fin\nbar0 3\nbar1 3\nbar2 3\ndsh> ");
 }
 
 /// The tabulation sequences: CHT (`CSI n I`) moves forward as `n` TABs do (and comes back as
@@ -261,17 +274,12 @@ fn a_combining_mark_after_a_consuming_read_restarts_the_line() {
         let mut s = Screen::new(config(10, 40), None);
         s.feed(b"dsh> cmd\r\n");
         let a = s.anchor();
-        // What a job's window keeps: the line so far, started again when a read says so.
-        let mut carry = String::new();
+        let mut window = JobWindow::default();
         for chunk in chunks {
             s.feed(chunk);
-            let c = s.consume_since(a, 10_000);
-            if c.restarts_line {
-                carry.clear();
-            }
-            carry.push_str(&c.rows.render(10_000).text);
+            window.read(&mut s, a);
         }
-        assert_eq!(carry, format!("{line}\n"), "{chunks:?}");
+        assert_eq!(window.text(), format!("{line}\n"), "{chunks:?}");
     }
 }
 
@@ -327,10 +335,10 @@ fn reads_cut_anywhere_in_a_pinned_status_lines_redraw_lose_no_line() {
     }
     writes.push(b"\x1b7\x1b[0;40r\x1b[40;1H\x1b[2K\x1b8done-42\r\ndsh> ".to_vec());
     let all = writes.concat();
-    let expected: Vec<String> = std::iter::once("apt".to_owned())
-        .chain((1..=20).map(|i| format!("Unpacking package-{i:03} ...")))
-        .chain(std::iter::once("done-42".to_owned()))
+    let unpacking: String = (1..=20)
+        .map(|i| format!("Unpacking package-{i:03} ...\n"))
         .collect();
+    let expected = format!("apt\n{unpacking}done-42\ndsh> ");
     for cut in [0usize, 1, 7, 31] {
         let pieces: Vec<&[u8]> = if cut == 0 {
             writes.iter().map(Vec::as_slice).collect()
@@ -343,33 +351,15 @@ fn reads_cut_anywhere_in_a_pinned_status_lines_redraw_lose_no_line() {
             s.feed(b"dsh> clear\r\n\x1b[H\x1b[2J\x1b[3Jdsh> ");
             let a = s.anchor();
             s.feed(b"apt\r\n");
-            // What a job's window keeps: whole lines, then the line being written.
-            let mut window: Vec<String> = Vec::new();
-            let mut carry = String::new();
+            let mut window = JobWindow::default();
             for (n, piece) in pieces.iter().enumerate() {
                 s.feed(piece);
                 if (pattern >> (n % 6)) & 1 == 0 && n + 1 != pieces.len() {
                     continue;
                 }
-                let c = s.consume_since(a, 100_000);
-                if c.rewound_lines > 0 {
-                    carry.clear();
-                    let keep = window
-                        .len()
-                        .saturating_sub(usize::try_from(c.rewound_lines).unwrap());
-                    window.truncate(keep);
-                }
-                if c.restarts_line {
-                    carry.clear();
-                }
-                for part in c.rows.render(100_000).text.split_inclusive('\n') {
-                    carry.push_str(part);
-                    if carry.ends_with('\n') {
-                        window.push(std::mem::take(&mut carry).trim_end_matches('\n').to_owned());
-                    }
-                }
+                window.read(&mut s, a);
             }
-            assert_eq!(window, expected, "cut {cut}, reads {pattern:b}");
+            assert_eq!(window.text(), expected, "cut {cut}, reads {pattern:b}");
         }
     }
 }
@@ -383,21 +373,14 @@ fn consuming_reads_of_a_wrapped_line_rewritten_after_cr_keep_its_earlier_rows() 
     s.feed(b"dsh> cmd\r\n");
     let a = s.anchor();
     let step = |i: u32| format!("\r{} step {i} and more", "x".repeat(35));
-    let mut carry = String::new();
+    let mut window = JobWindow::default();
     for i in 1..=3 {
         s.feed(step(i).as_bytes());
-        let c = s.consume_since(a, 10_000);
-        if c.restarts_line {
-            carry.clear();
-        }
-        carry.push_str(&c.rows.render(10_000).text);
+        window.read(&mut s, a);
     }
     s.feed(b"\r\n");
-    let c = s.consume_since(a, 10_000);
-    if c.restarts_line {
-        carry.clear();
-    }
-    carry.push_str(&c.rows.render(10_000).text);
+    window.read(&mut s, a);
+    let carry = window.text();
     // What the screen shows: each step's first 40 cells on a row of their own (the `\r` of
     // the next went back to the start of the last row), the last step whole after them, all
     // one soft-wrapped line.
