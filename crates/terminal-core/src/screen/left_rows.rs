@@ -141,7 +141,9 @@ impl Screen {
 
     /// The text an earlier program left at and below the cursor, with each row's absolute
     /// row: the cursor's row when it holds text after the cursor (not at column 0), and every
-    /// row below it that holds any (none on the alternate screen).
+    /// row below it that holds any, with the blank rows between them (blank rows between
+    /// text left further down are no more output than that text is; none on the alternate
+    /// screen).
     pub(super) fn rows_left_at_cursor(&self) -> Vec<LeftRow> {
         if self.alternate {
             return Vec::new();
@@ -149,14 +151,19 @@ impl Screen {
         let screen = self.parser.screen();
         let (cursor_row, cursor_col) = screen.cursor_position();
         let base = self.history().end_abs();
-        self.visible_rows_from(false, cursor_row)
-            .into_iter()
+        let rows = self.visible_rows_from(false, cursor_row);
+        let last_text = rows
+            .iter()
+            .skip(1)
+            .rposition(|text| !text.trim_end_matches(' ').is_empty())
+            .map_or(0, |i| i + 1);
+        rows.into_iter()
             .enumerate()
             .filter(|(i, text)| {
                 if *i == 0 {
                     cursor_col > 0 && !skip_cols(text, cursor_col).trim_end_matches(' ').is_empty()
                 } else {
-                    !text.trim_end_matches(' ').is_empty()
+                    *i <= last_text
                 }
             })
             .map(|(i, text)| LeftRow::new((base + u64::from(cursor_row) + i as u64, text)))

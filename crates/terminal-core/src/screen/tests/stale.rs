@@ -265,3 +265,24 @@ fn a_redraw_that_erases_what_it_writes_over_is_not_mixed() {
     assert!(text.starts_with("tick 2"), "{text:?}");
     assert!(s.snapshot_since(a, 10_000).mixed(), "{text:?}");
 }
+
+/// Blank rows between the cursor and text an earlier program left further down (`tput cup 39
+/// 0; printf BOTTOM; tput cup 0 0`) are no lines of a later send's output, also once a clear
+/// moved them into history with the rest of the screen.
+#[test]
+fn blank_rows_above_text_left_at_the_bottom_are_no_output() {
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> seq 1 3; tput cup 39 0; printf BOTTOM; tput cup 0 0\r\n1\r\n2\r\n3\r\n");
+    s.feed(b"\x1b[40;1HBOTTOM\x1b[1;1Hdsh> ");
+    let a = s.anchor();
+    s.feed(b"clear; echo NEW\r\n\x1b[H\x1b[2J\x1b[3JNEW\r\ndsh> ");
+    let text = s.render_since(a, 10_000).text;
+    assert!(!text.contains("\n\n"), "{text:?}");
+    assert!(text.ends_with("NEW\ndsh> "), "{text:?}");
+    // Without a clear: a blank line of the output over those rows stays a blank line.
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> tput cup 39 0; printf BOTTOM; tput cup 0 0\r\n\x1b[40;1HBOTTOM\x1b[1;1Hdsh> ");
+    let b = s.anchor();
+    s.feed(b"x\r\none\r\n\r\ntwo\r\ndsh> ");
+    assert_eq!(s.render_since(b, 10_000).text, "x\none\n\ntwo\ndsh> ");
+}
