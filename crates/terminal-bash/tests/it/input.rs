@@ -451,6 +451,10 @@ async fn tabs_reach_other_line_editors_as_sent() {
             let r = sh.send_raw("x = ope\t\t", false).await;
             assert!(r.viewport.contains("open("), "{py}: {r:?}");
             sh.send_raw("\u{15}", false).await;
+            // Also after lines before them.
+            let r = sh.send_raw("import json\njson.du\t", false).await;
+            assert!(r.viewport.contains("json.dump"), "{py}: {r:?}");
+            sh.send_raw("\u{15}", false).await;
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
         }

@@ -217,10 +217,10 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
     } else {
         std::borrow::Cow::Borrowed(text)
     };
-    // TABs ending one line sent without Enter ask the line editor to complete (`import o`,
-    // then TAB): they go as keys, neither pasted nor quoted, after the text before them.
+    // TABs ending text sent without Enter ask the line editor to complete (`import o`, then
+    // TAB): they go as keys, neither pasted nor quoted, after the text before them.
     let completing = text.trim_end_matches('\t');
-    if !submit && completing.len() < text.len() && !text.contains(['\n', '\r']) {
+    if !submit && completing.len() < text.len() {
         let mut bytes = if completing.is_empty() {
             Vec::new()
         } else {

@@ -257,6 +257,18 @@ fn a_line_with_a_tab_is_a_paste_for_programs_that_enabled_it() {
         ),
         ("import o\t", false, QUOTING, b"import o\t"),
         (
+            "import json\njson.du\t",
+            false,
+            LINE_EDITOR,
+            b"import json\njson.du\t",
+        ),
+        (
+            "import json\njson.du\t",
+            false,
+            QUOTING,
+            b"import json\njson.du\t",
+        ),
+        (
             "import o\t",
             true,
             LINE_EDITOR,
