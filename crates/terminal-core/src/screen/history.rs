@@ -226,25 +226,18 @@ impl History {
 
     /// Line ends among every row appended so far.
     pub(crate) fn line_ends(&self) -> u64 {
-        self.line_ends - self.newest_wraps()
+        self.line_ends.saturating_sub(self.newest_wraps())
     }
 
-    /// 1 when the newest row, counted as a line end until the next row arrives, is already
-    /// known to wrap into the screen's first row (the capture state says so, as [`History::get`]
-    /// reads it): counts of line ends must not drop by one later when that row arrives.
+    /// 1 when the newest row vt100 scrolled off, stored as a line end until the next row
+    /// arrives, is already known to wrap into the screen's first row (the capture state says
+    /// so, as [`History::get`] reads it): counts of line ends must not drop by one later when
+    /// that row arrives.
     fn newest_wraps(&self) -> u64 {
         u64::from(
             self.capture_row == Some(self.end_abs().wrapping_sub(1))
-                && self.line_ends > 0
-                && self.get_stored_wrapped(self.end_abs() - 1) == Some(false)
                 && capture_says_wrapped(&self.capture),
         )
-    }
-
-    /// The wrap flag stored for row `abs` (not resolved from the capture state).
-    fn get_stored_wrapped(&self, abs: u64) -> Option<bool> {
-        let (b, i) = self.locate(abs)?;
-        self.blocks.get(b)?.row(i).map(|(_, wrapped)| wrapped)
     }
 
     /// Line ends among the rows the bounds dropped (the lines, not rows, no longer retained).

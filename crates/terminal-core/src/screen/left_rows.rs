@@ -78,7 +78,8 @@ impl Screen {
             anchor.prefix = None;
             // `line_ends_before` stays the count where it was placed, as after a jump: the
             // rows between are lines a consuming read may have handed out (see `consume`).
-            anchor.left_at_cursor.retain(|left| left.abs < cursor.row);
+            // The erase already took the rows it cleared off the record of rows left there
+            // ([`Screen::erased_from_cursor`], run first).
         }
     }
 

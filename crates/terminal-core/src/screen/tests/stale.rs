@@ -70,11 +70,18 @@ fn rows_a_send_writes_below_the_cursor_are_its_output() {
 
 #[test]
 fn a_clear_after_the_cursor_moved_up_keeps_old_rows_out_of_the_result() {
+    // `clear` (ED 2), and `tput clear` as some terminfo entries have it (home, then ED 0).
+    for clear in [&b"\x1b[H\x1b[2J\x1b[3J"[..], b"\x1b[H\x1b[J"] {
+        let mut s = screen_with_old_rows_below_the_prompt();
+        let a = s.anchor();
+        s.feed(b"clear; echo hi\r\n");
+        s.feed(clear);
+        s.feed(b"hi\r\ndsh> ");
+        assert_eq!(s.render_since(a, 10_000).text, "clear; echo hi\nhi\ndsh> ");
+        assert!(!s.snapshot_since(a, 10_000).mixed());
+    }
     let mut s = screen_with_old_rows_below_the_prompt();
-    let a = s.anchor();
     s.feed(b"clear; echo hi\r\n\x1b[H\x1b[2J\x1b[3Jhi\r\ndsh> ");
-    assert_eq!(s.render_since(a, 10_000).text, "clear; echo hi\nhi\ndsh> ");
-    assert!(!s.snapshot_since(a, 10_000).mixed());
     // What the clear erased is still paged.
     let page = s
         .page(None, None, 100_000)
