@@ -48,7 +48,9 @@ pub use scope::ProcessScope;
 pub use teardown::{TeardownConfig, TeardownReport, kill_session_now, terminate_session};
 pub use tree::TreeTracker;
 pub use tty_wait::is_group_waiting_on_tty;
-pub(crate) use tty_wait::{group_tty_reader_in, is_group_waiting_on_tty_in};
+pub(crate) use tty_wait::{
+    ReaderThread, group_tty_reader_in, group_tty_reader_thread_in, is_group_waiting_on_tty_in,
+};
 pub use watchdog::{
     host_tag, host_watchdog_pid, unwatch_cgroup_dir, unwatch_file, unwatch_session,
     watch_cgroup_dir, watch_file, watch_session,

@@ -35,6 +35,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::process::ReaderThread;
 use crate::screen::PromptState;
 
 /// Output quiet a stdin wait needs before it settles a send: the program's prompt is on a
@@ -72,6 +73,13 @@ pub(crate) const TIMED_WAIT_MARGIN: Duration = Duration::from_millis(100);
 /// How long before output silence would settle a send a terminal wait with a timeout settles
 /// it at the latest (see [`TIMED_WAIT_MARGIN`]): time for a probe to see the wait first.
 pub(crate) const TIMED_WAIT_SILENCE_LEAD: Duration = Duration::from_millis(250);
+
+/// A terminal wait whose timer fires sooner than this may be a program holding what it read
+/// for that timer: a lone ESC is kept for the escape timeout (readline's and node's 500 ms,
+/// prompt_toolkit's 0.5 s and then 1 s more), and the next key sent before it passes would
+/// join it (ESC then `2` is Meta-2). Such a wait is not taken as the program having dealt with
+/// the input (see [`Observation::fg_reader_ran`]).
+pub(crate) const HELD_INPUT_TIMER_MAX: Duration = Duration::from_secs(2);
 
 /// What output silence alone may settle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -115,6 +123,10 @@ pub(crate) struct PreWrite {
     /// not known). A wait with a timeout that the group is seen back in after another wait
     /// counts as left (see [`Readiness::evaluate`]).
     pub(crate) wakes_in: Option<Duration>,
+    /// The thread that waited on the terminal, with the CPU time it had run: a probe that
+    /// finds it has run since (`Observation::fg_reader_ran`) knows it left its wait, even
+    /// when no probe caught it away.
+    pub(crate) reader: Option<ReaderThread>,
 }
 
 /// Facts observed at one evaluation.
@@ -149,6 +161,12 @@ pub(crate) struct Observation {
     /// Besides, `fg` holds a socket or a terminal's master side: it relays another side's
     /// output (`ssh host make`), which may still be coming.
     pub(crate) fg_relays: bool,
+    /// The same probe found that the thread waiting before the write
+    /// ([`PreWrite::reader`]) has run since (it woke up, so it has left that wait) and that
+    /// the group waits on the terminal again with no timer due within
+    /// [`HELD_INPUT_TIMER_MAX`] (a program holding a lone ESC for its escape timeout waits
+    /// with one).
+    pub(crate) fg_reader_ran: bool,
     /// A terminal query reply is still owed to the program: it waits for us, not for input.
     pub(crate) reply_pending: bool,
     /// When visible output (or a mark) last arrived.
@@ -273,6 +291,14 @@ impl Readiness {
     /// its pending-line notice ask here).
     pub(crate) fn prompt_seen(&self) -> bool {
         self.prompt_seen
+    }
+
+    /// The thread of group `fg` that waited on the terminal before the write, while no probe
+    /// has seen the group leave that wait: a probe of that group asks whether it ran since.
+    pub(crate) fn pre_reader(&self, fg: i32) -> Option<ReaderThread> {
+        self.pre
+            .reader
+            .filter(|_| self.pre.fg == Some(fg) && !self.left_wait)
     }
 
     /// Whether the send writes nothing (see [`Readiness::set_poll_only`]).
@@ -410,7 +436,7 @@ impl Readiness {
         }
         let gate = !self.initializing || o.has_output;
         if let (Some(waiting), Some(fg)) = (o.fg_waiting, o.fg) {
-            if fg == self.pre.fg.unwrap_or(-1) && !waiting {
+            if fg == self.pre.fg.unwrap_or(-1) && (!waiting || o.fg_reader_ran) {
                 self.left_wait = true;
             }
             // A program that waited before the write with one timeout, then with another

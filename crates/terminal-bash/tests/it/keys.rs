@@ -184,3 +184,53 @@ async fn a_ctrl_s_stops_no_output() {
     })
     .await;
 }
+
+/// An event loop that takes a key and prints nothing (asyncio reading the terminal beside its
+/// wake-up pipe; node's REPL given a lone ESC, which it holds for its 500 ms escape timeout and
+/// then drops) waits for input again once it woke up for the key and has no timer about to
+/// fire: the send settles as a stdin wait, not when the idle window passes; and the ESC was
+/// dealt with before the send settled, so the next line is not taken as Meta keys.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_loop_that_took_a_key_silently_waits_for_input_again() {
+    within(async {
+        // A 30 s idle window: only the wait can settle these sends within their deadline.
+        let sh = Shell::open(dsh_terminal_bash::BashConfig {
+            idle_silence_ms: 30_000,
+            timeout_ms: 20_000,
+            ..config()
+        })
+        .await;
+        let r = sh
+            .send(
+                "python3 -c \"import asyncio, os, termios, tty\n\
+                 a = termios.tcgetattr(0); tty.setcbreak(0); loop = asyncio.new_event_loop()\n\
+                 def key():\n    \
+                     if os.read(0, 1) == b'q': print('keys done'); loop.stop()\n\
+                 loop.add_reader(0, key); print('keys? ', end='', flush=True); loop.run_forever()\n\
+                 termios.tcsetattr(0, termios.TCSADRAIN, a)\"",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        for key in ["x", "y"] {
+            let r = sh.send_raw(key, false).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{key}: {r:?}");
+        }
+        let r = sh.send_raw("q", false).await;
+        assert!(r.viewport.lines().any(|l| l == "keys done"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        if crate::support::installed("node") {
+            let r = sh.send("node").await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            let r = sh.send_raw("\x1b", false).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            let r = sh.send("6*7").await;
+            assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+            let r = sh.send(".exit").await;
+            assert_eq!(r.exit_code, Some(0), "{r:?}");
+        } else {
+            eprintln!("node is not installed: its lone ESC is not exercised");
+        }
+        sh.close().await;
+    })
+    .await;
+}

@@ -225,6 +225,14 @@ pub(crate) fn fd_leaves_stdin(pid: i32, fd: u8) -> bool {
     }
 }
 
+/// Nanoseconds thread `tid` of process `pid` has run on a CPU: the first field of
+/// `/proc/PID/task/TID/schedstat` (the kernel's `sum_exec_runtime`). `None` when the thread
+/// is gone or the kernel keeps no such file.
+pub(crate) fn thread_ran_ns(pid: i32, tid: i32) -> Option<u64> {
+    let text = fs::read_to_string(format!("/proc/{pid}/task/{tid}/schedstat")).ok()?;
+    text.split_ascii_whitespace().next()?.parse().ok()
+}
+
 pub(crate) fn read_stat_file(path: &Path) -> Option<StatInfo> {
     let mut buf = Vec::with_capacity(512);
     fs::File::open(path).ok()?.read_to_end(&mut buf).ok()?;

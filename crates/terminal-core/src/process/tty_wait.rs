@@ -179,6 +179,27 @@ pub(crate) fn is_group_waiting_on_tty_in(pgid: i32, tty_path: &Path, scope: &Pro
 /// among the members with a thread asleep on the tty. `git commit` waiting in its editor
 /// yields the editor, not git.
 pub(crate) fn group_tty_reader_in(pgid: i32, tty_path: &Path, scope: &ProcessScope) -> Option<i32> {
+    reader_of(pgid, tty_path, scope).map(|(pid, _)| pid)
+}
+
+/// The thread of [`group_tty_reader_in`]'s member that waits on the terminal (its first such
+/// thread), with the CPU time it has run so far: a later [`ReaderThread::ran_since`] tells
+/// whether it woke up in between.
+pub(crate) fn group_tty_reader_thread_in(
+    pgid: i32,
+    tty_path: &Path,
+    scope: &ProcessScope,
+) -> Option<ReaderThread> {
+    let (pid, tid) = reader_of(pgid, tty_path, scope)?;
+    Some(ReaderThread {
+        pid,
+        tid,
+        ran_ns: procfs::thread_ran_ns(pid, tid),
+    })
+}
+
+/// The lowest-pid member of group `pgid` with a thread asleep on the terminal, and that thread.
+fn reader_of(pgid: i32, tty_path: &Path, scope: &ProcessScope) -> Option<(i32, i32)> {
     if pgid <= 0 {
         return None;
     }
@@ -189,18 +210,43 @@ pub(crate) fn group_tty_reader_in(pgid: i32, tty_path: &Path, scope: &ProcessSco
         .filter(|s| s.pgrp == pgid && !s.is_zombie())
         .map(|s| s.pid)
         .collect();
-    let mut reader = None;
+    let mut reader: Option<(i32, i32)> = None;
     for pid in members {
         let task_dir = PathBuf::from(format!("/proc/{pid}/task"));
         for tid in procfs::numeric_entries(&task_dir) {
             match thread_verdict(pid, tid, &tty) {
                 Thread::Busy => return None,
-                Thread::OnTty => reader = Some(reader.map_or(pid, |r: i32| r.min(pid))),
-                Thread::Elsewhere => {}
+                Thread::OnTty if reader.is_none_or(|(r, _)| pid < r) => reader = Some((pid, tid)),
+                Thread::OnTty | Thread::Elsewhere => {}
             }
         }
     }
     reader
+}
+
+/// A thread found asleep on the terminal, and the CPU time it had run by then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ReaderThread {
+    /// Its process.
+    pub(crate) pid: i32,
+    /// The thread.
+    pub(crate) tid: i32,
+    /// Nanoseconds it had run on a CPU (`/proc/PID/task/TID/schedstat`), `None` when that
+    /// could not be read.
+    pub(crate) ran_ns: Option<u64>,
+}
+
+impl ReaderThread {
+    /// Whether the thread has run since it was found asleep: it woke up (input arrived, a
+    /// timer or signal fired) and, if it waits again, left its wait in between, though no
+    /// probe may have seen it away. A thread that is gone has left; `false` when its CPU time
+    /// could not be read either time. Blocking `/proc` read.
+    pub(crate) fn ran_since(&self) -> bool {
+        let Some(before) = self.ran_ns else {
+            return false;
+        };
+        procfs::thread_ran_ns(self.pid, self.tid).is_none_or(|now| now != before)
+    }
 }
 
 /// What one thread is doing, for the classifier.

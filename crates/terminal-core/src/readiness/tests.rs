@@ -29,6 +29,7 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         fg_wait_among_others: false,
         fg_wakes_in: None,
         fg_relays: false,
+        fg_reader_ran: false,
         reply_pending: false,
         last_output_at: t0,
         output_since_write: false,
@@ -71,6 +72,7 @@ fn a_poll_accepts_a_program_that_was_already_waiting() {
         fg: Some(CHILD),
         waiting: true,
         wakes_in: None,
+        reader: None,
     };
     let mut r = ready(pre, t0);
     r.set_poll_only(true);
@@ -133,6 +135,7 @@ fn keys_the_line_discipline_holds_accept_a_wait_that_began_before_the_write() {
         fg: Some(CHILD),
         waiting: true,
         wakes_in: None,
+        reader: None,
     };
     let mut o = obs(t0, 30);
     o.fg = Some(CHILD);
@@ -205,6 +208,7 @@ fn new_foreground_waiting_settles_after_probe_threshold() {
         fg: Some(SHELL),
         waiting: false,
         wakes_in: None,
+        reader: None,
     };
     let mut r = ready(pre, t0);
     let mut o = obs(t0, 10);
@@ -224,6 +228,7 @@ fn stdin_wait_needs_a_caught_up_quiet_screen() {
         fg: Some(SHELL),
         waiting: false,
         wakes_in: None,
+        reader: None,
     };
     let mut r = ready(pre, t0);
     let mut o = obs(t0, 30);
@@ -244,6 +249,7 @@ fn a_pre_write_wait_among_other_sources_is_not_reused_until_left_or_answered() {
         fg: Some(CHILD),
         waiting: true,
         wakes_in: None,
+        reader: None,
     };
     let mut r = with_real_windows(t0, pre);
     let mut o = obs(t0, 30);
@@ -263,6 +269,12 @@ fn a_pre_write_wait_among_other_sources_is_not_reused_until_left_or_answered() {
     o2.fg_waiting = Some(false);
     assert_eq!(r.evaluate(&o2), None);
     assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+    // Or: its waiting thread has run since the write (a lone ESC woke node's event loop,
+    // which printed nothing and was back in its wait before any probe saw it away).
+    let mut r = with_real_windows(t0, pre);
+    let mut ran = o;
+    ran.fg_reader_ran = true;
+    assert_eq!(r.evaluate(&ran), Some(Settle::StdinWait));
     // Or: it answered with output and went quiet.
     let mut r = with_real_windows(t0, pre);
     let mut o = obs(t0, 40);
@@ -283,6 +295,7 @@ fn shell_reading_counts_unless_its_prompt_is_current() {
         fg: Some(SHELL),
         waiting: false,
         wakes_in: None,
+        reader: None,
     };
     let mut r = ready(pre, t0);
     let mut o = obs(t0, 25);
@@ -313,6 +326,7 @@ fn an_answered_program_settles_as_soon_as_it_reads_again() {
         fg: Some(CHILD),
         waiting: true,
         wakes_in: None,
+        reader: None,
     };
     let mut r = Readiness::new(
         ReadinessTiming {
@@ -341,6 +355,7 @@ fn a_stdin_wait_never_settles_while_the_input_is_still_queued() {
         fg: Some(CHILD),
         waiting: true,
         wakes_in: None,
+        reader: None,
     };
     let mut r = ready(pre, t0);
     let mut o = obs(t0, 30);
@@ -360,6 +375,7 @@ fn an_owed_query_reply_or_an_event_loop_wait_holds_the_stdin_tier() {
         fg: Some(SHELL),
         waiting: false,
         wakes_in: None,
+        reader: None,
     };
     let mut r = ready(pre, t0);
     let mut o = obs(t0, 30);
@@ -462,6 +478,7 @@ fn a_program_back_in_the_wait_it_had_before_the_write_took_the_input() {
         fg: Some(CHILD),
         waiting: true,
         wakes_in: idle,
+        reader: None,
     };
     let mut r = with_real_windows(t0, pre);
     let mut o = obs(t0, 200);

@@ -67,6 +67,8 @@ pub(super) struct Probe {
     pub(super) shell_replaced: bool,
     /// The group waits on the terminal among other sources and relays another side's output.
     pub(super) relays: bool,
+    /// The thread that waited on the terminal before the write has run since.
+    pub(super) reader_ran: bool,
 }
 
 /// Facts about the foreground before the write.
@@ -96,16 +98,17 @@ pub(super) fn continue_stopped_shell(shared: &Shared) -> bool {
 
 pub(super) async fn pre_write(shared: &Shared) -> PreWrite {
     let fg = shared.pty.foreground_pgid();
-    let waiting = match fg {
+    let reader = match fg {
         Some(pgid) if !(pgid == shared.shell_pgid() && shared.prompt_current()) => {
-            shared.waiting_on_tty(pgid).await
+            shared.tty_reader_thread(pgid).await
         }
-        _ => false,
+        _ => None,
     };
     PreWrite {
         fg,
-        waiting,
+        waiting: reader.is_some(),
         wakes_in: None,
+        reader,
     }
 }
 
@@ -173,6 +176,7 @@ pub(super) fn observe(
             fg_wait_among_others: false,
             fg_wakes_in: None,
             fg_relays: false,
+            fg_reader_ran: false,
             reply_pending: false,
             last_output_at: st.last_output_at,
             output_since_write: st.last_output_at > written_at,
@@ -233,6 +237,7 @@ pub(super) fn observe(
                 .is_some_and(|m| m.canonical || !m.signals)
     });
     obs.fg_relays = obs.fg_wait_among_others && probed.as_ref().is_some_and(|p| p.relays);
+    obs.fg_reader_ran = probed.as_ref().is_some_and(|p| p.reader_ran);
     // The cursor row is read only when it matters: reading it brings the screen up to date,
     // which would cut short the binary-output filter's runs during a flood. While a run of
     // binary output goes on, the cursor's row holds no prompt to find.

@@ -315,8 +315,12 @@ impl SendOp {
                 match fg {
                     Some(pgid) if readiness.wants_probe(fg, prompt) => {
                         let of_shell = pgid == shared.shell_pgid();
-                        probing =
-                            Some((pgid, Instant::now(), Box::pin(shared.probe(pgid, of_shell))));
+                        let watch = readiness.pre_reader(pgid);
+                        probing = Some((
+                            pgid,
+                            Instant::now(),
+                            Box::pin(shared.probe(pgid, of_shell, watch)),
+                        ));
                     }
                     _ => {
                         probe = None;
@@ -441,6 +445,7 @@ impl SendOp {
                         fg: obs.fg,
                         waiting: reason == Settle::StdinWait,
                         wakes_in: obs.fg_wakes_in,
+                        reader: None,
                     };
                     readiness = Readiness::new(
                         inner.config.timing(self.timeout),
@@ -579,6 +584,7 @@ impl SendOp {
                             activity: verdict.activity,
                             shell_replaced: verdict.shell_replaced,
                             relays: verdict.relays,
+                            reader_ran: verdict.reader_ran,
                         });
                     probes.probed(Instant::now());
                 }

@@ -10,10 +10,11 @@ use tokio::sync::watch;
 
 use crate::error::TerminalError;
 use crate::process::{
-    ExitWatch, GroupActivity, ProcessScope, group_activity_in, group_relays_in,
-    group_tty_reader_in, is_group_waiting_on_tty_in,
+    ExitWatch, GroupActivity, ProcessScope, ReaderThread, group_activity_in, group_relays_in,
+    group_tty_reader_in, group_tty_reader_thread_in, is_group_waiting_on_tty_in,
 };
 use crate::pty::{ExitInfo, Pty, ReadEvent};
+use crate::readiness::HELD_INPUT_TIMER_MAX;
 use crate::screen::{AnchorId, ExitTally, PromptState, Screen, ScreenEvent};
 use crate::types::{SessionId, SessionStatus};
 
@@ -424,6 +425,17 @@ impl Shared {
 }
 
 impl Shared {
+    /// The thread of process group `pgid` that waits for input on this terminal, with the CPU
+    /// time it has run so far, if the group waits there (see [`Shared::tty_reader`]).
+    pub(super) async fn tty_reader_thread(&self, pgid: i32) -> Option<ReaderThread> {
+        let tty = self.pty.tty_path()?.to_path_buf();
+        let scope = self.scope.clone();
+        tokio::task::spawn_blocking(move || group_tty_reader_thread_in(pgid, &tty, &scope))
+            .await
+            .ok()
+            .flatten()
+    }
+
     /// The member of process group `pgid` that waits for input on this terminal, if the
     /// group waits there (blocking `/proc` reads: call it off the async workers).
     pub(super) fn tty_reader(&self, pgid: i32) -> Option<i32> {
@@ -435,13 +447,15 @@ impl Shared {
     /// shell replaced itself (asked only for the shell's group, `of_shell`); whether input
     /// still waits unread on the terminal (`Pty::input_pending`, asked only when the group was
     /// seen reading the terminal: only such a group can have been seen before it got all of
-    /// its input); and, for a wait among other event sources, whether the group relays
-    /// another side's output (`group_relays_in`). The future borrows nothing, so a send can
+    /// its input); for a wait among other event sources, whether the group relays another
+    /// side's output (`group_relays_in`); and, for a terminal wait, whether `watch` (the thread
+    /// that waited before the write) has run since. The future borrows nothing, so a send can
     /// wait for it beside other events.
     pub(super) fn probe(
         self: &Arc<Self>,
         pgid: i32,
         of_shell: bool,
+        watch: Option<ReaderThread>,
     ) -> impl std::future::Future<Output = ProbeVerdict> + Send + 'static {
         let shared = Arc::clone(self);
         async move {
@@ -449,6 +463,16 @@ impl Shared {
                 let activity = shared.pty.tty_path().map_or(GroupActivity::Idle, |tty| {
                     group_activity_in(pgid, tty, &shared.scope)
                 });
+                // Woken since the write and waiting again with no timer about to fire: such a
+                // timer may be the program still holding what it read (a lone ESC kept for its
+                // escape timeout), whose meaning the next key would change.
+                let reader_ran = match activity {
+                    GroupActivity::ReadingTty { wakes_in, .. } => {
+                        wakes_in.is_none_or(|w| w >= HELD_INPUT_TIMER_MAX)
+                            && watch.is_some_and(|w| w.ran_since())
+                    }
+                    _ => false,
+                };
                 // A REPL's timers are its user's (node's REPL also keeps one of its own): it
                 // waits for the next statement, so a timeout of its wait says nothing of work
                 // still in progress.
@@ -476,6 +500,7 @@ impl Shared {
                             ..
                         }
                     ) && group_relays_in(pgid, &shared.scope),
+                    reader_ran,
                 }
             })
             .await
@@ -484,6 +509,7 @@ impl Shared {
                 shell_replaced: false,
                 input_pending: false,
                 relays: false,
+                reader_ran: false,
             })
         }
     }
@@ -597,4 +623,7 @@ pub(super) struct ProbeVerdict {
     pub(super) input_pending: bool,
     /// The group waits on the terminal among other sources and relays another side's output.
     pub(super) relays: bool,
+    /// The thread that waited on the terminal before the write has run since, and the group
+    /// waits on the terminal again with no timeout.
+    pub(super) reader_ran: bool,
 }

@@ -17,6 +17,7 @@ fn an_unprompted_relay_wait_settles_by_silence_only() {
         fg: Some(CHILD),
         waiting: true,
         wakes_in: None,
+        reader: None,
     };
     let relay = |ms| {
         let mut o = obs(t0, ms);
