@@ -183,7 +183,12 @@ __dsh_prompt() {
 }
 # Bound to the repair keys (see `REPAIR_KEYS`): the host types them at our line editor when
 # the prompt marks are gone (one command replaced PS0, PS1 and PROMPT_COMMAND together).
-__dsh_repair() { __dsh_settle; } 3>&2 &>/dev/null
+# PS0 stays as it is until the next prompt's hook: bash took PS0's value for the line being
+# read when it printed the prompt, and expands it at Enter, so assigning PS0 now would free
+# the string it holds (the line's command start then goes unmarked; `__dsh_state` stays
+# empty, so the next prompt's hook puts PS0 right).
+__dsh_repairing=
+__dsh_repair() { __dsh_repairing=1; __dsh_settle; __dsh_repairing=; } 3>&2 &>/dev/null
 __dsh_settle() {
   local -
   # Off also: trap inheritance (`set -T`/`-E`), which would run a user's DEBUG or ERR trap in
@@ -210,7 +215,7 @@ __dsh_settle() {
     # prompts there, so they go without our marks, which carry the nonce, until it is back.
     __dsh_strip "${PS1-}"; PS1=$__dsh_r; __dsh_ps1=
     __dsh_strip "${PS2-}"; PS2=$__dsh_r; __dsh_ps2=
-    __dsh_strip "${PS0-}"; PS0=$__dsh_r; __dsh_ps0=
+    if [[ -z $__dsh_repairing ]]; then __dsh_strip "${PS0-}"; PS0=$__dsh_r; __dsh_ps0=; fi
     __dsh_state=
     return 0
   fi
@@ -235,13 +240,13 @@ __dsh_settle() {
     __dsh_ps2=$__dsh_a2$__dsh_r$__dsh_b2
     PS2=$__dsh_ps2
   fi
-  if [[ -z $__dsh_ps0 || ${PS0-} != "$__dsh_ps0" ]]; then
+  if [[ -z $__dsh_repairing ]] && [[ -z $__dsh_ps0 || ${PS0-} != "$__dsh_ps0" ]]; then
     __dsh_strip "${PS0-}"
     __dsh_ps0=$__dsh_c$__dsh_keep$__dsh_r
     PS0=$__dsh_ps0
   fi
   __dsh_state=
-  if ((__dsh_i > 0)) && [[ -z $__dsh_v$__dsh_t && ( -z $__dsh_stty || $__dsh_sc == *')' ) ]]; then
+  if ((__dsh_i > 0)) && [[ -z $__dsh_v$__dsh_t$__dsh_repairing && ( -z $__dsh_stty || $__dsh_sc == *')' ) ]]; then
     __dsh_now
     __dsh_state=$__dsh_r
   fi

@@ -173,7 +173,8 @@ async fn exported_prompt_strings_do_not_reach_child_processes() {
 /// Field case C33, everything that prints or restores the marks replaced in one command
 /// (`PS0`, `PS1` and `PROMPT_COMMAND`, in several spellings): the prompt right after has no
 /// mark, and the next command settles on its mark with its exit status (the host types the
-/// repair keys at the line editor); the user's prompt text is kept.
+/// repair keys at the line editor), printing nothing but its own output and the prompt; the
+/// user's prompt text is kept.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c33_marks_come_back_after_ps0_ps1_and_prompt_command_are_all_replaced() {
     within(async {
@@ -203,10 +204,45 @@ async fn c33_marks_come_back_after_ps0_ps1_and_prompt_command_are_all_replaced()
             on_mark(&r, code);
             assert!(!says_prompt_unmarked(&r), "{replace}: {r:?}");
             let prompt = &replace[replace.rfind("PS1='").unwrap() + 5..][..3];
-            assert!(r.viewport.ends_with(prompt), "{replace}: {:?}", r.viewport);
+            // Exactly the command line and the prompt: the repair left bash nothing freed to
+            // expand as the line's PS0 (it printed heap bytes there before the prompt).
+            assert_eq!(
+                r.viewport.trim_end(),
+                format!("(exit {code})\n{}", prompt.trim_end()),
+                "{replace}"
+            );
             on_mark(&sh.send("false").await, 1);
         }
         sh.close().await;
+    })
+    .await;
+}
+
+/// Field case C33, the marks' repair in a fresh shell whose PS0 was set empty by the same
+/// command: bash took PS0's value for the next line when it printed the prompt, so a repair
+/// that assigned PS0 while that line was read had bash expand freed memory at Enter (heap
+/// bytes printed before the command's output, or run as prompt code).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c33_the_marks_repair_leaves_the_lines_ps0_alone() {
+    within(async {
+        for replace in [
+            "unset PROMPT_COMMAND; PS1='> '; PS0=''",
+            "PROMPT_COMMAND=(); PS1='$ '; PS0=''",
+        ] {
+            let sh = Shell::open(config()).await;
+            let r = sh.send(replace).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{replace}: {r:?}");
+            let r = sh.send("echo x").await;
+            on_mark(&r, 0);
+            let prompt = &replace[replace.rfind("PS1='").unwrap() + 5..][..1];
+            assert_eq!(
+                r.viewport.trim_end(),
+                format!("echo x\nx\n{prompt}"),
+                "{replace}"
+            );
+            on_mark(&sh.send("false").await, 1);
+            sh.close().await;
+        }
     })
     .await;
 }
