@@ -169,10 +169,13 @@ fn forks_about_to_run(shared: &Shared, shell: i32) -> bool {
         .any(|s| s.ppid == shell && !s.is_zombie() && s.comm == image)
 }
 
-/// Whether the leader of group `pgid` runs the same program as the shell (`/proc`): a fork of
-/// the shell before it runs the command's program.
+/// Whether the leader of group `pgid` runs the shell's program with the shell's own command
+/// line (`/proc`): a fork of the shell before it runs the command's program. A script the
+/// shell's program runs (`bash -c '…'`, `bash build.sh`) has a command line of its own.
 pub(super) fn runs_shell_image(pgid: i32, shell_pgid: i32) -> bool {
     program_name(pgid).is_some_and(|leader| Some(leader) == program_name(shell_pgid))
+        && crate::process::cmdline(pgid)
+            .is_some_and(|line| Some(line) == crate::process::cmdline(shell_pgid))
 }
 
 /// Delivers `signal` to the foreground group and records its aftermath; returns the group and
