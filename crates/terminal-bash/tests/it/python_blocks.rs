@@ -63,6 +63,12 @@ async fn a_statement_after_a_block_left_open_ends_the_block_first() {
             let r = sh.send("print('h is', h())").await;
             assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
             assert!(r.viewport.lines().any(|l| l == "h is 7"), "{py}: {r:?}");
+            // One block with blank lines inside it (a class whose methods are apart), alone
+            // in its send: the blank lines do not end it early.
+            sh.send("class P:\n    def __init__(self, x):\n        self.x = x\n\n    def double(self):\n        return self.x * 2").await;
+            let r = sh.send("print('double', P(4).double())").await;
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "double 8"), "{py}: {r:?}");
             // Inside a bracket the next line continues the statement.
             sh.send("items = [1,").await;
             let r = sh.send("2]").await;

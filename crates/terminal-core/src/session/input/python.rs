@@ -172,14 +172,25 @@ fn escaped(before: &str) -> bool {
 /// `text` (Python source typed line by line to a REPL without pastes) as a file would run it:
 /// an empty line after every block, none inside one (outside strings). The REPL ends a block
 /// at its first empty line, so a statement typed right after a block is a `SyntaxError` and
-/// the lines after an empty line inside one an `IndentationError`. `None` when there are no
-/// two statements, or the text carries keys (an interrupt key, an escape sequence): it goes as
-/// sent, paced around them.
+/// the lines after an empty line inside one an `IndentationError`. One statement is left
+/// open as sent (the REPL then waits for more of it, or for the empty line that ends it), but
+/// for the blank lines inside it (a class whose methods are apart). `None` when that changes
+/// nothing, or the text carries keys (an interrupt key, an escape sequence): it goes as sent,
+/// paced around them.
 pub(in crate::session) fn python_separated(text: &str) -> Option<String> {
-    let statements = python_statements(text);
-    (statements.len() >= 2)
-        .then(|| ended_statements(text, statements))
-        .flatten()
+    let mut statements = python_statements(text);
+    if statements.len() >= 2 {
+        return ended_statements(text, statements);
+    }
+    let statement = statements.pop()?;
+    let inner = without_inner_blank_lines(&statement);
+    (inner != statement && !carries_keys(text)).then_some(inner)
+}
+
+/// Whether `text` holds control characters other than TAB and line ends: keys, not source.
+fn carries_keys(text: &str) -> bool {
+    text.chars()
+        .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
 }
 
 /// [`python_separated`] for any number of statements (one too): each ended as a file would
@@ -191,10 +202,7 @@ pub(in crate::session) fn python_ended_statements(text: &str) -> Option<String> 
 /// `statements` (`text`'s) joined, each ended as a file would have it; `None` when `text`
 /// carries keys.
 fn ended_statements(text: &str, statements: Vec<String>) -> Option<String> {
-    if text
-        .chars()
-        .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
-    {
+    if carries_keys(text) {
         return None;
     }
     Some(

@@ -59,8 +59,17 @@ fn python_typed_to_a_repl_gets_an_empty_line_after_each_block_and_none_inside() 
         python_separated("for i in x: print(i)\n# c\nclass P: pass\nprint(P)\n").as_deref(),
         Some("for i in x: print(i)\n\n# c\nclass P: pass\n\nprint(P)\n")
     );
-    // One statement: typed as sent (a block left open stays open).
+    // One statement: typed as sent (a block left open stays open), but for the blank lines
+    // inside it (outside strings).
     assert_eq!(python_separated("for i in x:\n    print(i)\n"), None);
+    assert_eq!(
+        python_separated(
+            "class P:\n    def a(self):\n        s = '''\n\n'''\n\n    def b(self): pass\n"
+        )
+        .as_deref(),
+        Some("class P:\n    def a(self):\n        s = '''\n\n'''\n    def b(self): pass\n")
+    );
+    assert_eq!(python_separated("if x:\n\n    y\n\u{3}\n"), None);
     // An IPython cell magic keeps its whole cell.
     assert_eq!(
         python_statement_steps("%%time\nx = 1\nfor i in x:\n    y\n"),
