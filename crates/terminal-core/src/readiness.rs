@@ -167,6 +167,11 @@ pub(crate) struct Observation {
     /// [`HELD_INPUT_TIMER_MAX`] (a program holding a lone ESC for its escape timeout waits
     /// with one).
     pub(crate) fg_reader_ran: bool,
+    /// The same probe found `fg` idle elsewhere and a session process outside it blocked
+    /// reading the terminal (tmux's server reads its client's terminal). Not a wait of `fg`'s
+    /// own: it paces the lines of a send (the next goes once the keys before were taken), and
+    /// settles nothing.
+    pub(crate) tty_read_outside_fg: bool,
     /// A terminal query reply is still owed to the program: it waits for us, not for input.
     pub(crate) reply_pending: bool,
     /// When visible output (or a mark) last arrived.

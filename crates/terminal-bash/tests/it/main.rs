@@ -17,6 +17,7 @@ mod keys;
 mod left_changed;
 mod lifecycle;
 mod limits;
+mod multiplexer;
 mod pacing;
 mod python_blocks;
 mod queries;

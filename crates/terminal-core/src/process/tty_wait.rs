@@ -224,6 +224,24 @@ fn reader_of(pgid: i32, tty_path: &Path, scope: &ProcessScope) -> Option<(i32, i
     reader
 }
 
+/// Whether a process found in `scope` outside group `pgid` has a thread asleep reading the
+/// terminal at `tty_path`: a terminal multiplexer's server reads its client's terminal itself
+/// (tmux's client hands the server its terminal and waits on a socket), so the keys typed to
+/// the client in the foreground are taken there.
+pub(crate) fn tty_read_outside_group_in(pgid: i32, tty_path: &Path, scope: &ProcessScope) -> bool {
+    let tty = Tty::new(tty_path);
+    scope
+        .stats()
+        .into_iter()
+        .filter(|s| s.pgrp != pgid && !s.is_zombie())
+        .any(|s| {
+            let task_dir = PathBuf::from(format!("/proc/{}/task", s.pid));
+            procfs::numeric_entries(&task_dir)
+                .into_iter()
+                .any(|tid| thread_verdict(s.pid, tid, &tty) == Thread::OnTty)
+        })
+}
+
 /// A thread found asleep on the terminal, and the CPU time it had run by then.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ReaderThread {

@@ -11,9 +11,10 @@ use crate::readiness::{Observation, PreWrite, Settle};
 use crate::screen::PromptState;
 
 use super::nested_shell::{is_shell_name, runs_interactively};
+use super::probe::ProbeVerdict;
 use super::result::{ReplContinuation, is_repl_continuation_prompt, repl_continuation};
 use super::send::{EXIT_DRAIN_MAX, EXIT_DRAIN_MIN};
-use super::shared::{ProbeVerdict, Shared};
+use super::shared::Shared;
 
 /// A foreground probe in flight: the group probed, when the probe started, and what the
 /// group is doing (with whether the shell replaced itself, for the shell's group, and whether
@@ -69,6 +70,8 @@ pub(super) struct Probe {
     pub(super) relays: bool,
     /// The thread that waited on the terminal before the write has run since.
     pub(super) reader_ran: bool,
+    /// The group is idle elsewhere, and a session process outside it reads the terminal.
+    pub(super) read_outside: bool,
 }
 
 /// Facts about the foreground before the write.
@@ -177,6 +180,7 @@ pub(super) fn observe(
             fg_wakes_in: None,
             fg_relays: false,
             fg_reader_ran: false,
+            tty_read_outside_fg: false,
             reply_pending: false,
             last_output_at: st.last_output_at,
             output_since_write: st.last_output_at > written_at,
@@ -238,6 +242,7 @@ pub(super) fn observe(
     });
     obs.fg_relays = obs.fg_wait_among_others && probed.as_ref().is_some_and(|p| p.relays);
     obs.fg_reader_ran = probed.as_ref().is_some_and(|p| p.reader_ran);
+    obs.tty_read_outside_fg = probed.as_ref().is_some_and(|p| p.read_outside);
     // The cursor row is read only when it matters: reading it brings the screen up to date,
     // which would cut short the binary-output filter's runs during a flood. While a run of
     // binary output goes on, the cursor's row holds no prompt to find.

@@ -316,10 +316,11 @@ impl SendOp {
                     Some(pgid) if readiness.wants_probe(fg, prompt) => {
                         let of_shell = pgid == shared.shell_pgid();
                         let watch = readiness.pre_reader(pgid);
+                        let outside = pacing.is_pending() && !of_shell;
                         probing = Some((
                             pgid,
                             Instant::now(),
-                            Box::pin(shared.probe(pgid, of_shell, watch)),
+                            Box::pin(shared.probe(pgid, of_shell, watch, outside)),
                         ));
                     }
                     _ => {
@@ -382,8 +383,8 @@ impl SendOp {
                     canonical_now: (program && pacing.is_pending())
                         .then(|| shared.pty.modes().map(|m| m.canonical))
                         .flatten(),
-                    waiting: obs.fg_waiting == Some(true),
-                    among_others: obs.fg_wait_among_others,
+                    waiting: obs.fg_waiting == Some(true) || obs.tty_read_outside_fg,
+                    among_others: obs.fg_wait_among_others || obs.tty_read_outside_fg,
                     prompt_since_write: readiness.prompt_seen(),
                     alternate: obs.alternate_screen,
                     input_pending: obs.input_pending,
@@ -585,6 +586,7 @@ impl SendOp {
                             shell_replaced: verdict.shell_replaced,
                             relays: verdict.relays,
                             reader_ran: verdict.reader_ran,
+                            read_outside: verdict.read_outside,
                         });
                     probes.probed(Instant::now());
                 }

@@ -9,16 +9,11 @@ use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::watch;
 
 use crate::error::TerminalError;
-use crate::process::{
-    ExitWatch, GroupActivity, ProcessScope, ReaderThread, group_activity_in, group_relays_in,
-    group_tty_reader_in, group_tty_reader_thread_in, is_group_waiting_on_tty_in,
-};
+use crate::process::{ExitWatch, ProcessScope, is_group_waiting_on_tty_in};
 use crate::pty::{ExitInfo, Pty, ReadEvent};
-use crate::readiness::HELD_INPUT_TIMER_MAX;
 use crate::screen::{AnchorId, ExitTally, PromptState, Screen, ScreenEvent};
 use crate::types::{SessionId, SessionStatus};
 
-use super::observe::runs_a_repl;
 use super::replies::{QueryReply, ReplySender};
 use super::send::SendOp;
 use super::signal::SignalAftermath;
@@ -183,7 +178,7 @@ pub(super) struct Shared {
     shell_image: Mutex<Option<Vec<u8>>>,
     pub(super) max_read_bytes: usize,
     /// Where the session's processes are looked for (its cgroup's members when it has one).
-    scope: ProcessScope,
+    pub(super) scope: ProcessScope,
     state: Mutex<State>,
     activity: watch::Sender<u64>,
     /// The reader thread holds a chunk it has not fed to the screen yet.
@@ -424,97 +419,6 @@ impl Shared {
     }
 }
 
-impl Shared {
-    /// The thread of process group `pgid` that waits for input on this terminal, with the CPU
-    /// time it has run so far, if the group waits there (see [`Shared::tty_reader`]).
-    pub(super) async fn tty_reader_thread(&self, pgid: i32) -> Option<ReaderThread> {
-        let tty = self.pty.tty_path()?.to_path_buf();
-        let scope = self.scope.clone();
-        tokio::task::spawn_blocking(move || group_tty_reader_thread_in(pgid, &tty, &scope))
-            .await
-            .ok()
-            .flatten()
-    }
-
-    /// The member of process group `pgid` that waits for input on this terminal, if the
-    /// group waits there (blocking `/proc` reads: call it off the async workers).
-    pub(super) fn tty_reader(&self, pgid: i32) -> Option<i32> {
-        group_tty_reader_in(pgid, self.pty.tty_path()?, &self.scope)
-    }
-
-    /// One foreground probe, run off the runtime as one blocking task: what process group
-    /// `pgid` is doing (idle, the seed's silence rule, when it cannot be told); whether the
-    /// shell replaced itself (asked only for the shell's group, `of_shell`); whether input
-    /// still waits unread on the terminal (`Pty::input_pending`, asked only when the group was
-    /// seen reading the terminal: only such a group can have been seen before it got all of
-    /// its input); for a wait among other event sources, whether the group relays another
-    /// side's output (`group_relays_in`); and, for a terminal wait, whether `watch` (the thread
-    /// that waited before the write) has run since. The future borrows nothing, so a send can
-    /// wait for it beside other events.
-    pub(super) fn probe(
-        self: &Arc<Self>,
-        pgid: i32,
-        of_shell: bool,
-        watch: Option<ReaderThread>,
-    ) -> impl std::future::Future<Output = ProbeVerdict> + Send + 'static {
-        let shared = Arc::clone(self);
-        async move {
-            tokio::task::spawn_blocking(move || {
-                let activity = shared.pty.tty_path().map_or(GroupActivity::Idle, |tty| {
-                    group_activity_in(pgid, tty, &shared.scope)
-                });
-                // Woken since the write and waiting again with no timer about to fire: such a
-                // timer may be the program still holding what it read (a lone ESC kept for its
-                // escape timeout), whose meaning the next key would change.
-                let reader_ran = match activity {
-                    GroupActivity::ReadingTty { wakes_in, .. } => {
-                        wakes_in.is_none_or(|w| w >= HELD_INPUT_TIMER_MAX)
-                            && watch.is_some_and(|w| w.ran_since())
-                    }
-                    _ => false,
-                };
-                // A REPL's timers are its user's (node's REPL also keeps one of its own): it
-                // waits for the next statement, so a timeout of its wait says nothing of work
-                // still in progress.
-                let activity = match activity {
-                    GroupActivity::ReadingTty {
-                        only_tty,
-                        wakes_in: Some(_),
-                    } if crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c)) => {
-                        GroupActivity::ReadingTty {
-                            only_tty,
-                            wakes_in: None,
-                        }
-                    }
-                    activity => activity,
-                };
-                ProbeVerdict {
-                    activity,
-                    shell_replaced: of_shell && shared.shell_replaced(),
-                    input_pending: matches!(activity, GroupActivity::ReadingTty { .. })
-                        && shared.pty.input_pending(),
-                    relays: matches!(
-                        activity,
-                        GroupActivity::ReadingTty {
-                            only_tty: false,
-                            ..
-                        }
-                    ) && group_relays_in(pgid, &shared.scope),
-                    reader_ran,
-                }
-            })
-            .await
-            .unwrap_or(ProbeVerdict {
-                activity: GroupActivity::Idle,
-                shell_replaced: false,
-                input_pending: false,
-                relays: false,
-                reader_ran: false,
-            })
-        }
-    }
-}
-
 /// The reader thread's half: feeds output to the screen; survives an emulator panic by
 /// draining without interpreting.
 pub(super) struct Reader {
@@ -611,19 +515,4 @@ pub(super) fn on_shell_exit(shared: &Shared, info: ExitInfo) {
         shared.publish_status(&st);
     }
     shared.bump();
-}
-
-/// What one foreground probe found (see [`Shared::probe`]).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct ProbeVerdict {
-    pub(super) activity: GroupActivity,
-    /// The group is the shell's, and the shell `exec`ed another program.
-    pub(super) shell_replaced: bool,
-    /// Input the group has not read waits on the terminal.
-    pub(super) input_pending: bool,
-    /// The group waits on the terminal among other sources and relays another side's output.
-    pub(super) relays: bool,
-    /// The thread that waited on the terminal before the write has run since, and the group
-    /// waits on the terminal again with no timeout.
-    pub(super) reader_ran: bool,
 }
