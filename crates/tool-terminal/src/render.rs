@@ -431,9 +431,10 @@ pub fn render_send_read(read: &SendRead) -> String {
 }
 
 /// `terminal_read`: the page (or `(no retained output)`, which says how many lines the
-/// scrollback holds when the offset is past them) and `[lines: B-E of T]`.
+/// scrollback holds when the offset is past them, with no range then) and `[lines: B-E of T]`.
 pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
     let past_end;
+    let mut beyond_retained = false;
     // A page past the retained lines holds nothing to cut: no truncation marker.
     let mut truncated = result.truncated;
     let body = if !result.text.is_empty() {
@@ -449,8 +450,10 @@ pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
         );
         past_end.as_str()
     } else if result.total_lines > 0 && result.line_begin >= result.total_lines {
-        // An offset past the retained lines: say how far back they go.
+        // An offset past the retained lines: say how far back they go (an empty range such as
+        // `[lines: 900-900 of 52]` would say nothing more).
         truncated = false;
+        beyond_retained = true;
         past_end = format!(
             "(no retained output at offset {}: the scrollback holds {} lines, offset 0 being the newest)",
             result.line_begin, result.total_lines
@@ -459,7 +462,11 @@ pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
     } else {
         "(no retained output)"
     };
-    let mut metadata = read_footer(result.line_begin, result.line_end, result.total_lines);
+    let mut metadata = if beyond_retained {
+        String::new()
+    } else {
+        read_footer(result.line_begin, result.line_end, result.total_lines)
+    };
     let screen = if result.alternate_screen {
         READ_ALTERNATE_SCREEN
     } else {
