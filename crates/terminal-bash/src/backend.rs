@@ -67,7 +67,7 @@ impl BashBackend {
     /// `Spawn`: the rc file cannot be written, the working directory does not exist or is not a
     /// directory, the owner's sandbox mode is confined but no sandbox provider exists, the
     /// confinement or the
-    /// resource limits cannot be set up, bash cannot start, exits during startup, does not
+    /// resource limits cannot be set up, the shell is not bash, bash cannot start, exits during startup, does not
     /// reach its prompt before `timeout_ms`, or `spec.cancel` fired. Everything started is
     /// cleaned up first.
     ///
@@ -163,7 +163,26 @@ impl BashBackend {
         .await;
         // Bash has read the rc once its first prompt appeared (or it is gone): remove it now.
         drop(rc);
-        Ok((session?, launch.limits))
+        match session {
+            Ok(session) => Ok((session, launch.limits)),
+            Err(err) if err.code() == TerminalErrorCode::Spawn => {
+                // A shell that is not bash (`--shell /bin/sh`: dash) rejects bash's options and
+                // exits at once; name that instead of its own complaint.
+                let shell = shell.clone();
+                let bash = tokio::task::spawn_blocking(move || runs_bash(&shell))
+                    .await
+                    .unwrap_or(true);
+                Err(if bash {
+                    err
+                } else {
+                    spawn_error(format!(
+                        "terminal-bash: the shell {} is not bash (this backend needs bash's line editor and prompt hooks), and nothing you can do from a session changes that; ask the user to fix the server's shell setting (dsh-mcp: --shell <path of bash>)",
+                        self.config.shell_path.display()
+                    ))
+                })
+            }
+            Err(err) => Err(err),
+        }
     }
 }
 
@@ -186,6 +205,18 @@ impl TerminalBackend for BashBackend {
             (session, None) => Ok(session as Arc<dyn BackendSession>),
         }
     }
+}
+
+/// Whether the program at `shell` is bash: run with `-c`, it has a `BASH_VERSION` (blocking).
+/// A program that cannot be run counts as bash (its own error then stands).
+fn runs_bash(shell: &std::path::Path) -> bool {
+    std::process::Command::new(shell)
+        .args(["-c", "printf %s \"$BASH_VERSION\""])
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .map_or(true, |out| !out.stdout.is_empty())
 }
 
 /// Whether `path` is a file with an execute permission bit set.

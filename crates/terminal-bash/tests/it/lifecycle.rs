@@ -79,6 +79,37 @@ async fn a_missing_shell_is_named_in_the_spawn_error() {
     .await;
 }
 
+/// A shell setting naming a program that is not bash (`/bin/sh` as dash: it rejects bash's
+/// options and exits at once) is named as such, not by that program's complaint.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_that_is_not_bash_is_named_in_the_spawn_error() {
+    within(async {
+        let dir = crate::support::TempDir::new("not-bash");
+        let shell = dir.0.join("not-bash");
+        std::fs::write(
+            &shell,
+            "#!/bin/sh\necho \"not-bash: Illegal option --\" >&2\nexit 2\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&shell, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let config = BashConfig {
+            shell_path: shell.clone(),
+            ..config()
+        };
+        let err = BashBackend::new(config)
+            .spawn_session(spec(CancellationToken::new()))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), TerminalErrorCode::Spawn);
+        let message = err
+            .message()
+            .replace(&shell.display().to_string(), "<shell>");
+        insta::assert_snapshot!(message);
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn startup_timeout_is_a_spawn_error_and_cleans_up() {
     within(async {
