@@ -9,6 +9,11 @@
 //! the line; anchor them (`^git push`) to match from the start. An `ask` goes to the call's
 //! approval service (in `dsh-mcp`: the human, through MCP elicitation).
 //!
+//! The lines checked are the text as sent and as the line editor will hold it: with its
+//! editing keys applied (Backspace, DEL, Ctrl-U), escape sequences and bracketed-paste
+//! markers dropped, and joined to the text earlier allowed sends to the same session typed
+//! without Enter (`tou` with `submit: false`, then `ch x`, is the line `touch x`).
+//!
 //! ```
 //! use dsh_command_policy::{CommandPolicy, CommandPolicyConfig};
 //! use dsh_tools::{Decision, PreExecute, ToolCallInfo};
@@ -37,6 +42,10 @@ use std::sync::Arc;
 use dsh_context::{BoxError, Plugin, Registrar, ServiceKey};
 use dsh_tools::{Decision, PreExecute, ToolCallInfo, Tools};
 use regex::Regex;
+
+mod typed;
+
+use typed::{UnendedLines, edited};
 
 /// The tool whose input the policy checks.
 pub const CHECKED_TOOL: &str = "terminal_send";
@@ -69,12 +78,14 @@ enum Kind {
     Deny,
 }
 
-/// The compiled policy (see the crate docs for the rules).
-#[derive(Clone, Debug)]
+/// The compiled policy (see the crate docs for the rules), with the line each session's
+/// allowed sends left unended.
+#[derive(Debug)]
 pub struct CommandPolicy {
     deny: Vec<Regex>,
     allow: Vec<Regex>,
     ask: Vec<Regex>,
+    unended: UnendedLines,
 }
 
 fn compile(kind: &str, patterns: &[String]) -> Result<Vec<Regex>, String> {
@@ -98,6 +109,7 @@ impl CommandPolicy {
             deny: compile("deny", &config.deny)?,
             allow: compile("allow", &config.allow)?,
             ask: compile("ask", &config.ask)?,
+            unended: UnendedLines::default(),
         })
     }
 
@@ -126,8 +138,24 @@ impl PreExecute for CommandPolicy {
             // Validation reports a missing or mistyped text; nothing is sent then.
             return Decision::Allow;
         };
+        let submit = call
+            .args
+            .get("submit")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(true);
+        let session = call
+            .args
+            .get("sessionId")
+            .and_then(|s| s.as_str())
+            .unwrap_or_default();
+        let key = (
+            call.agent_id.clone().unwrap_or_default(),
+            session.to_owned(),
+        );
+        let typed = format!("{}{}", self.unended.get(&key), edited(text));
         let worst = text
             .split(['\n', '\r'])
+            .chain(typed.split(['\n', '\r']))
             .map(|line| (line, self.line_verdict(line)))
             .max_by_key(|(_, (kind, _))| *kind);
         match worst {
@@ -143,7 +171,10 @@ impl PreExecute for CommandPolicy {
                     rule.as_str()
                 ),
             },
-            _ => Decision::Allow,
+            _ => {
+                self.unended.record(key, &typed, submit);
+                Decision::Allow
+            }
         }
     }
 }
@@ -183,12 +214,13 @@ impl Plugin for CommandPolicyPlugin {
 /// The package name used with the invariants registry.
 pub const PACKAGE: &str = "dsh-command-policy";
 
-/// This crate's invariant companion. No runtime invariant: the policy is immutable once
-/// compiled.
+/// This crate's invariant companion. No runtime invariant: the patterns are immutable once
+/// compiled, and the unended lines kept are bounded by construction (per line and in
+/// sessions).
 pub fn invariant_companion() -> dsh_invariants::Companion {
     dsh_invariants::Companion::none(
         PACKAGE,
-        "no runtime invariant: the compiled policy is immutable",
+        "no runtime invariant: the compiled patterns are immutable; the unended lines kept are bounded by construction",
     )
 }
 
@@ -244,6 +276,52 @@ mod tests {
         let mut other = send("mkfs /dev/sda");
         other.name = "terminal_open".into();
         assert_eq!(p.check(&other), Decision::Allow);
+    }
+
+    fn typed(session: &str, text: &str, submit: bool) -> ToolCallInfo {
+        ToolCallInfo {
+            name: CHECKED_TOOL.into(),
+            args: json!({"sessionId": session, "text": text, "submit": submit}),
+            agent_id: Some("a".into()),
+        }
+    }
+
+    fn denied(d: &Decision) -> bool {
+        matches!(d, Decision::Deny { .. })
+    }
+
+    /// Keys cannot spell a refused line past the patterns: editing keys, escape sequences and
+    /// paste markers are applied as the line editor applies them, and a line typed over two
+    /// sends (the first without Enter) is checked whole, per session.
+    #[test]
+    fn the_line_the_editor_holds_is_checked() {
+        let p = policy();
+        assert!(denied(&p.check(&send("mkx\u{7f}fs /dev/sda"))));
+        assert!(denied(
+            &p.check(&send("\u{1b}[200~mkfs /dev/sda\u{1b}[201~"))
+        ));
+        assert!(denied(&p.check(&send("mk\u{8}\u{8}mkfs x"))));
+        assert_eq!(p.check(&typed("pty-1", "mk", false)), Decision::Allow);
+        // Another session's line is its own.
+        assert_eq!(
+            p.check(&typed("pty-2", "fs /dev/sda", true)),
+            Decision::Allow
+        );
+        assert!(denied(&p.check(&typed("pty-1", "fs /dev/sda", true))));
+        // A refused send typed nothing: the unended `mk` is still there.
+        assert!(denied(&p.check(&typed("pty-1", "fs", false))));
+        assert_eq!(p.check(&typed("pty-1", "dir x", true)), Decision::Allow);
+        // Enter ended that line: nothing carries over.
+        assert_eq!(
+            p.check(&typed("pty-1", "fs /dev/sda", true)),
+            Decision::Allow
+        );
+        // Ctrl-U discards the line typed so far.
+        assert_eq!(p.check(&typed("pty-1", "mk", false)), Decision::Allow);
+        assert_eq!(
+            p.check(&typed("pty-1", "\u{15}ls fs", true)),
+            Decision::Allow
+        );
     }
 
     #[test]
