@@ -103,7 +103,8 @@ async fn text_sent_while_the_shell_runs_a_builtin_is_said_to_be_unread() {
 
 /// A full-screen program that redraws on a timer (`watch`) is never silent for the idle
 /// window: the send settles between two redraws once that window has passed, not at its
-/// deadline, and a poll does the same.
+/// deadline, and a poll does the same. `watch` reads no keys (the result says so, and that
+/// SIGINT stops it); `top`, which reads them, gets no such line.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redrawing_full_screen_program_settles_between_redraws() {
     if !crate::support::installed("watch") {
@@ -116,9 +117,26 @@ async fn a_redrawing_full_screen_program_settles_between_redraws() {
         assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
         assert_eq!(r.foreground.as_deref(), Some("watch"), "{r:?}");
         assert!(r.viewport.contains("Every 0.5s"), "{r:?}");
+        let reads_no_keys = |r: &dsh_terminal_core::SendResult| {
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[input: watch does not read the terminal"))
+        };
+        assert!(reads_no_keys(&r), "{r:?}");
         let r = sh.send_raw("", false).await;
         assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
+        assert!(reads_no_keys(&r), "{r:?}");
         let r = sh.send_raw("\u{3}", false).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("top -d 0.5").await;
+        assert_eq!(r.foreground.as_deref(), Some("top"), "{r:?}");
+        assert!(
+            !r.notices
+                .iter()
+                .any(|n| n.contains("does not read the terminal")),
+            "{r:?}"
+        );
+        let r = sh.send_raw("q", false).await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         sh.close().await;
     })

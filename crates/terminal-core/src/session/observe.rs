@@ -398,6 +398,9 @@ pub(super) struct TerminalFacts {
     pub(super) stdout_away: bool,
     /// The session's shell itself is stopped (`suspend`, SIGSTOP): nothing reads the terminal.
     pub(super) shell_stopped: bool,
+    /// A full-screen program holds the terminal on a send that settled on silence, and
+    /// nothing reads the terminal (`watch`: keys sent to it stay unread).
+    pub(super) reads_no_keys: bool,
 }
 
 /// The terminal facts for a send settling with `reason` (blocking `/proc` reads of the
@@ -479,6 +482,17 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         && reason != Settle::Prompt
         && (foreground.is_some() || shell_busy())
         && shared.pty.pending_input_bytes().unwrap_or(0) > 0;
+    // Quiet for a redraw pause, a full-screen program that reads keys waits for them; one
+    // that sleeps between redraws (`watch`) never reads them. A multiplexer's server reads
+    // the client's terminal outside its group.
+    let reads_no_keys = reason == Settle::Idle
+        && shared.lock().screen.alternate_screen()
+        && fg.is_some_and(|pgid| {
+            shared.tty_reader(pgid).is_none()
+                && !shared.pty.tty_path().is_some_and(|tty| {
+                    crate::process::tty_read_outside_group_in(pgid, tty, &shared.scope)
+                })
+        });
     TerminalFacts {
         foreground,
         echo_off,
@@ -489,6 +503,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         stderr_away,
         stdout_away,
         shell_stopped,
+        reads_no_keys,
     }
 }
 

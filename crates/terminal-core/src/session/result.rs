@@ -55,6 +55,8 @@ pub(super) struct SettleFacts {
     /// The foreground program has not read input written to the terminal (the shell itself,
     /// running a command line, when `foreground` is `None`).
     pub(super) input_unread: bool,
+    /// A full-screen program holds the terminal and nothing reads it (`watch`).
+    pub(super) reads_no_keys: bool,
     /// Our shell's standard error is not the terminal (`exec 2>file`): its prompts, the echo
     /// of typed keys and the marks go there (the backend's rc leaves its marks out then).
     pub(super) stderr_away: bool,
@@ -203,6 +205,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             ),
         ),
         (
+            facts.reads_no_keys && !facts.input_unread,
+            facts.foreground.as_deref().map(reads_no_keys_notice),
+        ),
+        (
             facts.unprompted_wait && !exited,
             facts.foreground.as_deref().map(unprompted_wait_notice),
         ),
@@ -283,6 +289,7 @@ mod tests {
             marks_gone: false,
             prompt_unmarked: false,
             input_unread: false,
+            reads_no_keys: false,
             stderr_away: false,
             stdout_away: false,
             unprompted_wait: false,
@@ -474,6 +481,13 @@ mod tests {
             ..facts(Settle::Idle)
         };
         insta::assert_snapshot!("input_unread", assemble(unread).notices.join("\n"));
+        let no_keys = SettleFacts {
+            reads_no_keys: true,
+            alternate: true,
+            foreground: Some("watch".to_owned()),
+            ..facts(Settle::Idle)
+        };
+        insta::assert_snapshot!("reads_no_keys", assemble(no_keys).notices.join("\n"));
         let shell_unread = SettleFacts {
             input_unread: true,
             ..facts(Settle::Timeout)

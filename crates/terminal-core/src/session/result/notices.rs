@@ -73,6 +73,14 @@ pub(super) fn input_unread_notice(program: &str) -> String {
     )
 }
 
+/// The notice for [`SettleFacts::reads_no_keys`], naming the full-screen program.
+pub(super) fn reads_no_keys_notice(program: &str) -> String {
+    format!(
+        "[input: {program} does not read the terminal: keys sent to it stay unread; \
+         terminal_signal SIGINT stops it]"
+    )
+}
+
 /// The notice for [`SettleFacts::input_unread`] when the shell itself holds the terminal.
 pub(super) const SHELL_INPUT_UNREAD_NOTICE: &str = "[input: the shell has not read the text \
      sent: it is still running the command line itself (a builtin such as wait, or a loop), \

@@ -139,6 +139,7 @@ impl SendOp {
             stderr_away,
             stdout_away,
             shell_stopped,
+            reads_no_keys,
         } = terminal_facts(shared, reason);
         shared.lock().shell_stopped = shell_stopped;
         let refused_line = self.refused.lock().take();
@@ -207,6 +208,7 @@ impl SendOp {
             marks_gone,
             prompt_unmarked,
             input_unread,
+            reads_no_keys,
             stderr_away,
             stdout_away,
             unprompted_wait,
