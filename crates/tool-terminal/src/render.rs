@@ -11,6 +11,8 @@
 //! Renders read the tools' output types ([`crate::schema`]) only: core result → output type →
 //! text, never back.
 
+use std::borrow::Cow;
+
 use dsh_terminal_core::SendRead;
 
 use crate::schema::{
@@ -22,10 +24,12 @@ use crate::schema::{
 pub const TRUNCATED: &str = "\n[output truncated]";
 
 mod bound;
+mod repeats;
 mod signal;
 
 use self::bound::{bound_body_with_suffix, fit_with_prefix};
 pub use self::bound::{bound_terminal_text, tail_lines};
+use self::repeats::fold_repeats;
 pub use self::signal::{
     render_interrupt_character, render_signal, render_signal_skipped,
     render_signal_when_command_starts,
@@ -389,15 +393,17 @@ fn foreground_body(
     // newline an interrupted job left, would otherwise render blank lines. A full-screen
     // program's screen keeps its blank top rows: they are where its lines are (an editor's
     // empty first lines).
+    // A run of one line repeated shows once with a count (a full-screen program's screen is
+    // shown as it is).
     let viewport = if input_mode == InputModeOutput::AlternateScreen {
-        viewport.trim_end_matches('\n')
+        Cow::Borrowed(viewport.trim_end_matches('\n'))
     } else {
-        viewport.trim_matches('\n')
+        fold_repeats(viewport.trim_matches('\n'))
     };
     if viewport.is_empty() {
         "(no new output)".to_owned()
     } else {
-        viewport.to_owned()
+        viewport.into_owned()
     }
 }
 
@@ -408,11 +414,12 @@ pub fn render_background(job_id: &str, output: &str, max_bytes: usize) -> String
     if output.is_empty() {
         return bound_terminal_text(&prefix, max_bytes);
     }
+    let output = fold_repeats(output);
     let complete = format!("{prefix}\n{output}");
     if complete.len() <= max_bytes {
         return complete;
     }
-    fit_with_prefix(&format!("{prefix}\n"), output, max_bytes)
+    fit_with_prefix(&format!("{prefix}\n"), &output, max_bytes)
 }
 
 /// A consuming background read: the delta plus `[output truncated]` when cut (seed
@@ -423,10 +430,11 @@ pub fn render_send_read(read: &SendRead) -> String {
     } else {
         "\n"
     };
+    let delta = fold_repeats(&read.delta);
     if read.truncated {
-        format!("{}{separator}[output truncated]", read.delta)
+        format!("{delta}{separator}[output truncated]")
     } else {
-        read.delta.clone()
+        delta.into_owned()
     }
 }
 

@@ -426,7 +426,7 @@ async fn a_long_listing_fits_the_default_budget() {
 
 /// Short lines outgrow the scrollback's row bound long before the result's byte bound: the
 /// viewport alone fits, yet the command line and first lines are kept and the omission line
-/// says how many lines are gone.
+/// says how many lines are gone (a line repeated shows once with its count).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn short_lines_that_outgrow_the_scrollback_keep_their_first_lines() {
     let (host, agent) = Host::with_open_shell().await;
@@ -440,8 +440,9 @@ async fn short_lines_that_outgrow_the_scrollback_keep_their_first_lines() {
         .await;
     let text = r.text();
     assert!(text.len() <= 32 * 1024, "{} bytes", text.len());
+    // The first lines are one line repeated: shown once, with how many times it repeats.
     assert!(
-        text.starts_with(&format!("{command}\nab\nab\n")),
+        text.starts_with(&format!("{command}\nab\n[… the line above repeats ")),
         "{text:.300}"
     );
     let omission = text
