@@ -16,8 +16,9 @@
 //!    with a timeout on the main screen with no prompt or question before the cursor, once its
 //!    timeout plus [`TIMED_WAIT_MARGIN`] has passed since it was first seen with no output
 //!    after it, or [`TIMED_WAIT_SILENCE_LEAD`] before silence would settle), and it was not
-//!    already blocked before the write
-//!    unless it was seen leaving that wait or answered the input with output; the shell's
+//!    already blocked before the write unless it was seen leaving that wait (a probe found
+//!    it away, or found the thread that waited then has run since, with no short timer
+//!    pending) or answered the input with output; the shell's
 //!    own group counts too (`read -p`), except while its prompt is current (that is tier
 //!    2/3's business) → `stdin_read`; keys without a line end typed at the shell's line
 //!    editor (an edit such as Ctrl-U, at the prompt or after text typed there) settle the
@@ -75,10 +76,9 @@ pub(crate) const TIMED_WAIT_MARGIN: Duration = Duration::from_millis(100);
 pub(crate) const TIMED_WAIT_SILENCE_LEAD: Duration = Duration::from_millis(250);
 
 /// A terminal wait whose timer fires sooner than this may be a program holding what it read
-/// for that timer: a lone ESC is kept for the escape timeout (readline's and node's 500 ms,
-/// prompt_toolkit's 0.5 s and then 1 s more), and the next key sent before it passes would
-/// join it (ESC then `2` is Meta-2). Such a wait is not taken as the program having dealt with
-/// the input (see [`Observation::fg_reader_ran`]).
+/// for that timer (a lone ESC kept for the escape timeout: readline's and node's 500 ms,
+/// prompt_toolkit's 0.5 s then 1 s; a key sent before it passes joins it, ESC `2` is Meta-2),
+/// not one done with the input (see [`Observation::fg_reader_ran`]).
 pub(crate) const HELD_INPUT_TIMER_MAX: Duration = Duration::from_secs(2);
 
 /// What output silence alone may settle.
@@ -168,9 +168,8 @@ pub(crate) struct Observation {
     /// with one).
     pub(crate) fg_reader_ran: bool,
     /// The same probe found `fg` idle elsewhere and a session process outside it blocked
-    /// reading the terminal (tmux's server reads its client's terminal). Not a wait of `fg`'s
-    /// own: it paces the lines of a send (the next goes once the keys before were taken), and
-    /// settles nothing.
+    /// reading the terminal (tmux's server reads its client's terminal): it paces the lines of
+    /// a send (the next goes once the keys before were taken), and settles nothing.
     pub(crate) tty_read_outside_fg: bool,
     /// A terminal query reply is still owed to the program: it waits for us, not for input.
     pub(crate) reply_pending: bool,

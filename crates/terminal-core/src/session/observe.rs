@@ -68,7 +68,8 @@ pub(super) struct Probe {
     pub(super) shell_replaced: bool,
     /// The group waits on the terminal among other sources and relays another side's output.
     pub(super) relays: bool,
-    /// The thread that waited on the terminal before the write has run since.
+    /// The thread that waited on the terminal before the write has run since (see
+    /// `ProbeVerdict::reader_ran`).
     pub(super) reader_ran: bool,
     /// The group is idle elsewhere, and a session process outside it reads the terminal.
     pub(super) read_outside: bool,
@@ -508,104 +509,4 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::is_repl_prompt;
-
-    #[test]
-    fn a_continuation_line_an_auto_indenting_repl_opened_is_told_by_its_blanks() {
-        use super::continuation_indent;
-        use crate::screen::{Screen, ScreenConfig};
-        let cases: [(&[u8], Option<u16>); 7] = [
-            (b">>> if 1:\r\n...     ", Some(4)),
-            (b">>> if 1:\r\n...         ", Some(8)),
-            (b"In [1]: if 1:\r\n   ...:     ", Some(4)),
-            (b">>> if 1:\r\n... ", None),
-            (b"In [1]: if 1:\r\n   ...: ", None),
-            // pdb's continuation prompt ends in three blanks.
-            (b"(Pdb) if 1:\r\n...   ", None),
-            (b">>> if 1:\r\n...     x", None),
-        ];
-        for (bytes, want) in cases {
-            let mut screen = Screen::new(
-                ScreenConfig {
-                    rows: 10,
-                    cols: 80,
-                    scrollback_lines: 100,
-                    scrollback_max_bytes: 1 << 20,
-                },
-                None,
-            );
-            screen.feed(bytes);
-            let row = screen.cursor_row_prefix().unwrap_or_default();
-            let col = screen.cursor().col;
-            assert_eq!(
-                continuation_indent(&row, col),
-                want,
-                "{:?}",
-                String::from_utf8_lossy(bytes)
-            );
-        }
-    }
-
-    #[test]
-    fn a_row_may_start_with_a_repl_prompt_and_go_on() {
-        use super::starts_with_repl_prompt;
-        for row in ["> tick", ">>> t", "(gdb) output"] {
-            assert!(starts_with_repl_prompt(row), "{row:?}");
-        }
-        for row in ["> ", "tick", "a > b", "hello world", ""] {
-            assert!(!starts_with_repl_prompt(row), "{row:?}");
-        }
-    }
-
-    #[test]
-    fn a_repl_runs_without_a_script() {
-        use super::runs_a_repl;
-        for line in [
-            "node",
-            "node\0--inspect",
-            "node\0-r\0ts-node/register",
-            "python3\0-q",
-        ] {
-            assert!(runs_a_repl(line.as_bytes()), "{line:?}");
-        }
-        for line in [
-            "node\0app.js",
-            "node\0-e\0x()",
-            "node\0--eval=x",
-            "python3\0-c\0x",
-        ] {
-            assert!(!runs_a_repl(line.as_bytes()), "{line:?}");
-        }
-    }
-
-    #[test]
-    fn repl_prompts_alone_on_their_row() {
-        for row in [
-            ">",
-            "sqlite>",
-            "irb(main):001:0>",
-            "(gdb)",
-            "(Pdb)",
-            "In [12]:",
-            "   ...:",
-            "...",
-            "  ...",
-        ] {
-            assert!(is_repl_prompt(row), "{row:?}");
-        }
-        for row in [
-            "",
-            "hint: Waiting for your editor to close the file...",
-            "Continue?",
-            "? What is your name?",
-            "a -> b >",
-            "In []:",
-            "()",
-            "(y/n)?",
-            "Loading...",
-        ] {
-            assert!(!is_repl_prompt(row), "{row:?}");
-        }
-    }
-}
+mod tests;

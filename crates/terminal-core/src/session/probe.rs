@@ -184,7 +184,7 @@ pub(super) struct ProbeVerdict {
     /// The group waits on the terminal among other sources and relays another side's output.
     pub(super) relays: bool,
     /// The thread that waited on the terminal before the write has run since, and the group
-    /// waits on the terminal again with no timeout.
+    /// waits on the terminal again with no timer due within [`HELD_INPUT_TIMER_MAX`].
     pub(super) reader_ran: bool,
     /// The group is idle elsewhere, and a session process outside it reads the terminal.
     pub(super) read_outside: bool,
