@@ -41,6 +41,7 @@ mod left_rows;
 mod mark_order;
 mod nonce;
 mod open_run;
+mod presentation;
 mod prompt;
 mod region;
 mod render;
@@ -334,7 +335,7 @@ impl Screen {
     fn emulate(&mut self, bytes: &[u8]) {
         let bytes = self.decoder.decode(bytes);
         self.blank.before_emulate(&bytes);
-        self.parser.process(&bytes);
+        presentation::process(&mut self.parser, &bytes);
         self.blank
             .after_emulate(self.parser.screen().cursor_position().0);
     }

@@ -260,3 +260,29 @@ fn line_ends_before_a_row_do_not_change_as_a_wrapped_line_scrolls_into_history()
         assert_eq!(s.line_ends_before(row), before);
     }
 }
+
+/// A presentation selector (VS16) that would make the narrow character in a row's last column
+/// an emoji twice as wide (vt100 moves the character to the next row, unflagged): the line
+/// stays one line, the character (narrow, as xterm keeps it: the selector left out) and what
+/// follows it whole, on the screen and in history. Elsewhere the selector stays.
+#[test]
+fn a_character_widened_in_the_last_column_keeps_its_line_whole() {
+    for emoji in ["\u{263a}", "\u{2764}"] {
+        let sent = format!("aaaaaaaaa{emoji}\u{fe0f}Z");
+        let line = format!("aaaaaaaaa{emoji}Z");
+        let mut s = Screen::new(config(4, 10), None);
+        s.feed(format!("{sent}\r\n{sent}\r\n").as_bytes());
+        assert_eq!(s.transcript(), format!("{line}\n{line}\n"), "{emoji}");
+        for _ in 0..6 {
+            s.feed(b"x\r\n");
+        }
+        assert!(
+            s.transcript().starts_with(&format!("{line}\n{line}\nx\n")),
+            "{:?}",
+            s.transcript()
+        );
+        let mut s = Screen::new(config(4, 10), None);
+        s.feed(format!("ab{emoji}\u{fe0f}Z\r\n").as_bytes());
+        assert_eq!(s.transcript(), format!("ab{emoji}\u{fe0f}Z\n"));
+    }
+}
