@@ -61,7 +61,8 @@ async fn a_server_waiting_for_connections_comes_back_at_the_idle_window() {
 }
 
 /// Text sent while the shell itself runs the command line (the `wait` builtin, a loop of
-/// builtins) waits in the terminal's input: the result says so, with no program to name.
+/// builtins) waits in the terminal's input: the result says so, with no program to name. The
+/// line's own result, and a poll, say that the shell runs it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_sent_while_the_shell_runs_a_builtin_is_said_to_be_unread() {
     within(async {
@@ -75,9 +76,17 @@ async fn text_sent_while_the_shell_runs_a_builtin_is_said_to_be_unread() {
             "sleep 60 & wait",
             "while :; do read -t 0.2 x < /dev/null; done",
         ] {
+            let running = |r: &dsh_terminal_core::SendResult| {
+                r.notices
+                    .iter()
+                    .any(|n| n.starts_with("[shell: the shell itself is still running"))
+            };
             let r = sh.send_within(line, true, 1500).await;
             assert!(r.foreground.is_none(), "{line}: {r:?}");
             assert!(!unread(&r), "{line}: {r:?}");
+            assert!(running(&r), "{line}: {r:?}");
+            let r = sh.send_within("", false, 1500).await;
+            assert!(running(&r), "{line}: {r:?}");
             let r = sh.send_within("echo typed-ahead", true, 1500).await;
             assert!(
                 matches!(

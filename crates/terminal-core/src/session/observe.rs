@@ -402,6 +402,9 @@ pub(super) struct TerminalFacts {
     /// A full-screen program holds the terminal on a send that settled on silence, and
     /// nothing reads the terminal (`watch`: keys sent to it stay unread).
     pub(super) reads_no_keys: bool,
+    /// On silence or the deadline, the shell itself holds the terminal, running a command
+    /// line of builtins (`wait`, a loop): no program of it is in the foreground to name.
+    pub(super) shell_running_line: bool,
 }
 
 /// The terminal facts for a send settling with `reason` (blocking `/proc` reads of the
@@ -479,9 +482,10 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
             && shared.pty.foreground_pgid() == Some(shared.shell_pgid())
             && shared.lock().screen.command_running()
     };
+    let shell_running_line = foreground.is_none() && shell_busy();
     let input_unread = !exited
         && reason != Settle::Prompt
-        && (foreground.is_some() || shell_busy())
+        && (foreground.is_some() || shell_running_line)
         && shared.pty.pending_input_bytes().unwrap_or(0) > 0;
     // Quiet for a redraw pause, a full-screen program that reads keys waits for them; one
     // that sleeps between redraws (`watch`) never reads them. A multiplexer's server reads
@@ -505,6 +509,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         stdout_away,
         shell_stopped,
         reads_no_keys,
+        shell_running_line,
     }
 }
 

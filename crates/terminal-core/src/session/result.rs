@@ -57,6 +57,9 @@ pub(super) struct SettleFacts {
     pub(super) input_unread: bool,
     /// A full-screen program holds the terminal and nothing reads it (`watch`).
     pub(super) reads_no_keys: bool,
+    /// The shell itself runs a command line of builtins (`wait`, a loop), holding the
+    /// terminal, as the send settled on silence or its deadline.
+    pub(super) shell_running_line: bool,
     /// Our shell's standard error is not the terminal (`exec 2>file`): its prompts, the echo
     /// of typed keys and the marks go there (the backend's rc leaves its marks out then).
     pub(super) stderr_away: bool,
@@ -205,6 +208,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             ),
         ),
         (
+            facts.shell_running_line && !facts.input_unread,
+            Some(SHELL_RUNNING_LINE_NOTICE.to_owned()),
+        ),
+        (
             facts.reads_no_keys && !facts.input_unread,
             facts.foreground.as_deref().map(reads_no_keys_notice),
         ),
@@ -290,6 +297,7 @@ mod tests {
             prompt_unmarked: false,
             input_unread: false,
             reads_no_keys: false,
+            shell_running_line: false,
             stderr_away: false,
             stdout_away: false,
             unprompted_wait: false,
@@ -488,6 +496,11 @@ mod tests {
             ..facts(Settle::Idle)
         };
         insta::assert_snapshot!("reads_no_keys", assemble(no_keys).notices.join("\n"));
+        let running = SettleFacts {
+            shell_running_line: true,
+            ..facts(Settle::Timeout)
+        };
+        insta::assert_snapshot!("shell_running_line", assemble(running).notices.join("\n"));
         let shell_unread = SettleFacts {
             input_unread: true,
             ..facts(Settle::Timeout)

@@ -81,6 +81,12 @@ pub(super) fn reads_no_keys_notice(program: &str) -> String {
     )
 }
 
+/// The notice for [`SettleFacts::shell_running_line`].
+pub(super) const SHELL_RUNNING_LINE_NOTICE: &str = "[shell: the shell itself is still running \
+     the command line (a builtin such as wait, or a loop of builtins), with no program of it in \
+     the foreground; it reads the next command once that line has ended; terminal_signal \
+     SIGINT stops the line]";
+
 /// The notice for [`SettleFacts::input_unread`] when the shell itself holds the terminal.
 pub(super) const SHELL_INPUT_UNREAD_NOTICE: &str = "[input: the shell has not read the text \
      sent: it is still running the command line itself (a builtin such as wait, or a loop), \

@@ -140,6 +140,7 @@ impl SendOp {
             stdout_away,
             shell_stopped,
             reads_no_keys,
+            shell_running_line,
         } = terminal_facts(shared, reason);
         shared.lock().shell_stopped = shell_stopped;
         let refused_line = self.refused.lock().take();
@@ -209,6 +210,7 @@ impl SendOp {
             prompt_unmarked,
             input_unread,
             reads_no_keys,
+            shell_running_line,
             stderr_away,
             stdout_away,
             unprompted_wait,
