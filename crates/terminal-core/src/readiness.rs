@@ -163,9 +163,9 @@ pub(crate) struct Observation {
     pub(crate) fg_relays: bool,
     /// The same probe found that the thread waiting before the write
     /// ([`PreWrite::reader`]) has run since (it woke up, so it has left that wait) and that
-    /// the group waits on the terminal again with no timer due within
-    /// [`HELD_INPUT_TIMER_MAX`] (a program holding a lone ESC for its escape timeout waits
-    /// with one).
+    /// the group waits on the terminal again with no timer (one whose input started a timer
+    /// may still be at work), or, a REPL whose wait had one before the write, none due within
+    /// [`HELD_INPUT_TIMER_MAX`] (a program holding a lone ESC for its escape timeout).
     pub(crate) fg_reader_ran: bool,
     /// The same probe found `fg` idle elsewhere and a session process outside it blocked
     /// reading the terminal (tmux's server reads its client's terminal): it paces the lines of

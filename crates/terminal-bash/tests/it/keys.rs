@@ -189,7 +189,8 @@ async fn a_ctrl_s_stops_no_output() {
 /// wake-up pipe; node's REPL given a lone ESC, which it holds for its 500 ms escape timeout and
 /// then drops) waits for input again once it woke up for the key and has no timer about to
 /// fire: the send settles as a stdin wait, not when the idle window passes; and the ESC was
-/// dealt with before the send settled, so the next line is not taken as Meta keys.
+/// dealt with before the send settled, so the next line is not taken as Meta keys. One whose
+/// key started a timer is still at work: its send waits for the answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_event_loop_that_took_a_key_silently_waits_for_input_again() {
     within(async {
@@ -217,6 +218,24 @@ async fn an_event_loop_that_took_a_key_silently_waits_for_input_again() {
         }
         let r = sh.send_raw("q", false).await;
         assert!(r.viewport.lines().any(|l| l == "keys done"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // One that answers a key only after a timer the key started (its prompt still before
+        // the cursor meanwhile) is at work until then: the send waits for the answer.
+        let r = sh
+            .send(
+                "python3 -c \"import asyncio, os, termios, tty\n\
+                 a = termios.tcgetattr(0); tty.setcbreak(0)\n\
+                 async def main():\n    \
+                     loop = asyncio.get_running_loop(); q = asyncio.Queue()\n    \
+                     loop.add_reader(0, lambda: q.put_nowait(os.read(0, 1)))\n    \
+                     print('v> ', end='', flush=True); k = await q.get()\n    \
+                     await asyncio.sleep(2.5); print('reacted', k.decode())\n\
+                 asyncio.run(main()); termios.tcsetattr(0, termios.TCSADRAIN, a)\"",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send_raw("k", false).await;
+        assert!(r.viewport.lines().any(|l| l == "reacted k"), "{r:?}");
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         if crate::support::installed("node") {
             let r = sh.send("node").await;

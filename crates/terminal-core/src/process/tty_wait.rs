@@ -191,10 +191,16 @@ pub(crate) fn group_tty_reader_thread_in(
     scope: &ProcessScope,
 ) -> Option<ReaderThread> {
     let (pid, tid) = reader_of(pgid, tty_path, scope)?;
+    let timed = fs::read_to_string(format!("/proc/{pid}/task/{tid}/syscall"))
+        .ok()
+        .as_deref()
+        .and_then(parse_syscall)
+        .is_some_and(|call| super::wait_timeout::tty_wait_timeout(pid, call).is_some());
     Some(ReaderThread {
         pid,
         tid,
         ran_ns: procfs::thread_ran_ns(pid, tid),
+        timed,
     })
 }
 
@@ -252,6 +258,9 @@ pub(crate) struct ReaderThread {
     /// Nanoseconds it had run on a CPU (`/proc/PID/task/TID/schedstat`), `None` when that
     /// could not be read.
     pub(crate) ran_ns: Option<u64>,
+    /// Its wait had a timeout: a timer of the program's was already pending (node's REPL
+    /// keeps one), so a timer pending after the input is not by itself work the input started.
+    pub(crate) timed: bool,
 }
 
 impl ReaderThread {

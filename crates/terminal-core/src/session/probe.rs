@@ -112,13 +112,17 @@ impl Shared {
                 let activity = shared.pty.tty_path().map_or(GroupActivity::Idle, |tty| {
                     group_activity_in(pgid, tty, &shared.scope)
                 });
-                // Woken since the write and waiting again with no timer about to fire: such a
-                // timer may be the program still holding what it read (a lone ESC kept for its
-                // escape timeout), whose meaning the next key would change.
-                let reader_ran = match activity {
-                    GroupActivity::ReadingTty { wakes_in, .. } => {
-                        wakes_in.is_none_or(|w| w >= HELD_INPUT_TIMER_MAX)
-                            && watch.is_some_and(|w| w.ran_since())
+                let repl = || crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c));
+                // Woken since the write and waiting again with no timer pending: a timer may be
+                // work the input started (an `await asyncio.sleep(2)` before the answer), or
+                // the program holding what it read (a lone ESC kept for its escape timeout),
+                // whose meaning the next key would change. A REPL's timers are its user's (and
+                // node's REPL keeps one of its own): one that had a timer pending before the
+                // write may have one after, if not a short one.
+                let reader_ran = match (activity, watch) {
+                    (GroupActivity::ReadingTty { wakes_in, .. }, Some(watch)) => {
+                        wakes_in.is_none_or(|w| watch.timed && w >= HELD_INPUT_TIMER_MAX && repl())
+                            && watch.ran_since()
                     }
                     _ => false,
                 };
@@ -129,12 +133,10 @@ impl Shared {
                     GroupActivity::ReadingTty {
                         only_tty,
                         wakes_in: Some(_),
-                    } if crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c)) => {
-                        GroupActivity::ReadingTty {
-                            only_tty,
-                            wakes_in: None,
-                        }
-                    }
+                    } if repl() => GroupActivity::ReadingTty {
+                        only_tty,
+                        wakes_in: None,
+                    },
                     activity => activity,
                 };
                 let read_outside = outside
@@ -184,7 +186,8 @@ pub(super) struct ProbeVerdict {
     /// The group waits on the terminal among other sources and relays another side's output.
     pub(super) relays: bool,
     /// The thread that waited on the terminal before the write has run since, and the group
-    /// waits on the terminal again with no timer due within [`HELD_INPUT_TIMER_MAX`].
+    /// waits on the terminal again with no timer, or (a REPL whose wait had one before the
+    /// write) none due within [`HELD_INPUT_TIMER_MAX`].
     pub(super) reader_ran: bool,
     /// The group is idle elsewhere, and a session process outside it reads the terminal.
     pub(super) read_outside: bool,
