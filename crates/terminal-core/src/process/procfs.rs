@@ -225,6 +225,21 @@ pub(crate) fn fd_leaves_stdin(pid: i32, fd: u8) -> bool {
     }
 }
 
+/// How long process `pid` has existed: the time since boot (`/proc/uptime`) less its start
+/// time (`/proc/PID/stat` field 22, in clock ticks). `None` when either cannot be read.
+pub(crate) fn age(pid: i32) -> Option<std::time::Duration> {
+    let started = stat(pid)?.start_time;
+    let uptime: f64 = fs::read_to_string("/proc/uptime")
+        .ok()?
+        .split_ascii_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let ticks = rustix::param::clock_ticks_per_second().max(1);
+    let age = uptime - started as f64 / ticks as f64;
+    Some(std::time::Duration::from_secs_f64(age.max(0.0)))
+}
+
 /// Nanoseconds thread `tid` of process `pid` has run on a CPU: the first field of
 /// `/proc/PID/task/TID/schedstat` (the kernel's `sum_exec_runtime`). `None` when the thread
 /// is gone or the kernel keeps no such file.

@@ -169,13 +169,19 @@ fn forks_about_to_run(shared: &Shared, shell: i32) -> bool {
         .any(|s| s.ppid == shell && !s.is_zombie() && s.comm == image)
 }
 
+/// How long a fork of the shell may hold the foreground and still count as about to run the
+/// command's program: one older runs commands of its own, a subshell (`( … )`).
+const FORK_EXEC_WINDOW: Duration = Duration::from_secs(1);
+
 /// Whether the leader of group `pgid` runs the shell's program with the shell's own command
-/// line (`/proc`): a fork of the shell before it runs the command's program. A script the
-/// shell's program runs (`bash -c '…'`, `bash build.sh`) has a command line of its own.
+/// line and started within [`FORK_EXEC_WINDOW`] (`/proc`): a fork of the shell before it runs
+/// the command's program. A script the shell's program runs (`bash -c '…'`, `bash build.sh`)
+/// has a command line of its own, and a subshell (`( trap … INT; while …; done )`) lives on.
 pub(super) fn runs_shell_image(pgid: i32, shell_pgid: i32) -> bool {
     program_name(pgid).is_some_and(|leader| Some(leader) == program_name(shell_pgid))
         && crate::process::cmdline(pgid)
             .is_some_and(|line| Some(line) == crate::process::cmdline(shell_pgid))
+        && crate::process::age(pgid).is_none_or(|age| age < FORK_EXEC_WINDOW)
 }
 
 /// Delivers `signal` to the foreground group and records its aftermath; returns the group and

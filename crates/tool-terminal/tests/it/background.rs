@@ -211,6 +211,27 @@ async fn wait_returns_the_settled_status_and_kill_interrupts_like_sigint() {
     );
     let text = send_foreground(&host, &agent, &session, "echo after-script").await;
     assert!(text.lines().any(|l| l == "after-script"), "{text}");
+    // And a subshell doing the same (a fork of the session's shell, with its command line,
+    // that lives on instead of running a program).
+    let job = background(
+        &host,
+        &agent,
+        &session,
+        "( trap 'echo sub INT' INT; echo sub-looping; while :; do sleep 0.2; done )",
+    )
+    .await;
+    host.until_job_prints(&agent, &job, "sub-looping").await;
+    host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    assert!(
+        status_line(&r.text()).starts_with("[status: killed"),
+        "{}",
+        r.text()
+    );
+    let text = send_foreground(&host, &agent, &session, "echo after-subshell").await;
+    assert!(text.lines().any(|l| l == "after-subshell"), "{text}");
     host.shutdown().await;
 }
 
