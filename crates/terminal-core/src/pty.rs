@@ -189,6 +189,9 @@ impl Pty {
         if let Some(cwd) = &command.cwd {
             builder.cwd(cwd);
         }
+        // A program that exits at once is a zombie of ours before its pid is registered: a
+        // concurrent orphan reaper must not see it in between (see `while_no_spawn_pending`).
+        let spawning = SPAWNING.lock();
         let child = pair
             .slave
             .spawn_command(builder)
@@ -197,6 +200,7 @@ impl Pty {
         drop(pair.slave);
         let pid = child.process_id().unwrap_or(0);
         register_shell(pid);
+        drop(spawning);
         // The waiter thread reaps by pid (waitpid); portable-pty's child handle does nothing.
         drop(child);
         let master = pair.master;
@@ -552,6 +556,18 @@ impl Pty {
 /// Pids of the PTY top-level processes this host spawned and whose waiter thread has not
 /// reaped them yet. Zombie reapers must leave these alone (their waiter owns the status).
 static LIVE_SHELLS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+
+/// Held from a PTY program's spawn until its pid is in [`LIVE_SHELLS`].
+static SPAWNING: Mutex<()> = Mutex::new(());
+
+/// Runs `reap` (a reaper of zombie children that leaves [`is_live_shell`] pids alone) while no
+/// PTY program is being spawned: one that exited at once (a `-c` script, a shell that cannot
+/// start) is already a zombie of this process before its pid is registered, and was reaped in
+/// that gap, its status lost to its waiter and its startup failing to read it.
+pub(crate) fn while_no_spawn_pending<T>(reap: impl FnOnce() -> T) -> T {
+    let _spawning = SPAWNING.lock();
+    reap()
+}
 
 fn register_shell(pid: u32) {
     LIVE_SHELLS.lock().insert(pid);

@@ -157,8 +157,11 @@ impl Drop for Inner {
 /// children an embedding host spawned and waits on are not session leaders, so they keep their
 /// exit status.
 fn reap_session_orphans(shell_pid: i32) {
-    let _ = crate::process::reap_adopted_zombies(&|pid| {
-        crate::pty::is_live_shell(pid)
-            || crate::process::stat(pid).is_none_or(|s| s.session != shell_pid && s.session != pid)
+    crate::pty::while_no_spawn_pending(|| {
+        crate::process::reap_adopted_zombies(&|pid| {
+            crate::pty::is_live_shell(pid)
+                || crate::process::stat(pid)
+                    .is_none_or(|s| s.session != shell_pid && s.session != pid)
+        })
     });
 }
