@@ -190,48 +190,37 @@ async fn wait_returns_the_settled_status_and_kill_interrupts_like_sigint() {
     let text = send_foreground(&host, &agent, &session, "echo after-escalation").await;
     assert!(text.lines().any(|l| l == "after-escalation"), "{text}");
     // And when the command is a script of the shell's own program that handles SIGINT and
-    // goes on (its leader stays `bash`, with a command line of its own: no fork of the
-    // session's shell about to run a program, so the escalation's SIGTERM goes to it at once).
-    let job = background(
-        &host,
-        &agent,
-        &session,
-        "bash -c 'trap \"echo got INT\" INT; echo looping; while :; do sleep 0.2; done'",
-    )
-    .await;
-    host.until_job_prints(&agent, &job, "looping").await;
-    host.call(&agent, "job_kill", json!({"job_id": job})).await;
-    let r = host
-        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
-        .await;
-    assert!(
-        status_line(&r.text()).starts_with("[status: killed"),
-        "{}",
-        r.text()
-    );
-    let text = send_foreground(&host, &agent, &session, "echo after-script").await;
-    assert!(text.lines().any(|l| l == "after-script"), "{text}");
-    // And a subshell doing the same (a fork of the session's shell, with its command line,
-    // that lives on instead of running a program).
-    let job = background(
-        &host,
-        &agent,
-        &session,
-        "( trap 'echo sub INT' INT; echo sub-looping; while :; do sleep 0.2; done )",
-    )
-    .await;
-    host.until_job_prints(&agent, &job, "sub-looping").await;
-    host.call(&agent, "job_kill", json!({"job_id": job})).await;
-    let r = host
-        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
-        .await;
-    assert!(
-        status_line(&r.text()).starts_with("[status: killed"),
-        "{}",
-        r.text()
-    );
-    let text = send_foreground(&host, &agent, &session, "echo after-subshell").await;
-    assert!(text.lines().any(|l| l == "after-subshell"), "{text}");
+    // goes on (its leader stays `bash`, with a command line of its own), or a subshell doing
+    // the same (a fork of the session's shell, with its command line, that lives on instead
+    // of running a program): no fork of the shell about to run a program, so the escalation's
+    // SIGTERM goes to it at once.
+    for (command, shown) in [
+        (
+            "bash -c 'trap \"echo got INT\" INT; echo looping; while :; do sleep 0.2; done'",
+            "looping",
+        ),
+        (
+            "( trap 'echo sub INT' INT; echo sub-looping; while :; do sleep 0.2; done )",
+            "sub-looping",
+        ),
+    ] {
+        let job = background(&host, &agent, &session, command).await;
+        host.until_job_prints(&agent, &job, shown).await;
+        host.call(&agent, "job_kill", json!({"job_id": job})).await;
+        let r = host
+            .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+            .await;
+        assert!(
+            status_line(&r.text()).starts_with("[status: killed"),
+            "{command}: {}",
+            r.text()
+        );
+        let text = send_foreground(&host, &agent, &session, "echo after-script").await;
+        assert!(
+            text.lines().any(|l| l == "after-script"),
+            "{command}: {text}"
+        );
+    }
     host.shutdown().await;
 }
 
