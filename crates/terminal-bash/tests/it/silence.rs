@@ -347,6 +347,17 @@ async fn a_repl_event_loop_still_awaiting_a_line_says_so() {
             let r = sh.send_raw("", false).await;
             seen = r.viewport.contains("multi-done");
         }
+        // The pending line recalled with Up and entered: a line of keys has no echo of its
+        // text, and its row, redrawn with the line after the prompt, is not the REPL back.
+        let r = sh.send("\u{1b}[A").await;
+        let mut seen = r.viewport.contains("multi-done");
+        if !seen {
+            assert!(still(&r), "{r:?}");
+        }
+        while !seen {
+            let r = sh.send_raw("", false).await;
+            seen = r.viewport.contains("multi-done");
+        }
         // A mode that prints no prompt is not a pending line.
         let r = sh.send(".editor").await;
         assert!(!still(&r), "{r:?}");

@@ -156,17 +156,24 @@ impl SendOp {
         // says the REPL is back. After lines the send typed, only a prompt after the last
         // one's echo does (`1+1` then an `await` line: the prompt the `await` was typed at
         // is the one before it).
+        // A line made of keys (Up to recall an earlier one, then Enter) has no echo of its
+        // text: the row it was typed at, the first prompt row shown, stands for it.
         let prompt_shown = |after_last_line: bool| {
             let lines: Vec<&str> = rendered.text.lines().collect();
+            let prompt = |l: &&str| is_repl_prompt(l) || starts_with_repl_prompt(l);
             let from = self
                 .last_line
                 .as_deref()
                 .filter(|_| after_last_line)
-                .and_then(|last| lines.iter().rposition(|l| l.trim_end().ends_with(last)))
+                .and_then(|last| {
+                    if last.contains(char::is_control) {
+                        lines.iter().position(prompt)
+                    } else {
+                        lines.iter().rposition(|l| l.trim_end().ends_with(last))
+                    }
+                })
                 .map_or(0, |at| at + 1);
-            lines[from..]
-                .iter()
-                .any(|l| is_repl_prompt(l) || starts_with_repl_prompt(l))
+            lines[from..].iter().any(prompt)
         };
         let unprompted = match self.unprompted_wait.load(Ordering::SeqCst) {
             super::UNPROMPTED_LINE => !self.repl_command && !prompt_shown(true),
