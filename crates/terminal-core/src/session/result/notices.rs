@@ -76,8 +76,8 @@ pub(super) fn input_unread_notice(program: &str) -> String {
 /// The notice for [`SettleFacts::reads_no_keys`], naming the full-screen program.
 pub(super) fn reads_no_keys_notice(program: &str) -> String {
     format!(
-        "[input: {program} does not read the terminal: keys sent to it stay unread; \
-         terminal_signal SIGINT stops it]"
+        "[input: {program} does not read the terminal: keys sent to it stay unread, a key \
+         command included; terminal_signal SIGINT stops it]"
     )
 }
 
