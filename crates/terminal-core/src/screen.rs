@@ -340,11 +340,6 @@ impl Screen {
             .after_emulate(self.parser.screen().cursor_position().0);
     }
 
-    /// Whether the program turned application cursor keys on (DECCKM, DECSET 1).
-    pub(crate) fn application_cursor(&self) -> bool {
-        self.parser.screen().application_cursor()
-    }
-
     /// Whether the program enabled bracketed paste (DECSET 2004).
     pub(crate) fn bracketed_paste(&self) -> bool {
         self.parser.screen().bracketed_paste()

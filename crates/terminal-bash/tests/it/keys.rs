@@ -253,26 +253,3 @@ async fn an_event_loop_that_took_a_key_silently_waits_for_input_again() {
     })
     .await;
 }
-
-/// Cursor keys sent in their usual form (`ESC [ B`) reach a program that turned application
-/// cursor keys on (`less`: DECCKM) in the form it reads (`ESC O B`), as a terminal sends them.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cursor_keys_reach_a_program_in_application_cursor_mode() {
-    if !crate::support::installed("less") {
-        eprintln!("less is not installed: application cursor keys are not exercised");
-        return;
-    }
-    within(async {
-        let sh = Shell::open(config()).await;
-        let r = sh.send("seq 1 200 | less").await;
-        assert!(r.viewport.starts_with("1\n2\n"), "{r:?}");
-        let r = sh.send_raw("\u{1b}[B\u{1b}[B", false).await;
-        assert!(r.viewport.starts_with("3\n4\n"), "{r:?}");
-        let r = sh.send_raw("\u{1b}[A", false).await;
-        assert!(r.viewport.starts_with("2\n3\n"), "{r:?}");
-        let r = sh.send_raw("q", false).await;
-        assert_eq!(r.exit_code, Some(0), "{r:?}");
-        sh.close().await;
-    })
-    .await;
-}

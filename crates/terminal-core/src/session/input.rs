@@ -91,25 +91,6 @@ pub(super) struct Reader {
     pub(super) quoted_tabs: bool,
 }
 
-/// `input` with the cursor keys as a terminal sends them in application cursor mode (DECCKM,
-/// which `less`, vim, `htop` and other full-screen programs turn on, and then read only that
-/// form): `ESC [ A` (up) … `ESC [ D` (left), `ESC [ H` (home) and `ESC [ F` (end) become
-/// `ESC O A` …; keys with modifiers (`ESC [ 1 ; 5 A`) are the same in both modes.
-pub(super) fn application_cursor_keys(mut input: Vec<u8>) -> Vec<u8> {
-    let mut at = 0;
-    while let Some(found) = memchr::memmem::find(&input[at..], b"\x1b[") {
-        let open = at + found + 1;
-        if input
-            .get(open + 1)
-            .is_some_and(|b| matches!(b, b'A' | b'B' | b'C' | b'D' | b'H' | b'F'))
-        {
-            input[open] = b'O';
-        }
-        at = open;
-    }
-    input
-}
-
 /// Readline's `quoted-insert` key (Ctrl-V) in its emacs and vi insert keymaps: the next key is
 /// inserted as it is.
 const QUOTED_INSERT: u8 = 0x16;

@@ -443,22 +443,3 @@ fn several_python_statements_leave_a_last_block_header_open() {
         Some("d = {1:\n2}\nprint('a:')\nfor i in d: print(i)\n\n")
     );
 }
-
-#[test]
-fn cursor_keys_take_their_application_mode_form() {
-    assert_eq!(
-        application_cursor_keys(b"\x1b[A\x1b[B\x1b[C\x1b[Dx\x1b[H\x1b[F".to_vec()),
-        b"\x1bOA\x1bOB\x1bOC\x1bODx\x1bOH\x1bOF".to_vec()
-    );
-    // Keys with modifiers, other sequences and text stay.
-    for keys in [
-        &b"\x1b[1;5A"[..],
-        b"\x1b[2~",
-        b"[A",
-        b"\x1b",
-        b"\x1b[",
-        b"j\x1b[Z",
-    ] {
-        assert_eq!(application_cursor_keys(keys.to_vec()), keys.to_vec());
-    }
-}

@@ -138,11 +138,6 @@ impl SendOp {
             holds,
             indent_cleared,
         } = typing;
-        let input = if st.screen.application_cursor() {
-            input::application_cursor_keys(input)
-        } else {
-            input
-        };
         st.python_block = holds;
         // Text on the shell's input line that no send typed (a program pushed it into the
         // terminal's input) would run joined to this send's text: it is cleared first.
