@@ -12,8 +12,9 @@ const UNENDED_MAX_BYTES: usize = 4096;
 const UNENDED_MAX_SESSIONS: usize = 1024;
 
 /// `text` as a line editor takes it: a bracketed paste's markers and other escape sequences
-/// dropped, Backspace and DEL deleting the character before them, Ctrl-U the line so far, and
-/// other control keys dropped; line ends (`\n`, `\r`) kept.
+/// dropped, Backspace and DEL deleting the character before them, Ctrl-U and Ctrl-C the line
+/// so far, and other control keys dropped; line ends (`\n`, `\r`) kept. Cursor movement
+/// (arrows, Ctrl-A, Ctrl-W, Meta keys, history) is not followed: a guard rail, not the editor.
 pub(crate) fn edited(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -26,7 +27,8 @@ pub(crate) fn edited(text: &str) -> String {
                 }
                 out.pop();
             }
-            '\u{15}' => {
+            // Ctrl-U empties the line; an interrupt (Ctrl-C) discards it in a line editor.
+            '\u{15}' | '\u{3}' => {
                 let start = out.rfind(['\n', '\r']).map_or(0, |at| at + 1);
                 out.truncate(start);
             }
@@ -119,7 +121,8 @@ mod tests {
         assert_eq!(edited("\u{1b}[200~touch b\u{1b}[201~"), "touch b");
         assert_eq!(edited("echo hi\u{15}touch c\r"), "touch c\r");
         assert_eq!(edited("a\n\u{7f}b"), "a\nb");
-        assert_eq!(edited("\u{1b}OAtou\u{1b}bch\u{3}"), "touch");
+        assert_eq!(edited("r\u{3}m = 5"), "m = 5");
+        assert_eq!(edited("\u{1b}OAtou\u{1b}bch"), "touch");
         assert_eq!(edited("naïve\tx"), "naïve\tx");
     }
 

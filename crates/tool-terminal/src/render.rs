@@ -430,11 +430,10 @@ pub fn render_send_read(read: &SendRead) -> String {
     } else {
         "\n"
     };
-    let delta = fold_repeats(&read.delta);
     if read.truncated {
-        format!("{delta}{separator}[output truncated]")
+        format!("{}{separator}[output truncated]", read.delta)
     } else {
-        delta.into_owned()
+        read.delta.clone()
     }
 }
 

@@ -1,7 +1,7 @@
 //! Runs of one line repeated (a `yes` flood, a loop printing the same line): a result shows
 //! the line once and a marker with how many times it repeats, so a flood's tail does not fill
-//! the model's context with copies. Only renders for the model fold; `terminal_read` pages
-//! and the structured results keep every line.
+//! the model's context with copies. Send results and background acknowledgements fold;
+//! `terminal_read` pages, job reads and the structured results keep every line.
 
 use std::borrow::Cow;
 
