@@ -374,7 +374,8 @@ pub struct ReadResult {
     pub line_begin: u64,
     /// Exclusive newest-relative end of the page.
     pub line_end: u64,
-    /// Whether the page or the retained history was cut.
+    /// Whether the page was cut: by the byte bound, or because it reaches back to the oldest
+    /// retained line after the scrollback dropped older ones.
     pub truncated: bool,
     /// The start of the page's first line when the byte bound cut it off (one huge line):
     /// its first bytes and, as `omitted_bytes`, exactly the bytes between them and the text.

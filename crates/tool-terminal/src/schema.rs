@@ -460,7 +460,7 @@ pub struct ReadOutput {
     /// Exclusive newest-relative end of the page.
     #[serde(rename = "lineEnd")]
     pub line_end: u64,
-    /// Whether the page or the retained history was cut.
+    /// Whether the page was cut: by the byte cap, or it reaches the oldest line after a drop.
     pub truncated: bool,
     /// When the page could not hold every requested line (the result's byte cap): the
     /// `terminal_read` arguments that page the older lines it left out.

@@ -241,12 +241,15 @@ impl RowsSnapshot {
         } else {
             text.split('\n').count() as u64
         };
+        // History's drop cuts a page only when the page reaches back to the oldest retained
+        // line: the lines before it are gone (a page of newer lines is whole).
+        let reaches_dropped = dropped && begin == 0;
         Ok(ReadResult {
             text,
             total_lines: total,
             line_begin: offset,
             line_end: offset + returned,
-            truncated: dropped || cut,
+            truncated: reaches_dropped || cut,
             line_start,
             alternate_screen: self.alternate,
         })

@@ -99,6 +99,36 @@ fn anchor_that_fell_out_of_history_reports_truncation() {
     assert!(r.text.starts_with("13\n"), "{:?}", r.text);
 }
 
+/// After history dropped rows, only a page that reaches back to the oldest retained line says
+/// it was cut (older lines are gone); a page of newer lines is whole.
+#[test]
+fn a_page_is_cut_by_a_drop_only_when_it_reaches_the_oldest_line() {
+    let mut s = Screen::new(
+        ScreenConfig {
+            rows: 3,
+            cols: 20,
+            scrollback_lines: 5,
+            scrollback_max_bytes: 1 << 20,
+        },
+        None,
+    );
+    for i in 0..20 {
+        s.feed(format!("{i}\r\n").as_bytes());
+    }
+    let newest = s
+        .page(Some(0), Some(3), 1000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!newest.truncated, "{newest:?}");
+    let all = s
+        .page(Some(0), None, 1000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(all.truncated, "{all:?}");
+    let oldest = s
+        .page(Some(all.total_lines - 1), Some(1), 1000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(oldest.truncated, "{oldest:?}");
+}
+
 #[test]
 fn pages_are_newest_relative() {
     let mut s = screen();
