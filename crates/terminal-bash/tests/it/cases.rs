@@ -7,8 +7,8 @@ use std::process::Command;
 
 use dsh_terminal_bash::BashConfig;
 use dsh_terminal_core::{
-    BackendSession, InputMode, ReadRequest, SessionStatus, SilenceRule, TerminalErrorCode,
-    TerminalSignal, WaitReason,
+    BackendSession, InputMode, ReadRequest, SendResult, SessionStatus, SilenceRule,
+    TerminalErrorCode, TerminalSignal, WaitReason,
 };
 use pretty_assertions::assert_eq;
 
@@ -103,13 +103,54 @@ async fn c04_cat_reading_the_terminal_then_eof() {
         let r = sh.send("cat /dev/stdin").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert_eq!(r.foreground.as_deref(), Some("cat"));
+        assert!(says_reads_to_end(&r, "cat"), "{r:?}");
         let r = sh.send("abc").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert_eq!(r.viewport, "abc\nabc\n");
+        assert!(says_reads_to_end(&r, "cat"), "{r:?}");
         let r = sh.send_raw("\u{4}", false).await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert_eq!(r.exit_code, Some(0));
         assert!(r.viewport.ends_with("dsh> "), "{:?}", r.viewport);
+        assert!(r.notices.is_empty(), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Whether `r` tells the model that `program` reads the terminal to the end of input and how
+/// to end it.
+fn says_reads_to_end(r: &SendResult, program: &str) -> bool {
+    let start = format!("[input: {program} reads the terminal as its input until end of input");
+    r.notices
+        .iter()
+        .any(|n| n.starts_with(&start) && n.contains("\\u0004 (Ctrl-D)"))
+}
+
+/// A filter reading the terminal at the head of a pipeline (`sort | uniq -c`) is named with
+/// how to end its input; a program that reads one answer (`input()`) or the shell's own
+/// `read` is not a stream to end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filter_reading_the_terminal_is_told_how_to_end_its_input() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("sort | uniq -c").await;
+        assert_eq!(r.foreground.as_deref(), Some("sort"), "{r:?}");
+        assert!(says_reads_to_end(&r, "sort"), "{r:?}");
+        sh.send("b").await;
+        sh.send("a").await;
+        let r = sh.send_raw("\u{4}", false).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.contains("1 a\n"), "{:?}", r.viewport);
+        let r = sh.send("python3 -c 'print(input())'").await;
+        assert_eq!(r.foreground.as_deref(), Some("python3"), "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
+        let r = sh.send("x").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send("read -r v").await;
+        assert!(r.notices.is_empty(), "{r:?}");
+        let r = sh.send("y").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -42,6 +42,7 @@ mod shared;
 mod signal;
 mod spawn;
 mod spawner;
+mod stream_reader;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;

@@ -15,6 +15,7 @@ use super::probe::ProbeVerdict;
 use super::result::{ReplContinuation, is_repl_continuation_prompt, repl_continuation};
 use super::send::{EXIT_DRAIN_MAX, EXIT_DRAIN_MIN};
 use super::shared::Shared;
+use super::stream_reader::reads_to_end_of_input;
 
 /// A foreground probe in flight: the group probed, when the probe started, and what the
 /// group is doing (with whether the shell replaced itself, for the shell's group, and whether
@@ -405,6 +406,9 @@ pub(super) struct TerminalFacts {
     /// On silence or the deadline, the shell itself holds the terminal, running a command
     /// line of builtins (`wait`, a loop): no program of it is in the foreground to name.
     pub(super) shell_running_line: bool,
+    /// The program waiting reads the terminal line by line as a stream to the end of input
+    /// (`cat > file`, `sort`): only an end of input (Ctrl-D) or a signal ends it.
+    pub(super) reads_to_end: bool,
 }
 
 /// The terminal facts for a send settling with `reason` (blocking `/proc` reads of the
@@ -437,6 +441,9 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     // `tty.setcbreak`) and output processing on. A line editor (readline, prompt_toolkit,
     // linenoise) turns the carriage return mapping off; a raw-mode program (node, Python's
     // own REPL) output processing too.
+    let reads_to_end = reason == Settle::StdinWait
+        && modes.is_some_and(|m| m.canonical && m.echo)
+        && foreground.as_deref().is_some_and(reads_to_end_of_input);
     let single_key = reason == Settle::StdinWait
         && modes.is_some_and(|m| !m.canonical && m.maps_cr && (m.echo || m.output_processing));
     // Without a prompt, say when no prompt (and so no exit status) can come from our shell:
@@ -510,6 +517,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         shell_stopped,
         reads_no_keys,
         shell_running_line,
+        reads_to_end,
     }
 }
 

@@ -60,6 +60,8 @@ pub(super) struct SettleFacts {
     /// The shell itself runs a command line of builtins (`wait`, a loop), holding the
     /// terminal, as the send settled on silence or its deadline.
     pub(super) shell_running_line: bool,
+    /// The program waiting reads the terminal as a stream to the end of input (`cat > file`).
+    pub(super) reads_to_end: bool,
     /// Our shell's standard error is not the terminal (`exec 2>file`): its prompts, the echo
     /// of typed keys and the marks go there (the backend's rc leaves its marks out then).
     pub(super) stderr_away: bool,
@@ -214,6 +216,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         (
             facts.reads_no_keys && !facts.input_unread,
             facts.foreground.as_deref().map(reads_no_keys_notice),
+        ),
+        (
+            facts.reads_to_end && !exited,
+            facts.foreground.as_deref().map(reads_to_end_notice),
         ),
         (
             facts.unprompted_wait && !exited,

@@ -73,11 +73,27 @@ pub(super) fn input_unread_notice(program: &str) -> String {
     )
 }
 
-/// The notice for [`SettleFacts::reads_no_keys`], naming the full-screen program.
+/// The notice for [`SettleFacts::reads_no_keys`], naming the full-screen program. SIGINT
+/// stops such a program, except `less` following a file (`less +F`, the `F` command), which
+/// reads no keys until SIGINT takes it back to its normal mode.
 pub(super) fn reads_no_keys_notice(program: &str) -> String {
+    let after = if program == "less" {
+        "terminal_signal SIGINT ends its follow mode (+F), and it reads keys again (q quits)"
+    } else {
+        "terminal_signal SIGINT stops it"
+    };
     format!(
         "[input: {program} does not read the terminal: keys sent to it stay unread, a key \
-         command included; terminal_signal SIGINT stops it]"
+         command included; {after}]"
+    )
+}
+
+/// The notice for [`SettleFacts::reads_to_end`], naming the program.
+pub(super) fn reads_to_end_notice(program: &str) -> String {
+    format!(
+        "[input: {program} reads the terminal as its input until end of input: each line sent \
+         is more of it; to end it, send \\u0004 (Ctrl-D) with submit false after a whole line, \
+         or terminal_signal SIGINT to stop {program}]"
     )
 }
 

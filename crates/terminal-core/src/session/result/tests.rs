@@ -27,6 +27,7 @@ fn facts(reason: Settle) -> SettleFacts {
         input_unread: false,
         reads_no_keys: false,
         shell_running_line: false,
+        reads_to_end: false,
         stderr_away: false,
         stdout_away: false,
         unprompted_wait: false,
@@ -225,11 +226,27 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
         ..facts(Settle::Idle)
     };
     insta::assert_snapshot!("reads_no_keys", assemble(no_keys).notices.join("\n"));
+    let following = SettleFacts {
+        reads_no_keys: true,
+        alternate: true,
+        foreground: Some("less".to_owned()),
+        ..facts(Settle::Idle)
+    };
+    insta::assert_snapshot!(
+        "reads_no_keys_less_following",
+        assemble(following).notices.join("\n")
+    );
     let running = SettleFacts {
         shell_running_line: true,
         ..facts(Settle::Timeout)
     };
     insta::assert_snapshot!("shell_running_line", assemble(running).notices.join("\n"));
+    let to_end = SettleFacts {
+        reads_to_end: true,
+        foreground: Some("cat".to_owned()),
+        ..facts(Settle::StdinWait)
+    };
+    insta::assert_snapshot!("reads_to_end", assemble(to_end).notices.join("\n"));
     let shell_unread = SettleFacts {
         input_unread: true,
         ..facts(Settle::Timeout)

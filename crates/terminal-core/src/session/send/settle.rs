@@ -141,6 +141,7 @@ impl SendOp {
             shell_stopped,
             reads_no_keys,
             shell_running_line,
+            reads_to_end,
         } = terminal_facts(shared, reason);
         shared.lock().shell_stopped = shell_stopped;
         let refused_line = self.refused.lock().take();
@@ -218,6 +219,7 @@ impl SendOp {
             input_unread,
             reads_no_keys,
             shell_running_line,
+            reads_to_end,
             stderr_away,
             stdout_away,
             unprompted_wait,
