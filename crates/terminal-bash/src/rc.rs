@@ -19,7 +19,8 @@
 //!   user's prompt text is kept), re-enables `promptvars`, moves itself behind elements
 //!   appended after it, and restores the terminal modes (`stty -g` at startup) when a program
 //!   left them changed (that prompt's `D` mark then carries `stty=restored`, for the result to
-//!   say so). It references no unset variable, runs with `set +euxTE` local to itself
+//!   say so); while the user's errexit (`set -e`) is on, each `D` mark carries `errexit`. It
+//!   references no unset variable, runs with `set +euxTE` local to itself
 //!   and returns 0, so it works under `set -euo pipefail`.
 //! - Bash writes its prompts to its stderr. While that is not the terminal (`exec 2>file`),
 //!   the hook sets the prompt strings to the user's text alone: no mark, and so no nonce,
@@ -179,7 +180,7 @@ __dsh_prompt() {
     [[ ${PS1@a}${PS0@a}${PS2@a}$__dsh_sep$BASHOPTS$__dsh_sep${PS1-}$__dsh_sep${PS2-}$__dsh_sep${PS0-}$__dsh_sep${PROMPT_COMMAND[__dsh_i]-}$__dsh_sep${!PROMPT_COMMAND[*]}$__dsh_sep$__dsh_sc$__dsh_sf == "$__dsh_state" ]]; then
     return 0
   fi
-  __dsh_settle
+  __dsh_settle "$-"
 }
 # Bound to the repair keys (see `REPAIR_KEYS`): the host types them at our line editor when
 # the prompt marks are gone (one command replaced PS0, PS1 and PROMPT_COMMAND together).
@@ -188,7 +189,8 @@ __dsh_prompt() {
 # the string it holds (the line's command start then goes unmarked; `__dsh_state` stays
 # empty, so the next prompt's hook puts PS0 right).
 __dsh_repairing=
-__dsh_repair() { __dsh_repairing=1; __dsh_settle; __dsh_repairing=; } 3>&2 &>/dev/null
+__dsh_repair() { __dsh_repairing=1; __dsh_settle "$-"; __dsh_repairing=; } 3>&2 &>/dev/null
+# Its argument is the shell's `$-` as the caller saw it (this turns options off first).
 __dsh_settle() {
   local -
   # Off also: trap inheritance (`set -T`/`-E`), which would run a user's DEBUG or ERR trap in
@@ -197,7 +199,10 @@ __dsh_settle() {
   # Under `set -v` bash echoes the hook's command line before each prompt: the prompt then
   # starts by erasing that line (cursor up, erase line).
   if [[ $- == *v* ]]; then __dsh_v=$'\e[A\e[2K'; else __dsh_v=; fi
+  # The user's errexit (`set -e`) goes on this prompt's `D` mark: a command that fails now
+  # ends the session's shell, and the result says so when it was turned on.
   __dsh_t=
+  if [[ ${1-} == *e* ]]; then __dsh_t=';errexit'; fi
   builtin export -n PS0 PS1 PS2
   builtin shopt -s promptvars
   if [[ -n $__dsh_stty ]] && __dsh_children_ran; then
@@ -206,7 +211,7 @@ __dsh_settle() {
     if [[ -n $now && $now != "$__dsh_stty" ]]; then
       "$__dsh_stty_bin" "$__dsh_stty" 2>/dev/null
       # This prompt's `D` mark says so (the next prompt takes the slow path to drop it).
-      __dsh_t=';stty=restored'
+      __dsh_t+=';stty=restored'
     fi
     __dsh_children_ran
   fi

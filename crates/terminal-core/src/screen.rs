@@ -91,7 +91,7 @@ pub(crate) struct ScreenConfig {
 }
 
 /// A genuine (nonce'd) OSC 133 mark. Payload format:
-/// `133;<kind>[;<status>][;k=s];dsh=<nonce>[;n=<command number>][;stty=restored]`.
+/// `133;<kind>[;<status>][;k=s];dsh=<nonce>[;n=<command number>][;errexit][;stty=restored]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MarkKind {
     /// `A`: the primary prompt starts.
@@ -112,6 +112,9 @@ pub(crate) enum MarkKind {
         /// the command left changed (`stty -echo`, a program's raw mode) back to the
         /// session's.
         modes_restored: bool,
+        /// The mark carried `errexit`: the shell's `set -e` is on, so a command that fails
+        /// ends the shell.
+        errexit: bool,
     },
 }
 
@@ -360,6 +363,12 @@ impl Screen {
     /// since the last call.
     pub(crate) fn take_modes_restored(&mut self) -> bool {
         std::mem::take(&mut self.prompt.modes_restored)
+    }
+
+    /// Whether a `D` mark said the shell's errexit (`set -e`) is on where the one before it
+    /// said it was off (or came first), since the last call.
+    pub(crate) fn take_errexit_turned_on(&mut self) -> bool {
+        std::mem::take(&mut self.prompt.errexit_turned_on)
     }
 
     /// Where the shell stands according to the marks.

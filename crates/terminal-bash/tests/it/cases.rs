@@ -118,6 +118,43 @@ async fn c04_cat_reading_the_terminal_then_eof() {
     .await;
 }
 
+/// Whether `r` warns that the session's shell has errexit on.
+fn says_errexit_on(r: &SendResult) -> bool {
+    r.notices
+        .iter()
+        .any(|n| n.starts_with("[shell: errexit is on in the session's shell (set -e)"))
+}
+
+/// The warning for errexit comes whenever it turns on in the session's shell, however that
+/// happens (`set -o errexit`, a sourced script), and not for `set -e` in a child shell or a
+/// subshell, whose failure does not end the session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errexit_turning_on_in_the_sessions_shell_is_said() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for line in ["bash -c 'set -e; true'", "( set -e; true )"] {
+            let r = sh.send(line).await;
+            assert_eq!(r.exit_code, Some(0), "{r:?}");
+            assert!(!says_errexit_on(&r), "{line}: {r:?}");
+        }
+        let r = sh.send("set -o errexit").await;
+        assert!(says_errexit_on(&r), "{r:?}");
+        let r = sh.send("set +e").await;
+        assert!(r.notices.is_empty(), "{r:?}");
+        let dir = TempDir::new("errexit");
+        let script = dir.0.join("strict.sh");
+        std::fs::write(&script, "set -eu\n").unwrap_or_else(|e| panic!("{e}"));
+        let r = sh.send(&format!("source {}", script.display())).await;
+        assert!(says_errexit_on(&r), "{r:?}");
+        let r = sh.send("set +e; echo relaxed").await;
+        assert!(r.notices.is_empty(), "{r:?}");
+        let r = sh.send("false; echo alive").await;
+        assert!(r.viewport.contains("\nalive\n"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Whether `r` tells the model that `program` reads the terminal to the end of input and how
 /// to end it.
 fn says_reads_to_end(r: &SendResult, program: &str) -> bool {
@@ -227,8 +264,10 @@ async fn c08_strict_mode_exit_is_reported_at_once() {
         let r = sh.send("set -euo pipefail").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert_eq!(r.exit_code, Some(0));
+        assert!(says_errexit_on(&r), "warned as it turns on: {r:?}");
         let r = sh.send("echo strict-ok").await;
         assert_eq!(r.exit_code, Some(0), "marks work under set -u: {r:?}");
+        assert!(r.notices.is_empty(), "said once: {r:?}");
         let r = sh.send("false").await;
         assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
         assert_eq!(

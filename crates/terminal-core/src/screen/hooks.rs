@@ -98,6 +98,7 @@ pub(crate) fn parse_mark(params: &[&[u8]], nonce: &PromptNonce) -> Option<(MarkK
     let mut secondary = false;
     let mut status: Option<i32> = None;
     let mut modes_restored = false;
+    let mut errexit = false;
     let mut number = None;
     for field in fields {
         if let Some(value) = field.strip_prefix(b"dsh=") {
@@ -108,6 +109,8 @@ pub(crate) fn parse_mark(params: &[&[u8]], nonce: &PromptNonce) -> Option<(MarkK
             secondary = true;
         } else if *field == b"stty=restored" {
             modes_restored = true;
+        } else if *field == b"errexit" {
+            errexit = true;
         } else if !field.contains(&b'=') && status.is_none() {
             status = std::str::from_utf8(field).ok().and_then(|s| s.parse().ok());
         }
@@ -124,6 +127,7 @@ pub(crate) fn parse_mark(params: &[&[u8]], nonce: &PromptNonce) -> Option<(MarkK
         (b"D", _) => MarkKind::CommandDone {
             exit_code: status,
             modes_restored,
+            errexit,
         },
         _ => return None,
     };

@@ -49,6 +49,7 @@ mod tests {
     const DONE: MarkKind = MarkKind::CommandDone {
         exit_code: Some(0),
         modes_restored: false,
+        errexit: false,
     };
 
     #[test]

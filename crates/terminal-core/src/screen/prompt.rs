@@ -28,6 +28,11 @@ pub(super) struct PromptTracker {
     /// A `D` mark said the terminal modes were restored since this was last taken (see
     /// [`super::Screen::take_modes_restored`]).
     pub(super) modes_restored: bool,
+    /// The newest `D` mark carried `errexit` (the shell's `set -e` is on).
+    pub(super) errexit: bool,
+    /// A `D` mark turned [`Self::errexit`] on since this was last taken (see
+    /// [`super::Screen::take_errexit_turned_on`]).
+    pub(super) errexit_turned_on: bool,
 }
 
 impl PromptTracker {
@@ -42,10 +47,13 @@ impl PromptTracker {
         if let MarkKind::CommandDone {
             exit_code,
             modes_restored,
+            errexit,
         } = mark
         {
             self.done_count += 1;
             self.modes_restored |= modes_restored;
+            self.errexit_turned_on |= errexit && !self.errexit;
+            self.errexit = errexit;
             // A prompt after an empty or comment-only line ran no command: its status is
             // the previous command's again, neither this prompt's command's status nor
             // another finished command. A changed status did come from a command, whether or

@@ -45,6 +45,9 @@ pub(super) struct SettleFacts {
     /// The shell's prompt hook set the terminal modes a command left changed back to the
     /// session's (a `D` mark said so).
     pub(super) modes_restored: bool,
+    /// A prompt's `D` mark said the shell's errexit (`set -e`) is on, where the one before
+    /// said it was off: a command that fails now ends the shell.
+    pub(super) errexit_on: bool,
     /// The shell provably prints no prompt marks now (it `exec`ed another program, or a
     /// nested shell holds the terminal): exit statuses are unknown.
     pub(super) marks_gone: bool,
@@ -231,6 +234,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         ),
         (facts.left_alternate, Some(LEFT_ALTERNATE_NOTICE.to_owned())),
         (facts.modes_restored, Some(MODES_RESTORED_NOTICE.to_owned())),
+        (
+            facts.errexit_on && !exited,
+            Some(ERREXIT_ON_NOTICE.to_owned()),
+        ),
         (
             facts.marks_gone && !exited,
             Some(MARKS_GONE_NOTICE.to_owned()),

@@ -264,10 +264,35 @@ fn a_done_mark_says_when_the_terminal_modes_were_restored() {
         vec![ScreenEvent::Mark(MarkKind::CommandDone {
             exit_code: Some(0),
             modes_restored: true,
+            errexit: false,
         })]
     );
     assert!(s.take_modes_restored());
     assert!(!s.take_modes_restored(), "taken once");
+}
+
+/// `errexit` on a `D` mark says `set -e` is on; the turn from off to on is taken once.
+#[test]
+fn a_done_mark_says_when_errexit_was_turned_on() {
+    let mut s = screen();
+    s.feed(&mark("D;0"));
+    assert!(!s.take_errexit_turned_on());
+    let out = s.feed(&mark("D;0;errexit;stty=restored"));
+    assert_eq!(
+        out.events,
+        vec![ScreenEvent::Mark(MarkKind::CommandDone {
+            exit_code: Some(0),
+            modes_restored: true,
+            errexit: true,
+        })]
+    );
+    assert!(s.take_errexit_turned_on());
+    assert!(!s.take_errexit_turned_on(), "taken once");
+    s.feed(&mark("D;1;errexit"));
+    assert!(!s.take_errexit_turned_on(), "still on: no new turn");
+    s.feed(&mark("D;0"));
+    s.feed(&mark("D;0;errexit"));
+    assert!(s.take_errexit_turned_on(), "off, then on again");
 }
 
 #[test]
@@ -289,6 +314,7 @@ fn nonced_marks_count_and_fake_marks_are_output() {
             ScreenEvent::Mark(MarkKind::CommandDone {
                 exit_code: Some(7),
                 modes_restored: false,
+                errexit: false,
             }),
             ScreenEvent::Mark(MarkKind::PromptStart),
             ScreenEvent::Text,

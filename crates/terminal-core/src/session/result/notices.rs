@@ -19,6 +19,12 @@ pub(super) const MODES_RESTORED_NOTICE: &str = "[terminal: the command left the 
      back to the session's at its prompt. To run a program with other modes, change them on \
      the same command line: `stty -echo; ./prog; stty echo`]";
 
+/// The notice for [`SettleFacts::errexit_on`].
+pub(super) const ERREXIT_ON_NOTICE: &str = "[shell: errexit is on in the session's shell \
+     (set -e): a command that fails now ends the shell, and the session with it (its directory \
+     and variables are lost); send set +e to turn it off, and run a script's set -e in a \
+     subshell instead: ( set -e; … )]";
+
 /// The notice for [`SettleFacts::marks_gone`].
 pub(super) const MARKS_GONE_NOTICE: &str = "[shell: prompt marks are gone (exec or a nested shell?); \
      exit codes are unknown until our shell prompts again: `exit` a nested shell to get back to \

@@ -28,6 +28,7 @@ fn facts(reason: Settle) -> SettleFacts {
         reads_no_keys: false,
         shell_running_line: false,
         reads_to_end: false,
+        errexit_on: false,
         stderr_away: false,
         stdout_away: false,
         unprompted_wait: false,
@@ -247,6 +248,11 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
         ..facts(Settle::StdinWait)
     };
     insta::assert_snapshot!("reads_to_end", assemble(to_end).notices.join("\n"));
+    let errexit = SettleFacts {
+        errexit_on: true,
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("errexit_on", assemble(errexit).notices.join("\n"));
     let shell_unread = SettleFacts {
         input_unread: true,
         ..facts(Settle::Timeout)

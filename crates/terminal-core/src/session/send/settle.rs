@@ -104,6 +104,7 @@ impl SendOp {
         let alternate = st.screen.alternate_screen();
         let left_alternate = st.screen.take_prompt_left_alternate();
         let modes_restored = st.screen.take_modes_restored();
+        let errexit_on = st.screen.take_errexit_turned_on();
         let continuation = st.screen.prompt_state() == PromptState::Continuation;
         // A REPL's own continuation prompt (it has no marks): checked once the foreground
         // program is known to be reading.
@@ -214,6 +215,7 @@ impl SendOp {
             head,
             left_alternate,
             modes_restored,
+            errexit_on,
             marks_gone,
             prompt_unmarked,
             input_unread,
