@@ -24,11 +24,13 @@ use crate::schema::{
 pub const TRUNCATED: &str = "\n[output truncated]";
 
 mod bound;
+mod echo;
 mod repeats;
 mod signal;
 
 use self::bound::{bound_body_with_suffix, fit_with_prefix};
 pub use self::bound::{bound_terminal_text, tail_lines};
+use self::echo::fold_echo;
 use self::repeats::fold_repeats;
 pub use self::signal::{
     render_interrupt_character, render_signal, render_signal_skipped,
@@ -360,8 +362,16 @@ fn viewport_with_omission(viewport: &str, omitted: Option<&OmittedOutput>, short
 /// the viewport was cut, `[exit: N]` when the prompt mark reported it, the foreground / input
 /// facts that apply, `[session: …]`, and `[output truncated]` when anything was cut.
 pub fn render_send(result: &SendOutput, max_bytes: usize) -> String {
+    render_send_typed(result, "", max_bytes)
+}
+
+/// [`render_send`] for a send that typed `typed`: a long run of lines echoing that text (a
+/// heredoc, a block pasted into a REPL) shows its first and last lines around a count.
+pub fn render_send_typed(result: &SendOutput, typed: &str, max_bytes: usize) -> String {
     match result {
-        SendOutput::Background { job_id, output } => render_background(job_id, output, max_bytes),
+        SendOutput::Background { job_id, output } => {
+            render_background(job_id, &fold_echo(output, typed), max_bytes)
+        }
         SendOutput::Foreground {
             viewport,
             truncated,
@@ -371,9 +381,9 @@ pub fn render_send(result: &SendOutput, max_bytes: usize) -> String {
         } => {
             let metadata = send_metadata(result);
             let marker = if *truncated { TRUNCATED.len() } else { 0 };
-            let mut body = foreground_body(viewport, omitted.as_ref(), *input_mode, false);
+            let mut body = foreground_body(viewport, omitted.as_ref(), *input_mode, typed, false);
             if omitted.is_some() && body.len() + metadata.len() + marker > max_bytes {
-                body = foreground_body(viewport, omitted.as_ref(), *input_mode, true);
+                body = foreground_body(viewport, omitted.as_ref(), *input_mode, typed, true);
             }
             bound_body_with_suffix(&body, &metadata, *truncated, max_bytes)
         }
@@ -381,11 +391,12 @@ pub fn render_send(result: &SendOutput, max_bytes: usize) -> String {
 }
 
 /// A foreground send's viewport with its omission line (the `short` form or the long one),
-/// or `(no new output)`.
+/// or `(no new output)`; long echoes of `typed` and runs of one line repeated folded.
 fn foreground_body(
     viewport: &str,
     omitted: Option<&OmittedOutput>,
     input_mode: InputModeOutput,
+    typed: &str,
     short: bool,
 ) -> String {
     let viewport = viewport_with_omission(viewport, omitted, short);
@@ -393,12 +404,13 @@ fn foreground_body(
     // newline an interrupted job left, would otherwise render blank lines. A full-screen
     // program's screen keeps its blank top rows: they are where its lines are (an editor's
     // empty first lines).
-    // A run of one line repeated shows once with a count (a full-screen program's screen is
-    // shown as it is).
+    // A long echo of the text sent shows its ends around a count, and a run of one line
+    // repeated shows once with a count (a full-screen program's screen is shown as it is).
     let viewport = if input_mode == InputModeOutput::AlternateScreen {
         Cow::Borrowed(viewport.trim_end_matches('\n'))
     } else {
-        fold_repeats(viewport.trim_matches('\n'))
+        let echo_folded = fold_echo(viewport.trim_matches('\n'), typed);
+        Cow::Owned(fold_repeats(&echo_folded).into_owned())
     };
     if viewport.is_empty() {
         "(no new output)".to_owned()

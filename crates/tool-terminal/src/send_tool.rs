@@ -183,8 +183,8 @@ impl Tool for SendTool {
         fit::fit_send(&mut output, id.as_str(), self.0.config.max_result_bytes);
         Ok(output)
     }
-    fn render(&self, _args: &SendArgs, out: &SendOutput) -> String {
-        render::render_send(out, self.0.config.max_result_bytes)
+    fn render(&self, args: &SendArgs, out: &SendOutput) -> String {
+        render::render_send_typed(out, &args.text, self.0.config.max_result_bytes)
     }
     fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
         self.0.finalize(content)

@@ -461,6 +461,42 @@ async fn short_lines_that_outgrow_the_scrollback_keep_their_first_lines() {
     host.shutdown().await;
 }
 
+/// A heredoc writing a 300-line file echoes every line after the shell's `> ` prompt: the
+/// text result shows the echo's ends around a count and all of what the commands printed;
+/// the structured viewport keeps every line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_heredoc_echo_is_folded_in_the_text() {
+    let (host, agent) = Host::with_open_shell().await;
+    let rows: Vec<String> = (1..=300).map(|i| format!("row {i}: some data")).collect();
+    let command = format!(
+        "d=$(mktemp -d)\ncat > \"$d/f.txt\" <<'EOF'\n{}\nEOF\nwc -l < \"$d/f.txt\"; rm -r \"$d\"",
+        rows.join("\n")
+    );
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": command, "timeoutMs": 50_000}),
+        )
+        .await;
+    let text = r.text();
+    assert!(
+        text.contains("\n> row 1: some data\n[… 299 more lines echoing the text this send typed]\n> EOF\ndsh> wc -l"),
+        "{text}"
+    );
+    assert!(text.contains("\n300\n"), "{text}");
+    assert!(text.len() < 2048, "{} bytes: {text}", text.len());
+    let structured = r.structured.unwrap();
+    let viewport = structured["viewport"].as_str().unwrap();
+    assert!(
+        viewport.contains("> row 150: some data\n"),
+        "{viewport:.300}"
+    );
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
+
 /// A send may ask for its own deadline with `timeoutMs`, up to the server's cap.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timeout_ms_sets_one_sends_deadline_within_the_cap() {
