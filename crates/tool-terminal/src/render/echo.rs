@@ -2,7 +2,10 @@
 //! REPL): the terminal shows every line again after its prompt (`> `, `... `), so a send of
 //! 2000 lines came back as 2000 lines of its own text, crowding out what the command printed.
 //! A send result shows the first and last lines of such a run and a marker with how many
-//! lines it left out; the structured result and `terminal_read` pages keep every line.
+//! lines it left out; the structured result and `terminal_read` pages keep every line. The
+//! fold comes after the output was fitted to the result cap (which bounds the structured
+//! viewport too), so an echo over the cap still leaves an omission between the kept first and
+//! newest lines, each part folded.
 
 use std::borrow::Cow;
 
