@@ -88,8 +88,8 @@ pub(super) struct SendOp {
     /// `SettleFacts::unprompted_wait`): [`UNPROMPTED_NO`], [`UNPROMPTED_LINE`] after a line
     /// it typed, [`UNPROMPTED_POLL`] when a poll finds the program still so.
     unprompted_wait: AtomicU8,
-    /// The input's last non-blank line is a REPL command (`.editor`, `.load …`: a leading dot),
-    /// which may switch the REPL into a mode with no prompt.
+    /// The input's last non-blank line is a REPL command that switches the REPL into a mode
+    /// with no prompt (node's `.editor`).
     repl_command: bool,
     /// The input's last non-blank line, trimmed: only a prompt after its echo shows a REPL
     /// back from it.

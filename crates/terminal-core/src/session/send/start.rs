@@ -190,7 +190,7 @@ impl SendOp {
             indent_cleared,
             shell_continued: AtomicBool::new(false),
             unprompted_wait: AtomicU8::new(super::UNPROMPTED_NO),
-            repl_command: last_line.as_deref().is_some_and(|l| l.starts_with('.')),
+            repl_command: last_line.as_deref().is_some_and(enters_a_promptless_mode),
             last_line,
             submits_command: reader.shell_line_editor
                 && input::submits_a_command(&request.text, request.submit),
@@ -222,4 +222,12 @@ impl SendOp {
         inner.runtime.spawn(driver.instrument(inner.span.clone()));
         Ok(op)
     }
+}
+
+/// Whether `line` (a send's last non-blank line, trimmed) is a REPL command that switches
+/// the REPL into a mode with no prompt: node's `.editor` (its other commands, `.exit` and
+/// `.help` among them, come back to the prompt, and wait behind a pending `await` like any
+/// line).
+fn enters_a_promptless_mode(line: &str) -> bool {
+    line == ".editor" || line.starts_with(".editor ")
 }
