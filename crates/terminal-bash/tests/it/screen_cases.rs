@@ -470,3 +470,37 @@ async fn a_huge_line_keeps_its_start_and_counts_what_lies_between() {
     })
     .await;
 }
+
+/// A file cut off inside an OSC 8 hyperlink, or a stray title introducer, leaves an OSC the
+/// program never ended: the output after it, of the same command and the next ones, still
+/// shows (the OSC ends at the line end) and the exit status comes back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn output_after_an_unterminated_osc_is_shown() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let dir = TempDir::new("osc");
+        let log = dir.0.join("trunc.log");
+        std::fs::write(
+            &log,
+            "start of log\n\x1b]8;;http://example.com/very/long/lin",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let r = sh
+            .send(&format!(
+                "cat {}; echo; echo 'ERROR: disk full'; false",
+                log.display()
+            ))
+            .await;
+        assert_eq!(r.exit_code, Some(1), "{r:?}");
+        assert!(r.viewport.contains("\nstart of log\n"), "{r:?}");
+        assert!(r.viewport.contains("\nERROR: disk full\n"), "{r:?}");
+        // The rest of the line is the OSC's payload (a terminal takes it as the title too).
+        let r = sh
+            .send("printf '\\033]0;title'; echo IN-TITLE; seq 1 3")
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.ends_with("\n1\n2\n3\ndsh> "), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -333,7 +333,16 @@ impl Screen {
         // While a region with a top margin is set: an upper bound of the cursor column.
         let mut col_bound = None;
         for (i, &b) in bytes.iter().enumerate() {
-            match self.scanner.step(b) {
+            let mut step = self.scanner.step(b);
+            if step == Step::StringAborted {
+                // A string left unterminated ends at the newline: the emulator gets a CAN
+                // (which ends it unseen), then the newline as text.
+                self.emulate(&bytes[seg_start..i]);
+                self.emulate(b"\x18");
+                seg_start = i;
+                step = Step::Text;
+            }
+            match step {
                 Step::Text if b == b'\t' => {
                     text_in_segment = true;
                     self.emulate(&bytes[seg_start..i]);
@@ -374,7 +383,7 @@ impl Screen {
                         self.before_region_text(bytes, i, &mut seg_start, &mut col_bound);
                     }
                 }
-                Step::Other | Step::SequenceEnd { flush: false } => {}
+                Step::Other | Step::SequenceEnd { flush: false } | Step::StringAborted => {}
                 Step::Skip => {
                     if seg_start < i {
                         self.emulate(&bytes[seg_start..i]);

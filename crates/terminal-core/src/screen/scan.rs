@@ -29,6 +29,13 @@ pub(crate) enum Step {
     /// Inside an oversized OSC payload or a DCS, SOS, PM or APC string: do not feed this byte
     /// to the emulator.
     Skip,
+    /// A newline or carriage return inside an OSC: the OSC ends here, unterminated (the
+    /// emulator is to get a CAN first), and the byte is text. An OSC a program never ended (a log cut off inside a
+    /// hyperlink, a stray `ESC ]`) would otherwise take in all the output after it, up to the
+    /// next ESC, and show none of it; an OSC's payload (a title, a hyperlink, a clipboard's
+    /// base64, a mark) is one line. A DCS, SOS, PM or APC string still runs to its end: its
+    /// body may be lines of data (sixel graphics).
+    StringAborted,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,6 +210,7 @@ impl EscScanner {
                     self.state = State::Escape;
                     Step::SequenceEnd { flush: true }
                 }
+                b'\n' | b'\r' => self.abort_string(),
                 0x00..=0x1f => Step::Other,
                 _ => {
                     self.osc_len += 1;
@@ -230,6 +238,11 @@ impl EscScanner {
     fn end(&mut self, flush: bool) -> Step {
         self.state = State::Ground;
         Step::SequenceEnd { flush }
+    }
+
+    fn abort_string(&mut self) -> Step {
+        self.state = State::Ground;
+        Step::StringAborted
     }
 }
 

@@ -141,3 +141,35 @@ fn a_region_set_homes_the_cursor_and_ri_above_it_moves_nothing() {
         "top\nb\nc\nd"
     );
 }
+
+/// An OSC a program never ended (a log cut off inside an OSC 8 hyperlink, a stray title
+/// introducer) ends at the next line end: the output after it shows, in one chunk or split
+/// across chunks, instead of going into the OSC unseen up to the next ESC.
+#[test]
+fn an_unterminated_osc_ends_at_a_line_end() {
+    for opener in [
+        "\x1b]8;;http://example.com/very/long/lin",
+        "\x1b]0;title",
+        "\x1b]",
+    ] {
+        let bytes = format!("start{opener}\r\nERROR: disk full\r\nFAILED\r\n");
+        assert_eq!(
+            transcript_of(8, bytes.as_bytes()),
+            "start\nERROR: disk full\nFAILED",
+            "{opener:?}"
+        );
+        let mut s = Screen::new(config(8, 40), None);
+        s.feed(format!("start{opener}").as_bytes());
+        s.feed(b"\r\nlater chunk\r\n");
+        assert_eq!(
+            s.transcript().trim_end(),
+            "start\nlater chunk",
+            "{opener:?}"
+        );
+    }
+    // A terminated string on one line is unchanged: nothing of it shows.
+    assert_eq!(
+        transcript_of(8, b"a\x1b]0;title\x07b\x1bPq#0\x1b\\c\r\n"),
+        "abc"
+    );
+}
