@@ -94,7 +94,7 @@ impl BashBackend {
             )));
         }
         let nonce = PromptNonce::generate()?;
-        let rc = RcFile::create(&nonce).map_err(|e| {
+        let rc = RcFile::create(&nonce, self.config.rows, self.config.cols).map_err(|e| {
             spawn_error(format!(
                 "terminal-bash: cannot write the shell rc file ({e}), and nothing you can do from a session changes that; ask the user to give the server a writable temp directory (TMPDIR, or /tmp)"
             ))

@@ -18,10 +18,11 @@
 //!   re-wrap whatever `PS0`/`PS1`/`PS2` the user (or an earlier hook) set in our marks (the
 //!   user's prompt text is kept), re-enables `promptvars`, moves itself behind elements
 //!   appended after it, and restores the terminal modes (`stty -g` at startup) when a program
-//!   left them changed (that prompt's `D` mark then carries `stty=restored`, for the result to
-//!   say so); while the user's errexit (`set -e`) is on, each `D` mark carries `errexit`. It
-//!   references no unset variable, runs with `set +euxTE` local to itself
-//!   and returns 0, so it works under `set -euo pipefail`.
+//!   left them changed, and the window size when a program set another (`stty rows 60`: the
+//!   emulator keeps the session's size); that prompt's `D` mark then carries `stty=restored`,
+//!   for the result to say so. While the user's errexit (`set -e`) is on, each `D` mark
+//!   carries `errexit`. It references no unset variable, runs with `set +euxTE` local to
+//!   itself and returns 0, so it works under `set -euo pipefail`.
 //! - Bash writes its prompts to its stderr. While that is not the terminal (`exec 2>file`),
 //!   the hook sets the prompt strings to the user's text alone: no mark, and so no nonce,
 //!   lands in the file; the marks are back at the first prompt after stderr is.
@@ -80,7 +81,8 @@ pub const REPAIR_KEYS: &[u8] = b"\x1b[2024~";
 /// text no send typed (see `PtySpawnSpec::clear_line_keys`).
 pub const CLEAR_LINE_KEYS: &[u8] = b"\x1b[2025~";
 
-/// The rc template; `@NONCE@` is replaced by the session's nonce.
+/// The rc template; `@NONCE@` is replaced by the session's nonce, `@ROWS@` and `@COLS@` by
+/// its terminal size.
 const RC_TEMPLATE: &str = r#"# dsh-terminal-bash rc: generated for one session and deleted once the shell has read it.
 command rm -f -- "${BASH_SOURCE[0]}" 2>/dev/null
 set +H 2>/dev/null
@@ -123,6 +125,9 @@ __dsh_c='\033]133;C;dsh=${__dsh_n};n=\#\007'
 __dsh_stty_bin=
 if hash stty 2>/dev/null; then __dsh_stty_bin=${BASH_CMDS[stty]-}; fi
 __dsh_stty=
+# The session's terminal size, set back at the prompt when a program changed it.
+__dsh_rows=@ROWS@
+__dsh_cols=@COLS@
 if [[ -n $__dsh_stty_bin ]]; then __dsh_stty=$("$__dsh_stty_bin" -g 2>/dev/null) || __dsh_stty=; fi
 __dsh_strip() {
   local p=$1
@@ -213,6 +218,15 @@ __dsh_settle() {
       # This prompt's `D` mark says so (the next prompt takes the slow path to drop it).
       __dsh_t+=';stty=restored'
     fi
+    # The window size too (bash's checkwinsize keeps LINES and COLUMNS current after each
+    # program): the terminal's emulator keeps the session's size, so a program that drew for
+    # another (`stty rows 60`, then `less`) would be shown wrong.
+    if [[ ${LINES-$__dsh_rows} != "$__dsh_rows" || ${COLUMNS-$__dsh_cols} != "$__dsh_cols" ]]; then
+      "$__dsh_stty_bin" rows "$__dsh_rows" cols "$__dsh_cols" 2>/dev/null
+      LINES=$__dsh_rows
+      COLUMNS=$__dsh_cols
+      if [[ $__dsh_t != *stty=restored* ]]; then __dsh_t+=';stty=restored'; fi
+    fi
     __dsh_children_ran
   fi
   if [[ ! -t 3 ]]; then
@@ -281,9 +295,13 @@ __dsh_children_ran
 } &>/dev/null
 "#;
 
-/// The rc script for `nonce`.
-pub fn rc_script(nonce: &PromptNonce) -> String {
-    RC_TEMPLATE.replace("@NONCE@", nonce.as_str())
+/// The rc script for `nonce` and a terminal of `rows` by `cols` cells (the size the shell
+/// sets back at its prompt when a program changed it).
+pub fn rc_script(nonce: &PromptNonce, rows: u16, cols: u16) -> String {
+    RC_TEMPLATE
+        .replace("@NONCE@", nonce.as_str())
+        .replace("@ROWS@", &rows.to_string())
+        .replace("@COLS@", &cols.to_string())
 }
 
 /// The rc file on disk: created with mode 0600 in the temp directory (or `/tmp`, see
@@ -297,20 +315,20 @@ pub struct RcFile {
 const FALLBACK_DIR: &str = "/tmp";
 
 impl RcFile {
-    /// Writes [`rc_script`] for `nonce` to a new private file named
+    /// Writes [`rc_script`] for `nonce`, `rows` and `cols` to a new private file named
     /// `dsh-bash-rc-<16 hex digits>.bash` in [`std::env::temp_dir`] (`$TMPDIR`, else `/tmp`),
     /// or in `/tmp` when that fails (a `TMPDIR` that does not exist or is not writable).
     ///
     /// # Errors
     /// The file can be created and written in neither directory; the message names each
     /// directory tried with its error (see [`RcFile::create_in`]).
-    pub fn create(nonce: &PromptNonce) -> io::Result<Self> {
+    pub fn create(nonce: &PromptNonce, rows: u16, cols: u16) -> io::Result<Self> {
         let temp = std::env::temp_dir();
         let mut dirs = vec![temp.clone()];
         if temp != Path::new(FALLBACK_DIR) {
             dirs.push(PathBuf::from(FALLBACK_DIR));
         }
-        Self::create_in(nonce, &dirs)
+        Self::create_in(nonce, rows, cols, &dirs)
     }
 
     /// [`RcFile::create`] in the first of `dirs`, in order, where the file can be created and
@@ -320,11 +338,16 @@ impl RcFile {
     /// It fails in every directory (or `dirs` is empty): the error has the kind of the last
     /// failure and a message listing each directory with its error, as
     /// `in /nonexistent: No such file or directory (os error 2); in /tmp: …`.
-    pub fn create_in(nonce: &PromptNonce, dirs: &[PathBuf]) -> io::Result<Self> {
+    pub fn create_in(
+        nonce: &PromptNonce,
+        rows: u16,
+        cols: u16,
+        dirs: &[PathBuf],
+    ) -> io::Result<Self> {
         let mut failures = Vec::new();
         let mut kind = io::ErrorKind::NotFound;
         for (i, dir) in dirs.iter().enumerate() {
-            match Self::create_one(nonce, dir) {
+            match Self::create_one(nonce, rows, cols, dir) {
                 Ok(rc) => {
                     if i > 0 {
                         warn_fallback_once(&dirs[0], dir, &failures);
@@ -343,7 +366,7 @@ impl RcFile {
         Err(io::Error::new(kind, failures.join("; ")))
     }
 
-    fn create_one(nonce: &PromptNonce, dir: &Path) -> io::Result<Self> {
+    fn create_one(nonce: &PromptNonce, rows: u16, cols: u16, dir: &Path) -> io::Result<Self> {
         let mut suffix = [0u8; 8];
         getrandom::fill(&mut suffix).map_err(|e| io::Error::other(e.to_string()))?;
         let name: String = suffix.iter().map(|b| format!("{b:02x}")).collect();
@@ -359,7 +382,7 @@ impl RcFile {
         let rc = Self { path };
         // No sync: the shell reads it through the page cache, and it is never needed after
         // a crash.
-        file.write_all(rc_script(nonce).as_bytes())?;
+        file.write_all(rc_script(nonce, rows, cols).as_bytes())?;
         Ok(rc)
     }
 
@@ -406,12 +429,12 @@ mod tests {
 
     #[test]
     fn script_shape() {
-        insta::assert_snapshot!(rc_script(&nonce()));
+        insta::assert_snapshot!(rc_script(&nonce(), 40, 160));
     }
 
     #[test]
     fn file_is_private_and_removed_on_drop() {
-        let rc = RcFile::create(&nonce()).unwrap_or_else(|e| panic!("{e}"));
+        let rc = RcFile::create(&nonce(), 40, 160).unwrap_or_else(|e| panic!("{e}"));
         let path = rc.path().to_path_buf();
         let meta = std::fs::metadata(&path).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(meta.permissions().mode() & 0o777, 0o600);
@@ -449,7 +472,7 @@ mod tests {
         let missing = base.join("missing");
         let good = base.join("good");
         std::fs::create_dir_all(&good).unwrap_or_else(|e| panic!("{e}"));
-        let rc = RcFile::create_in(&nonce(), &[missing.clone(), good.clone()])
+        let rc = RcFile::create_in(&nonce(), 40, 160, &[missing.clone(), good.clone()])
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(rc.path().parent(), Some(good.as_path()));
         assert!(rc.path().is_file());
@@ -461,7 +484,7 @@ mod tests {
         // Both failing: the error names each directory with its own error.
         let file = base.join("a-file");
         std::fs::write(&file, "").unwrap_or_else(|e| panic!("{e}"));
-        let err = RcFile::create_in(&nonce(), &[missing.clone(), file.clone()])
+        let err = RcFile::create_in(&nonce(), 40, 160, &[missing.clone(), file.clone()])
             .map(|rc| rc.path().to_path_buf())
             .err()
             .unwrap_or_else(|| panic!("created in neither directory"));
@@ -471,7 +494,7 @@ mod tests {
                 && message.contains(&format!("; in {}: ", file.display())),
             "{message}"
         );
-        let err = RcFile::create_in(&nonce(), &[])
+        let err = RcFile::create_in(&nonce(), 40, 160, &[])
             .err()
             .unwrap_or_else(|| panic!("created with no directory"));
         assert_eq!(err.to_string(), "no directory to write it in");

@@ -38,7 +38,7 @@ mod tests {
     fn the_rc_applies_every_held_back_variable() {
         let nonce = dsh_terminal_core::PromptNonce::from_hex("00112233445566778899aabbccddeeff")
             .unwrap_or_else(|| panic!("valid nonce"));
-        let rc = crate::rc::rc_script(&nonce);
+        let rc = crate::rc::rc_script(&nonce, 40, 160);
         for name in HELD_BACK {
             assert!(rc.contains(&held_name(name)), "{name}");
         }

@@ -435,7 +435,7 @@ async fn c33_debug_trap_fires_only_for_the_users_commands() {
 fn says_modes_restored(r: &dsh_terminal_core::SendResult) -> bool {
     r.notices
         .iter()
-        .any(|n| n.starts_with("[terminal: the command left the terminal's modes changed"))
+        .any(|n| n.starts_with("[terminal: the command left the terminal's modes or size changed"))
 }
 
 const LEAVE_NO_ECHO: &str = "python3 -c \"import termios,sys; a=termios.tcgetattr(0); \
@@ -501,6 +501,40 @@ async fn read_with_the_line_editor_is_answered() {
         on_mark(&r, 0);
         assert!(r.viewport.contains("got /tmp/x"), "{r:?}");
         assert!(!says_prompt_unmarked(&r), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A program that sets another window size (`stty rows 60 cols 100`, also in a subshell)
+/// leaves programs drawing for a screen the session's emulator does not have: the size is
+/// set back at the prompt, the result says so, and a pager started next draws for the
+/// session's rows (its first lines are on the screen).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_window_size_is_set_back_at_the_prompt() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let (rows, cols) = (config().rows, config().cols);
+        for change in ["stty rows 60 cols 100", "(stty cols 90)"] {
+            let r = sh.send(change).await;
+            on_mark(&r, 0);
+            assert!(says_modes_restored(&r), "after {change}: {r:?}");
+            let r = sh.send("stty size").await;
+            on_mark(&r, 0);
+            assert!(
+                r.viewport.contains(&format!("\n{rows} {cols}\n")),
+                "after {change}: {r:?}"
+            );
+            assert!(!says_modes_restored(&r), "after {change}: {r:?}");
+        }
+        on_mark(&sh.send("stty rows 60").await, 0);
+        let r = sh.send("seq 1 200 | less").await;
+        assert!(
+            r.viewport.lines().next() == Some("1") || r.viewport.contains("\n1\n2\n"),
+            "drawn for the session's rows: {r:?}"
+        );
+        let r = sh.send_raw("q", false).await;
+        on_mark(&r, 0);
         sh.close().await;
     })
     .await;

@@ -15,8 +15,8 @@ pub(super) const LEFT_ALTERNATE_NOTICE: &str =
 
 /// The notice for [`SettleFacts::modes_restored`].
 pub(super) const MODES_RESTORED_NOTICE: &str = "[terminal: the command left the terminal's \
-     modes changed (e.g. `stty -echo`, `stty raw`, a program's raw mode); the shell set them \
-     back to the session's at its prompt. To run a program with other modes, change them on \
+     modes or size changed (e.g. `stty -echo`, `stty raw`, a program's raw mode, `stty rows \
+     60`); the shell set them back to the session's at its prompt. To run a program with other modes, change them on \
      the same command line: `stty -echo; ./prog; stty echo`]";
 
 /// The notice for [`SettleFacts::errexit_on`].
