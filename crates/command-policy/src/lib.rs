@@ -10,9 +10,12 @@
 //! approval service (in `dsh-mcp`: the human, through MCP elicitation).
 //!
 //! The lines checked are the text as sent and as the line editor will hold it: with its
-//! editing keys applied (Backspace, DEL, Ctrl-U), escape sequences and bracketed-paste
-//! markers dropped, and joined to the text earlier allowed sends to the same session typed
-//! without Enter (`tou` with `submit: false`, then `ch x`, is the line `touch x`).
+//! editing keys applied as readline's emacs keys do (the cursor keys, Ctrl-A/E/B/F, Home,
+//! End, Backspace, DEL, Delete, Ctrl-U/K/W, Meta-b/f/d, Ctrl-T, Meta-t/u/l/c: `m a3` +
+//! Ctrl-A + `r` is the line `rm a3`), other escape sequences and bracketed-paste markers
+//! dropped, and joined to the text earlier allowed sends to the same session typed without
+//! Enter (`tou` with `submit: false`, then `ch x`, is the line `touch x`). Keys that bring
+//! back other text (history, yank) are not followed: a guard rail, not a boundary.
 //!
 //! ```
 //! use dsh_command_policy::{CommandPolicy, CommandPolicyConfig};
@@ -43,9 +46,11 @@ use dsh_context::{BoxError, Plugin, Registrar, ServiceKey};
 use dsh_tools::{Decision, PreExecute, ToolCallInfo, Tools};
 use regex::Regex;
 
+mod line_editor;
 mod typed;
 
-use typed::{UnendedLines, edited};
+use line_editor::edit;
+use typed::UnendedLines;
 
 /// The tool whose input the policy checks.
 pub const CHECKED_TOOL: &str = "terminal_send";
@@ -152,7 +157,7 @@ impl PreExecute for CommandPolicy {
             call.agent_id.clone().unwrap_or_default(),
             session.to_owned(),
         );
-        let typed = format!("{}{}", self.unended.get(&key), edited(text));
+        let typed = edit(&self.unended.get(&key), text);
         let worst = text
             .split(['\n', '\r'])
             .chain(typed.split(['\n', '\r']))
@@ -316,6 +321,15 @@ mod tests {
             p.check(&typed("pty-1", "fs /dev/sda", true)),
             Decision::Allow
         );
+        // Cursor keys and kills are followed (a breaker's ways past a pattern).
+        for text in [
+            "kfs x\u{1}m",
+            "x\u{17}mkfs y",
+            "fs z\u{1b}[Hmk",
+            "mfks\u{1b}[D\u{1b}[D\u{14}",
+        ] {
+            assert!(denied(&p.check(&send(text))), "{text:?}");
+        }
         // Ctrl-U discards the line typed so far.
         assert_eq!(p.check(&typed("pty-1", "mk", false)), Decision::Allow);
         assert_eq!(

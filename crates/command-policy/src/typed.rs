@@ -1,6 +1,5 @@
-//! What a send types, as the line editor it reaches will hold it: the policy matches these
-//! lines too, so keys cannot spell a refused command past the patterns (`tx` + DEL + `ouch`,
-//! a bracketed paste around it, or a line typed over two sends, the first without Enter).
+//! The line each session's sends left unended (typed without Enter), which the next send's
+//! text continues: the policy checks the two as one line.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -10,53 +9,6 @@ use parking_lot::Mutex;
 const UNENDED_MAX_BYTES: usize = 4096;
 /// Most sessions whose unended line is kept: the oldest goes first.
 const UNENDED_MAX_SESSIONS: usize = 1024;
-
-/// `text` as a line editor takes it: a bracketed paste's markers and other escape sequences
-/// dropped, Backspace and DEL deleting the character before them, Ctrl-U and Ctrl-C the line
-/// so far, and other control keys dropped; line ends (`\n`, `\r`) kept. Cursor movement
-/// (arrows, Ctrl-A, Ctrl-W, Meta keys, history) is not followed: a guard rail, not the editor.
-pub(crate) fn edited(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\u{1b}' => skip_escape(&mut chars),
-            '\u{8}' | '\u{7f}' => {
-                if out.ends_with(['\n', '\r']) {
-                    continue;
-                }
-                out.pop();
-            }
-            // Ctrl-U empties the line; an interrupt (Ctrl-C) discards it in a line editor.
-            '\u{15}' | '\u{3}' => {
-                let start = out.rfind(['\n', '\r']).map_or(0, |at| at + 1);
-                out.truncate(start);
-            }
-            '\n' | '\r' | '\t' => out.push(c),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Skips the rest of an escape sequence whose ESC was just read: a CSI (`ESC [` … final byte
-/// `@`–`~`), an SS3 key (`ESC O` + one), or `ESC` + one character (a Meta key).
-fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    match chars.next() {
-        Some('[') => {
-            for c in chars.by_ref() {
-                if ('@'..='~').contains(&c) {
-                    break;
-                }
-            }
-        }
-        Some('O') => {
-            chars.next();
-        }
-        _ => {}
-    }
-}
 
 /// An agent's id (empty when none) and a session id.
 type SessionKey = (String, String);
@@ -113,18 +65,6 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
-
-    #[test]
-    fn editing_keys_and_escapes_are_applied() {
-        assert_eq!(edited("tx\u{7f}ouch a"), "touch a");
-        assert_eq!(edited("rm -x\u{8}rf /"), "rm -rf /");
-        assert_eq!(edited("\u{1b}[200~touch b\u{1b}[201~"), "touch b");
-        assert_eq!(edited("echo hi\u{15}touch c\r"), "touch c\r");
-        assert_eq!(edited("a\n\u{7f}b"), "a\nb");
-        assert_eq!(edited("r\u{3}m = 5"), "m = 5");
-        assert_eq!(edited("\u{1b}OAtou\u{1b}bch"), "touch");
-        assert_eq!(edited("naïve\tx"), "naïve\tx");
-    }
 
     #[test]
     fn unended_lines_are_kept_per_session_and_bounded() {
