@@ -43,7 +43,9 @@ pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 /// Confinement with bubblewrap (`bwrap`), a well-kept setuid-free namespace sandbox.
 ///
 /// Every confined session gets:
-/// - the host filesystem read-only (`--ro-bind / /`), a private empty `/tmp`, the workspace
+/// - the host filesystem read-only (`--ro-bind / /`), a private empty `/tmp` and `/run` (see
+///   [`RUN_DIRS`]: host daemons' sockets live there, and a read-only bind does not stop a
+///   `connect()` to a socket file), the workspace
 ///   root writable in `workspace-write` and read-only in `read-only`; in `workspace-write`, a
 ///   workspace that is a git worktree or submodule also gets its git directories writable;
 /// - a private `/dev` whose `/dev/pts` holds **only the session's own terminal** (at its
@@ -142,6 +144,14 @@ impl Sandbox for Bubblewrap {
         push(&["--remount-ro".as_ref(), "/dev/pts".as_ref()]);
         push(&["--proc".as_ref(), "/proc".as_ref()]);
         push(&["--tmpfs".as_ref(), "/tmp".as_ref()]);
+        for dir in RUN_DIRS {
+            if Path::new(dir).is_dir() && !Path::new(dir).is_symlink() {
+                push(&["--tmpfs".as_ref(), dir.as_ref()]);
+            }
+        }
+        if let Some(dir) = resolver_dir() {
+            push(&["--ro-bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
+        }
         for path in &request.startup_files {
             if path.starts_with("/tmp") {
                 push(&["--file".as_ref(), OPEN_FD.as_ref(), path.as_os_str()]);
@@ -188,6 +198,25 @@ impl Sandbox for Bubblewrap {
         argv.extend(request.argv.iter().cloned());
         Ok(argv)
     }
+}
+
+/// Directories of the host's runtime state, replaced by an empty tmpfs in a confined session:
+/// the sockets of host daemons live there (Docker's, D-Bus's, a database's, a user's
+/// `XDG_RUNTIME_DIR` with its ssh and gpg agents), and a read-only bind does not stop a
+/// `connect()` to a socket file. `/var/run` is usually a link to `/run` (then it is left
+/// alone).
+const RUN_DIRS: [&str; 2] = ["/run", "/var/run"];
+
+/// The directory of the host's resolver configuration when `/etc/resolv.conf` points into
+/// [`RUN_DIRS`] (systemd-resolved's `/run/systemd/resolve`): bound back read-only, so name
+/// resolution works in a session allowed the network.
+fn resolver_dir() -> Option<PathBuf> {
+    let target = std::fs::canonicalize("/etc/resolv.conf").ok()?;
+    let dir = target.parent()?;
+    RUN_DIRS
+        .iter()
+        .any(|run| dir.starts_with(run))
+        .then(|| dir.to_path_buf())
 }
 
 /// The capabilities a session keeps under a server run as root: those ordinary file work needs
@@ -280,12 +309,20 @@ mod tests {
         } else {
             String::new()
         };
+        // The host's runtime directories are hidden, its resolver's configuration kept.
+        let run: String = RUN_DIRS
+            .iter()
+            .filter(|d| Path::new(d).is_dir() && !Path::new(d).is_symlink())
+            .map(|d| format!("--tmpfs {d} "))
+            .chain(resolver_dir().map(|d| format!("--ro-bind {0} {0} ", d.display())))
+            .collect();
+        assert!(run.starts_with("--tmpfs /run "), "{run}");
         assert_eq!(
             joined(&ro[3..]),
             format!(
                 "dsh-sandbox /bin/sh --ro-bind / / --dev /dev --dev /dev/.dsh --tmpfs /dev/pts \
                  --dev-bind @DSH_TTY@ @DSH_TTY@ --symlink /dev/.dsh/pts/ptmx /dev/pts/ptmx --remount-ro /dev/pts \
-                 --proc /proc --tmpfs /tmp --file @DSH_FD@ /tmp/rc \
+                 --proc /proc --tmpfs /tmp {run}--file @DSH_FD@ /tmp/rc \
                  --ro-bind /w /w --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL {caps}--die-with-parent \
                  --unshare-net --chdir /w/src -- /bin/bash -i"
             )

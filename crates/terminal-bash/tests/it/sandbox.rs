@@ -156,6 +156,51 @@ async fn read_only_refuses_writes_to_the_workspace_too() {
     .await;
 }
 
+/// Host daemons' sockets live under `/run`, and a read-only bind does not stop a `connect()`
+/// to a socket file: a confined session gets an empty `/run` of its own, so a socket there
+/// (Docker's, D-Bus's, a database's) cannot be reached, in any confined mode.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn host_sockets_under_run_are_out_of_reach() {
+    within(async {
+        // Only root can make a socket in /run; elsewhere the host's own /run entries stand in.
+        struct Removed(std::path::PathBuf);
+        impl Drop for Removed {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_file(&self.0);
+            }
+        }
+        let path = std::path::PathBuf::from(format!("/run/dsh-test-{}.sock", unique_id()));
+        let listener = std::os::unix::net::UnixListener::bind(&path).ok();
+        let _removed = Removed(path.clone());
+        let probe = match &listener {
+            Some(_) => path.display().to_string(),
+            None => std::fs::read_dir("/run")
+                .ok()
+                .and_then(|mut d| d.next())
+                .and_then(Result::ok)
+                .map_or_else(|| "/run/nothing".to_owned(), |e| e.path().display().to_string()),
+        };
+        let ws = TempDir::new("run");
+        for mode in [SandboxMode::ReadOnly, SandboxMode::WorkspaceWrite] {
+            let backend = sandboxed(config(), mode, &ws.0, false, None);
+            let sh = Shell::open_on(&backend).await;
+            let r = sh.send(&format!("test -e {probe} && echo present || echo absent")).await;
+            assert!(r.viewport.contains("\nabsent\n"), "{mode:?}: {r:?}");
+            if listener.is_some() {
+                let r = sh
+                    .send(&format!(
+                        "python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{probe}')\""
+                    ))
+                    .await;
+                assert_eq!(r.exit_code, Some(1), "{mode:?}: {r:?}");
+            }
+            sh.close().await;
+        }
+        drop(listener);
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn allowed_network_and_full_access_reach_the_host() {
     within(async {
