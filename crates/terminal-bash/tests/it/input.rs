@@ -192,6 +192,30 @@ async fn crlf_line_endings_are_one_enter_each() {
     .await;
 }
 
+/// One line ending in a newline, sent with Enter (the default), is one Enter: the second
+/// prompt of a command still waits for its own answer instead of taking an empty one, and the
+/// shell prints one prompt after a command so sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_ending_in_a_newline_is_entered_once() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("echo hi\n").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(r.viewport.matches("dsh>").count(), 1, "{r:?}");
+        let r = sh
+            .send("read -p 'Name: ' n; read -p 'Delete all? [Y/n] ' c; echo \"n=$n c=${c:-none}\"")
+            .await;
+        assert!(r.viewport.ends_with("Name: "), "{r:?}");
+        let r = sh.send("bob\n").await;
+        assert!(r.viewport.ends_with("Delete all? [Y/n] "), "{r:?}");
+        let r = sh.send("n\n").await;
+        assert!(r.viewport.contains("n=bob c=n\n"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Input that ends inside an escape sequence (a lone ESC, a CSI without its final byte) at
 /// the shell's prompt does not leave readline waiting: the next send's first key is not eaten
 /// and its command runs.

@@ -443,3 +443,18 @@ fn several_python_statements_leave_a_last_block_header_open() {
         Some("d = {1:\n2}\nprint('a:')\nfor i in d: print(i)\n\n")
     );
 }
+
+/// One line ending in a line end and sent with Enter gets one Enter, not two (the second was an
+/// empty answer to the next prompt); several lines, or text sent without Enter, keep theirs.
+#[test]
+fn one_line_sent_with_enter_ends_once() {
+    assert_eq!(without_doubled_enter("bob\n", true), "bob");
+    assert_eq!(without_doubled_enter("bob\r\n", true), "bob");
+    assert_eq!(without_doubled_enter("\n", true), "");
+    assert_eq!(without_doubled_enter("bob\n", false), "bob\n");
+    assert_eq!(without_doubled_enter("bob", true), "bob");
+    assert_eq!(
+        without_doubled_enter("def f():\n    return 1\n", true),
+        "def f():\n    return 1\n"
+    );
+}

@@ -126,7 +126,11 @@ impl SendOp {
         } else {
             st.python_block = None;
             python_input::Typing {
-                input: input::shape(&request.text, request.submit, reader)?,
+                input: input::shape(
+                    input::without_doubled_enter(&request.text, request.submit),
+                    request.submit,
+                    reader,
+                )?,
                 steps: None,
                 holds: None,
                 indent_cleared: 0,
