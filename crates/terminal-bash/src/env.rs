@@ -78,21 +78,52 @@ pub fn is_allowed(name: &OsStr) -> bool {
 
 /// Whether a host variable is dropped when the host environment is inherited
 /// ([`EnvPolicy::inherit_host`]), case-insensitively: names containing `KEY`, `PASSWORD`,
-/// `PASSWD`, `SECRET`, `TOKEN` or `CREDENTIAL`; names with a word (between `_`s) `PASS`,
-/// `AUTH`, `CREDS`, `DSN`, `WEBHOOK`, `COOKIE` or `PRIVATE` (`DB_PASS`, `SSH_AUTH_SOCK`,
-/// `SENTRY_DSN`; not `GIT_AUTHOR_NAME`); names starting with `DSH_` (the backend sets its
+/// `PASSWD`, `PASSPHRASE`, `SSHPASS`, `SECRET`, `TOKEN`, `CREDENTIAL`, `JWT` or `BEARER`;
+/// names with a word (between `_`s) `PASS`, `PWD`, `PAT`, `OTP`, `PIN`, `AUTH`, `CREDS`,
+/// `DSN`, `WEBHOOK`, `COOKIE` or `PRIVATE` (`DB_PASS`, `MYSQL_PWD`, `GH_PAT`, `SSH_AUTH_SOCK`,
+/// `SENTRY_DSN`; not `GIT_AUTHOR_NAME`, nor `PWD` alone, the working directory); names ending
+/// in the word `SESSION` or starting with `OP_SESSION_` (a password manager's unlocked
+/// session: `BW_SESSION`, 1Password's); names starting with `DSH_` (the backend sets its
 /// own); and values holding a URL with a password (`postgres://u:pw@db/x`,
-/// `http://u:pw@proxy:3128`).
+/// `http://u:pw@proxy:3128`) or a connection string's password (`Server=x;Password=…`,
+/// `Pwd=…`).
 pub fn is_scrubbed(name: &OsStr, value: &OsStr) -> bool {
-    const PARTS: [&str; 6] = ["KEY", "PASSWORD", "PASSWD", "SECRET", "TOKEN", "CREDENTIAL"];
-    const WORDS: [&str; 7] = [
-        "PASS", "AUTH", "CREDS", "DSN", "WEBHOOK", "COOKIE", "PRIVATE",
+    const PARTS: [&str; 10] = [
+        "KEY",
+        "PASSWORD",
+        "PASSWD",
+        "PASSPHRASE",
+        "SSHPASS",
+        "SECRET",
+        "TOKEN",
+        "CREDENTIAL",
+        "JWT",
+        "BEARER",
+    ];
+    const WORDS: [&str; 11] = [
+        "PASS", "PWD", "PAT", "OTP", "PIN", "AUTH", "CREDS", "DSN", "WEBHOOK", "COOKIE", "PRIVATE",
     ];
     let upper = name.to_string_lossy().to_ascii_uppercase();
+    let value = value.to_string_lossy();
     upper.starts_with("DSH_")
         || PARTS.iter().any(|part| upper.contains(part))
-        || upper.split('_').any(|word| WORDS.contains(&word))
-        || holds_url_password(&value.to_string_lossy())
+        || (upper != "PWD" && upper.split('_').any(|word| WORDS.contains(&word)))
+        || upper.rsplit('_').next() == Some("SESSION") && upper.contains('_')
+        || upper.starts_with("OP_SESSION_")
+        || holds_url_password(&value)
+        || holds_connection_password(&value)
+}
+
+/// Whether `value` is a connection string with a password in it (`Server=db;Password=s3`,
+/// ODBC's `Pwd=s3`): a `password=` or `pwd=` key, case-insensitively, with a value.
+fn holds_connection_password(value: &str) -> bool {
+    value
+        .split([';', '&', ' ', '\t'])
+        .filter_map(|part| part.trim().split_once('='))
+        .any(|(key, secret)| {
+            let key = key.trim().to_ascii_lowercase();
+            (key == "password" || key == "pwd") && !secret.trim().is_empty()
+        })
 }
 
 /// Whether `value` holds a URL whose user information has a password (`scheme://user:pw@`).

@@ -112,6 +112,20 @@ fn inheriting_scrubs_credentials_by_name_and_urls_with_passwords() {
         ("AWS_SECRET_ACCESS_KEY", "x"),
         ("HTTP_PROXY", "http://user:proxypw@proxy:3128"),
         ("MY_DB", "see postgres://u:pw@db:5432/x"),
+        ("MYSQL_PWD", "x"),
+        ("SSHPASS", "x"),
+        ("PASSPHRASE", "x"),
+        ("GH_PAT", "x"),
+        ("GITLAB_PAT", "x"),
+        ("CI_JOB_JWT", "x"),
+        ("JWT", "x"),
+        ("BW_SESSION", "x"),
+        ("OP_SESSION_my", "x"),
+        ("BEARER", "x"),
+        ("OTP", "x"),
+        ("PIN", "x"),
+        ("CONN_STR", "Server=x;Password=s14;"),
+        ("ODBC", "Driver=x; Uid=u; Pwd=s"),
     ];
     for (name, value) in scrubbed {
         assert!(is_scrubbed(OsStr::new(name), OsStr::new(value)), "{name}");
@@ -122,6 +136,10 @@ fn inheriting_scrubs_credentials_by_name_and_urls_with_passwords() {
         ("HTTP_PROXY", "http://proxy:3128"),
         ("DOCS", "see https://example.com/a:b@c"),
         ("PWD", "/work"),
+        ("OLDPWD", "/work"),
+        ("PATH_INFO", "x"),
+        ("SESSION", "x"),
+        ("QUERY", "a=1&b=2"),
     ];
     for (name, value) in kept {
         assert!(!is_scrubbed(OsStr::new(name), OsStr::new(value)), "{name}");
