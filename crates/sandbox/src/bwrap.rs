@@ -43,9 +43,9 @@ pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 /// Confinement with bubblewrap (`bwrap`), a well-kept setuid-free namespace sandbox.
 ///
 /// Every confined session gets:
-/// - the host filesystem read-only (`--ro-bind / /`), a private empty `/tmp` and `/run` (see
-///   [`RUN_DIRS`]: host daemons' sockets live there, and a read-only bind does not stop a
-///   `connect()` to a socket file), the workspace
+/// - the host filesystem read-only (`--ro-bind / /`), a private empty `/tmp` and `/run` (and
+///   `/var/run` when it is no link: host daemons' sockets live there, and a read-only bind
+///   does not stop a `connect()` to a socket file), the workspace
 ///   root writable in `workspace-write` and read-only in `read-only`; in `workspace-write`, a
 ///   workspace that is a git worktree or submodule also gets its git directories writable;
 /// - a private `/dev` whose `/dev/pts` holds **only the session's own terminal** (at its
