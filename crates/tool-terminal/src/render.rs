@@ -33,7 +33,7 @@ pub use self::bound::{bound_terminal_text, tail_lines};
 use self::echo::fold_echo;
 use self::repeats::fold_repeats;
 pub use self::signal::{
-    render_interrupt_character, render_signal, render_signal_skipped,
+    render_interrupt_character, render_signal, render_signal_skipped, render_signal_still_running,
     render_signal_when_command_starts,
 };
 

@@ -515,6 +515,10 @@ pub struct SignalOutput {
     /// still reading or starting the command line just sent: the command gets the signal
     /// once it starts) (addition).
     pub delivery: SignalDeliveryOutput,
+    /// The program, when a SIGINT or SIGTERM left it holding the terminal without reading
+    /// input a second later (it ignores or handles the signal); absent otherwise (addition).
+    #[serde(rename = "stillRunning", skip_serializing_if = "Option::is_none")]
+    pub still_running: Option<String>,
 }
 
 /// How a signal reached the foreground group.

@@ -3,7 +3,13 @@
 
 use std::sync::Arc;
 
+use dsh_terminal_core::SignalDelivery;
+
 use super::*;
+
+/// How long after a SIGINT or SIGTERM a program still holding the terminal without reading
+/// input is said to be still running (it ignores or handles the signal).
+const STILL_RUNNING_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// `terminal_signal`.
 pub(crate) struct SignalTool(pub(crate) Arc<Shared>);
@@ -33,6 +39,20 @@ impl Tool for SignalTool {
         {
             background.note_signal(&id);
         }
+        // A program that ignores or handles the signal is said to be still running now, not
+        // when the next send, typed into it, has waited out its deadline.
+        let still_running = if result.delivered
+            && result.delivery == SignalDelivery::ProcessGroup
+            && !result.shell_targeted
+            && matches!(signal, TerminalSignal::Sigint | TerminalSignal::Sigterm)
+        {
+            self.0
+                .terminals
+                .busy_after_signal(&owner, &id, result.target_pgid, STILL_RUNNING_AFTER)
+                .await
+        } else {
+            None
+        };
         Ok(SignalOutput {
             delivered: result.delivered,
             // A sandboxed session's processes number the group in their own PID namespace.
@@ -41,6 +61,7 @@ impl Tool for SignalTool {
             shell_was_foreground: result.shell_targeted,
             shell_ran_command: result.shell_ran_command,
             delivery: result.delivery.into(),
+            still_running,
         })
     }
     fn render(&self, args: &SignalArgs, out: &SignalOutput) -> String {
@@ -53,6 +74,9 @@ impl Tool for SignalTool {
         }
         if out.delivery == SignalDeliveryOutput::WhenCommandStarts {
             return render::render_signal_when_command_starts(signal.as_str());
+        }
+        if let Some(program) = &out.still_running {
+            return render::render_signal_still_running(signal.as_str(), out.target_pgid, program);
         }
         render::render_signal(
             signal.as_str(),

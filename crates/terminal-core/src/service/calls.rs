@@ -208,6 +208,21 @@ impl Terminals {
             .and_then(|session| session.program_group())
     }
 
+    /// After a signal to the program group `pgid` of one of `owner`'s sessions: its program's
+    /// name when it is still busy `within` later (see
+    /// [`BackendSession::busy_after_signal`](crate::BackendSession::busy_after_signal));
+    /// `None` otherwise, and for an unknown or foreign id.
+    pub async fn busy_after_signal(
+        &self,
+        owner: &Agent,
+        id: &SessionId,
+        pgid: i32,
+        within: std::time::Duration,
+    ) -> Option<String> {
+        let session = self.owned_session(owner, id).ok()?;
+        session.busy_after_signal(pgid, within).await
+    }
+
     /// Checks that `id` names one of `owner`'s sessions (closing or not), so a caller can
     /// report a wrong id before any other failure.
     ///

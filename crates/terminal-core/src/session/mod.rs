@@ -28,6 +28,7 @@
 //!   reaped by the waiter thread. Dropping a session that was never closed kills everything
 //!   synchronously.
 
+mod after_signal;
 mod cancel;
 mod close;
 mod config;
@@ -250,6 +251,10 @@ impl BackendSession for PtySession {
 
     fn signal(&self, signal: TerminalSignal) -> Result<SignalResult, TerminalError> {
         signal::signal(&self.inner.shared, signal)
+    }
+
+    async fn busy_after_signal(&self, pgid: i32, within: std::time::Duration) -> Option<String> {
+        after_signal::busy_after_signal(&self.inner.shared, pgid, within).await
     }
 
     async fn close(&self, reason: String) -> Result<CloseReport, TerminalError> {

@@ -46,6 +46,20 @@ pub fn render_signal(
     }
 }
 
+/// `terminal_signal` when the program a SIGINT or SIGTERM went to still held the terminal a
+/// second later without reading input: it ignores or handles the signal, and text sent now
+/// would wait in its input.
+pub fn render_signal_still_running(signal: &str, target_pgid: i32, program: &str) -> String {
+    let next = if signal == "SIGINT" {
+        "SIGTERM"
+    } else {
+        "SIGKILL"
+    };
+    format!(
+        "delivered {signal} to foreground process group {target_pgid}; {program} is still running a second later and reads no input (it ignores or handles {signal}, or is still cleaning up): send terminal_signal {next} to stop it, or poll (empty text, submit: false) to wait for it; text sent now waits until it reads"
+    )
+}
+
 /// `terminal_signal` when a SIGINT went as the terminal's interrupt character: the foreground
 /// program turned the terminal's signal keys off, so Ctrl-C is a key of its input.
 pub fn render_interrupt_character(signal: &str, target_pgid: i32) -> String {

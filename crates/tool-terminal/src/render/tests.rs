@@ -290,6 +290,14 @@ fn signal_and_close_renders() {
         render_interrupt_character("SIGINT", 4242)
     );
     insta::assert_snapshot!(
+        "signal_still_running",
+        [
+            render_signal_still_running("SIGINT", 4242, "python3"),
+            render_signal_still_running("SIGTERM", 4242, "python3"),
+        ]
+        .join("\n")
+    );
+    insta::assert_snapshot!(
         "signal_skipped_at_idle_prompt",
         render_signal_skipped("SIGINT")
     );

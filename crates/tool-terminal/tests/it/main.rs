@@ -20,4 +20,5 @@ mod long_lines;
 mod paging;
 mod schemas;
 mod screen_rows;
+mod signals;
 mod support;

@@ -1,0 +1,56 @@
+//! `terminal_signal`'s answer for a program that ignores or handles the signal: said to be
+//! still running at once, with the stronger signal to send; a program the signal ends, or a
+//! REPL it sends back to its prompt, is not.
+
+use serde_json::json;
+
+use crate::support::Host;
+
+/// The phrase of a signal answer for a program still running after it.
+const STILL_RUNNING: &str = "is still running a second later";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_that_ignores_the_signal_is_said_to_be_still_running() {
+    let (host, agent) = Host::with_open_shell().await;
+    let send = |text: &str, timeout_ms: u64| {
+        host.call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": text, "timeoutMs": timeout_ms}),
+        )
+    };
+    let signal = |name: &str| {
+        host.call(
+            &agent,
+            "terminal_signal",
+            json!({"sessionId": "pty-1", "signal": name}),
+        )
+    };
+    let ignoring = "python3 -c \"import signal,time; signal.signal(signal.SIGINT, signal.SIG_IGN); print('armed', flush=True); time.sleep(60)\"";
+    let r = send(ignoring, 1500).await;
+    assert!(r.text().contains("\narmed\n"), "{}", r.text());
+    let r = signal("SIGINT").await;
+    assert!(
+        r.text().contains(&format!("python3 {STILL_RUNNING}"))
+            && r.text().contains("send terminal_signal SIGTERM"),
+        "{}",
+        r.text()
+    );
+    assert_eq!(r.structured.unwrap()["stillRunning"], "python3");
+    // SIGTERM ends it: nothing is said to be still running.
+    let r = signal("SIGTERM").await;
+    assert!(!r.text().contains(STILL_RUNNING), "{}", r.text());
+    assert!(r.structured.unwrap().get("stillRunning").is_none());
+    let r = send("echo back", 30_000).await;
+    assert!(r.text().contains("\nback\n"), "{}", r.text());
+    // A REPL the interrupt sends back to its prompt is not still running.
+    send("python3 -q", 30_000).await;
+    send("import time; time.sleep(60)", 1500).await;
+    let r = signal("SIGINT").await;
+    assert!(!r.text().contains(STILL_RUNNING), "{}", r.text());
+    let r = send("exit()", 30_000).await;
+    assert!(r.text().contains("[exit: 0]"), "{}", r.text());
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
