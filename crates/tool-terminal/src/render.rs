@@ -168,7 +168,7 @@ fn send_facts(
             foreground.unwrap_or("the program")
         )),
         InputModeOutput::AlternateScreen => facts.push_str(
-            "\n[screen: a full-screen program holds the terminal and takes what you send as keys; send a key command (q in less, dd in vim) with submit: false]",
+            "\n[screen: a full-screen program holds the terminal; one that reads keys takes what you send as keys: send a key command (q in less, dd in vim) with submit: false]",
         ),
         InputModeOutput::SingleKey => facts.push_str(
             "\n[input: the program reads single keys as they are typed (no Enter needed): send the key with submit: false; an Enter sent after it is a key of its own, which the next prompt takes]",
