@@ -5,7 +5,10 @@
 //! lines it left out; the structured result and `terminal_read` pages keep every line. The
 //! fold comes after the output was fitted to the result cap (which bounds the structured
 //! viewport too), so an echo over the cap still leaves an omission between the kept first and
-//! newest lines, each part folded.
+//! newest lines, each part folded. Only rows that are a continuation prompt and then the
+//! next line of the text fold: a row that differs (a program's output, even one that repeats
+//! lines of the text with changes or numbers) ends the run and shows; rows a program printed
+//! exactly as the echo would look cannot be told from it.
 
 use std::borrow::Cow;
 
@@ -18,33 +21,69 @@ const KEEP_FIRST: usize = 3;
 /// Echoed lines kept after the marker (the end of the text, a heredoc's delimiter).
 const KEEP_LAST: usize = 2;
 
-/// Longest row (trimmed, in bytes) that an empty line of the text can echo as: a prompt alone
-/// (`>`, `...`, `dsh>`).
-const PROMPT_ONLY_MAX_BYTES: usize = 12;
+/// Longest continuation prompt (trimmed, in bytes): `>`, `...`, `...:`, `->`.
+const PROMPT_MAX_BYTES: usize = 12;
 
 /// The marker standing for `lines` echoed lines left out.
 pub(crate) fn echo_marker(lines: usize) -> String {
     format!("[… {lines} more lines echoing the text this send typed]")
 }
 
-/// Whether screen line `row` is the echo of `typed` (one line of the send's text): it ends with
-/// the line (after a prompt), spaces at either end aside; an empty line echoes as a prompt
-/// alone.
-fn echoes(row: &str, typed: &str) -> bool {
-    let (row, typed) = (row.trim_end(), typed.trim());
-    if typed.is_empty() {
-        row.len() <= PROMPT_ONLY_MAX_BYTES && !row.chars().any(char::is_alphanumeric)
-            || row.is_empty()
-    } else {
-        row.ends_with(typed)
-    }
+/// The prompt (trimmed) before `typed` on screen line `row` when the row echoes that line of
+/// the send's text: the row is the prompt and then the line, spaces at their ends aside (an
+/// empty line echoes as the prompt alone); `None` when it does not end with the line.
+fn echo_prompt<'r>(row: &'r str, typed: &str) -> Option<&'r str> {
+    row.trim_end().strip_suffix(typed.trim()).map(str::trim)
 }
 
-/// `viewport` with each run of at least [`FOLD_MIN_LINES`] lines echoing consecutive lines of
-/// `typed` (the send's text) shown as its first [`KEEP_FIRST`] and last [`KEEP_LAST`] lines
-/// around [`echo_marker`]; unchanged (borrowed) when no run folds. A run may start at any line
-/// of the text (the viewport can begin inside the echo), and a line of the text that echoes
-/// otherwise (a TAB shown as spaces) is skipped over.
+/// Whether `prompt` can be a continuation prompt (`>`, `...`, `...:` of IPython): short, not
+/// empty, and no letters or digits, so a program's output that ends with a line of the text
+/// (`cat -n`, `failed: item1`, the line itself) is not taken for its echo.
+fn continuation_prompt(prompt: &str) -> bool {
+    !prompt.is_empty()
+        && prompt.len() <= PROMPT_MAX_BYTES
+        && !prompt.chars().any(char::is_alphanumeric)
+}
+
+/// Most lines of the text a run's first row is tried against (repeated lines match it
+/// several times; the longest run wins).
+const START_CANDIDATES: usize = 8;
+
+/// Where a run of echoed rows starting at row `at` ends (exclusive), and so how many rows it
+/// has: the row ends with a non-empty line of the text (after whatever prompt: the command
+/// line at the shell's, or the first row the viewport kept), and each next row echoes the
+/// text's next line after one continuation prompt, the same for the whole run. A row that
+/// differs ends the run. Of the lines the first row ends with, the one whose run is longest.
+fn run_end(rows: &[&str], at: usize, sent: &[&str]) -> usize {
+    sent.iter()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty() && echo_prompt(rows[at], line).is_some())
+        .take(START_CANDIDATES)
+        .map(|(first, _)| {
+            let mut prompt = None;
+            let mut end = at + 1;
+            for line in &sent[first + 1..] {
+                let Some(p) = rows
+                    .get(end)
+                    .and_then(|row| echo_prompt(row, line))
+                    .filter(|p| continuation_prompt(p))
+                else {
+                    break;
+                };
+                if *prompt.get_or_insert(p) != p {
+                    break;
+                }
+                end += 1;
+            }
+            end
+        })
+        .max()
+        .unwrap_or(at)
+}
+
+/// `viewport` with each run of at least [`FOLD_MIN_LINES`] rows echoing consecutive lines of
+/// `typed` (the send's text; see [`run_end`]) shown as its first [`KEEP_FIRST`] and last
+/// [`KEEP_LAST`] rows around [`echo_marker`]; unchanged (borrowed) when no run folds.
 pub(crate) fn fold_echo<'a>(viewport: &'a str, typed: &str) -> Cow<'a, str> {
     let sent: Vec<&str> = typed.trim_end_matches(['\n', '\r']).lines().collect();
     if sent.len() < FOLD_MIN_LINES {
@@ -55,37 +94,11 @@ pub(crate) fn fold_echo<'a>(viewport: &'a str, typed: &str) -> Cow<'a, str> {
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut at = 0;
     while at < rows.len() {
-        // A run starts where a non-empty line of the text echoes, and goes on while the next
-        // lines do (skipping at most one line of the text that shows otherwise).
-        let Some(mut next) = sent
-            .iter()
-            .position(|line| !line.trim().is_empty() && echoes(rows[at], line))
-        else {
-            at += 1;
-            continue;
-        };
-        let start = at;
-        next += 1;
-        at += 1;
-        while at < rows.len() && next < sent.len() {
-            if echoes(rows[at], sent[next]) {
-                next += 1;
-                at += 1;
-            } else if at + 1 < rows.len()
-                && next + 1 < sent.len()
-                && !sent[next + 1].trim().is_empty()
-                && echoes(rows[at + 1], sent[next + 1])
-            {
-                // This row shows its line otherwise (a TAB as spaces): the next one echoes.
-                next += 2;
-                at += 2;
-            } else {
-                break;
-            }
+        let end = run_end(&rows, at, &sent);
+        if end - at >= FOLD_MIN_LINES {
+            runs.push((at, end));
         }
-        if at - start >= FOLD_MIN_LINES {
-            runs.push((start, at));
-        }
+        at = end.max(at + 1);
     }
     if runs.is_empty() {
         return Cow::Borrowed(viewport);
@@ -146,7 +159,7 @@ mod tests {
             folded.ends_with("> EOF\ndsh> wc -l f.txt\n20 f.txt\ndsh> "),
             "{folded}"
         );
-        assert!(folded.contains("[… 18 more lines echoing"), "{folded}");
+        assert!(folded.contains("[… 17 more lines echoing"), "{folded}");
         let (typed, viewport) = heredoc(8);
         assert!(matches!(fold_echo(&viewport, &typed), Cow::Borrowed(_)));
         // Output that happens to repeat a few lines of the text does not fold.
@@ -159,9 +172,8 @@ mod tests {
     }
 
     #[test]
-    fn a_viewport_that_begins_inside_the_echo_and_a_line_shown_otherwise_still_fold() {
-        let (mut typed, viewport) = heredoc(60);
-        typed = typed.replace("row 30: data", "row 30:\tdata");
+    fn a_viewport_that_begins_inside_the_echo_or_after_an_omission_still_folds() {
+        let (typed, viewport) = heredoc(60);
         let tail: Vec<&str> = viewport.lines().skip(20).collect();
         let tail = tail.join("\n");
         let folded = fold_echo(&tail, &typed);
@@ -172,6 +184,52 @@ mod tests {
             "{folded}"
         );
         assert!(folded.ends_with("> row 60: data\n> EOF\ndsh> "), "{folded}");
+        let cut = format!("dsh> x\n[… 19 lines (400 bytes) omitted; page them]\n{tail}");
+        assert!(fold_echo(&cut, &typed).contains("[… 37 more lines echoing"));
+    }
+
+    /// Output that repeats lines of the text, changed or not, is the program's: a run ends at
+    /// the first row that is not the echo, and rows without a continuation prompt before the
+    /// line (the line alone, `cat -n`'s numbers, `failed: item`) are no echo.
+    #[test]
+    fn program_output_like_the_text_is_never_folded() {
+        let lines: Vec<String> = (0..30).map(|i| format!("line {i}")).collect();
+        let typed = format!("sed 's/^line 15$/QQQQ/' <<'EOF'\n{}\nEOF", lines.join("\n"));
+        let echo: Vec<String> = lines.iter().map(|l| format!("> {l}")).collect();
+        let mut output = lines.clone();
+        output[15] = "QQQQ".to_owned();
+        let viewport = format!(
+            "sed 's/^line 15$/QQQQ/' <<'EOF'\n{}\n> EOF\n{}\ndsh> ",
+            echo.join("\n"),
+            output.join("\n")
+        );
+        let folded = fold_echo(&viewport, &typed);
+        assert!(folded.contains("[… 27 more lines echoing"), "{folded}");
+        assert!(
+            folded.ends_with(&format!("> EOF\n{}\ndsh> ", output.join("\n"))),
+            "{folded}"
+        );
+        for shown in [
+            lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| format!("{:6}\t{l}", i + 1))
+                .collect::<Vec<_>>(),
+            lines.iter().map(|l| format!("failed: {l}")).collect(),
+        ] {
+            let viewport = format!("dsh> other\n{}\ndsh> ", shown.join("\n"));
+            assert!(
+                matches!(fold_echo(&viewport, &typed), Cow::Borrowed(_)),
+                "{viewport}"
+            );
+        }
+        // A changed row in the middle of the echo itself ends the run there.
+        let mut echo_changed = echo.clone();
+        echo_changed[6] = "> WWWW".to_owned();
+        let viewport = format!("sed x\n{}\n> EOF\ndsh> ", echo_changed.join("\n"));
+        let typed_sed = typed.replacen("sed 's/^line 15$/QQQQ/' <<'EOF'", "sed x", 1);
+        let folded = fold_echo(&viewport, &typed_sed);
+        assert!(folded.contains("> WWWW"), "{folded}");
     }
 
     #[test]

@@ -481,7 +481,7 @@ async fn a_long_heredoc_echo_is_folded_in_the_text() {
         .await;
     let text = r.text();
     assert!(
-        text.contains("\n> row 1: some data\n[… 299 more lines echoing the text this send typed]\n> EOF\ndsh> wc -l"),
+        text.contains("\n> row 2: some data\n[… 297 more lines echoing the text this send typed]\n> row 300: some data\n> EOF\ndsh> wc -l"),
         "{text}"
     );
     assert!(text.contains("\n300\n"), "{text}");
@@ -491,6 +491,18 @@ async fn a_long_heredoc_echo_is_folded_in_the_text() {
     assert!(
         viewport.contains("> row 150: some data\n"),
         "{viewport:.300}"
+    );
+    // A program's output that repeats the text with changes is never folded (a breaker's).
+    let lines: Vec<String> = (0..30).map(|i| format!("line {i}")).collect();
+    let sed = format!(
+        "sed 's/^line 15$/QQQQ/;s/^line 7$/WWWW/' <<'EOF'\n{}\nEOF",
+        lines.join("\n")
+    );
+    let text = host.send(&agent, "pty-1", &sed).await.text();
+    assert!(text.contains("[… 27 more lines echoing"), "{text}");
+    assert!(
+        text.contains("\nline 6\nWWWW\nline 8\n") && text.contains("\nQQQQ\nline 16\n"),
+        "{text}"
     );
     host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;
