@@ -158,9 +158,12 @@ impl PreExecute for CommandPolicy {
             session.to_owned(),
         );
         let typed = edit(&self.unended.get(&key), text);
+        // The shell joins a line that ends in a backslash to the next (`r\` + `m x`).
+        let joined = typed.replace("\\\n", "").replace("\\\r", "");
         let worst = text
             .split(['\n', '\r'])
             .chain(typed.split(['\n', '\r']))
+            .chain(joined.split(['\n', '\r']))
             .map(|line| (line, self.line_verdict(line)))
             .max_by_key(|(_, (kind, _))| *kind);
         match worst {
@@ -321,6 +324,10 @@ mod tests {
             p.check(&typed("pty-1", "fs /dev/sda", true)),
             Decision::Allow
         );
+        // A backslash at a line's end joins it to the next, as the shell does.
+        assert!(denied(&p.check(&send("mk\\\nfs x"))));
+        assert_eq!(p.check(&typed("pty-3", "mk\\", false)), Decision::Allow);
+        assert!(denied(&p.check(&typed("pty-3", "\nfs x", true))));
         // Cursor keys and kills are followed (a breaker's ways past a pattern).
         for text in [
             "kfs x\u{1}m",

@@ -123,27 +123,54 @@ impl Line {
     }
 }
 
-/// `text` typed after `before` (the line earlier sends left unended, the cursor at its end),
-/// as the line editor holds it: completed lines with their line ends (`\n`, `\r`), then the
-/// unended rest. Followed: Backspace/DEL, Delete, Ctrl-D on text, the cursor keys (arrows
-/// left and right, Home, End, Ctrl-A/E/B/F, Meta-b/f and Ctrl-arrows by word), the kills
-/// (Ctrl-U, Ctrl-K, Ctrl-W, Meta-d, Meta-Backspace), Ctrl-T, Ctrl-C (discards the line),
-/// Ctrl-V (the next key is inserted as it is), a TAB (inserted, as the session's shell binds
-/// it), Meta-t, Meta-u, Meta-l and Meta-c, and a bracketed paste's markers (dropped). Other
-/// escape sequences and control keys, history and yank keys among them, are dropped.
-pub(crate) fn edit(before: &str, text: &str) -> String {
-    let mut out = String::with_capacity(before.len() + text.len());
-    let mut line = Line::default();
-    for c in before.chars() {
-        line.insert(c);
-    }
+/// One editing key, as [`keys`] reads it from the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    /// A character inserted (also after Ctrl-V, and a TAB).
+    Insert(char),
+    /// A line end: the line is entered.
+    Enter(char),
+    Left,
+    Right,
+    Home,
+    End,
+    /// Delete (the key) and Ctrl-D on text: the character under the cursor.
+    Delete,
+    /// Backspace, DEL.
+    Backspace,
+    WordLeft,
+    WordRight,
+    /// Meta-d.
+    KillWordForward,
+    /// Meta-Backspace.
+    KillWordBack,
+    /// Ctrl-U.
+    KillToStart,
+    /// Ctrl-K.
+    KillToEnd,
+    /// Ctrl-W.
+    UnixWordRubout,
+    TransposeChars,
+    TransposeWords,
+    Upcase,
+    Downcase,
+    Capitalize,
+    /// Ctrl-C, or the session's own clear-line key: the line is discarded.
+    Discard,
+    /// Meta-digit or Meta-minus: a numeric argument for the next key (readline's
+    /// `digit-argument`; plain digits right after it go on with it).
+    Argument(char),
+    /// Anything else: no change to the line.
+    Ignore,
+}
+
+/// The keys `text` types, in order.
+fn keys(text: &str) -> Vec<Key> {
+    let mut keys = Vec::new();
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        match c {
-            '\n' | '\r' => {
-                out.push_str(&line.take());
-                out.push(c);
-            }
+        let key = match c {
+            '\n' | '\r' => Key::Enter(c),
             '\u{1b}' => match chars.next() {
                 Some('[') => {
                     let mut params = String::new();
@@ -157,77 +184,179 @@ pub(crate) fn edit(before: &str, text: &str) -> String {
                     }
                     let by_word = params.contains(';');
                     match (last, params.as_str()) {
-                        (Some('C'), _) if by_word => line.cursor = line.word_forward(),
-                        (Some('D'), _) if by_word => line.cursor = line.word_back(),
-                        (Some('C'), _) => line.cursor = (line.cursor + 1).min(line.chars.len()),
-                        (Some('D'), _) => line.cursor = line.cursor.saturating_sub(1),
-                        (Some('H'), _) | (Some('~'), "1" | "7") => line.cursor = 0,
-                        (Some('F'), _) | (Some('~'), "4" | "8") => line.cursor = line.chars.len(),
-                        (Some('~'), "3") => line.kill(line.cursor, line.cursor + 1),
+                        (Some('C'), _) if by_word => Key::WordRight,
+                        (Some('D'), _) if by_word => Key::WordLeft,
+                        (Some('C'), _) => Key::Right,
+                        (Some('D'), _) => Key::Left,
+                        (Some('H'), _) | (Some('~'), "1" | "7") => Key::Home,
+                        (Some('F'), _) | (Some('~'), "4" | "8") => Key::End,
+                        (Some('~'), "3") => Key::Delete,
                         // The session's own clear-line key (see the bash backend).
-                        (Some('~'), "2025") => {
-                            line.take();
-                        }
-                        _ => {}
+                        (Some('~'), "2025") => Key::Discard,
+                        _ => Key::Ignore,
                     }
                 }
                 Some('O') => match chars.next() {
-                    Some('C') => line.cursor = (line.cursor + 1).min(line.chars.len()),
-                    Some('D') => line.cursor = line.cursor.saturating_sub(1),
-                    Some('H') => line.cursor = 0,
-                    Some('F') => line.cursor = line.chars.len(),
-                    _ => {}
+                    Some('C') => Key::Right,
+                    Some('D') => Key::Left,
+                    Some('H') => Key::Home,
+                    Some('F') => Key::End,
+                    _ => Key::Ignore,
                 },
-                Some('b' | 'B') => line.cursor = line.word_back(),
-                Some('f' | 'F') => line.cursor = line.word_forward(),
-                Some('d' | 'D') => line.kill(line.cursor, line.word_forward()),
-                Some('\u{7f}' | '\u{8}') => line.kill(line.word_back(), line.cursor),
-                Some('t' | 'T') => line.transpose_words(),
-                Some('u' | 'U') => line.case_word(|_, c| c.to_uppercase().next().unwrap_or(c)),
-                Some('l' | 'L') => line.case_word(|_, c| c.to_lowercase().next().unwrap_or(c)),
-                Some('c' | 'C') => line.case_word(|i, c| {
-                    let changed = if i == 0 {
-                        c.to_uppercase().next()
-                    } else {
-                        c.to_lowercase().next()
-                    };
-                    changed.unwrap_or(c)
-                }),
-                _ => {}
+                Some(d @ ('0'..='9' | '-')) => Key::Argument(d),
+                Some('b' | 'B') => Key::WordLeft,
+                Some('f' | 'F') => Key::WordRight,
+                Some('d' | 'D') => Key::KillWordForward,
+                Some('\u{7f}' | '\u{8}') => Key::KillWordBack,
+                Some('t' | 'T') => Key::TransposeWords,
+                Some('u' | 'U') => Key::Upcase,
+                Some('l' | 'L') => Key::Downcase,
+                Some('c' | 'C') => Key::Capitalize,
+                _ => Key::Ignore,
             },
-            '\u{8}' | '\u{7f}' => line.kill(line.cursor.saturating_sub(1), line.cursor),
-            '\u{4}' => line.kill(line.cursor, line.cursor + 1),
-            '\u{1}' => line.cursor = 0,
-            '\u{5}' => line.cursor = line.chars.len(),
-            '\u{2}' => line.cursor = line.cursor.saturating_sub(1),
-            '\u{6}' => line.cursor = (line.cursor + 1).min(line.chars.len()),
-            '\u{15}' => line.kill(0, line.cursor),
-            '\u{b}' => line.kill(line.cursor, line.chars.len()),
-            '\u{17}' => line.kill(line.unix_word_back(), line.cursor),
-            '\u{14}' => {
-                // transpose-chars: at the end of the line, the last two.
-                let at = if line.cursor == line.chars.len() {
-                    line.cursor.saturating_sub(1)
-                } else {
-                    line.cursor
-                };
-                if at > 0 && at < line.chars.len() {
-                    line.chars.swap(at - 1, at);
-                    line.cursor = at + 1;
-                }
-            }
+            '\u{8}' | '\u{7f}' => Key::Backspace,
+            '\u{4}' => Key::Delete,
+            '\u{1}' => Key::Home,
+            '\u{5}' => Key::End,
+            '\u{2}' => Key::Left,
+            '\u{6}' => Key::Right,
+            '\u{15}' => Key::KillToStart,
+            '\u{b}' => Key::KillToEnd,
+            '\u{17}' => Key::UnixWordRubout,
+            '\u{14}' => Key::TransposeChars,
             // An interrupt discards the line in a line editor.
-            '\u{3}' => {
-                line.take();
-            }
-            '\u{16}' => {
-                if let Some(next) = chars.next() {
-                    line.insert(next);
+            '\u{3}' => Key::Discard,
+            '\u{16}' => chars.next().map_or(Key::Ignore, Key::Insert),
+            '\t' => Key::Insert('\t'),
+            c if c.is_control() => Key::Ignore,
+            c => Key::Insert(c),
+        };
+        keys.push(key);
+    }
+    keys
+}
+
+/// The largest numeric argument followed (readline caps its own at 1,000,000).
+const MAX_ARGUMENT: u32 = 4096;
+
+/// `key` with its direction reversed, for a negative numeric argument (readline runs the
+/// opposite command); `None` for a key without an opposite, which then runs as it is.
+fn reversed(key: Key) -> Option<Key> {
+    Some(match key {
+        Key::Left => Key::Right,
+        Key::Right => Key::Left,
+        Key::WordLeft => Key::WordRight,
+        Key::WordRight => Key::WordLeft,
+        Key::Delete => Key::Backspace,
+        Key::Backspace => Key::Delete,
+        Key::KillWordForward => Key::KillWordBack,
+        Key::KillWordBack => Key::KillWordForward,
+        Key::KillToEnd => Key::KillToStart,
+        Key::KillToStart => Key::KillToEnd,
+        _ => return None,
+    })
+}
+
+impl Line {
+    /// Carries out one `key` (not a line end nor an argument).
+    fn apply(&mut self, key: Key) {
+        match key {
+            Key::Insert(c) => self.insert(c),
+            Key::Left => self.cursor = self.cursor.saturating_sub(1),
+            Key::Right => self.cursor = (self.cursor + 1).min(self.chars.len()),
+            Key::Home => self.cursor = 0,
+            Key::End => self.cursor = self.chars.len(),
+            Key::Delete => self.kill(self.cursor, self.cursor + 1),
+            Key::Backspace => self.kill(self.cursor.saturating_sub(1), self.cursor),
+            Key::WordLeft => self.cursor = self.word_back(),
+            Key::WordRight => self.cursor = self.word_forward(),
+            Key::KillWordForward => self.kill(self.cursor, self.word_forward()),
+            Key::KillWordBack => self.kill(self.word_back(), self.cursor),
+            Key::KillToStart => self.kill(0, self.cursor),
+            Key::KillToEnd => self.kill(self.cursor, self.chars.len()),
+            Key::UnixWordRubout => self.kill(self.unix_word_back(), self.cursor),
+            Key::TransposeChars => {
+                // At the end of the line, the last two.
+                let at = if self.cursor == self.chars.len() {
+                    self.cursor.saturating_sub(1)
+                } else {
+                    self.cursor
+                };
+                if at > 0 && at < self.chars.len() {
+                    self.chars.swap(at - 1, at);
+                    self.cursor = at + 1;
                 }
             }
-            '\t' => line.insert('\t'),
-            c if c.is_control() => {}
-            c => line.insert(c),
+            Key::TransposeWords => self.transpose_words(),
+            Key::Upcase => self.case_word(|_, c| c.to_uppercase().next().unwrap_or(c)),
+            Key::Downcase => self.case_word(|_, c| c.to_lowercase().next().unwrap_or(c)),
+            Key::Capitalize => self.case_word(|i, c| {
+                let changed = if i == 0 {
+                    c.to_uppercase().next()
+                } else {
+                    c.to_lowercase().next()
+                };
+                changed.unwrap_or(c)
+            }),
+            Key::Discard => {
+                self.take();
+            }
+            Key::Enter(_) | Key::Argument(_) | Key::Ignore => {}
+        }
+    }
+}
+
+/// `text` typed after `before` (the line earlier sends left unended, the cursor at its end),
+/// as the line editor holds it: completed lines with their line ends (`\n`, `\r`), then the
+/// unended rest. Followed: Backspace/DEL, Delete, Ctrl-D on text, the cursor keys (arrows
+/// left and right, Home, End, Ctrl-A/E/B/F, Meta-b/f and Ctrl-arrows by word), the kills
+/// (Ctrl-U, Ctrl-K, Ctrl-W, Meta-d, Meta-Backspace), Ctrl-T, Ctrl-C (discards the line),
+/// Ctrl-V (the next key is inserted as it is), a TAB (inserted, as the session's shell binds
+/// it), Meta-t, Meta-u, Meta-l and Meta-c, numeric arguments (Meta-digits and Meta-minus:
+/// the next key repeated, or its opposite for a negative one), and a bracketed paste's
+/// markers (dropped). Other escape sequences and control keys, history and yank keys among
+/// them, are dropped.
+pub(crate) fn edit(before: &str, text: &str) -> String {
+    let mut out = String::with_capacity(before.len() + text.len());
+    let mut line = Line::default();
+    for c in before.chars() {
+        line.insert(c);
+    }
+    // The numeric argument being typed: its sign and digits so far.
+    let mut argument: Option<(bool, Option<u32>)> = None;
+    for key in keys(text) {
+        match key {
+            Key::Argument('-') => argument = Some((true, argument.and_then(|(_, n)| n))),
+            Key::Argument(d) => {
+                let (negative, n) = argument.unwrap_or((false, None));
+                let n = n.unwrap_or(0).saturating_mul(10) + d.to_digit(10).unwrap_or(0);
+                argument = Some((negative, Some(n.min(MAX_ARGUMENT))));
+            }
+            // Plain digits right after an argument go on with it.
+            Key::Insert(d @ '0'..='9') if argument.is_some() => {
+                let (negative, n) = argument.unwrap_or((false, None));
+                let n = n.unwrap_or(0).saturating_mul(10) + d.to_digit(10).unwrap_or(0);
+                argument = Some((negative, Some(n.min(MAX_ARGUMENT))));
+            }
+            Key::Enter(c) => {
+                argument = None;
+                out.push_str(&line.take());
+                out.push(c);
+            }
+            key => {
+                let (negative, times) = match argument.take() {
+                    Some((negative, n)) => (negative, n.unwrap_or(1)),
+                    None => (false, 1),
+                };
+                let key = if negative {
+                    reversed(key).unwrap_or(key)
+                } else {
+                    key
+                };
+                for _ in 0..times {
+                    line.apply(key);
+                }
+            }
         }
     }
     out.push_str(&line.take());
@@ -282,6 +411,21 @@ mod tests {
         assert_eq!(ok("x\u{1b}[2025~ls"), "ls");
         // A line carried over from an earlier send goes on where its cursor was (the end).
         assert_eq!(edit("m a", "\u{1}r"), "rm a");
+    }
+
+    /// A breaker's way past the patterns: a numeric argument repeating a deletion (`Meta-2
+    /// Ctrl-D`), a movement, or an insertion; a negative one runs the opposite key.
+    #[test]
+    fn numeric_arguments_repeat_the_next_key() {
+        assert_eq!(ok("xxrm victim2\u{1}\u{1b}2\u{4}"), "rm victim2");
+        assert_eq!(ok("xxxrm victim3\u{1}\u{1b}3\u{1b}[3~"), "rm victim3");
+        assert_eq!(ok("echo bidden\u{1}\u{1b}5\u{6}for"), "echo forbidden");
+        assert_eq!(ok("echo bidden\u{1}\u{1b}5\u{1b}[Cfor"), "echo forbidden");
+        assert_eq!(ok("\u{1b}1\u{1b}2x"), "xxxxxxxxxxxx");
+        assert_eq!(ok("\u{1b}12x"), "xxxxxxxxxxxx");
+        assert_eq!(ok("rm xy\u{1b}-\u{1b}[D"), "rm xy");
+        assert_eq!(ok("rmzz x\u{1}\u{1b}f\u{1b}2\u{7f}"), "rm x");
+        assert_eq!(ok("rzzm x\u{1}\u{6}\u{6}\u{6}\u{1b}-\u{1b}2\u{4}"), "rm x");
     }
 
     #[test]
