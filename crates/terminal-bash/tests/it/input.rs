@@ -202,6 +202,9 @@ async fn a_line_ending_in_a_newline_is_entered_once() {
         let r = sh.send("echo hi\n").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         assert_eq!(r.viewport.matches("dsh>").count(), 1, "{r:?}");
+        let r = sh.send("echo x\necho y\r\n").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(r.viewport.matches("dsh>").count(), 2, "{r:?}");
         let r = sh
             .send("read -p 'Name: ' n; read -p 'Delete all? [Y/n] ' c; echo \"n=$n c=${c:-none}\"")
             .await;

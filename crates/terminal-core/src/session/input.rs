@@ -206,15 +206,14 @@ pub(super) fn is_paste(bytes: &[u8]) -> bool {
         .starts_with(PASTE_START)
 }
 
-/// `text` without its line ends when it is one line ending in them and is sent with Enter
-/// (`submit`): that Enter is the line's end. Typed as well, the line end would be a second
-/// Enter, which the next reader takes as an empty answer (a second `read -p`, `input()`, or
-/// gdb, which repeats its last command on an empty line). Several lines keep theirs (an empty
-/// line ends a Python block).
+/// `text` without its trailing line ends when it is sent with Enter (`submit`): that Enter is
+/// its last line's end. Typed as well, a line end would be a second Enter, which the next
+/// reader takes as an empty answer (a second `read -p`, `input()`, or gdb, which repeats its
+/// last command on an empty line). Not for a Python REPL, where an empty line ends a block
+/// (its input is shaped elsewhere).
 pub(super) fn without_doubled_enter(text: &str, submit: bool) -> &str {
-    let line = text.trim_end_matches(['\n', '\r']);
-    if submit && line.len() < text.len() && !line.contains(['\n', '\r']) {
-        line
+    if submit {
+        text.trim_end_matches(['\n', '\r'])
     } else {
         text
     }

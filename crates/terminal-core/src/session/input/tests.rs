@@ -444,8 +444,8 @@ fn several_python_statements_leave_a_last_block_header_open() {
     );
 }
 
-/// One line ending in a line end and sent with Enter gets one Enter, not two (the second was an
-/// empty answer to the next prompt); several lines, or text sent without Enter, keep theirs.
+/// Text ending in a line end and sent with Enter gets one Enter there, not two (the second was
+/// an empty answer to the next prompt, or gdb's repeat); text sent without Enter keeps its.
 #[test]
 fn one_line_sent_with_enter_ends_once() {
     assert_eq!(without_doubled_enter("bob\n", true), "bob");
@@ -454,7 +454,8 @@ fn one_line_sent_with_enter_ends_once() {
     assert_eq!(without_doubled_enter("bob\n", false), "bob\n");
     assert_eq!(without_doubled_enter("bob", true), "bob");
     assert_eq!(
-        without_doubled_enter("def f():\n    return 1\n", true),
-        "def f():\n    return 1\n"
+        without_doubled_enter("info line\nnext\n", true),
+        "info line\nnext"
     );
+    assert_eq!(without_doubled_enter("a\r\nb\r\n", true), "a\r\nb");
 }
