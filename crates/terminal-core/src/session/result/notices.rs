@@ -168,6 +168,6 @@ pub(super) fn survived_signal_notice(
         _ => return None,
     };
     Some(format!(
-        "[signal: {program} is still running after {signal} (it ignores or handles it): send terminal_signal {next} to stop it]"
+        "[signal: {program} is still running after {signal} (it ignores or handles it, or is busy in code that does not check for it): send terminal_signal {next} to stop it]"
     ))
 }
