@@ -500,6 +500,19 @@ async fn output_after_an_unterminated_osc_is_shown() {
             .await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         assert!(r.viewport.ends_with("\n1\n2\n3\ndsh> "), "{r:?}");
+        // So does a DCS, SOS, PM or APC string left open (a breaker's).
+        for opener in ["\\eP", "\\e_", "\\e^", "\\eX"] {
+            let r = sh
+                .send(&format!(
+                    "printf 'start{opener}'; seq 1 5; echo 'ERROR found'"
+                ))
+                .await;
+            assert_eq!(r.exit_code, Some(0), "{r:?}");
+            assert!(
+                r.viewport.ends_with("\n2\n3\n4\n5\nERROR found\ndsh> "),
+                "{opener}: {r:?}"
+            );
+        }
         sh.close().await;
     })
     .await;

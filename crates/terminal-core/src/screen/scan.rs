@@ -29,12 +29,12 @@ pub(crate) enum Step {
     /// Inside an oversized OSC payload or a DCS, SOS, PM or APC string: do not feed this byte
     /// to the emulator.
     Skip,
-    /// A newline or carriage return inside an OSC: the OSC ends here, unterminated (the
-    /// emulator is to get a CAN first), and the byte is text. An OSC a program never ended (a log cut off inside a
-    /// hyperlink, a stray `ESC ]`) would otherwise take in all the output after it, up to the
-    /// next ESC, and show none of it; an OSC's payload (a title, a hyperlink, a clipboard's
-    /// base64, a mark) is one line. A DCS, SOS, PM or APC string still runs to its end: its
-    /// body may be lines of data (sixel graphics).
+    /// A newline or carriage return inside an OSC or a DCS, SOS, PM or APC string: the string
+    /// ends here, unterminated (the emulator is to get a CAN first), and the byte is text. A
+    /// string a program never ended (a log cut off inside a hyperlink, a stray `ESC ]` or
+    /// `ESC P`) would otherwise take in all the output after it, up to the next ESC, and show
+    /// none of it. Strings programs send are one line (a title, a hyperlink, a clipboard's
+    /// base64, a mark, a terminal query, sixel data, whose own line break is `-`).
     StringAborted,
 }
 
@@ -222,7 +222,8 @@ impl EscScanner {
                 }
             },
             // Unlike an OSC, a DCS, SOS, PM or APC string does not end at BEL (vte, xterm).
-            // Its body is not the emulator's: what ends it is.
+            // Its body is not the emulator's: what ends it is (or a line end: see
+            // `Step::StringAborted`).
             State::Str => match b {
                 ESC => {
                     self.state = State::Escape;
@@ -230,6 +231,7 @@ impl EscScanner {
                     Step::Other
                 }
                 CAN | SUB => self.end(true),
+                b'\n' | b'\r' => self.abort_string(),
                 _ => Step::Skip,
             },
         }
@@ -330,7 +332,7 @@ mod tests {
     fn a_string_sequence_ends_at_st_not_bel() {
         for start in [b'P', b'X', b'^', b'_'] {
             let mut bytes = vec![0x1b, start];
-            bytes.extend_from_slice(b"xyz\x07hidden\r\n\x1b\\done");
+            bytes.extend_from_slice(b"xyz\x07hidden\x1b\\done");
             let st = steps(&bytes);
             let end = bytes.len() - 5;
             assert!(st[..2].iter().all(|s| *s == Step::Other), "{st:?}");

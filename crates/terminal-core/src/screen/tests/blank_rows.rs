@@ -104,30 +104,44 @@ fn a_reverse_index_behind_an_unfinished_designation_moves_rows_down() {
     );
 }
 
-/// A DCS string holds everything up to `ESC \`, BEL included: lines inside it are not text,
-/// however many (many plain lines take the path that skips the emulator), nor the rest of a
-/// string after a character whose UTF-8 holds the byte 0x9C (a C1 string terminator to a
-/// byte parser).
+/// A DCS string holds everything up to `ESC \`, BEL included, on its line: the rest of that
+/// line is not text, nor the rest of it after a character whose UTF-8 holds the byte 0x9C (a
+/// C1 string terminator to a byte parser). A string left open ends at the line end: the lines
+/// after it show, however many (many plain lines take the path that skips the emulator), as
+/// the emulator shows them.
 #[test]
-fn lines_inside_a_dcs_string_are_not_shown() {
+fn a_dcs_string_hides_its_line_and_ends_at_the_line_end() {
     for (n, body) in [(5, "xyz\x07"), (60, "xyz"), (3, "1;2q#0Ŝ✜"), (40, "✜")] {
         let mut s = Screen::new(config(12, 20), Some(nonce()));
         s.feed(format!("\x1bP{body}").as_bytes());
         let mut lines = Vec::new();
         for i in 1..=n {
-            lines.extend_from_slice(format!("hidden{i}\r\n").as_bytes());
+            lines.extend_from_slice(format!("line{i}\r\n").as_bytes());
         }
         s.feed(&lines);
         s.feed(b"\x1b\\done\r\n");
         let t = s.transcript();
-        assert!(!t.contains("hidden") && t.contains("done"), "{n}: {t:?}");
+        let rows: Vec<&str> = t.lines().collect();
+        assert!(!rows.contains(&"line1"), "{n}: {t:?}");
+        assert!(
+            rows.contains(&"line2") && rows.contains(&"done"),
+            "{n}: {t:?}"
+        );
+        assert!(rows.contains(&format!("line{n}").as_str()), "{n}: {t:?}");
     }
     for start in ['X', '^', '_'] {
         let mut s = Screen::new(config(12, 20), Some(nonce()));
-        s.feed(format!("\x1b{start}Ŝhidden\r\n✜hidden\x1b\\done\r\n").as_bytes());
+        s.feed(format!("\x1b{start}Ŝhidden\x1b\\done\r\n").as_bytes());
         let t = s.transcript();
         assert!(
             !t.contains("hidden") && t.contains("done"),
+            "{start}: {t:?}"
+        );
+        let mut s = Screen::new(config(12, 20), Some(nonce()));
+        s.feed(format!("\x1b{start}Ŝhidden\r\n✜shown\r\n").as_bytes());
+        let t = s.transcript();
+        assert!(
+            !t.contains("hidden") && t.contains("✜shown"),
             "{start}: {t:?}"
         );
     }
