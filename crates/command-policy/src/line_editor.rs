@@ -327,13 +327,10 @@ pub(crate) fn edit(before: &str, text: &str) -> String {
     for key in keys(text) {
         match key {
             Key::Argument('-') => argument = Some((true, argument.and_then(|(_, n)| n))),
-            Key::Argument(d) => {
-                let (negative, n) = argument.unwrap_or((false, None));
-                let n = n.unwrap_or(0).saturating_mul(10) + d.to_digit(10).unwrap_or(0);
-                argument = Some((negative, Some(n.min(MAX_ARGUMENT))));
-            }
             // Plain digits right after an argument go on with it.
-            Key::Insert(d @ '0'..='9') if argument.is_some() => {
+            Key::Argument(d) | Key::Insert(d @ '0'..='9')
+                if matches!(key, Key::Argument(_)) || argument.is_some() =>
+            {
                 let (negative, n) = argument.unwrap_or((false, None));
                 let n = n.unwrap_or(0).saturating_mul(10) + d.to_digit(10).unwrap_or(0);
                 argument = Some((negative, Some(n.min(MAX_ARGUMENT))));
