@@ -69,11 +69,9 @@ pub trait BackendSession: Send + Sync + 'static {
     /// After a signal to the program group `pgid`: the name of its program when, `within`
     /// later, the group still holds the terminal and is not waiting for input (it ignores or
     /// handles the signal, busy); `None` as soon as it ended, gave the terminal back or reads
-    /// input again (a REPL back at its prompt), and for a backend that cannot tell.
-    async fn busy_after_signal(&self, pgid: i32, within: std::time::Duration) -> Option<String> {
-        let _ = (pgid, within);
-        None
-    }
+    /// input again (a REPL back at its prompt). No default: a session that wraps another
+    /// must pass it on (a default of `None` once hid it behind the capped session).
+    async fn busy_after_signal(&self, pgid: i32, within: std::time::Duration) -> Option<String>;
     /// Whether the shell's working directory was removed since it entered it (a directory
     /// deleted and perhaps made again under the same name): an idle shell there would not see
     /// the directory now at that path. Reads `/proc` (brief).

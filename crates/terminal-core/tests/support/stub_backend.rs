@@ -378,6 +378,10 @@ impl BackendSession for StubSession {
             alternate_screen: false,
         })
     }
+    /// The stub's programs are never busy after a signal.
+    async fn busy_after_signal(&self, _pgid: i32, _within: std::time::Duration) -> Option<String> {
+        None
+    }
     fn signal(&self, _signal: TerminalSignal) -> Result<SignalResult, TerminalError> {
         if self.is_closed() {
             return Err(TerminalError::new(
