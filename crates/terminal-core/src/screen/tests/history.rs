@@ -79,9 +79,9 @@ fn history_is_bounded_by_bytes_and_lines() {
     assert_eq!(s.transcript(), "46\n47\n48\n49\n");
 }
 
-#[test]
-fn anchor_that_fell_out_of_history_reports_truncation() {
-    let mut s = Screen::new(
+/// A screen of 3 rows keeping 5 lines of history: 20 lines fed make it drop some.
+fn tiny_history() -> Screen {
+    Screen::new(
         ScreenConfig {
             rows: 3,
             cols: 20,
@@ -89,7 +89,12 @@ fn anchor_that_fell_out_of_history_reports_truncation() {
             scrollback_max_bytes: 1 << 20,
         },
         None,
-    );
+    )
+}
+
+#[test]
+fn anchor_that_fell_out_of_history_reports_truncation() {
+    let mut s = tiny_history();
     let a = s.anchor();
     for i in 0..20 {
         s.feed(format!("{i}\r\n").as_bytes());
@@ -103,15 +108,7 @@ fn anchor_that_fell_out_of_history_reports_truncation() {
 /// it was cut (older lines are gone); a page of newer lines is whole.
 #[test]
 fn a_page_is_cut_by_a_drop_only_when_it_reaches_the_oldest_line() {
-    let mut s = Screen::new(
-        ScreenConfig {
-            rows: 3,
-            cols: 20,
-            scrollback_lines: 5,
-            scrollback_max_bytes: 1 << 20,
-        },
-        None,
-    );
+    let mut s = tiny_history();
     for i in 0..20 {
         s.feed(format!("{i}\r\n").as_bytes());
     }
