@@ -270,6 +270,35 @@ async fn c18_setsid_daemon_is_killed_by_close() {
     .await;
 }
 
+/// Children that outlive the shell's `exit` (nohup, setsid) keep running until the close, and
+/// the exit's result names them; an exit that leaves nothing running says nothing of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn processes_left_running_by_exit_are_named() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("nohup sleep 1002 >/dev/null 2>&1 & setsid sleep 1003 & echo started")
+            .await;
+        assert!(r.viewport.contains("\nstarted\n"), "{:?}", r.viewport);
+        let r = sh.send("exit").await;
+        assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
+        let notices = r.notices.join("\n");
+        assert!(
+            notices.contains("2 processes it started still run (sleep)"),
+            "{r:?}"
+        );
+        assert!(!session_pids(&sh.id).is_empty(), "they still run");
+        sh.close().await;
+
+        let sh = Shell::open(config()).await;
+        let r = sh.send("exit").await;
+        assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c19_term_trap_runs_before_kill() {
     within(async {

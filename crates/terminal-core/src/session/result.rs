@@ -102,6 +102,9 @@ pub(super) struct SettleFacts {
     /// The send ended because the session was closed while it waited (`terminal_close`, or
     /// the host ending).
     pub(super) closed: bool,
+    /// The command names of processes the session started that still run after its shell
+    /// exited (`nohup cmd &` outside a sandbox): they run until the session is closed.
+    pub(super) left_running: Vec<String>,
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -256,6 +259,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         ),
         (facts.exit_unknown, Some(EXIT_UNKNOWN_NOTICE.to_owned())),
         (facts.closed && exited, Some(CLOSED_NOTICE.to_owned())),
+        (
+            exited && !facts.closed && !facts.left_running.is_empty(),
+            Some(left_running_notice(&facts.left_running)),
+        ),
     ]
     .into_iter()
     .filter(|(on, _)| *on)

@@ -40,6 +40,7 @@ use span::Span;
 
 mod anchor;
 mod handle;
+mod left_running;
 mod pacing;
 mod prepare;
 mod python_input;
@@ -138,33 +139,6 @@ impl SendOp {
         span.requested_signal
             .filter(|_| !span.cancel_requested)
             .map_or((TerminalSignal::Sigint, false), |signal| (signal, true))
-    }
-
-    /// Drops the input this send has not typed yet (a signal reached the foreground).
-    pub(super) fn drop_untyped(&self) {
-        self.untyped_dropped.store(true, Ordering::SeqCst);
-        self.wake.notify_one();
-    }
-
-    /// Hands `signal` to this send (see `Span::requested_signal`); `false` once settled.
-    pub(super) fn request_signal(&self, signal: TerminalSignal) -> bool {
-        if self.is_settled() {
-            return false;
-        }
-        self.span().requested_signal = Some(signal);
-        self.wake.notify_one();
-        true
-    }
-
-    /// Resolves at the next explicit wake-up (cancel, close).
-    pub(super) async fn woken(&self) {
-        self.wake.notified().await;
-    }
-
-    /// Ends a pending send because the session closed: it settles as `session_exit`.
-    pub(super) fn settle_on_close(&self) {
-        self.settle(Settle::Exit, None);
-        self.wake.notify_one();
     }
 
     /// Drives the send from write to settlement. See the module docs.
@@ -512,6 +486,9 @@ impl SendOp {
                 awaited_repl |= awaits_output;
                 if !awaits_output {
                     self.unprompted_wait.store(kind, Ordering::SeqCst);
+                    if reason == Settle::Exit && !shared.lock().closing {
+                        self.note_left_running(&inner).await;
+                    }
                     if initializing && reason == Settle::Prompt {
                         let sh = Arc::clone(&shared);
                         let _ = tokio::task::spawn_blocking(move || sh.record_shell_image()).await;

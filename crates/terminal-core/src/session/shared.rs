@@ -87,6 +87,9 @@ pub(super) struct State {
     pub(super) typed_unended: bool,
     /// The last send settled with the session's shell itself stopped (`suspend`, SIGSTOP).
     pub(super) shell_stopped: bool,
+    /// The command names of processes the session started that still ran after its shell
+    /// exited, for the exit's result (see `send::left_running`).
+    pub(super) left_running: Vec<String>,
 }
 
 /// The unended canonical-mode line sends typed (see `State::unended_line`).
@@ -126,6 +129,7 @@ impl State {
             write_row: 0,
             typed_unended: false,
             shell_stopped: false,
+            left_running: Vec::new(),
         }
     }
 

@@ -62,6 +62,36 @@ pub(super) const CLOSED_NOTICE: &str = "[session: closed while this send waited 
      (terminal_close, or the host ending); every process it started was stopped, so the \
      session's exit is the close's doing, not a crash]";
 
+/// The notice for [`SettleFacts::left_running`]: how many processes, and their distinct
+/// command names (the first [`LEFT_RUNNING_NAMES_SHOWN`]).
+pub(super) fn left_running_notice(names: &[String]) -> String {
+    let mut distinct: Vec<&str> = Vec::new();
+    for name in names {
+        if !distinct.contains(&name.as_str()) {
+            distinct.push(name);
+        }
+    }
+    let more = if distinct.len() > LEFT_RUNNING_NAMES_SHOWN {
+        ", …"
+    } else {
+        ""
+    };
+    distinct.truncate(LEFT_RUNNING_NAMES_SHOWN);
+    let (count, verb) = match names.len() {
+        1 => ("1 process".to_owned(), "runs"),
+        n => (format!("{n} processes"), "run"),
+    };
+    format!(
+        "[session: the shell exited, but {count} it started still {verb} ({}{more}): \
+         what outlives the shell (nohup, setsid, disown) keeps running until terminal_close \
+         stops it]",
+        distinct.join(", ")
+    )
+}
+
+/// How many distinct command names [`left_running_notice`] lists.
+const LEFT_RUNNING_NAMES_SHOWN: usize = 5;
+
 /// The notice for [`SettleFacts::exit_unknown`].
 pub(super) const EXIT_UNKNOWN_NOTICE: &str = "[shell: this command's exit code is unknown: no \
      mark said where it started (bash prints none for a line it cannot parse, nor after a \

@@ -41,6 +41,7 @@ fn facts(reason: Settle) -> SettleFacts {
         survived: None,
         exit_unknown: false,
         closed: false,
+        left_running: Vec::new(),
     }
 }
 
@@ -351,4 +352,35 @@ fn a_send_ended_by_a_close_says_so() {
     insta::assert_snapshot!("closed", assemble(closed).notices.join("\n"));
     // A shell that exited by itself was not closed.
     assert!(assemble(facts(Settle::Exit)).notices.is_empty());
+}
+
+#[test]
+fn processes_left_running_after_the_shell_exited_are_named() {
+    let names = |n: &[&str]| n.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let left = SettleFacts {
+        left_running: names(&["sleep", "sleep", "python3"]),
+        ..facts(Settle::Exit)
+    };
+    insta::assert_snapshot!("left_running", assemble(left).notices.join("\n"));
+    let one = SettleFacts {
+        left_running: names(&["sleep"]),
+        ..facts(Settle::Exit)
+    };
+    insta::assert_snapshot!("left_running_one", assemble(one).notices.join("\n"));
+    let many = SettleFacts {
+        left_running: names(&["a", "b", "c", "d", "e", "f"]),
+        ..facts(Settle::Exit)
+    };
+    let notice = assemble(many).notices.join("\n");
+    assert!(
+        notice.contains("6 processes") && notice.contains("(a, b, c, d, e, …"),
+        "{notice}"
+    );
+    // A close stops them: its own notice says so.
+    let closed = SettleFacts {
+        left_running: names(&["sleep"]),
+        closed: true,
+        ..facts(Settle::Exit)
+    };
+    assert!(!assemble(closed).notices.join("\n").contains("still run"));
 }

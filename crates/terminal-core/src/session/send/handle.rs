@@ -7,7 +7,40 @@ use crate::backend::OperationHandle;
 use crate::error::{TerminalError, TerminalErrorCode};
 use crate::types::{InputMode, SendProgress, SendRead, SendResult};
 
+use crate::readiness::Settle;
+use crate::types::TerminalSignal;
+
 use super::SendOp;
+
+/// What the session's signal, cancel and close paths do to a send.
+impl SendOp {
+    /// Drops the input this send has not typed yet (a signal reached the foreground).
+    pub(in crate::session) fn drop_untyped(&self) {
+        self.untyped_dropped.store(true, Ordering::SeqCst);
+        self.wake.notify_one();
+    }
+
+    /// Hands `signal` to this send (see `Span::requested_signal`); `false` once settled.
+    pub(in crate::session) fn request_signal(&self, signal: TerminalSignal) -> bool {
+        if self.is_settled() {
+            return false;
+        }
+        self.span().requested_signal = Some(signal);
+        self.wake.notify_one();
+        true
+    }
+
+    /// Resolves at the next explicit wake-up (cancel, close).
+    pub(in crate::session) async fn woken(&self) {
+        self.wake.notified().await;
+    }
+
+    /// Ends a pending send because the session closed: it settles as `session_exit`.
+    pub(in crate::session) fn settle_on_close(&self) {
+        self.settle(Settle::Exit, None);
+        self.wake.notify_one();
+    }
+}
 
 #[async_trait::async_trait]
 impl OperationHandle for SendOp {

@@ -101,6 +101,7 @@ impl SendOp {
         }
         let status = st.status();
         let closed = reason == Settle::Exit && st.closing;
+        let left_running = std::mem::take(&mut st.left_running);
         let alternate = st.screen.alternate_screen();
         let left_alternate = st.screen.take_prompt_left_alternate();
         let modes_restored = st.screen.take_modes_restored();
@@ -234,6 +235,7 @@ impl SendOp {
             survived,
             exit_unknown,
             closed,
+            left_running,
         });
         tracing::debug!(
             wait = ?result.wait_reason,
