@@ -39,8 +39,8 @@ pub(crate) use activity::{group_activity_in, group_relays_in};
 pub use cgroup::{NO_CGROUP2_ENV, SessionCgroup};
 pub(crate) use exit_status::ExitWatch;
 pub use procfs::{
-    IdentityStatus, ProcessIdentity, StatInfo, foreground_pgid, group_name, pid_in_own_namespace,
-    stat,
+    IdentityStatus, ProcessIdentity, StatInfo, foreground_pgid, group_name, pgid_in_own_namespace,
+    pid_in_own_namespace, stat,
 };
 pub(crate) use procfs::{age, cmdline, fd_leaves_stdin, group_member};
 pub use reap::{enable_child_subreaper, reap_adopted_zombies};

@@ -338,6 +338,21 @@ async fn marks_readiness_signals_and_close_work_inside_the_sandbox() {
             let r = sh.send("echo after-$?").await;
             assert!(r.viewport.contains("\nafter-143\n"), "{r:?}");
         }
+        // A pipeline whose first command (the group's leader) has ended: the group keeps
+        // its id, which only its other members can still tell.
+        let r = sh
+            .send("true | sh -c 'echo pgid=$(ps -o pgid= -p $$ | tr -d \" \"); exec sleep 100'")
+            .await;
+        let inside: i32 = r
+            .viewport
+            .lines()
+            .find_map(|l| l.strip_prefix("pgid="))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{r:?}"));
+        let s = sh.session.signal(TerminalSignal::Sigterm).unwrap();
+        assert_eq!(s.session_pgid, inside, "{s:?}");
+        let r = sh.send("echo after-$?").await;
+        assert!(r.viewport.contains("\nafter-143\n"), "{r:?}");
         // Every background form, then close: nothing may remain.
         let r = sh
             .send(

@@ -194,6 +194,30 @@ pub fn pid_in_own_namespace(pid: i32) -> i32 {
         .unwrap_or(pid)
 }
 
+/// Process group `pgid`'s id in its members' own PID namespace (the last `NSpgid` entry of a
+/// live member's `/proc/<pid>/status`, see [`group_member`]): what the processes of a
+/// sandboxed session see as the group's id, also once the group's leader is gone (`true |
+/// less`: the group keeps the leader's id). `pgid` itself outside a PID namespace, or when no
+/// member can be read.
+#[must_use]
+pub fn pgid_in_own_namespace(pgid: i32) -> i32 {
+    if pgid <= 0 {
+        return pgid;
+    }
+    group_member(pgid)
+        .and_then(|member| {
+            let status = fs::read_to_string(
+                Path::new("/proc")
+                    .join(member.pid.to_string())
+                    .join("status"),
+            )
+            .ok()?;
+            let line = status.lines().find(|l| l.starts_with("NSpgid:"))?;
+            line.split_whitespace().last()?.parse().ok()
+        })
+        .unwrap_or(pgid)
+}
+
 /// Whether process `pid`'s file descriptor `fd` (1: standard output, 2: standard error) is
 /// another file than its standard input (the terminal, for a shell): `exec >file` or
 /// `exec 2>file` in the shell, or closed (`exec 1>&-`). `false` when standard input or the
@@ -338,6 +362,10 @@ mod tests {
         }
         assert_eq!(pid_in_own_namespace(i32::MAX), i32::MAX);
         assert_eq!(pid_in_own_namespace(0), 0);
+        // This process's own group, numbered outside any PID namespace.
+        let group = rustix::process::getpgrp().as_raw_nonzero().get();
+        assert_eq!(pgid_in_own_namespace(group), group);
+        assert_eq!(pgid_in_own_namespace(i32::MAX), i32::MAX);
     }
 
     #[test]

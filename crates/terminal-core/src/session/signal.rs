@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use crate::error::{TerminalError, TerminalErrorCode};
-use crate::process::pid_in_own_namespace;
+use crate::process::pgid_in_own_namespace;
 use crate::readiness::WEAK_WAIT_QUIET;
 use crate::screen::PromptState;
 use crate::types::{SignalDelivery, SignalResult, TerminalSignal};
@@ -45,7 +45,7 @@ pub(super) fn signal(
     if idle_at_prompt {
         return Ok(SignalResult {
             target_pgid: shared.shell_pgid(),
-            session_pgid: pid_in_own_namespace(shared.shell_pgid()),
+            session_pgid: pgid_in_own_namespace(shared.shell_pgid()),
             delivered: false,
             shell_targeted: true,
             shell_ran_command: false,
@@ -69,7 +69,7 @@ pub(super) fn signal(
         if op.request_signal(signal) {
             return Ok(SignalResult {
                 target_pgid: shared.shell_pgid(),
-                session_pgid: pid_in_own_namespace(shared.shell_pgid()),
+                session_pgid: pgid_in_own_namespace(shared.shell_pgid()),
                 delivered: true,
                 shell_targeted: false,
                 shell_ran_command: false,
@@ -99,14 +99,14 @@ pub(super) fn signal(
     let numbered = shared
         .pty
         .foreground_pgid()
-        .map(|pgid| (pgid, pid_in_own_namespace(pgid)));
+        .map(|pgid| (pgid, pgid_in_own_namespace(pgid)));
     let (target_pgid, delivery) = deliver(shared, signal, true)?;
     let shell_targeted = target_pgid == shared.shell_pgid() && !replaced;
     Ok(SignalResult {
         target_pgid,
         session_pgid: numbered
             .filter(|&(pgid, _)| pgid == target_pgid)
-            .map_or_else(|| pid_in_own_namespace(target_pgid), |(_, n)| n),
+            .map_or_else(|| pgid_in_own_namespace(target_pgid), |(_, n)| n),
         delivered: true,
         shell_targeted,
         shell_ran_command: shell_targeted && ran_command,
