@@ -74,6 +74,21 @@ pub(super) struct Cancel {
     pub(super) interrupted: Arc<AtomicBool>,
 }
 
+/// The notice ending a killed job's output when its command ran to its end all the same.
+pub(super) const KILL_MISSED_NOTICE: &str = "[job: job_kill did not stop the command: it ran on \
+     to its end and exited 0 (a program that handles SIGINT and SIGTERM and exits 0, or a \
+     command line the session's shell goes on with because it ignores them, trap '' INT TERM: \
+     the signals stopped only the program running at the time), so the job counts as \
+     completed]";
+
+/// Whether `result` shows the job's command ran to its end: the shell's prompt came back with
+/// exit status 0 (a command a signal stopped exits 128 + the signal's number).
+fn ran_to_its_end(result: &SendResult) -> bool {
+    result.wait_reason == WaitReason::StdinRead
+        && result.foreground.is_none()
+        && result.exit_code == Some(0)
+}
+
 /// How long a follow-up poll may wait for the previous send to release the session's slot.
 const SLOT_RELEASE_WAIT: Duration = Duration::from_secs(5);
 
@@ -100,7 +115,7 @@ pub(super) async fn follow(
         interrupted,
     } = cancel;
     let outcome = |result: &SendResult, earlier: &EarlierExits| {
-        let status = if cancel_requested.load(Ordering::SeqCst) {
+        let status = if cancel_requested.load(Ordering::SeqCst) && !ran_to_its_end(result) {
             FinalStatus::Killed
         } else {
             FinalStatus::Completed
@@ -144,7 +159,11 @@ pub(super) async fn follow(
         };
         // The job's output ends with the notices of the send it settled on, as a foreground
         // result does (a full-screen program left on, the terminal modes restored, a cap hit).
-        let finish = |notices: &[String]| {
+        let finish = |result: &SendResult| {
+            let mut notices = result.notices.clone();
+            if cancel_requested.load(Ordering::SeqCst) && ran_to_its_end(result) {
+                notices.push(KILL_MISSED_NOTICE.to_owned());
+            }
             if let Some(s) = stream.lock().as_mut() {
                 s.drain();
                 if !notices.is_empty() {
@@ -156,7 +175,10 @@ pub(super) async fn follow(
         let result = match settled {
             Ok(result) => result,
             Err(e) => {
-                finish(&[]);
+                if let Some(s) = stream.lock().as_mut() {
+                    s.drain();
+                    s.finished = true;
+                }
                 return Ok(JobOutcome::new(
                     FinalStatus::Failed,
                     Some(format!("Error: {e}")),
@@ -173,7 +195,7 @@ pub(super) async fn follow(
         // the send settled (on silence, the program still running) is repeated on a poll.
         let killed = cancel_requested.load(Ordering::SeqCst) && interrupted.load(Ordering::SeqCst);
         if !unproven || !running || killed {
-            finish(&result.notices);
+            finish(&result);
             return Ok(outcome(&result, &earlier));
         }
         let poll = SendRequest {
@@ -188,7 +210,7 @@ pub(super) async fn follow(
             // The session closed or exited meanwhile: the last result stands.
             Err(e) => {
                 tracing::debug!(session_id = %id, error = %e, "background send not followed further");
-                finish(&result.notices);
+                finish(&result);
                 return Ok(outcome(&result, &earlier));
             }
         };
@@ -203,5 +225,13 @@ pub(super) async fn follow(
         if cancel_requested.load(Ordering::SeqCst) && next.cancel() {
             interrupted.store(true, Ordering::SeqCst);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_kill_missed_notice() {
+        insta::assert_snapshot!(super::KILL_MISSED_NOTICE);
     }
 }

@@ -466,3 +466,30 @@ async fn keys_that_quit_a_programs_job_left_put_its_status_in_the_past_at_once()
     );
     host.shutdown().await;
 }
+
+/// A kill that stops nothing of the command line (the session's shell ignores SIGINT, and so
+/// does each program it starts) leaves the job completed, saying the kill did not stop it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_the_command_line_runs_through_is_not_reported_as_a_kill() {
+    let (host, agent, session) = host_with_session().await;
+    host.send(&agent, &session, "trap '' INT").await;
+    let job = start_until(
+        &host,
+        &agent,
+        &session,
+        "for i in 1 2; do echo n$i; sleep 1; done; echo LOOP-END",
+        "n1",
+    )
+    .await;
+    let read = kill_and_wait(&host, &agent, &job).await;
+    assert!(read.contains("LOOP-END"), "{read}");
+    assert!(
+        read.contains("[job: job_kill did not stop the command"),
+        "{read}"
+    );
+    assert!(
+        status_line(&read).starts_with("[status: completed"),
+        "{read}"
+    );
+    host.shutdown().await;
+}
