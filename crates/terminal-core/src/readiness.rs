@@ -109,6 +109,10 @@ pub(crate) struct ReadinessTiming {
     pub(crate) timeout: Duration,
     /// What output silence alone may settle.
     pub(crate) silence_rule: SilenceRule,
+    /// The send gave its own deadline (`timeoutMs`): a foreground blocked on events with a
+    /// timeout (a download's poll, `asyncio.sleep`, an event loop's timer) counts as busy, so
+    /// silence waits for it up to that deadline instead of settling at the idle window.
+    pub(crate) waits_out_timed_waits: bool,
 }
 
 /// The foreground observed before the input was written.
@@ -152,6 +156,9 @@ pub(crate) struct Observation {
     /// The same probe's verdict that `fg` is busy (computing, sleeping on a timer, waiting on
     /// busy children), when one ran for this evaluation.
     pub(crate) fg_busy: Option<bool>,
+    /// The same probe found `fg` blocked on events other than the terminal, each wait with a
+    /// timeout (`GroupActivity::TimedWait`): busy to a send that gave its own deadline.
+    pub(crate) fg_timed_wait: bool,
     /// The probe found `fg` waiting on the terminal among other event sources.
     pub(crate) fg_wait_among_others: bool,
     /// The same probe found `fg`'s terminal wait bounded by a timeout: the program wakes by
@@ -525,6 +532,7 @@ impl Readiness {
             }
         }
         if let (Some(busy), Some(fg)) = (o.fg_busy, o.fg) {
+            let busy = busy || (o.fg_timed_wait && self.timing.waits_out_timed_waits);
             self.busy = Some((fg, busy));
         }
         self.alternate = o.alternate_screen;

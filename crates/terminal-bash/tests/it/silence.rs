@@ -60,6 +60,36 @@ async fn a_server_waiting_for_connections_comes_back_at_the_idle_window() {
     .await;
 }
 
+/// A send that gives its own deadline waits out a foreground blocked on events with a timeout
+/// (an event loop's timer, a client polling its socket) up to that deadline, a poll too;
+/// without one, such a program comes back at the idle window, still running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_own_deadline_waits_out_an_event_loop_timer() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let cmd = "python3 -c \"import asyncio; asyncio.run(asyncio.sleep(5)); print('async-' + 'done')\"";
+        let r = sh.send_within(cmd, true, 120_000).await;
+        assert_eq!(
+            (r.wait_reason, r.exit_code),
+            (WaitReason::StdinRead, Some(0)),
+            "{r:?}"
+        );
+        assert!(r.viewport.lines().any(|l| l == "async-done"), "{r:?}");
+        let r = sh.send(cmd).await;
+        assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
+        assert_eq!(r.foreground.as_deref(), Some("python3"), "{r:?}");
+        let r = sh.send_within("", false, 120_000).await;
+        assert_eq!(
+            (r.wait_reason, r.exit_code),
+            (WaitReason::StdinRead, Some(0)),
+            "{r:?}"
+        );
+        assert!(r.viewport.lines().any(|l| l == "async-done"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Text sent while the shell itself runs the command line (the `wait` builtin, a loop of
 /// builtins) waits in the terminal's input: the result says so, with no program to name. The
 /// line's own result, and a poll, say that the shell runs it.

@@ -9,9 +9,11 @@
 //! 1. a thread running or in disk sleep → [`GroupActivity::Busy`];
 //! 2. a thread blocked on terminal input (and none stopped) → [`GroupActivity::ReadingTty`]
 //!    (the same rule as [`super::is_group_waiting_on_tty`]);
-//! 3. a thread waiting for events (`accept`, `poll`/`select`/`epoll` on at least one fd, a
-//!    pipe or socket read, ...) or stopped → [`GroupActivity::Idle`] (a server's
-//!    housekeeping timeout does not make it busy);
+//! 3. a thread waiting for events with no timeout (`accept`, `poll`/`select`/`epoll` on at
+//!    least one fd, a pipe or socket read, ...) or stopped → [`GroupActivity::Idle`] (a
+//!    server's housekeeping timer in another thread does not make it busy);
+//! 3b. every event wait has a timeout (an event loop with a timer pending, `asyncio.sleep`, a
+//!    client's poll on its socket) → [`GroupActivity::TimedWait`];
 //! 4. a thread sleeping on a timer (`nanosleep`, `clock_nanosleep`, `poll`/`select` on no
 //!    fd with a timeout) → [`GroupActivity::Busy`];
 //! 5. no live thread at all (the job just ended; its shell is taking the terminal back) →
@@ -55,6 +57,11 @@ pub enum GroupActivity {
     },
     /// Blocked indefinitely on something other than the terminal, or stopped.
     Idle,
+    /// Blocked on events other than the terminal, every such wait with a timeout: the program
+    /// wakes by itself (an event loop with a timer pending, `asyncio.sleep`, a client such as
+    /// curl polling its socket, a server's periodic `select`). Idle to the silence rule,
+    /// unless the send gave its own deadline (see `ReadinessTiming::waits_out_timed_waits`).
+    TimedWait,
     /// Computing, sleeping on a timer, or waiting on children that are busy.
     Busy,
 }
@@ -68,7 +75,10 @@ enum Wait {
         only_tty: bool,
         wakes_in: Option<Duration>,
     },
+    /// Waiting for events (fds) with no timeout.
     Event,
+    /// Waiting for events (fds) with a timeout.
+    TimedEvent,
     Timer,
     Children,
     Other,
@@ -150,7 +160,26 @@ fn sleeping_wait(call: SyscallLine) -> Wait {
         }
         Some(Kind::Children) => Wait::Children,
         Some(Kind::Futex) => Wait::Other,
+        _ if has_timeout(call) => Wait::TimedEvent,
         _ => Wait::Event,
+    }
+}
+
+/// Whether event wait `call` (on fds) has a timeout: `select`'s and `pselect6`'s timeout
+/// pointer, `poll`'s milliseconds (negative: none), `ppoll`'s and `epoll_pwait2`'s timespec
+/// pointer, `epoll_wait`'s and `epoll_pwait`'s milliseconds. A zero timeout (a non-blocking
+/// check) counts too. Any other call (`read`, `accept`, `recvfrom`) has none.
+fn has_timeout(call: SyscallLine) -> bool {
+    let [_, _, a2, a3, a4, _] = call.args;
+    // A C int timeout argument: negative means none.
+    let int_timeout = |t: u64| (t as u32 as i32) >= 0;
+    match classify_syscall(call.nr) {
+        Some(Blocking::Select) => a4 != 0,
+        Some(Blocking::Poll) if kind(call.nr) == Some(Kind::Poll) => int_timeout(a2),
+        Some(Blocking::Poll) => a2 != 0,
+        Some(Blocking::Epoll) if is_epoll_pwait2(call.nr) => a3 != 0,
+        Some(Blocking::Epoll) => int_timeout(a3),
+        _ => false,
     }
 }
 
@@ -250,14 +279,18 @@ fn is_epoll_pwait2(nr: i64) -> bool {
 /// rules; a process with no live thread is left out, and a stopped one keeps the group idle).
 fn group_verdict(processes: &[Vec<Wait>]) -> GroupActivity {
     let all = processes.concat();
+    let on_its_own = |v: GroupActivity| processes.iter().any(|p| !p.is_empty() && verdict(p) == v);
     match verdict(&all) {
-        GroupActivity::Idle
-            if !all.contains(&Wait::Stopped)
-                && processes
-                    .iter()
-                    .any(|p| !p.is_empty() && verdict(p) == GroupActivity::Busy) =>
+        GroupActivity::Idle | GroupActivity::TimedWait
+            if !all.contains(&Wait::Stopped) && on_its_own(GroupActivity::Busy) =>
         {
             GroupActivity::Busy
+        }
+        // `curl … | cat`: `cat` waits on its pipe only because curl is not done.
+        GroupActivity::Idle
+            if !all.contains(&Wait::Stopped) && on_its_own(GroupActivity::TimedWait) =>
+        {
+            GroupActivity::TimedWait
         }
         v => v,
     }
@@ -282,6 +315,8 @@ fn verdict(waits: &[Wait]) -> GroupActivity {
         }
     } else if has(Wait::Event) || has(Wait::Stopped) {
         GroupActivity::Idle
+    } else if has(Wait::TimedEvent) {
+        GroupActivity::TimedWait
     } else if has(Wait::Timer) || waits.is_empty() {
         // No thread left to wait on: the job just ended and its shell is taking the terminal
         // back (about to print), which is not an idle job.
@@ -396,6 +431,16 @@ mod tests {
             ),
             (&[TTY, Stopped], Idle, "a stopped job is not reading"),
             (&[Event, Timer], Idle, "a server with a housekeeping timer"),
+            (
+                &[TimedEvent, Other],
+                GroupActivity::TimedWait,
+                "an event loop with a timer pending",
+            ),
+            (
+                &[Event, TimedEvent],
+                Idle,
+                "one thread waits with no timeout",
+            ),
             (&[Timer], Busy, "sleep 5"),
             (&[Timer, Other], Busy, "a timed pause with futex waiters"),
             (&[Other], Idle, "blocked forever on a lock"),
@@ -419,6 +464,12 @@ mod tests {
         let cases: &[(&[&[Wait]], GroupActivity, &str)] = &[
             (&[&[Timer], &[Event]], Busy, "sleep 5 | cat"),
             (&[&[Event, Timer], &[Event]], Idle, "server | tee log"),
+            (
+                &[&[TimedEvent], &[Event]],
+                GroupActivity::TimedWait,
+                "curl … | cat",
+            ),
+            (&[&[Timer], &[TimedEvent]], Busy, "sleep 5 | a client"),
             (
                 &[&[Event], &[Event]],
                 Idle,
@@ -459,7 +510,18 @@ mod tests {
                 "restart_syscall: a timed wait resumed",
             ),
             (35, [0; 6], Wait::Timer, "nanosleep"),
-            (7, [0x10, 1, 500, 0, 0, 0], Wait::Event, "poll on a socket"),
+            (
+                7,
+                [0x10, 1, 500, 0, 0, 0],
+                Wait::TimedEvent,
+                "poll on a socket with a timeout",
+            ),
+            (
+                7,
+                [0x10, 1, 0xffff_ffff, 0, 0, 0],
+                Wait::Event,
+                "poll on a socket",
+            ),
             (7, [0, 0, 500, 0, 0, 0], Wait::Timer, "poll as a sleep"),
             (
                 7,
@@ -472,11 +534,19 @@ mod tests {
             (
                 270,
                 [4, 0x7ff0, 0, 0, 0x7ff8, 0],
-                Wait::Event,
-                "pselect6 on fds",
+                Wait::TimedEvent,
+                "pselect6 on fds with a timeout",
             ),
+            (270, [4, 0x7ff0, 0, 0, 0, 0], Wait::Event, "pselect6 on fds"),
             (43, [3, 0, 0, 0, 0, 0], Wait::Event, "accept"),
-            (281, [5, 0, 1, 500, 0, 0], Wait::Event, "epoll"),
+            (
+                281,
+                [5, 0, 1, 500, 0, 0],
+                Wait::TimedEvent,
+                "epoll with a timeout",
+            ),
+            (232, [5, 0, 1, 0xffff_ffff, 0, 0], Wait::Event, "epoll_wait"),
+            (0, [3, 0x7ff0, 4096, 0, 0, 0], Wait::Event, "a socket read"),
             (61, [0; 6], Wait::Children, "wait4"),
             (202, [0; 6], Wait::Other, "futex"),
         ];

@@ -12,6 +12,7 @@ fn timing() -> ReadinessTiming {
         handoff_grace: Duration::from_millis(10),
         timeout: Duration::from_millis(100),
         silence_rule: SilenceRule::KernelIdle,
+        waits_out_timed_waits: false,
     }
 }
 
@@ -26,6 +27,7 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         input_pending: false,
         fg_waiting: None,
         fg_busy: None,
+        fg_timed_wait: false,
         fg_wait_among_others: false,
         fg_wakes_in: None,
         fg_relays: false,

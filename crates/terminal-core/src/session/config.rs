@@ -70,6 +70,7 @@ impl PtySessionConfig {
             handoff_grace: self.handoff_grace,
             timeout: timeout.unwrap_or(self.timeout),
             silence_rule: self.silence_rule,
+            waits_out_timed_waits: timeout.is_some(),
         }
     }
 }

@@ -178,6 +178,7 @@ pub(super) fn observe(
             input_pending: false,
             fg_waiting: None,
             fg_busy: None,
+            fg_timed_wait: false,
             fg_wait_among_others: false,
             fg_wakes_in: None,
             fg_relays: false,
@@ -268,6 +269,7 @@ pub(super) fn observe(
     drop(st);
     obs.reply_pending = shared.reply_pending();
     obs.fg_busy = activity.map(|a| a == GroupActivity::Busy);
+    obs.fg_timed_wait = activity == Some(GroupActivity::TimedWait);
     obs.shell_marks_alive = marks_seen
         && probed
             .as_ref()

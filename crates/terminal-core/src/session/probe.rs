@@ -140,7 +140,7 @@ impl Shared {
                     activity => activity,
                 };
                 let read_outside = outside
-                    && activity == GroupActivity::Idle
+                    && matches!(activity, GroupActivity::Idle | GroupActivity::TimedWait)
                     && shared
                         .pty
                         .tty_path()

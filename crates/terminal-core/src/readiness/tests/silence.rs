@@ -86,6 +86,42 @@ fn silence_and_grace_then_deadline() {
     assert_eq!(r.evaluate(&o), Some(Settle::Timeout));
 }
 
+/// A foreground blocked on events with a timeout (a download polling its socket, an
+/// `asyncio.sleep`) is idle to the idle window, but a send that gave its own deadline waits
+/// for it up to that deadline; one blocked with no timeout (a server in `accept`) settles
+/// at the idle window either way.
+#[test]
+fn an_own_deadline_waits_out_a_timed_event_wait() {
+    let t0 = Instant::now();
+    let at = |ms, timed| {
+        let mut o = obs(t0, ms);
+        o.fg = Some(CHILD);
+        o.fg_busy = Some(false);
+        o.fg_timed_wait = timed;
+        o
+    };
+    for own_deadline in [false, true] {
+        let timing = ReadinessTiming {
+            waits_out_timed_waits: own_deadline,
+            ..timing()
+        };
+        let mut r = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
+        let settled = r.evaluate(&at(60, true));
+        if own_deadline {
+            assert_eq!(settled, None);
+            assert_eq!(r.evaluate(&at(100, true)), Some(Settle::Timeout));
+        } else {
+            assert_eq!(settled, Some(Settle::Idle));
+        }
+        let mut r = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
+        assert_eq!(
+            r.evaluate(&at(60, false)),
+            Some(Settle::Idle),
+            "{own_deadline}"
+        );
+    }
+}
+
 /// Output the program wrote that the reader has not fed yet is not silence, under either
 /// rule: the send settles once it is on the screen (or at its deadline).
 #[test]
