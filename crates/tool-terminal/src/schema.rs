@@ -46,7 +46,7 @@ pub struct SendArgs {
     #[serde(default)]
     #[schemars(with = "bool")]
     pub run_in_background: Option<bool>,
-    /// Longest wait for this send, in milliseconds, when a command is known to take longer than the default timeout; capped by the server. It settles as timeout when reached, and the command keeps running.
+    /// Longest wait for this send, in milliseconds, when a command is known to take longer than the default timeout; capped by the server. With it, quiet stretches in which the program waits on the network or a timer (a download, an asyncio.sleep) are waited out too, where they otherwise end the send at the idle window as inferred_idle; a server started in the foreground may then hold the send until this deadline (start servers with & instead). It settles as timeout when reached, and the command keeps running.
     #[serde(default, rename = "timeoutMs")]
     #[schemars(with = "u64", range(min = 1))]
     pub timeout_ms: Option<u64>,

@@ -12,18 +12,20 @@
 //! 3. a thread waiting for events with no timeout (`accept`, `poll`/`select`/`epoll` on at
 //!    least one fd, a pipe or socket read, ...) or stopped → [`GroupActivity::Idle`] (a
 //!    server's housekeeping timer in another thread does not make it busy);
-//! 3b. every event wait has a timeout (an event loop with a timer pending, `asyncio.sleep`, a
-//!    client's poll on its socket) → [`GroupActivity::TimedWait`];
-//! 4. a thread sleeping on a timer (`nanosleep`, `clock_nanosleep`, `poll`/`select` on no
+//! 4. a thread waiting for events with a timeout, every such wait having one (an event loop
+//!    with a timer pending, `asyncio.sleep`, a client's poll on its socket) →
+//!    [`GroupActivity::TimedWait`];
+//! 5. a thread sleeping on a timer (`nanosleep`, `clock_nanosleep`, `poll`/`select` on no
 //!    fd with a timeout) → [`GroupActivity::Busy`];
-//! 5. no live thread at all (the job just ended; its shell is taking the terminal back) →
+//! 6. no live thread at all (the job just ended; its shell is taking the terminal back) →
 //!    [`GroupActivity::Busy`];
-//! 6. otherwise (futex waits, children that are idle) → [`GroupActivity::Idle`].
+//! 7. otherwise (futex waits, children that are idle) → [`GroupActivity::Idle`].
 //!
-//! Rules 3 and 4 weigh the threads of one process together (a server's event loop with a
+//! Rules 3 to 5 weigh the threads of one process together (a server's event loop with a
 //! housekeeping timer is idle); across processes, one that the rules call busy on its own
 //! keeps an otherwise idle group busy: in `sleep 5 | cat`, `cat` waits on a pipe only because
-//! `sleep` has not finished.
+//! `sleep` has not finished; likewise one waiting with a timeout on its own makes an otherwise
+//! idle group a timed wait (`curl … | cat`).
 
 use std::collections::HashSet;
 use std::fs;
