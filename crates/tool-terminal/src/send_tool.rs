@@ -126,6 +126,13 @@ impl Tool for SendTool {
                 .then(|| last_line.to_owned());
         let several_lines = args.text.trim_end().contains(['\n', '\r']);
         let sends_a_block = several_lines && has_a_block(&args.text);
+        let args_first_line = args
+            .text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or_default()
+            .to_owned();
         let request = SendRequest {
             text: args.text,
             submit,
@@ -170,7 +177,7 @@ impl Tool for SendTool {
             notices.push(TYPED_WITHOUT_ENTER.to_owned());
         }
         if sends_a_block
-            && python_repl_rejected_a_block(&output)
+            && python_repl_rejected_a_block(&output, &args_first_line)
             && let SendOutput::Foreground { notices, .. } = &mut output
         {
             notices.push(PYTHON_REPL_BLOCKS.to_owned());
@@ -255,7 +262,7 @@ const PYTHON_REPL_BLOCKS: &str = "[input: the Python REPL ends a block at its fi
 /// lines with the errors its block rules cause: a blank line inside a block ends it early
 /// (`IndentationError: unexpected indent` for the rest), and a statement right after a block
 /// without a blank line is a `SyntaxError`.
-fn python_repl_rejected_a_block(output: &SendOutput) -> bool {
+fn python_repl_rejected_a_block(output: &SendOutput, first_line: &str) -> bool {
     let SendOutput::Foreground {
         viewport,
         foreground: Some(program),
@@ -269,6 +276,25 @@ fn python_repl_rejected_a_block(output: &SendOutput) -> bool {
         && viewport.trim_end().ends_with(">>>")
         && (viewport.contains("IndentationError: unexpected indent")
             || viewport.contains("SyntaxError: invalid syntax"))
+        // A typo in the text's first line (`def f(:`) is the error, and the lines after it
+        // fail for that alone.
+        && first_syntax_error_source(viewport) != Some(first_line)
+}
+
+/// The source line Python's first syntax error in `viewport` quotes (the line after its
+/// `File "<stdin>", line N` or `File "<python-input-0>", line N`), trimmed.
+fn first_syntax_error_source(viewport: &str) -> Option<&str> {
+    let mut source = None;
+    let mut lines = viewport.lines();
+    while let Some(line) = lines.next() {
+        let line = line.trim();
+        if line.starts_with("File \"<") {
+            source = lines.next().map(str::trim);
+        } else if line.starts_with("SyntaxError") || line.starts_with("IndentationError") {
+            return source;
+        }
+    }
+    None
 }
 
 /// Whether `text` holds a block as Python writes one: an indented line after another line.

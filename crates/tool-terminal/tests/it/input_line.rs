@@ -145,6 +145,12 @@ async fn python_repl_block_rules_are_explained_when_they_reject_a_block() {
             "10",
         ),
         ("print(1 +)", false, "SyntaxError"),
+        // A typo in a block's first line: the lines after it fail for that alone.
+        (
+            "def f(:\n    return 1\nprint(2)",
+            false,
+            "SyntaxError: invalid syntax",
+        ),
         // Shell lines sent to the REPL by mistake: no block, so no word about blocks.
         ("sleep 3\necho a\necho b", false, "SyntaxError"),
         ("if x:", false, "..."),
