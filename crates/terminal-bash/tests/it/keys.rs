@@ -113,6 +113,53 @@ async fn a_single_key_prompt_is_reported_as_one() {
     .await;
 }
 
+/// A key sent with Enter to a key reader goes without the Enter, which the next prompt would
+/// take as its answer (a second `[Y/n]`'s default); the result says so. Longer text keeps its
+/// Enter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_for_a_key_reader_goes_without_its_enter() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(
+                "read -n 1 -p 'Delete? [y/N] ' a; echo; read -n 1 -p 'Sure? [Y/n] ' b; echo; \
+                 echo \"a=[$a] b=[$b]\"",
+            )
+            .await;
+        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
+        let r = sh.send("y").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(
+            r.input_mode,
+            InputMode::SingleKey,
+            "the second prompt waits: {r:?}"
+        );
+        assert!(
+            r.notices.iter().any(|n| n.starts_with(
+                "[input: the program reads single keys, so the key went without its Enter"
+            )),
+            "{r:?}"
+        );
+        let r = sh.send("n").await;
+        assert!(r.viewport.lines().any(|l| l == "a=[y] b=[n]"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // Longer text keeps its Enter: `read -N 2` takes two keys, and the Enter is the
+        // next command line's (an empty one).
+        let r = sh
+            .send("read -N 2 -p 'two? ' k; echo; echo \"k=[$k]\"")
+            .await;
+        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
+        let r = sh.send("ab").await;
+        assert!(r.viewport.lines().any(|l| l == "k=[ab]"), "{r:?}");
+        assert!(
+            r.notices.iter().all(|n| !n.contains("without its Enter")),
+            "{r:?}"
+        );
+        sh.close().await;
+    })
+    .await;
+}
+
 /// `top` (on the main screen here) reads single keys: it is reported as such, and not as a
 /// REPL that owes its prompt (that notice would tell the agent not to send the key), also when
 /// it redraws more often than the idle window.

@@ -51,6 +51,12 @@ async fn a_server_waiting_for_connections_comes_back_at_the_idle_window() {
                 .any(|n| n.starts_with("[input: python3 has not read the text sent"))
         };
         assert!(!unread(&r), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[idle: python3 is still running")),
+            "{r:?}"
+        );
         // A command typed ahead while the server holds the terminal: said to be unread.
         let r = sh.send("echo typed-ahead").await;
         assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");

@@ -62,4 +62,13 @@ impl TtyModes {
     pub(crate) fn line_editing(self) -> bool {
         !self.canonical && !self.echo && !self.maps_cr
     }
+
+    /// Whether the modes are a key reader's (cbreak mode): no line editing, a carriage return
+    /// still arriving as a newline, and the terminal echoing each key (`read -n 1`) or not
+    /// (`read -s -n 1`, Python's `tty.setcbreak`) with output processing on. A line editor
+    /// (readline, prompt_toolkit, linenoise) turns the carriage return mapping off; a raw-mode
+    /// program (node, Python's own REPL) output processing too.
+    pub(crate) fn single_keys(self) -> bool {
+        !self.canonical && self.maps_cr && (self.echo || self.output_processing)
+    }
 }

@@ -442,13 +442,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     let reads_to_end = reason == Settle::StdinWait
         && modes.is_some_and(|m| m.canonical && m.echo)
         && foreground.as_deref().is_some_and(reads_to_end_of_input);
-    // Cbreak mode: no line editing, and a carriage return still arriving as a newline, with
-    // the terminal echoing each key (`read -n 1`) or not (`read -s -n 1`, Python's
-    // `tty.setcbreak`) and output processing on. A line editor (readline, prompt_toolkit,
-    // linenoise) turns the carriage return mapping off; a raw-mode program (node, Python's
-    // own REPL) output processing too.
-    let single_key = reason == Settle::StdinWait
-        && modes.is_some_and(|m| !m.canonical && m.maps_cr && (m.echo || m.output_processing));
+    let single_key = reason == Settle::StdinWait && modes.is_some_and(TtyModes::single_keys);
     // Without a prompt, say when no prompt (and so no exit status) can come from our shell:
     // it replaced itself, or another interactive shell waits at the terminal (a shell running
     // a script that asks for input is not one: our prompt comes back when it ends).

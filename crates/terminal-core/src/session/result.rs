@@ -105,6 +105,9 @@ pub(super) struct SettleFacts {
     /// The command names of processes the session started that still run after its shell
     /// exited (`nohup cmd &` outside a sandbox): they run until the session is closed.
     pub(super) left_running: Vec<String>,
+    /// A key reader held the terminal as the send began: its text went without the Enter it
+    /// asked for.
+    pub(super) enter_withheld: bool,
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -193,6 +196,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             }),
         ),
         (facts.refused_line.is_some(), facts.refused_line),
+        (facts.enter_withheld, Some(ENTER_WITHHELD_NOTICE.to_owned())),
         (
             facts.cleared_line.is_some(),
             facts.cleared_line.as_deref().map(cleared_line_notice),
@@ -230,6 +234,14 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         (
             facts.unprompted_wait && !exited,
             facts.foreground.as_deref().map(unprompted_wait_notice),
+        ),
+        (
+            reason == Settle::Idle
+                && !facts.alternate
+                && !facts.input_unread
+                && !facts.reads_no_keys
+                && !facts.unprompted_wait,
+            facts.foreground.as_deref().map(quiet_program_notice),
         ),
         (
             facts.screen_mixed && !facts.alternate,

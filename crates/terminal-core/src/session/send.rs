@@ -98,6 +98,9 @@ pub(super) struct SendOp {
     /// The input hands the shell's line editor a command to run (see
     /// `input::submits_a_command`).
     submits_command: bool,
+    /// The send asked for Enter, but a key reader held the terminal: the text went without it
+    /// (see `start`).
+    enter_withheld: bool,
 }
 
 /// See [`SendOp::unprompted_wait`].

@@ -57,6 +57,11 @@ pub(super) const SHELL_STOPPED_NOTICE: &str = "[shell: the session's shell itsel
 pub(super) const SHELL_CONTINUED_NOTICE: &str = "[shell: the session's shell was stopped \
      (suspend or SIGSTOP); it was continued (SIGCONT) before this send]";
 
+/// The notice for [`SettleFacts::enter_withheld`].
+pub(super) const ENTER_WITHHELD_NOTICE: &str = "[input: the program reads single keys, so the \
+     key went without its Enter (an Enter after a key is a key of its own, which the next \
+     prompt would take as its answer); send \"\" to type an Enter by itself]";
+
 /// The notice for [`SettleFacts::closed`].
 pub(super) const CLOSED_NOTICE: &str = "[session: closed while this send waited \
      (terminal_close, or the host ending); every process it started was stopped, so the \
@@ -97,6 +102,17 @@ pub(super) const EXIT_UNKNOWN_NOTICE: &str = "[shell: this command's exit code i
      mark said where it started (bash prints none for a line it cannot parse, nor after a \
      command replaced PS0), and its status equals the previous command's, so it cannot be told \
      from an empty line's; send echo $? to see it]";
+
+/// The notice for a send that settled on silence (`inferred_idle`) with `program` in the
+/// foreground on the main screen, nothing else said of it: what to do next.
+pub(super) fn quiet_program_notice(program: &str) -> String {
+    format!(
+        "[idle: {program} is still running, quiet and not busy (a server, or waiting on the \
+         network or a remote side): poll (empty text, submit: false) to wait for more, or \
+         terminal_signal SIGINT to stop it; a server meant to keep running goes in the \
+         background: cmd > log 2>&1 &]"
+    )
+}
 
 /// The notice for [`SettleFacts::input_unread`], naming the foreground program.
 pub(super) fn input_unread_notice(program: &str) -> String {

@@ -42,6 +42,7 @@ fn facts(reason: Settle) -> SettleFacts {
         exit_unknown: false,
         closed: false,
         left_running: Vec::new(),
+        enter_withheld: false,
     }
 }
 
@@ -383,4 +384,44 @@ fn processes_left_running_after_the_shell_exited_are_named() {
         ..facts(Settle::Exit)
     };
     assert!(!assemble(closed).notices.join("\n").contains("still run"));
+}
+
+#[test]
+fn a_program_quiet_at_the_idle_window_gets_next_steps() {
+    let quiet = SettleFacts {
+        foreground: Some("python3".to_owned()),
+        ..facts(Settle::Idle)
+    };
+    insta::assert_snapshot!("quiet_program", assemble(quiet).notices.join("\n"));
+    // Said elsewhere, or not the case: text it has not read, a full-screen program, the
+    // shell itself, a prompt.
+    for facts in [
+        SettleFacts {
+            foreground: Some("python3".to_owned()),
+            input_unread: true,
+            ..facts(Settle::Idle)
+        },
+        SettleFacts {
+            foreground: Some("watch".to_owned()),
+            alternate: true,
+            ..facts(Settle::Idle)
+        },
+        facts(Settle::Idle),
+        SettleFacts {
+            foreground: Some("python3".to_owned()),
+            ..facts(Settle::StdinWait)
+        },
+    ] {
+        let notices = assemble(facts).notices.join("\n");
+        assert!(!notices.contains("[idle:"), "{notices}");
+    }
+}
+
+#[test]
+fn an_enter_withheld_from_a_key_reader_is_said() {
+    let withheld = SettleFacts {
+        enter_withheld: true,
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("enter_withheld", assemble(withheld).notices.join("\n"));
 }

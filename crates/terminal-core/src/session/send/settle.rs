@@ -236,6 +236,7 @@ impl SendOp {
             exit_unknown,
             closed,
             left_running,
+            enter_withheld: self.enter_withheld,
         });
         tracing::debug!(
             wait = ?result.wait_reason,

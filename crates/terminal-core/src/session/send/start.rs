@@ -10,6 +10,7 @@ use tokio::sync::{Notify, watch};
 use tracing::Instrument as _;
 
 use crate::error::TerminalError;
+use crate::pty::TtyModes;
 use crate::types::SendRequest;
 
 use super::super::Inner;
@@ -30,7 +31,7 @@ impl SendOp {
     /// `Closing`, `Exited`, `SendActive`.
     pub(in crate::session) fn start(
         inner: &Arc<Inner>,
-        request: SendRequest,
+        mut request: SendRequest,
         initializing: bool,
     ) -> Result<Arc<SendOp>, TerminalError> {
         let shared = &inner.shared;
@@ -41,6 +42,18 @@ impl SendOp {
         }
         let fg = shared.pty.foreground_pgid();
         let modes = shared.pty.modes();
+        // A key reader (`read -n 1`, a `[y/N]` that needs no Enter) takes a key as it comes:
+        // an Enter after it would be a key of its own, which the next prompt takes as its
+        // answer (a second `[Y/n]`'s default). A one-key text goes without it; longer text
+        // keeps it (a pager's `/pattern` on the main screen needs its Enter).
+        let enter_withheld = request.submit
+            && request.text.chars().count() == 1
+            && !request.text.contains(['\n', '\r'])
+            && !st.screen.alternate_screen()
+            && modes.is_some_and(TtyModes::single_keys);
+        if enter_withheld {
+            request.submit = false;
+        }
         let canonical = modes.map(|m| m.canonical);
         let prompts = st.screen.prompt_end_count();
         let unended_line_bytes = st
@@ -198,6 +211,7 @@ impl SendOp {
             last_line,
             submits_command: reader.shell_line_editor
                 && input::submits_a_command(&request.text, request.submit),
+            enter_withheld,
         });
         st.active = Some(Arc::clone(&op));
         drop(st);
