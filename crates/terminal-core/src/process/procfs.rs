@@ -195,10 +195,10 @@ pub fn pid_in_own_namespace(pid: i32) -> i32 {
 }
 
 /// Process group `pgid`'s id in its members' own PID namespace (the last `NSpgid` entry of a
-/// live member's `/proc/<pid>/status`: the leader, else the youngest member): what the processes of a
-/// sandboxed session see as the group's id, also once the group's leader is gone (`true |
-/// less`: the group keeps the leader's id). `pgid` itself outside a PID namespace, or when no
-/// member can be read.
+/// live member's `/proc/<pid>/status`: the leader, else the youngest member): what the
+/// processes of a sandboxed session see as the group's id, also once the group's leader is
+/// gone (`true | less`: the group keeps the leader's id). `pgid` itself outside a PID
+/// namespace, or when no member can be read.
 #[must_use]
 pub fn pgid_in_own_namespace(pgid: i32) -> i32 {
     if pgid <= 0 {
