@@ -394,7 +394,24 @@ async fn a_repl_event_loop_still_awaiting_a_line_says_so() {
             let r = sh.send_raw("", false).await;
             seen = r.viewport.contains("multi-done");
         }
-        // A mode that prints no prompt is not a pending line.
+        // A mode that prints no prompt is not a pending line, nor are the lines sent in it:
+        // they wait for Ctrl-D, as the result says, which runs them.
+        let r = sh.send(".editor").await;
+        assert!(!still(&r), "{r:?}");
+        let r = sh.send("let q = 1;\nq + 41").await;
+        assert!(!still(&r), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[input: node is in its editor mode (.editor)")),
+            "{r:?}"
+        );
+        let r = sh.send_raw("\u{4}", false).await;
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        assert!(
+            r.notices.iter().all(|n| !n.contains("editor mode")),
+            "{r:?}"
+        );
         let r = sh.send(".editor").await;
         assert!(!still(&r), "{r:?}");
         sh.send_raw("\u{3}", false).await;

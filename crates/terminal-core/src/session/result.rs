@@ -108,6 +108,9 @@ pub(super) struct SettleFacts {
     /// A key reader held the terminal as the send began: its text went without the Enter it
     /// asked for.
     pub(super) enter_withheld: bool,
+    /// The REPL in the foreground was in a mode with no prompt (node's `.editor`) when the
+    /// send began, and still is: the lines went into its buffer.
+    pub(super) promptless_mode: bool,
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -234,6 +237,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         (
             facts.unprompted_wait && !exited,
             facts.foreground.as_deref().map(unprompted_wait_notice),
+        ),
+        (
+            facts.promptless_mode && !exited,
+            facts.foreground.as_deref().map(promptless_mode_notice),
         ),
         (
             reason == Settle::Idle

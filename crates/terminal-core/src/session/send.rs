@@ -89,9 +89,11 @@ pub(super) struct SendOp {
     /// `SettleFacts::unprompted_wait`): [`UNPROMPTED_NO`], [`UNPROMPTED_LINE`] after a line
     /// it typed, [`UNPROMPTED_POLL`] when a poll finds the program still so.
     unprompted_wait: AtomicU8,
-    /// The input's last non-blank line is a REPL command that switches the REPL into a mode
-    /// with no prompt (node's `.editor`).
-    repl_command: bool,
+    /// The REPL is in, or the input's last non-blank line switches it into, a mode with no
+    /// prompt (node's `.editor`): no prompt is owed after the lines it typed.
+    promptless: bool,
+    /// The REPL was already in that mode when the send began: the lines go into its buffer.
+    in_promptless_mode: bool,
     /// The input's last non-blank line, trimmed: only a prompt after its echo shows a REPL
     /// back from it.
     last_line: Option<String>,

@@ -90,6 +90,10 @@ pub(super) struct State {
     /// The command names of processes the session started that still ran after its shell
     /// exited, for the exit's result (see `send::left_running`).
     pub(super) left_running: Vec<String>,
+    /// The foreground group of a REPL a send switched into a mode with no prompt (node's
+    /// `.editor`), until a send types Ctrl-D or Ctrl-C (which end it) or another group holds
+    /// the terminal.
+    pub(super) promptless_repl: Option<i32>,
 }
 
 /// The unended canonical-mode line sends typed (see `State::unended_line`).
@@ -130,6 +134,7 @@ impl State {
             typed_unended: false,
             shell_stopped: false,
             left_running: Vec::new(),
+            promptless_repl: None,
         }
     }
 

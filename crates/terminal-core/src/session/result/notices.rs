@@ -114,6 +114,15 @@ pub(super) fn quiet_program_notice(program: &str) -> String {
     )
 }
 
+/// The notice for [`SettleFacts::promptless_mode`], naming the REPL.
+pub(super) fn promptless_mode_notice(program: &str) -> String {
+    format!(
+        "[input: {program} is in its editor mode (.editor), which shows no prompt: the lines \
+         sent go into its buffer; send \\u0004 (Ctrl-D) with submit: false to run them, or \
+         \\u0003 (Ctrl-C) to drop them]"
+    )
+}
+
 /// The notice for [`SettleFacts::input_unread`], naming the foreground program.
 pub(super) fn input_unread_notice(program: &str) -> String {
     format!(

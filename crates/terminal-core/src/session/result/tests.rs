@@ -43,6 +43,7 @@ fn facts(reason: Settle) -> SettleFacts {
         closed: false,
         left_running: Vec::new(),
         enter_withheld: false,
+        promptless_mode: false,
     }
 }
 
@@ -424,4 +425,14 @@ fn an_enter_withheld_from_a_key_reader_is_said() {
         ..facts(Settle::Prompt)
     };
     insta::assert_snapshot!("enter_withheld", assemble(withheld).notices.join("\n"));
+}
+
+#[test]
+fn lines_sent_in_a_repls_editor_mode_are_said_to_wait_for_ctrl_d() {
+    let editor = SettleFacts {
+        foreground: Some("node".to_owned()),
+        promptless_mode: true,
+        ..facts(Settle::StdinWait)
+    };
+    insta::assert_snapshot!("promptless_mode", assemble(editor).notices.join("\n"));
 }

@@ -179,7 +179,7 @@ impl SendOp {
             lines[from..].iter().any(prompt)
         };
         let unprompted = match self.unprompted_wait.load(Ordering::SeqCst) {
-            super::UNPROMPTED_LINE => !self.repl_command && !prompt_shown(true),
+            super::UNPROMPTED_LINE => !self.promptless && !prompt_shown(true),
             super::UNPROMPTED_POLL => !prompt_shown(false),
             _ => false,
         };
@@ -237,6 +237,9 @@ impl SendOp {
             closed,
             left_running,
             enter_withheld: self.enter_withheld,
+            promptless_mode: self.in_promptless_mode
+                && reason == Settle::StdinWait
+                && shared.pty.foreground_pgid() == shared.lock().promptless_repl,
         });
         tracing::debug!(
             wait = ?result.wait_reason,

@@ -191,6 +191,14 @@ impl SendOp {
         } else {
             None
         };
+        // A REPL mode without a prompt (node's `.editor`) lasts until Ctrl-D or Ctrl-C ends
+        // it, for the group that entered it: the sends in it owe no prompt either.
+        let in_promptless_mode = program
+            && st.promptless_repl.is_some_and(|group| Some(group) == fg)
+            && !request.text.contains(['\u{4}', '\u{3}']);
+        let entered =
+            fg.filter(|_| program && last_line.as_deref().is_some_and(enters_a_promptless_mode));
+        st.promptless_repl = entered.or(fg.filter(|_| in_promptless_mode));
         let op = Arc::new(SendOp {
             shared: Arc::clone(shared),
             result: watch::channel(None).0,
@@ -207,7 +215,8 @@ impl SendOp {
             indent_cleared,
             shell_continued: AtomicBool::new(false),
             unprompted_wait: AtomicU8::new(super::UNPROMPTED_NO),
-            repl_command: last_line.as_deref().is_some_and(enters_a_promptless_mode),
+            promptless: entered.is_some() || in_promptless_mode,
+            in_promptless_mode,
             last_line,
             submits_command: reader.shell_line_editor
                 && input::submits_a_command(&request.text, request.submit),
