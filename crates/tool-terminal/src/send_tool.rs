@@ -126,13 +126,11 @@ impl Tool for SendTool {
                 .then(|| last_line.to_owned());
         let several_lines = args.text.trim_end().contains(['\n', '\r']);
         let sends_a_block = several_lines && has_a_block(&args.text);
-        let args_first_line = args
-            .text
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .unwrap_or_default()
-            .to_owned();
+        let sent_text = if sends_a_block {
+            args.text.clone()
+        } else {
+            String::new()
+        };
         let request = SendRequest {
             text: args.text,
             submit,
@@ -177,7 +175,7 @@ impl Tool for SendTool {
             notices.push(TYPED_WITHOUT_ENTER.to_owned());
         }
         if sends_a_block
-            && python_repl_rejected_a_block(&output, &args_first_line)
+            && python_repl_rejected_a_block(&output, &sent_text)
             && let SendOutput::Foreground { notices, .. } = &mut output
         {
             notices.push(PYTHON_REPL_BLOCKS.to_owned());
@@ -259,10 +257,12 @@ fn left_on_the_input_line(output: &SendOutput, typed: &str, several_lines: bool)
 const PYTHON_REPL_BLOCKS: &str = "[input: the Python REPL ends a block at its first blank line and needs a blank line after each block before the next statement: send blocks without blank lines inside and with one after each, or write the code to a file and run it]";
 
 /// Whether Python's REPL (the foreground `python…`, still at its prompt) answered several
-/// lines with the errors its block rules cause: a blank line inside a block ends it early
-/// (`IndentationError: unexpected indent` for the rest), and a statement right after a block
-/// without a blank line is a `SyntaxError`.
-fn python_repl_rejected_a_block(output: &SendOutput, first_line: &str) -> bool {
+/// lines (`text`) with the errors its block rules cause, judged by its first syntax error: a
+/// blank line inside a block ends it early (`IndentationError: unexpected indent` for the
+/// rest), and a statement right after a block without a blank line is a `SyntaxError` on that
+/// statement, a line of `text` at column 0 after its first. A syntax error in an indented line
+/// or in the first (`def f(:`, `return x +`) is a typo, which the lines after it may fail for.
+fn python_repl_rejected_a_block(output: &SendOutput, text: &str) -> bool {
     let SendOutput::Foreground {
         viewport,
         foreground: Some(program),
@@ -272,18 +272,28 @@ fn python_repl_rejected_a_block(output: &SendOutput, first_line: &str) -> bool {
     else {
         return false;
     };
-    program.starts_with("python")
-        && viewport.trim_end().ends_with(">>>")
-        && (viewport.contains("IndentationError: unexpected indent")
-            || viewport.contains("SyntaxError: invalid syntax"))
-        // A typo in the text's first line (`def f(:`) is the error, and the lines after it
-        // fail for that alone.
-        && first_syntax_error_source(viewport) != Some(first_line)
+    if !program.starts_with("python") || !viewport.trim_end().ends_with(">>>") {
+        return false;
+    }
+    let Some((error, source)) = first_syntax_error(viewport) else {
+        return false;
+    };
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.next().map(str::trim);
+    if first == Some(source) {
+        return false;
+    }
+    if error.starts_with("IndentationError: unexpected indent") {
+        return true;
+    }
+    error.starts_with("SyntaxError: invalid syntax")
+        && lines.any(|l| l.trim() == source && !l.starts_with([' ', '\t']))
 }
 
-/// The source line Python's first syntax error in `viewport` quotes (the line after its
-/// `File "<stdin>", line N` or `File "<python-input-0>", line N`), trimmed.
-fn first_syntax_error_source(viewport: &str) -> Option<&str> {
+/// Python's first syntax error in `viewport`: its message line (`SyntaxError: …`,
+/// `IndentationError: …`) and the source line it quotes (the line after its `File "<stdin>",
+/// line N` or `File "<python-input-0>", line N`), trimmed.
+fn first_syntax_error(viewport: &str) -> Option<(&str, &str)> {
     let mut source = None;
     let mut lines = viewport.lines();
     while let Some(line) = lines.next() {
@@ -291,7 +301,7 @@ fn first_syntax_error_source(viewport: &str) -> Option<&str> {
         if line.starts_with("File \"<") {
             source = lines.next().map(str::trim);
         } else if line.starts_with("SyntaxError") || line.starts_with("IndentationError") {
-            return source;
+            return Some((line, source?));
         }
     }
     None

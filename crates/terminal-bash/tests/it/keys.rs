@@ -140,9 +140,25 @@ async fn a_key_for_a_key_reader_goes_without_its_enter() {
             )),
             "{r:?}"
         );
-        let r = sh.send("n").await;
+        let r = sh.send("n\n").await;
         assert!(r.viewport.lines().any(|l| l == "a=[y] b=[n]"), "{r:?}");
         assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // Paced lines too: a key line of a send that answers several prompts goes without
+        // its Enter, so the next line answers the next prompt.
+        let r = sh
+            .send(
+                "bash -c 'read -n 1 -p \"Continue? [y/N] \" a; echo; read -p \"Name: \" n; \
+                 echo \"a=[$a] n=[$n]\"'\ny\nbob",
+            )
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "a=[y] n=[bob]"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.contains("the key went without its Enter")),
+            "{r:?}"
+        );
         // Longer text keeps its Enter: `read -N 2` takes two keys, and the Enter is the
         // next command line's (an empty one).
         let r = sh
@@ -155,6 +171,38 @@ async fn a_key_for_a_key_reader_goes_without_its_enter() {
             r.notices.iter().all(|n| !n.contains("without its Enter")),
             "{r:?}"
         );
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A line reader that printed no prompt (the shell's own `read`, a program's `input()`) is
+/// said to take the next send as its line; one that printed its prompt is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_read_with_no_prompt_is_named() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let said = |r: &dsh_terminal_core::SendResult, who: &str| {
+            r.notices.iter().any(|n| {
+                n.starts_with(&format!(
+                    "[input: {who} waits for a line of input and printed no prompt"
+                ))
+            })
+        };
+        let r = sh.send("read -r line; echo \"len=${#line}\"").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(said(&r, "the shell (its read builtin)"), "{r:?}");
+        let r = sh.send("hello").await;
+        assert!(r.viewport.lines().any(|l| l == "len=5"), "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
+        let r = sh.send("python3 -c 'print(\"got \" + input())'").await;
+        assert!(said(&r, "python3"), "{r:?}");
+        let r = sh.send("x").await;
+        assert!(r.viewport.lines().any(|l| l == "got x"), "{r:?}");
+        let r = sh.send("read -r -p 'Name: ' n; echo \"n=$n\"").await;
+        assert!(r.notices.is_empty(), "{r:?}");
+        let r = sh.send("bob").await;
+        assert!(r.viewport.lines().any(|l| l == "n=bob"), "{r:?}");
         sh.close().await;
     })
     .await;

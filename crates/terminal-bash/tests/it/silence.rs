@@ -91,6 +91,23 @@ async fn an_own_deadline_waits_out_an_event_loop_timer() {
             "{r:?}"
         );
         assert!(r.viewport.lines().any(|l| l == "async-done"), "{r:?}");
+        // node's main loop waits for its timer while libuv's helper threads wait with no
+        // timeout: the main loop decides.
+        if crate::support::installed("node") {
+            let r = sh
+                .send_within(
+                    "node -e \"setTimeout(() => console.log('node-' + 'done'), 5000)\"",
+                    true,
+                    120_000,
+                )
+                .await;
+            assert_eq!(
+                (r.wait_reason, r.exit_code),
+                (WaitReason::StdinRead, Some(0)),
+                "{r:?}"
+            );
+            assert!(r.viewport.lines().any(|l| l == "node-done"), "{r:?}");
+        }
         sh.close().await;
     })
     .await;
@@ -560,6 +577,34 @@ async fn a_program_printing_on_a_timer_while_it_watches_the_terminal_is_not_wait
         let r = sh.send("hello").await;
         assert!(r.viewport.lines().any(|l| l == "got hello"), "{r:?}");
         assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// An event loop that reads the terminal among other sources (asyncio's self-pipe socket)
+/// settles on silence like a relay, and the result says it may be waiting for input.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_loop_reading_the_terminal_is_said_to_maybe_wait_for_input() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(
+                "python3 -c \"import asyncio, sys\nasync def m():\n  loop = asyncio.get_running_loop(); \
+                 f = loop.create_future(); loop.add_reader(0, lambda: f.done() or \
+                 f.set_result(sys.stdin.readline()))\n  print('got', await f)\nasyncio.run(m())\"",
+            )
+            .await;
+        if r.wait_reason == WaitReason::InferredIdle {
+            assert!(
+                r.notices.iter().any(|n| n.starts_with(
+                    "[idle: python3 is still running and went quiet while reading the terminal"
+                )),
+                "{r:?}"
+            );
+        }
+        let r = sh.send("abc").await;
+        assert!(r.viewport.lines().any(|l| l == "got abc"), "{r:?}");
         sh.close().await;
     })
     .await;

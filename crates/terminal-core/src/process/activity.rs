@@ -277,6 +277,18 @@ fn is_epoll_pwait2(nr: i64) -> bool {
     nr == 441
 }
 
+/// The waits of one process's threads, `main` being its main thread's: when the main thread
+/// runs an event loop with a timer pending (a timed event wait), helper threads waiting on
+/// events with no timeout do not make the process idle (node: libuv's helper threads wait in
+/// `epoll_pwait` with none while the main loop waits for a `setTimeout`). A server whose main
+/// loop waits with no timeout stays idle beside a housekeeping timer thread.
+fn with_main_event_loop(mut waits: Vec<Wait>, main: Option<Wait>) -> Vec<Wait> {
+    if main == Some(Wait::TimedEvent) {
+        waits.retain(|w| *w != Wait::Event);
+    }
+    waits
+}
+
 /// Folds the thread waits of each process of a group into the group verdict (the module's
 /// rules; a process with no live thread is left out, and a stopped one keeps the group idle).
 fn group_verdict(processes: &[Vec<Wait>]) -> GroupActivity {
@@ -357,15 +369,21 @@ pub(crate) fn group_activity_in(pgid: i32, tty_path: &Path, scope: &ProcessScope
         let task_dir = PathBuf::from(format!("/proc/{pid}/task"));
         let mut awaits_children = false;
         let mut waits = Vec::new();
+        let mut main_wait = None;
         for tid in procfs::numeric_entries(&task_dir) {
             match thread_wait(pid, tid, &tty) {
                 Some(Wait::Running) => return GroupActivity::Busy,
                 Some(Wait::Children) => awaits_children = true,
-                Some(w) => waits.push(w),
+                Some(w) => {
+                    if tid == pid {
+                        main_wait = Some(w);
+                    }
+                    waits.push(w);
+                }
                 None => {}
             }
         }
-        processes.push(waits);
+        processes.push(with_main_event_loop(waits, main_wait));
         if awaits_children {
             // Children outside the group (a job that started its own groups) count too.
             for child in all.iter().filter(|s| s.ppid == pid) {
@@ -457,6 +475,17 @@ mod tests {
             assert_eq!(verdict(waits), *expected, "{why}");
             assert_eq!(group_verdict(&[waits.to_vec()]), *expected, "{why}");
         }
+    }
+
+    #[test]
+    fn an_event_loops_main_thread_decides_over_its_helpers() {
+        use Wait::*;
+        let node = with_main_event_loop(vec![TimedEvent, Event, Other], Some(TimedEvent));
+        assert_eq!(verdict(&node), GroupActivity::TimedWait);
+        let server = with_main_event_loop(vec![Event, Timer], Some(Event));
+        assert_eq!(verdict(&server), GroupActivity::Idle);
+        let helper_timed = with_main_event_loop(vec![Event, TimedEvent], Some(Event));
+        assert_eq!(verdict(&helper_timed), GroupActivity::Idle);
     }
 
     #[test]

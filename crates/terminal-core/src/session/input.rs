@@ -219,6 +219,27 @@ pub(super) fn without_doubled_enter(text: &str, submit: bool) -> &str {
     }
 }
 
+/// Whether `row` (the text before the cursor) asks for one key: a yes/no choice (`[y/N]`,
+/// `(y/n)`, `(y or n)`) or "press any key". A prompt for a line that happens to be read in
+/// cbreak mode (a pager's `/` search, `top`'s `PID to signal`, `read -n 3` for a PIN) does
+/// not: its Enter ends the line.
+pub(super) fn asks_for_one_key(row: &str) -> bool {
+    let row = row.to_ascii_lowercase();
+    row.contains("y/n") || row.contains("y or n") || row.contains("any key")
+}
+
+/// The key of a `step` that is one key and the Enter after it (`y\r`, `y\n`), for a reader of
+/// single keys (`read -n 1`), which takes the key as it comes: the line end would be a key of
+/// its own, which the next prompt takes as its answer. `None` for anything else.
+pub(super) fn one_key_and_enter(step: &[u8]) -> Option<Vec<u8>> {
+    let key = step.strip_suffix(b"\r\n").or_else(|| {
+        step.strip_suffix(b"\r")
+            .or_else(|| step.strip_suffix(b"\n"))
+    })?;
+    let key_text = std::str::from_utf8(key).ok()?;
+    (key_text.chars().count() == 1 && !key_text.contains(['\r', '\n'])).then(|| key.to_vec())
+}
+
 /// The bytes for `text` (+ Enter when `submit`) to `reader`.
 ///
 /// # Errors

@@ -411,6 +411,8 @@ pub(super) struct TerminalFacts {
     /// The program waiting reads the terminal line by line as a stream to the end of input
     /// (`cat > file`, `sort`): only an end of input (Ctrl-D) or a signal ends it.
     pub(super) reads_to_end: bool,
+    /// Settled on silence with the foreground reading the terminal among other sources.
+    pub(super) idle_reading: bool,
 }
 
 /// The terminal facts for a send settling with `reason` (blocking `/proc` reads of the
@@ -502,6 +504,11 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
                     crate::process::tty_read_outside_group_in(pgid, tty, &shared.scope)
                 })
         });
+    // Quiet on the main screen while reading the terminal among other sources (an event loop
+    // holding a socket, as a relay does): it may be waiting for input.
+    let idle_reading = reason == Settle::Idle
+        && !shared.lock().screen.alternate_screen()
+        && fg.is_some_and(|pgid| shared.tty_reader(pgid).is_some());
     TerminalFacts {
         foreground,
         echo_off,
@@ -515,6 +522,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         reads_no_keys,
         shell_running_line,
         reads_to_end,
+        idle_reading,
     }
 }
 

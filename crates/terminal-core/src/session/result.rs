@@ -111,6 +111,13 @@ pub(super) struct SettleFacts {
     /// The REPL in the foreground was in a mode with no prompt (node's `.editor`) when the
     /// send began, and still is: the lines went into its buffer.
     pub(super) promptless_mode: bool,
+    /// What waits reads a line with echo on (canonical mode) and printed no prompt: the
+    /// cursor is at the start of an empty row (`read line`, `input()`).
+    pub(super) line_without_prompt: bool,
+    /// Settled on silence (`inferred_idle`) with the foreground reading the terminal among
+    /// other sources (an event loop holding a socket, as a relay such as ssh does): it may be
+    /// waiting for input, or for its other side.
+    pub(super) idle_reading: bool,
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -198,7 +205,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                 survived_signal_notice(facts.foreground.as_deref().unwrap_or("the program"), signal)
             }),
         ),
-        (facts.refused_line.is_some(), facts.refused_line),
+        (facts.refused_line.is_some(), facts.refused_line.clone()),
         (facts.enter_withheld, Some(ENTER_WITHHELD_NOTICE.to_owned())),
         (
             facts.cleared_line.is_some(),
@@ -243,12 +250,25 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             facts.foreground.as_deref().map(promptless_mode_notice),
         ),
         (
-            reason == Settle::Idle
+            matches!(reason, Settle::Idle | Settle::Timeout)
+                && facts.survived.is_none()
                 && !facts.alternate
                 && !facts.input_unread
                 && !facts.reads_no_keys
                 && !facts.unprompted_wait,
-            facts.foreground.as_deref().map(quiet_program_notice),
+            facts.foreground.as_deref().map(|program| match reason {
+                Settle::Timeout => still_running_notice(program, true),
+                _ if facts.idle_reading => idle_reading_notice(program),
+                _ => still_running_notice(program, false),
+            }),
+        ),
+        (
+            facts.line_without_prompt
+                && facts.refused_line.is_none()
+                && !facts.reads_to_end
+                && !facts.unprompted_wait
+                && !facts.input_unread,
+            Some(line_without_prompt_notice(facts.foreground.as_deref())),
         ),
         (
             facts.screen_mixed && !facts.alternate,

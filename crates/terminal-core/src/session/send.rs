@@ -26,6 +26,7 @@ use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::{Notify, watch};
 
 use crate::error::{TerminalError, TerminalErrorCode};
+use crate::pty::TtyModes;
 use crate::readiness::{PreWrite, Readiness, Settle};
 use crate::screen::PromptState;
 use crate::types::{SendResult, TerminalSignal};
@@ -40,6 +41,7 @@ use span::Span;
 
 mod anchor;
 mod handle;
+mod key_answer;
 mod left_running;
 mod pacing;
 mod prepare;
@@ -100,9 +102,9 @@ pub(super) struct SendOp {
     /// The input hands the shell's line editor a command to run (see
     /// `input::submits_a_command`).
     submits_command: bool,
-    /// The send asked for Enter, but a key reader held the terminal: the text went without it
-    /// (see `start`).
-    enter_withheld: bool,
+    /// A key with the Enter after it went to a reader of single keys without the Enter (see
+    /// `input::one_key_and_enter`): as the send began, or as one of its paced lines.
+    enter_withheld: AtomicBool,
 }
 
 /// See [`SendOp::unprompted_wait`].
@@ -417,8 +419,13 @@ impl SendOp {
                 if reason == Settle::StdinWait {
                     line = self.paste_rest_for_block_reader(line, &mut pacing, obs.fg);
                 }
-                if obs.fg == Some(shared.shell_pgid()) {
+                if obs.fg == Some(shared.shell_pgid())
+                    && shared.pty.modes().is_some_and(TtyModes::line_editing)
+                {
                     line = super::input::close_escapes_for_line_editor(line);
+                }
+                if reason == Settle::StdinWait && !obs.alternate_screen {
+                    line = self.key_without_enter(&shared, line);
                 }
                 if !ahead {
                     let pre = PreWrite {

@@ -75,11 +75,10 @@ pub(super) struct Cancel {
 }
 
 /// The notice ending a killed job's output when its command ran to its end all the same.
-pub(super) const KILL_MISSED_NOTICE: &str = "[job: job_kill did not stop the command: it ran on \
-     to its end and exited 0 (a program that handles SIGINT and SIGTERM and exits 0, or a \
-     command line the session's shell goes on with because it ignores them, trap '' INT TERM: \
-     the signals stopped only the program running at the time), so the job counts as \
-     completed]";
+pub(super) const KILL_MISSED_NOTICE: &str = "[job: job_kill did not stop the command line: it \
+     survived SIGINT and SIGTERM, SIGKILL stopped only the program running at the time, and \
+     the line ran on to its end, exiting 0 (a shell that ignores the signals, trap '' INT TERM, \
+     goes on with its line), so the job counts as completed]";
 
 /// Whether `result` shows the job's command ran to its end: the shell's prompt came back with
 /// exit status 0 (a command a signal stopped exits 128 + the signal's number).
@@ -114,8 +113,10 @@ pub(super) async fn follow(
         requested: cancel_requested,
         interrupted,
     } = cancel;
-    let outcome = |result: &SendResult, earlier: &EarlierExits| {
-        let status = if cancel_requested.load(Ordering::SeqCst) && !ran_to_its_end(result) {
+    // The kill's escalation reached SIGKILL (the command had survived SIGINT and SIGTERM).
+    let mut sigkill_sent = false;
+    let outcome = |result: &SendResult, earlier: &EarlierExits, ran_on: bool| {
+        let status = if cancel_requested.load(Ordering::SeqCst) && !ran_on {
             FinalStatus::Killed
         } else {
             FinalStatus::Completed
@@ -139,7 +140,10 @@ pub(super) async fn follow(
             let mut pause = DRAIN_FAST;
             loop {
                 tokio::select! {
-                    settled = &mut done => break settled,
+                    settled = &mut done => {
+                        sigkill_sent |= escalation.sent >= 2;
+                        break settled;
+                    }
                     () = tokio::time::sleep(pause) => {
                         let drained = stream.lock().as_mut().map_or(0, Stream::drain);
                         pause = if drained > FLOOD_BYTES || started.elapsed() < YOUNG {
@@ -159,9 +163,9 @@ pub(super) async fn follow(
         };
         // The job's output ends with the notices of the send it settled on, as a foreground
         // result does (a full-screen program left on, the terminal modes restored, a cap hit).
-        let finish = |result: &SendResult| {
+        let finish = |result: &SendResult, ran_on: bool| {
             let mut notices = result.notices.clone();
-            if cancel_requested.load(Ordering::SeqCst) && ran_to_its_end(result) {
+            if ran_on {
                 notices.push(KILL_MISSED_NOTICE.to_owned());
             }
             if let Some(s) = stream.lock().as_mut() {
@@ -171,6 +175,13 @@ pub(super) async fn follow(
                 }
                 s.finished = true;
             }
+        };
+        // Whether the command ran on to its end through the kill: SIGINT and SIGTERM left it
+        // running, and SIGKILL stopped only the program running at the time (a shell that
+        // ignores them, `trap '' INT TERM`, goes on with its line). A program that ends
+        // cleanly on the interrupt (a server's graceful shutdown, exit 0) was stopped.
+        let ran_on_after_kill = |result: &SendResult| {
+            cancel_requested.load(Ordering::SeqCst) && sigkill_sent && ran_to_its_end(result)
         };
         let result = match settled {
             Ok(result) => result,
@@ -195,8 +206,9 @@ pub(super) async fn follow(
         // the send settled (on silence, the program still running) is repeated on a poll.
         let killed = cancel_requested.load(Ordering::SeqCst) && interrupted.load(Ordering::SeqCst);
         if !unproven || !running || killed {
-            finish(&result);
-            return Ok(outcome(&result, &earlier));
+            let ran_on = ran_on_after_kill(&result);
+            finish(&result, ran_on);
+            return Ok(outcome(&result, &earlier, ran_on));
         }
         let poll = SendRequest {
             text: String::new(),
@@ -210,8 +222,9 @@ pub(super) async fn follow(
             // The session closed or exited meanwhile: the last result stands.
             Err(e) => {
                 tracing::debug!(session_id = %id, error = %e, "background send not followed further");
-                finish(&result);
-                return Ok(outcome(&result, &earlier));
+                let ran_on = ran_on_after_kill(&result);
+                finish(&result, ran_on);
+                return Ok(outcome(&result, &earlier, ran_on));
             }
         };
         {

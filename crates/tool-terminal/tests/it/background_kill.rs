@@ -467,24 +467,37 @@ async fn keys_that_quit_a_programs_job_left_put_its_status_in_the_past_at_once()
     host.shutdown().await;
 }
 
-/// A kill that stops nothing of the command line (the session's shell ignores SIGINT, and so
-/// does each program it starts) leaves the job completed, saying the kill did not stop it.
+/// A kill the command line runs through (the session's shell ignores SIGINT and SIGTERM, and
+/// so does each program it starts, so SIGKILL stops only the one running) leaves the job
+/// completed, saying the kill did not stop it; a program that ends cleanly on the interrupt
+/// (exit 0) was stopped by it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kill_the_command_line_runs_through_is_not_reported_as_a_kill() {
     let (host, agent, session) = host_with_session().await;
-    host.send(&agent, &session, "trap '' INT").await;
     let job = start_until(
         &host,
         &agent,
         &session,
-        "for i in 1 2; do echo n$i; sleep 1; done; echo LOOP-END",
+        "python3 -c \"import signal, sys, time; signal.signal(signal.SIGINT, lambda *a: sys.exit(0)); print('up', flush=True); time.sleep(100)\"",
+        "up",
+    )
+    .await;
+    let read = kill_and_wait(&host, &agent, &job).await;
+    assert!(status_line(&read).starts_with("[status: killed"), "{read}");
+    assert!(!read.contains("[job: job_kill did not stop"), "{read}");
+    host.send(&agent, &session, "trap '' INT TERM").await;
+    let job = start_until(
+        &host,
+        &agent,
+        &session,
+        "for i in 1 2 3 4 5 6 7 8 9; do echo n$i; sleep 1; done; echo LOOP-END",
         "n1",
     )
     .await;
     let read = kill_and_wait(&host, &agent, &job).await;
     assert!(read.contains("LOOP-END"), "{read}");
     assert!(
-        read.contains("[job: job_kill did not stop the command"),
+        read.contains("[job: job_kill did not stop the command line"),
         "{read}"
     );
     assert!(

@@ -145,9 +145,20 @@ async fn python_repl_block_rules_are_explained_when_they_reject_a_block() {
             "10",
         ),
         ("print(1 +)", false, "SyntaxError"),
-        // A typo in a block's first line: the lines after it fail for that alone.
+        // A typo in a block's first line: the lines after it fail for that alone; one in an
+        // indented line is a typo too.
         (
             "def f(:\n    return 1\nprint(2)",
+            false,
+            "SyntaxError: invalid syntax",
+        ),
+        (
+            "def f(x):\n    return x +\n",
+            false,
+            "SyntaxError: invalid syntax",
+        ),
+        (
+            "def g():\n    y = 1\n\n    retrun y\nprint(9)",
             false,
             "SyntaxError: invalid syntax",
         ),

@@ -459,3 +459,40 @@ fn one_line_sent_with_enter_ends_once() {
     );
     assert_eq!(without_doubled_enter("a\r\nb\r\n", true), "a\r\nb");
 }
+
+#[test]
+fn one_key_and_its_enter() {
+    for (step, key) in [
+        (&b"y\r"[..], Some(&b"y"[..])),
+        (b"y\n", Some(b"y")),
+        (b"y\r\n", Some(b"y")),
+        ("\u{e9}\r".as_bytes(), Some("\u{e9}".as_bytes())),
+        (b"y", None),
+        (b"yes\r", None),
+        (b"\r", None),
+        (b"\r\r", None),
+        (b"y\r\r", None),
+    ] {
+        assert_eq!(one_key_and_enter(step).as_deref(), key, "{step:?}");
+    }
+}
+
+#[test]
+fn key_questions() {
+    for row in [
+        "Continue? [y/N]",
+        "Delete all? (Y/n)",
+        "Quit anyway? (y or n)",
+        "Press any key to continue",
+    ] {
+        assert!(asks_for_one_key(row), "{row}");
+    }
+    for row in [
+        "/7",
+        "PID to signal/kill [default pid = 1]",
+        "PIN (3 digits, Enter):",
+        "Name:",
+    ] {
+        assert!(!asks_for_one_key(row), "{row}");
+    }
+}

@@ -103,14 +103,43 @@ pub(super) const EXIT_UNKNOWN_NOTICE: &str = "[shell: this command's exit code i
      command replaced PS0), and its status equals the previous command's, so it cannot be told \
      from an empty line's; send echo $? to see it]";
 
-/// The notice for a send that settled on silence (`inferred_idle`) with `program` in the
-/// foreground on the main screen, nothing else said of it: what to do next.
-pub(super) fn quiet_program_notice(program: &str) -> String {
+/// The notice for a send that settled on silence (`inferred_idle`, `at_deadline` false) or at
+/// its deadline with `program` in the foreground on the main screen, nothing else said of it:
+/// what to do next.
+pub(super) fn still_running_notice(program: &str, at_deadline: bool) -> String {
+    if at_deadline {
+        format!(
+            "[timeout: {program} is still running: poll (empty text, submit: false) to wait \
+             again, with timeoutMs for longer, or terminal_signal SIGINT to stop it; a server \
+             meant to keep running goes in the background: cmd > log 2>&1 &]"
+        )
+    } else {
+        format!(
+            "[idle: {program} is still running, quiet and not busy (a server, or waiting on \
+             the network or a remote side): poll (empty text, submit: false) to wait for more, \
+             or terminal_signal SIGINT to stop it; a server meant to keep running goes in the \
+             background: cmd > log 2>&1 &]"
+        )
+    }
+}
+
+/// The notice for [`SettleFacts::idle_reading`], naming the program.
+pub(super) fn idle_reading_notice(program: &str) -> String {
     format!(
-        "[idle: {program} is still running, quiet and not busy (a server, or waiting on the \
-         network or a remote side): poll (empty text, submit: false) to wait for more, or \
-         terminal_signal SIGINT to stop it; a server meant to keep running goes in the \
-         background: cmd > log 2>&1 &]"
+        "[idle: {program} is still running and went quiet while reading the terminal among \
+         other sources (a socket: a relay such as ssh, or an event loop): it may be waiting for \
+         input, so send it if it asked for some, or poll (empty text, submit: false) for what \
+         its other side prints; terminal_signal SIGINT stops it]"
+    )
+}
+
+/// The notice for [`SettleFacts::line_without_prompt`], naming the program that waits (`None`:
+/// the shell itself, its `read` builtin).
+pub(super) fn line_without_prompt_notice(program: Option<&str>) -> String {
+    let who = program.map_or_else(|| "the shell (its read builtin)".to_owned(), str::to_owned);
+    format!(
+        "[input: {who} waits for a line of input and printed no prompt: the next send is \
+         taken as that line]"
     )
 }
 

@@ -44,6 +44,8 @@ fn facts(reason: Settle) -> SettleFacts {
         left_running: Vec::new(),
         enter_withheld: false,
         promptless_mode: false,
+        line_without_prompt: false,
+        idle_reading: false,
     }
 }
 
@@ -394,6 +396,20 @@ fn a_program_quiet_at_the_idle_window_gets_next_steps() {
         ..facts(Settle::Idle)
     };
     insta::assert_snapshot!("quiet_program", assemble(quiet).notices.join("\n"));
+    let at_deadline = SettleFacts {
+        foreground: Some("python3".to_owned()),
+        ..facts(Settle::Timeout)
+    };
+    insta::assert_snapshot!(
+        "still_running_at_deadline",
+        assemble(at_deadline).notices.join("\n")
+    );
+    let reading = SettleFacts {
+        foreground: Some("ssh".to_owned()),
+        idle_reading: true,
+        ..facts(Settle::Idle)
+    };
+    insta::assert_snapshot!("idle_reading", assemble(reading).notices.join("\n"));
     // Said elsewhere, or not the case: text it has not read, a full-screen program, the
     // shell itself, a prompt.
     for facts in [
@@ -435,4 +451,32 @@ fn lines_sent_in_a_repls_editor_mode_are_said_to_wait_for_ctrl_d() {
         ..facts(Settle::StdinWait)
     };
     insta::assert_snapshot!("promptless_mode", assemble(editor).notices.join("\n"));
+}
+
+#[test]
+fn a_line_read_with_no_prompt_is_said_to_take_the_next_send() {
+    let shell = SettleFacts {
+        line_without_prompt: true,
+        ..facts(Settle::StdinWait)
+    };
+    insta::assert_snapshot!("line_without_prompt", assemble(shell).notices.join("\n"));
+    let program = SettleFacts {
+        line_without_prompt: true,
+        foreground: Some("python3".to_owned()),
+        ..facts(Settle::StdinWait)
+    };
+    let notices = assemble(program).notices.join("\n");
+    assert!(
+        notices.starts_with("[input: python3 waits for a line"),
+        "{notices}"
+    );
+    // A filter reading to the end of its input has its own notice.
+    let filter = SettleFacts {
+        line_without_prompt: true,
+        reads_to_end: true,
+        foreground: Some("cat".to_owned()),
+        ..facts(Settle::StdinWait)
+    };
+    let notices = assemble(filter).notices.join("\n");
+    assert!(!notices.contains("printed no prompt"), "{notices}");
 }

@@ -109,10 +109,16 @@ impl SendOp {
         let continuation = st.screen.prompt_state() == PromptState::Continuation;
         // A REPL's own continuation prompt (it has no marks): checked once the foreground
         // program is known to be reading.
-        let repl_prompt = (!alternate && reason == Settle::StdinWait)
+        let cursor_row = (!alternate && reason == Settle::StdinWait)
             .then(|| st.screen.cursor_row_prefix())
-            .flatten()
-            .and_then(|row| repl_continuation(&row));
+            .flatten();
+        let repl_prompt = cursor_row.as_deref().and_then(repl_continuation);
+        // Nothing before the cursor: whatever waits printed no prompt of its own.
+        let no_prompt_shown = !alternate
+            && reason == Settle::StdinWait
+            && cursor_row
+                .as_deref()
+                .is_none_or(|row| row.trim().is_empty());
         // The group the last SIGINT or SIGTERM went to (see `survived` below).
         let signalled = st.signalled.take();
         st.screen.keep_binary_run_open(false);
@@ -144,6 +150,7 @@ impl SendOp {
             reads_no_keys,
             shell_running_line,
             reads_to_end,
+            idle_reading,
         } = terminal_facts(shared, reason);
         shared.lock().shell_stopped = shell_stopped;
         let refused_line = self.refused.lock().take();
@@ -236,7 +243,10 @@ impl SendOp {
             exit_unknown,
             closed,
             left_running,
-            enter_withheld: self.enter_withheld,
+            enter_withheld: self.enter_withheld.load(Ordering::SeqCst),
+            idle_reading,
+            line_without_prompt: no_prompt_shown
+                && shared.pty.modes().is_some_and(|m| m.canonical && m.echo),
             promptless_mode: self.in_promptless_mode
                 && reason == Settle::StdinWait
                 && shared.pty.foreground_pgid() == shared.lock().promptless_repl,

@@ -42,16 +42,11 @@ impl SendOp {
         }
         let fg = shared.pty.foreground_pgid();
         let modes = shared.pty.modes();
-        // A key reader (`read -n 1`, a `[y/N]` that needs no Enter) takes a key as it comes:
-        // an Enter after it would be a key of its own, which the next prompt takes as its
-        // answer (a second `[Y/n]`'s default). A one-key text goes without it; longer text
-        // keeps it (a pager's `/pattern` on the main screen needs its Enter).
-        let enter_withheld = request.submit
-            && request.text.chars().count() == 1
-            && !request.text.contains(['\n', '\r'])
-            && !st.screen.alternate_screen()
-            && modes.is_some_and(TtyModes::single_keys);
+        // A key for a program asking for one goes without its Enter (see `key_answer`).
+        let enter_withheld =
+            super::key_answer::withholds_enter(&mut st, modes, &request.text, request.submit);
         if enter_withheld {
+            request.text = request.text.trim_end_matches(['\r', '\n']).to_owned();
             request.submit = false;
         }
         let canonical = modes.map(|m| m.canonical);
@@ -110,7 +105,10 @@ impl SendOp {
             canonical: canonical == Some(true),
             bracketed_paste,
             block_paste: bracketed_paste && leader.as_deref().is_some_and(input::pastes_blocks),
-            shell_line_editor: fg == Some(shared.shell_pgid()) && canonical == Some(false),
+            // Readline's modes: the shell's own `read -n 1` (cbreak, carriage return mapped) is
+            // a key reader, not the line editor.
+            shell_line_editor: fg == Some(shared.shell_pgid())
+                && modes.is_some_and(TtyModes::line_editing),
             unended_line_bytes,
             quoted_tabs: program
                 && !st.screen.alternate_screen()
@@ -220,7 +218,7 @@ impl SendOp {
             last_line,
             submits_command: reader.shell_line_editor
                 && input::submits_a_command(&request.text, request.submit),
-            enter_withheld,
+            enter_withheld: AtomicBool::new(enter_withheld),
         });
         st.active = Some(Arc::clone(&op));
         drop(st);
