@@ -311,6 +311,14 @@ pub fn send_metadata(result: &SendOutput) -> String {
     else {
         return String::new();
     };
+    // A full-screen program that reads no keys (`watch`) has its own notice: the general
+    // line about sending it keys would contradict it.
+    let input_mode = match input_mode {
+        InputModeOutput::AlternateScreen if notices.iter().any(|n| says_reads_no_keys(n)) => {
+            InputModeOutput::Normal
+        }
+        mode => *mode,
+    };
     let facts = send_facts(
         *truncated,
         *output_bytes,
@@ -318,7 +326,7 @@ pub fn send_metadata(result: &SendOutput) -> String {
         earlier_commands.as_ref(),
         *exit_code,
         foreground.as_deref(),
-        *input_mode,
+        input_mode,
     );
     let notices: String = notices.iter().map(|n| format!("\n{n}")).collect();
     format!(
@@ -326,6 +334,12 @@ pub fn send_metadata(result: &SendOutput) -> String {
         wait_reason.as_str(),
         session_line(session_status)
     )
+}
+
+/// Whether `notice` is the engine's notice for a program that holds the terminal without
+/// reading it (`[input: watch does not read the terminal: …]`).
+fn says_reads_no_keys(notice: &str) -> bool {
+    notice.starts_with("[input: ") && notice.contains(" does not read the terminal: ")
 }
 
 /// A send's last metadata line: `[session: running]` or `[session: exited code=… signal=…]`.

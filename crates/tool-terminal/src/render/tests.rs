@@ -463,3 +463,30 @@ fn the_line_cut_markers_are_api() {
         .join("\n")
     );
 }
+
+/// A full-screen program that reads no keys (`watch`) has the engine's notice saying so; the
+/// general line about sending it keys is left out then, as it would contradict it.
+#[test]
+fn a_full_screen_program_that_reads_no_keys_gets_no_key_advice() {
+    let mut result = send(
+        "Every 2.0s: date",
+        WaitReason::InferredIdle,
+        SessionStatus::Running,
+        false,
+    );
+    result.input_mode = InputMode::AlternateScreen;
+    result.foreground = Some("watch".into());
+    let advice = "[screen: a full-screen program holds the terminal";
+    assert!(render_send(&result, CAP).contains(advice));
+    result.notices.push(
+        "[input: watch does not read the terminal: keys sent to it stay unread, a key command \
+         included; terminal_signal SIGINT stops it]"
+            .into(),
+    );
+    let text = render_send(&result, CAP);
+    assert!(!text.contains(advice), "{text}");
+    assert!(
+        text.contains("[input: watch does not read the terminal"),
+        "{text}"
+    );
+}
