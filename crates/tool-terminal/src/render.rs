@@ -311,8 +311,8 @@ pub fn send_metadata(result: &SendOutput) -> String {
     else {
         return String::new();
     };
-    // A full-screen program that reads no keys (`watch`) has its own notice: the general
-    // line about sending it keys would contradict it.
+    // A full-screen program that reads no keys (`watch`), or has not read the keys sent, has
+    // its own notice: the general line about sending it keys would contradict it.
     let input_mode = match input_mode {
         InputModeOutput::AlternateScreen if notices.iter().any(|n| says_reads_no_keys(n)) => {
             InputModeOutput::Normal
@@ -337,9 +337,12 @@ pub fn send_metadata(result: &SendOutput) -> String {
 }
 
 /// Whether `notice` is the engine's notice for a program that holds the terminal without
-/// reading it (`[input: watch does not read the terminal: …]`).
+/// reading it (`[input: watch does not read the terminal: …]`), or that has not read the text
+/// sent (`[input: watch has not read the text sent …]`).
 fn says_reads_no_keys(notice: &str) -> bool {
-    notice.starts_with("[input: ") && notice.contains(" does not read the terminal: ")
+    notice.starts_with("[input: ")
+        && (notice.contains(" does not read the terminal: ")
+            || notice.contains(" has not read the text sent"))
 }
 
 /// A send's last metadata line: `[session: running]` or `[session: exited code=… signal=…]`.

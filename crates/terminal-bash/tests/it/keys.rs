@@ -136,7 +136,7 @@ async fn a_key_for_a_key_reader_goes_without_its_enter() {
         );
         assert!(
             r.notices.iter().any(|n| n.starts_with(
-                "[input: the program reads single keys, so the key went without its Enter"
+                "[input: the key went without its Enter"
             )),
             "{r:?}"
         );
@@ -159,6 +159,21 @@ async fn a_key_for_a_key_reader_goes_without_its_enter() {
                 .any(|n| n.contains("the key went without its Enter")),
             "{r:?}"
         );
+        // A question with no y/n in it, and one printed on the line above the read.
+        for question in [
+            "read -n 1 -p \"Overwrite file? \" a",
+            "echo \"Do you want to continue? (y/n)\"; read -n 1 a",
+        ] {
+            let r = sh
+                .send(&format!(
+                    "bash -c '{question}; echo; read -p \"Name: \" n; echo \"a=[$a] n=[$n]\"'\ny\nbob"
+                ))
+                .await;
+            assert!(
+                r.viewport.lines().any(|l| l == "a=[y] n=[bob]"),
+                "{question}: {r:?}"
+            );
+        }
         // Longer text keeps its Enter: `read -N 2` takes two keys, and the Enter is the
         // next command line's (an empty one).
         let r = sh
@@ -185,7 +200,7 @@ async fn a_line_read_with_no_prompt_is_named() {
         let said = |r: &dsh_terminal_core::SendResult, who: &str| {
             r.notices.iter().any(|n| {
                 n.starts_with(&format!(
-                    "[input: {who} waits for a line of input and printed no prompt"
+                    "[input: {who} waits for a line of input, with the cursor at the start of an empty line"
                 ))
             })
         };

@@ -66,6 +66,28 @@ async fn a_server_waiting_for_connections_comes_back_at_the_idle_window() {
     .await;
 }
 
+/// The shell's own `read` still waiting at a send's short deadline is said to take the next
+/// send as its line, not to run a line of builtins the next command waits behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_builtin_past_the_deadline_takes_the_next_send() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send_within("read -t 30 x; echo \"x=[$x]\"", true, 1500)
+            .await;
+        assert!(
+            r.notices
+                .iter()
+                .all(|n| !n.contains("the shell itself is still running the command line")),
+            "{r:?}"
+        );
+        let r = sh.send("hello").await;
+        assert!(r.viewport.lines().any(|l| l == "x=[hello]"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A send that gives its own deadline waits out a foreground blocked on events with a timeout
 /// (an event loop's timer, a client polling its socket) up to that deadline, a poll too;
 /// without one, such a program comes back at the idle window, still running.
@@ -431,7 +453,15 @@ async fn a_repl_event_loop_still_awaiting_a_line_says_so() {
         );
         let r = sh.send(".editor").await;
         assert!(!still(&r), "{r:?}");
-        sh.send_raw("\u{3}", false).await;
+        sh.send("let w = 1;").await;
+        // A SIGINT ends the mode as the typed Ctrl-C does.
+        sh.session.signal(TerminalSignal::Sigint).unwrap();
+        let r = sh.send("1 + 1").await;
+        assert!(r.viewport.lines().any(|l| l == "2"), "{r:?}");
+        assert!(
+            r.notices.iter().all(|n| !n.contains("editor mode")),
+            "{r:?}"
+        );
         // A REPL command typed while a line's await is pending waits behind it: the REPL
         // has not come back, and `.exit` runs once the timer fires.
         sh.send("await new Promise(r => setTimeout(r, 4000))").await;

@@ -219,13 +219,18 @@ pub(super) fn without_doubled_enter(text: &str, submit: bool) -> &str {
     }
 }
 
-/// Whether `row` (the text before the cursor) asks for one key: a yes/no choice (`[y/N]`,
-/// `(y/n)`, `(y or n)`) or "press any key". A prompt for a line that happens to be read in
-/// cbreak mode (a pager's `/` search, `top`'s `PID to signal`, `read -n 3` for a PIN) does
-/// not: its Enter ends the line.
+/// Whether `row` (the text before the cursor, or the row above it when the cursor starts an
+/// empty one) asks for one key: a yes/no choice (`[y/N]`, `(y/n)`, `(y or n)`, git's
+/// `[y,n,q,…]`), "press any key", or a question (`Overwrite file?`). A prompt for a line
+/// that happens to be read in cbreak mode (a pager's `/` search, `top`'s `PID to signal`,
+/// `read -n 3` for a PIN) does not: its Enter ends the line.
 pub(super) fn asks_for_one_key(row: &str) -> bool {
-    let row = row.to_ascii_lowercase();
-    row.contains("y/n") || row.contains("y or n") || row.contains("any key")
+    let row = row.trim_end().to_ascii_lowercase();
+    row.contains("y/n")
+        || row.contains("y or n")
+        || row.contains("[y,n")
+        || row.contains("any key")
+        || row.ends_with('?')
 }
 
 /// The key of a `step` that is one key and the Enter after it (`y\r`, `y\n`), for a reader of

@@ -487,6 +487,9 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
             && !marks_gone
             && shared.pty.foreground_pgid() == Some(shared.shell_pgid())
             && shared.lock().screen.command_running()
+            // Its `read` builtin waiting for a line (`read -t 30 x` past the send's deadline)
+            // reads the next send: it is no line of builtins the send waits behind.
+            && shared.tty_reader(shared.shell_pgid()).is_none()
     };
     let shell_running_line = foreground.is_none() && shell_busy();
     let input_unread = !exited

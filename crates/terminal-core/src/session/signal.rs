@@ -101,6 +101,8 @@ pub(super) fn signal(
         .foreground_pgid()
         .map(|pgid| (pgid, pgid_in_own_namespace(pgid)));
     let (target_pgid, delivery) = deliver(shared, signal, true)?;
+    // A signal ends a REPL's mode without a prompt (node's `.editor`), as Ctrl-C typed does.
+    shared.lock().promptless_repl = None;
     let shell_targeted = target_pgid == shared.shell_pgid() && !replaced;
     Ok(SignalResult {
         target_pgid,

@@ -489,4 +489,12 @@ fn a_full_screen_program_that_reads_no_keys_gets_no_key_advice() {
         text.contains("[input: watch does not read the terminal"),
         "{text}"
     );
+    // Keys sent to it since, unread: that notice stands instead.
+    result.notices = vec![
+        "[input: watch has not read the text sent: it waits in the terminal's input for \
+         whatever reads next]"
+            .into(),
+    ];
+    let text = render_send(&result, CAP);
+    assert!(!text.contains(advice), "{text}");
 }

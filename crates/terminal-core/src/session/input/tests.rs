@@ -484,6 +484,8 @@ fn key_questions() {
         "Delete all? (Y/n)",
         "Quit anyway? (y or n)",
         "Press any key to continue",
+        "(1/1) Stage this hunk [y,n,q,a,d,e,?]?",
+        "Overwrite file?",
     ] {
         assert!(asks_for_one_key(row), "{row}");
     }

@@ -58,9 +58,9 @@ pub(super) const SHELL_CONTINUED_NOTICE: &str = "[shell: the session's shell was
      (suspend or SIGSTOP); it was continued (SIGCONT) before this send]";
 
 /// The notice for [`SettleFacts::enter_withheld`].
-pub(super) const ENTER_WITHHELD_NOTICE: &str = "[input: the program reads single keys, so the \
-     key went without its Enter (an Enter after a key is a key of its own, which the next \
-     prompt would take as its answer); send \"\" to type an Enter by itself]";
+pub(super) const ENTER_WITHHELD_NOTICE: &str = "[input: the key went without its Enter: the \
+     program read single keys, and an Enter after a key is a key of its own, which the next \
+     prompt would take as its answer]";
 
 /// The notice for [`SettleFacts::closed`].
 pub(super) const CLOSED_NOTICE: &str = "[session: closed while this send waited \
@@ -115,10 +115,11 @@ pub(super) fn still_running_notice(program: &str, at_deadline: bool) -> String {
         )
     } else {
         format!(
-            "[idle: {program} is still running, quiet and not busy (a server, or waiting on \
-             the network or a remote side): poll (empty text, submit: false) to wait for more, \
-             or terminal_signal SIGINT to stop it; a server meant to keep running goes in the \
-             background: cmd > log 2>&1 &]"
+            "[idle: {program} is still running, quiet and not busy (waiting on the network, \
+             or a server waiting for connections): poll (empty text, submit: false) with \
+             timeoutMs to wait up to that long for it (a quiet download), or terminal_signal \
+             SIGINT to stop it; a server meant to keep running goes in the background: cmd > \
+             log 2>&1 &]"
         )
     }
 }
@@ -138,8 +139,8 @@ pub(super) fn idle_reading_notice(program: &str) -> String {
 pub(super) fn line_without_prompt_notice(program: Option<&str>) -> String {
     let who = program.map_or_else(|| "the shell (its read builtin)".to_owned(), str::to_owned);
     format!(
-        "[input: {who} waits for a line of input and printed no prompt: the next send is \
-         taken as that line]"
+        "[input: {who} waits for a line of input, with the cursor at the start of an empty \
+         line: the next send is taken as that line]"
     )
 }
 

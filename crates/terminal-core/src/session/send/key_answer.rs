@@ -34,10 +34,16 @@ pub(super) fn withholds_enter(
         && asks_for_one_key(st)
 }
 
+/// Whether the text before the cursor asks for one key, or, with the cursor at the start of
+/// an empty row, the row above it does (a question printed on its own line, then `read -n 1`).
 fn asks_for_one_key(st: &mut State) -> bool {
-    st.screen
-        .cursor_row_prefix()
-        .is_some_and(|row| input::asks_for_one_key(&row))
+    match st.screen.cursor_row_prefix() {
+        Some(row) if !row.trim().is_empty() => input::asks_for_one_key(&row),
+        _ => st
+            .screen
+            .row_above_cursor(0)
+            .is_some_and(|above| input::asks_for_one_key(&above)),
+    }
 }
 
 impl SendOp {
