@@ -360,30 +360,10 @@ impl Readiness {
         self.started + self.timing.timeout
     }
 
-    fn silence_needed(&self) -> Duration {
-        if self.mark_seen {
-            self.timing.idle_silence + self.timing.handoff_grace
-        } else {
-            self.timing.idle_silence
-        }
-    }
-
     /// When a held wait of the shell itself (see [`PROMPT_MARK_WAIT`]) may settle, for
     /// scheduling the next wake-up.
     pub(crate) fn held_until(&self) -> Option<Instant> {
         self.shell_wait_since.map(|since| since + PROMPT_MARK_WAIT)
-    }
-
-    /// When output silence alone would settle (for scheduling the next wake-up); on the
-    /// alternate screen, also a pause between redraws once the idle window has passed since
-    /// the send started (see [`REDRAW_PAUSE`]).
-    pub(crate) fn silence_deadline(&self, last_output_at: Instant) -> Instant {
-        let silent = last_output_at + self.silence_needed();
-        if self.alternate {
-            silent.min((self.started + self.silence_needed()).max(last_output_at + REDRAW_PAUSE))
-        } else {
-            silent
-        }
     }
 
     /// Whether the shell's prompt (or continuation prompt) is the current state, in which case
@@ -581,22 +561,6 @@ impl Readiness {
         o.now >= by_timer.map_or(by_quiet, |at| at.min(by_quiet))
     }
 
-    /// Whether output silence may settle now: always under [`SilenceRule::PureSilence`];
-    /// under [`SilenceRule::KernelIdle`], when a full-screen program has the alternate screen
-    /// on (what it shows is what the caller needs, and such programs rarely end by
-    /// themselves), when nothing but the shell's own prompt holds the terminal, or when the
-    /// newest verdict about the current foreground says it is not busy (a verdict about a
-    /// group that has since left, such as a finished `sleep`, does not count: the next probe
-    /// decides).
-    fn silence_may_settle(&self, o: &Observation) -> bool {
-        self.timing.silence_rule == SilenceRule::PureSilence
-            || o.alternate_screen
-            || !self.wants_probe(o.fg, o.prompt)
-            || self
-                .busy
-                .is_some_and(|(group, busy)| Some(group) == o.fg && !busy)
-    }
-
     /// Whether a `/proc` probe of `fg` is worth running now (the prompt is not current for the
     /// shell, and the probe could change the decision).
     pub(crate) fn wants_probe(&self, fg: Option<i32>, prompt: PromptState) -> bool {
@@ -604,5 +568,6 @@ impl Readiness {
     }
 }
 
+mod silence;
 #[cfg(test)]
 mod tests;
