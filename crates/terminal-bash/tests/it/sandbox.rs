@@ -321,11 +321,13 @@ async fn marks_readiness_signals_and_close_work_inside_the_sandbox() {
         let r = sh.send("echo after-$?").await;
         assert!(r.viewport.contains("\nafter-130\n"), "{r:?}");
         // The group is named as the session's processes number it (its PID namespace's),
-        // also when the signal ends the group's leader at once.
-        for _ in 0..3 {
-            let r = sh
-                .send("sh -c 'echo pgid=$(ps -o pgid= -p $$ | tr -d \" \"); exec sleep 100'")
-                .await;
+        // also when the signal ends the group's leader at once, and when the leader (a
+        // pipeline's first command) had already ended: the group keeps its id, which only its
+        // other members can still tell.
+        let numbered = "sh -c 'echo pgid=$(ps -o pgid= -p $$ | tr -d \" \"); exec sleep 100'";
+        let pipeline = format!("true | {numbered}");
+        for line in [numbered, numbered, numbered, pipeline.as_str()] {
+            let r = sh.send(line).await;
             let inside: i32 = r
                 .viewport
                 .lines()
@@ -333,26 +335,11 @@ async fn marks_readiness_signals_and_close_work_inside_the_sandbox() {
                 .and_then(|n| n.parse().ok())
                 .unwrap_or_else(|| panic!("{r:?}"));
             let s = sh.session.signal(TerminalSignal::Sigterm).unwrap();
-            assert_eq!(s.session_pgid, inside, "{s:?}");
-            assert_ne!(s.session_pgid, s.target_pgid, "{s:?}");
+            assert_eq!(s.session_pgid, inside, "{line}: {s:?}");
+            assert_ne!(s.session_pgid, s.target_pgid, "{line}: {s:?}");
             let r = sh.send("echo after-$?").await;
-            assert!(r.viewport.contains("\nafter-143\n"), "{r:?}");
+            assert!(r.viewport.contains("\nafter-143\n"), "{line}: {r:?}");
         }
-        // A pipeline whose first command (the group's leader) has ended: the group keeps
-        // its id, which only its other members can still tell.
-        let r = sh
-            .send("true | sh -c 'echo pgid=$(ps -o pgid= -p $$ | tr -d \" \"); exec sleep 100'")
-            .await;
-        let inside: i32 = r
-            .viewport
-            .lines()
-            .find_map(|l| l.strip_prefix("pgid="))
-            .and_then(|n| n.parse().ok())
-            .unwrap_or_else(|| panic!("{r:?}"));
-        let s = sh.session.signal(TerminalSignal::Sigterm).unwrap();
-        assert_eq!(s.session_pgid, inside, "{s:?}");
-        let r = sh.send("echo after-$?").await;
-        assert!(r.viewport.contains("\nafter-143\n"), "{r:?}");
         // Every background form, then close: nothing may remain.
         let r = sh
             .send(
