@@ -110,16 +110,14 @@ pub(super) fn still_running_notice(program: &str, at_deadline: bool) -> String {
     if at_deadline {
         format!(
             "[timeout: {program} is still running: poll (empty text, submit: false) to wait \
-             again, with timeoutMs for longer, or terminal_signal SIGINT to stop it; a server \
-             meant to keep running goes in the background: cmd > log 2>&1 &]"
+             again, with timeoutMs for longer, or terminal_signal SIGINT to stop it]"
         )
     } else {
         format!(
-            "[idle: {program} is still running, quiet and not busy (waiting on the network, \
-             or a server waiting for connections): poll (empty text, submit: false) with \
-             timeoutMs to wait up to that long for it (a quiet download), or terminal_signal \
-             SIGINT to stop it; a server meant to keep running goes in the background: cmd > \
-             log 2>&1 &]"
+            "[idle: {program} is still running, quiet and not busy (waiting on the network or \
+             a timer, or a server waiting for connections): poll (empty text, submit: false) \
+             with timeoutMs to wait up to that long for it, or terminal_signal SIGINT to stop \
+             it; a server meant to keep running goes in the background: cmd > log 2>&1 &]"
         )
     }
 }
