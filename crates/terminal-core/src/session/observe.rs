@@ -413,6 +413,8 @@ pub(super) struct TerminalFacts {
     pub(super) reads_to_end: bool,
     /// Settled on silence with the foreground reading the terminal among other sources.
     pub(super) idle_reading: bool,
+    /// Waiting for input in canonical mode with echo on: what reads takes a line.
+    pub(super) line_reader: bool,
 }
 
 /// The terminal facts for a send settling with `reason` (blocking `/proc` reads of the
@@ -445,6 +447,8 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         && modes.is_some_and(|m| m.canonical && m.echo)
         && foreground.as_deref().is_some_and(reads_to_end_of_input);
     let single_key = reason == Settle::StdinWait && modes.is_some_and(TtyModes::single_keys);
+    // A line reader with echo on (`read line`, `input()`).
+    let line_reader = reason == Settle::StdinWait && modes.is_some_and(|m| m.canonical && m.echo);
     // Without a prompt, say when no prompt (and so no exit status) can come from our shell:
     // it replaced itself, or another interactive shell waits at the terminal (a shell running
     // a script that asks for input is not one: our prompt comes back when it ends).
@@ -499,8 +503,9 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     // Quiet for a redraw pause, a full-screen program that reads keys waits for them; one
     // that sleeps between redraws (`watch`) never reads them. A multiplexer's server reads
     // the client's terminal outside its group.
+    let alternate = reason == Settle::Idle && shared.lock().screen.alternate_screen();
     let reads_no_keys = reason == Settle::Idle
-        && shared.lock().screen.alternate_screen()
+        && alternate
         && fg.is_some_and(|pgid| {
             shared.tty_reader(pgid).is_none()
                 && !shared.pty.tty_path().is_some_and(|tty| {
@@ -510,7 +515,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     // Quiet on the main screen while reading the terminal among other sources (an event loop
     // holding a socket, as a relay does): it may be waiting for input.
     let idle_reading = reason == Settle::Idle
-        && !shared.lock().screen.alternate_screen()
+        && !alternate
         && fg.is_some_and(|pgid| shared.tty_reader(pgid).is_some());
     TerminalFacts {
         foreground,
@@ -526,6 +531,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         shell_running_line,
         reads_to_end,
         idle_reading,
+        line_reader,
     }
 }
 

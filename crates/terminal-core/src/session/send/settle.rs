@@ -151,6 +151,7 @@ impl SendOp {
             shell_running_line,
             reads_to_end,
             idle_reading,
+            line_reader,
         } = terminal_facts(shared, reason);
         shared.lock().shell_stopped = shell_stopped;
         let refused_line = self.refused.lock().take();
@@ -245,8 +246,7 @@ impl SendOp {
             left_running,
             enter_withheld: self.enter_withheld.load(Ordering::SeqCst),
             idle_reading,
-            line_without_prompt: no_prompt_shown
-                && shared.pty.modes().is_some_and(|m| m.canonical && m.echo),
+            line_without_prompt: no_prompt_shown && line_reader,
             promptless_mode: self.in_promptless_mode
                 && reason == Settle::StdinWait
                 && shared.pty.foreground_pgid() == shared.lock().promptless_repl,
