@@ -163,11 +163,7 @@ pub(super) async fn follow(
         };
         // The job's output ends with the notices of the send it settled on, as a foreground
         // result does (a full-screen program left on, the terminal modes restored, a cap hit).
-        let finish = |result: &SendResult, ran_on: bool| {
-            let mut notices = result.notices.clone();
-            if ran_on {
-                notices.push(KILL_MISSED_NOTICE.to_owned());
-            }
+        let finish = |notices: &[String]| {
             if let Some(s) = stream.lock().as_mut() {
                 s.drain();
                 if !notices.is_empty() {
@@ -176,20 +172,10 @@ pub(super) async fn follow(
                 s.finished = true;
             }
         };
-        // Whether the command ran on to its end through the kill: SIGINT and SIGTERM left it
-        // running, and SIGKILL stopped only the program running at the time (a shell that
-        // ignores them, `trap '' INT TERM`, goes on with its line). A program that ends
-        // cleanly on the interrupt (a server's graceful shutdown, exit 0) was stopped.
-        let ran_on_after_kill = |result: &SendResult| {
-            cancel_requested.load(Ordering::SeqCst) && sigkill_sent && ran_to_its_end(result)
-        };
         let result = match settled {
             Ok(result) => result,
             Err(e) => {
-                if let Some(s) = stream.lock().as_mut() {
-                    s.drain();
-                    s.finished = true;
-                }
+                finish(&[]);
                 return Ok(JobOutcome::new(
                     FinalStatus::Failed,
                     Some(format!("Error: {e}")),
@@ -197,6 +183,20 @@ pub(super) async fn follow(
             }
         };
         earlier.append(&result.earlier_exits);
+        // The job ends with `result`. Whether its command ran on to its end through the kill:
+        // SIGINT and SIGTERM left it running, and SIGKILL stopped only the program running at
+        // the time (a shell that ignores them, `trap '' INT TERM`, goes on with its line). A
+        // program that ends cleanly on the interrupt (a graceful shutdown, exit 0) was stopped.
+        let end = |result: &SendResult| {
+            let ran_on =
+                cancel_requested.load(Ordering::SeqCst) && sigkill_sent && ran_to_its_end(result);
+            let mut notices = result.notices.clone();
+            if ran_on {
+                notices.push(KILL_MISSED_NOTICE.to_owned());
+            }
+            finish(&notices);
+            outcome(result, &earlier, ran_on)
+        };
         let unproven = matches!(
             result.wait_reason,
             WaitReason::InferredIdle | WaitReason::Timeout
@@ -206,9 +206,7 @@ pub(super) async fn follow(
         // the send settled (on silence, the program still running) is repeated on a poll.
         let killed = cancel_requested.load(Ordering::SeqCst) && interrupted.load(Ordering::SeqCst);
         if !unproven || !running || killed {
-            let ran_on = ran_on_after_kill(&result);
-            finish(&result, ran_on);
-            return Ok(outcome(&result, &earlier, ran_on));
+            return Ok(end(&result));
         }
         let poll = SendRequest {
             text: String::new(),
@@ -222,9 +220,7 @@ pub(super) async fn follow(
             // The session closed or exited meanwhile: the last result stands.
             Err(e) => {
                 tracing::debug!(session_id = %id, error = %e, "background send not followed further");
-                let ran_on = ran_on_after_kill(&result);
-                finish(&result, ran_on);
-                return Ok(outcome(&result, &earlier, ran_on));
+                return Ok(end(&result));
             }
         };
         {
