@@ -39,6 +39,7 @@ mod history;
 mod hooks;
 mod left_rows;
 mod mark_order;
+mod no_wrap;
 mod nonce;
 mod open_run;
 mod presentation;

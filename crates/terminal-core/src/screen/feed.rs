@@ -332,6 +332,8 @@ impl Screen {
         let mut line_printed = self.parser.screen().cursor_position().1 > 0;
         // While a region with a top margin is set: an upper bound of the cursor column.
         let mut col_bound = None;
+        // While auto-wrap is off: an upper bound of the cursor column.
+        let mut wrap_bound = None;
         for (i, &b) in bytes.iter().enumerate() {
             let mut step = self.scanner.step(b);
             if step == Step::StringAborted {
@@ -349,6 +351,7 @@ impl Screen {
                     let to = self.emulate_tab();
                     seg_start = i + 1;
                     col_bound = Some(to);
+                    wrap_bound = Some(to);
                 }
                 Step::Text => {
                     text_in_segment = true;
@@ -378,6 +381,9 @@ impl Screen {
                             line_printed = true;
                         }
                         _ => line_printed = true,
+                    }
+                    if self.modes & modes::NO_WRAP != 0 {
+                        self.before_unwrapped_text(bytes, i, &mut seg_start, &mut wrap_bound);
                     }
                     if self.region.is_some() {
                         self.before_region_text(bytes, i, &mut seg_start, &mut col_bound);
@@ -418,6 +424,7 @@ impl Screen {
                     self.parser.callbacks_mut().osc_ends_with_bel = b == 0x07;
                     self.emulate_sequence_end(seq, b);
                     seg_start = i + 1;
+                    wrap_bound = None;
                     self.after_segment(out, text_rows);
                     self.after_sequence(seq);
                     // The next segment starts where the sequence left the cursor (after a

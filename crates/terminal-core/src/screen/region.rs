@@ -149,7 +149,7 @@ impl Screen {
 }
 
 /// Cells the character starting at `bytes[0]` takes (1 when it cannot be decoded yet).
-fn char_width(bytes: &[u8]) -> u16 {
+pub(super) fn char_width(bytes: &[u8]) -> u16 {
     use unicode_width::UnicodeWidthChar as _;
     if bytes[0] < 0x80 {
         return 1;
