@@ -511,16 +511,23 @@ impl Screen {
         let on = seq.final_byte == b'h';
         match (seq.csi, seq.private, seq.intermediate, seq.final_byte) {
             (true, None, _, b'h' | b'l') if seq.first_param == 4 => set_mode(INSERT, on),
-            (true, Some(b'?'), _, b'h' | b'l') => match seq.first_param {
-                7 => set_mode(NO_WRAP, !on),
-                6 => set_mode(ORIGIN, on),
-                69 => set_mode(LEFT_RIGHT, on),
-                47 | 1047 | 1049 if on => {
-                    self.alternate_saved_cursor = seq.first_param == 1049;
-                    self.parser.callbacks_mut().tabs_alt.clear();
+            (true, Some(b'?'), _, b'h' | b'l') => {
+                // The modes of one DECSET/DECRST (`CSI ? 7 ; 25 l` sets two; the scanner
+                // keeps the first two).
+                let second = seq.more_params.then_some(seq.second_param);
+                for mode in std::iter::once(seq.first_param).chain(second) {
+                    match mode {
+                        7 => set_mode(NO_WRAP, !on),
+                        6 => set_mode(ORIGIN, on),
+                        69 => set_mode(LEFT_RIGHT, on),
+                        47 | 1047 | 1049 if on => {
+                            self.alternate_saved_cursor = mode == 1049;
+                            self.parser.callbacks_mut().tabs_alt.clear();
+                        }
+                        _ => {}
+                    }
                 }
-                _ => {}
-            },
+            }
             (true, None, _, b'r') if !alternate => {
                 set_mode(REGION, seq.more_params || seq.first_param > 1);
                 self.region = Region::from_decstbm(seq, self.config.rows);

@@ -69,8 +69,11 @@ mod tests {
         let mut s = plain_screen();
         let a = s.anchor();
         let long = "A".repeat(200);
-        s.feed(format!("\x1b[?7l{long}Z\r\nnext\r\n\x1b[?7h{long}\r\n$ ").as_bytes());
-        let expected = format!("{}Z\nnext\n{}\n$ ", "A".repeat(79), "A".repeat(200));
+        s.feed(format!("\x1b[?7l{long}Z\r\nnext\r\n\x1b[?7h{long}\r\n").as_bytes());
+        // As the second mode of one DECRST too.
+        s.feed(format!("\x1b[?25;7l{long}Z\r\n\x1b[?7;25h$ ").as_bytes());
+        let cut = format!("{}Z", "A".repeat(79));
+        let expected = format!("{cut}\nnext\n{long}\n{cut}\n$ ");
         assert_eq!(s.render_since(a, 100_000).text, expected);
     }
 
