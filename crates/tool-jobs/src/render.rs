@@ -103,8 +103,10 @@ pub fn bound_result(text: &str, cap: usize) -> String {
     fit_with_suffix(text, RESULT_TRUNCATED, cap)
 }
 
-/// The `job_list` text: one `<id> [<kind>] <status> — <label>` line per job, oldest first, or
-/// `(no background jobs)`. Within `cap` bytes (when given) the newest lines are kept after a
+/// The `job_list` text: one `<id> [<kind>] <status> — <label>` line per job, oldest first
+/// (`<status> (<detail>)` when the job has a detail: a finished send's exit status, or the
+/// prompt it stopped at, so a failed command or one waiting for an answer does not list as
+/// plainly `completed`), or `(no background jobs)`. Within `cap` bytes (when given) the newest lines are kept after a
 /// first line `[… N older jobs not listed]`.
 pub fn render_list(jobs: &[JobSnapshot], cap: Option<usize>) -> String {
     if jobs.is_empty() {
@@ -112,7 +114,13 @@ pub fn render_list(jobs: &[JobSnapshot], cap: Option<usize>) -> String {
     }
     let lines: Vec<String> = jobs
         .iter()
-        .map(|j| format!("{} [{}] {} — {}", j.id, j.kind, j.status, j.label))
+        .map(|j| match &j.detail {
+            Some(detail) => format!(
+                "{} [{}] {} ({detail}) — {}",
+                j.id, j.kind, j.status, j.label
+            ),
+            None => format!("{} [{}] {} — {}", j.id, j.kind, j.status, j.label),
+        })
         .collect();
     let whole = lines.join("\n");
     let Some(cap) = cap.filter(|&cap| whole.len() > cap) else {

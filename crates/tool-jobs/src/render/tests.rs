@@ -136,6 +136,16 @@ fn list_and_kill_renders() {
         "[… 1 older job not listed]\npty-send-2 [pty-send] killed — pty-1: make test"
     );
     assert!(render_list(&jobs, Some(10)).len() <= 10);
+    // A job's detail follows its status: a failed command does not list as plainly completed.
+    let failed = job(
+        "pty-send-3",
+        JobStatus::Completed,
+        Some("wait: stdin_read, exit: 2"),
+    );
+    assert_eq!(
+        render_list(&[failed], None),
+        "pty-send-3 [pty-send] completed (wait: stdin_read, exit: 2) — pty-1: make test"
+    );
     let three = [jobs[0].clone(), jobs[0].clone(), jobs[1].clone()];
     assert_eq!(
         render_list(&three, Some(whole.len() - 1)),

@@ -442,15 +442,16 @@ async fn a_background_send_to_an_echo_off_prompt_keeps_its_text_out_of_the_label
     for text in [listed.text(), r.text()] {
         assert!(!text.contains("hunter2"), "{text}");
     }
-    // An ordinary send keeps its command as the label.
-    let job = background(&host, &agent, &session, "echo visible-label").await;
+    // An ordinary send keeps its command as the label, after its status and how it ended (a
+    // failed command does not list as plainly completed).
+    let job = background(&host, &agent, &session, "echo visible-label; false").await;
     host.call(&agent, "job_output", json!({"job_id": job, "wait": true}))
         .await;
     let listed = host.call(&agent, "job_list", json!({})).await;
     assert!(
-        listed
-            .text()
-            .contains(&format!("{session}: echo visible-label")),
+        listed.text().contains(&format!(
+            "{job} [pty-send] completed (wait: stdin_read, exit: 1) — {session}: echo visible-label; false"
+        )),
         "{}",
         listed.text()
     );
