@@ -175,6 +175,33 @@ async fn c28_regions_with_margins_keep_every_printed_line() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Field case C28, the same kind: a region with a top margin left set (a program killed
+/// before it reset it; DECSTBM homes the cursor). The rows above it stay on screen while
+/// later commands scroll the region, and never show in their results.
+async fn c28_rows_above_a_region_left_set_stay_out_of_later_results() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send("clear; echo TOP-A; echo TOP-B").await;
+        sh.send(r"printf '\033[4;8r'; echo set-region").await;
+        sh.send("echo C1; echo C2").await;
+        for first in [1, 11, 21] {
+            let command = format!("seq {first} {}", first + 8);
+            let r = sh.send(&command).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            let lines: Vec<String> = (first..first + 9).map(|n| n.to_string()).collect();
+            assert_eq!(
+                r.viewport,
+                format!("{command}\n{}\ndsh> ", lines.join("\n")),
+                "{command}"
+            );
+        }
+        sh.send(r"printf '\033[r'").await;
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 /// A send that prints more than the scrollback holds still has its command line and first
 /// lines: the head is kept while the send runs.
 async fn a_huge_output_keeps_its_first_lines() {

@@ -144,7 +144,8 @@ impl Screen {
     /// row: the cursor's row when it holds text after the cursor (not at column 0), and every
     /// row below it that holds any, with the blank rows between them (blank rows between
     /// text left further down are no more output than that text is; none on the alternate
-    /// screen).
+    /// screen). With the cursor in or below a scroll region that has a top margin, the rows
+    /// above the region come first ([`Screen::rows_above_region`]).
     pub(super) fn rows_left_at_cursor(&self) -> Vec<LeftRow> {
         if self.alternate {
             return Vec::new();
@@ -152,22 +153,45 @@ impl Screen {
         let screen = self.parser.screen();
         let (cursor_row, cursor_col) = screen.cursor_position();
         let base = self.history().end_abs();
+        let mut left = self.rows_above_region(cursor_row, base);
         let rows = self.visible_rows_from(false, cursor_row);
         let last_text = rows
             .iter()
             .skip(1)
             .rposition(|text| !text.trim_end_matches(' ').is_empty())
             .map_or(0, |i| i + 1);
-        rows.into_iter()
+        left.extend(
+            rows.into_iter()
+                .enumerate()
+                .filter(|(i, text)| {
+                    if *i == 0 {
+                        cursor_col > 0
+                            && !skip_cols(text, cursor_col).trim_end_matches(' ').is_empty()
+                    } else {
+                        *i <= last_text
+                    }
+                })
+                .map(|(i, text)| LeftRow::new((base + u64::from(cursor_row) + i as u64, text))),
+        );
+        left
+    }
+
+    /// The rows above a main-screen scroll region with a top margin, blank ones too, when the
+    /// cursor (on visible row `cursor_row`; `base` is the first visible row's absolute row) is
+    /// in or below the region. The region scrolls its rows into history, which numbers the
+    /// rows above it after them, so a render from a row in the region reaches those rows
+    /// after the output: recorded as left there, they show only where output since wrote on
+    /// them (a status line the program keeps), not as stale lines in the middle of every
+    /// later result (a region a killed program left set).
+    fn rows_above_region(&self, cursor_row: u16, base: u64) -> Vec<LeftRow> {
+        let Some(region) = self.region.filter(|r| r.top > 0 && cursor_row >= r.top) else {
+            return Vec::new();
+        };
+        self.visible_rows_from(false, 0)
+            .into_iter()
+            .take(usize::from(region.top))
             .enumerate()
-            .filter(|(i, text)| {
-                if *i == 0 {
-                    cursor_col > 0 && !skip_cols(text, cursor_col).trim_end_matches(' ').is_empty()
-                } else {
-                    *i <= last_text
-                }
-            })
-            .map(|(i, text)| LeftRow::new((base + u64::from(cursor_row) + i as u64, text)))
+            .map(|(r, text)| LeftRow::new((base + r as u64, text)))
             .collect()
     }
 

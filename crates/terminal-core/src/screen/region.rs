@@ -164,6 +164,8 @@ pub(super) fn char_width(bytes: &[u8]) -> u16 {
 
 #[cfg(test)]
 mod tests {
+    use pretty_assertions::assert_eq;
+
     use super::Screen;
 
     fn screen() -> Screen {
@@ -231,5 +233,38 @@ mod tests {
                 page.text
             );
         }
+    }
+
+    /// A region with a top margin a program left set (DECSTBM homes the cursor): the rows
+    /// above it stay on screen while later commands scroll the region, and are no lines of
+    /// their output; a row output rewrites there (a status line) still is.
+    #[test]
+    fn rows_above_a_region_left_set_are_not_later_output() {
+        let mut s = screen();
+        s.feed(b"TOP-A\r\nTOP-B\r\n$ printf region\r\n\x1b[4;8r");
+        s.feed(b"set-region\r\n$ echo C1\r\nC1\r\nC2\r\n$ ");
+        for first in [1, 11, 21] {
+            let a = s.anchor();
+            let mut out = format!("seq {first}\r\n");
+            let mut expected = format!("seq {first}\n");
+            for n in first..first + 9 {
+                out.push_str(&format!("{n}\r\n"));
+                expected.push_str(&format!("{n}\n"));
+            }
+            s.feed(format!("{out}$ ").as_bytes());
+            assert_eq!(s.render_since(a, 100_000).text, format!("{expected}$ "));
+        }
+        // A status line rewritten above the region during the output shows.
+        let a = s.anchor();
+        let mut out = String::from("run\r\n");
+        for n in 0..9 {
+            out.push_str(&format!("step-{n}\r\n"));
+        }
+        out.push_str("\x1b7\x1b[1;1H\x1b[2Kstatus: done\x1b8$ ");
+        s.feed(out.as_bytes());
+        let text = s.render_since(a, 100_000).text;
+        assert!(text.contains("status: done"), "{text:?}");
+        assert!(!text.contains("C1"), "{text:?}");
+        assert!(text.starts_with("run\nstep-0\n"), "{text:?}");
     }
 }
