@@ -174,6 +174,41 @@ async fn a_key_for_a_key_reader_goes_without_its_enter() {
                 "{question}: {r:?}"
             );
         }
+        // A yes/no question answered with the word: only its first key goes, so neither the
+        // rest of the word nor the Enter runs in the shell once the program is done, and a
+        // second question gets its own answer (alone, and as a paced line).
+        for (first, second) in [("yes", "No\n"), ("YES\n", "no")] {
+            let r = sh
+                .send(
+                    "read -n 1 -p 'Delete? [y/N] ' a; echo; read -n 1 -p 'Sure? (y/n) ' b; echo; \
+                     echo \"a=[$a] b=[$b]\"",
+                )
+                .await;
+            assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
+            let r = sh.send(first).await;
+            assert_eq!(r.input_mode, InputMode::SingleKey, "{first}: {r:?}");
+            assert!(
+                r.notices
+                    .iter()
+                    .any(|n| n.starts_with("[input: only the word's first key went")),
+                "{r:?}"
+            );
+            let r = sh.send(second).await;
+            let (a, b) = (&first[..1], &second[..1]);
+            assert!(
+                r.viewport.lines().any(|l| l == format!("a=[{a}] b=[{b}]")),
+                "{r:?}"
+            );
+            assert_eq!(r.exit_code, Some(0), "{r:?}");
+            assert!(!r.viewport.contains("command not found"), "{r:?}");
+        }
+        let r = sh
+            .send(
+                "bash -c 'read -n 1 -p \"Continue? [y/N] \" a; echo; read -p \"Name: \" n; \
+                 echo \"a=[$a] n=[$n]\"'\nyes\nbob",
+            )
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "a=[y] n=[bob]"), "{r:?}");
         // Longer text keeps its Enter: `read -N 2` takes two keys, and the Enter is the
         // next command line's (an empty one).
         let r = sh

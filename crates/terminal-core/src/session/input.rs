@@ -225,12 +225,29 @@ pub(super) fn without_doubled_enter(text: &str, submit: bool) -> &str {
 /// that happens to be read in cbreak mode (a pager's `/` search, `top`'s `PID to signal`,
 /// `read -n 3` for a PIN) does not: its Enter ends the line.
 pub(super) fn asks_for_one_key(row: &str) -> bool {
-    let row = row.trim_end().to_ascii_lowercase();
-    row.contains("y/n")
-        || row.contains("y or n")
-        || row.contains("[y,n")
-        || row.contains("any key")
-        || row.ends_with('?')
+    let lower = row.trim_end().to_ascii_lowercase();
+    asks_yes_or_no(row) || lower.contains("any key") || lower.ends_with('?')
+}
+
+/// Whether `row` offers a yes/no choice by its keys (`[y/N]`, `(y/n)`, `(y or n)`, git's
+/// `[y,n,q,…]`): a question answered by the key `y` or `n`.
+pub(super) fn asks_yes_or_no(row: &str) -> bool {
+    let row = row.to_ascii_lowercase();
+    row.contains("y/n") || row.contains("y or n") || row.contains("[y,n")
+}
+
+/// The first key of a `step` that answers a yes/no question with a word, `yes` or `no` in
+/// any case, with or without its Enter: a reader of single keys takes `y` or `n` as the
+/// answer, and each further key is a key of its own (the rest of the word runs as a command
+/// once the program is done). `None` for anything else.
+pub(super) fn yes_no_word_key(step: &[u8]) -> Option<Vec<u8>> {
+    let word = step
+        .strip_suffix(b"\r\n")
+        .or_else(|| step.strip_suffix(b"\r"))
+        .or_else(|| step.strip_suffix(b"\n"))
+        .unwrap_or(step);
+    (word.eq_ignore_ascii_case(b"yes") || word.eq_ignore_ascii_case(b"no"))
+        .then(|| word[..1].to_vec())
 }
 
 /// The key of a `step` that is one key and the Enter after it (`y\r`, `y\n`), for a reader of

@@ -108,6 +108,8 @@ pub(super) struct SettleFacts {
     /// A key reader held the terminal as the send began: its text went without the Enter it
     /// asked for.
     pub(super) enter_withheld: bool,
+    /// Of a `yes`/`no` word answering a yes/no question, only the first key went.
+    pub(super) rest_withheld: bool,
     /// The REPL in the foreground was in a mode with no prompt (node's `.editor`) when the
     /// send began, and still is: the lines went into its buffer.
     pub(super) promptless_mode: bool,
@@ -206,7 +208,17 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             }),
         ),
         (facts.refused_line.is_some(), facts.refused_line.clone()),
-        (facts.enter_withheld, Some(ENTER_WITHHELD_NOTICE.to_owned())),
+        (
+            facts.enter_withheld,
+            Some(
+                if facts.rest_withheld {
+                    REST_WITHHELD_NOTICE
+                } else {
+                    ENTER_WITHHELD_NOTICE
+                }
+                .to_owned(),
+            ),
+        ),
         (
             facts.cleared_line.is_some(),
             facts.cleared_line.as_deref().map(cleared_line_notice),

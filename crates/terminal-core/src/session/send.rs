@@ -105,6 +105,8 @@ pub(super) struct SendOp {
     /// A key with the Enter after it went to a reader of single keys without the Enter (see
     /// `input::one_key_and_enter`): as the send began, or as one of its paced lines.
     enter_withheld: AtomicBool,
+    /// Of a `yes`/`no` word to a yes/no question, only the first key went (see `key_answer`).
+    rest_withheld: AtomicBool,
 }
 
 /// See [`SendOp::unprompted_wait`].

@@ -478,6 +478,27 @@ fn one_key_and_its_enter() {
 }
 
 #[test]
+fn yes_and_no_words() {
+    for (step, key) in [
+        (&b"yes"[..], Some(&b"y"[..])),
+        (b"yes\r", Some(b"y")),
+        (b"Yes\n", Some(b"Y")),
+        (b"NO\r\n", Some(b"N")),
+        (b"no", Some(b"n")),
+        (b"y\r", None),
+        (b"yess\r", None),
+        (b"yes\r\r", None),
+        (b"yes please\r", None),
+        (b"nope", None),
+    ] {
+        assert_eq!(yes_no_word_key(step).as_deref(), key, "{step:?}");
+    }
+    assert!(asks_yes_or_no("Delete all? (Y/n) "));
+    assert!(!asks_yes_or_no("Overwrite file?"));
+    assert!(!asks_yes_or_no("Press any key to continue"));
+}
+
+#[test]
 fn key_questions() {
     for row in [
         "Continue? [y/N]",

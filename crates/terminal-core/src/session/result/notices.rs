@@ -62,6 +62,12 @@ pub(super) const ENTER_WITHHELD_NOTICE: &str = "[input: the key went without its
      program read single keys, and an Enter after a key is a key of its own, which the next \
      prompt would take as its answer]";
 
+/// The notice for [`SettleFacts::rest_withheld`].
+pub(super) const REST_WITHHELD_NOTICE: &str = "[input: only the word's first key went, \
+     without the rest or an Enter: the program asked yes or no and reads single keys, so it took \
+     that key as the answer, and each further key would be a key of its own, taken by the next \
+     prompt or run as a command]";
+
 /// The notice for [`SettleFacts::closed`].
 pub(super) const CLOSED_NOTICE: &str = "[session: closed while this send waited \
      (terminal_close, or the host ending); every process it started was stopped, so the \

@@ -43,6 +43,7 @@ fn facts(reason: Settle) -> SettleFacts {
         closed: false,
         left_running: Vec::new(),
         enter_withheld: false,
+        rest_withheld: false,
         promptless_mode: false,
         line_without_prompt: false,
         idle_reading: false,
@@ -441,6 +442,12 @@ fn an_enter_withheld_from_a_key_reader_is_said() {
         ..facts(Settle::Prompt)
     };
     insta::assert_snapshot!("enter_withheld", assemble(withheld).notices.join("\n"));
+    let word = SettleFacts {
+        enter_withheld: true,
+        rest_withheld: true,
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("rest_withheld", assemble(word).notices.join("\n"));
 }
 
 #[test]

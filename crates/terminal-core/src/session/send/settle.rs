@@ -245,6 +245,7 @@ impl SendOp {
             closed,
             left_running,
             enter_withheld: self.enter_withheld.load(Ordering::SeqCst),
+            rest_withheld: self.rest_withheld.load(Ordering::SeqCst),
             idle_reading,
             line_without_prompt: no_prompt_shown && line_reader,
             promptless_mode: self.in_promptless_mode

@@ -43,12 +43,15 @@ impl SendOp {
         let fg = shared.pty.foreground_pgid();
         let modes = shared.pty.modes();
         // A key for a program asking for one goes without its Enter (see `key_answer`).
-        let enter_withheld =
-            super::key_answer::withholds_enter(&mut st, modes, &request.text, request.submit);
-        if enter_withheld {
-            request.text = request.text.trim_end_matches(['\r', '\n']).to_owned();
-            request.submit = false;
-        }
+        let answer = super::key_answer::key_answer(&mut st, modes, &request.text, request.submit);
+        let (enter_withheld, rest_withheld) = match answer {
+            Some(answer) => {
+                request.text = answer.key;
+                request.submit = false;
+                (true, answer.rest_withheld)
+            }
+            None => (false, false),
+        };
         let canonical = modes.map(|m| m.canonical);
         let prompts = st.screen.prompt_end_count();
         let unended_line_bytes = st
@@ -181,7 +184,8 @@ impl SendOp {
             .and_then(|steps| steps.last())
             .unwrap_or(&input);
         if !last_input.is_empty() {
-            st.typed_unended = !matches!(last_input.last(), Some(b'\n' | b'\r'));
+            // A key answer went whole to its key reader: nothing of it waits on a line.
+            st.typed_unended = !enter_withheld && !matches!(last_input.last(), Some(b'\n' | b'\r'));
         }
         st.unended_line = if reader.canonical {
             input::unended_after(&request.text, request.submit, unended_line_bytes)
@@ -219,6 +223,7 @@ impl SendOp {
             submits_command: reader.shell_line_editor
                 && input::submits_a_command(&request.text, request.submit),
             enter_withheld: AtomicBool::new(enter_withheld),
+            rest_withheld: AtomicBool::new(rest_withheld),
         });
         st.active = Some(Arc::clone(&op));
         drop(st);
