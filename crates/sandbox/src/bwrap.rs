@@ -165,7 +165,7 @@ impl Sandbox for Bubblewrap {
         };
         push(&[bind.as_ref(), ws, ws]);
         if bind == "--bind" {
-            for dir in crate::git::git_dirs_outside(&policy.workspace_root) {
+            for dir in &policy.git_dirs {
                 push(&["--bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
                 for name in crate::git::GIT_READ_ONLY {
                     let path = dir.join(name);
@@ -282,6 +282,7 @@ mod tests {
                 workspace_root: PathBuf::from("/w"),
                 owner_id: "agent".into(),
                 allow_network,
+                git_dirs: Vec::new(),
             },
             startup_files: vec![PathBuf::from("/tmp/rc")],
             cwd: Some(PathBuf::from("/w/src")),

@@ -1,19 +1,36 @@
 //! The git directories a workspace needs writable that lie outside it: a git worktree's or
 //! submodule's `.git` is a file (`gitdir: <path>`) naming a directory elsewhere, and a
 //! worktree's directory names the repository's common directory (`commondir`).
+//!
+//! A session can write the workspace, and with it that `.git` file, so what it names is
+//! trusted only when it has a git directory's shape and belongs to this workspace: a
+//! worktree's directory sits in its repository's `worktrees/` and names this workspace's
+//! `.git` back (its `gitdir` file), and a submodule's sits in a repository's `modules/` and
+//! names this workspace as its work tree (`core.worktree`). The directories are
+//! found once, when the workspace root is set (see `SandboxPolicies`), never again from
+//! files a session may have changed since.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Directories that `git commit` in `workspace` writes and that are not inside it: the
-/// gitdir named by `workspace/.git` when that is a file, and its common directory. Empty for
-/// a plain repository, a non-repository, or anything unreadable. Existing directories only,
-/// canonical, without one that another contains.
+/// gitdir named by `workspace/.git` when that is a file, and its common directory, when they
+/// pass the checks in the module docs. Empty for a plain repository, a non-repository,
+/// anything unreadable, and a `.git` file naming anything else (`/`, a directory that is no
+/// git directory, one holding the workspace). Existing directories only, canonical, without
+/// one that another contains.
 pub(crate) fn git_dirs_outside(workspace: &Path) -> Vec<PathBuf> {
-    let Ok(text) = fs::read_to_string(workspace.join(".git")) else {
+    let Ok(workspace) = fs::canonicalize(workspace) else {
         return Vec::new();
     };
-    let Some(gitdir) = text
+    let dot_git = workspace.join(".git");
+    if !fs::symlink_metadata(&dot_git).is_ok_and(|m| m.is_file()) {
+        return Vec::new();
+    }
+    let Ok(text) = fs::read_to_string(&dot_git) else {
+        return Vec::new();
+    };
+    let Some(named) = text
         .lines()
         .find_map(|l| l.strip_prefix("gitdir:"))
         .map(str::trim)
@@ -21,25 +38,85 @@ pub(crate) fn git_dirs_outside(workspace: &Path) -> Vec<PathBuf> {
     else {
         return Vec::new();
     };
-    let gitdir = workspace.join(gitdir);
-    let mut dirs = vec![gitdir.clone()];
-    if let Ok(common) = fs::read_to_string(gitdir.join("commondir")) {
-        let common = common.trim();
-        if !common.is_empty() {
-            dirs.push(gitdir.join(common));
-        }
-    }
-    let workspace = fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
-    let mut dirs: Vec<PathBuf> = dirs
-        .iter()
-        .filter_map(|d| fs::canonicalize(d).ok())
-        .filter(|d| d.is_dir() && !d.starts_with(&workspace))
-        .collect();
+    let Ok(gitdir) = fs::canonicalize(workspace.join(named)) else {
+        return Vec::new();
+    };
+    let mut dirs = if gitdir.join("commondir").is_file() {
+        worktree_dirs(&gitdir, &dot_git)
+    } else if is_submodule_dir(&gitdir) && names_worktree(&gitdir, &workspace) {
+        vec![gitdir]
+    } else {
+        Vec::new()
+    };
+    // Never the workspace's own tree, nor anything holding it (`/`).
+    dirs.retain(|d| !d.starts_with(&workspace) && !workspace.starts_with(d));
     dirs.sort();
     dirs.dedup();
     let all = dirs.clone();
     dirs.retain(|d| !all.iter().any(|o| o != d && d.starts_with(o)));
     dirs
+}
+
+/// A worktree's git directory `gitdir` and its repository's common directory, when
+/// `gitdir` lies in the common directory's `worktrees/` and its `gitdir` file names
+/// `dot_git` (this workspace's `.git`) back; empty otherwise.
+fn worktree_dirs(gitdir: &Path, dot_git: &Path) -> Vec<PathBuf> {
+    let Ok(common) = fs::read_to_string(gitdir.join("commondir")) else {
+        return Vec::new();
+    };
+    let Ok(common) = fs::canonicalize(gitdir.join(common.trim())) else {
+        return Vec::new();
+    };
+    let in_worktrees = gitdir.parent() == Some(common.join("worktrees").as_path());
+    let names_back = fs::read_to_string(gitdir.join("gitdir"))
+        .ok()
+        .and_then(|back| fs::canonicalize(back.trim()).ok())
+        .is_some_and(|back| back == dot_git);
+    if in_worktrees && names_back && is_repository_dir(&common) && gitdir.join("HEAD").is_file() {
+        vec![gitdir.to_path_buf(), common]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Whether `dir` is a submodule's git directory: a repository's own files, in a `modules/`
+/// directory of another repository's (`<super>/.git/modules/<name>`, nested names too).
+fn is_submodule_dir(dir: &Path) -> bool {
+    is_repository_dir(dir)
+        && dir.ancestors().skip(1).any(|a| {
+            a.file_name().is_some_and(|n| n == "modules")
+                && a.parent().is_some_and(is_repository_dir)
+        })
+}
+
+/// Whether the `core.worktree` of the git directory `gitdir`'s `config` (relative to
+/// `gitdir`, as git writes it for a submodule) is `workspace`.
+fn names_worktree(gitdir: &Path, workspace: &Path) -> bool {
+    let Ok(config) = fs::read_to_string(gitdir.join("config")) else {
+        return false;
+    };
+    let mut in_core = false;
+    config.lines().map(str::trim).any(|line| {
+        if line.starts_with('[') {
+            in_core = line
+                .trim_start_matches('[')
+                .trim_start()
+                .starts_with("core");
+            return false;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            return false;
+        };
+        in_core
+            && key.trim().eq_ignore_ascii_case("worktree")
+            && fs::canonicalize(gitdir.join(value.trim().trim_matches('"')))
+                .is_ok_and(|tree| tree == workspace)
+    })
+}
+
+/// Whether `dir` holds a repository's git files: `HEAD`, `objects/` and `refs/`.
+fn is_repository_dir(dir: &Path) -> bool {
+    dir.join("HEAD").is_file() && dir.join("objects").is_dir() && dir.join("refs").is_dir()
 }
 
 /// Files of a git directory that stay read-only even when the directory is writable: what
@@ -72,16 +149,36 @@ mod tests {
         fs::write(path, text).unwrap_or_else(|e| panic!("{e}"));
     }
 
-    #[test]
-    fn a_worktree_needs_its_gitdir_and_the_common_dir() {
-        let s = scratch("wt");
+    /// A repository's git files (`HEAD`, `objects/`, `refs/`) in `dir`.
+    fn repository(dir: &Path) {
+        write(&dir.join("HEAD"), "ref: refs/heads/main\n");
+        for sub in ["objects", "refs"] {
+            fs::create_dir_all(dir.join(sub)).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+
+    /// `main/.git` with the worktree `feature` (`git worktree add ../feature`).
+    fn worktree(s: &Scratch) -> (PathBuf, PathBuf) {
         let common = s.0.join("main/.git");
+        repository(&common);
         let gitdir = common.join("worktrees/feature");
+        write(&gitdir.join("HEAD"), "ref: refs/heads/feature\n");
         write(&gitdir.join("commondir"), "../..\n");
+        write(
+            &gitdir.join("gitdir"),
+            &format!("{}\n", s.0.join("feature/.git").display()),
+        );
         write(
             &s.0.join("feature/.git"),
             &format!("gitdir: {}\n", gitdir.display()),
         );
+        (common, gitdir)
+    }
+
+    #[test]
+    fn a_worktree_needs_its_gitdir_and_the_common_dir() {
+        let s = scratch("wt");
+        let (common, _) = worktree(&s);
         // The worktree's own directory lies inside the common one: one bind covers both.
         assert_eq!(git_dirs_outside(&s.0.join("feature")), vec![common]);
     }
@@ -89,8 +186,13 @@ mod tests {
     #[test]
     fn a_submodule_needs_its_gitdir_and_plain_repositories_nothing() {
         let s = scratch("sub");
+        repository(&s.0.join("super/.git"));
         let modules = s.0.join("super/.git/modules/lib");
-        fs::create_dir_all(&modules).unwrap_or_else(|e| panic!("{e}"));
+        repository(&modules);
+        write(
+            &modules.join("config"),
+            "[core]\n\tbare = false\n\tworktree = ../../../lib\n",
+        );
         write(&s.0.join("super/lib/.git"), "gitdir: ../.git/modules/lib\n");
         assert_eq!(git_dirs_outside(&s.0.join("super/lib")), vec![modules]);
         // The superproject holds its submodules' directories itself.
@@ -98,5 +200,36 @@ mod tests {
         assert!(git_dirs_outside(&s.0.join("plain")).is_empty());
         assert!(git_dirs_outside(&s.0.join("super")).is_empty());
         assert!(git_dirs_outside(&s.0.join("missing")).is_empty());
+    }
+
+    /// A `.git` file a session wrote names nothing it may make writable: the host's root, a
+    /// directory that is no git directory, another repository, another worktree's or
+    /// submodule's git directory (it names another work tree back), a directory holding the
+    /// workspace.
+    #[test]
+    fn a_git_file_naming_anything_else_makes_nothing_writable() {
+        let s = scratch("forged");
+        let (_, other_worktree) = worktree(&s);
+        let victim = s.0.join("victim/.git");
+        repository(&victim);
+        let modules = victim.join("modules/lib");
+        repository(&modules);
+        write(
+            &modules.join("config"),
+            "[core]\n\tworktree = ../../../lib\n",
+        );
+        fs::create_dir_all(s.0.join("outside")).unwrap_or_else(|e| panic!("{e}"));
+        let ws = s.0.join("ws");
+        for named in [
+            "/".to_owned(),
+            s.0.join("outside").display().to_string(),
+            victim.display().to_string(),
+            other_worktree.display().to_string(),
+            modules.display().to_string(),
+            s.0.display().to_string(),
+        ] {
+            write(&ws.join(".git"), &format!("gitdir: {named}\n"));
+            assert!(git_dirs_outside(&ws).is_empty(), "{named}");
+        }
     }
 }

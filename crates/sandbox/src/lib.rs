@@ -21,6 +21,7 @@
 //!     workspace_root: PathBuf::from("/srv/project"),
 //!     owner_id: "agent-1".into(),
 //!     allow_network: false,
+//!     git_dirs: vec![],
 //! };
 //! let request = ConfineRequest {
 //!     argv: vec!["/bin/bash".into()],
@@ -52,7 +53,7 @@ pub use limits::{LimitGuard, LimitHits, LimitMechanism, Limited, ResourceLimits,
 pub use locate::BwrapProblem;
 pub use mode::{SandboxMode, UnknownSandboxMode};
 pub use plugin::{SandboxConfig, SandboxPlugin};
-pub use policy::{OwnerActivity, PolicyDefaults, SandboxPolicies, SandboxPolicy};
+pub use policy::{OwnerActivity, PolicyDefaults, SandboxPolicies, SandboxPolicy, git_dirs_of};
 pub use prompt::{PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER};
 
 /// The package name used with the invariants registry.

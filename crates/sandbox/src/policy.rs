@@ -1,7 +1,7 @@
 //! [`SandboxPolicies`]: the effective sandbox policy of each owner, and the mode fence.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard};
@@ -25,6 +25,21 @@ pub struct SandboxPolicy {
     /// Whether confined sessions keep the host's network (`false`: a private network
     /// namespace with only a loopback device).
     pub allow_network: bool,
+    /// Git directories outside the workspace that `workspace-write` makes writable with it
+    /// (a worktree's or submodule's, with their `hooks` and `config` kept read-only). Found
+    /// when the workspace root was set ([`SandboxPolicies::new`],
+    /// [`SandboxPolicies::set_workspace_root`]), never from files a session changed since;
+    /// see [`git_dirs_of`].
+    pub git_dirs: Vec<PathBuf>,
+}
+
+/// The git directories outside `workspace` that a session there needs writable to commit:
+/// those named by `workspace/.git` when it is a file, and only when they are that worktree's
+/// or submodule's own (they lie in a repository's `worktrees/` or `modules/` and name this
+/// workspace back); empty otherwise. For [`SandboxPolicy::git_dirs`].
+#[must_use]
+pub fn git_dirs_of(workspace: &Path) -> Vec<PathBuf> {
+    crate::git::git_dirs_outside(workspace)
 }
 
 /// The operator's defaults, used for every owner that has no override.
@@ -45,7 +60,8 @@ pub type OwnerActivity = Arc<dyn Fn(&Agent) -> bool + Send + Sync>;
 #[derive(Clone, Debug, Default)]
 struct Override {
     mode: Option<SandboxMode>,
-    workspace_root: Option<PathBuf>,
+    /// The root and its git directories ([`git_dirs_of`], found as it was set).
+    workspace_root: Option<(PathBuf, Vec<PathBuf>)>,
 }
 
 #[derive(Default)]
@@ -62,6 +78,8 @@ struct State {
 /// either the old policy (and then fences the change) or the new one.
 pub struct SandboxPolicies {
     defaults: PolicyDefaults,
+    /// The default workspace root's git directories, found at construction.
+    default_git_dirs: Vec<PathBuf>,
     state: Arc<Mutex<State>>,
 }
 
@@ -79,6 +97,7 @@ impl SandboxPolicies {
     #[must_use]
     pub fn new(defaults: PolicyDefaults) -> Self {
         Self {
+            default_git_dirs: git_dirs_of(&defaults.workspace_root),
             defaults,
             state: Arc::new(Mutex::new(State::default())),
         }
@@ -108,13 +127,18 @@ impl SandboxPolicies {
 
     fn resolve_in(&self, state: &State, owner_id: &str) -> SandboxPolicy {
         let o = state.overrides.get(owner_id).cloned().unwrap_or_default();
+        let (workspace_root, git_dirs) = o.workspace_root.unwrap_or_else(|| {
+            (
+                self.defaults.workspace_root.clone(),
+                self.default_git_dirs.clone(),
+            )
+        });
         SandboxPolicy {
             mode: o.mode.unwrap_or(self.defaults.mode),
-            workspace_root: o
-                .workspace_root
-                .unwrap_or_else(|| self.defaults.workspace_root.clone()),
+            workspace_root,
             owner_id: owner_id.to_owned(),
             allow_network: self.defaults.allow_network,
+            git_dirs,
         }
     }
 
@@ -149,7 +173,7 @@ impl SandboxPolicies {
                     current.workspace_root.display(),
                     root.display()
                 );
-                o.workspace_root = Some(root.clone());
+                o.workspace_root = Some((root.clone(), git_dirs_of(&root)));
                 what
             })
         })

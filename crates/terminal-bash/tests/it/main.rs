@@ -23,6 +23,7 @@ mod python_blocks;
 mod queries;
 mod races;
 mod sandbox;
+mod sandbox_git;
 mod screen_cases;
 mod settle_stress;
 mod shell_config;
