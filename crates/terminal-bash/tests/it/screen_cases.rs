@@ -196,6 +196,22 @@ async fn c28_rows_above_a_region_left_set_stay_out_of_later_results() {
             );
         }
         sh.send(r"printf '\033[r'").await;
+        // An earlier command's lines that a region in the middle of the screen scrolls away
+        // are gone, as on a terminal, not spliced into the scrollback out of order.
+        sh.send("clear; seq 1 60").await;
+        let r = sh
+            .send(
+                r#"printf '\033[30;38r\033[38;1H'; for i in 1 2 3 4 5; do echo "mid$i"; done; printf '\033[r\033[40;1H'; echo out"#,
+            )
+            .await;
+        assert!(
+            r.viewport.contains("mid1\nmid2\nmid3\nmid4\nmid5\n") && r.viewport.ends_with("\nout\ndsh> "),
+            "{:?}",
+            r.viewport
+        );
+        let page = newest_lines(&sh, 200).text;
+        let run: Vec<String> = (20..=40).map(|n| n.to_string()).collect();
+        assert!(page.contains(&format!("\n{}\n", run.join("\n"))), "{page:?}");
         sh.close().await;
     })
     .await;

@@ -125,6 +125,31 @@ impl Screen {
             return None;
         }
         let first = self.history().end_abs();
+        // Rows above every anchor and above the row the current segment's text started on
+        // hold nothing a render or a read still owes (a render starts at its anchor, and
+        // output written above one moves it up there when its segment ends): a region with a
+        // top margin drops them, as a terminal does, instead of keeping them in history,
+        // where an earlier command's lines would be spliced out of order into the transcript.
+        let owed_from = self
+            .anchors
+            .iter()
+            .flatten()
+            .filter(|a| !a.pending_main)
+            .map(|a| a.pos.row)
+            .min()
+            .map(|row| row.min(self.segment_row));
+        if region.top > 0 && owed_from.is_some_and(|row| row >= first + u64::from(end)) {
+            for r in region.top..end {
+                self.parser.callbacks_mut().tabs_main.take_row(r);
+            }
+            let map = RowMap::Within {
+                from: first + u64::from(region.top),
+                bottom: first + u64::from(region.bottom),
+                shift: -i64::from(end - region.top),
+            };
+            self.apply_row_map(map);
+            return Some(map);
+        }
         if region.top > 0 {
             let texts = {
                 let tabs = &self.parser.callbacks().tabs_main;
@@ -266,5 +291,43 @@ mod tests {
         assert!(text.contains("status: done"), "{text:?}");
         assert!(!text.contains("C1"), "{text:?}");
         assert!(text.starts_with("run\nstep-0\n"), "{text:?}");
+    }
+
+    /// Rows of an earlier command that a region with a top margin scrolls away are dropped,
+    /// as a terminal drops them, not spliced into the transcript out of order; the send's own
+    /// lines scrolled out of the region are kept.
+    #[test]
+    fn earlier_rows_a_region_scrolls_away_are_dropped() {
+        let mut s = screen();
+        for n in 1..=40 {
+            s.feed(format!("{n}\r\n").as_bytes());
+        }
+        s.feed(b"$ ");
+        let a = s.anchor();
+        // Rows 10..=18 hold lines 28..36 of the earlier output; the region scrolls 5 of them
+        // away, the screen then shows the rest of them and the send's lines as a terminal does.
+        s.feed(b"run\r\n\x1b[10;18r\x1b[18;1H");
+        for n in 1..=5 {
+            s.feed(format!("\r\nmid{n}").as_bytes());
+        }
+        s.feed(b"\x1b[r\x1b[24;1H\r\n$ ");
+        let kept: Vec<String> = (1..=27)
+            .chain(33..=36)
+            .map(|n| n.to_string())
+            .chain((1..=5).map(|n| format!("mid{n}")))
+            .chain((37..=40).map(|n| n.to_string()))
+            .collect();
+        assert!(
+            s.transcript()
+                .starts_with(&format!("{}\n$ run\n", kept.join("\n"))),
+            "{:?}",
+            s.transcript()
+        );
+        // The send's result has its lines, and none of the dropped ones.
+        let result = s.render_since(a, 100_000).text;
+        assert!(
+            result.contains("mid1\nmid2\nmid3\nmid4\nmid5\n") && !result.contains("28\n"),
+            "{result:?}"
+        );
     }
 }
