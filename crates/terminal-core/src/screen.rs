@@ -29,6 +29,7 @@ mod anchor_start;
 mod binary;
 mod blank_rows;
 mod classes;
+mod clears;
 mod compat;
 mod consume;
 mod exits;

@@ -25,6 +25,20 @@ async fn c28_clear_keeps_every_line_of_the_send_in_order() {
             "{:?}",
             r.viewport
         );
+        // Other ways to clear the screen keep the send's lines too: erase above from the last
+        // row (ED 1), a selective erase (DECSED).
+        for clear in [r"\033[40;1H\033[1J\033[H", r"\033[?2J\033[H"] {
+            let r = sh
+                .send(&format!(
+                    "printf 'u1\\nu2\\n'; printf '{clear}'; echo after"
+                ))
+                .await;
+            assert!(
+                r.viewport.contains("\nu1\nu2\n") && r.viewport.ends_with("\nafter\ndsh> "),
+                "{clear}: {:?}",
+                r.viewport
+            );
+        }
         // What was on screen before the clears is still paged, in order.
         let page = newest_lines(&sh, 100);
         let hello = page.text.find("hello world\nsecond line");

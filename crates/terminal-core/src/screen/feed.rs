@@ -295,7 +295,7 @@ impl Screen {
 
     /// Moves the visible rows `0..end_row` of the main screen into history (with their TAB
     /// runs), as a clear screen would otherwise lose them.
-    fn push_visible_rows(&mut self, end_row: u16) {
+    pub(super) fn push_visible_rows(&mut self, end_row: u16) {
         let texts = {
             let tabs = &self.parser.callbacks().tabs_main;
             visible_rows_text(self.parser.screen(), |r| tabs.row(r), self.config.cols)
@@ -309,7 +309,7 @@ impl Screen {
 
     /// Rows of the main screen that hold something, up to the cursor's: the rows a clear
     /// would erase.
-    fn rows_in_use(&self) -> u16 {
+    pub(super) fn rows_in_use(&self) -> u16 {
         let last = self
             .parser
             .screen()
@@ -408,13 +408,9 @@ impl Screen {
                     // The rows the text wrote, before the sequence moves the cursor.
                     let mut text_rows = text_row.map(|row| self.text_rows_from(row));
                     let seq = self.scanner.last_sequence();
-                    if self.clears_main_screen(seq) {
-                        let rows = self.rows_in_use();
-                        self.push_visible_rows(rows);
-                    }
-                    let mut moved = None;
+                    let mut moved = self.before_clear(seq);
                     if self.region.is_some() {
-                        moved = self.before_region_sequence(seq);
+                        moved = moved.or(self.before_region_sequence(seq));
                         col_bound = None;
                     }
                     // Rows the sequence moves: the text's rows are where it moves them.
@@ -476,22 +472,6 @@ impl Screen {
                 self.emulate(bytes);
             }
             None => self.emulate(&[final_byte]),
-        }
-    }
-
-    /// Whether `seq` (about to be applied) erases the whole main screen: ED 2, ED 0 from the
-    /// home position, or a full reset.
-    fn clears_main_screen(&self, seq: Sequence) -> bool {
-        if self.parser.screen().alternate_screen() {
-            return false;
-        }
-        if seq.csi {
-            seq.private.is_none()
-                && seq.final_byte == b'J'
-                && (seq.first_param == 2
-                    || (seq.first_param == 0 && self.parser.screen().cursor_position() == (0, 0)))
-        } else {
-            seq.intermediate.is_none() && seq.final_byte == b'c'
         }
     }
 

@@ -388,3 +388,43 @@ fn consuming_reads_of_a_wrapped_line_rewritten_after_cr_keep_its_earlier_rows() 
     assert_eq!(carry, format!("{x} step{x} step{x} step 3 and more\n"));
     assert!(s.transcript().contains(carry.trim_end()), "{carry:?}");
 }
+
+/// Other erases of the rows in use keep the send's lines too: ED 1 (erase above) from the
+/// screen's last row, ED 1 from the middle (the rows below stay on screen after them), and
+/// the selective erases (DECSED, `CSI ? 2 J`).
+#[test]
+fn erase_above_and_selective_erases_keep_the_sends_lines() {
+    let cases: &[(&[u8], &str)] = &[
+        (
+            b"\x1b[24;1H\x1b[1J\x1b[Hafter\r\n$ ",
+            "run\nu1\nu2\nafter\n$ ",
+        ),
+        (b"\x1b[?2J\x1b[Hafter\r\n$ ", "run\nu1\nu2\nafter\n$ "),
+        (b"\x1b[?J\x1b[H\x1b[?Jafter\r\n$ ", "run\nu1\nu2\nafter\n$ "),
+    ];
+    for &(erase, expected) in cases {
+        let mut s = screen();
+        s.feed(b"$ echo earlier\r\nearlier\r\n$ ");
+        let a = s.anchor();
+        s.feed(b"run\r\nu1\r\nu2\r\n");
+        s.feed(erase);
+        assert_eq!(s.render_since(a, 10_000).text, expected, "{erase:?}");
+        assert!(
+            s.transcript()
+                .starts_with("$ echo earlier\nearlier\n$ run\nu1\nu2\n")
+        );
+    }
+    // From the middle: the rows above the cursor go into history (`below` was written over
+    // `top`); the cursor's row, erased up to the cursor, and the rows below stay, after the
+    // blank rows the erase left above them, as the screen shows them.
+    let mut s = screen();
+    s.feed(b"$ ");
+    let a = s.anchor();
+    s.feed(b"run\r\ntop\r\nmid\r\n\x1b[2Abelow\x1b[B\r\x1b[1Jx\r\n$ ");
+    assert_eq!(s.render_since(a, 10_000).text, "run\nbelow\n\n\nxid\n$ ");
+    assert!(
+        s.transcript().starts_with("$ run\n"),
+        "{:?}",
+        s.transcript()
+    );
+}
