@@ -150,6 +150,7 @@ impl BashBackend {
                 nonce: Some(nonce),
                 repair_keys: Some(crate::rc::REPAIR_KEYS.to_vec()),
                 clear_line_keys: Some(crate::rc::CLEAR_LINE_KEYS.to_vec()),
+                editor_reset_keys: Some(crate::rc::EDITOR_RESET_KEYS.to_vec()),
                 keep_alive: launch
                     .limits
                     .clone()

@@ -39,7 +39,10 @@
 //! - The rc binds [`CLEAR_LINE_KEYS`] to readline's `kill-whole-line` in every keymap: the
 //!   host types them ahead of each send at the shell's own prompt, so text no send typed
 //!   (pushed into the terminal's input by a program) never runs joined to the send's text;
-//!   on an empty line they do nothing.
+//!   on an empty line they do nothing. [`EDITOR_RESET_KEYS`] are bound to `abort` (emacs, vi
+//!   insert, and after the emacs `Ctrl-X` prefix) and to `vi-insertion-mode` (vi command):
+//!   typed ahead of a command after a send that left its line unended, they end a pending
+//!   numeric argument, prefix or vi command mode and keep the line.
 //! - Every mark carries the per-session nonce; a program that prints look-alike marks cannot
 //!   fake completion. The nonce lives only in this file and in an unexported, read-only shell
 //!   variable (`__dsh_n`) that the prompt strings name and bash expands as it prints them, so
@@ -81,6 +84,12 @@ pub const REPAIR_KEYS: &[u8] = b"\x1b[2024~";
 /// text no send typed (see `PtySpawnSpec::clear_line_keys`).
 pub const CLEAR_LINE_KEYS: &[u8] = b"\x1b[2025~";
 
+/// The key sequence bound to readline's `abort` in the emacs and vi insert keymaps (also
+/// after the emacs `Ctrl-X` prefix) and to `vi-insertion-mode` in the vi command keymap: it
+/// ends a pending command (a numeric argument, a prefix, vi command mode) and leaves the line
+/// as it is (see `PtySpawnSpec::editor_reset_keys`).
+pub const EDITOR_RESET_KEYS: &[u8] = b"\x1b[2026~";
+
 /// The rc template; `@NONCE@` is replaced by the session's nonce, `@ROWS@` and `@COLS@` by
 /// its terminal size.
 const RC_TEMPLATE: &str = r#"# dsh-terminal-bash rc: generated for one session and deleted once the shell has read it.
@@ -98,6 +107,10 @@ if [[ -o emacs || -o vi ]]; then
     bind -m "$__dsh_m" -x '"\e[2024~": __dsh_repair' 2>/dev/null
     bind -m "$__dsh_m" '"\e[2025~": kill-whole-line' 2>/dev/null
   done
+  bind -m emacs '"\e[2026~": abort' 2>/dev/null
+  bind -m emacs '"\C-x\e[2026~": abort' 2>/dev/null
+  bind -m vi-insert '"\e[2026~": abort' 2>/dev/null
+  bind -m vi-command '"\e[2026~": vi-insertion-mode' 2>/dev/null
   unset __dsh_m
 fi
 __dsh_e=

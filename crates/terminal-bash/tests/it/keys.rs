@@ -398,3 +398,46 @@ async fn an_event_loop_that_took_a_key_silently_waits_for_input_again() {
     })
     .await;
 }
+
+/// A command sent after a lone editing key the previous send left pending at the prompt runs
+/// as sent: a history search (Ctrl-R), a numeric argument (Meta-3), the `Ctrl-X` prefix, and,
+/// in vi mode, command mode after ESC. An Enter alone after Ctrl-R still runs what the search
+/// found, and one after an arrow key the line it recalled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_after_a_pending_editing_key_runs_as_sent() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for vi in [false, true] {
+            if vi {
+                sh.send("set -o vi").await;
+            }
+            sh.send("echo rm-me-again").await;
+            let keys: &[&str] = if vi {
+                &["\u{12}", "\u{1b}3", "\u{1b}"]
+            } else {
+                &["\u{12}", "\u{1b}3", "\u{18}", "\u{12}ech"]
+            };
+            for (i, key) in keys.iter().enumerate() {
+                sh.send_raw(key, false).await;
+                let r = sh.send(&format!("echo SAFE{i}")).await;
+                assert!(
+                    r.viewport.lines().any(|l| l == format!("SAFE{i}")),
+                    "vi {vi}, {key:?}: {r:?}"
+                );
+                assert_eq!(r.exit_code, Some(0), "vi {vi}, {key:?}: {r:?}");
+            }
+        }
+        // Deliberate use stays: Ctrl-R, a search, then Enter runs the command found; an arrow
+        // key, then Enter, the command recalled.
+        sh.send("set -o emacs").await;
+        sh.send("echo found-it").await;
+        sh.send_raw("\u{12}found", false).await;
+        let r = sh.send("").await;
+        assert!(r.viewport.lines().any(|l| l == "found-it"), "{r:?}");
+        sh.send_raw("\u{1b}[A", false).await;
+        let r = sh.send("").await;
+        assert!(r.viewport.lines().any(|l| l == "found-it"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -66,7 +66,7 @@ pub(super) const PASTE_END: &[u8] = b"\x1b[201~";
 /// paste.
 const PASTE_LINE_MIN: usize = 256;
 /// Readline's `abort` (Ctrl-G): ends a pending key sequence and keeps the line.
-const ABORT_KEY: u8 = 0x07;
+pub(super) const ABORT_KEY: u8 = 0x07;
 
 /// What the terminal says about the program that will read the input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -401,6 +401,21 @@ pub(super) fn close_escapes_for_line_editor(step: Vec<u8>) -> Vec<u8> {
 }
 
 const ESC: u8 = 0x1b;
+
+/// Whether `row` (the cursor row's text before the cursor) is readline's incremental history
+/// search prompt (`(reverse-i-search)`…`': `, `(i-search)`, `(failed reverse-i-search)`):
+/// keys typed now go to the search, and Ctrl-G ends it with the line restored.
+pub(super) fn is_history_search(row: &str) -> bool {
+    let row = row.trim_start();
+    [
+        "(reverse-i-search)`",
+        "(i-search)`",
+        "(failed reverse-i-search)`",
+        "(failed i-search)`",
+    ]
+    .iter()
+    .any(|p| row.starts_with(p))
+}
 
 /// Where an escape sequence stands while the bytes are read as keys.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -93,6 +93,14 @@ pub struct PtySpawnSpec {
     /// otherwise run joined to the send's text; the result names the text it saw. `None`:
     /// never.
     pub clear_line_keys: Option<Vec<u8>>,
+    /// Keys that end a pending line-editor command without changing the line (a key sequence
+    /// bound to readline's `abort`, and in vi command mode to `vi-insertion-mode`). The
+    /// engine types them ahead of a send that submits text at the shell's marked prompt when
+    /// the previous send left its line unended: a lone control key sent before (a numeric
+    /// argument, a `Ctrl-X` prefix, vi command mode after ESC) would otherwise change the
+    /// command typed next. An incremental history search shown before the cursor is ended
+    /// with Ctrl-G first, which restores the line. `None`: never.
+    pub editor_reset_keys: Option<Vec<u8>>,
     /// Held by the session and dropped with it, after its processes were stopped (e.g. the
     /// session's resource-limit cgroups, removed on drop).
     pub keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
@@ -143,6 +151,8 @@ struct Inner {
     repair_keys: Option<Vec<u8>>,
     /// See [`PtySpawnSpec::clear_line_keys`].
     clear_line_keys: Option<Vec<u8>>,
+    /// See [`PtySpawnSpec::editor_reset_keys`].
+    editor_reset_keys: Option<Vec<u8>>,
 }
 
 impl Drop for PtySession {

@@ -124,6 +124,7 @@ impl PtySession {
             _keep_alive: spec.keep_alive.clone(),
             repair_keys: spec.repair_keys.clone(),
             clear_line_keys: spec.clear_line_keys.clone(),
+            editor_reset_keys: spec.editor_reset_keys.clone(),
         });
         let session = Arc::new(PtySession { inner });
         let mut reader = Reader::new(Arc::clone(&shared));

@@ -179,6 +179,26 @@ impl SendOp {
             Some(keys) => ([keys, &input].concat(), st.screen.text_after_prompt()),
             None => (input, None),
         };
+        // A command after keys the previous send left pending at the same prompt (see
+        // `PtySpawnSpec::editor_reset_keys`): the pending command ends first, the line stays.
+        let reset_keys = inner.editor_reset_keys.as_deref().filter(|_| {
+            reader.shell_line_editor
+                && request.submit
+                && !request.text.trim().is_empty()
+                && st.typed_unended
+                && !st.screen.command_running()
+        });
+        let input = match reset_keys {
+            Some(keys) => {
+                let searching = st
+                    .screen
+                    .cursor_row_prefix()
+                    .is_some_and(|row| input::is_history_search(&row));
+                let abort: &[u8] = if searching { &[input::ABORT_KEY] } else { &[] };
+                [abort, keys, &input].concat()
+            }
+            None => input,
+        };
         let last_input = statements
             .as_ref()
             .and_then(|steps| steps.last())
