@@ -356,6 +356,12 @@ impl Readiness {
     }
 
     /// The absolute deadline.
+    /// Whether the foreground waited for input on the terminal before the write (a reader
+    /// the input answers, not a job it was typed ahead of).
+    pub(crate) fn began_at_a_waiting_reader(&self) -> bool {
+        self.pre.waiting
+    }
+
     pub(crate) fn deadline(&self) -> Instant {
         self.started + self.timing.timeout
     }

@@ -369,3 +369,43 @@ async fn answers_to_a_waiting_program_go_one_prompt_at_a_time() {
     })
     .await;
 }
+
+/// Lines sent to a reader that takes one (the shell's `read`, a program's `input()`) are not
+/// typed into the shell once that reader's command ended and the prompt is back: the shell
+/// would run them as commands (a multi-line answer to a one-line prompt). The result names
+/// them. Lines typed ahead of a busy command, and lines after a command at the prompt, still
+/// run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_for_a_reader_that_ended_are_not_run_by_the_shell() {
+    within(async {
+        let dir = crate::support::TempDir::new("reader-ended");
+        let planted = dir.0.join("planted");
+        let sh = Shell::open(config()).await;
+        for asks in [
+            "read -p 'msg: ' m; echo \"got=$m\"",
+            "python3 -c 'print(\"got=\" + input(\"msg: \"))'",
+        ] {
+            let r = sh.send(asks).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            let r = sh
+                .send(&format!("hello\ntouch '{}'\necho third", planted.display()))
+                .await;
+            assert!(r.viewport.lines().any(|l| l == "got=hello"), "{asks}: {r:?}");
+            assert!(!planted.exists(), "{asks}: {r:?}");
+            assert!(
+                r.notices.iter().any(|n| n.starts_with(
+                    "[input: lines 2–3 of the input were not typed: what read the lines before ended"
+                )),
+                "{asks}: {r:?}"
+            );
+            assert_eq!(r.exit_code, Some(0), "{asks}: {r:?}");
+        }
+        // Typed ahead of a busy command: every line runs once it is done.
+        let r = sh.send_within("sleep 1", true, 200).await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let r = sh.send("echo ahead-1\necho ahead-2").await;
+        assert!(r.viewport.lines().any(|l| l == "ahead-2"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

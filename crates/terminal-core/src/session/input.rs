@@ -176,6 +176,22 @@ pub(super) fn discarded_lines_notice(first: usize, count: usize) -> String {
     )
 }
 
+/// The notice for lines of a send not typed because the reader they were sent to (a
+/// program's prompt, the shell's `read`) ended and the shell's prompt came back first:
+/// `first` is the number (from 1) of the first line not typed, `count` how many.
+pub(super) fn reader_ended_lines_notice(first: usize, count: usize) -> String {
+    let (lines, them) = match count {
+        1 => (format!("line {first} of the input was"), "it"),
+        _ => (
+            format!("lines {first}–{} of the input were", first + count - 1),
+            "them",
+        ),
+    };
+    format!(
+        "[input: {lines} not typed: what read the lines before ended and the shell's prompt came back, where {them} would have run as commands; send {them} again if they are commands]"
+    )
+}
+
 /// Whether `text` (+ Enter when `submit`) hands the shell's line editor a command to run: a
 /// completed line that is not blank or a comment, and no control key (an interrupt or
 /// end-of-file key may discard the line instead).

@@ -107,6 +107,10 @@ pub(super) struct SendOp {
     enter_withheld: AtomicBool,
     /// Of a `yes`/`no` word to a yes/no question, only the first key went (see `key_answer`).
     rest_withheld: AtomicBool,
+    /// The send began at a line reader in canonical mode (the shell's `read`, a program's
+    /// `input()`), and no key of it ends that reader: lines left untyped when the shell's
+    /// prompt came back are dropped (a REPL or an editor the send itself quits is not one).
+    answers_a_line_reader: bool,
 }
 
 /// See [`SendOp::unprompted_wait`].
@@ -164,6 +168,8 @@ impl SendOp {
             .prepare_write(&inner, &mut activity, input, initializing)
             .await;
         let deadline = readiness.deadline();
+        // Lines for a reader that ended would run as commands (see `note_reader_ended`).
+        let answers_a_reader = self.answers_a_line_reader && readiness.began_at_a_waiting_reader();
         let (mut done_at_write, mut marks_at_write, mut written_at) =
             self.anchor_for_write(&mut readiness, &input, initializing, started);
         let mut write_rx = if input.is_empty() || self.cancel_requested() {
@@ -408,6 +414,9 @@ impl SendOp {
                     _ = tokio::time::sleep_until(hold_until.into()) => {}
                 }
                 continue;
+            }
+            if answers_a_reader && release == Some(Settle::Prompt) && pacing.is_pending() {
+                self.note_reader_ended(&mut pacing);
             }
             if let Some(reason) = release
                 && pacing.is_pending()

@@ -209,6 +209,17 @@ impl SendOp {
         }
     }
 
+    /// Drops the lines not typed yet when the reader the send answered has ended and the
+    /// shell's prompt is back (they were meant for that reader; the shell would run them as
+    /// commands), and says so in the result.
+    pub(super) fn note_reader_ended(&self, pacing: &mut super::pacing::Pacing) {
+        if let Some((first, count)) = pacing.discard() {
+            self.refused
+                .lock()
+                .get_or_insert_with(|| input::reader_ended_lines_notice(first, count));
+        }
+    }
+
     /// `step` and the steps after it split again as keys to a full-screen program that took
     /// pastes, when an earlier line of the send started it (`vim f.py` and then `i…`).
     fn full_screen_step(&self, step: Vec<u8>, pacing: &mut super::pacing::Pacing) -> Vec<u8> {

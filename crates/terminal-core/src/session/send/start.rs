@@ -244,6 +244,12 @@ impl SendOp {
                 && input::submits_a_command(&request.text, request.submit),
             enter_withheld: AtomicBool::new(enter_withheld),
             rest_withheld: AtomicBool::new(rest_withheld),
+            // Not when the send ends the reader itself (an end-of-file or signal key).
+            answers_a_line_reader: !reader.shell_line_editor
+                && canonical == Some(true)
+                && !request
+                    .text
+                    .contains(['\u{3}', '\u{4}', '\u{1a}', '\u{1c}']),
         });
         st.active = Some(Arc::clone(&op));
         drop(st);
