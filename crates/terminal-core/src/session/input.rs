@@ -161,16 +161,22 @@ pub(super) fn over_long_line_notice(number: usize, len: usize, reader: Option<&s
     )
 }
 
-/// The notice for the lines of an input a signal or a cancel dropped before they were typed:
-/// `count` lines from line `first` (from 1).
-pub(super) fn discarded_lines_notice(first: usize, count: usize) -> String {
-    let (lines, them) = match count {
+/// `count` lines of an input from line `first` (from 1) as a notice names them (`line 3 of the
+/// input was`, `lines 3–4 of the input were`), and the pronoun for them.
+fn untyped_lines(first: usize, count: usize) -> (String, &'static str) {
+    match count {
         1 => (format!("line {first} of the input was"), "it"),
         _ => (
             format!("lines {first}–{} of the input were", first + count - 1),
             "them",
         ),
-    };
+    }
+}
+
+/// The notice for the lines of an input a signal or a cancel dropped before they were typed:
+/// `count` lines from line `first` (from 1).
+pub(super) fn discarded_lines_notice(first: usize, count: usize) -> String {
+    let (lines, them) = untyped_lines(first, count);
     format!(
         "[input: {lines} not typed: a signal (or a cancel) came first, and it discards input not read yet, as a terminal discards what was typed ahead; send {them} again to run {them}]"
     )
@@ -180,13 +186,7 @@ pub(super) fn discarded_lines_notice(first: usize, count: usize) -> String {
 /// program's prompt, the shell's `read`) ended and the shell's prompt came back first:
 /// `first` is the number (from 1) of the first line not typed, `count` how many.
 pub(super) fn reader_ended_lines_notice(first: usize, count: usize) -> String {
-    let (lines, them) = match count {
-        1 => (format!("line {first} of the input was"), "it"),
-        _ => (
-            format!("lines {first}–{} of the input were", first + count - 1),
-            "them",
-        ),
-    };
+    let (lines, them) = untyped_lines(first, count);
     format!(
         "[input: {lines} not typed: what read the lines before ended and the shell's prompt came back, where {them} would have run as commands; send {them} again if they are commands]"
     )
