@@ -14,44 +14,37 @@ impl Screen {
     /// renumbered after them (returned, for what refers to rows by number). Selective erases
     /// (DECSED, `CSI ? J`) count as erases: the emulator applies them alike.
     pub(super) fn before_clear(&mut self, seq: Sequence) -> Option<RowMap> {
-        if self.parser.screen().alternate_screen()
-            || !seq.csi
-            || !matches!(seq.private, None | Some(b'?'))
-            || seq.final_byte != b'J'
-        {
-            if !seq.csi && seq.intermediate.is_none() && seq.final_byte == b'c' {
-                let rows = self.rows_in_use();
-                self.push_visible_rows(rows);
-            }
+        if self.parser.screen().alternate_screen() {
             return None;
         }
-        let (cursor_row, _) = self.parser.screen().cursor_position();
-        match seq.first_param {
-            0 if cursor_row == 0 && self.parser.screen().cursor_position().1 == 0 => {}
-            2 => {}
-            // ED 1: the rows above the cursor (the cursor's row only up to the cursor, so it
-            // stays on screen).
-            1 => {
-                let rows = cursor_row.min(self.rows_in_use());
-                if rows == 0 {
-                    return None;
-                }
-                let first = self.history().end_abs();
-                self.push_visible_rows(rows);
-                // The pushed rows keep their numbers; the rows below come after them now.
-                let map = RowMap::Scrolled {
-                    first,
-                    top: first,
-                    bottom: first + u64::from(rows) - 1,
-                    n: u64::from(rows),
-                };
-                self.apply_row_map(map);
-                return Some(map);
-            }
-            _ => return None,
+        let (cursor_row, cursor_col) = self.parser.screen().cursor_position();
+        let erase = seq.csi && matches!(seq.private, None | Some(b'?')) && seq.final_byte == b'J';
+        let reset = !seq.csi && seq.intermediate.is_none() && seq.final_byte == b'c';
+        let whole = reset
+            || (erase
+                && (seq.first_param == 2
+                    || (seq.first_param == 0 && (cursor_row, cursor_col) == (0, 0))));
+        if whole {
+            let rows = self.rows_in_use();
+            self.push_visible_rows(rows);
+            return None;
         }
-        let rows = self.rows_in_use();
+        // ED 1: the rows above the cursor (the cursor's row only up to the cursor, so it stays
+        // on screen).
+        let rows = cursor_row.min(self.rows_in_use());
+        if !erase || seq.first_param != 1 || rows == 0 {
+            return None;
+        }
+        let first = self.history().end_abs();
         self.push_visible_rows(rows);
-        None
+        // The pushed rows keep their numbers; the rows below come after them now.
+        let map = RowMap::Scrolled {
+            first,
+            top: first,
+            bottom: first + u64::from(rows) - 1,
+            n: u64::from(rows),
+        };
+        self.apply_row_map(map);
+        Some(map)
     }
 }

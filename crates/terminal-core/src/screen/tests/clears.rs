@@ -428,3 +428,24 @@ fn erase_above_and_selective_erases_keep_the_sends_lines() {
         s.transcript()
     );
 }
+
+/// An erase or a full reset on the alternate screen moves none of its rows into history (a
+/// full-screen program's redraws are no lines of output).
+#[test]
+fn erases_on_the_alternate_screen_keep_history_as_it_was() {
+    for erase in [&b"\x1b[2J"[..], b"\x1b[24;1H\x1b[1J", b"\x1bc"] {
+        let mut s = screen();
+        s.feed(b"$ tui\r\n\x1b[?1049h\x1b[Hframe one\r\nstatus");
+        s.feed(erase);
+        s.feed(b"\x1b[?1049l$ ");
+        let transcript = s.transcript();
+        assert!(
+            !transcript.contains("frame one"),
+            "{erase:?}: {transcript:?}"
+        );
+        // A full reset leaves the alternate screen and clears the main one too.
+        if erase != b"\x1bc" {
+            assert_eq!(transcript, "$ tui\n$ ", "{erase:?}");
+        }
+    }
+}
