@@ -355,13 +355,13 @@ impl Readiness {
         self.shell_pgid = pgid;
     }
 
-    /// The absolute deadline.
     /// Whether the foreground waited for input on the terminal before the write (a reader
     /// the input answers, not a job it was typed ahead of).
     pub(crate) fn began_at_a_waiting_reader(&self) -> bool {
         self.pre.waiting
     }
 
+    /// The absolute deadline.
     pub(crate) fn deadline(&self) -> Instant {
         self.started + self.timing.timeout
     }

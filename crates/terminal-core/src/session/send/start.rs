@@ -42,7 +42,8 @@ impl SendOp {
         }
         let fg = shared.pty.foreground_pgid();
         let modes = shared.pty.modes();
-        // A key for a program asking for one goes without its Enter (see `key_answer`).
+        // A key for a program asking for one goes without its Enter, a yes/no word as its
+        // first key (see `key_answer`).
         let answer = super::key_answer::key_answer(&mut st, modes, &request.text, request.submit);
         let (enter_withheld, rest_withheld) = match answer {
             Some(answer) => {
