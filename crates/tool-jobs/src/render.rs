@@ -106,8 +106,8 @@ pub fn bound_result(text: &str, cap: usize) -> String {
 /// The `job_list` text: one `<id> [<kind>] <status> — <label>` line per job, oldest first
 /// (`<status> (<detail>)` when the job has a detail: a finished send's exit status, or the
 /// prompt it stopped at, so a failed command or one waiting for an answer does not list as
-/// plainly `completed`), or `(no background jobs)`. Within `cap` bytes (when given) the newest lines are kept after a
-/// first line `[… N older jobs not listed]`.
+/// plainly `completed`), or `(no background jobs)`. Within `cap` bytes (when given) the
+/// newest lines are kept after a first line `[… N older jobs not listed]`.
 pub fn render_list(jobs: &[JobSnapshot], cap: Option<usize>) -> String {
     if jobs.is_empty() {
         return NO_JOBS.to_owned();
