@@ -346,7 +346,12 @@ async fn a_stopped_shell_is_reported_and_continued_by_the_next_send() {
     const CONTINUED: &str = "[shell: the session's shell was stopped";
     within(async {
         let sh = Shell::open(crate::support::quick_config()).await;
-        for stop in ["suspend", "kill -STOP $$"] {
+        // (The last one's prompt comes only after its CONT trap ran: the send waits for it.)
+        for stop in [
+            "suspend",
+            "kill -STOP $$",
+            "trap 'sleep 0.3' CONT; kill -STOP $$",
+        ] {
             let r = sh.send(stop).await;
             assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
             assert!(r.notices.iter().any(|n| n.starts_with(STOPPED)), "{r:?}");

@@ -44,14 +44,33 @@ pub(super) const SHELL_READ_BACKOFF_MAX: Duration = Duration::from_millis(20);
 /// Returns at once when a program other than the shell holds the terminal, or no prompt is
 /// current.
 pub(super) async fn wait_for_shell_read(shared: &Shared) {
+    wait_for_shell_prompt_read(shared, false).await;
+}
+
+/// Waits (bounded) until a shell just continued (SIGCONT) is back at its prompt and reads the
+/// terminal: a shell that stopped itself (`suspend`, `kill -STOP $$`) ends that command and
+/// prints its prompt once continued (after any `CONT` trap it runs), and that prompt must not
+/// be taken as the end of the command about to be typed. A shell stopped while it waited on a
+/// foreground job prints none until the job ends: the wait then runs to its bound.
+pub(super) async fn wait_for_continued_shell(shared: &Shared) {
+    wait_for_shell_prompt_read(shared, true).await;
+}
+
+/// Until the shell reads the terminal at a current prompt; unless `prompt_awaited`, also until
+/// another group holds the terminal or no prompt is current. Within [`SHELL_READ_WAIT_MAX`].
+async fn wait_for_shell_prompt_read(shared: &Shared, prompt_awaited: bool) {
     let deadline = Instant::now() + SHELL_READ_WAIT_MAX;
     let mut pause = Duration::from_millis(1);
     loop {
         let shell = shared.shell_pgid();
-        if shared.pty.foreground_pgid() != Some(shell) || !shared.prompt_current() {
+        if !prompt_awaited && shared.pty.foreground_pgid() != Some(shell) {
             return;
         }
-        if shared.waiting_on_tty(shell).await || Instant::now() >= deadline {
+        let current = shared.prompt_current();
+        if !current && !prompt_awaited {
+            return;
+        }
+        if (current && shared.waiting_on_tty(shell).await) || Instant::now() >= deadline {
             return;
         }
         tokio::time::sleep(pause).await;

@@ -1,7 +1,7 @@
 //! Before a send writes: the aftermath of a signal and the shell reading again waited for
-//! (within the send's deadline), a stopped shell continued, the repair keys put ahead of the
-//! input when the prompt marks are gone, and the readiness decision set up from the foreground
-//! seen before the write.
+//! (within the send's deadline), a stopped shell continued and back at its prompt, the repair
+//! keys put ahead of the input when the prompt marks are gone, and the readiness decision set
+//! up from the foreground seen before the write.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -14,7 +14,8 @@ use crate::screen::PromptState;
 
 use super::super::Inner;
 use super::super::observe::{
-    SIGNAL_BYTES, continue_stopped_shell, marks_gone_at_line_editor, pre_write, wait_for_shell_read,
+    SIGNAL_BYTES, continue_stopped_shell, marks_gone_at_line_editor, pre_write,
+    wait_for_continued_shell, wait_for_shell_read,
 };
 use super::SendOp;
 
@@ -61,6 +62,7 @@ impl SendOp {
                 .unwrap_or(false);
             if continued {
                 self.shell_continued.store(true, Ordering::SeqCst);
+                wait_for_continued_shell(shared).await;
             }
         }
         let started = Instant::now();
