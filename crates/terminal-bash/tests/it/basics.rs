@@ -279,16 +279,19 @@ async fn a_signal_to_a_command_typed_alone_keeps_its_exit_status() {
     within(async {
         let dir = crate::support::TempDir::new("term-status");
         let script = dir.0.join("handles_term.py");
-        std::fs::write(
-            &script,
-            "import signal, sys, time\n\
+        let source = "import signal, sys, time\n\
              signal.signal(signal.SIGTERM, lambda *a: sys.exit(3))\n\
-             time.sleep(100)\n",
-        )
-        .unwrap();
+             time.sleep(100)\n";
+        std::fs::write(&script, source).unwrap();
         let handler = format!("python3 {}", script.display());
+        // The same program inline: its lines inside one quoted argument are one command.
+        let inline = format!("python3 -c '{source}'");
         let sh = Shell::open(quick_config()).await;
-        for (command, status) in [(handler.as_str(), 3), ("sleep 100", 143)] {
+        for (command, status) in [
+            (handler.as_str(), 3),
+            (inline.as_str(), 3),
+            ("sleep 100", 143),
+        ] {
             let r = sh.send(command).await;
             assert_ne!(r.foreground, None, "{command}: {r:?}");
             let signalled = sh.session.signal(TerminalSignal::Sigterm).unwrap();

@@ -31,6 +31,17 @@ async fn lines_after_a_command_that_reads_go_to_it_and_the_rest_still_runs() {
         let r = sh.send_raw("cat\nabc\n\u{4}", false).await;
         assert_eq!(r.exit_code, Some(0), "one Ctrl-D ends cat: {r:?}");
         assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        // With Enter on, none follows the Ctrl-D (the shell would get it as an empty command).
+        let r = sh.send("cat\nabc\n\u{4}").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send("echo next").await;
+        assert!(r.viewport.lines().any(|l| l == "next"), "{r:?}");
+        // (An empty command would show as a prompt line of its own, trailing blank trimmed.)
+        let transcript = sh.session.transcript();
+        assert!(
+            transcript.contains("abc\ndsh> echo next\n"),
+            "an Enter reached the shell: {transcript}"
+        );
         // Lines with nothing reading them in between (a loop, a heredoc) are unchanged.
         let r = sh
             .send("for i in 1 2; do\n  echo n$i\ndone\ncat <<EOF\nhere\nEOF")

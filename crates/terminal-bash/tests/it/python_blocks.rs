@@ -172,3 +172,30 @@ async fn block_lines_and_statements_mixed_across_sends_run_as_a_file_would() {
     })
     .await;
 }
+
+/// A newline ending simple statements is their Enter, as at the shell: an `input()` they call
+/// waits for its answer (a second Enter would answer it with an empty line).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_newline_ending_a_statement_that_reads_input_is_its_enter() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for py in repls(false) {
+            let r = sh.send(&py).await;
+            assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
+            let r = sh.send("input('r? ')\n").await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{py}: {r:?}");
+            assert!(r.viewport.ends_with("r? "), "{py}: {r:?}");
+            let r = sh.send("hi").await;
+            assert!(r.viewport.lines().any(|l| l == "'hi'"), "{py}: {r:?}");
+            let r = sh.send("x = 1\r\ny = input('y? ')\n").await;
+            assert!(r.viewport.ends_with("y? "), "{py}: {r:?}");
+            sh.send("yo").await;
+            let r = sh.send("print(repr(y), x)").await;
+            assert!(r.viewport.lines().any(|l| l == "'yo' 1"), "{py}: {r:?}");
+            let r = sh.send("exit()").await;
+            assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

@@ -52,8 +52,8 @@ mod python;
 #[cfg(test)]
 use python::python_statements;
 pub(super) use python::{
-    python_block_split, python_ended_statements, python_separated, python_starts_statement,
-    python_statement_steps, python_steps,
+    python_block_split, python_ended_statements, python_separated, python_simple_lines,
+    python_starts_statement, python_statement_steps, python_steps,
 };
 
 /// The N_TTY line discipline's longest canonical-mode line, without its newline: the kernel
@@ -233,6 +233,13 @@ pub(super) fn without_doubled_enter(text: &str, submit: bool) -> &str {
     } else {
         text
     }
+}
+
+/// Whether `text` ends with a key that ends input or a program rather than a line: Ctrl-C,
+/// Ctrl-D, Ctrl-Z or Ctrl-\\. An Enter after it would reach whatever reads next (the shell
+/// once `cat` got its end of input, a prompt) as an empty line, so none follows it.
+pub(super) fn ends_with_ending_key(text: &str) -> bool {
+    text.ends_with(['\u{3}', '\u{4}', '\u{1a}', '\u{1c}'])
 }
 
 /// Whether `row` (the text before the cursor, or the row above it when the cursor starts an

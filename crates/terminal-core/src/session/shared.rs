@@ -63,6 +63,9 @@ pub(super) struct State {
     /// (`signal::is_simple_command`), and `screen.prompt_end_count()` then: while no prompt
     /// came since, that command runs and nothing of its line is left after it.
     pub(super) simple_command_at: Option<u64>,
+    /// The lines of that command line typed so far (at the primary prompt, then at its
+    /// continuation prompt), for judging it whole.
+    pub(super) command_lines: Vec<u8>,
     /// When the screen first showed the running command line's start (its `C` mark; `None`
     /// while no command runs): for a short while after it, a shell still holding the
     /// terminal may be about to start the line's program.
@@ -125,6 +128,7 @@ impl State {
             exits_at_resume: ExitTally::default(),
             prompts_at_submit: None,
             simple_command_at: None,
+            command_lines: Vec::new(),
             command_seen_at: None,
             unended_line: None,
             python_block: None,

@@ -3,6 +3,31 @@
 
 use super::{PASTE_END, PASTE_START, Reader, is_paste, shape};
 
+/// Whether `text` (Python source typed to a REPL) is simple statements only, each on one line
+/// of its own (`x = 1`, `input('name? ')`): no line is indented (a block's body, a bracket or
+/// string going on), opens a bracket or a triple-quoted string, ends with `:` or a backslash,
+/// or starts a compound statement (`if x: y` waits for an empty line too) or a decorator. A
+/// REPL runs such a line at its Enter, so a newline ending the text is that Enter, not an
+/// empty line after it (which an `input()` the statement calls would take as its answer); a
+/// block needs that empty line.
+pub(in crate::session) fn python_simple_lines(text: &str) -> bool {
+    const COMPOUND: [&str; 10] = [
+        "if", "for", "while", "def", "class", "with", "try", "async", "match", "@",
+    ];
+    text.lines().filter(|l| !l.trim().is_empty()).all(|line| {
+        let first = line
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '@'))
+            .next()
+            .unwrap_or("");
+        !line.starts_with([' ', '\t'])
+            && !COMPOUND.contains(&first)
+            && !first.starts_with('@')
+            && !line.trim_end().ends_with([':', '\\', '(', '[', '{', ','])
+            && !line.contains("\"\"\"")
+            && !line.contains("'''")
+    })
+}
+
 /// `text` (Python source typed to a REPL) cut into its top-level statements, each with the
 /// blank lines after it: a new statement starts at a line that is not indented, not blank,
 /// not a comment, not a clause that continues the statement before it (`else:`, `except …:`,

@@ -278,13 +278,34 @@ fn paste_reader() -> input::Reader {
     }
 }
 
+/// Longest command line (its lines together) judged for [`note_command_line`]: a longer one
+/// counts as no simple command.
+const COMMAND_LINE_MAX_BYTES: usize = 64 * 1024;
+
 /// Records whether `input`, written with a line end to our shell (`shell_reads`), is one
-/// simple command typed at its primary prompt (see `State::simple_command_at`). Input to a
-/// program the command runs (a REPL's lines, typed-ahead text) changes nothing about it.
+/// simple command typed at its primary prompt (see `State::simple_command_at`), with the
+/// lines that go on with it at its continuation prompt (an open quote: `python3 -c '…` over
+/// several lines is one command) judged together with it. Input to a program the command
+/// runs (a REPL's lines, typed-ahead text) changes nothing about it.
 fn note_command_line(st: &mut State, input: &[u8], shell_reads: bool) {
-    if shell_reads {
-        st.simple_command_at = (st.screen.prompt_state() == PromptState::Prompt
-            && is_simple_command(input))
-        .then(|| st.screen.prompt_end_count());
+    if !shell_reads {
+        return;
     }
+    match st.screen.prompt_state() {
+        PromptState::Prompt => {
+            st.command_lines.clear();
+            st.command_lines.extend_from_slice(input);
+        }
+        PromptState::Continuation
+            if !st.command_lines.is_empty()
+                && st.command_lines.len() + input.len() <= COMMAND_LINE_MAX_BYTES =>
+        {
+            st.command_lines.extend_from_slice(input);
+        }
+        _ => st.command_lines.clear(),
+    }
+    st.simple_command_at = (!st.command_lines.is_empty()
+        && st.command_lines.len() <= COMMAND_LINE_MAX_BYTES
+        && is_simple_command(&st.command_lines))
+    .then(|| st.screen.prompt_end_count());
 }

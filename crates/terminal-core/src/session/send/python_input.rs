@@ -70,7 +70,11 @@ pub(super) fn typing(
     reader: Reader,
     repl: Repl,
 ) -> Result<Typing, TerminalError> {
-    let text = &request.text;
+    // Simple statements alone: a newline ending the text is their Enter (as to the shell).
+    let text = match request.text.trim_end_matches(['\n', '\r']) {
+        trimmed if request.submit && input::python_simple_lines(trimmed) => trimmed,
+        _ => request.text.as_str(),
+    };
     let submitted = |t: &str| {
         let t = t.replace("\r\n", "\n");
         if request.submit { format!("{t}\n") } else { t }
@@ -221,6 +225,32 @@ mod tests {
         // A block with its lines is ended as before.
         let t = typing(&send("x=1\nif x:\n    y=2", true), TYPED, at_primary()).unwrap();
         assert_eq!(typed(&t), ["x=1\nif x:\n    y=2\n\n"]);
+    }
+
+    /// A newline ending simple statements is their Enter: no empty line follows it for an
+    /// `input()` they call to take as its answer. A block still gets the empty line that ends
+    /// it, with or without a newline of its own.
+    #[test]
+    fn a_newline_ending_simple_statements_is_their_enter() {
+        for (text, sent) in [
+            ("input('r? ')\n", "input('r? ')\r"),
+            ("x = 1\r\ny = input('y? ')\n", "x = 1\ny = input('y? ')\n"),
+        ] {
+            let t = typing(&send(text, true), TYPED, at_primary()).unwrap();
+            assert_eq!(typed(&t).concat(), sent, "{text:?}");
+        }
+        let t = typing(&send("input('r? ')\n", true), PASTES, at_primary()).unwrap();
+        assert_eq!(typed(&t), ["input('r? ')\r"]);
+        for text in [
+            "def f():\n    return 1\n",
+            "if x: y()\n",
+            "@cache\ndef f(): pass\n",
+        ] {
+            let t = typing(&send(text, true), TYPED, at_primary()).unwrap();
+            let sent = typed(&t).concat();
+            let enters = sent.len() - sent.trim_end_matches(['\n', '\r']).len();
+            assert_eq!(enters, 2, "{text:?}: {sent:?}");
+        }
     }
 
     #[test]

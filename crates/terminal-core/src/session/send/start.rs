@@ -40,6 +40,9 @@ impl SendOp {
         if st.active.is_some() {
             return Err(TerminalError::send_active(&shared.id));
         }
+        if request.submit && input::ends_with_ending_key(&request.text) {
+            request.submit = false;
+        }
         let fg = shared.pty.foreground_pgid();
         let modes = shared.pty.modes();
         // A key for a program asking for one goes without its Enter, a yes/no word as its
