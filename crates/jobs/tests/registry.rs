@@ -618,9 +618,15 @@ async fn the_oldest_finished_jobs_are_forgotten_beyond_the_cap() {
             "{e}"
         );
     }
-    // An id never handed out is still unknown.
-    let e = jobs.read(&JobId::new("bash-999"), None).unwrap_err();
-    assert!(e.to_string().starts_with("unknown job bash-999"), "{e}");
+    // An id never handed out is still unknown, also one that spells a forgotten job's
+    // number otherwise (a leading zero or sign).
+    for never in ["bash-999", "bash-01", "bash-+1", "bash-001", "bash- 1"] {
+        let e = jobs.read(&JobId::new(never), None).unwrap_err();
+        assert!(
+            e.to_string().starts_with(&format!("unknown job {never}")),
+            "{e}"
+        );
+    }
     assert!(listed.contains(&ids[3]));
     assert!(listed.contains(ids.last().unwrap()));
     live_probe.complete("done");

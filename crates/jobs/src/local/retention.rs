@@ -34,11 +34,14 @@ pub(super) fn forget_oldest_finished(state: &mut State, owner: Option<&Agent>) {
     }
 }
 
-/// Whether `id` was handed out (ids count per kind: `<kind>-<N>` up to the kind's count), so
-/// a record missing for it was forgotten rather than never there.
+/// Whether `id` was handed out (ids count per kind: `<kind>-<N>` up to the kind's count, `N`
+/// in decimal digits with no sign or leading zero), so a record missing for it was forgotten
+/// rather than never there. `pty-send-071` or `pty-send-+5` was never handed out, whatever
+/// number it parses to.
 pub(super) fn was_issued(state: &State, id: &JobId) -> bool {
     id.as_str()
         .rsplit_once('-')
+        .filter(|(_, n)| n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0'))
         .and_then(|(kind, n)| Some((state.counters.get(kind)?, n.parse::<u64>().ok()?)))
         .is_some_and(|(&count, n)| n >= 1 && n <= count)
 }
