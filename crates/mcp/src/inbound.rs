@@ -4,7 +4,8 @@
 //!
 //! Rules (every request gets an answer; see the crate README, "Protocol"):
 //! - lone UTF-16 surrogate escapes (`"\udc80"`, which some JSON encoders emit for unpaired
-//!   surrogates) become U+FFFD before parsing, so the message is served;
+//!   surrogates) become U+FFFD before parsing, so the message is served; one in the `id`
+//!   gets `-32600` with a `null` id (echoed back changed, it would answer no request);
 //! - a line or body that is not JSON (or is cut short; an empty body too) gets JSON-RPC
 //!   `-32700` (parse error);
 //! - a line over the size limit gets `-32600` (invalid request) naming the limit;
@@ -64,6 +65,16 @@ fn classify_framed(message: &[u8], framing: Framing) -> Inbound {
         return Inbound::Ignore;
     }
     let repaired = repair_lone_surrogates(message);
+    // An id holding one: the answer's id would not be the one the client waits on.
+    if matches!(repaired, Cow::Owned(_))
+        && recover_id(&repair_lone_surrogates_with(message, b"\\ufffe")) != recover_id(&repaired)
+    {
+        return Inbound::Answer(error(
+            Value::Null,
+            ErrorCode::INVALID_REQUEST,
+            "Invalid Request: `id` holds a lone UTF-16 surrogate escape, which no answer can carry back unchanged; send a string id of valid Unicode, or an integer".into(),
+        ));
+    }
     let value: Value = match serde_json::from_slice(&repaired) {
         Ok(value) => value,
         Err(e) => {
@@ -251,6 +262,11 @@ pub(crate) fn error(id: Value, code: ErrorCode, message: String) -> Value {
 /// Replaces every `\uXXXX` escape of a UTF-16 surrogate that is not half of a valid pair with
 /// `\ufffd`, leaving everything else (including escaped backslashes) untouched.
 pub(crate) fn repair_lone_surrogates(line: &[u8]) -> Cow<'_, [u8]> {
+    repair_lone_surrogates_with(line, b"\\ufffd")
+}
+
+/// [`repair_lone_surrogates`] with `escape` (six bytes, `\uXXXX`) in place of each.
+fn repair_lone_surrogates_with<'a>(line: &'a [u8], escape: &[u8]) -> Cow<'a, [u8]> {
     fn hex4(bytes: &[u8]) -> Option<u32> {
         let text = std::str::from_utf8(bytes.get(..4)?).ok()?;
         u32::from_str_radix(text, 16).ok()
@@ -277,7 +293,7 @@ pub(crate) fn repair_lone_surrogates(line: &[u8]) -> Cow<'_, [u8]> {
         };
         if step == 0 {
             let buf = out.get_or_insert_with(|| line[..i].to_vec());
-            buf.extend_from_slice(b"\\ufffd");
+            buf.extend_from_slice(escape);
             i += 6;
             continue;
         }

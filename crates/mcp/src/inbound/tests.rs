@@ -46,6 +46,26 @@ fn a_tool_call_with_a_lone_surrogate_is_forwarded() {
     }
 }
 
+/// A lone surrogate in the id cannot be carried back unchanged: the request is refused with a
+/// null id instead of answered under an id the client never sent. One elsewhere in a request
+/// with a plain id (even one holding U+FFFD itself) is served.
+#[test]
+fn a_lone_surrogate_in_the_id_is_refused() {
+    for id in [r#""\udc80""#, r#""a\udc80b""#, r#""\ud800x""#] {
+        let v = answer(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
+        assert_eq!(v["error"]["code"], -32600, "{id}: {v}");
+        assert_eq!(v["id"], Value::Null, "{id}: {v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("lone UTF-16 surrogate")),
+            "{id}: {v}"
+        );
+    }
+    let line = r#"{"jsonrpc":"2.0","id":"a\ufffdb","method":"tools/call","params":{"name":"terminal_send","arguments":{"sessionId":"pty-1","text":"echo \udc80"}}}"#;
+    assert!(matches!(classify(line.as_bytes()), Inbound::Forward(_)));
+}
+
 #[test]
 fn requests_with_an_unusable_id_are_answered_not_dropped() {
     for (id, kind) in [
