@@ -22,6 +22,7 @@ mod pacing;
 mod python_blocks;
 mod queries;
 mod races;
+mod redraws;
 mod sandbox;
 mod sandbox_git;
 mod screen_cases;

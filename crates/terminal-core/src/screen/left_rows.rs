@@ -17,8 +17,13 @@ pub(super) struct LeftRow {
     /// and only text after them can be the earlier program's.
     pub(super) written_to: u16,
     /// A line feed of output since went down over it without writing on it: a blank line of
-    /// that output, shown as one while the row is unchanged.
+    /// that output, shown as one while the row is unchanged (but see `above_start`).
     pub(super) passed: bool,
+    /// Recorded when output went up above the send's start ([`Screen::rows_between`],
+    /// [`Screen::note_rows_above_anchors`]): a program redrawing rows in place (a multi-line
+    /// progress display going back down with line feeds) leaves the rows it passes over as
+    /// they are, so such a row shows its text, not a blank line.
+    pub(super) above_start: bool,
 }
 
 impl LeftRow {
@@ -29,6 +34,15 @@ impl LeftRow {
             text,
             written_to: 0,
             passed: false,
+            above_start: false,
+        }
+    }
+
+    /// [`LeftRow::new`], recorded above the send's start (see [`LeftRow::above_start`]).
+    fn above_start(row: (u64, String)) -> Self {
+        Self {
+            above_start: true,
+            ..Self::new(row)
         }
     }
 }
@@ -42,7 +56,7 @@ impl Screen {
     }
 
     /// The visible rows from absolute row `first` down to (not including) `below` that hold
-    /// text, with their absolute rows.
+    /// text, with their absolute rows, recorded above the send's start.
     fn rows_from(&self, first: u64, below: u64) -> Vec<LeftRow> {
         let base = self.history().end_abs();
         let Ok(first) = u16::try_from(first.saturating_sub(base)) else {
@@ -54,7 +68,7 @@ impl Screen {
             .map(|(i, text)| (base + u64::from(first) + i as u64, text))
             .take_while(|(abs, _)| *abs < below)
             .filter(|(_, text)| !text.trim_end_matches(' ').is_empty())
-            .map(LeftRow::new)
+            .map(LeftRow::above_start)
             .collect()
     }
 

@@ -222,11 +222,17 @@ impl Screen {
             }
             // A row an earlier program left, unchanged, between rows this output wrote.
             if abs != start_abs && r16 != cursor_row && unchanged(r, full) {
-                // A line feed of this output passed over it: a blank line of the output.
-                if left_at(abs).is_some_and(|row| row.passed) {
-                    pieces.push((Cow::Borrowed(""), false));
+                match left_at(abs) {
+                    // A line feed of this output went down over it after the output went up
+                    // above the start (a redraw in place): left as it is on screen, shown so.
+                    Some(row) if row.passed && row.above_start => mixed = true,
+                    // One passed over below the start: a blank line of the output.
+                    Some(row) if row.passed => {
+                        pieces.push((Cow::Borrowed(""), false));
+                        continue;
+                    }
+                    _ => continue,
                 }
-                continue;
             }
             let from_col = if abs == start_abs { start_col } else { 0 };
             let wrapped = row_continues(screen, r16, cols);

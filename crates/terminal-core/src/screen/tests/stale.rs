@@ -293,3 +293,28 @@ fn blank_rows_above_text_left_at_the_bottom_are_no_output() {
     s.feed(b"x\r\none\r\n\r\ntwo\r\ndsh> ");
     assert_eq!(s.render_since(b, 10_000).text, "x\none\n\ntwo\ndsh> ");
 }
+
+/// A redraw in place above the send's start that goes back down with line feeds (a multi-line
+/// progress display updating its first line, polled after it printed the others) leaves the
+/// rows it passes over as they are: they show as on screen, not as blank lines that would
+/// read as erased, and the result says older text is mixed in.
+#[test]
+fn rows_a_redraw_above_the_start_passes_over_show_as_they_are() {
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> seq 1 5\r\n1\r\n2\r\n3\r\n4\r\n5\r\ndsh> ");
+    let a = s.anchor();
+    s.feed(b"printf '\\033[3AZZ\\n\\n\\n'\r\n\x1b[3AZZ\r\n\r\n\r\ndsh> ");
+    assert_eq!(
+        s.render_since(a, 10_000).text,
+        "ZZ\n5\ndsh> printf '\\033[3AZZ\\n\\n\\n'\ndsh> "
+    );
+    assert!(s.snapshot_since(a, 10_000).mixed());
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> run\r\njob1: running\r\njob2: running\r\njob3: running\r\n");
+    let poll = s.anchor();
+    s.feed(b"\x1b[3A\rjob1: done\x1b[K\r\n\r\n\r\nend\r\ndsh> ");
+    assert_eq!(
+        s.render_since(poll, 10_000).text,
+        "job1: done\njob2: running\njob3: running\nend\ndsh> "
+    );
+}

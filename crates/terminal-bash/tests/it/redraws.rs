@@ -1,0 +1,57 @@
+//! Programs that redraw rows in place above where a send started (a multi-line progress
+//! display, a status block), against real bash: every result shows those rows as the screen
+//! does.
+
+use dsh_terminal_core::WaitReason;
+use pretty_assertions::assert_eq;
+
+use crate::support::{Shell, TempDir, config, within};
+
+/// A multi-line progress display that updates its first line and goes back down with line
+/// feeds, polled after the send's deadline: the lines it passed over keep their text (shown
+/// blank, they read as erased), and the result says older text is mixed in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_a_progress_display_passes_over_keep_their_text() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let dir = TempDir::new("redraw");
+        let fifo = dir.0.join("go");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let r = sh
+            .send_within(
+                &format!(
+                    r"printf 'job1: running\njob2: running\njob3: running\n'; read -r _ < {}; printf '\033[3A\rjob1: done\033[K\n\n\n'; echo end",
+                    fifo.display()
+                ),
+                true,
+                1500,
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        assert!(r.viewport.contains("job3: running"), "{r:?}");
+        let writer = fifo.clone();
+        tokio::task::spawn_blocking(move || std::fs::write(writer, "go\n"))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let r = sh.send_raw("", false).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(
+            r.viewport,
+            "job1: done\njob2: running\njob3: running\nend\ndsh> ",
+            "{r:?}"
+        );
+        assert!(r.notices.iter().any(|n| n.starts_with("[screen: ")), "{r:?}");
+        // A row an earlier command printed, passed over by a redraw of the row above it.
+        sh.send("seq 1 5").await;
+        let r = sh.send(r"printf '\033[3AZZ\n\n\n'").await;
+        assert_eq!(
+            r.viewport,
+            "ZZ\n5\ndsh> printf '\\033[3AZZ\\n\\n\\n'\ndsh> ",
+            "{r:?}"
+        );
+        sh.close().await;
+    })
+    .await;
+}
