@@ -14,7 +14,7 @@ use dsh_terminal_core::{
 use parking_lot::Mutex;
 
 use super::Stream;
-use super::describe::{Typed, detail};
+use super::describe::{Typed, detail, left_a_program};
 use crate::{Terminals, start_send_when_free};
 
 /// How often a running job moves its send's output into its window, so that the core's read
@@ -43,6 +43,23 @@ struct Escalation {
 }
 
 impl Escalation {
+    /// Whether every signal went out and SIGKILL has had [`STOP_SLACK`] to land.
+    fn exhausted(&self) -> bool {
+        self.sent >= 2
+            && self
+                .killed_at
+                .is_some_and(|at| at.elapsed() >= 2 * KILL_ESCALATION + STOP_SLACK)
+    }
+
+    /// Brings the SIGTERM due now (SIGKILL [`KILL_ESCALATION`] after it), for a program that
+    /// outlived the interrupt and waits for input: nothing it does would end it sooner.
+    fn hurry(&mut self) {
+        if self.sent == 0 {
+            let now = tokio::time::Instant::now();
+            self.killed_at = Some(now.checked_sub(KILL_ESCALATION).unwrap_or(now));
+        }
+    }
+
     /// Sends the foreground SIGTERM once [`KILL_ESCALATION`] passed since the kill, and SIGKILL
     /// once it passed again (a refusal, such as SIGKILL to the shell itself, is left there).
     fn step(&mut self, terminals: &Terminals, owner: &Agent, id: &SessionId, killed: bool) {
@@ -129,6 +146,8 @@ pub(super) async fn follow(
     // send's span starts where the previous one's ended).
     let mut earlier = EarlierExits::default();
     let started = tokio::time::Instant::now();
+    // Over every send the job follows: a kill escalates from the first send it reached on.
+    let mut escalation = Escalation::default();
     loop {
         let Some(op) = stream.lock().as_ref().map(|s| s.current.clone()) else {
             return Err("background send lost its operation".to_owned());
@@ -136,7 +155,6 @@ pub(super) async fn follow(
         let settled = {
             let done = op.done();
             tokio::pin!(done);
-            let mut escalation = Escalation::default();
             let mut pause = DRAIN_FAST;
             loop {
                 tokio::select! {
@@ -205,8 +223,25 @@ pub(super) async fn follow(
         // A kill ends the job once its interrupt reached a running send; a kill that came as
         // the send settled (on silence, the program still running) is repeated on a poll.
         let killed = cancel_requested.load(Ordering::SeqCst) && interrupted.load(Ordering::SeqCst);
-        if !unproven || !running || killed {
+        // A program of the job's that outlived the kill's interrupt and still holds the
+        // terminal (an editor, a prompt of its own) is followed while the kill escalates to
+        // SIGTERM and SIGKILL: what it prints as it goes, and the shell's prompt after it, end
+        // this job's output (not the next send's), and so does its exit status: every program
+        // the job would be said to leave running (what a kill of the finished job stops), and
+        // one the escalation already reached (the send ran on past the interrupt). Not a REPL
+        // the job typed a statement into, back at its prompt: the interrupt stopped the
+        // statement, and the program stays.
+        let outlived = killed
+            && running
+            && !escalation.exhausted()
+            && (left_a_program(&outcome(&result, &earlier, false).detail.unwrap_or_default())
+                || (escalation.sent > 0 && (result.foreground.is_some() || unproven)));
+        if (!unproven || !running || killed) && !outlived {
             return Ok(end(&result));
+        }
+        if outlived && result.wait_reason == WaitReason::StdinRead {
+            escalation.hurry();
+            escalation.step(&terminals, &owner, &id, true);
         }
         let poll = SendRequest {
             text: String::new(),
@@ -230,8 +265,9 @@ pub(super) async fn follow(
                 s.switch_to(next.clone());
             }
         }
-        // A kill that landed while the poll started cancelled the finished send; repeat it.
-        if cancel_requested.load(Ordering::SeqCst) && next.cancel() {
+        // A kill that landed while the poll started cancelled the finished send; repeat it
+        // (not to a program that outlived it: the escalation goes on instead).
+        if !outlived && cancel_requested.load(Ordering::SeqCst) && next.cancel() {
             interrupted.store(true, Ordering::SeqCst);
         }
     }

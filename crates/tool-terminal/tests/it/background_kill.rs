@@ -506,3 +506,65 @@ async fn a_kill_the_command_line_runs_through_is_not_reported_as_a_kill() {
     );
     host.shutdown().await;
 }
+
+/// `job_kill` of a running job whose program outlives the interrupt and then waits at a prompt
+/// of its own (`really quit?`): the job is followed while the kill escalates, so what the
+/// program prints as SIGTERM ends it, its exit status and the shell's prompt end this job's
+/// output, not the next send's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_that_outlives_the_interrupt_ends_within_its_killed_job() {
+    let (host, agent, session) = host_with_session().await;
+    let script =
+        std::env::temp_dir().join(format!("dsh-outlives-{}-{session}.py", std::process::id()));
+    std::fs::write(
+        &script,
+        "import signal, sys, time\n\
+         def term(*_):\n    print('bye-' + 'term', flush=True)\n    sys.exit(5)\n\
+         signal.signal(signal.SIGTERM, term)\n\
+         print('re' + 'ady', flush=True)\n\
+         try:\n    time.sleep(100)\n\
+         except KeyboardInterrupt:\n    input('really quit? ')\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let text = format!("python3 {}", script.display());
+    let job = start_until(&host, &agent, &session, &text, "ready\n").await;
+    let text = kill_and_wait(&host, &agent, &job).await;
+    let _ = std::fs::remove_file(&script);
+    // (Printed on the prompt's line, where the cursor was.)
+    assert!(text.contains("really quit? bye-term\n"), "{text}");
+    assert_eq!(
+        status_line(&text),
+        "[status: killed, wait: stdin_read, exit: 5]",
+        "{text}"
+    );
+    let r = host.send(&agent, &session, "echo alive").await;
+    let out = r.text();
+    assert!(out.lines().any(|l| l == "alive"), "{out}");
+    assert!(
+        !out.contains("bye-term") && !out.contains("exited: 5"),
+        "{out}"
+    );
+    // Keys a job typed into an editor an earlier job left open: the kill's escalation ends
+    // the editor, and its last words and exit stay with the killed job.
+    if crate::support::installed("vim") {
+        let file = std::env::temp_dir().join(format!(
+            "dsh-outlives-vim-{}-{session}.txt",
+            std::process::id()
+        ));
+        let vim = format!("vim -u NONE -N {}", file.display());
+        let (job, _) = host.start_job(&agent, &session, &vim).await;
+        host.call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+            .await;
+        let (job, _) = host.start_job(&agent, &session, "ihello").await;
+        let text = kill_and_wait(&host, &agent, &job).await;
+        let r = host.send(&agent, &session, "echo after-vim").await;
+        let out = r.text();
+        let _ = std::fs::remove_file(&file);
+        assert!(out.lines().any(|l| l == "after-vim"), "{text}\n---\n{out}");
+        assert!(
+            !out.contains("Vim:") && !out.contains("exited"),
+            "{text}\n---\n{out}"
+        );
+    }
+    host.shutdown().await;
+}
