@@ -241,6 +241,9 @@ pub(crate) struct Screen {
     /// A cursor was saved on the main screen since the start or a reset (`ESC 7`, `CSI s`,
     /// modes 1048 and 1049): `CSI ? 1049 l` restores only such a cursor (see `compat`).
     main_cursor_saved: bool,
+    /// Tab stops a program set (HTS, TBC), by column, in order; `None`: every eight columns
+    /// (see `tab_moves`).
+    tab_stops: Option<Vec<u16>>,
     /// The alternate screen is on by mode 1049, which saved the main screen's cursor to be
     /// restored when it is left (modes 47 and 1047 save none).
     alternate_saved_cursor: bool,
@@ -307,6 +310,7 @@ impl Screen {
             flood: Flood::default(),
             modes: 0,
             main_cursor_saved: false,
+            tab_stops: None,
             alternate_saved_cursor: false,
             cursor_away_since: None,
             last_byte_ascii: true,

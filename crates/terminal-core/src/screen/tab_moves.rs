@@ -1,6 +1,11 @@
 //! Cursor moves by tab stops, with the cells a TAB skips recorded (see [`super::tabs`]): HT,
 //! and the forward and backward tabulation sequences (CHT `CSI n I`, CBT `CSI n Z`), which
-//! vt100 ignores. Tab stops are every eight columns.
+//! vt100 ignores. Tab stops are every eight columns until a program sets its own (HTS
+//! `ESC H` sets one at the cursor, TBC `CSI g` clears the cursor's and `CSI 3 g` all, as
+//! `tabs -4` does; a full reset brings the default back), which vt100 ignores too: the cursor
+//! then moves to the program's stops, and the cells a TAB skips are no TAB run (they come
+//! back as the blanks the screen shows, for a TAB's width is no longer the one a reader of
+//! the text assumes).
 
 use super::Screen;
 use super::scan::Sequence;
@@ -21,6 +26,15 @@ impl Screen {
     pub(super) fn emulate_tab(&mut self) -> u16 {
         let cols = self.parser.screen().size().1.get();
         let (row, from) = self.parser.screen().cursor_position();
+        if let Some(stops) = &self.tab_stops {
+            let to = stops
+                .iter()
+                .copied()
+                .find(|&stop| stop > from && stop < cols)
+                .unwrap_or(cols - 1);
+            self.emulate(format!("\x1b[{}G", to + 1).as_bytes());
+            return to;
+        }
         let main = !self.parser.screen().alternate_screen();
         if main && from >= cols {
             // A blank in the next row's first cell wraps the line there; the TAB goes on
@@ -61,8 +75,38 @@ impl Screen {
     /// Carries out CHT (`CSI n I`: `n` TABs) and CBT (`CSI n Z`: back `n` tab stops, to the
     /// row's start at most), which vt100 ignores; returns whether `seq` was one of them.
     pub(super) fn tab_moves(&mut self, seq: Sequence) -> bool {
-        let plain = seq.csi && seq.private.is_none() && seq.intermediate.is_none();
-        if !plain || !matches!(seq.final_byte, b'I' | b'Z') {
+        let plain = seq.private.is_none() && seq.intermediate.is_none();
+        let col = self.parser.screen().cursor_position().1;
+        let cols = self.parser.screen().size().1.get();
+        match (seq.csi, seq.final_byte) {
+            // RIS: the default stops again (the emulator carries out the rest).
+            (false, b'c') if plain => {
+                self.tab_stops = None;
+                return false;
+            }
+            // HTS: a stop at the cursor's column.
+            (false, b'H') if plain => {
+                let stops = self.tab_stops.get_or_insert_with(|| default_stops(cols));
+                if let Err(at) = stops.binary_search(&col) {
+                    stops.insert(at, col);
+                }
+                self.emulate(&[seq.final_byte]);
+                return true;
+            }
+            // TBC: the cursor's stop (0), or every stop (3).
+            (true, b'g') if plain && matches!(seq.first_param, 0 | 3) => {
+                let stops = self.tab_stops.get_or_insert_with(|| default_stops(cols));
+                if seq.first_param == 3 {
+                    stops.clear();
+                } else {
+                    stops.retain(|&stop| stop != col);
+                }
+                self.emulate(&[seq.final_byte]);
+                return true;
+            }
+            _ => {}
+        }
+        if !seq.csi || !plain || !matches!(seq.final_byte, b'I' | b'Z') {
             return false;
         }
         // vt100 ends the sequence, doing nothing with it.
@@ -75,10 +119,70 @@ impl Screen {
             }
         } else {
             let col = self.parser.screen().cursor_position().1.min(cols - 1);
-            let stops = col.div_ceil(TAB_WIDTH);
-            let target = (stops - stops.min(count)) * TAB_WIDTH;
+            let target = match &self.tab_stops {
+                Some(stops) => {
+                    let before = stops.iter().filter(|&&stop| stop < col).count();
+                    let back = usize::from(count).min(before);
+                    if back == 0 { 0 } else { stops[before - back] }
+                }
+                None => {
+                    let stops = col.div_ceil(TAB_WIDTH);
+                    (stops - stops.min(count)) * TAB_WIDTH
+                }
+            };
             self.emulate(format!("\x1b[{}G", target + 1).as_bytes());
         }
         true
+    }
+}
+
+/// The default tab stops of a screen `cols` wide: every eight columns after the first.
+fn default_stops(cols: u16) -> Vec<u16> {
+    (1..)
+        .map(|n| n * TAB_WIDTH)
+        .take_while(|&stop| stop < cols)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    /// Renders what `bytes` leave on a 24×80 screen, from its start.
+    fn shown(bytes: &[u8]) -> String {
+        let mut s = super::super::tests::plain_screen();
+        let a = s.anchor();
+        s.feed(bytes);
+        s.render_since(a, 10_000).text
+    }
+
+    /// Stops a program set (`tabs -4` clears them all, then sets one every four columns) move
+    /// the cursor as a terminal does, and the cells skipped come back as the blanks shown.
+    #[test]
+    fn a_programs_own_tab_stops_place_the_text_after_a_tab() {
+        let mut tabs4 = b"\x1b[3g".to_vec();
+        for col in (5..80).step_by(4) {
+            tabs4.extend_from_slice(format!("\x1b[{col}G\x1bH").as_bytes());
+        }
+        tabs4.extend_from_slice(b"\r");
+        let mut out = tabs4.clone();
+        out.extend_from_slice(b"a\tb\tc\r\n");
+        assert_eq!(shown(&out), "a   b   c\n");
+        // Every stop cleared: a TAB goes to the last column.
+        assert_eq!(shown(b"\x1b[3gp\tq\r\n"), format!("p{}q\n", " ".repeat(78)));
+        // One stop cleared (TBC 0 at the cursor): the TAB goes on to the next.
+        assert_eq!(
+            shown(b"\x1b[9G\x1b[g\rx\ty\r\n"),
+            format!("x{}y\n", " ".repeat(15))
+        );
+        // CBT goes back to the program's stops.
+        let mut out = tabs4.clone();
+        out.extend_from_slice(b"\x1b[11G\x1b[Zz\r\n");
+        assert_eq!(shown(&out), format!("{}z\n", " ".repeat(8)));
+        // A full reset brings the default stops back, and TABs come back as TABs.
+        let mut out = tabs4;
+        out.extend_from_slice(b"\x1bca\tb\r\n");
+        assert_eq!(shown(&out), "a\tb\n");
+        assert_eq!(shown(b"a\tb\r\n"), "a\tb\n");
     }
 }
