@@ -90,6 +90,16 @@ impl Screen {
                 if let Err(at) = stops.binary_search(&col) {
                     stops.insert(at, col);
                 }
+                // Set back to the default ones (`tabs -8`, which sets one at the first column
+                // too, where no TAB goes): TABs are TAB runs again.
+                if stops
+                    .iter()
+                    .copied()
+                    .filter(|&c| c > 0 && c < cols)
+                    .eq(default_stops(cols))
+                {
+                    self.tab_stops = None;
+                }
                 self.emulate(&[seq.final_byte]);
                 return true;
             }
@@ -179,7 +189,14 @@ mod tests {
         let mut out = tabs4.clone();
         out.extend_from_slice(b"\x1b[11G\x1b[Zz\r\n");
         assert_eq!(shown(&out), format!("{}z\n", " ".repeat(8)));
-        // A full reset brings the default stops back, and TABs come back as TABs.
+        // Stops set back to the default ones (`tabs -8`), or a full reset, bring TABs back.
+        let mut out = tabs4.clone();
+        out.extend_from_slice(b"\x1b[3g");
+        for col in (1..80).step_by(8) {
+            out.extend_from_slice(format!("\x1b[{col}G\x1bH").as_bytes());
+        }
+        out.extend_from_slice(b"\ra\tb\r\n");
+        assert_eq!(shown(&out), "a\tb\n");
         let mut out = tabs4;
         out.extend_from_slice(b"\x1bca\tb\r\n");
         assert_eq!(shown(&out), "a\tb\n");
