@@ -203,11 +203,9 @@ pub struct Options {
     #[arg(long = "env", value_name = "NAME[=VALUE]", long_help = env_long_help())]
     pub env: Vec<EnvPass>,
 
-    /// Sessions inherit the server's whole environment minus what looks like a credential:
-    /// names with KEY|PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL, or a word PASS, AUTH, CREDS,
-    /// DSN, WEBHOOK, COOKIE or PRIVATE, and URLs with a password [default: off: only the
-    /// allowlist and --env].
-    #[arg(long, default_value_t = false)]
+    /// Sessions inherit the server's whole environment minus what looks like a credential
+    /// [default: off: only the allowlist and --env].
+    #[arg(long, default_value_t = false, long_help = inherit_env_long_help())]
     pub inherit_env: bool,
 
     /// Serving over HTTP.
@@ -231,6 +229,21 @@ fn env_long_help() -> String {
          [default: none]",
         allowed.join(", "),
         dsh_terminal_bash::env::FALLBACK_UTF8_LOCALE
+    )
+}
+
+fn inherit_env_long_help() -> String {
+    use dsh_terminal_bash::env::{SCRUBBED_NAME_PARTS, SCRUBBED_NAME_WORDS};
+    format!(
+        "Sessions inherit the server's whole environment minus what looks like a credential: \
+         names containing {} (case-insensitively), or with a word (between _s) {} (DB_PASS, \
+         MYSQL_PWD, GH_PAT, SENTRY_DSN; not PWD alone), names ending in _SESSION or starting \
+         with OP_SESSION_ (a password manager's session), and values holding a URL or \
+         connection string with a password (postgres://u:pw@db, Server=db;Password=…). A name \
+         rule misses some: prefer --env.\n\n\
+         [default: off: only the allowlist and --env]",
+        SCRUBBED_NAME_PARTS.join("|"),
+        SCRUBBED_NAME_WORDS.join("|"),
     )
 }
 

@@ -76,6 +76,25 @@ pub fn is_allowed(name: &OsStr) -> bool {
         .is_some_and(|name| ALLOWED_HOST_VARS.contains(&name))
 }
 
+/// What a variable's name contains that [`is_scrubbed`] drops it for (case-insensitively).
+pub const SCRUBBED_NAME_PARTS: [&str; 10] = [
+    "KEY",
+    "PASSWORD",
+    "PASSWD",
+    "PASSPHRASE",
+    "SSHPASS",
+    "SECRET",
+    "TOKEN",
+    "CREDENTIAL",
+    "JWT",
+    "BEARER",
+];
+
+/// The words (between `_`s) of a variable's name that [`is_scrubbed`] drops it for.
+pub const SCRUBBED_NAME_WORDS: [&str; 11] = [
+    "PASS", "PWD", "PAT", "OTP", "PIN", "AUTH", "CREDS", "DSN", "WEBHOOK", "COOKIE", "PRIVATE",
+];
+
 /// Whether a host variable is dropped when the host environment is inherited
 /// ([`EnvPolicy::inherit_host`]), case-insensitively: names containing `KEY`, `PASSWORD`,
 /// `PASSWD`, `PASSPHRASE`, `SSHPASS`, `SECRET`, `TOKEN`, `CREDENTIAL`, `JWT` or `BEARER`;
@@ -88,21 +107,8 @@ pub fn is_allowed(name: &OsStr) -> bool {
 /// `http://u:pw@proxy:3128`) or a connection string's password (`Server=x;Password=…`,
 /// `Pwd=…`).
 pub fn is_scrubbed(name: &OsStr, value: &OsStr) -> bool {
-    const PARTS: [&str; 10] = [
-        "KEY",
-        "PASSWORD",
-        "PASSWD",
-        "PASSPHRASE",
-        "SSHPASS",
-        "SECRET",
-        "TOKEN",
-        "CREDENTIAL",
-        "JWT",
-        "BEARER",
-    ];
-    const WORDS: [&str; 11] = [
-        "PASS", "PWD", "PAT", "OTP", "PIN", "AUTH", "CREDS", "DSN", "WEBHOOK", "COOKIE", "PRIVATE",
-    ];
+    const PARTS: [&str; 10] = SCRUBBED_NAME_PARTS;
+    const WORDS: [&str; 11] = SCRUBBED_NAME_WORDS;
     let upper = name.to_string_lossy().to_ascii_uppercase();
     let value = value.to_string_lossy();
     upper.starts_with("DSH_")
