@@ -97,6 +97,14 @@ pub(super) const KILL_MISSED_NOTICE: &str = "[job: job_kill did not stop the com
      the line ran on to its end, exiting 0 (a shell that ignores the signals, trap '' INT TERM, \
      goes on with its line), so the job counts as completed]";
 
+/// The notice ending a killed job's output when its command line ended with exit 0 after the
+/// kill's SIGTERM (not its SIGKILL): a program that shuts down cleanly on SIGTERM ends so, and
+/// so does a line that ran on past the program the signal stopped; only the output tells.
+pub(super) const KILL_EXIT_0_NOTICE: &str = "[job: the command line ended with exit 0 after \
+     job_kill's SIGTERM: its program may have shut down cleanly on it, or the line ran on past \
+     the program SIGTERM stopped (a shell that ignores SIGINT, trap '' INT, goes on with its \
+     line); the output shows which commands ran]";
+
 /// Whether `result` shows the job's command ran to its end: the shell's prompt came back with
 /// exit status 0 (a command a signal stopped exits 128 + the signal's number).
 fn ran_to_its_end(result: &SendResult) -> bool {
@@ -132,6 +140,8 @@ pub(super) async fn follow(
     } = cancel;
     // The kill's escalation reached SIGKILL (the command had survived SIGINT and SIGTERM).
     let mut sigkill_sent = false;
+    // It reached SIGTERM (the command had survived SIGINT).
+    let mut sigterm_sent = false;
     let outcome = |result: &SendResult, earlier: &EarlierExits, ran_on: bool| {
         let status = if cancel_requested.load(Ordering::SeqCst) && !ran_on {
             FinalStatus::Killed
@@ -160,6 +170,7 @@ pub(super) async fn follow(
                 tokio::select! {
                     settled = &mut done => {
                         sigkill_sent |= escalation.sent >= 2;
+                        sigterm_sent |= escalation.sent >= 1;
                         break settled;
                     }
                     () = tokio::time::sleep(pause) => {
@@ -211,6 +222,11 @@ pub(super) async fn follow(
             let mut notices = result.notices.clone();
             if ran_on {
                 notices.push(KILL_MISSED_NOTICE.to_owned());
+            } else if cancel_requested.load(Ordering::SeqCst)
+                && sigterm_sent
+                && ran_to_its_end(result)
+            {
+                notices.push(KILL_EXIT_0_NOTICE.to_owned());
             }
             finish(&notices);
             outcome(result, &earlier, ran_on)
@@ -278,5 +294,10 @@ mod tests {
     #[test]
     fn the_kill_missed_notice() {
         insta::assert_snapshot!(super::KILL_MISSED_NOTICE);
+    }
+
+    #[test]
+    fn the_kill_exit_0_notice() {
+        insta::assert_snapshot!(super::KILL_EXIT_0_NOTICE);
     }
 }

@@ -568,3 +568,27 @@ async fn a_program_that_outlives_the_interrupt_ends_within_its_killed_job() {
     }
     host.shutdown().await;
 }
+
+/// A command line whose shell ignores SIGINT, killed: SIGTERM stops the program running then,
+/// and the line runs on to exit 0. The job counts as killed, and says the line may have run on
+/// (as a program that shuts down cleanly on SIGTERM would end the same way).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_that_runs_on_past_sigterm_says_so() {
+    let (host, agent, session) = host_with_session().await;
+    let job = start_until(
+        &host,
+        &agent,
+        &session,
+        "trap '' INT; echo st$((1+1))rt; sleep 60; echo survived; trap - INT",
+        "st2rt",
+    )
+    .await;
+    let read = kill_and_wait(&host, &agent, &job).await;
+    assert!(read.lines().any(|l| l == "survived"), "{read}");
+    assert!(
+        read.contains("[job: the command line ended with exit 0 after job_kill's SIGTERM"),
+        "{read}"
+    );
+    assert!(status_line(&read).starts_with("[status: killed"), "{read}");
+    host.shutdown().await;
+}
