@@ -167,14 +167,27 @@ fn send_facts(
             "\n[input: continuation prompt; {} waits for the rest of the statement: send the rest, ending it with ;]",
             foreground.unwrap_or("the program")
         )),
-        InputModeOutput::AlternateScreen => facts.push_str(
-            "\n[screen: a full-screen program holds the terminal; one that reads keys takes what you send as keys: send a key command (q in less, dd in vim) with submit: false]",
-        ),
+        InputModeOutput::AlternateScreen => match foreground.filter(|p| is_multiplexer(p)) {
+            // Its panes run shells and programs of their own: lines reach them as typed.
+            Some(program) => facts.push_str(&format!(
+                "\n[screen: {program} (a terminal multiplexer) holds the terminal; text sent with Enter goes to the program in its active pane (a shell there runs it); its own commands take its prefix key with submit: false (Ctrl-B, \\u0002, in tmux)]"
+            )),
+            None => facts.push_str(
+                "\n[screen: a full-screen program holds the terminal; one that reads keys takes what you send as keys: send a key command (q in less, dd in vim) with submit: false]",
+            ),
+        },
         InputModeOutput::SingleKey => facts.push_str(
             "\n[input: the program reads single keys as they are typed (no Enter needed): send the key with submit: false; an Enter sent after it is a key of its own, which the next prompt takes]",
         ),
     }
     facts
+}
+
+/// Whether `program` (a process name, tmux's client being `tmux: client`) is a terminal
+/// multiplexer.
+fn is_multiplexer(program: &str) -> bool {
+    let name = program.split([':', ' ']).next().unwrap_or_default();
+    matches!(name, "tmux" | "screen" | "zellij" | "byobu" | "tmate")
 }
 
 /// The marker that stands for the middle of one over-long line:

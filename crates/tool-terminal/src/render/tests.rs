@@ -498,3 +498,27 @@ fn a_full_screen_program_that_reads_no_keys_gets_no_key_advice() {
     let text = render_send(&result, CAP);
     assert!(!text.contains(advice), "{text}");
 }
+
+/// A terminal multiplexer on the alternate screen gets advice of its own: lines with Enter
+/// reach the shell in its pane, its commands take its prefix key.
+#[test]
+fn a_multiplexer_gets_its_own_advice() {
+    let mut result = send(
+        "[x] 0:bash*",
+        WaitReason::InferredIdle,
+        SessionStatus::Running,
+        false,
+    );
+    result.input_mode = InputMode::AlternateScreen;
+    result.foreground = Some("tmux: client".into());
+    let text = render_send(&result, CAP);
+    assert!(
+        !text.contains("a full-screen program holds the terminal"),
+        "{text}"
+    );
+    insta::assert_snapshot!(
+        text.lines()
+            .find(|l| l.starts_with("[screen:"))
+            .unwrap_or_default()
+    );
+}
