@@ -19,6 +19,7 @@ mod lifecycle;
 mod limits;
 mod multiplexer;
 mod pacing;
+mod pending_work;
 mod python_blocks;
 mod queries;
 mod races;

@@ -369,7 +369,7 @@ async fn a_repl_event_loop_after_timer_output_waits_for_input() {
 }
 
 /// The notice of a REPL that read a line but has not printed its prompt again.
-const STILL_RUNNING: &str = "has not printed its prompt again";
+pub(crate) const STILL_RUNNING: &str = "has not printed its prompt again";
 
 /// node's REPL reads the terminal while an `await` of the line it read is pending, yet has
 /// not printed its prompt again: the result says what it read may still be running and to

@@ -8,7 +8,8 @@
 //! into the verdict. The verdict, first match wins:
 //! 1. a thread running or in disk sleep → [`GroupActivity::Busy`];
 //! 2. a thread blocked on terminal input (and none stopped) → [`GroupActivity::ReadingTty`]
-//!    (the same rule as [`super::is_group_waiting_on_tty`]);
+//!    (the same rule as [`super::is_group_waiting_on_tty`]); a wait with a timeout of unknown
+//!    length when another thread of its process sleeps on a timer (it wakes by itself);
 //! 3. a thread waiting for events with no timeout (`accept`, `poll`/`select`/`epoll` on at
 //!    least one fd, a pipe or socket read, ...) or stopped → [`GroupActivity::Idle`] (a
 //!    server's housekeeping timer in another thread does not make it busy);
@@ -289,6 +290,26 @@ fn with_main_event_loop(mut waits: Vec<Wait>, main: Option<Wait>) -> Vec<Wait> {
     waits
 }
 
+/// The waits of one process's threads, when one of them sleeps on a timer beside a terminal
+/// wait (a worker printing its progress while another thread waits for "press Enter to
+/// cancel"): the process wakes by itself, so its terminal waits count as ones with a timeout,
+/// of a length not known ([`Duration::MAX`]) where they had none.
+fn with_timer_beside_tty(waits: Vec<Wait>) -> Vec<Wait> {
+    if !waits.contains(&Wait::Timer) {
+        return waits;
+    }
+    waits
+        .into_iter()
+        .map(|wait| match wait {
+            Wait::OnTty { only_tty, wakes_in } => Wait::OnTty {
+                only_tty,
+                wakes_in: Some(wakes_in.unwrap_or(Duration::MAX)),
+            },
+            wait => wait,
+        })
+        .collect()
+}
+
 /// Folds the thread waits of each process of a group into the group verdict (the module's
 /// rules; a process with no live thread is left out, and a stopped one keeps the group idle).
 fn group_verdict(processes: &[Vec<Wait>]) -> GroupActivity {
@@ -383,7 +404,9 @@ pub(crate) fn group_activity_in(pgid: i32, tty_path: &Path, scope: &ProcessScope
                 None => {}
             }
         }
-        processes.push(with_main_event_loop(waits, main_wait));
+        processes.push(with_timer_beside_tty(with_main_event_loop(
+            waits, main_wait,
+        )));
         if awaits_children {
             // Children outside the group (a job that started its own groups) count too.
             for child in all.iter().filter(|s| s.ppid == pid) {
@@ -397,192 +420,4 @@ pub(crate) fn group_activity_in(pgid: i32, tty_path: &Path, scope: &ProcessScope
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn verdict_rules() {
-        use GroupActivity::{Busy, Idle};
-        use Wait::*;
-        const TTY: Wait = OnTty {
-            only_tty: true,
-            wakes_in: None,
-        };
-        const TTY_AMONG: Wait = OnTty {
-            only_tty: false,
-            wakes_in: None,
-        };
-        const TTY_TIMED: Wait = OnTty {
-            only_tty: false,
-            wakes_in: Some(Duration::from_millis(300)),
-        };
-        const TTY_TIMED_SOONER: Wait = OnTty {
-            only_tty: false,
-            wakes_in: Some(Duration::from_millis(20)),
-        };
-        const READING: GroupActivity = GroupActivity::ReadingTty {
-            only_tty: true,
-            wakes_in: None,
-        };
-        const READING_AMONG: GroupActivity = GroupActivity::ReadingTty {
-            only_tty: false,
-            wakes_in: None,
-        };
-        let cases: &[(&[Wait], GroupActivity, &str)] = &[
-            (&[Running, TTY], Busy, "a running thread wins"),
-            (&[TTY, Timer], READING, "a REPL with a timer thread reads"),
-            (
-                &[TTY_AMONG, Other],
-                READING_AMONG,
-                "an event loop that watches the tty",
-            ),
-            (
-                &[TTY, TTY_AMONG],
-                READING_AMONG,
-                "one weak wait makes the verdict weak",
-            ),
-            (
-                &[TTY, TTY_TIMED, TTY_TIMED_SOONER],
-                GroupActivity::ReadingTty {
-                    only_tty: false,
-                    wakes_in: Some(Duration::from_millis(20)),
-                },
-                "the soonest timeout of the terminal waits",
-            ),
-            (&[TTY, Stopped], Idle, "a stopped job is not reading"),
-            (&[Event, Timer], Idle, "a server with a housekeeping timer"),
-            (
-                &[TimedEvent, Other],
-                GroupActivity::TimedWait,
-                "an event loop with a timer pending",
-            ),
-            (
-                &[Event, TimedEvent],
-                Idle,
-                "one thread waits with no timeout",
-            ),
-            (&[Timer], Busy, "sleep 5"),
-            (&[Timer, Other], Busy, "a timed pause with futex waiters"),
-            (&[Other], Idle, "blocked forever on a lock"),
-            (
-                &[],
-                Busy,
-                "the job is gone: its shell is taking the terminal back",
-            ),
-            (&[Stopped], Idle, "stopped"),
-        ];
-        for (waits, expected, why) in cases {
-            assert_eq!(verdict(waits), *expected, "{why}");
-            assert_eq!(group_verdict(&[waits.to_vec()]), *expected, "{why}");
-        }
-    }
-
-    #[test]
-    fn an_event_loops_main_thread_decides_over_its_helpers() {
-        use Wait::*;
-        let node = with_main_event_loop(vec![TimedEvent, Event, Other], Some(TimedEvent));
-        assert_eq!(verdict(&node), GroupActivity::TimedWait);
-        let server = with_main_event_loop(vec![Event, Timer], Some(Event));
-        assert_eq!(verdict(&server), GroupActivity::Idle);
-        let helper_timed = with_main_event_loop(vec![Event, TimedEvent], Some(Event));
-        assert_eq!(verdict(&helper_timed), GroupActivity::Idle);
-    }
-
-    #[test]
-    fn a_process_busy_on_its_own_keeps_an_idle_group_busy() {
-        use GroupActivity::{Busy, Idle};
-        use Wait::*;
-        let cases: &[(&[&[Wait]], GroupActivity, &str)] = &[
-            (&[&[Timer], &[Event]], Busy, "sleep 5 | cat"),
-            (&[&[Event, Timer], &[Event]], Idle, "server | tee log"),
-            (
-                &[&[TimedEvent], &[Event]],
-                GroupActivity::TimedWait,
-                "curl … | cat",
-            ),
-            (&[&[Timer], &[TimedEvent]], Busy, "sleep 5 | a client"),
-            (
-                &[&[Event], &[Event]],
-                Idle,
-                "two processes blocked on pipes",
-            ),
-            (&[&[], &[Event]], Idle, "a member that just ended"),
-            (&[&[Timer], &[Stopped]], Idle, "a stopped pipeline"),
-            (
-                &[
-                    &[Timer],
-                    &[OnTty {
-                        only_tty: true,
-                        wakes_in: None,
-                    }],
-                ],
-                GroupActivity::ReadingTty {
-                    only_tty: true,
-                    wakes_in: None,
-                },
-                "sleep 1 | less: less reads the terminal",
-            ),
-        ];
-        for (processes, expected, why) in cases {
-            let processes: Vec<Vec<Wait>> = processes.iter().map(|p| p.to_vec()).collect();
-            assert_eq!(group_verdict(&processes), *expected, "{why}");
-        }
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn sleeping_syscalls_are_told_apart() {
-        let cases: &[(i64, [u64; 6], Wait, &str)] = &[
-            (230, [0; 6], Wait::Timer, "clock_nanosleep"),
-            (
-                219,
-                [0; 6],
-                Wait::Timer,
-                "restart_syscall: a timed wait resumed",
-            ),
-            (35, [0; 6], Wait::Timer, "nanosleep"),
-            (
-                7,
-                [0x10, 1, 500, 0, 0, 0],
-                Wait::TimedEvent,
-                "poll on a socket with a timeout",
-            ),
-            (
-                7,
-                [0x10, 1, 0xffff_ffff, 0, 0, 0],
-                Wait::Event,
-                "poll on a socket",
-            ),
-            (7, [0, 0, 500, 0, 0, 0], Wait::Timer, "poll as a sleep"),
-            (
-                7,
-                [0, 0, 0xffff_ffff, 0, 0, 0],
-                Wait::Event,
-                "poll on nothing forever",
-            ),
-            (271, [0, 0, 0x7ff0, 0, 0, 0], Wait::Timer, "ppoll sleep"),
-            (23, [0, 0, 0, 0, 0x7ff0, 0], Wait::Timer, "select sleep"),
-            (
-                270,
-                [4, 0x7ff0, 0, 0, 0x7ff8, 0],
-                Wait::TimedEvent,
-                "pselect6 on fds with a timeout",
-            ),
-            (270, [4, 0x7ff0, 0, 0, 0, 0], Wait::Event, "pselect6 on fds"),
-            (43, [3, 0, 0, 0, 0, 0], Wait::Event, "accept"),
-            (
-                281,
-                [5, 0, 1, 500, 0, 0],
-                Wait::TimedEvent,
-                "epoll with a timeout",
-            ),
-            (232, [5, 0, 1, 0xffff_ffff, 0, 0], Wait::Event, "epoll_wait"),
-            (0, [3, 0x7ff0, 4096, 0, 0, 0], Wait::Event, "a socket read"),
-            (61, [0; 6], Wait::Children, "wait4"),
-            (202, [0; 6], Wait::Other, "futex"),
-        ];
-        for &(nr, args, expected, why) in cases {
-            assert_eq!(sleeping_wait(SyscallLine { nr, args }), expected, "{why}");
-        }
-    }
-}
+mod tests;

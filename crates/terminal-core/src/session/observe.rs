@@ -166,15 +166,17 @@ pub(super) async fn marks_gone_at_line_editor(shared: &Arc<Shared>, pre: &PreWri
 
 /// One observation for the readiness decision; also returns when the shell exited and the
 /// newest prompt mark's exit status. The cursor row's facts are read for a wait among other
-/// sources, and after output when the caller wants them (`cursor_row_wanted`).
+/// sources, and after output when the caller wants them (`cursor_row_wanted`). `own_line`:
+/// the input's last non-blank line, trimmed (a REPL that shows it again after its prompt
+/// has not printed a prompt for it). `at_write`: the screen's done and mark counts and the
+/// time at the write.
 pub(super) fn observe(
     shared: &Shared,
     now: Instant,
     probed: Option<Probe>,
-    done_at_write: u64,
-    marks_at_write: u64,
-    written_at: Instant,
+    (done_at_write, marks_at_write, written_at): (u64, u64, Instant),
     cursor_row_wanted: bool,
+    own_line: Option<&str>,
 ) -> (Observation, Option<Instant>, Option<i32>) {
     // Drained first, the screen's facts after: everything the probe's program wrote before
     // it blocked is then on the screen these facts are read from.
@@ -275,7 +277,10 @@ pub(super) fn observe(
         obs.prompt_at_cursor = row.as_deref().is_some_and(is_repl_prompt);
         obs.question_at_cursor = row.as_deref().is_some_and(ends_like_a_question);
         obs.cursor_on_blank_row = row.as_deref().is_none_or(str::is_empty);
-        // Below the row the input's echo starts on: that one begins with the prompt too.
+        // Below the row the input's echo starts on: that one begins with the prompt too. Nor
+        // the prompt with the input's own line after it: node shows a line typed while an
+        // `await` was pending again after the prompt that await's end brings, and has printed
+        // none for the line itself.
         let after = st.write_row;
         obs.prompt_above_cursor = obs.cursor_on_blank_row
             && obs.fg_wait_among_others
@@ -283,7 +288,13 @@ pub(super) fn observe(
                 .screen
                 .row_above_cursor(after)
                 .as_deref()
-                .is_some_and(starts_with_repl_prompt);
+                .is_some_and(|row| {
+                    starts_with_repl_prompt(row)
+                        && !own_line.is_some_and(|line| {
+                            row.split_once(' ')
+                                .is_some_and(|(_, rest)| rest.trim() == line)
+                        })
+                });
     }
     drop(st);
     obs.reply_pending = shared.reply_pending();

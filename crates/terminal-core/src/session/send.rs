@@ -323,10 +323,9 @@ impl SendOp {
                 &shared,
                 now,
                 probe.take(),
-                done_at_write,
-                marks_at_write,
-                written_at,
+                (done_at_write, marks_at_write, written_at),
                 pacing.wants_cursor_row(readiness.prompt_seen()),
+                self.last_line.as_deref(),
             );
             // Silence before an interrupt says nothing of how the program takes it.
             if let Some(at) = interrupts.delivered_at() {

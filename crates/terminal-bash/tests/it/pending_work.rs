@@ -1,0 +1,79 @@
+//! Programs whose work goes on while they read the terminal: a reader thread beside a worker
+//! that wakes the program by itself, a REPL with an `await` pending: their terminal wait is
+//! no sign the work is done.
+
+use dsh_terminal_core::WaitReason;
+
+use crate::support::{Shell, config, within};
+
+/// A worker printing its progress on a timer while a daemon thread waits for "press Enter to
+/// cancel": the send ends with the program, every step there, not at its first quiet moment
+/// as a wait for input (the next command would be typed into the program as its answer).
+const WORKER: &str = "python3 -c 'import threading, time
+def cancel():
+    input()
+    print(\"cancelled\", flush=True)
+threading.Thread(target=cancel, daemon=True).start()
+print(\"press Enter to cancel\", flush=True)
+for i in range(6):
+    print(\"step\", i, flush=True)
+    time.sleep(0.4)
+print(\"finished\", flush=True)'";
+
+/// A heartbeat thread asleep beside a prompt: the prompt before the cursor is a wait for
+/// input all the same.
+const HEARTBEAT: &str = "python3 -c 'import threading, time
+threading.Thread(target=lambda: time.sleep(60), daemon=True).start()
+print(\"hi\", input(\"Name: \"))'";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_thread_beside_a_sleeping_worker_is_not_the_end() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send_within(WORKER, true, 30_000).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        for line in ["step 0", "step 5", "finished"] {
+            assert!(r.viewport.lines().any(|l| l == line), "{line}: {r:?}");
+        }
+        let r = sh.send(HEARTBEAT).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.ends_with("Name: "), "{r:?}");
+        let r = sh.send("ada").await;
+        assert!(r.viewport.lines().any(|l| l == "hi ada"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// node's REPL given a line while an `await` is pending: once that await ends, it prints its
+/// prompt with the line again after it, and has printed none for the line itself, whose own
+/// await is still pending: the result says so, and a poll waits for what it prints.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_typed_while_a_repl_awaits_is_still_pending_after_the_first() {
+    use crate::silence::STILL_RUNNING;
+    if !crate::support::installed("node") {
+        return;
+    }
+    within(async {
+        let sh = Shell::open_node_repl().await;
+        let still =
+            |r: &dsh_terminal_core::SendResult| r.notices.iter().any(|n| n.contains(STILL_RUNNING));
+        sh.send("await new Promise(r => setTimeout(() => r('first-' + 'one'), 1500))")
+            .await;
+        let r = sh
+            .send("await new Promise(r => setTimeout(() => r('second-' + 'one'), 4000))")
+            .await;
+        let mut seen = r.viewport.contains("second-one");
+        assert!(seen || still(&r), "{r:?}");
+        while !seen {
+            let r = sh.send_within("", false, 20_000).await;
+            seen = r.viewport.contains("second-one");
+            assert!(seen || still(&r), "{r:?}");
+        }
+        let r = sh.send(".exit").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
