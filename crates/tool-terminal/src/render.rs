@@ -325,14 +325,16 @@ pub fn send_metadata(result: &SendOutput) -> String {
         return String::new();
     };
     // A full-screen program that reads no keys (`watch`), or has not read the keys sent, has
-    // its own notice: the general line about sending it keys would contradict it.
-    let input_mode = match input_mode {
-        InputModeOutput::AlternateScreen if notices.iter().any(|n| says_reads_no_keys(n)) => {
-            InputModeOutput::Normal
-        }
-        mode => *mode,
+    // its own notice: the general line about sending it keys would contradict it, and the
+    // line that says the screen is the program's stands instead.
+    let screen_held = *input_mode == InputModeOutput::AlternateScreen
+        && notices.iter().any(|n| says_reads_no_keys(n));
+    let input_mode = if screen_held {
+        InputModeOutput::Normal
+    } else {
+        *input_mode
     };
-    let facts = send_facts(
+    let mut facts = send_facts(
         *truncated,
         *output_bytes,
         omitted.is_some() || viewport.contains(LINE_CUT),
@@ -341,6 +343,9 @@ pub fn send_metadata(result: &SendOutput) -> String {
         foreground.as_deref(),
         input_mode,
     );
+    if screen_held {
+        facts.push_str(READ_ALTERNATE_SCREEN);
+    }
     let notices: String = notices.iter().map(|n| format!("\n{n}")).collect();
     format!(
         "\n[wait: {}]{facts}{notices}\n{}",

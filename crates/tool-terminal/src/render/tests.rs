@@ -476,7 +476,7 @@ fn a_full_screen_program_that_reads_no_keys_gets_no_key_advice() {
     );
     result.input_mode = InputMode::AlternateScreen;
     result.foreground = Some("watch".into());
-    let advice = "[screen: a full-screen program holds the terminal";
+    let advice = "one that reads keys takes what you send as keys";
     assert!(render_send(&result, CAP).contains(advice));
     result.notices.push(
         "[input: watch does not read the terminal: keys sent to it stay unread, a key command \
@@ -489,6 +489,8 @@ fn a_full_screen_program_that_reads_no_keys_gets_no_key_advice() {
         text.contains("[input: watch does not read the terminal"),
         "{text}"
     );
+    // The screen is still said to be the program's (field case C23).
+    assert!(text.contains(READ_ALTERNATE_SCREEN), "{text}");
     // Keys sent to it since, unread: that notice stands instead.
     result.notices = vec![
         "[input: watch has not read the text sent: it waits in the terminal's input for \
