@@ -105,3 +105,33 @@ async fn colour_queries_are_answered_with_their_own_terminator() {
     })
     .await;
 }
+
+/// Mode reports (DECRQM) are answered for any mode, 0 for one not kept (synchronized output),
+/// and so are the tertiary attributes (DA3) and the version query (XTVERSION): a program
+/// probing the terminal does not wait out its timeout, then take the next input for the reply.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mode_attribute_and_version_queries_are_answered() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (query, end, reply) in [
+            (r"\033[?25$p", "y", "?25;1$"),
+            (r"\033[?2026$p", "y", "?2026;0$"),
+            (r"\033[=c", r"\\", "!|00000000"),
+            (r"\033[>q", r"\\", ">|dsh-terminal("),
+        ] {
+            let r = sh
+                .send(&format!(
+                    "printf '{query}'; read -t 10 -rs -d '{end}' resp; echo; echo \"reply=${{resp#*[}}\" | tr -d '\\033'"
+                ))
+                .await;
+            assert_eq!(r.exit_code, Some(0), "{query}: {r:?}");
+            let reply_line = r.viewport.lines().find(|l| l.starts_with("reply="));
+            assert!(
+                reply_line.is_some_and(|l| l.contains(reply)),
+                "{query}: {r:?}"
+            );
+        }
+        sh.close().await;
+    })
+    .await;
+}

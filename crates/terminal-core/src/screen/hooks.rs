@@ -14,11 +14,34 @@ const DA1_REPLY: &[u8] = b"\x1b[?1;2c";
 const DA2_REPLY: &[u8] = b"\x1b[>0;0;0c";
 /// Device status report: "terminal OK".
 const DSR_OK_REPLY: &[u8] = b"\x1b[0n";
+/// Tertiary device attributes reply (DA3, `CSI = c`): a unit id of zeros, as xterm gives.
+const DA3_REPLY: &[u8] = b"\x1bP!|00000000\x1b\\";
 /// The nominal character cell, in pixels, that window-size queries in pixels are answered
 /// with: the terminal has no pixels, and a program dividing by a zero size would fail.
 const CELL_HEIGHT_PX: u32 = 16;
 /// See [`CELL_HEIGHT_PX`].
 const CELL_WIDTH_PX: u32 = 8;
+
+/// A DEC private mode's state for DECRQM: 1 set, 2 reset, 0 not recognized (a mode the
+/// emulator does not keep, such as synchronized output).
+fn dec_mode_state(screen: &vt100::Screen, mode: u16) -> u8 {
+    use vt100::{MouseProtocolEncoding as Encoding, MouseProtocolMode as Mouse};
+    let set = match mode {
+        1 => screen.application_cursor(),
+        25 => !screen.hide_cursor(),
+        47 | 1047 | 1049 => screen.alternate_screen(),
+        66 => screen.application_keypad(),
+        2004 => screen.bracketed_paste(),
+        9 => screen.mouse_protocol_mode() == Mouse::Press,
+        1000 => screen.mouse_protocol_mode() == Mouse::PressRelease,
+        1002 => screen.mouse_protocol_mode() == Mouse::ButtonMotion,
+        1003 => screen.mouse_protocol_mode() == Mouse::AnyMotion,
+        1005 => screen.mouse_protocol_encoding() == Encoding::Utf8,
+        1006 => screen.mouse_protocol_encoding() == Encoding::Sgr,
+        _ => return 0,
+    };
+    if set { 1 } else { 2 }
+}
 
 /// State the parser's callbacks write into; drained by [`super::Screen`] after each segment.
 pub(crate) struct Hooks {
@@ -157,11 +180,23 @@ impl vt100::Callbacks for Hooks {
         &mut self,
         screen: &mut vt100::Screen,
         i1: Option<u8>,
-        _i2: Option<u8>,
+        i2: Option<u8>,
         params: &[&[u16]],
         c: char,
     ) {
         let first = params.first().and_then(|p| p.first()).copied().unwrap_or(0);
+        // DECRQM (`CSI ? Ps $ p`, `CSI Ps $ p`): a mode's state, 0 for one not kept, so a
+        // program asking (a bracketed paste or synchronized output probe) never waits out a
+        // timeout and then takes the next input for the reply.
+        if c == 'p' && (i1, i2) == (Some(b'?'), Some(b'$')) {
+            let state = dec_mode_state(screen, first);
+            self.reply(format!("\x1b[?{first};{state}$y").into_bytes());
+            return;
+        }
+        if c == 'p' && i1 == Some(b'$') {
+            self.reply(format!("\x1b[{first};0$y").into_bytes());
+            return;
+        }
         match (i1, c, first) {
             // Cursor position report (1-based).
             (None, 'n', 6) => {
@@ -191,6 +226,11 @@ impl vt100::Callbacks for Hooks {
             }
             (None, 'c', 0) => self.reply(DA1_REPLY.to_vec()),
             (Some(b'>'), 'c', 0) => self.reply(DA2_REPLY.to_vec()),
+            (Some(b'='), 'c', 0) => self.reply(DA3_REPLY.to_vec()),
+            // XTVERSION: the terminal's name and version.
+            (Some(b'>'), 'q', 0) => self.reply(
+                format!("\x1bP>|dsh-terminal({})\x1b\\", env!("CARGO_PKG_VERSION")).into_bytes(),
+            ),
             _ => {}
         }
     }

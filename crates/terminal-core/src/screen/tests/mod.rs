@@ -110,6 +110,29 @@ fn dsr_and_da_queries_are_answered() {
             b"\x1b[6;16;8t".to_vec(),
         ]
     );
+    // Mode reports (DECRQM), for modes kept and not, the tertiary attributes and the
+    // terminal's version.
+    let out = s.feed(b"\x1b[?2004h\x1b[?2004$p\x1b[?1$p\x1b[?25$p\x1b[?2026$p\x1b[4$p");
+    assert_eq!(
+        out.replies,
+        vec![
+            b"\x1b[?2004;1$y".to_vec(),
+            b"\x1b[?1;2$y".to_vec(),
+            b"\x1b[?25;1$y".to_vec(),
+            b"\x1b[?2026;0$y".to_vec(),
+            b"\x1b[4;0$y".to_vec(),
+        ]
+    );
+    let out = s.feed(b"\x1b[=c\x1b[>q\x1b[>0q");
+    let version = format!("\x1bP>|dsh-terminal({})\x1b\\", env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        out.replies,
+        vec![
+            b"\x1bP!|00000000\x1b\\".to_vec(),
+            version.clone().into_bytes(),
+            version.into_bytes(),
+        ]
+    );
     // Other window operations (moving, iconifying, titles) get no reply.
     assert!(s.feed(b"\x1b[21t\x1b[2t\x1b[22;0t").replies.is_empty());
     // A query split across chunks is answered once it completes.
