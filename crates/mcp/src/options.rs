@@ -237,10 +237,11 @@ fn inherit_env_long_help() -> String {
     format!(
         "Sessions inherit the server's whole environment minus what looks like a credential: \
          names containing {} (case-insensitively), or with a word (between _s) {} (DB_PASS, \
-         MYSQL_PWD, GH_PAT, SENTRY_DSN; not PWD alone), names ending in _SESSION or starting \
-         with OP_SESSION_ (a password manager's session), and values holding a URL or \
-         connection string with a password (postgres://u:pw@db, Server=db;Password=…). A name \
-         rule misses some: prefer --env.\n\n\
+         LDAP_BIND_PW, GH_PAT, STRIPE_SK; not PWD alone), names ending in _SESSION or starting \
+         with OP_SESSION_ (a password manager's session), and values holding a URL with a \
+         user or password (postgres://u:pw@db, http://token@proxy), a connection string's \
+         password (Server=db;Password=…), a Bearer token, a netrc password or a private key. \
+         A name rule misses some: prefer --env.\n\n\
          [default: off: only the allowlist and --env]",
         SCRUBBED_NAME_PARTS.join("|"),
         SCRUBBED_NAME_WORDS.join("|"),

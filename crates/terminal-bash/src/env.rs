@@ -77,7 +77,7 @@ pub fn is_allowed(name: &OsStr) -> bool {
 }
 
 /// What a variable's name contains that [`is_scrubbed`] drops it for (case-insensitively).
-pub const SCRUBBED_NAME_PARTS: [&str; 10] = [
+pub const SCRUBBED_NAME_PARTS: [&str; 11] = [
     "KEY",
     "PASSWORD",
     "PASSWD",
@@ -88,27 +88,28 @@ pub const SCRUBBED_NAME_PARTS: [&str; 10] = [
     "CREDENTIAL",
     "JWT",
     "BEARER",
+    "DSN",
 ];
 
 /// The words (between `_`s) of a variable's name that [`is_scrubbed`] drops it for.
-pub const SCRUBBED_NAME_WORDS: [&str; 11] = [
-    "PASS", "PWD", "PAT", "OTP", "PIN", "AUTH", "CREDS", "DSN", "WEBHOOK", "COOKIE", "PRIVATE",
+pub const SCRUBBED_NAME_WORDS: [&str; 13] = [
+    "PASS", "PW", "PWD", "PAT", "OTP", "PIN", "AUTH", "CREDS", "SK", "SALT", "WEBHOOK", "COOKIE",
+    "PRIVATE",
 ];
 
 /// Whether a host variable is dropped when the host environment is inherited
-/// ([`EnvPolicy::inherit_host`]), case-insensitively: names containing `KEY`, `PASSWORD`,
-/// `PASSWD`, `PASSPHRASE`, `SSHPASS`, `SECRET`, `TOKEN`, `CREDENTIAL`, `JWT` or `BEARER`;
-/// names with a word (between `_`s) `PASS`, `PWD`, `PAT`, `OTP`, `PIN`, `AUTH`, `CREDS`,
-/// `DSN`, `WEBHOOK`, `COOKIE` or `PRIVATE` (`DB_PASS`, `MYSQL_PWD`, `GH_PAT`, `SSH_AUTH_SOCK`,
-/// `SENTRY_DSN`; not `GIT_AUTHOR_NAME`, nor `PWD` alone, the working directory); names ending
-/// in the word `SESSION` or starting with `OP_SESSION_` (a password manager's unlocked
-/// session: `BW_SESSION`, 1Password's); names starting with `DSH_` (the backend sets its
-/// own); and values holding a URL with a password (`postgres://u:pw@db/x`,
-/// `http://u:pw@proxy:3128`) or a connection string's password (`Server=x;Password=…`,
-/// `Pwd=…`).
+/// ([`EnvPolicy::inherit_host`]), case-insensitively: names containing one of
+/// [`SCRUBBED_NAME_PARTS`] or with one of [`SCRUBBED_NAME_WORDS`] as a word (between `_`s:
+/// `DB_PASS`, `LDAP_BIND_PW`, `GH_PAT`, `SSH_AUTH_SOCK`, `STRIPE_SK`; not `GIT_AUTHOR_NAME`,
+/// nor `PWD` alone, the working directory); names ending in the word `SESSION` or starting
+/// with `OP_SESSION_` (a password manager's unlocked session: `BW_SESSION`, 1Password's);
+/// names starting with `DSH_` (the backend sets its own); and values holding a URL with user
+/// information (`postgres://u:pw@db/x`, a token as the user: `http://token@proxy:3128`), a
+/// connection string's password (`Server=x;Password=…`, `Pwd=…`), a `Bearer` token, a
+/// netrc `password …`, or a private key (PEM, a kubeconfig's `client-key-data`).
 pub fn is_scrubbed(name: &OsStr, value: &OsStr) -> bool {
-    const PARTS: [&str; 10] = SCRUBBED_NAME_PARTS;
-    const WORDS: [&str; 11] = SCRUBBED_NAME_WORDS;
+    const PARTS: [&str; 11] = SCRUBBED_NAME_PARTS;
+    const WORDS: [&str; 13] = SCRUBBED_NAME_WORDS;
     let upper = name.to_string_lossy().to_ascii_uppercase();
     let value = value.to_string_lossy();
     upper.starts_with("DSH_")
@@ -116,8 +117,23 @@ pub fn is_scrubbed(name: &OsStr, value: &OsStr) -> bool {
         || (upper != "PWD" && upper.split('_').any(|word| WORDS.contains(&word)))
         || upper.rsplit('_').next() == Some("SESSION") && upper.contains('_')
         || upper.starts_with("OP_SESSION_")
-        || holds_url_password(&value)
+        || holds_url_credentials(&value)
         || holds_connection_password(&value)
+        || holds_secret_text(&value)
+}
+
+/// Whether `value` carries a secret in text of a known shape: an HTTP `Bearer` token (`git
+/// -c http.extraHeader`), a PEM private key or a kubeconfig's embedded client key, or a
+/// netrc entry's `password <secret>`.
+fn holds_secret_text(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let followed = |key: &[&str]| words.windows(2).any(|w| key.contains(&w[0]));
+    let netrc = words.iter().any(|w| matches!(*w, "machine" | "login"));
+    followed(&["bearer"])
+        || (netrc && followed(&["password", "passwd"]))
+        || lower.contains("-----begin ")
+        || lower.contains("client-key-data")
 }
 
 /// Whether `value` is a connection string with a password in it (`Server=db;Password=s3`,
@@ -132,13 +148,14 @@ fn holds_connection_password(value: &str) -> bool {
         })
 }
 
-/// Whether `value` holds a URL whose user information has a password (`scheme://user:pw@`).
-fn holds_url_password(value: &str) -> bool {
+/// Whether `value` holds a URL with user information (`scheme://user:pw@`, or a token as the
+/// user: `https://key@sentry.io/1`, `http://token@proxy:3128`).
+fn holds_url_credentials(value: &str) -> bool {
     value.split("://").skip(1).any(|after| {
         let authority = after.split(['/', '?', '#', ' ']).next().unwrap_or_default();
         authority
             .rsplit_once('@')
-            .is_some_and(|(user_info, _)| user_info.contains(':'))
+            .is_some_and(|(user_info, _)| !user_info.is_empty())
     })
 }
 

@@ -126,6 +126,18 @@ fn inheriting_scrubs_credentials_by_name_and_urls_with_passwords() {
         ("PIN", "x"),
         ("CONN_STR", "Server=x;Password=s14;"),
         ("ODBC", "Driver=x; Uid=u; Pwd=s"),
+        ("LDAP_BIND_PW", "x"),
+        ("SENTRYDSN", "x"),
+        ("STRIPE_SK", "x"),
+        ("SIGNING_SALT", "x"),
+        ("HTTPS_PROXY", "http://tokenonly@proxy:3128"),
+        ("GIT_CONFIG_VALUE_0", "Authorization: Bearer ghp_x"),
+        ("NETRC_DATA", "machine h login u password s3"),
+        (
+            "KUBECONFIG_DATA",
+            "users:\n- user:\n    client-key-data: LS0t",
+        ),
+        ("TLS_PEM", "-----BEGIN PRIVATE KEY-----\nMII"),
     ];
     for (name, value) in scrubbed {
         assert!(is_scrubbed(OsStr::new(name), OsStr::new(value)), "{name}");
@@ -140,6 +152,10 @@ fn inheriting_scrubs_credentials_by_name_and_urls_with_passwords() {
         ("PATH_INFO", "x"),
         ("SESSION", "x"),
         ("QUERY", "a=1&b=2"),
+        ("OLDPWD", "/work"),
+        ("DISK", "sda"),
+        ("HINT", "enter your password here"),
+        ("DOCS_URL", "https://example.com/@user"),
     ];
     for (name, value) in kept {
         assert!(!is_scrubbed(OsStr::new(name), OsStr::new(value)), "{name}");
