@@ -36,6 +36,7 @@ mod blank_rows;
 mod clears;
 mod compat;
 mod history;
+mod queries;
 mod stale;
 
 #[test]
@@ -83,62 +84,6 @@ fn invalid_bytes_show_as_replacement_and_never_panic() {
     let mut s = screen();
     s.feed(b"a\xffb\xc3(c\xf0\x28\x8c\x28d\r\n");
     assert_eq!(s.transcript(), "a\u{fffd}b\u{fffd}(c\u{fffd}(\u{fffd}(d\n");
-}
-
-#[test]
-fn dsr_and_da_queries_are_answered() {
-    let mut s = screen();
-    let out = s.feed(b"abc\x1b[6n");
-    assert_eq!(out.replies, vec![b"\x1b[1;4R".to_vec()]);
-    let out = s.feed(b"\r\n\x1b[c\x1b[>c\x1b[5n");
-    assert_eq!(
-        out.replies,
-        vec![
-            b"\x1b[?1;2c".to_vec(),
-            b"\x1b[>0;0;0c".to_vec(),
-            b"\x1b[0n".to_vec()
-        ]
-    );
-    // Window-size queries (text area in characters, screen, pixels, cell).
-    let out = s.feed(b"\x1b[18t\x1b[19t\x1b[14t\x1b[16t");
-    assert_eq!(
-        out.replies,
-        vec![
-            b"\x1b[8;24;80t".to_vec(),
-            b"\x1b[9;24;80t".to_vec(),
-            b"\x1b[4;384;640t".to_vec(),
-            b"\x1b[6;16;8t".to_vec(),
-        ]
-    );
-    // Mode reports (DECRQM), for modes kept and not, the tertiary attributes and the
-    // terminal's version.
-    let out = s.feed(b"\x1b[?2004h\x1b[?2004$p\x1b[?1$p\x1b[?25$p\x1b[?2026$p\x1b[4$p");
-    assert_eq!(
-        out.replies,
-        vec![
-            b"\x1b[?2004;1$y".to_vec(),
-            b"\x1b[?1;2$y".to_vec(),
-            b"\x1b[?25;1$y".to_vec(),
-            b"\x1b[?2026;0$y".to_vec(),
-            b"\x1b[4;0$y".to_vec(),
-        ]
-    );
-    let out = s.feed(b"\x1b[=c\x1b[>q\x1b[>0q");
-    let version = format!("\x1bP>|dsh-terminal({})\x1b\\", env!("CARGO_PKG_VERSION"));
-    assert_eq!(
-        out.replies,
-        vec![
-            b"\x1bP!|00000000\x1b\\".to_vec(),
-            version.clone().into_bytes(),
-            version.into_bytes(),
-        ]
-    );
-    // Other window operations (moving, iconifying, titles) get no reply.
-    assert!(s.feed(b"\x1b[21t\x1b[2t\x1b[22;0t").replies.is_empty());
-    // A query split across chunks is answered once it completes.
-    assert!(s.feed(b"\x1b[").replies.is_empty());
-    assert_eq!(s.feed(b"6n").replies, vec![b"\x1b[2;1R".to_vec()]);
-    assert_eq!(s.transcript(), "abc\n");
 }
 
 #[test]
