@@ -26,6 +26,55 @@ const HEARTBEAT: &str = "python3 -c 'import threading, time
 threading.Thread(target=lambda: time.sleep(60), daemon=True).start()
 print(\"hi\", input(\"Name: \"))'";
 
+/// A spinner thread computing beside `getpass` and beside an `input()` question: the prompt
+/// before the cursor makes the read one for input now, though the program computes.
+const SPINNERS: [&str; 2] = [
+    "python3 -c 'import threading, getpass
+def spin():
+    x = 0
+    while True: x += 1
+threading.Thread(target=spin, daemon=True).start()
+print(\"len\", len(getpass.getpass(\"spinpw: \")))'",
+    "python3 -c 'import threading
+def spin():
+    x = 0
+    while True: x += 1
+threading.Thread(target=spin, daemon=True).start()
+print(\"got\", input(\"Continue? [y/N] \"))'",
+];
+
+/// A worker computing (no output) while a daemon thread waits for "press Enter to cancel",
+/// with no prompt before the cursor: the program is at work, not waiting.
+const COMPUTING: &str = "python3 -c 'import threading, time
+threading.Thread(target=input, daemon=True).start()
+print(\"press Enter to cancel\", flush=True)
+end = time.time() + 1.5
+while time.time() < end: pass
+print(\"computed\", flush=True)'";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_beside_a_computing_thread_waits_for_input() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (program, answer, line) in [
+            (SPINNERS[0], "hunter2", "len 7"),
+            (SPINNERS[1], "y", "got y"),
+        ] {
+            let r = sh.send_within(program, true, 20_000).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            assert_eq!(r.exit_code, None, "{r:?}");
+            let r = sh.send(answer).await;
+            assert!(r.viewport.lines().any(|l| l == line), "{r:?}");
+            assert_eq!(r.exit_code, Some(0), "{r:?}");
+        }
+        let r = sh.send_within(COMPUTING, true, 20_000).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "computed"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reader_thread_beside_a_sleeping_worker_is_not_the_end() {
     within(async {

@@ -6,7 +6,8 @@
 //! Every thread of every process in the group is classified from `/proc/PID/task/TID/stat`
 //! and `.../syscall`; a thread waiting for its children pulls the children outside the group
 //! into the verdict. The verdict, first match wins:
-//! 1. a thread running or in disk sleep → [`GroupActivity::Busy`];
+//! 1. a thread running or in disk sleep → [`GroupActivity::Busy`]
+//!    ([`GroupActivity::BusyReadingTty`] when another thread of its process reads the terminal);
 //! 2. a thread blocked on terminal input (and none stopped) → [`GroupActivity::ReadingTty`]
 //!    (the same rule as [`super::is_group_waiting_on_tty`]); a wait with a timeout of unknown
 //!    length when another thread of its process sleeps on a timer (it wakes by itself);
@@ -67,6 +68,11 @@ pub enum GroupActivity {
     TimedWait,
     /// Computing, sleeping on a timer, or waiting on children that are busy.
     Busy,
+    /// Computing in one thread while another thread of the same process is blocked reading
+    /// the terminal (a spinner thread beside `getpass`, a worker beside a "press Enter to
+    /// cancel" reader): busy, unless a prompt before the cursor says the read is for input
+    /// now (the send's observation decides).
+    BusyReadingTty,
 }
 
 /// How one thread waits.
@@ -391,9 +397,10 @@ pub(crate) fn group_activity_in(pgid: i32, tty_path: &Path, scope: &ProcessScope
         let mut awaits_children = false;
         let mut waits = Vec::new();
         let mut main_wait = None;
+        let mut running = false;
         for tid in procfs::numeric_entries(&task_dir) {
             match thread_wait(pid, tid, &tty) {
-                Some(Wait::Running) => return GroupActivity::Busy,
+                Some(Wait::Running) => running = true,
                 Some(Wait::Children) => awaits_children = true,
                 Some(w) => {
                     if tid == pid {
@@ -403,6 +410,14 @@ pub(crate) fn group_activity_in(pgid: i32, tty_path: &Path, scope: &ProcessScope
                 }
                 None => {}
             }
+        }
+        if running {
+            let reads = waits.iter().any(|w| matches!(w, Wait::OnTty { .. }));
+            return if reads {
+                GroupActivity::BusyReadingTty
+            } else {
+                GroupActivity::Busy
+            };
         }
         processes.push(with_timer_beside_tty(with_main_event_loop(
             waits, main_wait,

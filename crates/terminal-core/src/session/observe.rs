@@ -238,7 +238,21 @@ pub(super) fn observe(
     // prompt, before the shell read the line, must not settle the send on a screen that
     // shows the command's output but not yet its prompt).
     let probed = probed.filter(|p| Some(p.pgid) == obs.fg && fence <= p.started);
-    let activity = probed.as_ref().map(|p| p.activity);
+    let activity = probed.as_ref().map(|p| p.activity).map(|a| match a {
+        // A thread reading lines beside one that computes (a spinner beside `getpass`), at a
+        // prompt before the cursor: a read for input now. With no prompt there, the program
+        // is at work (a worker beside a "press Enter to cancel" reader).
+        GroupActivity::BusyReadingTty
+            if shared.pty.modes().is_some_and(|m| m.canonical) && cursor_asks(shared) =>
+        {
+            GroupActivity::ReadingTty {
+                only_tty: true,
+                wakes_in: None,
+            }
+        }
+        GroupActivity::BusyReadingTty => GroupActivity::Busy,
+        a => a,
+    });
     obs.fg_waiting = activity.map(|a| matches!(a, GroupActivity::ReadingTty { .. }));
     obs.fg_wait_among_others = activity.is_some_and(|a| {
         matches!(
@@ -310,6 +324,18 @@ pub(super) fn observe(
         obs.input_pending = shared.pty.pending_input_bytes().unwrap_or(0) > 0;
     }
     (obs, exit_at.map(|(at, _)| at), last_exit)
+}
+
+/// Whether the text before the cursor ends the way a prompt does ([`ends_like_a_question`]);
+/// not while a binary run goes on (its row holds no prompt, and reading it would cut the run).
+fn cursor_asks(shared: &Shared) -> bool {
+    let mut st = shared.lock();
+    !st.screen.binary_run_open()
+        && st
+            .screen
+            .cursor_row_prefix()
+            .as_deref()
+            .is_some_and(ends_like_a_question)
 }
 
 /// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) is a
