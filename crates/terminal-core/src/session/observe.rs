@@ -238,21 +238,13 @@ pub(super) fn observe(
     // prompt, before the shell read the line, must not settle the send on a screen that
     // shows the command's output but not yet its prompt).
     let probed = probed.filter(|p| Some(p.pgid) == obs.fg && fence <= p.started);
-    let activity = probed.as_ref().map(|p| p.activity).map(|a| match a {
-        // A thread reading lines beside one that computes (a spinner beside `getpass`), at a
-        // prompt before the cursor: a read for input now. With no prompt there, the program
-        // is at work (a worker beside a "press Enter to cancel" reader).
-        GroupActivity::BusyReadingTty
-            if shared.pty.modes().is_some_and(|m| m.canonical) && cursor_asks(shared) =>
-        {
-            GroupActivity::ReadingTty {
-                only_tty: true,
-                wakes_in: None,
-            }
-        }
-        GroupActivity::BusyReadingTty => GroupActivity::Busy,
-        a => a,
-    });
+    let activity = probed.as_ref().map(|p| p.activity);
+    // A thread reading lines beside one that computes (a spinner beside `getpass`): a read for
+    // input now at a prompt before the cursor (decided once the cursor row is read, below);
+    // with no prompt there, the program is at work (a worker beside a "press Enter to cancel"
+    // reader).
+    let busy_reading = activity == Some(GroupActivity::BusyReadingTty)
+        && shared.pty.modes().is_some_and(|m| m.canonical);
     obs.fg_waiting = activity.map(|a| matches!(a, GroupActivity::ReadingTty { .. }));
     obs.fg_wait_among_others = activity.is_some_and(|a| {
         matches!(
@@ -284,7 +276,8 @@ pub(super) fn observe(
     // The cursor row is read only when it matters: reading it brings the screen up to date,
     // which would cut short the binary-output filter's runs during a flood. While a run of
     // binary output goes on, the cursor's row holds no prompt to find.
-    let row_wanted = obs.fg_wait_among_others || (cursor_row_wanted && obs.output_since_write);
+    let row_wanted =
+        obs.fg_wait_among_others || busy_reading || (cursor_row_wanted && obs.output_since_write);
     let mut st = row_wanted.then(|| shared.lock());
     if let Some(st) = st.as_mut().filter(|st| !st.screen.binary_run_open()) {
         let row = st.screen.cursor_row_prefix();
@@ -311,8 +304,14 @@ pub(super) fn observe(
                 });
     }
     drop(st);
+    let reading_at_prompt = busy_reading && obs.question_at_cursor;
+    if reading_at_prompt {
+        obs.fg_waiting = Some(true);
+    }
     obs.reply_pending = shared.reply_pending();
-    obs.fg_busy = activity.map(|a| a == GroupActivity::Busy);
+    obs.fg_busy = activity.map(|a| {
+        a == GroupActivity::Busy || (a == GroupActivity::BusyReadingTty && !reading_at_prompt)
+    });
     obs.fg_timed_wait = activity == Some(GroupActivity::TimedWait);
     obs.shell_marks_alive = marks_seen
         && probed
@@ -324,18 +323,6 @@ pub(super) fn observe(
         obs.input_pending = shared.pty.pending_input_bytes().unwrap_or(0) > 0;
     }
     (obs, exit_at.map(|(at, _)| at), last_exit)
-}
-
-/// Whether the text before the cursor ends the way a prompt does ([`ends_like_a_question`]);
-/// not while a binary run goes on (its row holds no prompt, and reading it would cut the run).
-fn cursor_asks(shared: &Shared) -> bool {
-    let mut st = shared.lock();
-    !st.screen.binary_run_open()
-        && st
-            .screen
-            .cursor_row_prefix()
-            .as_deref()
-            .is_some_and(ends_like_a_question)
 }
 
 /// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) is a
