@@ -6,25 +6,41 @@ use super::{PASTE_END, PASTE_START, Reader, is_paste, shape};
 /// Whether `text` (Python source typed to a REPL) is simple statements only, each on one line
 /// of its own (`x = 1`, `input('name? ')`): no line is indented (a block's body, a bracket or
 /// string going on), opens a bracket or a triple-quoted string, ends with `:` or a backslash,
-/// or starts a compound statement (`if x: y` waits for an empty line too) or a decorator. A
+/// or starts a compound statement (`if x: y` waits for an empty line too), one of its clauses
+/// (`else: z`) or a decorator. A
 /// REPL runs such a line at its Enter, so a newline ending the text is that Enter, not an
 /// empty line after it (which an `input()` the statement calls would take as its answer); a
 /// block needs that empty line.
 pub(in crate::session) fn python_simple_lines(text: &str) -> bool {
-    const COMPOUND: [&str; 10] = [
-        "if", "for", "while", "def", "class", "with", "try", "async", "match", "@",
-    ];
     text.lines().filter(|l| !l.trim().is_empty()).all(|line| {
-        let first = line
-            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '@'))
-            .next()
-            .unwrap_or("");
         !line.starts_with([' ', '\t'])
-            && !COMPOUND.contains(&first)
-            && !first.starts_with('@')
+            && !starts_compound(line)
+            && !starts_with_keyword(line, &CLAUSE_KEYWORDS)
             && !line.trim_end().ends_with([':', '\\', '(', '[', '{', ','])
             && !line.contains("\"\"\"")
             && !line.contains("'''")
+    })
+}
+
+/// Keywords that start a compound statement (a block, on one line or several).
+const COMPOUND_KEYWORDS: [&str; 9] = [
+    "if", "for", "while", "def", "class", "with", "try", "async", "match",
+];
+
+/// Keywords of the clauses that go on with a compound statement.
+const CLAUSE_KEYWORDS: [&str; 4] = ["else", "elif", "except", "finally"];
+
+/// Whether `code` (a line of code from its first character) starts a compound statement: a
+/// [`COMPOUND_KEYWORDS`] keyword or a decorator.
+fn starts_compound(code: &str) -> bool {
+    code.starts_with('@') || starts_with_keyword(code, &COMPOUND_KEYWORDS)
+}
+
+/// Whether `code` starts with one of `keywords` as a word (followed by a blank, `:` or `(`).
+fn starts_with_keyword(code: &str, keywords: &[&str]) -> bool {
+    keywords.iter().any(|k| {
+        code.strip_prefix(k)
+            .is_some_and(|rest| rest.starts_with([' ', '\t', ':', '(']))
     })
 }
 
@@ -291,19 +307,12 @@ fn without_inner_blank_lines(statement: &str) -> String {
 /// `if`, `def`, a decorated definition, …, on one line or several) ends with the empty line
 /// that ends the block; a statement continued in brackets ends by itself.
 fn python_ended(statement: String) -> String {
-    const COMPOUND: [&str; 9] = [
-        "if", "for", "while", "def", "class", "with", "try", "async", "match",
-    ];
     // Its first line of code (comments before it belong to it).
     let code = statement
         .lines()
         .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         .unwrap_or_default();
-    let compound = code.starts_with('@')
-        || COMPOUND.iter().any(|k| {
-            code.strip_prefix(k)
-                .is_some_and(|rest| rest.starts_with([' ', '\t', ':', '(']))
-        });
+    let compound = starts_compound(code);
     // A compound statement on one line (`for i in x: print(i)`) opens a block too. One whose
     // last line opens a block with no line of it yet (`if x:` last in a send) stays open:
     // ended, it would be an `IndentationError`; the REPL waits for the block's lines.
