@@ -86,7 +86,9 @@ impl Screen {
             }
             // HTS: a stop at the cursor's column.
             (false, b'H') if plain => {
-                let stops = self.tab_stops.get_or_insert_with(|| default_stops(cols));
+                let stops = self
+                    .tab_stops
+                    .get_or_insert_with(|| default_stops(cols).collect());
                 if let Err(at) = stops.binary_search(&col) {
                     stops.insert(at, col);
                 }
@@ -105,7 +107,9 @@ impl Screen {
             }
             // TBC: the cursor's stop (0), or every stop (3).
             (true, b'g') if plain && matches!(seq.first_param, 0 | 3) => {
-                let stops = self.tab_stops.get_or_insert_with(|| default_stops(cols));
+                let stops = self
+                    .tab_stops
+                    .get_or_insert_with(|| default_stops(cols).collect());
                 if seq.first_param == 3 {
                     stops.clear();
                 } else {
@@ -147,11 +151,10 @@ impl Screen {
 }
 
 /// The default tab stops of a screen `cols` wide: every eight columns after the first.
-fn default_stops(cols: u16) -> Vec<u16> {
+fn default_stops(cols: u16) -> impl Iterator<Item = u16> {
     (1..)
         .map(|n| n * TAB_WIDTH)
-        .take_while(|&stop| stop < cols)
-        .collect()
+        .take_while(move |&stop| stop < cols)
 }
 
 #[cfg(test)]
