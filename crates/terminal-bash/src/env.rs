@@ -108,13 +108,14 @@ pub const SCRUBBED_NAME_WORDS: [&str; 13] = [
 /// connection string's password (`Server=x;Password=…`, `Pwd=…`), a `Bearer` token, a
 /// netrc `password …`, or a private key (PEM, a kubeconfig's `client-key-data`).
 pub fn is_scrubbed(name: &OsStr, value: &OsStr) -> bool {
-    const PARTS: [&str; 11] = SCRUBBED_NAME_PARTS;
-    const WORDS: [&str; 13] = SCRUBBED_NAME_WORDS;
     let upper = name.to_string_lossy().to_ascii_uppercase();
     let value = value.to_string_lossy();
     upper.starts_with("DSH_")
-        || PARTS.iter().any(|part| upper.contains(part))
-        || (upper != "PWD" && upper.split('_').any(|word| WORDS.contains(&word)))
+        || SCRUBBED_NAME_PARTS.iter().any(|part| upper.contains(part))
+        || (upper != "PWD"
+            && upper
+                .split('_')
+                .any(|word| SCRUBBED_NAME_WORDS.contains(&word)))
         || upper.rsplit('_').next() == Some("SESSION") && upper.contains('_')
         || upper.starts_with("OP_SESSION_")
         || holds_url_credentials(&value)
