@@ -84,7 +84,15 @@ async fn a_reader_thread_beside_a_sleeping_worker_is_not_the_end() {
         for line in ["step 0", "step 5", "finished"] {
             assert!(r.viewport.lines().any(|l| l == line), "{line}: {r:?}");
         }
-        let r = sh.send(HEARTBEAT).await;
+        sh.close().await;
+        // At once, not once output has been quiet for the idle window: with a window longer
+        // than the send's deadline, only the prompt can settle it.
+        let sh = Shell::open(dsh_terminal_bash::BashConfig {
+            idle_silence_ms: 120_000,
+            ..config()
+        })
+        .await;
+        let r = sh.send_within(HEARTBEAT, true, 60_000).await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert!(r.viewport.ends_with("Name: "), "{r:?}");
         let r = sh.send("ada").await;

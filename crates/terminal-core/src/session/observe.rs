@@ -276,8 +276,12 @@ pub(super) fn observe(
     // The cursor row is read only when it matters: reading it brings the screen up to date,
     // which would cut short the binary-output filter's runs during a flood. While a run of
     // binary output goes on, the cursor's row holds no prompt to find.
-    let row_wanted =
-        obs.fg_wait_among_others || busy_reading || (cursor_row_wanted && obs.output_since_write);
+    // A terminal wait that wakes by itself settles at once only with a prompt before the
+    // cursor, which the row says.
+    let row_wanted = obs.fg_wait_among_others
+        || busy_reading
+        || obs.fg_wakes_in.is_some()
+        || (cursor_row_wanted && obs.output_since_write);
     let mut st = row_wanted.then(|| shared.lock());
     if let Some(st) = st.as_mut().filter(|st| !st.screen.binary_run_open()) {
         let row = st.screen.cursor_row_prefix();
