@@ -30,9 +30,13 @@ impl Screen {
             return None;
         }
         // ED 1: the rows above the cursor (the cursor's row only up to the cursor, so it stays
-        // on screen).
+        // on screen). Every other sequence returns before the rows are read (this runs for
+        // each sequence the screen is fed, prompt marks included).
+        if !erase || seq.first_param != 1 || cursor_row == 0 {
+            return None;
+        }
         let rows = cursor_row.min(self.rows_in_use());
-        if !erase || seq.first_param != 1 || rows == 0 {
+        if rows == 0 {
             return None;
         }
         let first = self.history().end_abs();
