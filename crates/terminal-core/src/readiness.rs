@@ -291,8 +291,8 @@ impl Readiness {
     }
 
     /// Marks a send that writes nothing (an empty `text` without Enter): a poll. When the
-    /// shell is already idle at its prompt there is nothing to wait for, so it settles at once
-    /// instead of after the idle window.
+    /// shell is already idle at its prompt or continuation prompt there is nothing to wait
+    /// for, so it settles at once instead of after the idle window.
     pub(crate) fn set_poll_only(&mut self, poll_only: bool) {
         self.poll_only = poll_only;
     }
@@ -392,14 +392,15 @@ impl Readiness {
             self.mark_seen = true;
         }
         let shell_fg = o.fg == Some(self.shell_pgid);
-        if self.poll_only
-            && !self.initializing
-            && o.prompt == PromptState::Prompt
-            && shell_fg
-            && !o.input_pending
-            && o.output_drained
+        // A poll at the shell's prompt, or at its continuation prompt (an open quote or
+        // heredoc the command left), has nothing to wait for.
+        if self.poll_only && !self.initializing && shell_fg && !o.input_pending && o.output_drained
         {
-            return Some(Settle::Prompt);
+            match o.prompt {
+                PromptState::Prompt => return Some(Settle::Prompt),
+                PromptState::Continuation => return Some(Settle::Continuation),
+                PromptState::Busy => {}
+            }
         }
         // Input typed ahead was taken once the shell is seen blocked reading again, and the
         // screen holds everything it wrote before that: on a loaded machine the probe can find

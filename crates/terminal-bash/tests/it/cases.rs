@@ -206,6 +206,11 @@ async fn c05_unterminated_heredoc_reports_continuation() {
         let r = sh.send("cat <<EOF\nhello\n  EOF").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert_eq!(r.input_mode, InputMode::Continuation, "{r:?}");
+        // A poll there has nothing to wait for: the shell still waits at its continuation
+        // prompt (it waited out the idle window, then said `inferred_idle`).
+        let r = sh.send_raw("", false).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.input_mode, InputMode::Continuation, "{r:?}");
         sh.session.signal(TerminalSignal::Sigint).unwrap();
         let r = sh.send("echo next").await;
         assert!(r.viewport.contains("\nnext\n"), "{:?}", r.viewport);

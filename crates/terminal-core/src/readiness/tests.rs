@@ -97,6 +97,16 @@ fn a_poll_at_an_idle_prompt_settles_at_once() {
 }
 
 #[test]
+fn a_poll_at_the_continuation_prompt_settles_at_once() {
+    let t0 = Instant::now();
+    let mut r = ready(PreWrite::default(), t0);
+    r.set_poll_only(true);
+    let mut o = obs(t0, 1);
+    o.prompt = PromptState::Continuation;
+    assert_eq!(r.evaluate(&o), Some(Settle::Continuation));
+}
+
+#[test]
 fn keys_at_the_prompt_settle_once_read_and_quiet() {
     let t0 = Instant::now();
     let long = || with_real_windows(t0, PreWrite::default());
