@@ -57,6 +57,8 @@ pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 ///   invisible, and when the namespace's init exits every process in it is killed;
 /// - its own IPC and UTS (host name) namespaces, and a private network namespace (loopback
 ///   only) unless the policy allows the network;
+/// - a `/proc` of its own, its kernel settings (`/proc/sys`, `/proc/sysrq-trigger` and the
+///   like) read-only;
 /// - no capabilities (`--cap-drop ALL`), but for a server run as root those ordinary file work
 ///   needs (`CAP_CHOWN`, `CAP_DAC_OVERRIDE` and the like): with all of root's, a session could
 ///   remount the read-only host filesystem writable, mount a cgroup hierarchy and leave its
@@ -143,6 +145,15 @@ impl Sandbox for Bubblewrap {
         ]);
         push(&["--remount-ro".as_ref(), "/dev/pts".as_ref()]);
         push(&["--proc".as_ref(), "/proc".as_ref()]);
+        // The kernel's own settings under the fresh /proc stay read-only: for a server run as
+        // root, the session's file capabilities would otherwise let it write host-wide
+        // settings (`/proc/sys/kernel/core_pattern` runs a program as root outside every
+        // namespace, `/proc/sysrq-trigger` reboots the host).
+        for path in PROC_READ_ONLY {
+            if Path::new(path).exists() {
+                push(&["--ro-bind".as_ref(), path.as_ref(), path.as_ref()]);
+            }
+        }
         push(&["--tmpfs".as_ref(), "/tmp".as_ref()]);
         for dir in RUN_DIRS {
             if Path::new(dir).is_dir() && !Path::new(dir).is_symlink() {
@@ -206,6 +217,17 @@ impl Sandbox for Bubblewrap {
 /// `connect()` to a socket file. `/var/run` is usually a link to `/run` (then it is left
 /// alone).
 const RUN_DIRS: [&str; 2] = ["/run", "/var/run"];
+
+/// Parts of `/proc` that hold host-wide kernel settings, bound read-only over the session's
+/// `/proc` (the paths container runtimes keep read-only). Reads still show the values as the
+/// session's namespaces see them: the kernel answers by the reader's namespaces.
+const PROC_READ_ONLY: [&str; 5] = [
+    "/proc/sys",
+    "/proc/sysrq-trigger",
+    "/proc/fs",
+    "/proc/irq",
+    "/proc/bus",
+];
 
 /// The directory of the host's resolver configuration when `/etc/resolv.conf` points into
 /// [`RUN_DIRS`] (systemd-resolved's `/run/systemd/resolve`): bound back read-only, so name
@@ -318,12 +340,22 @@ mod tests {
             .chain(resolver_dir().map(|d| format!("--ro-bind {0} {0} ", d.display())))
             .collect();
         assert!(run.starts_with("--tmpfs /run "), "{run}");
+        // The kernel's settings in the session's /proc are bound read-only.
+        let proc_ro: String = PROC_READ_ONLY
+            .iter()
+            .filter(|p| Path::new(p).exists())
+            .map(|p| format!("--ro-bind {p} {p} "))
+            .collect();
+        assert!(
+            proc_ro.starts_with("--ro-bind /proc/sys /proc/sys "),
+            "{proc_ro}"
+        );
         assert_eq!(
             joined(&ro[3..]),
             format!(
                 "dsh-sandbox /bin/sh --ro-bind / / --dev /dev --dev /dev/.dsh --tmpfs /dev/pts \
                  --dev-bind @DSH_TTY@ @DSH_TTY@ --symlink /dev/.dsh/pts/ptmx /dev/pts/ptmx --remount-ro /dev/pts \
-                 --proc /proc --tmpfs /tmp {run}--file @DSH_FD@ /tmp/rc \
+                 --proc /proc {proc_ro}--tmpfs /tmp {run}--file @DSH_FD@ /tmp/rc \
                  --ro-bind /w /w --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL {caps}--die-with-parent \
                  --unshare-net --chdir /w/src -- /bin/bash -i"
             )

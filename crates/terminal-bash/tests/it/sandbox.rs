@@ -127,6 +127,21 @@ async fn a_confined_session_holds_no_admin_capabilities() {
             std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap(),
             host_name
         );
+        // The host's kernel settings are read-only (as root with the file capabilities, a
+        // writable `core_pattern` would run a program as root outside the sandbox). Asked
+        // with `test -w`, which writes nothing whatever the answer.
+        for setting in [
+            "/proc/sys/kernel/core_pattern",
+            "/proc/sys/vm/drop_caches",
+            "/proc/sysrq-trigger",
+        ] {
+            let r = sh
+                .send(&format!(
+                    "test -w {setting} && echo writable || echo read-only"
+                ))
+                .await;
+            assert!(r.viewport.lines().any(|l| l == "read-only"), "{r:?}");
+        }
         let r = sh
             .send("cat private.txt && echo new > new.txt && echo wrote")
             .await;
