@@ -9,8 +9,8 @@
 //! Idle expiry is ours, not rmcp's (whose keep-alive counts only messages, so it ended a session
 //! while a long tool call was still running): the front marks each request of a session with a
 //! [`RequestGuard`] while it is served (a POST until its whole answer was sent), and a session is
-//! idle only with no request in flight; it expires once it has been idle for the timeout since
-//! its last request ended. Taking it out of the live map happens under the same lock as
+//! idle only with no request in flight and no background job of its agent running; it expires
+//! once it has been idle for the timeout since its last request (or job) ended. Taking it out of the live map happens under the same lock as
 //! starting a request, so a request either finds its session live for its whole duration, or
 //! finds it gone (404 from the front).
 //!
@@ -24,6 +24,7 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use dsh_context::{Agent, Context};
+use dsh_jobs::JobRegistry;
 use futures_core::Stream;
 use parking_lot::Mutex;
 use rmcp::model::{ClientJsonRpcMessage, GetExtensions as _, ServerJsonRpcMessage};
@@ -239,12 +240,29 @@ impl AgentSessions {
             // Its idle time starts when the last request ends: at least `idle` from now.
             return Idle::Until(later(now, self.idle));
         }
+        if self.runs_a_job(&session.session.agent) {
+            // A background job still running is the agent's work in progress (it is told
+            // when the job ends, and need not poll): its idle time starts after the job.
+            if let Some(session) = live.get_mut(id) {
+                session.last_active = now;
+            }
+            return Idle::Until(later(now, self.idle));
+        }
         let expires = later(session.last_active, self.idle);
         if expires > now {
             return Idle::Until(expires);
         }
         live.remove(id)
             .map_or(Idle::Gone, |session| Idle::Expired(session.session))
+    }
+
+    /// Whether a background job of `agent` is still running.
+    fn runs_a_job(&self, agent: &Agent) -> bool {
+        self.ctx.get::<dyn JobRegistry>().is_some_and(|jobs| {
+            jobs.list(Some(agent))
+                .iter()
+                .any(|job| job.owner_id.is_some() && job.status.is_live())
+        })
     }
 
     /// Watches session `id` until it ends, and ends it once it has been idle for the timeout.

@@ -52,8 +52,8 @@ pub struct HttpOptions {
     pub max_sessions: usize,
 
     /// An HTTP session with no request for this long is closed with its terminals and jobs, in
-    /// milliseconds. A request in flight (e.g. a long send) keeps the session: the idle time
-    /// counts from the end of its last request.
+    /// milliseconds. A request in flight (e.g. a long send) or a background job still running
+    /// keeps the session: the idle time counts from the end of its last request or job.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_SESSION_IDLE_TIMEOUT_MS)]
     pub session_idle_timeout_ms: u64,
 }

@@ -2,9 +2,8 @@
 //!
 //! Two sessions are two agents; deleting a session ends its processes; a request without the
 //! token gets 401, a foreign Origin 403, an unknown session 404, a body over the limit 413, a
-//! session over the limit 503; bad bodies get the JSON-RPC answers stdio gives; a session with a
-//! call in flight does not idle out, and an expired one gets 404;
-//! SIGTERM closes every session and the server exits 0.
+//! session over the limit 503; bad bodies get the JSON-RPC answers stdio gives; SIGTERM closes
+//! every session and the server exits 0. Idle expiry is in `http_idle.rs`.
 
 use std::process::Stdio;
 
@@ -22,17 +21,17 @@ use crate::support::{
 const TOKEN: &str = "e2e-token-0123456789";
 
 /// The built binary serving HTTP on a free loopback port.
-struct HttpServerProcess {
+pub(crate) struct HttpServerProcess {
     child: tokio::process::Child,
     pid: i32,
-    url: String,
+    pub(crate) url: String,
     _dir: TempDir,
 }
 
 impl HttpServerProcess {
     /// Starts `dsh-mcp --listen 127.0.0.1:0` with a token file and a temp workspace, plus
     /// `args`, and waits for the address it prints.
-    async fn start(args: &[&str]) -> Self {
+    pub(crate) async fn start(args: &[&str]) -> Self {
         let dir = TempDir::new("http");
         let workspace = dir.0.join("ws");
         std::fs::create_dir_all(&workspace).expect("workspace");
@@ -83,12 +82,12 @@ impl HttpServerProcess {
     }
 
     /// An rmcp client over Streamable HTTP with the token.
-    async fn connect(&self) -> Client {
+    pub(crate) async fn connect(&self) -> Client {
         self.connect_with(()).await
     }
 
     /// [`Self::connect`] with `handler` as the client.
-    async fn connect_with<H: rmcp::ClientHandler>(
+    pub(crate) async fn connect_with<H: rmcp::ClientHandler>(
         &self,
         handler: H,
     ) -> rmcp::service::RunningService<rmcp::service::RoleClient, H> {
@@ -102,7 +101,7 @@ impl HttpServerProcess {
 
     /// `/healthz` next to `/mcp`.
     /// SIGTERM, and the server exits 0 (having closed its sessions).
-    async fn terminate(&mut self) {
+    pub(crate) async fn terminate(&mut self) {
         kill(self.pid, libc::SIGTERM);
         let status = within("dsh-mcp exit", self.child.wait())
             .await
@@ -165,7 +164,7 @@ fn bearer() -> String {
 }
 
 /// The `error` of a JSON error answer.
-fn json_error(body: &str) -> String {
+pub(crate) fn json_error(body: &str) -> String {
     let value: Value =
         serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body:?}"));
     value["error"]
@@ -192,14 +191,14 @@ fn message_with_id(body: &str, id: &Value) -> Value {
 }
 
 /// The text of a tool result.
-fn result_text(message: &Value) -> &str {
+pub(crate) fn result_text(message: &Value) -> &str {
     message["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_default()
 }
 
 /// An MCP session driven with raw requests (so its `Mcp-Session-Id` is known).
-struct RawSession {
+pub(crate) struct RawSession {
     url: String,
     auth: String,
     id: String,
@@ -207,7 +206,7 @@ struct RawSession {
 
 impl RawSession {
     /// `initialize`, then `notifications/initialized`.
-    async fn open(url: &str) -> Self {
+    pub(crate) async fn open(url: &str) -> Self {
         let auth = bearer();
         let (status, id, body) = post(url, &[("authorization", &auth)], &initialize()).await;
         assert_eq!(status, 200, "{body}");
@@ -224,7 +223,7 @@ impl RawSession {
     }
 
     /// POSTs `body` in this session; returns the status and the body.
-    async fn post(&self, body: String) -> (u16, String) {
+    pub(crate) async fn post(&self, body: String) -> (u16, String) {
         let (status, _, body) = post_raw(
             &self.url,
             &[("authorization", &self.auth), ("mcp-session-id", &self.id)],
@@ -250,7 +249,7 @@ impl RawSession {
         }
     }
 
-    async fn call(&self, id: u64, name: &str, arguments: &Value) -> Value {
+    pub(crate) async fn call(&self, id: u64, name: &str, arguments: &Value) -> Value {
         let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": name, "arguments": arguments}});
         let (status, body) = self.post(request.to_string()).await;
@@ -259,7 +258,7 @@ impl RawSession {
     }
 
     /// The host pid of terminal `terminal`'s shell.
-    async fn shell_pid(&self, id: u64, terminal: &str) -> i32 {
+    pub(crate) async fn shell_pid(&self, id: u64, terminal: &str) -> i32 {
         let list = self.call(id, "terminal_list", &json!({})).await;
         result_text(&list)
             .lines()
@@ -418,19 +417,6 @@ async fn a_non_loopback_address_needs_a_token() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_idle_session_is_closed_with_its_processes() {
-    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
-    let client = server.connect().await;
-    ok(&client, "terminal_open", json!({"type": "shell"})).await;
-    let shell = ProcessWatch::new(shell_pid(&client, "pty-1").await);
-    // No request for the idle timeout: the session ends, and its shell with it.
-    shell.assert_exits("the idle session's shell").await;
-    drop(client);
-
-    server.terminate().await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn job_notices_reach_the_http_session_as_log_notifications() {
     let mut server = HttpServerProcess::start(&[]).await;
     let (tx, mut logs) = tokio::sync::mpsc::unbounded_channel();
@@ -547,64 +533,6 @@ async fn bad_bodies_get_the_json_rpc_answers_stdio_gives() {
 
     server.terminate().await;
     shell.assert_exits("the session's shell").await;
-}
-
-/// A session is idle only with no request in flight: a send that outlasts the idle timeout is
-/// answered and the session stays usable; once it did idle out, a request to it gets 404 saying
-/// to initialize a new session.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_with_a_call_in_flight_does_not_idle_out() {
-    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
-    let raw = RawSession::open(&server.url).await;
-    let open = raw
-        .call(2, "terminal_open", &json!({"type": "shell"}))
-        .await;
-    assert_eq!(open["result"]["isError"], false, "{open}");
-    let shell = ProcessWatch::new(raw.shell_pid(3, "pty-1").await);
-
-    // Twice the idle timeout, in flight.
-    let started = std::time::Instant::now();
-    let answer = raw
-        .call(
-            4,
-            "terminal_send",
-            &json!({"sessionId": "pty-1", "text": "sleep 6; echo slept"}),
-        )
-        .await;
-    assert!(
-        result_text(&answer).lines().any(|l| l == "slept"),
-        "{answer}"
-    );
-    assert!(started.elapsed().as_secs() >= 6, "{:?}", started.elapsed());
-    let answer = raw
-        .call(
-            5,
-            "terminal_send",
-            &json!({"sessionId": "pty-1", "text": "echo still-here"}),
-        )
-        .await;
-    assert!(
-        result_text(&answer).lines().any(|l| l == "still-here"),
-        "{answer}"
-    );
-    assert!(
-        shell.is_running(),
-        "the session's shell must survive the long send"
-    );
-
-    // Now no request: the session idles out with its shell, and is unknown afterwards.
-    shell.assert_exits("the idle session's shell").await;
-    let (status, body) = raw
-        .post(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}).to_string())
-        .await;
-    assert_eq!(status, 404, "{body}");
-    let error = json_error(&body);
-    assert!(
-        error.contains("--session-idle-timeout-ms") && error.contains("send initialize"),
-        "{error}"
-    );
-
-    server.terminate().await;
 }
 
 /// A client that disconnects while its `terminal_send` runs does not cancel the call (MCP's

@@ -1,0 +1,117 @@
+//! HTTP sessions idling out: an idle session is closed with its processes; one with a call in
+//! flight or a background job running is not, and an expired one gets 404.
+
+use serde_json::json;
+
+use crate::http::{HttpServerProcess, RawSession, json_error, result_text};
+use crate::support::{ProcessWatch, call, ok, shell_pid, within};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_session_is_closed_with_its_processes() {
+    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
+    let client = server.connect().await;
+    ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    let shell = ProcessWatch::new(shell_pid(&client, "pty-1").await);
+    // No request for the idle timeout: the session ends, and its shell with it.
+    shell.assert_exits("the idle session's shell").await;
+    drop(client);
+
+    server.terminate().await;
+}
+
+/// A session is idle only with no request in flight: a send that outlasts the idle timeout is
+/// answered and the session stays usable; once it did idle out, a request to it gets 404 saying
+/// to initialize a new session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_with_a_call_in_flight_does_not_idle_out() {
+    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
+    let raw = RawSession::open(&server.url).await;
+    let open = raw
+        .call(2, "terminal_open", &json!({"type": "shell"}))
+        .await;
+    assert_eq!(open["result"]["isError"], false, "{open}");
+    let shell = ProcessWatch::new(raw.shell_pid(3, "pty-1").await);
+
+    // Twice the idle timeout, in flight.
+    let started = std::time::Instant::now();
+    let answer = raw
+        .call(
+            4,
+            "terminal_send",
+            &json!({"sessionId": "pty-1", "text": "sleep 6; echo slept"}),
+        )
+        .await;
+    assert!(
+        result_text(&answer).lines().any(|l| l == "slept"),
+        "{answer}"
+    );
+    assert!(started.elapsed().as_secs() >= 6, "{:?}", started.elapsed());
+    let answer = raw
+        .call(
+            5,
+            "terminal_send",
+            &json!({"sessionId": "pty-1", "text": "echo still-here"}),
+        )
+        .await;
+    assert!(
+        result_text(&answer).lines().any(|l| l == "still-here"),
+        "{answer}"
+    );
+    assert!(
+        shell.is_running(),
+        "the session's shell must survive the long send"
+    );
+
+    // Now no request: the session idles out with its shell, and is unknown afterwards.
+    shell.assert_exits("the idle session's shell").await;
+    let (status, body) = raw
+        .post(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}).to_string())
+        .await;
+    assert_eq!(status, 404, "{body}");
+    let error = json_error(&body);
+    assert!(
+        error.contains("--session-idle-timeout-ms") && error.contains("send initialize"),
+        "{error}"
+    );
+
+    server.terminate().await;
+}
+
+/// A background job still running keeps its agent's session: the agent is told when it ends
+/// and need not poll, so a job longer than the idle timeout ends on its own (its notice
+/// arrives) and the session stays usable after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_with_a_job_running_does_not_idle_out() {
+    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
+    let (tx, mut logs) = tokio::sync::mpsc::unbounded_channel();
+    let client = server.connect_with(crate::jobs::LogClient(tx)).await;
+    ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    let shell = ProcessWatch::new(shell_pid(&client, "pty-1").await);
+    // Twice the idle timeout, with no request meanwhile.
+    let (job, _) = crate::jobs::start_job(&client, "pty-1", "sleep 6; echo job-done").await;
+    let (_, text) = within("the job's notice", logs.recv())
+        .await
+        .expect("log channel");
+    assert!(
+        text.starts_with(&format!("background job {job} ")) && text.contains("[status: completed"),
+        "{text:?}"
+    );
+    assert!(
+        shell.is_running(),
+        "the session's shell must outlive the job"
+    );
+    // (Its result carries the job's notice as a second block.)
+    let reply = call(
+        &client,
+        "terminal_send",
+        json!({"sessionId": "pty-1", "text": "echo still-here"}),
+    )
+    .await;
+    assert!(
+        !reply.is_error && reply.text.lines().any(|l| l == "still-here"),
+        "{reply:?}"
+    );
+    drop(client);
+
+    server.terminate().await;
+}
