@@ -32,6 +32,7 @@ mod classes;
 mod clears;
 mod compat;
 mod consume;
+mod dcs_queries;
 mod exits;
 mod feed;
 mod flood;
@@ -39,6 +40,7 @@ mod head;
 mod history;
 mod hooks;
 mod left_rows;
+mod line_drawing;
 mod mark_order;
 mod no_wrap;
 mod nonce;
@@ -262,6 +264,8 @@ pub(crate) struct Screen {
     region: Option<region::Region>,
     /// UTF-8 on its way into the emulator (U+FFFD kept, split characters held).
     decoder: utf8::Decoder,
+    /// Translates printed text while DEC line drawing is designated (`modes::CHARSET`).
+    line_drawing: line_drawing::LineDrawing,
     /// The blank rows at the bottom of the visible screen, when known without rendering.
     blank: blank_rows::BlankRows,
     /// Tests compare flood lines against emulating every byte.
@@ -318,6 +322,7 @@ impl Screen {
             head: None,
             region: None,
             decoder: utf8::Decoder::default(),
+            line_drawing: line_drawing::LineDrawing::default(),
             blank: blank_rows::BlankRows::new(),
             #[cfg(test)]
             no_flood: false,
@@ -340,9 +345,15 @@ impl Screen {
         }
     }
 
-    /// Gives `bytes` to the emulator through the [`utf8`] decoder.
+    /// Gives `bytes` to the emulator through the [`utf8`] decoder (and, while DEC line drawing
+    /// is designated, [`line_drawing`]).
     fn emulate(&mut self, bytes: &[u8]) {
         let bytes = self.decoder.decode(bytes);
+        let bytes = if self.modes & feed::modes::CHARSET == 0 {
+            bytes
+        } else {
+            self.line_drawing.translate(bytes)
+        };
         self.blank.before_emulate(&bytes);
         presentation::process(&mut self.parser, &bytes);
         self.blank

@@ -12,12 +12,12 @@
 //!    send's start is still shown).
 
 use super::binary::{Verdict, suppressed_line};
-use super::compat;
 use super::flood::{FLOOD_BATCH_ROWS, rows_of, split_rows};
 use super::region::Region;
 use super::row_text::{plain_row, row_continues, visible_rows_text};
 use super::scan::{Sequence, Step};
 use super::{FeedOutcome, Screen};
+use super::{compat, dcs_queries};
 
 /// Terminal modes under which plain lines do not render as plain lines.
 pub(super) mod modes {
@@ -419,6 +419,9 @@ impl Screen {
                     }
                     self.parser.callbacks_mut().osc_ends_with_bel = b == 0x07;
                     self.emulate_sequence_end(seq, b);
+                    if let Some(body) = self.scanner.take_finished_dcs() {
+                        self.answer_dcs(&body);
+                    }
                     seg_start = i + 1;
                     wrap_bound = None;
                     self.after_segment(out, text_rows);
@@ -475,6 +478,18 @@ impl Screen {
         }
     }
 
+    /// Answers the DCS string `body` when it is a terminal query ([`dcs_queries`]).
+    fn answer_dcs(&mut self, body: &[u8]) {
+        let rows = self.config.rows.max(1);
+        let facts = dcs_queries::ScreenFacts {
+            attributes: self.parser.screen().attributes_formatted(),
+            region: self.region.map_or((1, rows), |r| (r.top + 1, r.bottom + 1)),
+        };
+        for reply in dcs_queries::reply(body, &facts).unwrap_or_default() {
+            self.parser.callbacks_mut().reply(reply);
+        }
+    }
+
     /// Forgets TAB runs the sequence erased or moved, and tracks the modes flood lines need.
     fn after_sequence(&mut self, seq: Sequence) {
         use modes::{CHARSET, INSERT, LEFT_RIGHT, NO_WRAP, ORIGIN, REGION};
@@ -523,6 +538,10 @@ impl Screen {
                 hooks.tabs_alt.clear();
             }
             _ => {}
+        }
+        if modes & CHARSET != 0 && self.modes & CHARSET == 0 {
+            // Designated just now: the text after this sequence is drawn from the set.
+            self.line_drawing.restart();
         }
         self.modes = modes;
         self.note_cursor_away(seq);

@@ -22,6 +22,47 @@ const CELL_HEIGHT_PX: u32 = 16;
 /// See [`CELL_HEIGHT_PX`].
 const CELL_WIDTH_PX: u32 = 8;
 
+/// The 16 ANSI colours of xterm's default palette.
+const ANSI_COLOURS: [(u8, u8, u8); 16] = [
+    (0x00, 0x00, 0x00),
+    (0xcd, 0x00, 0x00),
+    (0x00, 0xcd, 0x00),
+    (0xcd, 0xcd, 0x00),
+    (0x00, 0x00, 0xee),
+    (0xcd, 0x00, 0xcd),
+    (0x00, 0xcd, 0xcd),
+    (0xe5, 0xe5, 0xe5),
+    (0x7f, 0x7f, 0x7f),
+    (0xff, 0x00, 0x00),
+    (0x00, 0xff, 0x00),
+    (0xff, 0xff, 0x00),
+    (0x5c, 0x5c, 0xff),
+    (0xff, 0x00, 0xff),
+    (0x00, 0xff, 0xff),
+    (0xff, 0xff, 0xff),
+];
+
+/// Colour `index` of xterm's default 256-colour palette: the 16 ANSI colours, a 6×6×6 cube,
+/// a grey ramp.
+fn palette_colour(index: u8) -> (u8, u8, u8) {
+    const CUBE: [u8; 6] = [0, 95, 135, 175, 215, 255];
+    match index {
+        0..=15 => ANSI_COLOURS[usize::from(index)],
+        16..=231 => {
+            let i = index - 16;
+            (
+                CUBE[usize::from(i / 36)],
+                CUBE[usize::from(i / 6 % 6)],
+                CUBE[usize::from(i % 6)],
+            )
+        }
+        _ => {
+            let grey = 8 + (index - 232) * 10;
+            (grey, grey, grey)
+        }
+    }
+}
+
 /// A DEC private mode's state for DECRQM: 1 set, 2 reset, 0 not recognized (a mode the
 /// emulator does not keep, such as synchronized output).
 fn dec_mode_state(screen: &vt100::Screen, mode: u16) -> u8 {
@@ -102,7 +143,8 @@ impl Hooks {
         self.reply([b"\x1b]", body, end].concat());
     }
 
-    fn reply(&mut self, bytes: Vec<u8>) {
+    /// Queues `bytes` for the program (at most [`MAX_PENDING_REPLIES`] per fed chunk).
+    pub(crate) fn reply(&mut self, bytes: Vec<u8>) {
         if self.replies.len() < MAX_PENDING_REPLIES {
             self.replies.push(bytes);
         }
@@ -168,10 +210,41 @@ impl vt100::Callbacks for Hooks {
                     self.marks.push(mark);
                 }
             }
-            // Colour queries (vim, fzf, bat): answer a plain black-on-white-ish palette so
-            // probing programs do not wait for a timeout.
-            [b"10", b"?"] => self.osc_reply(b"10;rgb:ffff/ffff/ffff"),
-            [b"11", b"?"] => self.osc_reply(b"11;rgb:0000/0000/0000"),
+            // Colour queries (vim, fzf, bat, a theme's light/dark probe): white on black, a
+            // cursor like the text, and xterm's 256-colour palette, so probing programs do not
+            // wait for a timeout. `OSC 10 ; ? ; ?` asks for 10 and 11 at once.
+            [code @ (b"10" | b"11" | b"12"), rest @ ..] => {
+                let first = if *code == b"10" {
+                    10
+                } else if *code == b"11" {
+                    11
+                } else {
+                    12
+                };
+                for (n, param) in (first..=12).zip(rest) {
+                    if *param == b"?" {
+                        let rgb = if n == 11 {
+                            "0000/0000/0000"
+                        } else {
+                            "ffff/ffff/ffff"
+                        };
+                        self.osc_reply(format!("{n};rgb:{rgb}").as_bytes());
+                    }
+                }
+            }
+            [b"4", pairs @ ..] => {
+                for pair in pairs.chunks_exact(2) {
+                    let index = std::str::from_utf8(pair[0])
+                        .ok()
+                        .and_then(|i| i.parse().ok());
+                    if let (Some(index), b"?") = (index, pair[1]) {
+                        let (r, g, b) = palette_colour(index);
+                        let reply =
+                            format!("4;{index};rgb:{r:02x}{r:02x}/{g:02x}{g:02x}/{b:02x}{b:02x}");
+                        self.osc_reply(reply.as_bytes());
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -210,6 +283,13 @@ impl vt100::Callbacks for Hooks {
                 self.reply(reply.into_bytes());
             }
             (None, 'n', 5) => self.reply(DSR_OK_REPLY.to_vec()),
+            // The colour scheme (a theme's light/dark probe): dark, as the background is.
+            (Some(b'?'), 'n', 996) => self.reply(b"\x1b[?997;1n".to_vec()),
+            // DECREQTPARM: the VT100's line parameters (no parity, 8 bits, 38400 baud).
+            (None, 'x', 0 | 1) => {
+                let kind = if first == 0 { 2 } else { 3 };
+                self.reply(format!("\x1b[{kind};1;1;112;112;1;0x").into_bytes());
+            }
             // xterm window operations that ask for a size (`resize`, `stty`-less tools, image
             // probes): answered as xterm does, so the program does not wait out a timeout and
             // then take the next input for the reply. Pixel sizes use a nominal cell.
@@ -232,6 +312,19 @@ impl vt100::Callbacks for Hooks {
                 format!("\x1bP>|dsh-terminal({})\x1b\\", env!("CARGO_PKG_VERSION")).into_bytes(),
             ),
             _ => {}
+        }
+    }
+
+    fn unhandled_escape(
+        &mut self,
+        _screen: &mut vt100::Screen,
+        i1: Option<u8>,
+        _i2: Option<u8>,
+        b: u8,
+    ) {
+        // DECID (`ESC Z`), the VT52-era identify: answered as primary device attributes.
+        if i1.is_none() && b == b'Z' {
+            self.reply(DA1_REPLY.to_vec());
         }
     }
 

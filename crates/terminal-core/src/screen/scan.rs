@@ -77,6 +77,11 @@ pub(crate) struct EscScanner {
     seq: Sequence,
     /// Which CSI parameter the digits belong to (0: the first).
     param_index: u8,
+    /// The body of the DCS string being scanned, while it is short enough to be a terminal
+    /// query (see [`super::dcs_queries`]).
+    dcs: Option<Vec<u8>>,
+    /// The body of the last DCS string ended by ST, until taken.
+    finished_dcs: Option<Vec<u8>>,
 }
 
 const ESC: u8 = 0x1b;
@@ -93,7 +98,15 @@ impl EscScanner {
             max_osc_bytes,
             seq: Sequence::default(),
             param_index: 0,
+            dcs: None,
+            finished_dcs: None,
         }
+    }
+
+    /// The body of the DCS string that ended (with ST) since the last call, when it was short
+    /// enough to be a terminal query.
+    pub(crate) fn take_finished_dcs(&mut self) -> Option<Vec<u8>> {
+        self.finished_dcs.take()
     }
 
     /// Whether the scanner is outside any sequence.
@@ -133,6 +146,7 @@ impl EscScanner {
                 }
                 b'P' | b'X' | b'^' | b'_' => {
                     self.state = State::Str;
+                    self.dcs = (b == b'P').then(Vec::new);
                     Step::Other
                 }
                 // A new ESC starts the sequence over (as in vte).
@@ -228,11 +242,27 @@ impl EscScanner {
                 ESC => {
                     self.state = State::Escape;
                     self.seq = Sequence::default();
+                    self.finished_dcs = self.dcs.take();
                     Step::Other
                 }
-                CAN | SUB => self.end(true),
-                b'\n' | b'\r' => self.abort_string(),
-                _ => Step::Skip,
+                CAN | SUB => {
+                    self.dcs = None;
+                    self.end(true)
+                }
+                b'\n' | b'\r' => {
+                    self.dcs = None;
+                    self.abort_string()
+                }
+                _ => {
+                    if let Some(body) = self.dcs.as_mut() {
+                        if body.len() < super::dcs_queries::MAX_QUERY_BYTES {
+                            body.push(b);
+                        } else {
+                            self.dcs = None;
+                        }
+                    }
+                    Step::Skip
+                }
             },
         }
     }

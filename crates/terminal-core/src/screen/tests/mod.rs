@@ -36,6 +36,7 @@ mod blank_rows;
 mod clears;
 mod compat;
 mod history;
+mod line_drawing;
 mod queries;
 mod stale;
 

@@ -1,0 +1,19 @@
+//! DEC line drawing (`ESC ( 0`, ncurses's `smacs` for xterm) shows as the box parts a
+//! terminal draws.
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+#[test]
+fn line_drawing_shows_box_parts_until_ascii_is_back() {
+    let mut s = screen();
+    s.feed(b"\x1b(0lqqk\r\nx  x\r\nmqqj\x1b(B lqk\r\n");
+    assert_eq!(s.transcript(), "┌──┐\n│  │\n└──┘ lqk\n");
+    // Attributes in between stay sequences (the `m` ending an SGR is drawn from no set), a
+    // sequence split across reads included; a full reset brings ASCII back too.
+    let mut s = screen();
+    s.feed(b"\x1b(0\x1b[1mtqu\x1b[0");
+    s.feed(b"m\x1b[7mn\x1b[0m\x1bcq\r\n");
+    assert_eq!(s.transcript(), "├─┤┼\nq\n");
+}
