@@ -10,9 +10,9 @@
 //! while a long tool call was still running): the front marks each request of a session with a
 //! [`RequestGuard`] while it is served (a POST until its whole answer was sent), and a session is
 //! idle only with no request in flight and no background job of its agent running; it expires
-//! once it has been idle for the timeout since its last request (or job) ended. Taking it out of the live map happens under the same lock as
-//! starting a request, so a request either finds its session live for its whole duration, or
-//! finds it gone (404 from the front).
+//! once it has been idle for the timeout since its last request (or job) ended. Taking it out
+//! of the live map happens under the same lock as starting a request, so a request either
+//! finds its session live for its whole duration, or finds it gone (404 from the front).
 //!
 //! The agent reaches the handler with each message: [`SessionTransport`] tags every incoming
 //! request and notification with the session's [`SessionAgent`] (rmcp moves message extensions

@@ -16,8 +16,7 @@ use super::flood::{FLOOD_BATCH_ROWS, rows_of, split_rows};
 use super::region::Region;
 use super::row_text::{plain_row, row_continues, visible_rows_text};
 use super::scan::{Sequence, Step};
-use super::{FeedOutcome, Screen};
-use super::{compat, dcs_queries};
+use super::{FeedOutcome, Screen, compat, dcs_queries};
 
 /// Terminal modes under which plain lines do not render as plain lines.
 pub(super) mod modes {
