@@ -17,6 +17,7 @@ mod keys;
 mod left_changed;
 mod lifecycle;
 mod limits;
+mod long_lines;
 mod multiplexer;
 mod pacing;
 mod pending_work;

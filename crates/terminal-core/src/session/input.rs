@@ -222,17 +222,20 @@ pub(super) fn is_paste(bytes: &[u8]) -> bool {
         .starts_with(PASTE_START)
 }
 
-/// `text` without its trailing line ends when it is sent with Enter (`submit`): that Enter is
-/// its last line's end. Typed as well, a line end would be a second Enter, which the next
-/// reader takes as an empty answer (a second `read -p`, `input()`, or gdb, which repeats its
-/// last command on an empty line). Not for a Python REPL, where an empty line ends a block
-/// (its input is shaped elsewhere).
+/// `text` without its last line end (`\n`, `\r\n` or `\r`) when it is sent with Enter
+/// (`submit`): that Enter is its last line's end. Typed as well, the line end would be a
+/// second Enter, which the next reader takes as an empty answer (a second `read -p`,
+/// `input()`, or gdb, which repeats its last command on an empty line). Only the last: the
+/// empty lines before it are empty answers the text gives (`"A\n\n\n"` answers three
+/// prompts, the last two with nothing). Not for a Python REPL, where an empty line ends a
+/// block (its input is shaped elsewhere).
 pub(super) fn without_doubled_enter(text: &str, submit: bool) -> &str {
-    if submit {
-        text.trim_end_matches(['\n', '\r'])
-    } else {
-        text
+    if !submit {
+        return text;
     }
+    text.strip_suffix("\r\n")
+        .or_else(|| text.strip_suffix(['\n', '\r']))
+        .unwrap_or(text)
 }
 
 /// Whether `text` ends with a key that ends input or a program rather than a line: Ctrl-C,

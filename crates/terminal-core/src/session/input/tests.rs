@@ -458,6 +458,10 @@ fn one_line_sent_with_enter_ends_once() {
         "info line\nnext"
     );
     assert_eq!(without_doubled_enter("a\r\nb\r\n", true), "a\r\nb");
+    // Only the last line end is the Enter: the empty lines before it are answers.
+    assert_eq!(without_doubled_enter("A\n\n\n", true), "A\n\n");
+    assert_eq!(without_doubled_enter("x\r\n\r\n", true), "x\r\n");
+    assert_eq!(without_doubled_enter("\n\n", true), "\n");
 }
 
 #[test]
