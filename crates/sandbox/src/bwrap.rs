@@ -25,6 +25,23 @@ pub struct ConfineRequest {
     /// bubblewrap then fails (`Can't chdir to …`) instead of falling back to `$HOME`. `None`:
     /// the caller's own working directory where the sandbox shows it, else `$HOME`.
     pub cwd: Option<PathBuf>,
+    /// The most bytes the session's private `/tmp` holds (its `/run` holds at most
+    /// [`MAX_RUN_BYTES`] of it); `None`: the kernel's default for a tmpfs, half the host's
+    /// memory. A tmpfs's pages count against the memory cap of the processes that write
+    /// them and no kill frees them, so with a memory cap this should be well below it
+    /// ([`tmp_size_for`]): a full `/tmp` then fails a write with "No space left on device"
+    /// instead of the kernel killing every process of the session.
+    pub tmp_size_bytes: Option<u64>,
+}
+
+/// The most a session's private `/run` (and `/var/run`) holds: sockets and pid files.
+pub const MAX_RUN_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The size of a session's private `/tmp` under a memory cap of `max_memory_bytes`: half of
+/// it, so the session's programs keep the other half.
+#[must_use]
+pub fn tmp_size_for(max_memory_bytes: Option<u64>) -> Option<u64> {
+    max_memory_bytes.map(|bytes| bytes / 2)
 }
 
 /// A confinement provider (seed `ctx.sandbox.confine(argv, policy)`): returns the argv that
@@ -154,9 +171,19 @@ impl Sandbox for Bubblewrap {
                 push(&["--ro-bind".as_ref(), path.as_ref(), path.as_ref()]);
             }
         }
+        let tmp_size = request.tmp_size_bytes.map(|bytes| bytes.max(1).to_string());
+        let run_size = request
+            .tmp_size_bytes
+            .map(|bytes| bytes.clamp(1, MAX_RUN_BYTES).to_string());
+        if let Some(size) = &tmp_size {
+            push(&["--size".as_ref(), size.as_ref()]);
+        }
         push(&["--tmpfs".as_ref(), "/tmp".as_ref()]);
         for dir in RUN_DIRS {
             if Path::new(dir).is_dir() && !Path::new(dir).is_symlink() {
+                if let Some(size) = &run_size {
+                    push(&["--size".as_ref(), size.as_ref()]);
+                }
                 push(&["--tmpfs".as_ref(), dir.as_ref()]);
             }
         }
@@ -308,6 +335,7 @@ mod tests {
             },
             startup_files: vec![PathBuf::from("/tmp/rc")],
             cwd: Some(PathBuf::from("/w/src")),
+            tmp_size_bytes: None,
         }
     }
 
@@ -368,6 +396,13 @@ mod tests {
              --chdir /w/src -- /bin/bash -i"
         )));
         assert!(!joined(&ww).contains("--new-session"));
+        // Under a memory cap, /tmp holds half of it and /run at most MAX_RUN_BYTES.
+        let mut sized = request(SandboxMode::WorkspaceWrite, false);
+        sized.tmp_size_bytes = tmp_size_for(Some(512 * 1024 * 1024));
+        let sized = joined(&bwrap.confine(&sized).unwrap());
+        assert!(sized.contains("--size 268435456 --tmpfs /tmp "), "{sized}");
+        assert!(sized.contains("--size 67108864 --tmpfs /run "), "{sized}");
+        assert_eq!(tmp_size_for(None), None);
     }
 
     /// The prelude fills in the terminal and the startup files' descriptors, in the options

@@ -28,6 +28,7 @@
 //!     policy,
 //!     startup_files: vec![],
 //!     cwd: None,
+//!     tmp_size_bytes: None,
 //! };
 //! match Bubblewrap::default().confine(&request) {
 //!     Ok(argv) => assert_eq!(argv.last().map(|a| a.to_str()), Some(Some("/bin/bash"))),
@@ -47,7 +48,7 @@ mod plugin;
 mod policy;
 mod prompt;
 
-pub use bwrap::{Bubblewrap, ConfineRequest, DEFAULT_BWRAP, Sandbox};
+pub use bwrap::{Bubblewrap, ConfineRequest, DEFAULT_BWRAP, MAX_RUN_BYTES, Sandbox, tmp_size_for};
 pub use error::SandboxError;
 pub use limits::{LimitGuard, LimitHits, LimitMechanism, Limited, ResourceLimits, SessionLimits};
 pub use locate::BwrapProblem;

@@ -101,6 +101,11 @@ impl Sandboxing {
                     policy,
                     startup_files: startup_files.iter().map(|p| p.to_path_buf()).collect(),
                     cwd: cwd.clone(),
+                    tmp_size_bytes: dsh_sandbox::tmp_size_for(
+                        self.limits
+                            .as_ref()
+                            .and_then(|l| l.limits().max_memory_bytes),
+                    ),
                 };
                 argv = sandbox
                     .confine(&request)

@@ -1,6 +1,6 @@
 //! Per-session resource limits on the real backend: a fork bomb contained (field case C35),
-//! caps nothing enforces reported at open, a cgroup v2 limit group kept by the engine, and
-//! results that say when a cap stopped something.
+//! caps nothing enforces reported at open, a cgroup v2 limit group kept by the engine,
+//! results that say when a cap stopped something, and a private `/tmp` sized under the cap.
 
 use std::sync::Arc;
 
@@ -260,6 +260,46 @@ async fn a_result_says_when_a_cap_stopped_something() {
         let closed = terminals.kill(&agent, &id).await.unwrap();
         assert!(matches!(closed, CloseOutcome::Closed(_)), "{closed:?}");
         ctx.dispose().await;
+    })
+    .await;
+}
+
+/// A confined session's private `/tmp` holds half its memory cap: filling it fails the write
+/// with "No space left on device" and the shell lives on. (Its tmpfs pages count against the
+/// cap and no kill frees them: at the kernel's default size, half the host's memory, filling
+/// it made the kernel kill every process of the session, the shell included.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_tmp_fails_the_write_and_keeps_the_session() {
+    within(async {
+        let limits = SessionLimits {
+            max_pids: None,
+            max_memory_bytes: Some(256 * 1024 * 1024),
+        };
+        let ws = TempDir::new("tmpfull");
+        let backend = sandboxed(
+            config(),
+            SandboxMode::WorkspaceWrite,
+            &ws.0,
+            false,
+            Some(limits),
+        );
+        let sh = Shell::open_on(&backend).await;
+        let r = sh.send("df -k --output=size /tmp | tail -1").await;
+        let size_kib: u64 = r
+            .viewport
+            .lines()
+            .find_map(|l| l.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{r:?}"));
+        assert_eq!(size_kib, 128 * 1024, "{r:?}");
+        let r = sh
+            .send("head -c 300000000 /dev/zero > /tmp/fill; echo rc=$?; rm -f /tmp/fill")
+            .await;
+        assert!(r.viewport.contains("No space left on device"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "rc=1"), "{r:?}");
+        let r = sh.send("echo alive").await;
+        assert!(r.viewport.lines().any(|l| l == "alive"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
     })
     .await;
 }
