@@ -351,6 +351,12 @@ impl ServerHandler for Connection {
                 }
             },
         };
+        // Over HTTP, the session does not idle out while the call runs (see
+        // `SessionAgent::call_running`).
+        let _running = context
+            .extensions
+            .get::<crate::http::SessionAgent>()
+            .map(crate::http::SessionAgent::call_running);
         let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let call_id = format!("{}-call-{n}", agent.id());
         let name = request.name.to_string();

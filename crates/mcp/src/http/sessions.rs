@@ -9,8 +9,9 @@
 //! Idle expiry is ours, not rmcp's (whose keep-alive counts only messages, so it ended a session
 //! while a long tool call was still running): the front marks each request of a session with a
 //! [`RequestGuard`] while it is served (a POST until its whole answer was sent), and a session is
-//! idle only with no request in flight and no background job of its agent running; it expires
-//! once it has been idle for the timeout since its last request (or job) ended. Taking it out
+//! idle only with no request in flight, no tool call of it running (one whose client dropped the
+//! connection goes on) and no background job of its agent running; it expires once it has been
+//! idle for the timeout since the last of them ended. Taking it out
 //! of the live map happens under the same lock as starting a request, so a request either
 //! finds its session live for its whole duration, or finds it gone (404 from the front).
 //!
@@ -50,6 +51,32 @@ pub(crate) struct SessionAgent {
     pub(crate) session_id: SessionId,
     /// Cancelled when the session closes (stops the session's notice forwarder).
     pub(crate) closed: CancellationToken,
+    /// Tool calls of the session the handler is running ([`SessionAgent::call_running`]):
+    /// one keeps the session from idling out even after its client dropped the connection
+    /// (the call goes on, and a command it started with it).
+    calls_running: Arc<AtomicU64>,
+}
+
+impl SessionAgent {
+    /// Counts a tool call as running until the returned guard is dropped.
+    pub(crate) fn call_running(&self) -> CallRunning {
+        self.calls_running.fetch_add(1, Ordering::AcqRel);
+        CallRunning(Arc::clone(&self.calls_running))
+    }
+
+    /// Whether a tool call of the session is running.
+    fn runs_a_call(&self) -> bool {
+        self.calls_running.load(Ordering::Acquire) > 0
+    }
+}
+
+/// A tool call of an HTTP session being run (see [`SessionAgent::call_running`]).
+pub(crate) struct CallRunning(Arc<AtomicU64>);
+
+impl Drop for CallRunning {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// Why a session could not be created or served.
@@ -240,9 +267,11 @@ impl AgentSessions {
             // Its idle time starts when the last request ends: at least `idle` from now.
             return Idle::Until(later(now, self.idle));
         }
-        if self.runs_a_job(&session.session.agent) {
-            // A background job still running is the agent's work in progress (it is told
-            // when the job ends, and need not poll): its idle time starts after the job.
+        if session.session.runs_a_call() || self.runs_a_job(&session.session.agent) {
+            // A tool call still running (its client may have dropped the connection, which
+            // ends the request's guard, not the call) or a background job still running is
+            // the agent's work in progress (it is told when a job ends, and need not poll):
+            // its idle time starts after them.
             if let Some(session) = live.get_mut(id) {
                 session.last_active = now;
             }
@@ -345,6 +374,7 @@ impl SessionManager for AgentSessions {
             agent: Agent::new(&self.ctx, format!("http-{n}")),
             session_id: id.clone(),
             closed: CancellationToken::new(),
+            calls_running: Arc::new(AtomicU64::new(0)),
         };
         tracing::info!(session_id = %id, agent = %session.agent.id(), "session opened");
         crate::compose::prewarm_shell(&self.ctx, &session.agent);

@@ -25,7 +25,7 @@ pub(crate) struct HttpServerProcess {
     child: tokio::process::Child,
     pid: i32,
     pub(crate) url: String,
-    _dir: TempDir,
+    pub(crate) dir: TempDir,
 }
 
 impl HttpServerProcess {
@@ -77,7 +77,7 @@ impl HttpServerProcess {
             child,
             pid,
             url,
-            _dir: dir,
+            dir,
         }
     }
 
@@ -200,8 +200,8 @@ pub(crate) fn result_text(message: &Value) -> &str {
 /// An MCP session driven with raw requests (so its `Mcp-Session-Id` is known).
 pub(crate) struct RawSession {
     url: String,
-    auth: String,
-    id: String,
+    pub(crate) auth: String,
+    pub(crate) id: String,
 }
 
 impl RawSession {

@@ -1,5 +1,6 @@
 //! HTTP sessions idling out: an idle session is closed with its processes; one with a call in
-//! flight or a background job running is not, and an expired one gets 404.
+//! flight (also one whose client disconnected) or a background job running is not, and an
+//! expired one gets 404.
 
 use serde_json::json;
 
@@ -114,4 +115,75 @@ async fn a_session_with_a_job_running_does_not_idle_out() {
     drop(client);
 
     server.terminate().await;
+}
+
+/// A tool call whose client dropped the connection goes on (see `http.rs`), and keeps its
+/// session from idling out while it runs: the command it started runs to its end, and the
+/// session answers afterwards. (Only the request's guard counted: the session idled out
+/// behind the running call and its command was killed.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_whose_client_disconnected_keeps_its_session_while_it_runs() {
+    use tokio::io::AsyncWriteExt as _;
+    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
+    let raw = RawSession::open(&server.url).await;
+    let open = raw
+        .call(2, "terminal_open", &json!({"type": "shell"}))
+        .await;
+    assert_eq!(open["result"]["isError"], false, "{open}");
+    let workspace = server.dir.0.join("ws");
+    let (started, done) = (workspace.join("started"), workspace.join("done"));
+
+    // Twice the idle timeout, with no request once the client is gone.
+    let url = reqwest::Url::parse(&server.url).expect("url");
+    let address = format!(
+        "{}:{}",
+        url.host_str().expect("host"),
+        url.port().expect("port")
+    );
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "terminal_send",
+        "arguments": {"sessionId": "pty-1", "text": "touch started; sleep 6; touch done", "timeoutMs": 60000}}})
+    .to_string();
+    let request = format!(
+        "POST {} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nAuthorization: {}\r\n\
+         Mcp-Session-Id: {}\r\nContent-Length: {}\r\n\r\n{body}",
+        url.path(),
+        raw.auth,
+        raw.id,
+        body.len()
+    );
+    let mut socket = within("connect", tokio::net::TcpStream::connect(&address))
+        .await
+        .expect("connect");
+    within("write", socket.write_all(request.as_bytes()))
+        .await
+        .expect("write");
+    within("the command to start", file_exists(&started)).await;
+    drop(socket);
+    within(
+        "the disconnected call's command to finish",
+        file_exists(&done),
+    )
+    .await;
+
+    let answer = raw
+        .call(
+            4,
+            "terminal_send",
+            &json!({"sessionId": "pty-1", "text": "echo still-here"}),
+        )
+        .await;
+    assert!(
+        result_text(&answer).lines().any(|l| l == "still-here"),
+        "{answer}"
+    );
+    server.terminate().await;
+}
+
+/// Waits until `path` exists (the session's command made it; no request is sent meanwhile).
+async fn file_exists(path: &std::path::Path) {
+    while !path.exists() {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }
