@@ -1,6 +1,7 @@
 //! A block a send left open in a Python REPL (its lines sent without the empty line that ends
 //! it) and the sends after it: a new statement ends the block first, as a file would have an
-//! empty line there; a clause or an indented line still continues it.
+//! empty line there; a clause or an indented line still continues it. What the REPL's program
+//! reads itself (`input()`, pdb) gets a send's lines as any line reader does.
 
 use dsh_terminal_core::WaitReason;
 use pretty_assertions::assert_eq;
@@ -195,6 +196,49 @@ async fn a_newline_ending_a_statement_that_reads_input_is_its_enter() {
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
         }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// What the REPL's program reads itself (its `input()`, pdb's commands) takes a send's lines as
+/// any line reader does: only the last line end is the Enter, and the empty lines before it
+/// are empty answers (pdb repeats its last command on one). The REPL's statement rules (a
+/// newline ending simple statements is their Enter) are for its own prompts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn empty_lines_reach_what_the_repls_program_reads() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for py in repls(false) {
+            let r = sh.send(&py).await;
+            assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
+            let r = sh
+                .send("a = input('1? '); b = input('2? '); print([a, b])")
+                .await;
+            assert!(r.viewport.ends_with("1? "), "{py}: {r:?}");
+            let r = sh.send("x\n\n").await;
+            assert!(r.viewport.contains("['x', '']"), "{py}: {r:?}");
+            assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
+            let r = sh.send("exit()").await;
+            assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
+        }
+        let ws = crate::support::TempDir::new("pdb");
+        let script = ws.0.join("steps.py");
+        std::fs::write(
+            &script,
+            "a = 1\nb = 2\nc = 3\nd = 4\nprint('done', a + b + c + d)\n",
+        )
+        .unwrap();
+        let r = sh
+            .send(&format!("python3 -m pdb {}", script.display()))
+            .await;
+        assert!(r.viewport.ends_with("(Pdb) "), "{r:?}");
+        // `n`, then two empty lines: three steps, to the line `d = 4`.
+        let r = sh.send("n\n\n\n").await;
+        assert!(r.viewport.contains("-> d = 4"), "{r:?}");
+        assert!(r.viewport.ends_with("(Pdb) "), "{r:?}");
+        let r = sh.send("q").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         sh.close().await;
     })
     .await;

@@ -70,6 +70,21 @@ pub(super) fn typing(
     reader: Reader,
     repl: Repl,
 ) -> Result<Typing, TerminalError> {
+    let goes_on_with_line =
+        repl.line_unended && repl.typed.as_deref().is_some_and(|t| !t.ends_with('\n'));
+    // Not at the REPL's prompts nor going on with a line typed there: the program itself
+    // reads lines (an `input()` at the REPL, pdb, `help>`), which take the text as any line
+    // reader does (only its last line end is the Enter; empty lines before it are empty
+    // answers).
+    if !repl.at_primary && !repl.at_continuation && !goes_on_with_line {
+        let text = input::without_doubled_enter(&request.text, request.submit);
+        return Ok(Typing {
+            input: input::shape(text, request.submit, reader)?,
+            steps: None,
+            holds: None,
+            indent_cleared: 0,
+        });
+    }
     // Simple statements alone: a newline ending the text is their Enter (as to the shell).
     let text = match request.text.trim_end_matches(['\n', '\r']) {
         trimmed if request.submit && input::python_simple_lines(trimmed) => trimmed,
@@ -79,8 +94,6 @@ pub(super) fn typing(
         let t = t.replace("\r\n", "\n");
         if request.submit { format!("{t}\n") } else { t }
     };
-    let goes_on_with_line =
-        repl.line_unended && repl.typed.as_deref().is_some_and(|t| !t.ends_with('\n'));
     let at_continuation = repl.at_continuation && !goes_on_with_line;
     let typed = repl.typed.as_deref();
     let ends_block = request.submit

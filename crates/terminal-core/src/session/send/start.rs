@@ -126,7 +126,12 @@ impl SendOp {
         let python_reader =
             leader.as_deref().is_some_and(input::pastes_blocks) && canonical == Some(false);
         let typing = if python_reader {
-            let at_primary = at_repl_prompt;
+            // The REPL's own prompt, not a debugger's (`(Pdb) `, `(com) `: pdb reads commands,
+            // and an empty line repeats the last one).
+            let at_primary = at_repl_prompt
+                && !cursor_row
+                    .as_deref()
+                    .is_some_and(|row| row.trim_start().starts_with('('));
             python_input::typing(
                 &request,
                 reader,
