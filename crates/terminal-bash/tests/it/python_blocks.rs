@@ -243,3 +243,41 @@ async fn empty_lines_reach_what_the_repls_program_reads() {
     })
     .await;
 }
+
+/// Lines after a statement that ended the REPL by surprise were its input: once the shell's
+/// prompt is back they are not typed (the shell would run them as commands), and the result
+/// says so; after a quit command of the send's own, the lines after it go to the shell.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_for_a_repl_that_ended_are_not_run_by_the_shell() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("python3 -q").await;
+        assert!(r.viewport.ends_with(">>> "), "{r:?}");
+        let r = sh
+            .send("import os\nraise SystemExit(3)\nx = 5\necho SHOULD-NOT-RUN")
+            .await;
+        assert!(!r.viewport.contains("SHOULD-NOT-RUN\n"), "{r:?}");
+        assert!(!r.viewport.contains("command not found"), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.contains("lines 3–4 of the input were not typed")),
+            "{r:?}"
+        );
+        assert_eq!(r.exit_code, Some(3), "{r:?}");
+        // Quitting on purpose, then a command: it runs.
+        let r = sh.send("python3 -q").await;
+        assert!(r.viewport.ends_with(">>> "), "{r:?}");
+        let r = sh
+            .send("print(6 * 7)\nexit()\necho back-in-the-shell")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        assert!(
+            r.viewport.lines().any(|l| l == "back-in-the-shell"),
+            "{r:?}"
+        );
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

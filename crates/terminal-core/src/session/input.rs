@@ -238,6 +238,28 @@ pub(super) fn without_doubled_enter(text: &str, submit: bool) -> &str {
         .unwrap_or(text)
 }
 
+/// Whether `line` (one line of a send) quits the program it goes to by its own command: a
+/// REPL's (`exit()`, `quit`, `.exit`, `\q`, `sys.exit(3)`), a nested shell's (`exit 2`), an
+/// editor's or pager's (`:wq`, `ZZ`, `q`). The lines after such a line in the same send are
+/// meant for what reads once that program is gone (the shell).
+pub(super) fn quits_a_program(line: &str) -> bool {
+    const QUIT_LINES: [&str; 22] = [
+        "exit", "exit()", "quit", "quit()", "q", ".exit", ".quit", ".q", "\\q", "logout", "bye",
+        ":q", ":q!", ":qa", ":qa!", ":wq", ":wq!", ":wqa", ":x", ":xa", "ZZ", "ZQ",
+    ];
+    const QUIT_CALLS: [&str; 6] = [
+        "exit(",
+        "quit(",
+        "sys.exit(",
+        "os._exit(",
+        "process.exit(",
+        "exit ",
+    ];
+    // The command after keys that end an editor's insert mode (`ihello\u{1b}:wq`).
+    let line = line.rsplit('\u{1b}').next().unwrap_or(line).trim();
+    QUIT_LINES.contains(&line) || QUIT_CALLS.iter().any(|call| line.starts_with(call))
+}
+
 /// Whether `text` ends with a key that ends input or a program rather than a line: Ctrl-C,
 /// Ctrl-D, Ctrl-Z or Ctrl-\\. An Enter after it would reach whatever reads next (the shell
 /// once `cat` got its end of input, a prompt) as an empty line, so none follows it.

@@ -107,9 +107,10 @@ pub(super) struct SendOp {
     enter_withheld: AtomicBool,
     /// Of a `yes`/`no` word to a yes/no question, only the first key went (see `key_answer`).
     rest_withheld: AtomicBool,
-    /// The send began at a line reader in canonical mode (the shell's `read`, a program's
-    /// `input()`), and no key of it ends that reader: lines left untyped when the shell's
-    /// prompt came back are dropped (a REPL or an editor the send itself quits is not one).
+    /// The send began at a line reader (in canonical mode: the shell's `read`, a program's
+    /// `input()`; or a program's own line editor: a REPL at its prompt), and no key or quit
+    /// command of it ends that reader: lines left untyped when the shell's prompt came back
+    /// are dropped (a REPL or an editor the send itself quits is not one).
     answers_a_line_reader: bool,
 }
 

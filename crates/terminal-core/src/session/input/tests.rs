@@ -523,3 +523,34 @@ fn key_questions() {
         assert!(!asks_for_one_key(row), "{row}");
     }
 }
+
+#[test]
+fn quit_commands_of_repls_shells_and_editors_are_known() {
+    for line in [
+        "exit()",
+        " quit ",
+        ".exit",
+        "\\q",
+        "sys.exit(3)",
+        "exit 2",
+        ":wq",
+        "\u{1b}:q!",
+        "ihello\u{1b}:wq",
+        "ZZ",
+        "q",
+        "process.exit(1)",
+    ] {
+        assert!(quits_a_program(line), "{line:?}");
+    }
+    for line in [
+        "x = 5",
+        "exits",
+        "quitting = True",
+        "print('exit')",
+        "qq",
+        ":w",
+        "raise SystemExit(3)",
+    ] {
+        assert!(!quits_a_program(line), "{line:?}");
+    }
+}

@@ -253,12 +253,16 @@ impl SendOp {
                 && input::submits_a_command(&request.text, request.submit),
             enter_withheld: AtomicBool::new(enter_withheld),
             rest_withheld: AtomicBool::new(rest_withheld),
-            // Not when the send ends the reader itself (an end-of-file or signal key).
+            // Not when the send ends the reader itself (an end-of-file or signal key, or a
+            // REPL's or an editor's quit command among its lines). A program's line editor
+            // (a REPL at its prompt) counts too: lines after one that ended the REPL by
+            // surprise (a statement that exits, a failing first statement) were its input.
             answers_a_line_reader: !reader.shell_line_editor
-                && canonical == Some(true)
+                && (canonical == Some(true) || (program && canonical == Some(false)))
                 && !request
                     .text
-                    .contains(['\u{3}', '\u{4}', '\u{1a}', '\u{1c}']),
+                    .contains(['\u{3}', '\u{4}', '\u{1a}', '\u{1c}'])
+                && !request.text.lines().any(input::quits_a_program),
         });
         st.active = Some(Arc::clone(&op));
         drop(st);
