@@ -134,3 +134,38 @@ async fn a_line_typed_while_a_repl_awaits_is_still_pending_after_the_first() {
     })
     .await;
 }
+
+/// The same with the first await longer than a send takes to settle: the second line is typed
+/// while it is pending, and the poll that sees its end, with the line shown again after the
+/// prompt, still says the line's own await is pending (a poll types no line: the line the
+/// REPL shows again is the newest send's), so the polls after it wait for its output.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_after_a_line_typed_while_a_repl_awaits_still_owes_its_result() {
+    use crate::silence::STILL_RUNNING;
+    if !crate::support::installed("node") {
+        return;
+    }
+    within(async {
+        let sh = Shell::open_node_repl().await;
+        let still =
+            |r: &dsh_terminal_core::SendResult| r.notices.iter().any(|n| n.contains(STILL_RUNNING));
+        let r = sh
+            .send("await new Promise(r => setTimeout(() => r('first-' + 'one'), 3000))")
+            .await;
+        assert!(r.viewport.contains("first-one") || still(&r), "{r:?}");
+        let r = sh
+            .send("await new Promise(r => setTimeout(() => r('second-' + 'one'), 4000))")
+            .await;
+        let mut seen = r.viewport.contains("second-one");
+        assert!(seen || still(&r), "{r:?}");
+        while !seen {
+            let r = sh.send_within("", false, 20_000).await;
+            seen = r.viewport.contains("second-one");
+            assert!(seen || still(&r), "{r:?}");
+        }
+        let r = sh.send(".exit").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -99,6 +99,9 @@ pub(super) struct SendOp {
     /// The input's last non-blank line, trimmed: only a prompt after its echo shows a REPL
     /// back from it.
     last_line: Option<String>,
+    /// The line the REPL read last (`last_line`; a poll's is the newest send's): node shows
+    /// it again after the prompt a pending `await`'s end brings, no prompt for it.
+    own_line: Option<String>,
     /// The input hands the shell's line editor a command to run (see
     /// `input::submits_a_command`).
     submits_command: bool,
@@ -107,10 +110,9 @@ pub(super) struct SendOp {
     enter_withheld: AtomicBool,
     /// Of a `yes`/`no` word to a yes/no question, only the first key went (see `key_answer`).
     rest_withheld: AtomicBool,
-    /// The send began at a line reader (in canonical mode: the shell's `read`, a program's
-    /// `input()`; or a program's own line editor: a REPL at its prompt), and no key or quit
-    /// command of it ends that reader: lines left untyped when the shell's prompt came back
-    /// are dropped (a REPL or an editor the send itself quits is not one).
+    /// The send began at a line reader (the shell's `read`, a program's `input()`, a REPL at
+    /// its prompt) that no key or quit command of it ends: lines left untyped when the
+    /// shell's prompt came back are dropped.
     answers_a_line_reader: bool,
 }
 
@@ -326,7 +328,7 @@ impl SendOp {
                 probe.take(),
                 (done_at_write, marks_at_write, written_at),
                 pacing.wants_cursor_row(readiness.prompt_seen()),
-                self.last_line.as_deref(),
+                self.own_line.as_deref(),
             );
             // Silence before an interrupt says nothing of how the program takes it.
             if let Some(at) = interrupts.delivered_at() {

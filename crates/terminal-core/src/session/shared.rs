@@ -80,6 +80,9 @@ pub(super) struct State {
     /// the last send settled (`SettleFacts::unprompted_wait`): a poll that still finds it so
     /// says so again.
     pub(super) unprompted_fg: Option<i32>,
+    /// The last non-blank line of the newest send that typed text, trimmed: a poll's own line
+    /// (see `SendOp::own_line`).
+    pub(super) last_sent_line: Option<String>,
     /// The foreground group a SIGINT or SIGTERM was last sent to: when the next send settles
     /// with it still in the foreground, the result says it survived the signal.
     pub(super) signalled: Option<(i32, crate::TerminalSignal)>,
@@ -133,6 +136,7 @@ impl State {
             unended_line: None,
             python_block: None,
             unprompted_fg: None,
+            last_sent_line: None,
             signalled: None,
             write_row: 0,
             typed_unended: false,

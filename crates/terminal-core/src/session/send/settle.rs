@@ -169,9 +169,18 @@ impl SendOp {
         // is the one before it).
         // A line made of keys (Up to recall an earlier one, then Enter) has no echo of its
         // text: the row it was typed at, the first prompt row shown, stands for it.
+        // Nor does the prompt node shows a line typed while an `await` was pending again after
+        // (the line the REPL read last, `own_line`: a poll's is the newest send's).
+        let shown_again = |l: &str| {
+            self.own_line.as_deref().is_some_and(|own| {
+                l.split_once(' ')
+                    .is_some_and(|(_, rest)| rest.trim() == own)
+            })
+        };
         let prompt_shown = |after_last_line: bool| {
             let lines: Vec<&str> = rendered.text.lines().collect();
-            let prompt = |l: &&str| is_repl_prompt(l) || starts_with_repl_prompt(l);
+            let prompt =
+                |l: &&str| (is_repl_prompt(l) || starts_with_repl_prompt(l)) && !shown_again(l);
             let from = self
                 .last_line
                 .as_deref()

@@ -229,6 +229,12 @@ impl SendOp {
             && !request.text.contains(['\u{4}', '\u{3}']);
         let entered =
             fg.filter(|_| program && last_line.as_deref().is_some_and(enters_a_promptless_mode));
+        let own_line = if request.text.is_empty() {
+            st.last_sent_line.clone()
+        } else {
+            st.last_sent_line.clone_from(&last_line);
+            last_line.clone()
+        };
         st.promptless_repl = entered.or(fg.filter(|_| in_promptless_mode));
         let op = Arc::new(SendOp {
             shared: Arc::clone(shared),
@@ -248,6 +254,7 @@ impl SendOp {
             unprompted_wait: AtomicU8::new(super::UNPROMPTED_NO),
             promptless: entered.is_some() || in_promptless_mode,
             in_promptless_mode,
+            own_line,
             last_line,
             submits_command: reader.shell_line_editor
                 && input::submits_a_command(&request.text, request.submit),
