@@ -200,8 +200,8 @@ pub(crate) fn result_text(message: &Value) -> &str {
 /// An MCP session driven with raw requests (so its `Mcp-Session-Id` is known).
 pub(crate) struct RawSession {
     url: String,
-    pub(crate) auth: String,
-    pub(crate) id: String,
+    auth: String,
+    id: String,
 }
 
 impl RawSession {
@@ -255,6 +255,43 @@ impl RawSession {
         let (status, body) = self.post(request.to_string()).await;
         assert_eq!(status, 200, "{name}: {body}");
         message_with_id(&body, &json!(id))
+    }
+
+    /// Writes `tools/call name arguments` (request id `id`) on a connection of its own and
+    /// returns that connection without reading the answer: dropping it disconnects the
+    /// client while the call runs.
+    pub(crate) async fn call_on_socket(
+        &self,
+        id: u64,
+        name: &str,
+        arguments: &Value,
+    ) -> tokio::net::TcpStream {
+        use tokio::io::AsyncWriteExt as _;
+        let url = reqwest::Url::parse(&self.url).expect("url");
+        let address = format!(
+            "{}:{}",
+            url.host_str().expect("host"),
+            url.port().expect("port")
+        );
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}})
+        .to_string();
+        let request = format!(
+            "POST {} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nAuthorization: {}\r\n\
+             Mcp-Session-Id: {}\r\nContent-Length: {}\r\n\r\n{body}",
+            url.path(),
+            self.auth,
+            self.id,
+            body.len()
+        );
+        let mut socket = within("connect", tokio::net::TcpStream::connect(&address))
+            .await
+            .expect("connect");
+        within("write", socket.write_all(request.as_bytes()))
+            .await
+            .expect("write");
+        socket
     }
 
     /// The host pid of terminal `terminal`'s shell.
@@ -541,7 +578,6 @@ async fn bad_bodies_get_the_json_rpc_answers_stdio_gives() {
 /// then takes the next send.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_disconnects_mid_send_leaves_its_command_running() {
-    use tokio::io::AsyncWriteExt as _;
     let mut server = HttpServerProcess::start(&[]).await;
     let raw = RawSession::open(&server.url).await;
     let open = raw
@@ -549,31 +585,13 @@ async fn a_client_that_disconnects_mid_send_leaves_its_command_running() {
         .await;
     assert_eq!(open["result"]["isError"], false, "{open}");
 
-    let url = reqwest::Url::parse(&server.url).expect("url");
-    let address = format!(
-        "{}:{}",
-        url.host_str().expect("host"),
-        url.port().expect("port")
-    );
-    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-        "name": "terminal_send",
-        "arguments": {"sessionId": "pty-1", "text": "echo orphan-started; sleep 2; echo orphan-$((6*7))"}}})
-    .to_string();
-    let request = format!(
-        "POST {} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nAuthorization: {}\r\n\
-         Mcp-Session-Id: {}\r\nContent-Length: {}\r\n\r\n{body}",
-        url.path(),
-        raw.auth,
-        raw.id,
-        body.len()
-    );
-    let mut socket = within("connect", tokio::net::TcpStream::connect(&address))
-        .await
-        .expect("connect");
-    within("write", socket.write_all(request.as_bytes()))
-        .await
-        .expect("write");
+    let socket = raw
+        .call_on_socket(
+            3,
+            "terminal_send",
+            &json!({"sessionId": "pty-1", "text": "echo orphan-started; sleep 2; echo orphan-$((6*7))"}),
+        )
+        .await;
     // Until the command runs (pages do not take the send's output).
     let mut id = 10;
     within(

@@ -123,7 +123,6 @@ async fn a_session_with_a_job_running_does_not_idle_out() {
 /// behind the running call and its command was killed.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_whose_client_disconnected_keeps_its_session_while_it_runs() {
-    use tokio::io::AsyncWriteExt as _;
     let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
     let raw = RawSession::open(&server.url).await;
     let open = raw
@@ -134,31 +133,13 @@ async fn a_call_whose_client_disconnected_keeps_its_session_while_it_runs() {
     let (started, done) = (workspace.join("started"), workspace.join("done"));
 
     // Twice the idle timeout, with no request once the client is gone.
-    let url = reqwest::Url::parse(&server.url).expect("url");
-    let address = format!(
-        "{}:{}",
-        url.host_str().expect("host"),
-        url.port().expect("port")
-    );
-    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-        "name": "terminal_send",
-        "arguments": {"sessionId": "pty-1", "text": "touch started; sleep 6; touch done", "timeoutMs": 60000}}})
-    .to_string();
-    let request = format!(
-        "POST {} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nAuthorization: {}\r\n\
-         Mcp-Session-Id: {}\r\nContent-Length: {}\r\n\r\n{body}",
-        url.path(),
-        raw.auth,
-        raw.id,
-        body.len()
-    );
-    let mut socket = within("connect", tokio::net::TcpStream::connect(&address))
-        .await
-        .expect("connect");
-    within("write", socket.write_all(request.as_bytes()))
-        .await
-        .expect("write");
+    let socket = raw
+        .call_on_socket(
+            3,
+            "terminal_send",
+            &json!({"sessionId": "pty-1", "text": "touch started; sleep 6; touch done", "timeoutMs": 60000}),
+        )
+        .await;
     within("the command to start", file_exists(&started)).await;
     drop(socket);
     within(
