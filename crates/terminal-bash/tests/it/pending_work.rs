@@ -108,31 +108,7 @@ async fn a_reader_thread_beside_a_sleeping_worker_is_not_the_end() {
 /// await is still pending: the result says so, and a poll waits for what it prints.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_line_typed_while_a_repl_awaits_is_still_pending_after_the_first() {
-    use crate::silence::STILL_RUNNING;
-    if !crate::support::installed("node") {
-        return;
-    }
-    within(async {
-        let sh = Shell::open_node_repl().await;
-        let still =
-            |r: &dsh_terminal_core::SendResult| r.notices.iter().any(|n| n.contains(STILL_RUNNING));
-        sh.send("await new Promise(r => setTimeout(() => r('first-' + 'one'), 1500))")
-            .await;
-        let r = sh
-            .send("await new Promise(r => setTimeout(() => r('second-' + 'one'), 4000))")
-            .await;
-        let mut seen = r.viewport.contains("second-one");
-        assert!(seen || still(&r), "{r:?}");
-        while !seen {
-            let r = sh.send_within("", false, 20_000).await;
-            seen = r.viewport.contains("second-one");
-            assert!(seen || still(&r), "{r:?}");
-        }
-        let r = sh.send(".exit").await;
-        assert_eq!(r.exit_code, Some(0), "{r:?}");
-        sh.close().await;
-    })
-    .await;
+    line_typed_while_node_awaits(1500).await;
 }
 
 /// The same with the first await longer than a send takes to settle: the second line is typed
@@ -141,6 +117,12 @@ async fn a_line_typed_while_a_repl_awaits_is_still_pending_after_the_first() {
 /// REPL shows again is the newest send's), so the polls after it wait for its output.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_poll_after_a_line_typed_while_a_repl_awaits_still_owes_its_result() {
+    line_typed_while_node_awaits(3000).await;
+}
+
+/// Sends node an `await` of `first_ms`, then one of 4 s, and polls until the second's
+/// result: every result shows it or says the REPL has not printed its prompt again.
+async fn line_typed_while_node_awaits(first_ms: u64) {
     use crate::silence::STILL_RUNNING;
     if !crate::support::installed("node") {
         return;
@@ -150,7 +132,9 @@ async fn a_poll_after_a_line_typed_while_a_repl_awaits_still_owes_its_result() {
         let still =
             |r: &dsh_terminal_core::SendResult| r.notices.iter().any(|n| n.contains(STILL_RUNNING));
         let r = sh
-            .send("await new Promise(r => setTimeout(() => r('first-' + 'one'), 3000))")
+            .send(&format!(
+                "await new Promise(r => setTimeout(() => r('first-' + 'one'), {first_ms}))"
+            ))
             .await;
         assert!(r.viewport.contains("first-one") || still(&r), "{r:?}");
         let r = sh
