@@ -286,8 +286,14 @@ fn python_repl_rejected_a_block(output: &SendOutput, text: &str) -> bool {
     if error.starts_with("IndentationError: unexpected indent") {
         return true;
     }
+    // The REPL took a statement right after a block as more of it: the line it rejects is
+    // the first unindented one after an indented one (a typo elsewhere is no block's doing).
+    let indented = |l: &str| l.starts_with([' ', '\t']);
+    let lines: Vec<&str> = first.into_iter().chain(lines).collect();
     error.starts_with("SyntaxError: invalid syntax")
-        && lines.any(|l| l.trim() == source && !l.starts_with([' ', '\t']))
+        && lines
+            .windows(2)
+            .any(|w| w[1].trim() == source && !indented(w[1]) && indented(w[0]))
 }
 
 /// Python's first syntax error in `viewport`: its message line (`SyntaxError: …`,

@@ -164,6 +164,12 @@ async fn python_repl_block_rules_are_explained_when_they_reject_a_block() {
         ),
         // Shell lines sent to the REPL by mistake: no block, so no word about blocks.
         ("sleep 3\necho a\necho b", false, "SyntaxError"),
+        // A block that ran, then ordinary lines that fail on their own: no block's doing.
+        (
+            "def g3(n):\n    v = n\n\n    return v * 2\n\nprint(g3(21))\nzed\nhello world",
+            false,
+            "SyntaxError",
+        ),
         ("if x:", false, "..."),
         ("    y = 1\n\n    z = 2\n", true, "IndentationError"),
     ] {
