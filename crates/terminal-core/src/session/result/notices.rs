@@ -116,7 +116,8 @@ pub(super) fn still_running_notice(program: &str, at_deadline: bool) -> String {
     if at_deadline {
         format!(
             "[timeout: {program} is still running: poll (empty text, submit: false) to wait \
-             again, with timeoutMs for longer, or terminal_signal SIGINT to stop it]"
+             again, with timeoutMs for longer, or terminal_signal SIGINT to stop it; a server \
+             meant to keep running goes in the background: cmd > log 2>&1 &]"
         )
     } else {
         format!(
