@@ -222,6 +222,16 @@ impl RawSession {
         session
     }
 
+    /// [`RawSession::open`], then `terminal_open` of a shell (`pty-1`, request id 2).
+    pub(crate) async fn open_with_shell(url: &str) -> Self {
+        let raw = Self::open(url).await;
+        let open = raw
+            .call(2, "terminal_open", &json!({"type": "shell"}))
+            .await;
+        assert_eq!(open["result"]["isError"], false, "{open}");
+        raw
+    }
+
     /// POSTs `body` in this session; returns the status and the body.
     pub(crate) async fn post(&self, body: String) -> (u16, String) {
         let (status, _, body) = post_raw(
@@ -495,11 +505,7 @@ async fn bad_bodies_get_the_json_rpc_answers_stdio_gives() {
         -32700
     );
 
-    let raw = RawSession::open(&url).await;
-    let open = raw
-        .call(2, "terminal_open", &json!({"type": "shell"}))
-        .await;
-    assert_eq!(open["result"]["isError"], false, "{open}");
+    let raw = RawSession::open_with_shell(&url).await;
     let shell = ProcessWatch::new(raw.shell_pid(3, "pty-1").await);
 
     // Not JSON, cut short, empty: -32700 (with the id when it is readable), saying what to
@@ -579,11 +585,7 @@ async fn bad_bodies_get_the_json_rpc_answers_stdio_gives() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_disconnects_mid_send_leaves_its_command_running() {
     let mut server = HttpServerProcess::start(&[]).await;
-    let raw = RawSession::open(&server.url).await;
-    let open = raw
-        .call(2, "terminal_open", &json!({"type": "shell"}))
-        .await;
-    assert_eq!(open["result"]["isError"], false, "{open}");
+    let raw = RawSession::open_with_shell(&server.url).await;
 
     let socket = raw
         .call_on_socket(

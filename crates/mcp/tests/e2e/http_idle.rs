@@ -26,11 +26,7 @@ async fn an_idle_session_is_closed_with_its_processes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_with_a_call_in_flight_does_not_idle_out() {
     let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
-    let raw = RawSession::open(&server.url).await;
-    let open = raw
-        .call(2, "terminal_open", &json!({"type": "shell"}))
-        .await;
-    assert_eq!(open["result"]["isError"], false, "{open}");
+    let raw = RawSession::open_with_shell(&server.url).await;
     let shell = ProcessWatch::new(raw.shell_pid(3, "pty-1").await);
 
     // Twice the idle timeout, in flight.
@@ -124,11 +120,7 @@ async fn a_session_with_a_job_running_does_not_idle_out() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_whose_client_disconnected_keeps_its_session_while_it_runs() {
     let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
-    let raw = RawSession::open(&server.url).await;
-    let open = raw
-        .call(2, "terminal_open", &json!({"type": "shell"}))
-        .await;
-    assert_eq!(open["result"]["isError"], false, "{open}");
+    let raw = RawSession::open_with_shell(&server.url).await;
     let workspace = server.dir.0.join("ws");
     let (started, done) = (workspace.join("started"), workspace.join("done"));
 
