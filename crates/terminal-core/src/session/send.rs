@@ -87,12 +87,11 @@ pub(super) struct SendOp {
     indent_cleared: u16,
     /// The session's shell was stopped when the send began and was continued (SIGCONT).
     shell_continued: AtomicBool,
-    /// Whether the send settles on an event loop's wait with no prompt before the cursor (see
-    /// `SettleFacts::unprompted_wait`): [`UNPROMPTED_NO`], [`UNPROMPTED_LINE`] after a line
-    /// it typed, [`UNPROMPTED_POLL`] when a poll finds the program still so.
+    /// Whether it settles on an event loop's wait with no prompt (`SettleFacts::unprompted_wait`):
+    /// [`UNPROMPTED_NO`], [`UNPROMPTED_LINE`], or [`UNPROMPTED_POLL`] (a poll finds it still so).
     unprompted_wait: AtomicU8,
-    /// The REPL is in, or the input's last non-blank line switches it into, a mode with no
-    /// prompt (node's `.editor`): no prompt is owed after the lines it typed.
+    /// The REPL is in, or the input's last line switches it into, a mode with no prompt
+    /// (node's `.editor`): no prompt is owed after the lines it typed.
     promptless: bool,
     /// The REPL was already in that mode when the send began: the lines go into its buffer.
     in_promptless_mode: bool,
@@ -102,8 +101,7 @@ pub(super) struct SendOp {
     /// The line the REPL read last (`last_line`; a poll's is the newest send's): node shows
     /// it again after the prompt a pending `await`'s end brings, no prompt for it.
     own_line: Option<String>,
-    /// The input hands the shell's line editor a command to run (see
-    /// `input::submits_a_command`).
+    /// The input hands the shell's line editor a command to run (`input::submits_a_command`).
     submits_command: bool,
     /// A key with the Enter after it went to a reader of single keys without the Enter (see
     /// `input::one_key_and_enter`): as the send began, or as one of its paced lines.
