@@ -9,22 +9,27 @@ use serde_json::json;
 
 use crate::support::{Host, fast_bash};
 
-async fn open(host: &Host, agent: &Agent) -> String {
+pub(crate) async fn open(host: &Host, agent: &Agent) -> String {
     host.open_session(agent).await
 }
 
 /// Starts a background send; returns the job id and the acknowledgement text.
-async fn start_job(host: &Host, agent: &Agent, session: &str, text: &str) -> (String, String) {
+pub(crate) async fn start_job(
+    host: &Host,
+    agent: &Agent,
+    session: &str,
+    text: &str,
+) -> (String, String) {
     host.start_job(agent, session, text).await
 }
 
-async fn background(host: &Host, agent: &Agent, session: &str, text: &str) -> String {
+pub(crate) async fn background(host: &Host, agent: &Agent, session: &str, text: &str) -> String {
     start_job(host, agent, session, text).await.0
 }
 
 /// A host with jobs, an agent and an open session, with a background job of `text` run to its
 /// end: returns them with the job id and the job's final read.
-async fn finished_job(text: &str) -> (Host, Agent, String, String, String) {
+pub(crate) async fn finished_job(text: &str) -> (Host, Agent, String, String, String) {
     let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
     let agent = host.agent("a");
     let session = open(&host, &agent).await;
@@ -37,13 +42,18 @@ async fn finished_job(text: &str) -> (Host, Agent, String, String, String) {
 }
 
 /// A foreground send; returns its text (asserting success).
-async fn send_foreground(host: &Host, agent: &Agent, session: &str, text: &str) -> String {
+pub(crate) async fn send_foreground(
+    host: &Host,
+    agent: &Agent,
+    session: &str,
+    text: &str,
+) -> String {
     let r = host.send(agent, session, text).await;
     assert!(!r.is_error, "{}", r.text());
     r.text()
 }
 
-fn status_line(text: &str) -> &str {
+pub(crate) fn status_line(text: &str) -> &str {
     text.rsplit('\n').next().unwrap_or("")
 }
 
@@ -454,234 +464,6 @@ async fn a_background_send_to_an_echo_off_prompt_keeps_its_text_out_of_the_label
         )),
         "{}",
         listed.text()
-    );
-    host.shutdown().await;
-}
-
-/// A background job that stopped at a program's own prompt (not its shell's): the job says
-/// the program waits for input, and the next foreground send, which answers that prompt,
-/// says so once.
-#[tokio::test]
-async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
-    let (host, agent, session, job, read) =
-        finished_job("read -r -p 'Overwrite? [y/N] ' a; echo \"answered=$a\"").await;
-    assert!(
-        status_line(&read).ends_with(
-            ", input: waits for input (still running: the next send answers it, job_kill stops it)]"
-        ),
-        "{read}"
-    );
-    let answer = send_foreground(&host, &agent, &session, "y").await;
-    assert!(answer.contains("answered=y"), "{answer}");
-    assert!(
-        answer.contains(&format!(
-            "[input: this text answered the prompt where background job {job} stopped"
-        )),
-        "{answer}"
-    );
-    let next = send_foreground(&host, &agent, &session, "echo plain").await;
-    assert!(!next.contains("answered the prompt"), "{next}");
-    // The job's status no longer says the program still waits.
-    let again = host.job_output(&agent, &job).await;
-    assert!(
-        status_line(&again).ends_with(", input: waited for input (a later send answered it)]"),
-        "{again}"
-    );
-    // A background send that answers such a prompt says so in its acknowledgement.
-    let job = background(
-        &host,
-        &agent,
-        &session,
-        "read -r -p 'Name? ' n; echo \"name=$n\"",
-    )
-    .await;
-    host.call(&agent, "job_output", json!({"job_id": job, "wait": true}))
-        .await;
-    let (_, ack) = start_job(&host, &agent, &session, "Ada").await;
-    assert!(
-        ack.contains(&format!(
-            "[input: this text answered the prompt where background job {job} stopped"
-        )),
-        "{ack}"
-    );
-    host.shutdown().await;
-}
-
-/// A poll after a job stopped at a prompt types nothing, so it answers nothing: the notice
-/// goes with the send that does. After a signal that ended the program asking, no send is
-/// said to answer it.
-#[tokio::test]
-async fn only_a_send_that_types_is_said_to_answer_the_prompt_a_job_stopped_at() {
-    let (host, agent, session, job, _) =
-        finished_job("read -r -p 'Name? ' a; echo \"name=$a\"").await;
-    let poll = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": "", "submit": false}),
-        )
-        .await
-        .text();
-    assert!(!poll.contains("answered the prompt"), "{poll}");
-    let answer = send_foreground(&host, &agent, &session, "Zed").await;
-    assert!(answer.contains("name=Zed"), "{answer}");
-    assert!(
-        answer.contains(&format!(
-            "[input: this text answered the prompt where background job {job} stopped"
-        )),
-        "{answer}"
-    );
-    let job = background(&host, &agent, &session, "read -r -p 'Again? ' b").await;
-    let r = host
-        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
-        .await;
-    assert!(r.text().contains("waits for input"), "{}", r.text());
-    let signal = host
-        .call(
-            &agent,
-            "terminal_signal",
-            json!({"sessionId": session, "signal": "SIGINT"}),
-        )
-        .await;
-    assert!(!signal.is_error, "{}", signal.text());
-    let next = send_foreground(&host, &agent, &session, "echo after-$((6*7))").await;
-    assert!(next.contains("\nafter-42\n"), "{next}");
-    assert!(!next.contains("answered the prompt"), "{next}");
-    // The signal ended the `read`: the shell's prompt came back, as the status says.
-    host.until_job_status(
-        &agent,
-        &job,
-        ", input: waited for input (the shell's prompt came back since)]",
-    )
-    .await;
-    host.shutdown().await;
-}
-
-/// A background send typed without Enter at the shell's prompt: the job says the text waits
-/// on the input line (nothing runs), and the next send, which continues that line, claims to
-/// answer no prompt.
-#[tokio::test]
-async fn a_background_send_without_enter_says_its_text_waits_on_the_input_line() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
-    let agent = host.agent("a");
-    let session = open(&host, &agent).await;
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": "echo typ", "submit": false, "run_in_background": true}),
-        )
-        .await;
-    assert!(!r.is_error, "{}", r.text());
-    let job = r.structured.clone().unwrap()["jobId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let read = host
-        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
-        .await
-        .text();
-    assert!(
-        status_line(&read).ends_with(
-            ", input: typed without Enter (the text waits on the shell's input line; the next send continues it)]"
-        ),
-        "{read}"
-    );
-    let next = send_foreground(&host, &agent, &session, "ed").await;
-    assert!(next.contains("\ntyped\n"), "{next}");
-    assert!(!next.contains("answered the prompt"), "{next}");
-    let again = host.job_output(&agent, &job).await;
-    assert!(
-        status_line(&again)
-            .ends_with(", input: typed without Enter (a later send reached the session)]"),
-        "{again}"
-    );
-    host.shutdown().await;
-}
-
-/// Text without Enter at a job's leftover line prompt waits on its input line: it answers
-/// nothing yet, and the job still says the program waits; the Enter that follows answers it.
-#[tokio::test]
-async fn text_without_enter_at_a_jobs_leftover_prompt_answers_it_only_with_the_enter() {
-    let (host, agent, session, job, _) =
-        finished_job("read -r -p 'Name? ' x; echo \"got=[$x]\"").await;
-    let part = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": "al", "submit": false}),
-        )
-        .await
-        .text();
-    assert!(!part.contains("answered the prompt"), "{part}");
-    let r = host.job_output(&agent, &job).await;
-    assert!(r.contains("waits for input (still running"), "{r}");
-    let rest = send_foreground(&host, &agent, &session, "ice").await;
-    assert!(rest.contains("got=[alice]"), "{rest}");
-    assert!(rest.contains("answered the prompt"), "{rest}");
-    host.shutdown().await;
-}
-
-/// The same for a question for one key: a key sent without Enter answers it.
-#[tokio::test]
-async fn the_key_after_a_job_stopped_at_a_single_key_prompt_says_it_answered_it() {
-    let (host, agent, session, job, read) =
-        finished_job("read -r -n 1 -p 'Proceed? [y/N] ' k; echo; echo \"key=$k\"").await;
-    assert!(
-        status_line(&read).ends_with(
-            ", input: single keys (still running: the next send, with submit false, answers it; job_kill stops it)]"
-        ),
-        "{read}"
-    );
-    let answer = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": "y", "submit": false}),
-        )
-        .await
-        .text();
-    assert!(answer.contains("key=y"), "{answer}");
-    assert!(
-        answer.contains(&format!(
-            "[input: this text answered the prompt where background job {job} stopped"
-        )),
-        "{answer}"
-    );
-    let again = host.job_output(&agent, &job).await;
-    assert!(
-        status_line(&again).ends_with(", input: single keys (a later send answered it)]"),
-        "{again}"
-    );
-    host.shutdown().await;
-}
-
-/// The same for a password prompt (echo off): the answer says it answered it, and the secret
-/// shows nowhere.
-#[tokio::test]
-async fn the_send_after_a_job_stopped_at_a_password_prompt_says_it_answered_it() {
-    let (host, agent, session, job, read) =
-        finished_job("read -r -s -p 'Password: ' pw; echo; echo \"len=${#pw}\"").await;
-    assert!(
-        status_line(&read).ends_with(
-            ", input: echo off, a password prompt? (still running: the next send answers it, job_kill stops it)]"
-        ),
-        "{read}"
-    );
-    let answer = send_foreground(&host, &agent, &session, "hunter2").await;
-    assert!(answer.contains("len=7"), "{answer}");
-    assert!(!answer.contains("hunter2"), "{answer}");
-    assert!(
-        answer.contains(&format!(
-            "[input: this text answered the prompt where background job {job} stopped"
-        )),
-        "{answer}"
-    );
-    let again = host.job_output(&agent, &job).await;
-    assert!(
-        status_line(&again)
-            .ends_with(", input: echo off, a password prompt? (a later send answered it)]"),
-        "{again}"
     );
     host.shutdown().await;
 }
