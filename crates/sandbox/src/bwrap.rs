@@ -25,8 +25,8 @@ pub struct ConfineRequest {
     /// bubblewrap then fails (`Can't chdir to …`) instead of falling back to `$HOME`. `None`:
     /// the caller's own working directory where the sandbox shows it, else `$HOME`.
     pub cwd: Option<PathBuf>,
-    /// The most bytes the session's private `/tmp` holds (its `/run` holds at most
-    /// [`MAX_RUN_BYTES`] of it); `None`: the kernel's default for a tmpfs, half the host's
+    /// The most bytes the session's private `/tmp` holds (its `/run` and `/dev/shm` hold at
+    /// most [`MAX_RUN_BYTES`] of it); `None`: the kernel's default for a tmpfs, half the host's
     /// memory. A tmpfs's pages count against the memory cap of the processes that write
     /// them and no kill frees them, so with a memory cap this should be well below it
     /// ([`tmp_size_for`]): a full `/tmp` then fails a write with "No space left on device"
@@ -34,7 +34,8 @@ pub struct ConfineRequest {
     pub tmp_size_bytes: Option<u64>,
 }
 
-/// The most a session's private `/run` (and `/var/run`) holds: sockets and pid files.
+/// The most a session's private `/run` (and `/var/run`) holds, sockets and pid files, and its
+/// `/dev/shm`, POSIX shared memory (Docker's default size for it).
 pub const MAX_RUN_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The size of a session's private `/tmp` under a memory cap of `max_memory_bytes`: half of
@@ -69,7 +70,7 @@ pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 ///   host path, so `tty` names it) and `ptmx` from a devpts instance of the session's own
 ///   (`/dev/.dsh`, for programs that open terminals of their own): no other session's
 ///   terminal can be opened, written to or typed into (TIOCSTI needs an open fd of the
-///   target);
+///   target); `/dev` and `/dev/.dsh` are read-only, `/dev/shm` a small tmpfs of its own;
 /// - its own PID namespace (`--unshare-pid`): other sessions' and the host's processes are
 ///   invisible, and when the namespace's init exits every process in it is killed;
 /// - its own IPC and UTS (host name) namespaces, and a private network namespace (loopback
@@ -79,7 +80,9 @@ pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 /// - no capabilities (`--cap-drop ALL`), but for a server run as root those ordinary file work
 ///   needs (`CAP_CHOWN`, `CAP_DAC_OVERRIDE` and the like): with all of root's, a session could
 ///   remount the read-only host filesystem writable, mount a cgroup hierarchy and leave its
-///   process cap, or set the host's name.
+///   process cap, or set the host's name;
+/// - system-call filters (see the `seccomp` module): no set-user-ID or set-group-ID file,
+///   none of the kernel's key rings.
 ///
 /// The terminal's path and the startup files' descriptors are known only once the program
 /// runs on its terminal, so the argv is a `/bin/sh` prelude that fills them in and `exec`s
@@ -161,6 +164,19 @@ impl Sandbox for Bubblewrap {
             "/dev/pts/ptmx".as_ref(),
         ]);
         push(&["--remount-ro".as_ref(), "/dev/pts".as_ref()]);
+        // Both /dev trees are tmpfs mounts of half the host's memory, whose pages count against
+        // the session's memory cap and are freed by no kill: read-only (their device nodes
+        // still open for writing), with a /dev/shm of its own sized like /run (POSIX shared
+        // memory and semaphores live there).
+        let run_size = request
+            .tmp_size_bytes
+            .map(|bytes| bytes.clamp(1, MAX_RUN_BYTES).to_string());
+        if let Some(size) = &run_size {
+            push(&["--size".as_ref(), size.as_ref()]);
+        }
+        push(&["--tmpfs".as_ref(), "/dev/shm".as_ref()]);
+        push(&["--remount-ro".as_ref(), "/dev".as_ref()]);
+        push(&["--remount-ro".as_ref(), PRIVATE_DEV.as_ref()]);
         push(&["--proc".as_ref(), "/proc".as_ref()]);
         // The kernel's own settings under the fresh /proc stay read-only: for a server run as
         // root, the session's file capabilities would otherwise let it write host-wide
@@ -172,9 +188,6 @@ impl Sandbox for Bubblewrap {
             }
         }
         let tmp_size = request.tmp_size_bytes.map(|bytes| bytes.max(1).to_string());
-        let run_size = request
-            .tmp_size_bytes
-            .map(|bytes| bytes.clamp(1, MAX_RUN_BYTES).to_string());
         if let Some(size) = &tmp_size {
             push(&["--size".as_ref(), size.as_ref()]);
         }
@@ -224,6 +237,15 @@ impl Sandbox for Bubblewrap {
             for cap in ROOT_FILE_CAPS {
                 push(&["--cap-add".as_ref(), cap.as_ref()]);
             }
+        }
+        // The system-call filters (see `crate::seccomp`): each opened by the launcher from
+        // this process's sealed copy, read and closed by bubblewrap.
+        for path in crate::seccomp::program_paths() {
+            push(&[
+                "--add-seccomp-fd".as_ref(),
+                OPEN_FD_NUMBER.as_ref(),
+                path.as_ref(),
+            ]);
         }
         push(&["--die-with-parent".as_ref()]);
         if !policy.allow_network {
@@ -293,9 +315,13 @@ const TTY: &str = "@DSH_TTY@";
 /// Placeholder before a startup file's path: [`PRELUDE`] opens the file and puts its
 /// descriptor number here.
 const OPEN_FD: &str = "@DSH_FD@";
+/// Placeholder before a file's path that [`PRELUDE`] opens and replaces, path and all, by the
+/// descriptor number alone (an option that takes only a descriptor).
+const OPEN_FD_NUMBER: &str = "@DSH_FD_NUMBER@";
 
 /// Runs as `sh -c PRELUDE dsh-sandbox bwrap OPTIONS -- COMMAND`: fills the placeholders of
-/// the options (the terminal on standard input, a descriptor for each startup file) and
+/// the options (the terminal on standard input, a descriptor for each startup file and
+/// system-call filter) and
 /// `exec`s bwrap, which reads and closes those descriptors.
 const PRELUDE: &str = r#"t=$(tty) || { echo "dsh: the sandbox needs the session's terminal on standard input" >&2; exit 125; }
 n=3 open= opts=1
@@ -303,7 +329,7 @@ for a do
   shift
   if [ -n "$open" ]; then
     eval "exec $n<\"\$a\"" || exit 125
-    set -- "$@" "$n" "$a"
+    if [ "$open" = path ]; then set -- "$@" "$n" "$a"; else set -- "$@" "$n"; fi
     n=$((n + 1)) open=
     continue
   fi
@@ -311,7 +337,8 @@ for a do
     case $a in
       --) opts= ;;
       @DSH_TTY@) a=$t ;;
-      @DSH_FD@) open=1; continue ;;
+      @DSH_FD@) open=path; continue ;;
+      @DSH_FD_NUMBER@) open=number; continue ;;
     esac
   fi
   set -- "$@" "$a"
@@ -378,30 +405,40 @@ mod tests {
             proc_ro.starts_with("--ro-bind /proc/sys /proc/sys "),
             "{proc_ro}"
         );
+        // Both system-call filters, each opened from this process's sealed copy.
+        let filters: String = crate::seccomp::program_paths()
+            .iter()
+            .map(|p| format!("--add-seccomp-fd @DSH_FD_NUMBER@ {p} "))
+            .collect();
+        assert_eq!(filters.matches("--add-seccomp-fd").count(), 2, "{filters}");
         assert_eq!(
             joined(&ro[3..]),
             format!(
                 "dsh-sandbox /bin/sh --ro-bind / / --dev /dev --dev /dev/.dsh --tmpfs /dev/pts \
                  --dev-bind @DSH_TTY@ @DSH_TTY@ --symlink /dev/.dsh/pts/ptmx /dev/pts/ptmx --remount-ro /dev/pts \
-                 --proc /proc {proc_ro}--tmpfs /tmp {run}--file @DSH_FD@ /tmp/rc \
-                 --ro-bind /w /w --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL {caps}--die-with-parent \
-                 --unshare-net --chdir /w/src -- /bin/bash -i"
+                 --tmpfs /dev/shm --remount-ro /dev --remount-ro /dev/.dsh --proc /proc {proc_ro}--tmpfs /tmp {run}--file @DSH_FD@ /tmp/rc \
+                 --ro-bind /w /w --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL {caps}{filters}\
+                 --die-with-parent --unshare-net --chdir /w/src -- /bin/bash -i"
             )
         );
         let ww = bwrap
             .confine(&request(SandboxMode::WorkspaceWrite, true))
             .unwrap();
         assert!(joined(&ww).contains(&format!(
-            "--bind /w /w --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL {caps}--die-with-parent \
-             --chdir /w/src -- /bin/bash -i"
+            "--bind /w /w --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL {caps}{filters}\
+             --die-with-parent --chdir /w/src -- /bin/bash -i"
         )));
         assert!(!joined(&ww).contains("--new-session"));
-        // Under a memory cap, /tmp holds half of it and /run at most MAX_RUN_BYTES.
+        // Under a memory cap, /tmp holds half of it, /run and /dev/shm at most MAX_RUN_BYTES.
         let mut sized = request(SandboxMode::WorkspaceWrite, false);
         sized.tmp_size_bytes = tmp_size_for(Some(512 * 1024 * 1024));
         let sized = joined(&bwrap.confine(&sized).unwrap());
         assert!(sized.contains("--size 268435456 --tmpfs /tmp "), "{sized}");
         assert!(sized.contains("--size 67108864 --tmpfs /run "), "{sized}");
+        assert!(
+            sized.contains("--size 67108864 --tmpfs /dev/shm "),
+            "{sized}"
+        );
         assert_eq!(tmp_size_for(None), None);
     }
 
@@ -426,16 +463,20 @@ mod tests {
         let out = std::process::Command::new("/usr/bin/script")
             .args(["-qec"])
             .arg(format!(
-                "/bin/sh -c '{}' dsh-sandbox /bin/sh -c 'for a do printf \"%s|\" \"$a\"; done; cat <&3' printer {TTY} --file {OPEN_FD} {} -- {TTY}",
-                PRELUDE.replace('\'', r"'\''"),
-                file.display()
+                "/bin/sh -c '{prelude}' dsh-sandbox /bin/sh -c 'for a do printf \"%s|\" \"$a\"; done; cat <&3; cat <&4' printer {TTY} --file {OPEN_FD} {path} --add-seccomp-fd {OPEN_FD_NUMBER} {path} -- {TTY}",
+                prelude = PRELUDE.replace('\'', r"'\''"),
+                path = file.display()
             ))
             .arg("/dev/null")
             .output()
             .unwrap();
         let _ = std::fs::remove_file(&file);
         let text = String::from_utf8_lossy(&out.stdout);
-        let expected = format!("|--file|3|{}|--|{TTY}|content", file.display());
+        // A descriptor-only placeholder takes its path with it.
+        let expected = format!(
+            "|--file|3|{}|--add-seccomp-fd|4|--|{TTY}|contentcontent",
+            file.display()
+        );
         assert!(
             text.starts_with("/dev/pts/") && text.contains(&expected),
             "{text:?}"

@@ -7,7 +7,8 @@
 //!   fence, installed by the shell backend with [`SandboxPolicies::add_fence`]).
 //! - [`Sandbox`] (the seed's `sandbox`): wraps a shell's argv. [`Bubblewrap`] is the Linux
 //!   implementation: read-only host, private `/tmp`, writable workspace, private devpts, PID,
-//!   IPC and (unless allowed) network namespaces.
+//!   IPC and (unless allowed) network namespaces, and system-call filters (no set-user-ID or
+//!   set-group-ID files, no kernel key rings).
 //! - [`ResourceLimits`]: per-session caps on processes and memory with the best mechanism the
 //!   host offers ([`LimitMechanism`]).
 //! - [`SandboxPlugin`] provides all three.
@@ -47,6 +48,7 @@ mod mode;
 mod plugin;
 mod policy;
 mod prompt;
+mod seccomp;
 
 pub use bwrap::{Bubblewrap, ConfineRequest, DEFAULT_BWRAP, MAX_RUN_BYTES, Sandbox, tmp_size_for};
 pub use error::SandboxError;

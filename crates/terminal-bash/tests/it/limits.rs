@@ -264,8 +264,8 @@ async fn a_result_says_when_a_cap_stopped_something() {
     .await;
 }
 
-/// A confined session's private `/tmp` holds half its memory cap: filling it fails the write
-/// with "No space left on device" and the shell lives on. (Its tmpfs pages count against the
+/// A confined session's private `/tmp` holds half its memory cap (its `/dev/shm` 64 MiB at
+/// most): filling it fails the write with "No space left on device" and the shell lives on. (Its tmpfs pages count against the
 /// cap and no kill frees them: at the kernel's default size, half the host's memory, filling
 /// it made the kernel kill every process of the session, the shell included.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -299,6 +299,22 @@ async fn a_full_tmp_fails_the_write_and_keeps_the_session() {
         let r = sh.send("echo alive").await;
         assert!(r.viewport.lines().any(|l| l == "alive"), "{r:?}");
         assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // The same for /dev/shm, a tmpfs of its own that holds 64 MiB at most; the rest of
+        // /dev (both trees, the session's own devpts's included) takes no files at all.
+        let r = sh
+            .send("head -c 100000000 /dev/zero > /dev/shm/fill; echo rc=$?; rm -f /dev/shm/fill")
+            .await;
+        assert!(r.viewport.contains("No space left on device"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "rc=1"), "{r:?}");
+        for path in ["/dev/fill", "/dev/.dsh/fill"] {
+            let r = sh.send(&format!("echo x > {path}")).await;
+            assert!(r.viewport.contains("Read-only file system"), "{r:?}");
+        }
+        // Its device nodes still work, and programs still open terminals of their own.
+        let r = sh
+            .send("echo x > /dev/null && python3 -c 'import os, pty; m, s = pty.openpty(); print(os.ttyname(s))'")
+            .await;
+        assert!(r.viewport.contains("\n/dev/.dsh/pts/"), "{r:?}");
         sh.close().await;
     })
     .await;

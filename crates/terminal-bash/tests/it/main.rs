@@ -26,6 +26,7 @@ mod queries;
 mod races;
 mod redraws;
 mod sandbox;
+mod sandbox_filters;
 mod sandbox_git;
 mod screen_cases;
 mod settle_stress;
