@@ -219,11 +219,13 @@ pub(super) fn deliver(
             format!("invalid foreground process group {pgid}"),
         )
     })?;
-    let (redraw_from, shell_idle) = {
+    let (redraw_from, prompt_ends, shell_idle, at_continuation) = {
         let st = shared.lock();
         (
             st.screen.done_count(),
+            st.screen.prompt_end_count(),
             st.screen.prompt_state() == PromptState::Prompt && st.active.is_none(),
+            st.screen.prompt_state() == PromptState::Continuation,
         )
     };
     let aftermath = has_aftermath(pgid, shared.shell_pgid(), shell_idle);
@@ -289,8 +291,12 @@ pub(super) fn deliver(
         shared.lock().redraw_pending = Some(SignalAftermath {
             pgid,
             done_count: redraw_from,
+            prompt_end_count: prompt_ends,
             at: Instant::now(),
-            as_input: delivery == SignalDelivery::InterruptCharacter,
+            interrupt_byte: raw_interrupt,
+            interrupts_a_continuation: signal == TerminalSignal::Sigint
+                && pgid == shared.shell_pgid()
+                && at_continuation,
         });
     }
     tracing::debug!(%signal, pgid, ?delivery, "signal delivered");
@@ -392,10 +398,16 @@ fn has_aftermath(pgid: i32, shell_pgid: i32, shell_idle: bool) -> bool {
 pub(super) struct SignalAftermath {
     pgid: i32,
     done_count: u64,
+    /// The prompts ended so far (primary or continuation) when the signal went.
+    prompt_end_count: u64,
     at: Instant,
-    /// The interrupt went as the terminal's interrupt character: the program must have read
-    /// it (and reacted: an editor flushes what was typed after it) before the next input.
-    as_input: bool,
+    /// The interrupt went as the terminal's interrupt character (this byte): the program must
+    /// have read it (and reacted: an editor flushes what was typed after it) before the next
+    /// input.
+    interrupt_byte: Option<u8>,
+    /// The signal was a SIGINT to the shell's own group at its continuation prompt, not yet
+    /// repeated (see [`SignalAftermath::wait`]).
+    interrupts_a_continuation: bool,
 }
 
 impl SignalAftermath {
@@ -412,6 +424,17 @@ impl SignalAftermath {
         last.elapsed() >= WEAK_WAIT_QUIET
     }
 
+    /// Delivers the SIGINT to the shell again, the way it went the first time.
+    fn interrupt_again(&self, shared: &Shared) {
+        if let Some(byte) = self.interrupt_byte {
+            drop(shared.pty.write(vec![byte]));
+        } else if let Some(pid) = rustix::process::Pid::from_raw(self.pgid)
+            && let Err(err) = rustix::process::kill_process_group(pid, rustix::process::Signal::INT)
+        {
+            tracing::debug!(%err, "the shell's second interrupt did not go");
+        }
+    }
+
     /// Waits (at most [`SIGNAL_AFTERMATH_MAX`]) until the signal has played out: the shell
     /// showed a fresh prompt (a new command-finished mark and the prompt's end mark), or the
     /// signalled program survived and is blocked reading the terminal again (a REPL catching
@@ -419,7 +442,7 @@ impl SignalAftermath {
     /// when `op` settles. Returns whether the signal played out (not the deadline, nor the
     /// settled `op`).
     pub(super) async fn wait(
-        self,
+        mut self,
         shared: &Shared,
         op: &SendOp,
         activity: &mut watch::Receiver<u64>,
@@ -429,17 +452,41 @@ impl SignalAftermath {
             if op.is_settled() || Instant::now() >= until {
                 return false;
             }
-            let fresh_prompt = {
+            let (fresh_prompt, continued) = {
                 let st = shared.lock();
-                st.screen.done_count() > self.done_count
-                    && st.screen.prompt_state() == PromptState::Prompt
+                let fresh = st.screen.done_count() > self.done_count;
+                (
+                    fresh && st.screen.prompt_state() == PromptState::Prompt,
+                    !fresh
+                        && st.screen.prompt_end_count() > self.prompt_end_count
+                        && st.screen.prompt_state() == PromptState::Continuation,
+                )
             };
             if fresh_prompt {
                 return true;
             }
+            // Bash, interrupted at a continuation prompt just as it printed it (a here-document's
+            // next line), may go on reading with the interrupt still pending, showing that
+            // prompt again or nothing after its `^C`: the next key it reads is then swallowed
+            // with the line it abandons (`echo next` ran as `cho next`). So when no fresh prompt
+            // came and the shell reads the terminal again, quiet (or it prompted for the
+            // continuation again), a second interrupt ends the continuation as the first should
+            // have (once: the shell's own handling of it decides after that).
+            if self.interrupts_a_continuation
+                && (continued || (self.answered(shared) && shared.waiting_on_tty(self.pgid).await))
+            {
+                self.interrupts_a_continuation = false;
+                tracing::debug!(
+                    "the shell reads on after its interrupt without a fresh prompt; interrupting once more"
+                );
+                self.interrupt_again(shared);
+                self.prompt_end_count = shared.lock().screen.prompt_end_count();
+                self.at = Instant::now();
+                continue;
+            }
             if self.pgid != shared.shell_pgid()
                 && shared.pty.foreground_pgid() == Some(self.pgid)
-                && (!self.as_input
+                && (self.interrupt_byte.is_none()
                     || (shared.pty.pending_input_bytes() == Some(0) && self.answered(shared)))
                 && shared.waiting_on_tty(self.pgid).await
             {
