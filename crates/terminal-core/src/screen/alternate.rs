@@ -2,8 +2,8 @@
 //! and when the session's program ends. What the program last showed there is carried onto
 //! the main screen, as a terminal would show it below the prompt's line.
 
-use super::Screen;
 use super::row_text::visible_rows_text;
+use super::{FeedOutcome, Screen};
 
 impl Screen {
     /// Gives the main screen back when the session's program ended with the alternate screen
@@ -15,7 +15,15 @@ impl Screen {
             return;
         }
         let lines = self.alternate_screen_text();
-        let _ = self.feed(self.leaving_alternate_screen());
+        // As the prompt gives it back ([`Screen::after_segment`]): the main screen's own
+        // cursor, not the one a program's own `CSI ? 47 l` would leave where it was.
+        self.materialize();
+        let leave = self.leaving_alternate_screen();
+        for &b in leave {
+            self.scanner.step(b);
+        }
+        self.emulate(leave);
+        self.after_segment(&mut FeedOutcome::default(), None);
         self.carry_over(&lines);
     }
 

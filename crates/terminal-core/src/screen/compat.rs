@@ -10,6 +10,7 @@
 //!   `\r\n` (vt100's line feed keeps the column, as index does).
 //! - Modes 1047 (the alternate screen, cleared when left) and 1048 (save or restore the
 //!   cursor): mode 47 and `ESC 7` / `ESC 8`; leaving 1047 clears the alternate screen first.
+//!   Among the other modes of a DECSET or DECRST too (`CSI ? 25 ; 1047 l`).
 //! - DECSTBM (`CSI t ; b r`) puts the cursor home, `CSI H` (vt100 puts it on the region's top
 //!   row; `CSI H` goes there only in origin mode, as a terminal's home does).
 //!
@@ -19,12 +20,25 @@
 //! - `CSI ? 1049 l` when no cursor was saved on the main screen (no `ESC 7`, `CSI s`, mode
 //!   1048 or 1049 since the start or a reset): vt100 restores a cursor never saved, the top
 //!   left corner, and the next output overwrites the top rows; tmux leaves the cursor alone
-//!   (a stray `tput rmcup`). It leaves an alternate screen (mode 47) and restores nothing.
+//!   (a stray `tput rmcup`). It leaves an alternate screen (mode 47) and restores nothing:
+//!   the cursor stays where it is, as below. (Among other modes, vt100 carries it out and the
+//!   cursor is put back.)
 //! - `ESC M` (reverse index) on the top row above a region with a top margin: vt100 scrolls
 //!   the region down; a terminal does nothing (the cursor cannot go up, and it is outside the
 //!   region).
+//!
+//! xterm has one cursor for both screens; vt100 keeps one per screen. Switching screens by
+//! modes 47 and 1047 leaves xterm's cursor where it is (the alternate screen starts at the
+//! main screen's cursor, and the main screen goes on where the alternate screen left it), and
+//! so does entering by mode 1049, which saves it first (and clears the alternate screen
+//! without moving it). So after such a switch the cursor is put back where it was
+//! ([`keeps_cursor`]); only a restore (mode 1049 or 1048 reset) moves it. Left as vt100 does
+//! it: a switch while origin mode is on (each screen keeps its cursor); and a switch right
+//! after a character in the last column puts the cursor back on that column (the next
+//! character overwrites it instead of wrapping).
 
 use super::scan::Sequence;
+use super::{Screen, feed::modes};
 
 /// The terminal state a stand-in depends on, before the sequence.
 #[derive(Clone, Copy, Debug, Default)]
@@ -50,11 +64,10 @@ pub(super) enum StandIn {
 
 /// How to carry out `seq` in vt100 when it does not do what a terminal does (`None`: it does).
 pub(super) fn stand_in(seq: Sequence, state: State) -> Option<StandIn> {
-    let single_dec_mode = seq.private == Some(b'?') && !seq.more_params;
-    if single_dec_mode
-        && seq.csi
+    if seq.csi
         && seq.final_byte == b'l'
-        && seq.first_param == 1049
+        && seq.has_dec_mode(1049)
+        && !seq.more_params
         && !state.main_cursor_saved
     {
         return Some(StandIn::Instead(if state.alternate {
@@ -72,20 +85,24 @@ pub(super) fn stand_in(seq: Sequence, state: State) -> Option<StandIn> {
 /// The bytes that carry out `seq` after vt100 ignored it.
 fn after(seq: Sequence, state: State) -> Option<&'static [u8]> {
     let plain = seq.private.is_none() && seq.intermediate.is_none();
-    let single_dec_mode = seq.private == Some(b'?') && !seq.more_params;
+    let (alt_screen, cursor) = (seq.has_dec_mode(1047), seq.has_dec_mode(1048));
     match (seq.csi, seq.final_byte) {
         (true, b's') if plain && !state.left_right_margins => Some(b"\x1b7"),
         (true, b'r') if plain => Some(b"\x1b[H"),
         (true, b'u') if plain => Some(b"\x1b8"),
-        (true, b'h') if single_dec_mode => match seq.first_param {
-            1047 => Some(b"\x1b[?47h"),
-            1048 => Some(b"\x1b7"),
-            _ => None,
+        // The cursor is saved on the main screen before the switch.
+        (true, b'h') => match (cursor, alt_screen) {
+            (true, true) => Some(b"\x1b7\x1b[?47h"),
+            (true, false) => Some(b"\x1b7"),
+            (false, true) => Some(b"\x1b[?47h"),
+            (false, false) => None,
         },
-        (true, b'l') if single_dec_mode => match seq.first_param {
-            1047 if state.alternate => Some(b"\x1b[2J\x1b[?47l"),
-            1048 => Some(b"\x1b8"),
-            _ => None,
+        // The cursor is restored on the main screen after the switch.
+        (true, b'l') => match (cursor, alt_screen && state.alternate) {
+            (true, true) => Some(b"\x1b[2J\x1b[?47l\x1b8"),
+            (true, false) => Some(b"\x1b8"),
+            (false, true) => Some(b"\x1b[2J\x1b[?47l"),
+            (false, false) => None,
         },
         (false, b'D') if seq.intermediate.is_none() => Some(b"\n"),
         (false, b'E') if seq.intermediate.is_none() => Some(b"\r\n"),
@@ -96,11 +113,70 @@ fn after(seq: Sequence, state: State) -> Option<&'static [u8]> {
 /// Whether `seq` saves the cursor of the screen it is on (`ESC 7`, `CSI s` as a save, modes 1048
 /// and 1049 set).
 pub(super) fn saves_cursor(seq: Sequence, state: State) -> bool {
-    let single_dec_mode = seq.private == Some(b'?') && !seq.more_params;
     match (seq.csi, seq.final_byte) {
         (false, b'7') => seq.intermediate.is_none(),
-        (true, b'h') => single_dec_mode && matches!(seq.first_param, 1048 | 1049),
+        (true, b'h') => seq.has_dec_mode(1048) || seq.has_dec_mode(1049),
         (true, b's') => after(seq, state).is_some(),
         _ => false,
+    }
+}
+
+/// Whether the cursor stays where it was across `seq`, a switch of screens that restores no
+/// cursor (see the [module docs](self)): modes 47 and 1047, 1049 set, and 1049 reset with no
+/// cursor saved on the main screen; but not with mode 1048 reset, which restores one.
+fn keeps_cursor(seq: Sequence, state: State) -> bool {
+    let switch = seq.has_dec_mode(47) || seq.has_dec_mode(1047);
+    match (seq.csi, seq.final_byte) {
+        (true, b'h') => switch || seq.has_dec_mode(1049),
+        (true, b'l') if seq.has_dec_mode(1048) => false,
+        (true, b'l') if seq.has_dec_mode(1049) => !state.main_cursor_saved,
+        (true, b'l') => switch,
+        _ => false,
+    }
+}
+
+impl Screen {
+    /// The terminal state the stand-ins depend on, now.
+    pub(super) fn compat_state(&self) -> State {
+        let alternate = self.parser.screen().alternate_screen();
+        State {
+            alternate,
+            left_right_margins: self.modes & modes::LEFT_RIGHT != 0,
+            main_cursor_saved: self.main_cursor_saved,
+            above_region: self.region.is_some_and(|r| r.top > 0)
+                && !alternate
+                && self.parser.screen().cursor_position().0 == 0,
+        }
+    }
+
+    /// Emulates `final_byte`, which ends `seq` (everything before it is emulated), or what
+    /// stands in for it; a switch of screens leaves the cursor where it was.
+    pub(super) fn emulate_sequence_end(&mut self, seq: Sequence, final_byte: u8) {
+        if self.tab_moves(seq) {
+            return;
+        }
+        let state = self.compat_state();
+        let before = self.parser.screen().cursor_position();
+        if !state.alternate && saves_cursor(seq, state) {
+            self.main_cursor_saved = true;
+        }
+        match stand_in(seq, state) {
+            Some(StandIn::After(bytes)) => {
+                self.emulate(&[final_byte]);
+                self.emulate(bytes);
+            }
+            Some(StandIn::Instead(bytes)) => {
+                self.emulate(b"\x18");
+                self.emulate(bytes);
+            }
+            None => self.emulate(&[final_byte]),
+        }
+        if keeps_cursor(seq, state)
+            && self.modes & modes::ORIGIN == 0
+            && self.parser.screen().cursor_position() != before
+        {
+            let (row, col) = before;
+            self.emulate(format!("\x1b[{};{}H", row + 1, col + 1).as_bytes());
+        }
     }
 }

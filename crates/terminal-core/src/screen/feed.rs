@@ -16,7 +16,7 @@ use super::flood::{FLOOD_BATCH_ROWS, rows_of, split_rows};
 use super::region::Region;
 use super::row_text::{plain_row, row_continues, visible_rows_text};
 use super::scan::{Sequence, Step};
-use super::{FeedOutcome, Screen, compat, dcs_queries};
+use super::{FeedOutcome, Screen, dcs_queries};
 
 /// Terminal modes under which plain lines do not render as plain lines.
 pub(super) mod modes {
@@ -447,36 +447,6 @@ impl Screen {
         self.after_segment(out, text_rows);
     }
 
-    /// Emulates `final_byte`, which ends `seq` (everything before it is emulated), or what
-    /// stands in for it ([`compat`]).
-    fn emulate_sequence_end(&mut self, seq: Sequence, final_byte: u8) {
-        if self.tab_moves(seq) {
-            return;
-        }
-        let state = compat::State {
-            alternate: self.parser.screen().alternate_screen(),
-            left_right_margins: self.modes & modes::LEFT_RIGHT != 0,
-            main_cursor_saved: self.main_cursor_saved,
-            above_region: self.region.is_some_and(|r| r.top > 0)
-                && !self.parser.screen().alternate_screen()
-                && self.parser.screen().cursor_position().0 == 0,
-        };
-        if !state.alternate && compat::saves_cursor(seq, state) {
-            self.main_cursor_saved = true;
-        }
-        match compat::stand_in(seq, state) {
-            Some(compat::StandIn::After(bytes)) => {
-                self.emulate(&[final_byte]);
-                self.emulate(bytes);
-            }
-            Some(compat::StandIn::Instead(bytes)) => {
-                self.emulate(b"\x18");
-                self.emulate(bytes);
-            }
-            None => self.emulate(&[final_byte]),
-        }
-    }
-
     /// Answers the DCS string `body` when it is a terminal query ([`dcs_queries`]).
     fn answer_dcs(&mut self, body: &[u8]) {
         let rows = self.config.rows.max(1);
@@ -506,20 +476,19 @@ impl Screen {
         match (seq.csi, seq.private, seq.intermediate, seq.final_byte) {
             (true, None, _, b'h' | b'l') if seq.first_param == 4 => set_mode(INSERT, on),
             (true, Some(b'?'), _, b'h' | b'l') => {
-                // The modes of one DECSET/DECRST (`CSI ? 7 ; 25 l` sets two; the scanner
-                // keeps the first two).
-                let second = seq.more_params.then_some(seq.second_param);
-                for mode in std::iter::once(seq.first_param).chain(second) {
-                    match mode {
-                        7 => set_mode(NO_WRAP, !on),
-                        6 => set_mode(ORIGIN, on),
-                        69 => set_mode(LEFT_RIGHT, on),
-                        47 | 1047 | 1049 if on => {
-                            self.alternate_saved_cursor = mode == 1049;
-                            self.parser.callbacks_mut().tabs_alt.clear();
-                        }
-                        _ => {}
+                // The modes of one DECSET/DECRST, wherever they stand (`CSI ? 25 ; 7 l`).
+                for (mode, flag, when_on) in [
+                    (7, NO_WRAP, false),
+                    (6, ORIGIN, true),
+                    (69, LEFT_RIGHT, true),
+                ] {
+                    if seq.has_dec_mode(mode) {
+                        set_mode(flag, on == when_on);
                     }
+                }
+                if on && [47, 1047, 1049].into_iter().any(|m| seq.has_dec_mode(m)) {
+                    self.alternate_saved_cursor = seq.has_dec_mode(1049);
+                    self.parser.callbacks_mut().tabs_alt.clear();
                 }
             }
             (true, None, _, b'r') if !alternate => {

@@ -64,8 +64,29 @@ pub(crate) struct Sequence {
     pub(crate) second_param: u16,
     /// Whether the CSI had more than one parameter.
     pub(crate) more_params: bool,
+    /// Which of [`DEC_MODES`] were among the CSI's parameters (bit `i` for `DEC_MODES[i]`),
+    /// wherever they stood.
+    dec_modes: u8,
     /// The final byte (`J` in `CSI 2 J`, `c` in `ESC c`); 0 for OSC and string sequences.
     pub(crate) final_byte: u8,
+}
+
+/// The DEC private modes whose presence [`Sequence::has_dec_mode`] tells, among all the
+/// parameters of a DECSET or DECRST (`CSI ? 25 ; 1047 l` leaves the alternate screen as
+/// `CSI ? 1047 l` does): origin, auto-wrap, the alternate screens, left and right margins.
+const DEC_MODES: [u16; 7] = [6, 7, 47, 69, 1047, 1048, 1049];
+
+impl Sequence {
+    /// Whether the sequence is a DECSET or DECRST (`CSI ? … h` / `l`) that has `mode` (one of
+    /// [`DEC_MODES`]) among its parameters.
+    pub(crate) fn has_dec_mode(&self, mode: u16) -> bool {
+        self.csi
+            && self.private == Some(b'?')
+            && DEC_MODES
+                .iter()
+                .position(|&m| m == mode)
+                .is_some_and(|i| self.dec_modes & (1 << i) != 0)
+    }
 }
 
 /// Incremental scanner; keeps its state across chunks.
@@ -77,6 +98,8 @@ pub(crate) struct EscScanner {
     seq: Sequence,
     /// Which CSI parameter the digits belong to (0: the first).
     param_index: u8,
+    /// The value of the CSI parameter being read.
+    param: u16,
     /// The body of the DCS string being scanned, while it is short enough to be a terminal
     /// query (see [`super::dcs_queries`]).
     dcs: Option<Vec<u8>>,
@@ -98,6 +121,7 @@ impl EscScanner {
             max_osc_bytes,
             seq: Sequence::default(),
             param_index: 0,
+            param: 0,
             dcs: None,
             finished_dcs: None,
         }
@@ -137,6 +161,7 @@ impl EscScanner {
                     self.state = State::Csi;
                     self.seq.csi = true;
                     self.param_index = 0;
+                    self.param = 0;
                     Step::Other
                 }
                 b']' => {
@@ -188,17 +213,14 @@ impl EscScanner {
                 }
                 CAN | SUB => self.end(true),
                 b'0'..=b'9' => {
-                    let param = match self.param_index {
-                        0 => Some(&mut self.seq.first_param),
-                        1 => Some(&mut self.seq.second_param),
-                        _ => None,
-                    };
-                    if let Some(param) = param {
-                        *param = param.saturating_mul(10).saturating_add(u16::from(b - b'0'));
-                    }
+                    self.param = self
+                        .param
+                        .saturating_mul(10)
+                        .saturating_add(u16::from(b - b'0'));
                     Step::Other
                 }
                 b';' | b':' => {
+                    self.end_param();
                     self.param_index = self.param_index.saturating_add(1);
                     self.seq.more_params = true;
                     Step::Other
@@ -212,6 +234,7 @@ impl EscScanner {
                     Step::Other
                 }
                 0x40..=0x7e => {
+                    self.end_param();
                     self.seq.final_byte = b;
                     self.end(b != b'm')
                 }
@@ -264,6 +287,19 @@ impl EscScanner {
                     Step::Skip
                 }
             },
+        }
+    }
+
+    /// The CSI parameter just read ends.
+    fn end_param(&mut self) {
+        let value = std::mem::take(&mut self.param);
+        match self.param_index {
+            0 => self.seq.first_param = value,
+            1 => self.seq.second_param = value,
+            _ => {}
+        }
+        if let Some(i) = DEC_MODES.iter().position(|&m| m == value) {
+            self.seq.dec_modes |= 1 << i;
         }
     }
 
@@ -327,6 +363,15 @@ mod tests {
             (seq.private, seq.first_param, seq.final_byte),
             (Some(b'?'), 1049, b'h')
         );
+        for &b in b"\x1b[?1;25;1047l" {
+            s.step(b);
+        }
+        let seq = s.last_sequence();
+        assert!(seq.has_dec_mode(1047) && !seq.has_dec_mode(47) && !seq.has_dec_mode(1049));
+        for &b in b"\x1b[1047l" {
+            s.step(b);
+        }
+        assert!(!s.last_sequence().has_dec_mode(1047), "no DECRST");
         for &b in b"\x1b[3;20r" {
             s.step(b);
         }

@@ -25,7 +25,8 @@ fn anchor_created_on_alternate_screen_starts_when_main_returns() {
     let mut s = screen();
     s.feed(b"dsh> less f\r\n\x1b[?1049hpage");
     let a = s.anchor();
-    assert_eq!(s.render_since(a, 100).text, "page");
+    // Mode 1049 clears the alternate screen and leaves the cursor on its row.
+    assert_eq!(s.render_since(a, 100).text, "\npage");
     s.feed(b"\x1b[?1049ldsh> ");
     assert_eq!(s.render_since(a, 100).text, "dsh> ");
 }
@@ -49,4 +50,68 @@ fn a_row_rewritten_after_the_alternate_screen_is_shown_whole() {
     let a = s.anchor();
     s.feed(b"\x1b[?1049lBB\r\n$ ");
     assert_eq!(s.render_since(a, 100_000).text, "BB\n$ ");
+}
+
+/// The rows of the screen a program is on, and its cursor (row, column).
+fn shown_with_cursor(bytes: &str) -> (bool, String, (u16, u16)) {
+    let mut s = Screen::new(config(8, 20), None);
+    s.feed(bytes.as_bytes());
+    let screen = s.parser.screen();
+    let rows: Vec<String> = screen.rows(0, 20).collect();
+    let text = rows.join("\n").trim_end().to_owned();
+    (s.alternate_screen(), text, screen.cursor_position())
+}
+
+/// xterm has one cursor for both screens: modes 47 and 1047 switch screens and leave it where
+/// it is, so the alternate screen starts at the main screen's cursor and the main screen goes
+/// on where the alternate screen left it. Only mode 1049 (and 1048) saves and restores it;
+/// 1049 leaves it in place when it switches too. Every mode of one DECSET or DECRST counts,
+/// wherever it stands among the others.
+#[test]
+fn entering_the_alternate_screen_keeps_the_cursor_where_it_is() {
+    for enter in [
+        "\x1b[?47h",
+        "\x1b[?1047h",
+        "\x1b[?25;47h",
+        "\x1b[?1;25;1047h",
+        "\x1b[?1049h",
+    ] {
+        let (alternate, text, cursor) = shown_with_cursor(&format!("one\r\ntwo{enter}X"));
+        assert!(alternate, "{enter:?}");
+        assert_eq!((text.as_str(), cursor), ("\n   X", (1, 4)), "{enter:?}");
+    }
+}
+
+/// See [`entering_the_alternate_screen_keeps_the_cursor_where_it_is`].
+#[test]
+fn leaving_by_mode_47_or_1047_keeps_the_cursor_where_it_is() {
+    for (enter, leave) in [
+        ("\x1b[?47h", "\x1b[?47l"),
+        ("\x1b[?1047h", "\x1b[?1047l"),
+        ("\x1b[?47h", "\x1b[?25;47l"),
+        ("\x1b[?1047h", "\x1b[?25;1047l"),
+        ("\x1b[?1047h", "\x1b[?1047;25l"),
+        ("\x1b[?1047h", "\x1b[?1;25;1047l"),
+    ] {
+        let bytes = format!("one\r\ntwo{enter}\x1b[5;3Halt{leave}Z");
+        let (alternate, text, cursor) = shown_with_cursor(&bytes);
+        assert!(!alternate, "{bytes:?}");
+        assert_eq!(text, "one\ntwo\n\n\n     Z", "{bytes:?}");
+        assert_eq!(cursor, (4, 6), "{bytes:?}");
+    }
+}
+
+/// Mode 1049 restores the cursor it saved, in any position among the modes.
+#[test]
+fn leaving_by_mode_1049_restores_the_cursor() {
+    for (enter, leave) in [
+        ("\x1b[?1049h", "\x1b[?1049l"),
+        ("\x1b[?25;1049h", "\x1b[?25;1049l"),
+        ("\x1b[?1049;25h", "\x1b[?1049;25l"),
+    ] {
+        let bytes = format!("one\r\ntwo{enter}\x1b[5;3Halt{leave}Z");
+        let (alternate, text, cursor) = shown_with_cursor(&bytes);
+        assert!(!alternate, "{bytes:?}");
+        assert_eq!((text.as_str(), cursor), ("one\ntwoZ", (1, 4)), "{bytes:?}");
+    }
 }

@@ -58,7 +58,8 @@ fn other_sequences_ending_in_s_or_u_do_not_move_the_cursor() {
 }
 
 /// Modes 1047 (the alternate screen, cleared when left) and 1048 (save and restore the
-/// cursor) work as modes 47 and `ESC 7` / `ESC 8` with the clear.
+/// cursor) work as modes 47 and `ESC 7` / `ESC 8` with the clear. Neither screen switch moves
+/// the cursor.
 #[test]
 fn modes_1047_and_1048_are_carried_out() {
     let mut s = Screen::new(config(8, 20), None);
@@ -73,7 +74,7 @@ fn modes_1047_and_1048_are_carried_out() {
     );
     s.feed(b"\x1b[?47lback\r\n");
     assert!(!s.alternate_screen());
-    assert_eq!(s.transcript().trim_end(), "main\nback");
+    assert_eq!(s.transcript().trim_end(), "main\n        back");
     assert_eq!(
         transcript_of(8, b"ab\x1b[?1048h\x1b[5;1Hbottom\x1b[?1048lX\r\n"),
         "abX\n\n\n\nbottom"
@@ -104,19 +105,22 @@ fn the_prompt_leaves_the_alternate_screen_the_way_it_was_taken() {
 }
 
 /// `CSI ? 1049 l` with no cursor saved on the main screen restores none (a stray `tput rmcup`,
-/// or an alternate screen taken by mode 47 and left by 1049): the output goes on below, as in
-/// tmux, instead of over the top rows. With a saved cursor it is restored, as there.
+/// or an alternate screen taken by mode 47 and left by 1049): the cursor stays where it is,
+/// as in tmux (a stray one's output goes on below instead of over the top rows). With a saved
+/// cursor it is restored, as there.
 #[test]
 fn leaving_mode_1049_restores_only_a_saved_cursor() {
-    for leave in [
-        "\x1b[?1049l",
-        "\x1b[?47h\x1b[Halt\x1b[?1049l",
-        "\x1b[?1047h\x1b[?1049l",
+    for (leave, shown) in [
+        ("\x1b[?1049l", "one\ntwo\nafter"),
+        ("\x1b[?25;1049l", "one\ntwo\nafter"),
+        ("\x1b[?1047h\x1b[?1049l", "one\ntwo\nafter"),
+        ("\x1b[?47h\x1b[Halt\x1b[?1049l", "oneafter\ntwo"),
+        ("\x1b[?47h\x1b[Halt\x1b[?1049;25l", "oneafter\ntwo"),
     ] {
         let mut s = Screen::new(config(8, 20), None);
         s.feed(format!("one\r\ntwo\r\n{leave}after\r\n").as_bytes());
         assert!(!s.alternate_screen(), "{leave:?}");
-        assert_eq!(s.transcript().trim_end(), "one\ntwo\nafter", "{leave:?}");
+        assert_eq!(s.transcript().trim_end(), shown, "{leave:?}");
     }
     for save in ["\x1b7", "\x1b[s", "\x1b[?1048h"] {
         let mut s = Screen::new(config(8, 20), None);
