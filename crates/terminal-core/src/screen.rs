@@ -31,6 +31,7 @@ mod blank_rows;
 mod classes;
 mod clears;
 mod compat;
+mod conceal;
 mod consume;
 mod dcs_queries;
 mod exits;
@@ -266,6 +267,8 @@ pub(crate) struct Screen {
     decoder: utf8::Decoder,
     /// Translates printed text while DEC line drawing is designated (`modes::CHARSET`).
     line_drawing: line_drawing::LineDrawing,
+    /// Blanks printed text while it is concealed (`modes::CONCEAL`).
+    conceal: conceal::Conceal,
     /// The blank rows at the bottom of the visible screen, when known without rendering.
     blank: blank_rows::BlankRows,
     /// Tests compare flood lines against emulating every byte.
@@ -323,6 +326,7 @@ impl Screen {
             region: None,
             decoder: utf8::Decoder::default(),
             line_drawing: line_drawing::LineDrawing::default(),
+            conceal: conceal::Conceal::default(),
             blank: blank_rows::BlankRows::new(),
             #[cfg(test)]
             no_flood: false,
@@ -346,14 +350,10 @@ impl Screen {
     }
 
     /// Gives `bytes` to the emulator through the [`utf8`] decoder (and, while DEC line drawing
-    /// is designated, [`line_drawing`]).
+    /// is designated or text is concealed, [`line_drawing`] or [`conceal`]).
     fn emulate(&mut self, bytes: &[u8]) {
         let bytes = self.decoder.decode(bytes);
-        let bytes = if self.modes & feed::modes::CHARSET == 0 {
-            bytes
-        } else {
-            self.line_drawing.translate(bytes)
-        };
+        let bytes = self.translate_text(bytes);
         self.blank.before_emulate(&bytes);
         presentation::process(&mut self.parser, &bytes);
         self.blank

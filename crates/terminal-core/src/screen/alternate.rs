@@ -82,6 +82,6 @@ impl Screen {
         // The cursor a later stray `ESC [?1049l` restores is below the carried lines, as it
         // was below the command line before: the restore does not move back over them.
         bytes.extend_from_slice(b"\x1b7");
-        self.emulate(&bytes);
+        self.unconcealed(|s| s.emulate(&bytes));
     }
 }

@@ -157,6 +157,7 @@ impl Screen {
         }
         let state = self.compat_state();
         let before = self.parser.screen().cursor_position();
+        self.conceal_before_sequence(seq, state.alternate);
         if !state.alternate && saves_cursor(seq, state) {
             self.main_cursor_saved = true;
         }
@@ -178,5 +179,6 @@ impl Screen {
             let (row, col) = before;
             self.emulate(format!("\x1b[{};{}H", row + 1, col + 1).as_bytes());
         }
+        self.conceal_after_sequence(seq);
     }
 }

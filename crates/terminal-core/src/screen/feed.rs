@@ -32,6 +32,8 @@ pub(super) mod modes {
     pub(crate) const CHARSET: u8 = 16;
     /// Left and right margins are enabled (DECLRMM, mode 69).
     pub(crate) const LEFT_RIGHT: u8 = 32;
+    /// Text is concealed (SGR 8, [`super::super::conceal`]).
+    pub(crate) const CONCEAL: u8 = 64;
 }
 
 impl Screen {
@@ -114,7 +116,7 @@ impl Screen {
             }
             line.extend_from_slice(suppressed_line(run).as_bytes());
             line.extend_from_slice(b"\r\n");
-            self.feed_text(&line, out);
+            self.unconcealed(|s| s.feed_text(&line, out));
         }
     }
 
@@ -388,7 +390,17 @@ impl Screen {
                         self.before_region_text(bytes, i, &mut seg_start, &mut col_bound);
                     }
                 }
-                Step::Other | Step::SequenceEnd { flush: false } | Step::StringAborted => {}
+                // An SGR that turns concealing on or off: from its end.
+                Step::SequenceEnd { flush: false } => {
+                    if let Some(on) = self.scanner.last_sequence().conceal
+                        && on != self.concealed()
+                    {
+                        self.emulate(&bytes[seg_start..=i]);
+                        seg_start = i + 1;
+                        self.set_concealed(on);
+                    }
+                }
+                Step::Other | Step::StringAborted => {}
                 Step::Skip => {
                     if seg_start < i {
                         self.emulate(&bytes[seg_start..i]);

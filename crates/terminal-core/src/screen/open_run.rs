@@ -63,9 +63,9 @@ impl Screen {
             text.extend_from_slice(b"\r\n");
         }
         text.extend_from_slice(line.as_bytes());
-        self.feed_text(&text, &mut FeedOutcome::default());
-        // Plain text may wait as flood lines: the read must find it on the screen.
-        self.materialize_flood();
+        // Shown whatever the program's output concealed, and on the screen, not waiting as
+        // flood lines: the read must find it there.
+        self.unconcealed(|s| s.feed_text(&text, &mut FeedOutcome::default()));
         self.open_run_line = Some(line);
         true
     }

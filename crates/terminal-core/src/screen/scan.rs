@@ -67,6 +67,10 @@ pub(crate) struct Sequence {
     /// Which of [`DEC_MODES`] were among the CSI's parameters (bit `i` for `DEC_MODES[i]`),
     /// wherever they stood.
     dec_modes: u8,
+    /// What an SGR did to the conceal attribute: set it (`Some(true)`), cleared it
+    /// (`Some(false)`) or neither (see [`super::conceal::SgrConceal`]); `None` for any other
+    /// sequence.
+    pub(crate) conceal: Option<bool>,
     /// The final byte (`J` in `CSI 2 J`, `c` in `ESC c`); 0 for OSC and string sequences.
     pub(crate) final_byte: u8,
 }
@@ -100,6 +104,10 @@ pub(crate) struct EscScanner {
     param_index: u8,
     /// The value of the CSI parameter being read.
     param: u16,
+    /// The CSI parameter being read is a sub-parameter (it follows a `:`).
+    sub_param: bool,
+    /// What the CSI's parameters do to the conceal attribute, were it an SGR.
+    sgr: super::conceal::SgrConceal,
     /// The body of the DCS string being scanned, while it is short enough to be a terminal
     /// query (see [`super::dcs_queries`]).
     dcs: Option<Vec<u8>>,
@@ -122,6 +130,8 @@ impl EscScanner {
             seq: Sequence::default(),
             param_index: 0,
             param: 0,
+            sub_param: false,
+            sgr: super::conceal::SgrConceal::default(),
             dcs: None,
             finished_dcs: None,
         }
@@ -162,6 +172,8 @@ impl EscScanner {
                     self.seq.csi = true;
                     self.param_index = 0;
                     self.param = 0;
+                    self.sub_param = false;
+                    self.sgr = super::conceal::SgrConceal::default();
                     Step::Other
                 }
                 b']' => {
@@ -220,7 +232,7 @@ impl EscScanner {
                     Step::Other
                 }
                 b';' | b':' => {
-                    self.end_param();
+                    self.end_param(b == b':');
                     self.param_index = self.param_index.saturating_add(1);
                     self.seq.more_params = true;
                     Step::Other
@@ -234,8 +246,11 @@ impl EscScanner {
                     Step::Other
                 }
                 0x40..=0x7e => {
-                    self.end_param();
+                    self.end_param(false);
                     self.seq.final_byte = b;
+                    if b == b'm' && self.seq.private.is_none() && self.seq.intermediate.is_none() {
+                        self.seq.conceal = self.sgr.effect();
+                    }
                     self.end(b != b'm')
                 }
                 _ => Step::Other,
@@ -290,8 +305,8 @@ impl EscScanner {
         }
     }
 
-    /// The CSI parameter just read ends.
-    fn end_param(&mut self) {
+    /// The CSI parameter just read ends; `sub_follows`: a sub-parameter follows (`:`).
+    fn end_param(&mut self, sub_follows: bool) {
         let value = std::mem::take(&mut self.param);
         match self.param_index {
             0 => self.seq.first_param = value,
@@ -301,6 +316,10 @@ impl EscScanner {
         if let Some(i) = DEC_MODES.iter().position(|&m| m == value) {
             self.seq.dec_modes |= 1 << i;
         }
+        if !self.sub_param {
+            self.sgr.param(value, sub_follows);
+        }
+        self.sub_param = sub_follows;
     }
 
     fn end(&mut self, flush: bool) -> Step {

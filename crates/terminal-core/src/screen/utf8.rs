@@ -86,14 +86,15 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
-/// `text` with every [`STAND_IN`] turned back into U+FFFD.
+/// `text` with every [`STAND_IN`] turned back into U+FFFD, and every
+/// [`super::conceal::WIDE_BLANK`] into the two blanks it stands for.
 pub(super) fn restore(text: &str) -> Cow<'_, str> {
-    // ASCII (most rows) cannot hold the stand-in; `is_ascii` tests words at a time.
-    if !text.is_ascii() && text.contains(STAND_IN) {
-        Cow::Owned(text.replace(STAND_IN, "\u{FFFD}"))
-    } else {
-        Cow::Borrowed(text)
+    use super::conceal::WIDE_BLANK;
+    // ASCII (most rows) cannot hold a stand-in; `is_ascii` tests words at a time.
+    if text.is_ascii() || !text.contains([STAND_IN, WIDE_BLANK]) {
+        return Cow::Borrowed(text);
     }
+    Cow::Owned(text.replace(STAND_IN, "\u{FFFD}").replace(WIDE_BLANK, "  "))
 }
 
 #[cfg(test)]

@@ -35,6 +35,7 @@ mod binary;
 mod blank_rows;
 mod clears;
 mod compat;
+mod conceal;
 mod history;
 mod line_drawing;
 mod queries;
