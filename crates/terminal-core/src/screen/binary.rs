@@ -23,6 +23,9 @@
 //! executable show, its other bytes never do.
 
 use super::classes::{all_plain_text, is_odd_control};
+use window::{first_non_text, last_non_text, non_text_among_nuls};
+
+mod window;
 
 /// Bytes judged at a time.
 pub(crate) const WINDOW_BYTES: usize = 256;
@@ -425,112 +428,6 @@ impl BinaryFilter {
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
-}
-
-/// Where the last byte of `window` that is neither text nor a text program's control is (a
-/// character cut by the window's end is not evidence).
-fn last_non_text(window: &[u8]) -> Option<usize> {
-    let mut last = None;
-    let mut at = 0;
-    let mut rest = window;
-    while !rest.is_empty() {
-        let (good, invalid) = match std::str::from_utf8(rest) {
-            Ok(_) => (rest.len(), None),
-            Err(e) => (e.valid_up_to(), e.error_len()),
-        };
-        if let Some(i) = rest[..good].iter().rposition(|&b| is_odd_control(b)) {
-            last = Some(at + i);
-        }
-        let Some(n) = invalid else { break };
-        last = Some(at + good + n - 1);
-        at += good + n;
-        rest = &rest[good + n..];
-    }
-    last
-}
-
-/// Where the first byte of `window` that is neither text nor a text program's control is.
-fn first_non_text(window: &[u8]) -> Option<usize> {
-    let valid = match std::str::from_utf8(window) {
-        Ok(_) => window.len(),
-        Err(e) => e.valid_up_to(),
-    };
-    match window[..valid].iter().position(|&b| is_odd_control(b)) {
-        Some(i) => Some(i),
-        None => (valid < window.len()).then_some(valid),
-    }
-}
-
-/// Most other non-text bytes (one in this many of the bytes that are not NUL) that text
-/// among NUL bytes may hold: a stray byte.
-const TEXT_AMONG_NULS_ODD_SHARE: usize = 32;
-
-/// The UTF-16 byte-order marks (little- and big-endian), which start a UTF-16 file.
-const UTF16_BOMS: [&[u8]; 2] = [b"\xff\xfe", b"\xfe\xff"];
-
-/// Least share of NUL bytes (percent) in a window of UTF-16 text of Latin characters (every
-/// other byte).
-const UTF16_NUL_SHARE_PERCENT: usize = 30;
-
-/// The non-text bytes of `window` and the bytes they are a share of. NUL bytes count on
-/// neither side when the other bytes are text (but UTF-16 byte-order marks and at most one
-/// in [`TEXT_AMONG_NULS_ODD_SHARE`]), or when they are every other byte (UTF-16 text of Latin
-/// characters, accented ones among them): a terminal shows nothing for them, so such text
-/// reads as its text there, told from binary by its other bytes. Among other non-text bytes
-/// otherwise (an executable, a compressed file) they count as non-text.
-fn non_text_among_nuls(window: &[u8]) -> (usize, usize) {
-    let non_text = non_text_bytes(window);
-    let nuls = window.iter().filter(|&&b| b == 0).count();
-    if nuls == 0 {
-        return (non_text, window.len());
-    }
-    let odd_nuls = window
-        .iter()
-        .skip(1)
-        .step_by(2)
-        .filter(|&&b| b == 0)
-        .count();
-    let aligned = odd_nuls.max(nuls - odd_nuls) * 10 >= nuls * 9;
-    let utf16 = aligned && nuls * 100 >= window.len() * UTF16_NUL_SHARE_PERCENT;
-    let boms: usize = UTF16_BOMS
-        .iter()
-        .map(|bom| window.windows(2).filter(|w| w == bom).count() * 2)
-        .sum();
-    // Every NUL is among `non_text` (it is valid UTF-8 and an odd control); saturating all
-    // the same.
-    let others = non_text.saturating_sub(nuls).saturating_sub(boms);
-    if utf16 || others * TEXT_AMONG_NULS_ODD_SHARE <= window.len() - nuls {
-        (others, window.len() - nuls)
-    } else {
-        (non_text, window.len())
-    }
-}
-
-/// How many bytes of `window` are neither text nor controls a text program writes.
-fn non_text_bytes(window: &[u8]) -> usize {
-    let mut bad = 0;
-    let mut rest = window;
-    while !rest.is_empty() {
-        match std::str::from_utf8(rest) {
-            Ok(text) => {
-                bad += text.bytes().filter(|&b| is_odd_control(b)).count();
-                break;
-            }
-            Err(e) => {
-                let (good, after) = rest.split_at(e.valid_up_to());
-                bad += good.iter().filter(|&&b| is_odd_control(b)).count();
-                match e.error_len() {
-                    Some(n) => {
-                        bad += n;
-                        rest = &after[n..];
-                    }
-                    // A character cut by the window's end is not evidence.
-                    None => break,
-                }
-            }
-        }
-    }
-    bad
 }
 
 /// `n` bytes of deterministic noise (xorshift), as binary output for tests.
