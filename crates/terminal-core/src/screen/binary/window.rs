@@ -50,8 +50,8 @@ const UTF16_NUL_SHARE_PERCENT: usize = 30;
 
 /// The non-text bytes of `window` and the bytes they are a share of. NUL bytes count on
 /// neither side when the other bytes are text (but UTF-16 byte-order marks and at most one
-/// in [`TEXT_AMONG_NULS_ODD_SHARE`]), or when they are every other byte (UTF-16 text of Latin
-/// characters, accented ones among them): a terminal shows nothing for them, so such text
+/// in [`TEXT_AMONG_NULS_ODD_SHARE`]), or when they are every other byte the program wrote (UTF-16
+/// text of Latin characters, accented ones among them): a terminal shows nothing for them, so such text
 /// reads as its text there, told from binary by its other bytes. Among other non-text bytes
 /// otherwise (an executable, a compressed file) they count as non-text.
 pub(super) fn non_text_among_nuls(window: &[u8]) -> (usize, usize) {
@@ -60,12 +60,7 @@ pub(super) fn non_text_among_nuls(window: &[u8]) -> (usize, usize) {
     if nuls == 0 {
         return (non_text, window.len());
     }
-    let odd_nuls = window
-        .iter()
-        .skip(1)
-        .step_by(2)
-        .filter(|&&b| b == 0)
-        .count();
+    let odd_nuls = odd_placed_nuls(window);
     let aligned = odd_nuls.max(nuls - odd_nuls) * 10 >= nuls * 9;
     let utf16 = aligned && nuls * 100 >= window.len() * UTF16_NUL_SHARE_PERCENT;
     let boms: usize = UTF16_BOMS
@@ -80,6 +75,22 @@ pub(super) fn non_text_among_nuls(window: &[u8]) -> (usize, usize) {
     } else {
         (non_text, window.len())
     }
+}
+
+/// How many NUL bytes of `window` are at odd places among the bytes the program wrote: the
+/// CR the terminal puts before each newline (ONLCR) is not one of them, so UTF-16 text
+/// through a terminal keeps its NULs on one side however many lines it has.
+fn odd_placed_nuls(window: &[u8]) -> usize {
+    let mut odd = false;
+    let mut count = 0;
+    for (i, &b) in window.iter().enumerate() {
+        if b == b'\r' && window.get(i + 1) == Some(&b'\n') {
+            continue;
+        }
+        count += usize::from(odd && b == 0);
+        odd = !odd;
+    }
+    count
 }
 
 /// How many bytes of `window` are neither text nor controls a text program writes.

@@ -37,6 +37,7 @@ mod clears;
 mod compat;
 mod conceal;
 mod history;
+mod legacy_text;
 mod line_drawing;
 mod queries;
 mod stale;
