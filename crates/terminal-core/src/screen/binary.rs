@@ -8,8 +8,11 @@
 //! UTF-16 text of Latin letters reads as text). A window above [`ENTER_SHARE_PERCENT`]
 //! ([`SHORT_ENTER_SHARE_PERCENT`] for a short output before a prompt mark, or
 //! [`SHORT_INVALID_ONLY_SHARE_PERCENT`] when its only non-text bytes are invalid UTF-8) starts
-//! suppression; the suppressed bytes are only counted. Text lines before the first non-text
-//! byte stay text. Suppression ends at the newline after the last non-text byte of a window
+//! suppression, unless it is lines of text whatever its share of invalid UTF-8 (text in a
+//! legacy encoding or UTF-16: lines of letters with no control byte a text program would not
+//! write, see [`window::lines_of_text`]), which shows as a terminal shows it, with U+FFFD for
+//! the bytes that are not UTF-8; the suppressed bytes are only counted. Text lines before the
+//! first non-text byte stay text. Suppression ends at the newline after the last non-text byte of a window
 //! when [`MIN_TEXT_AFTER_RUN`] bytes of text follow it (looked at past the window's edge),
 //! when whole lines of text end the chunk (the output paused after them), or at the start of
 //! a prompt mark (`ESC ] 133;`); shorter text at a chunk's end waits for the next chunk.
@@ -23,7 +26,7 @@
 //! executable show, its other bytes never do.
 
 use super::classes::{all_plain_text, is_odd_control};
-use window::{first_non_text, last_non_text, non_text_among_nuls};
+use window::{first_non_text, last_non_text, lines_of_text, non_text_among_nuls};
 
 mod window;
 
@@ -191,7 +194,7 @@ impl BinaryFilter {
                         _ => Verdict::Text(window.len()),
                     };
                 }
-                let (non_text, judged_len) = non_text_among_nuls(window);
+                let (non_text, judged_len, nuls_are_text) = non_text_among_nuls(window);
                 let share = if window.len() >= MIN_JUDGED_BYTES {
                     ENTER_SHARE_PERCENT
                 } else if window.iter().any(|&b| b != 0 && is_odd_control(b)) {
@@ -203,6 +206,7 @@ impl BinaryFilter {
                     non_text > 0
                 } else {
                     non_text * 100 > judged_len * share
+                        && !lines_of_text(window, nuls_are_text, window.len() < MIN_JUDGED_BYTES)
                 };
                 if window.len() < min_judged || !enters {
                     return Verdict::Text(window.len());

@@ -147,3 +147,33 @@ fn the_summary_line_is_api() {
         .contains("with 1 line of text among them")
     );
 }
+
+/// Lines of letters with bytes that are not UTF-8 among them (Latin-1 here) are text however
+/// many of their bytes are not UTF-8; line structure alone makes no text of bytes that hold
+/// controls (random bytes cut into lines) or no letters (`0x80..=0xBF` over and over).
+#[test]
+fn lines_of_letters_are_text_and_lines_of_other_bytes_are_not() {
+    let latin1 = b"\xc4\xd6\xdc \xe4\xf6\xfc\xdf \xe9\xe8\xea \xe0\xe2 Gr\xf6\xdfe\r\n".repeat(20);
+    assert_eq!(
+        BinaryFilter::default().judge(&latin1),
+        Verdict::Text(WINDOW_BYTES)
+    );
+    let random_lines: Vec<u8> = pseudo_random(1000)
+        .chunks(40)
+        .flat_map(|line| [line, b"\r\n"].concat())
+        .collect();
+    let letterless: Vec<u8> = (0..1000u32)
+        .map(|i| {
+            if i % 40 == 39 {
+                b'\n'
+            } else {
+                0x80 + (i % 64) as u8
+            }
+        })
+        .collect();
+    for bytes in [random_lines, letterless] {
+        let mut f = BinaryFilter::default();
+        binary_window(f.judge(&bytes));
+        assert!(f.suppressing());
+    }
+}

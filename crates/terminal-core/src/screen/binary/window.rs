@@ -53,12 +53,13 @@ const UTF16_NUL_SHARE_PERCENT: usize = 30;
 /// in [`TEXT_AMONG_NULS_ODD_SHARE`]), or when they are every other byte the program wrote (UTF-16
 /// text of Latin characters, accented ones among them): a terminal shows nothing for them, so such text
 /// reads as its text there, told from binary by its other bytes. Among other non-text bytes
-/// otherwise (an executable, a compressed file) they count as non-text.
-pub(super) fn non_text_among_nuls(window: &[u8]) -> (usize, usize) {
+/// otherwise (an executable, a compressed file) they count as non-text. The third value says
+/// whether NUL bytes count on neither side.
+pub(super) fn non_text_among_nuls(window: &[u8]) -> (usize, usize, bool) {
     let non_text = non_text_bytes(window);
     let nuls = window.iter().filter(|&&b| b == 0).count();
     if nuls == 0 {
-        return (non_text, window.len());
+        return (non_text, window.len(), false);
     }
     let odd_nuls = odd_placed_nuls(window);
     let aligned = odd_nuls.max(nuls - odd_nuls) * 10 >= nuls * 9;
@@ -71,9 +72,9 @@ pub(super) fn non_text_among_nuls(window: &[u8]) -> (usize, usize) {
     // the same.
     let others = non_text.saturating_sub(nuls).saturating_sub(boms);
     if utf16 || others * TEXT_AMONG_NULS_ODD_SHARE <= window.len() - nuls {
-        (others, window.len() - nuls)
+        (others, window.len() - nuls, true)
     } else {
-        (non_text, window.len())
+        (non_text, window.len(), false)
     }
 }
 
@@ -118,4 +119,45 @@ fn non_text_bytes(window: &[u8]) -> usize {
         }
     }
     bad
+}
+
+/// Most bytes between two newlines (or a newline and the window's edge) that hold no letter
+/// in [`lines_of_text`]: a short word of a 2-byte encoding may have none.
+const LETTERLESS_MAX: usize = 16;
+
+/// Whether `window` is lines of text, whatever share of it is not UTF-8: text in a legacy
+/// 8-bit encoding (Latin-1, cp1251), a 2-byte one (Shift-JIS) or UTF-16 is lines of letters
+/// with bytes that are not UTF-8 scattered among them. Such a window holds no control byte a
+/// text program does not write (NUL bytes aside when they count on neither side, see
+/// [`non_text_among_nuls`]), holds a newline (`short`, a short output before a prompt mark,
+/// ends with one), and no stretch of more than [`LETTERLESS_MAX`] bytes between newlines
+/// lacks a letter: an ASCII letter or digit, or a byte from `0xC0` up (where the letters of
+/// the 8-bit encodings are, and which most characters of the 2-byte ones hold). Random and
+/// compressed bytes hold a control byte in about one byte of ten, an executable NULs among
+/// other controls, and a run of bytes such as `0x80` repeated is letters in no encoding.
+pub(super) fn lines_of_text(window: &[u8], nuls_are_text: bool, short: bool) -> bool {
+    let is_nul = |b: &u8| *b == 0 && nuls_are_text;
+    let end = window.iter().rposition(|b| !is_nul(b) && *b != b'\r');
+    let ends_with_newline = end.is_some_and(|e| window[e] == b'\n');
+    if !ends_with_newline && (short || !window.contains(&b'\n')) {
+        return false;
+    }
+    let mut stretch = 0;
+    let mut letter = false;
+    for b in window {
+        if *b == b'\n' {
+            if stretch > LETTERLESS_MAX && !letter {
+                return false;
+            }
+            stretch = 0;
+            letter = false;
+        } else if !is_nul(b) {
+            if is_odd_control(*b) {
+                return false;
+            }
+            stretch += 1;
+            letter |= b.is_ascii_alphanumeric() || *b >= 0xC0;
+        }
+    }
+    stretch <= LETTERLESS_MAX || letter
 }

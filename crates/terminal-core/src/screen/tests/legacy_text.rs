@@ -7,6 +7,29 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 
+/// German in Latin-1, the tester's line.
+const GERMAN: &[u8] = b"Gr\xf6\xdfe \xc4pfel \xdcberm\xe4\xdfig Gr\xf6\xdfenwahn \xd6l s\xfc\xdf\n";
+/// Russian in cp1251.
+const RUSSIAN: [&[u8]; 3] = [
+    b"\xcf\xf0\xe8\xe2\xe5\xf2, \xea\xe0\xea \xe4\xe5\xeb\xe0? \xdd\xf2\xee \xf2\xe5\xf1\xf2.\n",
+    b"\xd1\xfa\xe5\xf8\xfc \xe6\xe5 \xe5\xf9\xb8 \xfd\xf2\xe8\xf5 \xec\xff\xe3\xea\xe8\xf5 \xf4\xf0\xe0\xed\xf6\xf3\xe7\xf1\xea\xe8\xf5 \xe1\xf3\xeb\xee\xea.\n",
+    b"\xd8\xe8\xf0\xee\xea\xe0\xff \xfd\xeb\xe5\xea\xf2\xf0\xe8\xf4\xe8\xea\xe0\xf6\xe8\xff \xfe\xe6\xed\xfb\xf5 \xe3\xf3\xe1\xe5\xf0\xed\xe8\xe9 \xe4\xe0\xf1\xf2 \xec\xee\xf9\xed\xfb\xe9 \xf2\xee\xeb\xf7\xee\xea.\n",
+];
+/// Japanese in Shift-JIS.
+const JAPANESE: [&[u8]; 3] = [
+    b"\x82\xb1\x82\xf1\x82\xc9\x82\xbf\x82\xcd\x81A\x90\xa2\x8aE\x81B\x82\xb1\x82\xea\x82\xcd\x83e\x83X\x83g\x82\xc5\x82\xb7\x81B\n",
+    b"\x93\xfa\x96{\x8c\xea\x82\xcc\x83e\x83L\x83X\x83g\x82\xf0\x95\\\x8e\xa6\x82\xb5\x82\xdc\x82\xb7\x81B\n",
+    b"\x93\x8c\x8b\x9e\x93s\x82\xcd\x90\xb0\x82\xea\x81A\x8bC\x89\xb7\x82\xcd\x93\xf1\x8f\\\x93x\x82\xc5\x82\xb7\x81B\n",
+];
+/// French in Latin-1.
+const FRENCH: [&[u8]; 5] = [
+    b"Le c\x9cur d\xe9\xe7u mais l'\xe2me plut\xf4t na\xefve\n",
+    b"O\xf9 est la gare? \xc0 c\xf4t\xe9 du ch\xe2teau.\n",
+    b"No\xebl \xe0 P\xe2ques, \xe9t\xe9 comme hiver.\n",
+    b"Il \xe9tait une fois une for\xeat tr\xe8s \xe2g\xe9e.\n",
+    b"Fran\xe7ais, fen\xeatre, h\xf4pital, \xe9l\xe8ve.\n",
+];
+
 /// What the PTY hands on for `output` (each newline as CR LF).
 fn through_pty(output: &[u8]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(output.len() * 2);
@@ -63,6 +86,22 @@ fn assert_shown_as_text(output: &[u8], what: &str) {
     }
 }
 
+#[test]
+fn lines_in_a_legacy_8_bit_encoding_show_however_many_there_are() {
+    for n in 1..=6 {
+        assert_shown_as_text(&GERMAN.repeat(n), &format!("{n} German lines"));
+    }
+    assert_shown_as_text(&RUSSIAN.concat(), "Russian in cp1251");
+    assert_shown_as_text(&FRENCH.concat(), "French in Latin-1");
+    assert_shown_as_text(&[GERMAN, RUSSIAN[1], FRENCH[0]].concat(), "mixed");
+}
+
+#[test]
+fn lines_in_shift_jis_show() {
+    assert_shown_as_text(&JAPANESE.concat(), "Japanese in Shift-JIS");
+    assert_shown_as_text(&JAPANESE.concat().repeat(3), "9 lines of it");
+}
+
 /// UTF-16 text with characters beyond Latin-1 (their bytes are not NUL and mostly not
 /// UTF-8): its NULs show as nothing and its other bytes as a terminal shows them.
 #[test]
@@ -74,4 +113,44 @@ fn utf16_text_with_other_characters_shows() {
     for n in [1, 2, 3, 10] {
         assert_shown_as_text(&line.repeat(n), &format!("{n} UTF-16 lines"));
     }
+}
+
+/// A long file of legacy-encoded lines in large reads, as `cat` of it gives them.
+#[test]
+fn a_long_legacy_encoded_file_shows_whole() {
+    let mut file = Vec::new();
+    for i in 0..300 {
+        file.extend(match i % 4 {
+            0 => GERMAN,
+            1 => RUSSIAN[i % 3],
+            2 => JAPANESE[i % 3],
+            _ => FRENCH[i % 5],
+        });
+    }
+    for chunk_len in [1000, 4096, 65_536] {
+        let text = shown(&file, chunk_len);
+        assert!(
+            !text.contains("binary output suppressed"),
+            "chunk {chunk_len}"
+        );
+        assert_eq!(
+            text,
+            format!("printf x\n{}dsh> ", as_a_terminal_shows(&file)),
+            "chunk {chunk_len}"
+        );
+    }
+}
+
+/// Invalid sequences (bytes of 5- and 6-byte forms) between the letters of a line: the line
+/// stays one line with U+FFFD for them, as a terminal shows it, and no letter is taken away.
+#[test]
+fn invalid_bytes_inside_a_line_keep_their_neighbours() {
+    assert_shown_as_text(
+        b"A\xf8\x88\x80\x80\x80B\xfc\x84\x80\x80\x80\x80C\n",
+        "5- and 6-byte forms",
+    );
+    assert_shown_as_text(
+        b"\xe9\xe8\xea\xeb\xe0\xe2\xe4\xf4\xf6\xfb\xfc\xe7 done\n",
+        "Latin-1 letters then a word",
+    );
 }
