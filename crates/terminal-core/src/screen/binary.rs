@@ -12,7 +12,8 @@
 //! legacy encoding or UTF-16: lines of letters with no control byte a text program would not
 //! write, see [`window::lines_of_text`]), which shows as a terminal shows it, with U+FFFD for
 //! the bytes that are not UTF-8; the suppressed bytes are only counted. Text lines before the
-//! first non-text byte stay text. Suppression ends at the newline after the last non-text byte of a window
+//! first non-text byte stay text, and so does the text before it on its line when it is
+//! long enough to be told from random bytes ([`MIN_TEXT_RUN`]). Suppression ends at the newline after the last non-text byte of a window
 //! when [`MIN_TEXT_AFTER_RUN`] bytes of text follow it (looked at past the window's edge),
 //! when whole lines of text end the chunk (the output paused after them), or at the start of
 //! a prompt mark (`ESC ] 133;`); shorter text at a chunk's end waits for the next chunk.
@@ -145,7 +146,8 @@ pub(crate) struct BinaryFilter {
 
 impl BinaryFilter {
     /// Judges the start of `bytes` (non-empty). Text lines before the first non-text byte
-    /// of a window that starts suppression stay text.
+    /// of a window that starts suppression stay text (and a long enough text before it on
+    /// its line).
     pub(crate) fn judge(&mut self, bytes: &[u8]) -> Verdict {
         let window = &bytes[..bytes.len().min(WINDOW_BYTES)];
         match self.suppressed {
@@ -216,10 +218,17 @@ impl BinaryFilter {
                     .iter()
                     .rposition(|&b| b == b'\n')
                     .map_or(0, |p| p + 1);
-                if text_lines > 0 {
+                // The text before the first non-text byte on its line stays too when it is
+                // long enough to be told from random bytes (`printf 'data: '; cat blob`).
+                let text = if first_bad - text_lines >= MIN_TEXT_RUN {
+                    first_bad
+                } else {
+                    text_lines
+                };
+                if text > 0 {
                     // The rest of this window is binary, however short the chunk leaves it.
                     self.enter_next = true;
-                    return Verdict::Text(text_lines);
+                    return Verdict::Text(text);
                 }
                 self.suppressed = Some(0);
                 self.judge(bytes)

@@ -154,3 +154,33 @@ fn invalid_bytes_inside_a_line_keep_their_neighbours() {
         "Latin-1 letters then a word",
     );
 }
+
+/// Binary output that starts inside a line of text (`printf 'payload follows: '; cat blob`)
+/// leaves the text before it on that line: the summary line follows it, and counts only the
+/// binary bytes.
+#[test]
+fn text_before_binary_on_its_line_stays() {
+    // A gzip stream's start: its first byte is no text.
+    let noise = [&b"\x1f\x8b"[..], &pseudo_random(2998)].concat();
+    let mut output = b"payload follows: ".to_vec();
+    output.extend(&noise);
+    output.extend(b"\nEND\n");
+    for cut in [0, 1, 3, 64, 100, 256, 1000, 4096] {
+        let text = shown(&output, cut);
+        let lines: Vec<&str> = text.lines().collect();
+        let ctx = format!("cut {cut}: {text:?}");
+        assert_eq!(lines.len(), 5, "{ctx}");
+        assert_eq!(lines[..2], ["printf x", "payload follows:"], "{ctx}");
+        let count: usize = lines[2]
+            .strip_prefix('[')
+            .and_then(|rest| rest.split_once(" bytes of binary output suppressed"))
+            .and_then(|(n, _)| n.parse().ok())
+            .unwrap_or_else(|| panic!("{ctx}"));
+        // The newline that ends the binary's line is the run's.
+        assert!(
+            count <= noise.len() + 1 && count + 16 >= noise.len(),
+            "{ctx}"
+        );
+        assert_eq!(lines[3..], ["END", "dsh> "], "{ctx}");
+    }
+}
