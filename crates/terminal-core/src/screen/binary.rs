@@ -1,10 +1,10 @@
 //! Binary output: bytes that are not text are counted and summarised, not emulated.
 //!
-//! `cat` of an image or `head -c 3000000 /dev/urandom` would fill a result with mojibake
-//! and scramble the screen with accidental escape sequences. Output is judged in windows of
+//! `cat` of an image or `head -c 3000000 /dev/urandom` would fill a result with mojibake and
+//! scramble the screen with accidental escape sequences. Output is judged in windows of
 //! [`WINDOW_BYTES`] by the share of bytes that are neither text nor terminal controls a text
-//! program writes (invalid UTF-8, C0 controls other than BEL, BS, TAB, LF, VT, FF, CR, ESC,
-//! and DEL; NUL bytes count on neither side among text, as a terminal shows nothing for them:
+//! program writes (invalid UTF-8, C0 controls other than BEL, BS, TAB, LF, VT, FF, CR, ESC, and
+//! DEL; NUL bytes count on neither side among text, as a terminal shows nothing for them:
 //! UTF-16 text of Latin letters reads as text). A window above [`ENTER_SHARE_PERCENT`]
 //! ([`SHORT_ENTER_SHARE_PERCENT`] for a short output before a prompt mark, or
 //! [`SHORT_INVALID_ONLY_SHARE_PERCENT`] when its only non-text bytes are invalid UTF-8) starts
@@ -12,19 +12,19 @@
 //! legacy encoding or UTF-16: lines of letters with no control byte a text program would not
 //! write, see [`window::lines_of_text`]), which shows as a terminal shows it, with U+FFFD for
 //! the bytes that are not UTF-8; the suppressed bytes are only counted. Text lines before the
-//! first non-text byte stay text, and so does the text before it on its line when it is
-//! long enough to be told from random bytes ([`MIN_TEXT_RUN`]). Suppression ends at the newline after the last non-text byte of a window
-//! when [`MIN_TEXT_AFTER_RUN`] bytes of text follow it (looked at past the window's edge),
-//! when whole lines of text end the chunk (the output paused after them), or at the start of
-//! a prompt mark (`ESC ] 133;`); shorter text at a chunk's end waits for the next chunk.
-//! Random bytes often hold a newline and a few printable bytes, which must not end a run.
-//! The line the binary ends in counts as binary up to its last non-text byte; the text after
-//! that byte on the line stays text when it is long enough to be told from random bytes
-//! ([`MIN_TEXT_RUN`]), or whatever its length when the output ends with the line (a prompt
-//! mark follows: `cat x.gz; echo $?`). One [`suppressed_line`] takes the bytes' place on the
-//! screen, so text written in the same burst as binary stays. After a run, until the next
-//! prompt mark, a window with any non-text byte starts a run again: the strings inside an
-//! executable show, its other bytes never do.
+//! first non-text byte stay text, and so does the text before it on its line when it is long
+//! enough to be told from random bytes ([`MIN_TEXT_RUN`]). Suppression ends at the newline
+//! after the last non-text byte of a window when [`MIN_TEXT_AFTER_RUN`] bytes of text follow it
+//! (looked at past the window's edge), when whole lines of text end the chunk (the output
+//! paused after them), or at the start of a prompt mark (`ESC ] 133;`); shorter text at a
+//! chunk's end waits for the next chunk. Random bytes often hold a newline and a few printable
+//! bytes, which must not end a run. The line the binary ends in counts as binary up to its last
+//! non-text byte; the text after that byte on the line stays text when it is long enough to be
+//! told from random bytes ([`MIN_TEXT_RUN`]), or whatever its length when the output ends with
+//! the line (a prompt mark follows: `cat x.gz; echo $?`). One [`suppressed_line`] takes the
+//! bytes' place on the screen, so text written in the same burst as binary stays. After a run,
+//! until the next prompt mark, a window with any non-text byte starts a run again: the strings
+//! inside an executable show, its other bytes never do.
 
 use super::classes::{all_plain_text, is_odd_control};
 use window::{first_non_text, last_non_text, lines_of_text, non_text_among_nuls};

@@ -50,11 +50,11 @@ const UTF16_NUL_SHARE_PERCENT: usize = 30;
 
 /// The non-text bytes of `window` and the bytes they are a share of. NUL bytes count on
 /// neither side when the other bytes are text (but UTF-16 byte-order marks and at most one
-/// in [`TEXT_AMONG_NULS_ODD_SHARE`]), or when they are every other byte the program wrote (UTF-16
-/// text of Latin characters, accented ones among them): a terminal shows nothing for them, so such text
-/// reads as its text there, told from binary by its other bytes. Among other non-text bytes
-/// otherwise (an executable, a compressed file) they count as non-text. The third value says
-/// whether NUL bytes count on neither side.
+/// in [`TEXT_AMONG_NULS_ODD_SHARE`]), or when they are every other byte the program wrote
+/// (UTF-16 text of Latin characters, accented ones among them): a terminal shows nothing
+/// for them, so such text reads as its text there, told from binary by its other bytes.
+/// Among other non-text bytes otherwise (an executable, a compressed file) they count as
+/// non-text. The third value says whether NUL bytes count on neither side.
 pub(super) fn non_text_among_nuls(window: &[u8]) -> (usize, usize, bool) {
     let non_text = non_text_bytes(window);
     let nuls = window.iter().filter(|&&b| b == 0).count();
