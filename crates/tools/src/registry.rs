@@ -15,7 +15,7 @@ use crate::erased::{CatchUnwind, Erased, ErasedTool, catch, internal_error, inva
 use crate::policy::{PostExecute, PreExecute, ToolCallInfo, Verdict, decide};
 use crate::schema::{SchemaError, input_schema_for, normalize_schema, output_schema_for};
 use crate::tool::{Card, Tool, ToolCall, ToolResult, codes};
-use crate::validate::{violations, whole_numbers_as_integers};
+use crate::validate::{nulls_as_absent, violations, whole_numbers_as_integers};
 
 /// What the model sees of a tool (and what MCP `tools/list` publishes).
 #[derive(Debug, Clone, PartialEq)]
@@ -292,7 +292,10 @@ impl Tools {
             };
             return ToolResult::error(text, Some(codes::UNKNOWN_TOOL));
         };
-        let args = whole_numbers_as_integers(&entry.schema.input_schema, object_or_empty(args));
+        let args = whole_numbers_as_integers(
+            &entry.schema.input_schema,
+            nulls_as_absent(&entry.schema.input_schema, object_or_empty(args)),
+        );
         let agent = call.agent.clone();
         let finalize_args = args.clone();
         let result = if call.cancel.is_cancelled() {

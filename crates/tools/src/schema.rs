@@ -273,7 +273,8 @@ fn collapse_const_union(map: &mut Map<String, Value>) {
     map.insert("enum".into(), Value::Array(values));
 }
 
-fn admits_null(map: &Map<String, Value>) -> bool {
+/// Whether a (sub)schema admits `null`: its `type` is or lists `null`, or it has no `type`.
+pub(crate) fn admits_null(map: &Map<String, Value>) -> bool {
     match map.get("type") {
         Some(Value::String(t)) => t == "null",
         Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),

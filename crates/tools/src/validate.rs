@@ -4,6 +4,8 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
+use crate::schema::admits_null;
+
 /// At most this many violations are listed; the rest are counted.
 const MAX_VIOLATIONS: usize = 20;
 /// Property names and values quoted in messages are cut to this many bytes.
@@ -70,6 +72,42 @@ pub(crate) fn whole_numbers_as_integers(schema: &Value, args: Value) -> Value {
             };
         } else if value.is_object() {
             *value = whole_numbers_as_integers(property, std::mem::take(value));
+        }
+    }
+    Value::Object(map)
+}
+
+/// `args` without the optional properties that are `null`, recursively through declared
+/// object properties: a property the schema declares, does not require, and whose own schema
+/// has a `type` without `null`. Many MCP clients and models write `null` for an argument they mean to leave out;
+/// taken as given, it failed validation (`"offset" must be an integer`) for an argument the
+/// caller never meant to set. A required property keeps its `null`, so its error names it.
+pub(crate) fn nulls_as_absent(schema: &Value, args: Value) -> Value {
+    let Value::Object(mut map) = args else {
+        return args;
+    };
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return Value::Object(map);
+    };
+    let required = |name: &str| {
+        schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|names| names.iter().any(|n| n == name))
+    };
+    map.retain(|name, value| {
+        !(value.is_null()
+            && !required(name)
+            && properties
+                .get(name)
+                .and_then(Value::as_object)
+                .is_some_and(|property| !admits_null(property)))
+    });
+    for (name, value) in &mut map {
+        if value.is_object()
+            && let Some(property) = properties.get(name)
+        {
+            *value = nulls_as_absent(property, std::mem::take(value));
         }
     }
     Value::Object(map)
@@ -363,4 +401,43 @@ fn describe(error: &ValidationError<'_>, schema: Option<&Value>, instance: &Valu
 
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::nulls_as_absent;
+
+    #[test]
+    fn optional_nulls_are_left_out_where_the_type_admits_none() {
+        let schema = json!({
+            "type": "object",
+            "required": ["id"],
+            "properties": {
+                "id": {"type": "string"},
+                "offset": {"type": "integer"},
+                "submit": {"type": ["boolean", "null"]},
+                "untyped": {"description": "any value"},
+                "size": {
+                    "type": "object",
+                    "properties": {"cols": {"type": "integer"}}
+                }
+            }
+        });
+        let args = json!({
+            "id": null,
+            "offset": null,
+            "submit": null,
+            "untyped": null,
+            "undeclared": null,
+            "size": {"cols": null}
+        });
+        assert_eq!(
+            nulls_as_absent(&schema, args),
+            // A required one, a nullable one, an untyped one and an undeclared one keep theirs
+            // (validation judges them).
+            json!({"id": null, "submit": null, "untyped": null, "undeclared": null, "size": {}})
+        );
+    }
 }

@@ -106,6 +106,19 @@ async fn wrong_types_missing_and_empty_ids_are_errors() {
         assert!(text.starts_with("Error: "), "{tool} {args}: {text}");
         assert!(text.contains(expected), "{tool} {args}: {text}");
     }
+    // `null` for an optional argument is the argument left out (many clients write it for
+    // what they do not set): the error is the unknown session's, not the type's.
+    let r = host
+        .call(
+            &agent,
+            "terminal_read",
+            json!({"sessionId": "pty-missing", "offset": null, "count": null}),
+        )
+        .await;
+    let without = host
+        .call(&agent, "terminal_read", json!({"sessionId": "pty-missing"}))
+        .await;
+    assert_eq!(r.text(), without.text());
     insta::assert_snapshot!(
         "error_unknown_session",
         host.call(&agent, "terminal_read", json!({"sessionId": "pty-missing"}))
