@@ -13,12 +13,14 @@ async fn a_full_screen_programs_blank_top_rows_stay_in_the_result() {
         return;
     }
     let (host, agent) = Host::with_open_shell().await;
-    // `less` shows a file whose first three lines are empty on the alternate screen.
+    // `less` shows a file whose first three lines are empty on the alternate screen. It draws
+    // from where the cursor is (entering the alternate screen keeps the cursor, as xterm and
+    // tmux do): the row below the command line, so four blank rows come first.
     let r = host
         .send(&agent, "pty-1", "printf '\\n\\n\\nfourth line\\n' | less")
         .await;
     let text = r.text();
-    assert!(text.starts_with("\n\n\nfourth line\n"), "{text:?}");
+    assert!(text.starts_with("\n\n\n\nfourth line\n"), "{text:?}");
     // A page while it is up says whose screen the newest lines are; once it exits, not.
     let read = |count: u64| {
         host.call(
