@@ -309,7 +309,7 @@ pub fn head_slice(text: &str, max_bytes: usize) -> &str {
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    &text[..end]
+    &text[..cluster_boundary(text, end, Direction::Back)]
 }
 
 /// Borrowing form of [`tail`].
@@ -321,7 +321,39 @@ pub fn tail_slice(text: &str, max_bytes: usize) -> &str {
     while !text.is_char_boundary(start) {
         start += 1;
     }
-    &text[start..]
+    &text[cluster_boundary(text, start, Direction::Forward)..]
+}
+
+/// How far a cut may move to reach a grapheme cluster's boundary, in bytes: a cluster longer
+/// than this (a pile of combining marks) is cut at a code point instead, so a cut never eats
+/// much of the budget.
+const MAX_CLUSTER_SHIFT_BYTES: usize = 64;
+
+/// Which way [`cluster_boundary`] moves a cut.
+#[derive(Clone, Copy)]
+enum Direction {
+    Back,
+    Forward,
+}
+
+/// The nearest grapheme cluster boundary (Unicode's extended clusters) to the code point
+/// boundary `at`, moving `direction`: a cut there never parts a letter from its accents, an
+/// emoji sequence at its joiners, or a flag's two halves. `at` itself when it is one, or when
+/// the nearest is more than [`MAX_CLUSTER_SHIFT_BYTES`] away.
+fn cluster_boundary(text: &str, at: usize, direction: Direction) -> usize {
+    use unicode_segmentation::GraphemeCursor;
+    let mut cursor = GraphemeCursor::new(at, text.len(), true);
+    if cursor.is_boundary(text, 0).unwrap_or(true) {
+        return at;
+    }
+    let moved = match direction {
+        Direction::Back => cursor.prev_boundary(text, 0),
+        Direction::Forward => cursor.next_boundary(text, 0),
+    };
+    match moved {
+        Ok(Some(to)) if to.abs_diff(at) <= MAX_CLUSTER_SHIFT_BYTES => to,
+        _ => at,
+    }
 }
 
 /// The newest whole lines of `text` within `max_bytes` bytes: its longest suffix within them

@@ -392,3 +392,35 @@ fn tail_whole_lines_never_starts_inside_a_line() {
     // Char boundaries hold.
     assert_eq!(tail_whole_lines("一二\n三", 4), "三");
 }
+
+/// A cut never parts a letter from its combining accents, an emoji sequence at its joiners,
+/// or a flag's two halves; a cluster longer than the shift bound is cut at a code point.
+#[test]
+fn cuts_fall_between_grapheme_clusters() {
+    let accents = "e\u{301}\u{302}".repeat(10);
+    for max in 0..accents.len() {
+        let head = head_slice(&accents, max);
+        let tail = tail_slice(&accents, max);
+        assert_eq!(head.len() % 5, 0, "{max}: {head:?}");
+        assert_eq!(tail.len() % 5, 0, "{max}: {tail:?}");
+        assert!(head.len() <= max && tail.len() <= max);
+    }
+    let family = "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}";
+    let text = format!("ab{family}{family}cd");
+    for max in 0..text.len() {
+        let head = head_slice(&text, max);
+        let tail = tail_slice(&text, max);
+        for kept in [head, tail] {
+            assert!(
+                !kept.starts_with('\u{200d}') && !kept.ends_with('\u{200d}'),
+                "{max}: {kept:?}"
+            );
+        }
+    }
+    let flags = "\u{1f1eb}\u{1f1f7}\u{1f1e9}\u{1f1ea}";
+    assert_eq!(head_slice(flags, 12), "\u{1f1eb}\u{1f1f7}");
+    assert_eq!(tail_slice(flags, 12), "\u{1f1e9}\u{1f1ea}");
+    // One letter with 100 accents: cut at a code point, not emptied.
+    let zalgo = format!("a{}", "\u{301}".repeat(100));
+    assert_eq!(head_slice(&zalgo, 150).len(), 149);
+}
