@@ -216,13 +216,19 @@ impl Sandbox for Bubblewrap {
         };
         push(&[bind.as_ref(), ws, ws]);
         if bind == "--bind" {
-            for dir in &policy.git_dirs {
-                push(&["--bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
-                for name in crate::git::GIT_READ_ONLY {
-                    let path = dir.join(name);
-                    if path.exists() {
-                        push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]);
-                    }
+            // The git directories, then the directories pinned in them, then what stays
+            // read-only (see `GitDirs`). A directory is bound writable only when it is still
+            // the one found, with no link on its way: a session with a wider workspace could
+            // have put one there since, and bubblewrap follows it.
+            let git = &policy.git_dirs;
+            for dir in git.writable.iter().chain(&git.pinned) {
+                if std::fs::canonicalize(dir).is_ok_and(|real| &real == dir) && dir.is_dir() {
+                    push(&["--bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
+                }
+            }
+            for path in &git.read_only {
+                if path.exists() {
+                    push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]);
                 }
             }
         }
@@ -358,7 +364,7 @@ mod tests {
                 workspace_root: PathBuf::from("/w"),
                 owner_id: "agent".into(),
                 allow_network,
-                git_dirs: Vec::new(),
+                git_dirs: crate::GitDirs::default(),
             },
             startup_files: vec![PathBuf::from("/tmp/rc")],
             cwd: Some(PathBuf::from("/w/src")),
@@ -480,6 +486,42 @@ mod tests {
         assert!(
             text.starts_with("/dev/pts/") && text.contains(&expected),
             "{text:?}"
+        );
+    }
+
+    /// In `workspace-write`, the git directories and the directories pinned in them are bound
+    /// writable before what stays read-only; a directory that became a link since, or a
+    /// read-only path that is gone, is not bound.
+    #[test]
+    fn binds_git_directories_then_their_read_only_paths() {
+        let dir = std::env::temp_dir().join(format!("dsh-bwrap-git-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let dir = {
+            std::fs::create_dir_all(dir.join("g/modules/s/hooks")).unwrap();
+            std::fs::canonicalize(&dir).unwrap()
+        };
+        std::os::unix::fs::symlink(&dir, dir.join("g/link")).unwrap();
+        let mut r = request(SandboxMode::WorkspaceWrite, false);
+        let g = dir.join("g");
+        r.policy.git_dirs = crate::GitDirs {
+            writable: vec![g.clone()],
+            pinned: vec![g.join("link"), g.join("modules"), g.join("modules/s")],
+            read_only: vec![g.join("modules/s/config"), g.join("modules/s/hooks")],
+        };
+        let argv = joined(&Bubblewrap::at("/bin/sh").confine(&r).unwrap());
+        // In `read-only` none of it is bound.
+        r.policy.mode = SandboxMode::ReadOnly;
+        let ro = joined(&Bubblewrap::at("/bin/sh").confine(&r).unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(ro.contains("--ro-bind /w /w --unshare-pid"), "{ro}");
+        let g = g.display();
+        assert!(
+            argv.contains(&format!(
+                "--bind /w /w --bind {g} {g} --bind {g}/modules {g}/modules \
+                 --bind {g}/modules/s {g}/modules/s --ro-bind {g}/modules/s/hooks \
+                 {g}/modules/s/hooks --unshare-pid"
+            )),
+            "{argv}"
         );
     }
 

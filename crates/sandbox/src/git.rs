@@ -9,6 +9,12 @@
 //! names this workspace as its work tree (`core.worktree`). The directories are
 //! found once, when the workspace root is set (see `SandboxPolicies`), never again from
 //! files a session may have changed since.
+//!
+//! What in them git runs or follows stays read-only ([`GitDirs`]): the hooks, config files
+//! and pointer files of every git directory in them, submodules' and worktrees' too, each
+//! directory on the way to them pinned so it cannot be moved aside. Only what exists when
+//! the directories are found can be kept so: a hooks directory, `config.worktree` or
+//! submodule directory made later is the session's.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -121,8 +127,156 @@ fn is_repository_dir(dir: &Path) -> bool {
 
 /// Files of a git directory that stay read-only even when the directory is writable: what
 /// would run or change behaviour outside the sandbox the next time someone uses the
-/// repository (hooks, and the config that can name commands).
-pub(crate) const GIT_READ_ONLY: &[&str] = &["hooks", "config"];
+/// repository. Hooks; the config and a worktree's own config (`config.worktree`), which can
+/// name commands; and a worktree's pointer files, `commondir` (where its repository, config
+/// and all, lies) and `gitdir` (its work tree's `.git`). Applied to every git directory in a
+/// writable one: a worktree's in `worktrees/`, a submodule's in `modules/`.
+pub(crate) const GIT_READ_ONLY: &[&str] =
+    &["hooks", "config", "config.worktree", "commondir", "gitdir"];
+
+/// The most directories and files [`GitDirs::pinned`] and [`GitDirs::read_only`] hold
+/// together; past it nothing is made writable (a session could fill a git directory with
+/// thousands of submodule directories to make the list, and the bubblewrap command, huge).
+const MAX_GIT_BINDS: usize = 2048;
+
+/// The git directories outside a workspace that `workspace-write` makes writable with it, and
+/// what in and around them stays read-only. Empty for a workspace that is no worktree or
+/// submodule.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GitDirs {
+    /// Directories bound writable: the worktree's or submodule's own git directory and its
+    /// repository's common directory, without one that another holds.
+    pub writable: Vec<PathBuf>,
+    /// Directories inside those bound writable again, each onto itself, a parent before its
+    /// children: every directory between a writable one and a read-only path in it. A mount
+    /// point can be neither renamed nor removed, so a session cannot move a directory holding
+    /// a read-only file aside and make a new one, with files of its own, in its place.
+    pub pinned: Vec<PathBuf>,
+    /// Bound read-only after those: the hooks, config files and pointer files that exist in
+    /// a writable directory and in each git directory in it (its worktrees' in `worktrees/`,
+    /// its submodules' in `modules/`, nested names and the submodules' own too).
+    pub read_only: Vec<PathBuf>,
+}
+
+/// [`GitDirs`] of `workspace`: its git directories outside it, what to pin in them and what
+/// to keep read-only. Found once, from the files as they are now.
+pub(crate) fn git_dirs_of(workspace: &Path) -> GitDirs {
+    let writable = git_dirs_outside(workspace);
+    if writable.is_empty() {
+        return GitDirs::default();
+    }
+    let mut found = Found::default();
+    for dir in &writable {
+        found.git_dir(dir, 0);
+    }
+    if found.too_many {
+        return GitDirs::default();
+    }
+    let Found {
+        mut pinned,
+        mut read_only,
+        ..
+    } = found;
+    pinned.sort();
+    pinned.dedup();
+    read_only.sort();
+    read_only.dedup();
+    GitDirs {
+        writable,
+        pinned,
+        read_only,
+    }
+}
+
+/// How deep git directories and the directories of nested submodule names lie in each other
+/// (a submodule's submodule's …); past it nothing is made writable, as past
+/// [`MAX_GIT_BINDS`].
+const MAX_GIT_DEPTH: usize = 8;
+
+/// What the search through writable git directories found so far; `too_many` when it
+/// passed [`MAX_GIT_BINDS`] or [`MAX_GIT_DEPTH`].
+#[derive(Default)]
+struct Found {
+    pinned: Vec<PathBuf>,
+    read_only: Vec<PathBuf>,
+    too_many: bool,
+}
+
+impl Found {
+    /// Records the read-only paths of the git directory `dir` and searches its worktrees'
+    /// and submodules' directories, `depth` git directories deep.
+    fn git_dir(&mut self, dir: &Path, depth: usize) {
+        for name in GIT_READ_ONLY {
+            let path = dir.join(name);
+            if fs::symlink_metadata(&path).is_ok() {
+                self.read_only.push(path);
+            }
+        }
+        if depth >= MAX_GIT_DEPTH {
+            self.too_many = true;
+            return;
+        }
+        let worktrees = dir.join("worktrees");
+        if self.pin(&worktrees) {
+            for gitdir in real_subdirs(&worktrees) {
+                if self.pin(&gitdir) {
+                    self.git_dir(&gitdir, depth + 1);
+                }
+            }
+        }
+        let modules = dir.join("modules");
+        if self.pin(&modules) {
+            self.modules(&modules, depth + 1);
+        }
+    }
+
+    /// Searches `dir`, in a `modules/` directory, for submodules' git directories: each
+    /// repository in it, and in the directories of nested names (`modules/libs/lib`).
+    fn modules(&mut self, dir: &Path, depth: usize) {
+        if depth > MAX_GIT_DEPTH {
+            self.too_many = true;
+            return;
+        }
+        for sub in real_subdirs(dir) {
+            if !self.pin(&sub) {
+                continue;
+            }
+            if is_repository_dir(&sub) {
+                self.git_dir(&sub, depth);
+            } else {
+                self.modules(&sub, depth + 1);
+            }
+        }
+    }
+
+    /// Pins `dir` when it is a directory (not a link to one) and the list has room; whether
+    /// it did.
+    fn pin(&mut self, dir: &Path) -> bool {
+        if self.too_many || !fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+            return false;
+        }
+        if self.pinned.len() + self.read_only.len() >= MAX_GIT_BINDS {
+            self.too_many = true;
+            return false;
+        }
+        self.pinned.push(dir.to_path_buf());
+        true
+    }
+}
+
+/// The directories in `dir` (not links to them), by name.
+fn real_subdirs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<_> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    dirs
+}
 
 #[cfg(test)]
 mod tests {
@@ -231,5 +385,87 @@ mod tests {
             write(&ws.join(".git"), &format!("gitdir: {named}\n"));
             assert!(git_dirs_outside(&ws).is_empty(), "{named}");
         }
+    }
+
+    /// In a worktree's repository, every hook, config and pointer file of each git directory
+    /// in the writable one stays read-only (the worktrees', the submodules' under nested
+    /// names and in a submodule's own `modules/`), with every directory on the way pinned;
+    /// a link is never followed, nor a path that does not exist bound.
+    #[test]
+    fn a_worktree_keeps_hooks_configs_and_pointers_read_only() {
+        let s = scratch("ro");
+        let (common, own) = worktree(&s);
+        for file in ["config", "config.worktree", "hooks/pre-commit.sample"] {
+            write(&common.join(file), "");
+        }
+        write(&own.join("config.worktree"), "");
+        let modules = common.join("modules");
+        for repo in ["sub", "libs/lib", "sub/modules/inner"] {
+            repository(&modules.join(repo));
+            write(&modules.join(repo).join("config"), "");
+        }
+        fs::create_dir_all(modules.join("sub/hooks")).unwrap_or_else(|e| panic!("{e}"));
+        repository(&own.join("modules/sub"));
+        write(&own.join("modules/sub/config"), "");
+        std::os::unix::fs::symlink(&s.0, modules.join("link")).unwrap_or_else(|e| panic!("{e}"));
+        let ws = s.0.join("feature");
+        let paths = |list: &[&str]| list.iter().map(|p| common.join(p)).collect::<Vec<_>>();
+        let mut read_only = paths(&[
+            "config",
+            "config.worktree",
+            "hooks",
+            "modules/libs/lib/config",
+            "modules/sub/config",
+            "modules/sub/hooks",
+            "modules/sub/modules/inner/config",
+            "worktrees/feature/commondir",
+            "worktrees/feature/config.worktree",
+            "worktrees/feature/gitdir",
+            "worktrees/feature/modules/sub/config",
+        ]);
+        read_only.sort();
+        assert_eq!(
+            git_dirs_of(&ws),
+            GitDirs {
+                writable: vec![common.clone()],
+                pinned: paths(&[
+                    "modules",
+                    "modules/libs",
+                    "modules/libs/lib",
+                    "modules/sub",
+                    "modules/sub/modules",
+                    "modules/sub/modules/inner",
+                    "worktrees",
+                    "worktrees/feature",
+                    "worktrees/feature/modules",
+                    "worktrees/feature/modules/sub",
+                ]),
+                read_only,
+            }
+        );
+    }
+
+    /// A git directory too full of directories to list, or nested too deep, makes nothing
+    /// writable; nor does a workspace that is no worktree or submodule.
+    #[test]
+    fn too_many_git_directories_make_nothing_writable() {
+        let s = scratch("many");
+        let (common, _) = worktree(&s);
+        let ws = s.0.join("feature");
+        let mut deep = common.join("modules");
+        for _ in 0..=MAX_GIT_DEPTH {
+            deep = deep.join("d");
+        }
+        fs::create_dir_all(&deep).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(git_dirs_of(&ws), GitDirs::default());
+        fs::remove_dir_all(common.join("modules")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(git_dirs_of(&ws).writable, vec![common.clone()]);
+        for n in 0..MAX_GIT_BINDS {
+            fs::create_dir_all(common.join(format!("modules/m{n}")))
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert_eq!(git_dirs_of(&ws), GitDirs::default());
+        fs::create_dir_all(s.0.join("plain/.git")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(git_dirs_of(&s.0.join("plain")), GitDirs::default());
     }
 }

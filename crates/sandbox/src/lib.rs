@@ -15,14 +15,14 @@
 //!
 //! ```
 //! use std::path::PathBuf;
-//! use dsh_sandbox::{Bubblewrap, ConfineRequest, Sandbox, SandboxMode, SandboxPolicy};
+//! use dsh_sandbox::{Bubblewrap, ConfineRequest, GitDirs, Sandbox, SandboxMode, SandboxPolicy};
 //!
 //! let policy = SandboxPolicy {
 //!     mode: SandboxMode::ReadOnly,
 //!     workspace_root: PathBuf::from("/srv/project"),
 //!     owner_id: "agent-1".into(),
 //!     allow_network: false,
-//!     git_dirs: vec![],
+//!     git_dirs: GitDirs::default(),
 //! };
 //! let request = ConfineRequest {
 //!     argv: vec!["/bin/bash".into()],
@@ -52,6 +52,7 @@ mod seccomp;
 
 pub use bwrap::{Bubblewrap, ConfineRequest, DEFAULT_BWRAP, MAX_RUN_BYTES, Sandbox, tmp_size_for};
 pub use error::SandboxError;
+pub use git::GitDirs;
 pub use limits::{LimitGuard, LimitHits, LimitMechanism, Limited, ResourceLimits, SessionLimits};
 pub use locate::BwrapProblem;
 pub use mode::{SandboxMode, UnknownSandboxMode};

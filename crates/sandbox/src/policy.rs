@@ -9,6 +9,7 @@ use parking_lot::{Mutex, MutexGuard};
 use dsh_context::Agent;
 
 use crate::error::SandboxError;
+use crate::git::GitDirs;
 use crate::mode::SandboxMode;
 
 /// What one session's confinement is built from (the seed's `{mode, workspaceRoot,
@@ -26,20 +27,21 @@ pub struct SandboxPolicy {
     /// namespace with only a loopback device).
     pub allow_network: bool,
     /// Git directories outside the workspace that `workspace-write` makes writable with it
-    /// (a worktree's or submodule's, with their `hooks` and `config` kept read-only). Found
-    /// when the workspace root was set ([`SandboxPolicies::new`],
+    /// (a worktree's or submodule's), and what in them stays read-only. Found when the
+    /// workspace root was set ([`SandboxPolicies::new`],
     /// [`SandboxPolicies::set_workspace_root`]), never from files a session changed since;
     /// see [`git_dirs_of`].
-    pub git_dirs: Vec<PathBuf>,
+    pub git_dirs: GitDirs,
 }
 
 /// The git directories outside `workspace` that a session there needs writable to commit:
 /// those named by `workspace/.git` when it is a file, and only when they are that worktree's
 /// or submodule's own (they lie in a repository's `worktrees/` or `modules/` and name this
-/// workspace back); empty otherwise. For [`SandboxPolicy::git_dirs`].
+/// workspace back); empty otherwise. With them what stays read-only: see [`GitDirs`]. For
+/// [`SandboxPolicy::git_dirs`].
 #[must_use]
-pub fn git_dirs_of(workspace: &Path) -> Vec<PathBuf> {
-    crate::git::git_dirs_outside(workspace)
+pub fn git_dirs_of(workspace: &Path) -> GitDirs {
+    crate::git::git_dirs_of(workspace)
 }
 
 /// The operator's defaults, used for every owner that has no override.
@@ -61,7 +63,7 @@ pub type OwnerActivity = Arc<dyn Fn(&Agent) -> bool + Send + Sync>;
 struct Override {
     mode: Option<SandboxMode>,
     /// The root and its git directories ([`git_dirs_of`], found as it was set).
-    workspace_root: Option<(PathBuf, Vec<PathBuf>)>,
+    workspace_root: Option<(PathBuf, GitDirs)>,
 }
 
 #[derive(Default)]
@@ -79,7 +81,7 @@ struct State {
 pub struct SandboxPolicies {
     defaults: PolicyDefaults,
     /// The default workspace root's git directories, found at construction.
-    default_git_dirs: Vec<PathBuf>,
+    default_git_dirs: GitDirs,
     state: Arc<Mutex<State>>,
 }
 

@@ -145,3 +145,116 @@ async fn a_git_file_written_by_a_session_widens_no_later_session() {
     })
     .await;
 }
+
+/// A main repository with the submodules `sub` and `libs/lib` (a nested name) and the worktree
+/// `feature`, its submodules checked out; returns the root holding them.
+fn worktree_with_submodules(tag: &str) -> TempDir {
+    let root = TempDir::new(tag);
+    let git = |args: &[&str]| git(&root.0, args);
+    git(&["init", "-q", "lib"]);
+    git(&["-C", "lib", "commit", "-q", "--allow-empty", "-m", "lib"]);
+    git(&["init", "-q", "main"]);
+    git(&["-C", "main", "commit", "-q", "--allow-empty", "-m", "first"]);
+    git(&["-C", "main", "submodule", "add", "-q", "../lib", "sub"]);
+    let nested = [
+        "submodule",
+        "add",
+        "-q",
+        "--name",
+        "libs/lib",
+        "../lib",
+        "lib",
+    ];
+    git(&[&["-C", "main"], &nested[..]].concat());
+    git(&["-C", "main", "commit", "-q", "-m", "subs"]);
+    git(&["-C", "main", "worktree", "add", "-q", "../feature"]);
+    git(&["-C", "feature", "submodule", "update", "--init", "-q"]);
+    root
+}
+
+/// In a worktree workspace, nothing in the repository's git directories that git runs or
+/// follows can be changed: the submodules' config and hooks (the main repository's, nested
+/// names too, and the worktree's own), `config.worktree`, the worktree's pointer files
+/// (`commondir`, `gitdir`), nor by renaming a directory holding them and making a new one in
+/// its place. Commits still work, in the workspace and in its submodule.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worktree_workspace_cannot_plant_commands_in_its_repository() {
+    within(async {
+        let root = worktree_with_submodules("worktree-plant");
+        let ws = root.0.join("feature");
+        let common = root.0.join("main/.git");
+        let own = common.join("worktrees/feature");
+        // A file that does not exist cannot be bound: these are made before the session.
+        for file in [common.join("config.worktree"), own.join("config.worktree")] {
+            std::fs::write(file, "").unwrap();
+        }
+        let files = [
+            common.join("modules/sub/config"),
+            common.join("modules/libs/lib/config"),
+            common.join("config.worktree"),
+            own.join("config.worktree"),
+            own.join("commondir"),
+            own.join("gitdir"),
+            own.join("modules/sub/config"),
+        ];
+        let before: Vec<_> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+        let hooks = [
+            common.join("modules/sub/hooks/x"),
+            common.join("modules/libs/lib/hooks/x"),
+            own.join("modules/sub/hooks/x"),
+        ];
+        let dirs = [
+            common.join("modules"),
+            common.join("modules/sub"),
+            common.join("modules/libs"),
+            common.join("worktrees"),
+            own.clone(),
+            own.join("modules"),
+            own.join("modules/sub"),
+        ];
+        let quoted = |paths: &[std::path::PathBuf]| {
+            paths
+                .iter()
+                .map(|p| format!("'{}'", p.display()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws, false, None);
+        let sh = Shell::open_on(&backend).await;
+        let r = sh
+            .send(&format!(
+                "for f in {} {}; do echo x >> \"$f\"; done 2>/dev/null; true",
+                quoted(&files),
+                quoted(&hooks),
+            ))
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let mut leaks: Vec<_> = files
+            .iter()
+            .zip(&before)
+            .filter(|(file, before)| std::fs::read(file).ok().as_ref() != Some(*before))
+            .map(|(file, _)| file)
+            .chain(hooks.iter().filter(|hook| hook.exists()))
+            .collect();
+        let r = sh
+            .send(&format!(
+                "for d in {}; do mv \"$d\" \"$d.x\" && mkdir \"$d\"; done 2>/dev/null; true",
+                quoted(&dirs)
+            ))
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        leaks.extend(dirs.iter().filter(|dir| dir.with_extension("x").exists()));
+        assert!(leaks.is_empty(), "written, created or renamed: {leaks:#?}");
+        let r = sh
+            .send(
+                "git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m two && \
+                 git -C sub -c user.name=t -c user.email=t@example.com commit -q --allow-empty \
+                 -m three && git log -1 --format=%s && git -C sub log -1 --format=%s",
+            )
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.contains("\ntwo\nthree\n"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
