@@ -154,7 +154,8 @@ pub struct GitDirs {
     pub pinned: Vec<PathBuf>,
     /// Bound read-only after those: the hooks, config files and pointer files that exist in
     /// a writable directory and in each git directory in it (its worktrees' in `worktrees/`,
-    /// its submodules' in `modules/`, nested names and the submodules' own too).
+    /// its submodules' in `modules/`, nested names and the submodules' own too), and the
+    /// workspace's `.git` file.
     pub read_only: Vec<PathBuf>,
 }
 
@@ -162,9 +163,13 @@ pub struct GitDirs {
 /// to keep read-only. Found once, from the files as they are now.
 pub(crate) fn git_dirs_of(workspace: &Path) -> GitDirs {
     let writable = git_dirs_outside(workspace);
-    if writable.is_empty() {
+    let Some(workspace_git_file) = fs::canonicalize(workspace)
+        .ok()
+        .map(|w| w.join(".git"))
+        .filter(|_| !writable.is_empty())
+    else {
         return GitDirs::default();
-    }
+    };
     let mut found = Found::default();
     for dir in &writable {
         found.git_dir(dir, 0);
@@ -177,6 +182,9 @@ pub(crate) fn git_dirs_of(workspace: &Path) -> GitDirs {
         mut read_only,
         ..
     } = found;
+    // The workspace's `.git` file names the git directory; git does not rewrite it in normal
+    // work, and a session that could would point it at a repository of its own.
+    read_only.push(workspace_git_file);
     pinned.sort();
     pinned.dedup();
     read_only.sort();
@@ -348,7 +356,14 @@ mod tests {
             "[core]\n\tbare = false\n\tworktree = ../../../lib\n",
         );
         write(&s.0.join("super/lib/.git"), "gitdir: ../.git/modules/lib\n");
-        assert_eq!(git_dirs_outside(&s.0.join("super/lib")), vec![modules]);
+        assert_eq!(
+            git_dirs_outside(&s.0.join("super/lib")),
+            vec![modules.clone()]
+        );
+        assert_eq!(
+            git_dirs_of(&s.0.join("super/lib")).read_only,
+            vec![modules.join("config"), s.0.join("super/lib/.git")]
+        );
         // The superproject holds its submodules' directories itself.
         fs::create_dir_all(s.0.join("plain/.git")).unwrap_or_else(|e| panic!("{e}"));
         assert!(git_dirs_outside(&s.0.join("plain")).is_empty());
@@ -423,6 +438,7 @@ mod tests {
             "worktrees/feature/gitdir",
             "worktrees/feature/modules/sub/config",
         ]);
+        read_only.push(ws.join(".git"));
         read_only.sort();
         assert_eq!(
             git_dirs_of(&ws),

@@ -1,6 +1,7 @@
 //! Git directories outside a confined session's workspace: a worktree's or submodule's own
-//! are writable with the workspace (their hooks and config not), and a `.git` file a session
-//! writes makes nothing else writable, for any later session.
+//! are writable with the workspace (not what in them git runs or follows, nor the workspace's
+//! `.git` file), and a `.git` file a session writes makes nothing else writable, for any
+//! later session.
 
 use std::path::Path;
 
@@ -255,6 +256,50 @@ async fn a_worktree_workspace_cannot_plant_commands_in_its_repository() {
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         assert!(r.viewport.contains("\ntwo\nthree\n"), "{r:?}");
         sh.close().await;
+    })
+    .await;
+}
+
+/// A worktree workspace's `.git` file stays read-only: a session cannot point it at a
+/// repository of its own whose config runs a command when someone on the host uses git there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worktree_workspace_cannot_repoint_its_git_file() {
+    within(async {
+        let root = TempDir::new("worktree-git-file");
+        git(&root.0, &["init", "-q", "main"]);
+        git(
+            &root.0,
+            &["-C", "main", "commit", "-q", "--allow-empty", "-m", "first"],
+        );
+        git(
+            &root.0,
+            &["-C", "main", "worktree", "add", "-q", "../feature"],
+        );
+        let ws = root.0.join("feature");
+        let before = std::fs::read(ws.join(".git")).unwrap();
+        let planted = root.0.join("planted");
+        let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws, false, None);
+        let sh = Shell::open_on(&backend).await;
+        let r = sh
+            .send(&format!(
+                "git init -q --bare .evil && git --git-dir=.evil config core.bare false && \
+                 git --git-dir=.evil config core.worktree \"$PWD\" && \
+                 git --git-dir=.evil config core.fsmonitor 'touch {}; :' && \
+                 {{ echo 'gitdir: .evil' > .git; rm -f .git; mv .git moved; }} 2>/dev/null; true",
+                planted.display()
+            ))
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+        assert_eq!(std::fs::read(ws.join(".git")).unwrap(), before);
+        // The host's git there still uses the worktree's own git directory.
+        let out = std::process::Command::new("git")
+            .args(["status", "--porcelain"])
+            .current_dir(&ws)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert!(!planted.exists(), "the session's command ran on the host");
     })
     .await;
 }
