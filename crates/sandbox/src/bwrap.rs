@@ -65,7 +65,8 @@ pub const DEFAULT_BWRAP: &str = "/usr/bin/bwrap";
 ///   `/var/run` when it is no link: host daemons' sockets live there, and a read-only bind
 ///   does not stop a `connect()` to a socket file), the workspace
 ///   root writable in `workspace-write` and read-only in `read-only`; in `workspace-write`, a
-///   workspace that is a git worktree or submodule also gets its git directories writable;
+///   workspace that is a git worktree or submodule also gets its git directories writable,
+///   what git runs or follows in them and the workspace's `.git` file read-only (`GitDirs`);
 /// - a private `/dev` whose `/dev/pts` holds **only the session's own terminal** (at its
 ///   host path, so `tty` names it) and `ptmx` from a devpts instance of the session's own
 ///   (`/dev/.dsh`, for programs that open terminals of their own): no other session's
