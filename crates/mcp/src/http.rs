@@ -5,12 +5,13 @@
 //! (HTTP/1.1, hyper) until `shutdown` is cancelled, then closes every MCP session with its
 //! agent and waits for their teardown.
 //!
-//! Each request passes [`front`] (health, path, token, session liveness and activity, session
+//! Each request passes [`front`] (health, path, [`host`], token, session liveness and activity, session
 //! limit, the body classified like a stdio line, JSON error answers) on its way to rmcp's
 //! [`StreamableHttpService`], whose session manager ([`sessions`]) gives each MCP session its
 //! own [`dsh_context::Agent`] and closes idle sessions.
 
 mod front;
+mod host;
 mod sessions;
 
 use std::convert::Infallible;
@@ -30,6 +31,7 @@ use tokio_util::task::TaskTracker;
 use crate::options::{HttpOptions, TOKEN_ENV};
 use crate::server::McpServer;
 use front::{BearerToken, Front};
+use host::AllowedHosts;
 
 pub use front::{HEALTH_PATH, MCP_PATH};
 pub(crate) use sessions::SessionAgent;
@@ -156,20 +158,14 @@ impl HttpServer {
             options.max_sessions,
             options.session_idle_timeout(),
         );
-        let mut config = StreamableHttpServerConfig::default()
+        // The Host check is the front's (`host`), which also answers a missing, repeated or
+        // malformed Host; rmcp's would replace the loopback names instead of adding to them.
+        let config = StreamableHttpServerConfig::default()
             .with_cancellation_token(shutdown.child_token())
             .with_max_request_body_bytes(max_request_bytes)
             .with_allowed_origins(options.allowed_origin.iter().cloned())
-            .enforce_origin_validation();
-        config = if options.allowed_host.iter().any(|h| h == "*")
-            || (options.allowed_host.is_empty() && !addr.ip().is_loopback())
-        {
-            config.disable_allowed_hosts()
-        } else if options.allowed_host.is_empty() {
-            config
-        } else {
-            config.with_allowed_hosts(options.allowed_host.iter().cloned())
-        };
+            .enforce_origin_validation()
+            .disable_allowed_hosts();
         let handlers = server.clone();
         let mcp = StreamableHttpService::new(
             move || Ok(handlers.handler(None)),
@@ -181,6 +177,7 @@ impl HttpServer {
             front: Front {
                 mcp,
                 sessions: sessions.clone(),
+                hosts: AllowedHosts::new(addr, &options.allowed_host),
                 token,
                 shutdown,
                 max_body_bytes: max_request_bytes,

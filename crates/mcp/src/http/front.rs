@@ -3,14 +3,15 @@
 //! - `GET /healthz`: liveness and readiness without the token (probes carry no secrets):
 //!   200 `{"status":"ok"}` while serving, 503 `{"status":"shutting_down"}` once shutdown began.
 //! - Any path but `/mcp`: 404.
-//! - `/mcp`: the bearer token first (401 with `WWW-Authenticate: Bearer`), then the session
-//!   (`Mcp-Session-Id` of a session that is not live: 404; otherwise the request is marked in
-//!   flight until its answer was sent, which keeps the session from idling out, see
-//!   [`super::sessions`]), then the session limit for a request that would open a session (a
-//!   POST without `Mcp-Session-Id`: 503), then a JSON POST's body (over the limit: 413), which
-//!   is classified like a stdio line ([`crate::inbound`]: lone surrogates repaired, parse and
-//!   shape errors answered as JSON-RPC errors with the request's id, 400), then rmcp (Host and
-//!   Origin allowlists: 403).
+//! - `/mcp`: the `Host` header first ([`super::host`]: missing, repeated or malformed: 400;
+//!   not on the allowlist: 403), then the bearer token (401 with `WWW-Authenticate: Bearer`),
+//!   then the session (`Mcp-Session-Id` of a session that is not live: 404; otherwise the
+//!   request is marked in flight until its answer was sent, which keeps the session from idling
+//!   out, see [`super::sessions`]), then the session limit for a request that would open a
+//!   session (a POST without `Mcp-Session-Id`: 503), then a JSON POST's body (over the limit:
+//!   413), which is classified like a stdio line ([`crate::inbound`]: lone surrogates repaired,
+//!   parse and shape errors answered as JSON-RPC errors with the request's id, 400), then rmcp
+//!   (the Origin allowlist: 403).
 //!
 //! Every error answer is JSON: a JSON-RPC error for a bad message, else
 //! `{"error": "<what happened and what to do>"}` (rmcp's plain-text error answers are
@@ -32,6 +33,7 @@ use rmcp::transport::streamable_http_server::{SessionId, StreamableHttpService};
 use subtle::ConstantTimeEq as _;
 use tokio_util::sync::CancellationToken;
 
+use super::host::AllowedHosts;
 use super::sessions::{AgentSessions, RequestGuard, full_message};
 use crate::inbound::{Inbound, classify_body};
 use crate::server::Connection;
@@ -77,6 +79,8 @@ impl std::fmt::Debug for BearerToken {
 pub(crate) struct Front {
     pub(crate) mcp: StreamableHttpService<Connection, AgentSessions>,
     pub(crate) sessions: Arc<AgentSessions>,
+    /// The `Host` values served.
+    pub(crate) hosts: AllowedHosts,
     pub(crate) token: Option<BearerToken>,
     pub(crate) shutdown: CancellationToken,
     /// The longest request body read (413 beyond it).
@@ -108,6 +112,9 @@ impl Front {
                     "no such path {path:?}: MCP is served at {MCP_PATH}, health at {HEALTH_PATH}"
                 ),
             );
+        }
+        if let Some(answer) = self.hosts.refusal(request.uri(), request.headers()) {
+            return answer;
         }
         if let Some(token) = &self.token
             && !token.admits(request.headers().get(AUTHORIZATION))
@@ -202,7 +209,7 @@ impl Front {
                     &format!(
                         "Payload Too Large: request body exceeds {} bytes; {}",
                         self.max_body_bytes,
-                        advice(StatusCode::PAYLOAD_TOO_LARGE).unwrap_or_default()
+                        advice(StatusCode::PAYLOAD_TOO_LARGE, "").unwrap_or_default()
                     ),
                 ));
             }
@@ -264,7 +271,7 @@ fn session_ended() -> Response<Body> {
         StatusCode::NOT_FOUND,
         &format!(
             "Not Found: no live MCP session has this Mcp-Session-Id; {}",
-            advice(StatusCode::NOT_FOUND).unwrap_or_default()
+            advice(StatusCode::NOT_FOUND, "").unwrap_or_default()
         ),
     )
 }
@@ -332,7 +339,7 @@ async fn as_json_error(response: Response<Body>) -> Response<Body> {
     } else {
         text.trim().to_owned()
     };
-    if let Some(advice) = advice(status) {
+    if let Some(advice) = advice(status, &text) {
         text.push_str("; ");
         text.push_str(advice);
     }
@@ -346,18 +353,24 @@ async fn as_json_error(response: Response<Body>) -> Response<Body> {
     )
 }
 
-/// What a client can do about an error rmcp answers with `status` (rmcp says only what
-/// happened).
-fn advice(status: StatusCode) -> Option<&'static str> {
+/// What a client can do about an error rmcp answers with `status` and `text` (rmcp says only
+/// what happened).
+fn advice(status: StatusCode, text: &str) -> Option<&'static str> {
     Some(match status {
-        StatusCode::BAD_REQUEST => {
+        // rmcp's other 400s: an MCP-Protocol-Version it does not know (the Host ones cannot
+        // happen: the front answered them).
+        StatusCode::BAD_REQUEST if text.contains("Session ID") => {
             "start a session with initialize (a POST without Mcp-Session-Id), then send the Mcp-Session-Id header its answer carries on every later request"
+        }
+        StatusCode::BAD_REQUEST if text.contains("MCP-Protocol-Version") => {
+            "send the protocol version the initialize answer named, or no MCP-Protocol-Version header"
         }
         StatusCode::NOT_FOUND => {
             "the MCP session ended (HTTP DELETE, no request for --session-idle-timeout-ms, or a server restart) and its terminals with it: send initialize for a new session (a POST without Mcp-Session-Id)"
         }
+        // rmcp's only 403 here: the Origin check (the front checks Host).
         StatusCode::FORBIDDEN => {
-            "the server admits only the Origin values given with --allowed-origin and the Host values given with --allowed-host (or loopback names on a loopback address); ask its operator to add yours"
+            "the server admits only the Origin values given with --allowed-origin (a request without Origin is served); ask its operator to add yours"
         }
         StatusCode::PAYLOAD_TOO_LARGE => {
             "the limit is the server's --max-message-bytes: send less per request (write large input to a file first)"

@@ -41,8 +41,11 @@ pub struct HttpOptions {
     #[arg(long, value_name = "ORIGIN")]
     pub allowed_origin: Vec<String>,
 
-    /// Host header value (host or host:port) the server answers to, against DNS rebinding
-    /// (repeatable; * allows any host, e.g. behind a proxy that checks it) [default: localhost,
+    /// Host header value (host or host:port; a host alone matches any port) the server answers
+    /// to, against DNS rebinding (repeatable; * allows any host, e.g. behind a proxy that
+    /// checks it). On a loopback address localhost, 127.0.0.1 and ::1 are always served and the
+    /// values given add to them; on another address only the values given are served. A Host
+    /// not served gets 403; a missing, repeated or malformed Host gets 400 [default: localhost,
     /// 127.0.0.1 and ::1 on a loopback address; any host on another address].
     #[arg(long, value_name = "HOST")]
     pub allowed_host: Vec<String>,

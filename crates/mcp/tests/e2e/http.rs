@@ -153,13 +153,13 @@ async fn post_raw(
     (status, session, text)
 }
 
-fn initialize() -> Value {
+pub(crate) fn initialize() -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "raw", "version": "0"}}})
 }
 
-fn bearer() -> String {
+pub(crate) fn bearer() -> String {
     format!("Bearer {TOKEN}")
 }
 

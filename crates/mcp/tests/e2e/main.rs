@@ -16,6 +16,7 @@ mod cli;
 mod environment;
 mod host_death;
 mod http;
+mod http_front;
 mod http_idle;
 mod isolation;
 mod jobs;

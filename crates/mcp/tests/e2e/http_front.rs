@@ -1,0 +1,146 @@
+//! What `dsh-mcp --listen` refuses before a request reaches MCP: `Host` values off the
+//! allowlist (403) or malformed (400). Each request is written on a connection of its own, so
+//! the bytes on the wire are exactly the test's.
+
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+use crate::http::{HttpServerProcess, bearer, initialize, json_error};
+use crate::support::within;
+
+/// A raw HTTP/1.1 exchange.
+struct Exchange {
+    status: u16,
+    /// The header lines, lowercased.
+    headers: Vec<String>,
+    body: String,
+}
+
+/// `host:port` of a server URL.
+fn address(url: &str) -> String {
+    let url = reqwest::Url::parse(url).expect("url");
+    format!(
+        "{}:{}",
+        url.host_str().expect("host"),
+        url.port().expect("port")
+    )
+}
+
+/// Writes `head` (the request line and headers, CRLF-separated, without the blank line that
+/// ends them) and `body` on a new connection to `url`'s server, then reads the answer until
+/// the server closes the connection (`Connection: close` is added).
+async fn exchange(url: &str, head: &str, body: &[u8]) -> Exchange {
+    let mut socket = within("connect", tokio::net::TcpStream::connect(address(url)))
+        .await
+        .expect("connect");
+    let mut request = format!("{head}\r\nConnection: close\r\n\r\n").into_bytes();
+    request.extend_from_slice(body);
+    within("write the request", socket.write_all(&request))
+        .await
+        .expect("write");
+    let mut answer = Vec::new();
+    within("read the answer", socket.read_to_end(&mut answer))
+        .await
+        .expect("read");
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let (head, body) = answer
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("no complete answer: {answer:?}"));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {answer:?}"));
+    Exchange {
+        status,
+        headers: lines.map(str::to_ascii_lowercase).collect(),
+        body: body.to_owned(),
+    }
+}
+
+/// The head of an authenticated JSON POST to `/mcp` with `host_lines` (each a whole header
+/// line, or none) and `Content-Length: length`.
+fn post_head(host_lines: &[&str], length: usize) -> String {
+    let mut head = String::from("POST /mcp HTTP/1.1");
+    for line in host_lines {
+        head.push_str("\r\n");
+        head.push_str(line);
+    }
+    head.push_str(&format!(
+        "\r\nAuthorization: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {length}",
+        bearer()
+    ));
+    head
+}
+
+/// An `initialize` POST with `host_lines`; returns the answer.
+async fn initialize_with(url: &str, host_lines: &[&str]) -> Exchange {
+    let body = initialize().to_string();
+    exchange(url, &post_head(host_lines, body.len()), body.as_bytes()).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allowed_hosts_add_to_the_loopback_names() {
+    let mut server = HttpServerProcess::start(&["--allowed-host", "app.example.com"]).await;
+    let url = server.url.clone();
+    let own = format!("Host: {}", address(&url));
+
+    for host in [
+        own.as_str(),
+        "Host: localhost",
+        "Host: [::1]:1234",
+        "Host: app.example.com",
+    ] {
+        let answer = initialize_with(&url, &[host]).await;
+        assert_eq!(answer.status, 200, "{host}: {}", answer.body);
+    }
+    let answer = initialize_with(&url, &["Host: evil.example"]).await;
+    assert_eq!(answer.status, 403, "{}", answer.body);
+    let error = json_error(&answer.body);
+    assert!(error.contains("evil.example"), "{error}");
+    assert!(error.contains("--allowed-host"), "{error}");
+    assert!(!error.contains("Origin"), "{error}");
+
+    server.terminate().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_repeated_or_malformed_host_gets_400() {
+    let mut server = HttpServerProcess::start(&[]).await;
+    let url = server.url.clone();
+    let own = format!("Host: {}", address(&url));
+
+    for (hosts, says) in [
+        (vec![], "no Host header"),
+        (
+            vec![own.as_str(), own.as_str()],
+            "more than one Host header",
+        ),
+        (
+            vec![own.as_str(), "Host: evil.example"],
+            "more than one Host header",
+        ),
+        (vec!["Host: localhost:abc"], "localhost:abc"),
+        (vec!["Host: localhost:99999"], "localhost:99999"),
+        (vec!["Host: user@localhost"], "user@localhost"),
+    ] {
+        let answer = initialize_with(&url, &hosts).await;
+        assert_eq!(answer.status, 400, "{hosts:?}: {}", answer.body);
+        assert!(
+            answer
+                .headers
+                .iter()
+                .any(|h| h == "content-type: application/json"),
+            "{:?}",
+            answer.headers
+        );
+        let error = json_error(&answer.body);
+        assert!(error.contains(says), "{hosts:?}: {error}");
+        // Says what to do about the Host header, not about MCP sessions.
+        assert!(error.contains("send"), "{hosts:?}: {error}");
+        assert!(!error.contains("initialize"), "{hosts:?}: {error}");
+    }
+
+    server.terminate().await;
+}
