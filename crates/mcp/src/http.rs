@@ -5,11 +5,13 @@
 //! (HTTP/1.1, hyper) until `shutdown` is cancelled, then closes every MCP session with its
 //! agent and waits for their teardown.
 //!
-//! Each request passes [`front`] (health, path, [`host`], token, session liveness and activity, session
-//! limit, the body classified like a stdio line, JSON error answers) on its way to rmcp's
-//! [`StreamableHttpService`], whose session manager ([`sessions`]) gives each MCP session its
-//! own [`dsh_context::Agent`] and closes idle sessions.
+//! Each request passes [`front`] (health, path, [`host`], token, session liveness and
+//! activity, session limit, the body read within its limits by [`body`] and classified like a
+//! stdio line, JSON error answers) on its way to rmcp's [`StreamableHttpService`], whose session
+//! manager ([`sessions`]) gives each MCP session its own [`dsh_context::Agent`] and closes idle
+//! sessions.
 
+mod body;
 mod front;
 mod host;
 mod sessions;
@@ -38,6 +40,9 @@ pub(crate) use sessions::SessionAgent;
 
 /// How long a client may take to send a request's headers.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a client may take to send a request's body, counted from the end of its headers
+/// (the whole body, not each chunk); 408 beyond it.
+const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long open HTTP connections get to finish once shutdown began (sessions are already
 /// closed by then).
 const CONNECTION_DRAIN: Duration = Duration::from_secs(5);
@@ -113,7 +118,7 @@ impl std::fmt::Debug for HttpServer {
 
 impl HttpServer {
     /// Checks `options` and binds `options.listen`. `max_request_bytes` bounds each request
-    /// body (413 beyond it).
+    /// body, in bytes (413 beyond it; see [`body`]).
     ///
     /// # Errors
     /// [`HttpError`]: a missing token on a non-loopback address, an unreadable or empty token,
@@ -181,6 +186,7 @@ impl HttpServer {
                 token,
                 shutdown,
                 max_body_bytes: max_request_bytes,
+                body_read_timeout: BODY_READ_TIMEOUT,
             },
             sessions,
             addr,

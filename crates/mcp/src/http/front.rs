@@ -22,17 +22,21 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
+use http::header::{
+    AUTHORIZATION, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, EXPECT, WWW_AUTHENTICATE,
+};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt as _, Empty, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt as _, Empty, Full};
 use hyper::body::Frame;
 use rmcp::transport::streamable_http_server::{SessionId, StreamableHttpService};
 use subtle::ConstantTimeEq as _;
 use tokio_util::sync::CancellationToken;
 
+use super::body::{BodyError, read_body};
 use super::host::AllowedHosts;
 use super::sessions::{AgentSessions, RequestGuard, full_message};
 use crate::inbound::{Inbound, classify_body};
@@ -83,8 +87,10 @@ pub(crate) struct Front {
     pub(crate) hosts: AllowedHosts,
     pub(crate) token: Option<BearerToken>,
     pub(crate) shutdown: CancellationToken,
-    /// The longest request body read (413 beyond it).
+    /// The longest request body read (413 beyond it), in bytes.
     pub(crate) max_body_bytes: usize,
+    /// How long a request body may take to arrive after its headers (408 beyond it).
+    pub(crate) body_read_timeout: Duration,
 }
 
 impl Front {
@@ -192,7 +198,9 @@ impl Front {
         }
     }
 
-    /// Reads a JSON POST's body (at most `max_body_bytes`) and classifies it as the stdio
+    /// Reads a JSON POST's body (at most `max_body_bytes`, within `body_read_timeout`; see
+    /// [`super::body`]: 413 over the limit, 408 past the deadline, both closing the connection
+    /// unless the whole body was read) and classifies it as the stdio
     /// transport classifies a line ([`crate::inbound`]): the messages rmcp can serve are
     /// forwarded (lone surrogates repaired), the rest answered here.
     async fn screen<B>(&self, request: Request<B>) -> Result<Request<Full<Bytes>>, Response<Body>>
@@ -201,19 +209,47 @@ impl Front {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let (mut parts, body) = request.into_parts();
-        let bytes = match Limited::new(body, self.max_body_bytes).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(e) if e.is::<LengthLimitError>() => {
-                return Err(error(
+        let expects_continue = parts
+            .headers
+            .get(EXPECT)
+            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+        let max = self.max_body_bytes;
+        let read = read_body(body, max, self.body_read_timeout, expects_continue).await;
+        let bytes = match read {
+            Ok(bytes) => bytes,
+            Err(BodyError::TooLarge { declared, read_all }) => {
+                let size = match declared {
+                    Some(n) => format!(
+                        "the request body declares {n} bytes, over the limit of {max} bytes"
+                    ),
+                    None => format!("the request body exceeds the limit of {max} bytes"),
+                };
+                let mut answer = error(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     &format!(
-                        "Payload Too Large: request body exceeds {} bytes; {}",
-                        self.max_body_bytes,
+                        "Payload Too Large: {size}; {}",
                         advice(StatusCode::PAYLOAD_TOO_LARGE, "").unwrap_or_default()
                     ),
-                ));
+                );
+                if !read_all {
+                    close_after(&mut answer);
+                }
+                return Err(answer);
             }
-            Err(e) => {
+            Err(BodyError::TimedOut { declared, received }) => {
+                let declared =
+                    declared.map_or_else(String::new, |n| format!(" of the {n} declared"));
+                let mut answer = error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    &format!(
+                        "Request Timeout: the request body did not arrive within {} s of its headers ({received} bytes{declared} came); send the whole body at once, with a Content-Length that matches it",
+                        self.body_read_timeout.as_secs()
+                    ),
+                );
+                close_after(&mut answer);
+                return Err(answer);
+            }
+            Err(BodyError::Read(e)) => {
                 return Err(error(
                     StatusCode::BAD_REQUEST,
                     &format!("cannot read the request body: {e}; send it again"),
@@ -310,6 +346,14 @@ fn json(status: StatusCode, value: serde_json::Value) -> Response<Body> {
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
+}
+
+/// Marks `answer` as the connection's last (`Connection: close`): sent when a request body was
+/// not read to its end, so the client knows not to send more on it.
+fn close_after(answer: &mut Response<Body>) {
+    answer
+        .headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
 }
 
 /// `{"error": message}` with `status`.

@@ -1,7 +1,9 @@
 //! What `dsh-mcp --listen` refuses before a request reaches MCP: `Host` values off the
-//! allowlist (403) or malformed (400). Each request is written on a connection of its own, so
-//! the bytes on the wire are exactly the test's.
+//! allowlist (403) or malformed (400), and request bodies declared far over the limit (413
+//! from the header alone) or sent whole over it (a 413 the client reads, not a broken pipe). Each request is written on a
+//! connection of its own, so the bytes on the wire are exactly the test's.
 
+use serde_json::Value;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
 use crate::http::{HttpServerProcess, bearer, initialize, json_error};
@@ -141,6 +143,54 @@ async fn a_missing_repeated_or_malformed_host_gets_400() {
         assert!(error.contains("send"), "{hosts:?}: {error}");
         assert!(!error.contains("initialize"), "{hosts:?}: {error}");
     }
+
+    server.terminate().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_declared_over_the_limit_gets_413_from_the_header() {
+    let mut server = HttpServerProcess::start(&["--max-message-bytes", "4096"]).await;
+    let url = server.url.clone();
+    let own = format!("Host: {}", address(&url));
+
+    // Only the head is sent: the answer cannot wait for the body.
+    let answer = exchange(&url, &post_head(&[&own], 99_999_999_999), b"").await;
+    assert_eq!(answer.status, 413, "{}", answer.body);
+    assert!(
+        answer.headers.iter().any(|h| h == "connection: close"),
+        "{:?}",
+        answer.headers
+    );
+    let error = json_error(&answer.body);
+    assert!(error.contains("99999999999"), "{error}");
+    assert!(error.contains("--max-message-bytes"), "{error}");
+
+    server.terminate().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_sent_over_the_limit_gets_a_413_the_client_reads() {
+    let mut server = HttpServerProcess::start(&["--max-message-bytes", "4096"]).await;
+    let url = server.url.clone();
+    let mut big = initialize();
+    big["params"]["clientInfo"]["name"] = Value::String("x".repeat(4 * 1024 * 1024));
+    let response = within(
+        "an oversized POST",
+        reqwest::Client::new()
+            .post(&url)
+            .header("authorization", bearer())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(big.to_string())
+            .send(),
+    )
+    .await
+    .expect("the 413, not a broken connection");
+    assert_eq!(response.status().as_u16(), 413);
+    let body = within("the 413's body", response.text())
+        .await
+        .expect("body");
+    assert!(json_error(&body).contains("--max-message-bytes"), "{body}");
 
     server.terminate().await;
 }
