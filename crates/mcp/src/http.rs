@@ -118,7 +118,7 @@ impl std::fmt::Debug for HttpServer {
 
 impl HttpServer {
     /// Checks `options` and binds `options.listen`. `max_request_bytes` bounds each request
-    /// body, in bytes (413 beyond it; see [`body`]).
+    /// body, in bytes (413 beyond it, from a declared `Content-Length` alone when far over).
     ///
     /// # Errors
     /// [`HttpError`]: a missing token on a non-loopback address, an unreadable or empty token,
