@@ -1,11 +1,28 @@
 //! Background jobs that stop at a program's prompt (a line, a single key, a password) or
 //! leave text on the shell's input line, and the sends that answer them, against real bash.
 
+use dsh_context::Agent;
 use serde_json::json;
 
 use crate::background::{background, finished_job, open, send_foreground, start_job, status_line};
 use crate::support::{Host, fast_bash};
 use dsh_tool_terminal::ToolTerminalConfig;
+
+/// A send of `text` without Enter; returns its text.
+async fn send_unended(host: &Host, agent: &Agent, session: &str, text: &str) -> String {
+    host.call(
+        agent,
+        "terminal_send",
+        json!({"sessionId": session, "text": text, "submit": false}),
+    )
+    .await
+    .text()
+}
+
+/// The notice a send gets when it answered the prompt job `job` stopped at.
+fn answered_notice(job: &str) -> String {
+    format!("[input: this text answered the prompt where background job {job} stopped")
+}
 
 /// A background job that stopped at a program's own prompt (not its shell's): the job says
 /// the program waits for input, and the next foreground send, which answers that prompt,
@@ -22,12 +39,7 @@ async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
     );
     let answer = send_foreground(&host, &agent, &session, "y").await;
     assert!(answer.contains("answered=y"), "{answer}");
-    assert!(
-        answer.contains(&format!(
-            "[input: this text answered the prompt where background job {job} stopped"
-        )),
-        "{answer}"
-    );
+    assert!(answer.contains(&answered_notice(&job)), "{answer}");
     let next = send_foreground(&host, &agent, &session, "echo plain").await;
     assert!(!next.contains("answered the prompt"), "{next}");
     // The job's status no longer says the program still waits.
@@ -47,12 +59,7 @@ async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
     host.call(&agent, "job_output", json!({"job_id": job, "wait": true}))
         .await;
     let (_, ack) = start_job(&host, &agent, &session, "Ada").await;
-    assert!(
-        ack.contains(&format!(
-            "[input: this text answered the prompt where background job {job} stopped"
-        )),
-        "{ack}"
-    );
+    assert!(ack.contains(&answered_notice(&job)), "{ack}");
     host.shutdown().await;
 }
 
@@ -63,23 +70,11 @@ async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
 async fn only_a_send_that_types_is_said_to_answer_the_prompt_a_job_stopped_at() {
     let (host, agent, session, job, _) =
         finished_job("read -r -p 'Name? ' a; echo \"name=$a\"").await;
-    let poll = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": "", "submit": false}),
-        )
-        .await
-        .text();
+    let poll = send_unended(&host, &agent, &session, "").await;
     assert!(!poll.contains("answered the prompt"), "{poll}");
     let answer = send_foreground(&host, &agent, &session, "Zed").await;
     assert!(answer.contains("name=Zed"), "{answer}");
-    assert!(
-        answer.contains(&format!(
-            "[input: this text answered the prompt where background job {job} stopped"
-        )),
-        "{answer}"
-    );
+    assert!(answer.contains(&answered_notice(&job)), "{answer}");
     let job = background(&host, &agent, &session, "read -r -p 'Again? ' b").await;
     let r = host
         .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
@@ -154,14 +149,7 @@ async fn a_background_send_without_enter_says_its_text_waits_on_the_input_line()
 async fn text_without_enter_at_a_jobs_leftover_prompt_answers_it_only_with_the_enter() {
     let (host, agent, session, job, _) =
         finished_job("read -r -p 'Name? ' x; echo \"got=[$x]\"").await;
-    let part = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": "al", "submit": false}),
-        )
-        .await
-        .text();
+    let part = send_unended(&host, &agent, &session, "al").await;
     assert!(!part.contains("answered the prompt"), "{part}");
     let r = host.job_output(&agent, &job).await;
     assert!(r.contains("waits for input (still running"), "{r}");
@@ -182,21 +170,9 @@ async fn the_key_after_a_job_stopped_at_a_single_key_prompt_says_it_answered_it(
         ),
         "{read}"
     );
-    let answer = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": "y", "submit": false}),
-        )
-        .await
-        .text();
+    let answer = send_unended(&host, &agent, &session, "y").await;
     assert!(answer.contains("key=y"), "{answer}");
-    assert!(
-        answer.contains(&format!(
-            "[input: this text answered the prompt where background job {job} stopped"
-        )),
-        "{answer}"
-    );
+    assert!(answer.contains(&answered_notice(&job)), "{answer}");
     let again = host.job_output(&agent, &job).await;
     assert!(
         status_line(&again).ends_with(", input: single keys (a later send answered it)]"),
@@ -220,12 +196,7 @@ async fn the_send_after_a_job_stopped_at_a_password_prompt_says_it_answered_it()
     let answer = send_foreground(&host, &agent, &session, "hunter2").await;
     assert!(answer.contains("len=7"), "{answer}");
     assert!(!answer.contains("hunter2"), "{answer}");
-    assert!(
-        answer.contains(&format!(
-            "[input: this text answered the prompt where background job {job} stopped"
-        )),
-        "{answer}"
-    );
+    assert!(answer.contains(&answered_notice(&job)), "{answer}");
     let again = host.job_output(&agent, &job).await;
     assert!(
         status_line(&again)
