@@ -8,10 +8,15 @@
 //! would read and plant keys in the keyrings of its user on the host (credential caches), and
 //! share them with other sessions. So:
 //! - [`DENIED`] (`EPERM`): setting the set-user-ID or set-group-ID bit, by `chmod`,
-//!   `fchmod`, `fchmodat`, `fchmodat2`, or by creating a file, directory or node with it
-//!   (`open`/`openat`/`creat` with `O_CREAT` or `O_TMPFILE`, `mkdir`, `mkdirat`, `mknod`,
-//!   `mknodat`), the rule systemd's `RestrictSUIDSGID=` applies; and the key-ring calls
-//!   `add_key`, `request_key`, `keyctl`.
+//!   `fchmod`, `fchmodat`, `fchmodat2`, or by creating a file or node with it
+//!   (`open`/`openat`/`creat` with `O_CREAT` or `O_TMPFILE`, `mknod`, `mknodat`), as systemd's
+//!   `RestrictSUIDSGID=` does; and the key-ring calls `add_key`, `request_key`, `keyctl`.
+//!   Not `mkdir`: the kernel drops both bits from the mode it is given (a directory only
+//!   inherits set-group-ID from its parent), and `cp -r` creates each directory with its
+//!   source's mode, bits included, so refusing it broke copies of such trees for nothing. A
+//!   filter cannot tell a directory from a file, so `chmod 755` of a directory that already
+//!   has set-group-ID (GNU `chmod` passes the bit back) is refused too: `chmod 00755` or
+//!   `g-s` clears it.
 //! - [`UNAVAILABLE`] (`ENOSYS`, so programs take their fallback): the calls that would
 //!   create files with modes the first filter cannot see, `openat2` (its mode lies in a
 //!   struct) and `io_uring_setup` (a ring's operations are no system calls). `ENOSYS` is what
@@ -89,13 +94,11 @@ fn rules(filter: Filter) -> BTreeMap<i64, Vec<SeccompRule>> {
             rules.insert(libc::SYS_fchmod, setid_rules(1, &[]));
             rules.insert(libc::SYS_fchmodat, setid_rules(2, &[]));
             rules.insert(libc::SYS_fchmodat2, setid_rules(2, &[]));
-            rules.insert(libc::SYS_mkdirat, setid_rules(2, &[]));
             rules.insert(libc::SYS_mknodat, setid_rules(2, &[]));
             rules.insert(libc::SYS_openat, open_rules(2));
             #[cfg(target_arch = "x86_64")]
             {
                 rules.insert(libc::SYS_chmod, setid_rules(1, &[]));
-                rules.insert(libc::SYS_mkdir, setid_rules(1, &[]));
                 rules.insert(libc::SYS_mknod, setid_rules(1, &[]));
                 rules.insert(libc::SYS_creat, setid_rules(1, &[]));
                 rules.insert(libc::SYS_open, open_rules(1));

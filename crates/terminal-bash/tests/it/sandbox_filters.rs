@@ -24,6 +24,11 @@ fn last_output_line(viewport: &str) -> &str {
 async fn a_confined_session_makes_no_set_id_files_and_reaches_no_key_rings() {
     within(async {
         let ws = TempDir::new("filters");
+        // A tree with a set-group-ID directory, made on the host.
+        let sg = ws.0.join("tree/sg");
+        std::fs::create_dir_all(&sg).unwrap();
+        std::fs::write(sg.join("file"), "x").unwrap();
+        std::fs::set_permissions(&sg, std::fs::Permissions::from_mode(0o2775)).unwrap();
         let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, false, None);
         let sh = Shell::open_on(&backend).await;
         // Setting either bit on a file the session owns is refused, in every form.
@@ -31,7 +36,6 @@ async fn a_confined_session_makes_no_set_id_files_and_reaches_no_key_rings() {
             "touch f && chmod 4755 f",
             "chmod u+s f",
             "chmod g+s f",
-            "mkdir -m 2775 d",
             "install -m 4755 /bin/true t",
             "cp /bin/true u && chmod 6711 u",
         ] {
@@ -53,7 +57,7 @@ async fn a_confined_session_makes_no_set_id_files_and_reaches_no_key_rings() {
             r.viewport.contains("\nrefused\nrefused\n"),
             "{r:?}"
         );
-        // Nothing of it reached the host's filesystem.
+        // Nothing of it reached the host's filesystem (but the tree made there).
         for entry in std::fs::read_dir(&ws.0).unwrap() {
             let entry = entry.unwrap();
             let mode = entry.metadata().unwrap().permissions().mode();
@@ -62,6 +66,13 @@ async fn a_confined_session_makes_no_set_id_files_and_reaches_no_key_rings() {
         // Ordinary modes still work.
         let r = sh.send("chmod 750 f && stat -c %a f").await;
         assert_eq!(last_output_line(&r.viewport), "750", "{r:?}");
+        // A directory made with either bit in its mode is made (the kernel drops them), so a
+        // copy of a tree with a set-group-ID directory works.
+        let r = sh
+            .send("python3 -c \"import os; os.mkdir('d', 0o2775)\" && cp -r tree copy && test -f copy/sg/file && echo copied")
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.contains("\ncopied\n"), "{r:?}");
         // The key rings: `add_key` into the user's key ring is refused; io_uring and
         // `openat2` answer "not implemented", so programs use their fallbacks.
         let r = sh
