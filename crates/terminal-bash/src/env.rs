@@ -280,10 +280,11 @@ pub fn shell_env<I>(
 where
     I: IntoIterator<Item = (OsString, OsString)>,
 {
-    let own: [(&str, &str); 12] = [
+    let own: [(&str, &str); 13] = [
         ("TERM", "xterm-256color"),
         ("PAGER", "cat"),
         ("GIT_PAGER", "cat"),
+        ("GIT_MERGE_AUTOEDIT", "no"),
         ("MANPAGER", "cat"),
         ("SYSTEMD_PAGER", "cat"),
         ("DSH_SHELL", "1"),

@@ -31,10 +31,11 @@ fn passes(specs: &[&str]) -> Vec<EnvPass> {
         .collect()
 }
 
-const BACKEND: [&str; 12] = [
+const BACKEND: [&str; 13] = [
     "TERM",
     "PAGER",
     "GIT_PAGER",
+    "GIT_MERGE_AUTOEDIT",
     "MANPAGER",
     "SYSTEMD_PAGER",
     "DSH_SHELL",

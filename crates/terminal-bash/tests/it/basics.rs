@@ -45,9 +45,11 @@ async fn shell_state_persists_between_sends() {
         assert_eq!(r.exit_code, Some(0));
         let r = sh.send("pwd; echo $FOO").await;
         assert_eq!(r.viewport, "pwd; echo $FOO\n/tmp\nbar\ndsh> ");
-        let r = sh.send("echo $DSH_SHELL $TERM $PAGER $GIT_PAGER").await;
+        let r = sh
+            .send("echo $DSH_SHELL $TERM $PAGER $GIT_PAGER $GIT_MERGE_AUTOEDIT")
+            .await;
         assert!(
-            r.viewport.contains("\n1 xterm-256color cat cat\n"),
+            r.viewport.contains("\n1 xterm-256color cat cat no\n"),
             "{:?}",
             r.viewport
         );
