@@ -36,7 +36,7 @@ pub(crate) fn prompt_text(mode: SandboxMode, allow_network: bool) -> Option<Stri
     }
     let keep = advice.join(" ");
     Some(format!(
-        "Terminal sessions are sandboxed ({mode}): {writes}. Each session has its own private /tmp, emptied when it closes: a file written there (outside the workspace) reaches neither the host nor other sessions; and it {network}. {keep}"
+        "Terminal sessions are sandboxed ({mode}): {writes}. Each session has its own private /tmp, emptied when it closes: a file written there (outside the workspace) reaches neither the host nor other sessions; and it {network}. Setting the set-user-ID or set-group-ID bit (chmod u+s, g+s, or 755 on a directory that has g+s: use 00755) and the kernel's key rings are refused (\"Operation not permitted\"). {keep}"
     )
     .trim_end()
     .to_owned())
