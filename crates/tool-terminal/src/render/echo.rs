@@ -29,6 +29,18 @@ pub(crate) fn echo_marker(lines: usize) -> String {
     format!("[… {lines} more lines echoing the text this send typed]")
 }
 
+/// Shortest line of the text, in bytes, whose echo is cut (a long one-line command, a
+/// `python3 -c` program): its echo would cost as much of the result again.
+const LONG_LINE_MIN_BYTES: usize = 1024;
+
+/// Bytes of such a line's echo kept on each side of [`line_echo_marker`].
+const LONG_LINE_KEEP_BYTES: usize = 160;
+
+/// The marker standing for `bytes` left out of the echo of one long line the send typed.
+pub(crate) fn line_echo_marker(bytes: usize) -> String {
+    format!("[… {bytes} more bytes echoing the line this send typed]")
+}
+
 /// The prompt (trimmed) before `typed` on screen line `row` when the row echoes that line of
 /// the send's text: the row is the prompt and then the line, spaces at their ends aside (an
 /// empty line echoes as the prompt alone); `None` when it does not end with the line.
@@ -84,7 +96,55 @@ fn run_end(rows: &[&str], at: usize, sent: &[&str]) -> usize {
 /// `viewport` with each run of at least [`FOLD_MIN_LINES`] rows echoing consecutive lines of
 /// `typed` (the send's text; see [`run_end`]) shown as its first [`KEEP_FIRST`] and last
 /// [`KEEP_LAST`] rows around [`echo_marker`]; unchanged (borrowed) when no run folds.
+/// Then a row that echoes a line of `typed` of at least [`LONG_LINE_MIN_BYTES`] (after
+/// whatever prompt) keeps the line's first and last [`LONG_LINE_KEEP_BYTES`] around
+/// [`line_echo_marker`].
 pub(crate) fn fold_echo<'a>(viewport: &'a str, typed: &str) -> Cow<'a, str> {
+    match fold_echo_lines(viewport, typed) {
+        Cow::Borrowed(v) => cut_long_echoes(v, typed),
+        Cow::Owned(v) => Cow::Owned(cut_long_echoes(&v, typed).into_owned()),
+    }
+}
+
+/// The rows of `viewport` that echo a long line of `typed` (see [`fold_echo`]) cut around
+/// [`line_echo_marker`]; unchanged (borrowed) when there is none.
+fn cut_long_echoes<'a>(viewport: &'a str, typed: &str) -> Cow<'a, str> {
+    let long: Vec<&str> = typed
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.len() >= LONG_LINE_MIN_BYTES)
+        .collect();
+    if long.is_empty() {
+        return Cow::Borrowed(viewport);
+    }
+    let mut changed = false;
+    let rows: Vec<Cow<'_, str>> = viewport
+        .split('\n')
+        .map(|row| {
+            let Some((prompt, line)) = long
+                .iter()
+                .find_map(|line| echo_prompt(row, line).map(|_| (row.trim_end(), *line)))
+                .map(|(row, line)| (&row[..row.len() - line.len()], line))
+            else {
+                return Cow::Borrowed(row);
+            };
+            changed = true;
+            let first = dsh_output_retention::head_slice(line, LONG_LINE_KEEP_BYTES);
+            let last = dsh_output_retention::tail_slice(line, LONG_LINE_KEEP_BYTES);
+            Cow::Owned(format!(
+                "{prompt}{first}{}{last}",
+                line_echo_marker(line.len() - first.len() - last.len())
+            ))
+        })
+        .collect();
+    if !changed {
+        return Cow::Borrowed(viewport);
+    }
+    Cow::Owned(rows.join("\n"))
+}
+
+/// [`fold_echo`]'s folding of runs of echoed lines.
+fn fold_echo_lines<'a>(viewport: &'a str, typed: &str) -> Cow<'a, str> {
     let sent: Vec<&str> = typed.trim_end_matches(['\n', '\r']).lines().collect();
     if sent.len() < FOLD_MIN_LINES {
         return Cow::Borrowed(viewport);
@@ -147,6 +207,29 @@ mod tests {
             "dsh> cat > f.txt <<'EOF'\n> row 1: data\n> row 2: data\n[… 37 more lines echoing the text this send typed]\n> row 40: data\n> EOF\ndsh> "
         );
         insta::assert_snapshot!("echo_marker", echo_marker(37));
+    }
+
+    /// One long line's echo keeps its ends around a byte count; the command's output, and a
+    /// line shorter than the bound, stay whole.
+    #[test]
+    fn a_long_lines_echo_keeps_its_ends_around_a_count() {
+        let args: String = (0..1500).map(|i| format!(" a{i:04}")).collect();
+        let typed = format!("echo{args} | wc -w");
+        let viewport = format!("dsh> {typed}\n1500\ndsh> ");
+        let folded = fold_echo(&viewport, &typed);
+        let first = &typed[..LONG_LINE_KEEP_BYTES];
+        let last = &typed[typed.len() - LONG_LINE_KEEP_BYTES..];
+        assert_eq!(
+            folded,
+            format!(
+                "dsh> {first}{}{last}\n1500\ndsh> ",
+                line_echo_marker(typed.len() - 2 * LONG_LINE_KEEP_BYTES)
+            )
+        );
+        insta::assert_snapshot!("line_echo_marker", line_echo_marker(8680));
+        let short = "echo short line";
+        let viewport = format!("dsh> {short}\nshort line\ndsh> ");
+        assert!(matches!(fold_echo(&viewport, short), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -135,3 +135,30 @@ async fn a_page_of_long_lines_pages_fewer_lines_whole() {
         .await;
     host.shutdown().await;
 }
+
+/// A long one-line command comes back with its echo cut around a count (the terminal shows
+/// the whole line again after the prompt), its output whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_command_lines_echo_keeps_its_ends() {
+    let (host, agent) = Host::with_open_shell().await;
+    let args: String = (0..1500).map(|i| format!(" a{i:04}")).collect();
+    let command = format!("echo{args} | wc -w");
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": command, "timeoutMs": 30_000}),
+        )
+        .await;
+    let text = r.text();
+    assert!(!r.is_error, "{text:.300}");
+    assert!(
+        text.contains("more bytes echoing the line this send typed]"),
+        "{text:.600}"
+    );
+    assert!(text.contains("a1499 | wc -w\n1500\ndsh> "), "{text:.600}");
+    assert!(text.len() < 1000, "{} bytes: {text:.600}", text.len());
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
