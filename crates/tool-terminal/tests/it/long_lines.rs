@@ -12,6 +12,11 @@ use crate::support::Host;
 async fn print_line(host: &Host, agent: &Agent, n: usize, fill: char) -> String {
     let command =
         format!("printf 'start'; head -c {n} /dev/zero | tr '\\0' {fill}; printf 'END\\n'");
+    send(host, agent, &command).await
+}
+
+/// Sends `command` in the session `pty-1` (30 s to settle); returns the send's text.
+async fn send(host: &Host, agent: &Agent, command: &str) -> String {
     let r = host
         .call(
             agent,
@@ -142,16 +147,7 @@ async fn a_page_of_long_lines_pages_fewer_lines_whole() {
 async fn a_long_command_lines_echo_keeps_its_ends() {
     let (host, agent) = Host::with_open_shell().await;
     let args: String = (0..1500).map(|i| format!(" a{i:04}")).collect();
-    let command = format!("echo{args} | wc -w");
-    let r = host
-        .call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": "pty-1", "text": command, "timeoutMs": 30_000}),
-        )
-        .await;
-    let text = r.text();
-    assert!(!r.is_error, "{text:.300}");
+    let text = send(&host, &agent, &format!("echo{args} | wc -w")).await;
     assert!(
         text.contains("more bytes echoing the line this send typed]"),
         "{text:.600}"
