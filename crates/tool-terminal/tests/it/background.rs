@@ -30,9 +30,7 @@ pub(crate) async fn background(host: &Host, agent: &Agent, session: &str, text: 
 /// A host with jobs, an agent and an open session, with a background job of `text` run to its
 /// end: returns them with the job id and the job's final read.
 pub(crate) async fn finished_job(text: &str) -> (Host, Agent, String, String, String) {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
-    let agent = host.agent("a");
-    let session = open(&host, &agent).await;
+    let (host, agent, session) = Host::with_jobs_and_session().await;
     let job = background(&host, &agent, &session, text).await;
     let r = host
         .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
@@ -81,9 +79,7 @@ async fn read_until_settled(host: &Host, agent: &Agent, job: &str) -> Vec<String
 
 #[tokio::test]
 async fn a_background_loop_streams_each_tick_once_and_completes_with_its_exit_code() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
-    let agent = host.agent("a");
-    let session = open(&host, &agent).await;
+    let (host, agent, session) = Host::with_jobs_and_session().await;
     let (job, ack) = start_job(
         &host,
         &agent,
@@ -138,9 +134,7 @@ async fn a_background_loop_streams_each_tick_once_and_completes_with_its_exit_co
 
 #[tokio::test]
 async fn wait_returns_the_settled_status_and_kill_interrupts_like_sigint() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
-    let agent = host.agent("a");
-    let session = open(&host, &agent).await;
+    let (host, agent, session) = Host::with_jobs_and_session().await;
     let job = background(&host, &agent, &session, "echo waited; (exit 3)").await;
     let r = host
         .call(
@@ -338,9 +332,7 @@ async fn the_eleventh_background_send_of_one_owner_is_refused() {
 
 #[tokio::test]
 async fn silence_longer_than_the_idle_window_does_not_end_a_background_send() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
-    let agent = host.agent("a");
-    let session = open(&host, &agent).await;
+    let (host, agent, session) = Host::with_jobs_and_session().await;
     // Quiet for twice the idle window: a foreground send would settle `inferred_idle`.
     let (job, ack) = start_job(
         &host,
@@ -369,9 +361,7 @@ async fn silence_longer_than_the_idle_window_does_not_end_a_background_send() {
 /// the next send is not polluted.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killing_a_typed_ahead_background_send_discards_its_line() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
-    let agent = host.agent("a");
-    let session = open(&host, &agent).await;
+    let (host, agent, session) = Host::with_jobs_and_session().await;
     let r = host
         .call(
             &agent,
@@ -425,9 +415,7 @@ async fn a_jobs_output_ends_with_the_notices_of_its_last_send() {
 /// label: not in job_list, not in the completion notice or the job's status.
 #[tokio::test]
 async fn a_background_send_to_an_echo_off_prompt_keeps_its_text_out_of_the_label() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
-    let agent = host.agent("a");
-    let session = open(&host, &agent).await;
+    let (host, agent, session) = Host::with_jobs_and_session().await;
     let prompt = send_foreground(
         &host,
         &agent,

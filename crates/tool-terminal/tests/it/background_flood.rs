@@ -9,7 +9,7 @@ use dsh_context::Agent;
 use dsh_tool_terminal::ToolTerminalConfig;
 use serde_json::{Value, json};
 
-use crate::support::{Host, fast_bash};
+use crate::support::{Host, fast_bash, job_id};
 
 /// A small result budget, so a few thousand short lines do not fit one read.
 const BUDGET: usize = 4096;
@@ -194,10 +194,7 @@ async fn a_flooding_background_job_reads_as_whole_lines_with_every_omission_stat
         )
         .await;
     assert!(!r.is_error, "{}", r.text());
-    let job = r.structured.clone().unwrap()["jobId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let job = job_id(&r);
     // What the acknowledgement showed (usually nothing yet) comes before the first read.
     let ack = r.text();
     let mut last = account(&parse(&ack), 0, &ack);

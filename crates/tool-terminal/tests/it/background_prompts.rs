@@ -4,9 +4,8 @@
 use dsh_context::Agent;
 use serde_json::json;
 
-use crate::background::{background, finished_job, open, send_foreground, start_job, status_line};
-use crate::support::{Host, fast_bash};
-use dsh_tool_terminal::ToolTerminalConfig;
+use crate::background::{background, finished_job, send_foreground, start_job, status_line};
+use crate::support::{Host, job_id};
 
 /// A send of `text` without Enter; returns its text.
 async fn send_unended(host: &Host, agent: &Agent, session: &str, text: &str) -> String {
@@ -106,9 +105,7 @@ async fn only_a_send_that_types_is_said_to_answer_the_prompt_a_job_stopped_at() 
 /// answer no prompt.
 #[tokio::test]
 async fn a_background_send_without_enter_says_its_text_waits_on_the_input_line() {
-    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
-    let agent = host.agent("a");
-    let session = open(&host, &agent).await;
+    let (host, agent, session) = Host::with_jobs_and_session().await;
     let r = host
         .call(
             &agent,
@@ -117,10 +114,7 @@ async fn a_background_send_without_enter_says_its_text_waits_on_the_input_line()
         )
         .await;
     assert!(!r.is_error, "{}", r.text());
-    let job = r.structured.clone().unwrap()["jobId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let job = job_id(&r);
     let read = host
         .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
         .await

@@ -37,6 +37,14 @@ impl Host {
         Self::build(config, Some(bash), true)
     }
 
+    /// A host with jobs and quick bash, its agent `a`, and a session that agent opened.
+    pub(crate) async fn with_jobs_and_session() -> (Self, Agent, String) {
+        let host = Self::with_jobs(ToolTerminalConfig::default(), fast_bash());
+        let agent = host.agent("a");
+        let session = host.open_session(&agent).await;
+        (host, agent, session)
+    }
+
     fn build(config: ToolTerminalConfig, bash: Option<BashConfig>, jobs: bool) -> Self {
         let mut builder = Context::builder()
             .with(InvariantsPlugin)
@@ -107,7 +115,7 @@ impl Host {
         assert!(!r.is_error, "{}", r.text());
         let value: Value = r.structured.clone().expect("a background result");
         assert_eq!(value["kind"], "background");
-        let job = value["jobId"].as_str().expect("a job id").to_owned();
+        let job = job_id(&r);
         assert!(
             r.text()
                 .starts_with(&format!("started background job {job}"))
@@ -212,4 +220,12 @@ pub(crate) fn installed(program: &str) -> bool {
         .args(["-c", &format!("command -v {program}")])
         .output()
         .is_ok_and(|o| o.status.success())
+}
+
+/// The job id of a background send's result.
+pub(crate) fn job_id(r: &ToolResult) -> String {
+    r.structured.as_ref().expect("a background result")["jobId"]
+        .as_str()
+        .expect("a job id")
+        .to_owned()
 }
