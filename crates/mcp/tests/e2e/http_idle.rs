@@ -7,9 +7,14 @@ use serde_json::json;
 use crate::http::{HttpServerProcess, RawSession, json_error, result_text};
 use crate::support::{ProcessWatch, call, ok, shell_pid, within};
 
+/// A server whose sessions idle out after 3 s without a request in flight.
+async fn idling_server() -> HttpServerProcess {
+    HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idle_session_is_closed_with_its_processes() {
-    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
+    let mut server = idling_server().await;
     let client = server.connect().await;
     ok(&client, "terminal_open", json!({"type": "shell"})).await;
     let shell = ProcessWatch::new(shell_pid(&client, "pty-1").await);
@@ -25,7 +30,7 @@ async fn an_idle_session_is_closed_with_its_processes() {
 /// to initialize a new session.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_with_a_call_in_flight_does_not_idle_out() {
-    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
+    let mut server = idling_server().await;
     let raw = RawSession::open_with_shell(&server.url).await;
     let shell = ProcessWatch::new(raw.shell_pid(3, "pty-1").await);
 
@@ -79,7 +84,7 @@ async fn a_session_with_a_call_in_flight_does_not_idle_out() {
 /// arrives) and the session stays usable after it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_with_a_job_running_does_not_idle_out() {
-    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
+    let mut server = idling_server().await;
     let (tx, mut logs) = tokio::sync::mpsc::unbounded_channel();
     let client = server.connect_with(crate::jobs::LogClient(tx)).await;
     ok(&client, "terminal_open", json!({"type": "shell"})).await;
@@ -119,7 +124,7 @@ async fn a_session_with_a_job_running_does_not_idle_out() {
 /// behind the running call and its command was killed.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_whose_client_disconnected_keeps_its_session_while_it_runs() {
-    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "3000"]).await;
+    let mut server = idling_server().await;
     let raw = RawSession::open_with_shell(&server.url).await;
     let workspace = server.dir.0.join("ws");
     let (started, done) = (workspace.join("started"), workspace.join("done"));

@@ -8,6 +8,19 @@ use pretty_assertions::assert_eq;
 use crate::input::python313;
 use crate::support::{Shell, config, within};
 
+/// A shell (1.5 s per send) whose `read -r line` waits for a line, whose length it then
+/// prints (`len=N`).
+async fn shell_reading_a_line() -> Shell {
+    let sh = Shell::open(BashConfig {
+        timeout_ms: 1500,
+        ..config()
+    })
+    .await;
+    let r = sh.send("read -r line; echo \"len=${#line}\"").await;
+    assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+    sh
+}
+
 /// Field case C26: a line over the terminal's 4095-byte canonical limit is refused with the
 /// limit named (a `read`, and typed-ahead input while a command runs), never cut; a raw-mode
 /// reader (readline at the prompt) gets it whole.
@@ -15,13 +28,7 @@ use crate::support::{Shell, config, within};
 async fn c26_long_lines_are_delivered_whole_or_refused_with_the_limit() {
     within(async {
         let long = "x".repeat(6000);
-        let sh = Shell::open(BashConfig {
-            timeout_ms: 1500,
-            ..config()
-        })
-        .await;
-        let r = sh.send("read -r line; echo \"len=${#line}\"").await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let sh = shell_reading_a_line().await;
         let err = sh.try_send(&long, true).await.unwrap_err();
         assert_eq!(err.code(), TerminalErrorCode::InvalidRequest);
         assert!(err.message().contains("4095-byte line limit"), "{err}");
@@ -60,13 +67,7 @@ async fn c26_long_lines_are_delivered_whole_or_refused_with_the_limit() {
 async fn c26_a_line_typed_in_pieces_counts_every_piece_toward_the_limit() {
     within(async {
         let (a, b) = ("a".repeat(3000), "b".repeat(3000));
-        let sh = Shell::open(BashConfig {
-            timeout_ms: 1500,
-            ..config()
-        })
-        .await;
-        let r = sh.send("read -r line; echo \"len=${#line}\"").await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let sh = shell_reading_a_line().await;
         sh.send_raw(&a, false).await;
         let err = sh.try_send(&b, true).await.unwrap_err();
         assert_eq!(err.code(), TerminalErrorCode::InvalidRequest);
