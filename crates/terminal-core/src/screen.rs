@@ -60,6 +60,7 @@ mod tabs;
 mod utf8;
 
 pub use self::binary::is_open_binary_run_line;
+pub(crate) use self::binary::shows_suppressed_run;
 pub(crate) use self::exits::ExitTally;
 pub(crate) use self::head::PlacedHead;
 pub use self::nonce::PromptNonce;

@@ -22,6 +22,8 @@ async fn c37_binary_output_is_summarised_not_dumped() {
             r.viewport
         );
         assert!(r.viewport.ends_with("dsh> "), "{:?}", r.viewport);
+        // The summary is the whole story: no advice on text encodings beside it.
+        assert!(!says_undecodable(&r), "{r:?}");
         let r = sh.send("echo still-usable").await;
         assert_eq!(r.viewport, "echo still-usable\nstill-usable\ndsh> ");
         sh.close().await;
@@ -115,8 +117,13 @@ async fn a_printed_replacement_character_comes_through() {
             "{:?}",
             r.viewport
         );
+        // Only the invalid byte's line asks for an encoding: a program's own U+FFFD is text.
+        assert!(says_undecodable(&r), "{r:?}");
+        let r = sh.send(r"printf 'a\xef\xbf\xbdb\n'").await;
+        assert!(!says_undecodable(&r), "{r:?}");
         let r = sh.send("seq 1 100").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(!says_undecodable(&r), "{r:?}");
         let page = newest_lines(&sh, 500);
         assert!(
             page.text.contains("\n\u{fffd}\na\u{fffd}b\nc\u{fffd}d\n"),
@@ -230,6 +237,35 @@ async fn c37_binary_output_in_bursts_stays_one_run() {
 
 /// Whether `line` is a binary run's summary line. Random bytes may hold a line that passes
 /// for text now and then, which the summary then counts (", with 1 line of text among them").
+/// Text in a legacy 8-bit encoding (Latin-1 here) shows as U+FFFD, as on a terminal, and
+/// the result says how to read it; the next send's result does not repeat that.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_in_another_encoding_is_said_to_need_it() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send(r"printf 'Gr\xfc\xdfe aus K\xf6ln\n'").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(
+            r.viewport
+                .contains("\nGr\u{fffd}\u{fffd}e aus K\u{fffd}ln\n"),
+            "{r:?}"
+        );
+        assert!(says_undecodable(&r), "{r:?}");
+        let r = sh
+            .send(r"printf 'Gr\xfc\xdfe\n' | iconv -f latin1 -t utf-8")
+            .await;
+        assert!(r.viewport.contains("\nGrüße\n"), "{r:?}");
+        assert!(!says_undecodable(&r), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Whether the result says its output was not UTF-8.
+fn says_undecodable(r: &dsh_terminal_core::SendResult) -> bool {
+    r.notices.iter().any(|n| n.starts_with("[encoding: "))
+}
+
 fn is_summary(line: &str) -> bool {
     line.starts_with('[')
         && (line.contains(" bytes of binary output suppressed;")

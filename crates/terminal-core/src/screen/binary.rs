@@ -71,6 +71,15 @@ pub(crate) struct Suppressed {
     pub(crate) text_lines: u64,
 }
 
+/// What every line standing for suppressed binary output says after its byte count.
+const SUPPRESSED: &str = "bytes of binary output suppressed";
+
+/// Whether `text` holds a line standing for suppressed binary output ([`suppressed_line`],
+/// [`open_run_line`]).
+pub(crate) fn shows_suppressed_run(text: &str) -> bool {
+    text.contains(SUPPRESSED)
+}
+
 /// The line that replaces a run of suppressed binary output. A text line among the bytes
 /// is counted only when it is long enough to be told from random bytes ([`MIN_TEXT_RUN`]):
 /// the line without counted text lines still names `strings` for shorter ones.
@@ -78,12 +87,12 @@ pub(crate) fn suppressed_line(run: Suppressed) -> String {
     let Suppressed { bytes, text_lines } = run;
     match text_lines {
         0 => format!(
-            "[{bytes} bytes of binary output suppressed; to look at them, pipe the command through `xxd | head` (or `strings` for any short text among them) or redirect its output to a file]"
+            "[{bytes} {SUPPRESSED}; to look at them, pipe the command through `xxd | head` (or `strings` for any short text among them) or redirect its output to a file]"
         ),
         n => {
             let lines = if n == 1 { "line" } else { "lines" };
             format!(
-                "[{bytes} bytes of binary output suppressed, with {n} {lines} of text among them; to see the text, pipe the command through `strings` or `grep -a`; to look at the bytes, through `xxd | head`, or redirect its output to a file]"
+                "[{bytes} {SUPPRESSED}, with {n} {lines} of text among them; to see the text, pipe the command through `strings` or `grep -a`; to look at the bytes, through `xxd | head`, or redirect its output to a file]"
             )
         }
     }
@@ -92,7 +101,7 @@ pub(crate) fn suppressed_line(run: Suppressed) -> String {
 /// The line that shows a run still going on when the screen is read in the middle of it (see
 /// `Screen::consume_since`): short, so that it fits one row of any usual width.
 pub(crate) fn open_run_line(bytes: u64) -> String {
-    format!("[{bytes} bytes of binary output suppressed so far]")
+    format!("[{bytes} {SUPPRESSED} so far]")
 }
 
 /// Whether `line` is the line that shows a run of binary output still going on,

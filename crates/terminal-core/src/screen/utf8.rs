@@ -20,6 +20,9 @@ const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
 #[derive(Clone, Debug, Default)]
 pub(super) struct Decoder {
     held: Vec<u8>,
+    /// An invalid sequence was decoded since [`Decoder::take_invalid`] last cleared it (a
+    /// program's own U+FFFD does not count).
+    invalid: bool,
 }
 
 impl Decoder {
@@ -51,6 +54,7 @@ impl Decoder {
                     push_replacing(&mut out, valid, stand_in);
                     match e.error_len() {
                         Some(n) => {
+                            self.invalid = true;
                             out.extend_from_slice(stand_in);
                             rest = &after[n..];
                         }
@@ -69,6 +73,21 @@ impl Decoder {
             };
         }
         Cow::Owned(out)
+    }
+
+    /// Whether bytes that are not UTF-8 were decoded (as U+FFFD) since the last call; clears
+    /// the flag.
+    fn take_invalid(&mut self) -> bool {
+        std::mem::take(&mut self.invalid)
+    }
+}
+
+impl super::Screen {
+    /// Whether output bytes that are not UTF-8 (shown as U+FFFD) reached the screen since the
+    /// last call (text in Latin-1 or another 8-bit encoding); clears the flag. Binary runs the
+    /// screen suppresses do not count, nor a program's own U+FFFD.
+    pub(crate) fn take_undecodable(&mut self) -> bool {
+        self.decoder.take_invalid()
     }
 }
 
@@ -125,6 +144,25 @@ mod tests {
         ];
         for (chunks, expected) in cases {
             assert_eq!(decode_all(chunks), *expected, "{chunks:?}");
+        }
+    }
+
+    #[test]
+    fn only_bytes_that_are_not_utf8_count_as_undecodable() {
+        let cases: &[(&[&[u8]], bool)] = &[
+            (&[b"plain"], false),
+            (&["\u{fffd} \u{e9}".as_bytes()], false),
+            (&[b"h\xc3", b"\xa9llo"], false),
+            (&[b"caf\xe9\n"], true),
+            (&[b"ok", b"\xff"], true),
+        ];
+        for (chunks, expected) in cases {
+            let mut d = Decoder::default();
+            for c in *chunks {
+                d.decode(c);
+            }
+            assert_eq!(d.take_invalid(), *expected, "{chunks:?}");
+            assert!(!d.take_invalid(), "cleared: {chunks:?}");
         }
     }
 

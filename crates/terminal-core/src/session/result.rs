@@ -120,6 +120,10 @@ pub(super) struct SettleFacts {
     /// other sources (an event loop holding a socket, as a relay such as ssh does): it may be
     /// waiting for input, or for its other side.
     pub(super) idle_reading: bool,
+    /// Output bytes that are not UTF-8 reached the screen in the send's span (shown as
+    /// U+FFFD): text in Latin-1 or another 8-bit encoding, or bytes a binary run did not
+    /// take.
+    pub(super) undecodable: bool,
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -309,6 +313,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             Some(STDOUT_AWAY_NOTICE.to_owned()),
         ),
         (facts.exit_unknown, Some(EXIT_UNKNOWN_NOTICE.to_owned())),
+        (facts.undecodable, Some(UNDECODABLE_NOTICE.to_owned())),
         (facts.closed && exited, Some(CLOSED_NOTICE.to_owned())),
         (
             exited && !facts.closed && !facts.left_running.is_empty(),

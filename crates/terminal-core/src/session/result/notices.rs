@@ -140,14 +140,26 @@ pub(super) fn idle_reading_notice(program: &str) -> String {
 }
 
 /// The notice for [`SettleFacts::line_without_prompt`], naming the program that waits (`None`:
-/// the shell itself, its `read` builtin).
+/// the shell itself, its `read` builtin). A program may read to the end of its input
+/// (`sys.stdin.read()`) rather than one line: how to end it is said too.
 pub(super) fn line_without_prompt_notice(program: Option<&str>) -> String {
-    let who = program.map_or_else(|| "the shell (its read builtin)".to_owned(), str::to_owned);
-    format!(
-        "[input: {who} waits for a line of input, with the cursor at the start of an empty \
-         line: the next send is taken as that line]"
-    )
+    match program {
+        None => "[input: the shell (its read builtin) waits for a line of input, with the \
+                 cursor at the start of an empty line: the next send is taken as that line]"
+            .to_owned(),
+        Some(program) => format!(
+            "[input: {program} waits for a line of input, with the cursor at the start of an \
+             empty line: the next send is taken as that line; if it reads to the end of its \
+             input (sys.stdin.read(), a filter), send \\u0004 (Ctrl-D) with submit false after \
+             the last line to end it]"
+        ),
+    }
 }
+
+/// The notice for [`SettleFacts::undecodable`].
+pub(super) const UNDECODABLE_NOTICE: &str = "[encoding: some output was not UTF-8 and shows as \
+     \u{FFFD}: a program writing Latin-1 or another 8-bit encoding reads right through iconv \
+     (cmd | iconv -f latin1 -t utf-8, or its own encoding), and od -c or xxd shows the bytes]";
 
 /// The notice for [`SettleFacts::promptless_mode`], naming the REPL.
 pub(super) fn promptless_mode_notice(program: &str) -> String {

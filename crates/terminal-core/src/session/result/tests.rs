@@ -47,6 +47,7 @@ fn facts(reason: Settle) -> SettleFacts {
         promptless_mode: false,
         line_without_prompt: false,
         idle_reading: false,
+        undecodable: false,
     }
 }
 
@@ -472,18 +473,29 @@ fn a_line_read_with_no_prompt_is_said_to_take_the_next_send() {
         foreground: Some("python3".to_owned()),
         ..facts(Settle::StdinWait)
     };
-    let notices = assemble(program).notices.join("\n");
-    assert!(
-        notices.starts_with("[input: python3 waits for a line"),
-        "{notices}"
+    // A program may read to the end of its input (`sys.stdin.read()`): how to end it too.
+    insta::assert_snapshot!(
+        "line_without_prompt_program",
+        assemble(program).notices.join("\n")
     );
-    // A filter reading to the end of its input has its own notice.
+    // A filter known to read to the end of its input has its own notice, and only that.
     let filter = SettleFacts {
         line_without_prompt: true,
         reads_to_end: true,
         foreground: Some("cat".to_owned()),
         ..facts(Settle::StdinWait)
     };
-    let notices = assemble(filter).notices.join("\n");
-    assert!(!notices.contains("printed no prompt"), "{notices}");
+    let notices = assemble(filter).notices;
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(notices[0].contains("until end of input"), "{notices:?}");
+}
+
+#[test]
+fn output_that_is_not_utf8_is_said_to_need_its_encoding() {
+    let latin1 = SettleFacts {
+        undecodable: true,
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("undecodable", assemble(latin1).notices.join("\n"));
+    assert!(assemble(facts(Settle::Prompt)).notices.is_empty());
 }

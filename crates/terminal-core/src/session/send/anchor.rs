@@ -68,7 +68,11 @@ impl SendOp {
         // Start where the last result ended (see `State::resume_from`).
         let (mut anchor, bytes_from, exits_from) = match st.resume_from.take() {
             Some(resume) => (resume, st.bytes_at_resume, st.exits_at_resume),
-            None => (st.screen.anchor(), st.bytes_read, st.screen.exit_tally()),
+            None => {
+                // Undecodable output before this span is not this send's.
+                st.screen.take_undecodable();
+                (st.screen.anchor(), st.bytes_read, st.screen.exit_tally())
+            }
         };
         // Blanks the input deletes first: the echo of its line shows from where they began.
         if self.indent_cleared > 0 && st.screen.anchor_position(anchor) == Some(st.screen.cursor())

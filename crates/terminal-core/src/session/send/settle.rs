@@ -62,6 +62,8 @@ impl SendOp {
             st.screen.release_anchor(old);
         }
         let output_bytes = st.bytes_read.saturating_sub(bytes_from);
+        // Bytes left over around a suppressed binary run are no text in another encoding.
+        let undecodable = st.screen.take_undecodable();
         // Text no send typed follows our shell's prompt (a program pushed it into the
         // terminal's input): the prompt came back all the same.
         let foreign_line = (reason == Settle::StdinWait
@@ -216,6 +218,7 @@ impl SendOp {
             && last_exit_code.is_none()
             && !marks_gone
             && !prompt_unmarked;
+        let undecodable = undecodable && !crate::screen::shows_suppressed_run(&rendered.text);
         let result = assemble(SettleFacts {
             reason,
             rendered,
@@ -257,6 +260,7 @@ impl SendOp {
             rest_withheld: self.rest_withheld.load(Ordering::SeqCst),
             idle_reading,
             line_without_prompt: no_prompt_shown && line_reader,
+            undecodable,
             promptless_mode: self.in_promptless_mode
                 && reason == Settle::StdinWait
                 && shared.pty.foreground_pgid() == shared.lock().promptless_repl,
