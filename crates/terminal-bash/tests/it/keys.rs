@@ -5,7 +5,7 @@
 use dsh_terminal_core::{InputMode, WaitReason};
 use pretty_assertions::assert_eq;
 
-use crate::support::{Shell, config, within};
+use crate::support::{Shell, TempDir, config, within};
 
 /// The shell's own builtin reads of single keys (`read -n 1`, `read -s -n 1`, `read -N 2`)
 /// and of a line with readline (`read -e`) get exactly the keys sent: nothing meant for the
@@ -431,6 +431,47 @@ async fn a_command_after_a_pending_editing_key_runs_as_sent() {
         sh.send_raw("\u{1b}[A", false).await;
         let r = sh.send("").await;
         assert!(r.viewport.lines().any(|l| l == "found-it"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A command line meant for the shell, sent with Enter while a pager holds the terminal, is
+/// refused and nothing is typed: `less` would take it as its own commands (`s` saves the
+/// input to a file named after the rest of the line). Pager keys, and any text sent without
+/// Enter, go as sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_command_sent_to_a_pager_is_refused() {
+    within(async {
+        let dir = TempDir::new("pager");
+        let sh = Shell::open(config()).await;
+        sh.send(&format!("cd {}", dir.0.display())).await;
+        let r = sh.send("seq 1 500 | less").await;
+        assert_eq!(r.foreground.as_deref(), Some("less"), "{r:?}");
+        let e = sh.try_send("ls -la", true).await.expect_err("refused");
+        assert!(
+            e.message().starts_with("less (a pager) holds the terminal")
+                && e.message().contains("send q with submit: false"),
+            "{e}"
+        );
+        let e = sh.try_send("echo hi > x", true).await.expect_err("refused");
+        assert!(e.message().contains("`echo hi > x`"), "{e}");
+        // A pager's own keys go: a search, with its Enter.
+        let r = sh.send("/300").await;
+        assert!(r.viewport.contains("300"), "{r:?}");
+        let r = sh.send_raw("q", false).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send("ls -A | wc -l").await;
+        assert!(r.viewport.contains("\n0\n"), "nothing written: {r:?}");
+        // Under git, the pager is the one named.
+        sh.send("git init -q r && cd r && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m one")
+            .await;
+        let r = sh.send("GIT_PAGER=less LESS= git log").await;
+        assert_eq!(r.foreground.as_deref(), Some("less"), "{r:?}");
+        let e = sh.try_send("git status", true).await.expect_err("refused");
+        assert!(e.message().starts_with("less (a pager)"), "{e}");
+        let r = sh.send_raw("q", false).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
         sh.close().await;
     })
     .await;

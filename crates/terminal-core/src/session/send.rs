@@ -44,6 +44,7 @@ mod handle;
 mod key_answer;
 mod left_running;
 mod pacing;
+mod pager_guard;
 mod prepare;
 mod python_input;
 mod settle;

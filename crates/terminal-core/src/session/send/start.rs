@@ -45,6 +45,29 @@ impl SendOp {
         }
         let fg = shared.pty.foreground_pgid();
         let modes = shared.pty.modes();
+        // A command line meant for the shell, sent with Enter while a pager of the foreground
+        // group reads keys, is refused (see `pager_guard`).
+        if request.submit
+            && !st.typed_unended
+            && modes.is_some_and(|m| !m.canonical)
+            && fg.is_some_and(|pgid| pgid != shared.shell_pgid())
+            && super::pager_guard::names_a_command(
+                &request.text,
+                std::env::var("PATH").ok().as_deref(),
+            )
+        {
+            // Every live member of the group is asked (the pager under `git log` or after a
+            // pipeline's first command ended), not only the reader found at this instant.
+            let pager = fg.and_then(|pgid| {
+                crate::process::scan_all()
+                    .into_iter()
+                    .filter(|s| s.pgrp == pgid && !s.is_zombie())
+                    .find_map(|s| super::pager_guard::refusal(&s.comm, &request.text))
+            });
+            if let Some(refusal) = pager {
+                return Err(refusal);
+            }
+        }
         // A key for a program asking for one goes without its Enter, a yes/no word as its
         // first key (see `key_answer`).
         let answer = super::key_answer::key_answer(&mut st, modes, &request.text, request.submit);
