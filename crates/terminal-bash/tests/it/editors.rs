@@ -263,6 +263,38 @@ async fn an_interrupt_with_isig_off_reaches_a_program_that_reads_no_keys() {
     .await;
 }
 
+/// With ISIG off, a program reading a line (canonical mode: the shell's `read`, Python's
+/// `input()`) gets SIGINT itself: the Ctrl-C byte would only join the line it answers (the
+/// next send then read `^C` + its text as the answer), and interrupt nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupt_with_isig_off_reaches_a_line_reader() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let readers = [
+            ("stty -isig; read x; echo \"got:$x\"", None),
+            (
+                "python3 -c \"import termios; a=termios.tcgetattr(0); a[3]&=~termios.ISIG; \
+                 termios.tcsetattr(0,0,a); print('got:'+input())\"",
+                Some("python3"),
+            ),
+        ];
+        for (command, program) in readers {
+            let r = sh.send(command).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{command}: {r:?}");
+            assert_eq!(r.foreground.as_deref(), program, "{command}: {r:?}");
+            let s = sh.session.signal(TerminalSignal::Sigint).unwrap();
+            assert_eq!(s.delivery, SignalDelivery::ProcessGroup, "{command}: {s:?}");
+            let r = sh.send("echo next").await;
+            assert!(!r.viewport.contains("got:"), "{command}: {r:?}");
+            assert!(r.viewport.contains("\nnext\n"), "{command}: {r:?}");
+            assert_eq!(r.exit_code, Some(0), "{command}: {r:?}");
+            sh.send("stty isig").await;
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Lines sent to vim in its insert mode (it enabled bracketed paste) go as a paste, so its
 /// auto-indent (a Python file's indent plugin, on in vim's defaults) never adds to their own
 /// indentation: `i` + a Python function + `ESC :wq` in one send saves the function as sent,

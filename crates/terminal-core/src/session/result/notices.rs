@@ -202,8 +202,7 @@ pub(super) fn reads_to_end_notice(program: &str) -> String {
         "[input: {program} reads the terminal as its input until end of input: each line sent \
          is more of it; to end it, send \\u0004 (Ctrl-D) with submit false after a whole line \
          (after text sent without Enter, a first Ctrl-D hands over that text and a second one \
-         ends the input), or terminal_signal SIGINT to stop {program} (SIGTERM if it turned \
-         the terminal's signal keys off: SIGINT then reaches it as a Ctrl-C character)]"
+         ends the input), or terminal_signal SIGINT to stop {program}]"
     )
 }
 
