@@ -37,6 +37,8 @@ pub(crate) struct TtyModes {
     /// `ICRNL`: a typed carriage return arrives as a newline. Readline clears it (it tells
     /// the two keys apart); bash's builtin `read -n`/`-N` keeps it.
     pub(crate) maps_cr: bool,
+    /// `IGNCR`: a typed carriage return is dropped.
+    pub(crate) ignores_cr: bool,
     /// `OPOST`: output processing (a written newline starts a new row at its first column).
     /// Raw-mode programs clear it; cbreak-mode key readers keep it.
     pub(crate) output_processing: bool,
@@ -51,9 +53,16 @@ impl TtyModes {
             echo: t.local_modes.contains(LocalModes::ECHO),
             canonical: t.local_modes.contains(LocalModes::ICANON),
             maps_cr: t.input_modes.contains(InputModes::ICRNL),
+            ignores_cr: t.input_modes.contains(InputModes::IGNCR),
             output_processing: t.output_modes.contains(OutputModes::OPOST),
             signals: t.local_modes.contains(LocalModes::ISIG),
         }
+    }
+
+    /// Whether a carriage return (the Enter key) ends no line: canonical mode with `ICRNL` off
+    /// or `IGNCR` on (`stty -icrnl`), where only a newline does.
+    pub(crate) fn cr_ends_no_line(self) -> bool {
+        self.canonical && (!self.maps_cr || self.ignores_cr)
     }
 
     /// Whether the modes are readline's while it edits a line: non-canonical, no echo (it

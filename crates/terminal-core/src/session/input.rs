@@ -89,6 +89,10 @@ pub(super) struct Reader {
     /// to it (not pasted) goes after the quoted-insert key (Ctrl-V, bound so in readline,
     /// editline, Python's REPL and prompt_toolkit), so it is inserted, not completed.
     pub(super) quoted_tabs: bool,
+    /// The terminal in canonical mode takes no carriage return as a line end (`ICRNL` off, or
+    /// `IGNCR` on: `stty -icrnl`): the send's Enter goes as a newline, which always ends a
+    /// canonical line, instead of the carriage return a terminal's Enter key sends.
+    pub(super) newline_enter: bool,
 }
 
 /// Readline's `quoted-insert` key (Ctrl-V) in its emacs and vi insert keymaps: the next key is
@@ -105,6 +109,7 @@ impl Reader {
         shell_line_editor: false,
         unended_line_bytes: 0,
         quoted_tabs: false,
+        newline_enter: false,
     };
 }
 
@@ -421,7 +426,11 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
     }
     if submit {
         let multi_line = reader.shell_line_editor && text.contains(['\n', '\r']);
-        bytes.push(if multi_line { b'\n' } else { b'\r' });
+        bytes.push(if multi_line || reader.newline_enter {
+            b'\n'
+        } else {
+            b'\r'
+        });
     }
     if reader.shell_line_editor && bytes.contains(&ESC) {
         // Only the first line surely reaches the line editor: the next ones go to whatever

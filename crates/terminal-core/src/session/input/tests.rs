@@ -135,6 +135,7 @@ const PASTE: Reader = Reader {
     shell_line_editor: false,
     unended_line_bytes: 0,
     quoted_tabs: false,
+    newline_enter: false,
 };
 /// A line editor with bracketed paste on (GNU readline in sqlite3).
 const LINE_EDITOR: Reader = Reader {
@@ -144,6 +145,7 @@ const LINE_EDITOR: Reader = Reader {
     shell_line_editor: false,
     unended_line_bytes: 0,
     quoted_tabs: false,
+    newline_enter: false,
 };
 /// GNU readline without pastes (Python's REPL).
 const QUOTING: Reader = Reader {
@@ -157,6 +159,7 @@ const LINES: Reader = Reader {
     shell_line_editor: false,
     unended_line_bytes: 0,
     quoted_tabs: false,
+    newline_enter: false,
 };
 const SHELL: Reader = Reader {
     canonical: false,
@@ -165,6 +168,7 @@ const SHELL: Reader = Reader {
     shell_line_editor: true,
     unended_line_bytes: 0,
     quoted_tabs: false,
+    newline_enter: false,
 };
 
 #[test]
@@ -553,4 +557,16 @@ fn quit_commands_of_repls_shells_and_editors_are_known() {
     ] {
         assert!(!quits_a_program(line), "{line:?}");
     }
+}
+
+#[test]
+fn enter_is_a_newline_where_a_carriage_return_ends_no_line() {
+    let no_crnl = Reader {
+        newline_enter: true,
+        ..LINES
+    };
+    assert_eq!(shape("hello", true, no_crnl).unwrap(), b"hello\n");
+    assert_eq!(shape("a\nb", true, no_crnl).unwrap(), b"a\nb\n");
+    assert_eq!(shape("hello", false, no_crnl).unwrap(), b"hello");
+    assert_eq!(shape("hello", true, LINES).unwrap(), b"hello\r");
 }

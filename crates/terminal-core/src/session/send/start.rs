@@ -143,6 +143,7 @@ impl SendOp {
             quoted_tabs: program
                 && !st.screen.alternate_screen()
                 && modes.is_some_and(|m| m.line_editing() && m.output_processing),
+            newline_enter: modes.is_some_and(TtyModes::cr_ends_no_line),
         };
         // A Python REPL: statements one at a time, open blocks ended, auto-indent replaced,
         // what it holds tracked (see `python_input`).
