@@ -277,12 +277,37 @@ impl AgentSessions {
             }
             return Idle::Until(later(now, self.idle));
         }
-        let expires = later(session.last_active, self.idle);
+        // A job that ended since its last check (the check before saw it running) counts
+        // as activity when it ended: its idle time starts then.
+        let active_since = self
+            .last_job_end(&session.session.agent)
+            .map_or(session.last_active, |ended| ended.max(session.last_active));
+        let expires = later(active_since, self.idle);
         if expires > now {
             return Idle::Until(expires);
         }
         live.remove(id)
             .map_or(Idle::Gone, |session| Idle::Expired(session.session))
+    }
+
+    /// When the background job of `agent` that ended last ended, if any did (its registry
+    /// keeps wall-clock times: one that lies in the future counts as now, one too long ago
+    /// to tell as an `Instant` as none).
+    fn last_job_end(&self, agent: &Agent) -> Option<Instant> {
+        let jobs = self.ctx.get::<dyn JobRegistry>()?;
+        let ended_ms = jobs
+            .list(Some(agent))
+            .iter()
+            .filter_map(|job| job.finished_at_ms)
+            .max()?;
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_millis();
+        let ago = Duration::from_millis(
+            u64::try_from(now_ms.saturating_sub(u128::from(ended_ms))).unwrap_or(u64::MAX),
+        );
+        Instant::now().checked_sub(ago)
     }
 
     /// Whether a background job of `agent` is still running.

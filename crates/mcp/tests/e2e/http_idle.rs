@@ -118,6 +118,36 @@ async fn a_session_with_a_job_running_does_not_idle_out() {
     server.terminate().await;
 }
 
+/// A session's idle time starts when its last background job ended, not at the last check
+/// that saw the job running: with a 4 s timeout, a job of 6 s ends between the checks at 4 s
+/// and 8 s, and a request 2.5 s after its end still finds the session (it was closed at the
+/// 8 s check, 4 s after the running job was last seen).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_time_starts_when_the_last_job_ended() {
+    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "4000"]).await;
+    let (tx, mut logs) = tokio::sync::mpsc::unbounded_channel();
+    let client = server.connect_with(crate::jobs::LogClient(tx)).await;
+    ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    let (job, _) = crate::jobs::start_job(&client, "pty-1", "sleep 6; echo job-done").await;
+    let (_, text) = within("the job's notice", logs.recv())
+        .await
+        .expect("log channel");
+    assert!(
+        text.starts_with(&format!("background job {job} ")),
+        "{text:?}"
+    );
+    // The client is idle for a while after the job's end, well within the timeout.
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    let reply = call(&client, "job_output", json!({"job_id": job})).await;
+    assert!(
+        !reply.is_error && reply.text.contains("job-done"),
+        "{reply:?}"
+    );
+    drop(client);
+
+    server.terminate().await;
+}
+
 /// A tool call whose client dropped the connection goes on (see `http.rs`), and keeps its
 /// session from idling out while it runs: the command it started runs to its end, and the
 /// session answers afterwards. (Only the request's guard counted: the session idled out
