@@ -271,3 +271,48 @@ fn is_summary(line: &str) -> bool {
         && (line.contains(" bytes of binary output suppressed;")
             || line.contains(" bytes of binary output suppressed, with "))
 }
+
+/// What a summary line's advice says.
+const ADVICE: &str = "xxd | head";
+
+/// The default result cap of a send (`--max-result-bytes`, applied by the tool layer).
+const RESULT_CAP: usize = 32 * 1024;
+
+/// The tester's command: 200 text lines, each followed by 200 random bytes. Every text line
+/// shows, or (when a read of the terminal took it together with the frames around it, where
+/// it cannot be told from random bytes) is counted in a summary line; the advice comes once,
+/// and the whole output fits a result (it came back as 165 copies of the advice and 49 text
+/// lines cut by the cap).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_between_binary_frames_fits_with_the_advice_once() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("(for i in $(seq 200); do echo \"text line $i of log\"; head -c 200 /dev/urandom; echo; done) | head -c 100000")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let text = &r.viewport;
+        assert_eq!(text.matches(ADVICE).count(), 1, "{text}");
+        let summaries: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains(" bytes of binary output suppressed"))
+            .collect();
+        assert!(summaries[0].contains(ADVICE), "{text}");
+        let mut shown = 0;
+        for i in 1..=200 {
+            let line = format!("text line {i} of log");
+            let copies = text.lines().filter(|l| *l == line).count();
+            assert!(copies <= 1, "{line}: {text}");
+            shown += copies;
+        }
+        let counted: usize = summaries
+            .iter()
+            .filter_map(|l| l.split_once(", with ")?.1.split(' ').next()?.parse::<usize>().ok())
+            .sum();
+        assert!(shown + counted >= 200, "{shown} shown, {counted} counted: {text}");
+        assert!(text.len() < RESULT_CAP, "{} bytes: {text}", text.len());
+        sh.close().await;
+    })
+    .await;
+}

@@ -22,10 +22,13 @@
 //! non-text byte; the text after that byte on the line stays text when it is long enough to be
 //! told from random bytes ([`MIN_TEXT_RUN`]), or whatever its length when the output ends with
 //! the line (a prompt mark follows: `cat x.gz; echo $?`). One [`suppressed_line`] takes the
-//! bytes' place on the screen, so text written in the same burst as binary stays. After a run,
-//! until the next prompt mark, a window with any non-text byte starts a run again: the strings
-//! inside an executable show, its other bytes never do.
+//! bytes' place on the screen, so text written in the same burst as binary stays; the first
+//! such line of a result says how to look at the bytes, the later ones only count them
+//! ([`BinaryFilter::take_summary_line`], restarted by [`Screen::restart_binary_advice`]).
+//! After a run, until the next prompt mark, a window with any non-text byte starts a run
+//! again: the strings inside an executable show, its other bytes never do.
 
+use super::Screen;
 use super::classes::{all_plain_text, is_odd_control};
 use window::{first_non_text, last_non_text, lines_of_text, non_text_among_nuls};
 
@@ -80,21 +83,24 @@ pub(crate) fn shows_suppressed_run(text: &str) -> bool {
     text.contains(SUPPRESSED)
 }
 
-/// The line that replaces a run of suppressed binary output. A text line among the bytes
+/// The line that replaces a run of suppressed binary output. With `advice` (the first run a
+/// result shows, see [`BinaryFilter::take_summary_line`]) it says how to look at the bytes;
+/// without it (the runs after that one) it only counts them, so text mixed with many binary
+/// frames is not crowded out by the same advice over and over. A text line among the bytes
 /// is counted only when it is long enough to be told from random bytes ([`MIN_TEXT_RUN`]):
 /// the line without counted text lines still names `strings` for shorter ones.
-pub(crate) fn suppressed_line(run: Suppressed) -> String {
+pub(crate) fn suppressed_line(run: Suppressed, advice: bool) -> String {
     let Suppressed { bytes, text_lines } = run;
-    match text_lines {
-        0 => format!(
+    let lines = if text_lines == 1 { "line" } else { "lines" };
+    match (text_lines, advice) {
+        (0, true) => format!(
             "[{bytes} {SUPPRESSED}; to look at them, pipe the command through `xxd | head` (or `strings` for any short text among them) or redirect its output to a file]"
         ),
-        n => {
-            let lines = if n == 1 { "line" } else { "lines" };
-            format!(
-                "[{bytes} {SUPPRESSED}, with {n} {lines} of text among them; to see the text, pipe the command through `strings` or `grep -a`; to look at the bytes, through `xxd | head`, or redirect its output to a file]"
-            )
-        }
+        (0, false) => format!("[{bytes} {SUPPRESSED}]"),
+        (n, true) => format!(
+            "[{bytes} {SUPPRESSED}, with {n} {lines} of text among them; to see the text, pipe the command through `strings` or `grep -a`; to look at the bytes, through `xxd | head`, or redirect its output to a file]"
+        ),
+        (n, false) => format!("[{bytes} {SUPPRESSED}, with {n} {lines} of text among them]"),
     }
 }
 
@@ -151,6 +157,9 @@ pub(crate) struct BinaryFilter {
     line_run: Option<usize>,
     /// The last byte counted into the run was a CR (a CR LF cut between two windows).
     cr_last: bool,
+    /// A summary line with the advice was given since [`BinaryFilter::restart_advice`]: the
+    /// next runs' lines only count their bytes.
+    advised: bool,
 }
 
 impl BinaryFilter {
@@ -416,6 +425,21 @@ impl BinaryFilter {
         taken
     }
 
+    /// Ends suppression; returns the line that stands for what was suppressed, if any bytes
+    /// were: with the advice on how to look at them when it is the first since
+    /// [`BinaryFilter::restart_advice`], only the count after that.
+    pub(crate) fn take_summary_line(&mut self) -> Option<String> {
+        let run = self.take_suppressed()?;
+        let advice = !std::mem::replace(&mut self.advised, true);
+        Some(suppressed_line(run, advice))
+    }
+
+    /// The next summary line gives the advice again (a new result starts: its reader has not
+    /// seen the advice).
+    pub(crate) fn restart_advice(&mut self) {
+        self.advised = false;
+    }
+
     /// Counts the text-looking lines among suppressed `bytes`.
     fn count_text_lines(&mut self, bytes: &[u8]) {
         for &b in bytes {
@@ -445,6 +469,14 @@ impl BinaryFilter {
     /// Whether output is being suppressed.
     pub(crate) fn suppressing(&self) -> bool {
         self.suppressed.is_some()
+    }
+}
+
+impl Screen {
+    /// A new result starts here (a send's span, after the previous result was seen): the next
+    /// summary line of a binary run says again how to look at the bytes.
+    pub(crate) fn restart_binary_advice(&mut self) {
+        self.binary.restart_advice();
     }
 }
 

@@ -11,7 +11,7 @@
 //!    anchors below text printed above them move up to it (a program that redraws above the
 //!    send's start is still shown).
 
-use super::binary::{Verdict, suppressed_line};
+use super::binary::Verdict;
 use super::flood::{FLOOD_BATCH_ROWS, rows_of, split_rows};
 use super::region::Region;
 use super::row_text::{plain_row, row_continues, visible_rows_text};
@@ -108,13 +108,13 @@ impl Screen {
 
     /// Puts the summary line of suppressed binary output on the screen, on a row of its own.
     pub(super) fn flush_binary(&mut self, out: &mut FeedOutcome) {
-        if let Some(run) = self.binary.take_suppressed() {
+        if let Some(summary) = self.binary.take_summary_line() {
             self.materialize_flood();
             let mut line = Vec::new();
             if self.parser.screen().cursor_position().1 != 0 {
                 line.extend_from_slice(b"\r\n");
             }
-            line.extend_from_slice(suppressed_line(run).as_bytes());
+            line.extend_from_slice(summary.as_bytes());
             line.extend_from_slice(b"\r\n");
             self.unconcealed(|s| s.feed_text(&line, out));
         }

@@ -127,25 +127,42 @@ fn the_count_leaves_out_the_carriage_returns_the_terminal_added() {
 
 #[test]
 fn the_summary_line_is_api() {
-    insta::assert_snapshot!(suppressed_line(Suppressed {
-        bytes: 3_000_000,
-        text_lines: 0
-    }));
+    let run = |bytes, text_lines| Suppressed { bytes, text_lines };
+    insta::assert_snapshot!(suppressed_line(run(3_000_000, 0), true));
     insta::assert_snapshot!("open_run", open_run_line(3_000_000));
+    insta::assert_snapshot!("with_text_lines", suppressed_line(run(984, 11), true));
+    insta::assert_snapshot!("short", suppressed_line(run(201, 0), false));
     insta::assert_snapshot!(
-        "with_text_lines",
-        suppressed_line(Suppressed {
-            bytes: 984,
-            text_lines: 11
-        })
+        "short_with_text_lines",
+        suppressed_line(run(984, 11), false)
     );
-    assert!(
-        suppressed_line(Suppressed {
-            bytes: 100,
-            text_lines: 1
-        })
-        .contains("with 1 line of text among them")
+    for advice in [true, false] {
+        assert!(suppressed_line(run(100, 1), advice).contains("with 1 line of text among them"));
+    }
+}
+
+/// The first summary line gives the advice; the next ones only count, until the advice is
+/// restarted (a new result), whether or not text lines were among the bytes.
+#[test]
+fn the_advice_comes_with_the_first_summary_line_only() {
+    let mut f = BinaryFilter::default();
+    let run = |f: &mut BinaryFilter, text_lines| {
+        f.suppressed = Some(10);
+        f.text_lines = text_lines;
+        f.take_summary_line().unwrap_or_default()
+    };
+    assert!(run(&mut f, 0).contains("xxd | head"));
+    assert_eq!(run(&mut f, 0), "[10 bytes of binary output suppressed]");
+    assert_eq!(
+        run(&mut f, 2),
+        "[10 bytes of binary output suppressed, with 2 lines of text among them]"
     );
+    f.restart_advice();
+    assert!(run(&mut f, 2).contains("`strings` or `grep -a`"));
+    assert!(!run(&mut f, 0).contains("xxd"));
+    // No run, no line, and the advice is still spent.
+    assert_eq!(f.take_summary_line(), None);
+    assert!(!run(&mut f, 0).contains("xxd"));
 }
 
 /// Lines of letters with bytes that are not UTF-8 among them (Latin-1 here) are text however

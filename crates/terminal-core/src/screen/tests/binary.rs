@@ -6,7 +6,7 @@ use super::*;
 
 /// What the shell prints when its prompt comes back after a command that exited 0: the `D`
 /// mark, then the prompt `dsh> ` between its `A` and `B` marks.
-fn prompt_after_success() -> Vec<u8> {
+pub(super) fn prompt_after_success() -> Vec<u8> {
     let mut tail = mark("D;0");
     tail.extend(mark("A"));
     tail.extend(b"dsh> ");
@@ -513,7 +513,7 @@ fn the_line_of_a_binary_run_so_far_fits_a_narrow_screen() {
 }
 
 /// Random bytes as a PTY delivers them (each newline as CR LF), from `seed` (xorshift64).
-fn random_through_pty(seed: u64, n: usize) -> Vec<u8> {
+pub(super) fn random_through_pty(seed: u64, n: usize) -> Vec<u8> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut data = Vec::with_capacity(n + n / 128);
     for _ in 0..n {

@@ -32,6 +32,7 @@ fn mark(payload: &str) -> Vec<u8> {
 
 mod alternate;
 mod binary;
+mod binary_advice;
 mod blank_rows;
 mod clears;
 mod compat;

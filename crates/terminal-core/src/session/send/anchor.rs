@@ -69,8 +69,10 @@ impl SendOp {
         let (mut anchor, bytes_from, exits_from) = match st.resume_from.take() {
             Some(resume) => (resume, st.bytes_at_resume, st.exits_at_resume),
             None => {
-                // Undecodable output before this span is not this send's.
+                // Undecodable output before this span is not this send's, and its first
+                // binary run's summary gives the advice again.
                 st.screen.take_undecodable();
+                st.screen.restart_binary_advice();
                 (st.screen.anchor(), st.bytes_read, st.screen.exit_tally())
             }
         };

@@ -97,6 +97,8 @@ impl SendOp {
                     st.screen.release_anchor(a);
                 }
                 st.resume_from = Some(st.screen.anchor());
+                // The next result's reader has not seen this one's binary advice.
+                st.screen.restart_binary_advice();
                 st.bytes_at_resume = st.bytes_read;
                 st.exits_at_resume = st.screen.exit_tally();
             }
