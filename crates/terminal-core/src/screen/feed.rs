@@ -106,7 +106,8 @@ impl Screen {
         self.emulate(b"\x18");
     }
 
-    /// Puts the summary line of suppressed binary output on the screen, on a row of its own.
+    /// Puts the summary line of suppressed binary output on the screen, on a row of its own
+    /// (on the alternate screen, whose rows render one by one, broken between words).
     pub(super) fn flush_binary(&mut self, out: &mut FeedOutcome) {
         if let Some(summary) = self.binary.take_summary_line() {
             self.materialize_flood();
@@ -114,7 +115,11 @@ impl Screen {
             if self.parser.screen().cursor_position().1 != 0 {
                 line.extend_from_slice(b"\r\n");
             }
-            line.extend_from_slice(summary.as_bytes());
+            if self.alternate {
+                line.extend(break_between_words(&summary, self.config.cols));
+            } else {
+                line.extend_from_slice(summary.as_bytes());
+            }
             line.extend_from_slice(b"\r\n");
             self.unconcealed(|s| s.feed_text(&line, out));
         }
@@ -553,4 +558,25 @@ impl Screen {
             _ => {}
         }
     }
+}
+
+/// `line` (ASCII) as rows of at most `cols` bytes, each row ended with CR LF but the last,
+/// broken at the last space that fits (a word longer than a row is cut where the row ends):
+/// the alternate screen keeps no soft wraps to join a long line again, and a word cut in two
+/// reads as two words.
+fn break_between_words(line: &str, cols: u16) -> Vec<u8> {
+    let cols = usize::from(cols.max(1));
+    let mut out = Vec::with_capacity(line.len() + 8);
+    let mut rest = line.as_bytes();
+    while rest.len() > cols {
+        let (row, next) = match rest[..=cols].iter().rposition(|&b| b == b' ') {
+            Some(space) if space > 0 => (&rest[..space], &rest[space + 1..]),
+            _ => rest.split_at(cols),
+        };
+        out.extend_from_slice(row);
+        out.extend_from_slice(b"\r\n");
+        rest = next;
+    }
+    out.extend_from_slice(rest);
+    out
 }

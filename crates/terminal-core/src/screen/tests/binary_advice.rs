@@ -143,3 +143,33 @@ fn a_new_result_gives_the_advice_again() {
         .count();
     assert_eq!(summaries, 2, "{restarted}");
 }
+
+/// On the alternate screen, whose rows render one by one (nothing joins a wrapped row there),
+/// a summary line longer than a row is broken between words, never inside one.
+#[test]
+fn a_summary_on_the_alternate_screen_breaks_between_words() {
+    for cols in [160, 80, 37] {
+        let mut s = Screen::new(config(24, cols), Some(nonce()));
+        s.feed(b"dsh> ");
+        let a = s.anchor();
+        s.feed(b"\x1b[?1049h\x1b[Htitle\r\n");
+        s.feed(&random_through_pty(5, 3000));
+        s.feed(b"\r\nafter the binary\r\n");
+        let text = s.render_since(a, 100_000).text;
+        let ctx = format!("{cols} columns: {text:?}");
+        let rows: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .take_while(|l| *l != "after the binary")
+            .collect();
+        assert!(rows.len() > 1, "{ctx}");
+        assert!(rows.iter().all(|r| r.len() <= usize::from(cols)), "{ctx}");
+        let joined = rows.join(" ");
+        assert!(
+            joined.starts_with('[') && joined.ends_with(" to a file]"),
+            "{ctx}"
+        );
+        assert!(joined.contains(" bytes of binary output suppressed; to look at them, pipe the command through `xxd | head` (or"), "{ctx}");
+        assert!(text.contains("\nafter the binary\n"), "{ctx}");
+    }
+}
