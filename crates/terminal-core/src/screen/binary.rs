@@ -306,8 +306,11 @@ impl BinaryFilter {
                 // last non-text byte to `end` are text when there are enough of them.
                 // Any stretch counts when the output ends with its line (a prompt mark follows
                 // its newline: `…; echo $?`): a shell's next output after the binary.
+                // Not when a signal ended the command (`D;130` after an interrupt): its output
+                // stopped wherever the signal found it, so its last bytes are random ones.
+                let output_ended = mark.is_some_and(|at| !ended_by_signal(&bytes[at..]));
                 let text_tail = |end: usize| {
-                    let min = if mark.is_some() && end + 1 == judged.len() {
+                    let min = if output_ended && end + 1 == judged.len() {
                         1
                     } else {
                         MIN_TEXT_RUN
@@ -327,6 +330,11 @@ impl BinaryFilter {
                                 return Verdict::EndOfBinary;
                             }
                             clean_from
+                        } else if mark.is_some() && !output_ended && short_lines(&judged[nl + 1..])
+                        {
+                            // Only short lines to the mark of a command a signal ended: the
+                            // random bytes' own (`I}L`), not text.
+                            judged.len()
                         } else {
                             nl + 1
                         }
@@ -478,6 +486,30 @@ impl Screen {
     pub(crate) fn restart_binary_advice(&mut self) {
         self.binary.restart_advice();
     }
+}
+
+/// Whether `mark` (bytes from a prompt mark's start) is the mark of a command's end with a
+/// status above 128, a command a signal ended (an interrupted `cat /dev/urandom`).
+fn ended_by_signal(mark: &[u8]) -> bool {
+    let Some(status) = mark
+        .strip_prefix(MARK_START)
+        .and_then(|rest| rest.strip_prefix(b"D;"))
+    else {
+        return false;
+    };
+    let digits = status.iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(&status[..digits])
+        .ok()
+        .and_then(|code| code.parse::<u32>().ok())
+        .is_some_and(|code| code > 128)
+}
+
+/// Whether every line of `bytes` is shorter than [`MIN_TEXT_RUN`] (too short to be told
+/// from random bytes).
+fn short_lines(bytes: &[u8]) -> bool {
+    bytes
+        .split(|&b| b == b'\n')
+        .all(|line| line.strip_suffix(b"\r").unwrap_or(line).len() < MIN_TEXT_RUN)
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {

@@ -194,3 +194,33 @@ fn lines_of_letters_are_text_and_lines_of_other_bytes_are_not() {
         assert!(f.suppressing());
     }
 }
+
+/// The clean bytes that end a binary output are its text, however few, when the output ends
+/// with their line (`cat x.gz; echo $?`), but not when a signal ended the command: an
+/// interrupted `cat /dev/urandom` stops anywhere in its random bytes (`I}L` showed as a line).
+#[test]
+fn a_short_tail_is_text_only_when_the_command_ended_by_itself() {
+    let cases = [("0", true), ("1", true), ("130", false), ("143", false)];
+    for ((status, tail_is_text), own_line) in
+        cases.into_iter().flat_map(|c| [(c, false), (c, true)])
+    {
+        let mut bytes = pseudo_random(1000);
+        // On the binary's last line, or on a line of its own after it.
+        bytes.extend(if own_line {
+            &b"\xff\r\nI}L\r\n"[..]
+        } else {
+            b"\xffI}L\r\n"
+        });
+        let run_end = bytes.len();
+        bytes.extend(format!("\x1b]133;D;{status};dsh=1\x07dsh> ").into_bytes());
+        let mut f = BinaryFilter::default();
+        let mut at = 0;
+        while let Verdict::Binary(n) = f.judge(&bytes[at..]) {
+            at += n;
+        }
+        let ctx = format!("status {status}, own line {own_line}: at {at} of {run_end}");
+        assert_eq!(f.judge(&bytes[at..]), Verdict::EndOfBinary, "{ctx}");
+        let expected = if tail_is_text { run_end - 5 } else { run_end };
+        assert_eq!(at, expected, "{ctx}");
+    }
+}
