@@ -42,7 +42,7 @@ pub struct SendArgs {
     #[serde(default)]
     #[schemars(with = "bool")]
     pub submit: Option<bool>,
-    /// Return a job id immediately; collect with job_output or stop with job_kill. The session is busy until the job ends: to keep a server running while you use the session, start it with & instead (cmd > server.log 2>&1 &).
+    /// Return a job id immediately; collect with job_output or stop with job_kill. The session is busy until the job ends: to keep a server running while you use the session, start it with & instead (cmd > server.log 2>&1 &). The job follows the command until it ends or waits for input; timeoutMs does not end it.
     #[serde(default)]
     #[schemars(with = "bool")]
     pub run_in_background: Option<bool>,

@@ -6,6 +6,12 @@ use std::sync::Arc;
 
 use super::*;
 
+/// Said in a background send's acknowledgement when it was given `timeoutMs`: a job follows
+/// its command past a send's deadline, to the command's end or a wait for input.
+const BACKGROUND_TIMEOUT_NOTICE: &str = "[timeoutMs: a background job is not ended by it: the job \
+     follows the command until it ends or waits for input; job_output with wait and timeout_ms \
+     bounds a wait for it, and job_kill stops it]";
+
 /// The error for text with a NUL character: a terminal types no such character (bash's line
 /// editor takes it as its set-mark key and drops it, so `echo a\0b` ran `echo ab`).
 const NUL_IN_TEXT: &str = "text contains a NUL character (U+0000), which a terminal cannot type as text (the shell's line editor takes it as a key and drops it); nothing was sent. Remove it, or have a command write the byte (printf '\\0')";
@@ -95,6 +101,11 @@ impl Tool for SendTool {
             let output = match answered {
                 Some(notice) if output.is_empty() => notice,
                 Some(notice) => format!("{notice}\n{output}"),
+                None => output,
+            };
+            let output = match args.timeout_ms {
+                Some(_) if output.is_empty() => BACKGROUND_TIMEOUT_NOTICE.to_owned(),
+                Some(_) => format!("{output}\n{BACKGROUND_TIMEOUT_NOTICE}"),
                 None => output,
             };
             return Ok(SendOutput::Background {

@@ -7,7 +7,7 @@ use dsh_jobs::{JobId, JobRegistry};
 use dsh_tool_terminal::ToolTerminalConfig;
 use serde_json::json;
 
-use crate::support::{Host, fast_bash};
+use crate::support::{Host, fast_bash, job_id};
 
 pub(crate) async fn open(host: &Host, agent: &Agent) -> String {
     host.open_session(agent).await
@@ -518,5 +518,29 @@ async fn a_background_progress_line_is_rewritten_not_appended() {
     ] {
         assert!(!read.contains(garbled), "{garbled}: {read}");
     }
+    host.shutdown().await;
+}
+
+/// `timeoutMs` does not end a background job (its job follows the command to its end): the
+/// acknowledgement says so, and the job runs on past it.
+#[tokio::test]
+async fn a_background_send_says_timeout_ms_does_not_end_its_job() {
+    let (host, agent, session) = Host::with_jobs_and_session().await;
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "sleep 0.5; echo ran-on", "run_in_background": true, "timeoutMs": 1}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let notice = r.text().lines().last().unwrap_or_default().to_owned();
+    insta::assert_snapshot!("background_timeout_notice", notice);
+    let job = job_id(&r);
+    let out = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await
+        .text();
+    assert!(out.contains("\nran-on\n"), "{out}");
     host.shutdown().await;
 }
