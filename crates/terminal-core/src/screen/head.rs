@@ -74,7 +74,20 @@ pub(crate) struct PlacedHead {
     /// lost), and the bytes of that line between this start and the viewport's first row
     /// (about: a row the scrollback dropped counts as the line's retained rows do on
     /// average).
-    pub(crate) line_start: Option<(String, u64)>,
+    pub(crate) line_start: Option<PlacedLineStart>,
+}
+
+/// The kept start of the line the viewport begins inside ([`PlacedHead::line_start`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PlacedLineStart {
+    /// The line's first bytes (at most [`LINE_START_BYTES`]); empty when its start is gone.
+    pub(crate) text: String,
+    /// Bytes of the line between `text` and the viewport's first row (about: see
+    /// [`PlacedHead::line_start`]; at least, when `start_dropped`).
+    pub(crate) gap: u64,
+    /// The scrollback dropped the line's first rows: `text` is empty, and `gap` counts only
+    /// the retained rows.
+    pub(crate) start_dropped: bool,
 }
 
 impl Screen {
@@ -183,7 +196,11 @@ impl Screen {
                     .checked_div(retained)
                     .unwrap_or_else(|| u64::from(self.config.cols.max(1)));
                 let gap = (bytes + dropped * per_row).saturating_sub(start.len() as u64);
-                (start, gap)
+                PlacedLineStart {
+                    text: start,
+                    gap,
+                    start_dropped: false,
+                }
             });
         let lines_dropped = head.line_ends[..kept]
             .iter()
@@ -200,8 +217,14 @@ impl Screen {
                 line_start,
             });
         }
+        // The viewport may begin inside a later line (the byte bound of its copy, or the
+        // scrollback, cut into it): its start is kept (or said to be gone) and counted with
+        // it, not among the lines before it.
+        let floor = end_row.max(first_retained);
+        let partial = partial_line_start(history, floor, viewport_first_row);
+        let line_from = partial.as_ref().map_or(viewport_first_row, |(row, _)| *row);
         let (retained_lines_before, retained_bytes_before) =
-            retained_lines(history, end_row.max(first_retained), viewport_first_row);
+            retained_lines(history, floor, line_from);
         Some(PlacedHead {
             text,
             lines_dropped,
@@ -215,7 +238,7 @@ impl Screen {
             },
             retained_lines_before,
             retained_bytes_before,
-            line_start: None,
+            line_start: partial.map(|(_, start)| start),
         })
     }
 
@@ -325,6 +348,55 @@ impl Screen {
 
 /// Lines (and their bytes as a render joins them, each line ending in `\n`) of the history
 /// rows from absolute row `from` up to `to`.
+/// When the row before `first_row` soft-wraps into it (and lies at or after `floor`, or the
+/// scrollback dropped it), the first row of that line (at least `floor`) and the line's kept
+/// start: its first bytes and the bytes between them and `first_row`, or, when the scrollback
+/// dropped the line's first rows, no text and the retained bytes before `first_row`.
+fn partial_line_start(
+    history: &super::history::History,
+    floor: u64,
+    first_row: u64,
+) -> Option<(u64, PlacedLineStart)> {
+    let wraps = |row: u64| history.get(row).is_some_and(|(_, wrapped)| wrapped);
+    let continues = if first_row > floor {
+        wraps(first_row - 1)
+    } else {
+        first_row == history.first_abs() && history.first_continues_dropped()
+    };
+    if !continues {
+        return None;
+    }
+    let mut from = first_row;
+    while from > floor && wraps(from - 1) {
+        from -= 1;
+    }
+    let start_dropped = from == history.first_abs() && history.first_continues_dropped();
+    let mut line = String::new();
+    let mut bytes = 0u64;
+    for row in from..first_row {
+        if let Some((text, _)) = history.get(row) {
+            bytes += text.len() as u64;
+            if line.len() < LINE_START_BYTES {
+                line.push_str(text);
+            }
+        }
+    }
+    let text = if start_dropped {
+        String::new()
+    } else {
+        dsh_output_retention::head_slice(&line, LINE_START_BYTES).to_owned()
+    };
+    let gap = bytes.saturating_sub(text.len() as u64);
+    Some((
+        from,
+        PlacedLineStart {
+            text,
+            gap,
+            start_dropped,
+        },
+    ))
+}
+
 fn retained_lines(history: &super::history::History, from: u64, to: u64) -> (u64, u64) {
     let (mut lines, mut bytes) = (0u64, 0u64);
     for (text, wrapped) in (from..to).filter_map(|row| history.get(row)) {

@@ -85,6 +85,9 @@ pub(crate) struct History {
     /// rows dropped: lines, not rows, for a count of what the bounds dropped.
     line_ends: u64,
     line_ends_dropped: u64,
+    /// The last row the bounds dropped soft-wrapped: the oldest retained row continues a line
+    /// whose start is gone.
+    first_continues_dropped: bool,
     /// vt100's capture state: it reveals a scrolled row's wrap flag only as a leading newline
     /// written before the *next* scrolled row.
     capture: BasicFormattedCaptureState,
@@ -109,6 +112,7 @@ impl History {
             dropped: false,
             line_ends: 0,
             line_ends_dropped: 0,
+            first_continues_dropped: false,
             capture: BasicFormattedCaptureState::new(),
             capture_row: None,
             scratch: PlainText::default(),
@@ -213,6 +217,7 @@ impl History {
                 .row(front.dropped)
                 .map_or((0, false), |(t, wrapped)| (t.len(), !wrapped));
             self.line_ends_dropped += u64::from(line_end);
+            self.first_continues_dropped = !line_end;
             front.dropped += 1;
             if front.live() == 0 {
                 self.blocks.pop_front();
@@ -238,6 +243,11 @@ impl History {
             self.capture_row == Some(self.end_abs().wrapping_sub(1))
                 && capture_says_wrapped(&self.capture),
         )
+    }
+
+    /// Whether the oldest retained row continues a line whose first rows the bounds dropped.
+    pub(crate) fn first_continues_dropped(&self) -> bool {
+        self.dropped && self.first_continues_dropped
     }
 
     /// Line ends among the rows the bounds dropped (the lines, not rows, no longer retained).

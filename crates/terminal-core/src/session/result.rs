@@ -198,10 +198,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         lines_between: h.lines_between_dropped,
         retained_lines_before: h.retained_lines_before,
         retained_bytes_before: h.retained_bytes_before,
-        line_start: h.line_start.map(|(text, omitted_bytes)| LineStart {
-            text,
-            omitted_bytes,
-            start_dropped: false,
+        line_start: h.line_start.map(|start| LineStart {
+            text: start.text,
+            omitted_bytes: start.gap,
+            start_dropped: start.start_dropped,
         }),
     });
     let notices = [

@@ -136,7 +136,7 @@ impl SendOp {
         let head = head.filter(|_| rendered.truncated).map(|mut h| {
             match h.line_start.as_mut() {
                 // The cut start is part of the line the viewport begins inside.
-                Some((_, gap)) => *gap += cut,
+                Some(start) => start.gap += cut,
                 None => h.retained_bytes_before += cut,
             }
             h
