@@ -13,7 +13,7 @@
 //!   other (bash 5.1+ runs each element), wrapped as `{ __dsh_prompt; } 3>&2 &>/dev/null` so
 //!   that neither its `set -x` trace nor a user DEBUG trap firing for it reaches the screen
 //!   (fd 3 is the shell's own stderr meanwhile). It
-//!   runs at every prompt, so its usual case is one `/proc` read and two tests (bash spends
+//!   runs at every prompt, so its usual case is one `/proc` read and three tests (bash spends
 //!   microseconds per command it runs); only when something changed does `__dsh_settle`
 //!   re-wrap whatever `PS0`/`PS1`/`PS2` the user (or an earlier hook) set in our marks (the
 //!   user's prompt text is kept), re-enables `promptvars`, moves itself behind elements
@@ -142,6 +142,27 @@ __dsh_stty=
 __dsh_rows=@ROWS@
 __dsh_cols=@COLS@
 if [[ -n $__dsh_stty_bin ]]; then __dsh_stty=$("$__dsh_stty_bin" -g 2>/dev/null) || __dsh_stty=; fi
+# The shell's pids cgroup directory (v1 `pids` or v2), found with builtins only: while it is at
+# its cap, a fork would stall in bash's retries (about 15 s) and then abandon the hook.
+__dsh_pids=
+while IFS=: builtin read -r __dsh_x __dsh_sc __dsh_r; do
+  if [[ $__dsh_sc == pids || -z $__dsh_sc ]]; then
+    for __dsh_m in "/sys/fs/cgroup/pids$__dsh_r" "/sys/fs/cgroup$__dsh_r" "/sys/fs/cgroup/unified$__dsh_r"; do
+      if [[ -z $__dsh_pids && -r $__dsh_m/pids.max && -r $__dsh_m/pids.current ]]; then __dsh_pids=$__dsh_m; fi
+    done
+  fi
+done </proc/self/cgroup 2>/dev/null
+unset __dsh_m
+# Whether the hook may start a process: not when the user's command line could not fork (its
+# status is then 254) nor while the session's pids cgroup is at its cap.
+__dsh_can_fork() {
+  [[ $__dsh_s != 254 ]] || return 1
+  [[ -n $__dsh_pids ]] || return 0
+  local cur max
+  builtin read -r cur <"$__dsh_pids/pids.current" && builtin read -r max <"$__dsh_pids/pids.max" ||
+    return 0
+  [[ $max == max ]] || ((cur < max))
+}
 __dsh_strip() {
   local p=$1
   p=${p//"$__dsh_d"/}; p=${p//"$__dsh_a"/}; p=${p//"$__dsh_b"/}
@@ -152,6 +173,7 @@ __dsh_faults=
 __dsh_sc=
 __dsh_sf=
 __dsh_x=
+__dsh_s=0
 # Whether a child was waited for since the last call: cminflt (page faults of waited-for
 # children), the 9th field after the command name in /proc/$$/stat, changed. One `read` splits
 # the line into globals (declaring locals costs bash more than the read): __dsh_sc is the
@@ -178,7 +200,7 @@ __dsh_state=
 __dsh_now() {
   __dsh_r=${PS1@a}${PS0@a}${PS2@a}$__dsh_sep$BASHOPTS$__dsh_sep${PS1-}$__dsh_sep${PS2-}$__dsh_sep${PS0-}$__dsh_sep${PROMPT_COMMAND[__dsh_i]-}$__dsh_sep${!PROMPT_COMMAND[*]}$__dsh_sep$__dsh_sc$__dsh_sf
 }
-# The hook. Its usual case is one `/proc` read and two tests, and runs no other command
+# The hook. Its usual case is one `/proc` read and three tests, and runs no other command
 # (bash interprets every command it runs, and copies a function's body at each call, so
 # fewer and shorter is cheaper; its errors go where the hook's output goes, to /dev/null,
 # with no redirection of their own): no option it would undo is set (checked first, so a
@@ -192,7 +214,14 @@ __dsh_now() {
 # path found at startup, so that user functions of the same names (`shopt() { :; }`,
 # `command() { …; }`) cannot stand in for them (a function named `builtin` still can).
 __dsh_prompt() {
-  if [[ $- != *[euxv]* && ! -o pipefail && -t 3 && -n $__dsh_state ]] && { [[ -z $__dsh_stty ]] ||
+  # After a fork the session's process cap refused (the user's status is then 254), bash 5.2
+  # waits, after the next simple command it runs (this hook's first), for the last child it
+  # made: a background job still running kept the shell from its prompt for as long. A stop
+  # and a continue of that job (`$!`) end the wait, and the job runs on (measured: no notice).
+  if [[ $((__dsh_s = $?)) == 254 && -n $! && -d /proc/$! ]]; then
+    builtin kill -STOP -- "$!"
+    builtin kill -CONT -- "$!"
+  elif [[ $- != *[euxv]* && ! -o pipefail && -t 3 && -n $__dsh_state ]] && { [[ -z $__dsh_stty ]] ||
     IFS=' ' builtin read -r __dsh_x __dsh_sc __dsh_x __dsh_x __dsh_x __dsh_x __dsh_x __dsh_x \
       __dsh_x __dsh_x __dsh_sf __dsh_x </proc/$$/stat; } &&
     [[ ${PS1@a}${PS0@a}${PS2@a}$__dsh_sep$BASHOPTS$__dsh_sep${PS1-}$__dsh_sep${PS2-}$__dsh_sep${PS0-}$__dsh_sep${PROMPT_COMMAND[__dsh_i]-}$__dsh_sep${!PROMPT_COMMAND[*]}$__dsh_sep$__dsh_sc$__dsh_sf == "$__dsh_state" ]]; then
@@ -223,7 +252,11 @@ __dsh_settle() {
   if [[ ${1-} == *e* ]]; then __dsh_t=';errexit'; fi
   builtin export -n PS0 PS1 PS2
   builtin shopt -s promptvars
-  if [[ -n $__dsh_stty ]] && __dsh_children_ran; then
+  local held=
+  if [[ -n $__dsh_stty ]] && ! __dsh_can_fork; then
+    # Checked at a later prompt (this one records no state, so the next takes this path).
+    held=1
+  elif [[ -n $__dsh_stty ]] && __dsh_children_ran; then
     local now
     now=$("$__dsh_stty_bin" -g 2>/dev/null) || now=
     if [[ -n $now && $now != "$__dsh_stty" ]]; then
@@ -278,7 +311,7 @@ __dsh_settle() {
     PS0=$__dsh_ps0
   fi
   __dsh_state=
-  if ((__dsh_i > 0)) && [[ -z $__dsh_v$__dsh_t$__dsh_repairing && ( -z $__dsh_stty || $__dsh_sc == *')' ) ]]; then
+  if ((__dsh_i > 0)) && [[ -z $__dsh_v$__dsh_t$__dsh_repairing$held && ( -z $__dsh_stty || $__dsh_sc == *')' ) ]]; then
     __dsh_now
     __dsh_state=$__dsh_r
   fi
