@@ -319,3 +319,69 @@ async fn a_full_tmp_fails_the_write_and_keeps_the_session() {
     })
     .await;
 }
+
+/// A command line that fills the session's process cap with background jobs gets its shell
+/// back to the prompt once bash gives up the refused fork (its retries take about 15 s), and
+/// the jobs can be killed from there. Bash 5.2 then waits, after the next simple command it
+/// runs, for the last child it made (a job still running): the prompt hook was that command,
+/// so the shell never prompted again; and the hook's own `stty` forks stalled each prompt in
+/// bash's retries at the cap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_at_its_process_cap_gets_back_to_its_prompt() {
+    within(async {
+        let enforced = match LimitMechanism::detect() {
+            LimitMechanism::CgroupV1 { pids, .. } => pids.is_some(),
+            LimitMechanism::CgroupV2 { pids, .. } => pids,
+            LimitMechanism::Rlimit | LimitMechanism::Unavailable => false,
+        };
+        if !enforced {
+            eprintln!("no cgroup enforces a process cap on this host: nothing to fill");
+            return;
+        }
+        let ws = TempDir::new("full");
+        let limits = SessionLimits {
+            max_pids: Some(12),
+            max_memory_bytes: None,
+        };
+        let (ctx, terminals, agent, id) = composed(
+            SandboxConfig {
+                mode: SandboxMode::WorkspaceWrite,
+                workspace_root: Some(ws.0.clone()),
+                limits,
+                ..SandboxConfig::default()
+            },
+            "full",
+        )
+        .await;
+        // Generous: each refused fork costs bash about 15 s of retries before it gives up.
+        let send = |text: &str| {
+            let op = terminals
+                .start_send(
+                    &agent,
+                    &id,
+                    dsh_terminal_core::SendRequest {
+                        text: text.to_owned(),
+                        submit: true,
+                        timeout: Some(std::time::Duration::from_secs(90)),
+                    },
+                )
+                .unwrap();
+            async move { op.done().await.unwrap() }
+        };
+        let r = send("for i in $(seq 20); do sleep 10371 & done; echo started").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.contains("fork"), "{r:?}");
+        assert!(!r.viewport.contains("\nstarted"), "{r:?}");
+        // The prompt is usable: the jobs are killed from it, and the next prompts come at once.
+        let r = send("kill %1 %2 %3 %4; echo killed").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.contains("\nkilled"), "{r:?}");
+        let r = send("kill $(jobs -p); wait; echo all done").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.contains("\nall done"), "{r:?}");
+        let closed = terminals.kill(&agent, &id).await.unwrap();
+        assert!(matches!(closed, CloseOutcome::Closed(_)), "{closed:?}");
+        ctx.dispose().await;
+    })
+    .await;
+}
