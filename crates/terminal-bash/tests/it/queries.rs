@@ -135,3 +135,27 @@ async fn mode_attribute_and_version_queries_are_answered() {
     })
     .await;
 }
+
+/// Field case C13's kind in a REPL: a query a statement printed at Python's prompt is not
+/// answered into the REPL's next line (the REPL is back at its prompt, reading with its line
+/// editor, and would take the reply as typed text: `1;2c6*7`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c13_a_query_printed_at_a_repl_prompt_never_reaches_its_next_line() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("python3 -q").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        for query in [r"\x1b[6n", r"\x1b[c", r"\x1b[6n\x1b[c\x1b[>c"] {
+            let r = sh.send(&format!("print('{query}', end='')")).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{query}: {r:?}");
+            let r = sh.send("6*7").await;
+            assert!(r.viewport.contains("\n42\n"), "{query}: {r:?}");
+            assert!(!r.viewport.contains("Error"), "{query}: {r:?}");
+        }
+        sh.send("exit()").await;
+        let r = sh.send("echo back").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

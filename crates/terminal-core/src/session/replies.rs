@@ -4,7 +4,7 @@
 //! the reply: a program flooding queries gets no answers rather than unbounded memory); one
 //! tokio task per session writes each reply once the foreground program that asked is
 //! blocked reading the terminal, and drops it when that program is gone or the shell's prompt
-//! is back, so no reply leaks into the next command line.
+//! (or a REPL's) is back, so no reply leaks into the next command line.
 
 use std::sync::Weak;
 use std::time::{Duration, Instant};
@@ -106,6 +106,16 @@ async fn verdict(shared: &Shared, fg_at_query: Option<i32>) -> ReplyVerdict {
         return ReplyVerdict::Retry;
     }
     if pgid != shared.shell_pgid() {
+        // A REPL that printed the query (`print("\x1b[6n")` at Python's prompt) waits at its
+        // prompt again, reading with its line editor: the reply would be typed into its next
+        // line. A program that asked in order to read the answer reads it elsewhere.
+        tokio::time::sleep(REPLY_SHELL_SETTLE).await;
+        if !shared.output_drained() {
+            return ReplyVerdict::Retry;
+        }
+        if shared.repl_prompt_current() {
+            return ReplyVerdict::Drop("the program's prompt is back");
+        }
         return ReplyVerdict::Write;
     }
     // The shell blocks on the terminal both in `read` (wants the reply) and at its prompt

@@ -413,6 +413,25 @@ impl Shared {
         !self.pty.output_pending() && !self.reader_busy.load(Ordering::SeqCst)
     }
 
+    /// Whether a REPL waits at its primary prompt (`>>> `, `sqlite> `) with its line editor
+    /// (the terminal in a line editor's modes, the main screen, the prompt before the cursor
+    /// with nothing typed after it).
+    pub(super) fn repl_prompt_current(&self) -> bool {
+        if !self
+            .pty
+            .modes()
+            .is_some_and(crate::pty::TtyModes::line_editing)
+        {
+            return false;
+        }
+        let mut st = self.lock();
+        !st.screen.alternate_screen()
+            && st
+                .screen
+                .cursor_row_prefix()
+                .is_some_and(|row| super::observe::is_primary_repl_prompt(&row))
+    }
+
     /// Whether the shell's prompt is the current screen state.
     pub(super) fn prompt_current(&self) -> bool {
         self.lock().screen.prompt_state() != PromptState::Busy
