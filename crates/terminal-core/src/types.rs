@@ -341,6 +341,9 @@ pub struct SendRead {
     pub delta: String,
     /// Whether output was dropped since the previous read.
     pub truncated: bool,
+    /// When `truncated`, how many line ends the dropped output held (0: the delta's first line
+    /// continues the line the previous read ended inside); `None` when not known.
+    pub lost_lines: Option<u64>,
     /// The delta starts at the start of the cursor's row: when the previous read ended inside
     /// that row's line (no newline after it), the program rewrote the line from its start
     /// (`\r`, erase line: a progress bar), and the delta's first line replaces it rather than

@@ -20,6 +20,10 @@ pub(crate) struct Consumed {
     pub(crate) rewound_lines: u64,
     /// The rows since the anchor (at most about the read's `max_bytes`).
     pub(crate) rows: RowsSnapshot,
+    /// The line ends between the anchor and the first row copied: in the output left out
+    /// when the rows do not reach back to the anchor (the byte bound or the scrollback cut
+    /// it); `None` when not known.
+    pub(crate) lost_line_ends: Option<u64>,
 }
 
 /// Longest a program's cursor counts as away (saved, not yet restored) for
@@ -67,6 +71,7 @@ impl Screen {
                 restarts_line: false,
                 rewound_lines: 0,
                 rows: RowsSnapshot::default(),
+                lost_line_ends: None,
             };
         }
         self.with_open_binary_run(|screen| {
@@ -74,6 +79,7 @@ impl Screen {
             let rewound_lines = screen.anchor_rewound_lines(id);
             let start = screen.anchor_position(id);
             let rows = screen.snapshot_since(id, max_bytes);
+            let lost_line_ends = screen.line_ends_since(id, rows.first_row());
             screen.move_anchor_to_cursor(id);
             // The read handed out the rows after the cursor's too (a redraw had moved up to
             // rewrite them, or a status line sits below): the anchor counts the lines up to
@@ -96,8 +102,21 @@ impl Screen {
                 restarts_line,
                 rewound_lines,
                 rows,
+                lost_line_ends,
             }
         })
+    }
+
+    /// Line ends between anchor `id` and row `row` (after it): counted from the start of
+    /// time at both ends. `None` when either count is not known.
+    pub(crate) fn line_ends_since(&self, id: AnchorId, row: u64) -> Option<u64> {
+        let Some(Some(anchor)) = self.anchors.get(id.0) else {
+            return None;
+        };
+        anchor
+            .line_ends_before
+            .zip(self.line_ends_before(row))
+            .and_then(|(before, at_row)| at_row.checked_sub(before))
     }
 
     /// Line ends between the row where anchor `id` was placed and the row output moved it up

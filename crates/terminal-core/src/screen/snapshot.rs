@@ -118,7 +118,7 @@ impl RowsSnapshot {
     }
 
     /// Line ends among the copied rows (the joined text's newlines).
-    pub(super) fn line_ends(&self) -> u64 {
+    pub(crate) fn line_ends(&self) -> u64 {
         let ends = self
             .rows
             .iter()

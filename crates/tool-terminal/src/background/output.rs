@@ -79,6 +79,17 @@ pub(crate) struct OutputWindow {
     carry: String,
     carry_cut: u64,
     carry_end: String,
+    /// How `carry_cut` counts: exactly, or about (the core dropped part of the line before
+    /// the job read it: counted from the raw bytes the terminal read).
+    carry_count: CutCount,
+}
+
+/// How a cut's byte count counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum CutCount {
+    #[default]
+    Exact,
+    About,
 }
 
 impl OutputWindow {
@@ -109,6 +120,7 @@ impl OutputWindow {
             carry: String::new(),
             carry_cut: 0,
             carry_end: String::new(),
+            carry_count: CutCount::Exact,
         }
     }
 
@@ -167,8 +179,21 @@ impl OutputWindow {
 
     /// Records output the core dropped before the job read it (`text` is the newest part of
     /// that span, starting anywhere in a line): about `lost_lines` lines and `lost_bytes`
-    /// bytes, then `text`'s whole lines.
-    pub(crate) fn push_after_loss(&mut self, text: &str, lost_lines: u64, lost_bytes: u64) {
+    /// bytes, then `text`'s whole lines. With `one_line`, the dropped output held no line end:
+    /// `text` continues the line being written (a huge line, its start dropped too when the
+    /// read before ended at a line end), whose cut then counts the dropped bytes (about).
+    pub(crate) fn push_after_loss(
+        &mut self,
+        text: &str,
+        lost_lines: u64,
+        lost_bytes: u64,
+        one_line: bool,
+    ) {
+        if one_line {
+            self.skip_in_carry(lost_bytes);
+            self.push(text, false);
+            return;
+        }
         self.head_open = false;
         // Everything not shown yet now lies before an uncounted stretch: the gap.
         while let Some((_, printed)) = self.tail.pop_front() {
@@ -265,9 +290,12 @@ impl OutputWindow {
         }
         let mut line = self.carry.clone();
         if self.carry_cut > 0 {
-            line.push_str(&render::line_cut_marker(
-                usize::try_from(self.carry_cut).unwrap_or(usize::MAX),
-            ));
+            line.push_str(&match self.carry_count {
+                CutCount::Exact => {
+                    render::line_cut_marker(usize::try_from(self.carry_cut).unwrap_or(usize::MAX))
+                }
+                CutCount::About => render::line_cut_marker_about(self.carry_cut),
+            });
         }
         line.push_str(&self.carry_end);
         Some(line)
@@ -277,6 +305,19 @@ impl OutputWindow {
         self.carry.clear();
         self.carry_end.clear();
         self.carry_cut = 0;
+        self.carry_count = CutCount::Exact;
+    }
+
+    /// `lost_bytes` of the line being written were dropped before the job read them: its
+    /// kept start stays, the end kept so far and the lost bytes become its cut.
+    fn skip_in_carry(&mut self, lost_bytes: u64) {
+        if self.carry_cut == 0 && self.carry_end.is_empty() {
+            let start = head_slice(&self.carry, self.max_line / 2).len();
+            self.carry_end = self.carry.split_off(start);
+        }
+        self.carry_cut += self.carry_end.len() as u64 + lost_bytes;
+        self.carry_end.clear();
+        self.carry_count = CutCount::About;
     }
 
     /// Bytes of the line being written as the program printed it (what a cut left out

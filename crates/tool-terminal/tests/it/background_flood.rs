@@ -328,3 +328,48 @@ async fn text_between_binary_frames_reaches_the_job_whole() {
     }
     host.shutdown().await;
 }
+
+/// One line of 3 MB in a job: its output shows the line's start and end around a cut that
+/// counts the rest (about, when the core dropped part of it before the job read it), and no
+/// omission line stands for lines that never were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jobs_huge_line_is_counted_as_one_line() {
+    // A small read bound, so that the core drops part of the line between two drains.
+    let bash = dsh_terminal_bash::BashConfig {
+        max_read_bytes: 16 * 1024,
+        ..fast_bash()
+    };
+    let host = Host::with_jobs(ToolTerminalConfig::default(), bash);
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let all = host
+        .job_to_end(
+            &agent,
+            &session,
+            "sleep 0.2; head -c 3000000 /dev/zero | tr '\\0' a; echo; echo AFTER",
+        )
+        .await;
+    assert!(!all.contains("lines omitted"), "{all}");
+    assert!(all.lines().any(|l| l == "AFTER"), "{all}");
+    let line = all
+        .lines()
+        .find(|l| l.contains(" bytes of this line omitted") && l.ends_with("aaa"))
+        .unwrap_or_else(|| panic!("the huge line, cut: {all}"));
+    let marker_at = line.find("[… ").expect("the cut marker");
+    let after = &line[marker_at + "[… ".len()..];
+    let count: u64 = after
+        .trim_start_matches("about ")
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a count: {line}"));
+    let end = &after[after.find(']').expect("the marker's end") + 1..];
+    let shown = (marker_at + end.len()) as u64;
+    // Raw bytes stand for screen text in the estimate: within a few percent.
+    let total = count + shown;
+    assert!(
+        (2_900_000..=3_100_000).contains(&total),
+        "{total}: {line:.300}"
+    );
+    host.shutdown().await;
+}

@@ -40,6 +40,7 @@ mod conceal;
 mod history;
 mod legacy_text;
 mod line_drawing;
+mod lost_lines;
 mod partial_lines;
 mod queries;
 mod stale;

@@ -69,6 +69,7 @@ impl OperationHandle for SendOp {
                     SendRead {
                         delta: result.viewport.clone(),
                         truncated: result.truncated,
+                        lost_lines: span.final_lost_lines,
                         restarts_line: span.final_restarts_line,
                         rewound_lines: span.final_rewound_lines,
                     }
@@ -82,7 +83,15 @@ impl OperationHandle for SendOp {
         let alternate = st.screen.alternate_screen();
         let consumed = st.screen.consume_since(anchor, self.shared.max_read_bytes);
         drop(st);
+        let copied_line_ends = consumed.rows.line_ends();
         let rendered = consumed.rows.render(self.shared.max_read_bytes);
+        // The render's byte bound may cut the copy's first rows too, with their line ends.
+        let lost_lines = consumed
+            .lost_line_ends
+            .filter(|_| rendered.truncated)
+            .map(|lost| {
+                lost + copied_line_ends.saturating_sub(super::span::newlines(&rendered.text))
+            });
         if alternate {
             // The alternate screen renders whole each time: only a changed one is new.
             if span.last_screen.as_deref() == Some(rendered.text.as_str()) {
@@ -96,6 +105,7 @@ impl OperationHandle for SendOp {
         SendRead {
             delta: rendered.text,
             truncated: rendered.truncated,
+            lost_lines,
             restarts_line: consumed.restarts_line,
             rewound_lines: consumed.rewound_lines,
         }

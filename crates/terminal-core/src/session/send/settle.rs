@@ -50,6 +50,9 @@ impl SendOp {
         }
         // Rows are copied under the lock and rendered after it is released.
         let snapshot = anchor.map(|a| st.screen.snapshot_since(a, shared.max_read_bytes));
+        let lost_before_copy = anchor
+            .zip(snapshot.as_ref())
+            .and_then(|(a, rows)| st.screen.line_ends_since(a, rows.first_row()));
         let screen_mixed = snapshot.as_ref().is_some_and(|s| s.mixed());
         // The send's captured head is taken (and the capture reset) whatever the outcome, and
         // placed before the rows the viewport shows.
@@ -128,9 +131,15 @@ impl SendOp {
         st.screen.keep_binary_run_open(false);
         drop(st);
         let copied = snapshot.as_ref().map_or(0, |s| s.text_len());
+        let copied_line_ends = snapshot.as_ref().map_or(0, |s| s.line_ends());
         let rendered = snapshot
             .map(|s| s.render(shared.max_read_bytes))
             .unwrap_or_default();
+        // A job's last read hands the viewport on: the line ends its bound left out.
+        self.span().final_lost_lines =
+            lost_before_copy.filter(|_| rendered.truncated).map(|lost| {
+                lost + copied_line_ends.saturating_sub(super::span::newlines(&rendered.text))
+            });
         // The start the byte bound cut off the first copied row lies before the viewport too.
         let cut = copied.saturating_sub(rendered.text.len()) as u64;
         let head = head.filter(|_| rendered.truncated).map(|mut h| {

@@ -28,7 +28,15 @@ pub(super) struct Span {
     pub(super) last_screen: Option<String>,
     /// The settled viewport starts at its first row's start (see `SendRead::restarts_line`).
     pub(super) final_restarts_line: bool,
+    /// When the settled viewport lost output since the anchor (its byte bound), the line ends
+    /// that output held (see `SendRead::lost_lines`).
+    pub(super) final_lost_lines: Option<u64>,
     /// Whole lines of earlier reads the settled viewport shows again (see
     /// `SendRead::rewound_lines`).
     pub(super) final_rewound_lines: u64,
+}
+
+/// The newlines in `text` (a rendered viewport's line ends).
+pub(super) fn newlines(text: &str) -> u64 {
+    text.bytes().filter(|&b| b == b'\n').count() as u64
 }

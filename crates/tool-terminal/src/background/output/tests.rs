@@ -122,7 +122,7 @@ fn output_the_core_dropped_is_estimated_and_not_paged() {
     let mut w = OutputWindow::new(4096, "pty-1");
     w.push("1\n2\n3", false);
     // The core kept only "99\n100\n101" of a longer span (its first line cut).
-    w.push_after_loss("99\n100\n101", 95, 300);
+    w.push_after_loss("99\n100\n101", 95, 300, false);
     let read = w.take(false, Some(10_000), "pty-1");
     assert_eq!(
         read,
@@ -194,7 +194,7 @@ fn model_visible_reads() {
     let mut w = OutputWindow::new(1536, "pty-1");
     w.push(&format!("seq 1 300\n{}30", numbered(1, 299)), false);
     let flood = w.take(false, Some(10_000), "pty-1");
-    w.push_after_loss("9\n5000\n5001\n50", 4500, 27_000);
+    w.push_after_loss("9\n5000\n5001\n50", 4500, 27_000, false);
     let loss = w.take(false, Some(10_000), "pty-1");
     let alone = w.take(false, Some(10_000), "pty-1");
     w.push("02\ndsh> ", false);
@@ -319,4 +319,48 @@ fn rewound_lines_not_read_yet_are_taken_back_and_read_ones_stay() {
     w.push("new\n", false);
     let read = w.take(false, Some(1000), "pty-1");
     assert!(read.ends_with("296\n297\nnew\n"), "{read}");
+}
+
+/// The core dropped part of one huge line between two drains (it counts no line end in what
+/// it dropped): the line goes on, its cut counting the dropped bytes as an estimate, and no
+/// omission line stands for lines that never were, also when the read before ended at a line
+/// end (the line's start was dropped too: the cut comes first).
+#[test]
+fn a_loss_inside_one_huge_line_is_counted_in_its_cut() {
+    let mut w = OutputWindow::new(8 * 1024, "pty-1");
+    w.push(&format!("cmd\n{}", "a".repeat(3000)), false);
+    w.push_after_loss(
+        &format!("{}\nAFTER\n", "a".repeat(5000)),
+        0,
+        1_000_000,
+        true,
+    );
+    let read = w.take(true, Some(10), "pty-1");
+    assert!(!read.contains("lines omitted"), "{read}");
+    let total: u64 = 3000 + 1_000_000 + 5000;
+    let line = read.lines().nth(1).expect("the huge line");
+    let (start, rest) = line.split_once("[… about ").expect("an estimated cut");
+    let (count, end) = rest
+        .split_once(" bytes of this line omitted")
+        .expect("the cut's count");
+    let end = &end[end.find(']').expect("the marker's end") + 1..];
+    let count: u64 = count.parse().expect("a count");
+    assert_eq!(
+        count + start.len() as u64 + end.len() as u64,
+        total,
+        "{line}"
+    );
+    assert!(read.ends_with("AFTER\n"), "{read}");
+
+    let mut w = OutputWindow::new(8 * 1024, "pty-1");
+    w.push("cmd\n", false);
+    w.push_after_loss(
+        &format!("{}\nAFTER\n", "a".repeat(5000)),
+        0,
+        1_000_000,
+        true,
+    );
+    let read = w.take(true, Some(10), "pty-1");
+    assert!(read.contains("\n[… about "), "{read}");
+    assert!(!read.contains("lines omitted"), "{read}");
 }
