@@ -218,7 +218,10 @@ __dsh_prompt() {
   # waits, after the next simple command it runs (this hook's first), for the last child it
   # made: a background job still running kept the shell from its prompt for as long. A stop
   # and a continue of that job (`$!`) end the wait, and the job runs on (measured: no notice).
-  if [[ $((__dsh_s = $?)) == 254 && -n $! && -d /proc/$! ]]; then
+  # Only tests come before them (any simple command would start that wait), so the cap cannot
+  # be read here: a session with a process cap whose command exits 254 for another reason
+  # also gets its last background job stopped and continued (one the user stopped runs on).
+  if [[ $((__dsh_s = $?)) == 254 && -n $__dsh_pids && -n $! && -d /proc/$! ]]; then
     builtin kill -STOP -- "$!"
     builtin kill -CONT -- "$!"
   elif [[ $- != *[euxv]* && ! -o pipefail && -t 3 && -n $__dsh_state ]] && { [[ -z $__dsh_stty ]] ||
