@@ -103,11 +103,6 @@ impl Tool for SendTool {
                 Some(notice) => format!("{notice}\n{output}"),
                 None => output,
             };
-            let output = match args.timeout_ms {
-                Some(_) if output.is_empty() => BACKGROUND_TIMEOUT_NOTICE.to_owned(),
-                Some(_) => format!("{output}\n{BACKGROUND_TIMEOUT_NOTICE}"),
-                None => output,
-            };
             return Ok(SendOutput::Background {
                 job_id: job_id.to_string(),
                 output,
@@ -200,7 +195,19 @@ impl Tool for SendTool {
         Ok(output)
     }
     fn render(&self, args: &SendArgs, out: &SendOutput) -> String {
-        render::render_send_typed(out, &args.text, self.0.config.max_result_bytes)
+        let max_bytes = self.0.config.max_result_bytes;
+        let text = render::render_send_typed(out, &args.text, max_bytes);
+        // A background send given timeoutMs: the acknowledgement's text says the job is not
+        // ended by it (when it fits; the structured output stays what the screen showed).
+        match out {
+            SendOutput::Background { .. }
+                if args.timeout_ms.is_some()
+                    && text.len() + 1 + BACKGROUND_TIMEOUT_NOTICE.len() <= max_bytes =>
+            {
+                format!("{text}\n{BACKGROUND_TIMEOUT_NOTICE}")
+            }
+            _ => text,
+        }
     }
     fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
         self.0.finalize(content)

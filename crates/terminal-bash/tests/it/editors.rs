@@ -272,6 +272,7 @@ async fn an_interrupt_with_isig_off_reaches_a_line_reader() {
         let sh = Shell::open(config()).await;
         let readers = [
             ("stty -isig; read x; echo \"got:$x\"", None),
+            ("stty -isig -icanon; read x; echo \"got:$x\"", None),
             (
                 "python3 -c \"import termios; a=termios.tcgetattr(0); a[3]&=~termios.ISIG; \
                  termios.tcsetattr(0,0,a); print('got:'+input())\"",
@@ -288,7 +289,7 @@ async fn an_interrupt_with_isig_off_reaches_a_line_reader() {
             assert!(!r.viewport.contains("got:"), "{command}: {r:?}");
             assert!(r.viewport.contains("\nnext\n"), "{command}: {r:?}");
             assert_eq!(r.exit_code, Some(0), "{command}: {r:?}");
-            sh.send("stty isig").await;
+            sh.send("stty isig icanon").await;
         }
         sh.close().await;
     })

@@ -456,9 +456,18 @@ async fn a_shell_command_sent_to_a_pager_is_refused() {
         );
         let e = sh.try_send("echo hi > x", true).await.expect_err("refused");
         assert!(e.message().contains("`echo hi > x`"), "{e}");
-        // A pager's own keys go: a search, with its Enter.
+        // A key sent without Enter first (a whole pager command) changes nothing.
+        sh.send_raw("G", false).await;
+        let e = sh.try_send("FOO=1 ls -la", true).await.expect_err("refused");
+        assert!(e.message().starts_with("less (a pager)"), "{e}");
+        // A pager's own keys go: a search, with its Enter, also begun without Enter.
+        sh.send_raw("g", false).await;
         let r = sh.send("/300").await;
         assert!(r.viewport.contains("300"), "{r:?}");
+        sh.send_raw("?", false).await;
+        let r = sh.send("echo").await;
+        assert!(r.viewport.contains("Pattern not found"), "{r:?}");
+        sh.send("").await;
         let r = sh.send_raw("q", false).await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         let r = sh.send("ls -A | wc -l").await;

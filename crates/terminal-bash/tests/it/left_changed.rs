@@ -382,8 +382,9 @@ async fn an_exit_with_the_alternate_screen_on_shows_the_command_and_its_screen()
     .await;
 }
 
-/// Field case C30's kind: a line reader under modes a command changed so that a carriage
-/// return ends no line (`stty -icrnl`, `stty igncr`) gets the send's Enter as a newline, so
+/// Field case C30's kind: a line reader (or line editor) under modes a command changed so
+/// that a carriage return ends no line (`stty -icrnl`, `stty igncr`) gets the send's Enter as
+/// a newline, so
 /// its line ends (the Enter key's carriage return would stay in the line, `hello^M`, and the
 /// reader wait on). The shell's prompt puts the session's modes back afterwards.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -393,6 +394,11 @@ async fn an_answer_ends_its_line_where_a_carriage_return_ends_none() {
         for (modes, reader) in [
             ("-icrnl", "read x; echo \"got:$x\""),
             ("igncr", "python3 -c \"print('got:' + input())\""),
+            // A line editor (readline, in its own modes) under `igncr` never sees a CR.
+            (
+                "igncr",
+                "python3 -q -c \"import readline; print('got:' + input())\"",
+            ),
         ] {
             let r = sh.send(&format!("stty {modes}; {reader}")).await;
             assert_eq!(r.wait_reason, WaitReason::StdinRead, "{modes}: {r:?}");

@@ -59,10 +59,11 @@ impl TtyModes {
         }
     }
 
-    /// Whether a carriage return (the Enter key) ends no line: canonical mode with `ICRNL` off
-    /// or `IGNCR` on (`stty -icrnl`), where only a newline does.
+    /// Whether a carriage return (the Enter key) ends no line, where a newline does:
+    /// `IGNCR` on (the terminal drops every carriage return, whatever reads: `stty igncr`), or
+    /// canonical mode with `ICRNL` off (`stty -icrnl`). A line editor takes a newline as Enter.
     pub(crate) fn cr_ends_no_line(self) -> bool {
-        self.canonical && (!self.maps_cr || self.ignores_cr)
+        self.ignores_cr || (self.canonical && !self.maps_cr)
     }
 
     /// Whether the modes are readline's while it edits a line: non-canonical, no echo (it

@@ -89,9 +89,10 @@ pub(super) struct Reader {
     /// to it (not pasted) goes after the quoted-insert key (Ctrl-V, bound so in readline,
     /// editline, Python's REPL and prompt_toolkit), so it is inserted, not completed.
     pub(super) quoted_tabs: bool,
-    /// The terminal in canonical mode takes no carriage return as a line end (`ICRNL` off, or
-    /// `IGNCR` on: `stty -icrnl`): the send's Enter goes as a newline, which always ends a
-    /// canonical line, instead of the carriage return a terminal's Enter key sends.
+    /// The terminal takes no carriage return as a line end (`IGNCR` on, or canonical mode with
+    /// `ICRNL` off: `stty igncr`, `stty -icrnl`): the send's Enter goes as a newline, which
+    /// ends a canonical line and is Enter to a line editor, instead of the carriage return a
+    /// terminal's Enter key sends.
     pub(super) newline_enter: bool,
 }
 

@@ -233,14 +233,18 @@ pub(super) fn deliver(
     // or one reading the terminal's keys now (not in canonical mode). With ISIG left off by
     // someone else (`stty -isig; sleep 20`), a program that reads nothing gets the signal
     // itself, and so does one reading lines (`stty -isig; read x`, `input()`): there the
-    // character would only join the line it answers, and interrupt nothing.
+    // character would only join the line it answers, and interrupt nothing; so does the
+    // session's shell, whatever it reads.
     let raw_interrupt = (as_key && signal == TerminalSignal::Sigint)
         .then(|| shared.pty.raw_interrupt_char())
         .flatten()
         .filter(|_| {
-            shared.lock().screen.alternate_screen()
-                || (shared.pty.modes().is_some_and(|m| !m.canonical)
-                    && shared.tty_reader(pgid).is_some())
+            // The session's shell itself (its `read` builtin in any mode) is interrupted by
+            // the signal: it would only take the character as data.
+            pgid != shared.shell_pgid()
+                && (shared.lock().screen.alternate_screen()
+                    || (shared.pty.modes().is_some_and(|m| !m.canonical)
+                        && shared.tty_reader(pgid).is_some()))
         });
     // The terminal's interrupt, quit and suspend keys discard input typed ahead and not yet
     // read: so does the input still queued for the terminal (a send to a program that does

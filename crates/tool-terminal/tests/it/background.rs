@@ -536,6 +536,12 @@ async fn a_background_send_says_timeout_ms_does_not_end_its_job() {
     assert!(!r.is_error, "{}", r.text());
     let notice = r.text().lines().last().unwrap_or_default().to_owned();
     insta::assert_snapshot!("background_timeout_notice", notice);
+    // The structured output stays what the screen showed.
+    let output = r.structured.as_ref().expect("a background result")["output"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(!output.contains("[timeoutMs"), "{output}");
     let job = job_id(&r);
     let out = host
         .call(&agent, "job_output", json!({"job_id": job, "wait": true}))

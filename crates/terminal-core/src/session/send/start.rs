@@ -46,9 +46,15 @@ impl SendOp {
         let fg = shared.pty.foreground_pgid();
         let modes = shared.pty.modes();
         // A command line meant for the shell, sent with Enter while a pager of the foreground
-        // group reads keys, is refused (see `pager_guard`).
+        // group reads keys, is refused (see `pager_guard`), unless it ends a line the pager
+        // reads at its own prompt (a search the model began with `/` sent without Enter).
+        let pager_line = st.typed_unended
+            && st
+                .screen
+                .cursor_row_prefix()
+                .is_some_and(|row| super::pager_guard::at_line_prompt(&row));
         if request.submit
-            && !st.typed_unended
+            && !pager_line
             && modes.is_some_and(|m| !m.canonical)
             && fg.is_some_and(|pgid| pgid != shared.shell_pgid())
             && super::pager_guard::names_a_command(
