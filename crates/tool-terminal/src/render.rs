@@ -173,7 +173,7 @@ fn send_facts(
                 "\n[screen: {program} (a terminal multiplexer) holds the terminal; text sent with Enter goes to the program in its active pane (a shell there runs it); its own commands take its prefix key with submit: false (Ctrl-B, \\u0002, in tmux)]"
             )),
             None => facts.push_str(
-                "\n[screen: a full-screen program holds the terminal; one that reads keys takes what you send as keys: send a key command (q in less, dd in vim) with submit: false]",
+                "\n[screen: a full-screen program holds the terminal; one that reads keys takes what you send as keys: send a key command (q in less, dd in vim) with submit: false, and a command line that follows a prompt key (vim's :wq, less's /pattern) with its Enter (submit: true)]",
             ),
         },
         InputModeOutput::SingleKey => facts.push_str(

@@ -369,3 +369,47 @@ async fn lines_to_vim_in_insert_mode_keep_their_indentation() {
     .await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A shell command with arguments sent with Enter to vim in its normal mode is refused and
+/// nothing is typed (`git status` would enter insert mode with `gi` and put the rest in the
+/// file); in insert mode the same text is the file's, and a `:` command line begun without
+/// Enter ends with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
+    if !installed("vim") {
+        eprintln!("vim is not installed (.ci/run installs it): the editor guard not exercised");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dsh-vim-guard-{}", unique_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    within(async {
+        let sh = Shell::open(config()).await;
+        let file = dir.join("notes.txt");
+        open_vim(&sh, "vim --clean -i NONE", &file).await;
+        let e = sh.try_send("git status", true).await.expect_err("refused");
+        assert!(
+            e.message()
+                .starts_with("vim holds the terminal in its normal mode"),
+            "{e}"
+        );
+        // A `:` command line begun without Enter: `set number` is vim's, not the shell's.
+        sh.send_raw(":", false).await;
+        let r = sh.send("set number").await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        // In insert mode the text goes into the file.
+        let r = sh.send_raw("i", false).await;
+        assert!(r.viewport.contains("-- INSERT --"), "{r:?}");
+        sh.send("git status is text here").await;
+        let r = sh.send("\u{1b}:wq").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let saved = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(
+            saved.lines().next(),
+            Some("git status is text here"),
+            "{saved:?}"
+        );
+        sh.close().await;
+    })
+    .await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -460,6 +460,10 @@ async fn a_shell_command_sent_to_a_pager_is_refused() {
         sh.send_raw("G", false).await;
         let e = sh.try_send("FOO=1 ls -la", true).await.expect_err("refused");
         assert!(e.message().starts_with("less (a pager)"), "{e}");
+        // A command on a later line too (the pager would read it as keys after `G`); only
+        // lines after a key that quits it are the shell's.
+        let e = sh.try_send("G\nls -la", true).await.expect_err("refused");
+        assert!(e.message().starts_with("less (a pager)"), "{e}");
         // A pager's own keys go: a search, with its Enter, also begun without Enter.
         sh.send_raw("g", false).await;
         let r = sh.send("/300").await;

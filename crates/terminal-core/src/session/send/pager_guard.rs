@@ -1,17 +1,85 @@
-//! A shell command sent to a pager: a pager (`less`, `more`) takes every key as a command of
-//! its own, so a command line a model meant for the shell (`ls -la` while `less` still shows a
-//! file) would run as pager commands, some with side effects (`less` takes `s` as "save the
-//! input to a file", naming the file after the rest of the line). Such a send is refused
-//! before anything is typed, with the way out (quit the pager first, or send the keys with
-//! `submit: false`).
+//! A shell command sent to a program that takes every key as a command: a pager (`less`,
+//! `more`) or vim in its normal mode. A command line a model meant for the shell (`ls -la`
+//! while `less` still shows a file, `git status` while vim is open) would run as the
+//! program's commands, some with side effects (`less` takes `s` as "save the input to a file",
+//! naming the file after the rest of the line; vim's `gi` inserts the rest into the file).
+//! Such a send is refused before anything is typed, with the way out (quit the program first,
+//! or send the keys with `submit: false`). A line that ends a prompt the program opened for a
+//! line (a search begun with `/` sent without Enter, vim's `:` command line) goes as sent.
 
 use std::path::Path;
 
 use crate::error::TerminalError;
+use crate::pty::TtyModes;
+
+use super::super::shared::{Shared, State};
 
 /// Programs that take every key as a command and page their input (`pager`: Debian's
 /// alternatives name for the system's pager).
 const PAGERS: &[&str] = &["less", "more", "most", "pg", "pager"];
+
+/// vim's family: its normal mode takes every key as a command.
+const EDITORS: &[&str] = &["vim", "vi", "nvim", "view", "vimdiff", "rvim", "rview"];
+
+/// Refuses a send of `text` (+ Enter when `submit`) begun now when a pager or vim in the
+/// foreground group (`fg`) reads keys (`modes` not canonical) and a line of it is a command
+/// line meant for the shell (see the module docs). Every live member of the group is asked
+/// (the pager under `git log` or after a pipeline's first command ended).
+///
+/// # Errors
+/// `InvalidRequest`, naming the program and how to leave it.
+pub(super) fn check(
+    st: &mut State,
+    shared: &Shared,
+    fg: Option<i32>,
+    modes: Option<TtyModes>,
+    text: &str,
+    submit: bool,
+) -> Result<(), TerminalError> {
+    let Some(pgid) = fg.filter(|&pgid| pgid != shared.shell_pgid()) else {
+        return Ok(());
+    };
+    let path = std::env::var("PATH").ok();
+    if !submit || modes.is_none_or(|m| m.canonical) || !names_a_command(text, path.as_deref()) {
+        return Ok(());
+    }
+    // The row a key sent without Enter opened for a line at the program's own prompt.
+    let prompt_row = st
+        .typed_unended
+        .then(|| st.screen.cursor_row_prefix())
+        .flatten();
+    let bottom_row = st.screen.alternate_bottom_row();
+    let members = crate::process::scan_all()
+        .into_iter()
+        .filter(|s| s.pgrp == pgid && !s.is_zombie());
+    for member in members {
+        let comm = member.comm.as_str();
+        if PAGERS.contains(&comm)
+            && !prompt_row.as_deref().is_some_and(at_line_prompt)
+            && names_a_command(&lines_to_the_pager(text), path.as_deref())
+        {
+            return Err(refusal(comm, text));
+        }
+        // vim in its normal mode (its mode shows on the bottom row otherwise, `-- INSERT --`),
+        // sent a command with arguments as its first line (a two-letter word alone may be its
+        // keys, `dd`; the keys of the first line may change its mode or leave it, `o…`,
+        // `:wq`, and the lines after them are then the shell's).
+        let normal_mode = bottom_row
+            .as_deref()
+            .is_some_and(|row| !row.trim_start().starts_with("--"));
+        let command_line = prompt_row
+            .as_deref()
+            .is_some_and(|row| row.starts_with([':', '/', '?']));
+        if EDITORS.contains(&comm)
+            && normal_mode
+            && !command_line
+            && has_a_command_with_arguments(text.lines().next().unwrap_or(text), path.as_deref())
+        {
+            return Err(editor_refusal(comm, text));
+        }
+    }
+    Ok(())
+}
 
 /// Bash's builtins and keywords: a command line may start with any of them (besides programs
 /// on `PATH`).
@@ -94,6 +162,31 @@ pub(super) fn names_a_command(text: &str, path: Option<&str>) -> bool {
     })
 }
 
+/// The lines of `text` a pager reads: up to a line that quits it (`q`, `:q`, `ZZ`), after
+/// which the lines are the shell's.
+fn lines_to_the_pager(text: &str) -> String {
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        if matches!(line.trim(), "q" | "Q" | ":q" | ":Q" | "ZZ") {
+            break;
+        }
+        lines.push(line);
+    }
+    lines.join("\n")
+}
+
+/// Whether a line of `text` is a command ([`names_a_command`]) with arguments after it.
+fn has_a_command_with_arguments(text: &str, path: Option<&str>) -> bool {
+    text.lines().any(|line| {
+        names_a_command(line, path)
+            && line
+                .split_whitespace()
+                .skip_while(|word| is_assignment(word))
+                .nth(1)
+                .is_some()
+    })
+}
+
 /// Whether `row` (the cursor row's text before the cursor) is a pager's own prompt that reads
 /// a line: a search (`/`, `?`), a filter (`&`), a shell command (`!`, `|`), an option (`-`,
 /// `+`), or a named prompt (`Examine: `, `log file: `). Text sent with Enter there ends that
@@ -102,20 +195,30 @@ pub(super) fn at_line_prompt(row: &str) -> bool {
     row.starts_with(['/', '?', '&', '!', '|', '-', '+', '#']) || row.contains(": ")
 }
 
-/// The refusal of `text`, a command line ([`names_a_command`]) sent with Enter, when
-/// `program`, reading the terminal's keys, is a pager. `None`: it goes as sent.
-pub(super) fn refusal(program: &str, text: &str) -> Option<TerminalError> {
-    if !PAGERS.contains(&program) {
-        return None;
-    }
+/// The refusal of `text`, a command line ([`names_a_command`]) sent with Enter to the pager
+/// `program` reading the terminal's keys.
+fn refusal(program: &str, text: &str) -> TerminalError {
     let line = text.lines().next().unwrap_or(text).trim();
-    Some(TerminalError::invalid(format!(
+    TerminalError::invalid(format!(
         "{program} (a pager) holds the terminal and takes every key as a command of its own: \
          `{line}` sent with Enter would run as {program} commands (some write files), not in \
          the shell, so nothing was typed; quit {program} first (send q with submit: false), \
          then send the command again; to give {program} these keys anyway, send them with \
          submit: false"
-    )))
+    ))
+}
+
+/// The refusal of `text`, a command line sent with Enter to `program` (vim) in its normal
+/// mode.
+fn editor_refusal(program: &str, text: &str) -> TerminalError {
+    let line = text.lines().next().unwrap_or(text).trim();
+    TerminalError::invalid(format!(
+        "{program} holds the terminal in its normal mode, where every key is a command: \
+         `{line}` sent with Enter would edit the file, not run in the shell, so nothing was \
+         typed; leave {program} first (send \\u001b:wq to save, or \\u001b:q! to discard, with \
+         submit: true), then send the command again; to type the text into the file, enter \
+         insert mode first (i with submit: false)"
+    ))
 }
 
 /// The first word of `line` after any `NAME=value` assignments, when it could name a command:
@@ -171,10 +274,11 @@ mod tests {
             "cat x | head",
         ] {
             assert!(names_a_command(text, PATH), "{text}");
-            let e = refusal("less", text).expect("refused").to_string();
+            let e = refusal("less", text).to_string();
             assert!(e.starts_with("less (a pager) holds the terminal"), "{e}");
         }
-        insta::assert_snapshot!(refusal("less", "ls -la\nls").expect("refused").to_string());
+        insta::assert_snapshot!(refusal("less", "ls -la\nls").to_string());
+        insta::assert_snapshot!("vim", editor_refusal("vim", "git status").to_string());
     }
 
     #[test]
@@ -206,9 +310,14 @@ mod tests {
         // Words that name nothing.
         assert!(!names_a_command("nosuchcommand-xyz now", PATH));
         assert!(!names_a_command("ls", None));
-        // Not a pager.
-        assert!(refusal("vim", "echo hi").is_none());
-        assert!(refusal("python3", "echo hi").is_none());
-        assert!(refusal("pager", "ls -la").is_some());
+        // vim's keys: a word alone, or no command.
+        for text in ["dd", "gg", "ciw", "yy", "ls"] {
+            assert!(!has_a_command_with_arguments(text, PATH), "{text}");
+        }
+        assert!(has_a_command_with_arguments("git status", PATH));
+        assert!(has_a_command_with_arguments("FOO=1 make all", PATH));
+        // Lines after one that quits the pager are the shell's.
+        assert_eq!(lines_to_the_pager("G\nls -la"), "G\nls -la");
+        assert_eq!(lines_to_the_pager("q\nls -la"), "");
     }
 }

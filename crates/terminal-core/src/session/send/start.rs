@@ -45,35 +45,9 @@ impl SendOp {
         }
         let fg = shared.pty.foreground_pgid();
         let modes = shared.pty.modes();
-        // A command line meant for the shell, sent with Enter while a pager of the foreground
-        // group reads keys, is refused (see `pager_guard`), unless it ends a line the pager
-        // reads at its own prompt (a search the model began with `/` sent without Enter).
-        let pager_line = st.typed_unended
-            && st
-                .screen
-                .cursor_row_prefix()
-                .is_some_and(|row| super::pager_guard::at_line_prompt(&row));
-        if request.submit
-            && !pager_line
-            && modes.is_some_and(|m| !m.canonical)
-            && fg.is_some_and(|pgid| pgid != shared.shell_pgid())
-            && super::pager_guard::names_a_command(
-                &request.text,
-                std::env::var("PATH").ok().as_deref(),
-            )
-        {
-            // Every live member of the group is asked (the pager under `git log` or after a
-            // pipeline's first command ended), not only the reader found at this instant.
-            let pager = fg.and_then(|pgid| {
-                crate::process::scan_all()
-                    .into_iter()
-                    .filter(|s| s.pgrp == pgid && !s.is_zombie())
-                    .find_map(|s| super::pager_guard::refusal(&s.comm, &request.text))
-            });
-            if let Some(refusal) = pager {
-                return Err(refusal);
-            }
-        }
+        // A command line meant for the shell, sent with Enter while a pager or vim of the
+        // foreground group reads keys, is refused (see `pager_guard`).
+        super::pager_guard::check(&mut st, shared, fg, modes, &request.text, request.submit)?;
         // A key for a program asking for one goes without its Enter, a yes/no word as its
         // first key (see `key_answer`).
         let answer = super::key_answer::key_answer(&mut st, modes, &request.text, request.submit);
