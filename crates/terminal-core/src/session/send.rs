@@ -5,8 +5,7 @@
 //! 1. [`SendOp::start`] reserves the session's send slot synchronously and spawns the driver.
 //! 2. The driver waits out a just-delivered signal, records the foreground before the write,
 //!    anchors the screen where the previous result ended (so output between calls is not
-//!    lost), notes whether the input is typed ahead of a running command, and writes `text`
-//!    (+ `\r`) through the writer thread.
+//!    lost), notes if the input is typed ahead of a running command, and writes it.
 //! 3. It then evaluates [`Readiness`] on every output event and every probe until a tier
 //!    settles; `/proc` is consulted when output goes quiet or a prompt mark arrives, then
 //!    with a short doubling backoff ([`ProbeSchedule`]), and while a probe reads `/proc` the
