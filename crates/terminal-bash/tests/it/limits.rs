@@ -215,31 +215,8 @@ async fn a_result_says_when_a_cap_stopped_something() {
             eprintln!("no cgroup enforces a process cap on this host: nothing to report");
             return;
         }
-        let ws = TempDir::new("capped");
-        let (ctx, terminals, agent, id) = composed(
-            SandboxConfig {
-                mode: SandboxMode::WorkspaceWrite,
-                workspace_root: Some(ws.0.clone()),
-                limits,
-                ..SandboxConfig::default()
-            },
-            "capped",
-        )
-        .await;
-        let send = |text: &str| {
-            let op = terminals
-                .start_send(
-                    &agent,
-                    &id,
-                    dsh_terminal_core::SendRequest {
-                        text: text.to_owned(),
-                        submit: true,
-                        timeout: None,
-                    },
-                )
-                .unwrap();
-            async move { op.done().await.unwrap() }
-        };
+        let capped = Capped::open("capped", limits).await;
+        let send = |text: &'static str| capped.send(text, None);
         let r = send("echo quiet").await;
         assert!(r.notices.is_empty(), "{r:?}");
         if memory_enforced {
@@ -257,9 +234,7 @@ async fn a_result_says_when_a_cap_stopped_something() {
         insta::assert_snapshot!("process_cap_notice", r.notices.join("\n"));
         let r = send("echo quiet again").await;
         assert!(r.notices.is_empty(), "{r:?}");
-        let closed = terminals.kill(&agent, &id).await.unwrap();
-        assert!(matches!(closed, CloseOutcome::Closed(_)), "{closed:?}");
-        ctx.dispose().await;
+        capped.close().await;
     })
     .await;
 }
@@ -338,36 +313,13 @@ async fn a_shell_at_its_process_cap_gets_back_to_its_prompt() {
             eprintln!("no cgroup enforces a process cap on this host: nothing to fill");
             return;
         }
-        let ws = TempDir::new("full");
         let limits = SessionLimits {
             max_pids: Some(12),
             max_memory_bytes: None,
         };
-        let (ctx, terminals, agent, id) = composed(
-            SandboxConfig {
-                mode: SandboxMode::WorkspaceWrite,
-                workspace_root: Some(ws.0.clone()),
-                limits,
-                ..SandboxConfig::default()
-            },
-            "full",
-        )
-        .await;
+        let capped = Capped::open("full", limits).await;
         // Generous: each refused fork costs bash about 15 s of retries before it gives up.
-        let send = |text: &str| {
-            let op = terminals
-                .start_send(
-                    &agent,
-                    &id,
-                    dsh_terminal_core::SendRequest {
-                        text: text.to_owned(),
-                        submit: true,
-                        timeout: Some(std::time::Duration::from_secs(90)),
-                    },
-                )
-                .unwrap();
-            async move { op.done().await.unwrap() }
-        };
+        let send = |text: &'static str| capped.send(text, Some(std::time::Duration::from_secs(90)));
         let r = send("for i in $(seq 20); do sleep 10371 & done; echo started").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert!(r.viewport.contains("fork"), "{r:?}");
@@ -379,9 +331,64 @@ async fn a_shell_at_its_process_cap_gets_back_to_its_prompt() {
         let r = send("kill $(jobs -p); wait; echo all done").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert!(r.viewport.contains("\nall done"), "{r:?}");
-        let closed = terminals.kill(&agent, &id).await.unwrap();
-        assert!(matches!(closed, CloseOutcome::Closed(_)), "{closed:?}");
-        ctx.dispose().await;
+        capped.close().await;
     })
     .await;
+}
+
+/// A session composed as a host does, confined to its workspace with `limits`.
+struct Capped {
+    _ws: TempDir,
+    ctx: dsh_context::Context,
+    terminals: Arc<dsh_terminal_core::Terminals>,
+    agent: dsh_context::Agent,
+    id: dsh_terminal_core::SessionId,
+}
+
+impl Capped {
+    async fn open(tag: &str, limits: SessionLimits) -> Self {
+        let ws = TempDir::new(tag);
+        let (ctx, terminals, agent, id) = composed(
+            SandboxConfig {
+                mode: SandboxMode::WorkspaceWrite,
+                workspace_root: Some(ws.0.clone()),
+                limits,
+                ..SandboxConfig::default()
+            },
+            tag,
+        )
+        .await;
+        Self {
+            _ws: ws,
+            ctx,
+            terminals,
+            agent,
+            id,
+        }
+    }
+
+    /// Sends `text` with Enter, with `timeout` (the session's default when `None`).
+    async fn send(
+        &self,
+        text: &str,
+        timeout: Option<std::time::Duration>,
+    ) -> dsh_terminal_core::SendResult {
+        let request = dsh_terminal_core::SendRequest {
+            text: text.to_owned(),
+            submit: true,
+            timeout,
+        };
+        let op = self
+            .terminals
+            .start_send(&self.agent, &self.id, request)
+            .unwrap();
+        op.done().await.unwrap()
+    }
+
+    /// Closes the session (asserting it closed) and disposes the composed services.
+    async fn close(self) {
+        let closed = self.terminals.kill(&self.agent, &self.id).await.unwrap();
+        assert!(matches!(closed, CloseOutcome::Closed(_)), "{closed:?}");
+        self.ctx.dispose().await;
+    }
 }
