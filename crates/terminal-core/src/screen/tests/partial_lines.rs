@@ -19,22 +19,25 @@ fn narrow(scrollback_lines: usize) -> Screen {
     )
 }
 
-/// Feeds `n` lines `L<ii>:` + 200 `k`s (204 bytes, 11 rows of 20 columns), CR LF ended,
-/// one chunk each (as a program writes them): more than the rows a send's head waits for.
-fn feed_long_lines(s: &mut Screen, n: usize) {
+/// A send of `$ cmd` on a 6×20 screen keeping `scrollback_lines` rows, whose output is `n`
+/// lines `L<ii>:` + 200 `k`s (204 bytes, 11 rows each), CR LF ended, one chunk each (as a
+/// program writes them): more than the rows a send's head waits for. Returns the screen, the
+/// send's anchor and its captured head.
+fn long_lines_sent(scrollback_lines: usize, n: usize) -> (Screen, AnchorId, head::Head) {
+    let mut s = narrow(scrollback_lines);
+    s.feed(b"$ cmd\r\n");
+    let anchor = s.anchor();
+    s.start_head(anchor);
     for i in 0..n {
         s.feed(format!("L{i:02}:{}\r\n", "k".repeat(200)).as_bytes());
     }
+    let head = s.finish_head().expect("a head was captured");
+    (s, anchor, head)
 }
 
 #[test]
 fn a_copy_bound_inside_a_line_keeps_that_lines_start() {
-    let mut s = narrow(10_000);
-    s.feed(b"$ cmd\r\n");
-    let anchor = s.anchor();
-    s.start_head(anchor);
-    feed_long_lines(&mut s, 20);
-    let head = s.finish_head().expect("a head was captured");
+    let (mut s, anchor, head) = long_lines_sent(10_000, 20);
     // 300 bytes from the end: inside line 18 (each line is 204 bytes and a newline).
     let rows = s.snapshot_since(anchor, 300);
     let first_row = rows.first_row();
@@ -65,12 +68,7 @@ fn a_copy_bound_inside_a_line_keeps_that_lines_start() {
 fn a_line_whose_start_the_scrollback_dropped_says_so() {
     // 120 rows of scrollback, 176 rows of output: the oldest retained row is in the middle
     // of a line (the head was captured before the drop).
-    let mut s = narrow(120);
-    s.feed(b"$ cmd\r\n");
-    let anchor = s.anchor();
-    s.start_head(anchor);
-    feed_long_lines(&mut s, 16);
-    let head = s.finish_head().expect("a head was captured");
+    let (mut s, anchor, head) = long_lines_sent(120, 16);
     let rows = s.snapshot_since(anchor, 1 << 20);
     assert!(s.history().first_continues_dropped());
     let placed = s
@@ -81,12 +79,7 @@ fn a_line_whose_start_the_scrollback_dropped_says_so() {
         .expect("the viewport begins inside a line");
     assert!(start.start_dropped && start.text.is_empty(), "{start:?}");
     // A line that starts on a retained row is whole: no line start.
-    let mut whole = narrow(10_000);
-    whole.feed(b"$ cmd\r\n");
-    let anchor = whole.anchor();
-    whole.start_head(anchor);
-    feed_long_lines(&mut whole, 16);
-    let head = whole.finish_head().expect("a head was captured");
+    let (mut whole, anchor, head) = long_lines_sent(10_000, 16);
     let rows = whole.snapshot_since(anchor, 1 << 20);
     assert!(
         whole
