@@ -5,7 +5,8 @@
 //! naming the file after the rest of the line; vim's `gi` inserts the rest into the file).
 //! Such a send is refused before anything is typed, with the way out (quit the program first,
 //! or send the keys with `submit: false`). A line that ends a prompt the program opened for a
-//! line (a search begun with `/` sent without Enter, vim's `:` command line) goes as sent.
+//! line (a search begun with `/` sent without Enter; for vim, any keys sent without Enter
+//! before: a `:` command line, insert mode) goes as sent.
 
 use std::path::Path;
 
@@ -63,16 +64,15 @@ pub(super) fn check(
         // vim in its normal mode (its mode shows on the bottom row otherwise, `-- INSERT --`),
         // sent a command with arguments as its first line (a two-letter word alone may be its
         // keys, `dd`; the keys of the first line may change its mode or leave it, `o…`,
-        // `:wq`, and the lines after them are then the shell's).
+        // `:wq`, and the lines after them are then the shell's). Not after keys sent without
+        // Enter: they may have begun a `:` command line, or insert mode that a vi without
+        // `showmode` does not show.
         let normal_mode = bottom_row
             .as_deref()
             .is_some_and(|row| !row.trim_start().starts_with("--"));
-        let command_line = prompt_row
-            .as_deref()
-            .is_some_and(|row| row.starts_with([':', '/', '?']));
         if EDITORS.contains(&comm)
             && normal_mode
-            && !command_line
+            && !st.typed_unended
             && has_a_command_with_arguments(text.lines().next().unwrap_or(text), path.as_deref())
         {
             return Err(editor_refusal(comm, text));
