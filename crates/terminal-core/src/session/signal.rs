@@ -234,13 +234,11 @@ pub(super) fn deliver(
     // someone else (`stty -isig; sleep 20`), a program that reads nothing gets the signal
     // itself, and so does one reading lines (`stty -isig; read x`, `input()`): there the
     // character would only join the line it answers, and interrupt nothing; so does the
-    // session's shell, whatever it reads.
+    // session's shell, whatever it reads (its `read` builtin takes the character as data).
     let raw_interrupt = (as_key && signal == TerminalSignal::Sigint)
         .then(|| shared.pty.raw_interrupt_char())
         .flatten()
         .filter(|_| {
-            // The session's shell itself (its `read` builtin in any mode) is interrupted by
-            // the signal: it would only take the character as data.
             pgid != shared.shell_pgid()
                 && (shared.lock().screen.alternate_screen()
                     || (shared.pty.modes().is_some_and(|m| !m.canonical)
