@@ -346,8 +346,6 @@ impl Screen {
     }
 }
 
-/// Lines (and their bytes as a render joins them, each line ending in `\n`) of the history
-/// rows from absolute row `from` up to `to`.
 /// When the row before `first_row` soft-wraps into it (and lies at or after `floor`, or the
 /// scrollback dropped it), the first row of that line (at least `floor`) and the line's kept
 /// start: its first bytes and the bytes between them and `first_row`, or, when the scrollback
@@ -397,6 +395,8 @@ fn partial_line_start(
     ))
 }
 
+/// Lines (and their bytes as a render joins them, each line ending in `\n`) of the history
+/// rows from absolute row `from` up to `to`.
 fn retained_lines(history: &super::history::History, from: u64, to: u64) -> (u64, u64) {
     let (mut lines, mut bytes) = (0u64, 0u64);
     for (text, wrapped) in (from..to).filter_map(|row| history.get(row)) {
