@@ -85,13 +85,8 @@ impl OperationHandle for SendOp {
         drop(st);
         let copied_line_ends = consumed.rows.line_ends();
         let rendered = consumed.rows.render(self.shared.max_read_bytes);
-        // The render's byte bound may cut the copy's first rows too, with their line ends.
-        let lost_lines = consumed
-            .lost_line_ends
-            .filter(|_| rendered.truncated)
-            .map(|lost| {
-                lost + copied_line_ends.saturating_sub(super::span::newlines(&rendered.text))
-            });
+        let lost_lines =
+            super::span::lost_lines(consumed.lost_line_ends, copied_line_ends, &rendered);
         if alternate {
             // The alternate screen renders whole each time: only a changed one is new.
             if span.last_screen.as_deref() == Some(rendered.text.as_str()) {

@@ -137,9 +137,7 @@ impl SendOp {
             .unwrap_or_default();
         // A job's last read hands the viewport on: the line ends its bound left out.
         self.span().final_lost_lines =
-            lost_before_copy.filter(|_| rendered.truncated).map(|lost| {
-                lost + copied_line_ends.saturating_sub(super::span::newlines(&rendered.text))
-            });
+            super::span::lost_lines(lost_before_copy, copied_line_ends, &rendered);
         // The start the byte bound cut off the first copied row lies before the viewport too.
         let cut = copied.saturating_sub(rendered.text.len()) as u64;
         let head = head.filter(|_| rendered.truncated).map(|mut h| {

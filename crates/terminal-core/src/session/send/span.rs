@@ -36,7 +36,17 @@ pub(super) struct Span {
     pub(super) final_rewound_lines: u64,
 }
 
-/// The newlines in `text` (a rendered viewport's line ends).
-pub(super) fn newlines(text: &str) -> u64 {
-    text.bytes().filter(|&b| b == b'\n').count() as u64
+/// The line ends a render from an anchor left out, when its byte bound cut it (`None` when it
+/// did not, or when the count is not known): those between the anchor and the first row
+/// copied (`lost_before_copy`) and those of the copy the bound cut (`copied_line_ends`, the
+/// copy's, less the rendered text's newlines).
+pub(super) fn lost_lines(
+    lost_before_copy: Option<u64>,
+    copied_line_ends: u64,
+    rendered: &crate::screen::Rendered,
+) -> Option<u64> {
+    let kept = rendered.text.bytes().filter(|&b| b == b'\n').count() as u64;
+    lost_before_copy
+        .filter(|_| rendered.truncated)
+        .map(|lost| lost + copied_line_ends.saturating_sub(kept))
 }
