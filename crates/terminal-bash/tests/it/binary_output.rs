@@ -261,6 +261,26 @@ async fn text_in_another_encoding_is_said_to_need_it() {
     .await;
 }
 
+/// A line of text in another encoding right before binary bytes stays, as a UTF-8 line
+/// does (it was taken into the binary run: its first byte that is not UTF-8 began the run).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_in_another_encoding_before_binary_stays() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(r"printf 'caf\xe9 line is long enough\n'; head -c 2000 /dev/urandom; echo; echo tail")
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(
+            r.viewport.contains("\ncaf\u{fffd} line is long enough\n["),
+            "{r:?}"
+        );
+        assert!(r.viewport.contains("bytes of binary output suppressed"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Whether the result says its output was not UTF-8.
 fn says_undecodable(r: &dsh_terminal_core::SendResult) -> bool {
     r.notices.iter().any(|n| n.starts_with("[encoding: "))

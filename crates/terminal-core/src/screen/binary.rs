@@ -231,7 +231,10 @@ impl BinaryFilter {
                 if window.len() < min_judged || !enters {
                     return Verdict::Text(window.len());
                 }
-                let first_bad = first_non_text(window).unwrap_or(0);
+                // Whole lines of text before the binary stay text, also in another encoding
+                // (a Latin-1 line before an image's bytes): the run starts after them.
+                let lines_before = text_lines_before(window);
+                let first_bad = lines_before + first_non_text(&window[lines_before..]).unwrap_or(0);
                 let text_lines = window[..first_bad]
                     .iter()
                     .rposition(|&b| b == b'\n')
@@ -486,6 +489,30 @@ impl Screen {
     pub(crate) fn restart_binary_advice(&mut self) {
         self.binary.restart_advice();
     }
+}
+
+/// Bytes of the whole lines at the start of `window` that are text: UTF-8 text, or text in
+/// another encoding ([`lines_of_text`] of the line alone, at least [`MIN_TEXT_RUN`] bytes
+/// with most of them printable ASCII, so that random bytes seldom pass).
+fn text_lines_before(window: &[u8]) -> usize {
+    let mut end = 0;
+    for line in window.split_inclusive(|&b| b == b'\n') {
+        let text = line.ends_with(b"\n")
+            && (first_non_text(line).is_none()
+                || (line.len() >= MIN_TEXT_RUN
+                    && lines_of_text(line, false, true)
+                    && line
+                        .iter()
+                        .filter(|b| b.is_ascii_graphic() || **b == b' ')
+                        .count()
+                        * 2
+                        > line.len()));
+        if !text {
+            break;
+        }
+        end += line.len();
+    }
+    end
 }
 
 /// Whether `mark` (bytes from a prompt mark's start) is the mark of a command's end with a
