@@ -392,6 +392,12 @@ async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
                 .starts_with("vim holds the terminal in its normal mode"),
             "{e}"
         );
+        // A command after a `:` command that keeps vim in its normal mode.
+        let e = sh
+            .try_send(":w\nmake test", true)
+            .await
+            .expect_err("refused");
+        assert!(e.message().starts_with("vim holds the terminal"), "{e}");
         // A `:` command line begun without Enter: `set number` is vim's, not the shell's.
         sh.send_raw(":", false).await;
         let r = sh.send("set number").await;

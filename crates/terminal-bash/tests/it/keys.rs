@@ -460,6 +460,16 @@ async fn a_shell_command_sent_to_a_pager_is_refused() {
         sh.send_raw("G", false).await;
         let e = sh.try_send("FOO=1 ls -la", true).await.expect_err("refused");
         assert!(e.message().starts_with("less (a pager)"), "{e}");
+        // Operators glued to the command, and a line after one that ends a search the pager
+        // prompted for.
+        for text in ["ls|wc", "sort<n.txt", "ls;pwd"] {
+            let e = sh.try_send(text, true).await.expect_err(text);
+            assert!(e.message().starts_with("less (a pager)"), "{text}: {e}");
+        }
+        sh.send_raw("/", false).await;
+        let e = sh.try_send("q\nls > out", true).await.expect_err("refused");
+        assert!(e.message().starts_with("less (a pager)"), "{e}");
+        sh.send_raw("\u{7f}", false).await;
         // A command on a later line too (the pager would read it as keys after `G`); only
         // lines after a key that quits it are the shell's.
         let e = sh.try_send("G\nls -la", true).await.expect_err("refused");

@@ -155,6 +155,20 @@ async fn c13_a_query_printed_at_a_repl_prompt_never_reaches_its_next_line() {
         sh.send("exit()").await;
         let r = sh.send("echo back").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // A nested shell at its prompt likewise; one that reads the reply gets it.
+        sh.send("bash --norc").await;
+        sh.send(r"printf '\033[c'").await;
+        let r = sh.send("echo after-DA").await;
+        assert!(r.viewport.contains("\nafter-DA\n"), "{r:?}");
+        assert!(!r.viewport.contains("not found"), "{r:?}");
+        let r = sh
+            .send(
+                r#"printf '\033[6n'; IFS=';' read -rs -d R row col; echo "row=${row#*[} col=$col""#,
+            )
+            .await;
+        assert!(r.viewport.contains("\nrow="), "{r:?}");
+        assert!(!r.viewport.contains("row= "), "{r:?}");
+        sh.send("exit").await;
         sh.close().await;
     })
     .await;

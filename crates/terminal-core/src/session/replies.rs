@@ -106,14 +106,15 @@ async fn verdict(shared: &Shared, fg_at_query: Option<i32>) -> ReplyVerdict {
         return ReplyVerdict::Retry;
     }
     if pgid != shared.shell_pgid() {
-        // A REPL that printed the query (`print("\x1b[6n")` at Python's prompt) waits at its
-        // prompt again, reading with its line editor: the reply would be typed into its next
-        // line. A program that asked in order to read the answer reads it elsewhere.
+        // A REPL or a nested shell that printed the query (`print("\x1b[6n")` at Python's
+        // prompt, `printf '\033[c'` in `bash --norc`) waits at its prompt again, reading with
+        // its line editor: the reply would be typed into its next line. A program that asked
+        // in order to read the answer reads it otherwise (in cbreak mode, or raw on its screen).
         tokio::time::sleep(REPLY_SHELL_SETTLE).await;
         if !shared.output_drained() {
             return ReplyVerdict::Retry;
         }
-        if shared.repl_prompt_current() {
+        if shared.program_prompt_current(pgid) {
             return ReplyVerdict::Drop("the program's prompt is back");
         }
         return ReplyVerdict::Write;

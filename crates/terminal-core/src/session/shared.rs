@@ -413,10 +413,11 @@ impl Shared {
         !self.pty.output_pending() && !self.reader_busy.load(Ordering::SeqCst)
     }
 
-    /// Whether a REPL waits at its primary prompt (`>>> `, `sqlite> `) with its line editor
-    /// (the terminal in a line editor's modes, the main screen, the prompt before the cursor
-    /// with nothing typed after it).
-    pub(super) fn repl_prompt_current(&self) -> bool {
+    /// Whether process group `pgid` (not the session's shell) waits at a prompt with its line
+    /// editor (the terminal in a line editor's modes, the main screen): a REPL at its primary
+    /// prompt (`>>> `, `sqlite> `, nothing typed after it), or a nested shell (`bash`, `sh`),
+    /// which reads with its line editor only at its prompt.
+    pub(super) fn program_prompt_current(&self, pgid: i32) -> bool {
         if !self
             .pty
             .modes()
@@ -424,12 +425,17 @@ impl Shared {
         {
             return false;
         }
-        let mut st = self.lock();
-        !st.screen.alternate_screen()
-            && st
-                .screen
-                .cursor_row_prefix()
-                .is_some_and(|row| super::observe::is_primary_repl_prompt(&row))
+        let repl_prompt = {
+            let mut st = self.lock();
+            !st.screen.alternate_screen()
+                && st
+                    .screen
+                    .cursor_row_prefix()
+                    .is_some_and(|row| super::observe::is_primary_repl_prompt(&row))
+        };
+        repl_prompt
+            || crate::process::group_member(pgid)
+                .is_some_and(|leader| super::nested_shell::is_shell_name(&leader.comm))
     }
 
     /// Whether the shell's prompt is the current screen state.

@@ -20,7 +20,20 @@ use super::super::shared::{Shared, State};
 const PAGERS: &[&str] = &["less", "more", "most", "pg", "pager"];
 
 /// vim's family: its normal mode takes every key as a command.
-const EDITORS: &[&str] = &["vim", "vi", "nvim", "view", "vimdiff", "rvim", "rview"];
+const EDITORS: &[&str] = &[
+    "vim",
+    "vi",
+    "nvim",
+    "view",
+    "vimdiff",
+    "rvim",
+    "rview",
+    "vim.basic",
+    "vim.tiny",
+    "vim.nox",
+    "vim.gtk",
+    "vim.gtk3",
+];
 
 /// Refuses a send of `text` (+ Enter when `submit`) begun now when a pager or vim in the
 /// foreground group (`fg`) reads keys (`modes` not canonical) and a line of it is a command
@@ -55,25 +68,27 @@ pub(super) fn check(
         .filter(|s| s.pgrp == pgid && !s.is_zombie());
     for member in members {
         let comm = member.comm.as_str();
-        if PAGERS.contains(&comm)
-            && !prompt_row.as_deref().is_some_and(at_line_prompt)
-            && names_a_command(&lines_to_the_pager(text), path.as_deref())
+        // At a prompt the pager opened for a line, the first line is that line's.
+        let to_pager = if prompt_row.as_deref().is_some_and(at_line_prompt) {
+            text.split_once('\n').map_or("", |(_, rest)| rest)
+        } else {
+            text
+        };
+        if PAGERS.contains(&comm) && names_a_command(&lines_to_the_pager(to_pager), path.as_deref())
         {
             return Err(refusal(comm, text));
         }
         // vim in its normal mode (its mode shows on the bottom row otherwise, `-- INSERT --`),
-        // sent a command with arguments as its first line (a two-letter word alone may be its
-        // keys, `dd`; the keys of the first line may change its mode or leave it, `o…`,
-        // `:wq`, and the lines after them are then the shell's). Not after keys sent without
-        // Enter: they may have begun a `:` command line, or insert mode that a vi without
-        // `showmode` does not show.
+        // sent a command with arguments as a line it reads in that mode (a two-letter word
+        // alone may be its keys, `dd`). Not after keys sent without Enter: they may have begun
+        // a `:` command line, or insert mode that a vi without `showmode` does not show.
         let normal_mode = bottom_row
             .as_deref()
             .is_some_and(|row| !row.trim_start().starts_with("--"));
         if EDITORS.contains(&comm)
             && normal_mode
             && !st.typed_unended
-            && has_a_command_with_arguments(text.lines().next().unwrap_or(text), path.as_deref())
+            && has_a_command_with_arguments(&lines_in_normal_mode(text), path.as_deref())
         {
             return Err(editor_refusal(comm, text));
         }
@@ -158,7 +173,9 @@ const SHELL_WORDS: &[&str] = &[
 /// meant for the shell (every line is one Enter for the pager: `G` and then `ls -la`).
 pub(super) fn names_a_command(text: &str, path: Option<&str>) -> bool {
     text.lines().any(|line| {
-        command_word(line).is_some_and(|word| SHELL_WORDS.contains(&word) || on_path(word, path))
+        starts_a_command_line(line)
+            || command_word(line)
+                .is_some_and(|word| SHELL_WORDS.contains(&word) || on_path(word, path))
     })
 }
 
@@ -171,6 +188,26 @@ fn lines_to_the_pager(text: &str) -> String {
             break;
         }
         lines.push(line);
+    }
+    lines.join("\n")
+}
+
+/// The lines of `text` vim reads in its normal mode: up to a line whose keys leave it (a `:`
+/// command that quits, `ZZ`, an ESC after text) or enter insert mode (`i…`, `o…`, `A…`: the
+/// lines after it are text, or the shell's); `:` commands that keep it (`:w`) and other keys
+/// go on.
+fn lines_in_normal_mode(text: &str) -> String {
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        lines.push(line);
+        let t = line.trim_start();
+        let quits = [":q", ":wq", ":x", ":cq"].iter().any(|q| t.starts_with(q))
+            || t.contains("ZZ")
+            || t.contains('\u{1b}');
+        let inserts = t.starts_with(['i', 'I', 'a', 'A', 'o', 'O', 's', 'S', 'c', 'C', 'R']);
+        if quits || inserts {
+            break;
+        }
     }
     lines.join("\n")
 }
@@ -221,17 +258,45 @@ fn editor_refusal(program: &str, text: &str) -> TerminalError {
     ))
 }
 
-/// The first word of `line` after any `NAME=value` assignments, when it could name a command:
-/// two characters or more, a letter or `_` first, then letters, digits, `_`, `.`, `+` or `-`
-/// (pager commands start with `/`, `?`, `:`, `-`, `&`, `!` or a count, or are one key).
+/// The first word of `line` after any `NAME=value` assignments and redirections, when it
+/// could name a command: two characters or more, a letter or `_` first, then letters,
+/// digits, `_`, `.`, `+` or `-` (pager commands start with `/`, `?`, `:`, `-`, `&`, `!` or a
+/// count, or are one key). The word ends at a shell operator glued to it (`ls|wc`, `ls>x`,
+/// `ls;pwd`), and a quoted or backslashed name counts as the name (`"ls"`, `\ls`).
 fn command_word(line: &str) -> Option<&str> {
-    let word = line.split_whitespace().find(|word| !is_assignment(word))?;
+    let word = line
+        .split_whitespace()
+        .find(|word| !is_assignment(word) && !is_redirection(word))?;
+    let word = word.trim_start_matches(['\\', '"', '\'']);
+    let word = word
+        .split(['|', '&', ';', '<', '>', '(', ')', '"', '\''])
+        .next()
+        .unwrap_or(word);
     let mut chars = word.chars();
     let first = chars.next()?;
     let ok = word.len() >= 2
         && (first.is_ascii_alphabetic() || first == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '+' | '-'));
     ok.then_some(word)
+}
+
+/// Whether `line` starts as only a shell command line does: a test (`[ `, `[[ `), a group
+/// (`{ `), or a program named by its path from here, home or a variable (`./run.sh`,
+/// `~/bin/x`, `$HOME/x`) with arguments.
+fn starts_a_command_line(line: &str) -> bool {
+    let line = line.trim_start();
+    line.starts_with("[ ")
+        || line.starts_with("[[ ")
+        || line.starts_with("{ ")
+        || (line.starts_with(['.', '~', '$'])
+            && line.contains('/')
+            && line.split_whitespace().nth(1).is_some())
+}
+
+/// Whether `word` redirects (`2>/dev/null`, `>out`, `<in`).
+fn is_redirection(word: &str) -> bool {
+    word.trim_start_matches(|c: char| c.is_ascii_digit())
+        .starts_with(['<', '>'])
 }
 
 /// Whether `word` is a shell variable assignment (`FOO=1`).
@@ -272,6 +337,23 @@ mod tests {
             "git status",
             "exit",
             "cat x | head",
+            "disown -a",
+            "help set",
+            "command ls -la",
+            "FOO=1 ls -la",
+            "G\nls -la",
+            "ls|wc",
+            "ls>x",
+            "sort<n.txt",
+            "ls;pwd",
+            "ls&&pwd",
+            "[ -f n.txt ] || sed -n 1p n.txt",
+            "{ ls; }",
+            "\\ls -la",
+            "\"ls\" -la",
+            "./run.sh --fast",
+            "~/bin/tool x",
+            "2>/dev/null ls -la",
         ] {
             assert!(names_a_command(text, PATH), "{text}");
             let e = refusal("less", text).to_string();
@@ -316,6 +398,10 @@ mod tests {
         }
         assert!(has_a_command_with_arguments("git status", PATH));
         assert!(has_a_command_with_arguments("FOO=1 make all", PATH));
+        // vim's normal-mode lines: up to one that leaves it or enters insert mode.
+        assert_eq!(lines_in_normal_mode(":w\nmake test"), ":w\nmake test");
+        assert_eq!(lines_in_normal_mode("ihello\ngit status"), "ihello");
+        assert_eq!(lines_in_normal_mode(":wq\ngit status"), ":wq");
         // Lines after one that quits the pager are the shell's.
         assert_eq!(lines_to_the_pager("G\nls -la"), "G\nls -la");
         assert_eq!(lines_to_the_pager("q\nls -la"), "");
