@@ -193,19 +193,20 @@ fn lines_to_the_pager(text: &str) -> String {
 }
 
 /// The lines of `text` vim reads in its normal mode: up to a line whose keys leave it (a `:`
-/// command that quits, `ZZ`, an ESC after text) or enter insert mode (`i…`, `o…`, `A…`: the
-/// lines after it are text, or the shell's); `:` commands that keep it (`:w`) and other keys
-/// go on.
+/// command that quits, `ZZ`, an ESC) or may enter insert mode (a key that does anywhere in
+/// the line: `Go`, `3o`, `ciw`; the lines after it are text, or the shell's); `:` commands
+/// that keep it (`:w`) and other keys (`dd`, `G`) go on.
 fn lines_in_normal_mode(text: &str) -> String {
     let mut lines = Vec::new();
     for line in text.lines() {
         lines.push(line);
         let t = line.trim_start();
-        let quits = [":q", ":wq", ":x", ":cq"].iter().any(|q| t.starts_with(q))
-            || t.contains("ZZ")
-            || t.contains('\u{1b}');
-        let inserts = t.starts_with(['i', 'I', 'a', 'A', 'o', 'O', 's', 'S', 'c', 'C', 'R']);
-        if quits || inserts {
+        let leaves = if t.starts_with(':') {
+            [":q", ":wq", ":x", ":cq"].iter().any(|q| t.starts_with(q))
+        } else {
+            t.contains(['i', 'I', 'a', 'A', 'o', 'O', 's', 'S', 'c', 'C', 'R']) || t.contains("ZZ")
+        };
+        if leaves || t.contains('\u{1b}') {
             break;
         }
     }
@@ -402,6 +403,11 @@ mod tests {
         assert_eq!(lines_in_normal_mode(":w\nmake test"), ":w\nmake test");
         assert_eq!(lines_in_normal_mode("ihello\ngit status"), "ihello");
         assert_eq!(lines_in_normal_mode(":wq\ngit status"), ":wq");
+        assert_eq!(
+            lines_in_normal_mode("Go    y = 2\n    if y:"),
+            "Go    y = 2"
+        );
+        assert_eq!(lines_in_normal_mode("dd\nG\nmake all"), "dd\nG\nmake all");
         // Lines after one that quits the pager are the shell's.
         assert_eq!(lines_to_the_pager("G\nls -la"), "G\nls -la");
         assert_eq!(lines_to_the_pager("q\nls -la"), "");
