@@ -119,16 +119,16 @@ async fn a_session_with_a_job_running_does_not_idle_out() {
 }
 
 /// A session's idle time starts when its last background job ended, not at the last check
-/// that saw the job running: with a 4 s timeout, a job of 6 s ends between the checks at 4 s
-/// and 8 s, and a request 2.5 s after its end still finds the session (it was closed at the
-/// 8 s check, 4 s after the running job was last seen).
+/// that saw the job running: with a 6 s timeout, a job of 9 s ends between the checks at 6 s
+/// and 12 s, and a request 3.5 s after its end still finds the session (it was closed at the
+/// 12 s check, 6 s after the running job was last seen).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_time_starts_when_the_last_job_ended() {
-    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "4000"]).await;
+    let mut server = HttpServerProcess::start(&["--session-idle-timeout-ms", "6000"]).await;
     let (tx, mut logs) = tokio::sync::mpsc::unbounded_channel();
     let client = server.connect_with(crate::jobs::LogClient(tx)).await;
     ok(&client, "terminal_open", json!({"type": "shell"})).await;
-    let (job, _) = crate::jobs::start_job(&client, "pty-1", "sleep 6; echo job-done").await;
+    let (job, _) = crate::jobs::start_job(&client, "pty-1", "sleep 9; echo job-done").await;
     let (_, text) = within("the job's notice", logs.recv())
         .await
         .expect("log channel");
@@ -137,7 +137,7 @@ async fn idle_time_starts_when_the_last_job_ended() {
         "{text:?}"
     );
     // The client is idle for a while after the job's end, well within the timeout.
-    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(3500)).await;
     let reply = call(&client, "job_output", json!({"job_id": job})).await;
     assert!(
         !reply.is_error && reply.text.contains("job-done"),
