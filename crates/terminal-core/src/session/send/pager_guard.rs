@@ -37,8 +37,9 @@ const EDITORS: &[&str] = &[
 
 /// Refuses a send of `text` (+ Enter when `submit`) begun now when a pager or vim in the
 /// foreground group (`fg`) reads keys (`modes` not canonical) and a line of it is a command
-/// line meant for the shell (see the module docs). Every live member of the group is asked
-/// (the pager under `git log` or after a pipeline's first command ended).
+/// line meant for the shell (see the module docs). Every live member of the group among the
+/// session's processes is asked (the pager under `git log` or after a pipeline's first
+/// command ended).
 ///
 /// # Errors
 /// `InvalidRequest`, naming the program and how to leave it.
@@ -53,44 +54,54 @@ pub(super) fn check(
     let Some(pgid) = fg.filter(|&pgid| pgid != shared.shell_pgid()) else {
         return Ok(());
     };
-    let path = std::env::var("PATH").ok();
-    if !submit || modes.is_none_or(|m| m.canonical) || !names_a_command(text, path.as_deref()) {
+    // Cheap tests first (a REPL's every send comes here): a line that could be a command at
+    // all, then a pager or vim among the session's processes, and only then `PATH`.
+    let could_be_a_command =
+        |line: &str| starts_a_command_line(line) || command_word(line).is_some();
+    if !submit || modes.is_none_or(|m| m.canonical) || !text.lines().any(could_be_a_command) {
         return Ok(());
     }
-    // The row a key sent without Enter opened for a line at the program's own prompt.
-    let prompt_row = st
-        .typed_unended
-        .then(|| st.screen.cursor_row_prefix())
-        .flatten();
-    let bottom_row = st.screen.alternate_bottom_row();
-    let members = crate::process::scan_all()
+    let members: Vec<String> = shared
+        .processes()
         .into_iter()
-        .filter(|s| s.pgrp == pgid && !s.is_zombie());
-    for member in members {
-        let comm = member.comm.as_str();
-        // At a prompt the pager opened for a line, the first line is that line's.
-        let to_pager = if prompt_row.as_deref().is_some_and(at_line_prompt) {
+        .filter(|s| s.pgrp == pgid && !s.is_zombie())
+        .map(|s| s.comm)
+        .collect();
+    let pager = members.iter().find(|comm| PAGERS.contains(&comm.as_str()));
+    let editor = members.iter().find(|comm| EDITORS.contains(&comm.as_str()));
+    if pager.is_none() && editor.is_none() {
+        return Ok(());
+    }
+    let path = std::env::var("PATH").ok();
+    if let Some(pager) = pager {
+        // At a prompt the pager opened for a line (a key sent without Enter), the first line
+        // is that line's.
+        let at_prompt = st.typed_unended
+            && st
+                .screen
+                .cursor_row_prefix()
+                .is_some_and(|row| at_line_prompt(&row));
+        let to_pager = if at_prompt {
             text.split_once('\n').map_or("", |(_, rest)| rest)
         } else {
             text
         };
-        if PAGERS.contains(&comm) && names_a_command(&lines_to_the_pager(to_pager), path.as_deref())
-        {
-            return Err(refusal(comm, text));
+        if names_a_command(&lines_to_the_pager(to_pager), path.as_deref()) {
+            return Err(refusal(pager, text));
         }
-        // vim in its normal mode (its mode shows on the bottom row otherwise, `-- INSERT --`),
-        // sent a command with arguments as a line it reads in that mode (a two-letter word
-        // alone may be its keys, `dd`). Not after keys sent without Enter: they may have begun
-        // a `:` command line, or insert mode that a vi without `showmode` does not show.
-        let normal_mode = bottom_row
-            .as_deref()
+    }
+    // vim in its normal mode (its mode shows on the bottom row otherwise, `-- INSERT --`),
+    // sent a command with arguments as a line it reads in that mode (a two-letter word alone
+    // may be its keys, `dd`). Not after keys sent without Enter: they may have begun a `:`
+    // command line, or insert mode that a vi without `showmode` does not show.
+    if let Some(editor) = editor.filter(|_| !st.typed_unended) {
+        let normal_mode = st
+            .screen
+            .alternate_bottom_row()
             .is_some_and(|row| !row.trim_start().starts_with("--"));
-        if EDITORS.contains(&comm)
-            && normal_mode
-            && !st.typed_unended
-            && has_a_command_with_arguments(&lines_in_normal_mode(text), path.as_deref())
+        if normal_mode && has_a_command_with_arguments(&lines_in_normal_mode(text), path.as_deref())
         {
-            return Err(editor_refusal(comm, text));
+            return Err(editor_refusal(editor, text));
         }
     }
     Ok(())
