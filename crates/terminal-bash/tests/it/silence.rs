@@ -589,6 +589,21 @@ async fn a_program_printing_on_a_timer_while_it_watches_the_terminal_is_not_wait
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         assert!(r.viewport.lines().any(|l| l == "END"), "{r:?}");
         assert!(r.viewport.contains("progress 6/6"), "{r:?}");
+        // Nor one that ends in a bracket holding a count or a bar, beside a key poll.
+        for (line, arg) in [("Waiting for db (attempt %d/6)", "$i"), ("[%-6s]", "$b")] {
+            let r = sh
+                .send_within(
+                    &format!(
+                        "b=; for i in 1 2 3 4 5 6; do b+='#'; printf '\\r{line}' \"{arg}\"; \
+                         read -t 0.25 -n1 k && echo CANCELLED; done; echo; echo END"
+                    ),
+                    true,
+                    20_000,
+                )
+                .await;
+            assert_eq!(r.exit_code, Some(0), "{line}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "END"), "{line}: {r:?}");
+        }
         // A timeout longer than the idle window: waiting for input before silence settles.
         let r = sh.send("read -t 20 v; echo \"got=$v\"").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");

@@ -385,10 +385,27 @@ pub(super) fn continuation_indent(row: &str, cursor_col: u16) -> Option<u16> {
 }
 
 /// Whether `row` (the text before the cursor, trailing spaces trimmed) ends the way a prompt
-/// does (see `Observation::question_at_cursor`): `Name:`, `Continue? [y/N]`, `>`, `(default)`, `$`, `#`. A progress line (`12/40`,
-/// `45%`, `Downloading...`) does not.
+/// does (see `Observation::question_at_cursor`): `Name:`, `Continue? [y/N]`, `>`,
+/// `(default)`, `$`, `#`. A progress line does not: `12/40`, `45%`, `Downloading...`, nor
+/// one whose closing bracket holds a count or no letter (`Waiting for db (attempt 1/3)`,
+/// `Syncing [2/4]`, a bar `[###   ]`) or whose `>` heads a bar (`[====>`). A question read
+/// as progress costs a send the wait for its timer or a quiet moment; progress read as a
+/// question would hand the next send's keys to a program that goes on by itself.
 pub(super) fn ends_like_a_question(row: &str) -> bool {
-    row.ends_with([':', '?', '>', ')', ']', '$', '#'])
+    let Some(last) = row.chars().next_back() else {
+        return false;
+    };
+    match last {
+        ':' | '?' | '$' | '#' => true,
+        '>' => !row.ends_with("=>") && !row.ends_with("->"),
+        ')' | ']' => {
+            let open = if last == ')' { '(' } else { '[' };
+            let body = &row[..row.len() - 1];
+            let inside = body.rfind(open).map_or(body, |at| &body[at + 1..]);
+            inside.chars().any(char::is_alphabetic) && !inside.chars().any(|c| c.is_ascii_digit())
+        }
+        _ => false,
+    }
 }
 
 /// Whether `row` starts with a REPL's prompt followed by other text on the same row (node's

@@ -1,4 +1,36 @@
-use super::is_repl_prompt;
+use super::{ends_like_a_question, is_repl_prompt};
+
+/// Prompts end like questions; progress lines, also those ending in a bracket, do not.
+#[test]
+fn progress_in_brackets_is_no_question() {
+    for row in [
+        "Name:",
+        "Continue? [y/N]",
+        "Delete file? (yes/no)",
+        "Overwrite (default)",
+        "Proceed [Y/n/a]",
+        "sqlite>",
+        "$",
+        "#",
+    ] {
+        assert!(ends_like_a_question(row), "{row:?}");
+    }
+    for row in [
+        "",
+        "12/40",
+        "45%",
+        "Downloading...",
+        "Waiting for db (attempt 1/3)",
+        "Syncing files [2/4]",
+        "[###   ]",
+        "[====>",
+        "copying --->",
+        "elapsed (12s)",
+        "()",
+    ] {
+        assert!(!ends_like_a_question(row), "{row:?}");
+    }
+}
 
 #[test]
 fn a_continuation_line_an_auto_indenting_repl_opened_is_told_by_its_blanks() {
