@@ -124,12 +124,16 @@ async fn c29_tabs_come_back_as_tabs_in_results_and_pages() {
             .await;
         let want = format!("{}:1\tfoo\tparis", file.display());
         assert!(r.viewport.lines().any(|l| l == want), "{r:?}");
-        // Under a program's own tab stops a TAB moves to them (as blanks); `tabs -8` after.
+        // Under a program's own tab stops a TAB moves to them and still comes back as a TAB
+        // (a later write over its cells makes them plain cells); `tabs -8` after.
         let r = sh
-            .send(r"tabs -4; printf 'a\tb\n'; tabs -8; printf 'c\td\n'")
+            .send(r"tabs -4; printf 'a\tb\tc\033[3Dxy\n'; tabs -8; printf 'c\td\n'")
             .await;
-        assert!(r.viewport.lines().any(|l| l == "a   b"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "a\tb xyc"), "{r:?}");
         assert!(r.viewport.lines().any(|l| l == "c\td"), "{r:?}");
+        let r = sh.send(r"tabs 4; printf 'all:\n\techo hi\n'").await;
+        assert!(r.viewport.lines().any(|l| l == "\techo hi"), "{r:?}");
+        sh.send("tabs 8").await;
         let _ = std::fs::remove_dir_all(&dir);
         sh.close().await;
     })

@@ -3,9 +3,9 @@
 //! vt100 ignores. Tab stops are every eight columns until a program sets its own (HTS
 //! `ESC H` sets one at the cursor, TBC `CSI g` clears the cursor's and `CSI 3 g` all, as
 //! `tabs -4` does; a full reset brings the default back), which vt100 ignores too: the cursor
-//! then moves to the program's stops, and the cells a TAB skips are no TAB run (they come
-//! back as the blanks the screen shows, for a TAB's width is no longer the one a reader of
-//! the text assumes).
+//! then moves to the program's stops, and the cells a TAB skips are a TAB run all the same
+//! (a Makefile recipe read after `tabs 4` keeps its TAB: what the program wrote matters more
+//! to a reader of the text than the width the terminal gave it).
 
 use super::Screen;
 use super::scan::Sequence;
@@ -33,6 +33,11 @@ impl Screen {
                 .find(|&stop| stop > from && stop < cols)
                 .unwrap_or(cols - 1);
             self.emulate(format!("\x1b[{}G", to + 1).as_bytes());
+            let alternate = self.parser.screen().alternate_screen();
+            self.parser
+                .callbacks_mut()
+                .tabs_mut(alternate)
+                .record(row, from.min(cols), to);
             return to;
         }
         let main = !self.parser.screen().alternate_screen();
@@ -170,7 +175,8 @@ mod tests {
     }
 
     /// Stops a program set (`tabs -4` clears them all, then sets one every four columns) move
-    /// the cursor as a terminal does, and the cells skipped come back as the blanks shown.
+    /// the cursor as a terminal does, and the cells a TAB skipped still come back as a TAB
+    /// (those a back-tab moved over, as the blanks shown).
     #[test]
     fn a_programs_own_tab_stops_place_the_text_after_a_tab() {
         let mut tabs4 = b"\x1b[3g".to_vec();
@@ -180,19 +186,20 @@ mod tests {
         tabs4.extend_from_slice(b"\r");
         let mut out = tabs4.clone();
         out.extend_from_slice(b"a\tb\tc\r\n");
-        assert_eq!(shown(&out), "a   b   c\n");
+        assert_eq!(shown(&out), "a\tb\tc\n");
+        // A later write over a TAB's cells makes them plain cells.
+        let mut out = tabs4.clone();
+        out.extend_from_slice(b"a\tb\x1b[2DX\r\n");
+        assert_eq!(shown(&out), "a  Xb\n");
         // Every stop cleared: a TAB goes to the last column.
-        assert_eq!(shown(b"\x1b[3gp\tq\r\n"), format!("p{}q\n", " ".repeat(78)));
+        assert_eq!(shown(b"\x1b[3gp\tq\r\n"), "p\tq\n");
         // One stop cleared (TBC 0 at the cursor): the TAB goes on to the next.
-        assert_eq!(
-            shown(b"\x1b[9G\x1b[g\rx\ty\r\n"),
-            format!("x{}y\n", " ".repeat(15))
-        );
+        assert_eq!(shown(b"\x1b[9G\x1b[g\rx\ty\r\n"), "x\ty\n");
         // CBT goes back to the program's stops.
         let mut out = tabs4.clone();
         out.extend_from_slice(b"\x1b[11G\x1b[Zz\r\n");
         assert_eq!(shown(&out), format!("{}z\n", " ".repeat(8)));
-        // Stops set back to the default ones (`tabs -8`), or a full reset, bring TABs back.
+        // Stops set back to the default ones (`tabs -8`), or a full reset: TABs as before.
         let mut out = tabs4.clone();
         out.extend_from_slice(b"\x1b[3g");
         for col in (1..80).step_by(8) {
