@@ -24,6 +24,10 @@ pub(super) struct LeftRow {
     /// progress display going back down with line feeds) leaves the rows it passes over as
     /// they are, so such a row shows its text, not a blank line.
     pub(super) above_start: bool,
+    /// Output moved the cursor forward along the row over its text without writing it (a
+    /// TAB, `CSI n C`): cells before `written_to` may still show that text, so the row is
+    /// never taken for the output's alone (`ab\tcd` over `1019 xxxx` shows `ab19 xxxcd`).
+    pub(super) skipped: bool,
 }
 
 impl LeftRow {
@@ -35,6 +39,7 @@ impl LeftRow {
             written_to: 0,
             passed: false,
             above_start: false,
+            skipped: false,
         }
     }
 
@@ -148,7 +153,8 @@ impl Screen {
         for anchor in self.anchors.iter_mut().flatten() {
             anchor.left_at_cursor.retain(|left| {
                 let cleared = (below && left.abs > cursor.row)
-                    || (left.abs == cursor.row && (whole_row || left.written_to >= cursor.col));
+                    || (left.abs == cursor.row
+                        && (whole_row || (left.written_to >= cursor.col && !left.skipped)));
                 !cleared
             });
         }
@@ -244,6 +250,36 @@ impl Screen {
                     continue;
                 };
                 left.written_to = left.written_to.max(to);
+            }
+        }
+    }
+
+    /// Notes, on the rows anchors record as left, that the cursor moved forward along its row
+    /// from column `from` (at `before`, an absolute position) to where it is now without
+    /// writing: when a skipped cell still shows the text left there, the row keeps that text
+    /// among the output's ([`LeftRow::skipped`]).
+    pub(super) fn note_moved_forward(&mut self, before: super::Position) {
+        let cursor = self.cursor_unsynced();
+        if cursor.row != before.row || cursor.col <= before.col {
+            return;
+        }
+        let screen = self.parser.screen();
+        let visible_row = screen.cursor_position().0;
+        let shows_left = |text: &str| {
+            let mut old = skip_cols(text, before.col).chars();
+            (before.col..cursor.col).any(|col| {
+                let Some(ch) = old.next() else { return false };
+                ch != ' '
+                    && screen
+                        .cell(visible_row, col)
+                        .is_some_and(|cell| cell.contents().starts_with(ch))
+            })
+        };
+        for anchor in self.anchors.iter_mut().flatten() {
+            for left in &mut anchor.left_at_cursor {
+                if left.abs == cursor.row && !left.skipped && shows_left(&left.text) {
+                    left.skipped = true;
+                }
             }
         }
     }

@@ -308,7 +308,9 @@ impl Screen {
             // command typed over what a `\r` progress line left on the prompt's row).
             let old_covered = |old: &str| {
                 let to = written_to(abs);
-                to > 0 && skip_cols(old, to).trim_end_matches(' ').is_empty()
+                to > 0
+                    && !left_at(abs).is_some_and(|row| row.skipped)
+                    && skip_cols(old, to).trim_end_matches(' ').is_empty()
             };
             if old_from.is_none()
                 && old_text(r).is_some_and(|old| {

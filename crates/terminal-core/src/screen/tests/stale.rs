@@ -318,3 +318,32 @@ fn rows_a_redraw_above_the_start_passes_over_show_as_they_are() {
         "job1: done\njob2: running\njob3: running\nend\ndsh> "
     );
 }
+
+/// Output that skips cells of a row an earlier program left (a TAB, a cursor move forward)
+/// and erases the rest of it leaves that program's text in the skipped cells: the result
+/// shows them as the screen does and says it mixes older text in; a TAB over blank cells
+/// of such a row does not.
+#[test]
+fn cells_a_tab_or_cursor_move_skipped_keep_older_text_and_say_so() {
+    for (written, shown) in [
+        (&b"ab\tcd\x1b[K"[..], "abd-linecd"),
+        (&b"ab\x1b[6Ccd\x1b[K"[..], "abd-linecd"),
+    ] {
+        let mut s = screen_with_old_rows_below_the_prompt();
+        let a = s.anchor();
+        s.feed(b"printf x\r\n");
+        s.feed(written);
+        s.feed(b"\r\ndsh> ");
+        let text = s.render_since(a, 10_000).text;
+        assert_eq!(text, format!("printf x\n{shown}\ndsh> "));
+        assert!(s.snapshot_since(a, 10_000).mixed(), "{text:?}");
+    }
+    // Over a row that is blank where the TAB skips: nothing older shows, nothing is said.
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> printf ...\r\nab      old text\r\n\x1b[Adsh> ");
+    let a = s.anchor();
+    s.feed(b"printf x\r\nab\tcd\x1b[K\r\ndsh> ");
+    let text = s.render_since(a, 10_000).text;
+    assert_eq!(text, "printf x\nab\tcd\ndsh> ");
+    assert!(!s.snapshot_since(a, 10_000).mixed(), "{text:?}");
+}
