@@ -220,6 +220,100 @@ async fn a_key_for_a_key_reader_goes_without_its_enter() {
     .await;
 }
 
+/// Where the modes and the question do not tell a key reader from a line reader, the key goes
+/// first and its Enter (a word's rest) only when the reader shows the key on its line: a
+/// one-key answer at a question with no y/n in it does not answer the next question with its
+/// Enter, `read -n 3` still gets its Enter, and in raw mode a key reader at `[y/N]` takes
+/// `yes` as `y` alone while a line editor there gets the whole word and its Enter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_answer_keeps_its_enter_only_for_a_reader_that_shows_the_key() {
+    within(async {
+        let dir = TempDir::new("key-answer");
+        let sh = Shell::open(config()).await;
+        let withheld = |r: &dsh_terminal_core::SendResult, said: &str| {
+            r.notices.iter().any(|n| n.starts_with(said))
+        };
+        let r = sh
+            .send(
+                "read -n1 -p 'Which environment (1=dev 2=prod): ' a; echo; \
+                 read -n1 -p 'Deploy to it now? [Y/n] ' b; echo; echo \"a=[$a] b=[$b]\"",
+            )
+            .await;
+        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
+        let r = sh.send("2").await;
+        assert!(r.viewport.ends_with("Deploy to it now? [Y/n] "), "{r:?}");
+        assert!(
+            withheld(&r, "[input: the key went without its Enter"),
+            "{r:?}"
+        );
+        let r = sh.send("n").await;
+        assert!(r.viewport.lines().any(|l| l == "a=[2] b=[n]"), "{r:?}");
+        let r = sh
+            .send("read -n 3 -p 'How many copies? ' n; echo; echo \"n=[$n]\"")
+            .await;
+        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
+        let r = sh.send("5").await;
+        assert!(r.viewport.lines().any(|l| l == "n=[5]"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // Raw mode (Python's `tty.setraw`): a key reader, then a line editor of its own.
+        let key_reader = "import os, sys, termios, tty\n\
+            old = termios.tcgetattr(0)\n\
+            sys.stdout.write('Delete file? [y/N] '); sys.stdout.flush()\n\
+            tty.setraw(0)\n\
+            k = os.read(0, 1)\n\
+            termios.tcsetattr(0, termios.TCSADRAIN, old)\n\
+            print('\\nkey', k.decode())\n";
+        let line_editor = "import os, sys, termios, tty\n\
+            old = termios.tcgetattr(0)\n\
+            sys.stdout.write('Continue? [y/N] '); sys.stdout.flush()\n\
+            tty.setraw(0)\n\
+            line = b''\n\
+            while (c := os.read(0, 1)) not in (b'\\r', b'\\n'):\n\
+            \x20   line += c; os.write(1, c)\n\
+            termios.tcsetattr(0, termios.TCSADRAIN, old)\n\
+            print('\\nline', line.decode())\n";
+        std::fs::write(dir.0.join("key.py"), key_reader).unwrap();
+        std::fs::write(dir.0.join("line.py"), line_editor).unwrap();
+        for (script, answer, want, said) in [
+            (
+                "key.py",
+                "yes",
+                "key y",
+                Some("[input: only the word's first key went"),
+            ),
+            (
+                "key.py",
+                "n",
+                "key n",
+                Some("[input: the key went without its Enter"),
+            ),
+            ("line.py", "yes", "line yes", None),
+            ("line.py", "y", "line y", None),
+        ] {
+            let r = sh
+                .send(&format!("python3 '{}'", dir.0.join(script).display()))
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{script}: {r:?}");
+            let r = sh.send(answer).await;
+            assert!(
+                r.viewport.lines().any(|l| l == want),
+                "{script} {answer}: {r:?}"
+            );
+            assert_eq!(r.exit_code, Some(0), "{script} {answer}: {r:?}");
+            assert!(!r.viewport.contains("command not found"), "{r:?}");
+            match said {
+                Some(said) => assert!(withheld(&r, said), "{script} {answer}: {r:?}"),
+                None => assert!(
+                    r.notices.iter().all(|n| !n.starts_with("[input:")),
+                    "{script} {answer}: {r:?}"
+                ),
+            }
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A line reader that printed no prompt (the shell's own `read`, a program's `input()`) is
 /// said to take the next send as its line; one that printed its prompt is not.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -28,7 +28,7 @@ use crate::error::{TerminalError, TerminalErrorCode};
 use crate::pty::TtyModes;
 use crate::readiness::{PreWrite, Readiness, Settle};
 use crate::screen::PromptState;
-use crate::types::{SendResult, TerminalSignal};
+use crate::types::SendResult;
 
 use super::Inner;
 use super::cancel::CancelInterrupts;
@@ -128,31 +128,6 @@ impl SendOp {
 
     pub(super) fn is_settled(&self) -> bool {
         self.settled.load(Ordering::SeqCst)
-    }
-
-    fn cancel_requested(&self) -> bool {
-        self.span().cancel_requested
-    }
-
-    /// Cancelled, and no caller will see the result (see `Span::result_discarded`).
-    fn result_discarded_after_cancel(&self) -> bool {
-        let span = self.span();
-        span.cancel_requested && span.result_discarded
-    }
-
-    /// Whether the driver owes the foreground an interrupt (a cancel, or a SIGINT handed over
-    /// by `terminal_signal`).
-    fn interrupt_owed(&self) -> bool {
-        let span = self.span();
-        span.cancel_requested || span.requested_signal.is_some()
-    }
-
-    /// The owed signal, and whether it goes as the terminal's key (a cancel's SIGINT: no).
-    fn signal_owed(&self) -> (TerminalSignal, bool) {
-        let span = self.span();
-        span.requested_signal
-            .filter(|_| !span.cancel_requested)
-            .map_or((TerminalSignal::Sigint, false), |signal| (signal, true))
     }
 
     /// Drives the send from write to settlement. See the module docs.
@@ -365,7 +340,7 @@ impl SendOp {
                 self.note_discarded(&mut pacing);
             }
             let program = obs.fg.is_some_and(|fg| fg != shared.shell_pgid());
-            let (settle, release) = pacing.gate(
+            let (mut settle, mut release) = pacing.gate(
                 settle,
                 &pacing::LineReader {
                     program,
@@ -414,6 +389,11 @@ impl SendOp {
                     _ = tokio::time::sleep_until(hold_until.into()) => {}
                 }
                 continue;
+            }
+            match self.answer_rest(&mut pacing, release, obs.fg) {
+                key_answer::AnswerRest::Types => {}
+                key_answer::AnswerRest::NotYet => (settle, release) = (None, None),
+                key_answer::AnswerRest::Dropped => continue,
             }
             if answers_a_reader && release == Some(Settle::Prompt) && pacing.is_pending() {
                 self.note_reader_ended(&mut pacing);

@@ -56,6 +56,9 @@ pub(super) struct Pacing {
     /// The steps still to type are split as keys to a full-screen program that takes pastes
     /// (see [`Pacing::respace_for_full_screen`]).
     full_screen_split: bool,
+    /// The step pending is the rest of a key answer, typed only when its reader shows the key
+    /// (see `key_answer`).
+    answer_check: Option<super::key_answer::AnswerCheck>,
 }
 
 /// Whom a send's input goes to, as the terminal said when it began (see
@@ -329,6 +332,11 @@ impl Pacing {
     pub(super) fn on_settle(&mut self, reason: Settle) -> Option<Vec<u8>> {
         match reason {
             Settle::Prompt | Settle::Continuation | Settle::StdinWait => self.take_next(),
+            // A key answer's rest is never typed ahead: its reader did not show the key.
+            Settle::Idle | Settle::Timeout if self.answer_check.take().is_some() => {
+                self.pending.clear();
+                None
+            }
             Settle::Idle | Settle::Timeout => {
                 let rest: Vec<u8> = self.pending.drain(..).flatten().collect();
                 self.handed_out(&rest);
@@ -339,6 +347,27 @@ impl Pacing {
                 None
             }
         }
+    }
+
+    /// `rest`, the rest of a key answer just handed out, goes as the next step only when
+    /// `check` passes (see `key_answer`).
+    pub(super) fn check_answer_rest(
+        &mut self,
+        rest: Vec<u8>,
+        check: super::key_answer::AnswerCheck,
+    ) {
+        self.pending.push_back(rest);
+        self.answer_check = Some(check);
+    }
+
+    /// The check a key answer's pending rest waits on, taken off.
+    pub(super) fn take_answer_check(&mut self) -> Option<super::key_answer::AnswerCheck> {
+        self.answer_check.take()
+    }
+
+    /// Puts back a check [`Pacing::take_answer_check`] took, not decided yet.
+    pub(super) fn check_answer(&mut self, check: super::key_answer::AnswerCheck) {
+        self.answer_check = Some(check);
     }
 
     /// Replaces the steps not typed yet with `steps`.

@@ -4,6 +4,8 @@
 use crate::screen::{AnchorId, ExitTally};
 use crate::types::TerminalSignal;
 
+use super::SendOp;
+
 /// Where the send's viewport starts, and the counters at that point.
 #[derive(Default)]
 pub(super) struct Span {
@@ -49,4 +51,32 @@ pub(super) fn lost_lines(
     lost_before_copy
         .filter(|_| rendered.truncated)
         .map(|lost| lost + copied_line_ends.saturating_sub(kept))
+}
+
+/// What the span says of the send's cancel and signals.
+impl SendOp {
+    pub(super) fn cancel_requested(&self) -> bool {
+        self.span().cancel_requested
+    }
+
+    /// Cancelled, and no caller will see the result (see `Span::result_discarded`).
+    pub(super) fn result_discarded_after_cancel(&self) -> bool {
+        let span = self.span();
+        span.cancel_requested && span.result_discarded
+    }
+
+    /// Whether the driver owes the foreground an interrupt (a cancel, or a SIGINT handed over
+    /// by `terminal_signal`).
+    pub(super) fn interrupt_owed(&self) -> bool {
+        let span = self.span();
+        span.cancel_requested || span.requested_signal.is_some()
+    }
+
+    /// The owed signal, and whether it goes as the terminal's key (a cancel's SIGINT: no).
+    pub(super) fn signal_owed(&self) -> (TerminalSignal, bool) {
+        let span = self.span();
+        span.requested_signal
+            .filter(|_| !span.cancel_requested)
+            .map_or((TerminalSignal::Sigint, false), |signal| (signal, true))
+    }
 }

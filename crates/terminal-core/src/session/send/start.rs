@@ -49,15 +49,24 @@ impl SendOp {
         // foreground group reads keys, is refused (see `pager_guard`).
         super::pager_guard::check(&mut st, shared, fg, modes, &request.text, request.submit)?;
         // A key for a program asking for one goes without its Enter, a yes/no word as its
-        // first key (see `key_answer`).
-        let answer = super::key_answer::key_answer(&mut st, modes, &request.text, request.submit);
-        let (enter_withheld, rest_withheld) = match answer {
+        // first key, or the rest only once the reader shows the key (see `key_answer`).
+        let shell_line_editor =
+            fg == Some(shared.shell_pgid()) && modes.is_some_and(TtyModes::line_editing);
+        let answer = super::key_answer::key_answer(
+            &mut st,
+            modes,
+            fg,
+            shell_line_editor,
+            (&request.text, request.submit),
+        );
+        let (enter_withheld, rest_withheld, answer_rest) = match answer {
             Some(answer) => {
                 request.text = answer.key;
                 request.submit = false;
-                (true, answer.rest_withheld)
+                let withheld = answer.checked.is_none();
+                (withheld, answer.rest_withheld, answer.checked)
             }
-            None => (false, false),
+            None => (false, false, None),
         };
         let canonical = modes.map(|m| m.canonical);
         let prompts = st.screen.prompt_end_count();
@@ -117,8 +126,7 @@ impl SendOp {
             block_paste: bracketed_paste && leader.as_deref().is_some_and(input::pastes_blocks),
             // Readline's modes: the shell's own `read -n 1` (cbreak, carriage return mapped) is
             // a key reader, not the line editor.
-            shell_line_editor: fg == Some(shared.shell_pgid())
-                && modes.is_some_and(TtyModes::line_editing),
+            shell_line_editor,
             unended_line_bytes,
             quoted_tabs: program
                 && !st.screen.alternate_screen()
@@ -217,8 +225,11 @@ impl SendOp {
             .and_then(|steps| steps.last())
             .unwrap_or(&input);
         if !last_input.is_empty() {
-            // A key answer went whole to its key reader: nothing of it waits on a line.
-            st.typed_unended = !enter_withheld && !matches!(last_input.last(), Some(b'\n' | b'\r'));
+            // A key answer went whole to its key reader (or its rest ends the line): nothing
+            // of it waits on a line.
+            st.typed_unended = !enter_withheld
+                && answer_rest.is_none()
+                && !matches!(last_input.last(), Some(b'\n' | b'\r'));
         }
         st.unended_line = if reader.canonical {
             input::unended_after(&request.text, request.submit, unended_line_bytes)
@@ -297,6 +308,9 @@ impl SendOp {
         // prompt after Enter and waits for an empty line, taking the next send into the block.
         if let Some(steps) = statements {
             pacing.plan_statements(steps);
+        }
+        if let Some((rest, check)) = answer_rest {
+            pacing.check_answer_rest(rest, check);
         }
         let driver = Arc::clone(&op).drive(Arc::clone(inner), input, pacing, initializing);
         inner.runtime.spawn(driver.instrument(inner.span.clone()));
