@@ -384,7 +384,10 @@ impl ServerHandler for Connection {
         let result = self.tools.execute(&name, args, call).instrument(span).await;
         tracing::debug!(tool = %name, %call_id, is_error = result.is_error, "tool call finished");
         let mut out = call_tool_result(result);
-        if let Some(notices) = &self.notices {
+        // A cancelled call's result is never sent: its notices stay for the next result.
+        if let Some(notices) = &self.notices
+            && !context.ct.is_cancelled()
+        {
             crate::notices::append_notices(notices, &agent, &mut out);
         }
         Ok(CallToolResponse::from(out))

@@ -1,7 +1,8 @@
 //! Field case C34 over stdio against the built binary, with raw JSON-RPC lines: every request
 //! gets an answer (lone surrogates, unparsable and cut-short lines, an over-long line,
 //! non-object arguments, a malformed `params`, a request reusing an id still in flight or
-//! just cancelled), and the server keeps serving.
+//! just cancelled), and the server keeps serving; a call cancelled after a job finished does
+//! not take the job's notice with its unsent result.
 
 use std::collections::BTreeMap;
 
@@ -253,6 +254,81 @@ async fn c34_every_request_gets_an_answer() {
         raw.null_ids
     );
 
+    drop(raw);
+    let status = within("dsh-mcp exit", child.wait()).await.expect("wait");
+    assert!(status.success(), "dsh-mcp exited with {status}");
+}
+
+/// A background job finishes, then a call is cancelled while it runs: its result is never
+/// sent, so the job's notice goes on the next result instead, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_leaves_the_job_notice_for_the_next_result() {
+    let mut child = server_command(&[]).spawn().expect("spawn dsh-mcp");
+    let mut raw = Raw {
+        stdin: child.stdin.take().expect("stdin"),
+        lines: BufReader::new(child.stdout.take().expect("stdout")).lines(),
+        by_id: BTreeMap::new(),
+        null_ids: Vec::new(),
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}});
+    raw.exchange(init.to_string(), "1").await;
+    raw.write(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    for (id, key) in [(2, "2"), (3, "3")] {
+        let r = raw
+            .exchange(call(id, "terminal_open", &json!({"type": "shell"})), key)
+            .await;
+        assert_eq!(r["result"]["isError"], false, "{r}");
+    }
+    let background = json!({"sessionId": "pty-2", "text": "echo quick", "run_in_background": true});
+    let r = raw
+        .exchange(call(4, "terminal_send", &background), "4")
+        .await;
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    // The job's end, as its log notification tells it.
+    while !raw
+        .null_ids
+        .iter()
+        .any(|m| m["method"] == "notifications/message")
+    {
+        let message = raw.next_message("the job's notice").await;
+        raw.null_ids.push(message);
+    }
+    // A send that runs until its cancel: its unsent result takes no notice.
+    let long = json!({"sessionId": "pty-1", "text": "sleep 30; echo LONG"});
+    raw.write(&call(5, "terminal_send", &long)).await;
+    raw.write(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#)
+        .await;
+    // The next results, until the session is free again, carry the notice once.
+    let mut notices = 0;
+    for id in 6..200 {
+        let sync = json!({"sessionId": "pty-1", "text": "echo sync"});
+        let r = raw
+            .exchange(call(id, "terminal_send", &sync), &id.to_string())
+            .await;
+        let blocks = r["result"]["content"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        notices += blocks
+            .iter()
+            .filter(|b| {
+                b["text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("background job pty-send-1"))
+            })
+            .count();
+        if r["result"]["isError"] == false {
+            break;
+        }
+    }
+    assert!(
+        !raw.by_id.contains_key("5"),
+        "a cancelled call was answered"
+    );
+    assert_eq!(notices, 1, "{:?}", raw.by_id);
     drop(raw);
     let status = within("dsh-mcp exit", child.wait()).await.expect("wait");
     assert!(status.success(), "dsh-mcp exited with {status}");
