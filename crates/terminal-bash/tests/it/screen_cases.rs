@@ -584,3 +584,37 @@ async fn output_after_an_unterminated_osc_is_shown() {
     })
     .await;
 }
+
+/// A program that goes back up into lines an earlier result showed and writes them again
+/// (here after the send's deadline, so a poll sees it) has those lines shown again as they
+/// read now, with a notice saying so: the poll does not look like plain new output.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_rewritten_after_a_result_showed_them_are_said_to_be() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let said = |r: &dsh_terminal_core::SendResult| {
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[screen: the output went back up 1 line into text"))
+        };
+        let r = sh
+            .send_within(
+                r"printf 'line1\nline2\n'; sleep 3; printf '\033[1A\033[2KREPLACED\n'",
+                true,
+                1500,
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "line2"), "{r:?}");
+        assert!(!said(&r), "{r:?}");
+        let r = sh.send_within("", false, 20_000).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.starts_with("REPLACED\n"), "{r:?}");
+        assert!(said(&r), "{r:?}");
+        // Plain output after a result shows none of this.
+        let r = sh.send("echo plain").await;
+        assert!(!said(&r), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

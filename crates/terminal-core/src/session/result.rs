@@ -79,6 +79,9 @@ pub(super) struct SettleFacts {
     /// The output wrote over text an earlier program left on screen (the cursor was moved up
     /// without clearing): a row may mix the two.
     pub(super) screen_mixed: bool,
+    /// Lines at the end of earlier results that the output went back up into and rewrote (or
+    /// redrew): the result starts with them again (0: none).
+    pub(super) rewound_lines: u64,
     /// The notice for a line of the input left untyped: the kernel would have cut it.
     pub(super) refused_line: Option<String>,
     /// Text that followed the shell's prompt, typed by no send, cleared from the line editor
@@ -285,6 +288,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                 && !facts.unprompted_wait
                 && !facts.input_unread,
             Some(line_without_prompt_notice(facts.foreground.as_deref())),
+        ),
+        (
+            facts.rewound_lines > 0 && !facts.alternate,
+            Some(rewound_notice(facts.rewound_lines)),
         ),
         (
             facts.screen_mixed && !facts.alternate,

@@ -9,6 +9,20 @@ pub(super) const SCREEN_MIXED_NOTICE: &str = "[screen: this output was written o
      screen earlier (the cursor was moved up without clearing), so a line may end with older \
      text; terminal_read shows the whole screen]";
 
+/// The notice for [`SettleFacts::rewound_lines`]: `lines` (at least 1) lines an earlier result
+/// showed that this output went back up into.
+pub(super) fn rewound_notice(lines: u64) -> String {
+    let (lines, them) = if lines == 1 {
+        ("1 line".to_owned(), "that line")
+    } else {
+        (format!("{lines} lines"), "those lines")
+    };
+    format!(
+        "[screen: the output went back up {lines} into text an earlier result showed (a redraw, \
+         or lines erased and written again); this result shows {them} again as they read now]"
+    )
+}
+
 /// The notice for [`SettleFacts::left_alternate`].
 pub(super) const LEFT_ALTERNATE_NOTICE: &str =
     "[screen: the program left the alternate screen on; the prompt restored the main screen]";

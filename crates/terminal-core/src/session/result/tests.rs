@@ -33,6 +33,7 @@ fn facts(reason: Settle) -> SettleFacts {
         stdout_away: false,
         unprompted_wait: false,
         screen_mixed: false,
+        rewound_lines: 0,
         refused_line: None,
         cleared_line: None,
         foreign_line: None,
@@ -304,6 +305,13 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
         ..facts(Settle::Prompt)
     };
     insta::assert_snapshot!("screen_mixed", assemble(mixed).notices.join("\n"));
+    for (lines, name) in [(1, "rewound_line"), (3, "rewound_lines")] {
+        let rewound = SettleFacts {
+            rewound_lines: lines,
+            ..facts(Settle::Idle)
+        };
+        insta::assert_snapshot!(name, assemble(rewound).notices.join("\n"));
+    }
 }
 
 #[test]

@@ -30,7 +30,7 @@ impl SendOp {
         // result and the next (the run's line so far shows here).
         let running = matches!(reason, Settle::Timeout | Settle::Idle);
         st.screen.keep_binary_run_open(running);
-        let (anchor, bytes_from, exits_from, discarded) = {
+        let (anchor, bytes_from, exits_from, discarded, rewound_lines) = {
             let mut span = self.span();
             span.final_restarts_line = span
                 .anchor
@@ -43,6 +43,7 @@ impl SendOp {
                 span.bytes_from,
                 span.exits_from,
                 span.result_discarded,
+                span.final_rewound_lines,
             )
         };
         if reason == Settle::Exit {
@@ -256,6 +257,7 @@ impl SendOp {
             stdout_away,
             unprompted_wait,
             screen_mixed,
+            rewound_lines,
             refused_line,
             cleared_line,
             foreign_line,
