@@ -7,8 +7,10 @@
 //! viewport too), so an echo over the cap still leaves an omission between the kept first and
 //! newest lines, each part folded. Only rows that are a continuation prompt and then the
 //! next line of the text fold: a row that differs (a program's output, even one that repeats
-//! lines of the text with changes or numbers) ends the run and shows; rows a program printed
-//! exactly as the echo would look cannot be told from it.
+//! lines of the text with changes or numbers) ends the run and shows. The text is echoed once
+//! and in order, so a run only takes lines of the text after the ones an earlier run took: a
+//! program that prints the text again as the echo looked (`awk '{print "> " $0}'` of a
+//! heredoc) shows whole after the folded echo; so does a long line's second copy.
 
 use std::borrow::Cow;
 
@@ -62,13 +64,15 @@ fn continuation_prompt(prompt: &str) -> bool {
 const START_CANDIDATES: usize = 8;
 
 /// Where a run of echoed rows starting at row `at` ends (exclusive), and so how many rows it
-/// has: the row ends with a non-empty line of the text (after whatever prompt: the command
-/// line at the shell's, or the first row the viewport kept), and each next row echoes the
-/// text's next line after one continuation prompt, the same for the whole run. A row that
-/// differs ends the run. Of the lines the first row ends with, the one whose run is longest.
-fn run_end(rows: &[&str], at: usize, sent: &[&str]) -> usize {
+/// has, with the index in `sent` of the line after the run's last: the row ends with a
+/// non-empty line of the text from `sent[from..]` (after whatever prompt: the command line
+/// at the shell's, or the first row the viewport kept), and each next row echoes the text's
+/// next line after one continuation prompt, the same for the whole run. A row that differs
+/// ends the run. Of the lines the first row ends with, the one whose run is longest.
+fn run_end(rows: &[&str], at: usize, sent: &[&str], from: usize) -> (usize, usize) {
     sent.iter()
         .enumerate()
+        .skip(from)
         .filter(|(_, line)| !line.trim().is_empty() && echo_prompt(rows[at], line).is_some())
         .take(START_CANDIDATES)
         .map(|(first, _)| {
@@ -87,10 +91,10 @@ fn run_end(rows: &[&str], at: usize, sent: &[&str]) -> usize {
                 }
                 end += 1;
             }
-            end
+            (end, first + end - at)
         })
-        .max()
-        .unwrap_or(at)
+        .max_by_key(|&(end, _)| end)
+        .unwrap_or((at, from))
 }
 
 /// `viewport` with each run of at least [`FOLD_MIN_LINES`] rows echoing consecutive lines of
@@ -118,13 +122,20 @@ fn cut_long_echoes<'a>(viewport: &'a str, typed: &str) -> Cow<'a, str> {
         return Cow::Borrowed(viewport);
     }
     let mut changed = false;
+    // Each long line echoes once: a later row that ends with it is a program's output.
+    let mut echoed = vec![false; long.len()];
     let rows: Vec<Cow<'_, str>> = viewport
         .split('\n')
         .map(|row| {
             let Some((prompt, line)) = long
                 .iter()
-                .find_map(|line| echo_prompt(row, line).map(|_| (row.trim_end(), *line)))
-                .map(|(row, line)| (&row[..row.len() - line.len()], line))
+                .enumerate()
+                .find(|&(i, line)| !echoed[i] && echo_prompt(row, line).is_some())
+                .map(|(i, line)| {
+                    echoed[i] = true;
+                    let row = row.trim_end();
+                    (&row[..row.len() - line.len()], *line)
+                })
             else {
                 return Cow::Borrowed(row);
             };
@@ -153,10 +164,13 @@ fn fold_echo_lines<'a>(viewport: &'a str, typed: &str) -> Cow<'a, str> {
     // Runs of echoed rows, as half-open row ranges.
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut at = 0;
+    // The first line of the text no folded run has taken yet.
+    let mut from = 0;
     while at < rows.len() {
-        let end = run_end(&rows, at, &sent);
+        let (end, next) = run_end(&rows, at, &sent, from);
         if end - at >= FOLD_MIN_LINES {
             runs.push((at, end));
+            from = next;
         }
         at = end.max(at + 1);
     }
@@ -313,6 +327,34 @@ mod tests {
         let typed_sed = typed.replacen("sed 's/^line 15$/QQQQ/' <<'EOF'", "sed x", 1);
         let folded = fold_echo(&viewport, &typed_sed);
         assert!(folded.contains("> WWWW"), "{folded}");
+    }
+
+    /// A program that prints the text again exactly as its echo looked (`awk` prefixing
+    /// `> `, `cat` of a long line) shows whole after the folded echo: the text echoes once.
+    #[test]
+    fn output_that_looks_like_the_echo_again_shows_whole() {
+        let lines: Vec<String> = (1..=13).map(|i| format!("item {i}")).collect();
+        let typed = format!(
+            "awk '{{print \"> \" $0}}' <<'EOF'\n{}\nEOF",
+            lines.join("\n")
+        );
+        let echo: Vec<String> = lines.iter().map(|l| format!("> {l}")).collect();
+        let viewport = format!(
+            "dsh> awk '{{print \"> \" $0}}' <<'EOF'\n{}\n> EOF\n{}\ndsh> ",
+            echo.join("\n"),
+            echo.join("\n")
+        );
+        let folded = fold_echo(&viewport, &typed);
+        assert!(folded.contains("[… 10 more lines echoing"), "{folded}");
+        assert!(
+            folded.ends_with(&format!("> EOF\n{}\ndsh> ", echo.join("\n"))),
+            "{folded}"
+        );
+        let line = "x".repeat(2000);
+        let viewport = format!("dsh> cat\n{line}\n{line}\n");
+        let folded = fold_echo(&viewport, &line);
+        assert!(folded.contains("more bytes echoing"), "{folded}");
+        assert!(folded.ends_with(&format!("\n{line}\n")), "{folded}");
     }
 
     #[test]
