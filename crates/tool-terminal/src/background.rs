@@ -464,15 +464,16 @@ impl Background {
     }
 
     /// Before a session closes: requests cancellation of its live job, so the job ends
-    /// `killed` (the close then settles the send) rather than `completed`.
-    pub(crate) fn end_session_job(&self, owner: &Agent, id: &SessionId) {
-        if let Some(job) = self.active_job(owner, id)
-            && let Err(e) = self
-                .jobs
-                .kill(&job, Some(owner), Some("terminal session closed"))
+    /// `killed` (the close then settles the send) rather than `completed`. Returns that job.
+    pub(crate) fn end_session_job(&self, owner: &Agent, id: &SessionId) -> Option<JobId> {
+        let job = self.active_job(owner, id)?;
+        if let Err(e) = self
+            .jobs
+            .kill(&job, Some(owner), Some("terminal session closed"))
         {
             tracing::warn!(%job, error = %e, "could not cancel the background job of a closing session");
         }
+        Some(job)
     }
 }
 

@@ -425,9 +425,11 @@ impl Tool for CloseTool {
         let owner = require_agent(&call)?;
         let id = session_id(&args.session_id)?;
         // A background send on the session ends first (as killed); the close then settles it.
-        if let Some(background) = &self.0.background {
-            background.end_session_job(&owner, &id);
-        }
+        let ended_job = self
+            .0
+            .background
+            .as_ref()
+            .and_then(|background| background.end_session_job(&owner, &id));
         // Close is not abandoned on cancellation: a half-finished teardown would leave
         // processes behind.
         let outcome = self
@@ -444,16 +446,22 @@ impl Tool for CloseTool {
                 session_id: id.to_string(),
                 outcome: CloseOutcomeOutput::Closed,
                 processes_stopped: Some(report.processes_stopped),
+                ended_job: ended_job.map(|job| job.to_string()),
             },
             CloseOutcome::AlreadyClosing => CloseOutput {
                 session_id: id.to_string(),
                 outcome: CloseOutcomeOutput::AlreadyClosing,
                 processes_stopped: None,
+                ended_job: ended_job.map(|job| job.to_string()),
             },
         })
     }
     fn render(&self, _args: &CloseArgs, out: &CloseOutput) -> String {
-        render::render_close(&out.session_id, out.processes_stopped)
+        render::render_close(
+            &out.session_id,
+            out.processes_stopped,
+            out.ended_job.as_deref(),
+        )
     }
     fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
         self.0.finalize(content)

@@ -16,8 +16,8 @@ use std::borrow::Cow;
 use dsh_terminal_core::SendRead;
 
 use crate::schema::{
-    EarlierCommands, InputModeOutput, OmittedOutput, OpenOutput, ReadOutput, ReadPointer,
-    SendOutput, SessionOutput, StatusOutput,
+    EarlierCommands, InputModeOutput, OmittedOutput, ReadOutput, ReadPointer, SendOutput,
+    StatusOutput,
 };
 
 /// The truncation marker appended when a result was cut (19 bytes).
@@ -26,40 +26,18 @@ pub const TRUNCATED: &str = "\n[output truncated]";
 mod bound;
 mod echo;
 mod repeats;
+mod sessions;
 mod signal;
 
 use self::bound::{bound_body_with_suffix, fit_with_prefix};
 pub use self::bound::{bound_terminal_text, tail_lines};
 use self::echo::fold_echo;
 use self::repeats::fold_repeats;
+pub use self::sessions::{render_close, render_list, render_spawn};
 pub use self::signal::{
     render_interrupt_character, render_signal, render_signal_skipped, render_signal_still_running,
     render_signal_when_command_starts,
 };
-
-/// `terminal_open`: `started terminal session <id>[ (<name>)] [type: <type>]\n<motd>`.
-pub fn render_spawn(result: &OpenOutput, max_bytes: usize) -> String {
-    let snapshot = &result.session;
-    let label = match &snapshot.name {
-        Some(name) => format!("{} ({name})", snapshot.session_id),
-        None => snapshot.session_id.to_string(),
-    };
-    let prefix = format!(
-        "started terminal session {label} [type: {}]\n",
-        snapshot.backend_type
-    );
-    let motd = if result.motd.is_empty() {
-        "(no startup output)"
-    } else {
-        result.motd.as_str()
-    };
-    let complete = format!("{prefix}{motd}");
-    if complete.len() <= max_bytes {
-        complete
-    } else {
-        fit_with_prefix(&prefix, motd, max_bytes)
-    }
-}
 
 /// Most earlier exit statuses listed one by one; more are summarised as counts.
 const LISTED_EXITS: u64 = 10;
@@ -556,44 +534,6 @@ pub(crate) fn older_line(older: &ReadPointer) -> String {
 /// `terminal_read`'s footer line, with its leading newline.
 pub(crate) fn read_footer(line_begin: u64, line_end: u64, total_lines: u64) -> String {
     format!("\n[lines: {line_begin}-{line_end} of {total_lines}]")
-}
-
-/// `terminal_list`: one line per session, `<id>[ (<name>)] [<type>] <status>[ pid=<pid>]`, or
-/// `(no terminal sessions)`.
-pub fn render_list(sessions: &[SessionOutput], max_bytes: usize) -> String {
-    if sessions.is_empty() {
-        return "(no terminal sessions)".to_owned();
-    }
-    let lines: Vec<String> = sessions
-        .iter()
-        .map(|s| {
-            let name = s
-                .name
-                .as_ref()
-                .map(|n| format!(" ({n})"))
-                .unwrap_or_default();
-            let pid = s.pid.map(|p| format!(" pid={p}")).unwrap_or_default();
-            format!(
-                "{}{name} [{}] {}{pid}",
-                s.session_id,
-                s.backend_type,
-                s.status.render()
-            )
-        })
-        .collect();
-    bound_body_with_suffix(&lines.join("\n"), "", false, max_bytes)
-}
-
-/// `terminal_close`: `closed terminal session <id> [stopped N processes]` or
-/// `terminal session <id> was already closing`.
-pub fn render_close(session_id: &str, processes_stopped: Option<usize>) -> String {
-    match processes_stopped {
-        Some(n) => format!(
-            "closed terminal session {session_id} [stopped {n} process{}]",
-            if n == 1 { "" } else { "es" }
-        ),
-        None => format!("terminal session {session_id} was already closing"),
-    }
 }
 
 #[cfg(test)]

@@ -565,6 +565,10 @@ pub struct CloseOutput {
     /// How many processes were stopped (addition; absent when already closing).
     #[serde(rename = "processesStopped", skip_serializing_if = "Option::is_none")]
     pub processes_stopped: Option<usize>,
+    /// The background send (job id) the close ended as killed (addition; absent when none
+    /// ran on the session).
+    #[serde(rename = "endedJob", skip_serializing_if = "Option::is_none")]
+    pub ended_job: Option<String>,
 }
 
 /// `terminal_list` output. MCP structured content must be an object, so the seed's bare array

@@ -2,7 +2,7 @@
 //! and ours where we go past the seed.
 
 use super::*;
-use crate::schema::StatusOutput;
+use crate::schema::{SessionOutput, StatusOutput};
 use dsh_terminal_core::{
     EarlierExits, EarlierFailure, InputMode, ReadResult, SendResult, SessionId, SessionSnapshot,
     SessionStatus, SpawnResult, WaitReason,
@@ -314,16 +314,20 @@ fn signal_and_close_renders() {
         render_signal_when_command_starts("SIGTERM")
     );
     assert_eq!(
-        render_close("pty-1", Some(3)),
+        render_close("pty-1", Some(3), None),
         "closed terminal session pty-1 [stopped 3 processes]"
     );
     assert_eq!(
-        render_close("pty-1", Some(1)),
+        render_close("pty-1", Some(1), None),
         "closed terminal session pty-1 [stopped 1 process]"
     );
     assert_eq!(
-        render_close("pty-1", None),
+        render_close("pty-1", None, None),
         "terminal session pty-1 was already closing"
+    );
+    assert_eq!(
+        render_close("pty-1", Some(3), Some("pty-send-2")),
+        "closed terminal session pty-1 [stopped 3 processes] [ended background job pty-send-2 (killed)]"
     );
 }
 

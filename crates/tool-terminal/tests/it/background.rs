@@ -283,6 +283,13 @@ async fn closing_the_session_or_disposing_the_owner_ends_its_jobs() {
         .call(&agent, "terminal_close", json!({"sessionId": session}))
         .await;
     assert!(!r.is_error, "{}", r.text());
+    // The close names the job it ended.
+    assert!(
+        r.text()
+            .ends_with(&format!("[ended background job {job} (killed)]")),
+        "{}",
+        r.text()
+    );
     let snapshot = jobs.get(&JobId::new(&job), Some(&agent)).unwrap();
     assert!(!snapshot.status.is_live(), "{snapshot:?}");
 
