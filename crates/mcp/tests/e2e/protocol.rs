@@ -36,6 +36,28 @@ struct Raw {
 }
 
 impl Raw {
+    /// Starts the server with `args` and a raw client on its stdio.
+    fn spawn(args: &[&str]) -> (tokio::process::Child, Self) {
+        let mut child = server_command(args).spawn().expect("spawn dsh-mcp");
+        let raw = Self {
+            stdin: child.stdin.take().expect("stdin"),
+            lines: BufReader::new(child.stdout.take().expect("stdout")).lines(),
+            by_id: BTreeMap::new(),
+            null_ids: Vec::new(),
+        };
+        (child, raw)
+    }
+
+    /// `initialize` (id 1), then `notifications/initialized`.
+    async fn initialize(&mut self) {
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}});
+        self.exchange(init.to_string(), "1").await;
+        self.write(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
+    }
+
     async fn write(&mut self, line: &str) {
         self.stdin
             .write_all(format!("{line}\n").as_bytes())
@@ -74,15 +96,7 @@ impl Raw {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c34_every_request_gets_an_answer() {
-    let mut child = server_command(&["--max-message-bytes", &LIMIT.to_string()])
-        .spawn()
-        .expect("spawn dsh-mcp");
-    let mut raw = Raw {
-        stdin: child.stdin.take().expect("stdin"),
-        lines: BufReader::new(child.stdout.take().expect("stdout")).lines(),
-        by_id: BTreeMap::new(),
-        null_ids: Vec::new(),
-    };
+    let (mut child, mut raw) = Raw::spawn(&["--max-message-bytes", &LIMIT.to_string()]);
 
     // A request before initialize (rmcp takes it for a stateless request of a newer protocol):
     // its error says what to send first.
@@ -99,12 +113,7 @@ async fn c34_every_request_gets_an_answer() {
         "{r}"
     );
 
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"}}});
-    raw.exchange(init.to_string(), "1").await;
-    raw.write(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
-        .await;
+    raw.initialize().await;
     let r = raw
         .exchange(call(2, "terminal_open", &json!({"type": "shell"})), "2")
         .await;
@@ -263,19 +272,8 @@ async fn c34_every_request_gets_an_answer() {
 /// sent, so the job's notice goes on the next result instead, once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_call_leaves_the_job_notice_for_the_next_result() {
-    let mut child = server_command(&[]).spawn().expect("spawn dsh-mcp");
-    let mut raw = Raw {
-        stdin: child.stdin.take().expect("stdin"),
-        lines: BufReader::new(child.stdout.take().expect("stdout")).lines(),
-        by_id: BTreeMap::new(),
-        null_ids: Vec::new(),
-    };
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"}}});
-    raw.exchange(init.to_string(), "1").await;
-    raw.write(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
-        .await;
+    let (mut child, mut raw) = Raw::spawn(&[]);
+    raw.initialize().await;
     for (id, key) in [(2, "2"), (3, "3")] {
         let r = raw
             .exchange(call(id, "terminal_open", &json!({"type": "shell"})), key)
