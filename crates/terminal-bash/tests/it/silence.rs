@@ -188,7 +188,8 @@ async fn text_sent_while_the_shell_runs_a_builtin_is_said_to_be_unread() {
 /// A full-screen program that redraws on a timer (`watch`) is never silent for the idle
 /// window: the send settles between two redraws once that window has passed, not at its
 /// deadline, and a poll does the same. `watch` reads no keys (the result says so, and that
-/// SIGINT stops it); `top`, which reads them, gets no such line.
+/// SIGINT stops it, also when a poll's own deadline came first); `top`, which reads them,
+/// gets no such line.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redrawing_full_screen_program_settles_between_redraws() {
     if !crate::support::installed("watch") {
@@ -209,6 +210,11 @@ async fn a_redrawing_full_screen_program_settles_between_redraws() {
         assert!(reads_no_keys(&r), "{r:?}");
         let r = sh.send_raw("", false).await;
         assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
+        assert!(reads_no_keys(&r), "{r:?}");
+        // A poll whose own deadline comes first says so too (not the advice for programs
+        // that read keys).
+        let r = sh.send_within("", false, 700).await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
         assert!(reads_no_keys(&r), "{r:?}");
         let r = sh.send_raw("\u{3}", false).await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");

@@ -466,8 +466,8 @@ pub(super) struct TerminalFacts {
     pub(super) stdout_away: bool,
     /// The session's shell itself is stopped (`suspend`, SIGSTOP): nothing reads the terminal.
     pub(super) shell_stopped: bool,
-    /// A full-screen program holds the terminal on a send that settled on silence, and
-    /// nothing reads the terminal (`watch`: keys sent to it stay unread).
+    /// A full-screen program holds the terminal on a send that settled on silence or its
+    /// deadline, and nothing reads the terminal (`watch`: keys sent to it stay unread).
     pub(super) reads_no_keys: bool,
     /// On silence or the deadline, the shell itself holds the terminal, running a command
     /// line of builtins (`wait`, a loop): no program of it is in the foreground to name.
@@ -564,11 +564,12 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         && reason != Settle::Prompt
         && (foreground.is_some() || shell_running_line)
         && shared.pty.pending_input_bytes().unwrap_or(0) > 0;
-    // Quiet for a redraw pause, a full-screen program that reads keys waits for them; one
-    // that sleeps between redraws (`watch`) never reads them. A multiplexer's server reads
-    // the client's terminal outside its group.
-    let alternate = reason == Settle::Idle && shared.lock().screen.alternate_screen();
-    let reads_no_keys = reason == Settle::Idle
+    // Quiet for a redraw pause (or at the send's deadline), a full-screen program that reads
+    // keys waits for them; one that sleeps between redraws (`watch`) never reads them. A
+    // multiplexer's server reads the client's terminal outside its group.
+    let running = matches!(reason, Settle::Idle | Settle::Timeout);
+    let alternate = running && shared.lock().screen.alternate_screen();
+    let reads_no_keys = running
         && alternate
         && fg.is_some_and(|pgid| {
             shared.tty_reader(pgid).is_none()
@@ -579,7 +580,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     // Quiet on the main screen while reading the terminal among other sources (an event loop
     // holding a socket, as a relay does): it may be waiting for input.
     let idle_reading = reason == Settle::Idle
-        && !alternate
+        && !shared.lock().screen.alternate_screen()
         && fg.is_some_and(|pgid| shared.tty_reader(pgid).is_some());
     TerminalFacts {
         foreground,
