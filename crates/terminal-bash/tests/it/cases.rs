@@ -291,6 +291,18 @@ async fn c08_strict_mode_exit_is_reported_at_once() {
         assert_eq!(err.code(), TerminalErrorCode::Exited);
         assert!(err.message().contains("has exited"), "{err}");
         sh.close().await;
+        // Turned on and failing in one send: no prompt came between, and the exit's result
+        // says what ended the shell.
+        let sh = Shell::open(config()).await;
+        let r = sh.send("set -e; false; echo x").await;
+        assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[shell: this send turned on errexit (set -e)")),
+            "{r:?}"
+        );
+        sh.close().await;
     })
     .await;
 }

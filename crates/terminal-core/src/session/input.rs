@@ -219,6 +219,33 @@ pub(super) fn submits_a_command(text: &str, submit: bool) -> bool {
     })
 }
 
+/// Whether `text`, typed at the shell's prompt, turns on errexit in the shell itself: a
+/// `set` command of its own (at a line's start or after `;`, `&&`, `||`, `{`) with an option
+/// word holding `e` (`set -e`, `set -euo pipefail`) or `-o errexit`. A subshell's or another
+/// program's (`( set -e; … )`, `bash -c 'set -e; …'`) is not the shell's.
+pub(super) fn turns_on_errexit(text: &str) -> bool {
+    text.split(['\n', '\r', ';', '&', '|'])
+        .map(|command| command.trim_start().trim_start_matches(['{', ' ']))
+        .filter_map(|command| command.strip_prefix("set "))
+        .any(|args| {
+            let mut words = args.split_whitespace();
+            while let Some(word) = words.next() {
+                if word == "--" {
+                    return false;
+                } else if word == "-o" {
+                    if words.next() == Some("errexit") {
+                        return true;
+                    }
+                } else if word.starts_with('-') && !word.starts_with("--") && word.contains('e') {
+                    return true;
+                } else if !word.starts_with(['-', '+']) {
+                    return false;
+                }
+            }
+            false
+        })
+}
+
 /// Whether `bytes` start with a bracketed paste (a block [`shape`] pastes whole), after the
 /// line-discard key (Ctrl-U) that may clear the line for it.
 pub(super) fn is_paste(bytes: &[u8]) -> bool {

@@ -48,6 +48,9 @@ pub(super) struct SettleFacts {
     /// A prompt's `D` mark said the shell's errexit (`set -e`) is on, where the one before
     /// said it was off: a command that fails now ends the shell.
     pub(super) errexit_on: bool,
+    /// The shell exited during a send that turned on its errexit (`set -e; false`): the first
+    /// command that failed ended it.
+    pub(super) errexit_ended: bool,
     /// The shell provably prints no prompt marks now (it `exec`ed another program, or a
     /// nested shell holds the terminal): exit statuses are unknown.
     pub(super) marks_gone: bool,
@@ -302,6 +305,18 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         (
             facts.errexit_on && !exited,
             Some(ERREXIT_ON_NOTICE.to_owned()),
+        ),
+        (
+            facts.errexit_ended
+                && exited
+                && !matches!(
+                    facts.status,
+                    SessionStatus::Exited {
+                        exit_code: Some(0),
+                        ..
+                    }
+                ),
+            Some(ERREXIT_ENDED_NOTICE.to_owned()),
         ),
         (
             facts.marks_gone && !exited,

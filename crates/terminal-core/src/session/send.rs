@@ -103,6 +103,8 @@ pub(super) struct SendOp {
     own_line: Option<String>,
     /// The input hands the shell's line editor a command to run (`input::submits_a_command`).
     submits_command: bool,
+    /// The input turns on errexit in the shell itself (`input::turns_on_errexit`).
+    turns_on_errexit: bool,
     /// A key with the Enter after it went to a reader of single keys without the Enter (see
     /// `input::one_key_and_enter`): as the send began, or as one of its paced lines.
     enter_withheld: AtomicBool,

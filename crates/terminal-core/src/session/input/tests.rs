@@ -570,3 +570,30 @@ fn enter_is_a_newline_where_a_carriage_return_ends_no_line() {
     assert_eq!(shape("hello", false, no_crnl).unwrap(), b"hello");
     assert_eq!(shape("hello", true, LINES).unwrap(), b"hello\r");
 }
+
+/// `set -e` and its spellings turn on the shell's own errexit; a subshell's, another
+/// program's, `set +e` and other options do not.
+#[test]
+fn a_send_turning_on_errexit_is_told_apart() {
+    for text in [
+        "set -e",
+        "set -euo pipefail",
+        "cd /tmp && set -e; false",
+        "set -o errexit",
+        "set -x -e",
+        "{ set -e; false; }",
+    ] {
+        assert!(super::turns_on_errexit(text), "{text:?}");
+    }
+    for text in [
+        "set +e",
+        "set -x",
+        "set -o pipefail",
+        "( set -e; false )",
+        "bash -c 'set -e; false'",
+        "echo set -e",
+        "set -- -e",
+    ] {
+        assert!(!super::turns_on_errexit(text), "{text:?}");
+    }
+}

@@ -39,6 +39,12 @@ pub(super) const ERREXIT_ON_NOTICE: &str = "[shell: errexit is on in the session
      and variables are lost); send set +e to turn it off, and run a script's set -e in a \
      subshell instead: ( set -e; … )]";
 
+/// The notice for [`SettleFacts::errexit_ended`].
+pub(super) const ERREXIT_ENDED_NOTICE: &str = "[shell: this send turned on errexit (set -e) in \
+     the session's shell itself, so the first command that failed ended the shell and the \
+     session with it; run a script's set -e in a subshell instead, ( set -e; … ), or as a \
+     script (bash -c '…'), and open a new session to go on]";
+
 /// The notice for [`SettleFacts::marks_gone`].
 pub(super) const MARKS_GONE_NOTICE: &str = "[shell: prompt marks are gone (exec or a nested shell?); \
      exit codes are unknown until our shell prompts again: `exit` a nested shell to get back to \

@@ -29,6 +29,7 @@ fn facts(reason: Settle) -> SettleFacts {
         shell_running_line: false,
         reads_to_end: false,
         errexit_on: false,
+        errexit_ended: false,
         stderr_away: false,
         stdout_away: false,
         unprompted_wait: false,
@@ -261,6 +262,15 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
         ..facts(Settle::Prompt)
     };
     insta::assert_snapshot!("errexit_on", assemble(errexit).notices.join("\n"));
+    let ended = SettleFacts {
+        errexit_ended: true,
+        status: SessionStatus::Exited {
+            exit_code: Some(1),
+            signal: None,
+        },
+        ..facts(Settle::Exit)
+    };
+    insta::assert_snapshot!("errexit_ended", assemble(ended).notices.join("\n"));
     let shell_unread = SettleFacts {
         input_unread: true,
         ..facts(Settle::Timeout)

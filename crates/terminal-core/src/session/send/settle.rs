@@ -247,6 +247,7 @@ impl SendOp {
             left_alternate,
             modes_restored,
             errexit_on,
+            errexit_ended: reason == Settle::Exit && self.turns_on_errexit,
             marks_gone,
             prompt_unmarked,
             input_unread,
