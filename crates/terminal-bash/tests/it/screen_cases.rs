@@ -618,3 +618,24 @@ async fn lines_rewritten_after_a_result_showed_them_are_said_to_be() {
     })
     .await;
 }
+
+/// Keys that edit the shell's command line (a history search and its abort, Ctrl-A on a
+/// line that wraps, Ctrl-C) make readline redraw the line's own rows: no result says the
+/// output was written over earlier text or went back into lines shown before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn editing_the_command_line_mixes_no_older_text_in() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send("echo one; echo two; echo three").await;
+        let long = format!("echo {}", "z".repeat(usize::from(config().cols) + 10));
+        for keys in ["\u{12}one", "\u{7}", "\u{3}", &long, "\u{1}", "\u{3}"] {
+            let r = sh.send_raw(keys, false).await;
+            assert!(
+                r.notices.iter().all(|n| !n.starts_with("[screen: ")),
+                "{keys:?}: {r:?}"
+            );
+        }
+        sh.close().await;
+    })
+    .await;
+}

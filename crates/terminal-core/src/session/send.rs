@@ -105,6 +105,10 @@ pub(super) struct SendOp {
     submits_command: bool,
     /// The input turns on errexit in the shell itself (`input::turns_on_errexit`).
     turns_on_errexit: bool,
+    /// The input goes to the shell's line editor and hands it no command: keys that edit the
+    /// line (a history search, Ctrl-A, an arrow, Ctrl-C), whose redraws move over the line's
+    /// own rows and are no output over earlier text.
+    edits_shell_line: bool,
     /// A key with the Enter after it went to a reader of single keys without the Enter (see
     /// `input::one_key_and_enter`): as the send began, or as one of its paced lines.
     enter_withheld: AtomicBool,

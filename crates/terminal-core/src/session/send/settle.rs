@@ -54,7 +54,8 @@ impl SendOp {
         let lost_before_copy = anchor
             .zip(snapshot.as_ref())
             .and_then(|(a, rows)| st.screen.line_ends_since(a, rows.first_row()));
-        let screen_mixed = snapshot.as_ref().is_some_and(|s| s.mixed());
+        // The line editor's redraws of its own line (keys that edit it) mix nothing in.
+        let screen_mixed = !self.edits_shell_line && snapshot.as_ref().is_some_and(|s| s.mixed());
         // The send's captured head is taken (and the capture reset) whatever the outcome, and
         // placed before the rows the viewport shows.
         let head = st
@@ -248,6 +249,11 @@ impl SendOp {
             modes_restored,
             errexit_on,
             errexit_ended: reason == Settle::Exit && self.turns_on_errexit,
+            rewound_lines: if self.edits_shell_line {
+                0
+            } else {
+                rewound_lines
+            },
             marks_gone,
             prompt_unmarked,
             input_unread,
@@ -258,7 +264,6 @@ impl SendOp {
             stdout_away,
             unprompted_wait,
             screen_mixed,
-            rewound_lines,
             refused_line,
             cleared_line,
             foreign_line,

@@ -274,6 +274,8 @@ impl SendOp {
             submits_command: reader.shell_line_editor
                 && input::submits_a_command(&request.text, request.submit),
             turns_on_errexit: reader.shell_line_editor && input::turns_on_errexit(&request.text),
+            edits_shell_line: reader.shell_line_editor
+                && !input::submits_a_command(&request.text, request.submit),
             enter_withheld: AtomicBool::new(enter_withheld),
             rest_withheld: AtomicBool::new(rest_withheld),
             // Not when the send ends the reader itself (an end-of-file or signal key, or a
