@@ -203,16 +203,16 @@ async fn a_key_for_a_key_reader_goes_without_its_enter() {
             assert_eq!(r.exit_code, Some(0), "{r:?}");
             assert!(!r.viewport.contains("command not found"), "{r:?}");
         }
-        // Longer text keeps its Enter: `read -N 2` takes two keys, and the Enter is the
-        // next command line's (an empty one).
+        // Several keys go one at a time while the reader takes them: `read -N 2` takes
+        // both, and the Enter, which would be an empty command line, is dropped.
         let r = sh
             .send("read -N 2 -p 'two? ' k; echo; echo \"k=[$k]\"")
             .await;
         assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
         let r = sh.send("ab").await;
-        assert!(r.viewport.lines().any(|l| l == "k=[ab]"), "{r:?}");
+        assert_eq!(r.viewport, "ab\nk=[ab]\ndsh> ", "{r:?}");
         assert!(
-            r.notices.iter().all(|n| !n.contains("without its Enter")),
+            r.notices.iter().any(|n| n.contains("without its Enter")),
             "{r:?}"
         );
         sh.close().await;
@@ -258,7 +258,7 @@ async fn a_key_answer_keeps_its_enter_only_for_a_reader_that_shows_the_key() {
         // Raw mode (Python's `tty.setraw`): a key reader, then a line editor of its own.
         let key_reader = "import os, sys, termios, tty\n\
             old = termios.tcgetattr(0)\n\
-            sys.stdout.write('Delete file? [y/N] '); sys.stdout.flush()\n\
+            sys.stdout.write(sys.argv[1] + ' '); sys.stdout.flush()\n\
             tty.setraw(0)\n\
             k = os.read(0, 1)\n\
             termios.tcsetattr(0, termios.TCSADRAIN, old)\n\
@@ -274,7 +274,14 @@ async fn a_key_answer_keeps_its_enter_only_for_a_reader_that_shows_the_key() {
             print('\\nline', line.decode())\n";
         std::fs::write(dir.0.join("key.py"), key_reader).unwrap();
         std::fs::write(dir.0.join("line.py"), line_editor).unwrap();
+        let question = "'Delete file? [y/N]'";
         for (script, answer, want, said) in [
+            (
+                "key.py 'Choose (a/b/c):'",
+                "b",
+                "key b",
+                Some("[input: the key went without its Enter"),
+            ),
             (
                 "key.py",
                 "yes",
@@ -290,8 +297,9 @@ async fn a_key_answer_keeps_its_enter_only_for_a_reader_that_shows_the_key() {
             ("line.py", "yes", "line yes", None),
             ("line.py", "y", "line y", None),
         ] {
+            let (script, arg) = script.split_once(' ').unwrap_or((script, question));
             let r = sh
-                .send(&format!("python3 '{}'", dir.0.join(script).display()))
+                .send(&format!("python3 '{}' {arg}", dir.0.join(script).display()))
                 .await;
             assert_eq!(r.wait_reason, WaitReason::StdinRead, "{script}: {r:?}");
             let r = sh.send(answer).await;
@@ -309,6 +317,65 @@ async fn a_key_answer_keeps_its_enter_only_for_a_reader_that_shows_the_key() {
                 ),
             }
         }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Answers to the shell's own key reads, as a human types them: several lines to several
+/// key prompts each answer one (their Enters dropped), and keys beyond what a read takes are
+/// not typed, so none reaches the next prompt or runs in the shell (`abc` to `read -n1` does
+/// not start `bc`; `123` to `read -n 3` does not answer the next `[y/N]` with its Enter).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_beyond_what_a_key_read_takes_are_not_typed() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let stray = |r: &dsh_terminal_core::SendResult| r.viewport.contains("command not found");
+        for (reads, answer, want) in [
+            (
+                "read -n1 -p 'Go [y/N] ' a; read -n1 -p ' Sure [y/N] ' b",
+                "y\nn",
+                "a=[y] b=[n]",
+            ),
+            (
+                "read -n1 -p 'Mode (a/b): ' a; echo; read -n1 -p 'Sure [y/N] ' b",
+                "a\ny\n",
+                "a=[a] b=[y]",
+            ),
+        ] {
+            let r = sh.send(&format!("{reads}; echo; echo \"a=[$a] b=[$b]\"")).await;
+            assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
+            let r = sh.send(answer).await;
+            assert!(r.viewport.lines().any(|l| l == want), "{answer:?}: {r:?}");
+            assert!(!stray(&r), "{r:?}");
+            assert_eq!(r.exit_code, Some(0), "{r:?}");
+        }
+        for (prompt, answer) in [("Select [a,b,c]: ", "abc"), ("Continue? ", "yes")] {
+            let r = sh
+                .send(&format!("read -n1 -p '{prompt}' a; echo; echo \"a=[$a]\""))
+                .await;
+            assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
+            let r = sh.send(answer).await;
+            let want = format!("a=[{}]", &answer[..1]);
+            assert!(r.viewport.lines().any(|l| l == want), "{answer}: {r:?}");
+            assert!(r.viewport.ends_with("dsh> "), "{answer}: {r:?}");
+            assert!(!stray(&r), "{r:?}");
+            assert!(
+                r.notices
+                    .iter()
+                    .any(|n| n.starts_with("[input: only the first keys of the text went")),
+                "{r:?}"
+            );
+        }
+        let r = sh
+            .send("read -n 3 -p 'Code: ' a; echo; read -n1 -p 'Sure [y/N] ' b; echo; echo \"a=[$a] b=[$b]\"")
+            .await;
+        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
+        let r = sh.send("123").await;
+        assert!(r.viewport.ends_with("Sure [y/N] "), "{r:?}");
+        let r = sh.send("y").await;
+        assert!(r.viewport.lines().any(|l| l == "a=[123] b=[y]"), "{r:?}");
+        assert!(!stray(&r), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -300,16 +300,6 @@ pub(super) fn ends_with_ending_key(text: &str) -> bool {
     text.ends_with(['\u{3}', '\u{4}', '\u{1a}', '\u{1c}'])
 }
 
-/// Whether `row` (the text before the cursor, or the row above it when the cursor starts an
-/// empty one) asks for one key: a yes/no choice (`[y/N]`, `(y/n)`, `(y or n)`, git's
-/// `[y,n,q,…]`), "press any key", or a question (`Overwrite file?`). A prompt for a line
-/// that happens to be read in cbreak mode (a pager's `/` search, `top`'s `PID to signal`,
-/// `read -n 3` for a PIN) does not: its Enter ends the line.
-pub(super) fn asks_for_one_key(row: &str) -> bool {
-    let lower = row.trim_end().to_ascii_lowercase();
-    asks_yes_or_no(row) || lower.contains("any key") || lower.ends_with('?')
-}
-
 /// Whether `row` offers a yes/no choice by its keys (`[y/N]`, `(y/n)`, `(y or n)`, git's
 /// `[y,n,q,…]`): a question answered by the key `y` or `n`.
 pub(super) fn asks_yes_or_no(row: &str) -> bool {

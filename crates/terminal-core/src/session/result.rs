@@ -116,6 +116,9 @@ pub(super) struct SettleFacts {
     pub(super) enter_withheld: bool,
     /// Of a `yes`/`no` word answering a yes/no question, only the first key went.
     pub(super) rest_withheld: bool,
+    /// Of keys sent one at a time to a reader of single keys, it took the first ones and
+    /// went on: the rest and the Enter were dropped.
+    pub(super) keys_withheld: bool,
     /// The REPL in the foreground was in a mode with no prompt (node's `.editor`) when the
     /// send began, and still is: the lines went into its buffer.
     pub(super) promptless_mode: bool,
@@ -228,6 +231,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                 }
                 .to_owned(),
             ),
+        ),
+        (
+            facts.keys_withheld && !facts.enter_withheld,
+            Some(KEYS_WITHHELD_NOTICE.to_owned()),
         ),
         (
             facts.cleared_line.is_some(),

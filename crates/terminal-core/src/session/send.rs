@@ -114,6 +114,9 @@ pub(super) struct SendOp {
     enter_withheld: AtomicBool,
     /// Of a `yes`/`no` word to a yes/no question, only the first key went (see `key_answer`).
     rest_withheld: AtomicBool,
+    /// Of keys sent one at a time, the reader took the first ones and went on: the rest (and
+    /// the Enter) was dropped (see `key_answer`).
+    keys_withheld: AtomicBool,
     /// The send began at a line reader (the shell's `read`, a program's `input()`, a REPL at
     /// its prompt) that no key or quit command of it ends: lines left untyped when the
     /// shell's prompt came back are dropped.
@@ -422,7 +425,7 @@ impl SendOp {
                     line = super::input::close_escapes_for_line_editor(line);
                 }
                 if reason == Settle::StdinWait && !obs.alternate_screen {
-                    line = self.key_without_enter(&shared, line);
+                    line = self.key_step(&shared, line, &mut pacing, obs.fg);
                 }
                 if !ahead {
                     let pre = PreWrite {

@@ -507,28 +507,6 @@ fn yes_and_no_words() {
 }
 
 #[test]
-fn key_questions() {
-    for row in [
-        "Continue? [y/N]",
-        "Delete all? (Y/n)",
-        "Quit anyway? (y or n)",
-        "Press any key to continue",
-        "(1/1) Stage this hunk [y,n,q,a,d,e,?]?",
-        "Overwrite file?",
-    ] {
-        assert!(asks_for_one_key(row), "{row}");
-    }
-    for row in [
-        "/7",
-        "PID to signal/kill [default pid = 1]",
-        "PIN (3 digits, Enter):",
-        "Name:",
-    ] {
-        assert!(!asks_for_one_key(row), "{row}");
-    }
-}
-
-#[test]
 fn quit_commands_of_repls_shells_and_editors_are_known() {
     for line in [
         "exit()",

@@ -89,6 +89,12 @@ pub(super) const REST_WITHHELD_NOTICE: &str = "[input: only the word's first key
      that key as the answer, and each further key would be a key of its own, taken by the next \
      prompt or run as a command]";
 
+/// The notice for [`SettleFacts::keys_withheld`].
+pub(super) const KEYS_WITHHELD_NOTICE: &str = "[input: only the first keys of the text went, \
+     one at a time, without the rest or its Enter: the program read them as single keys and \
+     went on, so the rest would have been keys of their own, taken by the next prompt or run \
+     as a command; if the program still waits for more, send them]";
+
 /// The notice for [`SettleFacts::closed`].
 pub(super) const CLOSED_NOTICE: &str = "[session: closed while this send waited \
      (terminal_close, or the host ending); every process it started was stopped, so the \

@@ -30,6 +30,7 @@ fn facts(reason: Settle) -> SettleFacts {
         reads_to_end: false,
         errexit_on: false,
         errexit_ended: false,
+        keys_withheld: false,
         stderr_away: false,
         stdout_away: false,
         unprompted_wait: false,
@@ -467,6 +468,11 @@ fn an_enter_withheld_from_a_key_reader_is_said() {
         ..facts(Settle::Prompt)
     };
     insta::assert_snapshot!("rest_withheld", assemble(word).notices.join("\n"));
+    let keys = SettleFacts {
+        keys_withheld: true,
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("keys_withheld", assemble(keys).notices.join("\n"));
 }
 
 #[test]

@@ -7,15 +7,17 @@
 //! own too (`es` run as a command once the program is done).
 //!
 //! Where the modes and the question do not tell a key reader from a reader of a line, the
-//! key goes first and the rest (the word's other keys, the Enter) only once the reader shows
-//! it took the key as part of a line: it reads again, in the same process group, with the
-//! key echoed right before the cursor where the cursor was (`read -n 3` at `How many? `, a
-//! line editor in raw mode at `[y/N]`: node's `readline.question`). A reader that went on
-//! (printed, moved the cursor, ended) took the key alone, and the rest is dropped, as above.
-//! That is a one-key answer in cbreak mode to anything but a yes/no or "any key" question
-//! (`Which environment (1=dev 2=prod): `, then a second `read -n 1`), and a one-key or
-//! yes/no-word answer at a yes/no question in raw mode (Python's `tty.setraw`, node's
-//! `setRawMode`: the Enter went to the shell as an empty command, the word's rest as `es`).
+//! keys go one at a time, each (and the Enter after the last) only once the reader shows it
+//! took the one before as part of a line: it reads again, in the same process group, with
+//! that key echoed right before the cursor where the cursor was (`read -n 3` at `PIN: ` takes
+//! `123` and no Enter; a line editor in raw mode at `[y/N]`, node's `readline.question`, gets
+//! `yes` and its Enter). A reader that went on (printed, moved the cursor, ended, echoed
+//! nothing) took what it had, and the rest is dropped, as above (`abc` to `read -n 1` at
+//! `Select [a,b,c]: ` types `a`, and `bc` never starts `bc` in the shell). That is a short
+//! answer of printable keys in cbreak mode at anything but a yes/no or "any key" question
+//! (`Which environment (1=dev 2=prod): `, then a second `read -n 1`), and in raw mode
+//! (Python's `tty.setraw`, node's `setRawMode`, click's `getchar`) a one-key answer at any
+//! prompt but a REPL's, and a yes/no word at a yes/no question.
 
 use std::sync::atomic::Ordering;
 
@@ -29,16 +31,32 @@ use super::super::shared::{Shared, State};
 use super::SendOp;
 use super::pacing::Pacing;
 
-/// What a send to a program asking for one key types instead of its text.
+/// Most keys an answer to a key reader in cbreak mode may have for them to go one at a time
+/// (see the module docs); longer text goes as sent.
+const MAX_KEYS_ONE_AT_A_TIME: usize = 16;
+
+/// What a send (or one of its paced lines) to a program asking for keys types instead of its
+/// text (see [`plan`]).
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct KeyAnswer {
-    /// The key typed, alone (no Enter).
+    /// The key typed now, alone (no Enter).
     pub(super) key: String,
-    /// The send's text was a word (`yes`) of which only the first key goes.
+    /// The text was a word (`yes`) of which only the first key goes.
     pub(super) rest_withheld: bool,
     /// The rest of the answer, typed only when the reader shows it took the key as part of a
     /// line (see the module docs); `None`: the key goes alone whatever the reader does.
     pub(super) checked: Option<(Vec<u8>, AnswerCheck)>,
+}
+
+/// What a checked answer's rest is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum RestKind {
+    /// The Enter alone.
+    Enter,
+    /// A yes/no word's other keys and the Enter, typed together.
+    Word,
+    /// More keys, each typed once the reader took the one before, then the Enter.
+    Keys,
 }
 
 /// What decides whether the rest of a key answer goes (see the module docs).
@@ -50,8 +68,8 @@ pub(super) struct AnswerCheck {
     at: Position,
     /// The key (a printable ASCII character other than the space).
     key: char,
-    /// The rest is a word's other keys (`es` of `yes`) and its Enter.
-    word: bool,
+    /// What the rest is.
+    kind: RestKind,
 }
 
 impl AnswerCheck {
@@ -70,11 +88,9 @@ impl AnswerCheck {
 }
 
 /// What a send of `text` (+ Enter when `submit`) begun now to the foreground group `fg`
-/// types when it answers a program asking for one key (see the module docs): the terminal in
-/// cbreak or raw mode on the main screen, not at the shell's line editor
-/// (`shell_line_editor`) nor a REPL's prompt, and no text typed without Enter before (a key
-/// that goes on such a line, a pager's `/` search, keeps its Enter). `None`: the text goes
-/// as sent.
+/// types when it answers a program asking for keys (see [`plan`]); `None` also when text was
+/// typed on the line without Enter before (a key that goes on such a line, a pager's `/`
+/// search, keeps its Enter).
 pub(super) fn key_answer(
     st: &mut State,
     modes: Option<TtyModes>,
@@ -82,8 +98,7 @@ pub(super) fn key_answer(
     shell_line_editor: bool,
     (text, submit): (&str, bool),
 ) -> Option<KeyAnswer> {
-    let modes = modes.filter(|m| !m.canonical)?;
-    if st.screen.alternate_screen() || st.typed_unended || shell_line_editor {
+    if st.typed_unended {
         return None;
     }
     let keyed = if submit {
@@ -91,29 +106,62 @@ pub(super) fn key_answer(
     } else {
         text.as_bytes().to_vec()
     };
+    plan(st, modes, fg, shell_line_editor, &keyed)
+}
+
+/// What `keyed` (a send's keys, or one of its paced lines, with its Enter) types now to the
+/// foreground group `fg` reading in `modes` on the main screen, not at the shell's line
+/// editor (`shell_line_editor`) nor a REPL's prompt (see the module docs); `None`: it goes as
+/// it is.
+fn plan(
+    st: &mut State,
+    modes: Option<TtyModes>,
+    fg: Option<i32>,
+    shell_line_editor: bool,
+    keyed: &[u8],
+) -> Option<KeyAnswer> {
+    let modes = modes.filter(|m| !m.canonical)?;
+    if st.screen.alternate_screen() || shell_line_editor {
+        return None;
+    }
     if modes.single_keys() {
-        if let Some((key, rest_withheld)) = key_of(st, &keyed, asks_for_a_key) {
+        if let Some((key, rest_withheld)) = key_of(st, keyed, asks_for_a_key) {
             return answer(key, rest_withheld, None);
         }
-        let key = input::one_key_and_enter(&keyed)?;
-        return checked(st, fg, key, b"\r".to_vec(), false);
+        let (keys, enter) = keys_and_enter(keyed)?;
+        return match keys {
+            [key] => checked(st, fg, vec![*key], enter.to_vec(), RestKind::Enter),
+            [key, rest @ ..] if keys.len() <= MAX_KEYS_ONE_AT_A_TIME => {
+                checked(st, fg, vec![*key], [rest, enter].concat(), RestKind::Keys)
+            }
+            _ => None,
+        };
     }
     if st
         .screen
         .cursor_row_prefix()
         .is_some_and(|row| is_repl_prompt(&row))
-        || !asks(st, input::asks_yes_or_no)
     {
         return None;
     }
-    match input::one_key_and_enter(&keyed) {
-        Some(key) => checked(st, fg, key, b"\r".to_vec(), false),
-        None => {
-            let key = input::yes_no_word_key(&keyed)?;
-            let rest = keyed[key.len()..].to_vec();
-            checked(st, fg, key, rest, true)
-        }
+    if let Some(key) = input::one_key_and_enter(keyed) {
+        let enter = keyed[key.len()..].to_vec();
+        return checked(st, fg, key, enter, RestKind::Enter);
     }
+    let key = input::yes_no_word_key(keyed).filter(|_| asks(st, input::asks_yes_or_no))?;
+    let rest = keyed[key.len()..].to_vec();
+    checked(st, fg, key, rest, RestKind::Word)
+}
+
+/// `keyed` as printable ASCII keys (one at least) and the Enter ending it (`\r`, `\n` or
+/// `\r\n`); `None` for anything else.
+fn keys_and_enter(keyed: &[u8]) -> Option<(&[u8], &[u8])> {
+    let keys = keyed
+        .strip_suffix(b"\r\n")
+        .or_else(|| keyed.strip_suffix(b"\r"))
+        .or_else(|| keyed.strip_suffix(b"\n"))?;
+    (!keys.is_empty() && keys.iter().all(u8::is_ascii_graphic))
+        .then(|| (keys, &keyed[keys.len()..]))
 }
 
 /// A key answer of `key` alone.
@@ -137,7 +185,7 @@ fn checked(
     fg: Option<i32>,
     key: Vec<u8>,
     rest: Vec<u8>,
-    word: bool,
+    kind: RestKind,
 ) -> Option<KeyAnswer> {
     let &[byte] = key.as_slice() else { return None };
     if !byte.is_ascii_graphic() {
@@ -147,7 +195,7 @@ fn checked(
         fg,
         at: st.screen.cursor(),
         key: char::from(byte),
-        word,
+        kind,
     };
     answer(key, false, Some((rest, check)))
 }
@@ -160,7 +208,7 @@ pub(super) enum AnswerRest {
     Types,
     /// The screen may not show the reader's output yet: decide at a later turn.
     NotYet,
-    /// The reader took the key alone: the rest was dropped.
+    /// The reader took what it had: the rest was dropped.
     Dropped,
 }
 
@@ -196,27 +244,57 @@ fn asks(st: &mut State, question: fn(&str) -> bool) -> bool {
 }
 
 impl SendOp {
-    /// `line`, a paced line about to be typed to a reader that waits on the main screen, cut
-    /// to its key when it answers a program asking for one (see the module docs).
-    pub(super) fn key_without_enter(&self, shared: &Shared, line: Vec<u8>) -> Vec<u8> {
-        if !shared.pty.modes().is_some_and(TtyModes::single_keys) {
-            return line;
-        }
-        let Some((key, rest_withheld)) = key_of(&mut shared.lock(), &line, input::asks_for_one_key)
-        else {
+    /// What to type of `line`, a paced line (or the rest of a checked answer whose check
+    /// passed) about to go to a reader that waits on the main screen, group `fg`: cut to
+    /// its key when it answers a program asking for keys, the rest then pending in `pacing`
+    /// ahead of the later lines (see the module docs).
+    pub(super) fn key_step(
+        &self,
+        shared: &Shared,
+        line: Vec<u8>,
+        pacing: &mut Pacing,
+        fg: Option<i32>,
+    ) -> Vec<u8> {
+        let modes = shared.pty.modes();
+        let mut st = shared.lock();
+        let planned = match pacing.take_passed_check() {
+            // Keys one at a time go on with the next one; any other rest goes whole.
+            Some(RestKind::Keys) => keys_and_enter(&line).and_then(|(keys, enter)| {
+                let (key, rest) = keys.split_first()?;
+                let kind = if rest.is_empty() {
+                    RestKind::Enter
+                } else {
+                    RestKind::Keys
+                };
+                checked(&mut st, fg, vec![*key], [rest, enter].concat(), kind)
+            }),
+            Some(_) => None,
+            None => {
+                let shell_line_editor =
+                    fg == Some(shared.shell_pgid()) && modes.is_some_and(TtyModes::line_editing);
+                plan(&mut st, modes, fg, shell_line_editor, &line)
+            }
+        };
+        drop(st);
+        let Some(planned) = planned else {
             return line;
         };
-        self.enter_withheld.store(true, Ordering::SeqCst);
-        if rest_withheld {
-            self.rest_withheld.store(true, Ordering::SeqCst);
+        match planned.checked {
+            Some((rest, check)) => pacing.check_answer_rest(rest, check),
+            None => {
+                self.enter_withheld.store(true, Ordering::SeqCst);
+                if planned.rest_withheld {
+                    self.rest_withheld.store(true, Ordering::SeqCst);
+                }
+            }
         }
-        key
+        planned.key.into_bytes()
     }
 
     /// What the rest of a checked key answer pending in `pacing` does now that its reader,
     /// group `fg`, settled for `release` (see [`AnswerRest`]); the rest goes only to a
-    /// reader that reads again and shows the key. A dropped rest is said in the result as a
-    /// withheld Enter (and word).
+    /// reader that reads again and shows the key. A dropped rest (only that step: later
+    /// lines of the send go on) is said in the result as a withheld Enter, word or keys.
     pub(super) fn answer_rest(
         &self,
         pacing: &mut Pacing,
@@ -235,14 +313,50 @@ impl SendOp {
                 return AnswerRest::NotYet;
             }
             if check.shows_key(&mut self.shared.lock(), fg) {
+                pacing.passed_check(check.kind);
                 return AnswerRest::Types;
             }
         }
-        pacing.discard();
-        self.enter_withheld.store(true, Ordering::SeqCst);
-        if check.word {
-            self.rest_withheld.store(true, Ordering::SeqCst);
+        pacing.drop_next();
+        let withheld = match check.kind {
+            RestKind::Enter => &self.enter_withheld,
+            RestKind::Word => &self.rest_withheld,
+            RestKind::Keys => &self.keys_withheld,
+        };
+        withheld.store(true, Ordering::SeqCst);
+        if check.kind == RestKind::Word {
+            self.enter_withheld.store(true, Ordering::SeqCst);
         }
         AnswerRest::Dropped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::asks_for_a_key;
+
+    /// Questions whose key a cbreak reader takes alone whatever follows; a question that
+    /// only ends in `?` may read several keys or a line.
+    #[test]
+    fn key_questions() {
+        for row in [
+            "Continue? [y/N]",
+            "Delete all? (Y/n)",
+            "Quit anyway? (y or n)",
+            "Press any key to continue",
+            "(1/1) Stage this hunk [y,n,q,a,d,e,?]?",
+        ] {
+            assert!(asks_for_a_key(row), "{row}");
+        }
+        for row in [
+            "Overwrite file?",
+            "How many copies?",
+            "/7",
+            "PID to signal/kill [default pid = 1]",
+            "PIN (3 digits, Enter):",
+            "Name:",
+        ] {
+            assert!(!asks_for_a_key(row), "{row}");
+        }
     }
 }

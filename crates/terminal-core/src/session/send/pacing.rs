@@ -59,6 +59,8 @@ pub(super) struct Pacing {
     /// The step pending is the rest of a key answer, typed only when its reader shows the key
     /// (see `key_answer`).
     answer_check: Option<super::key_answer::AnswerCheck>,
+    /// The check of the answer rest handed out next passed, for a rest of this kind.
+    passed: Option<super::key_answer::RestKind>,
 }
 
 /// Whom a send's input goes to, as the terminal said when it began (see
@@ -78,6 +80,9 @@ pub(super) struct Typing {
     /// as a step of its own, so that when the program is in its insert mode by then, it and
     /// the text lines after it go as one paste (see `insert_paste`).
     pub(super) line_ends_apart: bool,
+    /// A reader of single keys (cbreak mode) on the main screen, the shell's own `read -n`
+    /// included: each line of several is an answer of its own, typed once it reads again.
+    pub(super) key_reader: bool,
 }
 
 /// What the reader of the lines is doing now (see [`Pacing::gate`]).
@@ -125,6 +130,7 @@ impl Pacing {
         let lines = to.shell_line_editor
             || to.shell_reads_lines
             || to.canonical == Some(true)
+            || to.key_reader
             || (raw_keys && !super::super::input::is_paste(&input));
         let (first, pacing) = Self::split(input, lines, raw_keys);
         let (first, mut pacing) = if to.line_ends_apart && lines {
@@ -332,12 +338,11 @@ impl Pacing {
     pub(super) fn on_settle(&mut self, reason: Settle) -> Option<Vec<u8>> {
         match reason {
             Settle::Prompt | Settle::Continuation | Settle::StdinWait => self.take_next(),
-            // A key answer's rest is never typed ahead: its reader did not show the key.
-            Settle::Idle | Settle::Timeout if self.answer_check.take().is_some() => {
-                self.pending.clear();
-                None
-            }
             Settle::Idle | Settle::Timeout => {
+                // A key answer's rest is never typed ahead: its reader did not show the key.
+                if self.answer_check.take().is_some() {
+                    self.pending.pop_front();
+                }
                 let rest: Vec<u8> = self.pending.drain(..).flatten().collect();
                 self.handed_out(&rest);
                 (!rest.is_empty()).then_some(rest)
@@ -349,15 +354,30 @@ impl Pacing {
         }
     }
 
-    /// `rest`, the rest of a key answer just handed out, goes as the next step only when
-    /// `check` passes (see `key_answer`).
+    /// `rest`, the rest of a key answer just handed out, goes as the next step (before the
+    /// send's later lines) only when `check` passes (see `key_answer`).
     pub(super) fn check_answer_rest(
         &mut self,
         rest: Vec<u8>,
         check: super::key_answer::AnswerCheck,
     ) {
-        self.pending.push_back(rest);
+        self.pending.push_front(rest);
         self.answer_check = Some(check);
+    }
+
+    /// Notes that the check of the next step, an answer's rest of `kind`, passed.
+    pub(super) fn passed_check(&mut self, kind: super::key_answer::RestKind) {
+        self.passed = Some(kind);
+    }
+
+    /// The kind of answer rest whose check passed, taken off: the step handed out next is it.
+    pub(super) fn take_passed_check(&mut self) -> Option<super::key_answer::RestKind> {
+        self.passed.take()
+    }
+
+    /// Drops the next step (an answer's rest whose reader took what it had).
+    pub(super) fn drop_next(&mut self) {
+        self.pending.pop_front();
     }
 
     /// The check a key answer's pending rest waits on, taken off.
@@ -397,6 +417,8 @@ impl Pacing {
     /// ahead, they are discarded). Returns the number (from 1) of the first input line not
     /// typed whole and how many lines were not, when any were left.
     pub(super) fn discard(&mut self) -> Option<(usize, usize)> {
+        self.answer_check = None;
+        self.passed = None;
         let last = *self.pending.back()?.last()?;
         let ends: usize = self.pending.iter().map(|step| line_ends(step)).sum();
         self.pending.clear();

@@ -275,6 +275,7 @@ impl SendOp {
             left_running,
             enter_withheld: self.enter_withheld.load(Ordering::SeqCst),
             rest_withheld: self.rest_withheld.load(Ordering::SeqCst),
+            keys_withheld: self.keys_withheld.load(Ordering::SeqCst),
             idle_reading,
             line_without_prompt: no_prompt_shown && line_reader,
             undecodable,

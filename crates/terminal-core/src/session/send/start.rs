@@ -52,6 +52,8 @@ impl SendOp {
         // first key, or the rest only once the reader shows the key (see `key_answer`).
         let shell_line_editor =
             fg == Some(shared.shell_pgid()) && modes.is_some_and(TtyModes::line_editing);
+        let line_unended = st.typed_unended;
+        let alternate = st.screen.alternate_screen();
         let answer = super::key_answer::key_answer(
             &mut st,
             modes,
@@ -274,10 +276,13 @@ impl SendOp {
             submits_command: reader.shell_line_editor
                 && input::submits_a_command(&request.text, request.submit),
             turns_on_errexit: reader.shell_line_editor && input::turns_on_errexit(&request.text),
+            // A poll (no text) edits nothing: what it shows is the output since.
             edits_shell_line: reader.shell_line_editor
+                && !request.text.is_empty()
                 && !input::submits_a_command(&request.text, request.submit),
             enter_withheld: AtomicBool::new(enter_withheld),
             rest_withheld: AtomicBool::new(rest_withheld),
+            keys_withheld: AtomicBool::new(false),
             // Not when the send ends the reader itself (an end-of-file or signal key, or a
             // REPL's or an editor's quit command among its lines). A program's line editor
             // (a REPL at its prompt) counts too: lines after one that ended the REPL by
@@ -297,6 +302,7 @@ impl SendOp {
             program,
             shell_reads_lines: reader.canonical && leader.as_deref().is_some_and(is_shell_name),
             line_ends_apart: full_screen_pastes,
+            key_reader: !alternate && modes.is_some_and(TtyModes::single_keys),
         };
         let (input, mut pacing) = pacing::Pacing::for_reader(input, &typing);
         let input = match insert_mode {
@@ -312,9 +318,21 @@ impl SendOp {
         if let Some(steps) = statements {
             pacing.plan_statements(steps);
         }
-        if let Some((rest, check)) = answer_rest {
-            pacing.check_answer_rest(rest, check);
-        }
+        let input = match answer_rest {
+            Some((rest, check)) => {
+                pacing.check_answer_rest(rest, check);
+                input
+            }
+            // The first of several lines to a key reader: an answer of its own.
+            None if typing.key_reader
+                && !enter_withheld
+                && !line_unended
+                && pacing.is_pending() =>
+            {
+                op.key_step(shared, input, &mut pacing, fg)
+            }
+            None => input,
+        };
         let driver = Arc::clone(&op).drive(Arc::clone(inner), input, pacing, initializing);
         inner.runtime.spawn(driver.instrument(inner.span.clone()));
         Ok(op)
