@@ -647,6 +647,17 @@ async fn a_shell_command_sent_to_a_pager_is_refused() {
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         let r = sh.send("ls -A | wc -l").await;
         assert!(r.viewport.contains("\n0\n"), "nothing written: {r:?}");
+        // On the main screen (`less -X` reads keys in cbreak mode there), a search with its
+        // Enter goes as sent, and so does text at the search prompt.
+        sh.send("seq 1 500 | less -X").await;
+        let r = sh.send("/300").await;
+        assert!(r.viewport.lines().any(|l| l == "300"), "{r:?}");
+        sh.send_raw("?", false).await;
+        let r = sh.send("echo").await;
+        assert!(r.viewport.contains("Pattern not found"), "{r:?}");
+        sh.send("").await;
+        let r = sh.send_raw("q", false).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
         // Under git, the pager is the one named.
         sh.send("git init -q r && cd r && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m one")
             .await;

@@ -14,7 +14,8 @@
 //! `yes` and its Enter). A reader that went on (printed, moved the cursor, ended, echoed
 //! nothing) took what it had, and the rest is dropped, as above (`abc` to `read -n 1` at
 //! `Select [a,b,c]: ` types `a`, and `bc` never starts `bc` in the shell). That is a short
-//! answer of printable keys in cbreak mode at anything but a yes/no or "any key" question
+//! answer of letters and digits (one printable key) in cbreak mode at anything but a yes/no
+//! or "any key" question
 //! (`Which environment (1=dev 2=prod): `, then a second `read -n 1`), and in raw mode
 //! (Python's `tty.setraw`, node's `setRawMode`, click's `getchar`) a one-key answer at any
 //! prompt but a REPL's, and a yes/no word at a yes/no question.
@@ -131,7 +132,12 @@ fn plan(
         let (keys, enter) = keys_and_enter(keyed)?;
         return match keys {
             [key] => checked(st, fg, vec![*key], enter.to_vec(), RestKind::Enter),
-            [key, rest @ ..] if keys.len() <= MAX_KEYS_ONE_AT_A_TIME => {
+            // Letters and digits only: a pager's command line (`/pattern`, `:n`) starts with
+            // a key that opens a prompt, where the text typed next goes on another column.
+            [key, rest @ ..]
+                if keys.len() <= MAX_KEYS_ONE_AT_A_TIME
+                    && keys.iter().all(u8::is_ascii_alphanumeric) =>
+            {
                 checked(st, fg, vec![*key], [rest, enter].concat(), RestKind::Keys)
             }
             _ => None,
