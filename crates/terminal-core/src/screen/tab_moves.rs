@@ -26,55 +26,49 @@ impl Screen {
     pub(super) fn emulate_tab(&mut self) -> u16 {
         let cols = self.parser.screen().size().1.get();
         let (row, from) = self.parser.screen().cursor_position();
-        if let Some(stops) = &self.tab_stops {
-            let to = stops
-                .iter()
-                .copied()
-                .find(|&stop| stop > from && stop < cols)
-                .unwrap_or(cols - 1);
-            self.emulate(format!("\x1b[{}G", to + 1).as_bytes());
-            let alternate = self.parser.screen().alternate_screen();
-            self.parser
-                .callbacks_mut()
-                .tabs_mut(alternate)
-                .record(row, from.min(cols), to);
-            return to;
-        }
         let main = !self.parser.screen().alternate_screen();
         if main && from >= cols {
             // A blank in the next row's first cell wraps the line there; the TAB goes on
             // from it.
             self.emulate(b" ");
             let (row, first) = self.parser.screen().cursor_position();
-            self.emulate(b"\t");
-            let (after_row, to) = self.parser.screen().cursor_position();
-            if after_row == row {
-                let tabs = self.parser.callbacks_mut().tabs_mut(false);
-                tabs.record(row, first.saturating_sub(1), to);
-            }
+            let (to, _) = self.tab_target(first, cols);
+            self.emulate(format!("\x1b[{}G", to + 1).as_bytes());
+            let tabs = self.parser.callbacks_mut().tabs_mut(false);
+            tabs.record(row, first.saturating_sub(1), to);
             return to;
         }
-        self.emulate(b"\t");
-        let (after_row, mut to) = self.parser.screen().cursor_position();
-        let past_last_stop = (from - from % TAB_WIDTH).saturating_add(TAB_WIDTH) >= cols;
+        let (mut to, past_last_stop) = self.tab_target(from, cols);
+        self.emulate(format!("\x1b[{}G", to + 1).as_bytes());
         let last_cell_empty = !self
             .parser
             .screen()
             .cell(row, to)
             .is_some_and(vt100::Cell::has_contents);
-        if main && after_row == row && to + 1 == cols && past_last_stop && last_cell_empty {
+        if main && to + 1 == cols && past_last_stop && last_cell_empty {
             // A blank in the empty last cell: the next character wraps.
             self.emulate(b" ");
             to = cols;
         }
-        if after_row == row {
-            let alternate = !main;
-            self.parser
-                .callbacks_mut()
-                .tabs_mut(alternate)
-                .record(row, from, to);
-        }
+        self.parser
+            .callbacks_mut()
+            .tabs_mut(!main)
+            .record(row, from, to);
         to
+    }
+
+    /// The column a TAB from column `from` moves to on a row of `cols` columns: the next tab
+    /// stop (the program's own, or every [`TAB_WIDTH`] columns), else the last column; and
+    /// whether it went past the last stop.
+    fn tab_target(&self, from: u16, cols: u16) -> (u16, bool) {
+        let next = match &self.tab_stops {
+            Some(stops) => stops.iter().copied().find(|&stop| stop > from),
+            None => Some((from - from % TAB_WIDTH).saturating_add(TAB_WIDTH)),
+        };
+        match next.filter(|&stop| stop < cols) {
+            Some(stop) => (stop, false),
+            None => (cols - 1, true),
+        }
     }
 
     /// Carries out CHT (`CSI n I`: `n` TABs) and CBT (`CSI n Z`: back `n` tab stops, to the
@@ -195,6 +189,11 @@ mod tests {
         assert_eq!(shown(b"\x1b[3gp\tq\r\n"), "p\tq\n");
         // One stop cleared (TBC 0 at the cursor): the TAB goes on to the next.
         assert_eq!(shown(b"\x1b[9G\x1b[g\rx\ty\r\n"), "x\ty\n");
+        // Past the program's last stop on the main screen, the text after the TAB wraps to
+        // the next row instead of overwriting the last column (`tabs 2,10`: no field lost).
+        let mut out = b"\x1b[3g\x1b[2G\x1bH\x1b[10G\x1bH\r".to_vec();
+        out.extend_from_slice(b"a\tb\tc\td\r\n");
+        assert_eq!(shown(&out), "a\tb\tc\td\n");
         // CBT goes back to the program's stops.
         let mut out = tabs4.clone();
         out.extend_from_slice(b"\x1b[11G\x1b[Zz\r\n");
