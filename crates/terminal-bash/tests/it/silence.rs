@@ -596,7 +596,11 @@ async fn a_program_printing_on_a_timer_while_it_watches_the_terminal_is_not_wait
         assert!(r.viewport.lines().any(|l| l == "END"), "{r:?}");
         assert!(r.viewport.contains("progress 6/6"), "{r:?}");
         // Nor one that ends in a bracket holding a count or a bar, beside a key poll.
-        for (line, arg) in [("Waiting for db (attempt %d/6)", "$i"), ("[%-6s]", "$b")] {
+        for (line, arg) in [
+            ("Waiting for db (attempt %d/6)", "$i"),
+            ("[%-6s]", "$b"),
+            ("Working [%s]", "spinning"),
+        ] {
             let r = sh
                 .send_within(
                     &format!(
@@ -610,6 +614,16 @@ async fn a_program_printing_on_a_timer_while_it_watches_the_terminal_is_not_wait
             assert_eq!(r.exit_code, Some(0), "{line}: {r:?}");
             assert!(r.viewport.lines().any(|l| l == "END"), "{line}: {r:?}");
         }
+        // A yes/no question counting down is a prompt at once.
+        let r = sh
+            .send(
+                "for i in 9 8 7 6 5 4 3 2 1; do printf '\\rContinue? [y/N] (%ds) ' $i; \
+                 read -t 1 -n1 k && break; done; echo; echo \"k=[$k]\"",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("y").await;
+        assert!(r.viewport.lines().any(|l| l == "k=[y]"), "{r:?}");
         // A timeout longer than the idle window: waiting for input before silence settles.
         let r = sh.send("read -t 20 v; echo \"got=$v\"").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");

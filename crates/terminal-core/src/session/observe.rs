@@ -385,13 +385,19 @@ pub(super) fn continuation_indent(row: &str, cursor_col: u16) -> Option<u16> {
 }
 
 /// Whether `row` (the text before the cursor, trailing spaces trimmed) ends the way a prompt
-/// does (see `Observation::question_at_cursor`): `Name:`, `Continue? [y/N]`, `>`,
-/// `(default)`, `$`, `#`. A progress line does not: `12/40`, `45%`, `Downloading...`, nor
-/// one whose closing bracket holds a count or no letter (`Waiting for db (attempt 1/3)`,
-/// `Syncing [2/4]`, a bar `[###   ]`) or whose `>` heads a bar (`[====>`). A question read
-/// as progress costs a send the wait for its timer or a quiet moment; progress read as a
-/// question would hand the next send's keys to a program that goes on by itself.
+/// does (see `Observation::question_at_cursor`): `Name:`, `Continue?`, `>`, `$`, `#`, a
+/// yes/no choice anywhere (`Continue? [y/N] (6s)`), or a closing bracket after a question
+/// (`Delete? (yes/no)`, `Port: [8080]`) or around a default, a range or a choice
+/// (`(default: 3)`, `[1-5]`, `[a/b/c]`). A progress or status line does not: `12/40`,
+/// `45%`, `Downloading...`, a bracket around a count, a bar or other words (`Waiting for db
+/// (attempt 1/3)`, `[###   ]`, `Working [spinning]`), a `>` heading a bar (`[====>`). A
+/// question read as progress costs a send the wait for its timer or a quiet moment; progress
+/// read as a question would hand the next send's keys to a program that goes on by itself.
 pub(super) fn ends_like_a_question(row: &str) -> bool {
+    let row = row.trim_end();
+    if super::input::asks_yes_or_no(row) {
+        return true;
+    }
     let Some(last) = row.chars().next_back() else {
         return false;
     };
@@ -401,11 +407,26 @@ pub(super) fn ends_like_a_question(row: &str) -> bool {
         ')' | ']' => {
             let open = if last == ')' { '(' } else { '[' };
             let body = &row[..row.len() - 1];
-            let inside = body.rfind(open).map_or(body, |at| &body[at + 1..]);
-            inside.chars().any(char::is_alphabetic) && !inside.chars().any(|c| c.is_ascii_digit())
+            let (before, inside) = body
+                .rfind(open)
+                .map_or((body, ""), |at| (&body[..at], &body[at + 1..]));
+            let digits = inside.chars().any(|c| c.is_ascii_digit());
+            let range = inside
+                .split_once('-')
+                .is_some_and(|(a, b)| is_number(a.trim()) && is_number(b.trim()));
+            before.trim_end().ends_with(['?', ':'])
+                || inside.contains('?')
+                || inside.to_ascii_lowercase().contains("default")
+                || range
+                || (inside.contains('/') && !digits && inside.chars().any(char::is_alphabetic))
         }
         _ => false,
     }
+}
+
+/// Whether `text` is a decimal number (digits only, at least one).
+fn is_number(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Whether `row` starts with a REPL's prompt followed by other text on the same row (node's

@@ -6,8 +6,13 @@ fn progress_in_brackets_is_no_question() {
     for row in [
         "Name:",
         "Continue? [y/N]",
+        "Continue? [y/N] (6s)",
         "Delete file? (yes/no)",
         "Overwrite (default)",
+        "Pick a number (default: 3)",
+        "Pick [1-5]",
+        "Port: [8080]",
+        "Mode [fast/slow]",
         "Proceed [Y/n/a]",
         "sqlite>",
         "$",
@@ -27,6 +32,10 @@ fn progress_in_brackets_is_no_question() {
         "copying --->",
         "elapsed (12s)",
         "()",
+        "Working [spinning]",
+        "Connecting to db (localhost)",
+        "Step 1: compiling (release)",
+        "Downloading (MB)",
     ] {
         assert!(!ends_like_a_question(row), "{row:?}");
     }
