@@ -13,13 +13,13 @@ pub(super) const SCREEN_MIXED_NOTICE: &str = "[screen: this output was written o
 /// showed that this output went back up into.
 pub(super) fn rewound_notice(lines: u64) -> String {
     let (lines, them) = if lines == 1 {
-        ("1 line".to_owned(), "that line")
+        ("1 line".to_owned(), "that line again as it reads")
     } else {
-        (format!("{lines} lines"), "those lines")
+        (format!("{lines} lines"), "those lines again as they read")
     };
     format!(
         "[screen: the output went back up {lines} into text an earlier result showed (a redraw, \
-         or lines erased and written again); this result shows {them} again as they read now]"
+         or lines erased and written again); this result shows {them} now]"
     )
 }
 
