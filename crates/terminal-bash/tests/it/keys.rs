@@ -381,6 +381,71 @@ async fn keys_beyond_what_a_key_read_takes_are_not_typed() {
     .await;
 }
 
+/// Keys to readers that echo nothing (a PIN) or read raw keys at several prompts: a silent
+/// reader still reading gets the next keys; each line of several answers its own raw prompt;
+/// keys beyond what a raw key read takes never answer the next prompt; text with spaces to a
+/// fixed-length read stops where the read does; lines after a key read ended are not run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_and_raw_key_readers_get_what_they_read() {
+    within(async {
+        let dir = TempDir::new("raw-keys");
+        let sh = Shell::open(config()).await;
+        let stray = |r: &dsh_terminal_core::SendResult| r.viewport.contains("command not found");
+        let r = sh
+            .send("read -s -n 3 -p 'PIN: ' p; echo; echo \"P=[$p]\"")
+            .await;
+        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
+        let r = sh.send("123").await;
+        assert!(r.viewport.lines().any(|l| l == "P=[123]"), "{r:?}");
+        let r = sh.send("echo END").await;
+        assert!(r.viewport.lines().any(|l| l == "END"), "{r:?}");
+        // Two raw key reads (Python's `tty.setraw`), each after its own prompt.
+        let two_keys = "import os, sys, termios, tty\n\
+            old = termios.tcgetattr(0)\n\
+            def key(prompt):\n\
+            \x20   sys.stdout.write(prompt); sys.stdout.flush()\n\
+            \x20   tty.setraw(0)\n\
+            \x20   k = os.read(0, 1)\n\
+            \x20   termios.tcsetattr(0, termios.TCSADRAIN, old)\n\
+            \x20   print()\n\
+            \x20   return k.decode()\n\
+            a = key('Which environment (1=dev 2=prod): ')\n\
+            b = key('Delete all? [y/N] ')\n\
+            print('K=' + a + ' K2=' + repr(b))\n";
+        std::fs::write(dir.0.join("two.py"), two_keys).unwrap();
+        let run = format!("python3 '{}'", dir.0.join("two.py").display());
+        for (answers, want) in [
+            (vec!["2\ny"], "K=2 K2='y'"),
+            (vec!["1y", "n"], "K=1 K2='n'"),
+        ] {
+            let r = sh.send(&run).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            let mut r = r;
+            for answer in &answers {
+                r = sh.send(answer).await;
+            }
+            assert!(r.viewport.lines().any(|l| l == want), "{answers:?}: {r:?}");
+            assert!(!stray(&r), "{r:?}");
+        }
+        let r = sh
+            .send("read -n 5 -p 'Your name: ' a; echo; echo \"A=[$a]\"")
+            .await;
+        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
+        let r = sh.send("bob smith").await;
+        assert!(r.viewport.lines().any(|l| l == "A=[bob s]"), "{r:?}");
+        assert!(!stray(&r), "{r:?}");
+        let r = sh
+            .send("read -n1 -p 'Go [y/N] ' a; echo; echo \"a=[$a]\"")
+            .await;
+        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
+        let r = sh.send("y\ny\ny").await;
+        assert!(r.viewport.lines().any(|l| l == "a=[y]"), "{r:?}");
+        assert!(!stray(&r), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A line reader that printed no prompt (the shell's own `read`, a program's `input()`) is
 /// said to take the next send as its line; one that printed its prompt is not.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

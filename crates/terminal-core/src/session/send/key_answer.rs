@@ -13,12 +13,14 @@
 //! `123` and no Enter; a line editor in raw mode at `[y/N]`, node's `readline.question`, gets
 //! `yes` and its Enter). A reader that went on (printed, moved the cursor, ended, echoed
 //! nothing) took what it had, and the rest is dropped, as above (`abc` to `read -n 1` at
-//! `Select [a,b,c]: ` types `a`, and `bc` never starts `bc` in the shell). That is a short
-//! answer of letters and digits (one printable key) in cbreak mode at anything but a yes/no
-//! or "any key" question
-//! (`Which environment (1=dev 2=prod): `, then a second `read -n 1`), and in raw mode
-//! (Python's `tty.setraw`, node's `setRawMode`, click's `getchar`) a one-key answer at any
-//! prompt but a REPL's, and a yes/no word at a yes/no question.
+//! `Select [a,b,c]: ` types `a`, and `bc` never starts `bc` in the shell). With the
+//! terminal's echo off, a reader that stays where it was (a PIN read) or moved one column on
+//! (printing `*`) took the key too. That is an answer of one printable key, or of keys
+//! starting with a letter or digit, in cbreak mode at anything but a yes/no or "any key"
+//! question (`Which environment (1=dev 2=prod): `, then a second `read -n 1`), and in raw mode
+//! (Python's `tty.setraw`, node's `setRawMode`, click's `getchar`) at a question or a prompt
+//! for a value (not a shell's or a REPL's prompt, whose line editor takes lines whole), a
+//! yes/no word at a yes/no question going with its other keys together.
 
 use std::sync::atomic::Ordering;
 
@@ -27,14 +29,14 @@ use crate::readiness::Settle;
 use crate::screen::Position;
 
 use super::super::input;
-use super::super::observe::is_repl_prompt;
+use super::super::observe::{ends_like_a_question, is_repl_prompt};
 use super::super::shared::{Shared, State};
 use super::SendOp;
 use super::pacing::Pacing;
 
-/// Most keys an answer to a key reader in cbreak mode may have for them to go one at a time
-/// (see the module docs); longer text goes as sent.
-const MAX_KEYS_ONE_AT_A_TIME: usize = 16;
+/// Most keys an answer to a key reader may have for them to go one at a time (see the module
+/// docs); longer text goes as sent.
+const MAX_KEYS_ONE_AT_A_TIME: usize = 64;
 
 /// What a send (or one of its paced lines) to a program asking for keys types instead of its
 /// text (see [`plan`]).
@@ -67,24 +69,31 @@ pub(super) struct AnswerCheck {
     fg: Option<i32>,
     /// The cursor when the key went.
     at: Position,
-    /// The key (a printable ASCII character other than the space).
+    /// The key (a printable ASCII character; the first of an answer is no space).
     key: char,
     /// What the rest is.
     kind: RestKind,
 }
 
 impl AnswerCheck {
-    /// Whether the reader, group `fg` now, shows the key on its line: the same group, the
-    /// cursor one column right of where it was, after the key.
-    fn shows_key(&self, st: &mut State, fg: Option<i32>) -> bool {
+    /// Whether the reader, group `fg` now, shows it took the key as part of a line: the same
+    /// group, on the same row, the cursor one column right of where it was, after the key
+    /// (after any character with the terminal's echo off, `echo`: a reader printing `*`);
+    /// with echo off, also the cursor where it was (a PIN read shows nothing).
+    fn shows_key(&self, st: &mut State, fg: Option<i32>, echo: bool) -> bool {
         let now = st.screen.cursor();
-        fg == self.fg
-            && now.row == self.at.row
-            && now.col == self.at.col + 1
-            && st
-                .screen
-                .cursor_row_prefix()
-                .is_some_and(|row| row.ends_with(self.key))
+        if fg != self.fg || now.row != self.at.row {
+            return false;
+        }
+        if now.col == self.at.col + 1 {
+            return !echo
+                || self.key == ' '
+                || st
+                    .screen
+                    .cursor_row_prefix()
+                    .is_some_and(|row| row.ends_with(self.key));
+        }
+        !echo && now.col == self.at.col
     }
 }
 
@@ -129,44 +138,46 @@ fn plan(
         if let Some((key, rest_withheld)) = key_of(st, keyed, asks_for_a_key) {
             return answer(key, rest_withheld, None);
         }
-        let (keys, enter) = keys_and_enter(keyed)?;
-        return match keys {
-            [key] => checked(st, fg, vec![*key], enter.to_vec(), RestKind::Enter),
-            // Letters and digits only: a pager's command line (`/pattern`, `:n`) starts with
-            // a key that opens a prompt, where the text typed next goes on another column.
-            [key, rest @ ..]
-                if keys.len() <= MAX_KEYS_ONE_AT_A_TIME
-                    && keys.iter().all(u8::is_ascii_alphanumeric) =>
-            {
-                checked(st, fg, vec![*key], [rest, enter].concat(), RestKind::Keys)
-            }
-            _ => None,
-        };
+        return one_at_a_time(st, fg, keyed);
     }
     if st
         .screen
         .cursor_row_prefix()
         .is_some_and(|row| is_repl_prompt(&row))
+        || !asks(st, asks_in_raw_mode)
     {
         return None;
     }
-    if let Some(key) = input::one_key_and_enter(keyed) {
-        let enter = keyed[key.len()..].to_vec();
-        return checked(st, fg, key, enter, RestKind::Enter);
+    if let Some(key) = input::yes_no_word_key(keyed).filter(|_| asks(st, input::asks_yes_or_no)) {
+        let rest = keyed[key.len()..].to_vec();
+        return checked(st, fg, key, rest, RestKind::Word);
     }
-    let key = input::yes_no_word_key(keyed).filter(|_| asks(st, input::asks_yes_or_no))?;
-    let rest = keyed[key.len()..].to_vec();
-    checked(st, fg, key, rest, RestKind::Word)
+    one_at_a_time(st, fg, keyed)
 }
 
-/// `keyed` as printable ASCII keys (one at least) and the Enter ending it (`\r`, `\n` or
-/// `\r\n`); `None` for anything else.
+/// `keyed` as keys typed one at a time, each once the reader took the one before (see the
+/// module docs): one printable key and its Enter, or up to [`MAX_KEYS_ONE_AT_A_TIME`] keys
+/// starting with a letter or digit (a pager's command line, `/pattern` or `:n`, starts with a
+/// key that opens a prompt, where the text typed next goes on another column).
+fn one_at_a_time(st: &mut State, fg: Option<i32>, keyed: &[u8]) -> Option<KeyAnswer> {
+    let (keys, enter) = keys_and_enter(keyed)?;
+    match keys {
+        [key] => checked(st, fg, vec![*key], enter.to_vec(), RestKind::Enter),
+        [key, rest @ ..] if keys.len() <= MAX_KEYS_ONE_AT_A_TIME && key.is_ascii_alphanumeric() => {
+            checked(st, fg, vec![*key], [rest, enter].concat(), RestKind::Keys)
+        }
+        _ => None,
+    }
+}
+
+/// `keyed` as printable ASCII keys (one at least, spaces among them) and the Enter ending it
+/// (`\r`, `\n` or `\r\n`); `None` for anything else.
 fn keys_and_enter(keyed: &[u8]) -> Option<(&[u8], &[u8])> {
     let keys = keyed
         .strip_suffix(b"\r\n")
         .or_else(|| keyed.strip_suffix(b"\r"))
         .or_else(|| keyed.strip_suffix(b"\n"))?;
-    (!keys.is_empty() && keys.iter().all(u8::is_ascii_graphic))
+    (!keys.is_empty() && keys.iter().all(|&b| b == b' ' || b.is_ascii_graphic()))
         .then(|| (keys, &keyed[keys.len()..]))
 }
 
@@ -185,7 +196,7 @@ fn answer(
 
 /// A key answer of `key` whose `rest` goes only once the reader shows the key (see the
 /// module docs); `None` (the text goes as sent) for a key that is no printable ASCII
-/// character or is a space, which an echo would not tell apart.
+/// character.
 fn checked(
     st: &mut State,
     fg: Option<i32>,
@@ -194,7 +205,7 @@ fn checked(
     kind: RestKind,
 ) -> Option<KeyAnswer> {
     let &[byte] = key.as_slice() else { return None };
-    if !byte.is_ascii_graphic() {
+    if !(byte == b' ' || byte.is_ascii_graphic()) {
         return None;
     }
     let check = AnswerCheck {
@@ -216,6 +227,17 @@ pub(super) enum AnswerRest {
     NotYet,
     /// The reader took what it had: the rest was dropped.
     Dropped,
+}
+
+/// Whether `row` asks what a program reading raw keys may take key by key: a yes/no choice,
+/// or a question or prompt for a value (`Which environment (1=dev 2=prod): `, `Overwrite?`,
+/// `Mode [fast/slow]`). A shell's or a REPL's prompt (`$`, `#`, `>`, nothing on a fresh row
+/// after a timer's output) is a line editor's, whose lines go whole.
+fn asks_in_raw_mode(row: &str) -> bool {
+    let row = row.trim_end();
+    input::asks_yes_or_no(row)
+        || row.ends_with([':', '?'])
+        || (row.ends_with([')', ']']) && ends_like_a_question(row))
 }
 
 /// Whether `row` asks for a key so plainly that a key reader in cbreak mode takes the key
@@ -318,7 +340,8 @@ impl SendOp {
                 pacing.check_answer(check);
                 return AnswerRest::NotYet;
             }
-            if check.shows_key(&mut self.shared.lock(), fg) {
+            let echo = self.shared.pty.modes().is_none_or(|m| m.echo);
+            if check.shows_key(&mut self.shared.lock(), fg, echo) {
                 pacing.passed_check(check.kind);
                 return AnswerRest::Types;
             }

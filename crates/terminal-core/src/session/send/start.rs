@@ -54,11 +54,18 @@ impl SendOp {
             fg == Some(shared.shell_pgid()) && modes.is_some_and(TtyModes::line_editing);
         let line_unended = st.typed_unended;
         let alternate = st.screen.alternate_screen();
+        // The shell itself holds the terminal in a key reader's modes but does not read it (its
+        // `read` was interrupted, and it is on its way back to its prompt, whose hook restores
+        // readline's modes): a command sent now is the shell's, no key answer.
+        let shell_not_reading = fg == Some(shared.shell_pgid())
+            && !shell_line_editor
+            && modes.is_some_and(|m| !m.canonical)
+            && shared.tty_reader(shared.shell_pgid()).is_none();
         let answer = super::key_answer::key_answer(
             &mut st,
             modes,
             fg,
-            shell_line_editor,
+            shell_line_editor || shell_not_reading,
             (&request.text, request.submit),
         );
         let (enter_withheld, rest_withheld, answer_rest) = match answer {
@@ -288,7 +295,9 @@ impl SendOp {
             // (a REPL at its prompt) counts too: lines after one that ended the REPL by
             // surprise (a statement that exits, a failing first statement) were its input.
             answers_a_line_reader: !reader.shell_line_editor
-                && (canonical == Some(true) || (program && canonical == Some(false)))
+                && (canonical == Some(true)
+                    || (program && canonical == Some(false))
+                    || modes.is_some_and(TtyModes::single_keys))
                 && !request
                     .text
                     .contains(['\u{3}', '\u{4}', '\u{1a}', '\u{1c}'])
@@ -323,8 +332,11 @@ impl SendOp {
                 pacing.check_answer_rest(rest, check);
                 input
             }
-            // The first of several lines to a key reader: an answer of its own.
-            None if typing.key_reader
+            // The first of several lines to a key reader (cbreak, or raw mode on the main
+            // screen): an answer of its own.
+            None if !alternate
+                && canonical == Some(false)
+                && !shell_not_reading
                 && !enter_withheld
                 && !line_unended
                 && pacing.is_pending() =>
