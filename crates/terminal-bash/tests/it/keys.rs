@@ -2,7 +2,7 @@
 //! exactly the keys sent, settle as waiting once they took them, and are reported as
 //! single-key readers, so an agent sends the key without an Enter.
 
-use dsh_terminal_core::{InputMode, WaitReason};
+use dsh_terminal_core::{InputMode, SendResult, WaitReason};
 use pretty_assertions::assert_eq;
 
 use crate::support::{Shell, TempDir, config, within};
@@ -322,6 +322,21 @@ async fn a_key_answer_keeps_its_enter_only_for_a_reader_that_shows_the_key() {
     .await;
 }
 
+/// Sends `reads` (a command waiting at a key read), then each of `answers` in a send of its
+/// own, and returns the last result, which shows no key run as a command.
+async fn answer_key_reads(sh: &Shell, reads: &str, answers: &[&str]) -> SendResult {
+    let mut r = sh.send(reads).await;
+    assert_eq!(r.wait_reason, WaitReason::StdinRead, "{reads}: {r:?}");
+    for answer in answers {
+        r = sh.send(answer).await;
+    }
+    assert!(
+        !r.viewport.contains("command not found"),
+        "{answers:?}: {r:?}"
+    );
+    r
+}
+
 /// Answers to the shell's own key reads, as a human types them: several lines to several
 /// key prompts each answer one (their Enters dropped), and keys beyond what a read takes are
 /// not typed, so none reaches the next prompt or runs in the shell (`abc` to `read -n1` does
@@ -330,7 +345,11 @@ async fn a_key_answer_keeps_its_enter_only_for_a_reader_that_shows_the_key() {
 async fn keys_beyond_what_a_key_read_takes_are_not_typed() {
     within(async {
         let sh = Shell::open(config()).await;
-        let stray = |r: &dsh_terminal_core::SendResult| r.viewport.contains("command not found");
+        let keys_said = |r: &SendResult| {
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[input: only the first keys of the text went"))
+        };
         for (reads, answer, want) in [
             (
                 "read -n1 -p 'Go [y/N] ' a; read -n1 -p ' Sure [y/N] ' b",
@@ -342,40 +361,33 @@ async fn keys_beyond_what_a_key_read_takes_are_not_typed() {
                 "a\ny\n",
                 "a=[a] b=[y]",
             ),
+            // One line loses its Enter, a later one keys as well: both are said.
+            (
+                "read -n1 -p 'Go [y/N] ' a; echo; read -n1 -p 'Env: ' b",
+                "n\nstaging",
+                "a=[n] b=[s]",
+            ),
         ] {
-            let r = sh.send(&format!("{reads}; echo; echo \"a=[$a] b=[$b]\"")).await;
-            assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
-            let r = sh.send(answer).await;
+            let reads = format!("{reads}; echo; echo \"a=[$a] b=[$b]\"");
+            let r = answer_key_reads(&sh, &reads, &[answer]).await;
             assert!(r.viewport.lines().any(|l| l == want), "{answer:?}: {r:?}");
-            assert!(!stray(&r), "{r:?}");
             assert_eq!(r.exit_code, Some(0), "{r:?}");
+            assert_eq!(keys_said(&r), answer.ends_with("staging"), "{r:?}");
         }
         for (prompt, answer) in [("Select [a,b,c]: ", "abc"), ("Continue? ", "yes")] {
-            let r = sh
-                .send(&format!("read -n1 -p '{prompt}' a; echo; echo \"a=[$a]\""))
-                .await;
-            assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
-            let r = sh.send(answer).await;
+            let reads = format!("read -n1 -p '{prompt}' a; echo; echo \"a=[$a]\"");
+            let r = answer_key_reads(&sh, &reads, &[answer]).await;
             let want = format!("a=[{}]", &answer[..1]);
             assert!(r.viewport.lines().any(|l| l == want), "{answer}: {r:?}");
             assert!(r.viewport.ends_with("dsh> "), "{answer}: {r:?}");
-            assert!(!stray(&r), "{r:?}");
-            assert!(
-                r.notices
-                    .iter()
-                    .any(|n| n.starts_with("[input: only the first keys of the text went")),
-                "{r:?}"
-            );
+            assert!(keys_said(&r), "{r:?}");
         }
-        let r = sh
-            .send("read -n 3 -p 'Code: ' a; echo; read -n1 -p 'Sure [y/N] ' b; echo; echo \"a=[$a] b=[$b]\"")
-            .await;
-        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
-        let r = sh.send("123").await;
+        let reads = "read -n 3 -p 'Code: ' a; echo; read -n1 -p 'Sure [y/N] ' b; echo; \
+                     echo \"a=[$a] b=[$b]\"";
+        let r = answer_key_reads(&sh, reads, &["123"]).await;
         assert!(r.viewport.ends_with("Sure [y/N] "), "{r:?}");
         let r = sh.send("y").await;
         assert!(r.viewport.lines().any(|l| l == "a=[123] b=[y]"), "{r:?}");
-        assert!(!stray(&r), "{r:?}");
         sh.close().await;
     })
     .await;
@@ -390,12 +402,8 @@ async fn silent_and_raw_key_readers_get_what_they_read() {
     within(async {
         let dir = TempDir::new("raw-keys");
         let sh = Shell::open(config()).await;
-        let stray = |r: &dsh_terminal_core::SendResult| r.viewport.contains("command not found");
-        let r = sh
-            .send("read -s -n 3 -p 'PIN: ' p; echo; echo \"P=[$p]\"")
-            .await;
-        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
-        let r = sh.send("123").await;
+        let reads = "read -s -n 3 -p 'PIN: ' p; echo; echo \"P=[$p]\"";
+        let r = answer_key_reads(&sh, reads, &["123"]).await;
         assert!(r.viewport.lines().any(|l| l == "P=[123]"), "{r:?}");
         let r = sh.send("echo END").await;
         assert!(r.viewport.lines().any(|l| l == "END"), "{r:?}");
@@ -418,29 +426,17 @@ async fn silent_and_raw_key_readers_get_what_they_read() {
             (vec!["2\ny"], "K=2 K2='y'"),
             (vec!["1y", "n"], "K=1 K2='n'"),
         ] {
-            let r = sh.send(&run).await;
-            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-            let mut r = r;
-            for answer in &answers {
-                r = sh.send(answer).await;
-            }
+            let r = answer_key_reads(&sh, &run, &answers).await;
             assert!(r.viewport.lines().any(|l| l == want), "{answers:?}: {r:?}");
-            assert!(!stray(&r), "{r:?}");
         }
-        let r = sh
-            .send("read -n 5 -p 'Your name: ' a; echo; echo \"A=[$a]\"")
-            .await;
-        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
-        let r = sh.send("bob smith").await;
-        assert!(r.viewport.lines().any(|l| l == "A=[bob s]"), "{r:?}");
-        assert!(!stray(&r), "{r:?}");
-        let r = sh
-            .send("read -n1 -p 'Go [y/N] ' a; echo; echo \"a=[$a]\"")
-            .await;
-        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
-        let r = sh.send("y\ny\ny").await;
-        assert!(r.viewport.lines().any(|l| l == "a=[y]"), "{r:?}");
-        assert!(!stray(&r), "{r:?}");
+        for (reads, answer, want) in [
+            ("read -n 5 -p 'Your name: ' a", "bob smith", "A=[bob s]"),
+            ("read -n1 -p 'Go [y/N] ' a", "y\ny\ny", "A=[y]"),
+        ] {
+            let reads = format!("{reads}; echo; echo \"A=[$a]\"");
+            let r = answer_key_reads(&sh, &reads, &[answer]).await;
+            assert!(r.viewport.lines().any(|l| l == want), "{answer:?}: {r:?}");
+        }
         sh.close().await;
     })
     .await;

@@ -232,10 +232,9 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                 .to_owned(),
             ),
         ),
-        (
-            facts.keys_withheld && !facts.enter_withheld,
-            Some(KEYS_WITHHELD_NOTICE.to_owned()),
-        ),
+        // Said beside a withheld Enter too: of several lines, one answer may have lost keys
+        // and another only its Enter.
+        (facts.keys_withheld, Some(KEYS_WITHHELD_NOTICE.to_owned())),
         (
             facts.cleared_line.is_some(),
             facts.cleared_line.as_deref().map(cleared_line_notice),
