@@ -12,10 +12,16 @@ use crate::screen::PromptState;
 
 use super::nested_shell::{is_shell_name, runs_interactively};
 use super::probe::ProbeVerdict;
-use super::result::{ReplContinuation, is_repl_continuation_prompt, repl_continuation};
 use super::send::{EXIT_DRAIN_MAX, EXIT_DRAIN_MIN};
 use super::shared::Shared;
 use super::stream_reader::reads_to_end_of_input;
+
+mod prompt_rows;
+pub(super) use prompt_rows::{
+    at_primary_repl_prompt, continuation_indent, ends_like_a_question,
+    is_block_continuation_prompt, is_primary_repl_prompt, is_repl_prompt, runs_a_repl,
+    starts_with_repl_prompt,
+};
 
 /// A foreground probe in flight: the group probed, when the probe started, and what the
 /// group is doing (with whether the shell replaced itself, for the shell's group, and whether
@@ -327,137 +333,6 @@ pub(super) fn observe(
         obs.input_pending = shared.pty.pending_input_bytes().unwrap_or(0) > 0;
     }
     (obs, exit_at.map(|(at, _)| at), last_exit)
-}
-
-/// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) is a
-/// REPL's prompt and nothing else: one word ending in `>` (node's `> `, `sqlite> `,
-/// `irb(main):001> `), one word in parentheses (gdb's `(gdb) `, pdb's `(Pdb) `), IPython's
-/// `In [1]:` or `...:`, or a continuation's `...` (indented or not). Text that merely ends
-/// like one (`hint: Waiting for your editor...`, `Continue?`) is not: a program printing it
-/// may still be starting up or busy.
-pub(super) fn is_repl_prompt(row: &str) -> bool {
-    let row = row.trim_start_matches(' ');
-    let one_word = !row.contains(char::is_whitespace);
-    (one_word && row.ends_with('>'))
-        || (one_word && row.len() > 2 && row.starts_with('(') && row.ends_with(')'))
-        || is_repl_continuation_prompt(row)
-        || row
-            .strip_prefix("In [")
-            .and_then(|r| r.strip_suffix("]:"))
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-}
-
-/// Whether the cursor's row, up to the cursor, is a REPL's primary prompt (`>>> `, `In [3]: `,
-/// not a continuation prompt): the REPL reads a new statement.
-pub(super) fn at_primary_repl_prompt(screen: &mut crate::screen::Screen) -> bool {
-    screen
-        .cursor_row_prefix()
-        .is_some_and(|p| is_primary_repl_prompt(&p))
-}
-
-/// [`at_primary_repl_prompt`] of the cursor row's text before the cursor (trailing spaces
-/// trimmed).
-pub(super) fn is_primary_repl_prompt(row: &str) -> bool {
-    is_repl_prompt(row) && !is_repl_continuation_prompt(row)
-}
-
-/// Whether `row` (the cursor row's text before the cursor, trailing spaces trimmed) is a
-/// REPL's block continuation prompt (`... `): the REPL reads more lines of a statement.
-pub(super) fn is_block_continuation_prompt(row: &str) -> bool {
-    repl_continuation(row) == Some(ReplContinuation::Block)
-}
-
-/// The columns of blanks between a REPL's block continuation prompt (`... `, `   ...: `: `row`,
-/// the cursor row's text before the cursor with trailing spaces trimmed) and the cursor at
-/// column `cursor_col`: the indentation an auto-indenting REPL (Python 3.13's, IPython) gave
-/// the line it opened, in steps of four columns as they indent. `None` when the cursor stands
-/// right after the prompt's space, after blanks of another count (pdb's `...   ` prompt ends
-/// in three), or the row is no such prompt.
-pub(super) fn continuation_indent(row: &str, cursor_col: u16) -> Option<u16> {
-    if !is_block_continuation_prompt(row) {
-        return None;
-    }
-    // The prompts matched are ASCII: their bytes are their columns.
-    let prompt_end = u16::try_from(row.len()).ok()?.checked_add(1)?;
-    cursor_col
-        .checked_sub(prompt_end)
-        .filter(|&blanks| blanks > 0 && blanks % 4 == 0)
-}
-
-/// Whether `row` (the text before the cursor, trailing spaces trimmed) ends the way a prompt
-/// does (see `Observation::question_at_cursor`): `Name:`, `Continue?`, `>`, `$`, `#`, a
-/// yes/no choice anywhere (`Continue? [y/N] (6s)`), or a closing bracket after a question
-/// (`Delete? (yes/no)`, `Port: [8080]`) or around a default, a range or a choice
-/// (`(default: 3)`, `[1-5]`, `[a/b/c]`). A progress or status line does not: `12/40`,
-/// `45%`, `Downloading...`, a bracket around a count, a bar or other words (`Waiting for db
-/// (attempt 1/3)`, `[###   ]`, `Working [spinning]`), a `>` heading a bar (`[====>`). A
-/// question read as progress costs a send the wait for its timer or a quiet moment; progress
-/// read as a question would hand the next send's keys to a program that goes on by itself.
-pub(super) fn ends_like_a_question(row: &str) -> bool {
-    let row = row.trim_end();
-    if super::input::asks_yes_or_no(row) {
-        return true;
-    }
-    let Some(last) = row.chars().next_back() else {
-        return false;
-    };
-    match last {
-        ':' | '?' | '$' | '#' => true,
-        '>' => !row.ends_with("=>") && !row.ends_with("->"),
-        ')' | ']' => {
-            let open = if last == ')' { '(' } else { '[' };
-            let body = &row[..row.len() - 1];
-            let (before, inside) = body
-                .rfind(open)
-                .map_or((body, ""), |at| (&body[..at], &body[at + 1..]));
-            let digits = inside.chars().any(|c| c.is_ascii_digit());
-            let range = inside
-                .split_once('-')
-                .is_some_and(|(a, b)| is_number(a.trim()) && is_number(b.trim()));
-            before.trim_end().ends_with(['?', ':'])
-                || inside.contains('?')
-                || inside.to_ascii_lowercase().contains("default")
-                || range
-                || (inside.contains('/') && !digits && inside.chars().any(char::is_alphabetic))
-        }
-        _ => false,
-    }
-}
-
-/// Whether `text` is a decimal number (digits only, at least one).
-fn is_number(text: &str) -> bool {
-    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
-}
-
-/// Whether `row` starts with a REPL's prompt followed by other text on the same row (node's
-/// `> ` and then a timer's output, which does not redraw the prompt): its first word with the
-/// space after it is a prompt by [`is_repl_prompt`].
-pub(super) fn starts_with_repl_prompt(row: &str) -> bool {
-    row.split_once(' ')
-        .is_some_and(|(word, rest)| !rest.trim().is_empty() && is_repl_prompt(word))
-}
-
-/// Whether `cmdline` (NUL-separated, as `/proc/<pid>/cmdline`) runs an interpreter's REPL:
-/// options only after the program, none that runs code given inline (`node`, `node
-/// --inspect`, not `node app.js` or `node -e …`).
-pub(super) fn runs_a_repl(cmdline: &[u8]) -> bool {
-    const INLINE: [&str; 6] = ["-e", "-p", "--eval", "--print", "-c", "-m"];
-    const TAKES_VALUE: [&str; 4] = ["-r", "--require", "--import", "--loader"];
-    let mut args = cmdline
-        .split(|&b| b == 0)
-        .filter(|a| !a.is_empty())
-        .map(String::from_utf8_lossy)
-        .skip(1);
-    while let Some(arg) = args.next() {
-        let name = arg.split('=').next().unwrap_or_default();
-        if INLINE.contains(&name) || !arg.starts_with('-') {
-            return false;
-        }
-        if TAKES_VALUE.contains(&&*arg) {
-            let _ = args.next();
-        }
-    }
-    true
 }
 
 /// The terminal facts a settled result reports.
