@@ -354,9 +354,9 @@ impl Screen {
                 Step::Text if b == b'\t' => {
                     text_in_segment = true;
                     self.emulate(&bytes[seg_start..i]);
-                    let before = self.cursor_unsynced();
+                    let before = tracking.then(|| self.cursor_unsynced());
                     let to = self.emulate_tab();
-                    if tracking {
+                    if let Some(before) = before {
                         self.note_moved_forward(before);
                     }
                     seg_start = i + 1;
@@ -438,9 +438,9 @@ impl Screen {
                         text_rows = text_rows.map(|t| t.moved(map));
                     }
                     self.parser.callbacks_mut().osc_ends_with_bel = b == 0x07;
-                    let before = self.cursor_unsynced();
+                    let before = tracking.then(|| self.cursor_unsynced());
                     self.emulate_sequence_end(seq, b);
-                    if tracking {
+                    if let Some(before) = before {
                         self.note_moved_forward(before);
                     }
                     if let Some(body) = self.scanner.take_finished_dcs() {

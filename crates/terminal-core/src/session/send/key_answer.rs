@@ -108,7 +108,8 @@ pub(super) fn key_answer(
     shell_line_editor: bool,
     (text, submit): (&str, bool),
 ) -> Option<KeyAnswer> {
-    if st.typed_unended {
+    // The shell's line editor (every command typed at the prompt) returns before any work.
+    if st.typed_unended || shell_line_editor || modes.is_none_or(|m| m.canonical) {
         return None;
     }
     let keyed = if submit {
@@ -161,13 +162,21 @@ fn plan(
 /// key that opens a prompt, where the text typed next goes on another column).
 fn one_at_a_time(st: &mut State, fg: Option<i32>, keyed: &[u8]) -> Option<KeyAnswer> {
     let (keys, enter) = keys_and_enter(keyed)?;
-    match keys {
-        [key] => checked(st, fg, vec![*key], enter.to_vec(), RestKind::Enter),
-        [key, rest @ ..] if keys.len() <= MAX_KEYS_ONE_AT_A_TIME && key.is_ascii_alphanumeric() => {
-            checked(st, fg, vec![*key], [rest, enter].concat(), RestKind::Keys)
-        }
-        _ => None,
-    }
+    let one_by_one = keys.len() == 1
+        || (keys.len() <= MAX_KEYS_ONE_AT_A_TIME && keys[0].is_ascii_alphanumeric());
+    one_by_one.then(|| next_key(st, fg, keys, enter)).flatten()
+}
+
+/// The first of `keys` (one at least) as a checked answer whose rest is the other keys and
+/// `enter`, or `enter` alone after the last key.
+fn next_key(st: &mut State, fg: Option<i32>, keys: &[u8], enter: &[u8]) -> Option<KeyAnswer> {
+    let (key, rest) = keys.split_first()?;
+    let kind = if rest.is_empty() {
+        RestKind::Enter
+    } else {
+        RestKind::Keys
+    };
+    checked(st, fg, vec![*key], [rest, enter].concat(), kind)
 }
 
 /// `keyed` as printable ASCII keys (one at least, spaces among them) and the Enter ending it
@@ -287,15 +296,9 @@ impl SendOp {
         let mut st = shared.lock();
         let planned = match pacing.take_passed_check() {
             // Keys one at a time go on with the next one; any other rest goes whole.
-            Some(RestKind::Keys) => keys_and_enter(&line).and_then(|(keys, enter)| {
-                let (key, rest) = keys.split_first()?;
-                let kind = if rest.is_empty() {
-                    RestKind::Enter
-                } else {
-                    RestKind::Keys
-                };
-                checked(&mut st, fg, vec![*key], [rest, enter].concat(), kind)
-            }),
+            Some(RestKind::Keys) => {
+                keys_and_enter(&line).and_then(|(keys, enter)| next_key(&mut st, fg, keys, enter))
+            }
             Some(_) => None,
             None => {
                 let shell_line_editor =

@@ -260,6 +260,7 @@ impl SendOp {
             last_line.clone()
         };
         st.promptless_repl = entered.or(fg.filter(|_| in_promptless_mode));
+        let submits = input::submits_a_command(&request.text, request.submit);
         let op = Arc::new(SendOp {
             shared: Arc::clone(shared),
             result: watch::channel(None).0,
@@ -280,13 +281,10 @@ impl SendOp {
             in_promptless_mode,
             own_line,
             last_line,
-            submits_command: reader.shell_line_editor
-                && input::submits_a_command(&request.text, request.submit),
+            submits_command: reader.shell_line_editor && submits,
             turns_on_errexit: reader.shell_line_editor && input::turns_on_errexit(&request.text),
             // A poll (no text) edits nothing: what it shows is the output since.
-            edits_shell_line: reader.shell_line_editor
-                && !request.text.is_empty()
-                && !input::submits_a_command(&request.text, request.submit),
+            edits_shell_line: reader.shell_line_editor && !request.text.is_empty() && !submits,
             enter_withheld: AtomicBool::new(enter_withheld),
             rest_withheld: AtomicBool::new(rest_withheld),
             keys_withheld: AtomicBool::new(false),
