@@ -136,7 +136,7 @@ async fn a_key_for_a_key_reader_goes_without_its_enter() {
         );
         assert!(
             r.notices.iter().any(|n| n.starts_with(
-                "[input: the key went without its Enter"
+                "[input: the Enter was left out"
             )),
             "{r:?}"
         );
@@ -147,7 +147,7 @@ async fn a_key_for_a_key_reader_goes_without_its_enter() {
         // its Enter, so the next line answers the next prompt; a yes/no word as its first
         // key.
         for (answer, said) in [
-            ("y", "the key went without its Enter"),
+            ("y", "the Enter was left out"),
             ("yes", "only the word's first key went"),
         ] {
             let r = sh
@@ -212,7 +212,7 @@ async fn a_key_for_a_key_reader_goes_without_its_enter() {
         let r = sh.send("ab").await;
         assert_eq!(r.viewport, "ab\nk=[ab]\ndsh> ", "{r:?}");
         assert!(
-            r.notices.iter().any(|n| n.contains("without its Enter")),
+            r.notices.iter().any(|n| n.contains("the Enter was left out")),
             "{r:?}"
         );
         sh.close().await;
@@ -242,10 +242,7 @@ async fn a_key_answer_keeps_its_enter_only_for_a_reader_that_shows_the_key() {
         assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
         let r = sh.send("2").await;
         assert!(r.viewport.ends_with("Deploy to it now? [Y/n] "), "{r:?}");
-        assert!(
-            withheld(&r, "[input: the key went without its Enter"),
-            "{r:?}"
-        );
+        assert!(withheld(&r, "[input: the Enter was left out"), "{r:?}");
         let r = sh.send("n").await;
         assert!(r.viewport.lines().any(|l| l == "a=[2] b=[n]"), "{r:?}");
         let r = sh
@@ -280,7 +277,7 @@ async fn a_key_answer_keeps_its_enter_only_for_a_reader_that_shows_the_key() {
                 "key.py 'Choose (a/b/c):'",
                 "b",
                 "key b",
-                Some("[input: the key went without its Enter"),
+                Some("[input: the Enter was left out"),
             ),
             (
                 "key.py",
@@ -292,7 +289,7 @@ async fn a_key_answer_keeps_its_enter_only_for_a_reader_that_shows_the_key() {
                 "key.py",
                 "n",
                 "key n",
-                Some("[input: the key went without its Enter"),
+                Some("[input: the Enter was left out"),
             ),
             ("line.py", "yes", "line yes", None),
             ("line.py", "y", "line y", None),

@@ -78,9 +78,9 @@ pub(super) const SHELL_CONTINUED_NOTICE: &str = "[shell: the session's shell was
      (suspend or SIGSTOP); it was continued (SIGCONT) before this send]";
 
 /// The notice for [`SettleFacts::enter_withheld`].
-pub(super) const ENTER_WITHHELD_NOTICE: &str = "[input: the key went without its Enter: the \
-     program read single keys, and an Enter after a key is a key of its own, which the next \
-     prompt would take as its answer; if the program still waits for more keys or an Enter, \
+pub(super) const ENTER_WITHHELD_NOTICE: &str = "[input: the Enter was left out: the program \
+     read single keys, and an Enter after them is a key of its own, which the next prompt \
+     would take as its answer; if the program still waits for more keys or an Enter, \
      send them (an Enter alone: empty text)]";
 
 /// The notice for [`SettleFacts::rest_withheld`].
