@@ -543,6 +543,17 @@ impl Screen {
         self.row_prefix(pos)
     }
 
+    /// [`Screen::cursor_row_prefix`], or, with the cursor on the row of `from` (where keys
+    /// typed at a prompt began) and right of it, the row's text before `from`: the prompt the
+    /// keys answer.
+    pub(crate) fn prompt_row_prefix(&mut self, from: Option<Position>) -> Option<String> {
+        let pos = self.cursor();
+        match from {
+            Some(from) if from.row == pos.row && from.col <= pos.col => self.row_prefix(from),
+            _ => self.row_prefix(pos),
+        }
+    }
+
     /// The text of the row above the cursor's when that row is below `after_row` (absolute),
     /// trailing spaces trimmed (`None` on the first row, at or above `after_row`, or past what
     /// history holds).

@@ -13,6 +13,7 @@ mod confined;
 mod editors;
 mod environment;
 mod input;
+mod key_editors;
 mod keys;
 mod left_changed;
 mod lifecycle;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crate::process::{GroupActivity, cmdline, fd_leaves_stdin, group_member};
 use crate::pty::TtyModes;
 use crate::readiness::{Observation, PreWrite, Settle};
-use crate::screen::PromptState;
+use crate::screen::{Position, PromptState};
 
 use super::nested_shell::{is_shell_name, runs_interactively};
 use super::probe::ProbeVerdict;
@@ -183,6 +183,7 @@ pub(super) fn observe(
     (done_at_write, marks_at_write, written_at): (u64, u64, Instant),
     cursor_row_wanted: bool,
     own_line: Option<&str>,
+    answer_from: Option<Position>,
 ) -> (Observation, Option<Instant>, Option<i32>) {
     // Drained first, the screen's facts after: everything the probe's program wrote before
     // it blocked is then on the screen these facts are read from.
@@ -290,7 +291,8 @@ pub(super) fn observe(
         || (cursor_row_wanted && obs.output_since_write);
     let mut st = row_wanted.then(|| shared.lock());
     if let Some(st) = st.as_mut().filter(|st| !st.screen.binary_run_open()) {
-        let row = st.screen.cursor_row_prefix();
+        // Keys of an answer typed one at a time follow the prompt they answer.
+        let row = st.screen.prompt_row_prefix(answer_from);
         obs.prompt_at_cursor = row.as_deref().is_some_and(is_repl_prompt);
         obs.question_at_cursor = row.as_deref().is_some_and(ends_like_a_question);
         obs.cursor_on_blank_row = row.as_deref().is_none_or(str::is_empty);

@@ -311,6 +311,7 @@ impl SendOp {
                 (done_at_write, marks_at_write, written_at),
                 pacing.wants_cursor_row(readiness.prompt_seen()),
                 self.own_line.as_deref(),
+                pacing.answer_start(),
             );
             // Silence before an interrupt says nothing of how the program takes it.
             if let Some(at) = interrupts.delivered_at() {

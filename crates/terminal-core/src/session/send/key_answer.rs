@@ -4,7 +4,9 @@
 //! send's next line as a command). The key goes without its Enter, as the send began or as
 //! one of its paced lines, and the result says so. A yes/no question answered with the word
 //! (`yes`, `no`) gets the word's first key alone: the rest of the word would be keys of their
-//! own too (`es` run as a command once the program is done).
+//! own too (`es` run as a command once the program is done). With the terminal's echo off,
+//! a program that shows that key itself and reads on, on the same row, is a line editor of
+//! its own in cbreak mode: the rest (the word's other keys, the Enter) goes to it then.
 //!
 //! Where the modes and the question do not tell a key reader from a reader of a line, the
 //! keys go one at a time, each (and the Enter after the last) only once the reader shows it
@@ -14,8 +16,10 @@
 //! `yes` and its Enter). A reader that went on (printed, moved the cursor, ended, echoed
 //! nothing) took what it had, and the rest is dropped, as above (`abc` to `read -n 1` at
 //! `Select [a,b,c]: ` types `a`, and `bc` never starts `bc` in the shell). With the
-//! terminal's echo off, a reader that stays where it was (a PIN read) or moved one column on
-//! (printing `*`) took the key too. That is an answer of one printable key, or of keys
+//! terminal's echo off, a reader whose cursor is anywhere from where the answer began to the
+//! width of the keys typed so far took the key too: a PIN read shows nothing, others print
+//! `*`, and a line editor that draws after it reads again (prompt_toolkit) shows the keys
+//! late. Keys are printable characters of any script, one or two columns wide. That is an answer of one printable key, or of keys
 //! starting with a letter or digit, in cbreak mode at anything but a yes/no or "any key"
 //! question (`Which environment (1=dev 2=prod): `, then a second `read -n 1`), and in raw mode
 //! (Python's `tty.setraw`, node's `setRawMode`, click's `getchar`) at a question or a prompt
@@ -67,34 +71,56 @@ pub(super) enum RestKind {
 pub(super) struct AnswerCheck {
     /// The foreground process group the key went to.
     fg: Option<i32>,
-    /// The cursor when the key went.
+    /// The cursor when the answer's first key went.
+    start: Position,
+    /// The cursor when this key went.
     at: Position,
-    /// The key (a printable ASCII character; the first of an answer is no space).
+    /// Columns the answer's keys typed so far take on screen, this one's included.
+    cols: u16,
+    /// The key (a printable character one or two columns wide; the first of an answer is no
+    /// space).
     key: char,
     /// What the rest is.
     kind: RestKind,
+    /// Only a reader that shows the key echoed counts, whatever the terminal's echo (a key
+    /// reader in cbreak mode with echo off at a yes/no question: a silent one takes the key
+    /// alone, one that echoes it and reads on is a line editor of its own).
+    echo_required: bool,
 }
 
 impl AnswerCheck {
+    /// The cursor when the answer's first key went.
+    pub(super) fn start(&self) -> Position {
+        self.start
+    }
+
     /// Whether the reader, group `fg` now, shows it took the key as part of a line: the same
-    /// group, on the same row, the cursor one column right of where it was, after the key
-    /// (after any character with the terminal's echo off, `echo`: a reader printing `*`);
-    /// with echo off, also the cursor where it was (a PIN read shows nothing).
+    /// group, on the same row. With the terminal's echo on (`echo`: it echoes each key as it
+    /// comes) or `echo_required`, the cursor the key's width right of where it was, after the
+    /// key. With echo off, a program echoes, if at all, once it gets to it (prompt_toolkit
+    /// draws after it reads again): the cursor anywhere from where the answer's first key
+    /// went to the columns of the keys typed so far (a PIN read shows nothing, others `*` or
+    /// the keys).
     fn shows_key(&self, st: &mut State, fg: Option<i32>, echo: bool) -> bool {
         let now = st.screen.cursor();
         if fg != self.fg || now.row != self.at.row {
             return false;
         }
-        if now.col == self.at.col + 1 {
-            return !echo
-                || self.key == ' '
-                || st
-                    .screen
-                    .cursor_row_prefix()
-                    .is_some_and(|row| row.ends_with(self.key));
+        if echo || self.echo_required {
+            return now.col == self.at.col.saturating_add(key_width(self.key))
+                && (self.key == ' '
+                    || st
+                        .screen
+                        .cursor_row_prefix()
+                        .is_some_and(|row| row.ends_with(self.key)));
         }
-        !echo && now.col == self.at.col
+        (self.start.col..=self.start.col.saturating_add(self.cols)).contains(&now.col)
     }
+}
+
+/// Columns `key` takes on screen (0 for a control or combining character).
+fn key_width(key: char) -> u16 {
+    unicode_width::UnicodeWidthChar::width(key).map_or(0, |w| u16::try_from(w).unwrap_or(0))
 }
 
 /// What a send of `text` (+ Enter when `submit`) begun now to the foreground group `fg`
@@ -137,7 +163,20 @@ fn plan(
     }
     if modes.single_keys() {
         if let Some((key, rest_withheld)) = key_of(st, keyed, asks_for_a_key) {
-            return answer(key, rest_withheld, None);
+            // The terminal echoes (`read -n 1`): the key goes alone. With echo off, a program
+            // that echoes the key itself and reads on, on the same row, reads a line (a line
+            // editor of its own in cbreak mode), and the rest goes to it.
+            if modes.echo {
+                return answer(key, rest_withheld, None);
+            }
+            let rest = keyed[key.len()..].to_vec();
+            let kind = if rest_withheld {
+                RestKind::Word
+            } else {
+                RestKind::Enter
+            };
+            let key = std::str::from_utf8(&key).ok()?;
+            return checked(st, fg, key, rest, (kind, None, true));
         }
         return one_at_a_time(st, fg, keyed);
     }
@@ -151,7 +190,8 @@ fn plan(
     }
     if let Some(key) = input::yes_no_word_key(keyed).filter(|_| asks(st, input::asks_yes_or_no)) {
         let rest = keyed[key.len()..].to_vec();
-        return checked(st, fg, key, rest, RestKind::Word);
+        let key = std::str::from_utf8(&key).ok()?;
+        return checked(st, fg, key, rest, (RestKind::Word, None, false));
     }
     one_at_a_time(st, fg, keyed)
 }
@@ -162,32 +202,56 @@ fn plan(
 /// key that opens a prompt, where the text typed next goes on another column).
 fn one_at_a_time(st: &mut State, fg: Option<i32>, keyed: &[u8]) -> Option<KeyAnswer> {
     let (keys, enter) = keys_and_enter(keyed)?;
-    let one_by_one = keys.len() == 1
-        || (keys.len() <= MAX_KEYS_ONE_AT_A_TIME && keys[0].is_ascii_alphanumeric());
-    one_by_one.then(|| next_key(st, fg, keys, enter)).flatten()
+    let count = keys.chars().count();
+    let one_by_one =
+        count == 1 || (count <= MAX_KEYS_ONE_AT_A_TIME && keys.starts_with(char::is_alphanumeric));
+    one_by_one
+        .then(|| next_key(st, fg, keys, enter, None))
+        .flatten()
 }
 
 /// The first of `keys` (one at least) as a checked answer whose rest is the other keys and
-/// `enter`, or `enter` alone after the last key.
-fn next_key(st: &mut State, fg: Option<i32>, keys: &[u8], enter: &[u8]) -> Option<KeyAnswer> {
-    let (key, rest) = keys.split_first()?;
+/// `enter`, or `enter` alone after the last key; `before`: the check of the answer's key
+/// before it, which passed.
+fn next_key(
+    st: &mut State,
+    fg: Option<i32>,
+    keys: &str,
+    enter: &[u8],
+    before: Option<AnswerCheck>,
+) -> Option<KeyAnswer> {
+    let first = keys.chars().next()?;
+    let (key, rest) = keys.split_at(first.len_utf8());
     let kind = if rest.is_empty() {
         RestKind::Enter
     } else {
         RestKind::Keys
     };
-    checked(st, fg, vec![*key], [rest, enter].concat(), kind)
+    checked(
+        st,
+        fg,
+        key,
+        [rest.as_bytes(), enter].concat(),
+        (kind, before, false),
+    )
 }
 
-/// `keyed` as printable ASCII keys (one at least, spaces among them) and the Enter ending it
-/// (`\r`, `\n` or `\r\n`); `None` for anything else.
-fn keys_and_enter(keyed: &[u8]) -> Option<(&[u8], &[u8])> {
+/// `keyed` as printable keys (one at least, spaces among them; each one or two columns wide)
+/// and the Enter ending it (`\r`, `\n` or `\r\n`); `None` for anything else.
+fn keys_and_enter(keyed: &[u8]) -> Option<(&str, &[u8])> {
     let keys = keyed
         .strip_suffix(b"\r\n")
         .or_else(|| keyed.strip_suffix(b"\r"))
         .or_else(|| keyed.strip_suffix(b"\n"))?;
-    (!keys.is_empty() && keys.iter().all(|&b| b == b' ' || b.is_ascii_graphic()))
-        .then(|| (keys, &keyed[keys.len()..]))
+    let text = std::str::from_utf8(keys).ok()?;
+    (!text.is_empty() && text.chars().all(|c| c == ' ' || is_key(c)))
+        .then(|| (text, &keyed[keys.len()..]))
+}
+
+/// Whether `c` is a printable key other than a space: no control character, one or two
+/// columns wide.
+fn is_key(c: char) -> bool {
+    c != ' ' && !c.is_control() && key_width(c) > 0
 }
 
 /// A key answer of `key` alone.
@@ -204,26 +268,39 @@ fn answer(
 }
 
 /// A key answer of `key` whose `rest` goes only once the reader shows the key (see the
-/// module docs); `None` (the text goes as sent) for a key that is no printable ASCII
-/// character.
+/// module docs), of `kind`, after the check `before` of the answer's key before it (when
+/// there was one), requiring the key echoed when `echo_required` (see [`AnswerCheck`]);
+/// `None` (the text goes as sent) for a key that is no single printable character.
 fn checked(
     st: &mut State,
     fg: Option<i32>,
-    key: Vec<u8>,
+    key: &str,
     rest: Vec<u8>,
-    kind: RestKind,
+    (kind, before, echo_required): (RestKind, Option<AnswerCheck>, bool),
 ) -> Option<KeyAnswer> {
-    let &[byte] = key.as_slice() else { return None };
-    if !(byte == b' ' || byte.is_ascii_graphic()) {
+    let mut chars = key.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return None;
+    };
+    if !(c == ' ' || is_key(c)) {
         return None;
     }
+    let at = st.screen.cursor();
+    let width = key_width(c).max(1);
+    let (start, cols) = match before {
+        Some(before) => (before.start, before.cols.saturating_add(width)),
+        None => (at, width),
+    };
     let check = AnswerCheck {
         fg,
-        at: st.screen.cursor(),
-        key: char::from(byte),
+        start,
+        at,
+        cols,
+        key: c,
         kind,
+        echo_required,
     };
-    answer(key, false, Some((rest, check)))
+    answer(key.as_bytes().to_vec(), false, Some((rest, check)))
 }
 
 /// What the rest of a checked key answer does once the reader settled after its key.
@@ -296,9 +373,8 @@ impl SendOp {
         let mut st = shared.lock();
         let planned = match pacing.take_passed_check() {
             // Keys one at a time go on with the next one; any other rest goes whole.
-            Some(RestKind::Keys) => {
-                keys_and_enter(&line).and_then(|(keys, enter)| next_key(&mut st, fg, keys, enter))
-            }
+            Some(check) if check.kind == RestKind::Keys => keys_and_enter(&line)
+                .and_then(|(keys, enter)| next_key(&mut st, fg, keys, enter, Some(check))),
             Some(_) => None,
             None => {
                 let shell_line_editor =
@@ -345,7 +421,7 @@ impl SendOp {
             }
             let echo = self.shared.pty.modes().is_none_or(|m| m.echo);
             if check.shows_key(&mut self.shared.lock(), fg, echo) {
-                pacing.passed_check(check.kind);
+                pacing.passed_check(check);
                 return AnswerRest::Types;
             }
         }

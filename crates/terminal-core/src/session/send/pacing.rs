@@ -59,8 +59,8 @@ pub(super) struct Pacing {
     /// The step pending is the rest of a key answer, typed only when its reader shows the key
     /// (see `key_answer`).
     answer_check: Option<super::key_answer::AnswerCheck>,
-    /// The check of the answer rest handed out next passed, for a rest of this kind.
-    passed: Option<super::key_answer::RestKind>,
+    /// The check of the answer rest handed out next, which passed.
+    passed: Option<super::key_answer::AnswerCheck>,
 }
 
 /// Whom a send's input goes to, as the terminal said when it began (see
@@ -365,19 +365,25 @@ impl Pacing {
         self.answer_check = Some(check);
     }
 
-    /// Notes that the check of the next step, an answer's rest of `kind`, passed.
-    pub(super) fn passed_check(&mut self, kind: super::key_answer::RestKind) {
-        self.passed = Some(kind);
+    /// Notes that `check`, of the next step (an answer's rest), passed.
+    pub(super) fn passed_check(&mut self, check: super::key_answer::AnswerCheck) {
+        self.passed = Some(check);
     }
 
-    /// The kind of answer rest whose check passed, taken off: the step handed out next is it.
-    pub(super) fn take_passed_check(&mut self) -> Option<super::key_answer::RestKind> {
+    /// The check of an answer's rest that passed, taken off: the step handed out next is
+    /// that rest.
+    pub(super) fn take_passed_check(&mut self) -> Option<super::key_answer::AnswerCheck> {
         self.passed.take()
     }
 
     /// Drops the next step (an answer's rest whose reader took what it had).
     pub(super) fn drop_next(&mut self) {
         self.pending.pop_front();
+    }
+
+    /// Where the key answer whose rest waits on a check began (its first key's cursor).
+    pub(super) fn answer_start(&self) -> Option<crate::screen::Position> {
+        self.answer_check.map(|check| check.start())
     }
 
     /// The check a key answer's pending rest waits on, taken off.

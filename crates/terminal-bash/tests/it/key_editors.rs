@@ -1,0 +1,173 @@
+//! Programs that read a line key by key with an editor of their own (cbreak or raw mode,
+//! echoing each key themselves, at times only after reading the next; prompt_toolkit) get each
+//! answer whole with its Enter, and several answers in one send meet their own prompts;
+//! answers of characters other than ASCII go key by key to key reads as ASCII ones do.
+
+use dsh_terminal_core::{SendResult, WaitReason};
+use pretty_assertions::assert_eq;
+
+use crate::support::{Shell, TempDir, config, within};
+
+/// A line editor of its own in cbreak mode with the terminal's echo off: it echoes each key
+/// itself and reads on until Enter, at the prompt given as its first argument, then at
+/// `Second: `.
+const CBREAK_EDITOR: &str = "import sys, termios, tty\n\
+def line(prompt):\n\
+\x20   sys.stdout.write(prompt); sys.stdout.flush()\n\
+\x20   old = termios.tcgetattr(0); tty.setcbreak(0); text = ''\n\
+\x20   while (c := sys.stdin.read(1)) not in '\\r\\n':\n\
+\x20       text += c; sys.stdout.write(c); sys.stdout.flush()\n\
+\x20   termios.tcsetattr(0, termios.TCSADRAIN, old); print()\n\
+\x20   return text\n\
+a = line(sys.argv[1]); b = line('Second: ')\n\
+print('A=[%s] B=[%s]' % (a, b))\n";
+
+/// A line editor of its own in raw mode, run by Python (not its REPL), with bracketed paste
+/// on, that waits for keys with a timeout (as prompt_toolkit does while a key sequence may
+/// go on) and draws the keys it read two at a time, or once no key came for a moment (as an
+/// editor that renders after it reads again does), at `Host: ` then `Port: `.
+const LAGGING_EDITOR: &str = "import os, select, sys, termios\n\
+def line(prompt):\n\
+\x20   os.write(1, b'\\x1b[?2004h' + prompt.encode())\n\
+\x20   old = termios.tcgetattr(0); new = termios.tcgetattr(0)\n\
+\x20   new[0] &= ~termios.ICRNL; new[3] &= ~(termios.ECHO | termios.ICANON | termios.ISIG)\n\
+\x20   termios.tcsetattr(0, termios.TCSADRAIN, new)\n\
+\x20   text = b''; shown = 0\n\
+\x20   while True:\n\
+\x20       ready = select.select([0], [], [], 0.3)[0]\n\
+\x20       if not ready or len(text) - shown >= 2:\n\
+\x20           os.write(1, text[shown:]); shown = len(text)\n\
+\x20       if not ready:\n\
+\x20           continue\n\
+\x20       c = os.read(0, 1)\n\
+\x20       if c in (b'\\r', b'\\n'):\n\
+\x20           break\n\
+\x20       text += c\n\
+\x20   os.write(1, text[shown:] + b'\\x1b[?2004l')\n\
+\x20   termios.tcsetattr(0, termios.TCSADRAIN, old); print()\n\
+\x20   return text.decode()\n\
+a = line('Host: '); b = line('Port: ')\n\
+print('A=[%s] B=[%s]' % (a, b))\n";
+
+/// Whether `r` shows the line `want` and no input notice.
+fn answered(r: &SendResult, want: &str) -> bool {
+    r.viewport.lines().any(|l| l == want) && r.notices.iter().all(|n| !n.starts_with("[input:"))
+}
+
+/// A cbreak-mode line editor at a yes/no question gets the word or key with its Enter, and
+/// the next line of the send answers its next prompt (the key alone, its Enter or the rest of
+/// the word left out, went to the next prompt's answer before); a cbreak reader that does not
+/// echo still gets the key alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cbreak_line_editor_at_a_yes_no_question_gets_the_whole_answer() {
+    within(async {
+        let dir = TempDir::new("cbreak-editor");
+        let sh = Shell::open(config()).await;
+        let script = dir.0.join("editor.py");
+        std::fs::write(&script, CBREAK_EDITOR).unwrap();
+        for (question, answers, want) in [
+            ("Are you sure? (y/n) ", "yes\nbob", "A=[yes] B=[bob]"),
+            (
+                "Overwrite existing file? [y/N] ",
+                "n\nsecond",
+                "A=[n] B=[second]",
+            ),
+        ] {
+            let r = sh
+                .send(&format!("python3 '{}' '{question}'", script.display()))
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            let r = sh.send(answers).await;
+            assert!(answered(&r, want), "{question}: {r:?}");
+            assert_eq!(r.exit_code, Some(0), "{r:?}");
+        }
+        // The word alone, without Enter: all of it waits on the editor's line.
+        sh.send(&format!("python3 '{}' 'Sure? [y/N] '", script.display()))
+            .await;
+        let r = sh.send_raw("yes", false).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.viewport, "yes", "{r:?}");
+        let r = sh.send("\nlast").await;
+        assert!(answered(&r, "A=[yes] B=[last]"), "{r:?}");
+        // A silent key reader at the same question takes the key alone.
+        let r = sh
+            .send(
+                "read -s -n 1 -p 'Delete? [y/N] ' a; echo; read -p 'Name: ' n; \
+                 echo \"a=[$a] n=[$n]\"",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("y\nbob").await;
+        assert!(r.viewport.lines().any(|l| l == "a=[y] n=[bob]"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A raw-mode line editor that draws the keys only after reading more of them gets every key
+/// and the Enter of each answer, also when the command and its answers go in one send.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_editor_that_draws_late_gets_every_key() {
+    within(async {
+        let dir = TempDir::new("lagging-editor");
+        let sh = Shell::open(config()).await;
+        let script = dir.0.join("editor.py");
+        std::fs::write(&script, LAGGING_EDITOR).unwrap();
+        let command = format!("python3 '{}'", script.display());
+        let r = sh.send(&format!("{command}\nexample.com\n8080")).await;
+        assert!(answered(&r, "A=[example.com] B=[8080]"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send(&command).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("db.internal\n5432").await;
+        assert!(answered(&r, "A=[db.internal] B=[5432]"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// prompt_toolkit's `prompt()` (a line editor in raw mode with bracketed paste on, run by
+/// Python but no REPL) gets each answer of a send as its own line, the command and its
+/// answers in one send or the answers once its first prompt shows: none is pasted into
+/// another's line, nor loses keys.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompt_toolkit_prompts_get_one_answer_each() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let command = "python3 -c \"from prompt_toolkit import prompt; a = prompt('Host: '); \
+                       b = prompt('Port: '); print('A=[%s] B=[%s]' % (a, b))\"";
+        let r = sh.send(&format!("{command}\nexample.com\n8080")).await;
+        assert!(answered(&r, "A=[example.com] B=[8080]"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send(command).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("db.internal\n5432").await;
+        assert!(answered(&r, "A=[db.internal] B=[5432]"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Keys other than ASCII (letters of other scripts, two columns wide or one) go to the
+/// shell's `read -n` one at a time as ASCII ones do: the Enter after them is not typed
+/// once the read took what it counts, so it answers no next prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_other_than_ascii_go_one_at_a_time() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (answer, want) in [("日本", "[日本][x]"), ("Éa", "[Éa][x]")] {
+            let r = sh
+                .send("read -n2 -p 'Initials: ' k; echo; read -p 'Next: ' n; echo \"[$k][$n]\"")
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            let r = sh.send(answer).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{answer}: {r:?}");
+            assert!(r.viewport.ends_with("Next: "), "{answer}: {r:?}");
+            let r = sh.send("x").await;
+            assert!(r.viewport.lines().any(|l| l == want), "{answer}: {r:?}");
+            assert_eq!(r.exit_code, Some(0), "{r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
