@@ -127,7 +127,7 @@ fn says_errexit_on(r: &SendResult) -> bool {
 
 /// The warning for errexit comes whenever it turns on in the session's shell, however that
 /// happens (`set -o errexit`, a sourced script), and not for `set -e` in a child shell or a
-/// subshell, whose failure does not end the session.
+/// subshell, whose failure does not end the session, nor for errtrace (`set -E`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn errexit_turning_on_in_the_sessions_shell_is_said() {
     within(async {
@@ -150,6 +150,14 @@ async fn errexit_turning_on_in_the_sessions_shell_is_said() {
         assert!(r.notices.is_empty(), "{r:?}");
         let r = sh.send("false; echo alive").await;
         assert!(r.viewport.contains("\nalive\n"), "{r:?}");
+        // errtrace (`E` in `$-`) is no errexit, also where patterns ignore case.
+        let r = sh
+            .send("shopt -s nocasematch; trap 'echo ERR-trap' ERR; set -o errtrace")
+            .await;
+        assert!(!says_errexit_on(&r), "{r:?}");
+        let r = sh.send("false; echo still-here").await;
+        assert!(r.viewport.contains("ERR-trap\nstill-here\n"), "{r:?}");
+        assert!(!says_errexit_on(&r), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -10,7 +10,7 @@ use crate::readiness::Readiness;
 use crate::screen::{Position, PromptState};
 
 use super::super::input;
-use super::super::observe::{EOF_KEY, SIGNAL_BYTES, at_primary_repl_prompt};
+use super::super::observe::{EOF_KEY, SIGNAL_BYTES, at_primary_repl_prompt, is_repl_prompt};
 use super::super::shared::State;
 use super::super::signal::is_simple_command;
 use super::SendOp;
@@ -150,16 +150,26 @@ impl SendOp {
             let replace = insert_paste::replaces_indent(&step, blank_before_cursor);
             return insert_paste::paste_text(&step, pacing, replace).unwrap_or(step);
         }
-        let (takes_pastes, at_prompt) = {
+        let (takes_pastes, at_prompt, own_prompt) = {
             let mut st = self.shared.lock();
             let at_prompt = at_primary_repl_prompt(&mut st.screen);
+            // A program's own prompt (`input('Name: ')`, prompt_toolkit's `prompt('Port: ')`):
+            // its lines answer it one at a time, not as a REPL's statements.
+            let own_prompt = !at_prompt
+                && st.python_block.is_none()
+                && st
+                    .screen
+                    .cursor_row_prefix()
+                    .is_some_and(|row| !row.trim().is_empty() && !is_repl_prompt(&row));
             (
                 st.screen.bracketed_paste() && !st.screen.alternate_screen(),
                 at_prompt,
+                own_prompt,
             )
         };
         let raw = self.shared.pty.modes().is_some_and(|m| !m.canonical);
-        if !pacing.is_pending()
+        if own_prompt
+            || !pacing.is_pending()
             || pacing.statements_planned()
             || !raw
             || !(takes_pastes || at_prompt)

@@ -17,7 +17,7 @@ use super::super::Inner;
 use super::super::input;
 use super::super::nested_shell::is_shell_name;
 use super::super::observe::{
-    continuation_indent, is_block_continuation_prompt, is_primary_repl_prompt,
+    continuation_indent, is_block_continuation_prompt, is_primary_repl_prompt, is_repl_prompt,
 };
 use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
@@ -110,6 +110,15 @@ impl SendOp {
             })
             .and_then(|pgid| crate::process::stat(pgid).filter(|s| s.pgrp == pgid))
             .map(|s| s.comm);
+        // A program's own prompt before the cursor (a script's `input('Name: ')`,
+        // prompt_toolkit's `prompt('Host: ')`), not a Python REPL's, nor a statement earlier
+        // sends left open: the lines there answer it, and the prompts after it, one each.
+        let own_prompt = cursor_row
+            .as_deref()
+            .is_some_and(|row| !row.trim().is_empty() && !is_repl_prompt(row))
+            && st.python_block.is_none()
+            && indent.is_none();
+        let python_repl = leader.as_deref().is_some_and(input::pastes_blocks) && !own_prompt;
         let bracketed_paste = st.screen.bracketed_paste()
             && !st.screen.alternate_screen()
             && program
@@ -132,7 +141,7 @@ impl SendOp {
         let reader = input::Reader {
             canonical: canonical == Some(true),
             bracketed_paste,
-            block_paste: bracketed_paste && leader.as_deref().is_some_and(input::pastes_blocks),
+            block_paste: bracketed_paste && python_repl,
             // Readline's modes: the shell's own `read -n 1` (cbreak, carriage return mapped) is
             // a key reader, not the line editor.
             shell_line_editor,
@@ -144,8 +153,7 @@ impl SendOp {
         };
         // A Python REPL: statements one at a time, open blocks ended, auto-indent replaced,
         // what it holds tracked (see `python_input`).
-        let python_reader =
-            leader.as_deref().is_some_and(input::pastes_blocks) && canonical == Some(false);
+        let python_reader = python_repl && canonical == Some(false);
         let typing = if python_reader {
             // The REPL's own prompt, not a debugger's (`(Pdb) `, `(com) `: pdb reads commands,
             // and an empty line repeats the last one).
