@@ -230,7 +230,7 @@ __dsh_prompt() {
     [[ ${PS1@a}${PS0@a}${PS2@a}$__dsh_sep$BASHOPTS$__dsh_sep${PS1-}$__dsh_sep${PS2-}$__dsh_sep${PS0-}$__dsh_sep${PROMPT_COMMAND[__dsh_i]-}$__dsh_sep${!PROMPT_COMMAND[*]}$__dsh_sep$__dsh_sc$__dsh_sf == "$__dsh_state" ]]; then
     return 0
   fi
-  __dsh_settle
+  __dsh_settle "$SHELLOPTS"
 }
 # Bound to the repair keys (see `REPAIR_KEYS`): the host types them at our line editor when
 # the prompt marks are gone (one command replaced PS0, PS1 and PROMPT_COMMAND together).
@@ -239,20 +239,21 @@ __dsh_prompt() {
 # the string it holds (the line's command start then goes unmarked; `__dsh_state` stays
 # empty, so the next prompt's hook puts PS0 right).
 __dsh_repairing=
-__dsh_repair() { __dsh_repairing=1; __dsh_settle; __dsh_repairing=; } 3>&2 &>/dev/null
+__dsh_repair() { __dsh_repairing=1; __dsh_settle "$SHELLOPTS"; __dsh_repairing=; } 3>&2 &>/dev/null
+# Its argument is the shell's SHELLOPTS as the caller saw it (this turns options off first).
 __dsh_settle() {
   local -
-  # The user's errexit (`set -e`) goes on this prompt's `D` mark: a command that fails now
-  # ends the session's shell, and the result says so when it was turned on. Read before the
-  # options go off, by name (a pattern on `$-` takes errtrace's `E` for it under nocasematch).
-  __dsh_t=
-  if [[ -o errexit ]]; then __dsh_t=';errexit'; fi
   # Off also: trap inheritance (`set -T`/`-E`), which would run a user's DEBUG or ERR trap in
   # the command substitution below, its output taken for the terminal modes.
   set +euxTE +o pipefail
   # Under `set -v` bash echoes the hook's command line before each prompt: the prompt then
   # starts by erasing that line (cursor up, erase line).
   if [[ $- == *v* ]]; then __dsh_v=$'\e[A\e[2K'; else __dsh_v=; fi
+  # The user's errexit (`set -e`) goes on this prompt's `D` mark: a command that fails now
+  # ends the session's shell, and the result says so when it was turned on. By its name (a
+  # pattern on `$-` takes errtrace's `E` for its `e` under nocasematch).
+  __dsh_t=
+  if [[ :${1-}: == *:errexit:* ]]; then __dsh_t=';errexit'; fi
   builtin export -n PS0 PS1 PS2
   builtin shopt -s promptvars
   local held=
