@@ -201,6 +201,14 @@ async fn a_filter_reading_the_terminal_is_told_how_to_end_its_input() {
         );
         let r = sh.send("y").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // A filter asking on `/dev/tty` with its data from a pipe (`xargs -p`) reads answers,
+        // not its input, from the terminal.
+        let r = sh.send("printf 'a\\nb\\n' | xargs -p -n1 echo").await;
+        assert_eq!(r.foreground.as_deref(), Some("xargs"), "{r:?}");
+        assert!(!says_reads_to_end(&r, "xargs"), "{r:?}");
+        let r = sh.send("y\nn").await;
+        assert!(r.viewport.lines().any(|l| l == "a"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
         sh.close().await;
     })
     .await;

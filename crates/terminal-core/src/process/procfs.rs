@@ -218,6 +218,16 @@ pub fn pgid_in_own_namespace(pgid: i32) -> i32 {
         .unwrap_or(pgid)
 }
 
+/// Whether process `pid`'s standard input is a terminal (a character device): a program
+/// reading the terminal on another descriptor (`xargs -p` asking on `/dev/tty`, its data from
+/// a pipe) does not take the terminal as its data. `false` when it cannot be read.
+pub(crate) fn stdin_is_terminal(pid: i32) -> bool {
+    use std::os::unix::fs::FileTypeExt as _;
+    pid > 0
+        && fs::metadata(Path::new("/proc").join(pid.to_string()).join("fd/0"))
+            .is_ok_and(|m| m.file_type().is_char_device())
+}
+
 /// Whether process `pid`'s file descriptor `fd` (1: standard output, 2: standard error) is
 /// another file than its standard input (the terminal, for a shell): `exec >file` or
 /// `exec 2>file` in the shell, or closed (`exec 1>&-`). `false` when standard input or the

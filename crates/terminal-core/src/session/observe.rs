@@ -404,10 +404,14 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     let foreground = member.as_ref().map(|s| s.comm.clone());
     let modes = shared.pty.modes().filter(|_| !exited);
     let echo_off = modes.is_some_and(|m| !m.echo && m.canonical);
-    // A filter reading the terminal as its data, to the end of input (`cat > f`).
+    // A filter reading the terminal as its data, to the end of input (`cat > f`), on its
+    // standard input.
     let reads_to_end = reason == Settle::StdinWait
         && modes.is_some_and(|m| m.canonical && m.echo)
-        && foreground.as_deref().is_some_and(reads_to_end_of_input);
+        && foreground.as_deref().is_some_and(reads_to_end_of_input)
+        && member
+            .as_ref()
+            .is_some_and(|s| crate::process::stdin_is_terminal(s.pid));
     let single_key = reason == Settle::StdinWait && modes.is_some_and(TtyModes::single_keys);
     // A line reader with echo on (`read line`, `input()`).
     let line_reader = reason == Settle::StdinWait && modes.is_some_and(|m| m.canonical && m.echo);
