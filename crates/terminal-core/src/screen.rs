@@ -516,6 +516,15 @@ impl Screen {
         }
     }
 
+    /// The text before an anchor on its row when it was placed (`None` at column 0, or on the
+    /// alternate screen).
+    pub(crate) fn anchor_prefix(&self, id: AnchorId) -> Option<String> {
+        match self.anchors.get(id.0) {
+            Some(Some(a)) if !a.pending_main => a.prefix.clone(),
+            _ => None,
+        }
+    }
+
     /// Moves an anchor to the current cursor (after its text was consumed).
     pub(crate) fn move_anchor_to_cursor(&mut self, id: AnchorId) {
         let pos = self.cursor();

@@ -585,6 +585,74 @@ async fn output_after_an_unterminated_osc_is_shown() {
     .await;
 }
 
+/// A line a running program left unfinished when a send returned (at its deadline) goes on
+/// in the poll that sees it end, which says its first line continues that one (results join
+/// as the screen's text does); a character split across the two results too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_left_unfinished_is_said_to_go_on_in_the_next_poll() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (command, first, rest, quoted) in [
+            (
+                "printf 'Downloading... '; sleep 3; echo done; echo next",
+                "Downloading... ",
+                "done\nnext\n",
+                "`Downloading...`",
+            ),
+            (
+                "printf 'C\\344'; sleep 3; printf '\\270\\255D\\n'",
+                "C",
+                "中D\n",
+                "`C`",
+            ),
+        ] {
+            let r = sh.send_within(command, true, 1500).await;
+            assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+            assert!(r.viewport.ends_with(first), "{command}: {r:?}");
+            let r = sh.send_within("", false, 20_000).await;
+            assert_eq!(r.exit_code, Some(0), "{r:?}");
+            assert!(r.viewport.starts_with(rest), "{command}: {r:?}");
+            assert!(
+                r.notices.iter().any(|n| n
+                    .starts_with("[output: the first line goes on from the unfinished line")
+                    && n.contains(quoted)),
+                "{command}: {r:?}"
+            );
+            // Said once: the next result starts on a line of its own.
+            let r = sh.send("echo after").await;
+            assert!(r.notices.is_empty(), "{r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Output that moves the cursor up above lines it wrote (and lines earlier results showed)
+/// says the prompt came back above the result's last lines, which are older text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_above_the_results_last_lines_is_said_to_be() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let below = |r: &dsh_terminal_core::SendResult| {
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[screen: the prompt came back above this result's last"))
+        };
+        let r = sh.send("echo alpha-line; echo beta-line").await;
+        assert!(!below(&r), "{r:?}");
+        sh.send("echo gamma-line").await;
+        let r = sh.send(r"printf '\033[5A'; echo UP").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.starts_with("UPpha-line\n"), "{r:?}");
+        assert!(below(&r), "{r:?}");
+        sh.send("clear").await;
+        let r = sh.send("echo plain").await;
+        assert!(!below(&r), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A program that goes back up into lines an earlier result showed and writes them again
 /// (here after the send's deadline, so a poll sees it) has those lines shown again as they
 /// read now, with a notice saying so: the poll does not look like plain new output.

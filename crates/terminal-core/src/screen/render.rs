@@ -208,6 +208,7 @@ impl Screen {
         }
         let mut pieces: Vec<(Cow<'_, str>, bool)> = Vec::new();
         let mut mixed = false;
+        let mut cursor_piece = None;
         let rows = (usize::from(first)..).zip(&visible);
         for (r, full) in rows.take((end_visible + 1).saturating_sub(usize::from(first))) {
             let abs = base + r as u64;
@@ -334,8 +335,19 @@ impl Screen {
                 }
                 None => text,
             };
+            if r16 == cursor_row {
+                cursor_piece = Some(pieces.len());
+            }
             pieces.push((text, wrapped));
         }
+        // The line ends after the cursor's row among the pieces (none after the last).
+        let lines_after_cursor = match cursor_piece {
+            Some(at) if !self.alternate => pieces[at..pieces.len().saturating_sub(1)]
+                .iter()
+                .filter(|(_, wrapped)| !wrapped)
+                .count() as u64,
+            _ => 0,
+        };
         // History rows, newest first, until `stop` holds.
         let first_before_wrapped =
             base > start_abs && history.get(base - 1).is_some_and(|(_, w)| w);
@@ -395,6 +407,7 @@ impl Screen {
         snapshot.first_row = abs;
         snapshot.lines_before = lines_before;
         snapshot.mixed = mixed;
+        snapshot.lines_after_cursor = lines_after_cursor;
         snapshot
     }
 

@@ -93,6 +93,9 @@ pub(crate) struct RowsSnapshot {
     pub(super) mixed: bool,
     /// The visible rows were the alternate screen's (a page snapshot).
     pub(super) alternate: bool,
+    /// Lines of the rows that follow the cursor's line on the main screen (output that moved
+    /// the cursor up above lines it wrote before).
+    pub(super) lines_after_cursor: u64,
 }
 
 impl RowsSnapshot {
@@ -132,6 +135,11 @@ impl RowsSnapshot {
     /// part of that row its byte bound cuts).
     pub(crate) fn first_row(&self) -> u64 {
         self.first_row
+    }
+
+    /// See [`RowsSnapshot::lines_after_cursor`](Self#structfield.lines_after_cursor).
+    pub(crate) fn lines_after_cursor(&self) -> u64 {
+        self.lines_after_cursor
     }
 
     /// See [`RowsSnapshot::mixed`](Self#structfield.mixed): the rows may mix this output with

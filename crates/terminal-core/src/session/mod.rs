@@ -62,6 +62,7 @@ use crate::types::{
 };
 
 pub use config::PtySessionConfig;
+pub use result::rewound_notice;
 
 use send::SendOp;
 use shared::Shared;

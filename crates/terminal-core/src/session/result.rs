@@ -3,6 +3,7 @@
 
 mod notices;
 
+pub use self::notices::rewound_notice;
 use self::notices::*;
 use crate::readiness::Settle;
 use crate::screen::{PlacedHead, Rendered};
@@ -85,6 +86,12 @@ pub(super) struct SettleFacts {
     /// Lines at the end of earlier results that the output went back up into and rewrote (or
     /// redrew): the result starts with them again (0: none).
     pub(super) rewound_lines: u64,
+    /// The start of the unfinished line the previous result ended in (a program still
+    /// running was writing it), which the result's first line goes on from.
+    pub(super) continued_line: Option<String>,
+    /// Lines of the result after the one the shell's prompt came back on (the output moved
+    /// the cursor up above lines it wrote before; 0: none).
+    pub(super) lines_below_prompt: u64,
     /// The notice for a line of the input left untyped: the kernel would have cut it.
     pub(super) refused_line: Option<String>,
     /// Text that followed the shell's prompt, typed by no send, cleared from the line editor
@@ -301,6 +308,14 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         (
             facts.rewound_lines > 0 && !facts.alternate,
             Some(rewound_notice(facts.rewound_lines)),
+        ),
+        (
+            facts.continued_line.is_some() && !facts.alternate,
+            facts.continued_line.as_deref().map(continued_line_notice),
+        ),
+        (
+            facts.lines_below_prompt > 0,
+            Some(lines_below_prompt_notice(facts.lines_below_prompt)),
         ),
         (
             facts.screen_mixed && !facts.alternate,

@@ -88,6 +88,10 @@ pub(super) struct State {
     pub(super) signalled: Option<(i32, crate::TerminalSignal)>,
     /// The cursor's row (absolute) when a send last wrote: the row the input's echo starts on.
     pub(super) write_row: u64,
+    /// The result that placed `resume_from` ended inside a line a program still running was
+    /// writing (`Downloading... ` on a row of its own, not the row input was typed on): the
+    /// next result's first line goes on from there, and says so.
+    pub(super) resume_line_open: bool,
     /// The newest input a send wrote did not end with a line end (text typed without Enter,
     /// editing keys): text on the shell's input line may be the agent's own.
     pub(super) typed_unended: bool,
@@ -139,6 +143,7 @@ impl State {
             last_sent_line: None,
             signalled: None,
             write_row: 0,
+            resume_line_open: false,
             typed_unended: false,
             shell_stopped: false,
             left_running: Vec::new(),

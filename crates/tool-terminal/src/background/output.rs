@@ -82,6 +82,9 @@ pub(crate) struct OutputWindow {
     /// How `carry_cut` counts: exactly, or about (the core dropped part of the line before
     /// the job read it: counted from the raw bytes the terminal read).
     carry_count: CutCount,
+    /// Lines an earlier read showed that the program went back up into and rewrote since:
+    /// the next read shows them again and says so.
+    rewound_shown: u64,
 }
 
 /// How a cut's byte count counts.
@@ -121,6 +124,7 @@ impl OutputWindow {
             carry_cut: 0,
             carry_end: String::new(),
             carry_count: CutCount::Exact,
+            rewound_shown: 0,
         }
     }
 
@@ -152,8 +156,8 @@ impl OutputWindow {
 
     /// Takes back the newest `lines` whole lines no read has shown yet, and the line being
     /// written: the program redrew them (a progress display moved up to rewrite its rows), and
-    /// the output pushed next shows them as they are now. Lines a read already showed, or that
-    /// only the gap counts, stay.
+    /// the output pushed next shows them as they are now. Lines a read already showed stay,
+    /// and the next read says they were rewritten; lines only the gap counts stay.
     pub(crate) fn rewind(&mut self, lines: u64) {
         if lines == 0 {
             return;
@@ -175,6 +179,7 @@ impl OutputWindow {
             self.head.truncate(start);
             left -= 1;
         }
+        self.rewound_shown += left;
     }
 
     /// Records output the core dropped before the job read it (`text` is the newest part of
@@ -278,6 +283,14 @@ impl OutputWindow {
             } else if out.len() + note.len() <= self.room {
                 out.push_str(&note);
             }
+        }
+        // Lines earlier reads showed were rewritten: said after what shows them now.
+        let rewound = std::mem::take(&mut self.rewound_shown);
+        if rewound > 0 {
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&dsh_terminal_core::rewound_notice(rewound));
         }
         out
     }

@@ -124,6 +124,11 @@ fn lines_written_above_the_start_all_count_as_the_sends() {
     // The top row's old text after the cursor (`seq 1 20`) is not shown as the send's, as on
     // any row an earlier program left.
     assert_eq!(text, "dsh> \nA1\nA2\nA3\ndsh> printf x");
+    // The prompt is on the first of them: four lines follow the cursor's.
+    assert_eq!(s.snapshot_since(a, 10_000).lines_after_cursor(), 4);
+    let b = s.anchor();
+    s.feed(b"\x1b[40;1Hecho next\r\nnext\r\ndsh> ");
+    assert_eq!(s.snapshot_since(b, 10_000).lines_after_cursor(), 0);
 }
 
 /// A 40×160 screen after `before`, the lines `1` to `n` and a prompt `dsh> `.

@@ -11,15 +11,53 @@ pub(super) const SCREEN_MIXED_NOTICE: &str = "[screen: this output was written o
 
 /// The notice for [`SettleFacts::rewound_lines`]: `lines` (at least 1) lines an earlier result
 /// showed that this output went back up into.
-pub(super) fn rewound_notice(lines: u64) -> String {
-    let (lines, them) = if lines == 1 {
-        ("1 line".to_owned(), "that line again as it reads")
+pub fn rewound_notice(lines: u64) -> String {
+    let lines = if lines == 1 {
+        "1 line".to_owned()
     } else {
-        (format!("{lines} lines"), "those lines again as they read")
+        format!("{lines} lines")
     };
     format!(
         "[screen: the output went back up {lines} into text an earlier result showed (a redraw, \
-         or lines erased and written again); this result shows {them} now]"
+         or lines erased and written again); this result shows the lines it wrote there as they \
+         read now, in screen order, leaving out those it did not change (terminal_read shows \
+         the whole screen)]"
+    )
+}
+
+/// Most characters of the continued line's start [`continued_line_notice`] quotes (its end).
+const CONTINUED_LINE_QUOTE_CHARS: usize = 60;
+
+/// The notice for [`SettleFacts::continued_line`]: `start`, the text of the unfinished line
+/// the previous result ended in, quoted (its last [`CONTINUED_LINE_QUOTE_CHARS`] characters).
+pub(super) fn continued_line_notice(start: &str) -> String {
+    let chars = start.chars().count();
+    let quoted: String = start
+        .chars()
+        .skip(chars.saturating_sub(CONTINUED_LINE_QUOTE_CHARS))
+        .collect();
+    let cut = if chars > CONTINUED_LINE_QUOTE_CHARS {
+        "…"
+    } else {
+        ""
+    };
+    format!(
+        "[output: the first line goes on from the unfinished line the previous result ended \
+         in, `{cut}{quoted}` (the program was still writing it)]"
+    )
+}
+
+/// The notice for [`SettleFacts::lines_below_prompt`]: `lines` (at least 1) lines of the
+/// result follow the line the shell's prompt came back on.
+pub(super) fn lines_below_prompt_notice(lines: u64) -> String {
+    let (lines, are) = if lines == 1 {
+        ("line".to_owned(), "it is")
+    } else {
+        (format!("{lines} lines"), "they are")
+    };
+    format!(
+        "[screen: the prompt came back above this result's last {lines}: the output moved the \
+         cursor up, and {are} still on screen below the prompt, written before it]"
     )
 }
 

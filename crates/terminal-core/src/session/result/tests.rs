@@ -36,6 +36,8 @@ fn facts(reason: Settle) -> SettleFacts {
         unprompted_wait: false,
         screen_mixed: false,
         rewound_lines: 0,
+        lines_below_prompt: 0,
+        continued_line: None,
         refused_line: None,
         cleared_line: None,
         foreign_line: None,
@@ -322,6 +324,23 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
             ..facts(Settle::Idle)
         };
         insta::assert_snapshot!(name, assemble(rewound).notices.join("\n"));
+    }
+    let continued = SettleFacts {
+        continued_line: Some("Downloading...".to_owned()),
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("continued_line", assemble(continued).notices.join("\n"));
+    let long = SettleFacts {
+        continued_line: Some(format!("{}tail", "x".repeat(100))),
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("continued_long_line", assemble(long).notices.join("\n"));
+    for (lines, name) in [(1, "line_below_prompt"), (2, "lines_below_prompt")] {
+        let below = SettleFacts {
+            lines_below_prompt: lines,
+            ..facts(Settle::Prompt)
+        };
+        insta::assert_snapshot!(name, assemble(below).notices.join("\n"));
     }
 }
 

@@ -66,8 +66,12 @@ impl SendOp {
         // stays one run (the line of its run so far shows meanwhile).
         st.screen.keep_binary_run_open(true);
         // Start where the last result ended (see `State::resume_from`).
+        let line_open = std::mem::take(&mut st.resume_line_open);
         let (mut anchor, bytes_from, exits_from) = match st.resume_from.take() {
-            Some(resume) => (resume, st.bytes_at_resume, st.exits_at_resume),
+            Some(resume) => {
+                self.span().continues_line = line_open;
+                (resume, st.bytes_at_resume, st.exits_at_resume)
+            }
             None => {
                 // Undecodable output before this span is not this send's, and its first
                 // binary run's summary gives the advice again.

@@ -30,11 +30,18 @@ impl SendOp {
         // result and the next (the run's line so far shows here).
         let running = matches!(reason, Settle::Timeout | Settle::Idle);
         st.screen.keep_binary_run_open(running);
-        let (anchor, bytes_from, exits_from, discarded, rewound_lines) = {
+        let (anchor, bytes_from, exits_from, discarded, rewound_lines, continued_line) = {
             let mut span = self.span();
             span.final_restarts_line = span
                 .anchor
                 .is_some_and(|anchor| st.screen.anchor_starts_row(anchor));
+            // The first line goes on from the unfinished one the previous result ended in
+            // (unless the render starts over at its start).
+            let continued_line = span
+                .anchor
+                .filter(|_| span.continues_line && !span.final_restarts_line)
+                .and_then(|anchor| st.screen.anchor_prefix(anchor))
+                .filter(|prefix| !prefix.trim().is_empty());
             span.final_rewound_lines = span
                 .anchor
                 .map_or(0, |anchor| st.screen.anchor_rewound_lines(anchor));
@@ -44,6 +51,7 @@ impl SendOp {
                 span.exits_from,
                 span.result_discarded,
                 span.final_rewound_lines,
+                continued_line,
             )
         };
         if reason == Settle::Exit {
@@ -101,6 +109,11 @@ impl SendOp {
                 if let Some(a) = anchor {
                     st.screen.release_anchor(a);
                 }
+                let cursor = st.screen.cursor();
+                st.resume_line_open = running
+                    && !st.screen.alternate_screen()
+                    && cursor.col > 0
+                    && cursor.row != st.write_row;
                 st.resume_from = Some(st.screen.anchor());
                 // The next result's reader has not seen this one's binary advice.
                 st.screen.restart_binary_advice();
@@ -134,6 +147,7 @@ impl SendOp {
         drop(st);
         let copied = snapshot.as_ref().map_or(0, |s| s.text_len());
         let copied_line_ends = snapshot.as_ref().map_or(0, |s| s.line_ends());
+        let lines_after_cursor = snapshot.as_ref().map_or(0, |s| s.lines_after_cursor());
         let rendered = snapshot
             .map(|s| s.render(shared.max_read_bytes))
             .unwrap_or_default();
@@ -253,6 +267,13 @@ impl SendOp {
                 0
             } else {
                 rewound_lines
+            },
+            continued_line,
+            lines_below_prompt: if reason == Settle::Prompt && !alternate && !self.edits_shell_line
+            {
+                lines_after_cursor
+            } else {
+                0
             },
             marks_gone,
             prompt_unmarked,

@@ -36,6 +36,9 @@ pub(super) struct Span {
     /// Whole lines of earlier reads the settled viewport shows again (see
     /// `SendRead::rewound_lines`).
     pub(super) final_rewound_lines: u64,
+    /// The anchor sits inside a line the previous result ended in, which a program still
+    /// running was writing (see `State::resume_line_open`).
+    pub(super) continues_line: bool,
 }
 
 /// The line ends a render from an anchor left out, when its byte bound cut it (`None` when it

@@ -301,17 +301,24 @@ fn a_line_being_written_past_the_line_bound_shows_its_start_and_end() {
 }
 
 #[test]
-fn rewound_lines_not_read_yet_are_taken_back_and_read_ones_stay() {
+fn rewound_lines_not_read_yet_are_taken_back_and_read_ones_stay_and_are_said() {
     let mut w = OutputWindow::new(32 * 1024, "pty-1");
     w.push("run\nbar0 1\nbar1 1\npart", false);
     // The display redrew its two rows: they come again as they are now.
     w.rewind(2);
     w.push("bar0 2\nbar1 2\n", true);
     assert_eq!(w.take(false, Some(100), "pty-1"), "run\nbar0 2\nbar1 2\n");
-    // What a read showed stays: the redraw's rows follow it.
+    // What a read showed stays: the redraw's rows follow it, and the read says they rewrite
+    // lines shown before.
     w.rewind(2);
     w.push("bar0 3\nbar1 3\n", true);
-    assert_eq!(w.take(false, Some(100), "pty-1"), "bar0 3\nbar1 3\n");
+    assert_eq!(
+        w.take(false, Some(100), "pty-1"),
+        format!("bar0 3\nbar1 3\n{}", dsh_terminal_core::rewound_notice(2))
+    );
+    // Said once.
+    w.push("done\n", false);
+    assert_eq!(w.take(false, Some(100), "pty-1"), "done\n");
     // Lines kept past the first ones (the window's newest) are taken back too.
     let mut w = OutputWindow::new(1024, "pty-1");
     w.push(&numbered(1, 300), false);
