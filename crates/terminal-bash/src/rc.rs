@@ -123,7 +123,12 @@ __dsh_t=
 __dsh_i=999
 if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] < 501)); then __dsh_i=0; fi
 __dsh_hook='{ __dsh_prompt; } 3>&2 &>/dev/null'
-__dsh_keep='${__dsh_e/${PROMPT_COMMAND[__dsh_i]:=$__dsh_hook}/}'
+# The prompt strings put the hook back into PROMPT_COMMAND when a command removed it, unless
+# PROMPT_COMMAND was made readonly or given another attribute than array or export: an
+# assignment to it that fails while bash expands a prompt string crashes bash, or repeats
+# the error forever (`readonly PROMPT_COMMAND`, `declare -i PROMPT_COMMAND=1`).
+declare -A __dsh_pc_ok=([x]=1 [xa]=1 [xx]=1 [xax]=1)
+__dsh_keep='${__dsh_e/${__dsh_pc_ok[x${PROMPT_COMMAND[*]+${PROMPT_COMMAND@a}}]:+${PROMPT_COMMAND[__dsh_i]:=$__dsh_hook}}/}'
 # The nonce stays in this unexported variable: the prompt strings name it, and bash expands
 # it as it prints them, so a prompt string someone exports (a venv's `activate`) hands no
 # child process the nonce itself.

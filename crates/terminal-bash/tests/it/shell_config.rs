@@ -83,6 +83,31 @@ async fn c33_prompt_command_changes_keep_marks_and_exit_status() {
     .await;
 }
 
+/// Field case C33, PROMPT_COMMAND replaced by one that cannot be assigned (readonly, an
+/// integer, either after an `unset`): the shell neither crashes nor loops on the prompt, and
+/// every later send settles on the mark with the right status.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c33_a_readonly_or_integer_prompt_command_keeps_the_shell() {
+    within(async {
+        for replace in [
+            "unset PROMPT_COMMAND; PROMPT_COMMAND='history -a'; readonly PROMPT_COMMAND",
+            "unset PROMPT_COMMAND; declare -r PROMPT_COMMAND=''",
+            "unset PROMPT_COMMAND; declare -i PROMPT_COMMAND=1",
+        ] {
+            let sh = Shell::open(config()).await;
+            let r = sh.send(replace).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{replace}: {r:?}");
+            assert!(r.output_bytes < 4096, "{replace}: {r:?}");
+            on_mark(&sh.send("false").await, 1);
+            let r = sh.send("echo alive").await;
+            on_mark(&r, 0);
+            assert!(r.viewport.contains("\nalive\n"), "{replace}: {r:?}");
+            sh.close().await;
+        }
+    })
+    .await;
+}
+
 /// Field case C33, PROMPT_COMMAND and PS1 both replaced in one command: the prompt right after
 /// has no mark (it settles on the kernel's evidence), and the marks are back for the next.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
