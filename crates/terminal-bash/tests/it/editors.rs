@@ -389,7 +389,7 @@ async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
         let e = sh.try_send("git status", true).await.expect_err("refused");
         assert!(
             e.message()
-                .starts_with("vim holds the terminal in its normal mode"),
+                .starts_with("vim holds the terminal, and its last row shows no insert mode"),
             "{e}"
         );
         // A command after a `:` command that keeps vim in its normal mode.

@@ -262,11 +262,13 @@ fn refusal(program: &str, text: &str) -> TerminalError {
 fn editor_refusal(program: &str, text: &str) -> TerminalError {
     let line = text.lines().next().unwrap_or(text).trim();
     TerminalError::invalid(format!(
-        "{program} holds the terminal in its normal mode, where every key is a command: \
-         `{line}` sent with Enter would edit the file, not run in the shell, so nothing was \
-         typed; leave {program} first (send \\u001b:wq to save, or \\u001b:q! to discard, with \
-         submit: true), then send the command again; to type the text into the file, enter \
-         insert mode first (i with submit: false)"
+        "{program} holds the terminal, and its last row shows no insert mode (no `-- INSERT \
+         --`), so it is taken to be in its normal mode, where every key is a command: `{line}` \
+         sent with Enter would edit the file, not run in the shell, so nothing was typed; leave \
+         {program} first (send \\u001b:wq to save, or \\u001b:q! to discard, with submit: \
+         true), then send the command again; to type the text into the file, enter insert mode \
+         first (i with submit: false), or, if it is in insert mode without showing it, send the \
+         text with submit: false"
     ))
 }
 
