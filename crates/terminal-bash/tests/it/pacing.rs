@@ -135,10 +135,18 @@ async fn lines_left_at_the_deadline_are_typed_ahead_not_lost() {
         let r = op.done().await.unwrap();
         assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
         // Poll until the prompt after the last line is back (the slot is free once the lines
-        // left were written).
+        // left were written; a poll may meet the prompt of an earlier one on a loaded machine,
+        // so the file says which: the test's deadline fails it if a line was lost).
+        let written = || std::fs::read_to_string(&count).unwrap_or_default();
         loop {
             match sh.try_send("", false).await {
-                Ok(r) if r.wait_reason == WaitReason::StdinRead && r.exit_code.is_some() => break,
+                Ok(r)
+                    if r.wait_reason == WaitReason::StdinRead
+                        && r.exit_code.is_some()
+                        && written().lines().count() == 60 =>
+                {
+                    break;
+                }
                 Ok(_) => {}
                 Err(e) if e.code() == TerminalErrorCode::SendActive => {
                     tokio::task::yield_now().await;
@@ -146,7 +154,7 @@ async fn lines_left_at_the_deadline_are_typed_ahead_not_lost() {
                 Err(e) => panic!("poll failed: {e}"),
             }
         }
-        let written = std::fs::read_to_string(&count).unwrap();
+        let written = written();
         assert_eq!(written.lines().count(), 60, "{written}");
         sh.close().await;
     })
