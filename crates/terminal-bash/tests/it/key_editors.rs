@@ -49,6 +49,19 @@ def line(prompt):\n\
 a = line('Host: '); b = line('Port: ')\n\
 print('A=[%s] B=[%s]' % (a, b))\n";
 
+/// Runs `command` (a program asking `Host: `, then `Port: `, then printing `A=[host]
+/// B=[port]`) with its two answers in the same send, then again with them sent once it waits,
+/// and checks each answer met its own prompt whole.
+async fn answer_host_and_port(sh: &Shell, command: &str) {
+    let r = sh.send(&format!("{command}\nexample.com\n8080")).await;
+    assert!(answered(&r, "A=[example.com] B=[8080]"), "{r:?}");
+    assert_eq!(r.exit_code, Some(0), "{r:?}");
+    let r = sh.send(command).await;
+    assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+    let r = sh.send("db.internal\n5432").await;
+    assert!(answered(&r, "A=[db.internal] B=[5432]"), "{r:?}");
+}
+
 /// Whether `r` shows the line `want` and no input notice.
 fn answered(r: &SendResult, want: &str) -> bool {
     r.viewport.lines().any(|l| l == want) && r.notices.iter().all(|n| !n.starts_with("[input:"))
@@ -113,14 +126,7 @@ async fn a_line_editor_that_draws_late_gets_every_key() {
         let sh = Shell::open(config()).await;
         let script = dir.0.join("editor.py");
         std::fs::write(&script, LAGGING_EDITOR).unwrap();
-        let command = format!("python3 '{}'", script.display());
-        let r = sh.send(&format!("{command}\nexample.com\n8080")).await;
-        assert!(answered(&r, "A=[example.com] B=[8080]"), "{r:?}");
-        assert_eq!(r.exit_code, Some(0), "{r:?}");
-        let r = sh.send(&command).await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        let r = sh.send("db.internal\n5432").await;
-        assert!(answered(&r, "A=[db.internal] B=[5432]"), "{r:?}");
+        answer_host_and_port(&sh, &format!("python3 '{}'", script.display())).await;
         sh.close().await;
     })
     .await;
@@ -136,13 +142,7 @@ async fn prompt_toolkit_prompts_get_one_answer_each() {
         let sh = Shell::open(config()).await;
         let command = "python3 -c \"from prompt_toolkit import prompt; a = prompt('Host: '); \
                        b = prompt('Port: '); print('A=[%s] B=[%s]' % (a, b))\"";
-        let r = sh.send(&format!("{command}\nexample.com\n8080")).await;
-        assert!(answered(&r, "A=[example.com] B=[8080]"), "{r:?}");
-        assert_eq!(r.exit_code, Some(0), "{r:?}");
-        let r = sh.send(command).await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        let r = sh.send("db.internal\n5432").await;
-        assert!(answered(&r, "A=[db.internal] B=[5432]"), "{r:?}");
+        answer_host_and_port(&sh, command).await;
         sh.close().await;
     })
     .await;
@@ -167,6 +167,43 @@ async fn keys_other_than_ascii_go_one_at_a_time() {
             assert!(r.viewport.lines().any(|l| l == want), "{answer}: {r:?}");
             assert_eq!(r.exit_code, Some(0), "{r:?}");
         }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// An answer whose first key is no letter or digit, or a long one, goes to a key read one key
+/// at a time too: the keys the read does not take never run in the shell, nor does its Enter
+/// answer the next prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_a_read_does_not_take_never_reach_the_shell() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let long = format!("becho LONG{}", "A".repeat(70));
+        for (read, answer, want) in [
+            ("read -n 2 -p 'Offset: ' a", "-1echo INJECTED", "[-1]"),
+            ("read -n 1 -p 'Sign (+/-)? ' a", "+echo INJECTED", "[+]"),
+            ("read -n 1 -p 'Go? ' a", long.as_str(), "[b]"),
+        ] {
+            let r = sh.send(&format!("{read}; echo; echo \"[$a]\"")).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{read}: {r:?}");
+            let r = sh.send(answer).await;
+            assert!(r.viewport.lines().any(|l| l == want), "{read}: {r:?}");
+            assert!(
+                !r.viewport
+                    .lines()
+                    .any(|l| l.starts_with("INJECTED") || l.starts_with("LONG")),
+                "{read}: {r:?}"
+            );
+            assert_eq!(r.exit_code, Some(0), "{read}: {r:?}");
+        }
+        // The Enter after `-5` is not typed: the next line answers the next prompt.
+        let r = sh
+            .send("read -n 2 -p 'Offset: ' a; echo; read -p 'Name: ' n; echo \"a=[$a] n=[$n]\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("-5\nbob").await;
+        assert!(r.viewport.lines().any(|l| l == "a=[-5] n=[bob]"), "{r:?}");
         sh.close().await;
     })
     .await;

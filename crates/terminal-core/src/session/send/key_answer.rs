@@ -19,9 +19,10 @@
 //! terminal's echo off, a reader whose cursor is anywhere from where the answer began to the
 //! width of the keys typed so far took the key too: a PIN read shows nothing, others print
 //! `*`, and a line editor that draws after it reads again (prompt_toolkit) shows the keys
-//! late. Keys are printable characters of any script, one or two columns wide. That is an answer of one printable key, or of keys
-//! starting with a letter or digit, in cbreak mode at anything but a yes/no or "any key"
-//! question (`Which environment (1=dev 2=prod): `, then a second `read -n 1`), and in raw mode
+//! late. Keys are printable characters of any script, one or two columns wide. That is an
+//! answer of one printable key, or of up to 1024 keys (to a pager, only keys starting with a
+//! letter or digit: `/` or `:` opens its prompt elsewhere), in cbreak mode at anything but a
+//! yes/no or "any key" question (`Which environment (1=dev 2=prod): `, then a second `read -n 1`), and in raw mode
 //! (Python's `tty.setraw`, node's `setRawMode`, click's `getchar`) at a question or a prompt
 //! for a value (not a shell's or a REPL's prompt, whose line editor takes lines whole), a
 //! yes/no word at a yes/no question going with its other keys together.
@@ -40,7 +41,7 @@ use super::pacing::Pacing;
 
 /// Most keys an answer to a key reader may have for them to go one at a time (see the module
 /// docs); longer text goes as sent.
-const MAX_KEYS_ONE_AT_A_TIME: usize = 64;
+const MAX_KEYS_ONE_AT_A_TIME: usize = 1024;
 
 /// What a send (or one of its paced lines) to a program asking for keys types instead of its
 /// text (see [`plan`]).
@@ -129,6 +130,7 @@ fn key_width(key: char) -> u16 {
 /// search, keeps its Enter).
 pub(super) fn key_answer(
     st: &mut State,
+    shared: &Shared,
     modes: Option<TtyModes>,
     fg: Option<i32>,
     shell_line_editor: bool,
@@ -143,7 +145,7 @@ pub(super) fn key_answer(
     } else {
         text.as_bytes().to_vec()
     };
-    plan(st, modes, fg, shell_line_editor, &keyed)
+    plan(st, shared, modes, fg, shell_line_editor, &keyed)
 }
 
 /// What `keyed` (a send's keys, or one of its paced lines, with its Enter) types now to the
@@ -152,6 +154,7 @@ pub(super) fn key_answer(
 /// it is.
 fn plan(
     st: &mut State,
+    shared: &Shared,
     modes: Option<TtyModes>,
     fg: Option<i32>,
     shell_line_editor: bool,
@@ -178,7 +181,7 @@ fn plan(
             let key = std::str::from_utf8(&key).ok()?;
             return checked(st, fg, key, rest, (kind, None, true));
         }
-        return one_at_a_time(st, fg, keyed);
+        return one_at_a_time(st, shared, fg, keyed);
     }
     if st
         .screen
@@ -193,18 +196,26 @@ fn plan(
         let key = std::str::from_utf8(&key).ok()?;
         return checked(st, fg, key, rest, (RestKind::Word, None, false));
     }
-    one_at_a_time(st, fg, keyed)
+    one_at_a_time(st, shared, fg, keyed)
 }
 
 /// `keyed` as keys typed one at a time, each once the reader took the one before (see the
-/// module docs): one printable key and its Enter, or up to [`MAX_KEYS_ONE_AT_A_TIME`] keys
-/// starting with a letter or digit (a pager's command line, `/pattern` or `:n`, starts with a
-/// key that opens a prompt, where the text typed next goes on another column).
-fn one_at_a_time(st: &mut State, fg: Option<i32>, keyed: &[u8]) -> Option<KeyAnswer> {
+/// module docs): one printable key and its Enter, or up to [`MAX_KEYS_ONE_AT_A_TIME`] keys,
+/// but not to a pager when the first is no letter or digit (its command line, `/pattern` or
+/// `:n`, starts with a key that opens a prompt, where the text typed next goes on another
+/// column).
+fn one_at_a_time(
+    st: &mut State,
+    shared: &Shared,
+    fg: Option<i32>,
+    keyed: &[u8],
+) -> Option<KeyAnswer> {
     let (keys, enter) = keys_and_enter(keyed)?;
     let count = keys.chars().count();
-    let one_by_one =
-        count == 1 || (count <= MAX_KEYS_ONE_AT_A_TIME && keys.starts_with(char::is_alphanumeric));
+    let one_by_one = count == 1
+        || (count <= MAX_KEYS_ONE_AT_A_TIME
+            && (keys.starts_with(char::is_alphanumeric)
+                || !fg.is_some_and(|pgid| super::pager_guard::runs_a_pager(shared, pgid))));
     one_by_one
         .then(|| next_key(st, fg, keys, enter, None))
         .flatten()
@@ -379,7 +390,7 @@ impl SendOp {
             None => {
                 let shell_line_editor =
                     fg == Some(shared.shell_pgid()) && modes.is_some_and(TtyModes::line_editing);
-                plan(&mut st, modes, fg, shell_line_editor, &line)
+                plan(&mut st, shared, modes, fg, shell_line_editor, &line)
             }
         };
         drop(st);

@@ -35,6 +35,15 @@ const EDITORS: &[&str] = &[
     "vim.gtk3",
 ];
 
+/// Whether a pager (see [`PAGERS`]) is among the live members of process group `pgid` (the
+/// pager under `git log`): a key that opens its prompt (`/`, `:`) moves the cursor elsewhere.
+pub(super) fn runs_a_pager(shared: &Shared, pgid: i32) -> bool {
+    shared
+        .processes()
+        .into_iter()
+        .any(|s| s.pgrp == pgid && !s.is_zombie() && PAGERS.contains(&s.comm.as_str()))
+}
+
 /// Refuses a send of `text` (+ Enter when `submit`) begun now when a pager or vim in the
 /// foreground group (`fg`) reads keys (`modes` not canonical) and a line of it is a command
 /// line meant for the shell (see the module docs). Every live member of the group among the

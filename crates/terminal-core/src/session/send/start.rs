@@ -63,6 +63,7 @@ impl SendOp {
             && shared.tty_reader(shared.shell_pgid()).is_none();
         let answer = super::key_answer::key_answer(
             &mut st,
+            shared,
             modes,
             fg,
             shell_line_editor || shell_not_reading,
