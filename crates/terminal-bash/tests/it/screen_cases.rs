@@ -587,7 +587,8 @@ async fn output_after_an_unterminated_osc_is_shown() {
 
 /// A line a running program left unfinished when a send returned (at its deadline) goes on
 /// in the poll that sees it end, which says its first line continues that one (results join
-/// as the screen's text does); a character split across the two results too.
+/// as the screen's text does); a character split across the two results too, and a line a
+/// send typed without Enter.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_line_left_unfinished_is_said_to_go_on_in_the_next_poll() {
     within(async {
@@ -622,6 +623,44 @@ async fn a_line_left_unfinished_is_said_to_go_on_in_the_next_poll() {
             let r = sh.send("echo after").await;
             assert!(r.notices.is_empty(), "{r:?}");
         }
+        // Not when the program ended the line at once; said by each poll that goes on with it.
+        let r = sh
+            .send_within(
+                "printf 'abc'; sleep 3; printf '\\n'; echo second",
+                true,
+                1500,
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let r = sh.send_within("", false, 20_000).await;
+        assert!(r.viewport.contains("second\n"), "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
+        sh.send_within(
+            "printf 'Loading'; sleep 2; printf '.'; sleep 6; echo ' ok'",
+            true,
+            1500,
+        )
+        .await;
+        for (rest, timeout_ms) in [(".", 3500), (" ok\n", 20_000)] {
+            let r = sh.send_within("", false, timeout_ms).await;
+            assert!(r.viewport.starts_with(rest), "{r:?}");
+            assert!(
+                r.notices
+                    .iter()
+                    .any(|n| n.contains("the unfinished line") && n.contains("`Loading")),
+                "{r:?}"
+            );
+        }
+        // A line typed without Enter goes on in the next send, which says so too.
+        sh.send_raw("ec", false).await;
+        let r = sh.send("ho joined").await;
+        assert!(r.viewport.lines().any(|l| l == "joined"), "{r:?}");
+        assert!(
+            r.notices.iter().any(|n| n
+                .starts_with("[output: the first line goes on from the unfinished line")
+                && n.contains("`dsh> ec`")),
+            "{r:?}"
+        );
         sh.close().await;
     })
     .await;

@@ -9,8 +9,9 @@ pub(super) const SCREEN_MIXED_NOTICE: &str = "[screen: this output was written o
      screen earlier (the cursor was moved up without clearing), so a line may end with older \
      text; terminal_read shows the whole screen]";
 
-/// The notice for [`SettleFacts::rewound_lines`]: `lines` (at least 1) lines an earlier result
-/// showed that this output went back up into.
+/// The notice for a result (a send's, or a background job's read) whose output went back up
+/// into `lines` (at least 1) lines an earlier result showed and wrote there: the screen notice
+/// of a send's `rewound_lines`, and `job_output`'s.
 pub fn rewound_notice(lines: u64) -> String {
     let lines = if lines == 1 {
         "1 line".to_owned()
@@ -43,7 +44,7 @@ pub(super) fn continued_line_notice(start: &str) -> String {
     };
     format!(
         "[output: the first line goes on from the unfinished line the previous result ended \
-         in, `{cut}{quoted}` (the program was still writing it)]"
+         in: `{cut}{quoted}`]"
     )
 }
 

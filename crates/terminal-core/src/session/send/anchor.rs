@@ -67,6 +67,7 @@ impl SendOp {
         st.screen.keep_binary_run_open(true);
         // Start where the last result ended (see `State::resume_from`).
         let line_open = std::mem::take(&mut st.resume_line_open);
+        self.span().poll = input.is_empty();
         let (mut anchor, bytes_from, exits_from) = match st.resume_from.take() {
             Some(resume) => {
                 self.span().continues_line = line_open;

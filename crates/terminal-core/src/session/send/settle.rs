@@ -30,7 +30,7 @@ impl SendOp {
         // result and the next (the run's line so far shows here).
         let running = matches!(reason, Settle::Timeout | Settle::Idle);
         st.screen.keep_binary_run_open(running);
-        let (anchor, bytes_from, exits_from, discarded, rewound_lines, continued_line) = {
+        let (anchor, bytes_from, exits_from, discarded, rewound_lines, continued_line, poll) = {
             let mut span = self.span();
             span.final_restarts_line = span
                 .anchor
@@ -52,6 +52,7 @@ impl SendOp {
                 span.result_discarded,
                 span.final_rewound_lines,
                 continued_line,
+                span.poll,
             )
         };
         if reason == Settle::Exit {
@@ -110,10 +111,9 @@ impl SendOp {
                     st.screen.release_anchor(a);
                 }
                 let cursor = st.screen.cursor();
-                st.resume_line_open = running
-                    && !st.screen.alternate_screen()
+                st.resume_line_open = !st.screen.alternate_screen()
                     && cursor.col > 0
-                    && cursor.row != st.write_row;
+                    && ((running && (poll || cursor.row != st.write_row)) || st.typed_unended);
                 st.resume_from = Some(st.screen.anchor());
                 // The next result's reader has not seen this one's binary advice.
                 st.screen.restart_binary_advice();
@@ -151,6 +151,10 @@ impl SendOp {
         let rendered = snapshot
             .map(|s| s.render(shared.max_read_bytes))
             .unwrap_or_default();
+        // Only a first line with text goes on from the unfinished one (the program may have
+        // ended that line at once).
+        let continued_line = continued_line
+            .filter(|_| !rendered.text.is_empty() && !rendered.text.starts_with('\n'));
         // A job's last read hands the viewport on: the line ends its bound left out.
         self.span().final_lost_lines =
             super::span::lost_lines(lost_before_copy, copied_line_ends, &rendered);

@@ -36,9 +36,11 @@ pub(super) struct Span {
     /// Whole lines of earlier reads the settled viewport shows again (see
     /// `SendRead::rewound_lines`).
     pub(super) final_rewound_lines: u64,
-    /// The anchor sits inside a line the previous result ended in, which a program still
-    /// running was writing (see `State::resume_line_open`).
+    /// The anchor sits inside an unfinished line the previous result ended in (see
+    /// `State::resume_line_open`).
     pub(super) continues_line: bool,
+    /// The send typed nothing (a poll): the row it settles on is no row input was typed on.
+    pub(super) poll: bool,
 }
 
 /// The line ends a render from an anchor left out, when its byte bound cut it (`None` when it
