@@ -197,6 +197,19 @@ async fn keys_a_read_does_not_take_never_reach_the_shell() {
             );
             assert_eq!(r.exit_code, Some(0), "{read}: {r:?}");
         }
+        // The shell's own subshell reading one key with the terminal raw (`stty raw`) is no
+        // line editor of the shell's: it gets the first key, and nothing else.
+        let r = sh
+            .send(
+                "stty raw -echo; printf 'Pick one: '; c=$(dd bs=1 count=1 2>/dev/null); \
+                 stty sane; echo \"[$c]\"",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("-echo INJECTED").await;
+        assert!(r.viewport.lines().any(|l| l == "[-]"), "{r:?}");
+        assert!(!r.viewport.contains("INJECTED\n"), "{r:?}");
+        assert!(!r.viewport.contains("not found"), "{r:?}");
         // The Enter after `-5` is not typed: the next line answers the next prompt.
         let r = sh
             .send("read -n 2 -p 'Offset: ' a; echo; read -p 'Name: ' n; echo \"a=[$a] n=[$n]\"")

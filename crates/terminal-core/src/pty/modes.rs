@@ -67,10 +67,12 @@ impl TtyModes {
     }
 
     /// Whether the modes are readline's while it edits a line: non-canonical, no echo (it
-    /// echoes itself) and `ICRNL` off. Bash's builtin `read -n`/`-N`/`-s` keeps `ICRNL` on,
-    /// so a single-key prompt of the shell itself does not look like its line editor.
+    /// echoes itself), `ICRNL` off and output processing on. Bash's builtin `read -n`/`-N`/`-s`
+    /// keeps `ICRNL` on, so a single-key prompt of the shell itself does not look like its
+    /// line editor, nor does `stty raw` (output processing off too) with the shell's own
+    /// subshell reading (`c=$(dd bs=1 count=1)`).
     pub(crate) fn line_editing(self) -> bool {
-        !self.canonical && !self.echo && !self.maps_cr
+        !self.canonical && !self.echo && !self.maps_cr && self.output_processing
     }
 
     /// Whether the modes are a key reader's (cbreak mode): no line editing, a carriage return

@@ -149,7 +149,7 @@ impl SendOp {
             unended_line_bytes,
             quoted_tabs: program
                 && !st.screen.alternate_screen()
-                && modes.is_some_and(|m| m.line_editing() && m.output_processing),
+                && modes.is_some_and(TtyModes::line_editing),
             newline_enter: modes.is_some_and(TtyModes::cr_ends_no_line),
         };
         // A Python REPL: statements one at a time, open blocks ended, auto-indent replaced,
