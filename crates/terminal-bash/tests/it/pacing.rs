@@ -403,6 +403,10 @@ async fn lines_for_a_reader_that_ended_are_not_run_by_the_shell() {
         for asks in [
             "read -p 'msg: ' m; echo \"got=$m\"",
             "python3 -c 'print(\"got=\" + input(\"msg: \"))'",
+            // A line editor of its own in raw mode, whose answer goes one key at a time.
+            "node -e \"const rl = require('readline').createInterface({ input: process.stdin, \
+             output: process.stdout }); rl.question('msg: ', (a) => { console.log('got=' + a); \
+             rl.close(); })\"",
         ] {
             let r = sh.send(asks).await;
             assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");

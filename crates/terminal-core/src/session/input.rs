@@ -169,13 +169,14 @@ pub(super) fn over_long_line_notice(number: usize, len: usize, reader: Option<&s
 }
 
 /// `count` lines of an input from line `first` (from 1) as a notice names them (`line 3 of the
-/// input was`, `lines 3–4 of the input were`), and the pronoun for them.
-fn untyped_lines(first: usize, count: usize) -> (String, &'static str) {
+/// input was`, `lines 3–4 of the input were`), and the pronouns for them (object, subject).
+fn untyped_lines(first: usize, count: usize) -> (String, &'static str, &'static str) {
     match count {
-        1 => (format!("line {first} of the input was"), "it"),
+        1 => (format!("line {first} of the input was"), "it", "it"),
         _ => (
             format!("lines {first}–{} of the input were", first + count - 1),
             "them",
+            "they",
         ),
     }
 }
@@ -183,7 +184,7 @@ fn untyped_lines(first: usize, count: usize) -> (String, &'static str) {
 /// The notice for the lines of an input a signal or a cancel dropped before they were typed:
 /// `count` lines from line `first` (from 1).
 pub(super) fn discarded_lines_notice(first: usize, count: usize) -> String {
-    let (lines, them) = untyped_lines(first, count);
+    let (lines, them, _) = untyped_lines(first, count);
     format!(
         "[input: {lines} not typed: a signal (or a cancel) came first, and it discards input not read yet, as a terminal discards what was typed ahead; send {them} again to run {them}]"
     )
@@ -193,9 +194,14 @@ pub(super) fn discarded_lines_notice(first: usize, count: usize) -> String {
 /// program's prompt, the shell's `read`) ended and the shell's prompt came back first:
 /// `first` is the number (from 1) of the first line not typed, `count` how many.
 pub(super) fn reader_ended_lines_notice(first: usize, count: usize) -> String {
-    let (lines, them) = untyped_lines(first, count);
+    let (lines, them, they) = untyped_lines(first, count);
+    let commands = if count == 1 {
+        "it is a command"
+    } else {
+        "they are commands"
+    };
     format!(
-        "[input: {lines} not typed: what read the lines before ended and the shell's prompt came back, where {them} would have run as commands; send {them} again if they are commands]"
+        "[input: {lines} not typed: what read the lines before ended and the shell's prompt came back, where {they} would have run as commands; send {them} again if {commands}]"
     )
 }
 

@@ -398,7 +398,10 @@ impl SendOp {
             return line;
         };
         match planned.checked {
-            Some((rest, check)) => pacing.check_answer_rest(rest, check),
+            Some((rest, check)) => {
+                pacing.uncount(&rest);
+                pacing.check_answer_rest(rest, check);
+            }
             None => {
                 self.enter_withheld.store(true, Ordering::SeqCst);
                 if planned.rest_withheld {

@@ -341,7 +341,7 @@ impl Pacing {
             Settle::Idle | Settle::Timeout => {
                 // A key answer's rest is never typed ahead: its reader did not show the key.
                 if self.answer_check.take().is_some() {
-                    self.pending.pop_front();
+                    self.drop_next();
                 }
                 let rest: Vec<u8> = self.pending.drain(..).flatten().collect();
                 self.handed_out(&rest);
@@ -378,7 +378,16 @@ impl Pacing {
 
     /// Drops the next step (an answer's rest whose reader took what it had).
     pub(super) fn drop_next(&mut self) {
-        self.pending.pop_front();
+        // The line it ended was answered all the same: its line end counts as taken.
+        if let Some(step) = self.pending.pop_front() {
+            self.line_ends_taken += line_ends(&step);
+        }
+    }
+
+    /// `rest`, cut off a step already handed out (a key answer's), is no longer counted as
+    /// taken: it counts when it goes, or when it is dropped ([`Pacing::drop_next`]).
+    pub(super) fn uncount(&mut self, rest: &[u8]) {
+        self.line_ends_taken = self.line_ends_taken.saturating_sub(line_ends(rest));
     }
 
     /// Where the key answer whose rest waits on a check began (its first key's cursor).
