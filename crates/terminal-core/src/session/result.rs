@@ -87,8 +87,7 @@ pub(super) struct SettleFacts {
     /// redrew): the result starts with them again (0: none).
     pub(super) rewound_lines: u64,
     /// The start of the unfinished line the previous result ended in (a program still
-    /// running was writing it, or a send typed it without Enter), which the result's first
-    /// line goes on from.
+    /// running was writing it), which the result's first line goes on from.
     pub(super) continued_line: Option<String>,
     /// Lines of the result after the one the shell's prompt came back on (the output moved
     /// the cursor up above lines it wrote before; 0: none).

@@ -88,10 +88,10 @@ pub(super) struct State {
     pub(super) signalled: Option<(i32, crate::TerminalSignal)>,
     /// The cursor's row (absolute) when a send last wrote: the row the input's echo starts on.
     pub(super) write_row: u64,
-    /// The result that placed `resume_from` ended inside a line not finished yet: one a
-    /// program still running was writing (`Downloading... ` on a row of its own, not the row
-    /// input was typed on), or one a send typed without Enter (`dsh> q`): the next result's
-    /// first line goes on from there, and says so.
+    /// The result that placed `resume_from` ended inside a line a program still running was
+    /// writing (`Downloading... ` on a row of its own, not the row input was typed on): the
+    /// next result's first line goes on from there, and says so. (Text a send typed without
+    /// Enter is the sender's own, which its result said stays on the line.)
     pub(super) resume_line_open: bool,
     /// The newest input a send wrote did not end with a line end (text typed without Enter,
     /// editing keys): text on the shell's input line may be the agent's own.

@@ -113,7 +113,8 @@ impl SendOp {
                 let cursor = st.screen.cursor();
                 st.resume_line_open = !st.screen.alternate_screen()
                     && cursor.col > 0
-                    && ((running && (poll || cursor.row != st.write_row)) || st.typed_unended);
+                    && running
+                    && (poll || cursor.row != st.write_row);
                 st.resume_from = Some(st.screen.anchor());
                 // The next result's reader has not seen this one's binary advice.
                 st.screen.restart_binary_advice();
