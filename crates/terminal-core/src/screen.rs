@@ -33,6 +33,7 @@ mod clears;
 mod compat;
 mod conceal;
 mod consume;
+mod cursor_rows;
 mod dcs_queries;
 mod exits;
 mod feed;
@@ -544,35 +545,6 @@ impl Screen {
             anchor.prefix = prefix;
             anchor.left_at_cursor = left;
         }
-    }
-
-    /// The cursor row's text before the cursor, trailing spaces trimmed (`None` at column 0).
-    pub(crate) fn cursor_row_prefix(&mut self) -> Option<String> {
-        let pos = self.cursor();
-        self.row_prefix(pos)
-    }
-
-    /// [`Screen::cursor_row_prefix`], or, with the cursor on the row of `from` (where keys
-    /// typed at a prompt began) and right of it, the row's text before `from`: the prompt the
-    /// keys answer.
-    pub(crate) fn prompt_row_prefix(&mut self, from: Option<Position>) -> Option<String> {
-        let pos = self.cursor();
-        match from {
-            Some(from) if from.row == pos.row && from.col <= pos.col => self.row_prefix(from),
-            _ => self.row_prefix(pos),
-        }
-    }
-
-    /// The text of the row above the cursor's when that row is below `after_row` (absolute),
-    /// trailing spaces trimmed (`None` on the first row, at or above `after_row`, or past what
-    /// history holds).
-    pub(crate) fn row_above_cursor(&mut self, after_row: u64) -> Option<String> {
-        let pos = self.cursor();
-        let row = pos.row.checked_sub(1).filter(|&row| row > after_row)?;
-        self.row_prefix(Position {
-            row,
-            col: self.config.cols.max(1),
-        })
     }
 
     /// Stops tracking an anchor.
