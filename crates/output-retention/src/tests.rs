@@ -371,12 +371,26 @@ proptest! {
 
     #[test]
     fn convenience_fns_are_bounded_prefixes_and_suffixes(text in text_strategy(), max in 0usize..250) {
+        use unicode_segmentation::UnicodeSegmentation as _;
         let h = head(&text, max);
         let t = tail(&text, max);
         prop_assert!(h.len() <= max && text.starts_with(&h));
         prop_assert!(t.len() <= max && text.ends_with(&t));
-        prop_assert!(h.len() + 3 >= max.min(text.len()));
-        prop_assert!(t.len() + 3 >= max.min(text.len()));
+        // Each keeps all it can: within a code point of the bound, or cut between grapheme
+        // clusters where the next one (a letter with its marks) would not fit.
+        let bounds: Vec<usize> = text
+            .grapheme_indices(true)
+            .map(|(i, _)| i)
+            .chain([text.len()])
+            .collect();
+        let head_full = h.len() + 3 >= max.min(text.len())
+            || (bounds.contains(&h.len()) && bounds.iter().any(|&b| b > h.len() && b > max));
+        let start = text.len() - t.len();
+        let tail_full = t.len() + 3 >= max.min(text.len())
+            || (bounds.contains(&start)
+                && bounds.iter().any(|&b| b < start && text.len() - b > max));
+        prop_assert!(head_full, "head {h:?} of {text:?} within {max}");
+        prop_assert!(tail_full, "tail {t:?} of {text:?} within {max}");
     }
 }
 
@@ -423,4 +437,15 @@ fn cuts_fall_between_grapheme_clusters() {
     // One letter with 100 accents: cut at a code point, not emptied.
     let zalgo = format!("a{}", "\u{301}".repeat(100));
     assert_eq!(head_slice(&zalgo, 150).len(), 149);
+}
+
+/// A cut that would part a character from the variation selector after it keeps the pair out
+/// whole (found by the property above: `€` and U+E0100 are one cluster of 7 bytes).
+#[test]
+fn a_cut_keeps_a_character_and_its_variation_selector_together() {
+    let text = "€\u{e0100}é😀😀0aaaa😀€aa😀😀éaaaA😀éé€";
+    for max in 0..text.len() {
+        let h = head(text, max);
+        assert!(h.is_empty() || h.len() >= 7, "{max}: {h:?}");
+    }
 }
