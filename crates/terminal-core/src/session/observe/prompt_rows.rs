@@ -22,6 +22,13 @@ pub(in crate::session) fn is_repl_prompt(row: &str) -> bool {
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// Whether `row` (the cursor row's text before the cursor) is a prompt of the program's own,
+/// not its REPL's: text that is no REPL prompt (a script's `input('Name: ')`, prompt_toolkit's
+/// `prompt('Host: ')`), whose lines answer one prompt each rather than run as statements.
+pub(in crate::session) fn is_programs_own_prompt(row: &str) -> bool {
+    !row.trim().is_empty() && !is_repl_prompt(row)
+}
+
 /// Whether the cursor's row, up to the cursor, is a REPL's primary prompt (`>>> `, `In [3]: `,
 /// not a continuation prompt): the REPL reads a new statement.
 pub(in crate::session) fn at_primary_repl_prompt(screen: &mut crate::screen::Screen) -> bool {

@@ -10,7 +10,9 @@ use crate::readiness::Readiness;
 use crate::screen::{Position, PromptState};
 
 use super::super::input;
-use super::super::observe::{EOF_KEY, SIGNAL_BYTES, at_primary_repl_prompt, is_repl_prompt};
+use super::super::observe::{
+    EOF_KEY, SIGNAL_BYTES, at_primary_repl_prompt, is_programs_own_prompt,
+};
 use super::super::shared::State;
 use super::super::signal::is_simple_command;
 use super::SendOp;
@@ -158,14 +160,13 @@ impl SendOp {
         let (takes_pastes, at_prompt, own_prompt) = {
             let mut st = self.shared.lock();
             let at_prompt = at_primary_repl_prompt(&mut st.screen);
-            // A program's own prompt (`input('Name: ')`, prompt_toolkit's `prompt('Port: ')`):
-            // its lines answer it one at a time, not as a REPL's statements.
+            // A program's own prompt: its lines answer it one at a time, not as statements.
             let own_prompt = !at_prompt
                 && st.python_block.is_none()
                 && st
                     .screen
                     .cursor_row_prefix()
-                    .is_some_and(|row| !row.trim().is_empty() && !is_repl_prompt(&row));
+                    .is_some_and(|row| is_programs_own_prompt(&row));
             (
                 st.screen.bracketed_paste() && !st.screen.alternate_screen(),
                 at_prompt,

@@ -17,7 +17,8 @@ use super::super::Inner;
 use super::super::input;
 use super::super::nested_shell::is_shell_name;
 use super::super::observe::{
-    continuation_indent, is_block_continuation_prompt, is_primary_repl_prompt, is_repl_prompt,
+    continuation_indent, is_block_continuation_prompt, is_primary_repl_prompt,
+    is_programs_own_prompt,
 };
 use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
@@ -111,12 +112,10 @@ impl SendOp {
             })
             .and_then(|pgid| crate::process::stat(pgid).filter(|s| s.pgrp == pgid))
             .map(|s| s.comm);
-        // A program's own prompt before the cursor (a script's `input('Name: ')`,
-        // prompt_toolkit's `prompt('Host: ')`), not a Python REPL's, nor a statement earlier
-        // sends left open: the lines there answer it, and the prompts after it, one each.
-        let own_prompt = cursor_row
-            .as_deref()
-            .is_some_and(|row| !row.trim().is_empty() && !is_repl_prompt(row))
+        // A program's own prompt before the cursor, not a Python REPL's, nor a statement
+        // earlier sends left open: the lines there answer it, and the prompts after it, one
+        // each.
+        let own_prompt = cursor_row.as_deref().is_some_and(is_programs_own_prompt)
             && st.python_block.is_none()
             && indent.is_none();
         let python_repl = leader.as_deref().is_some_and(input::pastes_blocks) && !own_prompt;
