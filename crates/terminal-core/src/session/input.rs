@@ -3,8 +3,8 @@
 //!
 //! - Multi-line text to a Python REPL that enabled bracketed paste (DECSET 2004: Python 3.13's,
 //!   IPython), not at a prompt of the program's own (`input('Name: ')`, prompt_toolkit's
-//!   `prompt('Host: ')`, whose lines answer one prompt each), goes as one paste (`ESC [200~` … `ESC [201~`, newlines as carriage returns, as
-//!   terminals paste), so its auto-indent never rewrites the block; trailing newlines and
+//!   `prompt('Host: ')`, whose lines answer one prompt each), goes as one paste
+//!   (`ESC [200~` … `ESC [201~`, newlines as carriage returns, as terminals paste), so its auto-indent never rewrites the block; trailing newlines and
 //!   Enter stay keys after the paste. Several top-level statements go one per prompt, each
 //!   block pasted and ended by an empty line ([`python_statement_steps`]): Python 3.13's REPL
 //!   takes a multi-statement paste and Enter as an unfinished block, waiting for an empty

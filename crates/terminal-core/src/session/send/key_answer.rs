@@ -22,7 +22,8 @@
 //! late. Keys are printable characters of any script, one or two columns wide. That is an
 //! answer of one printable key, or of up to 1024 keys (to a pager, only keys starting with a
 //! letter or digit: `/` or `:` opens its prompt elsewhere), in cbreak mode at anything but a
-//! yes/no or "any key" question (`Which environment (1=dev 2=prod): `, then a second `read -n 1`), and in raw mode
+//! yes/no or "any key" question (`Which environment (1=dev 2=prod): `, then a second
+//! `read -n 1`), and in raw mode
 //! (Python's `tty.setraw`, node's `setRawMode`, click's `getchar`) at a question or a prompt
 //! for a value (not a shell's or a REPL's prompt, whose line editor takes lines whole), a
 //! yes/no word at a yes/no question going with its other keys together.
