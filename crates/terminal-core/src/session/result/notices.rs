@@ -26,18 +26,15 @@ pub fn rewound_notice(lines: u64) -> String {
     )
 }
 
-/// Most characters of the continued line's start [`continued_line_notice`] quotes (its end).
-const CONTINUED_LINE_QUOTE_CHARS: usize = 60;
+/// Most bytes of the continued line's start [`continued_line_notice`] quotes (its end).
+const CONTINUED_LINE_QUOTE_BYTES: usize = 80;
 
 /// The notice for [`SettleFacts::continued_line`]: `start`, the text of the unfinished line
-/// the previous result ended in, quoted (its last [`CONTINUED_LINE_QUOTE_CHARS`] characters).
+/// the previous result ended in, quoted (its last [`CONTINUED_LINE_QUOTE_BYTES`], cut as
+/// output is, between characters and their marks).
 pub(super) fn continued_line_notice(start: &str) -> String {
-    let chars = start.chars().count();
-    let quoted: String = start
-        .chars()
-        .skip(chars.saturating_sub(CONTINUED_LINE_QUOTE_CHARS))
-        .collect();
-    let cut = if chars > CONTINUED_LINE_QUOTE_CHARS {
+    let quoted = dsh_output_retention::tail_slice(start, CONTINUED_LINE_QUOTE_BYTES);
+    let cut = if quoted.len() < start.len() {
         "…"
     } else {
         ""
