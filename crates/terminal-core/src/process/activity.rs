@@ -371,15 +371,75 @@ fn verdict(waits: &[Wait]) -> GroupActivity {
 /// Unreadable thread data counts as idle (the seed's silence rule). Costs roughly one `/proc` scan.
 #[must_use]
 pub fn group_activity(pgid: i32, tty_path: &Path) -> GroupActivity {
-    group_activity_in(pgid, tty_path, &ProcessScope::everywhere())
+    group_activity_and_readers_in(pgid, tty_path, &ProcessScope::everywhere()).0
 }
 
-/// [`group_activity`] looking for the group's members (and their children) only in `scope`.
-pub(crate) fn group_activity_in(pgid: i32, tty_path: &Path, scope: &ProcessScope) -> GroupActivity {
+/// The threads found asleep on the terminal by one look at a group's activity (see
+/// [`group_activity_and_readers_in`]).
+#[derive(Debug, Default)]
+pub(crate) struct TtyReaders {
+    /// Process and thread ids.
+    threads: Vec<(i32, i32)>,
+    tty: Option<Tty>,
+}
+
+impl TtyReaders {
+    /// Whether every one of these threads sleeps on the terminal still (the same thread or
+    /// another may have taken input since; one that did and runs now, or waits elsewhere,
+    /// is not done with it). Blocking `/proc` reads, one pair per thread.
+    pub(crate) fn still_waiting(&self) -> bool {
+        let Some(tty) = &self.tty else {
+            return false;
+        };
+        self.threads
+            .iter()
+            .all(|&(pid, tid)| asleep_on_tty(pid, tid, tty))
+    }
+}
+
+/// Whether thread `tid` of process `pid` sleeps in a syscall that waits for input on `tty`
+/// (what [`thread_wait`] calls [`Wait::OnTty`], without reading the wait's kind).
+fn asleep_on_tty(pid: i32, tid: i32, tty: &Tty) -> bool {
+    let base = PathBuf::from(format!("/proc/{pid}/task/{tid}"));
+    procfs::read_stat_file(&base.join("stat")).is_some_and(|st| st.state == 'S')
+        && fs::read_to_string(base.join("syscall"))
+            .ok()
+            .as_deref()
+            .and_then(parse_syscall)
+            .is_some_and(|call| blocked_on_tty(pid, call, tty))
+}
+
+/// [`group_activity`] looking for the group's members (and their children) only in `scope`,
+/// with the threads its verdict found asleep on the terminal: a
+/// reading verdict is only as new as this look, and a thread that takes input right after
+/// it (input written before the look, still on its way through the terminal's line
+/// discipline) no longer waits, which [`TtyReaders::still_waiting`] tells.
+pub(crate) fn group_activity_and_readers_in(
+    pgid: i32,
+    tty_path: &Path,
+    scope: &ProcessScope,
+) -> (GroupActivity, TtyReaders) {
+    let tty = Tty::new(tty_path);
+    let mut threads = Vec::new();
+    let activity = group_activity_noting_readers(pgid, &tty, scope, &mut threads);
+    let readers = TtyReaders {
+        threads,
+        tty: Some(tty),
+    };
+    (activity, readers)
+}
+
+/// [`group_activity_and_readers_in`]'s verdict, pushing onto `readers` each thread it finds
+/// asleep on the terminal.
+fn group_activity_noting_readers(
+    pgid: i32,
+    tty: &Tty,
+    scope: &ProcessScope,
+    readers: &mut Vec<(i32, i32)>,
+) -> GroupActivity {
     if pgid <= 0 {
         return GroupActivity::Idle;
     }
-    let tty = Tty::new(tty_path);
     let all: Vec<StatInfo> = scope
         .stats()
         .into_iter()
@@ -399,12 +459,15 @@ pub(crate) fn group_activity_in(pgid: i32, tty_path: &Path, scope: &ProcessScope
         let mut main_wait = None;
         let mut running = false;
         for tid in procfs::numeric_entries(&task_dir) {
-            match thread_wait(pid, tid, &tty) {
+            match thread_wait(pid, tid, tty) {
                 Some(Wait::Running) => running = true,
                 Some(Wait::Children) => awaits_children = true,
                 Some(w) => {
                     if tid == pid {
                         main_wait = Some(w);
+                    }
+                    if matches!(w, Wait::OnTty { .. }) {
+                        readers.push((pid, tid));
                     }
                     waits.push(w);
                 }

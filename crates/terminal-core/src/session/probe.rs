@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::process::{
-    GroupActivity, ReaderThread, group_activity_in, group_relays_in, group_tty_reader_in,
-    group_tty_reader_thread_in, tty_read_outside_group_in,
+    GroupActivity, ReaderThread, TtyReaders, group_activity_and_readers_in, group_relays_in,
+    group_tty_reader_in, group_tty_reader_thread_in, tty_read_outside_group_in,
 };
 use crate::readiness::{HELD_INPUT_TIMER_MAX, PROBE_QUIET};
 
@@ -109,9 +109,21 @@ impl Shared {
         let shared = Arc::clone(self);
         async move {
             tokio::task::spawn_blocking(move || {
-                let activity = shared.pty.tty_path().map_or(GroupActivity::Idle, |tty| {
-                    group_activity_in(pgid, tty, &shared.scope)
-                });
+                let (activity, readers) = shared.pty.tty_path().map_or_else(
+                    || (GroupActivity::Idle, TtyReaders::default()),
+                    |tty| group_activity_and_readers_in(pgid, tty, &shared.scope),
+                );
+                let reading = matches!(activity, GroupActivity::ReadingTty { .. });
+                let input_pending = reading && shared.pty.input_pending();
+                // Input written before the look may have been on its way through the
+                // terminal then, and taken between the look and the input check (a reader
+                // woken by it, on a loaded machine): with none pending, the readers must be
+                // asleep on the terminal still, or the group is at work on it.
+                let activity = if reading && !input_pending && !readers.still_waiting() {
+                    GroupActivity::Busy
+                } else {
+                    activity
+                };
                 let repl = || crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c));
                 // Woken since the write and waiting again with no timer pending: a timer may be
                 // work the input started (an `await asyncio.sleep(2)` before the answer), or
@@ -148,9 +160,7 @@ impl Shared {
                 ProbeVerdict {
                     activity,
                     shell_replaced: of_shell && shared.shell_replaced(),
-                    input_pending: (read_outside
-                        || matches!(activity, GroupActivity::ReadingTty { .. }))
-                        && shared.pty.input_pending(),
+                    input_pending: input_pending || (read_outside && shared.pty.input_pending()),
                     read_outside,
                     relays: matches!(
                         activity,

@@ -362,6 +362,7 @@ impl SendOp {
                     prompt_since_write: readiness.prompt_seen(),
                     alternate: obs.alternate_screen,
                     input_pending: obs.input_pending,
+                    output_drained: obs.output_drained,
                 },
             );
             // An interrupt, quit or suspend key next goes once the line before it was taken

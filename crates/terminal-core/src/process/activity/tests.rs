@@ -199,3 +199,54 @@ fn sleeping_syscalls_are_told_apart() {
         assert_eq!(sleeping_wait(SyscallLine { nr, args }), expected, "{why}");
     }
 }
+
+/// The threads a reading verdict rests on are followed after it: waiting while no input came,
+/// no longer once a line came (the program took it and sleeps on a timer now), though the
+/// look that found them is not taken again.
+#[test]
+fn the_readers_of_a_reading_verdict_are_followed_after_it() {
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: 24,
+            cols: 80,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let tty = pair.master.tty_name().unwrap();
+    let mut cmd = CommandBuilder::new("python3");
+    cmd.args([
+        "-c",
+        "import sys, time; sys.stdin.readline(); time.sleep(60)",
+    ]);
+    let mut child = pair.slave.spawn_command(cmd).unwrap();
+    drop(pair.slave);
+    let pid = i32::try_from(child.process_id().unwrap()).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let until = |what: &str, check: &mut dyn FnMut() -> bool| {
+        while !check() {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    let scope = ProcessScope::everywhere();
+    let mut readers = None;
+    until("python3 to read its line", &mut || {
+        let (activity, found) = group_activity_and_readers_in(pid, &tty, &scope);
+        let reading = matches!(activity, GroupActivity::ReadingTty { .. });
+        readers = reading.then_some(found);
+        reading
+    });
+    let readers = readers.unwrap();
+    assert!(readers.still_waiting());
+    let mut writer = pair.master.take_writer().unwrap();
+    writer.write_all(b"line\n").unwrap();
+    until("python3 to take its line", &mut || !readers.still_waiting());
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

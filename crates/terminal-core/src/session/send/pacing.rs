@@ -104,6 +104,11 @@ pub(super) struct LineReader {
     pub(super) alternate: bool,
     /// Input written to the terminal is still unread.
     pub(super) input_pending: bool,
+    /// Everything the program wrote is on the screen (`Shared::output_drained`, read after
+    /// the probe): the next line is shaped from the screen (the prompt it answers, where
+    /// its echo starts), which lags a program that printed and read again at once on a
+    /// loaded machine.
+    pub(super) output_drained: bool,
 }
 
 /// How long the program a line started runs without settling before a Ctrl-C (Ctrl-\,
@@ -277,7 +282,8 @@ impl Pacing {
     ///
     /// Lines to a program's line editor (a REPL, a nested shell): one that took the line and
     /// reads again, in the terminal mode it took lines in, gets the next one now, without the
-    /// quiet a settled result needs (its own output may go on meanwhile: a timer printing);
+    /// quiet a settled result needs (its own output may go on meanwhile: a timer printing),
+    /// once what it printed before is on the screen;
     /// an event loop (a wait among other sources) must have put a prompt back since, for it
     /// may still act on what it read (node reads `.exit` and waits again first). An event
     /// loop that reads in another mode is done with lines (node's `.exit` leaves raw mode,
@@ -300,7 +306,8 @@ impl Pacing {
             && self.releases_on_read()
             && reader.waiting
             && (!reader.among_others || reader.prompt_since_write || reader.alternate)
-            && !reader.input_pending;
+            && !reader.input_pending
+            && reader.output_drained;
         (settle, settle.or(early.then_some(Settle::StdinWait)))
     }
 

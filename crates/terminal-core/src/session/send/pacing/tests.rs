@@ -60,6 +60,7 @@ fn a_repl_gets_the_next_line_once_it_reads_again_at_its_prompt() {
         program: true,
         canonical_now: Some(false),
         waiting: true,
+        output_drained: true,
         ..LineReader::default()
     };
     // A REPL reading the terminal alone: at once, without a settle.
@@ -72,6 +73,12 @@ fn a_repl_gets_the_next_line_once_it_reads_again_at_its_prompt() {
         ..reader
     };
     assert_eq!(pacing.gate(None, &unread), (None, None));
+    // Nor before what it printed is on the screen (the next line is shaped from it).
+    let printing = LineReader {
+        output_drained: false,
+        ..reader
+    };
+    assert_eq!(pacing.gate(None, &printing), (None, None));
     // An event loop: once its prompt came back after the line.
     let event_loop = LineReader {
         among_others: true,
