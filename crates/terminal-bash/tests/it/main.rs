@@ -15,6 +15,7 @@ mod environment;
 mod input;
 mod key_editors;
 mod keys;
+mod late_answers;
 mod left_changed;
 mod lifecycle;
 mod limits;

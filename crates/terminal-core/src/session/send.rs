@@ -48,6 +48,7 @@ mod prepare;
 mod python_input;
 mod settle;
 mod span;
+mod stale_reader;
 mod start;
 
 /// After the shell exits: least time before "no unread output" counts as drained.

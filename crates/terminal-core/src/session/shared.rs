@@ -105,6 +105,20 @@ pub(super) struct State {
     /// `.editor`), until a send types Ctrl-D or Ctrl-C (which end it) or another group holds
     /// the terminal.
     pub(super) promptless_repl: Option<i32>,
+    /// What the last settled send left waiting for input, other than our shell's line
+    /// editor: a send that finds our shell's prompt back since is refused once (see
+    /// `send::stale_reader`).
+    pub(super) awaited_reader: Option<AwaitedReader>,
+}
+
+/// A reader a send left waiting (see `State::awaited_reader`).
+#[derive(Clone, Debug)]
+pub(super) struct AwaitedReader {
+    /// `screen.prompt_end_count()` then: a marked prompt of our shell since means the reader
+    /// ended.
+    pub(super) prompts: u64,
+    /// Its prompt (the text before the cursor), trimmed; `None` when it showed none.
+    pub(super) prompt: Option<String>,
 }
 
 /// The unended canonical-mode line sends typed (see `State::unended_line`).
@@ -149,6 +163,7 @@ impl State {
             shell_stopped: false,
             left_running: Vec::new(),
             promptless_repl: None,
+            awaited_reader: None,
         }
     }
 

@@ -288,6 +288,9 @@ pub(super) fn deliver(
         })?;
         SignalDelivery::ProcessGroup
     };
+    // The agent ended what it was left answering itself: its next text is no late answer
+    // (see `send::stale_reader`).
+    shared.lock().awaited_reader = None;
     // A program that survives the signal is said to at the next settled result.
     if delivery == SignalDelivery::ProcessGroup
         && pgid != shared.shell_pgid()

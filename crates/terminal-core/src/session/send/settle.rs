@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::error::TerminalError;
+use crate::pty::TtyModes;
 use crate::readiness::Settle;
 use crate::screen::PromptState;
 
@@ -186,6 +187,14 @@ impl SendOp {
             line_reader,
         } = terminal_facts(shared, reason);
         shared.lock().shell_stopped = shell_stopped;
+        // What the agent is left answering, unless it is our shell's line editor (see
+        // `stale_reader`); a result nobody sees leaves the last one's.
+        if !discarded {
+            let at_shell_editor = shared.pty.foreground_pgid() == Some(shared.shell_pgid())
+                && shared.pty.modes().is_some_and(TtyModes::line_editing);
+            let awaited = reason == Settle::StdinWait && !prompted && !at_shell_editor;
+            super::stale_reader::note(&mut shared.lock(), awaited, cursor_row.clone());
+        }
         let refused_line = self.refused.lock().take();
         let cleared_line = self.cleared_line.clone();
         // A program the last SIGINT or SIGTERM did not end (it ignores or handles it).

@@ -46,13 +46,16 @@ impl SendOp {
         }
         let fg = shared.pty.foreground_pgid();
         let modes = shared.pty.modes();
+        let shell_line_editor =
+            fg == Some(shared.shell_pgid()) && modes.is_some_and(TtyModes::line_editing);
+        // An answer to a reader that ended since the last result is refused once (see
+        // `stale_reader`).
+        super::stale_reader::check(&mut st, shell_line_editor, &request.text)?;
         // A command line meant for the shell, sent with Enter while a pager or vim of the
         // foreground group reads keys, is refused (see `pager_guard`).
         super::pager_guard::check(&mut st, shared, fg, modes, &request.text, request.submit)?;
         // A key for a program asking for one goes without its Enter, a yes/no word as its
         // first key, or the rest only once the reader shows the key (see `key_answer`).
-        let shell_line_editor =
-            fg == Some(shared.shell_pgid()) && modes.is_some_and(TtyModes::line_editing);
         let line_unended = st.typed_unended;
         let alternate = st.screen.alternate_screen();
         // The shell itself holds the terminal in a key reader's modes but does not read it (its
