@@ -221,3 +221,34 @@ async fn keys_a_read_does_not_take_never_reach_the_shell() {
     })
     .await;
 }
+
+/// A reader behind a terminal relay (Python's `pty.spawn`, as `script` or `sudo` with
+/// `use_pty`): this terminal is in the relay's raw mode whatever the program behind it reads,
+/// so a password and a question's answer go whole with their Enter (they were cut to their
+/// first key as if the relay read keys, and each later send typed one key more).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_behind_a_terminal_relay_gets_its_answer_whole() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("python3 -c 'import pty; pty.spawn([\"bash\", \"--norc\"])'")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh
+            .send("read -s -p 'Password: ' p; echo; echo \"p=[$p]\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("hunter2").await;
+        assert!(r.viewport.lines().any(|l| l == "p=[hunter2]"), "{r:?}");
+        let r = sh
+            .send("read -p 'Continue? [y/N] ' a; echo \"a=[$a]\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("yes").await;
+        assert!(r.viewport.lines().any(|l| l == "a=[yes]"), "{r:?}");
+        let r = sh.send("exit").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

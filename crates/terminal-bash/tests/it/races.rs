@@ -381,3 +381,47 @@ async fn a_command_sent_while_the_shell_is_slow_to_take_an_interrupt_reports_its
     })
     .await;
 }
+
+/// A raw-mode prompt (`Host? `) that takes the interrupt character as its Ctrl-C and needs a
+/// moment to end; SIGINT, then a command at once, as a model would send it: the command goes
+/// whole to the shell once the program ended (it was cut to its first key, planned as an
+/// answer to the prompt still on the screen), and a raw reader that takes the character as
+/// a key of its answer gets the next text whole too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_right_after_sigint_to_a_raw_prompt_goes_whole() {
+    const RAW_PROMPT: &str = "python3 -c \"import os, sys, time, tty\n\
+        tty.setraw(0); os.write(1, sys.argv[1].encode()); keys = b''\n\
+        while (k := os.read(0, 1)) not in (b'\\r', b'\\x03' if sys.argv[2] == 'ends' else b''):\n\
+        \x20   keys += k; os.write(1, b'*')\n\
+        os.system('stty sane'); print(); print('keys=[%s]' % keys.decode(errors='replace'))\n\
+        time.sleep(0.3); sys.exit(130 if k == b'\\x03' else 0)\"";
+    within(async {
+        let shell = Shell::open(quick_config()).await;
+        for round in 0..3 {
+            let r = shell.send(&format!("{RAW_PROMPT} 'Host? ' ends")).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "round {round}: {r:?}");
+            shell
+                .session
+                .signal(TerminalSignal::Sigint)
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            let marker = format!("next-{round}");
+            let r = echo_shows(&shell, &marker, round).await;
+            assert_eq!(r.exit_code, Some(0), "round {round}: {r:?}");
+        }
+        let r = shell
+            .send(&format!("{RAW_PROMPT} 'Token: ' reads-on"))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        shell.session.signal(TerminalSignal::Sigint).unwrap();
+        let r = shell.send("abc").await;
+        // Four keys taken (the interrupt character shows as nothing), then the Enter.
+        assert!(
+            r.viewport.lines().any(|l| l == "****")
+                && r.viewport.lines().any(|l| l == "keys=[abc]"),
+            "{r:?}\ntranscript: {}",
+            shell.session.transcript()
+        );
+        shell.close().await;
+    })
+    .await;
+}

@@ -257,26 +257,43 @@ fn watches_one_fd(pid: i32, call: SyscallLine) -> bool {
 /// event loop without one (node's REPL: pipes, eventfds) serves only its own work. Costs one
 /// `/proc/PID/fd` listing per member.
 pub(crate) fn group_relays_in(pgid: i32, scope: &ProcessScope) -> bool {
+    group_holds_in(pgid, scope, |target| {
+        target.starts_with("socket:") || is_pty_master(target)
+    })
+}
+
+/// Whether a live process of group `pgid` (found in `scope`) holds a terminal's master side:
+/// it runs a program in a terminal of its own and relays its keys there (`script`, Python's
+/// `pty.spawn`, `expect`), so the modes of this terminal are the relay's, not the program's.
+/// Costs one `/proc/PID/fd` listing per member.
+pub(crate) fn group_holds_pty_master_in(pgid: i32, scope: &ProcessScope) -> bool {
+    group_holds_in(pgid, scope, is_pty_master)
+}
+
+/// Whether an fd's link `target` is a terminal's master side, opened through a `ptmx` node:
+/// `/dev/ptmx`, or the one of a devpts instance wherever it is mounted (`/dev/pts/ptmx`, a
+/// sandbox's private instance).
+fn is_pty_master(target: &str) -> bool {
+    target.ends_with("/ptmx")
+}
+
+/// Whether a live process of group `pgid` (found in `scope`) has an fd whose link target
+/// passes `wanted`.
+fn group_holds_in(pgid: i32, scope: &ProcessScope, wanted: impl Fn(&str) -> bool) -> bool {
     scope
         .stats()
         .into_iter()
         .filter(|s| s.pgrp == pgid && !s.is_zombie())
-        .any(|s| holds_relay_fd(s.pid))
+        .any(|s| holds_fd(s.pid, &wanted))
 }
 
-fn holds_relay_fd(pid: i32) -> bool {
+fn holds_fd(pid: i32, wanted: &impl Fn(&str) -> bool) -> bool {
     let Ok(entries) = fs::read_dir(format!("/proc/{pid}/fd")) else {
         return false;
     };
-    entries.flatten().any(|entry| {
-        fs::read_link(entry.path()).is_ok_and(|target| {
-            let target = target.to_string_lossy();
-            // A terminal's master side is opened through a `ptmx` node: `/dev/ptmx`, or the
-            // one of a devpts instance wherever it is mounted (`/dev/pts/ptmx`, a sandbox's
-            // private instance).
-            target.starts_with("socket:") || target.ends_with("/ptmx")
-        })
-    })
+    entries
+        .flatten()
+        .any(|entry| fs::read_link(entry.path()).is_ok_and(|t| wanted(&t.to_string_lossy())))
 }
 
 /// `epoll_pwait2` takes a timespec pointer; the older epoll waits take milliseconds.

@@ -151,9 +151,56 @@ pub(super) fn key_answer(
 
 /// What `keyed` (a send's keys, or one of its paced lines, with its Enter) types now to the
 /// foreground group `fg` reading in `modes` on the main screen, not at the shell's line
-/// editor (`shell_line_editor`) nor a REPL's prompt (see the module docs); `None`: it goes as
-/// it is.
+/// editor (`shell_line_editor`) nor a REPL's prompt, nor through a relay (see
+/// [`relays_keys`]) (see the module docs); `None`: it goes as it is.
 fn plan(
+    st: &mut State,
+    shared: &Shared,
+    modes: Option<TtyModes>,
+    fg: Option<i32>,
+    shell_line_editor: bool,
+    keyed: &[u8],
+) -> Option<KeyAnswer> {
+    let planned = plan_keys(st, shared, modes, fg, shell_line_editor, keyed)?;
+    // Asked last: a scan of the session's processes, only for text that would be cut.
+    (!fg.is_some_and(|pgid| relays_keys(shared, pgid))).then_some(planned)
+}
+
+/// Programs that relay the keys typed to a program elsewhere, over a socket: a remote or
+/// container shell's client, a multiplexer's client, a serial console.
+const REMOTE_RELAYS: &[&str] = &[
+    "ssh",
+    "mosh-client",
+    "telnet",
+    "docker",
+    "podman",
+    "kubectl",
+    "lxc",
+    "incus",
+    "tmux",
+    "screen",
+    "socat",
+    "nc",
+    "ncat",
+    "minicom",
+    "picocom",
+];
+
+/// Whether process group `pgid` relays the keys typed to a program in another terminal
+/// (`script`, Python's `pty.spawn`, `expect`: it holds a terminal's master side) or elsewhere
+/// ([`REMOTE_RELAYS`]): this terminal's modes are the relay's raw ones, not those of the
+/// program that reads (a `read -s` behind `script` is no key reader), and nothing here shows
+/// whether it took a key, so the text goes as sent. Blocking `/proc` reads.
+fn relays_keys(shared: &Shared, pgid: i32) -> bool {
+    shared
+        .processes()
+        .into_iter()
+        .any(|s| s.pgrp == pgid && !s.is_zombie() && REMOTE_RELAYS.contains(&s.comm.as_str()))
+        || crate::process::group_holds_pty_master_in(pgid, &shared.scope)
+}
+
+/// [`plan`] for any foreground (the relay left aside).
+fn plan_keys(
     st: &mut State,
     shared: &Shared,
     modes: Option<TtyModes>,

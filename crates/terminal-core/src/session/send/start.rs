@@ -65,14 +65,20 @@ impl SendOp {
             && !shell_line_editor
             && modes.is_some_and(|m| !m.canonical)
             && shared.tty_reader(shared.shell_pgid()).is_none();
-        let answer = super::key_answer::key_answer(
-            &mut st,
-            shared,
-            modes,
-            fg,
-            shell_line_editor || shell_not_reading,
-            (&request.text, request.submit),
-        );
+        // Nor while a signal's aftermath is pending: the program it went to may be ending,
+        // and the text is for whatever reads once it played out (see `prepare`).
+        let answer = if st.redraw_pending.is_some() {
+            None
+        } else {
+            super::key_answer::key_answer(
+                &mut st,
+                shared,
+                modes,
+                fg,
+                shell_line_editor || shell_not_reading,
+                (&request.text, request.submit),
+            )
+        };
         let (enter_withheld, rest_withheld, answer_rest) = match answer {
             Some(answer) => {
                 request.text = answer.key;
