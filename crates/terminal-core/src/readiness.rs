@@ -163,7 +163,8 @@ pub(crate) struct Observation {
     pub(crate) fg_wait_among_others: bool,
     /// The same probe found `fg`'s terminal wait bounded by a timeout: the program wakes by
     /// itself within this long (see `GroupActivity::ReadingTty`). Left out for a key reader
-    /// in cbreak mode, which waits for its key whatever its timer prints.
+    /// in cbreak mode, which waits for its key whatever its timer prints, unless lines of the
+    /// send are still to type (one that drains keys typed ahead must not take them).
     pub(crate) fg_wakes_in: Option<Duration>,
     /// Besides, `fg` holds a socket or a terminal's master side: it relays another side's
     /// output (`ssh host make`), which may still be coming.

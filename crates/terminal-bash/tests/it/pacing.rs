@@ -432,3 +432,38 @@ async fn lines_for_a_reader_that_ended_are_not_run_by_the_shell() {
     })
     .await;
 }
+
+/// A short timed key read with no prompt, that drains keys typed ahead before a question
+/// (`read -t 0.3 -n 10000 junk`, or Python's `select` with a timeout then `os.read`), takes
+/// none of the send's lines: the answer waits for the question after it, and the command after
+/// that runs in the shell (the answer went into the drain, and the command answered the
+/// question).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_read_that_drains_typed_ahead_keys_takes_no_line() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for drain in [
+            "read -t 0.3 -n 10000 junk",
+            "python3 -c \"import os, select, termios, tty\n\
+             a = termios.tcgetattr(0); tty.setcbreak(0)\n\
+             while select.select([0], [], [], 0.3)[0]: os.read(0, 1024)\n\
+             termios.tcsetattr(0, termios.TCSADRAIN, a)\"",
+        ] {
+            let r = sh
+                .send(&format!(
+                    "bash -c 'read -p \"Name: \" n; echo processing; {}; \
+                     read -p \"Confirm [y/n]: \" c; echo \"n=[$n] junk=[$junk] c=[$c]\"'\n\
+                     ann\ny\necho AFTER",
+                    drain.replace('\'', "'\\''")
+                ))
+                .await;
+            assert!(
+                r.viewport.lines().any(|l| l == "n=[ann] junk=[] c=[y]"),
+                "{drain}: {r:?}"
+            );
+            assert!(r.viewport.lines().any(|l| l == "AFTER"), "{drain}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

@@ -172,7 +172,9 @@ pub(super) async fn marks_gone_at_line_editor(shared: &Arc<Shared>, pre: &PreWri
 
 /// One observation for the readiness decision; also returns when the shell exited and the
 /// newest prompt mark's exit status. The cursor row's facts are read for a wait among other
-/// sources, and after output when the caller wants them (`cursor_row_wanted`). `own_line`:
+/// sources, and after output when the caller wants them (`cursor_row_wanted`). With lines of
+/// the send still to type (`lines_pending`), a key reader's terminal wait keeps its timeout
+/// too (see `Observation::fg_wakes_in`). `own_line`:
 /// the input's last non-blank line, trimmed (a REPL that shows it again after its prompt
 /// has not printed a prompt for it). `at_write`: the screen's done and mark counts and the
 /// time at the write.
@@ -181,7 +183,7 @@ pub(super) fn observe(
     now: Instant,
     probed: Option<Probe>,
     (done_at_write, marks_at_write, written_at): (u64, u64, Instant),
-    cursor_row_wanted: bool,
+    (cursor_row_wanted, lines_pending): (bool, bool),
     own_line: Option<&str>,
     answer_from: Option<Position>,
 ) -> (Observation, Option<Instant>, Option<i32>) {
@@ -265,13 +267,17 @@ pub(super) fn observe(
     // In canonical mode, in raw mode (node's `setRawMode`: a spinner that discards what is
     // typed while it spins), and for the shell's own `read -t`; not for a key reader in cbreak
     // mode (`top`, `less`: the signal keys kept), which polls for keys on its timer and waits
-    // for them whatever it prints meanwhile.
+    // for them whatever it prints meanwhile, unless a line of the send would go to it next: a
+    // short timed read with no prompt before the cursor (`read -t 0.3 -n 10000 junk`, which
+    // drains keys typed ahead before a question) must not take the answer meant for the
+    // question after it.
     obs.fg_wakes_in = match activity {
         Some(GroupActivity::ReadingTty { wakes_in, .. }) => wakes_in,
         _ => None,
     }
     .filter(|_| {
-        obs.fg == Some(shared.shell_pgid())
+        lines_pending
+            || obs.fg == Some(shared.shell_pgid())
             || shared
                 .pty
                 .modes()

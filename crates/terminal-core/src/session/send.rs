@@ -310,7 +310,10 @@ impl SendOp {
                 now,
                 probe.take(),
                 (done_at_write, marks_at_write, written_at),
-                pacing.wants_cursor_row(readiness.prompt_seen()),
+                (
+                    pacing.wants_cursor_row(readiness.prompt_seen()),
+                    pacing.is_pending(),
+                ),
                 self.own_line.as_deref(),
                 pacing.answer_start(),
             );
