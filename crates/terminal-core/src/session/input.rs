@@ -297,7 +297,31 @@ pub(super) fn quits_a_program(line: &str) -> bool {
     ];
     // The command after keys that end an editor's insert mode (`ihello\u{1b}:wq`).
     let line = line.rsplit('\u{1b}').next().unwrap_or(line).trim();
-    QUIT_LINES.contains(&line) || QUIT_CALLS.iter().any(|call| line.starts_with(call))
+    QUIT_LINES.contains(&line)
+        || QUIT_CALLS.iter().any(|call| line.starts_with(call))
+        || ends_with_a_shell_exit(line)
+}
+
+/// Whether the command line `line` ends, after `;`, `&&` or `||`, with a shell's `exit` (or
+/// `exit N`, `exit $?`, `logout`): `echo done; exit` leaves a nested shell as `exit` alone does.
+fn ends_with_a_shell_exit(line: &str) -> bool {
+    let Some((before, last)) = line.rsplit_once([';', '&', '|']) else {
+        return false;
+    };
+    let last = last.trim();
+    let exits = last == "exit"
+        || last == "logout"
+        || last
+            .strip_prefix("exit ")
+            .map(str::trim)
+            .is_some_and(|status| {
+                status.chars().all(|c| c.is_ascii_digit())
+                    || (status.starts_with('$')
+                        && status[1..]
+                            .chars()
+                            .all(|c| c == '?' || c == '_' || c.is_ascii_alphanumeric()))
+            });
+    exits && !before.trim().is_empty()
 }
 
 /// Whether `text` ends with a key that ends input or a program rather than a line: Ctrl-C,

@@ -521,6 +521,10 @@ fn quit_commands_of_repls_shells_and_editors_are_known() {
         "ZZ",
         "q",
         "process.exit(1)",
+        "echo v=$v; exit",
+        "make && exit 0",
+        "false || exit $?",
+        "cd /; logout",
     ] {
         assert!(quits_a_program(line), "{line:?}");
     }
@@ -532,6 +536,9 @@ fn quit_commands_of_repls_shells_and_editors_are_known() {
         "qq",
         ":w",
         "raise SystemExit(3)",
+        "echo 'a; exit now'",
+        "; exit",
+        "ls | exitcode",
     ] {
         assert!(!quits_a_program(line), "{line:?}");
     }
