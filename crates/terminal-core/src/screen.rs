@@ -233,6 +233,8 @@ pub(crate) struct Screen {
     /// The shell's prompt came back while a program had left the alternate screen on, and the
     /// screen returned to the main one (see [`Screen::take_prompt_left_alternate`]).
     prompt_left_alternate: bool,
+    /// How often the screen went from the alternate screen back to the main one.
+    alternate_leaves: u64,
     has_output: bool,
     binary: BinaryFilter,
     /// A consuming read is in progress: a binary run going on stays open ([`open_run`]).
@@ -312,6 +314,7 @@ impl Screen {
             prompt: PromptTracker::default(),
             alternate: false,
             prompt_left_alternate: false,
+            alternate_leaves: 0,
             has_output: false,
             binary: BinaryFilter::default(),
             keep_binary_open: false,
@@ -376,6 +379,11 @@ impl Screen {
     /// on since the last call (cleared by the call).
     pub(crate) fn take_prompt_left_alternate(&mut self) -> bool {
         std::mem::take(&mut self.prompt_left_alternate)
+    }
+
+    /// How often the screen went from the alternate screen back to the main one so far.
+    pub(crate) fn alternate_leave_count(&self) -> u64 {
+        self.alternate_leaves
     }
 
     /// Whether a `D` mark said the shell restored the terminal modes a command left changed,

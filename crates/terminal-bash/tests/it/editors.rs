@@ -419,3 +419,34 @@ async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
     .await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A full-screen program that takes the alternate screen and leaves it within one send shows
+/// nothing of what it drew there (as on a terminal): the result says so. One that a send
+/// opened and a later send quit is the usual way and gets no such notice, nor does a command
+/// that never touched the alternate screen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_screen_program_that_came_and_went_in_one_send_is_said_to() {
+    let came_and_went =
+        |r: &dsh_terminal_core::SendResult| r.notices.iter().any(|n| n.contains("left it again"));
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("printf '\\033[?1049h'; echo drawn-$((6*7)); printf '\\033[?1049l'; echo back")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "back"), "{r:?}");
+        assert!(!r.viewport.contains("drawn-42"), "{r:?}");
+        assert!(came_and_went(&r), "{r:?}");
+        let r = sh
+            .send("printf '\\033[?1049h'; read -p 'drawn: ' x; printf '\\033[?1049l'; echo left")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(!came_and_went(&r), "{r:?}");
+        let r = sh.send("").await;
+        assert!(r.viewport.lines().any(|l| l == "left"), "{r:?}");
+        assert!(!came_and_went(&r), "{r:?}");
+        let r = sh.send("echo plain").await;
+        assert!(r.notices.is_empty(), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -69,6 +69,7 @@ impl Screen {
             self.alternate = alternate;
             out.events.push(ScreenEvent::AlternateScreen(alternate));
             if !alternate {
+                self.alternate_leaves += 1;
                 self.alternate_saved_cursor = false;
                 // Anchors made on the alternate screen start at the main screen's cursor, with
                 // the text before it on its row: a program that left a line unfinished there

@@ -43,6 +43,9 @@ pub(super) struct SettleFacts {
     /// The shell's prompt gave the main screen back from an alternate screen a program left
     /// on.
     pub(super) left_alternate: bool,
+    /// A full-screen program took the alternate screen and left it again within this result
+    /// (and the prompt did not carry its last screen over): what it showed there is gone.
+    pub(super) alternate_came_and_went: bool,
     /// The shell's prompt hook set the terminal modes a command left changed back to the
     /// session's (a `D` mark said so).
     pub(super) modes_restored: bool,
@@ -322,6 +325,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             Some(SCREEN_MIXED_NOTICE.to_owned()),
         ),
         (facts.left_alternate, Some(LEFT_ALTERNATE_NOTICE.to_owned())),
+        (
+            facts.alternate_came_and_went,
+            Some(ALTERNATE_CAME_AND_WENT_NOTICE.to_owned()),
+        ),
         (facts.modes_restored, Some(MODES_RESTORED_NOTICE.to_owned())),
         (
             facts.errexit_on && !exited,

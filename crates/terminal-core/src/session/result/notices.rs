@@ -63,6 +63,14 @@ pub(super) fn lines_below_prompt_notice(lines: u64) -> String {
 pub(super) const LEFT_ALTERNATE_NOTICE: &str =
     "[screen: the program left the alternate screen on; the prompt restored the main screen]";
 
+/// The notice for [`SettleFacts::alternate_came_and_went`].
+pub(super) const ALTERNATE_CAME_AND_WENT_NOTICE: &str = "[screen: a full-screen program drew \
+     on the alternate screen and left it again during this result; what it showed there is \
+     gone, as on a terminal, and is neither in this result nor in the scrollback: to read it, \
+     run it in a mode that prints to the main screen (a pager's -X or -F with -X, the \
+     program's batch or plain-output option) or keep it open and send its keys one send at a \
+     time]";
+
 /// The notice for [`SettleFacts::modes_restored`].
 pub(super) const MODES_RESTORED_NOTICE: &str = "[terminal: the command left the terminal's \
      modes or size changed (e.g. `stty -echo`, `stty raw`, a program's raw mode, `stty rows \

@@ -21,6 +21,7 @@ fn facts(reason: Settle) -> SettleFacts {
         output_bytes: 12,
         head: None,
         left_alternate: false,
+        alternate_came_and_went: false,
         modes_restored: false,
         marks_gone: false,
         prompt_unmarked: false,
@@ -294,6 +295,15 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
     };
     assert_eq!(assemble(stdout_away).notices, vec![STDOUT_AWAY_NOTICE]);
     insta::assert_snapshot!("stdout_away", STDOUT_AWAY_NOTICE);
+    let came_and_went = SettleFacts {
+        alternate_came_and_went: true,
+        ..facts(Settle::Prompt)
+    };
+    assert_eq!(
+        assemble(came_and_went).notices,
+        vec![ALTERNATE_CAME_AND_WENT_NOTICE]
+    );
+    insta::assert_snapshot!("alternate_came_and_went", ALTERNATE_CAME_AND_WENT_NOTICE);
     let survived = [
         crate::TerminalSignal::Sigint,
         crate::TerminalSignal::Sigterm,

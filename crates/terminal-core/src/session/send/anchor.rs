@@ -94,6 +94,8 @@ impl SendOp {
             span.anchor = Some(anchor);
             span.bytes_from = bytes_from;
             span.exits_from = exits_from;
+            span.alternate_leaves_from =
+                (!st.screen.alternate_screen()).then(|| st.screen.alternate_leave_count());
         }
         st.screen.start_head(anchor);
         if line_end {

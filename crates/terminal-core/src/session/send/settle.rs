@@ -56,6 +56,7 @@ impl SendOp {
                 span.poll,
             )
         };
+        let alternate_leaves_from = self.span().alternate_leaves_from;
         if reason == Settle::Exit {
             st.screen.leave_alternate_screen_at_exit();
         }
@@ -128,6 +129,10 @@ impl SendOp {
         let left_running = std::mem::take(&mut st.left_running);
         let alternate = st.screen.alternate_screen();
         let left_alternate = st.screen.take_prompt_left_alternate();
+        // A full-screen program took the screen and left it within this send.
+        let alternate_came_and_went = !alternate
+            && !left_alternate
+            && alternate_leaves_from.is_some_and(|from| st.screen.alternate_leave_count() > from);
         let modes_restored = st.screen.take_modes_restored();
         let errexit_on = st.screen.take_errexit_turned_on();
         let continuation = st.screen.prompt_state() == PromptState::Continuation;
@@ -274,6 +279,7 @@ impl SendOp {
             output_bytes,
             head,
             left_alternate,
+            alternate_came_and_went,
             modes_restored,
             errexit_on,
             errexit_ended: reason == Settle::Exit && self.turns_on_errexit,

@@ -41,6 +41,10 @@ pub(super) struct Span {
     pub(super) continues_line: bool,
     /// The send typed nothing (a poll): the row it settles on is no row input was typed on.
     pub(super) poll: bool,
+    /// `screen.alternate_leave_count()` when the send began on the main screen: a full-screen
+    /// program that took the screen and left it again before the send settled showed what
+    /// no result will (see `SettleFacts::alternate_came_and_went`).
+    pub(super) alternate_leaves_from: Option<u64>,
 }
 
 /// The line ends a render from an anchor left out, when its byte bound cut it (`None` when it
