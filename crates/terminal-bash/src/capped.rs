@@ -117,6 +117,9 @@ impl OperationHandle for CappedSend {
     fn cancel(&self) -> bool {
         self.op.cancel()
     }
+    fn in_background(&self) {
+        self.op.in_background();
+    }
     fn discard_result(&self) {
         self.op.discard_result();
     }

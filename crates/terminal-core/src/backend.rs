@@ -101,6 +101,12 @@ pub trait OperationHandle: Send + Sync + 'static {
     /// where this send's started, so the output printed meanwhile is not lost. Call it before
     /// [`cancel`](Self::cancel). Default: nothing (the next send starts where this one ended).
     fn discard_result(&self) {}
+    /// Tells the backend that the send runs as a background job, whose own status tells the
+    /// agent what the program it started does next: a program its result leaves waiting for
+    /// input is not what the session's next send is taken to answer (a foreground send's late
+    /// answer to a reader that ended is refused once; a job's status says the reader ended).
+    /// Call it right after starting the send. Default: nothing.
+    fn in_background(&self) {}
     /// Whether the send has settled *and* released its slot.
     fn is_finished(&self) -> bool;
     /// How far the send has got, without consuming anything. Default: nothing known.
@@ -150,6 +156,10 @@ impl SendOperation {
     /// send's started (see [`OperationHandle::discard_result`]).
     pub fn discard_result(&self) {
         self.handle.discard_result();
+    }
+    /// The send runs as a background job (see [`OperationHandle::in_background`]).
+    pub fn in_background(&self) {
+        self.handle.in_background();
     }
     /// Whether the send has settled and released its slot.
     pub fn is_finished(&self) -> bool {

@@ -372,6 +372,7 @@ impl Background {
                 let op = terminals
                     .start_send(&run_owner, &run_id, request)
                     .map_err(|e| e.to_string())?;
+                op.in_background();
                 *run_stream.lock() = Some(Stream::new(
                     op,
                     Arc::clone(&terminals),

@@ -136,6 +136,11 @@ impl SendOp {
         self.span.lock()
     }
 
+    /// Tells this send from others while it lives (its address).
+    fn identity(&self) -> usize {
+        std::ptr::from_ref(self).addr()
+    }
+
     pub(super) fn is_settled(&self) -> bool {
         self.settled.load(Ordering::SeqCst)
     }

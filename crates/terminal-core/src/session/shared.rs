@@ -119,6 +119,8 @@ pub(super) struct AwaitedReader {
     pub(super) prompts: u64,
     /// Its prompt (the text before the cursor), trimmed; `None` when it showed none.
     pub(super) prompt: Option<String>,
+    /// The send that left it (`SendOp::identity`).
+    pub(super) send: usize,
 }
 
 /// The unended canonical-mode line sends typed (see `State::unended_line`).

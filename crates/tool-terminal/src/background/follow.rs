@@ -267,7 +267,10 @@ pub(super) async fn follow(
         let next = match start_send_when_free(&terminals, &owner, &id, poll, SLOT_RELEASE_WAIT)
             .await
         {
-            Ok(next) => next,
+            Ok(next) => {
+                next.in_background();
+                next
+            }
             // The session closed or exited meanwhile: the last result stands.
             Err(e) => {
                 tracing::debug!(session_id = %id, error = %e, "background send not followed further");

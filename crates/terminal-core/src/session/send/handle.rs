@@ -110,6 +110,13 @@ impl OperationHandle for SendOp {
         self.span().result_discarded = true;
     }
 
+    fn in_background(&self) {
+        // The state's lock first, as settling takes them.
+        let mut st = self.shared.lock();
+        self.span().background = true;
+        super::stale_reader::forget(&mut st, self.identity());
+    }
+
     fn cancel(&self) -> bool {
         if self.is_settled() {
             return false;

@@ -198,7 +198,12 @@ impl SendOp {
             let at_shell_editor = shared.pty.foreground_pgid() == Some(shared.shell_pgid())
                 && shared.pty.modes().is_some_and(TtyModes::line_editing);
             let awaited = reason == Settle::StdinWait && !prompted && !at_shell_editor;
-            super::stale_reader::note(&mut shared.lock(), awaited, cursor_row.clone());
+            // A background job's result leaves the last foreground one's (see `Span`).
+            let mut st = shared.lock();
+            if !self.span().background {
+                let prompt = cursor_row.clone();
+                super::stale_reader::note(&mut st, awaited.then_some(prompt), self.identity());
+            }
         }
         let refused_line = self.refused.lock().take();
         let cleared_line = self.cleared_line.clone();

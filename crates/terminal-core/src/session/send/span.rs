@@ -45,6 +45,9 @@ pub(super) struct Span {
     /// program that took the screen and left it again before the send settled showed what
     /// no result will (see `SettleFacts::alternate_came_and_went`).
     pub(super) alternate_leaves_from: Option<u64>,
+    /// The send runs as a background job (`OperationHandle::in_background`): the job's own
+    /// status tells the agent what its program does next, not this send's result.
+    pub(super) background: bool,
 }
 
 /// The line ends a render from an anchor left out, when its byte bound cut it (`None` when it

@@ -15,15 +15,25 @@ use super::super::shared::{AwaitedReader, State};
 /// Longest prompt text the refusal quotes, in bytes (cut between characters).
 const PROMPT_QUOTE_MAX_BYTES: usize = 80;
 
-/// Notes what a send settling now leaves waiting: a reader other than our shell's line
-/// editor (`awaited`) at `prompt` (the text before the cursor), or nothing.
-pub(super) fn note(st: &mut State, awaited: bool, prompt: Option<String>) {
-    st.awaited_reader = awaited.then(|| AwaitedReader {
+/// Notes what the send `send` (its [`SendOp::identity`](super::SendOp::identity)) settling
+/// now leaves waiting: a reader other than our shell's line editor (`Some`), with its prompt
+/// (the text before the cursor, when any), or nothing.
+pub(super) fn note(st: &mut State, awaited: Option<Option<String>>, send: usize) {
+    st.awaited_reader = awaited.map(|prompt| AwaitedReader {
         prompts: st.screen.prompt_end_count(),
         prompt: prompt
             .map(|p| p.trim().to_owned())
             .filter(|p| !p.is_empty()),
+        send,
     });
+}
+
+/// Forgets what the send `send` noted, now that it runs as a background job (whose status
+/// follows its program).
+pub(super) fn forget(st: &mut State, send: usize) {
+    if st.awaited_reader.as_ref().is_some_and(|a| a.send == send) {
+        st.awaited_reader = None;
+    }
 }
 
 /// Refuses a send of `text` begun now at our shell's line editor (`shell_line_editor`) when
