@@ -12,7 +12,7 @@ use crate::error::TerminalError;
 
 use super::super::shared::{AwaitedReader, State};
 
-/// Longest prompt text the refusal quotes, in bytes (cut between characters).
+/// Longest prompt text the refusal quotes, in bytes (cut between characters and their marks).
 const PROMPT_QUOTE_MAX_BYTES: usize = 80;
 
 /// Notes what the send `send` (its [`SendOp::identity`](super::SendOp::identity)) settling
@@ -65,12 +65,13 @@ pub(super) fn check(
 /// The refusal of an answer to a reader that ended (see the module docs).
 fn refusal(prompt: Option<&str>, exit: Option<i32>) -> TerminalError {
     let at = prompt.map_or(String::new(), |prompt| {
-        let mut end = prompt.len().min(PROMPT_QUOTE_MAX_BYTES);
-        while !prompt.is_char_boundary(end) {
-            end -= 1;
-        }
-        let more = if end < prompt.len() { "…" } else { "" };
-        format!(" (at `{}{more}`)", &prompt[..end])
+        let quoted = dsh_output_retention::head_slice(prompt, PROMPT_QUOTE_MAX_BYTES);
+        let more = if quoted.len() < prompt.len() {
+            "…"
+        } else {
+            ""
+        };
+        format!(" (at `{quoted}{more}`)")
     });
     let status = exit.map_or(String::new(), |code| format!("; exit status {code}"));
     TerminalError::invalid(format!(
