@@ -421,6 +421,34 @@ async fn a_command_right_after_sigint_to_a_raw_prompt_goes_whole() {
             "{r:?}\ntranscript: {}",
             shell.session.transcript()
         );
+        // A line editor of its own in cbreak mode that asks again a moment after its Ctrl-C
+        // (a KeyboardInterrupt), then asks a second question: two lines sent at once meet
+        // their own prompts whole (the first was planned as key answers at the old prompt).
+        const ASKS_AGAIN: &str = "python3 -c \"import os, time, tty, termios\n\
+            a = termios.tcgetattr(0)\n\
+            def line(prompt):\n\
+            \x20   tty.setcbreak(0); os.write(1, prompt.encode()); keys = b''\n\
+            \x20   try:\n\
+            \x20       while (k := os.read(0, 1)) != b'\\n':\n\
+            \x20           keys += k; os.write(1, k)\n\
+            \x20   except KeyboardInterrupt:\n\
+            \x20       keys = None; time.sleep(0.3)\n\
+            \x20   termios.tcsetattr(0, termios.TCSADRAIN, a); print()\n\
+            \x20   return keys if keys is None else keys.decode()\n\
+            host = line('Host: ')\n\
+            host = host if host is not None else line('Retry host: ')\n\
+            print('got=[%s] [%s]' % (host, line('Port: ')))\"";
+        let r = shell.send(ASKS_AGAIN).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        shell.session.signal(TerminalSignal::Sigint).unwrap();
+        let r = shell.send("db.example.com\n5432").await;
+        assert!(
+            r.viewport
+                .lines()
+                .any(|l| l == "got=[db.example.com] [5432]"),
+            "{r:?}\ntranscript: {}",
+            shell.session.transcript()
+        );
         shell.close().await;
     })
     .await;

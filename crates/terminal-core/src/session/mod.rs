@@ -247,12 +247,17 @@ impl BackendSession for PtySession {
 
     fn read(&self, request: ReadRequest) -> Result<ReadResult, TerminalError> {
         // Rows are copied under the lock; the page is assembled after it is released.
-        let snapshot = self
-            .inner
-            .shared
-            .lock()
-            .screen
-            .with_open_binary_run(|screen| screen.page_snapshot(request.offset, request.count))?;
+        let snapshot = {
+            let mut st = self.inner.shared.lock();
+            // A page with the newest line shows what reads now: a reader the last result left
+            // waiting may be seen gone (see `send::stale_reader`).
+            if request.offset.unwrap_or(0) == 0 {
+                st.awaited_reader = None;
+            }
+            st.screen.with_open_binary_run(|screen| {
+                screen.page_snapshot(request.offset, request.count)
+            })?
+        };
         snapshot.page(
             request.offset,
             request.count,

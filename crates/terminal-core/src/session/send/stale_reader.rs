@@ -5,8 +5,8 @@
 //! REPL statement, a command for the remote host), would run as a shell command here, its
 //! echo and the shell's history keeping a secret. Such a send is refused once, before
 //! anything is typed, saying what ended and how to go on; sent again, it goes to the shell.
-//! A poll (no text) goes as always, and a signal the agent sent to the reader, whose end it
-//! then expects, clears the guard.
+//! A poll (no text) goes as always; a signal the agent sent to the reader, whose end it then
+//! expects, and a read of the newest lines (which show the prompt back) clear the guard.
 
 use crate::error::TerminalError;
 

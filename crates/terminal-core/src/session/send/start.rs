@@ -67,7 +67,8 @@ impl SendOp {
             && shared.tty_reader(shared.shell_pgid()).is_none();
         // Nor while a signal's aftermath is pending: the program it went to may be ending,
         // and the text is for whatever reads once it played out (see `prepare`).
-        let answer = if st.redraw_pending.is_some() {
+        let aftermath_pending = st.redraw_pending.is_some();
+        let answer = if aftermath_pending {
             None
         } else {
             super::key_answer::key_answer(
@@ -351,6 +352,7 @@ impl SendOp {
             // screen): an answer of its own.
             None if !alternate
                 && canonical == Some(false)
+                && !aftermath_pending
                 && !shell_not_reading
                 && !enter_withheld
                 && !line_unended
