@@ -373,7 +373,8 @@ async fn lines_to_vim_in_insert_mode_keep_their_indentation() {
 /// A shell command with arguments sent with Enter to vim in its normal mode is refused and
 /// nothing is typed (`git status` would enter insert mode with `gi` and put the rest in the
 /// file); in insert mode the same text is the file's, and a `:` command line begun without
-/// Enter ends with it.
+/// Enter ends with it; keys sent without Enter that end with ESC leave it in normal mode,
+/// where a command is refused again (it went into the file).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
     if !installed("vim") {
@@ -406,7 +407,12 @@ async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
         let r = sh.send_raw("i", false).await;
         assert!(r.viewport.contains("-- INSERT --"), "{r:?}");
         sh.send("git status is text here").await;
-        let r = sh.send("\u{1b}:wq").await;
+        // Keys that end with ESC leave vim in its normal mode: a command is refused again.
+        let r = sh.send_raw("\u{1b}", false).await;
+        assert!(!r.viewport.contains("-- INSERT --"), "{r:?}");
+        let e = sh.try_send("ls -la", true).await.expect_err("refused");
+        assert!(e.message().starts_with("vim holds the terminal"), "{e}");
+        let r = sh.send(":wq").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         let saved = std::fs::read_to_string(&file).unwrap();
         assert_eq!(

@@ -96,6 +96,9 @@ pub(super) struct State {
     /// The newest input a send wrote did not end with a line end (text typed without Enter,
     /// editing keys): text on the shell's input line may be the agent's own.
     pub(super) typed_unended: bool,
+    /// That input ended with a lone ESC: an editor is back in its normal mode (ESC ends
+    /// insert mode and cancels a `:` command line).
+    pub(super) typed_escape_last: bool,
     /// The last send settled with the session's shell itself stopped (`suspend`, SIGSTOP).
     pub(super) shell_stopped: bool,
     /// The command names of processes the session started that still ran after its shell
@@ -162,6 +165,7 @@ impl State {
             write_row: 0,
             resume_line_open: false,
             typed_unended: false,
+            typed_escape_last: false,
             shell_stopped: false,
             left_running: Vec::new(),
             promptless_repl: None,

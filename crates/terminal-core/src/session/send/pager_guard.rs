@@ -101,9 +101,10 @@ pub(super) fn check(
     }
     // vim in its normal mode (its mode shows on the bottom row otherwise, `-- INSERT --`),
     // sent a command with arguments as a line it reads in that mode (a two-letter word alone
-    // may be its keys, `dd`). Not after keys sent without Enter: they may have begun a `:`
-    // command line, or insert mode that a vi without `showmode` does not show.
-    if let Some(editor) = editor.filter(|_| !st.typed_unended) {
+    // may be its keys, `dd`). Not after keys sent without Enter, unless they ended with ESC
+    // (`ihello\u{1b}`: back in normal mode): they may have begun a `:` command line, or
+    // insert mode that a vi without `showmode` does not show.
+    if let Some(editor) = editor.filter(|_| !st.typed_unended || st.typed_escape_last) {
         let normal_mode = st
             .screen
             .alternate_bottom_row()

@@ -257,6 +257,7 @@ impl SendOp {
             st.typed_unended = !enter_withheld
                 && answer_rest.is_none()
                 && !matches!(last_input.last(), Some(b'\n' | b'\r'));
+            st.typed_escape_last = st.typed_unended && last_input.last() == Some(&0x1b);
         }
         st.unended_line = if reader.canonical {
             input::unended_after(&request.text, request.submit, unended_line_bytes)
