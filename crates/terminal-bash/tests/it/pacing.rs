@@ -469,13 +469,19 @@ async fn a_timed_read_that_drains_typed_ahead_keys_takes_no_line() {
 }
 
 /// A nested shell's command line that ends with `exit` after other commands (`echo done;
-/// exit`, `make && exit 0`) ends it as `exit` alone does: the lines after it are the outer
+/// exit`, `make && exit 0`, before a comment or a group's `}`), or a REPL's with its quit call
+/// after a statement, ends it as the quit alone does: the lines after it are the outer
 /// shell's and run there (they were said not to be typed, for a reader that ended).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lines_after_a_nested_shells_exit_at_a_line_end_reach_the_outer_shell() {
     within(async {
         let sh = Shell::open(config()).await;
-        for exit in ["exit", "true && exit 0"] {
+        for exit in [
+            "exit",
+            "true && exit 0",
+            "exit;  # done",
+            "[ -d / ] && { exit 2; }",
+        ] {
             let r = sh.send("bash --norc").await;
             assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
             let r = sh
@@ -485,6 +491,11 @@ async fn lines_after_a_nested_shells_exit_at_a_line_end_reach_the_outer_shell() 
             assert!(r.viewport.lines().any(|l| l == "outer-42"), "{exit}: {r:?}");
             assert!(r.notices.is_empty(), "{exit}: {r:?}");
         }
+        // A REPL's quit call after a statement on the same line, too.
+        let r = sh.send("python3 -q").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("print('inner', 6*7); exit(3)\necho outer-$?").await;
+        assert!(r.viewport.lines().any(|l| l == "outer-3"), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -302,13 +302,29 @@ pub(super) fn quits_a_program(line: &str) -> bool {
         || ends_with_a_shell_exit(line)
 }
 
-/// Whether the command line `line` ends, after `;`, `&&` or `||`, with a shell's `exit` (or
-/// `exit N`, `exit $?`, `logout`): `echo done; exit` leaves a nested shell as `exit` alone does.
+/// Whether the command line `line` ends, after `;`, `&&` or `||`, with a command that quits
+/// what reads it: a shell's `exit` (or `exit N`, `exit $?`, `logout`), also before a `;`, a
+/// comment, or the `}` or `fi` closing its group (`echo done; exit`, `make && exit 0 # ok`,
+/// `[ -d x ] || { echo no; exit 2; }`), or a REPL's quit call (`print(1); exit(3)`,
+/// `import sys; sys.exit(4)`): it leaves a nested shell or a REPL as the quit alone does.
 fn ends_with_a_shell_exit(line: &str) -> bool {
+    let line = line.split_once(" #").map_or(line, |(code, _)| code);
+    let mut line = line.trim_end();
+    while let Some(rest) = line
+        .strip_suffix(';')
+        .or_else(|| line.strip_suffix('}'))
+        .or_else(|| line.strip_suffix(" fi"))
+    {
+        line = rest.trim_end();
+    }
     let Some((before, last)) = line.rsplit_once([';', '&', '|']) else {
         return false;
     };
     let last = last.trim();
+    let last = ["then ", "else ", "{ "]
+        .iter()
+        .find_map(|word| last.strip_prefix(word))
+        .map_or(last, str::trim);
     let exits = last == "exit"
         || last == "logout"
         || last
@@ -320,7 +336,10 @@ fn ends_with_a_shell_exit(line: &str) -> bool {
                         && status[1..]
                             .chars()
                             .all(|c| c == '?' || c == '_' || c.is_ascii_alphanumeric()))
-            });
+            })
+        || ["exit(", "quit(", "sys.exit(", "os._exit(", "process.exit("]
+            .iter()
+            .any(|call| last.starts_with(call) && last.ends_with(')'));
     exits && !before.trim().is_empty()
 }
 

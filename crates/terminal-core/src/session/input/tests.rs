@@ -525,6 +525,13 @@ fn quit_commands_of_repls_shells_and_editors_are_known() {
         "make && exit 0",
         "false || exit $?",
         "cd /; logout",
+        "echo x; exit;",
+        "echo x; exit 0  # done",
+        "[ -d / ] && { echo bye; exit 2; }",
+        "if true; then exit 6; fi",
+        "[ -d / ] && { exit 2; }",
+        "print(1); exit(3)",
+        "import sys; print(2); sys.exit(4)",
     ] {
         assert!(quits_a_program(line), "{line:?}");
     }
@@ -539,6 +546,8 @@ fn quit_commands_of_repls_shells_and_editors_are_known() {
         "echo 'a; exit now'",
         "; exit",
         "ls | exitcode",
+        "echo '#'; exit_code=3",
+        "x = 1; exits()",
     ] {
         assert!(!quits_a_program(line), "{line:?}");
     }
