@@ -404,12 +404,16 @@ async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
         let r = sh.send("set number").await;
         assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
         // In insert mode the text goes into the file.
+        let inserting =
+            |r: &dsh_terminal_core::SendResult| r.notices.iter().any(|n| n.contains("insert mode"));
         let r = sh.send_raw("i", false).await;
         assert!(r.viewport.contains("-- INSERT --"), "{r:?}");
+        assert!(inserting(&r), "the result says where text goes: {r:?}");
         sh.send("git status is text here").await;
         // Keys that end with ESC leave vim in its normal mode: a command is refused again.
         let r = sh.send_raw("\u{1b}", false).await;
         assert!(!r.viewport.contains("-- INSERT --"), "{r:?}");
+        assert!(!inserting(&r), "{r:?}");
         let e = sh.try_send("ls -la", true).await.expect_err("refused");
         assert!(e.message().starts_with("vim holds the terminal"), "{e}");
         let r = sh.send(":wq").await;

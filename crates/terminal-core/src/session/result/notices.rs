@@ -71,6 +71,15 @@ pub(super) const ALTERNATE_CAME_AND_WENT_NOTICE: &str = "[screen: a full-screen 
      program's batch or plain-output option) or keep it open and send its keys one send at a \
      time]";
 
+/// The notice for [`SettleFacts::editor_inserting`], naming the editor.
+pub(super) fn editor_inserting_notice(editor: &str) -> String {
+    format!(
+        "[input: {editor} is in insert mode (`-- INSERT --` on its last row): what you send goes \
+         into the file as text, each Enter a new line; to give it a command (`:wq`, `dd`), send \
+         \\u001b (ESC) with submit: false first]"
+    )
+}
+
 /// The notice for [`SettleFacts::modes_restored`].
 pub(super) const MODES_RESTORED_NOTICE: &str = "[terminal: the command left the terminal's \
      modes or size changed (e.g. `stty -echo`, `stty raw`, a program's raw mode, `stty rows \

@@ -22,6 +22,7 @@ fn facts(reason: Settle) -> SettleFacts {
         head: None,
         left_alternate: false,
         alternate_came_and_went: false,
+        editor_inserting: None,
         modes_restored: false,
         marks_gone: false,
         prompt_unmarked: false,
@@ -304,6 +305,11 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
         vec![ALTERNATE_CAME_AND_WENT_NOTICE]
     );
     insta::assert_snapshot!("alternate_came_and_went", ALTERNATE_CAME_AND_WENT_NOTICE);
+    let inserting = SettleFacts {
+        editor_inserting: Some("vim".to_owned()),
+        ..facts(Settle::Idle)
+    };
+    insta::assert_snapshot!("editor_inserting", assemble(inserting).notices.join("\n"));
     let survived = [
         crate::TerminalSignal::Sigint,
         crate::TerminalSignal::Sigterm,

@@ -117,6 +117,23 @@ pub(super) fn check(
     Ok(())
 }
 
+/// The editor of vim's family in the foreground group `fg` (not the shell's) when its last
+/// row shows it in insert or replace mode (`-- INSERT --`, `-- REPLACE --`): what a send
+/// types goes into the file. Asks the session's processes only when the row says so.
+pub(super) fn editor_inserting(st: &mut State, shared: &Shared, fg: Option<i32>) -> Option<String> {
+    let pgid = fg.filter(|&pgid| pgid != shared.shell_pgid())?;
+    let row = st.screen.alternate_bottom_row()?;
+    let row = row.trim_start();
+    if !(row.starts_with("-- INSERT") || row.starts_with("-- REPLACE")) {
+        return None;
+    }
+    shared
+        .processes()
+        .into_iter()
+        .find(|s| s.pgrp == pgid && !s.is_zombie() && EDITORS.contains(&s.comm.as_str()))
+        .map(|s| s.comm)
+}
+
 /// Bash's builtins and keywords: a command line may start with any of them (besides programs
 /// on `PATH`).
 const SHELL_WORDS: &[&str] = &[

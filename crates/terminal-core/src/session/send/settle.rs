@@ -128,6 +128,9 @@ impl SendOp {
         let closed = reason == Settle::Exit && st.closing;
         let left_running = std::mem::take(&mut st.left_running);
         let alternate = st.screen.alternate_screen();
+        // vim in insert mode: what the next send types goes into the file.
+        let editor_inserting =
+            super::pager_guard::editor_inserting(&mut st, shared, shared.pty.foreground_pgid());
         let left_alternate = st.screen.take_prompt_left_alternate();
         // A full-screen program took the screen and left it within this send.
         let alternate_came_and_went = !alternate
@@ -285,6 +288,7 @@ impl SendOp {
             head,
             left_alternate,
             alternate_came_and_went,
+            editor_inserting,
             modes_restored,
             errexit_on,
             errexit_ended: reason == Settle::Exit && self.turns_on_errexit,
