@@ -393,6 +393,12 @@ async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
                 .starts_with("vim holds the terminal, and its last row shows no insert mode"),
             "{e}"
         );
+        // In visual mode keys are commands too.
+        let r = sh.send_raw("V", false).await;
+        assert!(r.viewport.contains("-- VISUAL LINE --"), "{r:?}");
+        let e = sh.try_send("git status", true).await.expect_err("refused");
+        assert!(e.message().starts_with("vim holds the terminal"), "{e}");
+        sh.send_raw("\u{1b}", false).await;
         // A command after a `:` command that keeps vim in its normal mode.
         let e = sh
             .try_send(":w\nmake test", true)

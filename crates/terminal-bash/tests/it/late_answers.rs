@@ -52,6 +52,17 @@ async fn a_late_answer_to_a_reader_that_timed_out_is_refused_once() {
         assert!(sh.try_send("bob", true).await.is_err());
         let r = sh.send("echo again").await;
         assert!(r.viewport.lines().any(|l| l == "again"), "{r:?}");
+        // A terminal_signal clears the guard, also one not sent (the prompt is back).
+        let before = drawn(&sh);
+        sh.send("read -t 1 -p 'Name: ' n; echo \"n=[$n]\"").await;
+        until_prompt_after(&sh, before).await;
+        let signal = sh
+            .session
+            .signal(dsh_terminal_core::TerminalSignal::Sigint)
+            .unwrap();
+        assert!(!signal.delivered, "{signal:?}");
+        let r = sh.send("echo after-signal").await;
+        assert!(r.viewport.lines().any(|l| l == "after-signal"), "{r:?}");
         sh.close().await;
     })
     .await;

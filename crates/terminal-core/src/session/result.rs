@@ -46,8 +46,9 @@ pub(super) struct SettleFacts {
     /// A full-screen program took the alternate screen and left it again within this result
     /// (and the prompt did not carry its last screen over): what it showed there is gone.
     pub(super) alternate_came_and_went: bool,
-    /// The editor of vim's family that holds the terminal in insert (or replace) mode.
-    pub(super) editor_inserting: Option<String>,
+    /// The editor of vim's family that holds the terminal in a mode that types text, and
+    /// that mode (`insert`, `replace` or `select`).
+    pub(super) editor_inserting: Option<(String, &'static str)>,
     /// The shell's prompt hook set the terminal modes a command left changed back to the
     /// session's (a `D` mark said so).
     pub(super) modes_restored: bool,
@@ -335,8 +336,8 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             facts.editor_inserting.is_some(),
             facts
                 .editor_inserting
-                .as_deref()
-                .map(editor_inserting_notice),
+                .as_ref()
+                .map(|(editor, mode)| editor_inserting_notice(editor, mode)),
         ),
         (facts.modes_restored, Some(MODES_RESTORED_NOTICE.to_owned())),
         (

@@ -28,13 +28,17 @@ pub(super) fn signal(
     signal: TerminalSignal,
 ) -> Result<SignalResult, TerminalError> {
     {
-        let st = shared.lock();
+        let mut st = shared.lock();
         if st.closing {
             return Err(TerminalError::closing(&shared.id));
         }
         if st.exit.is_some() {
             return Err(TerminalError::exited(&shared.id));
         }
+        // The agent acts on what it was left answering (and a SIGINT refused at an idle
+        // prompt says the prompt is back): its next text is no late answer (see
+        // `send::stale_reader`).
+        st.awaited_reader = None;
     }
     let idle_at_prompt = signal == TerminalSignal::Sigint
         && shared.pty.foreground_pgid() == Some(shared.shell_pgid())
@@ -288,9 +292,6 @@ pub(super) fn deliver(
         })?;
         SignalDelivery::ProcessGroup
     };
-    // The agent ended what it was left answering itself: its next text is no late answer
-    // (see `send::stale_reader`).
-    shared.lock().awaited_reader = None;
     // A program that survives the signal is said to at the next settled result.
     if delivery == SignalDelivery::ProcessGroup
         && pgid != shared.shell_pgid()

@@ -71,12 +71,19 @@ pub(super) const ALTERNATE_CAME_AND_WENT_NOTICE: &str = "[screen: a full-screen 
      program's batch or plain-output option) or keep it open and send its keys one send at a \
      time]";
 
-/// The notice for [`SettleFacts::editor_inserting`], naming the editor.
-pub(super) fn editor_inserting_notice(editor: &str) -> String {
+/// The notice for [`SettleFacts::editor_inserting`], naming the editor and its mode
+/// (`insert`, `replace`, `select`).
+pub(super) fn editor_inserting_notice(editor: &str, mode: &str) -> String {
+    let shown = mode.to_ascii_uppercase();
+    let how = match mode {
+        "replace" => "overwrites the file's text from the cursor",
+        "select" => "replaces the selected text",
+        _ => "goes into the file as text",
+    };
     format!(
-        "[input: {editor} is in insert mode (`-- INSERT --` on its last row): what you send goes \
-         into the file as text, each Enter a new line; to give it a command (`:wq`, `dd`), send \
-         \\u001b (ESC) with submit: false first]"
+        "[input: {editor} is in {mode} mode (`-- {shown} --` on its last row): what you send \
+         {how}, each Enter a new line; to give it a command (`:wq`, `dd`), send \\u001b (ESC) \
+         with submit: false first]"
     )
 }
 

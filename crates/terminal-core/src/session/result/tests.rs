@@ -306,10 +306,15 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
     );
     insta::assert_snapshot!("alternate_came_and_went", ALTERNATE_CAME_AND_WENT_NOTICE);
     let inserting = SettleFacts {
-        editor_inserting: Some("vim".to_owned()),
+        editor_inserting: Some(("vim".to_owned(), "insert")),
         ..facts(Settle::Idle)
     };
     insta::assert_snapshot!("editor_inserting", assemble(inserting).notices.join("\n"));
+    let replacing = SettleFacts {
+        editor_inserting: Some(("vim".to_owned(), "replace")),
+        ..facts(Settle::Idle)
+    };
+    insta::assert_snapshot!("editor_replacing", assemble(replacing).notices.join("\n"));
     let survived = [
         crate::TerminalSignal::Sigint,
         crate::TerminalSignal::Sigterm,

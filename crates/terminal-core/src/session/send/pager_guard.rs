@@ -99,17 +99,22 @@ pub(super) fn check(
             return Err(refusal(pager, text));
         }
     }
-    // vim in its normal mode (its mode shows on the bottom row otherwise, `-- INSERT --`),
-    // sent a command with arguments as a line it reads in that mode (a two-letter word alone
-    // may be its keys, `dd`). Not after keys sent without Enter, unless they ended with ESC
-    // (`ihello\u{1b}`: back in normal mode): they may have begun a `:` command line, or
-    // insert mode that a vi without `showmode` does not show.
-    if let Some(editor) = editor.filter(|_| !st.typed_unended || st.typed_escape_last) {
-        let normal_mode = st
-            .screen
-            .alternate_bottom_row()
-            .is_some_and(|row| !row.trim_start().starts_with("--"));
-        if normal_mode && has_a_command_with_arguments(&lines_in_normal_mode(text), path.as_deref())
+    // vim in its normal or visual mode (a mode that types text shows on the bottom row,
+    // `-- INSERT --`), sent a command with arguments as a line it reads in that mode (a
+    // two-letter word alone may be its keys, `dd`). Not after keys sent without Enter, unless
+    // they ended with ESC (`ihello\u{1b}`: back in normal mode) or the row shows visual mode:
+    // they may have begun a `:` command line, or insert mode that a vi without `showmode`
+    // does not show.
+    if let Some(editor) = editor {
+        let row = st.screen.alternate_bottom_row();
+        let visual = row
+            .as_deref()
+            .is_some_and(|row| row.trim_start().starts_with("-- VISUAL"));
+        let keys_known = !st.typed_unended || st.typed_escape_last || visual;
+        let command_mode = row.is_some_and(|row| typing_mode(&row).is_none());
+        if keys_known
+            && command_mode
+            && has_a_command_with_arguments(&lines_in_normal_mode(text), path.as_deref())
         {
             return Err(editor_refusal(editor, text));
         }
@@ -117,21 +122,37 @@ pub(super) fn check(
     Ok(())
 }
 
-/// The editor of vim's family in the foreground group `fg` (not the shell's) when its last
-/// row shows it in insert or replace mode (`-- INSERT --`, `-- REPLACE --`): what a send
+/// The mode of vim's that types text, as its last row `row` shows it (`-- INSERT --`,
+/// `-- REPLACE --`, `-- VREPLACE --`, `-- SELECT --`, which replaces the selection):
+/// `insert`, `replace` or `select`; `None` for any other row (normal and visual modes, whose
+/// keys are commands).
+fn typing_mode(row: &str) -> Option<&'static str> {
+    let mode = row.trim_start().strip_prefix("-- ")?;
+    [
+        ("INSERT", "insert"),
+        ("REPLACE", "replace"),
+        ("VREPLACE", "replace"),
+        ("SELECT", "select"),
+    ]
+    .into_iter()
+    .find_map(|(shown, name)| mode.starts_with(shown).then_some(name))
+}
+
+/// The editor of vim's family in the foreground group `fg` (not the shell's) and the mode
+/// its last row shows it in when that mode types text (see [`typing_mode`]): what a send
 /// types goes into the file. Asks the session's processes only when the row says so.
-pub(super) fn editor_inserting(st: &mut State, shared: &Shared, fg: Option<i32>) -> Option<String> {
+pub(super) fn editor_inserting(
+    st: &mut State,
+    shared: &Shared,
+    fg: Option<i32>,
+) -> Option<(String, &'static str)> {
     let pgid = fg.filter(|&pgid| pgid != shared.shell_pgid())?;
-    let row = st.screen.alternate_bottom_row()?;
-    let row = row.trim_start();
-    if !(row.starts_with("-- INSERT") || row.starts_with("-- REPLACE")) {
-        return None;
-    }
+    let mode = typing_mode(&st.screen.alternate_bottom_row()?)?;
     shared
         .processes()
         .into_iter()
         .find(|s| s.pgrp == pgid && !s.is_zombie() && EDITORS.contains(&s.comm.as_str()))
-        .map(|s| s.comm)
+        .map(|s| (s.comm, mode))
 }
 
 /// Bash's builtins and keywords: a command line may start with any of them (besides programs
@@ -290,7 +311,8 @@ fn editor_refusal(program: &str, text: &str) -> TerminalError {
     let line = text.lines().next().unwrap_or(text).trim();
     TerminalError::invalid(format!(
         "{program} holds the terminal, and its last row shows no insert mode (no `-- INSERT \
-         --`), so it is taken to be in its normal mode, where every key is a command: `{line}` \
+         --`), so it is taken to be in its normal (or visual) mode, where every key is a \
+         command: `{line}` \
          sent with Enter would edit the file, not run in the shell, so nothing was typed; leave \
          {program} first (send \\u001b:wq to save, or \\u001b:q! to discard, with submit: \
          true), then send the command again; to type the text into the file, enter insert mode \

@@ -5,8 +5,9 @@
 //! REPL statement, a command for the remote host), would run as a shell command here, its
 //! echo and the shell's history keeping a secret. Such a send is refused once, before
 //! anything is typed, saying what ended and how to go on; sent again, it goes to the shell.
-//! A poll (no text) goes as always; a signal the agent sent to the reader, whose end it then
-//! expects, and a read of the newest lines (which show the prompt back) clear the guard.
+//! A poll (no text) goes as always; a `terminal_signal` (the agent acts on the reader, and
+//! expects its end, or hears the prompt is back) and a read of the newest lines (which show
+//! the prompt back) clear the guard.
 
 use crate::error::TerminalError;
 
@@ -41,7 +42,8 @@ pub(super) fn forget(st: &mut State, send: usize) {
 /// back (see the module docs); the guard is used up either way.
 ///
 /// # Errors
-/// `InvalidRequest`, naming the reader's prompt and the exit status the prompt reported.
+/// `InvalidRequest`, naming the reader's prompt and the exit status of the command line it
+/// was part of (the newest prompt's).
 pub(super) fn check(
     st: &mut State,
     shell_line_editor: bool,
@@ -73,7 +75,9 @@ fn refusal(prompt: Option<&str>, exit: Option<i32>) -> TerminalError {
         };
         format!(" (at `{quoted}{more}`)")
     });
-    let status = exit.map_or(String::new(), |code| format!("; exit status {code}"));
+    let status = exit.map_or(String::new(), |code| {
+        format!(", and its command line ended with exit status {code}")
+    });
     TerminalError::invalid(format!(
         "nothing was typed: what the last result left waiting for input{at} has ended since \
          (it timed out, exited or was killed{status}) and the shell's prompt is back, so this \
