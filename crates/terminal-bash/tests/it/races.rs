@@ -438,6 +438,32 @@ async fn a_command_right_after_sigint_to_a_raw_prompt_goes_whole() {
             host = line('Host: ')\n\
             host = host if host is not None else line('Retry host: ')\n\
             print('got=[%s] [%s]' % (host, line('Port: ')))\"";
+        // Keys sent without Enter before the signal are gone with the line it ended: the
+        // three lines after it are three answers (an empty one went between them, ending
+        // the keys' line as a REPL statement's, and the last was lost).
+        const READS_THREE: &str = "python3 -c \"import os, tty, termios\n\
+            a = termios.tcgetattr(0); n = 0\n\
+            while n < 3:\n\
+            \x20   tty.setcbreak(0); os.write(1, b'pt> '); keys = b''\n\
+            \x20   try:\n\
+            \x20       while (k := os.read(0, 1)) != b'\\\\n':\n\
+            \x20           keys += k; os.write(1, k)\n\
+            \x20       n += 1; print(); print('GOT', keys.decode())\n\
+            \x20   except KeyboardInterrupt:\n\
+            \x20       print('^C again')\n\
+            termios.tcsetattr(0, termios.TCSADRAIN, a)\"";
+        let r = shell.send(READS_THREE).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        shell.send_raw("zz", false).await;
+        shell.session.signal(TerminalSignal::Sigint).unwrap();
+        let r = shell.send("one\ntwo\nthree").await;
+        let got: Vec<&str> = r
+            .viewport
+            .lines()
+            .filter(|l| l.starts_with("GOT"))
+            .collect();
+        assert_eq!(got, ["GOT one", "GOT two", "GOT three"], "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
         let r = shell.send(ASKS_AGAIN).await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         shell.session.signal(TerminalSignal::Sigint).unwrap();

@@ -266,6 +266,11 @@ pub(super) fn deliver(
     };
     if discards {
         shared.pty.discard_queued_input();
+        // Text sent without Enter is gone with the line the signal ends (a line editor drops
+        // it at Ctrl-C, a program that ends takes it along): nothing waits on a line.
+        let mut st = shared.lock();
+        st.typed_unended = false;
+        st.typed_escape_last = false;
     }
     let delivery = if let Some(byte) = raw_interrupt {
         // Written ahead of any later input.
