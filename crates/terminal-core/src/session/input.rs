@@ -287,20 +287,16 @@ pub(super) fn quits_a_program(line: &str) -> bool {
         "exit", "exit()", "quit", "quit()", "q", ".exit", ".quit", ".q", "\\q", "logout", "bye",
         ":q", ":q!", ":qa", ":qa!", ":wq", ":wq!", ":wqa", ":x", ":xa", "ZZ", "ZQ",
     ];
-    const QUIT_CALLS: [&str; 6] = [
-        "exit(",
-        "quit(",
-        "sys.exit(",
-        "os._exit(",
-        "process.exit(",
-        "exit ",
-    ];
     // The command after keys that end an editor's insert mode (`ihello\u{1b}:wq`).
     let line = line.rsplit('\u{1b}').next().unwrap_or(line).trim();
     QUIT_LINES.contains(&line)
+        || line.starts_with("exit ")
         || QUIT_CALLS.iter().any(|call| line.starts_with(call))
         || ends_with_a_shell_exit(line)
 }
+
+/// The starts of a REPL's calls that quit it (`sys.exit(3)`, node's `process.exit(1)`).
+const QUIT_CALLS: [&str; 5] = ["exit(", "quit(", "sys.exit(", "os._exit(", "process.exit("];
 
 /// Whether the command line `line` ends, after `;`, `&&` or `||`, with a command that quits
 /// what reads it: a shell's `exit` (or `exit N`, `exit $?`, `logout`), also before a `;`, a
@@ -337,7 +333,7 @@ fn ends_with_a_shell_exit(line: &str) -> bool {
                             .chars()
                             .all(|c| c == '?' || c == '_' || c.is_ascii_alphanumeric()))
             })
-        || ["exit(", "quit(", "sys.exit(", "os._exit(", "process.exit("]
+        || QUIT_CALLS
             .iter()
             .any(|call| last.starts_with(call) && last.ends_with(')'));
     exits && !before.trim().is_empty()
