@@ -436,7 +436,8 @@ pub enum SignalDelivery {
 /// What closing a session did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CloseReport {
-    /// How many processes (the shell included) were signalled to stop.
+    /// How many processes (the shell included; a sandbox's launcher processes not) were
+    /// signalled to stop.
     pub processes_stopped: usize,
 }
 

@@ -33,7 +33,9 @@ impl Default for TeardownConfig {
 /// What a teardown did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TeardownReport {
-    /// Distinct processes signalled (or killed through the cgroup), shell included.
+    /// Distinct processes signalled (or killed through the cgroup), the interactive shell
+    /// included; a launcher between the server and that shell (the sandbox's processes) is
+    /// ours, not the session's, and not counted.
     pub stopped: usize,
     /// Pids still alive at the end (sorted); empty on success.
     pub survivors: Vec<i32>,
@@ -156,6 +158,9 @@ pub async fn terminate_session(
     config: &TeardownConfig,
 ) -> TeardownReport {
     let launched = launched.filter(|l| *l != shell);
+    let launchers = launched
+        .map(|l| launcher_chain(shell, l))
+        .unwrap_or_default();
     let (mut signalled, frozen) = off_workers(|| begin_teardown(shell, tracker, cgroup));
     let launched_frozen = launched.filter(|l| l.is_alive() && l.signal(Signal::STOP));
     if let Some(l) = launched_frozen {
@@ -249,11 +254,38 @@ pub async fn terminate_session(
         (reaped, survivors)
     });
     let report = TeardownReport {
-        stopped: signalled.0.len(),
+        stopped: signalled.0.difference(&launchers).count(),
         survivors,
     };
     tracing::debug!(shell = shell.pid, stopped = report.stopped, reaped, survivors = ?report.survivors, "session teardown");
     report
+}
+
+/// The processes from `shell` (the process the server started) down to the parent of
+/// `launched` (the interactive shell a launcher such as the sandbox started), read from
+/// `/proc` before teardown begins; empty when `launched` is not below `shell`.
+fn launcher_chain(shell: ProcessIdentity, launched: ProcessIdentity) -> HashSet<ProcessIdentity> {
+    let mut chain = HashSet::new();
+    let mut pid = launched.pid;
+    // A launcher is a few layers deep (bubblewrap: two); the bound guards against a cycle
+    // read from a table that changed under us.
+    for _ in 0..8 {
+        let Some(parent) = procfs::stat(pid).map(|s| s.ppid) else {
+            break;
+        };
+        let Some(identity) = ProcessIdentity::of(parent) else {
+            break;
+        };
+        chain.insert(identity);
+        if identity == shell {
+            return chain;
+        }
+        if parent <= 1 {
+            break;
+        }
+        pid = parent;
+    }
+    HashSet::new()
 }
 
 /// A refresh of `tracker` (`deep`: every process, else its scope), then what it holds and
