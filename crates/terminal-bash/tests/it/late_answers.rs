@@ -2,12 +2,13 @@
 //! `read -t` or `timeout` that ran out, a REPL that died): the shell's prompt is back, and the
 //! text is refused once rather than run as a command (a password would be echoed and kept in
 //! the shell's history). Sent again, or after a poll or a read of the newest lines that
-//! shows the prompt, it goes to the shell.
+//! shows the prompt, it goes to the shell. The same holds while the command line goes on
+//! without the reader: another program in the foreground, or another question asked.
 
-use dsh_terminal_core::{BackendSession, TerminalErrorCode, WaitReason};
+use dsh_terminal_core::{BackendSession, TerminalErrorCode, TerminalSignal, WaitReason};
 use pretty_assertions::assert_eq;
 
-use crate::support::{Shell, config, newest_lines, wait_until, within};
+use crate::support::{Shell, TempDir, config, newest_lines, session_pids, wait_until, within};
 
 /// Waits until our shell draws a prompt after the `drawn` it had drawn (without a read of
 /// the screen, which would show the prompt back).
@@ -16,6 +17,26 @@ async fn until_prompt_after(sh: &Shell, drawn: u64) {
         sh.session.prompts_drawn().is_some_and(|now| now > drawn)
     })
     .await;
+}
+
+/// Whether a process of the session named `name` leads the terminal's foreground group
+/// (`/proc/PID/stat`: the name, then state, ppid, pgrp, session, tty_nr and tpgid).
+fn foreground_is(sh: &Shell, name: &str) -> bool {
+    session_pids(sh.session.session_id())
+        .into_iter()
+        .any(|pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            let Some((head, rest)) = stat.rsplit_once(')') else {
+                return false;
+            };
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            head.ends_with(&format!("({name}"))
+                && fields.len() > 5
+                && fields[2] == fields[5]
+                && fields[2] == pid.to_string()
+        })
 }
 
 /// Prompts our shell has drawn so far.
@@ -92,6 +113,80 @@ async fn a_poll_or_read_that_shows_the_prompt_back_lets_the_next_text_through() 
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         let r = sh.send("bob").await;
         assert!(r.viewport.lines().any(|l| l == "n=[bob]"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// The reader timed out and the command line went on with another program: the answer would
+/// wait in the terminal's input and run as a command once the line ends. It is refused once,
+/// naming the program; a signal then stops the line and the text never ran.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_answer_while_another_program_runs_is_refused_once() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("read -t 1 -s -p 'Password: ' pw; sleep 60; echo \"got=${#pw}\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        wait_until("sleep in the foreground", || foreground_is(&sh, "sleep")).await;
+        let err = sh.try_send("hunter2", true).await.unwrap_err();
+        assert_eq!(err.code(), TerminalErrorCode::InvalidRequest, "{err}");
+        assert!(err.message().contains("(at `Password:`)"), "{err}");
+        assert!(
+            err.message().contains("`sleep` runs in the foreground"),
+            "{err}"
+        );
+        let s = sh.session.signal(TerminalSignal::Sigint).unwrap();
+        assert!(s.delivered, "{s:?}");
+        let r = sh.send("echo \"last=[$(fc -ln -1)]\"").await;
+        assert!(!r.viewport.contains("hunter2"), "{r:?}");
+        assert!(!r.viewport.lines().any(|l| l.starts_with("got=")), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// The reader timed out and the same shell asks another question: the answer meant for the
+/// first is refused once, quoting what the cursor follows now; sent again, it answers the
+/// second. Output printed by another process while the same read waits refuses nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_answer_to_a_question_asked_since_is_refused_once() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("read -t 1 -p 'First: ' a; read -p 'Second: ' b; echo \"b=[$b]\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        wait_until("the second question", || {
+            sh.session.transcript().contains("First: Second: ")
+        })
+        .await;
+        let err = sh.try_send("alpha", true).await.unwrap_err();
+        assert_eq!(err.code(), TerminalErrorCode::InvalidRequest, "{err}");
+        assert!(err.message().contains("(at `First:`)"), "{err}");
+        assert!(err.message().contains("follows `First: Second:`"), "{err}");
+        let r = sh.send("alpha").await;
+        assert!(r.viewport.lines().any(|l| l == "b=[alpha]"), "{r:?}");
+
+        // A background process prints while the shell's `read` still waits.
+        let dir = TempDir::new("late-elsewhere");
+        let go = dir.0.join("go");
+        let r = sh
+            .send(&format!(
+                "(while [ ! -e {go} ]; do sleep 0.05; done; echo from-elsewhere-$((6 * 7)); sleep 60) & \
+                 read -p 'Third: ' c; echo \"c=[$c]\"",
+                go = go.display()
+            ))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        std::fs::write(&go, "").unwrap();
+        wait_until("the background line", || {
+            sh.session.transcript().contains("from-elsewhere-42")
+        })
+        .await;
+        let r = sh.send("gamma").await;
+        assert!(r.viewport.lines().any(|l| l == "c=[gamma]"), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -198,14 +198,23 @@ impl SendOp {
         // What the agent is left answering, unless it is our shell's line editor (see
         // `stale_reader`); a result nobody sees leaves the last one's.
         if !discarded {
-            let at_shell_editor = shared.pty.foreground_pgid() == Some(shared.shell_pgid())
+            let foreground = shared.pty.foreground_pgid();
+            let at_shell_editor = foreground == Some(shared.shell_pgid())
                 && shared.pty.modes().is_some_and(TtyModes::line_editing);
             let awaited = reason == Settle::StdinWait && !prompted && !at_shell_editor;
             // A background job's result leaves the last foreground one's (see `Span`).
+            let reader = foreground
+                .filter(|_| awaited && !self.span().background)
+                .and_then(|pgid| shared.tty_reader_thread_now(pgid));
             let mut st = shared.lock();
             if !self.span().background {
                 let prompt = cursor_row.clone();
-                super::stale_reader::note(&mut st, awaited.then_some(prompt), self.identity());
+                super::stale_reader::note(
+                    &mut st,
+                    awaited.then_some(prompt),
+                    (foreground, reader),
+                    self.identity(),
+                );
             }
         }
         let refused_line = self.refused.lock().take();

@@ -1,32 +1,54 @@
 //! An answer to a reader that is gone: a send settled with a program (or the shell's own
 //! `read`, a REPL, a nested shell) waiting for input, and that reader ended by itself before
-//! the next send (`read -t` or `timeout` ran out, the REPL or the remote shell died). Our
-//! shell's prompt is back, so the next send's text, meant as the answer (a password, `y`, a
-//! REPL statement, a command for the remote host), would run as a shell command here, its
-//! echo and the shell's history keeping a secret. Such a send is refused once, before
-//! anything is typed, saying what ended and how to go on; sent again, it goes to the shell.
-//! A poll (no text) goes as always; a `terminal_signal` (the agent acts on the reader, and
-//! expects its end, or hears the prompt is back) and a read of the newest lines (which show
-//! the prompt back) clear the guard.
+//! the next send (`read -t` or `timeout` ran out, the REPL or the remote shell died). The
+//! next send's text, meant as the answer (a password, `y`, a REPL statement, a command for
+//! the remote host), would then go elsewhere:
+//! - our shell's prompt is back: it would run as a shell command, its echo and the shell's
+//!   history keeping a secret;
+//! - another process group holds the terminal (the command line went on: `read -t 2 pw;
+//!   make`): it would wait in the terminal's input as typed-ahead text and run as a command
+//!   once the line ends, or answer whatever that group asks;
+//! - the same group asks something else (the text before the cursor changed on the main
+//!   screen: `read -t 2 -p 'A: ' a; read -p 'B: ' b`): it would answer a question the agent
+//!   has not seen.
+//!
+//! Such a send is refused once, before anything is typed, saying what changed and how to go
+//! on; sent again, it goes where it would have. A poll (no text) goes as always; a
+//! `terminal_signal` (the agent acts on the reader, and expects its end, or hears the prompt
+//! is back) and a read of the newest lines (which show what changed) clear the guard.
 
 use crate::error::TerminalError;
+use crate::process::ReaderThread;
 
-use super::super::shared::{AwaitedReader, State};
+use super::super::shared::{AwaitedReader, Shared, State};
 
 /// Longest prompt text the refusal quotes, in bytes (cut between characters and their marks).
 const PROMPT_QUOTE_MAX_BYTES: usize = 80;
 
 /// Notes what the send `send` (its [`SendOp::identity`](super::SendOp::identity)) settling
 /// now leaves waiting: a reader other than our shell's line editor (`Some`), with its prompt
-/// (the text before the cursor, when any), or nothing.
-pub(super) fn note(st: &mut State, awaited: Option<Option<String>>, send: usize) {
+/// (the text before the cursor, when any), the foreground group `foreground` and its thread
+/// asleep on the terminal (`reader`), or nothing.
+pub(super) fn note(
+    st: &mut State,
+    awaited: Option<Option<String>>,
+    (foreground, reader): (Option<i32>, Option<ReaderThread>),
+    send: usize,
+) {
     st.awaited_reader = awaited.map(|prompt| AwaitedReader {
         prompts: st.screen.prompt_end_count(),
-        prompt: prompt
-            .map(|p| p.trim().to_owned())
-            .filter(|p| !p.is_empty()),
+        prompt: trimmed(prompt),
+        foreground,
+        reader,
         send,
     });
+}
+
+/// A prompt as the guard compares it: trimmed, and `None` when nothing is left.
+fn trimmed(prompt: Option<String>) -> Option<String> {
+    prompt
+        .map(|p| p.trim().to_owned())
+        .filter(|p| !p.is_empty())
 }
 
 /// Forgets what the send `send` noted, now that it runs as a background job (whose status
@@ -37,15 +59,20 @@ pub(super) fn forget(st: &mut State, send: usize) {
     }
 }
 
-/// Refuses a send of `text` begun now at our shell's line editor (`shell_line_editor`) when
-/// the reader the last result left waiting ended since, our shell's marked prompt having come
-/// back (see the module docs); the guard is used up either way.
+/// Refuses a send of `text` begun now, with `foreground` the terminal's foreground group and
+/// `shell_line_editor` whether that is our shell's line editor, when the reader the last
+/// result left waiting is gone since (see the module docs); the guard is used up either way.
+/// Reads `/proc` only when the group or the prompt changed (who holds the terminal, whether
+/// it reads; whether the read seen then still waits).
 ///
 /// # Errors
-/// `InvalidRequest`, naming the reader's prompt and the exit status of the command line it
-/// was part of (the newest prompt's).
+/// `InvalidRequest`: at our shell's prompt, naming the reader's prompt and the exit status of
+/// the command line it was part of (the newest prompt's); with another group in the
+/// foreground, naming it and what it does now; with another prompt, quoting both.
 pub(super) fn check(
     st: &mut State,
+    shared: &Shared,
+    foreground: Option<i32>,
     shell_line_editor: bool,
     text: &str,
 ) -> Result<(), TerminalError> {
@@ -55,26 +82,63 @@ pub(super) fn check(
     let Some(awaited) = st.awaited_reader.take() else {
         return Ok(());
     };
-    if !shell_line_editor || st.screen.prompt_end_count() <= awaited.prompts {
+    let prompt = awaited.prompt.as_deref();
+    if shell_line_editor {
+        if st.screen.prompt_end_count() <= awaited.prompts {
+            return Ok(());
+        }
+        return Err(refusal(prompt, st.screen.last_exit_code()));
+    }
+    if let Some(pgid) = foreground.filter(|&fg| Some(fg) != awaited.foreground) {
+        let name = crate::process::group_name(pgid);
+        let reading = shared.tty_reader(pgid).is_some();
+        let asks = reading
+            .then(|| trimmed(st.screen.cursor_row_prefix()))
+            .flatten();
+        return Err(other_group(
+            prompt,
+            name.as_deref(),
+            reading,
+            asks.as_deref(),
+        ));
+    }
+    if st.screen.alternate_screen() {
         return Ok(());
     }
-    Err(refusal(
-        awaited.prompt.as_deref(),
-        st.screen.last_exit_code(),
-    ))
+    let now = trimmed(st.screen.cursor_row_prefix());
+    if now == awaited.prompt {
+        return Ok(());
+    }
+    // The read the last result saw still waits (its thread has not run since): another
+    // thread or process printed, and the text still answers that read.
+    let same_read = awaited
+        .reader
+        .is_some_and(|r| r.ran_ns.is_some() && !r.ran_since());
+    if same_read {
+        return Ok(());
+    }
+    Err(other_prompt(prompt, now.as_deref()))
 }
 
-/// The refusal of an answer to a reader that ended (see the module docs).
+/// A prompt quoted in a refusal, cut at its bound.
+fn quote(prompt: &str) -> String {
+    let quoted = dsh_output_retention::head_slice(prompt, PROMPT_QUOTE_MAX_BYTES);
+    let more = if quoted.len() < prompt.len() {
+        "…"
+    } else {
+        ""
+    };
+    format!("`{quoted}{more}`")
+}
+
+/// ` (at `PROMPT`)` for a reader with a prompt, else nothing.
+fn at(prompt: Option<&str>) -> String {
+    prompt.map_or(String::new(), |prompt| format!(" (at {})", quote(prompt)))
+}
+
+/// The refusal of an answer to a reader that ended, our shell's prompt back.
 fn refusal(prompt: Option<&str>, exit: Option<i32>) -> TerminalError {
-    let at = prompt.map_or(String::new(), |prompt| {
-        let quoted = dsh_output_retention::head_slice(prompt, PROMPT_QUOTE_MAX_BYTES);
-        let more = if quoted.len() < prompt.len() {
-            "…"
-        } else {
-            ""
-        };
-        format!(" (at `{quoted}{more}`)")
-    });
+    let at = at(prompt);
     let status = exit.map_or(String::new(), |code| {
         format!(", and its command line ended with exit status {code}")
     });
@@ -87,14 +151,78 @@ fn refusal(prompt: Option<&str>, exit: Option<i32>) -> TerminalError {
     ))
 }
 
+/// The refusal of an answer to a reader whose process group no longer holds the terminal:
+/// the group `name` does, `reading` it (at the prompt `asks`, when it shows one) or not.
+fn other_group(
+    prompt: Option<&str>,
+    name: Option<&str>,
+    reading: bool,
+    asks: Option<&str>,
+) -> TerminalError {
+    let at = at(prompt);
+    let who = name.map_or("another program".to_owned(), |name| format!("`{name}`"));
+    let now = match (reading, asks) {
+        (true, Some(asks)) => format!(
+            "{who} holds the terminal now and waits for input at {}, a question the last \
+             result did not show, so this text would answer that",
+            quote(asks)
+        ),
+        (true, None) => format!(
+            "{who} holds the terminal now and waits for input the last result did not show, \
+             so this text would answer that"
+        ),
+        (false, _) => format!(
+            "{who} runs in the foreground now and does not read the terminal, so this text \
+             would wait in the terminal's input for whatever reads next (the shell runs it \
+             as a command once the command line ends)"
+        ),
+    };
+    TerminalError::invalid(format!(
+        "nothing was typed: what the last result left waiting for input{at} stopped waiting \
+         (it timed out, exited or was killed); {now}; poll (empty text, submit: false) to see \
+         what happened, then send the text again if it is still meant"
+    ))
+}
+
+/// The refusal of an answer to a reader that asks something else now: `now` is the text
+/// before the cursor (none when the row is empty).
+fn other_prompt(prompt: Option<&str>, now: Option<&str>) -> TerminalError {
+    let at = at(prompt);
+    let shows = now.map_or("an empty line".to_owned(), quote);
+    TerminalError::invalid(format!(
+        "nothing was typed: the screen changed since the last result, which left a program \
+         waiting for input{at}: the cursor now follows {shows}, so what reads this text may \
+         not be what the last result showed (an earlier read timed out, or the program \
+         printed since); poll (empty text, submit: false) to see the screen, then send the \
+         text again if it is still meant"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::refusal;
+    use super::{other_group, other_prompt, refusal};
 
-    /// The refusal's text is model-visible: it quotes the prompt (cut at its bound) and the
-    /// exit status when known.
+    /// The refusals' texts are model-visible: they quote the prompts (cut at their bound), the
+    /// exit status when known, and the group holding the terminal now.
     #[test]
     fn refusal_texts() {
+        insta::assert_snapshot!(
+            "other_group_running",
+            other_group(Some("Password:"), Some("sleep"), false, None).to_string()
+        );
+        insta::assert_snapshot!(
+            "other_group_asking",
+            other_group(Some("Password:"), Some("python3"), true, Some("Name:")).to_string()
+        );
+        insta::assert_snapshot!(
+            "other_group_reading",
+            other_group(None, None, true, None).to_string()
+        );
+        insta::assert_snapshot!(
+            "other_prompt",
+            other_prompt(Some("A:"), Some("A: B:")).to_string()
+        );
+        insta::assert_snapshot!("other_prompt_empty", other_prompt(None, None).to_string());
         insta::assert_snapshot!(refusal(Some("Password:"), Some(142)).to_string());
         insta::assert_snapshot!("no_prompt", refusal(None, None).to_string());
         let long = "é".repeat(60);

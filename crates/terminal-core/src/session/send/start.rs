@@ -50,7 +50,7 @@ impl SendOp {
             fg == Some(shared.shell_pgid()) && modes.is_some_and(TtyModes::line_editing);
         // An answer to a reader that ended since the last result is refused once (see
         // `stale_reader`).
-        super::stale_reader::check(&mut st, shell_line_editor, &request.text)?;
+        super::stale_reader::check(&mut st, shared, fg, shell_line_editor, &request.text)?;
         // A command line meant for the shell, sent with Enter while a pager or vim of the
         // foreground group reads keys, is refused (see `pager_guard`).
         super::pager_guard::check(&mut st, shared, fg, modes, &request.text, request.submit)?;
