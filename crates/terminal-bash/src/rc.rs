@@ -34,6 +34,12 @@
 //!   readline keymap to `__dsh_settle`, and the host types them ahead of the next send when it
 //!   sees our shell reading at its line editor with no prompt mark: the hook and the marks are
 //!   back before that command runs (readline only redraws the line it shows).
+//! - The `D` mark is followed by resets of the display state a program may leave behind that
+//!   would garble every later result, as a careful shell setup does: ASCII designated into G0
+//!   and shifted in (a log with a stray `ESC ( 0` turned later text into line drawing),
+//!   auto-wrap on (`ESC [ ? 7 l` cut later lines at the right edge), insert mode off, and the
+//!   scroll region reset to the whole screen (inside a cursor save and restore, as resetting
+//!   it moves the cursor home).
 //! - Under `set -v` bash echoes the hook's command line before every prompt: the prompt then
 //!   starts by erasing it (cursor up, erase line), so results show the user's lines only.
 //! - The rc binds [`CLEAR_LINE_KEYS`] to readline's `kill-whole-line` in every keymap: the
@@ -85,9 +91,10 @@ pub const REPAIR_KEYS: &[u8] = b"\x1b[2024~";
 pub const CLEAR_LINE_KEYS: &[u8] = b"\x1b[2025~";
 
 /// The key sequence bound to readline's `abort` in the emacs and vi insert keymaps (also
-/// after the emacs `Ctrl-X` prefix) and to `vi-insertion-mode` in the vi command keymap: it
+/// after the emacs `Ctrl-X` prefix) and to `vi-append-eol` in the vi command keymap: it
 /// ends a pending command (a numeric argument, a prefix, vi command mode) and leaves the line
-/// as it is (see `PtySpawnSpec::editor_reset_keys`).
+/// as it is, the next text going after it (in vi, as `A` does: ESC put the cursor on the
+/// line's last character; see `PtySpawnSpec::editor_reset_keys`).
 pub const EDITOR_RESET_KEYS: &[u8] = b"\x1b[2026~";
 
 /// The rc template; `@NONCE@` is replaced by the session's nonce, `@ROWS@` and `@COLS@` by
@@ -110,7 +117,7 @@ if [[ -o emacs || -o vi ]]; then
   bind -m emacs '"\e[2026~": abort' 2>/dev/null
   bind -m emacs '"\C-x\e[2026~": abort' 2>/dev/null
   bind -m vi-insert '"\e[2026~": abort' 2>/dev/null
-  bind -m vi-command '"\e[2026~": vi-insertion-mode' 2>/dev/null
+  bind -m vi-command '"\e[2026~": vi-append-eol' 2>/dev/null
   unset __dsh_m
 fi
 __dsh_e=
@@ -133,7 +140,7 @@ __dsh_keep='${__dsh_e/${__dsh_pc_ok[x${PROMPT_COMMAND[*]+${PROMPT_COMMAND@a}}]:+
 # it as it prints them, so a prompt string someone exports (a venv's `activate`) hands no
 # child process the nonce itself.
 declare -r __dsh_n=@NONCE@
-__dsh_d='\[${__dsh_v}\033]133;D;$?;dsh=${__dsh_n};n=\#${__dsh_t}\007\]'
+__dsh_d='\[${__dsh_v}\033]133;D;$?;dsh=${__dsh_n};n=\#${__dsh_t}\007\0337\033[r\0338\033(B\017\033[?7h\033[4l\]'
 __dsh_a='\[\033]133;A;dsh=${__dsh_n};n=\#\007\]'
 __dsh_b='\[\033]133;B;dsh=${__dsh_n};n=\#\007\]'
 __dsh_a2='\[\033]133;A;k=s;dsh=${__dsh_n};n=\#\007\]'

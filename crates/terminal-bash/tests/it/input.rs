@@ -521,3 +521,26 @@ async fn tabs_reach_other_line_editors_as_sent() {
     })
     .await;
 }
+
+/// In vi mode, text typed without Enter and then ESC (command mode, the cursor on the line's
+/// last character) is kept and the next send's text goes after it, as in emacs mode: the
+/// line runs as sent, not with the text inserted before its last character.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_after_an_escape_in_vi_mode_goes_after_the_line() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for mode in ["vi", "emacs"] {
+            sh.send(&format!("set -o {mode}")).await;
+            sh.send_raw("echo typed", false).await;
+            sh.send_raw("\u{1b}", false).await;
+            let r = sh.send("-after-esc").await;
+            assert!(
+                r.viewport.lines().any(|l| l == "typed-after-esc"),
+                "{mode}: {r:?}"
+            );
+            assert_eq!(r.exit_code, Some(0), "{mode}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
