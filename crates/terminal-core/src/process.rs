@@ -44,7 +44,9 @@ pub use procfs::{
     IdentityStatus, ProcessIdentity, StatInfo, foreground_pgid, group_name, pgid_in_own_namespace,
     pid_in_own_namespace, stat,
 };
-pub(crate) use procfs::{age, cmdline, fd_leaves_stdin, group_member, stdin_is_terminal};
+pub(crate) use procfs::{
+    age, cmdline, fd_leaves_stdin, group_member, ignores_signal, stdin_is_terminal,
+};
 pub use reap::{enable_child_subreaper, reap_adopted_zombies};
 pub use scope::ProcessScope;
 pub use teardown::{TeardownConfig, TeardownReport, kill_session_now, terminate_session};

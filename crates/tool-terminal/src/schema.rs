@@ -108,7 +108,7 @@ pub struct SignalArgs {
     /// Terminal session id.
     #[serde(rename = "sessionId")]
     pub session_id: String,
-    /// Signal to deliver. SIGKILL or SIGHUP aimed at the shell itself is rejected; use terminal_close.
+    /// Signal to deliver. SIGKILL or SIGHUP aimed at the shell itself is rejected; use terminal_close. So is SIGTERM or SIGTSTP aimed at a shell whose trap catches it.
     pub signal: SignalName,
 }
 

@@ -1,6 +1,8 @@
 //! Everyday behaviour against real bash.
 
-use dsh_terminal_core::{BackendSession, InputMode, SessionStatus, TerminalSignal, WaitReason};
+use dsh_terminal_core::{
+    BackendSession, InputMode, SessionStatus, TerminalErrorCode, TerminalSignal, WaitReason,
+};
 use pretty_assertions::assert_eq;
 
 use crate::support::{Shell, config, quick_config, within};
@@ -524,6 +526,38 @@ async fn a_program_that_survives_an_interrupt_is_said_to() {
         );
         let r = sh.send("exit()").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// SIGTERM or SIGTSTP to the shell itself (nothing else in the foreground) goes, and changes
+/// nothing, while the shell ignores it, as an interactive shell does; once a trap of the
+/// session's catches it, it is refused (the trap would run, and may end the session) and the
+/// shell stays as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_the_shell_traps_is_refused_while_the_shell_holds_the_terminal() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (signal, name) in [
+            (TerminalSignal::Sigterm, "TERM"),
+            (TerminalSignal::Sigtstp, "TSTP"),
+        ] {
+            let s = sh.session.signal(signal).unwrap();
+            assert!(s.delivered && s.shell_targeted, "{signal}: {s:?}");
+            sh.send(&format!("trap 'echo trapped; exit 7' {name}"))
+                .await;
+            let e = sh.session.signal(signal).unwrap_err();
+            assert_eq!(e.code(), TerminalErrorCode::Signal, "{e}");
+            assert!(e.message().contains(&format!("`kill -{name} $$`")), "{e}");
+            let r = sh.send("echo still-$((6*7))").await;
+            assert!(
+                r.viewport.lines().any(|l| l == "still-42"),
+                "{signal}: {r:?}"
+            );
+            assert!(!r.viewport.contains("trapped"), "{signal}: {r:?}");
+            sh.send(&format!("trap - {name}")).await;
+        }
         sh.close().await;
     })
     .await;

@@ -228,6 +228,18 @@ pub(crate) fn stdin_is_terminal(pid: i32) -> bool {
             .is_ok_and(|m| m.file_type().is_char_device())
 }
 
+/// Whether process `pid` ignores signal `signo` (its bit in `SigIgn` of `/proc/PID/status`);
+/// `None` when that cannot be read.
+pub(crate) fn ignores_signal(pid: i32, signo: i32) -> Option<bool> {
+    let bit = u32::try_from(signo).ok()?.checked_sub(1)?;
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let mask = status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())?;
+    Some(mask.checked_shr(bit).is_some_and(|m| m & 1 == 1))
+}
+
 /// Whether process `pid`'s file descriptor `fd` (1: standard output, 2: standard error) is
 /// another file than its standard input (the terminal, for a shell): `exec >file` or
 /// `exec 2>file` in the shell, or closed (`exec 1>&-`). `false` when standard input or the

@@ -15,6 +15,9 @@ use super::cancel::program_name;
 use super::send::SendOp;
 use super::shared::Shared;
 
+mod refusal;
+pub(super) use refusal::refusal;
+
 /// After a signal to the foreground: most time the next send waits for it to play out.
 const SIGNAL_AFTERMATH_MAX: Duration = Duration::from_millis(1000);
 /// Longest pause between checks while waiting out a signal.
@@ -118,22 +121,6 @@ pub(super) fn signal(
         shell_ran_command: shell_targeted && ran_command,
         delivery,
     })
-}
-
-/// The error for `signal` to the foreground group `pgid` when it is refused: SIGKILL or SIGHUP
-/// to the shell itself would end the session, which is terminal_close's job (it also stops
-/// everything the shell started).
-pub(super) fn refusal(signal: TerminalSignal, pgid: i32, shell_pgid: i32) -> Option<TerminalError> {
-    (matches!(signal, TerminalSignal::Sigkill | TerminalSignal::Sighup) && pgid == shell_pgid).then(
-        || {
-            TerminalError::new(
-                TerminalErrorCode::Signal,
-                format!(
-                    "refusing to {signal} the terminal shell; use terminal_close to end the session (a command a terminal_send made at the same moment may not have started yet: signal once that call returned, or after a background send's acknowledgement)"
-                ),
-            )
-        },
-    )
 }
 
 /// Whether `signal`, with group `fg` in the foreground and a send in progress, goes to that

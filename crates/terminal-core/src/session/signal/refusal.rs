@@ -1,0 +1,40 @@
+//! Signals `terminal_signal` refuses to send: those that would end the session's shell, or run
+//! a trap of its own where the model expects nothing to change.
+
+use crate::error::{TerminalError, TerminalErrorCode};
+use crate::types::TerminalSignal;
+
+/// The error for `signal` to the foreground group `pgid` when it is refused: SIGKILL or SIGHUP
+/// to the shell itself would end the session, which is terminal_close's job (it also stops
+/// everything the shell started). So would SIGTERM or SIGTSTP to a shell that does not ignore
+/// them, as an interactive shell does unless a `trap` of the session's catches them: the trap
+/// would run (and may exit the shell) where the model expects nothing to change. Reads the
+/// shell's `/proc/PID/status` for those two.
+pub(in crate::session) fn refusal(
+    signal: TerminalSignal,
+    pgid: i32,
+    shell_pgid: i32,
+) -> Option<TerminalError> {
+    if pgid != shell_pgid {
+        return None;
+    }
+    if matches!(signal, TerminalSignal::Sigkill | TerminalSignal::Sighup) {
+        return Some(TerminalError::new(
+            TerminalErrorCode::Signal,
+            format!(
+                "refusing to {signal} the terminal shell; use terminal_close to end the session (a command a terminal_send made at the same moment may not have started yet: signal once that call returned, or after a background send's acknowledgement)"
+            ),
+        ));
+    }
+    let trapped = matches!(signal, TerminalSignal::Sigterm | TerminalSignal::Sigtstp)
+        && crate::process::ignores_signal(shell_pgid, signal.as_raw()) == Some(false);
+    trapped.then(|| {
+        TerminalError::new(
+            TerminalErrorCode::Signal,
+            format!(
+                "refusing to {signal} the terminal shell: it holds the terminal itself (nothing else runs in the foreground) and a trap of the session's catches {signal}, so the trap would run, and may end the session; send SIGINT to interrupt a command the shell runs itself, send `kill -{name} $$` as a command to run the trap on purpose, or use terminal_close to end the session",
+                name = signal.as_str().trim_start_matches("SIG")
+            ),
+        )
+    })
+}
