@@ -420,14 +420,7 @@ impl JobRegistry for LocalJobRegistry {
         caller: Option<&Agent>,
         cancel: &CancellationToken,
     ) -> Result<JobSnapshot, JobError> {
-        if !(timeout_ms.is_finite() && timeout_ms > 0.0) {
-            // As the caller wrote it: `0`, `-5`, `1.5` (f64's Display drops a `.0`).
-            return Err(JobError::InvalidTimeout(if timeout_ms.is_finite() {
-                timeout_ms.to_string()
-            } else {
-                "null".to_owned()
-            }));
-        }
+        crate::types::check_wait_timeout(timeout_ms)?;
         let mut rx = self.with_record(id, caller, |r| {
             if r.snapshot.status.is_live() {
                 r.waiters += 1;

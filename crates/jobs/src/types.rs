@@ -124,6 +124,23 @@ impl JobOutcome {
     }
 }
 
+/// Checks a wait's timeout: a positive finite number of milliseconds.
+///
+/// # Errors
+/// [`JobError::InvalidTimeout`] naming the value as the caller wrote it (`0`, `-5`; `null` for
+/// one that is not finite).
+pub fn check_wait_timeout(timeout_ms: f64) -> Result<(), JobError> {
+    if timeout_ms.is_finite() && timeout_ms > 0.0 {
+        return Ok(());
+    }
+    // f64's Display drops a `.0`.
+    Err(JobError::InvalidTimeout(if timeout_ms.is_finite() {
+        timeout_ms.to_string()
+    } else {
+        "null".to_owned()
+    }))
+}
+
 /// Requests cancellation; `Err` means nothing changed (the registry propagates it).
 pub type CancelHook = Box<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
 /// Returns output produced since the previous call (a consuming stream read).

@@ -126,10 +126,20 @@ impl TerminalError {
     }
     /// `NO_BACKEND`.
     pub fn no_backend(backend_type: &str, available: &[String]) -> Self {
+        // A long type is quoted cut, with its length: it could fill the result and push out
+        // the types to use.
+        const QUOTED_CHARS: usize = 64;
+        let count = backend_type.chars().count();
+        let quoted = if count > QUOTED_CHARS {
+            let cut: String = backend_type.chars().take(QUOTED_CHARS).collect();
+            format!("{cut:?}… ({count} characters)")
+        } else {
+            format!("{backend_type:?}")
+        };
         Self::new(
             TerminalErrorCode::NoBackend,
             format!(
-                "no PTY backend registered for {backend_type:?}; available types: {}",
+                "no PTY backend registered for {quoted}; available types: {}",
                 if available.is_empty() {
                     "(none)".to_owned()
                 } else {

@@ -53,7 +53,16 @@ fn job_id(raw: &str) -> Result<JobId, ToolError> {
             raw.chars().count()
         )));
     }
-    Ok(JobId::new(raw))
+    // Ids hold no blanks or control characters: blanks around one are dropped (an id copied
+    // with its spacing), and one with a control character inside is refused without echoing
+    // it (a newline would split the error).
+    let id = raw.trim();
+    if id.chars().any(char::is_control) {
+        return Err(ToolError::invalid_args(
+            "invalid job_id: it contains control characters (a newline, a tab or an escape), which no job id has; call job_list to see your jobs (ids such as \"pty-send-1\")",
+        ));
+    }
+    Ok(JobId::new(id))
 }
 
 /// Longest `job_id` a call may name, in chars (the ids jobs get are like `pty-send-1`).
@@ -101,6 +110,11 @@ impl Tool for OutputTool {
     }
     async fn execute(&self, args: OutputArgs, call: ToolCall) -> Result<OutputOutput, ToolError> {
         let id = job_id(&args.job_id)?;
+        // Checked also without `wait` (where it is unused): a value no wait could take is a
+        // mistake the model should hear about, as with `wait: true`.
+        if let Some(t) = args.timeout_ms {
+            dsh_jobs::check_wait_timeout(t).map_err(job_error)?;
+        }
         let agent = call.agent.as_ref();
         let mut waited_ms = None;
         if args.wait == Some(true) {

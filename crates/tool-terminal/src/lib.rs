@@ -117,6 +117,27 @@ fn check_name(name: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// Longest accepted `cwd`, in bytes: Linux's `PATH_MAX`, which no usable path exceeds.
+pub const MAX_CWD_BYTES: usize = 4096;
+
+/// `terminal_open`'s `type` and `cwd`: a `cwd` longer than any path is refused without
+/// echoing it (it could fill the result and push out the advice); an unknown type's error
+/// quotes it cut.
+fn check_open_args(backend_type: &str, cwd: Option<&str>) -> Result<(), ToolError> {
+    if backend_type.is_empty() {
+        return Err(ToolError::new(
+            "type must be a non-empty string; use \"shell\"",
+        ));
+    }
+    if let Some(cwd) = cwd.filter(|cwd| cwd.len() > MAX_CWD_BYTES) {
+        return Err(ToolError::new(format!(
+            "cwd is {} bytes long, and a path is at most {MAX_CWD_BYTES}; pass an existing directory as cwd (absolute, or relative to where sessions start), or omit it",
+            cwd.len()
+        )));
+    }
+    Ok(())
+}
+
 /// The deadline a send asked for with `timeoutMs`, checked against the server's cap.
 fn send_timeout(timeout_ms: Option<u64>, max_ms: u64) -> Result<Option<Duration>, ToolError> {
     match timeout_ms {
@@ -152,7 +173,16 @@ fn session_id(raw: &str) -> Result<SessionId, ToolError> {
             raw.chars().count()
         )));
     }
-    Ok(SessionId::new(raw))
+    // Ids hold no blanks or control characters: blanks around one are dropped (an id copied
+    // with its spacing), and one with a control character inside is refused without echoing
+    // it (a newline would split the error).
+    let id = raw.trim();
+    if id.chars().any(char::is_control) {
+        return Err(ToolError::new(
+            "sessionId contains control characters (a newline, a tab or an escape), which no session id has; use an id from terminal_open or terminal_list, such as \"pty-1\"",
+        ));
+    }
+    Ok(SessionId::new(id))
 }
 
 /// Longest `sessionId` a call may name, in chars (the ids sessions get are like `pty-1`).
@@ -228,11 +258,7 @@ impl Tool for OpenTool {
     }
     async fn execute(&self, args: OpenArgs, call: ToolCall) -> Result<OpenOutput, ToolError> {
         let owner = require_agent(&call)?;
-        if args.backend_type.is_empty() {
-            return Err(ToolError::new(
-                "type must be a non-empty string; use \"shell\"",
-            ));
-        }
+        check_open_args(&args.backend_type, args.cwd.as_deref())?;
         if let Some(name) = &args.name {
             check_name(name)?;
         }

@@ -180,6 +180,37 @@ async fn job_output_consumes_and_reports_status() {
         "{}",
         r.text()
     );
+    // An id with blanks around it names the job; one with a control character inside is
+    // refused without echoing it.
+    let r = host
+        .call(
+            Some(&a),
+            "job_output",
+            json!({"job_id": format!(" {}\n", id.as_str())}),
+        )
+        .await;
+    assert!(!r.text().starts_with("Error"), "{}", r.text());
+    let r = host
+        .call(Some(&a), "job_output", json!({"job_id": "pty-\nsend-1"}))
+        .await;
+    assert!(
+        r.text()
+            .starts_with("Error: invalid job_id: it contains control characters"),
+        "{}",
+        r.text()
+    );
+    // Without `wait` too: a timeout no wait could take is refused, naming the value.
+    let r = host
+        .call(
+            Some(&a),
+            "job_output",
+            json!({"job_id": id.as_str(), "timeout_ms": -5}),
+        )
+        .await;
+    assert_eq!(
+        r.text(),
+        "Error: invalid wait timeout: expected a positive number of milliseconds, got -5"
+    );
     short.ctx.dispose().await;
     host.ctx.dispose().await;
 }

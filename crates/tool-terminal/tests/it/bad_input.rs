@@ -62,6 +62,21 @@ async fn wrong_types_missing_and_empty_ids_are_errors() {
             json!({}),
             "missing required property \"type\"",
         ),
+        (
+            "terminal_open",
+            json!({"type": "A".repeat(100_000)}),
+            "… (100000 characters); available types:",
+        ),
+        (
+            "terminal_open",
+            json!({"type": "shell", "cwd": "B".repeat(100_000)}),
+            "cwd is 100000 bytes long, and a path is at most 4096",
+        ),
+        (
+            "terminal_read",
+            json!({"sessionId": "pty-\n1"}),
+            "sessionId contains control characters",
+        ),
         ("terminal_close", json!({"sessionId": null}), "sessionId"),
         (
             "terminal_open",
@@ -105,6 +120,8 @@ async fn wrong_types_missing_and_empty_ids_are_errors() {
         let text = r.text();
         assert!(text.starts_with("Error: "), "{tool} {args}: {text}");
         assert!(text.contains(expected), "{tool} {args}: {text}");
+        // No error echoes a huge value: the advice stays in view.
+        assert!(text.len() < 1000, "{tool}: {} bytes", text.len());
     }
     // `null` for an optional argument is the argument left out (many clients write it for
     // what they do not set): the error is the unknown session's, not the type's.
@@ -163,6 +180,19 @@ async fn a_name_passed_as_the_id_names_the_id() {
         "{}",
         r.text()
     );
+    // The id with blanks around it (copied with its spacing) names the session.
+    let id = open.structured.as_ref().expect("an open result")["sessionId"]
+        .as_str()
+        .expect("a session id")
+        .to_owned();
+    let r = host
+        .call(
+            &agent,
+            "terminal_read",
+            json!({"sessionId": format!(" {id}\n")}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
     host.shutdown().await;
 }
 
