@@ -9,6 +9,7 @@
 #![allow(deprecated)]
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use dsh_context::Agent;
 use dsh_tool_jobs::JobNotices;
@@ -43,12 +44,50 @@ fn text_bytes(result: &CallToolResult) -> usize {
         + lengths.len().saturating_sub(1) * dsh_tool_jobs::NOTICE_SEPARATOR_BYTES
 }
 
-/// Forwards `agent`'s notices to the client as log notifications until `stop` is cancelled or
-/// the client goes away.
+/// The least severe level of log notification a connection's client asked for with
+/// `logging/setLevel` (MCP's logging utility); `info` until it asks. Notices go at `info`, so a
+/// client that asked for `warning` or above gets them in tool results only.
+#[derive(Debug)]
+pub(crate) struct LogLevel(AtomicU8);
+
+impl Default for LogLevel {
+    fn default() -> Self {
+        Self(AtomicU8::new(severity(LoggingLevel::Info)))
+    }
+}
+
+impl LogLevel {
+    /// Sets the least severe level sent from now on.
+    pub(crate) fn set(&self, level: LoggingLevel) {
+        self.0.store(severity(level), Ordering::Relaxed);
+    }
+
+    /// Whether a notification at `level` is sent.
+    fn sends(&self, level: LoggingLevel) -> bool {
+        severity(level) >= self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// RFC 5424's order of the MCP log levels, least severe first.
+fn severity(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}
+
+/// Forwards `agent`'s notices to the client as log notifications, while `level` lets `info`
+/// through, until `stop` is cancelled or the client goes away.
 pub(crate) fn spawn_log_forwarder(
     notices: Arc<JobNotices>,
     agent: Agent,
-    peer: Peer<RoleServer>,
+    (peer, level): (Peer<RoleServer>, Arc<LogLevel>),
     stop: CancellationToken,
 ) {
     let mut rx = notices.subscribe();
@@ -65,7 +104,7 @@ pub(crate) fn spawn_log_forwarder(
                     Err(RecvError::Closed) => return,
                 },
             };
-            if notice.owner != agent {
+            if notice.owner != agent || !level.sends(LoggingLevel::Info) {
                 continue;
             }
             let param = LoggingMessageNotificationParam::new(

@@ -163,6 +163,7 @@ impl McpServer {
         let span = tracing::info_span!("mcp_connection", agent = %agent_id);
         async {
             let handler = self.handler(Some(agent.clone()));
+            let log_level = handler.log_level.clone();
             tracing::info!("connection opened");
             let forwarder = CancellationToken::new();
             let cause = match handler
@@ -175,7 +176,7 @@ impl McpServer {
                         crate::notices::spawn_log_forwarder(
                             notices.clone(),
                             agent.clone(),
-                            running.peer().clone(),
+                            (running.peer().clone(), log_level),
                             forwarder.clone(),
                         );
                     }
@@ -221,6 +222,7 @@ impl McpServer {
             config: self.server_config(),
             calls: Arc::new(AtomicU64::new(0)),
             notices: self.notices.clone(),
+            log_level: Arc::default(),
         }
     }
 
@@ -304,6 +306,8 @@ pub(crate) struct Connection {
     config: ServerConfig,
     calls: Arc<AtomicU64>,
     notices: Option<Arc<JobNotices>>,
+    /// What `logging/setLevel` asked for on this connection (one per HTTP session too).
+    log_level: Arc<crate::notices::LogLevel>,
 }
 
 impl ServerHandler for Connection {
@@ -329,10 +333,21 @@ impl ServerHandler for Connection {
             crate::notices::spawn_log_forwarder(
                 notices.clone(),
                 session.agent.clone(),
-                context.peer.clone(),
+                (context.peer.clone(), self.log_level.clone()),
                 session.closed.clone(),
             );
         }
+    }
+
+    // Logging carries job notices (see `notices`); rmcp marks it deprecated (SEP-2577).
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.log_level.set(request.level);
+        Ok(())
     }
 
     async fn call_tool(

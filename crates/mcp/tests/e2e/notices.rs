@@ -191,3 +191,51 @@ async fn notices_stay_within_a_small_result_cap() {
 async fn notices_stay_within_the_smallest_result_cap() {
     notices_stay_within(64).await;
 }
+
+/// `logging/setLevel` is answered (the server declares logging), and honoured: above `info`,
+/// a job's notice reaches the next tool result only; back at `info`, notices are sent as log
+/// notifications again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn set_level_is_answered_and_quiets_notice_notifications() {
+    use rmcp::model::{LoggingLevel, SetLevelRequestParams};
+
+    let (logs_tx, mut logs) = mpsc::unbounded_channel();
+    let (mut server, client) = ServerProcess::start_with(&[], LogClient(logs_tx)).await;
+    let open = crate::support::ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    assert!(
+        open.text.starts_with("started terminal session"),
+        "{}",
+        open.text
+    );
+    let set = SetLevelRequestParams::new;
+    within(
+        "logging/setLevel",
+        client.set_level(set(LoggingLevel::Warning)),
+    )
+    .await
+    .expect("setLevel is answered");
+    let (quiet, _) = crate::jobs::start_job(&client, "pty-1", "echo quiet-job").await;
+    // Its notice still reaches a result (a wait returns once the job settled).
+    crate::support::ok(
+        &client,
+        "job_output",
+        json!({"job_id": quiet, "wait": true}),
+    )
+    .await;
+    within(
+        "logging/setLevel",
+        client.set_level(set(LoggingLevel::Info)),
+    )
+    .await
+    .expect("setLevel is answered");
+    let (loud, _) = crate::jobs::start_job(&client, "pty-1", "echo loud-job").await;
+    // The first notification is the second job's: the first job's was never sent.
+    let (_, text) = within("notice log notification", logs.recv())
+        .await
+        .expect("log channel");
+    assert!(
+        text.starts_with(&format!("background job {loud} ")),
+        "{text:?}"
+    );
+    server.disconnect(client).await;
+}
