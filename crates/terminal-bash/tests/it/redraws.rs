@@ -2,7 +2,7 @@
 //! display, a status block), against real bash: every result shows those rows as the screen
 //! does.
 
-use dsh_terminal_core::WaitReason;
+use dsh_terminal_core::{BackendSession, WaitReason};
 use pretty_assertions::assert_eq;
 
 use crate::support::{Shell, TempDir, config, within};
@@ -51,6 +51,40 @@ async fn rows_a_progress_display_passes_over_keep_their_text() {
             "ZZ\n5\ndsh> printf '\\033[3AZZ\\n\\n\\n'\ndsh> ",
             "{r:?}"
         );
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A full-screen program in raw mode (curses's `raw()`: the terminal's signal keys off) that
+/// reads no keys: the result says so and names SIGTERM to stop it (SIGINT would go as a Ctrl-C
+/// key, which it never reads), and SIGTERM does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_raw_mode_program_reading_no_keys_is_named_with_sigterm() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(
+                "python3 -c \"import curses,time; s=curses.initscr(); curses.raw(); \
+                 s.addstr(0, 0, 'raw-' + 'screen'); s.refresh(); time.sleep(120)\"",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
+        assert!(r.viewport.contains("raw-screen"), "{r:?}");
+        assert!(
+            r.notices.iter().any(
+                |n| n.starts_with("[input: python3 does not read the terminal")
+                    && n.contains("terminal_signal SIGTERM stops python3")
+            ),
+            "{r:?}"
+        );
+        let s = sh
+            .session
+            .signal(dsh_terminal_core::TerminalSignal::Sigterm)
+            .unwrap();
+        assert!(s.delivered, "{s:?}");
+        let r = sh.send("echo after-$((6*7))").await;
+        assert!(r.viewport.lines().any(|l| l == "after-42"), "{r:?}");
         sh.close().await;
     })
     .await;

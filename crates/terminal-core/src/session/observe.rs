@@ -373,6 +373,8 @@ pub(super) struct TerminalFacts {
     /// A full-screen program holds the terminal on a send that settled on silence or its
     /// deadline, and nothing reads the terminal (`watch`: keys sent to it stay unread).
     pub(super) reads_no_keys: bool,
+    /// The terminal's signal keys are off (`ISIG`, a raw-mode program): SIGINT goes as a key.
+    pub(super) signal_keys_off: bool,
     /// On silence or the deadline, the shell itself holds the terminal, running a command
     /// line of builtins (`wait`, a loop): no program of it is in the foreground to name.
     pub(super) shell_running_line: bool,
@@ -410,6 +412,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     let foreground = member.as_ref().map(|s| s.comm.clone());
     let modes = shared.pty.modes().filter(|_| !exited);
     let echo_off = modes.is_some_and(|m| !m.echo && m.canonical);
+    let signal_keys_off = modes.is_some_and(|m| !m.signals);
     // A filter reading the terminal as its data, to the end of input (`cat > f`), on its
     // standard input.
     let reads_to_end = reason == Settle::StdinWait
@@ -501,6 +504,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
         stdout_away,
         shell_stopped,
         reads_no_keys,
+        signal_keys_off,
         shell_running_line,
         reads_to_end,
         idle_reading,

@@ -70,6 +70,9 @@ pub(super) struct SettleFacts {
     pub(super) input_unread: bool,
     /// A full-screen program holds the terminal and nothing reads it (`watch`).
     pub(super) reads_no_keys: bool,
+    /// The terminal's signal keys are off (`ISIG`): `terminal_signal SIGINT` goes as a Ctrl-C
+    /// key, which a program that reads no input never sees.
+    pub(super) signal_keys_off: bool,
     /// The shell itself runs a command line of builtins (`wait`, a loop), holding the
     /// terminal, as the send settled on silence or its deadline.
     pub(super) shell_running_line: bool,
@@ -263,12 +266,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         (facts.shell_stopped, Some(SHELL_STOPPED_NOTICE.to_owned())),
         (
             facts.input_unread,
-            Some(
-                facts
-                    .foreground
-                    .as_deref()
-                    .map_or_else(|| SHELL_INPUT_UNREAD_NOTICE.to_owned(), input_unread_notice),
-            ),
+            Some(facts.foreground.as_deref().map_or_else(
+                || SHELL_INPUT_UNREAD_NOTICE.to_owned(),
+                |program| input_unread_notice(program, facts.signal_keys_off),
+            )),
         ),
         (
             facts.shell_running_line && !facts.input_unread,
@@ -276,7 +277,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         ),
         (
             facts.reads_no_keys && !facts.input_unread,
-            facts.foreground.as_deref().map(reads_no_keys_notice),
+            facts
+                .foreground
+                .as_deref()
+                .map(|program| reads_no_keys_notice(program, facts.signal_keys_off)),
         ),
         (
             facts.reads_to_end && !exited,

@@ -257,25 +257,42 @@ pub(super) fn promptless_mode_notice(program: &str) -> String {
     )
 }
 
+/// How `terminal_signal` stops a program that reads no keys: SIGINT, or with the terminal's
+/// signal keys off (`signal_keys_off`: the program turned `ISIG` off, curses's `raw()`)
+/// SIGTERM, since SIGINT then goes as a Ctrl-C key, which such a program never reads.
+fn stops_unread(program: &str, signal_keys_off: bool) -> String {
+    if signal_keys_off {
+        format!(
+            "terminal_signal SIGTERM stops {program} (the terminal's signal keys are off, so \
+             SIGINT would go as a Ctrl-C key, which it does not read)"
+        )
+    } else {
+        format!("terminal_signal SIGINT, or SIGTERM if it ignores that, stops {program}")
+    }
+}
+
 /// The notice for [`SettleFacts::input_unread`], naming the foreground program.
-pub(super) fn input_unread_notice(program: &str) -> String {
+pub(super) fn input_unread_notice(program: &str, signal_keys_off: bool) -> String {
+    let stops = stops_unread(program, signal_keys_off);
     format!(
         "[input: {program} has not read the text sent: it waits in the terminal's input for \
          whatever reads next (a command typed ahead runs when the shell reads again, once the \
          whole running command line has ended, unless a program of it reads the text first; \
-         terminal_signal SIGINT, or SIGTERM if it ignores that, stops {program} and discards \
-         the text)]"
+         {stops} and discards the text)]"
     )
 }
 
 /// The notice for [`SettleFacts::reads_no_keys`], naming the full-screen program. SIGINT
 /// stops such a program, except `less` following a file (`less +F`, the `F` command), which
 /// reads no keys until SIGINT takes it back to its normal mode.
-pub(super) fn reads_no_keys_notice(program: &str) -> String {
+pub(super) fn reads_no_keys_notice(program: &str, signal_keys_off: bool) -> String {
     let after = if program == "less" {
         "terminal_signal SIGINT ends its follow mode (+F), and it reads keys again (q quits)"
+            .to_owned()
+    } else if signal_keys_off {
+        stops_unread(program, true)
     } else {
-        "terminal_signal SIGINT stops it"
+        "terminal_signal SIGINT stops it".to_owned()
     };
     format!(
         "[input: {program} does not read the terminal: keys sent to it stay unread, a key \

@@ -28,6 +28,7 @@ fn facts(reason: Settle) -> SettleFacts {
         prompt_unmarked: false,
         input_unread: false,
         reads_no_keys: false,
+        signal_keys_off: false,
         shell_running_line: false,
         reads_to_end: false,
         errexit_on: false,
@@ -251,6 +252,22 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
         "reads_no_keys_less_following",
         assemble(following).notices.join("\n")
     );
+    // With the terminal's signal keys off, SIGINT would go as a key nobody reads: SIGTERM.
+    let raw = SettleFacts {
+        reads_no_keys: true,
+        signal_keys_off: true,
+        alternate: true,
+        foreground: Some("python3".to_owned()),
+        ..facts(Settle::Idle)
+    };
+    insta::assert_snapshot!("reads_no_keys_raw", assemble(raw).notices.join("\n"));
+    let raw_unread = SettleFacts {
+        input_unread: true,
+        signal_keys_off: true,
+        foreground: Some("python3".to_owned()),
+        ..facts(Settle::Idle)
+    };
+    insta::assert_snapshot!("input_unread_raw", assemble(raw_unread).notices.join("\n"));
     let running = SettleFacts {
         shell_running_line: true,
         ..facts(Settle::Timeout)
