@@ -3,7 +3,7 @@
 //! empty line there; a clause or an indented line still continues it. What the REPL's program
 //! reads itself (`input()`, pdb) gets a send's lines as any line reader does.
 
-use dsh_terminal_core::WaitReason;
+use dsh_terminal_core::{BackendSession, WaitReason};
 use pretty_assertions::assert_eq;
 
 use crate::input::python313_path;
@@ -277,6 +277,50 @@ async fn lines_for_a_repl_that_ended_are_not_run_by_the_shell() {
             "{r:?}"
         );
         assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A block sent while the REPL still runs a statement, or right after a signal before its
+/// prompt is back, is refused, nothing typed: typed ahead, its first blank line would end the
+/// block. Once the prompt is back it goes as at a prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_block_sent_while_the_repl_runs_a_statement_is_refused() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let block = "def g():\n    x = 1\n\n    return x + 1\n\nprint('G', g())";
+        for repl in repls(false) {
+            let r = sh.send(&repl).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{repl}: {r:?}");
+            let r = sh
+                .send_within("import time; time.sleep(60)", true, 500)
+                .await;
+            assert_ne!(r.wait_reason, WaitReason::StdinRead, "{repl}: {r:?}");
+            let e = sh.try_send(block, true).await.unwrap_err();
+            assert!(
+                e.message().contains("is still running a statement"),
+                "{repl}: {e}"
+            );
+            let s = sh
+                .session
+                .signal(dsh_terminal_core::TerminalSignal::Sigint)
+                .unwrap();
+            assert!(s.delivered, "{repl}: {s:?}");
+            // Right after the signal the prompt may not be back: refused then too, and a
+            // poll waits the interrupt out.
+            if let Err(e) = sh.try_send(block, true).await {
+                assert!(
+                    e.message().contains("is still handling the signal"),
+                    "{repl}: {e}"
+                );
+                sh.send_raw("", false).await;
+            }
+            let r = sh.send(block).await;
+            assert!(r.viewport.lines().any(|l| l == "G 2"), "{repl}: {r:?}");
+            let r = sh.send("exit()").await;
+            assert_eq!(r.exit_code, Some(0), "{repl}: {r:?}");
+        }
         sh.close().await;
     })
     .await;

@@ -21,6 +21,46 @@ use crate::types::SendRequest;
 
 use super::super::input::{self, Reader};
 
+/// Why a Python REPL cannot take a block now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Busy {
+    /// It runs a statement and reads nothing.
+    Running,
+    /// A signal reached it and its prompt is not back yet (it may still be printing the
+    /// `KeyboardInterrupt`).
+    Interrupted,
+}
+
+/// Refuses a block (text with an indented line) sent to the Python REPL `program` while it
+/// cannot take one (`busy`): typed now, the lines reach its line editor one by one once it
+/// reads again, without the handling a block needs here (its first blank line would end the
+/// block, and the rest would run as wrong statements).
+///
+/// # Errors
+/// `InvalidRequest`, naming the program, what it is doing and how to go on.
+pub(super) fn check_busy(
+    program: &str,
+    busy: Option<Busy>,
+    text: &str,
+) -> Result<(), TerminalError> {
+    let block = text
+        .lines()
+        .any(|l| l.starts_with([' ', '\t']) && !l.trim().is_empty());
+    let Some(busy) = busy.filter(|_| block) else {
+        return Ok(());
+    };
+    let doing = match busy {
+        Busy::Running => "is still running a statement (it is not at its prompt)",
+        Busy::Interrupted => "is still handling the signal (its prompt is not back yet)",
+    };
+    Err(TerminalError::invalid(format!(
+        "nothing was typed: {program} {doing}, and a block typed now would reach its line \
+         editor without the handling a block needs (its first blank line would end the \
+         block); poll (empty text, submit: false) until its prompt is back, or \
+         terminal_signal SIGINT to stop the statement, then send the lines again"
+    )))
+}
+
 /// The Enter key as a terminal sends it.
 pub(super) const ENTER: &[u8] = b"\r";
 

@@ -129,6 +129,20 @@ impl SendOp {
             && st.python_block.is_none()
             && indent.is_none();
         let python_repl = leader.as_deref().is_some_and(input::pastes_blocks) && !own_prompt;
+        // A block to a Python REPL still running a statement, or not back at its prompt after
+        // a signal, is refused (see `check_busy`).
+        if let Some(program) = leader.as_deref().filter(|_| python_repl) {
+            let busy = if aftermath_pending && !at_repl_prompt {
+                Some(python_input::Busy::Interrupted)
+            } else if canonical == Some(true)
+                && fg.is_some_and(|pgid| shared.tty_reader(pgid).is_none())
+            {
+                Some(python_input::Busy::Running)
+            } else {
+                None
+            };
+            python_input::check_busy(program, busy, &request.text)?;
+        }
         let bracketed_paste = st.screen.bracketed_paste()
             && !st.screen.alternate_screen()
             && program
