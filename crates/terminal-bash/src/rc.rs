@@ -37,9 +37,9 @@
 //! - The `D` mark is followed by resets of the display state a program may leave behind that
 //!   would garble every later result, as a careful shell setup does: ASCII designated into G0
 //!   and shifted in (a log with a stray `ESC ( 0` turned later text into line drawing),
-//!   auto-wrap on (`ESC [ ? 7 l` cut later lines at the right edge), insert mode off, and the
-//!   scroll region reset to the whole screen (inside a cursor save and restore, as resetting
-//!   it moves the cursor home).
+//!   auto-wrap on (`ESC [ ? 7 l` cut later lines at the right edge) and insert mode off. None
+//!   moves the cursor (resetting a scroll region would: it homes the cursor, and the screen
+//!   forgets the TABs of every row when a region changes).
 //! - Under `set -v` bash echoes the hook's command line before every prompt: the prompt then
 //!   starts by erasing it (cursor up, erase line), so results show the user's lines only.
 //! - The rc binds [`CLEAR_LINE_KEYS`] to readline's `kill-whole-line` in every keymap: the
@@ -140,7 +140,7 @@ __dsh_keep='${__dsh_e/${__dsh_pc_ok[x${PROMPT_COMMAND[*]+${PROMPT_COMMAND@a}}]:+
 # it as it prints them, so a prompt string someone exports (a venv's `activate`) hands no
 # child process the nonce itself.
 declare -r __dsh_n=@NONCE@
-__dsh_d='\[${__dsh_v}\033]133;D;$?;dsh=${__dsh_n};n=\#${__dsh_t}\007\0337\033[r\0338\033(B\017\033[?7h\033[4l\]'
+__dsh_d='\[${__dsh_v}\033]133;D;$?;dsh=${__dsh_n};n=\#${__dsh_t}\007\033(B\017\033[?7h\033[4l\]'
 __dsh_a='\[\033]133;A;dsh=${__dsh_n};n=\#\007\]'
 __dsh_b='\[\033]133;B;dsh=${__dsh_n};n=\#\007\]'
 __dsh_a2='\[\033]133;A;k=s;dsh=${__dsh_n};n=\#\007\]'

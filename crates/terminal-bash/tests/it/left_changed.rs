@@ -414,8 +414,8 @@ async fn an_answer_ends_its_line_where_a_carriage_return_ends_none() {
 }
 
 /// Display state a program left behind (line drawing designated, auto-wrap off, insert mode
-/// on, a scroll region) is reset at the prompt: later results show their text as printed,
-/// whole, with no notice of output going back up.
+/// on) is reset at the prompt: later results show their text as printed, whole, and TABs
+/// as TABs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn display_state_left_changed_is_reset_at_the_prompt() {
     within(async {
@@ -425,17 +425,17 @@ async fn display_state_left_changed_is_reset_at_the_prompt() {
             "printf 'log\\033)0\\016 qqq\\n'",
             "printf '\\033[?7l'",
             "printf '\\033[4h'",
-            "printf '\\033[5;15r\\033[15;1H'",
         ] {
             let r = sh.send(left).await;
             assert_eq!(r.exit_code, Some(0), "{left}: {r:?}");
             let r = sh
-                .send("echo plain-text; python3 -c \"print('Z' * 200 + 'END')\"; seq 1 60")
+                .send("echo plain-text; python3 -c \"print('Z' * 200 + 'END')\"; printf 'a\\tb\\n'; seq 1 60")
                 .await;
             let text = shown(&r);
             assert!(text.contains("\nplain-text\n"), "{left}: {text}");
             let joined: String = text.lines().filter(|l| l.starts_with('Z')).collect();
             assert_eq!(joined, format!("{}END", "Z".repeat(200)), "{left}: {text}");
+            assert!(text.contains("\na\tb\n"), "{left}: {text}");
             assert!(text.contains("\n59\n60\ndsh> "), "{left}: {text}");
             assert!(r.notices.is_empty(), "{left}: {text}");
         }

@@ -4,12 +4,15 @@
 use crate::error::{TerminalError, TerminalErrorCode};
 use crate::types::TerminalSignal;
 
+use super::super::nested_shell::is_shell_name;
+
 /// The error for `signal` to the foreground group `pgid` when it is refused: SIGKILL or SIGHUP
 /// to the shell itself would end the session, which is terminal_close's job (it also stops
 /// everything the shell started). So would SIGTERM or SIGTSTP to a shell that does not ignore
 /// them, as an interactive shell does unless a `trap` of the session's catches them: the trap
-/// would run (and may exit the shell) where the model expects nothing to change. Reads the
-/// shell's `/proc/PID/status` for those two.
+/// would run (and may exit the shell) where the model expects nothing to change; not once the
+/// shell `exec`ed another program. Reads the shell's `/proc/PID/stat` and `status` for those
+/// two.
 pub(in crate::session) fn refusal(
     signal: TerminalSignal,
     pgid: i32,
@@ -26,7 +29,10 @@ pub(in crate::session) fn refusal(
             ),
         ));
     }
+    // Still the shell: after `exec prog` the group's leader runs that program, whose signal
+    // it is.
     let trapped = matches!(signal, TerminalSignal::Sigterm | TerminalSignal::Sigtstp)
+        && crate::process::stat(shell_pgid).is_some_and(|s| is_shell_name(&s.comm))
         && crate::process::ignores_signal(shell_pgid, signal.as_raw()) == Some(false);
     trapped.then(|| {
         TerminalError::new(
