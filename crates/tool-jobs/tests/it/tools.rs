@@ -167,21 +167,26 @@ async fn job_output_consumes_and_reports_status() {
         r.text(),
         "Error: unknown job pty-send-99; call job_list to see your jobs"
     );
-    let r = host
-        .call(
-            Some(&a),
-            "job_output",
+    // Refused, each naming what is wrong: a timeout no wait could take (also without `wait`),
+    // and an id with a control character inside (not echoed).
+    for (args, expected) in [
+        (
             json!({"job_id": id.as_str(), "wait": true, "timeout_ms": 0}),
-        )
-        .await;
-    assert!(
-        r.text()
-            .starts_with("Error: invalid wait timeout: expected a positive number"),
-        "{}",
-        r.text()
-    );
-    // An id with blanks around it names the job; one with a control character inside is
-    // refused without echoing it.
+            "Error: invalid wait timeout: expected a positive number of milliseconds, got 0",
+        ),
+        (
+            json!({"job_id": id.as_str(), "timeout_ms": -5}),
+            "Error: invalid wait timeout: expected a positive number of milliseconds, got -5",
+        ),
+        (
+            json!({"job_id": "pty-\nsend-1"}),
+            "Error: invalid job_id: it contains control characters",
+        ),
+    ] {
+        let r = host.call(Some(&a), "job_output", args.clone()).await;
+        assert!(r.text().starts_with(expected), "{args}: {}", r.text());
+    }
+    // An id with blanks around it names the job.
     let r = host
         .call(
             Some(&a),
@@ -190,27 +195,6 @@ async fn job_output_consumes_and_reports_status() {
         )
         .await;
     assert!(!r.text().starts_with("Error"), "{}", r.text());
-    let r = host
-        .call(Some(&a), "job_output", json!({"job_id": "pty-\nsend-1"}))
-        .await;
-    assert!(
-        r.text()
-            .starts_with("Error: invalid job_id: it contains control characters"),
-        "{}",
-        r.text()
-    );
-    // Without `wait` too: a timeout no wait could take is refused, naming the value.
-    let r = host
-        .call(
-            Some(&a),
-            "job_output",
-            json!({"job_id": id.as_str(), "timeout_ms": -5}),
-        )
-        .await;
-    assert_eq!(
-        r.text(),
-        "Error: invalid wait timeout: expected a positive number of milliseconds, got -5"
-    );
     short.ctx.dispose().await;
     host.ctx.dispose().await;
 }
