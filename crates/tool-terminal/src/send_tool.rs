@@ -31,6 +31,10 @@ impl Tool for SendTool {
         if self.0.config.enable_run_in_background {
             d.push_str(" Background mode returns a job id for job_output/job_kill.");
         }
+        d.push_str(&format!(
+            " Text is at most {} bytes per call: write a longer input to a file and run it.",
+            self.0.config.max_input_bytes
+        ));
         d
     }
     fn shape_parameters(&self, mut schema: serde_json::Value) -> serde_json::Value {
