@@ -82,12 +82,6 @@ impl Shared {
             .flatten()
     }
 
-    /// [`Shared::tty_reader_thread`] as blocking `/proc` reads, for a caller already off the
-    /// async workers or holding the state lock for a moment.
-    pub(super) fn tty_reader_thread_now(&self, pgid: i32) -> Option<ReaderThread> {
-        group_tty_reader_thread_in(pgid, self.pty.tty_path()?, &self.scope)
-    }
-
     /// The member of process group `pgid` that waits for input on this terminal, if the
     /// group waits there (blocking `/proc` reads: call it off the async workers).
     pub(super) fn tty_reader(&self, pgid: i32) -> Option<i32> {

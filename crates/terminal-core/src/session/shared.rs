@@ -110,8 +110,7 @@ pub(super) struct State {
     pub(super) promptless_repl: Option<i32>,
     /// What the last settled send left waiting for input, other than our shell's line
     /// editor: a send that finds it gone since (our shell's prompt back, another group in
-    /// the foreground, another prompt at the cursor) is refused once (see
-    /// `send::stale_reader`).
+    /// the foreground) is refused once (see `send::stale_reader`).
     pub(super) awaited_reader: Option<AwaitedReader>,
 }
 
@@ -125,9 +124,6 @@ pub(super) struct AwaitedReader {
     pub(super) prompt: Option<String>,
     /// The terminal's foreground process group then.
     pub(super) foreground: Option<i32>,
-    /// The thread of that group found asleep on the terminal then, with its CPU time: while
-    /// it has not run since, the same read still waits, whatever was printed meanwhile.
-    pub(super) reader: Option<crate::process::ReaderThread>,
     /// The send that left it (`SendOp::identity`).
     pub(super) send: usize,
 }

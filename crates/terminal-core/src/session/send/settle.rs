@@ -204,16 +204,13 @@ impl SendOp {
                 && shared.pty.modes().is_some_and(TtyModes::line_editing);
             let awaited = reason == Settle::StdinWait && !prompted && !at_shell_editor;
             // A background job's result leaves the last foreground one's (see `Span`).
-            let reader = foreground
-                .filter(|_| awaited && !self.span().background)
-                .and_then(|pgid| shared.tty_reader_thread_now(pgid));
             let mut st = shared.lock();
             if !self.span().background {
                 let prompt = cursor_row.clone();
                 super::stale_reader::note(
                     &mut st,
                     awaited.then_some(prompt),
-                    (foreground, reader),
+                    foreground,
                     self.identity(),
                 );
             }

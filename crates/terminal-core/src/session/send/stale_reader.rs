@@ -7,10 +7,12 @@
 //!   history keeping a secret;
 //! - another process group holds the terminal (the command line went on: `read -t 2 pw;
 //!   make`): it would wait in the terminal's input as typed-ahead text and run as a command
-//!   once the line ends, or answer whatever that group asks;
-//! - the same group asks something else (the text before the cursor changed on the main
-//!   screen: `read -t 2 -p 'A: ' a; read -p 'B: ' b`): it would answer a question the agent
-//!   has not seen.
+//!   once the line ends, or answer whatever that group asks.
+//!
+//! The same group asking another question (`read -t 2 -p 'A: ' a; read -p 'B: ' b`) is not
+//! told apart from a reader that is still waiting while something printed (a background
+//! job, a REPL's timer or thread, a countdown redrawing its prompt), whose reading thread
+//! ran too (a `SIGCHLD`, its event loop): such a send goes.
 //!
 //! Such a send is refused once, before anything is typed, saying what changed and how to go
 //! on; sent again, it goes where it would have. A poll (no text) goes as always; a
@@ -18,7 +20,6 @@
 //! is back) and a read of the newest lines (which show what changed) clear the guard.
 
 use crate::error::TerminalError;
-use crate::process::ReaderThread;
 
 use super::super::shared::{AwaitedReader, Shared, State};
 
@@ -27,19 +28,17 @@ const PROMPT_QUOTE_MAX_BYTES: usize = 80;
 
 /// Notes what the send `send` (its [`SendOp::identity`](super::SendOp::identity)) settling
 /// now leaves waiting: a reader other than our shell's line editor (`Some`), with its prompt
-/// (the text before the cursor, when any), the foreground group `foreground` and its thread
-/// asleep on the terminal (`reader`), or nothing.
+/// (the text before the cursor, when any) and the foreground group `foreground`, or nothing.
 pub(super) fn note(
     st: &mut State,
     awaited: Option<Option<String>>,
-    (foreground, reader): (Option<i32>, Option<ReaderThread>),
+    foreground: Option<i32>,
     send: usize,
 ) {
     st.awaited_reader = awaited.map(|prompt| AwaitedReader {
         prompts: st.screen.prompt_end_count(),
         prompt: trimmed(prompt),
         foreground,
-        reader,
         send,
     });
 }
@@ -62,13 +61,12 @@ pub(super) fn forget(st: &mut State, send: usize) {
 /// Refuses a send of `text` begun now, with `foreground` the terminal's foreground group and
 /// `shell_line_editor` whether that is our shell's line editor, when the reader the last
 /// result left waiting is gone since (see the module docs); the guard is used up either way.
-/// Reads `/proc` only when the group or the prompt changed (who holds the terminal, whether
-/// it reads; whether the read seen then still waits).
+/// Reads `/proc` only when the group changed (its name, whether it reads).
 ///
 /// # Errors
 /// `InvalidRequest`: at our shell's prompt, naming the reader's prompt and the exit status of
 /// the command line it was part of (the newest prompt's); with another group in the
-/// foreground, naming it and what it does now; with another prompt, quoting both.
+/// foreground, naming it and what it does now.
 pub(super) fn check(
     st: &mut State,
     shared: &Shared,
@@ -89,35 +87,20 @@ pub(super) fn check(
         }
         return Err(refusal(prompt, st.screen.last_exit_code()));
     }
-    if let Some(pgid) = foreground.filter(|&fg| Some(fg) != awaited.foreground) {
-        let name = crate::process::group_name(pgid);
-        let reading = shared.tty_reader(pgid).is_some();
-        let asks = reading
-            .then(|| trimmed(st.screen.cursor_row_prefix()))
-            .flatten();
-        return Err(other_group(
-            prompt,
-            name.as_deref(),
-            reading,
-            asks.as_deref(),
-        ));
-    }
-    if st.screen.alternate_screen() {
+    let Some(pgid) = foreground.filter(|&fg| Some(fg) != awaited.foreground) else {
         return Ok(());
-    }
-    let now = trimmed(st.screen.cursor_row_prefix());
-    if now == awaited.prompt {
-        return Ok(());
-    }
-    // The read the last result saw still waits (its thread has not run since): another
-    // thread or process printed, and the text still answers that read.
-    let same_read = awaited
-        .reader
-        .is_some_and(|r| r.ran_ns.is_some() && !r.ran_since());
-    if same_read {
-        return Ok(());
-    }
-    Err(other_prompt(prompt, now.as_deref()))
+    };
+    let name = crate::process::group_name(pgid);
+    let reading = shared.tty_reader(pgid).is_some();
+    let asks = reading
+        .then(|| trimmed(st.screen.cursor_row_prefix()))
+        .flatten();
+    Err(other_group(
+        prompt,
+        name.as_deref(),
+        reading,
+        asks.as_deref(),
+    ))
 }
 
 /// A prompt quoted in a refusal, cut at its bound.
@@ -184,23 +167,9 @@ fn other_group(
     ))
 }
 
-/// The refusal of an answer to a reader that asks something else now: `now` is the text
-/// before the cursor (none when the row is empty).
-fn other_prompt(prompt: Option<&str>, now: Option<&str>) -> TerminalError {
-    let at = at(prompt);
-    let shows = now.map_or("an empty line".to_owned(), quote);
-    TerminalError::invalid(format!(
-        "nothing was typed: the screen changed since the last result, which left a program \
-         waiting for input{at}: the cursor now follows {shows}, so what reads this text may \
-         not be what the last result showed (an earlier read timed out, or the program \
-         printed since); poll (empty text, submit: false) to see the screen, then send the \
-         text again if it is still meant"
-    ))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{other_group, other_prompt, refusal};
+    use super::{other_group, refusal};
 
     /// The refusals' texts are model-visible: they quote the prompts (cut at their bound), the
     /// exit status when known, and the group holding the terminal now.
@@ -218,11 +187,6 @@ mod tests {
             "other_group_reading",
             other_group(None, None, true, None).to_string()
         );
-        insta::assert_snapshot!(
-            "other_prompt",
-            other_prompt(Some("A:"), Some("A: B:")).to_string()
-        );
-        insta::assert_snapshot!("other_prompt_empty", other_prompt(None, None).to_string());
         insta::assert_snapshot!(refusal(Some("Password:"), Some(142)).to_string());
         insta::assert_snapshot!("no_prompt", refusal(None, None).to_string());
         let long = "é".repeat(60);
