@@ -21,6 +21,27 @@ use crate::types::SendRequest;
 
 use super::super::input::{self, Reader};
 
+/// The keywords that begin a compound statement, whose line opens a block (`async` and
+/// `match` too: `async def`, `match x:`).
+const COMPOUND_KEYWORDS: [&str; 13] = [
+    "if", "elif", "else", "for", "while", "def", "class", "with", "try", "except", "finally",
+    "async", "match",
+];
+
+/// Whether `text` holds a block for a Python REPL: an indented line, a decorator, or a line
+/// that begins a compound statement.
+pub(super) fn has_block(text: &str) -> bool {
+    text.lines().any(|l| {
+        let word = l
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or_default();
+        (l.starts_with([' ', '\t']) && !l.trim().is_empty())
+            || l.starts_with('@')
+            || (COMPOUND_KEYWORDS.contains(&word) && l.trim_end().len() > word.len())
+    })
+}
+
 /// Why a Python REPL cannot take a block now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Busy {
@@ -31,10 +52,14 @@ pub(super) enum Busy {
     Interrupted,
 }
 
-/// Refuses a block (text with an indented line) sent to the Python REPL `program` while it
-/// cannot take one (`busy`): typed now, the lines reach its line editor one by one once it
-/// reads again, without the handling a block needs here (its first blank line would end the
-/// block, and the rest would run as wrong statements).
+/// Refuses a block (text with an indented line, or a compound statement: `for i in x: f(i)`)
+/// sent to the Python REPL `program` while it cannot take one (`busy`: IPython keeps its
+/// terminal modes while it runs a statement, so this is told by nothing reading the
+/// terminal): typed now, the lines reach its line editor one by one once it reads again,
+/// without the handling a block needs here (its first blank line would end the block and the
+/// rest would run as wrong statements; an auto-indenting REPL indents the lines again; a
+/// one-line compound statement waits at a continuation prompt for the empty line that ends
+/// it).
 ///
 /// # Errors
 /// `InvalidRequest`, naming the program, what it is doing and how to go on.
@@ -43,10 +68,7 @@ pub(super) fn check_busy(
     busy: Option<Busy>,
     text: &str,
 ) -> Result<(), TerminalError> {
-    let block = text
-        .lines()
-        .any(|l| l.starts_with([' ', '\t']) && !l.trim().is_empty());
-    let Some(busy) = busy.filter(|_| block) else {
+    let Some(busy) = busy.filter(|_| has_block(text)) else {
         return Ok(());
     };
     let doing = match busy {
@@ -227,6 +249,25 @@ mod tests {
         block_paste: true,
         ..TYPED
     };
+
+    /// What counts as a block for the busy check: indented lines, decorators and compound
+    /// statements, one-line ones too; not plain statements nor names that start like keywords.
+    #[test]
+    fn blocks_for_the_busy_check() {
+        for (text, block) in [
+            ("def g():\n    return 1", true),
+            ("for i in range(2): print(i)", true),
+            ("@cache\ndef f(): pass", true),
+            ("else: x = 1", true),
+            ("x = 1\ny = 2", false),
+            ("print('if x:')", false),
+            ("for_each(x)", false),
+            ("if", false),
+            ("  ", false),
+        ] {
+            assert_eq!(has_block(text), block, "{text:?}");
+        }
+    }
 
     fn send(text: &str, submit: bool) -> SendRequest {
         SendRequest {

@@ -130,18 +130,33 @@ impl SendOp {
             && indent.is_none();
         let python_repl = leader.as_deref().is_some_and(input::pastes_blocks) && !own_prompt;
         // A block to a Python REPL still running a statement, or not back at its prompt after
-        // a signal, is refused (see `check_busy`).
-        if let Some(program) = leader.as_deref().filter(|_| python_repl) {
+        // a signal, is refused (see `check_busy`); a one-line block too, whose REPL is named
+        // here (the leader above is named for several lines).
+        let block_to = if leader.is_some() {
+            leader.clone().filter(|_| python_repl)
+        } else if program && !own_prompt && python_input::has_block(&request.text) {
+            fg.and_then(|pgid| crate::process::stat(pgid).filter(|s| s.pgrp == pgid))
+                .map(|s| s.comm)
+                .filter(|name| input::pastes_blocks(name))
+        } else {
+            None
+        };
+        if let Some(program) = block_to {
+            // IPython keeps a thread waiting on the terminal while it runs a statement: it is
+            // told busy by the cursor being away from its prompts.
+            let away_from_prompts = !cursor_row
+                .as_deref()
+                .is_some_and(|r| is_primary_repl_prompt(r) || is_block_continuation_prompt(r));
             let busy = if aftermath_pending && !at_repl_prompt {
                 Some(python_input::Busy::Interrupted)
-            } else if canonical == Some(true)
-                && fg.is_some_and(|pgid| shared.tty_reader(pgid).is_none())
+            } else if fg.is_some_and(|pgid| shared.tty_reader(pgid).is_none())
+                || (program.starts_with("ipython") && canonical == Some(false) && away_from_prompts)
             {
                 Some(python_input::Busy::Running)
             } else {
                 None
             };
-            python_input::check_busy(program, busy, &request.text)?;
+            python_input::check_busy(&program, busy, &request.text)?;
         }
         let bracketed_paste = st.screen.bracketed_paste()
             && !st.screen.alternate_screen()
