@@ -120,13 +120,19 @@ fn check_name(name: &str) -> Result<(), ToolError> {
 /// Longest accepted `cwd`, in bytes: Linux's `PATH_MAX`, which no usable path exceeds.
 pub const MAX_CWD_BYTES: usize = 4096;
 
-/// `terminal_open`'s `type` and `cwd`: a `cwd` longer than any path is refused without
+/// `terminal_open`'s `type` and `cwd`: a `cwd` longer than any path, or with control
+/// characters (a NUL ends a path early, a newline splits the error), is refused without
 /// echoing it (it could fill the result and push out the advice); an unknown type's error
 /// quotes it cut.
 fn check_open_args(backend_type: &str, cwd: Option<&str>) -> Result<(), ToolError> {
     if backend_type.is_empty() {
         return Err(ToolError::new(
             "type must be a non-empty string; use \"shell\"",
+        ));
+    }
+    if cwd.is_some_and(|cwd| cwd.chars().any(char::is_control)) {
+        return Err(ToolError::new(
+            "cwd contains control characters (a NUL, a newline or an escape), which no usable path here has; pass an existing directory as cwd (absolute, or relative to where sessions start), or omit it",
         ));
     }
     if let Some(cwd) = cwd.filter(|cwd| cwd.len() > MAX_CWD_BYTES) {

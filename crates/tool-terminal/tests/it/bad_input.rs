@@ -77,6 +77,11 @@ async fn wrong_types_missing_and_empty_ids_are_errors() {
             json!({"sessionId": "pty-\n1"}),
             "sessionId contains control characters",
         ),
+        (
+            "terminal_open",
+            json!({"type": "shell", "cwd": "a\u{0}b\nc"}),
+            "cwd contains control characters",
+        ),
         ("terminal_close", json!({"sessionId": null}), "sessionId"),
         (
             "terminal_open",
