@@ -56,7 +56,7 @@ pub fn render_signal_still_running(signal: &str, target_pgid: i32, program: &str
         "SIGKILL"
     };
     format!(
-        "delivered {signal} to foreground process group {target_pgid}; {program} is still running a second later and reads no input (it ignores or handles {signal}, is busy in code that does not check for it, or is still cleaning up): send terminal_signal {next} to stop it, or poll (empty text, submit: false) to wait for it; text sent now waits until it reads"
+        "delivered {signal} to foreground process group {target_pgid}; {program} is still running a second later and reads no input (it ignores or handles {signal}, is busy in code that does not check for it, or is still cleaning up): send terminal_signal {next} to stop it (it ends {program} itself: a REPL's or debugger's state is lost, and the next text goes to the shell), or poll (empty text, submit: false) to wait for it; text sent now waits until it reads"
     )
 }
 
