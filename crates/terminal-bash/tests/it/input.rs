@@ -544,3 +544,24 @@ async fn text_after_an_escape_in_vi_mode_goes_after_the_line() {
     })
     .await;
 }
+
+/// Text sent without Enter at the shell's prompt, then a send that completes the line: the
+/// second result quotes the start of the command line that ran (it shows only its own text).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_line_completed_by_a_later_send_is_quoted() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send_raw("echo fir", false).await;
+        let r = sh.send("st-part").await;
+        assert!(r.viewport.lines().any(|l| l == "first-part"), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.contains("goes on from the unfinished line")
+                    && n.contains("`dsh> echo fir`")),
+            "{r:?}"
+        );
+        sh.close().await;
+    })
+    .await;
+}

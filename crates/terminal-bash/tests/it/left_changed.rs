@@ -328,11 +328,16 @@ async fn text_pushed_onto_the_input_line_never_runs_joined_to_the_next_send() {
         let r = sh.send_raw("\n", false).await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert!(dir.0.join("keep").is_dir(), "{r:?}");
-        // Text the agent typed without Enter stays, and its next send continues it.
+        // Text the agent typed without Enter stays, and its next send continues it (the
+        // result quotes the line's start, and clears nothing).
         sh.send_raw("echo con", false).await;
         let r = sh.send("tinued").await;
         assert!(r.viewport.contains("\ncontinued\n"), "{r:?}");
-        assert!(r.notices.is_empty(), "{r:?}");
+        assert_eq!(
+            r.notices,
+            ["[output: the first line goes on from the unfinished line the previous result ended in: `dsh> echo con`]"],
+            "{r:?}"
+        );
         sh.close().await;
     })
     .await;

@@ -90,8 +90,10 @@ pub(super) struct State {
     pub(super) write_row: u64,
     /// The result that placed `resume_from` ended inside a line a program still running was
     /// writing (`Downloading... ` on a row of its own, not the row input was typed on): the
-    /// next result's first line goes on from there, and says so. (Text a send typed without
-    /// Enter is the sender's own, which its result said stays on the line.)
+    /// next result's first line goes on from there, and says so. Text a send typed without
+    /// Enter is the sender's own, which its result said stays on the line: only at our
+    /// shell's prompt, where the next send's text completes a command line, does the next
+    /// result quote it too.
     pub(super) resume_line_open: bool,
     /// The newest input a send wrote did not end with a line end (text typed without Enter,
     /// editing keys): text on the shell's input line may be the agent's own.

@@ -113,10 +113,14 @@ impl SendOp {
                     st.screen.release_anchor(a);
                 }
                 let cursor = st.screen.cursor();
+                // Also text this send typed without Enter at our shell's prompt: the command
+                // line that runs is the next send's text after it, so its result quotes it.
+                let shell_line_typed = st.typed_unended
+                    && st.screen.after_prompt_end()
+                    && !st.screen.command_running();
                 st.resume_line_open = !st.screen.alternate_screen()
                     && cursor.col > 0
-                    && running
-                    && (poll || cursor.row != st.write_row);
+                    && ((running && (poll || cursor.row != st.write_row)) || shell_line_typed);
                 st.resume_from = Some(st.screen.anchor());
                 // The next result's reader has not seen this one's binary advice.
                 st.screen.restart_binary_advice();
