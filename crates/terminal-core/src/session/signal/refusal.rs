@@ -34,13 +34,40 @@ pub(in crate::session) fn refusal(
     let trapped = matches!(signal, TerminalSignal::Sigterm | TerminalSignal::Sigtstp)
         && crate::process::stat(shell_pgid).is_some_and(|s| is_shell_name(&s.comm))
         && crate::process::ignores_signal(shell_pgid, signal.as_raw()) == Some(false);
-    trapped.then(|| {
-        TerminalError::new(
-            TerminalErrorCode::Signal,
-            format!(
-                "refusing to {signal} the terminal shell: it holds the terminal itself (nothing else runs in the foreground) and a trap of the session's catches {signal}, so the trap would run, and may end the session; send SIGINT to interrupt a command the shell runs itself, send `kill -{name} $$` as a command to run the trap on purpose, or use terminal_close to end the session",
-                name = signal.as_str().trim_start_matches("SIG")
-            ),
-        )
-    })
+    trapped.then(|| trapped_refusal(signal))
+}
+
+/// The refusal of `signal` to a shell whose trap catches it (see [`refusal`]).
+fn trapped_refusal(signal: TerminalSignal) -> TerminalError {
+    TerminalError::new(
+        TerminalErrorCode::Signal,
+        format!(
+            "refusing to {signal} the terminal shell: it holds the terminal itself (nothing else runs in the foreground) and a trap of the session's catches {signal}, so the trap would run, and may end the session; send SIGINT to interrupt a command the shell runs itself, send `kill -{name} $$` as a command to run the trap on purpose, or use terminal_close to end the session",
+            name = signal.as_str().trim_start_matches("SIG")
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TerminalSignal, refusal, trapped_refusal};
+
+    /// The refusals' texts are model-visible.
+    #[test]
+    fn refusal_texts() {
+        let shell = i32::try_from(std::process::id()).unwrap();
+        insta::assert_snapshot!(
+            "sigkill",
+            refusal(TerminalSignal::Sigkill, shell, shell)
+                .unwrap()
+                .to_string()
+        );
+        insta::assert_snapshot!(
+            "trapped_sigterm",
+            trapped_refusal(TerminalSignal::Sigterm).to_string()
+        );
+        // Another group than the shell's, or a process that is no shell: nothing refused.
+        assert!(refusal(TerminalSignal::Sigkill, shell + 1, shell).is_none());
+        assert!(refusal(TerminalSignal::Sigterm, shell, shell).is_none());
+    }
 }
