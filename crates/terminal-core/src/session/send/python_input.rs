@@ -269,6 +269,22 @@ mod tests {
         }
     }
 
+    /// The busy refusals' texts are model-visible; text without a block, or a REPL that can
+    /// take one, is not refused.
+    #[test]
+    fn busy_refusals() {
+        let block = "def f():\n    pass";
+        for (busy, name) in [
+            (Busy::Running, "running"),
+            (Busy::Interrupted, "interrupted"),
+        ] {
+            let e = check_busy("python3", Some(busy), block).unwrap_err();
+            insta::assert_snapshot!(format!("busy_{name}"), e.to_string());
+        }
+        assert!(check_busy("python3", Some(Busy::Running), "x = 1\ny = 2").is_ok());
+        assert!(check_busy("python3", None, block).is_ok());
+    }
+
     fn send(text: &str, submit: bool) -> SendRequest {
         SendRequest {
             text: text.to_owned(),
