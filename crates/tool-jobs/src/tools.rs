@@ -53,15 +53,12 @@ fn job_id(raw: &str) -> Result<JobId, ToolError> {
             raw.chars().count()
         )));
     }
-    // Ids hold no blanks or control characters: blanks around one are dropped (an id copied
-    // with its spacing), and one with a control character inside is refused without echoing
-    // it (a newline would split the error).
-    let id = raw.trim();
-    if id.chars().any(char::is_control) {
+    // Refused without echoing it (see `id_argument`).
+    let Some(id) = dsh_tools::id_argument(raw) else {
         return Err(ToolError::invalid_args(
             "invalid job_id: it contains control characters (a newline, a tab or an escape), which no job id has; call job_list to see your jobs (ids such as \"pty-send-1\")",
         ));
-    }
+    };
     Ok(JobId::new(id))
 }
 

@@ -179,15 +179,12 @@ fn session_id(raw: &str) -> Result<SessionId, ToolError> {
             raw.chars().count()
         )));
     }
-    // Ids hold no blanks or control characters: blanks around one are dropped (an id copied
-    // with its spacing), and one with a control character inside is refused without echoing
-    // it (a newline would split the error).
-    let id = raw.trim();
-    if id.chars().any(char::is_control) {
+    // Refused without echoing it (see `id_argument`).
+    let Some(id) = dsh_tools::id_argument(raw) else {
         return Err(ToolError::new(
             "sessionId contains control characters (a newline, a tab or an escape), which no session id has; use an id from terminal_open or terminal_list, such as \"pty-1\"",
         ));
-    }
+    };
     Ok(SessionId::new(id))
 }
 

@@ -70,3 +70,4 @@ pub use tool::{
     Card, CardKind, Content, ErrorInfo, ProgressSink, Tool, ToolCall, ToolError, ToolProgress,
     ToolResult, codes,
 };
+pub use validate::id_argument;

@@ -11,6 +11,14 @@ const MAX_VIOLATIONS: usize = 20;
 /// Property names and values quoted in messages are cut to this many bytes.
 const MAX_QUOTED_BYTES: usize = 80;
 
+/// An id argument as tools take it (session and job ids are short words such as `pty-1`):
+/// blanks around it dropped (an id copied with its spacing); `None` when a control character
+/// is left inside (no id has one, and a newline would split an error quoting it).
+pub fn id_argument(raw: &str) -> Option<&str> {
+    let id = raw.trim();
+    (!id.chars().any(char::is_control)).then_some(id)
+}
+
 /// Validates `args` and returns one message per violation (empty when valid), in the
 /// validator's deterministic order, capped at [`MAX_VIOLATIONS`] plus an `and N more` line.
 /// With the validator's `schema`, an undeclared property names the declared ones (or the one
@@ -407,7 +415,21 @@ fn plural(n: u64) -> &'static str {
 mod tests {
     use serde_json::json;
 
-    use super::nulls_as_absent;
+    use super::{id_argument, nulls_as_absent};
+
+    /// Blanks around an id are dropped; control characters left inside refuse it.
+    #[test]
+    fn id_arguments() {
+        for (raw, id) in [
+            ("pty-1", Some("pty-1")),
+            (" pty-1\n", Some("pty-1")),
+            ("\u{a0}pty-send-2\t", Some("pty-send-2")),
+            ("pty-\n1", None),
+            ("pty\u{1b}[31m-1", None),
+        ] {
+            assert_eq!(id_argument(raw), id, "{raw:?}");
+        }
+    }
 
     #[test]
     fn optional_nulls_are_left_out_where_the_type_admits_none() {
