@@ -126,13 +126,12 @@ impl TerminalError {
     }
     /// `NO_BACKEND`.
     pub fn no_backend(backend_type: &str, available: &[String]) -> Self {
-        // A long type is quoted cut, with its length: it could fill the result and push out
-        // the types to use.
-        const QUOTED_CHARS: usize = 64;
-        let count = backend_type.chars().count();
-        let quoted = if count > QUOTED_CHARS {
-            let cut: String = backend_type.chars().take(QUOTED_CHARS).collect();
-            format!("{cut:?}… ({count} characters)")
+        // A long type is quoted cut (as output is, between characters and their marks), with
+        // its length: it could fill the result and push out the types to use.
+        const QUOTED_BYTES: usize = 64;
+        let cut = dsh_output_retention::head_slice(backend_type, QUOTED_BYTES);
+        let quoted = if cut.len() < backend_type.len() {
+            format!("{cut:?}… ({} characters)", backend_type.chars().count())
         } else {
             format!("{backend_type:?}")
         };

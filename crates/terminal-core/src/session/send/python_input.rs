@@ -53,9 +53,8 @@ pub(super) enum Busy {
 }
 
 /// Refuses a block (text with an indented line, or a compound statement: `for i in x: f(i)`)
-/// sent to the Python REPL `program` while it cannot take one (`busy`: IPython keeps its
-/// terminal modes while it runs a statement, so this is told by nothing reading the
-/// terminal): typed now, the lines reach its line editor one by one once it reads again,
+/// sent to the Python REPL `program` while it cannot take one (`busy`, as the send's start
+/// tells it): typed now, the lines reach its line editor one by one once it reads again,
 /// without the handling a block needs here (its first blank line would end the block and the
 /// rest would run as wrong statements; an auto-indenting REPL indents the lines again; a
 /// one-line compound statement waits at a continuation prompt for the empty line that ends
