@@ -479,3 +479,31 @@ async fn a_command_right_after_sigint_to_a_raw_prompt_goes_whole() {
     })
     .await;
 }
+
+/// A pager killed with SIGKILL, then a command at once: the dying pager still held the
+/// terminal (and its modes) until the shell reaped it, so the command was refused as one meant
+/// for the shell sent to the pager, and the refusal's advice (`q`) then went to the shell. The
+/// command waits the kill out and runs in the shell.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_right_after_killing_a_pager_runs_in_the_shell() {
+    within(async {
+        let shell = Shell::open(quick_config()).await;
+        for (round, pager) in ["seq 1 500 | less", "less -S /proc/self/maps"]
+            .iter()
+            .cycle()
+            .take(8)
+            .enumerate()
+        {
+            let r = shell.send(pager).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "round {round}: {r:?}");
+            shell
+                .session
+                .signal(TerminalSignal::Sigkill)
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            let marker = format!("killed-{round}");
+            echo_shows(&shell, &marker, round).await;
+        }
+        shell.close().await;
+    })
+    .await;
+}

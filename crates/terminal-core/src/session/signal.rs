@@ -294,6 +294,7 @@ pub(super) fn deliver(
     if aftermath {
         shared.lock().redraw_pending = Some(SignalAftermath {
             pgid,
+            killed: signal == TerminalSignal::Sigkill,
             done_count: redraw_from,
             prompt_end_count: prompt_ends,
             at: Instant::now(),
@@ -401,6 +402,9 @@ fn has_aftermath(pgid: i32, shell_pgid: i32, shell_idle: bool) -> bool {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct SignalAftermath {
     pgid: i32,
+    /// The signal was SIGKILL: the group ends whatever it does (see
+    /// [`SignalAftermath::kills`]).
+    killed: bool,
     done_count: u64,
     /// The prompts ended so far (primary or continuation) when the signal went.
     prompt_end_count: u64,
@@ -415,6 +419,14 @@ pub(super) struct SignalAftermath {
 }
 
 impl SignalAftermath {
+    /// Whether this aftermath ends group `fg`, a program's (not the shell's): it went SIGKILL.
+    /// Until the shell has reaped it and taken the terminal back, the dying program still
+    /// shows as the foreground (a pager, with its modes), so what holds the terminal then is
+    /// no guide to where the next text goes: the shell, once the aftermath played out.
+    pub(super) fn kills(&self, fg: Option<i32>) -> bool {
+        self.killed && fg == Some(self.pgid)
+    }
+
     /// For an interrupt character: the program had time to answer it. An editor that read
     /// the byte may block reading again (briefly, among its timers) before it redraws and
     /// flushes what was typed after the interrupt; input written then would be discarded.

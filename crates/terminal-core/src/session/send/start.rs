@@ -52,8 +52,11 @@ impl SendOp {
         // `stale_reader`).
         super::stale_reader::check(&mut st, shared, fg, shell_line_editor, &request.text)?;
         // A command line meant for the shell, sent with Enter while a pager or vim of the
-        // foreground group reads keys, is refused (see `pager_guard`).
-        super::pager_guard::check(&mut st, shared, fg, modes, &request.text, request.submit)?;
+        // foreground group reads keys, is refused (see `pager_guard`); not while that group
+        // dies of a SIGKILL the send waits out first.
+        if !st.redraw_pending.is_some_and(|after| after.kills(fg)) {
+            super::pager_guard::check(&mut st, shared, fg, modes, &request.text, request.submit)?;
+        }
         // A key for a program asking for one goes without its Enter, a yes/no word as its
         // first key, or the rest only once the reader shows the key (see `key_answer`).
         let line_unended = st.typed_unended;
