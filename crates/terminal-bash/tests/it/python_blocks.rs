@@ -355,3 +355,46 @@ async fn a_block_sent_while_the_repl_runs_a_statement_is_refused() {
     })
     .await;
 }
+
+/// A block with an empty line inside it, sent to a Python REPL that does not lead its process
+/// group (a wrapper started it) or whose prompt is not on the screen (continued with `fg`,
+/// which draws no prompt again): it is defined as sent, as at a plain REPL's prompt. Typed as
+/// lines, its empty line ended the block and the rest ran as wrong statements.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_block_reaches_a_repl_under_a_wrapper_or_continued_whole() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let block = "def f():\n    x = 1\n\n    return x + 41\nprint('R', f())";
+        for py in repls(false) {
+            let mut starts = vec![
+                format!("timeout 600 env {py}"),
+                format!("bash -c '{py}; echo wrapper-done'"),
+            ];
+            // Not Python 3.13's basic REPL: continued in the shell's modes, its line editor
+            // sets its own again part way through the text (lines show twice, whatever is
+            // typed).
+            if !py.starts_with("PYTHON_BASIC_REPL=") {
+                starts.push(format!("{py}\u{0}fg"));
+            }
+            for start in starts {
+                let (first, then) = start.split_once('\u{0}').unwrap_or((&start, ""));
+                let r = sh.send(first).await;
+                assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
+                if !then.is_empty() {
+                    sh.session
+                        .signal(dsh_terminal_core::TerminalSignal::Sigtstp)
+                        .unwrap_or_else(|e| panic!("{start}: {e}"));
+                    let r = sh.send(then).await;
+                    assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
+                }
+                let r = sh.send(block).await;
+                assert!(!r.viewport.contains("Error"), "{start}: {r:?}");
+                assert!(r.viewport.lines().any(|l| l == "R 42"), "{start}: {r:?}");
+                let r = sh.send("exit()").await;
+                assert!(r.viewport.ends_with("dsh> "), "{start}: {r:?}");
+            }
+        }
+        sh.close().await;
+    })
+    .await;
+}

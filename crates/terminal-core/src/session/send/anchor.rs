@@ -187,9 +187,8 @@ impl SendOp {
         let Some(pgid) = fg.filter(|&p| p != self.shared.shell_pgid()) else {
             return step;
         };
-        let blocks = crate::process::stat(pgid)
-            .filter(|s| s.pgrp == pgid)
-            .is_some_and(|leader| input::pastes_blocks(&leader.comm));
+        let blocks = super::python_input::group_program(&self.shared, pgid)
+            .is_some_and(|program| input::pastes_blocks(&program));
         let rest = [step.as_slice(), &pacing.pending_bytes()].concat();
         let Ok(text) = String::from_utf8(rest) else {
             return step;

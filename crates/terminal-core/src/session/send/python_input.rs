@@ -20,6 +20,30 @@ use crate::error::TerminalError;
 use crate::types::SendRequest;
 
 use super::super::input::{self, Reader};
+use super::super::shared::Shared;
+
+/// The program of foreground group `pgid` a send's lines are shaped for: the group leader,
+/// unless it is no Python REPL and another member is one (a wrapper leads the group:
+/// `timeout 600 python3`, `bash -c 'python3; …'`); then the member that reads the terminal,
+/// or, when none reads (the REPL runs a statement), a Python among the live members. One
+/// `/proc` read when the leader is the REPL itself; `None` when the group is gone.
+pub(super) fn group_program(shared: &Shared, pgid: i32) -> Option<String> {
+    let leader = crate::process::stat(pgid)
+        .filter(|s| s.pgrp == pgid)
+        .map(|s| s.comm);
+    if leader.as_deref().is_some_and(input::pastes_blocks) {
+        return leader;
+    }
+    if let Some(reader) = shared.tty_reader(pgid) {
+        return crate::process::stat(reader).map(|s| s.comm).or(leader);
+    }
+    shared
+        .processes()
+        .into_iter()
+        .find(|s| s.pgrp == pgid && !s.is_zombie() && input::pastes_blocks(&s.comm))
+        .map(|s| s.comm)
+        .or(leader)
+}
 
 /// The keywords that begin a compound statement, whose line opens a block (`async` and
 /// `match` too: `async def`, `match x:`).
@@ -40,6 +64,46 @@ pub(super) fn has_block(text: &str) -> bool {
             || l.starts_with('@')
             || (COMPOUND_KEYWORDS.contains(&word) && l.trim_end().len() > word.len())
     })
+}
+
+/// Whether process `pid` runs Python's REPL by its command line: no script, `-c` or `-m`
+/// after the interpreter's options, or `-i` (which starts it after them). Python's options
+/// that take a value (`-W arg`, `-X opt`, `--check-hash-based-pycs mode`) are skipped with it.
+pub(super) fn starts_the_repl(pid: i32) -> bool {
+    crate::process::cmdline(pid).is_some_and(|cmdline| cmdline_starts_the_repl(&cmdline))
+}
+
+/// [`starts_the_repl`] of a `/proc/<pid>/cmdline` (arguments NUL-separated).
+fn cmdline_starts_the_repl(cmdline: &[u8]) -> bool {
+    let mut args = cmdline
+        .split(|&b| b == 0)
+        .skip(1)
+        .map(|arg| String::from_utf8_lossy(arg).into_owned());
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-W" | "-X" | "--check-hash-based-pycs" => {
+                args.next();
+            }
+            "--" | "-" => return false,
+            "" => {}
+            option if option.starts_with("--") => {}
+            option if option.starts_with('-') => {
+                let flags = &option[1..];
+                // `-c` and `-m` take the rest of the option or the next argument.
+                if let Some(at) = flags.find(['c', 'm']) {
+                    return flags[..at].contains('i');
+                }
+                if flags.contains('i') {
+                    return true;
+                }
+                if flags.ends_with(['W', 'X']) {
+                    args.next();
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Why a Python REPL cannot take a block now.
@@ -238,6 +302,30 @@ fn after_block_lines(goes_on: &str, rest: &str, reader: Reader) -> Result<Inputs
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_command_line_starts_the_repl_without_a_script_or_with_i() {
+        use super::cmdline_starts_the_repl as repl;
+        for args in [
+            "python3",
+            "python3\0-q\0",
+            "python3\0-q\0-X\0dev\0",
+            "python3\0-i\0x.py\0",
+        ] {
+            assert!(repl(args.as_bytes()), "{args:?}");
+        }
+        for args in [
+            "python3\0x.py\0",
+            "python3\0-c\0print(1)\0",
+            "python3\0-m\0http.server\0",
+            "python3\0-\0",
+            "python3\0-W\0error\0x.py\0",
+            "python3\0-qc\0pass\0",
+        ] {
+            assert!(!repl(args.as_bytes()), "{args:?}");
+        }
+        assert!(repl(b"python3\0-ic\0x = 1\0"));
+    }
 
     use super::*;
 

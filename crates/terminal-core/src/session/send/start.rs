@@ -113,8 +113,9 @@ impl SendOp {
             .filter(|_| !st.typed_unended)
             .and_then(|row| continuation_indent(row, cursor_col));
         let at_repl_prompt = cursor_row.as_deref().is_some_and(is_primary_repl_prompt);
-        // The name of the program's group leader, for several lines to it, or any text to a
-        // REPL at its prompt or a Python REPL an earlier send typed to (one `/proc` read).
+        // The name of the program the group runs (see `python_input::group_program`), for
+        // several lines to it, or any text to a REPL at its prompt or a Python REPL an earlier
+        // send typed to.
         let leader = fg
             .filter(|_| {
                 program
@@ -123,8 +124,7 @@ impl SendOp {
                         || indent.is_some()
                         || at_repl_prompt)
             })
-            .and_then(|pgid| crate::process::stat(pgid).filter(|s| s.pgrp == pgid))
-            .map(|s| s.comm);
+            .and_then(|pgid| python_input::group_program(shared, pgid));
         // A program's own prompt before the cursor, not a Python REPL's, nor a statement
         // earlier sends left open: the lines there answer it, and the prompts after it, one
         // each.
@@ -138,8 +138,7 @@ impl SendOp {
         let block_to = if leader.is_some() {
             leader.clone().filter(|_| python_repl)
         } else if program && !own_prompt && python_input::has_block(&request.text) {
-            fg.and_then(|pgid| crate::process::stat(pgid).filter(|s| s.pgrp == pgid))
-                .map(|s| s.comm)
+            fg.and_then(|pgid| python_input::group_program(shared, pgid))
                 .filter(|name| input::pastes_blocks(name))
         } else {
             None
@@ -194,15 +193,47 @@ impl SendOp {
             newline_enter: modes.is_some_and(TtyModes::cr_ends_no_line),
         };
         // A Python REPL: statements one at a time, open blocks ended, auto-indent replaced,
-        // what it holds tracked (see `python_input`).
-        let python_reader = python_repl && canonical == Some(false);
+        // what it holds tracked (see `python_input`). Its prompt: the cursor row's text before
+        // the cursor (read above for a program reading keys, here for one reading lines).
+        let cursor_row = if python_repl && canonical == Some(true) {
+            st.screen.cursor_row_prefix()
+        } else {
+            cursor_row
+        };
+        // No prompt shows where the cursor is (a REPL continued with `fg` does not draw its
+        // prompt again), nothing was typed at it, and the text holds a block: typed as lines,
+        // its first empty line would end the block and the rest run as wrong statements (an
+        // `input()` is no reader of a block).
+        let no_prompt_shown = python_repl
+            && cursor_row
+                .as_deref()
+                .is_none_or(|row| row.trim().is_empty())
+            && st.python_block.is_none()
+            && !st.typed_unended
+            && python_input::has_block(&request.text);
+        let python_reader = python_repl
+            && match canonical {
+                Some(false) => true,
+                // A REPL reading lines without a line editor (its output is no terminal, or
+                // `fg` continued it in the shell's modes): at its prompt, or with none shown
+                // when its command line starts the REPL (a script's reads are no REPL's).
+                Some(true) => {
+                    at_repl_prompt
+                        || (no_prompt_shown
+                            && fg
+                                .and_then(|pgid| shared.tty_reader(pgid))
+                                .is_some_and(python_input::starts_the_repl))
+                }
+                None => false,
+            };
         let typing = if python_reader {
             // The REPL's own prompt, not a debugger's (`(Pdb) `, `(com) `: pdb reads commands,
-            // and an empty line repeats the last one).
-            let at_primary = at_repl_prompt
+            // and an empty line repeats the last one), or none shown (above).
+            let at_primary = (at_repl_prompt
                 && !cursor_row
                     .as_deref()
-                    .is_some_and(|row| row.trim_start().starts_with('('));
+                    .is_some_and(|row| row.trim_start().starts_with('(')))
+                || no_prompt_shown;
             python_input::typing(
                 &request,
                 reader,
@@ -236,7 +267,10 @@ impl SendOp {
             holds,
             indent_cleared,
         } = typing;
-        st.python_block = holds;
+        // What a REPL holds is not known when the text may reach another reader: the
+        // program a signal's aftermath may end or stop (`fg` sent right after a SIGTSTP to the
+        // REPL is the shell's).
+        st.python_block = holds.filter(|_| !aftermath_pending);
         // Text on the shell's input line that no send typed (a program pushed it into the
         // terminal's input) would run joined to this send's text: it is cleared first.
         // Any input does but keys that discard the line anyway (Ctrl-C, Ctrl-\\, Ctrl-Z): an
