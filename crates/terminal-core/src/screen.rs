@@ -49,6 +49,7 @@ mod nonce;
 mod open_run;
 mod presentation;
 mod prompt;
+mod prompt_row;
 mod region;
 mod render;
 mod row_moves;

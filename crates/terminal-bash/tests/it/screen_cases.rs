@@ -655,27 +655,37 @@ async fn a_line_left_unfinished_is_said_to_go_on_in_the_next_poll() {
     .await;
 }
 
-/// Output that moves the cursor up above lines it wrote (and lines earlier results showed)
-/// says the prompt came back above the result's last lines, which are older text.
+/// Output that moves the cursor up above lines it wrote (and lines earlier results showed):
+/// the prompt comes back on a row of its own below them (not drawn over them, nor above them),
+/// and the next command's output is written on fresh rows, with no older text mixed in.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_prompt_above_the_results_last_lines_is_said_to_be() {
+async fn a_prompt_after_output_moved_up_comes_below_the_text_left_there() {
     within(async {
         let sh = Shell::open(config()).await;
-        let below = |r: &dsh_terminal_core::SendResult| {
-            r.notices
-                .iter()
-                .any(|n| n.starts_with("[screen: the prompt came back above this result's last"))
+        let mixed = |r: &dsh_terminal_core::SendResult| {
+            r.notices.iter().any(|n| n.starts_with("[screen: "))
         };
-        let r = sh.send("echo alpha-line; echo beta-line").await;
-        assert!(!below(&r), "{r:?}");
+        sh.send("echo alpha-line; echo beta-line").await;
         sh.send("echo gamma-line").await;
         let r = sh.send(r"printf '\033[5A'; echo UP").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // What the output wrote over an earlier line shows as the screen does.
         assert!(r.viewport.starts_with("UPpha-line\n"), "{r:?}");
-        assert!(below(&r), "{r:?}");
-        sh.send("clear").await;
-        let r = sh.send("echo plain").await;
-        assert!(!below(&r), "{r:?}");
+        assert!(r.viewport.ends_with("\ndsh> "), "{r:?}");
+        let r = sh.send("echo plain; echo $?").await;
+        assert_eq!(r.viewport, "echo plain; echo $?\nplain\n0\ndsh> ", "{r:?}");
+        assert!(!mixed(&r), "{r:?}");
+        // A carriage return ending the output: the prompt does not overwrite the line.
+        let r = sh.send(r"printf 'value=42\r'").await;
+        assert!(r.viewport.contains("\nvalue=42\ndsh> "), "{r:?}");
+        // A jump home: every later line is the later command's own.
+        for _ in 0..3 {
+            sh.send("seq 1 30 | sed 's/$/ passed in 0.50s/'").await;
+        }
+        sh.send("tput cup 0 0").await;
+        let r = sh.send("echo 7; printf 'x\\ty\\n'").await;
+        assert_eq!(r.viewport, "echo 7; printf 'x\\ty\\n'\n7\nx\ty\ndsh> ", "{r:?}");
+        assert!(!mixed(&r), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -161,7 +161,8 @@ impl Screen {
     }
 
     /// The text an earlier program left at and below the cursor, with each row's absolute
-    /// row: the cursor's row when it holds text after the cursor (not at column 0), and every
+    /// row: the cursor's row when it holds text from the cursor on (at column 0 too: the
+    /// prompt is not drawn over it, see `prompt_row`), and every
     /// row below it that holds any, with the blank rows between them (blank rows between
     /// text left further down are no more output than that text is; none on the alternate
     /// screen). With the cursor in or below a scroll region that has a top margin, the rows
@@ -185,8 +186,7 @@ impl Screen {
                 .enumerate()
                 .filter(|(i, text)| {
                     if *i == 0 {
-                        cursor_col > 0
-                            && !skip_cols(text, cursor_col).trim_end_matches(' ').is_empty()
+                        !skip_cols(text, cursor_col).trim_end_matches(' ').is_empty()
                     } else {
                         *i <= last_text
                     }

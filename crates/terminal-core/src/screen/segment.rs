@@ -123,6 +123,9 @@ impl Screen {
                 }
             }
         }
+        if prompt_returned && !alternate {
+            self.prompt_below_left_text();
+        }
         self.segment_row = self.cursor_unsynced().row;
     }
 }

@@ -42,6 +42,7 @@ mod legacy_text;
 mod line_drawing;
 mod lost_lines;
 mod partial_lines;
+mod prompt_row;
 mod queries;
 mod stale;
 

@@ -1,0 +1,64 @@
+//! Where the shell's prompt is drawn: on a row of its own, below every row holding text.
+//!
+//! Bash draws its prompt wherever the last command left the cursor. A command that moved the
+//! cursor up (`tput cup 0 0`, a progress display going back over its lines) or ended with a
+//! carriage return (`printf 'value=42\r'`) left it above, or at the start of, text still on
+//! screen: the prompt was drawn over that text, and the next commands' output was written
+//! over the rows below, mixing older text into every line (`echo $?` read `130lier-build…`).
+//! At a prompt's `D` mark (the command's end, before the prompt's text), the cursor goes to
+//! the first column of the row after the lowest row holding text, the screen scrolling a row
+//! when there is none; every row of the screen, and of history, stays as it was. Nothing moves
+//! when the cursor's row holds nothing from the cursor on and no row below it holds anything:
+//! after every command whose output ended with a line end. A render from the cursor's old
+//! place (output since the last result, when it printed nothing more) starts at the new one.
+//!
+//! A scroll region (DECSTBM) or origin mode (DECOM) a command left set (a progress display
+//! killed part way, as apt's keeps a region above its bar) is reset there too, the cursor
+//! staying where it is: every later line scrolled within the region, out of order with the
+//! rows around it. (A reset in the prompt string itself would home the cursor.)
+
+use super::Screen;
+use super::feed::modes;
+
+impl Screen {
+    /// At a verified `D` mark on the main screen: resets a scroll region or origin mode left
+    /// set and moves the cursor below the text left at or after it (see the module docs).
+    pub(super) fn prompt_below_left_text(&mut self) {
+        if self.region.is_some() || self.modes & (modes::REGION | modes::ORIGIN) != 0 {
+            let (row, col) = self.parser.screen().cursor_position();
+            self.emulate(format!("\x1b[?6l\x1b[r\x1b[{};{}H", row + 1, col + 1).as_bytes());
+            self.region = None;
+            self.modes &= !(modes::REGION | modes::ORIGIN);
+        }
+        let screen = self.parser.screen();
+        let (row, col) = screen.cursor_position();
+        let (rows, cols) = (self.config.rows, self.config.cols);
+        let holds_text = |r: u16, from: u16| {
+            (from..cols).any(|c| screen.cell(r, c).is_some_and(vt100::Cell::has_contents))
+        };
+        let Some(lowest) = (row + 1..rows)
+            .rev()
+            .find(|&r| holds_text(r, 0))
+            .or_else(|| holds_text(row, col).then_some(row))
+        else {
+            return;
+        };
+        let to = if lowest + 1 < rows {
+            format!("\x1b[{};1H", lowest + 2)
+        } else {
+            format!("\x1b[{rows};1H\r\n")
+        };
+        let at = self.cursor_unsynced();
+        self.emulate(to.as_bytes());
+        // A render from where the cursor was (output since the last result, which printed
+        // nothing more) starts at the prompt's row: the rows it jumped are no output of it.
+        let to = self.cursor_unsynced();
+        for anchor in self.anchors.iter_mut().flatten() {
+            if !anchor.pending_main && anchor.pos == at {
+                anchor.pos = to;
+                anchor.prefix = None;
+                anchor.left_at_cursor.retain(|left| left.abs >= to.row);
+            }
+        }
+    }
+}
