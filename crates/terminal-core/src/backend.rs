@@ -60,7 +60,8 @@ pub trait BackendSession: Send + Sync + 'static {
         None
     }
     /// The terminal's foreground process group when it is not the shell's own: a program the
-    /// shell started holds the terminal (a REPL, an editor, a command still running). `None`
+    /// shell started holds the terminal (a REPL, an editor, a command still running), or one
+    /// that replaced the shell (`exec python3`: the session's own process group). `None`
     /// at the shell (its prompt, or a builtin), or for a backend that cannot tell. Compare two
     /// answers to tell whether the same program still holds the terminal.
     fn program_group(&self) -> Option<i32> {

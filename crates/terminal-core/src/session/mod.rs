@@ -238,7 +238,7 @@ impl BackendSession for PtySession {
         shared
             .pty
             .foreground_pgid()
-            .filter(|&pgid| pgid != shared.shell_pgid())
+            .filter(|&pgid| pgid != shared.shell_pgid() || shared.shell_replaced())
     }
 
     fn prompts_drawn(&self) -> Option<u64> {

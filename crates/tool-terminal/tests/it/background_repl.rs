@@ -74,3 +74,32 @@ async fn a_job_typed_into_a_running_repl_ends_at_its_next_prompt_and_leaves_it_r
     assert!(!next.contains("answered the prompt"), "{next}");
     host.shutdown().await;
 }
+
+/// A REPL the shell was replaced by (`exec python3`) is the session's own process: a job typed
+/// into it ends at its next prompt as into any REPL that held the terminal before, and
+/// `job_kill` leaves it (it ended the whole session, and the REPL's state with it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_typed_into_a_repl_that_replaced_the_shell_leaves_it_running() {
+    let host = Host::with_jobs(
+        dsh_tool_terminal::ToolTerminalConfig::default(),
+        fast_bash(),
+    );
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let r = host.send(&agent, &session, "exec python3 -q").await;
+    assert!(r.text().contains(">>> "), "{}", r.text());
+    let (job, _) = host.start_job(&agent, &session, "x = 41").await;
+    let read = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await
+        .text();
+    assert!(
+        read.contains("reads input again (it held the terminal before this job"),
+        "{read}"
+    );
+    let kill = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    assert!(kill.text().contains("already finished"), "{}", kill.text());
+    let next = host.send(&agent, &session, "print(x + 1)").await.text();
+    assert!(next.lines().any(|l| l == "42"), "{next}");
+    host.shutdown().await;
+}
