@@ -83,11 +83,10 @@ async fn rows_left_below_the_cursor_are_not_a_later_sends_output() {
     assert!(!text.contains("old-line-1"), "{text}");
     assert!(!text.contains("TOP"), "{text}");
     assert!(text.contains("[exit: 0]"), "{text}");
-    // `hello` was written over an old row: the result says a line may end with older text.
-    assert!(
-        text.contains("[screen: this output was written over text left on screen earlier"),
-        "{text}"
-    );
+    // The prompt came back below the old rows, so `hello` went on a fresh row: no older text
+    // is mixed in, and no notice says so.
+    assert_eq!(body, ["echo hello", "hello", "dsh> "], "{text}");
+    assert!(!text.contains("[screen: "), "{text}");
     host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;
     host.shutdown().await;
