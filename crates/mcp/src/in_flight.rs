@@ -36,7 +36,8 @@ struct Ids {
     by_server: HashMap<i64, RequestId>,
 }
 
-fn key(id: &RequestId) -> String {
+/// A request id as its JSON text (the number `1` and the string `"1"` differ).
+pub(crate) fn key(id: &RequestId) -> String {
     serde_json::to_string(id).unwrap_or_default()
 }
 
@@ -99,7 +100,8 @@ impl InFlight {
 }
 
 /// The answer to a request whose id is already in flight.
-fn duplicate(id: &RequestId) -> Value {
+/// The answer to a request whose id `id` is already used by one in flight.
+pub(crate) fn duplicate(id: &RequestId) -> Value {
     let id_value = serde_json::to_value(id).unwrap_or(Value::Null);
     error(
         id_value.clone(),

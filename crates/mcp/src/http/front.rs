@@ -32,6 +32,7 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt as _, Empty, Full};
 use hyper::body::Frame;
+use rmcp::model::{JsonRpcMessage, RequestId};
 use rmcp::transport::streamable_http_server::{SessionId, StreamableHttpService};
 use subtle::ConstantTimeEq as _;
 use tokio_util::sync::CancellationToken;
@@ -39,6 +40,7 @@ use tokio_util::sync::CancellationToken;
 use super::body::{BodyError, read_body};
 use super::host::AllowedHosts;
 use super::sessions::{AgentSessions, RequestGuard, full_message};
+use crate::in_flight;
 use crate::inbound::{Inbound, classify_body};
 use crate::server::Connection;
 
@@ -147,7 +149,7 @@ impl Front {
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into());
         // Marks the request in flight for its whole duration, so its session does not idle
         // out under it.
-        let guard = match &session_id {
+        let mut guard = match &session_id {
             Some(id) => match self.sessions.begin_request(id) {
                 Some(guard) => Some(guard),
                 None => return session_ended(),
@@ -167,7 +169,16 @@ impl Front {
         let is_post = request.method() == Method::POST;
         let response = if is_post && is_json(request.headers()) {
             match self.screen(request).await {
-                Ok(request) => self.mcp.handle(request).await,
+                Ok((request, request_id)) => {
+                    // A request reusing the id of one of its session's still being served is
+                    // refused (see `RequestGuard::claim_id`).
+                    if let (Some(guard), Some(request_id)) = (guard.as_mut(), request_id)
+                        && !guard.claim_id(in_flight::key(&request_id))
+                    {
+                        return json(StatusCode::BAD_REQUEST, in_flight::duplicate(&request_id));
+                    }
+                    self.mcp.handle(request).await
+                }
                 Err(answer) => return answer,
             }
         } else {
@@ -202,8 +213,12 @@ impl Front {
     /// [`super::body`]: 413 over the limit, 408 past the deadline, both closing the connection
     /// unless the whole body was read) and classifies it as the stdio
     /// transport classifies a line ([`crate::inbound`]): the messages rmcp can serve are
-    /// forwarded (lone surrogates repaired), the rest answered here.
-    async fn screen<B>(&self, request: Request<B>) -> Result<Request<Full<Bytes>>, Response<Body>>
+    /// forwarded (lone surrogates repaired), with the id of a request among them, the rest
+    /// answered here.
+    async fn screen<B>(
+        &self,
+        request: Request<B>,
+    ) -> Result<(Request<Full<Bytes>>, Option<RequestId>), Response<Body>>
     where
         B: hyper::body::Body + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -284,7 +299,11 @@ impl Front {
             }
         };
         parts.headers.insert(CONTENT_LENGTH, body.len().into());
-        Ok(Request::from_parts(parts, Full::new(body)))
+        let request_id = match &*message {
+            JsonRpcMessage::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
+        Ok((Request::from_parts(parts, Full::new(body)), request_id))
     }
 }
 

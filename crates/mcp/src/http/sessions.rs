@@ -19,7 +19,7 @@
 //! request and notification with the session's [`SessionAgent`] (rmcp moves message extensions
 //! into the handler's request context).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -121,6 +121,9 @@ struct LiveSession {
     session: SessionAgent,
     /// Requests of the session being served.
     in_flight: usize,
+    /// The JSON-RPC ids of the session's requests being served (see
+    /// [`RequestGuard::claim_id`]), each as its JSON text.
+    request_ids: HashSet<String>,
     /// When the session's last request started or ended (its creation before the first).
     last_active: Instant,
 }
@@ -130,6 +133,26 @@ struct LiveSession {
 pub(crate) struct RequestGuard {
     sessions: Arc<AgentSessions>,
     id: SessionId,
+    /// The JSON-RPC id this request claimed (see [`RequestGuard::claim_id`]).
+    request_id: Option<String>,
+}
+
+impl RequestGuard {
+    /// Claims JSON-RPC id `request_id` (as its JSON text) for this request until it ends:
+    /// `false`, claiming nothing, when another request of the session being served holds it.
+    /// rmcp routes a session's answers by id, so a second request under the same id took the
+    /// first one's answer and the first never got one; it is refused instead, as on stdio.
+    pub(crate) fn claim_id(&mut self, request_id: String) -> bool {
+        let mut live = self.sessions.live.lock();
+        let Some(session) = live.get_mut(&self.id) else {
+            return true;
+        };
+        if !session.request_ids.insert(request_id.clone()) {
+            return false;
+        }
+        self.request_id = Some(request_id);
+        true
+    }
 }
 
 impl Drop for RequestGuard {
@@ -137,6 +160,9 @@ impl Drop for RequestGuard {
         if let Some(live) = self.sessions.live.lock().get_mut(&self.id) {
             live.in_flight = live.in_flight.saturating_sub(1);
             live.last_active = Instant::now();
+            if let Some(request_id) = &self.request_id {
+                live.request_ids.remove(request_id);
+            }
         }
     }
 }
@@ -187,6 +213,7 @@ impl AgentSessions {
         Some(RequestGuard {
             sessions: self.clone(),
             id: id.clone(),
+            request_id: None,
         })
     }
 
@@ -408,6 +435,7 @@ impl SessionManager for AgentSessions {
             LiveSession {
                 session: session.clone(),
                 in_flight: 0,
+                request_ids: HashSet::new(),
                 last_active: Instant::now(),
             },
         );

@@ -246,7 +246,7 @@ impl RawSession {
     /// `tools/call name arguments` with request id `id`; returns the answer, asserting 200.
     /// Pages session `pty-1` with `terminal_read` (request ids after `id`) until a page holds
     /// `line`.
-    async fn page_until(&self, id: &mut u64, line: &str) {
+    pub(crate) async fn page_until(&self, id: &mut u64, line: &str) {
         loop {
             *id += 1;
             let page = self

@@ -18,6 +18,7 @@ mod host_death;
 mod http;
 mod http_front;
 mod http_idle;
+mod http_ids;
 mod isolation;
 mod jobs;
 mod notices;

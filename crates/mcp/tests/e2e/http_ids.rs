@@ -1,0 +1,50 @@
+//! Request ids over Streamable HTTP: a request reusing the id of one of its MCP session's
+//! requests still being served is refused with the JSON-RPC error stdio gives (rmcp routes a
+//! session's answers by id: the second took the first one's answer, and the first never got
+//! one), and the first gets its own answer; the id is free again once it was answered.
+
+use serde_json::json;
+
+use crate::http::{HttpServerProcess, RawSession, result_text};
+use crate::support::within;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_reusing_an_id_in_flight_is_refused_and_the_first_gets_its_own_answer() {
+    let mut server = HttpServerProcess::start(&[]).await;
+    let raw = RawSession::open_with_shell(&server.url).await;
+    // Output every 0.2 s keeps the send from settling until the interrupt below.
+    let loop_send = json!({"sessionId": "pty-1", "timeoutMs": 120_000,
+        "text": "while :; do echo tick-$((6*7)); sleep 0.2; done"});
+    let first = raw.call(42, "terminal_send", &loop_send);
+    let second = async {
+        let mut id = 100;
+        raw.page_until(&mut id, "tick-42").await;
+        let duplicate = json!({"jsonrpc": "2.0", "id": 42, "method": "tools/call",
+            "params": {"name": "terminal_list", "arguments": {}}});
+        let (status, body) = raw.post(duplicate.to_string()).await;
+        assert_eq!(status, 400, "{body}");
+        assert!(
+            body.contains("id 42 is already used by a request still in flight"),
+            "{body}"
+        );
+        let signal = raw
+            .call(
+                200,
+                "terminal_signal",
+                &json!({"sessionId": "pty-1", "signal": "SIGINT"}),
+            )
+            .await;
+        assert_eq!(signal["result"]["isError"], false, "{signal}");
+    };
+    let (first, ()) = within("the first request's answer", async {
+        tokio::join!(first, second)
+    })
+    .await;
+    let text = result_text(&first);
+    assert!(text.lines().any(|l| l == "tick-42"), "{first}");
+    assert!(text.contains("[exit: 130]"), "{first}");
+    // Answered, its id serves a new request.
+    let again = raw.call(42, "terminal_list", &json!({})).await;
+    assert_eq!(again["result"]["isError"], false, "{again}");
+    server.terminate().await;
+}
