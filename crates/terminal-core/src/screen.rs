@@ -270,6 +270,8 @@ pub(crate) struct Screen {
     region: Option<region::Region>,
     /// UTF-8 on its way into the emulator (U+FFFD kept, split characters held).
     decoder: utf8::Decoder,
+    /// Text printed with auto-wrap off passed the last column since the last take (`no_wrap`).
+    cut_at_edge: bool,
     /// Translates printed text while DEC line drawing is designated (`modes::CHARSET`).
     line_drawing: line_drawing::LineDrawing,
     /// Blanks printed text while it is concealed (`modes::CONCEAL`).
@@ -331,6 +333,7 @@ impl Screen {
             head: None,
             region: None,
             decoder: utf8::Decoder::default(),
+            cut_at_edge: false,
             line_drawing: line_drawing::LineDrawing::default(),
             conceal: conceal::Conceal::default(),
             blank: blank_rows::BlankRows::new(),

@@ -10,6 +10,7 @@ mod basics;
 mod binary_output;
 mod cases;
 mod confined;
+mod display_modes;
 mod editors;
 mod environment;
 mod input;

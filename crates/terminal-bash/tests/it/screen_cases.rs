@@ -684,7 +684,10 @@ async fn a_prompt_after_output_moved_up_comes_below_the_text_left_there() {
         }
         sh.send("tput cup 0 0").await;
         let r = sh.send("echo 7; printf 'x\\ty\\n'").await;
-        assert_eq!(r.viewport, "echo 7; printf 'x\\ty\\n'\n7\nx\ty\ndsh> ", "{r:?}");
+        assert_eq!(
+            r.viewport, "echo 7; printf 'x\\ty\\n'\n7\nx\ty\ndsh> ",
+            "{r:?}"
+        );
         assert!(!mixed(&r), "{r:?}");
         sh.close().await;
     })

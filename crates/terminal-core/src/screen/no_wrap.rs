@@ -46,6 +46,7 @@ impl Screen {
         *seg_start = i;
         let (_, col) = self.parser.screen().cursor_position();
         if col.saturating_add(width) > cols {
+            self.cut_at_edge = true;
             // CHA is 1-based: the character's first cell, so its last is the last column.
             let first = cols.saturating_sub(width).saturating_add(1);
             self.emulate(format!("\x1b[{first}G").as_bytes());
@@ -53,6 +54,14 @@ impl Screen {
         } else {
             *col_bound = Some(col + width);
         }
+    }
+}
+
+impl Screen {
+    /// Whether text printed with auto-wrap off passed the last column since the last call
+    /// (the line is cut there, as a terminal shows it); clears the flag.
+    pub(crate) fn take_cut_at_edge(&mut self) -> bool {
+        std::mem::take(&mut self.cut_at_edge)
     }
 }
 

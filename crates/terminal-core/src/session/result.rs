@@ -149,6 +149,9 @@ pub(super) struct SettleFacts {
     /// U+FFFD): text in Latin-1 or another 8-bit encoding, or bytes a binary run did not
     /// take.
     pub(super) undecodable: bool,
+    /// Text printed with auto-wrap off (`ESC [ ? 7 l`) passed the terminal's last column in
+    /// the send's span: lines are cut there, as a terminal shows them.
+    pub(super) cut_at_edge: bool,
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -378,6 +381,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         ),
         (facts.exit_unknown, Some(EXIT_UNKNOWN_NOTICE.to_owned())),
         (facts.undecodable, Some(UNDECODABLE_NOTICE.to_owned())),
+        (facts.cut_at_edge, Some(CUT_AT_EDGE_NOTICE.to_owned())),
         (facts.closed && exited, Some(CLOSED_NOTICE.to_owned())),
         (
             exited && !facts.closed && !facts.left_running.is_empty(),

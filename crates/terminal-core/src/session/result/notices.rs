@@ -248,6 +248,13 @@ pub(super) const UNDECODABLE_NOTICE: &str = "[encoding: some output was not UTF-
      \u{FFFD}: a program writing Latin-1 or another 8-bit encoding reads right through iconv \
      (cmd | iconv -f latin1 -t utf-8, or its own encoding), and od -c or xxd shows the bytes]";
 
+/// The notice for [`SettleFacts::cut_at_edge`].
+pub(super) const CUT_AT_EDGE_NOTICE: &str = "[screen: the program turned auto-wrap off \
+     (ESC [ ? 7 l), so lines wider than the terminal were cut at its right edge, each ending in \
+     the last character printed there, as a terminal shows them: the rest is not on screen; \
+     write the output to a file and read that to see it whole (the shell's prompt turns \
+     auto-wrap on again)]";
+
 /// The notice for [`SettleFacts::promptless_mode`], naming the REPL.
 pub(super) fn promptless_mode_notice(program: &str) -> String {
     format!(

@@ -56,6 +56,7 @@ fn facts(reason: Settle) -> SettleFacts {
         line_without_prompt: false,
         idle_reading: false,
         undecodable: false,
+        cut_at_edge: false,
     }
 }
 
@@ -579,4 +580,13 @@ fn output_that_is_not_utf8_is_said_to_need_its_encoding() {
     };
     insta::assert_snapshot!("undecodable", assemble(latin1).notices.join("\n"));
     assert!(assemble(facts(Settle::Prompt)).notices.is_empty());
+}
+
+#[test]
+fn lines_cut_at_the_right_edge_with_auto_wrap_off_are_said_to_be() {
+    let cut = SettleFacts {
+        cut_at_edge: true,
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("cut_at_edge", assemble(cut).notices.join("\n"));
 }

@@ -79,6 +79,7 @@ impl SendOp {
                 // Undecodable output before this span is not this send's, and its first
                 // binary run's summary gives the advice again.
                 st.screen.take_undecodable();
+                st.screen.take_cut_at_edge();
                 st.screen.restart_binary_advice();
                 (st.screen.anchor(), st.bytes_read, st.screen.exit_tally())
             }

@@ -80,6 +80,7 @@ impl SendOp {
         let output_bytes = st.bytes_read.saturating_sub(bytes_from);
         // Bytes left over around a suppressed binary run are no text in another encoding.
         let undecodable = st.screen.take_undecodable();
+        let cut_at_edge = st.screen.take_cut_at_edge();
         // Text no send typed follows our shell's prompt (a program pushed it into the
         // terminal's input): the prompt came back all the same.
         let foreign_line = (reason == Settle::StdinWait
@@ -341,6 +342,7 @@ impl SendOp {
             idle_reading,
             line_without_prompt: no_prompt_shown && line_reader,
             undecodable,
+            cut_at_edge,
             promptless_mode: self.in_promptless_mode
                 && reason == Settle::StdinWait
                 && shared.pty.foreground_pgid() == shared.lock().promptless_repl,

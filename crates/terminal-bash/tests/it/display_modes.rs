@@ -1,0 +1,42 @@
+//! Display modes a command sets that change what the screen keeps of its output: with
+//! auto-wrap off, a line wider than the terminal is cut at its right edge, as a terminal shows
+//! it, and the result says so (it was cut silently); the prompt turns auto-wrap on again.
+
+use crate::support::{Shell, config, within};
+
+const CUT_NOTICE: &str = "[screen: the program turned auto-wrap off";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_cut_at_the_right_edge_with_auto_wrap_off_is_said_to_be() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let wide = usize::from(config().cols) + 40;
+        let r = sh
+            .send(&format!(
+                "printf '\\033[?7l'; printf 'q%.0s' $(seq 1 {wide}); echo END"
+            ))
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // The last column shows the last character printed, as on a terminal.
+        let cut = format!("{}D", "q".repeat(usize::from(config().cols) - 1));
+        assert!(r.viewport.lines().any(|l| l == cut), "{r:?}");
+        assert!(r.notices.iter().any(|n| n.starts_with(CUT_NOTICE)), "{r:?}");
+        // Auto-wrap is on again at the prompt: the same line wraps whole, unsaid.
+        let r = sh
+            .send(&format!("printf 'w%.0s' $(seq 1 {wide}); echo END"))
+            .await;
+        assert!(r.viewport.contains("wEND"), "{r:?}");
+        assert!(
+            r.notices.iter().all(|n| !n.starts_with(CUT_NOTICE)),
+            "{r:?}"
+        );
+        // Auto-wrap off with lines that fit: nothing is cut, nothing said.
+        let r = sh.send("printf '\\033[?7l'; echo short").await;
+        assert!(
+            r.notices.iter().all(|n| !n.starts_with(CUT_NOTICE)),
+            "{r:?}"
+        );
+        sh.close().await;
+    })
+    .await;
+}
