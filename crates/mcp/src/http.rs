@@ -15,6 +15,7 @@ mod body;
 mod front;
 mod host;
 mod sessions;
+mod unanswered;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

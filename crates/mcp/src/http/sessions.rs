@@ -28,7 +28,9 @@ use dsh_context::{Agent, Context};
 use dsh_jobs::JobRegistry;
 use futures_core::Stream;
 use parking_lot::Mutex;
-use rmcp::model::{ClientJsonRpcMessage, GetExtensions as _, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions as _, JsonRpcMessage, ServerJsonRpcMessage};
+
+use super::unanswered::AnswerOrEnd;
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::streamable_http_server::session::local::{
@@ -477,8 +479,14 @@ impl SessionManager for AgentSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.check(id, self.inner.create_stream(id, message).await)
-            .await
+        let request_id = match &message {
+            JsonRpcMessage::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
+        let stream = self
+            .check(id, self.inner.create_stream(id, message).await)
+            .await?;
+        Ok(AnswerOrEnd::new(stream, request_id))
     }
 
     async fn accept_message(

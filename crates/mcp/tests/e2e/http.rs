@@ -267,6 +267,19 @@ impl RawSession {
         message_with_id(&body, &json!(id))
     }
 
+    /// DELETEs this session; returns the status.
+    pub(crate) async fn delete(&self) -> u16 {
+        let request = reqwest::Client::new()
+            .delete(&self.url)
+            .header("authorization", &self.auth)
+            .header("mcp-session-id", &self.id);
+        within("DELETE", request.send())
+            .await
+            .expect("DELETE")
+            .status()
+            .as_u16()
+    }
+
     /// Writes `tools/call name arguments` (request id `id`) on a connection of its own and
     /// returns that connection without reading the answer: dropping it disconnects the
     /// client while the call runs.

@@ -1,7 +1,9 @@
-//! Request ids over Streamable HTTP: a request reusing the id of one of its MCP session's
-//! requests still being served is refused with the JSON-RPC error stdio gives (rmcp routes a
-//! session's answers by id: the second took the first one's answer, and the first never got
-//! one), and the first gets its own answer; the id is free again once it was answered.
+//! Every request over Streamable HTTP gets its own answer. A request reusing the id of one of
+//! its MCP session's requests still being served is refused with the JSON-RPC error stdio
+//! gives (rmcp routes a session's answers by id: the second took the first one's answer, and
+//! the first never got one), and the first gets its own answer; the id is free again once it
+//! was answered. A request running when its session is deleted is answered with an error
+//! (its event stream closed empty).
 
 use serde_json::json;
 
@@ -46,5 +48,31 @@ async fn a_request_reusing_an_id_in_flight_is_refused_and_the_first_gets_its_own
     // Answered, its id serves a new request.
     let again = raw.call(42, "terminal_list", &json!({})).await;
     assert_eq!(again["result"]["isError"], false, "{again}");
+    server.terminate().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_running_when_its_session_is_deleted_is_answered_with_an_error() {
+    let mut server = HttpServerProcess::start(&[]).await;
+    let raw = RawSession::open_with_shell(&server.url).await;
+    let loop_send = json!({"sessionId": "pty-1", "timeoutMs": 120_000,
+        "text": "while :; do echo tock-$((6*7)); sleep 0.2; done"});
+    let running = raw.call(42, "terminal_send", &loop_send);
+    let delete = async {
+        let mut id = 100;
+        raw.page_until(&mut id, "tock-42").await;
+        let status = raw.delete().await;
+        assert!((200..300).contains(&status), "DELETE: {status}");
+    };
+    let (answer, ()) = within("the running request's answer", async {
+        tokio::join!(running, delete)
+    })
+    .await;
+    assert_eq!(answer["error"]["code"], -32000, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the MCP session ended while this request ran"),
+        "{answer}"
+    );
     server.terminate().await;
 }
