@@ -305,7 +305,7 @@ pub enum JobError {
     /// A job with that id existed and is forgotten: it finished and its owner has newer
     /// finished jobs (see `MAX_FINISHED_JOBS_PER_OWNER`), or its owner is gone.
     #[error(
-        "job {0} is no longer kept: only the newest {max} finished jobs are (read a job's output with job_output before starting many more); call job_list to see your jobs",
+        "job {0} is no longer kept: only {max} finished jobs are kept, and the oldest go first, those whose end was already seen (a job_output read or wait, a job_kill) before the others (read a job's output with job_output before starting many more); call job_list to see your jobs",
         max = crate::MAX_FINISHED_JOBS_PER_OWNER
     )]
     Forgotten(JobId),

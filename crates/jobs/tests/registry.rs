@@ -618,6 +618,8 @@ async fn the_oldest_finished_jobs_are_forgotten_beyond_the_cap() {
             "{e}"
         );
     }
+    let forgotten = jobs.read(&ids[1], None).unwrap_err().to_string();
+    insta::assert_snapshot!("forgotten", forgotten.replace(ids[1].as_str(), "<id>"));
     // An id never handed out is still unknown, also one that spells a forgotten job's
     // number otherwise (a leading zero or sign).
     for never in ["bash-999", "bash-01", "bash-+1", "bash-001", "bash- 1"] {

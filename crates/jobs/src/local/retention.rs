@@ -1,4 +1,5 @@
-//! Which finished jobs the registry keeps: an owner's newest [`MAX_FINISHED_JOBS_PER_OWNER`],
+//! Which finished jobs the registry keeps: [`MAX_FINISHED_JOBS_PER_OWNER`] of an owner's (the
+//! oldest reported ones go first, then the oldest others),
 //! and how an id it forgot is told from one it never handed out.
 
 use dsh_context::Agent;
