@@ -10,7 +10,11 @@
 //! - [`DENIED`] (`EPERM`): setting the set-user-ID or set-group-ID bit, by `chmod`,
 //!   `fchmod`, `fchmodat`, `fchmodat2`, or by creating a file or node with it
 //!   (`open`/`openat`/`creat` with `O_CREAT` or `O_TMPFILE`, `mknod`, `mknodat`), as systemd's
-//!   `RestrictSUIDSGID=` does; and the key-ring calls `add_key`, `request_key`, `keyctl`.
+//!   `RestrictSUIDSGID=` does; and the key-ring calls `add_key`, `request_key`, `keyctl`;
+//!   and `ioctl` TIOCSTI, which pushes bytes into a terminal's input as if typed: a program
+//!   could type commands into the session's own shell that no send typed (the session's
+//!   terminal is the only one it can open), as Flatpak's filter also refuses. The request is
+//!   compared as the kernel reads it, by its low 32 bits.
 //!   Not `mkdir`: the kernel drops both bits from the mode it is given (a directory only
 //!   inherits set-group-ID from its parent), and `cp -r` creates each directory with its
 //!   source's mode, bits included, so refusing it broke copies of such trees for nothing. A
@@ -106,6 +110,15 @@ fn rules(filter: Filter) -> BTreeMap<i64, Vec<SeccompRule>> {
             for call in [libc::SYS_add_key, libc::SYS_request_key, libc::SYS_keyctl] {
                 rules.insert(call, Vec::new());
             }
+            let tiocsti = SeccompCondition::new(
+                1,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Eq,
+                libc::TIOCSTI as u64,
+            )
+            .and_then(|condition| SeccompRule::new(vec![condition]))
+            .unwrap_or_else(|e| unreachable!("rule is valid: {e}"));
+            rules.insert(libc::SYS_ioctl, vec![tiocsti]);
         }
         Filter::Unavailable => {
             for call in [libc::SYS_openat2, libc::SYS_io_uring_setup] {

@@ -1,8 +1,10 @@
 //! The system-call filters of a confined session: no set-user-ID or set-group-ID file can be
 //! made (a root-owned one left in the workspace would make any host user root), the kernel's
 //! key rings (shared with the host's user of the same id) are out of reach, and the calls
-//! that would get around the first filter answer as a kernel without them does. Ordinary
-//! file modes still work, and no filter's descriptor reaches the session.
+//! that would get around the first filter answer as a kernel without them does; no program
+//! can push keys into the session's terminal (TIOCSTI), where the shell would run them.
+//! Ordinary file modes and terminal requests still work, and no filter's descriptor reaches
+//! the session.
 
 use std::os::unix::fs::PermissionsExt as _;
 
@@ -93,6 +95,31 @@ async fn a_confined_session_makes_no_set_id_files_and_reaches_no_key_rings() {
         // only.
         let r = sh.send("ls /proc/$$/fd | tr '\\n' ' '").await;
         assert!(r.viewport.contains("\n0 1 2 255 dsh> "), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confined_session_cannot_push_keys_into_its_terminal() {
+    within(async {
+        let ws = TempDir::new("tiocsti");
+        let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &ws.0, false, None);
+        let sh = Shell::open_on(&backend).await;
+        // Pushed into the terminal's input, the bytes would run as a command once the shell
+        // reads again; the request is refused, also with bits above its low 32 set (the
+        // kernel reads only those).
+        let r = sh
+            .send(
+                "python3 -c \"import fcntl, os, termios\nfd = os.open('/dev/tty', os.O_RDWR)\nfor request in (termios.TIOCSTI, termios.TIOCSTI | 1 << 32):\n    try:\n        [fcntl.ioctl(fd, request, bytes([b])) for b in b'echo PUSHED-$((6*7))\\n']\n        print('pushed')\n    except OSError as e:\n        print('refused', e.errno)\"",
+            )
+            .await;
+        assert!(r.viewport.contains("\nrefused 1\nrefused 1\n"), "{r:?}");
+        let r = sh.send("echo after").await;
+        assert!(!r.viewport.contains("PUSHED-42"), "{r:?}");
+        // Other terminal requests still work.
+        let r = sh.send("stty size").await;
+        assert_eq!(last_output_line(&r.viewport), "40 160", "{r:?}");
         sh.close().await;
     })
     .await;
