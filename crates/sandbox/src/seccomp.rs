@@ -114,7 +114,7 @@ fn rules(filter: Filter) -> BTreeMap<i64, Vec<SeccompRule>> {
                 1,
                 SeccompCmpArgLen::Dword,
                 SeccompCmpOp::Eq,
-                libc::TIOCSTI as u64,
+                libc::TIOCSTI,
             )
             .and_then(|condition| SeccompRule::new(vec![condition]))
             .unwrap_or_else(|e| unreachable!("rule is valid: {e}"));
