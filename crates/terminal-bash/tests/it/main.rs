@@ -28,6 +28,7 @@ mod python_blocks;
 mod queries;
 mod races;
 mod redraws;
+mod running_lines;
 mod sandbox;
 mod sandbox_filters;
 mod sandbox_git;

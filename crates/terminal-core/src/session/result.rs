@@ -152,6 +152,9 @@ pub(super) struct SettleFacts {
     /// Text printed with auto-wrap off (`ESC [ ? 7 l`) passed the terminal's last column in
     /// the send's span: lines are cut there, as a terminal shows them.
     pub(super) cut_at_edge: bool,
+    /// The foreground program is one command of a longer command line our shell runs (a
+    /// loop, a list): the line goes on after it.
+    pub(super) in_command_line: bool,
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -305,9 +308,9 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                 && !facts.reads_no_keys
                 && !facts.unprompted_wait,
             facts.foreground.as_deref().map(|program| match reason {
-                Settle::Timeout => still_running_notice(program, true),
+                Settle::Timeout => still_running_notice(program, true, facts.in_command_line),
                 _ if facts.idle_reading => idle_reading_notice(program),
-                _ => still_running_notice(program, false),
+                _ => still_running_notice(program, false, facts.in_command_line),
             }),
         ),
         (

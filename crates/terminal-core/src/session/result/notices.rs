@@ -198,20 +198,32 @@ pub(super) const EXIT_UNKNOWN_NOTICE: &str = "[shell: this command's exit code i
 
 /// The notice for a send that settled on silence (`inferred_idle`, `at_deadline` false) or at
 /// its deadline with `program` in the foreground on the main screen, nothing else said of it:
-/// what to do next.
-pub(super) fn still_running_notice(program: &str, at_deadline: bool) -> String {
+/// what to do next. `in_line`: the program is one command of a longer command line (a loop,
+/// a list) that goes on after it, so it is not what stopping stops.
+pub(super) fn still_running_notice(program: &str, at_deadline: bool, in_line: bool) -> String {
+    let (what, stop) = if in_line {
+        (
+            format!(
+                "{program} is still running, one command of a command line that goes on after \
+                 it (a loop or a list)"
+            ),
+            "to stop the whole line",
+        )
+    } else {
+        (format!("{program} is still running"), "to stop it")
+    };
     if at_deadline {
         format!(
-            "[timeout: {program} is still running: poll (empty text, submit: false) to wait \
-             again, with timeoutMs for longer, or terminal_signal SIGINT to stop it; a server \
-             meant to keep running goes in the background: cmd > log 2>&1 &]"
+            "[timeout: {what}: poll (empty text, submit: false) to wait again, with timeoutMs \
+             for longer, or terminal_signal SIGINT {stop}; a server meant to keep running goes \
+             in the background: cmd > log 2>&1 &]"
         )
     } else {
         format!(
-            "[idle: {program} is still running, quiet and not busy (waiting on the network or \
-             a timer, or a server waiting for connections): poll (empty text, submit: false) \
-             with timeoutMs to wait up to that long for it, or terminal_signal SIGINT to stop \
-             it; a server meant to keep running goes in the background: cmd > log 2>&1 &]"
+            "[idle: {what}, quiet and not busy (waiting on the network or a timer, or a server \
+             waiting for connections): poll (empty text, submit: false) with timeoutMs to wait \
+             up to that long for it, or terminal_signal SIGINT {stop}; a server meant to keep \
+             running goes in the background: cmd > log 2>&1 &]"
         )
     }
 }

@@ -57,6 +57,7 @@ fn facts(reason: Settle) -> SettleFacts {
         idle_reading: false,
         undecodable: false,
         cut_at_edge: false,
+        in_command_line: false,
     }
 }
 
@@ -589,4 +590,19 @@ fn lines_cut_at_the_right_edge_with_auto_wrap_off_are_said_to_be() {
         ..facts(Settle::Prompt)
     };
     insta::assert_snapshot!("cut_at_edge", assemble(cut).notices.join("\n"));
+}
+
+#[test]
+fn a_program_of_a_longer_command_line_is_said_to_be_one() {
+    for reason in [Settle::Idle, Settle::Timeout] {
+        let in_loop = SettleFacts {
+            foreground: Some("sleep".to_owned()),
+            in_command_line: true,
+            ..facts(reason)
+        };
+        insta::assert_snapshot!(
+            format!("in_command_line_{reason:?}"),
+            assemble(in_loop).notices.join("\n")
+        );
+    }
 }

@@ -81,6 +81,11 @@ impl SendOp {
         // Bytes left over around a suppressed binary run are no text in another encoding.
         let undecodable = st.screen.take_undecodable();
         let cut_at_edge = st.screen.take_cut_at_edge();
+        // Our shell runs a longer command line (a loop, a list) than one command typed alone:
+        // a program in the foreground is one command of it.
+        let runs_longer_line = st.screen.command_running()
+            && !st.command_lines.is_empty()
+            && st.simple_command_at != Some(st.screen.prompt_end_count());
         // Text no send typed follows our shell's prompt (a program pushed it into the
         // terminal's input): the prompt came back all the same.
         let foreign_line = (reason == Settle::StdinWait
@@ -283,6 +288,7 @@ impl SendOp {
             && !marks_gone
             && !prompt_unmarked;
         let undecodable = undecodable && !crate::screen::shows_suppressed_run(&rendered.text);
+        let in_command_line = foreground.is_some() && runs_longer_line;
         let result = assemble(SettleFacts {
             reason,
             rendered,
@@ -343,6 +349,7 @@ impl SendOp {
             line_without_prompt: no_prompt_shown && line_reader,
             undecodable,
             cut_at_edge,
+            in_command_line,
             promptless_mode: self.in_promptless_mode
                 && reason == Settle::StdinWait
                 && shared.pty.foreground_pgid() == shared.lock().promptless_repl,

@@ -1,0 +1,41 @@
+//! A program still running at a send's deadline: the result says whether it is the command
+//! typed alone or one command of a longer command line (a loop, a list) that goes on after it,
+//! so stopping means stopping the whole line (a loop's `sleep` named alone read as if it were
+//! all that ran).
+
+use dsh_terminal_core::{BackendSession as _, TerminalSignal, WaitReason};
+
+use crate::support::{Shell, config, within};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_running_in_a_loop_is_said_to_be_one_command_of_its_line() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (line, in_line) in [
+            ("while :; do sleep 1; done", true),
+            ("true && sleep 30", true),
+            ("sleep 30", false),
+        ] {
+            let r = sh.send_within(line, true, 1500).await;
+            assert_eq!(r.wait_reason, WaitReason::Timeout, "{line}: {r:?}");
+            let said = |text: &str| r.notices.iter().any(|n| n.starts_with(text));
+            assert_eq!(
+                said("[timeout: sleep is still running, one command of a command line that goes on after it"),
+                in_line,
+                "{line}: {r:?}"
+            );
+            assert_eq!(
+                said("[timeout: sleep is still running: poll"),
+                !in_line,
+                "{line}: {r:?}"
+            );
+            sh.session
+                .signal(TerminalSignal::Sigint)
+                .unwrap_or_else(|e| panic!("{line}: {e}"));
+            let r = sh.send("echo back").await;
+            assert!(r.viewport.contains("\nback\n"), "{line}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
