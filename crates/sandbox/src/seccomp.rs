@@ -110,14 +110,10 @@ fn rules(filter: Filter) -> BTreeMap<i64, Vec<SeccompRule>> {
             for call in [libc::SYS_add_key, libc::SYS_request_key, libc::SYS_keyctl] {
                 rules.insert(call, Vec::new());
             }
-            let tiocsti = SeccompCondition::new(
-                1,
-                SeccompCmpArgLen::Dword,
-                SeccompCmpOp::Eq,
-                libc::TIOCSTI,
-            )
-            .and_then(|condition| SeccompRule::new(vec![condition]))
-            .unwrap_or_else(|e| unreachable!("rule is valid: {e}"));
+            let tiocsti =
+                SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, libc::TIOCSTI)
+                    .and_then(|condition| SeccompRule::new(vec![condition]))
+                    .unwrap_or_else(|e| unreachable!("rule is valid: {e}"));
             rules.insert(libc::SYS_ioctl, vec![tiocsti]);
         }
         Filter::Unavailable => {
