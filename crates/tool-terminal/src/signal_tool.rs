@@ -7,8 +7,11 @@ use dsh_terminal_core::SignalDelivery;
 
 use super::*;
 
-/// How long after a SIGINT or SIGTERM a program still holding the terminal without reading
-/// input is said to be still running (it ignores or handles the signal).
+/// How long after a SIGINT, SIGTERM or SIGHUP a program still holding the terminal without
+/// reading input is said to be still running (it ignores or handles the signal). The answer
+/// waits that long at most for the program to end or read again, so the next send finds the
+/// terminal as the signal left it (a pager dying of SIGHUP still held it and its modes, and
+/// a command sent at once was refused as one meant for the shell).
 const STILL_RUNNING_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// `terminal_signal`.
@@ -40,12 +43,15 @@ impl Tool for SignalTool {
             background.note_signal(&id);
         }
         // A program that ignores or handles the signal is said to be still running now, not
-        // when the next send, typed into it, has waited out its deadline.
+        // when the next send, typed into it, has waited out its deadline. (SIGKILL always
+        // ends it: the next send waits the kill out.)
         let still_running = if result.delivered
             && result.delivery == SignalDelivery::ProcessGroup
             && !result.shell_targeted
-            && matches!(signal, TerminalSignal::Sigint | TerminalSignal::Sigterm)
-        {
+            && matches!(
+                signal,
+                TerminalSignal::Sigint | TerminalSignal::Sigterm | TerminalSignal::Sighup
+            ) {
             self.0
                 .terminals
                 .busy_after_signal(&owner, &id, result.target_pgid, STILL_RUNNING_AFTER)

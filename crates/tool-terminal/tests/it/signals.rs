@@ -54,3 +54,34 @@ async fn a_program_that_ignores_the_signal_is_said_to_be_still_running() {
         .await;
     host.shutdown().await;
 }
+
+/// A pager ended by SIGHUP (or SIGTERM), and a command sent at once: the answer waited for the
+/// pager to go, so the command runs in the shell. The dying pager still held the terminal and
+/// its modes until the shell reaped it: the command was refused as one meant for the shell
+/// sent to the pager, and the refusal's advice (`q`) then went to the shell.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_right_after_a_pager_ends_of_a_signal_runs_in_the_shell() {
+    let (host, agent) = Host::with_open_shell().await;
+    for (round, signal) in ["SIGHUP", "SIGTERM"].iter().cycle().take(8).enumerate() {
+        let r = host.send(&agent, "pty-1", "seq 1 500 | less").await;
+        assert!(r.text().contains("[wait: stdin_read]"), "{}", r.text());
+        let r = host
+            .call(
+                &agent,
+                "terminal_signal",
+                json!({"sessionId": "pty-1", "signal": signal}),
+            )
+            .await;
+        assert!(!r.is_error, "{signal}: {}", r.text());
+        let marker = format!("after-{round}");
+        let r = host.send(&agent, "pty-1", &format!("echo {marker}")).await;
+        assert!(
+            r.text().lines().any(|l| l == marker),
+            "{signal}, round {round}: {}",
+            r.text()
+        );
+    }
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
