@@ -410,7 +410,7 @@ async fn c35_sessions_cannot_reach_each_others_terminal() {
         let r = a.send("ps -e -o comm= | sort -u | tr '\\n' ' '").await;
         // Only this session's shell and the namespace's init (bwrap) besides the pipeline.
         assert!(
-            r.viewport.contains("\nbash bwrap ps sort tr dsh> "),
+            r.viewport.contains("\nbash bwrap ps sort tr\ndsh> "),
             "{r:?}"
         );
         let r = b.send("echo still-mine").await;

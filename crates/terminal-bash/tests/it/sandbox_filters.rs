@@ -94,7 +94,7 @@ async fn a_confined_session_makes_no_set_id_files_and_reaches_no_key_rings() {
         // bubblewrap read and closed the filters' descriptors: the shell holds its terminal
         // only.
         let r = sh.send("ls /proc/$$/fd | tr '\\n' ' '").await;
-        assert!(r.viewport.contains("\n0 1 2 255 dsh> "), "{r:?}");
+        assert!(r.viewport.contains("\n0 1 2 255\ndsh> "), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -45,7 +45,7 @@ async fn a_git_worktree_workspace_can_commit() {
             )
             .await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
-        assert!(r.viewport.contains("\nsecond first dsh> "), "{r:?}");
+        assert!(r.viewport.contains("\nsecond first\ndsh> "), "{r:?}");
         let r = sh
             .send("touch \"$(git rev-parse --git-common-dir)/hooks/pre-commit\"")
             .await;
@@ -90,7 +90,7 @@ async fn a_git_submodule_workspace_can_commit() {
             )
             .await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
-        assert!(r.viewport.contains("\nsecond first dsh> "), "{r:?}");
+        assert!(r.viewport.contains("\nsecond first\ndsh> "), "{r:?}");
         sh.close().await;
     })
     .await;

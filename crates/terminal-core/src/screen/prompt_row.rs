@@ -8,9 +8,11 @@
 //! At a prompt's `D` mark (the command's end, before the prompt's text), the cursor goes to
 //! the first column of the row after the lowest row holding text, the screen scrolling a row
 //! when there is none; every row of the screen, and of history, stays as it was. Nothing moves
-//! when the cursor's row holds nothing from the cursor on and no row below it holds anything:
-//! after every command whose output ended with a line end. A render from the cursor's old
-//! place (output since the last result, when it printed nothing more) starts at the new one.
+//! when the cursor's row holds nothing and no row below it holds anything: after every command
+//! whose output ended with a line end. Output that did not end with one (`printf abc`) gets
+//! the prompt on the next row, as zsh and fish draw it. A render from where the cursor was,
+//! whose output wrote nothing on the rows an earlier program left there (the shell's line end
+//! after an interrupt passing over them), starts at the new place.
 //!
 //! A scroll region (DECSTBM) or origin mode (DECOM) a command left set (a progress display
 //! killed part way, as apt's keeps a region above its bar) is reset there too, the cursor
@@ -39,7 +41,7 @@ impl Screen {
         let Some(lowest) = (row + 1..rows)
             .rev()
             .find(|&r| holds_text(r, 0))
-            .or_else(|| holds_text(row, col).then_some(row))
+            .or_else(|| (holds_text(row, col) || (col > 0 && holds_text(row, 0))).then_some(row))
         else {
             return;
         };
@@ -50,11 +52,22 @@ impl Screen {
         };
         let at = self.cursor_unsynced();
         self.emulate(to.as_bytes());
-        // A render from where the cursor was (output since the last result, which printed
-        // nothing more) starts at the prompt's row: the rows it jumped are no output of it.
+        // A render from an anchor whose output wrote nothing on the rows from the anchor's
+        // down to the cursor's, each one an earlier program left (output since the last
+        // result that only passed over them: the shell's line end after an interrupt), starts
+        // at the prompt's row: those rows are no output of it.
         let to = self.cursor_unsynced();
         for anchor in self.anchors.iter_mut().flatten() {
-            if !anchor.pending_main && anchor.pos == at {
+            let untouched = |r: u64| {
+                anchor
+                    .left_at_cursor
+                    .iter()
+                    .any(|left| left.abs == r && left.written_to == 0 && !left.skipped)
+            };
+            if !anchor.pending_main
+                && anchor.pos.row <= at.row
+                && (anchor.pos.row..=at.row).all(untouched)
+            {
                 anchor.pos = to;
                 anchor.prefix = None;
                 anchor.left_at_cursor.retain(|left| left.abs >= to.row);

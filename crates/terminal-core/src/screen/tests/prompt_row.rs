@@ -87,10 +87,60 @@ fn a_prompt_after_a_line_end_stays_where_it_is() {
     let mut s = screen_with_lines(3);
     s.feed(&prompt());
     assert_eq!(s.cursor(), Position { row: 3, col: 5 });
-    // After text without a line end too: the prompt follows it on its row.
-    s.feed(b"printf abc\r\nabc");
+}
+
+#[test]
+fn output_without_a_line_end_gets_the_prompt_on_the_next_row() {
+    let mut s = screen_with_lines(3);
+    let a = s.anchor();
+    s.feed(b"dsh> printf abc\r\nabc");
     s.feed(&prompt());
-    assert_eq!(s.cursor(), Position { row: 4, col: 8 });
+    assert_eq!(
+        s.render_since(a, 10_000).text,
+        "dsh> printf abc\nabc\ndsh> "
+    );
+    // A line that fills the row exactly: the prompt is on the next row, not joined to it.
+    let b = s.anchor();
+    let full = "0".repeat(80);
+    s.feed(format!("printf ...\r\n{full}").as_bytes());
+    s.feed(&prompt());
+    assert_eq!(
+        s.render_since(b, 10_000).text,
+        format!("printf ...\n{full}\ndsh> ")
+    );
+    assert!(s.transcript().contains(&format!("\n{full}\ndsh> ")));
+}
+
+#[test]
+fn output_that_went_up_over_its_own_lines_keeps_them_all() {
+    // Steps printed, then a status written at the top of the screen, ended by a carriage
+    // return: every line is the send's.
+    let mut s = screen_with_lines(5);
+    let a = s.anchor();
+    s.feed(b"dsh> seq ...; tput cup 0 0; printf ...\r\n");
+    for i in 1..=12 {
+        s.feed(format!("build step {i}\r\n").as_bytes());
+    }
+    s.feed(b"\x1b[HSTATUS: 12 steps ok\r");
+    s.feed(&prompt());
+    let text = s.render_since(a, 10_000).text;
+    for i in 1..=12 {
+        assert!(text.contains(&format!("build step {i}\n")), "{text:?}");
+    }
+    assert!(text.contains("STATUS: 12 steps ok"), "{text:?}");
+    assert!(text.ends_with("\ndsh> "), "{text:?}");
+}
+
+#[test]
+fn an_interrupt_passing_over_old_rows_leaves_them_out_of_the_next_result() {
+    // A command moved the cursor onto old rows and was interrupted; the shell's line end
+    // after the interrupt passes over the row: the rows are no output of what follows.
+    let mut s = screen_with_lines(12);
+    s.feed(b"dsh> tput cup 3 0; sleep 5\r\n\x1b[4;1H");
+    let a = s.anchor();
+    s.feed(b"\r\n");
+    s.feed(&prompt());
+    assert_eq!(s.render_since(a, 10_000).text, "dsh> ");
 }
 
 #[test]
