@@ -338,6 +338,20 @@ async fn text_pushed_onto_the_input_line_never_runs_joined_to_the_next_send() {
             ["[output: the first line goes on from the unfinished line the previous result ended in: `dsh> echo con`]"],
             "{r:?}"
         );
+        // Keys that leave the line empty (Ctrl-L redraws the prompt; a pager's `q` ends the
+        // pager): the next command continues nothing.
+        for (keys, before) in [("\u{c}", None), ("q", Some("seq 1 100 | less"))] {
+            if let Some(before) = before {
+                sh.send(before).await;
+            }
+            sh.send_raw(keys, false).await;
+            let r = sh.send("echo fresh").await;
+            assert!(r.viewport.contains("\nfresh\n"), "{keys:?}: {r:?}");
+            assert!(
+                r.notices.iter().all(|n| !n.starts_with("[output: the first line goes on")),
+                "{keys:?}: {r:?}"
+            );
+        }
         sh.close().await;
     })
     .await;

@@ -121,9 +121,15 @@ impl SendOp {
                 let cursor = st.screen.cursor();
                 // Also text this send typed without Enter at our shell's prompt: the command
                 // line that runs is the next send's text after it, so its result quotes it.
+                // Not keys that left the line empty (Ctrl-L redrawing the prompt, a pager's `q`
+                // whose program ended): the next line is no continuation of anything.
                 let shell_line_typed = st.typed_unended
                     && st.screen.after_prompt_end()
-                    && !st.screen.command_running();
+                    && !st.screen.command_running()
+                    && st
+                        .screen
+                        .text_after_prompt()
+                        .is_some_and(|text| !text.trim().is_empty());
                 st.resume_line_open = !st.screen.alternate_screen()
                     && cursor.col > 0
                     && ((running && (poll || cursor.row != st.write_row)) || shell_line_typed);
