@@ -80,6 +80,9 @@ impl BackendSession for CappedSession {
     fn program_group(&self) -> Option<i32> {
         self.inner.program_group()
     }
+    fn cursor_row(&self) -> Option<String> {
+        self.inner.cursor_row()
+    }
     fn working_dir_gone(&self) -> bool {
         self.inner.working_dir_gone()
     }

@@ -67,6 +67,10 @@ pub trait BackendSession: Send + Sync + 'static {
     fn program_group(&self) -> Option<i32> {
         None
     }
+    /// The text of the cursor's row before the cursor, trailing spaces trimmed: the prompt a
+    /// program waits at (`>>>`, `Name?`). `None` with the cursor at the row's first column, or
+    /// for a backend without a screen. No default, as for `busy_after_signal`.
+    fn cursor_row(&self) -> Option<String>;
     /// After a signal to the program group `pgid`: the name of its program when, `within`
     /// later, the group still holds the terminal and is not waiting for input (it ignores or
     /// handles the signal, busy); `None` as soon as it ended, gave the terminal back or reads

@@ -37,5 +37,7 @@ pub use service::{
     CLOSE_REASON_MODEL_REQUEST, CLOSE_REASON_OWNER_DISPOSED, CLOSE_REASON_ROLLBACK,
     CLOSE_REASON_SERVICE_DISPOSED, Terminals, TerminalsPlugin, invariant_companion,
 };
-pub use session::{ENVIRON_TAG, PtySession, PtySessionConfig, PtySpawnSpec, rewound_notice};
+pub use session::{
+    ENVIRON_TAG, PtySession, PtySessionConfig, PtySpawnSpec, is_repl_prompt, rewound_notice,
+};
 pub use types::*;

@@ -208,6 +208,15 @@ impl Terminals {
             .and_then(|session| session.program_group())
     }
 
+    /// The cursor row's text before the cursor in one of `owner`'s sessions (see
+    /// [`BackendSession::cursor_row`](crate::BackendSession::cursor_row)); `None` for an
+    /// unknown or foreign id too.
+    pub fn cursor_row(&self, owner: &Agent, id: &SessionId) -> Option<String> {
+        self.owned_session(owner, id)
+            .ok()
+            .and_then(|session| session.cursor_row())
+    }
+
     /// After a signal to the program group `pgid` of one of `owner`'s sessions: its program's
     /// name when it is still busy `within` later (see
     /// [`BackendSession::busy_after_signal`](crate::BackendSession::busy_after_signal));

@@ -62,6 +62,7 @@ use crate::types::{
 };
 
 pub use config::PtySessionConfig;
+pub use observe::is_repl_prompt;
 pub use result::rewound_notice;
 
 use send::SendOp;
@@ -239,6 +240,10 @@ impl BackendSession for PtySession {
             .pty
             .foreground_pgid()
             .filter(|&pgid| pgid != shared.shell_pgid() || shared.shell_replaced())
+    }
+
+    fn cursor_row(&self) -> Option<String> {
+        self.inner.shared.lock().screen.cursor_row_prefix()
     }
 
     fn prompts_drawn(&self) -> Option<u64> {

@@ -382,6 +382,9 @@ impl BackendSession for StubSession {
     async fn busy_after_signal(&self, _pgid: i32, _within: std::time::Duration) -> Option<String> {
         None
     }
+    fn cursor_row(&self) -> Option<String> {
+        None
+    }
     fn signal(&self, _signal: TerminalSignal) -> Result<SignalResult, TerminalError> {
         if self.is_closed() {
             return Err(TerminalError::new(

@@ -65,6 +65,12 @@ impl Typed {
 /// to answer the job's question).
 const READS_AGAIN: &str = "reads input again (it held the terminal before this job, which is \
      done: the next send goes to it)";
+/// How a job's detail ends when its text went to a program that held the terminal before the
+/// job began (a REPL) and that program now waits at a prompt of its own, not its REPL's (the
+/// job's `input('Name? ')`): the job is done, the program is the agent's (`job_kill` leaves
+/// it), and the next send answers that prompt rather than running as a statement.
+const ASKS_AGAIN: &str = "waits at a prompt of its own, not its REPL's (it held the terminal \
+     before this job, whose text asked it something: the next send answers that)";
 /// How a job's detail ends when its command stopped at a prompt of its own: the job is over,
 /// the program is not (`job_kill` of the job stops it while no send answered it).
 const WAITS_FOR_INPUT: &str = "waits for input (still running: the next send answers it, \
@@ -88,9 +94,10 @@ pub(super) fn detail_after(detail: &str, since: &str) -> Option<String> {
 
 /// The input modes of [`detail`] that speak of the present (the program still runs, what the
 /// next send does), each with its past form for [`detail_after`].
-const PRESENT_MODES: [(&str, &str); 6] = [
+const PRESENT_MODES: [(&str, &str); 7] = [
     (WAITS_FOR_INPUT, "waited for input"),
     (READS_AGAIN, "read input again"),
+    (ASKS_AGAIN, "waited at a prompt of its own"),
     (TYPED_WITHOUT_ENTER, "typed without Enter"),
     (FULL_SCREEN, "full-screen program"),
     (SINGLE_KEYS, "single keys"),
@@ -148,12 +155,15 @@ pub(super) fn left_a_program(detail: &str) -> bool {
 /// `earlier commands exited: 0, 1` or with counts for many. `typed`: what the job's send typed,
 /// which at the shell's own prompt decides what waits there (see [`Typed`]); `held_before`:
 /// the program holding the terminal now held it before the job began (the job's text went to
-/// it), so a prompt of its own is its next one, not a question the job stopped at.
+/// it), so a prompt of its own is its next one, not a question the job stopped at; with
+/// `own_prompt`, that program waits at a prompt that is not its REPL's (the job's text asked
+/// it something).
 pub(super) fn detail(
     result: &SendResult,
     earlier: &EarlierExits,
     typed: Typed,
     held_before: bool,
+    own_prompt: bool,
 ) -> String {
     let wait_reason = crate::schema::WaitReasonOutput::from(result.wait_reason).as_str();
     let earlier = crate::schema::EarlierCommands::from_exits(earlier.clone())
@@ -181,14 +191,19 @@ pub(super) fn detail(
                 {
                     (typed == Typed::Unended).then(|| TYPED_WITHOUT_ENTER.to_owned())
                 }
-                // The program the job's text went to reads again (a REPL's next prompt).
+                // The program the job's text went to reads again: at its REPL's next prompt,
+                // or at a prompt of its own the text asked it for.
                 InputMode::Normal
                     if held_before
                         && result.wait_reason == WaitReason::StdinRead
                         && result.exit_code.is_none() =>
                 {
                     let program = result.foreground.as_deref().unwrap_or("the program");
-                    Some(format!("{program} {READS_AGAIN}"))
+                    Some(if own_prompt {
+                        format!("{program} {ASKS_AGAIN}")
+                    } else {
+                        format!("{program} {READS_AGAIN}")
+                    })
                 }
                 // No prompt came back: a program (or the shell's own `read`) waits at a
                 // prompt of its own, so the command has not finished.
@@ -259,37 +274,46 @@ mod tests {
             notices: Vec::new(),
         };
         assert_eq!(
-            detail(&result, &EarlierExits::default(), Typed::Line, false),
+            detail(&result, &EarlierExits::default(), Typed::Line, false, false),
             "wait: stdin_read, input: echo off, a password prompt? (still running: the next send \
              answers it, job_kill stops it)"
         );
         // No prompt came back: a program (or the shell's `read`) waits at its own prompt.
         result.input_mode = InputMode::Normal;
         assert_eq!(
-            detail(&result, &EarlierExits::default(), Typed::Line, false),
+            detail(&result, &EarlierExits::default(), Typed::Line, false, false),
             format!("wait: stdin_read, input: {WAITS_FOR_INPUT}")
         );
         result.foreground = Some("python3".into());
         assert_eq!(
-            detail(&result, &EarlierExits::default(), Typed::Line, false),
+            detail(&result, &EarlierExits::default(), Typed::Line, false, false),
             "wait: stdin_read, input: python3 waits for input (still running: the next send \
              answers it, job_kill stops it)"
         );
         // The program held the terminal before the job (a REPL): its prompt is its next one.
-        let again = detail(&result, &EarlierExits::default(), Typed::Line, true);
+        let again = detail(&result, &EarlierExits::default(), Typed::Line, true, false);
         assert_eq!(
             again,
             format!("wait: stdin_read, input: python3 {READS_AGAIN}")
         );
         assert_eq!(stopped_at_prompt(&again), None);
         assert!(!left_a_program(&again));
+        // At a prompt of its own the job's text asked for: the next send answers it, and
+        // job_kill leaves the program (the agent's).
+        let asked = detail(&result, &EarlierExits::default(), Typed::Line, true, true);
+        assert_eq!(
+            asked,
+            format!("wait: stdin_read, input: python3 {ASKS_AGAIN}")
+        );
+        assert_eq!(stopped_at_prompt(&asked), None);
+        assert!(!left_a_program(&asked));
         assert_eq!(
             detail_after(&again, "a later send reached the session").as_deref(),
             Some(
                 "wait: stdin_read, input: python3 read input again (a later send reached the session)"
             )
         );
-        let stopped = detail(&result, &EarlierExits::default(), Typed::Line, false);
+        let stopped = detail(&result, &EarlierExits::default(), Typed::Line, false, false);
         assert_eq!(stopped_at_prompt(&stopped), Some(Some("python3")));
         assert_eq!(
             detail_after_kill(&stopped, "job_kill then sent it SIGINT"),
@@ -319,7 +343,13 @@ mod tests {
         assert!(!left_a_program("wait: stdin_read, exit: 0"));
         // Text the job typed without Enter at the shell's prompt: nothing waits but the line.
         result.foreground = None;
-        let typed = detail(&result, &EarlierExits::default(), Typed::Unended, false);
+        let typed = detail(
+            &result,
+            &EarlierExits::default(),
+            Typed::Unended,
+            false,
+            false,
+        );
         assert_eq!(
             typed,
             format!("wait: stdin_read, input: {TYPED_WITHOUT_ENTER}")
@@ -338,13 +368,13 @@ mod tests {
         assert_eq!(stopped_at_prompt(&answered), None);
         assert_eq!(detail_after(&answered, "again"), None);
         result.input_mode = InputMode::AlternateScreen;
-        let full_screen = detail(&result, &EarlierExits::default(), Typed::Line, false);
+        let full_screen = detail(&result, &EarlierExits::default(), Typed::Line, false, false);
         assert_eq!(
             detail_after(&full_screen, "a later send reached the session").as_deref(),
             Some("wait: stdin_read, input: full-screen program (a later send reached the session)")
         );
         result.input_mode = InputMode::SingleKey;
-        let single = detail(&result, &EarlierExits::default(), Typed::Line, false);
+        let single = detail(&result, &EarlierExits::default(), Typed::Line, false, false);
         assert!(detail_after(&single, "x").is_some_and(|d| d.ends_with("single keys (x)")));
         // A password prompt, once answered or killed.
         let password = format!("wait: stdin_read, input: {ECHO_OFF}");
@@ -367,7 +397,13 @@ mod tests {
         result.input_mode = InputMode::Normal;
         // An empty poll typed nothing: nothing is said to wait.
         assert_eq!(
-            detail(&result, &EarlierExits::default(), Typed::Nothing, false),
+            detail(
+                &result,
+                &EarlierExits::default(),
+                Typed::Nothing,
+                false,
+                false
+            ),
             "wait: stdin_read"
         );
         assert_eq!(Typed::of("", false), Typed::Nothing);
@@ -376,7 +412,7 @@ mod tests {
         assert_eq!(Typed::of("\u{3}", false), Typed::Line);
         result.exit_code = Some(2);
         assert_eq!(
-            detail(&result, &EarlierExits::default(), Typed::Line, false),
+            detail(&result, &EarlierExits::default(), Typed::Line, false, false),
             "wait: stdin_read, exit: 2"
         );
         // The job's earlier commands, over the sends it followed.
@@ -395,7 +431,7 @@ mod tests {
             failures: vec![failed(1, 2)],
         });
         assert_eq!(
-            detail(&result, &earlier, Typed::Line, false),
+            detail(&result, &earlier, Typed::Line, false, false),
             "wait: stdin_read, exit: 2, earlier commands exited: 0, 1, 2"
         );
         result.session_status = SessionStatus::Exited {
@@ -403,7 +439,7 @@ mod tests {
             signal: Some("SIGKILL".into()),
         };
         assert_eq!(
-            detail(&result, &EarlierExits::default(), Typed::Line, false),
+            detail(&result, &EarlierExits::default(), Typed::Line, false, false),
             "session exited: SIGKILL"
         );
     }

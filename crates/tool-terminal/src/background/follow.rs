@@ -150,7 +150,15 @@ pub(super) async fn follow(
         };
         let held_before =
             program_before.is_some_and(|group| terminals.program_group(&owner, &id) == Some(group));
-        JobOutcome::new(status, Some(detail(result, earlier, typed, held_before)))
+        // Its prompt (the cursor row: the result's text may have been read already).
+        let own_prompt = held_before
+            && !terminals
+                .cursor_row(&owner, &id)
+                .is_some_and(|row| dsh_terminal_core::is_repl_prompt(&row));
+        JobOutcome::new(
+            status,
+            Some(detail(result, earlier, typed, held_before, own_prompt)),
+        )
     };
     // Commands that finished before the job's last one, over every send it followed (each
     // send's span starts where the previous one's ended).

@@ -103,3 +103,36 @@ async fn a_job_typed_into_a_repl_that_replaced_the_shell_leaves_it_running() {
     assert!(next.lines().any(|l| l == "42"), "{next}");
     host.shutdown().await;
 }
+
+/// A job's text that asks the REPL for input (`input('…? ')`): the job is done, and its detail
+/// says the REPL waits at a prompt of its own, which the next send answers (it said the REPL
+/// read input again, and the agent's next statement became the answer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_that_asks_the_repl_for_input_says_the_next_send_answers_it() {
+    let host = Host::with_jobs(
+        dsh_tool_terminal::ToolTerminalConfig::default(),
+        fast_bash(),
+    );
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let r = host.send(&agent, &session, "python3 -q").await;
+    assert!(r.text().contains(">>> "), "{}", r.text());
+    let (job, _) = host
+        .start_job(&agent, &session, "input('bg-question? ')")
+        .await;
+    let read = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await
+        .text();
+    assert!(
+        read.contains("input: python3 waits at a prompt of its own, not its REPL's"),
+        "{read}"
+    );
+    let kill = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    assert!(kill.text().contains("already finished"), "{}", kill.text());
+    let answer = host.send(&agent, &session, "the-answer").await.text();
+    assert!(answer.lines().any(|l| l == "'the-answer'"), "{answer}");
+    let next = host.send(&agent, &session, "print(6 * 7)").await.text();
+    assert!(next.lines().any(|l| l == "42"), "{next}");
+    host.shutdown().await;
+}

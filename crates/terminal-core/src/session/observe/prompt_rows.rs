@@ -10,7 +10,8 @@ use super::super::result::{ReplContinuation, is_repl_continuation_prompt, repl_c
 /// `In [1]:` or `...:`, or a continuation's `...` (indented or not). Text that merely ends
 /// like one (`hint: Waiting for your editor...`, `Continue?`) is not: a program printing it
 /// may still be starting up or busy.
-pub(in crate::session) fn is_repl_prompt(row: &str) -> bool {
+#[must_use]
+pub fn is_repl_prompt(row: &str) -> bool {
     let row = row.trim_start_matches(' ');
     let one_word = !row.contains(char::is_whitespace);
     (one_word && row.ends_with('>'))
