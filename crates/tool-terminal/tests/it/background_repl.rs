@@ -5,29 +5,41 @@
 
 use serde_json::json;
 
+use dsh_context::Agent;
+
 use crate::support::{Host, fast_bash};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_job_typed_into_a_running_repl_ends_at_its_next_prompt_and_leaves_it_running() {
+/// A host with background jobs, an agent and a session whose shell ran `start` (a REPL that
+/// then shows its `>>>` prompt).
+async fn repl_session(start: &str) -> (Host, Agent, String) {
     let host = Host::with_jobs(
         dsh_tool_terminal::ToolTerminalConfig::default(),
         fast_bash(),
     );
     let agent = host.agent("a");
     let session = host.open_session(&agent).await;
-    let r = host.send(&agent, &session, "python3 -q").await;
+    let r = host.send(&agent, &session, start).await;
     assert!(r.text().contains(">>> "), "{}", r.text());
+    (host, agent, session)
+}
 
-    // A statement that prints and comes back to `>>>`.
-    let (job, ack) = host.start_job(&agent, &session, "print(6 * 7)").await;
+/// Runs `text` as a background job in `session` and waits for it: its id and its last read.
+async fn finished_job(host: &Host, agent: &Agent, session: &str, text: &str) -> (String, String) {
+    let (job, ack) = host.start_job(agent, session, text).await;
     let read = host
-        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .call(agent, "job_output", json!({"job_id": job, "wait": true}))
         .await
         .text();
-    assert!(
-        format!("{ack}\n{read}").lines().any(|l| l == "42"),
-        "{ack}\n{read}"
-    );
+    (job, format!("{ack}\n{read}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_typed_into_a_running_repl_ends_at_its_next_prompt_and_leaves_it_running() {
+    let (host, agent, session) = repl_session("python3 -q").await;
+
+    // A statement that prints and comes back to `>>>`.
+    let (job, read) = finished_job(&host, &agent, &session, "print(6 * 7)").await;
+    assert!(read.lines().any(|l| l == "42"), "{read}");
     assert!(
         read.contains(
             "input: python3 reads input again (it held the terminal before this job, which is \
@@ -80,19 +92,8 @@ async fn a_job_typed_into_a_running_repl_ends_at_its_next_prompt_and_leaves_it_r
 /// `job_kill` leaves it (it ended the whole session, and the REPL's state with it).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_typed_into_a_repl_that_replaced_the_shell_leaves_it_running() {
-    let host = Host::with_jobs(
-        dsh_tool_terminal::ToolTerminalConfig::default(),
-        fast_bash(),
-    );
-    let agent = host.agent("a");
-    let session = host.open_session(&agent).await;
-    let r = host.send(&agent, &session, "exec python3 -q").await;
-    assert!(r.text().contains(">>> "), "{}", r.text());
-    let (job, _) = host.start_job(&agent, &session, "x = 41").await;
-    let read = host
-        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
-        .await
-        .text();
+    let (host, agent, session) = repl_session("exec python3 -q").await;
+    let (job, read) = finished_job(&host, &agent, &session, "x = 41").await;
     assert!(
         read.contains("reads input again (it held the terminal before this job"),
         "{read}"
@@ -109,21 +110,8 @@ async fn a_job_typed_into_a_repl_that_replaced_the_shell_leaves_it_running() {
 /// read input again, and the agent's next statement became the answer).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_that_asks_the_repl_for_input_says_the_next_send_answers_it() {
-    let host = Host::with_jobs(
-        dsh_tool_terminal::ToolTerminalConfig::default(),
-        fast_bash(),
-    );
-    let agent = host.agent("a");
-    let session = host.open_session(&agent).await;
-    let r = host.send(&agent, &session, "python3 -q").await;
-    assert!(r.text().contains(">>> "), "{}", r.text());
-    let (job, _) = host
-        .start_job(&agent, &session, "input('bg-question? ')")
-        .await;
-    let read = host
-        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
-        .await
-        .text();
+    let (host, agent, session) = repl_session("python3 -q").await;
+    let (job, read) = finished_job(&host, &agent, &session, "input('bg-question? ')").await;
     assert!(
         read.contains("input: python3 waits at a prompt of its own, not its REPL's"),
         "{read}"
