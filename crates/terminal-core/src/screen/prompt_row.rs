@@ -38,9 +38,12 @@ impl Screen {
         let holds_text = |r: u16, from: u16| {
             (from..cols).any(|c| screen.cell(r, c).is_some_and(vt100::Cell::has_contents))
         };
+        // The rows below the cursor, unless known blank without a look (see `blank_rows`):
+        // after a line end at the bottom of what the screen holds, as after most commands.
+        let below_blank = self.blank.from().is_some_and(|from| from <= row + 1);
         let Some(lowest) = (row + 1..rows)
             .rev()
-            .find(|&r| holds_text(r, 0))
+            .find(|&r| !below_blank && holds_text(r, 0))
             .or_else(|| (holds_text(row, col) || (col > 0 && holds_text(row, 0))).then_some(row))
         else {
             return;
