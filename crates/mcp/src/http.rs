@@ -106,6 +106,10 @@ pub struct HttpServer {
     front: Front,
     sessions: Arc<sessions::AgentSessions>,
     addr: SocketAddr,
+    /// Ends rmcp's event streams once every session was closed at shutdown: ended before,
+    /// the answer a request still running gets when its session closes (see `unanswered`)
+    /// never reached its stream.
+    streams_end: CancellationToken,
 }
 
 impl std::fmt::Debug for HttpServer {
@@ -158,6 +162,7 @@ impl HttpServer {
 
         let server = Arc::new(server);
         let shutdown = CancellationToken::new();
+        let streams_end = CancellationToken::new();
         let sessions = sessions::AgentSessions::new(
             server.context().clone(),
             server.teardown_deadline(),
@@ -167,7 +172,7 @@ impl HttpServer {
         // The Host check is the front's (`host`), which also answers a missing, repeated or
         // malformed Host; rmcp's would replace the loopback names instead of adding to them.
         let config = StreamableHttpServerConfig::default()
-            .with_cancellation_token(shutdown.child_token())
+            .with_cancellation_token(streams_end.child_token())
             .with_max_request_body_bytes(max_request_bytes)
             .with_allowed_origins(options.allowed_origin.iter().cloned())
             .enforce_origin_validation()
@@ -191,6 +196,7 @@ impl HttpServer {
             },
             sessions,
             addr,
+            streams_end,
         })
     }
 
@@ -229,6 +235,8 @@ impl HttpServer {
         tracing::info!("shutting down: closing every MCP session");
         self.front.shutdown.cancel();
         let teardown_complete = self.sessions.close_all().await;
+        // The requests that were running have their answers on their streams by now.
+        self.streams_end.cancel();
         connections.close();
         if tokio::time::timeout(CONNECTION_DRAIN, connections.wait())
             .await

@@ -76,3 +76,22 @@ async fn a_request_running_when_its_session_is_deleted_is_answered_with_an_error
     );
     server.terminate().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_running_when_the_server_shuts_down_is_answered_with_an_error() {
+    let mut server = HttpServerProcess::start(&[]).await;
+    let raw = RawSession::open_with_shell(&server.url).await;
+    let loop_send = json!({"sessionId": "pty-1", "timeoutMs": 120_000,
+        "text": "while :; do echo tuck-$((6*7)); sleep 0.2; done"});
+    let running = raw.call(42, "terminal_send", &loop_send);
+    let shutdown = async {
+        let mut id = 100;
+        raw.page_until(&mut id, "tuck-42").await;
+        server.terminate().await;
+    };
+    let (answer, ()) = within("the running request's answer", async {
+        tokio::join!(running, shutdown)
+    })
+    .await;
+    assert_eq!(answer["error"]["code"], -32000, "{answer}");
+}
