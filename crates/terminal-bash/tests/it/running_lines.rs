@@ -1,5 +1,5 @@
 //! A program still running at a send's deadline: the result says whether it is the command
-//! typed alone or one command of a longer command line (a loop, a list) that goes on after it,
+//! typed alone or one command of a longer command line (a loop, a list) that may run more after it,
 //! so stopping means stopping the whole line (a loop's `sleep` named alone read as if it were
 //! all that ran).
 
@@ -20,7 +20,7 @@ async fn a_program_running_in_a_loop_is_said_to_be_one_command_of_its_line() {
             assert_eq!(r.wait_reason, WaitReason::Timeout, "{line}: {r:?}");
             let said = |text: &str| r.notices.iter().any(|n| n.starts_with(text));
             assert_eq!(
-                said("[timeout: sleep is still running, one command of a command line that goes on after it"),
+                said("[timeout: sleep is still running, as one command of a longer command line"),
                 in_line,
                 "{line}: {r:?}"
             );
@@ -35,6 +35,21 @@ async fn a_program_running_in_a_loop_is_said_to_be_one_command_of_its_line() {
             let r = sh.send("echo back").await;
             assert!(r.viewport.contains("\nback\n"), "{line}: {r:?}");
         }
+        // A command substitution's program runs in the shell's own process group: the shell
+        // is said to run the line, a substitution named among what that may be.
+        let r = sh.send_within("echo $(sleep 30)", true, 1500).await;
+        assert!(
+            r.notices.iter().any(
+                |n| n.starts_with("[shell: the shell itself is still running")
+                    && n.contains("a command substitution $(…)")
+            ),
+            "{r:?}"
+        );
+        sh.session
+            .signal(TerminalSignal::Sigint)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let r = sh.send("echo back").await;
+        assert!(r.viewport.contains("\nback\n"), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -199,13 +199,13 @@ pub(super) const EXIT_UNKNOWN_NOTICE: &str = "[shell: this command's exit code i
 /// The notice for a send that settled on silence (`inferred_idle`, `at_deadline` false) or at
 /// its deadline with `program` in the foreground on the main screen, nothing else said of it:
 /// what to do next. `in_line`: the program is one command of a longer command line (a loop,
-/// a list) that goes on after it, so it is not what stopping stops.
+/// a list) that may run more after it, so it is not all that stopping stops.
 pub(super) fn still_running_notice(program: &str, at_deadline: bool, in_line: bool) -> String {
     let (what, stop) = if in_line {
         (
             format!(
-                "{program} is still running, one command of a command line that goes on after \
-                 it (a loop or a list)"
+                "{program} is still running, as one command of a longer command line (a loop \
+                 or a list, which may run more after it)"
             ),
             "to stop the whole line",
         )
@@ -331,9 +331,10 @@ pub(super) fn reads_to_end_notice(program: &str) -> String {
 
 /// The notice for [`SettleFacts::shell_running_line`].
 pub(super) const SHELL_RUNNING_LINE_NOTICE: &str = "[shell: the shell itself is still running \
-     the command line (a builtin such as wait, or a loop of builtins), with no program of it in \
-     the foreground; it reads the next command once that line has ended; terminal_signal \
-     SIGINT stops the line]";
+     the command line (a builtin such as wait, a loop of builtins, or a command substitution \
+     $(…) or subshell, whose programs run in the shell's own process group), with no program \
+     of it in a foreground group of its own; it reads the next command once that line has \
+     ended; terminal_signal SIGINT stops the line]";
 
 /// The notice for [`SettleFacts::input_unread`] when the shell itself holds the terminal.
 pub(super) const SHELL_INPUT_UNREAD_NOTICE: &str = "[input: the shell has not read the text \
