@@ -5,18 +5,23 @@
 //! was answered. A request running when its session is deleted is answered with an error
 //! (its event stream closed empty).
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::http::{HttpServerProcess, RawSession, result_text};
 use crate::support::within;
+
+/// `terminal_send` arguments for session `pty-1` running a loop that prints `{word}-42` every
+/// 0.2 s: the output keeps the send from settling until something ends it.
+fn ticking(word: &str) -> Value {
+    json!({"sessionId": "pty-1", "timeoutMs": 120_000,
+        "text": format!("while :; do echo {word}-$((6*7)); sleep 0.2; done")})
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_reusing_an_id_in_flight_is_refused_and_the_first_gets_its_own_answer() {
     let mut server = HttpServerProcess::start(&[]).await;
     let raw = RawSession::open_with_shell(&server.url).await;
-    // Output every 0.2 s keeps the send from settling until the interrupt below.
-    let loop_send = json!({"sessionId": "pty-1", "timeoutMs": 120_000,
-        "text": "while :; do echo tick-$((6*7)); sleep 0.2; done"});
+    let loop_send = ticking("tick");
     let first = raw.call(42, "terminal_send", &loop_send);
     let second = async {
         let mut id = 100;
@@ -55,8 +60,7 @@ async fn a_request_reusing_an_id_in_flight_is_refused_and_the_first_gets_its_own
 async fn a_request_running_when_its_session_is_deleted_is_answered_with_an_error() {
     let mut server = HttpServerProcess::start(&[]).await;
     let raw = RawSession::open_with_shell(&server.url).await;
-    let loop_send = json!({"sessionId": "pty-1", "timeoutMs": 120_000,
-        "text": "while :; do echo tock-$((6*7)); sleep 0.2; done"});
+    let loop_send = ticking("tock");
     let running = raw.call(42, "terminal_send", &loop_send);
     let delete = async {
         let mut id = 100;
@@ -81,8 +85,7 @@ async fn a_request_running_when_its_session_is_deleted_is_answered_with_an_error
 async fn a_request_running_when_the_server_shuts_down_is_answered_with_an_error() {
     let mut server = HttpServerProcess::start(&[]).await;
     let raw = RawSession::open_with_shell(&server.url).await;
-    let loop_send = json!({"sessionId": "pty-1", "timeoutMs": 120_000,
-        "text": "while :; do echo tuck-$((6*7)); sleep 0.2; done"});
+    let loop_send = ticking("tuck");
     let running = raw.call(42, "terminal_send", &loop_send);
     let shutdown = async {
         let mut id = 100;

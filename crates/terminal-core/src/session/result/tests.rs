@@ -2,6 +2,8 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 
+mod output;
+
 fn facts(reason: Settle) -> SettleFacts {
     SettleFacts {
         reason,
@@ -571,25 +573,6 @@ fn a_line_read_with_no_prompt_is_said_to_take_the_next_send() {
     let notices = assemble(filter).notices;
     assert_eq!(notices.len(), 1, "{notices:?}");
     assert!(notices[0].contains("until end of input"), "{notices:?}");
-}
-
-#[test]
-fn output_that_is_not_utf8_is_said_to_need_its_encoding() {
-    let latin1 = SettleFacts {
-        undecodable: true,
-        ..facts(Settle::Prompt)
-    };
-    insta::assert_snapshot!("undecodable", assemble(latin1).notices.join("\n"));
-    assert!(assemble(facts(Settle::Prompt)).notices.is_empty());
-}
-
-#[test]
-fn lines_cut_at_the_right_edge_with_auto_wrap_off_are_said_to_be() {
-    let cut = SettleFacts {
-        cut_at_edge: true,
-        ..facts(Settle::Prompt)
-    };
-    insta::assert_snapshot!("cut_at_edge", assemble(cut).notices.join("\n"));
 }
 
 #[test]

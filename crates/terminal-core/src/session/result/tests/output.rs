@@ -1,0 +1,23 @@
+//! Notices about how the output reached the screen: bytes that are not UTF-8, lines cut at
+//! the right edge with auto-wrap off.
+
+use super::*;
+
+#[test]
+fn output_that_is_not_utf8_is_said_to_need_its_encoding() {
+    let latin1 = SettleFacts {
+        undecodable: true,
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("undecodable", assemble(latin1).notices.join("\n"));
+    assert!(assemble(facts(Settle::Prompt)).notices.is_empty());
+}
+
+#[test]
+fn lines_cut_at_the_right_edge_with_auto_wrap_off_are_said_to_be() {
+    let cut = SettleFacts {
+        cut_at_edge: true,
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("cut_at_edge", assemble(cut).notices.join("\n"));
+}
