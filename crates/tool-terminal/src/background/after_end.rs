@@ -10,6 +10,12 @@ use super::Background;
 use super::describe::{self, Typed, stopped_at_prompt};
 use super::leftover::{self, PROMPT_CAME_BACK};
 
+/// What a job's detail says once a send answered the program it left waiting: the agent
+/// drives that program now, so `job_kill` of the job no longer stops it (its sends since went
+/// to it; a shell command sent next does too, while it runs).
+const ANSWERED: &str =
+    "a later send answered it; job_kill now leaves the program, which may still hold the terminal";
+
 impl Background {
     /// The notice for a send (foreground, or a background send's acknowledgement) of `text`
     /// (+ Enter when `submit`) to session `id` whose last background job stopped at a
@@ -56,7 +62,7 @@ impl Background {
             return None;
         }
         self.forget_job(id);
-        self.amend_detail(owner, &job, &detail, "a later send answered it");
+        self.amend_detail(owner, &job, &detail, ANSWERED);
         let program = program.unwrap_or("the program");
         Some(format!(
             "[input: this text answered the prompt where background job {job} stopped ({program} was waiting for input); see the question with terminal_read {{\"sessionId\": \"{id}\", \"count\": 10}}]"
