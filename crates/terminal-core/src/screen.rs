@@ -255,6 +255,8 @@ pub(crate) struct Screen {
     /// The alternate screen is on by mode 1049, which saved the main screen's cursor to be
     /// restored when it is left (modes 47 and 1047 save none).
     alternate_saved_cursor: bool,
+    /// The alternate screen's text when a result last showed it (see `alternate`).
+    alternate_shown: Option<Vec<String>>,
     /// When the program saved the main screen's cursor (`ESC 7`, `CSI s`) and has not
     /// restored it yet: it is away drawing elsewhere (a status line on the last row) and will
     /// be back (see [`Screen::consume_since`]).
@@ -327,6 +329,7 @@ impl Screen {
             main_cursor_saved: false,
             tab_stops: None,
             alternate_saved_cursor: false,
+            alternate_shown: None,
             cursor_away_since: None,
             last_byte_ascii: true,
             segment_row: 0,

@@ -466,3 +466,35 @@ async fn a_full_screen_program_that_came_and_went_in_one_send_is_said_to() {
     })
     .await;
 }
+
+/// A full-screen program killed while it shows a page (a pager, vim): the shell's prompt gives
+/// the main screen back, and the next result carries over only what changed on the program's
+/// screen since the last result showed it (the shell's `Killed`), not the whole page again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_full_screen_program_s_page_is_not_shown_again() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("seq 1 500 | sed 's/^/page-line-/' | less").await;
+        assert!(r.viewport.contains("page-line-20"), "{r:?}");
+        sh.session
+            .signal(TerminalSignal::Sigkill)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let r = sh.send("echo after-kill").await;
+        assert!(r.viewport.contains("\nafter-kill\n"), "{r:?}");
+        assert!(!r.viewport.contains("page-line-20"), "{r:?}");
+        // What the kill added still shows.
+        assert!(r.viewport.contains("Killed"), "{r:?}");
+        if installed("vim") {
+            let r = sh.send("vim -u NONE -N").await;
+            assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+            sh.session
+                .signal(TerminalSignal::Sigkill)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let r = sh.send("echo after-vim").await;
+            assert!(r.viewport.contains("\nafter-vim\n"), "{r:?}");
+            assert!(r.viewport.matches("\n~").count() < 3, "{r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

@@ -63,6 +63,45 @@ impl Screen {
         rows
     }
 
+    /// [`Screen::alternate_screen_text`] without the rows a result already showed, unchanged
+    /// (a pager or editor killed with `SIGKILL` leaves its page, which the last result
+    /// showed, and the shell's `Killed` on it, the page perhaps scrolled up a row): carried
+    /// over, an unchanged page would be shown again in full before the prompt. The rows left
+    /// out are those of a longest common subsequence of the rows now and the rows shown: the
+    /// rest are what changed (a crashing program's error, `Killed`).
+    pub(super) fn alternate_text_unseen(&mut self) -> Vec<String> {
+        let text = self.alternate_screen_text();
+        let Some(shown) = self.alternate_shown.take() else {
+            return text;
+        };
+        // lcs[i][j]: the longest common subsequence of text[i..] and shown[j..].
+        let (n, m) = (text.len(), shown.len());
+        let mut lcs = vec![vec![0u16; m + 1]; n + 1];
+        for i in (0..n).rev() {
+            for j in (0..m).rev() {
+                lcs[i][j] = if text[i] == shown[j] {
+                    lcs[i + 1][j + 1] + 1
+                } else {
+                    lcs[i + 1][j].max(lcs[i][j + 1])
+                };
+            }
+        }
+        let (mut i, mut j) = (0, 0);
+        let mut unseen = Vec::new();
+        while i < n {
+            if j < m && text[i] == shown[j] {
+                i += 1;
+                j += 1;
+            } else if j < m && lcs[i][j + 1] >= lcs[i + 1][j] {
+                j += 1;
+            } else {
+                unseen.push(text[i].clone());
+                i += 1;
+            }
+        }
+        unseen
+    }
+
     /// Writes what a program left on the alternate screen (`lines`, from
     /// [`Screen::alternate_screen_text`]) onto the main screen at its cursor, after the prompt
     /// gave the main screen back: on a terminal the prompt would be drawn below that screen,

@@ -25,6 +25,7 @@ impl Screen {
     pub(crate) fn snapshot_since(&mut self, id: AnchorId, max_bytes: usize) -> RowsSnapshot {
         self.materialize();
         if self.alternate {
+            self.alternate_shown = Some(self.alternate_screen_text());
             return self.collect_rows(self.history().end_abs(), 0, Stop::Bytes(max_bytes), &[]);
         }
         match self.anchor_render_start(id) {

@@ -60,13 +60,14 @@ impl Screen {
         // is then drawn on the main screen).
         let mut carried = None;
         if prompt_returned && self.parser.screen().alternate_screen() {
-            carried = Some(self.alternate_screen_text());
+            carried = Some(self.alternate_text_unseen());
             self.emulate(self.leaving_alternate_screen());
             self.prompt_left_alternate = true;
         }
         let alternate = self.parser.screen().alternate_screen();
         if alternate != self.alternate {
             self.alternate = alternate;
+            self.alternate_shown = None;
             out.events.push(ScreenEvent::AlternateScreen(alternate));
             if !alternate {
                 self.alternate_leaves += 1;
