@@ -398,3 +398,30 @@ async fn a_block_reaches_a_repl_under_a_wrapper_or_continued_whole() {
     })
     .await;
 }
+
+/// A REPL at its prompt that wakes often between its reads (a timer's signal handler): a
+/// block sent while it is awake is not refused as sent to a statement still running (the
+/// cursor on its prompt says it is back there); a block sent while a statement runs still is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_block_to_a_repl_awake_between_reads_at_its_prompt_is_typed() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("python3 -q").await;
+        assert!(r.viewport.ends_with(">>> "), "{r:?}");
+        sh.send("import signal; signal.signal(signal.SIGALRM, lambda *a: sum(range(40000))); signal.setitimer(signal.ITIMER_REAL, 0.002, 0.002)").await;
+        for round in 0..6 {
+            let r = sh
+                .send(&format!(
+                    "def g{round}():\n    x = {round}\n\n    return x * 2\nprint('G', g{round}())"
+                ))
+                .await;
+            let doubled = format!("G {}", round * 2);
+            assert!(r.viewport.lines().any(|l| l == doubled), "round {round}: {r:?}");
+        }
+        sh.send("signal.setitimer(signal.ITIMER_REAL, 0)").await;
+        let r = sh.send("exit()").await;
+        assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -144,15 +144,18 @@ impl SendOp {
             None
         };
         if let Some(program) = block_to {
-            // IPython keeps a thread waiting on the terminal while it runs a statement: it is
-            // told busy by the cursor being away from its prompts.
+            // A REPL runs a statement when it reads nothing with the cursor away from its
+            // prompts: one whose prompt is the cursor's row is back at it, a moment's wake
+            // between reads (a signal, a timer, a loaded machine) aside. IPython keeps a thread
+            // waiting on the terminal while it runs a statement: the cursor alone tells.
             let away_from_prompts = !cursor_row
                 .as_deref()
                 .is_some_and(|r| is_primary_repl_prompt(r) || is_block_continuation_prompt(r));
             let busy = if aftermath_pending && !at_repl_prompt {
                 Some(python_input::Busy::Interrupted)
-            } else if fg.is_some_and(|pgid| shared.tty_reader(pgid).is_none())
-                || (program.starts_with("ipython") && canonical == Some(false) && away_from_prompts)
+            } else if away_from_prompts
+                && (fg.is_some_and(|pgid| shared.tty_reader(pgid).is_none())
+                    || (program.starts_with("ipython") && canonical == Some(false)))
             {
                 Some(python_input::Busy::Running)
             } else {
