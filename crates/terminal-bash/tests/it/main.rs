@@ -37,4 +37,5 @@ mod settle_stress;
 mod shell_config;
 mod silence;
 mod support;
+mod typed_ahead;
 mod warm;

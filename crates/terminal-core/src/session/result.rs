@@ -155,6 +155,12 @@ pub(super) struct SettleFacts {
     /// The foreground program is one command of a longer command line our shell runs (a
     /// loop, a list): the line goes on after it.
     pub(super) in_command_line: bool,
+    /// The send's text went in typed ahead while this program read nothing, and the command
+    /// line ended with none of the text run after it: a prompt of the line took it.
+    pub(super) typed_ahead_taken: Option<String>,
+    /// The send's text went in typed ahead while this program read nothing (the terminal
+    /// echoed it), and a prompt with echo off waits now.
+    pub(super) typed_ahead_echoed: Option<String>,
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -385,6 +391,20 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         (facts.exit_unknown, Some(EXIT_UNKNOWN_NOTICE.to_owned())),
         (facts.undecodable, Some(UNDECODABLE_NOTICE.to_owned())),
         (facts.cut_at_edge, Some(CUT_AT_EDGE_NOTICE.to_owned())),
+        (
+            facts.typed_ahead_taken.is_some(),
+            facts
+                .typed_ahead_taken
+                .as_deref()
+                .map(typed_ahead_taken_notice),
+        ),
+        (
+            facts.typed_ahead_echoed.is_some(),
+            facts
+                .typed_ahead_echoed
+                .as_deref()
+                .map(typed_ahead_echoed_notice),
+        ),
         (facts.closed && exited, Some(CLOSED_NOTICE.to_owned())),
         (
             exited && !facts.closed && !facts.left_running.is_empty(),

@@ -73,6 +73,10 @@ pub(super) struct SendOp {
     in_flight: AtomicBool,
     /// A signal's aftermath had not played out when the write began (see `prepare_write`).
     signal_unsettled: AtomicBool,
+    /// The text went in typed ahead: the program holding the terminal then (its name) read
+    /// nothing, with this many commands finished, and whether the text ended a line (see
+    /// `prepare_write` and the settle's typed-ahead notices).
+    typed_ahead_of: Mutex<Option<(String, u64, bool)>>,
     /// The send's own deadline, when it asked for one (else the configured timeout applies).
     timeout: Option<Duration>,
     /// A signal reached the terminal's foreground: the lines not typed yet are dropped, as

@@ -267,6 +267,26 @@ pub(super) const CUT_AT_EDGE_NOTICE: &str = "[screen: the program turned auto-wr
      write the output to a file and read that to see it whole (the shell's prompt turns \
      auto-wrap on again)]";
 
+/// The notice for [`SettleFacts::typed_ahead_taken`], naming the program that read nothing.
+pub(super) fn typed_ahead_taken_notice(program: &str) -> String {
+    format!(
+        "[input: this text went in while {program} ran and read no input (typed ahead), so the \
+         terminal echoed it above, and a prompt of the same command line read it before the \
+         shell could (a read, a question, a password prompt): it did not run as a command, \
+         and the exit status is that command line's; send it again to run it]"
+    )
+}
+
+/// The notice for [`SettleFacts::typed_ahead_echoed`], naming the program that read nothing.
+pub(super) fn typed_ahead_echoed_notice(program: &str) -> String {
+    format!(
+        "[input: this text went in while {program} ran and read no input (typed ahead), so the \
+         terminal echoed it above; the prompt with echo off that came after may have discarded \
+         it (a password prompt drops what was typed before it): if the text was a secret, it \
+         shows in this output; send it again now that the prompt is up]"
+    )
+}
+
 /// The notice for [`SettleFacts::promptless_mode`], naming the REPL.
 pub(super) fn promptless_mode_notice(program: &str) -> String {
     format!(

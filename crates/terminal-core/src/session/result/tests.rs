@@ -60,6 +60,8 @@ fn facts(reason: Settle) -> SettleFacts {
         undecodable: false,
         cut_at_edge: false,
         in_command_line: false,
+        typed_ahead_taken: None,
+        typed_ahead_echoed: None,
     }
 }
 

@@ -67,6 +67,26 @@ impl SendOp {
         }
         let started = Instant::now();
         let pre = pre_write(shared).await;
+        // Text for a program that reads nothing now goes in typed ahead: the terminal echoes
+        // it at once, and whatever reads the terminal next takes it (see the settle's notices).
+        // Only in the terminal's line modes, off the alternate screen: a program that set its
+        // own (a full-screen one polling for keys, a relay) reads keys in ways not seen here.
+        if let Some(pgid) = pre.fg.filter(|&pgid| {
+            !pre.waiting
+                && pgid != shared.shell_pgid()
+                && input.iter().any(|b| !SIGNAL_BYTES.contains(b))
+                && shared.pty.modes().is_some_and(|m| m.canonical)
+                && !shared.lock().screen.alternate_screen()
+        }) {
+            let name =
+                tokio::task::spawn_blocking(move || super::super::cancel::program_name(pgid))
+                    .await
+                    .ok()
+                    .flatten();
+            let done = shared.lock().screen.done_count();
+            let ends_line = input.iter().any(|&b| b == b'\n' || b == b'\r');
+            *self.typed_ahead_of.lock() = name.map(|name| (name, done, ends_line));
+        }
         let input = match inner.repair_keys.as_deref() {
             Some(keys) if !input.is_empty() && marks_gone_at_line_editor(shared, &pre).await => {
                 tracing::debug!("prompt marks gone at the line editor; typing the repair keys");

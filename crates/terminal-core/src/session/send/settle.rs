@@ -295,6 +295,19 @@ impl SendOp {
             && !prompt_unmarked;
         let undecodable = undecodable && !crate::screen::shows_suppressed_run(&rendered.text);
         let in_command_line = foreground.is_some() && runs_longer_line;
+        // Text typed ahead of a program that read nothing (see `SendOp::typed_ahead_of`):
+        // taken by a prompt of the same command line (the line ended with no command of the
+        // text run after it), or echoed before a password prompt that has not read it.
+        let typed_ahead = self.typed_ahead_of.lock().take();
+        let (typed_ahead_taken, typed_ahead_echoed) = match typed_ahead {
+            Some((program, done_at, ends_line)) => {
+                let done_now = shared.lock().screen.done_count();
+                let taken = reason == Settle::Prompt && ends_line && done_now == done_at + 1;
+                let echoed = reason == Settle::StdinWait && echo_off;
+                (taken.then(|| program.clone()), echoed.then_some(program))
+            }
+            None => (None, None),
+        };
         let result = assemble(SettleFacts {
             reason,
             rendered,
@@ -356,6 +369,8 @@ impl SendOp {
             undecodable,
             cut_at_edge,
             in_command_line,
+            typed_ahead_taken,
+            typed_ahead_echoed,
             promptless_mode: self.in_promptless_mode
                 && reason == Settle::StdinWait
                 && shared.pty.foreground_pgid() == shared.lock().promptless_repl,

@@ -358,6 +358,7 @@ impl SendOp {
             finished: AtomicBool::new(false),
             in_flight: AtomicBool::new(false),
             signal_unsettled: AtomicBool::new(false),
+            typed_ahead_of: Mutex::new(None),
             timeout: request.timeout,
             untyped_dropped: AtomicBool::new(false),
             refused: Mutex::new(None),

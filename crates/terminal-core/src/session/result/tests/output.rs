@@ -21,3 +21,18 @@ fn lines_cut_at_the_right_edge_with_auto_wrap_off_are_said_to_be() {
     };
     insta::assert_snapshot!("cut_at_edge", assemble(cut).notices.join("\n"));
 }
+
+#[test]
+fn text_typed_ahead_that_a_prompt_took_or_the_terminal_echoed_is_said_to_be() {
+    let taken = SettleFacts {
+        typed_ahead_taken: Some("sleep".to_owned()),
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("typed_ahead_taken", assemble(taken).notices.join("\n"));
+    let echoed = SettleFacts {
+        typed_ahead_echoed: Some("python3".to_owned()),
+        echo_off: true,
+        ..facts(Settle::StdinWait)
+    };
+    insta::assert_snapshot!("typed_ahead_echoed", assemble(echoed).notices.join("\n"));
+}
