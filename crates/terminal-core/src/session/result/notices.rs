@@ -271,9 +271,9 @@ pub(super) const CUT_AT_EDGE_NOTICE: &str = "[screen: the program turned auto-wr
 pub(super) fn typed_ahead_taken_notice(program: &str) -> String {
     format!(
         "[input: this text went in while {program} ran and read no input (typed ahead), so the \
-         terminal echoed it above, and a prompt of the same command line read it before the \
-         shell could (a read, a question, a password prompt): it did not run as a command, \
-         and the exit status is that command line's; send it again to run it]"
+         terminal echoed it above, and a prompt of the same command line read it, not the \
+         shell (a read, a question, a password prompt): if it was meant as a command, it did \
+         not run (the exit status is that command line's), so send it again]"
     )
 }
 
