@@ -73,10 +73,8 @@ pub(super) struct SendOp {
     in_flight: AtomicBool,
     /// A signal's aftermath had not played out when the write began (see `prepare_write`).
     signal_unsettled: AtomicBool,
-    /// The text went in typed ahead: the program holding the terminal then (its name) read
-    /// nothing, with this many commands finished, and whether the text ended a line (see
-    /// `prepare_write` and the settle's typed-ahead notices).
-    typed_ahead_of: Mutex<Option<(String, u64, bool)>>,
+    /// Set when the text went in typed ahead (see [`prepare::TypedAhead`]).
+    typed_ahead_of: Mutex<Option<prepare::TypedAhead>>,
     /// The send's own deadline, when it asked for one (else the configured timeout applies).
     timeout: Option<Duration>,
     /// A signal reached the terminal's foreground: the lines not typed yet are dropped, as
@@ -100,8 +98,7 @@ pub(super) struct SendOp {
     promptless: bool,
     /// The REPL was already in that mode when the send began: the lines go into its buffer.
     in_promptless_mode: bool,
-    /// The input's last non-blank line, trimmed: only a prompt after its echo shows a REPL
-    /// back from it.
+    /// The input's last non-blank line, trimmed: only a prompt after its echo shows it done.
     last_line: Option<String>,
     /// The line the REPL read last (`last_line`; a poll's is the newest send's): node shows
     /// it again after the prompt a pending `await`'s end brings, no prompt for it.
@@ -111,8 +108,7 @@ pub(super) struct SendOp {
     /// The input turns on errexit in the shell itself (`input::turns_on_errexit`).
     turns_on_errexit: bool,
     /// The input goes to the shell's line editor and hands it no command: keys that edit the
-    /// line (a history search, Ctrl-A, an arrow, Ctrl-C), whose redraws move over the line's
-    /// own rows and are no output over earlier text.
+    /// line (a history search, Ctrl-A, an arrow, Ctrl-C), whose redraws are no output.
     edits_shell_line: bool,
     /// A key with the Enter after it went to a reader of single keys without the Enter (see
     /// `input::one_key_and_enter`): as the send began, or as one of its paced lines.

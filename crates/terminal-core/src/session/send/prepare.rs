@@ -19,6 +19,19 @@ use super::super::observe::{
 };
 use super::SendOp;
 
+/// Text a send wrote while the program holding the terminal read nothing (typed ahead): the
+/// terminal echoed it at once, and whatever reads the terminal next takes it (see the settle's
+/// typed-ahead notices).
+#[derive(Debug)]
+pub(super) struct TypedAhead {
+    /// The program then.
+    pub(super) program: String,
+    /// Commands finished then (`Screen::done_count`).
+    pub(super) done_at: u64,
+    /// The text ended a line.
+    pub(super) ends_line: bool,
+}
+
 impl SendOp {
     /// Prepares the write of `input`: returns the input to write, the readiness decision and
     /// when the send started (after the waits). The send's deadline counts from this call.
@@ -83,9 +96,13 @@ impl SendOp {
                     .await
                     .ok()
                     .flatten();
-            let done = shared.lock().screen.done_count();
+            let done_at = shared.lock().screen.done_count();
             let ends_line = input.iter().any(|&b| b == b'\n' || b == b'\r');
-            *self.typed_ahead_of.lock() = name.map(|name| (name, done, ends_line));
+            *self.typed_ahead_of.lock() = name.map(|program| TypedAhead {
+                program,
+                done_at,
+                ends_line,
+            });
         }
         let input = match inner.repair_keys.as_deref() {
             Some(keys) if !input.is_empty() && marks_gone_at_line_editor(shared, &pre).await => {

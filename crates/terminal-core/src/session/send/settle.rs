@@ -300,11 +300,15 @@ impl SendOp {
         // text run after it), or echoed before a password prompt that has not read it.
         let typed_ahead = self.typed_ahead_of.lock().take();
         let (typed_ahead_taken, typed_ahead_echoed) = match typed_ahead {
-            Some((program, done_at, ends_line)) => {
+            Some(ahead) => {
                 let done_now = shared.lock().screen.done_count();
-                let taken = reason == Settle::Prompt && ends_line && done_now == done_at + 1;
+                let taken =
+                    reason == Settle::Prompt && ahead.ends_line && done_now == ahead.done_at + 1;
                 let echoed = reason == Settle::StdinWait && echo_off;
-                (taken.then(|| program.clone()), echoed.then_some(program))
+                (
+                    taken.then(|| ahead.program.clone()),
+                    echoed.then_some(ahead.program),
+                )
             }
             None => (None, None),
         };
