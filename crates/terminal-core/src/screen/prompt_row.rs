@@ -41,9 +41,12 @@ impl Screen {
         // The rows below the cursor, unless known blank without a look (see `blank_rows`):
         // after a line end at the bottom of what the screen holds, as after most commands.
         let below_blank = self.blank.from().is_some_and(|from| from <= row + 1);
-        let Some(lowest) = (row + 1..rows)
-            .rev()
-            .find(|&r| !below_blank && holds_text(r, 0))
+        let lowest_below = if below_blank {
+            None
+        } else {
+            (row + 1..rows).rev().find(|&r| holds_text(r, 0))
+        };
+        let Some(lowest) = lowest_below
             .or_else(|| (holds_text(row, col) || (col > 0 && holds_text(row, 0))).then_some(row))
         else {
             return;

@@ -188,8 +188,11 @@ impl SendOp {
         let Some(pgid) = fg.filter(|&p| p != self.shared.shell_pgid()) else {
             return step;
         };
-        let blocks = super::python_input::group_program(&self.shared, pgid)
-            .is_some_and(|program| input::pastes_blocks(&program));
+        // The leader alone (one `/proc` read per step): a REPL under a wrapper had its
+        // statements planned at the send's start (see `python_input::group_program`).
+        let blocks = crate::process::stat(pgid)
+            .filter(|s| s.pgrp == pgid)
+            .is_some_and(|leader| input::pastes_blocks(&leader.comm));
         let rest = [step.as_slice(), &pacing.pending_bytes()].concat();
         let Ok(text) = String::from_utf8(rest) else {
             return step;

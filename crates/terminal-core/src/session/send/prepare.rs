@@ -84,19 +84,24 @@ impl SendOp {
         // it at once, and whatever reads the terminal next takes it (see the settle's notices).
         // Only in the terminal's line modes, off the alternate screen: a program that set its
         // own (a full-screen one polling for keys, a relay) reads keys in ways not seen here.
-        if let Some(pgid) = pre.fg.filter(|&pgid| {
-            !pre.waiting
-                && pgid != shared.shell_pgid()
-                && input.iter().any(|b| !SIGNAL_BYTES.contains(b))
-                && shared.pty.modes().is_some_and(|m| m.canonical)
-                && !shared.lock().screen.alternate_screen()
-        }) {
+        let typed_ahead = pre
+            .fg
+            .filter(|&pgid| {
+                !pre.waiting
+                    && pgid != shared.shell_pgid()
+                    && input.iter().any(|b| !SIGNAL_BYTES.contains(b))
+                    && shared.pty.modes().is_some_and(|m| m.canonical)
+            })
+            .and_then(|pgid| {
+                let st = shared.lock();
+                (!st.screen.alternate_screen()).then(|| (pgid, st.screen.done_count()))
+            });
+        if let Some((pgid, done_at)) = typed_ahead {
             let name =
                 tokio::task::spawn_blocking(move || super::super::cancel::program_name(pgid))
                     .await
                     .ok()
                     .flatten();
-            let done_at = shared.lock().screen.done_count();
             let ends_line = input.iter().any(|&b| b == b'\n' || b == b'\r');
             *self.typed_ahead_of.lock() = name.map(|program| TypedAhead {
                 program,

@@ -303,6 +303,8 @@ fn after_block_lines(goes_on: &str, rest: &str, reader: Reader) -> Result<Inputs
 mod tests {
     use pretty_assertions::assert_eq;
 
+    use super::*;
+
     #[test]
     fn a_command_line_starts_the_repl_without_a_script_or_with_i() {
         use super::cmdline_starts_the_repl as repl;
@@ -326,8 +328,6 @@ mod tests {
         }
         assert!(repl(b"python3\0-ic\0x = 1\0"));
     }
-
-    use super::*;
 
     /// The basic REPL (typed lines) and one that takes pastes (Python 3.13's own, IPython).
     const TYPED: Reader = Reader::TYPED;

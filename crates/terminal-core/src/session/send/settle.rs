@@ -86,6 +86,7 @@ impl SendOp {
         let runs_longer_line = st.screen.command_running()
             && !st.command_lines.is_empty()
             && st.simple_command_at != Some(st.screen.prompt_end_count());
+        let done_now = st.screen.done_count();
         // Text no send typed follows our shell's prompt (a program pushed it into the
         // terminal's input): the prompt came back all the same.
         let foreign_line = (reason == Settle::StdinWait
@@ -301,7 +302,6 @@ impl SendOp {
         let typed_ahead = self.typed_ahead_of.lock().take();
         let (typed_ahead_taken, typed_ahead_echoed) = match typed_ahead {
             Some(ahead) => {
-                let done_now = shared.lock().screen.done_count();
                 let taken =
                     reason == Settle::Prompt && ahead.ends_line && done_now == ahead.done_at + 1;
                 let echoed = reason == Settle::StdinWait && echo_off;
