@@ -36,6 +36,14 @@ struct Ids {
     by_server: HashMap<i64, RequestId>,
 }
 
+/// The id of `message` when it is a request (notifications and answers have none to route).
+pub(crate) fn request_id(message: &RxJsonRpcMessage<RoleServer>) -> Option<RequestId> {
+    match message {
+        JsonRpcMessage::Request(request) => Some(request.id.clone()),
+        _ => None,
+    }
+}
+
 /// A request id as its JSON text (the number `1` and the string `"1"` differ).
 pub(crate) fn key(id: &RequestId) -> String {
     serde_json::to_string(id).unwrap_or_default()

@@ -32,7 +32,7 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt as _, Empty, Full};
 use hyper::body::Frame;
-use rmcp::model::{JsonRpcMessage, RequestId};
+use rmcp::model::RequestId;
 use rmcp::transport::streamable_http_server::{SessionId, StreamableHttpService};
 use subtle::ConstantTimeEq as _;
 use tokio_util::sync::CancellationToken;
@@ -299,10 +299,7 @@ impl Front {
             }
         };
         parts.headers.insert(CONTENT_LENGTH, body.len().into());
-        let request_id = match &*message {
-            JsonRpcMessage::Request(request) => Some(request.id.clone()),
-            _ => None,
-        };
+        let request_id = in_flight::request_id(&message);
         Ok((Request::from_parts(parts, Full::new(body)), request_id))
     }
 }

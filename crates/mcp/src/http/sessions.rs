@@ -28,7 +28,7 @@ use dsh_context::{Agent, Context};
 use dsh_jobs::JobRegistry;
 use futures_core::Stream;
 use parking_lot::Mutex;
-use rmcp::model::{ClientJsonRpcMessage, GetExtensions as _, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions as _, ServerJsonRpcMessage};
 
 use super::unanswered::AnswerOrEnd;
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
@@ -479,10 +479,7 @@ impl SessionManager for AgentSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        let request_id = match &message {
-            JsonRpcMessage::Request(request) => Some(request.id.clone()),
-            _ => None,
-        };
+        let request_id = crate::in_flight::request_id(&message);
         let stream = self
             .check(id, self.inner.create_stream(id, message).await)
             .await?;
