@@ -399,6 +399,15 @@ async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
         let e = sh.try_send("git status", true).await.expect_err("refused");
         assert!(e.message().starts_with("vim holds the terminal"), "{e}");
         sh.send_raw("\u{1b}", false).await;
+        // Keys sent without Enter that keep vim in its normal mode (a motion, an edit).
+        for keys in ["j", "dd"] {
+            sh.send_raw(keys, false).await;
+            let e = sh.try_send("make test", true).await.expect_err("refused");
+            assert!(
+                e.message().starts_with("vim holds the terminal"),
+                "{keys}: {e}"
+            );
+        }
         // A command after a `:` command that keeps vim in its normal mode.
         let e = sh
             .try_send(":w\nmake test", true)

@@ -48,6 +48,14 @@ impl Screen {
         })
     }
 
+    /// Whether the cursor is on the screen's last row (vim's `:` command line, a pager's
+    /// prompt).
+    pub(crate) fn cursor_on_bottom_row(&mut self) -> bool {
+        self.materialize();
+        let (row, _) = self.parser.screen().cursor_position();
+        row + 1 >= self.config.rows
+    }
+
     /// The alternate screen's rows from its first to its last non-blank one, as text.
     pub(super) fn alternate_screen_text(&self) -> Vec<String> {
         let tabs = &self.parser.callbacks().tabs_alt;

@@ -101,16 +101,20 @@ pub(super) fn check(
     }
     // vim in its normal or visual mode (a mode that types text shows on the bottom row,
     // `-- INSERT --`), sent a command with arguments as a line it reads in that mode (a
-    // two-letter word alone may be its keys, `dd`). Not after keys sent without Enter, unless
-    // they ended with ESC (`ihello\u{1b}`: back in normal mode) or the row shows visual mode:
-    // they may have begun a `:` command line, or insert mode that a vi without `showmode`
-    // does not show.
+    // two-letter word alone may be its keys, `dd`). Not after keys sent without Enter that
+    // left the cursor on the last row: they began a `:` (or `/`) command line, which the
+    // line ends. Other keys sent without Enter (`dd`, `j`) leave vim in its normal mode, as
+    // do keys that ended with ESC (`ihello\u{1b}`); if they began insert mode in a vi that
+    // does not show it (no `showmode`), the refusal says to send the text without Enter.
     if let Some(editor) = editor {
         let row = st.screen.alternate_bottom_row();
         let visual = row
             .as_deref()
             .is_some_and(|row| row.trim_start().starts_with("-- VISUAL"));
-        let keys_known = !st.typed_unended || st.typed_escape_last || visual;
+        let keys_known = !st.typed_unended
+            || st.typed_escape_last
+            || visual
+            || !st.screen.cursor_on_bottom_row();
         let command_mode = row.is_some_and(|row| typing_mode(&row).is_none());
         if keys_known
             && command_mode
