@@ -116,12 +116,15 @@ impl CancelInterrupts {
             return Ok(());
         }
         let first = self.last.is_none();
+        let target_pgid = target.pgid;
         self.last = Some(target);
         self.count += 1;
         self.delivered_at = Some(Instant::now());
         match deliver(shared, signal, as_key) {
-            // A later group that ended before its interrupt: nothing left to interrupt.
-            Err(e) if !first => {
+            // A later group that ended before its interrupt, or the first one ended since it
+            // was looked up (a session closing under a background send): nothing left to
+            // interrupt.
+            Err(e) if !first || target_pgid.is_none_or(group_gone) => {
                 tracing::debug!(error = %e, "cancel interrupt not delivered");
                 Ok(())
             }
@@ -149,4 +152,11 @@ impl CancelInterrupts {
             t.pgid.is_some() && t.leader.is_some() && t.leader != self.shell_leader
         }) && self.shell_leader.is_some()
     }
+}
+
+/// Whether no process is left in process group `pgid` (`kill(-pgid, 0)` finds none).
+fn group_gone(pgid: i32) -> bool {
+    rustix::process::Pid::from_raw(pgid).is_none_or(|pid| {
+        rustix::process::test_kill_process_group(pid) == Err(rustix::io::Errno::SRCH)
+    })
 }
