@@ -248,16 +248,20 @@ async fn a_sigint_right_after_a_read_builtin_ends_the_read() {
     .await;
 }
 
-/// Text typed ahead to a program that reads nothing is discarded by a SIGTERM that ends the
-/// program, as by a Ctrl-C: it never runs in the shell afterwards.
+/// Text typed ahead to a program that reads nothing (a server blocked in `accept`, which
+/// takes it at once) is discarded by a SIGTERM that ends the program, as by a Ctrl-C: it never
+/// runs in the shell afterwards.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_signal_that_ends_a_program_discards_what_was_typed_ahead_to_it() {
     within(async {
         let sh = Shell::open(quick_config()).await;
-        let r = sh.send_within("sleep 60", true, 500).await;
-        assert_eq!(r.foreground.as_deref(), Some("sleep"), "{r:?}");
-        let r = sh.send_within("echo typed-$((6*7))", true, 500).await;
-        assert_eq!(r.foreground.as_deref(), Some("sleep"), "{r:?}");
+        let server = "python3 -c 'import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); s.accept()'";
+        let r = sh.send_within(server, true, 500).await;
+        assert_eq!(r.foreground.as_deref(), Some("python3"), "{r:?}");
+        // Held until output has been quiet for the idle window (it might be starting up).
+        let r = sh.send_within("echo typed-$((6*7))", true, 10_000).await;
+        assert_eq!(r.foreground.as_deref(), Some("python3"), "{r:?}");
+        assert!(r.notices.iter().any(|n| n.contains("has not read the text sent")), "{r:?}");
         let signalled = sh.session.signal(TerminalSignal::Sigterm).unwrap();
         assert!(
             signalled.delivered && !signalled.shell_targeted,

@@ -136,16 +136,17 @@ async fn an_own_deadline_waits_out_an_event_loop_timer() {
 }
 
 /// Text sent while the shell itself runs the command line (the `wait` builtin, a loop of
-/// builtins) waits in the terminal's input: the result says so, with no program to name. The
-/// line's own result, and a poll, say that the shell runs it.
+/// builtins) is held for its prompt, and not sent when the send's deadline comes first: the
+/// result says so, naming the shell. The line's own result, and a poll, say that the shell
+/// runs it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn text_sent_while_the_shell_runs_a_builtin_is_said_to_be_unread() {
+async fn text_sent_while_the_shell_runs_a_builtin_is_held_and_said_to_be_unsent() {
     within(async {
         let sh = Shell::open(config()).await;
         let unread = |r: &dsh_terminal_core::SendResult| {
             r.notices
                 .iter()
-                .any(|n| n.starts_with("[input: the shell has not read the text sent"))
+                .any(|n| n.starts_with("[input: not sent: the shell ran until the deadline"))
         };
         for line in [
             "sleep 60 & wait",
@@ -172,7 +173,7 @@ async fn text_sent_while_the_shell_runs_a_builtin_is_said_to_be_unread() {
             );
             assert!(unread(&r), "{line}: {r:?}");
             assert!(!r.viewport.contains("\ntyped-ahead"), "{line}: {r:?}");
-            // SIGINT ends the line and discards the text typed ahead.
+            // SIGINT ends the line; the text was never written.
             sh.session
                 .signal(TerminalSignal::Sigint)
                 .unwrap_or_else(|e| panic!("{e}"));

@@ -1,37 +1,45 @@
-//! Text sent while a program reads nothing goes in typed ahead: the terminal echoes it at once,
-//! and whatever reads the terminal next takes it. A result says so when that was not the
-//! shell (a prompt of the same command line took a command meant for the shell, which then
-//! never ran), and when a password prompt came after the echo (the secret shows, and the
-//! prompt dropped it).
+//! Text sent while a program at work reads nothing is held until something reads the
+//! terminal, so the terminal never echoes it ahead (a secret sent before its password prompt
+//! stays off the screen); a result says when a prompt of the same command line took a command
+//! meant for the shell. Text for a program blocked for good elsewhere goes in typed ahead: the
+//! terminal echoes it at once, and the result says so when a password prompt came after the
+//! echo (the secret shows, and the prompt dropped it). A signal drops held text unwritten.
 
-use dsh_terminal_core::WaitReason;
+use dsh_terminal_core::{BackendSession, SendRequest, TerminalSignal, WaitReason};
 
-use crate::support::{Shell, config, within};
+use crate::support::{Shell, TempDir, config, within};
 
-const TAKEN: &str = "[input: this text went in while sleep ran and read no input (typed ahead)";
+const HELD: &str = "[input: this text was sent while sleep ran and read no input, so it waited for the next reader: a prompt of the same command line read it";
+const HELD_PYTHON: &str = "[input: this text was sent while python3 ran and read no input";
+const TAKEN: &str = "[input: this text went in while";
 const ECHOED: &str = "[input: this text went in while python3 ran and read no input (typed ahead), so the terminal echoed it above; the prompt with echo off";
 
+fn said(r: &dsh_terminal_core::SendResult, text: &str) -> bool {
+    r.notices.iter().any(|n| n.starts_with(text))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn text_typed_ahead_that_a_prompt_took_or_the_terminal_echoed_is_said_to_be() {
+async fn text_for_a_program_at_work_waits_for_its_reader_and_a_prompt_that_took_it_is_named() {
     within(async {
         let sh = Shell::open(config()).await;
-        let said = |r: &dsh_terminal_core::SendResult, text: &str| {
-            r.notices.iter().any(|n| n.starts_with(text))
-        };
-        // A command typed ahead answers the `read` of the running line.
+        // A command sent ahead answers the `read` of the running line.
         let r = sh
             .send_within("sleep 1; read -p 'Name: ' n; echo \"n=$n\"", true, 100)
             .await;
         assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
         let r = sh.send("echo next-command").await;
         assert!(r.viewport.contains("n=echo next-command"), "{r:?}");
-        assert!(said(&r, TAKEN), "{r:?}");
-        // Typed ahead and run by the shell once the line ended: nothing to say.
+        assert!(said(&r, HELD), "{r:?}");
+        assert!(!said(&r, TAKEN), "{r:?}");
+        // Held until the line ended, then run by the shell: nothing to say, and no echo of it
+        // ahead of the shell's own.
         sh.send_within("sleep 1", true, 100).await;
         let r = sh.send("echo ran-after").await;
         assert!(r.viewport.contains("\nran-after\n"), "{r:?}");
-        assert!(!said(&r, TAKEN), "{r:?}");
-        // A password typed ahead of a prompt that drops it.
+        assert_eq!(r.viewport.matches("echo ran-after").count(), 1, "{r:?}");
+        assert!(r.notices.iter().all(|n| !n.starts_with("[input:")), "{r:?}");
+        // A password sent before its prompt: it waits for `getpass`, which reads it with echo
+        // off, and it never shows.
         let r = sh
             .send_within(
                 "python3 -c \"import getpass, time; time.sleep(1); print('len', len(getpass.getpass('Password: ')))\"",
@@ -41,10 +49,175 @@ async fn text_typed_ahead_that_a_prompt_took_or_the_terminal_echoed_is_said_to_b
             .await;
         assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
         let r = sh.send("early-secret").await;
+        assert!(r.viewport.contains("len 12"), "{r:?}");
+        assert!(said(&r, HELD_PYTHON), "{r:?}");
+        assert!(!sh.session.transcript().contains("early-secret"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_typed_ahead_of_a_program_blocked_elsewhere_is_echoed_and_said_to_be() {
+    within(async {
+        let dir = TempDir::new("typed-ahead-fifo");
+        let fifo = dir.0.join("f");
+        let sh = Shell::open(config()).await;
+        // Blocked opening a FIFO (for good, as far as the kernel says): the text goes at once.
+        let r = sh
+            .send_within(
+                &format!(
+                    "mkfifo {f}; python3 -c \"import getpass; open('{f}').read(); print('len', len(getpass.getpass('Password: ')))\"",
+                    f = fifo.display()
+                ),
+                true,
+                300,
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let op = sh
+            .session
+            .start_send(SendRequest {
+                text: "early-secret".into(),
+                submit: true,
+                timeout: None,
+            })
+            .unwrap();
+        crate::support::wait_until("the typed-ahead text is echoed", || {
+            op.progress()
+                .last_line
+                .is_some_and(|l| l.contains("early-secret"))
+        })
+        .await;
+        std::fs::write(&fifo, "go\n").unwrap();
+        let r = op.done().await.unwrap();
         assert!(said(&r, ECHOED), "{r:?}");
         let r = sh.send("the-secret").await;
         assert!(r.viewport.contains("len 10"), "{r:?}");
-        assert!(!said(&r, ECHOED), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_held_until_the_deadline_is_not_sent_and_the_result_says_so() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send_within("sleep 100", true, 100).await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let r = sh
+            .send_within("echo held-$((6*7))\necho more-$((6*7))", true, 300)
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[input: not sent: sleep ran until the deadline")),
+            "{r:?}"
+        );
+        assert!(!r.viewport.contains("held-"), "{r:?}");
+        sh.session.signal(TerminalSignal::Sigint).unwrap();
+        let r = sh.send("echo after-$((1+1))").await;
+        assert!(r.viewport.contains("after-2"), "{r:?}");
+        let transcript = sh.session.transcript();
+        assert!(
+            !transcript.contains("held-") && !transcript.contains("more-"),
+            "the text held ran or was echoed:\n{transcript}"
+        );
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_drops_held_text_unwritten() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send_within("sleep 100", true, 100).await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let op = sh
+            .session
+            .start_send(SendRequest {
+                text: "echo held-$((6*7))".into(),
+                submit: true,
+                timeout: None,
+            })
+            .unwrap();
+        sh.session.signal(TerminalSignal::Sigint).unwrap();
+        let r = op.done().await.unwrap();
+        assert!(
+            r.notices.iter().any(|n| n.starts_with("[input: line 1")),
+            "{r:?}"
+        );
+        let r = sh.send("echo after-$((1+1))").await;
+        assert!(r.viewport.contains("after-2"), "{r:?}");
+        let transcript = sh.session.transcript();
+        assert!(
+            !transcript.contains("held-42"),
+            "the dropped text ran:\n{transcript}"
+        );
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_drops_held_text_unwritten() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send_within("sleep 100", true, 100).await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let op = sh
+            .session
+            .start_send(SendRequest {
+                text: "echo cancelled-$((6*7))".into(),
+                submit: true,
+                timeout: None,
+            })
+            .unwrap();
+        assert!(op.cancel());
+        let r = op.done().await.unwrap();
+        assert!(!r.viewport.contains("cancelled-42"), "{r:?}");
+        let r = sh.send("echo after-$((1+1))").await;
+        assert!(r.viewport.contains("after-2"), "{r:?}");
+        let transcript = sh.session.transcript();
+        assert!(
+            !transcript.contains("cancelled-"),
+            "the cancelled text went in:\n{transcript}"
+        );
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A member of the foreground job that reads the terminal takes the text while another
+/// member computes (`cat > file | busy-program`): nothing is held.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_beside_a_busy_program_takes_the_text_at_once() {
+    within(async {
+        let dir = TempDir::new("reader-beside-busy");
+        let out = dir.0.join("out.txt");
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send_within(
+                &format!("cat > '{}' | sha1sum /dev/zero", out.display()),
+                true,
+                300,
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let r = sh.send_within("line-for-cat", true, 20_000).await;
+        assert!(
+            r.notices.iter().all(|n| !n.starts_with("[input: not sent")),
+            "{r:?}"
+        );
+        crate::support::wait_until("cat wrote the line", || {
+            std::fs::read_to_string(&out).is_ok_and(|s| s.contains("line-for-cat"))
+        })
+        .await;
+        sh.session.signal(TerminalSignal::Sigint).unwrap();
+        let r = sh.send("echo after").await;
+        assert!(r.viewport.lines().any(|l| l == "after"), "{r:?}");
         sh.close().await;
     })
     .await;

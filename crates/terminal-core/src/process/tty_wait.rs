@@ -235,11 +235,28 @@ fn reader_of(pgid: i32, tty_path: &Path, scope: &ProcessScope) -> Option<(i32, i
 /// (tmux's client hands the server its terminal and waits on a socket), so the keys typed to
 /// the client in the foreground are taken there.
 pub(crate) fn tty_read_outside_group_in(pgid: i32, tty_path: &Path, scope: &ProcessScope) -> bool {
+    thread_on_tty_in(tty_path, scope, |pgrp| pgrp != pgid)
+}
+
+/// Whether a member of group `pgid` found in `scope` has a thread asleep reading the terminal
+/// at `tty_path`, whatever its other threads and members do (`cat | busy-program`: `cat`
+/// reads the terminal while the program beside it computes).
+pub(crate) fn group_member_reads_tty_in(pgid: i32, tty_path: &Path, scope: &ProcessScope) -> bool {
+    pgid > 0 && thread_on_tty_in(tty_path, scope, |pgrp| pgrp == pgid)
+}
+
+/// Whether a live process found in `scope` whose process group `in_groups` accepts has a
+/// thread asleep reading the terminal at `tty_path`.
+fn thread_on_tty_in(
+    tty_path: &Path,
+    scope: &ProcessScope,
+    in_groups: impl Fn(i32) -> bool,
+) -> bool {
     let tty = Tty::new(tty_path);
     scope
         .stats()
         .into_iter()
-        .filter(|s| s.pgrp != pgid && !s.is_zombie())
+        .filter(|s| in_groups(s.pgrp) && !s.is_zombie())
         .any(|s| {
             let task_dir = PathBuf::from(format!("/proc/{}/task", s.pid));
             procfs::numeric_entries(&task_dir)

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::process::{
-    GroupActivity, ReaderThread, TtyReaders, group_activity_and_readers_in, group_relays_in,
-    group_tty_reader_in, group_tty_reader_thread_in, tty_read_outside_group_in,
+    GroupActivity, ReaderThread, TtyReaders, group_activity_and_readers_in,
+    group_member_reads_tty_in, group_relays_in, group_tty_reader_in, group_tty_reader_thread_in,
+    tty_read_outside_group_in,
 };
 use crate::readiness::{HELD_INPUT_TIMER_MAX, PROBE_QUIET};
 
@@ -80,6 +81,30 @@ impl Shared {
             .await
             .ok()
             .flatten()
+    }
+
+    /// Whether process group `pgid` takes text written to the terminal soon (see
+    /// `send::hold`): a member reads the terminal ([`Uptake::Reads`], also while others
+    /// compute), the group is at work and may read later ([`Uptake::Busy`]), or it waits on
+    /// other events, or cannot be told ([`Uptake::Elsewhere`]). The `/proc` scans run off the
+    /// async workers.
+    pub(super) async fn uptake(&self, pgid: i32) -> Uptake {
+        let Some(tty) = self.pty.tty_path().map(std::path::Path::to_path_buf) else {
+            return Uptake::Elsewhere;
+        };
+        let scope = self.scope.clone();
+        tokio::task::spawn_blocking(move || {
+            match group_activity_and_readers_in(pgid, &tty, &scope).0 {
+                GroupActivity::ReadingTty { .. } | GroupActivity::BusyReadingTty => Uptake::Reads,
+                GroupActivity::Busy if group_member_reads_tty_in(pgid, &tty, &scope) => {
+                    Uptake::Reads
+                }
+                GroupActivity::Busy => Uptake::Busy,
+                GroupActivity::TimedWait | GroupActivity::Idle => Uptake::Elsewhere,
+            }
+        })
+        .await
+        .unwrap_or(Uptake::Elsewhere)
     }
 
     /// The member of process group `pgid` that waits for input on this terminal, if the
@@ -183,6 +208,19 @@ impl Shared {
             })
         }
     }
+}
+
+/// Whether a process group takes text written to the terminal soon (see [`Shared::uptake`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Uptake {
+    /// A member reads the terminal.
+    Reads,
+    /// At work (computing, sleeping on a timer, waiting on busy children): it may read later.
+    Busy,
+    /// Blocked on other events (a server in `accept`, an event loop, a client's poll on its
+    /// socket, a stopped job), or not to be told: for good, once output has been quiet for a
+    /// while (one look may catch a program starting up in a short wait of its own).
+    Elsewhere,
 }
 
 /// What one foreground probe found (see [`Shared::probe`]).

@@ -161,6 +161,10 @@ pub(super) struct SettleFacts {
     /// The send's text went in typed ahead while this program read nothing (the terminal
     /// echoed it), and a prompt with echo off waits now.
     pub(super) typed_ahead_echoed: Option<String>,
+    /// The send's text was held while this program read nothing, went to the first reader,
+    /// and the command line ended with none of the text run after it: a prompt of the line
+    /// took it.
+    pub(super) held_text_taken: Option<String>,
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -397,6 +401,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                 .typed_ahead_taken
                 .as_deref()
                 .map(typed_ahead_taken_notice),
+        ),
+        (
+            facts.held_text_taken.is_some(),
+            facts.held_text_taken.as_deref().map(held_text_taken_notice),
         ),
         (
             facts.typed_ahead_echoed.is_some(),

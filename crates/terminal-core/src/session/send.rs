@@ -40,6 +40,7 @@ use span::Span;
 
 mod anchor;
 mod handle;
+mod hold;
 mod key_answer;
 mod left_running;
 mod pacing;
@@ -80,6 +81,9 @@ pub(super) struct SendOp {
     /// A signal reached the terminal's foreground: the lines not typed yet are dropped, as
     /// the terminal's keys discard input typed ahead (see [`pacing`]).
     untyped_dropped: AtomicBool,
+    /// A signal discarded the input typed ahead: text held for a reader is dropped unwritten
+    /// (see [`hold`]).
+    held_dropped: AtomicBool,
     /// The notice for paced lines left untyped (the kernel would cut one; a signal came).
     refused: Mutex<Option<String>>,
     /// Text that followed the shell's prompt, typed by no send, which the send's input first
@@ -155,9 +159,21 @@ impl SendOp {
     ) {
         let shared = Arc::clone(&inner.shared);
         let mut activity = shared.subscribe();
-        let (input, mut readiness, started) = self
+        let prepare::Prepared {
+            input,
+            mut readiness,
+            started,
+            unwritten,
+        } = self
             .prepare_write(&inner, &mut activity, input, initializing)
             .await;
+        match unwritten {
+            // Dropped by a signal or a cancel: said with the lines after it.
+            Some(prepare::Unwritten::Dropped(text)) => pacing.put_back(text),
+            // Not one line of it goes once the first was not sent.
+            Some(prepare::Unwritten::Expired) => drop(pacing.discard()),
+            None => {}
+        }
         let deadline = readiness.deadline();
         // Lines for a reader that ended would run as commands (see `note_reader_ended`).
         let answers_a_reader = self.answers_a_line_reader && readiness.began_at_a_waiting_reader();

@@ -258,6 +258,12 @@ pub(super) fn deliver(
         let mut st = shared.lock();
         st.typed_unended = false;
         st.typed_escape_last = false;
+        // So does text a send holds for a reader that has not come (see `send::hold`).
+        let active = st.active.clone();
+        drop(st);
+        if let Some(op) = active {
+            op.drop_held();
+        }
     }
     let delivery = if let Some(byte) = raw_interrupt {
         // Written ahead of any later input.

@@ -363,9 +363,10 @@ async fn silence_longer_than_the_idle_window_does_not_end_a_background_send() {
     host.shutdown().await;
 }
 
-/// A background send typed ahead while a command runs, killed before the shell read it: the
-/// interrupt discards the unread line (as the terminal's Ctrl-C does), so it never runs and
-/// the next send is not polluted.
+/// A background send typed ahead while a command runs (a server blocked in `accept`, which
+/// takes text typed ahead once its output has been quiet for the idle window), killed before
+/// the shell read it: the interrupt discards the unread line (as the terminal's Ctrl-C does),
+/// so it never runs and the next send is not polluted.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killing_a_typed_ahead_background_send_discards_its_line() {
     let (host, agent, session) = Host::with_jobs_and_session().await;
@@ -373,7 +374,11 @@ async fn killing_a_typed_ahead_background_send_discards_its_line() {
         .call(
             &agent,
             "terminal_send",
-            json!({"sessionId": session, "text": "sleep 100", "timeoutMs": 1000}),
+            json!({
+                "sessionId": session,
+                "text": "python3 -c 'import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); s.accept()'",
+                "timeoutMs": 1000,
+            }),
         )
         .await;
     assert!(r.text().contains("[wait: timeout]"), "{}", r.text());

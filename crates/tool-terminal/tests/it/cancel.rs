@@ -6,6 +6,9 @@ use serde_json::json;
 
 use crate::support::Host;
 
+/// A program blocked for good on something else than the terminal: a server in `accept`.
+const BLOCKED_SERVER: &str = "python3 -c 'import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); s.accept()'";
+
 /// Starts `terminal_send` of `text` on `pty-1` as a call the returned token cancels.
 fn cancellable_send(
     host: &Host,
@@ -141,10 +144,12 @@ async fn a_retry_right_after_a_cancel_is_served() {
     host.shutdown().await;
 }
 
-/// Cancelling a send of many lines to a program that does not read discards the line the
-/// terminal holds and the lines not typed yet, as the terminal's Ctrl-C would: the program is
-/// interrupted at once, the session is free for the next send, and none of the cancelled
-/// lines runs. A `terminal_signal` SIGINT does the same to a send still typing.
+/// Cancelling a send of many lines to a program that does not read (a server blocked in
+/// `accept`, which takes text typed ahead once its output has been quiet for the idle window)
+/// discards the line the terminal holds and the lines not typed yet, as the terminal's Ctrl-C
+/// would: the program is interrupted at once, the session is free for the next send, and none
+/// of the cancelled lines runs. A `terminal_signal` SIGINT does the same to a send still
+/// typing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_send_typed_ahead_to_a_program_that_does_not_read_runs_nothing() {
     let (host, agent) = Host::with_open_shell().await;
@@ -159,7 +164,7 @@ async fn a_cancelled_send_typed_ahead_to_a_program_that_does_not_read_runs_nothi
             .call(
                 &agent,
                 "terminal_send",
-                json!({"sessionId": "pty-1", "text": "sleep 600", "timeoutMs": 200}),
+                json!({"sessionId": "pty-1", "text": BLOCKED_SERVER, "timeoutMs": 200}),
             )
             .await;
         assert!(!r.is_error, "{}", r.text());

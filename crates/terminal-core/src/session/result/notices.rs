@@ -277,6 +277,16 @@ pub(super) fn typed_ahead_taken_notice(program: &str) -> String {
     )
 }
 
+/// The notice for [`SettleFacts::held_text_taken`], naming the program that read nothing.
+pub(super) fn held_text_taken_notice(program: &str) -> String {
+    format!(
+        "[input: this text was sent while {program} ran and read no input, so it waited for \
+         the next reader: a prompt of the same command line read it, not the shell (a read, a \
+         question, a password prompt): if it was meant as a command, it did not run (the exit \
+         status is that command line's), so send it again]"
+    )
+}
+
 /// The notice for [`SettleFacts::typed_ahead_echoed`], naming the program that read nothing.
 pub(super) fn typed_ahead_echoed_notice(program: &str) -> String {
     format!(

@@ -61,6 +61,7 @@ fn facts(reason: Settle) -> SettleFacts {
         cut_at_edge: false,
         in_command_line: false,
         typed_ahead_taken: None,
+        held_text_taken: None,
         typed_ahead_echoed: None,
     }
 }

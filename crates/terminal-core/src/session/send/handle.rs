@@ -20,6 +20,13 @@ impl SendOp {
         self.wake.notify_one();
     }
 
+    /// Drops the text this send holds for a reader that has not come (see `hold`): a signal
+    /// discarded input typed ahead.
+    pub(in crate::session) fn drop_held(&self) {
+        self.held_dropped.store(true, Ordering::SeqCst);
+        self.wake.notify_one();
+    }
+
     /// Hands `signal` to this send (see `Span::requested_signal`); `false` once settled.
     pub(in crate::session) fn request_signal(&self, signal: TerminalSignal) -> bool {
         if self.is_settled() {

@@ -435,6 +435,16 @@ impl Pacing {
         self.pending.iter().flatten().copied().collect()
     }
 
+    /// Puts `step`, which was never written, back before the steps still to type (text
+    /// held for a reader that a signal dropped: see `hold`), so that [`Pacing::discard`]
+    /// counts its lines too.
+    pub(super) fn put_back(&mut self, step: Vec<u8>) {
+        if !step.is_empty() {
+            self.line_ends_taken = self.line_ends_taken.saturating_sub(line_ends(&step));
+            self.pending.push_front(step);
+        }
+    }
+
     /// Drops the lines not yet typed (the send was cancelled or interrupted: like input typed
     /// ahead, they are discarded). Returns the number (from 1) of the first input line not
     /// typed whole and how many lines were not, when any were left.

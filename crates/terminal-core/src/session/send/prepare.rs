@@ -18,10 +18,11 @@ use super::super::observe::{
     wait_for_continued_shell, wait_for_shell_read,
 };
 use super::SendOp;
+use super::hold::Hold;
 
 /// Text a send wrote while the program holding the terminal read nothing (typed ahead): the
-/// terminal echoed it at once, and whatever reads the terminal next takes it (see the settle's
-/// typed-ahead notices).
+/// terminal echoed it at once, and whatever reads the terminal next takes it; or text it held
+/// until a reader came (see `hold`). See the settle's typed-ahead notices.
 #[derive(Debug)]
 pub(super) struct TypedAhead {
     /// The program then.
@@ -30,18 +31,40 @@ pub(super) struct TypedAhead {
     pub(super) done_at: u64,
     /// The text ended a line.
     pub(super) ends_line: bool,
+    /// The text was held until a reader came: the terminal did not echo it ahead.
+    pub(super) held: bool,
+}
+
+/// What [`SendOp::prepare_write`] decided.
+pub(super) struct Prepared {
+    /// The input to write now (empty when nothing goes).
+    pub(super) input: Vec<u8>,
+    /// The readiness decision, set up from the foreground seen before the write.
+    pub(super) readiness: Readiness,
+    /// When the send started (after the waits).
+    pub(super) started: Instant,
+    /// Text held for a reader and not written (see `hold`).
+    pub(super) unwritten: Option<Unwritten>,
+}
+
+/// Why text held for a reader was not written (see `hold`).
+pub(super) enum Unwritten {
+    /// A signal or a cancel dropped it: the text, to be counted among the lines not typed.
+    Dropped(Vec<u8>),
+    /// The deadline passed (the send's notice says so): nothing of the input goes.
+    Expired,
 }
 
 impl SendOp {
-    /// Prepares the write of `input`: returns the input to write, the readiness decision and
-    /// when the send started (after the waits). The send's deadline counts from this call.
+    /// Prepares the write of `input` (see [`Prepared`]). The send's deadline counts from this
+    /// call.
     pub(super) async fn prepare_write(
         &self,
         inner: &Inner,
         activity: &mut watch::Receiver<u64>,
         input: Vec<u8>,
         initializing: bool,
-    ) -> (Vec<u8>, Readiness, Instant) {
+    ) -> Prepared {
         let shared = &inner.shared;
         let called_at = Instant::now();
         let aftermath = shared.lock().redraw_pending.take();
@@ -78,8 +101,51 @@ impl SendOp {
                 wait_for_continued_shell(shared).await;
             }
         }
-        let started = Instant::now();
+        let looked_at = Instant::now();
         let pre = pre_write(shared).await;
+        let done_before = shared.lock().screen.done_count();
+        // Text for a program at work that reads nothing yet waits for a reader (see `hold`).
+        let limit = inner.config.timing(self.timeout).timeout;
+        let (pre, started, input, unwritten, waited_for) = match self
+            .hold_for_reader(
+                shared,
+                activity,
+                pre,
+                looked_at,
+                &input,
+                called_at + limit,
+                (inner.config.idle_silence, inner.config.poll_interval),
+            )
+            .await
+        {
+            Hold::Write {
+                pre,
+                looked_at,
+                waited_for,
+            } => (pre, looked_at, input, None, waited_for),
+            Hold::Dropped => {
+                let at = Instant::now();
+                let pre = pre_write(shared).await;
+                (pre, at, Vec::new(), Some(Unwritten::Dropped(input)), None)
+            }
+            Hold::Expired { notice } => {
+                *self.refused.lock() = Some(notice);
+                let at = Instant::now();
+                let pre = pre_write(shared).await;
+                (pre, at, Vec::new(), Some(Unwritten::Expired), None)
+            }
+        };
+        let ends_line = input.iter().any(|&b| b == b'\n' || b == b'\r');
+        // Held until a reader came: no echo ahead, but a prompt of the running command line
+        // may be what took a command meant for the shell.
+        if let Some(program) = waited_for.filter(|_| pre.waiting) {
+            *self.typed_ahead_of.lock() = Some(TypedAhead {
+                program,
+                done_at: done_before,
+                ends_line,
+                held: true,
+            });
+        }
         // Text for a program that reads nothing now goes in typed ahead: the terminal echoes
         // it at once, and whatever reads the terminal next takes it (see the settle's notices).
         // Only in the terminal's line modes, off the alternate screen: a program that set its
@@ -102,11 +168,11 @@ impl SendOp {
                     .await
                     .ok()
                     .flatten();
-            let ends_line = input.iter().any(|&b| b == b'\n' || b == b'\r');
             *self.typed_ahead_of.lock() = name.map(|program| TypedAhead {
                 program,
                 done_at,
                 ends_line,
+                held: false,
             });
         }
         let input = match inner.repair_keys.as_deref() {
@@ -121,6 +187,11 @@ impl SendOp {
         let mut timing = inner.config.timing(self.timeout);
         timing.timeout = timing.timeout.saturating_sub(called_at.elapsed());
         let readiness = Readiness::new(timing, started, initializing, shared.shell_pgid(), pre);
-        (input, readiness, started)
+        Prepared {
+            input,
+            readiness,
+            started,
+            unwritten,
+        }
     }
 }

@@ -296,21 +296,24 @@ impl SendOp {
             && !prompt_unmarked;
         let undecodable = undecodable && !crate::screen::shows_suppressed_run(&rendered.text);
         let in_command_line = foreground.is_some() && runs_longer_line;
-        // Text typed ahead of a program that read nothing (see `SendOp::typed_ahead_of`):
-        // taken by a prompt of the same command line (the line ended with no command of the
-        // text run after it), or echoed before a password prompt that has not read it.
+        // Text typed ahead of a program that read nothing, or held for a reader (see
+        // `SendOp::typed_ahead_of`): taken by a prompt of the same command line (the line
+        // ended with no command of the text run after it), or echoed before a password prompt
+        // that has not read it.
         let typed_ahead = self.typed_ahead_of.lock().take();
-        let (typed_ahead_taken, typed_ahead_echoed) = match typed_ahead {
+        let (typed_ahead_taken, typed_ahead_echoed, held_text_taken) = match typed_ahead {
             Some(ahead) => {
                 let taken =
                     reason == Settle::Prompt && ahead.ends_line && done_now == ahead.done_at + 1;
-                let echoed = reason == Settle::StdinWait && echo_off;
-                (
-                    taken.then(|| ahead.program.clone()),
-                    echoed.then_some(ahead.program),
-                )
+                let echoed = !ahead.held && reason == Settle::StdinWait && echo_off;
+                let program = Some(ahead.program);
+                match (taken, ahead.held) {
+                    (true, true) => (None, None, program),
+                    (true, false) => (program, None, None),
+                    (false, _) => (None, program.filter(|_| echoed), None),
+                }
             }
-            None => (None, None),
+            None => (None, None, None),
         };
         let result = assemble(SettleFacts {
             reason,
@@ -375,6 +378,7 @@ impl SendOp {
             in_command_line,
             typed_ahead_taken,
             typed_ahead_echoed,
+            held_text_taken,
             promptless_mode: self.in_promptless_mode
                 && reason == Settle::StdinWait
                 && shared.pty.foreground_pgid() == shared.lock().promptless_repl,

@@ -361,6 +361,7 @@ impl SendOp {
             typed_ahead_of: Mutex::new(None),
             timeout: request.timeout,
             untyped_dropped: AtomicBool::new(false),
+            held_dropped: AtomicBool::new(false),
             refused: Mutex::new(None),
             cleared_line,
             indent_cleared,

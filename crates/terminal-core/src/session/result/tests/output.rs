@@ -35,4 +35,9 @@ fn text_typed_ahead_that_a_prompt_took_or_the_terminal_echoed_is_said_to_be() {
         ..facts(Settle::StdinWait)
     };
     insta::assert_snapshot!("typed_ahead_echoed", assemble(echoed).notices.join("\n"));
+    let held = SettleFacts {
+        held_text_taken: Some("sleep".to_owned()),
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("held_text_taken", assemble(held).notices.join("\n"));
 }

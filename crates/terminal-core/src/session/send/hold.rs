@@ -1,0 +1,181 @@
+//! Text for a program that reads no input yet is held back until something reads the terminal.
+//!
+//! In the terminal's line modes the kernel echoes what it receives at once, whoever reads it
+//! later: text sent while `sleep 2; read -s -p 'Password: ' pw` sleeps would show on the
+//! screen (a secret included) before `read` turned echo off, a prompt that flushes its input
+//! (`getpass`, `sudo`) would then drop it, and a command meant for the shell would go to
+//! whatever of the running line reads first. So a send to a foreground job that is at work
+//! (computing, sleeping on a timer, waiting on busy children, the shell between two commands
+//! of a line) writes nothing until the terminal has a reader: a program
+//! blocked reading it, the shell back at its prompt, a program that took the terminal out of
+//! its line modes or onto the alternate screen (it reads keys its own way), or no foreground
+//! at all. When the send's deadline passes first, nothing is written and the result says so
+//! ([`held_text_expired_notice`]). A job blocked on something else (a server in `accept`, an
+//! event loop, a stopped job) whose output has been quiet for the idle window, as a send
+//! settles on such a program, is taken to wait for good and will not read soon by itself: its
+//! text goes then, typed ahead, as it would on a user's terminal (the settle's typed-ahead
+//! notices say what the terminal did with it). A program starting up, or connecting, waits
+//! elsewhere too, for a moment: only the silence tells the two apart. A signal that discards typed-ahead input, or a cancel, drops held text
+//! unwritten, as the terminal's keys would.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+use crate::readiness::{PROBE_QUIET, PreWrite};
+
+use super::super::cancel::program_name;
+use super::super::observe::{SIGNAL_BYTES, pre_write};
+use super::super::probe::Uptake;
+use super::super::shared::Shared;
+use super::SendOp;
+
+/// How a hold ended.
+pub(super) enum Hold {
+    /// Write now.
+    Write {
+        /// The foreground as last seen.
+        pre: PreWrite,
+        /// When that look began.
+        looked_at: Instant,
+        /// The program the text waited for, when it waited (its name).
+        waited_for: Option<String>,
+    },
+    /// A signal or a cancel came first: the text is not written.
+    Dropped,
+    /// The deadline passed first: the text is not written (the notice says so).
+    Expired {
+        /// The notice for the result.
+        notice: String,
+    },
+}
+
+impl SendOp {
+    /// Holds `input` while the foreground reads nothing yet and is at work (see the module
+    /// docs), until `until` at the latest; `pre` is the foreground seen by a look that began at
+    /// `looked_at`; `idle_silence` is the output silence that ends a hold for a program that
+    /// waits elsewhere. Looks again whenever output arrives or the send is woken, else after a
+    /// pause that starts at [`PROBE_QUIET`] and doubles up to `max_pause`. `/proc` reads run
+    /// off the async workers.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the foreground seen, the input and the hold's three bounds"
+    )]
+    pub(super) async fn hold_for_reader(
+        &self,
+        shared: &Arc<Shared>,
+        activity: &mut watch::Receiver<u64>,
+        mut pre: PreWrite,
+        mut looked_at: Instant,
+        input: &[u8],
+        until: Instant,
+        (idle_silence, max_pause): (Duration, Duration),
+    ) -> Hold {
+        let mut waited_for: Option<String> = None;
+        // The group the text first waited for: its program is named as it is last seen (a
+        // fork of the shell becomes the program it runs).
+        let mut first_group: Option<i32> = None;
+        let mut pause = PROBE_QUIET;
+        let held_since = Instant::now();
+        // Keys with a signal in them are meant for now (see `pacing`); no text, no hold.
+        if input.is_empty() || input.iter().any(|b| SIGNAL_BYTES.contains(b)) {
+            return Hold::Write {
+                pre,
+                looked_at,
+                waited_for,
+            };
+        }
+        loop {
+            // A signal discarded the input typed ahead before this text went in (the program
+            // it went to may be gone by now, its shell back at the prompt).
+            if self.held_dropped.load(Ordering::SeqCst) {
+                return Hold::Dropped;
+            }
+            let Some(pgid) = pre.fg.filter(|_| !pre.waiting && no_reader_yet(shared)) else {
+                break;
+            };
+            // A cancel, or a signal for the command: what is held goes with it.
+            if self.interrupt_owed() {
+                return Hold::Dropped;
+            }
+            match shared.uptake(pgid).await {
+                Uptake::Busy => {}
+                Uptake::Elsewhere => {
+                    let quiet_since = shared.lock().last_output_at.max(held_since);
+                    if quiet_since.elapsed() >= idle_silence {
+                        break;
+                    }
+                }
+                Uptake::Reads => {
+                    looked_at = Instant::now();
+                    pre = pre_write(shared).await;
+                    break;
+                }
+            }
+            if first_group.is_none_or(|first| first == pgid) {
+                first_group = Some(pgid);
+                waited_for = if pgid == shared.shell_pgid() {
+                    Some("the shell".to_owned())
+                } else {
+                    tokio::task::spawn_blocking(move || program_name(pgid))
+                        .await
+                        .ok()
+                        .flatten()
+                };
+            }
+            let now = Instant::now();
+            if now >= until {
+                let program = waited_for.as_deref().unwrap_or("the running program");
+                return Hold::Expired {
+                    notice: held_text_expired_notice(program),
+                };
+            }
+            tokio::select! {
+                _ = activity.changed() => {}
+                () = self.wake.notified() => {}
+                () = tokio::time::sleep_until((now + pause).min(until).into()) => {}
+            }
+            pause = (pause * 2).min(max_pause.max(PROBE_QUIET));
+            looked_at = Instant::now();
+            pre = pre_write(shared).await;
+        }
+        Hold::Write {
+            pre,
+            looked_at,
+            waited_for,
+        }
+    }
+}
+
+/// Whether text written now would wait in the terminal's line discipline, echoed, for a
+/// reader to come: the terminal is in its canonical mode off the alternate screen (a program
+/// that set other modes reads keys its own way), and the shell is not at a current prompt.
+fn no_reader_yet(shared: &Shared) -> bool {
+    let fg = shared.pty.foreground_pgid();
+    fg.is_some()
+        && shared.pty.modes().is_some_and(|m| m.canonical)
+        && !shared.lock().screen.alternate_screen()
+        && !(fg == Some(shared.shell_pgid()) && shared.prompt_current())
+}
+
+/// The notice for text held until the send's deadline while `program` ran and read nothing.
+fn held_text_expired_notice(program: &str) -> String {
+    format!(
+        "[input: not sent: {program} ran until the deadline and read no input, so the text \
+         was held for a reader and then dropped (written ahead, the terminal would echo it, a \
+         secret too, and whatever reads next would take it); send it again once a program \
+         waits for input or the prompt is back, or with a longer timeoutMs to wait for that]"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::held_text_expired_notice;
+
+    #[test]
+    fn the_notice_for_text_held_until_the_deadline_says_it_was_not_sent() {
+        insta::assert_snapshot!(held_text_expired_notice("sleep"));
+    }
+}
