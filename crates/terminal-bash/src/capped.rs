@@ -89,8 +89,12 @@ impl BackendSession for CappedSession {
     fn signal(&self, signal: TerminalSignal) -> Result<SignalResult, TerminalError> {
         self.inner.signal(signal)
     }
-    async fn busy_after_signal(&self, pgid: i32, within: std::time::Duration) -> Option<String> {
-        self.inner.busy_after_signal(pgid, within).await
+    async fn after_signal(
+        &self,
+        pgid: i32,
+        within: std::time::Duration,
+    ) -> dsh_terminal_core::AfterSignal {
+        self.inner.after_signal(pgid, within).await
     }
     async fn close(&self, reason: String) -> Result<CloseReport, TerminalError> {
         self.inner.close(reason).await

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use crate::error::TerminalError;
 use crate::types::{
-    BackendSpawnSpec, CloseReport, ReadRequest, ReadResult, SendProgress, SendRead, SendRequest,
-    SendResult, SessionStatus, SignalResult, TerminalSignal,
+    AfterSignal, BackendSpawnSpec, CloseReport, ReadRequest, ReadResult, SendProgress, SendRead,
+    SendRequest, SendResult, SessionStatus, SignalResult, TerminalSignal,
 };
 
 /// A registered session factory, keyed by its type (e.g. `shell`).
@@ -69,14 +69,17 @@ pub trait BackendSession: Send + Sync + 'static {
     }
     /// The text of the cursor's row before the cursor, trailing spaces trimmed: the prompt a
     /// program waits at (`>>>`, `Name?`). `None` with the cursor at the row's first column, or
-    /// for a backend without a screen. No default, as for `busy_after_signal`.
+    /// for a backend without a screen. No default, as for `after_signal`.
     fn cursor_row(&self) -> Option<String>;
-    /// After a signal to the program group `pgid`: the name of its program when, `within`
+    /// After a signal to the program group `pgid` (see [`AfterSignal`]): `Busy` when, `within`
     /// later, the group still holds the terminal and is not waiting for input (it ignores or
-    /// handles the signal, busy); `None` as soon as it ended, gave the terminal back or reads
-    /// input again (a REPL back at its prompt). No default: a session that wraps another
-    /// must pass it on (a default of `None` once hid it behind the capped session).
-    async fn busy_after_signal(&self, pgid: i32, within: std::time::Duration) -> Option<String>;
+    /// handles the signal, busy); `StillReading` when the group read the terminal before the
+    /// signal (the last result left it waiting there) and still waits at the same prompt a
+    /// moment later, having printed nothing (also for the shell's own `read`); `Settled` as
+    /// soon as it ended, gave the terminal back, printed something or reads input again (a
+    /// REPL back at its prompt). No default: a session that wraps another must pass it on (a
+    /// default of `Settled` once hid it behind the capped session).
+    async fn after_signal(&self, pgid: i32, within: std::time::Duration) -> AfterSignal;
     /// Whether the shell's working directory was removed since it entered it (a directory
     /// deleted and perhaps made again under the same name): an idle shell there would not see
     /// the directory now at that path. Reads `/proc` (brief).

@@ -388,6 +388,22 @@ pub struct ReadResult {
     pub alternate_screen: bool,
 }
 
+/// What the program group a signal went to does a moment later (see
+/// [`BackendSession::after_signal`](crate::BackendSession::after_signal)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AfterSignal {
+    /// It ended, gave the terminal back, or went on as its handling of the signal has it (a
+    /// REPL back at its prompt, a program that printed something).
+    Settled,
+    /// It still holds the terminal and does not wait for input (it ignores or handles the
+    /// signal, or is busy): its program's name.
+    Busy(String),
+    /// It read the terminal before the signal and still waits there, at the same prompt,
+    /// having printed nothing (it ignores the signal while it reads): its program's name.
+    /// Text sent next answers that prompt, not the shell.
+    StillReading(String),
+}
+
 /// A delivered signal (seed `TerminalSignalResult`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SignalResult {

@@ -519,6 +519,12 @@ pub struct SignalOutput {
     /// input a second later (it ignores or handles the signal); absent otherwise (addition).
     #[serde(rename = "stillRunning", skip_serializing_if = "Option::is_none")]
     pub still_running: Option<String>,
+    /// The program, when it waited for input at a prompt before the signal and still waits
+    /// there, silent, a moment later (it ignores the signal while it reads): the next text
+    /// answers that prompt (`the shell's read` for the shell's own); absent otherwise
+    /// (addition).
+    #[serde(rename = "stillReading", skip_serializing_if = "Option::is_none")]
+    pub still_reading: Option<String>,
 }
 
 /// How a signal reached the foreground group.

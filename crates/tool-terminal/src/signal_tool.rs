@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use dsh_terminal_core::SignalDelivery;
+use dsh_terminal_core::{AfterSignal, SignalDelivery};
 
 use super::*;
 
@@ -43,21 +43,28 @@ impl Tool for SignalTool {
             background.note_signal(&id);
         }
         // A program that ignores or handles the signal is said to be still running now, not
-        // when the next send, typed into it, has waited out its deadline. (SIGKILL always
-        // ends it: the next send waits the kill out.)
-        let still_running = if result.delivered
+        // when the next send, typed into it, has waited out its deadline; one that goes on
+        // waiting at the prompt it was answering (the shell's own `read` too, under a trap),
+        // that the next text answers it. (SIGKILL always ends it: the next send waits the
+        // kill out.)
+        let after = if result.delivered
             && result.delivery == SignalDelivery::ProcessGroup
-            && !result.shell_targeted
+            && (!result.shell_targeted || result.shell_ran_command)
             && matches!(
                 signal,
                 TerminalSignal::Sigint | TerminalSignal::Sigterm | TerminalSignal::Sighup
             ) {
             self.0
                 .terminals
-                .busy_after_signal(&owner, &id, result.target_pgid, STILL_RUNNING_AFTER)
+                .after_signal(&owner, &id, result.target_pgid, STILL_RUNNING_AFTER)
                 .await
         } else {
-            None
+            AfterSignal::Settled
+        };
+        let (still_running, still_reading) = match after {
+            AfterSignal::Busy(program) => (Some(program), None),
+            AfterSignal::StillReading(program) => (None, Some(program)),
+            AfterSignal::Settled => (None, None),
         };
         Ok(SignalOutput {
             delivered: result.delivered,
@@ -68,6 +75,7 @@ impl Tool for SignalTool {
             shell_ran_command: result.shell_ran_command,
             delivery: result.delivery.into(),
             still_running,
+            still_reading,
         })
     }
     fn render(&self, args: &SignalArgs, out: &SignalOutput) -> String {
@@ -80,6 +88,9 @@ impl Tool for SignalTool {
         }
         if out.delivery == SignalDeliveryOutput::WhenCommandStarts {
             return render::render_signal_when_command_starts(signal.as_str());
+        }
+        if let Some(program) = &out.still_reading {
+            return render::render_signal_still_reading(signal.as_str(), out.target_pgid, program);
         }
         if let Some(program) = &out.still_running {
             return render::render_signal_still_running(signal.as_str(), out.target_pgid, program);

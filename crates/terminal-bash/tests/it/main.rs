@@ -35,6 +35,7 @@ mod sandbox_git;
 mod screen_cases;
 mod settle_stress;
 mod shell_config;
+mod signal_prompts;
 mod silence;
 mod support;
 mod typed_ahead;

@@ -217,19 +217,20 @@ impl Terminals {
             .and_then(|session| session.cursor_row())
     }
 
-    /// After a signal to the program group `pgid` of one of `owner`'s sessions: its program's
-    /// name when it is still busy `within` later (see
-    /// [`BackendSession::busy_after_signal`](crate::BackendSession::busy_after_signal));
-    /// `None` otherwise, and for an unknown or foreign id.
-    pub async fn busy_after_signal(
+    /// After a signal to the program group `pgid` of one of `owner`'s sessions: what it does
+    /// a moment later (see [`BackendSession::after_signal`](crate::BackendSession::after_signal));
+    /// [`AfterSignal::Settled`](crate::AfterSignal::Settled) for an unknown or foreign id.
+    pub async fn after_signal(
         &self,
         owner: &Agent,
         id: &SessionId,
         pgid: i32,
         within: std::time::Duration,
-    ) -> Option<String> {
-        let session = self.owned_session(owner, id).ok()?;
-        session.busy_after_signal(pgid, within).await
+    ) -> crate::AfterSignal {
+        match self.owned_session(owner, id) {
+            Ok(session) => session.after_signal(pgid, within).await,
+            Err(_) => crate::AfterSignal::Settled,
+        }
     }
 
     /// Checks that `id` names one of `owner`'s sessions (closing or not), so a caller can

@@ -1,17 +1,71 @@
-//! Whether a program a signal was sent to is still busy a moment later: the answer to
-//! `terminal_signal` can then say so at once, instead of the agent finding out when its next
-//! send, typed into the busy program, waits out its whole deadline.
+//! What a program a signal was sent to does a moment later: still busy, or still waiting at
+//! the prompt it was answering. The answer to `terminal_signal` can then say so at once,
+//! instead of the agent finding out when its next send, typed into the busy program, waits out
+//! its whole deadline, or answers a prompt that ignored the signal (a password prompt takes a
+//! command meant for the shell as the password).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::cancel::program_name;
-use super::shared::Shared;
+use crate::types::{AfterSignal, TerminalSignal};
 
-/// How often [`busy_after_signal`] looks at the group.
+use super::cancel::program_name;
+use super::observe::{is_repl_prompt, runs_a_repl};
+use super::shared::{Shared, State};
+
+/// How often [`after_signal`] looks at the group.
 const LOOK_EVERY: Duration = Duration::from_millis(50);
+
+/// How long a reader must go on waiting at its prompt, silent, after the signal to count as
+/// one that ignores it: the kernel delivers a signal at once, and a program that acts on it
+/// leaves its wait (to end, print or clean up) well within this.
+const STILL_READING_AFTER: Duration = Duration::from_millis(300);
+
+/// The reader the last result left waiting, as a signal found it (see
+/// `State::reader_at_signal`).
+#[derive(Clone, Debug)]
+pub(super) struct ReaderAtSignal {
+    /// Its process group.
+    pub(super) pgid: i32,
+    /// Its prompt (trimmed), when it showed one.
+    pub(super) prompt: Option<String>,
+    /// The signal.
+    pub(super) signal: TerminalSignal,
+    /// `State::bytes_read` when the signal went.
+    pub(super) bytes_read: u64,
+}
+
+/// A reader still waiting at its prompt after a signal (see `State::survived_reader`).
+#[derive(Clone, Debug)]
+pub(super) struct SurvivedReader {
+    /// Its process group.
+    pub(super) pgid: i32,
+    /// Its prompt (trimmed), when it showed one.
+    pub(super) prompt: Option<String>,
+    /// The signal it went on after.
+    pub(super) signal: TerminalSignal,
+    /// Its program's name (`the shell's read` for our shell's own).
+    pub(super) program: String,
+}
+
+/// Notes, as `signal` goes now, the reader the last result left waiting (see
+/// `State::reader_at_signal`), which the signal's answer looks at, and forgets the reader an
+/// earlier signal left.
+pub(super) fn note_reader(st: &mut State, signal: TerminalSignal) {
+    let awaited = st.awaited_reader.take();
+    let bytes_read = st.bytes_read;
+    st.reader_at_signal = awaited.and_then(|a| {
+        Some(ReaderAtSignal {
+            pgid: a.foreground?,
+            prompt: a.prompt,
+            signal,
+            bytes_read,
+        })
+    });
+    st.survived_reader = None;
+}
 
 /// What the group is doing, as far as a signal's effect goes.
 enum Effect {
@@ -21,15 +75,24 @@ enum Effect {
     Busy,
 }
 
-/// The name of the program of group `pgid` when, `within` after a signal, the group still
-/// holds `shared`'s terminal and is not waiting to read it; `None` as soon as it ended, gave
-/// the terminal back or reads input again. Looks every [`LOOK_EVERY`] (blocking `/proc`
-/// reads, off the async workers).
-pub(super) async fn busy_after_signal(
-    shared: &Arc<Shared>,
-    pgid: i32,
-    within: Duration,
-) -> Option<String> {
+/// What group `pgid` does a moment after a signal (see [`AfterSignal`]): when it is the
+/// reader the last result left waiting, whether it still waits there, silent,
+/// [`STILL_READING_AFTER`] later (noted for the next send's guard, see
+/// `send::stale_reader::check_survivor`); otherwise, the name of its program when, `within`
+/// later, it still holds the terminal and is not waiting to read it. Looks every
+/// [`LOOK_EVERY`] (blocking `/proc` reads, off the async workers).
+pub(super) async fn after_signal(shared: &Arc<Shared>, pgid: i32, within: Duration) -> AfterSignal {
+    let reader = shared
+        .lock()
+        .reader_at_signal
+        .take()
+        .filter(|r| r.pgid == pgid);
+    if let Some(reader) = reader {
+        return reads_on(shared, reader, within.min(STILL_READING_AFTER)).await;
+    }
+    if pgid == shared.shell_pgid() {
+        return AfterSignal::Settled;
+    }
     let deadline = Instant::now() + within;
     loop {
         let sh = Arc::clone(shared);
@@ -43,7 +106,7 @@ pub(super) async fn busy_after_signal(
         .await
         .unwrap_or(Effect::Settled);
         if matches!(effect, Effect::Settled) {
-            return None;
+            return AfterSignal::Settled;
         }
         if Instant::now() >= deadline {
             break;
@@ -54,4 +117,57 @@ pub(super) async fn busy_after_signal(
         .await
         .ok()
         .flatten()
+        .map_or(AfterSignal::Settled, AfterSignal::Busy)
+}
+
+/// Whether `reader` still waits at its prompt `after` the signal, having printed nothing and
+/// kept the terminal (a REPL, whose prompt takes the next statement as before, does not
+/// count): `StillReading`, noted as `State::survived_reader`; `Settled` as soon as it gave the
+/// terminal back or printed.
+async fn reads_on(shared: &Arc<Shared>, reader: ReaderAtSignal, after: Duration) -> AfterSignal {
+    let pgid = reader.pgid;
+    let deadline = Instant::now() + after;
+    let moved = |shared: &Shared| {
+        let st = shared.lock();
+        st.bytes_read != reader.bytes_read || st.exit.is_some()
+    };
+    loop {
+        if shared.pty.foreground_pgid() != Some(pgid) || moved(shared) {
+            return AfterSignal::Settled;
+        }
+        if Instant::now() >= deadline {
+            break;
+        }
+        tokio::time::sleep_until((Instant::now() + LOOK_EVERY).min(deadline)).await;
+    }
+    let sh = Arc::clone(shared);
+    let program = tokio::task::spawn_blocking(move || {
+        let of_shell = pgid == sh.shell_pgid();
+        let reads = sh.tty_reader(pgid).is_some() && !(of_shell && sh.prompt_current());
+        let repl = !of_shell && crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c));
+        if !reads || repl {
+            return None;
+        }
+        if of_shell {
+            Some("the shell's read".to_owned())
+        } else {
+            program_name(pgid)
+        }
+    })
+    .await
+    .ok()
+    .flatten();
+    let repl_prompt = reader.prompt.as_deref().is_some_and(is_repl_prompt);
+    match program {
+        Some(program) if !moved(shared) && !repl_prompt => {
+            shared.lock().survived_reader = Some(SurvivedReader {
+                pgid,
+                prompt: reader.prompt,
+                signal: reader.signal,
+                program: program.clone(),
+            });
+            AfterSignal::StillReading(program)
+        }
+        _ => AfterSignal::Settled,
+    }
 }

@@ -274,8 +274,8 @@ impl BackendSession for PtySession {
         signal::signal(&self.inner.shared, signal)
     }
 
-    async fn busy_after_signal(&self, pgid: i32, within: std::time::Duration) -> Option<String> {
-        after_signal::busy_after_signal(&self.inner.shared, pgid, within).await
+    async fn after_signal(&self, pgid: i32, within: std::time::Duration) -> crate::AfterSignal {
+        after_signal::after_signal(&self.inner.shared, pgid, within).await
     }
 
     async fn close(&self, reason: String) -> Result<CloseReport, TerminalError> {

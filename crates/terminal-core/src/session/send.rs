@@ -3,7 +3,8 @@
 //!
 //! # Flow of a send
 //! 1. [`SendOp::start`] reserves the session's send slot synchronously and spawns the driver.
-//! 2. The driver waits out a just-delivered signal, records the foreground before the write,
+//! 2. The driver waits out a just-delivered signal, holds text for a program at work until
+//!    something reads the terminal ([`hold`]), records the foreground before the write,
 //!    anchors the screen where the previous result ended (so output between calls is not
 //!    lost), notes if the input is typed ahead of a running command, and writes it.
 //! 3. It then evaluates [`Readiness`] on every output event and every probe until a tier
@@ -21,7 +22,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::Mutex;
 use tokio::sync::{Notify, watch};
 
 use crate::error::{TerminalError, TerminalErrorCode};
@@ -81,8 +82,7 @@ pub(super) struct SendOp {
     /// A signal reached the terminal's foreground: the lines not typed yet are dropped, as
     /// the terminal's keys discard input typed ahead (see [`pacing`]).
     untyped_dropped: AtomicBool,
-    /// A signal discarded the input typed ahead: text held for a reader is dropped unwritten
-    /// (see [`hold`]).
+    /// A signal discarded typed-ahead input: text held for a reader is dropped (see [`hold`]).
     held_dropped: AtomicBool,
     /// The notice for paced lines left untyped (the kernel would cut one; a signal came).
     refused: Mutex<Option<String>>,
@@ -136,15 +136,6 @@ pub(super) const UNPROMPTED_LINE: u8 = 1;
 pub(super) const UNPROMPTED_POLL: u8 = 2;
 
 impl SendOp {
-    fn span(&self) -> MutexGuard<'_, Span> {
-        self.span.lock()
-    }
-
-    /// Tells this send from others while it lives (its address).
-    fn identity(&self) -> usize {
-        std::ptr::from_ref(self).addr()
-    }
-
     pub(super) fn is_settled(&self) -> bool {
         self.settled.load(Ordering::SeqCst)
     }
@@ -159,21 +150,9 @@ impl SendOp {
     ) {
         let shared = Arc::clone(&inner.shared);
         let mut activity = shared.subscribe();
-        let prepare::Prepared {
-            input,
-            mut readiness,
-            started,
-            unwritten,
-        } = self
-            .prepare_write(&inner, &mut activity, input, initializing)
+        let (input, mut readiness, started) = self
+            .prepare_write(&inner, &mut activity, (input, &mut pacing), initializing)
             .await;
-        match unwritten {
-            // Dropped by a signal or a cancel: said with the lines after it.
-            Some(prepare::Unwritten::Dropped(text)) => pacing.put_back(text),
-            // Not one line of it goes once the first was not sent.
-            Some(prepare::Unwritten::Expired) => drop(pacing.discard()),
-            None => {}
-        }
         let deadline = readiness.deadline();
         // Lines for a reader that ended would run as commands (see `note_reader_ended`).
         let answers_a_reader = self.answers_a_line_reader && readiness.began_at_a_waiting_reader();

@@ -114,6 +114,12 @@ pub(super) struct State {
     /// editor: a send that finds it gone since (our shell's prompt back, another group in
     /// the foreground) is refused once (see `send::stale_reader`).
     pub(super) awaited_reader: Option<AwaitedReader>,
+    /// The reader the last result left waiting, when a signal went to its group: what the
+    /// signal's answer looks at (see `after_signal`).
+    pub(super) reader_at_signal: Option<super::after_signal::ReaderAtSignal>,
+    /// A reader that went on waiting at its prompt after a signal: the next send of text is
+    /// refused once (see `send::stale_reader::check_survivor`).
+    pub(super) survived_reader: Option<super::after_signal::SurvivedReader>,
 }
 
 /// A reader a send left waiting (see `State::awaited_reader`).
@@ -174,6 +180,8 @@ impl State {
             left_running: Vec::new(),
             promptless_repl: None,
             awaited_reader: None,
+            reader_at_signal: None,
+            survived_reader: None,
         }
     }
 

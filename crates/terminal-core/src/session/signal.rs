@@ -40,8 +40,9 @@ pub(super) fn signal(
         }
         // The agent acts on what it was left answering (and a SIGINT refused at an idle
         // prompt says the prompt is back): its next text is no late answer (see
-        // `send::stale_reader`).
-        st.awaited_reader = None;
+        // `send::stale_reader`). Whether that reader goes on waiting after the signal is
+        // what the signal's answer looks at (see `after_signal`).
+        super::after_signal::note_reader(&mut st, signal);
     }
     let idle_at_prompt = signal == TerminalSignal::Sigint
         && shared.pty.foreground_pgid() == Some(shared.shell_pgid())

@@ -379,8 +379,12 @@ impl BackendSession for StubSession {
         })
     }
     /// The stub's programs are never busy after a signal.
-    async fn busy_after_signal(&self, _pgid: i32, _within: std::time::Duration) -> Option<String> {
-        None
+    async fn after_signal(
+        &self,
+        _pgid: i32,
+        _within: std::time::Duration,
+    ) -> dsh_terminal_core::AfterSignal {
+        dsh_terminal_core::AfterSignal::Settled
     }
     fn cursor_row(&self) -> Option<String> {
         None

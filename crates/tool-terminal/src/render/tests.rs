@@ -290,6 +290,14 @@ fn signal_and_close_renders() {
         render_interrupt_character("SIGINT", 4242)
     );
     insta::assert_snapshot!(
+        "signal_still_reading",
+        [
+            render_signal_still_reading("SIGINT", 4242, "python3"),
+            render_signal_still_reading("SIGINT", 4242, "the shell's read"),
+        ]
+        .join("\n")
+    );
+    insta::assert_snapshot!(
         "signal_still_running",
         [
             render_signal_still_running("SIGINT", 4242, "python3"),

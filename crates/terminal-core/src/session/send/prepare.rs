@@ -19,6 +19,7 @@ use super::super::observe::{
 };
 use super::SendOp;
 use super::hold::Hold;
+use super::pacing::Pacing;
 
 /// Text a send wrote while the program holding the terminal read nothing (typed ahead): the
 /// terminal echoed it at once, and whatever reads the terminal next takes it; or text it held
@@ -35,36 +36,19 @@ pub(super) struct TypedAhead {
     pub(super) held: bool,
 }
 
-/// What [`SendOp::prepare_write`] decided.
-pub(super) struct Prepared {
-    /// The input to write now (empty when nothing goes).
-    pub(super) input: Vec<u8>,
-    /// The readiness decision, set up from the foreground seen before the write.
-    pub(super) readiness: Readiness,
-    /// When the send started (after the waits).
-    pub(super) started: Instant,
-    /// Text held for a reader and not written (see `hold`).
-    pub(super) unwritten: Option<Unwritten>,
-}
-
-/// Why text held for a reader was not written (see `hold`).
-pub(super) enum Unwritten {
-    /// A signal or a cancel dropped it: the text, to be counted among the lines not typed.
-    Dropped(Vec<u8>),
-    /// The deadline passed (the send's notice says so): nothing of the input goes.
-    Expired,
-}
-
 impl SendOp {
-    /// Prepares the write of `input` (see [`Prepared`]). The send's deadline counts from this
-    /// call.
+    /// Prepares the write of `input` (the send's first step; `pacing` holds the rest): returns
+    /// the input to write now (empty when nothing goes: text held for a reader and dropped by
+    /// a signal or a cancel is put back among the lines not typed, and one whose deadline came
+    /// first takes the rest with it, see `hold`), the readiness decision and when the send
+    /// started (after the waits). The send's deadline counts from this call.
     pub(super) async fn prepare_write(
         &self,
         inner: &Inner,
         activity: &mut watch::Receiver<u64>,
-        input: Vec<u8>,
+        (input, pacing): (Vec<u8>, &mut Pacing),
         initializing: bool,
-    ) -> Prepared {
+    ) -> (Vec<u8>, Readiness, Instant) {
         let shared = &inner.shared;
         let called_at = Instant::now();
         let aftermath = shared.lock().redraw_pending.take();
@@ -106,7 +90,7 @@ impl SendOp {
         let done_before = shared.lock().screen.done_count();
         // Text for a program at work that reads nothing yet waits for a reader (see `hold`).
         let limit = inner.config.timing(self.timeout).timeout;
-        let (pre, started, input, unwritten, waited_for) = match self
+        let (pre, started, input, waited_for) = match self
             .hold_for_reader(
                 shared,
                 activity,
@@ -122,17 +106,19 @@ impl SendOp {
                 pre,
                 looked_at,
                 waited_for,
-            } => (pre, looked_at, input, None, waited_for),
+            } => (pre, looked_at, input, waited_for),
             Hold::Dropped => {
+                // Said with the lines after it (see `note_discarded`).
+                pacing.put_back(input);
                 let at = Instant::now();
-                let pre = pre_write(shared).await;
-                (pre, at, Vec::new(), Some(Unwritten::Dropped(input)), None)
+                (pre_write(shared).await, at, Vec::new(), None)
             }
             Hold::Expired { notice } => {
+                // Not one line of it goes once the first was not sent.
                 *self.refused.lock() = Some(notice);
+                let _ = pacing.discard();
                 let at = Instant::now();
-                let pre = pre_write(shared).await;
-                (pre, at, Vec::new(), Some(Unwritten::Expired), None)
+                (pre_write(shared).await, at, Vec::new(), None)
             }
         };
         let ends_line = input.iter().any(|&b| b == b'\n' || b == b'\r');
@@ -187,11 +173,6 @@ impl SendOp {
         let mut timing = inner.config.timing(self.timeout);
         timing.timeout = timing.timeout.saturating_sub(called_at.elapsed());
         let readiness = Readiness::new(timing, started, initializing, shared.shell_pgid(), pre);
-        Prepared {
-            input,
-            readiness,
-            started,
-            unwritten,
-        }
+        (input, readiness, started)
     }
 }

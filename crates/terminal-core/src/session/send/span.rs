@@ -67,6 +67,15 @@ pub(super) fn lost_lines(
 
 /// What the span says of the send's cancel and signals.
 impl SendOp {
+    pub(super) fn span(&self) -> parking_lot::MutexGuard<'_, Span> {
+        self.span.lock()
+    }
+
+    /// Tells this send from others while it lives (its address).
+    pub(super) fn identity(&self) -> usize {
+        std::ptr::from_ref(self).addr()
+    }
+
     pub(super) fn cancel_requested(&self) -> bool {
         self.span().cancel_requested
     }

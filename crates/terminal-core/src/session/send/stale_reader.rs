@@ -21,6 +21,7 @@
 
 use crate::error::TerminalError;
 
+use super::super::after_signal::SurvivedReader;
 use super::super::shared::{AwaitedReader, Shared, State};
 
 /// Longest prompt text the refusal quotes, in bytes (cut between characters and their marks).
@@ -103,6 +104,50 @@ pub(super) fn check(
     ))
 }
 
+/// Refuses, once, a send of `text` begun now with `foreground` the terminal's foreground
+/// group, when a signal left the reader it went to waiting at the same prompt (see
+/// `after_signal`): the agent signalled to end it, and its text, likely meant for the shell,
+/// would answer that prompt (a password prompt would take it as the password). The guard is
+/// used up either way; a poll (no text) leaves it.
+///
+/// # Errors
+/// `InvalidRequest`, naming the program, its prompt, the signal and how to end it.
+pub(super) fn check_survivor(
+    st: &mut State,
+    foreground: Option<i32>,
+    text: &str,
+) -> Result<(), TerminalError> {
+    if text.is_empty() {
+        return Ok(());
+    }
+    match st.survived_reader.take() {
+        Some(survivor) if foreground == Some(survivor.pgid) => Err(survivor_refusal(&survivor)),
+        _ => Ok(()),
+    }
+}
+
+/// The refusal of text for a reader that went on waiting after a signal.
+fn survivor_refusal(survivor: &SurvivedReader) -> TerminalError {
+    let SurvivedReader {
+        prompt,
+        signal,
+        program,
+        ..
+    } = survivor;
+    let at = at(prompt.as_deref());
+    let end = if program == "the shell's read" {
+        "end the read with \\u0004 (Ctrl-D, end of input) sent with submit: false".to_owned()
+    } else {
+        format!("end {program} with terminal_signal SIGTERM (SIGKILL if it ignores that too)")
+    };
+    TerminalError::invalid(format!(
+        "nothing was typed: {program} still waits for input at the same prompt{at} after the \
+         {signal} (it ignored it there), so this text would answer that prompt, not run in \
+         the shell (a password prompt takes it as the password); send the text again if it \
+         is the answer, or {end}"
+    ))
+}
+
 /// A prompt quoted in a refusal, cut at its bound.
 fn quote(prompt: &str) -> String {
     let quoted = dsh_output_retention::head_slice(prompt, PROMPT_QUOTE_MAX_BYTES);
@@ -169,7 +214,7 @@ fn other_group(
 
 #[cfg(test)]
 mod tests {
-    use super::{other_group, refusal};
+    use super::{SurvivedReader, other_group, refusal, survivor_refusal};
 
     /// The refusals' texts are model-visible: they quote the prompts (cut at their bound), the
     /// exit status when known, and the group holding the terminal now.
@@ -189,6 +234,20 @@ mod tests {
         );
         insta::assert_snapshot!(refusal(Some("Password:"), Some(142)).to_string());
         insta::assert_snapshot!("no_prompt", refusal(None, None).to_string());
+        let survivor = |program: &str| SurvivedReader {
+            pgid: 42,
+            prompt: Some("API token:".to_owned()),
+            signal: crate::TerminalSignal::Sigint,
+            program: program.to_owned(),
+        };
+        insta::assert_snapshot!(
+            "survivor_program",
+            survivor_refusal(&survivor("python3")).to_string()
+        );
+        insta::assert_snapshot!(
+            "survivor_shell_read",
+            survivor_refusal(&survivor("the shell's read")).to_string()
+        );
         let long = "é".repeat(60);
         let text = refusal(Some(&long), None).to_string();
         assert!(

@@ -1,0 +1,87 @@
+//! A SIGINT to a program waiting at a prompt that ignores it there (`getpass` under
+//! `SIG_IGN`, the shell's own `read` under `trap '' INT`): the signal's answer says the
+//! program still waits at the same prompt, and the next text is refused once, since it would
+//! answer that prompt (a password prompt takes a command as the password) instead of running
+//! in the shell. A program that acts on the signal (ends, or a REPL back at its prompt) gets
+//! neither.
+
+use std::time::Duration;
+
+use dsh_terminal_core::{AfterSignal, BackendSession, TerminalSignal, WaitReason};
+
+use crate::support::{Shell, TempDir, config, within};
+
+const WITHIN: Duration = Duration::from_secs(1);
+
+async fn signal_and_look(sh: &Shell) -> AfterSignal {
+    let s = sh.session.signal(TerminalSignal::Sigint).unwrap();
+    assert!(s.delivered, "{s:?}");
+    sh.session.after_signal(s.target_pgid, WITHIN).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_that_ignores_sigint_is_said_to_wait_on_and_takes_no_command_unasked() {
+    within(async {
+        let dir = TempDir::new("ignored-sigint");
+        let saved = dir.0.join("tok");
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(&format!(
+                "python3 -c \"import signal, getpass; signal.signal(signal.SIGINT, signal.SIG_IGN); open('{}', 'w').write(getpass.getpass('API token: '))\"",
+                saved.display()
+            ))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(
+            signal_and_look(&sh).await,
+            AfterSignal::StillReading("python3".into())
+        );
+        let e = sh.try_send("ls /", true).await.expect_err("refused once");
+        assert!(
+            e.message()
+                .starts_with("nothing was typed: python3 still waits for input at the same prompt (at `API token:`) after the SIGINT"),
+            "{e}"
+        );
+        // Sent again, it is the answer.
+        let r = sh.send("the-token").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(std::fs::read_to_string(&saved).unwrap(), "the-token");
+        // The shell's own read under a trap that ignores SIGINT.
+        let r = sh.send("trap '' INT; read -s -p 'Passphrase: ' pp; echo \"len=${#pp}\"").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(
+            signal_and_look(&sh).await,
+            AfterSignal::StillReading("the shell's read".into())
+        );
+        let e = sh.try_send("cat /etc/hostname", true).await.expect_err("refused once");
+        assert!(e.message().contains("Ctrl-D"), "{e}");
+        let r = sh.send_raw("\u{4}", false).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("trap - INT; echo back-$((1+1))").await;
+        assert!(r.viewport.lines().any(|l| l == "back-2"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_or_repl_that_acts_on_sigint_gets_no_guard() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        // A prompt that SIGINT ends.
+        let r = sh.send("read -p 'Name: ' n").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(signal_and_look(&sh).await, AfterSignal::Settled);
+        let r = sh.send("echo next-$((1+1))").await;
+        assert!(r.viewport.lines().any(|l| l == "next-2"), "{r:?}");
+        // A REPL back at its prompt after printing KeyboardInterrupt.
+        let r = sh.send("python3 -q").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(signal_and_look(&sh).await, AfterSignal::Settled);
+        let r = sh.send("print(6*7)").await;
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        sh.send("exit()").await;
+        sh.close().await;
+    })
+    .await;
+}
