@@ -105,8 +105,12 @@ pub const SCRUBBED_NAME_WORDS: [&str; 13] = [
 /// with `OP_SESSION_` (a password manager's unlocked session: `BW_SESSION`, 1Password's);
 /// names starting with `DSH_` (the backend sets its own); and values holding a URL with user
 /// information (`postgres://u:pw@db/x`, a token as the user: `http://token@proxy:3128`), a
-/// connection string's password (`Server=x;Password=…`, `Pwd=…`), a `Bearer` token, a
-/// netrc `password …`, or a private key (PEM, a kubeconfig's `client-key-data`).
+/// connection string's or query's secret (`Server=x;Password=…`, `Pwd=…`, Azure's
+/// `AccountKey=…`, `?api_key=…`, a SAS `sig=…`), a `Bearer` or `Basic` credential, a JSON
+/// field holding one (`"auth":"…"`, `"password":"…"`), a netrc `password …`, a private key
+/// (PEM, a kubeconfig's `client-key-data`), or a token of a well-known issuer's shape
+/// (GitHub's `ghp_…`, GitLab's `glpat-…`, Slack's `xoxb-…`, an AWS access key id `AKIA…`);
+/// names ending in `PASS` (`PGPASS`) too.
 pub fn is_scrubbed(name: &OsStr, value: &OsStr) -> bool {
     let upper = name.to_string_lossy().to_ascii_uppercase();
     let value = value.to_string_lossy();
@@ -116,11 +120,49 @@ pub fn is_scrubbed(name: &OsStr, value: &OsStr) -> bool {
             && upper
                 .split('_')
                 .any(|word| SCRUBBED_NAME_WORDS.contains(&word)))
+        || upper.ends_with("PASS")
         || upper.rsplit('_').next() == Some("SESSION") && upper.contains('_')
         || upper.starts_with("OP_SESSION_")
         || holds_url_credentials(&value)
         || holds_connection_password(&value)
         || holds_secret_text(&value)
+        || holds_issuer_token(&value)
+}
+
+/// Prefixes of tokens of well-known issuers: GitHub, GitLab, Slack, npm, PyPI, Stripe,
+/// OpenAI and Anthropic, Google API keys, and AWS access key ids (`AKIA`, `ASIA`).
+const TOKEN_PREFIXES: [&str; 18] = [
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "npm_",
+    "pypi-",
+    "sk_live_",
+    "sk-proj-",
+    "sk-ant-",
+    "AIza",
+    "AKIA",
+    "ASIA",
+];
+
+/// Whether a word of `value` is a token of a well-known issuer's shape: one of
+/// [`TOKEN_PREFIXES`] followed by at least 16 letters, digits, `_` or `-`.
+fn holds_issuer_token(value: &str) -> bool {
+    value
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .any(|word| {
+            TOKEN_PREFIXES.iter().any(|prefix| {
+                word.strip_prefix(prefix)
+                    .is_some_and(|rest| rest.len() >= 16)
+            })
+        })
 }
 
 /// Whether `value` carries a secret in text of a known shape: an HTTP `Bearer` token (`git
@@ -131,21 +173,50 @@ fn holds_secret_text(value: &str) -> bool {
     let words: Vec<&str> = lower.split_whitespace().collect();
     let followed = |key: &[&str]| words.windows(2).any(|w| key.contains(&w[0]));
     let netrc = words.iter().any(|w| matches!(*w, "machine" | "login"));
+    // `Basic` then a credential (base64 of `user:password`), not the word in prose.
+    let basic = words.windows(2).any(|w| {
+        w[0] == "basic"
+            && w[1].len() >= 8
+            && w[1]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+    });
+    let json_secret = ["\"auth\":", "\"password\":", "\"token\":", "\"secret\":"]
+        .iter()
+        .any(|key| lower.replace(' ', "").contains(&format!("{key}\"")));
     followed(&["bearer"])
+        || basic
+        || json_secret
         || (netrc && followed(&["password", "passwd"]))
         || lower.contains("-----begin ")
         || lower.contains("client-key-data")
 }
 
-/// Whether `value` is a connection string with a password in it (`Server=db;Password=s3`,
-/// ODBC's `Pwd=s3`): a `password=` or `pwd=` key, case-insensitively, with a value.
+/// Keys of a connection string or a URL query whose value is a secret.
+const SECRET_KEYS: [&str; 11] = [
+    "password",
+    "pwd",
+    "accountkey",
+    "sharedaccesskey",
+    "sig",
+    "api_key",
+    "apikey",
+    "api-key",
+    "access_token",
+    "client_secret",
+    "secret",
+];
+
+/// Whether `value` is a connection string or a URL query with a secret in it
+/// (`Server=db;Password=s3`, ODBC's `Pwd=s3`, Azure's `AccountKey=…`, `?api_key=…`, a SAS
+/// `sig=…`): one of [`SECRET_KEYS`], case-insensitively, with a value.
 fn holds_connection_password(value: &str) -> bool {
     value
-        .split([';', '&', ' ', '\t'])
+        .split([';', '&', '?', ' ', '\t'])
         .filter_map(|part| part.trim().split_once('='))
         .any(|(key, secret)| {
             let key = key.trim().to_ascii_lowercase();
-            (key == "password" || key == "pwd") && !secret.trim().is_empty()
+            SECRET_KEYS.contains(&key.as_str()) && !secret.trim().is_empty()
         })
 }
 

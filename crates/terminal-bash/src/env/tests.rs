@@ -139,6 +139,25 @@ fn inheriting_scrubs_credentials_by_name_and_urls_with_passwords() {
             "users:\n- user:\n    client-key-data: LS0t",
         ),
         ("TLS_PEM", "-----BEGIN PRIVATE KEY-----\nMII"),
+        ("PGPASS", "x"),
+        ("MYPASS", "x"),
+        (
+            "AZURE_STORAGE_CONNECTION_STRING",
+            "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=v-azure26;",
+        ),
+        ("BASIC_HDR", "Authorization: Basic dXNlcjpodW50ZXIy"),
+        (
+            "DOCKER_CONFIG_JSON",
+            r#"{"auths":{"r.io":{"auth": "dXNlcjpwdw=="}}}"#,
+        ),
+        ("FOO_ENDPOINT", "https://api.x.com/v1?api_key=abc123"),
+        (
+            "SAS",
+            "https://a.blob.core.windows.net/c?sv=2024&sig=abcdEFGH",
+        ),
+        ("GITLAB_ACCESS", "glpat-abcdefghij0123456789"),
+        ("MY_GH", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+        ("AWS_ID", "AKIAIOSFODNN7EXAMPLE"),
     ];
     for (name, value) in scrubbed {
         assert!(is_scrubbed(OsStr::new(name), OsStr::new(value)), "{name}");
@@ -157,6 +176,10 @@ fn inheriting_scrubs_credentials_by_name_and_urls_with_passwords() {
         ("DISK", "sda"),
         ("HINT", "enter your password here"),
         ("DOCS_URL", "https://example.com/@user"),
+        ("SEARCH", "https://example.com/?q=sig&lang=en"),
+        ("NOTE", "basic auth is off"),
+        ("GH_REPO", "ghp_short"),
+        ("MODE", "{\"auth\": null}"),
     ];
     for (name, value) in kept {
         assert!(!is_scrubbed(OsStr::new(name), OsStr::new(value)), "{name}");
