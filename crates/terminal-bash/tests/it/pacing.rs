@@ -500,3 +500,36 @@ async fn lines_after_a_nested_shells_exit_at_a_line_end_reach_the_outer_shell() 
     })
     .await;
 }
+
+/// A later line of a send that names a shell command and goes as the answer to a prompt an
+/// earlier line's command showed is said to: it answered the prompt and did not run. An
+/// answer that is no command, heredoc lines and lines at the shell's prompt get no notice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_line_that_answered_an_earlier_lines_prompt_is_said_to() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let answered = |r: &dsh_terminal_core::SendResult| {
+            r.notices.iter().any(|n| {
+                n.starts_with(
+                    "[input: line 2 of the input (`echo second-line-ran`) went to the prompt `A:`",
+                )
+            })
+        };
+        let r = sh.send("read -p 'A: ' a\necho second-line-ran").await;
+        assert!(r.viewport.contains("A: echo second-line-ran"), "{r:?}");
+        assert!(answered(&r), "{r:?}");
+        let quiet = |r: &dsh_terminal_core::SendResult| {
+            r.notices
+                .iter()
+                .all(|n| !n.contains("that an earlier line's command showed"))
+        };
+        let r = sh.send("read -p 'Name: ' n\nalice\necho \"hi $n\"").await;
+        assert!(r.viewport.lines().any(|l| l == "hi alice"), "{r:?}");
+        assert!(quiet(&r), "{r:?}");
+        let r = sh.send("cat <<EOF\nls -la /\nEOF").await;
+        assert!(r.viewport.lines().any(|l| l == "ls -la /"), "{r:?}");
+        assert!(quiet(&r), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

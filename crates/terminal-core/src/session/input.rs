@@ -181,6 +181,14 @@ fn untyped_lines(first: usize, count: usize) -> (String, &'static str, &'static 
     }
 }
 
+/// The notice for line `number` of an input (`line`, a shell command) that went as the answer
+/// to the prompt `prompt` an earlier line's command showed.
+pub(super) fn line_to_a_prompt_notice(number: usize, line: &str, prompt: &str) -> String {
+    format!(
+        "[input: line {number} of the input (`{line}`) went to the prompt `{prompt}` that an earlier line's command showed, as its answer, not to the shell: if it was meant as a command, it did not run; send it again once that prompt is answered]"
+    )
+}
+
 /// The notice for the lines of an input a signal or a cancel dropped before they were typed:
 /// `count` lines from line `first` (from 1).
 pub(super) fn discarded_lines_notice(first: usize, count: usize) -> String {

@@ -424,6 +424,7 @@ impl SendOp {
                 }
                 if reason == Settle::StdinWait {
                     line = self.paste_rest_for_block_reader(line, &mut pacing, obs.fg);
+                    self.note_command_to_a_prompt(&line, pacing.newest_line_number());
                 }
                 if obs.fg == Some(shared.shell_pgid())
                     && shared.pty.modes().is_some_and(TtyModes::line_editing)

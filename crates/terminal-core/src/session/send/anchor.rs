@@ -16,6 +16,9 @@ use super::super::observe::{
 use super::super::shared::State;
 use super::super::signal::is_simple_command;
 use super::SendOp;
+
+/// Longest line or prompt text a notice quotes, in bytes (cut between characters).
+const QUOTE_MAX_BYTES: usize = 80;
 use super::pacing::insert_paste;
 
 impl SendOp {
@@ -233,6 +236,43 @@ impl SendOp {
             self.refused
                 .lock()
                 .get_or_insert_with(|| input::discarded_lines_notice(first, count));
+        }
+    }
+
+    /// Notes, for the result, that line `number` of the input (`line`, about to be typed),
+    /// which names a shell command with arguments, goes as the answer to a prompt an earlier
+    /// line's command showed (a program, or the shell's `read`, reading lines in canonical
+    /// mode at a prompt), not to the shell: `read -p 'A: ' a` then `echo next` answers `A:`
+    /// with `echo next`, as typing the lines would. A REPL's or line editor's lines (raw mode),
+    /// the shell's continuation lines and data for a filter with no prompt are left alone.
+    pub(super) fn note_command_to_a_prompt(&self, line: &[u8], number: usize) {
+        let Ok(text) = std::str::from_utf8(line) else {
+            return;
+        };
+        let text = text.trim();
+        if text.is_empty() || !self.shared.pty.modes().is_some_and(|m| m.canonical) {
+            return;
+        }
+        let prompt = self.shared.lock().screen.cursor_row_prefix();
+        let Some(prompt) = prompt
+            .map(|p| p.trim().to_owned())
+            .filter(|p| !p.is_empty())
+        else {
+            return;
+        };
+        let path = std::env::var("PATH").ok();
+        if super::pager_guard::has_a_command_with_arguments(text, path.as_deref()) {
+            let cut = |s: &str| {
+                let head = dsh_output_retention::head_slice(s, QUOTE_MAX_BYTES);
+                if head.len() < s.len() {
+                    format!("{head}…")
+                } else {
+                    head.to_owned()
+                }
+            };
+            self.refused.lock().get_or_insert_with(|| {
+                input::line_to_a_prompt_notice(number, &cut(text), &cut(&prompt))
+            });
         }
     }
 

@@ -435,6 +435,11 @@ impl Pacing {
         self.pending.iter().flatten().copied().collect()
     }
 
+    /// The number (from 1) of the input line the step handed out last begins.
+    pub(super) fn newest_line_number(&self) -> usize {
+        self.line_ends_before_newest + 1
+    }
+
     /// Puts `step`, which was never written, back before the steps still to type (text
     /// held for a reader that a signal dropped: see `hold`), so that [`Pacing::discard`]
     /// counts its lines too.

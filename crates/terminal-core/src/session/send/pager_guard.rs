@@ -277,7 +277,7 @@ fn lines_in_normal_mode(text: &str) -> String {
 }
 
 /// Whether a line of `text` is a command ([`names_a_command`]) with arguments after it.
-fn has_a_command_with_arguments(text: &str, path: Option<&str>) -> bool {
+pub(super) fn has_a_command_with_arguments(text: &str, path: Option<&str>) -> bool {
     text.lines().any(|line| {
         names_a_command(line, path)
             && line
