@@ -195,6 +195,11 @@ pub(crate) struct Observation {
     /// The terminal is in readline's modes while it edits a line (non-canonical, no echo,
     /// `ICRNL` off; a builtin `read` reads in canonical mode, or keeps `ICRNL` with `-n`/`-N`).
     pub(crate) line_editor_mode: bool,
+    /// The terminal's modes are a line editor's now, whatever was probed: readline sets them
+    /// before it prints the prompt (and its marks), and a command the shell runs has them
+    /// back to the line modes, so prompt marks a command prints itself (a forgery that read
+    /// the session's nonce) come with the line modes on.
+    pub(crate) tty_line_editing: bool,
     /// A full-screen program has the alternate screen on.
     pub(crate) alternate_screen: bool,
     /// The cursor follows a REPL's prompt alone on its row (node's `> `, IPython's
@@ -409,11 +414,15 @@ impl Readiness {
         // not yet fed that command's output and prompt, so the screen's newest prompt would
         // still be the earlier command's.
         let consumed = !self.typeahead || (o.fg_waiting == Some(true) && o.output_drained);
+        // The shell reads at the prompt its marks announce: the terminal is in its line
+        // editor's modes, or a probe found it reading (a shell without line editing).
+        let reads = o.tty_line_editing || o.fg_waiting == Some(true);
         if o.prompt == PromptState::Prompt
             && o.done_since_write
             && shell_fg
             && !o.input_pending
             && consumed
+            && reads
         {
             return Some(Settle::Prompt);
         }
@@ -422,6 +431,7 @@ impl Readiness {
             && shell_fg
             && !o.input_pending
             && consumed
+            && reads
         {
             return Some(Settle::Continuation);
         }
@@ -520,7 +530,11 @@ impl Readiness {
             }
         }
         if let (Some(busy), Some(fg)) = (o.fg_busy, o.fg) {
-            let busy = busy || (o.fg_timed_wait && self.timing.waits_out_timed_waits);
+            // A send with its own deadline waits out a wait with a timeout (it ends by itself);
+            // a poll with one waits out any quiet program (a download blocked on its socket,
+            // `flock`): it asked to wait up to that long for what the program does next.
+            let busy = busy
+                || ((o.fg_timed_wait || self.poll_only) && self.timing.waits_out_timed_waits);
             self.busy = Some((fg, busy));
         }
         self.alternate = o.alternate_screen;
@@ -571,8 +585,13 @@ impl Readiness {
 
     /// Whether a `/proc` probe of `fg` is worth running now (the prompt is not current for the
     /// shell, and the probe could change the decision).
-    pub(crate) fn wants_probe(&self, fg: Option<i32>, prompt: PromptState) -> bool {
-        fg.is_some() && (self.typeahead || !self.shell_prompt_current(fg, prompt))
+    pub(crate) fn wants_probe(
+        &self,
+        fg: Option<i32>,
+        prompt: PromptState,
+        line_editing: bool,
+    ) -> bool {
+        fg.is_some() && (self.typeahead || !line_editing || !self.shell_prompt_current(fg, prompt))
     }
 }
 

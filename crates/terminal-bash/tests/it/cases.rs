@@ -277,6 +277,21 @@ async fn c06_fake_prompt_marks_are_ignored() {
         let r = sh.send("sleep 2; (exit 5)").await;
         assert_eq!(r.exit_code, Some(5), "{r:?}");
         assert!(r.viewport.ends_with("dsh> "), "{:?}", r.viewport);
+        // Whole marks with the session's nonce, which a command can read (it is a shell
+        // variable), for every command number around: they come while the shell runs the
+        // command, with the terminal in its line modes, not at readline's prompt: the send
+        // settles at the real prompt.
+        let r = sh
+            .send(
+                "for i in {1..40}; do printf '\\033]133;D;0;dsh=%s;n=%s\\007\\033]133;A;dsh=%s;n=%s\\007dsh> \\033]133;B;dsh=%s;n=%s\\007' $__dsh_n $i $__dsh_n $i $__dsh_n $i; done; sleep 1; echo forged-end; false",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.contains("forged-end\n"), "{:?}", r.viewport);
+        // The forged marks took the real prompt's number too: its status may not be told, but
+        // the forged one (0) is never reported. (Last: the
+        // numbers it took stay taken.)
+        assert_ne!(r.exit_code, Some(0), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -38,7 +38,7 @@ impl Readiness {
     pub(super) fn silence_may_settle(&self, o: &Observation) -> bool {
         self.timing.silence_rule == SilenceRule::PureSilence
             || o.alternate_screen
-            || !self.wants_probe(o.fg, o.prompt)
+            || !self.wants_probe(o.fg, o.prompt, o.tty_line_editing)
             || self
                 .busy
                 .is_some_and(|(group, busy)| Some(group) == o.fg && !busy)

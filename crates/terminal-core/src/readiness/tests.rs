@@ -40,6 +40,7 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         output_drained: true,
         shell_marks_alive: false,
         line_editor_mode: false,
+        tty_line_editing: true,
         alternate_screen: false,
         prompt_at_cursor: false,
         question_at_cursor: false,
@@ -177,7 +178,7 @@ fn typed_ahead_input_needs_the_shell_blocked_reading_before_the_prompt_settles()
     assert_eq!(r.evaluate(&o), None);
     o.fg_waiting = None;
     assert_eq!(r.evaluate(&o), None);
-    assert!(r.wants_probe(Some(SHELL), PromptState::Prompt));
+    assert!(r.wants_probe(Some(SHELL), PromptState::Prompt, true));
     // Blocked reading again, but what it wrote before (the typed command's output and its
     // own prompt) is not on the screen yet: the prompt seen is still the earlier command's.
     o.fg_waiting = Some(true);

@@ -222,6 +222,7 @@ pub(super) fn observe(
             output_drained,
             shell_marks_alive: false,
             line_editor_mode: false,
+            tty_line_editing: false,
             alternate_screen: st.screen.alternate_screen(),
             prompt_at_cursor: false,
             question_at_cursor: false,
@@ -336,8 +337,8 @@ pub(super) fn observe(
         && probed
             .as_ref()
             .is_some_and(|p| p.pgid == shared.shell_pgid() && !p.shell_replaced);
-    obs.line_editor_mode =
-        obs.shell_marks_alive && shared.pty.modes().is_some_and(TtyModes::line_editing);
+    obs.tty_line_editing = shared.pty.modes().is_some_and(TtyModes::line_editing);
+    obs.line_editor_mode = obs.shell_marks_alive && obs.tty_line_editing;
     if obs.prompt != PromptState::Busy || obs.fg_waiting == Some(true) {
         obs.input_pending = shared.pty.pending_input_bytes().unwrap_or(0) > 0;
     }

@@ -107,6 +107,14 @@ impl Shared {
         .unwrap_or(Uptake::Elsewhere)
     }
 
+    /// Whether the terminal is in a line editor's modes now (readline at a prompt; see
+    /// `TtyModes::line_editing`).
+    pub(super) fn line_editing(&self) -> bool {
+        self.pty
+            .modes()
+            .is_some_and(crate::pty::TtyModes::line_editing)
+    }
+
     /// The member of process group `pgid` that waits for input on this terminal, if the
     /// group waits there (blocking `/proc` reads: call it off the async workers).
     pub(super) fn tty_reader(&self, pgid: i32) -> Option<i32> {

@@ -288,7 +288,7 @@ impl SendOp {
             if probing.is_none() && probes.due(now) {
                 let fg = shared.pty.foreground_pgid();
                 match fg {
-                    Some(pgid) if readiness.wants_probe(fg, prompt) => {
+                    Some(pgid) if readiness.wants_probe(fg, prompt, shared.line_editing()) => {
                         let of_shell = pgid == shared.shell_pgid();
                         let watch = readiness.pre_reader(pgid);
                         let outside = pacing.is_pending() && !of_shell;
