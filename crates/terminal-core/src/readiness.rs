@@ -584,7 +584,9 @@ impl Readiness {
     }
 
     /// Whether a `/proc` probe of `fg` is worth running now (the prompt is not current for the
-    /// shell, and the probe could change the decision).
+    /// shell, or it is but the terminal is not in its line editor's modes, `line_editing`: a
+    /// prompt settles only once the shell is seen reading; and the probe could change the
+    /// decision).
     pub(crate) fn wants_probe(
         &self,
         fg: Option<i32>,

@@ -122,6 +122,35 @@ fn an_own_deadline_waits_out_a_timed_event_wait() {
     }
 }
 
+/// A poll that gave its own deadline waits out a program blocked with no timeout too (a
+/// download blocked on its socket, `flock`): it asked to wait up to that long; a poll
+/// without one settles at the idle window.
+#[test]
+fn a_poll_with_its_own_deadline_waits_out_a_quiet_program() {
+    let t0 = Instant::now();
+    let at = |ms| {
+        let mut o = obs(t0, ms);
+        o.fg = Some(CHILD);
+        o.fg_busy = Some(false);
+        o
+    };
+    for own_deadline in [false, true] {
+        let timing = ReadinessTiming {
+            waits_out_timed_waits: own_deadline,
+            ..timing()
+        };
+        let mut r = Readiness::new(timing, t0, false, SHELL, PreWrite::default());
+        r.set_poll_only(true);
+        let settled = r.evaluate(&at(60));
+        if own_deadline {
+            assert_eq!(settled, None);
+            assert_eq!(r.evaluate(&at(100)), Some(Settle::Timeout));
+        } else {
+            assert_eq!(settled, Some(Settle::Idle));
+        }
+    }
+}
+
 /// Output the program wrote that the reader has not fed yet is not silence, under either
 /// rule: the send settles once it is on the screen (or at its deadline).
 #[test]
