@@ -533,8 +533,8 @@ impl Readiness {
             // A send with its own deadline waits out a wait with a timeout (it ends by itself);
             // a poll with one waits out any quiet program (a download blocked on its socket,
             // `flock`): it asked to wait up to that long for what the program does next.
-            let busy = busy
-                || ((o.fg_timed_wait || self.poll_only) && self.timing.waits_out_timed_waits);
+            let busy =
+                busy || ((o.fg_timed_wait || self.poll_only) && self.timing.waits_out_timed_waits);
             self.busy = Some((fg, busy));
         }
         self.alternate = o.alternate_screen;

@@ -507,3 +507,53 @@ async fn a_killed_full_screen_program_s_page_is_not_shown_again() {
     })
     .await;
 }
+
+/// vim's swap-file dialog (E325: a swap file of the file exists, here one a killed vim left)
+/// asks a question with one-key choices: a command line sent with Enter is refused with the
+/// keys that answer it, and `q` sent without Enter quits vim.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vims_swap_file_dialog_is_told_apart_from_its_normal_mode() {
+    if !installed("vim") {
+        eprintln!("vim is not installed (.ci/run installs it): the swap-file dialog not exercised");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dsh-vim-swap-{}", unique_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    within(async {
+        let sh = Shell::open(config()).await;
+        let file = dir.join("notes.txt");
+        open_vim(&sh, "vim --clean -i NONE", &file).await;
+        // Killed, vim leaves its swap file behind.
+        let r = sh.send_raw("ihello\u{1b}", false).await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let swap = dir.join(".notes.txt.swp");
+        crate::support::wait_until("vim wrote its swap file", || swap.exists()).await;
+        let killed = Command::new("pkill")
+            .args([
+                "-KILL",
+                "-f",
+                &format!("vim --clean -i NONE {}", file.display()),
+            ])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let r = sh.send("").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh
+            .send(&format!("vim --clean -i NONE '{}'", file.display()))
+            .await;
+        assert!(r.viewport.contains("(Q)uit"), "{r:?}");
+        let e = sh.try_send("git status", true).await.expect_err("refused");
+        assert!(
+            e.message()
+                .starts_with("vim holds the terminal and asks a question with one-key choices"),
+            "{e}"
+        );
+        let r = sh.send_raw("q", false).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.foreground.is_none(), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

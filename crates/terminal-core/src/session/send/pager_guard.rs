@@ -108,6 +108,11 @@ pub(super) fn check(
     // does not show it (no `showmode`), the refusal says to send the text without Enter.
     if let Some(editor) = editor {
         let row = st.screen.alternate_bottom_row();
+        // A question with one-key choices (vim's swap-file dialog, E325): a line with Enter
+        // would answer it with its first key.
+        if let Some(question) = row.as_deref().filter(|row| is_choice_question(row)) {
+            return Err(choice_refusal(editor, question, text));
+        }
         let visual = row
             .as_deref()
             .is_some_and(|row| row.trim_start().starts_with("-- VISUAL"));
@@ -309,6 +314,38 @@ fn refusal(program: &str, text: &str) -> TerminalError {
     ))
 }
 
+/// Whether `row` (vim's last row) asks a question with one-key choices, each key marked in
+/// brackets before the rest of its word (`[O]pen Read-Only, (E)dit anyway, …, (A)bort:`):
+/// two such choices or more, and the row ends with `:` or `?`.
+fn is_choice_question(row: &str) -> bool {
+    let row = row.trim_end();
+    let bytes = row.as_bytes();
+    let choices = bytes
+        .windows(4)
+        .filter(|w| {
+            matches!((w[0], w[2]), (b'(', b')') | (b'[', b']'))
+                && w[1].is_ascii_alphabetic()
+                && w[3].is_ascii_alphabetic()
+        })
+        .count();
+    choices >= 2 && row.ends_with([':', '?'])
+}
+
+/// The refusal of `text`, a line sent with Enter to `program` (vim) asking `question`, a
+/// question with one-key choices.
+fn choice_refusal(program: &str, question: &str, text: &str) -> TerminalError {
+    let line = text.lines().next().unwrap_or(text).trim();
+    TerminalError::invalid(format!(
+        "{program} holds the terminal and asks a question with one-key choices (`{}`), such \
+         as the dialog it shows when a swap file of the file exists (another {program} has it \
+         open, or one ended without saving): `{line}` sent with Enter would answer it with its \
+         first key, so nothing was typed; answer with the key of a choice sent with submit: \
+         false (q quits, e edits anyway, o opens read-only, r recovers, d deletes the swap \
+         file when offered), then send the command again",
+        question.trim()
+    ))
+}
+
 /// The refusal of `text`, a command line sent with Enter to `program` (vim) in its normal
 /// mode.
 fn editor_refusal(program: &str, text: &str) -> TerminalError {
@@ -394,6 +431,26 @@ mod tests {
     use super::*;
 
     const PATH: Option<&str> = Some("/usr/local/bin:/usr/bin:/bin");
+
+    #[test]
+    fn a_question_with_one_key_choices_is_told_apart() {
+        assert!(is_choice_question(
+            "[O]pen Read-Only, (E)dit anyway, (R)ecover, (D)elete it, (Q)uit, (A)bort: "
+        ));
+        assert!(is_choice_question("Save changes? (Y)es, (N)o, (C)ancel?"));
+        for row in [
+            "\"notes.txt\" [New]",
+            "-- INSERT --",
+            "E37: No write since last change (add ! to override)",
+            ":wq",
+            "(a)",
+        ] {
+            assert!(!is_choice_question(row), "{row}");
+        }
+        insta::assert_snapshot!(
+            choice_refusal("vim", "(Q)uit, (A)bort:", "git status").to_string()
+        );
+    }
 
     #[test]
     fn a_command_line_to_a_pager_is_refused() {
