@@ -78,7 +78,6 @@ impl SendOp {
         // fork of the shell becomes the program it runs).
         let mut first_group: Option<i32> = None;
         let mut pause = PROBE_QUIET;
-        let held_since = Instant::now();
         // Keys with a signal in them are meant for now (see `pacing`); no text, no hold.
         if input.is_empty() || input.iter().any(|b| SIGNAL_BYTES.contains(b)) {
             return Hold::Write {
@@ -102,9 +101,10 @@ impl SendOp {
             }
             match shared.uptake(pgid).await {
                 Uptake::Busy => {}
+                // Quiet for the idle window, the send's time included (a server started a
+                // while ago takes text at once).
                 Uptake::Elsewhere => {
-                    let quiet_since = shared.lock().last_output_at.max(held_since);
-                    if quiet_since.elapsed() >= idle_silence {
+                    if shared.lock().last_output_at.elapsed() >= idle_silence {
                         break;
                     }
                 }
@@ -114,9 +114,10 @@ impl SendOp {
                     break;
                 }
             }
-            if first_group.is_none_or(|first| first == pgid) {
-                first_group = Some(pgid);
-                waited_for = if pgid == shared.shell_pgid() {
+            // Named once found (a group that ended before its name was read leaves it to the
+            // next), and again as that group goes on (a fork of the shell runs its program).
+            if waited_for.is_none() || first_group == Some(pgid) {
+                let name = if pgid == shared.shell_pgid() {
                     Some("the shell".to_owned())
                 } else {
                     tokio::task::spawn_blocking(move || program_name(pgid))
@@ -124,6 +125,10 @@ impl SendOp {
                         .ok()
                         .flatten()
                 };
+                if name.is_some() {
+                    first_group = Some(pgid);
+                    waited_for = name;
+                }
             }
             let now = Instant::now();
             if now >= until {
