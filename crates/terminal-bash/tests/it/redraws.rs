@@ -89,3 +89,36 @@ async fn a_raw_mode_program_reading_no_keys_is_named_with_sigterm() {
     })
     .await;
 }
+
+/// Text a command prints and then erases from the middle of the screen before any result
+/// showed it (up a row and erase it, or erase everything below) is said to be gone, with the
+/// last such line; a progress line redrawn in place (`\r`, erase to its end) is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_erased_before_they_were_shown_are_said_to_be() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let erased = |r: &dsh_terminal_core::SendResult, text: &str| {
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[screen: the program erased") && n.contains(text))
+        };
+        let r = sh
+            .send("python3 -c \"print('ERROR: disk full'); print('\\x1b[1A\\x1b[2K', end=''); print('all good')\"")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "all good"), "{r:?}");
+        assert!(erased(&r, "`ERROR: disk full`"), "{r:?}");
+        let r = sh
+            .send("printf 'FAILED test_a\\nFAILED test_b\\n\\033[2A\\033[J'; echo '3 passed'")
+            .await;
+        assert!(erased(&r, "2 lines"), "{r:?}");
+        assert!(erased(&r, "`FAILED test_b`"), "{r:?}");
+        let r = sh
+            .send("for i in 10 20 30; do printf '\\r%s%%\\033[K' $i; done; echo")
+            .await;
+        assert!(r.notices.iter().all(|n| !n.contains("erased")), "{r:?}");
+        let r = sh.send("echo plain").await;
+        assert!(r.notices.is_empty(), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -165,6 +165,9 @@ pub(super) struct SettleFacts {
     /// and the command line ended with none of the text run after it: a prompt of the line
     /// took it.
     pub(super) held_text_taken: Option<String>,
+    /// The program erased rows of text from the middle of the screen before this result
+    /// showed them: how many, and the text of the last.
+    pub(super) erased: Option<(u64, String)>,
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -395,6 +398,13 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         (facts.exit_unknown, Some(EXIT_UNKNOWN_NOTICE.to_owned())),
         (facts.undecodable, Some(UNDECODABLE_NOTICE.to_owned())),
         (facts.cut_at_edge, Some(CUT_AT_EDGE_NOTICE.to_owned())),
+        (
+            facts.erased.is_some(),
+            facts
+                .erased
+                .as_ref()
+                .map(|(rows, last)| erased_notice(*rows, last)),
+        ),
         (
             facts.typed_ahead_taken.is_some(),
             facts

@@ -267,6 +267,26 @@ pub(super) const CUT_AT_EDGE_NOTICE: &str = "[screen: the program turned auto-wr
      write the output to a file and read that to see it whole (the shell's prompt turns \
      auto-wrap on again)]";
 
+/// The notice for [`SettleFacts::erased`]: `rows` rows erased, `last` the text of the last.
+pub(super) fn erased_notice(rows: u64, last: &str) -> String {
+    let (what, them, which, they) = if rows == 1 {
+        ("a line it printed".to_owned(), "it", "it was", "it is")
+    } else {
+        (
+            format!("{rows} lines it printed"),
+            "them",
+            "the last was",
+            "they are",
+        )
+    };
+    format!(
+        "[screen: the program erased {what} before this result showed {them} (as a progress \
+         display does when it redraws, or a status line written over an error): {which} \
+         `{last}`; {they} not in scrollback either: run it again with its output to a file \
+         (cmd > log 2>&1) to see every line]"
+    )
+}
+
 /// The notice for [`SettleFacts::typed_ahead_taken`], naming the program that read nothing.
 pub(super) fn typed_ahead_taken_notice(program: &str) -> String {
     format!(

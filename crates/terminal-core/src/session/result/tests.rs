@@ -62,6 +62,7 @@ fn facts(reason: Settle) -> SettleFacts {
         in_command_line: false,
         typed_ahead_taken: None,
         held_text_taken: None,
+        erased: None,
         typed_ahead_echoed: None,
     }
 }

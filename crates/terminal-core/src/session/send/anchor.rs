@@ -83,6 +83,7 @@ impl SendOp {
                 // binary run's summary gives the advice again.
                 st.screen.take_undecodable();
                 st.screen.take_cut_at_edge();
+                st.screen.take_erased();
                 st.screen.restart_binary_advice();
                 (st.screen.anchor(), st.bytes_read, st.screen.exit_tally())
             }

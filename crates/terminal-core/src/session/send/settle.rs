@@ -81,6 +81,7 @@ impl SendOp {
         // Bytes left over around a suppressed binary run are no text in another encoding.
         let undecodable = st.screen.take_undecodable();
         let cut_at_edge = st.screen.take_cut_at_edge();
+        let erased = st.screen.take_erased();
         // Our shell runs a longer command line (a loop, a list) than one command typed alone:
         // a program in the foreground is one command of it.
         let runs_longer_line = st.screen.command_running()
@@ -301,6 +302,15 @@ impl SendOp {
         // ended with no command of the text run after it), or echoed before a password prompt
         // that has not read it.
         let typed_ahead = self.typed_ahead_of.lock().take();
+        // A row redrawn with the same text or more (a REPL's line editor) lost nothing.
+        let erased = erased
+            .filter(|e| {
+                !rendered
+                    .text
+                    .lines()
+                    .any(|line| line.trim().starts_with(&e.last))
+            })
+            .map(|e| (e.rows, e.last));
         let (typed_ahead_taken, typed_ahead_echoed, held_text_taken) = match typed_ahead {
             Some(ahead) => {
                 let taken =
@@ -379,6 +389,7 @@ impl SendOp {
             typed_ahead_taken,
             typed_ahead_echoed,
             held_text_taken,
+            erased,
             promptless_mode: self.in_promptless_mode
                 && reason == Settle::StdinWait
                 && shared.pty.foreground_pgid() == shared.lock().promptless_repl,

@@ -23,6 +23,24 @@ fn lines_cut_at_the_right_edge_with_auto_wrap_off_are_said_to_be() {
 }
 
 #[test]
+fn lines_the_program_erased_before_they_were_shown_are_said_to_be() {
+    let one = SettleFacts {
+        erased: Some((1, "ERROR: disk full".to_owned())),
+        ..facts(Settle::Prompt)
+    };
+    let many = SettleFacts {
+        erased: Some((12, "Downloading 45%".to_owned())),
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!(
+        "erased",
+        [assemble(one).notices, assemble(many).notices]
+            .concat()
+            .join("\n")
+    );
+}
+
+#[test]
 fn text_typed_ahead_that_a_prompt_took_or_the_terminal_echoed_is_said_to_be() {
     let taken = SettleFacts {
         typed_ahead_taken: Some("sleep".to_owned()),
