@@ -195,10 +195,8 @@ pub(crate) struct Observation {
     /// The terminal is in readline's modes while it edits a line (non-canonical, no echo,
     /// `ICRNL` off; a builtin `read` reads in canonical mode, or keeps `ICRNL` with `-n`/`-N`).
     pub(crate) line_editor_mode: bool,
-    /// The terminal's modes are a line editor's now, whatever was probed: readline sets them
-    /// before it prints the prompt (and its marks), and a command the shell runs has them
-    /// back to the line modes, so prompt marks a command prints itself (a forgery that read
-    /// the session's nonce) come with the line modes on.
+    /// The terminal's modes are a line editor's now: readline sets them before it prints the
+    /// prompt and its marks; marks a command prints itself come with the line modes on.
     pub(crate) tty_line_editing: bool,
     /// A full-screen program has the alternate screen on.
     pub(crate) alternate_screen: bool,

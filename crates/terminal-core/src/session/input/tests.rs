@@ -380,15 +380,11 @@ fn the_unended_line_grows_ends_and_is_forgotten_at_the_kernels_line_keys() {
 }
 
 #[test]
-fn the_notice_for_a_command_line_that_answered_a_prompt_names_both() {
+fn the_notice_for_lines_not_typed_or_typed_to_a_prompt_names_them() {
     insta::assert_snapshot!(
         line_to_a_prompt_notice(2, "echo second-line-ran", "A:"),
         @"[input: line 2 of the input (`echo second-line-ran`) went to the prompt `A:` that an earlier line's command showed, as its answer, not to the shell: if it was meant as a command, it did not run; send it again once that prompt is answered]"
     );
-}
-
-#[test]
-fn the_notice_for_lines_a_signal_dropped_names_them() {
     insta::assert_snapshot!(
         discarded_lines_notice(3, 2),
         @"[input: lines 3–4 of the input were not typed: a signal (or a cancel) came first, and it discards input not read yet, as a terminal discards what was typed ahead; send them again to run them]"
