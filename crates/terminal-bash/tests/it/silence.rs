@@ -57,10 +57,17 @@ async fn a_server_waiting_for_connections_comes_back_at_the_idle_window() {
                 .any(|n| n.starts_with("[idle: python3 is still running")),
             "{r:?}"
         );
-        // A command typed ahead while the server holds the terminal: said to be unread.
-        let r = sh.send("echo typed-ahead").await;
-        assert_eq!(r.wait_reason, WaitReason::InferredIdle, "{r:?}");
-        assert!(unread(&r), "{r:?}");
+        // A command sent while the server holds the terminal (it wakes on a timer, so it is
+        // at work) is held for a reader, and not sent at the deadline.
+        let r = sh.send_within("echo typed-ahead", true, 1500).await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[input: not sent: python3 ran until the deadline")),
+            "{r:?}"
+        );
+        assert!(!unread(&r), "{r:?}");
         sh.close().await;
     })
     .await;

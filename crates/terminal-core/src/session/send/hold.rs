@@ -5,13 +5,14 @@
 //! screen (a secret included) before `read` turned echo off, a prompt that flushes its input
 //! (`getpass`, `sudo`) would then drop it, and a command meant for the shell would go to
 //! whatever of the running line reads first. So a send to a foreground job that is at work
-//! (computing, sleeping on a timer, waiting on busy children, the shell between two commands
-//! of a line) writes nothing until the terminal has a reader: a program
+//! (computing, sleeping on a timer, waiting on busy children or on events with a timeout,
+//! such as a CLI reaching its server before it asks for a password, the shell between two
+//! commands of a line) writes nothing until the terminal has a reader: a program
 //! blocked reading it, the shell back at its prompt, a program that took the terminal out of
 //! its line modes or onto the alternate screen (it reads keys its own way), or no foreground
 //! at all. When the send's deadline passes first, nothing is written and the result says so
-//! ([`held_text_expired_notice`]). A job blocked on something else (a server in `accept`, an
-//! event loop, a stopped job) whose output has been quiet for the idle window, as a send
+//! ([`held_text_expired_notice`]). A job blocked on something else with no timeout (a server
+//! in `accept`, a stopped job) whose output has been quiet for the idle window, as a send
 //! settles on such a program, is taken to wait for good and will not read soon by itself: its
 //! text goes then, typed ahead, as it would on a user's terminal (the settle's typed-ahead
 //! notices say what the terminal did with it). A program starting up, or connecting, waits
