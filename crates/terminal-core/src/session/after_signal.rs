@@ -48,6 +48,8 @@ pub(super) struct SurvivedReader {
     pub(super) signal: TerminalSignal,
     /// Its program's name (`the shell's read` for our shell's own).
     pub(super) program: String,
+    /// `screen.prompt_end_count()` then: a marked prompt of our shell since means it ended.
+    pub(super) prompts: u64,
 }
 
 /// Notes, as `signal` goes now, the reader the last result left waiting (see
@@ -87,9 +89,12 @@ pub(super) async fn after_signal(shared: &Arc<Shared>, pgid: i32, within: Durati
         .reader_at_signal
         .take()
         .filter(|r| r.pgid == pgid);
-    if let Some(reader) = reader {
-        return reads_on(shared, reader, within.min(STILL_READING_AFTER)).await;
+    if let Some(reader) = reader
+        && let Some(after) = reads_on(shared, reader, within.min(STILL_READING_AFTER)).await
+    {
+        return after;
     }
+    // Not a reader the signal left waiting (or one at work now): busy or not.
     if pgid == shared.shell_pgid() {
         return AfterSignal::Settled;
     }
@@ -123,8 +128,13 @@ pub(super) async fn after_signal(shared: &Arc<Shared>, pgid: i32, within: Durati
 /// Whether `reader` still waits at its prompt `after` the signal, having printed nothing and
 /// kept the terminal (a REPL, whose prompt takes the next statement as before, does not
 /// count): `StillReading`, noted as `State::survived_reader`; `Settled` as soon as it gave the
-/// terminal back or printed.
-async fn reads_on(shared: &Arc<Shared>, reader: ReaderAtSignal, after: Duration) -> AfterSignal {
+/// terminal back or printed, or a REPL reads again; `None` when it holds the terminal without
+/// reading (at work on the signal: the caller looks whether it stays busy).
+async fn reads_on(
+    shared: &Arc<Shared>,
+    reader: ReaderAtSignal,
+    after: Duration,
+) -> Option<AfterSignal> {
     let pgid = reader.pgid;
     let deadline = Instant::now() + after;
     let moved = |shared: &Shared| {
@@ -133,7 +143,7 @@ async fn reads_on(shared: &Arc<Shared>, reader: ReaderAtSignal, after: Duration)
     };
     loop {
         if shared.pty.foreground_pgid() != Some(pgid) || moved(shared) {
-            return AfterSignal::Settled;
+            return Some(AfterSignal::Settled);
         }
         if Instant::now() >= deadline {
             break;
@@ -141,33 +151,37 @@ async fn reads_on(shared: &Arc<Shared>, reader: ReaderAtSignal, after: Duration)
         tokio::time::sleep_until((Instant::now() + LOOK_EVERY).min(deadline)).await;
     }
     let sh = Arc::clone(shared);
-    let program = tokio::task::spawn_blocking(move || {
+    let looked = tokio::task::spawn_blocking(move || {
         let of_shell = pgid == sh.shell_pgid();
-        let reads = sh.tty_reader(pgid).is_some() && !(of_shell && sh.prompt_current());
-        let repl = !of_shell && crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c));
-        if !reads || repl {
-            return None;
+        if sh.tty_reader(pgid).is_none() || (of_shell && sh.prompt_current()) {
+            return (false, None);
         }
-        if of_shell {
+        let repl = !of_shell && crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c));
+        let program = if repl {
+            None
+        } else if of_shell {
             Some("the shell's read".to_owned())
         } else {
             program_name(pgid)
-        }
+        };
+        (true, program)
     })
     .await
-    .ok()
-    .flatten();
+    .unwrap_or((true, None));
     let repl_prompt = reader.prompt.as_deref().is_some_and(is_repl_prompt);
-    match program {
-        Some(program) if !moved(shared) && !repl_prompt => {
-            shared.lock().survived_reader = Some(SurvivedReader {
+    match looked {
+        (false, _) => None,
+        (true, Some(program)) if !moved(shared) && !repl_prompt => {
+            let mut st = shared.lock();
+            st.survived_reader = Some(SurvivedReader {
                 pgid,
                 prompt: reader.prompt,
                 signal: reader.signal,
                 program: program.clone(),
+                prompts: st.screen.prompt_end_count(),
             });
-            AfterSignal::StillReading(program)
+            Some(AfterSignal::StillReading(program))
         }
-        _ => AfterSignal::Settled,
+        (true, _) => Some(AfterSignal::Settled),
     }
 }

@@ -107,8 +107,10 @@ pub(super) fn check(
 /// Refuses, once, a send of `text` begun now with `foreground` the terminal's foreground
 /// group, when a signal left the reader it went to waiting at the same prompt (see
 /// `after_signal`): the agent signalled to end it, and its text, likely meant for the shell,
-/// would answer that prompt (a password prompt would take it as the password). The guard is
-/// used up either way; a poll (no text) leaves it.
+/// would answer that prompt (a password prompt would take it as the password). Text with a
+/// control key in it (the Ctrl-D that ends a `read`, a Ctrl-C) acts on the reader and goes;
+/// nor is anything refused once our shell's prompt came back since (a `read -t` ran out). The
+/// guard is used up either way; a poll (no text) leaves it.
 ///
 /// # Errors
 /// `InvalidRequest`, naming the program, its prompt, the signal and how to end it.
@@ -120,8 +122,17 @@ pub(super) fn check_survivor(
     if text.is_empty() {
         return Ok(());
     }
+    let keys = text
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'));
     match st.survived_reader.take() {
-        Some(survivor) if foreground == Some(survivor.pgid) => Err(survivor_refusal(&survivor)),
+        Some(survivor)
+            if foreground == Some(survivor.pgid)
+                && !keys
+                && st.screen.prompt_end_count() == survivor.prompts =>
+        {
+            Err(survivor_refusal(&survivor))
+        }
         _ => Ok(()),
     }
 }
@@ -239,6 +250,7 @@ mod tests {
             prompt: Some("API token:".to_owned()),
             signal: crate::TerminalSignal::Sigint,
             program: program.to_owned(),
+            prompts: 0,
         };
         insta::assert_snapshot!(
             "survivor_program",
