@@ -297,11 +297,6 @@ impl SendOp {
             && !prompt_unmarked;
         let undecodable = undecodable && !crate::screen::shows_suppressed_run(&rendered.text);
         let in_command_line = foreground.is_some() && runs_longer_line;
-        // Text typed ahead of a program that read nothing, or held for a reader (see
-        // `SendOp::typed_ahead_of`): taken by a prompt of the same command line (the line
-        // ended with no command of the text run after it), or echoed before a password prompt
-        // that has not read it.
-        let typed_ahead = self.typed_ahead_of.lock().take();
         // A row redrawn with the same text or more (a REPL's line editor) lost nothing.
         let erased = erased
             .filter(|e| {
@@ -311,6 +306,11 @@ impl SendOp {
                     .any(|line| line.trim().starts_with(&e.last))
             })
             .map(|e| (e.rows, e.last));
+        // Text typed ahead of a program that read nothing, or held for a reader (see
+        // `SendOp::typed_ahead_of`): taken by a prompt of the same command line (the line
+        // ended with no command of the text run after it), or echoed before a password prompt
+        // that has not read it.
+        let typed_ahead = self.typed_ahead_of.lock().take();
         let (typed_ahead_taken, typed_ahead_echoed, held_text_taken) = match typed_ahead {
             Some(ahead) => {
                 let taken =
