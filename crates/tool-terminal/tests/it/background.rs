@@ -562,3 +562,46 @@ async fn a_background_send_says_timeout_ms_does_not_end_its_job() {
     assert!(out.contains("\nran-on\n"), "{out}");
     host.shutdown().await;
 }
+
+/// A background send whose text is still held for a reader (the command before it is at
+/// work and reads nothing), killed: the text is dropped unwritten and the command it waited
+/// behind goes on, not interrupted for a job that never ran.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killing_a_held_background_send_leaves_the_command_before_it_running() {
+    let (host, agent, session) = Host::with_jobs_and_session().await;
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "sleep 100", "timeoutMs": 300}),
+        )
+        .await;
+    assert!(r.text().contains("[wait: timeout]"), "{}", r.text());
+    let (job, _ack) = start_job(&host, &agent, &session, "echo held-$((6*7))").await;
+    let r = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    assert!(!r.is_error, "{}", r.text());
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    assert!(!r.text().contains("held-42"), "{}", r.text());
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "", "submit": false, "timeoutMs": 300}),
+        )
+        .await;
+    assert!(r.text().contains("[foreground: sleep]"), "{}", r.text());
+    let r = host
+        .call(
+            &agent,
+            "terminal_signal",
+            json!({"sessionId": session, "signal": "SIGINT"}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let text = send_foreground(&host, &agent, &session, "echo clean").await;
+    assert!(!text.contains("held-42"), "{text}");
+    assert!(text.contains("\nclean\n"), "{text}");
+    host.shutdown().await;
+}

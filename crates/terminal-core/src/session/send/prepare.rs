@@ -110,6 +110,12 @@ impl SendOp {
             Hold::Dropped => {
                 // Said with the lines after it (see `note_discarded`).
                 pacing.put_back(input);
+                // A cancel alone (no signal for the command): nothing of the send ran.
+                let signal_asked = self.span().requested_signal.is_some();
+                if !signal_asked && !self.held_dropped.load(Ordering::SeqCst) {
+                    self.note_discarded(pacing);
+                    self.span().held_back = true;
+                }
                 let at = Instant::now();
                 (pre_write(shared).await, at, Vec::new(), None)
             }
