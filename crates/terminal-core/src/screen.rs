@@ -29,7 +29,7 @@ mod anchor_start;
 mod binary;
 mod blank_rows;
 mod classes;
-mod clears;
+pub(crate) mod clears;
 mod compat;
 mod conceal;
 mod consume;

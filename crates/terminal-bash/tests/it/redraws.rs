@@ -116,6 +116,12 @@ async fn lines_erased_before_they_were_shown_are_said_to_be() {
             .send("for i in 10 20 30; do printf '\\r%s%%\\033[K' $i; done; echo")
             .await;
         assert!(r.notices.iter().all(|n| !n.contains("erased")), "{r:?}");
+        // Lines rewritten in place with newer figures (a multi-line progress display).
+        let r = sh
+            .send("printf 'layer 1: 10%%\\nlayer 2: 10%%\\n'; for p in 50 100; do printf '\\033[2A\\033[2Klayer 1: %s%%\\n\\033[2Klayer 2: %s%%\\n' $p $p; done")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "layer 2: 100%"), "{r:?}");
+        assert!(r.notices.iter().all(|n| !n.contains("erased")), "{r:?}");
         let r = sh.send("echo plain").await;
         assert!(r.notices.is_empty(), "{r:?}");
         sh.close().await;

@@ -14,6 +14,23 @@ use super::scan::Sequence;
 /// Longest erased row text kept, in bytes (cut between characters).
 const ERASED_ROW_MAX_BYTES: usize = 200;
 
+/// Longest stem [`line_stem`] compares, in characters.
+const STEM_MAX_CHARS: usize = 12;
+
+/// What stays the same when a progress display rewrites a line in place (`layer 2: ====
+/// 90%` and then `… 100%`, `c 3` and then `c 10`): the text before its first digit, trimmed,
+/// at most [`STEM_MAX_CHARS`] characters; `None` when nothing comes before a digit (a line of
+/// figures reads as a redrawn count).
+pub(crate) fn line_stem(text: &str) -> Option<String> {
+    let before = text
+        .trim()
+        .split(|c: char| c.is_ascii_digit())
+        .next()
+        .unwrap_or_default()
+        .trim_end();
+    (!before.is_empty()).then(|| before.chars().take(STEM_MAX_CHARS).collect())
+}
+
 /// Text a running command erased from the middle of the main screen since the last take: a
 /// whole row (`ESC [ 2 K`), a row up to the cursor (`ESC [ 1 K`), or the rows from the cursor
 /// down (`ESC [ J`); not the rest of the cursor's row (`ESC [ K`, a progress line redrawn in

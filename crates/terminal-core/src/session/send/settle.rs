@@ -297,13 +297,17 @@ impl SendOp {
             && !prompt_unmarked;
         let undecodable = undecodable && !crate::screen::shows_suppressed_run(&rendered.text);
         let in_command_line = foreground.is_some() && runs_longer_line;
-        // A row redrawn with the same text or more (a REPL's line editor) lost nothing.
+        // A row redrawn with the same text or more (a REPL's line editor), or rewritten in
+        // place with a newer version (a progress display: the same text before its figures),
+        // lost nothing.
         let erased = erased
             .filter(|e| {
-                !rendered
-                    .text
-                    .lines()
-                    .any(|line| line.trim().starts_with(&e.last))
+                let stem = crate::screen::clears::line_stem(&e.last);
+                stem.is_some()
+                    && !rendered.text.lines().any(|line| {
+                        line.trim().starts_with(&e.last)
+                            || crate::screen::clears::line_stem(line) == stem
+                    })
             })
             .map(|e| (e.rows, e.last));
         // Text typed ahead of a program that read nothing, or held for a reader (see
