@@ -175,6 +175,36 @@ async fn a_signal_or_a_cancel_drops_held_text_unwritten() {
     .await;
 }
 
+/// Text held while a command ran, when what reads next takes single keys (`read -n 1`): it was
+/// shaped for a line reader (a whole word and its Enter), so it is not sent, and sent again it
+/// goes as a key answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn held_text_that_a_key_reader_would_take_is_sent_again() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send_within(
+                "sleep 1; read -n 1 -p 'Proceed (y/n)? ' a; echo; read -p 'Name: ' nm; echo \"a=$a nm=$nm\"",
+                true,
+                100,
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let r = sh.send("yes").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(
+            r.notices.iter().any(|n| n.starts_with("[input: not sent: the text waited while sleep ran")),
+            "{r:?}"
+        );
+        let r = sh.send("yes").await;
+        assert!(r.viewport.contains("Name:"), "{r:?}");
+        let r = sh.send("bob").await;
+        assert!(r.viewport.lines().any(|l| l == "a=y nm=bob"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A member of the foreground job that reads the terminal takes the text while another
 /// member computes (`cat > file | busy-program`): nothing is held.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

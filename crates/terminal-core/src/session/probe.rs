@@ -85,9 +85,9 @@ impl Shared {
 
     /// Whether process group `pgid` takes text written to the terminal soon (see
     /// `send::hold`): a member reads the terminal ([`Uptake::Reads`], also while others
-    /// compute), the group is at work and may read later ([`Uptake::Busy`]: also a wait with
-    /// a timeout, which ends by itself), or it waits on other events with none, or cannot be
-    /// told ([`Uptake::Elsewhere`]). The `/proc` scans run off the async workers.
+    /// compute), the group is at work and may read later ([`Uptake::Busy`]), waits on other
+    /// events with a timeout ([`Uptake::TimedWait`]), or with none, or cannot be told
+    /// ([`Uptake::Elsewhere`]). The `/proc` scans run off the async workers.
     pub(super) async fn uptake(&self, pgid: i32) -> Uptake {
         let Some(tty) = self.pty.tty_path().map(std::path::Path::to_path_buf) else {
             return Uptake::Elsewhere;
@@ -99,7 +99,8 @@ impl Shared {
                 GroupActivity::Busy if group_member_reads_tty_in(pgid, &tty, &scope) => {
                     Uptake::Reads
                 }
-                GroupActivity::Busy | GroupActivity::TimedWait => Uptake::Busy,
+                GroupActivity::Busy => Uptake::Busy,
+                GroupActivity::TimedWait => Uptake::TimedWait,
                 GroupActivity::Idle => Uptake::Elsewhere,
             }
         })
@@ -223,10 +224,12 @@ impl Shared {
 pub(super) enum Uptake {
     /// A member reads the terminal.
     Reads,
-    /// At work (computing, sleeping on a timer, waiting on busy children, waiting on other
-    /// events with a timeout: an event loop's timer, `asyncio.sleep`, a client's poll on its
-    /// socket, a CLI reaching its server before it asks for a password): it may read later.
+    /// At work (computing, sleeping on a timer, waiting on busy children): it may read later.
     Busy,
+    /// Waiting on other events, each wait with a timeout (an event loop's timer,
+    /// `asyncio.sleep`, a client's poll on its socket, a CLI reaching its server before it
+    /// asks for a password, a server waking on a timer): it may read later, or never.
+    TimedWait,
     /// Blocked on other events with no timeout (a server in `accept`, a stopped job), or not
     /// to be told: for good, once output has been quiet for a while (one look may catch a
     /// program starting up in a short wait of its own).

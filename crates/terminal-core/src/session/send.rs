@@ -158,8 +158,9 @@ impl SendOp {
         let answers_a_reader = self.answers_a_line_reader && readiness.began_at_a_waiting_reader();
         let (mut done_at_write, mut marks_at_write, mut written_at) =
             self.anchor_for_write(&mut readiness, &input, initializing, started);
-        if self.span().held_back {
-            self.settle(Settle::Timeout, None);
+        let held_settle = self.span().held_settle;
+        if let Some(reason) = held_settle {
+            self.settle(reason, None);
         }
         let mut write_rx = if input.is_empty() || self.cancel_requested() {
             None

@@ -25,7 +25,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use crate::readiness::{PROBE_QUIET, PreWrite};
+use crate::pty::TtyModes;
+use crate::readiness::{PROBE_QUIET, PreWrite, Settle};
 
 use super::super::cancel::program_name;
 use super::super::observe::{SIGNAL_BYTES, pre_write};
@@ -46,10 +47,13 @@ pub(super) enum Hold {
     },
     /// A signal or a cancel came first: the text is not written.
     Dropped,
-    /// The deadline passed first: the text is not written (the notice says so).
+    /// The text is not written (the notice says so): the deadline passed first, the program
+    /// went quiet waiting on other events, or what reads now takes single keys.
     Expired {
         /// The notice for the result.
         notice: String,
+        /// How the send settles at once (`None`: at its deadline, which has passed).
+        settle: Option<Settle>,
     },
 }
 
@@ -100,12 +104,26 @@ impl SendOp {
             if self.interrupt_owed() {
                 return Hold::Dropped;
             }
-            match shared.uptake(pgid).await {
+            let uptake = shared.uptake(pgid).await;
+            let quiet = shared.lock().last_output_at.elapsed() >= idle_silence;
+            match uptake {
                 Uptake::Busy => {}
+                // Quiet on events with timeouts (a server waking on a timer, an event loop):
+                // a send that gave its own deadline waits for a reader up to it; another one
+                // ends at the idle window, as the send would settle on such a program, with
+                // nothing written (a secret must not go ahead of a prompt still to come).
+                Uptake::TimedWait if quiet && self.timeout.is_none() => {
+                    let program = self.name_of(shared, pgid).await;
+                    return Hold::Expired {
+                        notice: held_text_quiet_notice(program.as_deref().unwrap_or("it")),
+                        settle: Some(Settle::Idle),
+                    };
+                }
+                Uptake::TimedWait => {}
                 // Quiet for the idle window, the send's time included (a server started a
                 // while ago takes text at once).
                 Uptake::Elsewhere => {
-                    if shared.lock().last_output_at.elapsed() >= idle_silence {
+                    if quiet {
                         break;
                     }
                 }
@@ -118,14 +136,7 @@ impl SendOp {
             // Named once found (a group that ended before its name was read leaves it to the
             // next), and again as that group goes on (a fork of the shell runs its program).
             if waited_for.is_none() || first_group == Some(pgid) {
-                let name = if pgid == shared.shell_pgid() {
-                    Some("the shell".to_owned())
-                } else {
-                    tokio::task::spawn_blocking(move || program_name(pgid))
-                        .await
-                        .ok()
-                        .flatten()
-                };
+                let name = self.name_of(shared, pgid).await;
                 if name.is_some() {
                     first_group = Some(pgid);
                     waited_for = name;
@@ -136,6 +147,7 @@ impl SendOp {
                 let program = waited_for.as_deref().unwrap_or("the running program");
                 return Hold::Expired {
                     notice: held_text_expired_notice(program),
+                    settle: None,
                 };
             }
             tokio::select! {
@@ -147,11 +159,41 @@ impl SendOp {
             looked_at = Instant::now();
             pre = pre_write(shared).await;
         }
+        // Held, and what reads now takes single keys (`read -n 1`, a `[y/N]` in cbreak mode):
+        // the text was shaped for a line reader (its Enter, a whole word), so it does not go;
+        // sent again, it is shaped for the key reader.
+        if waited_for.is_some()
+            && shared.pty.modes().is_some_and(TtyModes::single_keys)
+            && !shared.lock().screen.alternate_screen()
+        {
+            // Its prompt shows once it reads (the settled result shows it).
+            let mut pause = PROBE_QUIET;
+            while !pre_write(shared).await.waiting && Instant::now() < until {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(max_pause.max(PROBE_QUIET));
+            }
+            let program = waited_for.unwrap_or_default();
+            return Hold::Expired {
+                notice: held_text_keys_notice(&program),
+                settle: Some(Settle::StdinWait),
+            };
+        }
         Hold::Write {
             pre,
             looked_at,
             waited_for,
         }
+    }
+
+    /// The name a notice gives group `pgid`'s program (`the shell` for our shell's group).
+    async fn name_of(&self, shared: &Shared, pgid: i32) -> Option<String> {
+        if pgid == shared.shell_pgid() {
+            return Some("the shell".to_owned());
+        }
+        tokio::task::spawn_blocking(move || program_name(pgid))
+            .await
+            .ok()
+            .flatten()
     }
 }
 
@@ -176,12 +218,35 @@ fn held_text_expired_notice(program: &str) -> String {
     )
 }
 
+/// The notice for text held while `program`, quiet, waited on other events with timeouts.
+fn held_text_quiet_notice(program: &str) -> String {
+    format!(
+        "[input: not sent: {program} went quiet waiting on other events (a server waiting for \
+         connections, an event loop) and read no input, so the text was held for a reader and \
+         then dropped; a server meant to keep running goes in the background (cmd > log \
+         2>&1 &); send the text again once a program waits for input or the prompt is back, \
+         or with timeoutMs to wait up to that long for a reader]"
+    )
+}
+
+/// The notice for text held while `program` ran, when what reads now takes single keys.
+fn held_text_keys_notice(program: &str) -> String {
+    format!(
+        "[input: not sent: the text waited while {program} ran, and what reads the terminal \
+         now takes single keys, which text shaped for a line would \
+         answer wrongly (the rest of a word, an Enter for the next prompt); send the answer \
+         again now]"
+    )
+}
+
 #[cfg(test)]
 mod tests {
-    use super::held_text_expired_notice;
+    use super::{held_text_expired_notice, held_text_keys_notice, held_text_quiet_notice};
 
     #[test]
     fn the_notice_for_text_held_until_the_deadline_says_it_was_not_sent() {
         insta::assert_snapshot!(held_text_expired_notice("sleep"));
+        insta::assert_snapshot!("quiet", held_text_quiet_notice("python3"));
+        insta::assert_snapshot!("keys", held_text_keys_notice("sleep"));
     }
 }

@@ -18,6 +18,8 @@ use super::super::observe::{
     wait_for_continued_shell, wait_for_shell_read,
 };
 use super::SendOp;
+use crate::readiness::Settle;
+
 use super::hold::Hold;
 use super::pacing::Pacing;
 
@@ -114,15 +116,16 @@ impl SendOp {
                 let signal_asked = self.span().requested_signal.is_some();
                 if !signal_asked && !self.held_dropped.load(Ordering::SeqCst) {
                     self.note_discarded(pacing);
-                    self.span().held_back = true;
+                    self.span().held_settle = Some(Settle::Timeout);
                 }
                 let at = Instant::now();
                 (pre_write(shared).await, at, Vec::new(), None)
             }
-            Hold::Expired { notice } => {
+            Hold::Expired { notice, settle } => {
                 // Not one line of it goes once the first was not sent.
                 *self.refused.lock() = Some(notice);
                 let _ = pacing.discard();
+                self.span().held_settle = settle;
                 let at = Instant::now();
                 (pre_write(shared).await, at, Vec::new(), None)
             }

@@ -48,9 +48,10 @@ pub(super) struct Span {
     /// The send runs as a background job (`OperationHandle::in_background`): the job's own
     /// status tells the agent what its program does next, not this send's result.
     pub(super) background: bool,
-    /// A cancel dropped the text the send held for a reader (see `hold`): nothing of it ran,
-    /// so nothing is interrupted, and the send ends at once.
-    pub(super) held_back: bool,
+    /// The text the send held for a reader was not written and the send ends at once, as
+    /// this (see `hold`): a cancel dropped it (nothing of it ran, so nothing is interrupted),
+    /// the program it waited for went quiet waiting on other events, or a key reader came.
+    pub(super) held_settle: Option<crate::readiness::Settle>,
 }
 
 /// The line ends a render from an anchor left out, when its byte bound cut it (`None` when it
