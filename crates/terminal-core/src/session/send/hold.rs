@@ -7,17 +7,23 @@
 //! whatever of the running line reads first. So a send to a foreground job that is at work
 //! (computing, sleeping on a timer, waiting on busy children or on events with a timeout,
 //! such as a CLI reaching its server before it asks for a password, the shell between two
-//! commands of a line) writes nothing until the terminal has a reader: a program
-//! blocked reading it, the shell back at its prompt, a program that took the terminal out of
-//! its line modes or onto the alternate screen (it reads keys its own way), or no foreground
-//! at all. When the send's deadline passes first, nothing is written and the result says so
-//! ([`held_text_expired_notice`]). A job blocked on something else with no timeout (a server
-//! in `accept`, a stopped job) whose output has been quiet for the idle window, as a send
-//! settles on such a program, is taken to wait for good and will not read soon by itself: its
-//! text goes then, typed ahead, as it would on a user's terminal (the settle's typed-ahead
-//! notices say what the terminal did with it). A program starting up, or connecting, waits
-//! elsewhere too, for a moment: only the silence tells the two apart. A signal that discards typed-ahead input, or a cancel, drops held text
-//! unwritten, as the terminal's keys would.
+//! commands of a line) writes nothing until the terminal has a reader: a program blocked
+//! reading it, the shell back at its prompt, a program that took the terminal out of its line
+//! modes or onto the alternate screen (it reads keys its own way), or no foreground at all.
+//!
+//! Nothing is written, and the result says so, when the send's deadline passes first
+//! ([`held_text_expired_notice`]); when the program waits on events with timeouts and its
+//! output has been quiet for the idle window (a server in the foreground waking on a timer),
+//! unless the send gave its own deadline ([`held_text_quiet_notice`]: the send comes back
+//! then, as it would settle on such a program); and when the reader that came takes single
+//! keys, for which the text, shaped for a line, would be the wrong answer
+//! ([`held_text_keys_notice`]). A job blocked on something else with no timeout (a server in
+//! `accept`, a stopped job) whose output has been quiet for the idle window is taken to wait
+//! for good and will not read soon by itself: its text goes then, typed ahead, as it would on a
+//! user's terminal (the settle's typed-ahead notices say what the terminal did with it). A
+//! program starting up, or connecting, waits elsewhere too, for a moment: only the silence
+//! tells the two apart. A signal that discards typed-ahead input, or a cancel, drops held text
+//! unwritten, as the terminal's keys would (a cancel then interrupts nothing).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
