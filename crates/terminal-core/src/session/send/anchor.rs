@@ -17,8 +17,6 @@ use super::super::shared::State;
 use super::super::signal::is_simple_command;
 use super::SendOp;
 
-/// Longest line or prompt text a notice quotes, in bytes (cut between characters).
-const QUOTE_MAX_BYTES: usize = 80;
 use super::pacing::insert_paste;
 
 impl SendOp {
@@ -263,14 +261,7 @@ impl SendOp {
         };
         let path = std::env::var("PATH").ok();
         if super::pager_guard::has_a_command_with_arguments(text, path.as_deref()) {
-            let cut = |s: &str| {
-                let head = dsh_output_retention::head_slice(s, QUOTE_MAX_BYTES);
-                if head.len() < s.len() {
-                    format!("{head}…")
-                } else {
-                    head.to_owned()
-                }
-            };
+            let cut = super::stale_reader::clipped;
             self.refused.lock().get_or_insert_with(|| {
                 input::line_to_a_prompt_notice(number, &cut(text), &cut(&prompt))
             });

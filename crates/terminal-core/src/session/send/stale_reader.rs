@@ -24,7 +24,8 @@ use crate::error::TerminalError;
 use super::super::after_signal::SurvivedReader;
 use super::super::shared::{AwaitedReader, Shared, State};
 
-/// Longest prompt text the refusal quotes, in bytes (cut between characters and their marks).
+/// Longest prompt (or line) text a refusal or notice quotes, in bytes (cut between characters
+/// and their marks).
 const PROMPT_QUOTE_MAX_BYTES: usize = 80;
 
 /// Notes what the send `send` (its [`SendOp::identity`](super::SendOp::identity)) settling
@@ -161,13 +162,18 @@ fn survivor_refusal(survivor: &SurvivedReader) -> TerminalError {
 
 /// A prompt quoted in a refusal, cut at its bound.
 fn quote(prompt: &str) -> String {
-    let quoted = dsh_output_retention::head_slice(prompt, PROMPT_QUOTE_MAX_BYTES);
-    let more = if quoted.len() < prompt.len() {
-        "…"
+    format!("`{}`", clipped(prompt))
+}
+
+/// `text` as a refusal or notice quotes it: cut between characters at
+/// [`PROMPT_QUOTE_MAX_BYTES`], with `…` when cut.
+pub(super) fn clipped(text: &str) -> String {
+    let head = dsh_output_retention::head_slice(text, PROMPT_QUOTE_MAX_BYTES);
+    if head.len() < text.len() {
+        format!("{head}…")
     } else {
-        ""
-    };
-    format!("`{quoted}{more}`")
+        head.to_owned()
+    }
 }
 
 /// ` (at `PROMPT`)` for a reader with a prompt, else nothing.
