@@ -274,7 +274,7 @@ pub(crate) struct Screen {
     decoder: utf8::Decoder,
     /// Text printed with auto-wrap off passed the last column since the last take (`no_wrap`).
     cut_at_edge: bool,
-    erased: Option<clears::Erased>,
+    clears: clears::Clears,
     /// Translates printed text while DEC line drawing is designated (`modes::CHARSET`).
     line_drawing: line_drawing::LineDrawing,
     /// Blanks printed text while it is concealed (`modes::CONCEAL`).
@@ -338,7 +338,7 @@ impl Screen {
             region: None,
             decoder: utf8::Decoder::default(),
             cut_at_edge: false,
-            erased: None,
+            clears: clears::Clears::default(),
             line_drawing: line_drawing::LineDrawing::default(),
             conceal: conceal::Conceal::default(),
             blank: blank_rows::BlankRows::new(),

@@ -91,8 +91,9 @@ async fn a_raw_mode_program_reading_no_keys_is_named_with_sigterm() {
 }
 
 /// Text a command prints and then erases from the middle of the screen before any result
-/// showed it (up a row and erase it, or erase everything below) is said to be gone, with the
-/// last such line; a progress line redrawn in place (`\r`, erase to its end) is not.
+/// showed it (up a row and erase it or its end, or erase everything below) is said to be
+/// gone, with the last such line; a progress line redrawn in place (`\r`, erase to its end)
+/// is not.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lines_erased_before_they_were_shown_are_said_to_be() {
     within(async {
@@ -112,6 +113,14 @@ async fn lines_erased_before_they_were_shown_are_said_to_be() {
             .await;
         assert!(erased(&r, "2 lines"), "{r:?}");
         assert!(erased(&r, "`FAILED test_b`"), "{r:?}");
+        // Up a row and erase to its end (`tput cuu1; tput el`), from the row's start or its
+        // middle.
+        let r = sh
+            .send("printf 'WARN: retrying\\n\\033[1A\\033[K'; printf 'step one of disk\\n\\033[1A\\033[5C\\033[K'; echo done")
+            .await;
+        assert!(erased(&r, "2 lines"), "{r:?}");
+        assert!(erased(&r, "`one of disk`"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "step done"), "{r:?}");
         let r = sh
             .send("for i in 10 20 30; do printf '\\r%s%%\\033[K' $i; done; echo")
             .await;

@@ -5,7 +5,9 @@
 //! of the screen (a line erased after moving up to it, `ESC [ 1 A ESC [ 2 K`, or everything
 //! below the cursor, `ESC [ J`) cannot move rows into history without reordering the
 //! screen: while a command runs, the text they erase is noted instead ([`Erased`]), for the
-//! result to say.
+//! result to say. So is the rest of a row erased after the cursor left the row it last
+//! printed on (`ESC [ 1 A ESC [ K`, `tput cuu1; tput el`): erasing the rest of the row just
+//! printed is how a `\r` progress line redraws, and is not noted.
 
 use super::Screen;
 use super::row_moves::RowMap;
@@ -32,9 +34,10 @@ pub(crate) fn line_stem(text: &str) -> Option<String> {
 }
 
 /// Text a running command erased from the middle of the main screen since the last take: a
-/// whole row (`ESC [ 2 K`), a row up to the cursor (`ESC [ 1 K`), or the rows from the cursor
-/// down (`ESC [ J`); not the rest of the cursor's row (`ESC [ K`, a progress line redrawn in
-/// place), and only while a command runs (not the shell's line editor's redraws).
+/// whole row (`ESC [ 2 K`), a row up to the cursor (`ESC [ 1 K`), the rows from the cursor
+/// down (`ESC [ J`), or the rest of the cursor's row (`ESC [ K`) once the cursor left the row
+/// it last printed on (not a progress line redrawn in place); only while a command runs (not
+/// the shell's line editor's redraws).
 #[derive(Debug, Default)]
 pub(crate) struct Erased {
     /// Rows with text erased.
@@ -43,7 +46,29 @@ pub(crate) struct Erased {
     pub(crate) last: String,
 }
 
+/// What the screen keeps for noting erases (see [`Erased`]).
+#[derive(Debug, Default)]
+pub(crate) struct Clears {
+    /// Noted since the last take.
+    erased: Option<Erased>,
+    /// The cursor is on the row it last printed text on: no line feed and no sequence took it
+    /// to another row since (an erase to the row's end then trims a line being redrawn).
+    on_printed_row: bool,
+}
+
 impl Screen {
+    /// Notes that printed text (`printed`), or a line feed (`!printed`), went to the screen.
+    pub(super) fn note_printed(&mut self, printed: bool) {
+        self.clears.on_printed_row = printed;
+    }
+
+    /// Notes that a sequence took the cursor from row `before` to row `after`.
+    pub(super) fn note_cursor_row(&mut self, before: u64, after: u64) {
+        if before != after {
+            self.clears.on_printed_row = false;
+        }
+    }
+
     /// Called right before `seq` is emulated: when it erases the whole main screen (ED 2, ED 0
     /// from the home position, a full reset), the rows in use move into history; when it
     /// erases the rows above the cursor (ED 1), those rows do, and the rows below are
@@ -96,13 +121,15 @@ impl Screen {
         if !seq.csi
             || seq.private.is_some()
             || seq.intermediate.is_some()
-            || !matches!((seq.final_byte, seq.first_param), (b'K', 1 | 2) | (b'J', 0))
+            || !matches!((seq.final_byte, seq.first_param), (b'K', _) | (b'J', 0))
+            || (seq.final_byte, seq.first_param, self.clears.on_printed_row) == (b'K', 0, true)
         {
             return;
         }
         let (cursor_row, cursor_col) = self.parser.screen().cursor_position();
         let cols = self.config.cols;
         let spans: Vec<(u16, u16, u16)> = match (seq.final_byte, seq.first_param) {
+            (b'K', 0) => vec![(cursor_row, cursor_col, cols.saturating_sub(cursor_col))],
             (b'K', 1) => vec![(cursor_row, 0, cursor_col.saturating_add(1).min(cols))],
             (b'K', 2) => vec![(cursor_row, 0, cols)],
             (b'J', 0) => {
@@ -117,7 +144,7 @@ impl Screen {
             let text = super::row_text::row_text(self.parser.screen(), &[], row, start, width);
             let text = text.trim();
             if !text.is_empty() {
-                let erased = self.erased.get_or_insert_with(Erased::default);
+                let erased = self.clears.erased.get_or_insert_with(Erased::default);
                 erased.rows += 1;
                 erased.last =
                     dsh_output_retention::head_slice(text, ERASED_ROW_MAX_BYTES).to_owned();
@@ -127,6 +154,6 @@ impl Screen {
 
     /// What was erased since the last take (see [`Erased`]), and forgets it.
     pub(crate) fn take_erased(&mut self) -> Option<Erased> {
-        self.erased.take()
+        self.clears.erased.take()
     }
 }

@@ -392,6 +392,11 @@ impl Screen {
                         }
                         _ => line_printed = true,
                     }
+                    match b {
+                        b'\n' | 0x0b | 0x0c => self.note_printed(false),
+                        0x20.. => self.note_printed(true),
+                        _ => {}
+                    }
                     if self.modes & modes::NO_WRAP != 0 {
                         self.before_unwrapped_text(bytes, i, &mut seg_start, &mut wrap_bound);
                     }
@@ -438,11 +443,12 @@ impl Screen {
                         text_rows = text_rows.map(|t| t.moved(map));
                     }
                     self.parser.callbacks_mut().osc_ends_with_bel = b == 0x07;
-                    let before = tracking.then(|| self.cursor_unsynced());
+                    let before = self.cursor_unsynced();
                     self.emulate_sequence_end(seq, b);
-                    if let Some(before) = before {
+                    if tracking {
                         self.note_moved_forward(before);
                     }
+                    self.note_cursor_row(before.row, self.cursor_unsynced().row);
                     if let Some(body) = self.scanner.take_finished_dcs() {
                         self.answer_dcs(&body);
                     }
