@@ -91,9 +91,9 @@ async fn a_raw_mode_program_reading_no_keys_is_named_with_sigterm() {
 }
 
 /// Text a command prints and then erases from the middle of the screen before any result
-/// showed it (up a row and erase it or its end, or erase everything below) is said to be
-/// gone, with the last such line; a progress line redrawn in place (`\r`, erase to its end)
-/// is not.
+/// showed it (up a row and erase it or its end, erase everything below, or write over it) is
+/// said to be gone, with the last such line; a progress line redrawn in place (`\r`, erase to
+/// its end) is not.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lines_erased_before_they_were_shown_are_said_to_be() {
     within(async {
@@ -121,6 +121,22 @@ async fn lines_erased_before_they_were_shown_are_said_to_be() {
         assert!(erased(&r, "2 lines"), "{r:?}");
         assert!(erased(&r, "`one of disk`"), "{r:?}");
         assert!(r.viewport.lines().any(|l| l == "step done"), "{r:?}");
+        // Up a row (or to a row by its number) and written over: a status line padded with
+        // spaces over an error, a word over another.
+        let r = sh
+            .send("echo start; echo 'FAILED: disk'; printf '\\033[1A\\r%-20s\\n' 'all passed'")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "all passed"), "{r:?}");
+        assert!(erased(&r, "`FAILED: disk`"), "{r:?}");
+        let r = sh
+            .send("clear; echo first; echo ERROR-second; printf '\\033[2;1HOVER\\033[4;1H'")
+            .await;
+        assert!(erased(&r, "`ERROR-second`"), "{r:?}");
+        // A line rewritten with more of itself, or the same, lost nothing.
+        let r = sh
+            .send("echo 'Downloading'; printf '\\033[1A\\rDownloading... done\\n'; echo same; printf '\\033[1Asame\\n'")
+            .await;
+        assert!(r.notices.iter().all(|n| !n.contains("erased")), "{r:?}");
         let r = sh
             .send("for i in 10 20 30; do printf '\\r%s%%\\033[K' $i; done; echo")
             .await;

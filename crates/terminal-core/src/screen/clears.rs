@@ -7,7 +7,10 @@
 //! screen: while a command runs, the text they erase is noted instead ([`Erased`]), for the
 //! result to say. So is the rest of a row erased after the cursor left the row it last
 //! printed on (`ESC [ 1 A ESC [ K`, `tput cuu1; tput el`): erasing the rest of the row just
-//! printed is how a `\r` progress line redraws, and is not noted.
+//! printed is how a `\r` progress line redraws, and is not noted. And so is a row of text
+//! written over after a sequence moved the cursor onto it (up a row and print a status line
+//! padded with spaces over an error): the row's text then is noted when it changes into
+//! anything that does not begin with it.
 
 use super::Screen;
 use super::row_moves::RowMap;
@@ -54,6 +57,9 @@ pub(crate) struct Clears {
     /// The cursor is on the row it last printed text on: no line feed and no sequence took it
     /// to another row since (an erase to the row's end then trims a line being redrawn).
     on_printed_row: bool,
+    /// A row of text a running command's sequence moved the cursor onto: its absolute number
+    /// and its text then, until it changes or the cursor leaves it.
+    revisited: Option<(u64, String)>,
 }
 
 impl Screen {
@@ -62,11 +68,57 @@ impl Screen {
         self.clears.on_printed_row = printed;
     }
 
-    /// Notes that a sequence took the cursor from row `before` to row `after`.
+    /// Notes that a sequence took the cursor from row `before` to row `after` (absolute).
     pub(super) fn note_cursor_row(&mut self, before: u64, after: u64) {
-        if before != after {
-            self.clears.on_printed_row = false;
+        if before == after {
+            return;
         }
+        self.clears.on_printed_row = false;
+        self.check_revisited();
+        if !self.command_running() || self.parser.screen().alternate_screen() {
+            return;
+        }
+        let text = self.visible_row_text(after).unwrap_or_default();
+        if !text.trim().is_empty() {
+            self.clears.revisited = Some((after, text));
+        }
+    }
+
+    /// The text of absolute row `row` while it is on screen.
+    fn visible_row_text(&self, row: u64) -> Option<String> {
+        let visible = u16::try_from(row.checked_sub(self.history().end_abs())?).ok()?;
+        (visible < self.config.rows).then(|| {
+            let cols = self.config.cols;
+            super::row_text::row_text(self.parser.screen(), &[], visible, 0, cols)
+        })
+    }
+
+    /// Settles the row the cursor was moved onto (see [`Clears::revisited`]): once its text
+    /// changed, notes the text it had unless the new text begins with it (rewritten the same,
+    /// or extended); forgets it then, or when the cursor left it unchanged.
+    fn check_revisited(&mut self) {
+        let Some((row, before)) = self.clears.revisited.take() else {
+            return;
+        };
+        let Some(now) = self.visible_row_text(row) else {
+            return;
+        };
+        if now.trim_end() == before.trim_end() {
+            if self.cursor_unsynced().row == row {
+                self.clears.revisited = Some((row, before));
+            }
+            return;
+        }
+        let before = before.trim();
+        if !now.trim().starts_with(before) {
+            self.note_erased_text(before);
+        }
+    }
+
+    fn note_erased_text(&mut self, text: &str) {
+        let erased = self.clears.erased.get_or_insert_with(Erased::default);
+        erased.rows += 1;
+        erased.last = dsh_output_retention::head_slice(text, ERASED_ROW_MAX_BYTES).to_owned();
     }
 
     /// Called right before `seq` is emulated: when it erases the whole main screen (ED 2, ED 0
@@ -75,6 +127,11 @@ impl Screen {
     /// renumbered after them (returned, for what refers to rows by number). Selective erases
     /// (DECSED, `CSI ? J`) count as erases: the emulator applies them alike.
     pub(super) fn before_clear(&mut self, seq: Sequence) -> Option<RowMap> {
+        self.check_revisited();
+        // An erase of the row moved onto is counted as one (or not) by itself.
+        if seq.csi && matches!(seq.final_byte, b'K' | b'J') {
+            self.clears.revisited = None;
+        }
         if self.parser.screen().alternate_screen() {
             return None;
         }
@@ -144,16 +201,14 @@ impl Screen {
             let text = super::row_text::row_text(self.parser.screen(), &[], row, start, width);
             let text = text.trim();
             if !text.is_empty() {
-                let erased = self.clears.erased.get_or_insert_with(Erased::default);
-                erased.rows += 1;
-                erased.last =
-                    dsh_output_retention::head_slice(text, ERASED_ROW_MAX_BYTES).to_owned();
+                self.note_erased_text(text);
             }
         }
     }
 
     /// What was erased since the last take (see [`Erased`]), and forgets it.
     pub(crate) fn take_erased(&mut self) -> Option<Erased> {
+        self.check_revisited();
         self.clears.erased.take()
     }
 }
