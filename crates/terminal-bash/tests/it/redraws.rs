@@ -137,10 +137,23 @@ async fn lines_erased_before_they_were_shown_are_said_to_be() {
             .send("echo 'Downloading'; printf '\\033[1A\\rDownloading... done\\n'; echo same; printf '\\033[1Asame\\n'")
             .await;
         assert!(r.notices.iter().all(|n| !n.contains("erased")), "{r:?}");
+        // Several erased: the first is named too (an error under spinner frames).
         let r = sh
-            .send("for i in 10 20 30; do printf '\\r%s%%\\033[K' $i; done; echo")
+            .send("echo 'FAIL: test_login'; for s in a b; do printf '\\033[1A\\033[2K%s retrying...\\n' $s; done")
             .await;
-        assert!(r.notices.iter().all(|n| !n.contains("erased")), "{r:?}");
+        assert!(erased(&r, "the first was `FAIL: test_login`"), "{r:?}");
+        // Progress lines redrawn in place, however the row is cleared (erase to its end or
+        // whole, before or after the new text, lines printed between frames), and a status
+        // row pinned at the bottom that is rewritten and cleared at the end.
+        for progress in [
+            "for i in 10 20 30; do printf '\\r%s%%\\033[K' $i; done; echo",
+            "for i in 1 2 3; do printf '\\r\\033[K'; echo \"Compiling c$i\"; printf 'Building %d/3' $i; done; printf '\\r\\033[K'; echo Finished",
+            "for i in 1 2 3; do printf '\\r\\033[2KDownloading %d%%' $((i*30)); done; printf '\\r\\033[2K'; echo done",
+            "echo setting up; for i in 1 2 3; do printf '\\0337\\033[40;1HProgress: [%d%%]\\0338' $((i*30)); echo unpack $i; done; printf '\\0337\\033[40;1H\\033[2K\\0338'; echo ok",
+        ] {
+            let r = sh.send(progress).await;
+            assert!(r.notices.iter().all(|n| !n.contains("erased")), "{progress}: {r:?}");
+        }
         // Lines rewritten in place with newer figures (a multi-line progress display).
         let r = sh
             .send("printf 'layer 1: 10%%\\nlayer 2: 10%%\\n'; for p in 50 100; do printf '\\033[2A\\033[2Klayer 1: %s%%\\n\\033[2Klayer 2: %s%%\\n' $p $p; done")

@@ -19,6 +19,12 @@ use super::scan::Sequence;
 /// Longest erased row text kept, in bytes (cut between characters).
 const ERASED_ROW_MAX_BYTES: usize = 200;
 
+/// Most distinct erased texts kept between takes (the rows past them are counted only).
+const ERASED_TEXTS_MAX: usize = 32;
+
+/// Most stems of rows rewritten in place kept between takes (see [`Clears::progress_stems`]).
+const PROGRESS_STEMS_MAX: usize = 16;
+
 /// Longest stem [`line_stem`] compares, in characters.
 const STEM_MAX_CHARS: usize = 12;
 
@@ -37,16 +43,57 @@ pub(crate) fn line_stem(text: &str) -> Option<String> {
 }
 
 /// Text a running command erased from the middle of the main screen since the last take: a
-/// whole row (`ESC [ 2 K`), a row up to the cursor (`ESC [ 1 K`), the rows from the cursor
-/// down (`ESC [ J`), or the rest of the cursor's row (`ESC [ K`) once the cursor left the row
-/// it last printed on (not a progress line redrawn in place); only while a command runs (not
-/// the shell's line editor's redraws).
+/// whole row (`ESC [ 2 K`), a row up to the cursor (`ESC [ 1 K`) or from it (`ESC [ K`) once
+/// the cursor left the row it last printed on (not a progress line redrawn in place), the
+/// rows from the cursor down (`ESC [ J`), or a row written over; only while a command runs
+/// (not the shell's line editor's redraws).
 #[derive(Debug, Default)]
 pub(crate) struct Erased {
     /// Rows with text erased.
-    pub(crate) rows: u64,
-    /// The text of the last of them (trimmed, cut at [`ERASED_ROW_MAX_BYTES`]).
-    pub(crate) last: String,
+    rows: u64,
+    /// Each distinct text erased (trimmed, cut at [`ERASED_ROW_MAX_BYTES`]) in the order first
+    /// erased, with how many rows had it; at most [`ERASED_TEXTS_MAX`].
+    texts: Vec<(String, u64)>,
+}
+
+impl Erased {
+    fn note(&mut self, text: &str) {
+        self.rows += 1;
+        let text = dsh_output_retention::head_slice(text, ERASED_ROW_MAX_BYTES);
+        if let Some(seen) = self.texts.iter_mut().find(|(t, _)| t == text) {
+            seen.1 += 1;
+        } else if self.texts.len() < ERASED_TEXTS_MAX {
+            self.texts.push((text.to_owned(), 1));
+        }
+    }
+
+    /// What was lost, once the texts a redraw put back are left out: the rows still missing
+    /// (those past [`ERASED_TEXTS_MAX`] texts included) with the first and the last of their
+    /// texts; `None` when every kept text came back. A text came back when a line of
+    /// `rendered` (the result's text) begins with it or has its [`line_stem`] (a progress
+    /// display rewrote it with newer figures); a text of figures alone reads as a redrawn
+    /// count.
+    pub(crate) fn not_redrawn(&self, rendered: &str) -> Option<(u64, String, String)> {
+        let stems: Vec<(&str, Option<String>)> = rendered
+            .lines()
+            .map(|line| (line.trim(), line_stem(line)))
+            .collect();
+        let lost: Vec<&(String, u64)> = self
+            .texts
+            .iter()
+            .filter(|(text, _)| {
+                let stem = line_stem(text);
+                stem.is_some()
+                    && !stems
+                        .iter()
+                        .any(|(line, s)| line.starts_with(text.as_str()) || *s == stem)
+            })
+            .collect();
+        let (first, last) = (lost.first()?, lost.last()?);
+        let kept: u64 = self.texts.iter().map(|(_, n)| n).sum();
+        let rows = lost.iter().map(|(_, n)| n).sum::<u64>() + self.rows.saturating_sub(kept);
+        Some((rows, first.0.clone(), last.0.clone()))
+    }
 }
 
 /// What the screen keeps for noting erases (see [`Erased`]).
@@ -60,6 +107,10 @@ pub(crate) struct Clears {
     /// A row of text a running command's sequence moved the cursor onto: its absolute number
     /// and its text then, until it changes or the cursor leaves it.
     revisited: Option<(u64, String)>,
+    /// The [`line_stem`]s of rows rewritten in place with newer figures since the last take
+    /// (a progress display's rows, such as a status row pinned at the bottom): erasing such
+    /// a row loses nothing worth a notice. At most [`PROGRESS_STEMS_MAX`].
+    progress_stems: Vec<String>,
 }
 
 impl Screen {
@@ -110,15 +161,30 @@ impl Screen {
             return;
         }
         let before = before.trim();
-        if !now.trim().starts_with(before) {
-            self.note_erased_text(before);
+        if now.trim().starts_with(before) {
+            return;
+        }
+        match line_stem(before) {
+            Some(stem) if line_stem(&now) == Some(stem.clone()) => {
+                if self.clears.progress_stems.len() < PROGRESS_STEMS_MAX
+                    && !self.clears.progress_stems.contains(&stem)
+                {
+                    self.clears.progress_stems.push(stem);
+                }
+            }
+            _ => self.note_erased_text(before),
         }
     }
 
+    /// Notes `text` (trimmed) as erased, unless it is a row of a progress display.
     fn note_erased_text(&mut self, text: &str) {
-        let erased = self.clears.erased.get_or_insert_with(Erased::default);
-        erased.rows += 1;
-        erased.last = dsh_output_retention::head_slice(text, ERASED_ROW_MAX_BYTES).to_owned();
+        if line_stem(text).is_some_and(|stem| self.clears.progress_stems.contains(&stem)) {
+            return;
+        }
+        self.clears
+            .erased
+            .get_or_insert_with(Erased::default)
+            .note(text);
     }
 
     /// Called right before `seq` is emulated: when it erases the whole main screen (ED 2, ED 0
@@ -179,7 +245,7 @@ impl Screen {
             || seq.private.is_some()
             || seq.intermediate.is_some()
             || !matches!((seq.final_byte, seq.first_param), (b'K', _) | (b'J', 0))
-            || (seq.final_byte, seq.first_param, self.clears.on_printed_row) == (b'K', 0, true)
+            || (seq.final_byte == b'K' && self.clears.on_printed_row)
         {
             return;
         }
@@ -209,6 +275,36 @@ impl Screen {
     /// What was erased since the last take (see [`Erased`]), and forgets it.
     pub(crate) fn take_erased(&mut self) -> Option<Erased> {
         self.check_revisited();
+        self.clears.progress_stems.clear();
         self.clears.erased.take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_a_redraw_put_back_are_left_out_and_the_first_lost_is_named() {
+        let mut erased = Erased::default();
+        for text in [
+            "FAIL: test_a",
+            "layer 1: 10%",
+            "layer 1: 50%",
+            "42",
+            "| retrying",
+        ] {
+            erased.note(text);
+        }
+        erased.note("| retrying");
+        let rendered = "layer 1: 100%\n- retrying\nok";
+        assert_eq!(
+            erased.not_redrawn(rendered),
+            Some((3, "FAIL: test_a".to_owned(), "| retrying".to_owned()))
+        );
+        assert_eq!(
+            erased.not_redrawn("FAIL: test_a\n| retrying\nlayer 1: 1%"),
+            None
+        );
     }
 }

@@ -160,6 +160,7 @@ impl Screen {
             from = self.flood.take(bytes, self.config.cols);
             if from > 0 {
                 self.note_text(out);
+                self.note_printed(bytes[from - 1] != b'\n');
             }
             if self.flood.rows > usize::from(self.config.rows) + FLOOD_BATCH_ROWS {
                 self.compact_flood();

@@ -166,8 +166,8 @@ pub(super) struct SettleFacts {
     /// took it.
     pub(super) held_text_taken: Option<String>,
     /// The program erased rows of text from the middle of the screen before this result
-    /// showed them: how many, and the text of the last.
-    pub(super) erased: Option<(u64, String)>,
+    /// showed them: how many, and the texts of the first and the last.
+    pub(super) erased: Option<(u64, String, String)>,
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -403,7 +403,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             facts
                 .erased
                 .as_ref()
-                .map(|(rows, last)| erased_notice(*rows, last)),
+                .map(|(rows, first, last)| erased_notice(*rows, first, last)),
         ),
         (
             facts.typed_ahead_taken.is_some(),

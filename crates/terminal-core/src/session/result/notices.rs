@@ -267,23 +267,36 @@ pub(super) const CUT_AT_EDGE_NOTICE: &str = "[screen: the program turned auto-wr
      write the output to a file and read that to see it whole (the shell's prompt turns \
      auto-wrap on again)]";
 
-/// The notice for [`SettleFacts::erased`]: `rows` rows erased, `last` the text of the last.
-pub(super) fn erased_notice(rows: u64, last: &str) -> String {
+/// The notice for [`SettleFacts::erased`]: `rows` rows erased, `first` and `last` the texts
+/// of the first and the last.
+pub(super) fn erased_notice(rows: u64, first: &str, last: &str) -> String {
     let (what, them, which, they) = if rows == 1 {
-        ("a line it printed".to_owned(), "it", "it was", "it is")
+        (
+            "a line it printed".to_owned(),
+            "it",
+            format!("it was `{last}`"),
+            "it is",
+        )
+    } else if first == last {
+        (
+            format!("{rows} lines it printed"),
+            "them",
+            format!("the last was `{last}`"),
+            "they are",
+        )
     } else {
         (
             format!("{rows} lines it printed"),
             "them",
-            "the last was",
+            format!("the first was `{first}`, the last `{last}`"),
             "they are",
         )
     };
     format!(
         "[screen: the program erased {what} before this result showed {them} (as a progress \
-         display does when it redraws, or a status line written over an error): {which} \
-         `{last}`; {they} not in scrollback either: run it again with its output to a file \
-         (cmd > log 2>&1) to see every line]"
+         display does when it redraws, or a status line written over an error): {which}; \
+         {they} not in scrollback either: run it again with its output to a file (cmd > log \
+         2>&1) to see every line]"
     )
 }
 

@@ -300,16 +300,7 @@ impl SendOp {
         // A row redrawn with the same text or more (a REPL's line editor), or rewritten in
         // place with a newer version (a progress display: the same text before its figures),
         // lost nothing.
-        let erased = erased
-            .filter(|e| {
-                let stem = crate::screen::clears::line_stem(&e.last);
-                stem.is_some()
-                    && !rendered.text.lines().any(|line| {
-                        line.trim().starts_with(&e.last)
-                            || crate::screen::clears::line_stem(line) == stem
-                    })
-            })
-            .map(|e| (e.rows, e.last));
+        let erased = erased.and_then(|e| e.not_redrawn(&rendered.text));
         // Text typed ahead of a program that read nothing, or held for a reader (see
         // `SendOp::typed_ahead_of`): taken by a prompt of the same command line (the line
         // ended with no command of the text run after it), or echoed before a password prompt

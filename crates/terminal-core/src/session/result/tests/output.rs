@@ -24,18 +24,19 @@ fn lines_cut_at_the_right_edge_with_auto_wrap_off_are_said_to_be() {
 
 #[test]
 fn lines_the_program_erased_before_they_were_shown_are_said_to_be() {
-    let one = SettleFacts {
-        erased: Some((1, "ERROR: disk full".to_owned())),
+    let erased = |rows: u64, first: &str, last: &str| SettleFacts {
+        erased: Some((rows, first.to_owned(), last.to_owned())),
         ..facts(Settle::Prompt)
     };
-    let many = SettleFacts {
-        erased: Some((12, "Downloading 45%".to_owned())),
-        ..facts(Settle::Prompt)
-    };
+    let one = erased(1, "ERROR: disk full", "ERROR: disk full");
+    let same = erased(12, "Downloading 45%", "Downloading 45%");
+    let two = erased(4, "FAIL: test_login", "| retrying...");
     insta::assert_snapshot!(
         "erased",
-        [assemble(one).notices, assemble(many).notices]
-            .concat()
+        [one, same, two]
+            .into_iter()
+            .flat_map(|f| assemble(f).notices)
+            .collect::<Vec<_>>()
             .join("\n")
     );
 }
