@@ -43,11 +43,47 @@ pub(crate) fn line_echo_marker(bytes: usize) -> String {
     format!("[… {bytes} more bytes echoing the line this send typed]")
 }
 
+/// Columns between the tab stops a line editor shows a typed TAB up to (readline's).
+const TAB_STOP_COLS: usize = 8;
+
+/// Most characters of a row tried as the prompt before a typed line with a TAB inside.
+const TAB_PROMPT_MAX_CHARS: usize = 64;
+
 /// The prompt (trimmed) before `typed` on screen line `row` when the row echoes that line of
 /// the send's text: the row is the prompt and then the line, spaces at their ends aside (an
-/// empty line echoes as the prompt alone); `None` when it does not end with the line.
+/// empty line echoes as the prompt alone), a TAB inside the line shown as it or as spaces up
+/// to the next tab stop (a line editor's echo: bash reading a heredoc's lines); `None` when
+/// it does not end with the line.
 fn echo_prompt<'r>(row: &'r str, typed: &str) -> Option<&'r str> {
-    row.trim_end().strip_suffix(typed.trim()).map(str::trim)
+    let (row, typed) = (row.trim_end(), typed.trim());
+    if let Some(prompt) = row.strip_suffix(typed) {
+        return Some(prompt.trim());
+    }
+    if !typed.contains('\t') {
+        return None;
+    }
+    row.char_indices()
+        .take(TAB_PROMPT_MAX_CHARS)
+        .enumerate()
+        .find(|&(col, (at, _))| tabs_shown_as_spaces(typed, col) == row[at..])
+        .map(|(_, (at, _))| row[..at].trim())
+}
+
+/// `line` as a line editor shows it from column `col`: each TAB as spaces up to the next
+/// tab stop.
+fn tabs_shown_as_spaces(line: &str, mut col: usize) -> String {
+    let mut shown = String::with_capacity(line.len() + TAB_STOP_COLS);
+    for c in line.chars() {
+        if c == '\t' {
+            let to = (col / TAB_STOP_COLS + 1) * TAB_STOP_COLS;
+            shown.extend(std::iter::repeat_n(' ', to - col));
+            col = to;
+        } else {
+            shown.push(c);
+            col += 1;
+        }
+    }
+    shown
 }
 
 /// Whether `prompt` can be a continuation prompt (`>`, `...`, `...:` of IPython): short, not
@@ -355,6 +391,22 @@ mod tests {
         let folded = fold_echo(&viewport, &line);
         assert!(folded.contains("more bytes echoing"), "{folded}");
         assert!(folded.ends_with(&format!("\n{line}\n")), "{folded}");
+    }
+
+    #[test]
+    fn tabs_a_line_editor_showed_as_spaces_still_echo() {
+        let typed: String = (0..30).map(|i| format!("row {i}\tcol\n")).collect();
+        let typed = format!("cat > t.txt <<'EOF'\n{typed}EOF");
+        let mut viewport = String::from("dsh> cat > t.txt <<'EOF'\n");
+        for i in 0..30 {
+            // `> row 7` ends at column 7 (one space to the stop), `> row 12` at 8 (eight).
+            let shown = tabs_shown_as_spaces(&format!("row {i}\tcol"), 2);
+            viewport.push_str(&format!("> {shown}\n"));
+        }
+        viewport.push_str("> EOF\ndsh> ");
+        assert!(viewport.contains("> row 7 col\n> row 8 col\n> row 9 col\n> row 10        col\n"));
+        let folded = fold_echo(&viewport, &typed);
+        assert!(folded.contains(&echo_marker(27)), "{folded}");
     }
 
     #[test]

@@ -504,6 +504,12 @@ async fn a_long_heredoc_echo_is_folded_in_the_text() {
         text.contains("\nline 6\nWWWW\nline 8\n") && text.contains("\nQQQQ\nline 16\n"),
         "{text}"
     );
+    // TABs inside the lines, which bash's line editor shows as spaces, still fold.
+    let tabbed: Vec<String> = (0..30).map(|i| format!("row {i}\tcol\t{i}")).collect();
+    let cat = format!("cat <<'EOF' | wc -l\n{}\nEOF", tabbed.join("\n"));
+    let text = host.send(&agent, "pty-1", &cat).await.text();
+    assert!(text.contains("[… 27 more lines echoing"), "{text}");
+    assert!(text.contains("\n30\n"), "{text}");
     host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;
     host.shutdown().await;
