@@ -14,6 +14,8 @@
 
 use std::borrow::Cow;
 
+use unicode_width::UnicodeWidthChar as _;
+
 /// Fewest consecutive echoed lines that fold.
 const FOLD_MIN_LINES: usize = 12;
 
@@ -62,15 +64,19 @@ fn echo_prompt<'r>(row: &'r str, typed: &str) -> Option<&'r str> {
     if !typed.contains('\t') {
         return None;
     }
+    let mut col = 0;
     row.char_indices()
         .take(TAB_PROMPT_MAX_CHARS)
-        .enumerate()
-        .find(|&(col, (at, _))| tabs_shown_as_spaces(typed, col) == row[at..])
-        .map(|(_, (at, _))| row[..at].trim())
+        .find(|&(at, c)| {
+            let found = tabs_shown_as_spaces(typed, col) == row[at..];
+            col += c.width().unwrap_or(0);
+            found
+        })
+        .map(|(at, _)| row[..at].trim())
 }
 
 /// `line` as a line editor shows it from column `col`: each TAB as spaces up to the next
-/// tab stop.
+/// tab stop (a wide character takes two columns).
 fn tabs_shown_as_spaces(line: &str, mut col: usize) -> String {
     let mut shown = String::with_capacity(line.len() + TAB_STOP_COLS);
     for c in line.chars() {
@@ -80,7 +86,7 @@ fn tabs_shown_as_spaces(line: &str, mut col: usize) -> String {
             col = to;
         } else {
             shown.push(c);
-            col += 1;
+            col += c.width().unwrap_or(0);
         }
     }
     shown
@@ -407,6 +413,9 @@ mod tests {
         assert!(viewport.contains("> row 7 col\n> row 8 col\n> row 9 col\n> row 10        col\n"));
         let folded = fold_echo(&viewport, &typed);
         assert!(folded.contains(&echo_marker(27)), "{folded}");
+        // Wide characters take two columns before a TAB (`> 表` ends at column 4).
+        assert_eq!(echo_prompt("> 表    x", "表\tx"), Some(">"));
+        assert_eq!(echo_prompt("> 表      x", "表\tx"), None);
     }
 
     #[test]
