@@ -70,7 +70,9 @@
 //! - A read-only home (a confined session's) gets vim without its viminfo file: vim could not
 //!   write `~/.viminfo` and stopped at a "Press ENTER" prompt (E138) on every exit, taking
 //!   the next command typed as its answer. `VIMINIT` then loads what vim would have loaded
-//!   (`~/.vimrc`, else `~/.vim/vimrc`, else vim's `defaults.vim`) and sets `viminfo` empty;
+//!   (`~/.vimrc`, else `~/.vim/vimrc`, else vim's `defaults.vim`) and sets `viminfo` empty
+//!   and `viminfofile` to `NONE` where vim has it (`set nocompatible`, in a vimrc read later
+//!   or given with `-c`, puts `viminfo` back to its default);
 //!   a `VIMINIT` already set is kept.
 
 use std::io::{self, Write as _};
@@ -104,7 +106,7 @@ command rm -f -- "${BASH_SOURCE[0]}" 2>/dev/null
 set +H 2>/dev/null
 unset HISTFILE
 if [[ ! -w ${HOME:-/} && -z ${VIMINIT+set} ]]; then
-  export VIMINIT="if filereadable(expand('~/.vimrc')) | source ~/.vimrc | elseif filereadable(expand('~/.vim/vimrc')) | source ~/.vim/vimrc | elseif filereadable(expand('\$VIMRUNTIME/defaults.vim')) | source \$VIMRUNTIME/defaults.vim | endif | set viminfo="
+  export VIMINIT="if filereadable(expand('~/.vimrc')) | source ~/.vimrc | elseif filereadable(expand('~/.vim/vimrc')) | source ~/.vim/vimrc | elseif filereadable(expand('\$VIMRUNTIME/defaults.vim')) | source \$VIMRUNTIME/defaults.vim | endif | set viminfo= | if exists('+viminfofile') | set viminfofile=NONE | endif"
 fi
 if [[ -o emacs || -o vi ]]; then
   bind 'set enable-bracketed-paste off' 2>/dev/null

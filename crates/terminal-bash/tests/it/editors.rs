@@ -200,6 +200,12 @@ async fn vim_in_a_read_only_home_exits_without_a_press_enter_prompt() {
         assert!(r.viewport.ends_with("dsh> "), "{r:?}");
         let r = sh.send("echo next-$((2+3))").await;
         assert!(r.viewport.lines().any(|l| l == "next-5"), "{r:?}");
+        // `set nocompatible` after the startup files puts `viminfo` back to its default.
+        let r = sh.send("vim -c 'set nocompatible' other.txt").await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let r = sh.send(":q!").await;
+        assert!(!r.viewport.contains("E138"), "{r:?}");
+        assert!(r.viewport.ends_with("dsh> "), "{r:?}");
         assert_eq!(
             std::fs::read_to_string(ws.0.join("notes.txt")).unwrap(),
             "saved\n"
