@@ -166,3 +166,70 @@ async fn lines_erased_before_they_were_shown_are_said_to_be() {
     })
     .await;
 }
+
+/// Lines a command hid before any result showed them are named, however it hid them: written
+/// over with other words after the same leading figures, shortened and the rest erased,
+/// wrapped over by a long line, erased selectively, pushed off the screen by inserted lines.
+/// Frames of transient displays (a spinner, a status block redrawn and cleared) and lines an
+/// earlier result showed (a poll after a timeout, the previous command's output) are not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn erased_lines_are_named_but_not_frames_or_lines_already_shown() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let erased = |r: &dsh_terminal_core::SendResult| {
+            r.notices
+                .iter()
+                .find(|n| n.starts_with("[screen: the program erased"))
+                .cloned()
+        };
+        for (hide, lost) in [
+            (
+                "printf 'Step 3/10: ERROR linking libfoo\\n\\033[1A\\033[2KStep 4/10: compiling bar\\n'",
+                "`Step 3/10: ERROR linking libfoo`",
+            ),
+            (
+                "printf 'ERROR: secret failure in module\\nline3\\n\\033[2A\\rERROR: secret\\033[K\\033[2B\\r'",
+                "`ERROR: secret failure in module`",
+            ),
+            (
+                "printf 'line1\\nERROR: wrapped over\\n\\033[2A\\033[6G'; printf '=%.0s' $(seq 1 400); echo",
+                "`ERROR: wrapped over`",
+            ),
+            (
+                "printf 'ERROR: selective\\nline3\\n\\033[2A\\033[?2K\\033[2B'",
+                "`ERROR: selective`",
+            ),
+            (
+                "printf 'ERROR: pushed off\\n\\033[1A\\033[40L'",
+                "`ERROR: pushed off`",
+            ),
+        ] {
+            let r = sh.send(&format!("clear; echo start; {hide}; echo done")).await;
+            let notice = erased(&r);
+            assert!(notice.as_ref().is_some_and(|n| n.contains(lost)), "{hide}: {r:?}");
+        }
+        for frames in [
+            "for f in ⠋ ⠙ ⠹; do printf '%s Working\\n' $f; printf '\\033[1A\\033[2K'; done; echo done",
+            "for i in 1 2 3; do printf 'RUNS a.test.js\\nRUNS b.test.js\\n\\033[2A\\033[J'; done; echo PASS",
+            "for i in 1 2 3; do printf 'Downloading a %d%%\\n' $((i*30)); printf '\\033[1A\\033[2K'; done; echo ok",
+        ] {
+            let r = sh.send(frames).await;
+            assert_eq!(erased(&r), None, "{frames}: {r:?}");
+        }
+        // The previous command's lines, erased by the next.
+        sh.send("for i in 1 2 3 4 5 6; do echo \"old $i\"; done").await;
+        let r = sh.send("printf '\\033[4A\\033[J'; echo hi").await;
+        assert_eq!(erased(&r), None, "{r:?}");
+        // A line a result already showed, erased while a poll waits.
+        let r = sh
+            .send_within("printf 'ERROR: shown early\\n'; sleep 3; printf '\\033[1A\\033[2K'; echo ok", true, 1500)
+            .await;
+        if r.viewport.contains("ERROR: shown early") {
+            let r = sh.send_within("", false, 20_000).await;
+            assert!(r.viewport.contains("ok"), "{r:?}");
+            assert_eq!(erased(&r), None, "{r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

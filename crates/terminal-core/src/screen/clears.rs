@@ -4,189 +4,45 @@
 //! `terminal_read` still pages what was on screen before it. Erases of rows in the middle
 //! of the screen (a line erased after moving up to it, `ESC [ 1 A ESC [ 2 K`, or everything
 //! below the cursor, `ESC [ J`) cannot move rows into history without reordering the
-//! screen: while a command runs, the text they erase is noted instead ([`Erased`]), for the
-//! result to say. So is the rest of a row erased after the cursor left the row it last
-//! printed on (`ESC [ 1 A ESC [ K`, `tput cuu1; tput el`): erasing the rest of the row just
-//! printed is how a `\r` progress line redraws, and is not noted. And so is a row of text
-//! written over after a sequence moved the cursor onto it (up a row and print a status line
-//! padded with spaces over an error): the row's text then is noted when it changes into
-//! anything that does not begin with it.
+//! screen: while a command runs, the text they erase from rows this result covers is noted
+//! instead ([`Erased`]), for the result to say. So is the rest of a row erased after the
+//! cursor left the row it last printed on (`ESC [ 1 A ESC [ K`, `tput cuu1; tput el`):
+//! erasing the row just printed is how a `\r` progress line redraws, and is not noted. And
+//! so is text written over, deleted or pushed off the screen after a sequence moved the
+//! cursor up to it (`rewrites`). Rows of transient displays (progress bars, spinners,
+//! status blocks redrawn frame by frame) are told apart when the result is made (`frames`).
 
-use super::Screen;
+mod erased;
+mod frames;
+mod rewrites;
+
+pub(crate) use erased::Erased;
+
 use super::row_moves::RowMap;
 use super::scan::Sequence;
-
-/// Longest erased row text kept, in bytes (cut between characters).
-const ERASED_ROW_MAX_BYTES: usize = 200;
-
-/// Most distinct erased texts kept between takes (the rows past them are counted only).
-const ERASED_TEXTS_MAX: usize = 32;
-
-/// Most stems of rows rewritten in place kept between takes (see [`Clears::progress_stems`]).
-const PROGRESS_STEMS_MAX: usize = 16;
-
-/// Longest stem [`line_stem`] compares, in characters.
-const STEM_MAX_CHARS: usize = 12;
-
-/// What stays the same when a progress display rewrites a line in place (`layer 2: ====
-/// 90%` and then `… 100%`, `c 3` and then `c 10`): the text before its first digit, trimmed,
-/// at most [`STEM_MAX_CHARS`] characters; `None` when nothing comes before a digit (a line of
-/// figures reads as a redrawn count).
-pub(crate) fn line_stem(text: &str) -> Option<String> {
-    let before = text
-        .trim()
-        .split(|c: char| c.is_ascii_digit())
-        .next()
-        .unwrap_or_default()
-        .trim_end();
-    (!before.is_empty()).then(|| before.chars().take(STEM_MAX_CHARS).collect())
-}
-
-/// Text a running command erased from the middle of the main screen since the last take: a
-/// whole row (`ESC [ 2 K`), a row up to the cursor (`ESC [ 1 K`) or from it (`ESC [ K`) once
-/// the cursor left the row it last printed on (not a progress line redrawn in place), the
-/// rows from the cursor down (`ESC [ J`), or a row written over; only while a command runs
-/// (not the shell's line editor's redraws).
-#[derive(Debug, Default)]
-pub(crate) struct Erased {
-    /// Rows with text erased.
-    rows: u64,
-    /// Each distinct text erased (trimmed, cut at [`ERASED_ROW_MAX_BYTES`]) in the order first
-    /// erased, with how many rows had it; at most [`ERASED_TEXTS_MAX`].
-    texts: Vec<(String, u64)>,
-}
-
-impl Erased {
-    fn note(&mut self, text: &str) {
-        self.rows += 1;
-        let text = dsh_output_retention::head_slice(text, ERASED_ROW_MAX_BYTES);
-        if let Some(seen) = self.texts.iter_mut().find(|(t, _)| t == text) {
-            seen.1 += 1;
-        } else if self.texts.len() < ERASED_TEXTS_MAX {
-            self.texts.push((text.to_owned(), 1));
-        }
-    }
-
-    /// What was lost, once the texts a redraw put back are left out: the rows still missing
-    /// (those past [`ERASED_TEXTS_MAX`] texts included) with the first and the last of their
-    /// texts; `None` when every kept text came back. A text came back when a line of
-    /// `rendered` (the result's text) begins with it or has its [`line_stem`] (a progress
-    /// display rewrote it with newer figures); a text of figures alone reads as a redrawn
-    /// count.
-    pub(crate) fn not_redrawn(&self, rendered: &str) -> Option<(u64, String, String)> {
-        let stems: Vec<(&str, Option<String>)> = rendered
-            .lines()
-            .map(|line| (line.trim(), line_stem(line)))
-            .collect();
-        let lost: Vec<&(String, u64)> = self
-            .texts
-            .iter()
-            .filter(|(text, _)| {
-                let stem = line_stem(text);
-                stem.is_some()
-                    && !stems
-                        .iter()
-                        .any(|(line, s)| line.starts_with(text.as_str()) || *s == stem)
-            })
-            .collect();
-        let (first, last) = (lost.first()?, lost.last()?);
-        let kept: u64 = self.texts.iter().map(|(_, n)| n).sum();
-        let rows = lost.iter().map(|(_, n)| n).sum::<u64>() + self.rows.saturating_sub(kept);
-        Some((rows, first.0.clone(), last.0.clone()))
-    }
-}
+use super::{Position, Screen};
 
 /// What the screen keeps for noting erases (see [`Erased`]).
 #[derive(Debug, Default)]
 pub(crate) struct Clears {
     /// Noted since the last take.
     erased: Option<Erased>,
+    /// Where the current result's span starts: rows above it (and its own row when the span
+    /// starts inside it) were shown by an earlier result, and are not noted.
+    floor: Option<Position>,
     /// The cursor is on the row it last printed text on: no line feed and no sequence took it
     /// to another row since (an erase to the row's end then trims a line being redrawn).
     on_printed_row: bool,
-    /// A row of text a running command's sequence moved the cursor onto: its absolute number
-    /// and its text then, until it changes or the cursor leaves it.
-    revisited: Option<(u64, String)>,
-    /// The [`line_stem`]s of rows rewritten in place with newer figures since the last take
-    /// (a progress display's rows, such as a status row pinned at the bottom): erasing such
-    /// a row loses nothing worth a notice. At most [`PROGRESS_STEMS_MAX`].
-    progress_stems: Vec<String>,
+    /// Rows of text a running command's sequence moved the cursor up to (or onto): their
+    /// absolute numbers and their text then, each until it changes (see `rewrites`).
+    revisited: Vec<(u64, String)>,
+    /// The shapes of rows rewritten in place as a progress display's (see `frames`) since
+    /// the last take: erasing such a row later (a status row pinned at the bottom, cleared at
+    /// the end) loses nothing worth a notice.
+    progress_shapes: Vec<String>,
 }
 
 impl Screen {
-    /// Notes that printed text (`printed`), or a line feed (`!printed`), went to the screen.
-    pub(super) fn note_printed(&mut self, printed: bool) {
-        self.clears.on_printed_row = printed;
-    }
-
-    /// Notes that a sequence took the cursor from row `before` to row `after` (absolute).
-    pub(super) fn note_cursor_row(&mut self, before: u64, after: u64) {
-        if before == after {
-            return;
-        }
-        self.clears.on_printed_row = false;
-        self.check_revisited();
-        if !self.command_running() || self.parser.screen().alternate_screen() {
-            return;
-        }
-        let text = self.visible_row_text(after).unwrap_or_default();
-        if !text.trim().is_empty() {
-            self.clears.revisited = Some((after, text));
-        }
-    }
-
-    /// The text of absolute row `row` while it is on screen.
-    fn visible_row_text(&self, row: u64) -> Option<String> {
-        let visible = u16::try_from(row.checked_sub(self.history().end_abs())?).ok()?;
-        (visible < self.config.rows).then(|| {
-            let cols = self.config.cols;
-            super::row_text::row_text(self.parser.screen(), &[], visible, 0, cols)
-        })
-    }
-
-    /// Settles the row the cursor was moved onto (see [`Clears::revisited`]): once its text
-    /// changed, notes the text it had unless the new text begins with it (rewritten the same,
-    /// or extended); forgets it then, or when the cursor left it unchanged.
-    fn check_revisited(&mut self) {
-        let Some((row, before)) = self.clears.revisited.take() else {
-            return;
-        };
-        let Some(now) = self.visible_row_text(row) else {
-            return;
-        };
-        if now.trim_end() == before.trim_end() {
-            if self.cursor_unsynced().row == row {
-                self.clears.revisited = Some((row, before));
-            }
-            return;
-        }
-        let before = before.trim();
-        if now.trim().starts_with(before) {
-            return;
-        }
-        match line_stem(before) {
-            Some(stem) if line_stem(&now) == Some(stem.clone()) => {
-                if self.clears.progress_stems.len() < PROGRESS_STEMS_MAX
-                    && !self.clears.progress_stems.contains(&stem)
-                {
-                    self.clears.progress_stems.push(stem);
-                }
-            }
-            _ => self.note_erased_text(before),
-        }
-    }
-
-    /// Notes `text` (trimmed) as erased, unless it is a row of a progress display.
-    fn note_erased_text(&mut self, text: &str) {
-        if line_stem(text).is_some_and(|stem| self.clears.progress_stems.contains(&stem)) {
-            return;
-        }
-        self.clears
-            .erased
-            .get_or_insert_with(Erased::default)
-            .note(text);
-    }
-
     /// Called right before `seq` is emulated: when it erases the whole main screen (ED 2, ED 0
     /// from the home position, a full reset), the rows in use move into history; when it
     /// erases the rows above the cursor (ED 1), those rows do, and the rows below are
@@ -194,10 +50,6 @@ impl Screen {
     /// (DECSED, `CSI ? J`) count as erases: the emulator applies them alike.
     pub(super) fn before_clear(&mut self, seq: Sequence) -> Option<RowMap> {
         self.check_revisited();
-        // An erase of the row moved onto is counted as one (or not) by itself.
-        if seq.csi && matches!(seq.final_byte, b'K' | b'J') {
-            self.clears.revisited = None;
-        }
         if self.parser.screen().alternate_screen() {
             return None;
         }
@@ -239,13 +91,16 @@ impl Screen {
         Some(map)
     }
 
-    /// Notes the text `seq` erases from the middle of the main screen (see [`Erased`]).
+    /// Notes the text `seq` erases from the middle of the main screen (see [`Erased`]): a
+    /// whole row (EL 2), a row up to the cursor (EL 1) or from it (EL 0) once the cursor left
+    /// the row it last printed on, or the rows from the cursor down (ED 0); selective ones
+    /// (`CSI ? K`, `CSI ? J`) alike.
     fn note_erased(&mut self, seq: Sequence) {
+        let erases_line = seq.final_byte == b'K' && !self.clears.on_printed_row;
         if !seq.csi
-            || seq.private.is_some()
+            || !matches!(seq.private, None | Some(b'?'))
             || seq.intermediate.is_some()
-            || !matches!((seq.final_byte, seq.first_param), (b'K', _) | (b'J', 0))
-            || (seq.final_byte == b'K' && self.clears.on_printed_row)
+            || !(erases_line || (seq.final_byte, seq.first_param) == (b'J', 0))
         {
             return;
         }
@@ -263,48 +118,49 @@ impl Screen {
             }
             _ => return,
         };
+        let base = self.history().end_abs();
         for (row, start, width) in spans {
+            // Counted here: not again as a row written over.
+            self.clears
+                .revisited
+                .retain(|(r, _)| *r != base + u64::from(row));
             let text = super::row_text::row_text(self.parser.screen(), &[], row, start, width);
-            let text = text.trim();
-            if !text.is_empty() {
-                self.note_erased_text(text);
-            }
+            self.note_erased_text(base + u64::from(row), text.trim());
         }
+    }
+
+    /// Notes `text` (trimmed) of absolute row `row` as erased, unless it is empty, on a row an
+    /// earlier result showed (see [`Clears::floor`]) or a row of a progress display.
+    fn note_erased_text(&mut self, row: u64, text: &str) {
+        let shown = self
+            .clears
+            .floor
+            .is_some_and(|f| row < f.row || (row == f.row && f.col > 0));
+        if text.is_empty()
+            || shown
+            || self
+                .clears
+                .progress_shapes
+                .contains(&frames::line_shape(text))
+        {
+            return;
+        }
+        self.clears
+            .erased
+            .get_or_insert_with(Erased::default)
+            .note(text);
     }
 
     /// What was erased since the last take (see [`Erased`]), and forgets it.
     pub(crate) fn take_erased(&mut self) -> Option<Erased> {
         self.check_revisited();
-        self.clears.progress_stems.clear();
+        self.clears.progress_shapes.clear();
         self.clears.erased.take()
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn texts_a_redraw_put_back_are_left_out_and_the_first_lost_is_named() {
-        let mut erased = Erased::default();
-        for text in [
-            "FAIL: test_a",
-            "layer 1: 10%",
-            "layer 1: 50%",
-            "42",
-            "| retrying",
-        ] {
-            erased.note(text);
-        }
-        erased.note("| retrying");
-        let rendered = "layer 1: 100%\n- retrying\nok";
-        assert_eq!(
-            erased.not_redrawn(rendered),
-            Some((3, "FAIL: test_a".to_owned(), "| retrying".to_owned()))
-        );
-        assert_eq!(
-            erased.not_redrawn("FAIL: test_a\n| retrying\nlayer 1: 1%"),
-            None
-        );
+    /// A result's span starts at `at`: rows above it (and its own row, when `at` is not at
+    /// the row's start) count as shown by an earlier result.
+    pub(crate) fn set_erased_floor(&mut self, at: Position) {
+        self.clears.floor = Some(at);
     }
 }

@@ -86,6 +86,9 @@ impl SendOp {
                 (st.screen.anchor(), st.bytes_read, st.screen.exit_tally())
             }
         };
+        if let Some(at) = st.screen.anchor_position(anchor) {
+            st.screen.set_erased_floor(at);
+        }
         // Blanks the input deletes first: the echo of its line shows from where they began.
         if self.indent_cleared > 0 && st.screen.anchor_position(anchor) == Some(st.screen.cursor())
         {

@@ -1,0 +1,125 @@
+//! Rows of transient displays: a progress bar, a spinner or a status block redrawn frame by
+//! frame erases and rewrites its own rows all the time, and a result that said so for each
+//! frame would send the model to run a build again for nothing. A row reads as such a frame
+//! when it carries a progress figure or a spinner ([`transient_row`]), or when its
+//! [`line_shape`] comes back (a later frame, or the row as the result shows it).
+
+/// Whether `c` draws part of a progress bar or spinner: block elements, box drawing, braille
+/// patterns and the ASCII characters bars are drawn with.
+fn bar_char(c: char) -> bool {
+    matches!(
+        c,
+        '\u{2500}'..='\u{259F}'
+            | '\u{2800}'..='\u{28FF}'
+            | '#'
+            | '='
+            | '>'
+            | '<'
+            | '-'
+            | '*'
+            | '.'
+            | '|'
+            | '/'
+            | '\\'
+            | '['
+            | ']'
+    )
+}
+
+/// A row's shape: its text without digits, whitespace and bar characters, so a progress
+/// display's row redrawn with newer figures, a longer bar or the next spinner frame keeps its
+/// shape while a line with other words does not (`Step 3/10: ERROR linking` and `Step 4/10:
+/// compiling` differ). Empty for a row of figures alone.
+pub(super) fn line_shape(text: &str) -> String {
+    text.chars()
+        .filter(|&c| !c.is_ascii_digit() && !c.is_whitespace() && !bar_char(c))
+        .collect()
+}
+
+/// Spinner frames a row may start with (then a space): braille patterns and quarter
+/// circles. (An ASCII spinner's `|/-\` frames share a shape: see [`line_shape`].)
+fn spinner_frame(c: char) -> bool {
+    matches!(
+        c,
+        '\u{2800}'..='\u{28FF}' | '\u{25D0}'..='\u{25D3}' | '\u{25F4}'..='\u{25F7}'
+    )
+}
+
+/// Shortest run of bar characters that reads as a drawn bar (`━━━`, `###`, `==>`).
+const BAR_MIN_CHARS: usize = 3;
+
+/// Whether `text` (a trimmed row) reads as a frame of a transient display by itself: it
+/// starts with a spinner frame and a space, or carries a progress figure (a `%`, or a bar: a
+/// run of block or box-drawing characters, or of `=#>-.*` between brackets), or has no
+/// words at all.
+pub(super) fn transient_row(text: &str) -> bool {
+    let mut chars = text.chars();
+    if let (Some(first), Some(' ')) = (chars.next(), chars.next())
+        && spinner_frame(first)
+    {
+        return true;
+    }
+    if text.contains('%') || line_shape(text).is_empty() {
+        return true;
+    }
+    let mut run = 0;
+    let mut bracketed = None;
+    for c in text.chars() {
+        run = if matches!(c, '\u{2500}'..='\u{259F}') {
+            run + 1
+        } else {
+            0
+        };
+        if run >= BAR_MIN_CHARS {
+            return true;
+        }
+        bracketed = match (c, bracketed) {
+            ('[', _) => Some(0),
+            (']', Some(n)) if n >= BAR_MIN_CHARS => return true,
+            ('=' | '#' | '>' | '-' | '.' | '*' | ' ', Some(n)) => Some(n + 1),
+            _ => None,
+        };
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_of_progress_displays_read_as_such_and_lines_with_words_do_not() {
+        for frame in [
+            "⠋ Installing packages",
+            "Downloading ━━━━━━╸━━━ 45% 0:00:01",
+            "libfoo [###-----]",
+            "<====---> 40% EXECUTING [2s]",
+            "layer 1: ▇▇▇▇",
+            "12.3 / 45.0",
+        ] {
+            assert!(transient_row(frame), "{frame}");
+        }
+        for line in [
+            "ERROR: disk full",
+            "FAIL: test_login expected 200 got 500",
+            "[12:00:01] ERROR connection refused to db",
+            "src/app.py:42: SyntaxError: invalid syntax",
+            "- item one",
+            "a [b] c",
+        ] {
+            assert!(!transient_row(line), "{line}");
+        }
+        assert_eq!(
+            line_shape("epoch 1: 45%|████▌ | 45/100"),
+            line_shape("epoch 1: 50%|█████ | 50/100")
+        );
+        assert_ne!(
+            line_shape("Step 3/10: ERROR linking"),
+            line_shape("Step 4/10: compiling")
+        );
+        assert_ne!(
+            line_shape("ERROR 42: permission denied"),
+            line_shape("ERROR 43")
+        );
+    }
+}

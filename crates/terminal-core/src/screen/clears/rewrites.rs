@@ -1,0 +1,114 @@
+//! Text written over after the cursor went back to it: a status line padded with spaces
+//! over an error (`ESC [ 1 A`, `\r`, new text), a shorter line over a longer one and an
+//! erase of the rest, a long line wrapping down over the rows below, lines deleted or
+//! pushed off the screen (`ESC [ M`, `ESC [ L`, `ESC [ T`). When a running command's
+//! sequence moves the cursor up (or to another row), the rows of text from there down to
+//! where it was are remembered; a row whose text then changes into anything that does not
+//! begin with the old text, and is not a progress display's row redrawn (the same shape, see
+//! `frames`), had its old text noted as erased, unless it still shows on another row.
+
+use super::super::Screen;
+use super::super::row_moves::RowMap;
+use super::frames::{line_shape, transient_row};
+
+/// Most rows remembered from one cursor move.
+const REVISITED_ROWS_MAX: u64 = 16;
+
+/// Most progress shapes kept between takes.
+const PROGRESS_SHAPES_MAX: usize = 16;
+
+impl Screen {
+    /// Notes that printed text (`printed`), or a line feed (`!printed`), went to the screen.
+    pub(in super::super) fn note_printed(&mut self, printed: bool) {
+        self.clears.on_printed_row = printed;
+    }
+
+    /// Notes that a sequence took the cursor from row `before` to row `after` (absolute):
+    /// settles the rows remembered so far, then remembers the rows of text from `after` down
+    /// to `before` (at most [`REVISITED_ROWS_MAX`]).
+    pub(in super::super) fn note_cursor_row(&mut self, before: u64, after: u64) {
+        if before == after {
+            return;
+        }
+        self.clears.on_printed_row = false;
+        self.check_revisited();
+        self.clears.revisited.clear();
+        if !self.command_running() || self.parser.screen().alternate_screen() {
+            return;
+        }
+        let last = before.max(after).min(after + REVISITED_ROWS_MAX - 1);
+        for row in after..=last {
+            if let Some(text) = self.visible_row_text(row)
+                && !text.trim().is_empty()
+            {
+                self.clears.revisited.push((row, text));
+            }
+        }
+    }
+
+    /// The text of absolute row `row` while it is on screen.
+    pub(super) fn visible_row_text(&self, row: u64) -> Option<String> {
+        let visible = u16::try_from(row.checked_sub(self.history().end_abs())?).ok()?;
+        (visible < self.config.rows).then(|| {
+            let cols = self.config.cols;
+            super::super::row_text::row_text(self.parser.screen(), &[], visible, 0, cols)
+        })
+    }
+
+    /// Settles the remembered rows (see the module docs) whose text changed; keeps the rest.
+    pub(in super::super) fn check_revisited(&mut self) {
+        if self.clears.revisited.is_empty() {
+            return;
+        }
+        let remembered = std::mem::take(&mut self.clears.revisited);
+        for (row, before) in remembered {
+            match self.visible_row_text(row) {
+                Some(now) if now.trim_end() == before.trim_end() => {
+                    self.clears.revisited.push((row, before));
+                }
+                Some(now) => self.settle_rewrite(row, before.trim(), now.trim()),
+                None => {}
+            }
+        }
+    }
+
+    /// Row `row` had `before` and shows `now`: notes `before` as erased unless `now` begins
+    /// with it, the two are frames of a progress display, or `before` still shows on a row.
+    fn settle_rewrite(&mut self, row: u64, before: &str, now: &str) {
+        if now.starts_with(before) {
+            return;
+        }
+        let shape = line_shape(before);
+        if transient_row(before) || shape == line_shape(now) {
+            let shapes = &mut self.clears.progress_shapes;
+            if shapes.len() < PROGRESS_SHAPES_MAX && !shapes.contains(&shape) {
+                shapes.push(shape);
+            }
+            return;
+        }
+        if !self.shows_row(before) {
+            self.note_erased_text(row, before);
+        }
+    }
+
+    /// Whether a row on screen shows `text` (trimmed).
+    fn shows_row(&self, text: &str) -> bool {
+        let base = self.history().end_abs();
+        (0..u64::from(self.config.rows)).any(|r| {
+            self.visible_row_text(base + r)
+                .is_some_and(|t| t.trim() == text)
+        })
+    }
+
+    /// Rows `map` moves (inserted or deleted lines, a scroll): the remembered rows move with
+    /// their text; one deleted or pushed off the screen had its text erased.
+    pub(in super::super) fn move_revisited(&mut self, map: RowMap) {
+        let remembered = std::mem::take(&mut self.clears.revisited);
+        for (row, text) in remembered {
+            match map.row(row) {
+                Some(moved) => self.clears.revisited.push((moved, text)),
+                None => self.note_erased_text(row, text.trim()),
+            }
+        }
+    }
+}
