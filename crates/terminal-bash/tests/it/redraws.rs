@@ -114,12 +114,14 @@ async fn lines_erased_before_they_were_shown_are_said_to_be() {
         assert!(erased(&r, "2 lines"), "{r:?}");
         assert!(erased(&r, "`FAILED test_b`"), "{r:?}");
         // Up a row and erase to its end (`tput cuu1; tput el`), from the row's start or its
-        // middle.
+        // middle (a row erased twice is a status line's: what it held is named when it reads
+        // as a problem).
         let r = sh
-            .send("printf 'WARN: retrying\\n\\033[1A\\033[K'; printf 'step one of disk\\n\\033[1A\\033[5C\\033[K'; echo done")
+            .send("printf 'WARN: retrying\\n\\033[1A\\033[K'; printf 'step failed on disk\\n\\033[1A\\033[5C\\033[K'; echo done")
             .await;
         assert!(erased(&r, "2 lines"), "{r:?}");
-        assert!(erased(&r, "`one of disk`"), "{r:?}");
+        assert!(erased(&r, "the first was `WARN: retrying`"), "{r:?}");
+        assert!(erased(&r, "`failed on disk`"), "{r:?}");
         assert!(r.viewport.lines().any(|l| l == "step done"), "{r:?}");
         // Up a row (or to a row by its number) and written over: a status line padded with
         // spaces over an error, a word over another.
@@ -137,11 +139,11 @@ async fn lines_erased_before_they_were_shown_are_said_to_be() {
             .send("echo 'Downloading'; printf '\\033[1A\\rDownloading... done\\n'; echo same; printf '\\033[1Asame\\n'")
             .await;
         assert!(r.notices.iter().all(|n| !n.contains("erased")), "{r:?}");
-        // Several erased: the first is named too (an error under spinner frames).
+        // An error under the frames of a status line that redraws its row.
         let r = sh
             .send("echo 'FAIL: test_login'; for s in a b; do printf '\\033[1A\\033[2K%s retrying...\\n' $s; done")
             .await;
-        assert!(erased(&r, "the first was `FAIL: test_login`"), "{r:?}");
+        assert!(erased(&r, "it was `FAIL: test_login`"), "{r:?}");
         // Progress lines redrawn in place, however the row is cleared (erase to its end or
         // whole, before or after the new text, lines printed between frames), and a status
         // row pinned at the bottom that is rewritten and cleared at the end.

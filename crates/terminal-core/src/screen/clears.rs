@@ -148,7 +148,7 @@ impl Screen {
         self.clears
             .erased
             .get_or_insert_with(Erased::default)
-            .note(text);
+            .note(row, text);
     }
 
     /// What was erased since the last take (see [`Erased`]), and forgets it.

@@ -1,13 +1,18 @@
 //! [`Erased`]: the rows of text a running command erased or wrote over before a result
 //! showed them, and which of them a result names.
 
-use super::frames::{line_shape, transient_row};
+use std::collections::HashMap;
+
+use super::frames::{line_shape, reads_as_a_problem, transient_row};
 
 /// Longest erased row text kept, in bytes (cut between characters).
 const ERASED_ROW_MAX_BYTES: usize = 200;
 
 /// Most distinct erased texts kept between takes (the rows past them are counted only).
 const ERASED_TEXTS_MAX: usize = 32;
+
+/// Most rows whose erases are counted between takes.
+const ROWS_COUNTED_MAX: usize = 256;
 
 /// Text a running command erased from the middle of the main screen since the last take: a
 /// whole row (`ESC [ 2 K`), a row up to the cursor (`ESC [ 1 K`) or from it (`ESC [ K`) once
@@ -20,18 +25,27 @@ pub(crate) struct Erased {
     /// Rows with text erased.
     rows: u64,
     /// Each distinct text erased (trimmed, cut at [`ERASED_ROW_MAX_BYTES`]) in the order first
-    /// erased, with how many rows had it; at most [`ERASED_TEXTS_MAX`].
-    texts: Vec<(String, u64)>,
+    /// erased, with how many rows had it and the (absolute) row it was first erased from; at
+    /// most [`ERASED_TEXTS_MAX`].
+    texts: Vec<(String, u64, u64)>,
+    /// How many times each row had text erased (at most [`ROWS_COUNTED_MAX`] rows).
+    erases_by_row: HashMap<u64, u32>,
 }
 
 impl Erased {
-    pub(super) fn note(&mut self, text: &str) {
+    /// Notes `text` erased from absolute row `row`.
+    pub(super) fn note(&mut self, row: u64, text: &str) {
         self.rows += 1;
+        if let Some(n) = self.erases_by_row.get_mut(&row) {
+            *n += 1;
+        } else if self.erases_by_row.len() < ROWS_COUNTED_MAX {
+            self.erases_by_row.insert(row, 1);
+        }
         let text = dsh_output_retention::head_slice(text, ERASED_ROW_MAX_BYTES);
-        if let Some(seen) = self.texts.iter_mut().find(|(t, _)| t == text) {
+        if let Some(seen) = self.texts.iter_mut().find(|(t, ..)| t == text) {
             seen.1 += 1;
         } else if self.texts.len() < ERASED_TEXTS_MAX {
-            self.texts.push((text.to_owned(), 1));
+            self.texts.push((text.to_owned(), 1, row));
         }
     }
 
@@ -39,21 +53,33 @@ impl Erased {
     /// (those past [`ERASED_TEXTS_MAX`] texts included) with the first and the last of their
     /// texts; `None` when nothing is left. A text is a frame when it reads as one by itself
     /// (`frames::transient_row`: a spinner, a progress figure), when it was erased more than
-    /// once or its shape was (a display redrawn frame by frame), or when a line of `rendered`
-    /// (the result's text) begins with it or has its shape (redrawn with newer figures).
+    /// once or its shape was (a display redrawn frame by frame), when a line of `rendered`
+    /// (the result's text) begins with it or has its shape (redrawn with newer figures), or
+    /// when its row was erased again or another text erased starts with the same word, and it
+    /// does not read as a problem (a status block's rows: the files under test, a layer's
+    /// state; an error under a spinner still counts).
     pub(crate) fn not_redrawn(&self, rendered: &str) -> Option<(u64, String, String)> {
-        let shapes: Vec<String> = self.texts.iter().map(|(t, _)| line_shape(t)).collect();
+        let shapes: Vec<String> = self.texts.iter().map(|(t, ..)| line_shape(t)).collect();
         let shown: Vec<(&str, String)> = rendered
             .lines()
             .map(|line| (line.trim(), line_shape(line)))
             .collect();
-        let lost: Vec<&(String, u64)> = self
+        let lost: Vec<&(String, u64, u64)> = self
             .texts
             .iter()
             .zip(&shapes)
-            .filter(|&((text, n), shape)| {
+            .filter(|&((text, n, row), shape)| {
+                let redrawn_row = self.erases_by_row.get(row).is_some_and(|&e| e > 1);
+                let first_word = text.split_whitespace().next();
+                let kin = self
+                    .texts
+                    .iter()
+                    .filter(|(t, ..)| t.split_whitespace().next() == first_word)
+                    .count()
+                    > 1;
                 *n == 1
                     && !transient_row(text)
+                    && (!(redrawn_row || kin) || reads_as_a_problem(text))
                     && shapes.iter().filter(|s| *s == shape).count() == 1
                     && !shown
                         .iter()
@@ -62,7 +88,7 @@ impl Erased {
             .map(|(entry, _)| entry)
             .collect();
         let (first, last) = (lost.first()?, lost.last()?);
-        let kept: u64 = self.texts.iter().map(|(_, n)| n).sum();
+        let kept: u64 = self.texts.iter().map(|(_, n, _)| n).sum();
         let rows = lost.len() as u64 + self.rows.saturating_sub(kept);
         Some((rows, first.0.clone(), last.0.clone()))
     }
@@ -75,30 +101,41 @@ mod tests {
     #[test]
     fn frames_and_texts_a_redraw_put_back_are_left_out_and_the_first_lost_is_named() {
         let mut erased = Erased::default();
-        for text in [
-            "FAIL: test_a",
-            "layer 1: 10%",
-            "42",
-            "| retrying",
-            "/ retrying",
-            "RUNS src/x.test.js",
-            "RUNS src/x.test.js",
-            "Step 3/10: ERROR linking",
-            "⠋ Working",
+        for (row, text) in [
+            (1, "FAIL: test_a"),
+            (2, "layer 1: 10%"),
+            (3, "42"),
+            (4, "| retrying"),
+            (4, "/ retrying"),
+            (5, "RUNS src/x.test.js"),
+            (5, "RUNS src/x.test.js"),
+            (6, "Step 3/10: ERROR linking"),
+            (7, "⠋ Working"),
+            // A status block's rows, each erased at every frame, or once each as the block
+            // moves down.
+            (8, "Compiling src/a.cc"),
+            (8, "Compiling src/b.cc"),
+            (10, "RUNS src/a.test.js"),
+            (11, "RUNS src/b.test.js"),
+            // An error under a spinner that redraws its row.
+            (9, "ERROR: connection refused"),
+            (9, "⠙ retrying"),
         ] {
-            erased.note(text);
+            erased.note(row, text);
         }
         let rendered = "layer 1: 100%\n- retrying\nStep 4/10: compiling\nok";
         assert_eq!(
             erased.not_redrawn(rendered),
             Some((
-                2,
+                3,
                 "FAIL: test_a".to_owned(),
-                "Step 3/10: ERROR linking".to_owned()
+                "ERROR: connection refused".to_owned()
             ))
         );
         assert_eq!(
-            erased.not_redrawn("FAIL: test_a\nStep 3/10: ERROR linking now"),
+            erased.not_redrawn(
+                "FAIL: test_a\nStep 3/10: ERROR linking now\nERROR: connection refused"
+            ),
             None
         );
     }

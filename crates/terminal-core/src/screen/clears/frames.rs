@@ -83,6 +83,35 @@ pub(super) fn transient_row(text: &str) -> bool {
     false
 }
 
+/// Words of a line that reports a problem (compared in lower case): such a line is named when
+/// it was erased, even from a row redrawn since.
+const PROBLEM_WORDS: &[&str] = &[
+    "error",
+    "fail",
+    "fatal",
+    "panic",
+    "exception",
+    "traceback",
+    "denied",
+    "refused",
+    "warn",
+    "cannot",
+    "can't",
+    "not found",
+    "invalid",
+    "abort",
+    "killed",
+    "segmentation",
+    "timed out",
+    "unable",
+];
+
+/// Whether `text` reads as a report of a problem (see [`PROBLEM_WORDS`]).
+pub(super) fn reads_as_a_problem(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    PROBLEM_WORDS.iter().any(|w| lower.contains(w))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
