@@ -205,6 +205,23 @@ async fn erased_lines_are_named_but_not_frames_or_lines_already_shown() {
                 "printf 'ERROR: pushed off\\n\\033[1A\\033[40L'",
                 "`ERROR: pushed off`",
             ),
+            // Written over on its own row after `\r`, when it reads as a problem.
+            (
+                "printf 'ERROR: token expired'; sleep 0.2; printf '\\r%-30s\\n' 'refreshed token'",
+                "`ERROR: token expired`",
+            ),
+            (
+                "printf 'Error: connection reset\\r\\033[KRetrying...\\n'",
+                "`Error: connection reset`",
+            ),
+            (
+                "printf '⠋ fetching\\n\\033[1A\\033[2K⠙ Error: ECONNRESET\\n\\033[1A\\033[2K✔ fetched\\n'",
+                "`⠙ Error: ECONNRESET`",
+            ),
+            (
+                "printf 'test_a ok\\ntest_b FAILED\\ntest_c ok\\n\\033[3A\\033[J'; echo '2 passed'",
+                "among them `test_b FAILED`",
+            ),
         ] {
             let r = sh.send(&format!("clear; echo start; {hide}; echo done")).await;
             let notice = erased(&r);
@@ -214,6 +231,7 @@ async fn erased_lines_are_named_but_not_frames_or_lines_already_shown() {
             "for f in ⠋ ⠙ ⠹; do printf '%s Working\\n' $f; printf '\\033[1A\\033[2K'; done; echo done",
             "for i in 1 2 3; do printf 'RUNS a.test.js\\nRUNS b.test.js\\n\\033[2A\\033[J'; done; echo PASS",
             "for i in 1 2 3; do printf 'Downloading a %d%%\\n' $((i*30)); printf '\\033[1A\\033[2K'; done; echo ok",
+            "printf 'Errors so far: 1\\rErrors so far: 2\\rErrors so far: 3\\n'",
         ] {
             let r = sh.send(frames).await;
             assert_eq!(erased(&r), None, "{frames}: {r:?}");

@@ -16,7 +16,7 @@ mod erased;
 mod frames;
 mod rewrites;
 
-pub(crate) use erased::Erased;
+pub(crate) use erased::{Erased, ErasedLines};
 
 use super::row_moves::RowMap;
 use super::scan::Sequence;

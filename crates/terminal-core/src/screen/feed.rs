@@ -167,6 +167,7 @@ impl Screen {
             }
             if from < bytes.len() {
                 self.materialize_flood();
+                self.after_flood(bytes, from);
             }
         }
         if from < bytes.len() {
@@ -395,6 +396,7 @@ impl Screen {
                     }
                     match b {
                         b'\n' | 0x0b | 0x0c => self.note_printed(false),
+                        b'\r' => self.before_carriage_return(bytes, i, &mut seg_start),
                         0x20.. => self.note_printed(true),
                         _ => {}
                     }

@@ -166,8 +166,8 @@ pub(super) struct SettleFacts {
     /// took it.
     pub(super) held_text_taken: Option<String>,
     /// The program erased rows of text from the middle of the screen before this result
-    /// showed them: how many, and the texts of the first and the last.
-    pub(super) erased: Option<(u64, String, String)>,
+    /// showed them: how many, the texts of the first and the last, and a problem between.
+    pub(super) erased: Option<crate::screen::clears::ErasedLines>,
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -400,10 +400,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         (facts.cut_at_edge, Some(CUT_AT_EDGE_NOTICE.to_owned())),
         (
             facts.erased.is_some(),
-            facts
-                .erased
-                .as_ref()
-                .map(|(rows, first, last)| erased_notice(*rows, first, last)),
+            facts.erased.as_ref().map(erased_notice),
         ),
         (
             facts.typed_ahead_taken.is_some(),

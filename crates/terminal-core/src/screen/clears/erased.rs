@@ -58,7 +58,7 @@ impl Erased {
     /// when its row was erased again or another text erased starts with the same word, and it
     /// does not read as a problem (a status block's rows: the files under test, a layer's
     /// state; an error under a spinner still counts).
-    pub(crate) fn not_redrawn(&self, rendered: &str) -> Option<(u64, String, String)> {
+    pub(crate) fn not_redrawn(&self, rendered: &str) -> Option<ErasedLines> {
         let shapes: Vec<String> = self.texts.iter().map(|(t, ..)| line_shape(t)).collect();
         let shown: Vec<(&str, String)> = rendered
             .lines()
@@ -77,9 +77,9 @@ impl Erased {
                     .filter(|(t, ..)| t.split_whitespace().next() == first_word)
                     .count()
                     > 1;
+                let problem = reads_as_a_problem(text);
                 *n == 1
-                    && !transient_row(text)
-                    && (!(redrawn_row || kin) || reads_as_a_problem(text))
+                    && (!(transient_row(text) || redrawn_row || kin) || problem)
                     && shapes.iter().filter(|s| *s == shape).count() == 1
                     && !shown
                         .iter()
@@ -89,9 +89,32 @@ impl Erased {
             .collect();
         let (first, last) = (lost.first()?, lost.last()?);
         let kept: u64 = self.texts.iter().map(|(_, n, _)| n).sum();
-        let rows = lost.len() as u64 + self.rows.saturating_sub(kept);
-        Some((rows, first.0.clone(), last.0.clone()))
+        let problem = lost
+            .iter()
+            .skip(1)
+            .take(lost.len().saturating_sub(2))
+            .find(|(t, ..)| !reads_as_a_problem(&first.0) && reads_as_a_problem(t))
+            .map(|(t, ..)| t.clone());
+        Some(ErasedLines {
+            rows: lost.len() as u64 + self.rows.saturating_sub(kept),
+            first: first.0.clone(),
+            last: last.0.clone(),
+            problem,
+        })
     }
+}
+
+/// The lines a result says were lost (see [`Erased::not_redrawn`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ErasedLines {
+    /// How many rows.
+    pub(crate) rows: u64,
+    /// The text of the first and the last.
+    pub(crate) first: String,
+    pub(crate) last: String,
+    /// A line between them that reads as a problem (an error, a failure), when the first does
+    /// not.
+    pub(crate) problem: Option<String>,
 }
 
 #[cfg(test)]
@@ -124,19 +147,30 @@ mod tests {
             erased.note(row, text);
         }
         let rendered = "layer 1: 100%\n- retrying\nStep 4/10: compiling\nok";
+        let lines = |rows, first: &str, last: &str, problem: Option<&str>| ErasedLines {
+            rows,
+            first: first.to_owned(),
+            last: last.to_owned(),
+            problem: problem.map(str::to_owned),
+        };
         assert_eq!(
             erased.not_redrawn(rendered),
-            Some((
-                3,
-                "FAIL: test_a".to_owned(),
-                "ERROR: connection refused".to_owned()
-            ))
+            Some(lines(3, "FAIL: test_a", "ERROR: connection refused", None))
         );
         assert_eq!(
             erased.not_redrawn(
                 "FAIL: test_a\nStep 3/10: ERROR linking now\nERROR: connection refused"
             ),
             None
+        );
+        // A problem between lines that report none is named too.
+        let mut erased = Erased::default();
+        for (row, text) in [(1, "test_a ok"), (2, "test_b FAILED"), (3, "test_c ok")] {
+            erased.note(row, text);
+        }
+        assert_eq!(
+            erased.not_redrawn("2 passed"),
+            Some(lines(3, "test_a ok", "test_c ok", Some("test_b FAILED")))
         );
     }
 }

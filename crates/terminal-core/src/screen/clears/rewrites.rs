@@ -9,7 +9,7 @@
 
 use super::super::Screen;
 use super::super::row_moves::RowMap;
-use super::frames::{line_shape, transient_row};
+use super::frames::{line_shape, reads_as_a_problem, transient_row};
 
 /// Most rows remembered from one cursor move.
 const REVISITED_ROWS_MAX: u64 = 16;
@@ -46,6 +46,51 @@ impl Screen {
         }
     }
 
+    /// A carriage return at byte `i` of `bytes` (not before a line feed) on the row just
+    /// printed, while a command runs: when the row reads as a problem (an error a status line
+    /// is about to be written over with `\r`), it is remembered as a row moved onto is (a
+    /// progress line redrawn this way then still loses nothing). The text before it is
+    /// emulated first, from `seg_start`.
+    pub(in super::super) fn before_carriage_return(
+        &mut self,
+        bytes: &[u8],
+        i: usize,
+        seg_start: &mut usize,
+    ) {
+        if !self.returns_over_text(bytes.get(i + 1)) {
+            return;
+        }
+        self.emulate(&bytes[*seg_start..i]);
+        *seg_start = i;
+        self.remember_problem_row();
+    }
+
+    /// After the flood took `bytes[..from]` and the emulator got it: when that ended in a
+    /// carriage return with more of the row to come, as [`Screen::before_carriage_return`].
+    pub(in super::super) fn after_flood(&mut self, bytes: &[u8], from: usize) {
+        if from > 0 && bytes[from - 1] == b'\r' && self.returns_over_text(bytes.get(from)) {
+            self.remember_problem_row();
+        }
+    }
+
+    /// Whether a carriage return followed by `next` goes back over the row just printed while
+    /// a command runs on the main screen (not a line's end, `\r\n`).
+    fn returns_over_text(&self, next: Option<&u8>) -> bool {
+        self.clears.on_printed_row
+            && next.is_some_and(|&b| b != b'\n')
+            && self.command_running()
+            && !self.parser.screen().alternate_screen()
+    }
+
+    /// Remembers the cursor's row when it reads as a problem (see the module docs).
+    fn remember_problem_row(&mut self) {
+        let row = self.cursor_unsynced().row;
+        if let Some(text) = self.visible_row_text(row).filter(|t| reads_as_a_problem(t)) {
+            self.clears.revisited.retain(|(r, _)| *r != row);
+            self.clears.revisited.push((row, text));
+        }
+    }
+
     /// The text of absolute row `row` while it is on screen.
     pub(super) fn visible_row_text(&self, row: u64) -> Option<String> {
         let visible = u16::try_from(row.checked_sub(self.history().end_abs())?).ok()?;
@@ -79,7 +124,7 @@ impl Screen {
             return;
         }
         let shape = line_shape(before);
-        if transient_row(before) || shape == line_shape(now) {
+        if (transient_row(before) && !reads_as_a_problem(before)) || shape == line_shape(now) {
             let shapes = &mut self.clears.progress_shapes;
             if shapes.len() < PROGRESS_SHAPES_MAX && !shapes.contains(&shape) {
                 shapes.push(shape);

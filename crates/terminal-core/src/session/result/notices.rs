@@ -267,10 +267,11 @@ pub(super) const CUT_AT_EDGE_NOTICE: &str = "[screen: the program turned auto-wr
      write the output to a file and read that to see it whole (the shell's prompt turns \
      auto-wrap on again)]";
 
-/// The notice for [`SettleFacts::erased`]: `rows` rows erased, `first` and `last` the texts
-/// of the first and the last.
-pub(super) fn erased_notice(rows: u64, first: &str, last: &str) -> String {
-    let (what, them, which, they) = if rows == 1 {
+/// The notice for [`SettleFacts::erased`]: how many rows, the first, the last and a problem
+/// line between them.
+pub(super) fn erased_notice(lines: &crate::screen::clears::ErasedLines) -> String {
+    let (rows, first, last) = (lines.rows, &lines.first, &lines.last);
+    let (what, them, mut which, they) = if rows == 1 {
         (
             "a line it printed".to_owned(),
             "it",
@@ -292,6 +293,9 @@ pub(super) fn erased_notice(rows: u64, first: &str, last: &str) -> String {
             "they are",
         )
     };
+    if let Some(problem) = &lines.problem {
+        which.push_str(&format!(", and among them `{problem}`"));
+    }
     format!(
         "[screen: the program erased {what} before this result showed {them} (as a progress \
          display does when it redraws, or a status line written over an error): {which}; \

@@ -24,16 +24,22 @@ fn lines_cut_at_the_right_edge_with_auto_wrap_off_are_said_to_be() {
 
 #[test]
 fn lines_the_program_erased_before_they_were_shown_are_said_to_be() {
-    let erased = |rows: u64, first: &str, last: &str| SettleFacts {
-        erased: Some((rows, first.to_owned(), last.to_owned())),
+    let erased = |rows: u64, first: &str, last: &str, problem: Option<&str>| SettleFacts {
+        erased: Some(crate::screen::clears::ErasedLines {
+            rows,
+            first: first.to_owned(),
+            last: last.to_owned(),
+            problem: problem.map(str::to_owned),
+        }),
         ..facts(Settle::Prompt)
     };
-    let one = erased(1, "ERROR: disk full", "ERROR: disk full");
-    let same = erased(12, "Downloading 45%", "Downloading 45%");
-    let two = erased(4, "FAIL: test_login", "| retrying...");
+    let one = erased(1, "ERROR: disk full", "ERROR: disk full", None);
+    let same = erased(12, "Downloading 45%", "Downloading 45%", None);
+    let two = erased(4, "FAIL: test_login", "| retrying...", None);
+    let among = erased(3, "test_a ok", "test_c ok", Some("test_b FAILED"));
     insta::assert_snapshot!(
         "erased",
-        [one, same, two]
+        [one, same, two, among]
             .into_iter()
             .flat_map(|f| assemble(f).notices)
             .collect::<Vec<_>>()
