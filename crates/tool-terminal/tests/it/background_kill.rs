@@ -559,7 +559,13 @@ async fn a_program_that_outlives_the_interrupt_ends_within_its_killed_job() {
         let text = kill_and_wait(&host, &agent, &job).await;
         let r = host.send(&agent, &session, "echo after-vim").await;
         let out = r.text();
+        // vim ended by a signal keeps its swap file beside the file.
+        let swap = file.with_file_name(format!(
+            ".{}.swp",
+            file.file_name().unwrap_or_default().to_string_lossy()
+        ));
         let _ = std::fs::remove_file(&file);
+        let _ = std::fs::remove_file(&swap);
         assert!(out.lines().any(|l| l == "after-vim"), "{text}\n---\n{out}");
         assert!(
             !out.contains("Vim:") && !out.contains("exited"),
