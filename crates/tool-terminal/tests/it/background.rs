@@ -252,13 +252,7 @@ async fn a_job_that_outlives_its_kill_says_to_close_the_session() {
     // Killed once the trap is set (the loop runs).
     host.until_job_prints(&agent, &job, "looping").await;
     host.call(&agent, "job_kill", json!({"job_id": job})).await;
-    let send = |text: &'static str| {
-        host.call(
-            &agent,
-            "terminal_send",
-            json!({"sessionId": session, "text": text}),
-        )
-    };
+    let send = |text: &'static str| host.send(&agent, &session, text);
     // The first send waits out the escalation, a later one answers at once.
     for _ in 0..2 {
         let r = send("echo never").await;
@@ -592,13 +586,7 @@ async fn killing_a_held_background_send_leaves_the_command_before_it_running() {
         )
         .await;
     assert!(r.text().contains("[foreground: sleep]"), "{}", r.text());
-    let r = host
-        .call(
-            &agent,
-            "terminal_signal",
-            json!({"sessionId": session, "signal": "SIGINT"}),
-        )
-        .await;
+    let r = host.signal(&agent, &session, "SIGINT").await;
     assert!(!r.is_error, "{}", r.text());
     let text = send_foreground(&host, &agent, &session, "echo clean").await;
     assert!(!text.contains("held-42"), "{text}");

@@ -406,13 +406,7 @@ async fn a_signal_that_leaves_a_jobs_program_running_leaves_job_kill_to_stop_it(
         "{}",
         r.text()
     );
-    let r = host
-        .call(
-            &agent,
-            "terminal_signal",
-            json!({"sessionId": session, "signal": "SIGINT"}),
-        )
-        .await;
+    let r = host.signal(&agent, &session, "SIGINT").await;
     assert!(!r.is_error, "{}", r.text());
     let r = host
         .call(&agent, "job_output", json!({"job_id": job}))

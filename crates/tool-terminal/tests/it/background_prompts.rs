@@ -79,13 +79,7 @@ async fn only_a_send_that_types_is_said_to_answer_the_prompt_a_job_stopped_at() 
         .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
         .await;
     assert!(r.text().contains("waits for input"), "{}", r.text());
-    let signal = host
-        .call(
-            &agent,
-            "terminal_signal",
-            json!({"sessionId": session, "signal": "SIGINT"}),
-        )
-        .await;
+    let signal = host.signal(&agent, &session, "SIGINT").await;
     assert!(!signal.is_error, "{}", signal.text());
     let next = send_foreground(&host, &agent, &session, "echo after-$((6*7))").await;
     assert!(next.contains("\nafter-42\n"), "{next}");

@@ -98,13 +98,7 @@ async fn a_send_while_another_runs_is_refused_with_what_to_do() {
     let second = host.send(&agent, "pty-1", "echo second").await;
     assert!(second.is_error, "{}", second.text());
     insta::assert_snapshot!("error_send_active", second.text());
-    let s = host
-        .call(
-            &agent,
-            "terminal_signal",
-            json!({"sessionId": "pty-1", "signal": "SIGINT"}),
-        )
-        .await;
+    let s = host.signal(&agent, "pty-1", "SIGINT").await;
     assert!(!s.is_error, "{}", s.text());
     let first = pending.await.expect("the send task");
     assert!(first.text().contains("[exit: 130]"), "{}", first.text());
@@ -175,13 +169,7 @@ async fn a_cancelled_send_typed_ahead_to_a_program_that_does_not_read_runs_nothi
         if round == "cancel" {
             cancel.cancel();
         } else {
-            let r = host
-                .call(
-                    &agent,
-                    "terminal_signal",
-                    json!({"sessionId": "pty-1", "signal": "SIGINT"}),
-                )
-                .await;
+            let r = host.signal(&agent, "pty-1", "SIGINT").await;
             assert!(!r.is_error, "{}", r.text());
         }
         let answered = pending.await.expect("the send task");

@@ -75,13 +75,7 @@ async fn open_send_read_signal_close_list() {
     assert!(read.text().contains("[lines: 0-"), "{}", read.text());
 
     // C22: nothing runs in the foreground: a clean result, not an error.
-    let sig = host
-        .call(
-            &agent,
-            "terminal_signal",
-            json!({"sessionId": "pty-1", "signal": "SIGINT"}),
-        )
-        .await;
+    let sig = host.signal(&agent, "pty-1", "SIGINT").await;
     assert!(!sig.is_error, "{}", sig.text());
     assert!(
         sig.text()
@@ -103,13 +97,7 @@ async fn open_send_read_signal_close_list() {
         )
         .await;
     assert!(!busy.is_error, "{}", busy.text());
-    let sig = host
-        .call(
-            &agent,
-            "terminal_signal",
-            json!({"sessionId": "pty-1", "signal": "SIGINT"}),
-        )
-        .await;
+    let sig = host.signal(&agent, "pty-1", "SIGINT").await;
     assert!(!sig.is_error, "{}", sig.text());
     assert_eq!(sig.structured.as_ref().unwrap()["shellRanCommand"], true);
     assert!(

@@ -65,13 +65,7 @@ async fn a_command_right_after_a_pager_ends_of_a_signal_runs_in_the_shell() {
     for (round, signal) in ["SIGHUP", "SIGTERM"].iter().cycle().take(8).enumerate() {
         let r = host.send(&agent, "pty-1", "seq 1 500 | less").await;
         assert!(r.text().contains("[wait: stdin_read]"), "{}", r.text());
-        let r = host
-            .call(
-                &agent,
-                "terminal_signal",
-                json!({"sessionId": "pty-1", "signal": signal}),
-            )
-            .await;
+        let r = host.signal(&agent, "pty-1", signal).await;
         assert!(!r.is_error, "{signal}: {}", r.text());
         let marker = format!("after-{round}");
         let r = host.send(&agent, "pty-1", &format!("echo {marker}")).await;

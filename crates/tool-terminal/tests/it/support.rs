@@ -202,6 +202,16 @@ impl Host {
         .await
     }
 
+    /// A `terminal_signal` of `signal` (`SIGINT`, …) to `session`.
+    pub(crate) async fn signal(&self, agent: &Agent, session: &str, signal: &str) -> ToolResult {
+        self.call(
+            agent,
+            "terminal_signal",
+            serde_json::json!({"sessionId": session, "signal": signal}),
+        )
+        .await
+    }
+
     pub(crate) async fn shutdown(self) {
         self.ctx.dispose().await;
     }
