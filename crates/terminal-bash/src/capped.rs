@@ -121,6 +121,9 @@ impl OperationHandle for CappedSend {
     fn read_output(&self) -> SendRead {
         self.op.read_output()
     }
+    fn output_shown(&self) {
+        self.op.output_shown();
+    }
     fn cancel(&self) -> bool {
         self.op.cancel()
     }

@@ -101,6 +101,13 @@ pub trait OperationHandle: Send + Sync + 'static {
     /// full-screen program holds the terminal, a read hands out its whole screen when it
     /// changed since the previous read, and nothing otherwise.
     fn read_output(&self) -> SendRead;
+    /// Tells the backend that the caller showed the agent everything [`read_output`] handed
+    /// out so far (a background job's output read with `job_output`): a line the program
+    /// erases after that is not reported as one the agent never saw. Output read but not yet
+    /// shown (a job's drain into its window) must not be told. Default: nothing.
+    ///
+    /// [`read_output`]: Self::read_output
+    fn output_shown(&self) {}
     /// Requests cancellation (a real SIGINT to the foreground group, never a written `\x03`).
     /// Returns `false` once settled.
     fn cancel(&self) -> bool;
@@ -155,6 +162,11 @@ impl SendOperation {
     /// Consumes new output since the last read.
     pub fn read_output(&self) -> SendRead {
         self.handle.read_output()
+    }
+    /// Everything [`read_output`](Self::read_output) handed out was shown to the agent (see
+    /// [`OperationHandle::output_shown`]).
+    pub fn output_shown(&self) {
+        self.handle.output_shown();
     }
     /// Requests cancellation; `false` once settled.
     pub fn cancel(&self) -> bool {

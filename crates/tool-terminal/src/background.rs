@@ -204,6 +204,9 @@ impl Stream {
     /// Everything produced since the previous read, fitted to the job's limit.
     fn read(&mut self) -> String {
         self.drain();
+        // All the send handed out reaches the agent now (what the window leaves out, it names
+        // with the way to page it): a line erased after this is no line the agent never saw.
+        self.current.output_shown();
         let newest = ReadRequest {
             offset: Some(0),
             count: Some(1),

@@ -163,4 +163,10 @@ impl Screen {
     pub(crate) fn set_erased_floor(&mut self, at: Position) {
         self.clears.floor = Some(at);
     }
+
+    /// A consuming read's text up to `at` was shown (a background job's output read by the
+    /// agent): rows before it count as shown too (the floor only rises).
+    pub(crate) fn raise_erased_floor(&mut self, at: Position) {
+        self.clears.floor = Some(self.clears.floor.map_or(at, |f| f.max(at)));
+    }
 }

@@ -24,6 +24,11 @@ pub(crate) struct Consumed {
     /// when the rows do not reach back to the anchor (the byte bound or the scrollback cut
     /// it); `None` when not known.
     pub(crate) lost_line_ends: Option<u64>,
+    /// Where the handed-out text ends: the cursor, or the start of the row after the last
+    /// row handed out when the read took rows below the cursor too (`None` when the read
+    /// took nothing). Once the caller showed the text, rows before it count as shown for
+    /// the erased-lines notice (see [`Screen::set_erased_floor`]).
+    pub(crate) shown_to: Option<super::Position>,
 }
 
 /// Longest a program's cursor counts as away (saved, not yet restored) for
@@ -72,6 +77,7 @@ impl Screen {
                 rewound_lines: 0,
                 rows: RowsSnapshot::default(),
                 lost_line_ends: None,
+                shown_to: None,
             };
         }
         self.with_open_binary_run(|screen| {
@@ -81,6 +87,11 @@ impl Screen {
             let rows = screen.snapshot_since(id, max_bytes);
             let lost_line_ends = screen.line_ends_since(id, rows.first_row());
             screen.move_anchor_to_cursor(id);
+            let below = super::Position {
+                row: rows.end_row(),
+                col: 0,
+            };
+            let shown_to = screen.anchor_position(id).map(|at| at.max(below));
             // The read handed out the rows after the cursor's too (a redraw had moved up to
             // rewrite them, or a status line sits below): the anchor counts the lines up to
             // the end of what it handed out, so the next read, which starts at the cursor's
@@ -103,6 +114,7 @@ impl Screen {
                 rewound_lines,
                 rows,
                 lost_line_ends,
+                shown_to,
             }
         })
     }

@@ -137,6 +137,11 @@ impl RowsSnapshot {
         self.first_row
     }
 
+    /// The absolute row after the last row (the first row when there are none).
+    pub(crate) fn end_row(&self) -> u64 {
+        self.first_row + self.rows.len() as u64
+    }
+
     /// See [`RowsSnapshot::lines_after_cursor`](Self#structfield.lines_after_cursor).
     pub(crate) fn lines_after_cursor(&self) -> u64 {
         self.lines_after_cursor

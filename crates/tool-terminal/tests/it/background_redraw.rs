@@ -2,7 +2,8 @@
 //! moving the cursor up to rewrite its bars): the job's reads show each row as it is when read,
 //! not every frame the job's internal drains saw, and none that a redraw replaced after an
 //! erase; and a program that changes a row's text after a read took it (a combining mark
-//! printed after its character): the next read gives the row as it is now.
+//! printed after its character): the next read gives the row as it is now. A line erased
+//! after a read showed it is no line the agent never saw.
 
 use dsh_tool_terminal::ToolTerminalConfig;
 use serde_json::json;
@@ -130,5 +131,74 @@ async fn a_wrapped_line_rewritten_after_cr_keeps_its_earlier_rows() {
     let zeros = "0".repeat(150);
     let line = format!("{zeros} step 1 an{zeros} step 2 an{zeros} step 3 and more text to wrap");
     assert!(all.lines().any(|l| l == line), "{all}");
+    host.shutdown().await;
+}
+
+/// A line a `job_output` read showed, then erased by the program (a status line written over
+/// it): the job's output does not say it was lost. The same line erased before any read
+/// showed it (the job's own drains took it, no read did) is named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_erased_after_a_read_showed_it_is_not_reported_lost() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let dir = std::env::temp_dir().join(format!(
+        "dsh-bg-erased-{}-{}",
+        std::process::id(),
+        session.replace(|c: char| !c.is_ascii_alphanumeric(), "")
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let gate = |name: &str| {
+        let path = dir.join(name);
+        (
+            format!("while [ ! -e '{}' ]; do sleep 0.05; done", path.display()),
+            path,
+        )
+    };
+    // Each step waits for a file the test creates: the job prints the line only after its
+    // start was acknowledged, and erases it only once the test let it.
+    let program = |print: &str, erase: &str| {
+        format!(
+            "{print}; printf 'ERROR: token expired\\n'; {erase}; printf '\\033[1A\\033[2Kok refreshed\\n'; echo done-$((6*7))"
+        )
+    };
+    let lost = "it was `ERROR: token expired`";
+
+    let ((print, go_print), (erase, go_erase)) = (gate("print-1"), gate("erase-1"));
+    let (job, _) = host
+        .start_job(&agent, &session, &program(&print, &erase))
+        .await;
+    std::fs::write(&go_print, "").unwrap();
+    host.until_job_prints(&agent, &job, "ERROR: token expired")
+        .await;
+    std::fs::write(&go_erase, "").unwrap();
+    let read = host
+        .call(
+            &agent,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+        )
+        .await
+        .text();
+    assert!(read.lines().any(|l| l == "done-42"), "{read}");
+    assert!(!read.contains(lost), "{read}");
+
+    let ((print, go_print), (erase, go_erase)) = (gate("print-2"), gate("erase-2"));
+    let (job, _) = host
+        .start_job(&agent, &session, &program(&print, &erase))
+        .await;
+    std::fs::write(&go_print, "").unwrap();
+    std::fs::write(&go_erase, "").unwrap();
+    let read = host
+        .call(
+            &agent,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+        )
+        .await
+        .text();
+    assert!(read.lines().any(|l| l == "done-42"), "{read}");
+    assert!(read.contains(lost), "{read}");
+    std::fs::remove_dir_all(&dir).unwrap();
     host.shutdown().await;
 }

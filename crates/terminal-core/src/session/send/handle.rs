@@ -90,6 +90,9 @@ impl OperationHandle for SendOp {
         let alternate = st.screen.alternate_screen();
         let consumed = st.screen.consume_since(anchor, self.shared.max_read_bytes);
         drop(st);
+        if consumed.shown_to.is_some() {
+            span.handed_out_to = consumed.shown_to;
+        }
         let copied_line_ends = consumed.rows.line_ends();
         let rendered = consumed.rows.render(self.shared.max_read_bytes);
         let lost_lines =
@@ -110,6 +113,14 @@ impl OperationHandle for SendOp {
             lost_lines,
             restarts_line: consumed.restarts_line,
             rewound_lines: consumed.rewound_lines,
+        }
+    }
+
+    fn output_shown(&self) {
+        // The state's lock first, as settling takes them.
+        let mut st = self.shared.lock();
+        if let Some(at) = self.span().handed_out_to {
+            st.screen.raise_erased_floor(at);
         }
     }
 

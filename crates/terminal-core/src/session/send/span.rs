@@ -28,6 +28,9 @@ pub(super) struct Span {
     /// The full-screen program's screen `read_output` handed out last: a read while it is
     /// unchanged hands out nothing (each read of the alternate screen renders it whole).
     pub(super) last_screen: Option<String>,
+    /// Where the text the last `read_output` handed out ends (see `Consumed::shown_to`), for
+    /// `OperationHandle::output_shown`.
+    pub(super) handed_out_to: Option<crate::screen::Position>,
     /// The settled viewport starts at its first row's start (see `SendRead::restarts_line`).
     pub(super) final_restarts_line: bool,
     /// When the settled viewport lost output since the anchor (its byte bound), the line ends
