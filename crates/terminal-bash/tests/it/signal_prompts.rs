@@ -3,7 +3,8 @@
 //! program still waits at the same prompt, and the next text is refused once, since it would
 //! answer that prompt (a password prompt takes a command as the password) instead of running
 //! in the shell. A program that acts on the signal (ends, or a REPL back at its prompt) gets
-//! neither.
+//! neither. A prompt written like a REPL's (one word and `>`: `pw> `, `Name> `) is guarded
+//! alike unless the word names the program (`sqlite> ` of `sqlite3`).
 
 use std::time::Duration;
 
@@ -98,6 +99,52 @@ async fn a_prompt_or_repl_that_acts_on_sigint_gets_no_guard() {
         let r = sh.send("print(6*7)").await;
         assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
         sh.send("exit()").await;
+        sh.close().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_written_like_a_repls_is_guarded_unless_it_names_the_program() {
+    within(async {
+        let dir = TempDir::new("repl-like-prompt");
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("python3 -c \"import signal, getpass; signal.signal(signal.SIGINT, signal.SIG_IGN); print('got', len(getpass.getpass('pw> ')))\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(
+            signal_and_look(&sh).await,
+            AfterSignal::StillReading("python3".into())
+        );
+        let e = sh.try_send("echo hi", true).await.expect_err("refused once");
+        assert!(e.message().contains("(at `pw>`)"), "{e}");
+        let r = sh.send("secret").await;
+        assert!(r.viewport.lines().any(|l| l == "got 6"), "{r:?}");
+        for prompt in ["Name> ", "> "] {
+            let r = sh
+                .send(&format!("trap '' INT; read -p '{prompt}' v; trap - INT; echo \"v=$v\""))
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            assert_eq!(
+                signal_and_look(&sh).await,
+                AfterSignal::StillReading("the shell's read".into()),
+                "{prompt:?}"
+            );
+            sh.try_send("echo hi", true).await.expect_err("refused once");
+            let r = sh.send("answer").await;
+            assert!(r.viewport.lines().any(|l| l == "v=answer"), "{r:?}");
+        }
+        // sqlite3 with a database named (no REPL by its command line): its prompt names it.
+        let r = sh
+            .send(&format!("sqlite3 '{}'", dir.0.join("t.db").display()))
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.contains("sqlite> "), "{r:?}");
+        assert_eq!(signal_and_look(&sh).await, AfterSignal::Settled);
+        let r = sh.send("select 6*7;").await;
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        sh.send(".quit").await;
         sh.close().await;
     })
     .await;

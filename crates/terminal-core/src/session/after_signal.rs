@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use crate::types::{AfterSignal, TerminalSignal};
 
 use super::cancel::program_name;
-use super::observe::{is_repl_prompt, runs_a_repl};
+use super::observe::{is_repl_prompt_of, runs_a_repl};
 use super::shared::{Shared, State};
 
 /// How often [`after_signal`] looks at the group.
@@ -151,27 +151,29 @@ async fn reads_on(
         tokio::time::sleep_until((Instant::now() + LOOK_EVERY).min(deadline)).await;
     }
     let sh = Arc::clone(shared);
+    let prompt = reader.prompt.clone();
     let looked = tokio::task::spawn_blocking(move || {
         let of_shell = pgid == sh.shell_pgid();
         if sh.tty_reader(pgid).is_none() || (of_shell && sh.prompt_current()) {
             return (false, None);
         }
-        let repl = !of_shell && crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c));
-        let program = if repl {
-            None
-        } else if of_shell {
-            Some("the shell's read".to_owned())
-        } else {
-            program_name(pgid)
-        };
-        (true, program)
+        if of_shell {
+            // The shell's own `read`: never a REPL, whatever its prompt looks like.
+            return (true, Some("the shell's read".to_owned()));
+        }
+        let name = program_name(pgid);
+        // A REPL's prompt takes the next statement as before the signal.
+        let repl = crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c))
+            || prompt
+                .as_deref()
+                .is_some_and(|p| is_repl_prompt_of(p, name.as_deref().unwrap_or_default()));
+        (true, if repl { None } else { name })
     })
     .await
     .unwrap_or((true, None));
-    let repl_prompt = reader.prompt.as_deref().is_some_and(is_repl_prompt);
     match looked {
         (false, _) => None,
-        (true, Some(program)) if !moved(shared) && !repl_prompt => {
+        (true, Some(program)) if !moved(shared) => {
             let mut st = shared.lock();
             st.survived_reader = Some(SurvivedReader {
                 pgid,

@@ -23,6 +23,32 @@ pub fn is_repl_prompt(row: &str) -> bool {
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// Whether `prompt` (trimmed), at which program `comm` (its process name) reads, is that
+/// program's REPL prompt as [`is_repl_prompt`] tells it, with one more condition on a single
+/// word ending in `>`: the word names the program (`sqlite>` for `sqlite3`, `mysql>`,
+/// `irb(main):001>` for `irb`, `ghci>` for `ghc`), or is no word (`>`, `127.0.0.1:6379>`).
+/// A script's own prompt written the same way (`pw> ` of a `getpass`, `name> ` of an
+/// `input`) is no REPL's: a line sent to it is its answer, not a statement.
+pub(in crate::session) fn is_repl_prompt_of(prompt: &str, comm: &str) -> bool {
+    if !is_repl_prompt(prompt) {
+        return false;
+    }
+    let row = prompt.trim_start_matches(' ');
+    if row.contains(char::is_whitespace) || !row.ends_with('>') {
+        return true;
+    }
+    let stem = |s: &str| -> String {
+        s.chars()
+            .take_while(char::is_ascii_alphabetic)
+            .collect::<String>()
+            .to_ascii_lowercase()
+    };
+    let (word, name) = (stem(row), stem(comm));
+    word.is_empty()
+        || (name.len() >= 2 && word.starts_with(&name))
+        || (word.len() >= 3 && name.starts_with(&word))
+}
+
 /// Whether `row` (the cursor row's text before the cursor) is a prompt of the program's own,
 /// not its REPL's: text that is no REPL prompt (a script's `input('Name: ')`, prompt_toolkit's
 /// `prompt('Host: ')`), whose lines answer one prompt each rather than run as statements.

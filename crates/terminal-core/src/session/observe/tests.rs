@@ -1,4 +1,4 @@
-use super::{ends_like_a_question, is_repl_prompt};
+use super::{ends_like_a_question, is_repl_prompt, is_repl_prompt_of};
 
 /// Prompts end like questions; progress lines, also those ending in a bracket, do not.
 #[test]
@@ -136,5 +136,33 @@ fn repl_prompts_alone_on_their_row() {
         "Loading...",
     ] {
         assert!(!is_repl_prompt(row), "{row:?}");
+    }
+}
+
+#[test]
+fn a_one_word_prompt_is_a_repl_prompt_of_the_program_it_names() {
+    for (prompt, comm) in [
+        ("sqlite>", "sqlite3"),
+        ("mysql>", "mysql"),
+        ("irb(main):001:0>", "irb"),
+        ("ghci>", "ghc"),
+        (">", "node"),
+        ("127.0.0.1:6379>", "redis-cli"),
+        (">>>", "python3"),
+        ("In [3]:", "python3"),
+        ("(Pdb)", "python3"),
+        ("...", "python3"),
+    ] {
+        assert!(is_repl_prompt_of(prompt, comm), "{prompt:?} of {comm}");
+    }
+    for (prompt, comm) in [
+        ("pw>", "python3"),
+        ("name>", "python3"),
+        ("Name>", "bash"),
+        ("passphrase>", "ssh-keygen"),
+        ("p>", "python3"),
+        ("Password:", "python3"),
+    ] {
+        assert!(!is_repl_prompt_of(prompt, comm), "{prompt:?} of {comm}");
     }
 }
