@@ -30,6 +30,9 @@ pub(crate) struct Clears {
     /// Where the current result's span starts: rows above it (and its own row when the span
     /// starts inside it) were shown by an earlier result, and are not noted.
     floor: Option<Position>,
+    /// The row after the rows consuming reads in the current span handed out (see
+    /// [`Screen::note_handed_out`]).
+    handed_out_end: Option<u64>,
     /// The cursor is on the row it last printed text on: no line feed and no sequence took it
     /// to another row since (an erase to the row's end then trims a line being redrawn).
     on_printed_row: bool,
@@ -162,6 +165,24 @@ impl Screen {
     /// the row's start) count as shown by an earlier result.
     pub(crate) fn set_erased_floor(&mut self, at: Position) {
         self.clears.floor = Some(at);
+        self.clears.handed_out_end = None;
+    }
+
+    /// A consuming read handed out the text up to `to` (see `Consumed::shown_to`).
+    pub(super) fn note_handed_out(&mut self, to: Position) {
+        let end = to.row + u64::from(to.col > 0);
+        self.clears.handed_out_end = Some(self.clears.handed_out_end.map_or(end, |e| e.max(end)));
+    }
+
+    /// The rows consuming reads of the current span handed out that no caller showed yet
+    /// (from the floor on, see [`Screen::raise_erased_floor`]): the reader's window holds
+    /// them as they were, so they are its output, not text an earlier program left.
+    pub(super) fn handed_out_unshown(&self) -> std::ops::Range<u64> {
+        let from = self
+            .clears
+            .floor
+            .map_or(0, |f| f.row + u64::from(f.col > 0));
+        from..self.clears.handed_out_end.unwrap_or(0)
     }
 
     /// A consuming read's text up to `at` was shown (a background job's output read by the

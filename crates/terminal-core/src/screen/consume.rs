@@ -81,6 +81,7 @@ impl Screen {
             };
         }
         self.with_open_binary_run(|screen| {
+            screen.forget_left_rows_in(id, screen.handed_out_unshown());
             let restarts_line = screen.anchor_starts_row(id);
             let rewound_lines = screen.anchor_rewound_lines(id);
             let start = screen.anchor_position(id);
@@ -92,6 +93,9 @@ impl Screen {
                 col: 0,
             };
             let shown_to = screen.anchor_position(id).map(|at| at.max(below));
+            if let Some(to) = shown_to {
+                screen.note_handed_out(to);
+            }
             // The read handed out the rows after the cursor's too (a redraw had moved up to
             // rewrite them, or a status line sits below): the anchor counts the lines up to
             // the end of what it handed out, so the next read, which starts at the cursor's

@@ -138,6 +138,21 @@ impl Screen {
         }
     }
 
+    /// Rows in `rows` (absolute) are no longer taken for an earlier program's text left at
+    /// anchor `id`: earlier reads from it handed them out as output (see
+    /// [`Screen::handed_out_unshown`]), so a read that goes back up over them shows them as
+    /// they are, changed or not.
+    pub(super) fn forget_left_rows_in(&mut self, id: super::AnchorId, rows: std::ops::Range<u64>) {
+        if rows.is_empty() {
+            return;
+        }
+        if let Some(Some(anchor)) = self.anchors.get_mut(id.0) {
+            anchor
+                .left_at_cursor
+                .retain(|left| !rows.contains(&left.abs));
+        }
+    }
+
     /// After an erase on the main screen from the cursor: to the end of the cursor's row (EL
     /// 0), the whole row (EL 2, `whole_row`), or on to the end of the screen too (ED 0,
     /// `below`). A row an earlier program left that output wrote up to the cursor and that

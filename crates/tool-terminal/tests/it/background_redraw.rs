@@ -3,7 +3,8 @@
 //! not every frame the job's internal drains saw, and none that a redraw replaced after an
 //! erase; and a program that changes a row's text after a read took it (a combining mark
 //! printed after its character): the next read gives the row as it is now. A line erased
-//! after a read showed it is no line the agent never saw.
+//! after a read showed it is no line the agent never saw. Rows the cursor passes over on its
+//! way up and back down, unchanged, stay in the job's output.
 
 use dsh_tool_terminal::ToolTerminalConfig;
 use serde_json::json;
@@ -200,5 +201,58 @@ async fn a_line_erased_after_a_read_showed_it_is_not_reported_lost() {
     assert!(read.lines().any(|l| l == "done-42"), "{read}");
     assert!(read.contains(lost), "{read}");
     std::fs::remove_dir_all(&dir).unwrap();
+    host.shutdown().await;
+}
+
+/// A program that moves the cursor up over rows it printed and back down (a multi-line
+/// progress display redrawing one bar), pausing on the way so the job's drains see the cursor
+/// up: the rows it passed over unchanged stay in the job's output, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_the_cursor_passes_over_stay_in_the_jobs_output() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let gate = std::env::temp_dir().join(format!(
+        "dsh-bg-passed-{}-{}",
+        std::process::id(),
+        session.replace(|c: char| !c.is_ascii_alphanumeric(), "")
+    ));
+    for (moves, expected) in [
+        ("printf '\\033[3AA 2\\033[3B\\r'", ["A 2", "B 1", "C 1"]),
+        (
+            "printf '\\033[2A'; sleep 0.3; printf '\\033[2B'",
+            ["A 1", "B 1", "C 1"],
+        ),
+        (
+            "printf '\\033[2A'; sleep 0.3; printf '\\n\\n'",
+            ["A 1", "B 1", "C 1"],
+        ),
+    ] {
+        // The rows are printed once the start was acknowledged (its result shows none).
+        let text = format!(
+            "while [ ! -e '{}' ]; do sleep 0.05; done; printf 'A 1\\nB 1\\nC 1\\n'; sleep 0.3; {moves}; sleep 0.3; echo done-$((6*7))",
+            gate.display()
+        );
+        let (job, _) = host.start_job(&agent, &session, &text).await;
+        std::fs::write(&gate, "").unwrap();
+        let read = host
+            .call(
+                &agent,
+                "job_output",
+                json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+            )
+            .await
+            .text();
+        std::fs::remove_file(&gate).unwrap();
+        let lines: Vec<&str> = read
+            .lines()
+            .filter(|l| l.len() == 3 || l.starts_with("done-"))
+            .collect();
+        assert_eq!(
+            lines,
+            [expected[0], expected[1], expected[2], "done-42"],
+            "{read}"
+        );
+    }
     host.shutdown().await;
 }
