@@ -71,6 +71,18 @@ impl Screen {
         rows
     }
 
+    /// Whether a full-screen program holds the terminal and its screen reads as it did when a
+    /// render last showed it (a result's, or a background job's read): a read from a new send
+    /// then has nothing new to hand out (a job's follow-up poll, keys that changed nothing).
+    pub(crate) fn alternate_unchanged_since_shown(&mut self) -> bool {
+        self.materialize();
+        self.alternate
+            && self
+                .alternate_shown
+                .as_ref()
+                .is_some_and(|shown| *shown == self.alternate_screen_text())
+    }
+
     /// [`Screen::alternate_screen_text`] without the rows a result already showed, unchanged
     /// (a pager or editor killed with `SIGKILL` leaves its page, which the last result
     /// showed, and the shell's `Killed` on it, the page perhaps scrolled up a row): carried

@@ -65,7 +65,8 @@ impl Screen {
     }
 
     /// A consuming read of the output since `id`, a binary run going on kept open
-    /// ([`Screen::with_open_binary_run`]), after which the anchor moves to the cursor. While
+    /// ([`Screen::with_open_binary_run`]), after which the anchor moves to the cursor (on the
+    /// alternate screen the read is that screen, whole, and the anchor stays). While
     /// the program's cursor is away ([`Screen::cursor_away`]: the output stopped in the
     /// middle of a status line's redraw), the read takes nothing and the anchor stays: the
     /// cursor's place then is not where the output goes on, and a read from there would hand
@@ -81,7 +82,20 @@ impl Screen {
             };
         }
         self.with_open_binary_run(|screen| {
-            screen.forget_left_rows_in(id, screen.handed_out_unshown());
+            if screen.alternate_screen() {
+                // A full-screen program's screen, whole. The anchor stays where the main screen's
+                // output was handed out up to: what reached the main screen after that and
+                // before the program took the terminal (the command's own line, its first
+                // output) is handed out once the program leaves it.
+                return Consumed {
+                    restarts_line: false,
+                    rewound_lines: 0,
+                    rows: screen.snapshot_since(id, max_bytes),
+                    lost_line_ends: None,
+                    shown_to: None,
+                };
+            }
+            screen.forget_handed_out_left_rows(id);
             let restarts_line = screen.anchor_starts_row(id);
             let rewound_lines = screen.anchor_rewound_lines(id);
             let start = screen.anchor_position(id);
@@ -121,6 +135,13 @@ impl Screen {
                 shown_to,
             }
         })
+    }
+
+    /// Rows the consuming reads from `id` handed out that no caller showed yet are its output,
+    /// not text an earlier program left (see [`Screen::handed_out_unshown`]): a render from it
+    /// that goes back up over them shows them as they are, and they mix no older text in.
+    pub(crate) fn forget_handed_out_left_rows(&mut self, id: AnchorId) {
+        self.forget_left_rows_in(id, self.handed_out_unshown());
     }
 
     /// Line ends between anchor `id` and row `row` (after it): counted from the start of

@@ -4,7 +4,8 @@
 //! erase; and a program that changes a row's text after a read took it (a combining mark
 //! printed after its character): the next read gives the row as it is now. A line erased
 //! after a read showed it is no line the agent never saw. Rows the cursor passes over on its
-//! way up and back down, unchanged, stay in the job's output.
+//! way up and back down, unchanged, stay in the job's output. A full-screen program's screen
+//! and the lines printed around it each come once.
 
 use dsh_tool_terminal::ToolTerminalConfig;
 use serde_json::json;
@@ -227,6 +228,7 @@ async fn rows_the_cursor_passes_over_stay_in_the_jobs_output() {
             "printf '\\033[2A'; sleep 0.3; printf '\\n\\n'",
             ["A 1", "B 1", "C 1"],
         ),
+        ("printf '\\033[3A\\nB 2\\n\\n'", ["A 1", "B 2", "C 1"]),
     ] {
         // The rows are printed once the start was acknowledged (its result shows none).
         let text = format!(
@@ -253,6 +255,109 @@ async fn rows_the_cursor_passes_over_stay_in_the_jobs_output() {
             [expected[0], expected[1], expected[2], "done-42"],
             "{read}"
         );
+        // No read showed the rows before the cursor went back up over them, and the program
+        // wrote over no earlier program's text.
+        assert!(!read.contains("[screen:"), "{read}");
     }
+    host.shutdown().await;
+}
+
+/// A job whose program takes the alternate screen, stays on it while the job goes quiet (its
+/// send settles and the job follows with polls) and leaves it: the lines printed before it
+/// took the screen, its screen and the lines after it each come once in the job's reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_screen_programs_screen_and_the_lines_around_it_each_come_once() {
+    let bash = dsh_terminal_bash::BashConfig {
+        idle_silence_ms: 200,
+        ..crate::support::fast_bash()
+    };
+    let host = Host::with_jobs(ToolTerminalConfig::default(), bash);
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let gate = std::env::temp_dir().join(format!(
+        "dsh-bg-alt-{}-{}",
+        std::process::id(),
+        session.replace(|c: char| !c.is_ascii_alphanumeric(), "")
+    ));
+    let text = format!(
+        "echo pre-$((1+1)); printf '\\033[?1049h'; echo in-alt-$((2+3)); while [ ! -e '{}' ]; do sleep 0.05; done; sleep 0.6; printf '\\033[?1049l'; echo post-$((2+2))",
+        gate.display()
+    );
+    let (job, ack) = host.start_job(&agent, &session, &text).await;
+    let mut reads = vec![ack];
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !reads.iter().any(|r| r.lines().any(|l| l == "in-alt-5")) {
+        assert!(tokio::time::Instant::now() < deadline, "{reads:#?}");
+        reads.push(host.job_output(&agent, &job).await);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    std::fs::write(&gate, "").unwrap();
+    reads.push(
+        host.call(
+            &agent,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+        )
+        .await
+        .text(),
+    );
+    std::fs::remove_file(&gate).unwrap();
+    let all = reads.join("\n");
+    for line in ["pre-2", "in-alt-5", "post-4"] {
+        assert_eq!(
+            all.lines().filter(|l| *l == line).count(),
+            1,
+            "{line}: {reads:#?}"
+        );
+    }
+    host.shutdown().await;
+}
+
+/// Rows a read showed, then gone back up over and passed again (the cursor up two rows, then
+/// two line feeds): the job's output says once that it went back up into lines a read showed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn going_back_up_into_lines_a_read_showed_is_said_once() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let gate = std::env::temp_dir().join(format!(
+        "dsh-bg-up-once-{}-{}",
+        std::process::id(),
+        session.replace(|c: char| !c.is_ascii_alphanumeric(), "")
+    ));
+    let wait = |name: &str| {
+        format!(
+            "while [ ! -e '{}-{name}' ]; do sleep 0.05; done",
+            gate.display()
+        )
+    };
+    let open = |name: &str| std::fs::write(format!("{}-{name}", gate.display()), "").unwrap();
+    // The rows are printed once the start was acknowledged, and gone back up over once a read
+    // showed them.
+    let text = format!(
+        "{}; printf 'A 1\\nB 1\\n'; {}; sleep 0.5; printf '\\033[2A'; printf '\\n\\n'; echo done-$((6*7))",
+        wait("print"),
+        wait("up")
+    );
+    let (job, _) = host.start_job(&agent, &session, &text).await;
+    open("print");
+    host.until_job_prints(&agent, &job, "B 1").await;
+    open("up");
+    let read = host
+        .call(
+            &agent,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+        )
+        .await
+        .text();
+    for name in ["print", "up"] {
+        std::fs::remove_file(format!("{}-{name}", gate.display())).unwrap();
+    }
+    assert!(read.lines().any(|l| l == "done-42"), "{read}");
+    assert!(
+        read.matches("[screen: the output went back up").count() <= 1,
+        "{read}"
+    );
     host.shutdown().await;
 }

@@ -88,6 +88,10 @@ impl OperationHandle for SendOp {
             return SendRead::default();
         };
         let alternate = st.screen.alternate_screen();
+        // This send's first read of a full-screen program's screen that an earlier render
+        // showed as it is now (the send before, or the job's previous send, handed it out).
+        let shown_before =
+            alternate && span.last_screen.is_none() && st.screen.alternate_unchanged_since_shown();
         let consumed = st.screen.consume_since(anchor, self.shared.max_read_bytes);
         drop(st);
         if consumed.shown_to.is_some() {
@@ -99,7 +103,8 @@ impl OperationHandle for SendOp {
             super::span::lost_lines(consumed.lost_line_ends, copied_line_ends, &rendered);
         if alternate {
             // The alternate screen renders whole each time: only a changed one is new.
-            if span.last_screen.as_deref() == Some(rendered.text.as_str()) {
+            if shown_before || span.last_screen.as_deref() == Some(rendered.text.as_str()) {
+                span.last_screen = Some(rendered.text);
                 return SendRead::default();
             }
             span.last_screen = Some(rendered.text.clone());

@@ -46,12 +46,21 @@ impl SendOp {
             span.final_rewound_lines = span
                 .anchor
                 .map_or(0, |anchor| st.screen.anchor_rewound_lines(anchor));
+            if let Some(anchor) = span.anchor.filter(|_| span.background) {
+                st.screen.forget_handed_out_left_rows(anchor);
+            }
             (
                 span.anchor.take(),
                 span.bytes_from,
                 span.exits_from,
                 span.result_discarded,
-                span.final_rewound_lines,
+                // A background job's reads say themselves which of the lines they showed the
+                // output went back up into (`SendRead::rewound_lines`).
+                if span.background {
+                    0
+                } else {
+                    span.final_rewound_lines
+                },
                 continued_line,
                 span.poll,
             )
