@@ -171,7 +171,8 @@ async fn lines_erased_before_they_were_shown_are_said_to_be() {
 
 /// Lines a command hid before any result showed them are named, however it hid them: written
 /// over with other words after the same leading figures, shortened and the rest erased,
-/// wrapped over by a long line, erased selectively, pushed off the screen by inserted lines.
+/// wrapped over by a long line, erased selectively, pushed off the screen by inserted lines,
+/// reverse indexes or a scroll down, or moved under the cursor by one and written over.
 /// Frames of transient displays (a spinner, a status block redrawn and cleared) and lines an
 /// earlier result showed (a poll after a timeout, the previous command's output) are not.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -204,6 +205,25 @@ async fn erased_lines_are_named_but_not_frames_or_lines_already_shown() {
             (
                 "printf 'ERROR: pushed off\\n\\033[1A\\033[40L'",
                 "`ERROR: pushed off`",
+            ),
+            // Pushed off a full screen's bottom by lines inserted at the top, reverse indexes
+            // at the top, a scroll down; and a line a scroll down moved under the cursor,
+            // written over by the next one.
+            (
+                "seq 1 36; echo 'kiwi pie'; printf '\\033[H\\033[3L\\033[40;1H'",
+                "`kiwi pie`",
+            ),
+            (
+                "seq 1 36; echo 'kiwi pie'; printf '\\033[H\\033M\\033M\\033M\\033[40;1H'",
+                "`kiwi pie`",
+            ),
+            (
+                "seq 1 36; echo 'kiwi pie'; printf '\\033[3T\\033[40;1H'",
+                "`kiwi pie`",
+            ),
+            (
+                "echo 'apple pie'; echo 'banana split'; printf '\\033[2T'; echo durian",
+                "`apple pie`",
             ),
             // Written over on its own row after `\r`, when it reads as a problem.
             (

@@ -22,6 +22,10 @@ use super::row_moves::RowMap;
 use super::scan::Sequence;
 use super::{Position, Screen};
 
+/// Where the numbers rows deleted or pushed off the screen are noted under start (see
+/// [`Screen::note_dropped_text`]): past any absolute row.
+const DROPPED_ROWS: u64 = 1 << 62;
+
 /// What the screen keeps for noting erases (see [`Erased`]).
 #[derive(Debug, Default)]
 pub(crate) struct Clears {
@@ -39,6 +43,8 @@ pub(crate) struct Clears {
     /// Rows of text a running command's sequence moved the cursor up to (or onto): their
     /// absolute numbers and their text then, each until it changes (see `rewrites`).
     revisited: Vec<(u64, String)>,
+    /// How many rows were noted as deleted or pushed off (see [`Screen::note_dropped_text`]).
+    dropped: u64,
     /// The shapes of rows rewritten in place as a progress display's (see `frames`) since
     /// the last take: erasing such a row later (a status row pinned at the bottom, cleared at
     /// the end) loses nothing worth a notice.
@@ -135,6 +141,20 @@ impl Screen {
     /// Notes `text` (trimmed) of absolute row `row` as erased, unless it is empty, on a row an
     /// earlier result showed (see [`Clears::floor`]) or a row of a progress display.
     fn note_erased_text(&mut self, row: u64, text: &str) {
+        self.note_erased_text_as(row, row, text);
+    }
+
+    /// [`Screen::note_erased_text`] of a row deleted or pushed off the screen (see
+    /// `rewrites`): noted under a number of its own, so that rows dropped one after another
+    /// at the same edge (each a line scrolled away) are not taken for one row erased again
+    /// (a status line's frames).
+    fn note_dropped_text(&mut self, row: u64, text: &str) {
+        self.clears.dropped += 1;
+        self.note_erased_text_as(row, DROPPED_ROWS + self.clears.dropped, text);
+    }
+
+    /// Notes `text` of absolute row `row` under the number `id` (see [`Erased`]).
+    fn note_erased_text_as(&mut self, row: u64, id: u64, text: &str) {
         let shown = self
             .clears
             .floor
@@ -151,7 +171,7 @@ impl Screen {
         self.clears
             .erased
             .get_or_insert_with(Erased::default)
-            .note(row, text);
+            .note(id, text);
     }
 
     /// What was erased since the last take (see [`Erased`]), and forgets it.

@@ -114,7 +114,9 @@ impl Screen {
             bottom: base + u64::from(bottom),
             shift,
         };
+        self.note_rows_dropped(map);
         self.apply_row_map(map);
+        self.remember_rows_moved_down(map, base + u64::from(row));
         Some(map)
     }
 

@@ -1,11 +1,13 @@
 //! Text written over after the cursor went back to it: a status line padded with spaces
 //! over an error (`ESC [ 1 A`, `\r`, new text), a shorter line over a longer one and an
 //! erase of the rest, a long line wrapping down over the rows below, lines deleted or
-//! pushed off the screen (`ESC [ M`, `ESC [ L`, `ESC [ T`). When a running command's
-//! sequence moves the cursor up (or to another row), the rows of text from there down to
-//! where it was are remembered; a row whose text then changes into anything that does not
-//! begin with the old text, and is not a progress display's row redrawn (the same shape, see
-//! `frames`), had its old text noted as erased, unless it still shows on another row.
+//! pushed off the screen (`ESC [ M`, `ESC [ L`, `ESC [ T`, `ESC M`: every row of text they
+//! drop, and the rows they move under the cursor, which the next text may write over). When
+//! a running command's sequence moves the cursor up (or to another row), the rows of text
+//! from there down to where it was are remembered; a row whose text then changes into
+//! anything that does not begin with the old text, and is not a progress display's row
+//! redrawn (the same shape, see `frames`), had its old text noted as erased, unless it still
+//! shows on another row.
 
 use super::super::Screen;
 use super::super::row_moves::RowMap;
@@ -145,6 +147,71 @@ impl Screen {
         })
     }
 
+    /// Rows `map` is about to move (inserted or deleted lines, a region scrolled down; the
+    /// emulator applies it next), while a command runs: the rows of text it deletes or pushes
+    /// off the region's bottom had their text erased (those remembered already are noted by
+    /// [`Screen::move_revisited`]).
+    pub(in super::super) fn note_rows_dropped(&mut self, map: RowMap) {
+        let RowMap::Within {
+            from,
+            bottom,
+            shift,
+        } = map
+        else {
+            return;
+        };
+        if !self.command_running() || self.parser.screen().alternate_screen() || shift == 0 {
+            return;
+        }
+        let n = shift.unsigned_abs();
+        let gone = if shift > 0 {
+            bottom.saturating_sub(n - 1).max(from)..=bottom
+        } else {
+            from..=from.saturating_add(n - 1).min(bottom)
+        };
+        for row in gone {
+            if self.clears.revisited.iter().any(|(r, _)| *r == row) {
+                continue;
+            }
+            if let Some(text) = self.visible_row_text(row) {
+                self.note_dropped_text(row, text.trim());
+            }
+        }
+    }
+
+    /// `map` moved rows down (IL, SD, RI; the emulator applies it next) with the cursor on
+    /// absolute row `cursor`, while a command runs: the rows from the cursor's down now hold
+    /// text moved there, which the output printed next may write over (SD under the cursor,
+    /// then a line: `durian` over `apple pie` reads `durianpie`). They are remembered as rows
+    /// the cursor moved onto are (at most [`REVISITED_ROWS_MAX`]).
+    pub(in super::super) fn remember_rows_moved_down(&mut self, map: RowMap, cursor: u64) {
+        let RowMap::Within {
+            from,
+            bottom,
+            shift,
+        } = map
+        else {
+            return;
+        };
+        if !self.command_running() || self.parser.screen().alternate_screen() || shift <= 0 {
+            return;
+        }
+        let last = bottom.min(cursor.saturating_add(REVISITED_ROWS_MAX - 1));
+        for row in cursor.max(from)..=last {
+            let Some(source) = row.checked_sub(shift.unsigned_abs()).filter(|s| *s >= from) else {
+                continue;
+            };
+            if self.clears.revisited.iter().any(|(r, _)| *r == row) {
+                continue;
+            }
+            if let Some(text) = self.visible_row_text(source)
+                && !text.trim().is_empty()
+            {
+                self.clears.revisited.push((row, text));
+            }
+        }
+    }
+
     /// Rows `map` moves (inserted or deleted lines, a scroll): the remembered rows move with
     /// their text; one deleted or pushed off the screen had its text erased.
     pub(in super::super) fn move_revisited(&mut self, map: RowMap) {
@@ -152,7 +219,7 @@ impl Screen {
         for (row, text) in remembered {
             match map.row(row) {
                 Some(moved) => self.clears.revisited.push((moved, text)),
-                None => self.note_erased_text(row, text.trim()),
+                None => self.note_dropped_text(row, text.trim()),
             }
         }
     }
