@@ -1,19 +1,16 @@
 //! Terminal emulation: bytes in, screen-true text out (direction "Where we go past the seed" 1).
 //!
-//! A [`Screen`] runs a real terminal emulator ([`vt100`]) over everything a session prints,
-//! so carriage-return overwrites, erase-line and cursor moves resolve as on a screen, and
-//! nothing the model sees ever contains an escape sequence. It needs no PTY: feed it bytes and
-//! read text back, which is how it is tested.
+//! A [`Screen`] runs a real terminal emulator ([`vt100`]) over everything a session prints, so
+//! carriage-return overwrites, erase-line and cursor moves resolve as on a screen, and nothing
+//! the model sees contains an escape sequence. It needs no PTY (which is how it is tested).
 //!
 //! # Responsibilities
 //! - Render: the transcript is the bounded [history](ScreenConfig::scrollback_lines) of rows
 //!   that scrolled off the top plus the visible rows; [`Screen::snapshot_since`] copies the rows
 //!   from an [`AnchorId`] (a send's start position) to the end, and [`Screen::page_snapshot`]
-//!   those of a newest-relative page (the seed's §3.7), so the caller renders them
-//!   (tail-bounded on UTF-8 boundaries) after releasing its lock. On the alternate
-//!   screen the render is the visible screen.
-//! - Prompt marks: OSC 133 marks carrying the session's [`PromptNonce`] become
-//!   [`ScreenEvent::Mark`]s; marks without it are ordinary (invisible) output.
+//!   those of a newest-relative page (the seed's §3.7), so the caller renders them (tail-bounded
+//!   on UTF-8 boundaries) after releasing its lock. On the alternate screen: the visible screen.
+//! - Prompt marks: OSC 133 marks with the session's [`PromptNonce`] are [`ScreenEvent::Mark`]s.
 //! - Queries: cursor-position (DSR), device-status and device-attribute queries, and colour
 //!   queries, produce reply bytes for the caller to write back ([`FeedOutcome::replies`]).
 //! - Bounds: history rows and bytes, OSC payload bytes, replies per chunk. Invalid UTF-8 never
@@ -21,8 +18,8 @@
 //!   across chunks is completed by the next one.
 //!
 //! # Flow of [`Screen::feed`]
-//! See [`feed`]: binary output is summarised, plain flood lines skip the emulator until the
-//! screen is read, everything else is emulated in segments the screen observes.
+//! See [`feed`]: binary output is summarised, plain flood lines skip the emulator until read,
+//! everything else is emulated in segments the screen observes.
 
 mod alternate;
 mod anchor_start;
@@ -123,6 +120,9 @@ pub(crate) enum MarkKind {
         /// The mark carried `errexit`: the shell's `set -e` is on, so a command that fails
         /// ends the shell.
         errexit: bool,
+        /// The command number it carried (`n=`, bash's `\#`), which moves on only when a
+        /// command line ran (not after an empty line, a comment or a syntax error).
+        number: Option<u64>,
     },
 }
 

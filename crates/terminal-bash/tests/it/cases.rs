@@ -725,11 +725,18 @@ async fn c07_a_long_multi_line_send_reports_every_earlier_exit() {
 }
 
 /// Field case C07, lines that run no command: blank and comment-only lines in a multi-line
-/// send bring a prompt back with the previous status, and are not counted as commands.
+/// send bring a prompt back with the previous status, and are not counted as commands; in a
+/// fresh session too, before any command ran.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c07_blank_and_comment_lines_are_not_counted_as_commands() {
     within(async {
         let shell = Shell::open(super::support::config()).await;
+        for text in ["", "# a comment", "\n\n"] {
+            let r = shell.send(text).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{text:?}: {r:?}");
+            assert_eq!(r.exit_code, None, "{text:?}: {r:?}");
+            assert!(crate::support::earlier(&r).is_empty(), "{text:?}: {r:?}");
+        }
         for (text, earlier, last) in [
             ("(exit 3)\n\n\n\n\necho end", vec![3], Some(0)),
             ("false\n# a comment\n\n   \ntrue", vec![1], Some(0)),

@@ -193,6 +193,7 @@ pub(crate) fn parse_mark(params: &[&[u8]], nonce: &PromptNonce) -> Option<(MarkK
             exit_code: status,
             modes_restored,
             errexit,
+            number,
         },
         _ => return None,
     };

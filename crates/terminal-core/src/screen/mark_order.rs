@@ -50,6 +50,7 @@ mod tests {
         exit_code: Some(0),
         modes_restored: false,
         errexit: false,
+        number: None,
     };
 
     #[test]

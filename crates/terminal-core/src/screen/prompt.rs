@@ -22,6 +22,8 @@ pub(super) struct PromptTracker {
     pub(super) command_started: bool,
     /// Any `C` mark came (a shell without `PS0` prints none).
     pub(super) starts_seen: bool,
+    /// The command number the newest `D` mark carried.
+    pub(super) last_done_number: Option<u64>,
     /// Where the cursor stood when the newest `B` mark (a prompt's end) arrived: where the
     /// line the shell reads starts on screen.
     pub(super) prompt_end_at: Option<super::Position>,
@@ -48,6 +50,7 @@ impl PromptTracker {
             exit_code,
             modes_restored,
             errexit,
+            number,
         } = mark
         {
             self.done_count += 1;
@@ -56,13 +59,20 @@ impl PromptTracker {
             self.errexit = errexit;
             // A prompt after an empty or comment-only line ran no command: its status is
             // the previous command's again, neither this prompt's command's status nor
-            // another finished command. A changed status did come from a command, whether or
-            // not its start was marked (a syntax error's 2: bash prints no `PS0` for a line it
-            // cannot parse; a command right after `PS0` was replaced).
+            // another finished command. The prompts' command numbers tell (the first prompt's
+            // too, before any `C` mark came); without them, a shell that marks no command
+            // starts (no `PS0`) is taken to have run one. A changed status did come from a
+            // command, whether or not its start was marked (a syntax error's 2: bash prints no
+            // `PS0` for a line it cannot parse, nor counts it; a command right after `PS0` was
+            // replaced).
+            let numbered = number.zip(self.last_done_number).map(|(n, last)| n != last);
             let ran = std::mem::take(&mut self.command_started)
-                || !self.starts_seen
+                || numbered.unwrap_or(!self.starts_seen)
                 || exit_code != self.last_exit;
             self.last_exit = exit_code;
+            if number.is_some() {
+                self.last_done_number = number;
+            }
             if ran {
                 self.exits.record(exit_code);
             }

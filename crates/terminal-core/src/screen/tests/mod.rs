@@ -240,6 +240,7 @@ fn a_done_mark_says_when_the_terminal_modes_were_restored() {
             exit_code: Some(0),
             modes_restored: true,
             errexit: false,
+            number: None,
         })]
     );
     assert!(s.take_modes_restored());
@@ -259,6 +260,7 @@ fn a_done_mark_says_when_errexit_was_turned_on() {
             exit_code: Some(0),
             modes_restored: true,
             errexit: true,
+            number: None,
         })]
     );
     assert!(s.take_errexit_turned_on());
@@ -290,6 +292,7 @@ fn nonced_marks_count_and_fake_marks_are_output() {
                 exit_code: Some(7),
                 modes_restored: false,
                 errexit: false,
+                number: None,
             }),
             ScreenEvent::Mark(MarkKind::PromptStart),
             ScreenEvent::Text,

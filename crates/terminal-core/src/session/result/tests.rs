@@ -330,6 +330,11 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
         vec![ALTERNATE_CAME_AND_WENT_NOTICE]
     );
     insta::assert_snapshot!("alternate_came_and_went", ALTERNATE_CAME_AND_WENT_NOTICE);
+    let unknown = assemble(SettleFacts {
+        exit_unknown: true,
+        ..facts(Settle::Prompt)
+    });
+    insta::assert_snapshot!("exit_unknown", unknown.notices.join("\n"));
     let inserting = SettleFacts {
         editor_inserting: Some(("vim".to_owned(), "insert")),
         ..facts(Settle::Idle)
