@@ -47,8 +47,13 @@ impl Tool for SignalTool {
         // waiting at the prompt it was answering (the shell's own `read` too, under a trap),
         // that the next text answers it. (SIGKILL always ends it: the next send waits the
         // kill out.)
+        // A Ctrl-C written to a program reading keys raw (its signal keys off) is looked at
+        // alike: a raw-mode prompt that ignores it goes on waiting, as a password prompt
+        // under SIG_IGN does.
+        let as_key = result.delivery == SignalDelivery::InterruptCharacter
+            && signal == TerminalSignal::Sigint;
         let after = if result.delivered
-            && result.delivery == SignalDelivery::ProcessGroup
+            && (result.delivery == SignalDelivery::ProcessGroup || as_key)
             && (!result.shell_targeted || result.shell_ran_command)
             && matches!(
                 signal,
@@ -83,14 +88,20 @@ impl Tool for SignalTool {
         if !out.delivered {
             return render::render_signal_skipped(signal.as_str());
         }
-        if out.delivery == SignalDeliveryOutput::InterruptCharacter {
+        let as_key = out.delivery == SignalDeliveryOutput::InterruptCharacter;
+        if let Some(program) = &out.still_reading {
+            return render::render_signal_still_reading(
+                signal.as_str(),
+                out.target_pgid,
+                program,
+                as_key,
+            );
+        }
+        if as_key {
             return render::render_interrupt_character(signal.as_str(), out.target_pgid);
         }
         if out.delivery == SignalDeliveryOutput::WhenCommandStarts {
             return render::render_signal_when_command_starts(signal.as_str());
-        }
-        if let Some(program) = &out.still_reading {
-            return render::render_signal_still_reading(signal.as_str(), out.target_pgid, program);
         }
         if let Some(program) = &out.still_running {
             return render::render_signal_still_running(signal.as_str(), out.target_pgid, program);

@@ -121,6 +121,20 @@ async fn a_prompt_written_like_a_repls_is_guarded_unless_it_names_the_program() 
         assert!(e.message().contains("(at `pw>`)"), "{e}");
         let r = sh.send("secret").await;
         assert!(r.viewport.lines().any(|l| l == "got 6"), "{r:?}");
+        // A password prompt under a line of the program's own, written like a REPL's.
+        let r = sh
+            .send("python3 -c \"import signal, getpass; signal.signal(signal.SIGINT, signal.SIG_IGN); print('Enter the vault password:'); print('got', len(getpass.getpass('> ')))\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(
+            signal_and_look(&sh).await,
+            AfterSignal::StillReading("python3".into())
+        );
+        sh.try_send("rm -rf build", true)
+            .await
+            .expect_err("refused once");
+        let r = sh.send("vault-pw").await;
+        assert!(r.viewport.lines().any(|l| l == "got 8"), "{r:?}");
         for prompt in ["Name> ", "> "] {
             let r = sh
                 .send(&format!("trap '' INT; read -p '{prompt}' v; trap - INT; echo \"v=$v\""))
@@ -145,6 +159,53 @@ async fn a_prompt_written_like_a_repls_is_guarded_unless_it_names_the_program() 
         let r = sh.send("select 6*7;").await;
         assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
         sh.send(".quit").await;
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A second signal the reader ignores too (SIGTERM after SIGINT, or SIGINT again) leaves it
+/// waiting as the first did: still guarded, and the advice names SIGKILL once SIGTERM failed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_signal_the_prompt_ignores_keeps_the_guard() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("python3 -c \"import signal, getpass; [signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)]; print('got', len(getpass.getpass('Password: ')))\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(
+            signal_and_look(&sh).await,
+            AfterSignal::StillReading("python3".into())
+        );
+        let s = sh.session.signal(TerminalSignal::Sigterm).unwrap();
+        assert!(s.delivered, "{s:?}");
+        assert_eq!(
+            sh.session.after_signal(s.target_pgid, WITHIN).await,
+            AfterSignal::StillReading("python3".into())
+        );
+        let e = sh.try_send("echo D", true).await.expect_err("refused once");
+        assert!(
+            e.message()
+                .ends_with("or end python3 with terminal_signal SIGKILL"),
+            "{e}"
+        );
+        let r = sh.send("pw").await;
+        assert!(r.viewport.lines().any(|l| l == "got 2"), "{r:?}");
+        // The shell's own read, SIGINT twice.
+        let r = sh
+            .send("trap '' INT; read -s -p 'Passphrase: ' pp; trap - INT; echo \"len=${#pp}\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        for _ in 0..2 {
+            assert_eq!(
+                signal_and_look(&sh).await,
+                AfterSignal::StillReading("the shell's read".into())
+            );
+        }
+        sh.try_send("echo D", true).await.expect_err("refused once");
+        let r = sh.send("abc").await;
+        assert!(r.viewport.lines().any(|l| l == "len=3"), "{r:?}");
         sh.close().await;
     })
     .await;

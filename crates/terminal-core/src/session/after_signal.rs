@@ -53,21 +53,44 @@ pub(super) struct SurvivedReader {
 }
 
 /// Notes, as `signal` goes now, the reader the last result left waiting (see
-/// `State::reader_at_signal`), which the signal's answer looks at, and forgets the reader an
-/// earlier signal left.
+/// `State::reader_at_signal`), which the signal's answer looks at: else the reader an earlier
+/// signal left waiting, while no prompt of the shell came since (a second signal it ignores
+/// too is said to leave it waiting as the first was). The survivor of the earlier signal is
+/// forgotten either way.
 pub(super) fn note_reader(st: &mut State, signal: TerminalSignal) {
     let awaited = st.awaited_reader.take();
+    let survived = st.survived_reader.take();
     let bytes_read = st.bytes_read;
-    st.reader_at_signal = awaited.and_then(|a| {
-        Some(ReaderAtSignal {
-            pgid: a.foreground?,
-            prompt: a.prompt,
-            signal,
-            bytes_read,
-        })
+    let prompts = st.screen.prompt_end_count();
+    let reader = match awaited {
+        Some(a) => a.foreground.map(|pgid| (pgid, a.prompt)),
+        None => survived
+            .filter(|s| s.prompts == prompts)
+            .map(|s| (s.pgid, s.prompt)),
+    };
+    st.reader_at_signal = reader.map(|(pgid, prompt)| ReaderAtSignal {
+        pgid,
+        prompt,
+        signal,
+        bytes_read,
     });
-    st.survived_reader = None;
 }
+
+/// How to end a reader that still waits after `signal` (see [`SurvivedReader`]): the shell's
+/// own `read` by end of input; a program by SIGTERM, or by SIGKILL once SIGTERM (or SIGHUP)
+/// was what it ignored.
+pub fn end_reader_advice(program: &str, signal: &str) -> String {
+    if program == SHELL_READ {
+        "end the read with \\u0004 (Ctrl-D, end of input) sent with submit: false".to_owned()
+    } else if matches!(signal, "SIGTERM" | "SIGHUP") {
+        format!("end {program} with terminal_signal SIGKILL")
+    } else {
+        format!("end {program} with terminal_signal SIGTERM (SIGKILL if it ignores that too)")
+    }
+}
+
+/// The program name a survivor of the shell's own `read` goes by.
+pub(super) const SHELL_READ: &str = "the shell's read";
 
 /// What the group is doing, as far as a signal's effect goes.
 enum Effect {
@@ -159,21 +182,26 @@ async fn reads_on(
         }
         if of_shell {
             // The shell's own `read`: never a REPL, whatever its prompt looks like.
-            return (true, Some("the shell's read".to_owned()));
+            return (true, Some(SHELL_READ.to_owned()));
         }
         let name = program_name(pgid);
-        // A REPL's prompt takes the next statement as before the signal.
-        let repl = crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c))
-            || prompt
-                .as_deref()
-                .is_some_and(|p| is_repl_prompt_of(p, name.as_deref().unwrap_or_default()));
+        // A REPL's prompt takes the next statement as before the signal; a password prompt
+        // (no echo, whole lines) is never a REPL's.
+        let password = sh.pty.modes().is_some_and(|m| !m.echo && m.canonical);
+        let repl = !password
+            && (crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c))
+                || prompt
+                    .as_deref()
+                    .is_some_and(|p| is_repl_prompt_of(p, name.as_deref().unwrap_or_default())));
         (true, if repl { None } else { name })
     })
     .await
     .unwrap_or((true, None));
+    // A full-screen program's keys are no answer to a prompt: nothing to guard.
+    let full_screen = || shared.lock().screen.alternate_screen();
     match looked {
         (false, _) => None,
-        (true, Some(program)) if !moved(shared) => {
+        (true, Some(program)) if !moved(shared) && !full_screen() => {
             let mut st = shared.lock();
             st.survived_reader = Some(SurvivedReader {
                 pgid,

@@ -61,6 +61,7 @@ use crate::types::{
     TerminalSignal,
 };
 
+pub use after_signal::end_reader_advice;
 pub use config::PtySessionConfig;
 pub use observe::is_repl_prompt;
 pub use result::rewound_notice;

@@ -61,15 +61,23 @@ pub fn render_signal_still_running(signal: &str, target_pgid: i32, program: &str
 }
 
 /// `terminal_signal` when the program (or the shell's own `read`) was waiting at a prompt and
-/// still waits there, silent, a moment after the signal: the next text answers that prompt.
-pub fn render_signal_still_reading(signal: &str, target_pgid: i32, program: &str) -> String {
-    let end = if program == "the shell's read" {
-        "end the read with \\u0004 (Ctrl-D, end of input) sent with submit: false".to_owned()
+/// still waits there, silent, a moment after the signal (`as_key`: a SIGINT written as the
+/// terminal's interrupt character to a program reading keys raw): the next text answers that
+/// prompt.
+pub fn render_signal_still_reading(
+    signal: &str,
+    target_pgid: i32,
+    program: &str,
+    as_key: bool,
+) -> String {
+    let end = dsh_terminal_core::end_reader_advice(program, signal);
+    let (how, what) = if as_key {
+        (" as the terminal's interrupt character (Ctrl-C)", "Ctrl-C")
     } else {
-        format!("send terminal_signal SIGTERM to end {program} (SIGKILL if it ignores that too)")
+        ("", signal)
     };
     format!(
-        "delivered {signal} to foreground process group {target_pgid}; {program} still waits for input at the same prompt a moment later and printed nothing (it ignores {signal} while it reads): text sent now answers that prompt, not the shell (a password prompt takes it as the password), so the next text sent is refused once unless sent again; {end}, or answer the prompt"
+        "delivered {signal} to foreground process group {target_pgid}{how}; {program} still waits for input at the same prompt a moment later and printed nothing (it ignores {what} while it reads): text sent now answers that prompt, not the shell (a password prompt takes it as the password), so the next text sent is refused once unless sent again; {end}, or answer the prompt"
     )
 }
 

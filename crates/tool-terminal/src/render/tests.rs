@@ -292,8 +292,10 @@ fn signal_and_close_renders() {
     insta::assert_snapshot!(
         "signal_still_reading",
         [
-            render_signal_still_reading("SIGINT", 4242, "python3"),
-            render_signal_still_reading("SIGINT", 4242, "the shell's read"),
+            render_signal_still_reading("SIGINT", 4242, "python3", false),
+            render_signal_still_reading("SIGINT", 4242, "the shell's read", false),
+            render_signal_still_reading("SIGTERM", 4242, "python3", false),
+            render_signal_still_reading("SIGINT", 4242, "node", true),
         ]
         .join("\n")
     );

@@ -1,6 +1,7 @@
 //! `terminal_signal`'s answer for a program that ignores or handles the signal: said to be
 //! still running at once, with the stronger signal to send; a program the signal ends, or a
-//! REPL it sends back to its prompt, is not.
+//! REPL it sends back to its prompt, is not. A prompt reading keys raw that ignores the
+//! Ctrl-C a SIGINT became is said to still wait there.
 
 use serde_json::json;
 
@@ -75,6 +76,38 @@ async fn a_command_right_after_a_pager_ends_of_a_signal_runs_in_the_shell() {
             r.text()
         );
     }
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
+
+/// A prompt reading keys raw (its signal keys off, so SIGINT goes as the Ctrl-C byte) that
+/// ignores Ctrl-C: the answer says it still waits at the same prompt, and the next text is
+/// refused once (a command would be taken as the answer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_raw_mode_prompt_ignoring_ctrl_c_is_said_to_still_wait() {
+    let (host, agent) = Host::with_open_shell().await;
+    let send = |text: &str| {
+        host.call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": text, "timeoutMs": 30_000}),
+        )
+    };
+    let prompt = "python3 -c \"import sys, tty, termios; old = termios.tcgetattr(0); tty.setraw(0); sys.stdout.write('Token: '); sys.stdout.flush(); t = ''\nwhile (c := sys.stdin.read(1)) != '\\r': t += '' if c == chr(3) else c\ntermios.tcsetattr(0, termios.TCSADRAIN, old); print(); print('got', len(t))\"";
+    let r = send(prompt).await;
+    assert!(r.text().contains("Token: "), "{}", r.text());
+    let r = host.signal(&agent, "pty-1", "SIGINT").await;
+    assert!(
+        r.text().contains("as the terminal's interrupt character (Ctrl-C); python3 still waits for input at the same prompt"),
+        "{}",
+        r.text()
+    );
+    assert_eq!(r.structured.unwrap()["stillReading"], "python3");
+    let r = send("echo D").await;
+    assert!(r.is_error, "{}", r.text());
+    let r = send("tok").await;
+    assert!(r.text().lines().any(|l| l == "got 3"), "{}", r.text());
     host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;
     host.shutdown().await;

@@ -24,29 +24,57 @@ pub fn is_repl_prompt(row: &str) -> bool {
 }
 
 /// Whether `prompt` (trimmed), at which program `comm` (its process name) reads, is that
-/// program's REPL prompt as [`is_repl_prompt`] tells it, with one more condition on a single
-/// word ending in `>`: the word names the program (`sqlite>` for `sqlite3`, `mysql>`,
-/// `irb(main):001>` for `irb`, `ghci>` for `ghc`), or is no word (`>`, `127.0.0.1:6379>`).
-/// A script's own prompt written the same way (`pw> ` of a `getpass`, `name> ` of an
-/// `input`) is no REPL's: a line sent to it is its answer, not a statement.
+/// program's REPL prompt: [`is_repl_prompt`] says it is a REPL's, and it is the kind the
+/// program's REPL prints. A one-word prompt names the program (`sqlite>` of `sqlite3`,
+/// `mysql>`, `irb(main):001>` of `irb`, `ghci>` of `ghc`, `(gdb)`); one with no word is
+/// that of a REPL known to print it (`>>>` and `...` of Python's, `In [1]:` of IPython's, `>`
+/// of node's, Lua's or R's, `127.0.0.1:6379>` of `redis-cli`; `(Pdb)` of Python's debugger).
+/// A script's own prompt written the same way (`pw> `, `> ` or `>>> ` of a `getpass` or
+/// `input` in a shell or Python script that is no REPL by its command line) is not: a line
+/// sent to it is its answer, not a statement.
 pub(in crate::session) fn is_repl_prompt_of(prompt: &str, comm: &str) -> bool {
+    /// REPLs whose prompt is a bare `>` (or an address and `>`): their process names' stems.
+    const BARE_PROMPT_REPLS: [&str; 8] = [
+        "node", "nodejs", "deno", "bun", "lua", "luajit", "r", "redis",
+    ];
+    /// Python's REPLs and debugger (`>>>`, `...`, `In [1]:`, `(Pdb)`).
+    const PYTHONS: [&str; 3] = ["python", "pypy", "ipython"];
     if !is_repl_prompt(prompt) {
         return false;
     }
-    let row = prompt.trim_start_matches(' ');
-    if row.contains(char::is_whitespace) || !row.ends_with('>') {
-        return true;
-    }
     let stem = |s: &str| -> String {
         s.chars()
-            .take_while(char::is_ascii_alphabetic)
+            .take_while(|c| c.is_alphabetic())
             .collect::<String>()
-            .to_ascii_lowercase()
+            .to_lowercase()
     };
-    let (word, name) = (stem(row), stem(comm));
-    word.is_empty()
-        || (name.len() >= 2 && word.starts_with(&name))
-        || (word.len() >= 3 && name.starts_with(&word))
+    let name = stem(comm);
+    let python = PYTHONS.iter().any(|p| name.starts_with(p));
+    let names = |word: &str| {
+        !word.is_empty()
+            && ((name.chars().count() >= 2 && word.starts_with(&name))
+                || (word.chars().count() >= 3 && name.starts_with(word)))
+    };
+    let row = prompt.trim_start_matches(' ');
+    let one_word = !row.contains(char::is_whitespace);
+    if one_word && row.ends_with('>') {
+        if row.chars().any(char::is_alphabetic) {
+            return names(&stem(row));
+        }
+        return if row == ">>>" {
+            python
+        } else {
+            BARE_PROMPT_REPLS.contains(&name.as_str())
+        };
+    }
+    if one_word && row.starts_with('(') && row.ends_with(')') {
+        let word = stem(&row[1..]);
+        return names(&word) || (word == "pdb" && python);
+    }
+    // `In [1]:`, `   ...:`, a continuation's `...`.
+    python
+        || (is_repl_continuation_prompt(row)
+            && ["node", "nodejs", "deno", "bun"].contains(&name.as_str()))
 }
 
 /// Whether `row` (the cursor row's text before the cursor) is a prompt of the program's own,

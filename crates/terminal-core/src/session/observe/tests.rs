@@ -140,18 +140,22 @@ fn repl_prompts_alone_on_their_row() {
 }
 
 #[test]
-fn a_one_word_prompt_is_a_repl_prompt_of_the_program_it_names() {
+fn a_prompt_is_a_repl_prompt_of_a_program_whose_repl_prints_it() {
     for (prompt, comm) in [
         ("sqlite>", "sqlite3"),
         ("mysql>", "mysql"),
         ("irb(main):001:0>", "irb"),
         ("ghci>", "ghc"),
         (">", "node"),
+        (">", "R"),
         ("127.0.0.1:6379>", "redis-cli"),
         (">>>", "python3"),
-        ("In [3]:", "python3"),
+        ("...", "python3.11"),
+        ("...", "node"),
+        ("In [3]:", "ipython3"),
+        ("   ...:", "python3"),
         ("(Pdb)", "python3"),
-        ("...", "python3"),
+        ("(gdb)", "gdb"),
     ] {
         assert!(is_repl_prompt_of(prompt, comm), "{prompt:?} of {comm}");
     }
@@ -162,6 +166,15 @@ fn a_one_word_prompt_is_a_repl_prompt_of_the_program_it_names() {
         ("passphrase>", "ssh-keygen"),
         ("p>", "python3"),
         ("Password:", "python3"),
+        (">", "bash"),
+        (">", "python3"),
+        (">>>", "bash"),
+        ("...", "bash"),
+        ("(gdb)", "python3"),
+        ("(Pdb)", "bash"),
+        ("In [1]:", "bash"),
+        ("Über>", "python3"),
+        ("名前>", "python3"),
     ] {
         assert!(!is_repl_prompt_of(prompt, comm), "{prompt:?} of {comm}");
     }

@@ -147,11 +147,7 @@ fn survivor_refusal(survivor: &SurvivedReader) -> TerminalError {
         ..
     } = survivor;
     let at = at(prompt.as_deref());
-    let end = if program == "the shell's read" {
-        "end the read with \\u0004 (Ctrl-D, end of input) sent with submit: false".to_owned()
-    } else {
-        format!("end {program} with terminal_signal SIGTERM (SIGKILL if it ignores that too)")
-    };
+    let end = crate::session::after_signal::end_reader_advice(program, signal.as_str());
     TerminalError::invalid(format!(
         "nothing was typed: {program} still waits for input at the same prompt{at} after the \
          {signal} (it ignored it there), so this text would answer that prompt, not run in \
