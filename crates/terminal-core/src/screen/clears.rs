@@ -153,14 +153,17 @@ impl Screen {
         self.note_erased_text_as(row, DROPPED_ROWS + self.clears.dropped, text);
     }
 
+    /// Whether absolute row `row` is one an earlier result showed (see [`Clears::floor`]).
+    fn shown_before(&self, row: u64) -> bool {
+        self.clears
+            .floor
+            .is_some_and(|f| row < f.row || (row == f.row && f.col > 0))
+    }
+
     /// Notes `text` of absolute row `row` under the number `id` (see [`Erased`]).
     fn note_erased_text_as(&mut self, row: u64, id: u64, text: &str) {
-        let shown = self
-            .clears
-            .floor
-            .is_some_and(|f| row < f.row || (row == f.row && f.col > 0));
         if text.is_empty()
-            || shown
+            || self.shown_before(row)
             || self
                 .clears
                 .progress_shapes
@@ -186,6 +189,19 @@ impl Screen {
     pub(crate) fn set_erased_floor(&mut self, at: Position) {
         self.clears.floor = Some(at);
         self.clears.handed_out_end = None;
+    }
+
+    /// Rows moved as `map` says (inserted or deleted lines, a scroll): the floor and the end
+    /// of what consuming reads handed out move with the text they follow.
+    pub(super) fn move_erased_floor(&mut self, map: RowMap) {
+        if let Some(f) = self.clears.floor {
+            let (row, at_edge) = map.row_or_edge(f.row);
+            let col = if at_edge { 0 } else { f.col };
+            self.clears.floor = Some(Position { row, col });
+        }
+        if let Some(end) = self.clears.handed_out_end {
+            self.clears.handed_out_end = Some(map.row_or_edge(end).0);
+        }
     }
 
     /// A consuming read handed out the text up to `to` (see `Consumed::shown_to`).

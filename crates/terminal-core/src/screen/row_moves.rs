@@ -155,6 +155,7 @@ impl Screen {
         }
         self.segment_row = map.row_or_edge(self.segment_row).0;
         self.move_revisited(map);
+        self.move_erased_floor(map);
     }
 }
 

@@ -361,3 +361,48 @@ async fn going_back_up_into_lines_a_read_showed_is_said_once() {
     );
     host.shutdown().await;
 }
+
+/// Lines a read showed, then moved down under the cursor by a scroll (a reverse index at the
+/// top, lines inserted above them) and written over: no line the agent never saw is said to
+/// be lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_a_read_showed_then_scrolled_under_the_cursor_are_not_reported_lost() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let gate = std::env::temp_dir().join(format!(
+        "dsh-bg-scrolled-{}-{}",
+        std::process::id(),
+        session.replace(|c: char| !c.is_ascii_alphanumeric(), "")
+    ));
+    for (round, scroll) in ["\\0337\\033[H\\033M\\0338", "\\033[2A\\033[1L\\033[2B\\r"]
+        .iter()
+        .enumerate()
+    {
+        let (print, moved) = (
+            format!("{}-p{round}", gate.display()),
+            format!("{}-m{round}", gate.display()),
+        );
+        let text = format!(
+            "while [ ! -e '{print}' ]; do sleep 0.05; done; printf 'line 0\\nline 1\\nline 2\\nfourth\\n'; while [ ! -e '{moved}' ]; do sleep 0.05; done; printf '{scroll}'; echo 'tail A'; echo done-$((6*7))"
+        );
+        let (job, _) = host.start_job(&agent, &session, &text).await;
+        std::fs::write(&print, "").unwrap();
+        host.until_job_prints(&agent, &job, "fourth").await;
+        std::fs::write(&moved, "").unwrap();
+        let read = host
+            .call(
+                &agent,
+                "job_output",
+                json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+            )
+            .await
+            .text();
+        for path in [&print, &moved] {
+            std::fs::remove_file(path).unwrap();
+        }
+        assert!(read.lines().any(|l| l == "done-42"), "{read}");
+        assert!(!read.contains("the program erased"), "{scroll}: {read}");
+    }
+    host.shutdown().await;
+}

@@ -40,6 +40,11 @@ impl Screen {
         }
         let last = before.max(after).min(after + REVISITED_ROWS_MAX - 1);
         for row in after..=last {
+            // A row an earlier result showed loses nothing the output writes over it (and
+            // would not be told from an unseen one once inserted lines moved it down).
+            if self.shown_before(row) {
+                continue;
+            }
             if let Some(text) = self.visible_row_text(row)
                 && !text.trim().is_empty()
             {
@@ -201,7 +206,8 @@ impl Screen {
             let Some(source) = row.checked_sub(shift.unsigned_abs()).filter(|s| *s >= from) else {
                 continue;
             };
-            if self.clears.revisited.iter().any(|(r, _)| *r == row) {
+            // Text an earlier result (or a job's read) showed loses nothing written over.
+            if self.shown_before(source) || self.clears.revisited.iter().any(|(r, _)| *r == row) {
                 continue;
             }
             if let Some(text) = self.visible_row_text(source)

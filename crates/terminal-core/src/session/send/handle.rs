@@ -98,16 +98,21 @@ impl OperationHandle for SendOp {
             span.handed_out_to = consumed.shown_to;
         }
         let copied_line_ends = consumed.rows.line_ends();
-        let rendered = consumed.rows.render(self.shared.max_read_bytes);
+        let mut rendered = consumed.rows.render(self.shared.max_read_bytes);
         let lost_lines =
             super::span::lost_lines(consumed.lost_line_ends, copied_line_ends, &rendered);
         if alternate {
             // The alternate screen renders whole each time: only a changed one is new.
+            span.alternate_handed_out = true;
             if shown_before || span.last_screen.as_deref() == Some(rendered.text.as_str()) {
                 span.last_screen = Some(rendered.text);
                 return SendRead::default();
             }
             span.last_screen = Some(rendered.text.clone());
+            // A whole screen: what comes after it starts a line of its own.
+            if !rendered.text.is_empty() && !rendered.text.ends_with('\n') {
+                rendered.text.push('\n');
+            }
         } else {
             span.last_screen = None;
         }

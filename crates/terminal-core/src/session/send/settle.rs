@@ -65,7 +65,10 @@ impl SendOp {
                 span.poll,
             )
         };
-        let alternate_leaves_from = self.span().alternate_leaves_from;
+        let (alternate_leaves_from, alternate_handed_out) = {
+            let span = self.span();
+            (span.alternate_leaves_from, span.alternate_handed_out)
+        };
         if reason == Settle::Exit {
             st.screen.leave_alternate_screen_at_exit();
         }
@@ -162,6 +165,7 @@ impl SendOp {
         // A full-screen program took the screen and left it within this send.
         let alternate_came_and_went = !alternate
             && !left_alternate
+            && !alternate_handed_out
             && alternate_leaves_from.is_some_and(|from| st.screen.alternate_leave_count() > from);
         let modes_restored = st.screen.take_modes_restored();
         let errexit_on = st.screen.take_errexit_turned_on();

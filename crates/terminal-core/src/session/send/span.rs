@@ -28,6 +28,9 @@ pub(super) struct Span {
     /// The full-screen program's screen `read_output` handed out last: a read while it is
     /// unchanged hands out nothing (each read of the alternate screen renders it whole).
     pub(super) last_screen: Option<String>,
+    /// A `read_output` handed out a full-screen program's screen: a result that saw it come
+    /// and go does not say that what it showed is gone.
+    pub(super) alternate_handed_out: bool,
     /// Where the text the last `read_output` handed out ends (see `Consumed::shown_to`), for
     /// `OperationHandle::output_shown`.
     pub(super) handed_out_to: Option<crate::screen::Position>,
