@@ -267,8 +267,16 @@ async fn rows_the_cursor_passes_over_stay_in_the_jobs_output() {
 /// took the screen, its screen and the lines after it each come once in the job's reads.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_screen_programs_screen_and_the_lines_around_it_each_come_once() {
+    // With a short idle window the job's send settles while the screen is up (the job
+    // follows with polls); with a long one the screen comes and goes within the send.
+    for idle_silence_ms in [200, 1500] {
+        full_screen_round(idle_silence_ms).await;
+    }
+}
+
+async fn full_screen_round(idle_silence_ms: u64) {
     let bash = dsh_terminal_bash::BashConfig {
-        idle_silence_ms: 200,
+        idle_silence_ms,
         ..crate::support::fast_bash()
     };
     let host = Host::with_jobs(ToolTerminalConfig::default(), bash);
@@ -310,6 +318,8 @@ async fn a_full_screen_programs_screen_and_the_lines_around_it_each_come_once() 
             "{line}: {reads:#?}"
         );
     }
+    // A read showed the screen: it is not said to be gone.
+    assert!(!all.contains("left it again"), "{reads:#?}");
     host.shutdown().await;
 }
 
