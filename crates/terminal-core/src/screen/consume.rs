@@ -31,6 +31,19 @@ pub(crate) struct Consumed {
     pub(crate) shown_to: Option<super::Position>,
 }
 
+impl Consumed {
+    /// A read that took nothing (the anchor stays).
+    fn nothing() -> Self {
+        Self {
+            restarts_line: false,
+            rewound_lines: 0,
+            rows: RowsSnapshot::default(),
+            lost_line_ends: None,
+            shown_to: None,
+        }
+    }
+}
+
 /// Longest a program's cursor counts as away (saved, not yet restored) for
 /// [`Screen::consume_since`]: a program that saves it and never restores it holds reads back
 /// no longer.
@@ -70,18 +83,22 @@ impl Screen {
     /// the program's cursor is away ([`Screen::cursor_away`]: the output stopped in the
     /// middle of a status line's redraw), the read takes nothing and the anchor stays: the
     /// cursor's place then is not where the output goes on, and a read from there would hand
-    /// out the rows between as lines and lose the ones the next read takes back.
+    /// out the rows between as lines and lose the ones the next read takes back. So it does
+    /// while a sequence moved the cursor above the anchor's row without writing there (a
+    /// multi-line progress display between moving up and redrawing): the rows between were
+    /// handed out already, and text written there moves the anchor up to it.
     pub(crate) fn consume_since(&mut self, id: AnchorId, max_bytes: usize) -> Consumed {
         if self.cursor_away() {
-            return Consumed {
-                restarts_line: false,
-                rewound_lines: 0,
-                rows: RowsSnapshot::default(),
-                lost_line_ends: None,
-                shown_to: None,
-            };
+            return Consumed::nothing();
         }
         self.with_open_binary_run(|screen| {
+            let up = !screen.alternate_screen()
+                && screen
+                    .anchor_position(id)
+                    .is_some_and(|at| screen.cursor().row < at.row);
+            if up {
+                return Consumed::nothing();
+            }
             if screen.alternate_screen() {
                 // A full-screen program's screen, whole. The anchor stays where the main screen's
                 // output was handed out up to: what reached the main screen after that and

@@ -416,3 +416,75 @@ async fn lines_a_read_showed_then_scrolled_under_the_cursor_are_not_reported_los
     }
     host.shutdown().await;
 }
+
+/// A read while the program's cursor is up over rows a read showed (a multi-line display
+/// between moving up and redrawing, or going back down without writing): it takes nothing,
+/// and the rows come again only when rewritten.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_while_the_cursor_is_up_takes_nothing() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let base = std::env::temp_dir().join(format!(
+        "dsh-bg-up-{}-{}",
+        std::process::id(),
+        session.replace(|c: char| !c.is_ascii_alphanumeric(), "")
+    ));
+    let file = |name: &str| format!("{}-{name}", base.display());
+    let wait = |name: &str| format!("while [ ! -e '{}' ]; do sleep 0.05; done", file(name));
+    for (round, back) in [
+        "printf '\\033[3B'",
+        "printf '\\033[2Kitem%d: stage1\\n' 0 1 2",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let (go, up, down) = (
+            format!("go{round}"),
+            format!("up{round}"),
+            format!("down{round}"),
+        );
+        let text = format!(
+            "{}; printf 'item%d: pending\\n' 0 1 2; {}; printf '\\033[3A'; touch '{}'; {}; {back}; echo done-$((6*7))",
+            wait(&go),
+            wait(&up),
+            file(&format!("moved{round}")),
+            wait(&down)
+        );
+        let (job, _) = host.start_job(&agent, &session, &text).await;
+        std::fs::write(file(&go), "").unwrap();
+        host.until_job_prints(&agent, &job, "item2: pending").await;
+        std::fs::write(file(&up), "").unwrap();
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !std::path::Path::new(&file(&format!("moved{round}"))).exists() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the cursor never went up"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let during = host.job_output(&agent, &job).await;
+        std::fs::write(file(&down), "").unwrap();
+        let after = host
+            .call(
+                &agent,
+                "job_output",
+                json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+            )
+            .await
+            .text();
+        for name in [go, up, down, format!("moved{round}")] {
+            std::fs::remove_file(file(&name)).unwrap();
+        }
+        assert!(!during.contains("item"), "{during}");
+        assert!(after.lines().any(|l| l == "done-42"), "{after}");
+        let pending = after.lines().filter(|l| l.ends_with("pending")).count();
+        let stage1 = after.lines().filter(|l| l.ends_with("stage1")).count();
+        if round == 0 {
+            assert_eq!((pending, stage1), (0, 0), "{after}");
+        } else {
+            assert_eq!((pending, stage1), (0, 3), "{after}");
+        }
+    }
+    host.shutdown().await;
+}
