@@ -6,6 +6,7 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
+mod after_full_screen;
 mod basics;
 mod binary_output;
 mod cases;

@@ -76,7 +76,7 @@ pub(super) fn note_reader(st: &mut State, signal: TerminalSignal) {
     });
 }
 
-/// How to end a reader that still waits after `signal` (see [`SurvivedReader`]): the shell's
+/// How to end a reader that still waits after `signal` (a prompt that ignored it): the shell's
 /// own `read` by end of input; a program by SIGTERM, or by SIGKILL once SIGTERM (or SIGHUP)
 /// was what it ignored.
 pub fn end_reader_advice(program: &str, signal: &str) -> String {

@@ -22,20 +22,29 @@ const PROGRESS_SHAPES_MAX: usize = 16;
 impl Screen {
     /// Notes that printed text (`printed`), or a line feed (`!printed`), went to the screen.
     pub(in super::super) fn note_printed(&mut self, printed: bool) {
-        self.clears.on_printed_row = printed;
+        // The main screen's record waits while a full-screen program draws (see
+        // `note_cursor_row`).
+        if !self.parser.screen().alternate_screen() {
+            self.clears.on_printed_row = printed;
+        }
     }
 
     /// Notes that a sequence took the cursor from row `before` to row `after` (absolute):
     /// settles the rows remembered so far, then remembers the rows of text from `after` down
     /// to `before` (at most [`REVISITED_ROWS_MAX`]).
+    /// Nothing while a full-screen program holds the screen, nor for the switch to or from it
+    /// (the main screen's cursor comes back where it was): the main screen's record waits, so
+    /// a line the program's caller erases on its own row once the screen is back (git's
+    /// `hint: Waiting for your editor…`) is the row just printed.
     pub(in super::super) fn note_cursor_row(&mut self, before: u64, after: u64) {
-        if before == after {
+        let alternate = self.parser.screen().alternate_screen();
+        if before == after || alternate || alternate != self.alternate {
             return;
         }
         self.clears.on_printed_row = false;
         self.check_revisited();
         self.clears.revisited.clear();
-        if !self.command_running() || self.parser.screen().alternate_screen() {
+        if !self.command_running() {
             return;
         }
         let last = before.max(after).min(after + REVISITED_ROWS_MAX - 1);

@@ -122,11 +122,17 @@ impl SendOp {
         // result starts there too, as if nobody had seen this one.
         let main_unseen = st.screen.alternate_screen();
         match anchor {
-            // Nobody sees this result: the next one starts where this one did.
+            // Nobody sees this result: the next one starts where this one did. One that shows
+            // a full-screen program's screen did say the exits of its span (`earlier commands
+            // … exited`): the next one does not say them again.
             Some(a) if discarded || main_unseen => {
                 st.resume_from = Some(a);
                 st.bytes_at_resume = bytes_from;
-                st.exits_at_resume = exits_from;
+                st.exits_at_resume = if discarded {
+                    exits_from
+                } else {
+                    st.screen.exit_tally()
+                };
             }
             _ => {
                 if let Some(a) = anchor {
