@@ -38,7 +38,7 @@ pub struct SendArgs {
     pub session_id: String,
     /// UTF-8 text to write to the terminal.
     pub text: String,
-    /// Submit Enter after text (default true). Set false for keys alone (a control character such as \u0003, an arrow key), single-key answers (read -n 1, [y/N] key prompts), a REPL's TAB completion (text ending in \t) or incomplete REPL input; text that ends in a command to run keeps the Enter, also after control characters (vim's \u001b:wq); empty text with submit false writes nothing and waits for what a running command does next.
+    /// Submit Enter after text (default true). Set false for keys alone (a control character such as \u0003, an arrow key), single-key answers (read -n 1, [y/N] key prompts), a REPL's TAB completion (text ending in \t) or incomplete REPL input; text that ends in a command to run keeps the Enter, also after control characters (vim's \u001b:wq); empty text with submit false writes nothing and waits for what a running command does next (a program already back at its prompt, such as a REPL with a timer pending, answers at once: poll again later).
     #[serde(default)]
     #[schemars(with = "bool")]
     pub submit: Option<bool>,
