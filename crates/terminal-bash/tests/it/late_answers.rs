@@ -4,7 +4,8 @@
 //! the shell's history). Sent again, or after a poll or a read of the newest lines that
 //! shows the prompt, it goes to the shell. The same holds while the command line goes on
 //! without the reader, another program in the foreground; a read still waiting while other
-//! output came takes its answer.
+//! output came takes its answer. A line that answers a password prompt (echo off) is said
+//! to have answered it, since nothing of it shows.
 
 use dsh_terminal_core::{BackendSession, TerminalErrorCode, TerminalSignal, WaitReason};
 use pretty_assertions::assert_eq;
@@ -173,6 +174,45 @@ async fn an_answer_to_a_read_still_waiting_after_other_output_goes() {
         .await;
         let r = sh.send("bob").await;
         assert!(r.viewport.lines().any(|l| l == "n=[bob]"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A line sent to a password prompt (a program's `getpass`, the shell's `read -s`): the
+/// result says it answered that prompt, quoting it; a line to a prompt that echoes does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_to_a_password_prompt_is_said_to_have_answered_it() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let answered = |r: &dsh_terminal_core::SendResult| {
+            r.notices
+                .iter()
+                .find(|n| n.starts_with("[input: this text answered the password prompt"))
+                .cloned()
+        };
+        for (command, prompt) in [
+            (
+                "python3 -c \"import getpass; print('n', len(getpass.getpass('sudo password for t: ')))\"",
+                "sudo password for t:",
+            ),
+            ("read -s -p 'Passphrase: ' pp; echo; echo \"n ${#pp}\"", "Passphrase:"),
+        ] {
+            let r = sh.send(command).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            let r = sh.send("cd /tmp").await;
+            assert!(r.viewport.lines().any(|l| l == "n 7"), "{r:?}");
+            let notice = answered(&r).unwrap_or_else(|| panic!("no notice: {r:?}"));
+            assert!(notice.contains(&format!("`{prompt}`")), "{notice}");
+            assert!(!notice.contains("cd /tmp"), "{notice}");
+        }
+        let r = sh.send("read -p 'Name: ' n; echo \"hi $n\"").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("bob").await;
+        assert!(r.viewport.lines().any(|l| l == "hi bob"), "{r:?}");
+        assert_eq!(answered(&r), None, "{r:?}");
+        let r = sh.send("echo plain").await;
+        assert_eq!(answered(&r), None, "{r:?}");
         sh.close().await;
     })
     .await;

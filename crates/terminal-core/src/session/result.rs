@@ -155,6 +155,9 @@ pub(super) struct SettleFacts {
     /// The foreground program is one command of a longer command line our shell runs (a
     /// loop, a list): the line goes on after it.
     pub(super) in_command_line: bool,
+    /// The send's line went to a prompt reading with echo off (its text, empty when none
+    /// showed): it answered that prompt, unseen.
+    pub(super) answered_password: Option<String>,
     /// The send's text went in typed ahead while this program read nothing, and the command
     /// line ended with none of the text run after it: a prompt of the line took it.
     pub(super) typed_ahead_taken: Option<String>,
@@ -401,6 +404,13 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         (
             facts.erased.is_some(),
             facts.erased.as_ref().map(erased_notice),
+        ),
+        (
+            facts.answered_password.is_some(),
+            facts
+                .answered_password
+                .as_deref()
+                .map(answered_password_notice),
         ),
         (
             facts.typed_ahead_taken.is_some(),

@@ -15,8 +15,7 @@
 //! 4. The slot is released once no write or interrupt of this send is still in flight, so late
 //!    bytes or a late SIGINT never hit a successor.
 //!
-//! Every transition (settle, fail, release) is a method of [`SendOp`]; close ends a pending
-//! send through [`SendOp::settle_on_close`].
+//! Every transition (settle, fail, release, close: [`SendOp::settle_on_close`]) is a method.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -51,6 +50,7 @@ mod python_input;
 mod settle;
 mod span;
 mod stale_reader;
+pub(super) use stale_reader::clipped;
 mod start;
 
 /// After the shell exits: least time before "no unread output" counts as drained.

@@ -304,6 +304,19 @@ pub(super) fn erased_notice(lines: &crate::screen::clears::ErasedLines) -> Strin
     )
 }
 
+/// The notice for [`SettleFacts::answered_password`], quoting the prompt when one showed.
+pub(super) fn answered_password_notice(prompt: &str) -> String {
+    let at = if prompt.is_empty() {
+        String::new()
+    } else {
+        format!(" `{}`", super::super::send::clipped(prompt))
+    };
+    format!(
+        "[input: this text answered the password prompt{at} (echo off, so it is not shown), not \
+         the shell: what follows is that program's answer to it]"
+    )
+}
+
 /// The notice for [`SettleFacts::typed_ahead_taken`], naming the program that read nothing.
 pub(super) fn typed_ahead_taken_notice(program: &str) -> String {
     format!(

@@ -2,6 +2,7 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 
+mod input;
 mod output;
 
 fn facts(reason: Settle) -> SettleFacts {
@@ -50,6 +51,7 @@ fn facts(reason: Settle) -> SettleFacts {
         shell_continued: false,
         survived: None,
         exit_unknown: false,
+        answered_password: None,
         closed: false,
         left_running: Vec::new(),
         enter_withheld: false,
@@ -330,11 +332,6 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
         vec![ALTERNATE_CAME_AND_WENT_NOTICE]
     );
     insta::assert_snapshot!("alternate_came_and_went", ALTERNATE_CAME_AND_WENT_NOTICE);
-    let unknown = assemble(SettleFacts {
-        exit_unknown: true,
-        ..facts(Settle::Prompt)
-    });
-    insta::assert_snapshot!("exit_unknown", unknown.notices.join("\n"));
     let inserting = SettleFacts {
         editor_inserting: Some(("vim".to_owned(), "insert")),
         ..facts(Settle::Idle)

@@ -65,9 +65,13 @@ impl SendOp {
                 span.poll,
             )
         };
-        let (alternate_leaves_from, alternate_handed_out) = {
-            let span = self.span();
-            (span.alternate_leaves_from, span.alternate_handed_out)
+        let (alternate_leaves_from, alternate_handed_out, answered_password) = {
+            let mut span = self.span();
+            (
+                span.alternate_leaves_from,
+                span.alternate_handed_out,
+                span.answered_password.take(),
+            )
         };
         if reason == Settle::Exit {
             st.screen.leave_alternate_screen_at_exit();
@@ -400,6 +404,7 @@ impl SendOp {
             undecodable,
             cut_at_edge,
             in_command_line,
+            answered_password,
             typed_ahead_taken,
             typed_ahead_echoed,
             held_text_taken,

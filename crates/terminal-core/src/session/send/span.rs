@@ -28,6 +28,9 @@ pub(super) struct Span {
     /// The full-screen program's screen `read_output` handed out last: a read while it is
     /// unchanged hands out nothing (each read of the alternate screen renders it whole).
     pub(super) last_screen: Option<String>,
+    /// The send's line went to a program reading it with echo off (a password prompt, at
+    /// this prompt text when one showed): the result says the text answered it.
+    pub(super) answered_password: Option<String>,
     /// A `read_output` handed out a full-screen program's screen: a result that saw it come
     /// and go does not say that what it showed is gone.
     pub(super) alternate_handed_out: bool,

@@ -163,7 +163,7 @@ fn quote(prompt: &str) -> String {
 
 /// `text` as a refusal or notice quotes it: cut between characters at
 /// [`PROMPT_QUOTE_MAX_BYTES`], with `…` when cut.
-pub(super) fn clipped(text: &str) -> String {
+pub(in crate::session) fn clipped(text: &str) -> String {
     let head = dsh_output_retention::head_slice(text, PROMPT_QUOTE_MAX_BYTES);
     if head.len() < text.len() {
         format!("{head}…")

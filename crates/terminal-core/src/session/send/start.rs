@@ -350,11 +350,28 @@ impl SendOp {
         };
         st.promptless_repl = entered.or(fg.filter(|_| in_promptless_mode));
         let submits = input::submits_a_command(&request.text, request.submit);
+        // A line to a reader with echo off (a password prompt, the shell's `read -s`): it
+        // answers that prompt, and nothing of it shows.
+        let answered_password = (!reader.shell_line_editor
+            && modes.is_some_and(|m| !m.echo && m.canonical)
+            && (request.submit || request.text.contains(['\n', '\r']))
+            && !request
+                .text
+                .contains(['\u{3}', '\u{4}', '\u{1a}', '\u{1c}']))
+        .then(|| {
+            st.screen
+                .cursor_row_prefix()
+                .map(|p| p.trim().to_owned())
+                .unwrap_or_default()
+        });
         let op = Arc::new(SendOp {
             shared: Arc::clone(shared),
             result: watch::channel(None).0,
             wake: Notify::new(),
-            span: Mutex::new(Span::default()),
+            span: Mutex::new(Span {
+                answered_password,
+                ..Span::default()
+            }),
             settled: AtomicBool::new(false),
             finished: AtomicBool::new(false),
             in_flight: AtomicBool::new(false),
