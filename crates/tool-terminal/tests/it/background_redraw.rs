@@ -10,7 +10,7 @@
 use dsh_tool_terminal::ToolTerminalConfig;
 use serde_json::json;
 
-use crate::support::Host;
+use crate::support::{Gates, Host};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redrawing_display_shows_its_rows_as_they_are_not_every_frame() {
@@ -27,14 +27,7 @@ async fn a_redrawing_display_shows_its_rows_as_they_are_not_every_frame() {
     ];
     for text in displays {
         let (job, ack) = host.start_job(&agent, &session, text).await;
-        let read = host
-            .call(
-                &agent,
-                "job_output",
-                json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
-            )
-            .await
-            .text();
+        let read = host.wait_job(&agent, &job).await;
         let all = format!("{ack}\n{read}");
         assert!(all.lines().any(|l| l == "done-42"), "{all}");
         // Only frames a read showed: the start's result (the acknowledgement) may have shown
@@ -144,19 +137,7 @@ async fn a_line_erased_after_a_read_showed_it_is_not_reported_lost() {
     let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
     let agent = host.agent("a");
     let session = host.open_session(&agent).await;
-    let dir = std::env::temp_dir().join(format!(
-        "dsh-bg-erased-{}-{}",
-        std::process::id(),
-        session.replace(|c: char| !c.is_ascii_alphanumeric(), "")
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let gate = |name: &str| {
-        let path = dir.join(name);
-        (
-            format!("while [ ! -e '{}' ]; do sleep 0.05; done", path.display()),
-            path,
-        )
-    };
+    let gates = Gates::new("bg-erased", &session);
     // Each step waits for a file the test creates: the job prints the line only after its
     // start was acknowledged, and erases it only once the test let it.
     let program = |print: &str, erase: &str| {
@@ -166,42 +147,23 @@ async fn a_line_erased_after_a_read_showed_it_is_not_reported_lost() {
     };
     let lost = "it was `ERROR: token expired`";
 
-    let ((print, go_print), (erase, go_erase)) = (gate("print-1"), gate("erase-1"));
-    let (job, _) = host
-        .start_job(&agent, &session, &program(&print, &erase))
-        .await;
-    std::fs::write(&go_print, "").unwrap();
+    let text = program(&gates.wait("print-1"), &gates.wait("erase-1"));
+    let (job, _) = host.start_job(&agent, &session, &text).await;
+    gates.open("print-1");
     host.until_job_prints(&agent, &job, "ERROR: token expired")
         .await;
-    std::fs::write(&go_erase, "").unwrap();
-    let read = host
-        .call(
-            &agent,
-            "job_output",
-            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
-        )
-        .await
-        .text();
+    gates.open("erase-1");
+    let read = host.wait_job(&agent, &job).await;
     assert!(read.lines().any(|l| l == "done-42"), "{read}");
     assert!(!read.contains(lost), "{read}");
 
-    let ((print, go_print), (erase, go_erase)) = (gate("print-2"), gate("erase-2"));
-    let (job, _) = host
-        .start_job(&agent, &session, &program(&print, &erase))
-        .await;
-    std::fs::write(&go_print, "").unwrap();
-    std::fs::write(&go_erase, "").unwrap();
-    let read = host
-        .call(
-            &agent,
-            "job_output",
-            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
-        )
-        .await
-        .text();
+    let text = program(&gates.wait("print-2"), &gates.wait("erase-2"));
+    let (job, _) = host.start_job(&agent, &session, &text).await;
+    gates.open("print-2");
+    gates.open("erase-2");
+    let read = host.wait_job(&agent, &job).await;
     assert!(read.lines().any(|l| l == "done-42"), "{read}");
     assert!(read.contains(lost), "{read}");
-    std::fs::remove_dir_all(&dir).unwrap();
     host.shutdown().await;
 }
 
@@ -213,12 +175,8 @@ async fn rows_the_cursor_passes_over_stay_in_the_jobs_output() {
     let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
     let agent = host.agent("a");
     let session = host.open_session(&agent).await;
-    let gate = std::env::temp_dir().join(format!(
-        "dsh-bg-passed-{}-{}",
-        std::process::id(),
-        session.replace(|c: char| !c.is_ascii_alphanumeric(), "")
-    ));
-    for (moves, expected) in [
+    let gates = Gates::new("bg-passed", &session);
+    for (round, (moves, expected)) in [
         ("printf '\\033[3AA 2\\033[3B\\r'", ["A 2", "B 1", "C 1"]),
         (
             "printf '\\033[2A'; sleep 0.3; printf '\\033[2B'",
@@ -229,23 +187,19 @@ async fn rows_the_cursor_passes_over_stay_in_the_jobs_output() {
             ["A 1", "B 1", "C 1"],
         ),
         ("printf '\\033[3A\\nB 2\\n\\n'", ["A 1", "B 2", "C 1"]),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
         // The rows are printed once the start was acknowledged (its result shows none).
+        let go = format!("go-{round}");
         let text = format!(
-            "while [ ! -e '{}' ]; do sleep 0.05; done; printf 'A 1\\nB 1\\nC 1\\n'; sleep 0.3; {moves}; sleep 0.3; echo done-$((6*7))",
-            gate.display()
+            "{}; printf 'A 1\\nB 1\\nC 1\\n'; sleep 0.3; {moves}; sleep 0.3; echo done-$((6*7))",
+            gates.wait(&go)
         );
         let (job, _) = host.start_job(&agent, &session, &text).await;
-        std::fs::write(&gate, "").unwrap();
-        let read = host
-            .call(
-                &agent,
-                "job_output",
-                json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
-            )
-            .await
-            .text();
-        std::fs::remove_file(&gate).unwrap();
+        gates.open(&go);
+        let read = host.wait_job(&agent, &job).await;
         let lines: Vec<&str> = read
             .lines()
             .filter(|l| l.len() == 3 || l.starts_with("done-"))
@@ -282,14 +236,10 @@ async fn full_screen_round(idle_silence_ms: u64) {
     let host = Host::with_jobs(ToolTerminalConfig::default(), bash);
     let agent = host.agent("a");
     let session = host.open_session(&agent).await;
-    let gate = std::env::temp_dir().join(format!(
-        "dsh-bg-alt-{}-{}",
-        std::process::id(),
-        session.replace(|c: char| !c.is_ascii_alphanumeric(), "")
-    ));
+    let gates = Gates::new("bg-alt", &session);
     let text = format!(
-        "echo pre-$((1+1)); printf '\\033[?1049h'; echo in-alt-$((2+3)); while [ ! -e '{}' ]; do sleep 0.05; done; sleep 0.6; printf '\\033[?1049l'; echo post-$((2+2))",
-        gate.display()
+        "echo pre-$((1+1)); printf '\\033[?1049h'; echo in-alt-$((2+3)); {}; sleep 0.6; printf '\\033[?1049l'; echo post-$((2+2))",
+        gates.wait("leave")
     );
     let (job, ack) = host.start_job(&agent, &session, &text).await;
     let mut reads = vec![ack];
@@ -299,17 +249,8 @@ async fn full_screen_round(idle_silence_ms: u64) {
         reads.push(host.job_output(&agent, &job).await);
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    std::fs::write(&gate, "").unwrap();
-    reads.push(
-        host.call(
-            &agent,
-            "job_output",
-            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
-        )
-        .await
-        .text(),
-    );
-    std::fs::remove_file(&gate).unwrap();
+    gates.open("leave");
+    reads.push(host.wait_job(&agent, &job).await);
     let all = reads.join("\n");
     for line in ["pre-2", "in-alt-5", "post-4"] {
         assert_eq!(
@@ -330,40 +271,19 @@ async fn going_back_up_into_lines_a_read_showed_is_said_once() {
     let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
     let agent = host.agent("a");
     let session = host.open_session(&agent).await;
-    let gate = std::env::temp_dir().join(format!(
-        "dsh-bg-up-once-{}-{}",
-        std::process::id(),
-        session.replace(|c: char| !c.is_ascii_alphanumeric(), "")
-    ));
-    let wait = |name: &str| {
-        format!(
-            "while [ ! -e '{}-{name}' ]; do sleep 0.05; done",
-            gate.display()
-        )
-    };
-    let open = |name: &str| std::fs::write(format!("{}-{name}", gate.display()), "").unwrap();
+    let gates = Gates::new("bg-up-once", &session);
     // The rows are printed once the start was acknowledged, and gone back up over once a read
     // showed them.
     let text = format!(
         "{}; printf 'A 1\\nB 1\\n'; {}; sleep 0.5; printf '\\033[2A'; printf '\\n\\n'; echo done-$((6*7))",
-        wait("print"),
-        wait("up")
+        gates.wait("print"),
+        gates.wait("up")
     );
     let (job, _) = host.start_job(&agent, &session, &text).await;
-    open("print");
+    gates.open("print");
     host.until_job_prints(&agent, &job, "B 1").await;
-    open("up");
-    let read = host
-        .call(
-            &agent,
-            "job_output",
-            json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
-        )
-        .await
-        .text();
-    for name in ["print", "up"] {
-        std::fs::remove_file(format!("{}-{name}", gate.display())).unwrap();
-    }
+    gates.open("up");
+    let read = host.wait_job(&agent, &job).await;
     assert!(read.lines().any(|l| l == "done-42"), "{read}");
     assert!(
         read.matches("[screen: the output went back up").count() <= 1,
@@ -380,37 +300,22 @@ async fn lines_a_read_showed_then_scrolled_under_the_cursor_are_not_reported_los
     let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
     let agent = host.agent("a");
     let session = host.open_session(&agent).await;
-    let gate = std::env::temp_dir().join(format!(
-        "dsh-bg-scrolled-{}-{}",
-        std::process::id(),
-        session.replace(|c: char| !c.is_ascii_alphanumeric(), "")
-    ));
+    let gates = Gates::new("bg-scrolled", &session);
     for (round, scroll) in ["\\0337\\033[H\\033M\\0338", "\\033[2A\\033[1L\\033[2B\\r"]
         .iter()
         .enumerate()
     {
-        let (print, moved) = (
-            format!("{}-p{round}", gate.display()),
-            format!("{}-m{round}", gate.display()),
-        );
+        let (print, moved) = (format!("print-{round}"), format!("moved-{round}"));
         let text = format!(
-            "while [ ! -e '{print}' ]; do sleep 0.05; done; printf 'line 0\\nline 1\\nline 2\\nfourth\\n'; while [ ! -e '{moved}' ]; do sleep 0.05; done; printf '{scroll}'; echo 'tail A'; echo done-$((6*7))"
+            "{}; printf 'line 0\\nline 1\\nline 2\\nfourth\\n'; {}; printf '{scroll}'; echo 'tail A'; echo done-$((6*7))",
+            gates.wait(&print),
+            gates.wait(&moved)
         );
         let (job, _) = host.start_job(&agent, &session, &text).await;
-        std::fs::write(&print, "").unwrap();
+        gates.open(&print);
         host.until_job_prints(&agent, &job, "fourth").await;
-        std::fs::write(&moved, "").unwrap();
-        let read = host
-            .call(
-                &agent,
-                "job_output",
-                json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
-            )
-            .await
-            .text();
-        for path in [&print, &moved] {
-            std::fs::remove_file(path).unwrap();
-        }
+        gates.open(&moved);
+        let read = host.wait_job(&agent, &job).await;
         assert!(read.lines().any(|l| l == "done-42"), "{read}");
         assert!(!read.contains("the program erased"), "{scroll}: {read}");
     }
@@ -425,13 +330,7 @@ async fn a_read_while_the_cursor_is_up_takes_nothing() {
     let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
     let agent = host.agent("a");
     let session = host.open_session(&agent).await;
-    let base = std::env::temp_dir().join(format!(
-        "dsh-bg-up-{}-{}",
-        std::process::id(),
-        session.replace(|c: char| !c.is_ascii_alphanumeric(), "")
-    ));
-    let file = |name: &str| format!("{}-{name}", base.display());
-    let wait = |name: &str| format!("while [ ! -e '{}' ]; do sleep 0.05; done", file(name));
+    let gates = Gates::new("bg-up", &session);
     for (round, back) in [
         "printf '\\033[3B'",
         "printf '\\033[2Kitem%d: stage1\\n' 0 1 2",
@@ -439,24 +338,21 @@ async fn a_read_while_the_cursor_is_up_takes_nothing() {
     .iter()
     .enumerate()
     {
-        let (go, up, down) = (
-            format!("go{round}"),
-            format!("up{round}"),
-            format!("down{round}"),
-        );
+        let [go, up, moved, down] = ["go", "up", "moved", "down"].map(|g| format!("{g}-{round}"));
+        // The program says it moved the cursor up by opening a gate itself.
         let text = format!(
             "{}; printf 'item%d: pending\\n' 0 1 2; {}; printf '\\033[3A'; touch '{}'; {}; {back}; echo done-$((6*7))",
-            wait(&go),
-            wait(&up),
-            file(&format!("moved{round}")),
-            wait(&down)
+            gates.wait(&go),
+            gates.wait(&up),
+            gates.path(&moved).display(),
+            gates.wait(&down)
         );
         let (job, _) = host.start_job(&agent, &session, &text).await;
-        std::fs::write(file(&go), "").unwrap();
+        gates.open(&go);
         host.until_job_prints(&agent, &job, "item2: pending").await;
-        std::fs::write(file(&up), "").unwrap();
+        gates.open(&up);
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
-        while !std::path::Path::new(&file(&format!("moved{round}"))).exists() {
+        while !gates.path(&moved).exists() {
             assert!(
                 tokio::time::Instant::now() < deadline,
                 "the cursor never went up"
@@ -464,18 +360,8 @@ async fn a_read_while_the_cursor_is_up_takes_nothing() {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
         let during = host.job_output(&agent, &job).await;
-        std::fs::write(file(&down), "").unwrap();
-        let after = host
-            .call(
-                &agent,
-                "job_output",
-                json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
-            )
-            .await
-            .text();
-        for name in [go, up, down, format!("moved{round}")] {
-            std::fs::remove_file(file(&name)).unwrap();
-        }
+        gates.open(&down);
+        let after = host.wait_job(&agent, &job).await;
         assert!(!during.contains("item"), "{during}");
         assert!(after.lines().any(|l| l == "done-42"), "{after}");
         let pending = after.lines().filter(|l| l.ends_with("pending")).count();

@@ -134,18 +134,22 @@ impl Host {
             .text()
     }
 
+    /// `job_output` of `job` with `wait` (a minute at most): its text.
+    pub(crate) async fn wait_job(&self, agent: &Agent, job: &str) -> String {
+        self.call(
+            agent,
+            "job_output",
+            serde_json::json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
+        )
+        .await
+        .text()
+    }
+
     /// Runs `text` as a background job to its end: the job's acknowledgement and its output,
     /// read once with `wait` (a minute at most), joined by a newline.
     pub(crate) async fn job_to_end(&self, agent: &Agent, session: &str, text: &str) -> String {
         let (job, ack) = self.start_job(agent, session, text).await;
-        let read = self
-            .call(
-                agent,
-                "job_output",
-                serde_json::json!({"job_id": job, "wait": true, "timeout_ms": 60_000}),
-            )
-            .await
-            .text();
+        let read = self.wait_job(agent, &job).await;
         format!("{ack}\n{read}")
     }
 
@@ -238,4 +242,46 @@ pub(crate) fn job_id(r: &ToolResult) -> String {
         .as_str()
         .expect("a job id")
         .to_owned()
+}
+
+/// Files a test's program waits for (`while [ ! -e file ]`) and the test creates to let it go
+/// on, so that a step of a background job's program happens only once the test saw what it
+/// needs (a read showed a line): in a directory of their own, removed on drop.
+pub(crate) struct Gates(std::path::PathBuf);
+
+impl Gates {
+    /// Gates for test `test` in `session` (unique per process and session).
+    pub(crate) fn new(test: &str, session: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "dsh-{test}-{}-{}",
+            std::process::id(),
+            session.replace(|c: char| !c.is_ascii_alphanumeric(), "")
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    /// The shell loop that waits until gate `name` is open.
+    pub(crate) fn wait(&self, name: &str) -> String {
+        format!(
+            "while [ ! -e '{}' ]; do sleep 0.05; done",
+            self.0.join(name).display()
+        )
+    }
+
+    /// Lets a program waiting at gate `name` go on.
+    pub(crate) fn open(&self, name: &str) {
+        std::fs::write(self.0.join(name), "").unwrap();
+    }
+
+    /// Where gate `name` is (a program may create it to tell the test it got there).
+    pub(crate) fn path(&self, name: &str) -> std::path::PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Gates {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

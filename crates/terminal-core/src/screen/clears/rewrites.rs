@@ -161,22 +161,29 @@ impl Screen {
         })
     }
 
-    /// Rows `map` is about to move (inserted or deleted lines, a region scrolled down; the
-    /// emulator applies it next), while a command runs: the rows of text it deletes or pushes
-    /// off the region's bottom had their text erased (those remembered already are noted by
-    /// [`Screen::move_revisited`]).
-    pub(in super::super) fn note_rows_dropped(&mut self, map: RowMap) {
+    /// `map`'s rows (`from`, `bottom`, `shift`) when it moves rows within the main screen
+    /// while a command runs.
+    fn moved_while_running(&self, map: RowMap) -> Option<(u64, u64, i64)> {
         let RowMap::Within {
             from,
             bottom,
             shift,
         } = map
         else {
+            return None;
+        };
+        (self.command_running() && !self.parser.screen().alternate_screen() && shift != 0)
+            .then_some((from, bottom, shift))
+    }
+
+    /// Rows `map` is about to move (inserted or deleted lines, a region scrolled down; the
+    /// emulator applies it next), while a command runs: the rows of text it deletes or pushes
+    /// off the region's bottom had their text erased (those remembered already are noted by
+    /// [`Screen::move_revisited`]).
+    pub(in super::super) fn note_rows_dropped(&mut self, map: RowMap) {
+        let Some((from, bottom, shift)) = self.moved_while_running(map) else {
             return;
         };
-        if !self.command_running() || self.parser.screen().alternate_screen() || shift == 0 {
-            return;
-        }
         let n = shift.unsigned_abs();
         let gone = if shift > 0 {
             bottom.saturating_sub(n - 1).max(from)..=bottom
@@ -199,17 +206,9 @@ impl Screen {
     /// then a line: `durian` over `apple pie` reads `durianpie`). They are remembered as rows
     /// the cursor moved onto are (at most [`REVISITED_ROWS_MAX`]).
     pub(in super::super) fn remember_rows_moved_down(&mut self, map: RowMap, cursor: u64) {
-        let RowMap::Within {
-            from,
-            bottom,
-            shift,
-        } = map
-        else {
+        let Some((from, bottom, shift)) = self.moved_while_running(map).filter(|m| m.2 > 0) else {
             return;
         };
-        if !self.command_running() || self.parser.screen().alternate_screen() || shift <= 0 {
-            return;
-        }
         let last = bottom.min(cursor.saturating_add(REVISITED_ROWS_MAX - 1));
         for row in cursor.max(from)..=last {
             let Some(source) = row.checked_sub(shift.unsigned_abs()).filter(|s| *s >= from) else {
