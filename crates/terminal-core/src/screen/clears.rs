@@ -221,9 +221,12 @@ impl Screen {
         from..self.clears.handed_out_end.unwrap_or(0)
     }
 
-    /// A consuming read's text up to `at` was shown (a background job's output read by the
-    /// agent): rows before it count as shown too (the floor only rises).
-    pub(crate) fn raise_erased_floor(&mut self, at: Position) {
-        self.clears.floor = Some(self.clears.floor.map_or(at, |f| f.max(at)));
+    /// Everything the current span's consuming reads handed out was shown (a background
+    /// job's output read by the agent): those rows count as shown too (the floor only rises).
+    pub(crate) fn raise_erased_floor(&mut self) {
+        if let Some(row) = self.clears.handed_out_end {
+            let at = Position { row, col: 0 };
+            self.clears.floor = Some(self.clears.floor.map_or(at, |f| f.max(at)));
+        }
     }
 }

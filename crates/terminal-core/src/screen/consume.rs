@@ -24,11 +24,6 @@ pub(crate) struct Consumed {
     /// when the rows do not reach back to the anchor (the byte bound or the scrollback cut
     /// it); `None` when not known.
     pub(crate) lost_line_ends: Option<u64>,
-    /// Where the handed-out text ends: the cursor, or the start of the row after the last
-    /// row handed out when the read took rows below the cursor too (`None` when the read
-    /// took nothing). Once the caller showed the text, rows before it count as shown for
-    /// the erased-lines notice (see [`Screen::set_erased_floor`]).
-    pub(crate) shown_to: Option<super::Position>,
 }
 
 impl Consumed {
@@ -39,7 +34,6 @@ impl Consumed {
             rewound_lines: 0,
             rows: RowsSnapshot::default(),
             lost_line_ends: None,
-            shown_to: None,
         }
     }
 }
@@ -109,7 +103,6 @@ impl Screen {
                     rewound_lines: 0,
                     rows: screen.snapshot_since(id, max_bytes),
                     lost_line_ends: None,
-                    shown_to: None,
                 };
             }
             screen.forget_handed_out_left_rows(id);
@@ -119,13 +112,15 @@ impl Screen {
             let rows = screen.snapshot_since(id, max_bytes);
             let lost_line_ends = screen.line_ends_since(id, rows.first_row());
             screen.move_anchor_to_cursor(id);
+            // Handed out up to the cursor, or to the row after the last one taken when the read
+            // took rows below the cursor too: what `raise_erased_floor` counts as shown once
+            // the caller showed it.
             let below = super::Position {
                 row: rows.end_row(),
                 col: 0,
             };
-            let shown_to = screen.anchor_position(id).map(|at| at.max(below));
-            if let Some(to) = shown_to {
-                screen.note_handed_out(to);
+            if let Some(at) = screen.anchor_position(id) {
+                screen.note_handed_out(at.max(below));
             }
             // The read handed out the rows after the cursor's too (a redraw had moved up to
             // rewrite them, or a status line sits below): the anchor counts the lines up to
@@ -149,7 +144,6 @@ impl Screen {
                 rewound_lines,
                 rows,
                 lost_line_ends,
-                shown_to,
             }
         })
     }

@@ -94,9 +94,6 @@ impl OperationHandle for SendOp {
             alternate && span.last_screen.is_none() && st.screen.alternate_unchanged_since_shown();
         let consumed = st.screen.consume_since(anchor, self.shared.max_read_bytes);
         drop(st);
-        if consumed.shown_to.is_some() {
-            span.handed_out_to = consumed.shown_to;
-        }
         let copied_line_ends = consumed.rows.line_ends();
         let mut rendered = consumed.rows.render(self.shared.max_read_bytes);
         let lost_lines =
@@ -127,10 +124,11 @@ impl OperationHandle for SendOp {
     }
 
     fn output_shown(&self) {
-        // The state's lock first, as settling takes them.
+        // The state's lock first, as settling takes them. Only while this send's span is
+        // the screen's current one (settling takes its anchor).
         let mut st = self.shared.lock();
-        if let Some(at) = self.span().handed_out_to {
-            st.screen.raise_erased_floor(at);
+        if self.span().anchor.is_some() {
+            st.screen.raise_erased_floor();
         }
     }
 

@@ -34,9 +34,6 @@ pub(super) struct Span {
     /// A `read_output` handed out a full-screen program's screen: a result that saw it come
     /// and go does not say that what it showed is gone.
     pub(super) alternate_handed_out: bool,
-    /// Where the text the last `read_output` handed out ends (see `Consumed::shown_to`), for
-    /// `OperationHandle::output_shown`.
-    pub(super) handed_out_to: Option<crate::screen::Position>,
     /// The settled viewport starts at its first row's start (see `SendRead::restarts_line`).
     pub(super) final_restarts_line: bool,
     /// When the settled viewport lost output since the anchor (its byte bound), the line ends
