@@ -33,10 +33,10 @@ pub fn is_repl_prompt(row: &str) -> bool {
 /// `input` in a shell or Python script that is no REPL by its command line) is not: a line
 /// sent to it is its answer, not a statement.
 pub(in crate::session) fn is_repl_prompt_of(prompt: &str, comm: &str) -> bool {
-    /// REPLs whose prompt is a bare `>` (or an address and `>`): their process names' stems.
-    const BARE_PROMPT_REPLS: [&str; 8] = [
-        "node", "nodejs", "deno", "bun", "lua", "luajit", "r", "redis",
-    ];
+    /// JavaScript REPLs (`>`, and `...` for more of a statement): their process names' stems.
+    const NODES: [&str; 4] = ["node", "nodejs", "deno", "bun"];
+    /// Other REPLs whose prompt is a bare `>` (or an address and `>`).
+    const BARE_PROMPT_REPLS: [&str; 4] = ["lua", "luajit", "r", "redis"];
     /// Python's REPLs and debugger (`>>>`, `...`, `In [1]:`, `(Pdb)`).
     const PYTHONS: [&str; 3] = ["python", "pypy", "ipython"];
     if !is_repl_prompt(prompt) {
@@ -64,7 +64,7 @@ pub(in crate::session) fn is_repl_prompt_of(prompt: &str, comm: &str) -> bool {
         return if row == ">>>" {
             python
         } else {
-            BARE_PROMPT_REPLS.contains(&name.as_str())
+            NODES.contains(&name.as_str()) || BARE_PROMPT_REPLS.contains(&name.as_str())
         };
     }
     if one_word && row.starts_with('(') && row.ends_with(')') {
@@ -72,9 +72,7 @@ pub(in crate::session) fn is_repl_prompt_of(prompt: &str, comm: &str) -> bool {
         return names(&word) || (word == "pdb" && python);
     }
     // `In [1]:`, `   ...:`, a continuation's `...`.
-    python
-        || (is_repl_continuation_prompt(row)
-            && ["node", "nodejs", "deno", "bun"].contains(&name.as_str()))
+    python || (is_repl_continuation_prompt(row) && NODES.contains(&name.as_str()))
 }
 
 /// Whether `row` (the cursor row's text before the cursor) is a prompt of the program's own,

@@ -350,20 +350,23 @@ impl SendOp {
         };
         st.promptless_repl = entered.or(fg.filter(|_| in_promptless_mode));
         let submits = input::submits_a_command(&request.text, request.submit);
+        // The text carries a key that ends or interrupts a reader (Ctrl-C, Ctrl-D, Ctrl-Z,
+        // Ctrl-\): no answer to it.
+        let ends_a_reader = request
+            .text
+            .contains(['\u{3}', '\u{4}', '\u{1a}', '\u{1c}']);
         // A line to a reader with echo off (a password prompt, the shell's `read -s`): it
         // answers that prompt, and nothing of it shows.
         let answered_password = (!reader.shell_line_editor
             && modes.is_some_and(|m| !m.echo && m.canonical)
             && (request.submit || request.text.contains(['\n', '\r']))
-            && !request
-                .text
-                .contains(['\u{3}', '\u{4}', '\u{1a}', '\u{1c}']))
-        .then(|| {
-            st.screen
-                .cursor_row_prefix()
-                .map(|p| p.trim().to_owned())
-                .unwrap_or_default()
-        });
+            && !ends_a_reader)
+            .then(|| {
+                st.screen
+                    .cursor_row_prefix()
+                    .map(|p| p.trim().to_owned())
+                    .unwrap_or_default()
+            });
         let op = Arc::new(SendOp {
             shared: Arc::clone(shared),
             result: watch::channel(None).0,
@@ -404,9 +407,7 @@ impl SendOp {
                 && (canonical == Some(true)
                     || (program && canonical == Some(false))
                     || modes.is_some_and(TtyModes::single_keys))
-                && !request
-                    .text
-                    .contains(['\u{3}', '\u{4}', '\u{1a}', '\u{1c}'])
+                && !ends_a_reader
                 && !request.text.lines().any(input::quits_a_program),
         });
         st.active = Some(Arc::clone(&op));
