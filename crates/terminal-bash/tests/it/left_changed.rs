@@ -286,7 +286,7 @@ async fn a_shell_with_stdout_sent_away_says_so() {
 /// command runs alone instead of joined to that text (`rm -rf keep #ls keep`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_pushed_onto_the_input_line_never_runs_joined_to_the_next_send() {
-    const FOREIGN: &str = "[input: text no send typed follow";
+    const FOREIGN: &str = "[input: text no send typed";
     within(async {
         let sh = Shell::open(config()).await;
         let dir = crate::support::TempDir::new("pushed-line");

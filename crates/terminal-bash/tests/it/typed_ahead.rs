@@ -237,3 +237,42 @@ async fn a_reader_beside_a_busy_program_takes_the_text_at_once() {
     })
     .await;
 }
+
+/// A key sent to a program that ended without reading it (a raw-mode program that was busy)
+/// stays in the terminal's input and lands on the shell's input line: the next send empties
+/// the line first, so its command runs alone (it ran as `qecho alive`), and the result says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_a_program_never_read_does_not_run_joined_to_the_next_command() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let dir = TempDir::new("unread-key");
+        let gate = dir.0.join("gate");
+        let r = sh
+            .send_within(
+                &format!(
+                    "python3 -c \"import tty,os,time; tty.setraw(0); print('busy', flush=True); [time.sleep(0.02) for _ in iter(lambda: os.path.exists('{}'), True)]\"",
+                    gate.display()
+                ),
+                true,
+                1000,
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let r = sh.send_within("q", false, 300).await;
+        assert!(said(&r, "[input: python3 has not read the text sent"), "{r:?}");
+        std::fs::write(&gate, "").unwrap();
+        crate::support::wait_until("the shell shows the unread key", || {
+            sh.session.transcript().contains("dsh> q")
+        })
+        .await;
+        let r = sh.send("echo alive").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.contains("\nalive\n"), "{r:?}");
+        assert!(
+            said(&r, "[input: text no send typed at the shell followed its prompt (\"q\")"),
+            "{r:?}"
+        );
+        sh.close().await;
+    })
+    .await;
+}

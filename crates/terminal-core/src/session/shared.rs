@@ -21,10 +21,9 @@ use super::signal::SignalAftermath;
 /// Most bytes fed to the screen under one hold of the state lock.
 const FEED_PIECE_BYTES: usize = 8 * 1024;
 
-/// While output keeps coming, how often at most plain text wakes the session's watchers
-/// (send drivers, job waiters). Marks, replies and screen switches wake them at once, and so
-/// does the end of every burst ([`ReadEvent::Quiet`]): a flood does not wake a driver per
-/// read, and nothing waits longer for the last output of a burst.
+/// While output keeps coming, how often at most plain text wakes the session's watchers (send
+/// drivers, job waiters). Marks, replies, screen switches and the end of every burst
+/// ([`ReadEvent::Quiet`]) wake them at once: a flood does not wake a driver per read.
 const TEXT_WAKE_INTERVAL: Duration = Duration::from_millis(5);
 
 /// Mutable session state, behind [`Shared::lock`].
@@ -91,13 +90,14 @@ pub(super) struct State {
     /// The result that placed `resume_from` ended inside a line a program still running was
     /// writing (`Downloading... ` on a row of its own, not the row input was typed on): the
     /// next result's first line goes on from there, and says so. Text a send typed without
-    /// Enter is the sender's own, which its result said stays on the line: only at our
-    /// shell's prompt, where the next send's text completes a command line, does the next
-    /// result quote it too.
+    /// Enter is the sender's own: only at our shell's prompt, where the next send's text
+    /// completes a command line, does the next result quote it too.
     pub(super) resume_line_open: bool,
     /// The newest input a send wrote did not end with a line end (text typed without Enter,
-    /// editing keys): text on the shell's input line may be the agent's own.
+    /// editing keys), and whether it went to the shell's own line editor: only then is text
+    /// on the shell's input line the agent's own (not so for a program that never read it).
     pub(super) typed_unended: bool,
+    pub(super) typed_unended_at_shell: bool,
     /// That input ended with a lone ESC: an editor is back in its normal mode (ESC ends
     /// insert mode and cancels a `:` command line).
     pub(super) typed_escape_last: bool,
@@ -175,6 +175,7 @@ impl State {
             write_row: 0,
             resume_line_open: false,
             typed_unended: false,
+            typed_unended_at_shell: false,
             typed_escape_last: false,
             shell_stopped: false,
             left_running: Vec::new(),

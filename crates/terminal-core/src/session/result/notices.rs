@@ -428,9 +428,10 @@ const CLEARED_LINE_QUOTED_CHARS: usize = 200;
 /// The notice for [`SettleFacts::cleared_line`], quoting the text cleared.
 pub(super) fn cleared_line_notice(text: &str) -> String {
     format!(
-        "[input: text no send typed followed the shell's prompt ({}); in case it was on the \
-         input line (a program can push keys into the terminal's input), the line was emptied \
-         first, so it did not run joined to this text]",
+        "[input: text no send typed at the shell followed its prompt ({}); in case it was on \
+         the input line (a program can push keys into the terminal's input, and text sent to a \
+         program that ended without reading it stays there), the line was emptied first, so it \
+         did not run joined to this text]",
         quoted_line(text)
     )
 }

@@ -275,8 +275,9 @@ impl SendOp {
         // program a signal's aftermath may end or stop (`fg` sent right after a SIGTSTP to the
         // REPL is the shell's).
         st.python_block = holds.filter(|_| !aftermath_pending);
-        // Text on the shell's input line that no send typed (a program pushed it into the
-        // terminal's input) would run joined to this send's text: it is cleared first.
+        // Text on the shell's input line that no send typed there (a program pushed it into
+        // the terminal's input, or a send typed it for a program that ended without reading
+        // it) would run joined to this send's text: it is cleared first.
         // Any input does but keys that discard the line anyway (Ctrl-C, Ctrl-\\, Ctrl-Z): an
         // Enter alone would run it, editing keys would edit it.
         let types_text = request.submit
@@ -289,7 +290,7 @@ impl SendOp {
         let clear_keys = inner.clear_line_keys.as_deref().filter(|_| {
             reader.shell_line_editor
                 && types_text
-                && !st.typed_unended
+                && !st.typed_unended_at_shell
                 && st.screen.after_prompt_end()
                 && !st.screen.command_running()
         });
@@ -328,6 +329,7 @@ impl SendOp {
                 && answer_rest.is_none()
                 && !matches!(last_input.last(), Some(b'\n' | b'\r'));
             st.typed_escape_last = st.typed_unended && last_input.last() == Some(&0x1b);
+            st.typed_unended_at_shell = st.typed_unended && reader.shell_line_editor;
         }
         st.unended_line = if reader.canonical {
             input::unended_after(&request.text, request.submit, unended_line_bytes)
