@@ -380,7 +380,8 @@ async fn lines_to_vim_in_insert_mode_keep_their_indentation() {
 /// nothing is typed (`git status` would enter insert mode with `gi` and put the rest in the
 /// file); in insert mode the same text is the file's, and a `:` command line begun without
 /// Enter ends with it; keys sent without Enter that end with ESC leave it in normal mode,
-/// where a command is refused again (it went into the file).
+/// where a command is refused again (it went into the file). Words of text sent with Enter in
+/// the normal mode are refused as well.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
     if !installed("vim") {
@@ -399,6 +400,13 @@ async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
                 .starts_with("vim holds the terminal, and its last row shows no insert mode"),
             "{e}"
         );
+        // Words meant as the file's text would run as keys too (`I` inserts the rest
+        // without its first letter).
+        let e = sh
+            .try_send("Initial commit", true)
+            .await
+            .expect_err("refused");
+        assert!(e.message().contains("not be typed into the file"), "{e}");
         // In visual mode keys are commands too.
         let r = sh.send_raw("V", false).await;
         assert!(r.viewport.contains("-- VISUAL LINE --"), "{r:?}");

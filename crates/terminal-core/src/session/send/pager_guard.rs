@@ -127,8 +127,31 @@ pub(super) fn check(
         {
             return Err(editor_refusal(editor, text));
         }
+        // Words meant as the file's text (`Initial commit` for a commit message): in the
+        // normal mode `I` would begin an insert at the line's start, typing the rest without
+        // its first letter, and other words would move, delete or change text.
+        if keys_known
+            && command_mode
+            && let Some(line) = lines_in_normal_mode(text).lines().find(|l| is_prose(l))
+        {
+            return Err(prose_refusal(editor, line));
+        }
     }
     Ok(())
+}
+
+/// Whether `line` reads as words of text, not as keys: two words or more of three letters or
+/// more each, and no start that opens one of vim's line prompts (`:`, `/`, `?`, `!`) or is
+/// a lowercase key that begins an insert (`ifirst line`, `otext below`: keys a model writes
+/// on purpose; a capital `I` or `A` more likely begins a sentence).
+fn is_prose(line: &str) -> bool {
+    let line = line.trim();
+    !line.starts_with([':', '/', '?', '!', 'i', 'a', 'o'])
+        && line
+            .split_whitespace()
+            .filter(|word| word.chars().filter(|c| c.is_alphabetic()).count() >= 3)
+            .count()
+            >= 2
 }
 
 /// The mode of vim's that types text, as its last row `row` shows it (`-- INSERT --`,
@@ -362,6 +385,23 @@ fn editor_refusal(program: &str, text: &str) -> TerminalError {
     ))
 }
 
+/// The refusal of `line`, words of text (see [`is_prose`]) sent with Enter to `program` (vim)
+/// in its normal mode.
+fn prose_refusal(program: &str, line: &str) -> TerminalError {
+    let line = line.trim();
+    TerminalError::invalid(format!(
+        "{program} holds the terminal, and its last row shows no insert mode (no `-- INSERT \
+         --`), so it is taken to be in its normal (or visual) mode, where every key is a \
+         command: `{line}` sent with Enter would run as {program} commands (its first letters \
+         would move the cursor, delete, or begin an insert that drops them), not be typed into \
+         the file, so nothing was typed; to type text, enter insert mode first (send i with \
+         submit: false), then send the text, then \\u001b (ESC) with submit: false to go back \
+         to the normal mode (\\u001b:wq with submit: true saves and quits); if it is in insert \
+         mode without showing it, or these are keys meant as typed, send the text with \
+         submit: false"
+    ))
+}
+
 /// The first word of `line` after any `NAME=value` assignments and redirections, when it
 /// could name a command: two characters or more, a letter or `_` first, then letters,
 /// digits, `_`, `.`, `+` or `-` (pager commands start with `/`, `?`, `:`, `-`, `&`, `!` or a
@@ -427,112 +467,4 @@ fn on_path(word: &str, path: Option<&str>) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const PATH: Option<&str> = Some("/usr/local/bin:/usr/bin:/bin");
-
-    #[test]
-    fn a_question_with_one_key_choices_is_told_apart() {
-        assert!(is_choice_question(
-            "[O]pen Read-Only, (E)dit anyway, (R)ecover, (D)elete it, (Q)uit, (A)bort: "
-        ));
-        assert!(is_choice_question("Save changes? (Y)es, (N)o, (C)ancel?"));
-        for row in [
-            "\"notes.txt\" [New]",
-            "-- INSERT --",
-            "E37: No write since last change (add ! to override)",
-            ":wq",
-            "(a)",
-        ] {
-            assert!(!is_choice_question(row), "{row}");
-        }
-        insta::assert_snapshot!(
-            choice_refusal("vim", "(Q)uit, (A)bort:", "git status").to_string()
-        );
-    }
-
-    #[test]
-    fn a_command_line_to_a_pager_is_refused() {
-        for text in [
-            "ls -la",
-            "echo hi",
-            "cd /tmp",
-            "git status",
-            "exit",
-            "cat x | head",
-            "disown -a",
-            "help set",
-            "command ls -la",
-            "FOO=1 ls -la",
-            "G\nls -la",
-            "ls|wc",
-            "ls>x",
-            "sort<n.txt",
-            "ls;pwd",
-            "ls&&pwd",
-            "[ -f n.txt ] || sed -n 1p n.txt",
-            "{ ls; }",
-            "\\ls -la",
-            "\"ls\" -la",
-            "./run.sh --fast",
-            "~/bin/tool x",
-            "2>/dev/null ls -la",
-        ] {
-            assert!(names_a_command(text, PATH), "{text}");
-            let e = refusal("less", text).to_string();
-            assert!(e.starts_with("less (a pager) holds the terminal"), "{e}");
-        }
-        insta::assert_snapshot!(refusal("less", "ls -la\nls").to_string());
-        insta::assert_snapshot!("vim", editor_refusal("vim", "git status").to_string());
-    }
-
-    #[test]
-    fn a_pagers_line_prompts_are_told_from_its_command_prompt() {
-        for row in [
-            "/ls",
-            "?echo",
-            "&err",
-            "!ls",
-            "-S",
-            "Examine: x",
-            "log file: ",
-        ] {
-            assert!(at_line_prompt(row), "{row}");
-        }
-        for row in [":", "(END)", "big.txt", "big.txt lines 1-39/5000 1%"] {
-            assert!(!at_line_prompt(row), "{row}");
-        }
-    }
-
-    #[test]
-    fn pager_keys_and_other_programs_go_through() {
-        // Pager keys and searches.
-        for text in [
-            "q", "/pattern", "?back", ":n", "-S", "10G", "G", "", "ZZ", "!ls -la",
-        ] {
-            assert!(!names_a_command(text, PATH), "{text}");
-        }
-        // Words that name nothing.
-        assert!(!names_a_command("nosuchcommand-xyz now", PATH));
-        assert!(!names_a_command("ls", None));
-        // vim's keys: a word alone, or no command.
-        for text in ["dd", "gg", "ciw", "yy", "ls"] {
-            assert!(!has_a_command_with_arguments(text, PATH), "{text}");
-        }
-        assert!(has_a_command_with_arguments("git status", PATH));
-        assert!(has_a_command_with_arguments("FOO=1 make all", PATH));
-        // vim's normal-mode lines: up to one that leaves it or enters insert mode.
-        assert_eq!(lines_in_normal_mode(":w\nmake test"), ":w\nmake test");
-        assert_eq!(lines_in_normal_mode("ihello\ngit status"), "ihello");
-        assert_eq!(lines_in_normal_mode(":wq\ngit status"), ":wq");
-        assert_eq!(
-            lines_in_normal_mode("Go    y = 2\n    if y:"),
-            "Go    y = 2"
-        );
-        assert_eq!(lines_in_normal_mode("dd\nG\nmake all"), "dd\nG\nmake all");
-        // Lines after one that quits the pager are the shell's.
-        assert_eq!(lines_to_the_pager("G\nls -la"), "G\nls -la");
-        assert_eq!(lines_to_the_pager("q\nls -la"), "");
-    }
-}
+mod tests;
