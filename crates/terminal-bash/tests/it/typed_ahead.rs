@@ -276,3 +276,22 @@ async fn a_key_a_program_never_read_does_not_run_joined_to_the_next_command() {
     })
     .await;
 }
+
+/// A program that reads the terminal from a session of its own, outside the foreground group
+/// (`su -c`, `setsid -w`): text sent to its prompt is its answer, not text typed ahead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_to_a_reader_outside_the_foreground_group_is_not_typed_ahead() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("setsid -w bash -c 'read -p \"outside: \" x; echo \"got $x\"'")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("hey").await;
+        assert!(r.viewport.contains("got hey"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(!said(&r, TAKEN), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

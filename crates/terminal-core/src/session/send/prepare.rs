@@ -158,11 +158,21 @@ impl SendOp {
                 (!st.screen.alternate_screen()).then(|| (pgid, st.screen.done_count()))
             });
         if let Some((pgid, done_at)) = typed_ahead {
-            let name =
-                tokio::task::spawn_blocking(move || super::super::cancel::program_name(pgid))
-                    .await
-                    .ok()
-                    .flatten();
+            // A process of the session outside the group may read the terminal for it (the
+            // command `su -c` runs in a session of its own): the text is its answer.
+            let tty = shared.pty.tty_path().map(std::path::Path::to_path_buf);
+            let scope = shared.scope.clone();
+            let name = tokio::task::spawn_blocking(move || {
+                let read_outside = tty.is_some_and(|tty| {
+                    crate::process::tty_read_outside_group_in(pgid, &tty, &scope)
+                });
+                (!read_outside)
+                    .then(|| super::super::cancel::program_name(pgid))
+                    .flatten()
+            })
+            .await
+            .ok()
+            .flatten();
             *self.typed_ahead_of.lock() = name.map(|program| TypedAhead {
                 program,
                 done_at,
