@@ -1,5 +1,4 @@
 //! Terminal emulation: bytes in, screen-true text out (direction "Where we go past the seed" 1).
-//!
 //! A [`Screen`] runs a real terminal emulator ([`vt100`]) over everything a session prints, so
 //! carriage-return overwrites, erase-line and cursor moves resolve as on a screen, and nothing
 //! the model sees contains an escape sequence. It needs no PTY (which is how it is tested).
@@ -56,6 +55,7 @@ mod segment;
 mod snapshot;
 mod tab_moves;
 mod tabs;
+pub(crate) mod unended;
 mod utf8;
 
 pub use self::binary::is_open_binary_run_line;

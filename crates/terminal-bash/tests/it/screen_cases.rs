@@ -540,7 +540,8 @@ async fn a_huge_line_keeps_its_start_and_counts_what_lies_between() {
 
 /// A file cut off inside an OSC 8 hyperlink, or a stray title introducer, leaves an OSC the
 /// program never ended: the output after it, of the same command and the next ones, still
-/// shows (the OSC ends at the line end) and the exit status comes back.
+/// shows (the OSC ends at the line end) and the exit status comes back; the result quotes
+/// the text the string hid (the rest of its line), which showed nowhere.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn output_after_an_unterminated_osc_is_shown() {
     within(async {
@@ -561,12 +562,19 @@ async fn output_after_an_unterminated_osc_is_shown() {
         assert_eq!(r.exit_code, Some(1), "{r:?}");
         assert!(r.viewport.contains("\nstart of log\n"), "{r:?}");
         assert!(r.viewport.contains("\nERROR: disk full\n"), "{r:?}");
+        let hid = |r: &dsh_terminal_core::SendResult, text: &str| {
+            r.notices.iter().any(|n| {
+                n.starts_with("[screen: the output began an escape string") && n.contains(text)
+            })
+        };
+        assert!(hid(&r, "example.com/very/long/lin"), "{r:?}");
         // The rest of the line is the OSC's payload (a terminal takes it as the title too).
         let r = sh
             .send("printf '\\033]0;title'; echo IN-TITLE; seq 1 3")
             .await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         assert!(r.viewport.ends_with("\n1\n2\n3\ndsh> "), "{r:?}");
+        assert!(hid(&r, "0;titleIN-TITLE"), "{r:?}");
         // So does a DCS, SOS, PM or APC string left open (a breaker's).
         for opener in ["\\eP", "\\e_", "\\e^", "\\eX"] {
             let r = sh
@@ -579,7 +587,17 @@ async fn output_after_an_unterminated_osc_is_shown() {
                 r.viewport.ends_with("\n2\n3\n4\n5\nERROR found\ndsh> "),
                 "{opener}: {r:?}"
             );
+            assert!(hid(&r, "\"1\""), "{opener}: {r:?}");
         }
+        // A string that ends hides nothing the result must name.
+        let r = sh.send("printf '\\e]0;title\\a\\eP$q\\e\\\\ok\\n'").await;
+        assert!(r.viewport.contains("\nok\n"), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .all(|n| !n.starts_with("[screen: the output began")),
+            "{r:?}"
+        );
         sh.close().await;
     })
     .await;

@@ -113,6 +113,24 @@ pub(crate) struct EscScanner {
     dcs: Option<Vec<u8>>,
     /// The body of the last DCS string ended by ST, until taken.
     finished_dcs: Option<Vec<u8>>,
+    /// The string being scanned: its introducer (`]`, `P`, `X`, `^`, `_`) and the first
+    /// [`UNENDED_QUOTED_BYTES`] bytes of its body.
+    string: (u8, Vec<u8>),
+    /// The first string a line end cut off (see [`Step::StringAborted`]) since the last
+    /// [`take_unended`](Self::take_unended), with how many were.
+    unended: Option<(UnendedString, u64)>,
+}
+
+/// Most bytes of an unended string's body kept to quote.
+const UNENDED_QUOTED_BYTES: usize = 160;
+
+/// A string (OSC, DCS, SOS, PM or APC) that a line end cut off: nothing of its body shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct UnendedString {
+    /// What introduced it: `]` (OSC), `P` (DCS), `X` (SOS), `^` (PM) or `_` (APC).
+    pub(crate) introducer: u8,
+    /// The start of its body (at most [`UNENDED_QUOTED_BYTES`]), as the program wrote it.
+    pub(crate) body: Vec<u8>,
 }
 
 const ESC: u8 = 0x1b;
@@ -134,6 +152,25 @@ impl EscScanner {
             sgr: super::conceal::SgrConceal::default(),
             dcs: None,
             finished_dcs: None,
+            string: (0, Vec::new()),
+            unended: None,
+        }
+    }
+
+    /// The first string a line end cut off since the last call (its body did not show: the
+    /// text after an `ESC ]` or `ESC P` a program never ended), and how many were; clears it.
+    pub(crate) fn take_unended(&mut self) -> Option<(UnendedString, u64)> {
+        self.unended.take()
+    }
+
+    fn start_string(&mut self, introducer: u8) {
+        self.string.0 = introducer;
+        self.string.1.clear();
+    }
+
+    fn string_byte(&mut self, b: u8) {
+        if self.string.1.len() < UNENDED_QUOTED_BYTES {
+            self.string.1.push(b);
         }
     }
 
@@ -179,11 +216,13 @@ impl EscScanner {
                 b']' => {
                     self.state = State::Osc;
                     self.osc_len = 0;
+                    self.start_string(b);
                     Step::Other
                 }
                 b'P' | b'X' | b'^' | b'_' => {
                     self.state = State::Str;
                     self.dcs = (b == b'P').then(Vec::new);
+                    self.start_string(b);
                     Step::Other
                 }
                 // A new ESC starts the sequence over (as in vte).
@@ -265,6 +304,7 @@ impl EscScanner {
                 b'\n' | b'\r' => self.abort_string(),
                 0x00..=0x1f => Step::Other,
                 _ => {
+                    self.string_byte(b);
                     self.osc_len += 1;
                     if self.osc_len > self.max_osc_bytes {
                         Step::Skip
@@ -292,6 +332,7 @@ impl EscScanner {
                     self.abort_string()
                 }
                 _ => {
+                    self.string_byte(b);
                     if let Some(body) = self.dcs.as_mut() {
                         if body.len() < super::dcs_queries::MAX_QUERY_BYTES {
                             body.push(b);
@@ -329,6 +370,14 @@ impl EscScanner {
 
     fn abort_string(&mut self) -> Step {
         self.state = State::Ground;
+        let body = std::mem::take(&mut self.string.1);
+        if !body.iter().all(u8::is_ascii_whitespace) {
+            let unended = self.unended.get_or_insert_with(|| {
+                let introducer = self.string.0;
+                (UnendedString { introducer, body }, 0)
+            });
+            unended.1 += 1;
+        }
         Step::StringAborted
     }
 }
@@ -364,6 +413,33 @@ mod tests {
         assert_eq!(st[5], Step::SequenceEnd { flush: true });
         assert_eq!(st[6], Step::SequenceEnd { flush: true });
         assert_eq!(st[7], Step::Text);
+    }
+
+    #[test]
+    fn a_string_a_line_end_cut_off_keeps_what_it_hid() {
+        let mut s = EscScanner::new(8);
+        let mut feed = |bytes: &[u8]| {
+            for &b in bytes {
+                s.step(b);
+            }
+        };
+        // Ended strings and an empty one hide nothing; the first cut-off body is kept, and
+        // the later ones counted.
+        feed(b"\x1b]0;title\x07\x1bPq\x1b\\\x1b]\nok\n");
+        feed(b"\x1bPPRETTY_NAME=x\nnext\n\x1b]2;more\r\n\x1b_apc\n");
+        let (first, count) = s.take_unended().expect("cut off");
+        assert_eq!(
+            (first.introducer, &first.body[..], count),
+            (b'P', &b"PRETTY_NAME=x"[..], 3)
+        );
+        assert_eq!(s.take_unended(), None);
+        // A long body is kept up to its first bytes.
+        let mut s = EscScanner::new(8);
+        for &b in [&b"\x1b]"[..], &[b'x'; 500], b"\n"].concat().iter() {
+            s.step(b);
+        }
+        let (long, _) = s.take_unended().expect("cut off");
+        assert_eq!(long.body.len(), UNENDED_QUOTED_BYTES);
     }
 
     #[test]

@@ -149,6 +149,9 @@ pub(super) struct SettleFacts {
     /// U+FFFD): text in Latin-1 or another 8-bit encoding, or bytes a binary run did not
     /// take.
     pub(super) undecodable: bool,
+    /// The first escape string a line end cut off in the send's span (its text did not show),
+    /// and how many were.
+    pub(super) unended_string: Option<(crate::screen::unended::UnendedString, u64)>,
     /// Text printed with auto-wrap off (`ESC [ ? 7 l`) passed the terminal's last column in
     /// the send's span: lines are cut there, as a terminal shows them.
     pub(super) cut_at_edge: bool,
@@ -400,6 +403,13 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         ),
         (facts.exit_unknown, Some(EXIT_UNKNOWN_NOTICE.to_owned())),
         (facts.undecodable, Some(UNDECODABLE_NOTICE.to_owned())),
+        (
+            facts.unended_string.is_some(),
+            facts
+                .unended_string
+                .as_ref()
+                .map(|(string, count)| unended_string_notice(string, *count)),
+        ),
         (facts.cut_at_edge, Some(CUT_AT_EDGE_NOTICE.to_owned())),
         (
             facts.erased.is_some(),

@@ -455,6 +455,32 @@ fn quoted_line(text: &str) -> String {
     format!("{quoted:?}")
 }
 
+/// The notice for [`SettleFacts::unended_string`]: the first `string` a line end cut off,
+/// quoting its body, and how many were (`count`).
+pub(super) fn unended_string_notice(
+    string: &crate::screen::unended::UnendedString,
+    count: u64,
+) -> String {
+    let kind = match string.introducer {
+        b']' => "`ESC ]`, an OSC",
+        b'P' => "`ESC P`, a DCS",
+        b'X' => "`ESC X`, an SOS",
+        b'^' => "`ESC ^`, a PM",
+        _ => "`ESC _`, an APC",
+    };
+    let more = match count.saturating_sub(1) {
+        0 => String::new(),
+        1 => "; 1 more such string was cut off as well".to_owned(),
+        n => format!("; {n} more such strings were cut off as well"),
+    };
+    format!(
+        "[screen: the output began an escape string ({kind}) and did not end it before its \
+         line did: as on a terminal, nothing of the string shows, so the text it took in up to \
+         the line's end is missing from the output: {}{more}]",
+        quoted_line(&String::from_utf8_lossy(&string.body))
+    )
+}
+
 /// The notice for [`SettleFacts::unprompted_wait`], naming the foreground program.
 pub(super) fn unprompted_wait_notice(program: &str) -> String {
     format!(

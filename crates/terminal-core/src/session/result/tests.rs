@@ -60,6 +60,7 @@ fn facts(reason: Settle) -> SettleFacts {
         line_without_prompt: false,
         idle_reading: false,
         undecodable: false,
+        unended_string: None,
         cut_at_edge: false,
         in_command_line: false,
         typed_ahead_taken: None,

@@ -80,6 +80,7 @@ impl SendOp {
                 // Undecodable output before this span is not this send's, and its first
                 // binary run's summary gives the advice again.
                 st.screen.take_undecodable();
+                st.screen.take_unended_string();
                 st.screen.take_cut_at_edge();
                 st.screen.take_erased();
                 st.screen.restart_binary_advice();

@@ -96,6 +96,7 @@ impl SendOp {
         let output_bytes = st.bytes_read.saturating_sub(bytes_from);
         // Bytes left over around a suppressed binary run are no text in another encoding.
         let undecodable = st.screen.take_undecodable();
+        let unended_string = st.screen.take_unended_string();
         let cut_at_edge = st.screen.take_cut_at_edge();
         let erased = st.screen.take_erased();
         // Our shell runs a longer command line (a loop, a list) than one command typed alone:
@@ -402,6 +403,7 @@ impl SendOp {
             idle_reading,
             line_without_prompt: no_prompt_shown && line_reader,
             undecodable,
+            unended_string,
             cut_at_edge,
             in_command_line,
             answered_password,

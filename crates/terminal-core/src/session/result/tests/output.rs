@@ -66,3 +66,21 @@ fn text_typed_ahead_that_a_prompt_took_or_the_terminal_echoed_is_said_to_be() {
     };
     insta::assert_snapshot!("held_text_taken", assemble(held).notices.join("\n"));
 }
+
+#[test]
+fn text_an_unended_escape_string_hid_is_quoted() {
+    let string = |introducer: u8, body: &[u8]| crate::screen::unended::UnendedString {
+        introducer,
+        body: body.to_vec(),
+    };
+    let one = assemble(SettleFacts {
+        unended_string: Some((string(b'P', b"PRETTY_NAME=\"Debian GNU/Linux 12\""), 1)),
+        ..facts(Settle::Prompt)
+    });
+    insta::assert_snapshot!("unended_dcs", one.notices.join("\n"));
+    let several = assemble(SettleFacts {
+        unended_string: Some((string(b']', b"0;titlevisible-after"), 3)),
+        ..facts(Settle::Prompt)
+    });
+    insta::assert_snapshot!("unended_osc_and_more", several.notices.join("\n"));
+}
