@@ -31,7 +31,7 @@ mod signal;
 
 use self::bound::{bound_body_with_suffix, fit_with_prefix};
 pub use self::bound::{bound_terminal_text, tail_lines};
-use self::echo::fold_echo;
+use self::echo::{fold_echo, fold_echo_across};
 use self::repeats::fold_repeats;
 pub use self::sessions::{render_close, render_list, render_spawn};
 pub use self::signal::{
@@ -95,12 +95,24 @@ pub(crate) fn earlier_commands_text(earlier: &EarlierCommands, subject: &str) ->
     line
 }
 
+/// What a cut viewport left out, for its `[output: …]` line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cut {
+    /// The oldest lines (a tail).
+    Oldest,
+    /// Lines from the middle, or the middle of a long line.
+    Middle,
+    /// Lines from the middle that all echo the text the send typed (see
+    /// [`fold_echo_across`]).
+    Echo,
+}
+
 /// The extra fact lines of a send render, in order, each on its own line. Only lines that
 /// apply are present (the facts we add past the seed).
 fn send_facts(
     truncated: bool,
     output_bytes: u64,
-    middle_omitted: bool,
+    cut: Cut,
     earlier_commands: Option<&EarlierCommands>,
     exit_code: Option<i32>,
     foreground: Option<&str>,
@@ -108,10 +120,10 @@ fn send_facts(
 ) -> String {
     let mut facts = String::new();
     if truncated && output_bytes > 0 {
-        let shown = if middle_omitted {
-            "only part of it is shown"
-        } else {
-            "only the newest are shown"
+        let shown = match cut {
+            Cut::Oldest => "only the newest are shown",
+            Cut::Middle => "only part of it is shown",
+            Cut::Echo => "the lines left out echo the text this send typed",
         };
         facts.push_str(&format!(
             "\n[output: {output_bytes} bytes in total; {shown}]"
@@ -285,6 +297,12 @@ pub fn short_omission_line(omitted: &OmittedOutput) -> String {
 /// The metadata of a foreground send render, from `[wait: …]` to `[session: …]`, each line
 /// preceded by a newline; empty for a background send.
 pub fn send_metadata(result: &SendOutput) -> String {
+    send_metadata_cut(result, false)
+}
+
+/// [`send_metadata`], saying the lines left out echo the text the send typed when
+/// `echo_omitted`.
+fn send_metadata_cut(result: &SendOutput, echo_omitted: bool) -> String {
     let SendOutput::Foreground {
         wait_reason,
         session_status,
@@ -315,7 +333,13 @@ pub fn send_metadata(result: &SendOutput) -> String {
     let mut facts = send_facts(
         *truncated,
         *output_bytes,
-        omitted.is_some() || viewport.contains(LINE_CUT),
+        if echo_omitted {
+            Cut::Echo
+        } else if omitted.is_some() || viewport.contains(LINE_CUT) {
+            Cut::Middle
+        } else {
+            Cut::Oldest
+        },
         earlier_commands.as_ref(),
         *exit_code,
         foreground.as_deref(),
@@ -392,7 +416,15 @@ pub fn render_send_typed(result: &SendOutput, typed: &str, max_bytes: usize) -> 
             input_mode,
             ..
         } => {
-            let metadata = send_metadata(result);
+            // Lines left out that all echo the text sent fold into the echo's marker.
+            let echo_body = omitted
+                .as_ref()
+                .filter(|_| *input_mode != InputModeOutput::AlternateScreen)
+                .and_then(|omitted| echo_across_omission(viewport, omitted, typed));
+            let metadata = send_metadata_cut(result, echo_body.is_some());
+            if let Some(body) = echo_body {
+                return bound_body_with_suffix(&body, &metadata, *truncated, max_bytes);
+            }
             let marker = if *truncated { TRUNCATED.len() } else { 0 };
             let mut body = foreground_body(viewport, omitted.as_ref(), *input_mode, typed, false);
             if omitted.is_some() && body.len() + metadata.len() + marker > max_bytes {
@@ -430,6 +462,21 @@ fn foreground_body(
     } else {
         viewport.into_owned()
     }
+}
+
+/// The body of a viewport whose `omitted` lines all echo the text sent (`typed`), folded into
+/// one marker with the rest of the echo (see [`fold_echo_across`]); `None` otherwise, or when
+/// some of them are no longer retained (their count is then about).
+fn echo_across_omission(viewport: &str, omitted: &OmittedOutput, typed: &str) -> Option<String> {
+    if omitted.not_retained_lines > 0 {
+        return None;
+    }
+    let trimmed = viewport.trim_matches('\n');
+    let leading = viewport.len() - viewport.trim_start_matches('\n').len();
+    let after_line = omitted.after_line.checked_sub(leading)?;
+    let lines = usize::try_from(omitted.lines).ok()?;
+    let folded = fold_echo_across(trimmed, typed, after_line, lines)?;
+    Some(fold_repeats(&folded).into_owned())
 }
 
 /// A background send's acknowledgement: `started background job <id>`, then what the screen

@@ -146,10 +146,25 @@ fn run_end(rows: &[&str], at: usize, sent: &[&str], from: usize) -> (usize, usiz
 /// whatever prompt) keeps the line's first and last [`LONG_LINE_KEEP_BYTES`] around
 /// [`line_echo_marker`].
 pub(crate) fn fold_echo<'a>(viewport: &'a str, typed: &str) -> Cow<'a, str> {
-    match fold_echo_lines(viewport, typed) {
+    match fold_echo_lines(viewport, typed, None).0 {
         Cow::Borrowed(v) => cut_long_echoes(v, typed),
         Cow::Owned(v) => Cow::Owned(cut_long_echoes(&v, typed).into_owned()),
     }
+}
+
+/// `viewport` folded as [`fold_echo`] does, when the `lines` left out of it after its line
+/// `after_line` (unmarked) are lines of `typed` echoed inside one run: the rows before them
+/// end a run of echoed rows (at least [`KEEP_FIRST`]) and the rows after them (at least
+/// [`KEEP_LAST`]) go on with the line of the text that many lines later. The run's one marker
+/// counts them with its other left-out rows; `None` when the left-out lines are not so.
+pub(crate) fn fold_echo_across(
+    viewport: &str,
+    typed: &str,
+    after_line: usize,
+    lines: usize,
+) -> Option<String> {
+    let (folded, merged) = fold_echo_lines(viewport, typed, Some((after_line, lines)));
+    merged.then(|| cut_long_echoes(&folded, typed).into_owned())
 }
 
 /// The rows of `viewport` that echo a long line of `typed` (see [`fold_echo`]) cut around
@@ -196,45 +211,61 @@ fn cut_long_echoes<'a>(viewport: &'a str, typed: &str) -> Cow<'a, str> {
     Cow::Owned(rows.join("\n"))
 }
 
-/// [`fold_echo`]'s folding of runs of echoed lines.
-fn fold_echo_lines<'a>(viewport: &'a str, typed: &str) -> Cow<'a, str> {
+/// [`fold_echo`]'s folding of runs of echoed lines; with `gap` (`after_line`, `lines`: see
+/// [`fold_echo_across`]), also whether a run took those left-out lines in.
+fn fold_echo_lines<'a>(
+    viewport: &'a str,
+    typed: &str,
+    gap: Option<(usize, usize)>,
+) -> (Cow<'a, str>, bool) {
     let sent: Vec<&str> = typed.trim_end_matches(['\n', '\r']).lines().collect();
     if sent.len() < FOLD_MIN_LINES {
-        return Cow::Borrowed(viewport);
+        return (Cow::Borrowed(viewport), false);
     }
     let rows: Vec<&str> = viewport.split('\n').collect();
-    // Runs of echoed rows, as half-open row ranges.
-    let mut runs: Vec<(usize, usize)> = Vec::new();
+    // Runs of echoed rows, as half-open row ranges, with the lines left out inside them.
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+    let mut merged = false;
     let mut at = 0;
     // The first line of the text no folded run has taken yet.
     let mut from = 0;
     while at < rows.len() {
-        let (end, next) = run_end(&rows, at, &sent, from);
-        if end - at >= FOLD_MIN_LINES {
-            runs.push((at, end));
+        let (mut end, mut next) = run_end(&rows, at, &sent, from);
+        let mut hidden = 0;
+        if let Some((after, lines)) = gap
+            && end == after
+            && end - at >= KEEP_FIRST
+        {
+            let (rest_end, rest_next) = run_end(&rows, end, &sent, next + lines);
+            if rest_end - end >= KEEP_LAST && rest_next - (rest_end - end) == next + lines {
+                (end, next, hidden, merged) = (rest_end, rest_next, lines, true);
+            }
+        }
+        if end - at + hidden >= FOLD_MIN_LINES {
+            runs.push((at, end, hidden));
             from = next;
         }
         at = end.max(at + 1);
     }
     if runs.is_empty() {
-        return Cow::Borrowed(viewport);
+        return (Cow::Borrowed(viewport), false);
     }
     let mut out: Vec<Cow<'_, str>> = Vec::with_capacity(rows.len());
     let mut from = 0;
-    for (start, end) in runs {
+    for (start, end, hidden) in runs {
         out.extend(
             rows[from..start + KEEP_FIRST]
                 .iter()
                 .map(|r| Cow::Borrowed(*r)),
         );
         out.push(Cow::Owned(echo_marker(
-            end - start - KEEP_FIRST - KEEP_LAST,
+            end - start - KEEP_FIRST - KEEP_LAST + hidden,
         )));
         out.extend(rows[end - KEEP_LAST..end].iter().map(|r| Cow::Borrowed(*r)));
         from = end;
     }
     out.extend(rows[from..].iter().map(|r| Cow::Borrowed(*r)));
-    Cow::Owned(out.join("\n"))
+    (Cow::Owned(out.join("\n")), merged)
 }
 
 #[cfg(test)]
@@ -325,6 +356,27 @@ mod tests {
         assert!(folded.ends_with("> row 60: data\n> EOF\ndsh> "), "{folded}");
         let cut = format!("dsh> x\n[… 19 lines (400 bytes) omitted; page them]\n{tail}");
         assert!(fold_echo(&cut, &typed).contains("[… 37 more lines echoing"));
+    }
+
+    /// Lines the result cap left out of the middle of the echo are counted in its one marker;
+    /// lines left out that are not (all) the echo are not.
+    #[test]
+    fn lines_left_out_of_the_echo_fold_into_its_marker() {
+        let (typed, viewport) = heredoc(60);
+        let rows: Vec<&str> = viewport.split('\n').collect();
+        // Rows 11..=30 of the text (viewport rows 11..31) left out after viewport line 11.
+        let cut = [&rows[..11], &rows[31..]].concat().join("\n");
+        let folded = fold_echo_across(&cut, &typed, 11, 20).expect("echo only");
+        assert_eq!(folded, fold_echo(&viewport, &typed));
+        // Counted wrong, or with the program's output after the gap: not the echo.
+        assert_eq!(fold_echo_across(&cut, &typed, 11, 19), None);
+        let mixed = [&rows[..11], &["output line"], &rows[31..]]
+            .concat()
+            .join("\n");
+        assert_eq!(fold_echo_across(&mixed, &typed, 11, 20), None);
+        // Too few echoed rows kept before the gap to keep around the marker.
+        let short = [&rows[..2], &rows[22..]].concat().join("\n");
+        assert_eq!(fold_echo_across(&short, &typed, 2, 20), None);
     }
 
     /// Output that repeats lines of the text, changed or not, is the program's: a run ends at

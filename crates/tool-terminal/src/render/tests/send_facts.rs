@@ -231,3 +231,29 @@ fn a_small_cap_leaves_whole_fact_lines_out() {
     }
     assert!(render_send(&result, 100).contains("[exit: 0]"));
 }
+
+/// A heredoc too long for the result: the lines the cap left out of the middle are all its
+/// echo, so they count in the echo's one marker, and the `[output: …]` line says what they
+/// were (it said only part of the output was shown, as if the command's was lost).
+#[test]
+fn lines_the_cap_left_out_of_a_long_echo_are_said_to_be_echo() {
+    let body: Vec<String> = (1..=1200)
+        .map(|i| format!("row {i:04}: {}", "x".repeat(40)))
+        .collect();
+    let typed = format!("cat > f.txt <<'EOF'\n{}\nEOF\nwc -l f.txt", body.join("\n"));
+    let echo: String = body.iter().map(|l| format!("> {l}\n")).collect();
+    let result = SendResult {
+        exit_code: Some(0),
+        ..send(
+            &format!("dsh> cat > f.txt <<'EOF'\n{echo}> EOF\ndsh> wc -l f.txt\n1200 f.txt\ndsh> "),
+            WaitReason::StdinRead,
+            SessionStatus::Running,
+            false,
+        )
+    };
+    let mut output = SendOutput::from(result);
+    crate::fit::fit_send(&mut output, "pty-1", 4000);
+    let text = super::render_send_typed(&output, &typed, 4000);
+    assert!(text.matches("more lines echoing").count() == 1, "{text}");
+    insta::assert_snapshot!("send_echo_left_out", text);
+}
