@@ -559,9 +559,23 @@ pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
             metadata.push_str(&older);
         }
     }
+    // Whole, but reaching back to the oldest line kept after older output was dropped: the
+    // marker alone read as a page cut short (a model retried with smaller pages).
+    if truncated
+        && result.older.is_none()
+        && result.line_end >= result.total_lines
+        && !result.text.is_empty()
+    {
+        metadata.push_str(OLDEST_RETAINED);
+    }
     metadata.push_str(screen);
     bound_body_with_suffix(body, &metadata, truncated, max_bytes)
 }
+
+/// The line of a `terminal_read` page that is whole and reaches back to the oldest line the
+/// scrollback kept, older output having been dropped.
+const OLDEST_RETAINED: &str = "\n[lines: the page is whole and starts at the oldest line kept: \
+     older output went past the scrollback's limit and was dropped, so no page goes further back]";
 
 /// `terminal_read`'s line while a full-screen program holds the terminal, with its leading
 /// newline.

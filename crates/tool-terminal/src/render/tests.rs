@@ -217,6 +217,14 @@ fn seed_read_goldens() {
             CAP
         )
     );
+    // A whole page that reaches the oldest line kept, after older output was dropped.
+    insta::assert_snapshot!(
+        "read_oldest_retained",
+        render_read(
+            &page("line 2\nline 3\ndsh> ", 10038, 10035, 10038, true),
+            CAP
+        )
+    );
     // Lines are retained, but the cap left no room for any beside the footer.
     insta::assert_snapshot!(
         "read_no_line_fits",
