@@ -1,6 +1,7 @@
 //! Display modes a command sets that change what the screen keeps of its output: with
 //! auto-wrap off, a line wider than the terminal is cut at its right edge, as a terminal shows
-//! it, and the result says so (it was cut silently); the prompt turns auto-wrap on again.
+//! it, and the result says so (it was cut silently); the prompt turns auto-wrap on again. Text
+//! printed in the DEC line-drawing set shows as box parts, and the result quotes it as printed.
 
 use crate::support::{Shell, config, within};
 
@@ -36,6 +37,35 @@ async fn a_line_cut_at_the_right_edge_with_auto_wrap_off_is_said_to_be() {
             r.notices.iter().all(|n| !n.starts_with(CUT_NOTICE)),
             "{r:?}"
         );
+        sh.close().await;
+    })
+    .await;
+}
+
+/// Text printed while the DEC line-drawing set is designated (`ESC ( 0` left on) shows as box
+/// parts, as on a terminal, and the result quotes it as printed; boxes drawn in the set and
+/// left with `ESC ( B` are no text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_printed_in_the_line_drawing_set_is_quoted_as_printed() {
+    const DRAWN: &str = "[screen: the output switched the terminal to its line-drawing";
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("printf '\\033(0'; echo 'error: disk quota exceeded'")
+            .await;
+        assert!(!r.viewport.contains("\nerror: disk"), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with(DRAWN) && n.contains("\"error: disk quota exceeded\"")),
+            "{r:?}"
+        );
+        // The prompt designated ASCII again; a box drawn in the set is no text.
+        let r = sh
+            .send("printf '\\033(0lqqk\\nx  x\\nmqqj\\033(B\\n'; echo plain")
+            .await;
+        assert!(r.viewport.contains("┌──┐\n│  │\n└──┘\nplain\n"), "{r:?}");
+        assert!(r.notices.iter().all(|n| !n.starts_with(DRAWN)), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -22,17 +22,32 @@ fn graphic(b: u8) -> Option<char> {
     GRAPHICS.get(usize::from(i)).copied()
 }
 
+/// Letters a program draws boxes, fills and scroll bars with (corners, lines, tees, the
+/// cross, the checkerboard): a word with two other letters or more was meant as text.
+const BOX_LETTERS: &[u8] = b"ajklmnqtuvwx";
+
+/// Most bytes of a line printed in the set kept to quote.
+const QUOTED_BYTES: usize = 160;
+
 /// Translates the text of the emulator's input while line drawing is designated.
 #[derive(Clone, Debug)]
 pub(super) struct LineDrawing {
     /// Tracks escape sequences in what the emulator gets (their bytes stay as they are).
     scanner: EscScanner,
+    /// The text of the line being printed in the set, as the program printed it (at most
+    /// [`QUOTED_BYTES`]).
+    line: Vec<u8>,
+    /// The first line of text (see [`BOX_LETTERS`]) printed in the set since the last
+    /// [`Screen::take_line_drawn_text`], as printed, and how many were.
+    text: Option<(String, u64)>,
 }
 
 impl Default for LineDrawing {
     fn default() -> Self {
         Self {
             scanner: EscScanner::new(usize::MAX),
+            line: Vec::new(),
+            text: None,
         }
     }
 }
@@ -41,7 +56,30 @@ impl LineDrawing {
     /// Starts over outside any sequence: called when the set is designated (right after the
     /// designation's last byte).
     pub(super) fn restart(&mut self) {
-        *self = Self::default();
+        self.end_line();
+        self.scanner = EscScanner::new(usize::MAX);
+    }
+
+    /// The line printed so far ends (a line end, or the set is designated anew): noted when
+    /// it was text.
+    fn end_line(&mut self) {
+        let line = std::mem::take(&mut self.line);
+        let is_text = line.split(|b| !b.is_ascii_alphabetic()).any(|word| {
+            let mut others: Vec<u8> = word
+                .iter()
+                .map(u8::to_ascii_lowercase)
+                .filter(|b| !BOX_LETTERS.contains(b))
+                .collect();
+            others.sort_unstable();
+            others.dedup();
+            word.len() >= 3 && others.len() >= 2
+        });
+        if is_text {
+            let text = self
+                .text
+                .get_or_insert_with(|| (String::from_utf8_lossy(&line).trim().to_owned(), 0));
+            text.1 += 1;
+        }
     }
 
     /// `bytes` (UTF-8, on their way into the emulator) with each printed byte that the set
@@ -50,6 +88,13 @@ impl LineDrawing {
         let mut out: Option<Vec<u8>> = None;
         for (i, &b) in bytes.iter().enumerate() {
             let step = self.scanner.step(b);
+            if step == Step::Text {
+                match b {
+                    b'\n' | b'\r' | 0x0b | 0x0c => self.end_line(),
+                    0x20..=0x7e if self.line.len() < QUOTED_BYTES => self.line.push(b),
+                    _ => {}
+                }
+            }
             match graphic(b).filter(|_| step == Step::Text) {
                 Some(c) => {
                     let out = out.get_or_insert_with(|| bytes[..i].to_vec());
@@ -67,6 +112,19 @@ impl LineDrawing {
             Some(out) => Cow::Owned(out),
             None => bytes,
         }
+    }
+}
+
+impl super::Screen {
+    /// The first line of text a program printed while DEC line drawing was designated since
+    /// the last call (a terminal drew its letters as box parts: a program left the set on, or
+    /// its output was cut inside a box), as printed, and how many such lines there were;
+    /// clears it. Lines of box parts (`lqqk`, `x`) and fills are not text.
+    pub(crate) fn take_line_drawn_text(&mut self) -> Option<(String, u64)> {
+        if self.modes & super::feed::modes::CHARSET != 0 {
+            self.line_drawing.end_line();
+        }
+        self.line_drawing.text.take()
     }
 }
 
@@ -91,5 +149,16 @@ mod tests {
         assert_eq!(second, "1m─".as_bytes());
         // Text outside the table (digits, capitals, UTF-8) stays.
         assert_eq!(translate("AZ09é".as_bytes()), "AZ09é");
+    }
+
+    #[test]
+    fn text_printed_in_the_set_is_kept_as_printed() {
+        let mut t = LineDrawing::default();
+        t.translate(Cow::Borrowed(b"lqqqk\r\nx  x\r\naaaa ooo\r\nmqqqj\r\n"));
+        assert_eq!(t.text, None);
+        t.translate(Cow::Borrowed(
+            b"error: disk quota exceeded\r\n\x1b[1mls\x1b[0m output\r\n",
+        ));
+        assert_eq!(t.text, Some(("error: disk quota exceeded".to_owned(), 2)));
     }
 }

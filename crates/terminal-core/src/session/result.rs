@@ -152,6 +152,9 @@ pub(super) struct SettleFacts {
     /// The first escape string a line end cut off in the send's span (its text did not show),
     /// and how many were.
     pub(super) unended_string: Option<(crate::screen::unended::UnendedString, u64)>,
+    /// The first line of text printed while DEC line drawing was designated in the send's
+    /// span (it shows as box parts), as printed, and how many such lines there were.
+    pub(super) line_drawn_text: Option<(String, u64)>,
     /// Text printed with auto-wrap off (`ESC [ ? 7 l`) passed the terminal's last column in
     /// the send's span: lines are cut there, as a terminal shows them.
     pub(super) cut_at_edge: bool,
@@ -409,6 +412,13 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                 .unended_string
                 .as_ref()
                 .map(|(string, count)| unended_string_notice(string, *count)),
+        ),
+        (
+            facts.line_drawn_text.is_some(),
+            facts
+                .line_drawn_text
+                .as_ref()
+                .map(|(text, count)| line_drawn_text_notice(text, *count)),
         ),
         (facts.cut_at_edge, Some(CUT_AT_EDGE_NOTICE.to_owned())),
         (

@@ -481,6 +481,23 @@ pub(super) fn unended_string_notice(
     )
 }
 
+/// The notice for [`SettleFacts::line_drawn_text`]: the first line of `text` printed in DEC
+/// line drawing, and how many were (`count`).
+pub(super) fn line_drawn_text_notice(text: &str, count: u64) -> String {
+    let more = match count.saturating_sub(1) {
+        0 => String::new(),
+        1 => "; 1 more line came out so as well".to_owned(),
+        n => format!("; {n} more lines came out so as well"),
+    };
+    format!(
+        "[screen: the output switched the terminal to its line-drawing character set (`ESC ( \
+         0`) and printed text in it: as on a terminal, its letters show as box parts and \
+         symbols; the first such line was printed as {}{more}. `ESC ( B` (`printf '\\e(B'`, or \
+         `tput sgr0`) switches back; the prompt does so by itself]",
+        quoted_line(text)
+    )
+}
+
 /// The notice for [`SettleFacts::unprompted_wait`], naming the foreground program.
 pub(super) fn unprompted_wait_notice(program: &str) -> String {
     format!(

@@ -61,6 +61,7 @@ fn facts(reason: Settle) -> SettleFacts {
         idle_reading: false,
         undecodable: false,
         unended_string: None,
+        line_drawn_text: None,
         cut_at_edge: false,
         in_command_line: false,
         typed_ahead_taken: None,

@@ -81,6 +81,7 @@ impl SendOp {
                 // binary run's summary gives the advice again.
                 st.screen.take_undecodable();
                 st.screen.take_unended_string();
+                st.screen.take_line_drawn_text();
                 st.screen.take_cut_at_edge();
                 st.screen.take_erased();
                 st.screen.restart_binary_advice();

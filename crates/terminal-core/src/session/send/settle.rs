@@ -97,6 +97,7 @@ impl SendOp {
         // Bytes left over around a suppressed binary run are no text in another encoding.
         let undecodable = st.screen.take_undecodable();
         let unended_string = st.screen.take_unended_string();
+        let line_drawn_text = st.screen.take_line_drawn_text();
         let cut_at_edge = st.screen.take_cut_at_edge();
         let erased = st.screen.take_erased();
         // Our shell runs a longer command line (a loop, a list) than one command typed alone:
@@ -404,6 +405,7 @@ impl SendOp {
             line_without_prompt: no_prompt_shown && line_reader,
             undecodable,
             unended_string,
+            line_drawn_text,
             cut_at_edge,
             in_command_line,
             answered_password,

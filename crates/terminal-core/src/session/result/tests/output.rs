@@ -84,3 +84,12 @@ fn text_an_unended_escape_string_hid_is_quoted() {
     });
     insta::assert_snapshot!("unended_osc_and_more", several.notices.join("\n"));
 }
+
+#[test]
+fn text_printed_in_line_drawing_is_quoted() {
+    let drawn = assemble(SettleFacts {
+        line_drawn_text: Some(("error: disk quota exceeded".to_owned(), 3)),
+        ..facts(Settle::Prompt)
+    });
+    insta::assert_snapshot!("line_drawn_text", drawn.notices.join("\n"));
+}
