@@ -273,3 +273,31 @@ async fn erased_lines_are_named_but_not_frames_or_lines_already_shown() {
     })
     .await;
 }
+
+/// Text ended by carriage returns alone (a file with CR line ends) is written over on one
+/// row, and a shorter text leaves a longer one's end after it: the row shows as on a
+/// terminal, and the result says it mixes texts; a progress line redrawn in place does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_that_mixes_texts_written_over_one_another_is_said_to() {
+    const MIXED: &str = "[screen: texts were written on one row";
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("printf 'id,name,email\\r1,alice,a@x.org\\r2,bob,b@y\\r'; echo")
+            .await;
+        assert!(r.viewport.contains("\n2,bob,b@y@x.org\n"), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with(MIXED) && n.contains("\"2,bob,b@y@x.org\"")),
+            "{r:?}"
+        );
+        let r = sh
+            .send("for i in 1 2 3; do printf '\\rstep %d of 3' $i; done; echo")
+            .await;
+        assert!(r.viewport.contains("\nstep 3 of 3\n"), "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -14,6 +14,7 @@
 
 mod erased;
 mod frames;
+mod mixed;
 mod rewrites;
 
 pub(crate) use erased::{Erased, ErasedLines};
@@ -49,6 +50,11 @@ pub(crate) struct Clears {
     /// the last take: erasing such a row later (a status row pinned at the bottom, cleared at
     /// the end) loses nothing worth a notice.
     progress_shapes: Vec<String>,
+    /// The row text went back over with carriage returns, until its line feed (see `mixed`).
+    returned: Option<mixed::ReturnedRow>,
+    /// The first row that ended up showing two texts at once, and how many such rows there
+    /// were, since the last take (see `mixed`).
+    mixed: Option<(String, u64)>,
 }
 
 impl Screen {

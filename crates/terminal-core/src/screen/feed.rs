@@ -395,7 +395,7 @@ impl Screen {
                         _ => line_printed = true,
                     }
                     match b {
-                        b'\n' | 0x0b | 0x0c => self.note_printed(false),
+                        b'\n' | 0x0b | 0x0c => self.before_line_feed(bytes, i, &mut seg_start),
                         b'\r' => self.before_carriage_return(bytes, i, &mut seg_start),
                         0x20.. => self.note_printed(true),
                         _ => {}

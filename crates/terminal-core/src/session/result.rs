@@ -155,6 +155,9 @@ pub(super) struct SettleFacts {
     /// The first line of text printed while DEC line drawing was designated in the send's
     /// span (it shows as box parts), as printed, and how many such lines there were.
     pub(super) line_drawn_text: Option<(String, u64)>,
+    /// The first row a shorter text was written over a longer one on after carriage returns
+    /// in the send's span, and how many such rows there were.
+    pub(super) mixed_row: Option<(String, u64)>,
     /// Text printed with auto-wrap off (`ESC [ ? 7 l`) passed the terminal's last column in
     /// the send's span: lines are cut there, as a terminal shows them.
     pub(super) cut_at_edge: bool,
@@ -419,6 +422,13 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                 .line_drawn_text
                 .as_ref()
                 .map(|(text, count)| line_drawn_text_notice(text, *count)),
+        ),
+        (
+            facts.mixed_row.is_some(),
+            facts
+                .mixed_row
+                .as_ref()
+                .map(|(row, rows)| mixed_row_notice(row, *rows)),
         ),
         (facts.cut_at_edge, Some(CUT_AT_EDGE_NOTICE.to_owned())),
         (

@@ -73,18 +73,23 @@ impl Screen {
         i: usize,
         seg_start: &mut usize,
     ) {
-        if !self.returns_over_text(bytes.get(i + 1)) {
+        let over = self.returns_over_text(bytes.get(i + 1));
+        if !over && !self.returning() {
             return;
         }
         self.emulate(&bytes[*seg_start..i]);
         *seg_start = i;
-        self.remember_problem_row();
+        self.note_return(over);
+        if over {
+            self.remember_problem_row();
+        }
     }
 
     /// After the flood took `bytes[..from]` and the emulator got it: when that ended in a
     /// carriage return with more of the row to come, as [`Screen::before_carriage_return`].
     pub(in super::super) fn after_flood(&mut self, bytes: &[u8], from: usize) {
         if from > 0 && bytes[from - 1] == b'\r' && self.returns_over_text(bytes.get(from)) {
+            self.note_return(true);
             self.remember_problem_row();
         }
     }

@@ -449,3 +449,19 @@ fn erases_on_the_alternate_screen_keep_history_as_it_was() {
         }
     }
 }
+
+/// A shorter text written over a longer one after a carriage return leaves the longer one's
+/// end showing: the row is noted.
+#[test]
+fn a_shorter_text_over_a_longer_one_is_a_mixed_row() {
+    let mut s = screen();
+    s.feed(&mark("C"));
+    s.feed(b"id,name,email\r1,alice,a@x.org\r2,bob,b@y\r");
+    s.feed(b"\n");
+    assert_eq!(s.take_mixed_row(), Some(("2,bob,b@y@x.org".to_owned(), 1)));
+    // Frames of the same width, a longer last text, or an erase of the rest: nothing mixed.
+    s.feed(b" 10%\r 20%\r100%\r\n");
+    s.feed(b"abc\rabcdef\r\n");
+    s.feed(b"Downloading files\rDone\x1b[K\r\n");
+    assert_eq!(s.take_mixed_row(), None);
+}

@@ -498,6 +498,25 @@ pub(super) fn line_drawn_text_notice(text: &str, count: u64) -> String {
     )
 }
 
+/// The notice for [`SettleFacts::mixed_row`]: the first such `row`, and how many such rows
+/// there were (`rows`).
+pub(super) fn mixed_row_notice(row: &str, rows: u64) -> String {
+    let more = match rows.saturating_sub(1) {
+        0 => String::new(),
+        1 => "; 1 more row like it".to_owned(),
+        n => format!("; {n} more rows like it"),
+    };
+    format!(
+        "[screen: texts were written on one row, each over the one before, after \
+         carriage returns (`\\r` with no `\\n`: a file with CR line ends, or a status line \
+         redrawn shorter without an erase), and the row shows the newest with the end of a \
+         longer, earlier one after it, a line no program wrote whole: {}; the texts written \
+         over show nowhere{more}. `cat -v` shows the carriage returns as ^M, and \
+         `tr '\\r' '\\n' < FILE` each text on its own line]",
+        quoted_line(row)
+    )
+}
+
 /// The notice for [`SettleFacts::unprompted_wait`], naming the foreground program.
 pub(super) fn unprompted_wait_notice(program: &str) -> String {
     format!(

@@ -62,6 +62,7 @@ fn facts(reason: Settle) -> SettleFacts {
         undecodable: false,
         unended_string: None,
         line_drawn_text: None,
+        mixed_row: None,
         cut_at_edge: false,
         in_command_line: false,
         typed_ahead_taken: None,

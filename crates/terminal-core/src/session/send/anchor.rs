@@ -82,6 +82,7 @@ impl SendOp {
                 st.screen.take_undecodable();
                 st.screen.take_unended_string();
                 st.screen.take_line_drawn_text();
+                st.screen.take_mixed_row();
                 st.screen.take_cut_at_edge();
                 st.screen.take_erased();
                 st.screen.restart_binary_advice();

@@ -98,6 +98,7 @@ impl SendOp {
         let undecodable = st.screen.take_undecodable();
         let unended_string = st.screen.take_unended_string();
         let line_drawn_text = st.screen.take_line_drawn_text();
+        let mixed_row = st.screen.take_mixed_row();
         let cut_at_edge = st.screen.take_cut_at_edge();
         let erased = st.screen.take_erased();
         // Our shell runs a longer command line (a loop, a list) than one command typed alone:
@@ -406,6 +407,7 @@ impl SendOp {
             undecodable,
             unended_string,
             line_drawn_text,
+            mixed_row,
             cut_at_edge,
             in_command_line,
             answered_password,

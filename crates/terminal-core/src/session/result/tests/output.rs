@@ -93,3 +93,12 @@ fn text_printed_in_line_drawing_is_quoted() {
     });
     insta::assert_snapshot!("line_drawn_text", drawn.notices.join("\n"));
 }
+
+#[test]
+fn a_row_that_mixes_two_texts_is_quoted() {
+    let mixed = assemble(SettleFacts {
+        mixed_row: Some(("2,bob,b@y@x.org".to_owned(), 2)),
+        ..facts(Settle::Prompt)
+    });
+    insta::assert_snapshot!("mixed_row", mixed.notices.join("\n"));
+}

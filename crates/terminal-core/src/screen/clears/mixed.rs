@@ -1,0 +1,115 @@
+//! A row written over after carriage returns (`\r` with no `\n`) that ends up showing two
+//! writes at once: a shorter text over a longer one leaves the longer one's end after it, as
+//! on a terminal (`2,bob,b@y@x.org` from a file with CR line ends, `Doneloading…` from a
+//! status line redrawn shorter without an erase). The row reads as a line no program wrote,
+//! and the texts written over before it show nowhere: the result quotes the row.
+
+use unicode_width::UnicodeWidthChar as _;
+
+use super::super::Screen;
+
+/// The row a running command's text went back over with carriage returns.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ReturnedRow {
+    /// Its absolute number.
+    row: u64,
+    /// The furthest column the texts before the newest reached.
+    furthest: u16,
+    /// The column the newest text reached.
+    newest: u16,
+    /// How many texts were written on it, one over another, so far.
+    texts: u64,
+}
+
+impl ReturnedRow {
+    /// A text ended at column `col`.
+    fn ended(&mut self, col: u16) {
+        self.furthest = self.furthest.max(self.newest);
+        self.newest = col;
+        self.texts += 1;
+    }
+}
+
+impl Screen {
+    /// Whether carriage returns went back over text on a row that has not ended yet.
+    pub(super) fn returning(&self) -> bool {
+        self.clears.returned.is_some()
+    }
+
+    /// A carriage return on the cursor's row (see `before_carriage_return`; the text before
+    /// it is emulated) ends the text written since the row's start or the last one: one that
+    /// goes back over it (`over`: more of the row follows) starts the row's record, and each
+    /// on a recorded row notes where its text ended. One right after another (nothing
+    /// written between) ends no text.
+    pub(super) fn note_return(&mut self, over: bool) {
+        let at = self.cursor_unsynced();
+        if at.col == 0 {
+            return;
+        }
+        match self.clears.returned.as_mut() {
+            Some(r) if r.row == at.row => r.ended(at.col),
+            _ if over => {
+                self.clears.returned = Some(ReturnedRow {
+                    row: at.row,
+                    furthest: 0,
+                    newest: at.col,
+                    texts: 1,
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// A line feed at byte `i` of `bytes` ends the cursor's row: when carriage returns went
+    /// back over it, and the newest text on it ended before an earlier one did with that
+    /// one's end still showing after it, the row is noted (see the module docs). The text
+    /// before the line feed is emulated first, from `seg_start`.
+    pub(in super::super) fn before_line_feed(
+        &mut self,
+        bytes: &[u8],
+        i: usize,
+        seg_start: &mut usize,
+    ) {
+        if let Some(mut returned) = self.clears.returned.take() {
+            self.emulate(&bytes[*seg_start..i]);
+            *seg_start = i;
+            let at = self.cursor_unsynced();
+            if at.row == returned.row && at.col > 0 {
+                returned.ended(at.col);
+            }
+            if at.row == returned.row
+                && returned.texts >= 2
+                && returned.newest < returned.furthest
+                && let Some(text) = self.visible_row_text(at.row)
+                && columns(&text, returned.newest, returned.furthest).trim() != ""
+            {
+                let mixed = self
+                    .clears
+                    .mixed
+                    .get_or_insert_with(|| (text.trim_end().to_owned(), 0));
+                mixed.1 += 1;
+            }
+        }
+        self.note_printed(false);
+    }
+
+    /// The first row that showed two texts written over one another since the last call (see
+    /// the module docs), and how many such rows there were; clears it.
+    pub(crate) fn take_mixed_row(&mut self) -> Option<(String, u64)> {
+        self.clears.returned = None;
+        self.clears.mixed.take()
+    }
+}
+
+/// The characters of `text` (a row) that start in columns `from..to`.
+fn columns(text: &str, from: u16, to: u16) -> String {
+    let mut col = 0u16;
+    let mut out = String::new();
+    for c in text.chars() {
+        if (from..to).contains(&col) {
+            out.push(c);
+        }
+        col = col.saturating_add(u16::try_from(c.width().unwrap_or(0)).unwrap_or(0));
+    }
+    out
+}
