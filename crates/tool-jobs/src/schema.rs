@@ -15,7 +15,7 @@ pub struct OutputArgs {
     #[serde(default)]
     #[schemars(with = "bool")]
     pub wait: Option<bool>,
-    /// Maximum wait in milliseconds, only with wait. Defaults to the configured wait and is capped by the configured maximum.
+    /// Maximum wait in milliseconds. Given without wait, the read waits as with wait: true (wait: false reads at once). Defaults to the configured wait and is capped by the configured maximum.
     #[serde(default)]
     #[schemars(with = "f64")]
     pub timeout_ms: Option<f64>,

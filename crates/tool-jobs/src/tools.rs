@@ -101,7 +101,7 @@ impl Tool for OutputTool {
     fn description(&self) -> String {
         let config = &self.0.config;
         format!(
-            "Read a background job. A job that streams output (a background terminal_send) returns what it printed since your last read; a job with one final result returns it once the job has settled. Every reply ends with [status: ...]. Returns at once unless wait is true: then it first waits until the job settles or timeout_ms passes (default {} ms, at most {} ms); a wait that times out leaves the job running.",
+            "Read a background job. A job that streams output (a background terminal_send) returns what it printed since your last read; a job with one final result returns it once the job has settled. Every reply ends with [status: ...]. Returns at once unless wait is true (or timeout_ms is given without wait): then it first waits until the job settles or timeout_ms passes (default {} ms, at most {} ms); a wait that times out leaves the job running.",
             config.wait_timeout_ms, config.max_wait_timeout_ms
         )
     }
@@ -114,7 +114,8 @@ impl Tool for OutputTool {
         }
         let agent = call.agent.as_ref();
         let mut waited_ms = None;
-        if args.wait == Some(true) {
+        // A timeout alone asks for a wait (a model that gave one meant to wait that long).
+        if args.wait.unwrap_or(args.timeout_ms.is_some()) {
             let config = &self.0.config;
             let requested = args.timeout_ms.unwrap_or(config.wait_timeout_ms as f64);
             let timeout = requested.min(config.max_wait_timeout_ms as f64);

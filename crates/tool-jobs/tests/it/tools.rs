@@ -130,6 +130,29 @@ async fn job_output_consumes_and_reports_status() {
         r.text(),
         "(no new output)\n[wait: timed out after 20 ms with the job still running; call job_output with wait true again to keep waiting, or job_kill to stop it]\n[status: running]"
     );
+    // A timeout alone waits as `wait: true` does (it was ignored: the read came back at
+    // once); `wait: false` with it reads at once.
+    let r = short
+        .call(
+            Some(&a),
+            "job_output",
+            json!({"job_id": id2.as_str(), "timeout_ms": 15}),
+        )
+        .await;
+    assert!(
+        r.text()
+            .starts_with("(no new output)\n[wait: timed out after 15 ms"),
+        "{}",
+        r.text()
+    );
+    let r = short
+        .call(
+            Some(&a),
+            "job_output",
+            json!({"job_id": id2.as_str(), "wait": false, "timeout_ms": 15}),
+        )
+        .await;
+    assert_eq!(r.text(), "(no new output)\n[status: running]");
     // A wait returns the settled job with its output.
     p.push("tick\n");
     let waiter = host.call(
