@@ -247,6 +247,34 @@ fn declared_properties(schema: &Value, schema_path: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Most characters of a property's description a missing-property message quotes.
+const DESCRIPTION_QUOTED_CHARS: usize = 160;
+
+/// The description of property `name` in the object schema that `schema_path` (a keyword's
+/// path, such as `/required`) sits in: whole when it has at most
+/// [`DESCRIPTION_QUOTED_CHARS`], else cut there (after its last sentence that fits).
+fn property_description(schema: &Value, schema_path: &str, name: &str) -> Option<String> {
+    let parent = schema_path
+        .rsplit_once('/')
+        .map_or("", |(parent, _)| parent);
+    let text = schema
+        .pointer(parent)?
+        .get("properties")?
+        .get(name)?
+        .get("description")?
+        .as_str()?
+        .trim();
+    let cut: String = text.chars().take(DESCRIPTION_QUOTED_CHARS).collect();
+    Some(if cut.len() == text.len() {
+        cut
+    } else {
+        match cut.rfind(". ") {
+            Some(end) => cut[..=end].to_owned(),
+            None => format!("{cut}…"),
+        }
+    })
+}
+
 /// `name` with case, `_` and `-` set aside: how two names a model may mix up compare
 /// (`timeoutMs` and `timeout_ms`, `Terminal-Send` and `terminal_send`).
 pub(crate) fn fold_name(name: &str) -> String {
@@ -319,8 +347,15 @@ fn describe(error: &ValidationError<'_>, schema: Option<&Value>, instance: &Valu
             let name = property
                 .as_str()
                 .map_or_else(|| json(property), str::to_owned);
+            // What the property is, in its schema's words (`usually "shell"`).
+            let about = schema
+                .and_then(|schema| {
+                    property_description(schema, error.schema_path().as_str(), &name)
+                })
+                .map(|about| format!(" ({about})"))
+                .unwrap_or_default();
             one(format!(
-                "missing required property {}",
+                "missing required property {}{about}",
                 join_path(&segments, Some(&name))
             ))
         }

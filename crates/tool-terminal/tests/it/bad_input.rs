@@ -60,7 +60,7 @@ async fn wrong_types_missing_and_empty_ids_are_errors() {
         (
             "terminal_open",
             json!({}),
-            "missing required property \"type\"",
+            "missing required property \"type\" (Registered terminal backend type, usually \"shell\".)",
         ),
         (
             "terminal_open",

@@ -97,7 +97,7 @@ async fn invalid_args_are_finalized_once() {
         .await;
     assert_eq!(
         r.text(),
-        "[final] Error: invalid arguments: missing required property \"sessionId\""
+        "[final] Error: invalid arguments: missing required property \"sessionId\" (Session id returned by open, e.g. \"pty-1\".)"
     );
     assert_eq!(r.code(), Some(codes::INVALID_ARGS));
     assert_eq!(count.get(), 1);
