@@ -301,3 +301,31 @@ async fn a_row_that_mixes_texts_written_over_one_another_is_said_to() {
     })
     .await;
 }
+
+/// A status line redrawn in place line after line (`check a`, `check b`, `check c`) is a
+/// display's frames, but a frame that reports a problem in other words than an error's
+/// (`missing dependency`, `skipping`) is named when it was erased, with the frames counted
+/// apart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_status_frame_reporting_a_problem_is_named_once_erased() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("printf 'check a: fine\\n\\033[1A\\033[2Kcheck b: missing dependency libfoo, skipping\\n\\033[1A\\033[2Kcheck c: fine\\n'")
+            .await;
+        assert!(r.viewport.contains("\ncheck c: fine\n"), "{r:?}");
+        assert!(
+            r.notices.iter().any(|n| n.starts_with(
+                "[screen: the program erased a line it printed (besides 1 row of a display it redrew in place)"
+            ) && n.contains("`check b: missing dependency libfoo, skipping`")),
+            "{r:?}"
+        );
+        // Frames that report nothing are not named.
+        let r = sh
+            .send("printf 'Compiling foo\\n\\033[1A\\033[2KCompiling bar\\n\\033[1A\\033[2KFinished\\n'")
+            .await;
+        assert!(r.notices.is_empty(), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

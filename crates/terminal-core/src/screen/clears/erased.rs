@@ -95,8 +95,10 @@ impl Erased {
             .take(lost.len().saturating_sub(2))
             .find(|(t, ..)| !reads_as_a_problem(&first.0) && reads_as_a_problem(t))
             .map(|(t, ..)| t.clone());
+        let rows = lost.len() as u64 + self.rows.saturating_sub(kept);
         Some(ErasedLines {
-            rows: lost.len() as u64 + self.rows.saturating_sub(kept),
+            rows,
+            frames: self.rows.saturating_sub(rows),
             first: first.0.clone(),
             last: last.0.clone(),
             problem,
@@ -109,6 +111,8 @@ impl Erased {
 pub(crate) struct ErasedLines {
     /// How many rows.
     pub(crate) rows: u64,
+    /// How many other rows erased were left out as a transient display's frames.
+    pub(crate) frames: u64,
     /// The text of the first and the last.
     pub(crate) first: String,
     pub(crate) last: String,
@@ -147,15 +151,22 @@ mod tests {
             erased.note(row, text);
         }
         let rendered = "layer 1: 100%\n- retrying\nStep 4/10: compiling\nok";
-        let lines = |rows, first: &str, last: &str, problem: Option<&str>| ErasedLines {
+        let lines = |rows, frames, first: &str, last: &str, problem: Option<&str>| ErasedLines {
             rows,
+            frames,
             first: first.to_owned(),
             last: last.to_owned(),
             problem: problem.map(str::to_owned),
         };
         assert_eq!(
             erased.not_redrawn(rendered),
-            Some(lines(3, "FAIL: test_a", "ERROR: connection refused", None))
+            Some(lines(
+                3,
+                12,
+                "FAIL: test_a",
+                "ERROR: connection refused",
+                None
+            ))
         );
         assert_eq!(
             erased.not_redrawn(
@@ -170,7 +181,7 @@ mod tests {
         }
         assert_eq!(
             erased.not_redrawn("2 passed"),
-            Some(lines(3, "test_a ok", "test_c ok", Some("test_b FAILED")))
+            Some(lines(3, 0, "test_a ok", "test_c ok", Some("test_b FAILED")))
         );
     }
 }

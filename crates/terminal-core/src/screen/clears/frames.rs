@@ -104,6 +104,17 @@ const PROBLEM_WORDS: &[&str] = &[
     "segmentation",
     "timed out",
     "unable",
+    "missing",
+    "skipping",
+    "skipped",
+    "no such",
+    "could not",
+    "couldn't",
+    "not installed",
+    "unavailable",
+    "unsupported",
+    "conflict",
+    "deprecated",
 ];
 
 /// Whether `text` reads as a report of a problem (see [`PROBLEM_WORDS`]).

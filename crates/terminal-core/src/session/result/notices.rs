@@ -296,6 +296,12 @@ pub(super) fn erased_notice(lines: &crate::screen::clears::ErasedLines) -> Strin
     if let Some(problem) = &lines.problem {
         which.push_str(&format!(", and among them `{problem}`"));
     }
+    // Rows a display redrew in place are left out of the count and the names.
+    let what = match lines.frames {
+        0 => what,
+        1 => format!("{what} (besides 1 row of a display it redrew in place)"),
+        n => format!("{what} (besides {n} rows of a display it redrew in place)"),
+    };
     format!(
         "[screen: the program erased {what} before this result showed {them} (as a progress \
          display does when it redraws, or a status line written over an error): {which}; \

@@ -27,6 +27,7 @@ fn lines_the_program_erased_before_they_were_shown_are_said_to_be() {
     let erased = |rows: u64, first: &str, last: &str, problem: Option<&str>| SettleFacts {
         erased: Some(crate::screen::clears::ErasedLines {
             rows,
+            frames: if problem.is_some() { 47 } else { 0 },
             first: first.to_owned(),
             last: last.to_owned(),
             problem: problem.map(str::to_owned),
