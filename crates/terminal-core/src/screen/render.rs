@@ -23,9 +23,24 @@ impl Screen {
     /// The rows [`Screen::render_since`] renders, copied out (at most about `max_bytes` of
     /// them), so the caller can render after releasing the lock the screen sits behind.
     pub(crate) fn snapshot_since(&mut self, id: AnchorId, max_bytes: usize) -> RowsSnapshot {
+        self.copy_since(id, max_bytes, true)
+    }
+
+    /// [`Screen::snapshot_since`] for a look the model is not shown (a progress report): a
+    /// full-screen program's screen does not count as shown by it (a background job's next
+    /// read would take it as handed out already, and never show it).
+    pub(crate) fn peek_since(&mut self, id: AnchorId, max_bytes: usize) -> RowsSnapshot {
+        self.copy_since(id, max_bytes, false)
+    }
+
+    /// The rows from `id` (see [`Screen::snapshot_since`]); on the alternate screen, the
+    /// screen, which counts as shown when `shown`.
+    fn copy_since(&mut self, id: AnchorId, max_bytes: usize, shown: bool) -> RowsSnapshot {
         self.materialize();
         if self.alternate {
-            self.alternate_shown = Some(self.alternate_screen_text());
+            if shown {
+                self.alternate_shown = Some(self.alternate_screen_text());
+            }
             return self.collect_rows(self.history().end_abs(), 0, Stop::Bytes(max_bytes), &[]);
         }
         match self.anchor_render_start(id) {

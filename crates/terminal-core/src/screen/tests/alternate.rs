@@ -115,3 +115,18 @@ fn leaving_by_mode_1049_restores_the_cursor() {
         assert_eq!((text.as_str(), cursor), ("one\ntwoZ", (1, 4)), "{bytes:?}");
     }
 }
+
+/// A look at a full-screen program's screen that shows it to no one (a background job's
+/// progress report) does not count it as shown: the job's next read hands it out (it took the
+/// screen as handed out already, and never showed it). A render does count it.
+#[test]
+fn a_peek_at_the_alternate_screen_does_not_count_as_showing_it() {
+    let mut s = plain_screen();
+    s.feed(b"$ less f\r\n");
+    let anchor = s.anchor();
+    s.feed(b"\x1b[?1049hone\r\ntwo\r\n(END)");
+    s.peek_since(anchor, 1024);
+    assert!(!s.alternate_unchanged_since_shown());
+    s.snapshot_since(anchor, 1024);
+    assert!(s.alternate_unchanged_since_shown());
+}

@@ -163,7 +163,7 @@ impl OperationHandle for SendOp {
         let span = self.span();
         let snapshot = span.anchor.map(|anchor| {
             st.screen
-                .with_open_binary_run(|screen| screen.snapshot_since(anchor, LAST_LINE_BYTES))
+                .with_open_binary_run(|screen| screen.peek_since(anchor, LAST_LINE_BYTES))
         });
         let output_bytes = st.bytes_read.saturating_sub(span.bytes_from);
         drop((span, st));
