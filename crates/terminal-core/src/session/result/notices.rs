@@ -461,6 +461,16 @@ fn quoted_line(text: &str) -> String {
     format!("{quoted:?}")
 }
 
+/// `; N more <what>` for the `count - 1` cases a notice quoting the first of `count` leaves
+/// unquoted (`one` and `many`: the words after the number); empty for one case.
+fn more_like_it(count: u64, one: &str, many: &str) -> String {
+    match count.saturating_sub(1) {
+        0 => String::new(),
+        1 => format!("; 1 more {one}"),
+        n => format!("; {n} more {many}"),
+    }
+}
+
 /// The notice for [`SettleFacts::unended_string`]: the first `string` a line end cut off,
 /// quoting its body, and how many were (`count`).
 pub(super) fn unended_string_notice(
@@ -474,11 +484,11 @@ pub(super) fn unended_string_notice(
         b'^' => "`ESC ^`, a PM",
         _ => "`ESC _`, an APC",
     };
-    let more = match count.saturating_sub(1) {
-        0 => String::new(),
-        1 => "; 1 more such string was cut off as well".to_owned(),
-        n => format!("; {n} more such strings were cut off as well"),
-    };
+    let more = more_like_it(
+        count,
+        "such string was cut off as well",
+        "such strings were cut off as well",
+    );
     format!(
         "[screen: the output began an escape string ({kind}) and did not end it before its \
          line did: as on a terminal, nothing of the string shows, so the text it took in up to \
@@ -490,11 +500,11 @@ pub(super) fn unended_string_notice(
 /// The notice for [`SettleFacts::line_drawn_text`]: the first line of `text` printed in DEC
 /// line drawing, and how many were (`count`).
 pub(super) fn line_drawn_text_notice(text: &str, count: u64) -> String {
-    let more = match count.saturating_sub(1) {
-        0 => String::new(),
-        1 => "; 1 more line came out so as well".to_owned(),
-        n => format!("; {n} more lines came out so as well"),
-    };
+    let more = more_like_it(
+        count,
+        "line came out so as well",
+        "lines came out so as well",
+    );
     format!(
         "[screen: the output switched the terminal to its line-drawing character set (`ESC ( \
          0`) and printed text in it: as on a terminal, its letters show as box parts and \
@@ -507,11 +517,7 @@ pub(super) fn line_drawn_text_notice(text: &str, count: u64) -> String {
 /// The notice for [`SettleFacts::mixed_row`]: the first such `row`, and how many such rows
 /// there were (`rows`).
 pub(super) fn mixed_row_notice(row: &str, rows: u64) -> String {
-    let more = match rows.saturating_sub(1) {
-        0 => String::new(),
-        1 => "; 1 more row like it".to_owned(),
-        n => format!("; {n} more rows like it"),
-    };
+    let more = more_like_it(rows, "row like it", "rows like it");
     format!(
         "[screen: texts were written on one row, each over the one before, after \
          carriage returns (`\\r` with no `\\n`: a file with CR line ends, or a status line \
