@@ -428,8 +428,8 @@ pub(super) const SHELL_INPUT_UNREAD_NOTICE: &str = "[input: the shell has not re
      and the text waits in the terminal's input until that line has ended, then runs as a \
      command; terminal_signal SIGINT stops the command line and discards the text]";
 
-/// The longest part of [`SettleFacts::cleared_line`] its notice quotes, in chars.
-const CLEARED_LINE_QUOTED_CHARS: usize = 200;
+/// The longest part of a line a notice quotes (the line cleared, the text hidden), in chars.
+const QUOTED_LINE_CHARS: usize = 200;
 
 /// The notice for [`SettleFacts::cleared_line`], quoting the text cleared.
 pub(super) fn cleared_line_notice(text: &str) -> String {
@@ -452,9 +452,9 @@ pub(super) fn foreign_line_notice(text: &str) -> String {
     )
 }
 
-/// `text` quoted for a notice, cut after [`CLEARED_LINE_QUOTED_CHARS`] chars.
+/// `text` quoted for a notice, cut after [`QUOTED_LINE_CHARS`] chars.
 fn quoted_line(text: &str) -> String {
-    let mut quoted: String = text.chars().take(CLEARED_LINE_QUOTED_CHARS).collect();
+    let mut quoted: String = text.chars().take(QUOTED_LINE_CHARS).collect();
     if quoted.len() < text.len() {
         quoted.push('…');
     }
