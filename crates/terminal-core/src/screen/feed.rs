@@ -541,9 +541,10 @@ impl Screen {
             }
             _ => {}
         }
-        if modes & CHARSET != 0 && self.modes & CHARSET == 0 {
-            // Designated just now: the text after this sequence is drawn from the set.
-            self.line_drawing.restart();
+        if modes & CHARSET != self.modes & CHARSET {
+            // Designated just now (the text after this sequence is drawn from the set), or
+            // ASCII again (the line printed in the set so far ends there).
+            self.line_drawing.designated(modes & CHARSET != 0);
         }
         self.modes = modes;
         self.note_cursor_away(seq);

@@ -53,11 +53,13 @@ impl Default for LineDrawing {
 }
 
 impl LineDrawing {
-    /// Starts over outside any sequence: called when the set is designated (right after the
-    /// designation's last byte).
-    pub(super) fn restart(&mut self) {
+    /// The set was designated (`on`: start over outside any sequence, right after the
+    /// designation's last byte), or another one was: the line printed in the set so far ends.
+    pub(super) fn designated(&mut self, on: bool) {
         self.end_line();
-        self.scanner = EscScanner::new(usize::MAX);
+        if on {
+            self.scanner = EscScanner::new(usize::MAX);
+        }
     }
 
     /// The line printed so far ends (a line end, or the set is designated anew): noted when
@@ -160,5 +162,10 @@ mod tests {
             b"error: disk quota exceeded\r\n\x1b[1mls\x1b[0m output\r\n",
         ));
         assert_eq!(t.text, Some(("error: disk quota exceeded".to_owned(), 2)));
+        // A line the designation of another set ends (no line end in the set).
+        let mut t = LineDrawing::default();
+        t.translate(Cow::Borrowed(b"error in job"));
+        t.designated(false);
+        assert_eq!(t.text, Some(("error in job".to_owned(), 1)));
     }
 }

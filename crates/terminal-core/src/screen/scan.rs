@@ -116,9 +116,12 @@ pub(crate) struct EscScanner {
     /// The string being scanned: its introducer (`]`, `P`, `X`, `^`, `_`) and the first
     /// [`UNENDED_QUOTED_BYTES`] bytes of its body.
     string: (u8, Vec<u8>),
-    /// The first string a line end cut off (see [`Step::StringAborted`]) since the last
-    /// [`take_unended`](Self::take_unended), with how many were.
+    /// The first string a line end cut off (see [`Step::StringAborted`]), or an escape
+    /// sequence other than ST ended, since the last [`take_unended`](Self::take_unended),
+    /// with how many were.
     unended: Option<(UnendedString, u64)>,
+    /// An ESC just ended a string: unless ST's `\\` follows, another sequence cut it off.
+    string_closing: bool,
 }
 
 /// Most bytes of an unended string's body kept to quote.
@@ -154,6 +157,7 @@ impl EscScanner {
             finished_dcs: None,
             string: (0, Vec::new()),
             unended: None,
+            string_closing: false,
         }
     }
 
@@ -192,6 +196,11 @@ impl EscScanner {
 
     /// Classifies the next byte.
     pub(crate) fn step(&mut self, b: u8) -> Step {
+        // A string ended by the ESC of another sequence than ST hid what it took in (a stray
+        // `ESC ]` before a prompt's marks); a doubled ESC (tmux's pass-through) is no such end.
+        if std::mem::take(&mut self.string_closing) && b != b'\\' && b != ESC {
+            self.note_unended();
+        }
         match self.state {
             State::Ground => match b {
                 ESC => {
@@ -298,6 +307,7 @@ impl EscScanner {
                 BEL | CAN | SUB => self.end(true),
                 // ESC ends the OSC in vte (it dispatches, then parses `ESC \` as a sequence).
                 ESC => {
+                    self.string_closing = true;
                     self.state = State::Escape;
                     Step::SequenceEnd { flush: true }
                 }
@@ -318,6 +328,7 @@ impl EscScanner {
             // `Step::StringAborted`).
             State::Str => match b {
                 ESC => {
+                    self.string_closing = true;
                     self.state = State::Escape;
                     self.seq = Sequence::default();
                     self.finished_dcs = self.dcs.take();
@@ -370,6 +381,12 @@ impl EscScanner {
 
     fn abort_string(&mut self) -> Step {
         self.state = State::Ground;
+        self.note_unended();
+        Step::StringAborted
+    }
+
+    /// The string being scanned ended unterminated: its body, unless blank, is noted.
+    fn note_unended(&mut self) {
         let body = std::mem::take(&mut self.string.1);
         if !body.iter().all(u8::is_ascii_whitespace) {
             let unended = self.unended.get_or_insert_with(|| {
@@ -378,7 +395,6 @@ impl EscScanner {
             });
             unended.1 += 1;
         }
-        Step::StringAborted
     }
 }
 
@@ -440,6 +456,21 @@ mod tests {
         }
         let (long, _) = s.take_unended().expect("cut off");
         assert_eq!(long.body.len(), UNENDED_QUOTED_BYTES);
+        // Ended by another sequence's ESC than ST's (no line end: the output's last line,
+        // then a prompt's mark); ST and tmux's doubled ESC end none.
+        let mut s = EscScanner::new(8);
+        for &b in b"\x1b]0;t\x1b\\\x1bPtmux;\x1b\x1b]52;c;x\x07\x1b\\" {
+            s.step(b);
+        }
+        assert_eq!(s.take_unended(), None);
+        for &b in b"abc\x1b]0;hidden\x1b]133;D\x07" {
+            s.step(b);
+        }
+        let (hidden, count) = s.take_unended().expect("cut off");
+        assert_eq!(
+            (hidden.introducer, &hidden.body[..], count),
+            (b']', &b"0;hidden"[..], 1)
+        );
     }
 
     #[test]

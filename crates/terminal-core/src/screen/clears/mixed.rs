@@ -43,16 +43,32 @@ impl Screen {
     /// written between) ends no text.
     pub(super) fn note_return(&mut self, over: bool) {
         let at = self.cursor_unsynced();
-        if at.col == 0 {
+        self.note_text_end(at.row, at.col, over);
+    }
+
+    /// A carriage return the flood path took (and the emulator got) went back over the row
+    /// (see `after_flood`): the text before it ended where the row's text does.
+    pub(super) fn note_flood_return(&mut self) {
+        let row = self.cursor_unsynced().row;
+        let end = self
+            .visible_row_text(row)
+            .map_or(0, |text| text_width(text.trim_end()));
+        self.note_text_end(row, end, true);
+    }
+
+    /// A text on absolute row `row` ended at column `col` before a carriage return (see
+    /// [`Screen::note_return`]).
+    fn note_text_end(&mut self, row: u64, col: u16, over: bool) {
+        if col == 0 {
             return;
         }
         match self.clears.returned.as_mut() {
-            Some(r) if r.row == at.row => r.ended(at.col),
+            Some(r) if r.row == row => r.ended(col),
             _ if over => {
                 self.clears.returned = Some(ReturnedRow {
-                    row: at.row,
+                    row,
                     furthest: 0,
-                    newest: at.col,
+                    newest: col,
                     texts: 1,
                 });
             }
@@ -77,28 +93,48 @@ impl Screen {
             if at.row == returned.row && at.col > 0 {
                 returned.ended(at.col);
             }
-            if at.row == returned.row
-                && returned.texts >= 2
-                && returned.newest < returned.furthest
-                && let Some(text) = self.visible_row_text(at.row)
-                && columns(&text, returned.newest, returned.furthest).trim() != ""
+            if at.row == returned.row && returned.texts >= 2 && returned.newest < returned.furthest
             {
-                let mixed = self
-                    .clears
-                    .mixed
-                    .get_or_insert_with(|| (text.trim_end().to_owned(), 0));
-                mixed.1 += 1;
+                self.note_mixed(returned);
             }
         }
         self.note_printed(false);
     }
 
     /// The first row that showed two texts written over one another since the last call (see
-    /// the module docs), and how many such rows there were; clears it.
+    /// the module docs), and how many such rows there were; clears it. A row carriage returns
+    /// went back over that no line feed ended yet (the output's last line, `cat` of a file
+    /// with CR line ends) counts once the prompt came back below it.
     pub(crate) fn take_mixed_row(&mut self) -> Option<(String, u64)> {
-        self.clears.returned = None;
+        if !self.command_running()
+            && let Some(returned) = self.clears.returned.take()
+            && returned.texts >= 2
+            && returned.newest < returned.furthest
+        {
+            self.note_mixed(returned);
+        }
         self.clears.mixed.take()
     }
+
+    /// Notes `returned`'s row when a longer earlier text's end shows after its newest.
+    fn note_mixed(&mut self, returned: ReturnedRow) {
+        if let Some(text) = self.visible_row_text(returned.row)
+            && columns(&text, returned.newest, returned.furthest).trim() != ""
+        {
+            let mixed = self
+                .clears
+                .mixed
+                .get_or_insert_with(|| (text.trim_end().to_owned(), 0));
+            mixed.1 += 1;
+        }
+    }
+}
+
+/// The columns `text` takes.
+fn text_width(text: &str) -> u16 {
+    text.chars().fold(0u16, |col, c| {
+        col.saturating_add(u16::try_from(c.width().unwrap_or(0)).unwrap_or(0))
+    })
 }
 
 /// The characters of `text` (a row) that start in columns `from..to`.

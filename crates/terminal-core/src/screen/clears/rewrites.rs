@@ -89,7 +89,7 @@ impl Screen {
     /// carriage return with more of the row to come, as [`Screen::before_carriage_return`].
     pub(in super::super) fn after_flood(&mut self, bytes: &[u8], from: usize) {
         if from > 0 && bytes[from - 1] == b'\r' && self.returns_over_text(bytes.get(from)) {
-            self.note_return(true);
+            self.note_flood_return();
             self.remember_problem_row();
         }
     }

@@ -464,4 +464,9 @@ fn a_shorter_text_over_a_longer_one_is_a_mixed_row() {
     s.feed(b"abc\rabcdef\r\n");
     s.feed(b"Downloading files\rDone\x1b[K\r\n");
     assert_eq!(s.take_mixed_row(), None);
+    // The output's last row, which no line feed ends: once the prompt is back below it.
+    s.feed(b"name,email\r1,alice,a@x.org\r2,bob,b@y\r");
+    assert_eq!(s.take_mixed_row(), None);
+    s.feed(&mark("D;0"));
+    assert_eq!(s.take_mixed_row(), Some(("2,bob,b@y@x.org".to_owned(), 1)));
 }

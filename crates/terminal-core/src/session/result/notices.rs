@@ -522,8 +522,8 @@ pub(super) fn mixed_row_notice(row: &str, rows: u64) -> String {
         "[screen: texts were written on one row, each over the one before, after \
          carriage returns (`\\r` with no `\\n`: a file with CR line ends, or a status line \
          redrawn shorter without an erase), and the row shows the newest with the end of a \
-         longer, earlier one after it, a line no program wrote whole: {}; the texts written \
-         over show nowhere{more}. `cat -v` shows the carriage returns as ^M, and \
+         longer, earlier one after it, which may read as a line no program wrote: {}; the \
+         texts written over show nowhere{more}. `cat -v` shows the carriage returns as ^M, and \
          `tr '\\r' '\\n' < FILE` each text on its own line]",
         quoted_line(row)
     )

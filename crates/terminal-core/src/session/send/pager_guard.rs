@@ -66,7 +66,7 @@ pub(super) fn check(
     // Cheap tests first (a REPL's every send comes here): a line that could be a command at
     // all, then a pager or vim among the session's processes, and only then `PATH`.
     let could_be_a_command =
-        |line: &str| starts_a_command_line(line) || command_word(line).is_some();
+        |line: &str| starts_a_command_line(line) || command_word(line).is_some() || is_prose(line);
     if !submit || modes.is_none_or(|m| m.canonical) || !text.lines().any(could_be_a_command) {
         return Ok(());
     }
@@ -140,18 +140,30 @@ pub(super) fn check(
     Ok(())
 }
 
-/// Whether `line` reads as words of text, not as keys: two words or more of three letters or
-/// more each, and no start that opens one of vim's line prompts (`:`, `/`, `?`, `!`) or is
-/// a lowercase key that begins an insert (`ifirst line`, `otext below`: keys a model writes
-/// on purpose; a capital `I` or `A` more likely begins a sentence).
+/// Whether `line` reads as words of text, not as keys, and does not start as one of vim's
+/// line prompts (`:`, `/`, `?`, `!`) or a lowercase key that begins an insert (`ifirst line`,
+/// `otext below`: keys a model writes on purpose): two words or more of three letters or
+/// more each (`fix: handle null values`, `2 files changed`), or one word that reads as a
+/// word (`Done`, a capital and then lowercase letters; `refactor`, five letters or more with
+/// two vowels: vim's keys seldom hold two, `dd`, `yyp`, `dG`).
 fn is_prose(line: &str) -> bool {
     let line = line.trim();
-    !line.starts_with([':', '/', '?', '!', 'i', 'a', 'o'])
-        && line
-            .split_whitespace()
-            .filter(|word| word.chars().filter(|c| c.is_alphabetic()).count() >= 3)
-            .count()
-            >= 2
+    if line.starts_with([':', '/', '?', '!', 'i', 'a', 'o']) {
+        return false;
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let letters = |word: &str| word.chars().filter(|c| c.is_alphabetic()).count();
+    match words.as_slice() {
+        [word] if word.chars().all(char::is_alphabetic) => {
+            let mut chars = word.chars();
+            let capitalized = chars.next().is_some_and(char::is_uppercase)
+                && chars.all(char::is_lowercase)
+                && word.chars().count() >= 3;
+            let vowels = word.chars().filter(|c| "aeiouyAEIOUY".contains(*c)).count();
+            (capitalized && vowels >= 1) || (word.chars().count() >= 5 && vowels >= 2)
+        }
+        _ => words.iter().filter(|w| letters(w) >= 3).count() >= 2,
+    }
 }
 
 /// The mode of vim's that types text, as its last row `row` shows it (`-- INSERT --`,

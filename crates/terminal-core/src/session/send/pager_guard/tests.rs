@@ -62,6 +62,13 @@ fn words_of_text_are_told_from_vims_keys() {
         "Add more lines to f",
         "  Fix the bug  ",
         "Ça marche très bien",
+        "fix: handle null values",
+        "chore: bump deps",
+        "2 files changed",
+        "refactor",
+        "cleanup",
+        "hello",
+        "Done",
     ] {
         assert!(is_prose(line), "{line}");
     }
@@ -76,6 +83,13 @@ fn words_of_text_are_told_from_vims_keys() {
         "ciw",
         "ifirst line",
         "oanother line below",
+        "xp",
+        "dw",
+        "yyp",
+        "dG",
+        "Gdd",
+        "ZZ",
+        "3j",
     ] {
         assert!(!is_prose(line), "{line}");
     }
