@@ -407,6 +407,14 @@ async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
             .await
             .expect_err("refused");
         assert!(e.message().contains("not be typed into the file"), "{e}");
+        // Also a `type: subject` line and a single word (no command word to start with).
+        for text in ["fix: handle null values", "refactor"] {
+            let e = sh.try_send(text, true).await.expect_err("refused");
+            assert!(
+                e.message().contains("not be typed into the file"),
+                "{text}: {e}"
+            );
+        }
         // In visual mode keys are commands too.
         let r = sh.send_raw("V", false).await;
         assert!(r.viewport.contains("-- VISUAL LINE --"), "{r:?}");
