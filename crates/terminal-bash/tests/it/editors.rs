@@ -440,6 +440,15 @@ async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
         sh.send_raw(":", false).await;
         let r = sh.send("set number").await;
         assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        // One with a command on it already: a shell command would run joined to it.
+        sh.send_raw(":w", false).await;
+        let e = sh.try_send("git status", true).await.expect_err("refused");
+        assert!(
+            e.message()
+                .contains("its command line at the bottom holds `:w`"),
+            "{e}"
+        );
+        sh.send_raw("\u{1b}", false).await;
         // In insert mode the text goes into the file.
         let inserting =
             |r: &dsh_terminal_core::SendResult| r.notices.iter().any(|n| n.contains("insert mode"));

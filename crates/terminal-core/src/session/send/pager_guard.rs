@@ -120,6 +120,18 @@ pub(super) fn check(
             || st.typed_escape_last
             || visual
             || !st.screen.cursor_on_bottom_row();
+        // A `:` command line with a command name on it already (`:wq` sent without Enter):
+        // a shell command sent with Enter would run joined to it (`:wqgit status`). Not one
+        // that waits for an argument (`:!`, `:e `).
+        let pending = row.as_deref().filter(|row| {
+            let name = row.trim_end().strip_prefix(':').unwrap_or("");
+            !keys_known && !name.is_empty() && name.chars().all(|c| c.is_ascii_alphabetic())
+        });
+        if let Some(pending) = pending
+            && has_a_command_with_arguments(text.lines().next().unwrap_or(""), path.as_deref())
+        {
+            return Err(pending_command_refusal(editor, pending.trim_end(), text));
+        }
         let command_mode = row.is_some_and(|row| typing_mode(&row).is_none());
         if keys_known
             && command_mode
@@ -394,6 +406,19 @@ fn editor_refusal(program: &str, text: &str) -> TerminalError {
          true), then send the command again; to type the text into the file, enter insert mode \
          first (i with submit: false), or, if it is in insert mode without showing it, send the \
          text with submit: false"
+    ))
+}
+
+/// The refusal of `text`, a shell command sent with Enter to `program` (vim) while its `:`
+/// command line holds `pending`, sent without Enter before.
+fn pending_command_refusal(program: &str, pending: &str, text: &str) -> TerminalError {
+    let line = text.lines().next().unwrap_or(text).trim();
+    TerminalError::invalid(format!(
+        "{program} holds the terminal, and its command line at the bottom holds `{pending}`, \
+         sent without Enter: `{line}` sent with Enter would be typed after it and run as one \
+         {program} command (`{pending}{line}`), not in the shell, so nothing was typed; send an \
+         Enter alone (empty text, submit: true) to run `{pending}`, or \\u001b with submit: \
+         false to drop it, then send the command again"
     ))
 }
 

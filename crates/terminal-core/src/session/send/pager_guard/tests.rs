@@ -94,6 +94,10 @@ fn words_of_text_are_told_from_vims_keys() {
         assert!(!is_prose(line), "{line}");
     }
     insta::assert_snapshot!(prose_refusal("vi", "Initial commit").to_string());
+    insta::assert_snapshot!(
+        "pending_command",
+        pending_command_refusal("vim", ":wq", "git status").to_string()
+    );
 }
 
 #[test]
