@@ -559,8 +559,7 @@ pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
             metadata.push_str(&older);
         }
     }
-    // Whole, but reaching back to the oldest line kept after older output was dropped: the
-    // marker alone read as a page cut short (a model retried with smaller pages).
+    // Whole, but reaching back to the oldest line kept after older output was dropped.
     if truncated
         && result.older.is_none()
         && result.line_end >= result.total_lines

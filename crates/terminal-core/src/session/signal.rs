@@ -257,8 +257,7 @@ pub(super) fn deliver(
         // Text sent without Enter is gone with the line the signal ends (a line editor drops
         // it at Ctrl-C, a program that ends takes it along): nothing waits on a line.
         let mut st = shared.lock();
-        st.typed_unended = false;
-        st.typed_unended_at_shell = false;
+        (st.typed_unended, st.typed_unended_at_shell) = (false, false);
         st.typed_escape_last = false;
         // So does text a send holds for a reader that has not come (see `send::hold`).
         let active = st.active.clone();
