@@ -115,12 +115,24 @@ const PROBLEM_WORDS: &[&str] = &[
     "unsupported",
     "conflict",
     "deprecated",
+    "does not exist",
+    "non-zero",
+    "nonzero",
 ];
 
-/// Whether `text` reads as a report of a problem (see [`PROBLEM_WORDS`]).
+/// Words before a problem word that say there was none (`0 errors`, `no warnings`).
+const NONE_BEFORE: &[&str] = &["0 ", "no ", "zero ", "without "];
+
+/// Whether `text` reads as a report of a problem: one of [`PROBLEM_WORDS`] occurs not right
+/// after a word that says there was none (`ok (0 errors, 0 skipped)` reports none).
 pub(super) fn reads_as_a_problem(text: &str) -> bool {
     let lower = text.to_lowercase();
-    PROBLEM_WORDS.iter().any(|w| lower.contains(w))
+    PROBLEM_WORDS.iter().any(|w| {
+        lower.match_indices(w).any(|(at, _)| {
+            let before = &lower[..at];
+            !NONE_BEFORE.iter().any(|none| before.ends_with(none))
+        })
+    })
 }
 
 #[cfg(test)]
@@ -161,5 +173,24 @@ mod tests {
             line_shape("ERROR 42: permission denied"),
             line_shape("ERROR 43")
         );
+    }
+
+    #[test]
+    fn a_problem_word_after_a_zero_count_reports_none() {
+        for line in [
+            "Checking b: 0 missing",
+            "ok (0 errors, 0 skipped)",
+            "done with no warnings",
+        ] {
+            assert!(!reads_as_a_problem(line), "{line}");
+        }
+        for line in [
+            "Checking b: does not exist",
+            "returned non-zero exit status 2",
+            "0 passed, 3 failed",
+            "missing dependency libfoo",
+        ] {
+            assert!(reads_as_a_problem(line), "{line}");
+        }
     }
 }
