@@ -95,8 +95,9 @@ async fn text_to_a_full_screen_editor_is_typed_as_keys() {
         eprintln!("vim is not installed (.ci/run installs it): typing to an editor not exercised");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("dsh-vim-keys-{}", unique_id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // Removed on drop, also when the test fails.
+    let temp = TempDir::new("vim-keys");
+    let dir = temp.0.clone();
     within(async {
         let sh = Shell::open(config()).await;
         let file = dir.join("combo.txt");
@@ -167,7 +168,6 @@ async fn text_to_a_full_screen_editor_is_typed_as_keys() {
         sh.close().await;
     })
     .await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// In a confined session (its home read-only) vim goes straight back to the shell on `:wq`:
@@ -313,8 +313,9 @@ async fn lines_to_vim_in_insert_mode_keep_their_indentation() {
         eprintln!("vim is not installed (.ci/run installs it): pasting to an editor not exercised");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("dsh-vim-paste-{}", unique_id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // Removed on drop, also when the test fails.
+    let temp = TempDir::new("vim-paste");
+    let dir = temp.0.clone();
     within(async {
         let sh = Shell::open(config()).await;
         let file = dir.join("p.py");
@@ -373,7 +374,6 @@ async fn lines_to_vim_in_insert_mode_keep_their_indentation() {
         sh.close().await;
     })
     .await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A shell command with arguments sent with Enter to vim in its normal mode is refused and
@@ -388,8 +388,9 @@ async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
         eprintln!("vim is not installed (.ci/run installs it): the editor guard not exercised");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("dsh-vim-guard-{}", unique_id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // Removed on drop, also when the test fails.
+    let temp = TempDir::new("vim-guard");
+    let dir = temp.0.clone();
     within(async {
         let sh = Shell::open(config()).await;
         let file = dir.join("notes.txt");
@@ -473,7 +474,6 @@ async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
         sh.close().await;
     })
     .await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A full-screen program that takes the alternate screen and leaves it within one send shows
@@ -548,8 +548,9 @@ async fn vims_swap_file_dialog_is_told_apart_from_its_normal_mode() {
         eprintln!("vim is not installed (.ci/run installs it): the swap-file dialog not exercised");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("dsh-vim-swap-{}", unique_id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // Removed on drop, also when the test fails.
+    let temp = TempDir::new("vim-swap");
+    let dir = temp.0.clone();
     within(async {
         let sh = Shell::open(config()).await;
         let file = dir.join("notes.txt");
@@ -586,5 +587,4 @@ async fn vims_swap_file_dialog_is_told_apart_from_its_normal_mode() {
         sh.close().await;
     })
     .await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
