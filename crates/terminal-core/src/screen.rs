@@ -42,6 +42,7 @@ mod line_drawing;
 mod mark_order;
 mod no_wrap;
 mod nonce;
+pub(crate) mod notes;
 mod open_run;
 mod presentation;
 mod prompt;
@@ -55,7 +56,6 @@ mod segment;
 mod snapshot;
 mod tab_moves;
 mod tabs;
-pub(crate) mod unended;
 mod utf8;
 
 pub use self::binary::is_open_binary_run_line;

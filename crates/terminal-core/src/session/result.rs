@@ -151,7 +151,7 @@ pub(super) struct SettleFacts {
     pub(super) undecodable: bool,
     /// The first escape string a line end cut off in the send's span (its text did not show),
     /// and how many were.
-    pub(super) unended_string: Option<(crate::screen::unended::UnendedString, u64)>,
+    pub(super) unended_string: Option<(crate::screen::notes::UnendedString, u64)>,
     /// The first line of text printed while DEC line drawing was designated in the send's
     /// span (it shows as box parts), as printed, and how many such lines there were.
     pub(super) line_drawn_text: Option<(String, u64)>,

@@ -474,7 +474,7 @@ fn more_like_it(count: u64, one: &str, many: &str) -> String {
 /// The notice for [`SettleFacts::unended_string`]: the first `string` a line end cut off,
 /// quoting its body, and how many were (`count`).
 pub(super) fn unended_string_notice(
-    string: &crate::screen::unended::UnendedString,
+    string: &crate::screen::notes::UnendedString,
     count: u64,
 ) -> String {
     let kind = match string.introducer {

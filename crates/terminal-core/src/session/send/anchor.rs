@@ -77,14 +77,9 @@ impl SendOp {
                 (resume, st.bytes_at_resume, st.exits_at_resume)
             }
             None => {
-                // Undecodable output before this span is not this send's, and its first
-                // binary run's summary gives the advice again.
-                st.screen.take_undecodable();
-                st.screen.take_unended_string();
-                st.screen.take_line_drawn_text();
-                st.screen.take_mixed_row();
-                st.screen.take_cut_at_edge();
-                st.screen.take_erased();
+                // What the screen noted of the output before this span is not this send's
+                // (see `SpanNotes`), and its first binary run's summary gives the advice again.
+                st.screen.take_span_notes();
                 st.screen.restart_binary_advice();
                 (st.screen.anchor(), st.bytes_read, st.screen.exit_tally())
             }

@@ -95,12 +95,14 @@ impl SendOp {
         }
         let output_bytes = st.bytes_read.saturating_sub(bytes_from);
         // Bytes left over around a suppressed binary run are no text in another encoding.
-        let undecodable = st.screen.take_undecodable();
-        let unended_string = st.screen.take_unended_string();
-        let line_drawn_text = st.screen.take_line_drawn_text();
-        let mixed_row = st.screen.take_mixed_row();
-        let cut_at_edge = st.screen.take_cut_at_edge();
-        let erased = st.screen.take_erased();
+        let crate::screen::notes::SpanNotes {
+            undecodable,
+            unended_string,
+            line_drawn_text,
+            mixed_row,
+            cut_at_edge,
+            erased,
+        } = st.screen.take_span_notes();
         // Our shell runs a longer command line (a loop, a list) than one command typed alone:
         // a program in the foreground is one command of it.
         let runs_longer_line = st.screen.command_running()

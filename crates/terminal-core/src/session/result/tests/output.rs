@@ -70,7 +70,7 @@ fn text_typed_ahead_that_a_prompt_took_or_the_terminal_echoed_is_said_to_be() {
 
 #[test]
 fn text_an_unended_escape_string_hid_is_quoted() {
-    let string = |introducer: u8, body: &[u8]| crate::screen::unended::UnendedString {
+    let string = |introducer: u8, body: &[u8]| crate::screen::notes::UnendedString {
         introducer,
         body: body.to_vec(),
     };

@@ -1,0 +1,43 @@
+//! What the screen notes over a send's span for its result to say ([`SpanNotes`]), taken
+//! together at the span's end (and dropped at its start, as the output before it is not the
+//! send's): bytes that are not UTF-8, strings a line end cut off (see
+//! `scan::Step::StringAborted`: a program that began an OSC or a DCS, SOS, PM or APC string
+//! and never ended it hides the text after it, as on a terminal, up to the line's end), text
+//! printed in DEC line drawing, rows mixing texts written over one another, lines cut at the
+//! right edge, and lines erased before a result showed them.
+
+use super::Screen;
+use super::clears::Erased;
+pub(crate) use super::scan::UnendedString;
+
+/// What [`Screen::take_span_notes`] takes; each part is documented at its own take.
+#[derive(Debug, Default)]
+pub(crate) struct SpanNotes {
+    /// See [`Screen::take_undecodable`].
+    pub(crate) undecodable: bool,
+    /// The first string a line end (or another sequence) cut off, and how many were;
+    /// strings with nothing but blanks in their body are not counted (nothing was hidden).
+    pub(crate) unended_string: Option<(UnendedString, u64)>,
+    /// See [`Screen::take_line_drawn_text`].
+    pub(crate) line_drawn_text: Option<(String, u64)>,
+    /// See [`Screen::take_mixed_row`].
+    pub(crate) mixed_row: Option<(String, u64)>,
+    /// See [`Screen::take_cut_at_edge`].
+    pub(crate) cut_at_edge: bool,
+    /// See [`Screen::take_erased`].
+    pub(crate) erased: Option<Erased>,
+}
+
+impl Screen {
+    /// Everything the screen noted for a result since the last call; clears it.
+    pub(crate) fn take_span_notes(&mut self) -> SpanNotes {
+        SpanNotes {
+            undecodable: self.take_undecodable(),
+            unended_string: self.scanner.take_unended(),
+            line_drawn_text: self.take_line_drawn_text(),
+            mixed_row: self.take_mixed_row(),
+            cut_at_edge: self.take_cut_at_edge(),
+            erased: self.take_erased(),
+        }
+    }
+}
