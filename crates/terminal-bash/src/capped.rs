@@ -139,4 +139,7 @@ impl OperationHandle for CappedSend {
     fn progress(&self) -> SendProgress {
         self.op.progress()
     }
+    fn output_bytes(&self) -> u64 {
+        self.op.output_bytes()
+    }
 }

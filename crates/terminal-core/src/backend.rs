@@ -128,6 +128,11 @@ pub trait OperationHandle: Send + Sync + 'static {
     fn progress(&self) -> SendProgress {
         SendProgress::default()
     }
+    /// [`SendProgress::output_bytes`] alone, without the rest of a progress report (no copy
+    /// of the screen). Default: the progress report's.
+    fn output_bytes(&self) -> u64 {
+        self.progress().output_bytes
+    }
 }
 
 /// A started send (seed `TerminalSendOperation`). Cheap to clone.
@@ -188,5 +193,10 @@ impl SendOperation {
     /// How far the send has got (non-consuming; for progress reports).
     pub fn progress(&self) -> SendProgress {
         self.handle.progress()
+    }
+    /// The raw bytes the terminal produced since the send started (see
+    /// [`SendProgress::output_bytes`]), without copying any of the screen.
+    pub fn output_bytes(&self) -> u64 {
+        self.handle.output_bytes()
     }
 }

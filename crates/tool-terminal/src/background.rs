@@ -111,7 +111,7 @@ impl Stream {
         if read.delta.is_empty() && !read.truncated {
             return 0;
         }
-        let raw = self.current.progress().output_bytes;
+        let raw = self.current.output_bytes();
         let raw_since = raw.saturating_sub(self.raw_seen);
         self.raw_seen = raw;
         if read.truncated {

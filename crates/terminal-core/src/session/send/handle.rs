@@ -156,6 +156,11 @@ impl OperationHandle for SendOp {
         self.finished.load(Ordering::SeqCst)
     }
 
+    fn output_bytes(&self) -> u64 {
+        let st = self.shared.lock();
+        st.bytes_read.saturating_sub(self.span().bytes_from)
+    }
+
     fn progress(&self) -> SendProgress {
         /// Enough of the newest output to find its last line.
         const LAST_LINE_BYTES: usize = 1024;
