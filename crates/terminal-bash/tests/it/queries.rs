@@ -139,6 +139,60 @@ async fn mode_attribute_and_version_queries_are_answered() {
 /// Field case C13's kind in a REPL: a query a statement printed at Python's prompt is not
 /// answered into the REPL's next line (the REPL is back at its prompt, reading with its line
 /// editor, and would take the reply as typed text: `1;2c6*7`).
+/// A reader of whole lines (canonical mode: `sh` at its prompt, which has no line editor, or a
+/// `read -p` after a query) gets no reply: it would start the next line typed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn c13_a_reply_never_joins_the_next_line_of_a_reader_of_whole_lines() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(r#"printf '\033[6n'; read -p 'Name: ' n; echo "[$n]""#)
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("bob").await;
+        assert!(r.viewport.lines().any(|l| l == "[bob]"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.send("sh").await;
+        sh.send(r"printf '\033[6n'").await;
+        let r = sh.send("echo next").await;
+        assert!(r.viewport.lines().any(|l| l == "next"), "{r:?}");
+        assert!(!r.viewport.contains("not found"), "{r:?}");
+        sh.send("exit").await;
+        let r = sh.send("echo back").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A line editor that takes every key itself (prompt_toolkit's, with the signal keys off: the
+/// line editor of IPython and ptpython) asks for the cursor position as it draws each prompt
+/// and reads the reply: it is answered (unanswered, prompt_toolkit holds each entered line a
+/// second before running it). A query a command printed there is answered too, and the line
+/// editor takes that reply as well, not as typed text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_editor_that_reads_every_key_gets_its_prompts_cursor_position() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let repl = r#"python3 -c $'from prompt_toolkit import PromptSession\ns = PromptSession()\nn = 1\nwhile (line := s.prompt(f"In [{n}]: ")) != "exit":\n    if line == "q": print("\\x1b[6n", end="", flush=True)\n    print(f"Out[{n}]: {line} cpr={s.app.renderer.cpr_support.name}")\n    n += 1'"#;
+        let r = sh.send(repl).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.ends_with("In [1]:"), "{r:?}");
+        for (n, line) in [(1, "1+1"), (2, "q"), (3, "after")] {
+            let r = sh.send(line).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{line}: {r:?}");
+            let want = format!("Out[{n}]: {line} cpr=SUPPORTED");
+            assert!(r.viewport.lines().any(|l| l == want), "{line}: {r:?}");
+        }
+        sh.send("exit").await;
+        let r = sh.send("echo back").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.contains("\nback\n"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c13_a_query_printed_at_a_repl_prompt_never_reaches_its_next_line() {
     within(async {

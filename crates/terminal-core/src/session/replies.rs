@@ -3,8 +3,9 @@
 //! The reader thread only enqueues a [`QueryReply`] on a bounded channel (a full queue drops
 //! the reply: a program flooding queries gets no answers rather than unbounded memory); one
 //! tokio task per session writes each reply once the foreground program that asked is
-//! blocked reading the terminal, and drops it when that program is gone or the shell's prompt
-//! (or a REPL's) is back, so no reply leaks into the next command line.
+//! blocked reading the terminal, and drops it when that program is gone, reads whole lines
+//! (canonical mode), or the shell's prompt (or a REPL's) is back, so no reply leaks into the
+//! next command line.
 
 use std::sync::Weak;
 use std::time::{Duration, Instant};
@@ -104,6 +105,12 @@ async fn verdict(shared: &Shared, fg_at_query: Option<i32>) -> ReplyVerdict {
     }
     if !shared.waiting_on_tty(pgid).await {
         return ReplyVerdict::Retry;
+    }
+    if shared.pty.modes().is_some_and(|modes| modes.canonical) {
+        // A reader in canonical mode gets input a line at a time, and a reply ends no line:
+        // it would start the next line typed (`sh`'s next command, an `input()` answer). A
+        // program that asks in order to read the answer reads keys (cbreak or raw mode).
+        return ReplyVerdict::Drop("the reader takes whole lines");
     }
     if pgid != shared.shell_pgid() {
         // A REPL or a nested shell that printed the query (`print("\x1b[6n")` at Python's

@@ -453,15 +453,19 @@ impl Shared {
         !self.pty.output_pending() && !self.reader_busy.load(Ordering::SeqCst)
     }
 
-    /// Whether process group `pgid` (not the session's shell) waits at a prompt with its line
-    /// editor (the terminal in a line editor's modes, the main screen): a REPL at its primary
-    /// prompt (`>>> `, `sqlite> `, nothing typed after it), or a nested shell (`bash`, `sh`),
-    /// which reads with its line editor only at its prompt.
+    /// Whether process group `pgid` (not the session's shell) waits at a prompt with a line
+    /// editor that would take a query reply for typed text (the terminal in a line editor's
+    /// modes with the signal keys on, the main screen): a REPL at its primary prompt (`>>> `,
+    /// `sqlite> `, nothing typed after it), or a nested shell (`bash`, `sh`), which reads with
+    /// its line editor only at its prompt. A line editor that turned the signal keys off takes
+    /// every key itself and reads the replies to the queries it sends as it draws its prompt
+    /// (prompt_toolkit's, in IPython and ptpython, asks for the cursor position there and,
+    /// unanswered, holds each entered line a second before running it).
     pub(super) fn program_prompt_current(&self, pgid: i32) -> bool {
         if !self
             .pty
             .modes()
-            .is_some_and(crate::pty::TtyModes::line_editing)
+            .is_some_and(|modes| modes.line_editing() && modes.signals)
         {
             return false;
         }
