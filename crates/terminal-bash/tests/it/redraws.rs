@@ -276,7 +276,8 @@ async fn erased_lines_are_named_but_not_frames_or_lines_already_shown() {
 
 /// Text ended by carriage returns alone (a file with CR line ends) is written over on one
 /// row, and a shorter text leaves a longer one's end after it: the row shows as on a
-/// terminal, and the result says it mixes texts; a progress line redrawn in place does not.
+/// terminal, and the result says it mixes texts; a progress line redrawn in place, or a row
+/// showing one of the texts whole, does not.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_row_that_mixes_texts_written_over_one_another_is_said_to() {
     const MIXED: &str = "[screen: texts were written on one row";
@@ -297,6 +298,20 @@ async fn a_row_that_mixes_texts_written_over_one_another_is_said_to() {
             .await;
         assert!(r.viewport.contains("\nstep 3 of 3\n"), "{r:?}");
         assert!(r.notices.is_empty(), "{r:?}");
+        // A row showing an earlier text whole (the newer repeats its start), also after a
+        // screenful of output and printed late: no note.
+        for command in [
+            "printf 'Loading...\\rLoading\\n'",
+            "seq 1 3000; printf 'Working...\\rWorking.\\rWorking..\\n'",
+            "sleep 0.2; printf 'Loading...\\r'; sleep 0.2; printf 'Loading'; echo",
+        ] {
+            let r = sh.send(command).await;
+            assert_eq!(r.exit_code, Some(0), "{command}: {r:?}");
+            assert!(
+                !r.notices.iter().any(|n| n.starts_with(MIXED)),
+                "{command}: {r:?}"
+            );
+        }
         sh.close().await;
     })
     .await;

@@ -2,14 +2,16 @@
 //! writes at once: a shorter text over a longer one leaves the longer one's end after it, as
 //! on a terminal (`2,bob,b@y@x.org` from a file with CR line ends, `Doneloading…` from a
 //! status line redrawn shorter without an erase). The row reads as a line no program wrote,
-//! and the texts written over before it show nowhere: the result quotes the row.
+//! and the texts written over before it show nowhere: the result quotes the row. A row that
+//! shows an earlier text whole (`Loading...` then `Loading`, a spinner's `Working.` over its
+//! `Working...`: the newer text repeats the older one's start) is a line the program wrote.
 
 use unicode_width::UnicodeWidthChar as _;
 
 use super::super::Screen;
 
 /// The row a running command's text went back over with carriage returns.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct ReturnedRow {
     /// Its absolute number.
     row: u64,
@@ -19,6 +21,9 @@ pub(super) struct ReturnedRow {
     newest: u16,
     /// How many texts were written on it, one over another, so far.
     texts: u64,
+    /// The row's text when a text that reached further than every one before it ended (the
+    /// first text's included).
+    longest: Option<String>,
 }
 
 impl ReturnedRow {
@@ -62,17 +67,31 @@ impl Screen {
         if col == 0 {
             return;
         }
+        let on_row = self.clears.returned.as_ref().filter(|r| r.row == row);
+        // Read only for a text longer than every one before it (a redraw of the same width,
+        // a spinner's frame or a progress bar's, reads nothing).
+        let longest = match on_row {
+            Some(r) if col <= r.furthest.max(r.newest) => None,
+            Some(_) => self.visible_row_text(row),
+            None if over => self.visible_row_text(row),
+            None => return,
+        };
         match self.clears.returned.as_mut() {
-            Some(r) if r.row == row => r.ended(col),
-            _ if over => {
+            Some(r) if r.row == row => {
+                r.ended(col);
+                if longest.is_some() {
+                    r.longest = longest;
+                }
+            }
+            _ => {
                 self.clears.returned = Some(ReturnedRow {
                     row,
                     furthest: 0,
                     newest: col,
                     texts: 1,
+                    longest,
                 });
             }
-            _ => {}
         }
     }
 
@@ -116,10 +135,12 @@ impl Screen {
         self.clears.mixed.take()
     }
 
-    /// Notes `returned`'s row when a longer earlier text's end shows after its newest.
+    /// Notes `returned`'s row when a longer earlier text's end shows after its newest, unless
+    /// the row shows that earlier text whole.
     fn note_mixed(&mut self, returned: ReturnedRow) {
         if let Some(text) = self.visible_row_text(returned.row)
             && columns(&text, returned.newest, returned.furthest).trim() != ""
+            && returned.longest.as_deref().map(str::trim_end) != Some(text.trim_end())
         {
             let mixed = self
                 .clears

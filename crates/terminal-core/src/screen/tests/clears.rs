@@ -464,6 +464,14 @@ fn a_shorter_text_over_a_longer_one_is_a_mixed_row() {
     s.feed(b"abc\rabcdef\r\n");
     s.feed(b"Downloading files\rDone\x1b[K\r\n");
     assert_eq!(s.take_mixed_row(), None);
+    // A row that shows an earlier text whole: the newer texts repeat its start.
+    s.feed(b"Loading...\rLoading\r\n");
+    s.feed(b"Working...\rWorking.\rWorking..\r\n");
+    s.feed(b"abc\rxyz\rabcdef\rabc\r\n");
+    assert_eq!(s.take_mixed_row(), None);
+    // One that does not: the newest differs from the longest before it.
+    s.feed(b"abcdef\rabc\rabx\r\n");
+    assert_eq!(s.take_mixed_row(), Some(("abxdef".to_owned(), 1)));
     // The output's last row, which no line feed ends: once the prompt is back below it.
     s.feed(b"name,email\r1,alice,a@x.org\r2,bob,b@y\r");
     assert_eq!(s.take_mixed_row(), None);
