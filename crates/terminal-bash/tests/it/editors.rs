@@ -416,6 +416,10 @@ async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
                 "{text}: {e}"
             );
         }
+        // Keys that end their insert with an ESC are keys, words in them or not.
+        let r = sh.send("A  # appended\u{1b}").await;
+        assert!(r.viewport.contains("  # appended"), "{r:?}");
+        assert!(!r.viewport.contains("-- INSERT --"), "{r:?}");
         // In visual mode keys are commands too.
         let r = sh.send_raw("V", false).await;
         assert!(r.viewport.contains("-- VISUAL LINE --"), "{r:?}");

@@ -157,10 +157,11 @@ pub(super) fn check(
 /// `otext below`: keys a model writes on purpose): two words or more of three letters or
 /// more each (`fix: handle null values`, `2 files changed`), or one word that reads as a
 /// word (`Done`, a capital and then lowercase letters; `refactor`, five letters or more with
-/// two vowels: vim's keys seldom hold two, `dd`, `yyp`, `dG`).
+/// two vowels: vim's keys seldom hold two, `dd`, `yyp`, `dG`). A line with an ESC in it is
+/// keys (`A  # a comment` and ESC: an insert the line ends itself).
 fn is_prose(line: &str) -> bool {
     let line = line.trim();
-    if line.starts_with([':', '/', '?', '!', 'i', 'a', 'o']) {
+    if line.starts_with([':', '/', '?', '!', 'i', 'a', 'o']) || line.contains('\u{1b}') {
         return false;
     }
     let words: Vec<&str> = line.split_whitespace().collect();

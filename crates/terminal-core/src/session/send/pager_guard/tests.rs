@@ -90,6 +90,8 @@ fn words_of_text_are_told_from_vims_keys() {
         "Gdd",
         "ZZ",
         "3j",
+        "A  # population variance\u{1b}",
+        "Ifix: handle it\u{1b}",
     ] {
         assert!(!is_prose(line), "{line}");
     }
