@@ -121,7 +121,7 @@ async fn verdict(shared: &Shared, fg_at_query: Option<i32>) -> ReplyVerdict {
         if !shared.output_drained() {
             return ReplyVerdict::Retry;
         }
-        if shared.program_prompt_current(pgid) {
+        if program_prompt_current(shared, pgid) {
             return ReplyVerdict::Drop("the program's prompt is back");
         }
         return ReplyVerdict::Write;
@@ -141,4 +141,33 @@ async fn verdict(shared: &Shared, fg_at_query: Option<i32>) -> ReplyVerdict {
     } else {
         ReplyVerdict::Retry
     }
+}
+
+/// Whether process group `pgid` (not the session's shell) waits at a prompt with a line
+/// editor that would take a query reply for typed text (the terminal in a line editor's
+/// modes with the signal keys on, the main screen): a REPL at its primary prompt (`>>> `,
+/// `sqlite> `, nothing typed after it), or a nested shell (`bash`, `sh`), which reads with
+/// its line editor only at its prompt. A line editor that turned the signal keys off takes
+/// every key itself and reads the replies to the queries it sends as it draws its prompt
+/// (prompt_toolkit's, in IPython and ptpython, asks for the cursor position there and,
+/// unanswered, holds each entered line a second before running it).
+fn program_prompt_current(shared: &Shared, pgid: i32) -> bool {
+    if !shared
+        .pty
+        .modes()
+        .is_some_and(|modes| modes.line_editing() && modes.signals)
+    {
+        return false;
+    }
+    let repl_prompt = {
+        let mut st = shared.lock();
+        !st.screen.alternate_screen()
+            && st
+                .screen
+                .cursor_row_prefix()
+                .is_some_and(|row| super::observe::is_primary_repl_prompt(&row))
+    };
+    repl_prompt
+        || crate::process::group_member(pgid)
+            .is_some_and(|leader| super::nested_shell::is_shell_name(&leader.comm))
 }

@@ -118,6 +118,9 @@ pub(super) struct SettleFacts {
     /// The foreground program is still there after this signal (the last SIGINT or SIGTERM
     /// sent to it), busy: it ignores or handles it.
     pub(super) survived: Option<crate::TerminalSignal>,
+    /// The client cancelled an earlier send whose result nobody saw (this result shows its
+    /// output), and its interrupt went to the command.
+    pub(super) earlier_cancel: bool,
     /// Our prompt came back after the send submitted a command, but no mark carried that
     /// command's exit status.
     pub(super) exit_unknown: bool,
@@ -261,6 +264,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         }),
     });
     let notices = [
+        (facts.earlier_cancel, Some(EARLIER_CANCEL_NOTICE.to_owned())),
         (
             facts.survived.is_some(),
             facts.survived.and_then(|signal| {

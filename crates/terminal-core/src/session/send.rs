@@ -1,5 +1,4 @@
-//! [`SendOp`]: one send, and the whole state machine that takes it from the write to its
-//! settled result.
+//! [`SendOp`]: one send, and the state machine that takes it from the write to its result.
 //!
 //! # Flow of a send
 //! 1. [`SendOp::start`] reserves the session's send slot synchronously and spawns the driver.
@@ -58,8 +57,7 @@ pub(super) const EXIT_DRAIN_MIN: Duration = Duration::from_millis(10);
 /// After the shell exits: most time to wait for its last output (the reader's end of output
 /// normally comes first; a process that keeps the terminal open delays it).
 pub(super) const EXIT_DRAIN_MAX: Duration = Duration::from_millis(1000);
-/// Longest a cancelled send whose result nobody will see keeps the session after its cancel
-/// (its command ignores the interrupt, or takes long to end).
+/// Longest a cancelled send whose result nobody sees keeps the session (its command lingers).
 const DISCARDED_SETTLE_MAX: Duration = Duration::from_millis(1000);
 
 /// One send.
@@ -266,6 +264,8 @@ impl SendOp {
                 }
                 tracing::debug!(error = %e, "nothing left to interrupt; waiting for the exit");
             }
+            let cancel_delivered = interrupts.delivered_at().is_some() && self.cancel_requested();
+            self.span().cancel_interrupted |= cancel_delivered;
             // A handed-over signal is owed until it reached the command's program; a later
             // program of the same send is not interrupted for it.
             if !self.cancel_requested() && interrupts.reached_program() {

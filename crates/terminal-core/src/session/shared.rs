@@ -52,6 +52,9 @@ pub(super) struct State {
     pub(super) bytes_read: u64,
     /// `bytes_read` when `resume_from` was placed.
     pub(super) bytes_at_resume: u64,
+    /// A send whose result nobody saw was cancelled and interrupted its command: the next
+    /// result, which shows its output, says so (`SettleFacts::earlier_cancel`).
+    pub(super) cancel_unseen: bool,
     /// `screen.exit_tally()` when `resume_from` was placed.
     pub(super) exits_at_resume: ExitTally,
     /// `screen.prompt_end_count()` when input holding a line end was last written: a command
@@ -160,6 +163,7 @@ impl State {
             active: None,
             redraw_pending: None,
             resume_from: None,
+            cancel_unseen: false,
             bytes_read: 0,
             bytes_at_resume: 0,
             exits_at_resume: ExitTally::default(),
@@ -451,35 +455,6 @@ impl Shared {
     /// it returns `true`.
     pub(super) fn output_drained(&self) -> bool {
         !self.pty.output_pending() && !self.reader_busy.load(Ordering::SeqCst)
-    }
-
-    /// Whether process group `pgid` (not the session's shell) waits at a prompt with a line
-    /// editor that would take a query reply for typed text (the terminal in a line editor's
-    /// modes with the signal keys on, the main screen): a REPL at its primary prompt (`>>> `,
-    /// `sqlite> `, nothing typed after it), or a nested shell (`bash`, `sh`), which reads with
-    /// its line editor only at its prompt. A line editor that turned the signal keys off takes
-    /// every key itself and reads the replies to the queries it sends as it draws its prompt
-    /// (prompt_toolkit's, in IPython and ptpython, asks for the cursor position there and,
-    /// unanswered, holds each entered line a second before running it).
-    pub(super) fn program_prompt_current(&self, pgid: i32) -> bool {
-        if !self
-            .pty
-            .modes()
-            .is_some_and(|modes| modes.line_editing() && modes.signals)
-        {
-            return false;
-        }
-        let repl_prompt = {
-            let mut st = self.lock();
-            !st.screen.alternate_screen()
-                && st
-                    .screen
-                    .cursor_row_prefix()
-                    .is_some_and(|row| super::observe::is_primary_repl_prompt(&row))
-        };
-        repl_prompt
-            || crate::process::group_member(pgid)
-                .is_some_and(|leader| super::nested_shell::is_shell_name(&leader.comm))
     }
 
     /// Whether the shell's prompt is the current screen state.

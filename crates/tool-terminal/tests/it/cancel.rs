@@ -46,7 +46,7 @@ async fn wait_for_line(host: &Host, agent: &dsh_context::Agent, line: &str) {
 /// A cancelled `terminal_send` (the client cancelled the call, e.g. on its own request
 /// timeout) interrupts its command; since no caller saw its result, the next send's result
 /// starts where the cancelled one's did: the command, what it printed before the interrupt
-/// and its exit status all reach the model.
+/// and its exit status all reach the model, with a notice that says why it ended.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_send_loses_no_output() {
     let (host, agent) = Host::with_open_shell().await;
@@ -76,6 +76,15 @@ async fn a_cancelled_send_loses_no_output() {
         "the interrupt's status: {}",
         r.text()
     );
+    // The result says where that status came from, once.
+    assert!(
+        r.text()
+            .contains("\n[cancelled: the client cancelled an earlier terminal_send"),
+        "{}",
+        r.text()
+    );
+    let r = host.send(&agent, "pty-1", "echo after").await;
+    assert!(!r.text().contains("[cancelled:"), "{}", r.text());
     host.shutdown().await;
 }
 
@@ -131,6 +140,7 @@ async fn a_retry_right_after_a_cancel_is_served() {
         "{}",
         retry.text()
     );
+    assert!(retry.text().contains("[cancelled: "), "{}", retry.text());
     let aborted = pending.await.expect("the send task");
     assert!(aborted.is_error, "{}", aborted.text());
     host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))

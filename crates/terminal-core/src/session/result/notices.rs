@@ -128,6 +128,13 @@ pub(super) const STDOUT_AWAY_NOTICE: &str = "[shell: the shell's stdout is not t
      unless that passes it on (tee, whose copy can come after the prompt, in the next result); \
      errors on stderr still show; send exec >/dev/tty to bring it back]";
 
+/// The notice for [`SettleFacts::earlier_cancel`].
+pub(super) const EARLIER_CANCEL_NOTICE: &str = "[cancelled: the client cancelled an earlier \
+     terminal_send on this session before its result came (its own request timeout?): this \
+     result starts where that one would have, and that send's command was interrupted as Ctrl-C \
+     would (SIGINT; an exit status of 130 is that). To wait longer for a command, give the \
+     client's request timeout more than the send's timeoutMs]";
+
 /// The notice for [`SettleFacts::shell_stopped`].
 pub(super) const SHELL_STOPPED_NOTICE: &str = "[shell: the session's shell itself is stopped \
      (suspend or SIGSTOP), so nothing reads the terminal; the next send or poll continues it \

@@ -50,6 +50,7 @@ fn facts(reason: Settle) -> SettleFacts {
         shell_stopped: false,
         shell_continued: false,
         survived: None,
+        earlier_cancel: false,
         exit_unknown: false,
         answered_password: None,
         closed: false,
@@ -292,20 +293,6 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
         ..facts(Settle::StdinWait)
     };
     insta::assert_snapshot!("reads_to_end", assemble(to_end).notices.join("\n"));
-    let errexit = SettleFacts {
-        errexit_on: true,
-        ..facts(Settle::Prompt)
-    };
-    insta::assert_snapshot!("errexit_on", assemble(errexit).notices.join("\n"));
-    let ended = SettleFacts {
-        errexit_ended: true,
-        status: SessionStatus::Exited {
-            exit_code: Some(1),
-            signal: None,
-        },
-        ..facts(Settle::Exit)
-    };
-    insta::assert_snapshot!("errexit_ended", assemble(ended).notices.join("\n"));
     let shell_unread = SettleFacts {
         input_unread: true,
         ..facts(Settle::Timeout)

@@ -31,6 +31,16 @@ impl SendOp {
         // result and the next (the run's line so far shows here).
         let running = matches!(reason, Settle::Timeout | Settle::Idle);
         st.screen.keep_binary_run_open(running);
+        // A cancelled send's interrupt is said by the next result someone sees.
+        let earlier_cancel = {
+            let span = self.span();
+            if span.result_discarded {
+                st.cancel_unseen |= span.cancel_interrupted;
+                false
+            } else {
+                std::mem::take(&mut st.cancel_unseen)
+            }
+        };
         let (anchor, bytes_from, exits_from, discarded, rewound_lines, continued_line, poll) = {
             let mut span = self.span();
             span.final_restarts_line = span
@@ -398,6 +408,7 @@ impl SendOp {
             shell_stopped,
             shell_continued: self.shell_continued.load(Ordering::SeqCst),
             survived,
+            earlier_cancel,
             exit_unknown,
             closed,
             left_running,

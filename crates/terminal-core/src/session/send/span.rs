@@ -22,6 +22,8 @@ pub(super) struct Span {
     /// No caller will see the result (its call was cancelled): the next send resumes from
     /// this send's anchor instead of from where it settled.
     pub(super) result_discarded: bool,
+    /// The cancel's interrupt went to the foreground (see `State::cancel_unseen`).
+    pub(super) cancel_interrupted: bool,
     /// Whether `read_output` already handed out the settled viewport (once, from the
     /// published result, so the settled text is never held twice).
     pub(super) final_delta_read: bool,

@@ -1,5 +1,6 @@
 //! Notices about where the send's text went and what the shell said of it: a password prompt
-//! it answered, a command whose exit code is unknown.
+//! it answered, a command whose exit code is unknown, errexit in the shell, a cancelled send
+//! nobody saw.
 
 use super::*;
 
@@ -24,4 +25,32 @@ fn a_status_no_mark_tells_from_an_empty_lines_is_said_to_be_unknown() {
         ..facts(Settle::Prompt)
     });
     insta::assert_snapshot!("exit_unknown", unknown.notices.join("\n"));
+}
+
+#[test]
+fn a_result_after_a_cancelled_send_nobody_saw_says_its_command_was_interrupted() {
+    let after_cancel = SettleFacts {
+        earlier_cancel: true,
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("earlier_cancel", assemble(after_cancel).notices.join("\n"));
+    assert!(assemble(facts(Settle::Prompt)).notices.is_empty());
+}
+
+#[test]
+fn errexit_in_the_shell_is_said_and_so_is_the_end_it_caused() {
+    let errexit = SettleFacts {
+        errexit_on: true,
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("errexit_on", assemble(errexit).notices.join("\n"));
+    let ended = SettleFacts {
+        errexit_ended: true,
+        status: SessionStatus::Exited {
+            exit_code: Some(1),
+            signal: None,
+        },
+        ..facts(Settle::Exit)
+    };
+    insta::assert_snapshot!("errexit_ended", assemble(ended).notices.join("\n"));
 }
