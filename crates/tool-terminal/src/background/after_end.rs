@@ -14,7 +14,7 @@ use super::leftover::{self, PROMPT_CAME_BACK};
 /// drives that program now, so `job_kill` of the job no longer stops it (its sends since went
 /// to it; a shell command sent next does too, while it runs).
 const ANSWERED: &str =
-    "a later send answered it; job_kill now leaves the program, which may still hold the terminal";
+    "a later send answered it; job_kill of this job no longer stops that program";
 
 impl Background {
     /// The notice for a send (foreground, or a background send's acknowledgement) of `text`

@@ -44,7 +44,7 @@ async fn the_send_after_a_job_stopped_at_a_prompt_says_it_answered_it() {
     // The job's status no longer says the program still waits.
     let again = host.job_output(&agent, &job).await;
     assert!(
-        status_line(&again).ends_with(", input: waited for input (a later send answered it; job_kill now leaves the program, which may still hold the terminal)]"),
+        status_line(&again).ends_with(", input: waited for input (a later send answered it; job_kill of this job no longer stops that program)]"),
         "{again}"
     );
     // A background send that answers such a prompt says so in its acknowledgement.
@@ -163,7 +163,7 @@ async fn the_key_after_a_job_stopped_at_a_single_key_prompt_says_it_answered_it(
     assert!(answer.contains(&answered_notice(&job)), "{answer}");
     let again = host.job_output(&agent, &job).await;
     assert!(
-        status_line(&again).ends_with(", input: single keys (a later send answered it; job_kill now leaves the program, which may still hold the terminal)]"),
+        status_line(&again).ends_with(", input: single keys (a later send answered it; job_kill of this job no longer stops that program)]"),
         "{again}"
     );
     host.shutdown().await;
@@ -188,7 +188,7 @@ async fn the_send_after_a_job_stopped_at_a_password_prompt_says_it_answered_it()
     let again = host.job_output(&agent, &job).await;
     assert!(
         status_line(&again)
-            .ends_with(", input: echo off, a password prompt? (a later send answered it; job_kill now leaves the program, which may still hold the terminal)]"),
+            .ends_with(", input: echo off, a password prompt? (a later send answered it; job_kill of this job no longer stops that program)]"),
         "{again}"
     );
     host.shutdown().await;
