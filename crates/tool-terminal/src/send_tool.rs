@@ -32,7 +32,7 @@ impl Tool for SendTool {
             d.push_str(" Background mode returns a job id for job_output/job_kill.");
         }
         d.push_str(&format!(
-            " Text is at most {} bytes per call: write a longer input to a file and run it.",
+            " Text is at most {} bytes per call: send a longer input in parts (append each to a file with cat >> file <<'EOF', then run the file).",
             self.0.config.max_input_bytes
         ));
         d
