@@ -295,3 +295,42 @@ async fn an_answer_to_a_reader_outside_the_foreground_group_is_not_typed_ahead()
     })
     .await;
 }
+
+/// A command line sent to a filter that reads the terminal as its data and prints to it
+/// (`grep` or `sort` typed without a file) is refused: it would be a line of the filter's
+/// data. A filter writing elsewhere (`cat > file`) takes it as data: a script typed in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_line_sent_to_a_filter_reading_the_terminal_is_refused() {
+    let temp = TempDir::new("filter-guard");
+    let script = temp.0.join("run.sh");
+    within(async {
+        let sh = Shell::open(config()).await;
+        for filter in ["grep median", "sort"] {
+            let r = sh.send(filter).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            let e = sh.try_send("ls -la", true).await.expect_err("refused");
+            let program = filter.split(' ').next().unwrap();
+            assert!(
+                e.message().starts_with(&format!(
+                    "{program} reads the terminal as its input (it was given no file)"
+                )),
+                "{e}"
+            );
+            // Data goes in (grep prints its match at once, sort at the end), and the way out
+            // works.
+            let data = sh.send("a median line").await;
+            let r = sh.send_raw("\u{4}", false).await;
+            let shown = format!("{}{}", data.viewport, r.viewport);
+            assert_eq!(shown.matches("a median line").count(), 2, "{shown:?}");
+            assert_eq!(r.exit_code, Some(0), "{r:?}");
+        }
+        sh.send(&format!("cat > {}", script.display())).await;
+        let r = sh.send("ls -la").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send_raw("\u{4}", false).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert_eq!(std::fs::read_to_string(&script).unwrap(), "ls -la\n");
+        sh.close().await;
+    })
+    .await;
+}

@@ -7,6 +7,11 @@
 //! or send the keys with `submit: false`). A line that ends a prompt the program opened for a
 //! line (a search begun with `/` sent without Enter; for vim, any keys sent without Enter
 //! before: a `:` command line, insert mode) goes as sent.
+//!
+//! Likewise a filter that reads the terminal as its data to the end of input and prints to
+//! the terminal (`grep median` or `sort` typed with no file): a command line would be a line
+//! of its data and never run. One that writes elsewhere (`cat > run.sh`) takes any line as
+//! data, commands included (a script typed into a file).
 
 use std::path::Path;
 
@@ -14,6 +19,7 @@ use crate::error::TerminalError;
 use crate::pty::TtyModes;
 
 use super::super::shared::{Shared, State};
+use super::super::stream_reader::reads_to_end_of_input;
 
 /// Programs that take every key as a command and page their input (`pager`: Debian's
 /// alternatives name for the system's pager).
@@ -67,7 +73,13 @@ pub(super) fn check(
     // all, then a pager or vim among the session's processes, and only then `PATH`.
     let could_be_a_command =
         |line: &str| starts_a_command_line(line) || command_word(line).is_some() || is_prose(line);
-    if !submit || modes.is_none_or(|m| m.canonical) || !text.lines().any(could_be_a_command) {
+    if !submit || !text.lines().any(could_be_a_command) {
+        return Ok(());
+    }
+    if modes.is_some_and(|m| m.canonical && m.echo) {
+        return check_filter(shared, pgid, text);
+    }
+    if modes.is_none_or(|m| m.canonical) {
         return Ok(());
     }
     let members: Vec<String> = shared
@@ -359,6 +371,43 @@ fn refusal(program: &str, text: &str) -> TerminalError {
          the shell, so nothing was typed; quit {program} first (send q with submit: false), \
          then send the command again; to give {program} these keys anyway, send them with \
          submit: false"
+    ))
+}
+
+/// Refuses `text` whose first line names a command when a filter of group `pgid` reads the
+/// terminal as its data (see the module docs) with its output on the terminal too.
+fn check_filter(shared: &Shared, pgid: i32, text: &str) -> Result<(), TerminalError> {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if !names_a_command(first, std::env::var("PATH").ok().as_deref()) {
+        return Ok(());
+    }
+    let filter = shared.processes().into_iter().find(|s| {
+        s.pgrp == pgid
+            && !s.is_zombie()
+            && reads_to_end_of_input(&s.comm)
+            && !DATA_ENTRY.contains(&s.comm.as_str())
+            && crate::process::stdin_is_terminal(s.pid)
+            && !crate::process::fd_leaves_stdin(s.pid, 1)
+    });
+    match filter {
+        Some(filter) => Err(filter_refusal(&filter.comm, first)),
+        None => Ok(()),
+    }
+}
+
+/// Filters that read the terminal as data on purpose though they print to it: `tee FILE`
+/// (a copy goes to the file), `xargs` (its input lines are arguments), `dd of=FILE`.
+const DATA_ENTRY: [&str; 3] = ["tee", "xargs", "dd"];
+
+/// The refusal of `line`, a command line sent to `program`, a filter reading the terminal.
+fn filter_refusal(program: &str, line: &str) -> TerminalError {
+    let line = line.trim();
+    TerminalError::invalid(format!(
+        "{program} reads the terminal as its input (it was given no file) and prints to the \
+         terminal: `{line}` sent now would be a line of {program}'s data, not a command, so \
+         nothing was typed; end its input with \\u0004 (Ctrl-D, submit: false) or stop it \
+         with terminal_signal SIGINT, then send the command again; to give {program} this line \
+         as data anyway, send it with submit: false and then an empty send"
     ))
 }
 
