@@ -37,6 +37,7 @@ mod flood;
 mod head;
 mod history;
 mod hooks;
+mod input_modes;
 mod left_rows;
 mod line_drawing;
 mod mark_order;
@@ -372,11 +373,6 @@ impl Screen {
         presentation::process(&mut self.parser, &bytes);
         self.blank
             .after_emulate(self.parser.screen().cursor_position().0);
-    }
-
-    /// Whether the program enabled bracketed paste (DECSET 2004).
-    pub(crate) fn bracketed_paste(&self) -> bool {
-        self.parser.screen().bracketed_paste()
     }
 
     /// Whether a full-screen program holds the alternate screen.

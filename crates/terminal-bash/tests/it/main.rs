@@ -11,6 +11,7 @@ mod basics;
 mod binary_output;
 mod cases;
 mod confined;
+mod cursor_keys;
 mod display_modes;
 mod editors;
 mod environment;

@@ -48,8 +48,10 @@
 
 use crate::error::{TerminalError, TerminalErrorCode};
 
+mod cursor_keys;
 mod python;
 
+pub(super) use cursor_keys::application_cursor_keys;
 #[cfg(test)]
 use python::python_statements;
 pub(super) use python::{

@@ -266,11 +266,16 @@ impl SendOp {
             }
         };
         let python_input::Typing {
-            input,
-            steps: statements,
+            mut input,
+            steps: mut statements,
             holds,
             indent_cleared,
         } = typing;
+        if st.screen.application_cursor() {
+            input = input::application_cursor_keys(input);
+            statements =
+                statements.map(|s| s.into_iter().map(input::application_cursor_keys).collect());
+        }
         // What a REPL holds is not known when the text may reach another reader: the
         // program a signal's aftermath may end or stop (`fg` sent right after a SIGTSTP to the
         // REPL is the shell's).

@@ -1,0 +1,52 @@
+//! Arrow keys reach a program in the form it asked for: one that turned on application cursor
+//! keys (DECCKM: a curses menu with its keypad on, `less`) gets `ESC O B` for the `ESC [ B` a
+//! send wrote, as from a terminal, and moves; with the mode off the keys go as written.
+
+use dsh_terminal_core::WaitReason;
+
+use crate::support::{Shell, TempDir, config, within};
+
+/// A curses menu (its keypad on, so application cursor keys) that prints the item chosen.
+const MENU: &str = r#"import curses
+def main(w):
+    items = ["apple", "banana", "cherry"]
+    i = 0
+    while True:
+        w.erase()
+        for n, item in enumerate(items):
+            w.addstr(n, 0, ("> " if n == i else "  ") + item)
+        w.refresh()
+        k = w.getch()
+        if k == curses.KEY_DOWN:
+            i = min(i + 1, 2)
+        elif k == curses.KEY_UP:
+            i = max(i - 1, 0)
+        elif k in (10, 13):
+            return items[i]
+print("chose", curses.wrapper(main))
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arrow_keys_move_a_program_that_asked_for_application_cursor_keys() {
+    let temp = TempDir::new("cursor-keys");
+    let menu = temp.0.join("menu.py");
+    std::fs::write(&menu, MENU).unwrap();
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send(&format!("python3 {}", menu.display())).await;
+        assert!(r.viewport.contains("> apple"), "{r:?}");
+        sh.send_raw("\u{1b}[B\u{1b}[B", false).await;
+        let r = sh.send_raw("\u{1b}[A", false).await;
+        assert!(r.viewport.contains("> banana"), "{r:?}");
+        let r = sh.send("").await;
+        assert!(r.viewport.lines().any(|l| l == "chose banana"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // With the mode off (the shell's line editor), Up recalls the last command as usual.
+        let r = sh.send("echo recalled").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("\u{1b}[A").await;
+        assert_eq!(r.viewport.matches("recalled").count(), 2, "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
