@@ -1,4 +1,4 @@
-//! `terminal_send`: validation of one send (input size, NUL characters, `timeoutMs`,
+//! `terminal_send`: validation of one send (input size, NUL characters, paste markers, `timeoutMs`,
 //! background mode), the foreground or background run, progress, the fitted result and its
 //! cards.
 
@@ -15,6 +15,15 @@ const BACKGROUND_TIMEOUT_NOTICE: &str = "[timeoutMs: a background job is not end
 /// The error for text with a NUL character: a terminal types no such character (bash's line
 /// editor takes it as its set-mark key and drops it, so `echo a\0b` ran `echo ab`).
 const NUL_IN_TEXT: &str = "text contains a NUL character (U+0000), which a terminal cannot type as text (the shell's line editor takes it as a key and drops it); nothing was sent. Remove it, or have a command write the byte (printf '\\0')";
+
+/// The bracketed-paste markers a program that enabled pastes (DECSET 2004) takes as a paste's
+/// start and end.
+const PASTE_MARKERS: [&str; 2] = ["\u{1b}[200~", "\u{1b}[201~"];
+
+/// The error for text with a bracketed-paste marker: a line editor (the shell's readline)
+/// takes what follows a start marker as pasted text until an end marker, so `echo 'x` then
+/// `ESC [200~` left every later send on its input line, and they ran joined later.
+const PASTE_MARKER_IN_TEXT: &str = "text contains a bracketed-paste marker (ESC [200~ or ESC [201~): a line editor takes what follows a paste's start as pasted text until its end, so later sends would pile up unrun on the input line; nothing was sent. Remove the marker (text of several lines already goes as a paste to a program that takes pastes), or have a command write those bytes (printf '\\033[200~')";
 
 /// `terminal_send`.
 pub(crate) struct SendTool(pub(crate) Arc<Shared>);
@@ -60,6 +69,9 @@ impl Tool for SendTool {
         }
         if args.text.contains('\0') {
             return Err(ToolError::new(NUL_IN_TEXT).with_code("INVALID_INPUT"));
+        }
+        if PASTE_MARKERS.iter().any(|m| args.text.contains(m)) {
+            return Err(ToolError::new(PASTE_MARKER_IN_TEXT).with_code("INVALID_INPUT"));
         }
         let timeout = send_timeout(args.timeout_ms, self.0.config.max_send_timeout_ms)?;
         if args.run_in_background == Some(true) {

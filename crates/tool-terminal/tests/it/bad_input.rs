@@ -276,6 +276,24 @@ async fn text_with_a_nul_is_refused_and_nothing_is_typed() {
     host.shutdown().await;
 }
 
+/// A bracketed-paste marker would make the shell's line editor take every later send as
+/// pasted text on its input line: the send is refused, nothing is typed, and the session is
+/// as it was (the next send runs at once).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_with_a_paste_marker_is_refused_and_nothing_is_typed() {
+    let (host, agent) = Host::with_open_shell().await;
+    for text in ["echo 'x\u{1b}[200~y'", "print('a\u{1b}[201~b')"] {
+        let r = host.send(&agent, "pty-1", text).await;
+        assert!(r.is_error, "{}", r.text());
+        insta::assert_snapshot!("error_text_with_paste_marker", r.text());
+    }
+    let r = host.send(&agent, "pty-1", "echo next").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert!(r.text().lines().any(|l| l == "next"), "{}", r.text());
+    assert!(r.text().contains("[exit: 0]"), "{}", r.text());
+    host.shutdown().await;
+}
+
 #[tokio::test]
 async fn background_sends_name_what_is_missing() {
     let host = Host::new(ToolTerminalConfig::default(), None);
