@@ -371,14 +371,14 @@ impl SendOp {
                     alternate: obs.alternate_screen,
                     input_pending: obs.input_pending,
                     output_drained: obs.output_drained,
+                    key_echoed: self.answer_key_echoed(&pacing, obs.fg),
                 },
             );
             // An interrupt, quit or suspend key next goes once the line before it was taken
             // up and its program has held the terminal for a while without settling: it is
             // meant for that program, which may never read again by itself (`sleep 10` +
             // Ctrl-C); a program that settles sooner gets it at its prompt. Never while the
-            // shell's fork has yet to run the program: the fork would take the signal for the
-            // shell.
+            // shell's fork has yet to run the program: the fork would take it for the shell.
             if pacing.signal_next()
                 && Instant::now() >= written_at + pacing::SIGNAL_LINE_AFTER
                 && shared.pty.pending_input_bytes() == Some(0)

@@ -109,14 +109,23 @@ impl AnswerCheck {
             return false;
         }
         if echo || self.echo_required {
-            return now.col == self.at.col.saturating_add(key_width(self.key))
-                && (self.key == ' '
-                    || st
-                        .screen
-                        .cursor_row_prefix()
-                        .is_some_and(|row| row.ends_with(self.key)));
+            return self.echoed(st, fg);
         }
         (self.start.col..=self.start.col.saturating_add(self.cols)).contains(&now.col)
+    }
+
+    /// Whether the reader, group `fg` now, shows the key echoed: the same group, on the same
+    /// row, the cursor the key's width right of where it was, after the key.
+    fn echoed(&self, st: &mut State, fg: Option<i32>) -> bool {
+        let now = st.screen.cursor();
+        fg == self.fg
+            && now.row == self.at.row
+            && now.col == self.at.col.saturating_add(key_width(self.key))
+            && (self.key == ' '
+                || st
+                    .screen
+                    .cursor_row_prefix()
+                    .is_some_and(|row| row.ends_with(self.key)))
     }
 }
 
@@ -417,6 +426,16 @@ fn asks(st: &mut State, question: fn(&str) -> bool) -> bool {
 }
 
 impl SendOp {
+    /// Whether a key answer's pending rest waits on a check whose key the reader, group `fg`,
+    /// shows echoed now (see `AnswerCheck::echoed`): it has dealt with the key, also when it
+    /// waits among other event sources (node's `readline.question` in raw mode), so the rest
+    /// need not wait for its output to go quiet (each key waited 150 ms).
+    pub(super) fn answer_key_echoed(&self, pacing: &Pacing, fg: Option<i32>) -> bool {
+        pacing
+            .answer_check()
+            .is_some_and(|check| check.echoed(&mut self.shared.lock(), fg))
+    }
+
     /// What to type of `line`, a paced line (or the rest of a checked answer whose check
     /// passed) about to go to a reader that waits on the main screen, group `fg`: cut to
     /// its key when it answers a program asking for keys, the rest then pending in `pacing`

@@ -109,6 +109,9 @@ pub(super) struct LineReader {
     /// its echo starts), which lags a program that printed and read again at once on a
     /// loaded machine.
     pub(super) output_drained: bool,
+    /// The reader shows the key of a key answer whose rest waits echoed (see
+    /// `SendOp::answer_key_echoed`).
+    pub(super) key_echoed: bool,
 }
 
 /// How long the program a line started runs without settling before a Ctrl-C (Ctrl-\,
@@ -301,11 +304,14 @@ impl Pacing {
         let settle = settle.filter(|&s| {
             !(s == Settle::StdinWait && mode_kept == Some(false) && reader.among_others)
         });
-        let early = settle.is_none()
-            && mode_kept == Some(true)
+        let line_taken = mode_kept == Some(true)
             && self.releases_on_read()
+            && (!reader.among_others || reader.prompt_since_write || reader.alternate);
+        let key_taken =
+            mode_kept != Some(false) && self.answer_check.is_some() && reader.key_echoed;
+        let early = settle.is_none()
+            && (line_taken || key_taken)
             && reader.waiting
-            && (!reader.among_others || reader.prompt_since_write || reader.alternate)
             && !reader.input_pending
             && reader.output_drained;
         (settle, settle.or(early.then_some(Settle::StdinWait)))
@@ -400,6 +406,11 @@ impl Pacing {
     /// Where the key answer whose rest waits on a check began (its first key's cursor).
     pub(super) fn answer_start(&self) -> Option<crate::screen::Position> {
         self.answer_check.map(|check| check.start())
+    }
+
+    /// The check a key answer's pending rest waits on.
+    pub(super) fn answer_check(&self) -> Option<super::key_answer::AnswerCheck> {
+        self.answer_check
     }
 
     /// The check a key answer's pending rest waits on, taken off.
