@@ -21,7 +21,7 @@ pub use prompt_rows::is_repl_prompt;
 pub(super) use prompt_rows::{
     at_primary_repl_prompt, continuation_indent, ends_like_a_question,
     is_block_continuation_prompt, is_primary_repl_prompt, is_programs_own_prompt,
-    is_repl_prompt_of, runs_a_repl, starts_with_repl_prompt,
+    is_repl_prompt_of, prompt_then_text, runs_a_repl, starts_with_repl_prompt,
 };
 
 /// A foreground probe in flight: the group probed, when the probe started, and what the

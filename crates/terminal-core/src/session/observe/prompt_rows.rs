@@ -172,6 +172,22 @@ pub(in crate::session) fn starts_with_repl_prompt(row: &str) -> bool {
         .is_some_and(|(word, rest)| !rest.trim().is_empty() && is_repl_prompt(word))
 }
 
+/// Whether `row` (the cursor row's text before the cursor) is a REPL's primary or block
+/// continuation prompt and then text typed after it (`In [2]: y = 1`, `>>> x = `, `...: `
+/// and a line's start): the REPL is at its prompt with that text on its input line. The
+/// prompt ends at one of the row's first few spaces.
+pub(in crate::session) fn prompt_then_text(row: &str) -> bool {
+    /// Most words a prompt has (`In [2]:`, an indented `...:`).
+    const PROMPT_SPACES: usize = 3;
+    let body = row.trim_start_matches(' ');
+    let indent = row.len() - body.len();
+    body.match_indices(' ').take(PROMPT_SPACES).any(|(at, _)| {
+        let (prompt, text) = row.split_at(indent + at);
+        !text.trim().is_empty()
+            && (is_primary_repl_prompt(prompt) || is_block_continuation_prompt(prompt))
+    })
+}
+
 /// Whether `cmdline` (NUL-separated, as `/proc/<pid>/cmdline`) runs an interpreter's REPL:
 /// options only after the program, none that runs code given inline (`node`, `node
 /// --inspect`, not `node app.js` or `node -e …`).

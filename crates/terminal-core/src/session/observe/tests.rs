@@ -89,6 +89,29 @@ fn a_row_may_start_with_a_repl_prompt_and_go_on() {
 }
 
 #[test]
+fn text_typed_at_a_repl_prompt_leaves_the_repl_at_it() {
+    use super::prompt_then_text;
+    for row in [
+        "In [2]: y = 1",
+        ">>> x = ",
+        "   ...:     print(",
+        "... for i in x:",
+    ] {
+        assert!(prompt_then_text(row), "{row:?}");
+    }
+    for row in [
+        "In [2]:",
+        ">>>",
+        "Out[2]: 3",
+        "hello world",
+        "",
+        "x = 1 > 0 and y",
+    ] {
+        assert!(!prompt_then_text(row), "{row:?}");
+    }
+}
+
+#[test]
 fn a_repl_runs_without_a_script() {
     use super::runs_a_repl;
     for line in [

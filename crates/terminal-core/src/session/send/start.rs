@@ -18,7 +18,7 @@ use super::super::input;
 use super::super::nested_shell::is_shell_name;
 use super::super::observe::{
     continuation_indent, is_block_continuation_prompt, is_primary_repl_prompt,
-    is_programs_own_prompt,
+    is_programs_own_prompt, prompt_then_text,
 };
 use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
@@ -147,11 +147,14 @@ impl SendOp {
         if let Some(program) = block_to {
             // A REPL runs a statement when it reads nothing with the cursor away from its
             // prompts: one whose prompt is the cursor's row is back at it, a moment's wake
-            // between reads (a signal, a timer, a loaded machine) aside. IPython keeps a thread
-            // waiting on the terminal while it runs a statement: the cursor alone tells.
-            let away_from_prompts = !cursor_row
-                .as_deref()
-                .is_some_and(|r| is_primary_repl_prompt(r) || is_block_continuation_prompt(r));
+            // between reads (a signal, a timer, a loaded machine) aside, also with text an
+            // earlier send typed there without Enter. IPython keeps a thread waiting on the
+            // terminal while it runs a statement: the cursor alone tells.
+            let away_from_prompts = !cursor_row.as_deref().is_some_and(|r| {
+                is_primary_repl_prompt(r)
+                    || is_block_continuation_prompt(r)
+                    || (st.typed_unended && prompt_then_text(r))
+            });
             let busy = if aftermath_pending && !at_repl_prompt {
                 Some(python_input::Busy::Interrupted)
             } else if away_from_prompts
