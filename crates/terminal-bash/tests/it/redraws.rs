@@ -344,3 +344,24 @@ async fn a_status_frame_reporting_a_problem_is_named_once_erased() {
     })
     .await;
 }
+
+/// Output a command printed below its start before it moved the cursor above it (to the
+/// screen's top) and ended: the result shows its command line and that output, the prompt
+/// after them, with the screen full of earlier lines.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn output_printed_before_a_jump_to_the_top_is_shown() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send("seq 1 60").await;
+        let r = sh.send("printf 'y\\033[1;1H\\n'").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(
+            r.viewport.starts_with("printf 'y\\033[1;1H\\n'\ny\n"),
+            "{r:?}"
+        );
+        let r = sh.send("echo after").await;
+        assert!(r.viewport.lines().any(|l| l == "after"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -19,6 +19,20 @@ pub(super) struct ScreenFacts {
     pub(super) region: (u16, u16),
 }
 
+impl super::Screen {
+    /// Answers the DCS string `body` when it is a terminal query ([`reply`]).
+    pub(super) fn answer_dcs(&mut self, body: &[u8]) {
+        let rows = self.config.rows.max(1);
+        let facts = ScreenFacts {
+            attributes: self.parser.screen().attributes_formatted(),
+            region: self.region.map_or((1, rows), |r| (r.top + 1, r.bottom + 1)),
+        };
+        for reply in reply(body, &facts).unwrap_or_default() {
+            self.parser.callbacks_mut().reply(reply);
+        }
+    }
+}
+
 /// The reply to the DCS string whose body (after `ESC P`, before `ST`) is `body`: `None` when
 /// it is no query this terminal answers.
 pub(super) fn reply(body: &[u8], facts: &ScreenFacts) -> Option<Vec<Vec<u8>>> {

@@ -16,7 +16,7 @@ use super::flood::{FLOOD_BATCH_ROWS, rows_of, split_rows};
 use super::region::Region;
 use super::row_text::{plain_row, row_continues, visible_rows_text};
 use super::scan::{Sequence, Step};
-use super::{FeedOutcome, Screen, dcs_queries};
+use super::{FeedOutcome, Screen};
 
 /// Terminal modes under which plain lines do not render as plain lines.
 pub(super) mod modes {
@@ -179,8 +179,7 @@ impl Screen {
     }
 
     /// Whether plain lines may skip the emulator from here: main screen, plain modes, no
-    /// sequence or character in progress, the cursor at the start of a row with nothing
-    /// below it.
+    /// sequence or character in progress, the cursor at a row's start with nothing below.
     fn flood_can_start(&self) -> bool {
         #[cfg(test)]
         if self.no_flood {
@@ -197,8 +196,7 @@ impl Screen {
             return false;
         }
         // Text above an anchor's row (a redraw that moved up and erased below) moves the
-        // anchor up to it as the emulator writes it (see `segment`), which flood lines would
-        // skip.
+        // anchor up to it as the emulator writes it (see `segment`): flood lines would skip.
         let abs_row = self.history().end_abs() + u64::from(row);
         if self
             .anchors
@@ -332,6 +330,10 @@ impl Screen {
         self.segment_row = self.cursor_unsynced().row;
         let mut seg_start = 0;
         let mut text_in_segment = false;
+        // Whether the segment printed a character (line ends, carriage returns and backspaces
+        // print none), and whether such a cursor move came first: the rows its text wrote
+        // start at the first printed character's (`segment_row` is moved there).
+        let (mut printed, mut moved_first) = (false, false);
         // While an anchor records rows an earlier program left: the rows each printed line
         // writes are noted there ([`Screen::note_written`]), from the row its first printed
         // byte went to (absolute).
@@ -356,6 +358,9 @@ impl Screen {
                 Step::Text if b == b'\t' => {
                     text_in_segment = true;
                     self.emulate(&bytes[seg_start..i]);
+                    if !std::mem::replace(&mut printed, true) && moved_first {
+                        self.segment_row = self.cursor_unsynced().row;
+                    }
                     let before = tracking.then(|| self.cursor_unsynced());
                     let to = self.emulate_tab();
                     if let Some(before) = before {
@@ -367,6 +372,13 @@ impl Screen {
                 }
                 Step::Text => {
                     text_in_segment = true;
+                    if b < 0x20 {
+                        moved_first |= !printed;
+                    } else if !std::mem::replace(&mut printed, true) && moved_first {
+                        self.emulate(&bytes[seg_start..i]);
+                        seg_start = i;
+                        self.segment_row = self.cursor_unsynced().row;
+                    }
                     match b {
                         // Before the cursor goes back along the row: how far the line got.
                         b'\r' | 0x08 if tracking && line_printed => {
@@ -425,8 +437,7 @@ impl Screen {
                     seg_start = i + 1;
                 }
                 Step::SequenceEnd { flush: true } => {
-                    let text_row = std::mem::take(&mut text_in_segment).then_some(self.segment_row);
-                    if text_row.is_some() {
+                    if std::mem::take(&mut text_in_segment) {
                         self.note_text(out);
                     }
                     self.emulate(&bytes[seg_start..i]);
@@ -434,7 +445,9 @@ impl Screen {
                         self.note_written(line_row);
                     }
                     // The rows the text wrote, before the sequence moves the cursor.
-                    let mut text_rows = text_row.map(|row| self.text_rows_from(row));
+                    let mut text_rows =
+                        std::mem::take(&mut printed).then(|| self.text_rows_from(self.segment_row));
+                    moved_first = false;
                     let seq = self.scanner.last_sequence();
                     let mut moved = self.before_clear(seq);
                     if self.region.is_some() {
@@ -467,8 +480,7 @@ impl Screen {
                 }
             }
         }
-        let text_row = text_in_segment.then_some(self.segment_row);
-        if text_row.is_some() {
+        if text_in_segment {
             self.note_text(out);
         }
         if seg_start < bytes.len() {
@@ -477,20 +489,8 @@ impl Screen {
         if tracking && line_printed {
             self.note_written(line_row);
         }
-        let text_rows = text_row.map(|row| self.text_rows_from(row));
+        let text_rows = printed.then(|| self.text_rows_from(self.segment_row));
         self.after_segment(out, text_rows);
-    }
-
-    /// Answers the DCS string `body` when it is a terminal query ([`dcs_queries`]).
-    fn answer_dcs(&mut self, body: &[u8]) {
-        let rows = self.config.rows.max(1);
-        let facts = dcs_queries::ScreenFacts {
-            attributes: self.parser.screen().attributes_formatted(),
-            region: self.region.map_or((1, rows), |r| (r.top + 1, r.bottom + 1)),
-        };
-        for reply in dcs_queries::reply(body, &facts).unwrap_or_default() {
-            self.parser.callbacks_mut().reply(reply);
-        }
     }
 
     /// Forgets TAB runs the sequence erased or moved, and tracks the modes flood lines need.

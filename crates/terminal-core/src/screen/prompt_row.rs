@@ -61,8 +61,21 @@ impl Screen {
         // A render from an anchor whose output wrote nothing on the rows from the anchor's
         // down to the cursor's, each one an earlier program left (output since the last
         // result that only passed over them: the shell's line end after an interrupt), starts
-        // at the prompt's row: those rows are no output of it.
+        // at the prompt's row: those rows are no output of it. Not when rows between the
+        // cursor's and the prompt's hold text no earlier program left there: the output wrote
+        // them before it went up (`printf 'y\033[H\n'`), and the render shows them.
         let to = self.cursor_unsynced();
+        let base = self.history().end_abs();
+        let screen = self.parser.screen();
+        let holding: Vec<u64> = (at.row + 1..to.row)
+            .filter(|&abs| {
+                abs.checked_sub(base)
+                    .and_then(|r| u16::try_from(r).ok())
+                    .is_none_or(|r| {
+                        (0..cols).any(|c| screen.cell(r, c).is_some_and(vt100::Cell::has_contents))
+                    })
+            })
+            .collect();
         for anchor in self.anchors.iter_mut().flatten() {
             let untouched = |r: u64| {
                 anchor
@@ -73,6 +86,7 @@ impl Screen {
             if !anchor.pending_main
                 && anchor.pos.row <= at.row
                 && (anchor.pos.row..=at.row).all(untouched)
+                && holding.iter().all(|&r| untouched(r))
             {
                 anchor.pos = to;
                 anchor.prefix = None;

@@ -352,3 +352,33 @@ fn cells_a_tab_or_cursor_move_skipped_keep_older_text_and_say_so() {
     assert_eq!(text, "printf x\nab\tcd\ndsh> ");
     assert!(!s.snapshot_since(a, 10_000).mixed(), "{text:?}");
 }
+
+/// Output written below the send's start before the cursor jumps above it (to the top row)
+/// and the prompt comes there: the rows written below stay the send's.
+#[test]
+fn lines_written_before_a_jump_above_the_start_stay_the_sends() {
+    let mut s = Screen::new(config(40, 160), Some(super::nonce()));
+    for i in 1..=45 {
+        s.feed(format!("{i}\r\n").as_bytes());
+    }
+    let prompt = [
+        super::mark("D;0"),
+        super::mark("A"),
+        b"dsh> ".to_vec(),
+        super::mark("B"),
+    ]
+    .concat();
+    s.feed(&prompt);
+    let a = s.anchor();
+    s.feed(
+        &[
+            b"printf x\r\n".to_vec(),
+            super::mark("C"),
+            b"y\x1b[1;1H\r\n".to_vec(),
+            prompt,
+        ]
+        .concat(),
+    );
+    let text = s.render_since(a, 10_000).text;
+    assert_eq!(text, "printf x\ny\ndsh> ");
+}
