@@ -454,6 +454,11 @@ async fn a_shell_command_sent_to_vim_in_normal_mode_is_refused() {
             "{e}"
         );
         sh.send_raw("\u{1b}", false).await;
+        // At its hit-enter prompt (after `:!true`) a command would dismiss it and run as keys.
+        sh.send(":!true").await;
+        let e = sh.try_send("echo ok", true).await.expect_err("refused");
+        assert!(e.message().contains("\"Press ENTER or type command"), "{e}");
+        sh.send("").await;
         // In insert mode the text goes into the file.
         let inserting =
             |r: &dsh_terminal_core::SendResult| r.notices.iter().any(|n| n.contains("insert mode"));

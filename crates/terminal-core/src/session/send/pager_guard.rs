@@ -76,7 +76,12 @@ pub(super) fn check(
     if !submit || !text.lines().any(could_be_a_command) {
         return Ok(());
     }
+    // Not while a signal plays out (the text is for what reads after it), nor after text
+    // typed on the filter's line without Enter (this goes on with it).
     if modes.is_some_and(|m| m.canonical && m.echo) {
+        if st.redraw_pending.is_some() || st.typed_unended {
+            return Ok(());
+        }
         return check_filter(shared, pgid, text);
     }
     if modes.is_none_or(|m| m.canonical) {
@@ -124,6 +129,15 @@ pub(super) fn check(
         // would answer it with its first key.
         if let Some(question) = row.as_deref().filter(|row| is_choice_question(row)) {
             return Err(choice_refusal(editor, question, text));
+        }
+        // Its hit-enter prompt after a message (E138 as it quits with a read-only home, a
+        // `:!` command's end: on the main screen then): a key dismisses it, and the keys
+        // after it run as its commands.
+        let hit_enter = |row: Option<String>| row.is_some_and(|row| row.contains(HIT_ENTER));
+        if (hit_enter(row.clone()) || hit_enter(st.screen.cursor_row_prefix()))
+            && has_a_command_with_arguments(text, path.as_deref())
+        {
+            return Err(hit_enter_refusal(editor, text));
         }
         let visual = row
             .as_deref()
@@ -374,25 +388,27 @@ fn refusal(program: &str, text: &str) -> TerminalError {
     ))
 }
 
-/// Refuses `text` whose first line names a command when a filter of group `pgid` reads the
-/// terminal as its data (see the module docs) with its output on the terminal too.
+/// Refuses `text` whose first line names a command when a filter of group `pgid` waits
+/// reading the terminal as its data (see the module docs) with its output on the terminal
+/// too (not `cat FILE` blocked on its file, whose standard input is still the terminal).
 fn check_filter(shared: &Shared, pgid: i32, text: &str) -> Result<(), TerminalError> {
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if !names_a_command(first, std::env::var("PATH").ok().as_deref()) {
         return Ok(());
     }
-    let filter = shared.processes().into_iter().find(|s| {
-        s.pgrp == pgid
-            && !s.is_zombie()
-            && reads_to_end_of_input(&s.comm)
-            && !DATA_ENTRY.contains(&s.comm.as_str())
-            && crate::process::stdin_is_terminal(s.pid)
-            && !crate::process::fd_leaves_stdin(s.pid, 1)
-    });
-    match filter {
-        Some(filter) => Err(filter_refusal(&filter.comm, first)),
-        None => Ok(()),
-    }
+    let Some(filter) = shared
+        .tty_reader(pgid)
+        .and_then(crate::process::stat)
+        .filter(|s| {
+            reads_to_end_of_input(&s.comm)
+                && !DATA_ENTRY.contains(&s.comm.as_str())
+                && crate::process::stdin_is_terminal(s.pid)
+                && !crate::process::fd_leaves_stdin(s.pid, 1)
+        })
+    else {
+        return Ok(());
+    };
+    Err(filter_refusal(&filter.comm, first))
 }
 
 /// Filters that read the terminal as data on purpose though they print to it: `tee FILE`
@@ -456,6 +472,22 @@ fn editor_refusal(program: &str, text: &str) -> TerminalError {
          true), then send the command again; to type the text into the file, enter insert mode \
          first (i with submit: false), or, if it is in insert mode without showing it, send the \
          text with submit: false"
+    ))
+}
+
+/// vim's hit-enter prompt, on its last row after a message it showed.
+const HIT_ENTER: &str = "Press ENTER or type command to continue";
+
+/// The refusal of `text`, a shell command sent with Enter to `program` (vim) at its hit-enter
+/// prompt ([`HIT_ENTER`]).
+fn hit_enter_refusal(program: &str, text: &str) -> TerminalError {
+    let line = text.lines().next().unwrap_or(text).trim();
+    TerminalError::invalid(format!(
+        "{program} holds the terminal and waits at its \"{HIT_ENTER}\" prompt after a message \
+         (read it with terminal_read): `{line}` sent now would dismiss it and run as {program} \
+         commands, not in the shell, so nothing was typed; send an empty text (Enter) to go on \
+         (if {program} was quitting, the shell's prompt comes back), then send the command \
+         again"
     ))
 }
 

@@ -53,6 +53,10 @@ fn a_command_line_to_a_pager_is_refused() {
     }
     insta::assert_snapshot!(refusal("less", "ls -la\nls").to_string());
     insta::assert_snapshot!("vim", editor_refusal("vim", "git status").to_string());
+    insta::assert_snapshot!(
+        "vim_hit_enter",
+        hit_enter_refusal("vim", "echo ok").to_string()
+    );
 }
 
 #[test]
