@@ -153,3 +153,28 @@ async fn line_typed_while_node_awaits(first_ms: u64) {
     })
     .await;
 }
+
+/// An `await` sent to node's REPL with a deadline (`timeoutMs`) is waited out: the result
+/// shows its value and the prompt after it, as a command's send waits out a timer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_await_sent_with_a_deadline_is_waited_out() {
+    if !crate::support::installed("node") {
+        return;
+    }
+    within(async {
+        let sh = Shell::open_node_repl().await;
+        let r = sh
+            .send_within(
+                "await new Promise(r => setTimeout(() => r('late-' + 'value'), 1500))",
+                true,
+                30_000,
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.contains("'late-value'\n> "), "{r:?}");
+        let r = sh.send(".exit").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -498,14 +498,14 @@ impl SendOp {
                     _ => UNPROMPTED_NO,
                 };
                 // A poll of a REPL that still owes its prompt waits for what the pending await
-                // or timer prints (up to the idle window, or the poll's own deadline when it
-                // gave one) instead of answering at once with nothing new, which would leave
-                // the agent to poll in a loop.
-                // Past the idle window too when the poll gave its own deadline.
+                // or timer prints (up to the idle window, or past it to its own deadline) rather
+                // than answer at once with nothing new, leaving the agent to poll in a loop; so
+                // does the line itself when its send gave a deadline (it waits out timers).
                 let keeps_waiting = unprompted
                     || (reason == Settle::Idle && awaited_repl && self.timeout.is_some());
                 let awaits_output =
-                    kind == UNPROMPTED_POLL && keeps_waiting && !obs.output_since_write;
+                    (kind == UNPROMPTED_POLL && keeps_waiting && !obs.output_since_write)
+                        || (kind == UNPROMPTED_LINE && self.timeout.is_some());
                 awaited_repl |= awaits_output;
                 if !awaits_output {
                     self.unprompted_wait.store(kind, Ordering::SeqCst);
