@@ -502,7 +502,8 @@ async fn lines_after_a_nested_shells_exit_at_a_line_end_reach_the_outer_shell() 
 }
 
 /// A later line of a send that names a shell command and goes as the answer to a prompt an
-/// earlier line's command showed is said to: it answered the prompt and did not run. An
+/// earlier line's command showed (or to its reader, with none shown) is said to: it answered
+/// the prompt and did not run. An
 /// answer that is no command, heredoc lines and lines at the shell's prompt get no notice.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_command_line_that_answered_an_earlier_lines_prompt_is_said_to() {
@@ -518,6 +519,14 @@ async fn a_command_line_that_answered_an_earlier_lines_prompt_is_said_to() {
         let r = sh.send("read -p 'A: ' a\necho second-line-ran").await;
         assert!(r.viewport.contains("A: echo second-line-ran"), "{r:?}");
         assert!(answered(&r), "{r:?}");
+        // A reader with no prompt is named instead.
+        let r = sh.send("read a\necho second-line-ran").await;
+        assert!(
+            r.notices.iter().any(|n| n.starts_with(
+                "[input: line 2 of the input (`echo second-line-ran`) went to the shell's `read`, which"
+            )),
+            "{r:?}"
+        );
         let quiet = |r: &dsh_terminal_core::SendResult| {
             r.notices
                 .iter()

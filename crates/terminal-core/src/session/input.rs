@@ -49,9 +49,14 @@
 use crate::error::{TerminalError, TerminalErrorCode};
 
 mod cursor_keys;
+mod line_notices;
 mod python;
 
 pub(super) use cursor_keys::application_cursor_keys;
+pub(super) use line_notices::{
+    discarded_lines_notice, line_to_a_prompt_notice, over_long_line_notice,
+    reader_ended_lines_notice,
+};
 #[cfg(test)]
 use python::python_statements;
 pub(super) use python::{
@@ -148,7 +153,7 @@ pub(super) fn unended_after(text: &str, submit: bool, before: usize) -> Option<u
 }
 
 /// What to do instead of sending a line over [`CANONICAL_LINE_MAX`] bytes.
-const LONG_LINE_ADVICE: &str = "Write the text to a file in smaller pieces (e.g. printf '%s' '<piece>' >> /tmp/input.txt, one send per piece) and have the program read that file";
+pub(super) const LONG_LINE_ADVICE: &str = "Write the text to a file in smaller pieces (e.g. printf '%s' '<piece>' >> /tmp/input.txt, one send per piece) and have the program read that file";
 
 /// The first line of `step` (a paced step of a send's input, see the send's pacing) over
 /// [`CANONICAL_LINE_MAX`] bytes: its index in `step` and its length in bytes.
@@ -157,62 +162,6 @@ pub(super) fn over_long_line(step: &[u8]) -> Option<(usize, usize)> {
         .map(<[u8]>::len)
         .enumerate()
         .find(|&(_, len)| len > CANONICAL_LINE_MAX)
-}
-
-/// The notice for a paced line that was not typed: line `number` (from 1) of the input is
-/// `len` bytes, and the program that would read it (`reader`, when known) reads in canonical
-/// mode. The lines after it were not typed either, and the reader still waits for a line:
-/// the notice says the next send goes to it.
-pub(super) fn over_long_line_notice(number: usize, len: usize, reader: Option<&str>) -> String {
-    let reader = reader.map_or_else(|| "the program".to_owned(), |name| format!("`{name}`"));
-    format!(
-        "[input: line {number} of the input ({len} bytes) and the lines after it were not typed: {reader}, which reads it, goes through the terminal's line editing, whose limit is {CANONICAL_LINE_MAX} bytes a line and would have cut it silently; the lines before it were typed, and {reader} still waits for a line: your next send answers it (terminal_signal SIGINT stops it instead). {LONG_LINE_ADVICE}]"
-    )
-}
-
-/// `count` lines of an input from line `first` (from 1) as a notice names them (`line 3 of the
-/// input was`, `lines 3–4 of the input were`), and the pronouns for them (object, subject).
-fn untyped_lines(first: usize, count: usize) -> (String, &'static str, &'static str) {
-    match count {
-        1 => (format!("line {first} of the input was"), "it", "it"),
-        _ => (
-            format!("lines {first}–{} of the input were", first + count - 1),
-            "them",
-            "they",
-        ),
-    }
-}
-
-/// The notice for line `number` of an input (`line`, a shell command) that went as the answer
-/// to the prompt `prompt` an earlier line's command showed.
-pub(super) fn line_to_a_prompt_notice(number: usize, line: &str, prompt: &str) -> String {
-    format!(
-        "[input: line {number} of the input (`{line}`) went to the prompt `{prompt}` that an earlier line's command showed, as its answer, not to the shell: if it was meant as a command, it did not run; send it again once that prompt is answered]"
-    )
-}
-
-/// The notice for the lines of an input a signal or a cancel dropped before they were typed:
-/// `count` lines from line `first` (from 1).
-pub(super) fn discarded_lines_notice(first: usize, count: usize) -> String {
-    let (lines, them, _) = untyped_lines(first, count);
-    format!(
-        "[input: {lines} not typed: a signal (or a cancel) came first, and it discards input not read yet, as a terminal discards what was typed ahead; send {them} again to run {them}]"
-    )
-}
-
-/// The notice for lines of a send not typed because the reader they were sent to (a
-/// program's prompt, the shell's `read`) ended and the shell's prompt came back first:
-/// `first` is the number (from 1) of the first line not typed, `count` how many.
-pub(super) fn reader_ended_lines_notice(first: usize, count: usize) -> String {
-    let (lines, them, they) = untyped_lines(first, count);
-    let commands = if count == 1 {
-        "it is a command"
-    } else {
-        "they are commands"
-    };
-    format!(
-        "[input: {lines} not typed: what read the lines before ended and the shell's prompt came back, where {they} would have run as commands; send {them} again if {commands}]"
-    )
 }
 
 /// Whether `text` (+ Enter when `submit`) hands the shell's line editor a command to run: a

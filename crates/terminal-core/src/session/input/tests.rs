@@ -382,7 +382,7 @@ fn the_unended_line_grows_ends_and_is_forgotten_at_the_kernels_line_keys() {
 #[test]
 fn the_notice_for_lines_not_typed_or_typed_to_a_prompt_names_them() {
     insta::assert_snapshot!(
-        line_to_a_prompt_notice(2, "echo second-line-ran", "A:"),
+        line_to_a_prompt_notice(2, "echo second-line-ran", "A:", "`read`"),
         @"[input: line 2 of the input (`echo second-line-ran`) went to the prompt `A:` that an earlier line's command showed, as its answer, not to the shell: if it was meant as a command, it did not run; send it again once that prompt is answered]"
     );
     insta::assert_snapshot!(

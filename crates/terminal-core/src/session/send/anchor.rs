@@ -254,17 +254,20 @@ impl SendOp {
             return;
         }
         let prompt = self.shared.lock().screen.cursor_row_prefix();
-        let Some(prompt) = prompt
-            .map(|p| p.trim().to_owned())
-            .filter(|p| !p.is_empty())
-        else {
-            return;
-        };
+        let prompt = prompt.map(|p| p.trim().to_owned()).unwrap_or_default();
         let path = std::env::var("PATH").ok();
         if super::pager_guard::has_a_command_with_arguments(text, path.as_deref()) {
+            // With no prompt shown, the reader by name: the shell's `read`, or the program.
+            let fg = self.shared.pty.foreground_pgid();
+            let reader = if fg == Some(self.shared.shell_pgid()) {
+                "the shell's `read`".to_owned()
+            } else {
+                fg.and_then(crate::process::group_member)
+                    .map_or_else(|| "a program".to_owned(), |s| format!("`{}`", s.comm))
+            };
             let cut = super::stale_reader::clipped;
             self.refused.lock().get_or_insert_with(|| {
-                input::line_to_a_prompt_notice(number, &cut(text), &cut(&prompt))
+                input::line_to_a_prompt_notice(number, &cut(text), &cut(&prompt), &reader)
             });
         }
     }

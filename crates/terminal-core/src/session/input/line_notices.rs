@@ -1,0 +1,84 @@
+//! The notices a send's lines get when they were not typed (too long for the terminal's line
+//! editing, dropped by a signal or a cancel, left once their reader ended) or went to a
+//! reader an earlier line's command started rather than to the shell.
+
+use super::{CANONICAL_LINE_MAX, LONG_LINE_ADVICE};
+
+/// The notice for a paced line that was not typed: line `number` (from 1) of the input is
+/// `len` bytes, and the program that would read it (`reader`, when known) reads in canonical
+/// mode. The lines after it were not typed either, and the reader still waits for a line:
+/// the notice says the next send goes to it.
+pub(in crate::session) fn over_long_line_notice(
+    number: usize,
+    len: usize,
+    reader: Option<&str>,
+) -> String {
+    let reader = reader.map_or_else(|| "the program".to_owned(), |name| format!("`{name}`"));
+    format!(
+        "[input: line {number} of the input ({len} bytes) and the lines after it were not typed: {reader}, which reads it, goes through the terminal's line editing, whose limit is {CANONICAL_LINE_MAX} bytes a line and would have cut it silently; the lines before it were typed, and {reader} still waits for a line: your next send answers it (terminal_signal SIGINT stops it instead). {LONG_LINE_ADVICE}]"
+    )
+}
+
+/// `count` lines of an input from line `first` (from 1) as a notice names them (`line 3 of the
+/// input was`, `lines 3–4 of the input were`), and the pronouns for them (object, subject).
+fn untyped_lines(first: usize, count: usize) -> (String, &'static str, &'static str) {
+    match count {
+        1 => (format!("line {first} of the input was"), "it", "it"),
+        _ => (
+            format!("lines {first}–{} of the input were", first + count - 1),
+            "them",
+            "they",
+        ),
+    }
+}
+
+/// The notice for line `number` of an input (`line`, a shell command) that went as the answer
+/// to the prompt `prompt` an earlier line's command showed, or, with no prompt (empty), as
+/// input to `reader`, which that command started.
+pub(in crate::session) fn line_to_a_prompt_notice(
+    number: usize,
+    line: &str,
+    prompt: &str,
+    reader: &str,
+) -> String {
+    let (to, answered) = if prompt.is_empty() {
+        (
+            format!(
+                "{reader}, which an earlier line's command started and which reads with no prompt, as its input"
+            ),
+            format!("{reader} has its input"),
+        )
+    } else {
+        (
+            format!("the prompt `{prompt}` that an earlier line's command showed, as its answer"),
+            "that prompt is answered".to_owned(),
+        )
+    };
+    format!(
+        "[input: line {number} of the input (`{line}`) went to {to}, not to the shell: if it was meant as a command, it did not run; send it again once {answered}]"
+    )
+}
+
+/// The notice for the lines of an input a signal or a cancel dropped before they were typed:
+/// `count` lines from line `first` (from 1).
+pub(in crate::session) fn discarded_lines_notice(first: usize, count: usize) -> String {
+    let (lines, them, _) = untyped_lines(first, count);
+    format!(
+        "[input: {lines} not typed: a signal (or a cancel) came first, and it discards input not read yet, as a terminal discards what was typed ahead; send {them} again to run {them}]"
+    )
+}
+
+/// The notice for lines of a send not typed because the reader they were sent to (a
+/// program's prompt, the shell's `read`) ended and the shell's prompt came back first:
+/// `first` is the number (from 1) of the first line not typed, `count` how many.
+pub(in crate::session) fn reader_ended_lines_notice(first: usize, count: usize) -> String {
+    let (lines, them, they) = untyped_lines(first, count);
+    let commands = if count == 1 {
+        "it is a command"
+    } else {
+        "they are commands"
+    };
+    format!(
+        "[input: {lines} not typed: what read the lines before ended and the shell's prompt came back, where {they} would have run as commands; send {them} again if {commands}]"
+    )
+}
