@@ -41,6 +41,13 @@ async fn arrow_keys_move_a_program_that_asked_for_application_cursor_keys() {
         let r = sh.send("").await;
         assert!(r.viewport.lines().any(|l| l == "chose banana"), "{r:?}");
         assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // Arrows and the Enter in one send: each arrow is one key, not ESC and two letters.
+        sh.send(&format!("python3 {}", menu.display())).await;
+        let r = sh.send_raw("\u{1b}[B\u{1b}[B\r", false).await;
+        assert!(r.viewport.lines().any(|l| l == "chose cherry"), "{r:?}");
+        sh.send(&format!("python3 {}", menu.display())).await;
+        let r = sh.send("\u{1b}[B").await;
+        assert!(r.viewport.lines().any(|l| l == "chose banana"), "{r:?}");
         // With the mode off (the shell's line editor), Up recalls the last command as usual.
         let r = sh.send("echo recalled").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");

@@ -338,6 +338,15 @@ impl Pacing {
             .is_some_and(|b| SIGNAL_BYTES.contains(b))
     }
 
+    /// Every step not typed yet as `rewrite` makes it (the same length and line ends: cursor
+    /// keys in another form).
+    pub(super) fn rewrite_steps(&mut self, rewrite: impl Fn(Vec<u8>) -> Vec<u8>) {
+        self.pending = std::mem::take(&mut self.pending)
+            .into_iter()
+            .map(rewrite)
+            .collect();
+    }
+
     /// The next step, whatever its reader is doing.
     pub(super) fn take_next(&mut self) -> Option<Vec<u8>> {
         let step = self.pending.pop_front()?;

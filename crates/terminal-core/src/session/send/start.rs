@@ -269,16 +269,14 @@ impl SendOp {
             }
         };
         let python_input::Typing {
-            mut input,
-            steps: mut statements,
+            input,
+            steps: statements,
             holds,
             indent_cleared,
         } = typing;
-        if st.screen.application_cursor() {
-            input = input::application_cursor_keys(input);
-            statements =
-                statements.map(|s| s.into_iter().map(input::application_cursor_keys).collect());
-        }
+        // Arrow keys go in the form the program asked for, once the input is split into steps
+        // (which take `ESC [ A` for one key, and `ESC O` then a letter for vim's keys apart).
+        let app_cursor = st.screen.application_cursor();
         // What a REPL holds is not known when the text may reach another reader: the
         // program a signal's aftermath may end or stop (`fg` sent right after a SIGTSTP to the
         // REPL is the shell's).
@@ -462,6 +460,12 @@ impl SendOp {
                 op.key_step(shared, input, &mut pacing, fg)
             }
             None => input,
+        };
+        let input = if app_cursor {
+            pacing.rewrite_steps(input::application_cursor_keys);
+            input::application_cursor_keys(input)
+        } else {
+            input
         };
         let driver = Arc::clone(&op).drive(Arc::clone(inner), input, pacing, initializing);
         inner.runtime.spawn(driver.instrument(inner.span.clone()));
