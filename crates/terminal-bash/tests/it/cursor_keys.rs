@@ -53,6 +53,17 @@ async fn arrow_keys_move_a_program_that_asked_for_application_cursor_keys() {
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         let r = sh.send("\u{1b}[A").await;
         assert_eq!(r.viewport.matches("recalled").count(), 2, "{r:?}");
+        // Without Enter, the recalled line waits at the prompt, and the result says so.
+        let r = sh.send_raw("\u{1b}[A", false).await;
+        assert!(
+            r.notices.iter().any(|n| n.starts_with(
+                "[input: the keys sent left a line at the shell's prompt that has not run (\"echo recalled\")"
+            )),
+            "{r:?}"
+        );
+        let r = sh.send("").await;
+        assert!(r.viewport.lines().any(|l| l == "recalled"), "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -110,6 +110,9 @@ pub(super) struct SettleFacts {
     /// prompt came back (the command's exit status is reported), and the next send empties
     /// the line first.
     pub(super) foreign_line: Option<String>,
+    /// The line keys this send typed at our shell's prompt without Enter left there (a
+    /// command an arrow recalled): it has not run.
+    pub(super) edited_line: Option<String>,
     /// The session's shell itself is stopped (`suspend`, SIGSTOP) as the send settles.
     pub(super) shell_stopped: bool,
     /// The session's shell was stopped when the send began and was continued (SIGCONT) before
@@ -293,6 +296,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         (
             facts.foreign_line.is_some(),
             facts.foreign_line.as_deref().map(foreign_line_notice),
+        ),
+        (
+            facts.edited_line.is_some(),
+            facts.edited_line.as_deref().map(edited_line_notice),
         ),
         (
             facts.shell_continued,

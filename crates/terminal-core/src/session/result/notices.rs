@@ -459,6 +459,16 @@ pub(super) fn foreign_line_notice(text: &str) -> String {
     )
 }
 
+/// The notice for [`SettleFacts::edited_line`], quoting the line.
+pub(super) fn edited_line_notice(text: &str) -> String {
+    format!(
+        "[input: the keys sent left a line at the shell's prompt that has not run ({}); the next \
+         send continues it: send empty text to run it as it is, or \\u0015 (Ctrl-U) with \
+         submit false to clear it first]",
+        quoted_line(text)
+    )
+}
+
 /// `text` quoted for a notice, cut after [`QUOTED_LINE_CHARS`] chars.
 fn quoted_line(text: &str) -> String {
     let mut quoted: String = text.chars().take(QUOTED_LINE_CHARS).collect();

@@ -47,6 +47,7 @@ fn facts(reason: Settle) -> SettleFacts {
         refused_line: None,
         cleared_line: None,
         foreign_line: None,
+        edited_line: None,
         shell_stopped: false,
         shell_continued: false,
         survived: None,

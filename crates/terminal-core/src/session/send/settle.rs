@@ -126,6 +126,19 @@ impl SendOp {
             && shared.pty.foreground_pgid() == Some(shared.shell_pgid()))
         .then(|| st.screen.text_after_prompt())
         .flatten();
+        // Keys this send typed at our shell's prompt without Enter (an arrow recalling a
+        // command, a history search) left a line there that has not run.
+        let edited_line = (reason == Settle::StdinWait
+            && self.edits_shell_line
+            && st.typed_unended
+            && self
+                .last_line
+                .as_deref()
+                .is_some_and(|l| l.contains(char::is_control))
+            && shared.pty.foreground_pgid() == Some(shared.shell_pgid()))
+        .then(|| st.screen.text_after_prompt())
+        .flatten()
+        .filter(|line| !line.trim().is_empty());
         let prompted = reason == Settle::Prompt || foreign_line.is_some();
         // The newest finished command is the result's own when its prompt settled it.
         let exits = st.screen.exits_since(exits_from, prompted);
@@ -405,6 +418,7 @@ impl SendOp {
             refused_line,
             cleared_line,
             foreign_line,
+            edited_line,
             shell_stopped,
             shell_continued: self.shell_continued.load(Ordering::SeqCst),
             survived,

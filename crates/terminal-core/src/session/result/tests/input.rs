@@ -54,3 +54,12 @@ fn errexit_in_the_shell_is_said_and_so_is_the_end_it_caused() {
     };
     insta::assert_snapshot!("errexit_ended", assemble(ended).notices.join("\n"));
 }
+
+#[test]
+fn a_line_keys_left_at_the_shells_prompt_is_quoted() {
+    let edited = SettleFacts {
+        edited_line: Some("python3 keys_src.py".to_owned()),
+        ..facts(Settle::StdinWait)
+    };
+    insta::assert_snapshot!("edited_line", assemble(edited).notices.join("\n"));
+}
