@@ -252,3 +252,33 @@ async fn a_reader_behind_a_terminal_relay_gets_its_answer_whole() {
     })
     .await;
 }
+
+/// An answer longer than the rest of the prompt's row, typed one key at a time to a line
+/// editor in raw mode (node's `readline.question`, prompt_toolkit's `prompt()`): its echo
+/// wraps at the screen's edge, and every key and the Enter still go.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_wider_than_the_screen_goes_whole() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let answer: String = ('a'..='z').cycle().take(250).collect();
+        let mut commands = vec![
+            "python3 -c \"from prompt_toolkit import prompt; print('LEN=%d' % len(prompt('first: ')))\"",
+        ];
+        if crate::support::installed("node") {
+            commands.push(
+                "node -e \"require('readline').createInterface({ input: process.stdin, output: \
+                 process.stdout }).question('name: ', (a) => { console.log('LEN=' + a.length); \
+                 process.exit(0); })\"",
+            );
+        }
+        for command in commands {
+            let r = sh.send(command).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{command}: {r:?}");
+            let r = sh.send(&answer).await;
+            assert!(r.viewport.lines().any(|l| l == "LEN=250"), "{command}: {r:?}");
+            assert_eq!(r.exit_code, Some(0), "{command}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

@@ -20,6 +20,18 @@ impl Screen {
         }
     }
 
+    /// The text of row `pos.row` (absolute) before column `pos.col`, trailing spaces trimmed
+    /// (`None` at column 0 or past what history holds).
+    pub(crate) fn text_before(&mut self, pos: Position) -> Option<String> {
+        self.materialize();
+        self.row_prefix(pos)
+    }
+
+    /// The screen's width in columns.
+    pub(crate) fn cols(&self) -> u16 {
+        self.config.cols.max(1)
+    }
+
     /// The text of the row above the cursor's when that row is below `after_row` (absolute),
     /// trailing spaces trimmed (`None` on the first row, at or above `after_row`, or past what
     /// history holds).

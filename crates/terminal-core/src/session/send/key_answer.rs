@@ -104,29 +104,57 @@ impl AnswerCheck {
     /// went to the columns of the keys typed so far (a PIN read shows nothing, others `*` or
     /// the keys).
     fn shows_key(&self, st: &mut State, fg: Option<i32>, echo: bool) -> bool {
-        let now = st.screen.cursor();
-        if fg != self.fg || now.row != self.at.row {
+        if fg != self.fg {
             return false;
         }
         if echo || self.echo_required {
-            return self.echoed(st, fg);
+            return self.echoed(st, fg, false);
         }
-        (self.start.col..=self.start.col.saturating_add(self.cols)).contains(&now.col)
+        // Counted along the rows: a long answer wraps at the screen's edge.
+        let cols = st.screen.cols();
+        let (now, start) = (offset(st.screen.cursor(), cols), offset(self.start, cols));
+        (start..=start + u64::from(self.cols)).contains(&now)
     }
 
-    /// Whether the reader, group `fg` now, shows the key echoed: the same group, on the same
-    /// row, the cursor the key's width right of where it was, after the key.
-    fn echoed(&self, st: &mut State, fg: Option<i32>) -> bool {
+    /// Whether the reader, group `fg` now, shows the key echoed: the same group, the cursor
+    /// the key's width on from the key's cell (along the rows: the echo wraps at the screen's
+    /// edge, where the cursor stays on the last column until the next key), after the key.
+    /// The key's cell is the cursor's when the key went, or the next row's first when the
+    /// cursor stood on the last column then (its wrap pending). With `masks`, a mask drawn
+    /// for the key (`*`, `•`, `●`: a password prompt) counts too.
+    fn echoed(&self, st: &mut State, fg: Option<i32>, masks: bool) -> bool {
+        let cols = st.screen.cols();
         let now = st.screen.cursor();
+        let width = key_width(self.key);
+        let wrapped = Position {
+            row: self.at.row + 1,
+            col: 0,
+        };
+        let cells = if self.at.col + 1 >= cols {
+            vec![self.at, wrapped]
+        } else {
+            vec![self.at]
+        };
         fg == self.fg
-            && now.row == self.at.row
-            && now.col == self.at.col.saturating_add(key_width(self.key))
-            && (self.key == ' '
-                || st
-                    .screen
-                    .cursor_row_prefix()
-                    .is_some_and(|row| row.ends_with(self.key)))
+            && cells.into_iter().any(|cell| {
+                let after = Position {
+                    row: cell.row,
+                    col: cell.col + width,
+                };
+                let pending_wrap = after.col >= cols && now.row == cell.row && now.col + 1 == cols;
+                (offset(now, cols) == offset(after, cols) || pending_wrap)
+                    && (self.key == ' '
+                        || st.screen.text_before(after).is_some_and(|row| {
+                            row.ends_with(self.key) || (masks && row.ends_with(['*', '•', '●']))
+                        }))
+            })
     }
+}
+
+/// `pos` counted in cells from the screen's first row (`cols` a row), so that text wrapping
+/// at the edge goes on counting.
+fn offset(pos: Position, cols: u16) -> u64 {
+    pos.row * u64::from(cols) + u64::from(pos.col)
 }
 
 /// Columns `key` takes on screen (0 for a control or combining character).
@@ -427,13 +455,13 @@ fn asks(st: &mut State, question: fn(&str) -> bool) -> bool {
 
 impl SendOp {
     /// Whether a key answer's pending rest waits on a check whose key the reader, group `fg`,
-    /// shows echoed now (see `AnswerCheck::echoed`): it has dealt with the key, also when it
+    /// shows echoed (or masked) now (see `AnswerCheck::echoed`): it has dealt with the key, also when it
     /// waits among other event sources (node's `readline.question` in raw mode), so the rest
     /// need not wait for its output to go quiet (each key waited 150 ms).
     pub(super) fn answer_key_echoed(&self, pacing: &Pacing, fg: Option<i32>) -> bool {
         pacing
             .answer_check()
-            .is_some_and(|check| check.echoed(&mut self.shared.lock(), fg))
+            .is_some_and(|check| check.echoed(&mut self.shared.lock(), fg, true))
     }
 
     /// What to type of `line`, a paced line (or the rest of a checked answer whose check
