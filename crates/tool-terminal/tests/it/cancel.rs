@@ -88,6 +88,43 @@ async fn a_cancelled_send_loses_no_output() {
     host.shutdown().await;
 }
 
+/// A cancelled poll (no text) interrupts nothing: the command it waited on is an earlier
+/// send's, and keeps running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_poll_leaves_the_command_running() {
+    let (host, agent) = Host::with_open_shell().await;
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "echo started; sleep 60", "timeoutMs": 200}),
+        )
+        .await;
+    assert!(r.text().contains("[wait: timeout]"), "{}", r.text());
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let call = dsh_tools::ToolCall::new("test")
+        .with_agent(agent.clone())
+        .with_cancel(cancel.clone());
+    let tools = std::sync::Arc::clone(&host.tools);
+    let args = json!({"sessionId": "pty-1", "text": "", "submit": false, "timeoutMs": 60_000});
+    let poll = tokio::spawn(async move { tools.execute("terminal_send", args, call).await });
+    cancel.cancel();
+    assert!(poll.await.expect("the poll task").is_error);
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "", "submit": false, "timeoutMs": 300}),
+        )
+        .await;
+    assert!(r.text().contains("[foreground: sleep]"), "{}", r.text());
+    assert!(!r.text().contains("130"), "{}", r.text());
+    assert!(!r.text().contains("[cancelled:"), "{}", r.text());
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
+
 /// A second send while the session's first is still running is refused after a short wait,
 /// and the error says how long it waited and where the other send's result comes from.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

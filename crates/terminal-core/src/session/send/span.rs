@@ -99,10 +99,11 @@ impl SendOp {
     }
 
     /// Whether the driver owes the foreground an interrupt (a cancel, or a SIGINT handed over
-    /// by `terminal_signal`).
+    /// by `terminal_signal`). A cancelled poll owes none: it typed nothing, and the command it
+    /// waited on is an earlier send's (a client's timeout on a long poll must not end a build).
     pub(super) fn interrupt_owed(&self) -> bool {
         let span = self.span();
-        span.cancel_requested || span.requested_signal.is_some()
+        (span.cancel_requested && !span.poll) || span.requested_signal.is_some()
     }
 
     /// The owed signal, and whether it goes as the terminal's key (a cancel's SIGINT: no).
