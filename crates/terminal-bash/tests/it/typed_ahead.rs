@@ -312,7 +312,7 @@ async fn a_command_line_sent_to_a_filter_reading_the_terminal_is_refused() {
             let program = filter.split(' ').next().unwrap();
             assert!(
                 e.message().starts_with(&format!(
-                    "{program} reads the terminal as its input (it was given no file)"
+                    "{program} reads its data from the terminal (its standard input)"
                 )),
                 "{e}"
             );

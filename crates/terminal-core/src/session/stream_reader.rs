@@ -5,7 +5,7 @@
 
 /// Programs that, when they read the terminal at all, read it as their input to the end:
 /// text filters, checksums, encoders and compressors with no file operand.
-const STREAM_READERS: [&str; 40] = [
+const STREAM_READERS: [&str; 53] = [
     "cat",
     "tac",
     "tee",
@@ -46,6 +46,19 @@ const STREAM_READERS: [&str; 40] = [
     "jq",
     "xargs",
     "dd",
+    "expand",
+    "unexpand",
+    "strings",
+    "iconv",
+    "shuf",
+    "tsort",
+    "envsubst",
+    "diff",
+    "comm",
+    "pr",
+    "b2sum",
+    "numfmt",
+    "basenc",
 ];
 
 /// Whether a program named `name` (its `/proc` comm) reads the terminal to the end of input.

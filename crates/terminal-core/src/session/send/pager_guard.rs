@@ -419,7 +419,7 @@ const DATA_ENTRY: [&str; 3] = ["tee", "xargs", "dd"];
 fn filter_refusal(program: &str, line: &str) -> TerminalError {
     let line = line.trim();
     TerminalError::invalid(format!(
-        "{program} reads the terminal as its input (it was given no file) and prints to the \
+        "{program} reads its data from the terminal (its standard input) and prints to the \
          terminal: `{line}` sent now would be a line of {program}'s data, not a command, so \
          nothing was typed; end its input with \\u0004 (Ctrl-D, submit: false) or stop it \
          with terminal_signal SIGINT, then send the command again; to give {program} this line \
