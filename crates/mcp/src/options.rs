@@ -18,7 +18,7 @@ mod http;
 
 pub use http::{HttpOptions, TOKEN_ENV};
 
-/// Default sandbox mode: `workspace-write` (see the README's security model for why).
+/// Default sandbox mode: `workspace-write` (see `docs/security.md` for why).
 pub(crate) const DEFAULT_SANDBOX: SandboxMode = SandboxMode::WorkspaceWrite;
 /// Default cap on the processes (and threads) of one session.
 pub(crate) const DEFAULT_MAX_SESSION_PIDS: u64 = 1024;
