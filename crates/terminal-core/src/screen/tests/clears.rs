@@ -472,6 +472,11 @@ fn a_shorter_text_over_a_longer_one_is_a_mixed_row() {
     // One that does not: the newest differs from the longest before it.
     s.feed(b"abcdef\rabc\rabx\r\n");
     assert_eq!(s.take_mixed_row(), Some(("abxdef".to_owned(), 1)));
+    // A problem line written over so is said to mix, not to be erased.
+    s.feed(b"\x1b[31mFAIL long\x1b[0m\r\x1b[32mPASS\x1b[0m\r\n");
+    let notes = s.take_span_notes();
+    assert_eq!(notes.mixed_row, Some(("PASS long".to_owned(), 1)));
+    assert!(notes.erased.is_none(), "{:?}", notes.erased);
     // The output's last row, which no line feed ends: once the prompt is back below it.
     s.feed(b"name,email\r1,alice,a@x.org\r2,bob,b@y\r");
     assert_eq!(s.take_mixed_row(), None);
