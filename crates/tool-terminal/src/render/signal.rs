@@ -85,7 +85,7 @@ pub fn render_signal_still_reading(
 /// program turned the terminal's signal keys off, so Ctrl-C is a key of its input.
 pub fn render_interrupt_character(signal: &str, target_pgid: i32) -> String {
     format!(
-        "delivered {signal} to foreground process group {target_pgid} as the terminal's interrupt character (Ctrl-C), the way the terminal's own key would: the terminal's signal keys are off (the program turned them off, or stty -isig), so Ctrl-C is a key of its input and no signal: the program reads keys and handles it itself (an editor such as vim does not quit on it: use its own quit command; SIGTERM stops a program that does not act on it); {SIGNAL_EFFECT}"
+        "typed {signal} to foreground process group {target_pgid} as the terminal's interrupt character (Ctrl-C), the way the terminal's own key would, not as a signal: the terminal's signal keys are off (the program turned them off, or stty -isig), so Ctrl-C is a key of its input: the program reads keys and handles it itself (an editor such as vim does not quit on it: use its own quit command; SIGTERM stops a program that does not act on it); {SIGNAL_EFFECT}"
     )
 }
 
