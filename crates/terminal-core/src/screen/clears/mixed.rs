@@ -149,7 +149,9 @@ impl Screen {
             mixed.1 += 1;
             // Written over, not erased: the row is said to mix its texts, not to be gone (a
             // problem line remembered at its carriage return, `FAIL long` under `PASS`).
-            self.clears.revisited.retain(|(row, _)| *row != returned.row);
+            self.clears
+                .revisited
+                .retain(|(row, _)| *row != returned.row);
         }
     }
 }

@@ -168,8 +168,10 @@ pub(super) fn check(
         // Words meant as the file's text (`Initial commit` for a commit message): in the
         // normal mode `I` would begin an insert at the line's start, typing the rest without
         // its first letter, and other words would move, delete or change text.
+        // Not in a send that holds an ESC: it is written as keys (`OFix the bug\n…\u{1b}:wq`).
         if keys_known
             && command_mode
+            && !text.contains('\u{1b}')
             && let Some(line) = lines_in_normal_mode(text).lines().find(|l| is_prose(l))
         {
             return Err(prose_refusal(editor, line));

@@ -99,11 +99,14 @@ impl SendOp {
     }
 
     /// Whether the driver owes the foreground an interrupt (a cancel, or a SIGINT handed over
-    /// by `terminal_signal`). A cancelled poll owes none: it typed nothing, and the command it
-    /// waited on is an earlier send's (a client's timeout on a long poll must not end a build).
+    /// by `terminal_signal`). A poll whose caller went away (its result discarded, then
+    /// cancelled: a client's timeout) owes none: it typed nothing, and the command it waited
+    /// on is an earlier send's, which must not end with it (a build). A poll cancelled as
+    /// such (`job_kill` of a background one) interrupts, as any cancel does.
     pub(super) fn interrupt_owed(&self) -> bool {
         let span = self.span();
-        (span.cancel_requested && !span.poll) || span.requested_signal.is_some()
+        (span.cancel_requested && !(span.poll && span.result_discarded))
+            || span.requested_signal.is_some()
     }
 
     /// The owed signal, and whether it goes as the terminal's key (a cancel's SIGINT: no).
