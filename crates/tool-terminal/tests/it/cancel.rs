@@ -9,21 +9,28 @@ use crate::support::Host;
 /// A program blocked for good on something else than the terminal: a server in `accept`.
 const BLOCKED_SERVER: &str = "python3 -c 'import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); s.accept()'";
 
-/// Starts `terminal_send` of `text` on `pty-1` as a call the returned token cancels.
-fn cancellable_send(
-    host: &Host,
-    agent: &dsh_context::Agent,
-    text: &str,
-) -> (
+/// A `terminal_send` call started with the returned token to cancel it.
+type CancellableSend = (
     tokio_util::sync::CancellationToken,
     tokio::task::JoinHandle<dsh_tools::ToolResult>,
-) {
+);
+
+/// Starts `terminal_send` of `text` on `pty-1` as a call the returned token cancels.
+fn cancellable_send(host: &Host, agent: &dsh_context::Agent, text: &str) -> CancellableSend {
+    cancellable_call(host, agent, json!({"sessionId": "pty-1", "text": text}))
+}
+
+/// Starts `terminal_send` with `args` as a call the returned token cancels.
+fn cancellable_call(
+    host: &Host,
+    agent: &dsh_context::Agent,
+    args: serde_json::Value,
+) -> CancellableSend {
     let cancel = tokio_util::sync::CancellationToken::new();
     let call = dsh_tools::ToolCall::new("test")
         .with_agent(agent.clone())
         .with_cancel(cancel.clone());
     let tools = std::sync::Arc::clone(&host.tools);
-    let args = json!({"sessionId": "pty-1", "text": text});
     let pending = tokio::spawn(async move { tools.execute("terminal_send", args, call).await });
     (cancel, pending)
 }
@@ -101,13 +108,8 @@ async fn a_cancelled_poll_leaves_the_command_running() {
         )
         .await;
     assert!(r.text().contains("[wait: timeout]"), "{}", r.text());
-    let cancel = tokio_util::sync::CancellationToken::new();
-    let call = dsh_tools::ToolCall::new("test")
-        .with_agent(agent.clone())
-        .with_cancel(cancel.clone());
-    let tools = std::sync::Arc::clone(&host.tools);
     let args = json!({"sessionId": "pty-1", "text": "", "submit": false, "timeoutMs": 60_000});
-    let poll = tokio::spawn(async move { tools.execute("terminal_send", args, call).await });
+    let (cancel, poll) = cancellable_call(&host, &agent, args);
     cancel.cancel();
     assert!(poll.await.expect("the poll task").is_error);
     let r = host

@@ -97,12 +97,11 @@ impl AnswerCheck {
     }
 
     /// Whether the reader, group `fg` now, shows it took the key as part of a line: the same
-    /// group, on the same row. With the terminal's echo on (`echo`: it echoes each key as it
-    /// comes) or `echo_required`, the cursor the key's width right of where it was, after the
-    /// key. With echo off, a program echoes, if at all, once it gets to it (prompt_toolkit
-    /// draws after it reads again): the cursor anywhere from where the answer's first key
-    /// went to the columns of the keys typed so far (a PIN read shows nothing, others `*` or
-    /// the keys).
+    /// group. With the terminal's echo on (`echo`: it echoes each key as it comes) or
+    /// `echo_required`, the key echoed (see [`AnswerCheck::echoed`]). With echo off, a program
+    /// echoes, if at all, once it gets to it (prompt_toolkit draws after it reads again): the
+    /// cursor anywhere from where the answer's first key went to the cells of the keys typed
+    /// so far, counted along the rows (a PIN read shows nothing, others `*` or the keys).
     fn shows_key(&self, st: &mut State, fg: Option<i32>, echo: bool) -> bool {
         if fg != self.fg {
             return false;
@@ -130,13 +129,9 @@ impl AnswerCheck {
             row: self.at.row + 1,
             col: 0,
         };
-        let cells = if self.at.col + 1 >= cols {
-            vec![self.at, wrapped]
-        } else {
-            vec![self.at]
-        };
+        let cells = if self.at.col + 1 >= cols { 2 } else { 1 };
         fg == self.fg
-            && cells.into_iter().any(|cell| {
+            && [self.at, wrapped].into_iter().take(cells).any(|cell| {
                 let after = Position {
                     row: cell.row,
                     col: cell.col + width,
@@ -455,9 +450,9 @@ fn asks(st: &mut State, question: fn(&str) -> bool) -> bool {
 
 impl SendOp {
     /// Whether a key answer's pending rest waits on a check whose key the reader, group `fg`,
-    /// shows echoed (or masked) now (see `AnswerCheck::echoed`): it has dealt with the key, also when it
-    /// waits among other event sources (node's `readline.question` in raw mode), so the rest
-    /// need not wait for its output to go quiet (each key waited 150 ms).
+    /// shows echoed (or masked) now (see `AnswerCheck::echoed`): it has dealt with the key,
+    /// also when it waits among other event sources (node's `readline.question` in raw mode),
+    /// so the rest need not wait for its output to go quiet (each key waited 150 ms).
     pub(super) fn answer_key_echoed(&self, pacing: &Pacing, fg: Option<i32>) -> bool {
         pacing
             .answer_check()
