@@ -38,7 +38,7 @@ pub use service::{
     CLOSE_REASON_SERVICE_DISPOSED, Terminals, TerminalsPlugin, invariant_companion,
 };
 pub use session::{
-    ENVIRON_TAG, PtySession, PtySessionConfig, PtySpawnSpec, end_reader_advice, is_repl_prompt,
-    rewound_notice,
+    ENVIRON_TAG, PtySession, PtySessionConfig, PtySpawnSpec, end_reader_advice, holds_paste_marker,
+    is_repl_prompt, rewound_notice,
 };
 pub use types::*;

@@ -16,10 +16,6 @@ const BACKGROUND_TIMEOUT_NOTICE: &str = "[timeoutMs: a background job is not end
 /// editor takes it as its set-mark key and drops it, so `echo a\0b` ran `echo ab`).
 const NUL_IN_TEXT: &str = "text contains a NUL character (U+0000), which a terminal cannot type as text (the shell's line editor takes it as a key and drops it); nothing was sent. Remove it, or have a command write the byte (printf '\\0')";
 
-/// The bracketed-paste markers a program that enabled pastes (DECSET 2004) takes as a paste's
-/// start and end.
-const PASTE_MARKERS: [&str; 2] = ["\u{1b}[200~", "\u{1b}[201~"];
-
 /// The error for text with a bracketed-paste marker: a line editor (the shell's readline)
 /// takes what follows a start marker as pasted text until an end marker, so `echo 'x` then
 /// `ESC [200~` left every later send on its input line, and they ran joined later.
@@ -70,7 +66,7 @@ impl Tool for SendTool {
         if args.text.contains('\0') {
             return Err(ToolError::new(NUL_IN_TEXT).with_code("INVALID_INPUT"));
         }
-        if PASTE_MARKERS.iter().any(|m| args.text.contains(m)) {
+        if dsh_terminal_core::holds_paste_marker(&args.text) {
             return Err(ToolError::new(PASTE_MARKER_IN_TEXT).with_code("INVALID_INPUT"));
         }
         let timeout = send_timeout(args.timeout_ms, self.0.config.max_send_timeout_ms)?;

@@ -70,6 +70,17 @@ pub(super) const CANONICAL_LINE_MAX: usize = 4095;
 
 pub(super) const PASTE_START: &[u8] = b"\x1b[200~";
 pub(super) const PASTE_END: &[u8] = b"\x1b[201~";
+
+/// Whether `text` (a send's, before shaping) holds a bracketed-paste marker (`ESC [200~` or
+/// `ESC [201~`, as the send writes around a paste): a line editor that takes pastes (the shell's readline) would take what
+/// follows a start marker as pasted text until an end marker, and every later send with it;
+/// an end marker would cut a paste the send makes itself. Hosts refuse such text.
+#[must_use]
+pub fn holds_paste_marker(text: &str) -> bool {
+    [PASTE_START, PASTE_END]
+        .iter()
+        .any(|marker| text.as_bytes().windows(marker.len()).any(|w| w == *marker))
+}
 /// Single lines from this many bytes on go to a program that enabled bracketed paste as a
 /// paste.
 const PASTE_LINE_MIN: usize = 256;

@@ -63,6 +63,7 @@ use crate::types::{
 
 pub use after_signal::end_reader_advice;
 pub use config::PtySessionConfig;
+pub use input::holds_paste_marker;
 pub use observe::is_repl_prompt;
 pub use result::rewound_notice;
 

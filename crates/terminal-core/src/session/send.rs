@@ -264,8 +264,7 @@ impl SendOp {
                 }
                 tracing::debug!(error = %e, "nothing left to interrupt; waiting for the exit");
             }
-            let cancel_delivered = interrupts.delivered_at().is_some() && self.cancel_requested();
-            self.span().cancel_interrupted |= cancel_delivered;
+            self.note_cancel_delivered(&interrupts);
             // A handed-over signal is owed until it reached the command's program; a later
             // program of the same send is not interrupted for it.
             if !self.cancel_requested() && interrupts.reached_program() {

@@ -109,6 +109,18 @@ impl SendOp {
             || span.requested_signal.is_some()
     }
 
+    /// Notes that a cancel's interrupt went to the foreground once `interrupts` delivered one
+    /// (see `Span::cancel_interrupted`); no lock taken before that.
+    pub(super) fn note_cancel_delivered(
+        &self,
+        interrupts: &super::super::cancel::CancelInterrupts,
+    ) {
+        if interrupts.delivered_at().is_some() {
+            let mut span = self.span();
+            span.cancel_interrupted |= span.cancel_requested;
+        }
+    }
+
     /// The owed signal, and whether it goes as the terminal's key (a cancel's SIGINT: no).
     pub(super) fn signal_owed(&self) -> (TerminalSignal, bool) {
         let span = self.span();
