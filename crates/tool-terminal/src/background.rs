@@ -119,19 +119,28 @@ impl Stream {
             let lines = read.delta.matches('\n').count() as u64;
             let kept_raw = read.delta.len() as u64 + lines;
             let lost_raw = raw_since.saturating_sub(kept_raw);
-            // The lines dropped are estimated from the delta's share of newlines. One huge
-            // line goes on through the loss when the core counted no line end in what it
-            // dropped and the delta starts with a long stretch of that line (a count of none
-            // alone is not trusted for lines short enough to be told apart).
+            // The lines dropped are the core's count of the line ends in them; when it has
+            // none, they are estimated from the delta's share of newlines (the output's line
+            // lengths vary, `seq`'s grow: the estimate was a fifth short). One huge line goes
+            // on through the loss when the core counted no line end in what it dropped and
+            // the delta starts with a long stretch of that line (a count of none alone is not
+            // trusted for lines short enough to be told apart: it is estimated then too).
             let fragment = read.delta.find('\n').unwrap_or(read.delta.len());
             let one_line = read.lost_lines == Some(0) && fragment >= read.delta.len() / 2;
             let lost_lines = if one_line {
                 0
             } else {
-                lost_raw.saturating_mul(lines) / kept_raw.max(1)
+                match read.lost_lines {
+                    Some(counted) if counted > 0 => counted,
+                    _ => lost_raw.saturating_mul(lines) / kept_raw.max(1),
+                }
             };
-            self.window
-                .push_after_loss(&read.delta, lost_lines, lost_raw - lost_lines, one_line);
+            self.window.push_after_loss(
+                &read.delta,
+                lost_lines,
+                lost_raw.saturating_sub(lost_lines),
+                one_line,
+            );
             return read.delta.len();
         }
         let rewritten = read.restarts_line || self.rewritten(&read.delta);
