@@ -355,6 +355,10 @@ pub struct SendRead {
     /// rewritten). Lines already handed on cannot be taken back: then the rewritten ones
     /// follow them.
     pub rewound_lines: u64,
+    /// `delta` is a full-screen program's whole screen (the alternate screen) as it is now,
+    /// not output that follows the previous read: it stands in for an earlier screen no one
+    /// was shown yet, as a terminal shows only the newest.
+    pub screen: bool,
 }
 
 /// A scrollback page request (seed `TerminalReadRequest`). Defaults: offset 0, count 500.

@@ -78,6 +78,10 @@ struct Stream {
     raw_seen: u64,
     /// The job's work has ended: the line being written is shown as it is.
     finished: bool,
+    /// The newest screen of a full-screen program no read has shown yet: held back, since a
+    /// newer one replaces it (a read shows the screen as it is, not every frame since), and
+    /// put in the window before output that follows it and at the next read.
+    screen: Option<String>,
 }
 
 impl Stream {
@@ -96,6 +100,7 @@ impl Stream {
             id,
             raw_seen: 0,
             finished: false,
+            screen: None,
         }
     }
 
@@ -114,6 +119,12 @@ impl Stream {
         let raw = self.current.output_bytes();
         let raw_since = raw.saturating_sub(self.raw_seen);
         self.raw_seen = raw;
+        if read.screen {
+            let len = read.delta.len();
+            self.screen = Some(read.delta);
+            return len;
+        }
+        self.put_screen();
         if read.truncated {
             // The terminal writes each newline as CR LF.
             let lines = read.delta.matches('\n').count() as u64;
@@ -210,9 +221,21 @@ impl Stream {
         }
     }
 
+    /// Puts the held screen in the window, without the blank rows below its last text (a
+    /// program that draws a few lines left a screenful of empty ones).
+    fn put_screen(&mut self) {
+        if let Some(screen) = self.screen.take() {
+            let text = screen.trim_end_matches(|c| c == '\n' || c == ' ');
+            if !text.is_empty() {
+                self.window.push(&format!("{text}\n"), false);
+            }
+        }
+    }
+
     /// Everything produced since the previous read, fitted to the job's limit.
     fn read(&mut self) -> String {
         self.drain();
+        self.put_screen();
         // All the send handed out reaches the agent now (what the window leaves out, it names
         // with the way to page it): a line erased after this is no line the agent never saw.
         self.current.output_shown();

@@ -374,3 +374,19 @@ async fn a_read_while_the_cursor_is_up_takes_nothing() {
     }
     host.shutdown().await;
 }
+
+/// A full-screen program that redraws its screen (`watch`) while the job's drains look at
+/// every frame: a read shows the screen as it is, once, without the empty rows below its text
+/// (every frame since the previous read came, each with a screenful of blank lines).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redrawn_full_screen_comes_once_as_it_is() {
+    let (host, agent, session) = Host::with_jobs_and_session().await;
+    let text = "printf '\\033[?1049h'; for i in $(seq 1 10); do printf '\\033[H\\033[2Jframe %d\\nrow two\\n' $i; sleep 0.05; done; read -r x";
+    let (job, _ack) = host.start_job(&agent, &session, text).await;
+    let read = host.wait_job(&agent, &job).await;
+    let frames: Vec<&str> = read.lines().filter(|l| l.starts_with("frame ")).collect();
+    assert_eq!(frames, ["frame 10"], "{read}");
+    assert!(read.contains("frame 10\nrow two\n"), "{read}");
+    assert!(!read.contains("\n\n\n"), "blank rows: {read:?}");
+    host.shutdown().await;
+}

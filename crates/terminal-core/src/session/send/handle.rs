@@ -79,6 +79,7 @@ impl OperationHandle for SendOp {
                         lost_lines: span.final_lost_lines,
                         restarts_line: span.final_restarts_line,
                         rewound_lines: span.final_rewound_lines,
+                        screen: result.input_mode == InputMode::AlternateScreen,
                     }
                 }
                 _ => SendRead::default(),
@@ -120,6 +121,7 @@ impl OperationHandle for SendOp {
             lost_lines,
             restarts_line: consumed.restarts_line,
             rewound_lines: consumed.rewound_lines,
+            screen: alternate,
         }
     }
 
