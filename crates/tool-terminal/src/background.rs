@@ -225,7 +225,7 @@ impl Stream {
     /// program that draws a few lines left a screenful of empty ones).
     fn put_screen(&mut self) {
         if let Some(screen) = self.screen.take() {
-            let text = screen.trim_end_matches(|c| c == '\n' || c == ' ');
+            let text = screen.trim_end_matches(['\n', ' ']);
             if !text.is_empty() {
                 self.window.push(&format!("{text}\n"), false);
             }
