@@ -538,6 +538,22 @@ async fn a_command_line_that_answered_an_earlier_lines_prompt_is_said_to() {
         let r = sh.send("cat <<EOF\nls -la /\nEOF").await;
         assert!(r.viewport.lines().any(|l| l == "ls -la /"), "{r:?}");
         assert!(quiet(&r), "{r:?}");
+        // Lines for a program that was already reading when the send began went where they
+        // were meant to: a script's reads with no prompt, a nested shell's loop body.
+        let r = sh
+            .send("python3 -c \"print('got', input(), input(), input())\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("echo one\nls two\nthree").await;
+        assert!(r.viewport.lines().any(|l| l == "got echo one ls two three"), "{r:?}");
+        assert!(r.notices.iter().all(|n| !n.contains("earlier line")), "{r:?}");
+        if crate::support::installed("dash") {
+            sh.send("dash").await;
+            let r = sh.send("for i in 1 2; do\n  echo \"n=$i\"\ndone").await;
+            assert!(r.viewport.lines().any(|l| l == "n=2"), "{r:?}");
+            assert!(r.notices.iter().all(|n| !n.contains("earlier line")), "{r:?}");
+            sh.send("exit").await;
+        }
         sh.close().await;
     })
     .await;

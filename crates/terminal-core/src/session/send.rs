@@ -154,6 +154,7 @@ impl SendOp {
         let deadline = readiness.deadline();
         // Lines for a reader that ended would run as commands (see `note_reader_ended`).
         let answers_a_reader = self.answers_a_line_reader && readiness.began_at_a_waiting_reader();
+        let answered_group = shared.pty.foreground_pgid().filter(|_| answers_a_reader);
         let (mut done_at_write, mut marks_at_write, mut written_at) =
             self.anchor_for_write(&mut readiness, &input, initializing, started);
         let held_settle = self.span().held_settle;
@@ -427,7 +428,7 @@ impl SendOp {
                 }
                 if reason == Settle::StdinWait {
                     line = self.paste_rest_for_block_reader(line, &mut pacing, obs.fg);
-                    self.note_command_to_a_prompt(&line, pacing.newest_line_number());
+                    self.note_command_to_a_prompt(&line, &pacing, answered_group, obs.fg);
                 }
                 if obs.fg == Some(shared.shell_pgid())
                     && shared.pty.modes().is_some_and(TtyModes::line_editing)

@@ -239,16 +239,29 @@ impl SendOp {
         }
     }
 
-    /// Notes, for the result, that line `number` of the input (`line`, about to be typed),
-    /// which names a shell command with arguments, goes as the answer to a prompt an earlier
-    /// line's command showed (a program, or the shell's `read`, reading lines in canonical
+    /// Notes, for the result, that the newest line of `pacing`'s input (`line`, about to be
+    /// typed), which names a shell command with arguments, goes as the answer to a prompt an
+    /// earlier line's command showed (a program, or the shell's `read`, reading lines in canonical
     /// mode at a prompt), not to the shell: `read -p 'A: ' a` then `echo next` answers `A:`
     /// with `echo next`, as typing the lines would. A REPL's or line editor's lines (raw mode),
-    /// the shell's continuation lines and data for a filter with no prompt are left alone.
-    pub(super) fn note_command_to_a_prompt(&self, line: &[u8], number: usize) {
+    /// the shell's continuation lines and data for a filter with no prompt are left alone, and
+    /// so are the lines of a send that began at a program's reader (`answered`, its process
+    /// group) while that program (`fg`) reads them: they went where they were meant to (a
+    /// loop's body at a nested shell's `> `, a script's reads with no prompt).
+    pub(super) fn note_command_to_a_prompt(
+        &self,
+        line: &[u8],
+        pacing: &super::pacing::Pacing,
+        answered: Option<i32>,
+        fg: Option<i32>,
+    ) {
+        let number = pacing.newest_line_number();
         let Ok(text) = std::str::from_utf8(line) else {
             return;
         };
+        if answered.is_some() && answered == fg {
+            return;
+        }
         let text = text.trim();
         if text.is_empty() || !self.shared.pty.modes().is_some_and(|m| m.canonical) {
             return;
