@@ -14,7 +14,8 @@
 //! End, Backspace, DEL, Delete, Ctrl-U/K/W, Meta-b/f/d, Ctrl-T, Meta-t/u/l/c: `m a3` +
 //! Ctrl-A + `r` is the line `rm a3`), other escape sequences and bracketed-paste markers
 //! dropped, and joined to the text earlier allowed sends to the same session typed without
-//! Enter (`tou` with `submit: false`, then `ch x`, is the line `touch x`). Keys that bring
+//! Enter (`tou` with `submit: false`, then `ch x`, is the line `touch x`), or with Enter after
+//! a backslash that continues the line (`r\` then `m x` is the line `rm x`). Keys that bring
 //! back other text (history, yank) are not followed: a guard rail, not a boundary.
 //!
 //! ```
@@ -180,11 +181,24 @@ impl PreExecute for CommandPolicy {
                 ),
             },
             _ => {
-                self.unended.record(key, &typed, submit);
+                // A last line ending in a backslash goes on in the next send, whose text the
+                // shell joins to it (`r\` with Enter, then `m x`, runs `rm x`).
+                match continued_line(&typed).filter(|_| submit) {
+                    Some(start) => self.unended.record(key, start, false),
+                    None => self.unended.record(key, &typed, submit),
+                }
                 Decision::Allow
             }
         }
     }
+}
+
+/// `typed` without the backslash ending its last line, when that backslash is not itself
+/// escaped: the shell goes on reading the line from the next one.
+fn continued_line(typed: &str) -> Option<&str> {
+    let start = typed.strip_suffix('\\')?;
+    let escapes = start.len() - start.trim_end_matches('\\').len();
+    (escapes % 2 == 0).then_some(start)
 }
 
 /// Plugin `command-policy`: requires `Tools`, compiles its config at apply time (a bad pattern
@@ -328,6 +342,15 @@ mod tests {
         assert!(denied(&p.check(&send("mk\\\nfs x"))));
         assert_eq!(p.check(&typed("pty-3", "mk\\", false)), Decision::Allow);
         assert!(denied(&p.check(&typed("pty-3", "\nfs x", true))));
+        // Also when the line with the backslash went with its Enter (the shell's `> `
+        // continuation prompt then reads the rest); an escaped backslash ends the line.
+        assert_eq!(p.check(&typed("pty-4", "mk\\", true)), Decision::Allow);
+        assert!(denied(&p.check(&typed("pty-4", "fs x", true))));
+        assert_eq!(
+            p.check(&typed("pty-4", "echo mk\\\\", true)),
+            Decision::Allow
+        );
+        assert_eq!(p.check(&typed("pty-4", "fs x", true)), Decision::Allow);
         // Cursor keys and kills are followed (a breaker's ways past a pattern).
         for text in [
             "kfs x\u{1}m",
