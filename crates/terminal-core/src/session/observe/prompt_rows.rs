@@ -123,14 +123,16 @@ pub(in crate::session) fn continuation_indent(row: &str, cursor_col: u16) -> Opt
 /// does (see `Observation::question_at_cursor`): `Name:`, `Continue?`, `>`, `$`, `#`, a
 /// yes/no choice anywhere (`Continue? [y/N] (6s)`), or a closing bracket after a question
 /// (`Delete? (yes/no)`, `Port: [8080]`) or around a default, a range or a choice
-/// (`(default: 3)`, `[1-5]`, `[a/b/c]`). A progress or status line does not: `12/40`,
-/// `45%`, `Downloading...`, a bracket around a count, a bar or other words (`Waiting for db
-/// (attempt 1/3)`, `[###   ]`, `Working [spinning]`), a `>` heading a bar (`[====>`). A
+/// (`(default: 3)`, `[1-5]`, `[a/b/c]`), and a prompt to press a key to go on (vim's `Press
+/// ENTER or type command to continue`, `Press any key to continue...`). A progress or status
+/// line does not: `12/40`, `45%`, `Downloading...`, a bracket around a count, a bar or other
+/// words (`Waiting for db (attempt 1/3)`, `[###   ]`, `Working [spinning]`), a `>` heading a
+/// bar (`[====>`). A
 /// question read as progress costs a send the wait for its timer or a quiet moment; progress
 /// read as a question would hand the next send's keys to a program that goes on by itself.
 pub(in crate::session) fn ends_like_a_question(row: &str) -> bool {
     let row = row.trim_end();
-    if super::super::input::asks_yes_or_no(row) {
+    if super::super::input::asks_yes_or_no(row) || asks_for_a_key_to_go_on(row) {
         return true;
     }
     let Some(last) = row.chars().next_back() else {
@@ -157,6 +159,14 @@ pub(in crate::session) fn ends_like_a_question(row: &str) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether `row` ends by asking for a key (or Enter) to go on: `… to continue` after
+/// `press` or `hit`, trailing dots aside.
+fn asks_for_a_key_to_go_on(row: &str) -> bool {
+    let row = row.to_ascii_lowercase();
+    let row = row.trim_end_matches(['.', ' ', '…']);
+    row.ends_with(" to continue") && (row.contains("press ") || row.contains("hit "))
 }
 
 /// Whether `text` is a decimal number (digits only, at least one).

@@ -17,6 +17,9 @@ fn progress_in_brackets_is_no_question() {
         "sqlite>",
         "$",
         "#",
+        "Press ENTER or type command to continue",
+        "Press any key to continue...",
+        "Hit return to continue",
     ] {
         assert!(ends_like_a_question(row), "{row:?}");
     }
@@ -36,6 +39,7 @@ fn progress_in_brackets_is_no_question() {
         "Connecting to db (localhost)",
         "Step 1: compiling (release)",
         "Downloading (MB)",
+        "Waiting for the build to continue",
     ] {
         assert!(!ends_like_a_question(row), "{row:?}");
     }
