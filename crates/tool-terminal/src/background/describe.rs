@@ -41,13 +41,21 @@ pub(super) enum Typed {
     Unended,
     /// Nothing (an empty send without Enter: a poll).
     Nothing,
+    /// Blank or comment-only lines with Enter: at the shell's prompt, no command.
+    NoCommand,
 }
 
 impl Typed {
     /// What `text` (+ Enter when `submit`) types.
     pub(super) fn of(text: &str, submit: bool) -> Self {
         let last_line = text.rsplit(['\n', '\r']).next().unwrap_or_default();
-        if submit {
+        let no_command = |line: &str| {
+            let line = line.trim();
+            line.is_empty() || line.starts_with('#')
+        };
+        if submit && text.split(['\n', '\r']).all(no_command) {
+            Self::NoCommand
+        } else if submit {
             Self::Line
         } else if text.is_empty() {
             Self::Nothing
@@ -182,7 +190,8 @@ pub(super) fn detail(
             }
             detail.push_str(&earlier);
             let mode = match result.input_mode {
-                // Text typed without Enter at the shell's prompt: nothing runs.
+                // Text typed without Enter at the shell's prompt, or lines with no command
+                // in them: nothing runs.
                 InputMode::Normal
                     if typed != Typed::Line
                         && result.wait_reason == WaitReason::StdinRead

@@ -193,3 +193,19 @@ async fn the_send_after_a_job_stopped_at_a_password_prompt_says_it_answered_it()
     );
     host.shutdown().await;
 }
+
+/// A background send of lines with no command (empty, blank, a comment) leaves the shell at
+/// its prompt: the job says nothing waits, and the next send answers no prompt.
+#[tokio::test]
+async fn a_background_send_with_no_command_leaves_nothing_waiting() {
+    let (host, agent, session) = Host::with_jobs_and_session().await;
+    for text in ["", "   ", "# just a comment"] {
+        let job = background(&host, &agent, &session, text).await;
+        let read = host.wait_job(&agent, &job).await;
+        assert!(!status_line(&read).contains("input:"), "{text:?}: {read}");
+        let next = send_foreground(&host, &agent, &session, "echo hello").await;
+        assert!(!next.contains(&answered_notice(&job)), "{text:?}: {next}");
+        assert!(next.lines().any(|l| l == "hello"), "{next}");
+    }
+    host.shutdown().await;
+}
