@@ -12,6 +12,15 @@ pub(super) fn is_shell_name(name: &str) -> bool {
     SHELL_NAMES.contains(&name)
 }
 
+/// Whether `row` (a cursor row's text before the cursor) is the prompt of a shell named
+/// `program` reading its next command: the program is a shell and the row ends as shells'
+/// prompts do (`$`, `#`, `%` or `>`: `bash-5.2$ `, `sh-5.2# `, `user@host:~$ `, zsh's `% `).
+/// A program's question ends otherwise (`Name:`, `Continue? [y/N]`).
+#[must_use]
+pub fn is_shell_prompt_of(row: &str, program: &str) -> bool {
+    is_shell_name(program) && row.trim_end().ends_with(['$', '#', '%', '>'])
+}
+
 /// Whether a shell started with the command line `cmdline` (`/proc/PID/cmdline`: arguments
 /// separated by NUL bytes) reads its commands from the terminal, as opposed to running a
 /// script or a `-c` string (`bash ask.sh` reading an answer is a script asking, not a nested

@@ -150,11 +150,14 @@ pub(super) async fn follow(
         };
         let held_before =
             program_before.is_some_and(|group| terminals.program_group(&owner, &id) == Some(group));
-        // Its prompt (the cursor row: the result's text may have been read already).
+        // Its prompt (the cursor row: the result's text may have been read already): a
+        // REPL's, or a nested shell's (`bash-5.2$`), is no question the job asked.
+        let program = result.foreground.as_deref().unwrap_or_default();
         let own_prompt = held_before
-            && !terminals
-                .cursor_row(&owner, &id)
-                .is_some_and(|row| dsh_terminal_core::is_repl_prompt(&row));
+            && !terminals.cursor_row(&owner, &id).is_some_and(|row| {
+                dsh_terminal_core::is_repl_prompt(&row)
+                    || dsh_terminal_core::is_shell_prompt_of(&row, program)
+            });
         JobOutcome::new(
             status,
             Some(detail(result, earlier, typed, held_before, own_prompt)),

@@ -124,3 +124,29 @@ async fn a_job_that_asks_the_repl_for_input_says_the_next_send_answers_it() {
     assert!(next.lines().any(|l| l == "42"), "{next}");
     host.shutdown().await;
 }
+
+/// A job typed into a nested shell (`bash --norc`) ends at that shell's next prompt, which is
+/// no question the job asked; a `read` it runs there is one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_typed_into_a_nested_shell_ends_at_its_prompt() {
+    let host = Host::with_jobs(
+        dsh_tool_terminal::ToolTerminalConfig::default(),
+        fast_bash(),
+    );
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let r = host.send(&agent, &session, "bash --norc").await;
+    assert!(!r.is_error, "{}", r.text());
+    let (_, read) = finished_job(&host, &agent, &session, "echo in-$((6*7))").await;
+    assert!(read.lines().any(|l| l == "in-42"), "{read}");
+    assert!(
+        read.contains("input: bash reads input again (it held the terminal"),
+        "{read}"
+    );
+    let (_, read) = finished_job(&host, &agent, &session, "read -r -p 'Name: ' n").await;
+    assert!(
+        read.contains("input: bash waits at a prompt of its own"),
+        "{read}"
+    );
+    host.shutdown().await;
+}
