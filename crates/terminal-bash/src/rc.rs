@@ -170,15 +170,15 @@ unset __dsh_m
 # Whether the hook may start a process: not when the user's command line could not fork (its
 # status is then 254) nor while the session's pids cgroup is at its cap.
 __dsh_can_fork() {
-  [[ $__dsh_s != 254 ]] || return 1
-  [[ -n $__dsh_pids ]] || return 0
-  local cur max
+  [[ $__dsh_s != 254 ]] || builtin return 1
+  [[ -n $__dsh_pids ]] || builtin return 0
+  builtin local cur max
   builtin read -r cur <"$__dsh_pids/pids.current" && builtin read -r max <"$__dsh_pids/pids.max" ||
-    return 0
+    builtin return 0
   [[ $max == max ]] || ((cur < max))
 }
 __dsh_strip() {
-  local p=$1
+  builtin local p="$1"
   p=${p//"$__dsh_d"/}; p=${p//"$__dsh_a"/}; p=${p//"$__dsh_b"/}
   p=${p//"$__dsh_a2"/}; p=${p//"$__dsh_b2"/}; p=${p//"$__dsh_c"/}; p=${p//"$__dsh_keep"/}
   __dsh_r=$p
@@ -196,10 +196,10 @@ __dsh_s=0
 __dsh_children_ran() {
   IFS=' ' builtin read -r __dsh_x __dsh_sc __dsh_x __dsh_x __dsh_x __dsh_x __dsh_x __dsh_x \
     __dsh_x __dsh_x __dsh_sf __dsh_x </proc/$$/stat 2>/dev/null && [[ $__dsh_sc == *')' ]] ||
-    return 0
-  [[ $__dsh_sf != "$__dsh_faults" ]] || return 1
+    builtin return 0
+  [[ $__dsh_sf != "$__dsh_faults" ]] || builtin return 1
   __dsh_faults=$__dsh_sf
-  return 0
+  builtin return 0
 }
 # What the hook's usual case compares, joined by a separator no prompt string holds: the
 # export flags of PS0, PS1 and PS2 (none), the shell options (promptvars on), the prompt
@@ -242,7 +242,7 @@ __dsh_prompt() {
     IFS=' ' builtin read -r __dsh_x __dsh_sc __dsh_x __dsh_x __dsh_x __dsh_x __dsh_x __dsh_x \
       __dsh_x __dsh_x __dsh_sf __dsh_x </proc/$$/stat; } &&
     [[ ${PS1@a}${PS0@a}${PS2@a}$__dsh_sep$BASHOPTS$__dsh_sep${PS1-}$__dsh_sep${PS2-}$__dsh_sep${PS0-}$__dsh_sep${PROMPT_COMMAND[__dsh_i]-}$__dsh_sep${!PROMPT_COMMAND[*]}$__dsh_sep$__dsh_sc$__dsh_sf == "$__dsh_state" ]]; then
-    return 0
+    builtin return 0
   fi
   __dsh_settle "$SHELLOPTS"
 }
@@ -256,10 +256,10 @@ __dsh_repairing=
 __dsh_repair() { __dsh_repairing=1; __dsh_settle "$SHELLOPTS"; __dsh_repairing=; } 3>&2 &>/dev/null
 # Its argument is the shell's SHELLOPTS as the caller saw it (this turns options off first).
 __dsh_settle() {
-  local -
+  builtin local -
   # Off also: trap inheritance (`set -T`/`-E`), which would run a user's DEBUG or ERR trap in
   # the command substitution below, its output taken for the terminal modes.
-  set +euxTE +o pipefail
+  builtin set +euxTE +o pipefail
   # Under `set -v` bash echoes the hook's command line before each prompt: the prompt then
   # starts by erasing that line (cursor up, erase line).
   if [[ $- == *v* ]]; then __dsh_v=$'\e[A\e[2K'; else __dsh_v=; fi
@@ -270,12 +270,12 @@ __dsh_settle() {
   if [[ :${1-}: == *:errexit:* ]]; then __dsh_t=';errexit'; fi
   builtin export -n PS0 PS1 PS2
   builtin shopt -s promptvars
-  local held=
+  builtin local held=
   if [[ -n $__dsh_stty ]] && ! __dsh_can_fork; then
     # Checked at a later prompt (this one records no state, so the next takes this path).
     held=1
   elif [[ -n $__dsh_stty ]] && __dsh_children_ran; then
-    local now
+    builtin local now
     now=$("$__dsh_stty_bin" -g 2>/dev/null) || now=
     if [[ -n $now && $now != "$__dsh_stty" ]]; then
       "$__dsh_stty_bin" "$__dsh_stty" 2>/dev/null
@@ -300,12 +300,13 @@ __dsh_settle() {
     __dsh_strip "${PS2-}"; PS2=$__dsh_r; __dsh_ps2=
     if [[ -z $__dsh_repairing ]]; then __dsh_strip "${PS0-}"; PS0=$__dsh_r; __dsh_ps0=; fi
     __dsh_state=
-    return 0
+    builtin return 0
   fi
   if ((__dsh_i > 0)); then
-    local -a at=(-1 "${!PROMPT_COMMAND[@]}")
+    builtin local -a at
+    at=(-1 "${!PROMPT_COMMAND[@]}")
     if [[ ${PROMPT_COMMAND[__dsh_i]-} != "$__dsh_hook" || ${at[-1]} != "$__dsh_i" ]]; then
-      if [[ ${PROMPT_COMMAND[__dsh_i]-} == "$__dsh_hook" ]]; then unset 'PROMPT_COMMAND[__dsh_i]'; fi
+      if [[ ${PROMPT_COMMAND[__dsh_i]-} == "$__dsh_hook" ]]; then builtin unset 'PROMPT_COMMAND[__dsh_i]'; fi
       __dsh_i=$((at[-1] < 999 ? 999 : at[-1] + 1))
       PROMPT_COMMAND[__dsh_i]=$__dsh_hook
     fi
@@ -333,7 +334,7 @@ __dsh_settle() {
     __dsh_now
     __dsh_state=$__dsh_r
   fi
-  return 0
+  builtin return 0
 }
 unset PROMPT_COMMAND
 PS0=

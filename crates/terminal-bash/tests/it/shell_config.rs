@@ -389,6 +389,34 @@ async fn user_functions_named_like_builtins_do_not_break_the_hook() {
     .await;
 }
 
+/// User functions named like the builtins the hook declares its variables and sets its options
+/// with (`local`, `set`, `unset`, `return`) do not stand in for them: the user's options stay
+/// on (they were cleared at every prompt) and a new prompt is the user's (a fake `local` made
+/// the hook take the user's `$p` for it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn user_functions_named_like_declaration_builtins_leave_options_and_prompt() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        on_mark(&sh.send("set -u -o pipefail; p=mine").await, 0);
+        on_mark(
+            &sh.send("local() { :; }; set() { :; }; unset() { :; }; return() { :; }")
+                .await,
+            0,
+        );
+        on_mark(&sh.send("PS1='changed> '").await, 0);
+        let r = sh
+            .send("echo \"opts=$-\"; builtin set -o | grep -c 'pipefail.*on'")
+            .await;
+        on_mark(&r, 0);
+        let opts = r.viewport.lines().find_map(|l| l.strip_prefix("opts="));
+        assert!(opts.is_some_and(|o| o.contains('u')), "{:?}", r.viewport);
+        assert!(r.viewport.lines().any(|l| l == "1"), "{:?}", r.viewport);
+        assert!(r.viewport.ends_with("\nchanged> "), "{:?}", r.viewport);
+        sh.close().await;
+    })
+    .await;
+}
+
 /// With `set -x` traces sent to the terminal through `BASH_XTRACEFD`, our hook is traced (its
 /// `&>/dev/null` does not cover that descriptor) but stays at a few lines: it checks the
 /// options first and hands over to the part that turns tracing off.
