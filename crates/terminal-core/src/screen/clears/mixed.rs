@@ -4,7 +4,8 @@
 //! status line redrawn shorter without an erase). The row reads as a line no program wrote,
 //! and the texts written over before it show nowhere: the result quotes the row. A row that
 //! shows an earlier text whole (`Loading...` then `Loading`, a spinner's `Working.` over its
-//! `Working...`: the newer text repeats the older one's start) is a line the program wrote.
+//! `Working...`: the newer text repeats the older one's start; or text inserted before it) is
+//! a line the program wrote.
 
 use unicode_width::UnicodeWidthChar as _;
 
@@ -136,11 +137,19 @@ impl Screen {
     }
 
     /// Notes `returned`'s row when a longer earlier text's end shows after its newest, unless
-    /// the row shows that earlier text whole.
+    /// the row shows that earlier text whole (also moved along the row: characters inserted
+    /// before it, `ESC [ 2 @`, pushed it right).
     fn note_mixed(&mut self, returned: ReturnedRow) {
+        let shows_whole = |text: &str| {
+            returned
+                .longest
+                .as_deref()
+                .map(str::trim)
+                .is_some_and(|longest| !longest.is_empty() && text.contains(longest))
+        };
         if let Some(text) = self.visible_row_text(returned.row)
             && columns(&text, returned.newest, returned.furthest).trim() != ""
-            && returned.longest.as_deref().map(str::trim_end) != Some(text.trim_end())
+            && !shows_whole(&text)
         {
             let mixed = self
                 .clears

@@ -468,6 +468,8 @@ fn a_shorter_text_over_a_longer_one_is_a_mixed_row() {
     s.feed(b"Loading...\rLoading\r\n");
     s.feed(b"Working...\rWorking.\rWorking..\r\n");
     s.feed(b"abc\rxyz\rabcdef\rabc\r\n");
+    // Or moved along the row: characters inserted before it pushed it right.
+    s.feed(b"abcdef\r\x1b[2@XY\r\n");
     assert_eq!(s.take_mixed_row(), None);
     // One that does not: the newest differs from the longest before it.
     s.feed(b"abcdef\rabc\rabx\r\n");
