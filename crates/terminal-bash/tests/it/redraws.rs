@@ -144,6 +144,13 @@ async fn lines_erased_before_they_were_shown_are_said_to_be() {
             .send("echo 'FAIL: test_login'; for s in a b; do printf '\\033[1A\\033[2K%s retrying...\\n' $s; done")
             .await;
         assert!(erased(&r, "it was `FAIL: test_login`"), "{r:?}");
+        // The same text printed by an earlier command, still on screen, is no copy of it.
+        sh.send("echo 'bravo two'").await;
+        let r = sh
+            .send("printf 'alpha one\\nbravo two\\ncharlie\\n\\033[2A'; echo ERR")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "ERRvo two"), "{r:?}");
+        assert!(erased(&r, "it was `bravo two`"), "{r:?}");
         // Progress lines redrawn in place, however the row is cleared (erase to its end or
         // whole, before or after the new text, lines printed between frames), and a status
         // row pinned at the bottom that is rewritten and cleared at the end.

@@ -157,12 +157,15 @@ impl Screen {
         }
     }
 
-    /// Whether a row on screen shows `text` (trimmed).
+    /// Whether a row on screen that no earlier result showed shows `text` (trimmed): the
+    /// same text an earlier command printed (`bravo two` twice) is no copy of this line.
     fn shows_row(&self, text: &str) -> bool {
         let base = self.history().end_abs();
         (0..u64::from(self.config.rows)).any(|r| {
-            self.visible_row_text(base + r)
-                .is_some_and(|t| t.trim() == text)
+            !self.shown_before(base + r)
+                && self
+                    .visible_row_text(base + r)
+                    .is_some_and(|t| t.trim() == text)
         })
     }
 
