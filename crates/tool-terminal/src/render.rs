@@ -31,6 +31,7 @@ mod signal;
 
 use self::bound::{bound_body_with_suffix, fit_with_prefix};
 pub use self::bound::{bound_terminal_text, tail_lines};
+pub(crate) use self::echo::{cut_long_echoes, with_long_lines};
 use self::echo::{fold_echo, fold_echo_across};
 use self::repeats::fold_repeats;
 pub use self::sessions::{render_close, render_list, render_spawn};

@@ -149,6 +149,7 @@ impl Tool for SendTool {
         } else {
             String::new()
         };
+        let long_typed = render::with_long_lines(&args.text);
         let request = SendRequest {
             text: args.text,
             submit,
@@ -202,6 +203,19 @@ impl Tool for SendTool {
             && let SendOutput::Foreground { notices, .. } = &mut output
         {
             notices.push(PRESS_ENTER.to_owned());
+        }
+        // The echo of a long line the send typed is cut before the output is fitted (as the
+        // text's render would cut it): the model's own line neither crowds out the output nor
+        // is cut as output with advice to rerun it into a file.
+        if let SendOutput::Foreground {
+            viewport,
+            head: None,
+            ..
+        } = &mut output
+            && let Some(typed) = long_typed
+            && let std::borrow::Cow::Owned(cut) = render::cut_long_echoes(viewport, &typed)
+        {
+            *viewport = cut;
         }
         fit::fit_send(&mut output, id.as_str(), self.0.config.max_result_bytes);
         Ok(output)

@@ -167,9 +167,18 @@ pub(crate) fn fold_echo_across(
     merged.then(|| cut_long_echoes(&folded, typed).into_owned())
 }
 
+/// `typed` when it holds a line whose echo [`cut_long_echoes`] cuts (a copy to look for it
+/// in the output with); `None` otherwise.
+pub(crate) fn with_long_lines(typed: &str) -> Option<String> {
+    typed
+        .lines()
+        .any(|line| line.trim().len() >= LONG_LINE_MIN_BYTES)
+        .then(|| typed.to_owned())
+}
+
 /// The rows of `viewport` that echo a long line of `typed` (see [`fold_echo`]) cut around
 /// [`line_echo_marker`]; unchanged (borrowed) when there is none.
-fn cut_long_echoes<'a>(viewport: &'a str, typed: &str) -> Cow<'a, str> {
+pub(crate) fn cut_long_echoes<'a>(viewport: &'a str, typed: &str) -> Cow<'a, str> {
     let long: Vec<&str> = typed
         .lines()
         .map(str::trim)

@@ -154,6 +154,17 @@ async fn a_long_command_lines_echo_keeps_its_ends() {
     );
     assert!(text.contains("a1499 | wc -w\n1500\ndsh> "), "{text:.600}");
     assert!(text.len() < 1000, "{} bytes: {text:.600}", text.len());
+    // Also one longer than the result's cap: its echo is not cut as output (with advice to
+    // run it again into a file) and nothing is said to be truncated.
+    let args: String = (0..6000).map(|i| format!(" a{i:04}")).collect();
+    let text = send(&host, &agent, &format!("echo{args} | wc -w")).await;
+    assert!(text.contains("a5999 | wc -w\n6000\ndsh> "), "{text:.600}");
+    assert!(
+        text.contains("more bytes echoing the line this send typed]"),
+        "{text:.600}"
+    );
+    assert!(!text.contains("truncated"), "{text:.600}");
+    assert!(!text.contains("bytes of this line omitted"), "{text:.600}");
     host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;
     host.shutdown().await;
