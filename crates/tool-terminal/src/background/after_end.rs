@@ -52,7 +52,7 @@ impl Background {
         let Some(program) = stopped_at_prompt(&detail) else {
             // A job that left nothing running (or only text on the shell's input line, which
             // this send continues) is done with: later sends need not look it up again.
-            if !describe::left_a_program(&detail) {
+            if !describe::left_a_program(&detail) || describe::left_unfinished(&detail) {
                 self.amend_detail(owner, &job, &detail, "a later send reached the session");
                 self.forget_job(id);
             }

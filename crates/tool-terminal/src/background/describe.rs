@@ -102,8 +102,9 @@ pub(super) fn detail_after(detail: &str, since: &str) -> Option<String> {
 
 /// The input modes of [`detail`] that speak of the present (the program still runs, what the
 /// next send does), each with its past form for [`detail_after`].
-const PRESENT_MODES: [(&str, &str); 7] = [
+const PRESENT_MODES: [(&str, &str); 8] = [
     (WAITS_FOR_INPUT, "waited for input"),
+    (CONTINUATION, "continuation prompt"),
     (READS_AGAIN, "read input again"),
     (ASKS_AGAIN, "waited at a prompt of its own"),
     (TYPED_WITHOUT_ENTER, "typed without Enter"),
@@ -115,6 +116,10 @@ const PRESENT_MODES: [(&str, &str); 7] = [
 /// [`detail`]'s input mode for text the job typed without Enter at the shell's prompt.
 const TYPED_WITHOUT_ENTER: &str =
     "typed without Enter (the text waits on the shell's input line; the next send continues it)";
+/// [`detail`]'s input mode for the session's shell at its continuation prompt (the job's text
+/// left a command unfinished: an open `if`, quote or heredoc).
+const CONTINUATION: &str = "continuation prompt (the shell waits for the rest of the command: \
+     the next send continues it, job_kill discards it)";
 /// [`detail`]'s input mode for a full-screen program (the job is over, the program is not).
 const FULL_SCREEN: &str = "full-screen program (still running: the next send types keys to it, \
      such as its quit keys; job_kill stops it)";
@@ -149,9 +154,17 @@ pub(super) fn reads_single_keys(detail: &str) -> bool {
 }
 
 /// Whether a job's `detail` says a program it started still runs in its session (at a prompt
-/// of its own, or a full-screen program): what `job_kill` of the finished job stops.
+/// of its own, or a full-screen program), or that it left the shell's command unfinished:
+/// what `job_kill` of the finished job stops.
 pub(super) fn left_a_program(detail: &str) -> bool {
-    stopped_at_prompt(detail).is_some() || detail.ends_with(FULL_SCREEN)
+    stopped_at_prompt(detail).is_some() || detail.ends_with(FULL_SCREEN) || left_unfinished(detail)
+}
+
+/// Whether a job's `detail` says it left the shell at its continuation prompt: any later
+/// send continues that command (no answer to a question of the job's, which it would be
+/// said to give).
+pub(super) fn left_unfinished(detail: &str) -> bool {
+    detail.ends_with(CONTINUATION)
 }
 
 /// The job detail of a settled send: `wait: <reason>[, exit: N][, input: <mode>]` (the mode
@@ -227,6 +240,10 @@ pub(super) fn detail(
                 }
                 InputMode::Normal => None,
                 InputMode::EchoOff => Some(ECHO_OFF.to_owned()),
+                // The session's own shell: an interrupt discards the command it holds.
+                InputMode::Continuation if result.foreground.is_none() => {
+                    Some(CONTINUATION.to_owned())
+                }
                 InputMode::Continuation | InputMode::StatementContinuation => {
                     Some("continuation prompt".to_owned())
                 }

@@ -209,3 +209,28 @@ async fn a_background_send_with_no_command_leaves_nothing_waiting() {
     }
     host.shutdown().await;
 }
+
+/// A background job that left the shell's command unfinished (an open `if`) says so, and
+/// `job_kill` of it discards that command: the next send runs on its own, not inside it.
+#[tokio::test]
+async fn job_kill_discards_the_command_a_job_left_unfinished() {
+    let (host, agent, session) = Host::with_jobs_and_session().await;
+    let job = background(&host, &agent, &session, "if true; then").await;
+    let read = host.wait_job(&agent, &job).await;
+    assert!(
+        status_line(&read).contains("input: continuation prompt (the shell waits"),
+        "{read}"
+    );
+    let kill = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    assert!(!kill.is_error, "{}", kill.text());
+    let next = send_foreground(&host, &agent, &session, "echo after-$((6*7))").await;
+    assert!(next.lines().any(|l| l == "after-42"), "{next}");
+    assert!(next.contains("[exit: 0]"), "{next}");
+    // Without the kill, the next send continues the command.
+    let job = background(&host, &agent, &session, "if true; then").await;
+    host.wait_job(&agent, &job).await;
+    let next = send_foreground(&host, &agent, &session, "echo inside; fi").await;
+    assert!(next.lines().any(|l| l == "inside"), "{next}");
+    assert!(!next.contains("answered the prompt"), "{next}");
+    host.shutdown().await;
+}
