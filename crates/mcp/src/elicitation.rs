@@ -112,7 +112,10 @@ impl Approval for ElicitationApproval {
                     _ => ApprovalOutcome::Cancelled,
                 },
                 Ok(other) => ApprovalOutcome::Unavailable {
-                    why: format!("the client answered the elicitation with {other:?}"),
+                    why: format!(
+                        "the client answered the elicitation with {}, not an elicitation result (an object with `action`)",
+                        result_kind(&other)
+                    ),
                 },
                 Err(err) => ApprovalOutcome::Unavailable {
                     why: format!("the client failed the elicitation request ({err})"),
@@ -122,9 +125,30 @@ impl Approval for ElicitationApproval {
     }
 }
 
+/// What kind of JSON value `result` is, for the model's reading (`a string`).
+fn result_kind(result: &ClientResult) -> &'static str {
+    match serde_json::to_value(result) {
+        Ok(Value::Object(_)) => "an object of another kind",
+        Ok(Value::Array(_)) => "an array",
+        Ok(Value::String(_)) => "a string",
+        Ok(Value::Number(_)) => "a number",
+        Ok(Value::Bool(_)) => "a boolean",
+        Ok(Value::Null) => "null",
+        Err(_) => "a value it could not read",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An answer that is no elicitation result is named by its kind, not dumped.
+    #[test]
+    fn an_answer_of_another_kind_is_named_by_its_kind() {
+        let answer = |v: Value| ClientResult::CustomResult(rmcp::model::CustomResult(v));
+        assert_eq!(result_kind(&answer(Value::from("yes"))), "a string");
+        assert_eq!(result_kind(&answer(Value::from(3))), "a number");
+    }
 
     #[test]
     fn the_question_quotes_the_input_and_the_reason() {

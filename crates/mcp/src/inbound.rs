@@ -174,19 +174,43 @@ fn classify_value(value: Value) -> Inbound {
     {
         return Inbound::Answer(answer);
     }
+    // A method of a capability this server does not offer: rmcp would answer with the
+    // method's name alone.
+    if let (Some(id), Some(method)) = (&id, method.as_deref())
+        && NOT_OFFERED.contains(&method)
+    {
+        return Inbound::Answer(error(
+            id.clone(),
+            ErrorCode::METHOD_NOT_FOUND,
+            format!(
+                "Method not found: `{method}`: this server offers no resources, prompts or completions, only tools{TOOLS_HINT}"
+            ),
+        ));
+    }
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(Value::Object(object)) {
-        // A method MCP does not define: rmcp would answer with the method's name alone.
+        // A method MCP defines whose params rmcp could not read (it takes the request for an
+        // unknown method then), or one MCP does not define: rmcp would answer with the
+        // method's name alone.
         Ok(rmcp::model::JsonRpcMessage::Request(rmcp::model::JsonRpcRequest {
             request: rmcp::model::ClientRequest::CustomRequest(custom),
             ..
-        })) => Inbound::Answer(error(
-            id.unwrap_or(Value::Null),
-            ErrorCode::METHOD_NOT_FOUND,
-            format!(
-                "Method not found: `{}` is not an MCP method this server handles; its tools are listed by tools/list and run by tools/call",
-                custom.method
+        })) => Inbound::Answer(match SERVED.iter().find(|(m, _)| *m == custom.method) {
+            Some((method, expected)) => error(
+                id.unwrap_or(Value::Null),
+                ErrorCode::INVALID_PARAMS,
+                format!(
+                    "Invalid params: the `{method}` request's params do not match the MCP schema{expected}"
+                ),
             ),
-        )),
+            None => error(
+                id.unwrap_or(Value::Null),
+                ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "Method not found: `{}` is not an MCP method this server handles{TOOLS_HINT}",
+                    custom.method
+                ),
+            ),
+        }),
         Ok(message) => Inbound::Forward(Box::new(message)),
         // A notification gets no answer, whatever is wrong with it.
         Err(_) if id.is_none() && method.is_some() => Inbound::Ignore,
@@ -203,6 +227,37 @@ fn classify_value(value: Value) -> Inbound {
         }
     }
 }
+
+/// What the answers to methods this server does not serve add: what it does serve.
+const TOOLS_HINT: &str = "; its tools are listed by tools/list and run by tools/call";
+
+/// MCP methods of the capabilities this server does not declare (resources, prompts,
+/// completions).
+const NOT_OFFERED: [&str; 8] = [
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+];
+
+/// MCP methods this server serves besides `tools/call` (checked on its own), each with what
+/// its params must hold, for the answer to a request whose params do not match.
+const SERVED: [(&str, &str); 4] = [
+    (
+        "initialize",
+        " (`protocolVersion`, `capabilities` and `clientInfo`)",
+    ),
+    ("ping", ""),
+    ("tools/list", " (none, or a `cursor` string)"),
+    (
+        "logging/setLevel",
+        " (`level`: one of debug, info, notice, warning, error, critical, alert, emergency)",
+    ),
+];
 
 /// Checks the shape of a `tools/call` that rmcp would misread (as an unknown method) or drop.
 fn check_tool_call(id: &Value, params: Option<&Value>) -> Option<Value> {

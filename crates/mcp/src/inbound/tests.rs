@@ -125,6 +125,32 @@ fn a_method_mcp_does_not_define_is_named_with_what_to_call_instead() {
     ));
 }
 
+/// Methods of capabilities the server does not declare say what it offers instead; a method
+/// it serves with params that do not match says what they must hold.
+#[test]
+fn methods_not_offered_and_bad_params_say_what_to_do() {
+    for method in ["resources/list", "prompts/list", "prompts/get"] {
+        let v = answer(&format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"{method}","params":{{}}}}"#
+        ));
+        assert_eq!(v["error"]["code"], -32601, "{v}");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(message.contains("only tools"), "{message}");
+    }
+    let v = answer(
+        r#"{"jsonrpc":"2.0","id":8,"method":"logging/setLevel","params":{"level":"bogus"}}"#,
+    );
+    assert_eq!(v["id"], 8);
+    assert_eq!(v["error"]["code"], -32602, "{v}");
+    insta::assert_snapshot!(v["error"]["message"].as_str().unwrap());
+    assert!(matches!(
+        classify(
+            br#"{"jsonrpc":"2.0","id":9,"method":"logging/setLevel","params":{"level":"debug"}}"#
+        ),
+        Inbound::Forward(_)
+    ));
+}
+
 #[test]
 fn unparsable_lines_get_parse_errors_with_the_id_when_readable() {
     let v = answer("this is not json");
