@@ -32,7 +32,7 @@ mod signal;
 use self::bound::{bound_body_with_suffix, fit_with_prefix};
 pub use self::bound::{bound_terminal_text, tail_lines};
 pub(crate) use self::echo::{cut_long_echoes, with_long_lines};
-use self::echo::{fold_echo, fold_echo_across};
+use self::echo::{fold_echo, fold_echo_across, restore_typed_tabs};
 use self::repeats::fold_repeats;
 pub use self::sessions::{render_close, render_list, render_spawn};
 pub use self::signal::{
@@ -455,7 +455,8 @@ fn foreground_body(
     let viewport = if input_mode == InputModeOutput::AlternateScreen {
         Cow::Borrowed(viewport.trim_end_matches('\n'))
     } else {
-        let echo_folded = fold_echo(viewport.trim_matches('\n'), typed);
+        let tabbed = restore_typed_tabs(viewport.trim_matches('\n'), typed);
+        let echo_folded = fold_echo(&tabbed, typed);
         Cow::Owned(fold_repeats(&echo_folded).into_owned())
     };
     if viewport.is_empty() {

@@ -92,6 +92,59 @@ fn tabs_shown_as_spaces(line: &str, mut col: usize) -> String {
     shown
 }
 
+/// `viewport` with the TABs of `typed`'s lines back in their echo: a line editor shows a TAB
+/// the send typed as spaces up to the next tab stop (bash reading a heredoc's lines), so a
+/// Makefile recipe's or a TSV line's TAB read as spaces in the result. Each line of the text
+/// with a TAB is looked for once, in order, after the row that echoed the one before it, on a
+/// row where a prompt precedes it (program output keeps its own TABs as TABs); unchanged
+/// (borrowed) when there is none.
+pub(crate) fn restore_typed_tabs<'a>(viewport: &'a str, typed: &str) -> Cow<'a, str> {
+    if !typed.contains('\t') {
+        return Cow::Borrowed(viewport);
+    }
+    let mut rows: Vec<Cow<'_, str>> = viewport.split('\n').map(Cow::Borrowed).collect();
+    let mut from = 0;
+    let mut changed = false;
+    for line in typed
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| l.contains('\t'))
+    {
+        let found = rows[from..]
+            .iter()
+            .enumerate()
+            .find_map(|(i, row)| tabbed_echo_start(row, line).map(|at| (from + i, at)));
+        if let Some((i, at)) = found {
+            rows[i] = Cow::Owned(format!("{}{line}", &rows[i][..at]));
+            from = i + 1;
+            changed = true;
+        }
+    }
+    if !changed {
+        return Cow::Borrowed(viewport);
+    }
+    Cow::Owned(rows.join("\n"))
+}
+
+/// Where on `row` the echo of `line` (which holds a TAB) starts, shown with its TABs as spaces
+/// ([`tabs_shown_as_spaces`]) after a prompt: the first such place after a blank (a prompt's
+/// `> `: a TAB's spaces would match from any column they cover), else the first.
+fn tabbed_echo_start(row: &str, line: &str) -> Option<usize> {
+    let row = row.trim_end();
+    let mut col = 0;
+    let mut first = None;
+    for (at, c) in row.char_indices().take(TAB_PROMPT_MAX_CHARS) {
+        if at > 0 && !row[..at].trim().is_empty() && tabs_shown_as_spaces(line, col) == row[at..] {
+            if row[..at].ends_with(' ') {
+                return Some(at);
+            }
+            first = first.or(Some(at));
+        }
+        col += c.width().unwrap_or(0);
+    }
+    first
+}
+
 /// Whether `prompt` can be a continuation prompt (`>`, `...`, `...:` of IPython): short, not
 /// empty, and no letters or digits, so a program's output that ends with a line of the text
 /// (`cat -n`, `failed: item1`, the line itself) is not taken for its echo.
@@ -458,6 +511,25 @@ mod tests {
         let folded = fold_echo(&viewport, &line);
         assert!(folded.contains("more bytes echoing"), "{folded}");
         assert!(folded.ends_with(&format!("\n{line}\n")), "{folded}");
+    }
+
+    #[test]
+    fn the_tabs_of_typed_lines_come_back_in_their_echo() {
+        let typed = "cat > Makefile <<'EOF'\nall:\n\techo built\nname\tqty\nEOF";
+        let viewport = "dsh> cat > Makefile <<'EOF'\n> all:\n>       echo built\n> name  qty\n> EOF\n        echo built\ndsh> ";
+        assert_eq!(
+            restore_typed_tabs(viewport, typed),
+            "dsh> cat > Makefile <<'EOF'\n> all:\n> \techo built\n> name\tqty\n> EOF\n        echo built\ndsh> "
+        );
+        // Program output with spaces where the text has a TAB, and no prompt, stays.
+        assert_eq!(
+            restore_typed_tabs("        echo built", "\techo built"),
+            "        echo built"
+        );
+        assert!(matches!(
+            restore_typed_tabs("x", "no tabs"),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]

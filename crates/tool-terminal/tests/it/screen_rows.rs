@@ -1,6 +1,6 @@
 //! Which screen rows a send's result shows, against real bash: a full-screen program's blank
 //! top rows stay; rows an earlier command left below the cursor (it moved the cursor up
-//! without clearing) are not a later send's output.
+//! without clearing) are not a later send's output; the echo of typed TABs is TABs.
 
 use serde_json::json;
 
@@ -89,5 +89,32 @@ async fn rows_left_below_the_cursor_are_not_a_later_sends_output() {
     assert!(!text.contains("[screen: "), "{text}");
     host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;
+    host.shutdown().await;
+}
+
+/// A heredoc with TABs (a Makefile recipe, a TSV line): the shell's line editor echoes each
+/// TAB as spaces, and the result's text shows the lines as typed, TABs and all, like the
+/// file's own TABs that `cat` prints; the structured viewport keeps the screen as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_tabs_come_back_as_tabs_in_their_echo() {
+    let (host, agent) = Host::with_open_shell().await;
+    let r = host
+        .send(
+            &agent,
+            "pty-1",
+            "f=$(mktemp); cat > \"$f\" <<'EOF'\nall:\n\techo built\nname\tqty\nEOF\ncat \"$f\"; rm \"$f\"",
+        )
+        .await;
+    let text = r.text();
+    assert!(text.contains("\n> \techo built\n"), "{text:?}");
+    assert!(text.contains("\n> name\tqty\n"), "{text:?}");
+    // The file's own lines, as cat printed them.
+    assert!(
+        text.contains("\nall:\n\techo built\nname\tqty\ndsh> "),
+        "{text:?}"
+    );
+    let structured = r.structured.clone().unwrap_or_default();
+    let viewport = structured["viewport"].as_str().unwrap_or_default();
+    assert!(viewport.contains("\n>       echo built\n"), "{viewport:?}");
     host.shutdown().await;
 }
