@@ -196,6 +196,18 @@ pub(super) fn submits_a_command(text: &str, submit: bool) -> bool {
     })
 }
 
+/// Whether the command line `line` resets the terminal on purpose (`reset`, `tset`, `tput
+/// reset`, `tput init`, `stty sane`, as its first command): the modes it leaves are the ones
+/// it meant to set, and the shell's setting back the session's needs no advice.
+pub(super) fn resets_the_terminal(line: &str) -> bool {
+    let command = line.split([';', '&', '|']).next().unwrap_or_default();
+    let words: Vec<&str> = command.split_whitespace().collect();
+    matches!(
+        words.as_slice(),
+        ["reset" | "tset", ..] | ["tput", "reset" | "init", ..] | ["stty", "sane", ..]
+    )
+}
+
 /// Whether `text`, typed at the shell's prompt, turns on errexit in the shell itself: a
 /// `set` command of its own (at a line's start or after `;`, `&&`, `||`, `{`) with an option
 /// word holding `e` (`set -e`, `set -euo pipefail`) or `-o errexit`. A subshell's or another

@@ -595,3 +595,19 @@ fn a_send_turning_on_errexit_is_told_apart() {
         assert!(!super::turns_on_errexit(text), "{text:?}");
     }
 }
+
+#[test]
+fn a_command_that_resets_the_terminal_is_told_apart() {
+    for line in [
+        "reset",
+        "tput reset",
+        "tput init; clear",
+        "stty sane",
+        "tset -Q",
+    ] {
+        assert!(super::resets_the_terminal(line), "{line:?}");
+    }
+    for line in ["stty -echo", "echo reset", "tput cols", "python3 reset.py"] {
+        assert!(!super::resets_the_terminal(line), "{line:?}");
+    }
+}

@@ -205,7 +205,12 @@ impl SendOp {
             && !left_alternate
             && !alternate_handed_out
             && alternate_leaves_from.is_some_and(|from| st.screen.alternate_leave_count() > from);
-        let modes_restored = st.screen.take_modes_restored();
+        // Not after a command that resets the terminal on purpose (`reset`).
+        let modes_restored = st.screen.take_modes_restored()
+            && !self
+                .last_line
+                .as_deref()
+                .is_some_and(super::super::input::resets_the_terminal);
         let errexit_on = st.screen.take_errexit_turned_on();
         let continuation = st.screen.prompt_state() == PromptState::Continuation;
         // A REPL's own continuation prompt (it has no marks): checked once the foreground
