@@ -182,6 +182,13 @@ pub(in crate::session) fn starts_with_repl_prompt(row: &str) -> bool {
         .is_some_and(|(word, rest)| !rest.trim().is_empty() && is_repl_prompt(word))
 }
 
+/// Interpreters whose command line without a script or inline code starts their REPL, by the
+/// stem of their name (`python3.11` is `python`, `lua5.4` is `lua`).
+const REPL_PROGRAMS: [&str; 20] = [
+    "node", "nodejs", "deno", "bun", "python", "pypy", "ipython", "bpython", "ptpython", "irb",
+    "lua", "luajit", "r", "ghci", "jshell", "julia", "scala", "guile", "racket", "iex",
+];
+
 /// Whether `row` (the cursor row's text before the cursor) is a REPL's primary or block
 /// continuation prompt and then text typed after it (`In [2]: y = 1`, `>>> x = `, `...: `
 /// and a line's start): the REPL is at its prompt with that text on its input line. The
@@ -199,16 +206,26 @@ pub(in crate::session) fn prompt_then_text(row: &str) -> bool {
 }
 
 /// Whether `cmdline` (NUL-separated, as `/proc/<pid>/cmdline`) runs an interpreter's REPL:
-/// options only after the program, none that runs code given inline (`node`, `node
-/// --inspect`, not `node app.js` or `node -e …`).
+/// an interpreter that has one ([`REPL_PROGRAMS`]) with options only after it, none that
+/// runs code given inline (`node`, `node --inspect`, `python3.11 -q`; not `node app.js`,
+/// `node -e …`, nor `top` or `less -S`, which are no interpreters).
 pub(in crate::session) fn runs_a_repl(cmdline: &[u8]) -> bool {
     const INLINE: [&str; 6] = ["-e", "-p", "--eval", "--print", "-c", "-m"];
     const TAKES_VALUE: [&str; 4] = ["-r", "--require", "--import", "--loader"];
     let mut args = cmdline
         .split(|&b| b == 0)
         .filter(|a| !a.is_empty())
-        .map(String::from_utf8_lossy)
-        .skip(1);
+        .map(String::from_utf8_lossy);
+    let program = args.next().unwrap_or_default();
+    let name = program
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if !REPL_PROGRAMS.contains(&stem) {
+        return false;
+    }
     while let Some(arg) = args.next() {
         let name = arg.split('=').next().unwrap_or_default();
         if INLINE.contains(&name) || !arg.starts_with('-') {

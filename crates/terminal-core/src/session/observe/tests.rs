@@ -123,10 +123,15 @@ fn a_repl_runs_without_a_script() {
         "node\0--inspect",
         "node\0-r\0ts-node/register",
         "python3\0-q",
+        "/usr/bin/python3.11",
+        "/root/.pyenv/versions/3.13.1/bin/python3.13",
     ] {
         assert!(runs_a_repl(line.as_bytes()), "{line:?}");
     }
     for line in [
+        "top",
+        "less\0-S",
+        "vim",
         "node\0app.js",
         "node\0-e\0x()",
         "node\0--eval=x",
