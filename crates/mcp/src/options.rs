@@ -85,8 +85,9 @@ pub struct Options {
     #[arg(long, default_value_t = false)]
     pub disable_run_in_background: bool,
 
-    /// Most terminal sessions one agent may have open (or being opened) at once; terminal_open
-    /// beyond it fails with an error telling the model to close one; 0 = no cap.
+    /// Most terminal sessions one agent may have open (or being opened) at once, an exited one
+    /// counting until terminal_close; terminal_open beyond it fails with an error telling the
+    /// model to close one; 0 = no cap.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TERMINALS_PER_AGENT)]
     pub max_terminals_per_agent: usize,
 
