@@ -146,6 +146,10 @@ fn send_facts(
             None => facts.push_str(
                 "\n[input: shell continuation prompt; finish the command, or send SIGINT to cancel it]",
             ),
+            // A shell an earlier command started (`bash --norc`, dash) in an open `if` or quote.
+            Some(program) if dsh_terminal_core::is_shell_name(program) => facts.push_str(&format!(
+                "\n[input: shell continuation prompt; {program} (a shell started in this session) waits for the rest of the command: finish it (fi, done, a closing quote), or send SIGINT to cancel it]"
+            )),
             // Node's REPL ends a block only once its brackets close; a blank line does not.
             Some(program) if program.starts_with("node") => facts.push_str(&format!(
                 "\n[input: continuation prompt; {program} waits for the rest of the statement (an empty line does not end it): send the rest, closing its brackets, or send .break to discard it]"

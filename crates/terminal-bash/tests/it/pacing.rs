@@ -2,7 +2,7 @@
 //! line would: answers go to the program that asks, signals drop what was not typed yet, and a
 //! deadline never loses a line.
 
-use dsh_terminal_core::{BackendSession, TerminalErrorCode, TerminalSignal, WaitReason};
+use dsh_terminal_core::{BackendSession, InputMode, TerminalErrorCode, TerminalSignal, WaitReason};
 use pretty_assertions::assert_eq;
 
 use crate::support::{Shell, config, unique_id, within};
@@ -554,6 +554,20 @@ async fn a_command_line_that_answered_an_earlier_lines_prompt_is_said_to() {
             assert!(r.notices.iter().all(|n| !n.contains("earlier line")), "{r:?}");
             sh.send("exit").await;
         }
+        // Commands for a shell an earlier line started went to it as commands, and ran.
+        let r = sh
+            .send("bash --norc --noediting\necho \"in-$((6*7))\"\nexit")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "in-42"), "{r:?}");
+        assert!(r.notices.iter().all(|n| !n.contains("earlier line")), "{r:?}");
+        // A nested shell's continuation prompt is said to be one.
+        sh.send("bash --norc").await;
+        let r = sh.send("if true; then").await;
+        assert_eq!(r.input_mode, InputMode::Continuation, "{r:?}");
+        let r = sh.send("echo inside; fi").await;
+        assert!(r.viewport.lines().any(|l| l == "inside"), "{r:?}");
+        assert_eq!(r.input_mode, InputMode::Normal, "{r:?}");
+        sh.send("exit").await;
         sh.close().await;
     })
     .await;

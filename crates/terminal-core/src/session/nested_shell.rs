@@ -7,8 +7,9 @@ const SHELL_NAMES: [&str; 11] = [
     "bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "fish", "tcsh", "csh", "busybox",
 ];
 
-/// Whether a foreground program named `name` is a shell.
-pub(super) fn is_shell_name(name: &str) -> bool {
+/// Whether a foreground program named `name` is a shell (`bash`, `sh`, `dash`, `zsh`, …).
+#[must_use]
+pub fn is_shell_name(name: &str) -> bool {
     SHELL_NAMES.contains(&name)
 }
 

@@ -102,8 +102,9 @@ pub(super) fn detail_after(detail: &str, since: &str) -> Option<String> {
 
 /// The input modes of [`detail`] that speak of the present (the program still runs, what the
 /// next send does), each with its past form for [`detail_after`].
-const PRESENT_MODES: [(&str, &str); 8] = [
+const PRESENT_MODES: [(&str, &str); 9] = [
     (WAITS_FOR_INPUT, "waited for input"),
+    (SHELL_STARTED, "read commands at its prompt"),
     (CONTINUATION, "continuation prompt"),
     (READS_AGAIN, "read input again"),
     (ASKS_AGAIN, "waited at a prompt of its own"),
@@ -116,6 +117,21 @@ const PRESENT_MODES: [(&str, &str); 8] = [
 /// [`detail`]'s input mode for text the job typed without Enter at the shell's prompt.
 const TYPED_WITHOUT_ENTER: &str =
     "typed without Enter (the text waits on the shell's input line; the next send continues it)";
+/// The input mode of a job whose program is a shell it started (`sh`, `bash --norc`), reading
+/// commands at its prompt: no question of the job's (see [`at_shell_prompt`]).
+const SHELL_STARTED: &str = "reads commands at its prompt (a shell this job started: the next \
+     send runs in it; job_kill stops it)";
+
+/// `detail` (from [`detail`]) for a job whose program, a shell the job started, waits at its
+/// command prompt rather than at a question: [`SHELL_STARTED`] in place of the mode that says
+/// a program waits for input.
+pub(super) fn at_shell_prompt(detail: String) -> String {
+    match detail.strip_suffix(WAITS_FOR_INPUT) {
+        Some(head) => format!("{head}{SHELL_STARTED}"),
+        None => detail,
+    }
+}
+
 /// [`detail`]'s input mode for the session's shell at its continuation prompt (the job's text
 /// left a command unfinished: an open `if`, quote or heredoc).
 const CONTINUATION: &str = "continuation prompt (the shell waits for the rest of the command: \
@@ -157,7 +173,10 @@ pub(super) fn reads_single_keys(detail: &str) -> bool {
 /// of its own, or a full-screen program), or that it left the shell's command unfinished:
 /// what `job_kill` of the finished job stops.
 pub(super) fn left_a_program(detail: &str) -> bool {
-    stopped_at_prompt(detail).is_some() || detail.ends_with(FULL_SCREEN) || left_unfinished(detail)
+    stopped_at_prompt(detail).is_some()
+        || detail.ends_with(FULL_SCREEN)
+        || detail.ends_with(SHELL_STARTED)
+        || left_unfinished(detail)
 }
 
 /// Whether a job's `detail` says it left the shell at its continuation prompt: any later

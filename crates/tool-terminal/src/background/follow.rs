@@ -14,7 +14,7 @@ use dsh_terminal_core::{
 use parking_lot::Mutex;
 
 use super::Stream;
-use super::describe::{Typed, detail, left_a_program};
+use super::describe::{Typed, at_shell_prompt, detail, left_a_program};
 use crate::{Terminals, start_send_when_free};
 
 /// How often a running job moves its send's output into its window, so that the core's read
@@ -158,10 +158,18 @@ pub(super) async fn follow(
                 dsh_terminal_core::is_repl_prompt(&row)
                     || dsh_terminal_core::is_shell_prompt_of(&row, program)
             });
-        JobOutcome::new(
-            status,
-            Some(detail(result, earlier, typed, held_before, own_prompt)),
-        )
+        let detail = detail(result, earlier, typed, held_before, own_prompt);
+        // A shell the job started (`sh`), at its command prompt: no question of the job's.
+        let shell_started = !held_before
+            && terminals
+                .cursor_row(&owner, &id)
+                .is_some_and(|row| dsh_terminal_core::is_shell_prompt_of(&row, program));
+        let detail = if shell_started {
+            at_shell_prompt(detail)
+        } else {
+            detail
+        };
+        JobOutcome::new(status, Some(detail))
     };
     // Commands that finished before the job's last one, over every send it followed (each
     // send's span starts where the previous one's ended).

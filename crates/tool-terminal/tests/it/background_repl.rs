@@ -148,5 +148,26 @@ async fn a_job_typed_into_a_nested_shell_ends_at_its_prompt() {
         read.contains("input: bash waits at a prompt of its own"),
         "{read}"
     );
+    host.send(&agent, &session, "ann").await;
+    // Its continuation prompt is said to be a shell's.
+    let r = host.send(&agent, &session, "if true; then").await;
+    assert!(
+        r.text().contains(
+            "[input: shell continuation prompt; bash (a shell started in this session) waits"
+        ),
+        "{}",
+        r.text()
+    );
+    host.send(&agent, &session, "fi; exit").await;
+    // A shell the job itself started waits at its command prompt, no question of the job's:
+    // the next send runs in it and is not said to answer anything.
+    let (_, read) = finished_job(&host, &agent, &session, "bash --norc").await;
+    assert!(
+        read.contains("input: bash reads commands at its prompt (a shell this job started"),
+        "{read}"
+    );
+    let r = host.send(&agent, &session, "echo in-$((6*7))").await;
+    assert!(r.text().lines().any(|l| l == "in-42"), "{}", r.text());
+    assert!(!r.text().contains("answered the prompt"), "{}", r.text());
     host.shutdown().await;
 }

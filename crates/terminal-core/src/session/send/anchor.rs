@@ -272,11 +272,22 @@ impl SendOp {
         if super::pager_guard::has_a_command_with_arguments(text, path.as_deref()) {
             // With no prompt shown, the reader by name: the shell's `read`, or the program.
             let fg = self.shared.pty.foreground_pgid();
+            let program = fg
+                .filter(|&pgid| pgid != self.shared.shell_pgid())
+                .and_then(crate::process::group_member)
+                .map(|s| s.comm);
+            // A shell an earlier line started (`dash`, `sh`), reading at its own prompt:
+            // the line went to it as a command, and ran.
+            if program
+                .as_deref()
+                .is_some_and(|comm| super::super::is_shell_prompt_of(&prompt, comm))
+            {
+                return;
+            }
             let reader = if fg == Some(self.shared.shell_pgid()) {
                 "the shell's `read`".to_owned()
             } else {
-                fg.and_then(crate::process::group_member)
-                    .map_or_else(|| "a program".to_owned(), |s| format!("`{}`", s.comm))
+                program.map_or_else(|| "a program".to_owned(), |comm| format!("`{comm}`"))
             };
             let cut = super::stale_reader::clipped;
             self.refused.lock().get_or_insert_with(|| {

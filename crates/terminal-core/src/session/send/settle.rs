@@ -219,6 +219,9 @@ impl SendOp {
             .then(|| st.screen.cursor_row_prefix())
             .flatten();
         let repl_prompt = cursor_row.as_deref().and_then(repl_continuation);
+        // A nested shell's continuation prompt (`> `: `bash --norc` or dash in an open `if`
+        // or quote), which has no marks of ours.
+        let shell_continuation = cursor_row.as_deref().is_some_and(|row| row.trim() == ">");
         // Nothing before the cursor: whatever waits printed no prompt of its own.
         let no_prompt_shown = !alternate
             && reason == Settle::StdinWait
@@ -383,7 +386,12 @@ impl SendOp {
             exits,
             last_exit_code,
             alternate,
-            continuation: continuation || (repl_prompt.is_some() && foreground.is_some()),
+            continuation: continuation
+                || (repl_prompt.is_some() && foreground.is_some())
+                || (shell_continuation
+                    && foreground
+                        .as_deref()
+                        .is_some_and(super::super::nested_shell::is_shell_name)),
             statement_continuation: repl_prompt == Some(ReplContinuation::Statement)
                 && foreground.is_some(),
             echo_off,
