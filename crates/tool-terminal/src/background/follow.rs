@@ -214,8 +214,11 @@ pub(super) async fn follow(
         let finish = |notices: &[String]| {
             if let Some(s) = stream.lock().as_mut() {
                 s.drain();
+                // As whole lines, which the window's room counts (the line being written is
+                // added after it: a long notice there pushed the read over the job's limit,
+                // whose cut then dropped the output's first lines).
                 if !notices.is_empty() {
-                    s.window.push(&format!("\n{}", notices.join("\n")), false);
+                    s.window.push(&format!("\n{}\n", notices.join("\n")), false);
                 }
                 s.finished = true;
             }

@@ -235,6 +235,19 @@ impl OutputWindow {
         retained_lines: Option<u64>,
         session_id: &str,
     ) -> String {
+        // The line being written of a job that ended is shown whole: room is made for it
+        // among the newest lines, as for a line that ended (the read must stay within the
+        // job's limit, whose cut would drop the first lines instead).
+        let last = finished.then(|| self.take_carry());
+        let last_len = last.as_ref().map_or(0, String::len);
+        while self.head.len() + self.tail_bytes + last_len > self.room
+            && let Some((old, printed)) = self.tail.pop_front()
+        {
+            self.tail_bytes -= old.len();
+            self.gap.lines += 1;
+            self.gap.bytes += printed;
+            self.gap.exact_newest += 1;
+        }
         let mut out = std::mem::take(&mut self.head);
         if self.gap.lines > 0 {
             // The line being written is offset 0; the newest kept whole line is offset 1.
@@ -266,8 +279,7 @@ impl OutputWindow {
         self.tail_bytes = 0;
         self.gap = Gap::default();
         self.head_open = true;
-        if finished {
-            let line = self.take_carry();
+        if let Some(line) = last {
             out.push_str(&line);
         } else if let Some(line) = self.unfinished_shown() {
             // After the read's whole lines when it fits the room (a prompt without a newline

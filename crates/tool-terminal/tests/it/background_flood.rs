@@ -371,3 +371,26 @@ async fn a_jobs_huge_line_is_counted_as_one_line() {
     );
     host.shutdown().await;
 }
+
+/// A flood from a shell an earlier command started, whose job ends with a long notice (our
+/// prompt marks are gone): the job's output still starts with the command's echo and first
+/// line (the notice, added unbounded after the window's room, pushed the read over the job's
+/// limit, whose cut dropped the first lines).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_in_a_nested_shell_keeps_its_first_lines() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let r = host.send(&agent, &session, "bash --norc").await;
+    assert!(!r.is_error, "{}", r.text());
+    let (job, ack) = host.start_job(&agent, &session, "seq 1 20000").await;
+    let read = host.wait_job(&agent, &job).await;
+    let all = format!("{ack}\n{read}");
+    let numbers: Vec<&str> = all
+        .lines()
+        .filter(|l| l.bytes().all(|b| b.is_ascii_digit()) && !l.is_empty())
+        .collect();
+    assert_eq!(numbers.first(), Some(&"1"), "{all:.2000}");
+    assert!(!read.contains("[output truncated]"), "{read:.2000}");
+    host.shutdown().await;
+}

@@ -98,6 +98,19 @@ fn a_flood_keeps_first_and_newest_whole_lines_and_counts_the_rest() {
     );
 }
 
+/// A job that ended with a long line not ended (a notice, a last line without its newline)
+/// still reads within its room: newer lines make room for it, counted with the others.
+#[test]
+fn the_last_line_of_an_ended_job_is_within_the_room() {
+    let mut w = OutputWindow::new(4096, "pty-1");
+    w.push(&numbered(1, 5000), false);
+    w.push(&"x".repeat(900), false);
+    let read = w.take(true, Some(10_000), "pty-1");
+    assert!(read.len() <= 4096 - STATUS_RESERVE, "{}", read.len());
+    assert!(read.starts_with("1\n2\n"), "{read}");
+    assert!(read.ends_with(&"x".repeat(900)), "{read}");
+}
+
 #[test]
 fn lines_the_scrollback_no_longer_holds_are_counted_apart() {
     let mut w = OutputWindow::new(4096, "pty-1");
