@@ -105,15 +105,23 @@ pub(crate) fn restore_typed_tabs<'a>(viewport: &'a str, typed: &str) -> Cow<'a, 
     let mut rows: Vec<Cow<'_, str>> = viewport.split('\n').map(Cow::Borrowed).collect();
     let mut from = 0;
     let mut changed = false;
-    for line in typed
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| l.contains('\t'))
-    {
-        let found = rows[from..]
-            .iter()
-            .enumerate()
-            .find_map(|(i, row)| tabbed_echo_start(row, line).map(|at| (from + i, at)));
+    for (n, line) in typed.lines().map(str::trim_end).enumerate() {
+        if !line.contains('\t') {
+            continue;
+        }
+        // The text's first line may start the viewport, without the prompt before it (whose
+        // width, unknown here, set the tab stops' columns).
+        let at_start = n == 0
+            && (0..TAB_PROMPT_MAX_CHARS)
+                .any(|col| rows[0].trim_end() == tabs_shown_as_spaces(line, col));
+        let found = if at_start {
+            Some((0, 0))
+        } else {
+            rows[from..]
+                .iter()
+                .enumerate()
+                .find_map(|(i, row)| tabbed_echo_start(row, line).map(|at| (from + i, at)))
+        };
         if let Some((i, at)) = found {
             rows[i] = Cow::Owned(format!("{}{line}", &rows[i][..at]));
             from = i + 1;
@@ -521,10 +529,15 @@ mod tests {
             restore_typed_tabs(viewport, typed),
             "dsh> cat > Makefile <<'EOF'\n> all:\n> \techo built\n> name\tqty\n> EOF\n        echo built\ndsh> "
         );
+        // The command line itself at the viewport's start (its prompt before the viewport).
+        assert_eq!(
+            restore_typed_tabs("echo \"a       b\"\na\tb", "echo \"a\tb\""),
+            "echo \"a\tb\"\na\tb"
+        );
         // Program output with spaces where the text has a TAB, and no prompt, stays.
         assert_eq!(
-            restore_typed_tabs("        echo built", "\techo built"),
-            "        echo built"
+            restore_typed_tabs("ls\n        echo built", "ls\n\techo built"),
+            "ls\n        echo built"
         );
         assert!(matches!(
             restore_typed_tabs("x", "no tabs"),

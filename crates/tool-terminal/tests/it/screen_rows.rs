@@ -116,5 +116,12 @@ async fn typed_tabs_come_back_as_tabs_in_their_echo() {
     let structured = r.structured.clone().unwrap_or_default();
     let viewport = structured["viewport"].as_str().unwrap_or_default();
     assert!(viewport.contains("\n>       echo built\n"), "{viewport:?}");
+    // The command line's own TAB too.
+    let r = host.send(&agent, "pty-1", "echo \"a\tb\" | cat -A").await;
+    assert!(
+        r.text().starts_with("echo \"a\tb\" | cat -A\na^Ib$\n"),
+        "{:?}",
+        r.text()
+    );
     host.shutdown().await;
 }
