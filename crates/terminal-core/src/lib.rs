@@ -39,6 +39,6 @@ pub use service::{
 };
 pub use session::{
     ENVIRON_TAG, PtySession, PtySessionConfig, PtySpawnSpec, end_reader_advice, holds_paste_marker,
-    is_repl_prompt, is_shell_name, is_shell_prompt_of, rewound_notice,
+    is_repl_prompt, is_repl_prompt_of, is_shell_name, is_shell_prompt_of, rewound_notice,
 };
 pub use types::*;

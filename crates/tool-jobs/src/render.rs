@@ -167,7 +167,7 @@ pub fn render_kill(job: &JobSnapshot, outcome: KillOutcome) -> String {
             format!("job {} had already finished {}", job.id, status_line(job))
         }
         KillOutcome::LeftoverInterrupted => format!(
-            "job {} had already finished, leaving a program running, which it is now stopping (terminal_read shows what is left; a send waits until it is gone) {}",
+            "job {} had already finished, leaving a program running or the shell's command unfinished, which job_kill now stops (terminal_read shows what is left; a send waits until a stopped program is gone) {}",
             job.id,
             status_line(job)
         ),

@@ -65,7 +65,7 @@ pub use after_signal::end_reader_advice;
 pub use config::PtySessionConfig;
 pub use input::holds_paste_marker;
 pub use nested_shell::{is_shell_name, is_shell_prompt_of};
-pub use observe::is_repl_prompt;
+pub use observe::{is_repl_prompt, is_repl_prompt_of};
 pub use result::rewound_notice;
 
 use send::SendOp;

@@ -17,12 +17,12 @@ use super::shared::Shared;
 use super::stream_reader::reads_to_end_of_input;
 
 mod prompt_rows;
-pub use prompt_rows::is_repl_prompt;
 pub(super) use prompt_rows::{
     at_primary_repl_prompt, continuation_indent, ends_like_a_question,
-    is_block_continuation_prompt, is_primary_repl_prompt, is_programs_own_prompt,
-    is_repl_prompt_of, prompt_then_text, runs_a_repl, starts_with_repl_prompt,
+    is_block_continuation_prompt, is_primary_repl_prompt, is_programs_own_prompt, prompt_then_text,
+    runs_a_repl, starts_with_repl_prompt,
 };
+pub use prompt_rows::{is_repl_prompt, is_repl_prompt_of};
 
 /// A foreground probe in flight: the group probed, when the probe started, and what the
 /// group is doing (with whether the shell replaced itself, for the shell's group, and whether

@@ -167,7 +167,7 @@ fn list_and_kill_renders() {
     );
     insta::assert_snapshot!(
         render_kill(&interrupted, KillOutcome::LeftoverInterrupted),
-        @"job pty-send-3 had already finished, leaving a program running, which it is now stopping (terminal_read shows what is left; a send waits until it is gone) [status: completed, wait: stdin_read; job_kill then sent it SIGINT]"
+        @"job pty-send-3 had already finished, leaving a program running or the shell's command unfinished, which job_kill now stops (terminal_read shows what is left; a send waits until a stopped program is gone) [status: completed, wait: stdin_read; job_kill then sent it SIGINT]"
     );
     assert_eq!(
         bound_result(&"x".repeat(100), 32),

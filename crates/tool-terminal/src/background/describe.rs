@@ -117,13 +117,14 @@ const PRESENT_MODES: [(&str, &str); 9] = [
 /// [`detail`]'s input mode for text the job typed without Enter at the shell's prompt.
 const TYPED_WITHOUT_ENTER: &str =
     "typed without Enter (the text waits on the shell's input line; the next send continues it)";
-/// The input mode of a job whose program is a shell it started (`sh`, `bash --norc`), reading
-/// commands at its prompt: no question of the job's (see [`at_shell_prompt`]).
-const SHELL_STARTED: &str = "reads commands at its prompt (a shell this job started: the next \
-     send runs in it; job_kill stops it)";
+/// The input mode of a job whose program is a shell or REPL it started (`sh`, `bash --norc`,
+/// `node`), reading commands at its prompt: no question of the job's (see
+/// [`at_shell_prompt`]).
+const SHELL_STARTED: &str = "reads commands at its prompt (a shell or REPL this job started: \
+     the next send goes to it; job_kill stops it)";
 
-/// `detail` (from [`detail`]) for a job whose program, a shell the job started, waits at its
-/// command prompt rather than at a question: [`SHELL_STARTED`] in place of the mode that says
+/// `detail` (from [`detail`]) for a job whose program, a shell or REPL the job started, waits
+/// at its command prompt rather than at a question: [`SHELL_STARTED`] in place of the mode that says
 /// a program waits for input.
 pub(super) fn at_shell_prompt(detail: String) -> String {
     match detail.strip_suffix(WAITS_FOR_INPUT) {

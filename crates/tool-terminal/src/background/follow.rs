@@ -159,11 +159,13 @@ pub(super) async fn follow(
                     || dsh_terminal_core::is_shell_prompt_of(&row, program)
             });
         let detail = detail(result, earlier, typed, held_before, own_prompt);
-        // A shell the job started (`sh`), at its command prompt: no question of the job's.
+        // A shell or REPL the job started (`sh`, `node`), at its command prompt: no question
+        // of the job's.
         let shell_started = !held_before
-            && terminals
-                .cursor_row(&owner, &id)
-                .is_some_and(|row| dsh_terminal_core::is_shell_prompt_of(&row, program));
+            && terminals.cursor_row(&owner, &id).is_some_and(|row| {
+                dsh_terminal_core::is_shell_prompt_of(&row, program)
+                    || dsh_terminal_core::is_repl_prompt_of(row.trim(), program)
+            });
         let detail = if shell_started {
             at_shell_prompt(detail)
         } else {

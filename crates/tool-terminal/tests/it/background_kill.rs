@@ -149,30 +149,39 @@ async fn kill_finished(host: &Host, agent: &Agent, job: &str) -> (String, String
 async fn a_kill_after_a_job_stopped_at_a_prompt_stops_the_program_left_waiting() {
     let (host, agent, session) = host_with_session().await;
     // A REPL takes SIGINT at its prompt and stays: it gets SIGTERM too.
+    // A question waits for input; a REPL the job started reads commands at its prompt.
+    const ASKS: (&str, &str) = ("waits for input", "waited for input");
+    const REPL: (&str, &str) = (
+        "reads commands at its prompt",
+        "read commands at its prompt",
+    );
     let mut asking = vec![
-        "python3 -c \"x = input('Overwrite? '); print('x', x)\"",
-        "read -r -p 'Name? ' n; echo \"name=$n\"",
-        "python3 -q",
+        (
+            "python3 -c \"x = input('Overwrite? '); print('x', x)\"",
+            ASKS,
+        ),
+        ("read -r -p 'Name? ' n; echo \"name=$n\"", ASKS),
+        ("python3 -q", REPL),
     ];
     if crate::support::installed("node") {
-        asking.push("node");
+        asking.push(("node", REPL));
     }
-    for asking in asking {
+    for (asking, (waits, waited)) in asking {
         let (job, _) = host.start_job(&agent, &session, asking).await;
         let r = host
             .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
             .await;
-        assert!(r.text().contains("waits for input"), "{}", r.text());
+        assert!(r.text().contains(waits), "{}", r.text());
         let (outcome, text) = kill_finished(&host, &agent, &job).await;
         assert_eq!(outcome, "leftover-interrupted", "{text}");
-        assert!(text.contains("which it is now stopping"), "{text}");
+        assert!(text.contains("which job_kill now stops"), "{text}");
         // The job's status says so from now on.
         let r = host
             .call(&agent, "job_output", json!({"job_id": job}))
             .await;
         assert!(
             r.text()
-                .contains("waited for input (job_kill then sent it SIGINT")
+                .contains(&format!("{waited} (job_kill then sent it SIGINT"))
                 && !r.text().contains("still running"),
             "{}",
             r.text()

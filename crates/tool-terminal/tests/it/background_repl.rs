@@ -163,11 +163,21 @@ async fn a_job_typed_into_a_nested_shell_ends_at_its_prompt() {
     // the next send runs in it and is not said to answer anything.
     let (_, read) = finished_job(&host, &agent, &session, "bash --norc").await;
     assert!(
-        read.contains("input: bash reads commands at its prompt (a shell this job started"),
+        read.contains("input: bash reads commands at its prompt (a shell or REPL this job started"),
         "{read}"
     );
     let r = host.send(&agent, &session, "echo in-$((6*7))").await;
     assert!(r.text().lines().any(|l| l == "in-42"), "{}", r.text());
+    assert!(!r.text().contains("answered the prompt"), "{}", r.text());
+    host.send(&agent, &session, "exit").await;
+    // So does a REPL the job started.
+    let (_, read) = finished_job(&host, &agent, &session, "python3 -q").await;
+    assert!(
+        read.contains("input: python3 reads commands at its prompt (a shell or REPL"),
+        "{read}"
+    );
+    let r = host.send(&agent, &session, "print(6 * 7)").await;
+    assert!(r.text().lines().any(|l| l == "42"), "{}", r.text());
     assert!(!r.text().contains("answered the prompt"), "{}", r.text());
     host.shutdown().await;
 }

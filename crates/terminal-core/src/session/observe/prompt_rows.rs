@@ -32,7 +32,8 @@ pub fn is_repl_prompt(row: &str) -> bool {
 /// A script's own prompt written the same way (`pw> `, `> ` or `>>> ` of a `getpass` or
 /// `input` in a shell or Python script that is no REPL by its command line) is not: a line
 /// sent to it is its answer, not a statement.
-pub(in crate::session) fn is_repl_prompt_of(prompt: &str, comm: &str) -> bool {
+#[must_use]
+pub fn is_repl_prompt_of(prompt: &str, comm: &str) -> bool {
     /// JavaScript REPLs (`>`, and `...` for more of a statement): their process names' stems.
     const NODES: [&str; 4] = ["node", "nodejs", "deno", "bun"];
     /// Other REPLs whose prompt is a bare `>` (or an address and `>`).
