@@ -25,6 +25,7 @@ pub const TRUNCATED: &str = "\n[output truncated]";
 
 mod bound;
 mod echo;
+mod line_cut;
 mod repeats;
 mod sessions;
 mod signal;
@@ -33,6 +34,11 @@ use self::bound::{bound_body_with_suffix, fit_with_prefix};
 pub use self::bound::{bound_terminal_text, tail_lines};
 pub(crate) use self::echo::{cut_long_echoes, with_long_lines};
 use self::echo::{fold_echo, fold_echo_across, restore_typed_tabs};
+use self::line_cut::LINE_CUT;
+pub(crate) use self::line_cut::cut_over;
+pub use self::line_cut::{
+    cut_long_lines, line_cut_marker, line_cut_marker_about, line_cut_marker_at_least,
+};
 use self::repeats::fold_repeats;
 pub use self::sessions::{render_close, render_list, render_spawn};
 pub use self::signal::{
@@ -183,68 +189,6 @@ fn send_facts(
 fn is_multiplexer(program: &str) -> bool {
     let name = program.split([':', ' ']).next().unwrap_or_default();
     matches!(name, "tmux" | "screen" | "zellij" | "byobu" | "tmate")
-}
-
-/// The marker that stands for the middle of one over-long line:
-/// `[… B bytes of this line omitted; …]`.
-pub fn line_cut_marker(bytes: usize) -> String {
-    cut_marker(&bytes.to_string())
-}
-
-/// [`line_cut_marker`] for a count that is an estimate: `[… about B bytes of this line
-/// omitted; …]`.
-pub fn line_cut_marker_about(bytes: u64) -> String {
-    cut_marker(&format!("about {bytes}"))
-}
-
-/// [`line_cut_marker`] for a line whose start the scrollback no longer keeps, so more than
-/// the `bytes` counted were left out: `[… at least B bytes of this line omitted; …]`.
-pub fn line_cut_marker_at_least(bytes: u64) -> String {
-    cut_marker(&format!("at least {bytes}"))
-}
-
-fn cut_marker(count: &str) -> String {
-    format!(
-        "[… {count} {LINE_CUT}; to see them, write the output to a file and read it in pieces, e.g. with cut -c or head -c]"
-    )
-}
-
-/// Bytes over which a line is cut to its first and last `max_line_bytes / 2` around
-/// [`line_cut_marker`]: `max_line_bytes` and the widest marker's own length, so that a cut
-/// always makes the line shorter.
-pub(crate) fn cut_over(max_line_bytes: usize) -> usize {
-    max_line_bytes + line_cut_marker(usize::MAX).len()
-}
-
-/// The words of [`line_cut_marker`] that tell a cut line.
-const LINE_CUT: &str = "bytes of this line omitted";
-
-/// `text` with every line longer than `max_line_bytes` cut to its first and last
-/// `max_line_bytes / 2` bytes around [`line_cut_marker`]; whether any line was cut. A line the
-/// cut would not shorten (the marker is longer than what it replaces) stays whole. Cuts never
-/// split a UTF-8 code point, and the line count stays the same.
-pub fn cut_long_lines(text: &str, max_line_bytes: usize) -> (std::borrow::Cow<'_, str>, bool) {
-    let cut = |line: &str| line.len() > cut_over(max_line_bytes);
-    if !text.split('\n').any(cut) {
-        return (std::borrow::Cow::Borrowed(text), false);
-    }
-    let keep = max_line_bytes / 2;
-    let mut out = String::with_capacity(text.len().min(4 * max_line_bytes));
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        if !cut(line) {
-            out.push_str(line);
-            continue;
-        }
-        let first = dsh_output_retention::head_slice(line, keep);
-        let last = dsh_output_retention::tail_slice(line, keep);
-        out.push_str(first);
-        out.push_str(&line_cut_marker(line.len() - first.len() - last.len()));
-        out.push_str(last);
-    }
-    (std::borrow::Cow::Owned(out), true)
 }
 
 /// The line that stands for the lines left out of the middle of a send's viewport:

@@ -571,43 +571,4 @@ fn enter_is_a_newline_where_a_carriage_return_ends_no_line() {
 
 /// `set -e` and its spellings turn on the shell's own errexit; a subshell's, another
 /// program's, `set +e` and other options do not.
-#[test]
-fn a_send_turning_on_errexit_is_told_apart() {
-    for text in [
-        "set -e",
-        "set -euo pipefail",
-        "cd /tmp && set -e; false",
-        "set -o errexit",
-        "set -x -e",
-        "{ set -e; false; }",
-    ] {
-        assert!(super::turns_on_errexit(text), "{text:?}");
-    }
-    for text in [
-        "set +e",
-        "set -x",
-        "set -o pipefail",
-        "( set -e; false )",
-        "bash -c 'set -e; false'",
-        "echo set -e",
-        "set -- -e",
-    ] {
-        assert!(!super::turns_on_errexit(text), "{text:?}");
-    }
-}
-
-#[test]
-fn a_command_that_resets_the_terminal_is_told_apart() {
-    for line in [
-        "reset",
-        "tput reset",
-        "tput init; clear",
-        "stty sane",
-        "tset -Q",
-    ] {
-        assert!(super::resets_the_terminal(line), "{line:?}");
-    }
-    for line in ["stty -echo", "echo reset", "tput cols", "python3 reset.py"] {
-        assert!(!super::resets_the_terminal(line), "{line:?}");
-    }
-}
+mod commands;

@@ -1,0 +1,43 @@
+//! Command lines the send looks into: one that turns on errexit in the shell, one that resets
+//! the terminal.
+
+#[test]
+fn a_send_turning_on_errexit_is_told_apart() {
+    for text in [
+        "set -e",
+        "set -euo pipefail",
+        "cd /tmp && set -e; false",
+        "set -o errexit",
+        "set -x -e",
+        "{ set -e; false; }",
+    ] {
+        assert!(super::super::turns_on_errexit(text), "{text:?}");
+    }
+    for text in [
+        "set +e",
+        "set -x",
+        "set -o pipefail",
+        "( set -e; false )",
+        "bash -c 'set -e; false'",
+        "echo set -e",
+        "set -- -e",
+    ] {
+        assert!(!super::super::turns_on_errexit(text), "{text:?}");
+    }
+}
+
+#[test]
+fn a_command_that_resets_the_terminal_is_told_apart() {
+    for line in [
+        "reset",
+        "tput reset",
+        "tput init; clear",
+        "stty sane",
+        "tset -Q",
+    ] {
+        assert!(super::super::resets_the_terminal(line), "{line:?}");
+    }
+    for line in ["stty -echo", "echo reset", "tput cols", "python3 reset.py"] {
+        assert!(!super::super::resets_the_terminal(line), "{line:?}");
+    }
+}
