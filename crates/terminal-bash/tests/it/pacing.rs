@@ -572,3 +572,25 @@ async fn a_command_line_that_answered_an_earlier_lines_prompt_is_said_to() {
     })
     .await;
 }
+
+/// A command line sent after a key prompt's line: the prompt takes the line's first key and
+/// goes on, and the result says the rest of that line was not typed, so it did not run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_a_key_prompt_took_one_key_of_is_said_not_to_have_run() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("read -n1 -p 'Press any key to continue...' k; echo; echo \"key=$k\"\necho after-$((6*7))")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "key=e"), "{r:?}");
+        assert!(!r.viewport.lines().any(|l| l == "after-42"), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.contains("the rest of a line of the text (`cho after-$((6*7))`)")),
+            "{r:?}"
+        );
+        sh.close().await;
+    })
+    .await;
+}

@@ -141,6 +141,8 @@ pub(super) struct SettleFacts {
     /// Of keys sent one at a time to a reader of single keys, it took the first ones and
     /// went on: the rest and the Enter were dropped.
     pub(super) keys_withheld: bool,
+    /// With `keys_withheld`: the rest of a whole line dropped so (the line did not run).
+    pub(super) keys_withheld_rest: Option<String>,
     /// The REPL in the foreground was in a mode with no prompt (node's `.editor`) when the
     /// send began, and still is: the lines went into its buffer.
     pub(super) promptless_mode: bool,
@@ -288,7 +290,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         ),
         // Said beside a withheld Enter too: of several lines, one answer may have lost keys
         // and another only its Enter.
-        (facts.keys_withheld, Some(KEYS_WITHHELD_NOTICE.to_owned())),
+        (
+            facts.keys_withheld,
+            Some(keys_withheld_notice(facts.keys_withheld_rest.as_deref())),
+        ),
         (
             facts.cleared_line.is_some(),
             facts.cleared_line.as_deref().map(cleared_line_notice),

@@ -118,11 +118,11 @@ pub(super) struct SendOp {
     /// Of a `yes`/`no` word to a yes/no question, only the first key went (see `key_answer`).
     rest_withheld: AtomicBool,
     /// Of keys sent one at a time, the reader took the first ones and went on: the rest (and
-    /// the Enter) was dropped (see `key_answer`).
+    /// the Enter) was dropped (see `key_answer`); the rest of a whole line dropped so.
     keys_withheld: AtomicBool,
-    /// The send began at a line reader (the shell's `read`, a program's `input()`, a REPL at
-    /// its prompt) that no key or quit command of it ends: lines left untyped when the
-    /// shell's prompt came back are dropped.
+    keys_withheld_rest: Mutex<Option<String>>,
+    /// The send began at a line reader (`read`, `input()`, a REPL's prompt) no key or quit
+    /// command of it ends: lines left untyped when the shell's prompt came back are dropped.
     answers_a_line_reader: bool,
 }
 

@@ -162,6 +162,19 @@ pub(super) const KEYS_WITHHELD_NOTICE: &str = "[input: only the first keys of th
      went on, so the rest would have been keys of their own, taken by the next prompt or run \
      as a command; if the program still waits for more, send them]";
 
+/// [`KEYS_WITHHELD_NOTICE`], naming the `rest` of a whole line of the text when the keys
+/// dropped were that (a command sent after a key prompt's line): that line did not run.
+pub(super) fn keys_withheld_notice(rest: Option<&str>) -> String {
+    match rest {
+        None => KEYS_WITHHELD_NOTICE.to_owned(),
+        Some(rest) => format!(
+            "{}; the rest of a line of the text (`{rest}`) and its Enter were not typed either, so \
+             that line did not run: if it is a command, send it again]",
+            KEYS_WITHHELD_NOTICE.trim_end_matches(']')
+        ),
+    }
+}
+
 /// The notice for [`SettleFacts::closed`].
 pub(super) const CLOSED_NOTICE: &str = "[session: closed while this send waited \
      (terminal_close, or the host ending); every process it started was stopped, so the \

@@ -37,6 +37,7 @@ fn facts(reason: Settle) -> SettleFacts {
         errexit_on: false,
         errexit_ended: false,
         keys_withheld: false,
+        keys_withheld_rest: None,
         stderr_away: false,
         stdout_away: false,
         unprompted_wait: false,
@@ -531,6 +532,12 @@ fn an_enter_withheld_from_a_key_reader_is_said() {
         ..facts(Settle::Prompt)
     };
     insta::assert_snapshot!("keys_withheld", assemble(keys).notices.join("\n"));
+    let line = SettleFacts {
+        keys_withheld: true,
+        keys_withheld_rest: Some("cho after".into()),
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("keys_withheld_line", assemble(line).notices.join("\n"));
 }
 
 #[test]

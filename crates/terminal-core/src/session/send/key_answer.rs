@@ -529,7 +529,17 @@ impl SendOp {
                 return AnswerRest::Types;
             }
         }
-        pacing.drop_next();
+        let dropped = pacing.drop_next();
+        if check.kind == RestKind::Keys
+            && let Some(rest) = dropped
+                .as_deref()
+                .and_then(|d| d.strip_suffix(b"\r").or_else(|| d.strip_suffix(b"\n")))
+                .and_then(|rest| std::str::from_utf8(rest).ok())
+                .filter(|rest| !rest.trim().is_empty())
+        {
+            // The rest of a line the send meant as one (a command after a key prompt).
+            *self.keys_withheld_rest.lock() = Some(rest.to_owned());
+        }
         let withheld = match check.kind {
             RestKind::Enter => &self.enter_withheld,
             RestKind::Word => &self.rest_withheld,

@@ -363,7 +363,7 @@ impl Pacing {
             Settle::Idle | Settle::Timeout => {
                 // A key answer's rest is never typed ahead: its reader did not show the key.
                 if self.answer_check.take().is_some() {
-                    self.drop_next();
+                    let _ = self.drop_next();
                 }
                 let rest: Vec<u8> = self.pending.drain(..).flatten().collect();
                 self.handed_out(&rest);
@@ -399,11 +399,11 @@ impl Pacing {
     }
 
     /// Drops the next step (an answer's rest whose reader took what it had).
-    pub(super) fn drop_next(&mut self) {
+    pub(super) fn drop_next(&mut self) -> Option<Vec<u8>> {
         // The line it ended was answered all the same: its line end counts as taken.
-        if let Some(step) = self.pending.pop_front() {
-            self.line_ends_taken += line_ends(&step);
-        }
+        let step = self.pending.pop_front()?;
+        self.line_ends_taken += line_ends(&step);
+        Some(step)
     }
 
     /// `rest`, cut off a step already handed out (a key answer's), is no longer counted as

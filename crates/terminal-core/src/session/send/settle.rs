@@ -442,6 +442,11 @@ impl SendOp {
             enter_withheld: self.enter_withheld.load(Ordering::SeqCst),
             rest_withheld: self.rest_withheld.load(Ordering::SeqCst),
             keys_withheld: self.keys_withheld.load(Ordering::SeqCst),
+            keys_withheld_rest: self
+                .keys_withheld_rest
+                .lock()
+                .take()
+                .map(|rest| super::stale_reader::clipped(&rest)),
             idle_reading,
             line_without_prompt: no_prompt_shown && line_reader,
             undecodable,

@@ -407,6 +407,7 @@ impl SendOp {
             enter_withheld: AtomicBool::new(enter_withheld),
             rest_withheld: AtomicBool::new(rest_withheld),
             keys_withheld: AtomicBool::new(false),
+            keys_withheld_rest: Mutex::new(None),
             // Not when the send ends the reader itself (an end-of-file or signal key, or a
             // REPL's or an editor's quit command among its lines). A program's line editor
             // (a REPL at its prompt) counts too: lines after one that ended the REPL by
