@@ -153,19 +153,24 @@ pub(super) async fn follow(
         // Its prompt (the cursor row: the result's text may have been read already): a
         // REPL's, or a nested shell's (`bash-5.2$`), is no question the job asked.
         let program = result.foreground.as_deref().unwrap_or_default();
+        // A shell or REPL the job started (`sh`, `node`), at its command prompt, asked no
+        // question either; of such a program only its own REPL's prompt counts (a script's
+        // `stubborn> ` is its question).
+        let row = terminals.cursor_row(&owner, &id);
+        let shell_prompt = row
+            .as_deref()
+            .is_some_and(|row| dsh_terminal_core::is_shell_prompt_of(row, program));
         let own_prompt = held_before
-            && !terminals.cursor_row(&owner, &id).is_some_and(|row| {
-                dsh_terminal_core::is_repl_prompt(&row)
-                    || dsh_terminal_core::is_shell_prompt_of(&row, program)
-            });
-        let detail = detail(result, earlier, typed, held_before, own_prompt);
-        // A shell or REPL the job started (`sh`, `node`), at its command prompt: no question
-        // of the job's.
+            && !shell_prompt
+            && !row
+                .as_deref()
+                .is_some_and(dsh_terminal_core::is_repl_prompt);
         let shell_started = !held_before
-            && terminals.cursor_row(&owner, &id).is_some_and(|row| {
-                dsh_terminal_core::is_shell_prompt_of(&row, program)
-                    || dsh_terminal_core::is_repl_prompt_of(row.trim(), program)
-            });
+            && (shell_prompt
+                || row
+                    .as_deref()
+                    .is_some_and(|row| dsh_terminal_core::is_repl_prompt_of(row.trim(), program)));
+        let detail = detail(result, earlier, typed, held_before, own_prompt);
         let detail = if shell_started {
             at_shell_prompt(detail)
         } else {

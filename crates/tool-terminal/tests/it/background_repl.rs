@@ -159,25 +159,21 @@ async fn a_job_typed_into_a_nested_shell_ends_at_its_prompt() {
         r.text()
     );
     host.send(&agent, &session, "fi; exit").await;
-    // A shell the job itself started waits at its command prompt, no question of the job's:
-    // the next send runs in it and is not said to answer anything.
-    let (_, read) = finished_job(&host, &agent, &session, "bash --norc").await;
-    assert!(
-        read.contains("input: bash reads commands at its prompt (a shell or REPL this job started"),
-        "{read}"
-    );
-    let r = host.send(&agent, &session, "echo in-$((6*7))").await;
-    assert!(r.text().lines().any(|l| l == "in-42"), "{}", r.text());
-    assert!(!r.text().contains("answered the prompt"), "{}", r.text());
-    host.send(&agent, &session, "exit").await;
-    // So does a REPL the job started.
-    let (_, read) = finished_job(&host, &agent, &session, "python3 -q").await;
-    assert!(
-        read.contains("input: python3 reads commands at its prompt (a shell or REPL"),
-        "{read}"
-    );
-    let r = host.send(&agent, &session, "print(6 * 7)").await;
-    assert!(r.text().lines().any(|l| l == "42"), "{}", r.text());
-    assert!(!r.text().contains("answered the prompt"), "{}", r.text());
+    // A shell or REPL the job itself started waits at its command prompt, no question of the
+    // job's: the next send runs in it and is not said to answer anything.
+    for (start, program, line, printed, leave) in [
+        ("bash --norc", "bash", "echo in-$((6*7))", "in-42", "exit"),
+        ("python3 -q", "python3", "print(6 * 7)", "42", "exit()"),
+    ] {
+        let (_, read) = finished_job(&host, &agent, &session, start).await;
+        let status = format!(
+            "input: {program} reads commands at its prompt (a shell or REPL this job started"
+        );
+        assert!(read.contains(&status), "{read}");
+        let r = host.send(&agent, &session, line).await;
+        assert!(r.text().lines().any(|l| l == printed), "{}", r.text());
+        assert!(!r.text().contains("answered the prompt"), "{}", r.text());
+        host.send(&agent, &session, leave).await;
+    }
     host.shutdown().await;
 }
