@@ -190,10 +190,16 @@ pub(super) fn submits_a_command(text: &str, submit: bool) -> bool {
     } else {
         text.rfind(['\n', '\r']).map_or("", |end| &text[..end])
     };
-    completed.split(['\n', '\r']).any(|line| {
-        let line = line.trim();
-        !line.is_empty() && !line.starts_with('#')
-    })
+    completed
+        .split(['\n', '\r'])
+        .any(|line| !holds_no_command(line))
+}
+
+/// Whether a line typed at a shell holds no command: blank, or a comment (`# …`).
+#[must_use]
+pub fn holds_no_command(line: &str) -> bool {
+    let line = line.trim();
+    line.is_empty() || line.starts_with('#')
 }
 
 /// Whether the command line `line` resets the terminal on purpose (`reset`, `tset`, `tput

@@ -63,7 +63,7 @@ use crate::types::{
 
 pub use after_signal::end_reader_advice;
 pub use config::PtySessionConfig;
-pub use input::holds_paste_marker;
+pub use input::{holds_no_command, holds_paste_marker};
 pub use nested_shell::{is_shell_name, is_shell_prompt_of};
 pub use observe::{is_repl_prompt, is_repl_prompt_of};
 pub use result::rewound_notice;

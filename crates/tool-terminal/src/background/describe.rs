@@ -49,11 +49,11 @@ impl Typed {
     /// What `text` (+ Enter when `submit`) types.
     pub(super) fn of(text: &str, submit: bool) -> Self {
         let last_line = text.rsplit(['\n', '\r']).next().unwrap_or_default();
-        let no_command = |line: &str| {
-            let line = line.trim();
-            line.is_empty() || line.starts_with('#')
-        };
-        if submit && text.split(['\n', '\r']).all(no_command) {
+        if submit
+            && text
+                .split(['\n', '\r'])
+                .all(dsh_terminal_core::holds_no_command)
+        {
             Self::NoCommand
         } else if submit {
             Self::Line
