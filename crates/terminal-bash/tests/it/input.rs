@@ -21,8 +21,15 @@ pub(crate) fn python313() -> Option<String> {
 
 /// A Python 3.13 interpreter: on `PATH`, or one pyenv installed but did not activate.
 pub(crate) fn python313_path() -> Option<String> {
-    if runs("python3.13") {
-        return Some("python3.13".to_owned());
+    python_path("3.13")
+}
+
+/// A Python interpreter of `version` (`"3.7"`): `python<version>` on `PATH`, or one pyenv
+/// installed but did not activate.
+pub(crate) fn python_path(version: &str) -> Option<String> {
+    let program = format!("python{version}");
+    if runs(&program) {
+        return Some(program);
     }
     let root = std::env::var("PYENV_ROOT")
         .ok()
@@ -30,8 +37,12 @@ pub(crate) fn python313_path() -> Option<String> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(format!("{root}/versions"))
         .ok()?
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("3.13"))
-        .map(|e| e.path().join("bin/python3.13"))
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{version}."))
+        })
+        .map(|e| e.path().join("bin").join(&program))
         .filter(|p| p.is_file())
         .collect();
     found.sort();

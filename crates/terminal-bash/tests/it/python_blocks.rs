@@ -6,14 +6,21 @@
 use dsh_terminal_core::{BackendSession, WaitReason};
 use pretty_assertions::assert_eq;
 
-use crate::input::python313_path;
+use crate::input::{python_path, python313_path};
 use crate::support::{Shell, TempDir, config, installed, wait_until, within};
 
-/// The commands that start the Python REPLs installed here: python3's, Python 3.13's as
-/// sessions run it (the basic REPL) and its new one (pyrepl: it auto-indents), which an empty
-/// `PYTHON_BASIC_REPL` selects, and IPython's when `ipython` (it auto-indents too).
+/// The commands that start the Python REPLs installed here: python3's, Python 3.7's (its
+/// readline takes pastes, and it ends a pasted block at a blank line inside it), Python
+/// 3.13's as sessions run it (the basic REPL) and its new one (pyrepl: it auto-indents), which
+/// an empty `PYTHON_BASIC_REPL` selects, and IPython's when `ipython` (it auto-indents too).
 fn repls(ipython: bool) -> Vec<String> {
     let mut repls = vec!["python3 -q".to_owned()];
+    match python_path("3.7") {
+        Some(py) => repls.push(format!("{py} -q")),
+        None => eprintln!(
+            "python3.7 is not installed: a REPL that ends a pasted block early is not exercised"
+        ),
+    }
     match python313_path() {
         Some(py) => repls.extend([format!("{py} -q"), format!("PYTHON_BASIC_REPL= {py} -q")]),
         None => eprintln!("python3.13 is not installed: its auto-indenting REPL is not exercised"),

@@ -8,7 +8,9 @@
 //!   Enter stay keys after the paste. Several top-level statements go one per prompt, each
 //!   block pasted and ended by an empty line ([`python_statement_steps`]): Python 3.13's REPL
 //!   takes a multi-statement paste and Enter as an unfinished block, waiting for an empty
-//!   line. Typed to a Python REPL without pastes (before 3.13), each block among several
+//!   line. A pasted statement goes without the blank lines inside it ([`python_pasted`]):
+//!   the REPL compiles a paste as one input, and Python 3.7 and older (whose readline pastes)
+//!   end the block at the first. Typed to a Python REPL without pastes (before 3.13), each block among several
 //!   statements gets the empty line that ends it ([`python_separated`]). A send that starts a
 //!   new statement while the REPL still reads lines of a block earlier sends typed (its `... `
 //!   prompt) ends that block first with an Enter of its own ([`python_starts_statement`]).
@@ -60,8 +62,8 @@ pub(super) use line_notices::{
 #[cfg(test)]
 use python::python_statements;
 pub(super) use python::{
-    python_block_split, python_ended_statements, python_separated, python_simple_lines,
-    python_starts_statement, python_statement_steps, python_steps,
+    python_block_split, python_ended_statements, python_pasted, python_separated,
+    python_simple_lines, python_starts_statement, python_statement_steps, python_steps,
 };
 
 /// The N_TTY line discipline's longest canonical-mode line, without its newline: the kernel

@@ -235,9 +235,11 @@ pub(super) fn typing(
             .block_paste
             .then(|| input::python_statement_steps(&python_text(text)))
             .flatten();
-        let separated = (!reader.bracketed_paste)
-            .then(|| input::python_separated(&python_text(text)))
-            .flatten();
+        let separated = if reader.bracketed_paste {
+            input::python_pasted(&python_text(text))
+        } else {
+            input::python_separated(&python_text(text))
+        };
         let input = match &separated {
             Some(text) => input::shape(text, false, reader)?,
             None => input::shape(text, request.submit, reader)?,
