@@ -6,8 +6,11 @@
 //! Every thread of every process in the group is classified from `/proc/PID/task/TID/stat`
 //! and `.../syscall`; a thread waiting for its children pulls the children outside the group
 //! into the verdict. The verdict, first match wins:
-//! 1. a thread running or in disk sleep → [`GroupActivity::Busy`]
-//!    ([`GroupActivity::BusyReadingTty`] when another thread of its process reads the terminal);
+//! 1. a thread running, in disk sleep or in tracing stop (`t`: held by its debugger or tracer
+//!    between steps, as gdb's `next` over a long loop keeps it most of the time; a debugger
+//!    at its prompt takes the terminal, so its stopped inferior is no foreground job) →
+//!    [`GroupActivity::Busy`] ([`GroupActivity::BusyReadingTty`] when another thread of its
+//!    process reads the terminal);
 //! 2. a thread blocked on terminal input (and none stopped) → [`GroupActivity::ReadingTty`]
 //!    (the same rule as [`super::is_group_waiting_on_tty`]); a wait with a timeout of unknown
 //!    length when another thread of its process sleeps on a timer (it wakes by itself);
@@ -197,7 +200,9 @@ fn thread_wait(pid: i32, tid: i32, tty: &Tty) -> Option<Wait> {
     let st = procfs::read_stat_file(&base.join("stat"))?;
     match st.state {
         'S' => {}
-        'T' | 't' => return Some(Wait::Stopped),
+        'T' => return Some(Wait::Stopped),
+        // Tracing stop: its tracer works on it (see the module's rule 1).
+        't' => return Some(Wait::Running),
         'Z' | 'X' | 'x' => return None,
         _ => return Some(Wait::Running),
     }

@@ -18,9 +18,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use dsh_terminal_core::process::{
-    ProcessIdentity, ProcessScope, SessionCgroup, TeardownConfig, TreeTracker,
-    enable_child_subreaper, foreground_pgid, group_name, is_group_waiting_on_tty, kill_session_now,
-    reap_adopted_zombies, stat, terminate_session,
+    GroupActivity, ProcessIdentity, ProcessScope, SessionCgroup, TeardownConfig, TreeTracker,
+    enable_child_subreaper, foreground_pgid, group_activity, group_name, is_group_waiting_on_tty,
+    kill_session_now, reap_adopted_zombies, stat, terminate_session,
 };
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use rustix::process::Signal;

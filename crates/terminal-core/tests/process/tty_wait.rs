@@ -174,3 +174,46 @@ fn stat_parses_a_comm_with_spaces_and_parens() {
     drop(child.stdin.take());
     child.wait().expect("reap python3");
 }
+
+/// A job its debugger single-steps (gdb's `stepi`, or `next` over a line that loops) spends
+/// much of its time in tracing stop (`t`), held by gdb between steps: it is busy at every
+/// look, never idle (counted as stopped, a `next` over a long loop was reported quiet and
+/// idle after a few seconds).
+#[test]
+fn a_job_its_debugger_single_steps_is_busy() {
+    if Command::new("gdb").arg("--version").output().is_err() {
+        eprintln!("note: gdb missing; the single-stepped job case is skipped");
+        return;
+    }
+    let p = PtyProgram::spawn(&[
+        "gdb",
+        "-q",
+        "-nx",
+        "-batch",
+        "-ex",
+        "starti",
+        "-ex",
+        "stepi 1000000000",
+        "--args",
+        "/bin/sh",
+        "-c",
+        "while :; do :; done",
+    ]);
+    // gdb hands the terminal to its inferior's own group while it steps it.
+    let inferior = wait_for("gdb to step sh in the foreground", || {
+        let fg = stat(p.pid)?.tpgid;
+        (fg != p.pid && stat(fg)?.comm == "sh").then_some(fg)
+    });
+    let mut traced = 0;
+    for _ in 0..200 {
+        if stat(inferior).is_some_and(|s| s.state == 't') {
+            traced += 1;
+        }
+        let activity = group_activity(inferior, &p.tty);
+        assert!(
+            !matches!(activity, GroupActivity::Idle),
+            "a single-stepped job must count as busy, not {activity:?}"
+        );
+    }
+    eprintln!("{traced} of 200 looks found sh in tracing stop");
+}
