@@ -55,6 +55,10 @@ pub(crate) struct Clears {
     /// The first row that ended up showing two texts at once, and how many such rows there
     /// were, since the last take (see `mixed`).
     mixed: Option<(String, u64)>,
+    /// The rows (absolute numbers) above the cursor that the newest erase of the whole main
+    /// screen left blank while the cursor stayed where it was (`ESC [ 2 J` with no move home,
+    /// as `print("\033[2J")` does): see [`Screen::erased_blank_row`].
+    erased_above: std::ops::Range<u64>,
 }
 
 impl Screen {
@@ -78,6 +82,13 @@ impl Screen {
         if whole {
             let rows = self.rows_in_use();
             self.push_visible_rows(rows);
+            // ED 2 keeps the cursor where it is (a reset homes it, ED 0 ran from home).
+            let base = self.history().end_abs();
+            self.clears.erased_above = if erase && seq.first_param == 2 {
+                base..base + u64::from(cursor_row)
+            } else {
+                base..base
+            };
             return None;
         }
         if self.command_running() {
@@ -104,6 +115,15 @@ impl Screen {
         };
         self.apply_row_map(map);
         Some(map)
+    }
+
+    /// Whether row `abs` is one of the rows above the cursor that an erase of the whole main
+    /// screen left blank, the cursor staying below them (`ESC [ 2 J` alone): while it holds
+    /// nothing it is no line of any output, and a result leaves it out (shown, a clear
+    /// printed with the cursor low on the screen gave a result up to a screenful of empty
+    /// lines). Once the output writes text on such a row, the row is shown as any other.
+    pub(super) fn erased_blank_row(&self, abs: u64) -> bool {
+        self.clears.erased_above.contains(&abs)
     }
 
     /// Notes the text `seq` erases from the middle of the main screen (see [`Erased`]): a

@@ -232,7 +232,10 @@ impl Screen {
                 continue;
             }
             let Ok(r16) = u16::try_from(r) else { break };
-            if unreached.as_ref().is_some_and(|rows| rows.contains(&r))
+            let erased_blank = || {
+                matches!(stop, Stop::Bytes(_)) && r16 != cursor_row && self.erased_blank_row(abs)
+            };
+            if (unreached.as_ref().is_some_and(|rows| rows.contains(&r)) || erased_blank())
                 && full.trim_end_matches(' ').is_empty()
             {
                 continue;
@@ -375,6 +378,12 @@ impl Screen {
             let Some((text, wrapped)) = history.get(abs) else {
                 continue;
             };
+            if matches!(stop, Stop::Bytes(_))
+                && self.erased_blank_row(abs)
+                && text.trim_end_matches(' ').is_empty()
+            {
+                continue;
+            }
             // Rows an earlier program left, moved here unchanged (a clear erased them), and
             // their text after the prompt on the start row, are not this output.
             let old = old_at(abs).filter(|_| !wrapped);

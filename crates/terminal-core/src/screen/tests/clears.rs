@@ -69,6 +69,38 @@ fn c28_clear_in_a_fresh_session_keeps_every_line_whole_and_in_order() {
     );
 }
 
+/// An erase of the whole screen that leaves the cursor low on it (`ESC [ 2 J` with no move
+/// home, as `print("\033[2J")` does) leaves blank rows above the cursor: they are no lines of
+/// the output (a result showed up to a screenful of empty lines), while blank lines the output
+/// prints after it stay, and so does text it writes up there later. The screen keeps them
+/// (a page shows the screen as it is).
+#[test]
+fn rows_an_erase_left_blank_above_the_cursor_are_no_lines_of_the_output() {
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> seq 3\r\n1\r\n2\r\n3\r\ndsh> ");
+    let a = s.anchor();
+    s.feed(b"run\r\nbefore\r\n\x1b[2Jafter\r\n\r\nlast\r\ndsh> ");
+    assert_eq!(
+        s.render_since(a, 10_000).text,
+        "run\nbefore\nafter\n\nlast\ndsh> "
+    );
+    let page = s.page(None, None, 10_000).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        page.text.contains("before\n\n\n\n\n\n\nafter\n"),
+        "{:?}",
+        page.text
+    );
+    // Text written on those rows afterwards is output like any other.
+    let mut s = Screen::new(config(40, 160), None);
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    s.feed(b"run\r\nbefore\r\n\x1b[2J\x1b[2;1Hon row two\x1b[4;1Hdsh> ");
+    assert_eq!(
+        s.render_since(a, 10_000).text,
+        "run\nbefore\non row two\n\ndsh> "
+    );
+}
+
 #[test]
 fn c28_every_kind_of_clear_keeps_the_rows_it_erases() {
     for clear in [&b"\x1b[H\x1b[J"[..], b"\x1b[2J\x1b[H", b"\x1bc"] {
