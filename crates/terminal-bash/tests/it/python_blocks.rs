@@ -77,6 +77,13 @@ async fn a_statement_after_a_block_left_open_ends_the_block_first() {
             let r = sh.send("print('double', P(4).double())").await;
             assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
             assert!(r.viewport.lines().any(|l| l == "double 8"), "{py}: {r:?}");
+            // Comment lines among statements and inside a block (Python 3.7 failed on them
+            // pasted: "multiple statements found").
+            let r = sh
+                .send("# setup\nc = 1\ndef k():\n    # inside\n    return c + 1\n# compute\nprint('k is', k())")
+                .await;
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "k is 2"), "{py}: {r:?}");
             // Inside a bracket the next line continues the statement.
             sh.send("items = [1,").await;
             let r = sh.send("2]").await;
@@ -226,6 +233,13 @@ async fn empty_lines_reach_what_the_repls_program_reads() {
             let r = sh.send("x\n\n").await;
             assert!(r.viewport.contains("['x', '']"), "{py}: {r:?}");
             assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
+            // Two lines are two answers, also where the line editor takes pastes (Python 3.7's
+            // readline took them pasted as one answer with a newline in it).
+            sh.send("y = [input('a? ') for _ in range(2)]").await;
+            let r = sh.send("p\nq").await;
+            assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
+            let r = sh.send("print(y)").await;
+            assert!(r.viewport.contains("['p', 'q']"), "{py}: {r:?}");
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
         }

@@ -75,6 +75,16 @@ impl TtyModes {
         !self.canonical && !self.echo && !self.maps_cr && self.output_processing
     }
 
+    /// Whether the modes are GNU readline's (or editline's) while it edits a line:
+    /// [`TtyModes::line_editing`] with the signal keys left on. Such an editor takes a
+    /// bracketed paste as one line with the newlines in it (Python 3.7 and older, whose
+    /// readline turns pastes on, then compile a pasted block as one line); the editors that
+    /// take a paste as a block of lines turn the signal keys off (prompt_toolkit's, in
+    /// IPython) or keep the carriage return mapping (Python 3.13's own REPL).
+    pub(crate) fn readline_editing(self) -> bool {
+        self.line_editing() && self.signals
+    }
+
     /// Whether the modes are a key reader's (cbreak mode): no line editing, a carriage return
     /// still arriving as a newline, and the terminal echoing each key (`read -n 1`) or not
     /// (`read -s -n 1`, Python's `tty.setcbreak`) with output processing on. A line editor

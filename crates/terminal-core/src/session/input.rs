@@ -138,7 +138,8 @@ impl Reader {
 /// Whether the program named `comm` takes a multi-line bracketed paste as one block of lines:
 /// Python REPLs that auto-indent (Python 3.13's own, IPython, ptpython, bpython). A line
 /// editor such as GNU readline (sqlite3, psql, gdb) takes it as one line with the newlines in
-/// it, so those programs get the lines typed.
+/// it, so those programs get the lines typed, and so does a Python REPL that reads with it
+/// (Python 3.7 and older turn its pastes on; see `TtyModes::readline_editing`).
 pub(super) fn pastes_blocks(comm: &str) -> bool {
     ["python", "ipython", "ptpython", "bpython"]
         .iter()

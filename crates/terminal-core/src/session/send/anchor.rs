@@ -179,7 +179,12 @@ impl SendOp {
                 own_prompt,
             )
         };
-        let raw = self.shared.pty.modes().is_some_and(|m| !m.canonical);
+        let modes = self.shared.pty.modes();
+        let raw = modes.is_some_and(|m| !m.canonical);
+        // A REPL that reads with GNU readline takes a paste as one line (see
+        // `TtyModes::readline_editing`): its statements are typed.
+        let takes_pastes =
+            takes_pastes && !modes.is_some_and(crate::pty::TtyModes::readline_editing);
         if own_prompt
             || !pacing.is_pending()
             || pacing.statements_planned()

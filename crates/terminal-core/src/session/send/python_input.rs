@@ -203,6 +203,11 @@ pub(super) fn typing(
     // answers).
     if !repl.at_primary && !repl.at_continuation && !goes_on_with_line {
         let text = input::without_doubled_enter(&request.text, request.submit);
+        // Typed, not pasted: pasted, the lines would make one answer.
+        let reader = Reader {
+            block_paste: false,
+            ..reader
+        };
         return Ok(Typing {
             input: input::shape(text, request.submit, reader)?,
             steps: None,
@@ -235,7 +240,7 @@ pub(super) fn typing(
             .block_paste
             .then(|| input::python_statement_steps(&python_text(text)))
             .flatten();
-        let separated = if reader.bracketed_paste {
+        let separated = if reader.block_paste {
             input::python_pasted(&python_text(text))
         } else {
             input::python_separated(&python_text(text))

@@ -189,7 +189,12 @@ impl SendOp {
         let reader = input::Reader {
             canonical: canonical == Some(true),
             bracketed_paste,
-            block_paste: bracketed_paste && python_repl,
+            // Not to a Python REPL that reads with GNU readline (Python 3.7 and older turn
+            // its pastes on): it takes a paste as one line; its lines are typed, as to the
+            // REPLs of Python 3.8 to 3.12.
+            block_paste: bracketed_paste
+                && python_repl
+                && !modes.is_some_and(TtyModes::readline_editing),
             // Readline's modes: the shell's own `read -n 1` (cbreak, carriage return mapped) is
             // a key reader, not the line editor.
             shell_line_editor,
