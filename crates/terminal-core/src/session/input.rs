@@ -2,15 +2,14 @@
 //! them to the program reading, as a pure function with table tests.
 //!
 //! - Multi-line text to a Python REPL that enabled bracketed paste (DECSET 2004: Python 3.13's,
-//!   IPython), not at a prompt of the program's own (`input('Name: ')`, prompt_toolkit's
+//!   IPython) and takes a paste as a block of lines (not one reading with GNU readline, see
+//!   [`pastes_blocks`]), not at a prompt of the program's own (`input('Name: ')`, prompt_toolkit's
 //!   `prompt('Host: ')`, whose lines answer one prompt each), goes as one paste
 //!   (`ESC [200~` … `ESC [201~`, newlines as carriage returns, as terminals paste), so its auto-indent never rewrites the block; trailing newlines and
 //!   Enter stay keys after the paste. Several top-level statements go one per prompt, each
 //!   block pasted and ended by an empty line ([`python_statement_steps`]): Python 3.13's REPL
 //!   takes a multi-statement paste and Enter as an unfinished block, waiting for an empty
-//!   line. A pasted statement goes without the blank lines inside it ([`python_pasted`]):
-//!   the REPL compiles a paste as one input, and Python 3.7 and older (whose readline pastes)
-//!   end the block at the first. Typed to a Python REPL without pastes (before 3.13), each block among several
+//!   line. Typed to a Python REPL without pastes (before 3.13), each block among several
 //!   statements gets the empty line that ends it ([`python_separated`]). A send that starts a
 //!   new statement while the REPL still reads lines of a block earlier sends typed (its `... `
 //!   prompt) ends that block first with an Enter of its own ([`python_starts_statement`]).
@@ -62,8 +61,8 @@ pub(super) use line_notices::{
 #[cfg(test)]
 use python::python_statements;
 pub(super) use python::{
-    python_block_split, python_ended_statements, python_pasted, python_separated,
-    python_simple_lines, python_starts_statement, python_statement_steps, python_steps,
+    python_block_split, python_ended_statements, python_separated, python_simple_lines,
+    python_starts_statement, python_statement_steps, python_steps,
 };
 
 /// The N_TTY line discipline's longest canonical-mode line, without its newline: the kernel

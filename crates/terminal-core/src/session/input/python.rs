@@ -219,34 +219,10 @@ fn escaped(before: &str) -> bool {
 /// nothing, or the text carries keys (an interrupt key, an escape sequence): it goes as sent,
 /// paced around them.
 pub(in crate::session) fn python_separated(text: &str) -> Option<String> {
-    let statements = python_statements(text);
+    let mut statements = python_statements(text);
     if statements.len() >= 2 {
         return ended_statements(text, statements);
     }
-    unspaced(text, statements)
-}
-
-/// `text` (Python source) for a REPL that takes it as one paste: a single statement without
-/// the blank lines inside it (outside strings). The REPL compiles a paste as one input, and
-/// its tokenizer ends a block at a blank line, so the lines after one inside a block fail
-/// ("multiple statements found while compiling a single statement", Python 3.7 and older
-/// with a readline that pastes). `None` when that changes nothing, the text holds several
-/// statements (each goes as a paste of its own, see [`python_statement_steps`]), is an
-/// IPython cell magic (`%%time`: the whole text is its cell) or carries keys.
-pub(in crate::session) fn python_pasted(text: &str) -> Option<String> {
-    if text.trim_start().starts_with("%%") {
-        return None;
-    }
-    let statements = python_statements(text);
-    if statements.len() >= 2 {
-        return None;
-    }
-    unspaced(text, statements)
-}
-
-/// The one statement of `statements` (`text`'s) without the blank lines inside it; `None`
-/// when that changes nothing or `text` carries keys.
-fn unspaced(text: &str, mut statements: Vec<String>) -> Option<String> {
     let statement = statements.pop()?;
     let inner = without_inner_blank_lines(&statement);
     (inner != statement && !carries_keys(text)).then_some(inner)
@@ -391,9 +367,7 @@ fn statement_steps(statements: Vec<String>) -> Option<Vec<Vec<u8>>> {
     statements
         .into_iter()
         .map(|statement| {
-            // Without the blank lines inside it: the REPL compiles a paste as one input, and
-            // Python 3.7 and older end the block at the first (see [`python_pasted`]).
-            let text = python_ended(without_inner_blank_lines(&statement));
+            let text = python_ended(statement);
             let body = text.trim_end();
             // A block goes as a paste, one on a single line (`for i in x: print(i)`) too: typed,
             // Python 3.13's REPL takes the empty line after it as a new line of the block.

@@ -80,28 +80,6 @@ fn python_typed_to_a_repl_gets_an_empty_line_after_each_block_and_none_inside() 
 }
 
 #[test]
-fn python_pasted_to_a_repl_goes_without_the_blank_lines_inside_a_statement() {
-    // One statement: its blank lines go (not those in a string, nor those after it).
-    assert_eq!(
-        python_pasted("def f():\n    s = '''a\n\nb'''\n\n    return s\n\n").as_deref(),
-        Some("def f():\n    s = '''a\n\nb'''\n    return s\n\n")
-    );
-    assert_eq!(python_pasted("def f():\n    return 1\n"), None);
-    // Several statements go as pastes of their own, each without them.
-    assert_eq!(python_pasted("if x:\n\n    y\nprint(1)\n"), None);
-    assert_eq!(
-        python_statement_steps("if x:\n\n    y\nprint(1)\n"),
-        Some(vec![
-            [PASTE_START, b"if x:\r    y".as_slice(), PASTE_END, b"\r\r"].concat(),
-            b"print(1)\r".to_vec(),
-        ])
-    );
-    // A cell magic keeps its cell; keys among the text go as sent.
-    assert_eq!(python_pasted("%%time\nif x:\n\n    y\n"), None);
-    assert_eq!(python_pasted("if x:\n\n    y\u{3}\n"), None);
-}
-
-#[test]
 fn python_text_after_an_open_block_starts_a_statement_unless_it_continues_one() {
     let starts = [
         ("if 1:\n    x = 5", "print(x)"),

@@ -240,11 +240,11 @@ pub(super) fn typing(
             .block_paste
             .then(|| input::python_statement_steps(&python_text(text)))
             .flatten();
-        let separated = if reader.block_paste {
-            input::python_pasted(&python_text(text))
-        } else {
-            input::python_separated(&python_text(text))
-        };
+        // A block pasted goes whole; typed (no pastes, or a line editor that takes a paste as
+        // one line), each block ends with an empty line and has none inside.
+        let separated = (!reader.block_paste)
+            .then(|| input::python_separated(&python_text(text)))
+            .flatten();
         let input = match &separated {
             Some(text) => input::shape(text, false, reader)?,
             None => input::shape(text, request.submit, reader)?,
