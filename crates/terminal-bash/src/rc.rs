@@ -41,7 +41,9 @@
 //!   moves the cursor (resetting a scroll region would: it homes the cursor, and the screen
 //!   forgets the TABs of every row when a region changes).
 //! - Under `set -v` bash echoes the hook's command line before every prompt: the prompt then
-//!   starts by erasing it (cursor up, erase line), so results show the user's lines only.
+//!   erases it (cursor up, erase line) right after its `D` mark, so results show the user's
+//!   lines only, and the erase comes once the command has ended (before the mark, it was
+//!   taken for the command erasing a line it printed, and the notice quoted the hook).
 //! - The rc binds [`CLEAR_LINE_KEYS`] to readline's `kill-whole-line` in every keymap: the
 //!   host types them ahead of each send at the shell's own prompt, so text no send typed
 //!   (pushed into the terminal's input by a program) never runs joined to the send's text;
@@ -142,7 +144,7 @@ __dsh_keep='${__dsh_e/${__dsh_pc_ok[x${PROMPT_COMMAND[*]+${PROMPT_COMMAND@a}}]:+
 # it as it prints them, so a prompt string someone exports (a venv's `activate`) hands no
 # child process the nonce itself.
 declare -r __dsh_n=@NONCE@
-__dsh_d='\[${__dsh_v}\033]133;D;$?;dsh=${__dsh_n};n=\#${__dsh_t}\007\033(B\017\033[?7h\033[4l\]'
+__dsh_d='\[\033]133;D;$?;dsh=${__dsh_n};n=\#${__dsh_t}\007${__dsh_v}\033(B\017\033[?7h\033[4l\]'
 __dsh_a='\[\033]133;A;dsh=${__dsh_n};n=\#\007\]'
 __dsh_b='\[\033]133;B;dsh=${__dsh_n};n=\#\007\]'
 __dsh_a2='\[\033]133;A;k=s;dsh=${__dsh_n};n=\#\007\]'
@@ -260,8 +262,8 @@ __dsh_settle() {
   # Off also: trap inheritance (`set -T`/`-E`), which would run a user's DEBUG or ERR trap in
   # the command substitution below, its output taken for the terminal modes.
   builtin set +euxTE +o pipefail
-  # Under `set -v` bash echoes the hook's command line before each prompt: the prompt then
-  # starts by erasing that line (cursor up, erase line).
+  # Under `set -v` bash echoes the hook's command line before each prompt: the prompt erases
+  # that line (cursor up, erase line) after its `D` mark.
   if [[ $- == *v* ]]; then __dsh_v=$'\e[A\e[2K'; else __dsh_v=; fi
   # The user's errexit (`set -e`) goes on this prompt's `D` mark: a command that fails now
   # ends the session's shell, and the result says so when it was turned on. By its name (a

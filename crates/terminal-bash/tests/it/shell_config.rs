@@ -16,11 +16,17 @@ fn on_mark(r: &SendResult, code: i32) {
     assert_clean(r);
 }
 
-/// None of our machinery (hook names, rc variables, trace lines of it) shows.
+/// None of our machinery (hook names, rc variables, trace lines of it) shows, in the text or
+/// in a notice (one about a line erased under `set -v` quoted the hook's command line).
 #[track_caller]
 fn assert_clean(r: &SendResult) {
     assert!(!r.viewport.contains("__dsh"), "{:?}", r.viewport);
     assert!(!r.viewport.contains("133;"), "{:?}", r.viewport);
+    assert!(
+        r.notices.iter().all(|n| !n.contains("__dsh")),
+        "{:?}",
+        r.notices
+    );
 }
 
 /// Whether `r` says its prompt came without our marks (so no exit code).
