@@ -45,7 +45,7 @@ pub use procfs::{
     pid_in_own_namespace, stat,
 };
 pub(crate) use procfs::{
-    age, cmdline, fd_leaves_stdin, group_member, ignores_signal, stdin_is_terminal,
+    age, cmdline, exe_name, fd_leaves_stdin, group_member, ignores_signal, stdin_is_terminal,
 };
 pub use reap::{enable_child_subreaper, reap_adopted_zombies};
 pub use scope::ProcessScope;

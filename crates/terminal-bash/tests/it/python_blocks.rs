@@ -265,6 +265,43 @@ async fn empty_lines_reach_what_the_repls_program_reads() {
     .await;
 }
 
+/// A Python REPL whose process has a name of its own (`flask shell`: an entry point whose `#!`
+/// line names the interpreter, so the kernel names the process after the script) gets the
+/// same handling of blocks as `python3`'s: it got none, a block's blank line ended it and the
+/// next statement printed a wrong value with no error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repl_started_by_a_python_script_of_its_own_name_gets_blocks_whole() {
+    within(async {
+        let python = std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3");
+        let python = String::from_utf8_lossy(&python.stdout).trim().to_owned();
+        let dir = TempDir::new("py-entry");
+        let script = dir.0.join("appshell");
+        std::fs::write(
+            &script,
+            format!("#!{python}\nimport code\ncode.interact(banner='', exitmsg='')\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let sh = Shell::open(config()).await;
+        let r = sh.send(&script.display().to_string()).await;
+        assert!(r.viewport.ends_with(">>> "), "{r:?}");
+        assert_eq!(r.foreground.as_deref(), Some("appshell"), "{r:?}");
+        let r = sh
+            .send("def g():\n    x = 2\n\n    return x\n\ntotal = 0\nfor i in range(3):\n    total += i\nprint('G', g(), total)")
+            .await;
+        assert!(!r.viewport.contains("Error"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "G 2 3"), "{r:?}");
+        let r = sh.send("exit()").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Lines after a statement that ended the REPL by surprise were its input: once the shell's
 /// prompt is back they are not typed (the shell would run them as commands), and the result
 /// says so; after a quit command of the send's own, the lines after it go to the shell.

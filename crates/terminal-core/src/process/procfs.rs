@@ -168,6 +168,17 @@ pub fn stat(pid: i32) -> Option<StatInfo> {
     read_stat_file(&Path::new("/proc").join(pid.to_string()).join("stat"))
 }
 
+/// The file name of the program image process `pid` runs (`/proc/<pid>/exe`, symlinks
+/// resolved: `python3.11` for a script started by its own name through a `#!` line, or a
+/// virtualenv's `python` link); `None` when unreadable (gone, or another user's).
+pub(crate) fn exe_name(pid: i32) -> Option<String> {
+    if pid <= 0 {
+        return None;
+    }
+    let path = fs::read_link(Path::new("/proc").join(pid.to_string()).join("exe")).ok()?;
+    Some(path.file_name()?.to_string_lossy().into_owned())
+}
+
 /// `/proc/<pid>/cmdline`: the program image's arguments, NUL-separated (a process that
 /// `exec`s another program gets new ones); `None` when unreadable.
 pub(crate) fn cmdline(pid: i32) -> Option<Vec<u8>> {

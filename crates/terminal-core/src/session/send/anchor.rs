@@ -15,7 +15,7 @@ use super::super::observe::{
 };
 use super::super::shared::State;
 use super::super::signal::is_simple_command;
-use super::SendOp;
+use super::{SendOp, python_input};
 
 use super::pacing::insert_paste;
 
@@ -183,8 +183,7 @@ impl SendOp {
         let raw = modes.is_some_and(|m| !m.canonical);
         // A REPL that reads with GNU readline takes a paste as one line (see
         // `TtyModes::readline_editing`): its statements are typed.
-        let takes_pastes =
-            takes_pastes && !modes.is_some_and(crate::pty::TtyModes::readline_editing);
+        let takes_pastes = takes_pastes && !modes.is_some_and(TtyModes::readline_editing);
         if own_prompt
             || !pacing.is_pending()
             || pacing.statements_planned()
@@ -200,7 +199,7 @@ impl SendOp {
         // statements planned at the send's start (see `python_input::group_program`).
         let blocks = crate::process::stat(pgid)
             .filter(|s| s.pgrp == pgid)
-            .is_some_and(|leader| input::pastes_blocks(&leader.comm));
+            .is_some_and(|leader| input::pastes_blocks(&python_input::program_name(&leader)));
         let rest = [step.as_slice(), &pacing.pending_bytes()].concat();
         let Ok(text) = String::from_utf8(rest) else {
             return step;

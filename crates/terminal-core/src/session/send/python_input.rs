@@ -30,19 +30,35 @@ use super::super::shared::Shared;
 pub(super) fn group_program(shared: &Shared, pgid: i32) -> Option<String> {
     let leader = crate::process::stat(pgid)
         .filter(|s| s.pgrp == pgid)
-        .map(|s| s.comm);
+        .map(|s| program_name(&s));
     if leader.as_deref().is_some_and(input::pastes_blocks) {
         return leader;
     }
     if let Some(reader) = shared.tty_reader(pgid) {
-        return crate::process::stat(reader).map(|s| s.comm).or(leader);
+        return crate::process::stat(reader)
+            .map(|s| program_name(&s))
+            .or(leader);
     }
     shared
         .processes()
         .into_iter()
-        .find(|s| s.pgrp == pgid && !s.is_zombie() && input::pastes_blocks(&s.comm))
-        .map(|s| s.comm)
+        .filter(|s| s.pgrp == pgid && !s.is_zombie())
+        .map(|s| program_name(&s))
+        .find(|name| input::pastes_blocks(name))
         .or(leader)
+}
+
+/// The name a send's Python handling knows process `s` by: its command name, or, for a
+/// Python program started by a name of its own (`flask shell`, an entry point whose `#!` line
+/// names the interpreter, which then runs a REPL with the same prompts), the interpreter's
+/// (`python3.11`, from `/proc/PID/exe`: one more read only when the name is no Python's).
+pub(super) fn program_name(s: &crate::process::StatInfo) -> String {
+    if input::pastes_blocks(&s.comm) {
+        return s.comm.clone();
+    }
+    crate::process::exe_name(s.pid)
+        .filter(|name| name.starts_with("python"))
+        .unwrap_or_else(|| s.comm.clone())
 }
 
 /// The keywords that begin a compound statement, whose line opens a block (`async` and
