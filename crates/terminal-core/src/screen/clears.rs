@@ -50,6 +50,9 @@ pub(crate) struct Clears {
     /// the last take: erasing such a row later (a status row pinned at the bottom, cleared at
     /// the end) loses nothing worth a notice.
     progress_shapes: Vec<String>,
+    /// Where the text before a carriage return that ended the bytes fed so far ended (see
+    /// `Screen::after_return_at_end`).
+    return_at_end: Option<Position>,
     /// The row text went back over with carriage returns, until its line feed (see `mixed`).
     returned: Option<mixed::ReturnedRow>,
     /// The first row that ended up showing two texts at once, and how many such rows there

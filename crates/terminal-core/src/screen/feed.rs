@@ -132,6 +132,7 @@ impl Screen {
     }
 
     pub(super) fn feed_text(&mut self, bytes: &[u8], out: &mut FeedOutcome) {
+        self.after_return_at_end(bytes.first());
         // A chunk that starts inside a row (reads split lines anywhere): the emulator finishes
         // that row, and plain lines after it may still skip the emulator.
         let can_start = self.flood.is_empty().then(|| self.flood_can_start());
@@ -165,10 +166,7 @@ impl Screen {
             if self.flood.rows > usize::from(self.config.rows) + FLOOD_BATCH_ROWS {
                 self.compact_flood();
             }
-            if from < bytes.len() {
-                self.materialize_flood();
-                self.after_flood(bytes, from);
-            }
+            self.after_flood(bytes, from);
         }
         if from < bytes.len() {
             self.feed_segments(&bytes[from..], out);

@@ -56,15 +56,19 @@ impl Screen {
     /// (see `after_flood`): the text before it ended where the row's text does.
     pub(super) fn note_flood_return(&mut self) {
         let row = self.cursor_unsynced().row;
-        let end = self
-            .visible_row_text(row)
-            .map_or(0, |text| text_width(text.trim_end()));
+        let end = self.row_text_end(row);
         self.note_text_end(row, end, true);
+    }
+
+    /// The column after the last text on absolute row `row` (0 when it is off the screen).
+    pub(super) fn row_text_end(&self, row: u64) -> u16 {
+        self.visible_row_text(row)
+            .map_or(0, |text| text_width(text.trim_end()))
     }
 
     /// A text on absolute row `row` ended at column `col` before a carriage return (see
     /// [`Screen::note_return`]).
-    fn note_text_end(&mut self, row: u64, col: u16, over: bool) {
+    pub(super) fn note_text_end(&mut self, row: u64, col: u16, over: bool) {
         if col == 0 {
             return;
         }

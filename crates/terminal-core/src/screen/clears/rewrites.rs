@@ -9,8 +9,8 @@
 //! redrawn (the same shape, see `frames`), had its old text noted as erased, unless it still
 //! shows on another row.
 
-use super::super::Screen;
 use super::super::row_moves::RowMap;
+use super::super::{Position, Screen};
 use super::frames::{line_shape, reads_as_a_problem, transient_row};
 
 /// Most rows remembered from one cursor move.
@@ -75,6 +75,12 @@ impl Screen {
     ) {
         let over = self.returns_over_text(bytes.get(i + 1));
         if !over && !self.returning() {
+            // The last byte so far: the next bytes tell (see `after_return_at_end`).
+            if i + 1 == bytes.len() && self.on_a_commands_printed_row() {
+                self.emulate(&bytes[*seg_start..i]);
+                *seg_start = i;
+                self.clears.return_at_end = Some(self.cursor_unsynced());
+            }
             return;
         }
         self.emulate(&bytes[*seg_start..i]);
@@ -85,20 +91,51 @@ impl Screen {
         }
     }
 
-    /// After the flood took `bytes[..from]` and the emulator got it: when that ended in a
-    /// carriage return with more of the row to come, as [`Screen::before_carriage_return`].
+    /// Before the text after a carriage return that ended the bytes fed before (on the row
+    /// just printed, while a command runs), `first` its first byte: one that is no line feed
+    /// goes back over the row, as [`Screen::before_carriage_return`] tells within one read
+    /// (`printf 'error: failed\r'; sleep 1; echo Build` wrote `Build: failed` unnoted).
+    pub(in super::super) fn after_return_at_end(&mut self, first: Option<&u8>) {
+        if let Some(at) = self.clears.return_at_end.take()
+            && first.is_some_and(|&b| b != b'\n')
+            && self.command_running()
+        {
+            self.note_text_end(at.row, at.col, true);
+            self.remember_problem_row();
+        }
+    }
+
+    /// After the flood took `bytes[..from]`: the emulator gets it when bytes follow; when
+    /// it ended in a carriage return with more of the row to come, as
+    /// [`Screen::before_carriage_return`], and with nothing more in `bytes`, for the next
+    /// bytes to tell (see [`Screen::after_return_at_end`]).
     pub(in super::super) fn after_flood(&mut self, bytes: &[u8], from: usize) {
-        if from > 0 && bytes[from - 1] == b'\r' && self.returns_over_text(bytes.get(from)) {
+        if from < bytes.len() {
+            self.materialize_flood();
+        }
+        if from == 0 || bytes[from - 1] != b'\r' {
+            return;
+        }
+        if self.returns_over_text(bytes.get(from)) {
             self.note_flood_return();
             self.remember_problem_row();
+        } else if from == bytes.len() && self.on_a_commands_printed_row() && !self.returning() {
+            self.materialize_flood();
+            let row = self.cursor_unsynced().row;
+            let col = self.row_text_end(row);
+            self.clears.return_at_end = Some(Position { row, col });
         }
     }
 
     /// Whether a carriage return followed by `next` goes back over the row just printed while
     /// a command runs on the main screen (not a line's end, `\r\n`).
     fn returns_over_text(&self, next: Option<&u8>) -> bool {
+        next.is_some_and(|&b| b != b'\n') && self.on_a_commands_printed_row()
+    }
+
+    /// Whether the cursor is on the row just printed while a command runs on the main screen.
+    fn on_a_commands_printed_row(&self) -> bool {
         self.clears.on_printed_row
-            && next.is_some_and(|&b| b != b'\n')
             && self.command_running()
             && !self.parser.screen().alternate_screen()
     }

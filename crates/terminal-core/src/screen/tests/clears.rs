@@ -482,6 +482,26 @@ fn erases_on_the_alternate_screen_keep_history_as_it_was() {
     }
 }
 
+/// A text written over one that a carriage return ended a read with (the rest of the row came
+/// in a later read: `printf 'error: build failed\r'; sleep 1; echo Build`) is a mixed row as
+/// when both come in one read; a line feed that comes next ends the row as usual.
+#[test]
+fn a_text_after_a_carriage_return_that_ended_a_read_is_over_the_row() {
+    let mut s = screen();
+    s.feed(&mark("C"));
+    s.feed(b"error: build failed\r");
+    s.feed(b"Build\r\n");
+    let notes = s.take_span_notes();
+    assert_eq!(notes.mixed_row, Some(("Build: build failed".to_owned(), 1)));
+    assert!(notes.erased.is_none(), "{:?}", notes.erased);
+    s.feed(b"FAIL test_foo\r");
+    s.feed(b"PASS\n");
+    assert_eq!(s.take_mixed_row(), Some(("PASS test_foo".to_owned(), 1)));
+    s.feed(b"abc\r");
+    s.feed(b"\nnext\r\n");
+    assert_eq!(s.take_mixed_row(), None);
+}
+
 /// A shorter text written over a longer one after a carriage return leaves the longer one's
 /// end showing: the row is noted.
 #[test]
