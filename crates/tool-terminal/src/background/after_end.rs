@@ -16,12 +16,20 @@ use super::leftover::{self, PROMPT_CAME_BACK};
 const ANSWERED: &str =
     "a later send answered it; job_kill of this job no longer stops that program";
 
+/// What a job's detail says once a send went to the shell or REPL it left at its prompt: the
+/// agent drives that program now (it holds what those sends did: a REPL's variables, a nested
+/// shell's state), so `job_kill` of the job no longer stops it.
+const USED_SINCE: &str =
+    "a later send went to it; job_kill of this job no longer stops that program";
+
 impl Background {
     /// The notice for a send (foreground, or a background send's acknowledgement) of `text`
     /// (+ Enter when `submit`) to session `id` whose last background job stopped at a
     /// program's own prompt that no send answered since: the send's text answers that prompt,
     /// which the model saw only in the job's output (once per job), and the job's detail is
-    /// put in the past. Nothing is answered, and the detail stays, by a poll (no text, no
+    /// put in the past. A shell or REPL the job started, at its prompt, is not answered but
+    /// driven from then on: the job's detail is put in the past too (`job_kill` of the job no
+    /// longer stops it). Nothing is answered, and the detail stays, by a poll (no text, no
     /// Enter), by text without Enter at a line prompt (it waits on the program's input line)
     /// or by keys to a full-screen program (it still runs). When the shell drew its prompt
     /// since the job ended, the program is gone (a signal ended it, a `read -t` timed out):
@@ -51,8 +59,12 @@ impl Background {
         }
         let Some(program) = stopped_at_prompt(&detail) else {
             // A job that left nothing running (or only text on the shell's input line, which
-            // this send continues) is done with: later sends need not look it up again.
-            if !describe::left_a_program(&detail) || describe::left_unfinished(&detail) {
+            // this send continues) is done with: later sends need not look it up again; nor
+            // is one that left a shell or REPL at its prompt, which this send's text goes to.
+            if describe::left_a_shell(&detail) {
+                self.amend_detail(owner, &job, &detail, USED_SINCE);
+                self.forget_job(id);
+            } else if !describe::left_a_program(&detail) || describe::left_unfinished(&detail) {
                 self.amend_detail(owner, &job, &detail, "a later send reached the session");
                 self.forget_job(id);
             }

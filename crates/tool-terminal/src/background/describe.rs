@@ -176,8 +176,14 @@ pub(super) fn reads_single_keys(detail: &str) -> bool {
 pub(super) fn left_a_program(detail: &str) -> bool {
     stopped_at_prompt(detail).is_some()
         || detail.ends_with(FULL_SCREEN)
-        || detail.ends_with(SHELL_STARTED)
+        || left_a_shell(detail)
         || left_unfinished(detail)
+}
+
+/// Whether a job's `detail` says it left a shell or REPL it started reading commands at its
+/// prompt: a later send goes to it as a command, and the agent drives it from then on.
+pub(super) fn left_a_shell(detail: &str) -> bool {
+    detail.ends_with(SHELL_STARTED)
 }
 
 /// Whether a job's `detail` says it left the shell at its continuation prompt: any later

@@ -229,6 +229,26 @@ async fn a_kill_after_a_job_stopped_at_a_prompt_stops_the_program_left_waiting()
     assert!(r.text().ends_with("[status: running]"), "{}", r.text());
     let text = kill_and_wait(&host, &agent, &next).await;
     assert!(text.ends_with("exit: 130]"), "{text}");
+    // A REPL the job started, that a send went to since: the agent drives it now (its
+    // variables are the work of those sends), and the kill leaves it alone.
+    let (job, _) = host.start_job(&agent, &session, "python3 -q").await;
+    host.call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    host.send(&agent, &session, "kept = 6 * 7").await;
+    assert_eq!(
+        kill_finished(&host, &agent, &job).await.0,
+        "already-finished"
+    );
+    let r = host.call(&agent, "job_list", json!({})).await;
+    assert!(
+        r.text()
+            .contains("read commands at its prompt (a later send went to it; job_kill of this job no longer stops that program)"),
+        "{}",
+        r.text()
+    );
+    let r = host.send(&agent, &session, "print(kept)").await;
+    assert!(r.text().lines().any(|l| l == "42"), "{}", r.text());
+    host.send(&agent, &session, "exit()").await;
     host.shutdown().await;
 }
 
