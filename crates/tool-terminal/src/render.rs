@@ -92,8 +92,15 @@ pub(crate) fn earlier_commands_text(earlier: &EarlierCommands, subject: &str) ->
             .map(|f| format!("#{} exit {}", f.position, f.exit_code))
             .collect();
         line.push_str(" (");
+        if earlier.oldest_not_kept > 0 {
+            line.push_str(&format!(
+                "the first {} failures, all before #{}, are not kept; ",
+                earlier.oldest_not_kept, earlier.failures[0].position
+            ));
+        }
         line.push_str(&named.join(", "));
-        let more = earlier.failed - earlier.failures.len() as u64;
+        let more = (earlier.failed - earlier.oldest_not_kept)
+            .saturating_sub(earlier.failures.len() as u64);
         if more > 0 {
             line.push_str(&format!(", and {more} more"));
         }
@@ -289,7 +296,7 @@ fn send_metadata_cut(result: &SendOutput, echo_omitted: bool) -> String {
         } else {
             Cut::Oldest
         },
-        earlier_commands.as_ref(),
+        earlier_commands.as_deref(),
         *exit_code,
         foreground.as_deref(),
         input_mode,

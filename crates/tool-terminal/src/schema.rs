@@ -323,7 +323,7 @@ pub enum SendOutput {
         /// Earlier commands that finished within this output before the last one (addition;
         /// e.g. a command typed ahead while another ran, or several lines sent at once).
         #[serde(rename = "earlierCommands", skip_serializing_if = "Option::is_none")]
-        earlier_commands: Option<EarlierCommands>,
+        earlier_commands: Option<Box<EarlierCommands>>,
         /// Raw bytes the terminal produced over the span the viewport covers, escape sequences
         /// included (addition; more than the viewport when it was cut).
         #[serde(rename = "outputBytes")]
@@ -356,6 +356,10 @@ pub struct EarlierCommands {
     /// Failed ones, oldest first, at most 20 (`failed` counts them all; past 1000 failures
     /// the newest are the ones named).
     pub failures: Vec<EarlierFailure>,
+    /// How many of the oldest failures have no position kept (past 1000 failures): the
+    /// first ones named are not the first that failed.
+    #[serde(rename = "oldestNotKept", skip_serializing_if = "is_zero")]
+    pub oldest_not_kept: u64,
 }
 
 /// One failed earlier command.
@@ -377,6 +381,7 @@ impl EarlierCommands {
         (!exits.is_empty()).then(|| Self {
             finished: exits.finished,
             failed: exits.failed,
+            oldest_not_kept: exits.failed.saturating_sub(exits.failures.len() as u64),
             failures: exits
                 .failures
                 .iter()
@@ -433,7 +438,7 @@ impl From<SendResult> for SendOutput {
             exit_code: r.exit_code,
             foreground: r.foreground,
             input_mode: r.input_mode.into(),
-            earlier_commands: EarlierCommands::from_exits(r.earlier_exits),
+            earlier_commands: EarlierCommands::from_exits(r.earlier_exits).map(Box::new),
             output_bytes: r.output_bytes,
             omitted: None,
             head: r.head.map(Box::new),

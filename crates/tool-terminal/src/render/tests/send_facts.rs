@@ -166,7 +166,7 @@ fn earlier_commands_are_counted_exactly_past_a_thousand() {
         "{out}"
     );
     // More failures than the terminal keeps positions for: the count stays exact, the
-    // named ones are the kept (newest) ones.
+    // named ones are the kept (newest) ones, and the result says the first are not named.
     let mut many = exits((1..=3000).map(|i| i32::from(i > 1000)));
     many.failures.drain(..1000);
     let out = render_send(
@@ -177,10 +177,12 @@ fn earlier_commands_are_counted_exactly_past_a_thousand() {
         CAP,
     );
     assert!(
-        out.contains("3000 finished, 1000 exited 0, 2000 failed (#2001 exit 1,"),
+        out.contains(
+            "3000 finished, 1000 exited 0, 2000 failed (the first 1000 failures, all before #2001, are not kept; #2001 exit 1,"
+        ),
         "{out}"
     );
-    assert!(out.contains("#2020 exit 1, and 1980 more)]"), "{out}");
+    assert!(out.contains("#2020 exit 1, and 980 more)]"), "{out}");
 }
 
 #[test]
