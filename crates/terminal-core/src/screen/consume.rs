@@ -109,6 +109,16 @@ impl Screen {
             let restarts_line = screen.anchor_starts_row(id);
             let rewound_lines = screen.anchor_rewound_lines(id);
             let start = screen.anchor_position(id);
+            // The reader replaces the rewound lines with this read's (see `rewound_lines`): it
+            // takes every row of them again, those the redraw left unchanged too (left out,
+            // the lines of earlier reads it replaces would be lost: a progress display that
+            // redraws one row per read kept only its last row).
+            if rewound_lines > 0
+                && let Some(at) = start
+            {
+                let cursor_row = screen.cursor().row;
+                screen.forget_left_rows_in(id, at.row..cursor_row);
+            }
             let rows = screen.snapshot_since(id, max_bytes);
             let lost_line_ends = screen.line_ends_since(id, rows.first_row());
             screen.move_anchor_to_cursor(id);

@@ -364,7 +364,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         ),
         (
             facts.rewound_lines > 0 && !facts.alternate,
-            Some(rewound_notice(facts.rewound_lines)),
+            Some(rewound_notice(facts.rewound_lines, true)),
         ),
         (
             facts.continued_line.is_some() && !facts.alternate,

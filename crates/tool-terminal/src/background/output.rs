@@ -302,7 +302,8 @@ impl OutputWindow {
             if !out.is_empty() && !out.ends_with('\n') {
                 out.push('\n');
             }
-            out.push_str(&dsh_terminal_core::rewound_notice(rewound));
+            // The reads took every rewound line again, unchanged ones too (see `rewind`).
+            out.push_str(&dsh_terminal_core::rewound_notice(rewound, false));
         }
         out
     }

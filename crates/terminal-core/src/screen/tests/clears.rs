@@ -278,6 +278,34 @@ fn consuming_reads_of_a_redraw_take_back_the_lines_it_rewrote() {
     assert_eq!(window.text(), "fin\nbar0 3\nbar1 3\nbar2 3\ndsh> ");
 }
 
+/// A redraw of rows a job's earlier output showed, one row per read (a `docker pull` display
+/// rewriting each layer's line in turn, reads falling between): every rewound row comes again
+/// in the read that takes it back, the unchanged ones too, so the job's window, which
+/// replaces the rewound lines with the read's, loses none (it kept only the last row).
+#[test]
+fn consuming_reads_of_a_redraw_row_by_row_after_it_was_shown_keep_every_row() {
+    let mut s = Screen::new(config(10, 40), None);
+    s.feed(b"dsh> pull\r\n");
+    let a = s.anchor();
+    let mut window = JobWindow::default();
+    s.feed(b"layer0: Waiting\r\nlayer1: Waiting\r\nlayer2: Waiting\r\n");
+    window.read(&mut s, a);
+    // The agent read them (`job_output`): its window handed them out.
+    s.raise_erased_floor();
+    window.lines.clear();
+    for i in 0..3 {
+        let up = 3 - i;
+        s.feed(format!("\x1b[{up}A\x1b[2K\rlayer{i}: Pull complete\x1b[{up}B\r").as_bytes());
+        window.read(&mut s, a);
+    }
+    s.feed(b"Status: done\r\ndsh> ");
+    window.read(&mut s, a);
+    assert_eq!(
+        window.text(),
+        "layer0: Pull complete\nlayer1: Pull complete\nlayer2: Pull complete\nStatus: done\ndsh> "
+    );
+}
+
 /// The tabulation sequences: CHT (`CSI n I`) moves forward as `n` TABs do (and comes back as
 /// TABs), CBT (`CSI n Z`) back `n` tab stops.
 #[test]

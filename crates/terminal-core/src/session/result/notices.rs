@@ -11,17 +11,23 @@ pub(super) const SCREEN_MIXED_NOTICE: &str = "[screen: this output was written o
 
 /// The notice for a result (a send's, or a background job's read) whose output went back up
 /// into `lines` (at least 1) lines an earlier result showed and wrote there: the screen notice
-/// of a send's `rewound_lines`, and `job_output`'s.
-pub fn rewound_notice(lines: u64) -> String {
+/// of a send's `rewound_lines` (`unchanged_left_out`: the lines the redraw left as they were
+/// are not shown again), and `job_output`'s (whose reads show every rewound line again).
+pub fn rewound_notice(lines: u64, unchanged_left_out: bool) -> String {
     let lines = if lines == 1 {
         "1 line".to_owned()
     } else {
         format!("{lines} lines")
     };
+    let shown = if unchanged_left_out {
+        "the lines it wrote there as they read now, in screen order, leaving out those it did \
+         not change"
+    } else {
+        "those lines again as they read now, in screen order"
+    };
     format!(
         "[screen: the output went back up {lines} into text an earlier result showed (a redraw, \
-         or lines erased and written again); this result shows the lines it wrote there as they \
-         read now, in screen order, leaving out those it did not change (terminal_read shows \
+         or lines erased and written again); this result shows {shown} (terminal_read shows \
          the whole screen)]"
     )
 }

@@ -327,7 +327,10 @@ fn rewound_lines_not_read_yet_are_taken_back_and_read_ones_stay_and_are_said() {
     w.push("bar0 3\nbar1 3\n", true);
     assert_eq!(
         w.take(false, Some(100), "pty-1"),
-        format!("bar0 3\nbar1 3\n{}", dsh_terminal_core::rewound_notice(2))
+        format!(
+            "bar0 3\nbar1 3\n{}",
+            dsh_terminal_core::rewound_notice(2, false)
+        )
     );
     // Said once.
     w.push("done\n", false);
