@@ -283,6 +283,11 @@ pub struct SendResult {
     /// `[…]` line for the model (e.g. that a resource cap refused new processes, or that the
     /// shell's prompt gave the main screen back from an alternate screen a program left on).
     pub notices: Vec<String>,
+    /// The number of the viewport's last line, counted from the session's first line (0),
+    /// the lines the scrollback dropped included (addition to the seed): a viewport line
+    /// `n` lines before it is line `newest_line - n`, which [`ReadRequest::from_line`] pages
+    /// however much output follows. `None` when not known (a full-screen program's screen).
+    pub newest_line: Option<u64>,
 }
 
 /// The first output lines of a send whose viewport lost its start (see [`SendResult::head`]).
@@ -359,6 +364,10 @@ pub struct SendRead {
     /// not output that follows the previous read: it stands in for an earlier screen no one
     /// was shown yet, as a terminal shows only the newest.
     pub screen: bool,
+    /// The number of the delta's last line (the line being written), counted from the
+    /// session's first line as [`SendResult::newest_line`] counts; `None` when not known (an
+    /// empty delta, a full-screen program's screen).
+    pub newest_line: Option<u64>,
 }
 
 /// A scrollback page request (seed `TerminalReadRequest`). Defaults: offset 0, count 500.
@@ -366,6 +375,11 @@ pub struct SendRead {
 pub struct ReadRequest {
     /// Newest-relative line offset (0 = the newest line).
     pub offset: Option<u64>,
+    /// The page's first line by its number from the session's first line (0), the lines the
+    /// scrollback dropped included (addition to the seed): stays valid while output goes on,
+    /// where an offset moves with every new line. Takes the place of `offset`; the page ends
+    /// with the newest line at most. See [`SendResult::newest_line`].
+    pub from_line: Option<u64>,
     /// Number of lines (positive; [`DEFAULT_PAGE_LINES`](crate::DEFAULT_PAGE_LINES) when absent).
     pub count: Option<u64>,
 }
@@ -390,6 +404,10 @@ pub struct ReadResult {
     /// A full-screen program holds the alternate screen: the newest lines are its screen, and
     /// the shell's rows it covers page again once it leaves.
     pub alternate_screen: bool,
+    /// The number of the page's first line, counted from the session's first line as
+    /// [`ReadRequest::from_line`] takes it; `None` for an empty page or a full-screen
+    /// program's screen.
+    pub first_line: Option<u64>,
 }
 
 /// What the program group a signal went to does a moment later (see

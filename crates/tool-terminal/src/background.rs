@@ -152,10 +152,12 @@ impl Stream {
                 lost_raw.saturating_sub(lost_lines),
                 one_line,
             );
+            self.window.note_newest_line(read.newest_line);
             return read.delta.len();
         }
         let rewritten = read.restarts_line || self.rewritten(&read.delta);
         self.window.push(&read.delta, rewritten);
+        self.window.note_newest_line(read.newest_line);
         read.delta.len()
     }
 
@@ -192,6 +194,7 @@ impl Stream {
         let request = ReadRequest {
             offset: Some(offset),
             count: Some(following.len() as u64 + 1 + SLACK),
+            from_line: None,
         };
         let found = self
             .terminals
@@ -242,6 +245,7 @@ impl Stream {
         let newest = ReadRequest {
             offset: Some(0),
             count: Some(1),
+            from_line: None,
         };
         let retained = self
             .terminals

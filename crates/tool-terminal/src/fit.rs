@@ -49,7 +49,23 @@ impl Budget {
 /// was cut; a background send is left as it is. A kept head is always placed, with the
 /// omission line that says what lies between it and the viewport, even when the viewport
 /// alone fits (short lines: the scrollback's row bound, not the byte bound, lost the start).
-pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usize) {
+/// Where a send's omission line points `terminal_read`: the session, and the number of the
+/// viewport's last line (from the session's first line) when known.
+#[derive(Clone, Copy)]
+pub(crate) struct Pages<'a> {
+    pub(crate) session_id: &'a str,
+    pub(crate) newest_line: Option<u64>,
+}
+
+impl Pages<'_> {
+    /// The pointer to the `count` lines ending `offset` lines before the viewport's last.
+    fn pointer(self, offset: u64, count: u64) -> ReadPointer {
+        ReadPointer::new(self.session_id, offset, count, self.newest_line)
+    }
+}
+
+pub(crate) fn fit_send(output: &mut SendOutput, pages: Pages<'_>, max_bytes: usize) {
+    let session_id = pages.session_id;
     let kept_head = matches!(output, SendOutput::Foreground { head: Some(_), .. });
     if !matches!(output, SendOutput::Foreground { .. })
         || (!kept_head && render::render_send(output, usize::MAX).len() <= max_bytes)
@@ -125,9 +141,7 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
             head_lines: &head_lines,
             viewport_bytes: &original_bytes,
         };
-        let kept = fit_with_kept_head(
-            viewport, &head, &text, &printed, room, head_room, session_id,
-        );
+        let kept = fit_with_kept_head(viewport, &head, &text, &printed, room, head_room, pages);
         // Nothing between the kept head and the tail (one huge line cut in its middle has its
         // own marker): no omission line.
         *omitted = (kept.lines > 0).then_some(kept);
@@ -162,11 +176,7 @@ pub(crate) fn fit_send(output: &mut SendOutput, session_id: &str, max_bytes: usi
         lines,
         bytes: original_bytes(first_omitted as usize..last_omitted as usize + 1),
         not_retained_lines: 0,
-        terminal_read: pageable.then(|| ReadPointer {
-            session_id: session_id.to_owned(),
-            offset: newest - last_omitted,
-            count: lines,
-        }),
+        terminal_read: pageable.then(|| pages.pointer(newest - last_omitted, lines)),
     });
     *viewport = format!("{}{tail}", &text[..head_len]);
 }
@@ -218,7 +228,7 @@ fn fit_with_kept_head(
     printed: &Printed<'_>,
     room: usize,
     head_room: usize,
-    session_id: &str,
+    pages: Pages<'_>,
 ) -> OmittedOutput {
     let head_len = whole_lines_within(&head.text, head_room);
     let tail = tail_lines(text, room - head_len);
@@ -248,12 +258,9 @@ fn fit_with_kept_head(
                 .sum::<u64>()
             + head.retained_bytes_before,
         not_retained_lines: not_retained,
-        terminal_read: (retained_lines > 0).then(|| ReadPointer {
-            session_id: session_id.to_owned(),
-            // The page ends just before the kept tail, and reaches back over the gap.
-            offset: newest + 1 - gap_lines,
-            count: retained_lines,
-        }),
+        // The page ends just before the kept tail, and reaches back over the gap.
+        terminal_read: (retained_lines > 0)
+            .then(|| pages.pointer(newest + 1 - gap_lines, retained_lines)),
     };
     *viewport = format!("{}{tail}", &head.text[..head_len]);
     omitted
@@ -319,6 +326,7 @@ fn widest_omission(session_id: &str, not_retained: bool, bound: u64) -> OmittedO
             session_id: session_id.to_owned(),
             offset: bound,
             count: bound,
+            from_line: Some(bound),
         }),
     }
 }

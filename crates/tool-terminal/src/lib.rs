@@ -320,12 +320,17 @@ impl Tool for ReadTool {
                 &owner,
                 &id,
                 ReadRequest {
-                    offset: args.offset,
+                    // A line number takes the place of an offset given with it (a pointer's
+                    // structured form has both; the number stays right as output goes on).
+                    offset: args.offset.filter(|_| args.from_line.is_none()),
                     count: args.count,
+                    from_line: args.from_line,
                 },
             )
             .map_err(terminal_error)?;
         let mut page = page;
+        // The number of the page's first line, and the lines it has, before the cuts below.
+        let (core_first, core_lines) = (page.first_line, page.line_end - page.line_begin);
         let max_bytes = self.0.config.max_result_bytes;
         // A first line the core's byte bound cut leads with the line's start it kept.
         let joined = page
@@ -350,6 +355,7 @@ impl Tool for ReadTool {
             session_id: args.session_id.clone(),
             offset: wanted_end,
             count: wanted_end,
+            from_line: args.from_line,
         };
         // A page that does not fit pages fewer lines, whole; only a line too long for a page
         // of its own (beside the footer, the pointer and the marker; at least a quarter of the
@@ -412,11 +418,24 @@ impl Tool for ReadTool {
             page.truncated = true;
         }
         let mut output = ReadOutput::from(page);
-        if output.line_end < wanted_end && !output.text.is_empty() {
+        // The older lines of the range the page left out, by number when the range was asked
+        // for so (from its first line up to the page's, which the cuts above moved down).
+        let first_line =
+            core_first.map(|first| first + core_lines - (output.line_end - output.line_begin));
+        let older = match args.from_line {
+            Some(from) => first_line
+                .filter(|&first| first > from)
+                .map(|first| (first - from, Some(from))),
+            None => (output.line_end < wanted_end).then(|| (wanted_end - output.line_end, None)),
+        };
+        if let Some((count, from_line)) = older
+            && !output.text.is_empty()
+        {
             output.older = Some(ReadPointer {
                 session_id: args.session_id.clone(),
                 offset: output.line_end,
-                count: wanted_end - output.line_end,
+                count,
+                from_line,
             });
         }
         Ok(output)

@@ -221,12 +221,7 @@ pub fn omission_line(omitted: &OmittedOutput) -> String {
         )
     };
     match &omitted.terminal_read {
-        Some(read) => format!(
-            "{head} {{\"sessionId\": {}, \"offset\": {}, \"count\": {}}}]",
-            serde_json::Value::from(read.session_id.as_str()),
-            read.offset,
-            read.count
-        ),
+        Some(read) => format!("{head} {}]", pointer_args(read)),
         None => format!("{head}]"),
     }
 }
@@ -541,11 +536,25 @@ pub(crate) const READ_ALTERNATE_SCREEN: &str = "\n[screen: a full-screen program
 /// newline.
 pub(crate) fn older_line(older: &ReadPointer) -> String {
     format!(
-        "\n[older lines of the range: terminal_read {{\"sessionId\": {}, \"offset\": {}, \"count\": {}}}]",
-        serde_json::Value::from(older.session_id.as_str()),
-        older.offset,
-        older.count
+        "\n[older lines of the range: terminal_read {}]",
+        pointer_args(older)
     )
+}
+
+/// `terminal_read`'s arguments for `read` as JSON: by line number when known (right however
+/// much output follows), else by offset.
+fn pointer_args(read: &ReadPointer) -> String {
+    let session = serde_json::Value::from(read.session_id.as_str());
+    match read.from_line {
+        Some(from_line) => format!(
+            "{{\"sessionId\": {session}, \"fromLine\": {from_line}, \"count\": {}}}",
+            read.count
+        ),
+        None => format!(
+            "{{\"sessionId\": {session}, \"offset\": {}, \"count\": {}}}",
+            read.offset, read.count
+        ),
+    }
 }
 
 /// `terminal_read`'s footer line, with its leading newline.

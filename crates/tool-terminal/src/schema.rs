@@ -63,6 +63,12 @@ pub struct ReadArgs {
     #[serde(default)]
     #[schemars(with = "u64")]
     pub offset: Option<u64>,
+    /// First line of the page by its number from the session's first line (0), as the
+    /// omission lines of results give it; takes the place of offset (also when both are
+    /// given), and still names the same lines after more output arrived.
+    #[serde(default, rename = "fromLine")]
+    #[schemars(with = "u64")]
+    pub from_line: Option<u64>,
     /// Requested line count (default 500; backend caps apply).
     #[serde(default)]
     #[schemars(with = "u64", range(min = 1))]
@@ -422,10 +428,28 @@ pub struct ReadPointer {
     /// The session to read.
     #[serde(rename = "sessionId")]
     pub session_id: String,
-    /// Newest-relative offset of the range's newest line.
+    /// Newest-relative offset of the range's newest line (when the pointer was made: each
+    /// line printed since moves it).
     pub offset: u64,
     /// Number of lines in the range.
     pub count: u64,
+    /// The range's first line by its number from the session's first line (0): the same
+    /// lines however much output follows; absent when not known.
+    #[serde(rename = "fromLine", skip_serializing_if = "Option::is_none")]
+    pub from_line: Option<u64>,
+}
+
+impl ReadPointer {
+    /// The pointer to the `count` lines that end `offset` lines before the newest one, whose
+    /// number is `newest_line` (from the session's first line) when known.
+    pub(crate) fn new(session_id: &str, offset: u64, count: u64, newest_line: Option<u64>) -> Self {
+        Self {
+            session_id: session_id.to_owned(),
+            offset,
+            count,
+            from_line: newest_line.and_then(|newest| (newest + 1).checked_sub(offset + count)),
+        }
+    }
 }
 
 impl From<SendResult> for SendOutput {

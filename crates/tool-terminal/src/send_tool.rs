@@ -183,6 +183,7 @@ impl Tool for SendTool {
         if let Some(background) = &self.0.background {
             background.note_prompt_came_back(&self.0.terminals, &owner, &id);
         }
+        let newest_line = result.newest_line;
         let mut output = SendOutput::from(result);
         if let (Some(notice), SendOutput::Foreground { notices, .. }) = (answered, &mut output) {
             notices.insert(0, notice);
@@ -217,7 +218,11 @@ impl Tool for SendTool {
         {
             *viewport = cut;
         }
-        fit::fit_send(&mut output, id.as_str(), self.0.config.max_result_bytes);
+        let pages = fit::Pages {
+            session_id: id.as_str(),
+            newest_line,
+        };
+        fit::fit_send(&mut output, pages, self.0.config.max_result_bytes);
         Ok(output)
     }
     fn render(&self, args: &SendArgs, out: &SendOutput) -> String {

@@ -404,6 +404,7 @@ async fn pages_read_the_transcript() {
         let page = sh.session.read(dsh_terminal_core::ReadRequest {
             offset: Some(0),
             count: Some(20),
+            from_line: None,
         });
         let page = page.unwrap();
         assert_eq!(page.text, "dsh> printf 'PTY_OK\\n'\nPTY_OK\ndsh> ");
@@ -416,6 +417,7 @@ async fn pages_read_the_transcript() {
             .read(dsh_terminal_core::ReadRequest {
                 offset: None,
                 count: Some(0),
+                from_line: None,
             })
             .unwrap_err();
         assert_eq!(err.message(), "PTY read count must be a positive integer");

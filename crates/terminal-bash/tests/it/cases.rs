@@ -447,6 +447,7 @@ async fn c15_huge_output_is_bounded_and_the_shell_answers_at_once() {
         let page = sh.session.read(dsh_terminal_core::ReadRequest {
             offset: Some(1000),
             count: Some(10),
+            from_line: None,
         });
         let page = page.unwrap();
         assert_eq!(page.text.lines().count(), 10);
@@ -595,6 +596,7 @@ async fn c11_multibyte_lines_never_produce_replacement_characters() {
             .read(ReadRequest {
                 offset: Some(0),
                 count: Some(400),
+                from_line: None,
             })
             .unwrap();
         assert!(!page.text.contains('\u{FFFD}'));

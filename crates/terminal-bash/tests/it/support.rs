@@ -354,6 +354,7 @@ pub(crate) fn newest_lines(sh: &Shell, count: u64) -> dsh_terminal_core::ReadRes
         .read(dsh_terminal_core::ReadRequest {
             offset: Some(0),
             count: Some(count),
+            from_line: None,
         })
         .unwrap_or_else(|e| panic!("read: {e}"))
 }

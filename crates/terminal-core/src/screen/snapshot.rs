@@ -96,6 +96,12 @@ pub(crate) struct RowsSnapshot {
     /// Lines of the rows that follow the cursor's line on the main screen (output that moved
     /// the cursor up above lines it wrote before).
     pub(super) lines_after_cursor: u64,
+    /// The number of the rows' last line counted from the session's first line (0), the
+    /// lines the scrollback dropped included: `terminal_read`'s `fromLine` numbering. `None`
+    /// when not known (no rows, or the alternate screen's).
+    pub(super) last_line: Option<u64>,
+    /// The number of the oldest retained line, counted as `last_line` (a page snapshot).
+    pub(super) oldest_line: Option<u64>,
 }
 
 impl RowsSnapshot {
@@ -140,6 +146,11 @@ impl RowsSnapshot {
     /// The absolute row after the last row (the first row when there are none).
     pub(crate) fn end_row(&self) -> u64 {
         self.first_row + self.rows.len() as u64
+    }
+
+    /// See [`RowsSnapshot::last_line`](Self#structfield.last_line).
+    pub(crate) fn last_line(&self) -> Option<u64> {
+        self.last_line
     }
 
     /// See [`RowsSnapshot::lines_after_cursor`](Self#structfield.lines_after_cursor).
@@ -212,6 +223,7 @@ impl RowsSnapshot {
                 truncated: dropped,
                 line_start: None,
                 alternate_screen: self.alternate,
+                first_line: None,
             });
         }
         let end = total - offset;
@@ -257,6 +269,11 @@ impl RowsSnapshot {
         // History's drop cuts a page only when the page reaches back to the oldest retained
         // line: the lines before it are gone (a page of newer lines is whole).
         let reaches_dropped = dropped && begin == 0;
+        // The byte bound cut the oldest lines: the page's first line is the newest `returned`'s.
+        let first_line = self
+            .oldest_line
+            .filter(|_| returned > 0)
+            .map(|oldest| oldest + end - returned);
         Ok(ReadResult {
             text,
             total_lines: total,
@@ -265,6 +282,7 @@ impl RowsSnapshot {
             truncated: reaches_dropped || cut,
             line_start,
             alternate_screen: self.alternate,
+            first_line,
         })
     }
 }

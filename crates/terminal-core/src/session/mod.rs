@@ -259,18 +259,22 @@ impl BackendSession for PtySession {
             let mut st = self.inner.shared.lock();
             // A page with the newest line shows what reads now: a reader the last result left
             // waiting may be seen gone (see `send::stale_reader`).
-            if request.offset.unwrap_or(0) == 0 {
+            if request.from_line.is_none() && request.offset.unwrap_or(0) == 0 {
                 st.awaited_reader = None;
             }
             st.screen.with_open_binary_run(|screen| {
-                screen.page_snapshot(request.offset, request.count)
+                let (offset, count) = match request.from_line {
+                    Some(from) => {
+                        let (offset, count) = screen.page_at_line(from, request.count)?;
+                        (Some(offset), Some(count))
+                    }
+                    None => (request.offset, request.count),
+                };
+                Ok::<_, TerminalError>((screen.page_snapshot(offset, count)?, offset, count))
             })?
         };
-        snapshot.page(
-            request.offset,
-            request.count,
-            self.inner.config.max_read_bytes,
-        )
+        let (snapshot, offset, count) = snapshot;
+        snapshot.page(offset, count, self.inner.config.max_read_bytes)
     }
 
     fn signal(&self, signal: TerminalSignal) -> Result<SignalResult, TerminalError> {

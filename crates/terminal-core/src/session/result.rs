@@ -18,6 +18,8 @@ pub(super) struct SettleFacts {
     pub(super) reason: Settle,
     /// The viewport rendered from the send's anchor.
     pub(super) rendered: Rendered,
+    /// The number of the viewport's last line (see [`SendResult::newest_line`]).
+    pub(super) newest_line: Option<u64>,
     /// Session status at settlement.
     pub(super) status: SessionStatus,
     /// The commands that finished since the anchor before the result's own.
@@ -502,6 +504,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         output_bytes: facts.output_bytes,
         head,
         notices,
+        newest_line: facts.newest_line.filter(|_| !facts.alternate),
     }
 }
 

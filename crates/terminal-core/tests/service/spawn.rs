@@ -132,6 +132,7 @@ async fn spawn_publishes_pty_1_and_fences_foreign_owners() {
             ReadRequest {
                 offset: None,
                 count: Some(0),
+                from_line: None,
             },
         )
         .unwrap_err();

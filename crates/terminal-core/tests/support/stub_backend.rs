@@ -376,6 +376,7 @@ impl BackendSession for StubSession {
             truncated: false,
             line_start: None,
             alternate_screen: false,
+            first_line: None,
         })
     }
     /// The stub's programs are never busy after a signal.
@@ -462,6 +463,7 @@ pub fn send_result(viewport: &str, wait_reason: WaitReason) -> SendResult {
         output_bytes: viewport.len() as u64,
         head: None,
         notices: Vec::new(),
+        newest_line: None,
     }
 }
 

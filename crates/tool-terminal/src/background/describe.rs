@@ -324,6 +324,7 @@ mod tests {
             output_bytes: 10,
             head: None,
             notices: Vec::new(),
+            newest_line: None,
         };
         assert_eq!(
             detail(&result, &EarlierExits::default(), Typed::Line, false, false),

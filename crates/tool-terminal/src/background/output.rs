@@ -85,6 +85,9 @@ pub(crate) struct OutputWindow {
     /// Lines an earlier read showed that the program went back up into and rewrote since:
     /// the next read shows them again and says so.
     rewound_shown: u64,
+    /// The number of the line being written (from the session's first line), as the newest
+    /// output pushed gave it (see [`OutputWindow::note_newest_line`]).
+    newest_line: Option<u64>,
 }
 
 /// How a cut's byte count counts.
@@ -125,7 +128,14 @@ impl OutputWindow {
             carry_end: String::new(),
             carry_count: CutCount::Exact,
             rewound_shown: 0,
+            newest_line: None,
         }
+    }
+
+    /// The output just pushed ends with line number `line` (from the session's first line;
+    /// `None` when not known): an omission points `terminal_read` at its lines by number.
+    pub(crate) fn note_newest_line(&mut self, line: Option<u64>) {
+        self.newest_line = line;
     }
 
     /// The line being written, as far as it is kept (`None` when there is none, or when it
@@ -260,11 +270,8 @@ impl OutputWindow {
                 lines: self.gap.lines,
                 bytes: self.gap.bytes,
                 not_retained_lines: self.gap.lines - pageable,
-                terminal_read: (pageable > 0).then(|| ReadPointer {
-                    session_id: session_id.to_owned(),
-                    offset: newest,
-                    count: pageable,
-                }),
+                terminal_read: (pageable > 0)
+                    .then(|| ReadPointer::new(session_id, newest, pageable, self.newest_line)),
             };
             out.push_str(&if self.short_omission {
                 render::short_omission_line(&omitted)

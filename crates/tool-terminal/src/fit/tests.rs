@@ -5,6 +5,12 @@ use super::*;
 use crate::schema::{StatusOutput, WaitReasonOutput};
 use proptest::prelude::*;
 
+/// Session `pty-1`, its viewport's line numbers not known (omissions point by offset).
+const PTY_1: Pages<'static> = Pages {
+    session_id: "pty-1",
+    newest_line: None,
+};
+
 fn foreground(viewport: &str, input_mode: InputModeOutput) -> SendOutput {
     SendOutput::Foreground {
         viewport: viewport.to_owned(),
@@ -46,7 +52,7 @@ fn page(transcript: &str, offset: u64, count: u64) -> String {
 /// Checks a fitted result of `viewport`, the newest part of `transcript`.
 fn check(transcript: &str, viewport: &str, max_bytes: usize) {
     let mut output = foreground(viewport, InputModeOutput::Normal);
-    fit_send(&mut output, "pty-1", max_bytes);
+    fit_send(&mut output, PTY_1, max_bytes);
     let rendered = render::render_send(&output, max_bytes);
     assert!(
         rendered.len() <= max_bytes,
@@ -94,7 +100,7 @@ fn seq_keeps_the_command_line_the_first_and_the_newest_lines() {
     let viewport = transcript.strip_prefix("dsh> ").unwrap();
     check(&transcript, viewport, 32 * 1024);
     let mut output = foreground(viewport, InputModeOutput::Normal);
-    fit_send(&mut output, "pty-1", 32 * 1024);
+    fit_send(&mut output, PTY_1, 32 * 1024);
     let text = render::render_send(&output, 32 * 1024);
     assert!(text.starts_with("seq 1 300000\n1\n2\n"), "{}", &text[..40]);
     assert!(text.contains("\n300000\ndsh> \n[wait: stdin_read]"));
@@ -112,7 +118,7 @@ fn seq_keeps_the_command_line_the_first_and_the_newest_lines() {
 fn output_that_fits_is_left_alone() {
     let mut output = foreground("echo hi\nhi\ndsh> ", InputModeOutput::Normal);
     let before = output.clone();
-    fit_send(&mut output, "pty-1", 32 * 1024);
+    fit_send(&mut output, PTY_1, 32 * 1024);
     assert_eq!(output, before);
 }
 
@@ -120,7 +126,7 @@ fn output_that_fits_is_left_alone() {
 fn a_full_screen_program_gets_no_read_arguments() {
     let screen = "row\n".repeat(2000);
     let mut output = foreground(&screen, InputModeOutput::AlternateScreen);
-    fit_send(&mut output, "pty-1", 2000);
+    fit_send(&mut output, PTY_1, 2000);
     let (_, _, omitted) = parts(&output);
     let omitted = omitted.unwrap();
     assert!(omitted.terminal_read.is_none());
@@ -136,7 +142,7 @@ fn a_small_budget_keeps_the_first_and_newest_output_and_how_to_page_the_rest() {
         .collect();
     for max_bytes in [400, 600] {
         let mut output = foreground(&lines, InputModeOutput::Normal);
-        fit_send(&mut output, "pty-1", max_bytes);
+        fit_send(&mut output, PTY_1, max_bytes);
         let (kept, truncated, omitted) = parts(&output);
         let omitted = omitted.expect("an omission line with terminal_read arguments");
         assert!(truncated);
@@ -158,7 +164,7 @@ fn a_long_line_in_a_small_budget_keeps_its_start_and_end() {
     let viewport = format!("python3 -c \"print('x'*5000)\"\n{line}\ndsh> ");
     for max_bytes in [800, 1000] {
         let mut output = foreground(&viewport, InputModeOutput::Normal);
-        fit_send(&mut output, "pty-1", max_bytes);
+        fit_send(&mut output, PTY_1, max_bytes);
         let text = render::render_send(&output, max_bytes);
         assert!(text.len() <= max_bytes, "{max_bytes}: {}", text.len());
         assert!(
@@ -176,7 +182,7 @@ fn one_long_line_keeps_its_start_and_end() {
     let line = format!("start{}END", "x".repeat(100_000));
     let viewport = format!("python3 -c \"print('x'*100000)\"\n{line}\ndsh> ");
     let mut output = foreground(&viewport, InputModeOutput::Normal);
-    fit_send(&mut output, "pty-1", 32 * 1024);
+    fit_send(&mut output, PTY_1, 32 * 1024);
     let text = render::render_send(&output, 32 * 1024);
     assert!(text.len() <= 32 * 1024);
     let shown = text.lines().nth(1).unwrap();
@@ -189,7 +195,7 @@ fn one_long_line_keeps_its_start_and_end() {
     // Several long lines and short ones between them: every short line stays.
     let viewport = format!("cmd\n{line}\nmid\n{line}\nlast\ndsh> ");
     let mut output = foreground(&viewport, InputModeOutput::Normal);
-    fit_send(&mut output, "pty-1", 32 * 1024);
+    fit_send(&mut output, PTY_1, 32 * 1024);
     let text = render::render_send(&output, 32 * 1024);
     assert!(text.len() <= 32 * 1024);
     for kept in ["cmd", "mid", "last", "dsh> "] {
@@ -207,7 +213,7 @@ fn a_small_cap_shows_a_huge_lines_ends_and_keeps_the_paging_arguments() {
     let line = format!("start{}END", "x".repeat(3000));
     let viewport = format!("python3 -c \"print('x'*3000)\"\n{line}\ndsh> ");
     let mut output = foreground(&viewport, InputModeOutput::Normal);
-    fit_send(&mut output, "pty-1", CAP);
+    fit_send(&mut output, PTY_1, CAP);
     let text = render::render_send(&output, CAP);
     assert!(text.len() <= CAP, "{text}");
     let (_, _, omitted) = parts(&output);
@@ -222,7 +228,7 @@ fn a_small_cap_shows_a_huge_lines_ends_and_keeps_the_paging_arguments() {
     let lines: String = (1..=200).map(|i| format!("{i}\n")).collect();
     let viewport = format!("seq 1 200\n{lines}dsh> ");
     let mut output = foreground(&viewport, InputModeOutput::Normal);
-    fit_send(&mut output, "pty-1", CAP);
+    fit_send(&mut output, PTY_1, CAP);
     let text = render::render_send(&output, CAP);
     assert!(text.len() <= CAP, "{text}");
     assert!(
@@ -305,7 +311,7 @@ fn a_kept_head_leads_a_viewport_that_lost_its_start() {
             line_start: None,
         },
     );
-    fit_send(&mut output, "pty-1", 4096);
+    fit_send(&mut output, PTY_1, 4096);
     let rendered = render::render_send(&output, 4096);
     assert!(rendered.len() <= 4096, "{}", rendered.len());
     assert!(rendered.starts_with("seq 1 300000\n1\n2\n"), "{rendered}");
@@ -352,7 +358,7 @@ fn retained_lines_before_the_viewport_are_pageable_not_dropped() {
                 line_start: None,
             },
         );
-        fit_send(&mut output, "pty-1", 4096);
+        fit_send(&mut output, PTY_1, 4096);
         let (_, _, omitted) = parts(&output);
         omitted.expect("omitted").clone()
     };
@@ -383,7 +389,7 @@ fn one_huge_line_after_a_kept_head_gets_no_empty_omission_line() {
             line_start: None,
         },
     );
-    fit_send(&mut output, "pty-1", 32 * 1024);
+    fit_send(&mut output, PTY_1, 32 * 1024);
     let (_, _, omitted) = parts(&output);
     assert!(omitted.is_none(), "{omitted:?}");
     let rendered = render::render_send(&output, 32 * 1024);
@@ -414,7 +420,7 @@ fn a_viewport_inside_a_huge_line_shows_the_lines_start_and_counts_the_rest() {
             }),
         },
     );
-    fit_send(&mut output, "pty-1", 4096);
+    fit_send(&mut output, PTY_1, 4096);
     let (viewport, truncated, omitted) = parts(&output);
     assert!(truncated);
     assert_eq!(omitted, None, "nothing but the line's middle is left out");
@@ -443,7 +449,7 @@ fn an_omission_counts_over_long_lines_whole() {
     let viewport = format!("cmd\n{short}{}\n{short}dsh> ", "é".repeat(3000));
     for max_bytes in [400, 900, 1200] {
         let mut output = foreground(&viewport, InputModeOutput::Normal);
-        fit_send(&mut output, "pty-1", max_bytes);
+        fit_send(&mut output, PTY_1, max_bytes);
         let (kept, truncated, omitted) = parts(&output);
         assert!(truncated);
         let omitted = omitted.unwrap_or_else(|| panic!("{max_bytes}: an omission: {kept}"));
@@ -469,7 +475,7 @@ fn a_tiny_cap_gets_the_short_omission_line_whole() {
         .collect();
     for max_bytes in [200, 250, 300] {
         let mut output = foreground(&lines, InputModeOutput::Normal);
-        fit_send(&mut output, "pty-1", max_bytes);
+        fit_send(&mut output, PTY_1, max_bytes);
         let text = render::render_send(&output, max_bytes);
         assert!(text.len() <= max_bytes, "{max_bytes}: {}", text.len());
         let (_, _, omitted) = parts(&output);
@@ -498,7 +504,7 @@ fn a_tiny_cap_gets_the_short_omission_line_whole() {
     // too, but at the minimum cap).
     for max_bytes in [64, 80, 100, 130, 160] {
         let mut output = foreground(&lines, InputModeOutput::Normal);
-        fit_send(&mut output, "pty-1", max_bytes);
+        fit_send(&mut output, PTY_1, max_bytes);
         let text = render::render_send(&output, max_bytes);
         assert!(text.len() <= max_bytes, "{max_bytes}: {}", text.len());
         let (_, _, omitted) = parts(&output);
@@ -529,7 +535,7 @@ fn a_tiny_cap_gets_the_short_omission_line_whole() {
     // A cap that leaves room keeps the long line, arguments and all.
     let lines: String = (1..=1000).map(|i| format!("{i}\n")).collect();
     let mut output = foreground(&lines, InputModeOutput::Normal);
-    fit_send(&mut output, "pty-1", 600);
+    fit_send(&mut output, PTY_1, 600);
     let text = render::render_send(&output, 600);
     assert!(
         text.contains("omitted; page them with terminal_read {\"sessionId\""),

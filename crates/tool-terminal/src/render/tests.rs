@@ -57,6 +57,7 @@ fn send(viewport: &str, wait: WaitReason, status: SessionStatus, truncated: bool
         output_bytes: viewport.len() as u64,
         head: None,
         notices: Vec::new(),
+        newest_line: None,
     }
 }
 
@@ -185,6 +186,7 @@ fn seed_read_goldens() {
         truncated,
         line_start: None,
         alternate_screen: false,
+        first_line: None,
     };
     assert_eq!(
         render_read(&page("history", 1, 0, 1, false), CAP),
@@ -448,7 +450,14 @@ fn a_long_send_keeps_its_first_and_newest_lines_around_an_omission() {
         )
     };
     let mut output = SendOutput::from(result);
-    crate::fit::fit_send(&mut output, "pty-1", 1000);
+    crate::fit::fit_send(
+        &mut output,
+        crate::fit::Pages {
+            session_id: "pty-1",
+            newest_line: None,
+        },
+        1000,
+    );
     let text = super::render_send(&output, 1000);
     assert!(text.len() <= 1000, "{} bytes", text.len());
     insta::assert_snapshot!("send_head_and_tail", text);

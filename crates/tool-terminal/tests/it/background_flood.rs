@@ -1,6 +1,6 @@
 //! A background job that floods: every `job_output` read is whole lines, the reads and their
 //! omission lines account for every line, and the `terminal_read` arguments they state page
-//! exactly the lines left out.
+//! exactly the lines left out, also after more output followed.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -180,9 +180,10 @@ async fn a_flooding_background_job_reads_as_whole_lines_with_every_omission_stat
         std::env::temp_dir().join(format!("dsh-bg-flood-{}-{session}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let d = dir.display();
-    // A burst within the scrollback, a pause, a flood past it, a pause, then the prompt.
+    // A burst within the scrollback, a pause, a few more lines, a pause, a flood past it, a
+    // pause, then the prompt.
     let script = format!(
-        "seq 1 9000; touch {d}/burst; until [ -e {d}/go ]; do sleep 0.05; done; seq 9001 300000; touch {d}/flood; until [ -e {d}/end ]; do sleep 0.05; done"
+        "seq 1 9000; touch {d}/burst; until [ -e {d}/more ]; do sleep 0.05; done; seq 9001 9200; until [ -e {d}/go ]; do sleep 0.05; done; seq 9201 300000; touch {d}/flood; until [ -e {d}/end ]; do sleep 0.05; done"
     );
     let r = host
         .call(
@@ -214,6 +215,10 @@ async fn a_flooding_background_job_reads_as_whole_lines_with_every_omission_stat
         .expect("an omission line");
     assert!(omission.starts_with("[… "), "{omission}");
     let before = after - omitted_count(&omission) - 1;
+    // Paged after 200 more lines came: the arguments name the lines by number (an offset
+    // from the newest line would have moved by 200).
+    std::fs::write(dir.join("more"), "").unwrap();
+    wait_for_screen_line(&host, &agent, &session, "9200").await;
     let paged = page_all(&host, &agent, pointer(&omission).expect("arguments")).await;
     assert_eq!(paged, (before + 1..after).collect::<Vec<_>>(), "{omission}");
 

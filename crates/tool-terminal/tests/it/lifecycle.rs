@@ -348,9 +348,13 @@ async fn flood_is_capped_in_text_and_structured_content() {
         u64::from(first_after - last_before - 1)
     );
     let read = omitted["terminalRead"].clone();
-    // The omission line carries the same arguments, as JSON the model can pass on.
+    // The omission line carries the same arguments (by line number), as JSON the model can
+    // pass on.
     let args = read_args_of(omission).expect("arguments in the omission line");
-    assert_eq!(args, read, "{omission}");
+    let mut by_number = read.clone();
+    by_number.as_object_mut().unwrap().remove("offset");
+    assert_eq!(args, by_number, "{omission}");
+    assert!(args["fromLine"].is_u64(), "{omission}");
     // The pointer pages exactly the left-out lines.
     let page = host.call(&agent, "terminal_read", read).await;
     let page = page.text();
@@ -371,6 +375,16 @@ async fn flood_is_capped_in_text_and_structured_content() {
         assert_eq!(numbers.first(), Some(&(last_before + 1)), "{page}");
     }
     assert!(kept_newest > 0);
+    // After more output, the omission line's arguments page the same lines.
+    host.send(&agent, "pty-1", "seq 1 30").await;
+    let again = host.call(&agent, "terminal_read", args).await;
+    let body = |text: &str| -> Vec<String> {
+        text.lines()
+            .take_while(|l| !l.starts_with("[lines:"))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(body(&again.text()), body(&page), "after more output");
     host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;
     host.shutdown().await;

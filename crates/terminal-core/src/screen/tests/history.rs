@@ -313,3 +313,59 @@ fn a_character_widened_in_the_last_column_keeps_its_line_whole() {
         assert_eq!(s.transcript(), format!("ab{emoji}\u{fe0f}Z\n"));
     }
 }
+
+/// Line numbers (from the session's first line, dropped lines included): a render says its
+/// last line's, and a page from a line number reads the same lines however much output
+/// followed, soft-wrapped lines counting once; lines the scrollback dropped, or past the
+/// newest, are refused with the numbers that exist.
+#[test]
+fn pages_by_line_number_stay_on_their_lines_while_output_goes_on() {
+    let config = ScreenConfig {
+        scrollback_lines: 200,
+        ..config(10, 20)
+    };
+    let mut s = Screen::new(config, None);
+    s.feed(b"$ run\r\n");
+    let a = s.anchor();
+    s.feed(b"l1\r\nl2 is long enough to wrap\r\n");
+    for i in 3..=50 {
+        s.feed(format!("l{i}\r\n").as_bytes());
+    }
+    // The render's last line is the empty one after `l50`: line 51.
+    assert_eq!(s.snapshot_since(a, 100_000).last_line(), Some(51));
+    let page_at = |s: &mut Screen, from: u64, count: u64| {
+        let (offset, count) = s
+            .page_at_line(from, Some(count))
+            .unwrap_or_else(|e| panic!("{e}"));
+        s.page(Some(offset), Some(count), 100_000)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .text
+    };
+    assert_eq!(page_at(&mut s, 1, 3), "l1\nl2 is long enough to wrap\nl3");
+    for i in 51..=150 {
+        s.feed(format!("l{i}\r\n").as_bytes());
+    }
+    assert_eq!(page_at(&mut s, 1, 3), "l1\nl2 is long enough to wrap\nl3");
+    assert_eq!(page_at(&mut s, 149, 5), "l149\nl150\n");
+    // Dropped, then past the newest.
+    for i in 151..=400 {
+        s.feed(format!("l{i}\r\n").as_bytes());
+    }
+    let dropped = s.page_at_line(1, Some(3)).map(|_| ()).unwrap_err();
+    assert!(
+        dropped
+            .to_string()
+            .contains("lines 1-3 are no longer retained"),
+        "{dropped}"
+    );
+    assert!(
+        dropped.to_string().contains("the oldest line kept is"),
+        "{dropped}"
+    );
+    let after = s.page_at_line(402, Some(3)).map(|_| ()).unwrap_err();
+    assert!(
+        after.to_string().contains("after the newest line (401)"),
+        "{after}"
+    );
+    assert_eq!(page_at(&mut s, 300, 2), "l300\nl301");
+}

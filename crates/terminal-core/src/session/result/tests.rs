@@ -12,6 +12,7 @@ fn facts(reason: Settle) -> SettleFacts {
             text: "ls\nfile\ndsh> ".to_owned(),
             truncated: false,
         },
+        newest_line: Some(2),
         status: SessionStatus::Running,
         exits: EarlierExits::default(),
         last_exit_code: Some(0),

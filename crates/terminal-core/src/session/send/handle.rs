@@ -80,6 +80,7 @@ impl OperationHandle for SendOp {
                         restarts_line: span.final_restarts_line,
                         rewound_lines: span.final_rewound_lines,
                         screen: result.input_mode == InputMode::AlternateScreen,
+                        newest_line: result.newest_line,
                     }
                 }
                 _ => SendRead::default(),
@@ -96,6 +97,7 @@ impl OperationHandle for SendOp {
         let consumed = st.screen.consume_since(anchor, self.shared.max_read_bytes);
         drop(st);
         let copied_line_ends = consumed.rows.line_ends();
+        let newest_line = consumed.rows.last_line();
         let mut rendered = consumed.rows.render(self.shared.max_read_bytes);
         let lost_lines =
             super::span::lost_lines(consumed.lost_line_ends, copied_line_ends, &rendered);
@@ -122,6 +124,7 @@ impl OperationHandle for SendOp {
             restarts_line: consumed.restarts_line,
             rewound_lines: consumed.rewound_lines,
             screen: alternate,
+            newest_line,
         }
     }
 

@@ -235,6 +235,7 @@ impl SendOp {
         let copied = snapshot.as_ref().map_or(0, |s| s.text_len());
         let copied_line_ends = snapshot.as_ref().map_or(0, |s| s.line_ends());
         let lines_after_cursor = snapshot.as_ref().map_or(0, |s| s.lines_after_cursor());
+        let newest_line = snapshot.as_ref().and_then(|s| s.last_line());
         let rendered = snapshot
             .map(|s| s.render(shared.max_read_bytes))
             .unwrap_or_default();
@@ -382,6 +383,7 @@ impl SendOp {
         let result = assemble(SettleFacts {
             reason,
             rendered,
+            newest_line,
             status,
             exits,
             last_exit_code,

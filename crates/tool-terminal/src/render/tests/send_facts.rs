@@ -254,7 +254,14 @@ fn lines_the_cap_left_out_of_a_long_echo_are_said_to_be_echo() {
         )
     };
     let mut output = SendOutput::from(result);
-    crate::fit::fit_send(&mut output, "pty-1", 4000);
+    crate::fit::fit_send(
+        &mut output,
+        crate::fit::Pages {
+            session_id: "pty-1",
+            newest_line: None,
+        },
+        4000,
+    );
     let text = super::render_send_typed(&output, &typed, 4000);
     assert!(text.matches("more lines echoing").count() == 1, "{text}");
     insta::assert_snapshot!("send_echo_left_out", text);
