@@ -240,6 +240,15 @@ async fn empty_lines_reach_what_the_repls_program_reads() {
             assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
             let r = sh.send("print(y)").await;
             assert!(r.viewport.contains("['p', 'q']"), "{py}: {r:?}");
+            // A block, then a statement that asks, the text ending with its newline: the
+            // question waits for its answer (an Enter more typed after it took an empty one).
+            let r = sh
+                .send("for i in range(1):\n    pass\nc = input('c? ')\n")
+                .await;
+            assert!(r.viewport.ends_with("c? "), "{py}: {r:?}");
+            sh.send("yes").await;
+            let r = sh.send("print(repr(c))").await;
+            assert!(r.viewport.contains("'yes'"), "{py}: {r:?}");
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
         }
@@ -296,6 +305,41 @@ async fn a_repl_started_by_a_python_script_of_its_own_name_gets_blocks_whole() {
         assert!(!r.viewport.contains("Error"), "{r:?}");
         assert!(r.viewport.lines().any(|l| l == "G 2 3"), "{r:?}");
         let r = sh.send("exit()").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// An IPython cell magic runs in its send: IPython takes a cell as finished only once it ends
+/// with an empty line (it was left at `...:`, run by the next send's Enter, its output mixed
+/// into that send's), also one sent without a newline at its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ipython_cell_magic_runs_in_its_send() {
+    if !installed("ipython") {
+        eprintln!("ipython is not installed: its cell magics are not exercised");
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("ipython --no-banner --colors=NoColor").await;
+        assert!(r.viewport.trim_end().ends_with("In [1]:"), "{r:?}");
+        for (cell, shows) in [
+            ("%%bash\necho one\n\necho two\n", "two"),
+            ("%%time\nx = 6 * 7\n", "Wall time"),
+            ("%%bash\necho single", "single"),
+        ] {
+            let r = sh.send(cell).await;
+            assert!(
+                r.viewport.lines().any(|l| l.starts_with(shows)),
+                "{cell:?}: {r:?}"
+            );
+            assert!(r.viewport.trim_end().ends_with("]:"), "{cell:?}: {r:?}");
+            assert!(!r.viewport.trim_end().ends_with("...:"), "{cell:?}: {r:?}");
+        }
+        let r = sh.send("print(x)").await;
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        let r = sh.send("exit").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         sh.close().await;
     })

@@ -305,7 +305,9 @@ fn without_inner_blank_lines(statement: &str) -> String {
 
 /// `statement` (one of [`python_statements`]) as it is typed: a compound statement (a block:
 /// `if`, `def`, a decorated definition, …, on one line or several) ends with the empty line
-/// that ends the block; a statement continued in brackets ends by itself.
+/// that ends the block; a simple one (a statement continued in brackets too) ends with its
+/// line end alone: empty lines after it would be Enters more, which a prompt it calls
+/// (`input()`, `getpass`, a `[Y/n]` question) takes as its answer.
 fn python_ended(statement: String) -> String {
     // Its first line of code (comments before it belong to it).
     let code = statement
@@ -318,9 +320,25 @@ fn python_ended(statement: String) -> String {
     // ended, it would be an `IndentationError`; the REPL waits for the block's lines.
     if compound && !ends_in_open_header(&statement) {
         format!("{}\n\n", statement.trim_end())
+    } else if !compound && !ends_inside(&statement) {
+        let lines: Vec<&str> = statement.lines().collect();
+        match lines.iter().rposition(|l| !l.trim().is_empty()) {
+            Some(last) => format!("{}\n", lines[..=last].join("\n")),
+            None => statement,
+        }
     } else {
         statement
     }
+}
+
+/// Whether `statement` ends inside a bracket, a string or a line ended by a backslash: the
+/// lines after its last one are part of it.
+fn ends_inside(statement: &str) -> bool {
+    let mut scan = PythonLines::default();
+    for line in statement.lines() {
+        scan.feed(line);
+    }
+    scan.inside()
 }
 
 /// Whether `statement`'s last line of code opens a block (ends with `:` before any comment,

@@ -261,8 +261,19 @@ pub(super) fn typing(
         let separated = (!reader.block_paste)
             .then(|| input::python_separated(&python_text(text)))
             .flatten();
+        let cell_magic = reader.block_paste && text.trim_start().starts_with("%%");
         let input = match &separated {
             Some(text) => input::shape(text, false, reader)?,
+            // An IPython cell magic (`%%bash`, `%%time`) runs once its cell ends with an empty
+            // line: after the pasted cell, an Enter ends its last line, another adds the empty
+            // line, and a third runs it (the cell's own empty lines at its end do not count).
+            None if cell_magic && request.submit => [
+                input::shape(text.trim_end(), false, reader)?.as_slice(),
+                ENTER,
+                ENTER,
+                ENTER,
+            ]
+            .concat(),
             None => input::shape(text, request.submit, reader)?,
         };
         // The Enter that ends the open block goes first, alone: a paste or the statements'
