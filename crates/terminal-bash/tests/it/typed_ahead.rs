@@ -205,6 +205,33 @@ async fn held_text_that_a_key_reader_would_take_is_sent_again() {
     .await;
 }
 
+/// Text held while a command ran, when a full-screen program a later command started reads
+/// next (`sleep 1; seq 100 | less`): it is not sent (typed, `ls -la` was less's commands, `s`
+/// saving its input to a file named `-la`); the keys sent again go to it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn held_text_that_a_full_screen_program_started_later_would_take_is_not_sent() {
+    within(async {
+        let dir = TempDir::new("held-for-less");
+        let sh = Shell::open(config()).await;
+        sh.send(&format!("cd {}", dir.0.display())).await;
+        let r = sh.send_within("sleep 1; seq 1 100 | less", true, 100).await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let r = sh.send("ls -la").await;
+        assert_eq!(r.foreground.as_deref(), Some("less"), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[input: not sent: the text waited while sleep ran")),
+            "{r:?}"
+        );
+        let r = sh.send_raw("q", false).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(!dir.0.join("-la").exists(), "less saved its input");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A member of the foreground job that reads the terminal takes the text while another
 /// member computes (`cat > file | busy-program`): nothing is held.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -165,12 +165,16 @@ impl SendOp {
             looked_at = Instant::now();
             pre = pre_write(shared).await;
         }
-        // Held, and what reads now takes single keys (`read -n 1`, a `[y/N]` in cbreak mode):
-        // the text was shaped for a line reader (its Enter, a whole word), so it does not go;
-        // sent again, it is shaped for the key reader.
+        // Held, and what reads now takes single keys (`read -n 1`, a `[y/N]` in cbreak mode),
+        // or is a full-screen program another group than the one the text waited for runs
+        // (`sleep 2; seq 100 | less`: `ls -la` typed there saved less's input to a file named
+        // `-la`): the text was shaped for a line reader (its Enter, a whole word), so it does
+        // not go; sent again, it is shaped for the key reader.
+        let alternate = shared.lock().screen.alternate_screen();
+        let another_full_screen = alternate && pre.fg.is_some() && pre.fg != first_group;
         if waited_for.is_some()
-            && shared.pty.modes().is_some_and(TtyModes::single_keys)
-            && !shared.lock().screen.alternate_screen()
+            && ((!alternate && shared.pty.modes().is_some_and(TtyModes::single_keys))
+                || another_full_screen)
         {
             // Its prompt shows once it reads (the settled result shows it).
             let mut pause = PROBE_QUIET;
@@ -239,9 +243,9 @@ fn held_text_quiet_notice(program: &str) -> String {
 fn held_text_keys_notice(program: &str) -> String {
     format!(
         "[input: not sent: the text waited while {program} ran, and what reads the terminal \
-         now takes single keys, which text shaped for a line would \
-         answer wrongly (the rest of a word, an Enter for the next prompt); send the answer \
-         again now]"
+         now takes single keys (a key prompt, or a full-screen program such as less or vim), \
+         which text shaped for a line would answer wrongly (the rest of a word, an Enter for \
+         the next prompt, commands of its own); send the keys meant for it now]"
     )
 }
 
