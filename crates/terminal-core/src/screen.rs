@@ -38,6 +38,7 @@ mod head;
 mod history;
 mod hooks;
 mod input_modes;
+mod invisible;
 mod left_rows;
 mod line_drawing;
 mod mark_order;
@@ -63,6 +64,7 @@ pub use self::binary::is_open_binary_run_line;
 pub(crate) use self::binary::shows_suppressed_run;
 pub(crate) use self::exits::ExitTally;
 pub(crate) use self::head::PlacedHead;
+pub(crate) use self::invisible::invisible_name;
 pub use self::nonce::PromptNonce;
 
 use std::num::NonZeroU16;
@@ -275,6 +277,8 @@ pub(crate) struct Screen {
     decoder: utf8::Decoder,
     /// Text printed with auto-wrap off passed the last column since the last take (`no_wrap`).
     cut_at_edge: bool,
+    /// The first invisible character printed since the last take, and how many (`invisible`).
+    invisible: Option<(char, u64)>,
     clears: clears::Clears,
     /// Translates printed text while DEC line drawing is designated (`modes::CHARSET`).
     line_drawing: line_drawing::LineDrawing,
@@ -339,6 +343,7 @@ impl Screen {
             region: None,
             decoder: utf8::Decoder::default(),
             cut_at_edge: false,
+            invisible: None,
             clears: clears::Clears::default(),
             line_drawing: line_drawing::LineDrawing::default(),
             conceal: conceal::Conceal::default(),

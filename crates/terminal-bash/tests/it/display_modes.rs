@@ -70,3 +70,27 @@ async fn text_printed_in_the_line_drawing_set_is_quoted_as_printed() {
     })
     .await;
 }
+
+/// Invisible characters a command printed (a byte-order mark before a script's `#!`, a
+/// zero-width space): the screen shows nothing for them, one at a line's start is not in the
+/// text at all, and the result says the output holds them; plain output says nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invisible_characters_in_the_output_are_said_to_be_there() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("printf '\\357\\273\\277#!/bin/bash\\na\\342\\200\\213b\\n'")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "#!/bin/bash"), "{r:?}");
+        assert!(
+            r.notices.iter().any(|n| n.starts_with(
+                "[screen: the output holds 2 invisible characters (the first a byte-order mark, U+FEFF)"
+            )),
+            "{r:?}"
+        );
+        let r = sh.send("echo plain").await;
+        assert!(r.notices.is_empty(), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

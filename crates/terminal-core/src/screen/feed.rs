@@ -42,6 +42,7 @@ impl Screen {
         let mut out = FeedOutcome::default();
         if !bytes.is_empty() {
             self.erase_open_run();
+            self.note_invisible(bytes);
         }
         if !bytes.is_empty() && self.binary.passes_whole(bytes) {
             self.feed_text(bytes, &mut out);

@@ -26,6 +26,8 @@ pub(crate) struct SpanNotes {
     pub(crate) cut_at_edge: bool,
     /// See [`Screen::take_erased`].
     pub(crate) erased: Option<Erased>,
+    /// See [`Screen::take_invisible`].
+    pub(crate) invisible: Option<(char, u64)>,
 }
 
 impl Screen {
@@ -38,6 +40,7 @@ impl Screen {
             mixed_row: self.take_mixed_row(),
             cut_at_edge: self.take_cut_at_edge(),
             erased: self.take_erased(),
+            invisible: self.take_invisible(),
         }
     }
 }

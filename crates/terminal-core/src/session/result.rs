@@ -171,6 +171,9 @@ pub(super) struct SettleFacts {
     /// Text printed with auto-wrap off (`ESC [ ? 7 l`) passed the terminal's last column in
     /// the send's span: lines are cut there, as a terminal shows them.
     pub(super) cut_at_edge: bool,
+    /// The first invisible character the output printed in the send's span (a byte-order
+    /// mark, a zero-width space), and how many there were.
+    pub(super) invisible: Option<(char, u64)>,
     /// The foreground program is one command of a longer command line our shell runs (a
     /// loop, a list): the line goes on after it.
     pub(super) in_command_line: bool,
@@ -449,6 +452,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                 .map(|(row, rows)| mixed_row_notice(row, *rows)),
         ),
         (facts.cut_at_edge, Some(CUT_AT_EDGE_NOTICE.to_owned())),
+        (
+            facts.invisible.is_some(),
+            facts.invisible.map(|(c, count)| invisible_notice(c, count)),
+        ),
         (
             facts.erased.is_some(),
             facts.erased.as_ref().map(erased_notice),

@@ -589,3 +589,22 @@ pub(super) fn survived_signal_notice(
         "[signal: {program} is still running after {signal} (it ignores or handles it, or is busy in code that does not check for it): send terminal_signal {next} to stop it]"
     ))
 }
+
+/// The notice for [`SettleFacts::invisible`]: `count` invisible characters, the first `c`.
+pub(super) fn invisible_notice(c: char, count: u64) -> String {
+    let name = crate::screen::invisible_name(c);
+    let which = if count == 1 {
+        format!("1 invisible character ({name}, U+{:04X})", u32::from(c))
+    } else {
+        format!(
+            "{count} invisible characters (the first {name}, U+{:04X})",
+            u32::from(c)
+        )
+    };
+    format!(
+        "[screen: the output holds {which}: a terminal shows nothing for them, and this text \
+         leaves out those that start a line, so a line may differ from what the program \
+         printed (a byte-order mark before a script's #! makes it fail to run); od -c FILE or \
+         cat -A FILE shows them]"
+    )
+}

@@ -68,6 +68,7 @@ fn facts(reason: Settle) -> SettleFacts {
         line_drawn_text: None,
         mixed_row: None,
         cut_at_edge: false,
+        invisible: None,
         in_command_line: false,
         typed_ahead_taken: None,
         held_text_taken: None,
@@ -365,6 +366,16 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
             ..facts(Settle::Idle)
         };
         insta::assert_snapshot!(name, assemble(rewound).notices.join("\n"));
+    }
+    for (invisible, name) in [
+        (('\u{feff}', 1), "invisible_character"),
+        (('\u{200b}', 3), "invisible_characters"),
+    ] {
+        let facts = SettleFacts {
+            invisible: Some(invisible),
+            ..facts(Settle::Prompt)
+        };
+        insta::assert_snapshot!(name, assemble(facts).notices.join("\n"));
     }
     let continued = SettleFacts {
         continued_line: Some("Downloading...".to_owned()),

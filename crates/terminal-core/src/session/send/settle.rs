@@ -112,6 +112,7 @@ impl SendOp {
             mixed_row,
             cut_at_edge,
             erased,
+            invisible,
         } = st.screen.take_span_notes();
         // Our shell runs a longer command line (a loop, a list) than one command typed alone:
         // a program in the foreground is one command of it.
@@ -456,6 +457,7 @@ impl SendOp {
             line_drawn_text,
             mixed_row,
             cut_at_edge,
+            invisible,
             in_command_line,
             answered_password,
             typed_ahead_taken,
