@@ -131,7 +131,7 @@ pub fn is_scrubbed(name: &OsStr, value: &OsStr) -> bool {
 
 /// Prefixes of tokens of well-known issuers: GitHub, GitLab, Slack, npm, PyPI, Stripe,
 /// OpenAI and Anthropic, Google API keys, and AWS access key ids (`AKIA`, `ASIA`).
-const TOKEN_PREFIXES: [&str; 18] = [
+const TOKEN_PREFIXES: [&str; 21] = [
     "ghp_",
     "gho_",
     "ghu_",
@@ -150,6 +150,9 @@ const TOKEN_PREFIXES: [&str; 18] = [
     "AIza",
     "AKIA",
     "ASIA",
+    "hf_",
+    "shpat_",
+    "dop_v1_",
 ];
 
 /// Whether a word of `value` is a token of a well-known issuer's shape: one of
@@ -173,23 +176,80 @@ fn holds_secret_text(value: &str) -> bool {
     let words: Vec<&str> = lower.split_whitespace().collect();
     let followed = |key: &[&str]| words.windows(2).any(|w| key.contains(&w[0]));
     let netrc = words.iter().any(|w| matches!(*w, "machine" | "login"));
-    // `Basic` then a credential (base64 of `user:password`), not the word in prose.
+    // `Basic` then a credential (base64 of `user:password`, quoted or not), not the word in
+    // prose.
     let basic = words.windows(2).any(|w| {
+        let credential = w[1].trim_matches(|c: char| matches!(c, '\'' | '"' | ',' | ';'));
         w[0] == "basic"
-            && w[1].len() >= 8
-            && w[1]
+            && credential.len() >= 8
+            && credential
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
     });
-    let json_secret = ["\"auth\":", "\"password\":", "\"token\":", "\"secret\":"]
-        .iter()
-        .any(|key| lower.replace(' ', "").contains(&format!("{key}\"")));
-    followed(&["bearer"])
+    followed(&["bearer", "authorization:"])
         || basic
-        || json_secret
+        || holds_json_secret(&lower)
         || (netrc && followed(&["password", "passwd"]))
         || lower.contains("-----begin ")
         || lower.contains("client-key-data")
+        || SECRET_URLS.iter().any(|url| lower.contains(url))
+}
+
+/// URLs that are themselves a secret (whoever has one can post with it): chat webhooks.
+const SECRET_URLS: [&str; 3] = [
+    "hooks.slack.com/services/",
+    "discord.com/api/webhooks/",
+    "outlook.office.com/webhook/",
+];
+
+/// Words that make a key (a JSON field, an option, a connection string's key) a secret's:
+/// found in it with `_` and `-` left out (`access_token`, `clientSecret`, `api-key`,
+/// `trustStorePassword`).
+const SECRET_KEY_WORDS: [&str; 8] = [
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "apikey",
+    "credential",
+    "privatekey",
+    "auth",
+];
+
+/// Whether `key` (lowercase) names a secret: one of [`SECRET_KEY_WORDS`] in it, `_` and `-`
+/// left out; `auth` only as the whole key or at its end (`"auth"`, `basicAuth`; not
+/// `author`).
+fn is_secret_key(key: &str) -> bool {
+    let key: String = key.chars().filter(|c| !matches!(c, '_' | '-')).collect();
+    SECRET_KEY_WORDS.iter().any(|word| {
+        if *word == "auth" {
+            key.ends_with(word)
+        } else {
+            key.contains(word)
+        }
+    })
+}
+
+/// Whether `lower` (a value, lowercase) holds a JSON field with a secret's name and a string
+/// value (`"access_token": "…"`, `{"clientSecret":"…"}`).
+fn holds_json_secret(lower: &str) -> bool {
+    let mut rest = lower;
+    while let Some(open) = rest.find('"') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('"') else {
+            return false;
+        };
+        let key = &after[..close];
+        let tail = after[close + 1..].trim_start();
+        if let Some(value) = tail.strip_prefix(':')
+            && value.trim_start().starts_with('"')
+            && is_secret_key(key)
+        {
+            return true;
+        }
+        rest = &after[close + 1..];
+    }
+    false
 }
 
 /// Keys of a connection string or a URL query whose value is a secret.
@@ -207,16 +267,23 @@ const SECRET_KEYS: [&str; 11] = [
     "secret",
 ];
 
-/// Whether `value` is a connection string or a URL query with a secret in it
+/// Whether `value` is a connection string, a URL query or options with a secret in it
 /// (`Server=db;Password=s3`, ODBC's `Pwd=s3`, Azure's `AccountKey=…`, `?api_key=…`, a SAS
-/// `sig=…`): one of [`SECRET_KEYS`], case-insensitively, with a value.
+/// `sig=…`, a signed URL's `X-Amz-Signature=…`, `--password=…`,
+/// `-Djavax.net.ssl.trustStorePassword=…`): one of [`SECRET_KEYS`], or a key whose last
+/// dotted part names a secret ([`is_secret_key`]), case-insensitively, with a value.
 fn holds_connection_password(value: &str) -> bool {
     value
         .split([';', '&', '?', ' ', '\t'])
         .filter_map(|part| part.trim().split_once('='))
         .any(|(key, secret)| {
-            let key = key.trim().to_ascii_lowercase();
-            SECRET_KEYS.contains(&key.as_str()) && !secret.trim().is_empty()
+            let key = key.trim().trim_start_matches('-').to_ascii_lowercase();
+            let last = key.rsplit('.').next().unwrap_or_default();
+            (SECRET_KEYS.contains(&key.as_str())
+                || SECRET_KEYS.contains(&last)
+                || last.ends_with("signature")
+                || (is_secret_key(last) && !last.ends_with("auth")))
+                && !secret.trim().is_empty()
         })
 }
 

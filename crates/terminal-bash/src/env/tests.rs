@@ -158,6 +158,35 @@ fn inheriting_scrubs_credentials_by_name_and_urls_with_passwords() {
         ("GITLAB_ACCESS", "glpat-abcdefghij0123456789"),
         ("MY_GH", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
         ("AWS_ID", "AKIAIOSFODNN7EXAMPLE"),
+        // Secrets under other keys of the same kinds: JSON fields, options, signed URLs.
+        ("OAUTH_JSON", r#"{"access_token":"ya29.a0Af"}"#),
+        ("APP_JSON", r#"{"client_secret": "s3cr3t"}"#),
+        ("APP_CONF", r#"{"clientSecret":"s3cr3t"}"#),
+        ("SVC_JSON", r#"{"api_key":"k-123"}"#),
+        (
+            "JAVA_TOOL_OPTIONS",
+            "-Djavax.net.ssl.trustStorePassword=changeit",
+        ),
+        ("JOPTS", "-Xmx1g -Dpassword=hunter2"),
+        ("CLI_ARGS", "--user ada --password=hunter2"),
+        (
+            "GIT_CONFIG_PARAMETERS",
+            "'http.extraheader=AUTHORIZATION: basic dXNlcjpwYXNzd29yZA=='",
+        ),
+        ("HDR", "Authorization: token abc"),
+        (
+            "NOTIFY_URL",
+            "https://hooks.slack.com/services/T000/B000/XXXXXXXX",
+        ),
+        (
+            "SIGNED",
+            "https://b.s3.amazonaws.com/k?X-Amz-Credential=a&X-Amz-Signature=abcd",
+        ),
+        (
+            "GCS",
+            "https://storage.googleapis.com/b/o?X-Goog-Signature=abcd",
+        ),
+        ("HF", "hf_abcdefghijklmnopqrstuvwxyz0123"),
     ];
     for (name, value) in scrubbed {
         assert!(is_scrubbed(OsStr::new(name), OsStr::new(value)), "{name}");
@@ -180,6 +209,8 @@ fn inheriting_scrubs_credentials_by_name_and_urls_with_passwords() {
         ("NOTE", "basic auth is off"),
         ("GH_REPO", "ghp_short"),
         ("MODE", "{\"auth\": null}"),
+        ("META", r#"{"author": "Ada", "tokens": 3}"#),
+        ("OPTS", "-Dfile.encoding=UTF-8 --color=auto"),
     ];
     for (name, value) in kept {
         assert!(!is_scrubbed(OsStr::new(name), OsStr::new(value)), "{name}");
