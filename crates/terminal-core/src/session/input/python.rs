@@ -321,10 +321,13 @@ fn python_ended(statement: String) -> String {
     if compound && !ends_in_open_header(&statement) {
         format!("{}\n\n", statement.trim_end())
     } else if !compound && !ends_inside(&statement) {
-        let lines: Vec<&str> = statement.lines().collect();
-        match lines.iter().rposition(|l| !l.trim().is_empty()) {
-            Some(last) => format!("{}\n", lines[..=last].join("\n")),
-            None => statement,
+        // Only empty lines after it go (its own line end stays as it was typed: a newline, or
+        // the carriage return of keys typed on).
+        let body = statement.trim_end();
+        if statement[body.len()..].matches('\n').count() >= 2 {
+            format!("{body}\n")
+        } else {
+            statement
         }
     } else {
         statement

@@ -80,6 +80,20 @@ fn python_typed_to_a_repl_gets_an_empty_line_after_each_block_and_none_inside() 
 }
 
 #[test]
+fn a_simple_statement_last_in_python_typed_to_a_repl_ends_with_one_enter() {
+    // Empty lines after it would be Enters more, answers to an `input()` it calls.
+    assert_eq!(
+        python_separated("for i in x:\n    y\nc = input('c? ')\n\n").as_deref(),
+        Some("for i in x:\n    y\n\nc = input('c? ')\n")
+    );
+    // Its own line end stays as typed (keys typed on end lines with carriage returns).
+    assert_eq!(
+        python_separated("for i in x:\n    y\nc = 1\rd = 2\r").as_deref(),
+        Some("for i in x:\n    y\n\nc = 1\rd = 2\r")
+    );
+}
+
+#[test]
 fn python_text_after_an_open_block_starts_a_statement_unless_it_continues_one() {
     let starts = [
         ("if 1:\n    x = 5", "print(x)"),
