@@ -24,7 +24,7 @@ macro_rules! guidance_tail {
 
 /// Guidance the `tool:pty` section adds after its text while background sends are enabled
 /// (`run_in_background`); without them there are no jobs to speak of.
-pub const BACKGROUND_PROMPT_TEXT: &str = "job_kill interrupts a background send's command as Ctrl-C would, then sends it SIGTERM and SIGKILL while it keeps running. A background send's job also ends when its command stops at a prompt of its own (its status then says what waits for input): that program still runs, the next send to that session answers its prompt, and job_kill of the job stops it.";
+pub const BACKGROUND_PROMPT_TEXT: &str = "job_kill interrupts a background send's command as Ctrl-C would, then sends it SIGTERM and SIGKILL while it keeps running. A background send's job also ends when its command stops at a prompt of its own (its status then says what waits for input): that program still runs, the next send to that session answers its prompt (or goes to the shell or REPL the job started), and until then job_kill of the job stops it.";
 
 /// The guidance text.
 pub const PROMPT_TEXT: &str = concat!(
