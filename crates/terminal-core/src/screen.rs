@@ -38,7 +38,7 @@ mod head;
 mod history;
 mod hooks;
 mod input_modes;
-mod invisible;
+pub(crate) mod invisible;
 mod left_rows;
 mod line_drawing;
 mod mark_order;
@@ -64,7 +64,6 @@ pub use self::binary::is_open_binary_run_line;
 pub(crate) use self::binary::shows_suppressed_run;
 pub(crate) use self::exits::ExitTally;
 pub(crate) use self::head::PlacedHead;
-pub(crate) use self::invisible::invisible_name;
 pub use self::nonce::PromptNonce;
 
 use std::num::NonZeroU16;

@@ -530,6 +530,28 @@ fn a_text_after_a_carriage_return_that_ended_a_read_is_over_the_row() {
     assert_eq!(s.take_mixed_row(), None);
 }
 
+/// A read that ends with a line's carriage return, the next one starting with its line feed
+/// (a REPL's echo of Enter split between two reads): the next line starts a row of its own.
+#[test]
+fn a_line_end_split_after_its_carriage_return_keeps_the_next_line_apart() {
+    for first in [
+        &b">>> print(x)\r"[..],
+        b"def g():\r\n...     return 1\r\n...\r\n>>> print(x)\r",
+        b"\r\n>>> print(x)\r",
+        b"print(x)\r",
+    ] {
+        let mut s = screen();
+        s.feed(&mark("C"));
+        s.feed(first);
+        s.feed(b"\nG 0\r\n>>> ");
+        assert!(
+            s.transcript().ends_with("print(x)\nG 0\n>>> "),
+            "{first:?}: {:?}",
+            s.transcript()
+        );
+    }
+}
+
 /// A shorter text written over a longer one after a carriage return leaves the longer one's
 /// end showing: the row is noted.
 #[test]

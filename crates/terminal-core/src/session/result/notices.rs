@@ -592,7 +592,7 @@ pub(super) fn survived_signal_notice(
 
 /// The notice for [`SettleFacts::invisible`]: `count` invisible characters, the first `c`.
 pub(super) fn invisible_notice(c: char, count: u64) -> String {
-    let name = crate::screen::invisible_name(c);
+    let name = crate::screen::invisible::invisible_name(c);
     let which = if count == 1 {
         format!("1 invisible character ({name}, U+{:04X})", u32::from(c))
     } else {
