@@ -367,16 +367,6 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
         };
         insta::assert_snapshot!(name, assemble(rewound).notices.join("\n"));
     }
-    for (invisible, name) in [
-        (('\u{feff}', 1), "invisible_character"),
-        (('\u{200b}', 3), "invisible_characters"),
-    ] {
-        let facts = SettleFacts {
-            invisible: Some(invisible),
-            ..facts(Settle::Prompt)
-        };
-        insta::assert_snapshot!(name, assemble(facts).notices.join("\n"));
-    }
     let continued = SettleFacts {
         continued_line: Some("Downloading...".to_owned()),
         ..facts(Settle::Prompt)

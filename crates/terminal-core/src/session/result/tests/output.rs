@@ -1,5 +1,5 @@
 //! Notices about how the output reached the screen: bytes that are not UTF-8, lines cut at
-//! the right edge with auto-wrap off.
+//! the right edge with auto-wrap off, invisible characters.
 
 use super::*;
 
@@ -102,4 +102,18 @@ fn a_row_that_mixes_two_texts_is_quoted() {
         ..facts(Settle::Prompt)
     });
     insta::assert_snapshot!("mixed_row", mixed.notices.join("\n"));
+}
+
+#[test]
+fn invisible_characters_in_the_output_are_said_to_be_there() {
+    for (invisible, name) in [
+        (('\u{feff}', 1), "invisible_character"),
+        (('\u{200b}', 3), "invisible_characters"),
+    ] {
+        let facts = SettleFacts {
+            invisible: Some(invisible),
+            ..facts(Settle::Prompt)
+        };
+        insta::assert_snapshot!(name, assemble(facts).notices.join("\n"));
+    }
 }
