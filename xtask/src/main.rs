@@ -34,7 +34,11 @@ mod bench_throughput;
 const CATALOG_PATH: &str = "docs/tool-catalog.md";
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    // `cargo run` names the package's directory at run time too: a binary built from another
+    // checkout sharing the target directory (a CI worktree since removed) still finds this one.
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    manifest_dir
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."))
