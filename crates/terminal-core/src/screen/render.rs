@@ -456,10 +456,6 @@ impl Screen {
             .page(offset, count, max_bytes)
     }
 
-    /// The rows a [`RowsSnapshot::page`] of `offset` and `count` needs, copied out.
-    ///
-    /// # Errors
-    /// `InvalidRequest` when `count` is 0.
     /// The `offset` of a page whose first line is line `from_line` (counted from the
     /// session's first line, as [`RowsSnapshot::last_line`]), of `count` lines
     /// ([`DEFAULT_PAGE_LINES`](super::DEFAULT_PAGE_LINES) when `None`), and the count cut to
@@ -513,6 +509,10 @@ impl Screen {
         self.line_ends_before(end).unwrap_or(0)
     }
 
+    /// The rows a [`RowsSnapshot::page`] of `offset` and `count` needs, copied out.
+    ///
+    /// # Errors
+    /// `InvalidRequest` when `count` is 0.
     pub(crate) fn page_snapshot(
         &mut self,
         offset: Option<u64>,

@@ -337,21 +337,22 @@ fn python_ended(statement: String) -> String {
 /// Whether `statement` ends inside a bracket, a string or a line ended by a backslash: the
 /// lines after its last one are part of it.
 fn ends_inside(statement: &str) -> bool {
-    let mut scan = PythonLines::default();
-    for line in statement.lines() {
-        scan.feed(line);
-    }
-    scan.inside()
+    scanned(statement).inside()
 }
 
 /// Whether `statement`'s last line of code opens a block (ends with `:` before any comment,
 /// outside brackets and strings: `if x:`, `else:  # why`).
 fn ends_in_open_header(statement: &str) -> bool {
+    scanned(statement).opens_block
+}
+
+/// Where the scan of `statement`'s lines stands after its last one.
+fn scanned(statement: &str) -> PythonLines {
     let mut scan = PythonLines::default();
     for line in statement.lines() {
         scan.feed(line);
     }
-    scan.opens_block
+    scan
 }
 
 /// The steps for `text` to a Python REPL that takes a multi-line paste as one block: one per
