@@ -42,9 +42,9 @@ impl Screen {
         let mut out = FeedOutcome::default();
         if !bytes.is_empty() {
             self.erase_open_run();
-            self.note_invisible(bytes);
         }
         if !bytes.is_empty() && self.binary.passes_whole(bytes) {
+            self.note_invisible(bytes);
             self.feed_text(bytes, &mut out);
         } else {
             self.feed_judged(bytes, &mut out);
@@ -74,6 +74,7 @@ impl Screen {
                 continue;
             }
             if text > 0 {
+                self.note_invisible(&rest[..text]);
                 self.feed_text(&rest[..text], out);
                 rest = &rest[text..];
                 text = 0;
@@ -95,6 +96,7 @@ impl Screen {
             }
         }
         if text > 0 {
+            self.note_invisible(&rest[..text]);
             self.feed_text(&rest[..text], out);
         }
     }
@@ -289,6 +291,7 @@ impl Screen {
             _ => &held,
         };
         if !text.is_empty() {
+            self.note_invisible(text);
             self.feed_text(text, &mut ignored);
         }
         self.materialize_flood();
