@@ -34,10 +34,16 @@
 //!   readline keymap to `__dsh_settle`, and the host types them ahead of the next send when it
 //!   sees our shell reading at its line editor with no prompt mark: the hook and the marks are
 //!   back before that command runs (readline only redraws the line it shows).
+//! - `ignoreeof` is on: a Ctrl-D (end of input) that reaches the shell's empty prompt, one
+//!   more than a program needed or one sent by mistake, prints bash's `Use "exit" to leave
+//!   the shell.` instead of ending the session and everything its shell holds (variables,
+//!   the working directory, jobs); `exit` still ends it.
 //! - The `D` mark is followed by resets of the display state a program may leave behind that
 //!   would garble every later result, as a careful shell setup does: ASCII designated into G0
 //!   and shifted in (a log with a stray `ESC ( 0` turned later text into line drawing),
-//!   auto-wrap on (`ESC [ ? 7 l` cut later lines at the right edge) and insert mode off. None
+//!   auto-wrap on (`ESC [ ? 7 l` cut later lines at the right edge), insert mode off, and the
+//!   character attributes reset (`ESC [ 0 m`: a program that left the hidden attribute, SGR 8,
+//!   on blanked every later line, the prompt and the echoed commands too). None
 //!   moves the cursor (resetting a scroll region would: it homes the cursor, and the screen
 //!   forgets the TABs of every row when a region changes).
 //! - Under `set -v` bash echoes the hook's command line before every prompt: the prompt then
@@ -106,6 +112,7 @@ pub const EDITOR_RESET_KEYS: &[u8] = b"\x1b[2026~";
 const RC_TEMPLATE: &str = r#"# dsh-terminal-bash rc: generated for one session and deleted once the shell has read it.
 command rm -f -- "${BASH_SOURCE[0]}" 2>/dev/null
 set +H 2>/dev/null
+set -o ignoreeof 2>/dev/null
 unset HISTFILE
 if [[ ! -w ${HOME:-/} && -z ${VIMINIT+set} ]]; then
   export VIMINIT="if filereadable(expand('~/.vimrc')) | source ~/.vimrc | elseif filereadable(expand('~/.vim/vimrc')) | source ~/.vim/vimrc | elseif filereadable(expand('\$VIMRUNTIME/defaults.vim')) | source \$VIMRUNTIME/defaults.vim | endif | set viminfo= | if exists('+viminfofile') | set viminfofile=NONE | endif"
@@ -144,7 +151,7 @@ __dsh_keep='${__dsh_e/${__dsh_pc_ok[x${PROMPT_COMMAND[*]+${PROMPT_COMMAND@a}}]:+
 # it as it prints them, so a prompt string someone exports (a venv's `activate`) hands no
 # child process the nonce itself.
 declare -r __dsh_n=@NONCE@
-__dsh_d='\[\033]133;D;$?;dsh=${__dsh_n};n=\#${__dsh_t}\007${__dsh_v}\033(B\017\033[?7h\033[4l\]'
+__dsh_d='\[\033]133;D;$?;dsh=${__dsh_n};n=\#${__dsh_t}\007${__dsh_v}\033(B\017\033[?7h\033[4l\033[0m\]'
 __dsh_a='\[\033]133;A;dsh=${__dsh_n};n=\#\007\]'
 __dsh_b='\[\033]133;B;dsh=${__dsh_n};n=\#\007\]'
 __dsh_a2='\[\033]133;A;k=s;dsh=${__dsh_n};n=\#\007\]'

@@ -80,6 +80,53 @@ async fn c28_scroll_regions_and_redraws_keep_printed_lines() {
     .await;
 }
 
+/// Text a program printed with the hidden attribute (SGR 8) on shows as blanks, as on a
+/// terminal, and the result says so; left on, the attribute ends at the prompt, so the
+/// prompt, the next command's echo and its output are text again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concealed_text_is_said_to_be_there_and_ends_at_the_prompt() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (leave, close) in [
+            (r"printf 'ok \033[8msecret\n'", ""),
+            (r"printf 'ok \033[1;8;31msecret\033[28m shown\n'", " shown"),
+            (
+                r"tput invis 2>/dev/null || printf '\033[8m'; echo secret",
+                "",
+            ),
+        ] {
+            let r = sh.send(leave).await;
+            assert_eq!(r.exit_code, Some(0), "{leave}: {r:?}");
+            assert!(
+                r.viewport.lines().skip(1).all(|l| !l.contains("secret")),
+                "{leave}: {r:?}"
+            );
+            assert!(
+                r.notices
+                    .iter()
+                    .any(|n| n.starts_with("[screen: the output printed 6 characters concealed")),
+                "{leave}: {r:?}"
+            );
+            if !close.is_empty() {
+                assert!(r.viewport.contains(close), "{leave}: {r:?}");
+            }
+            let r = sh.send("echo visible-$((6*7))").await;
+            assert!(
+                r.viewport.lines().any(|l| l == "visible-42"),
+                "{leave}: {r:?}"
+            );
+            assert!(
+                r.viewport.contains("echo visible-$((6*7))"),
+                "{leave}: {r:?}"
+            );
+            assert!(r.viewport.ends_with("dsh> "), "{leave}: {r:?}");
+            assert!(r.notices.is_empty(), "{leave}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 /// Field case C29: TABs the program wrote come back as TABs.
 async fn c29_tabs_come_back_as_tabs_in_results_and_pages() {

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use dsh_terminal_core::{AfterSignal, BackendSession, TerminalSignal, WaitReason};
+use dsh_terminal_core::{AfterSignal, BackendSession, SessionStatus, TerminalSignal, WaitReason};
 
 use crate::support::{Shell, TempDir, config, within};
 
@@ -206,6 +206,32 @@ async fn a_second_signal_the_prompt_ignores_keeps_the_guard() {
         sh.try_send("echo D", true).await.expect_err("refused once");
         let r = sh.send("abc").await;
         assert!(r.viewport.lines().any(|l| l == "len=3"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A Ctrl-D that reaches the shell's empty prompt (one more than `cat` needed) does not end
+/// the session: bash says to use `exit`, and the shell keeps its state.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stray_ctrl_d_at_the_prompt_keeps_the_session() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send("export KEEP=kept-$((6*7)); cat > /dev/null").await;
+        sh.send("abc").await;
+        let r = sh.send_raw("\u{4}\u{4}", false).await;
+        assert_eq!(r.session_status, SessionStatus::Running, "{r:?}");
+        let r = sh.send_raw("\u{4}", false).await;
+        assert_eq!(r.session_status, SessionStatus::Running, "{r:?}");
+        assert!(
+            r.viewport.contains("Use \"exit\" to leave the shell."),
+            "{r:?}"
+        );
+        let r = sh.send("echo $KEEP").await;
+        assert!(r.viewport.lines().any(|l| l == "kept-42"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let r = sh.send("exit 3").await;
+        assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
         sh.close().await;
     })
     .await;

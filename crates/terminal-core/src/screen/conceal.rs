@@ -102,6 +102,8 @@ pub(super) struct Conceal {
     /// The attribute saved with the cursor of the main screen (`[0]`) and of the alternate
     /// screen (`[1]`).
     saved: [bool; 2],
+    /// Characters other than spaces blanked since the last [`Screen::take_concealed`].
+    blanked: u64,
 }
 
 impl Default for Conceal {
@@ -109,6 +111,7 @@ impl Default for Conceal {
         Self {
             scanner: EscScanner::new(usize::MAX),
             saved: [false; 2],
+            blanked: 0,
         }
     }
 }
@@ -132,6 +135,9 @@ impl Conceal {
             let width = (step == Step::Text)
                 .then(|| std::str::from_utf8(text).ok()?.chars().next()?.width())
                 .flatten();
+            if width.is_some_and(|w| w > 0) && text != b" " {
+                self.blanked += 1;
+            }
             match width {
                 Some(0) => {}
                 Some(1) => out.push(b' '),
@@ -167,6 +173,12 @@ impl Screen {
             return bytes;
         }
         self.conceal.translate(bytes)
+    }
+
+    /// How many characters (spaces aside) were printed concealed, and so show as blanks,
+    /// since the last call; clears the count.
+    pub(crate) fn take_concealed(&mut self) -> u64 {
+        std::mem::take(&mut self.conceal.blanked)
     }
 
     /// Whether the conceal attribute is on.

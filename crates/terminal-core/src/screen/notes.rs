@@ -28,6 +28,8 @@ pub(crate) struct SpanNotes {
     pub(crate) erased: Option<Erased>,
     /// See [`Screen::take_invisible`].
     pub(crate) invisible: Option<(char, u64)>,
+    /// See [`Screen::take_concealed`].
+    pub(crate) concealed: u64,
 }
 
 impl Screen {
@@ -41,6 +43,7 @@ impl Screen {
             cut_at_edge: self.take_cut_at_edge(),
             erased: self.take_erased(),
             invisible: self.take_invisible(),
+            concealed: self.take_concealed(),
         }
     }
 }

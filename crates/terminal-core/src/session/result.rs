@@ -174,6 +174,9 @@ pub(super) struct SettleFacts {
     /// The first invisible character the output printed in the send's span (a byte-order
     /// mark, a zero-width space), and how many there were.
     pub(super) invisible: Option<(char, u64)>,
+    /// Characters (spaces aside) the output printed concealed (SGR 8) in the send's span:
+    /// they show as blanks.
+    pub(super) concealed: u64,
     /// The foreground program is one command of a longer command line our shell runs (a
     /// loop, a list): the line goes on after it.
     pub(super) in_command_line: bool,
@@ -456,6 +459,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             facts.invisible.is_some(),
             facts.invisible.map(|(c, count)| invisible_notice(c, count)),
         ),
+        (facts.concealed > 0, Some(concealed_notice(facts.concealed))),
         (
             facts.erased.is_some(),
             facts.erased.as_ref().map(erased_notice),

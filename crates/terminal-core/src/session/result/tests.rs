@@ -69,6 +69,7 @@ fn facts(reason: Settle) -> SettleFacts {
         mixed_row: None,
         cut_at_edge: false,
         invisible: None,
+        concealed: 0,
         in_command_line: false,
         typed_ahead_taken: None,
         held_text_taken: None,

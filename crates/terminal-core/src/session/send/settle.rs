@@ -113,6 +113,7 @@ impl SendOp {
             cut_at_edge,
             erased,
             invisible,
+            concealed,
         } = st.screen.take_span_notes();
         // Our shell runs a longer command line (a loop, a list) than one command typed alone:
         // a program in the foreground is one command of it.
@@ -458,6 +459,7 @@ impl SendOp {
             mixed_row,
             cut_at_edge,
             invisible,
+            concealed,
             in_command_line,
             answered_password,
             typed_ahead_taken,

@@ -73,6 +73,21 @@ pub(in crate::session::result) fn mixed_row_notice(row: &str, rows: u64) -> Stri
     )
 }
 
+/// The notice for [`SettleFacts::concealed`]: `count` characters printed concealed.
+pub(in crate::session::result) fn concealed_notice(count: u64) -> String {
+    let which = if count == 1 {
+        "1 character".to_owned()
+    } else {
+        format!("{count} characters")
+    };
+    format!(
+        "[screen: the output printed {which} concealed (the hidden attribute, SGR 8 `ESC [ 8 \
+         m`): a terminal shows them as blanks, and so does this text; the command piped \
+         through cat -v shows them, with the escape sequences. The shell's prompt turns the \
+         attribute off]"
+    )
+}
+
 /// The notice for [`SettleFacts::invisible`]: `count` invisible characters, the first `c`.
 pub(in crate::session::result) fn invisible_notice(c: char, count: u64) -> String {
     let name = crate::screen::invisible::invisible_name(c);

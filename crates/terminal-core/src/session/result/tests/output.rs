@@ -117,3 +117,16 @@ fn invisible_characters_in_the_output_are_said_to_be_there() {
         insta::assert_snapshot!(name, assemble(facts).notices.join("\n"));
     }
 }
+
+#[test]
+fn concealed_characters_in_the_output_are_said_to_be_there() {
+    for (count, name) in [(1, "concealed_character"), (6, "concealed_characters")] {
+        let facts = SettleFacts {
+            concealed: count,
+            ..facts(Settle::Prompt)
+        };
+        insta::assert_snapshot!(name, assemble(facts).notices.join("\n"));
+    }
+    let facts = facts(Settle::Prompt);
+    assert!(assemble(facts).notices.is_empty());
+}
