@@ -40,5 +40,6 @@ mod shell_config;
 mod signal_prompts;
 mod silence;
 mod support;
+mod suspend;
 mod typed_ahead;
 mod warm;

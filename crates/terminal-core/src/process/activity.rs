@@ -40,7 +40,7 @@ use std::time::Duration;
 use super::procfs::{self, StatInfo};
 use super::scope::ProcessScope;
 use super::tty_wait::{
-    Blocking, SyscallLine, Tty, blocked_on_tty, classify_syscall, parse_syscall,
+    Blocking, SyscallLine, Tty, blocked_on_tty, classify_syscall, thread_syscall,
 };
 use super::wait_timeout::tty_wait_timeout;
 
@@ -211,7 +211,7 @@ fn thread_wait(pid: i32, tid: i32, tty: &Tty) -> Option<Wait> {
     if text.as_deref().is_some_and(|t| t.trim() == "running") {
         return Some(Wait::Running);
     }
-    let Some(call) = text.as_deref().and_then(parse_syscall) else {
+    let Some(call) = text.as_deref().and_then(|text| thread_syscall(&base, text)) else {
         return Some(Wait::Other);
     };
     if blocked_on_tty(pid, call, tty) {
@@ -427,7 +427,7 @@ fn asleep_on_tty(pid: i32, tid: i32, tty: &Tty) -> bool {
         && fs::read_to_string(base.join("syscall"))
             .ok()
             .as_deref()
-            .and_then(parse_syscall)
+            .and_then(|text| thread_syscall(&base, text))
             .is_some_and(|call| blocked_on_tty(pid, call, tty))
 }
 

@@ -4,7 +4,9 @@
 //! Flow, for every process whose `pgrp` is the group and every thread of it:
 //! 1. the thread must be asleep (`S`); anything running, stopped or in disk sleep means the
 //!    group is not waiting;
-//! 2. `/proc/PID/task/TID/syscall` names the blocking syscall and its arguments;
+//! 2. `/proc/PID/task/TID/syscall` names the blocking syscall and its arguments (a `poll`
+//!    resumed after a stop and a continue shows as `restart_syscall`: [`thread_syscall`]
+//!    names it `poll` again);
 //! 3. the syscall is matched against the tty: `read`-family on an fd that is the tty;
 //!    `select`/`pselect6` whose read set (read from the process's memory) holds the tty fd;
 //!    `poll`/`ppoll` whose pollfd array holds the tty fd with `POLLIN`; `epoll_wait`-family
@@ -91,6 +93,36 @@ pub(super) fn parse_syscall(text: &str) -> Option<SyscallLine> {
         *slot = u64::from_str_radix(hex, 16).ok()?;
     }
     Some(SyscallLine { nr, args })
+}
+
+/// `restart_syscall` on x86_64: what a thread is in once a stop and a continue (SIGTSTP,
+/// then `fg`) interrupted a `poll` (also a `nanosleep`, a futex wait): the kernel resumes the
+/// call through it, and `/proc/.../syscall` names it instead of the call, with the call's
+/// arguments still in their registers.
+#[cfg(target_arch = "x86_64")]
+const RESTART_SYSCALL: i64 = 219;
+
+/// `poll` on x86_64.
+#[cfg(target_arch = "x86_64")]
+const POLL: i64 = 7;
+
+/// The syscall thread `base` (`/proc/PID/task/TID`) sleeps in, from its `syscall` file's
+/// `text`: as [`parse_syscall`], but a `poll` resumed through [`RESTART_SYSCALL`] (its
+/// `wchan` is poll's sleep) is named `poll` again, with its arguments, so a program waiting
+/// on the terminal in `poll` (gdb, Python's `select.poll`) still counts as reading it after
+/// a stop and a continue.
+pub(super) fn thread_syscall(base: &Path, text: &str) -> Option<SyscallLine> {
+    let call = parse_syscall(text)?;
+    #[cfg(target_arch = "x86_64")]
+    if call.nr == RESTART_SYSCALL
+        && fs::read_to_string(base.join("wchan"))
+            .is_ok_and(|wchan| wchan.starts_with("poll_schedule_timeout"))
+    {
+        return Some(SyscallLine { nr: POLL, ..call });
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = base;
+    Some(call)
 }
 
 /// What the tty is, so fds of other processes can be matched against it.
@@ -191,10 +223,11 @@ pub(crate) fn group_tty_reader_thread_in(
     scope: &ProcessScope,
 ) -> Option<ReaderThread> {
     let (pid, tid) = reader_of(pgid, tty_path, scope)?;
-    let timed = fs::read_to_string(format!("/proc/{pid}/task/{tid}/syscall"))
+    let base = PathBuf::from(format!("/proc/{pid}/task/{tid}"));
+    let timed = fs::read_to_string(base.join("syscall"))
         .ok()
         .as_deref()
-        .and_then(parse_syscall)
+        .and_then(|text| thread_syscall(&base, text))
         .is_some_and(|call| super::wait_timeout::tty_wait_timeout(pid, call).is_some());
     Some(ReaderThread {
         pid,
@@ -318,7 +351,7 @@ fn thread_verdict(pid: i32, tid: i32, tty: &Tty) -> Thread {
     let Some(call) = fs::read_to_string(base.join("syscall"))
         .ok()
         .as_deref()
-        .and_then(parse_syscall)
+        .and_then(|text| thread_syscall(&base, text))
     else {
         return Thread::Elsewhere;
     };

@@ -1,0 +1,54 @@
+//! Programs stopped with SIGTSTP and continued with `fg`: a program waiting on the terminal
+//! when it was stopped waits on it again once continued, and takes what is sent to it.
+
+use dsh_terminal_core::{BackendSession, TerminalSignal, WaitReason};
+
+use crate::support::{Shell, config, installed, within};
+
+/// A program that waits for the terminal in `poll` (Python's `select.poll`, gdb's event loop):
+/// stopped and continued, the kernel resumes its wait through `restart_syscall`, and it still
+/// counts as reading the terminal (the `fg` settles as waiting for input, the answer reaches
+/// it), as it did before the stop.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_polling_the_terminal_reads_again_after_fg() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let mut programs = vec![(
+            "python3 -c \"import select,sys; p=select.poll(); p.register(0, select.POLLIN); \
+             print('Name?', end=' ', flush=True); p.poll(); \
+             print('got', sys.stdin.readline().strip())\""
+                .to_owned(),
+            "alice",
+            "got alice",
+        )];
+        if installed("gdb") {
+            programs.push(("gdb -q -nx".to_owned(), "print 6*7", "$1 = 42"));
+        }
+        for (start, answer, answered) in programs {
+            let r = sh.send(&start).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
+            sh.session
+                .signal(TerminalSignal::Sigtstp)
+                .unwrap_or_else(|e| panic!("{start}: {e}"));
+            let r = sh.send_raw("", false).await;
+            assert!(r.viewport.contains("Stopped"), "{start}: {r:?}");
+            // gdb waits on the terminal among its own event sources, and draws no prompt
+            // again: its wait may be said to be for input or among other sources.
+            let r = sh.send_within("fg", true, 20_000).await;
+            assert!(
+                r.wait_reason == WaitReason::StdinRead
+                    || (start.starts_with("gdb") && r.wait_reason == WaitReason::InferredIdle),
+                "{start}: {r:?}"
+            );
+            let r = sh.send_within(answer, true, 20_000).await;
+            assert!(r.viewport.lines().any(|l| l == answered), "{start}: {r:?}");
+            if start.starts_with("gdb") {
+                let r = sh.send("quit").await;
+                assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
+            }
+            assert!(sh.send("true").await.exit_code == Some(0), "{start}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
