@@ -458,6 +458,44 @@ async fn a_block_sent_while_the_repl_runs_a_statement_is_refused() {
     .await;
 }
 
+/// IPython reads its statements in raw mode: in line mode, with nothing on the cursor's row,
+/// it runs a statement (or is between one and its next prompt), also while a thread of it
+/// waits on the terminal. A block sent then is refused, nothing typed: the thread would take
+/// its first line and IPython the rest, typed instead of pasted. A line for that thread still
+/// goes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_block_to_ipython_running_a_statement_that_reads_the_terminal_is_refused() {
+    if !installed("ipython") {
+        eprintln!("ipython is not installed: its statements' terminal readers are not exercised");
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("ipython --no-banner").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh
+            .send(
+                "import sys, threading; t = threading.Thread(target=lambda: \
+                 print('read', sys.stdin.readline().strip())); t.start(); t.join()",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let e = sh
+            .try_send("def g():\n    return 2\n\nprint('G', g())", true)
+            .await
+            .unwrap_err();
+        assert!(e.message().contains("is still running a statement"), "{e}");
+        let r = sh.send("the-line").await;
+        assert!(r.viewport.lines().any(|l| l == "read the-line"), "{r:?}");
+        let r = sh.send("def g():\n    return 2\n\nprint('G', g())").await;
+        assert!(r.viewport.lines().any(|l| l == "G 2"), "{r:?}");
+        let r = sh.send("exit()").await;
+        assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A block with an empty line inside it, sent to a Python REPL that does not lead its process
 /// group (a wrapper started it) or whose prompt is not on the screen (continued with `fg`,
 /// which draws no prompt again): it is defined as sent, as at a plain REPL's prompt. Typed as

@@ -155,11 +155,22 @@ impl SendOp {
                     || is_block_continuation_prompt(r)
                     || (st.typed_unended && prompt_then_text(r))
             });
+            // IPython's line editor reads in raw mode: in the terminal's line mode, with
+            // nothing on the cursor's row (no prompt of a statement's own `input()`), it runs a
+            // statement or is between one and its next prompt, a thread of it may wait on the
+            // terminal all the same.
+            let ipython_between = program.starts_with("ipython")
+                && canonical == Some(true)
+                && st
+                    .screen
+                    .cursor_row_prefix()
+                    .is_none_or(|row| row.trim().is_empty());
             let busy = if aftermath_pending && !at_repl_prompt {
                 Some(python_input::Busy::Interrupted)
-            } else if away_from_prompts
-                && (fg.is_some_and(|pgid| shared.tty_reader(pgid).is_none())
-                    || (program.starts_with("ipython") && canonical == Some(false)))
+            } else if ipython_between
+                || away_from_prompts
+                    && (fg.is_some_and(|pgid| shared.tty_reader(pgid).is_none())
+                        || (program.starts_with("ipython") && canonical == Some(false)))
             {
                 Some(python_input::Busy::Running)
             } else {
