@@ -466,18 +466,26 @@ impl Pty {
         Some(TtyModes::of(&t))
     }
 
-    /// The byte the terminal's own Ctrl-C sends when the foreground program reads keys raw:
-    /// `Some(VINTR)` when `ISIG` is off (the line discipline turns no key into SIGINT, so the
-    /// program expects the byte) and the character is not disabled; `None` when `ISIG` is on
-    /// (Ctrl-C means SIGINT to the foreground group) or the modes cannot be read.
-    pub(crate) fn raw_interrupt_char(&self) -> Option<u8> {
+    /// The byte the terminal's own key for `signal` sends when the foreground program reads
+    /// keys raw: Ctrl-C (`VINTR`) for SIGINT, Ctrl-Z (`VSUSP`) for SIGTSTP, when `ISIG` is off
+    /// (the line discipline turns no key into a signal, so the program expects the byte) and
+    /// the character is not disabled; `None` for another signal, when `ISIG` is on (the key
+    /// means the signal to the foreground group) or the modes cannot be read.
+    pub(crate) fn raw_signal_char(&self, signal: crate::types::TerminalSignal) -> Option<u8> {
+        use crate::types::TerminalSignal;
+        use rustix::termios::SpecialCodeIndex;
+        let index = match signal {
+            TerminalSignal::Sigint => SpecialCodeIndex::VINTR,
+            TerminalSignal::Sigtstp => SpecialCodeIndex::VSUSP,
+            _ => return None,
+        };
         let t = rustix::termios::tcgetattr(self.fd.as_fd()).ok()?;
         if t.local_modes.contains(LocalModes::ISIG) {
             return None;
         }
-        let vintr = t.special_codes[rustix::termios::SpecialCodeIndex::VINTR];
+        let byte = t.special_codes[index];
         // 0 is _POSIX_VDISABLE on Linux.
-        (vintr != 0).then_some(vintr)
+        (byte != 0).then_some(byte)
     }
 
     /// Discards input written to the terminal that no program has read yet, as the line

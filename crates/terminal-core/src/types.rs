@@ -461,6 +461,11 @@ pub enum SignalDelivery {
     /// interrupt character (`VINTR`, usually `^C`) was written as input, exactly what the
     /// terminal's own Ctrl-C does for it.
     InterruptCharacter,
+    /// SIGTSTP to a program that turned `ISIG` off (node, Python's REPL, vim): the
+    /// terminal's suspend character (`VSUSP`, usually `^Z`) was written as input, exactly what
+    /// the terminal's own Ctrl-Z does for it (such a program stops itself, its terminal put
+    /// back, and redraws once continued).
+    SuspendCharacter,
     /// The signal came while the shell still held the terminal for the command line of the
     /// send in progress (it was reading or starting it): handed to that send, which delivers
     /// it to the command once it holds the foreground, as a cancelled send does its

@@ -447,7 +447,8 @@ pub struct SignalOutput {
     pub shell_ran_command: bool,
     /// How it was delivered: `signal` (`kill` to the group), `interrupt-character` (SIGINT
     /// to a program that reads keys raw, such as vim: the terminal's Ctrl-C byte was written
-    /// as input, as the terminal itself would) or `when-command-starts` (while the shell was
+    /// as input, as the terminal itself would), `suspend-character` (SIGTSTP to such a
+    /// program, such as node: its Ctrl-Z byte) or `when-command-starts` (while the shell was
     /// still reading or starting the command line just sent: the command gets the signal
     /// once it starts) (addition).
     pub delivery: SignalDeliveryOutput,
@@ -471,6 +472,8 @@ pub enum SignalDeliveryOutput {
     Signal,
     /// The terminal's interrupt character (Ctrl-C) written as input.
     InterruptCharacter,
+    /// The terminal's suspend character (Ctrl-Z) written as input.
+    SuspendCharacter,
     /// Handed to the send in progress, whose command line the shell was still reading or
     /// starting: the command gets the signal once it starts.
     WhenCommandStarts,
@@ -481,6 +484,7 @@ impl From<dsh_terminal_core::SignalDelivery> for SignalDeliveryOutput {
         match d {
             dsh_terminal_core::SignalDelivery::ProcessGroup => Self::Signal,
             dsh_terminal_core::SignalDelivery::InterruptCharacter => Self::InterruptCharacter,
+            dsh_terminal_core::SignalDelivery::SuspendCharacter => Self::SuspendCharacter,
             dsh_terminal_core::SignalDelivery::WhenCommandStarts => Self::WhenCommandStarts,
         }
     }

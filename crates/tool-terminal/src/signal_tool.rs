@@ -1,5 +1,5 @@
 //! `terminal_signal`: a signal to a session's foreground process group, and how its delivery
-//! reads (to a program, as the terminal's interrupt character, to the shell itself).
+//! reads (to a program, as the terminal's interrupt or suspend character, to the shell itself).
 
 use std::sync::Arc;
 
@@ -99,6 +99,9 @@ impl Tool for SignalTool {
         }
         if as_key {
             return render::render_interrupt_character(signal.as_str(), out.target_pgid);
+        }
+        if out.delivery == SignalDeliveryOutput::SuspendCharacter {
+            return render::render_suspend_character(signal.as_str(), out.target_pgid);
         }
         if out.delivery == SignalDeliveryOutput::WhenCommandStarts {
             return render::render_signal_when_command_starts(signal.as_str());

@@ -1,7 +1,7 @@
 //! Programs stopped with SIGTSTP and continued with `fg`: a program waiting on the terminal
 //! when it was stopped waits on it again once continued, and takes what is sent to it.
 
-use dsh_terminal_core::{BackendSession, TerminalSignal, WaitReason};
+use dsh_terminal_core::{BackendSession, SignalDelivery, TerminalSignal, WaitReason};
 
 use crate::support::{Shell, config, installed, within};
 
@@ -48,6 +48,45 @@ async fn a_program_polling_the_terminal_reads_again_after_fg() {
             }
             assert!(sh.send("true").await.exit_code == Some(0), "{start}");
         }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// SIGTSTP to a REPL that turned the terminal's signal keys off (node) goes as the
+/// terminal's Ctrl-Z key, as SIGINT goes as its Ctrl-C: the REPL puts the terminal back and
+/// stops itself, `fg` brings it back at its prompt, and the next line is echoed once and runs
+/// (sent as a signal, node stopped with its raw modes in place, drew no prompt once continued
+/// and its lines showed twice).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigtstp_to_a_repl_with_its_signal_keys_off_goes_as_ctrl_z() {
+    if !installed("node") {
+        eprintln!("node is not installed: a REPL that takes Ctrl-Z as a key is not exercised");
+        return;
+    }
+    within(async {
+        let sh = Shell::open_node_repl().await;
+        sh.send("let v = 7").await;
+        let s = sh
+            .session
+            .signal(TerminalSignal::Sigtstp)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.delivery, SignalDelivery::SuspendCharacter, "{s:?}");
+        let r = sh.send_raw("", false).await;
+        assert!(r.viewport.contains("Stopped"), "{r:?}");
+        assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        let r = sh.send("fg").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.ends_with("> "), "{r:?}");
+        let r = sh.send("v * 6").await;
+        assert_eq!(
+            r.viewport.lines().filter(|l| l.ends_with("v * 6")).count(),
+            1,
+            "{r:?}"
+        );
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        let r = sh.send(".exit").await;
+        assert!(r.viewport.ends_with("dsh> "), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -3,25 +3,18 @@
 
 use std::time::{Duration, Instant};
 
-use tokio::sync::watch;
-
 use crate::error::{TerminalError, TerminalErrorCode};
 use crate::process::pgid_in_own_namespace;
-use crate::readiness::WEAK_WAIT_QUIET;
 use crate::screen::PromptState;
 use crate::types::{SignalDelivery, SignalResult, TerminalSignal};
 
 use super::cancel::program_name;
-use super::send::SendOp;
 use super::shared::Shared;
 
+mod aftermath;
 mod refusal;
+pub(super) use aftermath::SignalAftermath;
 pub(super) use refusal::refusal;
-
-/// After a signal to the foreground: most time the next send waits for it to play out.
-const SIGNAL_AFTERMATH_MAX: Duration = Duration::from_millis(1000);
-/// Longest pause between checks while waiting out a signal.
-const AFTERMATH_TICK: Duration = Duration::from_millis(20);
 
 /// `terminal_signal`: a SIGINT to a shell idle at its prompt is a no-op (nothing runs);
 /// anything else goes to the foreground group, the way the terminal's own keys would (see
@@ -180,14 +173,15 @@ pub(super) fn runs_shell_image(pgid: i32, shell_pgid: i32) -> bool {
 
 /// Delivers `signal` to the foreground group and records its aftermath; returns the group and
 /// how it went. With `as_key` (`terminal_signal`), a SIGINT goes the way the terminal's own
-/// Ctrl-C would: when the foreground program turned `ISIG` off (vim, raw-mode programs) and
-/// reads keys (it holds the alternate screen, or reads the terminal now), the terminal's
-/// interrupt character is written as input (a signal would bypass the program's own handling
-/// of the key, or kill it). Otherwise (a cancelled send, `job_kill`: a real signal, so a
-/// program that takes Ctrl-C as a key, such as node's readline pausing at its prompt, is
-/// interrupted all the same) `kill(-pgid, SIGINT)`, after discarding unread typed-ahead input
-/// as the terminal's key does (SIGTSTP too, unless it goes to the shell itself, which ignores
-/// it).
+/// Ctrl-C would, and a SIGTSTP as its Ctrl-Z: when the foreground program turned `ISIG` off
+/// (vim, node, raw-mode programs) and reads keys (it holds the alternate screen, or reads the
+/// terminal now), the terminal's interrupt or suspend character is written as input (a
+/// signal would bypass the program's own handling of the key: node puts the terminal back
+/// before it stops, and redraws its prompt once continued). Otherwise (a cancelled send,
+/// `job_kill`: a real signal, so a program that takes Ctrl-C as a key, such as node's
+/// readline pausing at its prompt, is interrupted all the same) `kill(-pgid, signal)`, after
+/// discarding unread typed-ahead input as the terminal's key does (SIGTSTP too, unless it
+/// goes to the shell itself, which ignores it).
 pub(super) fn deliver(
     shared: &Shared,
     signal: TerminalSignal,
@@ -227,8 +221,8 @@ pub(super) fn deliver(
     // itself, and so does one reading lines (`stty -isig; read x`, `input()`): there the
     // character would only join the line it answers, and interrupt nothing; so does the
     // session's shell, whatever it reads (its `read` builtin takes the character as data).
-    let raw_interrupt = (as_key && signal == TerminalSignal::Sigint)
-        .then(|| shared.pty.raw_interrupt_char())
+    let raw_key = as_key
+        .then(|| shared.pty.raw_signal_char(signal))
         .flatten()
         .filter(|_| {
             pgid != shared.shell_pgid()
@@ -266,10 +260,14 @@ pub(super) fn deliver(
             op.drop_held();
         }
     }
-    let delivery = if let Some(byte) = raw_interrupt {
+    let delivery = if let Some(byte) = raw_key {
         // Written ahead of any later input.
         drop(shared.pty.write(vec![byte]));
-        SignalDelivery::InterruptCharacter
+        if signal == TerminalSignal::Sigtstp {
+            SignalDelivery::SuspendCharacter
+        } else {
+            SignalDelivery::InterruptCharacter
+        }
     } else {
         // The terminal's own key would also discard input typed ahead and not yet read (a
         // cancelled send's line must not run once the shell reads again).
@@ -305,7 +303,7 @@ pub(super) fn deliver(
             done_count: redraw_from,
             prompt_end_count: prompt_ends,
             at: Instant::now(),
-            interrupt_byte: raw_interrupt,
+            key_byte: raw_key,
             interrupts_a_continuation: signal == TerminalSignal::Sigint
                 && pgid == shared.shell_pgid()
                 && at_continuation,
@@ -400,129 +398,6 @@ fn interrupt_the_shell(shared: &Shared) {
 /// ever comes to end the wait.
 fn has_aftermath(pgid: i32, shell_pgid: i32, shell_idle: bool) -> bool {
     !(pgid == shell_pgid && shell_idle)
-}
-
-/// A signal was just delivered to the foreground group `pgid`; the next send's input must not
-/// reach the terminal while that group is dying or the shell is re-arming readline (the typed
-/// text would be swallowed with the interrupted line, or settle on the interrupted command's
-/// prompt).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct SignalAftermath {
-    pgid: i32,
-    /// The signal was SIGKILL: the group ends whatever it does (see
-    /// [`SignalAftermath::kills`]).
-    killed: bool,
-    done_count: u64,
-    /// The prompts ended so far (primary or continuation) when the signal went.
-    prompt_end_count: u64,
-    at: Instant,
-    /// The interrupt went as the terminal's interrupt character (this byte): the program must
-    /// have read it (and reacted: an editor flushes what was typed after it) before the next
-    /// input.
-    interrupt_byte: Option<u8>,
-    /// The signal was a SIGINT to the shell's own group at its continuation prompt, not yet
-    /// repeated (see [`SignalAftermath::wait`]).
-    interrupts_a_continuation: bool,
-}
-
-impl SignalAftermath {
-    /// Whether this aftermath ends group `fg`, a program's (not the shell's): it went SIGKILL.
-    /// Until the shell has reaped it and taken the terminal back, the dying program still
-    /// shows as the foreground (a pager, with its modes), so what holds the terminal then is
-    /// no guide to where the next text goes: the shell, once the aftermath played out.
-    pub(super) fn kills(&self, fg: Option<i32>) -> bool {
-        self.killed && fg == Some(self.pgid)
-    }
-
-    /// For an interrupt character: the program had time to answer it. An editor that read
-    /// the byte may block reading again (briefly, among its timers) before it redraws and
-    /// flushes what was typed after the interrupt; input written then would be discarded.
-    /// So its output must be on the screen and quiet for [`WEAK_WAIT_QUIET`] since the
-    /// signal or its newest output.
-    fn answered(&self, shared: &Shared) -> bool {
-        if !shared.output_drained() {
-            return false;
-        }
-        let last = shared.lock().last_output_at.max(self.at);
-        last.elapsed() >= WEAK_WAIT_QUIET
-    }
-
-    /// Delivers the SIGINT to the shell again, the way it went the first time.
-    fn interrupt_again(&self, shared: &Shared) {
-        if let Some(byte) = self.interrupt_byte {
-            drop(shared.pty.write(vec![byte]));
-        } else if let Some(pid) = rustix::process::Pid::from_raw(self.pgid)
-            && let Err(err) = rustix::process::kill_process_group(pid, rustix::process::Signal::INT)
-        {
-            tracing::debug!(%err, "the shell's second interrupt did not go");
-        }
-    }
-
-    /// Waits (at most [`SIGNAL_AFTERMATH_MAX`]) until the signal has played out: the shell
-    /// showed a fresh prompt (a new command-finished mark and the prompt's end mark), or the
-    /// signalled program survived and is blocked reading the terminal again (a REPL catching
-    /// SIGINT; for an interrupt character, only once it has read the byte). Returns early
-    /// when `op` settles. Returns whether the signal played out (not the deadline, nor the
-    /// settled `op`).
-    pub(super) async fn wait(
-        mut self,
-        shared: &Shared,
-        op: &SendOp,
-        activity: &mut watch::Receiver<u64>,
-    ) -> bool {
-        let until = self.at + SIGNAL_AFTERMATH_MAX;
-        loop {
-            if op.is_settled() || Instant::now() >= until {
-                return false;
-            }
-            let (fresh_prompt, continued) = {
-                let st = shared.lock();
-                let fresh = st.screen.done_count() > self.done_count;
-                (
-                    fresh && st.screen.prompt_state() == PromptState::Prompt,
-                    !fresh
-                        && st.screen.prompt_end_count() > self.prompt_end_count
-                        && st.screen.prompt_state() == PromptState::Continuation,
-                )
-            };
-            if fresh_prompt {
-                return true;
-            }
-            // Bash, interrupted at a continuation prompt just as it printed it (a here-document's
-            // next line), may go on reading with the interrupt still pending, showing that
-            // prompt again or nothing after its `^C`: the next key it reads is then swallowed
-            // with the line it abandons (`echo next` ran as `cho next`). So when no fresh prompt
-            // came and the shell reads the terminal again, quiet (or it prompted for the
-            // continuation again), a second interrupt ends the continuation as the first should
-            // have (once: the shell's own handling of it decides after that).
-            if self.interrupts_a_continuation
-                && (continued || (self.answered(shared) && shared.waiting_on_tty(self.pgid).await))
-            {
-                self.interrupts_a_continuation = false;
-                tracing::debug!(
-                    "the shell reads on after its interrupt without a fresh prompt; interrupting once more"
-                );
-                self.interrupt_again(shared);
-                self.prompt_end_count = shared.lock().screen.prompt_end_count();
-                self.at = Instant::now();
-                continue;
-            }
-            if self.pgid != shared.shell_pgid()
-                && shared.pty.foreground_pgid() == Some(self.pgid)
-                && (self.interrupt_byte.is_none()
-                    || (shared.pty.pending_input_bytes() == Some(0) && self.answered(shared)))
-                && shared.waiting_on_tty(self.pgid).await
-            {
-                return true;
-            }
-            let tick = (Instant::now() + AFTERMATH_TICK).min(until);
-            tokio::select! {
-                _ = activity.changed() => {}
-                _ = op.woken() => {}
-                _ = tokio::time::sleep_until(tick.into()) => {}
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -300,6 +300,10 @@ fn signal_and_close_renders() {
         render_interrupt_character("SIGINT", 4242)
     );
     insta::assert_snapshot!(
+        "signal_suspend_character",
+        render_suspend_character("SIGTSTP", 4242)
+    );
+    insta::assert_snapshot!(
         "signal_still_reading",
         [
             render_signal_still_reading("SIGINT", 4242, "python3", false),
