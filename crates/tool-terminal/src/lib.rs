@@ -420,9 +420,12 @@ impl Tool for ReadTool {
         let mut output = ReadOutput::from(page);
         // The older lines of the range the page left out, by number when the range was asked
         // for so (from its first line up to the page's, which the cuts above moved down).
+        // None past the oldest line kept: a page that reaches it starts where the scrollback
+        // does, and the range's lines before it were dropped (its footer says so).
         let first_line =
             core_first.map(|first| first + core_lines - (output.line_end - output.line_begin));
         let older = match args.from_line {
+            _ if output.line_end >= output.total_lines => None,
             Some(from) => first_line
                 .filter(|&first| first > from)
                 .map(|first| (first - from, Some(from))),

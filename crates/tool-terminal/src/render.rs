@@ -511,13 +511,15 @@ pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
             metadata.push_str(&older);
         }
     }
-    // Whole, but reaching back to the oldest line kept after older output was dropped.
+    // Whole, but reaching back to the oldest line kept after older output was dropped: the
+    // line says so, and no truncation marker says otherwise.
     if truncated
         && result.older.is_none()
         && result.line_end >= result.total_lines
         && !result.text.is_empty()
     {
         metadata.push_str(OLDEST_RETAINED);
+        truncated = false;
     }
     metadata.push_str(screen);
     bound_body_with_suffix(body, &metadata, truncated, max_bytes)

@@ -2,9 +2,11 @@
 //! page's `older` arguments, give every left-out line exactly once, and each rendered page
 //! holds exactly the lines its footer counts.
 
+use dsh_terminal_bash::BashConfig;
+use dsh_tool_terminal::ToolTerminalConfig;
 use serde_json::{Value, json};
 
-use crate::support::{Host, read_args_of};
+use crate::support::{Host, fast_bash, read_args_of};
 
 /// The `{…}` arguments after `terminal_read ` in `text`'s line that starts with `prefix`.
 fn read_args(text: &str, prefix: &str) -> Option<Value> {
@@ -70,6 +72,60 @@ async fn following_the_pointers_pages_every_left_out_line_once() {
     let first = all[0];
     let expected: Vec<u64> = (first..=20000).collect();
     assert_eq!(all, expected);
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
+
+/// A `fromLine` range whose older part the scrollback dropped: the page starts at the oldest
+/// line kept and says no page goes further back; it points at no older lines of the range
+/// (they are gone: the pointer led to an error), and no truncation marker contradicts it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_range_partly_dropped_pages_from_the_oldest_line_kept_with_no_pointer_back() {
+    let host = Host::new(
+        ToolTerminalConfig::default(),
+        Some(BashConfig {
+            scrollback_lines: 1000,
+            ..fast_bash()
+        }),
+    );
+    let agent = host.agent("a");
+    host.call(&agent, "terminal_open", json!({"type": "shell"}))
+        .await;
+    host.send(&agent, "pty-1", "seq -f 'A%06g' 1 3000").await;
+    // The oldest line kept, as the error for a range wholly dropped names it.
+    let gone = host
+        .call(
+            &agent,
+            "terminal_read",
+            json!({"sessionId": "pty-1", "fromLine": 1, "count": 5}),
+        )
+        .await;
+    let said = gone.text();
+    let oldest: u64 = said
+        .split("the oldest line kept is ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{said}"));
+    let page = host
+        .call(
+            &agent,
+            "terminal_read",
+            json!({"sessionId": "pty-1", "fromLine": oldest - 20, "count": 60}),
+        )
+        .await;
+    let text = page.text();
+    assert!(!page.is_error, "{text}");
+    let lines: Vec<&str> = text.lines().take_while(|l| !l.starts_with('[')).collect();
+    assert_eq!(lines.len(), 40, "{text}");
+    assert!(!text.contains("[older lines of the range"), "{text}");
+    assert!(
+        text.contains("[lines: the page is whole and starts at the oldest line kept"),
+        "{text}"
+    );
+    assert!(!text.contains("[output truncated]"), "{text}");
+    assert!(page.structured.unwrap().get("older").is_none());
     host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;
     host.shutdown().await;
