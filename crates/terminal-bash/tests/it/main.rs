@@ -30,6 +30,7 @@ mod python_blocks;
 mod queries;
 mod races;
 mod redraws;
+mod repl_prompts;
 mod running_lines;
 mod sandbox;
 mod sandbox_filters;

@@ -124,6 +124,10 @@ pub(super) struct SendOp {
     /// The send began at a line reader (`read`, `input()`, a REPL's prompt) no key or quit
     /// command of it ends: lines left untyped when the shell's prompt came back are dropped.
     answers_a_line_reader: bool,
+    /// The process group of the program (a REPL, a debugger) whose own prompt the cursor
+    /// stood at as the send began (`>>> `, `(gdb) `), when one did: its later lines are
+    /// statements or commands for that prompt (see `refuses_step_to_own_prompt`).
+    repl_at_start: Option<i32>,
 }
 
 /// See [`SendOp::unprompted_wait`].
@@ -422,7 +426,10 @@ impl SendOp {
                 && let Some(mut line) = pacing.on_settle(reason)
             {
                 let ahead = matches!(reason, Settle::Idle | Settle::Timeout);
-                if self.refuses_paced_step(&line, &mut pacing, obs.fg).await {
+                if self.refuses_paced_step(&line, &mut pacing, obs.fg).await
+                    || (reason == Settle::StdinWait
+                        && self.refuses_step_to_own_prompt(&line, &mut pacing, obs.fg))
+                {
                     self.settle(reason, last_exit);
                     break;
                 }

@@ -59,6 +59,40 @@ pub(in crate::session) fn line_to_a_prompt_notice(
     )
 }
 
+/// The notice for line `number` of an input sent to a REPL or debugger at its prompt (`line`,
+/// its first text) that went as the answer to a prompt of its own (`prompt`: an `input()`, a
+/// question of the program a debugger runs) an earlier line's statement or command stopped
+/// at.
+pub(in crate::session) fn line_to_programs_prompt_notice(
+    number: usize,
+    line: &str,
+    prompt: &str,
+) -> String {
+    format!(
+        "[input: line {number} of the input (`{line}`) went to the prompt `{prompt}` that an earlier line's statement or command showed, as its answer, not to the REPL or debugger as a statement or command: if it was meant as one, it did not run; send it again once that prompt is answered]"
+    )
+}
+
+/// The notice for line `number` of an input sent to a REPL or debugger at its prompt (`line`,
+/// its first text) and the `rest` lines after it, not typed: an earlier line's statement or
+/// command stopped at a prompt of its own that hides its input (`prompt`: a password's),
+/// which would have taken the line as its answer.
+pub(in crate::session) fn line_to_hidden_prompt_notice(
+    number: usize,
+    line: &str,
+    rest: usize,
+    prompt: &str,
+) -> String {
+    let lines = match rest {
+        0 => format!("line {number} of the input (`{line}`) was"),
+        1 => format!("line {number} of the input (`{line}`) and the line after it were"),
+        _ => format!("line {number} of the input (`{line}`) and the {rest} lines after it were"),
+    };
+    format!(
+        "[input: {lines} not typed: an earlier line's statement or command now waits at `{prompt}`, a prompt of its own that hides what is typed (a password's), which would have taken the line as its answer; your next send answers `{prompt}` (not echoed), then send the lines not typed again]"
+    )
+}
+
 /// The notice for the lines of an input a signal or a cancel dropped before they were typed:
 /// `count` lines from line `first` (from 1).
 pub(in crate::session) fn discarded_lines_notice(first: usize, count: usize) -> String {

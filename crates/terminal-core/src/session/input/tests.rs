@@ -400,6 +400,18 @@ fn the_notice_for_lines_not_typed_or_typed_to_a_prompt_names_them() {
         @"[input: line 2 of the input (`echo second-line-ran`) went to the prompt `A:` that an earlier line's command showed, as its answer, not to the shell: if it was meant as a command, it did not run; send it again once that prompt is answered]"
     );
     insta::assert_snapshot!(
+        line_to_hidden_prompt_notice(3, "print(len(k))", 0, "Key:"),
+        @"[input: line 3 of the input (`print(len(k))`) was not typed: an earlier line's statement or command now waits at `Key:`, a prompt of its own that hides what is typed (a password's), which would have taken the line as its answer; your next send answers `Key:` (not echoed), then send the lines not typed again]"
+    );
+    insta::assert_snapshot!(
+        line_to_hidden_prompt_notice(2, "info registers rip", 2, "Password:"),
+        @"[input: line 2 of the input (`info registers rip`) and the 2 lines after it were not typed: an earlier line's statement or command now waits at `Password:`, a prompt of its own that hides what is typed (a password's), which would have taken the line as its answer; your next send answers `Password:` (not echoed), then send the lines not typed again]"
+    );
+    insta::assert_snapshot!(
+        line_to_programs_prompt_notice(5, "print('done', n)", "N:"),
+        @"[input: line 5 of the input (`print('done', n)`) went to the prompt `N:` that an earlier line's statement or command showed, as its answer, not to the REPL or debugger as a statement or command: if it was meant as one, it did not run; send it again once that prompt is answered]"
+    );
+    insta::assert_snapshot!(
         discarded_lines_notice(3, 2),
         @"[input: lines 3–4 of the input were not typed: a signal (or a cancel) came first, and it discards input not read yet, as a terminal discards what was typed ahead; send them again to run them]"
     );

@@ -311,6 +311,69 @@ impl SendOp {
         }
     }
 
+    /// Whether `step`, paced after the send's first input to a REPL or debugger that stood at
+    /// its prompt as the send began (`repl_at_start`), must not be typed: that program, still
+    /// in the foreground (`fg`), now waits at a prompt of its own instead (a statement's
+    /// `input()` or `getpass`, the question of a program a debugger runs: the cursor row is
+    /// text and no REPL prompt), which takes the line as its answer. At a prompt that hides
+    /// its input (a password's: line mode, echo off) the step and the rest are dropped, and
+    /// the result names the line and the prompt: a statement taken as the password, the
+    /// secret sent next would run as a statement, echoed. At one that shows it, the line goes
+    /// as its answer, as lines sent together may mean it to (`a = input('A? ')`, then
+    /// `hello`), and the result says where it went.
+    pub(super) fn refuses_step_to_own_prompt(
+        &self,
+        step: &[u8],
+        pacing: &mut super::pacing::Pacing,
+        fg: Option<i32>,
+    ) -> bool {
+        if self.repl_at_start.is_none() || self.repl_at_start != fg {
+            return false;
+        }
+        let Some(prompt) = self
+            .shared
+            .lock()
+            .screen
+            .cursor_row_prefix()
+            .filter(|row| is_programs_own_prompt(row))
+        else {
+            return false;
+        };
+        let number = pacing.newest_step_first_line();
+        let hidden = self
+            .shared
+            .pty
+            .modes()
+            .is_some_and(|m| m.canonical && !m.echo);
+        // The line's text, without the markers of a paste.
+        let line = String::from_utf8_lossy(step)
+            .replace("\x1b[200~", "")
+            .replace("\x1b[201~", "");
+        let line = line
+            .split(['\n', '\r'])
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or_default();
+        let cut = super::stale_reader::clipped;
+        if !hidden {
+            self.refused.lock().get_or_insert_with(|| {
+                input::line_to_programs_prompt_notice(
+                    number,
+                    &cut(line.trim()),
+                    &cut(prompt.trim()),
+                )
+            });
+            return false;
+        }
+        let rest = pacing.discard().map_or(0, |(_, count)| count);
+        *self.refused.lock() = Some(input::line_to_hidden_prompt_notice(
+            number,
+            &cut(line.trim()),
+            rest,
+            &cut(prompt.trim()),
+        ));
+        true
+    }
+
     /// `step` and the steps after it split again as keys to a full-screen program that took
     /// pastes, when an earlier line of the send started it (`vim f.py` and then `i…`).
     fn full_screen_step(&self, step: Vec<u8>, pacing: &mut super::pacing::Pacing) -> Vec<u8> {

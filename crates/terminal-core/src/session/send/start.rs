@@ -434,6 +434,12 @@ impl SendOp {
                     || modes.is_some_and(TtyModes::single_keys))
                 && !ends_a_reader
                 && !request.text.lines().any(input::quits_a_program),
+            repl_at_start: fg.filter(|_| {
+                program
+                    && cursor_row
+                        .as_deref()
+                        .is_some_and(super::super::observe::is_repl_prompt)
+            }),
         });
         st.active = Some(Arc::clone(&op));
         drop(st);

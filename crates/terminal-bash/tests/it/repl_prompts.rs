@@ -1,0 +1,68 @@
+//! Lines sent together to a REPL or debugger at its prompt are its statements or commands;
+//! once one of them stops at a prompt of its own, the next line is that prompt's answer: at a
+//! password prompt the lines after it are not typed (a statement would be taken as the
+//! secret), at one that shows what is typed (an `input()`) the line goes and the result says
+//! where.
+
+use dsh_terminal_core::WaitReason;
+
+use crate::support::{Shell, config, within};
+
+/// A statement that asks for a password (`getpass`) in the middle of several: the lines after
+/// it are not typed (the password prompt took `print(len(k))` as the key, and the key sent
+/// next then ran as a statement, echoed); the result names them and the prompt, the next send
+/// answers it, and the lines sent again run. A statement's `input()` takes the next line as
+/// its answer, and the result says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_after_a_statement_that_asks_are_not_its_answer() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let mut repls = vec!["python3 -q".to_owned()];
+        match crate::input::python313_path() {
+            Some(py) => repls.push(format!("{py} -q")),
+            None => {
+                eprintln!("python3.13 is not installed: its pasted statements are not exercised")
+            }
+        }
+        for py in repls {
+            let r = sh.send(&py).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{py}: {r:?}");
+            let r = sh
+                .send("import getpass\nk = getpass.getpass('Key: ')\nprint('length', len(k))")
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{py}: {r:?}");
+            assert!(r.viewport.ends_with("Key: "), "{py}: {r:?}");
+            assert!(
+                r.notices.iter().any(|n| n.starts_with(
+                    "[input: line 3 of the input (`print('length', len(k))`) was not typed"
+                ) && n.contains("`Key:`")),
+                "{py}: {r:?}"
+            );
+            let r = sh.send("s3cr3t").await;
+            assert!(!r.viewport.contains("s3cr3t"), "{py}: {r:?}");
+            assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
+            let r = sh.send("print('length', len(k))").await;
+            assert!(r.viewport.lines().any(|l| l == "length 6"), "{py}: {r:?}");
+            // A loop's `input()` takes the line after it, and the result says so.
+            let r = sh
+                .send("for i in range(1):\n    n = input('N: ')\n\nprint('done', n)")
+                .await;
+            assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
+            assert!(
+                r.notices.iter().any(|n| n.contains(
+                    "(`print('done', n)`) went to the prompt `N:` that an earlier line's statement"
+                )),
+                "{py}: {r:?}"
+            );
+            let r = sh.send("print('done', n)").await;
+            assert!(
+                r.viewport.lines().any(|l| l == "done print('done', n)"),
+                "{py}: {r:?}"
+            );
+            let r = sh.send("exit()").await;
+            assert!(r.viewport.ends_with("dsh> "), "{py}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
