@@ -281,6 +281,36 @@ async fn a_shell_with_stdout_sent_away_says_so() {
     .await;
 }
 
+/// Output a background job printed after the prompt, its last line with no line end yet,
+/// stands before the cursor on a row below the prompt's: the next command line's echo shows
+/// right after it on that row (`rm -rf junkecho x`), and the result says that text is output,
+/// no part of the command, which ran alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_output_before_the_cursor_is_said_to_be_no_part_of_the_command() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send("(sleep 0.3; echo bg-line; printf 'rm -rf junk') &")
+            .await;
+        crate::support::wait_until("the job printed", || {
+            sh.session.transcript().contains("\nrm -rf junk")
+        })
+        .await;
+        let r = sh.send("echo x-$((6*7))").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "x-42"), "{r:?}");
+        assert!(
+            r.notices.iter().any(|n| n
+                .starts_with("[screen: output a background job printed after the shell's prompt")
+                && n.contains("\"rm -rf junk\"")),
+            "{r:?}"
+        );
+        let r = sh.send("echo y-$((6*7))").await;
+        assert!(r.notices.is_empty(), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Text a program pushed into the terminal's input (TIOCSTI) lands on the shell's input line
 /// after the prompt: the result says so, and the next send empties the line first, so its
 /// command runs alone instead of joined to that text (`rm -rf keep #ls keep`).

@@ -131,4 +131,23 @@ impl Screen {
         let text = line.get(prompt.len()..)?.trim();
         (!text.is_empty()).then(|| text.to_owned())
     }
+
+    /// The text before the cursor on its row when that row is not the newest prompt's (nor
+    /// one the prompt's row wraps onto, see [`Screen::text_after_prompt`]): output a
+    /// background job printed after the prompt, whose last line has no line end yet. The
+    /// shell's line editor does not know of it: what it echoes next shows right after it,
+    /// on the same row. `None` when the shell has read a line since the prompt, nothing was
+    /// printed after it, or the cursor's row is empty before the cursor.
+    pub(crate) fn output_before_input_line(&mut self) -> Option<String> {
+        if !self.after_prompt_end() || !self.prompt.text_after_mark {
+            return None;
+        }
+        let start = self.prompt.prompt_end_at?;
+        if self.cursor().row <= start.row || self.text_after_prompt().is_some() {
+            return None;
+        }
+        let text = self.cursor_row_prefix()?;
+        let text = text.trim();
+        (!text.is_empty()).then(|| text.to_owned())
+    }
 }

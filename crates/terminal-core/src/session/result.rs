@@ -11,6 +11,18 @@ use crate::types::{
     EarlierExits, InputMode, LineStart, SendHead, SendResult, SessionStatus, WaitReason,
 };
 
+/// Text no send typed that stood before a send's command line at the shell's prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum TextBeforeLine {
+    /// After the prompt on its row (or rows it wraps onto): perhaps on the input line (a
+    /// program pushed it into the terminal's input), so the line was emptied first (see
+    /// `PtySpawnSpec::clear_line_keys`).
+    Input(String),
+    /// Output a background job printed on a row below the prompt's, before the cursor (see
+    /// `Screen::output_before_input_line`): the command line's echo shows right after it.
+    Output(String),
+}
+
 /// Everything gathered when a send settles.
 #[derive(Clone, Debug)]
 pub(super) struct SettleFacts {
@@ -105,9 +117,8 @@ pub(super) struct SettleFacts {
     pub(super) lines_below_prompt: u64,
     /// The notice for a line of the input left untyped: the kernel would have cut it.
     pub(super) refused_line: Option<String>,
-    /// Text that followed the shell's prompt, typed by no send, cleared from the line editor
-    /// before the send's input (see `PtySpawnSpec::clear_line_keys`).
-    pub(super) cleared_line: Option<String>,
+    /// Text no send typed before the send's command line at the shell's prompt.
+    pub(super) cleared_line: Option<TextBeforeLine>,
     /// Text that follows our shell's prompt, typed by no send, as the send settled: the
     /// prompt came back (the command's exit status is reported), and the next send empties
     /// the line first.
@@ -304,7 +315,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         ),
         (
             facts.cleared_line.is_some(),
-            facts.cleared_line.as_deref().map(cleared_line_notice),
+            facts.cleared_line.as_ref().map(|before| match before {
+                TextBeforeLine::Input(text) => cleared_line_notice(text),
+                TextBeforeLine::Output(text) => output_before_line_notice(text),
+            }),
         ),
         (
             facts.foreign_line.is_some(),

@@ -84,9 +84,10 @@ pub(super) struct SendOp {
     held_dropped: AtomicBool,
     /// The notice for paced lines left untyped (the kernel would cut one; a signal came).
     refused: Mutex<Option<String>>,
-    /// Text that followed the shell's prompt, typed by no send, which the send's input first
-    /// cleared from the line editor (see `PtySpawnSpec::clear_line_keys`).
-    cleared_line: Option<String>,
+    /// Text no send typed before the send's command line at the shell's prompt: on the
+    /// prompt's row, which the send's input first cleared from the line editor (see
+    /// `PtySpawnSpec::clear_line_keys`), or output before the cursor on a row below it.
+    cleared_line: Option<super::result::TextBeforeLine>,
     /// Columns of blanks an auto-indenting REPL put on the line, which the input first
     /// deleted: the send's result starts where they began.
     indent_cleared: u16,

@@ -131,11 +131,16 @@ fn text_after_the_prompt_on_its_row_is_the_input_lines() {
     let long = "x".repeat(170);
     s.feed(long.as_bytes());
     assert_eq!(s.text_after_prompt().as_deref(), Some(long.as_str()));
-    // Output of a background job on rows of its own is not the input line.
+    // Output of a background job on rows of its own is not the input line; its last line
+    // left unended is the output before it.
     s.feed(b"\r\n");
     s.feed(&prompt);
     s.feed(b"bg line\r\n");
     assert_eq!(s.text_after_prompt(), None);
+    assert_eq!(s.output_before_input_line(), None);
+    s.feed(b"rm -rf junk");
+    assert_eq!(s.text_after_prompt(), None);
+    assert_eq!(s.output_before_input_line().as_deref(), Some("rm -rf junk"));
     // Nor is anything once the shell read the line (Enter, a `C` mark).
     s.feed(&prompt);
     s.feed(b"ls\r\n");

@@ -472,6 +472,16 @@ pub(super) fn cleared_line_notice(text: &str) -> String {
     )
 }
 
+/// The notice for [`TextBeforeLine::Output`], quoting the text.
+pub(super) fn output_before_line_notice(text: &str) -> String {
+    format!(
+        "[screen: output a background job printed after the shell's prompt, with no line end \
+         yet, stood before the cursor ({}): this send's command line shows right after it on \
+         the same row, joined, but ran alone; that text is output, no part of the command]",
+        quoted_line(text)
+    )
+}
+
 /// The notice for [`SettleFacts::foreign_line`], quoting the text.
 pub(super) fn foreign_line_notice(text: &str) -> String {
     format!(

@@ -397,10 +397,19 @@ fn text_no_send_typed_after_the_prompt_is_reported_and_the_prompt_counts() {
     let result = assemble(foreign);
     assert_eq!(result.exit_code, Some(0));
     let cleared = SettleFacts {
-        cleared_line: Some("x".repeat(300)),
+        cleared_line: Some(TextBeforeLine::Input("x".repeat(300))),
         ..facts(Settle::Prompt)
     };
-    let notices = [result.notices, assemble(cleared).notices].concat();
+    let output = SettleFacts {
+        cleared_line: Some(TextBeforeLine::Output("rm -rf junk".to_owned())),
+        ..facts(Settle::Prompt)
+    };
+    let notices = [
+        result.notices,
+        assemble(cleared).notices,
+        assemble(output).notices,
+    ]
+    .concat();
     insta::assert_snapshot!("text_after_the_prompt", notices.join("\n"));
 }
 

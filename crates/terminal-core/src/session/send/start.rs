@@ -20,6 +20,7 @@ use super::super::observe::{
     continuation_indent, is_block_continuation_prompt, is_primary_repl_prompt,
     is_programs_own_prompt, prompt_then_text,
 };
+use super::super::result::TextBeforeLine;
 use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
 use super::{SendOp, Span, pacing, python_input};
@@ -317,7 +318,18 @@ impl SendOp {
                 && !st.screen.command_running()
         });
         let (input, cleared_line) = match clear_keys {
-            Some(keys) => ([keys, &input].concat(), st.screen.text_after_prompt()),
+            Some(keys) => {
+                let before = st
+                    .screen
+                    .text_after_prompt()
+                    .map(TextBeforeLine::Input)
+                    .or_else(|| {
+                        st.screen
+                            .output_before_input_line()
+                            .map(TextBeforeLine::Output)
+                    });
+                ([keys, &input].concat(), before)
+            }
             None => (input, None),
         };
         // A command after keys the previous send left pending at the same prompt (see
