@@ -172,13 +172,13 @@ fn send_facts(
             )),
         },
         InputModeOutput::StatementContinuation => facts.push_str(&format!(
-            "\n[input: continuation prompt; {} waits for the rest of the statement: send the rest, ending it with ;]",
+            "\n[input: continuation prompt; {} waits for the rest of the statement: send the rest, ending it with ; (an open string quote needs its closing quote first)]",
             foreground.unwrap_or("the program")
         )),
         InputModeOutput::AlternateScreen => match foreground.filter(|p| is_multiplexer(p)) {
             // Its panes run shells and programs of their own: lines reach them as typed.
             Some(program) => facts.push_str(&format!(
-                "\n[screen: {program} (a terminal multiplexer) holds the terminal; text sent with Enter goes to the program in its active pane (a shell there runs it); its own commands take its prefix key with submit: false (Ctrl-B, \\u0002, in tmux)]"
+                "\n[screen: {program} (a terminal multiplexer) holds the terminal; text sent with Enter goes to the program in its active pane (a shell there runs it); its own commands take its prefix key with submit: false (Ctrl-B, \\u0002, in tmux); results show its screen only: lines that scroll off a pane stay in the multiplexer's own history (tmux capture-pane -p -S - prints the active pane's)]"
             )),
             None => facts.push_str(
                 "\n[screen: a full-screen program holds the terminal; one that reads keys takes what you send as keys: send a key command (q in less, dd in vim) with submit: false, and a command line that follows a prompt key (vim's :wq, less's /pattern) with its Enter (submit: true)]",
