@@ -185,7 +185,7 @@ fn send_facts(
             ),
         },
         InputModeOutput::SingleKey => facts.push_str(
-            "\n[input: the program reads single keys as they are typed (no Enter needed): send the key with submit: false; an Enter sent after it is a key of its own, which the next prompt takes]",
+            "\n[input: the program reads single keys as they are typed (no Enter needed): send a key answer (y, q, a menu's digit) with submit: false, since an Enter sent after it is a key of its own, which the next prompt takes; an answer its prompt reads as a line of its own (a PID, a name it echoes as you type) goes with its Enter (submit: true)]",
         ),
     }
     facts
