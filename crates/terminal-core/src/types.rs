@@ -368,6 +368,13 @@ pub struct SendRead {
     /// session's first line as [`SendResult::newest_line`] counts; `None` when not known (an
     /// empty delta, a full-screen program's screen).
     pub newest_line: Option<u64>,
+    /// What a result would say about the delta's text where it shows differently from what
+    /// the program printed (characters not UTF-8, escape strings a line end cut off, line
+    /// drawing, texts written over one another on a row, lines cut at the right edge,
+    /// invisible or concealed characters), for the output this read took; the settled
+    /// result says them again for the whole send. Rows the program erased are said by the
+    /// settled result only.
+    pub notices: Vec<String>,
 }
 
 /// A scrollback page request (seed `TerminalReadRequest`). Defaults: offset 0, count 500.

@@ -108,11 +108,12 @@ impl Stream {
     /// it, the lost lines are estimated from the raw bytes the terminal produced meanwhile.
     /// Returns how many bytes of text it moved.
     fn drain(&mut self) -> usize {
-        let read = self.current.read_output();
+        let mut read = self.current.read_output();
         // Rows the program redrew since the last drain come again (a read with nothing new
         // yet after an erase says so too): they replace the lines that drain took, when no
         // read has shown those yet.
         self.window.rewind(read.rewound_lines);
+        self.window.note_notices(std::mem::take(&mut read.notices));
         if read.delta.is_empty() && !read.truncated {
             return 0;
         }

@@ -3,6 +3,7 @@
 
 mod notices;
 
+pub(in crate::session) use self::notices::OutputNotes;
 pub use self::notices::rewound_notice;
 use self::notices::*;
 use crate::readiness::Settle;
@@ -166,28 +167,9 @@ pub(super) struct SettleFacts {
     /// other sources (an event loop holding a socket, as a relay such as ssh does): it may be
     /// waiting for input, or for its other side.
     pub(super) idle_reading: bool,
-    /// Output bytes that are not UTF-8 reached the screen in the send's span (shown as
-    /// U+FFFD): text in Latin-1 or another 8-bit encoding, or bytes a binary run did not
-    /// take.
-    pub(super) undecodable: bool,
-    /// The first escape string a line end cut off in the send's span (its text did not show),
-    /// and how many were.
-    pub(super) unended_string: Option<(crate::screen::notes::UnendedString, u64)>,
-    /// The first line of text printed while DEC line drawing was designated in the send's
-    /// span (it shows as box parts), as printed, and how many such lines there were.
-    pub(super) line_drawn_text: Option<(String, u64)>,
-    /// The first row a shorter text was written over a longer one on after carriage returns
-    /// in the send's span, and how many such rows there were.
-    pub(super) mixed_row: Option<(String, u64)>,
-    /// Text printed with auto-wrap off (`ESC [ ? 7 l`) passed the terminal's last column in
-    /// the send's span: lines are cut there, as a terminal shows them.
-    pub(super) cut_at_edge: bool,
-    /// The first invisible character the output printed in the send's span (a byte-order
-    /// mark, a zero-width space), and how many there were.
-    pub(super) invisible: Option<(char, u64)>,
-    /// Characters (spaces aside) the output printed concealed (SGR 8) in the send's span:
-    /// they show as blanks.
-    pub(super) concealed: u64,
+    /// What the result says about its text where it shows differently from what the
+    /// program printed (see [`OutputNotes`]).
+    pub(super) output: OutputNotes,
     /// The foreground program is one command of a longer command line our shell runs (a
     /// loop, a list): the line goes on after it.
     pub(super) in_command_line: bool,
@@ -204,9 +186,6 @@ pub(super) struct SettleFacts {
     /// and the command line ended with none of the text run after it: a prompt of the line
     /// took it.
     pub(super) held_text_taken: Option<String>,
-    /// The program erased rows of text from the middle of the screen before this result
-    /// showed them: how many, the texts of the first and the last, and a problem between.
-    pub(super) erased: Option<crate::screen::clears::ErasedLines>,
 }
 
 /// What a REPL's continuation prompt waits for.
@@ -446,38 +425,9 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             Some(STDOUT_AWAY_NOTICE.to_owned()),
         ),
         (facts.exit_unknown, Some(EXIT_UNKNOWN_NOTICE.to_owned())),
-        (facts.undecodable, Some(UNDECODABLE_NOTICE.to_owned())),
-        (
-            facts.unended_string.is_some(),
-            facts
-                .unended_string
-                .as_ref()
-                .map(|(string, count)| unended_string_notice(string, *count)),
-        ),
-        (
-            facts.line_drawn_text.is_some(),
-            facts
-                .line_drawn_text
-                .as_ref()
-                .map(|(text, count)| line_drawn_text_notice(text, *count)),
-        ),
-        (
-            facts.mixed_row.is_some(),
-            facts
-                .mixed_row
-                .as_ref()
-                .map(|(row, rows)| mixed_row_notice(row, *rows)),
-        ),
-        (facts.cut_at_edge, Some(CUT_AT_EDGE_NOTICE.to_owned())),
-        (
-            facts.invisible.is_some(),
-            facts.invisible.map(|(c, count)| invisible_notice(c, count)),
-        ),
-        (facts.concealed > 0, Some(concealed_notice(facts.concealed))),
-        (
-            facts.erased.is_some(),
-            facts.erased.as_ref().map(erased_notice),
-        ),
+    ];
+    // Then the notices about the output's text, then those about the input.
+    let after_output = [
         (
             facts.answered_password.is_some(),
             facts
@@ -508,11 +458,17 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             exited && !facts.closed && !facts.left_running.is_empty(),
             Some(left_running_notice(&facts.left_running)),
         ),
-    ]
-    .into_iter()
-    .filter(|(on, _)| *on)
-    .filter_map(|(_, notice)| notice)
-    .collect();
+    ];
+    let shown = |notices: Vec<(bool, Option<String>)>| {
+        notices
+            .into_iter()
+            .filter(|(on, _)| *on)
+            .filter_map(|(_, notice)| notice)
+    };
+    let notices = shown(notices.into())
+        .chain(facts.output.notices())
+        .chain(shown(after_output.into()))
+        .collect();
     SendResult {
         viewport: facts.rendered.text,
         wait_reason: wait_reason(reason),

@@ -88,6 +88,9 @@ pub(crate) struct OutputWindow {
     /// The number of the line being written (from the session's first line), as the newest
     /// output pushed gave it (see [`OutputWindow::note_newest_line`]).
     newest_line: Option<u64>,
+    /// What the core said about the text of output pushed since the last read (see
+    /// `SendRead::notices`), each once.
+    notices: Vec<String>,
 }
 
 /// How a cut's byte count counts.
@@ -129,6 +132,18 @@ impl OutputWindow {
             carry_count: CutCount::Exact,
             rewound_shown: 0,
             newest_line: None,
+            notices: Vec::new(),
+        }
+    }
+
+    /// Notes what the core said about the text of the output just pushed (see
+    /// `SendRead::notices`): the next read says it after its output, while the job runs (once
+    /// it ended, the job's last notices say it for its whole send).
+    pub(crate) fn note_notices(&mut self, notices: Vec<String>) {
+        for notice in notices {
+            if !self.notices.contains(&notice) {
+                self.notices.push(notice);
+            }
         }
     }
 
@@ -311,6 +326,13 @@ impl OutputWindow {
             }
             // The reads took every rewound line again, unchanged ones too (see `rewind`).
             out.push_str(&dsh_terminal_core::rewound_notice(rewound, false));
+        }
+        let notices = std::mem::take(&mut self.notices);
+        if !finished && !notices.is_empty() {
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&notices.join("\n"));
         }
         out
     }

@@ -10,6 +10,7 @@
 mod background;
 mod background_flood;
 mod background_kill;
+mod background_notices;
 mod background_prompts;
 mod background_redraw;
 mod background_repl;

@@ -3,7 +3,7 @@
 
 mod output;
 
-pub(super) use self::output::*;
+pub(in crate::session) use self::output::OutputNotes;
 
 #[cfg(doc)]
 use super::SettleFacts;
@@ -283,61 +283,6 @@ pub(super) fn line_without_prompt_notice(program: Option<&str>) -> String {
              the last line to end it]"
         ),
     }
-}
-
-/// The notice for [`SettleFacts::undecodable`].
-pub(super) const UNDECODABLE_NOTICE: &str = "[encoding: some output was not UTF-8 and shows as \
-     \u{FFFD}: a program writing Latin-1 or another 8-bit encoding reads right through iconv \
-     (cmd | iconv -f latin1 -t utf-8, or its own encoding), and od -c or xxd shows the bytes]";
-
-/// The notice for [`SettleFacts::cut_at_edge`].
-pub(super) const CUT_AT_EDGE_NOTICE: &str = "[screen: the program turned auto-wrap off \
-     (ESC [ ? 7 l), so lines wider than the terminal were cut at its right edge, each ending in \
-     the last character printed there, as a terminal shows them: the rest is not on screen; \
-     write the output to a file and read that to see it whole (the shell's prompt turns \
-     auto-wrap on again)]";
-
-/// The notice for [`SettleFacts::erased`]: how many rows, the first, the last and a problem
-/// line between them.
-pub(super) fn erased_notice(lines: &crate::screen::clears::ErasedLines) -> String {
-    let (rows, first, last) = (lines.rows, &lines.first, &lines.last);
-    let (what, them, mut which, they) = if rows == 1 {
-        (
-            "a line it printed".to_owned(),
-            "it",
-            format!("it was `{last}`"),
-            "it is",
-        )
-    } else if first == last {
-        (
-            format!("{rows} lines it printed"),
-            "them",
-            format!("the last was `{last}`"),
-            "they are",
-        )
-    } else {
-        (
-            format!("{rows} lines it printed"),
-            "them",
-            format!("the first was `{first}`, the last `{last}`"),
-            "they are",
-        )
-    };
-    if let Some(problem) = &lines.problem {
-        which.push_str(&format!(", and among them `{problem}`"));
-    }
-    // Rows a display redrew in place are left out of the count and the names.
-    let what = match lines.frames {
-        0 => what,
-        1 => format!("{what} (besides 1 row of a display it redrew in place)"),
-        n => format!("{what} (besides {n} rows of a display it redrew in place)"),
-    };
-    format!(
-        "[screen: the program erased {what} before this result showed {them} (as a progress \
-         display does when it redraws, or a status line written over an error): {which}; \
-         {they} not in scrollback either: run it again with its output to a file (cmd > log \
-         2>&1) to see every line]"
-    )
 }
 
 /// The notice for [`SettleFacts::answered_password`], quoting the prompt when one showed.

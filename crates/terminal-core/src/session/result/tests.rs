@@ -63,17 +63,10 @@ fn facts(reason: Settle) -> SettleFacts {
         promptless_mode: false,
         line_without_prompt: false,
         idle_reading: false,
-        undecodable: false,
-        unended_string: None,
-        line_drawn_text: None,
-        mixed_row: None,
-        cut_at_edge: false,
-        invisible: None,
-        concealed: 0,
         in_command_line: false,
         typed_ahead_taken: None,
         held_text_taken: None,
-        erased: None,
+        output: OutputNotes::default(),
         typed_ahead_echoed: None,
     }
 }

@@ -10,6 +10,7 @@ use crate::types::{InputMode, SendProgress, SendRead, SendResult};
 use crate::readiness::Settle;
 use crate::types::TerminalSignal;
 
+use super::super::result::OutputNotes;
 use super::SendOp;
 
 /// What the session's signal, cancel and close paths do to a send.
@@ -81,6 +82,7 @@ impl OperationHandle for SendOp {
                         rewound_lines: span.final_rewound_lines,
                         screen: result.input_mode == InputMode::AlternateScreen,
                         newest_line: result.newest_line,
+                        notices: Vec::new(),
                     }
                 }
                 _ => SendRead::default(),
@@ -95,6 +97,7 @@ impl OperationHandle for SendOp {
         let shown_before =
             alternate && span.last_screen.is_none() && st.screen.alternate_unchanged_since_shown();
         let consumed = st.screen.consume_since(anchor, self.shared.max_read_bytes);
+        let notes = st.screen.take_read_notes();
         drop(st);
         let copied_line_ends = consumed.rows.line_ends();
         let newest_line = consumed.rows.last_line();
@@ -116,8 +119,11 @@ impl OperationHandle for SendOp {
         } else {
             span.last_screen = None;
         }
+        let notices = OutputNotes::of(&notes, &rendered.text).notices();
+        span.read_notes.absorb(notes);
         drop(span);
         SendRead {
+            notices,
             delta: rendered.text,
             truncated: rendered.truncated,
             lost_lines,

@@ -13,7 +13,9 @@ use crate::screen::PromptState;
 use super::super::observe::{
     TerminalFacts, is_repl_prompt, runs_a_repl, starts_with_repl_prompt, terminal_facts,
 };
-use super::super::result::{ReplContinuation, SettleFacts, assemble, repl_continuation};
+use super::super::result::{
+    OutputNotes, ReplContinuation, SettleFacts, assemble, repl_continuation,
+};
 use super::super::shared::State;
 use super::SendOp;
 
@@ -105,16 +107,9 @@ impl SendOp {
         }
         let output_bytes = st.bytes_read.saturating_sub(bytes_from);
         // Bytes left over around a suppressed binary run are no text in another encoding.
-        let crate::screen::notes::SpanNotes {
-            undecodable,
-            unended_string,
-            line_drawn_text,
-            mixed_row,
-            cut_at_edge,
-            erased,
-            invisible,
-            concealed,
-        } = st.screen.take_span_notes();
+        // With what reads of the send still running took (a background job's).
+        let mut span_notes = std::mem::take(&mut self.span().read_notes);
+        span_notes.absorb(st.screen.take_span_notes());
         // Our shell runs a longer command line (a loop, a list) than one command typed alone:
         // a program in the foreground is one command of it.
         let runs_longer_line = st.screen.command_running()
@@ -357,12 +352,8 @@ impl SendOp {
             && last_exit_code.is_none()
             && !marks_gone
             && !prompt_unmarked;
-        let undecodable = undecodable && !crate::screen::shows_suppressed_run(&rendered.text);
         let in_command_line = foreground.is_some() && runs_longer_line;
-        // A row redrawn with the same text or more (a REPL's line editor), or rewritten in
-        // place with a newer version (a progress display: the same text before its figures),
-        // lost nothing.
-        let erased = erased.and_then(|e| e.not_redrawn(&rendered.text));
+        let output = OutputNotes::of(&span_notes, &rendered.text);
         // Text typed ahead of a program that read nothing, or held for a reader (see
         // `SendOp::typed_ahead_of`): taken by a prompt of the same command line (the line
         // ended with no command of the text run after it), or echoed before a password prompt
@@ -452,20 +443,13 @@ impl SendOp {
                 .take()
                 .map(|rest| super::stale_reader::clipped(&rest)),
             idle_reading,
+            output,
             line_without_prompt: no_prompt_shown && line_reader,
-            undecodable,
-            unended_string,
-            line_drawn_text,
-            mixed_row,
-            cut_at_edge,
-            invisible,
-            concealed,
             in_command_line,
             answered_password,
             typed_ahead_taken,
             typed_ahead_echoed,
             held_text_taken,
-            erased,
             promptless_mode: self.in_promptless_mode
                 && reason == Settle::StdinWait
                 && shared.pty.foreground_pgid() == shared.lock().promptless_repl,

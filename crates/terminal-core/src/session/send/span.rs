@@ -27,6 +27,9 @@ pub(super) struct Span {
     /// Whether `read_output` already handed out the settled viewport (once, from the
     /// published result, so the settled text is never held twice).
     pub(super) final_delta_read: bool,
+    /// What the screen noted over the reads of this send while it ran (see
+    /// `Screen::take_read_notes`): the settled result says it too, for the whole span.
+    pub(super) read_notes: crate::screen::notes::SpanNotes,
     /// The full-screen program's screen `read_output` handed out last: a read while it is
     /// unchanged hands out nothing (each read of the alternate screen renders it whole).
     pub(super) last_screen: Option<String>,

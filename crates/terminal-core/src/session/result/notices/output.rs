@@ -2,8 +2,80 @@
 //! printed: strings a line end cut off, line-drawing text, rows written over one another,
 //! invisible characters.
 
-#[cfg(doc)]
-use super::super::SettleFacts;
+use crate::screen::clears::ErasedLines;
+use crate::screen::notes::{SpanNotes, UnendedString};
+
+/// What a result (or a background job's read of a send still running) says about its text
+/// (`text`) where it shows differently from what the program printed, from the screen's notes
+/// over its span ([`SpanNotes`]).
+#[derive(Clone, Debug, Default)]
+pub(in crate::session) struct OutputNotes {
+    /// Output bytes that are not UTF-8 reached the screen (shown as U+FFFD): text in Latin-1
+    /// or another 8-bit encoding, or bytes a binary run did not take; not when the text shows
+    /// a suppressed binary run's line (the bytes around it are no text in another encoding).
+    pub(in crate::session) undecodable: bool,
+    /// The first escape string a line end cut off (its text did not show), and how many were.
+    pub(in crate::session) unended_string: Option<(UnendedString, u64)>,
+    /// The first line of text printed while DEC line drawing was designated (it shows as box
+    /// parts), as printed, and how many such lines there were.
+    pub(in crate::session) line_drawn_text: Option<(String, u64)>,
+    /// The first row a shorter text was written over a longer one on after carriage returns,
+    /// and how many such rows there were.
+    pub(in crate::session) mixed_row: Option<(String, u64)>,
+    /// Text printed with auto-wrap off (`ESC [ ? 7 l`) passed the terminal's last column:
+    /// lines are cut there, as a terminal shows them.
+    pub(in crate::session) cut_at_edge: bool,
+    /// The first invisible character printed (a byte-order mark, a zero-width space), and how
+    /// many there were.
+    pub(in crate::session) invisible: Option<(char, u64)>,
+    /// Characters (spaces aside) printed concealed (SGR 8): they show as blanks.
+    pub(in crate::session) concealed: u64,
+    /// The program erased rows of text from the middle of the screen before `text` showed
+    /// them: how many, the texts of the first and the last, and a problem between.
+    pub(in crate::session) erased: Option<ErasedLines>,
+}
+
+impl OutputNotes {
+    /// The notes of `notes` that `text` (the text shown) leaves standing.
+    pub(in crate::session) fn of(notes: &SpanNotes, text: &str) -> Self {
+        Self {
+            undecodable: notes.undecodable && !crate::screen::shows_suppressed_run(text),
+            unended_string: notes.unended_string.clone(),
+            line_drawn_text: notes.line_drawn_text.clone(),
+            mixed_row: notes.mixed_row.clone(),
+            cut_at_edge: notes.cut_at_edge,
+            invisible: notes.invisible,
+            concealed: notes.concealed,
+            // A row redrawn with the same text or more (a REPL's line editor), or rewritten
+            // in place with a newer version (a progress display: the same text before its
+            // figures), lost nothing.
+            erased: notes.erased.as_ref().and_then(|e| e.not_redrawn(text)),
+        }
+    }
+
+    /// The notices, in the order a result gives them.
+    pub(in crate::session) fn notices(&self) -> Vec<String> {
+        [
+            self.undecodable.then(|| UNDECODABLE_NOTICE.to_owned()),
+            self.unended_string
+                .as_ref()
+                .map(|(string, count)| unended_string_notice(string, *count)),
+            self.line_drawn_text
+                .as_ref()
+                .map(|(text, count)| line_drawn_text_notice(text, *count)),
+            self.mixed_row
+                .as_ref()
+                .map(|(row, rows)| mixed_row_notice(row, *rows)),
+            self.cut_at_edge.then(|| CUT_AT_EDGE_NOTICE.to_owned()),
+            self.invisible.map(|(c, count)| invisible_notice(c, count)),
+            (self.concealed > 0).then(|| concealed_notice(self.concealed)),
+            self.erased.as_ref().map(erased_notice),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}
 
 /// `; N more <what>` for the `count - 1` cases a notice quoting the first of `count` leaves
 /// unquoted (`one` and `many`: the words after the number); empty for one case.
@@ -15,7 +87,7 @@ fn more_like_it(count: u64, one: &str, many: &str) -> String {
     }
 }
 
-/// The notice for [`SettleFacts::unended_string`]: the first `string` a line end cut off,
+/// The notice for [`OutputNotes::unended_string`]: the first `string` a line end cut off,
 /// quoting its body, and how many were (`count`).
 pub(in crate::session::result) fn unended_string_notice(
     string: &crate::screen::notes::UnendedString,
@@ -41,7 +113,7 @@ pub(in crate::session::result) fn unended_string_notice(
     )
 }
 
-/// The notice for [`SettleFacts::line_drawn_text`]: the first line of `text` printed in DEC
+/// The notice for [`OutputNotes::line_drawn_text`]: the first line of `text` printed in DEC
 /// line drawing, and how many were (`count`).
 pub(in crate::session::result) fn line_drawn_text_notice(text: &str, count: u64) -> String {
     let more = more_like_it(
@@ -58,7 +130,7 @@ pub(in crate::session::result) fn line_drawn_text_notice(text: &str, count: u64)
     )
 }
 
-/// The notice for [`SettleFacts::mixed_row`]: the first such `row`, and how many such rows
+/// The notice for [`OutputNotes::mixed_row`]: the first such `row`, and how many such rows
 /// there were (`rows`).
 pub(in crate::session::result) fn mixed_row_notice(row: &str, rows: u64) -> String {
     let more = more_like_it(rows, "row like it", "rows like it");
@@ -73,7 +145,7 @@ pub(in crate::session::result) fn mixed_row_notice(row: &str, rows: u64) -> Stri
     )
 }
 
-/// The notice for [`SettleFacts::concealed`]: `count` characters printed concealed.
+/// The notice for [`OutputNotes::concealed`]: `count` characters printed concealed.
 pub(in crate::session::result) fn concealed_notice(count: u64) -> String {
     let which = if count == 1 {
         "1 character".to_owned()
@@ -88,7 +160,7 @@ pub(in crate::session::result) fn concealed_notice(count: u64) -> String {
     )
 }
 
-/// The notice for [`SettleFacts::invisible`]: `count` invisible characters, the first `c`.
+/// The notice for [`OutputNotes::invisible`]: `count` invisible characters, the first `c`.
 pub(in crate::session::result) fn invisible_notice(c: char, count: u64) -> String {
     let name = crate::screen::invisible::invisible_name(c);
     let which = if count == 1 {
@@ -104,5 +176,62 @@ pub(in crate::session::result) fn invisible_notice(c: char, count: u64) -> Strin
          leaves out those that start a line, so a line may differ from what the program \
          printed (a byte-order mark before a script's #! makes it fail to run); od -c FILE or \
          cat -A FILE shows them]"
+    )
+}
+
+/// The notice for [`OutputNotes::undecodable`].
+pub(in crate::session::result) const UNDECODABLE_NOTICE: &str = "[encoding: some output was not UTF-8 and shows as \
+     \u{FFFD}: a program writing Latin-1 or another 8-bit encoding reads right through iconv \
+     (cmd | iconv -f latin1 -t utf-8, or its own encoding), and od -c or xxd shows the bytes]";
+
+/// The notice for [`OutputNotes::cut_at_edge`].
+pub(in crate::session::result) const CUT_AT_EDGE_NOTICE: &str = "[screen: the program turned auto-wrap off \
+     (ESC [ ? 7 l), so lines wider than the terminal were cut at its right edge, each ending in \
+     the last character printed there, as a terminal shows them: the rest is not on screen; \
+     write the output to a file and read that to see it whole (the shell's prompt turns \
+     auto-wrap on again)]";
+
+/// The notice for [`OutputNotes::erased`]: how many rows, the first, the last and a problem
+/// line between them.
+pub(in crate::session::result) fn erased_notice(
+    lines: &crate::screen::clears::ErasedLines,
+) -> String {
+    let (rows, first, last) = (lines.rows, &lines.first, &lines.last);
+    let (what, them, mut which, they) = if rows == 1 {
+        (
+            "a line it printed".to_owned(),
+            "it",
+            format!("it was `{last}`"),
+            "it is",
+        )
+    } else if first == last {
+        (
+            format!("{rows} lines it printed"),
+            "them",
+            format!("the last was `{last}`"),
+            "they are",
+        )
+    } else {
+        (
+            format!("{rows} lines it printed"),
+            "them",
+            format!("the first was `{first}`, the last `{last}`"),
+            "they are",
+        )
+    };
+    if let Some(problem) = &lines.problem {
+        which.push_str(&format!(", and among them `{problem}`"));
+    }
+    // Rows a display redrew in place are left out of the count and the names.
+    let what = match lines.frames {
+        0 => what,
+        1 => format!("{what} (besides 1 row of a display it redrew in place)"),
+        n => format!("{what} (besides {n} rows of a display it redrew in place)"),
+    };
+    format!(
+        "[screen: the program erased {what} before this result showed {them} (as a progress \
+         display does when it redraws, or a status line written over an error): {which}; \
+         {they} not in scrollback either: run it again with its output to a file (cmd > log \
+         2>&1) to see every line]"
     )
 }

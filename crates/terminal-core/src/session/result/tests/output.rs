@@ -6,7 +6,10 @@ use super::*;
 #[test]
 fn output_that_is_not_utf8_is_said_to_need_its_encoding() {
     let latin1 = SettleFacts {
-        undecodable: true,
+        output: OutputNotes {
+            undecodable: true,
+            ..OutputNotes::default()
+        },
         ..facts(Settle::Prompt)
     };
     insta::assert_snapshot!("undecodable", assemble(latin1).notices.join("\n"));
@@ -16,7 +19,10 @@ fn output_that_is_not_utf8_is_said_to_need_its_encoding() {
 #[test]
 fn lines_cut_at_the_right_edge_with_auto_wrap_off_are_said_to_be() {
     let cut = SettleFacts {
-        cut_at_edge: true,
+        output: OutputNotes {
+            cut_at_edge: true,
+            ..OutputNotes::default()
+        },
         ..facts(Settle::Prompt)
     };
     insta::assert_snapshot!("cut_at_edge", assemble(cut).notices.join("\n"));
@@ -25,13 +31,16 @@ fn lines_cut_at_the_right_edge_with_auto_wrap_off_are_said_to_be() {
 #[test]
 fn lines_the_program_erased_before_they_were_shown_are_said_to_be() {
     let erased = |rows: u64, first: &str, last: &str, problem: Option<&str>| SettleFacts {
-        erased: Some(crate::screen::clears::ErasedLines {
-            rows,
-            frames: if problem.is_some() { 47 } else { 0 },
-            first: first.to_owned(),
-            last: last.to_owned(),
-            problem: problem.map(str::to_owned),
-        }),
+        output: OutputNotes {
+            erased: Some(crate::screen::clears::ErasedLines {
+                rows,
+                frames: if problem.is_some() { 47 } else { 0 },
+                first: first.to_owned(),
+                last: last.to_owned(),
+                problem: problem.map(str::to_owned),
+            }),
+            ..OutputNotes::default()
+        },
         ..facts(Settle::Prompt)
     };
     let one = erased(1, "ERROR: disk full", "ERROR: disk full", None);
@@ -75,12 +84,18 @@ fn text_an_unended_escape_string_hid_is_quoted() {
         body: body.to_vec(),
     };
     let one = assemble(SettleFacts {
-        unended_string: Some((string(b'P', b"PRETTY_NAME=\"Debian GNU/Linux 12\""), 1)),
+        output: OutputNotes {
+            unended_string: Some((string(b'P', b"PRETTY_NAME=\"Debian GNU/Linux 12\""), 1)),
+            ..OutputNotes::default()
+        },
         ..facts(Settle::Prompt)
     });
     insta::assert_snapshot!("unended_dcs", one.notices.join("\n"));
     let several = assemble(SettleFacts {
-        unended_string: Some((string(b']', b"0;titlevisible-after"), 3)),
+        output: OutputNotes {
+            unended_string: Some((string(b']', b"0;titlevisible-after"), 3)),
+            ..OutputNotes::default()
+        },
         ..facts(Settle::Prompt)
     });
     insta::assert_snapshot!("unended_osc_and_more", several.notices.join("\n"));
@@ -89,7 +104,10 @@ fn text_an_unended_escape_string_hid_is_quoted() {
 #[test]
 fn text_printed_in_line_drawing_is_quoted() {
     let drawn = assemble(SettleFacts {
-        line_drawn_text: Some(("error: disk quota exceeded".to_owned(), 3)),
+        output: OutputNotes {
+            line_drawn_text: Some(("error: disk quota exceeded".to_owned(), 3)),
+            ..OutputNotes::default()
+        },
         ..facts(Settle::Prompt)
     });
     insta::assert_snapshot!("line_drawn_text", drawn.notices.join("\n"));
@@ -98,7 +116,10 @@ fn text_printed_in_line_drawing_is_quoted() {
 #[test]
 fn a_row_that_mixes_two_texts_is_quoted() {
     let mixed = assemble(SettleFacts {
-        mixed_row: Some(("2,bob,b@y@x.org".to_owned(), 2)),
+        output: OutputNotes {
+            mixed_row: Some(("2,bob,b@y@x.org".to_owned(), 2)),
+            ..OutputNotes::default()
+        },
         ..facts(Settle::Prompt)
     });
     insta::assert_snapshot!("mixed_row", mixed.notices.join("\n"));
@@ -111,7 +132,10 @@ fn invisible_characters_in_the_output_are_said_to_be_there() {
         (('\u{200b}', 3), "invisible_characters"),
     ] {
         let facts = SettleFacts {
-            invisible: Some(invisible),
+            output: OutputNotes {
+                invisible: Some(invisible),
+                ..OutputNotes::default()
+            },
             ..facts(Settle::Prompt)
         };
         insta::assert_snapshot!(name, assemble(facts).notices.join("\n"));
@@ -122,7 +146,10 @@ fn invisible_characters_in_the_output_are_said_to_be_there() {
 fn concealed_characters_in_the_output_are_said_to_be_there() {
     for (count, name) in [(1, "concealed_character"), (6, "concealed_characters")] {
         let facts = SettleFacts {
-            concealed: count,
+            output: OutputNotes {
+                concealed: count,
+                ..OutputNotes::default()
+            },
             ..facts(Settle::Prompt)
         };
         insta::assert_snapshot!(name, assemble(facts).notices.join("\n"));
