@@ -224,6 +224,8 @@ impl Screen {
         }
         let mut pieces: Vec<(Cow<'_, str>, bool)> = Vec::new();
         let mut mixed = false;
+        // Mixed on a row other than the start's (see `RowsSnapshot::mixed_at_start_only`).
+        let mut mixed_elsewhere = false;
         let mut cursor_piece = None;
         let rows = (usize::from(first)..).zip(&visible);
         for (r, full) in rows.take((end_visible + 1).saturating_sub(usize::from(first))) {
@@ -245,7 +247,10 @@ impl Screen {
                 match left_at(abs) {
                     // A line feed of this output went down over it after the output went up
                     // above the start (a redraw in place): left as it is on screen, shown so.
-                    Some(row) if row.passed && row.above_start => mixed = true,
+                    Some(row) if row.passed && row.above_start => {
+                        mixed = true;
+                        mixed_elsewhere = true;
+                    }
                     // One passed over below the start: a blank line of the output.
                     Some(row) if row.passed => {
                         pieces.push((Cow::Borrowed(""), false));
@@ -338,6 +343,7 @@ impl Screen {
                 })
             {
                 mixed = true;
+                mixed_elsewhere |= abs != start_abs;
             }
             let text = match old_from {
                 Some(c) => {
@@ -432,6 +438,7 @@ impl Screen {
         snapshot.first_row = abs;
         snapshot.lines_before = lines_before;
         snapshot.mixed = mixed;
+        snapshot.mixed_elsewhere = mixed_elsewhere;
         snapshot.lines_after_cursor = lines_after_cursor;
         snapshot.last_line = (!self.alternate && snapshot.row_count() > 0)
             .then(|| self.line_ends_before(end_abs))

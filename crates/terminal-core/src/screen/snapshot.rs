@@ -91,6 +91,8 @@ pub(crate) struct RowsSnapshot {
     /// The output wrote over text an earlier program left on screen (the cursor was moved
     /// up without clearing): a row may mix this output with that text.
     pub(super) mixed: bool,
+    /// `mixed` on a row other than the first (the start's).
+    pub(super) mixed_elsewhere: bool,
     /// The visible rows were the alternate screen's (a page snapshot).
     pub(super) alternate: bool,
     /// Lines of the rows that follow the cursor's line on the main screen (output that moved
@@ -162,6 +164,13 @@ impl RowsSnapshot {
     /// text an earlier program left on screen.
     pub(crate) fn mixed(&self) -> bool {
         self.mixed
+    }
+
+    /// Whether the only row that may mix this output with earlier text is the start's: the
+    /// output began at a row's start, after a carriage return that ended the output before
+    /// (a progress line a poll left, `\r` after it), and wrote over that row's text.
+    pub(crate) fn mixed_at_start_only(&self) -> bool {
+        self.mixed && !self.mixed_elsewhere
     }
 
     /// Each copied row's text and whether it soft-wraps into the next, oldest first.

@@ -215,3 +215,42 @@ async fn editing_the_command_line_mixes_no_older_text_in() {
     })
     .await;
 }
+
+/// Status lines redrawn with `\r` between lines of output, read by polls: a poll's output that
+/// starts on the row a carriage return ended the poll before on writes over that row, which
+/// the result calls texts written over one another after carriage returns, never a cursor
+/// moved up over older text (nothing moved up).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_after_a_carriage_return_says_the_row_was_written_over_not_moved_up() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let mut results = vec![
+            sh.send_within(
+                "for i in $(seq 1 20); do echo \"msg $i\"; printf 'progress %d/20\\r' $i; sleep 0.1; done; echo finished",
+                true,
+                700,
+            )
+            .await,
+        ];
+        while results.last().unwrap().wait_reason != WaitReason::StdinRead {
+            assert!(results.len() < 60, "{results:?}");
+            results.push(sh.send_within("", false, 700).await);
+        }
+        assert!(results.len() > 1, "{results:?}");
+        for r in &results {
+            assert!(
+                !r.notices.iter().any(|n| n.contains("the cursor was moved up")),
+                "{r:?}"
+            );
+        }
+        assert!(
+            results[1..].iter().any(|r| r
+                .notices
+                .iter()
+                .any(|n| n.starts_with("[screen: texts were written on one row"))),
+            "{results:?}"
+        );
+        sh.close().await;
+    })
+    .await;
+}

@@ -95,6 +95,7 @@ impl SendOp {
             .and_then(|(a, rows)| st.screen.line_ends_since(a, rows.first_row()));
         // The line editor's redraws of its own line (keys that edit it) mix nothing in.
         let screen_mixed = !self.edits_shell_line && snapshot.as_ref().is_some_and(|s| s.mixed());
+        let mixed_at_start_only = snapshot.as_ref().is_some_and(|s| s.mixed_at_start_only());
         // The send's captured head is taken (and the capture reset) whatever the outcome, and
         // placed before the rows the viewport shows.
         let head = st
@@ -354,6 +355,9 @@ impl SendOp {
             && !prompt_unmarked;
         let in_command_line = foreground.is_some() && runs_longer_line;
         let output = OutputNotes::of(&span_notes, &rendered.text);
+        // Text written over a row a carriage return ended the output before on is the
+        // mixed-row notice's (`\r` with no `\n`), not a cursor moved up over older text.
+        let screen_mixed = screen_mixed && !(output.mixed_row.is_some() && mixed_at_start_only);
         // Text typed ahead of a program that read nothing, or held for a reader (see
         // `SendOp::typed_ahead_of`): taken by a prompt of the same command line (the line
         // ended with no command of the text run after it), or echoed before a password prompt
