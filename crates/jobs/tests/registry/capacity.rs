@@ -1,4 +1,5 @@
-//! Capacity, controller and spec checks: what a registry refuses before a job runs, and what a job holds while it runs and stops.
+//! Capacity, controller and spec checks: what a registry refuses before a job runs, and what a
+//! job holds while it runs and stops.
 
 use pretty_assertions::assert_eq;
 

@@ -1,4 +1,5 @@
-//! Owners: each job belongs to one exact owner, another cannot reach it, and an owner's disposal ends its jobs; the plugin wiring.
+//! Owners: each job belongs to one exact owner, another cannot reach it, and an owner's
+//! disposal ends its jobs; the plugin wiring.
 
 use pretty_assertions::assert_eq;
 

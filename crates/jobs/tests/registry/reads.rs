@@ -1,4 +1,5 @@
-//! Reading, waiting on and killing a job: stream and final output, done listeners, kill reasons, waits.
+//! Reading, waiting on and killing a job: stream and final output, done listeners, kill
+//! reasons, waits.
 
 use pretty_assertions::assert_eq;
 

@@ -1,4 +1,5 @@
-//! Key answers: a key for a program asking for one goes without its Enter (kept only for a reader that shows the key), and keys beyond what a key read takes are not typed.
+//! Key answers: a key for a program asking for one goes without its Enter (kept only for a
+//! reader that shows the key), and keys beyond what a key read takes are not typed.
 
 use pretty_assertions::assert_eq;
 

@@ -1,4 +1,5 @@
-//! Outputs over the result cap: the first lines are kept with the newest, and what lies between is counted in lines.
+//! Outputs over the result cap: the first lines are kept with the newest, and what lies between
+//! is counted in lines.
 
 use pretty_assertions::assert_eq;
 

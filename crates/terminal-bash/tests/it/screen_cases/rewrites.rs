@@ -1,4 +1,5 @@
-//! Lines a program rewrites (a carriage return, cursor moves, line editing) after a result or a poll showed them: they come back whole, and the result says they were rewritten.
+//! Lines a program rewrites (a carriage return, cursor moves, line editing) after a result or a
+//! poll showed them: they come back whole, and the result says they were rewritten.
 
 use pretty_assertions::assert_eq;
 

@@ -1,4 +1,5 @@
-//! Event loops (node, asyncio REPLs, programs on a timer) that watch the terminal between other work: when their silence means waiting for input, and when it does not.
+//! Event loops (node, asyncio REPLs, programs on a timer) that watch the terminal between other
+//! work: when their silence means waiting for input, and when it does not.
 
 use pretty_assertions::assert_eq;
 

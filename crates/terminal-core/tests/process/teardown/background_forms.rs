@@ -1,4 +1,6 @@
-//! C18: every form a background job can take (plain, `setsid`, `nohup`, disowned, a subshell's) is stopped at teardown, with and without the session cgroup, and so is a job moved out of it.
+//! C18: every form a background job can take (plain, `setsid`, `nohup`, disowned, a subshell's)
+//! is stopped at teardown, with and without the session cgroup, and so is a job moved out of
+//! it.
 
 use super::*;
 

@@ -1,4 +1,5 @@
-//! A program a finished background job left running (it stopped at the program's prompt): `job_kill` stops it, a later send or a close puts it in the past, and so does its own end.
+//! A program a finished background job left running (it stopped at the program's prompt):
+//! `job_kill` stops it, a later send or a close puts it in the past, and so does its own end.
 
 use super::*;
 
