@@ -91,3 +91,38 @@ async fn sigtstp_to_a_repl_with_its_signal_keys_off_goes_as_ctrl_z() {
     })
     .await;
 }
+
+/// A program that reads keys raw but does not suspend itself on Ctrl-Z (a prompt_toolkit
+/// prompt, which would insert `^Z` into its line) gets SIGTSTP as a signal, and stops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigtstp_to_a_raw_reader_that_takes_ctrl_z_as_a_key_stops_it() {
+    let has_prompt_toolkit = std::process::Command::new("python3")
+        .args(["-c", "import prompt_toolkit"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_prompt_toolkit {
+        eprintln!("prompt_toolkit is not installed: its raw prompt is not exercised");
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(
+                "python3 -c \"from prompt_toolkit import prompt; print('got', prompt('Name: '))\"",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let s = sh
+            .session
+            .signal(TerminalSignal::Sigtstp)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.delivery, SignalDelivery::ProcessGroup, "{s:?}");
+        let r = sh.send_raw("", false).await;
+        assert!(r.viewport.contains("Stopped"), "{r:?}");
+        assert!(!r.viewport.contains("^Z"), "{r:?}");
+        let r = sh.send("kill -KILL %1; wait").await;
+        assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -221,6 +221,9 @@ pub(super) fn deliver(
     // itself, and so does one reading lines (`stty -isig; read x`, `input()`): there the
     // character would only join the line it answers, and interrupt nothing; so does the
     // session's shell, whatever it reads (its `read` builtin takes the character as data).
+    // A SIGTSTP goes as Ctrl-Z only to a program known to suspend itself on it (see
+    // `suspends_on_ctrl_z`): another one that reads keys raw takes it as a key (a
+    // prompt_toolkit prompt inserts `^Z`), so it gets the signal, and stops.
     let raw_key = as_key
         .then(|| shared.pty.raw_signal_char(signal))
         .flatten()
@@ -229,6 +232,7 @@ pub(super) fn deliver(
                 && (shared.lock().screen.alternate_screen()
                     || (shared.pty.modes().is_some_and(|m| !m.canonical)
                         && shared.tty_reader(pgid).is_some()))
+                && (signal != TerminalSignal::Sigtstp || suspends_on_ctrl_z(shared, pgid))
         });
     // The terminal's interrupt, quit and suspend keys discard input typed ahead and not yet
     // read: so does the input still queued for the terminal (a send to a program that does
@@ -311,6 +315,21 @@ pub(super) fn deliver(
     }
     tracing::debug!(%signal, pgid, ?delivery, "signal delivered");
     Ok((pgid, delivery))
+}
+
+/// Whether the program of group `pgid` that reads the terminal (or its leader) is one that
+/// takes Ctrl-Z as its suspend key with the terminal's signal keys off: it puts the terminal
+/// back, stops itself, and redraws once continued (node's REPL and its kin, vim, emacs).
+fn suspends_on_ctrl_z(shared: &Shared, pgid: i32) -> bool {
+    /// Programs that suspend themselves on Ctrl-Z, by process name.
+    const SUSPENDERS: [&str; 9] = [
+        "node", "nodejs", "deno", "bun", "vim", "vi", "nvim", "view", "emacs",
+    ];
+    shared
+        .tty_reader(pgid)
+        .or(Some(pgid))
+        .and_then(crate::process::stat)
+        .is_some_and(|s| SUSPENDERS.contains(&s.comm.as_str()))
 }
 
 /// Whether `signal` to the foreground group `pgid` ends the rest of the shell's command line
