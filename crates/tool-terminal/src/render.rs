@@ -168,7 +168,7 @@ fn send_facts(
                 "\n[input: continuation prompt; {program} waits for the rest of the statement (an empty line does not end it): send the rest, closing its brackets, or send .break to discard it]"
             )),
             Some(program) => facts.push_str(&format!(
-                "\n[input: continuation prompt; {program} waits for the rest of the block: send more lines, or send \"\" (an empty line) to end the block and run it (an open bracket or string needs its closing one first)]"
+                "\n[input: continuation prompt; {program} waits for the rest of the block: send more lines, or send \"\" with submit: true (an empty line) to end the block and run it (an open bracket or string needs its closing one first)]"
             )),
         },
         InputModeOutput::StatementContinuation => facts.push_str(&format!(

@@ -15,9 +15,11 @@ pub struct ReadArgs {
     #[serde(default)]
     #[schemars(with = "u64")]
     pub offset: Option<u64>,
-    /// First line of the page by its number from the session's first line (0), as the
-    /// omission lines of results give it; takes the place of offset (also when both are
-    /// given), and still names the same lines after more output arrived.
+    /// First line of the range to read, by its number from the session's first line (0), as
+    /// the omission lines of results give it; takes the place of offset (also when both are
+    /// given), and still names the same lines after more output arrived. A range larger than
+    /// one result holds comes newest first: the page holds its newest lines, and names the
+    /// arguments for the rest.
     #[serde(default, rename = "fromLine")]
     #[schemars(with = "u64")]
     pub from_line: Option<u64>,
