@@ -76,15 +76,9 @@ impl Screen {
 
     /// Everything the screen noted for a result since the last call; clears it.
     pub(crate) fn take_span_notes(&mut self) -> SpanNotes {
-        SpanNotes {
-            undecodable: self.take_undecodable(),
-            unended_string: self.scanner.take_unended(),
-            line_drawn_text: self.take_line_drawn_text(),
-            mixed_row: self.take_mixed_row(),
-            cut_at_edge: self.take_cut_at_edge(),
-            erased: self.take_erased(),
-            invisible: self.take_invisible(),
-            concealed: self.take_concealed(),
-        }
+        // The erased rows last, once the rows written over are noted (`take_mixed_row`).
+        let mut notes = self.take_read_notes();
+        notes.erased = self.take_erased();
+        notes
     }
 }
