@@ -66,3 +66,27 @@ async fn lines_after_a_statement_that_asks_are_not_its_answer() {
     })
     .await;
 }
+
+/// A Python REPL that replaced the session's shell (`exec python3`) holds the shell's own
+/// process group: it is a REPL all the same, so a block gets the empty line that ends it and
+/// runs (typed as the shell's line, it waited at `... ` and the next statement was glued on).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repl_that_replaced_the_shell_runs_blocks() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("exec python3 -q").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.ends_with(">>> "), "{r:?}");
+        let r = sh.send("for i in range(2):\n    print('n', i)\n").await;
+        for line in ["n 0", "n 1"] {
+            assert!(r.viewport.lines().any(|l| l == line), "{line}: {r:?}");
+        }
+        assert!(r.viewport.ends_with(">>> "), "{r:?}");
+        let r = sh.send("print('alive')").await;
+        assert!(r.viewport.lines().any(|l| l == "alive"), "{r:?}");
+        let r = sh.send("exit()").await;
+        assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -47,8 +47,10 @@ impl SendOp {
         }
         let fg = shared.pty.foreground_pgid();
         let modes = shared.pty.modes();
-        let shell_line_editor =
-            fg == Some(shared.shell_pgid()) && modes.is_some_and(TtyModes::line_editing);
+        // Our shell holds the terminal, not a program that replaced it in its process group
+        // (`exec python3`: that program is handled as one a command started).
+        let our_shell = fg == Some(shared.shell_pgid()) && !shared.shell_replaced();
+        let shell_line_editor = our_shell && modes.is_some_and(TtyModes::line_editing);
         // An answer to a reader that ended since the last result is refused once (see
         // `stale_reader`).
         super::stale_reader::check(&mut st, shared, fg, shell_line_editor, &request.text)?;
@@ -66,7 +68,7 @@ impl SendOp {
         // The shell itself holds the terminal in a key reader's modes but does not read it (its
         // `read` was interrupted, and it is on its way back to its prompt, whose hook restores
         // readline's modes): a command sent now is the shell's, no key answer.
-        let shell_not_reading = fg == Some(shared.shell_pgid())
+        let shell_not_reading = our_shell
             && !shell_line_editor
             && modes.is_some_and(|m| !m.canonical)
             && shared.tty_reader(shared.shell_pgid()).is_none();
@@ -100,7 +102,7 @@ impl SendOp {
             .unended_line
             .filter(|line| canonical == Some(true) && line.prompts == prompts)
             .map_or(0, |line| line.bytes);
-        let program = fg.is_some_and(|p| p != shared.shell_pgid());
+        let program = fg.is_some() && !our_shell;
         // A program reading keys: the cursor row's text before the cursor, once, for the
         // REPL prompts below.
         let (cursor_row, cursor_col) = if program && canonical == Some(false) {
@@ -446,11 +448,16 @@ impl SendOp {
                     || modes.is_some_and(TtyModes::single_keys))
                 && !ends_a_reader
                 && !request.text.lines().any(input::quits_a_program),
-            repl_at_start: fg.filter(|_| {
+            // Its REPL's prompt, by the program's name: not a script's prompt written like one
+            // (`pt> `, whose reads take the lines as answers).
+            repl_at_start: fg.filter(|&pgid| {
                 program
-                    && cursor_row
-                        .as_deref()
-                        .is_some_and(super::super::observe::is_repl_prompt)
+                    && cursor_row.as_deref().is_some_and(|row| {
+                        super::super::observe::is_repl_prompt(row)
+                            && python_input::group_program(shared, pgid).is_some_and(|name| {
+                                super::super::observe::is_repl_prompt_of(row.trim(), &name)
+                            })
+                    })
             }),
         });
         st.active = Some(Arc::clone(&op));
