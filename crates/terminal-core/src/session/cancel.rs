@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use crate::error::TerminalError;
 use crate::types::TerminalSignal;
 
+use super::observe::runs_a_repl;
 use super::shared::Shared;
 use super::signal::{deliver, refusal};
 
@@ -84,9 +85,17 @@ impl CancelInterrupts {
         }
         let sh = Arc::clone(shared);
         let want_shell = self.shell_leader.is_none();
-        let (target, shell_leader) = tokio::task::spawn_blocking(move || {
+        let (target, shell_leader, repl) = tokio::task::spawn_blocking(move || {
             let shell = want_shell.then(|| program_name(sh.shell_pgid())).flatten();
-            (Target::now(&sh), shell)
+            let target = Target::now(&sh);
+            // A REPL (node, run with no script) that reads keys raw takes Ctrl-C as the
+            // interrupt of its statement and stays: the key goes to it, as the terminal's own
+            // would; a real SIGINT would end it, and everything it held.
+            let repl = target
+                .pgid
+                .and_then(crate::process::cmdline)
+                .is_some_and(|cmdline| runs_a_repl(&cmdline));
+            (target, shell, repl)
         })
         .await
         .unwrap_or((
@@ -95,7 +104,9 @@ impl CancelInterrupts {
                 leader: None,
             },
             None,
+            false,
         ));
+        let as_key = as_key || repl;
         if want_shell {
             self.shell_leader = shell_leader;
         }

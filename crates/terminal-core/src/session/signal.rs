@@ -178,8 +178,9 @@ pub(super) fn runs_shell_image(pgid: i32, shell_pgid: i32) -> bool {
 /// terminal now), the terminal's interrupt or suspend character is written as input (a
 /// signal would bypass the program's own handling of the key: node puts the terminal back
 /// before it stops, and redraws its prompt once continued). Otherwise (a cancelled send,
-/// `job_kill`: a real signal, so a program that takes Ctrl-C as a key, such as node's
-/// readline pausing at its prompt, is interrupted all the same) `kill(-pgid, signal)`, after
+/// `job_kill`: a real signal, so a program that takes Ctrl-C as a key, such as a node
+/// script's readline pausing at its prompt, is interrupted all the same; a REPL run with no
+/// script gets the key, see `CancelInterrupts::deliver_due`) `kill(-pgid, signal)`, after
 /// discarding unread typed-ahead input as the terminal's key does (SIGTSTP too, unless it
 /// goes to the shell itself, which ignores it).
 pub(super) fn deliver(

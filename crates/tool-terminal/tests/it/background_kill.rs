@@ -343,3 +343,29 @@ async fn a_line_that_runs_on_past_sigterm_says_so() {
     assert!(status_line(&read).starts_with("[status: killed"), "{read}");
     host.shutdown().await;
 }
+
+/// `job_kill` of a background send to node's REPL waiting on a top-level `await`: node takes
+/// the interrupt as Ctrl-C (the terminal's signal keys are off), drops the await and stays at
+/// its prompt with what it held (a real SIGINT ended node and everything in it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_of_a_send_to_node_awaiting_keeps_the_repl() {
+    if !crate::support::installed("node") {
+        return;
+    }
+    let (host, agent, session) = host_with_session().await;
+    host.send(&agent, &session, "node").await;
+    host.send(&agent, &session, "var keep = 7").await;
+    let (job, _) = host
+        .start_job(
+            &agent,
+            &session,
+            "await new Promise(r => setTimeout(r, 60000)); 'resolved'",
+        )
+        .await;
+    let text = kill_and_wait(&host, &agent, &job).await;
+    assert!(status_line(&text).starts_with("[status: killed"), "{text}");
+    let r = host.send(&agent, &session, "keep * 6").await;
+    assert!(r.text().lines().any(|l| l == "42"), "{}", r.text());
+    host.send(&agent, &session, ".exit").await;
+    host.shutdown().await;
+}
