@@ -126,10 +126,11 @@ impl Leftover {
     }
 
     /// After the job ended leaving a program running (`drawn` prompts had been drawn then):
-    /// while it is still the session's last job with no answer or kill since, looks
-    /// every [`WATCH_INTERVAL`] whether the shell drew a prompt since, which means the
-    /// program ended by itself (`read -t` timed out, a program exited on an alarm). Then the
-    /// job's detail is put in the past, and neither the next send nor `job_kill` takes the
+    /// looks every [`WATCH_INTERVAL`] whether the shell drew a prompt since, which means the
+    /// program ended (by itself: `read -t` timed out, a program exited on an alarm; or by
+    /// what a later background job typed to it, such as a pager's `q`). Then the job's detail
+    /// is put in the past (a detail an answer or a kill already put there stays), and, while
+    /// it is still the session's last job, neither the next send nor `job_kill` takes the
     /// program for still waiting. Ends with the session.
     pub(super) async fn watch(self: Arc<Self>, drawn: u64) {
         loop {
@@ -141,9 +142,6 @@ impl Leftover {
             let Some(job) = self.job.get() else {
                 continue;
             };
-            if self.by_session.lock().get(&self.id) != Some(job) {
-                return;
-            }
             let Some(now) = self.terminals.prompts_drawn(&self.owner, &self.id) else {
                 return;
             };
@@ -152,11 +150,10 @@ impl Leftover {
             }
             {
                 let mut by_session = self.by_session.lock();
-                if by_session.get(&self.id) != Some(job) {
-                    return;
+                if by_session.get(&self.id) == Some(job) {
+                    by_session.remove(&self.id);
+                    self.ends.lock().remove(&self.id);
                 }
-                by_session.remove(&self.id);
-                self.ends.lock().remove(&self.id);
             }
             if let Some(detail) = jobs.get(job, Some(&self.owner)).ok().and_then(|s| s.detail) {
                 amend(&*jobs, &self.owner, job, &detail, PROMPT_CAME_BACK);

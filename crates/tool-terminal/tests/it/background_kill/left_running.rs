@@ -282,3 +282,30 @@ async fn keys_that_quit_a_programs_job_left_put_its_status_in_the_past_at_once()
     );
     host.shutdown().await;
 }
+
+/// A later background job whose keys quit the full-screen program an earlier job left
+/// (`q` to less): once the shell's prompt is back, the earlier job's status says so, not that
+/// the program still runs (its watch stopped once another job started).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_a_later_job_typed_that_quit_a_program_put_the_earlier_status_in_the_past() {
+    let (host, agent, session) = host_with_session().await;
+    let (first, _) = host.start_job(&agent, &session, "seq 1 100 | less").await;
+    let read = host.wait_job(&agent, &first).await;
+    assert!(
+        read.contains("full-screen program (still running"),
+        "{read}"
+    );
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "q", "submit": false, "run_in_background": true}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let second = crate::support::job_id(&r);
+    host.wait_job(&agent, &second).await;
+    host.until_job_status(&agent, &first, "(the shell's prompt came back since)]")
+        .await;
+    host.shutdown().await;
+}
