@@ -346,9 +346,10 @@ impl SendOp {
             .modes()
             .is_some_and(|m| m.canonical && !m.echo);
         // The line's text, without the markers of a paste.
+        let marker = |m: &'static [u8]| std::str::from_utf8(m).unwrap_or_default();
         let line = String::from_utf8_lossy(step)
-            .replace("\x1b[200~", "")
-            .replace("\x1b[201~", "");
+            .replace(marker(input::PASTE_START), "")
+            .replace(marker(input::PASTE_END), "");
         let line = line
             .split(['\n', '\r'])
             .find(|l| !l.trim().is_empty())

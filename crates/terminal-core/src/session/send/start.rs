@@ -163,8 +163,8 @@ impl SendOp {
             });
             // IPython's line editor reads in raw mode: in the terminal's line mode, with
             // nothing on the cursor's row (no prompt of a statement's own `input()`), it runs a
-            // statement or is between one and its next prompt, a thread of it may wait on the
-            // terminal all the same.
+            // statement or is between one and its next prompt, even while a thread of it waits
+            // on the terminal.
             let ipython_between = program.starts_with("ipython")
                 && canonical == Some(true)
                 && st
