@@ -17,23 +17,18 @@
 //! Every transition (settle, fail, release, close: [`SendOp::settle_on_close`]) is a method.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-
-use parking_lot::Mutex;
-use tokio::sync::{Notify, watch};
 
 use crate::error::{TerminalError, TerminalErrorCode};
 use crate::pty::TtyModes;
 use crate::readiness::{PreWrite, Readiness, Settle};
 use crate::screen::PromptState;
-use crate::types::SendResult;
 
 use super::Inner;
 use super::cancel::CancelInterrupts;
 use super::observe::{Probe, Probing, SIGNAL_BYTES, observe, wait_for_shell_read};
 use super::probe::ProbeSchedule;
-use super::shared::Shared;
 use super::signal::runs_shell_image;
 use span::Span;
 
@@ -42,6 +37,7 @@ mod handle;
 mod hold;
 mod key_answer;
 mod left_running;
+mod op;
 mod pacing;
 mod pager_guard;
 mod prepare;
@@ -49,6 +45,7 @@ mod python_input;
 mod settle;
 mod span;
 mod stale_reader;
+pub(super) use op::{SendOp, UNPROMPTED_LINE, UNPROMPTED_NO, UNPROMPTED_POLL};
 pub(super) use stale_reader::clipped;
 mod start;
 
@@ -59,84 +56,6 @@ pub(super) const EXIT_DRAIN_MIN: Duration = Duration::from_millis(10);
 pub(super) const EXIT_DRAIN_MAX: Duration = Duration::from_millis(1000);
 /// Longest a cancelled send whose result nobody sees keeps the session (its command lingers).
 const DISCARDED_SETTLE_MAX: Duration = Duration::from_millis(1000);
-
-/// One send.
-pub(super) struct SendOp {
-    shared: Arc<Shared>,
-    result: watch::Sender<Option<Result<SendResult, TerminalError>>>,
-    wake: Notify,
-    span: Mutex<Span>,
-    settled: AtomicBool,
-    finished: AtomicBool,
-    /// A write or an interrupt of this send is still in flight: the slot stays reserved after
-    /// settlement until it lands, so late bytes or a late SIGINT never hit a successor.
-    in_flight: AtomicBool,
-    /// A signal's aftermath had not played out when the write began (see `prepare_write`).
-    signal_unsettled: AtomicBool,
-    /// Set when the text went in typed ahead (see [`prepare::TypedAhead`]).
-    typed_ahead_of: Mutex<Option<prepare::TypedAhead>>,
-    /// The send's own deadline, when it asked for one (else the configured timeout applies).
-    timeout: Option<Duration>,
-    /// A signal reached the terminal's foreground: the lines not typed yet are dropped, as
-    /// the terminal's keys discard input typed ahead (see [`pacing`]).
-    untyped_dropped: AtomicBool,
-    /// A signal discarded typed-ahead input: text held for a reader is dropped (see [`hold`]).
-    held_dropped: AtomicBool,
-    /// The notice for paced lines left untyped (the kernel would cut one; a signal came).
-    refused: Mutex<Option<String>>,
-    /// Text no send typed before the send's command line at the shell's prompt: on the
-    /// prompt's row, which the send's input first cleared from the line editor (see
-    /// `PtySpawnSpec::clear_line_keys`), or output before the cursor on a row below it.
-    cleared_line: Option<super::result::TextBeforeLine>,
-    /// Columns of blanks an auto-indenting REPL put on the line, which the input first
-    /// deleted: the send's result starts where they began.
-    indent_cleared: u16,
-    /// The session's shell was stopped when the send began and was continued (SIGCONT).
-    shell_continued: AtomicBool,
-    /// Whether it settles on an event loop's wait with no prompt (`SettleFacts::unprompted_wait`):
-    /// [`UNPROMPTED_NO`], [`UNPROMPTED_LINE`], or [`UNPROMPTED_POLL`] (a poll finds it still so).
-    unprompted_wait: AtomicU8,
-    /// The REPL is in, or the input's last line switches it into, a mode with no prompt
-    /// (node's `.editor`): no prompt is owed after the lines it typed.
-    promptless: bool,
-    /// The REPL was already in that mode when the send began: the lines go into its buffer.
-    in_promptless_mode: bool,
-    /// The input's last non-blank line, trimmed: only a prompt after its echo shows it done.
-    last_line: Option<String>,
-    /// The line the REPL read last (`last_line`; a poll's is the newest send's): node shows
-    /// it again after the prompt a pending `await`'s end brings, no prompt for it.
-    own_line: Option<String>,
-    /// The input hands the shell's line editor a command to run (`input::submits_a_command`).
-    submits_command: bool,
-    /// The input turns on errexit in the shell itself (`input::turns_on_errexit`).
-    turns_on_errexit: bool,
-    /// The input goes to the shell's line editor and hands it no command: keys that edit the
-    /// line (a history search, Ctrl-A, an arrow, Ctrl-C), whose redraws are no output.
-    edits_shell_line: bool,
-    /// A key with the Enter after it went to a reader of single keys without the Enter (see
-    /// `input::one_key_and_enter`): as the send began, or as one of its paced lines.
-    enter_withheld: AtomicBool,
-    /// Of a `yes`/`no` word to a yes/no question, only the first key went (see `key_answer`).
-    rest_withheld: AtomicBool,
-    /// Of keys sent one at a time, the reader took the first ones and went on: the rest (and
-    /// the Enter) was dropped (see `key_answer`); the rest of a whole line dropped so.
-    keys_withheld: AtomicBool,
-    keys_withheld_rest: Mutex<Option<String>>,
-    /// The send began at a line reader (`read`, `input()`, a REPL's prompt) no key or quit
-    /// command of it ends: lines left untyped when the shell's prompt came back are dropped.
-    answers_a_line_reader: bool,
-    /// The process group of the program (a REPL, a debugger) whose own prompt the cursor
-    /// stood at as the send began (`>>> `, `(gdb) `), when one did: its later lines are
-    /// statements or commands for that prompt (see `refuses_step_to_own_prompt`).
-    repl_at_start: Option<i32>,
-}
-
-/// See [`SendOp::unprompted_wait`].
-pub(super) const UNPROMPTED_NO: u8 = 0;
-/// See [`SendOp::unprompted_wait`].
-pub(super) const UNPROMPTED_LINE: u8 = 1;
-/// See [`SendOp::unprompted_wait`].
-pub(super) const UNPROMPTED_POLL: u8 = 2;
 
 impl SendOp {
     pub(super) fn is_settled(&self) -> bool {

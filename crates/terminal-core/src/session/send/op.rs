@@ -1,0 +1,93 @@
+//! The state of one send ([`SendOp`]): what the driver (`drive`), its start and its
+//! settling share about the send as it runs.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use tokio::sync::{Notify, watch};
+
+use crate::error::TerminalError;
+use crate::types::SendResult;
+
+use super::super::shared::Shared;
+use super::span::Span;
+
+/// One send.
+pub(in crate::session) struct SendOp {
+    pub(super) shared: Arc<Shared>,
+    pub(super) result: watch::Sender<Option<Result<SendResult, TerminalError>>>,
+    pub(super) wake: Notify,
+    pub(super) span: Mutex<Span>,
+    pub(super) settled: AtomicBool,
+    pub(super) finished: AtomicBool,
+    /// A write or an interrupt of this send is still in flight: the slot stays reserved after
+    /// settlement until it lands, so late bytes or a late SIGINT never hit a successor.
+    pub(super) in_flight: AtomicBool,
+    /// A signal's aftermath had not played out when the write began (see `prepare_write`).
+    pub(super) signal_unsettled: AtomicBool,
+    /// Set when the text went in typed ahead (see [`prepare::TypedAhead`]).
+    pub(super) typed_ahead_of: Mutex<Option<super::prepare::TypedAhead>>,
+    /// The send's own deadline, when it asked for one (else the configured timeout applies).
+    pub(super) timeout: Option<Duration>,
+    /// A signal reached the terminal's foreground: the lines not typed yet are dropped, as
+    /// the terminal's keys discard input typed ahead (see [`pacing`]).
+    pub(super) untyped_dropped: AtomicBool,
+    /// A signal discarded typed-ahead input: text held for a reader is dropped (see [`hold`]).
+    pub(super) held_dropped: AtomicBool,
+    /// The notice for paced lines left untyped (the kernel would cut one; a signal came).
+    pub(super) refused: Mutex<Option<String>>,
+    /// Text no send typed before the send's command line at the shell's prompt: on the
+    /// prompt's row, which the send's input first cleared from the line editor (see
+    /// `PtySpawnSpec::clear_line_keys`), or output before the cursor on a row below it.
+    pub(super) cleared_line: Option<super::super::result::TextBeforeLine>,
+    /// Columns of blanks an auto-indenting REPL put on the line, which the input first
+    /// deleted: the send's result starts where they began.
+    pub(super) indent_cleared: u16,
+    /// The session's shell was stopped when the send began and was continued (SIGCONT).
+    pub(super) shell_continued: AtomicBool,
+    /// Whether it settles on an event loop's wait with no prompt (`SettleFacts::unprompted_wait`):
+    /// [`UNPROMPTED_NO`], [`UNPROMPTED_LINE`], or [`UNPROMPTED_POLL`] (a poll finds it still so).
+    pub(super) unprompted_wait: AtomicU8,
+    /// The REPL is in, or the input's last line switches it into, a mode with no prompt
+    /// (node's `.editor`): no prompt is owed after the lines it typed.
+    pub(super) promptless: bool,
+    /// The REPL was already in that mode when the send began: the lines go into its buffer.
+    pub(super) in_promptless_mode: bool,
+    /// The input's last non-blank line, trimmed: only a prompt after its echo shows it done.
+    pub(super) last_line: Option<String>,
+    /// The line the REPL read last (`last_line`; a poll's is the newest send's): node shows
+    /// it again after the prompt a pending `await`'s end brings, no prompt for it.
+    pub(super) own_line: Option<String>,
+    /// The input hands the shell's line editor a command to run (`input::submits_a_command`).
+    pub(super) submits_command: bool,
+    /// The input turns on errexit in the shell itself (`input::turns_on_errexit`).
+    pub(super) turns_on_errexit: bool,
+    /// The input goes to the shell's line editor and hands it no command: keys that edit the
+    /// line (a history search, Ctrl-A, an arrow, Ctrl-C), whose redraws are no output.
+    pub(super) edits_shell_line: bool,
+    /// A key with the Enter after it went to a reader of single keys without the Enter (see
+    /// `input::one_key_and_enter`): as the send began, or as one of its paced lines.
+    pub(super) enter_withheld: AtomicBool,
+    /// Of a `yes`/`no` word to a yes/no question, only the first key went (see `key_answer`).
+    pub(super) rest_withheld: AtomicBool,
+    /// Of keys sent one at a time, the reader took the first ones and went on: the rest (and
+    /// the Enter) was dropped (see `key_answer`); the rest of a whole line dropped so.
+    pub(super) keys_withheld: AtomicBool,
+    pub(super) keys_withheld_rest: Mutex<Option<String>>,
+    /// The send began at a line reader (`read`, `input()`, a REPL's prompt) no key or quit
+    /// command of it ends: lines left untyped when the shell's prompt came back are dropped.
+    pub(super) answers_a_line_reader: bool,
+    /// The process group of the program (a REPL, a debugger) whose own prompt the cursor
+    /// stood at as the send began (`>>> `, `(gdb) `), when one did: its later lines are
+    /// statements or commands for that prompt (see `refuses_step_to_own_prompt`).
+    pub(super) repl_at_start: Option<i32>,
+}
+
+/// See [`SendOp::unprompted_wait`].
+pub(in crate::session) const UNPROMPTED_NO: u8 = 0;
+/// See [`SendOp::unprompted_wait`].
+pub(in crate::session) const UNPROMPTED_LINE: u8 = 1;
+/// See [`SendOp::unprompted_wait`].
+pub(in crate::session) const UNPROMPTED_POLL: u8 = 2;
