@@ -468,8 +468,8 @@ pub enum SignalDelivery {
     /// interrupt character (`VINTR`, usually `^C`) was written as input, exactly what the
     /// terminal's own Ctrl-C does for it.
     InterruptCharacter,
-    /// SIGTSTP to a program that turned `ISIG` off and suspends itself on Ctrl-Z (node, vim,
-    /// emacs): the terminal's suspend character (`VSUSP`, usually `^Z`) was written as input,
+    /// SIGTSTP to a program that turned `ISIG` off and suspends itself on Ctrl-Z (node's
+    /// REPL): the terminal's suspend character (`VSUSP`, usually `^Z`) was written as input,
     /// exactly what the terminal's own Ctrl-Z does for it (it stops itself, its terminal put
     /// back, and redraws once continued). Another raw-mode program gets the signal: it would
     /// take the key as input (a prompt_toolkit prompt inserts `^Z`).

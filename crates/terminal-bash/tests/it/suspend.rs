@@ -126,3 +126,37 @@ async fn sigtstp_to_a_raw_reader_that_takes_ctrl_z_as_a_key_stops_it() {
     })
     .await;
 }
+
+/// SIGTSTP to vim in insert mode (its signal keys off) goes as the signal, which vim handles
+/// by suspending itself: a Ctrl-Z key would be inserted into the file as a character, and the
+/// commands sent next (`fg`) typed after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigtstp_to_vim_in_insert_mode_suspends_it() {
+    if !installed("vim") {
+        eprintln!("vim is not installed: its insert mode is not exercised");
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let dir = crate::support::TempDir::new("vim-tstp");
+        let file = dir.0.join("notes.txt");
+        sh.send(&format!("vim -u NONE -N '{}'", file.display()))
+            .await;
+        sh.send_raw("ihello from vim", false).await;
+        let s = sh
+            .session
+            .signal(TerminalSignal::Sigtstp)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.delivery, SignalDelivery::ProcessGroup, "{s:?}");
+        let r = sh.send_raw("", false).await;
+        assert!(r.viewport.contains("Stopped"), "{r:?}");
+        sh.send("fg").await;
+        sh.send_raw("\u{1b}:wq", true).await;
+        let r = sh.send("echo done-$((6*7))").await;
+        assert!(r.viewport.lines().any(|l| l == "done-42"), "{r:?}");
+        let written = std::fs::read_to_string(&file).unwrap_or_default();
+        assert_eq!(written, "hello from vim\n");
+        sh.close().await;
+    })
+    .await;
+}

@@ -173,11 +173,11 @@ pub(super) fn runs_shell_image(pgid: i32, shell_pgid: i32) -> bool {
 
 /// Delivers `signal` to the foreground group and records its aftermath; returns the group and
 /// how it went. With `as_key` (`terminal_signal`), a SIGINT goes the way the terminal's own
-/// Ctrl-C would, and a SIGTSTP as its Ctrl-Z: when the foreground program turned `ISIG` off
-/// (vim, node, raw-mode programs) and reads keys (it holds the alternate screen, or reads the
-/// terminal now), the terminal's interrupt or suspend character is written as input (a
-/// signal would bypass the program's own handling of the key: node puts the terminal back
-/// before it stops, and redraws its prompt once continued). Otherwise (a cancelled send,
+/// Ctrl-C would, and a SIGTSTP to node's REPL as its Ctrl-Z (see `suspends_on_ctrl_z`): when
+/// the foreground program turned `ISIG` off (vim, node, raw-mode programs) and reads keys (it
+/// holds the alternate screen, or reads the terminal now), the terminal's interrupt or suspend
+/// character is written as input (a signal would bypass the program's own handling of the
+/// key: node puts the terminal back before it stops, and redraws its prompt once continued). Otherwise (a cancelled send,
 /// `job_kill`: a real signal, so a program that takes Ctrl-C as a key, such as a node
 /// script's readline pausing at its prompt, is interrupted all the same; a REPL run with no
 /// script gets the key, see `CancelInterrupts::deliver_due`) `kill(-pgid, signal)`, after
@@ -319,13 +319,14 @@ pub(super) fn deliver(
 }
 
 /// Whether the program of group `pgid` that reads the terminal (or its leader) is one that
-/// takes Ctrl-Z as its suspend key with the terminal's signal keys off: it puts the terminal
-/// back, stops itself, and redraws once continued (node's REPL and its kin, vim, emacs).
+/// takes Ctrl-Z as its suspend key with the terminal's signal keys off, whatever it is doing,
+/// and handles no SIGTSTP of its own: node's REPL (and deno's) puts the terminal back, stops
+/// itself, and redraws once continued, where the signal stopped it with its raw modes in
+/// place. Not vim or emacs: they handle the signal themselves, and vim in insert mode takes
+/// Ctrl-Z as a character to insert.
 fn suspends_on_ctrl_z(shared: &Shared, pgid: i32) -> bool {
     /// Programs that suspend themselves on Ctrl-Z, by process name.
-    const SUSPENDERS: [&str; 9] = [
-        "node", "nodejs", "deno", "bun", "vim", "vi", "nvim", "view", "emacs",
-    ];
+    const SUSPENDERS: [&str; 3] = ["node", "nodejs", "deno"];
     shared
         .tty_reader(pgid)
         .or(Some(pgid))

@@ -93,7 +93,7 @@ pub fn render_interrupt_character(signal: &str, target_pgid: i32) -> String {
 /// program that turned the terminal's signal keys off.
 pub fn render_suspend_character(signal: &str, target_pgid: i32) -> String {
     format!(
-        "typed {signal} to foreground process group {target_pgid} as the terminal's suspend character (Ctrl-Z), the way the terminal's own key would, not as a signal: the terminal's signal keys are off (the program turned them off, or stty -isig), so Ctrl-Z is a key of its input, and this program (node, vim, emacs) takes it as its suspend key: it puts the terminal back and stops itself, and the shell's `fg` continues it; {SIGNAL_EFFECT}"
+        "typed {signal} to foreground process group {target_pgid} as the terminal's suspend character (Ctrl-Z), the way the terminal's own key would, not as a signal: the terminal's signal keys are off (the program turned them off, or stty -isig), so Ctrl-Z is a key of its input, and this program (node's REPL) takes it as its suspend key: it puts the terminal back and stops itself, and the shell's `fg` continues it; {SIGNAL_EFFECT}"
     )
 }
 
