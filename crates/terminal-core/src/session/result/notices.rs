@@ -293,8 +293,8 @@ pub(super) fn answered_password_notice(prompt: &str) -> String {
         format!(" `{}`", super::super::send::clipped(prompt))
     };
     format!(
-        "[input: this text answered the password prompt{at} (echo off, so it is not shown), not \
-         the shell: what follows is that program's answer to it]"
+        "[input: this text answered the password prompt{at} (echo off, so it is not shown) as \
+         its answer, not as a command or statement: what follows is that program's response]"
     )
 }
 

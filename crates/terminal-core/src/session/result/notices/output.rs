@@ -1,6 +1,7 @@
-//! The notices about output text a result's viewport shows differently from what the program
-//! printed: strings a line end cut off, line-drawing text, rows written over one another,
-//! invisible characters.
+//! The notices about output text a result's viewport (or a background job's read) shows
+//! differently from what the program printed ([`OutputNotes`]): bytes that are not UTF-8,
+//! strings a line end cut off, line-drawing text, rows written over one another, lines cut at
+//! the right edge, invisible and concealed characters, lines erased before they were shown.
 
 use crate::screen::clears::ErasedLines;
 use crate::screen::notes::{SpanNotes, UnendedString};
@@ -89,10 +90,7 @@ fn more_like_it(count: u64, one: &str, many: &str) -> String {
 
 /// The notice for [`OutputNotes::unended_string`]: the first `string` a line end cut off,
 /// quoting its body, and how many were (`count`).
-pub(in crate::session::result) fn unended_string_notice(
-    string: &crate::screen::notes::UnendedString,
-    count: u64,
-) -> String {
+fn unended_string_notice(string: &crate::screen::notes::UnendedString, count: u64) -> String {
     let kind = match string.introducer {
         b']' => "`ESC ]`, an OSC",
         b'P' => "`ESC P`, a DCS",
@@ -115,7 +113,7 @@ pub(in crate::session::result) fn unended_string_notice(
 
 /// The notice for [`OutputNotes::line_drawn_text`]: the first line of `text` printed in DEC
 /// line drawing, and how many were (`count`).
-pub(in crate::session::result) fn line_drawn_text_notice(text: &str, count: u64) -> String {
+fn line_drawn_text_notice(text: &str, count: u64) -> String {
     let more = more_like_it(
         count,
         "line came out so as well",
@@ -132,7 +130,7 @@ pub(in crate::session::result) fn line_drawn_text_notice(text: &str, count: u64)
 
 /// The notice for [`OutputNotes::mixed_row`]: the first such `row`, and how many such rows
 /// there were (`rows`).
-pub(in crate::session::result) fn mixed_row_notice(row: &str, rows: u64) -> String {
+fn mixed_row_notice(row: &str, rows: u64) -> String {
     let more = more_like_it(rows, "row like it", "rows like it");
     format!(
         "[screen: texts were written on one row, each over the one before, after \
@@ -146,7 +144,7 @@ pub(in crate::session::result) fn mixed_row_notice(row: &str, rows: u64) -> Stri
 }
 
 /// The notice for [`OutputNotes::concealed`]: `count` characters printed concealed.
-pub(in crate::session::result) fn concealed_notice(count: u64) -> String {
+fn concealed_notice(count: u64) -> String {
     let which = if count == 1 {
         "1 character".to_owned()
     } else {
@@ -161,7 +159,7 @@ pub(in crate::session::result) fn concealed_notice(count: u64) -> String {
 }
 
 /// The notice for [`OutputNotes::invisible`]: `count` invisible characters, the first `c`.
-pub(in crate::session::result) fn invisible_notice(c: char, count: u64) -> String {
+fn invisible_notice(c: char, count: u64) -> String {
     let name = crate::screen::invisible::invisible_name(c);
     let which = if count == 1 {
         format!("1 invisible character ({name}, U+{:04X})", u32::from(c))
@@ -180,12 +178,12 @@ pub(in crate::session::result) fn invisible_notice(c: char, count: u64) -> Strin
 }
 
 /// The notice for [`OutputNotes::undecodable`].
-pub(in crate::session::result) const UNDECODABLE_NOTICE: &str = "[encoding: some output was not UTF-8 and shows as \
+const UNDECODABLE_NOTICE: &str = "[encoding: some output was not UTF-8 and shows as \
      \u{FFFD}: a program writing Latin-1 or another 8-bit encoding reads right through iconv \
      (cmd | iconv -f latin1 -t utf-8, or its own encoding), and od -c or xxd shows the bytes]";
 
 /// The notice for [`OutputNotes::cut_at_edge`].
-pub(in crate::session::result) const CUT_AT_EDGE_NOTICE: &str = "[screen: the program turned auto-wrap off \
+const CUT_AT_EDGE_NOTICE: &str = "[screen: the program turned auto-wrap off \
      (ESC [ ? 7 l), so lines wider than the terminal were cut at its right edge, each ending in \
      the last character printed there, as a terminal shows them: the rest is not on screen; \
      write the output to a file and read that to see it whole (the shell's prompt turns \
@@ -193,9 +191,7 @@ pub(in crate::session::result) const CUT_AT_EDGE_NOTICE: &str = "[screen: the pr
 
 /// The notice for [`OutputNotes::erased`]: how many rows, the first, the last and a problem
 /// line between them.
-pub(in crate::session::result) fn erased_notice(
-    lines: &crate::screen::clears::ErasedLines,
-) -> String {
+fn erased_notice(lines: &crate::screen::clears::ErasedLines) -> String {
     let (rows, first, last) = (lines.rows, &lines.first, &lines.last);
     let (what, them, mut which, they) = if rows == 1 {
         (
