@@ -457,9 +457,12 @@ impl SendOp {
                 program
                     && cursor_row.as_deref().is_some_and(|row| {
                         super::super::observe::is_repl_prompt(row)
-                            && python_input::group_program(shared, pgid).is_some_and(|name| {
-                                super::super::observe::is_repl_prompt_of(row.trim(), &name)
-                            })
+                            && leader
+                                .clone()
+                                .or_else(|| python_input::group_program(shared, pgid))
+                                .is_some_and(|name| {
+                                    super::super::observe::is_repl_prompt_of(row.trim(), &name)
+                                })
                     })
             }),
         });
