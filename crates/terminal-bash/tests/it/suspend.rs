@@ -1,9 +1,24 @@
 //! Programs stopped with SIGTSTP and continued with `fg`: a program waiting on the terminal
 //! when it was stopped waits on it again once continued, and takes what is sent to it.
 
-use dsh_terminal_core::{BackendSession, SignalDelivery, TerminalSignal, WaitReason};
+use dsh_terminal_core::{BackendSession, SendResult, SignalDelivery, TerminalSignal, WaitReason};
 
 use crate::support::{Shell, config, installed, within};
+
+/// Sends SIGTSTP to the session's foreground, checks how it went (`delivery`, when given),
+/// and polls: the result, which shows the job stopped.
+async fn suspend(sh: &Shell, delivery: Option<SignalDelivery>) -> SendResult {
+    let s = sh
+        .session
+        .signal(TerminalSignal::Sigtstp)
+        .unwrap_or_else(|e| panic!("{e}"));
+    if let Some(delivery) = delivery {
+        assert_eq!(s.delivery, delivery, "{s:?}");
+    }
+    let r = sh.send_raw("", false).await;
+    assert!(r.viewport.contains("Stopped"), "{r:?}");
+    r
+}
 
 /// A program that waits for the terminal in `poll` (Python's `select.poll`, gdb's event loop):
 /// stopped and continued, the kernel resumes its wait through `restart_syscall`, and it still
@@ -27,11 +42,7 @@ async fn a_program_polling_the_terminal_reads_again_after_fg() {
         for (start, answer, answered) in programs {
             let r = sh.send(&start).await;
             assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
-            sh.session
-                .signal(TerminalSignal::Sigtstp)
-                .unwrap_or_else(|e| panic!("{start}: {e}"));
-            let r = sh.send_raw("", false).await;
-            assert!(r.viewport.contains("Stopped"), "{start}: {r:?}");
+            suspend(&sh, None).await;
             // gdb waits on the terminal among its own event sources, and draws no prompt
             // again: its wait may be said to be for input or among other sources.
             let r = sh.send_within("fg", true, 20_000).await;
@@ -67,13 +78,7 @@ async fn sigtstp_to_a_repl_with_its_signal_keys_off_goes_as_ctrl_z() {
     within(async {
         let sh = Shell::open_node_repl().await;
         sh.send("let v = 7").await;
-        let s = sh
-            .session
-            .signal(TerminalSignal::Sigtstp)
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(s.delivery, SignalDelivery::SuspendCharacter, "{s:?}");
-        let r = sh.send_raw("", false).await;
-        assert!(r.viewport.contains("Stopped"), "{r:?}");
+        let r = suspend(&sh, Some(SignalDelivery::SuspendCharacter)).await;
         assert!(r.viewport.ends_with("dsh> "), "{r:?}");
         let r = sh.send("fg").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
@@ -112,13 +117,7 @@ async fn sigtstp_to_a_raw_reader_that_takes_ctrl_z_as_a_key_stops_it() {
             )
             .await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        let s = sh
-            .session
-            .signal(TerminalSignal::Sigtstp)
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(s.delivery, SignalDelivery::ProcessGroup, "{s:?}");
-        let r = sh.send_raw("", false).await;
-        assert!(r.viewport.contains("Stopped"), "{r:?}");
+        let r = suspend(&sh, Some(SignalDelivery::ProcessGroup)).await;
         assert!(!r.viewport.contains("^Z"), "{r:?}");
         let r = sh.send("kill -KILL %1; wait").await;
         assert!(r.viewport.ends_with("dsh> "), "{r:?}");
@@ -143,13 +142,7 @@ async fn sigtstp_to_vim_in_insert_mode_suspends_it() {
         sh.send(&format!("vim -u NONE -N '{}'", file.display()))
             .await;
         sh.send_raw("ihello from vim", false).await;
-        let s = sh
-            .session
-            .signal(TerminalSignal::Sigtstp)
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(s.delivery, SignalDelivery::ProcessGroup, "{s:?}");
-        let r = sh.send_raw("", false).await;
-        assert!(r.viewport.contains("Stopped"), "{r:?}");
+        suspend(&sh, Some(SignalDelivery::ProcessGroup)).await;
         sh.send("fg").await;
         sh.send_raw("\u{1b}:wq", true).await;
         let r = sh.send("echo done-$((6*7))").await;
