@@ -288,6 +288,11 @@ pub struct SendResult {
     /// `n` lines before it is line `newest_line - n`, which [`ReadRequest::from_line`] pages
     /// however much output follows. `None` when not known (a full-screen program's screen).
     pub newest_line: Option<u64>,
+    /// The foreground program is a REPL that read what was sent and reads input again but has
+    /// not printed its prompt since: what it read may still be running (node's REPL while an
+    /// `await` or a timer of the line is pending). The notices say so too; a caller following
+    /// the send to its end (a background job) polls on rather than take it as finished.
+    pub prompt_owed: bool,
 }
 
 /// The first output lines of a send whose viewport lost its start (see [`SendResult::head`]).

@@ -486,6 +486,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         head,
         notices,
         newest_line: facts.newest_line.filter(|_| !facts.alternate),
+        prompt_owed: facts.unprompted_wait && !exited,
     }
 }
 

@@ -464,6 +464,7 @@ pub fn send_result(viewport: &str, wait_reason: WaitReason) -> SendResult {
         head: None,
         notices: Vec::new(),
         newest_line: None,
+        prompt_owed: false,
     }
 }
 

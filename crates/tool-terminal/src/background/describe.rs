@@ -325,6 +325,7 @@ mod tests {
             head: None,
             notices: Vec::new(),
             newest_line: None,
+            prompt_owed: false,
         };
         assert_eq!(
             detail(&result, &EarlierExits::default(), Typed::Line, false, false),

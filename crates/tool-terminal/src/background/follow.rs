@@ -118,8 +118,9 @@ const SLOT_RELEASE_WAIT: Duration = Duration::from_secs(5);
 
 /// Follows a background send until the program is ready for input or the session exits.
 ///
-/// A send that settles on silence (`inferred_idle`) or on its deadline (`timeout`) has not
-/// shown that the command finished, so a background job does not end there: it continues with
+/// A send that settles on silence (`inferred_idle`), on its deadline (`timeout`) or with a
+/// REPL that reads again without its prompt ([`SendResult::prompt_owed`]) has not shown that
+/// the command finished, so a background job does not end there: it continues with
 /// a poll (an empty send without Enter), whose output continues exactly where the previous
 /// send's ended, until the prompt comes back, a program waits for input, the session exits, or
 /// the job is killed. `program_before`: the program group that held the terminal when the job
@@ -260,11 +261,13 @@ pub(super) async fn follow(
             finish(&notices);
             outcome(result, &earlier, ran_on)
         };
+        let running = matches!(result.session_status, SessionStatus::Running);
+        // A REPL that reads again without its prompt (node while an `await` of the job's line
+        // is pending) has not shown the line finished either.
         let unproven = matches!(
             result.wait_reason,
             WaitReason::InferredIdle | WaitReason::Timeout
-        );
-        let running = matches!(result.session_status, SessionStatus::Running);
+        ) || (result.prompt_owed && running);
         // A kill ends the job once its interrupt reached a running send; a kill that came as
         // the send settled (on silence, the program still running) is repeated on a poll.
         let killed = cancel_requested.load(Ordering::SeqCst) && interrupted.load(Ordering::SeqCst);

@@ -58,6 +58,7 @@ fn send(viewport: &str, wait: WaitReason, status: SessionStatus, truncated: bool
         head: None,
         notices: Vec::new(),
         newest_line: None,
+        prompt_owed: false,
     }
 }
 

@@ -177,3 +177,37 @@ async fn a_job_typed_into_a_nested_shell_ends_at_its_prompt() {
     }
     host.shutdown().await;
 }
+
+/// A job typed into node's REPL whose `await` is still pending when node reads again (it
+/// prints no prompt until the promise settles): the job runs on until the REPL's prompt comes
+/// back, and its output holds what the awaited code printed and the value (it ended at once,
+/// said node waited at a prompt of its own, and left the output to the next send).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_whose_await_is_pending_in_node_runs_until_the_repl_prompts_again() {
+    let host = Host::with_jobs(
+        dsh_tool_terminal::ToolTerminalConfig::default(),
+        fast_bash(),
+    );
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let r = host.send(&agent, &session, "node").await;
+    assert!(r.text().lines().any(|l| l == "> "), "{}", r.text());
+    let (_, read) = finished_job(
+        &host,
+        &agent,
+        &session,
+        "await new Promise(r => setTimeout(() => { console.log('late-' + 'line'); r(6 * 7) }, 1500))",
+    )
+    .await;
+    assert!(read.lines().any(|l| l == "late-line"), "{read}");
+    assert!(read.lines().any(|l| l == "42"), "{read}");
+    assert!(
+        read.contains("input: node reads input again (it held the terminal"),
+        "{read}"
+    );
+    assert!(!read.contains("a prompt of its own"), "{read}");
+    let next = host.send(&agent, &session, "6 * 7 + 1").await.text();
+    assert!(next.lines().any(|l| l == "43"), "{next}");
+    host.send(&agent, &session, ".exit").await;
+    host.shutdown().await;
+}
