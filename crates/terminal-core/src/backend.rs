@@ -67,6 +67,12 @@ pub trait BackendSession: Send + Sync + 'static {
     fn program_group(&self) -> Option<i32> {
         None
     }
+    /// Whether the program holding the terminal replaced the session's shell (`exec python3`):
+    /// it is the session's own process, so ending it ends the session. `false` at the shell,
+    /// with a program the shell started in the foreground, or for a backend that cannot tell.
+    fn program_replaced_shell(&self) -> bool {
+        false
+    }
     /// The text of the cursor's row before the cursor, trailing spaces trimmed: the prompt a
     /// program waits at (`>>>`, `Name?`). `None` with the cursor at the row's first column, or
     /// for a backend without a screen. No default, as for `after_signal`.

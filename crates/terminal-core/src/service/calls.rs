@@ -208,6 +208,14 @@ impl Terminals {
             .and_then(|session| session.program_group())
     }
 
+    /// Whether the program holding the terminal of one of `owner`'s sessions replaced its shell
+    /// (see [`BackendSession::program_replaced_shell`](crate::BackendSession::program_replaced_shell));
+    /// `false` for an unknown or foreign id too.
+    pub fn program_replaced_shell(&self, owner: &Agent, id: &SessionId) -> bool {
+        self.owned_session(owner, id)
+            .is_ok_and(|session| session.program_replaced_shell())
+    }
+
     /// The cursor row's text before the cursor in one of `owner`'s sessions (see
     /// [`BackendSession::cursor_row`](crate::BackendSession::cursor_row)); `None` for an
     /// unknown or foreign id too.

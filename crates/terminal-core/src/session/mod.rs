@@ -245,6 +245,13 @@ impl BackendSession for PtySession {
             .filter(|&pgid| pgid != shared.shell_pgid() || shared.shell_replaced())
     }
 
+    fn program_replaced_shell(&self) -> bool {
+        let shared = &self.inner.shared;
+        shared.pty.foreground_pgid() == Some(shared.shell_pgid())
+            && shared.lock().screen.prompt_state() != crate::screen::PromptState::Prompt
+            && shared.shell_replaced()
+    }
+
     fn cursor_row(&self) -> Option<String> {
         self.inner.shared.lock().screen.cursor_row_prefix()
     }

@@ -394,13 +394,17 @@ pub(super) struct TerminalFacts {
 pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     // After an exit the terminal facts no longer apply; don't ask a dead terminal.
     let exited = reason == Settle::Exit;
+    // A program that replaced the shell in its process group (`exec python3`) is named as one
+    // a command started; `/proc` is read for it only when our prompt is not the newest thing
+    // on screen.
     let fg = if exited {
         None
     } else {
-        shared
-            .pty
-            .foreground_pgid()
-            .filter(|&p| p != shared.shell_pgid())
+        shared.pty.foreground_pgid().filter(|&p| {
+            p != shared.shell_pgid()
+                || (shared.lock().screen.prompt_state() != crate::screen::PromptState::Prompt
+                    && shared.shell_replaced())
+        })
     };
     // Waiting for input, the program reading the terminal is named (an editor that
     // `git commit` started, not git); otherwise the group's leader.

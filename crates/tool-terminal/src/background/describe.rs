@@ -102,7 +102,7 @@ pub(super) fn detail_after(detail: &str, since: &str) -> Option<String> {
 
 /// The input modes of [`detail`] that speak of the present (the program still runs, what the
 /// next send does), each with its past form for [`detail_after`].
-const PRESENT_MODES: [(&str, &str); 9] = [
+const PRESENT_MODES: [(&str, &str); 10] = [
     (WAITS_FOR_INPUT, "waited for input"),
     (SHELL_STARTED, "read commands at its prompt"),
     (CONTINUATION, "continuation prompt"),
@@ -112,7 +112,23 @@ const PRESENT_MODES: [(&str, &str); 9] = [
     (FULL_SCREEN, "full-screen program"),
     (SINGLE_KEYS, "single keys"),
     (ECHO_OFF, "echo off, a password prompt?"),
+    (REPLACED_SHELL, "replaced the session's shell"),
 ];
+
+/// [`detail`]'s input mode, after the program's name, for a program the job's command put in
+/// place of the session's shell (`exec python3`): it is the session's own process, so
+/// `job_kill` of the finished job leaves it (stopping it would end the session).
+const REPLACED_SHELL: &str = "replaced the session's shell (exec) and still runs: the next send \
+     goes to it; job_kill leaves it, for ending it ends the session (terminal_close does that)";
+
+/// `detail` (from [`detail`]) for a job whose command put `program` in place of the session's
+/// shell: [`REPLACED_SHELL`] in place of whatever input mode it gave.
+pub(super) fn replaced_the_shell(detail: &str, program: &str) -> String {
+    let head = detail
+        .split_once(", input: ")
+        .map_or(detail, |(head, _)| head);
+    format!("{head}, input: {program} {REPLACED_SHELL}")
+}
 
 /// [`detail`]'s input mode for text the job typed without Enter at the shell's prompt.
 const TYPED_WITHOUT_ENTER: &str =

@@ -14,7 +14,7 @@ use dsh_terminal_core::{
 use parking_lot::Mutex;
 
 use super::Stream;
-use super::describe::{Typed, at_shell_prompt, detail, left_a_program};
+use super::describe::{Typed, at_shell_prompt, detail, left_a_program, replaced_the_shell};
 use crate::{Terminals, start_send_when_free};
 
 /// How often a running job moves its send's output into its window, so that the core's read
@@ -172,7 +172,13 @@ pub(super) async fn follow(
                     .as_deref()
                     .is_some_and(|row| dsh_terminal_core::is_repl_prompt_of(row.trim(), program)));
         let detail = detail(result, earlier, typed, held_before, own_prompt);
-        let detail = if shell_started {
+        let running = matches!(result.session_status, SessionStatus::Running);
+        let detail = if !held_before && running && terminals.program_replaced_shell(&owner, &id) {
+            replaced_the_shell(
+                &detail,
+                result.foreground.as_deref().unwrap_or("the program"),
+            )
+        } else if shell_started {
             at_shell_prompt(detail)
         } else {
             detail

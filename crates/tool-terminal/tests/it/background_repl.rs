@@ -211,3 +211,40 @@ async fn a_job_whose_await_is_pending_in_node_runs_until_the_repl_prompts_again(
     host.send(&agent, &session, ".exit").await;
     host.shutdown().await;
 }
+
+/// A job whose command put a REPL in place of the session's shell (`exec python3`): the REPL
+/// is the session's own process, so the job's detail says so and `job_kill` of the finished
+/// job leaves it (it stopped it, which ended the session silently).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_that_replaced_the_shell_with_a_repl_is_left_running_by_job_kill() {
+    let host = Host::with_jobs(
+        dsh_tool_terminal::ToolTerminalConfig::default(),
+        fast_bash(),
+    );
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let (job, read) = finished_job(&host, &agent, &session, "exec python3 -q").await;
+    assert!(
+        read.contains("input: python3 replaced the session's shell (exec) and still runs"),
+        "{read}"
+    );
+    let kill = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    assert!(kill.text().contains("already finished"), "{}", kill.text());
+    assert!(
+        kill.text()
+            .contains("job_kill leaves it, for ending it ends the session"),
+        "{}",
+        kill.text()
+    );
+    let next = host.send(&agent, &session, "print(6 * 7)").await.text();
+    assert!(next.lines().any(|l| l == "42"), "{next}");
+    assert!(next.contains("[foreground: python3]"), "{next}");
+    let read = host.job_output(&agent, &job).await;
+    assert!(
+        read.contains(
+            "input: python3 replaced the session's shell (a later send reached the session)]"
+        ),
+        "{read}"
+    );
+    host.shutdown().await;
+}
