@@ -169,7 +169,10 @@ impl Stream {
     /// in `delta` (newer output may have shifted it meanwhile), the line is either the
     /// continuation joined to what the window holds or the delta's first line alone. When the
     /// scrollback cannot tell (a flood moved the line past what a page looks at), a first line
-    /// equal to what the window holds is that line again.
+    /// equal to what the window holds is that line again. A delta with no whole line after its
+    /// first (a piece of the line being written, `printf .` in a loop) is told by that line
+    /// alone, as the scrollback holds it now (it may have grown since): it restarts the line
+    /// when the line starts with the piece but not with the window's text joined to it.
     fn rewritten(&self, delta: &str) -> bool {
         /// How many newer lines a page may look past for the line, after a race with output.
         const SLACK: u64 = 4096;
@@ -191,6 +194,17 @@ impl Stream {
             .take(FOLLOWING)
             .map(|l| l.trim_end_matches(' '))
             .collect();
+        if following.is_empty() {
+            let request = ReadRequest {
+                offset: Some(whole),
+                count: Some(1),
+                from_line: None,
+            };
+            let line = self.terminals.read(&self.owner, &self.id, request).ok();
+            let line = line.as_ref().map(|page| page.text.trim_end_matches(' '));
+            return !first.is_empty()
+                && line.is_some_and(|line| line.starts_with(first) && !line.starts_with(joined));
+        }
         let offset = whole - following.len() as u64;
         let request = ReadRequest {
             offset: Some(offset),

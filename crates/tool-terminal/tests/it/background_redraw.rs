@@ -390,3 +390,31 @@ async fn a_redrawn_full_screen_comes_once_as_it_is() {
     assert!(!read.contains("\n\n\n"), "blank rows: {read:?}");
     host.shutdown().await;
 }
+
+/// A line built from pieces over time where a piece repeats what the line already holds
+/// (`printf .` in a loop, a test runner's dots): each piece continues the line, none is taken
+/// for the line written again from its start (the job's output had one `.` for many).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_built_of_repeated_pieces_keeps_every_piece() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    for (pieces, line) in [
+        ("x x x", "xxx"),
+        ("abc abc XYZ", "abcabcXYZ"),
+        (". . F . . [100%]", "..F..[100%]"),
+        ("é é é", "ééé"),
+    ] {
+        let text = format!(
+            "for p in {pieces}; do printf %s \"$p\"; sleep 0.15; done; echo; echo done-$((6*7))"
+        );
+        let (job, ack) = host.start_job(&agent, &session, &text).await;
+        // A read while the line is still being written, and the rest at the end.
+        let mid = host.job_output(&agent, &job).await;
+        let read = host.wait_job(&agent, &job).await;
+        let all = format!("{ack}\n{mid}\n{read}");
+        assert!(all.lines().any(|l| l == "done-42"), "{all}");
+        assert!(all.lines().any(|l| l == line), "{pieces}: {all}");
+    }
+    host.shutdown().await;
+}
