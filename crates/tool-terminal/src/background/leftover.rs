@@ -74,9 +74,14 @@ pub(super) struct Leftover {
 /// [`terminated`]).
 const INTERRUPTED: &str = "job_kill then sent it SIGINT";
 
+/// How long a program `job_kill` interrupted at its prompt has to end (its Ctrl-C handling:
+/// cleanup, a clean exit) before it gets SIGTERM.
+const INTERRUPT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
 fn terminated() -> String {
     format!(
-        "job_kill then sent it SIGINT and SIGTERM, and SIGKILL {} s later if it still held the terminal",
+        "job_kill then sent it SIGINT, SIGTERM {} s later and SIGKILL {} s after that while it still held the terminal",
+        INTERRUPT_GRACE.as_secs(),
         KILL_ESCALATION.as_secs()
     )
 }
@@ -188,10 +193,12 @@ impl Leftover {
 
     /// Stops the program a job left running (its `detail`): SIGINT to the session's
     /// foreground, exactly as `terminal_signal` delivers it. A program other than the
-    /// shell (whose own `read` the interrupt ends) gets SIGTERM right after, for a REPL takes
-    /// SIGINT at its prompt and stays (Python's `KeyboardInterrupt`, node's "press Ctrl+C
-    /// again"), as do pagers and editors, and SIGKILL [`KILL_ESCALATION`] later if it still
-    /// holds the terminal; until then it is recorded in `stops`, so sends wait for it to go.
+    /// shell (whose own `read` the interrupt ends) that still holds the terminal
+    /// [`INTERRUPT_GRACE`] later gets SIGTERM, for a REPL takes SIGINT at its prompt and stays
+    /// (Python's `KeyboardInterrupt`, node's "press Ctrl+C again"), as do pagers and editors
+    /// (the grace lets a program that handles Ctrl-C finish its cleanup), and SIGKILL
+    /// [`KILL_ESCALATION`] after that; until then it is recorded in `stops`, so sends wait for
+    /// it to go.
     /// Returns the job's detail from now on, which says what it did, when the interrupt was
     /// delivered.
     fn stop(&self, detail: &str) -> Option<String> {
@@ -216,33 +223,41 @@ impl Leftover {
             .map(|shell| LeftoverStop {
                 shell,
                 group: interrupt.target_pgid,
-                until: tokio::time::Instant::now() + KILL_ESCALATION + STOP_SLACK,
+                until: tokio::time::Instant::now() + INTERRUPT_GRACE + KILL_ESCALATION + STOP_SLACK,
             })
             .filter(LeftoverStop::holds_terminal)
         else {
             return Some(detail_after_kill(detail, INTERRUPTED));
         };
-        if let Err(e) = self
-            .terminals
-            .signal(&self.owner, &self.id, TerminalSignal::Sigterm)
-        {
-            tracing::debug!(session_id = %self.id, error = %e, "leftover program not terminated");
-        }
         self.stops.lock().insert(self.id.clone(), stop.clone());
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            let (terminals, owner, id) = (
-                Arc::clone(&self.terminals),
-                self.owner.clone(),
-                self.id.clone(),
-            );
-            drop(runtime.spawn(async move {
-                tokio::time::sleep(KILL_ESCALATION).await;
-                if stop.holds_terminal()
-                    && let Err(e) = terminals.signal(&owner, &id, TerminalSignal::Sigkill)
-                {
-                    tracing::debug!(session_id = %id, error = %e, "leftover program not killed");
+        let (terminals, owner, id) = (
+            Arc::clone(&self.terminals),
+            self.owner.clone(),
+            self.id.clone(),
+        );
+        let escalate = async move {
+            for (after, signal) in [
+                (INTERRUPT_GRACE, TerminalSignal::Sigterm),
+                (KILL_ESCALATION, TerminalSignal::Sigkill),
+            ] {
+                tokio::time::sleep(after).await;
+                let check = stop.clone();
+                let holds = tokio::task::spawn_blocking(move || check.holds_terminal())
+                    .await
+                    .unwrap_or(false);
+                if !holds {
+                    return;
                 }
-            }));
+                if let Err(e) = terminals.signal(&owner, &id, signal) {
+                    tracing::debug!(session_id = %id, %signal, error = %e, "leftover program not stopped");
+                }
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn(escalate)),
+            Err(_) => {
+                tracing::debug!(session_id = %self.id, "no runtime: leftover program only interrupted")
+            }
         }
         Some(detail_after_kill(detail, &terminated()))
     }

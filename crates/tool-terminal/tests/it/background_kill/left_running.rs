@@ -309,3 +309,40 @@ async fn keys_a_later_job_typed_that_quit_a_program_put_the_earlier_status_in_th
         .await;
     host.shutdown().await;
 }
+
+/// A program left at its prompt that handles Ctrl-C (cleanup, then a clean exit) gets time
+/// for it before `job_kill`'s SIGTERM (which came right after the SIGINT and cut the cleanup
+/// short, leaving its file empty or missing).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_gives_a_program_left_at_its_prompt_time_to_handle_the_interrupt() {
+    let (host, agent, session) = host_with_session().await;
+    let dir = crate::support::Gates::new("kill-grace", &session);
+    let script = "import time\ntry:\n    input('Q? ')\nexcept KeyboardInterrupt:\n    time.sleep(0.3)\n    open('cleanup.txt', 'w').write('cleaned ' + 'up')\n";
+    let r = host
+        .send(
+            &agent,
+            &session,
+            &format!(
+                "cd '{}' && printf %s {} > ki.py",
+                dir.path(".").display(),
+                shell_quote(script)
+            ),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    let (job, _) = host.start_job(&agent, &session, "python3 ki.py").await;
+    let r = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await;
+    assert!(r.text().contains("waits for input"), "{}", r.text());
+    let (outcome, text) = kill_finished(&host, &agent, &job).await;
+    assert_eq!(outcome, "leftover-interrupted", "{text}");
+    let r = host.send(&agent, &session, "cat cleanup.txt; echo").await;
+    assert!(r.text().lines().any(|l| l == "cleaned up"), "{}", r.text());
+    host.shutdown().await;
+}
+
+/// `text` single-quoted for bash.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
