@@ -44,11 +44,6 @@ impl Budget {
     }
 }
 
-/// Fits a foreground send's viewport so that its render is within `max_bytes`, keeping the
-/// first and the newest lines (see the module docs). Marks the output truncated when anything
-/// was cut; a background send is left as it is. A kept head is always placed, with the
-/// omission line that says what lies between it and the viewport, even when the viewport
-/// alone fits (short lines: the scrollback's row bound, not the byte bound, lost the start).
 /// Where a send's omission line points `terminal_read`: the session, and the number of the
 /// viewport's last line (from the session's first line) when known.
 #[derive(Clone, Copy)]
@@ -64,13 +59,25 @@ impl Pages<'_> {
     }
 }
 
+/// Fits a foreground send's viewport so that its render is within `max_bytes`, keeping the
+/// first and the newest lines (see the module docs). Marks the output truncated when anything
+/// was cut; a background send is left as it is. A kept head is always placed, with the
+/// omission line that says what lies between it and the viewport, even when the viewport
+/// alone fits (short lines: the scrollback's row bound, not the byte bound, lost the start).
+/// A render that fits only because runs of one line repeated fold into a count leaves the
+/// structured viewport folded the same way (see [`fold_structured_repeats`]).
 pub(crate) fn fit_send(output: &mut SendOutput, pages: Pages<'_>, max_bytes: usize) {
     let session_id = pages.session_id;
     let kept_head = matches!(output, SendOutput::Foreground { head: Some(_), .. });
-    if !matches!(output, SendOutput::Foreground { .. })
-        || (!kept_head && render::render_send(output, usize::MAX).len() <= max_bytes)
-    {
+    if !matches!(output, SendOutput::Foreground { .. }) {
         return;
+    }
+    if !kept_head {
+        let rendered = render::render_send(output, usize::MAX);
+        if rendered.len() <= max_bytes {
+            fold_structured_repeats(output, &rendered, max_bytes);
+            return;
+        }
     }
     let was_truncated = matches!(
         output,
@@ -368,6 +375,27 @@ fn whole_lines_within(text: &str, max_bytes: usize) -> usize {
         len += line.len();
     }
     len
+}
+
+/// A viewport over `max_bytes` whose render (`rendered`) fits because runs of one line
+/// repeated fold into a count there: the structured viewport holds them folded too (it held
+/// every line, many times the bound), when the text renders the same from it.
+fn fold_structured_repeats(output: &mut SendOutput, rendered: &str, max_bytes: usize) {
+    let SendOutput::Foreground { viewport, .. } = output else {
+        return;
+    };
+    if viewport.len() <= max_bytes {
+        return;
+    }
+    let std::borrow::Cow::Owned(folded) = render::fold_repeats(viewport) else {
+        return;
+    };
+    let original = std::mem::replace(viewport, folded);
+    if render::render_send(output, usize::MAX) != rendered
+        && let SendOutput::Foreground { viewport, .. } = output
+    {
+        *viewport = original;
+    }
 }
 
 #[cfg(test)]

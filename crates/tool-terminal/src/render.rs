@@ -39,7 +39,7 @@ pub(crate) use self::line_cut::cut_over;
 pub use self::line_cut::{
     cut_long_lines, line_cut_marker, line_cut_marker_about, line_cut_marker_at_least,
 };
-use self::repeats::fold_repeats;
+pub(crate) use self::repeats::fold_repeats;
 pub use self::sessions::{render_close, render_list, render_spawn};
 pub use self::signal::{
     render_interrupt_character, render_signal, render_signal_skipped, render_signal_still_reading,

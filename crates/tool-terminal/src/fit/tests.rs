@@ -542,3 +542,27 @@ fn a_tiny_cap_gets_the_short_omission_line_whole() {
         "{text}"
     );
 }
+
+/// A viewport many times the bound whose render fits because its lines repeat: the
+/// structured viewport is folded as the text is (it held every line), and the text is the same.
+#[test]
+fn a_viewport_of_repeated_lines_is_folded_in_the_structured_output_too() {
+    let line = "x".repeat(200);
+    let viewport = format!("python3 big.py\n{}dsh> ", format!("{line}\n").repeat(1000));
+    let mut output = foreground(&viewport, InputModeOutput::Normal);
+    let before = render::render_send(&output, 32 * 1024);
+    fit_send(&mut output, PTY_1, 32 * 1024);
+    let (kept, truncated, omitted) = parts(&output);
+    assert!(kept.len() <= 32 * 1024, "{}", kept.len());
+    assert_eq!(
+        kept,
+        format!("python3 big.py\n{line}\n[… the line above repeats 999 more times]\ndsh> ")
+    );
+    assert!(!truncated && omitted.is_none());
+    assert_eq!(render::render_send(&output, 32 * 1024), before);
+    // Within the bound, the lines stay as they are.
+    let short = format!("seq\n{}dsh> ", "y\n".repeat(50));
+    let mut output = foreground(&short, InputModeOutput::Normal);
+    fit_send(&mut output, PTY_1, 32 * 1024);
+    assert_eq!(parts(&output).0, short);
+}
