@@ -14,6 +14,13 @@
 //! - DECSTBM (`CSI t ; b r`) puts the cursor home, `CSI H` (vt100 puts it on the region's top
 //!   row; `CSI H` goes there only in origin mode, as a terminal's home does).
 //!
+//! - A cursor move right after a character in the last column (`CSI A`–`D`, `a`, `e`, and a
+//!   backspace): vt100 keeps the cursor past that column until the next character wraps the
+//!   line, and moves from there; a terminal's cursor is on the last column, so a move to the
+//!   left ends one column further left (`\t` to the edge, a character, then `\b` or
+//!   `CSI 3 D` overwrote the wrong cell), and after any move the next character is written on
+//!   the cursor's row (see [`Screen::after_move_from_wrap_pending`]).
+//!
 //! The stand-in is emulated right after the sequence, which vt100 has consumed as a no-op.
 //! One sequence vt100 carries out differently is replaced instead (its final byte becomes a
 //! CAN, which ends a sequence with no effect):
@@ -179,6 +186,29 @@ impl Screen {
             let (row, col) = before;
             self.emulate(format!("\x1b[{};{}H", row + 1, col + 1).as_bytes());
         }
+        if seq.csi
+            && seq.private.is_none()
+            && seq.intermediate.is_none()
+            && matches!(seq.final_byte, b'A' | b'B' | b'C' | b'D' | b'a' | b'e')
+            && before.1 >= self.config.cols
+        {
+            self.after_move_from_wrap_pending(seq.final_byte == b'D');
+        }
         self.conceal_after_sequence(seq);
+    }
+
+    /// After a cursor move (`back`: one to the left, a backspace or CUB) that vt100 began past
+    /// the last column, where it keeps the cursor once a character filled that column (the
+    /// line wraps at the next one): a terminal's cursor was on the last column, so a move to
+    /// the left ends one column further left, and no move leaves a wrap pending (the next
+    /// character is written on the cursor's row, not wrapped to the row below it).
+    pub(super) fn after_move_from_wrap_pending(&mut self, back: bool) {
+        if back {
+            self.emulate(b"\x1b[D");
+        }
+        let cols = self.config.cols;
+        if self.parser.screen().cursor_position().1 >= cols {
+            self.emulate(format!("\x1b[{cols}G").as_bytes());
+        }
     }
 }

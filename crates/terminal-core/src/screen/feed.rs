@@ -335,6 +335,17 @@ impl Screen {
                         }
                         _ => line_printed = true,
                     }
+                    // A backspace right after a character in the last column (see
+                    // `after_move_from_wrap_pending`).
+                    if b == 0x08 {
+                        self.emulate(&bytes[seg_start..i]);
+                        seg_start = i;
+                        if self.parser.screen().cursor_position().1 >= self.config.cols {
+                            self.emulate(b"\x08");
+                            self.after_move_from_wrap_pending(true);
+                            seg_start = i + 1;
+                        }
+                    }
                     match b {
                         b'\n' | 0x0b | 0x0c => self.before_line_feed(bytes, i, &mut seg_start),
                         b'\r' => self.before_carriage_return(bytes, i, &mut seg_start),

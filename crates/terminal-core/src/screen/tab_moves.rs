@@ -17,12 +17,14 @@ impl Screen {
     /// Emulates one TAB and records the cells it skipped (see [`super::tabs`]); returns the
     /// cursor's column after it.
     ///
-    /// On the main screen a TAB past the last tab stop does not leave the cursor on the last
-    /// column, where a terminal would write the text after it over the same cell again (a
-    /// TSV row reaching the right edge would lose the fields there): when that cell is empty,
-    /// its run goes to the row's end and the text after it wraps to the next row, as text
-    /// longer than the row does. After a character in the last column (the line wraps at its
-    /// next character), the TAB itself wraps and skips from the next row's start.
+    /// On the main screen a TAB past the last tab stop goes to the last column, as a
+    /// terminal's does, and the character after it is written there (a `\r` after it goes
+    /// back to the same row's start). A TAB from the last column does not stay there, where a
+    /// terminal would write the text after it over the same cell again (a TSV row reaching
+    /// the right edge would lose its fields there): when that cell is empty, its run goes to
+    /// the row's end and the text after it wraps to the next row, as text longer than the row
+    /// does. After a character in the last column (the line wraps at its next character), the
+    /// TAB itself wraps and skips from the next row's start.
     pub(super) fn emulate_tab(&mut self) -> u16 {
         let cols = self.parser.screen().size().1.get();
         let (row, from) = self.parser.screen().cursor_position();
@@ -45,7 +47,7 @@ impl Screen {
             .screen()
             .cell(row, to)
             .is_some_and(vt100::Cell::has_contents);
-        if main && to + 1 == cols && past_last_stop && last_cell_empty {
+        if main && from + 1 == cols && past_last_stop && last_cell_empty {
             // A blank in the empty last cell: the next character wraps.
             self.emulate(b" ");
             to = cols;

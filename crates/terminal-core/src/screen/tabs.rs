@@ -110,11 +110,16 @@ pub(crate) fn restore_tabs<'a>(text: &'a str, runs: &[(u16, u16)]) -> Cow<'a, st
         if let Some(&&(a, b)) = runs.peek()
             && a == col
         {
+            // Blank over the run's cells the text reaches (a row's text may end inside it: the
+            // blank a TAB from the last column wrote at the next row's start).
             let span = usize::from(b - a);
-            let blank = text[i..].chars().take(span).filter(|&ch| ch == ' ').count() == span;
+            let (reached, blank) = text[i..]
+                .chars()
+                .take(span)
+                .fold((0, true), |(n, blank), ch| (n + 1, blank && ch == ' '));
             if blank {
                 out.push('\t');
-                for _ in 0..span {
+                for _ in 0..reached {
                     chars.next();
                 }
                 col = b;
