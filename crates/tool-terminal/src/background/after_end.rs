@@ -7,7 +7,7 @@ use dsh_jobs::JobId;
 use dsh_terminal_core::{SessionId, Terminals};
 
 use super::Background;
-use super::describe::{self, Typed, stopped_at_prompt};
+use super::describe::{self, Typed, asked_its_repl, stopped_at_prompt};
 use super::leftover::{self, PROMPT_CAME_BACK};
 
 /// What a job's detail says once a send answered the program it left waiting: the agent
@@ -57,7 +57,9 @@ impl Background {
         if end.is_some_and(|e| e.signalled) {
             return None;
         }
-        let Some(program) = stopped_at_prompt(&detail) else {
+        let Some(program) =
+            stopped_at_prompt(&detail).or_else(|| asked_its_repl(&detail).map(Some))
+        else {
             // A job that left nothing running (or only text on the shell's input line, which
             // this send continues) is done with: later sends need not look it up again; nor
             // is one that left a shell or REPL at its prompt, which this send's text goes to.

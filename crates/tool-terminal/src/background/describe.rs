@@ -75,8 +75,9 @@ const READS_AGAIN: &str = "reads input again (it held the terminal before this j
      done: the next send goes to it)";
 /// How a job's detail ends when its text went to a program that held the terminal before the
 /// job began (a REPL) and that program now waits at a prompt of its own, not its REPL's (the
-/// job's `input('Name? ')`): the job is done, the program is the agent's (`job_kill` leaves
-/// it), and the next send answers that prompt rather than running as a statement.
+/// job's `input('Name? ')`): the job is done, the program is the agent's (`job_kill`
+/// interrupts the question, SIGINT only, and leaves the program), and the next send answers
+/// that prompt rather than running as a statement.
 const ASKS_AGAIN: &str = "waits at a prompt of its own, not its REPL's (it held the terminal \
      before this job, whose text asked it something: the next send answers that)";
 /// How a job's detail ends when its command stopped at a prompt of its own: the job is over,
@@ -178,6 +179,14 @@ pub(super) fn stopped_at_prompt(detail: &str) -> Option<Option<&str>> {
     let (_, program) = waiting.rsplit_once("input: ")?;
     let program = program.trim_end();
     Some((!program.is_empty()).then_some(program))
+}
+
+/// The program, when a job's `detail` says the job's text asked a program that held the
+/// terminal before it (a REPL) something, which it waits at a prompt of its own to answer
+/// (see [`ASKS_AGAIN`]).
+pub(super) fn asked_its_repl(detail: &str) -> Option<&str> {
+    let (_, program) = detail.strip_suffix(ASKS_AGAIN)?.rsplit_once("input: ")?;
+    Some(program.trim_end())
 }
 
 /// Whether a job's `detail` says a program it left waits for single keys (text without Enter

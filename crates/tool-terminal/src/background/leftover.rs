@@ -10,7 +10,7 @@ use dsh_terminal_core::process::{ProcessIdentity, stat};
 use dsh_terminal_core::{SessionId, TerminalSignal, Terminals};
 use parking_lot::Mutex;
 
-use super::describe::{detail_after, detail_after_kill, left_a_program};
+use super::describe::{asked_its_repl, detail_after, detail_after_kill, left_a_program};
 use super::follow::{KILL_ESCALATION, STOP_SLACK};
 
 /// Per session, how its last job ended leaving a program running (see [`JobEnd`]).
@@ -168,10 +168,11 @@ impl Leftover {
     }
 
     /// `job_kill` of the finished job: when it left a program running (its detail says so: at
-    /// a prompt of its own, or full-screen) and it is still the session's last job with no
-    /// answer since (signals and keys to a full-screen program leave it so), the program is
-    /// stopped (see [`Leftover::stop`]) and the prompt is no longer taken for the one the next
-    /// send answers. Returns the job's detail from now on, when the interrupt was delivered.
+    /// a prompt of its own, or full-screen), or left a REPL asking a question of the job's,
+    /// and it is still the session's last job with no answer since (signals and keys to a
+    /// full-screen program leave it so), the program or the question is stopped (see
+    /// [`Leftover::stop`]) and the prompt is no longer taken for the one the next send
+    /// answers. Returns the job's detail from now on, when the interrupt was delivered.
     pub(super) fn interrupt(&self) -> Option<String> {
         let (job, jobs) = (self.job.get()?, self.jobs.upgrade()?);
         let detail = jobs
@@ -179,7 +180,7 @@ impl Leftover {
             .ok()
             .filter(|s| !s.status.is_live())?
             .detail
-            .filter(|d| left_a_program(d))?;
+            .filter(|d| left_a_program(d) || asked_its_repl(d).is_some())?;
         {
             let mut by_session = self.by_session.lock();
             if by_session.get(&self.id) != Some(job) {
@@ -207,7 +208,9 @@ impl Leftover {
             .signal(&self.owner, &self.id, TerminalSignal::Sigint)
             .ok()
             .filter(|r| r.delivered)?;
-        if interrupt.shell_targeted {
+        // The shell's own `read` ends at the interrupt; a REPL's question (the job's
+        // `input()`) ends in the statement's KeyboardInterrupt, and the REPL stays.
+        if interrupt.shell_targeted || asked_its_repl(detail).is_some() {
             return Some(detail_after_kill(detail, INTERRUPTED));
         }
         // Only the same program, still in the foreground (the interrupt may have ended it,

@@ -106,8 +106,10 @@ async fn a_job_typed_into_a_repl_that_replaced_the_shell_leaves_it_running() {
 }
 
 /// A job's text that asks the REPL for input (`input('…? ')`): the job is done, and its detail
-/// says the REPL waits at a prompt of its own, which the next send answers (it said the REPL
-/// read input again, and the agent's next statement became the answer).
+/// says the REPL waits at a prompt of its own, which the next send answers, and says so (it
+/// said the REPL read input again, and the agent's next statement became the answer).
+/// `job_kill` of the job interrupts the question and leaves the REPL (it did nothing, and the
+/// next statement became the answer).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_that_asks_the_repl_for_input_says_the_next_send_answers_it() {
     let (host, agent, session) = repl_session("python3 -q").await;
@@ -116,12 +118,38 @@ async fn a_job_that_asks_the_repl_for_input_says_the_next_send_answers_it() {
         read.contains("input: python3 waits at a prompt of its own, not its REPL's"),
         "{read}"
     );
-    let kill = host.call(&agent, "job_kill", json!({"job_id": job})).await;
-    assert!(kill.text().contains("already finished"), "{}", kill.text());
     let answer = host.send(&agent, &session, "the-answer").await.text();
     assert!(answer.lines().any(|l| l == "'the-answer'"), "{answer}");
+    assert!(
+        answer.contains(&format!(
+            "[input: this text answered the prompt where background job {job} stopped (python3 \
+             was waiting for input)"
+        )),
+        "{answer}"
+    );
+    let kill = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    assert!(kill.text().contains("already finished"), "{}", kill.text());
     let next = host.send(&agent, &session, "print(6 * 7)").await.text();
     assert!(next.lines().any(|l| l == "42"), "{next}");
+
+    let (job, _) = finished_job(&host, &agent, &session, "x = input('bg-again? ')").await;
+    let kill = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    assert!(
+        kill.text().contains("which job_kill now stops"),
+        "{}",
+        kill.text()
+    );
+    assert!(
+        kill.text()
+            .contains("python3 waited at a prompt of its own (job_kill then sent it SIGINT)"),
+        "{}",
+        kill.text()
+    );
+    let next = host.send(&agent, &session, "print(6 * 7 + 1)").await.text();
+    assert!(next.lines().any(|l| l == "43"), "{next}");
+    assert!(!next.contains("answered the prompt"), "{next}");
+    let next = host.send(&agent, &session, "print(2 ** 5)").await.text();
+    assert!(next.lines().any(|l| l == "32"), "{next}");
     host.shutdown().await;
 }
 
