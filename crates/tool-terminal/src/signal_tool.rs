@@ -104,7 +104,10 @@ impl Tool for SignalTool {
             return render::render_suspend_character(signal.as_str(), out.target_pgid);
         }
         if out.delivery == SignalDeliveryOutput::WhenCommandStarts {
-            return render::render_signal_when_command_starts(signal.as_str());
+            return render::render_signal_when_command_starts(
+                signal.as_str(),
+                out.shell_ran_command,
+            );
         }
         if let Some(program) = &out.still_running {
             return render::render_signal_still_running(signal.as_str(), out.target_pgid, program);

@@ -62,9 +62,11 @@ pub(super) fn signal(
     let handed_over = shared
         .pty
         .foreground_pgid()
-        .is_some_and(|fg| hands_over(shared, signal, fg));
+        .and_then(|fg| hands_over(shared, signal, fg));
     let active = shared.lock().active.clone();
-    if handed_over && let Some(op) = active.as_ref() {
+    if let Some(line_running) = handed_over
+        && let Some(op) = active.as_ref()
+    {
         // As below: the lines the send has not typed yet are dropped.
         op.drop_untyped();
         if op.request_signal(signal) {
@@ -72,8 +74,8 @@ pub(super) fn signal(
                 target_pgid: shared.shell_pgid(),
                 session_pgid: pgid_in_own_namespace(shared.shell_pgid()),
                 delivered: true,
-                shell_targeted: false,
-                shell_ran_command: false,
+                shell_targeted: line_running,
+                shell_ran_command: line_running,
                 delivery: SignalDelivery::WhenCommandStarts,
             });
         }
@@ -118,17 +120,19 @@ pub(super) fn signal(
 }
 
 /// Whether `signal`, with group `fg` in the foreground and a send in progress, goes to that
-/// send to deliver once its command starts. A fork of the shell that has yet to run the
-/// command's program holds the terminal: always. The shell itself: a SIGINT always (a line
-/// of builtins gets it after a short grace); another signal while the shell has not started
-/// the line yet, started it within [`PROGRAM_START_WINDOW`], or has forked a copy of itself
-/// that is about to run the line's program. A shell running a command line of its own for
-/// longer (a loop of builtins, `wait`) with no such fork gets those, or refuses them, as
-/// before.
-fn hands_over(shared: &Shared, signal: TerminalSignal, fg: i32) -> bool {
+/// send to deliver once its command starts (`Some`), and whether the shell has been running
+/// the send's line on its own for a while then (`Some(true)`: the signal goes to the shell
+/// after a short grace unless a program of the line takes the terminal first). A fork of the
+/// shell that has yet to run the command's program holds the terminal: always. The shell
+/// itself: a SIGINT always (a line of builtins gets it after a short grace); another signal
+/// while the shell has not started the line yet, started it within [`PROGRAM_START_WINDOW`],
+/// or has forked a copy of itself that is about to run the line's program. A shell running a
+/// command line of its own for longer (a loop of builtins, `wait`) with no such fork gets
+/// those, or refuses them, as before.
+fn hands_over(shared: &Shared, signal: TerminalSignal, fg: i32) -> Option<bool> {
     let shell = shared.shell_pgid();
     if fg != shell {
-        return runs_shell_image(fg, shell);
+        return runs_shell_image(fg, shell).then_some(false);
     }
     let starting = {
         let st = shared.lock();
@@ -137,7 +141,10 @@ fn hands_over(shared: &Shared, signal: TerminalSignal, fg: i32) -> bool {
                 .command_seen_at
                 .is_none_or(|at| at.elapsed() < PROGRAM_START_WINDOW)
     };
-    signal == TerminalSignal::Sigint || starting || forks_about_to_run(shared, shell)
+    if starting || forks_about_to_run(shared, shell) {
+        return Some(false);
+    }
+    (signal == TerminalSignal::Sigint).then_some(true)
 }
 
 /// How long after a command line's start (its `C` mark) the shell still holding the terminal

@@ -99,7 +99,12 @@ pub fn render_suspend_character(signal: &str, target_pgid: i32) -> String {
 
 /// `terminal_signal` when the signal was handed to the send in progress, whose command line
 /// the shell was still reading or starting.
-pub fn render_signal_when_command_starts(signal: &str) -> String {
+pub fn render_signal_when_command_starts(signal: &str, shell_runs_line: bool) -> String {
+    if shell_runs_line {
+        return format!(
+            "{signal} goes to the shell, which has been running the command line just sent on its own (a loop, a builtin such as read or wait, or a function, which {signal} interrupts unless it traps it), after a short grace, or to a program of that line that takes the terminal first; lines of the send not typed yet are dropped; {SIGNAL_EFFECT}"
+        );
+    }
     let why = match signal {
         "SIGINT" => {
             "the shell was still reading its line, and an interrupt then would cut the line short; a line that starts no program gets it after a short grace"

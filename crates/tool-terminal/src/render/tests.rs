@@ -328,15 +328,19 @@ fn signal_and_close_renders() {
     );
     insta::assert_snapshot!(
         "signal_when_command_starts",
-        render_signal_when_command_starts("SIGINT")
+        render_signal_when_command_starts("SIGINT", false)
+    );
+    insta::assert_snapshot!(
+        "signal_when_shell_runs_the_line",
+        render_signal_when_command_starts("SIGINT", true)
     );
     insta::assert_snapshot!(
         "signal_when_command_starts_kill",
-        render_signal_when_command_starts("SIGKILL")
+        render_signal_when_command_starts("SIGKILL", false)
     );
     insta::assert_snapshot!(
         "signal_when_command_starts_term",
-        render_signal_when_command_starts("SIGTERM")
+        render_signal_when_command_starts("SIGTERM", false)
     );
     assert_eq!(
         render_close("pty-1", Some(3), None),

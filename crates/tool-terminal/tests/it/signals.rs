@@ -112,3 +112,48 @@ async fn a_raw_mode_prompt_ignoring_ctrl_c_is_said_to_still_wait() {
         .await;
     host.shutdown().await;
 }
+
+/// SIGINT while a background job's command line runs in the shell itself (`wait` for a job of
+/// its own): the send takes it, and the answer says it goes to the shell running that line
+/// (it said the shell was still reading the line, which had run for a while).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sigint_to_a_jobs_line_the_shell_runs_says_so() {
+    let host = Host::with_jobs(
+        dsh_tool_terminal::ToolTerminalConfig::default(),
+        crate::support::fast_bash(),
+    );
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    // The shell holds the terminal from `wait` on, well after the line started.
+    let (job, _) = host
+        .start_job(
+            &agent,
+            &session,
+            "sleep 0.3; sleep 100 & echo reach''ed; wait",
+        )
+        .await;
+    host.until_job_prints(&agent, &job, "reached").await;
+    let r = host
+        .call(
+            &agent,
+            "terminal_signal",
+            json!({"sessionId": session, "signal": "SIGINT"}),
+        )
+        .await;
+    assert!(
+        r.text().contains(
+            "SIGINT goes to the shell, which has been running the command line just sent"
+        ),
+        "{}",
+        r.text()
+    );
+    let structured = r.structured.unwrap();
+    assert_eq!(structured["shellRanCommand"], true, "{structured}");
+    assert_eq!(structured["shellWasForeground"], true, "{structured}");
+    let read = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await
+        .text();
+    assert!(read.contains("exit: 130"), "{read}");
+    host.shutdown().await;
+}
