@@ -310,13 +310,16 @@ pub enum JobError {
     )]
     Forgotten(JobId),
     /// The job belongs to another owner (or the caller has none).
-    #[error("job {0} belongs to another session; call job_list to see your own jobs")]
+    #[error("job {0} belongs to another agent; call job_list to see your own jobs")]
     Foreign(JobId),
     /// A wait timeout that is not a positive finite number of milliseconds.
     #[error("invalid wait timeout: expected a positive number of milliseconds, got {0}")]
     InvalidTimeout(String),
-    /// The caller cancelled a wait.
-    #[error("wait aborted")]
+    /// The caller cancelled a wait (the client cancelled the call, or the server is closing
+    /// the connection).
+    #[error(
+        "wait aborted: the call was cancelled (by the client, or as the server closes the connection) before the job settled; the job was left as it was: call job_output again to read or wait for it"
+    )]
     WaitAborted,
     /// The producer's cancel failed; the job was left as it was.
     #[error("{0}")]

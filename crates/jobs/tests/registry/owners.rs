@@ -44,7 +44,7 @@ async fn isolation_by_exact_owner() {
     let id = jobs.start(spec(&p, "bash", Some(&a), true)).unwrap();
     let pu = Arc::new(Probe::default());
     jobs.start(spec(&pu, "bash", None, true)).unwrap();
-    let foreign = "job bash-1 belongs to another session; call job_list to see your own jobs";
+    let foreign = "job bash-1 belongs to another agent; call job_list to see your own jobs";
     for caller in [Some(&b), None] {
         assert_eq!(jobs.read(&id, caller).unwrap_err().to_string(), foreign);
         assert_eq!(jobs.get(&id, caller).unwrap_err().to_string(), foreign);

@@ -155,6 +155,7 @@ async fn wait_settles_times_out_and_aborts() {
         jobs.wait(&id, 10_000.0, None, &abort).await.unwrap_err(),
         JobError::WaitAborted
     );
+    insta::assert_snapshot!("wait_aborted", JobError::WaitAborted.to_string());
     // An aborted waiter does not mark the later settlement reported.
     p.complete("done");
     let s = settled(&jobs, &id, None).await;

@@ -300,7 +300,7 @@ async fn a_second_connection_cannot_reach_the_first_ones_jobs() {
         assert_eq!(
             r.text,
             format!(
-                "Error: job {job} belongs to another session; call job_list to see your own jobs"
+                "Error: job {job} belongs to another agent; call job_list to see your own jobs"
             )
         );
     }

@@ -302,7 +302,7 @@ async fn list_and_kill_per_caller() {
         let r = host.call(Some(&b), tool, args).await;
         assert_eq!(
             r.text(),
-            "Error: job pty-send-1 belongs to another session; call job_list to see your own jobs"
+            "Error: job pty-send-1 belongs to another agent; call job_list to see your own jobs"
         );
     }
     p.push("pending");

@@ -294,7 +294,7 @@ async fn closing_the_session_or_disposing_the_owner_ends_its_jobs() {
     let r = host.call(&agent, "job_kill", json!({"job_id": job})).await;
     assert_eq!(
         r.text(),
-        format!("Error: job {job} belongs to another session; call job_list to see your own jobs")
+        format!("Error: job {job} belongs to another agent; call job_list to see your own jobs")
     );
     other.dispose().await;
     assert!(jobs.list(Some(&other)).is_empty());
