@@ -161,11 +161,13 @@ pub(super) async fn follow(
         let shell_prompt = row
             .as_deref()
             .is_some_and(|row| dsh_terminal_core::is_shell_prompt_of(row, program));
+        // A question shows text before the cursor: an empty row is output that came after the
+        // REPL's prompt (a timer's line), no question.
         let own_prompt = held_before
             && !shell_prompt
-            && !row
-                .as_deref()
-                .is_some_and(dsh_terminal_core::is_repl_prompt);
+            && row.as_deref().is_some_and(|row| {
+                !row.trim().is_empty() && !dsh_terminal_core::is_repl_prompt(row)
+            });
         let shell_started = !held_before
             && (shell_prompt
                 || row

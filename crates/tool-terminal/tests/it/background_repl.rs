@@ -276,3 +276,32 @@ async fn a_job_that_replaced_the_shell_with_a_repl_is_left_running_by_job_kill()
     );
     host.shutdown().await;
 }
+
+/// A job typed into node's REPL whose timer prints after the REPL's prompt came back: the
+/// cursor is on the empty row after that line, which is no question of the job's (the job
+/// said node waited at a prompt of its own, which the next send would answer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn output_after_a_repls_prompt_is_no_question_of_the_job() {
+    let host = Host::with_jobs(
+        dsh_tool_terminal::ToolTerminalConfig::default(),
+        fast_bash(),
+    );
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let r = host.send(&agent, &session, "node").await;
+    assert!(r.text().lines().any(|l| l == "> "), "{}", r.text());
+    let (_, read) = finished_job(
+        &host,
+        &agent,
+        &session,
+        "setTimeout(() => console.log('late-' + 'tick'), 30); 6 * 7",
+    )
+    .await;
+    let all = format!("{read}\n{}", host.send(&agent, &session, "").await.text());
+    assert!(all.contains("late-tick"), "{all}");
+    assert!(!read.contains("a prompt of its own"), "{read}");
+    let next = host.send(&agent, &session, "6 * 7 + 1").await.text();
+    assert!(next.lines().any(|l| l == "43"), "{next}");
+    host.send(&agent, &session, ".exit").await;
+    host.shutdown().await;
+}
