@@ -31,6 +31,10 @@ const MAX_CANCEL_INTERRUPTS: u32 = 4;
 /// before the shell itself is interrupted (it runs a builtin loop, or never got the line).
 const SHELL_GRACE: Duration = Duration::from_millis(250);
 
+/// Longest wait, after a cancel, for a REPL to read the text already written to it before
+/// its interrupt key goes (see [`CancelInterrupts::deliver_due`]).
+const REPL_READ_GRACE: Duration = Duration::from_millis(300);
+
 /// The foreground group an interrupt went to, and its leader's program name then.
 #[derive(Debug, PartialEq, Eq)]
 struct Target {
@@ -111,6 +115,18 @@ impl CancelInterrupts {
             self.shell_leader = shell_leader;
         }
         let since = *self.since.get_or_insert_with(Instant::now);
+        // A REPL still reading the send's text (bytes of it wait unread on the terminal) gets
+        // the key once it has read them, up to [`REPL_READ_GRACE`]: Python's REPL notes an
+        // interrupt that arrives while it takes in a line's characters but acts on it only
+        // when the next line runs, so the rest of the cut line (the key discards the unread
+        // input) was run joined to the next send's text (`import tiprint(…)`).
+        if repl
+            && self.last.is_none()
+            && since.elapsed() < REPL_READ_GRACE
+            && shared.pty.pending_input_bytes().unwrap_or(0) > 0
+        {
+            return Ok(());
+        }
         let of_shell = target.pgid == Some(shared.shell_pgid());
         let due = match &self.last {
             None => !of_shell || since.elapsed() >= SHELL_GRACE,

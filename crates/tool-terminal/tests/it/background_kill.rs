@@ -369,3 +369,38 @@ async fn a_kill_of_a_send_to_node_awaiting_keeps_the_repl() {
     host.send(&agent, &session, ".exit").await;
     host.shutdown().await;
 }
+
+/// `job_kill` at once after a background line to Python's REPL: the interrupt key waits until
+/// the REPL has read the line written to it, so it stops the statement and the next line runs
+/// alone. A key that came while the REPL was taking in the line's characters was acted on
+/// only when the next send's line ran, joined to the cut line (`import tiprint("F3")`, then
+/// a KeyboardInterrupt or a SyntaxError): a race, hit about once in 25 kills through an MCP client.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_right_after_a_line_to_python_leaves_the_next_line_alone() {
+    let (host, agent, session) = host_with_session().await;
+    let r = host.send(&agent, &session, "python3 -q").await;
+    assert!(r.text().contains(">>> "), "{}", r.text());
+    // The kill lands at a different point of the REPL's reading each time: not a wait for
+    // anything, a sweep over the window the race needs.
+    for i in 0..40 {
+        let (job, _) = host
+            .start_job(
+                &agent,
+                &session,
+                &format!("import time; time.sleep(0.15); print('J{i}')"),
+            )
+            .await;
+        tokio::time::sleep(std::time::Duration::from_micros(100 * i)).await;
+        kill_and_wait(&host, &agent, &job).await;
+        let next = host
+            .send(&agent, &session, &format!("print('F' + '{i}')"))
+            .await
+            .text();
+        assert!(
+            next.lines().any(|l| l == format!("F{i}")) && !next.contains("Traceback"),
+            "{i}: {next}"
+        );
+    }
+    host.send(&agent, &session, "exit()").await;
+    host.shutdown().await;
+}
