@@ -413,6 +413,21 @@ impl JobRegistry for LocalJobRegistry {
         self.amended_detail(id, caller, detail)
     }
 
+    fn note_unstoppable(
+        &self,
+        id: &JobId,
+        caller: Option<&Agent>,
+        detail: String,
+    ) -> Result<bool, JobError> {
+        self.with_record(id, caller, |r| {
+            let stopping = r.snapshot.status == JobStatus::Stopping;
+            if stopping {
+                r.snapshot.detail = Some(detail);
+            }
+            stopping
+        })
+    }
+
     async fn wait(
         &self,
         id: &JobId,

@@ -84,6 +84,21 @@ pub trait JobRegistry: Send + Sync {
         detail: String,
     ) -> Result<bool, JobError>;
 
+    /// Sets the detail of a job whose kill was requested and that has not ended (`stopping`),
+    /// for a producer whose work outlived everything the kill does (a command that survived
+    /// SIGINT, SIGTERM and SIGKILL): its status line then says why it still runs and what
+    /// ends it, rather than pointing at `job_kill` again. Returns `false` and changes nothing
+    /// unless the job is stopping (its settlement sets the detail). Listeners are not called.
+    ///
+    /// # Errors
+    /// [`JobError::UnknownJob`], [`JobError::Forgotten`], [`JobError::Foreign`].
+    fn note_unstoppable(
+        &self,
+        id: &JobId,
+        caller: Option<&Agent>,
+        detail: String,
+    ) -> Result<bool, JobError>;
+
     /// Waits until the job settles or `timeout_ms` passes (then returns the live snapshot, not
     /// an error). A job that settles while waited on is marked reported before done-listeners
     /// run.

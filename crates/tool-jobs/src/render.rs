@@ -1,7 +1,7 @@
 //! Model-visible texts of the job tools: renders, the status line, output-limit application
 //! (the seed's §5.5) and completion notices. Every cut is UTF-8 safe.
 
-use dsh_jobs::{JobSnapshot, KillOutcome};
+use dsh_jobs::{JobSnapshot, JobStatus, KillOutcome};
 use dsh_output_retention::{head_slice, tail_slice, whole_lines_before};
 
 /// Marker a producer appends when it cut its own output; reused, never duplicated.
@@ -59,9 +59,14 @@ pub fn wait_timed_out_line(ms: f64) -> String {
     )
 }
 
-/// The status line, after [`wait_timed_out_line`] when the wait ran out.
+/// The status line, after [`wait_timed_out_line`] when the wait ran out (for a job already
+/// stopping that says why, the status line alone says what to do).
 fn status_lines(job: &JobSnapshot, wait_timed_out_ms: Option<f64>) -> String {
     match wait_timed_out_ms {
+        Some(ms) if job.status == JobStatus::Stopping && job.detail.is_some() => format!(
+            "[wait: timed out after {ms} ms with the job still stopping]\n{}",
+            status_line(job)
+        ),
         Some(ms) => format!("{}\n{}", wait_timed_out_line(ms), status_line(job)),
         None => status_line(job),
     }
@@ -162,7 +167,16 @@ pub(crate) fn count_jobs(n: usize, words: &str) -> String {
 /// The `job_kill` acknowledgement.
 pub fn render_kill(job: &JobSnapshot, outcome: KillOutcome) -> String {
     match outcome {
-        KillOutcome::Requested => format!("requested cancellation of job {}", job.id),
+        // A job still stopping from an earlier kill may say why (see
+        // `JobRegistry::note_unstoppable`).
+        KillOutcome::Requested => match &job.detail {
+            Some(_) => format!(
+                "requested cancellation of job {} {}",
+                job.id,
+                status_line(job)
+            ),
+            None => format!("requested cancellation of job {}", job.id),
+        },
         KillOutcome::AlreadyFinished => {
             format!("job {} had already finished {}", job.id, status_line(job))
         }

@@ -363,7 +363,8 @@ impl Background {
     pub(crate) fn busy_error(id: &SessionId, job: &JobId, hold: JobHold) -> ToolError {
         if hold == JobHold::Unstoppable {
             return ToolError::new(format!(
-                "terminal session {id} is busy with background job {job}, which job_kill could not stop: its command outlived SIGINT, SIGTERM and SIGKILL to the foreground (it runs in the session's shell itself, such as a loop after trap '' INT TERM); terminal_close {{\"sessionId\": \"{id}\"}} ends the session and everything in it, then terminal_open starts a new one"
+                "terminal session {id} is busy with background job {job}, which job_kill could not stop: {}",
+                unstoppable(id)
             ))
             .with_code("SEND_ACTIVE");
         }
@@ -491,6 +492,10 @@ impl Background {
                             follow::Cancel {
                                 requested: cancel_requested,
                                 interrupted,
+                                on_unstoppable: Box::new({
+                                    let leftover = Arc::clone(&leftover);
+                                    move || leftover.note_unstoppable()
+                                }),
                             },
                             typed,
                             program_before,
@@ -530,6 +535,13 @@ impl Background {
         }
         Some(job)
     }
+}
+
+/// Why `job_kill` could not stop a job's command, and what ends it (session `id`'s close).
+pub(crate) fn unstoppable(id: &SessionId) -> String {
+    format!(
+        "its command outlived SIGINT, SIGTERM and SIGKILL to the foreground (it runs in the session's shell itself, such as a loop after trap '' INT TERM); terminal_close {{\"sessionId\": \"{id}\"}} ends the session and everything in it, then terminal_open starts a new one"
+    )
 }
 
 #[cfg(test)]

@@ -155,6 +155,25 @@ fn list_and_kill_renders() {
         render_kill(&jobs[0], KillOutcome::Requested),
         "requested cancellation of job pty-send-1"
     );
+    // A job still stopping that says why (its command outlived every signal): another kill's
+    // answer and a timed-out wait show that, not advice to kill it again.
+    let stuck = job(
+        "pty-send-2",
+        JobStatus::Stopping,
+        Some("job_kill could not stop it: …; terminal_close ends the session"),
+    );
+    insta::assert_snapshot!(
+        render_kill(&stuck, KillOutcome::Requested),
+        @"requested cancellation of job pty-send-2 [status: stopping, job_kill could not stop it: …; terminal_close ends the session]"
+    );
+    insta::assert_snapshot!(
+        render_output("", &stuck, None, Some(2000.0)),
+        @"
+    (no new output)
+    [wait: timed out after 2000 ms with the job still stopping]
+    [status: stopping, job_kill could not stop it: …; terminal_close ends the session]
+    "
+    );
     let done = job("pty-send-3", JobStatus::Completed, Some("wait: stdin_read"));
     assert_eq!(
         render_kill(&done, KillOutcome::AlreadyFinished),

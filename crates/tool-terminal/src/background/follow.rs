@@ -89,6 +89,9 @@ pub(super) struct Cancel {
     /// The interrupt went to a send still running: one that settled a moment before the kill
     /// took none, and the program it left running got nothing.
     pub(super) interrupted: Arc<AtomicBool>,
+    /// Called once when the kill's signals are spent and the send still runs (its command
+    /// outlived SIGINT, SIGTERM and SIGKILL): the job's status says so from then on.
+    pub(super) on_unstoppable: Box<dyn FnOnce() + Send>,
 }
 
 /// The notice ending a killed job's output when its command ran to its end all the same.
@@ -138,7 +141,9 @@ pub(super) async fn follow(
     let Cancel {
         requested: cancel_requested,
         interrupted,
+        on_unstoppable,
     } = cancel;
+    let mut on_unstoppable = Some(on_unstoppable);
     // The kill's escalation reached SIGKILL (the command had survived SIGINT and SIGTERM).
     let mut sigkill_sent = false;
     // It reached SIGTERM (the command had survived SIGINT).
@@ -221,6 +226,11 @@ pub(super) async fn follow(
                             &id,
                             cancel_requested.load(Ordering::SeqCst),
                         );
+                        if escalation.exhausted()
+                            && let Some(note) = on_unstoppable.take()
+                        {
+                            note();
+                        }
                     }
                 }
             }

@@ -264,4 +264,19 @@ impl Leftover {
         }
         Some(detail_after_kill(detail, &terminated()))
     }
+
+    /// The job's kill spent its signals and its command still runs (see
+    /// `follow::Cancel::on_unstoppable`): its status says why and what ends it.
+    pub(super) fn note_unstoppable(&self) {
+        let (Some(job), Some(jobs)) = (self.job.get(), self.jobs.upgrade()) else {
+            return;
+        };
+        let detail = format!(
+            "job_kill could not stop it: {}",
+            super::unstoppable(&self.id)
+        );
+        if let Err(e) = jobs.note_unstoppable(job, Some(&self.owner), detail) {
+            tracing::debug!(job = %job, error = %e, "unstoppable job not noted");
+        }
+    }
 }

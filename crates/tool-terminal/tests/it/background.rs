@@ -259,6 +259,28 @@ async fn a_job_that_outlives_its_kill_says_to_close_the_session() {
         assert!(r.is_error, "{}", r.text());
         assert!(r.text().contains("job_kill could not stop"), "{}", r.text());
     }
+    // The job's status says so too (the send waited out the escalation), and another kill
+    // does not claim to do more.
+    let stuck = format!(
+        "[status: stopping, job_kill could not stop it: its command outlived SIGINT, SIGTERM and \
+         SIGKILL to the foreground (it runs in the session's shell itself, such as a loop after \
+         trap '' INT TERM); terminal_close {{\"sessionId\": \"{session}\"}} ends the session"
+    );
+    let r = host
+        .call(
+            &agent,
+            "job_output",
+            json!({"job_id": job, "wait": true, "timeout_ms": 2000}),
+        )
+        .await;
+    assert!(r.text().contains(&stuck), "{}", r.text());
+    let r = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+    assert!(
+        r.text()
+            .starts_with(&format!("requested cancellation of job {job} {stuck}")),
+        "{}",
+        r.text()
+    );
     let r = host
         .call(&agent, "terminal_close", json!({"sessionId": session}))
         .await;
