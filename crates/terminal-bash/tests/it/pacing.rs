@@ -423,8 +423,11 @@ async fn lines_for_a_reader_that_ended_are_not_run_by_the_shell() {
             );
             assert_eq!(r.exit_code, Some(0), "{asks}: {r:?}");
         }
-        // Typed ahead of a busy command: every line runs once it is done.
-        let r = sh.send_within("sleep 1", true, 200).await;
+        // Typed ahead of a busy command: every line runs once it is done. The command runs long
+        // enough that the next send starts while it does, however slow a loaded machine is
+        // (with `sleep 1`, a send that started after it ended, before the prompt came back,
+        // met the shell instead).
+        let r = sh.send_within("sleep 3", true, 200).await;
         assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
         let r = sh.send("echo ahead-1\necho ahead-2").await;
         assert!(r.viewport.lines().any(|l| l == "ahead-2"), "{r:?}");
