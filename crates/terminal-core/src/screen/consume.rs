@@ -122,6 +122,7 @@ impl Screen {
             let rows = screen.snapshot_since(id, max_bytes);
             let lost_line_ends = screen.line_ends_since(id, rows.first_row());
             screen.move_anchor_to_cursor(id);
+            screen.move_anchor_past_row_text(id);
             // Handed out up to the cursor, or to the row after the last one taken when the read
             // took rows below the cursor too: what `raise_erased_floor` counts as shown once
             // the caller showed it.
@@ -191,5 +192,43 @@ impl Screen {
             .line_ends_before
             .zip(self.line_ends_before(anchor.pos.row))
             .map_or(0, |(placed, now)| placed.saturating_sub(now))
+    }
+
+    /// After a read that moved anchor `id` to the cursor: when the cursor's row holds text
+    /// after the cursor (the program went back into its line with `\r`, a backspace or a
+    /// cursor move, and paused), the read handed that text out too, and the anchor goes to its
+    /// end, so that the next read does not hand it out again (every read repeated it:
+    /// `Doneing...ing...`), nor take it for text an earlier program left there. Text the
+    /// program then writes before the anchor changes the row's text before it, and the next
+    /// read gives the row whole ([`Screen::anchor_starts_row`]).
+    fn move_anchor_past_row_text(&mut self, id: AnchorId) {
+        if self.alternate {
+            return;
+        }
+        let (row, col) = self.parser.screen().cursor_position();
+        let screen = self.parser.screen();
+        let cols = screen.size().1.get();
+        let Some(last) = (col..cols)
+            .rev()
+            .find(|&c| screen.cell(row, c).is_some_and(vt100::Cell::has_contents))
+        else {
+            return;
+        };
+        let wide = screen.cell(row, last).is_some_and(vt100::Cell::is_wide);
+        let end = (last + 1 + u16::from(wide)).min(cols);
+        let pos = super::Position {
+            row: self.history().end_abs() + u64::from(row),
+            col: end,
+        };
+        let prefix = self.row_prefix(pos);
+        if let Some(Some(anchor)) = self.anchors.get_mut(id.0)
+            && anchor.pos.row == pos.row
+            && anchor.pos.col < end
+        {
+            anchor.pos.col = end;
+            anchor.prefix = prefix;
+            // That text is the read's, not text an earlier program left after the cursor.
+            anchor.left_at_cursor.retain(|left| left.abs != pos.row);
+        }
     }
 }

@@ -418,3 +418,44 @@ async fn a_line_built_of_repeated_pieces_keeps_every_piece() {
     }
     host.shutdown().await;
 }
+
+/// A program that goes back into its line (`\r`, backspaces) and pauses: the job's output
+/// holds the line as the screen shows it (each drain of the job added the text after the
+/// cursor again: `Doneing...ing...ing...`), with a read while it pauses and without.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_the_program_went_back_into_comes_once_as_the_screen_shows_it() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    for (text, line) in [
+        (
+            "printf 'Load''ing...'; sleep 0.3; printf '\\rDone'; sleep 0.3; echo",
+            "Doneing...",
+        ),
+        (
+            "printf 'abc''def\\b\\b'; sleep 0.3; printf 'X\\n'",
+            "abcdXf",
+        ),
+        (
+            "printf 'abc''def\\r'; sleep 0.3; printf XY; sleep 0.3; echo",
+            "XYcdef",
+        ),
+    ] {
+        for mid_read in [false, true] {
+            let (job, ack) = host.start_job(&agent, &session, text).await;
+            let mid = if mid_read {
+                host.job_output(&agent, &job).await
+            } else {
+                String::new()
+            };
+            let read = host.wait_job(&agent, &job).await;
+            let all = format!("{ack}\n{mid}\n{read}");
+            assert!(all.lines().any(|l| l == line), "{text}: {all}");
+            assert!(
+                !all.contains(&format!("{line}{}", &line[4..])),
+                "{text}: {all}"
+            );
+        }
+    }
+    host.shutdown().await;
+}

@@ -633,3 +633,32 @@ fn moves_after_a_character_in_the_last_column_start_from_it() {
         assert_eq!(s.transcript(), format!("{want}\nnext\n"), "{tail:?}");
     }
 }
+
+/// Consuming reads while the program went back into its line and paused (`\r`, backspaces, a
+/// cursor move left, each read shown to the agent): the text after the cursor is handed out
+/// once (every read repeated it: `Doneing...ing...ing...`), and text then written over the
+/// row's start gives the row whole, as it is (not the new text alone).
+#[test]
+fn reads_of_a_line_the_cursor_went_back_into_hand_its_text_out_once() {
+    for (pieces, want) in [
+        (
+            &["Loading...", "\rDone", "", "", "\r\n"][..],
+            "Doneing...\n",
+        ),
+        (&["abcdef\x08\x08", "", "", "X\r\n"], "abcdXf\n"),
+        (&["hello", "\x1b[2D", "", "Z\r\n"], "helZo\n"),
+        (&["abcdef\r", "", "XY", "", "\r\n"], "XYcdef\n"),
+        (&["[    ]\r[", "#", "", "#", "#", "#", "\r\n"], "[####]\n"),
+        (&["aaaa", "\rbb", "", "\rc", "\r\n"], "cbaa\n"),
+    ] {
+        let mut s = Screen::new(config(6, 20), None);
+        let a = s.anchor();
+        let mut w = JobWindow::default();
+        for piece in pieces {
+            s.feed(piece.as_bytes());
+            w.read(&mut s, a);
+            s.raise_erased_floor();
+        }
+        assert_eq!(w.text(), want, "{pieces:?}");
+    }
+}
