@@ -89,7 +89,7 @@ impl CancelInterrupts {
         }
         let sh = Arc::clone(shared);
         let want_shell = self.shell_leader.is_none();
-        let (target, shell_leader, repl) = tokio::task::spawn_blocking(move || {
+        let (target, shell_leader, repl, reading) = tokio::task::spawn_blocking(move || {
             let shell = want_shell.then(|| program_name(sh.shell_pgid())).flatten();
             let target = Target::now(&sh);
             // A REPL (node, run with no script) that reads keys raw takes Ctrl-C as the
@@ -99,7 +99,8 @@ impl CancelInterrupts {
                 .pgid
                 .and_then(crate::process::cmdline)
                 .is_some_and(|cmdline| runs_a_repl(&cmdline));
-            (target, shell, repl)
+            let reading = target.pgid.and_then(|pgid| sh.tty_reader(pgid)).is_some();
+            (target, shell, repl, reading)
         })
         .await
         .unwrap_or((
@@ -108,6 +109,7 @@ impl CancelInterrupts {
                 leader: None,
             },
             None,
+            false,
             false,
         ));
         let as_key = as_key || repl;
@@ -124,6 +126,23 @@ impl CancelInterrupts {
             && self.last.is_none()
             && since.elapsed() < REPL_READ_GRACE
             && shared.pty.pending_input_bytes().unwrap_or(0) > 0
+        {
+            return Ok(());
+        }
+        // A REPL whose line editor reads keys raw (node) gets the interrupt as its key only
+        // while it reads the terminal: otherwise as a real SIGINT, which stops a line it runs
+        // but ends the REPL, and everything it held, once the line is done and before it reads
+        // keys again (its handler is there only while a line runs). The interrupt waits for
+        // it to read, up to [`REPL_READ_GRACE`]; a line still running then gets the signal it
+        // stops on.
+        if repl
+            && !reading
+            && self.last.is_none()
+            && since.elapsed() < REPL_READ_GRACE
+            && target
+                .leader
+                .as_deref()
+                .is_some_and(super::signal::edits_lines_raw)
         {
             return Ok(());
         }

@@ -332,13 +332,17 @@ pub(super) fn deliver(
 /// place. Not vim or emacs: they handle the signal themselves, and vim in insert mode takes
 /// Ctrl-Z as a character to insert.
 fn suspends_on_ctrl_z(shared: &Shared, pgid: i32) -> bool {
-    /// Programs that suspend themselves on Ctrl-Z, by process name.
-    const SUSPENDERS: [&str; 3] = ["node", "nodejs", "deno"];
     shared
         .tty_reader(pgid)
         .or(Some(pgid))
         .and_then(crate::process::stat)
-        .is_some_and(|s| SUSPENDERS.contains(&s.comm.as_str()))
+        .is_some_and(|s| edits_lines_raw(&s.comm))
+}
+
+/// Whether program `name` (its process name) is a REPL whose line editor reads keys raw, the
+/// terminal's signal keys off, and takes Ctrl-C and Ctrl-Z as keys: node's REPL (and deno's).
+pub(super) fn edits_lines_raw(name: &str) -> bool {
+    matches!(name, "node" | "nodejs" | "deno")
 }
 
 /// Whether `signal` to the foreground group `pgid` ends the rest of the shell's command line

@@ -404,3 +404,27 @@ async fn a_kill_right_after_a_line_to_python_leaves_the_next_line_alone() {
     host.send(&agent, &session, "exit()").await;
     host.shutdown().await;
 }
+
+/// `job_kill` at once after a background line to node's REPL: the interrupt waits until node
+/// reads keys again (or the grace passes, for a line still running), so it goes as node's
+/// Ctrl-C key and the REPL, with its state, stays. Sent as a real SIGINT in the moment after
+/// the line ran and before node read keys again, it ended node (exit 130) and its state.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_right_after_a_line_to_node_keeps_the_repl() {
+    if !crate::support::installed("node") {
+        return;
+    }
+    let (host, agent, session) = host_with_session().await;
+    host.send(&agent, &session, "node").await;
+    host.send(&agent, &session, "var keep = 'st' + 'ate'").await;
+    // A sweep over the moment the race needs, not a wait for anything.
+    for i in 0..20 {
+        let (job, _) = host.start_job(&agent, &session, "keep.length").await;
+        tokio::time::sleep(std::time::Duration::from_micros(250 * i)).await;
+        kill_and_wait(&host, &agent, &job).await;
+        let next = host.send(&agent, &session, "keep").await.text();
+        assert!(next.contains("'state'"), "{i}: {next}");
+    }
+    host.send(&agent, &session, ".exit").await;
+    host.shutdown().await;
+}
