@@ -179,7 +179,9 @@ pub struct Options {
     pub max_session_memory_mib: u64,
 
     /// Refuse terminal_send input with a line matching this regular expression (repeatable;
-    /// searched anywhere in each line, anchor with ^) [default: none].
+    /// searched anywhere in each line, anchor with ^; a guard rail, not a boundary: it checks
+    /// the line typed, with its editing keys applied, not text recalled from history, aliases
+    /// or scripts) [default: none].
     #[arg(long, value_name = "REGEX")]
     pub deny_command: Vec<String>,
 

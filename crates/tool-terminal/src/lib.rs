@@ -46,6 +46,7 @@ mod fit;
 mod progress;
 pub mod render;
 pub mod schema;
+mod send_starts;
 mod send_tool;
 mod signal_tool;
 
@@ -66,6 +67,7 @@ struct Shared {
     terminals: Arc<Terminals>,
     config: ToolTerminalConfig,
     background: Option<background::Background>,
+    send_starts: send_starts::SendStarts,
 }
 
 impl Shared {
@@ -509,6 +511,7 @@ pub fn register_tools(
         terminals,
         config,
         background,
+        send_starts: send_starts::SendStarts::default(),
     });
     tools.register(OpenTool(shared.clone()))?;
     tools.register(SendTool(shared.clone()))?;

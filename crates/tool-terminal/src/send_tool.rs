@@ -55,6 +55,11 @@ impl Tool for SendTool {
     async fn execute(&self, args: SendArgs, call: ToolCall) -> Result<SendOutput, ToolError> {
         let owner = require_agent(&call)?;
         let id = session_id(&args.session_id)?;
+        if let Some(asked) = call.approval_asked_at
+            && self.0.send_starts.since(&id, asked)
+        {
+            return Err(crate::send_starts::input_while_approving(&id));
+        }
         let max_input = self.0.config.max_input_bytes;
         if args.text.len() > max_input {
             return Err(ToolError::new(format!(
@@ -103,6 +108,7 @@ impl Tool for SendTool {
                 &request.text,
                 request.submit,
             );
+            self.0.send_starts.note(&id);
             let (job_id, output) = background.start(
                 self.0.terminals.clone(),
                 &owner,
@@ -155,6 +161,7 @@ impl Tool for SendTool {
             submit,
             timeout,
         };
+        self.0.send_starts.note(&id);
         let op = start_send_when_free(&self.0.terminals, &owner, &id, request, SLOT_WAIT)
             .await
             .map_err(|e| {

@@ -310,8 +310,10 @@ impl Tools {
                 let p = self.policies.read();
                 (p.pre.clone(), p.around.clone(), p.post.clone())
             };
+            let mut call = call;
             let verdict = match decide(&pre, &info) {
                 Ok(Verdict::Ask(reason)) => {
+                    call.approval_asked_at = Some(std::time::Instant::now());
                     let outcome = match call.approver() {
                         Some(approver) => {
                             let request = ApprovalRequest {
@@ -329,6 +331,14 @@ impl Tools {
                             why: "no approval service is configured".to_owned(),
                         }),
                     };
+                    // A call given up while it waited (its client went away) does not run
+                    // on an approval that came later.
+                    let outcome = outcome.map(|o| match o {
+                        ApprovalOutcome::Approved if call.cancel.is_cancelled() => {
+                            ApprovalOutcome::Cancelled
+                        }
+                        o => o,
+                    });
                     outcome.map(|o| {
                         match denial(
                             &quote_within(name, DENIED_NAME_QUOTE_BYTES),

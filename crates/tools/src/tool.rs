@@ -74,6 +74,11 @@ pub struct ToolCall {
     pub approval: Option<Arc<dyn Approval>>,
     /// Where long-running tools report progress, when the caller asked for it.
     pub progress: Option<ProgressSink>,
+    /// When a policy asked a human to approve this call and the approval came: the moment
+    /// it was asked (set by the registry). A tool whose effect depends on state that may have
+    /// changed while the human decided (a terminal that took other input meanwhile) can
+    /// refuse the call then rather than act on a state nobody approved.
+    pub approval_asked_at: Option<std::time::Instant>,
 }
 
 impl fmt::Debug for ToolCall {
@@ -84,6 +89,7 @@ impl fmt::Debug for ToolCall {
             .field("call_id", &self.call_id)
             .field("approval", &self.approval.is_some())
             .field("progress", &self.progress.is_some())
+            .field("approval_asked_at", &self.approval_asked_at)
             .finish()
     }
 }
@@ -97,6 +103,7 @@ impl ToolCall {
             call_id: call_id.into(),
             approval: None,
             progress: None,
+            approval_asked_at: None,
         }
     }
 

@@ -24,6 +24,8 @@ use crate::support::{ServerProcess, call, ok};
 struct Human {
     approve: bool,
     asked: Arc<Mutex<Vec<String>>>,
+    /// When set: says it was asked (the first), then answers only once told to (the second).
+    gate: Option<Arc<(tokio::sync::Notify, tokio::sync::Notify)>>,
 }
 
 impl ClientHandler for Human {
@@ -43,6 +45,10 @@ impl ClientHandler for Human {
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         };
         self.asked.lock().push(message);
+        if let Some(gate) = &self.gate {
+            gate.0.notify_one();
+            gate.1.notified().await;
+        }
         Ok(if self.approve {
             ElicitResult::new(ElicitationAction::Accept).with_content(json!({"approve": true}))
         } else {
@@ -88,6 +94,7 @@ async fn ask_is_answered_by_the_human_through_elicitation() {
         let human = Human {
             approve,
             asked: Arc::default(),
+            gate: None,
         };
         let asked = Arc::clone(&human.asked);
         let (mut server, client) = serve(&ws, human).await;
@@ -165,6 +172,57 @@ async fn ask_is_denied_for_a_client_without_elicitation() {
         "Error: tool \"terminal_send\" requires approval (the operator's command policy asks for approval of \"touch x\" (ask pattern \"^touch \")), and approval is unavailable: this MCP client does not support elicitation (elicitation/create), so no human can be asked; nothing ran. Do something that needs no approval, or ask the operator to allow it"
     );
     assert!(!ws.0.join("x").exists());
+    ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await;
+    server.disconnect(client).await;
+}
+
+/// Input that reached the session while an approval was pending (a REPL started): the approved
+/// input is not sent when the approval comes, since the terminal may now hold another program
+/// than the one it was approved for (it was typed into the REPL).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_after_other_input_reached_the_session_sends_nothing() {
+    let ws = workspace("late");
+    let gate = Arc::new((tokio::sync::Notify::new(), tokio::sync::Notify::new()));
+    let human = Human {
+        approve: true,
+        asked: Arc::default(),
+        gate: Some(Arc::clone(&gate)),
+    };
+    let (mut server, client) = serve(&ws, human).await;
+    ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    let asking = call(
+        &client,
+        "terminal_send",
+        json!({"sessionId": "pty-1", "text": "touch late.txt"}),
+    );
+    let meanwhile = async {
+        gate.0.notified().await;
+        let r = call(
+            &client,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "python3 -q"}),
+        )
+        .await;
+        gate.1.notify_one();
+        r
+    };
+    let (r, other) = tokio::join!(asking, meanwhile);
+    assert!(other.text.contains(">>>"), "{other:?}");
+    assert!(r.is_error, "{r:?}");
+    assert!(
+        r.text.starts_with(
+            "Error: nothing was sent: while this input waited for the user's approval, other input reached terminal session pty-1"
+        ),
+        "{r:?}"
+    );
+    assert!(!ws.0.join("late.txt").exists());
+    let r = call(
+        &client,
+        "terminal_send",
+        json!({"sessionId": "pty-1", "text": "print(6 * 7)"}),
+    )
+    .await;
+    assert!(r.has_line("42"), "{r:?}");
     ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await;
     server.disconnect(client).await;
 }

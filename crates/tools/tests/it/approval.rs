@@ -189,3 +189,41 @@ async fn around_wrappers_nest_in_order_and_may_short_circuit() {
     assert!(r.is_error);
     assert!(r.text().contains("gate refused"), "{r:?}");
 }
+
+/// Approves, after cancelling the call it was asked about (its client went away while the
+/// human decided).
+struct ApproveAfterCancel(CancellationToken);
+
+impl Approval for ApproveAfterCancel {
+    fn request_approval(
+        &self,
+        _request: ApprovalRequest,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'_, ApprovalOutcome> {
+        self.0.cancel();
+        Box::pin(async { ApprovalOutcome::Approved })
+    }
+}
+
+/// A call given up while its approval was pending does not run on the approval that comes
+/// later (it ran, typing an abandoned command into the terminal).
+#[tokio::test]
+async fn an_approval_of_a_call_given_up_meanwhile_runs_nothing() {
+    let tools = tools_that_ask();
+    let cancel = CancellationToken::new();
+    let call = ToolCall::new("c1")
+        .with_cancel(cancel.clone())
+        .with_approval(Arc::new(ApproveAfterCancel(cancel)));
+    let r = tools
+        .execute(
+            "send",
+            json!({"sessionId": "pty-1", "text": "rm -rf build"}),
+            call,
+        )
+        .await;
+    assert!(r.is_error, "{r:?}");
+    assert_eq!(
+        r.text(),
+        "[final] Error: approval of this call of tool \"send\" (matches --ask-command) was cancelled; nothing ran"
+    );
+}
