@@ -128,6 +128,9 @@ struct LiveSession {
     request_ids: HashSet<String>,
     /// When the session's last request started or ended (its creation before the first).
     last_active: Instant,
+    /// Requests the client cancelled (`notifications/cancelled`), by id as JSON text, until
+    /// their event stream ended (see [`AnswerOrEnd`]).
+    cancelled: super::unanswered::Cancelled,
 }
 
 /// A request of one session being served (see the module docs); the request ends when it is
@@ -439,6 +442,7 @@ impl SessionManager for AgentSessions {
                 in_flight: 0,
                 request_ids: HashSet::new(),
                 last_active: Instant::now(),
+                cancelled: super::unanswered::Cancelled::default(),
             },
         );
         self.watch_idle(id.clone(), session.closed.clone());
@@ -480,10 +484,16 @@ impl SessionManager for AgentSessions {
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         let request_id = crate::in_flight::request_id(&message);
+        let cancelled = self
+            .live
+            .lock()
+            .get(id)
+            .map(|live| live.cancelled.clone())
+            .unwrap_or_default();
         let stream = self
             .check(id, self.inner.create_stream(id, message).await)
             .await?;
-        Ok(AnswerOrEnd::new(stream, request_id))
+        Ok(AnswerOrEnd::new(stream, request_id, cancelled))
     }
 
     async fn accept_message(
@@ -491,6 +501,9 @@ impl SessionManager for AgentSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
+        if let Some(live) = self.live.lock().get(id) {
+            live.cancelled.note(&message);
+        }
         self.check(id, self.inner.accept_message(id, message).await)
             .await
     }

@@ -1,14 +1,22 @@
 //! [`AnswerOrEnd`]: a request's event stream that ends without the request's answer (its MCP
 //! session was deleted, expired or closed by the server's shutdown while it ran, and rmcp
 //! dropped the request) ends with a JSON-RPC error saying so, as a request running on stdio is
-//! answered when the server stops: the client never waits on a stream that just closed.
+//! answered when the server stops: the client never waits on a stream that just closed. A
+//! request the client cancelled (`notifications/cancelled`) gets no answer, as on stdio and as
+//! MCP asks (it was said that its session ended, and the client was told to start a new one).
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use futures_core::Stream;
-use rmcp::model::{ErrorCode, ErrorData, JsonRpcMessage, RequestId, ServerJsonRpcMessage};
+use parking_lot::Mutex;
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ErrorCode, ErrorData, JsonRpcMessage, RequestId,
+    ServerJsonRpcMessage,
+};
 use rmcp::transport::streamable_http_server::session::ServerSseMessage;
 
 /// JSON-RPC's first implementation-defined server error: the request's session ended.
@@ -20,23 +28,55 @@ const SESSION_ENDED_MESSAGE: &str = "the MCP session ended while this request ra
      every process they started stopped, so this request has no result; start a new MCP session \
      (initialize) to go on";
 
+/// Most cancelled request ids kept per MCP session (see [`Cancelled`]).
+const MAX_CANCELLED: usize = 1024;
+
+/// The ids (as JSON text) of one MCP session's requests its client cancelled, until their
+/// event streams ended.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Cancelled(Arc<Mutex<HashSet<String>>>);
+
+impl Cancelled {
+    /// Notes the request `message` cancels, when it is `notifications/cancelled`.
+    pub(crate) fn note(&self, message: &ClientJsonRpcMessage) {
+        if let JsonRpcMessage::Notification(n) = message
+            && let ClientNotification::CancelledNotification(c) = &n.notification
+            && let Some(id) = &c.params.request_id
+        {
+            let mut ids = self.0.lock();
+            // A client that cancels what never runs (or was answered) grows it no further.
+            if ids.len() < MAX_CANCELLED {
+                ids.insert(crate::in_flight::key(id));
+            }
+        }
+    }
+
+    /// Whether the request with id `id` was cancelled (forgotten then).
+    fn take(&self, id: &RequestId) -> bool {
+        self.0.lock().remove(&crate::in_flight::key(id))
+    }
+}
+
 /// The event stream of request `id` (see the module docs).
 pub(crate) struct AnswerOrEnd {
     inner: Pin<Box<dyn Stream<Item = ServerSseMessage> + Send + Sync>>,
     /// The request's id until its answer passed (or the error was given).
     id: Option<RequestId>,
+    cancelled: Cancelled,
 }
 
 impl AnswerOrEnd {
     /// `inner`, the event stream of the request with id `id` (`None`: no request, nothing
-    /// added).
+    /// added) in an MCP session whose cancelled requests are `cancelled`.
     pub(crate) fn new(
         inner: impl Stream<Item = ServerSseMessage> + Send + Sync + 'static,
         id: Option<RequestId>,
+        cancelled: Cancelled,
     ) -> Self {
         Self {
             inner: Box::pin(inner),
             id,
+            cancelled,
         }
     }
 }
@@ -49,17 +89,21 @@ impl Stream for AnswerOrEnd {
             Some(event) => {
                 if let Some(message) = event.message.as_deref()
                     && self.id.as_ref().is_some_and(|id| answers(message, id))
+                    && let Some(id) = self.id.take()
                 {
-                    self.id = None;
+                    self.cancelled.take(&id);
                 }
                 Poll::Ready(Some(event))
             }
-            None => Poll::Ready(self.id.take().map(|id| {
-                ServerSseMessage::from_message(JsonRpcMessage::error(
-                    ErrorData::new(SESSION_ENDED, Cow::Borrowed(SESSION_ENDED_MESSAGE), None),
-                    Some(id),
-                ))
-            })),
+            None => {
+                let id = self.id.take().filter(|id| !self.cancelled.take(id));
+                Poll::Ready(id.map(|id| {
+                    ServerSseMessage::from_message(JsonRpcMessage::error(
+                        ErrorData::new(SESSION_ENDED, Cow::Borrowed(SESSION_ENDED_MESSAGE), None),
+                        Some(id),
+                    ))
+                }))
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 //! gives (rmcp routes a session's answers by id: the second took the first one's answer, and
 //! the first never got one), and the first gets its own answer; the id is free again once it
 //! was answered. A request running when its session is deleted is answered with an error
-//! (its event stream closed empty).
+//! (its event stream closed empty); one its client cancelled is not answered.
 
 use serde_json::{Value, json};
 
@@ -97,4 +97,34 @@ async fn a_request_running_when_the_server_shuts_down_is_answered_with_an_error(
     })
     .await;
     assert_eq!(answer["error"]["code"], -32000, "{answer}");
+}
+
+/// A request the client cancels (`notifications/cancelled`) gets no answer, as on stdio and as
+/// MCP asks (it was answered that its MCP session had ended, telling the client to start a
+/// new one), and the session goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_the_client_cancels_gets_no_answer_and_its_session_goes_on() {
+    let mut server = HttpServerProcess::start(&[]).await;
+    let raw = RawSession::open_with_shell(&server.url).await;
+    let request = json!({"jsonrpc": "2.0", "id": 42, "method": "tools/call",
+        "params": {"name": "terminal_send", "arguments": ticking("tack")}});
+    let running = raw.post(request.to_string());
+    let cancel = async {
+        let mut id = 100;
+        raw.page_until(&mut id, "tack-42").await;
+        let cancelled = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 42}});
+        let (status, body) = raw.post(cancelled.to_string()).await;
+        assert!((200..300).contains(&status), "{status}: {body}");
+    };
+    let ((status, body), ()) = within("the cancelled request's stream", async {
+        tokio::join!(running, cancel)
+    })
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(!body.contains("the MCP session ended"), "{body}");
+    let list = raw.call(200, "terminal_list", &json!({})).await;
+    assert_eq!(list["result"]["isError"], false, "{list}");
+    assert!(result_text(&list).contains("pty-1"), "{list}");
+    server.terminate().await;
 }
