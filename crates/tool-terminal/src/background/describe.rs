@@ -103,10 +103,11 @@ pub(super) fn detail_after(detail: &str, since: &str) -> Option<String> {
 
 /// The input modes of [`detail`] that speak of the present (the program still runs, what the
 /// next send does), each with its past form for [`detail_after`].
-const PRESENT_MODES: [(&str, &str); 10] = [
+const PRESENT_MODES: [(&str, &str); 11] = [
     (WAITS_FOR_INPUT, "waited for input"),
     (SHELL_STARTED, "read commands at its prompt"),
     (CONTINUATION, "continuation prompt"),
+    (STATEMENT_CONTINUATION, "continuation prompt"),
     (READS_AGAIN, "read input again"),
     (ASKS_AGAIN, "waited at a prompt of its own"),
     (TYPED_WITHOUT_ENTER, "typed without Enter"),
@@ -154,6 +155,18 @@ pub(super) fn at_shell_prompt(detail: String) -> String {
 /// left a command unfinished: an open `if`, quote or heredoc).
 const CONTINUATION: &str = "continuation prompt (the shell waits for the rest of the command: \
      the next send continues it, job_kill discards it)";
+/// [`detail`]'s input mode for a program (a REPL, a nested shell) at its continuation prompt:
+/// the job's text left a statement unfinished (an open block, bracket or SQL statement).
+const STATEMENT_CONTINUATION: &str = "continuation prompt (the program waits for the rest of \
+     the statement: the next send continues it, job_kill discards it)";
+
+/// Whether a job's `detail` says it left a program (not the session's shell) at its
+/// continuation prompt (see [`STATEMENT_CONTINUATION`]): `job_kill` discards the statement
+/// with SIGINT alone, and the program stays.
+pub(super) fn left_a_statement(detail: &str) -> bool {
+    detail.ends_with(STATEMENT_CONTINUATION)
+}
+
 /// [`detail`]'s input mode for a full-screen program (the job is over, the program is not).
 const FULL_SCREEN: &str = "full-screen program (still running: the next send types keys to it, \
      such as its quit keys; job_kill stops it)";
@@ -296,7 +309,7 @@ pub(super) fn detail(
                     Some(CONTINUATION.to_owned())
                 }
                 InputMode::Continuation | InputMode::StatementContinuation => {
-                    Some("continuation prompt".to_owned())
+                    Some(STATEMENT_CONTINUATION.to_owned())
                 }
                 InputMode::AlternateScreen => Some(FULL_SCREEN.to_owned()),
                 InputMode::SingleKey => Some(SINGLE_KEYS.to_owned()),

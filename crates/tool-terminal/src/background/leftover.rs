@@ -10,7 +10,9 @@ use dsh_terminal_core::process::{ProcessIdentity, stat};
 use dsh_terminal_core::{SessionId, TerminalSignal, Terminals};
 use parking_lot::Mutex;
 
-use super::describe::{asked_its_repl, detail_after, detail_after_kill, left_a_program};
+use super::describe::{
+    asked_its_repl, detail_after, detail_after_kill, left_a_program, left_a_statement,
+};
 use super::follow::{KILL_ESCALATION, STOP_SLACK};
 
 /// Per session, how its last job ended leaving a program running (see [`JobEnd`]).
@@ -180,7 +182,7 @@ impl Leftover {
             .ok()
             .filter(|s| !s.status.is_live())?
             .detail
-            .filter(|d| left_a_program(d) || asked_its_repl(d).is_some())?;
+            .filter(|d| left_a_program(d) || asked_its_repl(d).is_some() || left_a_statement(d))?;
         {
             let mut by_session = self.by_session.lock();
             if by_session.get(&self.id) != Some(job) {
@@ -209,8 +211,10 @@ impl Leftover {
             .ok()
             .filter(|r| r.delivered)?;
         // The shell's own `read` ends at the interrupt; a REPL's question (the job's
-        // `input()`) ends in the statement's KeyboardInterrupt, and the REPL stays.
-        if interrupt.shell_targeted || asked_its_repl(detail).is_some() {
+        // `input()`) ends in the statement's KeyboardInterrupt, and an unfinished statement
+        // is discarded: the REPL stays.
+        if interrupt.shell_targeted || asked_its_repl(detail).is_some() || left_a_statement(detail)
+        {
             return Some(detail_after_kill(detail, INTERRUPTED));
         }
         // Only the same program, still in the foreground (the interrupt may have ended it,

@@ -305,3 +305,39 @@ async fn output_after_a_repls_prompt_is_no_question_of_the_job() {
     host.send(&agent, &session, ".exit").await;
     host.shutdown().await;
 }
+
+/// A job that left a REPL at its continuation prompt (an open block or brace): its status
+/// says so, and `job_kill` discards the statement with SIGINT alone, so the next line runs by
+/// itself and the REPL stays (the kill said already finished, and the next line was joined to
+/// the open statement: an IndentationError, node's `...`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_discards_the_statement_a_job_left_open_in_a_repl() {
+    let mut repls = vec![("python3 -q", "if True:", "print(6 * 7)")];
+    if crate::support::installed("node") {
+        repls.push(("node", "function f() {", "6 * 7"));
+    }
+    for (start, open, next) in repls {
+        let host = Host::with_jobs(
+            dsh_tool_terminal::ToolTerminalConfig::default(),
+            fast_bash(),
+        );
+        let agent = host.agent("a");
+        let session = host.open_session(&agent).await;
+        host.send(&agent, &session, start).await;
+        let (job, read) = finished_job(&host, &agent, &session, open).await;
+        assert!(
+            read.contains("continuation prompt (the program waits for the rest of the statement"),
+            "{start}: {read}"
+        );
+        let kill = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+        assert!(
+            kill.text().contains("which job_kill now stops")
+                && kill.text().contains("continuation prompt (job_kill then sent it SIGINT)"),
+            "{start}: {}",
+            kill.text()
+        );
+        let r = host.send(&agent, &session, next).await.text();
+        assert!(r.lines().any(|l| l == "42"), "{start}: {r}");
+        host.shutdown().await;
+    }
+}
