@@ -160,7 +160,9 @@ pub struct Options {
     pub workspace: Option<PathBuf>,
 
     /// Let confined sessions use the host's network; without it they get a private network
-    /// namespace with only a loopback device [default: off].
+    /// namespace with only a loopback device. With --listen, sessions then reach this
+    /// server's own address too: serve HTTP with a token from DSH_MCP_TOKEN (sessions can read
+    /// a --token-file, as every host file) [default: off].
     #[arg(long, default_value_t = false)]
     pub allow_network: bool,
 
