@@ -194,14 +194,17 @@ impl Screen {
             .map_or(0, |(placed, now)| placed.saturating_sub(now))
     }
 
-    /// After a read that moved anchor `id` to the cursor: when the cursor's row holds text
+    /// After a read that moved anchor `id` to the cursor (or a result that placed the next
+    /// one's start there: a poll then shows the row whole when the program wrote over it,
+    /// not the new text alone after the old text before the cursor): when the cursor's row
+    /// holds text
     /// after the cursor (the program went back into its line with `\r`, a backspace or a
     /// cursor move, and paused), the read handed that text out too, and the anchor goes to its
     /// end, so that the next read does not hand it out again (every read repeated it:
     /// `Doneing...ing...`), nor take it for text an earlier program left there. Text the
     /// program then writes before the anchor changes the row's text before it, and the next
     /// read gives the row whole ([`Screen::anchor_starts_row`]).
-    fn move_anchor_past_row_text(&mut self, id: AnchorId) {
+    pub(crate) fn move_anchor_past_row_text(&mut self, id: AnchorId) {
         if self.alternate {
             return;
         }

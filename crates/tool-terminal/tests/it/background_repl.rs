@@ -332,7 +332,9 @@ async fn a_kill_discards_the_statement_a_job_left_open_in_a_repl() {
         let kill = host.call(&agent, "job_kill", json!({"job_id": job})).await;
         assert!(
             kill.text().contains("which job_kill now stops")
-                && kill.text().contains("continuation prompt (job_kill then sent it SIGINT)"),
+                && kill
+                    .text()
+                    .contains("continuation prompt (job_kill then sent it SIGINT)"),
             "{start}: {}",
             kill.text()
         );

@@ -255,3 +255,38 @@ async fn a_poll_after_a_carriage_return_says_the_row_was_written_over_not_moved_
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// A line the last result showed whole, with the cursor moved back into it (`\b`, `CSI G`,
+/// `\r`), then written over where the cursor was: the next result shows the row as it is
+/// now, not the new text alone after the old text before the cursor (`abX` for `abXdef`).
+async fn text_written_over_a_shown_line_where_the_cursor_was_shows_the_row_whole() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let long = "0".repeat(170);
+        let cases = [
+            (r"abcdef\033[3G".to_owned(), "abXdef".to_owned()),
+            (r"abcdef\b\b".to_owned(), "abcdXf".to_owned()),
+            (
+                format!(r"{long}\r"),
+                format!("{}X{}", &long[..160], &long[161..]),
+            ),
+        ];
+        for (first, whole) in cases {
+            let r = sh
+                .send(&format!("printf '{first}'; read -rs _; printf 'X\\n'"))
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            let r = sh.send("").await;
+            assert!(r.viewport.lines().any(|l| l == whole), "{whole}: {r:?}");
+            assert!(
+                !r.notices
+                    .iter()
+                    .any(|n| n.contains("goes on from the unfinished line")),
+                "{r:?}"
+            );
+        }
+        sh.close().await;
+    })
+    .await;
+}

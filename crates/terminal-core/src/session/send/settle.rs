@@ -183,7 +183,9 @@ impl SendOp {
                 st.resume_line_open = !st.screen.alternate_screen()
                     && cursor.col > 0
                     && ((running && (poll || cursor.row != st.write_row)) || shell_line_typed);
-                st.resume_from = Some(st.screen.anchor());
+                let resume = st.screen.anchor();
+                st.screen.move_anchor_past_row_text(resume);
+                st.resume_from = Some(resume);
                 // The next result's reader has not seen this one's binary advice.
                 st.screen.restart_binary_advice();
                 st.bytes_at_resume = st.bytes_read;
