@@ -410,7 +410,7 @@ impl JobRegistry for LocalJobRegistry {
         caller: Option<&Agent>,
         detail: String,
     ) -> Result<bool, JobError> {
-        self.amended_detail(id, caller, detail)
+        self.set_detail_when(id, caller, detail, |status| !status.is_live())
     }
 
     fn note_unstoppable(
@@ -419,13 +419,7 @@ impl JobRegistry for LocalJobRegistry {
         caller: Option<&Agent>,
         detail: String,
     ) -> Result<bool, JobError> {
-        self.with_record(id, caller, |r| {
-            let stopping = r.snapshot.status == JobStatus::Stopping;
-            if stopping {
-                r.snapshot.detail = Some(detail);
-            }
-            stopping
-        })
+        self.set_detail_when(id, caller, detail, |status| status == JobStatus::Stopping)
     }
 
     async fn wait(

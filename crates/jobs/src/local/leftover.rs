@@ -4,7 +4,7 @@
 use dsh_context::Agent;
 
 use super::LocalJobRegistry;
-use crate::types::{JobError, JobId, KillOutcome};
+use crate::types::{JobError, JobId, JobStatus, KillOutcome};
 
 impl LocalJobRegistry {
     /// A kill of a finished job whose stop-leftover hook stopped something and returned the
@@ -22,19 +22,23 @@ impl LocalJobRegistry {
         Ok(KillOutcome::LeftoverInterrupted)
     }
 
-    /// [`JobRegistry::amend_detail`](crate::JobRegistry::amend_detail): only a finished job's.
-    pub(super) fn amended_detail(
+    /// Sets job `id`'s detail when `applies` to its status (see
+    /// [`JobRegistry::amend_detail`](crate::JobRegistry::amend_detail): a finished job's, and
+    /// [`JobRegistry::note_unstoppable`](crate::JobRegistry::note_unstoppable): a stopping
+    /// one's); returns whether it did.
+    pub(super) fn set_detail_when(
         &self,
         id: &JobId,
         caller: Option<&Agent>,
         detail: String,
+        applies: impl FnOnce(JobStatus) -> bool,
     ) -> Result<bool, JobError> {
         self.with_record(id, caller, |r| {
-            let finished = !r.snapshot.status.is_live();
-            if finished {
+            let set = applies(r.snapshot.status);
+            if set {
                 r.snapshot.detail = Some(detail);
             }
-            finished
+            set
         })
     }
 }

@@ -14,7 +14,7 @@ async fn a_running_jobs_reads_say_what_their_output_shows_differently() {
     const MIXED: &str = "[screen: texts were written on one row";
     let (host, agent, session) = Host::with_jobs_and_session().await;
     let gates = Gates::new("bg-notices", &session);
-    let (job, _) = host
+    let (job, ack) = host
         .start_job(
             &agent,
             &session,
@@ -25,8 +25,9 @@ async fn a_running_jobs_reads_say_what_their_output_shows_differently() {
             ),
         )
         .await;
-    // The reads while the job waits at its gate, until one took the whole output.
-    let mut running = String::new();
+    // The acknowledgement (what the job printed so soon) and the reads while the job waits at
+    // its gate, until one took the whole output.
+    let mut running = ack;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     while !running.contains("READY-42") {
         assert!(tokio::time::Instant::now() < deadline, "{running}");

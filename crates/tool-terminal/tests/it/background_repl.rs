@@ -9,17 +9,30 @@ use dsh_context::Agent;
 
 use crate::support::{Host, fast_bash};
 
-/// A host with background jobs, an agent and a session whose shell ran `start` (a REPL that
-/// then shows its `>>>` prompt).
-async fn repl_session(start: &str) -> (Host, Agent, String) {
+/// A host with background jobs, an agent and a session of it.
+async fn jobs_session() -> (Host, Agent, String) {
     let host = Host::with_jobs(
         dsh_tool_terminal::ToolTerminalConfig::default(),
         fast_bash(),
     );
     let agent = host.agent("a");
     let session = host.open_session(&agent).await;
+    (host, agent, session)
+}
+
+/// [`jobs_session`] whose shell ran `start` (a REPL that then shows its `>>>` prompt).
+async fn repl_session(start: &str) -> (Host, Agent, String) {
+    let (host, agent, session) = jobs_session().await;
     let r = host.send(&agent, &session, start).await;
     assert!(r.text().contains(">>> "), "{}", r.text());
+    (host, agent, session)
+}
+
+/// [`jobs_session`] whose shell started node's REPL (at its `> ` prompt).
+async fn node_session() -> (Host, Agent, String) {
+    let (host, agent, session) = jobs_session().await;
+    let r = host.send(&agent, &session, "node").await;
+    assert!(r.text().lines().any(|l| l == "> "), "{}", r.text());
     (host, agent, session)
 }
 
@@ -157,12 +170,7 @@ async fn a_job_that_asks_the_repl_for_input_says_the_next_send_answers_it() {
 /// no question the job asked; a `read` it runs there is one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_typed_into_a_nested_shell_ends_at_its_prompt() {
-    let host = Host::with_jobs(
-        dsh_tool_terminal::ToolTerminalConfig::default(),
-        fast_bash(),
-    );
-    let agent = host.agent("a");
-    let session = host.open_session(&agent).await;
+    let (host, agent, session) = jobs_session().await;
     let r = host.send(&agent, &session, "bash --norc").await;
     assert!(!r.is_error, "{}", r.text());
     let (_, read) = finished_job(&host, &agent, &session, "echo in-$((6*7))").await;
@@ -212,14 +220,7 @@ async fn a_job_typed_into_a_nested_shell_ends_at_its_prompt() {
 /// said node waited at a prompt of its own, and left the output to the next send).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_whose_await_is_pending_in_node_runs_until_the_repl_prompts_again() {
-    let host = Host::with_jobs(
-        dsh_tool_terminal::ToolTerminalConfig::default(),
-        fast_bash(),
-    );
-    let agent = host.agent("a");
-    let session = host.open_session(&agent).await;
-    let r = host.send(&agent, &session, "node").await;
-    assert!(r.text().lines().any(|l| l == "> "), "{}", r.text());
+    let (host, agent, session) = node_session().await;
     let (_, read) = finished_job(
         &host,
         &agent,
@@ -245,12 +246,7 @@ async fn a_job_whose_await_is_pending_in_node_runs_until_the_repl_prompts_again(
 /// job leaves it (it stopped it, which ended the session silently).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_that_replaced_the_shell_with_a_repl_is_left_running_by_job_kill() {
-    let host = Host::with_jobs(
-        dsh_tool_terminal::ToolTerminalConfig::default(),
-        fast_bash(),
-    );
-    let agent = host.agent("a");
-    let session = host.open_session(&agent).await;
+    let (host, agent, session) = jobs_session().await;
     let (job, read) = finished_job(&host, &agent, &session, "exec python3 -q").await;
     assert!(
         read.contains("input: python3 replaced the session's shell (exec) and still runs"),
@@ -282,14 +278,7 @@ async fn a_job_that_replaced_the_shell_with_a_repl_is_left_running_by_job_kill()
 /// said node waited at a prompt of its own, which the next send would answer).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn output_after_a_repls_prompt_is_no_question_of_the_job() {
-    let host = Host::with_jobs(
-        dsh_tool_terminal::ToolTerminalConfig::default(),
-        fast_bash(),
-    );
-    let agent = host.agent("a");
-    let session = host.open_session(&agent).await;
-    let r = host.send(&agent, &session, "node").await;
-    assert!(r.text().lines().any(|l| l == "> "), "{}", r.text());
+    let (host, agent, session) = node_session().await;
     let (_, read) = finished_job(
         &host,
         &agent,
@@ -317,12 +306,7 @@ async fn a_kill_discards_the_statement_a_job_left_open_in_a_repl() {
         repls.push(("node", "function f() {", "6 * 7"));
     }
     for (start, open, next) in repls {
-        let host = Host::with_jobs(
-            dsh_tool_terminal::ToolTerminalConfig::default(),
-            fast_bash(),
-        );
-        let agent = host.agent("a");
-        let session = host.open_session(&agent).await;
+        let (host, agent, session) = jobs_session().await;
         host.send(&agent, &session, start).await;
         let (job, read) = finished_job(&host, &agent, &session, open).await;
         assert!(
