@@ -352,8 +352,14 @@ pub struct SendRead {
     /// Whether output was dropped since the previous read.
     pub truncated: bool,
     /// When `truncated`, how many line ends the dropped output held (0: the delta's first line
-    /// continues the line the previous read ended inside); `None` when not known.
+    /// continues the line the previous read ended inside); `None` when not known. The lines
+    /// of `head` are not among them.
     pub lost_lines: Option<u64>,
+    /// When `truncated`: the send's first lines that were dropped before this read took them
+    /// (a flood outran the reads) and that the screen kept as the send's head, as whole lines
+    /// each ending in `\n` (at most about 100 lines, 16 KiB), to go before `delta`, the
+    /// dropped output between them; empty otherwise.
+    pub head: String,
     /// The delta starts at the start of the cursor's row: when the previous read ended inside
     /// that row's line (no newline after it), the program rewrote the line from its start
     /// (`\r`, erase line: a progress bar), and the delta's first line replaces it rather than

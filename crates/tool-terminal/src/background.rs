@@ -127,9 +127,14 @@ impl Stream {
         }
         self.put_screen();
         if read.truncated {
+            // The send's first lines the core kept through the loss go before it.
+            if !read.head.is_empty() {
+                self.window.push(&read.head, false);
+            }
             // The terminal writes each newline as CR LF.
             let lines = read.delta.matches('\n').count() as u64;
-            let kept_raw = read.delta.len() as u64 + lines;
+            let head_lines = read.head.matches('\n').count() as u64;
+            let kept_raw = read.delta.len() as u64 + lines + read.head.len() as u64 + head_lines;
             let lost_raw = raw_since.saturating_sub(kept_raw);
             // The lines dropped are the core's count of the line ends in them; when it has
             // none, they are estimated from the delta's share of newlines (the output's line

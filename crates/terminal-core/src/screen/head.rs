@@ -242,6 +242,31 @@ impl Screen {
         })
     }
 
+    /// The captured head's whole lines from position `from` on that end before absolute row
+    /// `before`, with their count: a consuming read whose output the read bound or the
+    /// scrollback dropped before it took any gives them ahead of what it kept. `from` is where
+    /// the read starts: the head's own start (the send's first read), or a row's start (the
+    /// lines starting there and after); elsewhere in a row (a line an earlier read handed on
+    /// in part) there are none. `None` while no head was captured, or when none is left.
+    pub(crate) fn head_lines_between(&self, from: Position, before: u64) -> Option<(String, u64)> {
+        let capture = self.head.as_ref()?;
+        let head = capture.text.as_ref().filter(|h| h.dropped_before == 0)?;
+        let head_start = self.anchor_position(capture.anchor)?;
+        if from != head_start && from.col != 0 {
+            return None;
+        }
+        let mut start = head_start.row;
+        let (mut text, mut lines) = (String::new(), 0);
+        for (line, &end) in head.text.split_inclusive('\n').zip(&head.line_ends) {
+            if start >= from.row && end <= before {
+                text.push_str(line);
+                lines += 1;
+            }
+            start = end;
+        }
+        (lines > 0).then_some((text, lines))
+    }
+
     /// Renders the head once enough rows follow its start.
     pub(super) fn capture_head_if_due(&mut self) {
         let Some(capture) = self.head.as_ref().filter(|c| c.text.is_none()) else {

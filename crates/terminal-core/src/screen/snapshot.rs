@@ -139,6 +139,12 @@ impl RowsSnapshot {
         ends.count() as u64
     }
 
+    /// Whether the rows do not reach back to where the copy was asked from (the byte bound or
+    /// the scrollback cut them).
+    pub(crate) fn truncated(&self) -> bool {
+        self.truncated
+    }
+
     /// Absolute row of the oldest copied row (where a render of it starts, give or take the
     /// part of that row its byte bound cuts).
     pub(crate) fn first_row(&self) -> u64 {

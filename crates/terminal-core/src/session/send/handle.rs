@@ -83,6 +83,7 @@ impl OperationHandle for SendOp {
                         screen: result.input_mode == InputMode::AlternateScreen,
                         newest_line: result.newest_line,
                         notices: Vec::new(),
+                        head: String::new(),
                     }
                 }
                 _ => SendRead::default(),
@@ -96,14 +97,25 @@ impl OperationHandle for SendOp {
         // showed as it is now (the send before, or the job's previous send, handed it out).
         let shown_before =
             alternate && span.last_screen.is_none() && st.screen.alternate_unchanged_since_shown();
+        let from = st.screen.anchor_position(anchor);
         let consumed = st.screen.consume_since(anchor, self.shared.max_read_bytes);
+        // Output dropped before this read took it: the send's first lines among it, which the
+        // screen kept (see `SendRead::head`).
+        let head = from
+            .filter(|_| consumed.rows.truncated() && !alternate)
+            .and_then(|from| {
+                st.screen
+                    .head_lines_between(from, consumed.rows.first_row())
+            });
         let notes = st.screen.take_read_notes();
         drop(st);
         let copied_line_ends = consumed.rows.line_ends();
         let newest_line = consumed.rows.last_line();
         let mut rendered = consumed.rows.render(self.shared.max_read_bytes);
         let lost_lines =
-            super::span::lost_lines(consumed.lost_line_ends, copied_line_ends, &rendered);
+            super::span::lost_lines(consumed.lost_line_ends, copied_line_ends, &rendered)
+                .map(|lost| lost.saturating_sub(head.as_ref().map_or(0, |(_, lines)| *lines)));
+        let head = head.map(|(text, _)| text).unwrap_or_default();
         if alternate {
             // The alternate screen renders whole each time: only a changed one is new.
             span.alternate_handed_out = true;
@@ -127,6 +139,7 @@ impl OperationHandle for SendOp {
             delta: rendered.text,
             truncated: rendered.truncated,
             lost_lines,
+            head,
             restarts_line: consumed.restarts_line,
             rewound_lines: consumed.rewound_lines,
             screen: alternate,
