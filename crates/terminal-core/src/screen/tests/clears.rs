@@ -2,44 +2,8 @@
 
 use pretty_assertions::assert_eq;
 
+use super::job_window::JobWindow;
 use super::*;
-
-/// What a background job's window keeps from consuming reads of anchor `a`: whole lines
-/// (each with its `\n`), then the line being written. A read that rewinds takes lines back
-/// and the line being written; one that restarts the line replaces it.
-#[derive(Default)]
-struct JobWindow {
-    lines: Vec<String>,
-    carry: String,
-}
-
-impl JobWindow {
-    fn read(&mut self, s: &mut Screen, a: AnchorId) {
-        let c = s.consume_since(a, 100_000);
-        if c.rewound_lines > 0 {
-            self.carry.clear();
-            let keep = self
-                .lines
-                .len()
-                .saturating_sub(usize::try_from(c.rewound_lines).unwrap());
-            self.lines.truncate(keep);
-        }
-        if c.restarts_line {
-            self.carry.clear();
-        }
-        for part in c.rows.render(100_000).text.split_inclusive('\n') {
-            self.carry.push_str(part);
-            if self.carry.ends_with('\n') {
-                self.lines.push(std::mem::take(&mut self.carry));
-            }
-        }
-    }
-
-    /// Everything kept, the line being written last.
-    fn text(&self) -> String {
-        self.lines.concat() + &self.carry
-    }
-}
 
 #[test]
 fn c28_clear_in_a_fresh_session_keeps_every_line_whole_and_in_order() {
@@ -586,79 +550,4 @@ fn a_shorter_text_over_a_longer_one_is_a_mixed_row() {
     assert_eq!(s.take_mixed_row(), None);
     s.feed(&mark("D;0"));
     assert_eq!(s.take_mixed_row(), Some(("2,bob,b@y@x.org".to_owned(), 1)));
-}
-
-/// A TAB past the last tab stop from before the last column goes to the last column, as a
-/// terminal's does, and the character after it is written there: a carriage return, an erase
-/// or a cursor move after it acts on that row (the character had wrapped to the next row, so
-/// `\r` went to that row's start and the text after it replaced the character).
-#[test]
-fn a_tab_to_the_last_column_keeps_the_next_character_on_its_row() {
-    // Past the last tab stop (16) of a 20-column row: the TAB goes to column 19.
-    let lead = "0".repeat(17);
-    for (tail, want) in [
-        ("\tb\rX", format!("above\nX{}\tb", &lead[1..])),
-        ("\tb\x1b[2K\rcleared", "above\ncleared".to_owned()),
-        ("\tb\x1b[2DZ", format!("above\n{lead}Z b")),
-        ("\tb\x08Q", format!("above\n{lead} Qb")),
-        // Up a row and back: the character goes on the row above, in the last column.
-        (
-            "\tb\x1b[AU\x1b[B",
-            format!("above{}U\n{lead}\tb", " ".repeat(14)),
-        ),
-        ("\tb", format!("above\n{lead}\tb")),
-    ] {
-        let mut s = Screen::new(config(6, 20), None);
-        s.feed(format!("above\r\n{lead}{tail}\r\nnext\r\n").as_bytes());
-        assert_eq!(s.transcript(), format!("{want}\nnext\n"), "{tail:?}");
-    }
-}
-
-/// A backspace or a cursor move right after a character in the last column starts from that
-/// column, as a terminal's cursor does (vt100 keeps it past the column until the line wraps):
-/// a backspace goes to the column before it, and the next character after a move up is
-/// written on the row above, not wrapped to the row below it.
-#[test]
-fn moves_after_a_character_in_the_last_column_start_from_it() {
-    let full = "x".repeat(20);
-    for (tail, want) in [
-        ("\x08Q", format!("above\n{}Qx", &full[2..])),
-        ("\x08\x08Q", format!("above\n{}Qxx", &full[3..])),
-        ("\x1b[DQ", format!("above\n{}Qx", &full[2..])),
-        ("\x1b[AU\x1b[B", format!("above{}U\n{full}", " ".repeat(14))),
-        ("\x1b[CQ", format!("above\n{}Q", &full[1..])),
-    ] {
-        let mut s = Screen::new(config(6, 20), None);
-        s.feed(format!("above\r\n{full}{tail}\r\nnext\r\n").as_bytes());
-        assert_eq!(s.transcript(), format!("{want}\nnext\n"), "{tail:?}");
-    }
-}
-
-/// Consuming reads while the program went back into its line and paused (`\r`, backspaces, a
-/// cursor move left, each read shown to the agent): the text after the cursor is handed out
-/// once (every read repeated it: `Doneing...ing...ing...`), and text then written over the
-/// row's start gives the row whole, as it is (not the new text alone).
-#[test]
-fn reads_of_a_line_the_cursor_went_back_into_hand_its_text_out_once() {
-    for (pieces, want) in [
-        (
-            &["Loading...", "\rDone", "", "", "\r\n"][..],
-            "Doneing...\n",
-        ),
-        (&["abcdef\x08\x08", "", "", "X\r\n"], "abcdXf\n"),
-        (&["hello", "\x1b[2D", "", "Z\r\n"], "helZo\n"),
-        (&["abcdef\r", "", "XY", "", "\r\n"], "XYcdef\n"),
-        (&["[    ]\r[", "#", "", "#", "#", "#", "\r\n"], "[####]\n"),
-        (&["aaaa", "\rbb", "", "\rc", "\r\n"], "cbaa\n"),
-    ] {
-        let mut s = Screen::new(config(6, 20), None);
-        let a = s.anchor();
-        let mut w = JobWindow::default();
-        for piece in pieces {
-            s.feed(piece.as_bytes());
-            w.read(&mut s, a);
-            s.raise_erased_floor();
-        }
-        assert_eq!(w.text(), want, "{pieces:?}");
-    }
 }
