@@ -211,6 +211,12 @@ impl Screen {
         let (row, col) = self.parser.screen().cursor_position();
         let screen = self.parser.screen();
         let cols = screen.size().1.get();
+        // One pass over the row (each cell lookup walks the rows; this runs at every result).
+        let full = super::row_text::plain_row(screen, row, cols);
+        let rest = super::row_text::skip_cols(&full, col).trim_end_matches(' ');
+        if rest.is_empty() {
+            return;
+        }
         let Some(last) = (col..cols)
             .rev()
             .find(|&c| screen.cell(row, c).is_some_and(vt100::Cell::has_contents))
