@@ -99,7 +99,8 @@ impl CancelInterrupts {
                 .pgid
                 .and_then(crate::process::cmdline)
                 .is_some_and(|cmdline| runs_a_repl(&cmdline));
-            let reading = target.pgid.and_then(|pgid| sh.tty_reader(pgid)).is_some();
+            // Asked of a REPL only (a `/proc` probe): see below.
+            let reading = repl && target.pgid.and_then(|pgid| sh.tty_reader(pgid)).is_some();
             (target, shell, repl, reading)
         })
         .await
