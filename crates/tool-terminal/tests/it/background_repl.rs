@@ -28,6 +28,15 @@ async fn repl_session(start: &str) -> (Host, Agent, String) {
     (host, agent, session)
 }
 
+/// Node's REPL in `session` runs the next line by itself (`6 * 7 + 1` is `43`); then it is
+/// left and the host shut down.
+async fn node_runs_a_line_and_exits(host: Host, agent: Agent, session: String) {
+    let next = host.send(&agent, &session, "6 * 7 + 1").await.text();
+    assert!(next.lines().any(|l| l == "43"), "{next}");
+    host.send(&agent, &session, ".exit").await;
+    host.shutdown().await;
+}
+
 /// [`jobs_session`] whose shell started node's REPL (at its `> ` prompt).
 async fn node_session() -> (Host, Agent, String) {
     let (host, agent, session) = jobs_session().await;
@@ -235,10 +244,7 @@ async fn a_job_whose_await_is_pending_in_node_runs_until_the_repl_prompts_again(
         "{read}"
     );
     assert!(!read.contains("a prompt of its own"), "{read}");
-    let next = host.send(&agent, &session, "6 * 7 + 1").await.text();
-    assert!(next.lines().any(|l| l == "43"), "{next}");
-    host.send(&agent, &session, ".exit").await;
-    host.shutdown().await;
+    node_runs_a_line_and_exits(host, agent, session).await;
 }
 
 /// A job whose command put a REPL in place of the session's shell (`exec python3`): the REPL
@@ -289,10 +295,7 @@ async fn output_after_a_repls_prompt_is_no_question_of_the_job() {
     let all = format!("{read}\n{}", host.send(&agent, &session, "").await.text());
     assert!(all.contains("late-tick"), "{all}");
     assert!(!read.contains("a prompt of its own"), "{read}");
-    let next = host.send(&agent, &session, "6 * 7 + 1").await.text();
-    assert!(next.lines().any(|l| l == "43"), "{next}");
-    host.send(&agent, &session, ".exit").await;
-    host.shutdown().await;
+    node_runs_a_line_and_exits(host, agent, session).await;
 }
 
 /// A job that left a REPL at its continuation prompt (an open block or brace): its status

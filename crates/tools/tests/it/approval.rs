@@ -52,21 +52,24 @@ fn tools_that_ask() -> Tools {
 }
 
 async fn run_with(outcome: ApprovalOutcome) -> (ToolResult, Vec<ApprovalRequest>) {
-    let tools = tools_that_ask();
     let answer = Arc::new(Answer {
         outcome,
         asked: Mutex::default(),
     });
-    let call = ToolCall::new("c1").with_approval(answer.clone());
-    let r = tools
+    let r = send_asking(ToolCall::new("c1").with_approval(answer.clone())).await;
+    let asked = answer.asked.lock().clone();
+    (r, asked)
+}
+
+/// Sends `rm -rf build` through tools that ask about every call, as `call`.
+async fn send_asking(call: ToolCall) -> ToolResult {
+    tools_that_ask()
         .execute(
             "send",
             json!({"sessionId": "pty-1", "text": "rm -rf build"}),
             call,
         )
-        .await;
-    let asked = answer.asked.lock().clone();
-    (r, asked)
+        .await
 }
 
 #[tokio::test]
@@ -209,18 +212,11 @@ impl Approval for ApproveAfterCancel {
 /// later (it ran, typing an abandoned command into the terminal).
 #[tokio::test]
 async fn an_approval_of_a_call_given_up_meanwhile_runs_nothing() {
-    let tools = tools_that_ask();
     let cancel = CancellationToken::new();
     let call = ToolCall::new("c1")
         .with_cancel(cancel.clone())
         .with_approval(Arc::new(ApproveAfterCancel(cancel)));
-    let r = tools
-        .execute(
-            "send",
-            json!({"sessionId": "pty-1", "text": "rm -rf build"}),
-            call,
-        )
-        .await;
+    let r = send_asking(call).await;
     assert!(r.is_error, "{r:?}");
     assert_eq!(
         r.text(),
