@@ -45,7 +45,11 @@ pub trait BackendSession: Send + Sync + 'static {
     /// # Errors
     /// `InvalidRequest` for a zero count.
     fn read(&self, request: ReadRequest) -> Result<ReadResult, TerminalError>;
-    /// Signals the foreground process group (the seed's §3.8).
+    /// Signals the foreground process group (the seed's §3.8). May block up to 300 ms: a
+    /// SIGINT or SIGTSTP to a REPL that still takes in the text written to it (Python acts on
+    /// an interrupt that comes then only when its next line runs), or to node between a line
+    /// and its next read of keys (a real SIGINT then ends node, where its Ctrl-C key would
+    /// not), goes once the REPL reads.
     ///
     /// # Errors
     /// `Closing`, `Signal` (unresolvable group, SIGKILL aimed at the shell).

@@ -32,11 +32,20 @@ impl Tool for SignalTool {
         let owner = require_agent(&call)?;
         let id = session_id(&args.session_id)?;
         let signal: TerminalSignal = args.signal.into();
-        let result = self
-            .0
-            .terminals
-            .signal(&owner, &id, signal)
-            .map_err(terminal_error)?;
+        // Off the async workers: the signal reads `/proc`, and waits a moment for a REPL
+        // still taking in its line (see `Terminals::signal`).
+        let (terminals, agent, session) =
+            (Arc::clone(&self.0.terminals), owner.clone(), id.clone());
+        let result = tokio::task::spawn_blocking(move || {
+            terminals.signal(&agent, &session, signal)
+        })
+        .await
+        .map_err(|e| {
+            ToolError::new(format!(
+                "terminal_signal did not finish ({e}); check terminal_list before sending it again"
+            ))
+        })?
+        .map_err(terminal_error)?;
         if result.delivered
             && let Some(background) = self.0.background.as_ref()
         {

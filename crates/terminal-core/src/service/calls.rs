@@ -101,7 +101,10 @@ impl Terminals {
         session.read(request)
     }
 
-    /// Signals the foreground process group of one of the owner's sessions.
+    /// Signals the foreground process group of one of the owner's sessions. Blocking (`/proc`
+    /// reads; call it off the async workers): a SIGINT or SIGTSTP to a REPL still taking in
+    /// the text written to it, or to node between a line and its next read of keys, waits for
+    /// it up to 300 ms (see [`BackendSession::signal`]).
     ///
     /// # Errors
     /// - `NoSession` for an unknown id, `ForeignSession` for another owner's session.

@@ -118,32 +118,10 @@ impl CancelInterrupts {
             self.shell_leader = shell_leader;
         }
         let since = *self.since.get_or_insert_with(Instant::now);
-        // A REPL still reading the send's text (bytes of it wait unread on the terminal) gets
-        // the key once it has read them, up to [`REPL_READ_GRACE`]: Python's REPL notes an
-        // interrupt that arrives while it takes in a line's characters but acts on it only
-        // when the next line runs, so the rest of the cut line (the key discards the unread
-        // input) was run joined to the next send's text (`import tiprint(…)`).
         if repl
             && self.last.is_none()
             && since.elapsed() < REPL_READ_GRACE
-            && shared.pty.pending_input_bytes().unwrap_or(0) > 0
-        {
-            return Ok(());
-        }
-        // A REPL whose line editor reads keys raw (node) gets the interrupt as its key only
-        // while it reads the terminal: otherwise as a real SIGINT, which stops a line it runs
-        // but ends the REPL, and everything it held, once the line is done and before it reads
-        // keys again (its handler is there only while a line runs). The interrupt waits for
-        // it to read, up to [`REPL_READ_GRACE`]; a line still running then gets the signal it
-        // stops on.
-        if repl
-            && !reading
-            && self.last.is_none()
-            && since.elapsed() < REPL_READ_GRACE
-            && target
-                .leader
-                .as_deref()
-                .is_some_and(super::signal::edits_lines_raw)
+            && holds_interrupt(shared, target.leader.as_deref(), reading)
         {
             return Ok(());
         }
@@ -198,6 +176,46 @@ impl CancelInterrupts {
         self.last.as_ref().is_some_and(|t| {
             t.pgid.is_some() && t.leader.is_some() && t.leader != self.shell_leader
         }) && self.shell_leader.is_some()
+    }
+}
+
+/// Whether an interrupt for the REPL holding the foreground (its leader's program name
+/// `leader`; `reading`: it reads the terminal now) is held back, up to [`REPL_READ_GRACE`]:
+/// - Bytes written to the REPL still wait unread on the terminal: Python's REPL notes an
+///   interrupt that arrives while it takes in a line's characters but acts on it only when the
+///   next line runs, so the rest of the cut line (the interrupt discards the unread input) ran
+///   joined to the next send's text (`import tiprint(…)`).
+/// - Its line editor reads keys raw (node) and it does not read the terminal now: it takes the
+///   interrupt as its key only while it reads, and a real SIGINT, which stops a line it runs,
+///   ends the REPL and everything it held once the line is done and before it reads keys
+///   again (its handler is there only while a line runs). After the grace a line still
+///   running gets the signal it stops on.
+fn holds_interrupt(shared: &Shared, leader: Option<&str>, reading: bool) -> bool {
+    shared.pty.pending_input_bytes().unwrap_or(0) > 0
+        || (!reading && leader.is_some_and(super::signal::edits_lines_raw))
+}
+
+/// How often [`wait_for_repl_to_take_interrupt`] looks again.
+const REPL_READ_POLL: Duration = Duration::from_millis(5);
+
+/// `terminal_signal`'s SIGINT (or SIGTSTP) to a REPL in the foreground that holds an interrupt
+/// back (see [`holds_interrupt`]): blocks, looking at `/proc` every [`REPL_READ_POLL`], until
+/// it no longer does, another group holds the foreground, or [`REPL_READ_GRACE`] passed.
+/// Returns at once for anything but a REPL (call it off the async workers).
+pub(super) fn wait_for_repl_to_take_interrupt(shared: &Shared) {
+    let deadline = Instant::now() + REPL_READ_GRACE;
+    let Some(pgid) = shared.pty.foreground_pgid() else {
+        return;
+    };
+    if !crate::process::cmdline(pgid).is_some_and(|cmdline| runs_a_repl(&cmdline)) {
+        return;
+    }
+    let leader = program_name(pgid);
+    while Instant::now() < deadline
+        && shared.pty.foreground_pgid() == Some(pgid)
+        && holds_interrupt(shared, leader.as_deref(), shared.tty_reader(pgid).is_some())
+    {
+        std::thread::sleep(REPL_READ_POLL);
     }
 }
 

@@ -53,6 +53,11 @@ pub(super) fn signal(
             delivery: SignalDelivery::ProcessGroup,
         });
     }
+    // A REPL still taking in the text written to it, or node between a line and its next
+    // read of keys, gets its interrupt or suspend a moment later (see `holds_interrupt`).
+    if matches!(signal, TerminalSignal::Sigint | TerminalSignal::Sigtstp) {
+        super::cancel::wait_for_repl_to_take_interrupt(shared);
+    }
     // The shell (or a fork of it that has yet to run the command's program) still holds the
     // terminal for the command line of a send in progress: the send delivers the signal to
     // the command once it starts (see `SignalDelivery::WhenCommandStarts`). A signal now
@@ -232,6 +237,10 @@ pub(super) fn deliver(
     // A SIGTSTP goes as Ctrl-Z only to a program known to suspend itself on it (see
     // `suspends_on_ctrl_z`): another one that reads keys raw takes it as a key (a
     // prompt_toolkit prompt inserts `^Z`), so it gets the signal, and stops.
+    // Node's REPL reads keys raw between its lines, and turns the signal keys back on while a
+    // line runs (where its handler stops the line on a SIGINT): with them off it takes the
+    // key, also while it is busy with keys it read (echoing a line it was sent, not in a read
+    // at that moment), where a real SIGINT would end it.
     let raw_key = as_key
         .then(|| shared.pty.raw_signal_char(signal))
         .flatten()
@@ -239,7 +248,7 @@ pub(super) fn deliver(
             pgid != shared.shell_pgid()
                 && (shared.lock().screen.alternate_screen()
                     || (shared.pty.modes().is_some_and(|m| !m.canonical)
-                        && shared.tty_reader(pgid).is_some()))
+                        && (shared.tty_reader(pgid).is_some() || repl_edits_lines_raw(pgid))))
                 && (signal != TerminalSignal::Sigtstp || suspends_on_ctrl_z(shared, pgid))
         });
     // The terminal's interrupt, quit and suspend keys discard input typed ahead and not yet
@@ -337,6 +346,13 @@ fn suspends_on_ctrl_z(shared: &Shared, pgid: i32) -> bool {
         .or(Some(pgid))
         .and_then(crate::process::stat)
         .is_some_and(|s| edits_lines_raw(&s.comm))
+}
+
+/// Whether the leader of group `pgid` is a REPL (no script) whose line editor reads keys raw
+/// (see [`edits_lines_raw`]; `/proc`).
+fn repl_edits_lines_raw(pgid: i32) -> bool {
+    program_name(pgid).is_some_and(|name| edits_lines_raw(&name))
+        && crate::process::cmdline(pgid).is_some_and(|line| super::observe::runs_a_repl(&line))
 }
 
 /// Whether program `name` (its process name) is a REPL whose line editor reads keys raw, the
