@@ -1,7 +1,7 @@
 //! [`LocalJobRegistry`]: the in-memory [`JobRegistry`], with per-owner admission, consuming
 //! reads, cancellation-first kill and owner/service teardown.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -49,6 +49,9 @@ struct State {
     changed_listeners: Vec<(u64, Arc<ChangedListener>)>,
     /// Owners (by instance key) whose scope already carries our cleanup.
     owner_cleanups: HashSet<usize>,
+    /// Ids forgotten under the cap on finished jobs, with their owners' instance keys, oldest
+    /// first (see `retention::forgot_for`).
+    forgotten: VecDeque<(JobId, Option<usize>)>,
 }
 
 struct Inner {
@@ -155,7 +158,7 @@ impl LocalJobRegistry {
     ) -> Result<R, JobError> {
         let mut state = self.inner.state.lock();
         let Some(&seq) = state.by_id.get(id) else {
-            return Err(if retention::was_issued(&state, id) {
+            return Err(if retention::forgot_for(&state, id, caller) {
                 JobError::Forgotten(id.clone())
             } else {
                 JobError::UnknownJob(id.clone())

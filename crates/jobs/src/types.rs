@@ -302,8 +302,9 @@ pub enum JobError {
     /// No job with that id.
     #[error("unknown job {0}; call job_list to see your jobs")]
     UnknownJob(JobId),
-    /// A job with that id existed and is forgotten: it finished and its owner has newer
-    /// finished jobs (see `MAX_FINISHED_JOBS_PER_OWNER`), or its owner is gone.
+    /// A job of the caller's with that id existed and is forgotten: it finished and the caller
+    /// has newer finished jobs (see `MAX_FINISHED_JOBS_PER_OWNER`). Anyone else asking for it
+    /// gets [`JobError::UnknownJob`].
     #[error(
         "job {0} is no longer kept: only {max} finished jobs are kept, and the oldest go first, those whose end was already seen (a job_output read or wait, a job_kill) before the others (read a job's output with job_output before starting many more); call job_list to see your jobs",
         max = crate::MAX_FINISHED_JOBS_PER_OWNER

@@ -90,7 +90,11 @@ impl LocalJobRegistry {
     }
 
     pub(super) async fn dispose_owner_key(&self, key: usize) {
-        self.inner.state.lock().owner_cleanups.remove(&key);
+        {
+            let mut state = self.inner.state.lock();
+            state.owner_cleanups.remove(&key);
+            retention::drop_forgotten_of(&mut state, key);
+        }
         self.teardown(OWNER_DISPOSED_REASON, |r| {
             r.owner.as_ref().is_some_and(|o| o.instance_key() == key)
         })

@@ -1,6 +1,6 @@
 //! Which finished jobs the registry keeps: [`MAX_FINISHED_JOBS_PER_OWNER`] of an owner's (the
-//! oldest reported ones go first, then the oldest others),
-//! and how an id it forgot is told from one it never handed out.
+//! oldest reported ones go first, then the oldest others), and which ids it forgot that way,
+//! so their owner hears so while anyone else hears of no such job.
 
 use dsh_context::Agent;
 
@@ -31,18 +31,34 @@ pub(super) fn forget_oldest_finished(state: &mut State, owner: Option<&Agent>) {
     for seq in forget {
         if let Some(record) = state.jobs.remove(&seq) {
             state.by_id.remove(&record.snapshot.id);
+            if state.forgotten.len() == FORGOTTEN_IDS_KEPT {
+                state.forgotten.pop_front();
+            }
+            state
+                .forgotten
+                .push_back((record.snapshot.id, owner.map(Agent::instance_key)));
         }
     }
 }
 
-/// Whether `id` was handed out (ids count per kind: `<kind>-<N>` up to the kind's count, `N`
-/// in decimal digits with no sign or leading zero), so a record missing for it was forgotten
-/// rather than never there. `pty-send-071` or `pty-send-+5` was never handed out, whatever
-/// number it parses to.
-pub(super) fn was_issued(state: &State, id: &JobId) -> bool {
-    id.as_str()
-        .rsplit_once('-')
-        .filter(|(_, n)| n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0'))
-        .and_then(|(kind, n)| Some((state.counters.get(kind)?, n.parse::<u64>().ok()?)))
-        .is_some_and(|(&count, n)| n >= 1 && n <= count)
+/// How many ids of jobs forgotten under the cap the registry remembers (the newest), with
+/// their owners: an older one is an unknown job to everyone.
+const FORGOTTEN_IDS_KEPT: usize = 1024;
+
+/// Whether `id` is a job of `caller`'s (by instance; `None`: unowned) that the registry
+/// forgot under the cap: `caller` is told it is no longer kept. Another agent, or an id whose
+/// owner is gone, gets "unknown job", as for an id never handed out: nothing says that another
+/// agent's job had that id.
+pub(super) fn forgot_for(state: &State, id: &JobId, caller: Option<&Agent>) -> bool {
+    let caller = caller.map(Agent::instance_key);
+    state
+        .forgotten
+        .iter()
+        .any(|(forgotten, owner)| forgotten == id && *owner == caller)
+}
+
+/// Drops the forgotten ids of the owner with instance key `key` (it was disposed: no caller
+/// is that owner any more, and its key may be another agent's later).
+pub(super) fn drop_forgotten_of(state: &mut State, key: usize) {
+    state.forgotten.retain(|(_, owner)| *owner != Some(key));
 }

@@ -52,6 +52,35 @@ async fn the_oldest_finished_jobs_are_forgotten_beyond_the_cap() {
     jobs.dispose().await;
 }
 
+/// A job forgotten under the cap is "no longer kept" to its owner only: another agent asking
+/// for its id hears of no such job, as for an id never handed out (nothing tells it that
+/// another agent had a job of that id), and so does everyone once the owner is gone.
+#[tokio::test]
+async fn only_its_owner_hears_that_a_job_is_no_longer_kept() {
+    let ctx = Context::empty();
+    let (owner, other) = (Agent::new(&ctx, "a"), Agent::new(&ctx, "b"));
+    let jobs = registry(2);
+    let mut ids = Vec::new();
+    for _ in 0..=MAX_FINISHED_JOBS_PER_OWNER {
+        let p = Arc::new(Probe::default());
+        let id = jobs.start(spec(&p, "bash", Some(&owner), true)).unwrap();
+        p.complete("done");
+        settled(&jobs, &id, Some(&owner)).await;
+        ids.push(id);
+    }
+    let gone = &ids[0];
+    let to_owner = jobs.read(gone, Some(&owner)).unwrap_err();
+    assert_eq!(to_owner, JobError::Forgotten(gone.clone()));
+    for caller in [Some(&other), None] {
+        let e = jobs.read(gone, caller).unwrap_err();
+        assert_eq!(e, JobError::UnknownJob(gone.clone()), "{caller:?}");
+    }
+    owner.dispose().await;
+    let e = jobs.read(gone, Some(&other)).unwrap_err();
+    assert_eq!(e, JobError::UnknownJob(gone.clone()));
+    jobs.dispose().await;
+}
+
 /// A kill of a job that ended leaving something running stops it through the producer's
 /// stop-leftover hook, once; a kill of a live job never calls it.
 #[tokio::test]
