@@ -3,7 +3,7 @@
 //! [`HttpServer::bind`] checks the security settings (a bearer token is required on a
 //! non-loopback address) and binds the listener; [`HttpServer::serve`] accepts connections
 //! (HTTP/1.1, hyper) until `shutdown` is cancelled, then closes every MCP session with its
-//! agent and waits for their teardown.
+//! agent and waits for their teardown, answering every request 503 meanwhile.
 //!
 //! Each request passes [`front`] (health, path, [`host`], token, session liveness and
 //! activity, session limit, the body read within its limits by [`body`] and classified like a
@@ -205,36 +205,32 @@ impl HttpServer {
         self.addr
     }
 
-    /// Serves until `shutdown` is cancelled; then refuses new requests, closes every session
-    /// (its jobs and terminals, with every process they started) and waits for the teardowns
-    /// (bounded by the teardown deadline) and, briefly, for open connections.
+    /// Serves until `shutdown` is cancelled; then closes every session (its jobs and
+    /// terminals, with every process they started), answering every request 503 (`/healthz`:
+    /// `{"status":"shutting_down"}`) until the teardowns ended (bounded by the teardown
+    /// deadline), and waits briefly for open connections.
     pub async fn serve(self, shutdown: &CancellationToken) -> HttpEnd {
         let connections = TaskTracker::new();
-        loop {
-            let accepted = tokio::select! {
-                () = shutdown.cancelled() => break,
-                accepted = self.listener.accept() => accepted,
-            };
-            match accepted {
-                Ok((stream, peer)) => {
-                    connections.spawn(serve_connection(
-                        stream,
-                        peer,
-                        self.front.clone(),
-                        shutdown.clone(),
-                    ));
-                }
-                Err(e) => {
-                    // Out of descriptors and the like: keep serving the open connections.
-                    tracing::warn!(error = %e, "accepting a connection failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            }
-        }
-        drop(self.listener);
+        // Connections are taken and served until the sessions are closed: from the shutdown
+        // on, every request is answered 503 (a health probe learns the server is going,
+        // where a closed listener refused it, and a probe's connection open at the signal
+        // was closed without an answer).
+        let closing = CancellationToken::new();
+        let accepting = {
+            let (listener, front) = (self.listener, self.front.clone());
+            let (connections, closing) = (connections.clone(), closing.clone());
+            tokio::spawn(async move {
+                accept_until(&listener, &front, &connections, &closing).await;
+            })
+        };
+        shutdown.cancelled().await;
         tracing::info!("shutting down: closing every MCP session");
         self.front.shutdown.cancel();
         let teardown_complete = self.sessions.close_all().await;
+        closing.cancel();
+        if let Err(e) = accepting.await {
+            tracing::debug!(error = %e, "the accept loop ended abnormally");
+        }
         // The requests that were running have their answers on their streams by now.
         self.streams_end.cancel();
         connections.close();
@@ -245,6 +241,32 @@ impl HttpServer {
             tracing::warn!("some HTTP connections were still open at shutdown");
         }
         HttpEnd { teardown_complete }
+    }
+}
+
+/// Accepts connections on `listener` until `until` is cancelled, serving each on a task of
+/// `connections` until it closes or `until` is cancelled (see [`serve_connection`]).
+async fn accept_until(
+    listener: &TcpListener,
+    front: &Front,
+    connections: &TaskTracker,
+    until: &CancellationToken,
+) {
+    loop {
+        let accepted = tokio::select! {
+            () = until.cancelled() => return,
+            accepted = listener.accept() => accepted,
+        };
+        match accepted {
+            Ok((stream, peer)) => {
+                connections.spawn(serve_connection(stream, peer, front.clone(), until.clone()));
+            }
+            Err(e) => {
+                // Out of descriptors and the like: keep serving the open connections.
+                tracing::warn!(error = %e, "accepting a connection failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
     }
 }
 

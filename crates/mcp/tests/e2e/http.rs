@@ -103,10 +103,20 @@ impl HttpServerProcess {
     /// SIGTERM, and the server exits 0 (having closed its sessions).
     pub(crate) async fn terminate(&mut self) {
         kill(self.pid, libc::SIGTERM);
+        self.wait_exit().await;
+    }
+
+    /// Waits for the server to exit, and asserts it exited 0.
+    pub(crate) async fn wait_exit(&mut self) {
         let status = within("dsh-mcp exit", self.child.wait())
             .await
             .expect("wait");
         assert_eq!(status.code(), Some(0), "{status:?}");
+    }
+
+    /// The server's pid.
+    pub(crate) fn pid(&self) -> i32 {
+        self.pid
     }
 
     fn health_url(&self) -> String {

@@ -194,3 +194,47 @@ async fn a_body_sent_over_the_limit_gets_a_413_the_client_reads() {
 
     server.terminate().await;
 }
+
+/// While shutdown closes the sessions (here at least the dispose grace, for a process that
+/// ignores SIGTERM and SIGHUP), `/healthz` answers 503 `shutting_down` and `/mcp` 503: a
+/// load balancer's probe learns the server is going. The listener was closed at once, and
+/// every probe met a refused connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_says_shutting_down_while_sessions_close() {
+    let mut server = HttpServerProcess::start(&[
+        "--dispose-grace-ms",
+        "3000",
+        "--sandbox",
+        "danger-full-access",
+    ])
+    .await;
+    let raw = crate::http::RawSession::open_with_shell(&server.url).await;
+    let sent = raw
+        .call(
+            3,
+            "terminal_send",
+            &serde_json::json!({"sessionId": "pty-1", "text": "trap '' TERM HUP; sleep 60 &"}),
+        )
+        .await;
+    assert!(sent.to_string().contains("dsh>"), "{sent}");
+    let health = server.url.replace("/mcp", "/healthz");
+    crate::support::kill(server.pid(), libc::SIGTERM);
+    // Probes until the first answer after the signal that is not 200: a 503, not a refused
+    // connection (the server takes the dispose grace to close the session meanwhile).
+    let answer = within("a 503 from /healthz", async {
+        loop {
+            match reqwest::get(&health).await {
+                Ok(r) if r.status().as_u16() == 200 => tokio::task::yield_now().await,
+                Ok(r) => return Ok((r.status().as_u16(), r.text().await.unwrap_or_default())),
+                Err(e) => return Err(format!("{e:?}")),
+            }
+        }
+    })
+    .await;
+    assert_eq!(
+        answer,
+        Ok((503, r#"{"status":"shutting_down"}"#.to_owned())),
+        "{answer:?}"
+    );
+    server.wait_exit().await;
+}
