@@ -378,10 +378,18 @@ impl ServerHandler for Connection {
         let args = request
             .arguments
             .map_or_else(|| Value::Object(JsonObject::new()), Value::Object);
+        // Over HTTP, the call hears when its answer can no longer reach the client.
+        let answer_watch = context
+            .extensions
+            .get::<crate::http::SessionAgent>()
+            .map(|s| s.lost_answers.watch(&context.id));
         let mut call = ToolCall::new(call_id.clone())
             .with_agent(agent.clone())
             .with_cancel(context.ct.clone())
             .with_approval(Arc::new(ElicitationApproval::new(context.peer.clone())));
+        if let Some(watch) = &answer_watch {
+            call = call.with_answer_lost(watch.token());
+        }
         if let Some(token) = context.meta.get_progress_token() {
             call = call.with_progress(crate::notices::progress_sink(context.peer.clone(), token));
         }

@@ -183,6 +183,14 @@ impl Tool for SendTool {
                 let _ = op.done().await;
                 return Err(ToolError::new(SEND_ABORTED).with_code("ABORTED"));
             }
+            () = call.answer_lost.cancelled() => {
+                // Nobody can read this result (the client went away; the command runs on):
+                // the next send's result starts where this one's did, so the agent sees the
+                // command's output and exit there.
+                op.discard_result();
+                let _ = op.done().await;
+                return Err(ToolError::new(SEND_ANSWER_LOST).with_code("ABORTED"));
+            }
         }
         .map_err(terminal_error)?;
         // Keys this send typed may have ended a program a job left (vim's `:q`): its job no
@@ -419,6 +427,10 @@ fn waits_at_a_press_enter_prompt(output: &SendOutput) -> bool {
 
 /// The error of a send whose call was cancelled (the client's cancel, or the server shutting
 /// down) after its input was written.
+/// The error of a send whose answer could not reach its caller (nobody reads it: it goes to
+/// the log).
+const SEND_ANSWER_LOST: &str = "terminal send answer lost: the client went away while the command ran; the command was left running, and the session's next send shows its output and exit";
+
 const SEND_ABORTED: &str = "terminal send aborted: the call was cancelled (or the server is shutting down) and its command was interrupted; if the session is still open, send again (empty text to poll) to see its output";
 
 /// What a send refused because another still runs adds to the core's error: how long it

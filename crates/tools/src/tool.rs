@@ -67,6 +67,11 @@ pub struct ToolCall {
     pub agent: Option<Agent>,
     /// Cancelled when the caller gives up on this call. Tools that wait should observe it.
     pub cancel: CancellationToken,
+    /// Cancelled when the call's answer can no longer reach the caller, who did not cancel it
+    /// (an HTTP client that disconnected while the call ran: MCP's Streamable HTTP takes a
+    /// disconnection for the network's, so the call goes on). A tool whose later calls can
+    /// carry what this answer held (a terminal's output) should keep it for them.
+    pub answer_lost: CancellationToken,
     /// The host's id for this call (logging and tracing only).
     pub call_id: String,
     /// Who answers when a policy asks for approval of this call; without it the agent's scope
@@ -86,6 +91,7 @@ impl fmt::Debug for ToolCall {
         f.debug_struct("ToolCall")
             .field("agent", &self.agent)
             .field("cancel", &self.cancel)
+            .field("answer_lost", &self.answer_lost)
             .field("call_id", &self.call_id)
             .field("approval", &self.approval.is_some())
             .field("progress", &self.progress.is_some())
@@ -100,6 +106,7 @@ impl ToolCall {
         Self {
             agent: None,
             cancel: CancellationToken::new(),
+            answer_lost: CancellationToken::new(),
             call_id: call_id.into(),
             approval: None,
             progress: None,
@@ -141,6 +148,14 @@ impl ToolCall {
     #[must_use]
     pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
         self.cancel = cancel;
+        self
+    }
+
+    /// The same call told by `answer_lost` that its answer can no longer reach the caller
+    /// (see [`ToolCall::answer_lost`]).
+    #[must_use]
+    pub fn with_answer_lost(mut self, answer_lost: CancellationToken) -> Self {
+        self.answer_lost = answer_lost;
         self
     }
 }

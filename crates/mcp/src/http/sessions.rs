@@ -57,6 +57,8 @@ pub(crate) struct SessionAgent {
     /// one keeps the session from idling out even after its client dropped the connection
     /// (the call goes on, and a command it started with it).
     calls_running: Arc<AtomicU64>,
+    /// The session's tool calls being run, told when their answers are lost.
+    pub(crate) lost_answers: super::unanswered::LostAnswers,
 }
 
 impl SessionAgent {
@@ -432,6 +434,7 @@ impl SessionManager for AgentSessions {
             session_id: id.clone(),
             closed: CancellationToken::new(),
             calls_running: Arc::new(AtomicU64::new(0)),
+            lost_answers: super::unanswered::LostAnswers::default(),
         };
         tracing::info!(session_id = %id, agent = %session.agent.id(), "session opened");
         crate::compose::prewarm_shell(&self.ctx, &session.agent);
@@ -484,16 +487,16 @@ impl SessionManager for AgentSessions {
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         let request_id = crate::in_flight::request_id(&message);
-        let cancelled = self
+        let (cancelled, lost) = self
             .live
             .lock()
             .get(id)
-            .map(|live| live.cancelled.clone())
+            .map(|live| (live.cancelled.clone(), live.session.lost_answers.clone()))
             .unwrap_or_default();
         let stream = self
             .check(id, self.inner.create_stream(id, message).await)
             .await?;
-        Ok(AnswerOrEnd::new(stream, request_id, cancelled))
+        Ok(AnswerOrEnd::new(stream, request_id, cancelled, lost))
     }
 
     async fn accept_message(

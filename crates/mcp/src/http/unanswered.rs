@@ -4,9 +4,12 @@
 //! answered when the server stops: the client never waits on a stream that just closed. A
 //! request the client cancelled (`notifications/cancelled`) gets no answer, as on stdio and as
 //! MCP asks (it was said that its session ended, and the client was told to start a new one).
+//! A request's event stream dropped before its answer (the client disconnected; MCP takes that
+//! for the network's, so the request runs on) tells the tool call that its answer is lost
+//! ([`LostAnswers`]): a terminal send then leaves its output to the session's next send.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
@@ -18,6 +21,7 @@ use rmcp::model::{
     ServerJsonRpcMessage,
 };
 use rmcp::transport::streamable_http_server::session::ServerSseMessage;
+use tokio_util::sync::CancellationToken;
 
 /// JSON-RPC's first implementation-defined server error: the request's session ended.
 const SESSION_ENDED: ErrorCode = ErrorCode(-32000);
@@ -57,26 +61,89 @@ impl Cancelled {
     }
 }
 
+/// The tool calls of one MCP session being run, by request id (as JSON text), each with the
+/// token cancelled when the request's event stream is dropped before its answer passed.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LostAnswers(Arc<Mutex<HashMap<String, CancellationToken>>>);
+
+impl LostAnswers {
+    /// Registers the call of request `id` until the returned guard is dropped; the guard's
+    /// token is cancelled if the request's answer is lost meanwhile.
+    pub(crate) fn watch(&self, id: &RequestId) -> AnswerWatch {
+        let key = crate::in_flight::key(id);
+        let token = CancellationToken::new();
+        self.0.lock().insert(key.clone(), token.clone());
+        AnswerWatch {
+            answers: self.clone(),
+            key,
+            token,
+        }
+    }
+
+    /// The answer of request `id` can no longer reach the client.
+    fn lost(&self, id: &RequestId) {
+        if let Some(token) = self.0.lock().get(&crate::in_flight::key(id)) {
+            token.cancel();
+        }
+    }
+}
+
+/// A tool call registered with [`LostAnswers::watch`].
+pub(crate) struct AnswerWatch {
+    answers: LostAnswers,
+    key: String,
+    token: CancellationToken,
+}
+
+impl AnswerWatch {
+    /// Cancelled when the call's answer is lost.
+    pub(crate) fn token(&self) -> CancellationToken {
+        self.token.clone()
+    }
+}
+
+impl Drop for AnswerWatch {
+    fn drop(&mut self) {
+        self.answers.0.lock().remove(&self.key);
+    }
+}
+
 /// The event stream of request `id` (see the module docs).
 pub(crate) struct AnswerOrEnd {
     inner: Pin<Box<dyn Stream<Item = ServerSseMessage> + Send + Sync>>,
     /// The request's id until its answer passed (or the error was given).
     id: Option<RequestId>,
     cancelled: Cancelled,
+    lost: LostAnswers,
 }
 
 impl AnswerOrEnd {
     /// `inner`, the event stream of the request with id `id` (`None`: no request, nothing
-    /// added) in an MCP session whose cancelled requests are `cancelled`.
+    /// added) in an MCP session whose cancelled requests are `cancelled` and whose running
+    /// tool calls are `lost`.
     pub(crate) fn new(
         inner: impl Stream<Item = ServerSseMessage> + Send + Sync + 'static,
         id: Option<RequestId>,
         cancelled: Cancelled,
+        lost: LostAnswers,
     ) -> Self {
         Self {
             inner: Box::pin(inner),
             id,
             cancelled,
+            lost,
+        }
+    }
+}
+
+impl Drop for AnswerOrEnd {
+    /// Dropped before the answer passed: the client went away (a cancelled request needs no
+    /// answer).
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take()
+            && !self.cancelled.take(&id)
+        {
+            self.lost.lost(&id);
         }
     }
 }

@@ -604,7 +604,8 @@ async fn bad_bodies_get_the_json_rpc_answers_stdio_gives() {
 /// A client that disconnects while its `terminal_send` runs does not cancel the call (MCP's
 /// Streamable HTTP transport: a disconnection may be the network's; a client cancels with
 /// `notifications/cancelled`): the command runs to its end, uninterrupted, and the session
-/// then takes the next send.
+/// then takes the next send, whose result starts where the lost one's did: the command's
+/// output is there (it was in no result the agent got).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_disconnects_mid_send_leaves_its_command_running() {
     let mut server = HttpServerProcess::start(&[]).await;
@@ -642,6 +643,7 @@ async fn a_client_that_disconnects_mid_send_leaves_its_command_running() {
     let text = result_text(&answer);
     assert_eq!(answer["result"]["isError"], false, "{answer}");
     assert!(text.lines().any(|l| l == "after-orphan"), "{text}");
+    assert!(text.lines().any(|l| l == "orphan-42"), "{text}");
     assert!(!text.contains("130"), "{text}");
 
     server.terminate().await;
