@@ -76,12 +76,15 @@ impl Sandboxing {
                 cwd = Some(policy.workspace_root.clone());
             }
             if policy.mode.is_confined() {
-                // The sandbox's /tmp is its own: only the workspace is shared there. Judged
-                // by where the directory really is (a symlink in the workspace may lead out).
+                // The sandbox's /tmp is its own: only the workspace is shared there, so a
+                // host directory under it is not there (`/tmp` itself is: the session starts
+                // in its private one). Judged by where the directory really is (a symlink in
+                // the workspace may lead out).
                 let real = |path: &Path| std::fs::canonicalize(path).unwrap_or(path.to_path_buf());
                 if let Some(dir) = &cwd
                     && let real_dir = real(dir)
                     && real_dir.starts_with("/tmp")
+                    && real_dir != Path::new("/tmp")
                     && !real_dir.starts_with(real(&policy.workspace_root))
                 {
                     return Err(spawn_error(format!(

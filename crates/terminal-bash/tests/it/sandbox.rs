@@ -572,9 +572,32 @@ async fn a_relative_cwd_is_taken_from_the_workspace() {
             e.to_string().contains("is not visible in the sandbox"),
             "{e}"
         );
-        // Nor is one reached from the workspace with `..` (the workspace is under /tmp here).
+        // `/tmp` itself is the session's private one: the session starts there, and sees
+        // none of the host's files in it.
+        let marker = format!("dsh-marker-{}", unique_id());
+        std::fs::write(std::path::Path::new("/tmp").join(&marker), "host").unwrap();
+        let in_tmp = Shell::try_open_in(&backend, Some("/tmp".into())).await;
+        let _ = std::fs::remove_file(std::path::Path::new("/tmp").join(&marker));
+        let in_tmp = in_tmp.unwrap();
+        let r = in_tmp
+            .send(&format!("pwd; test -e {marker} || echo no-host-file"))
+            .await;
+        assert!(
+            r.viewport.lines().any(|l| l == "/tmp")
+                && r.viewport.lines().any(|l| l == "no-host-file"),
+            "{r:?}"
+        );
+        in_tmp.close().await;
+        // Nor is one reached from the workspace with `..` (the workspace is under /tmp here),
+        // unless that is `/tmp` itself.
         let opened = Shell::try_open_in(&backend, Some("..".into())).await;
-        if ws.0.parent().is_some_and(|p| p.starts_with("/tmp")) {
+        if ws
+            .0
+            .parent()
+            .is_some_and(|p| p == std::path::Path::new("/tmp"))
+        {
+            opened.unwrap().close().await;
+        } else if ws.0.parent().is_some_and(|p| p.starts_with("/tmp")) {
             let Err(e) = opened else {
                 panic!("the workspace's parent under /tmp opened");
             };
