@@ -80,12 +80,27 @@ const INTERRUPTED: &str = "job_kill then sent it SIGINT";
 /// cleanup, a clean exit) before it gets SIGTERM.
 const INTERRUPT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
-fn terminated() -> String {
-    format!(
-        "job_kill then sent it SIGINT, SIGTERM {} s later and SIGKILL {} s after that while it still held the terminal",
-        INTERRUPT_GRACE.as_secs(),
-        KILL_ESCALATION.as_secs()
-    )
+/// What a program left at its prompt was sent, and how it ended, at each step of
+/// [`Leftover::stop`]'s escalation: `step` 0 right after the SIGINT, 1 after the SIGTERM, 2
+/// after the SIGKILL; `ended`: the program no longer held the terminal when the next signal
+/// was due (none was sent).
+fn escalation(step: usize, ended: bool) -> String {
+    let (grace, kill) = (INTERRUPT_GRACE.as_secs(), KILL_ESCALATION.as_secs());
+    match (step, ended) {
+        (0, false) => format!(
+            "job_kill then sent it SIGINT, and sends SIGTERM {grace} s later and SIGKILL {kill} s after that while it still holds the terminal"
+        ),
+        (0, true) => format!("job_kill then sent it SIGINT, and it ended within {grace} s"),
+        (1, false) => format!(
+            "job_kill then sent it SIGINT and SIGTERM {grace} s later while it still held the terminal, and sends SIGKILL {kill} s after that while it still does"
+        ),
+        (1, true) => format!(
+            "job_kill then sent it SIGINT and SIGTERM {grace} s later while it still held the terminal, and it ended within {kill} s after that"
+        ),
+        _ => format!(
+            "job_kill then sent it SIGINT, SIGTERM {grace} s later and SIGKILL {kill} s after that while it still held the terminal"
+        ),
+    }
 }
 
 /// How often [`Leftover::watch`] looks whether the program ended by itself.
@@ -242,22 +257,42 @@ impl Leftover {
             self.owner.clone(),
             self.id.clone(),
         );
+        // The job's detail says each step as it happens.
+        let (jobs, job, original) = (
+            self.jobs.clone(),
+            self.job.get().cloned(),
+            detail.to_owned(),
+        );
+        let say = move |owner: &Agent, step: usize, ended: bool| {
+            let (Some(jobs), Some(job)) = (jobs.upgrade(), job.as_ref()) else {
+                return;
+            };
+            let detail = detail_after_kill(&original, &escalation(step, ended));
+            if let Err(e) = jobs.amend_detail(job, Some(owner), detail) {
+                tracing::debug!(job = %job, error = %e, "job detail not amended");
+            }
+        };
         let escalate = async move {
-            for (after, signal) in [
+            for (step, (after, signal)) in [
                 (INTERRUPT_GRACE, TerminalSignal::Sigterm),
                 (KILL_ESCALATION, TerminalSignal::Sigkill),
-            ] {
+            ]
+            .into_iter()
+            .enumerate()
+            {
                 tokio::time::sleep(after).await;
                 let check = stop.clone();
                 let holds = tokio::task::spawn_blocking(move || check.holds_terminal())
                     .await
                     .unwrap_or(false);
                 if !holds {
+                    say(&owner, step, true);
                     return;
                 }
                 if let Err(e) = terminals.signal(&owner, &id, signal) {
                     tracing::debug!(session_id = %id, %signal, error = %e, "leftover program not stopped");
                 }
+                say(&owner, step + 1, false);
             }
         };
         match tokio::runtime::Handle::try_current() {
@@ -266,7 +301,7 @@ impl Leftover {
                 tracing::debug!(session_id = %self.id, "no runtime: leftover program only interrupted")
             }
         }
-        Some(detail_after_kill(detail, &terminated()))
+        Some(detail_after_kill(detail, &escalation(0, false)))
     }
 
     /// The job's kill spent its signals and its command still runs (see

@@ -339,6 +339,25 @@ async fn a_kill_gives_a_program_left_at_its_prompt_time_to_handle_the_interrupt(
     assert_eq!(outcome, "leftover-interrupted", "{text}");
     let r = host.send(&agent, &session, "cat cleanup.txt; echo").await;
     assert!(r.text().lines().any(|l| l == "cleaned up"), "{}", r.text());
+    // Its status names the signals it got: the SIGINT alone (it said SIGTERM and SIGKILL
+    // "while it still held the terminal", sent or not).
+    host.until_job_status(
+        &agent,
+        &job,
+        "waited for input (job_kill then sent it SIGINT, and it ended within 1 s)]",
+    )
+    .await;
+    // A REPL stays at its prompt after the SIGINT: its SIGTERM is said once sent.
+    let (job, _) = host.start_job(&agent, &session, "python3 -q").await;
+    host.wait_job(&agent, &job).await;
+    let (outcome, text) = kill_finished(&host, &agent, &job).await;
+    assert_eq!(outcome, "leftover-interrupted", "{text}");
+    host.until_job_status(
+        &agent,
+        &job,
+        "(job_kill then sent it SIGINT and SIGTERM 1 s later while it still held the terminal, and it ended within 3 s after that)]",
+    )
+    .await;
     host.shutdown().await;
 }
 
