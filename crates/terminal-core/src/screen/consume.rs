@@ -208,33 +208,41 @@ impl Screen {
         if self.alternate {
             return;
         }
-        let (row, col) = self.parser.screen().cursor_position();
+        let (cursor_row, col) = self.parser.screen().cursor_position();
         let screen = self.parser.screen();
-        let cols = screen.size().1.get();
+        let (rows, cols) = (screen.size().0.get(), screen.size().1.get());
+        // The line goes on past the cursor's row when that row wraps into the next (the
+        // program went up into a line longer than the screen is wide): the read handed out
+        // the text of those rows too, up to the line's last row.
+        let mut row = cursor_row;
+        while row + 1 < rows && super::row_text::row_continues(screen, row, cols) {
+            row += 1;
+        }
+        let from = if row == cursor_row { col } else { 0 };
         // One pass over the row (each cell lookup walks the rows; this runs at every result).
         let full = super::row_text::plain_row(screen, row, cols);
-        let rest = super::row_text::skip_cols(&full, col).trim_end_matches(' ');
-        if rest.is_empty() {
+        let rest = super::row_text::skip_cols(&full, from).trim_end_matches(' ');
+        if rest.is_empty() && row == cursor_row {
             return;
         }
-        let Some(last) = (col..cols)
+        let last = (from..cols)
             .rev()
-            .find(|&c| screen.cell(row, c).is_some_and(vt100::Cell::has_contents))
-        else {
-            return;
-        };
-        let wide = screen.cell(row, last).is_some_and(vt100::Cell::is_wide);
-        let end = (last + 1 + u16::from(wide)).min(cols);
+            .find(|&c| screen.cell(row, c).is_some_and(vt100::Cell::has_contents));
+        let end = last.map_or(0, |last| {
+            let wide = screen.cell(row, last).is_some_and(vt100::Cell::is_wide);
+            (last + 1 + u16::from(wide)).min(cols)
+        });
+        let base = self.history().end_abs();
         let pos = super::Position {
-            row: self.history().end_abs() + u64::from(row),
+            row: base + u64::from(row),
             col: end,
         };
         let prefix = self.row_prefix(pos);
         if let Some(Some(anchor)) = self.anchors.get_mut(id.0)
-            && anchor.pos.row == pos.row
-            && anchor.pos.col < end
+            && anchor.pos.row == base + u64::from(cursor_row)
+            && (pos.row > anchor.pos.row || anchor.pos.col < end)
         {
-            anchor.pos.col = end;
+            anchor.pos = pos;
             anchor.prefix = prefix;
             // That text is the read's, not text an earlier program left after the cursor.
             anchor.left_at_cursor.retain(|left| left.abs != pos.row);

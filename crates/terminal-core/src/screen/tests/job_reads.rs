@@ -34,3 +34,29 @@ fn reads_of_a_line_the_cursor_went_back_into_hand_its_text_out_once() {
         assert_eq!(w.text(), want, "{pieces:?}");
     }
 }
+
+/// Consuming reads of a line longer than the screen is wide that the program went back up
+/// into (`\e[A` from its last row onto the one above, then text): the line is given whole, as
+/// it reads now, its rows before the cursor's too; the read after that does not give its last
+/// row again. What the program writes next on that row (after a line end from the row above,
+/// the cursor lands on it) joins the line, over the row's text, as the screen shows it.
+#[test]
+fn reads_of_a_wrapped_line_the_cursor_went_up_into_keep_its_first_rows() {
+    let long = "0".repeat(25);
+    let edited = format!("{}UP{}", &long[..5], &long[7..20]);
+    for pieces in [
+        &[&long[..], "", "\x1b[AUP", "", "\r\n", "", "next\r\n"][..],
+        &[&long[..], "\x1b[AUP", "\r\n", "next\r\n"],
+        &[&long[..], "\x1b[AUP", "\r\nnext\r\n"],
+    ] {
+        let mut s = Screen::new(config(6, 20), None);
+        let a = s.anchor();
+        let mut w = JobWindow::default();
+        for piece in pieces {
+            s.feed(piece.as_bytes());
+            w.read(&mut s, a);
+            s.raise_erased_floor();
+        }
+        assert_eq!(w.text(), format!("{edited}next0\n"), "{pieces:?}");
+    }
+}
