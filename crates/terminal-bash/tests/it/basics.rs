@@ -530,6 +530,17 @@ async fn a_program_that_survives_an_interrupt_is_said_to() {
             !r.notices.iter().any(|n| n.starts_with("[signal:")),
             "{r:?}"
         );
+        // Nor is one that handled it and runs the next line it was sent: that line keeps it
+        // busy (the advice to send SIGTERM would have ended the REPL and its state).
+        sh.send_raw("time.sleep(1000)", true).await;
+        sh.session.signal(TerminalSignal::Sigint).unwrap();
+        let r = sh.send_within("time.sleep(1000)", true, 1500).await;
+        assert!(r.viewport.contains("KeyboardInterrupt"), "{r:?}");
+        assert!(
+            !r.notices.iter().any(|n| n.starts_with("[signal:")),
+            "{r:?}"
+        );
+        sh.session.signal(TerminalSignal::Sigint).unwrap();
         let r = sh.send("exit()").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         sh.close().await;

@@ -295,9 +295,13 @@ impl SendOp {
         }
         let refused_line = self.refused.lock().take();
         let cleared_line = self.cleared_line.clone();
-        // A program the last SIGINT or SIGTERM did not end (it ignores or handles it).
+        // A program the last SIGINT or SIGTERM did not end (it ignores or handles it). Not
+        // one that read this send's text since: it handled the signal and went on (a REPL
+        // back at its prompt after a KeyboardInterrupt), and what keeps it busy now is the
+        // new line (text that waits unread still says it is stuck).
+        let read_new_text = !self.span().poll && shared.pty.pending_input_bytes() == Some(0);
         let survived = signalled
-            .filter(|_| matches!(reason, Settle::Timeout | Settle::Idle))
+            .filter(|_| matches!(reason, Settle::Timeout | Settle::Idle) && !read_new_text)
             .filter(|&(pgid, _)| shared.pty.foreground_pgid() == Some(pgid))
             .map(|(_, signal)| signal);
         // Only a REPL (the program run without a script) prints a prompt after each line; a
