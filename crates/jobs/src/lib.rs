@@ -79,7 +79,7 @@ pub use registry::{
 pub use types::{
     CancelHook, ChangedListener, ControllerId, DoneListener, FinalStatus, JobError, JobHooks,
     JobId, JobOutcome, JobRead, JobSnapshot, JobStart, JobStatus, KillOutcome, ListenerId,
-    ReadOutputHook, RunFn, StopLeftoverHook, check_wait_timeout,
+    ReadOutputHook, RunFn, SeenListener, StopLeftoverHook, check_wait_timeout,
 };
 
 /// Config of [`JobsPlugin`].

@@ -47,6 +47,7 @@ struct State {
     controllers: HashMap<u64, String>,
     done_listeners: Vec<(u64, Arc<DoneListener>)>,
     changed_listeners: Vec<(u64, Arc<ChangedListener>)>,
+    seen_listeners: Vec<(u64, Arc<SeenListener>)>,
     /// Owners (by instance key) whose scope already carries our cleanup.
     owner_cleanups: HashSet<usize>,
     /// Ids forgotten under the cap on finished jobs, with their owners' instance keys, oldest
@@ -141,6 +142,16 @@ impl LocalJobRegistry {
         }
         let state = self.inner.state.lock();
         list(&state).iter().map(|(_, l)| l.clone()).collect()
+    }
+
+    /// Tells the seen listeners that a caller was shown `snapshot`, when it is settled.
+    fn notify_seen(&self, snapshot: &JobSnapshot) {
+        if snapshot.status.is_live() {
+            return;
+        }
+        for l in self.listeners(|s| &s.seen_listeners) {
+            contained("job-seen", || l(snapshot));
+        }
     }
 
     fn notify_changed(&self, owner: Option<&Agent>) {
@@ -349,7 +360,7 @@ impl JobRegistry for LocalJobRegistry {
             (r.snapshot.status.is_live(), r.read_output.clone())
         })?;
         let streamed = stream.map(|read| read());
-        self.with_record(id, caller, |r| {
+        let read = self.with_record(id, caller, |r| {
             let text = match (&streamed, live) {
                 (Some(text), _) => text.clone(),
                 (None, true) => String::new(),
@@ -369,7 +380,9 @@ impl JobRegistry for LocalJobRegistry {
                 text,
                 snapshot: r.snapshot.clone(),
             }
-        })
+        })?;
+        self.notify_seen(&read.snapshot);
+        Ok(read)
     }
 
     fn kill(
@@ -443,7 +456,9 @@ impl JobRegistry for LocalJobRegistry {
             }
         })?;
         let Some(rx) = rx.as_mut() else {
-            return self.get(id, caller);
+            let snapshot = self.get(id, caller)?;
+            self.notify_seen(&snapshot);
+            return Ok(snapshot);
         };
         let guard = WaiterGuard {
             registry: self,
@@ -460,12 +475,14 @@ impl JobRegistry for LocalJobRegistry {
         };
         drop(guard);
         outcome?;
-        self.with_record(id, caller, |r| {
+        let snapshot = self.with_record(id, caller, |r| {
             if !r.snapshot.status.is_live() {
                 r.snapshot.reported = true;
             }
             r.snapshot.clone()
-        })
+        })?;
+        self.notify_seen(&snapshot);
+        Ok(snapshot)
     }
 
     fn on_job_done(&self, listener: DoneListener) -> ListenerId {
@@ -488,10 +505,21 @@ impl JobRegistry for LocalJobRegistry {
         ListenerId(id)
     }
 
+    fn on_job_seen(&self, listener: SeenListener) -> ListenerId {
+        let id = self.handle();
+        self.inner
+            .state
+            .lock()
+            .seen_listeners
+            .push((id, Arc::new(listener)));
+        ListenerId(id)
+    }
+
     fn remove_listener(&self, id: ListenerId) {
         let mut state = self.inner.state.lock();
         state.done_listeners.retain(|(l, _)| *l != id.0);
         state.changed_listeners.retain(|(l, _)| *l != id.0);
+        state.seen_listeners.retain(|(l, _)| *l != id.0);
     }
 
     fn all_snapshots(&self) -> Vec<(JobSnapshot, Option<Agent>)> {
@@ -515,5 +543,6 @@ impl JobRegistry for LocalJobRegistry {
         state.owner_cleanups.clear();
         state.done_listeners.clear();
         state.changed_listeners.clear();
+        state.seen_listeners.clear();
     }
 }

@@ -119,7 +119,12 @@ pub trait JobRegistry: Send + Sync {
     fn on_job_done(&self, listener: DoneListener) -> ListenerId;
     /// Adds a listener called when an owner's jobs change (contained).
     fn on_jobs_changed(&self, listener: ChangedListener) -> ListenerId;
-    /// Removes a listener added by either method.
+    /// Adds a listener called when a caller was shown a settled job's status: a
+    /// [`read`](Self::read) of it, or a [`wait`](Self::wait) that returned it settled
+    /// (contained). A producer that amends a finished job's detail later learns so that the
+    /// caller saw the amendment.
+    fn on_job_seen(&self, listener: SeenListener) -> ListenerId;
+    /// Removes a listener added by any of these methods.
     fn remove_listener(&self, id: ListenerId);
 
     /// Every job of every owner (diagnostics and invariant checks only).

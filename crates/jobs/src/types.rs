@@ -267,6 +267,9 @@ pub struct ListenerId(pub(crate) u64);
 pub type DoneListener = Box<dyn Fn(&JobSnapshot, Option<&Agent>) + Send + Sync>;
 /// Called when an owner's set of jobs changes (registration, stopping, settlement, removal).
 pub type ChangedListener = Box<dyn Fn(Option<&Agent>) + Send + Sync>;
+/// Called when a caller was shown a settled job's status (see
+/// [`JobRegistry::on_job_seen`](crate::JobRegistry::on_job_seen)), with that status.
+pub type SeenListener = Box<dyn Fn(&JobSnapshot) + Send + Sync>;
 
 /// Model-facing job errors. Messages are lowercase and say what to do next.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -30,6 +30,7 @@ use parking_lot::Mutex;
 mod after_end;
 mod describe;
 mod follow;
+mod gone_reader;
 mod leftover;
 mod output;
 
@@ -52,6 +53,9 @@ pub(crate) struct Background {
     /// How many prompts the session had drawn when its last job ended leaving a program
     /// running (see `Leftover::watch`): one drawn since means the program is gone.
     ends: JobEnds,
+    /// Programs the session's last job left waiting for the next send that ended since, no
+    /// call having shown it (see [`gone_reader`]).
+    gone_readers: gone_reader::GoneReaders,
 }
 
 /// How a background job holds its session, as a foreground send finds it (see
@@ -294,12 +298,19 @@ fn job_error(e: JobError) -> ToolError {
 
 impl Background {
     pub(crate) fn new(jobs: Arc<dyn JobRegistry>) -> Self {
+        let gone_readers = gone_reader::GoneReaders::default();
+        // A job's status shown to the agent says its program is gone (see `gone_reader`).
+        let seen = Arc::clone(&gone_readers);
+        jobs.on_job_seen(Box::new(move |job| {
+            seen.lock().retain(|_, gone| gone.job != job.id);
+        }));
         Self {
             jobs,
             by_session: Arc::default(),
             kills: Arc::default(),
             leftover_stops: Arc::default(),
             ends: Arc::default(),
+            gone_readers,
         }
     }
 
@@ -419,6 +430,7 @@ impl Background {
             id: id.clone(),
             stops: Arc::clone(&self.leftover_stops),
             ends: Arc::clone(&self.ends),
+            gone: Arc::clone(&self.gone_readers),
         });
         let job_slot = Arc::clone(&leftover.job);
         let spec = JobStart {

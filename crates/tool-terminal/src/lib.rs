@@ -330,6 +330,12 @@ impl Tool for ReadTool {
                 },
             )
             .map_err(terminal_error)?;
+        // A page of the newest lines shows the session as it is.
+        if page.line_begin == 0
+            && let Some(background) = self.0.background.as_ref()
+        {
+            background.clear_gone_reader(&id);
+        }
         let mut page = page;
         // The number of the page's first line, and the lines it has, before the cuts below.
         let (core_first, core_lines) = (page.first_line, page.line_end - page.line_begin);

@@ -101,6 +101,13 @@ impl Tool for SendTool {
             // As for a foreground send: text that answers the prompt an earlier job stopped at
             // says so, first (a job's acknowledgement shows little else).
             background.leftover_gone(&id, timeout, &call.cancel).await;
+            background.refuse_text_for_gone_reader(
+                &self.0.terminals,
+                &owner,
+                &id,
+                &request.text,
+                request.submit,
+            )?;
             let answered = background.take_stopped_at_prompt(
                 &self.0.terminals,
                 &owner,
@@ -135,10 +142,17 @@ impl Tool for SendTool {
             return Err(background::Background::busy_error(&id, &job, hold));
         }
         // Nor is text typed into a program a job's kill is stopping.
+        let submit = args.submit.unwrap_or(true);
         if let Some(background) = self.0.background.as_ref() {
             background.leftover_gone(&id, timeout, &call.cancel).await;
+            background.refuse_text_for_gone_reader(
+                &self.0.terminals,
+                &owner,
+                &id,
+                &args.text,
+                submit,
+            )?;
         }
-        let submit = args.submit.unwrap_or(true);
         let answered = self.0.background.as_ref().and_then(|b| {
             b.take_stopped_at_prompt(&self.0.terminals, &owner, &id, &args.text, submit)
         });
@@ -197,6 +211,8 @@ impl Tool for SendTool {
         // longer says it runs.
         if let Some(background) = &self.0.background {
             background.note_prompt_came_back(&self.0.terminals, &owner, &id);
+            // This result showed the session as it is.
+            background.clear_gone_reader(&id);
         }
         let newest_line = result.newest_line;
         let mut output = SendOutput::from(result);

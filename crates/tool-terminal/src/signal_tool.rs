@@ -50,6 +50,7 @@ impl Tool for SignalTool {
             && let Some(background) = self.0.background.as_ref()
         {
             background.note_signal(&id);
+            background.clear_gone_reader(&id);
         }
         // A program that ignores or handles the signal is said to be still running now, not
         // when the next send, typed into it, has waited out its deadline; one that goes on

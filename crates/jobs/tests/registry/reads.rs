@@ -178,3 +178,29 @@ async fn wait_settles_times_out_and_aborts() {
     assert_eq!(flags.lock().len(), 1);
     jobs.dispose().await;
 }
+
+/// The seen listeners hear of each read of a settled job and each wait that returns it
+/// settled, with the status shown; not of a live job's read, nor of `get`.
+#[tokio::test]
+async fn seen_listeners_hear_of_settled_statuses_shown() {
+    let jobs = registry(2);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = seen.clone();
+    jobs.on_job_seen(Box::new(move |job| s.lock().push(job.status)));
+    let p = Arc::new(Probe::default());
+    let id = jobs.start(spec(&p, "bash", None, true)).unwrap();
+    jobs.read(&id, None).unwrap();
+    jobs.get(&id, None).unwrap();
+    assert!(seen.lock().is_empty());
+    p.complete("done");
+    settled(&jobs, &id, None).await;
+    jobs.read(&id, None).unwrap();
+    jobs.wait(&id, 1000.0, None, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        *seen.lock(),
+        vec![JobStatus::Completed, JobStatus::Completed]
+    );
+    jobs.dispose().await;
+}

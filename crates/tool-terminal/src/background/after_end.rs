@@ -94,6 +94,19 @@ impl Background {
         owner: &Agent,
         id: &SessionId,
     ) -> bool {
+        self.prompt_came_back(terminals, owner, id, false)
+    }
+
+    /// [`Background::note_prompt_came_back`]; with `unseen` (nothing showed the agent the
+    /// prompt that came back), a program the job left waiting for the next send, gone now
+    /// without a signal, arms the guard of [`gone_reader`](super::gone_reader).
+    pub(super) fn prompt_came_back(
+        &self,
+        terminals: &Terminals,
+        owner: &Agent,
+        id: &SessionId,
+        unseen: bool,
+    ) -> bool {
         let Some(end) = self.ends.lock().get(id).copied() else {
             return false;
         };
@@ -108,6 +121,16 @@ impl Background {
         if let Some(job) = job
             && let Some(detail) = self.finished_detail(owner, &job)
         {
+            if unseen
+                && !end.signalled
+                && let Some(program) = super::gone_reader::left_waiting(&detail)
+            {
+                let gone = super::gone_reader::GoneReader {
+                    job: job.clone(),
+                    program,
+                };
+                self.gone_readers.lock().insert(id.clone(), gone);
+            }
             self.amend_detail(owner, &job, &detail, PROMPT_CAME_BACK);
         }
         true

@@ -70,6 +70,7 @@ pub(super) struct Leftover {
     pub(super) id: SessionId,
     pub(super) stops: LeftoverStops,
     pub(super) ends: JobEnds,
+    pub(super) gone: super::gone_reader::GoneReaders,
 }
 
 /// What the job's detail says once the program was interrupted, or also terminated (see
@@ -170,14 +171,26 @@ impl Leftover {
             if now == drawn {
                 continue;
             }
+            let detail = jobs.get(job, Some(&self.owner)).ok().and_then(|s| s.detail);
             {
                 let mut by_session = self.by_session.lock();
                 if by_session.get(&self.id) == Some(job) {
                     by_session.remove(&self.id);
-                    self.ends.lock().remove(&self.id);
+                    let end = self.ends.lock().remove(&self.id);
+                    // Nobody saw the program go: the next send's text was meant for it.
+                    if let Some(program) =
+                        detail.as_deref().and_then(super::gone_reader::left_waiting)
+                        && end.is_some_and(|e| !e.signalled)
+                    {
+                        let gone = super::gone_reader::GoneReader {
+                            job: job.clone(),
+                            program,
+                        };
+                        self.gone.lock().insert(self.id.clone(), gone);
+                    }
                 }
             }
-            if let Some(detail) = jobs.get(job, Some(&self.owner)).ok().and_then(|s| s.detail) {
+            if let Some(detail) = detail {
                 amend(&*jobs, &self.owner, job, &detail, PROMPT_CAME_BACK);
             }
             return;

@@ -234,3 +234,79 @@ async fn job_kill_discards_the_command_a_job_left_unfinished() {
     assert!(!next.contains("answered the prompt"), "{next}");
     host.shutdown().await;
 }
+
+/// A job that stopped at a prompt that went away by itself since (`read -t` ran out, a REPL
+/// exited) before the next send, nothing having shown the agent that: that send's text was
+/// meant as the answer, and is refused once instead of running as a shell command at the
+/// prompt that came back (an answer `yes` ran `yes`); sent again, it runs. A poll, or a read
+/// of the job's status once it says the prompt came back, clears the refusal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_for_a_prompt_a_job_left_that_went_away_is_refused_once() {
+    let host = Host::with_jobs(
+        dsh_tool_terminal::ToolTerminalConfig::default(),
+        crate::support::fast_bash(),
+    );
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    let id = dsh_terminal_core::SessionId::new(session.clone());
+    // Until the shell draws a prompt after the job ended (nothing the agent sees).
+    let until_prompt_back = || async {
+        let drawn = host.terminals.prompts_drawn(&agent, &id);
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        while host.terminals.prompts_drawn(&agent, &id) == drawn {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no prompt came back"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    for (left, meant) in [
+        ("read -t 2 -p 'Answer? ' a; echo got:$a", "echo ANSWER-RAN"),
+        (
+            "python3 -i -c \"import os, threading; threading.Timer(2, lambda: os._exit(3)).start()\"",
+            "print('ANSWER' + '-RAN')",
+        ),
+    ] {
+        let job = background(&host, &agent, &session, left).await;
+        let read = host.wait_job(&agent, &job).await;
+        assert!(read.contains("the next send"), "{read}");
+        until_prompt_back().await;
+        let r = host.send(&agent, &session, meant).await;
+        assert!(r.is_error, "{}", r.text());
+        assert!(
+            r.text().contains(&format!(
+                "which background job {job} left waiting for the next send, has ended since"
+            )),
+            "{}",
+            r.text()
+        );
+        // Sent again, it goes (to the shell).
+        let r = host.send(&agent, &session, meant).await;
+        assert!(!r.is_error && r.text().contains("dsh> "), "{}", r.text());
+    }
+    // A poll first, or the job's status read once it says so: the guard is cleared.
+    for poll in [true, false] {
+        let job = background(&host, &agent, &session, "read -t 2 -p 'Again? ' a").await;
+        host.wait_job(&agent, &job).await;
+        until_prompt_back().await;
+        if poll {
+            host.call(
+                &agent,
+                "terminal_send",
+                json!({"sessionId": session, "text": "", "submit": false}),
+            )
+            .await;
+        } else {
+            host.until_job_status(&agent, &job, "(the shell's prompt came back since)]")
+                .await;
+        }
+        let r = host.send(&agent, &session, "echo shown-first").await;
+        assert!(
+            r.text().lines().any(|l| l == "shown-first"),
+            "{poll}: {}",
+            r.text()
+        );
+    }
+    host.shutdown().await;
+}
