@@ -85,10 +85,12 @@ pub trait BackendSession: Send + Sync + 'static {
     /// later, the group still holds the terminal and is not waiting for input (it ignores or
     /// handles the signal, busy); `StillReading` when the group read the terminal before the
     /// signal (the last result left it waiting there) and still waits at the same prompt a
-    /// moment later, having printed nothing (also for the shell's own `read`); `Settled` as
-    /// soon as it ended, gave the terminal back, printed something or reads input again (a
-    /// REPL back at its prompt). No default: a session that wraps another must pass it on (a
-    /// default of `Settled` once hid it behind the capped session).
+    /// moment later, having printed nothing (also for the shell's own `read`); `Ended` or
+    /// `Stopped` when it ended or was stopped and the shell holds the terminal again (looked
+    /// at for a moment after it printed something: node prints a line end, then exits);
+    /// `Settled` as soon as it printed something or reads input again (a REPL back at its
+    /// prompt), or another group holds the terminal. No default: a session that wraps
+    /// another must pass it on (a default of `Settled` once hid it behind the capped session).
     async fn after_signal(&self, pgid: i32, within: std::time::Duration) -> AfterSignal;
     /// Whether the shell's working directory was removed since it entered it (a directory
     /// deleted and perhaps made again under the same name): an idle shell there would not see

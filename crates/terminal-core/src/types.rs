@@ -442,6 +442,13 @@ pub enum AfterSignal {
     /// having printed nothing (it ignores the signal while it reads): its program's name.
     /// Text sent next answers that prompt, not the shell.
     StillReading(String),
+    /// It ended, and the session's shell holds the terminal again: its program's name. Text
+    /// sent next runs in the shell (a REPL that exited on a second Ctrl-C).
+    Ended(String),
+    /// It is stopped (job control: SIGTSTP, Ctrl-Z) and the session's shell holds the
+    /// terminal again: its program's name. Text sent next runs in the shell; `fg` continues
+    /// it.
+    Stopped(String),
 }
 
 /// A delivered signal (seed `TerminalSignalResult`).

@@ -462,6 +462,15 @@ pub struct SignalOutput {
     /// (addition).
     #[serde(rename = "stillReading", skip_serializing_if = "Option::is_none")]
     pub still_reading: Option<String>,
+    /// The program, when it ended a moment after the signal and the shell holds the terminal
+    /// again: text sent next runs in the shell, not in it; absent otherwise (addition).
+    #[serde(rename = "programEnded", skip_serializing_if = "Option::is_none")]
+    pub program_ended: Option<String>,
+    /// The program, when the signal stopped it (job control: SIGTSTP, Ctrl-Z) and the shell
+    /// holds the terminal again: text sent next runs in the shell, and `fg` continues it;
+    /// absent otherwise (addition).
+    #[serde(rename = "programStopped", skip_serializing_if = "Option::is_none")]
+    pub program_stopped: Option<String>,
 }
 
 /// How a signal reached the foreground group.

@@ -60,15 +60,19 @@ impl Tool for SignalTool {
         // A Ctrl-C written to a program reading keys raw (its signal keys off) is looked at
         // alike: a raw-mode prompt that ignores it goes on waiting, as a password prompt
         // under SIG_IGN does.
+        // Any signal to a program is looked at for its end or its stop: the shell holds the
+        // terminal again, and text meant for the program would run there (node ends on a
+        // second Ctrl-C; SIGTSTP stops a REPL).
         let as_key = result.delivery == SignalDelivery::InterruptCharacter
             && signal == TerminalSignal::Sigint;
+        let looks_for_survival = matches!(
+            signal,
+            TerminalSignal::Sigint | TerminalSignal::Sigterm | TerminalSignal::Sighup
+        ) && (result.delivery == SignalDelivery::ProcessGroup || as_key);
         let after = if result.delivered
-            && (result.delivery == SignalDelivery::ProcessGroup || as_key)
+            && result.delivery != SignalDelivery::WhenCommandStarts
             && (!result.shell_targeted || result.shell_ran_command)
-            && matches!(
-                signal,
-                TerminalSignal::Sigint | TerminalSignal::Sigterm | TerminalSignal::Sighup
-            ) {
+        {
             self.0
                 .terminals
                 .after_signal(&owner, &id, result.target_pgid, STILL_RUNNING_AFTER)
@@ -76,11 +80,17 @@ impl Tool for SignalTool {
         } else {
             AfterSignal::Settled
         };
-        let (still_running, still_reading) = match after {
-            AfterSignal::Busy(program) => (Some(program), None),
-            AfterSignal::StillReading(program) => (None, Some(program)),
-            AfterSignal::Settled => (None, None),
-        };
+        let (mut still_running, mut still_reading, mut program_ended, mut program_stopped) =
+            (None, None, None, None);
+        match after {
+            AfterSignal::Busy(program) if looks_for_survival => still_running = Some(program),
+            AfterSignal::StillReading(program) if looks_for_survival => {
+                still_reading = Some(program);
+            }
+            AfterSignal::Ended(program) => program_ended = Some(program),
+            AfterSignal::Stopped(program) => program_stopped = Some(program),
+            _ => {}
+        }
         Ok(SignalOutput {
             delivered: result.delivered,
             // A sandboxed session's processes number the group in their own PID namespace.
@@ -91,6 +101,8 @@ impl Tool for SignalTool {
             delivery: result.delivery.into(),
             still_running,
             still_reading,
+            program_ended,
+            program_stopped,
         })
     }
     fn render(&self, args: &SignalArgs, out: &SignalOutput) -> String {
@@ -99,6 +111,12 @@ impl Tool for SignalTool {
             return render::render_signal_skipped(signal.as_str());
         }
         let as_key = out.delivery == SignalDeliveryOutput::InterruptCharacter;
+        if let Some(program) = &out.program_ended {
+            return render::render_signal_ended(signal.as_str(), out.target_pgid, program, as_key);
+        }
+        if let Some(program) = &out.program_stopped {
+            return render::render_signal_stopped(signal.as_str(), out.target_pgid, program);
+        }
         if let Some(program) = &out.still_reading {
             return render::render_signal_still_reading(
                 signal.as_str(),

@@ -18,6 +18,14 @@ use super::shared::{Shared, State};
 /// How often [`after_signal`] looks at the group.
 const LOOK_EVERY: Duration = Duration::from_millis(50);
 
+/// How long, once a signal's effect showed (the group printed something, or gave the terminal
+/// up) while it neither reads input nor has given the terminal back to the shell, to look
+/// whether it does: node prints a line end on its second Ctrl-C, then exits.
+const FATE_WAIT: Duration = Duration::from_millis(250);
+
+/// How often [`fate`] looks.
+const FATE_LOOK_EVERY: Duration = Duration::from_millis(10);
+
 /// How long a reader must go on waiting at its prompt, silent, after the signal to count as
 /// one that ignores it: the kernel delivers a signal at once, and a program that acts on it
 /// leaves its wait (to end, print or clean up) well within this.
@@ -107,6 +115,59 @@ enum Effect {
 /// later, it still holds the terminal and is not waiting to read it. Looks every
 /// [`LOOK_EVERY`] (blocking `/proc` reads, off the async workers).
 pub(super) async fn after_signal(shared: &Arc<Shared>, pgid: i32, within: Duration) -> AfterSignal {
+    let name = shared
+        .lock()
+        .signal_target
+        .take()
+        .filter(|(target, _)| *target == pgid)
+        .map(|(_, name)| name);
+    match looks(shared, pgid, within).await {
+        AfterSignal::Settled if pgid != shared.shell_pgid() => fate(shared, pgid, name).await,
+        other => other,
+    }
+}
+
+/// Once the effect of a signal to group `pgid` (whose leader ran program `name`) settled:
+/// whether the group ended ([`AfterSignal::Ended`]) or was stopped ([`AfterSignal::Stopped`])
+/// and the shell holds the terminal again, looking up to [`FATE_WAIT`] while the group holds
+/// the terminal without reading it; `Settled` when it reads again, or another group holds
+/// the terminal.
+async fn fate(shared: &Arc<Shared>, pgid: i32, name: Option<String>) -> AfterSignal {
+    let deadline = Instant::now() + FATE_WAIT;
+    loop {
+        let sh = Arc::clone(shared);
+        let looked = tokio::task::spawn_blocking(move || {
+            let foreground = sh.pty.foreground_pgid();
+            if foreground == Some(pgid) {
+                return sh.tty_reader(pgid).map(|_| None);
+            }
+            if foreground != Some(sh.shell_pgid()) {
+                return Some(None);
+            }
+            let stopped = crate::process::stat(pgid).is_some_and(|s| matches!(s.state, 'T' | 't'));
+            Some(Some(stopped))
+        })
+        .await
+        .unwrap_or(Some(None));
+        match looked {
+            Some(None) => return AfterSignal::Settled,
+            Some(Some(stopped)) => {
+                let program = name.unwrap_or_else(|| "the program".to_owned());
+                return if stopped {
+                    AfterSignal::Stopped(program)
+                } else {
+                    AfterSignal::Ended(program)
+                };
+            }
+            None if Instant::now() >= deadline => return AfterSignal::Settled,
+            None => tokio::time::sleep(FATE_LOOK_EVERY).await,
+        }
+    }
+}
+
+/// [`after_signal`] up to the effect: `Settled` once the group's handling of the signal
+/// showed, before [`fate`] looks at what became of it.
+async fn looks(shared: &Arc<Shared>, pgid: i32, within: Duration) -> AfterSignal {
     let reader = shared
         .lock()
         .reader_at_signal

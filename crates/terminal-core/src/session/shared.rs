@@ -120,6 +120,9 @@ pub(super) struct State {
     /// The reader the last result left waiting, when a signal went to its group: what the
     /// signal's answer looks at (see `after_signal`).
     pub(super) reader_at_signal: Option<super::after_signal::ReaderAtSignal>,
+    /// The group the last `terminal_signal` went to and its leader's program name, read
+    /// before the signal (which may end it): what `after_signal` names it by.
+    pub(super) signal_target: Option<(i32, String)>,
     /// A reader that went on waiting at its prompt after a signal: the next send of text is
     /// refused once (see `send::stale_reader::check_survivor`).
     pub(super) survived_reader: Option<super::after_signal::SurvivedReader>,
@@ -186,6 +189,7 @@ impl State {
             promptless_repl: None,
             awaited_reader: None,
             reader_at_signal: None,
+            signal_target: None,
             survived_reader: None,
         }
     }

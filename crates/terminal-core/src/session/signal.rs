@@ -103,11 +103,12 @@ pub(super) fn signal(
     // asked before the signal, which may end it.
     let replaced =
         shared.pty.foreground_pgid() == Some(shared.shell_pgid()) && shared.shell_replaced();
-    // Numbered before the signal, which may end the group's leader.
+    // Numbered and named before the signal, which may end the group's leader.
     let numbered = shared
         .pty
         .foreground_pgid()
         .map(|pgid| (pgid, pgid_in_own_namespace(pgid)));
+    shared.lock().signal_target = numbered.and_then(|(pgid, _)| Some((pgid, program_name(pgid)?)));
     let (target_pgid, delivery) = deliver(shared, signal, true)?;
     // A signal ends a REPL's mode without a prompt (node's `.editor`), as Ctrl-C typed does.
     shared.lock().promptless_repl = None;

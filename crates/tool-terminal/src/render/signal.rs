@@ -81,6 +81,27 @@ pub fn render_signal_still_reading(
     )
 }
 
+/// `terminal_signal` when the program ended a moment after the signal (`as_key`: a SIGINT
+/// written as the terminal's interrupt character) and the shell holds the terminal again.
+pub fn render_signal_ended(signal: &str, target_pgid: i32, program: &str, as_key: bool) -> String {
+    let how = if as_key {
+        " as the terminal's interrupt character (Ctrl-C)"
+    } else {
+        ""
+    };
+    format!(
+        "delivered {signal} to foreground process group {target_pgid}{how}; {program} ended and the shell holds the terminal again: text sent next runs as a shell command, not in {program} (whatever it held is gone: start it again to go on); {SIGNAL_EFFECT}"
+    )
+}
+
+/// `terminal_signal` when the signal stopped the program (job control) and the shell holds
+/// the terminal again.
+pub fn render_signal_stopped(signal: &str, target_pgid: i32, program: &str) -> String {
+    format!(
+        "delivered {signal} to foreground process group {target_pgid}; {program} is stopped (suspended, with its state kept) and the shell holds the terminal again: text sent next runs as a shell command, not in {program}; send fg to continue it where it was (jobs lists stopped jobs, kill %1 ends the first; exit refuses once while a job is stopped); {SIGNAL_EFFECT}"
+    )
+}
+
 /// `terminal_signal` when a SIGINT went as the terminal's interrupt character: the foreground
 /// program turned the terminal's signal keys off, so Ctrl-C is a key of its input.
 pub fn render_interrupt_character(signal: &str, target_pgid: i32) -> String {

@@ -323,6 +323,15 @@ fn signal_and_close_renders() {
         .join("\n")
     );
     insta::assert_snapshot!(
+        "signal_program_ended_or_stopped",
+        [
+            render_signal_ended("SIGINT", 4242, "node", true),
+            render_signal_ended("SIGTERM", 4242, "python3", false),
+            render_signal_stopped("SIGTSTP", 4242, "python3"),
+        ]
+        .join("\n")
+    );
+    insta::assert_snapshot!(
         "signal_skipped_at_idle_prompt",
         render_signal_skipped("SIGINT")
     );

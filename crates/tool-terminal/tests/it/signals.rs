@@ -230,3 +230,42 @@ async fn a_sigint_right_after_a_line_to_python_leaves_the_next_line_alone() {
     host.send(&agent, &session, "exit()").await;
     host.shutdown().await;
 }
+
+/// A signal that ends the program, or stops it, is said at once: the shell holds the terminal
+/// again, and text meant for the program would run there (a node REPL ends on a second
+/// Ctrl-C; SIGTSTP stops a Python REPL, which `fg` continues with its state).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_that_ends_or_stops_the_program_says_the_shell_is_back() {
+    let (host, agent, session) = host_with_jobs().await;
+    host.send(&agent, &session, "python3 -q").await;
+    host.send(&agent, &session, "kept = 6 * 7").await;
+    // A REPL that takes the interrupt stays: nothing is said of an end.
+    let r = host.signal(&agent, &session, "SIGINT").await;
+    assert!(!r.text().contains("holds the terminal again"), "{}", r.text());
+    let r = host.signal(&agent, &session, "SIGTSTP").await;
+    assert!(
+        r.text()
+            .contains("python3 is stopped (suspended, with its state kept) and the shell holds the terminal again"),
+        "{}",
+        r.text()
+    );
+    assert_eq!(r.structured.as_ref().unwrap()["programStopped"], "python3");
+    host.send(&agent, &session, "fg").await;
+    let r = host.send(&agent, &session, "print(kept)").await;
+    assert!(r.text().lines().any(|l| l == "42"), "{}", r.text());
+    host.send(&agent, &session, "exit()").await;
+    if crate::support::installed("node") {
+        host.send(&agent, &session, "node").await;
+        let first = host.signal(&agent, &session, "SIGINT").await;
+        assert!(!first.text().contains("ended"), "{}", first.text());
+        let r = host.signal(&agent, &session, "SIGINT").await;
+        assert!(
+            r.text()
+                .contains("node ended and the shell holds the terminal again"),
+            "{}",
+            r.text()
+        );
+        assert_eq!(r.structured.as_ref().unwrap()["programEnded"], "node");
+    }
+    host.shutdown().await;
+}
