@@ -109,20 +109,12 @@ impl Screen {
             let restarts_line = screen.anchor_starts_row(id);
             let rewound_lines = screen.anchor_rewound_lines(id);
             let start = screen.anchor_position(id);
-            // The reader replaces the rewound lines with this read's (see `rewound_lines`): it
-            // takes every row of them again, those the redraw left unchanged too (left out,
-            // the lines of earlier reads it replaces would be lost: a progress display that
-            // redraws one row per read kept only its last row).
-            if rewound_lines > 0
-                && let Some(at) = start
-            {
-                let cursor_row = screen.cursor().row;
-                screen.forget_left_rows_in(id, at.row..cursor_row);
-            }
+            screen.forget_rewound_left_rows(id);
             let rows = screen.snapshot_since(id, max_bytes);
             let lost_line_ends = screen.line_ends_since(id, rows.first_row());
             screen.move_anchor_to_cursor(id);
             screen.move_anchor_past_row_text(id);
+            screen.move_anchor_back_over_blanks(id);
             // Handed out up to the cursor, or to the row after the last one taken when the read
             // took rows below the cursor too: what `raise_erased_floor` counts as shown once
             // the caller showed it.
@@ -176,6 +168,72 @@ impl Screen {
             .line_ends_before
             .zip(self.line_ends_before(row))
             .and_then(|(before, at_row)| at_row.checked_sub(before))
+    }
+
+    /// After a read that moved anchor `id` to the cursor: when the cursor stands past blank
+    /// cells of its row (a cursor move right, `ESC [ 8 C`, with nothing written yet), the read
+    /// handed out the row's text up to its last character only (a line's trailing blanks
+    /// are not shown), so the anchor goes back to there, and the next read gives the blanks
+    /// before the text written after them (the indentation was lost: `        indented` read
+    /// as `indented`).
+    fn move_anchor_back_over_blanks(&mut self, id: AnchorId) {
+        if self.alternate {
+            return;
+        }
+        let (row, col) = self.parser.screen().cursor_position();
+        let screen = self.parser.screen();
+        let end = (0..col)
+            .rev()
+            .find(|&c| {
+                screen
+                    .cell(row, c)
+                    .is_some_and(|cell| cell.has_contents() || cell.is_wide_continuation())
+            })
+            .map_or(0, |last| last + 1);
+        if end >= col {
+            return;
+        }
+        let pos = super::Position {
+            row: self.history().end_abs() + u64::from(row),
+            col: end,
+        };
+        let cursor = super::Position { row: pos.row, col };
+        let prefix = self.row_prefix(pos);
+        if let Some(Some(anchor)) = self.anchors.get_mut(id.0)
+            && anchor.pos == cursor
+        {
+            anchor.pos = pos;
+            anchor.prefix = prefix;
+        }
+    }
+
+    /// The reader of anchor `id` replaces the lines its earlier reads handed out that output
+    /// went back up over (see [`Screen::anchor_rewound_lines`]) with the next read's: that
+    /// read takes every row of them again, those the redraw left unchanged too (left out, the
+    /// lines of earlier reads it replaces would be lost: a progress display that redraws one
+    /// row per read kept only its last row), the rows below the cursor included (a program
+    /// that moved up over the lines it printed and rewrote the top one lost the rows under
+    /// it). So none of those rows counts as text an earlier program left.
+    pub(crate) fn forget_rewound_left_rows(&mut self, id: AnchorId) {
+        let rewound = self.anchor_rewound_lines(id);
+        let Some(at) = self.anchor_position(id).filter(|_| rewound > 0) else {
+            return;
+        };
+        let cursor_row = self.cursor().row;
+        let covered = self.row_after_line_ends(at.row, rewound);
+        self.forget_left_rows_in(id, at.row..cursor_row.max(covered + 1));
+    }
+
+    /// The first absolute row at or after `row` with `line_ends` line ends between them (the
+    /// row the line after them starts on), at most the screen's last row.
+    fn row_after_line_ends(&self, row: u64, line_ends: u64) -> u64 {
+        let last = self.history().end_abs() + u64::from(self.config.rows.saturating_sub(1));
+        let Some(target) = self.line_ends_before(row).map(|before| before + line_ends) else {
+            return row;
+        };
+        (row..=last)
+            .find(|&r| self.line_ends_before(r).is_none_or(|ends| ends >= target))
+            .unwrap_or(last)
     }
 
     /// Line ends between the row where anchor `id` was placed and the row output moved it up

@@ -459,3 +459,39 @@ async fn a_line_the_program_went_back_into_comes_once_as_the_screen_shows_it() {
     }
     host.shutdown().await;
 }
+
+/// A program that moves the cursor up over lines it printed, rewrites the top one and ends
+/// there (its prompt comes on the row below): the lines under the cursor stay in the job's
+/// output, as on the screen (they were dropped, the job ending above them); and text written
+/// after a move right keeps the blanks before it (the indentation was dropped).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_under_a_cursor_that_ended_above_them_stay_in_the_jobs_output() {
+    let host = Host::with_jobs(ToolTerminalConfig::default(), crate::support::fast_bash());
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    for (text, expected) in [
+        (
+            "sleep 0.2; printf 'l1\\nl2\\nl3\\nl4\\nl5\\nl6\\n\\033[6A'; sleep 0.2; printf 'X\\n'",
+            &["X1", "l2", "l3", "l4", "l5", "l6"][..],
+        ),
+        (
+            "python3 -c \"print('A\\nB\\nC\\nD\\nE\\n\\x1b[5AX')\"",
+            &["X", "B", "C", "D", "E"],
+        ),
+        (
+            "echo top; printf '\\033[8C'; sleep 0.3; echo indented",
+            &["top", "        indented"],
+        ),
+    ] {
+        let (job, ack) = host.start_job(&agent, &session, text).await;
+        let read = host.wait_job(&agent, &job).await;
+        let all = format!("{ack}\n{read}");
+        let at = all
+            .lines()
+            .position(|l| l == expected[0])
+            .unwrap_or_else(|| panic!("{all}"));
+        let lines: Vec<&str> = all.lines().skip(at).take(expected.len()).collect();
+        assert_eq!(lines, expected, "{all}");
+    }
+    host.shutdown().await;
+}

@@ -241,7 +241,11 @@ async fn a_signal_that_ends_or_stops_the_program_says_the_shell_is_back() {
     host.send(&agent, &session, "kept = 6 * 7").await;
     // A REPL that takes the interrupt stays: nothing is said of an end.
     let r = host.signal(&agent, &session, "SIGINT").await;
-    assert!(!r.text().contains("holds the terminal again"), "{}", r.text());
+    assert!(
+        !r.text().contains("holds the terminal again"),
+        "{}",
+        r.text()
+    );
     let r = host.signal(&agent, &session, "SIGTSTP").await;
     assert!(
         r.text()

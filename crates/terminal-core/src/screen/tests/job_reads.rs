@@ -60,3 +60,58 @@ fn reads_of_a_wrapped_line_the_cursor_went_up_into_keep_its_first_rows() {
         assert_eq!(w.text(), format!("{edited}next0\n"), "{pieces:?}");
     }
 }
+
+/// Consuming reads of output that moved the cursor up over lines it printed and rewrote the
+/// top one: every line stays, the rows below the cursor too.
+#[test]
+fn reads_after_the_cursor_moved_up_over_printed_lines_keep_the_lines_below() {
+    for (pieces, want) in [
+        (
+            &[
+                "l1\r\nl2\r\nl3\r\nl4\r\nl5\r\nl6\r\n\x1b[6A",
+                "X\r\n",
+                "",
+                "more\r\n",
+            ][..],
+            "X1\nmore\nl3\nl4\nl5\nl6",
+        ),
+        (
+            &["alpha\r\nbravo\r\ncharlie\r\n\x1b[2A", "B\r\n", ""],
+            "alpha\nBravo\ncharlie",
+        ),
+    ] {
+        let mut s = Screen::new(config(12, 20), None);
+        let a = s.anchor();
+        let mut w = JobWindow::default();
+        for piece in pieces {
+            s.feed(piece.as_bytes());
+            w.read(&mut s, a);
+            s.raise_erased_floor();
+        }
+        assert_eq!(w.text(), want, "{pieces:?}");
+    }
+}
+
+/// Consuming reads while the cursor stands past blank cells of its row (moved right, nothing
+/// written yet): the text written there later keeps the blanks before it.
+#[test]
+fn reads_before_text_written_after_a_move_right_keep_the_indentation() {
+    for (pieces, want) in [
+        (
+            &["top\r\n\x1b[8C", "indented\r\n"][..],
+            "top\n        indented\n",
+        ),
+        (&["ab\x1b[3C", "", "cd\r\n"], "ab   cd\n"),
+        (&["Name? ", "", "bob\r\n"], "Name? bob\n"),
+    ] {
+        let mut s = Screen::new(config(6, 20), None);
+        let a = s.anchor();
+        let mut w = JobWindow::default();
+        for piece in pieces {
+            s.feed(piece.as_bytes());
+            w.read(&mut s, a);
+            s.raise_erased_floor();
+        }
+        assert_eq!(w.text(), want, "{pieces:?}");
+    }
+}

@@ -60,6 +60,7 @@ impl SendOp {
                 .map_or(0, |anchor| st.screen.anchor_rewound_lines(anchor));
             if let Some(anchor) = span.anchor.filter(|_| span.background) {
                 st.screen.forget_handed_out_left_rows(anchor);
+                st.screen.forget_rewound_left_rows(anchor);
             }
             (
                 span.anchor.take(),
