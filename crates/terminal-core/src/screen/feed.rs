@@ -469,9 +469,12 @@ impl Screen {
                 set_mode(REGION, seq.more_params || seq.first_param > 1);
                 self.region = Region::from_decstbm(seq, self.config.rows);
             }
-            (false, None, Some(b'('), b'0') => set_mode(CHARSET, true),
-            (false, None, Some(b'('), b'B') => set_mode(CHARSET, false),
+            // Any other set designated is no line drawing (`ESC ( A`, the UK set).
+            (false, None, Some(set @ (b'(' | b')')), final_byte) => {
+                self.line_drawing.designate(set == b')', final_byte == b'0');
+            }
             (false, None, None, b'c') => {
+                self.line_drawing.reset();
                 set_mode(!0, false);
                 self.main_cursor_saved = false;
                 self.region = None;
@@ -481,11 +484,9 @@ impl Screen {
             }
             _ => {}
         }
-        if modes & CHARSET != self.modes & CHARSET {
-            // Designated just now (the text after this sequence is drawn from the set), or
-            // ASCII again (the line printed in the set so far ends there).
-            self.line_drawing.designated(modes & CHARSET != 0);
-        }
+        // The text passes the translator while the set is designated into G0 or G1 (which
+        // of them draws it follows SO and SI inside the text).
+        set_mode(CHARSET, self.line_drawing.designated_anywhere());
         self.modes = modes;
         self.note_cursor_away(seq);
         match (seq.csi, seq.private, seq.final_byte, seq.first_param) {

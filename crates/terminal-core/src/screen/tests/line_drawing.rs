@@ -17,3 +17,13 @@ fn line_drawing_shows_box_parts_until_ascii_is_back() {
     s.feed(b"m\x1b[7mn\x1b[0m\x1bcq\r\n");
     assert_eq!(s.transcript(), "├─┤┼\nq\n");
 }
+
+/// The set designated into G1 (`ESC ) 0`, as the terminfo of `linux` and `screen` draws
+/// boxes) draws from SO to SI only; a full reset shifts G0 back in.
+#[test]
+fn line_drawing_in_g1_shows_between_shift_out_and_shift_in() {
+    let mut s = screen();
+    s.feed(b"\x1b)0\x0elqk\x0f normal\r\n\x0ex\x0f \x0ex\r\n");
+    s.feed(b"\x1bcx\r\n");
+    assert_eq!(s.transcript(), "┌─┐ normal\n│ │\nx\n");
+}
