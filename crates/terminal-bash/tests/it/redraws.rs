@@ -101,7 +101,7 @@ async fn lines_erased_before_they_were_shown_are_said_to_be() {
         let erased = |r: &dsh_terminal_core::SendResult, text: &str| {
             r.notices
                 .iter()
-                .any(|n| n.starts_with("[screen: the program erased") && n.contains(text))
+                .any(|n| n.starts_with("[screen: the program erased or wrote over") && n.contains(text))
         };
         let r = sh
             .send("python3 -c \"print('ERROR: disk full'); print('\\x1b[1A\\x1b[2K', end=''); print('all good')\"")
@@ -189,7 +189,7 @@ async fn erased_lines_are_named_but_not_frames_or_lines_already_shown() {
         let erased = |r: &dsh_terminal_core::SendResult| {
             r.notices
                 .iter()
-                .find(|n| n.starts_with("[screen: the program erased"))
+                .find(|n| n.starts_with("[screen: the program erased or wrote over"))
                 .cloned()
         };
         for (hide, lost) in [
@@ -338,7 +338,7 @@ async fn a_status_frame_reporting_a_problem_is_named_once_erased() {
         assert!(r.viewport.contains("\ncheck c: fine\n"), "{r:?}");
         assert!(
             r.notices.iter().any(|n| n.starts_with(
-                "[screen: the program erased a line it printed (besides 1 row of a display it redrew in place)"
+                "[screen: the program erased or wrote over a line it printed (besides 1 row of a display it redrew in place)"
             ) && n.contains("`check b: missing dependency libfoo, skipping`")),
             "{r:?}"
         );

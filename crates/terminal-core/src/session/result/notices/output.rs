@@ -31,7 +31,7 @@ pub(in crate::session) struct OutputNotes {
     pub(in crate::session) invisible: Option<(char, u64)>,
     /// Characters (spaces aside) printed concealed (SGR 8): they show as blanks.
     pub(in crate::session) concealed: u64,
-    /// The program erased rows of text from the middle of the screen before `text` showed
+    /// The program erased (or wrote over) rows of text from the middle of the screen before `text` showed
     /// them: how many, the texts of the first and the last, and a problem between.
     pub(in crate::session) erased: Option<ErasedLines>,
 }
@@ -225,7 +225,7 @@ fn erased_notice(lines: &crate::screen::clears::ErasedLines) -> String {
         n => format!("{what} (besides {n} rows of a display it redrew in place)"),
     };
     format!(
-        "[screen: the program erased {what} before this result showed {them} (as a progress \
+        "[screen: the program erased or wrote over {what} before this result showed {them} (as a progress \
          display does when it redraws, or a status line written over an error): {which}; \
          {they} not in scrollback either: run it again with its output to a file (cmd > log \
          2>&1) to see every line]"
