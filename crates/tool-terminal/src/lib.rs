@@ -345,9 +345,17 @@ impl Tool for ReadTool {
             .line_start
             .take()
             .map(|start| fit::join_line_start(&page.text, &start, max_bytes / 4, false));
-        // The footer a page has when nothing of it is cut.
-        let plain_footer = render::read_footer(page.line_begin, page.line_end, page.total_lines)
-            .len()
+        // The footer a page has when nothing of it is cut (in `fromLine`'s numbers, its first
+        // line's number as large as the cuts below can make it).
+        let plain_footer = render::read_footer(
+            page.line_begin,
+            page.line_end,
+            page.total_lines,
+            args.from_line
+                .and(core_first)
+                .map(|first| first + core_lines),
+        )
+        .len()
             + if page.alternate_screen {
                 render::READ_ALTERNATE_SCREEN.len()
             } else {
@@ -432,6 +440,9 @@ impl Tool for ReadTool {
         // does, and the range's lines before it were dropped (its footer says so).
         let first_line =
             core_first.map(|first| first + core_lines - (output.line_end - output.line_begin));
+        if args.from_line.is_some() && output.line_end > output.line_begin {
+            output.first_line = first_line;
+        }
         let older = match args.from_line {
             _ if output.line_end >= output.total_lines => None,
             Some(from) => first_line

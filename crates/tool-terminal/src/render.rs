@@ -497,7 +497,12 @@ pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
     let mut metadata = if beyond_retained {
         String::new()
     } else {
-        read_footer(result.line_begin, result.line_end, result.total_lines)
+        read_footer(
+            result.line_begin,
+            result.line_end,
+            result.total_lines,
+            result.first_line,
+        )
     };
     let screen = if result.alternate_screen {
         READ_ALTERNATE_SCREEN
@@ -561,8 +566,24 @@ fn pointer_args(read: &ReadPointer) -> String {
 }
 
 /// `terminal_read`'s footer line, with its leading newline.
-pub(crate) fn read_footer(line_begin: u64, line_end: u64, total_lines: u64) -> String {
-    format!("\n[lines: {line_begin}-{line_end} of {total_lines}]")
+/// A page's footer: its newest-relative range of the retained lines (`[lines: 0-5 of 42]`, the
+/// seed's), or, for a page asked for by `fromLine` whose first line is `from_line_first`, its
+/// range in `fromLine`'s numbers, counted from the session's first line, and how many lines
+/// that numbering has reached (`[lines: fromLine 10-13 of 602]`; the end exclusive, as in the
+/// other form).
+pub(crate) fn read_footer(
+    line_begin: u64,
+    line_end: u64,
+    total_lines: u64,
+    from_line_first: Option<u64>,
+) -> String {
+    match from_line_first {
+        Some(first) => {
+            let end = first + (line_end - line_begin);
+            format!("\n[lines: fromLine {first}-{end} of {}]", end + line_begin)
+        }
+        None => format!("\n[lines: {line_begin}-{line_end} of {total_lines}]"),
+    }
 }
 
 #[cfg(test)]

@@ -87,6 +87,11 @@ pub struct ReadOutput {
         skip_serializing_if = "std::ops::Not::not"
     )]
     pub alternate_screen: bool,
+    /// On a page asked for by `fromLine`: the number `fromLine` gives its first line (counted
+    /// from the session's first line); the text's footer counts in those numbers then
+    /// (addition).
+    #[serde(rename = "firstLine", skip_serializing_if = "Option::is_none")]
+    pub first_line: Option<u64>,
 }
 
 impl From<ReadResult> for ReadOutput {
@@ -99,6 +104,7 @@ impl From<ReadResult> for ReadOutput {
             truncated: r.truncated,
             older: None,
             alternate_screen: r.alternate_screen,
+            first_line: None,
         }
     }
 }

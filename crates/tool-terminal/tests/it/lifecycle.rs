@@ -274,11 +274,24 @@ async fn a_tiny_cap_pages_lines_without_the_older_pointer() {
             .lines()
             .find(|l| l.starts_with("[lines: "))
             .unwrap_or_else(|| panic!("{text}"));
-        let range = footer.trim_start_matches("[lines: ");
-        let (begin, rest) = range.split_once('-').unwrap();
-        let end: u64 = rest.split(' ').next().unwrap().parse().unwrap();
-        let begin: u64 = begin.parse().unwrap();
+        // Pages asked for by `fromLine` count in its numbers; the newest-relative range is the
+        // structured result's.
+        let range = footer
+            .trim_start_matches("[lines: ")
+            .trim_start_matches("fromLine ");
+        let (shown_begin, rest) = range.split_once('-').unwrap();
+        let shown_end: u64 = rest.split(' ').next().unwrap().parse().unwrap();
+        let shown_begin: u64 = shown_begin.parse().unwrap();
+        let structured = page.structured.as_ref().unwrap();
+        let (begin, end) = (
+            structured["lineBegin"].as_u64().unwrap(),
+            structured["lineEnd"].as_u64().unwrap(),
+        );
         assert!(end > begin, "no line on the page: {text}");
+        assert_eq!(shown_end - shown_begin, end - begin, "{text}");
+        if args.get("fromLine").is_some() {
+            assert_eq!(structured["firstLine"].as_u64(), Some(shown_begin), "{text}");
+        }
         let body: Vec<String> = text
             .lines()
             .take_while(|l| !l.starts_with("[lines: "))

@@ -49,6 +49,7 @@ async fn following_the_pointers_pages_every_left_out_line_once() {
             .unwrap_or_else(|| panic!("{page_text:.400}"));
         let range = footer
             .trim_start_matches("[lines: ")
+            .trim_start_matches("fromLine ")
             .split(" of ")
             .next()
             .unwrap_or_default();
@@ -128,5 +129,46 @@ async fn a_range_partly_dropped_pages_from_the_oldest_line_kept_with_no_pointer_
     assert!(page.structured.unwrap().get("older").is_none());
     host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
         .await;
+    host.shutdown().await;
+}
+
+/// A page asked for by `fromLine` says its range in `fromLine`'s numbers (it said the
+/// newest-relative one, `[lines: 37-42 of 42]` for `fromLine: 0`, and a model copying those
+/// numbers back into `fromLine` read other lines): read again from its footer's first number,
+/// the page is the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_from_line_page_says_its_range_in_from_line_numbers() {
+    let (host, agent) = Host::with_open_shell().await;
+    host.send(&agent, "pty-1", "for i in $(seq 1 40); do echo L$i; done")
+        .await;
+    for from in [0u64, 10] {
+        let page = host
+            .call(
+                &agent,
+                "terminal_read",
+                json!({"sessionId": "pty-1", "fromLine": from, "count": 3}),
+            )
+            .await;
+        let text = page.text();
+        let footer = text.lines().last().unwrap_or_default().to_owned();
+        assert!(
+            footer.starts_with(&format!("[lines: fromLine {from}-{} of ", from + 3)),
+            "{text}"
+        );
+        assert_eq!(page.structured.as_ref().unwrap()["firstLine"], from, "{text}");
+        let again = host
+            .call(
+                &agent,
+                "terminal_read",
+                json!({"sessionId": "pty-1", "fromLine": from, "count": 3}),
+            )
+            .await;
+        assert_eq!(again.text(), text);
+    }
+    // A page by offset keeps the seed's newest-relative footer.
+    let page = host
+        .call(&agent, "terminal_read", json!({"sessionId": "pty-1", "count": 2}))
+        .await;
+    assert!(page.text().ends_with("[lines: 0-2 of 42]"), "{}", page.text());
     host.shutdown().await;
 }
