@@ -164,10 +164,17 @@ impl Screen {
     /// The printed text of `bytes` as the emulator is to get it: drawn from DEC line drawing
     /// while that is designated ([`super::line_drawing`]), then blank while concealed.
     pub(super) fn translate_text<'a>(&mut self, bytes: Cow<'a, [u8]>) -> Cow<'a, [u8]> {
-        let bytes = if self.modes & modes::CHARSET == 0 {
+        let bytes = if self.line_drawing.designated_anywhere() {
+            let bytes = self.line_drawing.translate(bytes);
+            // SO or SI in the text may have switched the set in or out.
+            if self.line_drawing.active() {
+                self.modes |= modes::CHARSET;
+            } else {
+                self.modes &= !modes::CHARSET;
+            }
             bytes
         } else {
-            self.line_drawing.translate(bytes)
+            bytes
         };
         if self.modes & modes::CONCEAL == 0 {
             return bytes;

@@ -29,7 +29,8 @@ pub(super) mod modes {
     pub(crate) const INSERT: u8 = 4;
     /// Origin mode (DECOM) is on.
     pub(crate) const ORIGIN: u8 = 8;
-    /// The DEC line-drawing character set is selected.
+    /// Text is drawn from the DEC line-drawing character set (designated into G0, or into G1
+    /// with G1 shifted in).
     pub(crate) const CHARSET: u8 = 16;
     /// Left and right margins are enabled (DECLRMM, mode 69).
     pub(crate) const LEFT_RIGHT: u8 = 32;
@@ -484,9 +485,10 @@ impl Screen {
             }
             _ => {}
         }
-        // The text passes the translator while the set is designated into G0 or G1 (which
-        // of them draws it follows SO and SI inside the text).
-        set_mode(CHARSET, self.line_drawing.designated_anywhere());
+        // Set while the text is drawn from the set (no plain flood line then); the text passes
+        // the translator while the set is designated into G0 or G1 at all, which follows SO
+        // and SI inside it (see `translate_text`).
+        set_mode(CHARSET, self.line_drawing.active());
         self.modes = modes;
         self.note_cursor_away(seq);
         match (seq.csi, seq.private, seq.final_byte, seq.first_param) {

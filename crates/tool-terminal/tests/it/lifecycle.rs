@@ -290,7 +290,11 @@ async fn a_tiny_cap_pages_lines_without_the_older_pointer() {
         assert!(end > begin, "no line on the page: {text}");
         assert_eq!(shown_end - shown_begin, end - begin, "{text}");
         if args.get("fromLine").is_some() {
-            assert_eq!(structured["firstLine"].as_u64(), Some(shown_begin), "{text}");
+            assert_eq!(
+                structured["firstLine"].as_u64(),
+                Some(shown_begin),
+                "{text}"
+            );
         }
         let body: Vec<String> = text
             .lines()

@@ -155,7 +155,11 @@ async fn a_from_line_page_says_its_range_in_from_line_numbers() {
             footer.starts_with(&format!("[lines: fromLine {from}-{} of ", from + 3)),
             "{text}"
         );
-        assert_eq!(page.structured.as_ref().unwrap()["firstLine"], from, "{text}");
+        assert_eq!(
+            page.structured.as_ref().unwrap()["firstLine"],
+            from,
+            "{text}"
+        );
         let again = host
             .call(
                 &agent,
@@ -167,8 +171,16 @@ async fn a_from_line_page_says_its_range_in_from_line_numbers() {
     }
     // A page by offset keeps the seed's newest-relative footer.
     let page = host
-        .call(&agent, "terminal_read", json!({"sessionId": "pty-1", "count": 2}))
+        .call(
+            &agent,
+            "terminal_read",
+            json!({"sessionId": "pty-1", "count": 2}),
+        )
         .await;
-    assert!(page.text().ends_with("[lines: 0-2 of 42]"), "{}", page.text());
+    assert!(
+        page.text().ends_with("[lines: 0-2 of 42]"),
+        "{}",
+        page.text()
+    );
     host.shutdown().await;
 }

@@ -26,4 +26,14 @@ fn line_drawing_in_g1_shows_between_shift_out_and_shift_in() {
     s.feed(b"\x1b)0\x0elqk\x0f normal\r\n\x0ex\x0f \x0ex\r\n");
     s.feed(b"\x1bcx\r\n");
     assert_eq!(s.transcript(), "┌─┐ normal\n│ │\nx\n");
+    // The set waiting in G1 (ncurses's `enacs` for some terminals) leaves plain text plain:
+    // floods of it keep the fast path (no mode says otherwise); shifted in, the text is drawn
+    // from the set.
+    let charset = |s: &Screen| s.modes & crate::screen::feed::modes::CHARSET != 0;
+    let mut s = screen();
+    s.feed(b"\x1b)0");
+    assert!(!charset(&s));
+    s.feed(b"x\x0eq\x0fq\r\n");
+    assert_eq!(s.transcript(), "x─q\n");
+    assert!(!charset(&s));
 }
