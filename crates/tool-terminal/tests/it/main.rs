@@ -17,6 +17,7 @@ mod background_repl;
 mod bad_input;
 mod cancel;
 mod input_line;
+mod interrupt_races;
 mod lifecycle;
 mod long_lines;
 mod paging;

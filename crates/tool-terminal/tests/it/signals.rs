@@ -1,7 +1,8 @@
 //! `terminal_signal`'s answer for a program that ignores or handles the signal: said to be
 //! still running at once, with the stronger signal to send; a program the signal ends, or a
 //! REPL it sends back to its prompt, is not. A prompt reading keys raw that ignores the
-//! Ctrl-C a SIGINT became is said to still wait there.
+//! Ctrl-C a SIGINT became is said to still wait there. A program the signal ended or stopped
+//! is said to have, the shell holding the terminal again.
 
 use serde_json::json;
 
@@ -158,85 +159,12 @@ async fn a_sigint_to_a_jobs_line_the_shell_runs_says_so() {
     host.shutdown().await;
 }
 
-/// A host with the jobs service, its agent `a` and one open session of that agent.
-async fn host_with_jobs() -> (Host, dsh_context::Agent, String) {
-    let host = Host::with_jobs(
-        dsh_tool_terminal::ToolTerminalConfig::default(),
-        crate::support::fast_bash(),
-    );
-    let agent = host.agent("a");
-    let session = host.open_session(&agent).await;
-    (host, agent, session)
-}
-
-/// `terminal_signal` SIGINT at once after a background line to node's REPL: the Ctrl-C waits
-/// until node reads keys again (or a short grace passes, for a line still running), so node
-/// takes it as its key and stays with what it held. As a real SIGINT in the moment after the
-/// line ran and before node read keys again, it ended node (exit 130) and its state.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sigint_right_after_a_line_to_node_keeps_the_repl() {
-    if !crate::support::installed("node") {
-        return;
-    }
-    let (host, agent, session) = host_with_jobs().await;
-    host.send(&agent, &session, "node").await;
-    host.send(&agent, &session, "var keep = 'st' + 'ate'").await;
-    // A sweep over the moment the race needs, not a wait for anything.
-    for i in 0..20 {
-        let (job, _) = host.start_job(&agent, &session, "keep.length").await;
-        tokio::time::sleep(std::time::Duration::from_micros(250 * i)).await;
-        let sig = host.signal(&agent, &session, "SIGINT").await.text();
-        let out = host.wait_job(&agent, &job).await;
-        let next = host.send(&agent, &session, "keep").await.text();
-        assert!(
-            next.contains("'state'"),
-            "{i}: {next}\nsignal: {sig}\njob: {out}"
-        );
-    }
-    host.send(&agent, &session, ".exit").await;
-    host.shutdown().await;
-}
-
-/// `terminal_signal` SIGINT at once after a background line to Python's REPL: the interrupt
-/// waits until the REPL has read the line written to it, so the next line runs alone. One
-/// that came while the REPL was taking in the line's characters was acted on only when the
-/// next send's line ran, joined to the rest of the cut line.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sigint_right_after_a_line_to_python_leaves_the_next_line_alone() {
-    let (host, agent, session) = host_with_jobs().await;
-    let r = host.send(&agent, &session, "python3 -q").await;
-    assert!(r.text().contains(">>> "), "{}", r.text());
-    // A sweep over the window the race needs, not a wait for anything.
-    for i in 0..40 {
-        let (job, _) = host
-            .start_job(
-                &agent,
-                &session,
-                &format!("import time; time.sleep(0.15); print('J{i}')"),
-            )
-            .await;
-        tokio::time::sleep(std::time::Duration::from_micros(100 * i)).await;
-        host.signal(&agent, &session, "SIGINT").await;
-        host.wait_job(&agent, &job).await;
-        let next = host
-            .send(&agent, &session, &format!("print('F' + '{i}')"))
-            .await
-            .text();
-        assert!(
-            next.lines().any(|l| l == format!("F{i}")) && !next.contains("Traceback"),
-            "{i}: {next}"
-        );
-    }
-    host.send(&agent, &session, "exit()").await;
-    host.shutdown().await;
-}
-
 /// A signal that ends the program, or stops it, is said at once: the shell holds the terminal
 /// again, and text meant for the program would run there (a node REPL ends on a second
 /// Ctrl-C; SIGTSTP stops a Python REPL, which `fg` continues with its state).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_signal_that_ends_or_stops_the_program_says_the_shell_is_back() {
-    let (host, agent, session) = host_with_jobs().await;
+    let (host, agent, session) = Host::with_jobs_and_session().await;
     host.send(&agent, &session, "python3 -q").await;
     host.send(&agent, &session, "kept = 6 * 7").await;
     // A REPL that takes the interrupt stays: nothing is said of an end.

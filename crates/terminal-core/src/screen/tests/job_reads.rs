@@ -1,10 +1,10 @@
 //! Consuming reads of a line the program went back into: its text after the cursor is
-//! handed out once, and a write over it gives the row whole.
+//! handed out once, and a write over it gives the row whole; of lines the cursor moved up
+//! over, and of blanks a move right left before text.
 
 use pretty_assertions::assert_eq;
 
 use super::job_window::JobWindow;
-use super::*;
 
 /// Consuming reads while the program went back into its line and paused (`\r`, backspaces, a
 /// cursor move left, each read shown to the agent): the text after the cursor is handed out
@@ -23,15 +23,8 @@ fn reads_of_a_line_the_cursor_went_back_into_hand_its_text_out_once() {
         (&["[    ]\r[", "#", "", "#", "#", "#", "\r\n"], "[####]\n"),
         (&["aaaa", "\rbb", "", "\rc", "\r\n"], "cbaa\n"),
     ] {
-        let mut s = Screen::new(config(6, 20), None);
-        let a = s.anchor();
-        let mut w = JobWindow::default();
-        for piece in pieces {
-            s.feed(piece.as_bytes());
-            w.read(&mut s, a);
-            s.raise_erased_floor();
-        }
-        assert_eq!(w.text(), want, "{pieces:?}");
+        let text = JobWindow::read_each(pieces, 6, 20);
+        assert_eq!(text, want, "{pieces:?}");
     }
 }
 
@@ -49,15 +42,8 @@ fn reads_of_a_wrapped_line_the_cursor_went_up_into_keep_its_first_rows() {
         &[&long[..], "\x1b[AUP", "\r\n", "next\r\n"],
         &[&long[..], "\x1b[AUP", "\r\nnext\r\n"],
     ] {
-        let mut s = Screen::new(config(6, 20), None);
-        let a = s.anchor();
-        let mut w = JobWindow::default();
-        for piece in pieces {
-            s.feed(piece.as_bytes());
-            w.read(&mut s, a);
-            s.raise_erased_floor();
-        }
-        assert_eq!(w.text(), format!("{edited}next0\n"), "{pieces:?}");
+        let text = JobWindow::read_each(pieces, 6, 20);
+        assert_eq!(text, format!("{edited}next0\n"), "{pieces:?}");
     }
 }
 
@@ -80,15 +66,8 @@ fn reads_after_the_cursor_moved_up_over_printed_lines_keep_the_lines_below() {
             "alpha\nBravo\ncharlie",
         ),
     ] {
-        let mut s = Screen::new(config(12, 20), None);
-        let a = s.anchor();
-        let mut w = JobWindow::default();
-        for piece in pieces {
-            s.feed(piece.as_bytes());
-            w.read(&mut s, a);
-            s.raise_erased_floor();
-        }
-        assert_eq!(w.text(), want, "{pieces:?}");
+        let text = JobWindow::read_each(pieces, 12, 20);
+        assert_eq!(text, want, "{pieces:?}");
     }
 }
 
@@ -104,14 +83,7 @@ fn reads_before_text_written_after_a_move_right_keep_the_indentation() {
         (&["ab\x1b[3C", "", "cd\r\n"], "ab   cd\n"),
         (&["Name? ", "", "bob\r\n"], "Name? bob\n"),
     ] {
-        let mut s = Screen::new(config(6, 20), None);
-        let a = s.anchor();
-        let mut w = JobWindow::default();
-        for piece in pieces {
-            s.feed(piece.as_bytes());
-            w.read(&mut s, a);
-            s.raise_erased_floor();
-        }
-        assert_eq!(w.text(), want, "{pieces:?}");
+        let text = JobWindow::read_each(pieces, 6, 20);
+        assert_eq!(text, want, "{pieces:?}");
     }
 }

@@ -33,6 +33,20 @@ impl JobWindow {
         }
     }
 
+    /// Feeds `pieces` to a new screen of `rows` by `cols`, a consuming read after each, each
+    /// read shown to the agent; returns what the window kept.
+    pub(super) fn read_each<P: AsRef<str>>(pieces: &[P], rows: u16, cols: u16) -> String {
+        let mut s = Screen::new(config(rows, cols), None);
+        let a = s.anchor();
+        let mut w = Self::default();
+        for piece in pieces {
+            s.feed(piece.as_ref().as_bytes());
+            w.read(&mut s, a);
+            s.raise_erased_floor();
+        }
+        w.text()
+    }
+
     /// Everything kept, the line being written last.
     pub(super) fn text(&self) -> String {
         self.lines.concat() + &self.carry
