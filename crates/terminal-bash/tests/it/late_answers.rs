@@ -217,3 +217,62 @@ async fn a_line_to_a_password_prompt_is_said_to_have_answered_it() {
     })
     .await;
 }
+
+/// The reverse: the last result showed a program still busy (the send timed out), and since
+/// then a program came to wait at a prompt no result showed (`sleep 1; read -p`, a password
+/// prompt): text sent now, likely meant for the shell, would answer it, and is refused once,
+/// quoting the prompt; sent again, it answers it. A poll first (its result shows the prompt)
+/// lets it go at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_for_a_prompt_no_result_showed_is_refused_once() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let session = &sh.session;
+        let until_asked = |prompt: &'static str| {
+            wait_until("the prompt", move || {
+                session.cursor_row().is_some_and(|row| row.contains(prompt))
+            })
+        };
+        for (line, prompt, program) in [
+            (
+                "sleep 1; read -p 'Delete all? ' a; echo ans=$a",
+                "Delete all?",
+                "the shell's read",
+            ),
+            (
+                "sleep 1; python3 -c \"import getpass; print('pw', len(getpass.getpass()))\"",
+                "Password:",
+                "python3",
+            ),
+        ] {
+            let r = sh.send_within(line, true, 300).await;
+            assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+            until_asked(prompt).await;
+            let e = sh.try_send("echo NEXT", true).await.unwrap_err();
+            assert_eq!(e.code(), TerminalErrorCode::InvalidRequest, "{e}");
+            assert!(
+                e.message()
+                    .contains(&format!("`{program}` came to wait for input at `{prompt}`")),
+                "{e}"
+            );
+            // Sent again, it is the answer.
+            let r = sh.send("echo NEXT").await;
+            assert!(
+                r.viewport.contains("ans=echo NEXT") || r.viewport.contains("pw 9"),
+                "{r:?}"
+            );
+        }
+        // A poll shows the prompt: the text goes.
+        let r = sh
+            .send_within("sleep 1; read -p 'Again? ' a; echo again=$a", true, 300)
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        until_asked("Again?").await;
+        let r = sh.send_raw("", false).await;
+        assert!(r.viewport.contains("Again?"), "{r:?}");
+        let r = sh.send("yes").await;
+        assert!(r.viewport.contains("again=yes"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

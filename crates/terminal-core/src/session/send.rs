@@ -45,6 +45,7 @@ mod python_input;
 mod settle;
 mod span;
 mod stale_reader;
+mod unseen_reader;
 pub(super) use op::{SendOp, UNPROMPTED_LINE, UNPROMPTED_NO, UNPROMPTED_POLL};
 pub(super) use stale_reader::clipped;
 mod start;

@@ -282,9 +282,15 @@ impl SendOp {
             let at_shell_editor = foreground == Some(shared.shell_pgid())
                 && shared.pty.modes().is_some_and(TtyModes::line_editing);
             let awaited = reason == Settle::StdinWait && !prompted && !at_shell_editor;
+            // A result that shows a program still busy, not reading the terminal (one that
+            // reads it was said to take the next text).
+            let busy = !self.span().background
+                && matches!(reason, Settle::Timeout | Settle::Idle)
+                && foreground.is_none_or(|pgid| shared.tty_reader(pgid).is_none());
             // A background job's result leaves the last foreground one's (see `Span`).
             let mut st = shared.lock();
             if !self.span().background {
+                super::unseen_reader::note(&mut st, busy);
                 let prompt = cursor_row.clone();
                 super::stale_reader::note(
                     &mut st,
@@ -293,6 +299,10 @@ impl SendOp {
                     self.identity(),
                 );
             }
+        } else if !self.span().background && !self.span().cancel_requested {
+            // Nobody sees this result (its caller went away without cancelling it): a reader
+            // it would show is one no result showed. (A cancel's caller knows what it stopped.)
+            super::unseen_reader::note(&mut shared.lock(), true);
         }
         let refused_line = self.refused.lock().take();
         let cleared_line = self.cleared_line.clone();

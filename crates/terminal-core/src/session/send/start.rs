@@ -58,6 +58,7 @@ impl SendOp {
         // `stale_reader`).
         super::stale_reader::check(&mut st, shared, fg, shell_line_editor, &request.text)?;
         super::stale_reader::check_survivor(&mut st, fg, &request.text)?;
+        super::unseen_reader::check(&mut st, shared, fg, shell_line_editor, &request.text)?;
         // A command line meant for the shell, sent with Enter while a pager or vim of the
         // foreground group reads keys, is refused (see `pager_guard`); not while that group
         // dies of a SIGKILL the send waits out first.
