@@ -268,7 +268,7 @@ impl BackendSession for PtySession {
             // waiting may be seen gone (see `send::stale_reader`).
             if request.from_line.is_none() && request.offset.unwrap_or(0) == 0 {
                 st.awaited_reader = None;
-                st.unseen_reader_guard = false;
+                st.unseen_reader_guard = None;
             }
             st.screen.with_open_binary_run(|screen| {
                 let (offset, count) = match request.from_line {

@@ -117,10 +117,10 @@ pub(super) struct State {
     /// editor: a send that finds it gone since (our shell's prompt back, another group in
     /// the foreground) is refused once (see `send::stale_reader`).
     pub(super) awaited_reader: Option<AwaitedReader>,
-    /// The last result the agent saw showed a program still busy, or nobody saw it: a reader
-    /// that waits when the next send begins is one no result showed (see
-    /// `send::unseen_reader`).
-    pub(super) unseen_reader_guard: bool,
+    /// The last result the agent saw showed a program still busy, or nobody saw it (with
+    /// `screen.prompt_end_count()` then): a reader that waits when the next send begins is one
+    /// no result showed (see `send::unseen_reader`).
+    pub(super) unseen_reader_guard: Option<u64>,
     /// The reader the last result left waiting, when a signal went to its group: what the
     /// signal's answer looks at (see `after_signal`).
     pub(super) reader_at_signal: Option<super::after_signal::ReaderAtSignal>,
@@ -192,7 +192,7 @@ impl State {
             left_running: Vec::new(),
             promptless_repl: None,
             awaited_reader: None,
-            unseen_reader_guard: false,
+            unseen_reader_guard: None,
             reader_at_signal: None,
             signal_target: None,
             survived_reader: None,

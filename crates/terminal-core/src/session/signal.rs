@@ -36,7 +36,7 @@ pub(super) fn signal(
         // `send::stale_reader`). Whether that reader goes on waiting after the signal is
         // what the signal's answer looks at (see `after_signal`).
         super::after_signal::note_reader(&mut st, signal);
-        st.unseen_reader_guard = false;
+        st.unseen_reader_guard = None;
     }
     let idle_at_prompt = signal == TerminalSignal::Sigint
         && shared.pty.foreground_pgid() == Some(shared.shell_pgid())

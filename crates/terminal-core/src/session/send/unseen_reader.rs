@@ -18,13 +18,15 @@ use super::stale_reader::clipped;
 /// in this result (`unseen`: the result goes to nobody, or shows a program still busy), and
 /// disarms it otherwise.
 pub(super) fn note(st: &mut State, unseen: bool) {
-    st.unseen_reader_guard = unseen;
+    st.unseen_reader_guard = unseen.then(|| st.screen.prompt_end_count());
 }
 
 /// Refuses a send of `text` begun now, with `foreground` the terminal's foreground group and
 /// `shell_line_editor` whether that is our shell's line editor, when the guard is armed and a
 /// program other than our shell's line editor waits for input now (the shell's own `read`
-/// counts); the guard is used up by any send with text. Reads `/proc` only while armed.
+/// counts, while no prompt of the shell came since: one that did is the shell's line editor,
+/// about to read its line); the guard is used up by any send with text. Reads `/proc` only
+/// while armed.
 ///
 /// # Errors
 /// `InvalidRequest`, quoting the prompt the reader shows.
@@ -35,12 +37,19 @@ pub(super) fn check(
     shell_line_editor: bool,
     text: &str,
 ) -> Result<(), TerminalError> {
-    if text.is_empty() || !std::mem::take(&mut st.unseen_reader_guard) || shell_line_editor {
+    if text.is_empty() || shell_line_editor {
+        st.unseen_reader_guard = st.unseen_reader_guard.filter(|_| text.is_empty());
         return Ok(());
     }
+    let Some(prompts) = st.unseen_reader_guard.take() else {
+        return Ok(());
+    };
     let Some(pgid) = foreground else {
         return Ok(());
     };
+    if pgid == shared.shell_pgid() && st.screen.prompt_end_count() > prompts {
+        return Ok(());
+    }
     if shared.tty_reader(pgid).is_none() {
         return Ok(());
     }
