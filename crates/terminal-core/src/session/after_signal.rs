@@ -144,7 +144,12 @@ async fn fate(shared: &Arc<Shared>, pgid: i32, name: Option<String>) -> AfterSig
             if foreground != Some(sh.shell_pgid()) {
                 return Some(None);
             }
-            let stopped = crate::process::stat(pgid).is_some_and(|s| matches!(s.state, 'T' | 't'));
+            // Stopped by job control: a process of the group is (its leader may be gone: a
+            // pipeline's first command).
+            let stopped = sh
+                .processes()
+                .iter()
+                .any(|s| s.pgrp == pgid && matches!(s.state, 'T' | 't'));
             Some(Some(stopped))
         })
         .await

@@ -109,7 +109,13 @@ pub(super) fn signal(
         .pty
         .foreground_pgid()
         .map(|pgid| (pgid, pgid_in_own_namespace(pgid)));
-    shared.lock().signal_target = numbered.and_then(|(pgid, _)| Some((pgid, program_name(pgid)?)));
+    // A pipeline's first command may be gone already: the member reading the terminal (its
+    // pager) names it then.
+    let target = numbered.and_then(|(pgid, _)| {
+        let name = program_name(pgid).or_else(|| shared.tty_reader(pgid).and_then(program_name))?;
+        Some((pgid, name))
+    });
+    shared.lock().signal_target = target;
     let (target_pgid, delivery) = deliver(shared, signal, true)?;
     // A signal ends a REPL's mode without a prompt (node's `.editor`), as Ctrl-C typed does.
     shared.lock().promptless_repl = None;

@@ -186,6 +186,20 @@ async fn a_signal_that_ends_or_stops_the_program_says_the_shell_is_back() {
     let r = host.send(&agent, &session, "print(kept)").await;
     assert!(r.text().lines().any(|l| l == "42"), "{}", r.text());
     host.send(&agent, &session, "exit()").await;
+    // A pipeline whose first command is gone (its output all in the pipe) and whose pager is
+    // stopped: stopped, not ended.
+    let r = host.send(&agent, &session, "seq 1 300 | less").await;
+    assert!(r.text().lines().any(|l| l == "1"), "{}", r.text());
+    let r = host.signal(&agent, &session, "SIGTSTP").await;
+    let stopped = &r.structured.as_ref().unwrap()["programStopped"];
+    assert!(stopped == "less" || stopped == "seq", "{}", r.text());
+    host.send(&agent, &session, "fg").await;
+    host.call(
+        &agent,
+        "terminal_send",
+        json!({"sessionId": session, "text": "q", "submit": false}),
+    )
+    .await;
     if crate::support::installed("node") {
         host.send(&agent, &session, "node").await;
         let first = host.signal(&agent, &session, "SIGINT").await;
