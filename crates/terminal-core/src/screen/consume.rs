@@ -114,7 +114,6 @@ impl Screen {
             let lost_line_ends = screen.line_ends_since(id, rows.first_row());
             screen.move_anchor_to_cursor(id);
             screen.move_anchor_past_row_text(id);
-            screen.move_anchor_back_over_blanks(id);
             // Handed out up to the cursor, or to the row after the last one taken when the read
             // took rows below the cursor too: what `raise_erased_floor` counts as shown once
             // the caller showed it.
@@ -168,43 +167,6 @@ impl Screen {
             .line_ends_before
             .zip(self.line_ends_before(row))
             .and_then(|(before, at_row)| at_row.checked_sub(before))
-    }
-
-    /// After a read that moved anchor `id` to the cursor: when the cursor stands past blank
-    /// cells of its row (a cursor move right, `ESC [ 8 C`, with nothing written yet), the read
-    /// handed out the row's text up to its last character only (a line's trailing blanks
-    /// are not shown), so the anchor goes back to there, and the next read gives the blanks
-    /// before the text written after them (the indentation was lost: `        indented` read
-    /// as `indented`).
-    fn move_anchor_back_over_blanks(&mut self, id: AnchorId) {
-        if self.alternate {
-            return;
-        }
-        let (row, col) = self.parser.screen().cursor_position();
-        let screen = self.parser.screen();
-        let end = (0..col)
-            .rev()
-            .find(|&c| {
-                screen
-                    .cell(row, c)
-                    .is_some_and(|cell| cell.has_contents() || cell.is_wide_continuation())
-            })
-            .map_or(0, |last| last + 1);
-        if end >= col {
-            return;
-        }
-        let pos = super::Position {
-            row: self.history().end_abs() + u64::from(row),
-            col: end,
-        };
-        let cursor = super::Position { row: pos.row, col };
-        let prefix = self.row_prefix(pos);
-        if let Some(Some(anchor)) = self.anchors.get_mut(id.0)
-            && anchor.pos == cursor
-        {
-            anchor.pos = pos;
-            anchor.prefix = prefix;
-        }
     }
 
     /// The reader of anchor `id` replaces the lines its earlier reads handed out that output

@@ -1,6 +1,6 @@
 //! Consuming reads of a line the program went back into: its text after the cursor is
 //! handed out once, and a write over it gives the row whole; of lines the cursor moved up
-//! over, and of blanks a move right left before text.
+//! over.
 
 use pretty_assertions::assert_eq;
 
@@ -67,23 +67,6 @@ fn reads_after_the_cursor_moved_up_over_printed_lines_keep_the_lines_below() {
         ),
     ] {
         let text = JobWindow::read_each(pieces, 12, 20);
-        assert_eq!(text, want, "{pieces:?}");
-    }
-}
-
-/// Consuming reads while the cursor stands past blank cells of its row (moved right, nothing
-/// written yet): the text written there later keeps the blanks before it.
-#[test]
-fn reads_before_text_written_after_a_move_right_keep_the_indentation() {
-    for (pieces, want) in [
-        (
-            &["top\r\n\x1b[8C", "indented\r\n"][..],
-            "top\n        indented\n",
-        ),
-        (&["ab\x1b[3C", "", "cd\r\n"], "ab   cd\n"),
-        (&["Name? ", "", "bob\r\n"], "Name? bob\n"),
-    ] {
-        let text = JobWindow::read_each(pieces, 6, 20);
         assert_eq!(text, want, "{pieces:?}");
     }
 }
