@@ -101,20 +101,13 @@ impl Tool for SendTool {
             // As for a foreground send: text that answers the prompt an earlier job stopped at
             // says so, first (a job's acknowledgement shows little else).
             background.leftover_gone(&id, timeout, &call.cancel).await;
-            background.refuse_text_for_gone_reader(
-                &self.0.terminals,
-                &owner,
-                &id,
-                &request.text,
-                request.submit,
-            )?;
             let answered = background.take_stopped_at_prompt(
                 &self.0.terminals,
                 &owner,
                 &id,
                 &request.text,
                 request.submit,
-            );
+            )?;
             self.0.send_starts.note(&id);
             let (job_id, output) = background.start(
                 self.0.terminals.clone(),
@@ -143,19 +136,19 @@ impl Tool for SendTool {
         }
         // Nor is text typed into a program a job's kill is stopping.
         let submit = args.submit.unwrap_or(true);
-        if let Some(background) = self.0.background.as_ref() {
-            background.leftover_gone(&id, timeout, &call.cancel).await;
-            background.refuse_text_for_gone_reader(
-                &self.0.terminals,
-                &owner,
-                &id,
-                &args.text,
-                submit,
-            )?;
-        }
-        let answered = self.0.background.as_ref().and_then(|b| {
-            b.take_stopped_at_prompt(&self.0.terminals, &owner, &id, &args.text, submit)
-        });
+        let answered = match self.0.background.as_ref() {
+            Some(background) => {
+                background.leftover_gone(&id, timeout, &call.cancel).await;
+                background.take_stopped_at_prompt(
+                    &self.0.terminals,
+                    &owner,
+                    &id,
+                    &args.text,
+                    submit,
+                )?
+            }
+            None => None,
+        };
         // Text typed without Enter at a line reader: said to stay on the input line.
         // (The last of several lines: the ones before it were entered.)
         let last_line = args.text.rsplit(['\n', '\r']).next().unwrap_or_default();

@@ -33,8 +33,25 @@ impl Background {
     /// Enter), by text without Enter at a line prompt (it waits on the program's input line)
     /// or by keys to a full-screen program (it still runs). When the shell drew its prompt
     /// since the job ended, the program is gone (a signal ended it, a `read -t` timed out):
-    /// the detail says so and nothing is answered.
+    /// the detail says so and nothing is answered; when nothing showed that yet, text is
+    /// refused once (see [`gone_reader`](super::gone_reader)).
+    ///
+    /// # Errors
+    /// The refusal of text for a program the job left waiting that ended unseen.
     pub(crate) fn take_stopped_at_prompt(
+        &self,
+        terminals: &Terminals,
+        owner: &Agent,
+        id: &SessionId,
+        text: &str,
+        submit: bool,
+    ) -> Result<Option<String>, dsh_tools::ToolError> {
+        self.refuse_text_for_gone_reader(terminals, owner, id, text, submit)?;
+        Ok(self.stopped_at_prompt_answered(terminals, owner, id, text, submit))
+    }
+
+    /// [`Background::take_stopped_at_prompt`] past its refusal.
+    fn stopped_at_prompt_answered(
         &self,
         terminals: &Terminals,
         owner: &Agent,

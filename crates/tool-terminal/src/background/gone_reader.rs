@@ -66,7 +66,7 @@ impl Background {
     ///
     /// # Errors
     /// [`refusal`], once per gone program.
-    pub(crate) fn refuse_text_for_gone_reader(
+    pub(super) fn refuse_text_for_gone_reader(
         &self,
         terminals: &Terminals,
         owner: &Agent,

@@ -46,7 +46,7 @@ pub(super) fn note(
 }
 
 /// A prompt as the guard compares it: trimmed, and `None` when nothing is left.
-fn trimmed(prompt: Option<String>) -> Option<String> {
+pub(super) fn trimmed(prompt: Option<String>) -> Option<String> {
     prompt
         .map(|p| p.trim().to_owned())
         .filter(|p| !p.is_empty())

@@ -12,7 +12,7 @@
 use crate::error::TerminalError;
 
 use super::super::shared::{Shared, State};
-use super::stale_reader::clipped;
+use super::stale_reader::{clipped, trimmed};
 
 /// At a foreground send's settling: arms the guard when the agent will not have seen a reader
 /// in this result (`unseen`: the result goes to nobody, or shows a program still busy), and
@@ -58,11 +58,7 @@ pub(super) fn check(
     } else {
         crate::process::group_name(pgid)
     };
-    let prompt = st
-        .screen
-        .cursor_row_prefix()
-        .map(|p| p.trim().to_owned())
-        .filter(|p| !p.is_empty());
+    let prompt = trimmed(st.screen.cursor_row_prefix());
     Err(refusal(name.as_deref(), prompt.as_deref()))
 }
 
