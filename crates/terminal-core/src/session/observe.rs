@@ -191,6 +191,12 @@ pub(super) fn observe(
     // Drained first, the screen's facts after: everything the probe's program wrote before
     // it blocked is then on the screen these facts are read from.
     let output_drained = shared.output_drained();
+    // Whether a query reply waits, read before the probe fence: the replier records its
+    // write (which moves the fence) before it counts the reply done, so a probe that looked
+    // before the reply landed is either fenced off or met with a reply still pending here.
+    // Read after the fence, a reply finished in between left that probe's stale wait (the
+    // shell's `read` before the cursor-position reply) to settle the send.
+    let reply_pending = shared.reply_pending();
     let marks_seen;
     let fence;
     let (mut obs, exit_at, last_exit) = {
@@ -328,7 +334,7 @@ pub(super) fn observe(
     if reading_at_prompt {
         obs.fg_waiting = Some(true);
     }
-    obs.reply_pending = shared.reply_pending();
+    obs.reply_pending = reply_pending;
     obs.fg_busy = activity.map(|a| {
         a == GroupActivity::Busy || (a == GroupActivity::BusyReadingTty && !reading_at_prompt)
     });

@@ -71,7 +71,9 @@ async fn answer(shared: &Weak<Shared>, reply: QueryReply) {
         match verdict(&shared, reply.fg_at_query).await {
             ReplyVerdict::Write => {
                 let _ = shared.pty.write(reply.bytes).await;
-                // The asking program reads the reply now: probes from before are stale.
+                // The asking program reads the reply now: probes from before are stale. Set
+                // before the reply counts as done (`reply_finished`, by the caller), the order
+                // the send's observation relies on.
                 shared.lock().last_reply_at = Some(Instant::now());
                 shared.bump();
                 return;
