@@ -401,9 +401,13 @@ impl JobRegistry for LocalJobRegistry {
             }
         })?;
         if let Some(stop) = leftover {
-            return self.stopped_leftover(id, caller, stop());
+            let outcome = self.stopped_leftover(id, caller, stop());
+            self.notify_seen(&self.get(id, caller)?);
+            return outcome;
         }
         let Some(cancel) = cancel else {
+            // The kill's answer shows the job's final status.
+            self.notify_seen(&self.get(id, caller)?);
             return Ok(KillOutcome::AlreadyFinished);
         };
         let reason = reason.unwrap_or("model request");
@@ -503,6 +507,12 @@ impl JobRegistry for LocalJobRegistry {
             .changed_listeners
             .push((id, Arc::new(listener)));
         ListenerId(id)
+    }
+
+    fn shown(&self, snapshots: &[JobSnapshot]) {
+        for snapshot in snapshots {
+            self.notify_seen(snapshot);
+        }
     }
 
     fn on_job_seen(&self, listener: SeenListener) -> ListenerId {

@@ -120,10 +120,15 @@ pub trait JobRegistry: Send + Sync {
     /// Adds a listener called when an owner's jobs change (contained).
     fn on_jobs_changed(&self, listener: ChangedListener) -> ListenerId;
     /// Adds a listener called when a caller was shown a settled job's status: a
-    /// [`read`](Self::read) of it, or a [`wait`](Self::wait) that returned it settled
+    /// [`read`](Self::read) of it, a [`wait`](Self::wait) that returned it settled, a
+    /// [`kill`](Self::kill) of it, or a list a tool showed ([`shown`](Self::shown))
     /// (contained). A producer that amends a finished job's detail later learns so that the
     /// caller saw the amendment.
     fn on_job_seen(&self, listener: SeenListener) -> ListenerId;
+    /// Tells the seen listeners (see [`on_job_seen`](Self::on_job_seen)) that a caller was
+    /// shown `snapshots` other than by `read`, `wait` or `kill` (a job list); live ones are
+    /// skipped.
+    fn shown(&self, snapshots: &[JobSnapshot]);
     /// Removes a listener added by any of these methods.
     fn remove_listener(&self, id: ListenerId);
 

@@ -207,6 +207,7 @@ impl Tool for ListTool {
     }
     async fn execute(&self, _args: ListArgs, call: ToolCall) -> Result<ListOutput, ToolError> {
         let jobs = self.0.jobs.list(call.agent.as_ref());
+        self.0.jobs.shown(&jobs);
         Ok(ListOutput {
             jobs: jobs.iter().map(PublicJob::from).collect(),
         })

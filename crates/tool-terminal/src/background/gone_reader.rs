@@ -5,8 +5,8 @@
 //! shell's prompt instead (an answer `yes` ran `yes`). Such a send is refused once, before
 //! anything is typed, as a foreground result's reader that ended is; sent again, it goes. A
 //! `terminal_signal` (the agent acts on the session and expects a change), a read of the
-//! session's newest lines, a poll (both show the prompt that came back) and a read of the
-//! job's status once it says so clear the guard.
+//! session's newest lines, a poll (both show the prompt that came back), a read or a list of
+//! the job's status once it says so, and a `job_kill` of the job clear the guard.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -238,8 +238,9 @@ async fn job_kill_discards_the_command_a_job_left_unfinished() {
 /// A job that stopped at a prompt that went away by itself since (`read -t` ran out, a REPL
 /// exited) before the next send, nothing having shown the agent that: that send's text was
 /// meant as the answer, and is refused once instead of running as a shell command at the
-/// prompt that came back (an answer `yes` ran `yes`); sent again, it runs. A poll, or a read
-/// of the job's status once it says the prompt came back, clears the refusal.
+/// prompt that came back (an answer `yes` ran `yes`); sent again, it runs. A poll, a read of
+/// the job's status once it says the prompt came back, a job list showing that, or a
+/// `job_kill` of the job clears the refusal.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_for_a_prompt_a_job_left_that_went_away_is_refused_once() {
     let host = Host::with_jobs(
@@ -285,26 +286,49 @@ async fn text_for_a_prompt_a_job_left_that_went_away_is_refused_once() {
         let r = host.send(&agent, &session, meant).await;
         assert!(!r.is_error && r.text().contains("dsh> "), "{}", r.text());
     }
-    // A poll first, or the job's status read once it says so: the guard is cleared.
-    for poll in [true, false] {
+    // A poll first, the job's status read or listed once it says so, or a kill of the job:
+    // the guard is cleared.
+    let came_back = "(the shell's prompt came back since)";
+    for shown in ["poll", "job_output", "job_list", "job_kill"] {
         let job = background(&host, &agent, &session, "read -t 2 -p 'Again? ' a").await;
         host.wait_job(&agent, &job).await;
         until_prompt_back().await;
-        if poll {
-            host.call(
-                &agent,
-                "terminal_send",
-                json!({"sessionId": session, "text": "", "submit": false}),
-            )
-            .await;
-        } else {
-            host.until_job_status(&agent, &job, "(the shell's prompt came back since)]")
+        match shown {
+            "poll" => {
+                host.call(
+                    &agent,
+                    "terminal_send",
+                    json!({"sessionId": session, "text": "", "submit": false}),
+                )
                 .await;
+            }
+            "job_output" => {
+                host.until_job_status(&agent, &job, &format!("{came_back}]"))
+                    .await;
+            }
+            "job_list" => {
+                let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+                loop {
+                    let list = host.call(&agent, "job_list", json!({})).await.text();
+                    if list
+                        .lines()
+                        .any(|l| l.contains(&job) && l.contains(came_back))
+                    {
+                        break;
+                    }
+                    assert!(tokio::time::Instant::now() < deadline, "{list}");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+            }
+            _ => {
+                let kill = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+                assert!(!kill.is_error, "{}", kill.text());
+            }
         }
         let r = host.send(&agent, &session, "echo shown-first").await;
         assert!(
             r.text().lines().any(|l| l == "shown-first"),
-            "{poll}: {}",
+            "{shown}: {}",
             r.text()
         );
     }
