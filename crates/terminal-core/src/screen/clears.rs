@@ -60,7 +60,8 @@ pub(crate) struct Clears {
     mixed: Option<(String, u64)>,
     /// The rows (absolute numbers) above the cursor that the newest erase of the whole main
     /// screen left blank while the cursor stayed where it was (`ESC [ 2 J` with no move home,
-    /// as `print("\033[2J")` does): see [`Screen::erased_blank_row`].
+    /// as `print("\033[2J")` does), or of the rows above the cursor (`ESC [ 1 J`): see
+    /// [`Screen::erased_blank_row`].
     erased_above: std::ops::Range<u64>,
 }
 
@@ -117,11 +118,16 @@ impl Screen {
             n: u64::from(rows),
         };
         self.apply_row_map(map);
+        // The rows above the cursor stay on the screen, blank: their text is in history now
+        // (as after an erase of the whole screen, they are no line of any output).
+        let base = self.history().end_abs();
+        self.clears.erased_above = base..base + u64::from(cursor_row);
         Some(map)
     }
 
     /// Whether row `abs` is one of the rows above the cursor that an erase of the whole main
-    /// screen left blank, the cursor staying below them (`ESC [ 2 J` alone): while it holds
+    /// screen left blank, the cursor staying below them (`ESC [ 2 J` alone), or an erase of
+    /// the rows above the cursor (`ESC [ 1 J`): while it holds
     /// nothing it is no line of any output, and a result leaves it out (shown, a clear
     /// printed with the cursor low on the screen gave a result up to a screenful of empty
     /// lines). Once the output writes text on such a row, the row is shown as any other.

@@ -439,13 +439,20 @@ fn erase_above_and_selective_erases_keep_the_sends_lines() {
         );
     }
     // From the middle: the rows above the cursor go into history (`below` was written over
-    // `top`); the cursor's row, erased up to the cursor, and the rows below stay, after the
-    // blank rows the erase left above them, as the screen shows them.
+    // `top`); the cursor's row, erased up to the cursor, and the rows below stay. The blank
+    // rows the erase left above them are no line of the output (with the cursor low on the
+    // screen, they were a screenful of empty lines in the result), until text is written on
+    // one.
     let mut s = screen();
     s.feed(b"$ ");
     let a = s.anchor();
     s.feed(b"run\r\ntop\r\nmid\r\n\x1b[2Abelow\x1b[B\r\x1b[1Jx\r\n$ ");
-    assert_eq!(s.render_since(a, 10_000).text, "run\nbelow\n\n\nxid\n$ ");
+    assert_eq!(s.render_since(a, 10_000).text, "run\nbelow\nxid\n$ ");
+    let mut s = screen();
+    s.feed(b"$ ");
+    let a = s.anchor();
+    s.feed(b"run\r\none\r\ntwo\r\n\x1b[1J\x1b[2Aon top\x1b[2B\r$ ");
+    assert_eq!(s.render_since(a, 10_000).text, "run\none\ntwo\non top\n$ ");
     assert!(
         s.transcript().starts_with("$ run\n"),
         "{:?}",
