@@ -91,6 +91,15 @@ impl Tool for SignalTool {
             AfterSignal::Stopped(program) => program_stopped = Some(program),
             _ => {}
         }
+        // A program a job left waiting that the signal ended: its job says so from now on.
+        if result.delivered
+            && (program_ended.is_some() || (result.shell_targeted && result.shell_ran_command))
+            && let Some(background) = self.0.background.as_ref()
+        {
+            background
+                .prompt_after_signal(&self.0.terminals, &owner, &id)
+                .await;
+        }
         Ok(SignalOutput {
             delivered: result.delivered,
             // A sandboxed session's processes number the group in their own PID namespace.

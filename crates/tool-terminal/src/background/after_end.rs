@@ -22,6 +22,12 @@ const ANSWERED: &str =
 const USED_SINCE: &str =
     "a later send went to it; job_kill of this job no longer stops that program";
 
+/// Longest wait for the shell's prompt after a signal that may have ended the program a job
+/// left waiting (see [`Background::prompt_after_signal`]).
+const SIGNAL_PROMPT_WAIT: std::time::Duration = std::time::Duration::from_millis(1000);
+/// Pause between looks for that prompt.
+const SIGNAL_PROMPT_TICK: std::time::Duration = std::time::Duration::from_millis(10);
+
 impl Background {
     /// The notice for a send (foreground, or a background send's acknowledgement) of `text`
     /// (+ Enter when `submit`) to session `id` whose last background job stopped at a
@@ -157,6 +163,27 @@ impl Background {
     pub(crate) fn note_signal(&self, id: &SessionId) {
         if let Some(end) = self.ends.lock().get_mut(id) {
             end.signalled = true;
+        }
+    }
+
+    /// After a signal to session `id` that may have ended the program its last job left
+    /// waiting (the program ended, or the shell's own command such as `read` was
+    /// interrupted): waits up to [`SIGNAL_PROMPT_WAIT`] for the shell's prompt, then puts the
+    /// job's detail in the past at once, so a status read right after the signal does not
+    /// still say the program waits (the watch would tell only within its interval). Returns
+    /// at once when no job left a program waiting there.
+    pub(crate) async fn prompt_after_signal(
+        &self,
+        terminals: &Terminals,
+        owner: &Agent,
+        id: &SessionId,
+    ) {
+        let deadline = tokio::time::Instant::now() + SIGNAL_PROMPT_WAIT;
+        while self.ends.lock().contains_key(id)
+            && !self.note_prompt_came_back(terminals, owner, id)
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(SIGNAL_PROMPT_TICK).await;
         }
     }
 

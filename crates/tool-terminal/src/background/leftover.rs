@@ -30,7 +30,8 @@ pub(super) struct JobEnd {
 
 /// What a job's detail says once the shell drew its prompt after the program the job left
 /// (it ended by itself, or a signal ended it).
-pub(crate) const PROMPT_CAME_BACK: &str = "the shell's prompt came back since";
+pub(crate) const PROMPT_CAME_BACK: &str =
+    "the shell's prompt came back since: the next send runs as a shell command, not as its input";
 
 /// Sessions whose leftover program `job_kill` terminated, while it may still hold the terminal
 /// (see [`LeftoverStop`]).

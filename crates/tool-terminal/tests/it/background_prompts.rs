@@ -88,9 +88,45 @@ async fn only_a_send_that_types_is_said_to_answer_the_prompt_a_job_stopped_at() 
     host.until_job_status(
         &agent,
         &job,
-        ", input: waited for input (the shell's prompt came back since)]",
+        ", input: waited for input (the shell's prompt came back since: the next send runs as a shell command, not as its input)]",
     )
     .await;
+    host.shutdown().await;
+}
+
+/// A signal that ends the program a job left waiting (the shell's own `read`, a Python
+/// `input()`) puts the job's status in the past at once: a status read right after the
+/// signal no longer says the next send answers the program (the text then ran in the shell).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_that_ends_the_program_a_job_left_puts_its_status_in_the_past_at_once() {
+    let host = Host::with_jobs(
+        dsh_tool_terminal::ToolTerminalConfig::default(),
+        crate::support::fast_bash(),
+    );
+    let agent = host.agent("a");
+    let session = host.open_session(&agent).await;
+    for left in [
+        "read -r -p 'Name? ' a; echo \"name=$a\"",
+        "python3 -c \"x = input('Name? '); print('got', x)\"",
+    ] {
+        let job = background(&host, &agent, &session, left).await;
+        let read = host.wait_job(&agent, &job).await;
+        assert!(read.contains("waits for input (still running"), "{read}");
+        let signal = host.signal(&agent, &session, "SIGINT").await;
+        assert!(!signal.is_error, "{}", signal.text());
+        let status = host
+            .call(&agent, "job_output", json!({"job_id": job}))
+            .await
+            .text();
+        assert!(
+            status.contains(
+                "waited for input (the shell's prompt came back since: the next send runs as a shell command, not as its input)]"
+            ),
+            "{left}: {status}"
+        );
+        let next = send_foreground(&host, &agent, &session, "echo after-$((6*7))").await;
+        assert!(next.contains("\nafter-42\n"), "{next}");
+    }
     host.shutdown().await;
 }
 
@@ -288,7 +324,7 @@ async fn text_for_a_prompt_a_job_left_that_went_away_is_refused_once() {
     }
     // A poll first, the job's status read or listed once it says so, or a kill of the job:
     // the guard is cleared.
-    let came_back = "(the shell's prompt came back since)";
+    let came_back = "(the shell's prompt came back since: the next send runs as a shell command, not as its input)";
     for shown in ["poll", "job_output", "job_list", "job_kill"] {
         let job = background(&host, &agent, &session, "read -t 2 -p 'Again? ' a").await;
         host.wait_job(&agent, &job).await;

@@ -233,7 +233,7 @@ async fn a_program_a_job_left_that_ends_by_itself_is_put_in_the_past() {
     host.until_job_status(
         &agent,
         &job,
-        ", input: waited for input (the shell's prompt came back since)]",
+        ", input: waited for input (the shell's prompt came back since: the next send runs as a shell command, not as its input)]",
     )
     .await;
     assert_eq!(
@@ -275,7 +275,7 @@ async fn keys_that_quit_a_programs_job_left_put_its_status_in_the_past_at_once()
         .await;
     assert!(
         r.text()
-            .contains("full-screen program (the shell's prompt came back since)")
+            .contains("full-screen program (the shell's prompt came back since: the next send runs as a shell command, not as its input)")
             && !r.text().contains("still running"),
         "{}",
         r.text()
@@ -305,7 +305,7 @@ async fn keys_a_later_job_typed_that_quit_a_program_put_the_earlier_status_in_th
     assert!(!r.is_error, "{}", r.text());
     let second = crate::support::job_id(&r);
     host.wait_job(&agent, &second).await;
-    host.until_job_status(&agent, &first, "(the shell's prompt came back since)]")
+    host.until_job_status(&agent, &first, "(the shell's prompt came back since: the next send runs as a shell command, not as its input)]")
         .await;
     host.shutdown().await;
 }
