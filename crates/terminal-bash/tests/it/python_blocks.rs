@@ -188,6 +188,43 @@ async fn block_lines_and_statements_mixed_across_sends_run_as_a_file_would() {
     .await;
 }
 
+/// Text typed without Enter and then erased with the line editor's keys (Ctrl-U, backspaces)
+/// or dropped by Ctrl-C leaves the REPL's line empty: a block sent next is a new statement
+/// whose blank lines do not end it (taken for going on with the erased line, its first blank
+/// line ended it and the rest ran as wrong statements), at the primary prompt and in a block.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_block_after_typed_text_was_erased_is_a_statement_of_its_own() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for py in repls(true) {
+            sh.send(&py).await;
+            for (typed, erase) in [("x = 1", "\u{15}"), ("xy", "\u{7f}\u{7f}"), ("zz", "\u{3}")] {
+                sh.send_within(typed, false, 10_000).await;
+                sh.send_within(erase, false, 10_000).await;
+                let r = sh
+                    .send("def f():\n    x = 1\n\n    return x + 1\n\nprint('f is', f())")
+                    .await;
+                assert!(!r.viewport.contains("Error"), "{py} {erase:?}: {r:?}");
+                assert!(
+                    r.viewport.lines().any(|l| l == "f is 2"),
+                    "{py} {erase:?}: {r:?}"
+                );
+            }
+            // In a block left open: the erased line goes, the block's lines stay.
+            sh.send("def g():\n    a = 3").await;
+            sh.send_within("    b = 4", false, 10_000).await;
+            sh.send_within("\u{15}", false, 10_000).await;
+            let r = sh.send("    return a * 2\nprint('g is', g())").await;
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "g is 6"), "{py}: {r:?}");
+            let r = sh.send("exit()").await;
+            assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A newline ending simple statements is their Enter, as at the shell: an `input()` they call
 /// waits for its answer (a second Enter would answer it with an empty line).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,6 +9,27 @@ impl Screen {
         self.row_prefix(pos)
     }
 
+    /// Whether the cursor's row holds only blanks from the cursor on, and does not go on
+    /// into the next row (a line editor's line shows nothing after the cursor).
+    pub(crate) fn cursor_row_rest_blank(&mut self) -> bool {
+        let pos = self.cursor();
+        let base = self.history().end_abs();
+        let Some(r) = pos
+            .row
+            .checked_sub(base)
+            .and_then(|r| u16::try_from(r).ok())
+        else {
+            return false;
+        };
+        let screen = self.parser.screen();
+        let cols = self.config.cols.max(1);
+        if r >= screen.size().0.get() || super::row_text::row_continues(screen, r, cols) {
+            return false;
+        }
+        let full = super::row_text::row_text(screen, &[], r, 0, cols);
+        super::row_text::skip_cols(&full, pos.col).trim().is_empty()
+    }
+
     /// [`Screen::cursor_row_prefix`], or, with the cursor on the row of `from` (where keys
     /// typed at a prompt began) and right of it, the row's text before `from`: the prompt the
     /// keys answer.

@@ -264,6 +264,21 @@ impl SendOp {
                     .as_deref()
                     .is_some_and(|row| row.trim_start().starts_with('(')))
                 || no_prompt_shown;
+            // Text earlier sends typed without Enter that the REPL's line no longer shows
+            // (editing keys erased it: Ctrl-U, backspaces; a Ctrl-C dropped it) is gone: the
+            // line is empty at a prompt, and at the primary one no statement is open (taken
+            // for still there, a block sent next went on with that line, its first blank line
+            // ended it and the rest ran as wrong statements).
+            let erased = st.typed_unended
+                && cursor_row.as_deref().is_some_and(|row| {
+                    is_primary_repl_prompt(row) || is_block_continuation_prompt(row)
+                })
+                && st.screen.cursor_row_rest_blank();
+            let typed = match st.python_block.take() {
+                Some(_) if erased && at_primary => None,
+                Some(typed) if erased => typed.rfind('\n').map(|end| typed[..=end].to_owned()),
+                typed => typed,
+            };
             python_input::typing(
                 &request,
                 reader,
@@ -274,8 +289,8 @@ impl SendOp {
                             .as_deref()
                             .is_some_and(is_block_continuation_prompt),
                     indent,
-                    typed: st.python_block.take(),
-                    line_unended: st.typed_unended,
+                    typed,
+                    line_unended: st.typed_unended && !erased,
                 },
             )?
         } else {
