@@ -245,7 +245,8 @@ fn inherit_env_long_help() -> String {
          LDAP_BIND_PW, GH_PAT, STRIPE_SK; not PWD alone), names ending in _SESSION or starting \
          with OP_SESSION_ (a password manager's session), and values holding a URL with a \
          user or password (postgres://u:pw@db, http://token@proxy), a connection string's \
-         password (Server=db;Password=…), a Bearer token, a netrc password or a private key. \
+         password (Server=db;Password=…), an Authorization header or Bearer token, a netrc \
+         password or a private key. \
          A name rule misses some: prefer --env.\n\n\
          [default: off: only the allowlist and --env]",
         SCRUBBED_NAME_PARTS.join("|"),

@@ -77,7 +77,7 @@ pub fn is_allowed(name: &OsStr) -> bool {
 }
 
 /// What a variable's name contains that [`is_scrubbed`] drops it for (case-insensitively).
-pub const SCRUBBED_NAME_PARTS: [&str; 11] = [
+pub const SCRUBBED_NAME_PARTS: [&str; 18] = [
     "KEY",
     "PASSWORD",
     "PASSWD",
@@ -89,12 +89,19 @@ pub const SCRUBBED_NAME_PARTS: [&str; 11] = [
     "JWT",
     "BEARER",
     "DSN",
+    "HMAC",
+    "TOTP",
+    "CSRF",
+    "XSRF",
+    "NETRC",
+    "SIGNATURE",
+    "CLIENT_CERT",
 ];
 
 /// The words (between `_`s) of a variable's name that [`is_scrubbed`] drops it for.
-pub const SCRUBBED_NAME_WORDS: [&str; 13] = [
+pub const SCRUBBED_NAME_WORDS: [&str; 15] = [
     "PASS", "PW", "PWD", "PAT", "OTP", "PIN", "AUTH", "CREDS", "SK", "SALT", "WEBHOOK", "COOKIE",
-    "PRIVATE",
+    "PRIVATE", "PEM", "MFA",
 ];
 
 /// Whether a host variable is dropped when the host environment is inherited
@@ -168,8 +175,8 @@ fn holds_issuer_token(value: &str) -> bool {
         })
 }
 
-/// Whether `value` carries a secret in text of a known shape: an HTTP `Bearer` token (`git
-/// -c http.extraHeader`), a PEM private key or a kubeconfig's embedded client key, or a
+/// Whether `value` carries a secret in text of a known shape: an HTTP `Authorization:` header
+/// or `Bearer` token (`git -c http.extraHeader`), a PEM private key or a kubeconfig's embedded client key, or a
 /// netrc entry's `password <secret>`.
 fn holds_secret_text(value: &str) -> bool {
     let lower = value.to_ascii_lowercase();
@@ -186,7 +193,10 @@ fn holds_secret_text(value: &str) -> bool {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
     });
-    followed(&["bearer", "authorization:"])
+    // An `Authorization:` header's value, also glued to what names it
+    // (`http.extraheader=Authorization: …`).
+    followed(&["bearer"])
+        || lower.contains("authorization:")
         || basic
         || holds_json_secret(&lower)
         || (netrc && followed(&["password", "passwd"]))

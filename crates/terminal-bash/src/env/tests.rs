@@ -187,6 +187,22 @@ fn inheriting_scrubs_credentials_by_name_and_urls_with_passwords() {
             "https://storage.googleapis.com/b/o?X-Goog-Signature=abcd",
         ),
         ("HF", "hf_abcdefghijklmnopqrstuvwxyz0123"),
+        // Names of other kinds of secrets, and a header glued to its option.
+        (
+            "GIT_CONFIG_PARAMETERS",
+            "'http.extraheader=Authorization: Basic ...'",
+        ),
+        ("CERT_PEM", "x"),
+        ("AZURE_CLIENT_CERTIFICATE", "x"),
+        ("WEBHOOK_HMAC", "x"),
+        ("HMAC", "x"),
+        ("REQUEST_SIGNATURE", "x"),
+        ("TOTP", "x"),
+        ("TOTP_SEED", "x"),
+        ("CSRF", "x"),
+        ("XSRF_COOKIE_VALUE", "x"),
+        ("NETRC", "x"),
+        ("MFA_CODE", "x"),
     ];
     for (name, value) in scrubbed {
         assert!(is_scrubbed(OsStr::new(name), OsStr::new(value)), "{name}");
@@ -211,6 +227,9 @@ fn inheriting_scrubs_credentials_by_name_and_urls_with_passwords() {
         ("MODE", "{\"auth\": null}"),
         ("META", r#"{"author": "Ada", "tokens": 3}"#),
         ("OPTS", "-Dfile.encoding=UTF-8 --color=auto"),
+        ("SSL_CERT_FILE", "/etc/ssl/certs/ca-certificates.crt"),
+        ("REQUESTS_CA_BUNDLE", "/etc/ssl/certs/ca-certificates.crt"),
+        ("GPG_SIGNING_FORMAT", "ssh"),
     ];
     for (name, value) in kept {
         assert!(!is_scrubbed(OsStr::new(name), OsStr::new(value)), "{name}");
