@@ -60,6 +60,13 @@ pub fn render_signal_still_running(signal: &str, target_pgid: i32, program: &str
     )
 }
 
+/// How a signal went: as a signal, or typed as the terminal's key for it.
+const DELIVERED: &str = "delivered";
+const TYPED_AS_KEY: &str = "typed";
+/// What a SIGINT typed as the terminal's interrupt character was: a key the program read (its
+/// signal keys are off), not a signal.
+const AS_KEY_NOT_SIGNAL: &str = " as the terminal's interrupt character (Ctrl-C), not as a signal: the terminal's signal keys are off, so the program read it as a key of its input";
+
 /// `terminal_signal` when the program (or the shell's own `read`) was waiting at a prompt and
 /// still waits there, silent, a moment after the signal (`as_key`: a SIGINT written as the
 /// terminal's interrupt character to a program reading keys raw): the next text answers that
@@ -71,26 +78,26 @@ pub fn render_signal_still_reading(
     as_key: bool,
 ) -> String {
     let end = dsh_terminal_core::end_reader_advice(program, signal);
-    let (how, what) = if as_key {
-        (" as the terminal's interrupt character (Ctrl-C)", "Ctrl-C")
+    let (verb, how, what) = if as_key {
+        (TYPED_AS_KEY, AS_KEY_NOT_SIGNAL, "Ctrl-C")
     } else {
-        ("", signal)
+        (DELIVERED, "", signal)
     };
     format!(
-        "delivered {signal} to foreground process group {target_pgid}{how}; {program} still waits for input at the same prompt a moment later and printed nothing (it ignores {what} while it reads): text sent now answers that prompt, not the shell (a password prompt takes it as the password), so the next text sent is refused once unless sent again; {end}, or answer the prompt"
+        "{verb} {signal} to foreground process group {target_pgid}{how}; {program} still waits for input at the same prompt a moment later and printed nothing (it ignores {what} while it reads): text sent now answers that prompt, not the shell (a password prompt takes it as the password), so the next text sent is refused once unless sent again; {end}, or answer the prompt"
     )
 }
 
 /// `terminal_signal` when the program ended a moment after the signal (`as_key`: a SIGINT
 /// written as the terminal's interrupt character) and the shell holds the terminal again.
 pub fn render_signal_ended(signal: &str, target_pgid: i32, program: &str, as_key: bool) -> String {
-    let how = if as_key {
-        " as the terminal's interrupt character (Ctrl-C)"
+    let (verb, how) = if as_key {
+        (TYPED_AS_KEY, AS_KEY_NOT_SIGNAL)
     } else {
-        ""
+        (DELIVERED, "")
     };
     format!(
-        "delivered {signal} to foreground process group {target_pgid}{how}; {program} ended and the shell holds the terminal again: text sent next runs as a shell command, not in {program} (whatever it held is gone: start it again to go on); {SIGNAL_EFFECT}"
+        "{verb} {signal} to foreground process group {target_pgid}{how}; {program} ended and the shell holds the terminal again: text sent next runs as a shell command, not in {program} (whatever it held is gone: start it again to go on); {SIGNAL_EFFECT}"
     )
 }
 
