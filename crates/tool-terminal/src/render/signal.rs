@@ -105,7 +105,7 @@ pub fn render_signal_ended(signal: &str, target_pgid: i32, program: &str, as_key
 /// the terminal again.
 pub fn render_signal_stopped(signal: &str, target_pgid: i32, program: &str) -> String {
     format!(
-        "delivered {signal} to foreground process group {target_pgid}; {program} is stopped (suspended, with its state kept) and the shell holds the terminal again: text sent next runs as a shell command, not in {program}; send fg to continue it where it was (jobs lists stopped jobs, kill %1 ends the first; exit refuses once while a job is stopped); {SIGNAL_EFFECT}"
+        "delivered {signal} to foreground process group {target_pgid}; {program} is stopped (suspended, with its state kept) and the shell holds the terminal again: text sent next runs as a shell command, not in {program}; send fg to continue it where it was (only it: a shell loop it ran in does not go on; jobs lists stopped jobs, kill %1 ends the first; exit refuses once while a job is stopped); {SIGNAL_EFFECT}"
     )
 }
 
