@@ -36,6 +36,17 @@ pub(super) fn line_shape(text: &str) -> String {
         .collect()
 }
 
+/// Fewest characters a shape needs to tell one display's rows by (see [`same_display`]): a
+/// line of a letter or two and a number (`D1`, `ERR3`, `v2`) is as likely a line of its own
+/// as a frame of a display.
+const SHAPE_MIN_CHARS: usize = 4;
+
+/// Whether rows of shapes `a` and `b` (see [`line_shape`]) read as frames of one display: the
+/// same shape, long enough to tell (see [`SHAPE_MIN_CHARS`]).
+pub(super) fn same_display(a: &str, b: &str) -> bool {
+    a == b && a.chars().count() >= SHAPE_MIN_CHARS
+}
+
 /// Spinner frames a row may start with (then a space): braille patterns and quarter
 /// circles. (An ASCII spinner's `|/-\` frames share a shape: see [`line_shape`].)
 fn spinner_frame(c: char) -> bool {
