@@ -230,6 +230,42 @@ async fn top_is_a_single_key_reader_not_a_repl() {
     .await;
 }
 
+/// A key reader in cbreak mode that waits for a key with a timer (`select` with a timeout, as
+/// `top` redraws) and left its cursor on a blank row (below a short list: `top` in a sandbox)
+/// is reported waiting for a key, not taken for a REPL that owes its prompt (the send waited
+/// out its deadline, and said the program was still running).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_key_reader_with_its_cursor_on_a_blank_row_waits_for_a_key() {
+    within(async {
+        let dir = TempDir::new("timed-keys");
+        let menu = "import select, sys, termios, tty\n\
+            old = termios.tcgetattr(0)\n\
+            tty.setcbreak(0)\n\
+            print('menu: q quits', flush=True)\n\
+            while True:\n\
+            \x20   if select.select([sys.stdin], [], [], 3)[0] and sys.stdin.read(1) == 'q':\n\
+            \x20       break\n\
+            termios.tcsetattr(0, termios.TCSADRAIN, old)\n\
+            print('bye')\n";
+        std::fs::write(dir.0.join("menu.py"), menu).unwrap();
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send_within(
+                &format!("python3 '{}'", dir.0.join("menu.py").display()),
+                true,
+                20_000,
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
+        let r = sh.send_raw("q", false).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "bye"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Output flow control is off: a Ctrl-S (XOFF) typed to the shell or to a program reading in
 /// canonical mode stops no output, so the results after it are whole (with it on, every later
 /// result came back empty until a Ctrl-Q); at the prompt it is readline's forward search. A

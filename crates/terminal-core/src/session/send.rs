@@ -403,6 +403,10 @@ impl SendOp {
                 // node's REPL reads the terminal while an `await` or a timer of the line it
                 // read is still pending: it reads, but has not printed its prompt since (a
                 // poll that finds it still so says it again; settling checks it is a REPL).
+                // Not a key reader in cbreak mode, its signal keys on (`top`, `less`): such a
+                // REPL's line editor turns them off (raw mode), and the key reader's cursor rests
+                // where it drew (a blank row below `top`'s short list in a sandbox), owing no
+                // prompt (taken for one, the send waited out its deadline).
                 let unprompted = reason == Settle::StdinWait
                     && obs.fg != Some(shared.shell_pgid())
                     && obs.fg_wait_among_others
@@ -411,7 +415,11 @@ impl SendOp {
                     && !obs.prompt_above_cursor
                     && !readiness.prompt_seen()
                     && obs.cursor_on_blank_row
-                    && !obs.alternate_screen;
+                    && !obs.alternate_screen
+                    && !shared
+                        .pty
+                        .modes()
+                        .is_some_and(|m| !m.canonical && m.signals);
                 let again = readiness.poll_only()
                     && obs.fg.is_some()
                     && shared.lock().unprompted_fg == obs.fg;
