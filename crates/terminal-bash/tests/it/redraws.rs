@@ -163,6 +163,22 @@ async fn lines_erased_before_they_were_shown_are_said_to_be() {
             let r = sh.send(progress).await;
             assert!(r.notices.iter().all(|n| !n.contains("erased")), "{progress}: {r:?}");
         }
+        // Erased on the row just printed, as a `\r` progress line clears itself: a line that
+        // reports a problem is named; and short lines a number tells apart are no frames.
+        for (erase, text) in [
+            ("printf 'ERROR here\\033[1K\\n'; echo END", "`ERROR here`"),
+            ("printf 'keep\\nWARN: lost\\033[2K\\rnew\\n'", "`WARN: lost`"),
+            ("echo D1; printf '\\033[1A\\033[2K'; echo D2", "`D1`"),
+            ("printf 'ERR1\\nERR2\\n\\033[2A\\033[J'; echo G4", "`ERR1`"),
+        ] {
+            let r = sh.send(erase).await;
+            assert!(erased(&r, text), "{erase}: {r:?}");
+        }
+        // A count of zero problems is none: a status block's counter redrawn is no loss.
+        let r = sh
+            .send("printf 'warnings: 0\\n'; printf '\\033[1A\\033[2Kwarnings: 1\\n'; printf '\\033[1A\\033[2K'; echo finished")
+            .await;
+        assert!(r.notices.iter().all(|n| !n.contains("erased")), "{r:?}");
         // Lines rewritten in place with newer figures (a multi-line progress display).
         let r = sh
             .send("printf 'layer 1: 10%%\\nlayer 2: 10%%\\n'; for p in 50 100; do printf '\\033[2A\\033[2Klayer 1: %s%%\\n\\033[2Klayer 2: %s%%\\n' $p $p; done")

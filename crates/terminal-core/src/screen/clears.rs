@@ -137,10 +137,13 @@ impl Screen {
 
     /// Notes the text `seq` erases from the middle of the main screen (see [`Erased`]): a
     /// whole row (EL 2), a row up to the cursor (EL 1) or from it (EL 0) once the cursor left
-    /// the row it last printed on, or the rows from the cursor down (ED 0); selective ones
-    /// (`CSI ? K`, `CSI ? J`) alike.
+    /// the row it last printed on (on that row, only a line that reports a problem), or the
+    /// rows from the cursor down (ED 0); selective ones (`CSI ? K`, `CSI ? J`) alike.
     fn note_erased(&mut self, seq: Sequence) {
-        let erases_line = seq.final_byte == b'K' && !self.clears.on_printed_row;
+        let erases_line = seq.final_byte == b'K';
+        // On the row it last printed on, an erase is how a `\r` progress line redraws: only
+        // a line that reports a problem is noted then (`ERROR here\033[1K`).
+        let problems_only = erases_line && self.clears.on_printed_row;
         if !seq.csi
             || !matches!(seq.private, None | Some(b'?'))
             || seq.intermediate.is_some()
@@ -164,12 +167,19 @@ impl Screen {
         };
         let base = self.history().end_abs();
         for (row, start, width) in spans {
-            // Counted here: not again as a row written over.
-            self.clears
-                .revisited
-                .retain(|(r, _)| *r != base + u64::from(row));
+            let abs = base + u64::from(row);
             let text = super::row_text::row_text(self.parser.screen(), &[], row, start, width);
-            self.note_erased_text(base + u64::from(row), text.trim());
+            // A row the cursor went back up to and wrote on is named whole as written over
+            // (see `rewrites`), not by the part its redraw erased.
+            if problems_only
+                && (self.clears.revisited.iter().any(|(r, _)| *r == abs)
+                    || !frames::reads_as_a_problem(text.trim()))
+            {
+                continue;
+            }
+            // Counted here: not again as a row written over.
+            self.clears.revisited.retain(|(r, _)| *r != abs);
+            self.note_erased_text(abs, text.trim());
         }
     }
 

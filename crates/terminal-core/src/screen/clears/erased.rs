@@ -53,8 +53,7 @@ impl Erased {
     /// (those past [`ERASED_TEXTS_MAX`] texts included) with the first and the last of their
     /// texts; `None` when nothing is left. A text is a frame when it reads as one by itself
     /// (`frames::transient_row`: a spinner, a progress figure), when it was erased more than
-    /// once or its shape was (a display redrawn frame by frame; not when it reads as a
-    /// problem), when a line of `rendered` (the result's text) begins with it or has its shape
+    /// once or its shape was (a display redrawn frame by frame), when a line of `rendered` (the result's text) begins with it or has its shape
     /// (redrawn with newer figures), or when its row was erased again or another text erased
     /// starts with the same word, and it does not read as a problem (a status block's rows:
     /// the files under test, a layer's state; an error under a spinner still counts). Shapes
@@ -82,7 +81,7 @@ impl Erased {
                 let problem = reads_as_a_problem(text);
                 *n == 1
                     && (!(transient_row(text) || redrawn_row || kin) || problem)
-                    && (problem || shapes.iter().filter(|s| same_display(s, shape)).count() <= 1)
+                    && shapes.iter().filter(|s| same_display(s, shape)).count() <= 1
                     && !shown
                         .iter()
                         .any(|(line, s)| line.starts_with(text.as_str()) || same_display(s, shape))
@@ -189,7 +188,7 @@ mod tests {
 
     /// Short lines a number tells apart (`D1`, `ERR3`) are lines of their own, not frames of
     /// one display: erased, they are named even when a line of their shape is shown or was
-    /// erased with them; so are problems erased together (`ERROR 1`, `ERROR 2`).
+    /// erased with them.
     #[test]
     fn short_numbered_lines_and_problems_of_one_shape_are_no_frames() {
         let named = |notes: &[(u64, &str)], rendered: &str| {
@@ -208,10 +207,6 @@ mod tests {
         assert_eq!(
             named(&[(1, "ERR1"), (2, "ERR2"), (3, "ERR3")], "G4"),
             Some((3, "ERR1".to_owned(), "ERR3".to_owned()))
-        );
-        assert_eq!(
-            named(&[(1, "ERROR 1"), (2, "ERROR 2")], "done"),
-            Some((2, "ERROR 1".to_owned(), "ERROR 2".to_owned()))
         );
         // A display's rows, long enough to tell, stay frames.
         assert_eq!(

@@ -135,15 +135,29 @@ const PROBLEM_WORDS: &[&str] = &[
 const NONE_BEFORE: &[&str] = &["0 ", "no ", "zero ", "without "];
 
 /// Whether `text` reads as a report of a problem: one of [`PROBLEM_WORDS`] occurs not right
-/// after a word that says there was none (`ok (0 errors, 0 skipped)` reports none).
+/// after a word that says there was none (`ok (0 errors, 0 skipped)` reports none), nor as a
+/// count of zero (`warnings: 0`, `failures=0`).
 pub(super) fn reads_as_a_problem(text: &str) -> bool {
     let lower = text.to_lowercase();
     PROBLEM_WORDS.iter().any(|w| {
         lower.match_indices(w).any(|(at, _)| {
             let before = &lower[..at];
             !NONE_BEFORE.iter().any(|none| before.ends_with(none))
+                && !counts_zero(&lower[at + w.len()..])
         })
     })
+}
+
+/// Whether `after` (the text after a problem word) makes the word a count of zero: the rest
+/// of the word, a `:` or `=`, then `0` alone (`warnings: 0`, `errors=0`; not `error: 0x1f`).
+fn counts_zero(after: &str) -> bool {
+    let rest = after.trim_start_matches(|c: char| c.is_alphabetic());
+    let Some(rest) = rest.strip_prefix([':', '=']) else {
+        return false;
+    };
+    let rest = rest.trim_start();
+    rest.strip_prefix('0')
+        .is_some_and(|tail| !tail.starts_with(|c: char| c.is_alphanumeric() || c == '.'))
 }
 
 #[cfg(test)]
@@ -192,6 +206,9 @@ mod tests {
             "Checking b: 0 missing",
             "ok (0 errors, 0 skipped)",
             "done with no warnings",
+            "warnings: 0",
+            "Errors: 0, Failures: 0",
+            "failed=0 skipped=0",
         ] {
             assert!(!reads_as_a_problem(line), "{line}");
         }
@@ -200,6 +217,9 @@ mod tests {
             "returned non-zero exit status 2",
             "0 passed, 3 failed",
             "missing dependency libfoo",
+            "warnings: 1",
+            "error: 0x1f at offset 3",
+            "errors: 0, failures: 2",
         ] {
             assert!(reads_as_a_problem(line), "{line}");
         }
