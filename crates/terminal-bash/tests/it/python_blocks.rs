@@ -192,6 +192,7 @@ async fn block_lines_and_statements_mixed_across_sends_run_as_a_file_would() {
 /// or dropped by Ctrl-C leaves the REPL's line empty: a block sent next is a new statement
 /// whose blank lines do not end it (taken for going on with the erased line, its first blank
 /// line ended it and the rest ran as wrong statements), at the primary prompt and in a block.
+/// Nor do the blank lines of a send that goes on with a block left open.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_block_after_typed_text_was_erased_is_a_statement_of_its_own() {
     within(async {
@@ -210,6 +211,19 @@ async fn a_block_after_typed_text_was_erased_is_a_statement_of_its_own() {
                     "{py} {erase:?}: {r:?}"
                 );
             }
+            // The rest of a block left open, with blank lines inside it, alone or before a
+            // statement: the blank lines do not end it early (nor those in a string it opened).
+            sh.send_within("def h():\n    x = 1\n", false, 10_000).await;
+            let r = sh
+                .send("    y = 2\n\n    if y:\n\n        y += 1\n\n    return x + y\n\nprint('h is', h())")
+                .await;
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "h is 4"), "{py}: {r:?}");
+            sh.send_within("def k():\n    s = '''a\n", false, 10_000).await;
+            sh.send("\nb'''\n\n    return len(s)").await;
+            let r = sh.send("print('k is', k())").await;
+            assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+            assert!(r.viewport.lines().any(|l| l == "k is 4"), "{py}: {r:?}");
             // In a block left open: the erased line goes, the block's lines stay.
             sh.send("def g():\n    a = 3").await;
             sh.send_within("    b = 4", false, 10_000).await;

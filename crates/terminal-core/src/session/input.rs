@@ -61,8 +61,8 @@ pub(super) use line_notices::{
 #[cfg(test)]
 use python::python_statements;
 pub(super) use python::{
-    python_block_split, python_ended_statements, python_separated, python_simple_lines,
-    python_starts_statement, python_statement_steps, python_steps,
+    python_block_rest, python_block_split, python_ended_statements, python_separated,
+    python_simple_lines, python_starts_statement, python_statement_steps, python_steps,
 };
 
 /// The N_TTY line discipline's longest canonical-mode line, without its newline: the kernel

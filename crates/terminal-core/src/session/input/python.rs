@@ -284,6 +284,30 @@ pub(in crate::session) fn python_block_split(typed: &str, text: &str) -> Option<
     None
 }
 
+/// `part`, lines that go on with the statement `typed` began (a block earlier sends left
+/// open), without the blank lines between its lines (those after its last line stay), except
+/// inside a string (one `typed` left open too): typed to the REPL, such a line would end the
+/// block and the rest would run as wrong statements.
+pub(in crate::session) fn python_block_rest(typed: &str, part: &str) -> String {
+    let mut scan = PythonLines::default();
+    for line in typed.split_inclusive('\n') {
+        scan.feed(line);
+    }
+    let body_end = part.trim_end().len();
+    let mut out = String::with_capacity(part.len());
+    let mut at = 0;
+    for line in part.split_inclusive('\n') {
+        let inner = at < body_end;
+        at += line.len();
+        if inner && line.trim().is_empty() && !scan.inside() {
+            continue;
+        }
+        scan.feed(line);
+        out.push_str(line);
+    }
+    out
+}
+
 /// `statement` without the blank lines between its lines (those after its last line stay),
 /// except inside a string.
 fn without_inner_blank_lines(statement: &str) -> String {

@@ -250,7 +250,11 @@ pub(super) fn typing(
         .flatten();
     let python_text = |t: &str| format!("{}\n", t.replace("\r\n", "\n"));
     let mut shaped = if let Some((goes_on, rest)) = &split {
-        after_block_lines(goes_on, rest, reader)?
+        after_block_lines(
+            &input::python_block_rest(typed.unwrap_or_default(), goes_on),
+            rest,
+            reader,
+        )?
     } else if request.submit && (repl.at_primary || ends_block) {
         let steps = reader
             .block_paste
@@ -288,6 +292,10 @@ pub(super) fn typing(
             }
             _ => (input, None),
         }
+    } else if request.submit && (at_continuation || goes_on_with_line) {
+        // The rest of the open block: its blank lines would end it early.
+        let text = input::python_block_rest(typed.unwrap_or_default(), text);
+        (input::shape(&text, true, reader)?, None)
     } else {
         (input::shape(text, request.submit, reader)?, None)
     };
