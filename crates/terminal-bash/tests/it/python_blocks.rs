@@ -211,6 +211,15 @@ async fn a_block_after_typed_text_was_erased_is_a_statement_of_its_own() {
                     "{py} {erase:?}: {r:?}"
                 );
             }
+            // Editing keys and a block in one send: refused, nothing typed (the keys and the
+            // block sent apart go as above).
+            sh.send_within("garbage(", false, 10_000).await;
+            let e = sh
+                .try_send("\u{15}for i in range(2):\n\n    print('U', i)\nprint('x')", true)
+                .await
+                .unwrap_err();
+            assert!(e.to_string().contains("send the keys alone first"), "{py}: {e}");
+            sh.send_within("\u{15}", false, 10_000).await;
             // The rest of a block left open, with blank lines inside it, alone or before a
             // statement: the blank lines do not end it early (nor those in a string it opened).
             sh.send_within("def h():\n    x = 1\n", false, 10_000).await;

@@ -162,6 +162,48 @@ pub(super) fn check_busy(
     )))
 }
 
+/// Refuses a send to a Python REPL whose text starts with editing keys (Ctrl-U, Ctrl-W,
+/// backspaces, arrows and other escape sequences: control characters other than TAB, the line
+/// ends and Ctrl-C, which ends the statement as the REPL's own key does) and then holds a
+/// block: the keys change the REPL's line in ways the block's handling cannot know, and typed
+/// after them the block's first blank line ended it and the rest ran as wrong statements.
+///
+/// # Errors
+/// `InvalidRequest`, saying to send the keys alone first.
+pub(super) fn check_keys_before_block(text: &str) -> Result<(), TerminalError> {
+    let mut rest = text;
+    loop {
+        let Some(c) = rest.chars().next() else {
+            return Ok(());
+        };
+        if c == '\u{1b}' {
+            // ESC, with the CSI or SS3 sequence it starts (`ESC [ A`, `ESC O H`).
+            let after = &rest[1..];
+            rest = match after.strip_prefix(['[', 'O']) {
+                Some(seq) => seq.trim_start_matches(|c: char| c.is_ascii_digit() || c == ';'),
+                None => after,
+            };
+            rest = rest
+                .get(1..)
+                .filter(|_| rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '~'))
+                .unwrap_or(rest);
+        } else if c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{3}') {
+            rest = &rest[c.len_utf8()..];
+        } else {
+            break;
+        }
+    }
+    if rest.len() == text.len() || !has_block(rest) {
+        return Ok(());
+    }
+    Err(TerminalError::invalid(
+        "nothing was typed: the text starts with editing keys and then holds a block for the \
+         Python REPL, whose handling cannot follow the keys (its first blank line would end \
+         the block and the rest run as wrong statements); send the keys alone first (submit: \
+         false), then the block",
+    ))
+}
+
 /// The Enter key as a terminal sends it.
 pub(super) const ENTER: &[u8] = b"\r";
 
@@ -412,6 +454,31 @@ mod tests {
         }
         assert!(check_busy("python3", Some(Busy::Running), "x = 1\ny = 2").is_ok());
         assert!(check_busy("python3", None, block).is_ok());
+    }
+
+    /// A block after editing keys in one send is refused with a model-visible text; keys
+    /// alone, a block alone, keys before a simple statement and a Ctrl-C before a block are
+    /// not.
+    #[test]
+    fn editing_keys_before_a_block_are_refused() {
+        for text in [
+            "\u{15}for i in range(2):\n\n    print(i)",
+            "\u{7f}\u{7f}def f():\n    pass",
+            "\u{1}\u{b}if x:\n    y = 1",
+            "\u{1b}[Adef f():\n    pass",
+            "\u{1b}[1;5Dclass C:\n    pass",
+        ] {
+            let e = check_keys_before_block(text).unwrap_err();
+            insta::assert_snapshot!("keys_before_block", e.to_string());
+        }
+        for text in [
+            "\u{15}",
+            "def f():\n    pass",
+            "\u{15}x = 1",
+            "\u{3}for i in range(2):\n    print(i)",
+        ] {
+            assert!(check_keys_before_block(text).is_ok(), "{text:?}");
+        }
     }
 
     fn send(text: &str, submit: bool) -> SendRequest {

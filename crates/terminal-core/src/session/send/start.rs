@@ -256,6 +256,9 @@ impl SendOp {
                 }
                 None => false,
             };
+        if python_reader && request.submit {
+            python_input::check_keys_before_block(&request.text)?;
+        }
         let typing = if python_reader {
             // The REPL's own prompt, not a debugger's (`(Pdb) `, `(com) `: pdb reads commands,
             // and an empty line repeats the last one), or none shown (above).
