@@ -427,8 +427,16 @@ async fn lines_for_a_reader_that_ended_are_not_run_by_the_shell() {
         // enough that the next send starts while it does, however slow a loaded machine is
         // (with `sleep 1`, a send that started after it ended, before the prompt came back,
         // met the shell instead).
-        let r = sh.send_within("sleep 3", true, 200).await;
+        let mut r = sh.send_within("sleep 5", true, 200).await;
         assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        // On a loaded machine the shell may not have read the line by that deadline (it then
+        // still reads at its prompt, and the lines would answer it): poll until `sleep` holds
+        // the terminal.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while r.foreground.as_deref() != Some("sleep") && std::time::Instant::now() < deadline {
+            r = sh.send_within("", false, 100).await;
+        }
+        assert_eq!(r.foreground.as_deref(), Some("sleep"), "{r:?}");
         let r = sh.send("echo ahead-1\necho ahead-2").await;
         assert!(r.viewport.lines().any(|l| l == "ahead-2"), "{r:?}");
         sh.close().await;
