@@ -175,7 +175,10 @@ pub fn render_kill(job: &JobSnapshot, outcome: KillOutcome) -> String {
                 job.id,
                 status_line(job)
             ),
-            None => format!("requested cancellation of job {}", job.id),
+            None => format!(
+                "requested cancellation of job {id}; job_output {{\"job_id\": \"{id}\", \"wait\": true}} returns once its work has stopped",
+                id = job.id
+            ),
         },
         KillOutcome::AlreadyFinished => {
             format!("job {} had already finished {}", job.id, status_line(job))

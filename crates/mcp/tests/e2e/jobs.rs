@@ -200,7 +200,9 @@ async fn background_sends_over_stdio() {
     let kill = ok(&client, "job_kill", json!({"job_id": sleeper})).await;
     assert_eq!(
         kill.text,
-        format!("requested cancellation of job {sleeper}")
+        format!(
+            "requested cancellation of job {sleeper}; job_output {{\"job_id\": \"{sleeper}\", \"wait\": true}} returns once its work has stopped"
+        )
     );
     let killed = ok(
         &client,

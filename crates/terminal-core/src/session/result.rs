@@ -173,6 +173,9 @@ pub(super) struct SettleFacts {
     /// The foreground program is one command of a longer command line our shell runs (a
     /// loop, a list): the line goes on after it.
     pub(super) in_command_line: bool,
+    /// The foreground program is a REPL (running a statement when the send did not settle at
+    /// its prompt): SIGINT interrupts the statement, and the REPL stays.
+    pub(super) runs_a_repl: bool,
     /// The send's line went to a prompt reading with echo off (its text, empty when none
     /// showed): it answered that prompt, unseen.
     pub(super) answered_password: Option<String>,
@@ -350,9 +353,11 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                 && !facts.reads_no_keys
                 && !facts.unprompted_wait,
             facts.foreground.as_deref().map(|program| match reason {
-                Settle::Timeout => still_running_notice(program, true, facts.in_command_line),
+                Settle::Timeout => {
+                    still_running_notice(program, true, facts.in_command_line, facts.runs_a_repl)
+                }
                 _ if facts.idle_reading => idle_reading_notice(program),
-                _ => still_running_notice(program, false, facts.in_command_line),
+                _ => still_running_notice(program, false, facts.in_command_line, facts.runs_a_repl),
             }),
         ),
         (

@@ -153,7 +153,7 @@ fn list_and_kill_renders() {
     );
     assert_eq!(
         render_kill(&jobs[0], KillOutcome::Requested),
-        "requested cancellation of job pty-send-1"
+        r#"requested cancellation of job pty-send-1; job_output {"job_id": "pty-send-1", "wait": true} returns once its work has stopped"#
     );
     // A job still stopping that says why (its command outlived every signal): another kill's
     // answer and a timed-out wait show that, not advice to kill it again.

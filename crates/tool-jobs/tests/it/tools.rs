@@ -313,7 +313,10 @@ async fn list_and_kill_per_caller() {
             json!({"job_id": id.as_str(), "reason": "not needed"}),
         )
         .await;
-    assert_eq!(r.text(), "requested cancellation of job pty-send-1");
+    assert_eq!(
+        r.text(),
+        r#"requested cancellation of job pty-send-1; job_output {"job_id": "pty-send-1", "wait": true} returns once its work has stopped"#
+    );
     assert_eq!(r.structured.unwrap()["outcome"], "cancellation-requested");
     assert_eq!(*p.cancels.lock(), vec!["not needed".to_owned()]);
     settled(&host, &id, Some(&a)).await;

@@ -164,7 +164,12 @@ async fn wait_returns_the_settled_status_and_kill_interrupts_like_sigint() {
         }
     }
     let r = host.call(&agent, "job_kill", json!({"job_id": job})).await;
-    assert_eq!(r.text(), format!("requested cancellation of job {job}"));
+    assert_eq!(
+        r.text(),
+        format!(
+            "requested cancellation of job {job}; job_output {{\"job_id\": \"{job}\", \"wait\": true}} returns once its work has stopped"
+        )
+    );
     let r = host
         .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
         .await;
@@ -178,7 +183,12 @@ async fn wait_returns_the_settled_status_and_kill_interrupts_like_sigint() {
     // A send right after job_kill waits for the stopping job instead of being refused.
     let job = background(&host, &agent, &session, "sleep 1000").await;
     let r = host.call(&agent, "job_kill", json!({"job_id": job})).await;
-    assert_eq!(r.text(), format!("requested cancellation of job {job}"));
+    assert_eq!(
+        r.text(),
+        format!(
+            "requested cancellation of job {job}; job_output {{\"job_id\": \"{job}\", \"wait\": true}} returns once its work has stopped"
+        )
+    );
     let text = send_foreground(&host, &agent, &session, "echo after-kill").await;
     assert!(text.lines().any(|l| l == "after-kill"), "{text}");
     // Also when the kill has to escalate (the command ignores SIGINT).

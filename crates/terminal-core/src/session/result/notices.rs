@@ -229,9 +229,20 @@ pub(super) const EXIT_UNKNOWN_NOTICE: &str = "[shell: this command's exit code i
 /// The notice for a send that settled on silence (`inferred_idle`, `at_deadline` false) or at
 /// its deadline with `program` in the foreground on the main screen, nothing else said of it:
 /// what to do next. `in_line`: the program is one command of a longer command line (a loop,
-/// a list) that may run more after it, so it is not all that stopping stops.
-pub(super) fn still_running_notice(program: &str, at_deadline: bool, in_line: bool) -> String {
-    let (what, stop) = if in_line {
+/// a list) that may run more after it, so it is not all that stopping stops. `repl`: the
+/// program is a REPL running a statement, which SIGINT interrupts (the REPL stays).
+pub(super) fn still_running_notice(
+    program: &str,
+    at_deadline: bool,
+    in_line: bool,
+    repl: bool,
+) -> String {
+    let (what, stop) = if repl {
+        (
+            format!("{program} is still running a statement"),
+            "to interrupt the statement (the REPL stays, with its state)",
+        )
+    } else if in_line {
         (
             format!(
                 "{program} is still running, as one command of a longer command line (a loop \
@@ -242,18 +253,23 @@ pub(super) fn still_running_notice(program: &str, at_deadline: bool, in_line: bo
     } else {
         (format!("{program} is still running"), "to stop it")
     };
+    // A server started in the foreground goes in the background; a REPL's statement is no
+    // server of the shell's.
+    let server = if repl {
+        ""
+    } else {
+        "; a server meant to keep running goes in the background: cmd > log 2>&1 &"
+    };
     if at_deadline {
         format!(
             "[timeout: {what}: poll (empty text, submit: false) to wait again, with timeoutMs \
-             for longer, or terminal_signal SIGINT {stop}; a server meant to keep running goes \
-             in the background: cmd > log 2>&1 &]"
+             for longer, or terminal_signal SIGINT {stop}{server}]"
         )
     } else {
         format!(
             "[idle: {what}, quiet and not busy (waiting on the network or a timer, or a server \
              waiting for connections): poll (empty text, submit: false) with timeoutMs to wait \
-             up to that long for it, or terminal_signal SIGINT {stop}; a server meant to keep \
-             running goes in the background: cmd > log 2>&1 &]"
+             up to that long for it, or terminal_signal SIGINT {stop}{server}]"
         )
     }
 }

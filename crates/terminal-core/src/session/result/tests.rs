@@ -64,6 +64,7 @@ fn facts(reason: Settle) -> SettleFacts {
         line_without_prompt: false,
         idle_reading: false,
         in_command_line: false,
+        runs_a_repl: false,
         typed_ahead_taken: None,
         held_text_taken: None,
         output: OutputNotes::default(),
@@ -582,6 +583,24 @@ fn a_line_read_with_no_prompt_is_said_to_take_the_next_send() {
     let notices = assemble(filter).notices;
     assert_eq!(notices.len(), 1, "{notices:?}");
     assert!(notices[0].contains("until end of input"), "{notices:?}");
+}
+
+/// A REPL running a statement, however the command line started it: SIGINT interrupts the
+/// statement and the REPL stays (not "stop the whole line").
+#[test]
+fn a_repl_still_running_a_statement_is_said_to_keep_its_state() {
+    for reason in [Settle::Idle, Settle::Timeout] {
+        let repl = SettleFacts {
+            foreground: Some("python3".to_owned()),
+            in_command_line: true,
+            runs_a_repl: true,
+            ..facts(reason)
+        };
+        insta::assert_snapshot!(
+            format!("repl_statement_{reason:?}"),
+            assemble(repl).notices.join("\n")
+        );
+    }
 }
 
 #[test]

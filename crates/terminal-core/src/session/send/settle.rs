@@ -371,6 +371,15 @@ impl SendOp {
             && !marks_gone
             && !prompt_unmarked;
         let in_command_line = foreground.is_some() && runs_longer_line;
+        // A REPL still running a statement: SIGINT interrupts the statement, the REPL stays
+        // (also when a longer command line started it: `cd /tmp && python3`).
+        let fg_runs_a_repl = matches!(reason, Settle::Idle | Settle::Timeout)
+            && foreground.is_some()
+            && shared
+                .pty
+                .foreground_pgid()
+                .and_then(crate::process::cmdline)
+                .is_some_and(|c| runs_a_repl(&c));
         let output = OutputNotes::of(&span_notes, &rendered.text);
         // Text written over a row a carriage return ended the output before on is the
         // mixed-row notice's (`\r` with no `\n`), not a cursor moved up over older text.
@@ -467,6 +476,7 @@ impl SendOp {
             output,
             line_without_prompt: no_prompt_shown && line_reader,
             in_command_line,
+            runs_a_repl: fg_runs_a_repl,
             answered_password,
             typed_ahead_taken,
             typed_ahead_echoed,
