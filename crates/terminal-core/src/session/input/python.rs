@@ -311,20 +311,7 @@ pub(in crate::session) fn python_block_rest(typed: &str, part: &str) -> String {
 /// `statement` without the blank lines between its lines (those after its last line stay),
 /// except inside a string.
 fn without_inner_blank_lines(statement: &str) -> String {
-    let body_end = statement.trim_end().len();
-    let mut scan = PythonLines::default();
-    let mut out = String::with_capacity(statement.len());
-    let mut at = 0;
-    for line in statement.split_inclusive('\n') {
-        let inner = at < body_end;
-        at += line.len();
-        if inner && line.trim().is_empty() && !scan.inside() {
-            continue;
-        }
-        scan.feed(line);
-        out.push_str(line);
-    }
-    out
+    python_block_rest("", statement)
 }
 
 /// `statement` (one of [`python_statements`]) as it is typed: a compound statement (a block:

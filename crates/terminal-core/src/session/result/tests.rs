@@ -4,6 +4,7 @@ use super::*;
 
 mod input;
 mod output;
+mod running;
 
 fn facts(reason: Settle) -> SettleFacts {
     SettleFacts {
@@ -476,51 +477,6 @@ fn processes_left_running_after_the_shell_exited_are_named() {
 }
 
 #[test]
-fn a_program_quiet_at_the_idle_window_gets_next_steps() {
-    let quiet = SettleFacts {
-        foreground: Some("python3".to_owned()),
-        ..facts(Settle::Idle)
-    };
-    insta::assert_snapshot!("quiet_program", assemble(quiet).notices.join("\n"));
-    let at_deadline = SettleFacts {
-        foreground: Some("python3".to_owned()),
-        ..facts(Settle::Timeout)
-    };
-    insta::assert_snapshot!(
-        "still_running_at_deadline",
-        assemble(at_deadline).notices.join("\n")
-    );
-    let reading = SettleFacts {
-        foreground: Some("ssh".to_owned()),
-        idle_reading: true,
-        ..facts(Settle::Idle)
-    };
-    insta::assert_snapshot!("idle_reading", assemble(reading).notices.join("\n"));
-    // Said elsewhere, or not the case: text it has not read, a full-screen program, the
-    // shell itself, a prompt.
-    for facts in [
-        SettleFacts {
-            foreground: Some("python3".to_owned()),
-            input_unread: true,
-            ..facts(Settle::Idle)
-        },
-        SettleFacts {
-            foreground: Some("watch".to_owned()),
-            alternate: true,
-            ..facts(Settle::Idle)
-        },
-        facts(Settle::Idle),
-        SettleFacts {
-            foreground: Some("python3".to_owned()),
-            ..facts(Settle::StdinWait)
-        },
-    ] {
-        let notices = assemble(facts).notices.join("\n");
-        assert!(!notices.contains("[idle:"), "{notices}");
-    }
-}
-
-#[test]
 fn an_enter_withheld_from_a_key_reader_is_said() {
     let withheld = SettleFacts {
         enter_withheld: true,
@@ -583,37 +539,4 @@ fn a_line_read_with_no_prompt_is_said_to_take_the_next_send() {
     let notices = assemble(filter).notices;
     assert_eq!(notices.len(), 1, "{notices:?}");
     assert!(notices[0].contains("until end of input"), "{notices:?}");
-}
-
-/// A REPL running a statement, however the command line started it: SIGINT interrupts the
-/// statement and the REPL stays (not "stop the whole line").
-#[test]
-fn a_repl_still_running_a_statement_is_said_to_keep_its_state() {
-    for reason in [Settle::Idle, Settle::Timeout] {
-        let repl = SettleFacts {
-            foreground: Some("python3".to_owned()),
-            in_command_line: true,
-            runs_a_repl: true,
-            ..facts(reason)
-        };
-        insta::assert_snapshot!(
-            format!("repl_statement_{reason:?}"),
-            assemble(repl).notices.join("\n")
-        );
-    }
-}
-
-#[test]
-fn a_program_of_a_longer_command_line_is_said_to_be_one() {
-    for reason in [Settle::Idle, Settle::Timeout] {
-        let in_loop = SettleFacts {
-            foreground: Some("sleep".to_owned()),
-            in_command_line: true,
-            ..facts(reason)
-        };
-        insta::assert_snapshot!(
-            format!("in_command_line_{reason:?}"),
-            assemble(in_loop).notices.join("\n")
-        );
-    }
 }
