@@ -59,6 +59,32 @@ async fn send_right_after_sigint_reports_its_own_command() {
     .await;
 }
 
+/// A send of several lines that starts as a command ends, its new prompt printed but not yet
+/// on the screen, runs every line: the shell reading then was taken for a reader (its
+/// `read`) that ended, and the lines after the first were dropped as meant for it. The
+/// deadlines vary around the command's length so that rounds start at different moments.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_sent_as_a_command_ends_all_run() {
+    within(async {
+        let shell = Shell::open(quick_config()).await;
+        for round in 0..ROUNDS * 3 {
+            let timeout_ms = 70 + (round as u64 % 8) * 6;
+            shell.send_within("sleep 0.1", true, timeout_ms).await;
+            let r = shell
+                .send(&format!("echo first-{round}\necho second-{round}"))
+                .await;
+            let second = format!("second-{round}");
+            assert!(
+                r.viewport.lines().any(|l| l == second) && r.notices.is_empty(),
+                "round {round}: {r:?}\ntranscript: {}",
+                shell.session.transcript()
+            );
+        }
+        shell.close().await;
+    })
+    .await;
+}
+
 /// A typed Ctrl-C (submit false) at an idle prompt, then a command at once: no character of
 /// the command is lost.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -40,6 +40,9 @@ pub(super) const SIGNAL_BYTES: [u8; 3] = [0x03, 0x1c, 0x1a];
 /// The terminal's default end-of-file key (Ctrl-D): it hands a canonical-mode reader the line
 /// typed so far.
 pub(super) const EOF_KEY: u8 = 0x04;
+/// Longest wait, before a send writes, for output our shell wrote before it read the
+/// terminal to reach the screen (see `pre_write`).
+const PROMPT_DRAIN_MAX: Duration = Duration::from_millis(200);
 /// Longest wait for the shell to read the terminal before a signal byte is written anyway.
 pub(super) const SHELL_READ_WAIT_MAX: Duration = Duration::from_millis(1000);
 /// Longest pause between two checks of that wait.
@@ -129,12 +132,24 @@ pub(super) fn continue_stopped_shell(shared: &Shared) -> bool {
 
 pub(super) async fn pre_write(shared: &Shared) -> PreWrite {
     let fg = shared.pty.foreground_pgid();
-    let reader = match fg {
+    let mut reader = match fg {
         Some(pgid) if !(pgid == shared.shell_pgid() && shared.prompt_current()) => {
             shared.tty_reader_thread(pgid).await
         }
         _ => None,
     };
+    // Our shell found reading with no prompt on the screen as the look began: the prompt it
+    // printed as its command ended may not have been there yet (the screen lags the
+    // terminal's output on a loaded machine). Once that output is on the screen, a current
+    // prompt makes the wait the prompt's own. Taken for a reader's (the shell's `read`), a
+    // send's lines after the first were dropped as meant for a reader that ended.
+    if reader.is_some()
+        && fg == Some(shared.shell_pgid())
+        && shared.output_drained_within(PROMPT_DRAIN_MAX).await
+        && shared.prompt_current()
+    {
+        reader = None;
+    }
     PreWrite {
         fg,
         waiting: reader.is_some(),

@@ -392,6 +392,24 @@ impl Shared {
         }
     }
 
+    /// Waits, at most `limit`, until [`Shared::output_drained`]; returns whether it is.
+    pub(super) async fn output_drained_within(&self, limit: std::time::Duration) -> bool {
+        /// Longest pause between two checks: the reader's end of a chunk wakes no one.
+        const RECHECK: std::time::Duration = std::time::Duration::from_millis(2);
+        let mut activity = self.subscribe();
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            if self.output_drained() {
+                return true;
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            let _ = tokio::time::timeout_at(deadline.min(now + RECHECK), activity.changed()).await;
+        }
+    }
+
     /// The session status (no wait on the state lock).
     pub(super) fn status(&self) -> SessionStatus {
         self.status.lock().clone()

@@ -10,6 +10,7 @@
 //! newest lines clear the guard, as a result that shows a reader or the shell's prompt does.
 
 use crate::error::TerminalError;
+use crate::pty::TtyModes;
 
 use super::super::shared::{Shared, State};
 use super::stale_reader::{clipped, trimmed};
@@ -24,9 +25,9 @@ pub(super) fn note(st: &mut State, unseen: bool) {
 /// Refuses a send of `text` begun now, with `foreground` the terminal's foreground group and
 /// `shell_line_editor` whether that is our shell's line editor, when the guard is armed and a
 /// program other than our shell's line editor waits for input now (the shell's own `read`
-/// counts, while no prompt of the shell came since: one that did is the shell's line editor,
-/// about to read its line); the guard is used up by any send with text. Reads `/proc` only
-/// while armed.
+/// counts, while no prompt of the shell came since and the terminal is not in its line
+/// editor's modes: either makes it the shell's line editor, about to read its line); the
+/// guard is used up by any send with text. Reads `/proc` only while armed.
 ///
 /// # Errors
 /// `InvalidRequest`, quoting the prompt the reader shows.
@@ -51,6 +52,12 @@ pub(super) fn check(
         return Ok(());
     }
     if shared.tty_reader(pgid).is_none() {
+        return Ok(());
+    }
+    // Our shell reading in its line editor's modes is at its prompt, which is not on the
+    // screen yet (the screen lags the terminal's output): the modes the caller read were from
+    // before the line editor set them up.
+    if pgid == shared.shell_pgid() && shared.pty.modes().is_some_and(TtyModes::line_editing) {
         return Ok(());
     }
     let name = if pgid == shared.shell_pgid() {
