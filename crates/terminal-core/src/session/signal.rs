@@ -14,6 +14,7 @@ use super::shared::Shared;
 mod aftermath;
 mod refusal;
 pub(super) use aftermath::SignalAftermath;
+use refusal::job_control_off_refusal;
 pub(super) use refusal::refusal;
 
 /// `terminal_signal`: a SIGINT to a shell idle at its prompt is a no-op (nothing runs);
@@ -87,11 +88,11 @@ pub(super) fn signal(
         }
     }
     // A refused signal changes nothing, the send in progress included.
-    if let Some(refused) = shared
-        .pty
-        .foreground_pgid()
-        .and_then(|pgid| refusal(signal, pgid, shared.shell_pgid()))
-    {
+    if let Some(refused) = shared.pty.foreground_pgid().and_then(|pgid| {
+        refusal(signal, pgid, shared.shell_pgid()).or_else(|| {
+            job_control_off_refusal(signal, pgid, shared.shell_pgid(), || shared.processes())
+        })
+    }) {
         return Err(refused);
     }
     // A signal stops what the send typed so far: the lines it has not typed yet are dropped,

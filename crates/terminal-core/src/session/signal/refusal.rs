@@ -37,6 +37,34 @@ pub(in crate::session) fn refusal(
     trapped.then(|| trapped_refusal(signal))
 }
 
+/// The error for a SIGTSTP to our shell's own process group while a command runs in it: with
+/// job control off (`set +m`) the shell starts its commands in its own group, so the signal
+/// would stop the command, which the shell, ignoring it, then waits for forever (with no
+/// job control there is no `fg` to continue it, and SIGKILL to the shell's group is refused).
+/// Reads the session's processes (`/proc`).
+pub(in crate::session) fn job_control_off_refusal(
+    signal: TerminalSignal,
+    pgid: i32,
+    shell_pgid: i32,
+    processes: impl FnOnce() -> Vec<crate::process::StatInfo>,
+) -> Option<TerminalError> {
+    if signal != TerminalSignal::Sigtstp || pgid != shell_pgid {
+        return None;
+    }
+    let command_in_group = processes()
+        .into_iter()
+        .any(|p| p.pgrp == shell_pgid && p.pid != shell_pgid && !p.is_zombie());
+    command_in_group.then(job_control_off_text)
+}
+
+/// The text of [`job_control_off_refusal`].
+fn job_control_off_text() -> TerminalError {
+    TerminalError::new(
+        TerminalErrorCode::Signal,
+        "refusing to SIGTSTP: job control is off in the shell (`set +m`), so the command runs in the shell's own process group, and a command stopped there could never be continued (the shell would wait for it forever); send SIGINT to interrupt it, and `set -m` turns job control back on for later commands".to_owned(),
+    )
+}
+
 /// The refusal of `signal` to a shell whose trap catches it (see [`refusal`]).
 fn trapped_refusal(signal: TerminalSignal) -> TerminalError {
     TerminalError::new(
@@ -66,6 +94,7 @@ mod tests {
             "trapped_sigterm",
             trapped_refusal(TerminalSignal::Sigterm).to_string()
         );
+        insta::assert_snapshot!("job_control_off", super::job_control_off_text().to_string());
         // Another group than the shell's, or a process that is no shell: nothing refused.
         assert!(refusal(TerminalSignal::Sigkill, shell + 1, shell).is_none());
         assert!(refusal(TerminalSignal::Sigterm, shell, shell).is_none());
