@@ -9,6 +9,7 @@
 mod after_full_screen;
 mod basics;
 mod binary_output;
+mod cancels;
 mod cases;
 mod confined;
 mod cursor_keys;

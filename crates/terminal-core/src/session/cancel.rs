@@ -67,6 +67,9 @@ pub(super) struct CancelInterrupts {
     shell_leader: Option<String>,
     /// When an interrupt was last delivered.
     delivered_at: Option<Instant>,
+    /// The parent of the leader of the group last interrupted: a nested shell (or other
+    /// job-control program) that ran it, and takes the foreground back once it ended.
+    parent_of_last: Option<i32>,
 }
 
 impl CancelInterrupts {
@@ -74,7 +77,8 @@ impl CancelInterrupts {
     /// goes as the terminal's key: see [`deliver`]) to the foreground when it has not reached
     /// it yet: the first time, and again when another group than the shell's,
     /// or the same group under a new program image, holds the foreground (at most
-    /// [`MAX_CANCEL_INTERRUPTS`] in all).
+    /// [`MAX_CANCEL_INTERRUPTS`] in all), unless that group's leader ran the group
+    /// interrupted before (a nested shell back at its prompt).
     ///
     /// # Errors
     /// The signal could not be delivered (see [`deliver`]).
@@ -89,30 +93,36 @@ impl CancelInterrupts {
         }
         let sh = Arc::clone(shared);
         let want_shell = self.shell_leader.is_none();
-        let (target, shell_leader, repl, reading) = tokio::task::spawn_blocking(move || {
-            let shell = want_shell.then(|| program_name(sh.shell_pgid())).flatten();
-            let target = Target::now(&sh);
-            // A REPL (node, run with no script) that reads keys raw takes Ctrl-C as the
-            // interrupt of its statement and stays: the key goes to it, as the terminal's own
-            // would; a real SIGINT would end it, and everything it held.
-            let repl = target
-                .pgid
-                .and_then(crate::process::cmdline)
-                .is_some_and(|cmdline| runs_a_repl(&cmdline));
-            // Asked of a REPL only (a `/proc` probe): see below.
-            let reading = repl && target.pgid.and_then(|pgid| sh.tty_reader(pgid)).is_some();
-            (target, shell, repl, reading)
-        })
-        .await
-        .unwrap_or((
-            Target {
-                pgid: None,
-                leader: None,
-            },
-            None,
-            false,
-            false,
-        ));
+        let (target, shell_leader, repl, reading, parent) =
+            tokio::task::spawn_blocking(move || {
+                let shell = want_shell.then(|| program_name(sh.shell_pgid())).flatten();
+                let target = Target::now(&sh);
+                let parent = target
+                    .pgid
+                    .and_then(crate::process::stat)
+                    .map(|leader| leader.ppid);
+                // A REPL (node, run with no script) that reads keys raw takes Ctrl-C as the
+                // interrupt of its statement and stays: the key goes to it, as the terminal's own
+                // would; a real SIGINT would end it, and everything it held.
+                let repl = target
+                    .pgid
+                    .and_then(crate::process::cmdline)
+                    .is_some_and(|cmdline| runs_a_repl(&cmdline));
+                // Asked of a REPL only (a `/proc` probe): see below.
+                let reading = repl && target.pgid.and_then(|pgid| sh.tty_reader(pgid)).is_some();
+                (target, shell, repl, reading, parent)
+            })
+            .await
+            .unwrap_or((
+                Target {
+                    pgid: None,
+                    leader: None,
+                },
+                None,
+                false,
+                false,
+                None,
+            ));
         let as_key = as_key || repl;
         if want_shell {
             self.shell_leader = shell_leader;
@@ -126,9 +136,19 @@ impl CancelInterrupts {
             return Ok(());
         }
         let of_shell = target.pgid == Some(shared.shell_pgid());
+        // Not a group whose leader is gone (the group interrupted last, ending), nor the
+        // program that ran the group interrupted last, taking the foreground back once that
+        // ended (a nested shell back at its prompt): interrupted there, its line editor would
+        // eat the first key of the next send.
         let due = match &self.last {
             None => !of_shell || since.elapsed() >= SHELL_GRACE,
-            Some(last) => target.pgid.is_some() && !of_shell && target != *last,
+            Some(last) => {
+                target.pgid.is_some()
+                    && target.leader.is_some()
+                    && !of_shell
+                    && target != *last
+                    && target.pgid != self.parent_of_last
+            }
         };
         if !due {
             return Ok(());
@@ -143,6 +163,7 @@ impl CancelInterrupts {
         let first = self.last.is_none();
         let target_pgid = target.pgid;
         self.last = Some(target);
+        self.parent_of_last = parent.or(self.parent_of_last);
         self.count += 1;
         self.delivered_at = Some(Instant::now());
         match deliver(shared, signal, as_key) {

@@ -76,7 +76,9 @@ impl SignalAftermath {
     /// Waits (at most [`SIGNAL_AFTERMATH_MAX`]) until the signal has played out: the shell
     /// showed a fresh prompt (a new command-finished mark and the prompt's end mark), or the
     /// signalled program survived and is blocked reading the terminal again (a REPL catching
-    /// SIGINT; for an interrupt character, only once it has read the byte). Returns early
+    /// SIGINT; for an interrupt character, only once it has read the byte), or the program
+    /// that ran it (a nested shell) holds the terminal again, reading, its output quiet on
+    /// the screen. Returns early
     /// when `op` settles. Returns whether the signal played out (not the deadline, nor the
     /// settled `op`).
     pub(in crate::session) async fn wait(
@@ -127,6 +129,17 @@ impl SignalAftermath {
                 && (self.key_byte.is_none()
                     || (shared.pty.pending_input_bytes() == Some(0) && self.answered(shared)))
                 && shared.waiting_on_tty(self.pgid).await
+            {
+                return true;
+            }
+            // The signalled program is gone and the program that ran it (a nested shell, a
+            // debugger) took the terminal back: once its output is on the screen and quiet,
+            // reading the terminal again, it is at its prompt.
+            if let Some(fg) = shared.pty.foreground_pgid()
+                && fg != self.pgid
+                && fg != shared.shell_pgid()
+                && self.answered(shared)
+                && shared.waiting_on_tty(fg).await
             {
                 return true;
             }
