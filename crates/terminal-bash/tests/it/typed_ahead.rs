@@ -361,3 +361,30 @@ async fn a_command_line_sent_to_a_filter_reading_the_terminal_is_refused() {
     })
     .await;
 }
+
+/// Text that quits a REPL busy with a statement (`exit()`, `raise SystemExit(3)`), sent while
+/// the statement runs: the REPL itself reads it once the statement is done, and ends, as
+/// meant; no notice says a prompt of the command line took it or that it did not run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quit_typed_ahead_of_a_busy_repl_is_no_lost_command() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (quit, code) in [("exit()", 0), ("raise SystemExit(3)", 3)] {
+            let r = sh.send("python3 -q").await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            let r = sh
+                .send_within("import time; time.sleep(1.5)", true, 300)
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+            let r = sh.send(quit).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{quit}: {r:?}");
+            assert_eq!(r.exit_code, Some(code), "{quit}: {r:?}");
+            assert!(
+                r.notices.iter().all(|n| !n.starts_with("[input:")),
+                "{quit}: {r:?}"
+            );
+        }
+        sh.close().await;
+    })
+    .await;
+}

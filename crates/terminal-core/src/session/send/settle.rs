@@ -387,12 +387,19 @@ impl SendOp {
         // Text typed ahead of a program that read nothing, or held for a reader (see
         // `SendOp::typed_ahead_of`): taken by a prompt of the same command line (the line
         // ended with no command of the text run after it), or echoed before a password prompt
-        // that has not read it.
+        // that has not read it. Not text that quits what read it (`exit()` to a REPL busy with
+        // a statement): the program itself read it, and ended, as meant.
         let typed_ahead = self.typed_ahead_of.lock().take();
+        let quits = self
+            .last_line
+            .as_deref()
+            .is_some_and(super::super::input::ends_its_reader);
         let (typed_ahead_taken, typed_ahead_echoed, held_text_taken) = match typed_ahead {
             Some(ahead) => {
-                let taken =
-                    reason == Settle::Prompt && ahead.ends_line && done_now == ahead.done_at + 1;
+                let taken = reason == Settle::Prompt
+                    && ahead.ends_line
+                    && done_now == ahead.done_at + 1
+                    && !quits;
                 let echoed = !ahead.held && reason == Settle::StdinWait && echo_off;
                 let program = Some(ahead.program);
                 match (taken, ahead.held) {
