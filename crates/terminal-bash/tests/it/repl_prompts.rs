@@ -90,3 +90,22 @@ async fn a_repl_that_replaced_the_shell_runs_blocks() {
     })
     .await;
 }
+
+/// Text and a Ctrl-C in one send to a REPL at its prompt (`abc` + `\u{3}`, submit false): the
+/// key interrupts the line, and no notice says it went to a prompt an earlier line showed
+/// (the cursor row then was the REPL's prompt with that text).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_then_ctrl_c_to_a_repl_answers_no_prompt() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("python3 -q").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send_raw("abc\u{3}", false).await;
+        assert!(r.viewport.contains("KeyboardInterrupt"), "{r:?}");
+        assert!(r.notices.iter().all(|n| !n.starts_with("[input:")), "{r:?}");
+        let r = sh.send("print(6 * 7)").await;
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

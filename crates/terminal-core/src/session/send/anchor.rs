@@ -320,7 +320,7 @@ impl SendOp {
     /// the result names the line and the prompt: a statement taken as the password, the
     /// secret sent next would run as a statement, echoed. At one that shows it, the line goes
     /// as its answer, as lines sent together may mean it to (`a = input('A? ')`, then
-    /// `hello`), and the result says where it went.
+    /// `hello`), and the result says where it went. A step of control keys alone is no line.
     pub(super) fn refuses_step_to_own_prompt(
         &self,
         step: &[u8],
@@ -328,6 +328,11 @@ impl SendOp {
         fg: Option<i32>,
     ) -> bool {
         if self.repl_at_start.is_none() || self.repl_at_start != fg {
+            return false;
+        }
+        // Keys alone (a Ctrl-C after text the send typed, which waited for that text to be
+        // taken up) answer no prompt: the cursor row is the REPL's prompt and that text.
+        if step.iter().all(u8::is_ascii_control) {
             return false;
         }
         let Some(prompt) = self
