@@ -109,3 +109,24 @@ async fn text_then_ctrl_c_to_a_repl_answers_no_prompt() {
     })
     .await;
 }
+
+/// Several lines of a send taken as answers by prompts earlier lines showed (two `read -p` of
+/// the shell's): the notice names each of them, not only the first, with its prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_line_that_answered_a_prompt_is_named() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(
+                "read -p 'A: ' a; read -p 'B: ' b; echo \"a=$a b=$b\"\necho one\necho two\necho three",
+            )
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "a=echo one b=echo two"), "{r:?}");
+        assert!(
+            r.notices.iter().any(|n| n.contains("line 2 (`echo one`) to `A:`, line 3 (`echo two`) to `B:`")),
+            "{r:?}"
+        );
+        sh.close().await;
+    })
+    .await;
+}

@@ -59,6 +59,30 @@ pub(in crate::session) fn line_to_a_prompt_notice(
     )
 }
 
+/// How [`lines_to_prompts_notice`] names line `number` of an input (`line`) that went to the
+/// prompt `prompt` an earlier line showed, or, with no prompt (empty), to `reader`.
+pub(in crate::session) fn line_to_a_prompt_entry(
+    number: usize,
+    line: &str,
+    prompt: &str,
+    reader: &str,
+) -> String {
+    if prompt.is_empty() {
+        format!("line {number} (`{line}`) to {reader}")
+    } else {
+        format!("line {number} (`{line}`) to `{prompt}`")
+    }
+}
+
+/// The notice for several lines of an input that went as answers to prompts earlier lines
+/// showed (`entries`, each from [`line_to_a_prompt_entry`]).
+pub(in crate::session) fn lines_to_prompts_notice(entries: &[String]) -> String {
+    format!(
+        "[input: these lines of the input went as answers to prompts that earlier lines showed, not to the shell or REPL as commands or statements: {}; if they were meant as commands or statements, they did not run: send them again once those prompts are answered]",
+        entries.join(", ")
+    )
+}
+
 /// The notice for line `number` of an input sent to a REPL or debugger at its prompt (`line`,
 /// its first text) that went as the answer to a prompt of its own (`prompt`: an `input()`, a
 /// question of the program a debugger runs) an earlier line's statement or command stopped

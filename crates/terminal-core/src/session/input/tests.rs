@@ -412,6 +412,13 @@ fn the_notice_for_lines_not_typed_or_typed_to_a_prompt_names_them() {
         @"[input: line 5 of the input (`print('done', n)`) went to the prompt `N:` that an earlier line's statement or command showed, as its answer, not to the REPL or debugger as a statement or command: if it was meant as one, it did not run; send it again once that prompt is answered]"
     );
     insta::assert_snapshot!(
+        lines_to_prompts_notice(&[
+            line_to_a_prompt_entry(2, "echo one", "A:", "`read`"),
+            line_to_a_prompt_entry(3, "echo two", "", "the shell's `read`"),
+        ]),
+        @"[input: these lines of the input went as answers to prompts that earlier lines showed, not to the shell or REPL as commands or statements: line 2 (`echo one`) to `A:`, line 3 (`echo two`) to the shell's `read`; if they were meant as commands or statements, they did not run: send them again once those prompts are answered]"
+    );
+    insta::assert_snapshot!(
         discarded_lines_notice(3, 2),
         @"[input: lines 3–4 of the input were not typed: a signal (or a cancel) came first, and it discards input not read yet, as a terminal discards what was typed ahead; send them again to run them]"
     );

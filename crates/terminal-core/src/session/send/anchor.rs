@@ -294,10 +294,31 @@ impl SendOp {
                 program.map_or_else(|| "a program".to_owned(), |comm| format!("`{comm}`"))
             };
             let cut = super::stale_reader::clipped;
-            self.refused.lock().get_or_insert_with(|| {
-                input::line_to_a_prompt_notice(number, &cut(text), &cut(&prompt), &reader)
-            });
+            self.note_line_to_a_prompt(
+                number,
+                input::line_to_a_prompt_notice(number, &cut(text), &cut(&prompt), &reader),
+                input::line_to_a_prompt_entry(number, &cut(text), &cut(&prompt), &reader),
+            );
         }
+    }
+
+    /// Sets the result's notice for the lines that went to prompts earlier lines showed:
+    /// `single` when line `number` is the first, else one naming each line (`entry` this
+    /// one's); unless another notice of lines came first, or line `number` was named already
+    /// (its rest, typed a key at a time).
+    fn note_line_to_a_prompt(&self, number: usize, single: String, entry: String) {
+        let mut lines = self.to_prompts.lock();
+        let mut refused = self.refused.lock();
+        if (refused.is_some() && lines.is_empty()) || lines.iter().any(|(n, _)| *n == number) {
+            return;
+        }
+        lines.push((number, entry));
+        *refused = Some(if lines.len() == 1 {
+            single
+        } else {
+            let entries: Vec<String> = lines.iter().map(|(_, entry)| entry.clone()).collect();
+            input::lines_to_prompts_notice(&entries)
+        });
     }
 
     /// Drops the lines not typed yet when the reader the send answered has ended and the
@@ -361,13 +382,15 @@ impl SendOp {
             .unwrap_or_default();
         let cut = super::stale_reader::clipped;
         if !hidden {
-            self.refused.lock().get_or_insert_with(|| {
+            self.note_line_to_a_prompt(
+                number,
                 input::line_to_programs_prompt_notice(
                     number,
                     &cut(line.trim()),
                     &cut(prompt.trim()),
-                )
-            });
+                ),
+                input::line_to_a_prompt_entry(number, &cut(line.trim()), &cut(prompt.trim()), ""),
+            );
             return false;
         }
         let rest = pacing.discard().map_or(0, |(_, count)| count);

@@ -38,6 +38,10 @@ pub(in crate::session) struct SendOp {
     pub(super) held_dropped: AtomicBool,
     /// The notice for paced lines left untyped (the kernel would cut one; a signal came).
     pub(super) refused: Mutex<Option<String>>,
+    /// The lines of the send that went to prompts earlier lines showed, by number, as the
+    /// notice names each (``line 2 (`echo one`) to `A:` ``), while `refused` holds their
+    /// notice.
+    pub(super) to_prompts: Mutex<Vec<(usize, String)>>,
     /// Text no send typed before the send's command line at the shell's prompt: on the
     /// prompt's row, which the send's input first cleared from the line editor (see
     /// `PtySpawnSpec::clear_line_keys`), or output before the cursor on a row below it.

@@ -444,6 +444,7 @@ impl SendOp {
             untyped_dropped: AtomicBool::new(false),
             held_dropped: AtomicBool::new(false),
             refused: Mutex::new(None),
+            to_prompts: Mutex::new(Vec::new()),
             cleared_line,
             indent_cleared,
             shell_continued: AtomicBool::new(false),
