@@ -3,7 +3,7 @@
 //! program still waits at the same prompt, and the next text is refused once, since it would
 //! answer that prompt (a password prompt takes a command as the password) instead of running
 //! in the shell. A program that acts on the signal (ends, or a REPL back at its prompt) gets
-//! neither. A prompt written like a REPL's (one word and `>`: `pw> `, `Name> `) is guarded
+//! neither, nor does a nested shell at its prompt (which ignores SIGTERM and SIGTSTP). A prompt written like a REPL's (one word and `>`: `pw> `, `Name> `) is guarded
 //! alike unless the word names the program (`sqlite> ` of `sqlite3`).
 
 use std::time::Duration;
@@ -232,6 +232,41 @@ async fn a_stray_ctrl_d_at_the_prompt_keeps_the_session() {
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         let r = sh.send("exit 3").await;
         assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// SIGTERM or SIGTSTP to a nested shell idle at its prompt (an interactive shell ignores
+/// both): it reads its next command as before, like a REPL at its prompt, so the next command
+/// is not refused as an answer to a prompt that survived the signal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nested_shell_at_its_prompt_takes_the_next_command_after_a_signal_it_ignores() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for nested in ["bash --norc", "sh"] {
+            let r = sh.send(nested).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{nested}: {r:?}");
+            for (round, signal) in [TerminalSignal::Sigterm, TerminalSignal::Sigtstp]
+                .into_iter()
+                .enumerate()
+            {
+                let s = sh.session.signal(signal).unwrap();
+                assert!(s.delivered, "{nested}: {s:?}");
+                assert_eq!(
+                    sh.session.after_signal(s.target_pgid, WITHIN).await,
+                    AfterSignal::Settled,
+                    "{nested} {signal}"
+                );
+                let r = sh.send(&format!("echo n{round}-$((6*7))")).await;
+                assert!(
+                    r.viewport.lines().any(|l| l == format!("n{round}-42")),
+                    "{nested} {signal}: {r:?}"
+                );
+            }
+            let r = sh.send("exit").await;
+            assert_eq!(r.exit_code, Some(0), "{nested}: {r:?}");
+        }
         sh.close().await;
     })
     .await;

@@ -215,8 +215,8 @@ async fn looks(shared: &Arc<Shared>, pgid: i32, within: Duration) -> AfterSignal
 }
 
 /// Whether `reader` still waits at its prompt `after` the signal, having printed nothing and
-/// kept the terminal (a REPL, whose prompt takes the next statement as before, does not
-/// count): `StillReading`, noted as `State::survived_reader`; `Settled` as soon as it gave the
+/// kept the terminal (a REPL, whose prompt takes the next statement as before, and a nested
+/// shell at its prompt do not count): `StillReading`, noted as `State::survived_reader`; `Settled` as soon as it gave the
 /// terminal back or printed, or a REPL reads again; `None` when it holds the terminal without
 /// reading (at work on the signal: the caller looks whether it stays busy).
 async fn reads_on(
@@ -251,14 +251,16 @@ async fn reads_on(
             return (true, Some(SHELL_READ.to_owned()));
         }
         let name = program_name(pgid);
-        // A REPL's prompt takes the next statement as before the signal; a password prompt
-        // (no echo, whole lines) is never a REPL's.
+        // A REPL's prompt takes the next statement as before the signal, and so does a nested
+        // shell's prompt the next command (an interactive shell ignores SIGTERM and SIGTSTP);
+        // a password prompt (no echo, whole lines) is never a REPL's.
         let password = sh.pty.modes().is_some_and(|m| !m.echo && m.canonical);
+        let program = name.as_deref().unwrap_or_default();
         let repl = !password
             && (crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c))
-                || prompt
-                    .as_deref()
-                    .is_some_and(|p| is_repl_prompt_of(p, name.as_deref().unwrap_or_default())));
+                || prompt.as_deref().is_some_and(|p| {
+                    is_repl_prompt_of(p, program) || super::is_shell_prompt_of(p, program)
+                }));
         (true, if repl { None } else { name })
     })
     .await
