@@ -431,7 +431,7 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
         return Err(TerminalError::new(
             TerminalErrorCode::InvalidRequest,
             format!(
-                "{line}, over the terminal's {CANONICAL_LINE_MAX}-byte line limit: the program reading it (or, while a command runs, the input typed ahead) goes through the terminal's line editing, which would cut the line silently; nothing was sent, so a program waiting for a line still waits for one: your next send is its answer (terminal_signal SIGINT stops it instead).{unended} {LONG_LINE_ADVICE}"
+                "{line}, over the terminal's {CANONICAL_LINE_MAX}-byte line limit: the program reading it (or, while a command runs, the input typed ahead) goes through the terminal's line editing, which would cut the line silently; nothing was sent, so a program waiting for a line still waits for one: your next send is its answer (terminal_signal SIGINT stops such a program; at the prompt of a shell that reads lines, such as dash, your next send is its next command).{unended} {LONG_LINE_ADVICE}"
             ),
         ));
     }
