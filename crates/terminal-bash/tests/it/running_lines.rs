@@ -54,3 +54,40 @@ async fn a_program_running_in_a_loop_is_said_to_be_one_command_of_its_line() {
     })
     .await;
 }
+
+/// A REPL busy with a statement or query at a send's deadline, whether its command line names
+/// the REPL (`python3 -q`) or not (`sqlite3` given a database, IPython run as a script): the
+/// result says SIGINT interrupts the statement and the REPL stays (not that SIGINT stops it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repl_busy_at_the_deadline_is_said_to_keep_its_state_on_sigint() {
+    within(async {
+        let dir = crate::support::TempDir::new("busy-repl");
+        let sh = Shell::open(config()).await;
+        let db = dir.0.join("t.db");
+        for (start, busy) in [
+            ("python3 -q".to_owned(), "import time; time.sleep(30)"),
+            (
+                format!("sqlite3 '{}'", db.display()),
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;",
+            ),
+        ] {
+            let r = sh.send(&start).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
+            let r = sh.send_within(busy, true, 1000).await;
+            assert_eq!(r.wait_reason, WaitReason::Timeout, "{start}: {r:?}");
+            assert!(
+                r.notices
+                    .iter()
+                    .any(|n| n.contains("to interrupt the statement (the REPL stays")),
+                "{start}: {r:?}"
+            );
+            sh.session
+                .signal(TerminalSignal::Sigint)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let r = sh.send_raw("\u{4}", false).await;
+            assert!(r.viewport.ends_with("dsh> "), "{start}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

@@ -18,7 +18,7 @@ use super::stream_reader::reads_to_end_of_input;
 
 mod prompt_rows;
 pub(super) use prompt_rows::{
-    at_primary_repl_prompt, continuation_indent, ends_like_a_question,
+    at_primary_repl_prompt, continuation_indent, ends_like_a_question, group_runs_a_repl,
     is_block_continuation_prompt, is_primary_repl_prompt, is_programs_own_prompt, prompt_then_text,
     runs_a_repl, starts_with_repl_prompt,
 };

@@ -190,6 +190,20 @@ const REPL_PROGRAMS: [&str; 20] = [
     "lua", "luajit", "r", "ghci", "jshell", "julia", "scala", "guile", "racket", "iex",
 ];
 
+/// REPLs started with a script or an argument of their own (`ipython` is a Python script,
+/// `sqlite3 app.db`), by program name, where [`runs_a_repl`] cannot tell by the command line:
+/// SIGINT interrupts their statement or query, and they stay.
+const NAMED_REPLS: [&str; 8] = [
+    "ipython", "bpython", "ptpython", "sqlite3", "psql", "mysql", "mariadb", "duckdb",
+];
+
+/// Whether process group `pgid` runs a REPL: by its command line ([`runs_a_repl`]), or by its
+/// leader's program name (see [`NAMED_REPLS`]). Blocking `/proc` reads.
+pub(in crate::session) fn group_runs_a_repl(pgid: i32) -> bool {
+    crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c))
+        || crate::process::group_name(pgid).is_some_and(|name| NAMED_REPLS.contains(&&*name))
+}
+
 /// Whether `row` (the cursor row's text before the cursor) is a REPL's primary or block
 /// continuation prompt and then text typed after it (`In [2]: y = 1`, `>>> x = `, `...: `
 /// and a line's start): the REPL is at its prompt with that text on its input line. The

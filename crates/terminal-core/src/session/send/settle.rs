@@ -378,8 +378,7 @@ impl SendOp {
             && shared
                 .pty
                 .foreground_pgid()
-                .and_then(crate::process::cmdline)
-                .is_some_and(|c| runs_a_repl(&c));
+                .is_some_and(super::super::observe::group_runs_a_repl);
         let output = OutputNotes::of(&span_notes, &rendered.text);
         // Text written over a row a carriage return ended the output before on is the
         // mixed-row notice's (`\r` with no `\n`), not a cursor moved up over older text.
