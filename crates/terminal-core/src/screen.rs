@@ -236,6 +236,10 @@ pub(crate) struct Screen {
     /// The shell's prompt came back while a program had left the alternate screen on, and the
     /// screen returned to the main one (see [`Screen::take_prompt_left_alternate`]).
     prompt_left_alternate: bool,
+    /// The prompt gave the main screen back while a program's alternate screen was on (see
+    /// `prompt_left_alternate`), and no alternate screen was entered since: that program's
+    /// own leave (`CSI ? 1049 l`, in a later command) has nothing to leave (see `compat`).
+    left_by_prompt: bool,
     /// How often the screen went from the alternate screen back to the main one.
     alternate_leaves: u64,
     has_output: bool,
@@ -324,6 +328,7 @@ impl Screen {
             prompt: PromptTracker::default(),
             alternate: false,
             prompt_left_alternate: false,
+            left_by_prompt: false,
             alternate_leaves: 0,
             has_output: false,
             binary: BinaryFilter::default(),

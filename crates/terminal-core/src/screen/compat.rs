@@ -29,7 +29,10 @@
 //!   left corner, and the next output overwrites the top rows; tmux leaves the cursor alone
 //!   (a stray `tput rmcup`). It leaves an alternate screen (mode 47) and restores nothing:
 //!   the cursor stays where it is, as below. (Among other modes, vt100 carries it out and the
-//!   cursor is put back.)
+//!   cursor is put back.) Nor on the main screen the prompt gave back while the program had
+//!   the alternate screen on: the program's own leave, in a later command, would put the
+//!   cursor back above the prompts and command lines since, and the next output overwrite
+//!   them (on a terminal those were drawn on the alternate screen it leaves).
 //! - `ESC M` (reverse index) on the top row above a region with a top margin: vt100 scrolls
 //!   the region down; a terminal does nothing (the cursor cannot go up, and it is outside the
 //!   region).
@@ -58,6 +61,9 @@ pub(super) struct State {
     pub(super) main_cursor_saved: bool,
     /// The cursor is on the screen's top row, above the main screen's scroll region.
     pub(super) above_region: bool,
+    /// The prompt gave the main screen back while a program's alternate screen was on, and
+    /// no alternate screen was entered since.
+    pub(super) left_by_prompt: bool,
 }
 
 /// How vt100 is made to carry out a sequence.
@@ -75,7 +81,7 @@ pub(super) fn stand_in(seq: Sequence, state: State) -> Option<StandIn> {
         && seq.final_byte == b'l'
         && seq.has_dec_mode(1049)
         && !seq.more_params
-        && !state.main_cursor_saved
+        && (!state.main_cursor_saved || (state.left_by_prompt && !state.alternate))
     {
         return Some(StandIn::Instead(if state.alternate {
             b"\x1b[?47l"
@@ -136,7 +142,9 @@ fn keeps_cursor(seq: Sequence, state: State) -> bool {
     match (seq.csi, seq.final_byte) {
         (true, b'h') => switch || seq.has_dec_mode(1049),
         (true, b'l') if seq.has_dec_mode(1048) => false,
-        (true, b'l') if seq.has_dec_mode(1049) => !state.main_cursor_saved,
+        (true, b'l') if seq.has_dec_mode(1049) => {
+            !state.main_cursor_saved || (state.left_by_prompt && !state.alternate)
+        }
         (true, b'l') => switch,
         _ => false,
     }
@@ -150,6 +158,7 @@ impl Screen {
             alternate,
             left_right_margins: self.modes & modes::LEFT_RIGHT != 0,
             main_cursor_saved: self.main_cursor_saved,
+            left_by_prompt: self.left_by_prompt,
             above_region: self.region.is_some_and(|r| r.top > 0)
                 && !alternate
                 && self.parser.screen().cursor_position().0 == 0,

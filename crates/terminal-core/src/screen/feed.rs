@@ -478,6 +478,7 @@ impl Screen {
                 self.line_drawing.reset();
                 set_mode(!0, false);
                 self.main_cursor_saved = false;
+                self.left_by_prompt = false;
                 self.region = None;
                 let hooks = self.parser.callbacks_mut();
                 hooks.tabs_main.clear();

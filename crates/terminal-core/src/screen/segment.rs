@@ -63,10 +63,12 @@ impl Screen {
             carried = Some(self.alternate_text_unseen());
             self.emulate(self.leaving_alternate_screen());
             self.prompt_left_alternate = true;
+            self.left_by_prompt = true;
         }
         let alternate = self.parser.screen().alternate_screen();
         if alternate != self.alternate {
             self.alternate = alternate;
+            self.left_by_prompt &= !alternate;
             self.alternate_shown = None;
             out.events.push(ScreenEvent::AlternateScreen(alternate));
             if !alternate {

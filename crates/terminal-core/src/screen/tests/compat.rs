@@ -104,6 +104,28 @@ fn the_prompt_leaves_the_alternate_screen_the_way_it_was_taken() {
     assert_eq!(shown[2], shown[0]);
 }
 
+/// The program that left the alternate screen on leaves it in a later command, after the
+/// prompt gave the main screen back (`printf '\033[?1049l'; echo back`): the cursor stays
+/// where the new command line left it, and its output goes below the command line instead of
+/// over it (the cursor the program saved is above the prompts since). Once an alternate
+/// screen is entered again, its leave restores the cursor as before.
+#[test]
+fn a_leave_after_the_prompt_gave_the_main_screen_back_restores_no_cursor() {
+    let mut s = screen();
+    s.feed(b"dsh> enter\r\n\x1b[?1049h\x1b[Hin-alt\r\n");
+    s.feed(&mark("D;0"));
+    s.feed(b"dsh> leave\r\n\x1b[?1049lback\r\n");
+    assert_eq!(
+        s.transcript().trim_end(),
+        "dsh> enter\nin-alt\ndsh> leave\nback"
+    );
+    s.feed(b"\x1b[?1049h\x1b[Hagain\x1b[?1049lX\r\n");
+    assert_eq!(
+        s.transcript().trim_end(),
+        "dsh> enter\nin-alt\ndsh> leave\nback\nX"
+    );
+}
+
 /// `CSI ? 1049 l` with no cursor saved on the main screen restores none (a stray `tput rmcup`,
 /// or an alternate screen taken by mode 47 and left by 1049): the cursor stays where it is,
 /// as in tmux (a stray one's output goes on below instead of over the top rows). With a saved
