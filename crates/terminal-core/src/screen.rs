@@ -38,6 +38,7 @@ mod head;
 mod history;
 mod hooks;
 mod input_modes;
+mod insert_mode;
 pub(crate) mod invisible;
 mod left_rows;
 mod line_drawing;

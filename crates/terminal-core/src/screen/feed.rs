@@ -353,6 +353,9 @@ impl Screen {
                         0x20.. => self.note_printed(true),
                         _ => {}
                     }
+                    if self.modes & modes::INSERT != 0 {
+                        self.before_inserted_text(bytes, i, &mut seg_start);
+                    }
                     if self.modes & modes::NO_WRAP != 0 {
                         self.before_unwrapped_text(bytes, i, &mut seg_start, &mut wrap_bound);
                     }

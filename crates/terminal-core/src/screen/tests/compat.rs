@@ -199,3 +199,15 @@ fn an_unterminated_osc_ends_at_a_line_end() {
         "abc"
     );
 }
+
+/// Insert mode (IRM, `CSI 4 h`) pushes the rest of the row right for each character printed
+/// (wide ones by two cells), as xterm and tmux do; `CSI 4 l` ends it.
+#[test]
+fn insert_mode_pushes_the_row_right() {
+    assert_eq!(transcript_of(4, b"abc\r\x1b[4hX\x1b[4l\r\n"), "Xabc");
+    assert_eq!(transcript_of(4, b"abc\x1b[2D\x1b[4hxy\x1b[4l\r\n"), "axybc");
+    assert_eq!(
+        transcript_of(4, "ab\r\x1b[4h目\x1b[4lZ\r\n".as_bytes()),
+        "目Zb"
+    );
+}
