@@ -25,6 +25,7 @@ mod activity;
 mod cgroup;
 mod environ;
 mod exit_status;
+mod listening;
 mod procfs;
 mod reap;
 mod scope;

@@ -19,7 +19,9 @@
 //!    server's housekeeping timer in another thread does not make it busy);
 //! 4. a thread waiting for events with a timeout, every such wait having one (an event loop
 //!    with a timer pending, `asyncio.sleep`, a client's poll on its socket) →
-//!    [`GroupActivity::TimedWait`];
+//!    [`GroupActivity::TimedWait`], or [`GroupActivity::Idle`] when a process of the group
+//!    holds a listening socket (a server waiting for connections, its loop waking on a
+//!    timer: Python's `http.server`);
 //! 5. a thread sleeping on a timer (`nanosleep`, `clock_nanosleep`, `poll`/`select` on no
 //!    fd with a timeout) → [`GroupActivity::Busy`];
 //! 6. no live thread at all (the job just ended; its shell is taking the terminal back) →
@@ -516,7 +518,18 @@ fn group_activity_noting_readers(
             }
         }
     }
-    group_verdict(&processes)
+    match group_verdict(&processes) {
+        // A server waiting for connections, its loop waking on a timer (Python's
+        // `http.server` polls every half second): idle, as one blocked in `accept`.
+        GroupActivity::TimedWait
+            if seen
+                .iter()
+                .any(|&pid| super::listening::holds_listening_socket(pid)) =>
+        {
+            GroupActivity::Idle
+        }
+        verdict => verdict,
+    }
 }
 
 #[cfg(test)]
