@@ -156,7 +156,7 @@ async fn sigtstp_to_vim_in_insert_mode_suspends_it() {
 
 /// With job control off (`set +m`) a command runs in the shell's own process group: SIGTSTP
 /// is refused (it would stop the command, which the shell then waits for forever), naming
-/// the cause, and SIGINT still interrupts the command.
+/// the cause, and SIGINT still interrupts the command; in a nested shell too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigtstp_with_job_control_off_is_refused() {
     within(async {
@@ -188,6 +188,35 @@ async fn sigtstp_with_job_control_off_is_refused() {
             .unwrap_or_else(|e| panic!("{e}"));
         let r = sh.send("echo still-$((6*7))").await;
         assert!(r.viewport.lines().any(|l| l == "still-42"), "{r:?}");
+        // The same in a nested shell with job control off.
+        sh.send("set -m").await;
+        let r = sh.send("bash --norc").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        sh.send("set +m").await;
+        let mut r = sh
+            .send_within(
+                "bash -c 'echo sta''rted; exec sleep 30'; echo after",
+                true,
+                300,
+            )
+            .await;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut seen = r.viewport.clone();
+        while !seen.lines().any(|l| l == "started") && std::time::Instant::now() < deadline {
+            r = sh.send_within("", false, 100).await;
+            seen.push_str(&r.viewport);
+        }
+        assert!(seen.lines().any(|l| l == "started"), "{r:?}");
+        let err = sh
+            .session
+            .signal(TerminalSignal::Sigtstp)
+            .expect_err("SIGTSTP with the nested shell's job control off");
+        assert!(err.to_string().contains("job control is off"), "{err}");
+        sh.session
+            .signal(TerminalSignal::Sigint)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let r = sh.send("echo nested-$((6*7))").await;
+        assert!(r.viewport.lines().any(|l| l == "nested-42"), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -37,23 +37,34 @@ pub(in crate::session) fn refusal(
     trapped.then(|| trapped_refusal(signal))
 }
 
-/// The error for a SIGTSTP to our shell's own process group while a command runs in it: with
-/// job control off (`set +m`) the shell starts its commands in its own group, so the signal
-/// would stop the command, which the shell, ignoring it, then waits for forever (with no
-/// job control there is no `fg` to continue it, and SIGKILL to the shell's group is refused).
-/// Reads the session's processes (`/proc`).
+/// The error for a SIGTSTP to the process group of our shell, or of a nested interactive
+/// shell, while a command runs in it: with job control off (`set +m`) the shell starts its
+/// commands in its own group, so the signal would stop the command, which the shell,
+/// ignoring it, then waits for forever (with no job control there is no `fg` to continue it,
+/// and SIGKILL to our shell's group is refused). Reads the session's processes (`/proc`).
 pub(in crate::session) fn job_control_off_refusal(
     signal: TerminalSignal,
     pgid: i32,
     shell_pgid: i32,
     processes: impl FnOnce() -> Vec<crate::process::StatInfo>,
 ) -> Option<TerminalError> {
-    if signal != TerminalSignal::Sigtstp || pgid != shell_pgid {
+    if signal != TerminalSignal::Sigtstp {
+        return None;
+    }
+    // The group's leader is our shell, or a nested interactive shell (`bash --norc` that
+    // ran `set +m`): a script's shell (`bash build.sh`) stops whole, and continues with `fg`.
+    let interactive_shell = pgid == shell_pgid
+        || crate::process::stat(pgid).is_some_and(|leader| {
+            is_shell_name(&leader.comm)
+                && crate::process::cmdline(pgid)
+                    .is_some_and(|line| super::super::nested_shell::runs_interactively(&line))
+        });
+    if !interactive_shell {
         return None;
     }
     let command_in_group = processes()
         .into_iter()
-        .any(|p| p.pgrp == shell_pgid && p.pid != shell_pgid && !p.is_zombie());
+        .any(|p| p.pgrp == pgid && p.pid != pgid && !p.is_zombie());
     command_in_group.then(job_control_off_text)
 }
 
@@ -61,7 +72,7 @@ pub(in crate::session) fn job_control_off_refusal(
 fn job_control_off_text() -> TerminalError {
     TerminalError::new(
         TerminalErrorCode::Signal,
-        "refusing to SIGTSTP: job control is off in the shell (`set +m`), so the command runs in the shell's own process group, and a command stopped there could never be continued (the shell would wait for it forever); send SIGINT to interrupt it, and `set -m` turns job control back on for later commands".to_owned(),
+        "refusing to SIGTSTP: job control is off in the shell that runs the command (`set +m`), so the command runs in that shell's own process group, and a command stopped there could never be continued (the shell would wait for it forever); send SIGINT to interrupt it, and `set -m` in that shell turns job control back on for later commands".to_owned(),
     )
 }
 
