@@ -369,7 +369,11 @@ async fn a_command_line_sent_to_a_filter_reading_the_terminal_is_refused() {
 async fn a_quit_typed_ahead_of_a_busy_repl_is_no_lost_command() {
     within(async {
         let sh = Shell::open(config()).await;
-        for (quit, code) in [("exit()", 0), ("raise SystemExit(3)", 3)] {
+        for (quit, code) in [
+            ("exit()", 0),
+            ("raise SystemExit(3)", 3),
+            ("raise SystemExit(4)\necho after-it", 4),
+        ] {
             let r = sh.send("python3 -q").await;
             assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
             let r = sh
@@ -379,11 +383,31 @@ async fn a_quit_typed_ahead_of_a_busy_repl_is_no_lost_command() {
             let r = sh.send(quit).await;
             assert_eq!(r.wait_reason, WaitReason::StdinRead, "{quit}: {r:?}");
             assert_eq!(r.exit_code, Some(code), "{quit}: {r:?}");
+            // Lines after a statement that ends the REPL are not typed into the shell, and
+            // the result says so (they were the REPL's input); nothing says the quit did not run.
             assert!(
-                r.notices.iter().all(|n| !n.starts_with("[input:")),
+                r.notices.iter().all(|n| !n.starts_with("[input:")
+                    || (quit.contains("after-it") && n.starts_with("[input: line 2 of the input was not typed"))),
                 "{quit}: {r:?}"
             );
         }
+        // sqlite3's `.exit` with a status, sent while a query runs.
+        let r = sh.send("sqlite3").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh
+            .send_within(
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 30000000) SELECT count(*) FROM c;",
+                true,
+                300,
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let r = sh.send(".exit 4").await;
+        assert_eq!(r.exit_code, Some(4), "{r:?}");
+        assert!(
+            r.notices.iter().all(|n| !n.starts_with("[input:")),
+            "{r:?}"
+        );
         sh.close().await;
     })
     .await;

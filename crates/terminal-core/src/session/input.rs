@@ -289,11 +289,13 @@ pub(super) fn quits_a_program(line: &str) -> bool {
 /// The starts of a REPL's calls that quit it (`sys.exit(3)`, node's `process.exit(1)`).
 const QUIT_CALLS: [&str; 5] = ["exit(", "quit(", "sys.exit(", "os._exit(", "process.exit("];
 
-/// Whether the line `line` quits the REPL or program reading it ([`quits_a_program`]) or is
-/// a statement that ends a Python REPL (`raise SystemExit(3)`, which [`quits_a_program`]
-/// leaves out: lines after it in a send are not meant for the shell).
+/// Whether the line `line` quits the REPL or program reading it ([`quits_a_program`]), is a
+/// statement that ends a Python REPL (`raise SystemExit(3)`, which [`quits_a_program`]
+/// leaves out: lines after it in a send are not meant for the shell) or sqlite3's `.exit`
+/// with a status (`.exit 4`).
 pub(super) fn ends_its_reader(line: &str) -> bool {
-    quits_a_program(line) || line.trim_start().starts_with("raise SystemExit")
+    let line = line.trim_start();
+    quits_a_program(line) || line.starts_with("raise SystemExit") || line.starts_with(".exit ")
 }
 
 /// Whether the command line `line` ends, after `;`, `&&` or `||`, with a command that quits

@@ -42,6 +42,9 @@ pub(in crate::session) struct SendOp {
     /// notice names each (``line 2 (`echo one`) to `A:` ``), while `refused` holds their
     /// notice.
     pub(super) to_prompts: Mutex<Vec<(usize, String)>>,
+    /// A line of the send's text quits what reads it (`exit()`, `.exit 4`, `raise
+    /// SystemExit(3)`; see `input::ends_its_reader`).
+    pub(super) ends_its_reader: bool,
     /// Text no send typed before the send's command line at the shell's prompt: on the
     /// prompt's row, which the send's input first cleared from the line editor (see
     /// `PtySpawnSpec::clear_line_keys`), or output before the cursor on a row below it.

@@ -389,10 +389,7 @@ impl SendOp {
         // that has not read it. Not text that quits what read it (`exit()` to a REPL busy with
         // a statement): the program itself read it, and ended, as meant.
         let typed_ahead = self.typed_ahead_of.lock().take();
-        let quits = self
-            .last_line
-            .as_deref()
-            .is_some_and(super::super::input::ends_its_reader);
+        let quits = self.ends_its_reader;
         let (typed_ahead_taken, typed_ahead_echoed, held_text_taken) = match typed_ahead {
             Some(ahead) => {
                 let taken = reason == Settle::Prompt

@@ -445,6 +445,7 @@ impl SendOp {
             held_dropped: AtomicBool::new(false),
             refused: Mutex::new(None),
             to_prompts: Mutex::new(Vec::new()),
+            ends_its_reader: request.text.lines().any(input::ends_its_reader),
             cleared_line,
             indent_cleared,
             shell_continued: AtomicBool::new(false),
