@@ -190,6 +190,9 @@ const REPL_PROGRAMS: [&str; 20] = [
     "lua", "luajit", "r", "ghci", "jshell", "julia", "scala", "guile", "racket", "iex",
 ];
 
+/// Python modules run with `-m` that are REPLs themselves.
+const REPL_MODULES: [&str; 4] = ["asyncio", "code", "IPython", "sqlite3"];
+
 /// REPLs started with a script or an argument of their own (`ipython` is a Python script,
 /// `sqlite3 app.db`), by program name, where [`runs_a_repl`] cannot tell by the command line:
 /// SIGINT interrupts their statement or query, and they stay.
@@ -222,8 +225,9 @@ pub(in crate::session) fn prompt_then_text(row: &str) -> bool {
 
 /// Whether `cmdline` (NUL-separated, as `/proc/<pid>/cmdline`) runs an interpreter's REPL:
 /// an interpreter that has one ([`REPL_PROGRAMS`]) with options only after it, none that
-/// runs code given inline (`node`, `node --inspect`, `python3.11 -q`; not `node app.js`,
-/// `node -e …`, nor `top` or `less -S`, which are no interpreters).
+/// runs code given inline (`node`, `node --inspect`, `python3.11 -q`, `python3 -m asyncio`
+/// for a module that is a REPL itself, [`REPL_MODULES`]; not `node app.js`, `node -e …`,
+/// `python3 -m http.server`, nor `top` or `less -S`, which are no interpreters).
 pub(in crate::session) fn runs_a_repl(cmdline: &[u8]) -> bool {
     const INLINE: [&str; 6] = ["-e", "-p", "--eval", "--print", "-c", "-m"];
     const TAKES_VALUE: [&str; 4] = ["-r", "--require", "--import", "--loader"];
@@ -243,6 +247,12 @@ pub(in crate::session) fn runs_a_repl(cmdline: &[u8]) -> bool {
     }
     while let Some(arg) = args.next() {
         let name = arg.split('=').next().unwrap_or_default();
+        // A module that is a REPL itself (`python3 -m asyncio`).
+        if name == "-m" {
+            return args
+                .next()
+                .is_some_and(|module| REPL_MODULES.contains(&&*module));
+        }
         if INLINE.contains(&name) || !arg.starts_with('-') {
             return false;
         }

@@ -125,6 +125,8 @@ fn a_repl_runs_without_a_script() {
         "python3\0-q",
         "/usr/bin/python3.11",
         "/root/.pyenv/versions/3.13.1/bin/python3.13",
+        "python3\0-m\0asyncio",
+        "python3\0-q\0-m\0sqlite3",
     ] {
         assert!(runs_a_repl(line.as_bytes()), "{line:?}");
     }
@@ -136,6 +138,8 @@ fn a_repl_runs_without_a_script() {
         "node\0-e\0x()",
         "node\0--eval=x",
         "python3\0-c\0x",
+        "python3\0-m\0http.server",
+        "python3\0-m",
     ] {
         assert!(!runs_a_repl(line.as_bytes()), "{line:?}");
     }
