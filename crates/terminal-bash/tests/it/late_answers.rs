@@ -222,7 +222,8 @@ async fn a_line_to_a_password_prompt_is_said_to_have_answered_it() {
 /// then a program came to wait at a prompt no result showed (`sleep 1; read -p`, a password
 /// prompt): text sent now, likely meant for the shell, would answer it, and is refused once,
 /// quoting the prompt; sent again, it answers it. A poll first (its result shows the prompt)
-/// lets it go at once.
+/// lets it go at once, and so does a REPL's return to its own prompt after the statement the
+/// last result showed busy.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_for_a_prompt_no_result_showed_is_refused_once() {
     within(async {
@@ -272,6 +273,17 @@ async fn text_for_a_prompt_no_result_showed_is_refused_once() {
         assert!(r.viewport.contains("Again?"), "{r:?}");
         let r = sh.send("yes").await;
         assert!(r.viewport.contains("again=yes"), "{r:?}");
+        // A REPL the last result showed busy with a statement, back at its own prompt: the
+        // text is its next statement, and goes.
+        let r = sh.send("python3 -q").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh
+            .send_within("import time; time.sleep(1)", true, 300)
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        until_asked(">>>").await;
+        let r = sh.send("print(6 * 7)").await;
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
         sh.close().await;
     })
     .await;

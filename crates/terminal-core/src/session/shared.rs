@@ -118,9 +118,10 @@ pub(super) struct State {
     /// the foreground) is refused once (see `send::stale_reader`).
     pub(super) awaited_reader: Option<AwaitedReader>,
     /// The last result the agent saw showed a program still busy, or nobody saw it (with
-    /// `screen.prompt_end_count()` then): a reader that waits when the next send begins is one
-    /// no result showed (see `send::unseen_reader`).
-    pub(super) unseen_reader_guard: Option<u64>,
+    /// `screen.prompt_end_count()` then, and the foreground group the busy result showed): a
+    /// reader that waits when the next send begins is one no result showed (see
+    /// `send::unseen_reader`).
+    pub(super) unseen_reader_guard: Option<(u64, Option<i32>)>,
     /// The reader the last result left waiting, when a signal went to its group: what the
     /// signal's answer looks at (see `after_signal`).
     pub(super) reader_at_signal: Option<super::after_signal::ReaderAtSignal>,

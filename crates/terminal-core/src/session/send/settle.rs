@@ -290,7 +290,7 @@ impl SendOp {
             // A background job's result leaves the last foreground one's (see `Span`).
             let mut st = shared.lock();
             if !self.span().background {
-                super::unseen_reader::note(&mut st, busy);
+                super::unseen_reader::note(&mut st, busy, foreground);
                 let prompt = cursor_row.clone();
                 super::stale_reader::note(
                     &mut st,
@@ -302,7 +302,7 @@ impl SendOp {
         } else if !self.span().background && !self.span().cancel_requested {
             // Nobody sees this result (its caller went away without cancelling it): a reader
             // it would show is one no result showed. (A cancel's caller knows what it stopped.)
-            super::unseen_reader::note(&mut shared.lock(), true);
+            super::unseen_reader::note(&mut shared.lock(), true, None);
         }
         let refused_line = self.refused.lock().take();
         let cleared_line = self.cleared_line.clone();

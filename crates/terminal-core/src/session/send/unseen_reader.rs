@@ -12,14 +12,15 @@
 use crate::error::TerminalError;
 use crate::pty::TtyModes;
 
+use super::super::observe::is_primary_repl_prompt;
 use super::super::shared::{Shared, State};
 use super::stale_reader::{clipped, trimmed};
 
 /// At a foreground send's settling: arms the guard when the agent will not have seen a reader
-/// in this result (`unseen`: the result goes to nobody, or shows a program still busy), and
-/// disarms it otherwise.
-pub(super) fn note(st: &mut State, unseen: bool) {
-    st.unseen_reader_guard = unseen.then(|| st.screen.prompt_end_count());
+/// in this result (`unseen`: the result goes to nobody, or shows a program still busy, the
+/// terminal's foreground group then being `foreground`), and disarms it otherwise.
+pub(super) fn note(st: &mut State, unseen: bool, foreground: Option<i32>) {
+    st.unseen_reader_guard = unseen.then(|| (st.screen.prompt_end_count(), foreground));
 }
 
 /// Refuses a send of `text` begun now, with `foreground` the terminal's foreground group and
@@ -42,7 +43,7 @@ pub(super) fn check(
         st.unseen_reader_guard = st.unseen_reader_guard.filter(|_| text.is_empty());
         return Ok(());
     }
-    let Some(prompts) = st.unseen_reader_guard.take() else {
+    let Some((prompts, busy_group)) = st.unseen_reader_guard.take() else {
         return Ok(());
     };
     let Some(pgid) = foreground else {
@@ -66,6 +67,20 @@ pub(super) fn check(
         crate::process::group_name(pgid)
     };
     let prompt = trimmed(st.screen.cursor_row_prefix());
+    // A REPL or a nested shell back at its own prompt after the statement or command the
+    // last result left it running: the text is its next one, as meant. (One that came since,
+    // `sleep 1; python3`, would take text meant for the shell.)
+    let own_prompt = pgid != shared.shell_pgid()
+        && busy_group == Some(pgid)
+        && prompt.as_deref().is_some_and(|row| {
+            is_primary_repl_prompt(row)
+                || name
+                    .as_deref()
+                    .is_some_and(|name| crate::session::is_shell_prompt_of(row, name))
+        });
+    if own_prompt {
+        return Ok(());
+    }
     Err(refusal(name.as_deref(), prompt.as_deref()))
 }
 
