@@ -221,3 +221,32 @@ async fn sigtstp_with_job_control_off_is_refused() {
     })
     .await;
 }
+
+/// With job control off (`set +m`) a REPL the shell starts runs in the shell's own process
+/// group: it is a program all the same, so sends go to it as to any REPL (the keys that clear
+/// the shell's line or repair its marks were typed into it, and `print(1+1)` ran as
+/// `4~print(1+1)`), the result names it, and no notice says the shell lost its prompt marks.
+/// A SIGTERM that ends it is no signal the shell ignored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repl_run_with_job_control_off_is_a_program() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send("set +m").await;
+        let r = sh.send("python3 -q").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.foreground.as_deref(), Some("python3"), "{r:?}");
+        let r = sh.send("print(6 * 7)\nx = 5\nprint(x * 2)").await;
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "10"), "{r:?}");
+        assert!(r.notices.iter().all(|n| !n.starts_with("[shell:")), "{r:?}");
+        let s = sh
+            .session
+            .signal(TerminalSignal::Sigterm)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!s.shell_targeted, "{s:?}");
+        let r = sh.send("echo back-$((6*7))").await;
+        assert!(r.viewport.lines().any(|l| l == "back-42"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

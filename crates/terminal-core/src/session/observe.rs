@@ -171,6 +171,10 @@ pub(super) async fn marks_gone_at_line_editor(shared: &Arc<Shared>, pre: &PreWri
     };
     let at_line_editor = pre.waiting
         && pre.fg == Some(shared.shell_pgid())
+        && pre
+            .reader
+            .as_ref()
+            .is_some_and(|r| r.pid == shared.shell_pgid())
         && no_prompt_since_submit
         && shared.pty.modes().is_some_and(TtyModes::line_editing);
     if !at_line_editor {
@@ -415,16 +419,16 @@ pub(super) struct TerminalFacts {
 pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     // After an exit the terminal facts no longer apply; don't ask a dead terminal.
     let exited = reason == Settle::Exit;
-    // A program that replaced the shell in its process group (`exec python3`) is named as one
-    // a command started; `/proc` is read for it only when our prompt is not the newest thing
-    // on screen.
+    // A program that replaced the shell in its process group (`exec python3`), or that the
+    // shell started there with job control off (`set +m`), is named as one a command
+    // started; `/proc` is read for it only when our prompt is not the newest thing on screen.
     let fg = if exited {
         None
     } else {
         shared.pty.foreground_pgid().filter(|&p| {
             p != shared.shell_pgid()
                 || (shared.lock().screen.prompt_state() != crate::screen::PromptState::Prompt
-                    && shared.shell_replaced())
+                    && !shared.shell_holds_its_group())
         })
     };
     // Waiting for input, the program reading the terminal is named (an editor that
@@ -469,6 +473,7 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     };
     let unmarked = reason == Settle::StdinWait
         && !marks_gone
+        && fg.is_none()
         && shared.pty.foreground_pgid() == Some(shared.shell_pgid())
         && shared.pty.modes().is_some_and(TtyModes::line_editing)
         && {

@@ -342,6 +342,25 @@ impl Shared {
 
     /// Whether the shell has replaced itself with another program since its first prompt
     /// (blocking `/proc` read). `false` when it cannot be told.
+    /// Whether our shell holds its own process group: it did not replace itself
+    /// ([`Shared::shell_replaced`]), and no other member of the group reads the terminal (with
+    /// job control off, `set +m`, a REPL the shell started runs in the shell's group). Blocking
+    /// `/proc` reads.
+    pub(super) fn shell_holds_its_group(&self) -> bool {
+        let shell = self.shell_pgid();
+        !self.shell_replaced() && self.tty_reader(shell).is_none_or(|pid| pid == shell)
+    }
+
+    /// Whether a live process other than our shell is in the shell's process group: a command
+    /// the shell runs with job control off (`set +m`), or a command substitution's. Blocking
+    /// `/proc` reads.
+    pub(super) fn shell_group_runs_a_command(&self) -> bool {
+        let shell = self.shell_pgid();
+        self.processes()
+            .iter()
+            .any(|p| p.pgrp == shell && p.pid != shell && !p.is_zombie())
+    }
+
     pub(super) fn shell_replaced(&self) -> bool {
         let Some(recorded) = self.shell_image.lock().clone() else {
             return false;

@@ -101,10 +101,11 @@ pub(super) fn signal(
         op.drop_untyped();
     }
     let ran_command = shared.lock().screen.command_running();
-    // After `exec prog` the session's top-level process runs that program, not the shell:
-    // asked before the signal, which may end it.
-    let replaced =
-        shared.pty.foreground_pgid() == Some(shared.shell_pgid()) && shared.shell_replaced();
+    // After `exec prog` the session's top-level process runs that program, not the shell, and
+    // with job control off (`set +m`) the shell's group runs the command too: asked before
+    // the signal, which may end it.
+    let replaced = shared.pty.foreground_pgid() == Some(shared.shell_pgid())
+        && (shared.shell_replaced() || shared.shell_group_runs_a_command());
     // Numbered and named before the signal, which may end the group's leader.
     let numbered = shared
         .pty

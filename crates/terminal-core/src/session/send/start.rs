@@ -48,11 +48,12 @@ impl SendOp {
         let fg = shared.pty.foreground_pgid();
         let modes = shared.pty.modes();
         // Our shell holds the terminal, not a program that replaced it in its process group
-        // (`exec python3`: that program is handled as one a command started). At our prompt
-        // with nothing printed after its end mark it is ours: `/proc` is read only otherwise.
+        // (`exec python3`: that program is handled as one a command started), nor one it
+        // started there with job control off (`set +m`, then `python3`). At our prompt with
+        // nothing printed after its end mark it is ours: `/proc` is read only otherwise.
         let our_shell = fg == Some(shared.shell_pgid())
             && (st.screen.prompt_state() == crate::screen::PromptState::Prompt
-                || !shared.shell_replaced());
+                || shared.shell_holds_its_group());
         let shell_line_editor = our_shell && modes.is_some_and(TtyModes::line_editing);
         // An answer to a reader that ended since the last result is refused once (see
         // `stale_reader`).
