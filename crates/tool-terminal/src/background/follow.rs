@@ -40,6 +40,10 @@ pub(super) const STOP_SLACK: Duration = Duration::from_secs(2);
 struct Escalation {
     killed_at: Option<tokio::time::Instant>,
     sent: usize,
+    /// The program group the SIGTERM went to: SIGKILL goes only while it still holds the
+    /// terminal (once it ended, what holds it is the program that ran it, a nested shell back
+    /// at its prompt, which the kill was never meant for).
+    target: Option<i32>,
 }
 
 impl Escalation {
@@ -61,7 +65,8 @@ impl Escalation {
     }
 
     /// Sends the foreground SIGTERM once [`KILL_ESCALATION`] passed since the kill, and SIGKILL
-    /// once it passed again (a refusal, such as SIGKILL to the shell itself, is left there).
+    /// once it passed again while the group SIGTERM went to still holds the terminal (a
+    /// refusal, such as SIGKILL to the shell itself, is left there).
     fn step(&mut self, terminals: &Terminals, owner: &Agent, id: &SessionId, killed: bool) {
         if !killed {
             return;
@@ -76,8 +81,22 @@ impl Escalation {
             _ => return,
         };
         self.sent += 1;
-        if let Err(e) = terminals.signal(owner, id, signal) {
-            tracing::debug!(session_id = %id, %signal, error = %e, "killed job not escalated");
+        if signal == TerminalSignal::Sigkill
+            && self.target.is_some()
+            && terminals.program_group(owner, id) != self.target
+        {
+            tracing::debug!(session_id = %id, "the group SIGTERM went to is gone: no SIGKILL");
+            return;
+        }
+        match terminals.signal(owner, id, signal) {
+            Ok(result) => {
+                if signal == TerminalSignal::Sigterm {
+                    self.target = Some(result.target_pgid);
+                }
+            }
+            Err(e) => {
+                tracing::debug!(session_id = %id, %signal, error = %e, "killed job not escalated");
+            }
         }
     }
 }

@@ -369,3 +369,39 @@ async fn a_kill_of_a_send_to_node_awaiting_keeps_the_repl() {
     host.send(&agent, &session, ".exit").await;
     host.shutdown().await;
 }
+
+/// `job_kill` of a program a nested shell runs that ignores SIGINT and ends at the SIGTERM
+/// that follows: the SIGKILL after it does not go to the nested shell, back at its prompt
+/// once the program ended (the kill was never meant for it; it was killed, and the next
+/// command ran in the outer shell).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_escalates_only_against_the_group_it_began_with() {
+    let (host, agent, session) = host_with_session().await;
+    host.send(&agent, &session, "bash --norc").await;
+    let job = start_until(
+        &host,
+        &agent,
+        &session,
+        "python3 -c \"import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); print('ign' + 'oring'); time.sleep(60)\"",
+        "ignoring",
+    )
+    .await;
+    let text = kill_and_wait(&host, &agent, &job).await;
+    assert!(status_line(&text).starts_with("[status: killed"), "{text}");
+    // Past the SIGKILL's due time: the nested shell is still there.
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "sleep 4; echo nested-$((6*7)) $0", "timeoutMs": 30_000}),
+        )
+        .await;
+    assert!(
+        r.text().lines().any(|l| l == "nested-42 bash"),
+        "{}",
+        r.text()
+    );
+    let r = host.send(&agent, &session, "exit").await;
+    assert!(r.text().contains("dsh> "), "{}", r.text());
+    host.shutdown().await;
+}
