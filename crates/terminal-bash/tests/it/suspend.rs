@@ -162,64 +162,53 @@ async fn sigtstp_with_job_control_off_is_refused() {
     within(async {
         let sh = Shell::open(config()).await;
         sh.send("set +m").await;
-        // The command's process prints once it runs (in the shell's group: no foreground
-        // group of its own shows it).
-        let mut r = sh
-            .send_within(
-                "bash -c 'echo sta''rted; exec sleep 30'; echo after",
-                true,
-                300,
-            )
-            .await;
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        let mut seen = r.viewport.clone();
-        while !seen.lines().any(|l| l == "started") && std::time::Instant::now() < deadline {
-            r = sh.send_within("", false, 100).await;
-            seen.push_str(&r.viewport);
-        }
-        assert!(seen.lines().any(|l| l == "started"), "{r:?}");
-        let err = sh
-            .session
-            .signal(TerminalSignal::Sigtstp)
-            .expect_err("SIGTSTP with job control off");
-        assert!(err.to_string().contains("job control is off"), "{err}");
-        sh.session
-            .signal(TerminalSignal::Sigint)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let r = sh.send("echo still-$((6*7))").await;
-        assert!(r.viewport.lines().any(|l| l == "still-42"), "{r:?}");
+        refuses_sigtstp_then_interrupts(&sh, "top").await;
         // The same in a nested shell with job control off.
         sh.send("set -m").await;
         let r = sh.send("bash --norc").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         sh.send("set +m").await;
-        let mut r = sh
-            .send_within(
-                "bash -c 'echo sta''rted; exec sleep 30'; echo after",
-                true,
-                300,
-            )
-            .await;
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        let mut seen = r.viewport.clone();
-        while !seen.lines().any(|l| l == "started") && std::time::Instant::now() < deadline {
-            r = sh.send_within("", false, 100).await;
-            seen.push_str(&r.viewport);
-        }
-        assert!(seen.lines().any(|l| l == "started"), "{r:?}");
-        let err = sh
-            .session
-            .signal(TerminalSignal::Sigtstp)
-            .expect_err("SIGTSTP with the nested shell's job control off");
-        assert!(err.to_string().contains("job control is off"), "{err}");
-        sh.session
-            .signal(TerminalSignal::Sigint)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let r = sh.send("echo nested-$((6*7))").await;
-        assert!(r.viewport.lines().any(|l| l == "nested-42"), "{r:?}");
+        refuses_sigtstp_then_interrupts(&sh, "nested").await;
         sh.close().await;
     })
     .await;
+}
+
+/// Runs a command in a shell with job control off, checks that SIGTSTP is refused while it
+/// runs and that SIGINT ends it, and that the shell (`label`) runs the next command.
+async fn refuses_sigtstp_then_interrupts(sh: &Shell, label: &str) {
+    // The command's process prints once it runs (in the shell's group: no foreground group
+    // of its own shows it).
+    let mut r = sh
+        .send_within(
+            "bash -c 'echo sta''rted; exec sleep 30'; echo after",
+            true,
+            300,
+        )
+        .await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut seen = r.viewport.clone();
+    while !seen.lines().any(|l| l == "started") && std::time::Instant::now() < deadline {
+        r = sh.send_within("", false, 100).await;
+        seen.push_str(&r.viewport);
+    }
+    assert!(seen.lines().any(|l| l == "started"), "{label}: {r:?}");
+    let err = sh
+        .session
+        .signal(TerminalSignal::Sigtstp)
+        .expect_err("SIGTSTP with job control off");
+    assert!(
+        err.to_string().contains("job control is off"),
+        "{label}: {err}"
+    );
+    sh.session
+        .signal(TerminalSignal::Sigint)
+        .unwrap_or_else(|e| panic!("{label}: {e}"));
+    let r = sh.send(&format!("echo {label}-$((6*7))")).await;
+    assert!(
+        r.viewport.lines().any(|l| l == format!("{label}-42")),
+        "{r:?}"
+    );
 }
 
 /// With job control off (`set +m`) a REPL the shell starts runs in the shell's own process
