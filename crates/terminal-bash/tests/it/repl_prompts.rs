@@ -130,3 +130,40 @@ async fn every_line_that_answered_a_prompt_is_named() {
     })
     .await;
 }
+
+/// Lines sent to node's REPL while it runs a synchronous statement (which it does with the
+/// terminal back in line mode): held until node reads at its prompt (raw mode), then each goes
+/// once node is back at its prompt; none waits for silence, and none is said unread.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_held_for_a_busy_node_all_run_once_it_reads() {
+    if !crate::support::installed("node") {
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("node").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        for round in 0..3 {
+            let r = sh
+                .send_within(
+                    "var t = Date.now(); while (Date.now() - t < 400) {}",
+                    true,
+                    100,
+                )
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+            let r = sh
+                .send(&format!("'a' + {round}\n'b' + {round}\n'c' + {round}"))
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            for line in ["a", "b", "c"] {
+                let shown = format!("'{line}{round}'");
+                assert!(r.viewport.lines().any(|l| l == shown), "{shown}: {r:?}");
+            }
+            assert!(r.notices.iter().all(|n| !n.starts_with("[input:")), "{r:?}");
+        }
+        sh.send(".exit").await;
+        sh.close().await;
+    })
+    .await;
+}

@@ -130,6 +130,13 @@ impl SendOp {
                 (pre_write(shared).await, at, Vec::new(), None)
             }
         };
+        // Held until a program read: the mode it takes lines in is the one it reads in now (a
+        // REPL busy with a statement may have put the terminal back in line mode meanwhile,
+        // as node does; taken from then, its prompt's raw mode read as a reader done with
+        // lines, and the send's later lines waited for silence).
+        if waited_for.is_some() && pre.waiting && pre.fg != Some(shared.shell_pgid()) {
+            pacing.set_reader_canonical(shared.pty.modes().map(|m| m.canonical));
+        }
         let ends_line = input.iter().any(|&b| b == b'\n' || b == b'\r');
         // Held until a reader came: no echo ahead, but a prompt of the running command line
         // may be what took a command meant for the shell.
