@@ -291,7 +291,8 @@ impl Pacing {
     /// may still act on what it read (node reads `.exit` and waits again first). An event
     /// loop that reads in another mode is done with lines (node's `.exit` leaves raw mode,
     /// then reads on until it exits): its stdin wait releases nothing, and the next line waits
-    /// for the next reader (the shell's prompt) or for silence. A program reading the
+    /// for the next reader (the shell's prompt) or for silence; unless it reads raw at a
+    /// prompt of its own since (node began the send running a statement in line mode). A program reading the
     /// terminal alone in another mode is a new reader (one the line started).
     pub(super) fn gate(
         &mut self,
@@ -300,7 +301,15 @@ impl Pacing {
     ) -> (Option<Settle>, Option<Settle>) {
         let mode_kept = (reader.program && self.is_pending())
             .then(|| self.reader_mode_kept(reader.canonical_now))
-            .flatten();
+            .flatten()
+            // An event loop back at a prompt of its own since the write, reading keys raw (at
+            // its line editor), takes the next line whatever mode the send began in (node runs
+            // a statement with the terminal in line mode).
+            .map(|kept| {
+                kept || (reader.among_others
+                    && reader.prompt_since_write
+                    && reader.canonical_now == Some(false))
+            });
         let settle = settle.filter(|&s| {
             !(s == Settle::StdinWait && mode_kept == Some(false) && reader.among_others)
         });

@@ -130,11 +130,12 @@ impl SendOp {
                 (pre_write(shared).await, at, Vec::new(), None)
             }
         };
-        // Held until a program read: the mode it takes lines in is the one it reads in now (a
-        // REPL busy with a statement may have put the terminal back in line mode meanwhile,
-        // as node does; taken from then, its prompt's raw mode read as a reader done with
-        // lines, and the send's later lines waited for silence).
-        if waited_for.is_some() && pre.waiting && pre.fg != Some(shared.shell_pgid()) {
+        // A program found reading: the mode it takes lines in is the one it reads in now, not
+        // the one the send began with (a REPL busy with a statement, or just done with one,
+        // may have had the terminal in line mode then, as node does; taken from then, its
+        // prompt's raw mode read as a reader done with lines, and the send's later lines
+        // waited for silence).
+        if pre.waiting && pre.fg.is_some() && pre.fg != Some(shared.shell_pgid()) {
             pacing.set_reader_canonical(shared.pty.modes().map(|m| m.canonical));
         }
         let ends_line = input.iter().any(|&b| b == b'\n' || b == b'\r');

@@ -111,6 +111,12 @@ fn a_repl_gets_the_next_line_once_it_reads_again_at_its_prompt() {
     // Lines the shell's own line editor began with keep the settle rules alone.
     let (_, mut shell) = Pacing::split(b"1\n2\n".to_vec(), true, false);
     assert_eq!(shell.gate(None, &reader), (None, None));
+    // Begun while the event loop ran a statement in line mode (node): back at a prompt of its
+    // own since, reading raw, it takes the next line.
+    let (_, mut busy) = Pacing::split(b"1\n2\n3\n".to_vec(), true, false);
+    busy.set_reader_canonical(Some(true));
+    assert_eq!(busy.gate(None, &event_loop), (None, None));
+    assert_eq!(busy.gate(None, &prompted), (None, Some(Settle::StdinWait)));
 }
 
 #[test]
