@@ -385,22 +385,6 @@ impl Screen {
             .after_emulate(self.parser.screen().cursor_position().0);
     }
 
-    /// Whether a full-screen program holds the alternate screen.
-    pub(crate) fn alternate_screen(&self) -> bool {
-        self.alternate
-    }
-
-    /// Whether the shell's prompt returned the screen from an alternate screen a program left
-    /// on since the last call (cleared by the call).
-    pub(crate) fn take_prompt_left_alternate(&mut self) -> bool {
-        std::mem::take(&mut self.prompt_left_alternate)
-    }
-
-    /// How often the screen went from the alternate screen back to the main one so far.
-    pub(crate) fn alternate_leave_count(&self) -> u64 {
-        self.alternate_leaves
-    }
-
     /// Whether a `D` mark said the shell restored the terminal modes a command left changed,
     /// since the last call.
     pub(crate) fn take_modes_restored(&mut self) -> bool {

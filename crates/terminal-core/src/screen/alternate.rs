@@ -1,11 +1,28 @@
-//! Giving the main screen back when a program left the alternate screen on: at the prompt
-//! and when the session's program ends. What the program last showed there is carried onto
-//! the main screen, as a terminal would show it below the prompt's line.
+//! The alternate screen as the screen tracks it, and giving the main screen back when a
+//! program left the alternate screen on: at the prompt and when the session's program ends.
+//! What the program last showed there is carried onto the main screen, as a terminal would
+//! show it below the prompt's line.
 
 use super::row_text::visible_rows_text;
 use super::{FeedOutcome, Screen};
 
 impl Screen {
+    /// Whether a full-screen program holds the alternate screen.
+    pub(crate) fn alternate_screen(&self) -> bool {
+        self.alternate
+    }
+
+    /// Whether the shell's prompt returned the screen from an alternate screen a program left
+    /// on since the last call (cleared by the call).
+    pub(crate) fn take_prompt_left_alternate(&mut self) -> bool {
+        std::mem::take(&mut self.prompt_left_alternate)
+    }
+
+    /// How often the screen went from the alternate screen back to the main one so far.
+    pub(crate) fn alternate_leave_count(&self) -> u64 {
+        self.alternate_leaves
+    }
+
     /// Gives the main screen back when the session's program ended with the alternate screen
     /// on (nothing will leave it now): the alternate screen's last text is carried onto the
     /// main screen below what was there, as when a prompt returns ([`Screen::carry_over`]), so

@@ -216,9 +216,10 @@ async fn looks(shared: &Arc<Shared>, pgid: i32, within: Duration) -> AfterSignal
 
 /// Whether `reader` still waits at its prompt `after` the signal, having printed nothing and
 /// kept the terminal (a REPL, whose prompt takes the next statement as before, and a nested
-/// shell at its prompt do not count): `StillReading`, noted as `State::survived_reader`; `Settled` as soon as it gave the
-/// terminal back or printed, or a REPL reads again; `None` when it holds the terminal without
-/// reading (at work on the signal: the caller looks whether it stays busy).
+/// shell at its prompt do not count): `StillReading`, noted as `State::survived_reader`;
+/// `Settled` as soon as it gave the terminal back or printed, or a REPL reads again; `None`
+/// when it holds the terminal without reading (at work on the signal: the caller looks
+/// whether it stays busy).
 async fn reads_on(
     shared: &Arc<Shared>,
     reader: ReaderAtSignal,

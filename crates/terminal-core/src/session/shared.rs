@@ -14,6 +14,8 @@ use crate::pty::{ExitInfo, Pty, ReadEvent};
 use crate::screen::{AnchorId, ExitTally, PromptState, Screen, ScreenEvent};
 use crate::types::{SessionId, SessionStatus};
 
+mod shell_group;
+
 use super::replies::{QueryReply, ReplySender};
 use super::send::SendOp;
 use super::signal::SignalAftermath;
@@ -324,48 +326,6 @@ impl Shared {
         let watch = ExitWatch::open(pgid).filter(|_| in_session());
         *self.launched_shell.lock() = watch;
         true
-    }
-
-    /// Records the shell's command line (blocking `/proc` read; call at its first prompt).
-    pub(super) fn record_shell_image(&self) {
-        *self.shell_image.lock() = crate::process::cmdline(self.shell_pgid());
-    }
-
-    /// Whether `cmdline` is the shell's command line as recorded at its first prompt (a fork
-    /// of the shell has it too). `false` when none was recorded.
-    pub(super) fn is_shell_image(&self, cmdline: &[u8]) -> bool {
-        self.shell_image
-            .lock()
-            .as_deref()
-            .is_some_and(|recorded| recorded == cmdline)
-    }
-
-    /// Whether the shell has replaced itself with another program since its first prompt
-    /// (blocking `/proc` read). `false` when it cannot be told.
-    /// Whether our shell holds its own process group: it did not replace itself
-    /// ([`Shared::shell_replaced`]), and no other member of the group reads the terminal (with
-    /// job control off, `set +m`, a REPL the shell started runs in the shell's group). Blocking
-    /// `/proc` reads.
-    pub(super) fn shell_holds_its_group(&self) -> bool {
-        let shell = self.shell_pgid();
-        !self.shell_replaced() && self.tty_reader(shell).is_none_or(|pid| pid == shell)
-    }
-
-    /// Whether a live process other than our shell is in the shell's process group: a command
-    /// the shell runs with job control off (`set +m`), or a command substitution's. Blocking
-    /// `/proc` reads.
-    pub(super) fn shell_group_runs_a_command(&self) -> bool {
-        let shell = self.shell_pgid();
-        self.processes()
-            .iter()
-            .any(|p| p.pgrp == shell && p.pid != shell && !p.is_zombie())
-    }
-
-    pub(super) fn shell_replaced(&self) -> bool {
-        let Some(recorded) = self.shell_image.lock().clone() else {
-            return false;
-        };
-        crate::process::cmdline(self.shell_pgid()).is_some_and(|now| now != recorded)
     }
 
     /// How the session's program ended: the launched shell's own status when it is known,

@@ -292,8 +292,9 @@ impl Pacing {
     /// loop that reads in another mode is done with lines (node's `.exit` leaves raw mode,
     /// then reads on until it exits): its stdin wait releases nothing, and the next line waits
     /// for the next reader (the shell's prompt) or for silence; unless it reads raw at a
-    /// prompt of its own since (node began the send running a statement in line mode). A program reading the
-    /// terminal alone in another mode is a new reader (one the line started).
+    /// prompt of its own since (node began the send running a statement in line mode). A
+    /// program reading the terminal alone in another mode is a new reader (one the line
+    /// started).
     pub(super) fn gate(
         &mut self,
         settle: Option<Settle>,

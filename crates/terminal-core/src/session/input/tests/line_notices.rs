@@ -1,0 +1,38 @@
+//! The notices for lines of an input that were not typed or went to a prompt.
+
+use super::*;
+
+#[test]
+fn the_notice_for_lines_not_typed_or_typed_to_a_prompt_names_them() {
+    insta::assert_snapshot!(
+        line_to_a_prompt_notice(2, "echo second-line-ran", "A:", "`read`"),
+        @"[input: line 2 of the input (`echo second-line-ran`) went to the prompt `A:` that an earlier line's command showed, as its answer, not to the shell: if it was meant as a command, it did not run; send it again once that prompt is answered]"
+    );
+    insta::assert_snapshot!(
+        line_to_hidden_prompt_notice(3, "print(len(k))", 0, "Key:"),
+        @"[input: line 3 of the input (`print(len(k))`) was not typed: an earlier line's statement or command now waits at `Key:`, a prompt of its own that hides what is typed (a password's), which would have taken the line as its answer; your next send answers `Key:` (not echoed), then send the lines not typed again]"
+    );
+    insta::assert_snapshot!(
+        line_to_hidden_prompt_notice(2, "info registers rip", 2, "Password:"),
+        @"[input: line 2 of the input (`info registers rip`) and the 2 lines after it were not typed: an earlier line's statement or command now waits at `Password:`, a prompt of its own that hides what is typed (a password's), which would have taken the line as its answer; your next send answers `Password:` (not echoed), then send the lines not typed again]"
+    );
+    insta::assert_snapshot!(
+        line_to_programs_prompt_notice(5, "print('done', n)", "N:"),
+        @"[input: line 5 of the input (`print('done', n)`) went to the prompt `N:` that an earlier line's statement or command showed, as its answer, not to the REPL or debugger as a statement or command: if it was meant as one, it did not run; send it again once that prompt is answered]"
+    );
+    insta::assert_snapshot!(
+        lines_to_prompts_notice(&[
+            line_to_a_prompt_entry(2, "echo one", "A:", "`read`"),
+            line_to_a_prompt_entry(3, "echo two", "", "the shell's `read`"),
+        ]),
+        @"[input: these lines of the input went as answers to prompts that earlier lines showed, not to the shell or REPL as commands or statements: line 2 (`echo one`) to `A:`, line 3 (`echo two`) to the shell's `read`; if they were meant as commands or statements, they did not run: send them again once those prompts are answered]"
+    );
+    insta::assert_snapshot!(
+        discarded_lines_notice(3, 2),
+        @"[input: lines 3–4 of the input were not typed: a signal (or a cancel) came first, and it discards input not read yet, as a terminal discards what was typed ahead; send them again to run them]"
+    );
+    insta::assert_snapshot!(
+        discarded_lines_notice(7, 1),
+        @"[input: line 7 of the input was not typed: a signal (or a cancel) came first, and it discards input not read yet, as a terminal discards what was typed ahead; send it again to run it]"
+    );
+}
