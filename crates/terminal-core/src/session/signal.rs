@@ -90,7 +90,9 @@ pub(super) fn signal(
     // A refused signal changes nothing, the send in progress included.
     if let Some(refused) = shared.pty.foreground_pgid().and_then(|pgid| {
         refusal(signal, pgid, shared.shell_pgid()).or_else(|| {
-            job_control_off_refusal(signal, pgid, shared.shell_pgid(), || shared.processes())
+            job_control_off_refusal(signal, pgid, shared.shell_pgid(), |group| {
+                shared.group_runs_others(group)
+            })
         })
     }) {
         return Err(refused);

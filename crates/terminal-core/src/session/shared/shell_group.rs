@@ -32,10 +32,15 @@ impl Shared {
     /// the shell runs with job control off (`set +m`), or a command substitution's. Blocking
     /// `/proc` reads.
     pub(in crate::session) fn shell_group_runs_a_command(&self) -> bool {
-        let shell = self.shell_pgid();
+        self.group_runs_others(self.shell_pgid())
+    }
+
+    /// Whether process group `pgid` has a live member other than its leader (found among the
+    /// session's processes: a blocking `/proc` scan).
+    pub(in crate::session) fn group_runs_others(&self, pgid: i32) -> bool {
         self.processes()
             .iter()
-            .any(|p| p.pgrp == shell && p.pid != shell && !p.is_zombie())
+            .any(|p| p.pgrp == pgid && p.pid != pgid && !p.is_zombie())
     }
 
     /// Whether the shell has replaced itself with another program since its first prompt

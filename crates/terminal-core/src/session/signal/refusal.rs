@@ -41,12 +41,13 @@ pub(in crate::session) fn refusal(
 /// shell, while a command runs in it: with job control off (`set +m`) the shell starts its
 /// commands in its own group, so the signal would stop the command, which the shell,
 /// ignoring it, then waits for forever (with no job control there is no `fg` to continue it,
-/// and SIGKILL to our shell's group is refused). Reads the session's processes (`/proc`).
+/// and SIGKILL to our shell's group is refused). `runs_others` tells whether a group has a
+/// live member other than its leader (the command).
 pub(in crate::session) fn job_control_off_refusal(
     signal: TerminalSignal,
     pgid: i32,
     shell_pgid: i32,
-    processes: impl FnOnce() -> Vec<crate::process::StatInfo>,
+    runs_others: impl FnOnce(i32) -> bool,
 ) -> Option<TerminalError> {
     if signal != TerminalSignal::Sigtstp {
         return None;
@@ -62,10 +63,7 @@ pub(in crate::session) fn job_control_off_refusal(
     if !interactive_shell {
         return None;
     }
-    let command_in_group = processes()
-        .into_iter()
-        .any(|p| p.pgrp == pgid && p.pid != pgid && !p.is_zombie());
-    command_in_group.then(job_control_off_text)
+    runs_others(pgid).then(job_control_off_text)
 }
 
 /// The text of [`job_control_off_refusal`].
