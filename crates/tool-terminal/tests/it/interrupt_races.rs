@@ -61,7 +61,11 @@ async fn node_sweep(how: Interrupt) {
     host.shutdown().await;
 }
 
-/// Python runs the next line alone whenever the interrupt lands.
+/// Python runs the next line alone whenever the interrupt lands. The job's statement sleeps
+/// far longer than any round takes, so the interrupt always lands before it ends: Python notes
+/// a SIGINT that arrives between the end of a statement and its next read of the terminal and
+/// acts on it only when the next line runs (`File "<stdin>", line 0`), a race of the REPL's own
+/// that a slow delivery on a loaded machine reached with a short statement.
 async fn python_sweep(how: Interrupt) {
     let (host, agent, session) = repl_session("python3 -q").await;
     for i in 0..40 {
@@ -69,7 +73,7 @@ async fn python_sweep(how: Interrupt) {
             .start_job(
                 &agent,
                 &session,
-                &format!("import time; time.sleep(0.15); print('J{i}')"),
+                &format!("import time; time.sleep(30); print('J{i}')"),
             )
             .await;
         tokio::time::sleep(Duration::from_micros(100 * i)).await;
