@@ -173,6 +173,10 @@ pub(super) struct SettleFacts {
     /// The foreground program is one command of a longer command line our shell runs (a
     /// loop, a list): the line goes on after it.
     pub(super) in_command_line: bool,
+    /// A cancel (`job_kill`) ended the send before any of its text was written: the text
+    /// waited for the foreground program, which an earlier send started, to read, and the
+    /// cancel leaves that program running (the send ends as `timeout`).
+    pub(super) cancelled_unwritten: bool,
     /// The foreground program is a REPL (running a statement when the send did not settle at
     /// its prompt): SIGINT interrupts the statement, and the REPL stays.
     pub(super) runs_a_repl: bool,
@@ -352,12 +356,16 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                 && !facts.input_unread
                 && !facts.reads_no_keys
                 && !facts.unprompted_wait,
-            facts.foreground.as_deref().map(|program| match reason {
-                Settle::Timeout => {
-                    still_running_notice(program, true, facts.in_command_line, facts.runs_a_repl)
-                }
-                _ if facts.idle_reading => idle_reading_notice(program),
-                _ => still_running_notice(program, false, facts.in_command_line, facts.runs_a_repl),
+            facts.foreground.as_deref().map(|program| {
+                let why = match reason {
+                    Settle::Timeout if facts.cancelled_unwritten => {
+                        StillRunning::CancelledUnwritten
+                    }
+                    Settle::Timeout => StillRunning::Deadline,
+                    _ if facts.idle_reading => return idle_reading_notice(program),
+                    _ => StillRunning::Quiet,
+                };
+                still_running_notice(program, why, facts.in_command_line, facts.runs_a_repl)
             }),
         ),
         (

@@ -405,3 +405,44 @@ async fn a_kill_escalates_only_against_the_group_it_began_with() {
     assert!(r.text().contains("dsh> "), "{}", r.text());
     host.shutdown().await;
 }
+
+/// `job_kill` of a job whose text still waited for a program an earlier send left running
+/// to read: nothing of the job was typed, and that program runs on. The job's result says
+/// so, not that a deadline passed (the advice to wait again was for a send still waiting).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_before_the_text_was_typed_says_the_program_runs_on() {
+    let (host, agent, session) = host_with_session().await;
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "sleep 60", "timeoutMs": 300}),
+        )
+        .await;
+    assert!(r.text().contains("[wait: timeout]"), "{}", r.text());
+    let (job, _) = host.start_job(&agent, &session, "echo typed-late").await;
+    let text = kill_and_wait(&host, &agent, &job).await;
+    assert!(status_line(&text).starts_with("[status: killed"), "{text}");
+    assert!(
+        text.contains("[cancelled before any of the text was typed") && !text.contains("[timeout:"),
+        "{text}"
+    );
+    assert!(!text.contains("typed-late\n"), "{text}");
+    let poll = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "", "submit": false, "timeoutMs": 300}),
+        )
+        .await;
+    assert!(
+        poll.text().contains("[foreground: sleep]"),
+        "{}",
+        poll.text()
+    );
+    host.signal(&agent, &session, "SIGINT").await;
+    let next = host.send(&agent, &session, "echo after").await.text();
+    assert!(next.lines().any(|l| l == "after"), "{next}");
+    assert!(!next.contains("typed-late"), "{next}");
+    host.shutdown().await;
+}

@@ -226,14 +226,26 @@ pub(super) const EXIT_UNKNOWN_NOTICE: &str = "[shell: this command's exit code i
      command replaced PS0), and its status equals the previous command's, so it cannot be told \
      from an empty line's; send echo $? to see it]";
 
-/// The notice for a send that settled on silence (`inferred_idle`, `at_deadline` false) or at
-/// its deadline with `program` in the foreground on the main screen, nothing else said of it:
-/// what to do next. `in_line`: the program is one command of a longer command line (a loop,
-/// a list) that may run more after it, so it is not all that stopping stops. `repl`: the
-/// program is a REPL running a statement, which SIGINT interrupts (the REPL stays).
+/// Why a send settled with a program still running (see [`still_running_notice`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum StillRunning {
+    /// Its deadline passed (`timeout`).
+    Deadline,
+    /// Output went quiet for the idle window (`inferred_idle`).
+    Quiet,
+    /// A cancel (`job_kill`) ended it before any of its text was typed: the text waited for
+    /// the program, which an earlier send started, to read (it ends as `timeout`).
+    CancelledUnwritten,
+}
+
+/// The notice for a send that settled with `program` in the foreground on the main screen,
+/// nothing else said of it (`why`: see [`StillRunning`]): what to do next. `in_line`: the
+/// program is one command of a longer command line (a loop, a list) that may run more after
+/// it, so it is not all that stopping stops. `repl`: the program is a REPL running a
+/// statement, which SIGINT interrupts (the REPL stays).
 pub(super) fn still_running_notice(
     program: &str,
-    at_deadline: bool,
+    why: StillRunning,
     in_line: bool,
     repl: bool,
 ) -> String {
@@ -260,17 +272,22 @@ pub(super) fn still_running_notice(
     } else {
         "; a server meant to keep running goes in the background: cmd > log 2>&1 &"
     };
-    if at_deadline {
-        format!(
+    match why {
+        StillRunning::Deadline => format!(
             "[timeout: {what}: poll (empty text, submit: false) to wait again, with timeoutMs \
              for longer, or terminal_signal SIGINT {stop}{server}]"
-        )
-    } else {
-        format!(
+        ),
+        StillRunning::Quiet => format!(
             "[idle: {what}, quiet and not busy (waiting on the network or a timer, or a server \
              waiting for connections): poll (empty text, submit: false) with timeoutMs to wait \
              up to that long for it, or terminal_signal SIGINT {stop}{server}]"
-        )
+        ),
+        StillRunning::CancelledUnwritten => format!(
+            "[cancelled before any of the text was typed (it waited for the program already \
+             running to read; the cancel leaves that program alone): {what}: poll (empty \
+             text, submit: false) with timeoutMs to wait for it, or terminal_signal SIGINT \
+             {stop}]"
+        ),
     }
 }
 

@@ -65,6 +65,7 @@ fn facts(reason: Settle) -> SettleFacts {
         line_without_prompt: false,
         idle_reading: false,
         in_command_line: false,
+        cancelled_unwritten: false,
         runs_a_repl: false,
         typed_ahead_taken: None,
         held_text_taken: None,

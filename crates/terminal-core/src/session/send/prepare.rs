@@ -116,7 +116,9 @@ impl SendOp {
                 let signal_asked = self.span().requested_signal.is_some();
                 if !signal_asked && !self.held_dropped.load(Ordering::SeqCst) {
                     self.note_discarded(pacing);
-                    self.span().held_settle = Some(Settle::Timeout);
+                    let mut span = self.span();
+                    span.held_settle = Some(Settle::Timeout);
+                    span.cancelled_unwritten = true;
                 }
                 let at = Instant::now();
                 (pre_write(shared).await, at, Vec::new(), None)

@@ -479,6 +479,7 @@ impl SendOp {
             output,
             line_without_prompt: no_prompt_shown && line_reader,
             in_command_line,
+            cancelled_unwritten: self.span().cancelled_unwritten,
             runs_a_repl: fg_runs_a_repl,
             answered_password,
             typed_ahead_taken,

@@ -63,6 +63,9 @@ pub(super) struct Span {
     /// this (see `hold`): a cancel dropped it (nothing of it ran, so nothing is interrupted),
     /// the program it waited for went quiet waiting on other events, or a key reader came.
     pub(super) held_settle: Option<crate::readiness::Settle>,
+    /// A cancel dropped the held text before any of the send's text was written (see
+    /// `SettleFacts::cancelled_unwritten`).
+    pub(super) cancelled_unwritten: bool,
 }
 
 /// The line ends a render from an anchor left out, when its byte bound cut it (`None` when it

@@ -18,6 +18,17 @@ fn a_program_quiet_at_the_idle_window_gets_next_steps() {
         "still_running_at_deadline",
         assemble(at_deadline).notices.join("\n")
     );
+    // Ended by a cancel before its text went in: the program running still runs, the
+    // send's deadline did not pass.
+    let cancelled = SettleFacts {
+        foreground: Some("sleep".to_owned()),
+        cancelled_unwritten: true,
+        ..facts(Settle::Timeout)
+    };
+    insta::assert_snapshot!(
+        "still_running_after_cancel",
+        assemble(cancelled).notices.join("\n")
+    );
     let reading = SettleFacts {
         foreground: Some("ssh".to_owned()),
         idle_reading: true,
