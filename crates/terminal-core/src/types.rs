@@ -293,6 +293,13 @@ pub struct SendResult {
     /// `await` or a timer of the line is pending). The notices say so too; a caller following
     /// the send to its end (a background job) polls on rather than take it as finished.
     pub prompt_owed: bool,
+    /// The session's shell reads at its line editor with no marked prompt on the screen since
+    /// the send's command was submitted: the command replaced the prompt strings or hooks that
+    /// print the marks (`unset PS1 PROMPT_COMMAND`) or sent the shell's stderr, where its
+    /// prompt goes, elsewhere (`exec 2>file`), so it is most likely back at its prompt with
+    /// its exit status unknown; or a builtin reads with the line editor (`read -e`). A notice
+    /// says which; a background job's status does not take it for a program's question.
+    pub prompt_unmarked: bool,
 }
 
 /// The first output lines of a send whose viewport lost its start (see [`SendResult::head`]).

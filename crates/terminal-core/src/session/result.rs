@@ -500,6 +500,8 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         notices,
         newest_line: facts.newest_line.filter(|_| !facts.alternate),
         prompt_owed: facts.unprompted_wait && !exited,
+        prompt_unmarked: ((facts.prompt_unmarked && !facts.marks_gone) || facts.stderr_away)
+            && !exited,
     }
 }
 

@@ -465,6 +465,7 @@ pub fn send_result(viewport: &str, wait_reason: WaitReason) -> SendResult {
         notices: Vec::new(),
         newest_line: None,
         prompt_owed: false,
+        prompt_unmarked: false,
     }
 }
 

@@ -84,6 +84,13 @@ const ASKS_AGAIN: &str = "waits at a prompt of its own, not its REPL's (it held 
 /// the program is not (`job_kill` of the job stops it while no send answered it).
 const WAITS_FOR_INPUT: &str = "waits for input (still running: the next send answers it, \
      job_kill stops it)";
+/// How a job's detail ends when the session's shell reads at its line editor with no prompt
+/// mark since the job's command (see `SendResult::prompt_unmarked`): most likely its prompt,
+/// which the command replaced, so the job is done (`job_kill` leaves the shell, and a later
+/// send is not said to answer a question of the job's).
+const SHELL_UNMARKED: &str = "the shell reads with no prompt mark on the screen (most likely \
+     at its prompt, which the command replaced or sent elsewhere, its exit status unknown; or \
+     a builtin's read -e: see the notice)";
 /// The detail of a job that stopped at a prompt (`detail`) once `job_kill` did `done` to the
 /// program left waiting: it no longer says the program still runs.
 pub(super) fn detail_after_kill(detail: &str, done: &str) -> String {
@@ -103,8 +110,9 @@ pub(super) fn detail_after(detail: &str, since: &str) -> Option<String> {
 
 /// The input modes of [`detail`] that speak of the present (the program still runs, what the
 /// next send does), each with its past form for [`detail_after`].
-const PRESENT_MODES: [(&str, &str); 11] = [
+const PRESENT_MODES: [(&str, &str); 12] = [
     (WAITS_FOR_INPUT, "waited for input"),
+    (SHELL_UNMARKED, "the shell read with no prompt mark"),
     (SHELL_STARTED, "read commands at its prompt"),
     (CONTINUATION, "continuation prompt"),
     (STATEMENT_CONTINUATION, "continuation prompt"),
@@ -291,6 +299,16 @@ pub(super) fn detail(
                         format!("{program} {READS_AGAIN}")
                     })
                 }
+                // The session's shell reads with no prompt mark: most likely at its prompt,
+                // which the command replaced, not at a question of the job's.
+                InputMode::Normal
+                    if result.prompt_unmarked
+                        && result.wait_reason == WaitReason::StdinRead
+                        && result.exit_code.is_none()
+                        && result.foreground.is_none() =>
+                {
+                    Some(SHELL_UNMARKED.to_owned())
+                }
                 // No prompt came back: a program (or the shell's own `read`) waits at a
                 // prompt of its own, so the command has not finished.
                 InputMode::Normal
@@ -364,6 +382,7 @@ mod tests {
             notices: Vec::new(),
             newest_line: None,
             prompt_owed: false,
+            prompt_unmarked: false,
         };
         assert_eq!(
             detail(&result, &EarlierExits::default(), Typed::Line, false, false),

@@ -59,6 +59,7 @@ fn send(viewport: &str, wait: WaitReason, status: SessionStatus, truncated: bool
         notices: Vec::new(),
         newest_line: None,
         prompt_owed: false,
+        prompt_unmarked: false,
     }
 }
 

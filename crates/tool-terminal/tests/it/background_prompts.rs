@@ -370,3 +370,38 @@ async fn text_for_a_prompt_a_job_left_that_went_away_is_refused_once() {
     }
     host.shutdown().await;
 }
+
+/// A background job whose command took the prompt marks off the screen (`unset PS1
+/// PROMPT_COMMAND`, or the shell's stderr sent to a file, where its prompt goes): the shell
+/// is back at its prompt, not at a question of the job's, so the job does not say something
+/// waits for input, `job_kill` leaves the shell, and the next send is not said to answer
+/// the job.
+#[tokio::test]
+async fn a_job_that_took_the_prompt_marks_away_is_not_waiting_for_input() {
+    for (command, mend) in [
+        ("unset PS1 PROMPT_COMMAND", None),
+        ("exec 2>stderr.txt", Some("exec 2>/dev/tty")),
+    ] {
+        let (host, agent, session, job, read) = finished_job(command).await;
+        assert!(
+            status_line(&read).contains("input: the shell reads with no prompt mark on the screen")
+                && !read.contains("waits for input"),
+            "{command}: {read}"
+        );
+        let kill = host.call(&agent, "job_kill", json!({"job_id": job})).await;
+        assert!(
+            kill.text().contains("already finished"),
+            "{command}: {}",
+            kill.text()
+        );
+        let next = send_foreground(&host, &agent, &session, "echo after-$((6*7))").await;
+        assert!(next.contains("after-42"), "{command}: {next}");
+        assert!(!next.contains(&answered_notice(&job)), "{command}: {next}");
+        if let Some(mend) = mend {
+            send_foreground(&host, &agent, &session, mend).await;
+        }
+        host.call(&agent, "terminal_close", json!({"sessionId": session}))
+            .await;
+        host.shutdown().await;
+    }
+}
