@@ -28,6 +28,7 @@ mod multiplexer;
 mod pacing;
 mod pending_work;
 mod python_blocks;
+mod python_unended;
 mod queries;
 mod races;
 mod redraws;

@@ -13,7 +13,7 @@ use crate::support::{Shell, TempDir, config, installed, wait_until, within};
 /// readline takes pastes, and it ends a pasted block at a blank line inside it), Python
 /// 3.13's as sessions run it (the basic REPL) and its new one (pyrepl: it auto-indents), which
 /// an empty `PYTHON_BASIC_REPL` selects, and IPython's when `ipython` (it auto-indents too).
-fn repls(ipython: bool) -> Vec<String> {
+pub(crate) fn repls(ipython: bool) -> Vec<String> {
     let mut repls = vec!["python3 -q".to_owned()];
     match python_path("3.7") {
         Some(py) => repls.push(format!("{py} -q")),

@@ -59,11 +59,10 @@ pub(super) use line_notices::{
     line_to_hidden_prompt_notice, line_to_programs_prompt_notice, lines_to_prompts_notice,
     over_long_line_notice, reader_ended_lines_notice,
 };
-#[cfg(test)]
-use python::python_statements;
 pub(super) use python::{
-    python_block_rest, python_block_split, python_ended_statements, python_separated,
-    python_simple_lines, python_starts_statement, python_statement_steps, python_steps,
+    python_block_rest, python_block_split, python_ended_statements, python_opens_block,
+    python_separated, python_simple_lines, python_starts_statement, python_statement_steps,
+    python_statements, python_steps,
 };
 
 /// The N_TTY line discipline's longest canonical-mode line, without its newline: the kernel

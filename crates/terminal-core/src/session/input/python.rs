@@ -228,6 +228,16 @@ pub(in crate::session) fn python_separated(text: &str) -> Option<String> {
     (inner != statement && !carries_keys(text)).then_some(inner)
 }
 
+/// Whether `statement`'s first line of code starts a compound statement (a block: `def`,
+/// `if`, a decorator, …), which the REPL runs only once an empty line ends it.
+pub(in crate::session) fn python_opens_block(statement: &str) -> bool {
+    statement
+        .lines()
+        .map(str::trim_start)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(starts_compound)
+}
+
 /// Whether `text` holds control characters other than TAB and line ends: keys, not source.
 fn carries_keys(text: &str) -> bool {
     text.chars()
@@ -278,7 +288,10 @@ pub(in crate::session) fn python_block_split(typed: &str, text: &str) -> Option<
             part.lines()
                 .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         };
-        return (code(goes_on) && code(rest))
+        // A first line that only ends the line `typed` left without Enter goes on with it
+        // too (`x = 0` typed, then `\nprint(x)`: the newline is that line's Enter).
+        let unended = typed.rsplit_once('\n').map_or(typed, |(_, line)| line);
+        return (code(&format!("{unended}{goes_on}")) && code(rest))
             .then(|| (goes_on.trim_end_matches('\n').to_owned(), rest.to_owned()));
     }
     None

@@ -416,6 +416,15 @@ fn python_lines_that_go_on_with_a_block_are_split_from_the_statements_after_them
         split("def g():\n    return ", "7\nprint(g())"),
         Some(("7".to_owned(), "print(g())".to_owned()))
     );
+    // A first newline alone is the Enter of a line typed without one.
+    assert_eq!(
+        split("x0 = 0", "\nprint(x0)"),
+        Some((String::new(), "print(x0)".to_owned()))
+    );
+    assert_eq!(
+        split("def q():\n    return 7", "\n\nprint(q())"),
+        Some((String::new(), "print(q())".to_owned()))
+    );
     // Nothing to split: all of it goes on, or it starts a statement at once, or the rest is
     // only a comment, or the line after is inside a bracket.
     assert_eq!(split("def k():\n", "    a = 1\n    return a"), None);

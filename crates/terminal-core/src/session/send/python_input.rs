@@ -291,11 +291,20 @@ pub(super) fn typing(
         .then(|| input::python_block_split(typed.unwrap_or_default(), text))
         .flatten();
     let python_text = |t: &str| format!("{}\n", t.replace("\r\n", "\n"));
+    // What the REPL holds after a send without Enter reshaped (see `unended_statement`).
+    let mut holds_unended = None;
     let mut shaped = if let Some((goes_on, rest)) = &split {
+        // A block, unless what the statement holds says otherwise (not known: the REPL's
+        // continuation prompt is a block's).
+        let block = typed
+            .filter(|t| !t.trim().is_empty())
+            .is_none_or(|t| input::python_opens_block(&format!("{t}{goes_on}")));
+        let typed = typed.unwrap_or_default();
         after_block_lines(
-            &input::python_block_rest(typed.unwrap_or_default(), goes_on),
+            &input::python_block_rest(typed, goes_on),
             rest,
             reader,
+            block,
         )?
     } else if request.submit && (repl.at_primary || ends_block) {
         let steps = reader
@@ -338,10 +347,48 @@ pub(super) fn typing(
         // The rest of the open block: its blank lines would end it early.
         let text = input::python_block_rest(typed.unwrap_or_default(), text);
         (input::shape(&text, true, reader)?, None)
+    } else if let Some(unended) = (!request.submit && !reader.block_paste)
+        .then(|| unended_statement(text, typed, repl.at_primary && !goes_on_with_line))
+        .flatten()
+    {
+        // Typed lines without Enter at the last: each statement before the last runs as a
+        // submitted send's would, and the last is typed without the blank lines inside it
+        // (the first would end its block), its last line left unended.
+        let last = input::shape(&unended.last, false, reader)?;
+        holds_unended = Some(match (unended.before.is_some(), typed) {
+            (false, Some(typed)) if !repl.at_primary || goes_on_with_line => {
+                format!("{typed}{}", unended.last)
+            }
+            _ => unended.last,
+        });
+        match unended.before {
+            None => (last, None),
+            Some(before) => {
+                let first = typing(
+                    &SendRequest {
+                        text: before,
+                        submit: true,
+                        timeout: request.timeout,
+                    },
+                    reader,
+                    Repl {
+                        at_primary: true,
+                        at_continuation: false,
+                        indent: None,
+                        typed: None,
+                        line_unended: false,
+                    },
+                )?;
+                let steps = [first.steps.unwrap_or_default(), vec![last]].concat();
+                (first.input, Some(steps))
+            }
+        }
     } else {
         (input::shape(text, request.submit, reader)?, None)
     };
-    let holds = if let Some((_, rest)) = &split {
+    let holds = if let Some(unended) = holds_unended {
+        Some(unended)
+    } else if let Some((_, rest)) = &split {
         Some(submitted(rest))
     } else if repl.at_primary || ends_block {
         Some(submitted(text))
@@ -365,22 +412,62 @@ pub(super) fn typing(
     })
 }
 
-/// The lines `goes_on` that go on with an open block, then the empty line that ends it, then
-/// the statements of `rest`, each ended as a file would have it: as pastes, each once the REPL
-/// reads again, to a REPL that takes them; typed, paced by lines, to one without.
-fn after_block_lines(goes_on: &str, rest: &str, reader: Reader) -> Result<Inputs, TerminalError> {
+/// The lines `goes_on` that go on with an open statement, then, when it is a block (`block`),
+/// the empty line that ends it, then the statements of `rest`, each ended as a file would have
+/// it: as pastes, each once the REPL reads again, to a REPL that takes them; typed, paced by
+/// lines, to one without.
+fn after_block_lines(
+    goes_on: &str,
+    rest: &str,
+    reader: Reader,
+    block: bool,
+) -> Result<Inputs, TerminalError> {
     let rest = format!("{}\n", rest.replace("\r\n", "\n"));
     if reader.block_paste
         && let Some(rest) = input::python_steps(&rest)
     {
         let first = input::shape(goes_on, true, reader)?;
-        return Ok((first, Some([vec![ENTER.to_vec()], rest].concat())));
+        let end = block.then(|| ENTER.to_vec());
+        return Ok((first, Some(end.into_iter().chain(rest).collect())));
     }
     let text = match input::python_ended_statements(&rest) {
-        Some(rest) => format!("{goes_on}\n\n{rest}"),
+        Some(rest) if block => format!("{goes_on}\n\n{rest}"),
+        Some(rest) => format!("{goes_on}\n{rest}"),
         None => format!("{goes_on}\n{rest}"),
     };
     Ok((input::shape(&text, false, reader)?, None))
+}
+
+/// Text sent without Enter to a basic Python REPL (typed lines), cut where its last statement
+/// begins (see [`unended_statement`]).
+struct Unended {
+    /// The statements before the last, when there are some (only at the primary prompt).
+    before: Option<String>,
+    /// The last statement without the blank lines inside it, its last line unended.
+    last: String,
+}
+
+/// [`Unended`] for `text` sent without Enter to a REPL that holds `typed` of a statement;
+/// `at_primary`: it reads a new statement, with nothing on its line. `None` when the text
+/// holds no blank line inside a statement nor several statements (it goes as it is).
+fn unended_statement(text: &str, typed: Option<&str>, at_primary: bool) -> Option<Unended> {
+    let text = text.replace("\r\n", "\n");
+    let mut statements = if at_primary {
+        input::python_statements(&text)
+    } else {
+        vec![text.clone()]
+    };
+    let last = statements.pop()?;
+    let last_typed = input::python_block_rest(typed.filter(|_| !at_primary).unwrap_or(""), &last);
+    let before = statements.concat();
+    let before = before.trim_end();
+    if before.is_empty() && last_typed == last {
+        return None;
+    }
+    Some(Unended {
+        before: (!before.is_empty()).then(|| before.to_owned()),
+        last: last_typed,
+    })
 }
 
 #[cfg(test)]

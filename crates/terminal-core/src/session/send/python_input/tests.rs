@@ -266,3 +266,63 @@ fn a_line_sent_without_enter_goes_on_with_the_next_send() {
     let t = typing(&send("x = ", false), TYPED, at_primary()).unwrap();
     assert_eq!(t.holds.as_deref(), Some("x = "));
 }
+
+/// After text without Enter, the next send's first newline is that line's Enter: a simple
+/// statement runs, a block gets the empty line that ends it, then the statements after.
+#[test]
+fn a_first_newline_ends_the_line_left_unended() {
+    let unended = |holds: &str| Repl {
+        at_primary: true,
+        line_unended: true,
+        typed: Some(holds.to_owned()),
+        ..at_primary()
+    };
+    let t = typing(&send("\nprint(x0)", true), TYPED, unended("x0 = 0")).unwrap();
+    assert_eq!(typed(&t), ["\nprint(x0)\n"]);
+    let t = typing(&send("\nprint(x0)", true), PASTES, unended("x0 = 0")).unwrap();
+    assert_eq!(t.steps.as_ref().map(Vec::len), Some(1), "{t:?}");
+    let t = typing(
+        &send("\n\nprint(q())", true),
+        TYPED,
+        unended("def q():\n    return 7"),
+    )
+    .unwrap();
+    assert_eq!(typed(&t), ["\n\nprint(q())\n"]);
+}
+
+/// Text without Enter to the basic REPL: the blank lines inside its last statement go (the
+/// first would end the block), the statements before it run first, and the REPL holds the
+/// last one.
+#[test]
+fn text_without_enter_keeps_its_block_whole() {
+    let t = typing(
+        &send("def h():\n    x = 1\n\n    return x", false),
+        TYPED,
+        at_primary(),
+    )
+    .unwrap();
+    assert_eq!(typed(&t), ["def h():\n    x = 1\n    return x"]);
+    assert_eq!(
+        t.holds.as_deref(),
+        Some("def h():\n    x = 1\n    return x")
+    );
+    let t = typing(
+        &send("a = 5\n\ndef g():\n    b = 1\n\n    return a + b", false),
+        TYPED,
+        at_primary(),
+    )
+    .unwrap();
+    assert_eq!(
+        typed(&t),
+        ["a = 5\r", "def g():\n    b = 1\n    return a + b"]
+    );
+    assert_eq!(
+        t.holds.as_deref(),
+        Some("def g():\n    b = 1\n    return a + b")
+    );
+    // Nothing to reshape: one line, or lines with no blank one inside a statement.
+    for text in ["x = ", "def f():\n    return 1"] {
+        let t = typing(&send(text, false), TYPED, at_primary()).unwrap();
+        assert_eq!(typed(&t), [text], "{text:?}");
+    }
+}

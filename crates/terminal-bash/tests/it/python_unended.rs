@@ -1,0 +1,50 @@
+//! Text sent to a Python REPL without Enter, and the send after it: the next send's first
+//! newline is the Enter of the line left unended (not a blank line inside a block, dropped),
+//! and the blank lines inside a block sent without Enter do not end it early, in the basic
+//! REPL (typed lines) as in those that take pastes.
+
+use crate::python_blocks::repls;
+use crate::support::{Shell, config, within};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_send_after_text_without_enter_runs_as_a_file_would() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for py in repls(true) {
+            sh.send(&py).await;
+            let runs = |r: &dsh_terminal_core::SendResult, line: &str| {
+                assert!(!r.viewport.contains("Error"), "{py}: {r:?}");
+                assert!(r.viewport.lines().any(|l| l == line), "{py}: {r:?}");
+            };
+            // A simple statement left unended, then a send that starts with its Enter.
+            sh.send_within("x0 = 40", false, 10_000).await;
+            runs(&sh.send("\nprint('x0 is', x0 + 2)").await, "x0 is 42");
+            // A block left unended, then its Enter, the empty line ending it and a statement.
+            sh.send_within("def q():\n    return 7", false, 10_000)
+                .await;
+            runs(&sh.send("\n\nprint('q is', q())").await, "q is 7");
+            // A block with a blank line inside, without Enter; the Enter and a call next.
+            sh.send_within(
+                "def h():\n    x = 1\n\n    y = 2\n    return x + y",
+                false,
+                10_000,
+            )
+            .await;
+            sh.send("").await;
+            runs(&sh.send("print('h is', h())").await, "h is 3");
+            // A statement and such a block, without Enter.
+            sh.send_within(
+                "a = 5\n\ndef g():\n    b = 1\n\n    return a + b",
+                false,
+                10_000,
+            )
+            .await;
+            sh.send("").await;
+            runs(&sh.send("print('g is', g())").await, "g is 6");
+            let r = sh.send("exit()").await;
+            assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
