@@ -107,7 +107,28 @@ impl InFlight {
     }
 }
 
-/// The answer to a request whose id is already in flight.
+/// Gives a `tools/call` request that names a terminal session (`arguments.sessionId`, a
+/// string) its place in `order` among the calls to that session, as it arrives (in its
+/// extensions, which rmcp hands to the call's context): calls to one session take effect in
+/// the order the client sent them, though rmcp runs them concurrently (see
+/// [`dsh_tools::ArrivalOrder`]).
+pub(crate) fn take_arrival_ticket(
+    order: &dsh_tools::ArrivalOrder,
+    message: &mut RxJsonRpcMessage<RoleServer>,
+) {
+    if let JsonRpcMessage::Request(request) = message
+        && let rmcp::model::ClientRequest::CallToolRequest(call) = &mut request.request
+        && let Some(Value::String(session)) = call
+            .params
+            .arguments
+            .as_ref()
+            .and_then(|arguments| arguments.get("sessionId"))
+    {
+        let ticket = Arc::new(order.ticket(session));
+        call.extensions.insert(ticket);
+    }
+}
+
 /// The answer to a request whose id `id` is already used by one in flight.
 pub(crate) fn duplicate(id: &RequestId) -> Value {
     let id_value = serde_json::to_value(id).unwrap_or(Value::Null);

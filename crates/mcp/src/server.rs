@@ -353,7 +353,7 @@ impl ServerHandler for Connection {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let agent = match &self.agent {
             Some(agent) => agent.clone(),
@@ -389,6 +389,10 @@ impl ServerHandler for Connection {
             .with_approval(Arc::new(ElicitationApproval::new(context.peer.clone())));
         if let Some(watch) = &answer_watch {
             call = call.with_answer_lost(watch.token());
+        }
+        // Its place among the calls to its terminal session (stdio), held by the call alone.
+        if let Some(ticket) = context.extensions.remove::<Arc<dsh_tools::ArrivalTicket>>() {
+            call = call.with_arrival(ticket);
         }
         if let Some(token) = context.meta.get_progress_token() {
             call = call.with_progress(crate::notices::progress_sink(context.peer.clone(), token));

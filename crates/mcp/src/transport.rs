@@ -53,6 +53,8 @@ pub struct LineTransport<R> {
     on_eof: Option<CancellationToken>,
     /// Requests forwarded and not answered yet (a duplicate id among them is refused).
     in_flight: InFlight,
+    /// The order calls to each terminal session arrived in (see `take_arrival_ticket`).
+    arrival: dsh_tools::ArrivalOrder,
 }
 
 impl<R> std::fmt::Debug for LineTransport<R> {
@@ -85,6 +87,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
             writer: Some(tokio::spawn(write_lines(write, rx))),
             on_eof: None,
             in_flight: InFlight::default(),
+            arrival: dsh_tools::ArrivalOrder::default(),
         }
     }
 
@@ -184,7 +187,10 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                 }
                 Some(Ok(Line::Whole(line))) => match classify(&line) {
                     Inbound::Forward(mut message) => match self.in_flight.receive(&mut message) {
-                        Ok(()) => return Some(*message),
+                        Ok(()) => {
+                            crate::in_flight::take_arrival_ticket(&self.arrival, &mut message);
+                            return Some(*message);
+                        }
                         Err(answer) => self.answers.push_back(answer),
                     },
                     Inbound::Answer(answer) => {

@@ -23,6 +23,8 @@ impl Tool for ReadTool {
     async fn execute(&self, args: ReadArgs, call: ToolCall) -> Result<ReadOutput, ToolError> {
         let owner = require_agent(&call)?;
         let id = session_id(&args.session_id)?;
+        // Calls to the session the client sent before this one take effect first.
+        call.arrival_turn().await;
         let page = self
             .0
             .terminals
@@ -38,6 +40,7 @@ impl Tool for ReadTool {
                 },
             )
             .map_err(terminal_error)?;
+        call.arrival_done();
         // A page of the newest lines shows the session as it is.
         if page.line_begin == 0
             && let Some(background) = self.0.background.as_ref()

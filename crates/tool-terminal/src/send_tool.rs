@@ -75,6 +75,8 @@ impl Tool for SendTool {
             return Err(ToolError::new(PASTE_MARKER_IN_TEXT).with_code("INVALID_INPUT"));
         }
         let timeout = send_timeout(args.timeout_ms, self.0.config.max_send_timeout_ms)?;
+        // Calls to the session the client sent before this one take effect first.
+        call.arrival_turn().await;
         if args.run_in_background == Some(true) {
             if !self.0.config.enable_run_in_background {
                 return Err(ToolError::new(
@@ -116,6 +118,7 @@ impl Tool for SendTool {
                 request,
                 self.0.config.max_result_bytes,
             )?;
+            call.arrival_done();
             let output = match answered {
                 Some(notice) if output.is_empty() => notice,
                 Some(notice) => format!("{notice}\n{output}"),
@@ -169,16 +172,17 @@ impl Tool for SendTool {
             timeout,
         };
         self.0.send_starts.note(&id);
-        let op = start_send_when_free(&self.0.terminals, &owner, &id, request, SLOT_WAIT)
-            .await
-            .map_err(|e| {
-                let busy = e.code() == TerminalErrorCode::SendActive;
-                let mut error = terminal_error(e);
-                if busy {
-                    error.message.push_str(&still_busy_detail());
-                }
-                error
-            })?;
+        let op = start_send_when_free(&self.0.terminals, &owner, &id, request, SLOT_WAIT).await;
+        // The send holds the session (or was refused): the calls after it may act.
+        call.arrival_done();
+        let op = op.map_err(|e| {
+            let busy = e.code() == TerminalErrorCode::SendActive;
+            let mut error = terminal_error(e);
+            if busy {
+                error.message.push_str(&still_busy_detail());
+            }
+            error
+        })?;
         let result = tokio::select! {
             r = progress::done_reporting(&op, call.progress.as_ref()) => r,
             () = call.cancel.cancelled() => {

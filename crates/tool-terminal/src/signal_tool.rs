@@ -32,6 +32,8 @@ impl Tool for SignalTool {
         let owner = require_agent(&call)?;
         let id = session_id(&args.session_id)?;
         let signal: TerminalSignal = args.signal.into();
+        // Calls to the session the client sent before this one take effect first.
+        call.arrival_turn().await;
         // Off the async workers: the signal reads `/proc`, and waits a moment for a REPL
         // still taking in its line (see `Terminals::signal`).
         let (terminals, agent, session) =
@@ -46,6 +48,7 @@ impl Tool for SignalTool {
             ))
         })?
         .map_err(terminal_error)?;
+        call.arrival_done();
         if result.delivered
             && let Some(background) = self.0.background.as_ref()
         {

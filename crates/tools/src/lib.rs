@@ -53,6 +53,7 @@
 #![forbid(unsafe_code)]
 
 mod approval;
+mod arrival;
 mod erased;
 mod policy;
 mod registry;
@@ -61,6 +62,7 @@ mod tool;
 mod validate;
 
 pub use approval::{Approval, ApprovalOutcome, ApprovalRequest, AroundExecute, Next};
+pub use arrival::{ArrivalOrder, ArrivalTicket};
 pub use policy::{Decision, PostExecute, PreExecute, ToolCallInfo};
 pub use registry::{ToolSchema, Tools, ToolsError, ToolsPlugin, invariant_companion};
 pub use schema::{

@@ -314,6 +314,9 @@ impl Tools {
             let verdict = match decide(&pre, &info) {
                 Ok(Verdict::Ask(reason)) => {
                     call.approval_asked_at = Some(std::time::Instant::now());
+                    // The calls after it do not wait for a human's answer (see
+                    // `ArrivalOrder`): approved, it acts on the target as it is then.
+                    call.arrival_done();
                     let outcome = match call.approver() {
                         Some(approver) => {
                             let request = ApprovalRequest {

@@ -84,6 +84,12 @@ pub struct ToolCall {
     /// changed while the human decided (a terminal that took other input meanwhile) can
     /// refuse the call then rather than act on a state nobody approved.
     pub approval_asked_at: Option<std::time::Instant>,
+    /// The call's place among the calls the host received for the same target (a terminal
+    /// session), when the host orders them: a tool acting on that target waits for its turn
+    /// ([`ToolCall::arrival_turn`]) and gives its place up once its effect is in place
+    /// ([`ToolCall::arrival_done`]; ending gives it up too), so such calls take effect in the
+    /// order they arrived (see [`crate::ArrivalOrder`]).
+    pub arrival: Option<Arc<crate::ArrivalTicket>>,
 }
 
 impl fmt::Debug for ToolCall {
@@ -96,6 +102,7 @@ impl fmt::Debug for ToolCall {
             .field("approval", &self.approval.is_some())
             .field("progress", &self.progress.is_some())
             .field("approval_asked_at", &self.approval_asked_at)
+            .field("arrival", &self.arrival.is_some())
             .finish()
     }
 }
@@ -111,6 +118,7 @@ impl ToolCall {
             approval: None,
             progress: None,
             approval_asked_at: None,
+            arrival: None,
         }
     }
 
@@ -128,6 +136,29 @@ impl ToolCall {
                 .as_ref()
                 .and_then(|a| a.scope().get::<dyn Approval>())
         })
+    }
+
+    /// The same call holding `ticket`, its place among the calls to its target (see
+    /// [`ToolCall::arrival`]).
+    #[must_use]
+    pub fn with_arrival(mut self, ticket: Arc<crate::ArrivalTicket>) -> Self {
+        self.arrival = Some(ticket);
+        self
+    }
+
+    /// Waits until every call to this call's target that the host received before it gave up
+    /// its place (at once when the host does not order calls). Cancel safe.
+    pub async fn arrival_turn(&self) {
+        if let Some(ticket) = &self.arrival {
+            ticket.turn().await;
+        }
+    }
+
+    /// Gives up this call's place among the calls to its target: the ones after it may act.
+    pub fn arrival_done(&self) {
+        if let Some(ticket) = &self.arrival {
+            ticket.done();
+        }
     }
 
     /// The same call reporting progress to `sink`.

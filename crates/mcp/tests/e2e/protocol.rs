@@ -4,95 +4,13 @@
 //! just cancelled), and the server keeps serving; a call cancelled after a job finished does
 //! not take the job's notice with its unsent result.
 
-use std::collections::BTreeMap;
-
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-
-use crate::support::{server_command, within};
+use crate::raw::{Raw, call, text_of};
+use crate::support::within;
+use serde_json::json;
 
 /// The server's line limit in this test (`--max-message-bytes`): small, so the over-long line
 /// costs little; the default is exercised by the same code path.
 const LIMIT: usize = 64 * 1024;
-
-fn call(id: u64, name: &str, arguments: &Value) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {"name": name, "arguments": arguments}})
-    .to_string()
-}
-
-fn text_of(response: &Value) -> &str {
-    response["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-}
-
-/// A raw JSON-RPC client: writes lines, files every answer by id.
-struct Raw {
-    stdin: tokio::process::ChildStdin,
-    lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
-    by_id: BTreeMap<String, Value>,
-    null_ids: Vec<Value>,
-}
-
-impl Raw {
-    /// Starts the server with `args` and a raw client on its stdio.
-    fn spawn(args: &[&str]) -> (tokio::process::Child, Self) {
-        let mut child = server_command(args).spawn().expect("spawn dsh-mcp");
-        let raw = Self {
-            stdin: child.stdin.take().expect("stdin"),
-            lines: BufReader::new(child.stdout.take().expect("stdout")).lines(),
-            by_id: BTreeMap::new(),
-            null_ids: Vec::new(),
-        };
-        (child, raw)
-    }
-
-    /// `initialize` (id 1), then `notifications/initialized`.
-    async fn initialize(&mut self) {
-        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}});
-        self.exchange(init.to_string(), "1").await;
-        self.write(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
-            .await;
-    }
-
-    async fn write(&mut self, line: &str) {
-        self.stdin
-            .write_all(format!("{line}\n").as_bytes())
-            .await
-            .expect("write");
-        self.stdin.flush().await.expect("flush");
-    }
-
-    /// The next message the server writes, waited for as `what`.
-    async fn next_message(&mut self, what: &str) -> Value {
-        let out = within(what, self.lines.next_line())
-            .await
-            .expect("read stdout")
-            .expect("stdout closed early");
-        let message: Value = serde_json::from_str(&out)
-            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {out:?}"));
-        assert_eq!(message["jsonrpc"], "2.0", "{out}");
-        message
-    }
-
-    /// Sends `line` and reads answers until the one with `id` (as JSON text) arrived.
-    async fn exchange(&mut self, line: String, id: &str) -> Value {
-        self.write(&line).await;
-        while !self.by_id.contains_key(id) {
-            let message = self.next_message("a response line").await;
-            match &message["id"] {
-                Value::Null => self.null_ids.push(message),
-                other => {
-                    self.by_id.insert(other.to_string(), message);
-                }
-            }
-        }
-        self.by_id[id].clone()
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c34_every_request_gets_an_answer() {

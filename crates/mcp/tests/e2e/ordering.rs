@@ -1,0 +1,94 @@
+//! Calls to one session that a client writes without waiting for the answers (an agent's
+//! parallel tool calls) take effect in the order it wrote them: rmcp runs each call on a task
+//! of its own, and before, the later of two sends often ran first.
+
+use serde_json::json;
+
+use crate::raw::{Raw, call, text_of};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_to_one_session_written_together_run_in_the_order_written() {
+    let (mut child, mut raw) = Raw::spawn(&[]);
+    raw.initialize().await;
+    let open = raw
+        .exchange(call(2, "terminal_open", &json!({"type": "shell"})), "2")
+        .await;
+    let session = open["result"]["structuredContent"]["sessionId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{open}"))
+        .to_owned();
+    let mut id = 10;
+    for round in 0..10 {
+        let first = format!("echo R{round}-first");
+        let second = format!("echo R{round}-second");
+        let (a, b) = (id, id + 1);
+        id += 2;
+        // Both lines in one write, before either answer.
+        raw.write(&format!(
+            "{}\n{}",
+            call(
+                a,
+                "terminal_send",
+                &json!({"sessionId": session, "text": first})
+            ),
+            call(
+                b,
+                "terminal_send",
+                &json!({"sessionId": session, "text": second})
+            ),
+        ))
+        .await;
+        for n in [a, b] {
+            let r = raw.answer(&n.to_string()).await;
+            assert!(!text_of(&r).starts_with("Error"), "{r}");
+        }
+        let page = raw
+            .exchange(
+                call(
+                    id,
+                    "terminal_read",
+                    &json!({"sessionId": session, "count": 12}),
+                ),
+                &id.to_string(),
+            )
+            .await;
+        id += 1;
+        let page = text_of(&page);
+        let at = |text: &str| page.find(text);
+        assert!(
+            at(&first).is_some() && at(&first) < at(&second),
+            "round {round}: {page}"
+        );
+    }
+    // A signal written right after a send goes to what the send started.
+    raw.write(&format!(
+        "{}\n{}",
+        call(
+            id,
+            "terminal_send",
+            &json!({"sessionId": session, "text": "sleep 60; echo not-interrupted"}),
+        ),
+        call(
+            id + 1,
+            "terminal_signal",
+            &json!({"sessionId": session, "signal": "SIGINT"}),
+        ),
+    ))
+    .await;
+    let signal = raw.answer(&(id + 1).to_string()).await;
+    assert!(!text_of(&signal).starts_with("Error"), "{signal}");
+    let sent = raw.answer(&id.to_string()).await;
+    let sent = text_of(&sent);
+    assert!(!sent.lines().any(|l| l == "not-interrupted"), "{sent}");
+    assert!(sent.contains("[wait: stdin_read]"), "{sent}");
+    raw.exchange(
+        call(id + 2, "terminal_close", &json!({"sessionId": session})),
+        &(id + 2).to_string(),
+    )
+    .await;
+    drop(raw);
+    let status = crate::support::within("server exit", child.wait())
+        .await
+        .expect("wait");
+    assert!(status.success(), "{status}");
+}
