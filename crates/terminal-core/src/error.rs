@@ -112,7 +112,9 @@ impl TerminalError {
     pub fn closing(id: &SessionId) -> Self {
         Self::new(
             TerminalErrorCode::Closing,
-            format!("PTY session {id} is closing"),
+            format!(
+                "PTY session {id} is closing: a terminal_close of it is under way and stops every process it started; terminal_open starts a new session"
+            ),
         )
     }
     /// Send on an exited session.

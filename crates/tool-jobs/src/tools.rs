@@ -42,7 +42,7 @@ impl Shared {
 fn job_id(raw: &str) -> Result<JobId, ToolError> {
     if raw.trim().is_empty() {
         return Err(ToolError::invalid_args(format!(
-            "invalid job_id: expected a non-empty string, got {}",
+            "invalid job_id: expected a non-empty string, got {}; pass the id terminal_send with run_in_background returned (such as \"pty-send-1\"), or call job_list to see your jobs",
             serde_json::Value::String(raw.to_owned())
         )));
     }

@@ -477,8 +477,8 @@ pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
     {
         // Lines are there, but none fits beside the footer in this cap.
         past_end = format!(
-            "(no line of this page fits in the {max_bytes}-byte result cap; the scrollback holds {} lines)",
-            result.total_lines
+            "(no line of this page fits in the {max_bytes}-byte result cap; the scrollback holds {})",
+            lines_held(result.total_lines)
         );
         past_end.as_str()
     } else if result.total_lines > 0 && result.line_begin >= result.total_lines {
@@ -487,8 +487,9 @@ pub fn render_read(result: &ReadOutput, max_bytes: usize) -> String {
         truncated = false;
         beyond_retained = true;
         past_end = format!(
-            "(no retained output at offset {}: the scrollback holds {} lines, offset 0 being the newest)",
-            result.line_begin, result.total_lines
+            "(no retained output at offset {}: the scrollback holds {}, offset 0 being the newest)",
+            result.line_begin,
+            lines_held(result.total_lines)
         );
         past_end.as_str()
     } else {
@@ -588,3 +589,12 @@ pub(crate) fn read_footer(
 
 #[cfg(test)]
 mod tests;
+
+/// `n` lines of scrollback, as a read's text counts them (`1 line`, `52 lines`).
+fn lines_held(n: u64) -> String {
+    if n == 1 {
+        "1 line".to_owned()
+    } else {
+        format!("{n} lines")
+    }
+}

@@ -285,7 +285,10 @@ async fn concurrent_kill_joins_the_close_in_flight() {
         .start_send(&f.owner, &pty1, send("x"))
         .unwrap_err();
     assert_eq!(err.code(), TerminalErrorCode::Closing);
-    assert_eq!(err.message(), "PTY session pty-1 is closing");
+    assert_eq!(
+        err.message(),
+        "PTY session pty-1 is closing: a terminal_close of it is under way and stops every process it started; terminal_open starts a new session"
+    );
     f.terminals
         .read(&f.owner, &pty1, ReadRequest::default())
         .unwrap();

@@ -171,7 +171,7 @@ async fn job_output_consumes_and_reports_status() {
         .await;
     assert_eq!(
         r.text(),
-        "Error: invalid job_id: expected a non-empty string, got \"\""
+        "Error: invalid job_id: expected a non-empty string, got \"\"; pass the id terminal_send with run_in_background returned (such as \"pty-send-1\"), or call job_list to see your jobs"
     );
     // An id no job can have is refused without being echoed.
     for tool in ["job_output", "job_kill"] {

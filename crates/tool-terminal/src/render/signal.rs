@@ -18,7 +18,7 @@ pub fn render_signal(
     if shell_is_target && shell_ran_command {
         return if matches!(signal, "SIGTERM" | "SIGTSTP") {
             format!(
-                "delivered {signal} to foreground process group {target_pgid} ({OWN_COMMAND}); an interactive shell ignores {signal}, so nothing changed: send SIGINT to interrupt the command, or terminal_close to end the session"
+                "delivered {signal} to foreground process group {target_pgid} ({OWN_COMMAND}); an interactive shell ignores {signal}, so nothing changed: send SIGINT to interrupt the command, or terminal_close to end the session (the one way to stop a command of the shell's own that traps or ignores SIGINT)"
             )
         } else {
             format!(
