@@ -228,10 +228,10 @@ impl Tool for SendTool {
         {
             notices.push(PYTHON_REPL_BLOCKS.to_owned());
         }
-        if waits_at_a_press_enter_prompt(&output)
+        if let Some(notice) = press_to_go_on_notice(&output)
             && let SendOutput::Foreground { notices, .. } = &mut output
         {
-            notices.push(PRESS_ENTER.to_owned());
+            notices.push(notice.to_owned());
         }
         // The echo of a long line the send typed is cut before the output is fitted (as the
         // text's render would cut it): the model's own line neither crowds out the output nor
@@ -400,11 +400,35 @@ fn has_a_block(text: &str) -> bool {
 /// The notice for a program waiting at a "press Enter to continue" prompt.
 const PRESS_ENTER: &str = "[input: the program waits at its \"press Enter\" prompt: send \"\" (just Enter) to go on; any text sent now is taken as the answer (vim takes it as commands)]";
 
-/// Whether the program waits for input at a "press Enter to continue" prompt on the last
-/// line: vim's hit-enter prompt (`Press ENTER or type command to continue`, e.g. after a
+/// The notice for a full-screen program that waits for any key (`press any key` on its
+/// screen): it reads keys as they come, so one key goes on (Enter would be taken as a choice
+/// of a menu on the same screen).
+const PRESS_A_KEY: &str = "[input: the full-screen program waits for a key (\"press any key\"): send one key with submit: false (a letter such as \"q\", or \"\\r\" for Enter); it takes the key at once, so send nothing else with it]";
+
+/// The notice for a program that waits for input at a "press Enter" or "press any key"
+/// prompt on the last line (see [`waits_at_a_press_enter_prompt`]): [`PRESS_A_KEY`] for "any
+/// key" on the alternate screen (a full-screen program reading keys), else [`PRESS_ENTER`].
+fn press_to_go_on_notice(output: &SendOutput) -> Option<&'static str> {
+    let phrase = waits_at_a_press_enter_prompt(output)?;
+    let full_screen = matches!(
+        output,
+        SendOutput::Foreground {
+            input_mode: InputModeOutput::AlternateScreen,
+            ..
+        }
+    );
+    Some(if full_screen && phrase.contains("key") {
+        PRESS_A_KEY
+    } else {
+        PRESS_ENTER
+    })
+}
+
+/// The phrase, when the program waits for input at a "press Enter to continue" prompt on the
+/// last line: vim's hit-enter prompt (`Press ENTER or type command to continue`, e.g. after a
 /// viminfo error when `git commit` closes the editor), installers' and pagers' `Press any
 /// key`, `Hit ENTER`, `press RETURN`.
-fn waits_at_a_press_enter_prompt(output: &SendOutput) -> bool {
+fn waits_at_a_press_enter_prompt(output: &SendOutput) -> Option<&'static str> {
     let SendOutput::Foreground {
         viewport,
         wait_reason: WaitReasonOutput::StdinRead,
@@ -413,11 +437,11 @@ fn waits_at_a_press_enter_prompt(output: &SendOutput) -> bool {
         ..
     } = output
     else {
-        return false;
+        return None;
     };
     // A single-key read has its own notice: any key goes on, sent without Enter.
     if *input_mode == InputModeOutput::SingleKey {
-        return false;
+        return None;
     }
     let last = viewport
         .trim_end()
@@ -434,8 +458,8 @@ fn waits_at_a_press_enter_prompt(output: &SendOutput) -> bool {
         "hit any key",
         "press a key",
     ]
-    .iter()
-    .any(|p| last.contains(p))
+    .into_iter()
+    .find(|p| last.contains(p))
 }
 
 /// The error of a send whose call was cancelled (the client's cancel, or the server shutting

@@ -192,6 +192,38 @@ async fn python_repl_block_rules_are_explained_when_they_reject_a_block() {
     finish(host, &agent).await;
 }
 
+/// A full-screen program waiting for any key under a menu: the result says to send one key
+/// without Enter (told to send Enter, the agent would have chosen from the menu), and one key
+/// goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_screen_press_any_key_says_to_send_one_key() {
+    let (host, agent) = Host::with_open_shell().await;
+    let text = send_line(
+        &host,
+        &agent,
+        "python3 -c \"import curses; s = curses.initscr(); curses.cbreak(); curses.noecho(); \
+         s.addstr(0, 0, 'MENU: 1) alpha 2) beta'); s.addstr(2, 0, 'Press any key to exit'); \
+         s.refresh(); k = s.getkey(); curses.endwin(); print('got', repr(k))\"",
+    )
+    .await
+    .text();
+    let notice = text
+        .lines()
+        .find(|l| l.starts_with("[input: the full-screen program waits for a key"));
+    insta::assert_snapshot!("press_a_key", notice.unwrap_or(&text));
+    assert!(!text.contains("\"press Enter\" prompt"), "{text}");
+    let text = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "q", "submit": false}),
+        )
+        .await
+        .text();
+    assert!(text.contains("got 'q'"), "{text}");
+    finish(host, &agent).await;
+}
+
 /// `terminal_send` of `text` with Enter to the test's session.
 async fn send_line(host: &Host, agent: &dsh_context::Agent, text: &str) -> dsh_tools::ToolResult {
     host.call(
