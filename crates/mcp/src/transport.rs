@@ -227,14 +227,19 @@ const META_MISSING: &str = "request _meta is missing";
 
 /// What a client that sent a request before `initialize` does next (rmcp's error says only
 /// what the request lacked).
-const BEFORE_INITIALIZE_ADVICE: &str = "this server starts a session with initialize: send it (then notifications/initialized) first and repeat the request";
+const BEFORE_INITIALIZE_ADVICE: &str = "the request came before initialize: this server starts a session with initialize, so send it (then notifications/initialized) first and repeat the request";
 
 /// Adds [`BEFORE_INITIALIZE_ADVICE`] to rmcp's error for a request sent before `initialize`.
 fn advise_before_initialize(item: &mut TxJsonRpcMessage<RoleServer>) {
     if let rmcp::model::JsonRpcMessage::Error(e) = item
         && e.error.message.starts_with(META_MISSING)
     {
-        e.error.message = format!("{}; {BEFORE_INITIALIZE_ADVICE}", e.error.message).into();
+        // The advice first: rmcp's own words name `_meta` fields no client of a session sends.
+        e.error.message = format!(
+            "{BEFORE_INITIALIZE_ADVICE} (read without a session, as a stateless request: {})",
+            e.error.message
+        )
+        .into();
     }
 }
 
