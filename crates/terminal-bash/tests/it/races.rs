@@ -533,3 +533,40 @@ async fn send_right_after_killing_a_pager_runs_in_the_shell() {
     })
     .await;
 }
+
+/// A close that comes as a send's command finishes: a result that shows the command's prompt
+/// back carries the command's exit status (its status was counted among earlier commands,
+/// with none of its own), and one that does not, none. The close lands at a different point
+/// each round (not a wait for anything).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_close_after_the_prompt_came_back_keeps_the_commands_status() {
+    within(async {
+        let mut prompt_back = 0;
+        for round in 0..ROUNDS * 2 {
+            let shell = Shell::open(quick_config()).await;
+            let op = shell.start_within("echo hi", 30_000);
+            tokio::time::sleep(std::time::Duration::from_micros(300 * round as u64)).await;
+            let session = std::sync::Arc::clone(&shell.session);
+            let close = tokio::spawn(async move { session.close("test done".into()).await });
+            let r = op
+                .done()
+                .await
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            close
+                .await
+                .unwrap_or_else(|e| panic!("round {round}: {e}"))
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            if r.viewport.contains("hi\ndsh> ") {
+                prompt_back += 1;
+                assert_eq!(r.exit_code, Some(0), "round {round}: {r:?}");
+                assert_eq!(r.earlier_exits.finished, 0, "round {round}: {r:?}");
+            } else {
+                assert_eq!(r.exit_code, None, "round {round}: {r:?}");
+            }
+            let left = crate::support::session_pids(&shell.id);
+            assert!(left.is_empty(), "round {round}: processes left: {left:?}");
+        }
+        eprintln!("the prompt was back before the close in {prompt_back} rounds");
+    })
+    .await;
+}

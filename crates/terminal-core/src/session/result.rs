@@ -487,7 +487,8 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         wait_reason: wait_reason(reason),
         session_status: facts.status,
         truncated: facts.rendered.truncated,
-        exit_code: if reason == Settle::Prompt || facts.foreign_line.is_some() {
+        // A close that came once the prompt was back keeps the command's status.
+        exit_code: if reason == Settle::Prompt || facts.foreign_line.is_some() || facts.closed {
             facts.last_exit_code
         } else {
             None

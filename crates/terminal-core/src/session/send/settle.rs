@@ -138,12 +138,18 @@ impl SendOp {
         .then(|| st.screen.text_after_prompt())
         .flatten()
         .filter(|line| !line.trim().is_empty());
-        let prompted = reason == Settle::Prompt || foreign_line.is_some();
+        // A close that came once the send's command had finished and its prompt was back
+        // settles it: the prompt ended the command all the same.
+        let closed_at_prompt = reason == Settle::Exit
+            && st.closing
+            && st.screen.prompt_state() == PromptState::Prompt
+            && st.screen.command_exit_since(exits_from).is_some();
+        let prompted = reason == Settle::Prompt || foreign_line.is_some() || closed_at_prompt;
         // The newest finished command is the result's own when its prompt settled it.
         let exits = st.screen.exits_since(exits_from, prompted);
         // The result's own status is the newest command's that finished in its span: a
         // prompt after an empty or comment-only line repeats an older command's.
-        let last_exit_code = if foreign_line.is_some() {
+        let last_exit_code = if foreign_line.is_some() || closed_at_prompt {
             st.screen.command_exit_since(exits_from)
         } else {
             last_exit_code.and(st.screen.command_exit_since(exits_from))
