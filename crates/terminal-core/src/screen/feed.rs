@@ -504,6 +504,9 @@ impl Screen {
             _ => {}
         }
         self.note_rows_above_anchors();
+        if seq.csi && seq.private.is_none() && matches!(seq.final_byte, b'P' | b'@') {
+            self.edited_in_place();
+        }
         let col = self.parser.screen().cursor_position().1;
         let tabs = self.parser.callbacks_mut().tabs_mut(alternate);
         match (seq.csi, seq.private, seq.final_byte) {

@@ -100,6 +100,18 @@ impl Screen {
         }
     }
 
+    /// Characters were deleted or inserted on the cursor's row (`CSI n P`, `CSI n @`): a line
+    /// editor redraws its line in place (readline, after a history search, deletes the
+    /// search's prefix and writes its prompt, then moves the cursor over the rest), so what
+    /// the row shows is the line it meant, not texts written over one another. A row carriage
+    /// returns went back over is no longer followed.
+    pub(in super::super) fn edited_in_place(&mut self) {
+        let row = self.cursor_unsynced().row;
+        if self.clears.returned.as_ref().is_some_and(|r| r.row == row) {
+            self.clears.returned = None;
+        }
+    }
+
     /// A line feed at byte `i` of `bytes` ends the cursor's row: when carriage returns went
     /// back over it, and the newest text on it ended before an earlier one did with that
     /// one's end still showing after it, the row is noted (see the module docs). The text

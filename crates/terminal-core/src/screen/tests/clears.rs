@@ -544,6 +544,12 @@ fn a_shorter_text_over_a_longer_one_is_a_mixed_row() {
     // Or moved along the row: characters inserted before it pushed it right.
     s.feed(b"abcdef\r\x1b[2@XY\r\n");
     assert_eq!(s.take_mixed_row(), None);
+    // A line editor's redraw in place: readline accepting a history search deletes the
+    // search's prefix (`CSI 21 P`), writes its prompt and moves the cursor over the rest.
+    s.feed(b">>> \r(reverse-i-search)`alp': alpha = \"alpha value here\"");
+    s.feed(b"\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08");
+    s.feed(b"\r\x1b[21P>>>\x1b[C\x1b[C\x1b[C\x1b[C\x1b[C\x1b[C\x1b[C\x1b[C\x1b[C\x1b[C\r\n");
+    assert_eq!(s.take_mixed_row(), None);
     // One that does not: the newest differs from the longest before it.
     s.feed(b"abcdef\rabc\rabx\r\n");
     assert_eq!(s.take_mixed_row(), Some(("abxdef".to_owned(), 1)));
