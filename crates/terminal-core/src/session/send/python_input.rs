@@ -230,6 +230,17 @@ pub(super) struct Repl {
     pub(super) line_unended: bool,
 }
 
+impl Repl {
+    /// At its primary prompt with nothing typed on the line, no statement begun.
+    pub(super) const AT_PRIMARY: Self = Self {
+        at_primary: true,
+        at_continuation: false,
+        indent: None,
+        typed: None,
+        line_unended: false,
+    };
+}
+
 /// What a send types to a Python REPL.
 #[derive(Debug)]
 pub(super) struct Typing {
@@ -371,13 +382,7 @@ pub(super) fn typing(
                         timeout: request.timeout,
                     },
                     reader,
-                    Repl {
-                        at_primary: true,
-                        at_continuation: false,
-                        indent: None,
-                        typed: None,
-                        line_unended: false,
-                    },
+                    Repl::AT_PRIMARY,
                 )?;
                 let steps = [first.steps.unwrap_or_default(), vec![last]].concat();
                 (first.input, Some(steps))

@@ -113,13 +113,7 @@ fn at_continuation(typed: &str, indent: Option<u16>) -> Repl {
 }
 
 fn at_primary() -> Repl {
-    Repl {
-        at_primary: true,
-        at_continuation: false,
-        indent: None,
-        typed: None,
-        line_unended: false,
-    }
+    Repl::AT_PRIMARY
 }
 
 fn typed(t: &Typing) -> Vec<String> {
