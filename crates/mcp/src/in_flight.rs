@@ -124,7 +124,8 @@ pub(crate) fn take_arrival_ticket(
             .as_ref()
             .and_then(|arguments| arguments.get("sessionId"))
     {
-        let ticket = Arc::new(order.ticket(session));
+        // Blanks around an id are dropped where it is read (`id_argument`).
+        let ticket = Arc::new(order.ticket(session.trim()));
         call.extensions.insert(ticket);
     }
 }
