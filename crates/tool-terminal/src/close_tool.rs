@@ -22,8 +22,9 @@ impl Tool for CloseTool {
     async fn execute(&self, args: CloseArgs, call: ToolCall) -> Result<CloseOutput, ToolError> {
         let owner = require_agent(&call)?;
         let id = session_id(&args.session_id)?;
-        // Calls to the session the client sent before this one take effect first (its place is given up as it returns).
-        call.arrival_turn().await;
+        // Calls to the session written together with this one, before it, are done first (a
+        // send's command runs to its end before the close).
+        call.arrival_turn().await?;
         // A background send on the session ends first (as killed); the close then settles it.
         let ended_job = self
             .0

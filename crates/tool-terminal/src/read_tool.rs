@@ -23,8 +23,9 @@ impl Tool for ReadTool {
     async fn execute(&self, args: ReadArgs, call: ToolCall) -> Result<ReadOutput, ToolError> {
         let owner = require_agent(&call)?;
         let id = session_id(&args.session_id)?;
-        // Calls to the session the client sent before this one take effect first.
-        call.arrival_turn().await;
+        // Calls to the session written together with this one, before it, have started first
+        // (a read is how an agent looks at a send still running, so it does not wait for it).
+        call.arrival_turn_started().await?;
         let page = self
             .0
             .terminals

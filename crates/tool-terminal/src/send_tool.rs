@@ -75,8 +75,9 @@ impl Tool for SendTool {
             return Err(ToolError::new(PASTE_MARKER_IN_TEXT).with_code("INVALID_INPUT"));
         }
         let timeout = send_timeout(args.timeout_ms, self.0.config.max_send_timeout_ms)?;
-        // Calls to the session the client sent before this one take effect first.
-        call.arrival_turn().await;
+        // Calls to the session written together with this one, before it, are done first (a
+        // send written right after another runs once that one settled, as typed ahead).
+        call.arrival_turn().await?;
         if args.run_in_background == Some(true) {
             if !self.0.config.enable_run_in_background {
                 return Err(ToolError::new(
@@ -118,6 +119,7 @@ impl Tool for SendTool {
                 request,
                 self.0.config.max_result_bytes,
             )?;
+            // The job runs on its own: the calls after it do not wait for it.
             call.arrival_done();
             let output = match answered {
                 Some(notice) if output.is_empty() => notice,
@@ -173,8 +175,9 @@ impl Tool for SendTool {
         };
         self.0.send_starts.note(&id);
         let op = start_send_when_free(&self.0.terminals, &owner, &id, request, SLOT_WAIT).await;
-        // The send holds the session (or was refused): the calls after it may act.
-        call.arrival_done();
+        // The send holds the session (or was refused): a signal written after it may act, the
+        // rest once it settled (when this call ends).
+        call.arrival_started();
         let op = op.map_err(|e| {
             let busy = e.code() == TerminalErrorCode::SendActive;
             let mut error = terminal_error(e);
@@ -204,6 +207,8 @@ impl Tool for SendTool {
             }
         }
         .map_err(terminal_error)?;
+        // Settled: the calls written after it may act.
+        call.arrival_done();
         // Keys this send typed may have ended a program a job left (vim's `:q`): its job no
         // longer says it runs.
         if let Some(background) = &self.0.background {

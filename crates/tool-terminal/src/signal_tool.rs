@@ -32,8 +32,9 @@ impl Tool for SignalTool {
         let owner = require_agent(&call)?;
         let id = session_id(&args.session_id)?;
         let signal: TerminalSignal = args.signal.into();
-        // Calls to the session the client sent before this one take effect first.
-        call.arrival_turn().await;
+        // Calls to the session written together with this one, before it, have started first
+        // (the signal goes to what a send written before it started).
+        call.arrival_turn_started().await?;
         // Off the async workers: the signal reads `/proc`, and waits a moment for a REPL
         // still taking in its line (see `Terminals::signal`).
         let (terminals, agent, session) =

@@ -1,14 +1,18 @@
-//! [`ArrivalOrder`]: calls that act on one target (a terminal session) take effect in the order
-//! the host received them, even when it runs them concurrently.
+//! [`ArrivalOrder`]: calls that act on one target (a terminal session), written by the client
+//! together, take effect in the order the host received them, even when it runs them
+//! concurrently.
 //!
 //! A host that reads calls in an order (one connection's stdio lines) hands each call it
-//! receives for a target an [`ArrivalTicket`] (through [`crate::ToolCall::arrival`]). A tool
-//! waits for its turn ([`ArrivalTicket::turn`]: every earlier call to the same target gave up
-//! its place) before it acts, and gives its place up ([`ArrivalTicket::done`]) once its effect
-//! is in place (a send's input reserved the session, a signal went out); dropping the ticket
-//! gives it up too, so a call that ends in any way never holds the ones after it. A call that
-//! waits for a human's approval gives its place up first (the registry does that): the calls
-//! after it go on, as they would have without it.
+//! receives for a target an [`ArrivalTicket`] (through [`crate::ToolCall::arrival`]). A ticket
+//! waits only for the calls to its target that had not started when it arrived (calls written
+//! together, an agent's parallel tool calls); a call that arrives while an earlier one already
+//! runs is not held behind it (a read or a signal while a long send runs). Each call marks
+//! when it started ([`ArrivalTicket::started`]: a send holds the session) and when it is done
+//! ([`ArrivalTicket::done`]: a send settled); a tool waits either for the calls before it to be
+//! done ([`ArrivalTicket::turn`]: a send after a send, a read, a close) or only to have started
+//! ([`ArrivalTicket::turn_started`]: a signal, meant for what the send before it started).
+//! Dropping a ticket marks it done, so a call that ends in any way never holds the ones after
+//! it; a call that waits for a human's approval is marked done first (the registry does that).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -17,8 +21,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
-/// The calls a host received per target that have not given up their place yet (see the module
-/// docs). Cheap to clone: clones share the order.
+/// The calls a host received per target that have not started yet (see the module docs).
+/// Cheap to clone: clones share the order.
 #[derive(Clone, Debug, Default)]
 pub struct ArrivalOrder(Arc<Inner>);
 
@@ -26,29 +30,38 @@ pub struct ArrivalOrder(Arc<Inner>);
 struct Inner {
     /// The last number handed out.
     last: AtomicU64,
-    /// Per target, the tickets still in place, by number, each with the token cancelled when
-    /// it gives its place up.
-    pending: Mutex<HashMap<String, BTreeMap<u64, CancellationToken>>>,
+    /// Per target, the tickets not done yet, by number.
+    pending: Mutex<HashMap<String, BTreeMap<u64, Marks>>>,
+}
+
+/// A ticket's two marks, each a token cancelled when it is reached.
+#[derive(Clone, Debug, Default)]
+struct Marks {
+    started: CancellationToken,
+    done: CancellationToken,
 }
 
 impl ArrivalOrder {
-    /// A ticket for a call to `target` received now: its turn comes after every ticket for
-    /// `target` taken before it.
+    /// A ticket for a call to `target` received now: it waits for the tickets for `target`
+    /// that have not started yet.
     #[must_use]
     pub fn ticket(&self, target: &str) -> ArrivalTicket {
         let number = self.0.last.fetch_add(1, Ordering::SeqCst) + 1;
-        let done = CancellationToken::new();
-        self.0
-            .pending
-            .lock()
-            .entry(target.to_owned())
-            .or_default()
-            .insert(number, done.clone());
+        let marks = Marks::default();
+        let mut pending = self.0.pending.lock();
+        let tickets = pending.entry(target.to_owned()).or_default();
+        let before = tickets
+            .values()
+            .filter(|m| !m.started.is_cancelled())
+            .cloned()
+            .collect();
+        tickets.insert(number, marks.clone());
         ArrivalTicket {
             order: self.clone(),
             target: target.to_owned(),
             number,
-            done,
+            marks,
+            before,
         }
     }
 }
@@ -59,36 +72,42 @@ pub struct ArrivalTicket {
     order: ArrivalOrder,
     target: String,
     number: u64,
-    done: CancellationToken,
+    marks: Marks,
+    /// The marks of the calls to the same target that had not started when this one arrived.
+    before: Vec<Marks>,
 }
 
 impl ArrivalTicket {
-    /// Returns once every call to the same target received before this one gave up its place
-    /// (at once when none is left). Cancel safe.
+    /// Returns once every call to the same target that had not started when this one arrived
+    /// is done (at once when there was none). Cancel safe.
     pub async fn turn(&self) {
-        let earlier: Vec<CancellationToken> = self
-            .order
-            .0
-            .pending
-            .lock()
-            .get(&self.target)
-            .map(|tickets| {
-                tickets
-                    .range(..self.number)
-                    .map(|(_, t)| t.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
-        // Tickets are numbered as they are taken, so no earlier one can come after this look.
-        for token in earlier {
-            token.cancelled().await;
+        for marks in &self.before {
+            marks.done.cancelled().await;
         }
     }
 
-    /// Gives up this call's place: the calls to the same target received after it may act.
-    /// Idempotent.
+    /// Returns once every call to the same target that had not started when this one arrived
+    /// has started (or is done). Cancel safe.
+    pub async fn turn_started(&self) {
+        for marks in &self.before {
+            marks.started.cancelled().await;
+        }
+    }
+
+    /// Whether this call waited for calls written before it (see [`ArrivalTicket::turn`]).
+    #[must_use]
+    pub fn waited_for_others(&self) -> bool {
+        !self.before.is_empty()
+    }
+
+    /// This call started (a send holds its session): calls that wait only for that may act.
+    pub fn started(&self) {
+        self.marks.started.cancel();
+    }
+
+    /// This call is done: every call after it may act. Idempotent.
     pub fn done(&self) {
-        if self.done.is_cancelled() {
+        if self.marks.done.is_cancelled() {
             return;
         }
         {
@@ -100,7 +119,8 @@ impl ArrivalTicket {
                 }
             }
         }
-        self.done.cancel();
+        self.marks.started.cancel();
+        self.marks.done.cancel();
     }
 }
 
@@ -116,49 +136,62 @@ mod tests {
 
     use super::*;
 
-    /// Whether `ticket`'s turn has come (its wait ends within a moment).
-    async fn has_turn(ticket: &ArrivalTicket) -> bool {
-        tokio::time::timeout(Duration::from_millis(50), ticket.turn())
+    /// Whether `wait` ends within a moment.
+    async fn ends(wait: impl Future<Output = ()>) -> bool {
+        tokio::time::timeout(Duration::from_millis(50), wait)
             .await
             .is_ok()
     }
 
     #[tokio::test]
-    async fn calls_to_one_target_take_turns_in_arrival_order() {
+    async fn calls_written_together_take_turns_in_arrival_order() {
         let order = ArrivalOrder::default();
         let first = order.ticket("pty-1");
         let other = order.ticket("pty-2");
         let second = order.ticket("pty-1");
         let third = order.ticket("pty-1");
-        assert!(has_turn(&first).await);
-        assert!(has_turn(&other).await, "another target's calls do not wait");
-        assert!(!has_turn(&second).await);
-        assert!(!has_turn(&third).await);
+        assert!(ends(first.turn()).await);
+        assert!(
+            ends(other.turn()).await,
+            "another target's calls do not wait"
+        );
+        assert!(!ends(second.turn()).await);
+        assert!(!ends(second.turn_started()).await);
+        // Started: a call waiting only for that goes on; one waiting for its end does not.
+        first.started();
+        assert!(ends(second.turn_started()).await);
+        assert!(!ends(second.turn()).await);
         first.done();
-        assert!(has_turn(&second).await);
-        assert!(!has_turn(&third).await);
-        // A ticket dropped (its call ended in any way) gives its place up too.
+        assert!(ends(second.turn()).await);
+        assert!(!ends(third.turn()).await);
+        // A ticket dropped (its call ended in any way) is done too.
         drop(second);
-        assert!(has_turn(&third).await);
+        assert!(ends(third.turn()).await);
         third.done();
         third.done();
         assert!(order.0.pending.lock().get("pty-1").is_none());
     }
 
+    /// A call that arrives while an earlier one already runs (a read while a long send runs)
+    /// does not wait for it.
     #[tokio::test]
-    async fn a_turn_waited_for_ends_when_the_earlier_call_is_done() {
+    async fn a_call_after_an_earlier_one_started_does_not_wait_for_it() {
         let order = ArrivalOrder::default();
-        let first = order.ticket("s");
-        let second = order.ticket("s");
-        let waiting = tokio::spawn(async move {
-            second.turn().await;
-            second
+        let send = order.ticket("s");
+        send.started();
+        let read = order.ticket("s");
+        assert!(!read.waited_for_others());
+        assert!(ends(read.turn()).await);
+        let waiting = order.ticket("s");
+        assert!(waiting.waited_for_others(), "the read had not started");
+        let task = tokio::spawn(async move {
+            waiting.turn().await;
         });
-        first.done();
-        let second = tokio::time::timeout(Duration::from_secs(30), waiting)
+        read.done();
+        tokio::time::timeout(Duration::from_secs(30), task)
             .await
             .unwrap_or_else(|_| panic!("the turn never came"))
             .unwrap_or_else(|e| panic!("{e}"));
-        assert!(has_turn(&second).await);
+        drop(send);
     }
 }

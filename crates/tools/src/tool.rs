@@ -86,9 +86,10 @@ pub struct ToolCall {
     pub approval_asked_at: Option<std::time::Instant>,
     /// The call's place among the calls the host received for the same target (a terminal
     /// session), when the host orders them: a tool acting on that target waits for its turn
-    /// ([`ToolCall::arrival_turn`]) and gives its place up once its effect is in place
-    /// ([`ToolCall::arrival_done`]; ending gives it up too), so such calls take effect in the
-    /// order they arrived (see [`crate::ArrivalOrder`]).
+    /// ([`ToolCall::arrival_turn`]) and marks when it started and is done
+    /// ([`ToolCall::arrival_started`], [`ToolCall::arrival_done`]; ending marks it done), so
+    /// calls written together take effect in the order they arrived (see
+    /// [`crate::ArrivalOrder`]).
     pub arrival: Option<Arc<crate::ArrivalTicket>>,
 }
 
@@ -146,15 +147,50 @@ impl ToolCall {
         self
     }
 
-    /// Waits until every call to this call's target that the host received before it gave up
-    /// its place (at once when the host does not order calls). Cancel safe.
-    pub async fn arrival_turn(&self) {
-        if let Some(ticket) = &self.arrival {
-            ticket.turn().await;
+    /// Waits until the calls to this call's target written before it (see
+    /// [`crate::ArrivalOrder`]) are done: at once when the host does not order calls.
+    ///
+    /// # Errors
+    /// `ABORTED` when the caller cancelled the call while it waited.
+    pub async fn arrival_turn(&self) -> Result<(), ToolError> {
+        match &self.arrival {
+            Some(ticket) => self.until_not_cancelled(ticket.turn()).await,
+            None => Ok(()),
         }
     }
 
-    /// Gives up this call's place among the calls to its target: the ones after it may act.
+    /// [`ToolCall::arrival_turn`], waiting only until those calls started (a signal for what
+    /// the send before it started).
+    ///
+    /// # Errors
+    /// `ABORTED` when the caller cancelled the call while it waited.
+    pub async fn arrival_turn_started(&self) -> Result<(), ToolError> {
+        match &self.arrival {
+            Some(ticket) => self.until_not_cancelled(ticket.turn_started()).await,
+            None => Ok(()),
+        }
+    }
+
+    /// `wait`, unless the caller cancels the call first.
+    async fn until_not_cancelled(&self, wait: impl Future<Output = ()>) -> Result<(), ToolError> {
+        tokio::select! {
+            () = wait => Ok(()),
+            () = self.cancel.cancelled() => Err(ToolError::new(
+                "tool call aborted while it waited for the calls to the same session written before it",
+            )
+            .with_code(crate::codes::ABORTED)),
+        }
+    }
+
+    /// This call started (a send holds its session): calls written after it that wait only for
+    /// that may act.
+    pub fn arrival_started(&self) {
+        if let Some(ticket) = &self.arrival {
+            ticket.started();
+        }
+    }
+
+    /// This call is done: the calls written after it may act (ending does it too).
     pub fn arrival_done(&self) {
         if let Some(ticket) = &self.arrival {
             ticket.done();

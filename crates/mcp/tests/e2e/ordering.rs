@@ -1,6 +1,7 @@
 //! Calls to one session that a client writes without waiting for the answers (an agent's
 //! parallel tool calls) take effect in the order it wrote them: rmcp runs each call on a task
-//! of its own, and before, the later of two sends often ran first.
+//! of its own, and before, the later of two sends often ran first, a second send was refused
+//! while the first ran, and a signal or a close overtook the send before it.
 
 use serde_json::json;
 
@@ -60,6 +61,32 @@ async fn calls_to_one_session_written_together_run_in_the_order_written() {
             "round {round}: {page}"
         );
     }
+    // A send written right after one that runs a while waits for it (typed ahead).
+    raw.write(&format!(
+        "{}\n{}",
+        call(
+            id,
+            "terminal_send",
+            &json!({"sessionId": session, "text": "sleep 2; echo queued-first"})
+        ),
+        call(
+            id + 1,
+            "terminal_send",
+            &json!({"sessionId": session, "text": "echo queued-$((6*7))"})
+        ),
+    ))
+    .await;
+    let first = raw.answer(&id.to_string()).await;
+    assert!(
+        text_of(&first).lines().any(|l| l == "queued-first"),
+        "{first}"
+    );
+    let second = raw.answer(&(id + 1).to_string()).await;
+    assert!(
+        text_of(&second).lines().any(|l| l == "queued-42"),
+        "{second}"
+    );
+    id += 2;
     // A signal written right after a send goes to what the send started.
     raw.write(&format!(
         "{}\n{}",
@@ -81,11 +108,20 @@ async fn calls_to_one_session_written_together_run_in_the_order_written() {
     let sent = text_of(&sent);
     assert!(!sent.lines().any(|l| l == "not-interrupted"), "{sent}");
     assert!(sent.contains("[wait: stdin_read]"), "{sent}");
-    raw.exchange(
-        call(id + 2, "terminal_close", &json!({"sessionId": session})),
-        &(id + 2).to_string(),
-    )
+    // A close written right after a send comes once the send's command ended.
+    raw.write(&format!(
+        "{}\n{}",
+        call(
+            id + 2,
+            "terminal_send",
+            &json!({"sessionId": session, "text": "echo last; (exit 4)"})
+        ),
+        call(id + 3, "terminal_close", &json!({"sessionId": session})),
+    ))
     .await;
+    let last = raw.answer(&(id + 2).to_string()).await;
+    assert!(text_of(&last).contains("[exit: 4]"), "{last}");
+    raw.answer(&(id + 3).to_string()).await;
     drop(raw);
     let status = crate::support::within("server exit", child.wait())
         .await
