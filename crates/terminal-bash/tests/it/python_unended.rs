@@ -41,6 +41,46 @@ async fn the_send_after_text_without_enter_runs_as_a_file_would() {
             .await;
             sh.send("").await;
             runs(&sh.send("print('g is', g())").await, "g is 6");
+            // Several simple statements without Enter: each runs, none dropped.
+            // (the lines before the last run as they go in; the last once entered).
+            let typed = sh
+                .send_within("print('p1')\nprint('p2')\nprint('p3')", false, 10_000)
+                .await;
+            let entered = sh.send("").await;
+            let both = format!("{}\n{}", typed.viewport, entered.viewport);
+            assert!(!both.contains("Error"), "{py}: {both}");
+            for line in ["p1", "p2", "p3"] {
+                assert!(both.lines().any(|l| l == line), "{py}: {both}");
+            }
+            // A block's header (a loop's, a decorator) without Enter, then its body after the
+            // send's first newline: not joined to the header.
+            sh.send_within("for i in range(2):", false, 10_000).await;
+            sh.send("\n    if i:\n        print('S3', i)\n\n    else:\n        print('S3 zero')")
+                .await;
+            let r = sh.send("").await;
+            runs(&r, "S3 zero");
+            runs(&r, "S3 1");
+            sh.send("keep = lambda f: f").await;
+            sh.send_within("@keep", false, 10_000).await;
+            runs(
+                &sh.send("\ndef g4(): return 4\nprint('S4', g4())").await,
+                "S4 4",
+            );
+            // Statements and a loop without Enter, then a statement after the send's first
+            // newline: it runs once, after the loop, not inside it.
+            sh.send_within(
+                "u = 1\nfor k in range(3):\n    print('LOOP', k)",
+                false,
+                10_000,
+            )
+            .await;
+            let r = sh.send("\nprint('AFTER', u)").await;
+            runs(&r, "LOOP 2");
+            assert_eq!(
+                r.viewport.lines().filter(|l| *l == "AFTER 1").count(),
+                1,
+                "{py}: {r:?}"
+            );
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
         }

@@ -309,12 +309,15 @@ pub(in crate::session) fn python_block_rest(typed: &str, part: &str) -> String {
     let body_end = part.trim_end().len();
     let mut out = String::with_capacity(part.len());
     let mut at = 0;
+    // The first line of `part` ends the line `typed` left without Enter: never a blank line.
+    let mut ends_typed_line = !typed.is_empty() && !typed.ends_with('\n');
     for line in part.split_inclusive('\n') {
         let inner = at < body_end;
         at += line.len();
-        if inner && line.trim().is_empty() && !scan.inside() {
+        if inner && line.trim().is_empty() && !scan.inside() && !ends_typed_line {
             continue;
         }
+        ends_typed_line = false;
         scan.feed(line);
         out.push_str(line);
     }

@@ -230,17 +230,6 @@ pub(super) struct Repl {
     pub(super) line_unended: bool,
 }
 
-impl Repl {
-    /// At its primary prompt with nothing typed on the line, no statement begun.
-    pub(super) const AT_PRIMARY: Self = Self {
-        at_primary: true,
-        at_continuation: false,
-        indent: None,
-        typed: None,
-        line_unended: false,
-    };
-}
-
 /// What a send types to a Python REPL.
 #[derive(Debug)]
 pub(super) struct Typing {
@@ -307,9 +296,11 @@ pub(super) fn typing(
     let mut shaped = if let Some((goes_on, rest)) = &split {
         // A block, unless what the statement holds says otherwise (not known: the REPL's
         // continuation prompt is a block's).
-        let block = typed
-            .filter(|t| !t.trim().is_empty())
-            .is_none_or(|t| input::python_opens_block(&format!("{t}{goes_on}")));
+        let block = typed.filter(|t| !t.trim().is_empty()).is_none_or(|t| {
+            input::python_statements(&format!("{t}{goes_on}"))
+                .last()
+                .is_some_and(|statement| input::python_opens_block(statement))
+        });
         let typed = typed.unwrap_or_default();
         after_block_lines(
             &input::python_block_rest(typed, goes_on),
@@ -317,7 +308,7 @@ pub(super) fn typing(
             reader,
             block,
         )?
-    } else if request.submit && (repl.at_primary || ends_block) {
+    } else if request.submit && ((repl.at_primary && !goes_on_with_line) || ends_block) {
         let steps = reader
             .block_paste
             .then(|| input::python_statement_steps(&python_text(text)))
@@ -358,36 +349,62 @@ pub(super) fn typing(
         // The rest of the open block: its blank lines would end it early.
         let text = input::python_block_rest(typed.unwrap_or_default(), text);
         (input::shape(&text, true, reader)?, None)
-    } else if let Some(unended) = (!request.submit && !reader.block_paste)
-        .then(|| unended_statement(text, typed, repl.at_primary && !goes_on_with_line))
+    } else if let Some(unended) = (!request.submit)
+        .then(|| {
+            unended_statement(
+                text,
+                typed,
+                repl.at_primary && !goes_on_with_line,
+                reader.block_paste,
+            )
+        })
         .flatten()
     {
-        // Typed lines without Enter at the last: each statement before the last runs as a
-        // submitted send's would, and the last is typed without the blank lines inside it
-        // (the first would end its block), its last line left unended.
-        let last = input::shape(&unended.last, false, reader)?;
+        // Typed lines without Enter at the last: each statement before the last ended as a
+        // file would have it (a block by an empty line, none inside), and the last typed
+        // without the blank lines inside it (the first would end its block), its last line
+        // left unended.
+        // To a REPL that takes pastes, the statements before the last go as a submitted
+        // send's would (each a paste, once it reads again), then the last one, pasted.
+        let shaped = match &unended.before {
+            Some(before) if reader.block_paste => {
+                let first = typing(
+                    &SendRequest {
+                        text: before.clone(),
+                        submit: true,
+                        timeout: request.timeout,
+                    },
+                    reader,
+                    Repl {
+                        at_primary: true,
+                        at_continuation: false,
+                        indent: None,
+                        typed: None,
+                        line_unended: false,
+                    },
+                )?;
+                let last = input::shape(&unended.last, false, reader)?;
+                let steps = [first.steps.unwrap_or_default(), vec![last]].concat();
+                (first.input, Some(steps))
+            }
+            Some(before) => {
+                let text = format!(
+                    "{}{}",
+                    input::python_ended_statements(&format!("{before}\n"))
+                        .unwrap_or_else(|| format!("{before}\n")),
+                    unended.last
+                );
+                (input::shape(&text, false, reader)?, None)
+            }
+            None => (input::shape(&unended.last, false, reader)?, None),
+        };
         holds_unended = Some(match (unended.before.is_some(), typed) {
             (false, Some(typed)) if !repl.at_primary || goes_on_with_line => {
                 format!("{typed}{}", unended.last)
             }
             _ => unended.last,
         });
-        match unended.before {
-            None => (last, None),
-            Some(before) => {
-                let first = typing(
-                    &SendRequest {
-                        text: before,
-                        submit: true,
-                        timeout: request.timeout,
-                    },
-                    reader,
-                    Repl::AT_PRIMARY,
-                )?;
-                let steps = [first.steps.unwrap_or_default(), vec![last]].concat();
-                (first.input, Some(steps))
-            }
-        }
+        shaped
     } else {
         (input::shape(text, request.submit, reader)?, None)
     };
@@ -443,8 +460,8 @@ fn after_block_lines(
     Ok((input::shape(&text, false, reader)?, None))
 }
 
-/// Text sent without Enter to a basic Python REPL (typed lines), cut where its last statement
-/// begins (see [`unended_statement`]).
+/// Text sent without Enter to a Python REPL, cut where its last statement begins (see
+/// [`unended_statement`]).
 struct Unended {
     /// The statements before the last, when there are some (only at the primary prompt).
     before: Option<String>,
@@ -453,9 +470,16 @@ struct Unended {
 }
 
 /// [`Unended`] for `text` sent without Enter to a REPL that holds `typed` of a statement;
-/// `at_primary`: it reads a new statement, with nothing on its line. `None` when the text
-/// holds no blank line inside a statement nor several statements (it goes as it is).
-fn unended_statement(text: &str, typed: Option<&str>, at_primary: bool) -> Option<Unended> {
+/// `at_primary`: it reads a new statement, with nothing on its line; `pastes`: it takes a
+/// paste as one block. `None` when no statement of the text holds a blank line inside it and,
+/// to a REPL that takes pastes, the text is one statement (it goes as it is: typed, each line
+/// reaches the REPL as a file's would; pasted, the REPL holds it whole).
+fn unended_statement(
+    text: &str,
+    typed: Option<&str>,
+    at_primary: bool,
+    pastes: bool,
+) -> Option<Unended> {
     let text = text.replace("\r\n", "\n");
     let mut statements = if at_primary {
         input::python_statements(&text)
@@ -464,11 +488,13 @@ fn unended_statement(text: &str, typed: Option<&str>, at_primary: bool) -> Optio
     };
     let last = statements.pop()?;
     let last_typed = input::python_block_rest(typed.filter(|_| !at_primary).unwrap_or(""), &last);
-    let before = statements.concat();
-    let before = before.trim_end();
-    if before.is_empty() && last_typed == last {
+    let inner_blank = |statement: &String| input::python_block_rest("", statement) != *statement;
+    let several = pastes && !statements.is_empty();
+    if last_typed == last && !several && !statements.iter().any(inner_blank) {
         return None;
     }
+    let before = statements.concat();
+    let before = before.trim_end();
     Some(Unended {
         before: (!before.is_empty()).then(|| before.to_owned()),
         last: last_typed,

@@ -113,7 +113,13 @@ fn at_continuation(typed: &str, indent: Option<u16>) -> Repl {
 }
 
 fn at_primary() -> Repl {
-    Repl::AT_PRIMARY
+    Repl {
+        at_primary: true,
+        at_continuation: false,
+        indent: None,
+        typed: None,
+        line_unended: false,
+    }
 }
 
 fn typed(t: &Typing) -> Vec<String> {
@@ -306,17 +312,62 @@ fn text_without_enter_keeps_its_block_whole() {
         at_primary(),
     )
     .unwrap();
-    assert_eq!(
-        typed(&t),
-        ["a = 5\r", "def g():\n    b = 1\n    return a + b"]
-    );
+    assert_eq!(typed(&t), ["a = 5\ndef g():\n    b = 1\n    return a + b"]);
     assert_eq!(
         t.holds.as_deref(),
         Some("def g():\n    b = 1\n    return a + b")
     );
-    // Nothing to reshape: one line, or lines with no blank one inside a statement.
-    for text in ["x = ", "def f():\n    return 1"] {
+    // Nothing to reshape: one line, or lines with no blank one inside a statement (several
+    // statements each go as their line).
+    for text in [
+        "x = ",
+        "def f():\n    return 1",
+        "print(1)\nprint(2)\nprint(3)",
+        "a=1\nb=2\nif a:\n    print(a+b)",
+    ] {
         let t = typing(&send(text, false), TYPED, at_primary()).unwrap();
         assert_eq!(typed(&t), [text], "{text:?}");
     }
+}
+
+/// After a line that opens a block (or a decorator) typed without Enter, the next send's
+/// first newline ends that line: it is not a blank line of the block, dropped (the lines were
+/// joined: `for i in range(2):    if i:`).
+#[test]
+fn a_first_newline_after_an_unended_block_header_ends_it() {
+    let unended = |holds: &str| Repl {
+        at_primary: true,
+        line_unended: true,
+        typed: Some(holds.to_owned()),
+        ..at_primary()
+    };
+    let t = typing(
+        &send(
+            "\n    if i:\n        print(i)\n\n    else:\n        print(0)",
+            true,
+        ),
+        TYPED,
+        unended("for i in range(2):"),
+    )
+    .unwrap();
+    assert_eq!(
+        typed(&t),
+        ["\n    if i:\n        print(i)\n    else:\n        print(0)\r"]
+    );
+    let t = typing(
+        &send("\ndef g(): return 1\nprint(g())", true),
+        TYPED,
+        unended("@staticmethod"),
+    )
+    .unwrap();
+    assert_eq!(typed(&t), ["\ndef g(): return 1\n\nprint(g())\n"]);
+    // Several statements typed without Enter, the last a block: its end is the send's first
+    // newline and the empty line after it.
+    let t = typing(
+        &send("\nprint('after')", true),
+        PASTES,
+        unended("u=1\nfor k in range(3):\n    print(k)"),
+    )
+    .unwrap();
+    assert_eq!(t.steps.as_ref().map(Vec::len), Some(2), "{t:?}");
 }
