@@ -37,6 +37,15 @@ pub(super) struct PromptTracker {
     pub(super) errexit_turned_on: bool,
 }
 
+/// The prompts readline's incremental history search (Ctrl-R, Ctrl-S) shows in place of the
+/// shell's own while it searches.
+const SEARCH_PROMPTS: [&str; 4] = [
+    "(reverse-i-search)",
+    "(i-search)",
+    "(failed reverse-i-search)",
+    "(failed i-search)",
+];
+
 impl PromptTracker {
     pub(super) fn on_mark(&mut self, mark: MarkKind) {
         // Only the finished-command count notes a command's start; readiness and the prompt
@@ -127,6 +136,11 @@ impl Screen {
                 row,
                 col: self.config.cols.max(1),
             })?);
+        }
+        // Readline's incremental history search shows its own prompt in place of the
+        // shell's (`(reverse-i-search)`alp': echo alpha`): the row is the search, whole.
+        if SEARCH_PROMPTS.iter().any(|search| line.starts_with(search)) {
+            return Some(line.trim().to_owned());
         }
         let text = line.get(prompt.len()..)?.trim();
         (!text.is_empty()).then(|| text.to_owned())

@@ -129,6 +129,15 @@ fn text_after_the_prompt_on_its_row_is_the_input_lines() {
     // The cursor moved back over it (editing keys): the whole line still counts.
     s.feed(b"\x1b[3D");
     assert_eq!(s.text_after_prompt().as_deref(), Some("rm -rf x #"));
+    // Readline's history search shows its own prompt in the shell's place: the row is the
+    // search, whole (not cut where the shell's prompt ended).
+    s.feed(&prompt);
+    s.feed(b"\r(reverse-i-search)`alp': echo alpha\x1b[11D");
+    assert_eq!(
+        s.text_after_prompt().as_deref(),
+        Some("(reverse-i-search)`alp': echo alpha")
+    );
+    s.feed(b"\r\n");
     // A line longer than the row wraps onto the next ones.
     s.feed(&prompt);
     let long = "x".repeat(170);
