@@ -81,6 +81,32 @@ async fn the_send_after_text_without_enter_runs_as_a_file_would() {
                 1,
                 "{py}: {r:?}"
             );
+            // A block left open by a send, then a send whose first line is blank: the blank
+            // line ends the block, as in a file.
+            sh.send("def f5(x):\n    return x * 2").await;
+            runs(&sh.send("\nprint('S5', f5(3))").await, "S5 6");
+            // A decorator last in a send stays open for the definition the next send brings.
+            sh.send("import functools\n@functools.lru_cache(maxsize=None)")
+                .await;
+            runs(
+                &sh.send(
+                    "\ndef q6(x):\n    return x\nprint('S6', q6(4), q6(4), q6.cache_info().hits)",
+                )
+                .await,
+                "S6 4 4 1",
+            );
+            // A definition and a decorator without Enter, the decorated one next.
+            sh.send_within(
+                "def deco(f):\n    def w(*a):\n        return f(*a) * 10\n    return w\n\n@deco",
+                false,
+                10_000,
+            )
+            .await;
+            runs(
+                &sh.send("\ndef h7(x):\n    return x + 1\nprint('S7', h7(1))")
+                    .await,
+                "S7 20",
+            );
             let r = sh.send("exit()").await;
             assert_eq!(r.exit_code, Some(0), "{py}: {r:?}");
         }

@@ -115,13 +115,14 @@ pub(in crate::session) fn python_starts_statement(typed: &str, text: &str) -> bo
     let all = python_statements(&format!("{typed}{text}\n"));
     // The statements before `text` are `typed`'s, but for comment and blank lines at its end
     // (a send of only a comment): those belong to the statement after them.
+    let head = all[..before.min(all.len())].concat();
     all.len() > before
-        && typed
-            .strip_prefix(all[..before].concat().as_str())
-            .is_some_and(|rest| {
-                rest.lines()
-                    .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
-            })
+        && (typed.strip_prefix(head.as_str()).is_some_and(|rest| {
+            rest.lines()
+                .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        })
+            // Blank lines the text starts with end `typed`'s statement, as a file's would.
+            || head.trim_end() == typed.trim_end())
 }
 
 /// Where Python source stands at the end of the lines fed so far: how deep in brackets, inside
@@ -345,7 +346,7 @@ fn python_ended(statement: String) -> String {
     // A compound statement on one line (`for i in x: print(i)`) opens a block too. One whose
     // last line opens a block with no line of it yet (`if x:` last in a send) stays open:
     // ended, it would be an `IndentationError`; the REPL waits for the block's lines.
-    if compound && !ends_in_open_header(&statement) {
+    if compound && !ends_in_open_header(&statement) && !ends_in_decorator(&statement) {
         format!("{}\n\n", statement.trim_end())
     } else if !compound && !ends_inside(&statement) {
         // Only empty lines after it go (its own line end stays as it was typed: a newline, or
@@ -365,6 +366,17 @@ fn python_ended(statement: String) -> String {
 /// lines after its last one are part of it.
 fn ends_inside(statement: &str) -> bool {
     scanned(statement).inside()
+}
+
+/// Whether `statement`'s last line of code is a decorator (`@functools.cache` last in a send):
+/// the definition it decorates comes next, so no empty line may end it.
+fn ends_in_decorator(statement: &str) -> bool {
+    statement
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .is_some_and(|l| l.starts_with('@'))
+        && !ends_inside(statement)
 }
 
 /// Whether `statement`'s last line of code opens a block (ends with `:` before any comment,

@@ -102,6 +102,9 @@ fn python_text_after_an_open_block_starts_a_statement_unless_it_continues_one() 
         ("if a:\n    b\nelse:\n    c", "d = 1\ne = 2"),
         ("def h():\n    return 7\n# c", "print(h())"),
         ("def h():\n    return 7\n\n    # c\n", "print(h())"),
+        // Blank lines first: they end the block, as a file's would.
+        ("def f(x):\n    return x*2\n", "\nprint(f(3))"),
+        ("for i in r:\n    y = i\n", "\n\nprint(y)"),
     ];
     for (typed, text) in starts {
         assert!(

@@ -367,25 +367,14 @@ pub(super) fn typing(
         // To a REPL that takes pastes, the statements before the last go as a submitted
         // send's would (each a paste, once it reads again), then the last one, pasted.
         let shaped = match &unended.before {
-            Some(before) if reader.block_paste => {
-                let first = typing(
-                    &SendRequest {
-                        text: before.clone(),
-                        submit: true,
-                        timeout: request.timeout,
-                    },
-                    reader,
-                    Repl {
-                        at_primary: true,
-                        at_continuation: false,
-                        indent: None,
-                        typed: None,
-                        line_unended: false,
-                    },
-                )?;
-                let last = input::shape(&unended.last, false, reader)?;
-                let steps = [first.steps.unwrap_or_default(), vec![last]].concat();
-                (first.input, Some(steps))
+            Some(before)
+                if reader.block_paste
+                    && let Some(mut steps) = input::python_steps(&format!("{before}\n"))
+                    && !steps.is_empty() =>
+            {
+                let first = steps.remove(0);
+                steps.push(input::shape(&unended.last, false, reader)?);
+                (first, Some(steps))
             }
             Some(before) => {
                 let text = format!(
