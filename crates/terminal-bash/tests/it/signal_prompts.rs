@@ -211,6 +211,40 @@ async fn a_second_signal_the_prompt_ignores_keeps_the_guard() {
     .await;
 }
 
+/// A signal that is refused (SIGKILL or SIGHUP to the shell itself, at its own `read`) changes
+/// nothing: the guard a signal the read ignored set still refuses the next text once (it was
+/// typed into the password prompt).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_signal_keeps_the_guard() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send_within(
+                "read -s -p 'Password: ' x; echo; echo \"GOT=[$x]\"",
+                true,
+                1_500,
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let s = sh.session.signal(TerminalSignal::Sigterm).unwrap();
+        assert!(s.delivered, "{s:?}");
+        assert_eq!(
+            sh.session.after_signal(s.target_pgid, WITHIN).await,
+            AfterSignal::StillReading("the shell's read".into())
+        );
+        for refused in [TerminalSignal::Sigkill, TerminalSignal::Sighup] {
+            sh.session.signal(refused).expect_err("refused");
+        }
+        sh.try_send("git push origin main", true)
+            .await
+            .expect_err("refused once");
+        let r = sh.send("hunter2").await;
+        assert!(r.viewport.lines().any(|l| l == "GOT=[hunter2]"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A Ctrl-D that reaches the shell's empty prompt (one more than `cat` needed) does not end
 /// the session: bash says to use `exit`, and the shell keeps its state.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

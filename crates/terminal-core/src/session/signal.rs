@@ -17,6 +17,35 @@ pub(super) use aftermath::SignalAftermath;
 use refusal::job_control_off_refusal;
 pub(super) use refusal::refusal;
 
+/// What a signal takes of the reader the agent was left answering (see
+/// `after_signal::note_reader` and `State::unseen_reader_guard`), kept to put back when the
+/// signal is refused: a refused signal changes nothing (the next text to a prompt that still
+/// waits is still refused once, a password's too).
+struct ReaderNotes {
+    awaited: Option<super::shared::AwaitedReader>,
+    survived: Option<super::after_signal::SurvivedReader>,
+    guard: Option<(u64, Option<i32>)>,
+    at_signal: Option<super::after_signal::ReaderAtSignal>,
+}
+
+impl ReaderNotes {
+    fn of(st: &super::shared::State) -> Self {
+        Self {
+            awaited: st.awaited_reader.clone(),
+            survived: st.survived_reader.clone(),
+            guard: st.unseen_reader_guard,
+            at_signal: st.reader_at_signal.clone(),
+        }
+    }
+
+    fn put_back(self, st: &mut super::shared::State) {
+        st.awaited_reader = self.awaited;
+        st.survived_reader = self.survived;
+        st.unseen_reader_guard = self.guard;
+        st.reader_at_signal = self.at_signal;
+    }
+}
+
 /// `terminal_signal`: a SIGINT to a shell idle at its prompt is a no-op (nothing runs);
 /// anything else goes to the foreground group, the way the terminal's own keys would (see
 /// [`deliver`]).
@@ -24,7 +53,7 @@ pub(super) fn signal(
     shared: &Shared,
     signal: TerminalSignal,
 ) -> Result<SignalResult, TerminalError> {
-    {
+    let kept = {
         let mut st = shared.lock();
         if st.closing {
             return Err(TerminalError::closing(&shared.id));
@@ -32,13 +61,15 @@ pub(super) fn signal(
         if st.exit.is_some() {
             return Err(TerminalError::exited(&shared.id));
         }
+        let kept = ReaderNotes::of(&st);
         // The agent acts on what it was left answering (and a SIGINT refused at an idle
         // prompt says the prompt is back): its next text is no late answer (see
         // `send::stale_reader`). Whether that reader goes on waiting after the signal is
         // what the signal's answer looks at (see `after_signal`).
         super::after_signal::note_reader(&mut st, signal);
         st.unseen_reader_guard = None;
-    }
+        kept
+    };
     let idle_at_prompt = signal == TerminalSignal::Sigint
         && shared.pty.foreground_pgid() == Some(shared.shell_pgid())
         && {
@@ -95,6 +126,7 @@ pub(super) fn signal(
             })
         })
     }) {
+        kept.put_back(&mut shared.lock());
         return Err(refused);
     }
     // A signal stops what the send typed so far: the lines it has not typed yet are dropped,
