@@ -360,12 +360,10 @@ pub(super) fn typing(
         })
         .flatten()
     {
-        // Typed lines without Enter at the last: each statement before the last ended as a
-        // file would have it (a block by an empty line, none inside), and the last typed
-        // without the blank lines inside it (the first would end its block), its last line
-        // left unended.
-        // To a REPL that takes pastes, the statements before the last go as a submitted
-        // send's would (each a paste, once it reads again), then the last one, pasted.
+        // Text without Enter at the last: the statements before the last go as a file would
+        // have them (typed, a block ended by an empty line and none inside; to a REPL that
+        // takes pastes, each a paste once it reads again), then the last one without the
+        // blank lines inside it (the first would end its block), its last line unended.
         let shaped = match &unended.before {
             Some(before)
                 if reader.block_paste
@@ -401,7 +399,7 @@ pub(super) fn typing(
         Some(unended)
     } else if let Some((_, rest)) = &split {
         Some(submitted(rest))
-    } else if repl.at_primary || ends_block {
+    } else if (repl.at_primary && !goes_on_with_line) || ends_block {
         Some(submitted(text))
     } else if at_continuation || goes_on_with_line {
         typed.map(|typed| format!("{typed}{}", submitted(text)))

@@ -354,6 +354,13 @@ fn a_first_newline_after_an_unended_block_header_ends_it() {
         typed(&t),
         ["\n    if i:\n        print(i)\n    else:\n        print(0)\r"]
     );
+    // The REPL holds the header and the lines after it: one statement.
+    assert!(
+        t.holds
+            .as_deref()
+            .is_some_and(|h| h.starts_with("for i in range(2):\n    if i:\n")),
+        "{t:?}"
+    );
     let t = typing(
         &send("\ndef g(): return 1\nprint(g())", true),
         TYPED,
