@@ -124,8 +124,10 @@ pub(crate) fn take_arrival_ticket(
             .as_ref()
             .and_then(|arguments| arguments.get("sessionId"))
     {
-        // Blanks around an id are dropped where it is read (`id_argument`).
-        let ticket = Arc::new(order.ticket(session.trim()));
+        // Blanks around an id are dropped where it is read (`id_argument`). Sends queue: one
+        // waits for the sends before it still running, as typed-ahead commands do.
+        let queued = call.params.name == "terminal_send";
+        let ticket = Arc::new(order.ticket(session.trim(), queued));
         call.extensions.insert(ticket);
     }
 }

@@ -4,9 +4,11 @@
 //!
 //! A host that reads calls in an order (one connection's stdio lines) hands each call it
 //! receives for a target an [`ArrivalTicket`] (through [`crate::ToolCall::arrival`]). A ticket
-//! waits only for the calls to its target that had not started when it arrived (calls written
-//! together, an agent's parallel tool calls); a call that arrives while an earlier one already
-//! runs is not held behind it (a read or a signal while a long send runs). Each call marks
+//! waits for the calls to its target that had not started when it arrived (calls written
+//! together, an agent's parallel tool calls), and a queued one (a send) also for the queued
+//! calls before it that are still running (a send behind a running send, as typed-ahead
+//! commands); any other call that arrives while an earlier one already runs is not held behind
+//! it (a read or a signal while a long send runs). Each call marks
 //! when it started ([`ArrivalTicket::started`]: a send holds the session) and when it is done
 //! ([`ArrivalTicket::done`]: a send settled); a tool waits either for the calls before it to be
 //! done ([`ArrivalTicket::turn`]: a send after a send, a read, a close) or only to have started
@@ -34,25 +36,30 @@ struct Inner {
     pending: Mutex<HashMap<String, BTreeMap<u64, Marks>>>,
 }
 
-/// A ticket's two marks, each a token cancelled when it is reached.
+/// A ticket's two marks, each a token cancelled when it is reached, and whether it is queued.
 #[derive(Clone, Debug, Default)]
 struct Marks {
     started: CancellationToken,
     done: CancellationToken,
+    queued: bool,
 }
 
 impl ArrivalOrder {
     /// A ticket for a call to `target` received now: it waits for the tickets for `target`
-    /// that have not started yet.
+    /// that have not started yet and, when `queued` (a send), for the queued ones still
+    /// running.
     #[must_use]
-    pub fn ticket(&self, target: &str) -> ArrivalTicket {
+    pub fn ticket(&self, target: &str, queued: bool) -> ArrivalTicket {
         let number = self.0.last.fetch_add(1, Ordering::SeqCst) + 1;
-        let marks = Marks::default();
+        let marks = Marks {
+            queued,
+            ..Marks::default()
+        };
         let mut pending = self.0.pending.lock();
         let tickets = pending.entry(target.to_owned()).or_default();
         let before = tickets
             .values()
-            .filter(|m| !m.started.is_cancelled())
+            .filter(|m| !m.started.is_cancelled() || (queued && m.queued))
             .cloned()
             .collect();
         tickets.insert(number, marks.clone());
@@ -146,10 +153,10 @@ mod tests {
     #[tokio::test]
     async fn calls_written_together_take_turns_in_arrival_order() {
         let order = ArrivalOrder::default();
-        let first = order.ticket("pty-1");
-        let other = order.ticket("pty-2");
-        let second = order.ticket("pty-1");
-        let third = order.ticket("pty-1");
+        let first = order.ticket("pty-1", false);
+        let other = order.ticket("pty-2", false);
+        let second = order.ticket("pty-1", false);
+        let third = order.ticket("pty-1", false);
         assert!(ends(first.turn()).await);
         assert!(
             ends(other.turn()).await,
@@ -177,12 +184,12 @@ mod tests {
     #[tokio::test]
     async fn a_call_after_an_earlier_one_started_does_not_wait_for_it() {
         let order = ArrivalOrder::default();
-        let send = order.ticket("s");
+        let send = order.ticket("s", false);
         send.started();
-        let read = order.ticket("s");
+        let read = order.ticket("s", false);
         assert!(!read.waited_for_others());
         assert!(ends(read.turn()).await);
-        let waiting = order.ticket("s");
+        let waiting = order.ticket("s", false);
         assert!(waiting.waited_for_others(), "the read had not started");
         let task = tokio::spawn(async move {
             waiting.turn().await;
@@ -193,5 +200,25 @@ mod tests {
             .unwrap_or_else(|_| panic!("the turn never came"))
             .unwrap_or_else(|e| panic!("{e}"));
         drop(send);
+    }
+
+    /// A queued call (a send) waits for a queued one still running (a send behind a send),
+    /// not for other calls that started.
+    #[tokio::test]
+    async fn a_queued_call_waits_for_the_queued_ones_still_running() {
+        let order = ArrivalOrder::default();
+        let send = order.ticket("s", true);
+        send.started();
+        let read = order.ticket("s", false);
+        read.started();
+        let next_send = order.ticket("s", true);
+        assert!(next_send.waited_for_others());
+        assert!(!ends(next_send.turn()).await);
+        send.done();
+        assert!(
+            ends(next_send.turn()).await,
+            "the started read is not waited for"
+        );
+        drop(read);
     }
 }

@@ -1,7 +1,8 @@
 //! Calls to one session that a client writes without waiting for the answers (an agent's
 //! parallel tool calls) take effect in the order it wrote them: rmcp runs each call on a task
 //! of its own, and before, the later of two sends often ran first, a second send was refused
-//! while the first ran, and a signal or a close overtook the send before it.
+//! while the first ran, and a signal or a close overtook the send before it. A send made while
+//! another runs waits for it (queued).
 
 use serde_json::json;
 
@@ -87,6 +88,43 @@ async fn calls_to_one_session_written_together_run_in_the_order_written() {
         "{second}"
     );
     id += 2;
+    // A send made while another one already runs (the read before it answered once that one
+    // started) waits for it too, as a command typed ahead.
+    raw.write(&call(
+        id,
+        "terminal_send",
+        &json!({"sessionId": session, "text": "sleep 2; echo running-first"}),
+    ))
+    .await;
+    raw.exchange(
+        call(
+            id + 1,
+            "terminal_read",
+            &json!({"sessionId": session, "count": 2}),
+        ),
+        &(id + 1).to_string(),
+    )
+    .await;
+    let second = raw
+        .exchange(
+            call(
+                id + 2,
+                "terminal_send",
+                &json!({"sessionId": session, "text": "echo running-$((6*7))"}),
+            ),
+            &(id + 2).to_string(),
+        )
+        .await;
+    assert!(
+        text_of(&second).lines().any(|l| l == "running-42"),
+        "{second}"
+    );
+    let first = raw.answer(&id.to_string()).await;
+    assert!(
+        text_of(&first).lines().any(|l| l == "running-first"),
+        "{first}"
+    );
+    id += 3;
     // A signal written right after a send goes to what the send started.
     raw.write(&format!(
         "{}\n{}",
