@@ -8,7 +8,8 @@
 //! together, an agent's parallel tool calls), and a queued one (a send) also for the queued
 //! calls before it that are still running (a send behind a running send, as typed-ahead
 //! commands); any other call that arrives while an earlier one already runs is not held behind
-//! it (a read or a signal while a long send runs). Each call marks
+//! it, nor behind the sends queued after that one (a read or a signal while a long send runs
+//! acts on it, as the terminal's keys would). Each call marks
 //! when it started ([`ArrivalTicket::started`]: a send holds the session) and when it is done
 //! ([`ArrivalTicket::done`]: a send settled); a tool waits either for the calls before it to be
 //! done ([`ArrivalTicket::turn`]: a send after a send, a read, a close) or only to have started
@@ -36,12 +37,15 @@ struct Inner {
     pending: Mutex<HashMap<String, BTreeMap<u64, Marks>>>,
 }
 
-/// A ticket's two marks, each a token cancelled when it is reached, and whether it is queued.
+/// A ticket's two marks, each a token cancelled when it is reached, whether it is queued, and
+/// whether it waits behind a queued call that had already started when it arrived (a send
+/// typed ahead of a running one).
 #[derive(Clone, Debug, Default)]
 struct Marks {
     started: CancellationToken,
     done: CancellationToken,
     queued: bool,
+    behind_running: bool,
 }
 
 impl ArrivalOrder {
@@ -51,17 +55,25 @@ impl ArrivalOrder {
     #[must_use]
     pub fn ticket(&self, target: &str, queued: bool) -> ArrivalTicket {
         let number = self.0.last.fetch_add(1, Ordering::SeqCst) + 1;
-        let marks = Marks {
-            queued,
-            ..Marks::default()
-        };
         let mut pending = self.0.pending.lock();
         let tickets = pending.entry(target.to_owned()).or_default();
-        let before = tickets
+        // A queued call waits for the queued ones still running; any call for those not
+        // started yet, but a call that is not queued (a signal, a read, a close) not for a
+        // send typed ahead of a running one: it acts on what runs now, as the terminal's keys
+        // do.
+        let before: Vec<Marks> = tickets
             .values()
-            .filter(|m| !m.started.is_cancelled() || (queued && m.queued))
+            .filter(|m| {
+                let started = m.started.is_cancelled();
+                (queued && m.queued) || (!started && (queued || !m.behind_running))
+            })
             .cloned()
             .collect();
+        let marks = Marks {
+            queued,
+            behind_running: before.iter().any(|m| m.started.is_cancelled()),
+            ..Marks::default()
+        };
         tickets.insert(number, marks.clone());
         ArrivalTicket {
             order: self.clone(),
@@ -220,5 +232,21 @@ mod tests {
             "the started read is not waited for"
         );
         drop(read);
+    }
+
+    /// A signal, read or close made while a send runs does not wait for a send queued behind
+    /// the running one: it acts on what runs now.
+    #[tokio::test]
+    async fn a_call_made_while_a_send_runs_is_not_held_behind_the_queue() {
+        let order = ArrivalOrder::default();
+        let running = order.ticket("s", true);
+        running.started();
+        let queued = order.ticket("s", true);
+        assert!(!ends(queued.turn()).await);
+        let signal = order.ticket("s", false);
+        assert!(!signal.waited_for_others());
+        assert!(ends(signal.turn_started()).await);
+        drop(running);
+        assert!(ends(queued.turn()).await);
     }
 }

@@ -125,6 +125,46 @@ async fn calls_to_one_session_written_together_run_in_the_order_written() {
         "{first}"
     );
     id += 3;
+    // A signal made while a send runs goes to it at once, also with a send queued behind it
+    // (typed ahead), which runs after it.
+    raw.write(&call(
+        id,
+        "terminal_send",
+        &json!({"sessionId": session, "text": "sleep 60; echo not-interrupted"}),
+    ))
+    .await;
+    raw.exchange(
+        call(
+            id + 1,
+            "terminal_read",
+            &json!({"sessionId": session, "count": 2}),
+        ),
+        &(id + 1).to_string(),
+    )
+    .await;
+    raw.write(&format!(
+        "{}\n{}",
+        call(
+            id + 2,
+            "terminal_send",
+            &json!({"sessionId": session, "text": "echo after-$((6*7))"})
+        ),
+        call(
+            id + 3,
+            "terminal_signal",
+            &json!({"sessionId": session, "signal": "SIGINT"})
+        ),
+    ))
+    .await;
+    raw.answer(&(id + 3).to_string()).await;
+    let running = raw.answer(&id.to_string()).await;
+    assert!(text_of(&running).contains("[exit: 130]"), "{running}");
+    let queued = raw.answer(&(id + 2).to_string()).await;
+    assert!(
+        text_of(&queued).lines().any(|l| l == "after-42"),
+        "{queued}"
+    );
+    id += 4;
     // A signal written right after a send goes to what the send started.
     raw.write(&format!(
         "{}\n{}",
