@@ -8,6 +8,26 @@ use serde_json::json;
 
 use crate::raw::{Raw, call, text_of};
 
+/// Writes a send of `text` to `session` as request `id` and returns once it started: a read
+/// written after it (request `id + 1`) answers then.
+async fn start_send(raw: &mut Raw, id: u64, session: &str, text: &str) {
+    raw.write(&call(
+        id,
+        "terminal_send",
+        &json!({"sessionId": session, "text": text}),
+    ))
+    .await;
+    raw.exchange(
+        call(
+            id + 1,
+            "terminal_read",
+            &json!({"sessionId": session, "count": 2}),
+        ),
+        &(id + 1).to_string(),
+    )
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_to_one_session_written_together_run_in_the_order_written() {
     let (mut child, mut raw) = Raw::spawn(&[]);
@@ -90,21 +110,7 @@ async fn calls_to_one_session_written_together_run_in_the_order_written() {
     id += 2;
     // A send made while another one already runs (the read before it answered once that one
     // started) waits for it too, as a command typed ahead.
-    raw.write(&call(
-        id,
-        "terminal_send",
-        &json!({"sessionId": session, "text": "sleep 2; echo running-first"}),
-    ))
-    .await;
-    raw.exchange(
-        call(
-            id + 1,
-            "terminal_read",
-            &json!({"sessionId": session, "count": 2}),
-        ),
-        &(id + 1).to_string(),
-    )
-    .await;
+    start_send(&mut raw, id, &session, "sleep 2; echo running-first").await;
     let second = raw
         .exchange(
             call(
@@ -127,21 +133,7 @@ async fn calls_to_one_session_written_together_run_in_the_order_written() {
     id += 3;
     // A signal made while a send runs goes to it at once, also with a send queued behind it
     // (typed ahead), which runs after it.
-    raw.write(&call(
-        id,
-        "terminal_send",
-        &json!({"sessionId": session, "text": "sleep 60; echo not-interrupted"}),
-    ))
-    .await;
-    raw.exchange(
-        call(
-            id + 1,
-            "terminal_read",
-            &json!({"sessionId": session, "count": 2}),
-        ),
-        &(id + 1).to_string(),
-    )
-    .await;
+    start_send(&mut raw, id, &session, "sleep 60; echo not-interrupted").await;
     raw.write(&format!(
         "{}\n{}",
         call(
