@@ -35,6 +35,12 @@ const SHELL_GRACE: Duration = Duration::from_millis(250);
 /// its interrupt key goes (see [`CancelInterrupts::deliver_due`]).
 const REPL_READ_GRACE: Duration = Duration::from_millis(300);
 
+/// Longest wait for a REPL still taking in the text written to it (see [`still_taking_input`]):
+/// on a loaded machine it can take longer than [`REPL_READ_GRACE`] to read a line, and an
+/// interrupt then cuts the line (the terminal discards the rest), which Python acts on only when
+/// the next line runs.
+const REPL_TAKE_MAX: Duration = Duration::from_secs(3);
+
 /// The foreground group an interrupt went to, and its leader's program name then.
 #[derive(Debug, PartialEq, Eq)]
 struct Target {
@@ -130,8 +136,12 @@ impl CancelInterrupts {
         let since = *self.since.get_or_insert_with(Instant::now);
         if repl
             && self.last.is_none()
-            && since.elapsed() < REPL_READ_GRACE
-            && holds_interrupt(shared, target.leader.as_deref(), reading)
+            && ((since.elapsed() < REPL_READ_GRACE
+                && holds_interrupt(shared, target.leader.as_deref(), reading))
+                || (since.elapsed() < REPL_TAKE_MAX
+                    && target
+                        .pgid
+                        .is_some_and(|pgid| still_taking_input(shared, pgid, reading))))
         {
             return Ok(());
         }
@@ -216,15 +226,25 @@ fn holds_interrupt(shared: &Shared, leader: Option<&str>, reading: bool) -> bool
         || (!reading && leader.is_some_and(super::signal::edits_lines_raw))
 }
 
+/// Whether the REPL leading foreground group `pgid` (`reading`: it reads the terminal now) is
+/// still taking in the text written to it: input waits unread, and it reads the terminal or
+/// runs (or waits for a CPU), rather than being blocked elsewhere (a statement's `sleep`,
+/// which the interrupt is for).
+fn still_taking_input(shared: &Shared, pgid: i32, reading: bool) -> bool {
+    shared.pty.pending_input_bytes().unwrap_or(0) > 0
+        && (reading || crate::process::stat(pgid).is_some_and(|s| s.state == 'R'))
+}
+
 /// How often [`wait_for_repl_to_take_interrupt`] looks again.
 const REPL_READ_POLL: Duration = Duration::from_millis(5);
 
 /// `terminal_signal`'s SIGINT (or SIGTSTP) to a REPL in the foreground that holds an interrupt
 /// back (see [`holds_interrupt`]): blocks, looking at `/proc` every [`REPL_READ_POLL`], until
-/// it no longer does, another group holds the foreground, or [`REPL_READ_GRACE`] passed.
+/// it no longer does, another group holds the foreground, or [`REPL_READ_GRACE`] passed (up to
+/// [`REPL_TAKE_MAX`] while it is still taking in the text, see [`still_taking_input`]).
 /// Returns at once for anything but a REPL (call it off the async workers).
 pub(super) fn wait_for_repl_to_take_interrupt(shared: &Shared) {
-    let deadline = Instant::now() + REPL_READ_GRACE;
+    let started = Instant::now();
     let Some(pgid) = shared.pty.foreground_pgid() else {
         return;
     };
@@ -232,10 +252,11 @@ pub(super) fn wait_for_repl_to_take_interrupt(shared: &Shared) {
         return;
     }
     let leader = program_name(pgid);
-    while Instant::now() < deadline
-        && shared.pty.foreground_pgid() == Some(pgid)
-        && holds_interrupt(shared, leader.as_deref(), shared.tty_reader(pgid).is_some())
-    {
+    while shared.pty.foreground_pgid() == Some(pgid) && {
+        let reading = shared.tty_reader(pgid).is_some();
+        (started.elapsed() < REPL_READ_GRACE && holds_interrupt(shared, leader.as_deref(), reading))
+            || (started.elapsed() < REPL_TAKE_MAX && still_taking_input(shared, pgid, reading))
+    } {
         std::thread::sleep(REPL_READ_POLL);
     }
 }
