@@ -136,12 +136,15 @@ impl CancelInterrupts {
         let since = *self.since.get_or_insert_with(Instant::now);
         if repl
             && self.last.is_none()
-            && ((since.elapsed() < REPL_READ_GRACE
-                && holds_interrupt(shared, target.leader.as_deref(), reading))
-                || (since.elapsed() < REPL_TAKE_MAX
-                    && target
-                        .pgid
-                        .is_some_and(|pgid| still_taking_input(shared, pgid, reading))))
+            && target.pgid.is_some_and(|pgid| {
+                holds_back(
+                    shared,
+                    pgid,
+                    target.leader.as_deref(),
+                    reading,
+                    since.elapsed(),
+                )
+            })
         {
             return Ok(());
         }
@@ -226,6 +229,21 @@ fn holds_interrupt(shared: &Shared, leader: Option<&str>, reading: bool) -> bool
         || (!reading && leader.is_some_and(super::signal::edits_lines_raw))
 }
 
+/// Whether an interrupt for the REPL leading foreground group `pgid` (its program name
+/// `leader`; `reading`: it reads the terminal now), held `held` so far, is held on: within
+/// [`REPL_READ_GRACE`] while [`holds_interrupt`], within [`REPL_TAKE_MAX`] while
+/// [`still_taking_input`].
+fn holds_back(
+    shared: &Shared,
+    pgid: i32,
+    leader: Option<&str>,
+    reading: bool,
+    held: Duration,
+) -> bool {
+    (held < REPL_READ_GRACE && holds_interrupt(shared, leader, reading))
+        || (held < REPL_TAKE_MAX && still_taking_input(shared, pgid, reading))
+}
+
 /// Whether the REPL leading foreground group `pgid` (`reading`: it reads the terminal now) is
 /// still taking in the text written to it: input waits unread, and it reads the terminal or
 /// runs (or waits for a CPU), rather than being blocked elsewhere (a statement's `sleep`,
@@ -252,11 +270,15 @@ pub(super) fn wait_for_repl_to_take_interrupt(shared: &Shared) {
         return;
     }
     let leader = program_name(pgid);
-    while shared.pty.foreground_pgid() == Some(pgid) && {
-        let reading = shared.tty_reader(pgid).is_some();
-        (started.elapsed() < REPL_READ_GRACE && holds_interrupt(shared, leader.as_deref(), reading))
-            || (started.elapsed() < REPL_TAKE_MAX && still_taking_input(shared, pgid, reading))
-    } {
+    while shared.pty.foreground_pgid() == Some(pgid)
+        && holds_back(
+            shared,
+            pgid,
+            leader.as_deref(),
+            shared.tty_reader(pgid).is_some(),
+            started.elapsed(),
+        )
+    {
         std::thread::sleep(REPL_READ_POLL);
     }
 }
