@@ -107,10 +107,10 @@ impl InFlight {
     }
 }
 
-/// Gives a `tools/call` request that names a terminal session (`arguments.sessionId`, a
-/// string) its place in `order` among the calls to that session, as it arrives (in its
-/// extensions, which rmcp hands to the call's context): calls to one session take effect in
-/// the order the client sent them, though rmcp runs them concurrently (see
+/// Gives a `tools/call` request its place in `order` among the calls to its target (a
+/// terminal session), when its tool declares one ([`dsh_tools::Tool::arrival`]), as it
+/// arrives (in its extensions, which rmcp hands to the call's context): calls to one session
+/// take effect in the order the client sent them, though rmcp runs them concurrently (see
 /// [`dsh_tools::ArrivalOrder`]).
 pub(crate) fn take_arrival_ticket(
     order: &dsh_tools::ArrivalOrder,
@@ -118,17 +118,9 @@ pub(crate) fn take_arrival_ticket(
 ) {
     if let JsonRpcMessage::Request(request) = message
         && let rmcp::model::ClientRequest::CallToolRequest(call) = &mut request.request
-        && let Some(Value::String(session)) = call
-            .params
-            .arguments
-            .as_ref()
-            .and_then(|arguments| arguments.get("sessionId"))
+        && let Some(ticket) = order.ticket_for(&call.params.name, call.params.arguments.as_ref())
     {
-        // Blanks around an id are dropped where it is read (`id_argument`). Sends queue: one
-        // waits for the sends before it still running, as typed-ahead commands do.
-        let queued = call.params.name == "terminal_send";
-        let ticket = Arc::new(order.ticket(session.trim(), queued));
-        call.extensions.insert(ticket);
+        call.extensions.insert(Arc::new(ticket));
     }
 }
 

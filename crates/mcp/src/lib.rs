@@ -24,8 +24,10 @@
 //! let shutdown = CancellationToken::new();
 //! // The connection ends with its input: calls still running are cancelled, not waited for.
 //! let connection = shutdown.child_token();
-//! let transport =
-//!     dsh_mcp::stdio_transport(options.max_message_bytes).cancel_on_eof(connection.clone());
+//! // Calls to one terminal session take effect in the order they were written.
+//! let transport = dsh_mcp::stdio_transport(options.max_message_bytes)
+//!     .cancel_on_eof(connection.clone())
+//!     .ordering_calls(server.arrival_order());
 //! let end = server.serve_connection(transport, &connection).await;
 //! dsh_mcp::dispose_with_deadline(&ctx, options.teardown_deadline()).await;
 //! assert!(!end.is_failure());

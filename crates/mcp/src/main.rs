@@ -104,8 +104,9 @@ async fn serve_stdio(
     // The connection ends with its input: calls still running are cancelled then (their
     // client reads no answer), not waited for.
     let connection = shutdown.child_token();
-    let transport =
-        dsh_mcp::stdio_transport(options.max_message_bytes).cancel_on_eof(connection.clone());
+    let transport = dsh_mcp::stdio_transport(options.max_message_bytes)
+        .cancel_on_eof(connection.clone())
+        .ordering_calls(server.arrival_order());
     let end = server.serve_connection(transport, &connection).await;
     tracing::info!(?end, "connection finished; disposing the root context");
     Outcome::Served {

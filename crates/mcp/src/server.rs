@@ -128,6 +128,14 @@ impl McpServer {
         self
     }
 
+    /// An order for the calls one connection reads in order (stdio): each call to a terminal
+    /// session takes its place as its tool declares ([`dsh_tools::Tool::arrival`]); give it to
+    /// the connection's [`crate::LineTransport::ordering_calls`].
+    #[must_use]
+    pub fn arrival_order(&self) -> dsh_tools::ArrivalOrder {
+        dsh_tools::ArrivalOrder::for_tools(self.tools.clone())
+    }
+
     /// The `initialize` result this server sends: name, version, tools capability and the
     /// assembled system prompt as `instructions` (absent when the prompt is empty).
     pub fn server_config(&self) -> ServerConfig {

@@ -53,7 +53,8 @@ pub struct LineTransport<R> {
     on_eof: Option<CancellationToken>,
     /// Requests forwarded and not answered yet (a duplicate id among them is refused).
     in_flight: InFlight,
-    /// The order calls to each terminal session arrived in (see `take_arrival_ticket`).
+    /// The order calls to each terminal session arrived in (see
+    /// [`LineTransport::ordering_calls`]).
     arrival: dsh_tools::ArrivalOrder,
 }
 
@@ -97,6 +98,15 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
     #[must_use]
     pub fn cancel_on_eof(mut self, token: CancellationToken) -> Self {
         self.on_eof = Some(token);
+        self
+    }
+
+    /// Gives each `tools/call` its place in `order` as its line arrives, so that the calls
+    /// to one terminal session take effect in the order the client wrote them (pass
+    /// [`crate::McpServer::arrival_order`]); without it, calls are not ordered.
+    #[must_use]
+    pub fn ordering_calls(mut self, order: dsh_tools::ArrivalOrder) -> Self {
+        self.arrival = order;
         self
     }
 

@@ -15,6 +15,9 @@ impl Tool for CloseTool {
     fn name(&self) -> &'static str {
         "terminal_close"
     }
+    fn arrival(&self) -> Option<dsh_tools::Arrival> {
+        Some(crate::SESSION_CALL)
+    }
     fn description(&self) -> String {
         "Close one terminal session: stop every process it started (the shell, its programs and anything they left running in the background), wait until they are gone, and say how many were stopped. A background send on the session ends as killed."
             .to_owned()

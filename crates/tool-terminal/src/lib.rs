@@ -192,6 +192,20 @@ fn session_id(raw: &str) -> Result<SessionId, ToolError> {
     Ok(SessionId::new(id))
 }
 
+/// How a call naming a session takes its place among the calls to that session when the host
+/// orders them ([`dsh_tools::ArrivalOrder`]): a read, a signal or a close.
+pub(crate) const SESSION_CALL: dsh_tools::Arrival = dsh_tools::Arrival {
+    target_argument: "sessionId",
+    queued: false,
+};
+
+/// [`SESSION_CALL`] for a send, which also waits for the sends before it still running, as a
+/// command typed ahead waits for the one before it.
+pub(crate) const QUEUED_SEND: dsh_tools::Arrival = dsh_tools::Arrival {
+    queued: true,
+    ..SESSION_CALL
+};
+
 /// Longest `sessionId` a call may name, in chars (the ids sessions get are like `pty-1`).
 pub const MAX_SESSION_ID_CHARS: usize = 128;
 

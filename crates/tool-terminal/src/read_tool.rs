@@ -16,6 +16,9 @@ impl Tool for ReadTool {
     fn name(&self) -> &'static str {
         "terminal_read"
     }
+    fn arrival(&self) -> Option<dsh_tools::Arrival> {
+        Some(crate::SESSION_CALL)
+    }
     fn description(&self) -> String {
         "Read a bounded page of retained output from a persistent terminal without sending input. While a full-screen program (vim, less) holds the terminal, the newest lines are its screen: the lines the shell's screen showed when it started are back in pages once it exits (older scrollback stays readable)."
             .to_owned()

@@ -31,6 +31,9 @@ impl Tool for SendTool {
     fn name(&self) -> &'static str {
         "terminal_send"
     }
+    fn arrival(&self) -> Option<dsh_tools::Arrival> {
+        Some(crate::QUEUED_SEND)
+    }
     fn description(&self) -> String {
         let mut d = "Send text to a persistent terminal. By default Enter is submitted and the call returns when the program is ready for more (its prompt is back, or it waits for input), when output goes silent while nothing in the foreground is busy (a silent sleep or build is waited for), at the timeout (timeoutMs for a longer one), or when the session exits. After inferred_idle or timeout the command may still be running: send empty text with submit false to wait again, or stop it with terminal_signal.".to_owned();
         if self.0.config.enable_run_in_background {

@@ -24,6 +24,9 @@ impl Tool for SignalTool {
     fn name(&self) -> &'static str {
         "terminal_signal"
     }
+    fn arrival(&self) -> Option<dsh_tools::Arrival> {
+        Some(crate::SESSION_CALL)
+    }
     fn description(&self) -> String {
         "Send an allowed signal to the current foreground process group of a persistent terminal."
             .to_owned()

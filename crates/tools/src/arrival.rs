@@ -16,13 +16,31 @@
 //! ([`ArrivalTicket::turn_started`]: a signal, meant for what the send before it started).
 //! Dropping a ticket marks it done, so a call that ends in any way never holds the ones after
 //! it; a call that waits for a human's approval is marked done first (the registry does that).
+//!
+//! Which calls take a place, and of which target, each tool declares ([`crate::Tool::arrival`]):
+//! [`ArrivalOrder::for_tools`] reads that from the registry as each call arrives.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::Mutex;
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
+
+use crate::Tools;
+
+/// How a tool's calls take their place among the calls to one target (see the module docs),
+/// as the tool declares it ([`crate::Tool::arrival`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    /// The argument naming the target, a string (blanks around it are ignored, as
+    /// [`crate::id_argument`] does); a call without it takes no place.
+    pub target_argument: &'static str,
+    /// Whether a call also waits for the queued calls before it that still run (a send
+    /// behind a running send, as a command typed ahead waits for the one before it).
+    pub queued: bool,
+}
 
 /// The calls a host received per target that have not started yet (see the module docs).
 /// Cheap to clone: clones share the order.
@@ -31,6 +49,9 @@ pub struct ArrivalOrder(Arc<Inner>);
 
 #[derive(Debug, Default)]
 struct Inner {
+    /// The registry whose tools declare how their calls are ordered (none: [`Self::ticket_for`]
+    /// hands out no ticket).
+    tools: Option<Arc<Tools>>,
     /// The last number handed out.
     last: AtomicU64,
     /// Per target, the tickets not done yet, by number.
@@ -49,11 +70,36 @@ struct Marks {
 }
 
 impl ArrivalOrder {
+    /// An order for the calls to the tools of `tools`, each placed as its tool declares.
+    #[must_use]
+    pub fn for_tools(tools: Arc<Tools>) -> Self {
+        Self(Arc::new(Inner {
+            tools: Some(tools),
+            ..Inner::default()
+        }))
+    }
+
+    /// The ticket for a call of the tool `tool` with `arguments`, received now, when that tool
+    /// declares an [`Arrival`] and the call names its target; `None` for any other call (and
+    /// always for an order not made [`Self::for_tools`]).
+    #[must_use]
+    pub fn ticket_for(
+        &self,
+        tool: &str,
+        arguments: Option<&Map<String, Value>>,
+    ) -> Option<ArrivalTicket> {
+        let arrival = self.0.tools.as_ref()?.arrival(tool)?;
+        let Some(Value::String(target)) = arguments?.get(arrival.target_argument) else {
+            return None;
+        };
+        Some(self.ticket(target.trim(), arrival.queued))
+    }
+
     /// A ticket for a call to `target` received now: it waits for the tickets for `target`
     /// that have not started yet and, when `queued` (a send), for the queued ones still
     /// running.
     #[must_use]
-    pub fn ticket(&self, target: &str, queued: bool) -> ArrivalTicket {
+    pub(crate) fn ticket(&self, target: &str, queued: bool) -> ArrivalTicket {
         let number = self.0.last.fetch_add(1, Ordering::SeqCst) + 1;
         let mut pending = self.0.pending.lock();
         let tickets = pending.entry(target.to_owned()).or_default();

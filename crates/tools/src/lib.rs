@@ -62,7 +62,7 @@ mod tool;
 mod validate;
 
 pub use approval::{Approval, ApprovalOutcome, ApprovalRequest, AroundExecute, Next};
-pub use arrival::{ArrivalOrder, ArrivalTicket};
+pub use arrival::{Arrival, ArrivalOrder, ArrivalTicket};
 pub use policy::{Decision, PostExecute, PreExecute, ToolCallInfo};
 pub use registry::{ToolSchema, Tools, ToolsError, ToolsPlugin, invariant_companion};
 pub use schema::{

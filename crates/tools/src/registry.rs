@@ -70,6 +70,8 @@ pub enum ToolsError {
 
 struct Entry {
     schema: ToolSchema,
+    /// How the tool's calls are ordered ([`Tool::arrival`]).
+    arrival: Option<crate::Arrival>,
     validator: Validator,
     tool: Box<dyn ErasedTool>,
 }
@@ -168,6 +170,7 @@ impl Tools {
                 input_schema: input,
                 output_schema: output,
             },
+            arrival: tool.arrival(),
             validator,
             tool: Box::new(Erased {
                 tool,
@@ -212,6 +215,12 @@ impl Tools {
     pub fn add_post_execute(&self, policy: Arc<dyn PostExecute>) {
         let mut p = self.policies.write();
         p.post.push(policy);
+    }
+
+    /// How the calls of the tool `name` take their place among the calls to one target
+    /// ([`Tool::arrival`]); `None` for a tool that declares none or is not registered.
+    pub fn arrival(&self, name: &str) -> Option<crate::Arrival> {
+        self.entries.read().get(name)?.arrival
     }
 
     /// The tool's call card, if the arguments are valid and the tool presents one.

@@ -426,6 +426,14 @@ pub trait Tool: Send + Sync + 'static {
         schema
     }
 
+    /// Whether and how this tool's calls take their place among the calls to one target when
+    /// the host orders the calls it reads in order (see [`crate::ArrivalOrder`]); a tool that
+    /// declares one waits for its turn in `execute` ([`ToolCall::arrival_turn`]) and marks
+    /// when it started and is done. Default: `None` (its calls are not ordered).
+    fn arrival(&self) -> Option<crate::Arrival> {
+        None
+    }
+
     /// Runs the tool on validated arguments.
     ///
     /// # Errors

@@ -108,6 +108,13 @@ impl Tool for SendTool {
         "send"
     }
 
+    fn arrival(&self) -> Option<dsh_tools::Arrival> {
+        Some(dsh_tools::Arrival {
+            target_argument: "sessionId",
+            queued: true,
+        })
+    }
+
     fn description(&self) -> String {
         "Write text to a terminal session and return what the screen shows.".into()
     }

@@ -1,6 +1,7 @@
 //! Integration tests for the tool registry (one binary, grouped by area).
 
 mod approval;
+mod arrival;
 mod fixtures;
 mod pipeline;
 mod schema;
