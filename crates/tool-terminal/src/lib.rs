@@ -44,6 +44,7 @@ mod close_tool;
 mod config;
 mod fit;
 mod progress;
+mod queued_answer;
 mod read_tool;
 pub mod render;
 pub mod schema;
@@ -70,6 +71,7 @@ struct Shared {
     config: ToolTerminalConfig,
     background: Option<background::Background>,
     send_starts: send_starts::SendStarts,
+    queued_answers: queued_answer::QueuedAnswers,
 }
 
 impl Shared {
@@ -364,6 +366,7 @@ pub fn register_tools(
         config,
         background,
         send_starts: send_starts::SendStarts::default(),
+        queued_answers: queued_answer::QueuedAnswers::default(),
     });
     tools.register(OpenTool(shared.clone()))?;
     tools.register(SendTool(shared.clone()))?;

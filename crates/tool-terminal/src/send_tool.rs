@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::*;
+use crate::queued_answer::QueuedAnswers;
 
 /// Said in a background send's acknowledgement when it was given `timeoutMs`: a job follows
 /// its command past a send's deadline, to the command's end or a wait for input.
@@ -114,6 +115,13 @@ impl Tool for SendTool {
                 &request.text,
                 request.submit,
             )?;
+            let answered = answered.or(self.0.queued_answers.take(
+                &self.0.terminals,
+                &owner,
+                &id,
+                (&request.text, request.submit),
+                call.arrival_followed_a_queued_call(),
+            ));
             self.0.send_starts.note(&id);
             let (job_id, output) = background.start(
                 self.0.terminals.clone(),
@@ -171,6 +179,15 @@ impl Tool for SendTool {
             String::new()
         };
         let long_typed = render::with_long_lines(&args.text);
+        // Text the send before it left a question for, written before its result came back.
+        let answered = answered.or(self.0.queued_answers.take(
+            &self.0.terminals,
+            &owner,
+            &id,
+            (&args.text, submit),
+            call.arrival_followed_a_queued_call(),
+        ));
+        let prompts_before = QueuedAnswers::before_send(&self.0.terminals, &owner, &id);
         let request = SendRequest {
             text: args.text,
             submit,
@@ -219,6 +236,9 @@ impl Tool for SendTool {
             // This result showed the session as it is.
             background.clear_gone_reader(&id);
         }
+        self.0
+            .queued_answers
+            .settled(&self.0.terminals, &owner, &id, &result, prompts_before);
         let newest_line = result.newest_line;
         let mut output = SendOutput::from(result);
         if let (Some(notice), SendOutput::Foreground { notices, .. }) = (answered, &mut output) {

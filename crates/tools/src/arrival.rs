@@ -165,6 +165,13 @@ impl ArrivalTicket {
         !self.before.is_empty()
     }
 
+    /// Whether a queued call to the same target (a send) was not done when this one arrived:
+    /// this call was written before that one's result came back.
+    #[must_use]
+    pub fn followed_a_queued_call(&self) -> bool {
+        self.before.iter().any(|marks| marks.queued)
+    }
+
     /// This call started (a send holds its session): calls that wait only for that may act.
     pub fn started(&self) {
         self.marks.started.cancel();

@@ -159,6 +159,16 @@ impl ToolCall {
         }
     }
 
+    /// Whether this call was written before the result of a queued call to its target (a
+    /// send) came back (see [`crate::ArrivalTicket::followed_a_queued_call`]); `false` when
+    /// the host does not order calls.
+    #[must_use]
+    pub fn arrival_followed_a_queued_call(&self) -> bool {
+        self.arrival
+            .as_ref()
+            .is_some_and(|ticket| ticket.followed_a_queued_call())
+    }
+
     /// [`ToolCall::arrival_turn`], waiting only until those calls started (a signal for what
     /// the send before it started).
     ///

@@ -198,3 +198,93 @@ async fn calls_to_one_session_written_together_run_in_the_order_written() {
         .expect("wait");
     assert!(status.success(), "{status}");
 }
+
+/// The answer a send gets once its queue turn came: written together with `first`, as
+/// requests `id` and `id + 1`.
+async fn queued_after(raw: &mut Raw, id: u64, session: &str, first: &str, second: &str) -> String {
+    raw.write(&format!(
+        "{}\n{}",
+        call(
+            id,
+            "terminal_send",
+            &json!({"sessionId": session, "text": first})
+        ),
+        call(
+            id + 1,
+            "terminal_send",
+            &json!({"sessionId": session, "text": second})
+        ),
+    ))
+    .await;
+    raw.answer(&id.to_string()).await;
+    text_of(&raw.answer(&(id + 1).to_string()).await).to_owned()
+}
+
+/// A send written before the result of the send before it came back, which stopped at a
+/// question, answered that question: its result says so (the agent never saw the question
+/// and may have meant a command). Not so for a send written after that result, nor for lines
+/// queued after starting a REPL (its prompt reads statements).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_queued_send_that_answered_an_unseen_question_says_so() {
+    const NOTICE: &str = "[input: this send was written before the previous send's result came back, which stopped at a question (`Name?`";
+    let (mut child, mut raw) = Raw::spawn(&[]);
+    raw.initialize().await;
+    let open = raw
+        .exchange(call(2, "terminal_open", &json!({"type": "shell"})), "2")
+        .await;
+    let session = open["result"]["structuredContent"]["sessionId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{open}"))
+        .to_owned();
+    let ask = "read -p 'Name? ' n; echo \"hi [$n]\"";
+    let answered = queued_after(&mut raw, 10, &session, ask, "echo meant-as-a-command").await;
+    assert!(answered.contains(NOTICE), "{answered}");
+    assert!(
+        answered.contains("hi [echo meant-as-a-command]"),
+        "{answered}"
+    );
+    // The question seen first: the answer is the agent's own.
+    let question = raw
+        .exchange(
+            call(
+                20,
+                "terminal_send",
+                &json!({"sessionId": session, "text": ask}),
+            ),
+            "20",
+        )
+        .await;
+    assert!(text_of(&question).contains("Name? "), "{question}");
+    let seen = raw
+        .exchange(
+            call(
+                21,
+                "terminal_send",
+                &json!({"sessionId": session, "text": "alice"}),
+            ),
+            "21",
+        )
+        .await;
+    let seen = text_of(&seen);
+    assert!(
+        seen.contains("hi [alice]") && !seen.contains("[input: this send was written"),
+        "{seen}"
+    );
+    // A REPL started by the first send reads the queued line as a statement.
+    let statement = queued_after(&mut raw, 30, &session, "python3 -q", "print(6*7)").await;
+    assert!(statement.lines().any(|l| l == "42"), "{statement}");
+    assert!(
+        !statement.contains("[input: this send was written"),
+        "{statement}"
+    );
+    raw.exchange(
+        call(40, "terminal_close", &json!({"sessionId": session})),
+        "40",
+    )
+    .await;
+    drop(raw);
+    let status = crate::support::within("server exit", child.wait())
+        .await
+        .expect("wait");
+    assert!(status.success(), "{status}");
+}

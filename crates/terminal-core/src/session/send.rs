@@ -47,7 +47,7 @@ mod span;
 mod stale_reader;
 mod unseen_reader;
 pub(super) use op::{SendOp, UNPROMPTED_LINE, UNPROMPTED_NO, UNPROMPTED_POLL};
-pub(super) use stale_reader::clipped;
+pub use stale_reader::clipped;
 mod start;
 
 /// After the shell exits: least time before "no unread output" counts as drained.

@@ -161,9 +161,9 @@ fn quote(prompt: &str) -> String {
     format!("`{}`", clipped(prompt))
 }
 
-/// `text` as a refusal or notice quotes it: cut between characters at
-/// [`PROMPT_QUOTE_MAX_BYTES`], with `…` when cut.
-pub(in crate::session) fn clipped(text: &str) -> String {
+/// `text` (a program's prompt) as a refusal or notice quotes it: cut between characters at
+/// 80 bytes, with `…` when cut.
+pub fn clipped(text: &str) -> String {
     let head = dsh_output_retention::head_slice(text, PROMPT_QUOTE_MAX_BYTES);
     if head.len() < text.len() {
         format!("{head}…")
