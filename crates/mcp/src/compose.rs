@@ -33,6 +33,18 @@ pub enum ComposeError {
         /// The path given.
         path: PathBuf,
     },
+    /// `--cwd` lies outside `--workspace`.
+    #[error(
+        "--cwd {} lies outside --workspace {}: sessions start in --cwd, which must be in the workspace; pass a --cwd inside it, or only one of the two",
+        cwd.display(),
+        workspace.display()
+    )]
+    CwdOutsideWorkspace {
+        /// The `--cwd` given (absolute).
+        cwd: PathBuf,
+        /// The `--workspace` given (absolute).
+        workspace: PathBuf,
+    },
     /// `--workspace` does not name a directory.
     #[error("--workspace {}: not a directory; pass an existing directory", path.display())]
     WorkspaceNotADirectory {
@@ -53,7 +65,8 @@ pub enum ComposeError {
 }
 
 /// The bash backend's config for `options` (everything else keeps [`BashConfig::default`]).
-/// The working directory is made absolute.
+/// The working directory (`--cwd`, else `--workspace`, else the current directory) is made
+/// absolute.
 ///
 /// # Errors
 /// [`ComposeError::CurrentDir`] when no `--cwd` is given and the current directory cannot be
@@ -67,7 +80,12 @@ pub fn bash_config(options: &Options) -> Result<BashConfig, ComposeError> {
             // Absolute, so sessions do not depend on where a relative path was resolved.
             std::path::absolute(path).map_err(|source| ComposeError::CurrentDir { source })?
         }
-        None => std::env::current_dir().map_err(|source| ComposeError::CurrentDir { source })?,
+        // Sessions start in the workspace (the sandbox checks it is a directory).
+        None => match &options.workspace {
+            Some(workspace) if workspace.is_dir() => std::path::absolute(workspace)
+                .map_err(|source| ComposeError::CurrentDir { source })?,
+            _ => std::env::current_dir().map_err(|source| ComposeError::CurrentDir { source })?,
+        },
     };
     Ok(BashConfig {
         shell_path: options.shell.clone(),
@@ -154,6 +172,16 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
     }
     let bash = bash_config(options)?;
     let sandbox = sandbox_config(options, bash.default_cwd.as_deref())?;
+    if options.cwd.is_some()
+        && options.workspace.is_some()
+        && let (Some(cwd), Some(workspace)) = (&bash.default_cwd, &sandbox.workspace_root)
+        && !cwd.starts_with(workspace)
+    {
+        return Err(ComposeError::CwdOutsideWorkspace {
+            cwd: cwd.clone(),
+            workspace: workspace.clone(),
+        });
+    }
     let mut builder = Context::builder()
         .with(InvariantsPlugin)
         .with(SandboxPlugin { config: sandbox })
@@ -317,6 +345,47 @@ mod tests {
         assert_eq!(c.workspace_root.as_deref(), Some(std::path::Path::new("/")));
         assert!(c.allow_network);
         assert_eq!(c.limits, SessionLimits::default());
+    }
+
+    /// Sessions start in `--cwd` inside `--workspace`, else in the workspace; a `--cwd`
+    /// outside it is refused.
+    #[test]
+    fn cwd_and_workspace_together() {
+        let workspace = std::env::temp_dir();
+        let inside = workspace.join(format!("dsh-compose-{}", std::process::id()));
+        std::fs::create_dir_all(&inside).unwrap();
+        let both = Options {
+            workspace: Some(workspace.clone()),
+            cwd: Some(inside.clone()),
+            ..Options::default()
+        };
+        assert_eq!(
+            bash_config(&both).unwrap().default_cwd,
+            Some(inside.clone())
+        );
+        let workspace_only = Options {
+            workspace: Some(inside.clone()),
+            ..Options::default()
+        };
+        assert_eq!(
+            bash_config(&workspace_only).unwrap().default_cwd,
+            Some(inside.clone())
+        );
+        let outside = Options {
+            workspace: Some(inside.clone()),
+            cwd: Some(workspace.clone()),
+            ..Options::default()
+        };
+        let e = compose(&outside).err().map(|e| e.to_string());
+        std::fs::remove_dir(&inside).unwrap();
+        assert_eq!(
+            e,
+            Some(format!(
+                "--cwd {} lies outside --workspace {}: sessions start in --cwd, which must be in the workspace; pass a --cwd inside it, or only one of the two",
+                workspace.display(),
+                inside.display()
+            ))
+        );
     }
 
     #[test]

@@ -61,8 +61,9 @@ pub struct Options {
     #[arg(long, value_name = "PATH", default_value_os_t = BashConfig::default().shell_path)]
     pub shell: PathBuf,
 
-    /// Initial working directory of new sessions when terminal_open gives no cwd; a given
-    /// --workspace takes its place [default: the server's current directory].
+    /// Initial working directory of new sessions when terminal_open gives no cwd; with
+    /// --workspace, it must lie inside it [default: --workspace, else the server's current
+    /// directory].
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
 
@@ -154,8 +155,8 @@ pub struct Options {
     pub sandbox: SandboxMode,
 
     /// The workspace root: writable in workspace-write, read-only in read-only, and the
-    /// working directory of sessions opened without a cwd [default: --cwd, else the server's
-    /// current directory].
+    /// working directory of sessions opened without a cwd unless --cwd names one inside it
+    /// [default: --cwd, else the server's current directory].
     #[arg(long, value_name = "DIR")]
     pub workspace: Option<PathBuf>,
 

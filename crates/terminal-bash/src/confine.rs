@@ -72,8 +72,15 @@ impl Sandboxing {
         if let Some(policies) = &self.policies {
             let policy = policies.resolve(owner_id);
             cwd = relative_to(cwd, Some(&policy.workspace_root));
+            // With no cwd, the host's default start directory when it lies in the workspace
+            // (an operator's `--cwd` in it), else the workspace itself.
             if cwd.is_none() {
-                cwd = Some(policy.workspace_root.clone());
+                let root = lexically_normal(&policy.workspace_root);
+                cwd = Some(
+                    relative_to(default_cwd, None)
+                        .filter(|dir| dir.starts_with(&root))
+                        .unwrap_or(root),
+                );
             }
             if policy.mode.is_confined() {
                 // The sandbox's /tmp is its own: only the workspace is shared there, so a

@@ -22,7 +22,7 @@ fn help_lists_every_option_with_its_default() {
         "--shell <PATH>",
         "[default: /bin/bash]",
         "--cwd <DIR>",
-        "[default: the server's current directory]",
+        "[default: --workspace, else the server's current directory]",
         "--max-result-bytes <BYTES>",
         "[default: 32768]",
         "--max-input-bytes <BYTES>",
@@ -119,6 +119,10 @@ fn invalid_configuration_exits_with_status_2() {
     assert_config_error(
         &["--cwd", "/nonexistent/dsh-mcp-test"],
         "--cwd /nonexistent/dsh-mcp-test: not a directory",
+    );
+    assert_config_error(
+        &["--workspace", "/usr", "--cwd", "/"],
+        "--cwd / lies outside --workspace /usr",
     );
     assert_config_error(&["--rows", "0"], "invalid configuration");
     assert_config_error(

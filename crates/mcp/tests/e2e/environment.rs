@@ -63,3 +63,20 @@ async fn c31_c32_session_environment_from_the_command_line() {
     server.disconnect(client).await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A `--cwd` inside `--workspace` is where sessions start (before, the workspace took its
+/// place silently); one outside it is refused at start-up (see `cli.rs`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_start_in_a_cwd_inside_the_workspace() {
+    let ws = crate::support::TempDir::new("cwd-in-ws");
+    let inside = ws.0.join("proj");
+    std::fs::create_dir_all(&inside).expect("mkdir");
+    let (ws_arg, cwd_arg) = (ws.0.display().to_string(), inside.display().to_string());
+    let (mut server, client) =
+        ServerProcess::start(&["--workspace", &ws_arg, "--cwd", &cwd_arg]).await;
+    ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    let r = send(&client, "pty-1", "pwd").await;
+    assert!(r.has_line(&cwd_arg), "{:?}", r.text);
+    ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await;
+    server.disconnect(client).await;
+}
