@@ -373,15 +373,23 @@ impl Screen {
                 .count() as u64,
             _ => 0,
         };
+        // History row `abs` with whether its line goes on in the next row. On the alternate
+        // screen, the newest history row's line goes on on the main screen it covers (hidden),
+        // not in the alternate screen's first row.
+        let history_row = |abs: u64| {
+            history
+                .get(abs)
+                .map(|(text, wrapped)| (text, wrapped && !(self.alternate && abs + 1 == base)))
+        };
         // History rows, newest first, until `stop` holds.
         let first_before_wrapped =
-            base > start_abs && history.get(base - 1).is_some_and(|(_, w)| w);
+            base > start_abs && history_row(base - 1).is_some_and(|(_, w)| w);
         let mut walk = stop.walk(&pieces, first_before_wrapped);
         let mut older = Vec::new();
         let mut abs = base;
         while abs > start_abs && !walk.done() {
             abs -= 1;
-            let Some((text, wrapped)) = history.get(abs) else {
+            let Some((text, wrapped)) = history_row(abs) else {
                 continue;
             };
             if matches!(stop, Stop::Bytes(_))
@@ -418,14 +426,14 @@ impl Screen {
             } else {
                 text.trim_end_matches(' ')
             };
-            let before_wrapped = abs > start_abs && history.get(abs - 1).is_some_and(|(_, w)| w);
+            let before_wrapped = abs > start_abs && history_row(abs - 1).is_some_and(|(_, w)| w);
             walk.add(text.len(), wrapped, before_wrapped);
             older.push((text, wrapped));
         }
         // Lines wholly before the copied rows (a page counts them; a render never needs them).
         let lines_before = match stop {
             Stop::Lines(_) => (start_abs..abs)
-                .filter(|&a| history.get(a).is_some_and(|(_, w)| !w))
+                .filter(|&a| history_row(a).is_some_and(|(_, w)| !w))
                 .count() as u64,
             Stop::Bytes(_) => 0,
         };

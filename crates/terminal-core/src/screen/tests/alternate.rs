@@ -130,3 +130,27 @@ fn a_peek_at_the_alternate_screen_does_not_count_as_showing_it() {
     s.snapshot_since(anchor, 1024);
     assert!(s.alternate_unchanged_since_shown());
 }
+
+/// A page read while a full-screen program is up: the newest history row, the middle of a
+/// line that goes on on the main screen the program covers, is not joined to the program's
+/// first row (a 10,000-character line before `vim` made its `one` row 4,000 `A`s long).
+#[test]
+fn a_page_does_not_join_a_line_wrapped_under_the_alternate_screen_to_its_first_row() {
+    let mut s = Screen::new(config(4, 10), None);
+    s.feed(b"$ x\r\n");
+    s.feed(&[b'A'; 75]);
+    s.feed(b"\r\n$ vim\r\n\x1b[?1049h\x1b[H\x1b[2Jone\r\ntwo\r\n~\r\n~");
+    let page = s
+        .page(None, Some(6), 100_000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<&str> = page.text.split('\n').collect();
+    assert_eq!(
+        lines[lines.len() - 4..],
+        ["one", "two", "~", "~"],
+        "{page:?}"
+    );
+    assert!(
+        lines[..lines.len() - 4].iter().all(|l| !l.contains("one")),
+        "{page:?}"
+    );
+}
