@@ -57,6 +57,7 @@ mod row_text;
 mod scan;
 mod segment;
 mod snapshot;
+mod suggestion;
 mod tab_moves;
 mod tabs;
 mod utf8;

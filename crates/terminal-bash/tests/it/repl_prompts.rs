@@ -167,3 +167,34 @@ async fn lines_held_for_a_busy_node_all_run_once_it_reads() {
     })
     .await;
 }
+
+/// Text sent to node without Enter: node draws its completion of a name after the cursor and
+/// its preview of the value on the row below, both grey; the result shows what was typed (the
+/// preview `9` read as the output of a statement that ran, `Math.max` as typed), and Enter
+/// then runs the typed text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repls_grey_suggestions_are_not_shown_as_typed() {
+    if !crate::support::installed("node") {
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("node").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send_raw("Math.max(3, 9)", false).await;
+        assert_eq!(
+            r.viewport.trim_start_matches("> "),
+            "Math.max(3, 9)",
+            "{r:?}"
+        );
+        let r = sh.send_raw("", true).await;
+        assert!(r.viewport.lines().any(|l| l == "9"), "{r:?}");
+        let r = sh.send_raw("Math.ma", false).await;
+        assert_eq!(r.viewport.trim_start_matches("> "), "Math.ma", "{r:?}");
+        // Ctrl-U clears the line.
+        sh.send_raw("\u{15}", false).await;
+        sh.send(".exit").await;
+        sh.close().await;
+    })
+    .await;
+}

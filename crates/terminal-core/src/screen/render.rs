@@ -10,6 +10,7 @@ use crate::types::ReadResult;
 use super::left_rows::LeftRow;
 use super::row_text::{row_continues, row_text, skip_cols};
 use super::snapshot::{RowsSnapshot, Stop, page_bounds};
+use super::suggestion::only_suggestion_from;
 use super::{AnchorId, Position, Rendered, Screen};
 
 impl Screen {
@@ -192,13 +193,20 @@ impl Screen {
         };
         // The first column that may hold text left there: none the output wrote.
         let written_to = |abs: u64| left_at(abs).map_or(0, |row| row.written_to);
+        // A line editor's suggestion below the cursor (node's preview of the value) is no
+        // content (see `suggestion`).
+        let suggestion_below = |r: usize| {
+            !self.alternate
+                && r > usize::from(cursor_row)
+                && u16::try_from(r).is_ok_and(|r| only_suggestion_from(screen, r, 0, cols))
+        };
         let last_content = visible
             .iter()
             .enumerate()
             .rposition(|(i, text)| {
                 let r = i + usize::from(first);
                 let left_unchanged = r > usize::from(cursor_row) && unchanged(r, text);
-                !text.trim_end_matches(' ').is_empty() && !left_unchanged
+                !text.trim_end_matches(' ').is_empty() && !left_unchanged && !suggestion_below(r)
             })
             .map_or(0, |i| i + usize::from(first));
         let end_visible = last_content.max(usize::from(cursor_row));
@@ -282,7 +290,10 @@ impl Screen {
                     ))
                 };
                 let trimmed = whole.trim_end_matches(' ');
-                if trimmed.len() <= before.len() {
+                // A line editor's suggestion after the cursor is not on the line.
+                let suggested =
+                    !self.alternate && only_suggestion_from(screen, cursor_row, cursor_col, cols);
+                if trimmed.len() <= before.len() || suggested {
                     Cow::Owned(prompt_spaces_kept(before, cursor_col + 1 >= cols))
                 } else {
                     Cow::Owned(trimmed.to_owned())
