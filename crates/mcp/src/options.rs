@@ -243,12 +243,15 @@ fn inherit_env_long_help() -> String {
     format!(
         "Sessions inherit the server's whole environment minus what looks like a credential: \
          names containing {} (case-insensitively), or with a word (between _s) {} (DB_PASS, \
-         LDAP_BIND_PW, GH_PAT, STRIPE_SK; not PWD alone), names ending in _SESSION or starting \
-         with OP_SESSION_ (a password manager's session), and values holding a URL with a \
-         user or password (postgres://u:pw@db, http://token@proxy), a connection string's \
-         password (Server=db;Password=…), an Authorization header or Bearer token, a netrc \
-         password or a private key. \
-         A name rule misses some: prefer --env.\n\n\
+         LDAP_BIND_PW, GH_PAT, STRIPE_SK; not PWD alone), names ending in PASS (PGPASS) or \
+         _SESSION or starting with OP_SESSION_ (a password manager's session), and values holding a URL with a \
+         user or password (postgres://u:pw@db, http://token@proxy), a connection string's, \
+         query's or option's secret (Server=db;Password=…, AccountKey=…, ?api_key=…, a SAS \
+         sig=…, X-Amz-Signature=…, --password=…), an Authorization header or a Bearer or \
+         Basic credential, a JSON field whose name holds token, secret, password, api key, \
+         credential or auth (\"access_token\"), a netrc password, a private key, a chat \
+         webhook URL, or a token of a well-known issuer's shape (ghp_…, glpat-…, xoxb-…, \
+         sk-ant-…, hf_…, AKIA…). A name rule misses some: prefer --env.\n\n\
          [default: off: only the allowlist and --env]",
         SCRUBBED_NAME_PARTS.join("|"),
         SCRUBBED_NAME_WORDS.join("|"),

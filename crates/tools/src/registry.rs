@@ -423,7 +423,7 @@ fn finalize(
 
 fn aborted_before_dispatch() -> ToolResult {
     ToolResult::error(
-        "tool call aborted before dispatch",
+        "tool call aborted before dispatch: the client cancelled it, or its connection ended, before it ran; nothing was done",
         Some(codes::ABORTED_BEFORE_DISPATCH),
     )
 }

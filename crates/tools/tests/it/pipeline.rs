@@ -227,7 +227,10 @@ async fn cancelled_before_dispatch_skips_policies_and_the_tool() {
     let call = ToolCall::new("c1");
     call.cancel.cancel();
     let r = tools.execute("send", valid_args(), call).await;
-    assert_eq!(r.text(), "[final] Error: tool call aborted before dispatch");
+    assert_eq!(
+        r.text(),
+        "[final] Error: tool call aborted before dispatch: the client cancelled it, or its connection ended, before it ran; nothing was done"
+    );
     assert_eq!(r.code(), Some(codes::ABORTED_BEFORE_DISPATCH));
     assert_eq!(count.get(), 1);
     assert!(post.0.lock().is_empty());
