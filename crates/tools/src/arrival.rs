@@ -58,15 +58,12 @@ struct Inner {
     pending: Mutex<HashMap<String, BTreeMap<u64, Marks>>>,
 }
 
-/// A ticket's two marks, each a token cancelled when it is reached, whether it is queued, and
-/// whether it waits behind a queued call that had already started when it arrived (a send
-/// typed ahead of a running one).
+/// A ticket's two marks, each a token cancelled when it is reached, and whether it is queued.
 #[derive(Clone, Debug, Default)]
 struct Marks {
     started: CancellationToken,
     done: CancellationToken,
     queued: bool,
-    behind_running: bool,
 }
 
 impl ArrivalOrder {
@@ -105,19 +102,23 @@ impl ArrivalOrder {
         let tickets = pending.entry(target.to_owned()).or_default();
         // A queued call waits for the queued ones still running; any call for those not
         // started yet, but a call that is not queued (a signal, a read, a close) not for a
-        // send typed ahead of a running one: it acts on what runs now, as the terminal's keys
-        // do.
+        // queued call behind a queued one that runs now (sends typed ahead of a running one,
+        // whether they came with it or after it): it acts on what runs now, as the terminal's
+        // keys do.
+        let mut queued_running = false;
         let before: Vec<Marks> = tickets
             .values()
             .filter(|m| {
                 let started = m.started.is_cancelled();
-                (queued && m.queued) || (!started && (queued || !m.behind_running))
+                let waits =
+                    (queued && m.queued) || (!started && (queued || !(m.queued && queued_running)));
+                queued_running |= m.queued && started;
+                waits
             })
             .cloned()
             .collect();
         let marks = Marks {
             queued,
-            behind_running: before.iter().any(|m| m.started.is_cancelled()),
             ..Marks::default()
         };
         tickets.insert(number, marks.clone());
@@ -285,6 +286,33 @@ mod tests {
             "the started read is not waited for"
         );
         drop(read);
+    }
+
+    /// Sends written together: once the first runs, a signal, read or close made then does
+    /// not wait for the second, queued behind it (before, only a send that arrived after the
+    /// first had started was passed over, so a SIGINT waited for the running command to end
+    /// and stopped the second).
+    #[tokio::test]
+    async fn a_call_made_while_the_first_of_sends_written_together_runs_acts_on_it() {
+        let order = ArrivalOrder::default();
+        let first = order.ticket("s", true);
+        let second = order.ticket("s", true);
+        let third = order.ticket("s", true);
+        let together = order.ticket("s", false);
+        assert!(
+            !ends(together.turn_started()).await,
+            "written with them: after them"
+        );
+        drop(together);
+        first.started();
+        let signal = order.ticket("s", false);
+        assert!(!signal.waited_for_others(), "{signal:?}");
+        assert!(ends(signal.turn()).await);
+        assert!(!ends(second.turn()).await);
+        drop(first);
+        assert!(ends(second.turn()).await);
+        assert!(!ends(third.turn()).await);
+        drop((second, third));
     }
 
     /// A signal, read or close made while a send runs does not wait for a send queued behind

@@ -288,3 +288,71 @@ async fn a_queued_send_that_answered_an_unseen_question_says_so() {
         .expect("wait");
     assert!(status.success(), "{status}");
 }
+
+/// Sends written together: a SIGINT made once the first runs stops it, and the second runs
+/// after it (before, the signal waited behind the second, not started yet, until the first
+/// ended, and then stopped the second).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_while_the_first_of_sends_written_together_runs_stops_it() {
+    let ws = crate::support::TempDir::new("ordering-batch");
+    let ws_arg = ws.0.display().to_string();
+    let (mut child, mut raw) = Raw::spawn(&["--workspace", &ws_arg]);
+    raw.initialize().await;
+    let open = raw
+        .exchange(call(2, "terminal_open", &json!({"type": "shell"})), "2")
+        .await;
+    let session = open["result"]["structuredContent"]["sessionId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{open}"))
+        .to_owned();
+    raw.write(&format!(
+        "{}\n{}",
+        call(
+            10,
+            "terminal_send",
+            &json!({"sessionId": session, "text": "touch first-runs; sleep 60; echo not-interrupted"})
+        ),
+        call(
+            11,
+            "terminal_send",
+            &json!({"sessionId": session, "text": "echo second-$((6*7))"})
+        ),
+    ))
+    .await;
+    // The first send's command runs once its file is there (polled: nothing else tells).
+    let started = ws.0.join("first-runs");
+    crate::support::within("the first send's command to start", async {
+        while !started.exists() {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    let signal = raw
+        .exchange(
+            call(
+                12,
+                "terminal_signal",
+                &json!({"sessionId": session, "signal": "SIGINT"}),
+            ),
+            "12",
+        )
+        .await;
+    assert!(!text_of(&signal).starts_with("Error"), "{signal}");
+    let first = raw.answer("10").await;
+    assert!(text_of(&first).contains("[exit: 130]"), "{first}");
+    let second = raw.answer("11").await;
+    assert!(
+        text_of(&second).lines().any(|l| l == "second-42"),
+        "{second}"
+    );
+    raw.exchange(
+        call(13, "terminal_close", &json!({"sessionId": session})),
+        "13",
+    )
+    .await;
+    drop(raw);
+    let status = crate::support::within("server exit", child.wait())
+        .await
+        .expect("wait");
+    assert!(status.success(), "{status}");
+}
