@@ -282,3 +282,40 @@ async fn an_answer_wider_than_the_screen_goes_whole() {
     })
     .await;
 }
+
+/// A program in raw mode (ISIG off) whose thread reads keys while its main thread computes
+/// (jshell reads keys while its engine runs a statement, and stops the statement on Ctrl-C):
+/// `terminal_signal`'s SIGINT goes as the Ctrl-C key, as the terminal's own key would; before,
+/// the group got a real SIGINT, which ended jshell's engine and every variable in it (here, a
+/// Python traceback from the main thread).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupt_reaches_a_raw_mode_key_reader_while_another_thread_computes() {
+    use dsh_terminal_core::{BackendSession, SignalDelivery, TerminalSignal};
+    const PROGRAM: &str = "import os, sys, termios, threading, time, tty\n\
+old = termios.tcgetattr(0); tty.setraw(0)\n\
+def keys():\n\
+\x20   while os.read(0, 1) != b'\\x03': pass\n\
+\x20   termios.tcsetattr(0, termios.TCSADRAIN, old); os.write(1, b'key-interrupt\\r\\n'); os._exit(0)\n\
+threading.Thread(target=keys, daemon=True).start()\n\
+os.write(1, b'computing\\r\\n')\n\
+end = time.time() + 60\n\
+while time.time() < end: pass\n\
+termios.tcsetattr(0, termios.TCSADRAIN, old); print('ran-out')\n";
+    within(async {
+        let sh = Shell::open(config()).await;
+        let dir = TempDir::new("raw-reader");
+        let script = dir.0.join("compute.py");
+        std::fs::write(&script, PROGRAM).expect("write the program");
+        let r = sh
+            .send_within(&format!("python3 {}", script.display()), true, 1500)
+            .await;
+        assert!(r.viewport.contains("computing"), "{r:?}");
+        let s = sh.session.signal(TerminalSignal::Sigint).unwrap();
+        assert_eq!(s.delivery, SignalDelivery::InterruptCharacter, "{s:?}");
+        let r = sh.send_raw("", false).await;
+        assert!(r.viewport.contains("key-interrupt"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -116,6 +116,16 @@ impl Shared {
             .is_some_and(crate::pty::TtyModes::line_editing)
     }
 
+    /// Whether a member of process group `pgid` has a thread asleep reading this terminal,
+    /// whatever its other threads and members do (a REPL whose key-reading thread waits while
+    /// another process of the group runs a statement: jshell). Blocking `/proc` reads: call it
+    /// off the async workers.
+    pub(super) fn group_reads_tty(&self, pgid: i32) -> bool {
+        self.pty
+            .tty_path()
+            .is_some_and(|tty| group_member_reads_tty_in(pgid, tty, &self.scope))
+    }
+
     /// The member of process group `pgid` that waits for input on this terminal, if the
     /// group waits there (blocking `/proc` reads: call it off the async workers).
     pub(super) fn tty_reader(&self, pgid: i32) -> Option<i32> {

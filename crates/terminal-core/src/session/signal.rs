@@ -273,7 +273,9 @@ pub(super) fn deliver(
     };
     let aftermath = has_aftermath(pgid, shared.shell_pgid(), shell_idle);
     // The interrupt character is a key only to a program that reads keys: a full-screen one,
-    // or one reading the terminal's keys now (not in canonical mode). With ISIG left off by
+    // or one reading the terminal's keys now (not in canonical mode), also while another of
+    // its threads or processes runs (jshell reads keys while its engine runs a statement, and
+    // stops the statement on the key; a SIGINT to the group ended the engine and its state). With ISIG left off by
     // someone else (`stty -isig; sleep 20`), a program that reads nothing gets the signal
     // itself, and so does one reading lines (`stty -isig; read x`, `input()`): there the
     // character would only join the line it answers, and interrupt nothing; so does the
@@ -292,7 +294,7 @@ pub(super) fn deliver(
             pgid != shared.shell_pgid()
                 && (shared.lock().screen.alternate_screen()
                     || (shared.pty.modes().is_some_and(|m| !m.canonical)
-                        && (shared.tty_reader(pgid).is_some() || repl_edits_lines_raw(pgid))))
+                        && (shared.group_reads_tty(pgid) || repl_edits_lines_raw(pgid))))
                 && (signal != TerminalSignal::Sigtstp || suspends_on_ctrl_z(shared, pgid))
         });
     // The terminal's interrupt, quit and suspend keys discard input typed ahead and not yet
