@@ -141,9 +141,10 @@ pub(super) const STDOUT_AWAY_NOTICE: &str = "[shell: the shell's stdout is not t
 /// The notice for [`SettleFacts::earlier_cancel`].
 pub(super) const EARLIER_CANCEL_NOTICE: &str = "[cancelled: the client cancelled an earlier \
      terminal_send on this session before its result came (its own request timeout?): this \
-     result starts where that one would have, and that send's command was interrupted as Ctrl-C \
-     would (SIGINT; an exit status of 130 is that). To wait longer for a command, give the \
-     client's request timeout more than the send's timeoutMs]";
+     result starts where that one would have, and that send's command was sent SIGINT as Ctrl-C \
+     would (an exit status of 130 means it stopped on it; a program that ignores SIGINT runs on, \
+     as the foreground shows). To wait longer for a command, give the client's request timeout \
+     more than the send's timeoutMs]";
 
 /// The notice for [`SettleFacts::shell_stopped`].
 pub(super) const SHELL_STOPPED_NOTICE: &str = "[shell: the session's shell itself is stopped \
