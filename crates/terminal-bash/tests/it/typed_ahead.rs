@@ -131,7 +131,8 @@ async fn text_held_until_the_deadline_is_not_sent_and_the_result_says_so() {
 
 /// A signal (as the terminal's keys discard input typed ahead) or a cancel of the send drops
 /// text held for a reader unwritten: it never runs once the shell reads again. A cancel
-/// interrupts nothing: the command that was running goes on.
+/// interrupts nothing: the command that was running goes on. The status the signal brings back
+/// is an earlier command's, not the send's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_signal_or_a_cancel_drops_held_text_unwritten() {
     within(async {
@@ -157,6 +158,12 @@ async fn a_signal_or_a_cancel_drops_held_text_unwritten() {
                 r.notices.iter().any(|n| n.starts_with("[input: line 1")),
                 "{r:?}"
             );
+            // Nothing of the send ran: the status the prompt brings back is the stopped
+            // command's, an earlier one (before, it was given as this send's `[exit: 130]`).
+            if by_signal {
+                assert_eq!(r.exit_code, None, "{r:?}");
+                assert_eq!(r.earlier_exits.statuses(5), Some(vec![130]), "{r:?}");
+            }
             if !by_signal {
                 let r = sh.send_within("", false, 300).await;
                 assert_eq!(r.foreground.as_deref(), Some("sleep"), "{r:?}");

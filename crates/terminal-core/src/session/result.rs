@@ -177,6 +177,10 @@ pub(super) struct SettleFacts {
     /// waited for the foreground program, which an earlier send started, to read, and the
     /// cancel leaves that program running (the send ends as `timeout`).
     pub(super) cancelled_unwritten: bool,
+    /// A signal or a cancel dropped the send's text before any of its line ends was typed:
+    /// no command of it ran, so a status the prompt brings back is an earlier command's (the
+    /// one the signal stopped), said as such rather than as this send's.
+    pub(super) entered_none: bool,
     /// The foreground program is a REPL (running a statement when the send did not settle at
     /// its prompt): SIGINT interrupts the statement, and the REPL stays.
     pub(super) runs_a_repl: bool,
@@ -482,20 +486,25 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         .chain(facts.output.notices())
         .chain(shown(after_output.into()))
         .collect();
+    // A close that came once the prompt was back keeps the command's status.
+    let exit_code = if reason == Settle::Prompt || facts.foreign_line.is_some() || facts.closed {
+        facts.last_exit_code
+    } else {
+        None
+    };
+    let (exit_code, earlier_exits) = match exit_code {
+        Some(code) if facts.entered_none => (None, with_earlier_exit(facts.exits, code)),
+        exit_code => (exit_code, facts.exits),
+    };
     SendResult {
         viewport: facts.rendered.text,
         wait_reason: wait_reason(reason),
         session_status: facts.status,
         truncated: facts.rendered.truncated,
-        // A close that came once the prompt was back keeps the command's status.
-        exit_code: if reason == Settle::Prompt || facts.foreign_line.is_some() || facts.closed {
-            facts.last_exit_code
-        } else {
-            None
-        },
+        exit_code,
         foreground: if exited { None } else { facts.foreground },
         input_mode,
-        earlier_exits: facts.exits,
+        earlier_exits,
         output_bytes: facts.output_bytes,
         head,
         notices,
@@ -504,6 +513,24 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         prompt_unmarked: ((facts.prompt_unmarked && !facts.marks_gone) || facts.stderr_away)
             && !exited,
     }
+}
+
+/// `exits` and then one more command that exited with `code`.
+fn with_earlier_exit(mut exits: EarlierExits, code: i32) -> EarlierExits {
+    let failures = if code == 0 {
+        Vec::new()
+    } else {
+        vec![crate::types::EarlierFailure {
+            position: 1,
+            exit_code: code,
+        }]
+    };
+    exits.append(&EarlierExits {
+        finished: 1,
+        failed: u64::from(code != 0),
+        failures,
+    });
+    exits
 }
 
 #[cfg(test)]

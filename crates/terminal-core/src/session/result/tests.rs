@@ -66,6 +66,7 @@ fn facts(reason: Settle) -> SettleFacts {
         idle_reading: false,
         in_command_line: false,
         cancelled_unwritten: false,
+        entered_none: false,
         runs_a_repl: false,
         typed_ahead_taken: None,
         held_text_taken: None,

@@ -237,6 +237,7 @@ impl SendOp {
     /// result unless it already says why input went untyped.
     pub(super) fn note_discarded(&self, pacing: &mut super::pacing::Pacing) {
         if let Some((first, count)) = pacing.discard() {
+            self.span().entered_none |= first == 1;
             self.refused
                 .lock()
                 .get_or_insert_with(|| input::discarded_lines_notice(first, count));
@@ -326,6 +327,7 @@ impl SendOp {
     /// commands), and says so in the result.
     pub(super) fn note_reader_ended(&self, pacing: &mut super::pacing::Pacing) {
         if let Some((first, count)) = pacing.discard() {
+            self.span().entered_none |= first == 1;
             self.refused
                 .lock()
                 .get_or_insert_with(|| input::reader_ended_lines_notice(first, count));

@@ -412,6 +412,11 @@ impl SendOp {
             }
             None => (None, None, None),
         };
+        // Read apart: a guard taken in the literal would live to its end.
+        let (cancelled_unwritten, entered_none) = {
+            let span = self.span();
+            (span.cancelled_unwritten, span.entered_none)
+        };
         let result = assemble(SettleFacts {
             reason,
             rendered,
@@ -485,7 +490,8 @@ impl SendOp {
             output,
             line_without_prompt: no_prompt_shown && line_reader,
             in_command_line,
-            cancelled_unwritten: self.span().cancelled_unwritten,
+            cancelled_unwritten,
+            entered_none,
             runs_a_repl: fg_runs_a_repl,
             answered_password,
             typed_ahead_taken,

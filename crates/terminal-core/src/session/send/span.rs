@@ -66,6 +66,9 @@ pub(super) struct Span {
     /// A cancel dropped the held text before any of the send's text was written (see
     /// `SettleFacts::cancelled_unwritten`).
     pub(super) cancelled_unwritten: bool,
+    /// A signal or a cancel dropped the send's text before any of its line ends was typed
+    /// (see `SettleFacts::entered_none`).
+    pub(super) entered_none: bool,
 }
 
 /// The line ends a render from an anchor left out, when its byte bound cut it (`None` when it
