@@ -198,3 +198,35 @@ async fn a_repls_grey_suggestions_are_not_shown_as_typed() {
     })
     .await;
 }
+
+/// Several lines of JavaScript to node's REPL run as one unit, as a file would (through its
+/// editor mode): typed line by line, `if (…) {…}` ran before its `else` (a SyntaxError, and
+/// the else branch's statement ran anyway), a chain's `.map(…)` line was taken for a REPL
+/// command, and `let total = 1` then `+ 2` left 1. The REPL keeps what they defined.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_lines_to_node_run_as_one_unit() {
+    if !crate::support::installed("node") {
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("node").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh
+            .send(
+                "let v0 = 0\nif (true) {\n\tv0 = 1;\n}\nelse {\n  v0 = 2;\n}\n\
+                 const r = [1, 2, 3]\n  .map(x => x * 10);\nlet total = 1\n  + 2\n  + 3;\n\
+                 `${v0} ${r} ${total}`",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "'1 10,20,30 6'"), "{r:?}");
+        assert!(!r.viewport.contains("Error"), "{r:?}");
+        assert!(r.viewport.trim_end().ends_with('>'), "{r:?}");
+        let r = sh.send("total * 2").await;
+        assert!(r.viewport.lines().any(|l| l == "12"), "{r:?}");
+        sh.send(".exit").await;
+        sh.close().await;
+    })
+    .await;
+}

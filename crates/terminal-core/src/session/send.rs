@@ -37,6 +37,7 @@ mod handle;
 mod hold;
 mod key_answer;
 mod left_running;
+mod node_input;
 mod op;
 mod pacing;
 mod pager_guard;

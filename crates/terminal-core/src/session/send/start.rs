@@ -23,7 +23,7 @@ use super::super::observe::{
 use super::super::result::TextBeforeLine;
 use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
-use super::{SendOp, Span, pacing, python_input};
+use super::{SendOp, Span, node_input, pacing, python_input};
 
 impl SendOp {
     /// Reserves the session's send slot and starts the driver. `initializing` is the startup
@@ -257,6 +257,15 @@ impl SendOp {
                 }
                 None => false,
             };
+        // Several lines to node's REPL at its prompt (not a script's prompt written like
+        // it): as one unit, through its editor mode (see `node_input`).
+        let node_editor = at_repl_prompt
+            && canonical == Some(false)
+            && !st.typed_unended
+            && leader.as_deref().is_some_and(node_input::has_editor_mode)
+            && fg
+                .and_then(crate::process::cmdline)
+                .is_some_and(|cmdline| super::super::observe::runs_a_repl(&cmdline));
         if python_reader && request.submit {
             python_input::check_keys_before_block(&request.text)?;
         }
@@ -297,6 +306,18 @@ impl SendOp {
                     line_unended: st.typed_unended && !erased,
                 },
             )?
+        } else if let Some(mut steps) = node_editor
+            .then(|| node_input::editor_steps(&request.text, request.submit))
+            .flatten()
+        {
+            st.python_block = None;
+            let input = steps.remove(0);
+            python_input::Typing {
+                input,
+                steps: Some(steps),
+                holds: None,
+                indent_cleared: 0,
+            }
         } else {
             st.python_block = None;
             python_input::Typing {
@@ -384,9 +405,12 @@ impl SendOp {
         if !last_input.is_empty() {
             // A key answer went whole to its key reader (or its rest ends the line): nothing
             // of it waits on a line.
+            // Node's editor mode ends with the Ctrl-D that runs the lines.
+            let editor_run = node_editor && last_input.as_slice() == b"\x04";
             st.typed_unended = !enter_withheld
                 && answer_rest.is_none()
-                && !matches!(last_input.last(), Some(b'\n' | b'\r'));
+                && !matches!(last_input.last(), Some(b'\n' | b'\r'))
+                && !editor_run;
             st.typed_escape_last = st.typed_unended && last_input.last() == Some(&0x1b);
             st.typed_unended_at_shell = st.typed_unended && reader.shell_line_editor;
         }
