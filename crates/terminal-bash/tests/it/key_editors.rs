@@ -319,3 +319,23 @@ termios.tcsetattr(0, termios.TCSADRAIN, old); print('ran-out')\n";
     })
     .await;
 }
+
+/// A key read with echo off (`read -s -n 5`, a PIN) given a longer answer: the keys it did not
+/// take are a secret's rest, never quoted in the result (a notice quoted `tTail` of
+/// `SecretTail`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rest_of_a_hidden_key_answer_is_not_quoted() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("read -s -n 5 -p 'PIN: ' p; echo; echo \"len=${#p}\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("SecretTail").await;
+        assert!(r.viewport.lines().any(|l| l == "len=5"), "{r:?}");
+        let shown = format!("{} {:?}", r.viewport, r.notices);
+        assert!(!shown.contains("Tail") && !shown.contains("Secre"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -530,7 +530,10 @@ impl SendOp {
             }
         }
         let dropped = pacing.drop_next();
+        // Keys typed with echo off are a secret's: their rest is not quoted.
+        let hidden = self.span().typed_hidden;
         if check.kind == RestKind::Keys
+            && !hidden
             && let Some(rest) = dropped
                 .as_deref()
                 .and_then(|d| d.strip_suffix(b"\r").or_else(|| d.strip_suffix(b"\n")))

@@ -36,6 +36,9 @@ pub(super) struct Span {
     /// The send's line went to a program reading it with echo off (a password prompt, at
     /// this prompt text when one showed): the result says the text answered it.
     pub(super) answered_password: Option<String>,
+    /// The send began at a reader with echo off (a password prompt, `read -s -n 5`): what
+    /// it typed is a secret, never quoted back (a key answer's dropped rest included).
+    pub(super) typed_hidden: bool,
     /// A `read_output` handed out a full-screen program's screen: a result that saw it come
     /// and go does not say that what it showed is gone.
     pub(super) alternate_handed_out: bool,

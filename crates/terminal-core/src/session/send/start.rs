@@ -458,6 +458,7 @@ impl SendOp {
             wake: Notify::new(),
             span: Mutex::new(Span {
                 answered_password,
+                typed_hidden: !reader.shell_line_editor && modes.is_some_and(|m| !m.echo),
                 ..Span::default()
             }),
             settled: AtomicBool::new(false),
