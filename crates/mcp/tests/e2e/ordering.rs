@@ -8,6 +8,30 @@ use serde_json::json;
 
 use crate::raw::{Raw, call, text_of};
 
+/// Starts the server with `args`, initializes it (request 1) and opens a shell session
+/// (request 2): the server, the client and the session's id.
+async fn serve_a_session(args: &[&str]) -> (tokio::process::Child, Raw, String) {
+    let (child, mut raw) = Raw::spawn(args);
+    raw.initialize().await;
+    let open = raw
+        .exchange(call(2, "terminal_open", &json!({"type": "shell"})), "2")
+        .await;
+    let session = open["result"]["structuredContent"]["sessionId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{open}"))
+        .to_owned();
+    (child, raw, session)
+}
+
+/// Ends the client's input and checks that the server exits cleanly.
+async fn end(mut child: tokio::process::Child, raw: Raw) {
+    drop(raw);
+    let status = crate::support::within("server exit", child.wait())
+        .await
+        .expect("wait");
+    assert!(status.success(), "{status}");
+}
+
 /// Writes a send of `text` to `session` as request `id` and returns once it started: a read
 /// written after it (request `id + 1`) answers then.
 async fn start_send(raw: &mut Raw, id: u64, session: &str, text: &str) {
@@ -30,15 +54,7 @@ async fn start_send(raw: &mut Raw, id: u64, session: &str, text: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_to_one_session_written_together_run_in_the_order_written() {
-    let (mut child, mut raw) = Raw::spawn(&[]);
-    raw.initialize().await;
-    let open = raw
-        .exchange(call(2, "terminal_open", &json!({"type": "shell"})), "2")
-        .await;
-    let session = open["result"]["structuredContent"]["sessionId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{open}"))
-        .to_owned();
+    let (child, mut raw, session) = serve_a_session(&[]).await;
     let mut id = 10;
     for round in 0..10 {
         let first = format!("echo R{round}-first");
@@ -192,11 +208,7 @@ async fn calls_to_one_session_written_together_run_in_the_order_written() {
     let last = raw.answer(&(id + 2).to_string()).await;
     assert!(text_of(&last).contains("[exit: 4]"), "{last}");
     raw.answer(&(id + 3).to_string()).await;
-    drop(raw);
-    let status = crate::support::within("server exit", child.wait())
-        .await
-        .expect("wait");
-    assert!(status.success(), "{status}");
+    end(child, raw).await;
 }
 
 /// The answer a send gets once its queue turn came: written together with `first`, as
@@ -227,15 +239,7 @@ async fn queued_after(raw: &mut Raw, id: u64, session: &str, first: &str, second
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_queued_send_that_answered_an_unseen_question_says_so() {
     const NOTICE: &str = "[input: this send was written before the previous send's result came back, which stopped at a question (`Name?`";
-    let (mut child, mut raw) = Raw::spawn(&[]);
-    raw.initialize().await;
-    let open = raw
-        .exchange(call(2, "terminal_open", &json!({"type": "shell"})), "2")
-        .await;
-    let session = open["result"]["structuredContent"]["sessionId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{open}"))
-        .to_owned();
+    let (child, mut raw, session) = serve_a_session(&[]).await;
     let ask = "read -p 'Name? ' n; echo \"hi [$n]\"";
     let answered = queued_after(&mut raw, 10, &session, ask, "echo meant-as-a-command").await;
     assert!(answered.contains(NOTICE), "{answered}");
@@ -282,11 +286,7 @@ async fn a_queued_send_that_answered_an_unseen_question_says_so() {
         "40",
     )
     .await;
-    drop(raw);
-    let status = crate::support::within("server exit", child.wait())
-        .await
-        .expect("wait");
-    assert!(status.success(), "{status}");
+    end(child, raw).await;
 }
 
 /// Sends written together: a SIGINT made once the first runs stops it, and the second runs
@@ -296,15 +296,7 @@ async fn a_queued_send_that_answered_an_unseen_question_says_so() {
 async fn a_signal_while_the_first_of_sends_written_together_runs_stops_it() {
     let ws = crate::support::TempDir::new("ordering-batch");
     let ws_arg = ws.0.display().to_string();
-    let (mut child, mut raw) = Raw::spawn(&["--workspace", &ws_arg]);
-    raw.initialize().await;
-    let open = raw
-        .exchange(call(2, "terminal_open", &json!({"type": "shell"})), "2")
-        .await;
-    let session = open["result"]["structuredContent"]["sessionId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{open}"))
-        .to_owned();
+    let (child, mut raw, session) = serve_a_session(&["--workspace", &ws_arg]).await;
     raw.write(&format!(
         "{}\n{}",
         call(
@@ -350,9 +342,5 @@ async fn a_signal_while_the_first_of_sends_written_together_runs_stops_it() {
         "13",
     )
     .await;
-    drop(raw);
-    let status = crate::support::within("server exit", child.wait())
-        .await
-        .expect("wait");
-    assert!(status.success(), "{status}");
+    end(child, raw).await;
 }

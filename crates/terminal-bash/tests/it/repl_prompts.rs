@@ -140,9 +140,7 @@ async fn lines_held_for_a_busy_node_all_run_once_it_reads() {
         return;
     }
     within(async {
-        let sh = Shell::open(config()).await;
-        let r = sh.send("node").await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let sh = Shell::open_node_repl().await;
         for round in 0..3 {
             let r = sh
                 .send_within(
@@ -178,9 +176,7 @@ async fn a_repls_grey_suggestions_are_not_shown_as_typed() {
         return;
     }
     within(async {
-        let sh = Shell::open(config()).await;
-        let r = sh.send("node").await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let sh = Shell::open_node_repl().await;
         let r = sh.send_raw("Math.max(3, 9)", false).await;
         assert_eq!(
             r.viewport.trim_start_matches("> "),
@@ -209,9 +205,7 @@ async fn several_lines_to_node_run_as_one_unit() {
         return;
     }
     within(async {
-        let sh = Shell::open(config()).await;
-        let r = sh.send("node").await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let sh = Shell::open_node_repl().await;
         let r = sh
             .send(
                 "let v0 = 0\nif (true) {\n\tv0 = 1;\n}\nelse {\n  v0 = 2;\n}\n\
