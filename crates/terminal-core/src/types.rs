@@ -481,6 +481,10 @@ pub struct SignalResult {
     pub shell_ran_command: bool,
     /// How the signal reached the group.
     pub delivery: SignalDelivery,
+    /// A SIGTERM, SIGKILL or SIGHUP to a program that was one command of a longer command
+    /// line (`build; deploy`, `x || echo failed`, a loop) ended the rest of that line too, as
+    /// Ctrl-C would: bash itself would go on to the next command.
+    pub command_line_ended: bool,
 }
 
 /// How a signal reached the foreground group.

@@ -471,6 +471,16 @@ pub struct SignalOutput {
     /// absent otherwise (addition).
     #[serde(rename = "programStopped", skip_serializing_if = "Option::is_none")]
     pub program_stopped: Option<String>,
+    /// True when a SIGTERM, SIGKILL or SIGHUP ended a program that was one command of a
+    /// longer command line (`build; deploy`, `x || echo failed`, a loop), and the rest of that
+    /// line with it, as Ctrl-C would (bash alone would have gone on to the next command);
+    /// absent otherwise (addition).
+    #[serde(
+        rename = "commandLineEnded",
+        default,
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub command_line_ended: bool,
 }
 
 /// How a signal reached the foreground group.

@@ -119,49 +119,16 @@ impl Tool for SignalTool {
             still_reading,
             program_ended,
             program_stopped,
+            command_line_ended: result.command_line_ended,
         })
     }
     fn render(&self, args: &SignalArgs, out: &SignalOutput) -> String {
-        let signal: TerminalSignal = args.signal.into();
-        if !out.delivered {
-            return render::render_signal_skipped(signal.as_str());
+        let text = render_signal_output(args.signal.into(), out);
+        if out.command_line_ended {
+            format!("{text}; {}", render::COMMAND_LINE_ENDED)
+        } else {
+            text
         }
-        let as_key = out.delivery == SignalDeliveryOutput::InterruptCharacter;
-        if let Some(program) = &out.program_ended {
-            return render::render_signal_ended(signal.as_str(), out.target_pgid, program, as_key);
-        }
-        if let Some(program) = &out.program_stopped {
-            return render::render_signal_stopped(signal.as_str(), out.target_pgid, program);
-        }
-        if let Some(program) = &out.still_reading {
-            return render::render_signal_still_reading(
-                signal.as_str(),
-                out.target_pgid,
-                program,
-                as_key,
-            );
-        }
-        if as_key {
-            return render::render_interrupt_character(signal.as_str(), out.target_pgid);
-        }
-        if out.delivery == SignalDeliveryOutput::SuspendCharacter {
-            return render::render_suspend_character(signal.as_str(), out.target_pgid);
-        }
-        if out.delivery == SignalDeliveryOutput::WhenCommandStarts {
-            return render::render_signal_when_command_starts(
-                signal.as_str(),
-                out.shell_ran_command,
-            );
-        }
-        if let Some(program) = &out.still_running {
-            return render::render_signal_still_running(signal.as_str(), out.target_pgid, program);
-        }
-        render::render_signal(
-            signal.as_str(),
-            out.target_pgid,
-            out.shell_was_foreground,
-            out.shell_ran_command,
-        )
     }
     fn finalize_content(&self, content: &[Content]) -> Option<Vec<Content>> {
         self.0.finalize(content)
@@ -174,4 +141,45 @@ impl Tool for SignalTool {
         }));
         Some(card)
     }
+}
+
+/// The text of a `terminal_signal` result for `signal` (its structured output `out`), but for
+/// the rest of a command line the signal ended (see [`SignalOutput::command_line_ended`]).
+fn render_signal_output(signal: TerminalSignal, out: &SignalOutput) -> String {
+    if !out.delivered {
+        return render::render_signal_skipped(signal.as_str());
+    }
+    let as_key = out.delivery == SignalDeliveryOutput::InterruptCharacter;
+    if let Some(program) = &out.program_ended {
+        return render::render_signal_ended(signal.as_str(), out.target_pgid, program, as_key);
+    }
+    if let Some(program) = &out.program_stopped {
+        return render::render_signal_stopped(signal.as_str(), out.target_pgid, program);
+    }
+    if let Some(program) = &out.still_reading {
+        return render::render_signal_still_reading(
+            signal.as_str(),
+            out.target_pgid,
+            program,
+            as_key,
+        );
+    }
+    if as_key {
+        return render::render_interrupt_character(signal.as_str(), out.target_pgid);
+    }
+    if out.delivery == SignalDeliveryOutput::SuspendCharacter {
+        return render::render_suspend_character(signal.as_str(), out.target_pgid);
+    }
+    if out.delivery == SignalDeliveryOutput::WhenCommandStarts {
+        return render::render_signal_when_command_starts(signal.as_str(), out.shell_ran_command);
+    }
+    if let Some(program) = &out.still_running {
+        return render::render_signal_still_running(signal.as_str(), out.target_pgid, program);
+    }
+    render::render_signal(
+        signal.as_str(),
+        out.target_pgid,
+        out.shell_was_foreground,
+        out.shell_ran_command,
+    )
 }

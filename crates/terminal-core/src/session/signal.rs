@@ -84,6 +84,7 @@ pub(super) fn signal(
             shell_targeted: true,
             shell_ran_command: false,
             delivery: SignalDelivery::ProcessGroup,
+            command_line_ended: false,
         });
     }
     // A REPL still taking in the text written to it, or node between a line and its next
@@ -115,6 +116,7 @@ pub(super) fn signal(
                 shell_targeted: line_running,
                 shell_ran_command: line_running,
                 delivery: SignalDelivery::WhenCommandStarts,
+                command_line_ended: false,
             });
         }
     }
@@ -152,7 +154,11 @@ pub(super) fn signal(
         Some((pgid, name))
     });
     shared.lock().signal_target = target;
-    let (target_pgid, delivery) = deliver(shared, signal, true)?;
+    let Delivered {
+        pgid: target_pgid,
+        delivery,
+        command_line_ended,
+    } = deliver(shared, signal, true)?;
     // A signal ends a REPL's mode without a prompt (node's `.editor`), as Ctrl-C typed does.
     shared.lock().promptless_repl = None;
     let shell_targeted = target_pgid == shared.shell_pgid() && !replaced;
@@ -165,6 +171,7 @@ pub(super) fn signal(
         shell_targeted,
         shell_ran_command: shell_targeted && ran_command,
         delivery,
+        command_line_ended,
     })
 }
 
@@ -243,7 +250,7 @@ pub(super) fn deliver(
     shared: &Shared,
     signal: TerminalSignal,
     as_key: bool,
-) -> Result<(i32, SignalDelivery), TerminalError> {
+) -> Result<Delivered, TerminalError> {
     let pgid = shared.pty.foreground_pgid().ok_or_else(|| {
         TerminalError::new(
             TerminalErrorCode::Signal,
@@ -327,6 +334,7 @@ pub(super) fn deliver(
             op.drop_held();
         }
     }
+    let mut command_line_ended = false;
     let delivery = if let Some(byte) = raw_key {
         // Written ahead of any later input.
         drop(shared.pty.write(vec![byte]));
@@ -347,6 +355,7 @@ pub(super) fn deliver(
         };
         if ends_the_command_line(signal, pgid, shared.shell_pgid(), simple_command_running) {
             interrupt_the_shell(shared);
+            command_line_ended = true;
         }
         rustix::process::kill_process_group(pid, signal.to_rustix()).map_err(|e| {
             TerminalError::new(
@@ -377,7 +386,21 @@ pub(super) fn deliver(
         });
     }
     tracing::debug!(%signal, pgid, ?delivery, "signal delivered");
-    Ok((pgid, delivery))
+    Ok(Delivered {
+        pgid,
+        delivery,
+        command_line_ended,
+    })
+}
+
+/// Where [`deliver`] sent a signal, and how.
+pub(super) struct Delivered {
+    /// The foreground group it went to.
+    pub(super) pgid: i32,
+    /// How it reached the group.
+    pub(super) delivery: SignalDelivery,
+    /// It ended the rest of the shell's command line too (see `ends_the_command_line`).
+    pub(super) command_line_ended: bool,
 }
 
 /// Whether the program of group `pgid` that reads the terminal (or its leader) is one that

@@ -404,6 +404,7 @@ impl BackendSession for StubSession {
             shell_targeted: false,
             shell_ran_command: false,
             delivery: dsh_terminal_core::SignalDelivery::ProcessGroup,
+            command_line_ended: false,
         })
     }
     async fn close(&self, reason: String) -> Result<CloseReport, TerminalError> {

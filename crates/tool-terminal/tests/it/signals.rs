@@ -215,3 +215,47 @@ async fn a_signal_that_ends_or_stops_the_program_says_the_shell_is_back() {
     }
     host.shutdown().await;
 }
+
+/// SIGTERM to a program that is one command of a longer command line ends the rest of the
+/// line too (as Ctrl-C would; bash alone would run `echo FAILED` and `echo second`), and the
+/// result says so; a program typed alone gets no such line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_that_ends_the_rest_of_a_command_line_says_so() {
+    let (host, agent) = Host::with_open_shell().await;
+    for (line, ends) in [
+        ("sleep 100 || echo FAILED; echo second", true),
+        ("sleep 100", false),
+    ] {
+        let r = host
+            .call(
+                &agent,
+                "terminal_send",
+                json!({"sessionId": "pty-1", "text": line, "timeoutMs": 800}),
+            )
+            .await;
+        assert!(r.text().contains("[wait: timeout]"), "{}", r.text());
+        let r = host.signal(&agent, "pty-1", "SIGTERM").await;
+        assert_eq!(
+            r.text()
+                .contains(dsh_tool_terminal::render::COMMAND_LINE_ENDED),
+            ends,
+            "{line}: {}",
+            r.text()
+        );
+        let structured = r.structured.unwrap_or_default();
+        assert_eq!(
+            structured.get("commandLineEnded").is_some(),
+            ends,
+            "{structured}"
+        );
+        let r = host.send(&agent, "pty-1", "echo after").await;
+        assert!(
+            !r.text().contains("FAILED") && !r.text().contains("second"),
+            "{line}: {}",
+            r.text()
+        );
+    }
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
