@@ -419,3 +419,31 @@ async fn a_quit_typed_ahead_of_a_busy_repl_is_no_lost_command() {
     })
     .await;
 }
+
+/// Lines after the one that starts a program's line editor (Python's REPL with readline, a
+/// nested bash), in the same send: their TABs are inserted, not completed (Python's REPL put
+/// `id(` for `id\t`, a nested bash listed its 1,494 commands and ran a here-doc's lines).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tabs_in_lines_to_a_line_editor_an_earlier_line_started_are_typed() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("python3 -q\nh = \"id\tname\tlen\"\nprint(repr(h))")
+            .await;
+        assert!(
+            r.viewport.lines().any(|l| l == "'id\\tname\\tlen'"),
+            "{r:?}"
+        );
+        sh.send("exit()").await;
+        let r = sh
+            .send(
+                "bash --norc\nf() {\n\tlocal x=\"a\tb\"\n\tprintf '%s\\n' \"$x\" | od -c | head -1\n}\nf",
+            )
+            .await;
+        assert!(r.viewport.contains("a  \\t   b"), "{r:?}");
+        assert!(!r.viewport.contains("possibilities"), "{r:?}");
+        sh.send("exit").await;
+        sh.close().await;
+    })
+    .await;
+}

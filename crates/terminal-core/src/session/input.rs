@@ -52,6 +52,7 @@ use crate::error::{TerminalError, TerminalErrorCode};
 mod cursor_keys;
 mod line_notices;
 mod python;
+mod quoted_tabs;
 
 pub(super) use cursor_keys::application_cursor_keys;
 pub(super) use line_notices::{
@@ -64,6 +65,7 @@ pub(super) use python::{
     python_separated, python_simple_lines, python_starts_statement, python_statement_steps,
     python_statements, python_steps,
 };
+pub(super) use quoted_tabs::quote_tabs;
 
 /// The N_TTY line discipline's longest canonical-mode line, without its newline: the kernel
 /// keeps 4096 bytes per line and drops what does not fit.

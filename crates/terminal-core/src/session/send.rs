@@ -364,6 +364,15 @@ impl SendOp {
                 {
                     line = super::input::close_escapes_for_line_editor(line);
                 }
+                // A TAB typed to a program's line editor an earlier line started would
+                // complete: quoted, as at a send's start (see `input::quote_tabs`).
+                if reason == Settle::StdinWait
+                    && !obs.alternate_screen
+                    && obs.fg != Some(shared.shell_pgid())
+                    && shared.pty.modes().is_some_and(TtyModes::line_editing)
+                {
+                    line = super::input::quote_tabs(line);
+                }
                 if reason == Settle::StdinWait && !obs.alternate_screen {
                     line = self.key_step(&shared, line, &mut pacing, obs.fg);
                 }
