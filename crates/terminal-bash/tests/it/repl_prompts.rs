@@ -219,6 +219,16 @@ async fn several_lines_to_node_run_as_one_unit() {
         assert!(r.viewport.trim_end().ends_with('>'), "{r:?}");
         let r = sh.send("total * 2").await;
         assert!(r.viewport.lines().any(|l| l == "12"), "{r:?}");
+        // Node started by the same send: its lines too.
+        sh.send(".exit").await;
+        let r = sh
+            .send("node
+[1, 2, 3]
+  .map(x => x * 10)
+  .join('+')")
+            .await;
+        assert!(r.viewport.lines().any(|l| l == "'10+20+30'"), "{r:?}");
+        assert!(!r.viewport.contains("Invalid REPL keyword"), "{r:?}");
         sh.send(".exit").await;
         sh.close().await;
     })

@@ -11,11 +11,11 @@ use crate::screen::{Position, PromptState};
 
 use super::super::input;
 use super::super::observe::{
-    EOF_KEY, SIGNAL_BYTES, at_primary_repl_prompt, is_programs_own_prompt,
+    EOF_KEY, SIGNAL_BYTES, at_primary_repl_prompt, is_programs_own_prompt, runs_a_repl,
 };
 use super::super::shared::State;
 use super::super::signal::is_simple_command;
-use super::{SendOp, python_input};
+use super::{SendOp, node_input, python_input};
 
 use super::pacing::insert_paste;
 
@@ -197,9 +197,29 @@ impl SendOp {
         };
         // The leader alone (one `/proc` read per step): a REPL under a wrapper had its
         // statements planned at the send's start (see `python_input::group_program`).
-        let blocks = crate::process::stat(pgid)
+        let leader = crate::process::stat(pgid)
             .filter(|s| s.pgrp == pgid)
-            .is_some_and(|leader| input::pastes_blocks(&python_input::program_name(&leader)));
+            .map(|leader| python_input::program_name(&leader));
+        // Node's REPL, which an earlier line started: lines of which one goes on with the
+        // line before it go through its editor mode (see `node_input`).
+        if at_prompt
+            && leader.as_deref().is_some_and(node_input::has_editor_mode)
+            && crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c))
+        {
+            let rest = [step.as_slice(), &pacing.pending_bytes()].concat();
+            let steps = std::str::from_utf8(&rest)
+                .ok()
+                .and_then(|text| node_input::editor_steps(text, false));
+            return match steps {
+                Some(mut steps) => {
+                    let first = steps.remove(0);
+                    pacing.plan_statements(steps);
+                    first
+                }
+                None => step,
+            };
+        }
+        let blocks = leader.as_deref().is_some_and(input::pastes_blocks);
         let rest = [step.as_slice(), &pacing.pending_bytes()].concat();
         let Ok(text) = String::from_utf8(rest) else {
             return step;
