@@ -109,16 +109,18 @@ impl InFlight {
 
 /// Gives a `tools/call` request its place in `order` among the calls to its target (a
 /// terminal session), when its tool declares one ([`dsh_tools::Tool::arrival`]), as it
-/// arrives (in its extensions, which rmcp hands to the call's context): calls to one session
-/// take effect in the order the client sent them, though rmcp runs them concurrently (see
-/// [`dsh_tools::ArrivalOrder`]).
+/// arrives in the client's write number `batch` (in its extensions, which rmcp hands to the
+/// call's context): calls to one session take effect in the order the client sent them,
+/// though rmcp runs them concurrently (see [`dsh_tools::ArrivalOrder`]).
 pub(crate) fn take_arrival_ticket(
     order: &dsh_tools::ArrivalOrder,
     message: &mut RxJsonRpcMessage<RoleServer>,
+    batch: u64,
 ) {
     if let JsonRpcMessage::Request(request) = message
         && let rmcp::model::ClientRequest::CallToolRequest(call) = &mut request.request
-        && let Some(ticket) = order.ticket_for(&call.params.name, call.params.arguments.as_ref())
+        && let Some(ticket) =
+            order.ticket_for(&call.params.name, call.params.arguments.as_ref(), batch)
     {
         call.extensions.insert(Arc::new(ticket));
     }

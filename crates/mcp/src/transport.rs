@@ -56,7 +56,21 @@ pub struct LineTransport<R> {
     /// The order calls to each terminal session arrived in (see
     /// [`LineTransport::ordering_calls`]).
     arrival: dsh_tools::ArrivalOrder,
+    /// The number of the group of lines written together the line being read came in (see
+    /// [`WRITTEN_TOGETHER_WITHIN`]).
+    batch: u64,
+    /// When the last line was read.
+    last_line_at: Option<std::time::Instant>,
+    /// An answer was written since the last line was read.
+    answered_since_line: bool,
 }
+
+/// Lines the client wrote together (an agent's parallel tool calls) are in one group: each
+/// read within this long of the one before, with no answer written in between. A call to a
+/// session written together with sends comes after them; one written later, while the first
+/// of them runs, acts on what runs (see [`dsh_tools::ArrivalOrder`]). Parallel calls are
+/// written back to back; a later call follows a model's turn, seconds on.
+const WRITTEN_TOGETHER_WITHIN: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl<R> std::fmt::Debug for LineTransport<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -89,6 +103,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
             on_eof: None,
             in_flight: InFlight::default(),
             arrival: dsh_tools::ArrivalOrder::default(),
+            batch: 0,
+            last_line_at: None,
+            answered_since_line: false,
         }
     }
 
@@ -165,6 +182,12 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
         let mut item = item;
         advise_before_initialize(&mut item);
         self.in_flight.send(&mut item);
+        if matches!(
+            item,
+            rmcp::model::JsonRpcMessage::Response(_) | rmcp::model::JsonRpcMessage::Error(_)
+        ) {
+            self.answered_since_line = true;
+        }
         async move {
             let mut line = serde_json::to_vec(&item).map_err(io::Error::other)?;
             line.push(b'\n');
@@ -185,7 +208,19 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             self.flush_answers().await?;
-            match self.lines.next().await {
+            let line = self.lines.next().await;
+            // Written together with the line before it (an agent's parallel tool calls):
+            // with no answer written in between, and within a moment of it.
+            let now = std::time::Instant::now();
+            if self.answered_since_line
+                || self
+                    .last_line_at
+                    .is_none_or(|at| now.duration_since(at) > WRITTEN_TOGETHER_WITHIN)
+            {
+                self.batch += 1;
+            }
+            (self.last_line_at, self.answered_since_line) = (Some(now), false);
+            match line {
                 None => {
                     self.input_ended();
                     return None;
@@ -198,7 +233,11 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                 Some(Ok(Line::Whole(line))) => match classify(&line) {
                     Inbound::Forward(mut message) => match self.in_flight.receive(&mut message) {
                         Ok(()) => {
-                            crate::in_flight::take_arrival_ticket(&self.arrival, &mut message);
+                            crate::in_flight::take_arrival_ticket(
+                                &self.arrival,
+                                &mut message,
+                                self.batch,
+                            );
                             return Some(*message);
                         }
                         Err(answer) => self.answers.push_back(answer),

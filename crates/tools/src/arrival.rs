@@ -58,12 +58,14 @@ struct Inner {
     pending: Mutex<HashMap<String, BTreeMap<u64, Marks>>>,
 }
 
-/// A ticket's two marks, each a token cancelled when it is reached, and whether it is queued.
+/// A ticket's two marks, each a token cancelled when it is reached, whether it is queued, and
+/// the client's write it came in.
 #[derive(Clone, Debug, Default)]
 struct Marks {
     started: CancellationToken,
     done: CancellationToken,
     queued: bool,
+    batch: u64,
 }
 
 impl ArrivalOrder {
@@ -76,7 +78,8 @@ impl ArrivalOrder {
         }))
     }
 
-    /// The ticket for a call of the tool `tool` with `arguments`, received now, when that tool
+    /// The ticket for a call of the tool `tool` with `arguments`, received now in the
+    /// client's write number `batch` (calls written together share it), when that tool
     /// declares an [`Arrival`] and the call names its target; `None` for any other call (and
     /// always for an order not made [`Self::for_tools`]).
     #[must_use]
@@ -84,41 +87,45 @@ impl ArrivalOrder {
         &self,
         tool: &str,
         arguments: Option<&Map<String, Value>>,
+        batch: u64,
     ) -> Option<ArrivalTicket> {
         let arrival = self.0.tools.as_ref()?.arrival(tool)?;
         let Some(Value::String(target)) = arguments?.get(arrival.target_argument) else {
             return None;
         };
-        Some(self.ticket(target.trim(), arrival.queued))
+        Some(self.ticket(target.trim(), arrival.queued, batch))
     }
 
-    /// A ticket for a call to `target` received now: it waits for the tickets for `target`
-    /// that have not started yet and, when `queued` (a send), for the queued ones still
-    /// running.
+    /// A ticket for a call to `target` received now in write number `batch`: it waits for
+    /// the tickets for `target` that have not started yet (but, not `queued`, for a queued
+    /// one behind a queued one that runs and came in an earlier write) and, when `queued` (a
+    /// send), for the queued ones still running.
     #[must_use]
-    pub(crate) fn ticket(&self, target: &str, queued: bool) -> ArrivalTicket {
+    pub(crate) fn ticket(&self, target: &str, queued: bool, batch: u64) -> ArrivalTicket {
         let number = self.0.last.fetch_add(1, Ordering::SeqCst) + 1;
         let mut pending = self.0.pending.lock();
         let tickets = pending.entry(target.to_owned()).or_default();
         // A queued call waits for the queued ones still running; any call for those not
         // started yet, but a call that is not queued (a signal, a read, a close) not for a
-        // queued call behind a queued one that runs now (sends typed ahead of a running one,
-        // whether they came with it or after it): it acts on what runs now, as the terminal's
-        // keys do.
-        let mut queued_running = false;
+        // queued call behind a queued one that runs now and was written apart from it (sends
+        // typed ahead of a running one): it acts on what runs now, as the terminal's keys
+        // do. Written together with the running one, it comes after every call written with
+        // it (a signal for what the send just before it starts).
+        let mut running_apart = false;
         let before: Vec<Marks> = tickets
             .values()
             .filter(|m| {
                 let started = m.started.is_cancelled();
-                let waits =
-                    (queued && m.queued) || (!started && (queued || !(m.queued && queued_running)));
-                queued_running |= m.queued && started;
+                let passed = m.queued && running_apart;
+                let waits = (queued && m.queued) || (!started && (queued || !passed));
+                running_apart |= m.queued && started && m.batch != batch;
                 waits
             })
             .cloned()
             .collect();
         let marks = Marks {
             queued,
+            batch,
             ..Marks::default()
         };
         tickets.insert(number, marks.clone());
@@ -219,10 +226,10 @@ mod tests {
     #[tokio::test]
     async fn calls_written_together_take_turns_in_arrival_order() {
         let order = ArrivalOrder::default();
-        let first = order.ticket("pty-1", false);
-        let other = order.ticket("pty-2", false);
-        let second = order.ticket("pty-1", false);
-        let third = order.ticket("pty-1", false);
+        let first = order.ticket("pty-1", false, 0);
+        let other = order.ticket("pty-2", false, 0);
+        let second = order.ticket("pty-1", false, 0);
+        let third = order.ticket("pty-1", false, 0);
         assert!(ends(first.turn()).await);
         assert!(
             ends(other.turn()).await,
@@ -250,12 +257,12 @@ mod tests {
     #[tokio::test]
     async fn a_call_after_an_earlier_one_started_does_not_wait_for_it() {
         let order = ArrivalOrder::default();
-        let send = order.ticket("s", false);
+        let send = order.ticket("s", false, 0);
         send.started();
-        let read = order.ticket("s", false);
+        let read = order.ticket("s", false, 0);
         assert!(!read.waited_for_others());
         assert!(ends(read.turn()).await);
-        let waiting = order.ticket("s", false);
+        let waiting = order.ticket("s", false, 0);
         assert!(waiting.waited_for_others(), "the read had not started");
         let task = tokio::spawn(async move {
             waiting.turn().await;
@@ -273,11 +280,11 @@ mod tests {
     #[tokio::test]
     async fn a_queued_call_waits_for_the_queued_ones_still_running() {
         let order = ArrivalOrder::default();
-        let send = order.ticket("s", true);
+        let send = order.ticket("s", true, 0);
         send.started();
-        let read = order.ticket("s", false);
+        let read = order.ticket("s", false, 0);
         read.started();
-        let next_send = order.ticket("s", true);
+        let next_send = order.ticket("s", true, 0);
         assert!(next_send.waited_for_others());
         assert!(!ends(next_send.turn()).await);
         send.done();
@@ -288,24 +295,25 @@ mod tests {
         drop(read);
     }
 
-    /// Sends written together: once the first runs, a signal, read or close made then does
-    /// not wait for the second, queued behind it (before, only a send that arrived after the
-    /// first had started was passed over, so a SIGINT waited for the running command to end
-    /// and stopped the second).
+    /// Sends written together: once the first runs, a signal, read or close made then (in a
+    /// later write) does not wait for the second, queued behind it (before, only a send that
+    /// arrived after the first had started was passed over, so a SIGINT waited for the
+    /// running command to end and stopped the second); one written together with them comes
+    /// after them, also when the first has started by the time it is read.
     #[tokio::test]
     async fn a_call_made_while_the_first_of_sends_written_together_runs_acts_on_it() {
         let order = ArrivalOrder::default();
-        let first = order.ticket("s", true);
-        let second = order.ticket("s", true);
-        let third = order.ticket("s", true);
-        let together = order.ticket("s", false);
+        let first = order.ticket("s", true, 1);
+        let second = order.ticket("s", true, 1);
+        let third = order.ticket("s", true, 1);
+        first.started();
+        let together = order.ticket("s", false, 1);
         assert!(
             !ends(together.turn_started()).await,
             "written with them: after them"
         );
         drop(together);
-        first.started();
-        let signal = order.ticket("s", false);
+        let signal = order.ticket("s", false, 2);
         assert!(!signal.waited_for_others(), "{signal:?}");
         assert!(ends(signal.turn()).await);
         assert!(!ends(second.turn()).await);
@@ -320,11 +328,12 @@ mod tests {
     #[tokio::test]
     async fn a_call_made_while_a_send_runs_is_not_held_behind_the_queue() {
         let order = ArrivalOrder::default();
-        let running = order.ticket("s", true);
+        let running = order.ticket("s", true, 1);
         running.started();
-        let queued = order.ticket("s", true);
+        let queued = order.ticket("s", true, 2);
         assert!(!ends(queued.turn()).await);
-        let signal = order.ticket("s", false);
+        // Written in one write with the queued send, too.
+        let signal = order.ticket("s", false, 2);
         assert!(!signal.waited_for_others());
         assert!(ends(signal.turn_started()).await);
         drop(running);

@@ -319,6 +319,10 @@ async fn a_signal_while_the_first_of_sends_written_together_runs_stops_it() {
         }
     })
     .await;
+    // A later call: an answer came in between (so the signal is not one written together
+    // with the sends).
+    raw.exchange(call(14, "terminal_list", &json!({})), "14")
+        .await;
     let signal = raw
         .exchange(
             call(
@@ -342,5 +346,57 @@ async fn a_signal_while_the_first_of_sends_written_together_runs_stops_it() {
         "13",
     )
     .await;
+    end(child, raw).await;
+}
+
+/// A signal or a close written together with two sends comes after both, also when the first
+/// has started by the time it is read: the signal goes to what the second started, the close
+/// waits for it to end (before, the first send's start let them pass the second: a SIGINT
+/// hit either send at random, a close cut the first one short).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_or_close_written_with_sends_comes_after_all_of_them() {
+    let (child, mut raw, session) = serve_a_session(&[]).await;
+    let send = |id: u64, text: String| {
+        call(
+            id,
+            "terminal_send",
+            &json!({"sessionId": session, "text": text}),
+        )
+    };
+    for round in 0..3u64 {
+        let id = 10 + round * 3;
+        raw.write(&format!(
+            "{}\n{}\n{}",
+            send(id, format!("sleep 0.3; echo first-{round}")),
+            send(id + 1, format!("sleep 60; echo second-{round}")),
+            call(
+                id + 2,
+                "terminal_signal",
+                &json!({"sessionId": session, "signal": "SIGINT"})
+            ),
+        ))
+        .await;
+        let first = raw.answer(&id.to_string()).await;
+        let first = text_of(&first);
+        assert!(
+            first.lines().any(|l| l == format!("first-{round}")) && first.contains("[exit: 0]"),
+            "{first}"
+        );
+        raw.answer(&(id + 2).to_string()).await;
+        let second = raw.answer(&(id + 1).to_string()).await;
+        assert!(text_of(&second).contains("[exit: 130]"), "{second}");
+    }
+    raw.write(&format!(
+        "{}\n{}\n{}",
+        send(30, "sleep 0.3; echo one".to_owned()),
+        send(31, "echo two".to_owned()),
+        call(32, "terminal_close", &json!({"sessionId": session})),
+    ))
+    .await;
+    for (id, line) in [(30, "one"), (31, "two")] {
+        let r = raw.answer(&id.to_string()).await;
+        assert!(text_of(&r).lines().any(|l| l == line), "{r}");
+    }
+    raw.answer("32").await;
     end(child, raw).await;
 }

@@ -222,10 +222,12 @@ async fn several_lines_to_node_run_as_one_unit() {
         // Node started by the same send: its lines too.
         sh.send(".exit").await;
         let r = sh
-            .send("node
+            .send(
+                "node
 [1, 2, 3]
   .map(x => x * 10)
-  .join('+')")
+  .join('+')",
+            )
             .await;
         assert!(r.viewport.lines().any(|l| l == "'10+20+30'"), "{r:?}");
         assert!(!r.viewport.contains("Invalid REPL keyword"), "{r:?}");

@@ -43,13 +43,14 @@ fn the_registry_holds_what_each_tool_declares() {
 #[tokio::test]
 async fn tickets_go_to_the_calls_naming_a_declared_target() {
     let order = ArrivalOrder::for_tools(registry());
-    let send = |id: Value| order.ticket_for("send", Some(&arguments(json!({ "sessionId": id }))));
-    assert!(order.ticket_for("list", Some(&Map::new())).is_none());
-    assert!(order.ticket_for("send", None).is_none());
+    let send =
+        |id: Value| order.ticket_for("send", Some(&arguments(json!({ "sessionId": id }))), 1);
+    assert!(order.ticket_for("list", Some(&Map::new()), 1).is_none());
+    assert!(order.ticket_for("send", None, 1).is_none());
     assert!(send(json!(7)).is_none(), "a target that is not a string");
     assert!(
         ArrivalOrder::default()
-            .ticket_for("send", Some(&arguments(json!({ "sessionId": "pty-1" }))))
+            .ticket_for("send", Some(&arguments(json!({ "sessionId": "pty-1" }))), 1)
             .is_none(),
         "an order with no registry orders nothing"
     );
