@@ -300,6 +300,10 @@ pub struct SendResult {
     /// its exit status unknown; or a builtin reads with the line editor (`read -e`). A notice
     /// says which; a background job's status does not take it for a program's question.
     pub prompt_unmarked: bool,
+    /// None of the send's lines was typed (a signal or a cancel dropped them, or the reader
+    /// they were for ended first): the status the prompt brought back is an earlier
+    /// command's (in `earlier_exits`), and nothing the send typed waits anywhere.
+    pub entered_none: bool,
 }
 
 /// The first output lines of a send whose viewport lost its start (see [`SendResult::head`]).

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use dsh_context::Agent;
 use dsh_terminal_core::{
-    InputMode, SendResult, SessionId, SessionStatus, Terminals, WaitReason, is_repl_prompt_of,
+    InputMode, SendResult, SessionId, SessionStatus, Terminals, WaitReason, is_repl_prompt,
     is_shell_prompt_of,
 };
 use parking_lot::Mutex;
@@ -59,14 +59,14 @@ impl QueuedAnswers {
             .filter(|drawn| drawn.is_some() && *drawn == drawn_before)
             .and_then(|prompts_drawn| {
                 let program = result.foreground.clone();
-                let row = terminals.cursor_row(owner, id)?;
+                // None: the cursor at the row's start, no prompt shown.
+                let row = terminals.cursor_row(owner, id).unwrap_or_default();
                 let prompt = row.trim();
                 let comm = program.as_deref().unwrap_or_default();
-                // A shell's or REPL's own prompt reads a command, not an answer; a question
-                // shows its text before the cursor.
-                let asks = !prompt.is_empty()
-                    && !is_shell_prompt_of(&row, comm)
-                    && !is_repl_prompt_of(prompt, comm);
+                // A shell's or REPL's own prompt reads a command, not an answer (one that
+                // looks like a REPL's, `DB<1>` of Perl's debugger, is taken for one); a
+                // question may show no prompt at all (`read n`, `head -1`).
+                let asks = !is_shell_prompt_of(&row, comm) && !is_repl_prompt(prompt);
                 asks.then(|| Question {
                     prompt: prompt.to_owned(),
                     program,
@@ -124,16 +124,22 @@ fn stopped_at_question(result: &SendResult) -> bool {
         && result.input_mode == InputMode::Normal
         && !result.prompt_unmarked
         && !result.prompt_owed
+        && !result.entered_none
 }
 
 /// The notice for a send whose text answered the question `prompt` of `program` (`None`: the
 /// shell's own `read`) that the send before it stopped at, written before that result came
 /// back.
 fn answered_unseen_notice(prompt: &str, program: Option<&str>) -> String {
-    let prompt = dsh_terminal_core::clipped_prompt(prompt);
     let reader = program.unwrap_or("the shell's `read`");
+    let question = if prompt.is_empty() {
+        format!("{reader} waiting for input, with no prompt shown")
+    } else {
+        let prompt = dsh_terminal_core::clipped_prompt(prompt);
+        format!("`{prompt}`, {reader} waiting for an answer")
+    };
     format!(
-        "[input: this send was written before the previous send's result came back, which stopped at a question (`{prompt}`, {reader} waiting for an answer): this text went to it as the answer, not to the shell; if it was meant as a command, it did not run]"
+        "[input: this send was written before the previous send's result came back, which stopped at a question ({question}): this text went to it as the answer, not to the shell; if it was meant as a command, it did not run]"
     )
 }
 
@@ -143,5 +149,6 @@ mod tests {
     fn the_notice() {
         insta::assert_snapshot!(super::answered_unseen_notice("Name? ", Some("python3")));
         insta::assert_snapshot!(super::answered_unseen_notice("Continue [y/N]", None));
+        insta::assert_snapshot!(super::answered_unseen_notice("", Some("head")));
     }
 }

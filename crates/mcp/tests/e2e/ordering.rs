@@ -247,6 +247,17 @@ async fn a_queued_send_that_answered_an_unseen_question_says_so() {
         answered.contains("hi [echo meant-as-a-command]"),
         "{answered}"
     );
+    // A question with no prompt shown.
+    let answered = queued_after(
+        &mut raw,
+        16,
+        &session,
+        "read n; echo \"got [$n]\"",
+        "echo cmd",
+    )
+    .await;
+    assert!(answered.contains("with no prompt shown"), "{answered}");
+    assert!(answered.contains("got [echo cmd]"), "{answered}");
     // The question seen first: the answer is the agent's own.
     let question = raw
         .exchange(

@@ -512,6 +512,7 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         prompt_owed: facts.unprompted_wait && !exited,
         prompt_unmarked: ((facts.prompt_unmarked && !facts.marks_gone) || facts.stderr_away)
             && !exited,
+        entered_none: facts.entered_none,
     }
 }
 

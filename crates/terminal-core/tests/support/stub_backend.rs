@@ -467,6 +467,7 @@ pub fn send_result(viewport: &str, wait_reason: WaitReason) -> SendResult {
         newest_line: None,
         prompt_owed: false,
         prompt_unmarked: false,
+        entered_none: false,
     }
 }
 

@@ -275,6 +275,9 @@ pub(super) fn detail(
             }
             detail.push_str(&earlier);
             let mode = match result.input_mode {
+                // None of the job's lines was typed (a signal dropped them): the shell is back
+                // at its prompt, and the status is an earlier command's.
+                InputMode::Normal if result.entered_none => None,
                 // Text typed without Enter at the shell's prompt, or lines with no command
                 // in them: nothing runs.
                 InputMode::Normal
@@ -383,14 +386,22 @@ mod tests {
             newest_line: None,
             prompt_owed: false,
             prompt_unmarked: false,
+            entered_none: false,
         };
         assert_eq!(
             detail(&result, &EarlierExits::default(), Typed::Line, false, false),
             "wait: stdin_read, input: echo off, a password prompt? (still running: the next send \
              answers it, job_kill stops it)"
         );
-        // No prompt came back: a program (or the shell's `read`) waits at its own prompt.
+        // None of the job's lines was typed (a signal dropped them): nothing waits.
         result.input_mode = InputMode::Normal;
+        result.entered_none = true;
+        assert_eq!(
+            detail(&result, &EarlierExits::default(), Typed::Line, false, false),
+            "wait: stdin_read"
+        );
+        result.entered_none = false;
+        // No prompt came back: a program (or the shell's `read`) waits at its own prompt.
         assert_eq!(
             detail(&result, &EarlierExits::default(), Typed::Line, false, false),
             format!("wait: stdin_read, input: {WAITS_FOR_INPUT}")

@@ -60,6 +60,7 @@ fn send(viewport: &str, wait: WaitReason, status: SessionStatus, truncated: bool
         newest_line: None,
         prompt_owed: false,
         prompt_unmarked: false,
+        entered_none: false,
     }
 }
 

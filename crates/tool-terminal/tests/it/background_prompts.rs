@@ -405,3 +405,32 @@ async fn a_job_that_took_the_prompt_marks_away_is_not_waiting_for_input() {
         host.shutdown().await;
     }
 }
+
+/// A background job whose lines a signal dropped before they were typed (they waited behind a
+/// command still running): it ended at the shell's prompt with an earlier command's status,
+/// not "waiting for input", and the next send is no answer to it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_whose_lines_a_signal_dropped_is_not_said_to_wait() {
+    let (host, agent, session) = Host::with_jobs_and_session().await;
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": session, "text": "sleep 30; echo done", "timeoutMs": 800}),
+        )
+        .await;
+    assert!(r.text().contains("[wait: timeout]"), "{}", r.text());
+    let job = background(&host, &agent, &session, "echo hi\necho there").await;
+    host.signal(&agent, &session, "SIGINT").await;
+    let read = host
+        .call(&agent, "job_output", json!({"job_id": job, "wait": true}))
+        .await
+        .text();
+    assert!(read.contains("130"), "{read}");
+    assert!(!read.contains("waits for input"), "{read}");
+    let r = send_foreground(&host, &agent, &session, "echo after").await;
+    assert!(!r.contains("answered the prompt"), "{r}");
+    host.call(&agent, "terminal_close", json!({"sessionId": session}))
+        .await;
+    host.shutdown().await;
+}

@@ -7,11 +7,15 @@
 use super::{PASTE_END, PASTE_START, QUOTED_INSERT};
 
 /// `step` with every TAB that is neither inside a bracketed paste nor already after the
-/// quoted-insert key put after that key.
+/// quoted-insert key put after that key; but the TABs that end a step without a line end
+/// (text sent without Enter: they ask the line editor to complete, as the send's rules have
+/// it) go as keys.
 pub(in crate::session) fn quote_tabs(step: Vec<u8>) -> Vec<u8> {
-    if !step.contains(&b'\t') {
+    let completing = step.len() - step.iter().rev().take_while(|&&b| b == b'\t').count();
+    if !step[..completing].contains(&b'\t') {
         return step;
     }
+    let (step, completion) = (step[..completing].to_vec(), step[completing..].to_vec());
     let mut out = Vec::with_capacity(step.len() + 4);
     let mut in_paste = false;
     let mut i = 0;
@@ -28,6 +32,7 @@ pub(in crate::session) fn quote_tabs(step: Vec<u8>) -> Vec<u8> {
         out.push(b);
         i += 1;
     }
+    out.extend(completion);
     out
 }
 
@@ -47,7 +52,16 @@ mod tests {
             "quoted already"
         );
         assert_eq!(quote_tabs(b"plain\r".to_vec()), b"plain\r");
-        let paste = b"\x1b[200~a\tb\x1b[201~\t".to_vec();
-        assert_eq!(quote_tabs(paste), b"\x1b[200~a\tb\x1b[201~\x16\t");
+        let paste = b"\x1b[200~a\tb\x1b[201~\tc".to_vec();
+        assert_eq!(quote_tabs(paste), b"\x1b[200~a\tb\x1b[201~\x16\tc");
+        assert_eq!(
+            quote_tabs(b"json.du\t".to_vec()),
+            b"json.du\t",
+            "a completion"
+        );
+        assert_eq!(
+            quote_tabs(b"a\tb = ope\t\t".to_vec()),
+            b"a\x16\tb = ope\t\t"
+        );
     }
 }
