@@ -172,10 +172,12 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
     }
     let bash = bash_config(options)?;
     let sandbox = sandbox_config(options, bash.default_cwd.as_deref())?;
+    // Judged where the directories really are: a `..` or a symlink may lead out.
+    let real = |path: &PathBuf| std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
     if options.cwd.is_some()
         && options.workspace.is_some()
         && let (Some(cwd), Some(workspace)) = (&bash.default_cwd, &sandbox.workspace_root)
-        && !cwd.starts_with(workspace)
+        && !real(cwd).starts_with(real(workspace))
     {
         return Err(ComposeError::CwdOutsideWorkspace {
             cwd: cwd.clone(),
@@ -377,6 +379,23 @@ mod tests {
             ..Options::default()
         };
         let e = compose(&outside).err().map(|e| e.to_string());
+        // Out through `..`, or a symlink in the workspace to a directory outside it.
+        let link = inside.join("out");
+        std::os::unix::fs::symlink(&workspace, &link).unwrap();
+        for cwd in [inside.join(".."), link.clone()] {
+            let options = Options {
+                workspace: Some(inside.clone()),
+                cwd: Some(cwd.clone()),
+                ..Options::default()
+            };
+            let refused = compose(&options).err().map(|e| e.to_string());
+            assert!(
+                refused.is_some_and(|e| e.contains("lies outside --workspace")),
+                "{}",
+                cwd.display()
+            );
+        }
+        std::fs::remove_file(&link).unwrap();
         std::fs::remove_dir(&inside).unwrap();
         assert_eq!(
             e,
