@@ -187,8 +187,12 @@ async fn a_repls_grey_suggestions_are_not_shown_as_typed() {
         assert!(r.viewport.lines().any(|l| l == "9"), "{r:?}");
         let r = sh.send_raw("Math.ma", false).await;
         assert_eq!(r.viewport.trim_start_matches("> "), "Math.ma", "{r:?}");
-        // Ctrl-U clears the line.
-        sh.send_raw("\u{15}", false).await;
+        // Ctrl-U clears the line, and with it the preview: no printed line was erased.
+        let r = sh.send_raw("\u{15}", false).await;
+        assert!(r.notices.iter().all(|n| !n.contains("erased")), "{r:?}");
+        sh.send_raw("[1, 2, 3].leng", false).await;
+        let r = sh.send_raw("\u{15}", false).await;
+        assert!(r.notices.iter().all(|n| !n.contains("erased")), "{r:?}");
         sh.send(".exit").await;
         sh.close().await;
     })

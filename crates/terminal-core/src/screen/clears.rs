@@ -167,6 +167,14 @@ impl Screen {
         };
         let base = self.history().end_abs();
         for (row, start, width) in spans {
+            // A line editor's suggestion (node's preview of a value, below its line) was no
+            // text the program printed (see `suggestion`).
+            let end = start.saturating_add(width);
+            if !self.alternate
+                && super::suggestion::only_suggestion_from(self.parser.screen(), row, start, end)
+            {
+                continue;
+            }
             let abs = base + u64::from(row);
             let text = super::row_text::row_text(self.parser.screen(), &[], row, start, width);
             // A row the cursor went back up to and wrote on is named whole as written over

@@ -56,10 +56,26 @@ impl Screen {
             }
             if let Some(text) = self.visible_row_text(row)
                 && !text.trim().is_empty()
+                && !self.only_suggestion_on(row)
             {
                 self.clears.revisited.push((row, text));
             }
         }
+    }
+
+    /// Whether absolute row `row`, on screen, holds only a line editor's suggestion (node's
+    /// preview of a value, below its line): no text the program printed (see `suggestion`).
+    fn only_suggestion_on(&self, row: u64) -> bool {
+        row.checked_sub(self.history().end_abs())
+            .and_then(|r| u16::try_from(r).ok())
+            .is_some_and(|r| {
+                super::super::suggestion::only_suggestion_from(
+                    self.parser.screen(),
+                    r,
+                    0,
+                    self.config.cols,
+                )
+            })
     }
 
     /// A carriage return at byte `i` of `bytes` (not before a line feed) on the row just

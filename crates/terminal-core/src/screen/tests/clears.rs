@@ -564,3 +564,20 @@ fn a_shorter_text_over_a_longer_one_is_a_mixed_row() {
     s.feed(&mark("D;0"));
     assert_eq!(s.take_mixed_row(), Some(("2,bob,b@y@x.org".to_owned(), 1)));
 }
+
+/// A line editor's grey preview below its line (node's), erased as the line is cleared
+/// (Ctrl-U): no text the program printed was lost.
+#[test]
+fn an_erased_suggestion_is_no_lost_line() {
+    let mut s = screen();
+    s.feed(&mark("C"));
+    s.feed(b"> ");
+    // Each send's span starts at the cursor: what is before it was shown.
+    s.set_erased_floor(super::super::Position { row: 0, col: 2 });
+    s.feed(b"Math.ma\x1b[90mx\x1b[39m\x1b[10G\r\n\x1b[90m[Function: max]\x1b[39m\x1b[10G\x1b[1A");
+    s.take_span_notes();
+    s.set_erased_floor(super::super::Position { row: 0, col: 9 });
+    s.feed(b"\x1b[1B\x1b[2K\x1b[1A\x1b[0K\x1b[1G\x1b[0J> \x1b[3G");
+    let notes = s.take_span_notes();
+    assert!(notes.erased.is_none(), "{:?}", notes.erased);
+}
