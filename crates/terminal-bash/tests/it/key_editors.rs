@@ -283,11 +283,10 @@ async fn an_answer_wider_than_the_screen_goes_whole() {
     .await;
 }
 
-/// A program in raw mode (ISIG off) whose thread reads keys while its main thread computes
-/// (jshell reads keys while its engine runs a statement, and stops the statement on Ctrl-C):
+/// A program in raw mode (ISIG off) whose thread reads keys while its main thread computes:
 /// `terminal_signal`'s SIGINT goes as the Ctrl-C key, as the terminal's own key would; before,
-/// the group got a real SIGINT, which ended jshell's engine and every variable in it (here, a
-/// Python traceback from the main thread).
+/// the group got a real SIGINT, which the program never expected (here, a Python traceback
+/// from the main thread instead of the key's handling).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_interrupt_reaches_a_raw_mode_key_reader_while_another_thread_computes() {
     use dsh_terminal_core::{BackendSession, SignalDelivery, TerminalSignal};

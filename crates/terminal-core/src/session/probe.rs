@@ -117,9 +117,9 @@ impl Shared {
     }
 
     /// Whether a member of process group `pgid` has a thread asleep reading this terminal,
-    /// whatever its other threads and members do (a REPL whose key-reading thread waits while
-    /// another process of the group runs a statement: jshell). Blocking `/proc` reads: call it
-    /// off the async workers.
+    /// whatever its other threads and members do (a program whose key-reading thread waits
+    /// while another thread or process of it computes). Blocking `/proc` reads: call it off
+    /// the async workers.
     pub(super) fn group_reads_tty(&self, pgid: i32) -> bool {
         self.pty
             .tty_path()

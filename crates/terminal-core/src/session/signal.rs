@@ -281,9 +281,9 @@ pub(super) fn deliver(
     let aftermath = has_aftermath(pgid, shared.shell_pgid(), shell_idle);
     // The interrupt character is a key only to a program that reads keys: a full-screen one,
     // or one reading the terminal's keys now (not in canonical mode), also while another of
-    // its threads or processes runs (jshell reads keys while its engine runs a statement, and
-    // stops the statement on the key; a SIGINT to the group ended the engine and its state). With ISIG left off by
-    // someone else (`stty -isig; sleep 20`), a program that reads nothing gets the signal
+    // its threads or processes runs (a key-reading thread beside one at work takes Ctrl-C as
+    // its key, as it would from the terminal; a SIGINT would hit the thread at work). With
+    // ISIG left off by someone else (`stty -isig; sleep 20`), a program that reads nothing gets the signal
     // itself, and so does one reading lines (`stty -isig; read x`, `input()`): there the
     // character would only join the line it answers, and interrupt nothing; so does the
     // session's shell, whatever it reads (its `read` builtin takes the character as data).
