@@ -109,7 +109,7 @@ impl InFlight {
 
 /// Gives a `tools/call` request its place in `order` among the calls to its target (a
 /// terminal session), when its tool declares one ([`dsh_tools::Tool::arrival`]), as it
-/// arrives in the client's write number `batch` (in its extensions, which rmcp hands to the
+/// arrives in group `batch` of the calls the client wrote together (in its extensions, which rmcp hands to the
 /// call's context): calls to one session take effect in the order the client sent them,
 /// though rmcp runs them concurrently (see [`dsh_tools::ArrivalOrder`]).
 pub(crate) fn take_arrival_ticket(

@@ -2,7 +2,7 @@
 //! calls, queued in arrival order as typed-ahead commands are) whose text went to a question
 //! that send stopped at (`Name? ` of a `read -p`, a script's `input()`): the text is that
 //! program's answer, as typed-ahead text would be, though the agent never saw the question
-//! and may have meant it as a command. Its result says so first.
+//! and may have meant it as a command. Its result says so.
 //!
 //! Each foreground send notes, once settled, whether it stopped at such a question (no prompt
 //! came back, the program reads a line at a prompt that is no shell's or REPL's); the next

@@ -59,7 +59,7 @@ struct Inner {
 }
 
 /// A ticket's two marks, each a token cancelled when it is reached, whether it is queued, and
-/// the client's write it came in.
+/// the group of calls written together it came in.
 #[derive(Clone, Debug, Default)]
 struct Marks {
     started: CancellationToken,
@@ -79,7 +79,7 @@ impl ArrivalOrder {
     }
 
     /// The ticket for a call of the tool `tool` with `arguments`, received now in the
-    /// client's write number `batch` (calls written together share it), when that tool
+    /// group `batch` of calls the client wrote together, when that tool
     /// declares an [`Arrival`] and the call names its target; `None` for any other call (and
     /// always for an order not made [`Self::for_tools`]).
     #[must_use]
@@ -96,10 +96,10 @@ impl ArrivalOrder {
         Some(self.ticket(target.trim(), arrival.queued, batch))
     }
 
-    /// A ticket for a call to `target` received now in write number `batch`: it waits for
-    /// the tickets for `target` that have not started yet (but, not `queued`, for a queued
-    /// one behind a queued one that runs and came in an earlier write) and, when `queued` (a
-    /// send), for the queued ones still running.
+    /// A ticket for a call to `target` received now in the group `batch` of calls written
+    /// together: it waits for the tickets for `target` that have not started yet (but, not
+    /// `queued`, for a queued one behind a queued one that runs and came in an earlier group)
+    /// and, when `queued` (a send), for the queued ones still running.
     #[must_use]
     pub(crate) fn ticket(&self, target: &str, queued: bool, batch: u64) -> ArrivalTicket {
         let number = self.0.last.fetch_add(1, Ordering::SeqCst) + 1;
