@@ -317,17 +317,23 @@ impl SendOp {
                 write_rx = Some(shared.pty.write(keys));
                 continue;
             }
+            // The program the send's lines answered (a REPL) is gone: the shell holds the
+            // terminal again.
+            let reader_gone = answers_a_reader
+                && answered_group.is_some_and(|group| group != shared.shell_pgid());
             if let Some(reason) = release
-                && pacing.holds_for_prompt(
+                && let Some(hold_max) = pacing.holds_for_prompt(
                     reason,
                     obs.fg == Some(shared.shell_pgid()),
                     now.saturating_duration_since(written_at),
+                    reader_gone,
                 )
             {
-                // The shell reads again after a Ctrl-C at its prompt, but its new prompt,
-                // the sign it has dealt with the key, is not up yet: wait for its output (or
-                // the end of the hold).
-                let hold_until = (written_at + pacing::PROMPT_HOLD_MAX).min(deadline);
+                // The shell reads again after a Ctrl-C at its prompt, or after the program the
+                // lines were for ended, but its new prompt, the sign it has dealt with the key
+                // (or that the lines left are not its own), is not up yet: wait for its output
+                // (or the end of the hold).
+                let hold_until = (written_at + hold_max).min(deadline);
                 tokio::select! {
                     _ = activity.changed() => {}
                     _ = self.wake.notified() => {}

@@ -123,6 +123,11 @@ pub(super) const SIGNAL_LINE_AFTER: std::time::Duration = std::time::Duration::f
 /// [`Pacing::holds_for_prompt`]).
 pub(super) const PROMPT_HOLD_MAX: std::time::Duration = std::time::Duration::from_millis(500);
 
+/// Longest the lines after one that ended the program they were for wait for the shell's
+/// prompt (see [`Pacing::holds_for_prompt`]): the program's exit and the prompt may take a
+/// while on a loaded machine.
+pub(super) const READER_GONE_HOLD_MAX: std::time::Duration = std::time::Duration::from_secs(3);
+
 impl Pacing {
     /// Splits `input`, shaped for the reader `to` describes, into its first step and the steps
     /// paced after it. Lines go one at a time to a line editor: the shell's, a program's that
@@ -230,21 +235,30 @@ impl Pacing {
         self.line_ends_before_newest + 1
     }
 
-    /// Whether a settle for `reason` must not release the next step yet: the step before
-    /// ended with an interrupt, quit or suspend key to the shell (`shell_fg`), whose new
-    /// prompt is the sign it has dealt with the key; its line editor reading again is not.
-    /// Held at most [`PROMPT_HOLD_MAX`] after the step was written (`since_write`).
+    /// How long from the write of the step before (`since_write`) a settle for `reason` must
+    /// not release the next step yet, while the shell holds the terminal (`shell_fg`) and its
+    /// new prompt has not come: that step ended with an interrupt, quit or suspend key to the
+    /// shell, whose new prompt is the sign it has dealt with the key (at most
+    /// [`PROMPT_HOLD_MAX`]); or the program the send's lines answered has ended
+    /// (`reader_gone`: `raise SystemExit` in a REPL), and the prompt is what says the lines
+    /// after are not the shell's (at most [`READER_GONE_HOLD_MAX`]). The shell's line editor
+    /// reading again is not such a sign. `None`: released.
     pub(super) fn holds_for_prompt(
         &self,
         reason: Settle,
         shell_fg: bool,
         since_write: std::time::Duration,
-    ) -> bool {
-        self.after_signal_key
-            && shell_fg
-            && reason == Settle::StdinWait
-            && self.is_pending()
-            && since_write < PROMPT_HOLD_MAX
+        reader_gone: bool,
+    ) -> Option<std::time::Duration> {
+        let max = if self.after_signal_key {
+            PROMPT_HOLD_MAX
+        } else if reader_gone {
+            READER_GONE_HOLD_MAX
+        } else {
+            return None;
+        };
+        (shell_fg && reason == Settle::StdinWait && self.is_pending() && since_write < max)
+            .then_some(max)
     }
 
     /// Whether the next step may go as soon as the program that took the line written last

@@ -46,12 +46,43 @@ fn text_after_an_interrupt_key_waits_for_the_reader() {
     assert!(pacing.signal_next());
     assert_eq!(pacing.take_next(), Some(b"\x03".to_vec()));
     let soon = std::time::Duration::from_millis(10);
-    assert!(pacing.holds_for_prompt(Settle::StdinWait, true, soon));
-    assert!(!pacing.holds_for_prompt(Settle::StdinWait, true, PROMPT_HOLD_MAX));
-    assert!(!pacing.holds_for_prompt(Settle::StdinWait, false, soon));
-    assert!(!pacing.holds_for_prompt(Settle::Prompt, true, soon));
+    let holds = |p: &Pacing, reason, shell_fg, since, gone| {
+        p.holds_for_prompt(reason, shell_fg, since, gone).is_some()
+    };
+    assert!(holds(&pacing, Settle::StdinWait, true, soon, false));
+    assert!(!holds(
+        &pacing,
+        Settle::StdinWait,
+        true,
+        PROMPT_HOLD_MAX,
+        false
+    ));
+    assert!(!holds(&pacing, Settle::StdinWait, false, soon, false));
+    assert!(!holds(&pacing, Settle::Prompt, true, soon, false));
     assert_eq!(pacing.on_settle(Settle::Prompt), Some(b"echo b\n".to_vec()));
-    assert!(!pacing.holds_for_prompt(Settle::StdinWait, true, soon));
+    assert!(!holds(&pacing, Settle::StdinWait, true, soon, false));
+    // The lines after one that ended the program they answered wait for the shell's prompt.
+    let (_, mut pacing) = Pacing::split(b"raise SystemExit(4)\necho after\n".to_vec(), true, false);
+    assert!(!holds(&pacing, Settle::StdinWait, true, soon, false));
+    assert!(holds(
+        &pacing,
+        Settle::StdinWait,
+        true,
+        PROMPT_HOLD_MAX,
+        true
+    ));
+    assert!(!holds(
+        &pacing,
+        Settle::StdinWait,
+        true,
+        READER_GONE_HOLD_MAX,
+        true
+    ));
+    assert!(
+        !holds(&pacing, Settle::StdinWait, false, soon, true),
+        "the program reads"
+    );
+    let _ = pacing.take_next();
 }
 
 #[test]
