@@ -27,7 +27,7 @@ use crate::screen::PromptState;
 
 use super::Inner;
 use super::cancel::CancelInterrupts;
-use super::observe::{Probe, Probing, SIGNAL_BYTES, observe, wait_for_shell_read};
+use super::observe::{Probe, Probing, SIGNAL_BYTES, observe, runs_a_repl, wait_for_shell_read};
 use super::probe::ProbeSchedule;
 use super::signal::runs_shell_image;
 use span::Span;
@@ -74,13 +74,24 @@ impl SendOp {
     ) {
         let shared = Arc::clone(&inner.shared);
         let mut activity = shared.subscribe();
+        // A REPL holding the terminal as the send starts, busy with a statement or not: the
+        // lines are its input (`raise SystemExit(4)` then a line: not the shell's once the
+        // REPL is gone).
+        let repl_at_start = shared
+            .pty
+            .foreground_pgid()
+            .filter(|&group| group != shared.shell_pgid())
+            .filter(|&group| crate::process::cmdline(group).is_some_and(|c| runs_a_repl(&c)));
         let (input, mut readiness, started) = self
             .prepare_write(&inner, &mut activity, (input, &mut pacing), initializing)
             .await;
         let deadline = readiness.deadline();
         // Lines for a reader that ended would run as commands (see `note_reader_ended`).
-        let answers_a_reader = self.answers_a_line_reader && readiness.began_at_a_waiting_reader();
-        let answered_group = shared.pty.foreground_pgid().filter(|_| answers_a_reader);
+        let answers_a_reader = self.answers_a_line_reader
+            && (readiness.began_at_a_waiting_reader() || repl_at_start.is_some());
+        let answered_group = repl_at_start
+            .or_else(|| shared.pty.foreground_pgid())
+            .filter(|_| answers_a_reader);
         let (mut done_at_write, mut marks_at_write, mut written_at) =
             self.anchor_for_write(&mut readiness, &input, initializing, started);
         let held_settle = self.span().held_settle;
