@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use crate::types::{AfterSignal, TerminalSignal};
 
 use super::cancel::program_name;
-use super::observe::{is_repl_prompt_of, runs_a_repl};
+use super::observe::{is_repl_prompt_of, leader_runs_a_repl};
 use super::shared::{Shared, State};
 
 /// How often [`after_signal`] looks at the group.
@@ -258,7 +258,7 @@ async fn reads_on(
         let password = sh.pty.modes().is_some_and(|m| !m.echo && m.canonical);
         let program = name.as_deref().unwrap_or_default();
         let repl = !password
-            && (crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c))
+            && (leader_runs_a_repl(pgid)
                 || prompt.as_deref().is_some_and(|p| {
                     is_repl_prompt_of(p, program) || super::is_shell_prompt_of(p, program)
                 }));

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use crate::error::TerminalError;
 use crate::types::TerminalSignal;
 
-use super::observe::runs_a_repl;
+use super::observe::leader_runs_a_repl;
 use super::shared::Shared;
 use super::signal::{deliver, refusal};
 
@@ -110,10 +110,7 @@ impl CancelInterrupts {
                 // A REPL (node, run with no script) that reads keys raw takes Ctrl-C as the
                 // interrupt of its statement and stays: the key goes to it, as the terminal's own
                 // would; a real SIGINT would end it, and everything it held.
-                let repl = target
-                    .pgid
-                    .and_then(crate::process::cmdline)
-                    .is_some_and(|cmdline| runs_a_repl(&cmdline));
+                let repl = target.pgid.is_some_and(leader_runs_a_repl);
                 // Asked of a REPL only (a `/proc` probe): see below.
                 let reading = repl && target.pgid.and_then(|pgid| sh.tty_reader(pgid)).is_some();
                 (target, shell, repl, reading, parent)
@@ -266,7 +263,7 @@ pub(super) fn wait_for_repl_to_take_interrupt(shared: &Shared) {
     let Some(pgid) = shared.pty.foreground_pgid() else {
         return;
     };
-    if !crate::process::cmdline(pgid).is_some_and(|cmdline| runs_a_repl(&cmdline)) {
+    if !leader_runs_a_repl(pgid) {
         return;
     }
     let leader = program_name(pgid);

@@ -19,8 +19,8 @@ use super::stream_reader::reads_to_end_of_input;
 mod prompt_rows;
 pub(super) use prompt_rows::{
     at_primary_repl_prompt, continuation_indent, ends_like_a_question, group_runs_a_repl,
-    is_block_continuation_prompt, is_primary_repl_prompt, is_programs_own_prompt, prompt_then_text,
-    runs_a_repl, starts_with_repl_prompt,
+    is_block_continuation_prompt, is_primary_repl_prompt, is_programs_own_prompt,
+    leader_runs_a_repl, prompt_then_text, starts_with_repl_prompt,
 };
 pub use prompt_rows::{is_repl_prompt, is_repl_prompt_of};
 

@@ -12,7 +12,7 @@ use crate::process::{
 };
 use crate::readiness::{HELD_INPUT_TIMER_MAX, PROBE_QUIET};
 
-use super::observe::runs_a_repl;
+use super::observe::leader_runs_a_repl;
 use super::shared::Shared;
 
 /// When the driver next probes the foreground: once output has been quiet for the current
@@ -168,7 +168,7 @@ impl Shared {
                 } else {
                     activity
                 };
-                let repl = || crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c));
+                let repl = || leader_runs_a_repl(pgid);
                 // Woken since the write and waiting again with no timer pending: a timer may be
                 // work the input started (an `await asyncio.sleep(2)` before the answer), or
                 // the program holding what it read (a lone ESC kept for its escape timeout),

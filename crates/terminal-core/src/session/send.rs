@@ -27,7 +27,9 @@ use crate::screen::PromptState;
 
 use super::Inner;
 use super::cancel::CancelInterrupts;
-use super::observe::{Probe, Probing, SIGNAL_BYTES, observe, runs_a_repl, wait_for_shell_read};
+use super::observe::{
+    Probe, Probing, SIGNAL_BYTES, leader_runs_a_repl, observe, wait_for_shell_read,
+};
 use super::probe::ProbeSchedule;
 use super::signal::runs_shell_image;
 use span::Span;
@@ -81,7 +83,7 @@ impl SendOp {
             .pty
             .foreground_pgid()
             .filter(|&group| group != shared.shell_pgid())
-            .filter(|&group| crate::process::cmdline(group).is_some_and(|c| runs_a_repl(&c)));
+            .filter(|&group| leader_runs_a_repl(group));
         let (input, mut readiness, started) = self
             .prepare_write(&inner, &mut activity, (input, &mut pacing), initializing)
             .await;

@@ -421,7 +421,7 @@ fn suspends_on_ctrl_z(shared: &Shared, pgid: i32) -> bool {
 /// (see [`edits_lines_raw`]; `/proc`).
 fn repl_edits_lines_raw(pgid: i32) -> bool {
     program_name(pgid).is_some_and(|name| edits_lines_raw(&name))
-        && crate::process::cmdline(pgid).is_some_and(|line| super::observe::runs_a_repl(&line))
+        && super::observe::leader_runs_a_repl(pgid)
 }
 
 /// Whether program `name` (its process name) is a REPL whose line editor reads keys raw, the

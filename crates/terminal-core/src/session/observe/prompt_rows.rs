@@ -203,8 +203,14 @@ const NAMED_REPLS: [&str; 8] = [
 /// Whether process group `pgid` runs a REPL: by its command line ([`runs_a_repl`]), or by its
 /// leader's program name (see [`NAMED_REPLS`]). Blocking `/proc` reads.
 pub(in crate::session) fn group_runs_a_repl(pgid: i32) -> bool {
-    crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c))
+    leader_runs_a_repl(pgid)
         || crate::process::group_name(pgid).is_some_and(|name| NAMED_REPLS.contains(&&*name))
+}
+
+/// Whether the leader of process group `pgid` runs an interpreter's REPL by its command line
+/// ([`runs_a_repl`]: `node`, not `node app.js`). A blocking `/proc` read.
+pub(in crate::session) fn leader_runs_a_repl(pgid: i32) -> bool {
+    crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c))
 }
 
 /// Whether `row` (the cursor row's text before the cursor) is a REPL's primary or block

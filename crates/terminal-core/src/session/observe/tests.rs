@@ -117,7 +117,7 @@ fn text_typed_at_a_repl_prompt_leaves_the_repl_at_it() {
 
 #[test]
 fn a_repl_runs_without_a_script() {
-    use super::runs_a_repl;
+    use super::prompt_rows::runs_a_repl;
     for line in [
         "node",
         "node\0--inspect",

@@ -11,7 +11,7 @@ use crate::screen::{Position, PromptState};
 
 use super::super::input;
 use super::super::observe::{
-    EOF_KEY, SIGNAL_BYTES, at_primary_repl_prompt, is_programs_own_prompt, runs_a_repl,
+    EOF_KEY, SIGNAL_BYTES, at_primary_repl_prompt, is_programs_own_prompt, leader_runs_a_repl,
 };
 use super::super::shared::State;
 use super::super::signal::is_simple_command;
@@ -204,7 +204,7 @@ impl SendOp {
         // line before it go through its editor mode (see `node_input`).
         if at_prompt
             && leader.as_deref().is_some_and(node_input::has_editor_mode)
-            && crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c))
+            && leader_runs_a_repl(pgid)
         {
             let rest = [step.as_slice(), &pacing.pending_bytes()].concat();
             let steps = std::str::from_utf8(&rest)

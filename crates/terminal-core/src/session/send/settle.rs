@@ -11,7 +11,7 @@ use crate::readiness::Settle;
 use crate::screen::PromptState;
 
 use super::super::observe::{
-    TerminalFacts, is_repl_prompt, runs_a_repl, starts_with_repl_prompt, terminal_facts,
+    TerminalFacts, is_repl_prompt, leader_runs_a_repl, starts_with_repl_prompt, terminal_facts,
 };
 use super::super::result::{
     OutputNotes, ReplContinuation, SettleFacts, assemble, repl_continuation,
@@ -366,7 +366,7 @@ impl SendOp {
             // A program reading single keys (`top` on the main screen) or holding the
             // alternate screen is no REPL that owes a prompt.
             .filter(|_| unprompted && !input_unread && !single_key && !alternate)
-            .filter(|&pgid| crate::process::cmdline(pgid).is_some_and(|c| runs_a_repl(&c)));
+            .filter(|&pgid| leader_runs_a_repl(pgid));
         let unprompted_wait = unprompted_fg.is_some();
         shared.lock().unprompted_fg = unprompted_fg;
         // Our prompt came back after a command ran, yet no mark said where it started: its

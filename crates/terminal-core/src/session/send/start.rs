@@ -263,9 +263,7 @@ impl SendOp {
             && canonical == Some(false)
             && !st.typed_unended
             && leader.as_deref().is_some_and(node_input::has_editor_mode)
-            && fg
-                .and_then(crate::process::cmdline)
-                .is_some_and(|cmdline| super::super::observe::runs_a_repl(&cmdline));
+            && fg.is_some_and(super::super::observe::leader_runs_a_repl);
         if python_reader && request.submit {
             python_input::check_keys_before_block(&request.text)?;
         }
