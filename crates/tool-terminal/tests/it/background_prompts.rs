@@ -372,7 +372,7 @@ async fn text_for_a_prompt_a_job_left_that_went_away_is_refused_once() {
 }
 
 /// A background job whose command took the prompt marks off the screen (`unset PS1
-/// PROMPT_COMMAND`, or the shell's stderr sent to a file, where its prompt goes): the shell
+/// PROMPT_COMMAND`, or the shell's stderr sent elsewhere, where its prompt goes): the shell
 /// is back at its prompt, not at a question of the job's, so the job does not say something
 /// waits for input, `job_kill` leaves the shell, and the next send is not said to answer
 /// the job.
@@ -380,7 +380,7 @@ async fn text_for_a_prompt_a_job_left_that_went_away_is_refused_once() {
 async fn a_job_that_took_the_prompt_marks_away_is_not_waiting_for_input() {
     for (command, mend) in [
         ("unset PS1 PROMPT_COMMAND", None),
-        ("exec 2>stderr.txt", Some("exec 2>/dev/tty")),
+        ("exec 2>/dev/null", Some("exec 2>/dev/tty")),
     ] {
         let (host, agent, session, job, read) = finished_job(command).await;
         assert!(
