@@ -1,5 +1,5 @@
-//! Every field case again (`cases.rs`, `queries.rs`), with each session confined by
-//! bubblewrap in `workspace-write`.
+//! Every field case again (`cases.rs`, `cases_status.rs`, `queries.rs`), with each session
+//! confined by bubblewrap in `workspace-write`.
 //!
 //! The workspace root is the host's temp directory (the cases' scratch repositories live
 //! there) and the network is allowed (C17 connects from the host to a server in the
@@ -39,6 +39,12 @@ pub(crate) mod support {
 )]
 #[path = "cases.rs"]
 mod cases;
+#[expect(
+    clippy::duplicate_mod,
+    reason = "deliberate: the same cases, compiled against a confining `support`"
+)]
+#[path = "cases_status.rs"]
+mod cases_status;
 #[expect(
     clippy::duplicate_mod,
     reason = "deliberate: the same cases, compiled against a confining `support`"

@@ -11,6 +11,7 @@ mod basics;
 mod binary_output;
 mod cancels;
 mod cases;
+mod cases_status;
 mod confined;
 mod cursor_keys;
 mod display_modes;
