@@ -234,6 +234,9 @@ pub fn error_code_name(code: TerminalErrorCode) -> &'static str {
     }
 }
 
+/// The error of a `terminal_open` whose call was cancelled before the session started.
+const OPEN_ABORTED: &str = "terminal open aborted: the call was cancelled (or the server is shutting down) before the session started; no session was opened";
+
 /// Pause between attempts to take a send slot that is still being released.
 const SLOT_RETRY: std::time::Duration = std::time::Duration::from_millis(10);
 
@@ -293,7 +296,7 @@ impl Tool for OpenTool {
         let spawn = self.0.terminals.spawn(&owner, request);
         let result = tokio::select! {
             r = spawn => r.map_err(terminal_error)?,
-            () = call.cancel.cancelled() => return Err(ToolError::new("terminal open aborted").with_code("ABORTED")),
+            () = call.cancel.cancelled() => return Err(ToolError::new(OPEN_ABORTED).with_code("ABORTED")),
         };
         let mut result = result;
         (result.motd, _) = bound_structured(result.motd, self.0.config.max_result_bytes);

@@ -278,11 +278,16 @@ impl Terminals {
             }
             Err(error) => {
                 let mut st = self.lock();
-                let failure =
-                    abort_reason(&st, &id, &owner, &cancel).unwrap_or_else(|| error.clone());
+                let aborted = abort_reason(&st, &id, &owner, &cancel);
+                let was_aborted = aborted.is_some();
+                let failure = aborted.unwrap_or_else(|| error.clone());
                 let warm = st.pending.iter().any(|p| p.id == id && p.warm.is_some());
                 if warm {
                     tracing::debug!(%error, "warm PTY spawn failed; the next open starts cold");
+                } else if was_aborted {
+                    // The caller cancelled, its owner ended or the service is shutting down:
+                    // no fault to warn about.
+                    tracing::debug!(%error, "PTY spawn ended by a cancel or shutdown");
                 } else {
                     tracing::warn!(%error, "backend spawn failed");
                 }

@@ -95,6 +95,71 @@ async fn a_cancelled_send_loses_no_output() {
     host.shutdown().await;
 }
 
+/// A `terminal_open` whose call is cancelled while its shell starts (the client gave up, or
+/// the server's input ended) says so and what became of it, leaves no session, and ends the
+/// process it started.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_open_says_no_session_was_opened() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let gates = crate::support::Gates::new("cancelled-open", "pty-1");
+    // A "shell" that never reaches its prompt: it tells the test its pid, then waits.
+    let shell = gates.path("shell");
+    std::fs::write(
+        &shell,
+        format!(
+            "#!/bin/sh\necho $$ > '{}.tmp' && mv '{0}.tmp' '{0}'\nexec sleep 600\n",
+            gates.path("started").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&shell, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bash = dsh_terminal_bash::BashConfig {
+        shell_path: shell,
+        ..crate::support::fast_bash()
+    };
+    let host = Host::new(dsh_tool_terminal::ToolTerminalConfig::default(), Some(bash));
+    let agent = host.agent("a");
+    let (cancel, pending) = {
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let call = dsh_tools::ToolCall::new("test")
+            .with_agent(agent.clone())
+            .with_cancel(cancel.clone());
+        let tools = std::sync::Arc::clone(&host.tools);
+        let pending = tokio::spawn(async move {
+            tools
+                .execute("terminal_open", json!({"type": "shell"}), call)
+                .await
+        });
+        (cancel, pending)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let pid = loop {
+        if let Ok(pid) = std::fs::read_to_string(gates.path("started")) {
+            break pid.trim().to_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the shell never started"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    };
+    cancel.cancel();
+    let r = pending.await.expect("the open task");
+    assert!(r.is_error, "{}", r.text());
+    insta::assert_snapshot!("error_open_aborted", r.text());
+    let list = host.call(&agent, "terminal_list", json!({})).await;
+    assert_eq!(list.text(), "(no terminal sessions)");
+    host.shutdown().await;
+    let proc = std::path::Path::new("/proc").join(&pid);
+    while proc.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the started process {pid} outlived the cancelled open"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
 /// A cancelled poll (no text) interrupts nothing: the command it waited on is an earlier
 /// send's, and keeps running.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
