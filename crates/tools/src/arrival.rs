@@ -9,7 +9,9 @@
 //! calls before it that are still running (a send behind a running send, as typed-ahead
 //! commands); any other call that arrives while an earlier one already runs is not held behind
 //! it, nor behind the sends queued after that one (a read or a signal while a long send runs
-//! acts on it, as the terminal's keys would). Each call marks
+//! acts on it, as the terminal's keys would), unless it was written together with that one
+//! (a close written with a send closes the session once that send is done, even when the send
+//! started before the close was read). Each call marks
 //! when it started ([`ArrivalTicket::started`]: a send holds the session) and when it is done
 //! ([`ArrivalTicket::done`]: a send settled); a tool waits either for the calls before it to be
 //! done ([`ArrivalTicket::turn`]: a send after a send, a read, a close) or only to have started
@@ -98,8 +100,9 @@ impl ArrivalOrder {
 
     /// A ticket for a call to `target` received now in the group `batch` of calls written
     /// together: it waits for the tickets for `target` that have not started yet (but, not
-    /// `queued`, for a queued one behind a queued one that runs and came in an earlier group)
-    /// and, when `queued` (a send), for the queued ones still running.
+    /// `queued`, for a queued one behind a queued one that runs and came in an earlier group),
+    /// for the queued ones of its own group that started, and, when `queued` (a
+    /// send), for the queued ones still running.
     #[must_use]
     pub(crate) fn ticket(&self, target: &str, queued: bool, batch: u64) -> ArrivalTicket {
         let number = self.0.last.fetch_add(1, Ordering::SeqCst) + 1;
@@ -110,14 +113,16 @@ impl ArrivalOrder {
         // queued call behind a queued one that runs now and was written apart from it (sends
         // typed ahead of a running one): it acts on what runs now, as the terminal's keys
         // do. Written together with the running one, it comes after every call written with
-        // it (a signal for what the send just before it starts).
+        // it (a signal for what the send just before it starts), and a close waits for those
+        // sends to be done even when they had started by the time it was read.
         let mut running_apart = false;
         let before: Vec<Marks> = tickets
             .values()
             .filter(|m| {
                 let started = m.started.is_cancelled();
                 let passed = m.queued && running_apart;
-                let waits = (queued && m.queued) || (!started && (queued || !passed));
+                let together = m.queued && started && m.batch == batch;
+                let waits = (queued && m.queued) || (!started && (queued || !passed)) || together;
                 running_apart |= m.queued && started && m.batch != batch;
                 waits
             })
@@ -321,6 +326,23 @@ mod tests {
         assert!(ends(second.turn()).await);
         assert!(!ends(third.turn()).await);
         drop((second, third));
+    }
+
+    /// A close written together with a send comes after it, also when the send started
+    /// before the close was read (it closed the session under the send's command); a signal
+    /// or read written together waits only for the send to have started (one made in a later
+    /// group does not wait: see the test below).
+    #[tokio::test]
+    async fn a_close_written_with_a_running_send_waits_for_it_to_be_done() {
+        let order = ArrivalOrder::default();
+        let send = order.ticket("s", true, 1);
+        send.started();
+        let close = order.ticket("s", false, 1);
+        assert!(close.waited_for_others());
+        assert!(ends(close.turn_started()).await, "a signal acts on it");
+        assert!(!ends(close.turn()).await, "a close waits for its end");
+        send.done();
+        assert!(ends(close.turn()).await);
     }
 
     /// A signal, read or close made while a send runs does not wait for a send queued behind

@@ -411,3 +411,64 @@ async fn a_signal_or_close_written_with_sends_comes_after_all_of_them() {
     raw.answer("32").await;
     end(child, raw).await;
 }
+
+/// A close written together with one send closes the session once that send is done, also
+/// when the send started before the close was read (before, the close then did not wait: it
+/// stopped the send's command, about half the time after an earlier send; the rule itself is
+/// pinned by the arrival order's unit tests, this one depends on when the server reads).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_close_written_with_a_send_lets_it_finish() {
+    let (child, mut raw, first) = serve_a_session(&[]).await;
+    let mut session = first;
+    for round in 0..8u64 {
+        let id = 10 + round * 10;
+        if round > 0 {
+            let open = raw
+                .exchange(
+                    call(id, "terminal_open", &json!({"type": "shell"})),
+                    &id.to_string(),
+                )
+                .await;
+            session = open["result"]["structuredContent"]["sessionId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{open}"))
+                .to_owned();
+        }
+        let warm = raw
+            .exchange(
+                call(
+                    id + 1,
+                    "terminal_send",
+                    &json!({"sessionId": session, "text": "echo warm"}),
+                ),
+                &(id + 1).to_string(),
+            )
+            .await;
+        assert!(text_of(&warm).contains("[exit: 0]"), "{warm}");
+        // Two writes, the second while the send may already have started.
+        raw.write(&call(
+            id + 2,
+            "terminal_send",
+            &json!({"sessionId": session, "text": format!("sleep 0.5; echo done-{round}")}),
+        ))
+        .await;
+        raw.write(&call(
+            id + 3,
+            "terminal_close",
+            &json!({"sessionId": session}),
+        ))
+        .await;
+        let sent = raw.answer(&(id + 2).to_string()).await;
+        let sent = text_of(&sent);
+        assert!(
+            sent.lines().any(|l| l == format!("done-{round}")) && sent.contains("[exit: 0]"),
+            "round {round}: {sent}"
+        );
+        let closed = raw.answer(&(id + 3).to_string()).await;
+        assert!(
+            text_of(&closed).starts_with("closed terminal session"),
+            "{closed}"
+        );
+    }
+    end(child, raw).await;
+}
