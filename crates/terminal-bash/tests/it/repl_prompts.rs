@@ -59,6 +59,26 @@ async fn lines_after_a_statement_that_asks_are_not_its_answer() {
                 r.viewport.lines().any(|l| l == "done print('done', n)"),
                 "{py}: {r:?}"
             );
+            // An `input()` with no prompt text takes the line after it just the same: the
+            // result said nothing, and the model believed the line ran.
+            let r = sh.send("name = input()\nprint('hello', name)").await;
+            assert!(r.viewport.ends_with(">>> "), "{py}: {r:?}");
+            assert!(
+                r.notices.iter().any(|n| n.starts_with(
+                    "[input: line 2 of the input (`print('hello', name)`) went as input to a read with no prompt"
+                )),
+                "{py}: {r:?}"
+            );
+            // `.editor` is node's; to Python it is a SyntaxError, and the prompt comes back:
+            // the lines after it are no editor mode's (a notice said so on every send, and
+            // its Ctrl-D advice ended the REPL).
+            sh.send(".editor").await;
+            let r = sh.send("print(6 * 7)").await;
+            assert!(r.viewport.lines().any(|l| l == "42"), "{py}: {r:?}");
+            assert!(
+                r.notices.iter().all(|n| !n.contains("editor mode")),
+                "{py}: {r:?}"
+            );
             let r = sh.send("exit()").await;
             assert!(r.viewport.ends_with("dsh> "), "{py}: {r:?}");
         }

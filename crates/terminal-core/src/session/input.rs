@@ -56,7 +56,7 @@ mod quoted_tabs;
 
 pub(super) use cursor_keys::application_cursor_keys;
 pub(super) use line_notices::{
-    discarded_lines_notice, line_to_a_prompt_entry, line_to_a_prompt_notice,
+    PROMPTLESS_READ, discarded_lines_notice, line_to_a_prompt_entry, line_to_a_prompt_notice,
     line_to_hidden_prompt_notice, line_to_programs_prompt_notice, lines_to_prompts_notice,
     over_long_line_notice, reader_ended_lines_notice,
 };

@@ -83,24 +83,43 @@ pub(in crate::session) fn lines_to_prompts_notice(entries: &[String]) -> String 
     )
 }
 
+/// How the notices below name a read with no prompt that an earlier line's statement or
+/// command made (an `input()` with no prompt text).
+pub(in crate::session) const PROMPTLESS_READ: &str = "a read with no prompt";
+
 /// The notice for line `number` of an input sent to a REPL or debugger at its prompt (`line`,
 /// its first text) that went as the answer to a prompt of its own (`prompt`: an `input()`, a
-/// question of the program a debugger runs) an earlier line's statement or command stopped
-/// at.
+/// question of the program a debugger runs; empty: a read with no prompt, an `input()`) an
+/// earlier line's statement or command stopped at.
 pub(in crate::session) fn line_to_programs_prompt_notice(
     number: usize,
     line: &str,
     prompt: &str,
 ) -> String {
+    let (to, answered) = if prompt.is_empty() {
+        (
+            format!(
+                "as input to {PROMPTLESS_READ} (an `input()` with no prompt text) that an earlier line's statement or command made"
+            ),
+            "that read has its input",
+        )
+    } else {
+        (
+            format!(
+                "to the prompt `{prompt}` that an earlier line's statement or command showed, as its answer"
+            ),
+            "that prompt is answered",
+        )
+    };
     format!(
-        "[input: line {number} of the input (`{line}`) went to the prompt `{prompt}` that an earlier line's statement or command showed, as its answer, not to the REPL or debugger as a statement or command: if it was meant as one, it did not run; send it again once that prompt is answered]"
+        "[input: line {number} of the input (`{line}`) went {to}, not to the REPL or debugger as a statement or command: if it was meant as one, it did not run; send it again once {answered}]"
     )
 }
 
 /// The notice for line `number` of an input sent to a REPL or debugger at its prompt (`line`,
 /// its first text) and the `rest` lines after it, not typed: an earlier line's statement or
-/// command stopped at a prompt of its own that hides its input (`prompt`: a password's),
-/// which would have taken the line as its answer.
+/// command stopped at a prompt of its own that hides its input (`prompt`: a password's;
+/// empty: a read with no prompt), which would have taken the line as its answer.
 pub(in crate::session) fn line_to_hidden_prompt_notice(
     number: usize,
     line: &str,
@@ -112,8 +131,19 @@ pub(in crate::session) fn line_to_hidden_prompt_notice(
         1 => format!("line {number} of the input (`{line}`) and the line after it were"),
         _ => format!("line {number} of the input (`{line}`) and the {rest} lines after it were"),
     };
+    let (at, answers) = if prompt.is_empty() {
+        (
+            format!("{PROMPTLESS_READ} that hides what is typed (a password's)"),
+            "it".to_owned(),
+        )
+    } else {
+        (
+            format!("`{prompt}`, a prompt of its own that hides what is typed (a password's)"),
+            format!("`{prompt}`"),
+        )
+    };
     format!(
-        "[input: {lines} not typed: an earlier line's statement or command now waits at `{prompt}`, a prompt of its own that hides what is typed (a password's), which would have taken the line as its answer; your next send answers `{prompt}` (not echoed), then send the lines not typed again]"
+        "[input: {lines} not typed: an earlier line's statement or command now waits at {at}, which would have taken the line as its answer; your next send answers {answers} (not echoed), then send the lines not typed again]"
     )
 }
 

@@ -358,7 +358,8 @@ impl SendOp {
     /// its prompt as the send began (`repl_at_start`), must not be typed: that program, still
     /// in the foreground (`fg`), now waits at a prompt of its own instead (a statement's
     /// `input()` or `getpass`, the question of a program a debugger runs: the cursor row is
-    /// text and no REPL prompt), which takes the line as its answer. At a prompt that hides
+    /// text and no REPL prompt, or blank: a read with no prompt), which takes the line as its
+    /// answer. At a prompt that hides
     /// its input (a password's: line mode, echo off) the step and the rest are dropped, and
     /// the result names the line and the prompt: a statement taken as the password, the
     /// secret sent next would run as a statement, echoed. At one that shows it, the line goes
@@ -378,15 +379,17 @@ impl SendOp {
         if step.iter().all(u8::is_ascii_control) {
             return false;
         }
-        let Some(prompt) = self
+        // A blank row before the cursor: a read with no prompt (`input()`), since the REPL's
+        // own prompt would show.
+        let prompt = self
             .shared
             .lock()
             .screen
             .cursor_row_prefix()
-            .filter(|row| is_programs_own_prompt(row))
-        else {
+            .unwrap_or_default();
+        if !prompt.trim().is_empty() && !is_programs_own_prompt(&prompt) {
             return false;
-        };
+        }
         let number = pacing.newest_step_first_line();
         let hidden = self
             .shared
@@ -411,7 +414,12 @@ impl SendOp {
                     &cut(line.trim()),
                     &cut(prompt.trim()),
                 ),
-                input::line_to_a_prompt_entry(number, &cut(line.trim()), &cut(prompt.trim()), ""),
+                input::line_to_a_prompt_entry(
+                    number,
+                    &cut(line.trim()),
+                    &cut(prompt.trim()),
+                    input::PROMPTLESS_READ,
+                ),
             );
             return false;
         }

@@ -267,6 +267,7 @@ impl SendOp {
         if python_reader && request.submit {
             python_input::check_keys_before_block(&request.text)?;
         }
+        let mut via_node_editor = false;
         let typing = if python_reader {
             // The REPL's own prompt, not a debugger's (`(Pdb) `, `(com) `: pdb reads commands,
             // and an empty line repeats the last one), or none shown (above).
@@ -308,6 +309,7 @@ impl SendOp {
             .then(|| node_input::editor_steps(&request.text, request.submit))
             .flatten()
         {
+            via_node_editor = true;
             st.python_block = None;
             let input = steps.remove(0);
             python_input::Typing {
@@ -423,8 +425,15 @@ impl SendOp {
         let in_promptless_mode = program
             && st.promptless_repl.is_some_and(|group| Some(group) == fg)
             && !request.text.contains(['\u{4}', '\u{3}']);
-        let entered =
-            fg.filter(|_| program && last_line.as_deref().is_some_and(enters_a_promptless_mode));
+        // Only node has that mode: to Python, sqlite3 or gdb `.editor` is an error or a
+        // command of theirs, and their prompt comes back.
+        let entered = fg
+            .filter(|_| program && last_line.as_deref().is_some_and(enters_a_promptless_mode))
+            .filter(|&pgid| {
+                python_input::group_program(shared, pgid)
+                    .as_deref()
+                    .is_some_and(node_input::has_editor_mode)
+            });
         let own_line = if request.text.is_empty() {
             st.last_sent_line.clone()
         } else {
@@ -498,8 +507,10 @@ impl SendOp {
                 && !request.text.lines().any(input::quits_a_program),
             // Its REPL's prompt, by the program's name: not a script's prompt written like one
             // (`pt> `, whose reads take the lines as answers).
+            // In node's editor mode, which this send enters, the rows show no prompt.
             repl_at_start: fg.filter(|&pgid| {
                 program
+                    && !via_node_editor
                     && cursor_row.as_deref().is_some_and(|row| {
                         super::super::observe::is_repl_prompt(row)
                             && leader
@@ -567,7 +578,7 @@ impl SendOp {
 }
 
 /// Whether `line` (a send's last non-blank line, trimmed) is a REPL command that switches
-/// the REPL into a mode with no prompt: node's `.editor` (its other commands, `.exit` and
+/// node's REPL into a mode with no prompt: `.editor` (its other commands, `.exit` and
 /// `.help` among them, come back to the prompt, and wait behind a pending `await` like any
 /// line).
 fn enters_a_promptless_mode(line: &str) -> bool {

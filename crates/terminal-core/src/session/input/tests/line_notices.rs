@@ -20,6 +20,15 @@ fn the_notice_for_lines_not_typed_or_typed_to_a_prompt_names_them() {
         line_to_programs_prompt_notice(5, "print('done', n)", "N:"),
         @"[input: line 5 of the input (`print('done', n)`) went to the prompt `N:` that an earlier line's statement or command showed, as its answer, not to the REPL or debugger as a statement or command: if it was meant as one, it did not run; send it again once that prompt is answered]"
     );
+    // A read with no prompt (`input()`), seen or hidden.
+    insta::assert_snapshot!(
+        line_to_programs_prompt_notice(2, "print('hello', name)", ""),
+        @"[input: line 2 of the input (`print('hello', name)`) went as input to a read with no prompt (an `input()` with no prompt text) that an earlier line's statement or command made, not to the REPL or debugger as a statement or command: if it was meant as one, it did not run; send it again once that read has its input]"
+    );
+    insta::assert_snapshot!(
+        line_to_hidden_prompt_notice(2, "print(k)", 1, ""),
+        @"[input: line 2 of the input (`print(k)`) and the line after it were not typed: an earlier line's statement or command now waits at a read with no prompt that hides what is typed (a password's), which would have taken the line as its answer; your next send answers it (not echoed), then send the lines not typed again]"
+    );
     insta::assert_snapshot!(
         lines_to_prompts_notice(&[
             line_to_a_prompt_entry(2, "echo one", "A:", "`read`"),
