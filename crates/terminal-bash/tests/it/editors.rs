@@ -210,6 +210,23 @@ async fn vim_in_a_read_only_home_exits_without_a_press_enter_prompt() {
             std::fs::read_to_string(ws.0.join("notes.txt")).unwrap(),
             "saved\n"
         );
+        // Started with no startup files (`-u NONE`: no VIMINIT), vim stops at its hit-enter
+        // prompt as it quits, in the terminal's line mode: a command sent then would be its
+        // dismissal, and lost (the result said only the shell's prompt and exit 0).
+        sh.send("vim -u NONE -N bare.txt").await;
+        let r = sh.send(":wq").await;
+        if r.viewport
+            .contains("Press ENTER or type command to continue")
+        {
+            let e = sh.try_send("echo lost", true).await.expect_err("refused");
+            assert!(e.message().contains("\"Press ENTER or type command"), "{e}");
+            let r = sh.send("").await;
+            assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        } else {
+            eprintln!("vim -u NONE quit with no hit-enter prompt: its refusal not exercised");
+        }
+        let r = sh.send("echo after-$((2+3))").await;
+        assert!(r.viewport.lines().any(|l| l == "after-5"), "{r:?}");
         sh.close().await;
     })
     .await;

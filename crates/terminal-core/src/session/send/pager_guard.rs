@@ -82,6 +82,20 @@ pub(super) fn check(
         if st.redraw_pending.is_some() || st.typed_unended {
             return Ok(());
         }
+        // vim's hit-enter prompt as it quits (E138, its viminfo not writable), in the
+        // terminal's line mode by then: the line dismisses it and vim drops the rest, so
+        // nothing of it runs.
+        if st
+            .screen
+            .cursor_row_prefix()
+            .is_some_and(|row| row.contains(HIT_ENTER))
+            && let Some(editor) = shared
+                .processes()
+                .into_iter()
+                .find(|s| s.pgrp == pgid && !s.is_zombie() && EDITORS.contains(&s.comm.as_str()))
+        {
+            return Err(hit_enter_refusal(&editor.comm, text));
+        }
         return check_filter(shared, pgid, text);
     }
     if modes.is_none_or(|m| m.canonical) {
