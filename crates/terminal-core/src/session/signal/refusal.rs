@@ -70,7 +70,7 @@ pub(in crate::session) fn job_control_off_refusal(
 fn job_control_off_text() -> TerminalError {
     TerminalError::new(
         TerminalErrorCode::Signal,
-        "refusing to SIGTSTP: job control is off in the shell that runs the command (`set +m`), so the command runs in that shell's own process group, and a command stopped there could never be continued (the shell would wait for it forever); send SIGINT to interrupt it, and `set -m` in that shell turns job control back on for later commands".to_owned(),
+        "refusing to SIGTSTP: the command runs in the process group of the shell that runs it, either inside a command substitution (`$(…)`, which that shell waits on itself) or because job control is off in that shell (`set +m`), and a command stopped there could never be continued (the shell would wait for it forever); send SIGINT to interrupt it (with job control off, `set -m` in that shell turns it back on for later commands)".to_owned(),
     )
 }
 
