@@ -171,7 +171,8 @@ async fn c37_text_lines_among_binary_are_counted_in_the_summary() {
 /// Field case C37 with a pause: a result that comes while the program still writes binary
 /// output (its deadline passed, or its output went quiet) shows the run so far as one line,
 /// and the next poll's result shows the whole run as one summary line, with no stray bytes
-/// of it as lines of their own, whatever the read sizes leave at the pause. (The output starts
+/// of it as lines of their own, whatever the read sizes leave at the pause, and says that its
+/// count is the whole run's. (The output starts
 /// and ends with a byte no text has: random bytes that start or end with a newline and a few
 /// printable ones look like text lines written around binary output, and show as such.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -204,6 +205,14 @@ async fn c37_binary_output_across_a_pause_stays_one_run() {
                 "{ctx}"
             );
             assert_eq!(lines[1..], ["tail-text", "dsh> "], "{ctx}");
+            // The count is the whole run's, the bytes the first result counted included, and
+            // the result says so (it read as that many more bytes).
+            assert!(
+                rest.notices
+                    .iter()
+                    .any(|n| n.starts_with("[output: the first line is the count of the binary output the previous result ended in")),
+                "{ctx}"
+            );
         }
         sh.close().await;
     })

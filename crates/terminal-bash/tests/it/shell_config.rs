@@ -115,7 +115,8 @@ async fn c33_a_readonly_or_integer_prompt_command_keeps_the_shell() {
 }
 
 /// Field case C33, PROMPT_COMMAND and PS1 both replaced in one command: the prompt right after
-/// has no mark (it settles on the kernel's evidence), and the marks are back for the next.
+/// has no mark (it settles on the kernel's evidence), and the marks are back for the next;
+/// not after PS1 was made read-only.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn c33_marks_come_back_after_prompt_command_and_ps1_are_both_replaced() {
     within(async {
@@ -130,6 +131,18 @@ async fn c33_marks_come_back_after_prompt_command_and_ps1_are_both_replaced() {
         on_mark(&r, 7);
         assert!(!says_prompt_unmarked(&r), "{r:?}");
         assert!(r.viewport.ends_with("raw$ "), "{:?}", r.viewport);
+        // A prompt made read-only cannot take the marks again: the notice says so at every
+        // send (it said the marks were back for the next command, which never came).
+        let r = sh.send("readonly PS1='ro$ '").await;
+        assert!(says_prompt_unmarked(&r), "{r:?}");
+        let r = sh.send("false").await;
+        assert!(says_prompt_unmarked(&r), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.contains("unless PS1 was made read-only")),
+            "{r:?}"
+        );
         sh.close().await;
     })
     .await;

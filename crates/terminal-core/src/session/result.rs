@@ -113,6 +113,10 @@ pub(super) struct SettleFacts {
     /// The start of the unfinished line the previous result ended in (a program still
     /// running was writing it), which the result's first line goes on from.
     pub(super) continued_line: Option<String>,
+    /// The previous result ended in a run of binary output still going on (its count so
+    /// far), and this one starts with the run's summary line, which took that line's place:
+    /// its count is the whole run's.
+    pub(super) binary_run_continued: bool,
     /// Lines of the result after the one the shell's prompt came back on (the output moved
     /// the cursor up above lines it wrote before; 0: none).
     pub(super) lines_below_prompt: u64,
@@ -387,6 +391,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         (
             facts.continued_line.is_some() && !facts.alternate,
             facts.continued_line.as_deref().map(continued_line_notice),
+        ),
+        (
+            facts.binary_run_continued && !facts.alternate,
+            Some(BINARY_RUN_CONTINUED_NOTICE.to_owned()),
         ),
         (
             facts.lines_below_prompt > 0,

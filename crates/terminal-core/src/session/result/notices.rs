@@ -55,6 +55,11 @@ pub(super) fn continued_line_notice(start: &str) -> String {
     )
 }
 
+/// The notice for [`SettleFacts::binary_run_continued`].
+pub(super) const BINARY_RUN_CONTINUED_NOTICE: &str = "[output: the first line is the count of the \
+     binary output the previous result ended in (its `… so far` line): the whole run's bytes, \
+     those counted then included]";
+
 /// The notice for [`SettleFacts::lines_below_prompt`]: `lines` (at least 1) lines of the
 /// result follow the line the shell's prompt came back on.
 pub(super) fn lines_below_prompt_notice(lines: u64) -> String {
@@ -124,8 +129,10 @@ pub(super) const MARKS_GONE_NOTICE: &str = "[shell: prompt marks are gone (exec 
 /// The notice for [`SettleFacts::prompt_unmarked`].
 pub(super) const PROMPT_UNMARKED_NOTICE: &str = "[shell: the shell reads input with no prompt mark \
      since this command: it replaced PS1 or PROMPT_COMMAND, or abandoned a command that could \
-     not fork (the session's process cap) (its exit code is unknown; the marks are back for the \
-     next command), or a shell builtin reads with the line editor (`read -e`)]";
+     not fork (the session's process cap) (its exit code is unknown; the marks are put back \
+     before the next command, unless PS1 was made read-only: then they stay gone, and exit \
+     codes with them, until a new session), or a shell builtin reads with the line editor \
+     (`read -e`)]";
 
 /// The notice for [`SettleFacts::stderr_away`].
 pub(super) const STDERR_AWAY_NOTICE: &str = "[shell: the shell's stderr is not the terminal \

@@ -47,6 +47,7 @@ fn facts(reason: Settle) -> SettleFacts {
         rewound_lines: 0,
         lines_below_prompt: 0,
         continued_line: None,
+        binary_run_continued: false,
         refused_line: None,
         cleared_line: None,
         foreign_line: None,
@@ -375,6 +376,11 @@ fn notices_for_a_left_alternate_screen_and_gone_marks() {
         ..facts(Settle::Prompt)
     };
     insta::assert_snapshot!("continued_long_line", assemble(long).notices.join("\n"));
+    let binary = SettleFacts {
+        binary_run_continued: true,
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("binary_run_continued", assemble(binary).notices.join("\n"));
     for (lines, name) in [(1, "line_below_prompt"), (2, "lines_below_prompt")] {
         let below = SettleFacts {
             lines_below_prompt: lines,

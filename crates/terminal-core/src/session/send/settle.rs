@@ -250,6 +250,16 @@ impl SendOp {
         // ended that line at once).
         let continued_line = continued_line
             .filter(|_| !rendered.text.is_empty() && !rendered.text.starts_with('\n'));
+        // The render starts over at the row the previous result ended in, and its first line
+        // is a binary run's summary: that row showed the run so far.
+        let binary_run_continued = {
+            let span = self.span();
+            span.continues_line && span.final_restarts_line
+        } && rendered
+            .text
+            .lines()
+            .next()
+            .is_some_and(crate::screen::shows_suppressed_run);
         // A job's last read hands the viewport on: the line ends its bound left out.
         self.span().final_lost_lines =
             super::span::lost_lines(lost_before_copy, copied_line_ends, &rendered);
@@ -450,6 +460,7 @@ impl SendOp {
                 rewound_lines
             },
             continued_line,
+            binary_run_continued,
             lines_below_prompt: if reason == Settle::Prompt && !alternate && !self.edits_shell_line
             {
                 lines_after_cursor
