@@ -29,6 +29,7 @@ mod multiplexer;
 mod pacing;
 mod pending_work;
 mod python_blocks;
+mod python_one_line_blocks;
 mod python_unended;
 mod queries;
 mod races;

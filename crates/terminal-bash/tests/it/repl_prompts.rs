@@ -4,7 +4,7 @@
 //! secret), at one that shows what is typed (an `input()`) the line goes and the result says
 //! where.
 
-use dsh_terminal_core::WaitReason;
+use dsh_terminal_core::{BackendSession, WaitReason};
 
 use crate::support::{Shell, config, within};
 
@@ -69,6 +69,26 @@ async fn lines_after_a_statement_that_asks_are_not_its_answer() {
                 )),
                 "{py}: {r:?}"
             );
+            // A blank row with no read asked for is other output: a prompt made empty, a
+            // background process printing after the prompt.
+            let no_read = |r: &dsh_terminal_core::SendResult| {
+                r.notices
+                    .iter()
+                    .all(|n| !n.contains("read with no prompt"))
+            };
+            let r = sh
+                .send("import sys\nsys.ps1 = ''\nprint('ps1', 'gone')\nsys.ps1 = '>>> '")
+                .await;
+            assert!(r.viewport.lines().any(|l| l == "ps1 gone"), "{py}: {r:?}");
+            assert!(no_read(&r), "{py}: {r:?}");
+            let r = sh
+                .send(
+                    "import subprocess\np = subprocess.Popen('for i in 1 2 3 4 5 6; do echo bg$i; sleep 0.02; done', shell=True)\na = 1\nb = 2\nc = 3\nd = 4\nprint('sum', a + b + c + d)",
+                )
+                .await;
+            assert!(r.viewport.lines().any(|l| l == "sum 10"), "{py}: {r:?}");
+            assert!(no_read(&r), "{py}: {r:?}");
+            sh.send("p.wait()").await;
             // `.editor` is node's; to Python it is a SyntaxError, and the prompt comes back:
             // the lines after it are no editor mode's (a notice said so on every send, and
             // its Ctrl-D advice ended the REPL).
@@ -256,6 +276,44 @@ async fn several_lines_to_node_run_as_one_unit() {
         assert!(r.viewport.lines().any(|l| l == "'10+20+30'"), "{r:?}");
         assert!(!r.viewport.contains("Invalid REPL keyword"), "{r:?}");
         sh.send(".exit").await;
+        sh.close().await;
+    })
+    .await;
+}
+
+/// `.editor` is a command of node's REPL only: to a node script reading lines it is a line
+/// like any other (the result said the script was in node's editor mode, with advice to send
+/// Ctrl-D, which would end it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_script_reading_lines_has_no_editor_mode() {
+    if !crate::support::installed("node") {
+        eprintln!("node is not installed: its scripts' reads are not exercised");
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(
+                "node -e \"const rl = require('readline').createInterface({input: process.stdin, output: process.stdout}); rl.setPrompt('> '); rl.prompt(); rl.on('line', l => { console.log('got ' + l); rl.prompt(); })\"",
+            )
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        for line in [".editor", "hello"] {
+            let r = sh.send(line).await;
+            assert!(
+                r.viewport.lines().any(|l| l == format!("got {line}")),
+                "{line}: {r:?}"
+            );
+            assert!(
+                r.notices.iter().all(|n| !n.contains("editor mode")),
+                "{line}: {r:?}"
+            );
+        }
+        sh.session
+            .signal(dsh_terminal_core::TerminalSignal::Sigint)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let r = sh.send("echo back").await;
+        assert!(r.viewport.lines().any(|l| l == "back"), "{r:?}");
         sh.close().await;
     })
     .await;

@@ -28,7 +28,8 @@ use crate::screen::PromptState;
 use super::Inner;
 use super::cancel::CancelInterrupts;
 use super::observe::{
-    Probe, Probing, SIGNAL_BYTES, leader_runs_a_repl, observe, wait_for_shell_read,
+    Probe, Probing, SIGNAL_BYTES, is_block_continuation_prompt, leader_runs_a_repl, observe,
+    wait_for_shell_read,
 };
 use super::probe::ProbeSchedule;
 use super::signal::runs_shell_image;
@@ -362,6 +363,16 @@ impl SendOp {
             if answers_a_reader && release == Some(Settle::Prompt) && pacing.is_pending() {
                 self.note_reader_ended(&mut pacing);
             }
+            if release.is_some()
+                && pacing.next_ends_a_block()
+                && !shared
+                    .lock()
+                    .screen
+                    .cursor_row_prefix()
+                    .is_some_and(|row| is_block_continuation_prompt(&row))
+            {
+                pacing.drop_next();
+            }
             if let Some(reason) = release
                 && pacing.is_pending()
                 && let Some(mut line) = pacing.on_settle(reason)
@@ -436,7 +447,10 @@ impl SendOp {
                 // REPL's line editor turns them off (raw mode), and the key reader's cursor rests
                 // where it drew (a blank row below `top`'s short list in a sandbox), owing no
                 // prompt (taken for one, the send waited out its deadline).
+                // Not in node's editor mode, which shows no prompt (with a deadline, the send
+                // waited for one until the REPL was quiet, and said it still owed it).
                 let unprompted = reason == Settle::StdinWait
+                    && !self.promptless
                     && obs.fg != Some(shared.shell_pgid())
                     && obs.fg_wait_among_others
                     && !obs.fg_relays

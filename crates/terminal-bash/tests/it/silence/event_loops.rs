@@ -116,9 +116,18 @@ async fn a_repl_event_loop_still_awaiting_a_line_says_so() {
             r.notices.iter().all(|n| !n.contains("editor mode")),
             "{r:?}"
         );
-        let r = sh.send(".editor").await;
+        // With a deadline too (it waited for a prompt the mode never shows, and said the
+        // REPL still owed it).
+        let r = sh.send_within(".editor", true, 20_000).await;
         assert!(!still(&r), "{r:?}");
-        sh.send("let w = 1;").await;
+        let r = sh.send_within("let w = 1;", true, 20_000).await;
+        assert!(!still(&r), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[input: node is in its editor mode (.editor)")),
+            "{r:?}"
+        );
         // A SIGINT ends the mode as the typed Ctrl-C does.
         sh.session.signal(TerminalSignal::Sigint).unwrap();
         let r = sh.send("1 + 1").await;

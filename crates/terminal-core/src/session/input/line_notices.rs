@@ -83,6 +83,39 @@ pub(in crate::session) fn lines_to_prompts_notice(entries: &[String]) -> String 
     )
 }
 
+/// Whether `step` (a line typed to a REPL or debugger) asks for input where it runs: it
+/// calls a reading function (`input()`, `sys.stdin.readline()`, `getpass`, node's
+/// `rl.question`, C's `scanf`/`gets`) or resumes the program a debugger runs (`next`,
+/// `continue`, `run`, and their one-letter forms), which may read. A blank row after it is
+/// then a read with no prompt; after any other line it is other output (a background
+/// process printing, a prompt made empty).
+pub(in crate::session) fn asks_for_input(step: &[u8]) -> bool {
+    const READS: [&str; 8] = [
+        "input(",
+        "readline(",
+        "readlines(",
+        "getpass",
+        "stdin",
+        "question(",
+        "scanf",
+        "gets(",
+    ];
+    const RESUMES: [&str; 14] = [
+        "n", "next", "s", "step", "c", "cont", "continue", "r", "run", "until", "unt", "finish",
+        "fin", "return",
+    ];
+    let text = String::from_utf8_lossy(step);
+    let line = text.trim();
+    let mut words = line.split_whitespace();
+    // A debugger's command, with arguments (`next 3`, `run < in.txt`), not a statement that
+    // starts with a name like one (`c = 3`, `n += 1`).
+    let resumes = words.next().is_some_and(|word| RESUMES.contains(&word))
+        && words.next().is_none_or(|arg| {
+            arg.starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '<' | '-' | '$'))
+        });
+    READS.iter().any(|call| line.contains(call)) || resumes
+}
+
 /// How the notices below name a read with no prompt that an earlier line's statement or
 /// command made (an `input()` with no prompt text).
 pub(in crate::session) const PROMPTLESS_READ: &str = "a read with no prompt";
@@ -99,7 +132,7 @@ pub(in crate::session) fn line_to_programs_prompt_notice(
     let (to, answered) = if prompt.is_empty() {
         (
             format!(
-                "as input to {PROMPTLESS_READ} (an `input()` with no prompt text) that an earlier line's statement or command made"
+                "as input to {PROMPTLESS_READ} (such as an `input()` with no prompt text) that an earlier line's statement or command made"
             ),
             "that read has its input",
         )

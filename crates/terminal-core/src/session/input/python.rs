@@ -425,16 +425,22 @@ fn statement_steps(statements: Vec<String>) -> Option<Vec<Vec<u8>>> {
         block_paste: true,
         ..Reader::default()
     };
-    statements
+    let steps: Option<Vec<Vec<Vec<u8>>>> = statements
         .into_iter()
         .map(|statement| {
             let text = python_ended(statement);
             let body = text.trim_end();
             // A block goes as a paste, one on a single line (`for i in x: print(i)`) too: typed,
-            // Python 3.13's REPL takes the empty line after it as a new line of the block.
+            // Python 3.13's REPL takes the empty line after it as a new line of the block. Its
+            // Enter, then the Enter that ends the block as a step of its own
+            // ([`BLOCK_END_KEY`]): IPython runs such a line on the first, and took the second
+            // as an empty line at its next prompt.
             let block = body.contains('\n') || text.ends_with("\n\n");
             if block && !body.contains('\n') && !body.contains(|c: char| c.is_control()) {
-                return Some([PASTE_START, body.as_bytes(), PASTE_END, b"\r\r"].concat());
+                return Some(vec![
+                    [PASTE_START, body.as_bytes(), PASTE_END, b"\r"].concat(),
+                    BLOCK_END_KEY.to_vec(),
+                ]);
             }
             let bytes = shape(&text, false, reader)
                 .ok()
@@ -442,14 +448,19 @@ fn statement_steps(statements: Vec<String>) -> Option<Vec<Vec<u8>>> {
             // A typed line ends with the Enter key a terminal sends (a line editor in raw mode
             // may take a newline for another key: Python 3.13's starts a new line of the block
             // with it).
-            Some(if is_paste(&bytes) {
+            Some(vec![if is_paste(&bytes) {
                 bytes
             } else {
                 bytes
                     .into_iter()
                     .map(|b| if b == b'\n' { b'\r' } else { b })
                     .collect()
-            })
+            }])
         })
-        .collect()
+        .collect();
+    steps.map(|steps| steps.into_iter().flatten().collect())
 }
+
+/// A statement step that is this key alone (Enter) ends the block the step before typed: it
+/// goes only where the REPL shows its block continuation prompt (see `Pacing::next_ends_a_block`).
+pub(in crate::session) const BLOCK_END_KEY: &[u8] = b"\r";

@@ -75,6 +75,18 @@ fn python_typed_to_a_repl_gets_an_empty_line_after_each_block_and_none_inside() 
         python_statement_steps("%%time\nx = 1\nfor i in x:\n    y\n"),
         None
     );
+    // A compound statement on one line: pasted with its Enter, then the Enter that ends the
+    // block as a step of its own (IPython runs it on the first: the second was an empty line
+    // at its next prompt).
+    assert_eq!(
+        python_statement_steps("x = 1\nif x: print(x)\nprint(2)\n"),
+        Some(vec![
+            b"x = 1\r".to_vec(),
+            [PASTE_START, b"if x: print(x)", PASTE_END, b"\r"].concat(),
+            BLOCK_END_KEY.to_vec(),
+            b"print(2)\r".to_vec(),
+        ])
+    );
     // Keys among the text: typed as sent, paced around them.
     assert_eq!(python_separated("if x:\n    y\n\u{3}print(1)\n"), None);
 }

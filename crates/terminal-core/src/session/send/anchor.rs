@@ -390,6 +390,12 @@ impl SendOp {
         if !prompt.trim().is_empty() && !is_programs_own_prompt(&prompt) {
             return false;
         }
+        // A blank row is a read only when the line before asked for one: other output (a
+        // background process printing, a prompt made empty, node's editor mode) leaves the
+        // cursor at a blank row too.
+        if prompt.trim().is_empty() && !input::asks_for_input(pacing.step_before_newest()) {
+            return false;
+        }
         let number = pacing.newest_step_first_line();
         let hidden = self
             .shared

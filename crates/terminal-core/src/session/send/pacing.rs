@@ -53,6 +53,14 @@ pub(super) struct Pacing {
     /// The steps still to type are a Python REPL's statements, one per step, already shaped
     /// for it (see [`Pacing::plan_statements`]).
     statements_planned: bool,
+    /// The step handed out before the newest one (the line whose statement may now read).
+    before_newest: Vec<u8>,
+    /// The step handed out last.
+    newest: Vec<u8>,
+    /// The next step to type is a planned statement step that only ends the block the step
+    /// before typed (see [`Pacing::next_ends_a_block`]): not a line end split off a step, nor
+    /// one put back.
+    front_ends_a_block: bool,
     /// The steps still to type are split as keys to a full-screen program that takes pastes
     /// (see [`Pacing::respace_for_full_screen`]).
     full_screen_split: bool,
@@ -176,6 +184,7 @@ impl Pacing {
         let mut steps: VecDeque<Vec<u8>> = Self::full_screen_steps(rest).into();
         let first = steps.pop_front().unwrap_or_default();
         self.pending = steps;
+        self.front_ends_a_block = false;
         self.line_ends_taken = self.line_ends_before_newest;
         self.handed_out(&first);
         first
@@ -223,11 +232,17 @@ impl Pacing {
 
     /// Notes `step` as handed out to be written.
     fn handed_out(&mut self, step: &[u8]) {
+        self.before_newest = std::mem::replace(&mut self.newest, step.to_vec());
         self.after_signal_key = ends_with_signal_key(step);
         self.newest_ends_line = step.last().is_some_and(|&b| b == b'\n' || b == b'\r');
         self.newest_ends_text = step.last().is_some_and(|&b| b >= 0x20 && b != 0x7f);
         self.line_ends_before_newest = self.line_ends_taken;
         self.line_ends_taken += line_ends(step);
+    }
+
+    /// The step handed out before the newest one: the line typed before it.
+    pub(super) fn step_before_newest(&self) -> &[u8] {
+        &self.before_newest
     }
 
     /// The number (from 1) of the input line the step handed out last starts on.
@@ -373,9 +388,21 @@ impl Pacing {
 
     /// The next step, whatever its reader is doing.
     pub(super) fn take_next(&mut self) -> Option<Vec<u8>> {
-        let step = self.pending.pop_front()?;
+        let step = self.pop_front()?;
         self.handed_out(&step);
         Some(step)
+    }
+
+    /// Takes the next step off the queue; the one after it, when a planned statement step, may
+    /// end a block (a line end split off a step or put back goes before it, and is none).
+    fn pop_front(&mut self) -> Option<Vec<u8>> {
+        let step = self.pending.pop_front();
+        self.front_ends_a_block = self.statements_planned
+            && self
+                .pending
+                .front()
+                .is_some_and(|next| next.as_slice() == super::super::input::BLOCK_END_KEY);
+        step
     }
 
     /// What to write instead of settling for `reason`: the next line when the reader is ready
@@ -389,11 +416,13 @@ impl Pacing {
                 if self.answer_check.take().is_some() {
                     let _ = self.drop_next();
                 }
+                self.front_ends_a_block = false;
                 let rest: Vec<u8> = self.pending.drain(..).flatten().collect();
                 self.handed_out(&rest);
                 (!rest.is_empty()).then_some(rest)
             }
             Settle::Exit => {
+                self.front_ends_a_block = false;
                 self.pending.clear();
                 None
             }
@@ -408,6 +437,7 @@ impl Pacing {
         check: super::key_answer::AnswerCheck,
     ) {
         self.pending.push_front(rest);
+        self.front_ends_a_block = false;
         self.answer_check = Some(check);
     }
 
@@ -422,10 +452,11 @@ impl Pacing {
         self.passed.take()
     }
 
-    /// Drops the next step (an answer's rest whose reader took what it had).
+    /// Drops the next step (an answer's rest whose reader took what it had, an Enter that
+    /// would end a block the REPL already ran).
     pub(super) fn drop_next(&mut self) -> Option<Vec<u8>> {
         // The line it ended was answered all the same: its line end counts as taken.
-        let step = self.pending.pop_front()?;
+        let step = self.pop_front()?;
         self.line_ends_taken += line_ends(&step);
         Some(step)
     }
@@ -459,14 +490,28 @@ impl Pacing {
     /// Replaces the steps not typed yet with `steps`.
     pub(super) fn replace_pending(&mut self, steps: Vec<Vec<u8>>) {
         self.pending = steps.into();
+        self.front_ends_a_block = false;
     }
 
     /// The steps still to be typed become `steps`: a Python REPL's statements, one per step,
     /// each shaped for it (a block as a paste, a line with the Enter key). Planned once; later
     /// steps go as they are.
     pub(super) fn plan_statements(&mut self, steps: Vec<Vec<u8>>) {
+        self.front_ends_a_block = steps
+            .first()
+            .is_some_and(|step| step.as_slice() == super::super::input::BLOCK_END_KEY);
         self.pending = steps.into();
         self.statements_planned = true;
+    }
+
+    /// Whether the next step is a Python REPL's statement step that only ends the block the
+    /// step before typed (Enter alone, `input::BLOCK_END_KEY`): it goes where the REPL shows
+    /// its block continuation prompt, and is dropped ([`Pacing::drop_next`]) where the REPL
+    /// ran the block on the Enter before (IPython runs `for i in x: f(i)` at once, and took
+    /// the second Enter as an empty line at its next prompt, or at an `input()` the block
+    /// made).
+    pub(super) fn next_ends_a_block(&self) -> bool {
+        self.front_ends_a_block
     }
 
     /// Whether [`Pacing::plan_statements`] planned the steps still to be typed.
@@ -491,6 +536,7 @@ impl Pacing {
         if !step.is_empty() {
             self.line_ends_taken = self.line_ends_taken.saturating_sub(line_ends(&step));
             self.pending.push_front(step);
+            self.front_ends_a_block = false;
         }
     }
 
@@ -503,6 +549,7 @@ impl Pacing {
         let last = *self.pending.back()?.last()?;
         let ends: usize = self.pending.iter().map(|step| line_ends(step)).sum();
         self.pending.clear();
+        self.front_ends_a_block = false;
         Some((
             self.line_ends_taken + 1,
             ends + usize::from(last != b'\n' && last != b'\r'),

@@ -425,14 +425,15 @@ impl SendOp {
         let in_promptless_mode = program
             && st.promptless_repl.is_some_and(|group| Some(group) == fg)
             && !request.text.contains(['\u{4}', '\u{3}']);
-        // Only node has that mode: to Python, sqlite3 or gdb `.editor` is an error or a
-        // command of theirs, and their prompt comes back.
+        // Only node's REPL has that mode: to Python, sqlite3 or gdb `.editor` is an error or
+        // a command of theirs, and their prompt comes back; to a node script, a line.
         let entered = fg
             .filter(|_| program && last_line.as_deref().is_some_and(enters_a_promptless_mode))
             .filter(|&pgid| {
                 python_input::group_program(shared, pgid)
                     .as_deref()
                     .is_some_and(node_input::has_editor_mode)
+                    && super::super::observe::leader_runs_a_repl(pgid)
             });
         let own_line = if request.text.is_empty() {
             st.last_sent_line.clone()

@@ -23,7 +23,7 @@ fn the_notice_for_lines_not_typed_or_typed_to_a_prompt_names_them() {
     // A read with no prompt (`input()`), seen or hidden.
     insta::assert_snapshot!(
         line_to_programs_prompt_notice(2, "print('hello', name)", ""),
-        @"[input: line 2 of the input (`print('hello', name)`) went as input to a read with no prompt (an `input()` with no prompt text) that an earlier line's statement or command made, not to the REPL or debugger as a statement or command: if it was meant as one, it did not run; send it again once that read has its input]"
+        @"[input: line 2 of the input (`print('hello', name)`) went as input to a read with no prompt (such as an `input()` with no prompt text) that an earlier line's statement or command made, not to the REPL or debugger as a statement or command: if it was meant as one, it did not run; send it again once that read has its input]"
     );
     insta::assert_snapshot!(
         line_to_hidden_prompt_notice(2, "print(k)", 1, ""),
@@ -44,4 +44,30 @@ fn the_notice_for_lines_not_typed_or_typed_to_a_prompt_names_them() {
         discarded_lines_notice(7, 1),
         @"[input: line 7 of the input was not typed: a signal (or a cancel) came first, and it discards input not read yet, as a terminal discards what was typed ahead; send it again to run it]"
     );
+}
+
+#[test]
+fn a_line_asks_for_input_when_it_calls_a_reader_or_resumes_a_debugged_program() {
+    for line in [
+        "name = input()",
+        "line = sys.stdin.readline()",
+        "k = getpass.getpass('')",
+        "rl.question('', a => {})",
+        "next",
+        "c",
+        "run < /dev/null",
+        "next 3",
+    ] {
+        assert!(asks_for_input(line.as_bytes()), "{line}");
+    }
+    for line in [
+        "a=1",
+        "sys.ps1=''",
+        ".editor",
+        "print('x')",
+        "nothing",
+        "select 1;",
+    ] {
+        assert!(!asks_for_input(line.as_bytes()), "{line}");
+    }
 }

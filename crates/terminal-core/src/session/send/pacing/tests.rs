@@ -1,6 +1,7 @@
 //! Table tests of the pacing of a send's input.
 
 use super::*;
+use crate::session::input::BLOCK_END_KEY;
 
 #[test]
 fn lines_to_the_line_editor_are_typed_one_at_a_time() {
@@ -233,4 +234,29 @@ fn lines_for_a_full_screen_program_an_earlier_line_started_are_split_again_once(
     assert_eq!(pacing.respace_for_full_screen(step), b"\n");
     assert_eq!(pacing.pending_bytes(), b"    two\n");
     assert_eq!(pacing.take_next().unwrap_or_default(), b"    two");
+}
+
+/// A planned statement step that is Enter alone ends the block the step before typed, and
+/// only then may be dropped; a line end split off a step and put back is no such step.
+#[test]
+fn only_a_planned_enter_alone_ends_a_block() {
+    let (_, mut p) = Pacing::split(b"x".to_vec(), true, false);
+    p.plan_statements(vec![
+        b"\x1b[200~if x: y\x1b[201~\r".to_vec(),
+        BLOCK_END_KEY.to_vec(),
+        b"hello\r".to_vec(),
+        b"print(1)\r".to_vec(),
+    ]);
+    assert!(!p.next_ends_a_block());
+    assert!(p.take_next().is_some());
+    assert!(p.next_ends_a_block());
+    assert_eq!(p.drop_next().as_deref(), Some(BLOCK_END_KEY));
+    assert!(!p.next_ends_a_block());
+    // `hello` typed as keys, its Enter put back to go once they are read.
+    assert_eq!(p.take_next().as_deref(), Some(&b"hello\r"[..]));
+    p.put_back(b"\r".to_vec());
+    assert!(!p.next_ends_a_block(), "a put-back Enter ends no block");
+    assert_eq!(p.take_next().as_deref(), Some(&b"\r"[..]));
+    assert!(!p.next_ends_a_block());
+    assert_eq!(p.take_next().as_deref(), Some(&b"print(1)\r"[..]));
 }
