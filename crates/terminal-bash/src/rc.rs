@@ -144,9 +144,12 @@ __dsh_hook='{ __dsh_prompt; } 3>&2 &>/dev/null'
 # The prompt strings put the hook back into PROMPT_COMMAND when a command removed it, unless
 # PROMPT_COMMAND was made readonly or given another attribute than array or export: an
 # assignment to it that fails while bash expands a prompt string crashes bash, or repeats
-# the error forever (`readonly PROMPT_COMMAND`, `declare -i PROMPT_COMMAND=1`).
+# the error forever (`readonly PROMPT_COMMAND`, `declare -i PROMPT_COMMAND=1`, and so with no
+# value after an `unset`). The attributes of one with no value are read as `[*]@a`, which
+# `set -u` allows; what the expansion yields is a pattern for the empty __dsh_e, so only the
+# assignment in it counts.
 declare -A __dsh_pc_ok=([x]=1 [xa]=1 [xx]=1 [xax]=1)
-__dsh_keep='${__dsh_e/${__dsh_pc_ok[x${PROMPT_COMMAND[*]+${PROMPT_COMMAND@a}}]:+${PROMPT_COMMAND[__dsh_i]:=$__dsh_hook}}/}'
+__dsh_keep='${__dsh_e/${__dsh_pc_ok[x${PROMPT_COMMAND[*]+${PROMPT_COMMAND@a}}]:+${PROMPT_COMMAND[*]-${__dsh_pc_ok[x${PROMPT_COMMAND[*]@a}]:+${PROMPT_COMMAND[__dsh_i]:=$__dsh_hook}}}${PROMPT_COMMAND[*]+${PROMPT_COMMAND[__dsh_i]:=$__dsh_hook}}}/}'
 # The nonce stays in this unexported variable: the prompt strings name it, and bash expands
 # it as it prints them, so a prompt string someone exports (a venv's `activate`) hands no
 # child process the nonce itself.
@@ -311,7 +314,11 @@ __dsh_settle() {
     __dsh_state=
     builtin return 0
   fi
-  if ((__dsh_i > 0)); then
+  # A PROMPT_COMMAND made readonly or integer (also one with no value) is left as it is: an
+  # assignment to it would abort this function before the prompt strings are put right.
+  if [[ ${PROMPT_COMMAND[*]@a} == *[ri]* ]]; then
+    :
+  elif ((__dsh_i > 0)); then
     builtin local -a at
     at=(-1 "${!PROMPT_COMMAND[@]}")
     if [[ ${PROMPT_COMMAND[__dsh_i]-} != "$__dsh_hook" || ${at[-1]} != "$__dsh_i" ]]; then

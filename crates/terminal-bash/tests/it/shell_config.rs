@@ -99,6 +99,12 @@ async fn c33_a_readonly_or_integer_prompt_command_keeps_the_shell() {
             "unset PROMPT_COMMAND; PROMPT_COMMAND='history -a'; readonly PROMPT_COMMAND",
             "unset PROMPT_COMMAND; declare -r PROMPT_COMMAND=''",
             "unset PROMPT_COMMAND; declare -i PROMPT_COMMAND=1",
+            // With no value: the prompt strings took it for one they could assign to, and
+            // the shell repeated the error without end (megabytes a send, every later
+            // command lost).
+            "unset PROMPT_COMMAND; readonly PROMPT_COMMAND",
+            "unset PROMPT_COMMAND; declare -i PROMPT_COMMAND",
+            "unset PROMPT_COMMAND; readonly PROMPT_COMMAND; PS1='w$ '",
         ] {
             let sh = Shell::open(config()).await;
             let r = sh.send(replace).await;
