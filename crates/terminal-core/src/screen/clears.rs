@@ -192,7 +192,8 @@ impl Screen {
     }
 
     /// Notes `text` (trimmed) of absolute row `row` as erased, unless it is empty, on a row an
-    /// earlier result showed (see [`Clears::floor`]) or a row of a progress display.
+    /// earlier result showed (see [`Clears::floor`]: noted as seen, see `Erased::note_shown`)
+    /// or a row of a progress display.
     fn note_erased_text(&mut self, row: u64, text: &str) {
         self.note_erased_text_as(row, row, text);
     }
@@ -215,8 +216,14 @@ impl Screen {
 
     /// Notes `text` of absolute row `row` under the number `id` (see [`Erased`]).
     fn note_erased_text_as(&mut self, row: u64, id: u64, text: &str) {
+        if !text.is_empty() && self.shown_before(row) {
+            self.clears
+                .erased
+                .get_or_insert_with(Erased::default)
+                .note_shown(text);
+            return;
+        }
         if text.is_empty()
-            || self.shown_before(row)
             || self
                 .clears
                 .progress_shapes

@@ -30,6 +30,11 @@ pub(crate) struct Erased {
     texts: Vec<(String, u64, u64)>,
     /// How many times each row had text erased (at most [`ROWS_COUNTED_MAX`] rows).
     erases_by_row: HashMap<u64, u32>,
+    /// Texts erased from rows an earlier result showed (at most [`ERASED_TEXTS_MAX`]): not
+    /// lost, and the same text erased again from a row no result showed is a frame of the
+    /// same display (a status line redrawn below the line that took its place), which the
+    /// reader saw already.
+    shown_texts: Vec<String>,
 }
 
 impl Erased {
@@ -46,6 +51,15 @@ impl Erased {
             seen.1 += 1;
         } else if self.texts.len() < ERASED_TEXTS_MAX {
             self.texts.push((text.to_owned(), 1, row));
+        }
+    }
+
+    /// Notes `text` erased from a row an earlier result showed (see `shown_texts`).
+    pub(super) fn note_shown(&mut self, text: &str) {
+        let text = dsh_output_retention::head_slice(text, ERASED_ROW_MAX_BYTES);
+        if self.shown_texts.len() < ERASED_TEXTS_MAX && !self.shown_texts.iter().any(|t| t == text)
+        {
+            self.shown_texts.push(text.to_owned());
         }
     }
 
@@ -79,7 +93,9 @@ impl Erased {
                     .count()
                     > 1;
                 let problem = reads_as_a_problem(text);
+                let shown_before = self.shown_texts.iter().any(|t| t == text);
                 *n == 1
+                    && !shown_before
                     && (!(transient_row(text) || redrawn_row || kin) || problem)
                     && shapes.iter().filter(|s| same_display(s, shape)).count() <= 1
                     && !shown
