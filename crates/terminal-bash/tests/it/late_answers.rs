@@ -288,3 +288,47 @@ async fn text_for_a_prompt_no_result_showed_is_refused_once() {
     })
     .await;
 }
+
+/// A command line sent while a program, or the shell's `read`, waits at a prompt the last
+/// result showed answers that prompt, as it would typed in a terminal, and the result says so
+/// (it showed only the program taking the text, so the model believed its command ran); an
+/// answer that names no command is no such line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_sent_to_a_waiting_prompt_is_said_to_answer_it() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let said = |r: &dsh_terminal_core::SendResult, prompt: &str| {
+            r.notices.iter().any(|n| {
+                n.starts_with("[input: line 1 of the input (`ls -la`) went to the prompt")
+                    && n.contains(&format!("`{prompt}`"))
+            })
+        };
+        for (start, prompt, shows) in [
+            (
+                "python3 -c \"x = input('Proceed? '); print('got', repr(x))\"",
+                "Proceed?",
+                "got 'ls -la'",
+            ),
+            (
+                "read -p 'Overwrite? [y/N] ' ans; echo \"ans=$ans\"",
+                "Overwrite? [y/N]",
+                "ans=ls -la",
+            ),
+        ] {
+            let r = sh.send(start).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
+            let r = sh.send("ls -la").await;
+            assert!(r.viewport.lines().any(|l| l == shows), "{start}: {r:?}");
+            assert!(said(&r, prompt), "{start}: {r:?}");
+        }
+        sh.send("read -p 'Name: ' who; echo \"who=$who\"").await;
+        let r = sh.send("alice").await;
+        assert!(r.viewport.lines().any(|l| l == "who=alice"), "{r:?}");
+        assert!(
+            r.notices.iter().all(|n| !n.contains("went to the prompt")),
+            "{r:?}"
+        );
+        sh.close().await;
+    })
+    .await;
+}

@@ -318,3 +318,37 @@ async fn a_node_script_reading_lines_has_no_editor_mode() {
     })
     .await;
 }
+
+/// Node's editor mode is told by the banner node's REPL prints for `.editor`: also in a REPL
+/// a script started (`require('repl').start()`, which no command line shows), and for lines
+/// sent after `.editor` in the same send, which wait in its buffer for Ctrl-D (the result
+/// said a pending await held them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_editor_mode_is_told_by_its_banner() {
+    if !crate::support::installed("node") {
+        eprintln!("node is not installed: its editor mode is not exercised");
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let in_editor = |r: &dsh_terminal_core::SendResult| {
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[input: node is in its editor mode (.editor)"))
+        };
+        for start in ["node", "node -e \"require('repl').start('app> ')\""] {
+            let r = sh.send(start).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
+            let r = sh
+                .send_within(".editor\nlet a2 = 1\na2 + 2", true, 20_000)
+                .await;
+            assert!(in_editor(&r), "{start}: {r:?}");
+            let r = sh.send_raw("\u{4}", false).await;
+            assert!(r.viewport.lines().any(|l| l == "3"), "{start}: {r:?}");
+            let r = sh.send(".exit").await;
+            assert!(r.viewport.ends_with("dsh> "), "{start}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

@@ -363,8 +363,16 @@ impl SendOp {
             if answers_a_reader && release == Some(Settle::Prompt) && pacing.is_pending() {
                 self.note_reader_ended(&mut pacing);
             }
+            // IPython runs a one-line block on its first Enter (Python's REPLs show their
+            // continuation prompt and need the second): the Enter that would end it is
+            // dropped there unless IPython shows its continuation prompt (another REPL's
+            // prompt may be hidden behind a background process's output).
             if release.is_some()
                 && pacing.next_ends_a_block()
+                && obs
+                    .fg
+                    .and_then(|pgid| python_input::group_program(&shared, pgid))
+                    .is_some_and(|program| program.starts_with("ipython"))
                 && !shared
                     .lock()
                     .screen

@@ -59,6 +59,19 @@ pub(in crate::session) fn line_to_a_prompt_notice(
     )
 }
 
+/// The notice for the first line of an input (`line`, a shell command with arguments) sent
+/// while `reader` waited at its prompt `prompt` (`Proceed?`, `Overwrite? [y/N]`): it answered
+/// that prompt, as it would typed in a terminal; the agent may have meant a command.
+pub(in crate::session) fn line_to_waiting_prompt_notice(
+    line: &str,
+    prompt: &str,
+    reader: &str,
+) -> String {
+    format!(
+        "[input: line 1 of the input (`{line}`) went to the prompt `{prompt}` that {reader} waited at, as its answer, not to the shell: if it was meant as a command, it did not run; send it again once that prompt is answered (terminal_signal SIGINT stops {reader})]"
+    )
+}
+
 /// How [`lines_to_prompts_notice`] names line `number` of an input (`line`) that went to the
 /// prompt `prompt` an earlier line showed, or, with no prompt (empty), to `reader`.
 pub(in crate::session) fn line_to_a_prompt_entry(
@@ -84,31 +97,33 @@ pub(in crate::session) fn lines_to_prompts_notice(entries: &[String]) -> String 
 }
 
 /// Whether `step` (a line typed to a REPL or debugger) asks for input where it runs: it
-/// calls a reading function (`input()`, `sys.stdin.readline()`, `getpass`, node's
-/// `rl.question`, C's `scanf`/`gets`) or resumes the program a debugger runs (`next`,
-/// `continue`, `run`, and their one-letter forms), which may read. A blank row after it is
-/// then a read with no prompt; after any other line it is other output (a background
-/// process printing, a prompt made empty).
+/// calls a function that reads the terminal (`input()`, `sys.stdin.readline()`, `getpass`,
+/// `os.read(0, …)`, node's `rl.question`, C's `scanf`/`gets`) or resumes the program a
+/// debugger runs (`next`, `step`, `continue`, `run`, `until`, `finish`: not their one-letter
+/// forms, which are names in a REPL as often), which may read. A blank row after it is then a
+/// read with no prompt; after any other line it is other output (a background process
+/// printing, a prompt made empty). Missing one costs a notice; a false one tells the model a
+/// statement that ran did not (it may run it again).
 pub(in crate::session) fn asks_for_input(step: &[u8]) -> bool {
-    const READS: [&str; 8] = [
+    const READS: [&str; 9] = [
         "input(",
-        "readline(",
-        "readlines(",
-        "getpass",
-        "stdin",
+        "stdin.read",
+        "getpass(",
+        "os.read(0",
         "question(",
-        "scanf",
+        "scanf(",
         "gets(",
+        "readLine(",
+        "STDIN",
     ];
-    const RESUMES: [&str; 14] = [
-        "n", "next", "s", "step", "c", "cont", "continue", "r", "run", "until", "unt", "finish",
-        "fin", "return",
+    const RESUMES: [&str; 10] = [
+        "next", "step", "cont", "continue", "run", "until", "finish", "return", "advance", "start",
     ];
     let text = String::from_utf8_lossy(step);
     let line = text.trim();
     let mut words = line.split_whitespace();
     // A debugger's command, with arguments (`next 3`, `run < in.txt`), not a statement that
-    // starts with a name like one (`c = 3`, `n += 1`).
+    // starts with a name like one (`next = 3`, `run(x)`).
     let resumes = words.next().is_some_and(|word| RESUMES.contains(&word))
         && words.next().is_none_or(|arg| {
             arg.starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '<' | '-' | '$'))

@@ -62,6 +62,12 @@ pub(in crate::session) struct SendOp {
     pub(super) promptless: bool,
     /// The REPL was already in that mode when the send began: the lines go into its buffer.
     pub(super) in_promptless_mode: bool,
+    /// This send enters node's editor mode (a line of it is `.editor`), if node's REPL
+    /// takes it: its banner shows (`// Entering editor mode`).
+    pub(super) enters_promptless_mode: bool,
+    /// Lines with text follow the `.editor` line in this send (they go into the mode's
+    /// buffer, and the result says so).
+    pub(super) lines_after_editor: bool,
     /// The input's last non-blank line, trimmed: only a prompt after its echo shows it done.
     pub(super) last_line: Option<String>,
     /// The line the REPL read last (`last_line`; a poll's is the newest send's): node shows

@@ -53,9 +53,10 @@ pub(super) struct Pacing {
     /// The steps still to type are a Python REPL's statements, one per step, already shaped
     /// for it (see [`Pacing::plan_statements`]).
     statements_planned: bool,
-    /// The step handed out before the newest one (the line whose statement may now read).
+    /// The step with text handed out before the newest such step (the line whose statement
+    /// may now read; keys alone, an Enter that ends a block, are left out).
     before_newest: Vec<u8>,
-    /// The step handed out last.
+    /// The step with text handed out last.
     newest: Vec<u8>,
     /// The next step to type is a planned statement step that only ends the block the step
     /// before typed (see [`Pacing::next_ends_a_block`]): not a line end split off a step, nor
@@ -232,7 +233,9 @@ impl Pacing {
 
     /// Notes `step` as handed out to be written.
     fn handed_out(&mut self, step: &[u8]) {
-        self.before_newest = std::mem::replace(&mut self.newest, step.to_vec());
+        if step.iter().any(|&b| b >= 0x20 && b != 0x7f) {
+            self.before_newest = std::mem::replace(&mut self.newest, step.to_vec());
+        }
         self.after_signal_key = ends_with_signal_key(step);
         self.newest_ends_line = step.last().is_some_and(|&b| b == b'\n' || b == b'\r');
         self.newest_ends_text = step.last().is_some_and(|&b| b >= 0x20 && b != 0x7f);
@@ -240,7 +243,7 @@ impl Pacing {
         self.line_ends_taken += line_ends(step);
     }
 
-    /// The step handed out before the newest one: the line typed before it.
+    /// The step with text handed out before the newest one: the line typed before it.
     pub(super) fn step_before_newest(&self) -> &[u8] {
         &self.before_newest
     }
@@ -388,8 +391,14 @@ impl Pacing {
 
     /// The next step, whatever its reader is doing.
     pub(super) fn take_next(&mut self) -> Option<Vec<u8>> {
+        let block_end = self.front_ends_a_block;
         let step = self.pop_front()?;
         self.handed_out(&step);
+        // An Enter that ends a block is no line of the input: the lines after it keep their
+        // numbers.
+        if block_end {
+            self.line_ends_taken = self.line_ends_taken.saturating_sub(line_ends(&step));
+        }
         Some(step)
     }
 
@@ -456,8 +465,11 @@ impl Pacing {
     /// would end a block the REPL already ran).
     pub(super) fn drop_next(&mut self) -> Option<Vec<u8>> {
         // The line it ended was answered all the same: its line end counts as taken.
+        let block_end = self.front_ends_a_block;
         let step = self.pop_front()?;
-        self.line_ends_taken += line_ends(&step);
+        if !block_end {
+            self.line_ends_taken += line_ends(&step);
+        }
         Some(step)
     }
 

@@ -396,6 +396,12 @@ impl SendOp {
                 .foreground_pgid()
                 .is_some_and(super::super::observe::group_runs_a_repl);
         let output = OutputNotes::of(&span_notes, &rendered.text);
+        // `.editor` that no banner answered went to another reader (a node script reading
+        // lines): no editor mode.
+        let editor_banner = rendered.text.contains(EDITOR_BANNER);
+        if self.enters_promptless_mode && !editor_banner {
+            shared.lock().promptless_repl = None;
+        }
         // Text written over a row a carriage return ended the output before on is the
         // mixed-row notice's (`\r` with no `\n`), not a cursor moved up over older text.
         let screen_mixed = screen_mixed && !(output.mixed_row.is_some() && mixed_at_start_only);
@@ -508,7 +514,8 @@ impl SendOp {
             typed_ahead_taken,
             typed_ahead_echoed,
             held_text_taken,
-            promptless_mode: self.in_promptless_mode
+            promptless_mode: (self.in_promptless_mode
+                || (self.enters_promptless_mode && self.lines_after_editor && editor_banner))
                 && reason == Settle::StdinWait
                 && shared.pty.foreground_pgid() == shared.lock().promptless_repl,
         });
@@ -559,3 +566,6 @@ impl SendOp {
         self.result.send_replace(Some(Err(error)));
     }
 }
+
+/// What node's REPL prints as it enters its editor mode (`.editor`).
+const EDITOR_BANNER: &str = "// Entering editor mode";

@@ -426,15 +426,30 @@ impl SendOp {
             && st.promptless_repl.is_some_and(|group| Some(group) == fg)
             && !request.text.contains(['\u{4}', '\u{3}']);
         // Only node's REPL has that mode: to Python, sqlite3 or gdb `.editor` is an error or
-        // a command of theirs, and their prompt comes back; to a node script, a line.
+        // a command of theirs, and their prompt comes back. A line of the send enters it (the
+        // lines after it go into its buffer), unless a Ctrl-D or Ctrl-C in the send ends it;
+        // whether node's REPL took it (not a script reading lines) its banner tells, once the
+        // send settles (see `SendOp::editor_banner_seen`).
+        let editor_line = request
+            .text
+            .lines()
+            .position(|line| enters_a_promptless_mode(line.trim()));
         let entered = fg
-            .filter(|_| program && last_line.as_deref().is_some_and(enters_a_promptless_mode))
+            .filter(|_| {
+                program && editor_line.is_some() && !request.text.contains(['\u{4}', '\u{3}'])
+            })
             .filter(|&pgid| {
                 python_input::group_program(shared, pgid)
                     .as_deref()
                     .is_some_and(node_input::has_editor_mode)
-                    && super::super::observe::leader_runs_a_repl(pgid)
             });
+        let lines_after_editor = editor_line.is_some_and(|at| {
+            request
+                .text
+                .lines()
+                .skip(at + 1)
+                .any(|line| !line.trim().is_empty())
+        });
         let own_line = if request.text.is_empty() {
             st.last_sent_line.clone()
         } else {
@@ -460,6 +475,41 @@ impl SendOp {
                     .map(|p| p.trim().to_owned())
                     .unwrap_or_default()
             });
+        // A command line sent as the answer to a prompt a program (or the shell's `read`)
+        // waits at (`Proceed? `, `Overwrite? [y/N] `): it answers it, as typed in a terminal;
+        // the result says so, for the agent may have meant a command.
+        // Only a reader of whole lines with echo on (a script's `input()`, the shell's `read`):
+        // a line editor's prompt is a REPL's or a nested shell's, which reads commands.
+        let to_waiting_prompt = (!reader.shell_line_editor
+            && request.submit
+            && !ends_a_reader
+            && answered_password.is_none()
+            && modes.is_some_and(|m| m.canonical && m.echo)
+            && !st.screen.alternate_screen())
+        .then(|| st.screen.cursor_row_prefix())
+        .flatten()
+        .filter(|row| is_programs_own_prompt(row))
+        .and_then(|row| {
+            let line = request.text.lines().find(|l| !l.trim().is_empty())?.trim();
+            let path = std::env::var("PATH").ok();
+            super::pager_guard::has_a_command_with_arguments(line, path.as_deref())
+                .then(|| (line.to_owned(), row.trim().to_owned()))
+        })
+        .and_then(|(line, prompt)| {
+            let pgid = fg?;
+            let reader = if pgid == shared.shell_pgid() {
+                "the shell's `read`".to_owned()
+            } else {
+                python_input::group_program(shared, pgid)
+                    .map_or_else(|| "the program".to_owned(), |name| format!("`{name}`"))
+            };
+            let cut = super::stale_reader::clipped;
+            let (line, prompt) = (cut(&line), cut(&prompt));
+            Some((
+                input::line_to_waiting_prompt_notice(&line, &prompt, &reader),
+                input::line_to_a_prompt_entry(1, &line, &prompt, &reader),
+            ))
+        });
         let op = Arc::new(SendOp {
             shared: Arc::clone(shared),
             result: watch::channel(None).0,
@@ -477,8 +527,12 @@ impl SendOp {
             timeout: request.timeout,
             untyped_dropped: AtomicBool::new(false),
             held_dropped: AtomicBool::new(false),
-            refused: Mutex::new(None),
-            to_prompts: Mutex::new(Vec::new()),
+            refused: Mutex::new(to_waiting_prompt.as_ref().map(|(notice, _)| notice.clone())),
+            to_prompts: Mutex::new(
+                to_waiting_prompt
+                    .map(|(_, entry)| vec![(1, entry)])
+                    .unwrap_or_default(),
+            ),
             ends_its_reader: request.text.lines().any(input::ends_its_reader),
             cleared_line,
             indent_cleared,
@@ -486,6 +540,8 @@ impl SendOp {
             unprompted_wait: AtomicU8::new(super::UNPROMPTED_NO),
             promptless: entered.is_some() || in_promptless_mode,
             in_promptless_mode,
+            enters_promptless_mode: entered.is_some(),
+            lines_after_editor,
             own_line,
             last_line,
             submits_command: reader.shell_line_editor && submits,

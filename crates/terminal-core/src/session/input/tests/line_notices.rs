@@ -20,6 +20,10 @@ fn the_notice_for_lines_not_typed_or_typed_to_a_prompt_names_them() {
         line_to_programs_prompt_notice(5, "print('done', n)", "N:"),
         @"[input: line 5 of the input (`print('done', n)`) went to the prompt `N:` that an earlier line's statement or command showed, as its answer, not to the REPL or debugger as a statement or command: if it was meant as one, it did not run; send it again once that prompt is answered]"
     );
+    insta::assert_snapshot!(
+        line_to_waiting_prompt_notice("ls -la", "Proceed?", "`python3`"),
+        @"[input: line 1 of the input (`ls -la`) went to the prompt `Proceed?` that `python3` waited at, as its answer, not to the shell: if it was meant as a command, it did not run; send it again once that prompt is answered (terminal_signal SIGINT stops `python3`)]"
+    );
     // A read with no prompt (`input()`), seen or hidden.
     insta::assert_snapshot!(
         line_to_programs_prompt_notice(2, "print('hello', name)", ""),
@@ -52,9 +56,10 @@ fn a_line_asks_for_input_when_it_calls_a_reader_or_resumes_a_debugged_program() 
         "name = input()",
         "line = sys.stdin.readline()",
         "k = getpass.getpass('')",
+        "b = os.read(0, 100)",
         "rl.question('', a => {})",
         "next",
-        "c",
+        "continue",
         "run < /dev/null",
         "next 3",
     ] {
@@ -67,6 +72,11 @@ fn a_line_asks_for_input_when_it_calls_a_reader_or_resumes_a_debugged_program() 
         "print('x')",
         "nothing",
         "select 1;",
+        "c = 3",
+        "n",
+        "next = 3",
+        "lines = open('f.txt').readlines()",
+        "ok = sys.stdin.isatty()",
     ] {
         assert!(!asks_for_input(line.as_bytes()), "{line}");
     }

@@ -240,7 +240,7 @@ fn lines_for_a_full_screen_program_an_earlier_line_started_are_split_again_once(
 /// only then may be dropped; a line end split off a step and put back is no such step.
 #[test]
 fn only_a_planned_enter_alone_ends_a_block() {
-    let (_, mut p) = Pacing::split(b"x".to_vec(), true, false);
+    let (_, mut p) = Pacing::split(b"x\r".to_vec(), true, false);
     p.plan_statements(vec![
         b"\x1b[200~if x: y\x1b[201~\r".to_vec(),
         BLOCK_END_KEY.to_vec(),
@@ -252,8 +252,11 @@ fn only_a_planned_enter_alone_ends_a_block() {
     assert!(p.next_ends_a_block());
     assert_eq!(p.drop_next().as_deref(), Some(BLOCK_END_KEY));
     assert!(!p.next_ends_a_block());
+    // The Enter that ends a block is no line of the input: `hello` is line 3 (after `x` and
+    // the block), dropped or typed.
     // `hello` typed as keys, its Enter put back to go once they are read.
     assert_eq!(p.take_next().as_deref(), Some(&b"hello\r"[..]));
+    assert_eq!(p.newest_step_first_line(), 3);
     p.put_back(b"\r".to_vec());
     assert!(!p.next_ends_a_block(), "a put-back Enter ends no block");
     assert_eq!(p.take_next().as_deref(), Some(&b"\r"[..]));
