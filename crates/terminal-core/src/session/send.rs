@@ -50,6 +50,7 @@ mod settle;
 mod span;
 mod stale_reader;
 mod unseen_reader;
+mod waiting_prompt;
 pub(super) use op::{SendOp, UNPROMPTED_LINE, UNPROMPTED_NO, UNPROMPTED_POLL};
 pub use stale_reader::clipped;
 mod start;

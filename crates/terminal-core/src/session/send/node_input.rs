@@ -8,6 +8,23 @@
 //! each stand alone are typed one by one as before (each shows its value, and REPL commands
 //! such as `.exit` among them work).
 
+/// The index of the first line of `text` that is node's REPL command entering its editor
+/// mode, a mode with no prompt (`.editor`; its other commands, `.exit` and `.help` among
+/// them, come back to the prompt, and wait behind a pending `await` like any line).
+pub(super) fn editor_line(text: &str) -> Option<usize> {
+    text.lines().position(|line| {
+        let line = line.trim();
+        line == ".editor" || line.starts_with(".editor ")
+    })
+}
+
+/// Whether lines with text follow line `at` (an index) of `text`.
+pub(super) fn lines_after(text: &str, at: usize) -> bool {
+    text.lines()
+        .skip(at + 1)
+        .any(|line| !line.trim().is_empty())
+}
+
 /// Whether `program` (a process name) is node's, whose REPL has an editor mode.
 pub(super) fn has_editor_mode(program: &str) -> bool {
     matches!(program, "node" | "nodejs")

@@ -29,6 +29,7 @@ use std::collections::VecDeque;
 
 use crate::readiness::Settle;
 
+mod answer_checks;
 pub(super) mod insert_paste;
 
 use super::super::observe::{EOF_KEY, SIGNAL_BYTES};
@@ -438,29 +439,6 @@ impl Pacing {
         }
     }
 
-    /// `rest`, the rest of a key answer just handed out, goes as the next step (before the
-    /// send's later lines) only when `check` passes (see `key_answer`).
-    pub(super) fn check_answer_rest(
-        &mut self,
-        rest: Vec<u8>,
-        check: super::key_answer::AnswerCheck,
-    ) {
-        self.pending.push_front(rest);
-        self.front_ends_a_block = false;
-        self.answer_check = Some(check);
-    }
-
-    /// Notes that `check`, of the next step (an answer's rest), passed.
-    pub(super) fn passed_check(&mut self, check: super::key_answer::AnswerCheck) {
-        self.passed = Some(check);
-    }
-
-    /// The check of an answer's rest that passed, taken off: the step handed out next is
-    /// that rest.
-    pub(super) fn take_passed_check(&mut self) -> Option<super::key_answer::AnswerCheck> {
-        self.passed.take()
-    }
-
     /// Drops the next step (an answer's rest whose reader took what it had, an Enter that
     /// would end a block the REPL already ran).
     pub(super) fn drop_next(&mut self) -> Option<Vec<u8>> {
@@ -471,32 +449,6 @@ impl Pacing {
             self.line_ends_taken += line_ends(&step);
         }
         Some(step)
-    }
-
-    /// `rest`, cut off a step already handed out (a key answer's), is no longer counted as
-    /// taken: it counts when it goes, or when it is dropped ([`Pacing::drop_next`]).
-    pub(super) fn uncount(&mut self, rest: &[u8]) {
-        self.line_ends_taken = self.line_ends_taken.saturating_sub(line_ends(rest));
-    }
-
-    /// Where the key answer whose rest waits on a check began (its first key's cursor).
-    pub(super) fn answer_start(&self) -> Option<crate::screen::Position> {
-        self.answer_check.map(|check| check.start())
-    }
-
-    /// The check a key answer's pending rest waits on.
-    pub(super) fn answer_check(&self) -> Option<super::key_answer::AnswerCheck> {
-        self.answer_check
-    }
-
-    /// The check a key answer's pending rest waits on, taken off.
-    pub(super) fn take_answer_check(&mut self) -> Option<super::key_answer::AnswerCheck> {
-        self.answer_check.take()
-    }
-
-    /// Puts back a check [`Pacing::take_answer_check`] took, not decided yet.
-    pub(super) fn check_answer(&mut self, check: super::key_answer::AnswerCheck) {
-        self.answer_check = Some(check);
     }
 
     /// Replaces the steps not typed yet with `steps`.

@@ -23,7 +23,7 @@ use super::super::observe::{
 use super::super::result::TextBeforeLine;
 use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
-use super::{SendOp, Span, node_input, pacing, python_input};
+use super::{SendOp, Span, node_input, pacing, python_input, waiting_prompt};
 
 impl SendOp {
     /// Reserves the session's send slot and starts the driver. `initializing` is the startup
@@ -429,11 +429,8 @@ impl SendOp {
         // a command of theirs, and their prompt comes back. A line of the send enters it (the
         // lines after it go into its buffer), unless a Ctrl-D or Ctrl-C in the send ends it;
         // whether node's REPL took it (not a script reading lines) its banner tells, once the
-        // send settles (see `SendOp::editor_banner_seen`).
-        let editor_line = request
-            .text
-            .lines()
-            .position(|line| enters_a_promptless_mode(line.trim()));
+        // send settles (see `settle::EDITOR_BANNER`).
+        let editor_line = node_input::editor_line(&request.text);
         let entered = fg
             .filter(|_| {
                 program && editor_line.is_some() && !request.text.contains(['\u{4}', '\u{3}'])
@@ -443,13 +440,8 @@ impl SendOp {
                     .as_deref()
                     .is_some_and(node_input::has_editor_mode)
             });
-        let lines_after_editor = editor_line.is_some_and(|at| {
-            request
-                .text
-                .lines()
-                .skip(at + 1)
-                .any(|line| !line.trim().is_empty())
-        });
+        let lines_after_editor =
+            editor_line.is_some_and(|at| node_input::lines_after(&request.text, at));
         let own_line = if request.text.is_empty() {
             st.last_sent_line.clone()
         } else {
@@ -475,41 +467,14 @@ impl SendOp {
                     .map(|p| p.trim().to_owned())
                     .unwrap_or_default()
             });
-        // A command line sent as the answer to a prompt a program (or the shell's `read`)
-        // waits at (`Proceed? `, `Overwrite? [y/N] `): it answers it, as typed in a terminal;
-        // the result says so, for the agent may have meant a command.
-        // Only a reader of whole lines with echo on (a script's `input()`, the shell's `read`):
-        // a line editor's prompt is a REPL's or a nested shell's, which reads commands.
         let to_waiting_prompt = (!reader.shell_line_editor
             && request.submit
             && !ends_a_reader
-            && answered_password.is_none()
-            && modes.is_some_and(|m| m.canonical && m.echo)
-            && !st.screen.alternate_screen())
-        .then(|| st.screen.cursor_row_prefix())
-        .flatten()
-        .filter(|row| is_programs_own_prompt(row))
-        .and_then(|row| {
-            let line = request.text.lines().find(|l| !l.trim().is_empty())?.trim();
-            let path = std::env::var("PATH").ok();
-            super::pager_guard::has_a_command_with_arguments(line, path.as_deref())
-                .then(|| (line.to_owned(), row.trim().to_owned()))
+            && answered_password.is_none())
+        .then(|| {
+            waiting_prompt::command_to_waiting_prompt(&mut st, shared, fg, modes, &request.text)
         })
-        .and_then(|(line, prompt)| {
-            let pgid = fg?;
-            let reader = if pgid == shared.shell_pgid() {
-                "the shell's `read`".to_owned()
-            } else {
-                python_input::group_program(shared, pgid)
-                    .map_or_else(|| "the program".to_owned(), |name| format!("`{name}`"))
-            };
-            let cut = super::stale_reader::clipped;
-            let (line, prompt) = (cut(&line), cut(&prompt));
-            Some((
-                input::line_to_waiting_prompt_notice(&line, &prompt, &reader),
-                input::line_to_a_prompt_entry(1, &line, &prompt, &reader),
-            ))
-        });
+        .flatten();
         let op = Arc::new(SendOp {
             shared: Arc::clone(shared),
             result: watch::channel(None).0,
@@ -632,12 +597,4 @@ impl SendOp {
         inner.runtime.spawn(driver.instrument(inner.span.clone()));
         Ok(op)
     }
-}
-
-/// Whether `line` (a send's last non-blank line, trimmed) is a REPL command that switches
-/// node's REPL into a mode with no prompt: `.editor` (its other commands, `.exit` and
-/// `.help` among them, come back to the prompt, and wait behind a pending `await` like any
-/// line).
-fn enters_a_promptless_mode(line: &str) -> bool {
-    line == ".editor" || line.starts_with(".editor ")
 }
