@@ -38,6 +38,7 @@ mod clears;
 mod compat;
 mod conceal;
 mod edge_moves;
+mod erased_rows;
 mod history;
 mod job_reads;
 mod job_window;
