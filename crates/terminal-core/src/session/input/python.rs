@@ -462,5 +462,6 @@ fn statement_steps(statements: Vec<String>) -> Option<Vec<Vec<u8>>> {
 }
 
 /// A statement step that is this key alone (Enter) ends the block the step before typed: it
-/// goes only where the REPL shows its block continuation prompt (see `Pacing::next_ends_a_block`).
+/// is dropped where IPython ran that block on the Enter before (see
+/// `Pacing::next_ends_a_block`).
 pub(in crate::session) const BLOCK_END_KEY: &[u8] = b"\r";

@@ -358,9 +358,9 @@ impl SendOp {
     /// its prompt as the send began (`repl_at_start`), must not be typed: that program, still
     /// in the foreground (`fg`), now waits at a prompt of its own instead (a statement's
     /// `input()` or `getpass`, the question of a program a debugger runs: the cursor row is
-    /// text and no REPL prompt, or blank: a read with no prompt), which takes the line as its
-    /// answer. At a prompt that hides
-    /// its input (a password's: line mode, echo off) the step and the rest are dropped, and
+    /// text and no REPL prompt, or blank after a line that asks for input: a read with no
+    /// prompt), which takes the line as its answer. At a prompt that hides its input (a
+    /// password's: line mode, echo off) the step and the rest are dropped, and
     /// the result names the line and the prompt: a statement taken as the password, the
     /// secret sent next would run as a statement, echoed. At one that shows it, the line goes
     /// as its answer, as lines sent together may mean it to (`a = input('A? ')`, then

@@ -469,11 +469,10 @@ impl Pacing {
     }
 
     /// Whether the next step is a Python REPL's statement step that only ends the block the
-    /// step before typed (Enter alone, `input::BLOCK_END_KEY`): it goes where the REPL shows
-    /// its block continuation prompt, and is dropped ([`Pacing::drop_next`]) where the REPL
-    /// ran the block on the Enter before (IPython runs `for i in x: f(i)` at once, and took
-    /// the second Enter as an empty line at its next prompt, or at an `input()` the block
-    /// made).
+    /// step before typed (Enter alone, `input::BLOCK_END_KEY`): the send drops it
+    /// ([`Pacing::drop_next`]) where IPython ran the block on the Enter before (IPython runs
+    /// `for i in x: f(i)` at once, and took the second Enter as an empty line at its next
+    /// prompt, or at an `input()` the block made); Python's REPLs need it.
     pub(super) fn next_ends_a_block(&self) -> bool {
         self.front_ends_a_block
     }
