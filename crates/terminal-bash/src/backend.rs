@@ -166,9 +166,10 @@ impl BashBackend {
         drop(rc);
         match session {
             Ok(session) => Ok((session, launch.limits)),
-            Err(err) if err.code() == TerminalErrorCode::Spawn => {
+            Err(err) if err.code() == TerminalErrorCode::Spawn && !spec.cancel.is_cancelled() => {
                 // A shell that is not bash (`--shell /bin/sh`: dash) rejects bash's options and
-                // exits at once; name that instead of its own complaint.
+                // exits at once; name that instead of its own complaint. (Not after a cancel:
+                // the start was stopped, and the check would run the shell once more.)
                 let shell = shell.clone();
                 let bash = tokio::task::spawn_blocking(move || runs_bash(&shell))
                     .await

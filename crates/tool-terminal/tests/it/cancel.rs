@@ -97,9 +97,20 @@ async fn a_cancelled_send_loses_no_output() {
 
 /// A `terminal_open` whose call is cancelled while its shell starts (the client gave up, or
 /// the server's input ended) says so and what became of it, leaves no session, and ends the
-/// process it started.
+/// process it started. (The "shell" never answers, `-c` neither: the backend ran it again to
+/// tell whether it was bash after a cancelled start, and the server's shutdown waited on that
+/// for ten minutes; the test's own deadline catches such a wait.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_open_says_no_session_was_opened() {
+    tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        cancelled_open_says_no_session_was_opened(),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("the cancelled open or the shutdown after it never ended"));
+}
+
+async fn cancelled_open_says_no_session_was_opened() {
     use std::os::unix::fs::PermissionsExt as _;
     let gates = crate::support::Gates::new("cancelled-open", "pty-1");
     // A "shell" that never reaches its prompt: it tells the test its pid, then waits.
