@@ -398,7 +398,7 @@ impl SendOp {
         let output = OutputNotes::of(&span_notes, &rendered.text);
         // `.editor` that no banner answered went to another reader (a node script reading
         // lines): no editor mode.
-        let editor_banner = rendered.text.contains(EDITOR_BANNER);
+        let editor_banner = self.enters_promptless_mode && rendered.text.contains(EDITOR_BANNER);
         if self.enters_promptless_mode && !editor_banner {
             shared.lock().promptless_repl = None;
         }
