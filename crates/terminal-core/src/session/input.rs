@@ -148,6 +148,13 @@ pub(super) fn pastes_blocks(comm: &str) -> bool {
         .any(|name| comm.starts_with(name))
 }
 
+/// Whether the program named `comm` is IPython (`ipython`, `ipython3`): its line editor reads
+/// in raw mode and runs a one-line block on its first Enter, where Python's own REPLs show a
+/// continuation prompt and need a second.
+pub(super) fn is_ipython(comm: &str) -> bool {
+    comm.starts_with("ipython")
+}
+
 /// Where the terminal's canonical line stands after `text` (+ Enter when `submit`) was
 /// written to a canonical-mode terminal that held `before` bytes of an unended line: the
 /// bytes of the line still unended, or `None` when the line's length is no longer known

@@ -373,7 +373,7 @@ impl SendOp {
                 && obs
                     .fg
                     .and_then(|pgid| python_input::group_program(&shared, pgid))
-                    .is_some_and(|program| program.starts_with("ipython"))
+                    .is_some_and(|program| super::input::is_ipython(&program))
                 && !shared
                     .lock()
                     .screen

@@ -167,7 +167,7 @@ impl SendOp {
             // nothing on the cursor's row (no prompt of a statement's own `input()`), it runs a
             // statement or is between one and its next prompt, even while a thread of it waits
             // on the terminal.
-            let ipython_between = program.starts_with("ipython")
+            let ipython_between = input::is_ipython(&program)
                 && canonical == Some(true)
                 && st
                     .screen
@@ -178,7 +178,7 @@ impl SendOp {
             } else if ipython_between
                 || away_from_prompts
                     && (fg.is_some_and(|pgid| shared.tty_reader(pgid).is_none())
-                        || (program.starts_with("ipython") && canonical == Some(false)))
+                        || (input::is_ipython(&program) && canonical == Some(false)))
             {
                 Some(python_input::Busy::Running)
             } else {
