@@ -28,6 +28,7 @@ mod long_lines;
 mod multiplexer;
 mod pacing;
 mod pending_work;
+mod python_background_output;
 mod python_blocks;
 mod python_one_line_blocks;
 mod python_unended;

@@ -11,7 +11,8 @@ use crate::readiness::Settle;
 use crate::screen::PromptState;
 
 use super::super::observe::{
-    TerminalFacts, is_repl_prompt, leader_runs_a_repl, starts_with_repl_prompt, terminal_facts,
+    TerminalFacts, at_primary_repl_prompt, is_repl_prompt, leader_runs_a_repl,
+    starts_with_repl_prompt, terminal_facts,
 };
 use super::super::result::{
     OutputNotes, ReplContinuation, SettleFacts, assemble, repl_continuation,
@@ -32,6 +33,17 @@ impl SendOp {
         // The program still runs: binary output it is writing stays one run across this
         // result and the next (the run's line so far shows here).
         let running = matches!(reason, Settle::Timeout | Settle::Idle);
+        // A REPL reading at its primary prompt, with nothing typed on its line, holds no
+        // statement: what earlier sends typed is done with. Output the REPL prints later (a
+        // thread's, a timer's) can push that prompt off the cursor's row, and the next send
+        // must still find no statement open there.
+        if reason == Settle::StdinWait
+            && !st.typed_unended
+            && at_primary_repl_prompt(&mut st.screen)
+            && st.screen.cursor_row_rest_blank()
+        {
+            st.python_block = None;
+        }
         st.screen.keep_binary_run_open(running);
         // A cancelled send's interrupt is said by the next result someone sees.
         let earlier_cancel = {

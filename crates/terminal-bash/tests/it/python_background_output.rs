@@ -1,0 +1,46 @@
+//! Output a Python REPL prints while it waits at its primary prompt (a thread's, a timer's)
+//! pushes that prompt off the cursor's row. The REPL still holds no statement there: a block
+//! sent next goes as statements at a prompt do, each block ended by an empty line (typed as
+//! one run of lines, the statement after the block was a `SyntaxError`).
+
+use crate::python_blocks::repls;
+use crate::support::{Shell, TempDir, config, newest_lines, unique_id, wait_until, within};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_block_after_a_threads_output_at_the_prompt_runs_as_statements() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let dir = TempDir::new("python-background-output");
+        for repl in repls(true) {
+            let go = dir.0.join(unique_id().to_string());
+            let id = unique_id().to_string();
+            let r = sh.send(&repl).await;
+            assert!(r.viewport.contains(">>>") || r.viewport.contains("In ["), "{repl}: {r:?}");
+            // The thread prints once the file exists, after the send has settled at the prompt
+            // (its line is not in the statement's text, which the REPL echoes).
+            let r = sh
+                .send(&format!(
+                    "import os, threading, time\n\
+                     def f():\n    while not os.path.exists({go:?}):\n        time.sleep(0.01)\n    print(\"tick-\" + {id:?})\n\
+                     threading.Thread(target=f).start()",
+                    go = go.display().to_string(),
+                ))
+                .await;
+            assert!(!r.viewport.contains("Error"), "{repl}: {r:?}");
+            std::fs::write(&go, b"").expect("write the go file");
+            wait_until("the thread's line shows", || {
+                newest_lines(&sh, 5).text.contains(&format!("tick-{id}"))
+            })
+            .await;
+            let r = sh.send("def g(x):\n    return x * 2\nprint(g(21))").await;
+            assert!(
+                r.viewport.lines().any(|l| l == "42") && !r.viewport.contains("SyntaxError"),
+                "{repl}: {r:?}"
+            );
+            let r = sh.send("exit()").await;
+            assert!(r.viewport.ends_with("dsh> "), "{repl}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
