@@ -453,6 +453,15 @@ pub enum AfterSignal {
     /// having printed nothing (it ignores the signal while it reads): its program's name.
     /// Text sent next answers that prompt, not the shell.
     StillReading(String),
+    /// It reads input again with its REPL's primary prompt before the cursor (a REPL or
+    /// debugger whose statement the signal interrupted): text sent next goes to it, its
+    /// state kept.
+    BackAtPrompt {
+        /// The program that reads (`python3`).
+        program: String,
+        /// Its prompt as the screen shows it, trimmed (`>>>`, `In [5]:`).
+        prompt: String,
+    },
     /// It ended, and the session's shell holds the terminal again: its program's name. Text
     /// sent next runs in the shell (a REPL that exited on a second Ctrl-C).
     Ended(String),

@@ -42,9 +42,10 @@ pub use self::line_cut::{
 pub(crate) use self::repeats::fold_repeats;
 pub use self::sessions::{render_close, render_list, render_spawn};
 pub use self::signal::{
-    COMMAND_LINE_ENDED, render_interrupt_character, render_signal, render_signal_ended,
-    render_signal_skipped, render_signal_still_reading, render_signal_still_running,
-    render_signal_stopped, render_signal_when_command_starts, render_suspend_character,
+    COMMAND_LINE_ENDED, render_interrupt_character, render_signal, render_signal_back_at_prompt,
+    render_signal_ended, render_signal_skipped, render_signal_still_reading,
+    render_signal_still_running, render_signal_stopped, render_signal_when_command_starts,
+    render_suspend_character,
 };
 
 /// Most earlier exit statuses listed one by one; more are summarised as counts.

@@ -462,6 +462,11 @@ pub struct SignalOutput {
     /// (addition).
     #[serde(rename = "stillReading", skip_serializing_if = "Option::is_none")]
     pub still_reading: Option<String>,
+    /// The program and its prompt, when it reads input again a moment after the signal with
+    /// its REPL's primary prompt shown (a REPL or debugger whose statement the signal
+    /// interrupted): text sent next goes to it, its state kept; absent otherwise (addition).
+    #[serde(rename = "backAtPrompt", skip_serializing_if = "Option::is_none")]
+    pub back_at_prompt: Option<ReplPromptOutput>,
     /// The program, when it ended a moment after the signal and the shell holds the terminal
     /// again: text sent next runs in the shell, not in it; absent otherwise (addition).
     #[serde(rename = "programEnded", skip_serializing_if = "Option::is_none")]
@@ -481,6 +486,15 @@ pub struct SignalOutput {
         skip_serializing_if = "std::ops::Not::not"
     )]
     pub command_line_ended: bool,
+}
+
+/// A REPL reading at its primary prompt (see [`SignalOutput::back_at_prompt`]).
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct ReplPromptOutput {
+    /// The program that reads (`python3`).
+    pub program: String,
+    /// Its prompt as the screen shows it, trimmed (`>>>`, `In [5]:`).
+    pub prompt: String,
 }
 
 /// How a signal reached the foreground group.

@@ -89,6 +89,7 @@ impl Tool for SignalTool {
         };
         let (mut still_running, mut still_reading, mut program_ended, mut program_stopped) =
             (None, None, None, None);
+        let mut back_at_prompt = None;
         match after {
             AfterSignal::Busy(program) if looks_for_survival => still_running = Some(program),
             AfterSignal::StillReading(program) if looks_for_survival => {
@@ -96,6 +97,9 @@ impl Tool for SignalTool {
             }
             AfterSignal::Ended(program) => program_ended = Some(program),
             AfterSignal::Stopped(program) => program_stopped = Some(program),
+            AfterSignal::BackAtPrompt { program, prompt } => {
+                back_at_prompt = Some(ReplPromptOutput { program, prompt });
+            }
             _ => {}
         }
         // A program a job left waiting that the signal ended: its job says so from now on.
@@ -119,6 +123,7 @@ impl Tool for SignalTool {
             still_reading,
             program_ended,
             program_stopped,
+            back_at_prompt,
             command_line_ended: result.command_line_ended,
         })
     }
@@ -161,6 +166,15 @@ fn render_signal_output(signal: TerminalSignal, out: &SignalOutput) -> String {
             signal.as_str(),
             out.target_pgid,
             program,
+            as_key,
+        );
+    }
+    if let Some(repl) = &out.back_at_prompt {
+        return render::render_signal_back_at_prompt(
+            signal.as_str(),
+            out.target_pgid,
+            &repl.program,
+            &repl.prompt,
             as_key,
         );
     }

@@ -2,8 +2,8 @@
 //! `SIG_IGN`, the shell's own `read` under `trap '' INT`): the signal's answer says the
 //! program still waits at the same prompt, and the next text is refused once, since it would
 //! answer that prompt (a password prompt takes a command as the password) instead of running
-//! in the shell. A program that acts on the signal (ends, or a REPL back at its prompt) gets
-//! neither, nor does a nested shell at its prompt (which ignores SIGTERM and SIGTSTP). A prompt written like a REPL's (one word and `>`: `pw> `, `Name> `) is guarded
+//! in the shell. A program that acts on the signal (ends, or a REPL back at its prompt, which
+//! the answer names) gets neither, nor does a nested shell at its prompt (which ignores SIGTERM and SIGTSTP). A prompt written like a REPL's (one word and `>`: `pw> `, `Name> `) is guarded
 //! alike unless the word names the program (`sqlite> ` of `sqlite3`).
 
 use std::time::Duration;
@@ -18,6 +18,14 @@ async fn signal_and_look(sh: &Shell) -> AfterSignal {
     let s = sh.session.signal(TerminalSignal::Sigint).unwrap();
     assert!(s.delivered, "{s:?}");
     sh.session.after_signal(s.target_pgid, WITHIN).await
+}
+
+/// A REPL reading again at its primary prompt after the signal.
+fn back_at(program: &str, prompt: &str) -> AfterSignal {
+    AfterSignal::BackAtPrompt {
+        program: program.into(),
+        prompt: prompt.into(),
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -95,7 +103,7 @@ async fn a_prompt_or_repl_that_acts_on_sigint_gets_no_guard() {
         // A REPL back at its prompt after printing KeyboardInterrupt.
         let r = sh.send("python3 -q").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        assert_eq!(signal_and_look(&sh).await, AfterSignal::Settled);
+        assert_eq!(signal_and_look(&sh).await, back_at("python3", ">>>"));
         let r = sh.send("print(6*7)").await;
         assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
         sh.send("exit()").await;

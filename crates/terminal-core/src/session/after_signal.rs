@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use crate::types::{AfterSignal, TerminalSignal};
 
 use super::cancel::program_name;
-use super::observe::{is_repl_prompt_of, leader_runs_a_repl};
+use super::observe::{is_primary_repl_prompt, is_repl_prompt_of, leader_runs_a_repl};
 use super::shared::{Shared, State};
 
 /// How often [`after_signal`] looks at the group.
@@ -121,9 +121,50 @@ pub(super) async fn after_signal(shared: &Arc<Shared>, pgid: i32, within: Durati
         .take()
         .filter(|(target, _)| *target == pgid)
         .map(|(_, name)| name);
-    match looks(shared, pgid, within).await {
+    let after = match looks(shared, pgid, within).await {
         AfterSignal::Settled if pgid != shared.shell_pgid() => fate(shared, pgid, name).await,
         other => other,
+    };
+    if after == AfterSignal::Settled && pgid != shared.shell_pgid() {
+        return back_at_prompt(shared, pgid).await.unwrap_or(after);
+    }
+    after
+}
+
+/// How long, once a signal's effect settled with group `pgid` reading again, to look for its
+/// REPL's prompt on the cursor's row: the REPL printed it before it read, so only the
+/// session's reader of the terminal's output can be behind.
+const PROMPT_SHOWS_WITHIN: Duration = Duration::from_millis(100);
+
+/// [`AfterSignal::BackAtPrompt`] when group `pgid` holds the terminal and reads it with its
+/// REPL's primary prompt (`>>>`, `In [5]:`, `(Pdb)`) before the cursor, looking up to
+/// [`PROMPT_SHOWS_WITHIN`]; `None` otherwise.
+async fn back_at_prompt(shared: &Arc<Shared>, pgid: i32) -> Option<AfterSignal> {
+    let deadline = Instant::now() + PROMPT_SHOWS_WITHIN;
+    loop {
+        let sh = Arc::clone(shared);
+        let program = tokio::task::spawn_blocking(move || {
+            (sh.pty.foreground_pgid() == Some(pgid))
+                .then(|| sh.tty_reader(pgid))
+                .flatten()
+                .and_then(program_name)
+        })
+        .await
+        .ok()
+        .flatten()?;
+        let prompt = shared
+            .lock()
+            .screen
+            .cursor_row_prefix()
+            .map(|row| row.trim().to_owned())
+            .filter(|row| is_primary_repl_prompt(row) && is_repl_prompt_of(row, &program));
+        if let Some(prompt) = prompt {
+            return Some(AfterSignal::BackAtPrompt { program, prompt });
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        tokio::time::sleep(FATE_LOOK_EVERY).await;
     }
 }
 

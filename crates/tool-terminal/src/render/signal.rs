@@ -106,6 +106,26 @@ pub fn render_signal_ended(signal: &str, target_pgid: i32, program: &str, as_key
     )
 }
 
+/// `terminal_signal` when the program reads input again a moment after the signal with its
+/// REPL's primary prompt shown (`as_key`: a SIGINT written as the terminal's interrupt
+/// character): the statement it ran is over, and the REPL kept its state.
+pub fn render_signal_back_at_prompt(
+    signal: &str,
+    target_pgid: i32,
+    program: &str,
+    prompt: &str,
+    as_key: bool,
+) -> String {
+    let (verb, how) = if as_key {
+        (TYPED_AS_KEY, AS_KEY_NOT_SIGNAL)
+    } else {
+        (DELIVERED, "")
+    };
+    format!(
+        "{verb} {signal} to foreground process group {target_pgid}{how}; {program} is back at its prompt ({prompt}) and reads the next input, its state kept: text sent next goes to {program}; {SIGNAL_EFFECT}"
+    )
+}
+
 /// `terminal_signal` when the signal stopped the program (job control) and the shell holds
 /// the terminal again.
 pub fn render_signal_stopped(signal: &str, target_pgid: i32, program: &str) -> String {

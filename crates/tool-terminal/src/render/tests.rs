@@ -334,6 +334,14 @@ fn signal_and_close_renders() {
         .join("\n")
     );
     insta::assert_snapshot!(
+        "signal_back_at_repl_prompt",
+        [
+            render_signal_back_at_prompt("SIGINT", 4242, "python3", ">>>", false),
+            render_signal_back_at_prompt("SIGINT", 4242, "ipython", "In [5]:", true),
+        ]
+        .join("\n")
+    );
+    insta::assert_snapshot!(
         "signal_skipped_at_idle_prompt",
         render_signal_skipped("SIGINT")
     );
