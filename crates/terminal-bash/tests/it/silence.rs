@@ -25,6 +25,19 @@ async fn a_sleeping_job_is_waited_for_past_the_idle_window() {
             .await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
         assert!(r.viewport.lines().any(|l| l == "computed"), "{r:?}");
+        // Nor a loop of short-lived commands, whose shell mostly waits for one child or is
+        // between two (a look at its threads alone often finds none running), also as a
+        // pipeline's middle.
+        let r = sh
+            .send("end=$((SECONDS+4)); while [ $SECONDS -lt $end ]; do x=$(true); done; echo forked")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "forked"), "{r:?}");
+        let r = sh
+            .send("end=$((SECONDS+4)); seq 1 1000000 | while [ $SECONDS -lt $end ]; do read -r l; /bin/true; done | tail -1; echo piped-loop")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "piped-loop"), "{r:?}");
         // A pipeline whose reader waits on a sleeping writer is not idle either.
         let r = sh.send("sleep 5 | cat; echo piped").await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");

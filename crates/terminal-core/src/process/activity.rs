@@ -443,23 +443,37 @@ pub(crate) fn group_activity_and_readers_in(
     tty_path: &Path,
     scope: &ProcessScope,
 ) -> (GroupActivity, TtyReaders) {
+    let (activity, readers, _) = group_look_in(pgid, tty_path, scope);
+    (activity, readers)
+}
+
+/// [`group_activity_and_readers_in`], with the CPU time in clock ticks its processes have
+/// used, the children they waited for included (see `StatInfo::cpu_ticks`), when the verdict
+/// came from waits (0 when a running thread decided it).
+pub(crate) fn group_look_in(
+    pgid: i32,
+    tty_path: &Path,
+    scope: &ProcessScope,
+) -> (GroupActivity, TtyReaders, u64) {
     let tty = Tty::new(tty_path);
     let mut threads = Vec::new();
-    let activity = group_activity_noting_readers(pgid, &tty, scope, &mut threads);
+    let mut cpu_ticks = 0;
+    let activity = group_activity_noting_readers(pgid, &tty, scope, &mut threads, &mut cpu_ticks);
     let readers = TtyReaders {
         threads,
         tty: Some(tty),
     };
-    (activity, readers)
+    (activity, readers, cpu_ticks)
 }
 
 /// [`group_activity_and_readers_in`]'s verdict, pushing onto `readers` each thread it finds
-/// asleep on the terminal.
+/// asleep on the terminal, and setting `cpu_ticks` (see [`group_look_in`]).
 fn group_activity_noting_readers(
     pgid: i32,
     tty: &Tty,
     scope: &ProcessScope,
     readers: &mut Vec<(i32, i32)>,
+    cpu_ticks: &mut u64,
 ) -> GroupActivity {
     if pgid <= 0 {
         return GroupActivity::Idle;
@@ -518,6 +532,11 @@ fn group_activity_noting_readers(
             }
         }
     }
+    *cpu_ticks = all
+        .iter()
+        .filter(|s| seen.contains(&s.pid))
+        .map(|s| s.cpu_ticks)
+        .sum();
     match group_verdict(&processes) {
         // A server waiting for connections, its loop waking on a timer (Python's
         // `http.server` polls every half second): idle, as one blocked in `accept`.

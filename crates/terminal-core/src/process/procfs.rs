@@ -105,6 +105,10 @@ pub struct StatInfo {
     pub tpgid: i32,
     /// Field 22: start time in clock ticks since boot.
     pub start_time: u64,
+    /// Fields 14 to 17: CPU time in clock ticks, in user and kernel mode, of the process and
+    /// of the children it has waited for (a shell loop's short-lived commands add theirs to
+    /// it as they are reaped).
+    pub cpu_ticks: u64,
 }
 
 impl StatInfo {
@@ -139,6 +143,10 @@ impl StatInfo {
             session: field(6)?.parse().ok()?,
             tpgid: field(8)?.parse().ok()?,
             start_time: field(22)?.parse().ok()?,
+            cpu_ticks: (14..=17)
+                .filter_map(|n| field(n)?.parse::<i64>().ok())
+                .map(|ticks| ticks.max(0).unsigned_abs())
+                .sum(),
         })
     }
 
@@ -415,6 +423,7 @@ mod tests {
                 session: 1234,
                 tpgid: 1300,
                 start_time: 987_654,
+                cpu_ticks: 3,
             })
         );
     }

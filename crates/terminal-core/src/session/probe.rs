@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::process::{
-    GroupActivity, ReaderThread, TtyReaders, group_activity_and_readers_in,
+    GroupActivity, ReaderThread, TtyReaders, group_activity_and_readers_in, group_look_in,
     group_member_reads_tty_in, group_relays_in, group_tty_reader_in, group_tty_reader_thread_in,
     tty_read_outside_group_in,
 };
@@ -14,6 +14,10 @@ use crate::readiness::{HELD_INPUT_TIMER_MAX, PROBE_QUIET};
 
 use super::observe::leader_runs_a_repl;
 use super::shared::Shared;
+
+mod cpu;
+
+pub(super) use cpu::CpuWatch;
 
 /// When the driver next probes the foreground: once output has been quiet for the current
 /// delay, which starts at [`PROBE_QUIET`] when the input lands or a prompt mark arrives and
@@ -153,10 +157,19 @@ impl Shared {
         let shared = Arc::clone(self);
         async move {
             tokio::task::spawn_blocking(move || {
-                let (activity, readers) = shared.pty.tty_path().map_or_else(
-                    || (GroupActivity::Idle, TtyReaders::default()),
-                    |tty| group_activity_and_readers_in(pgid, tty, &shared.scope),
+                let (activity, readers, cpu_ticks) = shared.pty.tty_path().map_or_else(
+                    || (GroupActivity::Idle, TtyReaders::default(), 0),
+                    |tty| group_look_in(pgid, tty, &shared.scope),
                 );
+                // Waiting now, but its CPU time grew since the last probe as a computing
+                // program's does: a loop of short-lived commands (see `CpuWatch`).
+                let computing = shared.cpu_watch.computing(pgid, cpu_ticks, Instant::now());
+                let activity = match activity {
+                    GroupActivity::Idle | GroupActivity::TimedWait if computing => {
+                        GroupActivity::Busy
+                    }
+                    activity => activity,
+                };
                 let reading = matches!(activity, GroupActivity::ReadingTty { .. });
                 let input_pending = reading && shared.pty.input_pending();
                 // Input written before the look may have been on its way through the

@@ -263,6 +263,8 @@ pub(super) struct Shared {
     /// The session status, kept beside the state lock so status and list calls never wait
     /// behind the reader feeding a flood to the screen.
     status: Mutex<SessionStatus>,
+    /// The foreground group's CPU time at the last probe.
+    pub(super) cpu_watch: super::probe::CpuWatch,
 }
 
 impl std::fmt::Debug for Shared {
@@ -298,6 +300,7 @@ impl Shared {
             replies,
             pending_replies: AtomicUsize::new(0),
             status: Mutex::new(SessionStatus::Running),
+            cpu_watch: super::probe::CpuWatch::default(),
         }
     }
 
