@@ -137,6 +137,29 @@ impl SendOp {
             && shared.pty.foreground_pgid() == Some(shared.shell_pgid()))
         .then(|| st.screen.text_after_prompt())
         .flatten();
+        // Text this send typed ahead without Enter while a program held the terminal and did
+        // not read it, on our shell's input line as the send settles at its prompt: the line
+        // holds the send's text (the program ended without reading it), and the next send goes
+        // on with it, as keys typed ahead at a terminal do. (Typed as an answer to a program
+        // that ends later, it is no line of the shell's the send saw.)
+        if foreign_line.is_none()
+            && reason == Settle::StdinWait
+            && st.typed_unended
+            && !st.typed_unended_at_shell
+            && !self.edits_shell_line
+            && shared.pty.foreground_pgid() == Some(shared.shell_pgid())
+            && shared.line_editing()
+            && let Some(line) = self
+                .last_line
+                .as_deref()
+                .filter(|l| !l.contains(char::is_control))
+            && st
+                .screen
+                .text_after_prompt()
+                .is_some_and(|shown| shown.trim_end().ends_with(line))
+        {
+            st.typed_unended_at_shell = true;
+        }
         // Keys this send typed at our shell's prompt without Enter (an arrow recalling a
         // command, a history search) left a line there that has not run.
         let edited_line = (reason == Settle::StdinWait
