@@ -467,25 +467,29 @@ impl Pty {
     }
 
     /// The byte the terminal's own key for `signal` sends when the foreground program reads
-    /// keys raw: Ctrl-C (`VINTR`) for SIGINT, Ctrl-Z (`VSUSP`) for SIGTSTP, when `ISIG` is off
-    /// (the line discipline turns no key into a signal, so the program expects the byte) and
-    /// the character is not disabled; `None` for another signal, when `ISIG` is on (the key
-    /// means the signal to the foreground group) or the modes cannot be read.
+    /// keys raw: Ctrl-C (`VINTR`) for SIGINT, Ctrl-Z (`VSUSP`) for SIGTSTP. With `ISIG` off
+    /// (the line discipline turns no key into a signal, so the program expects the byte), the
+    /// character set for it, unless disabled; with `ISIG` on and the character disabled
+    /// (jline's `intr <undef>`: jshell takes Ctrl-C as a key and stops its statement, where a
+    /// SIGINT to its group ends it), the key's own byte (0x03, 0x1a), which then arrives as
+    /// data. `None` for another signal, when `ISIG` is on and the character set (the key means
+    /// the signal to the foreground group), or when the modes cannot be read.
     pub(crate) fn raw_signal_char(&self, signal: crate::types::TerminalSignal) -> Option<u8> {
         use crate::types::TerminalSignal;
         use rustix::termios::SpecialCodeIndex;
-        let index = match signal {
-            TerminalSignal::Sigint => SpecialCodeIndex::VINTR,
-            TerminalSignal::Sigtstp => SpecialCodeIndex::VSUSP,
+        let (index, key) = match signal {
+            TerminalSignal::Sigint => (SpecialCodeIndex::VINTR, 0x03),
+            TerminalSignal::Sigtstp => (SpecialCodeIndex::VSUSP, 0x1a),
             _ => return None,
         };
         let t = rustix::termios::tcgetattr(self.fd.as_fd()).ok()?;
-        if t.local_modes.contains(LocalModes::ISIG) {
-            return None;
-        }
-        let byte = t.special_codes[index];
         // 0 is _POSIX_VDISABLE on Linux.
-        (byte != 0).then_some(byte)
+        let byte = t.special_codes[index];
+        if t.local_modes.contains(LocalModes::ISIG) {
+            (byte == 0).then_some(key)
+        } else {
+            (byte != 0).then_some(byte)
+        }
     }
 
     /// Discards input written to the terminal that no program has read yet, as the line

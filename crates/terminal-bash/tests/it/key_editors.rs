@@ -286,12 +286,18 @@ async fn an_answer_wider_than_the_screen_goes_whole() {
 /// A program in raw mode (ISIG off) whose thread reads keys while its main thread computes:
 /// `terminal_signal`'s SIGINT goes as the Ctrl-C key, as the terminal's own key would; before,
 /// the group got a real SIGINT, which the program never expected (here, a Python traceback
-/// from the main thread instead of the key's handling).
+/// from the main thread instead of the key's handling). So it does when the signal keys are
+/// on but the interrupt key is unset (jline's `intr <undef>`: jshell's engine ended on the
+/// SIGINT, its state lost, where the key stops the statement).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_interrupt_reaches_a_raw_mode_key_reader_while_another_thread_computes() {
     use dsh_terminal_core::{BackendSession, SignalDelivery, TerminalSignal};
     const PROGRAM: &str = "import os, sys, termios, threading, time, tty\n\
-old = termios.tcgetattr(0); tty.setraw(0)\n\
+old = termios.tcgetattr(0)\n\
+if sys.argv[1] == 'raw': tty.setraw(0)\n\
+else:\n\
+\x20   tty.setcbreak(0); a = termios.tcgetattr(0); a[6][termios.VINTR] = b'\\0'\n\
+\x20   termios.tcsetattr(0, termios.TCSADRAIN, a)\n\
 def keys():\n\
 \x20   while os.read(0, 1) != b'\\x03': pass\n\
 \x20   termios.tcsetattr(0, termios.TCSADRAIN, old); os.write(1, b'key-interrupt\\r\\n'); os._exit(0)\n\
@@ -305,15 +311,21 @@ termios.tcsetattr(0, termios.TCSADRAIN, old); print('ran-out')\n";
         let dir = TempDir::new("raw-reader");
         let script = dir.0.join("compute.py");
         std::fs::write(&script, PROGRAM).expect("write the program");
-        let r = sh
-            .send_within(&format!("python3 {}", script.display()), true, 1500)
-            .await;
-        assert!(r.viewport.contains("computing"), "{r:?}");
-        let s = sh.session.signal(TerminalSignal::Sigint).unwrap();
-        assert_eq!(s.delivery, SignalDelivery::InterruptCharacter, "{s:?}");
-        let r = sh.send_raw("", false).await;
-        assert!(r.viewport.contains("key-interrupt"), "{r:?}");
-        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        for mode in ["raw", "intr-unset"] {
+            let r = sh
+                .send_within(&format!("python3 {} {mode}", script.display()), true, 1500)
+                .await;
+            assert!(r.viewport.contains("computing"), "{mode}: {r:?}");
+            let s = sh.session.signal(TerminalSignal::Sigint).unwrap();
+            assert_eq!(
+                s.delivery,
+                SignalDelivery::InterruptCharacter,
+                "{mode}: {s:?}"
+            );
+            let r = sh.send_raw("", false).await;
+            assert!(r.viewport.contains("key-interrupt"), "{mode}: {r:?}");
+            assert_eq!(r.exit_code, Some(0), "{mode}: {r:?}");
+        }
         sh.close().await;
     })
     .await;

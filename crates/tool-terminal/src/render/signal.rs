@@ -70,7 +70,7 @@ const DELIVERED: &str = "delivered";
 const TYPED_AS_KEY: &str = "typed";
 /// What a SIGINT typed as the terminal's interrupt character was: a key the program read (its
 /// signal keys are off), not a signal.
-const AS_KEY_NOT_SIGNAL: &str = " as the terminal's interrupt character (Ctrl-C), not as a signal: the terminal's signal keys are off, so the program read it as a key of its input";
+const AS_KEY_NOT_SIGNAL: &str = " as the terminal's interrupt character (Ctrl-C), not as a signal: the terminal's Ctrl-C sends no signal now (its signal keys are off, or its interrupt key is unset), so the program read it as a key of its input";
 
 /// `terminal_signal` when the program (or the shell's own `read`) was waiting at a prompt and
 /// still waits there, silent, a moment after the signal (`as_key`: a SIGINT written as the
@@ -138,7 +138,7 @@ pub fn render_signal_stopped(signal: &str, target_pgid: i32, program: &str) -> S
 /// program turned the terminal's signal keys off, so Ctrl-C is a key of its input.
 pub fn render_interrupt_character(signal: &str, target_pgid: i32) -> String {
     format!(
-        "typed {signal} to foreground process group {target_pgid} as the terminal's interrupt character (Ctrl-C), the way the terminal's own key would, not as a signal: the terminal's signal keys are off (the program turned them off, or stty -isig), so Ctrl-C is a key of its input: the program reads keys and handles it itself (an editor such as vim does not quit on it: use its own quit command; SIGTERM stops a program that does not act on it); {SIGNAL_EFFECT}"
+        "typed {signal} to foreground process group {target_pgid} as the terminal's interrupt character (Ctrl-C), the way the terminal's own key would, not as a signal: the terminal's Ctrl-C sends no signal now (the program turned the signal keys off or unset the interrupt key, or stty -isig), so Ctrl-C is a key of its input: the program reads keys and handles it itself (an editor such as vim does not quit on it: use its own quit command; SIGTERM stops a program that does not act on it); {SIGNAL_EFFECT}"
     )
 }
 
