@@ -80,6 +80,9 @@ impl BackendSession for CappedSession {
     fn program_group(&self) -> Option<i32> {
         self.inner.program_group()
     }
+    fn program_groups_held(&self) -> Vec<i32> {
+        self.inner.program_groups_held()
+    }
     fn program_replaced_shell(&self) -> bool {
         self.inner.program_replaced_shell()
     }

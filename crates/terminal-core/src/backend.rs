@@ -71,6 +71,15 @@ pub trait BackendSession: Send + Sync + 'static {
     fn program_group(&self) -> Option<i32> {
         None
     }
+    /// The process groups holding the terminal now, from the foreground one ([`Self::program_group`])
+    /// up through the groups of its ancestors below the session's shell: a nested shell, a
+    /// debugger or a REPL that started the program in front (`bash` under `sleep`, `gdb`
+    /// under its inferior), which hold the terminal again once that program ends. Empty at
+    /// the shell, or for a backend that cannot tell (the default: [`Self::program_group`]
+    /// alone).
+    fn program_groups_held(&self) -> Vec<i32> {
+        self.program_group().into_iter().collect()
+    }
     /// Whether the program holding the terminal replaced the session's shell (`exec python3`):
     /// it is the session's own process, so ending it ends the session. `false` at the shell,
     /// with a program the shell started in the foreground, or for a backend that cannot tell.

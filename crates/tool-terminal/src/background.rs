@@ -416,8 +416,10 @@ impl Background {
         // Text sent without Enter stays on the input line of whatever reads it.
         let typed = Typed::of(&request.text, request.submit);
         // A program already holding the terminal (a REPL) gets the job's text: its next prompt
-        // ends the job without being a question the job stopped at.
-        let program_before = terminals.program_group(owner, id);
+        // ends the job without being a question the job stopped at; so does one below it that
+        // holds the terminal again once the program in front ends (a nested shell under the
+        // command an earlier send left running, which a poll job follows): none is the job's.
+        let program_before = terminals.program_groups_held(owner, id);
         let run_owner = owner.clone();
         let run_id = id.clone();
         let kills = Arc::clone(&self.kills);

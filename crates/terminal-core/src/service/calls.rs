@@ -211,6 +211,16 @@ impl Terminals {
             .and_then(|session| session.program_group())
     }
 
+    /// The process groups holding the terminal of one of `owner`'s sessions, the foreground
+    /// one first (see
+    /// [`BackendSession::program_groups_held`](crate::BackendSession::program_groups_held));
+    /// empty at the shell, for an unknown or foreign id, or a backend that cannot tell.
+    pub fn program_groups_held(&self, owner: &Agent, id: &SessionId) -> Vec<i32> {
+        self.owned_session(owner, id)
+            .map(|session| session.program_groups_held())
+            .unwrap_or_default()
+    }
+
     /// Whether the program holding the terminal of one of `owner`'s sessions replaced its shell
     /// (see [`BackendSession::program_replaced_shell`](crate::BackendSession::program_replaced_shell));
     /// `false` for an unknown or foreign id too.

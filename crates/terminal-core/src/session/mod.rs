@@ -246,6 +246,34 @@ impl BackendSession for PtySession {
             .filter(|&pgid| pgid != shared.shell_pgid() || shared.shell_replaced())
     }
 
+    fn program_groups_held(&self) -> Vec<i32> {
+        /// Most ancestors looked through (a chain of nested programs is short).
+        const MOST_ANCESTORS: usize = 32;
+        let shared = &self.inner.shared;
+        let Some(front) = self.program_group() else {
+            return Vec::new();
+        };
+        let mut groups = vec![front];
+        let processes = shared.processes();
+        // The group's leader, or any live member when the leader is gone (a pipeline's first
+        // command that ended).
+        let mut at = processes
+            .iter()
+            .find(|s| s.pid == front && s.pgrp == front)
+            .or_else(|| processes.iter().find(|s| s.pgrp == front && !s.is_zombie()));
+        for _ in 0..MOST_ANCESTORS {
+            let Some(process) = at else { break };
+            if process.pid == shared.shell_pid || process.pgrp == shared.shell_pgid() {
+                break;
+            }
+            if !groups.contains(&process.pgrp) {
+                groups.push(process.pgrp);
+            }
+            at = processes.iter().find(|s| s.pid == process.ppid);
+        }
+        groups
+    }
+
     fn program_replaced_shell(&self) -> bool {
         let shared = &self.inner.shared;
         shared.pty.foreground_pgid() == Some(shared.shell_pgid())

@@ -145,9 +145,10 @@ const SLOT_RELEASE_WAIT: Duration = Duration::from_secs(5);
 /// the command finished, so a background job does not end there: it continues with
 /// a poll (an empty send without Enter), whose output continues exactly where the previous
 /// send's ended, until the prompt comes back, a program waits for input, the session exits, or
-/// the job is killed. `program_before`: the program group that held the terminal when the job
-/// began (see [`Terminals::program_group`]), so its own next prompt is told from a question
-/// the job stopped at.
+/// the job is killed. `program_before`: the program groups that held the terminal when the job
+/// began, the one in front first (see [`Terminals::program_groups_held`]), so the next prompt
+/// of any of them is told from a question the job stopped at, and none is taken for a shell
+/// or REPL the job started.
 pub(super) async fn follow(
     terminals: Arc<Terminals>,
     owner: Agent,
@@ -155,7 +156,7 @@ pub(super) async fn follow(
     stream: Arc<Mutex<Option<Stream>>>,
     cancel: Cancel,
     typed: Typed,
-    program_before: Option<i32>,
+    program_before: Vec<i32>,
 ) -> Result<JobOutcome, String> {
     let Cancel {
         requested: cancel_requested,
@@ -173,8 +174,9 @@ pub(super) async fn follow(
         } else {
             FinalStatus::Completed
         };
-        let held_before =
-            program_before.is_some_and(|group| terminals.program_group(&owner, &id) == Some(group));
+        let held_before = terminals
+            .program_group(&owner, &id)
+            .is_some_and(|group| program_before.contains(&group));
         // Its prompt (the cursor row: the result's text may have been read already): a
         // REPL's, or a nested shell's (`bash-5.2$`), is no question the job asked.
         let program = result.foreground.as_deref().unwrap_or_default();

@@ -11,6 +11,7 @@ use serde_json::json;
 use crate::support::Host;
 
 mod left_running;
+mod poll_jobs;
 
 /// Starts a background send of `text` in `session`; returns the job id once the job's output
 /// shows `shown` (read as the job runs, bounded by a deadline).
