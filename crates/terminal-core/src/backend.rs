@@ -145,6 +145,11 @@ pub trait OperationHandle: Send + Sync + 'static {
     fn in_background(&self) {}
     /// Whether the send has settled *and* released its slot.
     fn is_finished(&self) -> bool;
+    /// Whether the send has settled (its result is ready), whether or not it still holds its
+    /// slot to write the rest of its input. Default: [`Self::is_finished`].
+    fn is_settled(&self) -> bool {
+        self.is_finished()
+    }
     /// How far the send has got, without consuming anything. Default: nothing known.
     fn progress(&self) -> SendProgress {
         SendProgress::default()
@@ -210,6 +215,10 @@ impl SendOperation {
     /// Whether the send has settled and released its slot.
     pub fn is_finished(&self) -> bool {
         self.handle.is_finished()
+    }
+    /// Whether the send has settled, its result ready (see [`SendHandle::is_settled`]).
+    pub fn is_settled(&self) -> bool {
+        self.handle.is_settled()
     }
     /// How far the send has got (non-consuming; for progress reports).
     pub fn progress(&self) -> SendProgress {

@@ -24,6 +24,10 @@ pub enum TerminalErrorCode {
     OwnerNotLive,
     /// The session already has an active send.
     SendActive,
+    /// The session's last send returned its result but still writes the rest of its input,
+    /// as the program reads it (a long typed-ahead text to a program that reads slowly or
+    /// not at all): the next send waits for that.
+    InputPending,
     /// The service is being disposed.
     ServiceDisposing,
     /// The session is closing.
@@ -108,6 +112,15 @@ impl TerminalError {
             ),
         )
     }
+    /// `INPUT_PENDING`: the session's last send returned, and still writes its input.
+    pub fn input_pending(id: &SessionId) -> Self {
+        Self::new(
+            TerminalErrorCode::InputPending,
+            format!(
+                "PTY session {id} is still writing the input of its last terminal_send, whose result was already returned: the rest goes in as the program reads it, and it reads slowly or not at all; send again once it has taken it (terminal_read shows what it is doing), or terminal_signal SIGINT to stop the program, which drops the rest"
+            ),
+        )
+    }
     /// Send on a closing session.
     pub fn closing(id: &SessionId) -> Self {
         Self::new(
@@ -176,5 +189,25 @@ impl TerminalError {
     /// An invalid request field.
     pub fn invalid(message: impl Into<String>) -> Self {
         Self::new(TerminalErrorCode::InvalidRequest, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The send-slot errors are model-visible text: which one a busy session gives tells the
+    /// model whether the call before it is still running or has returned.
+    #[test]
+    fn send_slot_errors_say_whether_the_last_send_returned() {
+        let id = SessionId::new("pty-7");
+        insta::assert_snapshot!(
+            "send_slot_errors",
+            [
+                TerminalError::send_active(&id).to_string(),
+                TerminalError::input_pending(&id).to_string(),
+            ]
+            .join("\n")
+        );
     }
 }

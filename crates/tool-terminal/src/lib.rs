@@ -221,6 +221,7 @@ pub fn error_code_name(code: TerminalErrorCode) -> &'static str {
         TerminalErrorCode::NoSession => "NO_SESSION",
         TerminalErrorCode::OwnerNotLive => "OWNER_NOT_LIVE",
         TerminalErrorCode::SendActive => "SEND_ACTIVE",
+        TerminalErrorCode::InputPending => "INPUT_PENDING",
         TerminalErrorCode::ServiceDisposing => "SERVICE_DISPOSING",
         TerminalErrorCode::Closing => "CLOSING",
         TerminalErrorCode::Exited => "EXITED",
@@ -254,8 +255,10 @@ async fn start_send_when_free(
     loop {
         match terminals.start_send(owner, id, request.clone()) {
             Err(e)
-                if e.code() == TerminalErrorCode::SendActive
-                    && tokio::time::Instant::now() < deadline =>
+                if matches!(
+                    e.code(),
+                    TerminalErrorCode::SendActive | TerminalErrorCode::InputPending
+                ) && tokio::time::Instant::now() < deadline =>
             {
                 tokio::time::sleep(SLOT_RETRY).await;
             }

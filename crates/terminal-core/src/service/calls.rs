@@ -42,7 +42,8 @@ impl Terminals {
     /// # Errors
     /// - `NoSession` for an unknown id, `ForeignSession` for another owner's session.
     /// - `Closing` while the session is being closed.
-    /// - `SendActive` while the previous send has not finished.
+    /// - `SendActive` while the previous send has not finished; `InputPending` while it has
+    ///   returned its result but still writes the rest of its input.
     /// - The backend's error (`SendActive`, `Closing`, `Exited`, `Transport`).
     pub fn start_send(
         &self,
@@ -59,7 +60,11 @@ impl Terminals {
             match &rec.send {
                 SendSlot::Starting => return Err(TerminalError::send_active(id)),
                 SendSlot::Started(op) if !op.is_finished() => {
-                    return Err(TerminalError::send_active(id));
+                    return Err(if op.is_settled() {
+                        TerminalError::input_pending(id)
+                    } else {
+                        TerminalError::send_active(id)
+                    });
                 }
                 SendSlot::Idle | SendSlot::Started(_) => {}
             }

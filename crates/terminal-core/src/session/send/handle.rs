@@ -180,6 +180,10 @@ impl OperationHandle for SendOp {
         self.finished.load(Ordering::SeqCst)
     }
 
+    fn is_settled(&self) -> bool {
+        SendOp::is_settled(self)
+    }
+
     fn output_bytes(&self) -> u64 {
         let st = self.shared.lock();
         st.bytes_read.saturating_sub(self.span().bytes_from)

@@ -30,7 +30,7 @@ impl SendOp {
     /// send (empty input, settles on the first prompt).
     ///
     /// # Errors
-    /// `Closing`, `Exited`, `SendActive`.
+    /// `Closing`, `Exited`, `SendActive`, `InputPending`.
     pub(in crate::session) fn start(
         inner: &Arc<Inner>,
         mut request: SendRequest,
@@ -39,8 +39,12 @@ impl SendOp {
         let shared = &inner.shared;
         let mut st = shared.lock();
         st.check_usable(&shared.id)?;
-        if st.active.is_some() {
-            return Err(TerminalError::send_active(&shared.id));
+        if let Some(active) = &st.active {
+            return Err(if active.is_settled() {
+                TerminalError::input_pending(&shared.id)
+            } else {
+                TerminalError::send_active(&shared.id)
+            });
         }
         if request.submit && input::ends_with_ending_key(&request.text) {
             request.submit = false;
