@@ -18,6 +18,7 @@ mod display_modes;
 mod editors;
 mod environment;
 mod input;
+mod jvm_repls;
 mod key_editors;
 mod keys;
 mod late_answers;

@@ -512,6 +512,22 @@ fn group_activity_noting_readers(
                 None => {}
             }
         }
+        // A terminal read in a helper thread beside a thread waiting on other event sources
+        // (an input pump: jline's reader thread in jshell reads the terminal all the time,
+        // beside the threads that talk to its execution engine): the read goes on whatever
+        // the program does with what it read, so it is a wait among others, no sign that the
+        // program is done with its input.
+        if !main_wait.is_some_and(|w| matches!(w, Wait::OnTty { .. }))
+            && waits
+                .iter()
+                .any(|w| matches!(w, Wait::Event | Wait::TimedEvent))
+        {
+            for wait in &mut waits {
+                if let Wait::OnTty { only_tty, .. } = wait {
+                    *only_tty = false;
+                }
+            }
+        }
         if running {
             let reads = waits.iter().any(|w| matches!(w, Wait::OnTty { .. }));
             return if reads {

@@ -225,7 +225,8 @@ impl Shared {
                             only_tty: false,
                             ..
                         }
-                    ) && group_relays_in(pgid, &shared.scope),
+                    ) && !repl()
+                        && group_relays_in(pgid, &shared.scope),
                     reader_ran,
                 }
             })

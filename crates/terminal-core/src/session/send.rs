@@ -452,8 +452,9 @@ impl SendOp {
                 // node's REPL reads the terminal while an `await` or a timer of the line it
                 // read is still pending: it reads, but has not printed its prompt since (a
                 // poll that finds it still so says it again; settling checks it is a REPL).
-                // Not a key reader in cbreak mode, its signal keys on (`top`, `less`): such a
-                // REPL's line editor turns them off (raw mode), and the key reader's cursor rests
+                // Not a key reader in cbreak mode, its signal keys on (`top`, `less`): a REPL's
+                // line editor turns them off (raw mode), or at least the carriage return's
+                // mapping (jline's, in jshell), and the key reader's cursor rests
                 // where it drew (a blank row below `top`'s short list in a sandbox), owing no
                 // prompt (taken for one, the send waited out its deadline).
                 // Not in node's editor mode, which shows no prompt (with a deadline, the send
@@ -471,29 +472,39 @@ impl SendOp {
                     && !shared
                         .pty
                         .modes()
-                        .is_some_and(|m| !m.canonical && m.signals);
+                        .is_some_and(|m| !m.canonical && m.signals && !m.line_editing());
                 let again = readiness.poll_only()
                     && obs.fg.is_some()
                     && shared.lock().unprompted_fg == obs.fg;
+                // The deadline or the idle window came first while the REPL still owes its
+                // prompt.
+                let owed_at_end = awaited_repl && matches!(reason, Settle::Timeout | Settle::Idle);
                 let kind = match (unprompted, readiness.poll_only(), again) {
                     (true, false, _) => UNPROMPTED_LINE,
                     (true, true, true) => UNPROMPTED_POLL,
-                    // The poll's deadline or the idle window came first: the REPL still owes
-                    // its prompt.
-                    _ if awaited_repl && matches!(reason, Settle::Timeout | Settle::Idle) => {
-                        UNPROMPTED_POLL
-                    }
+                    _ if owed_at_end => UNPROMPTED_POLL,
                     _ => UNPROMPTED_NO,
                 };
                 // A poll of a REPL that still owes its prompt waits for what the pending await
                 // or timer prints (up to the idle window, or past it to its own deadline) rather
                 // than answer at once with nothing new, leaving the agent to poll in a loop; so
-                // does the line itself when its send gave a deadline (it waits out timers).
+                // does the line itself (a statement at work: jshell's result comes from its
+                // engine a moment later), and, when its send gave a deadline, any program's
+                // line (it waits out timers).
                 let keeps_waiting = unprompted
                     || (reason == Settle::Idle && awaited_repl && self.timeout.is_some());
                 let awaits_output =
                     (kind == UNPROMPTED_POLL && keeps_waiting && !obs.output_since_write)
-                        || (kind == UNPROMPTED_LINE && self.timeout.is_some());
+                        || (kind == UNPROMPTED_LINE
+                            && (self.timeout.is_some()
+                                || obs.fg.is_some_and(super::observe::leader_runs_a_repl)));
+                // What the result says of a line that waited so: the REPL owes its prompt
+                // after that line (its own echo is not the prompt back).
+                let kind = if owed_at_end && kind == UNPROMPTED_POLL && !readiness.poll_only() {
+                    UNPROMPTED_LINE
+                } else {
+                    kind
+                };
                 awaited_repl |= awaits_output;
                 if !awaits_output {
                     self.unprompted_wait.store(kind, Ordering::SeqCst);

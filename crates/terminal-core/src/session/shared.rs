@@ -80,6 +80,10 @@ pub(super) struct State {
     /// The Python source sends typed to a Python REPL since its `>>> ` prompt: a send that
     /// finds the REPL reading more of that block ends it before a new statement.
     pub(super) python_block: Option<String>,
+    /// The last send settled with a REPL reading at its primary prompt, nothing typed on its
+    /// line, and no input was written since: output printed later (a thread's) may push that
+    /// prompt off the cursor's row, yet the REPL runs no statement.
+    pub(super) repl_idle_at_prompt: bool,
     /// The foreground group whose REPL read a line but had not printed its prompt again when
     /// the last send settled (`SettleFacts::unprompted_wait`): a poll that still finds it so
     /// says so again.
@@ -183,6 +187,7 @@ impl State {
             command_seen_at: None,
             unended_line: None,
             python_block: None,
+            repl_idle_at_prompt: false,
             unprompted_fg: None,
             last_sent_line: None,
             signalled: None,

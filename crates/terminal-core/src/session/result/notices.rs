@@ -501,8 +501,9 @@ fn quoted_line(text: &str) -> String {
 pub(super) fn unprompted_wait_notice(program: &str) -> String {
     format!(
         "[input: {program} reads input but has not printed its prompt again: what it read may \
-         still be running (a pending await or timer); poll (empty text, submit: false) for its \
-         output and prompt before sending more]"
+         still be running (a statement at work, a pending await or timer); poll (empty text, \
+         submit: false, with timeoutMs to wait longer) for its output and prompt before sending \
+         more]"
     )
 }
 

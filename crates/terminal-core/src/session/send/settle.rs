@@ -43,6 +43,7 @@ impl SendOp {
             && st.screen.cursor_row_rest_blank()
         {
             st.python_block = None;
+            st.repl_idle_at_prompt = true;
         }
         st.screen.keep_binary_run_open(running);
         // A cancelled send's interrupt is said by the next result someone sees.

@@ -177,7 +177,12 @@ impl SendOp {
                     .screen
                     .cursor_row_prefix()
                     .is_none_or(|row| row.trim().is_empty());
-            let busy = if aftermath_pending && !at_repl_prompt {
+            // Settled at its primary prompt with nothing written since: it runs no statement,
+            // whatever printed after that prompt.
+            let idle_at_prompt = st.repl_idle_at_prompt && !st.typed_unended;
+            let busy = if idle_at_prompt && !aftermath_pending {
+                None
+            } else if aftermath_pending && !at_repl_prompt {
                 Some(python_input::Busy::Interrupted)
             } else if ipython_between
                 || away_from_prompts
@@ -348,6 +353,9 @@ impl SendOp {
         // program a signal's aftermath may end or stop (`fg` sent right after a SIGTSTP to the
         // REPL is the shell's).
         st.python_block = holds.filter(|_| !aftermath_pending);
+        if !input.is_empty() {
+            st.repl_idle_at_prompt = false;
+        }
         // Text on the shell's input line that no send typed there (a program pushed it into
         // the terminal's input, or a send typed it for a program that ended without reading
         // it) would run joined to this send's text: it is cleared first.
