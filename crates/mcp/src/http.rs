@@ -205,6 +205,11 @@ impl HttpServer {
         self.addr
     }
 
+    /// Whether requests must carry a bearer token.
+    pub fn has_token(&self) -> bool {
+        self.front.token.is_some()
+    }
+
     /// Serves until `shutdown` is cancelled; then closes every session (its jobs and
     /// terminals, with every process they started), answering every request 503 (`/healthz`:
     /// `{"status":"shutting_down"}`) until the teardowns ended (bounded by the teardown

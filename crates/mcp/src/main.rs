@@ -126,6 +126,15 @@ async fn serve_http(server: McpServer, options: &Options, shutdown: &Cancellatio
         http.local_addr()
     );
     tracing::info!(addr = %http.local_addr(), "serving MCP Streamable HTTP");
+    if options.allow_network && !http.has_token() {
+        // The sessions' own commands reach this server then: one can open an MCP session of
+        // its own, an agent no client of ours owns, whose processes outlive the agent that
+        // started them.
+        tracing::warn!(
+            "--allow-network without a bearer token: commands run in the sessions can reach this server and open MCP sessions of their own, whose processes outlive the agent that started them; pass --token-file or set {}",
+            dsh_mcp::TOKEN_ENV
+        );
+    }
     let end = http.serve(shutdown).await;
     tracing::info!(?end, "HTTP server stopped; disposing the root context");
     Outcome::Served {

@@ -124,6 +124,12 @@ impl Front {
         if let Some(answer) = self.hosts.refusal(request.uri(), request.headers()) {
             return answer;
         }
+        if self.token.is_some() && request.headers().get_all(AUTHORIZATION).iter().count() > 1 {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "repeated Authorization header: send exactly one, \"Authorization: Bearer <token>\"",
+            );
+        }
         if let Some(token) = &self.token
             && !token.admits(request.headers().get(AUTHORIZATION))
         {

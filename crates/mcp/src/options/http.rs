@@ -10,6 +10,9 @@ pub(crate) const DEFAULT_MAX_SESSIONS: usize = 32;
 /// (a long send) keeps its session from idling out, so this only bounds how long the session of
 /// a client that went away lives on.
 pub(crate) const DEFAULT_SESSION_IDLE_TIMEOUT_MS: u64 = 30 * 60 * 1000;
+/// Least `--session-idle-timeout-ms`: a session must outlive the pause between a client's
+/// initialize and its first call (0 closed every session before its first call).
+const MIN_SESSION_IDLE_TIMEOUT_MS: u64 = 1000;
 /// The environment variable that may carry the bearer token (instead of `--token-file`).
 pub const TOKEN_ENV: &str = "DSH_MCP_TOKEN";
 
@@ -55,9 +58,15 @@ pub struct HttpOptions {
     pub max_sessions: usize,
 
     /// An HTTP session with no request for this long is closed with its terminals and jobs, in
-    /// milliseconds. A request in flight (e.g. a long send) or a background job still running
-    /// keeps the session: the idle time counts from the end of its last request or job.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_SESSION_IDLE_TIMEOUT_MS)]
+    /// milliseconds (minimum 1000). A request in flight (e.g. a long send) or a background job
+    /// still running keeps the session: the idle time counts from the end of its last request
+    /// or job.
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+        value_parser = clap::value_parser!(u64).range(MIN_SESSION_IDLE_TIMEOUT_MS..)
+    )]
     pub session_idle_timeout_ms: u64,
 }
 

@@ -164,6 +164,12 @@ fn invalid_configuration_exits_with_status_2() {
         "--token-file /nonexistent/dsh-mcp-token: ",
     );
     assert_config_error(&["--listen", "localhost"], "invalid value 'localhost'");
+    // A session must outlive the pause before a client's first call (0 ended every session
+    // before it).
+    assert_config_error(
+        &["--listen", "127.0.0.1:0", "--session-idle-timeout-ms", "0"],
+        "invalid value '0' for '--session-idle-timeout-ms <MS>'",
+    );
 }
 
 /// A file `name` in `dir` with permission bits `mode`.

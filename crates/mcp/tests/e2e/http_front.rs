@@ -1,5 +1,5 @@
 //! What `dsh-mcp --listen` refuses before a request reaches MCP: `Host` values off the
-//! allowlist (403) or malformed (400), and request bodies declared far over the limit (413
+//! allowlist (403) or malformed (400), a repeated `Authorization` header (400), and request bodies declared far over the limit (413
 //! from the header alone) or sent whole over it (a 413 the client reads, not a broken pipe). Each request is written on a
 //! connection of its own, so the bytes on the wire are exactly the test's.
 
@@ -108,7 +108,7 @@ async fn allowed_hosts_add_to_the_loopback_names() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_missing_repeated_or_malformed_host_gets_400() {
+async fn a_missing_repeated_or_malformed_host_or_a_repeated_token_gets_400() {
     let mut server = HttpServerProcess::start(&[]).await;
     let url = server.url.clone();
     let own = format!("Host: {}", address(&url));
@@ -126,6 +126,11 @@ async fn a_missing_repeated_or_malformed_host_gets_400() {
         (vec!["Host: localhost:abc"], "localhost:abc"),
         (vec!["Host: localhost:99999"], "localhost:99999"),
         (vec!["Host: user@localhost"], "user@localhost"),
+        // A second token after the right one is not passed over.
+        (
+            vec![own.as_str(), "Authorization: Bearer wrong"],
+            "repeated Authorization header",
+        ),
     ] {
         let answer = initialize_with(&url, &hosts).await;
         assert_eq!(answer.status, 400, "{hosts:?}: {}", answer.body);
