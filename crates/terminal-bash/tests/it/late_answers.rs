@@ -292,7 +292,7 @@ async fn text_for_a_prompt_no_result_showed_is_refused_once() {
 /// A command line sent while a program, or the shell's `read`, waits at a prompt the last
 /// result showed answers that prompt, as it would typed in a terminal, and the result says so
 /// (it showed only the program taking the text, so the model believed its command ran); an
-/// answer that names no command is no such line.
+/// answer that names no command is no such line, nor is a command to a nested shell.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_command_sent_to_a_waiting_prompt_is_said_to_answer_it() {
     within(async {
@@ -328,6 +328,22 @@ async fn a_command_sent_to_a_waiting_prompt_is_said_to_answer_it() {
             r.notices.iter().all(|n| !n.contains("went to the prompt")),
             "{r:?}"
         );
+        // A nested shell without a line editor reads its commands at its own prompt (`# `
+        // for root): the line is its command, no answer (the notice said it did not run).
+        for prompt in ["# ", "$ "] {
+            let r = sh.send(&format!("PS1='{prompt}' sh")).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            let r = sh
+                .send("echo nested-$((6*7)) > /dev/null; echo ran-nested")
+                .await;
+            assert!(r.viewport.lines().any(|l| l == "ran-nested"), "{r:?}");
+            assert!(
+                r.notices.iter().all(|n| !n.contains("went to the prompt")),
+                "{prompt}: {r:?}"
+            );
+            let r = sh.send("exit").await;
+            assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        }
         sh.close().await;
     })
     .await;
