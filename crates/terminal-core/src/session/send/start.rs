@@ -139,11 +139,13 @@ impl SendOp {
             })
             .and_then(|pgid| python_input::group_program(shared, pgid));
         // A program's own prompt before the cursor, not a Python REPL's, nor a statement
-        // earlier sends left open: the lines there answer it, and the prompts after it, one
-        // each.
+        // earlier sends left open, nor text printed after the prompt of a REPL that settled
+        // there with nothing sent since: the lines there answer it, and the prompts after it,
+        // one each.
         let own_prompt = cursor_row.as_deref().is_some_and(is_programs_own_prompt)
             && st.python_block.is_none()
-            && indent.is_none();
+            && indent.is_none()
+            && (!st.repl_idle_at_prompt || st.typed_unended);
         let python_repl = leader.as_deref().is_some_and(input::pastes_blocks) && !own_prompt;
         // A block to a Python REPL still running a statement, or not back at its prompt after
         // a signal, is refused (see `check_busy`); a one-line block too, whose REPL is named
@@ -245,9 +247,17 @@ impl SendOp {
         // its first empty line would end the block and the rest run as wrong statements (an
         // `input()` is no reader of a block).
         let no_prompt_shown = python_repl
-            && cursor_row
+            && (cursor_row
                 .as_deref()
                 .is_none_or(|row| row.trim().is_empty())
+                // Settled at its primary prompt with nothing written since, whatever a
+                // thread printed after it (`>>> tick` without a line end). Not IPython, whose
+                // line editor draws its prompt again after such output.
+                || (st.repl_idle_at_prompt
+                    && !leader.as_deref().is_some_and(input::is_ipython)
+                    && !cursor_row.as_deref().is_some_and(|row| {
+                        is_primary_repl_prompt(row) || is_block_continuation_prompt(row)
+                    })))
             && st.python_block.is_none()
             && !st.typed_unended
             && python_input::has_block(&request.text);
