@@ -455,19 +455,22 @@ async fn tabs_in_lines_to_a_line_editor_an_earlier_line_started_are_typed() {
 async fn a_line_typed_ahead_without_enter_is_gone_on_by_the_next_send() {
     within(async {
         let sh = Shell::open(config()).await;
-        let r = sh.send_within("sleep 2", true, 300).await;
-        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
-        let r = sh.send_raw("echo typed-a", false).await;
-        assert!(
-            r.viewport.trim_end().ends_with("dsh> echo typed-a"),
-            "{r:?}"
-        );
-        let r = sh.send("head").await;
-        assert!(
-            r.viewport.lines().any(|l| l == "typed-ahead")
-                && !r.notices.iter().any(|n| n.contains("no send typed")),
-            "{r:?}"
-        );
+        // Also with editing keys among the text (a backspace).
+        for typed in ["echo typed-a", "echo typed-aX\u{7f}"] {
+            let r = sh.send_within("sleep 2", true, 300).await;
+            assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+            let r = sh.send_raw(typed, false).await;
+            assert!(
+                r.viewport.trim_end().ends_with("dsh> echo typed-a"),
+                "{r:?}"
+            );
+            let r = sh.send("head").await;
+            assert!(
+                r.viewport.lines().any(|l| l == "typed-ahead")
+                    && !r.notices.iter().any(|n| n.contains("no send typed")),
+                "{typed:?}: {r:?}"
+            );
+        }
         sh.close().await;
     })
     .await;

@@ -150,14 +150,15 @@ impl SendOp {
             && !self.edits_shell_line
             && shared.pty.foreground_pgid() == Some(shared.shell_pgid())
             && shared.line_editing()
-            && let Some(line) = self
-                .last_line
-                .as_deref()
-                .filter(|l| !l.contains(char::is_control))
-            && st
-                .screen
-                .text_after_prompt()
-                .is_some_and(|shown| shown.trim_end().ends_with(line))
+            && let Some(line) = self.last_line.as_deref()
+            && st.screen.text_after_prompt().is_some_and(|shown| {
+                // Editing keys among the text (a backspace, Ctrl-W) change what shows.
+                if line.contains(char::is_control) {
+                    !shown.trim().is_empty()
+                } else {
+                    shown.trim_end().ends_with(line)
+                }
+            })
         {
             st.typed_unended_at_shell = true;
         }
