@@ -138,34 +138,49 @@ const PROMPT_SHOWS_WITHIN: Duration = Duration::from_millis(100);
 
 /// [`AfterSignal::BackAtPrompt`] when group `pgid` holds the terminal and reads it with its
 /// REPL's primary prompt (`>>>`, `In [5]:`, `(Pdb)`) before the cursor, looking up to
-/// [`PROMPT_SHOWS_WITHIN`]; `None` otherwise.
+/// [`PROMPT_SHOWS_WITHIN`], and still does [`PROMPT_STAYS_FOR`] later; `None` otherwise.
 async fn back_at_prompt(shared: &Arc<Shared>, pgid: i32) -> Option<AfterSignal> {
     let deadline = Instant::now() + PROMPT_SHOWS_WITHIN;
     loop {
-        let sh = Arc::clone(shared);
-        let program = tokio::task::spawn_blocking(move || {
-            (sh.pty.foreground_pgid() == Some(pgid))
-                .then(|| sh.tty_reader(pgid))
-                .flatten()
-                .and_then(program_name)
-        })
-        .await
-        .ok()
-        .flatten()?;
-        let prompt = shared
-            .lock()
-            .screen
-            .cursor_row_prefix()
-            .map(|row| row.trim().to_owned())
-            .filter(|row| is_primary_repl_prompt(row) && is_repl_prompt_of(row, &program));
-        if let Some(prompt) = prompt {
-            return Some(AfterSignal::BackAtPrompt { program, prompt });
+        if let Some(found) = reading_at_prompt(shared, pgid).await {
+            // Still so a moment later: a REPL the key ends (node's second Ctrl-C) may read
+            // again at its prompt for a moment as it exits.
+            tokio::time::sleep(PROMPT_STAYS_FOR).await;
+            return reading_at_prompt(shared, pgid)
+                .await
+                .filter(|again| *again == found)
+                .map(|(program, prompt)| AfterSignal::BackAtPrompt { program, prompt });
         }
         if Instant::now() >= deadline {
             return None;
         }
         tokio::time::sleep(FATE_LOOK_EVERY).await;
     }
+}
+
+/// How long the REPL must go on reading at its prompt once seen there to count as back at it.
+const PROMPT_STAYS_FOR: Duration = Duration::from_millis(150);
+
+/// The program of group `pgid` and its primary prompt before the cursor, when the group holds
+/// the terminal and reads it there (`/proc` reads off the async workers).
+async fn reading_at_prompt(shared: &Arc<Shared>, pgid: i32) -> Option<(String, String)> {
+    let sh = Arc::clone(shared);
+    let program = tokio::task::spawn_blocking(move || {
+        (sh.pty.foreground_pgid() == Some(pgid))
+            .then(|| sh.tty_reader(pgid))
+            .flatten()
+            .and_then(program_name)
+    })
+    .await
+    .ok()
+    .flatten()?;
+    let prompt = shared
+        .lock()
+        .screen
+        .cursor_row_prefix()
+        .map(|row| row.trim().to_owned())
+        .filter(|row| is_primary_repl_prompt(row) && is_repl_prompt_of(row, &program))?;
+    Some((program, prompt))
 }
 
 /// Once the effect of a signal to group `pgid` (whose leader ran program `name`) settled:
