@@ -10,7 +10,9 @@
 //!    between steps, as gdb's `next` over a long loop keeps it most of the time; a debugger
 //!    at its prompt takes the terminal, so its stopped inferior is no foreground job) →
 //!    [`GroupActivity::Busy`] ([`GroupActivity::BusyReadingTty`] when another thread of its
-//!    process reads the terminal);
+//!    process reads the terminal); so does a process waiting for its children with one
+//!    that ended and is not reaped yet (the wait returns at once: a loop between two
+//!    short-lived commands);
 //! 2. a thread blocked on terminal input (and none stopped) → [`GroupActivity::ReadingTty`]
 //!    (the same rule as [`super::is_group_waiting_on_tty`]); a wait with a timeout of unknown
 //!    length when another thread of its process sleeps on a timer (it wakes by itself);
@@ -94,7 +96,10 @@ enum Wait {
     /// Waiting for events (fds) with a timeout.
     TimedEvent,
     Timer,
-    Children,
+    /// Waiting for a child to change state: `of` the one child waited for, `None` for any.
+    Children {
+        of: Option<i32>,
+    },
     Other,
 }
 
@@ -108,7 +113,10 @@ enum Kind {
     Poll,
     /// `ppoll`: nfds arg1, timeout pointer arg2 (null: none).
     Ppoll,
-    Children,
+    /// `wait4`: the pid waited for in arg0 (`-1`, `0` or a negative group: any of several).
+    Wait4,
+    /// `waitid`: the id type in arg0 (`P_PID` is 1), the id in arg1.
+    Waitid,
     Futex,
 }
 
@@ -121,7 +129,8 @@ fn kind(nr: i64) -> Option<Kind> {
         23 | 270 => Some(Kind::Select),
         7 => Some(Kind::Poll),
         271 => Some(Kind::Ppoll),
-        61 | 247 => Some(Kind::Children),
+        61 => Some(Kind::Wait4),
+        247 => Some(Kind::Waitid),
         202 => Some(Kind::Futex),
         _ => None,
     }
@@ -133,7 +142,8 @@ fn kind(nr: i64) -> Option<Kind> {
         101 | 115 | 128 => Some(Kind::Sleep),
         72 => Some(Kind::Select),
         73 => Some(Kind::Ppoll),
-        260 | 95 => Some(Kind::Children),
+        260 => Some(Kind::Wait4),
+        95 => Some(Kind::Waitid),
         98 => Some(Kind::Futex),
         _ => None,
     }
@@ -172,7 +182,13 @@ fn sleeping_wait(call: SyscallLine) -> Wait {
                 Wait::Timer
             }
         }
-        Some(Kind::Children) => Wait::Children,
+        Some(Kind::Wait4) => Wait::Children {
+            of: i32::try_from(a0 as i64).ok().filter(|&pid| pid > 0),
+        },
+        Some(Kind::Waitid) => Wait::Children {
+            // P_PID
+            of: (a0 == 1).then(|| i32::try_from(a1).ok()).flatten(),
+        },
         Some(Kind::Futex) => Wait::Other,
         _ if has_timeout(call) => Wait::TimedEvent,
         _ => Wait::Event,
@@ -478,11 +494,8 @@ fn group_activity_noting_readers(
     if pgid <= 0 {
         return GroupActivity::Idle;
     }
-    let all: Vec<StatInfo> = scope
-        .stats()
-        .into_iter()
-        .filter(|s| !s.is_zombie())
-        .collect();
+    let (zombies, all): (Vec<StatInfo>, Vec<StatInfo>) =
+        scope.stats().into_iter().partition(StatInfo::is_zombie);
     let mut members: Vec<i32> = all
         .iter()
         .filter(|s| s.pgrp == pgid)
@@ -493,13 +506,17 @@ fn group_activity_noting_readers(
     while let Some(pid) = members.pop() {
         let task_dir = PathBuf::from(format!("/proc/{pid}/task"));
         let mut awaits_children = false;
+        let mut waited_for = Vec::new();
         let mut waits = Vec::new();
         let mut main_wait = None;
         let mut running = false;
         for tid in procfs::numeric_entries(&task_dir) {
             match thread_wait(pid, tid, tty) {
                 Some(Wait::Running) => running = true,
-                Some(Wait::Children) => awaits_children = true,
+                Some(Wait::Children { of }) => {
+                    awaits_children = true;
+                    waited_for.push(of);
+                }
                 Some(w) => {
                     if tid == pid {
                         main_wait = Some(w);
@@ -539,6 +556,14 @@ fn group_activity_noting_readers(
         processes.push(with_timer_beside_tty(with_main_event_loop(
             waits, main_wait,
         )));
+        // Waiting for children with one that ended and is not reaped yet: the wait returns at
+        // once (a loop between two short-lived commands: `xargs -n1`, `for …; do cmd; done`).
+        if zombies
+            .iter()
+            .any(|z| z.ppid == pid && waited_for.iter().any(|of| of.is_none_or(|of| of == z.pid)))
+        {
+            return GroupActivity::Busy;
+        }
         if awaits_children {
             // Children outside the group (a job that started its own groups) count too.
             for child in all.iter().filter(|s| s.ppid == pid) {

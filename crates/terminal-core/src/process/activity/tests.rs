@@ -192,7 +192,31 @@ fn sleeping_syscalls_are_told_apart() {
         ),
         (232, [5, 0, 1, 0xffff_ffff, 0, 0], Wait::Event, "epoll_wait"),
         (0, [3, 0x7ff0, 4096, 0, 0, 0], Wait::Event, "a socket read"),
-        (61, [0; 6], Wait::Children, "wait4"),
+        (61, [0; 6], Wait::Children { of: None }, "wait4"),
+        (
+            61,
+            [u64::MAX, 0, 0, 0, 0, 0],
+            Wait::Children { of: None },
+            "wait4 for any child",
+        ),
+        (
+            61,
+            [42, 0, 0, 0, 0, 0],
+            Wait::Children { of: Some(42) },
+            "wait4 for one",
+        ),
+        (
+            247,
+            [1, 42, 0, 0, 0, 0],
+            Wait::Children { of: Some(42) },
+            "waitid P_PID",
+        ),
+        (
+            247,
+            [0, 0, 0, 0, 0, 0],
+            Wait::Children { of: None },
+            "waitid P_ALL",
+        ),
         (202, [0; 6], Wait::Other, "futex"),
     ];
     for &(nr, args, expected, why) in cases {
