@@ -134,8 +134,16 @@ impl Tool for ReadTool {
         // says where the next page starts; the render leaves the pointer out, the structured
         // result keeps it), rather than a page of none.
         if text.is_empty() && pointer > 0 {
-            (text, cut) =
-                bound_structured(page.text, max_bytes.saturating_sub(plain_footer + marker));
+            (text, cut) = bound_structured(
+                page.text.clone(),
+                max_bytes.saturating_sub(plain_footer + marker),
+            );
+        }
+        // A line the cap left only the end of would read as a whole line the footer counts
+        // (`E104` for `LINE104`): none, rather than a line cut at its start with no marker.
+        let kept_from = page.text.len() - text.len();
+        if cut && kept_from > 0 && !page.text[..kept_from].ends_with('\n') {
+            text.clear();
         }
         page.text = text;
         if cut {

@@ -184,3 +184,41 @@ async fn a_from_line_page_says_its_range_in_from_line_numbers() {
     );
     host.shutdown().await;
 }
+
+/// Under a cap that leaves room for only part of a line beside the footer, a page shows no
+/// line rather than the line's end (`E104` for `LINE104`, counted by the footer as the line),
+/// whichever cap between a few bytes short of the line and the line's length.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_never_shows_a_line_cut_at_its_start() {
+    for cap in 140..=160 {
+        let host = Host::new(
+            ToolTerminalConfig {
+                max_result_bytes: cap,
+                ..ToolTerminalConfig::default()
+            },
+            Some(fast_bash()),
+        );
+        let agent = host.agent("a");
+        host.call(&agent, "terminal_open", json!({"type": "shell"}))
+            .await;
+        host.send(&agent, "pty-1", "seq 1 300 | sed 's/^/LINE/'")
+            .await;
+        let page = host
+            .call(
+                &agent,
+                "terminal_read",
+                json!({"sessionId": "pty-1", "fromLine": 5, "count": 100}),
+            )
+            .await
+            .text();
+        for line in page.lines().take_while(|l| !l.starts_with('[')) {
+            assert!(
+                line.starts_with("LINE") || line.starts_with("(no line of this page fits"),
+                "cap {cap}: {page}"
+            );
+        }
+        host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+            .await;
+        host.shutdown().await;
+    }
+}
