@@ -492,3 +492,23 @@ async fn display_state_left_changed_is_reset_at_the_prompt() {
     })
     .await;
 }
+
+/// The shell's own `read` with the terminal left raw on the same command line (`stty raw
+/// -echo; read -r x`): no carriage return ends its line, so the send's Enter goes as a
+/// newline and the line is read (each send came back with nothing, the read still waiting).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shells_read_in_a_raw_terminal_takes_the_line_sent() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send("stty raw -echo; read -r x; stty sane; echo \"got=$x\"")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("hello raw").await;
+        assert!(shown(&r).contains("got=hello raw"), "{r:?}");
+        let r = sh.send("echo after-raw").await;
+        assert!(r.viewport.lines().any(|l| l == "after-raw"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

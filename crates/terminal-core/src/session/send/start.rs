@@ -232,7 +232,14 @@ impl SendOp {
             quoted_tabs: program
                 && !st.screen.alternate_screen()
                 && modes.is_some_and(TtyModes::line_editing),
-            newline_enter: modes.is_some_and(TtyModes::cr_ends_no_line),
+            // Also to the shell's own `read` with the terminal left raw (`stty raw; read x`:
+            // no canonical mode, no CR-to-NL mapping): it reads to a newline, and the
+            // carriage return of a terminal's Enter ended no line (the send came back with
+            // nothing, the read still waiting).
+            newline_enter: modes.is_some_and(|m| {
+                m.cr_ends_no_line()
+                    || (our_shell && !shell_line_editor && !m.canonical && !m.maps_cr)
+            }),
         };
         // A Python REPL: statements one at a time, open blocks ended, auto-indent replaced,
         // what it holds tracked (see `python_input`). Its prompt: the cursor row's text before
