@@ -454,8 +454,8 @@ pub enum AfterSignal {
     /// Text sent next answers that prompt, not the shell.
     StillReading(String),
     /// It reads input again with its REPL's primary prompt before the cursor (a REPL or
-    /// debugger whose statement the signal interrupted): text sent next goes to it, its
-    /// state kept.
+    /// debugger whose statement the signal interrupted; a nested shell at its prompt, which
+    /// ignores SIGTERM and SIGTSTP there): text sent next goes to it, its state kept.
     BackAtPrompt {
         /// The program that reads (`python3`).
         program: String,

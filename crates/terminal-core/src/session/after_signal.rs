@@ -137,7 +137,8 @@ pub(super) async fn after_signal(shared: &Arc<Shared>, pgid: i32, within: Durati
 const PROMPT_SHOWS_WITHIN: Duration = Duration::from_millis(100);
 
 /// [`AfterSignal::BackAtPrompt`] when group `pgid` holds the terminal and reads it with its
-/// REPL's primary prompt (`>>>`, `In [5]:`, `(Pdb)`) before the cursor, looking up to
+/// REPL's primary prompt (`>>>`, `In [5]:`, `(Pdb)`), or a nested shell's (`bash-5.2$`),
+/// before the cursor, looking up to
 /// [`PROMPT_SHOWS_WITHIN`], and still does [`PROMPT_STAYS_FOR`] later; `None` otherwise.
 async fn back_at_prompt(shared: &Arc<Shared>, pgid: i32) -> Option<AfterSignal> {
     let deadline = Instant::now() + PROMPT_SHOWS_WITHIN;
@@ -179,7 +180,11 @@ async fn reading_at_prompt(shared: &Arc<Shared>, pgid: i32) -> Option<(String, S
         .screen
         .cursor_row_prefix()
         .map(|row| row.trim().to_owned())
-        .filter(|row| is_primary_repl_prompt(row) && is_repl_prompt_of(row, &program))?;
+        .filter(|row| {
+            (is_primary_repl_prompt(row) && is_repl_prompt_of(row, &program))
+                // A nested shell at its prompt (it ignores SIGTERM and SIGTSTP there).
+                || super::is_shell_prompt_of(row, &program)
+        })?;
     Some((program, prompt))
 }
 
