@@ -216,7 +216,7 @@ impl SendOperation {
     pub fn is_finished(&self) -> bool {
         self.handle.is_finished()
     }
-    /// Whether the send has settled, its result ready (see [`SendHandle::is_settled`]).
+    /// Whether the send has settled, its result ready (see [`OperationHandle::is_settled`]).
     pub fn is_settled(&self) -> bool {
         self.handle.is_settled()
     }

@@ -148,7 +148,13 @@ async fn lines_left_at_the_deadline_are_typed_ahead_not_lost() {
                     break;
                 }
                 Ok(_) => {}
-                Err(e) if e.code() == TerminalErrorCode::SendActive => {
+                // Still writing the lines left (the send returned before they all went).
+                Err(e)
+                    if matches!(
+                        e.code(),
+                        TerminalErrorCode::SendActive | TerminalErrorCode::InputPending
+                    ) =>
+                {
                     tokio::task::yield_now().await;
                 }
                 Err(e) => panic!("poll failed: {e}"),
