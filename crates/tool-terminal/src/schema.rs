@@ -464,7 +464,8 @@ pub struct SignalOutput {
     pub still_reading: Option<String>,
     /// The program and its prompt, when it reads input again a moment after the signal with
     /// its REPL's primary prompt shown (a REPL or debugger whose statement the signal
-    /// interrupted): text sent next goes to it, its state kept; absent otherwise (addition).
+    /// interrupted; a nested shell at its prompt, which ignores SIGTERM and SIGTSTP there):
+    /// text sent next goes to it, its state kept; absent otherwise (addition).
     #[serde(rename = "backAtPrompt", skip_serializing_if = "Option::is_none")]
     pub back_at_prompt: Option<ReplPromptOutput>,
     /// The program, when it ended a moment after the signal and the shell holds the terminal

@@ -107,8 +107,8 @@ pub fn render_signal_ended(signal: &str, target_pgid: i32, program: &str, as_key
 }
 
 /// `terminal_signal` when the program reads input again a moment after the signal with its
-/// REPL's primary prompt shown (`as_key`: a SIGINT written as the terminal's interrupt
-/// character): the statement it ran is over, and the REPL kept its state.
+/// REPL's primary prompt (or a nested shell's) shown (`as_key`: a SIGINT written as the
+/// terminal's interrupt character): any statement it ran is over, and it kept its state.
 pub fn render_signal_back_at_prompt(
     signal: &str,
     target_pgid: i32,
