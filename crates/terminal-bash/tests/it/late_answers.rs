@@ -328,6 +328,17 @@ async fn a_command_sent_to_a_waiting_prompt_is_said_to_answer_it() {
             r.notices.iter().all(|n| !n.contains("went to the prompt")),
             "{r:?}"
         );
+        // A prompt printed by a program that goes on working without reading: the line is
+        // typed ahead and runs in the shell once the program ends, no answer to that prompt.
+        let r = sh
+            .send_within("printf 'Name: '; sleep 2; echo bye", true, 800)
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let r = sh.send_within("echo typed-$((6*7))", true, 30_000).await;
+        assert!(
+            r.notices.iter().all(|n| !n.contains("went to the prompt")),
+            "{r:?}"
+        );
         // A nested shell without a line editor reads its commands at its own prompt (`# `
         // for root): the line is its command, no answer (the notice said it did not run).
         for prompt in ["# ", "$ "] {

@@ -12,7 +12,7 @@ use super::{pager_guard, python_input, stale_reader};
 
 /// The notice and the entry (see `input::line_to_a_prompt_entry`) for `text`, a send with
 /// Enter that is no answer to a password prompt, when its first line names a shell command
-/// with arguments and the foreground group `fg` reads whole lines with echo on (`modes`: a
+/// with arguments and the foreground group `fg` reads whole lines with echo on now (`modes`: a
 /// script's `input()`, the shell's `read`; a line editor's prompt is a REPL's or a nested
 /// shell's, which reads commands) at a prompt of its own on the cursor row, off the alternate
 /// screen. `None` otherwise.
@@ -36,6 +36,10 @@ pub(super) fn command_to_waiting_prompt(
         return None;
     }
     let pgid = fg?;
+    // Only a prompt read now takes the line: a program that printed it and went on working
+    // (`printf 'Name: '; sleep 2`) may end without reading, and the line then runs in the
+    // shell, typed ahead.
+    shared.tty_reader(pgid)?;
     let reader = if pgid == shared.shell_pgid() {
         "the shell's `read`".to_owned()
     } else {
