@@ -498,15 +498,12 @@ impl SendOp {
                 // prints nothing more).
                 let quiet_window_passed =
                     Instant::now() >= readiness.silence_deadline(obs.last_output_at);
-                let awaits_output = (kind == UNPROMPTED_POLL
-                    && keeps_waiting
-                    // A line's own echo is no output of what it started: with a deadline of its
-                    // own, the line waits the REPL out up to it.
-                    && (!obs.output_since_write || !readiness.poll_only()))
-                    || (kind == UNPROMPTED_LINE
-                        && (self.timeout.is_some()
-                            || (!quiet_window_passed
-                                && obs.fg.is_some_and(super::observe::leader_runs_a_repl))));
+                let awaits_output =
+                    (kind == UNPROMPTED_POLL && keeps_waiting && !obs.output_since_write)
+                        || (kind == UNPROMPTED_LINE
+                            && (self.timeout.is_some()
+                                || (!quiet_window_passed
+                                    && obs.fg.is_some_and(super::observe::leader_runs_a_repl))));
                 // What the result says of a line that waited so: the REPL owes its prompt
                 // after that line (its own echo is not the prompt back).
                 let kind = if owed_at_end && kind == UNPROMPTED_POLL && !readiness.poll_only() {
