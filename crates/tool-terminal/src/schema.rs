@@ -27,7 +27,7 @@ pub struct OpenArgs {
     #[serde(default)]
     #[schemars(with = "String")]
     pub name: Option<String>,
-    /// Initial working directory. Defaults to the host's configured working directory; a relative path is taken from there.
+    /// Initial working directory. Defaults to the host's configured working directory; a relative path is taken from there. Any directory the session can see; a confined session writes only where its sandbox allows (by default its workspace and a private /tmp).
     #[serde(default)]
     #[schemars(with = "String")]
     pub cwd: Option<String>,
