@@ -20,7 +20,10 @@ use crate::error::TerminalError;
 use crate::types::SendRequest;
 
 use super::super::input::{self, Reader};
-use super::super::shared::Shared;
+use super::super::observe::{
+    is_block_continuation_prompt, is_primary_repl_prompt, prompt_then_text,
+};
+use super::super::shared::{Shared, State};
 
 /// The program of foreground group `pgid` a send's lines are shaped for: the group leader,
 /// unless it is no Python REPL and another member is one (a wrapper leads the group:
@@ -130,6 +133,66 @@ pub(super) enum Busy {
     /// A signal reached it and its prompt is not back yet (it may still be printing the
     /// `KeyboardInterrupt`).
     Interrupted,
+}
+
+/// What a send found of a Python REPL's prompt (see [`statement_busy`]).
+pub(super) struct ReplSight<'a> {
+    /// The cursor row's text before the cursor (read for a program reading keys).
+    pub(super) cursor_row: Option<&'a str>,
+    /// The terminal's canonical mode, when its modes could be read.
+    pub(super) canonical: Option<bool>,
+    /// The cursor row is a REPL's primary prompt.
+    pub(super) at_repl_prompt: bool,
+    /// A signal just reached the foreground and its effect has not played out yet.
+    pub(super) aftermath_pending: bool,
+}
+
+/// Whether the Python REPL `program` of foreground group `fg` cannot take a block now (see
+/// [`check_busy`]): it runs a statement, or a signal's effect has not played out, as `sight`
+/// and the session's state tell it. Blocking `/proc` reads (the group's terminal reader).
+pub(super) fn statement_busy(
+    st: &mut State,
+    shared: &Shared,
+    program: &str,
+    fg: Option<i32>,
+    sight: ReplSight<'_>,
+) -> Option<Busy> {
+    // A REPL runs a statement when it reads nothing with the cursor away from its
+    // prompts: one whose prompt is the cursor's row is back at it, a moment's wake
+    // between reads (a signal, a timer, a loaded machine) aside, also with text an
+    // earlier send typed there without Enter. IPython keeps a thread waiting on the
+    // terminal while it runs a statement: the cursor alone tells.
+    let away_from_prompts = !sight.cursor_row.is_some_and(|r| {
+        is_primary_repl_prompt(r)
+            || is_block_continuation_prompt(r)
+            || (st.typed_unended && prompt_then_text(r))
+    });
+    // IPython's line editor reads in raw mode: in the terminal's line mode, with
+    // nothing on the cursor's row (no prompt of a statement's own `input()`), it runs a
+    // statement or is between one and its next prompt, even while a thread of it waits
+    // on the terminal.
+    let ipython_between = input::is_ipython(program)
+        && sight.canonical == Some(true)
+        && st
+            .screen
+            .cursor_row_prefix()
+            .is_none_or(|row| row.trim().is_empty());
+    // Settled at its primary prompt with nothing written since: it runs no statement,
+    // whatever printed after that prompt.
+    let idle_at_prompt = st.repl_idle_at_prompt && !st.typed_unended;
+    if idle_at_prompt && !sight.aftermath_pending {
+        None
+    } else if sight.aftermath_pending && !sight.at_repl_prompt {
+        Some(Busy::Interrupted)
+    } else if ipython_between
+        || away_from_prompts
+            && (fg.is_some_and(|pgid| shared.tty_reader(pgid).is_none())
+                || (input::is_ipython(program) && sight.canonical == Some(false)))
+    {
+        Some(Busy::Running)
+    } else {
+        None
+    }
 }
 
 /// Refuses a block (text with an indented line, or a compound statement: `for i in x: f(i)`)

@@ -11,14 +11,15 @@ use crate::readiness::Settle;
 use crate::screen::PromptState;
 
 use super::super::observe::{
-    TerminalFacts, at_primary_repl_prompt, is_repl_prompt, leader_runs_a_repl,
-    starts_with_repl_prompt, terminal_facts,
+    TerminalFacts, is_repl_prompt, leader_runs_a_repl, starts_with_repl_prompt, terminal_facts,
 };
 use super::super::result::{
     OutputNotes, ReplContinuation, SettleFacts, assemble, repl_continuation,
 };
 use super::super::shared::State;
 use super::SendOp;
+
+mod line_state;
 
 impl SendOp {
     /// Settles with `reason` (no-op when already settled): renders the viewport from the
@@ -33,18 +34,6 @@ impl SendOp {
         // The program still runs: binary output it is writing stays one run across this
         // result and the next (the run's line so far shows here).
         let running = matches!(reason, Settle::Timeout | Settle::Idle);
-        // A REPL reading at its primary prompt, with nothing typed on its line, holds no
-        // statement: what earlier sends typed is done with. Output the REPL prints later (a
-        // thread's, a timer's) can push that prompt off the cursor's row, and the next send
-        // must still find no statement open there.
-        if reason == Settle::StdinWait
-            && !st.typed_unended
-            && at_primary_repl_prompt(&mut st.screen)
-            && st.screen.cursor_row_rest_blank()
-        {
-            st.python_block = None;
-            st.repl_idle_at_prompt = true;
-        }
         st.screen.keep_binary_run_open(running);
         // A cancelled send's interrupt is said by the next result someone sees.
         let earlier_cancel = {
@@ -138,30 +127,7 @@ impl SendOp {
             && shared.pty.foreground_pgid() == Some(shared.shell_pgid()))
         .then(|| st.screen.text_after_prompt())
         .flatten();
-        // Text this send typed ahead without Enter while a program held the terminal and did
-        // not read it, on our shell's input line as the send settles at its prompt: the line
-        // holds the send's text (the program ended without reading it), and the next send goes
-        // on with it, as keys typed ahead at a terminal do. (Typed as an answer to a program
-        // that ends later, it is no line of the shell's the send saw.)
-        if foreign_line.is_none()
-            && reason == Settle::StdinWait
-            && st.typed_unended
-            && !st.typed_unended_at_shell
-            && !self.edits_shell_line
-            && shared.pty.foreground_pgid() == Some(shared.shell_pgid())
-            && shared.line_editing()
-            && let Some(line) = self.last_line.as_deref()
-            && st.screen.text_after_prompt().is_some_and(|shown| {
-                // Editing keys among the text (a backspace, Ctrl-W) change what shows.
-                if line.contains(char::is_control) {
-                    !shown.trim().is_empty()
-                } else {
-                    shown.trim_end().ends_with(line)
-                }
-            })
-        {
-            st.typed_unended_at_shell = true;
-        }
+        self.note_line_state(&mut st, reason, foreign_line.is_some());
         // Keys this send typed at our shell's prompt without Enter (an arrow recalling a
         // command, a history search) left a line there that has not run.
         let edited_line = (reason == Settle::StdinWait

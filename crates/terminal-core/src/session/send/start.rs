@@ -18,7 +18,7 @@ use super::super::input;
 use super::super::nested_shell::is_shell_name;
 use super::super::observe::{
     continuation_indent, is_block_continuation_prompt, is_primary_repl_prompt,
-    is_programs_own_prompt, prompt_then_text,
+    is_programs_own_prompt,
 };
 use super::super::result::TextBeforeLine;
 use super::super::shared::UnendedLine;
@@ -159,42 +159,18 @@ impl SendOp {
             None
         };
         if let Some(program) = block_to {
-            // A REPL runs a statement when it reads nothing with the cursor away from its
-            // prompts: one whose prompt is the cursor's row is back at it, a moment's wake
-            // between reads (a signal, a timer, a loaded machine) aside, also with text an
-            // earlier send typed there without Enter. IPython keeps a thread waiting on the
-            // terminal while it runs a statement: the cursor alone tells.
-            let away_from_prompts = !cursor_row.as_deref().is_some_and(|r| {
-                is_primary_repl_prompt(r)
-                    || is_block_continuation_prompt(r)
-                    || (st.typed_unended && prompt_then_text(r))
-            });
-            // IPython's line editor reads in raw mode: in the terminal's line mode, with
-            // nothing on the cursor's row (no prompt of a statement's own `input()`), it runs a
-            // statement or is between one and its next prompt, even while a thread of it waits
-            // on the terminal.
-            let ipython_between = input::is_ipython(&program)
-                && canonical == Some(true)
-                && st
-                    .screen
-                    .cursor_row_prefix()
-                    .is_none_or(|row| row.trim().is_empty());
-            // Settled at its primary prompt with nothing written since: it runs no statement,
-            // whatever printed after that prompt.
-            let idle_at_prompt = st.repl_idle_at_prompt && !st.typed_unended;
-            let busy = if idle_at_prompt && !aftermath_pending {
-                None
-            } else if aftermath_pending && !at_repl_prompt {
-                Some(python_input::Busy::Interrupted)
-            } else if ipython_between
-                || away_from_prompts
-                    && (fg.is_some_and(|pgid| shared.tty_reader(pgid).is_none())
-                        || (input::is_ipython(&program) && canonical == Some(false)))
-            {
-                Some(python_input::Busy::Running)
-            } else {
-                None
-            };
+            let busy = python_input::statement_busy(
+                &mut st,
+                shared,
+                &program,
+                fg,
+                python_input::ReplSight {
+                    cursor_row: cursor_row.as_deref(),
+                    canonical,
+                    at_repl_prompt,
+                    aftermath_pending,
+                },
+            );
             python_input::check_busy(&program, busy, &request.text)?;
         }
         let bracketed_paste = st.screen.bracketed_paste()
