@@ -175,6 +175,10 @@ pub(crate) struct Observation {
     /// may still be at work), or, a REPL whose wait had one before the write, none due within
     /// [`HELD_INPUT_TIMER_MAX`] (a program holding a lone ESC for its escape timeout).
     pub(crate) fg_reader_ran: bool,
+    /// The same probe found `fg` a REPL whose terminal wait has a timer, which `fg_wakes_in`
+    /// leaves out (its timers are its user's: no sign of work the input started); a line that
+    /// owes its prompt may be an `await` still pending.
+    pub(crate) fg_repl_timer: bool,
     /// The same probe found `fg` idle elsewhere and a session process outside it blocked
     /// reading the terminal (tmux's server reads its client's terminal): it paces the lines of
     /// a send (the next goes once the keys before were taken), and settles nothing.

@@ -155,7 +155,9 @@ async fn line_typed_while_node_awaits(first_ms: u64) {
 }
 
 /// An `await` sent to node's REPL with a deadline (`timeoutMs`) is waited out: the result
-/// shows its value and the prompt after it, as a command's send waits out a timer.
+/// shows its value and the prompt after it, as a command's send waits out a timer; also an
+/// await several idle windows long (the send came back at the idle window, saying the REPL
+/// still owed its prompt).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_await_sent_with_a_deadline_is_waited_out() {
     if !crate::support::installed("node") {
@@ -163,15 +165,17 @@ async fn an_await_sent_with_a_deadline_is_waited_out() {
     }
     within(async {
         let sh = Shell::open_node_repl().await;
-        let r = sh
-            .send_within(
-                "await new Promise(r => setTimeout(() => r('late-' + 'value'), 1500))",
-                true,
-                30_000,
-            )
-            .await;
-        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        assert!(r.viewport.contains("'late-value'\n> "), "{r:?}");
+        for ms in [1500, 4000] {
+            let r = sh
+                .send_within(
+                    &format!("await new Promise(r => setTimeout(() => r('late-' + {ms}), {ms}))"),
+                    true,
+                    30_000,
+                )
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            assert!(r.viewport.contains(&format!("'late-{ms}'\n> ")), "{r:?}");
+        }
         let r = sh.send(".exit").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         sh.close().await;

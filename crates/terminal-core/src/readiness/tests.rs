@@ -32,6 +32,7 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         fg_wakes_in: None,
         fg_relays: false,
         fg_reader_ran: false,
+        fg_repl_timer: false,
         tty_read_outside_fg: false,
         reply_pending: false,
         last_output_at: t0,

@@ -198,14 +198,18 @@ impl Shared {
                 // A REPL's timers are its user's (node's REPL also keeps one of its own): it
                 // waits for the next statement, so a timeout of its wait says nothing of work
                 // still in progress.
+                let mut repl_timer = false;
                 let activity = match activity {
                     GroupActivity::ReadingTty {
                         only_tty,
                         wakes_in: Some(_),
-                    } if repl() => GroupActivity::ReadingTty {
-                        only_tty,
-                        wakes_in: None,
-                    },
+                    } if repl() => {
+                        repl_timer = true;
+                        GroupActivity::ReadingTty {
+                            only_tty,
+                            wakes_in: None,
+                        }
+                    }
                     activity => activity,
                 };
                 let read_outside = outside
@@ -228,6 +232,7 @@ impl Shared {
                     ) && !repl()
                         && group_relays_in(pgid, &shared.scope),
                     reader_ran,
+                    repl_timer,
                 }
             })
             .await
@@ -237,6 +242,7 @@ impl Shared {
                 input_pending: false,
                 relays: false,
                 reader_ran: false,
+                repl_timer: false,
                 read_outside: false,
             })
         }
@@ -274,6 +280,9 @@ pub(super) struct ProbeVerdict {
     /// waits on the terminal again with no timer, or (a REPL whose wait had one before the
     /// write) none due within [`HELD_INPUT_TIMER_MAX`].
     pub(super) reader_ran: bool,
+    /// The group is a REPL whose terminal wait has a timer (left out of `activity`): its
+    /// event loop wakes by itself (node's REPL keeps a timer of its own, an `await` adds one).
+    pub(super) repl_timer: bool,
     /// The group is idle elsewhere, and a session process outside it reads the terminal.
     pub(super) read_outside: bool,
 }

@@ -111,6 +111,8 @@ impl SendOp {
         let mut interrupts = CancelInterrupts::default();
         // This poll waited for a REPL that owes its prompt (see `awaits_output` below).
         let mut awaited_repl = false;
+        // The newest probe that saw the foreground found a REPL's wait with a timer.
+        let mut repl_timer = false;
         let mut discarded_since: Option<Instant> = None;
         let poll_interval = inner.config.poll_interval;
         let mut next_tick = written_at + poll_interval;
@@ -498,12 +500,21 @@ impl SendOp {
                 // prints nothing more).
                 let quiet_window_passed =
                     Instant::now() >= readiness.silence_deadline(obs.last_output_at);
-                let awaits_output =
-                    (kind == UNPROMPTED_POLL && keeps_waiting && !obs.output_since_write)
-                        || (kind == UNPROMPTED_LINE
-                            && (self.timeout.is_some()
-                                || (!quiet_window_passed
-                                    && obs.fg.is_some_and(super::observe::leader_runs_a_repl))));
+                // A line sent with a deadline waits on past the idle window, its own echo
+                // notwithstanding, while the newest probe that saw the REPL found a timer in
+                // its wait (an `await` of one): a wait with none (gdb continued by `fg`,
+                // drawing no prompt) may never end.
+                if obs.fg_waiting.is_some() {
+                    repl_timer = obs.fg_repl_timer;
+                }
+                let timer_owed = !readiness.poll_only() && repl_timer;
+                let awaits_output = (kind == UNPROMPTED_POLL
+                    && keeps_waiting
+                    && (!obs.output_since_write || timer_owed))
+                    || (kind == UNPROMPTED_LINE
+                        && (self.timeout.is_some()
+                            || (!quiet_window_passed
+                                && obs.fg.is_some_and(super::observe::leader_runs_a_repl))));
                 // What the result says of a line that waited so: the REPL owes its prompt
                 // after that line (its own echo is not the prompt back).
                 let kind = if owed_at_end && kind == UNPROMPTED_POLL && !readiness.poll_only() {
@@ -591,6 +602,7 @@ impl SendOp {
                             shell_replaced: verdict.shell_replaced,
                             relays: verdict.relays,
                             reader_ran: verdict.reader_ran,
+                            repl_timer: verdict.repl_timer,
                             read_outside: verdict.read_outside,
                         });
                     probes.probed(Instant::now());
