@@ -107,7 +107,9 @@ fn marks_gone(r: &SendResult) -> bool {
 }
 
 /// After `exec` of another shell, results say exit codes are unknown, and kernel evidence
-/// (the shell blocked reading the terminal) still settles each send.
+/// (the shell blocked reading the terminal) still settles each send; a command typed at the
+/// new shell's prompt is its command, not the answer to a `read` of ours (a notice said it
+/// had not run, and to send it again).
 async fn exec_replaces_the_marks(exec: &str) {
     let sh = Shell::open(config()).await;
     let r = sh.send(exec).await;
@@ -115,11 +117,15 @@ async fn exec_replaces_the_marks(exec: &str) {
     assert_eq!(r.exit_code, None, "{r:?}");
     assert!(marks_gone(&r), "{r:?}");
     insta::assert_snapshot!("prompt_marks_gone", r.notices.join("\n"));
+    for line in ["echo still-$((2+3))", "echo again > /dev/null"] {
+        let r = sh.send(line).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.exit_code, None, "{r:?}");
+        assert!(marks_gone(&r), "{r:?}");
+        assert!(!r.notices.iter().any(|n| n.starts_with("[input:")), "{r:?}");
+    }
     let r = sh.send("echo still-$((2+3))").await;
-    assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
     assert!(r.viewport.lines().any(|l| l == "still-5"), "{r:?}");
-    assert_eq!(r.exit_code, None, "{r:?}");
-    assert!(marks_gone(&r), "{r:?}");
     sh.close().await;
 }
 
@@ -131,6 +137,14 @@ async fn after_exec_bash_results_say_exit_codes_are_unknown() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_exec_sh_results_say_exit_codes_are_unknown() {
     within(exec_replaces_the_marks("exec sh")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_exec_dash_results_say_exit_codes_are_unknown() {
+    if !crate::support::installed("dash") {
+        return;
+    }
+    within(exec_replaces_the_marks("exec dash")).await;
 }
 
 /// Inside a nested shell the results say exit codes are unknown; back in ours, the prompt and

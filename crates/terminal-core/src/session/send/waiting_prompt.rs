@@ -40,12 +40,14 @@ pub(super) fn command_to_waiting_prompt(
     // (`printf 'Name: '; sleep 2`) may end without reading, and the line then runs in the
     // shell, typed ahead.
     shared.tty_reader(pgid)?;
-    let reader = if pgid == shared.shell_pgid() {
+    // The shell's group: its `read`, unless the shell `exec`ed another program, which is then
+    // the reader (`exec dash` reads its commands at its own `# `).
+    let reader = if pgid == shared.shell_pgid() && !shared.shell_replaced() {
         "the shell's `read`".to_owned()
     } else {
         let name = python_input::group_program(shared, pgid);
-        // A nested shell without a line editor (`sh`, `dash`) reads its commands so, at its
-        // own prompt (`# `, `$ `): the line is the command it runs.
+        // A nested or `exec`ed shell without a line editor (`sh`, `dash`) reads its commands
+        // so, at its own prompt (`# `, `$ `): the line is the command it runs.
         if name.as_deref().is_some_and(|name| {
             is_shell_prompt_of(&prompt, name)
                 && crate::process::cmdline(pgid).is_none_or(|c| runs_interactively(&c))
