@@ -37,8 +37,8 @@ mod watchdog;
 
 pub use activity::{GroupActivity, group_activity};
 pub(crate) use activity::{
-    TtyReaders, group_activity_and_readers_in, group_holds_pty_master_in, group_look_in,
-    group_relays_in,
+    GroupUsage, TtyReaders, group_activity_and_readers_in, group_holds_pty_master_in,
+    group_look_in, group_relays_in,
 };
 pub use cgroup::{NO_CGROUP2_ENV, SessionCgroup};
 pub(crate) use exit_status::ExitWatch;

@@ -463,33 +463,42 @@ pub(crate) fn group_activity_and_readers_in(
     (activity, readers)
 }
 
-/// [`group_activity_and_readers_in`], with the CPU time in clock ticks its processes have
-/// used, the children they waited for included (see `StatInfo::cpu_ticks`), when the verdict
-/// came from waits (0 when a running thread decided it).
+/// What a group's processes have used so far, the children they waited for included, summed
+/// over the processes a look went through (see [`group_look_in`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct GroupUsage {
+    /// CPU time in clock ticks (`StatInfo::cpu_ticks`).
+    pub(crate) cpu_ticks: u64,
+    /// Page faults of the reaped children (`StatInfo::child_faults`).
+    pub(crate) child_faults: u64,
+}
+
+/// [`group_activity_and_readers_in`], with what its processes have used (all zero when a
+/// running thread decided the verdict).
 pub(crate) fn group_look_in(
     pgid: i32,
     tty_path: &Path,
     scope: &ProcessScope,
-) -> (GroupActivity, TtyReaders, u64) {
+) -> (GroupActivity, TtyReaders, GroupUsage) {
     let tty = Tty::new(tty_path);
     let mut threads = Vec::new();
-    let mut cpu_ticks = 0;
-    let activity = group_activity_noting_readers(pgid, &tty, scope, &mut threads, &mut cpu_ticks);
+    let mut usage = GroupUsage::default();
+    let activity = group_activity_noting_readers(pgid, &tty, scope, &mut threads, &mut usage);
     let readers = TtyReaders {
         threads,
         tty: Some(tty),
     };
-    (activity, readers, cpu_ticks)
+    (activity, readers, usage)
 }
 
 /// [`group_activity_and_readers_in`]'s verdict, pushing onto `readers` each thread it finds
-/// asleep on the terminal, and setting `cpu_ticks` (see [`group_look_in`]).
+/// asleep on the terminal, and setting `usage` (see [`group_look_in`]).
 fn group_activity_noting_readers(
     pgid: i32,
     tty: &Tty,
     scope: &ProcessScope,
     readers: &mut Vec<(i32, i32)>,
-    cpu_ticks: &mut u64,
+    usage: &mut GroupUsage,
 ) -> GroupActivity {
     if pgid <= 0 {
         return GroupActivity::Idle;
@@ -573,11 +582,10 @@ fn group_activity_noting_readers(
             }
         }
     }
-    *cpu_ticks = all
-        .iter()
-        .filter(|s| seen.contains(&s.pid))
-        .map(|s| s.cpu_ticks)
-        .sum();
+    for s in all.iter().filter(|s| seen.contains(&s.pid)) {
+        usage.cpu_ticks += s.cpu_ticks;
+        usage.child_faults += s.child_faults;
+    }
     match group_verdict(&processes) {
         // A server waiting for connections, its loop waking on a timer (Python's
         // `http.server` polls every half second): idle, as one blocked in `accept`.

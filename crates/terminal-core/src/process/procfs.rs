@@ -109,6 +109,10 @@ pub struct StatInfo {
     /// of the children it has waited for (a shell loop's short-lived commands add theirs to
     /// it as they are reaped).
     pub cpu_ticks: u64,
+    /// Fields 11 and 13: page faults (minor and major) of the children it has waited for,
+    /// which grow as each is reaped (a forked child faults in pages at once), however little
+    /// CPU time it got on a loaded machine.
+    pub child_faults: u64,
 }
 
 impl StatInfo {
@@ -146,6 +150,10 @@ impl StatInfo {
             cpu_ticks: (14..=17)
                 .filter_map(|n| field(n)?.parse::<i64>().ok())
                 .map(|ticks| ticks.max(0).unsigned_abs())
+                .sum(),
+            child_faults: [11, 13]
+                .into_iter()
+                .filter_map(|n| field(n)?.parse::<u64>().ok())
                 .sum(),
         })
     }
@@ -424,6 +432,7 @@ mod tests {
                 tpgid: 1300,
                 start_time: 987_654,
                 cpu_ticks: 3,
+                child_faults: 0,
             })
         );
     }

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::process::{
-    GroupActivity, ReaderThread, TtyReaders, group_activity_and_readers_in, group_look_in,
-    group_member_reads_tty_in, group_relays_in, group_tty_reader_in, group_tty_reader_thread_in,
-    tty_read_outside_group_in,
+    GroupActivity, GroupUsage, ReaderThread, TtyReaders, group_activity_and_readers_in,
+    group_look_in, group_member_reads_tty_in, group_relays_in, group_tty_reader_in,
+    group_tty_reader_thread_in, tty_read_outside_group_in,
 };
 use crate::readiness::{HELD_INPUT_TIMER_MAX, PROBE_QUIET};
 
@@ -157,13 +157,20 @@ impl Shared {
         let shared = Arc::clone(self);
         async move {
             tokio::task::spawn_blocking(move || {
-                let (activity, readers, cpu_ticks) = shared.pty.tty_path().map_or_else(
-                    || (GroupActivity::Idle, TtyReaders::default(), 0),
+                let (activity, readers, usage) = shared.pty.tty_path().map_or_else(
+                    || {
+                        (
+                            GroupActivity::Idle,
+                            TtyReaders::default(),
+                            GroupUsage::default(),
+                        )
+                    },
                     |tty| group_look_in(pgid, tty, &shared.scope),
                 );
                 // Waiting now, but its CPU time grew since the last probe as a computing
-                // program's does: a loop of short-lived commands (see `CpuWatch`).
-                let computing = shared.cpu_watch.computing(pgid, cpu_ticks, Instant::now());
+                // program's does, or it reaped children: a loop of short-lived commands (see
+                // `CpuWatch`).
+                let computing = shared.cpu_watch.computing(pgid, usage, Instant::now());
                 let activity = match activity {
                     GroupActivity::Idle | GroupActivity::TimedWait if computing => {
                         GroupActivity::Busy
