@@ -384,6 +384,17 @@ impl Screen {
         presentation::process(&mut self.parser, &bytes);
         self.blank
             .after_emulate(self.parser.screen().cursor_position().0);
+        // The newest row scrolled into history may wrap into the main screen's first row by a
+        // wide character vt100 moved there unflagged (see `History::note_screen_top`). The
+        // alternate screen's first row is not that row: the note stays as it was.
+        let screen = self.parser.screen();
+        if !screen.alternate_screen() {
+            let starts_wide = screen.cell(0, 0).is_some_and(vt100::Cell::is_wide);
+            self.parser
+                .callbacks_mut()
+                .history
+                .note_screen_top(starts_wide);
+        }
     }
 
     /// Whether a `D` mark said the shell restored the terminal modes a command left changed,

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 use vt100::capture::{BasicFormattedCaptureState, RowContents};
 
-use super::row_text::wide_char_pushed_down;
+use super::row_text::{fills_all_but_last_column, wide_char_pushed_down};
 use super::tabs::{TabRuns, restore_tabs};
 
 /// Bytes accounted per retained row on top of its text (the newline).
@@ -98,6 +98,9 @@ pub(crate) struct History {
     /// The screen's width in cells, for wraps vt100 does not flag (see
     /// [`wide_char_pushed_down`]).
     cols: u16,
+    /// The main screen's first row starts with a wide character, as last noted (see
+    /// [`History::note_screen_top`]).
+    screen_top_wide: bool,
 }
 
 impl History {
@@ -117,6 +120,7 @@ impl History {
             capture_row: None,
             scratch: PlainText::default(),
             cols,
+            screen_top_wide: false,
         }
     }
 
@@ -140,6 +144,24 @@ impl History {
         self.append(&text, false);
         self.capture_row = Some(self.end_abs() - 1);
         self.scratch = scratch;
+    }
+
+    /// Notes whether the main screen's first row starts with a wide character now. The
+    /// newest row vt100 scrolled off wraps into that row when it filled all but its last
+    /// column: the character did not fit there, and vt100 flags no wrap for it. Until the next
+    /// row scrolls off (whose text `push_scrolled` checks), only the screen holds that row, so
+    /// without this note a line whose early wrap straddles history and screen came back as two
+    /// lines, split where the rows scrolled off.
+    pub(crate) fn note_screen_top(&mut self, starts_wide: bool) {
+        self.screen_top_wide = starts_wide;
+    }
+
+    /// Whether the newest row vt100 scrolled off, of `text`, goes on in the screen's first
+    /// row: vt100 flagged the wrap (the capture state says so), or a wide character that did
+    /// not fit in its last column starts that row.
+    fn newest_scrolled_wraps(&self, text: &str) -> bool {
+        capture_says_wrapped(&self.capture)
+            || (self.screen_top_wide && fills_all_but_last_column(text, self.cols))
     }
 
     /// Appends a row moved here by the screen itself, with its wrap flag.
@@ -239,10 +261,8 @@ impl History {
     /// so, as [`History::get`] reads it): counts of line ends must not drop by one later when
     /// that row arrives.
     fn newest_wraps(&self) -> u64 {
-        u64::from(
-            self.capture_row == Some(self.end_abs().wrapping_sub(1))
-                && capture_says_wrapped(&self.capture),
-        )
+        let newest = self.end_abs().wrapping_sub(1);
+        u64::from(self.capture_row == Some(newest) && self.get(newest).is_some_and(|(_, w)| w))
     }
 
     /// Whether the oldest retained row continues a line whose first rows the bounds dropped.
@@ -283,7 +303,7 @@ impl History {
         let (b, i) = self.locate(abs)?;
         let (text, wrapped) = self.blocks.get(b)?.row(i)?;
         let wrapped = if self.capture_row == Some(abs) {
-            capture_says_wrapped(&self.capture)
+            self.newest_scrolled_wraps(text)
         } else {
             wrapped
         };

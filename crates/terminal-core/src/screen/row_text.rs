@@ -146,14 +146,19 @@ pub(super) fn wide_char_pushed_down<'a>(
 ) -> bool {
     use unicode_width::UnicodeWidthChar as _;
     next_text.chars().next().and_then(|c| c.width()) == Some(2)
-        && prev_text().is_some_and(|prev| {
-            !prev.contains('\t')
-                && prev
-                    .chars()
-                    .map(|c| c.width().unwrap_or(1).min(2))
-                    .sum::<usize>()
-                    == usize::from(cols).saturating_sub(1)
-        })
+        && prev_text().is_some_and(|prev| fills_all_but_last_column(prev, cols))
+}
+
+/// Whether a row of `text` (not flagged wrapped) filled all but the last column of a screen
+/// `cols` wide: a wide character after it could not fit there (see [`row_continues`]).
+pub(super) fn fills_all_but_last_column(text: &str, cols: u16) -> bool {
+    use unicode_width::UnicodeWidthChar as _;
+    !text.contains('\t')
+        && text
+            .chars()
+            .map(|c| c.width().unwrap_or(1).min(2))
+            .sum::<usize>()
+            == usize::from(cols).saturating_sub(1)
 }
 
 /// The part of `text` from cell column `col` on (wide characters take two cells; a `\t`, a

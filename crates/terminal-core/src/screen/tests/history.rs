@@ -194,6 +194,22 @@ fn a_wide_character_pushed_to_the_next_row_keeps_its_line_whole() {
         "{:?}",
         s.transcript()
     );
+    // Its early wrap straddling history and screen: the row vt100 scrolled off last, the
+    // character on the screen's first row, with no row scrolled off after it (field case:
+    // `print('a語'*2700)` came back split in two where rows had scrolled off).
+    let mut s = Screen::new(config(2, 10), None);
+    s.feed(format!("{line}\r\n").as_bytes());
+    assert_eq!(s.transcript(), format!("{line}\n"));
+    // Early wraps (rows of 9 cells) in history, across its boundary, and on the screen: in
+    // the transcript and in a page of `terminal_read`.
+    let long = "a語".repeat(20);
+    let mut s = Screen::new(config(3, 10), None);
+    s.feed(format!("{long}\r\n").as_bytes());
+    assert_eq!(s.transcript(), format!("{long}\n"));
+    let p = s
+        .page(None, None, 100_000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(p.text.contains(&long), "{:?}", p.text);
     // A row that did not reach the last column but one is a line of its own.
     let mut s = Screen::new(config(4, 10), None);
     s.feed("aaaaaaaa\r\n日本語\r\n".as_bytes());
