@@ -239,6 +239,26 @@ async fn a_repls_grey_suggestions_are_not_shown_as_typed() {
     .await;
 }
 
+/// A prompt's default drawn grey after the cursor with nothing typed (`prompts` as
+/// create-vite uses it, a script's `printf` before `read`) is the program's: Enter takes it,
+/// and the result shows it (it was left out as a line editor's suggestion); keys typed over
+/// it replace it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompts_grey_default_is_shown() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(r#"printf 'Port: \033[90m8080\033[0m\033[4D'; read -r port; echo "port=${port:-8080}""#)
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.ends_with("Port: 8080"), "{r:?}");
+        let r = sh.send("").await;
+        assert!(r.viewport.lines().any(|l| l == "port=8080"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// Several lines of JavaScript to node's REPL run as one unit, as a file would (through its
 /// editor mode): typed line by line, `if (…) {…}` ran before its `else` (a SyntaxError, and
 /// the else branch's statement ran anyway), a chain's `.map(…)` line was taken for a REPL

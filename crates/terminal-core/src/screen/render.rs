@@ -193,10 +193,26 @@ impl Screen {
         };
         // The first column that may hold text left there: none the output wrote.
         let written_to = |abs: u64| left_at(abs).map_or(0, |row| row.written_to);
+        // Keys typed at a prompt: the copy starts past a row's start (where the keys began,
+        // after the prompt) on the cursor's line, before the cursor. Grey text a line editor
+        // draws there (after the cursor, or below it) is its suggestion for what was typed
+        // (fish's, zsh-autosuggestions', IPython's, node's completion and preview), which
+        // Enter leaves out (see `suggestion`). With nothing typed on the line, grey text after
+        // the cursor is the program's own: a default its prompt shows (`read` after a grey
+        // `printf`, node's `prompts` as create-vite uses it), which Enter takes; it is shown.
+        let cursor_abs = base + u64::from(cursor_row);
+        let row_wraps = |abs: u64| match abs.checked_sub(base) {
+            Some(r) => u16::try_from(r).is_ok_and(|r| row_continues(screen, r, cols)),
+            None => history.get(abs).is_some_and(|(_, wrapped)| wrapped),
+        };
+        let typed_on_cursor_line = !self.alternate
+            && start_col > 0
+            && (start_abs, start_col) < (cursor_abs, cursor_col)
+            && (start_abs..cursor_abs).all(row_wraps);
         // A line editor's suggestion below the cursor (node's preview of the value) is no
         // content (see `suggestion`).
         let suggestion_below = |r: usize| {
-            !self.alternate
+            typed_on_cursor_line
                 && r > usize::from(cursor_row)
                 && u16::try_from(r).is_ok_and(|r| only_suggestion_from(screen, r, 0, cols))
         };
@@ -290,9 +306,9 @@ impl Screen {
                     ))
                 };
                 let trimmed = whole.trim_end_matches(' ');
-                // A line editor's suggestion after the cursor is not on the line.
-                let suggested =
-                    !self.alternate && only_suggestion_from(screen, cursor_row, cursor_col, cols);
+                // A line editor's suggestion after what was typed is not on the line.
+                let suggested = typed_on_cursor_line
+                    && only_suggestion_from(screen, cursor_row, cursor_col, cols);
                 if trimmed.len() <= before.len() || suggested {
                     Cow::Owned(prompt_spaces_kept(before, cursor_col + 1 >= cols))
                 } else {

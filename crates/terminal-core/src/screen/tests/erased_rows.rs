@@ -22,6 +22,43 @@ fn an_erased_suggestion_is_no_lost_line() {
     assert!(notes.erased.is_none(), "{:?}", notes.erased);
 }
 
+/// Grey text after the cursor is a line editor's suggestion only after keys typed at its
+/// prompt (IPython's, node's, fish's, zsh-autosuggestions': Enter leaves it out). With nothing
+/// typed on the line it is the default the program's own prompt shows (`read` after a grey
+/// `printf`, node's `prompts` as create-vite draws it), which Enter takes: it is shown.
+#[test]
+fn grey_text_after_the_cursor_is_left_out_only_after_typed_keys() {
+    use super::super::Position;
+    let text = |bytes: &[u8], from: Position| {
+        let mut s = plain_screen();
+        s.feed(bytes);
+        s.snapshot_from(from, 100_000).render(100_000).text
+    };
+    // A command's prompts with a grey default, the cursor moved back onto it.
+    let port = text(
+        b"dsh> cmd\r\nPort: \x1b[90m8080\x1b[0m\x1b[4D",
+        Position { row: 0, col: 5 },
+    );
+    assert_eq!(port, "cmd\nPort: 8080");
+    let vite = text(
+        "dsh> npm create vite\r\n\x1b[36m?\x1b[39m \x1b[1mProject name:\x1b[22m \x1b[90m›\x1b[39m \x1b[90mvite-project\x1b[39m\x1b[12D"
+            .as_bytes(),
+        Position { row: 0, col: 5 },
+    );
+    assert_eq!(vite, "npm create vite\n? Project name: › vite-project");
+    // Keys typed at a REPL's prompt, its suggestions after them and below them.
+    let ipython = text(
+        b"In [2]: print(1\x1b[0;38;5;241m2345)\x1b[5D",
+        Position { row: 0, col: 8 },
+    );
+    assert_eq!(ipython, "print(1");
+    let node = text(
+        b"> Math.ma\x1b[90mx\x1b[39m\r\n\x1b[90m[Function: max]\x1b[39m\x1b[10G\x1b[1A",
+        Position { row: 0, col: 2 },
+    );
+    assert_eq!(node, "Math.ma");
+}
+
 /// A status line a result showed, erased and drawn again below the line that took its place,
 /// then erased again before the next result (a build's `Building...` under each finished
 /// step): the reader saw its text, so no line was lost (the notice told the model to run the
