@@ -625,3 +625,53 @@ async fn a_block_to_a_repl_awake_between_reads_at_its_prompt_is_typed() {
     })
     .await;
 }
+
+/// IPython reading its statements with its simple prompt (`input()` in the terminal's line
+/// mode: `--simple-prompt`, or a standard stream that is no terminal), its prompts shown or,
+/// with its standard error away from the terminal, unseen: a block with empty lines inside
+/// runs as a file would, in every send. Typed as sent, the first empty line ended the block
+/// (`103`, a class without its second method); with the prompts unseen, every block was
+/// refused as sent to a statement still running, however long the polls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocks_reach_ipython_reading_lines_whole() {
+    if !installed("ipython") {
+        eprintln!("ipython is not installed: its simple prompt is not exercised");
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        for start in [
+            "ipython --simple-prompt --no-banner --colors=NoColor",
+            "ipython --no-banner --colors=NoColor 2>/dev/null",
+        ] {
+            let r = sh.send(start).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
+            for round in 0..2 {
+                let r = sh
+                    .send(
+                        "total = 0\nfor i in range(3):\n    total += i\n\n    total += 100\n\n\
+                         print('T', total)",
+                    )
+                    .await;
+                assert!(
+                    r.viewport.lines().any(|l| l == "T 303"),
+                    "{start} {round}: {r:?}"
+                );
+                // A lone block: ended in its send where no prompt shows it open.
+                sh.send(&format!(
+                    "class A{round}:\n    def f(self): return 1\n\n    def g(self): return 2"
+                ))
+                .await;
+                let r = sh.send(&format!("print('G', A{round}().g())")).await;
+                assert!(
+                    r.viewport.lines().any(|l| l == "G 2"),
+                    "{start} {round}: {r:?}"
+                );
+            }
+            let r = sh.send("exit").await;
+            assert!(r.viewport.ends_with("dsh> "), "{start}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

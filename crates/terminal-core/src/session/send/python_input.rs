@@ -125,6 +125,24 @@ fn cmdline_starts_the_repl(cmdline: &[u8]) -> bool {
     true
 }
 
+/// Whether process `pid`, reading the terminal in its line mode, is IPython with its prompts
+/// unseen: its standard error leaves the terminal (`ipython 2>/dev/null`, `2>log`). IPython
+/// then reads its statements with Python's `input()` (its simple prompt, as whenever a
+/// standard stream is no terminal, or with `--simple-prompt`) in the terminal's line mode, and
+/// `input()` writes the prompts (`In [1]: `, `   ...: `) to that standard error: the screen
+/// shows none, at its prompt as while it runs a statement.
+pub(super) fn ipython_prompts_unseen(pid: i32) -> bool {
+    crate::process::stat(pid).is_some_and(|s| input::is_ipython(&s.comm))
+        && crate::process::fd_leaves_stdin(pid, 2)
+}
+
+/// Whether process `pid`, reading the terminal in its line mode, is a Python REPL by its
+/// command line: Python's own ([`starts_the_repl`]), or IPython (whose command line names its
+/// script, `python3 /usr/bin/ipython`), which reads lines with its simple prompt.
+pub(super) fn reads_statements(pid: i32) -> bool {
+    crate::process::stat(pid).is_some_and(|s| input::is_ipython(&s.comm)) || starts_the_repl(pid)
+}
+
 /// Why a Python REPL cannot take a block now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Busy {
@@ -170,13 +188,18 @@ pub(super) fn statement_busy(
     // IPython's line editor reads in raw mode: in the terminal's line mode, with
     // nothing on the cursor's row (no prompt of a statement's own `input()`), it runs a
     // statement or is between one and its next prompt, even while a thread of it waits
-    // on the terminal.
+    // on the terminal. Not when IPython itself reads lines there with its prompts unseen
+    // (its simple prompt, its standard error away from the terminal): at its prompt the row
+    // stays empty too, and a block was refused however long it waited.
     let ipython_between = input::is_ipython(program)
         && sight.canonical == Some(true)
         && st
             .screen
             .cursor_row_prefix()
-            .is_none_or(|row| row.trim().is_empty());
+            .is_none_or(|row| row.trim().is_empty())
+        && !fg
+            .and_then(|pgid| shared.tty_reader(pgid))
+            .is_some_and(ipython_prompts_unseen);
     // Settled at its primary prompt with nothing written since: it runs no statement,
     // whatever printed after that prompt.
     let idle_at_prompt = st.repl_idle_at_prompt && !st.typed_unended;
@@ -291,6 +314,10 @@ pub(super) struct Repl {
     pub(super) typed: Option<String>,
     /// The last input the session got was that line without Enter (nothing typed since).
     pub(super) line_unended: bool,
+    /// It draws no prompt where the screen shows it (see [`ipython_prompts_unseen`]): no
+    /// prompt tells the next send that a statement is open, so a send at its primary prompt
+    /// ends every block it holds, a lone one too, as a file would.
+    pub(super) prompts_unseen: bool,
 }
 
 /// What a send types to a Python REPL.
@@ -377,9 +404,16 @@ pub(super) fn typing(
             .then(|| input::python_statement_steps(&python_text(text)))
             .flatten();
         // A block pasted goes whole; typed (no pastes, or a line editor that takes a paste as
-        // one line), each block ends with an empty line and has none inside.
+        // one line), each block ends with an empty line and has none inside (a lone one is
+        // left open, unless the REPL's prompts are unseen).
         let separated = (!reader.block_paste)
-            .then(|| input::python_separated(&python_text(text)))
+            .then(|| {
+                if repl.prompts_unseen {
+                    input::python_ended_statements(&python_text(text))
+                } else {
+                    input::python_separated(&python_text(text))
+                }
+            })
             .flatten();
         let cell_magic = reader.block_paste && text.trim_start().starts_with("%%");
         let input = match &separated {

@@ -25,6 +25,8 @@ use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
 use super::{SendOp, Span, node_input, pacing, python_input, waiting_prompt};
 
+mod python_reader;
+
 impl SendOp {
     /// Reserves the session's send slot and starts the driver. `initializing` is the startup
     /// send (empty input, settles on the first prompt).
@@ -217,48 +219,24 @@ impl SendOp {
                     || (our_shell && !shell_line_editor && !m.canonical && !m.maps_cr)
             }),
         };
-        // A Python REPL: statements one at a time, open blocks ended, auto-indent replaced,
-        // what it holds tracked (see `python_input`). Its prompt: the cursor row's text before
-        // the cursor (read above for a program reading keys, here for one reading lines).
-        let cursor_row = if python_repl && canonical == Some(true) {
-            st.screen.cursor_row_prefix()
-        } else {
-            cursor_row
-        };
-        // No prompt shows where the cursor is (a REPL continued with `fg` does not draw its
-        // prompt again), nothing was typed at it, and the text holds a block: typed as lines,
-        // its first empty line would end the block and the rest run as wrong statements (an
-        // `input()` is no reader of a block).
-        let no_prompt_shown = python_repl
-            && (cursor_row
-                .as_deref()
-                .is_none_or(|row| row.trim().is_empty())
-                // Settled at its primary prompt with nothing written since, whatever a
-                // thread printed after it (`>>> tick` without a line end). Not IPython, whose
-                // line editor draws its prompt again after such output.
-                || (st.repl_idle_at_prompt
-                    && !leader.as_deref().is_some_and(input::is_ipython)
-                    && !cursor_row.as_deref().is_some_and(|row| {
-                        is_primary_repl_prompt(row) || is_block_continuation_prompt(row)
-                    })))
-            && st.python_block.is_none()
-            && !st.typed_unended
-            && python_input::has_block(&request.text);
-        let python_reader = python_repl
-            && match canonical {
-                Some(false) => true,
-                // A REPL reading lines without a line editor (its output is no terminal, or
-                // `fg` continued it in the shell's modes): at its prompt, or with none shown
-                // when its command line starts the REPL (a script's reads are no REPL's).
-                Some(true) => {
-                    at_repl_prompt
-                        || (no_prompt_shown
-                            && fg
-                                .and_then(|pgid| shared.tty_reader(pgid))
-                                .is_some_and(python_input::starts_the_repl))
-                }
-                None => false,
-            };
+        let python_reader::ReplView {
+            cursor_row,
+            reads: python_reader,
+            no_prompt_shown,
+            at_line_primary,
+            prompts_unseen,
+        } = python_reader::view(
+            &mut st,
+            shared,
+            python_reader::Sight {
+                fg,
+                python_repl,
+                canonical,
+                leader: leader.as_deref(),
+                text: &request.text,
+            },
+            cursor_row,
+        );
         // Several lines to node's REPL at its prompt (not a script's prompt written like
         // it): as one unit, through its editor mode (see `node_input`).
         let node_editor = at_repl_prompt
@@ -273,7 +251,7 @@ impl SendOp {
         let typing = if python_reader {
             // The REPL's own prompt, not a debugger's (`(Pdb) `, `(com) `: pdb reads commands,
             // and an empty line repeats the last one), or none shown (above).
-            let at_primary = (at_repl_prompt
+            let at_primary = ((at_repl_prompt || at_line_primary)
                 && !cursor_row
                     .as_deref()
                     .is_some_and(|row| row.trim_start().starts_with('(')))
@@ -305,6 +283,7 @@ impl SendOp {
                     indent,
                     typed,
                     line_unended: st.typed_unended && !erased,
+                    prompts_unseen,
                 },
             )?
         } else if let Some(mut steps) = node_editor

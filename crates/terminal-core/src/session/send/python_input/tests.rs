@@ -109,6 +109,7 @@ fn at_continuation(typed: &str, indent: Option<u16>) -> Repl {
         indent,
         typed: Some(typed.to_owned()),
         line_unended: false,
+        prompts_unseen: false,
     }
 }
 
@@ -119,6 +120,7 @@ fn at_primary() -> Repl {
         indent: None,
         typed: None,
         line_unended: false,
+        prompts_unseen: false,
     }
 }
 
@@ -144,6 +146,38 @@ fn several_statements_ending_in_a_block_header_leave_that_block_open() {
     // A block with its lines is ended as before.
     let t = typing(&send("x=1\nif x:\n    y=2", true), TYPED, at_primary()).unwrap();
     assert_eq!(typed(&t), ["x=1\nif x:\n    y=2\n\n"]);
+}
+
+/// Typed to a REPL reading lines (IPython's simple prompt, Python's own without a line
+/// editor), blocks lose their blank lines inside and end with an empty line; a lone block is
+/// left open at a prompt the next send sees, and ended where the REPL's prompts are unseen
+/// (`ipython 2>/dev/null`: no prompt would tell the next send it is open).
+#[test]
+fn a_lone_block_to_a_repl_whose_prompts_are_unseen_is_ended() {
+    let class = "class A:\n    def f(self): return 1\n\n    def g(self): return 2";
+    let t = typing(&send(class, true), TYPED, at_primary()).unwrap();
+    assert_eq!(
+        typed(&t),
+        ["class A:\n    def f(self): return 1\n    def g(self): return 2\n"]
+    );
+    let unseen = || Repl {
+        prompts_unseen: true,
+        ..at_primary()
+    };
+    let t = typing(&send(class, true), TYPED, unseen()).unwrap();
+    assert_eq!(
+        typed(&t),
+        ["class A:\n    def f(self): return 1\n    def g(self): return 2\n\n"]
+    );
+    let total = "total = 0\nfor i in range(3):\n    total += i\n\n    total += 100\n\nprint(total)";
+    let t = typing(&send(total, true), TYPED, unseen()).unwrap();
+    assert_eq!(
+        typed(&t),
+        ["total = 0\nfor i in range(3):\n    total += i\n    total += 100\n\nprint(total)\n"]
+    );
+    // A last line that opens a block with none of its lines yet still waits for them.
+    let t = typing(&send("x = 1\nif x:", true), TYPED, unseen()).unwrap();
+    assert_eq!(typed(&t), ["x = 1\nif x:\n"]);
 }
 
 /// A newline ending simple statements is their Enter: no empty line follows it for an
