@@ -15,7 +15,9 @@
 //!    [`PROMPT_WAIT_QUIET`] when the cursor follows a REPL prompt such as node's `> `; a wait
 //!    with a timeout on the main screen with no prompt or question before the cursor, once its
 //!    timeout plus [`TIMED_WAIT_MARGIN`] has passed since it was first seen with no output
-//!    after it, or [`TIMED_WAIT_SILENCE_LEAD`] before silence would settle), and it was not
+//!    after it, or [`TIMED_WAIT_SILENCE_LEAD`] before silence would settle; a key reader's
+//!    such wait the same way, with only output that appends rows counting, see
+//!    [`Observation::fg_key_wakes_in`]), and it was not
 //!    already blocked before the write unless it was seen leaving that wait (a probe found
 //!    it away, or found the thread that waited then has run since, with no short timer
 //!    pending) or answered the input with output; the shell's
@@ -74,6 +76,13 @@ pub(crate) const TIMED_WAIT_MARGIN: Duration = Duration::from_millis(100);
 /// How long before output silence would settle a send a terminal wait with a timeout settles
 /// it at the latest (see [`TIMED_WAIT_MARGIN`]): time for a probe to see the wait first.
 pub(crate) const TIMED_WAIT_SILENCE_LEAD: Duration = Duration::from_millis(250);
+
+/// The longest a key reader's terminal wait with a timeout (see
+/// [`Observation::fg_key_wakes_in`]) is watched for appended rows before it settles a send that
+/// gave no deadline of its own: `top` (its 3 s timer) is reported waiting for its key after
+/// this long, while a program printing its progress beside its key read every second or more
+/// often is seen at work.
+pub(crate) const KEY_TIMER_LOOK: Duration = Duration::from_secs(1);
 
 /// A terminal wait whose timer fires sooner than this may be a program holding what it read
 /// for that timer (a lone ESC kept for the escape timeout: readline's and node's 500 ms,
@@ -163,9 +172,19 @@ pub(crate) struct Observation {
     pub(crate) fg_wait_among_others: bool,
     /// The same probe found `fg`'s terminal wait bounded by a timeout: the program wakes by
     /// itself within this long (see `GroupActivity::ReadingTty`). Left out for a key reader
-    /// in cbreak mode, which waits for its key whatever its timer prints, unless lines of the
-    /// send are still to type (one that drains keys typed ahead must not take them).
+    /// in cbreak mode (kept apart as `fg_key_wakes_in`), unless lines of the send are still
+    /// to type (one that drains keys typed ahead must not take them).
     pub(crate) fg_wakes_in: Option<Duration>,
+    /// The timeout `fg_wakes_in` leaves out for a key reader in cbreak mode (no line of the
+    /// send still to type): such a wait is a key reader's idle on its screen (`top` redrawing
+    /// its rows in place on its timer) or one at work that polls for a key between steps (a
+    /// thread reading `q` beside one that prints `epoch N/8`, a `select` loop between steps,
+    /// `flutter run`), which its output tells apart: rows appended (the cursor reaching a row
+    /// below every row it reached since the wait was first seen, see `cursor_row`) are work.
+    pub(crate) fg_key_wakes_in: Option<Duration>,
+    /// The cursor's absolute row (rows scrolled into history counted), when the cursor row was
+    /// read for this observation.
+    pub(crate) cursor_row: Option<u64>,
     /// Besides, `fg` holds a socket or a terminal's master side: it relays another side's
     /// output (`ssh host make`), which may still be coming.
     pub(crate) fg_relays: bool,
@@ -260,6 +279,10 @@ pub(crate) struct Readiness {
     /// The group whose terminal wait with a timeout (no prompt before the cursor) has
     /// been seen since this observation with no output after it (see [`TIMED_WAIT_MARGIN`]).
     timed_wait_since: Option<(i32, Instant)>,
+    /// The group whose key reader's terminal wait with a timeout (see
+    /// [`Observation::fg_key_wakes_in`]) has been seen since this observation with no row
+    /// appended after it, and the lowest row the cursor reached since.
+    key_wait_since: Option<(i32, Instant, Option<u64>)>,
     /// The newest observation had the alternate screen on.
     alternate: bool,
     /// A REPL's prompt stood before the cursor, after output that followed the write, at an
@@ -293,6 +316,7 @@ impl Readiness {
             busy: None,
             shell_wait_since: None,
             timed_wait_since: None,
+            key_wait_since: None,
             alternate: false,
             prompt_seen: false,
         }
@@ -558,33 +582,6 @@ impl Readiness {
         None
     }
 
-    /// Whether a terminal wait of `fg` (`waiting`) may settle by the rule for waits with a
-    /// timeout (see the stdin tier in [`Readiness::evaluate`]); true for any other wait.
-    /// Tracks since when such a wait has been seen.
-    fn timed_wait_passed(&mut self, waiting: bool, fg: i32, o: &Observation) -> bool {
-        let timed = waiting
-            && o.fg_wakes_in.is_some()
-            && !o.alternate_screen
-            && !(o.prompt_at_cursor || o.question_at_cursor || self.prompt_seen);
-        let Some(wakes_in) = o.fg_wakes_in.filter(|_| timed) else {
-            self.timed_wait_since = None;
-            return true;
-        };
-        let since = match self.timed_wait_since {
-            Some((group, at)) if group == fg && at >= o.last_output_at => at,
-            _ => o.now,
-        };
-        self.timed_wait_since = Some((fg, since));
-        // The timer's step passed, or the output has been quiet for nearly the idle window
-        // (a probe still comes before silence settles the send as `inferred_idle`).
-        let by_timer = since.checked_add(wakes_in.saturating_add(TIMED_WAIT_MARGIN));
-        let by_quiet = o.last_output_at
-            + self
-                .silence_needed()
-                .saturating_sub(TIMED_WAIT_SILENCE_LEAD);
-        o.now >= by_timer.map_or(by_quiet, |at| at.min(by_quiet))
-    }
-
     /// Whether a `/proc` probe of `fg` is worth running now (the prompt is not current for the
     /// shell, or it is but the terminal is not in its line editor's modes, `line_editing`: a
     /// prompt settles only once the shell is seen reading; and the probe could change the
@@ -602,3 +599,4 @@ impl Readiness {
 mod silence;
 #[cfg(test)]
 mod tests;
+mod timed_wait;

@@ -30,6 +30,8 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         fg_timed_wait: false,
         fg_wait_among_others: false,
         fg_wakes_in: None,
+        fg_key_wakes_in: None,
+        cursor_row: None,
         fg_relays: false,
         fg_reader_ran: false,
         fg_repl_timer: false,

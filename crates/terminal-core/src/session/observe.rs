@@ -239,6 +239,8 @@ pub(super) fn observe(
             fg_timed_wait: false,
             fg_wait_among_others: false,
             fg_wakes_in: None,
+            fg_key_wakes_in: None,
+            cursor_row: None,
             fg_relays: false,
             fg_reader_ran: false,
             fg_repl_timer: false,
@@ -301,18 +303,21 @@ pub(super) fn observe(
     // short timed read with no prompt before the cursor (`read -t 0.3 -n 10000 junk`, which
     // drains keys typed ahead before a question) must not take the answer meant for the
     // question after it.
-    obs.fg_wakes_in = match activity {
+    // Its timeout is kept apart (`fg_key_wakes_in`): the rows its output appends, not the
+    // timer, tell a key reader at work (progress printed beside a read for `q`) from one idle
+    // on its screen.
+    let wakes_in = match activity {
         Some(GroupActivity::ReadingTty { wakes_in, .. }) => wakes_in,
         _ => None,
-    }
-    .filter(|_| {
-        lines_pending
-            || obs.fg == Some(shared.shell_pgid())
-            || shared
-                .pty
-                .modes()
-                .is_some_and(|m| m.canonical || !m.signals)
-    });
+    };
+    let timer_counts = lines_pending
+        || obs.fg == Some(shared.shell_pgid())
+        || shared
+            .pty
+            .modes()
+            .is_some_and(|m| m.canonical || !m.signals);
+    obs.fg_wakes_in = wakes_in.filter(|_| timer_counts);
+    obs.fg_key_wakes_in = wakes_in.filter(|_| !timer_counts);
     obs.fg_relays = obs.fg_wait_among_others && probed.as_ref().is_some_and(|p| p.relays);
     obs.fg_reader_ran = probed.as_ref().is_some_and(|p| p.reader_ran);
     obs.fg_repl_timer = probed.as_ref().is_some_and(|p| p.repl_timer);
@@ -325,11 +330,13 @@ pub(super) fn observe(
     let row_wanted = obs.fg_wait_among_others
         || busy_reading
         || obs.fg_wakes_in.is_some()
+        || obs.fg_key_wakes_in.is_some()
         || (cursor_row_wanted && obs.output_since_write);
     let mut st = row_wanted.then(|| shared.lock());
     if let Some(st) = st.as_mut().filter(|st| !st.screen.binary_run_open()) {
         // Keys of an answer typed one at a time follow the prompt they answer.
         let row = st.screen.prompt_row_prefix(answer_from);
+        obs.cursor_row = Some(st.screen.cursor().row);
         obs.prompt_at_cursor = row.as_deref().is_some_and(is_repl_prompt);
         obs.question_at_cursor = row.as_deref().is_some_and(ends_like_a_question);
         obs.cursor_on_blank_row = row.as_deref().is_none_or(str::is_empty);

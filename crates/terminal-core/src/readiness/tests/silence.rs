@@ -371,3 +371,107 @@ fn a_timed_wait_settles_once_its_timer_passed_without_output() {
         assert_eq!(r.evaluate(&o), Some(Settle::StdinWait), "{case}");
     }
 }
+
+/// A key reader in cbreak mode waiting on the terminal with a timeout on the main screen, no
+/// prompt before the cursor (`fg_key_wakes_in`): one that redraws its rows in place on its
+/// timer (`top`) waits for its key once its timeout (at most `KEY_TIMER_LOOK`) passed with no
+/// row appended, though it printed meanwhile; one whose output appends rows (a thread reading
+/// `q` beside one printing `epoch N/8`, a `select` loop between steps) is at work until it
+/// appends none for that long. With its own deadline (a poll with `timeoutMs`), the send waits
+/// for no row appended for nearly the idle window instead.
+#[test]
+fn a_key_readers_timed_wait_is_work_while_its_output_appends_rows() {
+    let t0 = Instant::now();
+    let ms = Duration::from_millis;
+    let period = ms(500);
+    let needed = period + TIMED_WAIT_MARGIN;
+    let at = |at: Duration, last_output: Duration, row: u64| {
+        let mut o = obs(t0, 0);
+        o.now = t0 + at;
+        o.fg = Some(CHILD);
+        o.fg_waiting = Some(true);
+        o.fg_busy = Some(false);
+        o.fg_key_wakes_in = Some(period);
+        o.cursor_on_blank_row = true;
+        o.output_since_write = true;
+        o.last_output_at = t0 + last_output;
+        o.cursor_row = Some(row);
+        o
+    };
+
+    // `top -d 0.5`: a redraw every 500 ms leaves the cursor on its row.
+    let mut r = with_real_windows(t0, PreWrite::default());
+    assert_eq!(r.evaluate(&at(ms(200), ms(150), 30)), None, "first seen");
+    assert_eq!(r.evaluate(&at(ms(600), ms(590), 30)), None);
+    assert_eq!(
+        r.evaluate(&at(ms(200) + needed, ms(590), 30)),
+        Some(Settle::StdinWait),
+        "redrawn in place: waiting for a key"
+    );
+
+    // A line printed every 500 ms: each one starts the wait over.
+    let mut r = with_real_windows(t0, PreWrite::default());
+    assert_eq!(r.evaluate(&at(ms(200), ms(150), 30)), None, "first seen");
+    for step in 1..=6u64 {
+        let printed = ms(150 + 500 * step);
+        let o = at(printed + ms(10), printed, 30 + step);
+        assert_eq!(r.evaluate(&o), None, "epoch {step}");
+    }
+    // The last line at 3150 ms, seen at 3160 ms; none after it.
+    assert_eq!(
+        r.evaluate(&at(ms(3160) + needed - ms(1), ms(3150), 36)),
+        None
+    );
+    assert_eq!(
+        r.evaluate(&at(ms(3160) + needed, ms(3150), 36)),
+        Some(Settle::StdinWait)
+    );
+
+    // A timer of unknown length (a thread sleeping beside the key read) is watched for
+    // `KEY_TIMER_LOOK`.
+    let mut r = with_real_windows(t0, PreWrite::default());
+    let mut o = at(ms(200), ms(150), 30);
+    o.fg_key_wakes_in = Some(Duration::MAX);
+    assert_eq!(r.evaluate(&o), None);
+    o.now = t0 + ms(200) + KEY_TIMER_LOOK + TIMED_WAIT_MARGIN - ms(1);
+    assert_eq!(r.evaluate(&o), None);
+    o.now += ms(1);
+    assert_eq!(r.evaluate(&o), Some(Settle::StdinWait));
+
+    // With its own deadline, no row appended for nearly the idle window, redraws or not.
+    let mut r = Readiness::new(
+        ReadinessTiming {
+            idle_silence: Duration::from_secs(3),
+            timeout: Duration::from_secs(30),
+            waits_out_timed_waits: true,
+            ..timing()
+        },
+        t0,
+        false,
+        SHELL,
+        PreWrite::default(),
+    );
+    r.set_poll_only(true);
+    assert_eq!(r.evaluate(&at(ms(200), ms(150), 30)), None, "first seen");
+    let settles_at = ms(200) + ms(3000) - TIMED_WAIT_SILENCE_LEAD;
+    assert_eq!(r.evaluate(&at(ms(200) + needed, ms(600), 30)), None);
+    assert_eq!(
+        r.evaluate(&at(settles_at - ms(1), settles_at - ms(100), 30)),
+        None
+    );
+    assert_eq!(
+        r.evaluate(&at(settles_at, settles_at - ms(100), 30)),
+        Some(Settle::StdinWait)
+    );
+
+    // A prompt or question before the cursor, or the alternate screen: no hold.
+    for case in ["question", "alternate screen"] {
+        let mut r = with_real_windows(t0, PreWrite::default());
+        let mut o = at(ms(200), ms(150), 30);
+        match case {
+            "question" => o.question_at_cursor = true,
+            _ => o.alternate_screen = true,
+        }
+        assert_eq!(r.evaluate(&o), Some(Settle::StdinWait), "{case}");
+    }
+}
