@@ -342,7 +342,7 @@ async fn a_node_script_reading_lines_has_no_editor_mode() {
 /// Node's editor mode is told by the banner node's REPL prints for `.editor`: also in a REPL
 /// a script started (`require('repl').start()`, which no command line shows), and for lines
 /// sent after `.editor` in the same send, which wait in its buffer for Ctrl-D (the result
-/// said a pending await held them).
+/// said a pending await held them), a function's `return` line among them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nodes_editor_mode_is_told_by_its_banner() {
     if !crate::support::installed("node") {
@@ -360,9 +360,19 @@ async fn nodes_editor_mode_is_told_by_its_banner() {
             let r = sh.send(start).await;
             assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
             let r = sh
-                .send_within(".editor\nlet a2 = 1\na2 + 2", true, 20_000)
+                .send_within(
+                    ".editor\nfunction one() {\n  return 1;\n}\nlet a2 = one()\na2 + 2",
+                    true,
+                    20_000,
+                )
                 .await;
             assert!(in_editor(&r), "{start}: {r:?}");
+            // Every line went into the buffer: none to a read (a notice said the `}` after a
+            // `return` had not run, and to send it again).
+            assert!(
+                !r.notices.iter().any(|n| n.starts_with("[input: line")),
+                "{start}: {r:?}"
+            );
             let r = sh.send_raw("\u{4}", false).await;
             assert!(r.viewport.lines().any(|l| l == "3"), "{start}: {r:?}");
             let r = sh.send(".exit").await;

@@ -123,8 +123,9 @@ pub(in crate::session) fn asks_for_input(step: &[u8]) -> bool {
     let line = text.trim();
     let mut words = line.split_whitespace();
     // A debugger's command, with arguments (`next 3`, `run < in.txt`), not a statement that
-    // starts with a name like one (`next = 3`, `run(x)`).
-    let resumes = words.next().is_some_and(|word| RESUMES.contains(&word))
+    // starts with a name like one (`next = 3`, `run(x)`, `return 99;`).
+    let resumes = !line.ends_with(';')
+        && words.next().is_some_and(|word| RESUMES.contains(&word))
         && words.next().is_none_or(|arg| {
             arg.starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '<' | '-' | '$'))
         });

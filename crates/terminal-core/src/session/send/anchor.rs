@@ -392,8 +392,11 @@ impl SendOp {
         }
         // A blank row is a read only when the line before asked for one: other output (a
         // background process printing, a prompt made empty, node's editor mode) leaves the
-        // cursor at a blank row too.
-        if prompt.trim().is_empty() && !input::asks_for_input(pacing.step_before_newest()) {
+        // cursor at a blank row too; in an editor mode the send entered or found (node's
+        // `.editor`), every line goes into its buffer.
+        if prompt.trim().is_empty()
+            && (self.promptless || !input::asks_for_input(pacing.step_before_newest()))
+        {
             return false;
         }
         let number = pacing.newest_step_first_line();

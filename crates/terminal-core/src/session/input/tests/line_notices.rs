@@ -77,6 +77,8 @@ fn a_line_asks_for_input_when_it_calls_a_reader_or_resumes_a_debugged_program() 
         "next = 3",
         "lines = open('f.txt').readlines()",
         "ok = sys.stdin.isatty()",
+        "return 99;",
+        "  return x + 1;",
     ] {
         assert!(!asks_for_input(line.as_bytes()), "{line}");
     }
