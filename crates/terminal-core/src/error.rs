@@ -84,6 +84,16 @@ impl TerminalError {
             ),
         )
     }
+    /// `NO_SESSION` for an id without the shape of a session id (`prefix` and a number):
+    /// `unknown PTY session <id>: session ids have the shape <prefix>N; ...`.
+    pub fn not_a_session_id(id: &SessionId, prefix: &str) -> Self {
+        Self::new(
+            TerminalErrorCode::NoSession,
+            format!(
+                "unknown PTY session {id}: session ids have the shape {prefix}N, as terminal_open returns them (an id of another kind, such as a background job's, goes to that kind's tools); call terminal_list to see your open sessions"
+            ),
+        )
+    }
     /// `NO_SESSION` for an id that is the name of the caller's session `id`: `unknown PTY
     /// session <name>: that is the name of your session <id>; ...`.
     pub fn name_not_id(name: &str, id: &SessionId) -> Self {

@@ -100,6 +100,12 @@ const PACKAGE: &str = "dsh-terminal-core";
 /// Prefix of every minted session id.
 const ID_PREFIX: &str = "pty-";
 
+/// Whether `text` has the shape of a session id: [`ID_PREFIX`] and a number (`pty-3`).
+fn is_session_id_shaped(text: &str) -> bool {
+    text.strip_prefix(ID_PREFIX)
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// The terminal service (the seed's §2). Create with [`Terminals::new`] or provide it to a
 /// [`dsh_context::Context`] with [`TerminalsPlugin`].
 ///
@@ -358,6 +364,9 @@ fn find_owned<'a>(
             .find(|r| r.owner == *owner && r.name.as_deref() == Some(id.as_str()));
         return Err(match named {
             Some(r) => TerminalError::name_not_id(id.as_str(), &r.id),
+            None if !is_session_id_shaped(id.as_str()) => {
+                TerminalError::not_a_session_id(id, ID_PREFIX)
+            }
             None => TerminalError::no_session(id),
         });
     };

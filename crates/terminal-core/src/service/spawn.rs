@@ -151,6 +151,13 @@ impl Terminals {
             if name.is_empty() {
                 return Err(TerminalError::invalid("PTY session name must be non-empty"));
             }
+            // `pty-2` as a name would be taken for the id of another session.
+            if super::is_session_id_shaped(name) {
+                return Err(TerminalError::invalid(format!(
+                    "PTY session name {name:?} has the shape of a session id ({}N), which would be taken for another session's id; pick another name, such as \"main\" or \"build\"",
+                    super::ID_PREFIX
+                )));
+            }
             if let Some(existing) = st
                 .records
                 .iter()

@@ -254,6 +254,15 @@ async fn preflight_rejections_do_not_consume_ids() {
         .unwrap_err();
     assert_eq!(err.code(), TerminalErrorCode::InvalidRequest);
     assert_eq!(err.message(), "PTY session name must be non-empty");
+    // A name shaped like an id would be taken for another session's.
+    let err = within("spawn", f.terminals.spawn(&f.owner, request(Some("pty-2"))))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), TerminalErrorCode::InvalidRequest);
+    assert!(
+        err.message().contains("has the shape of a session id"),
+        "{err}"
+    );
 
     assert_eq!(
         open(&f, &f.owner, Some("main")).await.snapshot.session_id,

@@ -181,7 +181,7 @@ async fn a_name_passed_as_the_id_names_the_id() {
     assert!(r.is_error);
     assert!(
         r.text()
-            .starts_with("Error: unknown PTY session build (never opened"),
+            .starts_with("Error: unknown PTY session build: session ids have the shape pty-N"),
         "{}",
         r.text()
     );
