@@ -146,7 +146,7 @@ pub fn render_interrupt_character(signal: &str, target_pgid: i32) -> String {
 /// program that turned the terminal's signal keys off.
 pub fn render_suspend_character(signal: &str, target_pgid: i32) -> String {
     format!(
-        "typed {signal} to foreground process group {target_pgid} as the terminal's suspend character (Ctrl-Z), the way the terminal's own key would, not as a signal: the terminal's signal keys are off (the program turned them off, or stty -isig), so Ctrl-Z is a key of its input, and this program (node's REPL) takes it as its suspend key: it puts the terminal back and stops itself, and the shell's `fg` continues it; {SIGNAL_EFFECT}"
+        "typed {signal} to foreground process group {target_pgid} as the terminal's suspend character (Ctrl-Z), the way the terminal's own key would, not as a signal: the terminal's signal keys are off (the program turned them off, or stty -isig), so Ctrl-Z is a key of its input, and this program (node's REPL) takes it as its suspend key: it puts the terminal back and stops itself, and the shell's `fg` continues it (started from another program, such as a REPL's `os.system`, it stops alone and that program keeps the terminal, so the shell's prompt does not come back: send SIGTSTP again to stop that one too, then fg); {SIGNAL_EFFECT}"
     )
 }
 
