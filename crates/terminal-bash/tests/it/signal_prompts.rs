@@ -156,6 +156,22 @@ async fn a_prompt_written_like_a_repls_is_guarded_unless_it_names_the_program() 
             sh.try_send("echo hi", true).await.expect_err("refused once");
             let r = sh.send("answer").await;
             assert!(r.viewport.lines().any(|l| l == "v=answer"), "{r:?}");
+            // The same read in a bash running a `-c` string (or a script) is no nested
+            // shell back at its prompt: the next command would be the read's answer.
+            let r = sh
+                .send(&format!("bash -c \"trap '' INT; read -p '{prompt}' v; echo v=\\$v\""))
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            assert_eq!(
+                signal_and_look(&sh).await,
+                AfterSignal::StillReading("bash".into()),
+                "bash -c {prompt:?}"
+            );
+            sh.try_send("git status", true)
+                .await
+                .expect_err("refused once");
+            let r = sh.send("answer").await;
+            assert!(r.viewport.lines().any(|l| l == "v=answer"), "{r:?}");
         }
         // sqlite3 with a database named (no REPL by its command line): its prompt names it.
         let r = sh

@@ -166,11 +166,11 @@ const PROMPT_STAYS_FOR: Duration = Duration::from_millis(150);
 /// the terminal and reads it there (`/proc` reads off the async workers).
 async fn reading_at_prompt(shared: &Arc<Shared>, pgid: i32) -> Option<(String, String)> {
     let sh = Arc::clone(shared);
-    let program = tokio::task::spawn_blocking(move || {
+    let (program, reader) = tokio::task::spawn_blocking(move || {
         (sh.pty.foreground_pgid() == Some(pgid))
             .then(|| sh.tty_reader(pgid))
             .flatten()
-            .and_then(program_name)
+            .and_then(|pid| program_name(pid).map(|name| (name, pid)))
     })
     .await
     .ok()
@@ -182,8 +182,9 @@ async fn reading_at_prompt(shared: &Arc<Shared>, pgid: i32) -> Option<(String, S
         .map(|row| row.trim().to_owned())
         .filter(|row| {
             (is_primary_repl_prompt(row) && is_repl_prompt_of(row, &program))
-                // A nested shell at its prompt (it ignores SIGTERM and SIGTSTP there).
-                || super::is_shell_prompt_of(row, &program)
+                // A nested shell at its prompt (it ignores SIGTERM and SIGTSTP there), not a
+                // shell running a script (`bash ask.sh` at its `pw> `).
+                || super::nested_shell::is_nested_shell_prompt(row, &program, reader)
         })?;
     Some((program, prompt))
 }
@@ -321,7 +322,8 @@ async fn reads_on(
         let repl = !password
             && (leader_runs_a_repl(pgid)
                 || prompt.as_deref().is_some_and(|p| {
-                    is_repl_prompt_of(p, program) || super::is_shell_prompt_of(p, program)
+                    is_repl_prompt_of(p, program)
+                        || super::nested_shell::is_nested_shell_prompt(p, program, pgid)
                 }));
         (true, if repl { None } else { name })
     })

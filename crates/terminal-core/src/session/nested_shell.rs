@@ -22,6 +22,15 @@ pub fn is_shell_prompt_of(row: &str, program: &str) -> bool {
     is_shell_name(program) && row.trim_end().ends_with(['$', '#', '%', '>'])
 }
 
+/// [`is_shell_prompt_of`] for the process `pid` runs (a group's leader, or the member that
+/// reads the terminal), which must read its commands from the terminal: a shell running a
+/// script or a `-c` string at a `> ` prompt asks the script's question (see
+/// [`runs_interactively`]).
+pub(super) fn is_nested_shell_prompt(row: &str, program: &str, pid: i32) -> bool {
+    is_shell_prompt_of(row, program)
+        && crate::process::cmdline(pid).is_none_or(|c| runs_interactively(&c))
+}
+
 /// Whether a shell started with the command line `cmdline` (`/proc/PID/cmdline`: arguments
 /// separated by NUL bytes) reads its commands from the terminal, as opposed to running a
 /// script or a `-c` string (`bash ask.sh` reading an answer is a script asking, not a nested

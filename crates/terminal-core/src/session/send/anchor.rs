@@ -297,16 +297,15 @@ impl SendOp {
         if super::pager_guard::has_a_command_with_arguments(text, path.as_deref()) {
             // With no prompt shown, the reader by name: the shell's `read`, or the program.
             let fg = self.shared.pty.foreground_pgid();
-            let program = fg
+            let member = fg
                 .filter(|&pgid| pgid != self.shared.shell_pgid())
-                .and_then(crate::process::group_member)
-                .map(|s| s.comm);
+                .and_then(crate::process::group_member);
+            let program = member.as_ref().map(|s| s.comm.clone());
             // A shell an earlier line started (`dash`, `sh`), reading at its own prompt:
             // the line went to it as a command, and ran.
-            if program
-                .as_deref()
-                .is_some_and(|comm| super::super::is_shell_prompt_of(&prompt, comm))
-            {
+            if member.as_ref().is_some_and(|s| {
+                super::super::nested_shell::is_nested_shell_prompt(&prompt, &s.comm, s.pid)
+            }) {
                 return;
             }
             let reader = if fg == Some(self.shared.shell_pgid()) {

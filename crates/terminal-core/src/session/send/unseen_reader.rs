@@ -74,9 +74,9 @@ pub(super) fn check(
         && busy_group == Some(pgid)
         && prompt.as_deref().is_some_and(|row| {
             is_primary_repl_prompt(row)
-                || name
-                    .as_deref()
-                    .is_some_and(|name| crate::session::is_shell_prompt_of(row, name))
+                || name.as_deref().is_some_and(|name| {
+                    crate::session::nested_shell::is_nested_shell_prompt(row, name, pgid)
+                })
         });
     if own_prompt {
         return Ok(());

@@ -5,7 +5,7 @@
 use crate::pty::TtyModes;
 
 use super::super::input;
-use super::super::nested_shell::{is_shell_prompt_of, runs_interactively};
+use super::super::nested_shell::is_nested_shell_prompt;
 use super::super::observe::is_programs_own_prompt;
 use super::super::shared::{Shared, State};
 use super::{pager_guard, python_input, stale_reader};
@@ -48,10 +48,10 @@ pub(super) fn command_to_waiting_prompt(
         let name = python_input::group_program(shared, pgid);
         // A nested or `exec`ed shell without a line editor (`sh`, `dash`) reads its commands
         // so, at its own prompt (`# `, `$ `): the line is the command it runs.
-        if name.as_deref().is_some_and(|name| {
-            is_shell_prompt_of(&prompt, name)
-                && crate::process::cmdline(pgid).is_none_or(|c| runs_interactively(&c))
-        }) {
+        if name
+            .as_deref()
+            .is_some_and(|name| is_nested_shell_prompt(&prompt, name, pgid))
+        {
             return None;
         }
         name.map_or_else(|| "the program".to_owned(), |name| format!("`{name}`"))
