@@ -47,6 +47,7 @@ mod no_wrap;
 mod nonce;
 pub(crate) mod notes;
 mod open_run;
+mod page;
 mod presentation;
 mod prompt;
 mod prompt_row;

@@ -227,6 +227,10 @@ async fn a_repls_grey_suggestions_are_not_shown_as_typed() {
         assert!(r.viewport.lines().any(|l| l == "9"), "{r:?}");
         let r = sh.send_raw("Math.ma", false).await;
         assert_eq!(r.viewport.trim_start_matches("> "), "Math.ma", "{r:?}");
+        // A page of `terminal_read` shows what was typed too, not the completion and preview
+        // (`> Math.max` and `[Function: max]` read as a line that ran).
+        let page = crate::support::newest_lines(&sh, 3).text;
+        assert!(page.ends_with("> Math.ma"), "{page:?}");
         // Ctrl-U clears the line, and with it the preview: no printed line was erased.
         let r = sh.send_raw("\u{15}", false).await;
         assert!(r.notices.iter().all(|n| !n.contains("erased")), "{r:?}");

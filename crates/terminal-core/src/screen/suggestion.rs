@@ -45,6 +45,18 @@ pub(super) fn only_suggestion_from(screen: &vt100::Screen, row: u16, col: u16, c
     any
 }
 
+/// Whether the text before the cursor on its row (`before`) ends with keys typed after a
+/// prompt (`> Math.ma`, `In [2]: wxyz_`), rather than with the prompt itself (`Port: `,
+/// `? Project name: › `), after which grey text is the prompt's default, not a suggestion.
+pub(super) fn typed_after_prompt(before: &str) -> bool {
+    before.trim_end().chars().last().is_some_and(|c| {
+        !matches!(
+            c,
+            ':' | '>' | '?' | '$' | '#' | '%' | ']' | ')' | '›' | '❯' | '»'
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
