@@ -151,10 +151,11 @@ impl Terminals {
             if name.is_empty() {
                 return Err(TerminalError::invalid("PTY session name must be non-empty"));
             }
-            // `pty-2` as a name would be taken for the id of another session.
-            if super::is_session_id_shaped(name) {
+            // `pty-2` as a name would be taken for the id of another session, `pty-send-1`
+            // for a job's: no name starts as ids do.
+            if name.trim_start().starts_with(super::ID_PREFIX) {
                 return Err(TerminalError::invalid(format!(
-                    "PTY session name {name:?} has the shape of a session id ({}N), which would be taken for another session's id; pick another name, such as \"main\" or \"build\"",
+                    "PTY session name {name:?} starts as session ids do ({}N), and would be taken for an id; pick another name, such as \"main\" or \"build\"",
                     super::ID_PREFIX
                 )));
             }

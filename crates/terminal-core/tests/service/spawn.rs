@@ -259,10 +259,13 @@ async fn preflight_rejections_do_not_consume_ids() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), TerminalErrorCode::InvalidRequest);
-    assert!(
-        err.message().contains("has the shape of a session id"),
-        "{err}"
-    );
+    assert!(err.message().contains("starts as session ids do"), "{err}");
+    for name in ["pty-send-1", " pty-2"] {
+        let err = within("spawn", f.terminals.spawn(&f.owner, request(Some(name))))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), TerminalErrorCode::InvalidRequest, "{name:?}");
+    }
 
     assert_eq!(
         open(&f, &f.owner, Some("main")).await.snapshot.session_id,
