@@ -176,6 +176,23 @@ async fn an_await_sent_with_a_deadline_is_waited_out() {
             assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
             assert!(r.viewport.contains(&format!("'late-{ms}'\n> ")), "{r:?}");
         }
+        // Awaits of a child process, one after another (node's own timer may be off then).
+        sh.send("const ex = require('util').promisify(require('child_process').exec)")
+            .await;
+        for round in 0..3 {
+            let r = sh
+                .send_within(
+                    &format!("(await ex('sleep 2; echo child-{round}')).stdout.trim()"),
+                    true,
+                    30_000,
+                )
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            assert!(
+                r.viewport.contains(&format!("'child-{round}'\n> ")),
+                "{r:?}"
+            );
+        }
         let r = sh.send(".exit").await;
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         sh.close().await;

@@ -219,6 +219,14 @@ impl Shared {
                     }
                     activity => activity,
                 };
+                // Or a child of it runs (an `await` of a child process: node's `exec`), not
+                // one stopped (a debugger's program at a breakpoint).
+                if !repl_timer && matches!(activity, GroupActivity::ReadingTty { .. }) && repl() {
+                    repl_timer = shared
+                        .processes()
+                        .iter()
+                        .any(|s| s.ppid == pgid && !matches!(s.state, 'T' | 't' | 'Z' | 'X'));
+                }
                 let read_outside = outside
                     && matches!(activity, GroupActivity::Idle | GroupActivity::TimedWait)
                     && shared
@@ -287,8 +295,9 @@ pub(super) struct ProbeVerdict {
     /// waits on the terminal again with no timer, or (a REPL whose wait had one before the
     /// write) none due within [`HELD_INPUT_TIMER_MAX`].
     pub(super) reader_ran: bool,
-    /// The group is a REPL whose terminal wait has a timer (left out of `activity`): its
-    /// event loop wakes by itself (node's REPL keeps a timer of its own, an `await` adds one).
+    /// The group is a REPL with work of its own pending: its terminal wait has a timer (left
+    /// out of `activity`: node's REPL keeps one of its own, an `await` adds one), or a child
+    /// process of its leader runs (an `await` of a child process).
     pub(super) repl_timer: bool,
     /// The group is idle elsewhere, and a session process outside it reads the terminal.
     pub(super) read_outside: bool,

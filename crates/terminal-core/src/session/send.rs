@@ -501,9 +501,9 @@ impl SendOp {
                 let quiet_window_passed =
                     Instant::now() >= readiness.silence_deadline(obs.last_output_at);
                 // A line sent with a deadline waits on past the idle window, its own echo
-                // notwithstanding, while the newest probe that saw the REPL found a timer in
-                // its wait (an `await` of one): a wait with none (gdb continued by `fg`,
-                // drawing no prompt) may never end.
+                // notwithstanding, while the newest probe that saw the REPL found work of its
+                // pending (a timer in its wait, a child running: an `await` of either): a wait
+                // with none (gdb continued by `fg`, drawing no prompt) may never end.
                 if obs.fg_waiting.is_some() {
                     repl_timer = obs.fg_repl_timer;
                 }
