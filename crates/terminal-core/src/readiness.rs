@@ -185,6 +185,12 @@ pub(crate) struct Observation {
     /// The cursor's absolute row (rows scrolled into history counted), when the cursor row was
     /// read for this observation.
     pub(crate) cursor_row: Option<u64>,
+    /// A hash of the cursor row's text before the cursor, read with `cursor_row` (`None` when
+    /// that text is blank): a progress line redrawn in place (`\r`) changes it.
+    pub(crate) cursor_text: Option<u64>,
+    /// [`Screen::cursor_jumps`](crate::screen::Screen::cursor_jumps), read with `cursor_row`:
+    /// a frame redrawn from the top changes it, a line redrawn with `\r` does not.
+    pub(crate) cursor_jumps: u64,
     /// Besides, `fg` holds a socket or a terminal's master side: it relays another side's
     /// output (`ssh host make`), which may still be coming.
     pub(crate) fg_relays: bool,
@@ -195,8 +201,9 @@ pub(crate) struct Observation {
     /// [`HELD_INPUT_TIMER_MAX`] (a program holding a lone ESC for its escape timeout).
     pub(crate) fg_reader_ran: bool,
     /// The same probe found `fg` a REPL whose terminal wait has a timer, which `fg_wakes_in`
-    /// leaves out (its timers are its user's: no sign of work the input started); a line that
-    /// owes its prompt may be an `await` still pending.
+    /// leaves out (its timers are its user's: no sign of work the input started), or whose
+    /// leader's child process runs; a line that owes its prompt may be an `await` still
+    /// pending.
     pub(crate) fg_repl_timer: bool,
     /// The same probe found `fg` idle elsewhere and a session process outside it blocked
     /// reading the terminal (tmux's server reads its client's terminal): it paces the lines of
@@ -279,10 +286,14 @@ pub(crate) struct Readiness {
     /// The group whose terminal wait with a timeout (no prompt before the cursor) has
     /// been seen since this observation with no output after it (see [`TIMED_WAIT_MARGIN`]).
     timed_wait_since: Option<(i32, Instant)>,
+    /// Since when the shell has read at a prompt the screen's marks announce while output it
+    /// wrote waited unread (see [`PROMPT_DRAIN_MAX`]).
+    undrained_since: Option<Instant>,
     /// The group whose key reader's terminal wait with a timeout (see
     /// [`Observation::fg_key_wakes_in`]) has been seen since this observation with no row
-    /// appended after it, and the lowest row the cursor reached since.
-    key_wait_since: Option<(i32, Instant, Option<u64>)>,
+    /// appended nor its line redrawn after it, the lowest row the cursor reached since, and
+    /// the newest look's [`Observation::cursor_text`].
+    key_wait_since: Option<KeyWait>,
     /// The newest observation had the alternate screen on.
     alternate: bool,
     /// A REPL's prompt stood before the cursor, after output that followed the write, at an
@@ -316,6 +327,7 @@ impl Readiness {
             busy: None,
             shell_wait_since: None,
             timed_wait_since: None,
+            undrained_since: None,
             key_wait_since: None,
             alternate: false,
             prompt_seen: false,
@@ -443,23 +455,16 @@ impl Readiness {
         // The shell reads at the prompt its marks announce: the terminal is in its line
         // editor's modes, or a probe found it reading (a shell without line editing).
         let reads = o.tty_line_editing || o.fg_waiting == Some(true);
-        if o.prompt == PromptState::Prompt
-            && o.done_since_write
-            && shell_fg
-            && !o.input_pending
-            && consumed
-            && reads
-        {
-            return Some(Settle::Prompt);
+        let at_prompt = match o.prompt {
+            PromptState::Prompt => o.done_since_write.then_some(Settle::Prompt),
+            PromptState::Continuation => o.mark_since_write.then_some(Settle::Continuation),
+            PromptState::Busy => None,
         }
-        if o.prompt == PromptState::Continuation
-            && o.mark_since_write
-            && shell_fg
-            && !o.input_pending
-            && consumed
-            && reads
-        {
-            return Some(Settle::Continuation);
+        .filter(|_| shell_fg && !o.input_pending && consumed && reads);
+        match at_prompt {
+            Some(settle) if self.output_in(o) => return Some(settle),
+            Some(_) => {}
+            None => self.undrained_since = None,
         }
         if self.keys_at_prompt
             && shell_fg
@@ -596,6 +601,8 @@ impl Readiness {
     }
 }
 
+mod prompt_drain;
+use timed_wait::KeyWait;
 mod silence;
 #[cfg(test)]
 mod tests;

@@ -243,7 +243,7 @@ async fn c06_fake_prompt_marks_are_ignored() {
             )
             .await;
         assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
-        assert!(r.viewport.contains("forged-end\n"), "{:?}", r.viewport);
+        assert!(r.viewport.contains("forged-end\n"), "{r:?}");
         // The forged marks took the real prompt's number too: its status may not be told, but
         // the forged one (0) is never reported. (Last: the
         // numbers it took stay taken.)

@@ -301,6 +301,17 @@ async fn a_key_reader_printing_its_progress_is_at_work() {
             \x20   print(f'step {i}/6', flush=True)\n\
             termios.tcsetattr(0, termios.TCSANOW, old)\n\
             print('stepped')\n";
+        // Its progress redrawn in place on one line (`\r`), as ffmpeg's beside "[q] to stop".
+        let in_place = "import select, sys, termios, tty\n\
+            old = termios.tcgetattr(0)\n\
+            tty.setcbreak(0)\n\
+            print('press q to stop', flush=True)\n\
+            for i in range(1, 16):\n\
+            \x20   if select.select([0], [], [], 0.2)[0] and sys.stdin.read(1) == 'q':\n\
+            \x20       break\n\
+            \x20   print(f'\\rframe={i:4}', end='', flush=True)\n\
+            termios.tcsetattr(0, termios.TCSANOW, old)\n\
+            print('\\nencoded')\n";
         // Quiet for 1.5 s between its lines, polling for a key every 100 ms, then at its menu.
         let run = "import select, sys, termios, time, tty\n\
             old = termios.tcgetattr(0)\n\
@@ -318,11 +329,20 @@ async fn a_key_reader_printing_its_progress_is_at_work() {
             wait(1.5)\n\
             print('built\\nq quits', flush=True)\n\
             wait(1000)\n";
-        for (name, text) in [("thread.py", thread), ("steps.py", steps), ("run.py", run)] {
+        for (name, text) in [
+            ("thread.py", thread),
+            ("steps.py", steps),
+            ("in_place.py", in_place),
+            ("run.py", run),
+        ] {
             std::fs::write(dir.0.join(name), text).unwrap();
         }
         let sh = Shell::open(config()).await;
-        for (name, done) in [("thread.py", "trained"), ("steps.py", "stepped")] {
+        for (name, done) in [
+            ("thread.py", "trained"),
+            ("steps.py", "stepped"),
+            ("in_place.py", "encoded"),
+        ] {
             let r = sh
                 .send(&format!("python3 '{}'", dir.0.join(name).display()))
                 .await;

@@ -32,6 +32,8 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         fg_wakes_in: None,
         fg_key_wakes_in: None,
         cursor_row: None,
+        cursor_text: None,
+        cursor_jumps: 0,
         fg_relays: false,
         fg_reader_ran: false,
         fg_repl_timer: false,
@@ -186,6 +188,43 @@ fn typed_ahead_input_needs_the_shell_blocked_reading_before_the_prompt_settles()
     // own prompt) is not on the screen yet: the prompt seen is still the earlier command's.
     o.fg_waiting = Some(true);
     o.output_drained = false;
+    assert_eq!(r.evaluate(&o), None);
+    o.output_drained = true;
+    assert_eq!(r.evaluate(&o), Some(Settle::Prompt));
+}
+
+/// The shell reads at its line editor while output it wrote before waits unread (the
+/// session's reader lagging on a loaded machine): the screen's newest marks may be ones a
+/// command printed, so the prompt settles once that output is on the screen, or, a flood
+/// from a background program keeping it undrained, after `PROMPT_DRAIN_MAX`.
+#[test]
+fn a_prompt_settles_once_the_output_before_it_is_on_the_screen() {
+    use super::prompt_drain::PROMPT_DRAIN_MAX;
+    let t0 = Instant::now();
+    let ready = |pre, t0| {
+        let timing = ReadinessTiming {
+            timeout: Duration::from_secs(30),
+            ..timing()
+        };
+        Readiness::new(timing, t0, false, SHELL, pre)
+    };
+    let mut r = ready(PreWrite::default(), t0);
+    let mut o = obs(t0, 5);
+    o.prompt = PromptState::Prompt;
+    o.done_since_write = true;
+    o.tty_line_editing = true;
+    o.output_drained = false;
+    assert_eq!(r.evaluate(&o), None, "output still unread");
+    o.now = t0 + Duration::from_millis(5) + PROMPT_DRAIN_MAX - Duration::from_millis(1);
+    assert_eq!(r.evaluate(&o), None);
+    o.now += Duration::from_millis(1);
+    assert_eq!(
+        r.evaluate(&o),
+        Some(Settle::Prompt),
+        "a flood: not for ever"
+    );
+    let mut r = ready(PreWrite::default(), t0);
+    o.now = t0 + Duration::from_millis(5);
     assert_eq!(r.evaluate(&o), None);
     o.output_drained = true;
     assert_eq!(r.evaluate(&o), Some(Settle::Prompt));

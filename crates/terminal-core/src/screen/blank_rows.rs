@@ -27,6 +27,9 @@ pub(super) struct BlankRows {
     from: Cell<Option<u16>>,
     /// In lock-step with the emulator's parser, over the bytes it was given.
     scanner: EscScanner,
+    /// How many sequences so far may have moved the cursor above its row or written there
+    /// (see [`BlankRows::jumps`]).
+    jumps: u64,
 }
 
 impl BlankRows {
@@ -36,7 +39,15 @@ impl BlankRows {
             from: Cell::new(Some(0)),
             // The emulator gets every OSC byte the feed lets through: none is skipped here.
             scanner: EscScanner::new(usize::MAX),
+            jumps: 0,
         }
+    }
+
+    /// How many sequences the emulator was given so far that may move the cursor above its
+    /// row or write there (a cursor move, a scroll region, a screen switch): a frame redrawn
+    /// from the top (`top`) has one; a progress line redrawn with `\r` has none.
+    pub(super) fn jumps(&self) -> u64 {
+        self.jumps
     }
 
     /// The first row of the blank rows at the bottom, when known.
@@ -52,6 +63,7 @@ impl BlankRows {
                 && !keeps_rows_below(self.scanner.last_sequence())
             {
                 self.from.set(None);
+                self.jumps += 1;
             }
         }
     }

@@ -3,6 +3,12 @@
 use super::{Position, Screen};
 
 impl Screen {
+    /// How many sequences so far may have moved the cursor above its row or written there
+    /// (see `BlankRows::jumps`): unchanged while a program only redraws its line with `\r`.
+    pub(crate) fn cursor_jumps(&self) -> u64 {
+        self.blank.jumps()
+    }
+
     /// The cursor row's text before the cursor, trailing spaces trimmed (`None` at column 0).
     pub(crate) fn cursor_row_prefix(&mut self) -> Option<String> {
         let pos = self.cursor();

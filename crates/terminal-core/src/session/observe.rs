@@ -241,6 +241,8 @@ pub(super) fn observe(
             fg_wakes_in: None,
             fg_key_wakes_in: None,
             cursor_row: None,
+            cursor_text: None,
+            cursor_jumps: 0,
             fg_relays: false,
             fg_reader_ran: false,
             fg_repl_timer: false,
@@ -337,6 +339,13 @@ pub(super) fn observe(
         // Keys of an answer typed one at a time follow the prompt they answer.
         let row = st.screen.prompt_row_prefix(answer_from);
         obs.cursor_row = Some(st.screen.cursor().row);
+        obs.cursor_jumps = st.screen.cursor_jumps();
+        obs.cursor_text = row.as_deref().filter(|r| !r.trim().is_empty()).map(|r| {
+            use std::hash::{Hash as _, Hasher as _};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            r.hash(&mut h);
+            h.finish()
+        });
         obs.prompt_at_cursor = row.as_deref().is_some_and(is_repl_prompt);
         obs.question_at_cursor = row.as_deref().is_some_and(ends_like_a_question);
         obs.cursor_on_blank_row = row.as_deref().is_none_or(str::is_empty);

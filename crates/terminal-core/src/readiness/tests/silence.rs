@@ -427,6 +427,43 @@ fn a_key_readers_timed_wait_is_work_while_its_output_appends_rows() {
         Some(Settle::StdinWait)
     );
 
+    // A progress line redrawn in place (`\r`) every 500 ms, the cursor after its text: each
+    // new text starts the wait over.
+    let mut r = with_real_windows(t0, PreWrite::default());
+    let redraw = |now: Duration, printed: Duration, text: u64| {
+        let mut o = at(now, printed, 30);
+        o.cursor_text = Some(text);
+        o
+    };
+    assert_eq!(r.evaluate(&redraw(ms(200), ms(150), 1)), None, "first seen");
+    for step in 1..=6u64 {
+        let printed = ms(150 + 500 * step);
+        let o = redraw(printed + ms(10), printed, 1 + step);
+        assert_eq!(r.evaluate(&o), None, "frame {step}");
+    }
+    assert_eq!(
+        r.evaluate(&redraw(ms(3160) + needed - ms(1), ms(3150), 7)),
+        None
+    );
+    assert_eq!(
+        r.evaluate(&redraw(ms(3160) + needed, ms(3150), 7)),
+        Some(Settle::StdinWait)
+    );
+    // The same with a cursor move before each frame (`top` homes its cursor and rewrites the
+    // rows, its cursor after a row whose text changes): a screen redrawn, waiting for a key.
+    let mut r = with_real_windows(t0, PreWrite::default());
+    let frame = |now: Duration, printed: Duration, n: u64| {
+        let mut o = redraw(now, printed, n);
+        o.cursor_jumps = n;
+        o
+    };
+    assert_eq!(r.evaluate(&frame(ms(200), ms(150), 1)), None, "first seen");
+    assert_eq!(r.evaluate(&frame(ms(660), ms(650), 2)), None);
+    assert_eq!(
+        r.evaluate(&frame(ms(200) + needed, ms(650), 2)),
+        Some(Settle::StdinWait)
+    );
+
     // A timer of unknown length (a thread sleeping beside the key read) is watched for
     // `KEY_TIMER_LOOK`.
     let mut r = with_real_windows(t0, PreWrite::default());
