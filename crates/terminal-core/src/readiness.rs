@@ -286,9 +286,9 @@ pub(crate) struct Readiness {
     /// The group whose terminal wait with a timeout (no prompt before the cursor) has
     /// been seen since this observation with no output after it (see [`TIMED_WAIT_MARGIN`]).
     timed_wait_since: Option<(i32, Instant)>,
-    /// Since when the shell has read at a prompt the screen's marks announce while output it
-    /// wrote waited unread (see [`PROMPT_DRAIN_MAX`]).
-    undrained_since: Option<Instant>,
+    /// Since when the shell has read at a prompt the screen's marks announced while output it
+    /// wrote waited unread, and that prompt's settle (see `prompt_drain`).
+    undrained_since: Option<(Instant, Settle)>,
     /// The group whose key reader's terminal wait with a timeout (see
     /// [`Observation::fg_key_wakes_in`]) has been seen since this observation with no row
     /// appended nor its line redrawn after it, the lowest row the cursor reached since, and
@@ -455,16 +455,15 @@ impl Readiness {
         // The shell reads at the prompt its marks announce: the terminal is in its line
         // editor's modes, or a probe found it reading (a shell without line editing).
         let reads = o.tty_line_editing || o.fg_waiting == Some(true);
+        let reading = shell_fg && !o.input_pending && consumed && reads;
         let at_prompt = match o.prompt {
             PromptState::Prompt => o.done_since_write.then_some(Settle::Prompt),
             PromptState::Continuation => o.mark_since_write.then_some(Settle::Continuation),
             PromptState::Busy => None,
         }
-        .filter(|_| shell_fg && !o.input_pending && consumed && reads);
-        match at_prompt {
-            Some(settle) if self.output_in(o) => return Some(settle),
-            Some(_) => {}
-            None => self.undrained_since = None,
+        .filter(|_| reading);
+        if let Some(settle) = self.prompt_settles(at_prompt, reading, o) {
+            return Some(settle);
         }
         if self.keys_at_prompt
             && shell_fg

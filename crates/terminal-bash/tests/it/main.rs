@@ -20,6 +20,7 @@ mod environment;
 mod input;
 mod jvm_repls;
 mod key_editors;
+mod key_progress;
 mod keys;
 mod late_answers;
 mod left_changed;

@@ -228,6 +228,14 @@ fn a_prompt_settles_once_the_output_before_it_is_on_the_screen() {
     assert_eq!(r.evaluate(&o), None);
     o.output_drained = true;
     assert_eq!(r.evaluate(&o), Some(Settle::Prompt));
+    // A background program's flood over the prompt: the screen's marks no longer announce
+    // it, the shell still reads there; settled once `PROMPT_DRAIN_MAX` passed all the same.
+    let mut r = ready(PreWrite::default(), t0);
+    o.output_drained = false;
+    assert_eq!(r.evaluate(&o), None);
+    o.prompt = PromptState::Busy;
+    o.now += PROMPT_DRAIN_MAX;
+    assert_eq!(r.evaluate(&o), Some(Settle::Prompt), "flooded over");
 }
 
 #[test]

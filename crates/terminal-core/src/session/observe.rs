@@ -340,12 +340,7 @@ pub(super) fn observe(
         let row = st.screen.prompt_row_prefix(answer_from);
         obs.cursor_row = Some(st.screen.cursor().row);
         obs.cursor_jumps = st.screen.cursor_jumps();
-        obs.cursor_text = row.as_deref().filter(|r| !r.trim().is_empty()).map(|r| {
-            use std::hash::{Hash as _, Hasher as _};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            r.hash(&mut h);
-            h.finish()
-        });
+        obs.cursor_text = row.as_deref().and_then(progress_text_hash);
         obs.prompt_at_cursor = row.as_deref().is_some_and(is_repl_prompt);
         obs.question_at_cursor = row.as_deref().is_some_and(ends_like_a_question);
         obs.cursor_on_blank_row = row.as_deref().is_none_or(str::is_empty);
@@ -566,3 +561,38 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
 
 #[cfg(test)]
 mod tests;
+
+/// A hash of `row`'s text that tells progress (`Observation::cursor_text`): its spinner
+/// glyphs, dots and blanks left out, so a spinner cycling beside a read for a key (`Waiting...
+/// |/-\`) is no progress, and a count, a time or a bar that moves is; `None` when nothing else
+/// is left.
+fn progress_text_hash(row: &str) -> Option<u64> {
+    use std::hash::{Hash as _, Hasher as _};
+    let spinner = |c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '|' | '/'
+                    | '-'
+                    | '\\'
+                    | '.'
+                    | '\u{2800}'..='\u{28FF}'
+                    | '◐'..='◓'
+                    | '◜'..='◟'
+                    | '◴'..='◷'
+                    | '▖'
+                    | '▗'
+                    | '▘'
+                    | '▝'
+                    | '●'
+                    | '○'
+            )
+    };
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut any = false;
+    for c in row.chars().filter(|&c| !spinner(c)) {
+        c.hash(&mut h);
+        any = true;
+    }
+    any.then(|| h.finish())
+}
