@@ -204,7 +204,7 @@ pub(crate) struct Observation {
     /// leaves out (its timers are its user's: no sign of work the input started), or whose
     /// leader's child process runs; a line that owes its prompt may be an `await` still
     /// pending.
-    pub(crate) fg_repl_timer: bool,
+    pub(crate) fg_repl_pending: bool,
     /// The same probe found `fg` idle elsewhere and a session process outside it blocked
     /// reading the terminal (tmux's server reads its client's terminal): it paces the lines of
     /// a send (the next goes once the keys before were taken), and settles nothing.

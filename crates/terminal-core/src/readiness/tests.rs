@@ -36,7 +36,7 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         cursor_jumps: 0,
         fg_relays: false,
         fg_reader_ran: false,
-        fg_repl_timer: false,
+        fg_repl_pending: false,
         tty_read_outside_fg: false,
         reply_pending: false,
         last_output_at: t0,

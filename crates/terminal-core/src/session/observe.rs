@@ -101,8 +101,8 @@ pub(super) struct Probe {
     /// The thread that waited on the terminal before the write has run since (see
     /// `ProbeVerdict::reader_ran`).
     pub(super) reader_ran: bool,
-    /// The group is a REPL whose terminal wait has a timer (`ProbeVerdict::repl_timer`).
-    pub(super) repl_timer: bool,
+    /// The group is a REPL with work of its own pending (`ProbeVerdict::repl_pending`).
+    pub(super) repl_pending: bool,
     /// The group is idle elsewhere, and a session process outside it reads the terminal.
     pub(super) read_outside: bool,
 }
@@ -245,7 +245,7 @@ pub(super) fn observe(
             cursor_jumps: 0,
             fg_relays: false,
             fg_reader_ran: false,
-            fg_repl_timer: false,
+            fg_repl_pending: false,
             tty_read_outside_fg: false,
             reply_pending: false,
             last_output_at: st.last_output_at,
@@ -322,7 +322,7 @@ pub(super) fn observe(
     obs.fg_key_wakes_in = wakes_in.filter(|_| !timer_counts);
     obs.fg_relays = obs.fg_wait_among_others && probed.as_ref().is_some_and(|p| p.relays);
     obs.fg_reader_ran = probed.as_ref().is_some_and(|p| p.reader_ran);
-    obs.fg_repl_timer = probed.as_ref().is_some_and(|p| p.repl_timer);
+    obs.fg_repl_pending = probed.as_ref().is_some_and(|p| p.repl_pending);
     obs.tty_read_outside_fg = probed.as_ref().is_some_and(|p| p.read_outside);
     // The cursor row is read only when it matters: reading it brings the screen up to date,
     // which would cut short the binary-output filter's runs during a flood. While a run of

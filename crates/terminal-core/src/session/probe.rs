@@ -205,13 +205,13 @@ impl Shared {
                 // A REPL's timers are its user's (node's REPL also keeps one of its own): it
                 // waits for the next statement, so a timeout of its wait says nothing of work
                 // still in progress.
-                let mut repl_timer = false;
+                let mut repl_pending = false;
                 let activity = match activity {
                     GroupActivity::ReadingTty {
                         only_tty,
                         wakes_in: Some(_),
                     } if repl() => {
-                        repl_timer = true;
+                        repl_pending = true;
                         GroupActivity::ReadingTty {
                             only_tty,
                             wakes_in: None,
@@ -221,8 +221,8 @@ impl Shared {
                 };
                 // Or a child of it runs (an `await` of a child process: node's `exec`), not
                 // one stopped (a debugger's program at a breakpoint).
-                if !repl_timer && matches!(activity, GroupActivity::ReadingTty { .. }) && repl() {
-                    repl_timer = shared
+                if !repl_pending && matches!(activity, GroupActivity::ReadingTty { .. }) && repl() {
+                    repl_pending = shared
                         .processes()
                         .iter()
                         .any(|s| s.ppid == pgid && !matches!(s.state, 'T' | 't' | 'Z' | 'X'));
@@ -247,7 +247,7 @@ impl Shared {
                     ) && !repl()
                         && group_relays_in(pgid, &shared.scope),
                     reader_ran,
-                    repl_timer,
+                    repl_pending,
                 }
             })
             .await
@@ -257,7 +257,7 @@ impl Shared {
                 input_pending: false,
                 relays: false,
                 reader_ran: false,
-                repl_timer: false,
+                repl_pending: false,
                 read_outside: false,
             })
         }
@@ -298,7 +298,7 @@ pub(super) struct ProbeVerdict {
     /// The group is a REPL with work of its own pending: its terminal wait has a timer (left
     /// out of `activity`: node's REPL keeps one of its own, an `await` adds one), or a child
     /// process of its leader runs (an `await` of a child process).
-    pub(super) repl_timer: bool,
+    pub(super) repl_pending: bool,
     /// The group is idle elsewhere, and a session process outside it reads the terminal.
     pub(super) read_outside: bool,
 }

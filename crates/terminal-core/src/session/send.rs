@@ -111,8 +111,9 @@ impl SendOp {
         let mut interrupts = CancelInterrupts::default();
         // This poll waited for a REPL that owes its prompt (see `awaits_output` below).
         let mut awaited_repl = false;
-        // The newest probe that saw the foreground found a REPL's wait with a timer.
-        let mut repl_timer = false;
+        // The newest probe that saw the foreground found a REPL with work of its own pending
+        // (a timer in its wait, a child running).
+        let mut repl_pending = false;
         let mut discarded_since: Option<Instant> = None;
         let poll_interval = inner.config.poll_interval;
         let mut next_tick = written_at + poll_interval;
@@ -505,9 +506,9 @@ impl SendOp {
                 // pending (a timer in its wait, a child running: an `await` of either): a wait
                 // with none (gdb continued by `fg`, drawing no prompt) may never end.
                 if obs.fg_waiting.is_some() {
-                    repl_timer = obs.fg_repl_timer;
+                    repl_pending = obs.fg_repl_pending;
                 }
-                let timer_owed = !readiness.poll_only() && repl_timer;
+                let timer_owed = !readiness.poll_only() && repl_pending;
                 let awaits_output = (kind == UNPROMPTED_POLL
                     && keeps_waiting
                     && (!obs.output_since_write || timer_owed))
@@ -602,7 +603,7 @@ impl SendOp {
                             shell_replaced: verdict.shell_replaced,
                             relays: verdict.relays,
                             reader_ran: verdict.reader_ran,
-                            repl_timer: verdict.repl_timer,
+                            repl_pending: verdict.repl_pending,
                             read_outside: verdict.read_outside,
                         });
                     probes.probed(Instant::now());
