@@ -98,6 +98,31 @@ fn same_owner(a: Option<&Agent>, b: Option<&Agent>) -> bool {
     }
 }
 
+/// The error for an id no job has: [`JobError::NotAJobId`] when it has none of the shapes the
+/// ids of `counters`' kinds have (`<kind>-N`), else [`JobError::UnknownJob`].
+fn unknown_job(counters: &HashMap<String, u64>, id: &JobId) -> JobError {
+    let shaped = counters.keys().any(|kind| {
+        id.as_str()
+            .strip_prefix(kind.as_str())
+            .and_then(|rest| rest.strip_prefix('-'))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    });
+    if shaped || counters.is_empty() {
+        return JobError::UnknownJob(id.clone());
+    }
+    let mut kinds: Vec<&str> = counters.keys().map(String::as_str).collect();
+    kinds.sort_unstable();
+    let shapes = kinds
+        .iter()
+        .map(|kind| format!("{kind}-N"))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    JobError::NotAJobId {
+        id: id.clone(),
+        shapes,
+    }
+}
+
 /// Runs a listener, logging (never propagating) a panic.
 fn contained(what: &str, f: impl FnOnce()) {
     if std::panic::catch_unwind(AssertUnwindSafe(f)).is_err() {
@@ -172,7 +197,7 @@ impl LocalJobRegistry {
             return Err(if retention::forgot_for(&state, id, caller) {
                 JobError::Forgotten(id.clone())
             } else {
-                JobError::UnknownJob(id.clone())
+                unknown_job(&state.counters, id)
             });
         };
         let record = state

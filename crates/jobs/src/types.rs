@@ -305,6 +305,18 @@ pub enum JobError {
     /// No job with that id.
     #[error("unknown job {0}; call job_list to see your jobs")]
     UnknownJob(JobId),
+    /// No job with that id, and the id has none of the shapes job ids have (`<kind>-N` for a
+    /// kind this service started jobs of, listed in `shapes` as `pty-send-N`): the model likely
+    /// passed an id of another kind, such as a terminal session's.
+    #[error(
+        "unknown job {id}: job ids have the shape {shapes}, as a background start returns them (an id of another kind, such as a terminal session's, goes to that kind's tools); call job_list to see your jobs"
+    )]
+    NotAJobId {
+        /// The id asked for.
+        id: JobId,
+        /// The shapes of the ids jobs have (`pty-send-N`, or several joined by " or ").
+        shapes: String,
+    },
     /// A job of the caller's with that id existed and is forgotten: it finished and the caller
     /// has newer finished jobs (see `MAX_FINISHED_JOBS_PER_OWNER`). Anyone else asking for it
     /// gets [`JobError::UnknownJob`].

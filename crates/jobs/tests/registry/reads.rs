@@ -38,6 +38,18 @@ async fn stream_reads_consume_and_settled_reads_report() {
             .to_string(),
         "unknown job bash-9; call job_list to see your jobs"
     );
+    // An id without the shape of this service's job ids (a session id passed by mistake) says
+    // what job ids look like.
+    assert_eq!(
+        jobs.read(&JobId::new("pty-3"), None)
+            .unwrap_err()
+            .to_string(),
+        "unknown job pty-3: job ids have the shape bash-N, as a background start returns them (an id of another kind, such as a terminal session's, goes to that kind's tools); call job_list to see your jobs"
+    );
+    assert!(matches!(
+        jobs.read(&JobId::new("bash-"), None).unwrap_err(),
+        JobError::NotAJobId { .. }
+    ));
     jobs.dispose().await;
 }
 
