@@ -53,7 +53,9 @@ mod seccomp;
 pub use bwrap::{Bubblewrap, ConfineRequest, DEFAULT_BWRAP, MAX_RUN_BYTES, Sandbox, tmp_size_for};
 pub use error::SandboxError;
 pub use git::GitDirs;
-pub use limits::{LimitGuard, LimitHits, LimitMechanism, Limited, ResourceLimits, SessionLimits};
+pub use limits::{
+    CapStop, LimitGuard, LimitHits, LimitMechanism, Limited, ResourceLimits, SessionLimits,
+};
 pub use locate::BwrapProblem;
 pub use mode::{SandboxMode, UnknownSandboxMode};
 pub use plugin::{SandboxConfig, SandboxPlugin};

@@ -166,6 +166,13 @@ impl BashBackend {
         drop(rc);
         match session {
             Ok(session) => Ok((session, launch.limits)),
+            Err(err)
+                if err.code() == TerminalErrorCode::Spawn
+                    && let Some(limits) = &launch.limits
+                    && let Some(capped) = crate::capped::startup_cap_error(&err, limits) =>
+            {
+                Err(capped)
+            }
             Err(err) if err.code() == TerminalErrorCode::Spawn && !spec.cancel.is_cancelled() => {
                 // A shell that is not bash (`--shell /bin/sh`: dash) rejects bash's options and
                 // exits at once; name that instead of its own complaint. (Not after a cancel:

@@ -32,6 +32,29 @@ impl CapWatch {
     }
 }
 
+/// The error for a shell that failed to start (`err`) after its caps stopped something (a
+/// process killed at the memory cap, a fork refused at the process cap): `err`'s message, what
+/// the caps did, and that the operator must raise them. `None` when the caps stopped nothing.
+pub(crate) fn startup_cap_error(
+    err: &TerminalError,
+    limits: &WatchedLimits,
+) -> Option<TerminalError> {
+    let guard = limits.guard();
+    let stops = guard.stops(LimitHits::default(), guard.hits());
+    if stops.is_empty() {
+        return None;
+    }
+    let stops: Vec<String> = stops.iter().map(ToString::to_string).collect();
+    Some(TerminalError::new(
+        err.code(),
+        format!(
+            "{} ({}): the session's caps are too small for the shell to start, and nothing you can do from a session changes that; ask the user to raise them (dsh-mcp: --max-session-memory-mib, --max-session-pids)",
+            err.message(),
+            stops.join("; ")
+        ),
+    ))
+}
+
 /// A [`PtySession`] with resource caps (see the module docs).
 pub(crate) struct CappedSession {
     inner: Arc<PtySession>,

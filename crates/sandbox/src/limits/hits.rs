@@ -53,23 +53,58 @@ impl HitSources {
 
     /// One line per cap that stopped something since `earlier`.
     pub(super) fn notices(&self, earlier: LimitHits, now: LimitHits) -> Vec<String> {
-        let mut lines = Vec::new();
+        self.stops(earlier, now)
+            .into_iter()
+            .map(|stop| {
+                let advice = match stop {
+                    CapStop::Pids(_) => "End what keeps starting processes",
+                    CapStop::Memory(_) => "Use less memory at once",
+                };
+                format!("[limit: {stop}. {advice}; the cap is the operator's setting]")
+            })
+            .collect()
+    }
+
+    /// Each cap that stopped something since `earlier`.
+    pub(super) fn stops(&self, earlier: LimitHits, now: LimitHits) -> Vec<CapStop> {
+        let mut stops = Vec::new();
         if let Some((_, cap)) = &self.pids
             && now.refused_forks > earlier.refused_forks
         {
-            lines.push(format!(
-                "[limit: this session reached its cap of {cap} processes; new processes were refused (fork: Resource temporarily unavailable). End what keeps starting processes; the cap is the operator's setting]"
-            ));
+            stops.push(CapStop::Pids(*cap));
         }
         if let Some((_, cap, _)) = &self.memory
             && now.oom_kills > earlier.oom_kills
         {
-            lines.push(format!(
-                "[limit: this session reached its memory cap of {} MiB; the kernel killed a process of it (out of memory). Use less memory at once; the cap is the operator's setting]",
-                cap / (1024 * 1024)
-            ));
+            stops.push(CapStop::Memory(*cap));
         }
-        lines
+        stops
+    }
+}
+
+/// A cap that stopped something; shown as what happened (`this session reached its memory
+/// cap of 4096 MiB; the kernel killed a process of it (out of memory)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CapStop {
+    /// Forks were refused at the process cap (the cap, in processes).
+    Pids(u64),
+    /// The kernel killed a process at the memory cap (the cap, in bytes).
+    Memory(u64),
+}
+
+impl std::fmt::Display for CapStop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Pids(cap) => write!(
+                f,
+                "this session reached its cap of {cap} processes; new processes were refused (fork: Resource temporarily unavailable)"
+            ),
+            Self::Memory(bytes) => write!(
+                f,
+                "this session reached its memory cap of {} MiB; the kernel killed a process of it (out of memory)",
+                bytes / (1024 * 1024)
+            ),
+        }
     }
 }
 

@@ -35,7 +35,7 @@ use crate::error::SandboxError;
 mod detect;
 mod hits;
 use detect::detect_uncached;
-pub use hits::LimitHits;
+pub use hits::{CapStop, LimitHits};
 use hits::{HitSources, OomCounter};
 
 /// Prefix of every per-session limit directory.
@@ -206,6 +206,13 @@ impl LimitGuard {
     #[must_use]
     pub fn notices(&self, earlier: LimitHits, now: LimitHits) -> Vec<String> {
         self.hits.notices(earlier, now)
+    }
+
+    /// Each cap that stopped something between `earlier` and `now` (what
+    /// [`notices`](Self::notices) tells, without the advice).
+    #[must_use]
+    pub fn stops(&self, earlier: LimitHits, now: LimitHits) -> Vec<CapStop> {
+        self.hits.stops(earlier, now)
     }
 }
 

@@ -392,3 +392,48 @@ impl Capped {
         self.ctx.dispose().await;
     }
 }
+
+/// A memory cap too small for the shell to start: the open fails naming the cap that stopped
+/// it and saying that only the operator can raise it (not a bare "exited during startup").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cap_too_small_for_the_shell_is_named_in_the_open_error() {
+    within(async {
+        let mechanism = LimitMechanism::detect();
+        if !matches!(
+            &mechanism,
+            LimitMechanism::CgroupV2 { memory: true, .. }
+                | LimitMechanism::CgroupV1 {
+                    memory: Some(_),
+                    ..
+                }
+        ) {
+            eprintln!("no memory cgroup on this host: nothing to check");
+            return;
+        }
+        let backend = BashBackend::with_sandboxing(
+            config(),
+            Sandboxing {
+                limits: Some(Arc::new(dsh_sandbox::ResourceLimits::with_mechanism(
+                    SessionLimits {
+                        max_pids: None,
+                        max_memory_bytes: Some(1024 * 1024),
+                    },
+                    mechanism,
+                ))),
+                ..Sandboxing::default()
+            },
+        );
+        let Err(err) = Shell::try_open_on(&backend).await else {
+            panic!("a shell started within 1 MiB");
+        };
+        assert_eq!(err.code(), dsh_terminal_core::TerminalErrorCode::Spawn);
+        assert!(
+            err.message().contains(
+                "(this session reached its memory cap of 1 MiB; the kernel killed a process of it (out of memory)): the session's caps are too small for the shell to start, and nothing you can do from a session changes that; ask the user to raise them"
+            ),
+            "{}",
+            err.message()
+        );
+    })
+    .await;
+}
