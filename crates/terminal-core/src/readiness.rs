@@ -151,6 +151,10 @@ pub(crate) struct Observation {
     pub(crate) exited: bool,
     /// The prompt state from the marks.
     pub(crate) prompt: PromptState,
+    /// The prompt state from the marks alone when only output on rows below the newest
+    /// prompt followed it (a background job's log over the prompt; see
+    /// `Screen::prompt_under_output`), else busy.
+    pub(crate) prompt_under_output: PromptState,
     /// A command-finished mark arrived since the write.
     pub(crate) done_since_write: bool,
     /// Any genuine mark arrived since the write.
@@ -456,7 +460,14 @@ impl Readiness {
         // editor's modes, or a probe found it reading (a shell without line editing).
         let reads = o.tty_line_editing || o.fg_waiting == Some(true);
         let reading = shell_fg && !o.input_pending && consumed && reads;
-        let at_prompt = match o.prompt {
+        // Output printed after the prompt's end (a background job's log over the prompt, which
+        // may never stop) leaves the marks' prompt the shell's current one while the terminal
+        // is in its line editor's modes.
+        let prompt = match o.prompt {
+            PromptState::Busy if o.tty_line_editing => o.prompt_under_output,
+            prompt => prompt,
+        };
+        let at_prompt = match prompt {
             PromptState::Prompt => o.done_since_write.then_some(Settle::Prompt),
             PromptState::Continuation => o.mark_since_write.then_some(Settle::Continuation),
             PromptState::Busy => None,

@@ -410,20 +410,6 @@ impl Screen {
         std::mem::take(&mut self.prompt.errexit_turned_on)
     }
 
-    /// Where the shell stands according to the marks.
-    /// Whether the newest prompt mark ends a prompt (primary or continuation): the shell read
-    /// no command line since, though text may have been typed after it.
-    pub(crate) fn after_prompt_end(&self) -> bool {
-        matches!(
-            self.prompt.last_mark,
-            Some(MarkKind::PromptEnd | MarkKind::ContinuationEnd)
-        )
-    }
-
-    pub(crate) fn prompt_state(&self) -> PromptState {
-        self.prompt.state()
-    }
-
     /// Whether a command line the shell read is still running: a `C` mark (the shell's `PS0`)
     /// came after the newest `D` mark.
     pub(crate) fn command_running(&self) -> bool {

@@ -526,3 +526,22 @@ async fn the_shells_read_in_a_raw_terminal_takes_the_line_sent() {
     })
     .await;
 }
+
+/// A background job flooding the terminal over the prompt (a chatty server started with `&`)
+/// never leaves the output quiet nor the prompt the newest text: a command still settles at
+/// its own prompt, with its exit status, once the shell reads there again (not at the
+/// deadline), and so does the next.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_background_flood_over_the_prompt_does_not_hold_commands_to_their_deadline() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send("(while :; do echo log-line; done) &").await;
+        for (i, command) in ["echo x-$((6*7))", "false"].iter().enumerate() {
+            let r = sh.send_within(command, true, 30_000).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{i}: {r:?}");
+            assert_eq!(r.exit_code, Some(i32::from(i == 1)), "{i}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

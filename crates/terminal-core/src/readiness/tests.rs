@@ -21,6 +21,7 @@ fn obs(t0: Instant, ms: u64) -> Observation {
         now: t0 + Duration::from_millis(ms),
         exited: false,
         prompt: PromptState::Busy,
+        prompt_under_output: PromptState::Busy,
         done_since_write: false,
         mark_since_write: false,
         fg: Some(SHELL),

@@ -90,6 +90,10 @@ pub(crate) struct Hooks {
     /// Tells the shell's own marks from its prompt strings expanded again by a command.
     mark_order: MarkOrder,
     pub(crate) marks: Vec<MarkKind>,
+    /// A mark with the session's nonce came after the newest one admitted and was refused
+    /// as a command's output (see [`MarkOrder`]): the shell's real marks may have been
+    /// refused, so the admitted ones no longer say where it stands.
+    pub(crate) refused_since_admitted: bool,
     pub(crate) replies: Vec<Vec<u8>>,
     pub(crate) history: History,
     /// TAB runs of the main screen's visible rows.
@@ -107,6 +111,7 @@ impl Hooks {
             nonce,
             mark_order: MarkOrder::default(),
             marks: Vec::new(),
+            refused_since_admitted: false,
             replies: Vec::new(),
             history,
             tabs_main: TabTable::new(rows),
@@ -206,9 +211,12 @@ impl vt100::Callbacks for Hooks {
             [b"133", ..] => {
                 if let Some(nonce) = &self.nonce
                     && let Some((mark, number)) = parse_mark(params, nonce)
-                    && self.mark_order.admits(mark, number)
                 {
-                    self.marks.push(mark);
+                    let admitted = self.mark_order.admits(mark, number);
+                    if admitted {
+                        self.marks.push(mark);
+                    }
+                    self.refused_since_admitted = !admitted;
                 }
             }
             // Colour queries (vim, fzf, bat, a theme's light/dark probe): white on black, a

@@ -10,6 +10,14 @@ use super::{MarkKind, Position, PromptState, Screen, row_text};
 pub(super) struct PromptTracker {
     pub(super) last_mark: Option<MarkKind>,
     pub(super) text_after_mark: bool,
+    /// A mark with the session's nonce was refused as a command's output since the newest
+    /// admitted one (a command that printed marks with later command numbers makes the
+    /// shell's real ones look like its output): the newest admitted mark no longer says where
+    /// the shell stands.
+    pub(super) refused_since_mark: bool,
+    /// The newest `D` mark ended a command whose start a `C` mark showed (not a prompt
+    /// redrawn, an empty line, or a line the shell could not parse).
+    pub(super) done_ended_a_command: bool,
     pub(super) done_count: u64,
     pub(super) mark_count: u64,
     /// `B` marks (primary and continuation prompts) so far.
@@ -75,6 +83,7 @@ impl PromptTracker {
             // `PS0` for a line it cannot parse, nor counts it; a command right after `PS0` was
             // replaced).
             let numbered = number.zip(self.last_done_number).map(|(n, last)| n != last);
+            self.done_ended_a_command = self.command_started;
             let ran = std::mem::take(&mut self.command_started)
                 || numbered.unwrap_or(!self.starts_seen)
                 || exit_code != self.last_exit;
@@ -92,6 +101,7 @@ impl PromptTracker {
         self.mark_count += 1;
         self.last_mark = Some(mark);
         self.text_after_mark = false;
+        self.refused_since_mark = false;
     }
 
     pub(super) fn state(&self) -> PromptState {
@@ -101,9 +111,72 @@ impl PromptTracker {
             _ => PromptState::Busy,
         }
     }
+
+    /// [`state`](Self::state) by the marks alone, for a prompt that followed a command whose
+    /// start was marked: text printed after the newest prompt's end (a background job's
+    /// output over the prompt) does not count. Busy when no `C` mark came before the newest
+    /// `D` mark (a prompt redrawn: the text after it may be a line still being typed), when
+    /// one came after it (a command runs), or when a mark was refused since (the shell's own
+    /// prompt may be the one refused).
+    pub(super) fn marked_state(&self) -> PromptState {
+        if self.refused_since_mark || self.command_started || !self.done_ended_a_command {
+            return PromptState::Busy;
+        }
+        match self.last_mark {
+            Some(MarkKind::PromptEnd) => PromptState::Prompt,
+            Some(MarkKind::ContinuationEnd) => PromptState::Continuation,
+            _ => PromptState::Busy,
+        }
+    }
 }
 
 impl Screen {
+    /// Whether the newest prompt mark ends a prompt (primary or continuation): the shell read
+    /// no command line since, though text may have been typed after it.
+    pub(crate) fn after_prompt_end(&self) -> bool {
+        matches!(
+            self.prompt.last_mark,
+            Some(MarkKind::PromptEnd | MarkKind::ContinuationEnd)
+        )
+    }
+
+    /// Where the shell stands according to the marks and the text printed after them (any
+    /// text after a prompt's end makes it [`PromptState::Busy`]).
+    pub(crate) fn prompt_state(&self) -> PromptState {
+        self.prompt.state()
+    }
+
+    /// Where the shell stands according to the marks alone when what followed the newest
+    /// prompt's end is output on rows of its own below it (a background job's log over the
+    /// prompt, which may never stop): the prompt after a command whose start was marked
+    /// (see `PromptTracker::marked_state`). [`PromptState::Busy`] when nothing followed the
+    /// prompt, or only text on the prompt's own row and the rows it wraps onto (the line
+    /// editor's line: keys typed there, a prompt redrawn).
+    pub(crate) fn prompt_under_output(&self) -> PromptState {
+        let marked = self.prompt.marked_state();
+        if marked == PromptState::Busy || !self.prompt.text_after_mark {
+            return PromptState::Busy;
+        }
+        let Some(start) = self.prompt.prompt_end_at else {
+            return PromptState::Busy;
+        };
+        // The emulator as it stands (lines of a flood not yet fed to it are more of the same):
+        // the cursor on a row below the prompt's, which that row does not wrap onto.
+        let cursor = self.cursor_unsynced();
+        let base = self.history().end_abs();
+        let wraps_on = start.row >= base
+            && (start.row..cursor.row).all(|row| {
+                u16::try_from(row - base).is_ok_and(|r| {
+                    row_text::row_continues(self.parser.screen(), r, self.config.cols)
+                })
+            });
+        if cursor.row > start.row && !wraps_on {
+            marked
+        } else {
+            PromptState::Busy
+        }
+    }
+
     /// The text shown after the newest prompt's end on the cursor's row, when the shell has
     /// read no line since that prompt and text was printed after it with the cursor still on
     /// the prompt's row (or a row that row wraps onto): what the shell's line editor holds (typed or pushed

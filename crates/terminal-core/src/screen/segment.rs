@@ -44,6 +44,7 @@ impl Screen {
         // The segment's text was printed before its closing sequence switched screens.
         let text_on_alternate = self.alternate;
         let marks = std::mem::take(&mut self.parser.callbacks_mut().marks);
+        let refused = std::mem::take(&mut self.parser.callbacks_mut().refused_since_admitted);
         let prompt_returned = marks
             .iter()
             .any(|m| matches!(m, MarkKind::CommandDone { .. }));
@@ -54,6 +55,7 @@ impl Screen {
             }
             out.events.push(ScreenEvent::Mark(mark));
         }
+        self.prompt.refused_since_mark |= refused;
         // The terminal modes the session started with are restored at each prompt: a program
         // that exited (or crashed) leaving the alternate screen on gives the main screen back
         // when the shell's prompt starts (its first mark comes before the prompt text, which

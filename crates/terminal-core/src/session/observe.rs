@@ -230,6 +230,7 @@ pub(super) fn observe(
             now,
             exited: false,
             prompt: st.screen.prompt_state(),
+            prompt_under_output: st.screen.prompt_under_output(),
             done_since_write: st.screen.done_count() > done_at_write,
             mark_since_write: st.screen.mark_count() > marks_at_write,
             fg: None,

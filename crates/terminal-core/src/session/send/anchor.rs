@@ -43,8 +43,13 @@ impl SendOp {
         let multi_line = input
             .get(..input.len().saturating_sub(1))
             .is_some_and(|head| head.iter().any(is_line_end));
+        // Output printed on rows below the prompt (a background job's log) leaves the shell
+        // reading at it: no command runs that the input would be typed ahead of.
+        let under_output = self.shared.pty.foreground_pgid() == Some(self.shared.shell_pgid())
+            && self.shared.pty.modes().is_some_and(TtyModes::line_editing)
+            && st.screen.prompt_under_output() != PromptState::Busy;
         readiness.set_typeahead(
-            st.screen.prompt_state() == PromptState::Busy
+            (st.screen.prompt_state() == PromptState::Busy && !under_output)
                 || multi_line
                 || self.signal_unsettled.load(Ordering::SeqCst),
         );
