@@ -239,3 +239,40 @@ async fn a_repl_run_with_job_control_off_is_a_program() {
     })
     .await;
 }
+
+/// A job whose leader is a subshell the shell forked (a pipeline that starts with a loop, a
+/// `( … )` list: our shell's command line, in a group of its own) stops on SIGTSTP like any
+/// job, and `fg` continues it; in a nested interactive shell too. (It was refused as a
+/// command of a shell with job control off.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigtstp_stops_a_job_led_by_a_forked_subshell() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for (label, nested) in [("top", false), ("nested", true)] {
+            if nested {
+                let r = sh.send("bash --norc").await;
+                assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            }
+            for job in [
+                "while :; do sleep 1; done | cat",
+                "(sleep 100; echo x-$((6*7)))",
+            ] {
+                let r = sh.send_within(job, true, 300).await;
+                assert_eq!(r.wait_reason, WaitReason::Timeout, "{label} {job}: {r:?}");
+                suspend(&sh, None).await;
+                let r = sh.send_within("fg", true, 300).await;
+                assert_eq!(r.wait_reason, WaitReason::Timeout, "{label} {job}: {r:?}");
+                sh.session
+                    .signal(TerminalSignal::Sigint)
+                    .unwrap_or_else(|e| panic!("{label} {job}: {e}"));
+                let r = sh.send(&format!("echo {label}-$((6*7))")).await;
+                assert!(
+                    r.viewport.lines().any(|l| l == format!("{label}-42")),
+                    "{label} {job}: {r:?}"
+                );
+            }
+        }
+        sh.close().await;
+    })
+    .await;
+}

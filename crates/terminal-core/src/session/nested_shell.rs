@@ -31,6 +31,20 @@ pub(super) fn is_nested_shell_prompt(row: &str, program: &str, pid: i32) -> bool
         && crate::process::cmdline(pid).is_none_or(|c| runs_interactively(&c))
 }
 
+/// Whether the process `pid` is a fork of its parent, not a program it started: a subshell
+/// (the first part of a pipeline such as `while …; done | cat`, a `( … )` list) runs the
+/// parent's command line and has its name. A nested interactive shell started with the same
+/// command line as the shell that started it (`bash` typed in a `bash`) looks the same.
+pub(super) fn is_fork_of_parent(pid: i32) -> bool {
+    let Some(stat) = crate::process::stat(pid) else {
+        return false;
+    };
+    crate::process::stat(stat.ppid).is_some_and(|parent| parent.comm == stat.comm)
+        && crate::process::cmdline(pid)
+            .zip(crate::process::cmdline(stat.ppid))
+            .is_some_and(|(own, parent)| own == parent)
+}
+
 /// Whether a shell started with the command line `cmdline` (`/proc/PID/cmdline`: arguments
 /// separated by NUL bytes) reads its commands from the terminal, as opposed to running a
 /// script or a `-c` string (`bash ask.sh` reading an answer is a script asking, not a nested

@@ -53,12 +53,15 @@ pub(in crate::session) fn job_control_off_refusal(
         return None;
     }
     // The group's leader is our shell, or a nested interactive shell (`bash --norc` that
-    // ran `set +m`): a script's shell (`bash build.sh`) stops whole, and continues with `fg`.
+    // ran `set +m`): a script's shell (`bash build.sh`) stops whole, and continues with `fg`,
+    // and so does a subshell a shell forked as a job's leader (a pipeline's `while` loop,
+    // a `( … )` list: the shell's command line, in a group of its own).
     let interactive_shell = pgid == shell_pgid
         || crate::process::stat(pgid).is_some_and(|leader| {
             is_shell_name(&leader.comm)
                 && crate::process::cmdline(pgid)
                     .is_some_and(|line| super::super::nested_shell::runs_interactively(&line))
+                && !super::super::nested_shell::is_fork_of_parent(pgid)
         });
     if !interactive_shell {
         return None;
