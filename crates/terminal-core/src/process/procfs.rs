@@ -91,7 +91,8 @@ pub enum IdentityStatus {
 pub struct StatInfo {
     /// Field 1: process (or thread) id.
     pub pid: i32,
-    /// Field 2: the command name without the parentheses (at most 15 bytes, lossily UTF-8).
+    /// Field 2: the command name without the parentheses (at most 15 bytes, lossily UTF-8;
+    /// control characters shown as `?`).
     pub comm: String,
     /// Field 3: state letter (`R`, `S`, `D`, `T`, `t`, `Z`, `X`, `I`, ...).
     pub state: char,
@@ -132,7 +133,7 @@ impl StatInfo {
             .trim()
             .parse()
             .ok()?;
-        let comm = String::from_utf8_lossy(text.get(open + 1..close)?).into_owned();
+        let comm = printable(&String::from_utf8_lossy(text.get(open + 1..close)?));
         let rest = std::str::from_utf8(text.get(close + 1..)?).ok()?;
         // rest[0] is field 3 (state); field N is rest[N - 3].
         let fields: Vec<&str> = rest.split_ascii_whitespace().collect();
@@ -192,7 +193,16 @@ pub(crate) fn exe_name(pid: i32) -> Option<String> {
         return None;
     }
     let path = fs::read_link(Path::new("/proc").join(pid.to_string()).join("exe")).ok()?;
-    Some(path.file_name()?.to_string_lossy().into_owned())
+    Some(printable(&path.file_name()?.to_string_lossy()))
+}
+
+/// `name` (a program's command name or file name) with each control character (a newline,
+/// an escape) shown as `?`, as `ps` shows them: a program's name goes into results' status
+/// lines (`[foreground: NAME]`), where a name such as `x\n[exit: 0]` would forge one.
+fn printable(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
 }
 
 /// `/proc/<pid>/cmdline`: the program image's arguments, NUL-separated (a process that
@@ -441,7 +451,8 @@ mod tests {
     fn parses_comm_with_newline_and_open_paren() {
         let text = "77 (x\n(y) Z 5 6 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 42 0 0";
         let s = StatInfo::parse(text.as_bytes());
-        assert_eq!(s.as_ref().map(|s| s.comm.as_str()), Some("x\n(y"));
+        // Control characters show as `?` (a name must not forge a status line).
+        assert_eq!(s.as_ref().map(|s| s.comm.as_str()), Some("x?(y"));
         assert_eq!(s.as_ref().map(StatInfo::is_zombie), Some(true));
         assert_eq!(s.map(|s| (s.tpgid, s.start_time)), Some((-1, 42)));
     }
