@@ -360,6 +360,11 @@ mod tests {
         ] {
             assert!(denied(&p.check(&send(text))), "{text:?}");
         }
+        // Ctrl-O runs the line before it, as Enter does: the next starts a line (`^sudo `).
+        assert!(matches!(
+            p.check(&send("true\u{f}sudo reboot")),
+            Decision::Ask { .. }
+        ));
         // Ctrl-U discards the line typed so far.
         assert_eq!(p.check(&typed("pty-1", "mk", false)), Decision::Allow);
         assert_eq!(

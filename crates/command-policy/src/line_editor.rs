@@ -171,6 +171,9 @@ fn keys(text: &str) -> Vec<Key> {
     while let Some(c) = chars.next() {
         let key = match c {
             '\n' | '\r' => Key::Enter(c),
+            // Ctrl-O (`operate-and-get-next`) runs the line as Enter does (and then brings the
+            // next history line back, which is not known here).
+            '\u{f}' => Key::Enter('\r'),
             '\u{1b}' => match chars.next() {
                 Some('[') => {
                     let mut params = String::new();
@@ -307,8 +310,8 @@ impl Line {
 }
 
 /// `text` typed after `before` (the line earlier sends left unended, the cursor at its end),
-/// as the line editor holds it: completed lines with their line ends (`\n`, `\r`), then the
-/// unended rest. Followed: Backspace/DEL, Delete, Ctrl-D on text, the cursor keys (arrows
+/// as the line editor holds it: completed lines with their line ends (`\n`, `\r`; Ctrl-O,
+/// which runs its line too, as `\r`), then the unended rest. Followed: Backspace/DEL, Delete, Ctrl-D on text, the cursor keys (arrows
 /// left and right, Home, End, Ctrl-A/E/B/F, Meta-b/f and Ctrl-arrows by word), the kills
 /// (Ctrl-U, Ctrl-K, Ctrl-W, Meta-d, Meta-Backspace), Ctrl-T, Ctrl-C (discards the line),
 /// Ctrl-V (the next key is inserted as it is), a TAB (inserted, as the session's shell binds
@@ -376,6 +379,8 @@ mod tests {
         assert_eq!(ok("rm -x\u{8}rf /"), "rm -rf /");
         assert_eq!(ok("\u{1b}[200~touch b\u{1b}[201~"), "touch b");
         assert_eq!(ok("echo hi\u{15}touch c\r"), "touch c\r");
+        // Ctrl-O runs the line as Enter does.
+        assert_eq!(ok("true\u{f}rm victim\r"), "true\rrm victim\r");
         assert_eq!(ok("a\n\u{7f}b"), "a\nb");
         assert_eq!(ok("r\u{3}m = 5"), "m = 5");
         assert_eq!(ok("naïve\tx"), "naïve\tx");
