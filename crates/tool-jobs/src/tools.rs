@@ -121,12 +121,18 @@ impl Tool for OutputTool {
             let config = &self.0.config;
             let requested = args.timeout_ms.unwrap_or(config.wait_timeout_ms as f64);
             let timeout = requested.min(config.max_wait_timeout_ms as f64);
-            self.0
-                .jobs
-                .wait(&id, timeout, agent, &call.cancel)
-                .await
-                .map_err(job_error)?;
+            // A wait whose answer can no longer reach the caller (an HTTP client gone) stops
+            // as a cancelled one does: the output stays for the caller's next read.
+            tokio::select! {
+                r = self.0.jobs.wait(&id, timeout, agent, &call.cancel) => r,
+                () = call.answer_lost.cancelled() => Err(JobError::WaitAborted),
+            }
+            .map_err(job_error)?;
             waited_ms = Some(timeout);
+        }
+        // Nor is output read for an answer that can no longer be delivered.
+        if call.answer_lost.is_cancelled() {
+            return Err(job_error(JobError::WaitAborted));
         }
         let read = self.0.jobs.read(&id, agent).map_err(job_error)?;
         // The wait ran out when the job is still live after it.

@@ -545,3 +545,42 @@ async fn notices_fill_only_what_the_result_left() {
         }
     }
 }
+
+/// A `job_output` whose answer can no longer reach its caller (an HTTP client that went away
+/// while it waited) reads nothing: the output stays for the caller's next read.
+#[tokio::test]
+async fn a_wait_whose_answer_is_lost_leaves_the_output_unread() {
+    let host = Host::new(ToolJobsConfig::default());
+    let a = host.agent("a");
+    let p = Probe::new();
+    let id = host.start(&p, Some(&a), None);
+    p.push("kept line\n");
+    for lost_before in [false, true] {
+        let lost = tokio_util::sync::CancellationToken::new();
+        let mut call = dsh_tools::ToolCall::new("test").with_answer_lost(lost.clone());
+        call.agent = Some(a.clone());
+        if lost_before {
+            lost.cancel();
+        } else {
+            tokio::spawn(async move { lost.cancel() });
+        }
+        let r = host
+            .tools
+            .execute(
+                "job_output",
+                json!({"job_id": id.as_str(), "wait": true, "timeout_ms": 60000}),
+                call,
+            )
+            .await;
+        assert!(r.is_error, "{lost_before}: {r:?}");
+        assert!(
+            r.text().starts_with("Error: wait aborted"),
+            "{lost_before}: {r:?}"
+        );
+    }
+    let r = host
+        .call(Some(&a), "job_output", json!({"job_id": id.as_str()}))
+        .await;
+    assert!(r.text().starts_with("kept line\n"), "{r:?}");
+    host.ctx.dispose().await;
+}
