@@ -47,7 +47,8 @@ pub use procfs::{
     pid_in_own_namespace, stat,
 };
 pub(crate) use procfs::{
-    age, cmdline, exe_name, fd_leaves_stdin, group_member, ignores_signal, stdin_is_terminal,
+    age, cmdline, exe_name, fd_leaves_stdin, group_member, holds_a_file_to_read, ignores_signal,
+    stdin_is_terminal,
 };
 pub use reap::{enable_child_subreaper, reap_adopted_zombies};
 pub use scope::ProcessScope;

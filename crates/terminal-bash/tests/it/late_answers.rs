@@ -359,3 +359,103 @@ async fn a_command_sent_to_a_waiting_prompt_is_said_to_answer_it() {
     })
     .await;
 }
+
+/// Whether `r` says that its first line, `ls -la`, went to the prompt `prompt` as its answer.
+fn said_to_answer(r: &dsh_terminal_core::SendResult, prompt: &str) -> bool {
+    r.notices.iter().any(|n| {
+        n.starts_with("[input: line 1 of the input (`ls -la`) went to the prompt")
+            && n.contains(&format!("`{prompt}`"))
+    })
+}
+
+/// A prompt ending in `>` that a script shows (the shell's `read -p "item> "`, in a loop of
+/// the shell or a fork of it; `sftp> ` of a shell or Python script's) is the script's
+/// question, not a REPL's: a command line sent there answers it, and the result says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_sent_to_a_scripts_prompt_ending_in_a_bracket_is_said_to_answer_it() {
+    let temp = TempDir::new("angle-prompt");
+    std::fs::write(
+        temp.0.join("ask.sh"),
+        "read -p 'sftp> ' c; echo \"got $c\"\n",
+    )
+    .unwrap();
+    std::fs::write(temp.0.join("ask3.py"), "print('got', input('sftp> '))\n").unwrap();
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send(&format!("cd {}", temp.0.display())).await;
+        let lines = "while read -p 'item> ' l && [ \"$l\" != q ]; do echo \"got $l\"; done";
+        for (start, prompt) in [
+            (lines.to_owned(), "item>"),
+            (format!("{lines} | cat"), "item>"),
+            ("bash ask.sh".to_owned(), "sftp>"),
+            ("python3 ask3.py".to_owned(), "sftp>"),
+        ] {
+            let r = sh.send(&start).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
+            let r = sh.send("ls -la").await;
+            // (Through `cat`, the answer's line may come after the next prompt, on its row.)
+            assert!(
+                r.viewport.lines().any(|l| l.ends_with("got ls -la")),
+                "{start}: {r:?}"
+            );
+            assert!(said_to_answer(&r, prompt), "{start}: {r:?}");
+            if start.starts_with("while") {
+                let r = sh.send("q").await;
+                assert_eq!(r.exit_code, Some(0), "{start}: {r:?}");
+            }
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A program named like a filter that asks a question (`gzip -k` whether to overwrite the
+/// file it would write, an awk script's `getline` from the terminal after `Continue? [y/N] `)
+/// reads the terminal for its answer, not as data to the end of input: no end of input is
+/// owed, and a command line sent there answers the question, as one sent to `rm -i`'s does,
+/// with the notice that says so. A filter reading its data (`wc -l`, `gzip > FILE` with no
+/// file given) is still told how to end it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filter_asking_a_question_takes_a_line_as_its_answer() {
+    let temp = TempDir::new("filter-question");
+    std::fs::write(temp.0.join("a.txt"), "hi\n").unwrap();
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh
+            .send(&format!("cd {} && gzip -k a.txt", temp.0.display()))
+            .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let to_end = |r: &dsh_terminal_core::SendResult| {
+            r.notices.iter().any(|n| n.contains("until end of input"))
+        };
+        for (start, prompt, shows) in [
+            ("gzip -k a.txt", "(y or n)?", "not overwritten"),
+            ("gunzip -k a.txt.gz", "(y or n)?", "not overwritten"),
+            (
+                "awk 'BEGIN{printf \"Continue? [y/N] \"; getline a < \"/dev/tty\"; print \"a=\" a}'",
+                "Continue? [y/N]",
+                "a=ls -la",
+            ),
+        ] {
+            let r = sh.send(start).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
+            assert!(!to_end(&r), "{start}: {r:?}");
+            let r = sh.send("ls -la").await;
+            assert!(r.viewport.contains(shows), "{start}: {r:?}");
+            assert!(
+                r.notices.iter().any(|n| n.contains(&format!("{prompt}`"))
+                    && n.starts_with("[input: line 1 of the input (`ls -la`) went to the prompt")),
+                "{start}: {r:?}"
+            );
+            assert!(r.viewport.ends_with("dsh> "), "{start}: {r:?}");
+        }
+        for filter in ["wc -l", "gzip > b.gz"] {
+            let r = sh.send(filter).await;
+            assert!(to_end(&r), "{filter}: {r:?}");
+            let r = sh.send_raw("\u{4}", false).await;
+            assert_eq!(r.exit_code, Some(0), "{filter}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

@@ -265,6 +265,38 @@ pub(crate) fn stdin_is_terminal(pid: i32) -> bool {
             .is_ok_and(|m| m.file_type().is_char_device())
 }
 
+/// Whether process `pid` holds a regular file open for reading only, on a descriptor past its
+/// standard three: a file it was given and reads (`gzip -k a.txt` asking whether to overwrite
+/// `a.txt.gz` holds `a.txt` open). Not a file it writes (`tee out.txt`), nor one it read and
+/// closed (`sed -f script.sed`). `false` when the descriptors cannot be read.
+pub(crate) fn holds_a_file_to_read(pid: i32) -> bool {
+    /// The access mode bits of a descriptor's flags (`O_ACCMODE`); `O_RDONLY` is 0.
+    const ACCESS_MODE: u32 = 0o3;
+    if pid <= 0 {
+        return false;
+    }
+    let proc = Path::new("/proc").join(pid.to_string());
+    let Ok(entries) = fs::read_dir(proc.join("fd")) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let name = entry.file_name();
+        let Some(fd) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            return false;
+        };
+        fd > 2
+            && fs::metadata(entry.path()).is_ok_and(|m| m.is_file())
+            && fs::read_to_string(proc.join("fdinfo").join(fd.to_string()))
+                .ok()
+                .and_then(|info| {
+                    info.lines()
+                        .find_map(|l| l.strip_prefix("flags:"))
+                        .and_then(|flags| u32::from_str_radix(flags.trim(), 8).ok())
+                })
+                .is_some_and(|flags| flags & ACCESS_MODE == 0)
+    })
+}
+
 /// Whether process `pid` ignores signal `signo` (its bit in `SigIgn` of `/proc/PID/status`);
 /// `None` when that cannot be read.
 pub(crate) fn ignores_signal(pid: i32, signo: i32) -> Option<bool> {
@@ -469,6 +501,41 @@ mod tests {
             StatInfo::parse(b"ab (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20"),
             None
         );
+    }
+
+    /// A file held open for reading counts; one held open for writing, or the file a process
+    /// reads as its standard input, does not.
+    #[test]
+    fn a_file_held_open_to_read() {
+        let dir = std::env::temp_dir().join(format!("procfs-held-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("a.txt");
+        fs::write(&file, "hi\n").unwrap();
+        let held = |redirect: &str| {
+            let mut child = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("exec sleep 30 {redirect}\"$0\""))
+                .arg(&file)
+                .stdin(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let pid = i32::try_from(child.id()).unwrap();
+            // Until `sh` has become `sleep` with its descriptors set.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while stat(pid).is_none_or(|s| s.comm != "sleep")
+                && std::time::Instant::now() < deadline
+            {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            let holds = holds_a_file_to_read(pid);
+            let _ = child.kill();
+            let _ = child.wait();
+            holds
+        };
+        assert!(held("3<"));
+        assert!(!held("3>>"));
+        assert!(!held("<"));
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

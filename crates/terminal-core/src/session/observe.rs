@@ -14,7 +14,7 @@ use super::nested_shell::{is_shell_name, runs_interactively};
 use super::probe::ProbeVerdict;
 use super::send::{EXIT_DRAIN_MAX, EXIT_DRAIN_MIN};
 use super::shared::Shared;
-use super::stream_reader::reads_to_end_of_input;
+use super::stream_reader::{reads_terminal_as_data, reads_to_end_of_input};
 
 mod prompt_rows;
 pub(super) use prompt_rows::{
@@ -461,13 +461,17 @@ pub(super) fn terminal_facts(shared: &Shared, reason: Settle) -> TerminalFacts {
     let echo_off = modes.is_some_and(|m| !m.echo && m.canonical);
     let signal_keys_off = modes.is_some_and(|m| !m.signals);
     // A filter reading the terminal as its data, to the end of input (`cat > f`), on its
-    // standard input.
+    // standard input, and asking no question (`gzip`'s `… overwrite (y or n)?`: see
+    // `stream_reader`).
     let reads_to_end = reason == Settle::StdinWait
         && modes.is_some_and(|m| m.canonical && m.echo)
-        && foreground.as_deref().is_some_and(reads_to_end_of_input)
         && member
             .as_ref()
-            .is_some_and(|s| crate::process::stdin_is_terminal(s.pid));
+            .filter(|s| reads_to_end_of_input(&s.comm))
+            .is_some_and(|s| {
+                let row = shared.lock().screen.cursor_row_prefix();
+                reads_terminal_as_data(s, row.as_deref())
+            });
     let single_key = reason == Settle::StdinWait && modes.is_some_and(TtyModes::single_keys);
     // A line reader with echo on (`read line`, `input()`).
     let line_reader = reason == Settle::StdinWait && modes.is_some_and(|m| m.canonical && m.echo);

@@ -19,7 +19,7 @@ use crate::error::TerminalError;
 use crate::pty::TtyModes;
 
 use super::super::shared::{Shared, State};
-use super::super::stream_reader::reads_to_end_of_input;
+use super::super::stream_reader::reads_terminal_as_data;
 use refusals::{
     choice_refusal, editor_refusal, filter_refusal, hit_enter_refusal, pending_command_refusal,
     prose_refusal, refusal,
@@ -100,7 +100,8 @@ pub(super) fn check(
         {
             return Err(hit_enter_refusal(&editor.comm, text));
         }
-        return check_filter(shared, pgid, text);
+        let row = st.screen.cursor_row_prefix();
+        return check_filter(shared, pgid, text, row.as_deref());
     }
     if modes.is_none_or(|m| m.canonical) {
         return Ok(());
@@ -397,8 +398,16 @@ pub(super) fn at_line_prompt(row: &str) -> bool {
 
 /// Refuses `text` whose first line names a command when a filter of group `pgid` waits
 /// reading the terminal as its data (see the module docs) with its output on the terminal
-/// too (not `cat FILE` blocked on its file, whose standard input is still the terminal).
-fn check_filter(shared: &Shared, pgid: i32, text: &str) -> Result<(), TerminalError> {
+/// too (not `cat FILE` blocked on its file, whose standard input is still the terminal). A
+/// filter asking a question (`gzip`'s `… overwrite (y or n)?` before the cursor, `cursor_row`:
+/// see `stream_reader`) reads the line as its answer, as `rm -i` would, and the send goes,
+/// saying so (see `waiting_prompt`).
+fn check_filter(
+    shared: &Shared,
+    pgid: i32,
+    text: &str,
+    cursor_row: Option<&str>,
+) -> Result<(), TerminalError> {
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if !names_a_command(first, std::env::var("PATH").ok().as_deref()) {
         return Ok(());
@@ -407,9 +416,8 @@ fn check_filter(shared: &Shared, pgid: i32, text: &str) -> Result<(), TerminalEr
         .tty_reader(pgid)
         .and_then(crate::process::stat)
         .filter(|s| {
-            reads_to_end_of_input(&s.comm)
-                && !DATA_ENTRY.contains(&s.comm.as_str())
-                && crate::process::stdin_is_terminal(s.pid)
+            !DATA_ENTRY.contains(&s.comm.as_str())
+                && reads_terminal_as_data(s, cursor_row)
                 && !crate::process::fd_leaves_stdin(s.pid, 1)
         })
     else {
