@@ -459,3 +459,90 @@ async fn a_filter_asking_a_question_takes_a_line_as_its_answer() {
     })
     .await;
 }
+
+/// So does one sent while a line editor of a program's or the shell's own waits at a question
+/// (raw mode: it echoes and edits the line itself): an `input()` with readline loaded, the
+/// shell's `read -e`, node's `readline.question` (npm init's prompts); a line of the same
+/// send after the command that asked, too. Before, only a reader in canonical mode got the
+/// notice, and the model believed its command ran. A line editor's line at a REPL's prompt is
+/// its statement, a line at the shell's own prompt its command (one that ends like a
+/// question, too), and an answer that names no command is no such line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_sent_to_a_line_editors_question_is_said_to_answer_it() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let said = |r: &dsh_terminal_core::SendResult, prompt: &str| {
+            r.notices.iter().any(|n| {
+                n.starts_with("[input: line 1 of the input (`ls -la`) went to the prompt")
+                    && n.contains(&format!("`{prompt}`"))
+            })
+        };
+        let quiet = |r: &dsh_terminal_core::SendResult| {
+            r.notices.iter().all(|n| !n.contains("went to the prompt"))
+        };
+        let mut cases = vec![
+            (
+                "python3 -c \"import readline; x = input('Continue? '); print('got', repr(x))\"",
+                "Continue?",
+                "got 'ls -la'",
+            ),
+            (
+                "read -e -p 'Overwrite? (y/n) ' ans; echo \"ans=$ans\"",
+                "Overwrite? (y/n)",
+                "ans=ls -la",
+            ),
+        ];
+        if crate::support::installed("node") {
+            cases.push((
+                "node -e \"require('readline').createInterface({ input: process.stdin, output: \
+                 process.stdout }).question('Is this OK? (yes) ', (a) => { console.log('got ' + a); \
+                 process.exit(0); })\"",
+                "Is this OK? (yes)",
+                "got ls -la",
+            ));
+        } else {
+            eprintln!("node is not installed: its readline.question is not exercised");
+        }
+        for (start, prompt, shows) in cases {
+            let r = sh.send(start).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
+            let r = sh.send("ls -la").await;
+            assert!(r.viewport.lines().any(|l| l == shows), "{start}: {r:?}");
+            assert!(said(&r, prompt), "{start}: {r:?}");
+        }
+        // A later line of the send, typed once the earlier one's `read -e` asks.
+        let r = sh
+            .send("read -e -p 'A? ' a; echo \"a=$a\"\necho second-line-ran")
+            .await;
+        assert!(
+            r.viewport.lines().any(|l| l == "a=echo second-line-ran"),
+            "{r:?}"
+        );
+        assert!(
+            r.notices.iter().any(|n| n.starts_with(
+                "[input: line 2 of the input (`echo second-line-ran`) went to the prompt `A?`"
+            )),
+            "{r:?}"
+        );
+        sh.send("read -e -p 'Name: ' who; echo \"who=$who\"").await;
+        let r = sh.send("alice").await;
+        assert!(r.viewport.lines().any(|l| l == "who=alice"), "{r:?}");
+        assert!(quiet(&r), "{r:?}");
+        // A REPL's statement that starts like a command (`test` is a shell builtin).
+        let r = sh.send("python3 -q").await;
+        assert!(r.viewport.ends_with(">>> "), "{r:?}");
+        let r = sh.send("test = 6 * 7").await;
+        assert!(quiet(&r), "{r:?}");
+        let r = sh.send("print(test)").await;
+        assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+        let r = sh.send("exit()").await;
+        assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        // The shell's own prompt, though it ends like a question.
+        sh.send("PS1='Ready? '").await;
+        let r = sh.send("echo at-$((6*7))").await;
+        assert!(r.viewport.lines().any(|l| l == "at-42"), "{r:?}");
+        assert!(quiet(&r), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -272,9 +272,11 @@ impl SendOp {
     /// Notes, for the result, that the newest line of `pacing`'s input (`line`, about to be
     /// typed), which names a shell command with arguments, goes as the answer to a prompt an
     /// earlier line's command showed (a program, or the shell's `read`, reading lines in canonical
-    /// mode at a prompt), not to the shell: `read -p 'A: ' a` then `echo next` answers `A:`
-    /// with `echo next`, as typing the lines would. A REPL's or line editor's lines (raw mode),
-    /// the shell's continuation lines and data for a filter with no prompt are left alone, and
+    /// mode at a prompt, or with a line editor at a question: `read -e -p 'A? '`, a script's
+    /// `rl.question`), not to the shell: `read -p 'A: ' a` then `echo next` answers `A:` with
+    /// `echo next`, as typing the lines would. A line editor's lines at a REPL's or a shell's
+    /// prompt (see `waiting_prompt::line_editor_asks`), the shell's continuation lines and
+    /// data for a filter with no prompt are left alone, and
     /// so are the lines of a send that began at a program's reader (`answered`, its process
     /// group) while that program (`fg`) reads them: they went where they were meant to (a
     /// loop's body at a nested shell's `> `, a script's reads with no prompt).
@@ -293,11 +295,27 @@ impl SendOp {
             return;
         }
         let text = text.trim();
-        if text.is_empty() || !self.shared.pty.modes().is_some_and(|m| m.canonical) {
+        let Some(modes) = self
+            .shared
+            .pty
+            .modes()
+            .filter(|&m| m.canonical || super::waiting_prompt::edits_lines(m))
+        else {
+            return;
+        };
+        if text.is_empty() {
             return;
         }
-        let prompt = self.shared.lock().screen.cursor_row_prefix();
-        let prompt = prompt.map(|p| p.trim().to_owned()).unwrap_or_default();
+        let prompt = {
+            let mut st = self.shared.lock();
+            let prompt = st.screen.cursor_row_prefix().unwrap_or_default();
+            if !modes.canonical
+                && !super::waiting_prompt::line_editor_asks(&st, &self.shared, fg, modes, &prompt)
+            {
+                return;
+            }
+            prompt.trim().to_owned()
+        };
         let path = std::env::var("PATH").ok();
         if super::pager_guard::has_a_command_with_arguments(text, path.as_deref()) {
             // With no prompt shown, the reader by name: the shell's `read`, or the program.
@@ -311,6 +329,12 @@ impl SendOp {
             if member.as_ref().is_some_and(|s| {
                 super::super::nested_shell::is_nested_shell_prompt(&prompt, &s.comm, s.pid)
             }) {
+                return;
+            }
+            // A relay's raw modes (`ssh`) are not those of the program that asks, elsewhere.
+            if !modes.canonical
+                && fg.is_some_and(|pgid| super::key_answer::relays_keys(&self.shared, pgid))
+            {
                 return;
             }
             let reader = if fg == Some(self.shared.shell_pgid()) {

@@ -223,7 +223,7 @@ const REMOTE_RELAYS: &[&str] = &[
 /// ([`REMOTE_RELAYS`]): this terminal's modes are the relay's raw ones, not those of the
 /// program that reads (a `read -s` behind `script` is no key reader), and nothing here shows
 /// whether it took a key, so the text goes as sent. Blocking `/proc` reads.
-fn relays_keys(shared: &Shared, pgid: i32) -> bool {
+pub(super) fn relays_keys(shared: &Shared, pgid: i32) -> bool {
     shared
         .processes()
         .into_iter()
@@ -410,7 +410,7 @@ pub(super) enum AnswerRest {
 /// or a question or prompt for a value (`Which environment (1=dev 2=prod): `, `Overwrite?`,
 /// `Mode [fast/slow]`). A shell's or a REPL's prompt (`$`, `#`, `>`, nothing on a fresh row
 /// after a timer's output) is a line editor's, whose lines go whole.
-fn asks_in_raw_mode(row: &str) -> bool {
+pub(super) fn asks_in_raw_mode(row: &str) -> bool {
     let row = row.trim_end();
     input::asks_yes_or_no(row)
         || row.ends_with([':', '?'])
@@ -529,6 +529,10 @@ impl SendOp {
                 return AnswerRest::Types;
             }
         }
+        // The line did not go whole to the prompt it was said to answer (a command line to a
+        // raw-mode question: see `waiting_prompt`): the notice of the keys held back below
+        // tells what went instead.
+        self.withdraw_line_to_prompt(pacing.newest_line_number());
         let dropped = pacing.drop_next();
         // Keys typed with echo off are a secret's: their rest is not quoted.
         let hidden = self.span().typed_hidden;

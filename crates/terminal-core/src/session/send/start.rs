@@ -98,14 +98,16 @@ impl SendOp {
                 (&request.text, request.submit),
             )
         };
-        let (enter_withheld, rest_withheld, answer_rest) = match answer {
+        // A line sent with Enter that goes as keys, for the notice of a command line taken as
+        // an answer (see `waiting_prompt`): its keys go one at a time, and only the first now.
+        let (enter_withheld, rest_withheld, answer_rest, keyed_line) = match answer {
             Some(answer) => {
-                request.text = answer.key;
-                request.submit = false;
+                let sent = std::mem::replace(&mut request.text, answer.key);
+                let keyed_line = std::mem::replace(&mut request.submit, false).then_some(sent);
                 let withheld = answer.checked.is_none();
-                (withheld, answer.rest_withheld, answer.checked)
+                (withheld, answer.rest_withheld, answer.checked, keyed_line)
             }
-            None => (false, false, None),
+            None => (false, false, None, None),
         };
         let canonical = modes.map(|m| m.canonical);
         let prompts = st.screen.prompt_end_count();
@@ -451,14 +453,14 @@ impl SendOp {
                     .map(|p| p.trim().to_owned())
                     .unwrap_or_default()
             });
-        let to_waiting_prompt = (!reader.shell_line_editor
-            && request.submit
-            && !ends_a_reader
-            && answered_password.is_none())
-        .then(|| {
-            waiting_prompt::command_to_waiting_prompt(&mut st, shared, fg, modes, &request.text)
-        })
-        .flatten();
+        // Also to the shell's line editor: its `read -e` asks (see `waiting_prompt`).
+        let (sent, sent_submit) = match keyed_line.as_deref() {
+            Some(line) => (line, true),
+            None => (request.text.as_str(), request.submit),
+        };
+        let to_waiting_prompt = (sent_submit && !ends_a_reader && answered_password.is_none())
+            .then(|| waiting_prompt::command_to_waiting_prompt(&mut st, shared, fg, modes, sent))
+            .flatten();
         let op = Arc::new(SendOp {
             shared: Arc::clone(shared),
             result: watch::channel(None).0,

@@ -1,21 +1,75 @@
 //! A command line sent as the answer to a prompt a program (or the shell's `read`) waits at
 //! (`Proceed? `, `Overwrite? [y/N] `): it answers that prompt, as typed in a terminal, and the
-//! result says so, for the agent may have meant a command.
+//! result says so, for the agent may have meant a command. A reader in canonical mode with
+//! echo on takes a line at any prompt of its own; a line editor of its own (raw mode: a
+//! program's readline, node's `readline.question`, prompt libraries, the shell's `read -e`)
+//! reads a REPL's statements and a shell's commands as well, so only its question counts
+//! (see [`line_editor_asks`]).
 
 use crate::pty::TtyModes;
 
 use super::super::input;
 use super::super::nested_shell::is_nested_shell_prompt;
-use super::super::observe::{group_runs_a_repl, is_programs_own_prompt, is_repl_prompt_of};
+use super::super::observe::{
+    group_runs_a_repl, is_programs_own_prompt, is_repl_prompt, is_repl_prompt_of,
+};
 use super::super::shared::{Shared, State};
-use super::{pager_guard, python_input, stale_reader};
+use super::key_answer::{asks_in_raw_mode, relays_keys};
+use super::{SendOp, pager_guard, python_input, stale_reader};
+
+/// Whether `row` (the cursor row's text before the cursor) asks a question a line editor's
+/// line answers: one a program reading raw keys may take key by key (`Continue?`, `Name:`,
+/// `Is this OK? (yes)`, `version: (1.0.0)`, `[y/N]`: see `key_answer::asks_in_raw_mode`), or
+/// one marked the way prompt libraries mark theirs (Inquirer's `? Project name`, also over an
+/// arrow-key menu: `? Pick one (Use arrow keys)`, whose Enter picks the highlighted choice).
+/// A REPL's or a shell's prompt is none (`>>>`, `> `, `sqlite>`, `(gdb)`, `In [1]:`,
+/// `postgres=#`, `MariaDB [(none)]>`, `user@host:~/proxy/nginx$`, whose `y/n` asks nothing,
+/// PARI/GP's `? `: a question has words): its line editor reads statements and commands.
+pub(super) fn asks_a_question(row: &str) -> bool {
+    let row = row.trim();
+    !is_repl_prompt(row)
+        && row.contains(char::is_alphabetic)
+        && !row.ends_with(['$', '#', '%', '>'])
+        && (asks_in_raw_mode(row) || row.starts_with("? "))
+}
+
+/// Whether `modes` are those of a line editor that reads keys in raw mode and echoes them
+/// itself: readline's, node's (`setRawMode`), prompt_toolkit's, or with output processing off
+/// too (`cfmakeraw`: Go's and crossterm's prompts, and relays, which [`relays_keys`] tells).
+/// A key reader in cbreak mode (`read -n 1`: the carriage return still mapped) is none, nor
+/// is a terminal that echoes.
+pub(super) fn edits_lines(modes: TtyModes) -> bool {
+    !modes.canonical && !modes.echo && !modes.maps_cr
+}
+
+/// Whether the foreground group `fg`, reading with a line editor (`modes`, see
+/// [`edits_lines`]) at the cursor row's text `prompt`, asks a question of its own
+/// ([`asks_a_question`]) whose answer a line sent now is. Our shell's own line editor asks
+/// one only in a builtin (`read -e -p 'Name: '`): no marked prompt of the shell came since
+/// the last line was submitted (its own prompt, marked, may end like a question too:
+/// `PS1='Ready? '`). A program that replaced the shell (`exec python3`) shows no marked
+/// prompt either, and is asked like any other.
+pub(super) fn line_editor_asks(
+    st: &State,
+    shared: &Shared,
+    fg: Option<i32>,
+    modes: TtyModes,
+    prompt: &str,
+) -> bool {
+    edits_lines(modes)
+        && (fg != Some(shared.shell_pgid())
+            || st.prompts_at_submit == Some(st.screen.prompt_end_count()))
+        && asks_a_question(prompt)
+}
 
 /// The notice and the entry (see `input::line_to_a_prompt_entry`) for `text`, a send with
 /// Enter that is no answer to a password prompt, when its first line names a shell command
-/// with arguments and the foreground group `fg` reads whole lines with echo on now (`modes`: a
-/// script's `input()`, the shell's `read`; a line editor's prompt is a REPL's or a nested
-/// shell's, which reads commands) at a prompt of its own on the cursor row, off the alternate
-/// screen. `None` otherwise.
+/// with arguments and the foreground group `fg` waits at a prompt of its own on the cursor
+/// row, off the alternate screen, reading whole lines with echo on (`modes`: a script's
+/// `input()`, the shell's `read`), or with a line editor at a question (see
+/// [`line_editor_asks`]: `rl.question('Is this OK? (yes) ')`, `read -e`, an `input()` with
+/// readline loaded, `npm init`). A line editor at a REPL's or a nested shell's prompt reads
+/// commands. `None` otherwise.
 ///
 /// A prompt is the reader's own unless it is one where the reader reads commands: a REPL's or
 /// a command interpreter's, named by the program that reads it (see [`is_command_prompt_of`]:
@@ -30,13 +84,19 @@ pub(super) fn command_to_waiting_prompt(
     modes: Option<TtyModes>,
     text: &str,
 ) -> Option<(String, String)> {
-    if !modes.is_some_and(|m| m.canonical && m.echo) || st.screen.alternate_screen() {
+    let modes = modes?;
+    let line_editor = edits_lines(modes);
+    let reads_lines = (modes.canonical && modes.echo) || line_editor;
+    if !reads_lines || st.screen.alternate_screen() {
         return None;
     }
     let prompt = st
         .screen
         .cursor_row_prefix()
         .filter(|row| !row.trim().is_empty())?;
+    if line_editor && !line_editor_asks(st, shared, fg, modes, &prompt) {
+        return None;
+    }
     let line = text.lines().find(|l| !l.trim().is_empty())?.trim();
     let path = std::env::var("PATH").ok();
     if !pager_guard::has_a_command_with_arguments(line, path.as_deref()) {
@@ -47,6 +107,11 @@ pub(super) fn command_to_waiting_prompt(
     // (`printf 'Name: '; sleep 2`) may end without reading, and the line then runs in the
     // shell, typed ahead.
     let reader_pid = shared.tty_reader(pgid)?;
+    // A relay's raw modes (`ssh`, `docker exec -it`) are not those of the program that asks,
+    // elsewhere, which SIGINT to the relay does not stop.
+    if line_editor && relays_keys(shared, pgid) {
+        return None;
+    }
     // The shell's `read`: in the shell's group, unless the shell `exec`ed another program,
     // which is then the reader (`exec dash` reads its commands at its own `# `), or in a fork
     // of the shell (a loop piped on: `while read -p "item> " l; …; done | tee log`).
@@ -97,4 +162,63 @@ pub(super) fn command_to_waiting_prompt(
 fn is_command_prompt_of(prompt: &str, program: &str, pgid: i32) -> bool {
     is_repl_prompt_of(prompt, program)
         && (prompt.chars().any(char::is_alphabetic) || group_runs_a_repl(pgid))
+}
+
+impl SendOp {
+    /// Withdraws the notice that line `number` of the send went to a prompt as its answer
+    /// (see [`command_to_waiting_prompt`], `note_command_to_a_prompt`), the only line named
+    /// yet, when only its first keys went: a reader in raw mode took them one at a time and
+    /// went on (a key reader; an arrow-key menu, which shows no key), and the notice of the
+    /// keys held back tells what went instead.
+    pub(super) fn withdraw_line_to_prompt(&self, number: usize) {
+        let mut lines = self.to_prompts.lock();
+        if matches!(lines.as_slice(), [(named, _)] if *named == number) {
+            lines.clear();
+            *self.refused.lock() = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::asks_a_question;
+
+    /// A line editor's questions, whose line is an answer, and the prompts of REPLs,
+    /// debuggers and shells, whose line is a statement or a command.
+    #[test]
+    fn line_editor_questions() {
+        for row in [
+            "Is this OK? (yes) ",
+            "Continue? ",
+            "Overwrite? (y/n) ",
+            "package name: (rl) ",
+            "version: (1.0.0) ",
+            "? Project name ",
+            "? Pick a color (Use arrow keys)",
+            "Password: ",
+        ] {
+            assert!(asks_a_question(row), "{row}");
+        }
+        for row in [
+            ">>> ",
+            "> ",
+            "... ",
+            "sqlite> ",
+            "(gdb) ",
+            "(Pdb) ",
+            "In [1]: ",
+            "   ...: ",
+            "dsh> ",
+            "user@host:~$ ",
+            "user@host:~/proxy/nginx$ ",
+            "postgres=# ",
+            "MariaDB [(none)]> ",
+            "php > ",
+            "main[1] ",
+            "? ",
+            "",
+        ] {
+            assert!(!asks_a_question(row), "{row}");
+        }
+    }
 }
