@@ -3,7 +3,7 @@
 //! its result and prompt (that read is no sign jshell is done with the line; the send came
 //! back with the echo alone), and `terminal_signal` SIGINT stops a statement as the Ctrl-C
 //! key does (jline unsets the interrupt key: a SIGINT to the group ended the engine, the
-//! REPL's state lost).
+//! REPL's state lost). Its line editor's redraws of the lines typed are no output erased.
 
 use dsh_terminal_core::{BackendSession, SignalDelivery, TerminalSignal, WaitReason};
 
@@ -21,6 +21,14 @@ async fn a_jshell_statement_is_waited_for_and_sigint_keeps_its_state() {
         assert!(r.viewport.contains("jshell>"), "{r:?}");
         let r = sh.send("int kept = 41").await;
         assert!(r.viewport.contains("kept ==> 41"), "{r:?}");
+        // A block typed over several lines: jline re-indents its closing brace as it is typed
+        // (up to its row, erase after the prompt, the brace written back further left), the
+        // typed line redrawn, no output erased.
+        let r = sh
+            .send("int sq(int x) {\n    return x * x;\n}\nsq(7)")
+            .await;
+        assert!(r.viewport.contains("==> 49"), "{r:?}");
+        assert!(r.notices.iter().all(|n| !n.contains("erased")), "{r:?}");
         let r = sh.send("Thread.sleep(1500); kept + 1").await;
         assert!(r.viewport.contains("==> 42"), "{r:?}");
         assert!(r.viewport.trim_end().ends_with("jshell>"), "{r:?}");

@@ -187,7 +187,12 @@ impl Screen {
             }
             // Counted here: not again as a row written over.
             self.clears.revisited.retain(|(r, _)| *r != abs);
-            self.note_erased_text(abs, text.trim());
+            // An erase of the row's end from the cursor keeps the row's whole text with it: a
+            // line editor redrawing its input line erases after the prompt and writes the
+            // line back (see `Erased::not_redrawn`).
+            let line = (start > 0)
+                .then(|| super::row_text::row_text(self.parser.screen(), &[], row, 0, cols));
+            self.note_erased_text_as(abs, abs, text.trim(), line.as_deref().map(str::trim));
         }
     }
 
@@ -195,7 +200,7 @@ impl Screen {
     /// earlier result showed (see [`Clears::floor`]: noted as seen, see `Erased::note_shown`)
     /// or a row of a progress display.
     fn note_erased_text(&mut self, row: u64, text: &str) {
-        self.note_erased_text_as(row, row, text);
+        self.note_erased_text_as(row, row, text, None);
     }
 
     /// [`Screen::note_erased_text`] of a row deleted or pushed off the screen (see
@@ -204,7 +209,7 @@ impl Screen {
     /// (a status line's frames).
     fn note_dropped_text(&mut self, row: u64, text: &str) {
         self.clears.dropped += 1;
-        self.note_erased_text_as(row, DROPPED_ROWS + self.clears.dropped, text);
+        self.note_erased_text_as(row, DROPPED_ROWS + self.clears.dropped, text, None);
     }
 
     /// Whether absolute row `row` is one an earlier result showed (see [`Clears::floor`]).
@@ -214,8 +219,9 @@ impl Screen {
             .is_some_and(|f| row < f.row || (row == f.row && f.col > 0))
     }
 
-    /// Notes `text` of absolute row `row` under the number `id` (see [`Erased`]).
-    fn note_erased_text_as(&mut self, row: u64, id: u64, text: &str) {
+    /// Notes `text` of absolute row `row` under the number `id` (see [`Erased`]); `line` is
+    /// the row's whole text when the erase took only its end.
+    fn note_erased_text_as(&mut self, row: u64, id: u64, text: &str, line: Option<&str>) {
         if !text.is_empty() && self.shown_before(row) {
             self.clears
                 .erased
@@ -234,7 +240,7 @@ impl Screen {
         self.clears
             .erased
             .get_or_insert_with(Erased::default)
-            .note(id, text);
+            .note(id, text, line);
     }
 
     /// What was erased since the last take (see [`Erased`]), and forgets it.

@@ -19,15 +19,18 @@ const ROWS_COUNTED_MAX: usize = 256;
 /// the cursor left the row it last printed on (not a progress line redrawn in place), the
 /// rows from the cursor down (`ESC [ J`), or a row written over, deleted or pushed off the
 /// screen; only while a command runs (not the shell's line editor's redraws), and only rows
-/// no earlier result showed.
+/// no earlier result showed. A REPL's line editor runs as the command: its redraws of the
+/// input line are told apart when the result is made (see [`Erased::not_redrawn`]).
 #[derive(Debug, Default)]
 pub(crate) struct Erased {
     /// Rows with text erased.
     rows: u64,
     /// Each distinct text erased (trimmed, cut at [`ERASED_ROW_MAX_BYTES`]) in the order first
-    /// erased, with how many rows had it and the (absolute) row it was first erased from; at
-    /// most [`ERASED_TEXTS_MAX`].
-    texts: Vec<(String, u64, u64)>,
+    /// erased, with how many rows had it, the (absolute) row it was first erased from and,
+    /// when the erase took only the row's end (from the cursor, with a prompt or other text
+    /// before it), the row's whole text then (trimmed, cut alike); at most
+    /// [`ERASED_TEXTS_MAX`].
+    texts: Vec<(String, u64, u64, Option<String>)>,
     /// How many times each row had text erased (at most [`ROWS_COUNTED_MAX`] rows).
     erases_by_row: HashMap<u64, u32>,
     /// Texts erased from rows an earlier result showed (at most [`ERASED_TEXTS_MAX`]): not
@@ -38,8 +41,9 @@ pub(crate) struct Erased {
 }
 
 impl Erased {
-    /// Notes `text` erased from absolute row `row`.
-    pub(super) fn note(&mut self, row: u64, text: &str) {
+    /// Notes `text` erased from absolute row `row`; `line` is the row's whole text when the
+    /// erase took only its end (see `texts`).
+    pub(super) fn note(&mut self, row: u64, text: &str, line: Option<&str>) {
         self.rows += 1;
         if let Some(n) = self.erases_by_row.get_mut(&row) {
             *n += 1;
@@ -50,7 +54,9 @@ impl Erased {
         if let Some(seen) = self.texts.iter_mut().find(|(t, ..)| t == text) {
             seen.1 += 1;
         } else if self.texts.len() < ERASED_TEXTS_MAX {
-            self.texts.push((text.to_owned(), 1, row));
+            let line =
+                line.map(|l| dsh_output_retention::head_slice(l, ERASED_ROW_MAX_BYTES).to_owned());
+            self.texts.push((text.to_owned(), 1, row, line));
         }
     }
 
@@ -72,18 +78,21 @@ impl Erased {
     /// starts with the same word, and it does not read as a problem (a status block's rows:
     /// the files under test, a layer's state; an error under a spinner still counts). Shapes
     /// too short to tell a display by (`D1`, `ERR3`) make no frames (see
-    /// `frames::same_display`).
+    /// `frames::same_display`). Nor is a text lost whose row, as it read before the erase,
+    /// begins a line of `rendered`: a line editor's redraw of its input line (JLine erases a
+    /// closing brace after the continuation prompt, `   ...>     }`, and writes it back
+    /// re-indented, `   ...> }`). Lines are compared with spacing aside (see [`spaced`]).
     pub(crate) fn not_redrawn(&self, rendered: &str) -> Option<ErasedLines> {
         let shapes: Vec<String> = self.texts.iter().map(|(t, ..)| line_shape(t)).collect();
-        let shown: Vec<(&str, String)> = rendered
+        let shown: Vec<(String, String)> = rendered
             .lines()
-            .map(|line| (line.trim(), line_shape(line)))
+            .map(|line| (spaced(line), line_shape(line)))
             .collect();
-        let lost: Vec<&(String, u64, u64)> = self
+        let lost: Vec<&(String, u64, u64, Option<String>)> = self
             .texts
             .iter()
             .zip(&shapes)
-            .filter(|&((text, n, row), shape)| {
+            .filter(|&((text, n, row, line), shape)| {
                 let redrawn_row = self.erases_by_row.get(row).is_some_and(|&e| e > 1);
                 let first_word = text.split_whitespace().next();
                 let kin = self
@@ -98,14 +107,14 @@ impl Erased {
                     && !shown_before
                     && (!(transient_row(text) || redrawn_row || kin) || problem)
                     && shapes.iter().filter(|s| same_display(s, shape)).count() <= 1
-                    && !shown
-                        .iter()
-                        .any(|(line, s)| line.starts_with(text.as_str()) || same_display(s, shape))
+                    && !begins_a_line(&shown, text)
+                    && !line.as_deref().is_some_and(|l| begins_a_line(&shown, l))
+                    && !shown.iter().any(|(_, s)| same_display(s, shape))
             })
             .map(|(entry, _)| entry)
             .collect();
         let (first, last) = (lost.first()?, lost.last()?);
-        let kept: u64 = self.texts.iter().map(|(_, n, _)| n).sum();
+        let kept: u64 = self.texts.iter().map(|(_, n, ..)| n).sum();
         let problem = lost
             .iter()
             .skip(1)
@@ -121,6 +130,22 @@ impl Erased {
             problem,
         })
     }
+}
+
+/// `text` with its ends trimmed and each run of whitespace made one space: a line editor
+/// redrawing its input line may change the indent (JLine re-indents a closing brace) or the
+/// padding after its prompt, and the line loses nothing by that.
+fn spaced(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether a line of `shown` (a result's lines, [`spaced`], with their shapes) begins with
+/// `text`, spacing aside: the text was redrawn with the same words or more.
+fn begins_a_line(shown: &[(String, String)], text: &str) -> bool {
+    let text = spaced(text);
+    shown
+        .iter()
+        .any(|(line, _)| line.starts_with(text.as_str()))
 }
 
 /// The lines a result says were lost (see [`Erased::not_redrawn`]).
@@ -165,7 +190,7 @@ mod tests {
             (9, "ERROR: connection refused"),
             (9, "⠙ retrying"),
         ] {
-            erased.note(row, text);
+            erased.note(row, text, None);
         }
         let rendered = "layer 1: 100%\n- retrying\nStep 4/10: compiling\nok";
         let lines = |rows, frames, first: &str, last: &str, problem: Option<&str>| ErasedLines {
@@ -194,7 +219,7 @@ mod tests {
         // A problem between lines that report none is named too.
         let mut erased = Erased::default();
         for (row, text) in [(1, "test_a ok"), (2, "test_b FAILED"), (3, "test_c ok")] {
-            erased.note(row, text);
+            erased.note(row, text, None);
         }
         assert_eq!(
             erased.not_redrawn("2 passed"),
@@ -210,7 +235,7 @@ mod tests {
         let named = |notes: &[(u64, &str)], rendered: &str| {
             let mut erased = Erased::default();
             for &(row, text) in notes {
-                erased.note(row, text);
+                erased.note(row, text, None);
             }
             erased
                 .not_redrawn(rendered)

@@ -90,3 +90,45 @@ fn a_status_line_shown_then_redrawn_and_erased_is_no_lost_line() {
         .map(|lines| lines.first);
     assert_eq!(lost.as_deref(), Some("error: disk full"));
 }
+
+/// A REPL's line editor redrawing its input line is no lost line: jline (jshell's) re-indents
+/// a closing brace as it is typed (up to its row, erase after the continuation prompt, the
+/// brace written back further left), and a redraw of whole rows may change their indent too.
+/// A line erased from its middle and written over with other words still is one.
+#[test]
+fn a_line_editors_redraw_of_its_input_line_is_no_lost_line() {
+    use super::super::Position;
+    let lost = |bytes: &[u8]| {
+        let mut s = screen();
+        s.feed(&mark("C"));
+        s.feed(b"jshell> ");
+        let start = Position { row: 0, col: 8 };
+        s.set_erased_floor(start);
+        s.feed(bytes);
+        let rendered = s.snapshot_from(start, 100_000).render(100_000).text;
+        let notes = s.take_span_notes();
+        notes
+            .erased
+            .as_ref()
+            .and_then(|e| e.not_redrawn(&rendered))
+            .map(|lines| lines.first)
+    };
+    // jshell's echo of `int sq(int x) {`, `    return x * x;`, `}`, `sq(7)`.
+    let jline = b"int sq(int x)\x1b[7D\x1b[7C {\r\r\n   ...>         return x * x;\r\r\n   ...>     }\x1b[2A\x1b[9C\r\r\n\r\n\x1b[8C\x1b[K}\r\r\n\x1b[?1l\x1b>\x1b[?2004l\x1b[?1h\x1b=\x1b[?2004hjshell> sq(7)\r\r\n\x1b[?1l\x1b>\x1b[?2004l$2 ==> 49\r\n\x1b[?1h\x1b=\x1b[?2004hjshell> ";
+    assert_eq!(lost(jline), None);
+    // Text typed after the redraw (`};`) makes the line longer, not another.
+    assert_eq!(
+        lost(b"int[] a = {\r\r\n   ...>     }\x1b[1A\r\r\n\x1b[8C\x1b[K};\r\r\njshell> "),
+        None
+    );
+    // Whole rows erased below and written back with another indent.
+    assert_eq!(
+        lost(b"\r\nIn: {\r\n   ...>     }\x1b[1A\r\x1b[JIn: {\r\n   ...> }\r\njshell> "),
+        None
+    );
+    // Erased from the middle of a row and written over with other words: named.
+    assert_eq!(
+        lost(b"\r\nstatus: ERROR linking\r\n\x1b[1A\x1b[8C\x1b[Kok\r\n"),
+        Some("ERROR linking".to_owned())
+    );
+}
