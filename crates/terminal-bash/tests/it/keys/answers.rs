@@ -266,3 +266,102 @@ async fn keys_beyond_what_a_key_read_takes_are_not_typed() {
     })
     .await;
 }
+
+/// A key command sent with Enter to a full-screen program goes without the Enter when the
+/// keys end the program (`q` to less, `ZZ` to vim), also after keys sent without Enter: the
+/// Enter would answer the next prompt of the command line (a `[Y/n]` taking its default).
+/// Keys the program reads on keep their Enter (less's search, vim's `:` command, whose Enter
+/// runs it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_command_that_ends_a_full_screen_program_keeps_no_enter() {
+    within(async {
+        let dir = TempDir::new("full-screen-keys");
+        let sh = Shell::open(config()).await;
+        let left_out = |r: &SendResult| {
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[input: the Enter was left out"))
+        };
+        let ask = "; read -p 'Proceed with upgrade? [Y/n] ' a; echo \"answer=[$a]\"";
+        let r = sh.send(&format!("seq 1 500 | less{ask}")).await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        let r = sh.send("/300").await;
+        assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+        assert!(r.viewport.contains("300"), "{r:?}");
+        assert!(!left_out(&r), "{r:?}");
+        sh.send_raw("G", false).await;
+        let r = sh.send("q").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(
+            r.viewport.ends_with("Proceed with upgrade? [Y/n] "),
+            "{r:?}"
+        );
+        assert!(left_out(&r), "{r:?}");
+        let r = sh.send("n").await;
+        assert!(r.viewport.lines().any(|l| l == "answer=[n]"), "{r:?}");
+        if crate::support::installed("vim") {
+            let file = dir.0.join("notes.txt");
+            let r = sh
+                .send(&format!("vim --clean -i NONE '{}'{ask}", file.display()))
+                .await;
+            assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+            let r = sh.send(":set number").await;
+            assert_eq!(r.input_mode, InputMode::AlternateScreen, "{r:?}");
+            assert!(r.viewport.lines().any(|l| l.trim() == "1"), "{r:?}");
+            assert!(!left_out(&r), "{r:?}");
+            sh.send_raw("isaved\u{1b}", false).await;
+            let r = sh.send("ZZ").await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            assert!(
+                r.viewport.ends_with("Proceed with upgrade? [Y/n] "),
+                "{r:?}"
+            );
+            assert!(left_out(&r), "{r:?}");
+            let r = sh.send("n").await;
+            assert!(r.viewport.lines().any(|l| l == "answer=[n]"), "{r:?}");
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), "saved\n");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A one-key answer to a cbreak key reader whose command line asks next at the shell's
+/// `read`: the send settles once that read waits, its Enter dropped (it waited 3 s for a
+/// prompt of the shell that never came, past this send's deadline).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_answer_before_the_shells_read_settles_when_the_read_waits() {
+    within(async {
+        let dir = TempDir::new("key-then-read");
+        let sh = Shell::open(config()).await;
+        let cbreak = "import sys, termios, tty\n\
+            old = termios.tcgetattr(0)\n\
+            tty.setcbreak(0)\n\
+            k = sys.stdin.read(1)\n\
+            termios.tcsetattr(0, termios.TCSADRAIN, old)\n\
+            print('key', k)\n";
+        let script = dir.0.join("cb.py");
+        std::fs::write(&script, cbreak).unwrap();
+        let r = sh
+            .send(&format!(
+                "python3 '{}'; read -p 'Next: ' q; echo \"q=[$q]\"",
+                script.display()
+            ))
+            .await;
+        assert_eq!(r.input_mode, InputMode::SingleKey, "{r:?}");
+        let r = sh.send_within("y", true, 2500).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(r.viewport.lines().any(|l| l == "key y"), "{r:?}");
+        assert!(r.viewport.ends_with("Next: "), "{r:?}");
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[input: the Enter was left out")),
+            "{r:?}"
+        );
+        let r = sh.send("z").await;
+        assert!(r.viewport.lines().any(|l| l == "q=[z]"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -27,6 +27,9 @@
 //! (Python's `tty.setraw`, node's `setRawMode`, click's `getchar`) at a question or a prompt
 //! for a value (not a shell's or a REPL's prompt, whose line editor takes lines whole), a
 //! yes/no word at a yes/no question going with its other keys together.
+//!
+//! Keys with Enter to a full-screen program go likewise, the Enter only while the program
+//! still holds its screen once it read them (see `full_screen`).
 
 use std::sync::atomic::Ordering;
 
@@ -39,6 +42,8 @@ use super::super::observe::{ends_like_a_question, is_repl_prompt};
 use super::super::shared::{Shared, State};
 use super::SendOp;
 use super::pacing::Pacing;
+
+mod full_screen;
 
 /// Most keys an answer to a key reader may have for them to go one at a time (see the module
 /// docs); longer text goes as sent.
@@ -88,12 +93,18 @@ pub(super) struct AnswerCheck {
     /// reader in cbreak mode with echo off at a yes/no question: a silent one takes the key
     /// alone, one that echoes it and reads on is a line editor of its own).
     echo_required: bool,
+    /// The keys went to a full-screen program (see `full_screen`): how often the screen had
+    /// left the alternate screen then (`Screen::alternate_leave_count`). The rest goes while
+    /// that program still holds the screen (`AnswerCheck::holds_screen`), whatever the cursor
+    /// shows (a key command redraws anywhere); `start`, `at`, `cols` and `key` are not asked.
+    full_screen: Option<u64>,
 }
 
 impl AnswerCheck {
-    /// The cursor when the answer's first key went.
-    pub(super) fn start(&self) -> Position {
-        self.start
+    /// The cursor when the answer's first key went; `None` for keys to a full-screen
+    /// program, which answer no prompt on a row.
+    pub(super) fn start(&self) -> Option<Position> {
+        self.full_screen.is_none().then_some(self.start)
     }
 
     /// Whether the reader, group `fg` now, shows it took the key as part of a line: the same
@@ -102,7 +113,12 @@ impl AnswerCheck {
     /// echoes, if at all, once it gets to it (prompt_toolkit draws after it reads again): the
     /// cursor anywhere from where the answer's first key went to the cells of the keys typed
     /// so far, counted along the rows (a PIN read shows nothing, others `*` or the keys).
+    /// Keys to a full-screen program: it still holds its screen (see
+    /// `AnswerCheck::holds_screen`).
     fn shows_key(&self, st: &mut State, fg: Option<i32>, echo: bool) -> bool {
+        if self.full_screen.is_some() {
+            return self.holds_screen(st, fg);
+        }
         if fg != self.fg {
             return false;
         }
@@ -120,8 +136,13 @@ impl AnswerCheck {
     /// edge, where the cursor stays on the last column until the next key), after the key.
     /// The key's cell is the cursor's when the key went, or the next row's first when the
     /// cursor stood on the last column then (its wrap pending). With `masks`, a mask drawn
-    /// for the key (`*`, `•`, `●`: a password prompt) counts too.
+    /// for the key (`*`, `•`, `●`: a password prompt) counts too. Keys to a full-screen
+    /// program count as dealt with while it still holds its screen (see
+    /// `AnswerCheck::holds_screen`).
     fn echoed(&self, st: &mut State, fg: Option<i32>, masks: bool) -> bool {
+        if self.full_screen.is_some() {
+            return self.holds_screen(st, fg);
+        }
         let cols = st.screen.cols();
         let now = st.screen.cursor();
         let width = key_width(self.key);
@@ -160,7 +181,8 @@ fn key_width(key: char) -> u16 {
 /// What a send of `text` (+ Enter when `submit`) begun now to the foreground group `fg`
 /// types when it answers a program asking for keys (see [`plan`]); `None` also when text was
 /// typed on the line without Enter before (a key that goes on such a line, a pager's `/`
-/// search, keeps its Enter).
+/// search, keeps its Enter), but on the alternate screen, where the Enter goes to a program
+/// that reads on whatever was typed before (see `full_screen`: `:` sent alone, then `wq`).
 pub(super) fn key_answer(
     st: &mut State,
     shared: &Shared,
@@ -170,7 +192,10 @@ pub(super) fn key_answer(
     (text, submit): (&str, bool),
 ) -> Option<KeyAnswer> {
     // The shell's line editor (every command typed at the prompt) returns before any work.
-    if st.typed_unended || shell_line_editor || modes.is_none_or(|m| m.canonical) {
+    if shell_line_editor || modes.is_none_or(|m| m.canonical) {
+        return None;
+    }
+    if st.typed_unended && !st.screen.alternate_screen() {
         return None;
     }
     let keyed = if submit {
@@ -182,9 +207,10 @@ pub(super) fn key_answer(
 }
 
 /// What `keyed` (a send's keys, or one of its paced lines, with its Enter) types now to the
-/// foreground group `fg` reading in `modes` on the main screen, not at the shell's line
-/// editor (`shell_line_editor`) nor a REPL's prompt, nor through a relay (see
-/// [`relays_keys`]) (see the module docs); `None`: it goes as it is.
+/// foreground group `fg` reading in `modes` on the main screen, or on the alternate screen
+/// (see `full_screen`), not at the shell's line editor (`shell_line_editor`) nor a REPL's
+/// prompt, nor through a relay (see [`relays_keys`]) (see the module docs); `None`: it goes
+/// as it is.
 fn plan(
     st: &mut State,
     shared: &Shared,
@@ -241,8 +267,11 @@ fn plan_keys(
     keyed: &[u8],
 ) -> Option<KeyAnswer> {
     let modes = modes.filter(|m| !m.canonical)?;
-    if st.screen.alternate_screen() || shell_line_editor {
+    if shell_line_editor {
         return None;
+    }
+    if st.screen.alternate_screen() {
+        return full_screen::keys(st, fg, keyed);
     }
     if modes.single_keys() {
         if let Some((key, rest_withheld)) = key_of(st, keyed, asks_for_a_key) {
@@ -390,6 +419,7 @@ fn checked(
         key: c,
         kind,
         echo_required,
+        full_screen: None,
     };
     answer(key.as_bytes().to_vec(), false, Some((rest, check)))
 }
@@ -561,31 +591,4 @@ impl SendOp {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::asks_for_a_key;
-
-    /// Questions whose key a cbreak reader takes alone whatever follows; a question that
-    /// only ends in `?` may read several keys or a line.
-    #[test]
-    fn key_questions() {
-        for row in [
-            "Continue? [y/N]",
-            "Delete all? (Y/n)",
-            "Quit anyway? (y or n)",
-            "Press any key to continue",
-            "(1/1) Stage this hunk [y,n,q,a,d,e,?]?",
-        ] {
-            assert!(asks_for_a_key(row), "{row}");
-        }
-        for row in [
-            "Overwrite file?",
-            "How many copies?",
-            "/7",
-            "PID to signal/kill [default pid = 1]",
-            "PIN (3 digits, Enter):",
-            "Name:",
-        ] {
-            assert!(!asks_for_a_key(row), "{row}");
-        }
-    }
-}
+mod tests;

@@ -260,8 +260,11 @@ impl Pacing {
     /// shell, whose new prompt is the sign it has dealt with the key (at most
     /// [`PROMPT_HOLD_MAX`]); or the program the send's lines answered has ended
     /// (`reader_gone`: `raise SystemExit` in a REPL), and the prompt is what says the lines
-    /// after are not the shell's (at most [`READER_GONE_HOLD_MAX`]). The shell's line editor
-    /// reading again is not such a sign. `None`: released.
+    /// after are not the shell's (at most [`READER_GONE_HOLD_MAX`]); but not while the next
+    /// step is a key answer's rest waiting on its check (see `key_answer`), which the shell
+    /// reading now settles (the reader that took the key is gone: the rest is dropped at
+    /// once; the lines after it wait then). The shell's line editor reading again is not
+    /// such a sign. `None`: released.
     pub(super) fn holds_for_prompt(
         &self,
         reason: Settle,
@@ -271,7 +274,7 @@ impl Pacing {
     ) -> Option<std::time::Duration> {
         let max = if self.after_signal_key {
             PROMPT_HOLD_MAX
-        } else if reader_gone {
+        } else if reader_gone && self.answer_check.is_none() {
             READER_GONE_HOLD_MAX
         } else {
             return None;

@@ -35,9 +35,10 @@ impl Pacing {
         self.line_ends_taken = self.line_ends_taken.saturating_sub(line_ends(rest));
     }
 
-    /// Where the key answer whose rest waits on a check began (its first key's cursor).
+    /// Where the key answer whose rest waits on a check began (its first key's cursor; none
+    /// for keys to a full-screen program).
     pub(in crate::session::send) fn answer_start(&self) -> Option<Position> {
-        self.answer_check.map(|check| check.start())
+        self.answer_check.and_then(|check| check.start())
     }
 
     /// The check a key answer's pending rest waits on.
