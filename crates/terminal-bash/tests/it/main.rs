@@ -38,6 +38,7 @@ mod queries;
 mod races;
 mod redraws;
 mod repl_prompts;
+mod replaced_shell_signals;
 mod running_lines;
 mod sandbox;
 mod sandbox_filters;

@@ -53,7 +53,7 @@ pub(super) const SHELL_READ_BACKOFF_MAX: Duration = Duration::from_millis(20);
 /// next key arrives, and then eats that key: the next command would lose its first character.
 /// Returns at once when a program other than the shell holds the terminal, or no prompt is
 /// current.
-pub(super) async fn wait_for_shell_read(shared: &Shared) {
+pub(super) async fn wait_for_shell_read(shared: &Arc<Shared>) {
     wait_for_shell_prompt_read(shared, false).await;
 }
 
@@ -61,14 +61,16 @@ pub(super) async fn wait_for_shell_read(shared: &Shared) {
 /// terminal: a shell that stopped itself (`suspend`, `kill -STOP $$`) ends that command and
 /// prints its prompt once continued (after any `CONT` trap it runs), and that prompt must not
 /// be taken as the end of the command about to be typed. A shell stopped while it waited on a
-/// foreground job prints none until the job ends: the wait then runs to its bound.
-pub(super) async fn wait_for_continued_shell(shared: &Shared) {
+/// foreground job prints none until the job ends: the wait then runs to its bound. One that
+/// replaced ours (`exec bash --norc`) prints no marks: reading, it is back at its prompt.
+pub(super) async fn wait_for_continued_shell(shared: &Arc<Shared>) {
     wait_for_shell_prompt_read(shared, true).await;
 }
 
-/// Until the shell reads the terminal at a current prompt; unless `prompt_awaited`, also until
+/// Until the shell reads the terminal at a current prompt, or its group reads it unmarked
+/// (`Shared::shell_group_reads_unmarked`, output drained); unless `prompt_awaited`, also until
 /// another group holds the terminal or no prompt is current. Within [`SHELL_READ_WAIT_MAX`].
-async fn wait_for_shell_prompt_read(shared: &Shared, prompt_awaited: bool) {
+async fn wait_for_shell_prompt_read(shared: &Arc<Shared>, prompt_awaited: bool) {
     let deadline = Instant::now() + SHELL_READ_WAIT_MAX;
     let mut pause = Duration::from_millis(1);
     loop {
@@ -80,7 +82,12 @@ async fn wait_for_shell_prompt_read(shared: &Shared, prompt_awaited: bool) {
         if !current && !prompt_awaited {
             return;
         }
-        if (current && shared.waiting_on_tty(shell).await) || Instant::now() >= deadline {
+        let reads = if current {
+            shared.waiting_on_tty(shell).await
+        } else {
+            shared.shell_group_reads_unmarked().await && shared.output_drained()
+        };
+        if reads || Instant::now() >= deadline {
             return;
         }
         tokio::time::sleep(pause).await;

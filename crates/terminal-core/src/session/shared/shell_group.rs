@@ -2,6 +2,8 @@
 //! prompt, whether it replaced itself (`exec prog`), and the commands it runs there itself
 //! with job control off (`set +m`).
 
+use std::sync::Arc;
+
 use super::Shared;
 
 impl Shared {
@@ -50,5 +52,22 @@ impl Shared {
             return false;
         };
         crate::process::cmdline(self.shell_pgid()).is_some_and(|now| now != recorded)
+    }
+
+    /// Whether the shell's process group reads the terminal with no marked prompt of our
+    /// shell to come: what replaced our shell reads (`exec bash --norc` at its own prompt,
+    /// `exec python3` at `>>>`), or another member does (a REPL run with job control off,
+    /// `set +m`). No mark tells that such a reader is back at its prompt; reading is what
+    /// does. `false` while our own shell reads (its fresh prompt's marks tell) or nothing of
+    /// the group reads. `/proc` reads off the async workers.
+    pub(in crate::session) async fn shell_group_reads_unmarked(self: &Arc<Self>) -> bool {
+        let sh = Arc::clone(self);
+        tokio::task::spawn_blocking(move || {
+            let shell = sh.shell_pgid();
+            sh.tty_reader(shell)
+                .is_some_and(|pid| pid != shell || sh.shell_replaced())
+        })
+        .await
+        .unwrap_or(false)
     }
 }

@@ -2,6 +2,7 @@
 //! the group dying or the shell re-arming its line editor, so the send's text is not
 //! swallowed with the interrupted line.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
@@ -78,12 +79,15 @@ impl SignalAftermath {
     /// signalled program survived and is blocked reading the terminal again (a REPL catching
     /// SIGINT; for an interrupt character, only once it has read the byte), or the program
     /// that ran it (a nested shell) holds the terminal again, reading, its output quiet on
-    /// the screen. Returns early
+    /// the screen. Our shell's own group counts as such a program while what reads there
+    /// prints no marks (see `reads_without_marks`): a shell that replaced ours (`exec bash
+    /// --norc`) back at its prompt after its job stopped or ended, `exec python3` reading
+    /// again after its interrupt; no fresh prompt of ours comes then. Returns early
     /// when `op` settles. Returns whether the signal played out (not the deadline, nor the
     /// settled `op`).
     pub(in crate::session) async fn wait(
         mut self,
-        shared: &Shared,
+        shared: &Arc<Shared>,
         op: &SendOp,
         activity: &mut watch::Receiver<u64>,
     ) -> bool {
@@ -124,22 +128,21 @@ impl SignalAftermath {
                 self.at = Instant::now();
                 continue;
             }
-            if self.pgid != shared.shell_pgid()
-                && shared.pty.foreground_pgid() == Some(self.pgid)
+            if shared.pty.foreground_pgid() == Some(self.pgid)
                 && (self.key_byte.is_none()
                     || (shared.pty.pending_input_bytes() == Some(0) && self.answered(shared)))
-                && shared.waiting_on_tty(self.pgid).await
+                && reads_without_marks(shared, self.pgid).await
             {
                 return true;
             }
-            // The signalled program is gone and the program that ran it (a nested shell, a
-            // debugger) took the terminal back: once its output is on the screen and quiet,
-            // reading the terminal again, it is at its prompt.
+            // The signalled program is gone (or stopped) and the program that ran it (a nested
+            // shell, a debugger, a shell that replaced ours) took the terminal back: once its
+            // output is on the screen and quiet, reading the terminal again, it is at its
+            // prompt.
             if let Some(fg) = shared.pty.foreground_pgid()
                 && fg != self.pgid
-                && fg != shared.shell_pgid()
                 && self.answered(shared)
-                && shared.waiting_on_tty(fg).await
+                && reads_without_marks(shared, fg).await
             {
                 return true;
             }
@@ -150,5 +153,19 @@ impl SignalAftermath {
                 _ = tokio::time::sleep_until(tick.into()) => {}
             }
         }
+    }
+}
+
+/// Whether group `pgid`, holding the terminal, reads it at a prompt no mark of our shell
+/// announces: a program's group blocked reading the terminal, or our shell's own group read
+/// by what prints no marks there (see `Shared::shell_group_reads_unmarked`), all it wrote
+/// before it read on the screen. Our own shell reading is not enough: its fresh prompt's
+/// marks say it is back (bash may read on with an interrupt pending, see
+/// [`SignalAftermath::wait`]).
+async fn reads_without_marks(shared: &Arc<Shared>, pgid: i32) -> bool {
+    if pgid == shared.shell_pgid() {
+        shared.shell_group_reads_unmarked().await && shared.output_drained()
+    } else {
+        shared.waiting_on_tty(pgid).await
     }
 }
