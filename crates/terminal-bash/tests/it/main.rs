@@ -26,6 +26,7 @@ mod late_answers;
 mod left_changed;
 mod lifecycle;
 mod limits;
+mod literal_escapes;
 mod long_lines;
 mod multiplexer;
 mod pacing;

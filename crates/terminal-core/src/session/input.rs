@@ -39,6 +39,9 @@
 //!   end of the input. Readline would otherwise take that Enter (or the next send's first key)
 //!   as the sequence's end, and the line would neither run nor end. Other programs get the
 //!   bytes as sent (editors time an ESC out themselves).
+//! - An ESC meant as a character of the text (in a string, a here-document's body, amid the
+//!   text) to a line editor at its prompt is refused: it would be read as a key (see
+//!   [`literal_escapes`]).
 //! - Windows line endings (`\r\n`) are one Enter each, as a lone `\r` or `\n` is: sent as
 //!   is they would be two keys, and the shell would run an empty command after every line.
 //! - Several lines to the shell's own line editor end with `\n` (C-j, Enter to readline), the
@@ -51,6 +54,7 @@ use crate::error::{TerminalError, TerminalErrorCode};
 
 mod cursor_keys;
 mod line_notices;
+pub(super) mod literal_escapes;
 mod python;
 mod quoted_tabs;
 

@@ -391,6 +391,7 @@ impl SendOp {
             {
                 let ahead = matches!(reason, Settle::Idle | Settle::Timeout);
                 if self.refuses_paced_step(&line, &mut pacing, obs.fg).await
+                    || self.refuses_literal_escape_step(&line, &mut pacing, obs.fg)
                     || (reason == Settle::StdinWait
                         && self.refuses_step_to_own_prompt(&line, &mut pacing, obs.fg))
                 {

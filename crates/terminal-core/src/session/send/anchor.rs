@@ -517,6 +517,35 @@ impl SendOp {
         ));
         true
     }
+
+    /// Whether `step`, paced after the send's first input, must not be typed: the shell's line
+    /// editor reads it (the foreground group `fg` is the shell's, in readline's modes: its
+    /// prompt came back after an earlier line's command), and it holds an ESC meant as a
+    /// character (see `input::literal_escapes`), which readline would take for a key. The
+    /// step and the rest are then dropped, and the result gets the notice naming the line.
+    pub(super) fn refuses_literal_escape_step(
+        &self,
+        step: &[u8],
+        pacing: &mut super::pacing::Pacing,
+        fg: Option<i32>,
+    ) -> bool {
+        use super::super::input::literal_escapes::{Syntax, literal_escape, literal_escape_notice};
+        if fg != Some(self.shared.shell_pgid())
+            || !self.shared.pty.modes().is_some_and(TtyModes::line_editing)
+        {
+            return false;
+        }
+        let Some(found) = std::str::from_utf8(step)
+            .ok()
+            .and_then(|text| literal_escape(text, Syntax::Shell))
+        else {
+            return false;
+        };
+        pacing.discard();
+        let number = pacing.newest_step_first_line() + found.line - 1;
+        *self.refused.lock() = Some(literal_escape_notice(number, found.why));
+        true
+    }
 }
 
 /// A reader that takes a multi-line bracketed paste as one block (a Python REPL).

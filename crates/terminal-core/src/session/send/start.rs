@@ -25,6 +25,7 @@ use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
 use super::{SendOp, Span, node_input, pacing, python_input, waiting_prompt};
 
+mod escapes;
 mod python_reader;
 
 impl SendOp {
@@ -221,6 +222,20 @@ impl SendOp {
                     || (our_shell && !shell_line_editor && !m.canonical && !m.maps_cr)
             }),
         };
+        // An ESC meant as a character of the text (in a string, a here-document, amid the
+        // text) to a line editor at its prompt, the shell's or a REPL's, would be read as a key
+        // and change the line silently: refused (see `input::literal_escapes`).
+        let repl_line_editor = program
+            && canonical == Some(false)
+            && !alternate
+            && (at_repl_prompt || python_repl || modes.is_some_and(TtyModes::line_editing));
+        escapes::refuse_literal_escape(
+            shared,
+            fg,
+            &request.text,
+            shell_line_editor,
+            repl_line_editor,
+        )?;
         let python_reader::ReplView {
             cursor_row,
             reads: python_reader,
