@@ -5,7 +5,9 @@
 //! and the texts written over before it show nowhere: the result quotes the row. A row that
 //! shows an earlier text whole (`Loading...` then `Loading`, a spinner's `Working.` over its
 //! `Working...`: the newer text repeats the older one's start; or text inserted before it) is
-//! a line the program wrote.
+//! a line the program wrote, unless the newer text ends in a number that the older one's end
+//! goes on with (`Total: 15` over `Total: 1500`, a count going down without an erase): the row
+//! then shows a value the program no longer does.
 
 use unicode_width::UnicodeWidthChar as _;
 
@@ -163,9 +165,15 @@ impl Screen {
                 .map(str::trim)
                 .is_some_and(|longest| !longest.is_empty() && text.contains(longest))
         };
+        // The newest text's number, continued by the older text's digits, reads as another.
+        let number_cut = |text: &str| {
+            columns(text, 0, returned.newest).ends_with(|c: char| c.is_ascii_digit())
+                && columns(text, returned.newest, returned.furthest)
+                    .starts_with(|c: char| c.is_ascii_digit())
+        };
         if let Some(text) = self.visible_row_text(returned.row)
             && columns(&text, returned.newest, returned.furthest).trim() != ""
-            && !shows_whole(&text)
+            && (!shows_whole(&text) || number_cut(&text))
         {
             let mixed = self
                 .clears

@@ -553,6 +553,16 @@ fn a_shorter_text_over_a_longer_one_is_a_mixed_row() {
     // One that does not: the newest differs from the longest before it.
     s.feed(b"abcdef\rabc\rabx\r\n");
     assert_eq!(s.take_mixed_row(), Some(("abxdef".to_owned(), 1)));
+    // Nor does a number cut short without an erase, though the row shows the older text
+    // whole: it reads as another number than the program's newest.
+    s.feed(b"Total: 1500\rTotal: 15\n");
+    assert_eq!(s.take_mixed_row(), Some(("Total: 1500".to_owned(), 1)));
+    s.feed(b"\rRemaining: 100\rRemaining: 50\rRemaining: 10\r\n");
+    assert_eq!(s.take_mixed_row(), Some(("Remaining: 100".to_owned(), 1)));
+    // A count that grew, or dots after a number, are a line the program wrote.
+    s.feed(b"Total: 15\rTotal: 1500\n");
+    s.feed(b"Step 3...\rStep 3\r\n");
+    assert_eq!(s.take_mixed_row(), None);
     // A problem line written over so is said to mix, not to be erased.
     s.feed(b"\x1b[31mFAIL long\x1b[0m\r\x1b[32mPASS\x1b[0m\r\n");
     let notes = s.take_span_notes();
