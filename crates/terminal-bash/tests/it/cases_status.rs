@@ -56,6 +56,30 @@ async fn errexit_turning_on_in_the_sessions_shell_is_said() {
     .await;
 }
 
+/// A trap on `ERR` that exits, set in the session's shell, ends it at the first failure as
+/// errexit does: the send that sets it says so, and so does the one it ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exiting_err_trap_in_the_sessions_shell_is_said() {
+    const SET: &str = "[shell: this send set a trap on ERR that exits in the session's shell";
+    const ENDED: &str =
+        "[shell: this send set a trap on ERR that exits in the session's shell itself, so";
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("( trap 'exit 3' ERR; false ); echo sub-$?").await;
+        assert!(r.viewport.contains("\nsub-3\n"), "{r:?}");
+        assert!(r.notices.is_empty(), "{r:?}");
+        let r = sh.send("trap 'exit 3' ERR").await;
+        assert!(r.notices.iter().any(|n| n.starts_with(SET)), "{r:?}");
+        let r = sh.send("trap - ERR; false; echo alive").await;
+        assert!(r.viewport.contains("\nalive\n"), "{r:?}");
+        let r = sh.send("trap 'echo bye; exit 4' ERR; false").await;
+        assert_eq!(r.wait_reason, WaitReason::SessionExit, "{r:?}");
+        assert!(r.notices.iter().any(|n| n.starts_with(ENDED)), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 /// Field case C08.
 async fn c08_strict_mode_exit_is_reported_at_once() {

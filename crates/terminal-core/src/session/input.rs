@@ -257,6 +257,37 @@ pub(super) fn turns_on_errexit(text: &str) -> bool {
         })
 }
 
+/// Whether `text`, typed at the shell's prompt, sets a trap of the shell's own on `ERR` whose
+/// action exits (`trap 'exit 3' ERR`, `trap 'echo failed; exit 1' ERR`): the first command
+/// that fails then ends the shell, as errexit does. A `trap` command at a line's start or
+/// after `;`, `&&`, `||`, `{`, with `exit` among the words before an `ERR` word; a subshell's
+/// or another program's (`( trap … ERR; … )`, `bash -c '…'`) is not the shell's.
+pub(super) fn sets_an_exiting_err_trap(text: &str) -> bool {
+    text.lines().any(|line| {
+        let mut rest = line;
+        while let Some(at) = rest.find("trap ") {
+            let before = rest[..at].trim_end();
+            let starts_command = before.is_empty()
+                || before.ends_with([';', '&', '|', '{'])
+                    && !before.ends_with("|&")
+                    && !before.contains(['(', '\'', '"']);
+            let after = &rest[at + "trap ".len()..];
+            let words: Vec<&str> = after
+                .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | ';'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            if starts_command
+                && let Some(err) = words.iter().position(|w| *w == "ERR")
+                && words[..err].contains(&"exit")
+            {
+                return true;
+            }
+            rest = after;
+        }
+        false
+    })
+}
+
 /// Whether `bytes` start with a bracketed paste (a block [`shape`] pastes whole), after the
 /// line-discard key (Ctrl-U) that may clear the line for it.
 pub(super) fn is_paste(bytes: &[u8]) -> bool {

@@ -73,6 +73,9 @@ pub(super) struct SettleFacts {
     /// The shell exited during a send that turned on its errexit (`set -e; false`): the first
     /// command that failed ended it.
     pub(super) errexit_ended: bool,
+    /// The send set a trap on `ERR` that exits, in the shell itself (`trap 'exit 3' ERR`): a
+    /// command that fails now ends the shell (or ended it, when it exited).
+    pub(super) exiting_err_trap: bool,
     /// The shell provably prints no prompt marks now (it `exec`ed another program, or a
     /// nested shell holds the terminal): exit statuses are unknown.
     pub(super) marks_gone: bool,
@@ -432,6 +435,17 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                     }
                 ),
             Some(ERREXIT_ENDED_NOTICE.to_owned()),
+        ),
+        (
+            facts.exiting_err_trap,
+            Some(
+                if exited {
+                    ERR_TRAP_ENDED_NOTICE
+                } else {
+                    ERR_TRAP_ON_NOTICE
+                }
+                .to_owned(),
+            ),
         ),
         (
             facts.marks_gone && !exited,

@@ -120,6 +120,18 @@ pub(super) const ERREXIT_ENDED_NOTICE: &str = "[shell: this send turned on errex
      session with it; run a script's set -e in a subshell instead, ( set -e; … ), or as a \
      script (bash -c '…'), and open a new session to go on]";
 
+/// The notice for [`SettleFacts::exiting_err_trap`] while the shell runs.
+pub(super) const ERR_TRAP_ON_NOTICE: &str = "[shell: this send set a trap on ERR that exits in \
+     the session's shell itself: a command that fails now ends the shell, and the session with \
+     it (its directory and variables are lost); send trap - ERR to remove it, and set such a \
+     trap in a subshell or a script instead: ( trap '…' ERR; … )]";
+
+/// The notice for [`SettleFacts::exiting_err_trap`] once the shell exited.
+pub(super) const ERR_TRAP_ENDED_NOTICE: &str = "[shell: this send set a trap on ERR that exits \
+     in the session's shell itself, so the first command that failed ended the shell and the \
+     session with it; set such a trap in a subshell or a script instead, ( trap '…' ERR; … ), \
+     and open a new session to go on]";
+
 /// The notice for [`SettleFacts::marks_gone`].
 pub(super) const MARKS_GONE_NOTICE: &str = "[shell: prompt marks are gone (exec or a nested shell?); \
      exit codes are unknown until our shell prompts again: `exit` a nested shell to get back to \

@@ -38,6 +38,7 @@ fn facts(reason: Settle) -> SettleFacts {
         reads_to_end: false,
         errexit_on: false,
         errexit_ended: false,
+        exiting_err_trap: false,
         keys_withheld: false,
         keys_withheld_rest: None,
         stderr_away: false,

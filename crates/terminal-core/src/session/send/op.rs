@@ -77,6 +77,9 @@ pub(in crate::session) struct SendOp {
     pub(super) submits_command: bool,
     /// The input turns on errexit in the shell itself (`input::turns_on_errexit`).
     pub(super) turns_on_errexit: bool,
+    /// The input sets a trap on `ERR` that exits, in the shell itself
+    /// (`input::sets_an_exiting_err_trap`).
+    pub(super) sets_exiting_err_trap: bool,
     /// The input goes to the shell's line editor and hands it no command: keys that edit the
     /// line (a history search, Ctrl-A, an arrow, Ctrl-C), whose redraws are no output.
     pub(super) edits_shell_line: bool,

@@ -463,6 +463,7 @@ impl SendOp {
             modes_restored,
             errexit_on,
             errexit_ended: reason == Settle::Exit && self.turns_on_errexit,
+            exiting_err_trap: self.sets_exiting_err_trap,
             rewound_lines: if self.edits_shell_line {
                 0
             } else {

@@ -512,6 +512,8 @@ impl SendOp {
             last_line,
             submits_command: reader.shell_line_editor && submits,
             turns_on_errexit: reader.shell_line_editor && input::turns_on_errexit(&request.text),
+            sets_exiting_err_trap: reader.shell_line_editor
+                && input::sets_an_exiting_err_trap(&request.text),
             // A poll (no text) edits nothing: what it shows is the output since.
             edits_shell_line: reader.shell_line_editor && !request.text.is_empty() && !submits,
             enter_withheld: AtomicBool::new(enter_withheld),

@@ -27,6 +27,28 @@ fn a_send_turning_on_errexit_is_told_apart() {
 }
 
 #[test]
+fn a_send_setting_an_exiting_err_trap_is_told_apart() {
+    for text in [
+        "trap 'exit 3' ERR",
+        "trap \"echo failed; exit 1\" ERR",
+        "cd /tmp && trap 'exit' ERR EXIT",
+        "set -u; trap 'exit 2' ERR",
+    ] {
+        assert!(super::super::sets_an_exiting_err_trap(text), "{text:?}");
+    }
+    for text in [
+        "trap 'echo failed' ERR",
+        "trap 'exit 3' EXIT",
+        "trap - ERR",
+        "( trap 'exit 3' ERR; false )",
+        "bash -c \"trap 'exit 3' ERR; false\"",
+        "echo trap 'exit 3' ERR",
+    ] {
+        assert!(!super::super::sets_an_exiting_err_trap(text), "{text:?}");
+    }
+}
+
+#[test]
 fn a_command_that_resets_the_terminal_is_told_apart() {
     for line in [
         "reset",

@@ -56,6 +56,24 @@ fn errexit_in_the_shell_is_said_and_so_is_the_end_it_caused() {
 }
 
 #[test]
+fn an_exiting_err_trap_in_the_shell_is_said_and_so_is_the_end_it_caused() {
+    let set = SettleFacts {
+        exiting_err_trap: true,
+        ..facts(Settle::Prompt)
+    };
+    insta::assert_snapshot!("err_trap_on", assemble(set).notices.join("\n"));
+    let ended = SettleFacts {
+        exiting_err_trap: true,
+        status: SessionStatus::Exited {
+            exit_code: Some(3),
+            signal: None,
+        },
+        ..facts(Settle::Exit)
+    };
+    insta::assert_snapshot!("err_trap_ended", assemble(ended).notices.join("\n"));
+}
+
+#[test]
 fn a_line_keys_left_at_the_shells_prompt_is_quoted() {
     let edited = SettleFacts {
         edited_line: Some("python3 keys_src.py".to_owned()),
