@@ -52,12 +52,17 @@
 
 use crate::error::{TerminalError, TerminalErrorCode};
 
+mod commands;
 mod cursor_keys;
 mod line_notices;
 pub(super) mod literal_escapes;
 mod python;
 mod quoted_tabs;
 
+pub use commands::holds_no_command;
+pub(super) use commands::{
+    resets_the_terminal, sets_an_exiting_err_trap, submits_a_command, turns_on_errexit,
+};
 pub(super) use cursor_keys::application_cursor_keys;
 pub(super) use line_notices::{
     PROMPTLESS_READ, asks_for_input, discarded_lines_notice, line_to_a_prompt_entry,
@@ -189,103 +194,6 @@ pub(super) fn over_long_line(step: &[u8]) -> Option<(usize, usize)> {
         .map(<[u8]>::len)
         .enumerate()
         .find(|&(_, len)| len > CANONICAL_LINE_MAX)
-}
-
-/// Whether `text` (+ Enter when `submit`) hands the shell's line editor a command to run: a
-/// completed line that is not blank or a comment, and no control key (an interrupt or
-/// end-of-file key may discard the line instead).
-pub(super) fn submits_a_command(text: &str, submit: bool) -> bool {
-    if text
-        .chars()
-        .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
-    {
-        return false;
-    }
-    let completed = if submit {
-        text
-    } else {
-        text.rfind(['\n', '\r']).map_or("", |end| &text[..end])
-    };
-    completed
-        .split(['\n', '\r'])
-        .any(|line| !holds_no_command(line))
-}
-
-/// Whether a line typed at a shell holds no command: blank, or a comment (`# …`).
-#[must_use]
-pub fn holds_no_command(line: &str) -> bool {
-    let line = line.trim();
-    line.is_empty() || line.starts_with('#')
-}
-
-/// Whether the command line `line` resets the terminal on purpose (`reset`, `tset`, `tput
-/// reset`, `tput init`, `stty sane`, as its first command): the modes it leaves are the ones
-/// it meant to set, and the shell's setting back the session's needs no advice.
-pub(super) fn resets_the_terminal(line: &str) -> bool {
-    let command = line.split([';', '&', '|']).next().unwrap_or_default();
-    let words: Vec<&str> = command.split_whitespace().collect();
-    matches!(
-        words.as_slice(),
-        ["reset" | "tset", ..] | ["tput", "reset" | "init", ..] | ["stty", "sane", ..]
-    )
-}
-
-/// Whether `text`, typed at the shell's prompt, turns on errexit in the shell itself: a
-/// `set` command of its own (at a line's start or after `;`, `&&`, `||`, `{`) with an option
-/// word holding `e` (`set -e`, `set -euo pipefail`) or `-o errexit`. A subshell's or another
-/// program's (`( set -e; … )`, `bash -c 'set -e; …'`) is not the shell's.
-pub(super) fn turns_on_errexit(text: &str) -> bool {
-    text.split(['\n', '\r', ';', '&', '|'])
-        .map(|command| command.trim_start().trim_start_matches(['{', ' ']))
-        .filter_map(|command| command.strip_prefix("set "))
-        .any(|args| {
-            let mut words = args.split_whitespace();
-            while let Some(word) = words.next() {
-                if word == "--" {
-                    return false;
-                } else if word == "-o" {
-                    if words.next() == Some("errexit") {
-                        return true;
-                    }
-                } else if word.starts_with('-') && !word.starts_with("--") && word.contains('e') {
-                    return true;
-                } else if !word.starts_with(['-', '+']) {
-                    return false;
-                }
-            }
-            false
-        })
-}
-
-/// Whether `text`, typed at the shell's prompt, sets a trap of the shell's own on `ERR` whose
-/// action exits (`trap 'exit 3' ERR`, `trap 'echo failed; exit 1' ERR`): the first command
-/// that fails then ends the shell, as errexit does. A `trap` command at a line's start or
-/// after `;`, `&&`, `||`, `{`, with `exit` among the words before an `ERR` word; a subshell's
-/// or another program's (`( trap … ERR; … )`, `bash -c '…'`) is not the shell's.
-pub(super) fn sets_an_exiting_err_trap(text: &str) -> bool {
-    text.lines().any(|line| {
-        let mut rest = line;
-        while let Some(at) = rest.find("trap ") {
-            let before = rest[..at].trim_end();
-            let starts_command = before.is_empty()
-                || before.ends_with([';', '&', '|', '{'])
-                    && !before.ends_with("|&")
-                    && !before.contains(['(', '\'', '"']);
-            let after = &rest[at + "trap ".len()..];
-            let words: Vec<&str> = after
-                .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | ';'))
-                .filter(|w| !w.is_empty())
-                .collect();
-            if starts_command
-                && let Some(err) = words.iter().position(|w| *w == "ERR")
-                && words[..err].contains(&"exit")
-            {
-                return true;
-            }
-            rest = after;
-        }
-        false
-    })
 }
 
 /// Whether `bytes` start with a bracketed paste (a block [`shape`] pastes whole), after the
