@@ -576,3 +576,38 @@ async fn a_command_line_completed_by_a_later_send_is_quoted() {
     })
     .await;
 }
+
+/// Python 3.13's own REPL (PYTHON_BASIC_REPL ignored, as with `-I`) drops every TAB, typed or
+/// pasted: text holding one is refused before anything is typed, saying how to write it; text
+/// without TABs runs, and the basic REPL the session runs by default keeps its TABs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_to_python_313s_own_repl_is_refused_not_dropped() {
+    let Some(py) = python313_path() else {
+        eprintln!("python3.13 is not installed: its REPL (pyrepl) is not exercised");
+        return;
+    };
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send(&format!("{py} -I -q")).await;
+        assert!(r.viewport.ends_with(">>> "), "{r:?}");
+        let err = sh
+            .try_send("print(repr('a\tb'))", true)
+            .await
+            .expect_err("a TAB to pyrepl");
+        assert!(
+            err.message()
+                .starts_with("nothing was typed: the text holds a TAB character"),
+            "{err}"
+        );
+        let r = sh.send("print(repr('a\\tb'))").await;
+        assert!(r.viewport.lines().any(|l| l == "'a\\tb'"), "{r:?}");
+        sh.send("exit()").await;
+        let r = sh.send(&format!("{py} -q")).await;
+        assert!(r.viewport.ends_with(">>> "), "{r:?}");
+        let r = sh.send("print(repr('a\tb'))").await;
+        assert!(r.viewport.lines().any(|l| l == "'a\\tb'"), "{r:?}");
+        sh.send("exit()").await;
+        sh.close().await;
+    })
+    .await;
+}

@@ -25,8 +25,8 @@ use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
 use super::{SendOp, Span, node_input, pacing, python_input, waiting_prompt};
 
-mod escapes;
 mod python_reader;
+mod refusals;
 
 impl SendOp {
     /// Reserves the session's send slot and starts the driver. `initializing` is the startup
@@ -222,20 +222,23 @@ impl SendOp {
                     || (our_shell && !shell_line_editor && !m.canonical && !m.maps_cr)
             }),
         };
-        // An ESC meant as a character of the text (in a string, a here-document, amid the
-        // text) to a line editor at its prompt, the shell's or a REPL's, would be read as a key
-        // and change the line silently: refused (see `input::literal_escapes`).
+        // Text a line editor at its prompt, the shell's or a REPL's, would change silently is
+        // refused (see `refusals`).
         let repl_line_editor = program
             && canonical == Some(false)
             && !alternate
             && (at_repl_prompt || python_repl || modes.is_some_and(TtyModes::line_editing));
-        escapes::refuse_literal_escape(
+        refusals::refuse_literal_escape(
             shared,
             fg,
             &request.text,
             shell_line_editor,
             repl_line_editor,
         )?;
+        let python_own_repl = python_repl
+            && bracketed_paste
+            && refusals::is_python_own_repl(modes, leader.as_deref(), cursor_row.as_deref());
+        refusals::refuse_dropped_tabs(python_own_repl, &request.text, request.submit)?;
         let python_reader::ReplView {
             cursor_row,
             reads: python_reader,
