@@ -165,7 +165,21 @@ impl BashBackend {
         // Bash has read the rc once its first prompt appeared (or it is gone): remove it now.
         drop(rc);
         match session {
-            Ok(session) => Ok((session, launch.limits)),
+            Ok(session) => {
+                // A shell that reached its prompt though its caps stopped something while it
+                // started (a fork refused: `bash: fork: retry`, its setup half done) is no
+                // usable session: closed, and the open fails naming the cap.
+                let started = spawn_error("PTY shell started, but not whole".to_owned());
+                if let Some(limits) = &launch.limits
+                    && let Some(error) = crate::capped::startup_cap_error(&started, limits)
+                {
+                    if let Err(close_error) = session.close("PTY startup failed".to_owned()).await {
+                        tracing::warn!(%close_error, "cleanup after a capped startup failed");
+                    }
+                    return Err(error);
+                }
+                Ok((session, launch.limits))
+            }
             Err(err)
                 if err.code() == TerminalErrorCode::Spawn
                     && let Some(limits) = &launch.limits

@@ -393,47 +393,64 @@ impl Capped {
     }
 }
 
-/// A memory cap too small for the shell to start: the open fails naming the cap that stopped
-/// it and saying that only the operator can raise it (not a bare "exited during startup").
+/// A cap too small for the shell to start: the open fails naming the cap that stopped it and
+/// saying that only the operator can raise it, whether the shell died (a memory cap of 1 MiB:
+/// not a bare "exited during startup") or reached its prompt with forks refused on the way (a
+/// cap of 2 processes: its setup half done, every command failing to fork).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cap_too_small_for_the_shell_is_named_in_the_open_error() {
     within(async {
         let mechanism = LimitMechanism::detect();
-        if !matches!(
-            &mechanism,
-            LimitMechanism::CgroupV2 { memory: true, .. }
-                | LimitMechanism::CgroupV1 {
-                    memory: Some(_),
-                    ..
-                }
-        ) {
-            eprintln!("no memory cgroup on this host: nothing to check");
-            return;
-        }
-        let backend = BashBackend::with_sandboxing(
-            config(),
-            Sandboxing {
-                limits: Some(Arc::new(dsh_sandbox::ResourceLimits::with_mechanism(
-                    SessionLimits {
-                        max_pids: None,
-                        max_memory_bytes: Some(1024 * 1024),
-                    },
-                    mechanism,
-                ))),
-                ..Sandboxing::default()
-            },
-        );
-        let Err(err) = Shell::try_open_on(&backend).await else {
-            panic!("a shell started within 1 MiB");
+        let (memory, pids) = match &mechanism {
+            LimitMechanism::CgroupV2 { memory, pids, .. } => (*memory, *pids),
+            LimitMechanism::CgroupV1 { memory, pids } => (memory.is_some(), pids.is_some()),
+            _ => (false, false),
         };
-        assert_eq!(err.code(), dsh_terminal_core::TerminalErrorCode::Spawn);
-        assert!(
-            err.message().contains(
-                "(this session reached its memory cap of 1 MiB; the kernel killed a process of it (out of memory)): the session's caps are too small for the shell to start, and nothing you can do from a session changes that; ask the user to raise them"
+        let caps = [
+            (
+                memory,
+                SessionLimits {
+                    max_pids: None,
+                    max_memory_bytes: Some(1024 * 1024),
+                },
+                "(this session reached its memory cap of 1 MiB; the kernel killed a process of it (out of memory)): ",
             ),
-            "{}",
-            err.message()
-        );
+            (
+                pids,
+                SessionLimits {
+                    max_pids: Some(2),
+                    max_memory_bytes: None,
+                },
+                "(this session reached its cap of 2 processes; new processes were refused (fork: Resource temporarily unavailable)): ",
+            ),
+        ];
+        for (enforced, limits, says) in caps {
+            if !enforced {
+                eprintln!("no cgroup for {limits:?} on this host: nothing to check");
+                continue;
+            }
+            let backend = BashBackend::with_sandboxing(
+                config(),
+                Sandboxing {
+                    limits: Some(Arc::new(dsh_sandbox::ResourceLimits::with_mechanism(
+                        limits,
+                        mechanism.clone(),
+                    ))),
+                    ..Sandboxing::default()
+                },
+            );
+            let Err(err) = Shell::try_open_on(&backend).await else {
+                panic!("a shell started whole with {limits:?}");
+            };
+            assert_eq!(err.code(), dsh_terminal_core::TerminalErrorCode::Spawn);
+            assert!(
+                err.message().contains(&format!(
+                    "{says}the session's caps are too small for the shell to start, and nothing you can do from a session changes that; ask the user to raise them"
+                )),
+                "{}",
+                err.message()
+            );
+        }
     })
     .await;
 }
