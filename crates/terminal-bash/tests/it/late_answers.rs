@@ -546,3 +546,35 @@ async fn a_command_sent_to_a_line_editors_question_is_said_to_answer_it() {
     })
     .await;
 }
+
+/// Lines after one that went to a prompt as its answer are not typed once the program that
+/// asked ended and the shell's prompt came back (they would run as commands): the result says
+/// both, where the first went and that the rest were not typed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_after_an_answered_prompt_whose_program_ended_are_said_not_typed() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for start in [
+            "python3 -c \"print('got', input('Name: '))\"",
+            "python3 -c \"import readline; print('got', input('Name: '))\"",
+        ] {
+            let r = sh.send(start).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{start}: {r:?}");
+            let r = sh.send("ls -la /\necho after-$((6*7))").await;
+            assert!(!r.viewport.contains("after-42"), "{start}: {r:?}");
+            assert!(
+                r.notices.iter().any(|n| n
+                    .starts_with("[input: line 1 of the input (`ls -la /`) went to the prompt")),
+                "{start}: {r:?}"
+            );
+            assert!(
+                r.notices
+                    .iter()
+                    .any(|n| n.starts_with("[input: line 2 of the input was not typed")),
+                "{start}: {r:?}"
+            );
+        }
+        sh.close().await;
+    })
+    .await;
+}

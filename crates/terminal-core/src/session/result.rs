@@ -125,6 +125,9 @@ pub(super) struct SettleFacts {
     pub(super) lines_below_prompt: u64,
     /// The notice for a line of the input left untyped: the kernel would have cut it.
     pub(super) refused_line: Option<String>,
+    /// The notice for lines left untyped because the reader an earlier line answered ended
+    /// (after [`Self::refused_line`], which says where that line went).
+    pub(super) untyped_after_answer: Option<String>,
     /// Text no send typed before the send's command line at the shell's prompt.
     pub(super) cleared_line: Option<TextBeforeLine>,
     /// Text that follows our shell's prompt, typed by no send, as the send settled: the
@@ -293,6 +296,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             }),
         ),
         (facts.refused_line.is_some(), facts.refused_line.clone()),
+        (
+            facts.untyped_after_answer.is_some(),
+            facts.untyped_after_answer.clone(),
+        ),
         (
             facts.enter_withheld,
             Some(

@@ -50,6 +50,7 @@ fn facts(reason: Settle) -> SettleFacts {
         continued_line: None,
         binary_run_continued: false,
         refused_line: None,
+        untyped_after_answer: None,
         cleared_line: None,
         foreign_line: None,
         edited_line: None,

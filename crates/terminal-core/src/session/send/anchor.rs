@@ -376,9 +376,13 @@ impl SendOp {
     pub(super) fn note_reader_ended(&self, pacing: &mut super::pacing::Pacing) {
         if let Some((first, count)) = pacing.discard() {
             self.span().entered_none |= first == 1;
-            self.refused
-                .lock()
-                .get_or_insert_with(|| input::reader_ended_lines_notice(first, count));
+            let notice = input::reader_ended_lines_notice(first, count);
+            // After the notice of a line that went to a prompt as its answer, this one too.
+            if self.to_prompts.lock().is_empty() {
+                self.refused.lock().get_or_insert(notice);
+            } else {
+                self.untyped_after_answer.lock().get_or_insert(notice);
+            }
         }
     }
 

@@ -38,6 +38,9 @@ pub(in crate::session) struct SendOp {
     pub(super) held_dropped: AtomicBool,
     /// The notice for paced lines left untyped (the kernel would cut one; a signal came).
     pub(super) refused: Mutex<Option<String>>,
+    /// The notice for the lines left untyped because the reader they were meant for ended,
+    /// when [`Self::refused`] already says where an earlier line went (a prompt it answered).
+    pub(super) untyped_after_answer: Mutex<Option<String>>,
     /// The lines of the send that went to prompts earlier lines showed, by number, as the
     /// notice names each (``line 2 (`echo one`) to `A:` ``), while `refused` holds their
     /// notice.

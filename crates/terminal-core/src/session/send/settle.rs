@@ -324,6 +324,7 @@ impl SendOp {
             super::unseen_reader::note(&mut shared.lock(), true, None);
         }
         let refused_line = self.refused.lock().take();
+        let untyped_after_answer = self.untyped_after_answer.lock().take();
         let cleared_line = self.cleared_line.clone();
         // A program the last SIGINT or SIGTERM did not end (it ignores or handles it). Not
         // one that read this send's text since: it handled the signal and went on (a REPL
@@ -489,6 +490,7 @@ impl SendOp {
             unprompted_wait,
             screen_mixed,
             refused_line,
+            untyped_after_answer,
             cleared_line,
             foreign_line,
             edited_line,

@@ -497,6 +497,7 @@ impl SendOp {
             untyped_dropped: AtomicBool::new(false),
             held_dropped: AtomicBool::new(false),
             refused: Mutex::new(to_waiting_prompt.as_ref().map(|(notice, _)| notice.clone())),
+            untyped_after_answer: Mutex::new(None),
             to_prompts: Mutex::new(
                 to_waiting_prompt
                     .map(|(_, entry)| vec![(1, entry)])
