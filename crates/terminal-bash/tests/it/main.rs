@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
 mod after_full_screen;
+mod answer_notices;
 mod basics;
 mod binary_output;
 mod cancels;

@@ -328,7 +328,10 @@ impl SendOp {
             // the line went to it as a command, and ran.
             if member.as_ref().is_some_and(|s| {
                 super::super::nested_shell::is_nested_shell_prompt(&prompt, &s.comm, s.pid)
-            }) {
+            }) || fg
+                .filter(|&pgid| pgid != self.shared.shell_pgid())
+                .is_some_and(super::waiting_prompt::reads_commands_at_any_prompt)
+            {
                 return;
             }
             // A relay's raw modes (`ssh`) are not those of the program that asks, elsewhere.

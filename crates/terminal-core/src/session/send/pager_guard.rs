@@ -337,9 +337,26 @@ const SHELL_WORDS: &[&str] = &[
 pub(super) fn names_a_command(text: &str, path: Option<&str>) -> bool {
     text.lines().any(|line| {
         starts_a_command_line(line)
-            || command_word(line)
-                .is_some_and(|word| SHELL_WORDS.contains(&word) || on_path(word, path))
+            || command_word(line).is_some_and(|word| {
+                (SHELL_WORDS.contains(&word) && (word != "select" || is_select_loop(line)))
+                    || on_path(word, path)
+            })
     })
+}
+
+/// Whether `line`, starting with `select`, is bash's `select NAME [in WORDS]; do …` loop, not
+/// SQL (`select 1;`, `select * from users;`) typed at a database prompt: a name, then `in` or
+/// the loop's `do`.
+fn is_select_loop(line: &str) -> bool {
+    let mut words = line
+        .split(|c: char| c.is_whitespace() || c == ';')
+        .filter(|w| !w.is_empty())
+        .skip_while(|w| *w != "select")
+        .skip(1);
+    words
+        .next()
+        .is_some_and(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        && words.next().is_some_and(|w| w == "in" || w == "do")
 }
 
 /// The lines of `text` a pager reads: up to a line that quits it (`q`, `:q`, `ZZ`), after

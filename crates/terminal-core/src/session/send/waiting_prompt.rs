@@ -56,10 +56,41 @@ pub(super) fn line_editor_asks(
     modes: TtyModes,
     prompt: &str,
 ) -> bool {
+    let ours = fg == Some(shared.shell_pgid());
     edits_lines(modes)
-        && (fg != Some(shared.shell_pgid())
-            || st.prompts_at_submit == Some(st.screen.prompt_end_count()))
+        && (if ours {
+            st.prompts_at_submit == Some(st.screen.prompt_end_count())
+        } else {
+            !fg.is_some_and(reads_commands_at_any_prompt)
+        })
         && asks_a_question(prompt)
+}
+
+/// Database shells: every prompt they show reads a statement (`.prompt 'Query? '` in sqlite3,
+/// psql's `mydb=> `), and they ask nothing else on the terminal but a password (echo off).
+const DATABASE_SHELLS: [&str; 7] = [
+    "sqlite3",
+    "psql",
+    "mysql",
+    "mariadb",
+    "redis-cli",
+    "mongosh",
+    "duckdb",
+];
+
+/// Whether the program leading process group `pgid` reads commands at whatever prompt it
+/// shows: a nested interactive shell (`PS1='Continue? ' bash --norc`; not a script's shell,
+/// nor a subshell our shell forked) or a database shell ([`DATABASE_SHELLS`]). One `/proc`
+/// read, two for a shell.
+pub(super) fn reads_commands_at_any_prompt(pgid: i32) -> bool {
+    let Some(leader) = crate::process::stat(pgid) else {
+        return false;
+    };
+    DATABASE_SHELLS.contains(&leader.comm.as_str())
+        || (super::super::nested_shell::is_shell_name(&leader.comm)
+            && crate::process::cmdline(pgid)
+                .is_some_and(|c| super::super::nested_shell::runs_interactively(&c))
+            && !super::super::nested_shell::is_fork_of_parent(pgid))
 }
 
 /// The notice and the entry (see `input::line_to_a_prompt_entry`) for `text`, a send with
@@ -136,6 +167,7 @@ pub(super) fn command_to_waiting_prompt(
             Some(name) => {
                 is_nested_shell_prompt(&prompt, name, pgid)
                     || is_command_prompt_of(prompt.trim(), name, pgid)
+                    || reads_commands_at_any_prompt(pgid)
             }
             None => !is_programs_own_prompt(&prompt),
         };

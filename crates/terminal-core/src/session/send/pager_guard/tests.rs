@@ -46,6 +46,8 @@ fn a_command_line_to_a_pager_is_refused() {
         "./run.sh --fast",
         "~/bin/tool x",
         "2>/dev/null ls -la",
+        "select f in *.txt; do echo $f; done",
+        "select opt; do break; done",
     ] {
         assert!(names_a_command(text, PATH), "{text}");
         let e = refusal("less", text).to_string();
@@ -134,6 +136,15 @@ fn pager_keys_and_other_programs_go_through() {
     }
     // Words that name nothing.
     assert!(!names_a_command("nosuchcommand-xyz now", PATH));
+    // SQL at a database's prompt is no bash `select` loop.
+    for text in [
+        "select 1;",
+        "select * from users;",
+        "SELECT id FROM t",
+        "select count(*) from t",
+    ] {
+        assert!(!names_a_command(text, PATH), "{text}");
+    }
     assert!(!names_a_command("ls", None));
     // vim's keys: a word alone, or no command.
     for text in ["dd", "gg", "ciw", "yy", "ls"] {
