@@ -320,6 +320,19 @@ async fn a_key_command_that_ends_a_full_screen_program_keeps_no_enter() {
             let r = sh.send("n").await;
             assert!(r.viewport.lines().any(|l| l == "answer=[n]"), "{r:?}");
             assert_eq!(std::fs::read_to_string(&file).unwrap(), "saved\n");
+            // After ESC, which ends a mode first, too.
+            sh.send(&format!("vim --clean -i NONE '{}'{ask}", file.display()))
+                .await;
+            sh.send_raw("Aagain", false).await;
+            let r = sh.send("\u{1b}ZZ").await;
+            assert!(
+                r.viewport.ends_with("Proceed with upgrade? [Y/n] "),
+                "{r:?}"
+            );
+            assert!(left_out(&r), "{r:?}");
+            let r = sh.send("n").await;
+            assert!(r.viewport.lines().any(|l| l == "answer=[n]"), "{r:?}");
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), "savedagain\n");
         }
         sh.close().await;
     })

@@ -28,16 +28,18 @@ impl AnswerCheck {
     }
 }
 
-/// `keyed` (one line of printable keys and its Enter) to a full-screen program in group `fg`:
-/// the keys now, the Enter only while the program still holds its screen once it read them
-/// (see the module docs). `None` (the text goes as sent) for other text, in an editor's
-/// insert mode (the Enter is the text's), and for keys typed in more than one step (see
+/// `keyed` (one line of printable keys and its Enter, after ESCs that end a mode first: vim's
+/// `\u{1b}ZZ`, `\u{1b}:wq`) to a full-screen program in group `fg`: the keys now, the Enter
+/// only while the program still holds its screen once it read them (see the module docs).
+/// `None` (the text goes as sent) for other text, in an editor's insert mode with no ESC
+/// first (the Enter is the text's), and for keys typed in more than one step (see
 /// `Pacing::full_screen_steps`: the Enter would go before their later steps).
 pub(super) fn keys(st: &mut State, fg: Option<i32>, keyed: &[u8]) -> Option<KeyAnswer> {
-    let (keys, enter) = keys_and_enter(keyed)?;
+    let escapes = keyed.iter().take_while(|&&b| b == 0x1b).count();
+    let (keys, enter) = keys_and_enter(&keyed[escapes..])?;
     let key = keys.chars().next()?;
     if Pacing::full_screen_steps(keys.as_bytes().to_vec()).len() != 1
-        || insert_paste::insert_mode(&mut st.screen).is_some()
+        || (escapes == 0 && insert_paste::insert_mode(&mut st.screen).is_some())
     {
         return None;
     }
@@ -53,7 +55,7 @@ pub(super) fn keys(st: &mut State, fg: Option<i32>, keyed: &[u8]) -> Option<KeyA
         full_screen: Some(st.screen.alternate_leave_count()),
     };
     Some(KeyAnswer {
-        key: keys.to_owned(),
+        key: format!("{}{keys}", "\u{1b}".repeat(escapes)),
         rest_withheld: false,
         checked: Some((enter.to_vec(), check)),
     })
