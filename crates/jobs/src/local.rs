@@ -98,8 +98,9 @@ fn same_owner(a: Option<&Agent>, b: Option<&Agent>) -> bool {
     }
 }
 
-/// The error for an id no job has: [`JobError::NotAJobId`] when it has none of the shapes the
-/// ids of `counters`' kinds have (`<kind>-N`), else [`JobError::UnknownJob`].
+/// The error for an id no job has: [`JobError::NoJobsYet`] before any job started,
+/// [`JobError::NotAJobId`] when it has none of the shapes the ids of `counters`' kinds have
+/// (`<kind>-N`), else [`JobError::UnknownJob`].
 fn unknown_job(counters: &HashMap<String, u64>, id: &JobId) -> JobError {
     let shaped = counters.keys().any(|kind| {
         id.as_str()
@@ -107,7 +108,10 @@ fn unknown_job(counters: &HashMap<String, u64>, id: &JobId) -> JobError {
             .and_then(|rest| rest.strip_prefix('-'))
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
     });
-    if shaped || counters.is_empty() {
+    if counters.is_empty() {
+        return JobError::NoJobsYet(id.clone());
+    }
+    if shaped {
         return JobError::UnknownJob(id.clone());
     }
     let mut kinds: Vec<&str> = counters.keys().map(String::as_str).collect();

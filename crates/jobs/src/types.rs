@@ -317,6 +317,11 @@ pub enum JobError {
         /// The shapes of the ids jobs have (`pty-send-N`, or several joined by " or ").
         shapes: String,
     },
+    /// No job with that id, and this service has started none yet.
+    #[error(
+        "unknown job {0}: no background job has been started yet (a job's id is what starting it in the background returns); call job_list to see your jobs"
+    )]
+    NoJobsYet(JobId),
     /// A job of the caller's with that id existed and is forgotten: it finished and the caller
     /// has newer finished jobs (see `MAX_FINISHED_JOBS_PER_OWNER`). Anyone else asking for it
     /// gets [`JobError::UnknownJob`].

@@ -68,9 +68,10 @@ pub(crate) const MAX_JOB_ID_CHARS: usize = 128;
 /// The tool error for a jobs service error, with a machine-readable code.
 pub(crate) fn job_error(e: JobError) -> ToolError {
     let code = match &e {
-        JobError::UnknownJob(_) | JobError::NotAJobId { .. } | JobError::Forgotten(_) => {
-            "UNKNOWN_JOB"
-        }
+        JobError::UnknownJob(_)
+        | JobError::NotAJobId { .. }
+        | JobError::NoJobsYet(_)
+        | JobError::Forgotten(_) => "UNKNOWN_JOB",
         JobError::Foreign(_) => "FOREIGN_JOB",
         JobError::InvalidTimeout(_) => "INVALID_ARGS",
         JobError::WaitAborted => "ABORTED",

@@ -8,6 +8,11 @@ use super::*;
 #[tokio::test]
 async fn stream_reads_consume_and_settled_reads_report() {
     let jobs = registry(10);
+    // Before any job started, an unknown id says so.
+    assert_eq!(
+        jobs.read(&JobId::new("pty-1"), None).unwrap_err(),
+        JobError::NoJobsYet(JobId::new("pty-1"))
+    );
     let p = Arc::new(Probe::default());
     let id = jobs.start(spec(&p, "bash", None, true)).unwrap();
     p.push("one\n");
