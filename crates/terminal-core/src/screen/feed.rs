@@ -116,8 +116,12 @@ impl Screen {
         }
         let screen = self.parser.screen();
         let (row, col) = screen.cursor_position();
+        // A row carriage returns went back over (see `clears::mixed`) is followed to its line
+        // feed by the emulator: a flood line written over it after `\r` and an erase would
+        // leave the row's record behind, stale.
         if self.alternate
             || self.modes != 0
+            || self.returning()
             || col != 0
             || !self.last_byte_ascii
             || !self.scanner.in_ground()

@@ -40,7 +40,7 @@ impl ReturnedRow {
 
 impl Screen {
     /// Whether carriage returns went back over text on a row that has not ended yet.
-    pub(super) fn returning(&self) -> bool {
+    pub(in super::super) fn returning(&self) -> bool {
         self.clears.returned.is_some()
     }
 

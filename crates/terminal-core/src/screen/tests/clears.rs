@@ -574,3 +574,27 @@ fn a_shorter_text_over_a_longer_one_is_a_mixed_row() {
     s.feed(&mark("D;0"));
     assert_eq!(s.take_mixed_row(), Some(("2,bob,b@y@x.org".to_owned(), 1)));
 }
+
+/// A row written over after carriage returns, erased, then given a whole line in a read of its
+/// own (git's `hint: Waiting for your editor…`, `\r\x1b[K`, `Rebasing (2/3)\r`, …, then
+/// `Successfully rebased…`, each written apart): the line is what the program wrote, and no
+/// mix of texts is said once the prompt is back (the line took the flood path, which left the
+/// row's record of carriage returns behind, stale).
+#[test]
+fn a_line_after_an_erased_row_of_carriage_returns_is_no_mix() {
+    let mut s = screen();
+    s.feed(&mark("C"));
+    for piece in [
+        &b"hint: Waiting for your editor to close the file... "[..],
+        b"\r\x1b[K",
+        b"Rebasing (2/3)\r",
+        b"Rebasing (3/3)\r",
+        b"\r\x1b[K",
+        b"Successfully rebased and updated refs/heads/main.\r\n",
+    ] {
+        s.feed(piece);
+    }
+    s.feed(&mark("D;0"));
+    s.feed(b"dsh> ");
+    assert_eq!(s.take_mixed_row(), None);
+}
