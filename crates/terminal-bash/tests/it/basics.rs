@@ -187,7 +187,22 @@ async fn a_signal_that_ends_a_program_ends_the_rest_of_its_command_line() {
                 !transcript.contains("rest-42") && !transcript.contains("loop-11"),
                 "{signal}: the rest of the line ran:\n{transcript}"
             );
+            assert!(signalled.command_line_ended, "{signal}: {signalled:?}");
         }
+        // A shell that ignores SIGINT itself (`trap '' INT`) runs the rest of the line on,
+        // and the answer does not say it ends.
+        sh.send("trap '' INT").await;
+        let r = sh
+            .send("sh -c \"trap '' INT; exec sleep 100\"; echo rest-$((6*7))")
+            .await;
+        assert_eq!(r.foreground.as_deref(), Some("sleep"), "{r:?}");
+        let signalled = sh.session.signal(TerminalSignal::Sigkill).unwrap();
+        assert!(!signalled.command_line_ended, "{signalled:?}");
+        let r = sh.send("echo after").await;
+        assert!(
+            r.viewport.contains("\nrest-42\n") || sh.session.transcript().contains("\nrest-42"),
+            "{r:?}"
+        );
         sh.close().await;
     })
     .await;

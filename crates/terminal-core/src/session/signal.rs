@@ -355,7 +355,11 @@ pub(super) fn deliver(
         };
         if ends_the_command_line(signal, pgid, shared.shell_pgid(), simple_command_running) {
             interrupt_the_shell(shared);
-            command_line_ended = true;
+            // A shell that ignores SIGINT (`trap '' INT`) runs the rest of its line on.
+            command_line_ended = crate::process::ignores_signal(
+                shared.shell_pgid(),
+                TerminalSignal::Sigint.as_raw(),
+            ) != Some(true);
         }
         rustix::process::kill_process_group(pid, signal.to_rustix()).map_err(|e| {
             TerminalError::new(
