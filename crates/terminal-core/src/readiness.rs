@@ -188,6 +188,9 @@ pub(crate) struct Readiness {
     /// Since when the shell has read at a prompt the screen's marks announced while output it
     /// wrote waited unread, and that prompt's settle (see `prompt_drain`).
     undrained_since: Option<(Instant, Settle)>,
+    /// The group a probe found blocked reading the terminal, and since when, while output
+    /// kept coming (see `loud_wait`).
+    loud_wait_since: Option<(i32, Instant)>,
     /// The group whose key reader's terminal wait with a timeout (see
     /// [`Observation::fg_key_wakes_in`]) has been seen since this observation with no row
     /// appended nor its line redrawn after it, the lowest row the cursor reached since, and
@@ -227,6 +230,7 @@ impl Readiness {
             shell_wait_since: None,
             timed_wait_since: None,
             undrained_since: None,
+            loud_wait_since: None,
             key_wait_since: None,
             alternate: false,
             prompt_seen: false,
@@ -411,8 +415,9 @@ impl Readiness {
                 (true, true) => PROMPT_WAIT_QUIET,
                 (true, false) => WEAK_WAIT_QUIET,
             };
-            let quiet = o.output_drained
-                && o.now.saturating_duration_since(o.last_output_at) >= quiet_needed;
+            let quiet = (o.output_drained
+                && o.now.saturating_duration_since(o.last_output_at) >= quiet_needed)
+                || self.loud_wait_held(waiting, fg, o);
             // A relay's wait (`ssh host make`, `docker exec -it`: it watches the terminal and
             // the remote side's output, which is still coming) with no prompt before the
             // cursor, on the main screen, is not a program's that wants input now: silence
@@ -506,6 +511,7 @@ impl Readiness {
     }
 }
 
+mod loud_wait;
 mod observation;
 mod prompt_drain;
 use timed_wait::KeyWait;

@@ -545,3 +545,25 @@ async fn a_background_flood_over_the_prompt_does_not_hold_commands_to_their_dead
     })
     .await;
 }
+
+/// A program asking for input while a background job floods the terminal (its log never
+/// quiet) is waiting for input all the same: the send settles so, not at its deadline, and the
+/// answer reaches it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_asking_under_a_background_flood_is_waiting_for_input() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send("(while :; do echo log-line; sleep 0.005; done) &")
+            .await;
+        let r = sh
+            .send_within("python3 -c \"print('got', input('q? '))\"", true, 30_000)
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(r.foreground.as_deref(), Some("python3"), "{r:?}");
+        let r = sh.send_within("yes", true, 30_000).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert!(sh.session.transcript().contains("got yes"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

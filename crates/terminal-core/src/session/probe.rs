@@ -12,6 +12,9 @@ use crate::process::{
 };
 use crate::readiness::{HELD_INPUT_TIMER_MAX, PROBE_QUIET};
 
+/// Longest time between two probes while output keeps coming (see [`ProbeSchedule`]).
+pub(crate) const LOUD_PROBE_EVERY: Duration = Duration::from_millis(250);
+
 use super::observe::leader_runs_a_repl;
 use super::shared::Shared;
 
@@ -22,9 +25,13 @@ pub(super) use cpu::CpuWatch;
 /// When the driver next probes the foreground: once output has been quiet for the current
 /// delay, which starts at [`PROBE_QUIET`] when the input lands or a prompt mark arrives and
 /// doubles after every probe up to `poll_interval`. A program that prints its prompt and
-/// blocks is seen within a millisecond or two; new output only pushes the next probe out, so a
-/// flood or a silent long job costs at most one probe per `poll_interval`.
+/// blocks is seen within a millisecond or two; new output pushes the next probe out, but never
+/// past [`LOUD_PROBE_EVERY`] after the last one (output that never stops, a background job's
+/// log, must not hide a program waiting for input behind it), so a flood costs at most one
+/// probe per [`LOUD_PROBE_EVERY`] and a silent long job one per `poll_interval`.
 pub(super) struct ProbeSchedule {
+    /// When the last probe ran (or the schedule began).
+    probed_at: Instant,
     seen_output_at: Instant,
     seen_marks: u64,
     delay: Duration,
@@ -35,6 +42,7 @@ pub(super) struct ProbeSchedule {
 impl ProbeSchedule {
     pub(super) fn new(from: Instant, marks: u64, max: Duration) -> Self {
         Self {
+            probed_at: from,
             seen_output_at: from,
             seen_marks: marks,
             delay: PROBE_QUIET,
@@ -57,7 +65,10 @@ impl ProbeSchedule {
             self.restart(last_output_at);
         } else if last_output_at != self.seen_output_at {
             self.seen_output_at = last_output_at;
-            self.next = self.next.max(last_output_at + self.delay);
+            self.next = self
+                .next
+                .max(last_output_at + self.delay)
+                .min(self.probed_at + LOUD_PROBE_EVERY);
         }
     }
 
@@ -66,6 +77,7 @@ impl ProbeSchedule {
     }
 
     pub(super) fn probed(&mut self, now: Instant) {
+        self.probed_at = now;
         self.delay = (self.delay * 2).min(self.max);
         self.next = now + self.delay;
     }
