@@ -71,15 +71,22 @@ pub(in crate::session) fn turns_on_errexit(text: &str) -> bool {
 /// Whether `text`, typed at the shell's prompt, sets a trap of the shell's own on `ERR` whose
 /// action exits (`trap 'exit 3' ERR`, `trap 'echo failed; exit 1' ERR`): the first command
 /// that fails then ends the shell, as errexit does. A `trap` command at a line's start or
-/// after `;`, `&&`, `||`, `{`, with `exit` among the words before an `ERR` word; a subshell's
+/// after `;`, `&&`, `||`, `{`, `then`, `else`, `do`, with `exit` among the words before an
+/// `ERR` word; a subshell's
 /// or another program's (`( trap … ERR; … )`, `bash -c '…'`) is not the shell's.
 pub(in crate::session) fn sets_an_exiting_err_trap(text: &str) -> bool {
     text.lines().any(|line| {
         let mut rest = line;
         while let Some(at) = rest.find("trap ") {
             let before = rest[..at].trim_end();
+            // A command starts a line, follows a list's operator or `{`, or a compound
+            // command's `then`, `else` or `do` (`if true; then trap 'exit 3' ERR; fi`).
+            let keyword = before
+                .rsplit(|c: char| c.is_whitespace() || c == ';')
+                .next()
+                .is_some_and(|w| matches!(w, "then" | "else" | "do"));
             let starts_command = before.is_empty()
-                || before.ends_with([';', '&', '|', '{'])
+                || (before.ends_with([';', '&', '|', '{']) || keyword)
                     && !before.ends_with("|&")
                     && !before.contains(['(', '\'', '"']);
             let after = &rest[at + "trap ".len()..];

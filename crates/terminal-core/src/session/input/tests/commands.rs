@@ -33,6 +33,7 @@ fn a_send_setting_an_exiting_err_trap_is_told_apart() {
         "trap \"echo failed; exit 1\" ERR",
         "cd /tmp && trap 'exit' ERR EXIT",
         "set -u; trap 'exit 2' ERR",
+        "if true; then trap 'exit 3' ERR; fi",
     ] {
         assert!(super::super::sets_an_exiting_err_trap(text), "{text:?}");
     }
