@@ -4,7 +4,7 @@
 /// Appended to a `terminal_signal` result when the signal ended the rest of a command line the
 /// program was one command of (SIGTERM, SIGKILL or SIGHUP: bash alone goes on to the next
 /// command after a program those end).
-pub const COMMAND_LINE_ENDED: &str = "the rest of its command line (the commands after it in a list such as `a; b` or `a || b`, a loop's next turns) does not run either, as after Ctrl-C";
+pub const COMMAND_LINE_ENDED: &str = "the rest of its command line (the commands after it in a list such as `a; b` or `a || b`, a loop's next turns) does not run either, as after Ctrl-C (unless the shell itself traps SIGINT with a handler: `trap '…' INT` runs it on)";
 
 /// Where a delivered signal's effect shows (the end of every `terminal_signal` delivery).
 const SIGNAL_EFFECT: &str = "the next terminal_send or terminal_read (job_output while a background job holds the session) shows its effect";
