@@ -46,7 +46,8 @@ pub(in crate::session) fn resets_the_terminal(line: &str) -> bool {
 /// word holding `e` (`set -e`, `set -euo pipefail`) or `-o errexit`. A subshell's or another
 /// program's (`( set -e; … )`, `bash -c 'set -e; …'`) is not the shell's.
 pub(in crate::session) fn turns_on_errexit(text: &str) -> bool {
-    text.split(['\n', '\r', ';', '&', '|'])
+    command_lines(text)
+        .flat_map(|line| line.split([';', '&', '|']))
         .map(|command| command.trim_start().trim_start_matches(['{', ' ']))
         .filter_map(|command| command.strip_prefix("set "))
         .any(|args| {
@@ -75,7 +76,7 @@ pub(in crate::session) fn turns_on_errexit(text: &str) -> bool {
 /// `ERR` word; a subshell's
 /// or another program's (`( trap … ERR; … )`, `bash -c '…'`) is not the shell's.
 pub(in crate::session) fn sets_an_exiting_err_trap(text: &str) -> bool {
-    text.lines().any(|line| {
+    command_lines(text).any(|line| {
         let mut rest = line;
         while let Some(at) = rest.find("trap ") {
             let before = rest[..at].trim_end();
@@ -104,4 +105,58 @@ pub(in crate::session) fn sets_an_exiting_err_trap(text: &str) -> bool {
         }
         false
     })
+}
+
+/// The lines of `text` the shell reads as commands: not the bodies of the here-documents its
+/// lines open (`cat > run.sh <<'EOF'` … `EOF`: a script written to a file, whose `set -e` or
+/// `trap … ERR` is not the shell's).
+fn command_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut pending: std::collections::VecDeque<(String, bool)> = Default::default();
+    text.split(['\n', '\r']).filter(move |line| {
+        if let Some((delimiter, strip_tabs)) = pending.front() {
+            let body = if *strip_tabs {
+                line.trim_start_matches('\t')
+            } else {
+                line
+            };
+            if body == delimiter {
+                pending.pop_front();
+            }
+            return false;
+        }
+        pending.extend(here_documents(line));
+        true
+    })
+}
+
+/// The here-documents command line `line` opens, in order: each delimiter (unquoted) and
+/// whether its body's leading TABs are stripped (`<<-`). `<<<` (a here-string) opens none.
+fn here_documents(line: &str) -> Vec<(String, bool)> {
+    let mut docs = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("<<") {
+        let after = &rest[at + 2..];
+        if after.starts_with('<') {
+            rest = after.trim_start_matches('<');
+            continue;
+        }
+        let (strip_tabs, after) = match after.strip_prefix('-') {
+            Some(after) => (true, after),
+            None => (false, after),
+        };
+        let after = after.trim_start();
+        let word: String = after
+            .chars()
+            .take_while(|c| !c.is_whitespace() && !matches!(c, ';' | '&' | '|' | '<' | '>' | ')'))
+            .collect();
+        let delimiter: String = word
+            .chars()
+            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+            .collect();
+        if !delimiter.is_empty() {
+            docs.push((delimiter, strip_tabs));
+        }
+        rest = &after[word.len()..];
+    }
+    docs
 }

@@ -10,6 +10,7 @@ fn a_send_turning_on_errexit_is_told_apart() {
         "set -o errexit",
         "set -x -e",
         "{ set -e; false; }",
+        "cat > a.sh <<'EOF'\necho hi\nEOF\nset -e",
     ] {
         assert!(super::super::turns_on_errexit(text), "{text:?}");
     }
@@ -21,6 +22,7 @@ fn a_send_turning_on_errexit_is_told_apart() {
         "bash -c 'set -e; false'",
         "echo set -e",
         "set -- -e",
+        "cat > a.sh <<'EOF'\nset -euo pipefail\nEOF",
     ] {
         assert!(!super::super::turns_on_errexit(text), "{text:?}");
     }
@@ -44,6 +46,8 @@ fn a_send_setting_an_exiting_err_trap_is_told_apart() {
         "( trap 'exit 3' ERR; false )",
         "bash -c \"trap 'exit 3' ERR; false\"",
         "echo trap 'exit 3' ERR",
+        "cat > run.sh <<'EOF'\ntrap 'exit 3' ERR\nEOF",
+        "cat > run.sh <<-END\n\ttrap 'exit 3' ERR\n\tEND\nbash run.sh",
     ] {
         assert!(!super::super::sets_an_exiting_err_trap(text), "{text:?}");
     }
