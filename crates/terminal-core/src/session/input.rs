@@ -54,6 +54,7 @@ use crate::error::{TerminalError, TerminalErrorCode};
 
 mod commands;
 mod cursor_keys;
+mod here_documents;
 mod line_notices;
 pub(super) mod literal_escapes;
 mod python;

@@ -2,6 +2,10 @@
 //! line editor a command at all, resets the terminal on purpose, or makes the shell end at the
 //! first failure (errexit, a trap on `ERR` that exits).
 
+use std::collections::VecDeque;
+
+use super::here_documents::{HereDocument, here_document};
+
 /// Whether `text` (+ Enter when `submit`) hands the shell's line editor a command to run: a
 /// completed line that is not blank or a comment, and no control key (an interrupt or
 /// end-of-file key may discard the line instead).
@@ -111,52 +115,24 @@ pub(in crate::session) fn sets_an_exiting_err_trap(text: &str) -> bool {
 /// lines open (`cat > run.sh <<'EOF'` … `EOF`: a script written to a file, whose `set -e` or
 /// `trap … ERR` is not the shell's).
 fn command_lines(text: &str) -> impl Iterator<Item = &str> {
-    let mut pending: std::collections::VecDeque<(String, bool)> = Default::default();
+    let mut pending: VecDeque<HereDocument> = VecDeque::new();
     text.split(['\n', '\r']).filter(move |line| {
-        if let Some((delimiter, strip_tabs)) = pending.front() {
-            let body = if *strip_tabs {
-                line.trim_start_matches('\t')
-            } else {
-                line
-            };
-            if body == delimiter {
+        let line = line.as_bytes();
+        if let Some(doc) = pending.front() {
+            if doc.ends_at(line) {
                 pending.pop_front();
             }
             return false;
         }
-        pending.extend(here_documents(line));
+        let mut at = 0;
+        while let Some(found) = line[at..].windows(2).position(|w| w == b"<<") {
+            let start = at + found + 2;
+            at = if line.get(start) == Some(&b'<') {
+                start + 1
+            } else {
+                here_document(line, start, &mut pending)
+            };
+        }
         true
     })
-}
-
-/// The here-documents command line `line` opens, in order: each delimiter (unquoted) and
-/// whether its body's leading TABs are stripped (`<<-`). `<<<` (a here-string) opens none.
-fn here_documents(line: &str) -> Vec<(String, bool)> {
-    let mut docs = Vec::new();
-    let mut rest = line;
-    while let Some(at) = rest.find("<<") {
-        let after = &rest[at + 2..];
-        if after.starts_with('<') {
-            rest = after.trim_start_matches('<');
-            continue;
-        }
-        let (strip_tabs, after) = match after.strip_prefix('-') {
-            Some(after) => (true, after),
-            None => (false, after),
-        };
-        let after = after.trim_start();
-        let word: String = after
-            .chars()
-            .take_while(|c| !c.is_whitespace() && !matches!(c, ';' | '&' | '|' | '<' | '>' | ')'))
-            .collect();
-        let delimiter: String = word
-            .chars()
-            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-            .collect();
-        if !delimiter.is_empty() {
-            docs.push((delimiter, strip_tabs));
-        }
-        rest = &after[word.len()..];
-    }
-    docs
 }

@@ -25,6 +25,8 @@ use std::collections::VecDeque;
 
 use crate::error::TerminalError;
 
+use super::here_documents::{HereDocument, here_document};
+
 const ESC: u8 = 0x1b;
 
 /// The final bytes of the CSI sequences keys send: cursor and editing keys (`A`–`D`, `H`,
@@ -81,13 +83,6 @@ enum Quote {
     Escaping { close: u8 },
 }
 
-/// A here-document a line asked for: its delimiter, and whether leading TABs are stripped
-/// from its lines (`<<-`).
-struct HereDocument {
-    delimiter: Vec<u8>,
-    strip_tabs: bool,
-}
-
 /// The first ESC of `text` (a send's, to a line editor at its prompt reading `syntax`) meant
 /// as a character of the text (see the module's rules), or `None`.
 pub(in crate::session) fn literal_escape(text: &str, syntax: Syntax) -> Option<LiteralEscape> {
@@ -106,12 +101,7 @@ pub(in crate::session) fn literal_escape(text: &str, syntax: Syntax) -> Option<L
         };
         let line = line.as_bytes();
         if let Some(doc) = pending.front() {
-            let body_line = if doc.strip_tabs {
-                &line[line.iter().take_while(|&&b| b == b'\t').count()..]
-            } else {
-                line
-            };
-            if body_line == doc.delimiter.as_slice() {
+            if doc.ends_at(line) {
                 pending.pop_front();
                 if pending.is_empty() && quote.is_none() {
                     // The command is complete: what reads the next line is not known.
@@ -198,39 +188,6 @@ fn scan_line(
         i += 1;
     }
     None
-}
-
-/// Reads the word of a here-document operator whose `<<` ends before `at` in `line`
-/// (`<<EOF`, `<<-'EOF'`, `<< "END"`), queueing the here-document: where the line goes on.
-fn here_document(line: &[u8], mut at: usize, pending: &mut VecDeque<HereDocument>) -> usize {
-    let strip_tabs = line.get(at) == Some(&b'-');
-    at += usize::from(strip_tabs);
-    while line.get(at).is_some_and(|&b| b == b' ' || b == b'\t') {
-        at += 1;
-    }
-    let mut delimiter = Vec::new();
-    let mut quote = None;
-    while let Some(&b) = line.get(at) {
-        match (quote, b) {
-            (Some(q), _) if b == q => quote = None,
-            (Some(_), _) => delimiter.push(b),
-            (None, b'\'' | b'"') => quote = Some(b),
-            (None, b'\\') => {
-                at += 1;
-                delimiter.extend(line.get(at));
-            }
-            (None, _) if b" \t;|&<>()".contains(&b) => break,
-            (None, _) => delimiter.push(b),
-        }
-        at += 1;
-    }
-    if !delimiter.is_empty() {
-        pending.push_back(HereDocument {
-            delimiter,
-            strip_tabs,
-        });
-    }
-    at
 }
 
 /// The length of the escape sequence `bytes` start with (an ESC) as a line editor reads it,
