@@ -193,18 +193,26 @@ const REPL_PROGRAMS: [&str; 20] = [
 /// Python modules run with `-m` that are REPLs themselves.
 const REPL_MODULES: [&str; 4] = ["asyncio", "code", "IPython", "sqlite3"];
 
-/// REPLs started with a script or an argument of their own (`ipython` is a Python script,
-/// `sqlite3 app.db`), by program name, where [`runs_a_repl`] cannot tell by the command line:
-/// SIGINT interrupts their statement or query, and they stay.
-const NAMED_REPLS: [&str; 8] = [
-    "ipython", "bpython", "ptpython", "sqlite3", "psql", "mysql", "mariadb", "duckdb",
-];
+/// Python REPLs started as scripts of their own (`ipython` is a Python script), by program
+/// name, where [`runs_a_repl`] cannot tell by the command line: SIGINT interrupts their
+/// statement, and they stay.
+const NAMED_PYTHON_REPLS: [&str; 3] = ["ipython", "bpython", "ptpython"];
+
+/// Database shells, started with an argument of their own (`sqlite3 app.db`): SIGINT
+/// interrupts their query, and they stay; every prompt they show reads a statement (their
+/// prompt is the user's to set: sqlite3's `.prompt`, psql's `mydb=> `), and they ask nothing
+/// else on the terminal but a password (echo off).
+pub(in crate::session) const DATABASE_SHELLS: [&str; 5] =
+    ["sqlite3", "psql", "mysql", "mariadb", "duckdb"];
 
 /// Whether process group `pgid` runs a REPL: by its command line ([`runs_a_repl`]), or by its
-/// leader's program name (see [`NAMED_REPLS`]). Blocking `/proc` reads.
+/// leader's program name ([`NAMED_PYTHON_REPLS`], [`DATABASE_SHELLS`]). Blocking `/proc`
+/// reads.
 pub(in crate::session) fn group_runs_a_repl(pgid: i32) -> bool {
     leader_runs_a_repl(pgid)
-        || crate::process::group_name(pgid).is_some_and(|name| NAMED_REPLS.contains(&&*name))
+        || crate::process::group_name(pgid).is_some_and(|name| {
+            NAMED_PYTHON_REPLS.contains(&&*name) || DATABASE_SHELLS.contains(&&*name)
+        })
 }
 
 /// Whether the leader of process group `pgid` runs an interpreter's REPL by its command line

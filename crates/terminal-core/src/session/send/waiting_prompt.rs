@@ -11,7 +11,7 @@ use crate::pty::TtyModes;
 use super::super::input;
 use super::super::nested_shell::is_nested_shell_prompt;
 use super::super::observe::{
-    group_runs_a_repl, is_programs_own_prompt, is_repl_prompt, is_repl_prompt_of,
+    DATABASE_SHELLS, group_runs_a_repl, is_programs_own_prompt, is_repl_prompt, is_repl_prompt_of,
 };
 use super::super::shared::{Shared, State};
 use super::key_answer::{asks_in_raw_mode, relays_keys};
@@ -66,21 +66,9 @@ pub(super) fn line_editor_asks(
         && asks_a_question(prompt)
 }
 
-/// Database shells: every prompt they show reads a statement (`.prompt 'Query? '` in sqlite3,
-/// psql's `mydb=> `), and they ask nothing else on the terminal but a password (echo off).
-const DATABASE_SHELLS: [&str; 7] = [
-    "sqlite3",
-    "psql",
-    "mysql",
-    "mariadb",
-    "redis-cli",
-    "mongosh",
-    "duckdb",
-];
-
 /// Whether the program leading process group `pgid` reads commands at whatever prompt it
 /// shows: a nested interactive shell (`PS1='Continue? ' bash --norc`; not a script's shell,
-/// nor a subshell our shell forked) or a database shell ([`DATABASE_SHELLS`]). One `/proc`
+/// nor a subshell our shell forked) or a database shell (`DATABASE_SHELLS`). One `/proc`
 /// read, two for a shell.
 pub(super) fn reads_commands_at_any_prompt(pgid: i32) -> bool {
     let Some(leader) = crate::process::stat(pgid) else {
