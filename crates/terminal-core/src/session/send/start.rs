@@ -20,13 +20,13 @@ use super::super::observe::{
     continuation_indent, is_block_continuation_prompt, is_primary_repl_prompt,
     is_programs_own_prompt,
 };
-use super::super::result::TextBeforeLine;
 use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
 use super::{SendOp, Span, node_input, pacing, python_input, waiting_prompt};
 
 mod python_reader;
 mod refusals;
+mod shell_line;
 
 impl SendOp {
     /// Reserves the session's send slot and starts the driver. `initializing` is the startup
@@ -348,60 +348,8 @@ impl SendOp {
         if !input.is_empty() {
             st.repl_idle_at_prompt = false;
         }
-        // Text on the shell's input line that no send typed there (a program pushed it into
-        // the terminal's input, or a send typed it for a program that ended without reading
-        // it) would run joined to this send's text: it is cleared first.
-        // Any input does but keys that discard the line anyway (Ctrl-C, Ctrl-\\, Ctrl-Z): an
-        // Enter alone would run it, editing keys would edit it.
-        let types_text = request.submit
-            || request
-                .text
-                .bytes()
-                .any(|b| !super::super::observe::SIGNAL_BYTES.contains(&b));
-        // The keys go whenever the shell itself reads at its prompt (on an empty line they do
-        // nothing): pushed text the line editor has not read and shown yet is emptied too.
-        let clear_keys = inner.clear_line_keys.as_deref().filter(|_| {
-            reader.shell_line_editor
-                && types_text
-                && !st.typed_unended_at_shell
-                && st.screen.after_prompt_end()
-                && !st.screen.command_running()
-        });
-        let (input, cleared_line) = match clear_keys {
-            Some(keys) => {
-                let before = st
-                    .screen
-                    .text_after_prompt()
-                    .map(TextBeforeLine::Input)
-                    .or_else(|| {
-                        st.screen
-                            .output_before_input_line()
-                            .map(TextBeforeLine::Output)
-                    });
-                ([keys, &input].concat(), before)
-            }
-            None => (input, None),
-        };
-        // A command after keys the previous send left pending at the same prompt (see
-        // `PtySpawnSpec::editor_reset_keys`): the pending command ends first, the line stays.
-        let reset_keys = inner.editor_reset_keys.as_deref().filter(|_| {
-            reader.shell_line_editor
-                && request.submit
-                && !request.text.trim().is_empty()
-                && st.typed_unended
-                && !st.screen.command_running()
-        });
-        let input = match reset_keys {
-            Some(keys) => {
-                let searching = st
-                    .screen
-                    .cursor_row_prefix()
-                    .is_some_and(|row| input::is_history_search(&row));
-                let abort: &[u8] = if searching { &[input::ABORT_KEY] } else { &[] };
-                [abort, keys, &input].concat()
-            }
-            None => input,
-        };
+        let (input, cleared_line) =
+            shell_line::clear_before(inner, &mut st, reader.shell_line_editor, &request, input);
         let last_input = statements
             .as_ref()
             .and_then(|steps| steps.last())
