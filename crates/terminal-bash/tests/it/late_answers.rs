@@ -303,16 +303,31 @@ async fn a_command_sent_to_a_waiting_prompt_is_said_to_answer_it() {
                     && n.contains(&format!("`{prompt}`"))
             })
         };
-        for (start, prompt, shows) in [
+        // The reader ended with the answer (the command may go again now), or runs on.
+        let ended = |r: &dsh_terminal_core::SendResult| {
+            r.notices.iter().any(|n| {
+                n.ends_with("has ended since and the shell is at its prompt: send it again now]")
+                    && !n.contains("SIGINT")
+            })
+        };
+        for (start, prompt, shows, reader_ends) in [
             (
                 "python3 -c \"x = input('Proceed? '); print('got', repr(x))\"",
                 "Proceed?",
                 "got 'ls -la'",
+                true,
             ),
             (
                 "read -p 'Overwrite? [y/N] ' ans; echo \"ans=$ans\"",
                 "Overwrite? [y/N]",
                 "ans=ls -la",
+                true,
+            ),
+            (
+                "python3 -c \"x = input('Proceed? '); print('got', repr(x)); input('Next? ')\"",
+                "Proceed?",
+                "got 'ls -la'",
+                false,
             ),
         ] {
             let r = sh.send(start).await;
@@ -320,6 +335,14 @@ async fn a_command_sent_to_a_waiting_prompt_is_said_to_answer_it() {
             let r = sh.send("ls -la").await;
             assert!(r.viewport.lines().any(|l| l == shows), "{start}: {r:?}");
             assert!(said(&r, prompt), "{start}: {r:?}");
+            assert_eq!(ended(&r), reader_ends, "{start}: {r:?}");
+            if !reader_ends {
+                assert!(
+                    r.notices.iter().any(|n| n.contains("SIGINT stops")),
+                    "{r:?}"
+                );
+                sh.send("done").await;
+            }
         }
         sh.send("read -p 'Name: ' who; echo \"who=$who\"").await;
         let r = sh.send("alice").await;

@@ -35,6 +35,7 @@ mod pending_work;
 mod python_background_output;
 mod python_blocks;
 mod python_one_line_blocks;
+mod python_programs;
 mod python_unended;
 mod queries;
 mod races;

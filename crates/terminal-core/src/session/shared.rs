@@ -84,6 +84,10 @@ pub(super) struct State {
     /// line, and no input was written since: output printed later (a thread's) may push that
     /// prompt off the cursor's row, yet the REPL runs no statement.
     pub(super) repl_idle_at_prompt: bool,
+    /// The foreground group the newest send that settled at a REPL's primary prompt found
+    /// there: a Python program that showed one runs a REPL (`code.interact`, a framework's
+    /// shell) though its command line names a script.
+    pub(super) repl_prompt_group: Option<i32>,
     /// The foreground group whose REPL read a line but had not printed its prompt again when
     /// the last send settled (`SettleFacts::unprompted_wait`): a poll that still finds it so
     /// says so again.
@@ -188,6 +192,7 @@ impl State {
             unended_line: None,
             python_block: None,
             repl_idle_at_prompt: false,
+            repl_prompt_group: None,
             unprompted_fg: None,
             last_sent_line: None,
             signalled: None,

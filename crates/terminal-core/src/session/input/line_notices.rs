@@ -72,6 +72,19 @@ pub(in crate::session) fn line_to_waiting_prompt_notice(
     )
 }
 
+/// [`line_to_waiting_prompt_notice`] for a send that settled with the shell back at its
+/// prompt: `reader` took the line and has ended since (`rm -i` taking `ls -la` as its "no"),
+/// and a command sent again now runs.
+pub(in crate::session) fn line_to_ended_prompt_notice(
+    line: &str,
+    prompt: &str,
+    reader: &str,
+) -> String {
+    format!(
+        "[input: line 1 of the input (`{line}`) went to the prompt `{prompt}` that {reader} waited at, as its answer, not to the shell: if it was meant as a command, it did not run; {reader} has ended since and the shell is at its prompt: send it again now]"
+    )
+}
+
 /// How [`lines_to_prompts_notice`] names line `number` of an input (`line`) that went to the
 /// prompt `prompt` an earlier line showed, or, with no prompt (empty), to `reader`.
 pub(in crate::session) fn line_to_a_prompt_entry(

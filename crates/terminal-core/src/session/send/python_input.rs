@@ -143,6 +143,20 @@ pub(super) fn reads_statements(pid: i32) -> bool {
     crate::process::stat(pid).is_some_and(|s| input::is_ipython(&s.comm)) || starts_the_repl(pid)
 }
 
+/// Whether foreground group `fg` runs a Python REPL, not just a Python program (a script, a
+/// server, pip, a test runner under `make`: text sent while one runs is typed ahead as to
+/// any program, a block too): a process of it reads statements by its command line
+/// ([`reads_statements`]), or a send settled with the group at a REPL's primary prompt (a
+/// REPL a script started: `code.interact`, a framework's shell). Blocking `/proc` reads.
+pub(super) fn runs_a_python_repl(st: &State, shared: &Shared, fg: i32) -> bool {
+    st.repl_prompt_group == Some(fg)
+        || shared
+            .processes()
+            .into_iter()
+            .filter(|s| s.pgrp == fg && !s.is_zombie())
+            .any(|s| input::pastes_blocks(&program_name(&s)) && reads_statements(s.pid))
+}
+
 /// Why a Python REPL cannot take a block now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Busy {

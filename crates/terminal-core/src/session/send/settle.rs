@@ -323,7 +323,16 @@ impl SendOp {
             // it would show is one no result showed. (A cancel's caller knows what it stopped.)
             super::unseen_reader::note(&mut shared.lock(), true, None);
         }
-        let refused_line = self.refused.lock().take();
+        let refused_line =
+            self.refused
+                .lock()
+                .take()
+                .map(|notice| match &self.waiting_prompt_notices {
+                    Some((asked, once_ended)) if reason == Settle::Prompt && notice == *asked => {
+                        once_ended.clone()
+                    }
+                    _ => notice,
+                });
         let untyped_after_answer = self.untyped_after_answer.lock().take();
         let cleared_line = self.cleared_line.clone();
         // A program the last SIGINT or SIGTERM did not end (it ignores or handles it). Not

@@ -163,7 +163,11 @@ impl SendOp {
         } else {
             None
         };
-        if let Some(program) = block_to {
+        // Not to a Python program that is no REPL (`python3 app.py`, pip, `make test`): its
+        // statements are none of the text's business.
+        if let Some(program) = block_to
+            && fg.is_some_and(|pgid| python_input::runs_a_python_repl(&st, shared, pgid))
+        {
             let busy = python_input::statement_busy(
                 &mut st,
                 shared,
@@ -444,11 +448,15 @@ impl SendOp {
             timeout: request.timeout,
             untyped_dropped: AtomicBool::new(false),
             held_dropped: AtomicBool::new(false),
-            refused: Mutex::new(to_waiting_prompt.as_ref().map(|(notice, _)| notice.clone())),
+            refused: Mutex::new(to_waiting_prompt.as_ref().map(|to| to.notice.clone())),
             untyped_after_answer: Mutex::new(None),
+            waiting_prompt_notices: to_waiting_prompt
+                .as_ref()
+                .map(|to| (to.notice.clone(), to.once_ended.clone())),
             to_prompts: Mutex::new(
                 to_waiting_prompt
-                    .map(|(_, entry)| vec![(1, entry)])
+                    .as_ref()
+                    .map(|to| vec![(1, to.entry.clone())])
                     .unwrap_or_default(),
             ),
             ends_its_reader: request.text.lines().any(input::ends_its_reader),

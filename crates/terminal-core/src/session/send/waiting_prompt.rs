@@ -81,6 +81,17 @@ pub(super) fn reads_commands_at_any_prompt(pgid: i32) -> bool {
             && !super::super::nested_shell::is_fork_of_parent(pgid))
 }
 
+/// What a send's first line that went to a waiting prompt as its answer is told (see
+/// [`command_to_waiting_prompt`]).
+pub(super) struct ToWaitingPrompt {
+    /// The notice while the prompt's reader may still run.
+    pub(super) notice: String,
+    /// The notice once the send settled with the shell at its prompt: the reader ended.
+    pub(super) once_ended: String,
+    /// How a notice of several lines to prompts names this one.
+    pub(super) entry: String,
+}
+
 /// The notice and the entry (see `input::line_to_a_prompt_entry`) for `text`, a send with
 /// Enter that is no answer to a password prompt, when its first line names a shell command
 /// with arguments and the foreground group `fg` waits at a prompt of its own on the cursor
@@ -102,7 +113,7 @@ pub(super) fn command_to_waiting_prompt(
     fg: Option<i32>,
     modes: Option<TtyModes>,
     text: &str,
-) -> Option<(String, String)> {
+) -> Option<ToWaitingPrompt> {
     let modes = modes?;
     let line_editor = edits_lines(modes);
     let reads_lines = (modes.canonical && modes.echo) || line_editor;
@@ -168,10 +179,11 @@ pub(super) fn command_to_waiting_prompt(
         stale_reader::clipped(line),
         stale_reader::clipped(prompt.trim()),
     );
-    Some((
-        input::line_to_waiting_prompt_notice(&line, &prompt, &reader),
-        input::line_to_a_prompt_entry(1, &line, &prompt, &reader),
-    ))
+    Some(ToWaitingPrompt {
+        notice: input::line_to_waiting_prompt_notice(&line, &prompt, &reader),
+        once_ended: input::line_to_ended_prompt_notice(&line, &prompt, &reader),
+        entry: input::line_to_a_prompt_entry(1, &line, &prompt, &reader),
+    })
 }
 
 /// Whether `prompt` (trimmed), at which `program` of group `pgid` reads, is where that program

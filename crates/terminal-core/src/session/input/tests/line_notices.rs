@@ -24,6 +24,10 @@ fn the_notice_for_lines_not_typed_or_typed_to_a_prompt_names_them() {
         line_to_waiting_prompt_notice("ls -la", "Proceed?", "`python3`"),
         @"[input: line 1 of the input (`ls -la`) went to the prompt `Proceed?` that `python3` waited at, as its answer, not to the shell: if it was meant as a command, it did not run; send it again once that prompt is answered (terminal_signal SIGINT stops `python3`)]"
     );
+    insta::assert_snapshot!(
+        line_to_ended_prompt_notice("ls -la", "rm: remove regular empty file 'b'?", "`rm`"),
+        @"[input: line 1 of the input (`ls -la`) went to the prompt `rm: remove regular empty file 'b'?` that `rm` waited at, as its answer, not to the shell: if it was meant as a command, it did not run; `rm` has ended since and the shell is at its prompt: send it again now]"
+    );
     // A read with no prompt (`input()`), seen or hidden.
     insta::assert_snapshot!(
         line_to_programs_prompt_notice(2, "print('hello', name)", ""),

@@ -27,6 +27,7 @@ impl SendOp {
         {
             st.python_block = None;
             st.repl_idle_at_prompt = true;
+            st.repl_prompt_group = self.shared.pty.foreground_pgid();
         }
         // Text this send typed ahead without Enter while a program held the terminal and did
         // not read it, on our shell's input line as the send settles at its prompt: the line
