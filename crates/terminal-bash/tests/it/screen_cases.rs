@@ -217,6 +217,57 @@ async fn a_long_line_of_wide_characters_comes_back_whole() {
     .await;
 }
 
+/// Zero-width characters after the character in a row's last column (the cursor waiting to
+/// wrap) stay with it, as on a terminal: an emoji presentation selector (U+FE0F), alone, before
+/// a joiner or a keycap mark, or ending the line, a combining accent, and a selector after a
+/// wide character in the last two columns. Each line comes back whole, in the result and in
+/// pages once it scrolled into history.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zero_width_characters_after_the_last_column_stay_with_its_character() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let cols = usize::from(config().cols);
+        // The columns filled before the character, and the character with what follows it.
+        let cases = [
+            (cols - 1, "\u{2764}\u{fe0f}X"),
+            (cols - 1, "\u{263a}\u{fe0f}X"),
+            (cols - 1, "\u{2764}\u{fe0f}\u{200d}\u{1f525}X"),
+            (cols - 1, "1\u{fe0f}\u{20e3}X"),
+            (cols - 1, "\u{2764}\u{fe0f}"),
+            (cols - 1, "e\u{301}X"),
+            (cols - 2, "\u{4e2d}\u{fe0f}X"),
+        ];
+        let mut lines = Vec::new();
+        for (before, tail) in cases {
+            let line = format!("{}{tail}", "a".repeat(before));
+            let r = sh
+                .send(&format!(
+                    "printf 'a%.0s' $(seq 1 {before}); printf '%s\\n' '{tail}'"
+                ))
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+            assert!(
+                r.viewport.lines().any(|l| l == line),
+                "{line:?} in {:?}",
+                r.viewport
+            );
+            lines.push(line);
+        }
+        let r = sh.send("seq 1 100").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let page = newest_lines(&sh, 500);
+        for line in &lines {
+            assert!(
+                page.text.lines().any(|l| l == line),
+                "{line:?} in {:?}",
+                page.text
+            );
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 /// Field case C28, the same kind: a scroll region below a status line (a top margin), and
 /// one ending above the bottom row; every line printed in it reaches the result in order.

@@ -105,15 +105,21 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
-/// `text` with every [`STAND_IN`] turned back into U+FFFD, and every
-/// [`super::conceal::WIDE_BLANK`] into the two blanks it stands for.
+/// `text` with every [`STAND_IN`] turned back into U+FFFD, every
+/// [`super::conceal::WIDE_BLANK`] into the two blanks it stands for, and every
+/// [`super::presentation::VS16_STAND_IN`] into the U+FE0F it stands for.
 pub(super) fn restore(text: &str) -> Cow<'_, str> {
     use super::conceal::WIDE_BLANK;
+    use super::presentation::VS16_STAND_IN;
     // ASCII (most rows) cannot hold a stand-in; `is_ascii` tests words at a time.
-    if text.is_ascii() || !text.contains([STAND_IN, WIDE_BLANK]) {
+    if text.is_ascii() || !text.contains([STAND_IN, WIDE_BLANK, VS16_STAND_IN]) {
         return Cow::Borrowed(text);
     }
-    Cow::Owned(text.replace(STAND_IN, "\u{FFFD}").replace(WIDE_BLANK, "  "))
+    Cow::Owned(
+        text.replace(STAND_IN, "\u{FFFD}")
+            .replace(WIDE_BLANK, "  ")
+            .replace(VS16_STAND_IN, "\u{FE0F}"),
+    )
 }
 
 #[cfg(test)]

@@ -306,15 +306,22 @@ fn line_ends_before_a_row_do_not_change_as_a_wrapped_line_scrolls_into_history()
 
 /// A presentation selector (VS16) that would make the narrow character in a row's last column
 /// an emoji twice as wide (vt100 moves the character to the next row, unflagged): the line
-/// stays one line, the character (narrow, as xterm keeps it: the selector left out) and what
-/// follows it whole, on the screen and in history. Elsewhere the selector stays.
+/// stays one line, the character (narrow, as xterm keeps it, with its selector) and what
+/// follows it whole, on the screen and in history, also where more zero-width characters
+/// follow it (a ZWJ sequence, a keycap) or the line ends there. Elsewhere the selector stays.
 #[test]
 fn a_character_widened_in_the_last_column_keeps_its_line_whole() {
-    for emoji in ["\u{263a}", "\u{2764}"] {
-        let sent = format!("aaaaaaaaa{emoji}\u{fe0f}Z");
+    for emoji in [
+        "\u{263a}\u{fe0f}",
+        "\u{2764}\u{fe0f}",
+        "\u{2764}\u{fe0f}\u{200d}\u{1f525}",
+        "1\u{fe0f}\u{20e3}",
+        "\u{2764}\u{fe0f}\u{301}",
+        "\u{2764}\u{fe0f}\u{fe0f}",
+    ] {
         let line = format!("aaaaaaaaa{emoji}Z");
         let mut s = Screen::new(config(4, 10), None);
-        s.feed(format!("{sent}\r\n{sent}\r\n").as_bytes());
+        s.feed(format!("{line}\r\n{line}\r\n").as_bytes());
         assert_eq!(s.transcript(), format!("{line}\n{line}\n"), "{emoji}");
         for _ in 0..6 {
             s.feed(b"x\r\n");
@@ -325,8 +332,12 @@ fn a_character_widened_in_the_last_column_keeps_its_line_whole() {
             s.transcript()
         );
         let mut s = Screen::new(config(4, 10), None);
-        s.feed(format!("ab{emoji}\u{fe0f}Z\r\n").as_bytes());
-        assert_eq!(s.transcript(), format!("ab{emoji}\u{fe0f}Z\n"));
+        s.feed(format!("ab{emoji}Z\r\n").as_bytes());
+        assert_eq!(s.transcript(), format!("ab{emoji}Z\n"));
+        // Ending the line in the last column: the selector stays, and the next line is its own.
+        let mut s = Screen::new(config(4, 10), None);
+        s.feed(format!("aaaaaaaaa{emoji}\r\nnext\r\n").as_bytes());
+        assert_eq!(s.transcript(), format!("aaaaaaaaa{emoji}\nnext\n"));
     }
 }
 
