@@ -49,6 +49,7 @@ mod sandbox_git;
 mod screen_cases;
 mod settle_stress;
 mod shell_config;
+mod shell_ended_lines;
 mod signal_prompts;
 mod silence;
 mod support;

@@ -69,7 +69,7 @@ pub(super) use line_notices::{
     PROMPTLESS_READ, asks_for_input, discarded_lines_notice, line_to_a_prompt_entry,
     line_to_a_prompt_notice, line_to_ended_prompt_notice, line_to_hidden_prompt_notice,
     line_to_programs_prompt_notice, line_to_waiting_prompt_notice, lines_to_prompts_notice,
-    over_long_line_notice, reader_ended_lines_notice,
+    over_long_line_notice, reader_ended_lines_notice, shell_ended_lines_notice,
 };
 pub(super) use python::{
     BLOCK_END_KEY, python_block_rest, python_block_split, python_ended_statements,

@@ -48,6 +48,7 @@ mod pager_guard;
 mod prepare;
 mod python_input;
 mod settle;
+mod shell_ended;
 mod span;
 mod stale_reader;
 mod unseen_reader;
@@ -381,6 +382,11 @@ impl SendOp {
                     .is_some_and(|row| is_block_continuation_prompt(&row))
             {
                 pacing.drop_next();
+            }
+            // The session's shell ended before it read the lines left: they never run, and the
+            // result names them (a close that ends the session says so itself).
+            if release == Some(Settle::Exit) && pacing.is_pending() && !shared.lock().closing {
+                self.note_shell_ended(&mut pacing);
             }
             if let Some(reason) = release
                 && pacing.is_pending()

@@ -232,3 +232,32 @@ pub(in crate::session) fn reader_ended_lines_notice(first: usize, count: usize) 
         "[input: {lines} not typed: what read the lines before ended and the shell's prompt came back, where {they} would have run as commands; send {them} again if {commands}]"
     )
 }
+
+/// The notice for lines of a send not typed because the session's shell ended (it exited,
+/// or was killed) at line `ended_at` (from 1), before it read them: `first` to `last`, the
+/// first and last with text, where `first` is `ended_at` itself when the rest of that line,
+/// after the key that ended the shell (a Ctrl-D), holds text. No later send can run them in
+/// this session: the notice says to open a new one.
+pub(in crate::session) fn shell_ended_lines_notice(
+    ended_at: usize,
+    first: usize,
+    last: usize,
+) -> String {
+    let (lines, them, they) = if first == ended_at {
+        let rest = match last - first {
+            0 => format!("the rest of line {first} of the input was"),
+            1 => format!("the rest of line {first} and line {last} of the input were"),
+            _ => format!(
+                "the rest of line {first} and lines {}–{last} of the input were",
+                first + 1
+            ),
+        };
+        let (_, them, they) = untyped_lines(first, last + 1 - first);
+        (rest, them, they)
+    } else {
+        untyped_lines(first, last + 1 - first)
+    };
+    format!(
+        "[input: {lines} not typed: the session's shell ended at line {ended_at} (it exited or was killed: see the session status), before reading {them}, so {they} did not run; to run {them}, open a new session with terminal_open and send {them} there]"
+    )
+}

@@ -38,8 +38,9 @@ pub(in crate::session) struct SendOp {
     pub(super) held_dropped: AtomicBool,
     /// The notice for paced lines left untyped (the kernel would cut one; a signal came).
     pub(super) refused: Mutex<Option<String>>,
-    /// The notice for the lines left untyped because the reader they were meant for ended,
-    /// when [`Self::refused`] already says where an earlier line went (a prompt it answered).
+    /// The notice for the lines left untyped because the reader they were meant for (or the
+    /// session's shell) ended, when [`Self::refused`] already says where an earlier line went
+    /// (a prompt it answered).
     pub(super) untyped_after_answer: Mutex<Option<String>>,
     /// The notice that the send's first line went to a waiting prompt as its answer, and
     /// its form for a send that settles with the shell at its prompt (the reader ended):

@@ -29,6 +29,7 @@ use std::collections::VecDeque;
 
 use crate::readiness::Settle;
 
+mod after_exit;
 mod answer_checks;
 pub(super) mod insert_paste;
 

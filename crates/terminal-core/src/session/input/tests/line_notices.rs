@@ -55,6 +55,27 @@ fn the_notice_for_lines_not_typed_or_typed_to_a_prompt_names_them() {
 }
 
 #[test]
+fn the_notice_for_lines_after_the_shell_ended_names_them_and_the_line_it_ended_at() {
+    insta::assert_snapshot!(
+        shell_ended_lines_notice(2, 3, 3),
+        @"[input: line 3 of the input was not typed: the session's shell ended at line 2 (it exited or was killed: see the session status), before reading it, so it did not run; to run it, open a new session with terminal_open and send it there]"
+    );
+    insta::assert_snapshot!(
+        shell_ended_lines_notice(1, 2, 3),
+        @"[input: lines 2–3 of the input were not typed: the session's shell ended at line 1 (it exited or was killed: see the session status), before reading them, so they did not run; to run them, open a new session with terminal_open and send them there]"
+    );
+    // Text after the key that ended the shell (a Ctrl-D) on its own line.
+    insta::assert_snapshot!(
+        shell_ended_lines_notice(1, 1, 1),
+        @"[input: the rest of line 1 of the input was not typed: the session's shell ended at line 1 (it exited or was killed: see the session status), before reading it, so it did not run; to run it, open a new session with terminal_open and send it there]"
+    );
+    insta::assert_snapshot!(
+        shell_ended_lines_notice(1, 1, 3),
+        @"[input: the rest of line 1 and lines 2–3 of the input were not typed: the session's shell ended at line 1 (it exited or was killed: see the session status), before reading them, so they did not run; to run them, open a new session with terminal_open and send them there]"
+    );
+}
+
+#[test]
 fn a_line_asks_for_input_when_it_calls_a_reader_or_resumes_a_debugged_program() {
     for line in [
         "name = input()",

@@ -27,6 +27,40 @@ fn silence_or_the_deadline_types_the_rest_ahead_and_an_exit_drops_it() {
 }
 
 #[test]
+fn the_lines_left_when_the_shell_ends_are_named_from_the_first_to_the_last_with_text() {
+    use super::after_exit::UntypedAtShellEnd;
+    let at = |ended_at, first, last| {
+        Some(UntypedAtShellEnd {
+            ended_at,
+            first,
+            last,
+        })
+    };
+    let (_, mut pacing) = Pacing::split(b"echo a\nexit 2\necho b\necho c\n".to_vec(), true, false);
+    assert_eq!(pacing.on_settle(Settle::Prompt), Some(b"exit 2\n".to_vec()));
+    assert_eq!(pacing.drop_at_shell_end(), at(2, 3, 4));
+    assert!(!pacing.is_pending());
+    // On the line typed first, the rest unended.
+    let (_, mut pacing) = Pacing::split(b"echo a; exit 3\necho b".to_vec(), true, false);
+    assert_eq!(pacing.drop_at_shell_end(), at(1, 2, 2));
+    // Blank lines after the exit name nothing; one between lines with text is named with them.
+    let (_, mut pacing) = Pacing::split(b"exit\n\n  \n".to_vec(), true, false);
+    assert_eq!(pacing.drop_at_shell_end(), None);
+    let (_, mut pacing) = Pacing::split(b"exit\n\necho b\n\necho c\n\n".to_vec(), true, false);
+    assert_eq!(pacing.drop_at_shell_end(), at(1, 3, 5));
+    // A Ctrl-D ended it: the Enter after it runs nothing, the line after it is named.
+    let (_, mut pacing) = Pacing::split(b"echo a\n\x04\necho b\n".to_vec(), true, false);
+    assert_eq!(pacing.on_settle(Settle::Prompt), Some(b"\x04".to_vec()));
+    assert_eq!(pacing.drop_at_shell_end(), at(2, 3, 3));
+    let (_, mut pacing) = Pacing::split(b"echo a\n\x04\n".to_vec(), true, false);
+    assert_eq!(pacing.on_settle(Settle::Prompt), Some(b"\x04".to_vec()));
+    assert_eq!(pacing.drop_at_shell_end(), None);
+    // Text after the key on its own line was not typed either.
+    let (_, mut pacing) = Pacing::split(b"\x04echo b\necho c".to_vec(), true, false);
+    assert_eq!(pacing.drop_at_shell_end(), at(1, 1, 2));
+}
+
+#[test]
 fn text_after_an_interrupt_key_waits_for_the_reader() {
     let (first, mut pacing) = Pacing::split(b"echo a\x03echo b\n".to_vec(), true, false);
     assert_eq!(first, b"echo a");
