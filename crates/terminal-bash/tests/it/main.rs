@@ -47,6 +47,7 @@ mod sandbox;
 mod sandbox_filters;
 mod sandbox_git;
 mod screen_cases;
+mod script_prompts;
 mod settle_stress;
 mod shell_config;
 mod shell_ended_lines;

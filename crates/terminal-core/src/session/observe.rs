@@ -20,7 +20,8 @@ pub(super) use facts::{TerminalFacts, terminal_facts};
 pub(super) use prompt_rows::{
     DATABASE_SHELLS, at_primary_repl_prompt, continuation_indent, ends_like_a_question,
     group_runs_a_repl, is_block_continuation_prompt, is_primary_repl_prompt,
-    is_programs_own_prompt, leader_runs_a_repl, prompt_then_text, starts_with_repl_prompt,
+    is_programs_own_prompt, leader_runs_a_repl, prompt_then_text, reads_for_a_script,
+    starts_with_repl_prompt,
 };
 pub use prompt_rows::{is_repl_prompt, is_repl_prompt_of};
 

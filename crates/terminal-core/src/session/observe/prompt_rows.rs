@@ -250,13 +250,7 @@ pub(in crate::session) fn runs_a_repl(cmdline: &[u8]) -> bool {
         .filter(|a| !a.is_empty())
         .map(String::from_utf8_lossy);
     let program = args.next().unwrap_or_default();
-    let name = program
-        .rsplit('/')
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    if !REPL_PROGRAMS.contains(&stem) {
+    if !REPL_PROGRAMS.contains(&&*program_stem(&program)) {
         return false;
     }
     while let Some(arg) = args.next() {
@@ -275,4 +269,51 @@ pub(in crate::session) fn runs_a_repl(cmdline: &[u8]) -> bool {
         }
     }
     true
+}
+
+/// The stem of the program `program` (a command line's first argument) names: its file name
+/// in lower case without a version (`/usr/bin/python3.11` is `python`, `lua5.4` is `lua`).
+fn program_stem(program: &str) -> String {
+    let name = program
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
+        .to_owned()
+}
+
+/// Interpreters with no REPL whose prompts [`repl_continuation`] knows: what a program of
+/// theirs asks at a prompt written like one is the script's own question.
+const SCRIPT_INTERPRETERS: [&str; 3] = ["perl", "ruby", "php"];
+
+/// Whether `cmdline` (NUL-separated, as `/proc/<pid>/cmdline`) runs a script or code given
+/// inline with an interpreter or a shell, not a REPL: an interpreter that has one
+/// ([`REPL_PROGRAMS`]) not started as one ([`runs_a_repl`]: `python3 app.py`, `python3 -c …`,
+/// `node app.js`), a shell not reading its commands from the terminal (`bash ask.sh`,
+/// `bash -c …`), or an interpreter with no REPL of such prompts ([`SCRIPT_INTERPRETERS`]).
+/// Not a program that is none of these (a database shell, `ssh`, `docker exec`): what it
+/// runs cannot be told from here.
+pub(in crate::session) fn runs_a_script(cmdline: &[u8]) -> bool {
+    let program = cmdline
+        .split(|&b| b == 0)
+        .find(|a| !a.is_empty())
+        .map(String::from_utf8_lossy)
+        .unwrap_or_default();
+    let stem = program_stem(&program);
+    if super::super::nested_shell::is_shell_name(&stem) {
+        return !super::super::nested_shell::runs_interactively(cmdline);
+    }
+    (REPL_PROGRAMS.contains(&&*stem) && !runs_a_repl(cmdline))
+        || SCRIPT_INTERPRETERS.contains(&&*stem)
+}
+
+/// Whether process `pid` runs a script or inline code ([`runs_a_script`] of its command line),
+/// and is no Python REPL started by a name of its own ([`NAMED_PYTHON_REPLS`]: `bpython` runs
+/// as a Python script). A prompt it shows written like a REPL's continuation prompt (`... `,
+/// `-> `: `input('... ')`) is the script's question, and the line sent there its answer.
+/// Blocking `/proc` reads.
+pub(in crate::session) fn reads_for_a_script(pid: i32) -> bool {
+    crate::process::cmdline(pid).is_some_and(|c| runs_a_script(&c))
+        && !crate::process::stat(pid).is_some_and(|s| NAMED_PYTHON_REPLS.contains(&&*s.comm))
 }

@@ -145,6 +145,44 @@ fn a_repl_runs_without_a_script() {
     }
 }
 
+/// A script or inline code run by an interpreter or a shell, whose prompt written like a REPL's
+/// is the script's own; not an interpreter's REPL, an interactive shell, nor a program that is
+/// no interpreter (what it runs cannot be told).
+#[test]
+fn a_script_runs_with_an_interpreter_or_a_shell() {
+    use super::prompt_rows::runs_a_script;
+    for line in [
+        "python3\0app.py",
+        "/usr/bin/python3.11\0-c\0v = input('... ')",
+        "python3\0-m\0http.server",
+        "node\0app.js",
+        "node\0-e\0x()",
+        "bash\0ask.sh",
+        "bash\0-c\0read -p '> ' v",
+        "sh\0-ec\0read v",
+        "perl\0-e\0print 1",
+        "ruby\0ask.rb",
+    ] {
+        assert!(runs_a_script(line.as_bytes()), "{line:?}");
+    }
+    for line in [
+        "python3",
+        "python3\0-q",
+        "python3\0-m\0asyncio",
+        "node",
+        "bash",
+        "bash\0--norc",
+        "-bash",
+        "bash\0-i\0-c\0x",
+        "sqlite3\0app.db",
+        "psql\0-U\0postgres",
+        "docker\0exec\0-it\0db\0psql",
+        "ssh\0host",
+    ] {
+        assert!(!runs_a_script(line.as_bytes()), "{line:?}");
+    }
+}
+
 #[test]
 fn repl_prompts_alone_on_their_row() {
     for row in [

@@ -232,6 +232,15 @@ impl SendOp {
         // A nested shell's continuation prompt (`> `: `bash --norc` or dash in an open `if`
         // or quote), which has no marks of ours.
         let shell_continuation = cursor_row.as_deref().is_some_and(|row| row.trim() == ">");
+        // Neither when a script asks its own question at a prompt written like one
+        // (`input('... ')`, `read -p '> '` in `bash ask.sh`): the line sent is its answer.
+        let script_asks = (repl_prompt.is_some() || shell_continuation)
+            && shared
+                .pty
+                .foreground_pgid()
+                .is_some_and(|fg| line_state::script_asks(&st, shared, fg));
+        let repl_prompt = repl_prompt.filter(|_| !script_asks);
+        let shell_continuation = shell_continuation && !script_asks;
         // Nothing before the cursor: whatever waits printed no prompt of its own.
         let no_prompt_shown = !alternate
             && reason == Settle::StdinWait

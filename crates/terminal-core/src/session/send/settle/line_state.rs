@@ -3,9 +3,9 @@
 
 use crate::readiness::Settle;
 
-use super::super::super::observe::at_primary_repl_prompt;
-use super::super::super::shared::State;
-use super::super::SendOp;
+use super::super::super::observe::{at_primary_repl_prompt, is_repl_prompt_of, reads_for_a_script};
+use super::super::super::shared::{Shared, State};
+use super::super::{SendOp, python_input};
 
 impl SendOp {
     /// Notes, as this send settles for `reason` (`foreign_line`: text no send typed follows
@@ -27,7 +27,16 @@ impl SendOp {
         {
             st.python_block = None;
             st.repl_idle_at_prompt = true;
-            st.repl_prompt_group = self.shared.pty.foreground_pgid();
+            // Only the prompt of the group's own REPL (`>>>` of a Python, `> ` of a node): a
+            // script asking at `> ` or `=> ` runs none.
+            let fg = self.shared.pty.foreground_pgid();
+            let program = fg.and_then(|pgid| python_input::group_program(&self.shared, pgid));
+            let own = st
+                .screen
+                .cursor_row_prefix()
+                .zip(program)
+                .is_some_and(|(row, program)| is_repl_prompt_of(row.trim(), &program));
+            st.repl_prompt_group = fg.filter(|_| own);
         }
         // Text this send typed ahead without Enter while a program held the terminal and did
         // not read it, on our shell's input line as the send settles at its prompt: the line
@@ -54,4 +63,19 @@ impl SendOp {
             st.typed_unended_at_shell = true;
         }
     }
+}
+
+/// Whether foreground group `fg`, reading at a prompt written like a REPL's or a shell's
+/// continuation prompt (`... `, `...> `, `-> `, `> `), is a script asking its own question,
+/// whose answer is the line sent (`input('... ')` of `python3 app.py`, `read -p '> '` of
+/// `bash ask.sh`): the member reading the terminal runs a script or code given inline
+/// ([`reads_for_a_script`]), reads no Python statements ([`python_input::reads_statements`]:
+/// `python3 -i app.py`, IPython), and no send settled with the group at its REPL's primary
+/// prompt (a REPL the script started: `code.interact()`, a framework's shell, `breakpoint()`'s
+/// pdb). Blocking `/proc` reads.
+pub(super) fn script_asks(st: &State, shared: &Shared, fg: i32) -> bool {
+    let reader = shared.tty_reader(fg).unwrap_or(fg);
+    st.repl_prompt_group != Some(fg)
+        && reads_for_a_script(reader)
+        && !python_input::reads_statements(reader)
 }
