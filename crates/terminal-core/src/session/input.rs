@@ -307,9 +307,10 @@ pub(super) fn asks_yes_or_no(row: &str) -> bool {
 }
 
 /// The first key of a `step` that answers a yes/no question with a word, `yes` or `no` in
-/// any case, with or without its Enter: a reader of single keys takes `y` or `n` as the
-/// answer, and each further key is a key of its own (the rest of the word runs as a command
-/// once the program is done). `None` for anything else.
+/// any case, with or without its Enter: a reader of one key takes `y` or `n` as the answer,
+/// and each further key would be a key of its own (the rest of the word run as a command
+/// once the program is done), so the rest goes only to a reader that reads on (see
+/// `key_answer`). `None` for anything else.
 pub(super) fn yes_no_word_key(step: &[u8]) -> Option<Vec<u8>> {
     let word = step
         .strip_suffix(b"\r\n")
@@ -318,18 +319,6 @@ pub(super) fn yes_no_word_key(step: &[u8]) -> Option<Vec<u8>> {
         .unwrap_or(step);
     (word.eq_ignore_ascii_case(b"yes") || word.eq_ignore_ascii_case(b"no"))
         .then(|| word[..1].to_vec())
-}
-
-/// The key of a `step` that is one key and the Enter after it (`y\r`, `y\n`), for a reader of
-/// single keys (`read -n 1`), which takes the key as it comes: the line end would be a key of
-/// its own, which the next prompt takes as its answer. `None` for anything else.
-pub(super) fn one_key_and_enter(step: &[u8]) -> Option<Vec<u8>> {
-    let key = step.strip_suffix(b"\r\n").or_else(|| {
-        step.strip_suffix(b"\r")
-            .or_else(|| step.strip_suffix(b"\n"))
-    })?;
-    let key_text = std::str::from_utf8(key).ok()?;
-    (key_text.chars().count() == 1 && !key_text.contains(['\r', '\n'])).then(|| key.to_vec())
 }
 
 /// The bytes for `text` (+ Enter when `submit`) to `reader`.

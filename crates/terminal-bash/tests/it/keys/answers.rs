@@ -378,3 +378,87 @@ async fn a_key_answer_before_the_shells_read_settles_when_the_read_waits() {
     })
     .await;
 }
+
+/// A yes/no word to a reader of more than one key at a yes/no question (`read -n 3`, a
+/// program of its own that reads keys up to Enter with the terminal's echo on, a silent
+/// `read -s -n 3`) reaches it key by key, and its Enter while the reader still reads: the
+/// first key alone was said to be the answer while the reader waited on, and the next send's
+/// keys joined the answer (`a=[yec]`). A reader of one key still gets the first key alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_yes_no_word_reaches_a_reader_of_several_keys() {
+    within(async {
+        let dir = TempDir::new("yes-no-word");
+        let sh = Shell::open(config()).await;
+        let first_key_said = |r: &SendResult| {
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("[input: only the word's first key went"))
+        };
+        for (read, answer, want) in [
+            ("read -n 3 -p 'Proceed? [y/N] ' a", "yes", "a=[yes]"),
+            ("read -s -n 3 -p 'Proceed? [y/N] ' a", "yes", "a=[yes]"),
+            ("read -n 2 -p 'Continue (y/n)? ' a", "no", "a=[no]"),
+            (
+                "read -n 4 -p 'Type yes to go on [y/N] ' a",
+                "yes\necho after",
+                "a=[yes]",
+            ),
+        ] {
+            let r = sh.send(&format!("{read}; echo; echo \"a=[$a]\"")).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{read}: {r:?}");
+            let r = sh.send(answer).await;
+            assert!(r.viewport.lines().any(|l| l == want), "{read}: {r:?}");
+            assert!(!first_key_said(&r), "{read}: {r:?}");
+            // A line after the answer is not typed once its reader's command line ended (it
+            // would run as a command), and the result says so.
+            assert!(!r.viewport.lines().any(|l| l == "after"), "{read}: {r:?}");
+            assert_eq!(
+                answer.ends_with("after"),
+                r.notices
+                    .iter()
+                    .any(|n| n.starts_with("[input: line 2 of the input was not typed")),
+                "{read}: {r:?}"
+            );
+            let r = sh.send("echo next").await;
+            assert!(r.viewport.lines().any(|l| l == "next"), "{read}: {r:?}");
+        }
+        // A program of its own in cbreak mode, the terminal echoing, that reads up to Enter.
+        let line_reader = "import os, sys, termios\n\
+            old = termios.tcgetattr(0); new = termios.tcgetattr(0)\n\
+            new[3] &= ~termios.ICANON\n\
+            termios.tcsetattr(0, termios.TCSANOW, new)\n\
+            sys.stdout.write('Proceed? [y/N] '); sys.stdout.flush()\n\
+            line = b''\n\
+            while (c := os.read(0, 1)) not in (b'\\r', b'\\n'):\n\
+            \x20   line += c\n\
+            termios.tcsetattr(0, termios.TCSANOW, old)\n\
+            print('\\nGOT=[%s]' % line.decode())\n";
+        let script = dir.0.join("line.py");
+        std::fs::write(&script, line_reader).unwrap();
+        let r = sh.send(&format!("python3 '{}'", script.display())).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("no").await;
+        assert!(r.viewport.lines().any(|l| l == "GOT=[no]"), "{r:?}");
+        assert!(r.notices.iter().all(|n| !n.starts_with("[input:")), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // A reader of one key, silent or not, takes the first key alone: the rest of the word
+        // and its Enter reach neither the next question nor the shell.
+        for read in ["read -n 1", "read -s -n 1"] {
+            let r = sh
+                .send(&format!(
+                    "{read} -p 'Delete? [y/N] ' a; echo; read -p 'Name: ' n; \
+                     echo \"a=[$a] n=[$n]\""
+                ))
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{read}: {r:?}");
+            let r = sh.send("yes\nbob").await;
+            assert!(
+                r.viewport.lines().any(|l| l == "a=[y] n=[bob]"),
+                "{read}: {r:?}"
+            );
+            assert!(first_key_said(&r), "{read}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}

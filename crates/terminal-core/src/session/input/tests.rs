@@ -495,23 +495,6 @@ fn one_line_sent_with_enter_ends_once() {
 }
 
 #[test]
-fn one_key_and_its_enter() {
-    for (step, key) in [
-        (&b"y\r"[..], Some(&b"y"[..])),
-        (b"y\n", Some(b"y")),
-        (b"y\r\n", Some(b"y")),
-        ("\u{e9}\r".as_bytes(), Some("\u{e9}".as_bytes())),
-        (b"y", None),
-        (b"yes\r", None),
-        (b"\r", None),
-        (b"\r\r", None),
-        (b"y\r\r", None),
-    ] {
-        assert_eq!(one_key_and_enter(step).as_deref(), key, "{step:?}");
-    }
-}
-
-#[test]
 fn yes_and_no_words() {
     for (step, key) in [
         (&b"yes"[..], Some(&b"y"[..])),

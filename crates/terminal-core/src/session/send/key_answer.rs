@@ -3,30 +3,31 @@
 //! the next prompt takes as its answer (a second `[Y/n]`'s default, or the shell running the
 //! send's next line as a command). The key goes without its Enter, as the send began or as
 //! one of its paced lines, and the result says so. A yes/no question answered with the word
-//! (`yes`, `no`) gets the word's first key alone: the rest of the word would be keys of their
-//! own too (`es` run as a command once the program is done). With the terminal's echo off,
-//! a program that shows that key itself and reads on, on the same row, is a line editor of
-//! its own in cbreak mode: the rest (the word's other keys, the Enter) goes to it then.
+//! (`yes`, `no`) gets the word's first key first, and the rest (the word's other keys, the
+//! Enter) only while the reader reads on, as below: to a reader of one key they would be keys
+//! of their own too (`es` run as a command once the program is done), and the result says
+//! only the first key went.
 //!
-//! Where the modes and the question do not tell a key reader from a reader of a line, the
-//! keys go one at a time, each (and the Enter after the last) only once the reader shows it
-//! took the one before as part of a line: it reads again, in the same process group, with
-//! that key echoed right before the cursor where the cursor was (`read -n 3` at `PIN: ` takes
-//! `123` and no Enter; a line editor in raw mode at `[y/N]`, node's `readline.question`, gets
-//! `yes` and its Enter). A reader that went on (printed, moved the cursor, ended, echoed
-//! nothing) took what it had, and the rest is dropped, as above (`abc` to `read -n 1` at
-//! `Select [a,b,c]: ` types `a`, and `bc` never starts `bc` in the shell). With the
-//! terminal's echo off, a reader whose cursor is anywhere from where the answer began to the
-//! width of the keys typed so far took the key too: a PIN read shows nothing, others print
-//! `*`, and a line editor that draws after it reads again (prompt_toolkit) shows the keys
-//! late. Keys are printable characters of any script, one or two columns wide. That is an
-//! answer of one printable key, or of up to 1024 keys (to a pager, only keys starting with a
-//! letter or digit: `/` or `:` opens its prompt elsewhere), in cbreak mode at anything but a
-//! yes/no or "any key" question (`Which environment (1=dev 2=prod): `, then a second
-//! `read -n 1`), and in raw mode
-//! (Python's `tty.setraw`, node's `setRawMode`, click's `getchar`) at a question or a prompt
-//! for a value (not a shell's or a REPL's prompt, whose line editor takes lines whole), a
-//! yes/no word at a yes/no question going with its other keys together.
+//! Neither the modes nor the question tell a reader of one key from one of several or of a
+//! line (`read -n 3` at `Proceed? [y/N] `, a program of its own that reads keys up to Enter),
+//! so the keys go one at a time, each (and the Enter after the last) only once the reader
+//! shows it took the one before as part of a line: it reads again, in the same process
+//! group, with that key echoed right before the cursor where the cursor was (`read -n 3` at
+//! `PIN: ` takes `123` and no Enter; a line editor in raw mode at `[y/N]`, node's
+//! `readline.question`, gets `yes` and its Enter). A reader that went on (printed, moved the
+//! cursor, ended, echoed nothing) took what it had, and the rest is dropped, as above (`abc`
+//! to `read -n 1` at `Select [a,b,c]: ` types `a`, and `bc` never starts `bc` in the shell;
+//! `yes` to `read -n 1` at `[y/N]` types `y`). With the terminal's echo off, a reader whose
+//! cursor is anywhere from where the answer began to the width of the keys typed so far took
+//! the key too: a PIN read shows nothing, others print `*`, and a line editor that draws
+//! after it reads again (prompt_toolkit) shows the keys late. Keys are printable characters
+//! of any script, one or two columns wide. That is a yes/no word at a yes/no question (with
+//! or without its Enter), an answer of one printable key, or of up to 1024 keys (to a pager,
+//! only keys starting with a letter or digit: `/` or `:` opens its prompt elsewhere), in
+//! cbreak mode (`Which environment (1=dev 2=prod): `, then a second `read -n 1`), and in raw
+//! mode (Python's `tty.setraw`, node's `setRawMode`, click's `getchar`) at a question or a
+//! prompt for a value (not a shell's or a REPL's prompt, whose line editor takes lines
+//! whole).
 //!
 //! Keys with Enter to a full-screen program go likewise, the Enter only while the program
 //! still holds its screen once it read them (see `full_screen`).
@@ -55,11 +56,9 @@ const MAX_KEYS_ONE_AT_A_TIME: usize = 1024;
 pub(super) struct KeyAnswer {
     /// The key typed now, alone (no Enter).
     pub(super) key: String,
-    /// The text was a word (`yes`) of which only the first key goes.
-    pub(super) rest_withheld: bool,
     /// The rest of the answer, typed only when the reader shows it took the key as part of a
-    /// line (see the module docs); `None`: the key goes alone whatever the reader does.
-    pub(super) checked: Option<(Vec<u8>, AnswerCheck)>,
+    /// line (see the module docs).
+    pub(super) checked: (Vec<u8>, AnswerCheck),
 }
 
 /// What a checked answer's rest is.
@@ -67,7 +66,9 @@ pub(super) struct KeyAnswer {
 pub(super) enum RestKind {
     /// The Enter alone.
     Enter,
-    /// A yes/no word's other keys and the Enter, typed together.
+    /// A yes/no word's other keys, each typed once the reader took the one before, then the
+    /// Enter if it was sent: dropped at the word's first key, the result says only that key
+    /// went.
     Word,
     /// More keys, each typed once the reader took the one before, then the Enter.
     Keys,
@@ -89,10 +90,6 @@ pub(super) struct AnswerCheck {
     key: char,
     /// What the rest is.
     kind: RestKind,
-    /// Only a reader that shows the key echoed counts, whatever the terminal's echo (a key
-    /// reader in cbreak mode with echo off at a yes/no question: a silent one takes the key
-    /// alone, one that echoes it and reads on is a line editor of its own).
-    echo_required: bool,
     /// The keys went to a full-screen program (see `full_screen`): how often the screen had
     /// left the alternate screen then (`Screen::alternate_leave_count`). The rest goes while
     /// that program still holds the screen (`AnswerCheck::holds_screen`), whatever the cursor
@@ -108,13 +105,12 @@ impl AnswerCheck {
     }
 
     /// Whether the reader, group `fg` now, shows it took the key as part of a line: the same
-    /// group. With the terminal's echo on (`echo`: it echoes each key as it comes) or
-    /// `echo_required`, the key echoed (see [`AnswerCheck::echoed`]). With echo off, a program
-    /// echoes, if at all, once it gets to it (prompt_toolkit draws after it reads again): the
-    /// cursor anywhere from where the answer's first key went to the cells of the keys typed
-    /// so far, counted along the rows (a PIN read shows nothing, others `*` or the keys).
-    /// Keys to a full-screen program: it still holds its screen (see
-    /// `AnswerCheck::holds_screen`).
+    /// group. With the terminal's echo on (`echo`: it echoes each key as it comes), the key
+    /// echoed (see [`AnswerCheck::echoed`]). With echo off, a program echoes, if at all, once
+    /// it gets to it (prompt_toolkit draws after it reads again): the cursor anywhere from
+    /// where the answer's first key went to the cells of the keys typed so far, counted along
+    /// the rows (a PIN read shows nothing, others `*` or the keys). Keys to a full-screen
+    /// program: it still holds its screen (see `AnswerCheck::holds_screen`).
     fn shows_key(&self, st: &mut State, fg: Option<i32>, echo: bool) -> bool {
         if self.full_screen.is_some() {
             return self.holds_screen(st, fg);
@@ -122,7 +118,7 @@ impl AnswerCheck {
         if fg != self.fg {
             return false;
         }
-        if echo || self.echo_required {
+        if echo {
             return self.echoed(st, fg, false);
         }
         // Counted along the rows: a long answer wraps at the screen's edge.
@@ -273,37 +269,19 @@ fn plan_keys(
     if st.screen.alternate_screen() {
         return full_screen::keys(st, fg, keyed);
     }
-    if modes.single_keys() {
-        if let Some((key, rest_withheld)) = key_of(st, keyed, asks_for_a_key) {
-            // The terminal echoes (`read -n 1`): the key goes alone. With echo off, a program
-            // that echoes the key itself and reads on, on the same row, reads a line (a line
-            // editor of its own in cbreak mode), and the rest goes to it.
-            if modes.echo {
-                return answer(key, rest_withheld, None);
-            }
-            let rest = keyed[key.len()..].to_vec();
-            let kind = if rest_withheld {
-                RestKind::Word
-            } else {
-                RestKind::Enter
-            };
-            let key = std::str::from_utf8(&key).ok()?;
-            return checked(st, fg, key, rest, (kind, None, true));
-        }
-        return one_at_a_time(st, shared, fg, keyed);
-    }
-    if st
-        .screen
-        .cursor_row_prefix()
-        .is_some_and(|row| is_repl_prompt(&row))
-        || !asks(st, asks_in_raw_mode)
+    if !modes.single_keys()
+        && (st
+            .screen
+            .cursor_row_prefix()
+            .is_some_and(|row| is_repl_prompt(&row))
+            || !asks(st, asks_in_raw_mode))
     {
         return None;
     }
     if let Some(key) = input::yes_no_word_key(keyed).filter(|_| asks(st, input::asks_yes_or_no)) {
         let rest = keyed[key.len()..].to_vec();
         let key = std::str::from_utf8(&key).ok()?;
-        return checked(st, fg, key, rest, (RestKind::Word, None, false));
+        return checked(st, fg, key, rest, (RestKind::Word, None));
     }
     one_at_a_time(st, shared, fg, keyed)
 }
@@ -332,7 +310,7 @@ fn one_at_a_time(
 
 /// The first of `keys` (one at least) as a checked answer whose rest is the other keys and
 /// `enter`, or `enter` alone after the last key; `before`: the check of the answer's key
-/// before it, which passed.
+/// before it, which passed. `None` (it goes as it is) for a last key with no Enter after it.
 fn next_key(
     st: &mut State,
     fg: Option<i32>,
@@ -342,6 +320,9 @@ fn next_key(
 ) -> Option<KeyAnswer> {
     let first = keys.chars().next()?;
     let (key, rest) = keys.split_at(first.len_utf8());
+    if rest.is_empty() && enter.is_empty() {
+        return None;
+    }
     let kind = if rest.is_empty() {
         RestKind::Enter
     } else {
@@ -352,7 +333,7 @@ fn next_key(
         fg,
         key,
         [rest.as_bytes(), enter].concat(),
-        (kind, before, false),
+        (kind, before),
     )
 }
 
@@ -368,35 +349,31 @@ fn keys_and_enter(keyed: &[u8]) -> Option<(&str, &[u8])> {
         .then(|| (text, &keyed[keys.len()..]))
 }
 
+/// The rest of a yes/no word whose first key the reader took (`es`, `o`, with or without the
+/// Enter) as its keys and the Enter, if any (see [`keys_and_enter`]).
+fn word_rest(rest: &[u8]) -> Option<(&str, &[u8])> {
+    keys_and_enter(rest).or_else(|| {
+        let text = std::str::from_utf8(rest).ok()?;
+        (!text.is_empty() && text.chars().all(is_key)).then(|| (text, &rest[rest.len()..]))
+    })
+}
+
 /// Whether `c` is a printable key other than a space: no control character, one or two
 /// columns wide.
 fn is_key(c: char) -> bool {
     c != ' ' && !c.is_control() && key_width(c) > 0
 }
 
-/// A key answer of `key` alone.
-fn answer(
-    key: Vec<u8>,
-    rest_withheld: bool,
-    checked: Option<(Vec<u8>, AnswerCheck)>,
-) -> Option<KeyAnswer> {
-    Some(KeyAnswer {
-        key: String::from_utf8(key).ok()?,
-        rest_withheld,
-        checked,
-    })
-}
-
 /// A key answer of `key` whose `rest` goes only once the reader shows the key (see the
 /// module docs), of `kind`, after the check `before` of the answer's key before it (when
-/// there was one), requiring the key echoed when `echo_required` (see [`AnswerCheck`]);
-/// `None` (the text goes as sent) for a key that is no single printable character.
+/// there was one); `None` (the text goes as sent) for a key that is no single printable
+/// character.
 fn checked(
     st: &mut State,
     fg: Option<i32>,
     key: &str,
     rest: Vec<u8>,
-    (kind, before, echo_required): (RestKind, Option<AnswerCheck>, bool),
+    (kind, before): (RestKind, Option<AnswerCheck>),
 ) -> Option<KeyAnswer> {
     let mut chars = key.chars();
     let (Some(c), None) = (chars.next(), chars.next()) else {
@@ -418,10 +395,12 @@ fn checked(
         cols,
         key: c,
         kind,
-        echo_required,
         full_screen: None,
     };
-    answer(key.as_bytes().to_vec(), false, Some((rest, check)))
+    Some(KeyAnswer {
+        key: key.to_owned(),
+        checked: (rest, check),
+    })
 }
 
 /// What the rest of a checked key answer does once the reader settled after its key.
@@ -445,24 +424,6 @@ pub(super) fn asks_in_raw_mode(row: &str) -> bool {
     input::asks_yes_or_no(row)
         || row.ends_with([':', '?'])
         || (row.ends_with([')', ']']) && ends_like_a_question(row))
-}
-
-/// Whether `row` asks for a key so plainly that a key reader in cbreak mode takes the key
-/// alone, whatever it does next: a yes/no choice or "press any key" (a question that only
-/// ends in `?` may read a line in cbreak mode: `read -n 3` at `How many copies? `).
-fn asks_for_a_key(row: &str) -> bool {
-    input::asks_yes_or_no(row) || row.to_ascii_lowercase().contains("any key")
-}
-
-/// The key `keyed` (a send's keys, or one paced line with its Enter) comes down to at the
-/// question before the cursor, and whether more than its Enter was left out: one key and
-/// its Enter at a question `question` recognises, a `yes`/`no` word at a yes/no question.
-fn key_of(st: &mut State, keyed: &[u8], question: fn(&str) -> bool) -> Option<(Vec<u8>, bool)> {
-    if let Some(key) = input::one_key_and_enter(keyed) {
-        return asks(st, question).then_some((key, false));
-    }
-    let key = input::yes_no_word_key(keyed)?;
-    asks(st, input::asks_yes_or_no).then_some((key, true))
 }
 
 /// Whether the text before the cursor asks what `question` recognises, or, with the cursor
@@ -503,8 +464,11 @@ impl SendOp {
         let modes = shared.pty.modes();
         let mut st = shared.lock();
         let planned = match pacing.take_passed_check() {
-            // Keys one at a time go on with the next one; any other rest goes whole.
+            // Keys one at a time, a yes/no word's among them, go on with the next one; an
+            // Enter goes as it is.
             Some(check) if check.kind == RestKind::Keys => keys_and_enter(&line)
+                .and_then(|(keys, enter)| next_key(&mut st, fg, keys, enter, Some(check))),
+            Some(check) if check.kind == RestKind::Word => word_rest(&line)
                 .and_then(|(keys, enter)| next_key(&mut st, fg, keys, enter, Some(check))),
             Some(_) => None,
             None => {
@@ -517,18 +481,9 @@ impl SendOp {
         let Some(planned) = planned else {
             return line;
         };
-        match planned.checked {
-            Some((rest, check)) => {
-                pacing.uncount(&rest);
-                pacing.check_answer_rest(rest, check);
-            }
-            None => {
-                self.enter_withheld.store(true, Ordering::SeqCst);
-                if planned.rest_withheld {
-                    self.rest_withheld.store(true, Ordering::SeqCst);
-                }
-            }
-        }
+        let (rest, check) = planned.checked;
+        pacing.uncount(&rest);
+        pacing.check_answer_rest(rest, check);
         planned.key.into_bytes()
     }
 

@@ -91,8 +91,8 @@ pub(in crate::session) struct SendOp {
     /// The input goes to the shell's line editor and hands it no command: keys that edit the
     /// line (a history search, Ctrl-A, an arrow, Ctrl-C), whose redraws are no output.
     pub(super) edits_shell_line: bool,
-    /// A key with the Enter after it went to a reader of single keys without the Enter (see
-    /// `input::one_key_and_enter`): as the send began, or as one of its paced lines.
+    /// A key answer's Enter was not typed: the reader of single keys took the keys and went
+    /// on (see `key_answer`), as the send began, or as one of its paced lines.
     pub(super) enter_withheld: AtomicBool,
     /// Of a `yes`/`no` word to a yes/no question, only the first key went (see `key_answer`).
     pub(super) rest_withheld: AtomicBool,

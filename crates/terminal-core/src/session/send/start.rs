@@ -73,8 +73,8 @@ impl SendOp {
         if !st.redraw_pending.is_some_and(|after| after.kills(fg)) {
             super::pager_guard::check(&mut st, shared, fg, modes, &request.text, request.submit)?;
         }
-        // A key for a program asking for one goes without its Enter, a yes/no word as its
-        // first key, or the rest only once the reader shows the key (see `key_answer`).
+        // A key for a program asking for one goes first, the rest (its other keys, the Enter)
+        // only once the reader shows it took the key (see `key_answer`).
         let line_unended = st.typed_unended;
         let alternate = st.screen.alternate_screen();
         // The shell itself holds the terminal in a key reader's modes but does not read it (its
@@ -101,14 +101,13 @@ impl SendOp {
         };
         // A line sent with Enter that goes as keys, for the notice of a command line taken as
         // an answer (see `waiting_prompt`): its keys go one at a time, and only the first now.
-        let (enter_withheld, rest_withheld, answer_rest, keyed_line) = match answer {
+        let (answer_rest, keyed_line) = match answer {
             Some(answer) => {
                 let sent = std::mem::replace(&mut request.text, answer.key);
                 let keyed_line = std::mem::replace(&mut request.submit, false).then_some(sent);
-                let withheld = answer.checked.is_none();
-                (withheld, answer.rest_withheld, answer.checked, keyed_line)
+                (Some(answer.checked), keyed_line)
             }
-            None => (false, false, None, None),
+            None => (None, None),
         };
         let canonical = modes.map(|m| m.canonical);
         let prompts = st.screen.prompt_end_count();
@@ -359,12 +358,10 @@ impl SendOp {
             .and_then(|steps| steps.last())
             .unwrap_or(&input);
         if !last_input.is_empty() {
-            // A key answer went whole to its key reader (or its rest ends the line): nothing
-            // of it waits on a line.
+            // A key answer's rest ends the line or is dropped: nothing of it waits on a line.
             // Node's editor mode ends with the Ctrl-D that runs the lines.
             let editor_run = node_editor && last_input.as_slice() == b"\x04";
-            st.typed_unended = !enter_withheld
-                && answer_rest.is_none()
+            st.typed_unended = answer_rest.is_none()
                 && !matches!(last_input.last(), Some(b'\n' | b'\r'))
                 && !editor_run;
             st.typed_escape_last = st.typed_unended && last_input.last() == Some(&0x1b);
@@ -476,8 +473,8 @@ impl SendOp {
                 && input::sets_an_exiting_err_trap(&request.text),
             // A poll (no text) edits nothing: what it shows is the output since.
             edits_shell_line: reader.shell_line_editor && !request.text.is_empty() && !submits,
-            enter_withheld: AtomicBool::new(enter_withheld),
-            rest_withheld: AtomicBool::new(rest_withheld),
+            enter_withheld: AtomicBool::new(false),
+            rest_withheld: AtomicBool::new(false),
             keys_withheld: AtomicBool::new(false),
             keys_withheld_rest: Mutex::new(None),
             // Not when the send ends the reader itself (an end-of-file or signal key, or a
@@ -542,7 +539,6 @@ impl SendOp {
                 && canonical == Some(false)
                 && !aftermath_pending
                 && !shell_not_reading
-                && !enter_withheld
                 && !line_unended
                 && pacing.is_pending() =>
             {

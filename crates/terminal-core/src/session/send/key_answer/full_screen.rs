@@ -51,12 +51,10 @@ pub(super) fn keys(st: &mut State, fg: Option<i32>, keyed: &[u8]) -> Option<KeyA
         cols: 0,
         key,
         kind: RestKind::Enter,
-        echo_required: false,
         full_screen: Some(st.screen.alternate_leave_count()),
     };
     Some(KeyAnswer {
         key: format!("{}{keys}", "\u{1b}".repeat(escapes)),
-        rest_withheld: false,
-        checked: Some((enter.to_vec(), check)),
+        checked: (enter.to_vec(), check),
     })
 }

@@ -1,10 +1,10 @@
-//! Unit tests of key answers: the questions a cbreak key reader's key goes alone at, and
-//! the hold a key answer's rest does not wait.
+//! Unit tests of key answers: the hold a key answer's rest does not wait, and the rest of a
+//! yes/no word as keys typed one at a time.
 
 use std::time::Duration;
 
 use super::super::pacing::Pacing;
-use super::{AnswerCheck, RestKind, asks_for_a_key};
+use super::{AnswerCheck, RestKind, word_rest};
 use crate::readiness::Settle;
 use crate::screen::Position;
 
@@ -22,7 +22,6 @@ fn a_key_answers_rest_does_not_wait_for_the_shells_prompt() {
         cols: 1,
         key: 'y',
         kind: RestKind::Enter,
-        echo_required: false,
         full_screen: None,
     };
     pacing.check_answer_rest(b"\r".to_vec(), check);
@@ -40,27 +39,13 @@ fn a_key_answers_rest_does_not_wait_for_the_shells_prompt() {
     );
 }
 
-/// Questions whose key a cbreak reader takes alone whatever follows; a question that
-/// only ends in `?` may read several keys or a line.
+/// The rest of a yes/no word whose first key the reader took goes on key by key, with its
+/// Enter when the word was sent with one.
 #[test]
-fn key_questions() {
-    for row in [
-        "Continue? [y/N]",
-        "Delete all? (Y/n)",
-        "Quit anyway? (y or n)",
-        "Press any key to continue",
-        "(1/1) Stage this hunk [y,n,q,a,d,e,?]?",
-    ] {
-        assert!(asks_for_a_key(row), "{row}");
-    }
-    for row in [
-        "Overwrite file?",
-        "How many copies?",
-        "/7",
-        "PID to signal/kill [default pid = 1]",
-        "PIN (3 digits, Enter):",
-        "Name:",
-    ] {
-        assert!(!asks_for_a_key(row), "{row}");
-    }
+fn a_yes_no_words_rest_is_keys() {
+    assert_eq!(word_rest(b"es\r"), Some(("es", &b"\r"[..])));
+    assert_eq!(word_rest(b"O\r\n"), Some(("O", &b"\r\n"[..])));
+    assert_eq!(word_rest(b"es"), Some(("es", &b""[..])));
+    assert_eq!(word_rest(b"\r"), None);
+    assert_eq!(word_rest(b""), None);
 }
