@@ -137,11 +137,11 @@ pub struct Options {
     #[arg(long, value_name = "MS", default_value_t = BashConfig::default().dispose_grace_ms)]
     pub dispose_grace_ms: u64,
 
-    /// Terminal height of new sessions, in rows.
+    /// Terminal height of new sessions, in rows (at most 1000).
     #[arg(long, value_name = "N", default_value_t = BashConfig::default().rows)]
     pub rows: u16,
 
-    /// Terminal width of new sessions, in columns.
+    /// Terminal width of new sessions, in columns (at most 1000).
     #[arg(long, value_name = "N", default_value_t = BashConfig::default().cols)]
     pub cols: u16,
 

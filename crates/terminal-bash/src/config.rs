@@ -62,6 +62,11 @@ pub const DEFAULT_BACKEND_TYPE: &str = "shell";
 /// Default [`BashConfig::shell_path`].
 pub const DEFAULT_SHELL: &str = "/bin/bash";
 
+/// Most rows or columns a session's terminal may have: the screen and every scrollback row
+/// are held cell by cell, so a terminal of 65535 × 65535 took gigabytes before its first
+/// prompt.
+pub const MAX_TERMINAL_SIDE: u16 = 1000;
+
 impl Default for BashConfig {
     fn default() -> Self {
         let engine = PtySessionConfig::DEFAULT;
@@ -118,6 +123,14 @@ pub enum BashConfigError {
         /// The configured history cap.
         scrollback_max_bytes: usize,
     },
+    /// `rows` or `cols` is over [`MAX_TERMINAL_SIDE`].
+    #[error("terminal-bash: {field} must be at most {MAX_TERMINAL_SIDE} (got {value})")]
+    TooLarge {
+        /// The field.
+        field: &'static str,
+        /// The configured value.
+        value: u16,
+    },
     /// `handoff_grace_ms` is shorter than one poll.
     #[error(
         "terminal-bash: handoff_grace_ms ({handoff_grace_ms}) must be at least poll_interval_ms ({poll_interval_ms})"
@@ -132,7 +145,8 @@ pub enum BashConfigError {
 
 impl BashConfig {
     /// Checks the seed's rules: non-empty type and shell path, every number positive (but
-    /// `exact_probe_after_ms`, which may be 0),
+    /// `exact_probe_after_ms`, which may be 0), `rows` and `cols` at most
+    /// [`MAX_TERMINAL_SIDE`],
     /// `max_read_bytes <= scrollback_max_bytes`, `handoff_grace_ms >= poll_interval_ms`.
     ///
     /// # Errors
@@ -163,6 +177,12 @@ impl BashConfig {
         ];
         if let Some((field, _)) = numbers.iter().find(|(_, v)| *v == 0) {
             return Err(BashConfigError::NotPositive { field });
+        }
+        if let Some((field, value)) = [("rows", self.rows), ("cols", self.cols)]
+            .into_iter()
+            .find(|&(_, v)| v > MAX_TERMINAL_SIDE)
+        {
+            return Err(BashConfigError::TooLarge { field, value });
         }
         if self.max_read_bytes > self.scrollback_max_bytes {
             return Err(BashConfigError::ReadExceedsScrollback {
@@ -266,6 +286,38 @@ mod tests {
             handoff_grace_ms: 10,
             timeout_ms: 1,
             dispose_grace_ms: 1,
+            ..BashConfig::default()
+        };
+        assert_eq!(c.validate(), Ok(()));
+    }
+
+    #[test]
+    fn a_terminal_side_over_the_cap_is_rejected_by_name() {
+        for (field, c) in [
+            (
+                "rows",
+                BashConfig {
+                    rows: MAX_TERMINAL_SIDE + 1,
+                    ..BashConfig::default()
+                },
+            ),
+            (
+                "cols",
+                BashConfig {
+                    cols: u16::MAX,
+                    ..BashConfig::default()
+                },
+            ),
+        ] {
+            let e = c.validate().unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("terminal-bash: {field} must be at most 1000")),
+                "{e}"
+            );
+        }
+        let c = BashConfig {
+            rows: MAX_TERMINAL_SIDE,
+            cols: MAX_TERMINAL_SIDE,
             ..BashConfig::default()
         };
         assert_eq!(c.validate(), Ok(()));

@@ -53,7 +53,8 @@ mod shell_options;
 
 pub use backend::BashBackend;
 pub use config::{
-    BashConfig, BashConfigError, DEFAULT_BACKEND_TYPE, DEFAULT_SHELL, RC_PLACEHOLDER,
+    BashConfig, BashConfigError, DEFAULT_BACKEND_TYPE, DEFAULT_SHELL, MAX_TERMINAL_SIDE,
+    RC_PLACEHOLDER,
 };
 pub use confine::Sandboxing;
 pub use env::{EnvPass, EnvPolicy, InstalledLocales};

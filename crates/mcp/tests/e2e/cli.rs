@@ -126,6 +126,10 @@ fn invalid_configuration_exits_with_status_2() {
     );
     assert_config_error(&["--rows", "0"], "invalid configuration");
     assert_config_error(
+        &["--cols", "65535"],
+        "cols must be at most 1000 (got 65535)",
+    );
+    assert_config_error(
         &["--workspace", "/nonexistent/dsh-mcp-ws"],
         "--workspace /nonexistent/dsh-mcp-ws: not a directory",
     );
