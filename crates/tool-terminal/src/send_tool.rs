@@ -245,10 +245,10 @@ impl Tool for SendTool {
             notices.insert(0, notice);
         }
         if let Some(text) = typed_only
-            && left_on_the_input_line(&output, &text, several_lines)
+            && let Some(notice) = left_on_the_input_line(&output, &text, several_lines)
             && let SendOutput::Foreground { notices, .. } = &mut output
         {
-            notices.push(TYPED_WITHOUT_ENTER.to_owned());
+            notices.push(notice.to_owned());
         }
         if sends_a_block
             && python_repl_rejected_a_block(&output, &sent_text)
@@ -338,24 +338,48 @@ impl Tool for SendTool {
 /// The notice for text sent without Enter that stays on an input line.
 const TYPED_WITHOUT_ENTER: &str = "[input: sent without Enter, so it waits on the input line; the next send continues that line (send empty text to enter it as it is)]";
 
-/// Whether `typed` (the last line of a send without Enter, no control characters) stayed on
-/// an input line: the foreground (the shell at its prompt or a `read`, a script's `read`,
-/// `input()`, a REPL) waits for input with echo on and no full-screen program up, no command
-/// finished after the lines before it (`several_lines` were entered, so earlier commands may
-/// have), and the output ends with the text (a key a program took at once is followed by
-/// what it did next).
-fn left_on_the_input_line(output: &SendOutput, typed: &str, several_lines: bool) -> bool {
-    matches!(
-        output,
-        SendOutput::Foreground {
-            viewport,
-            wait_reason: WaitReasonOutput::StdinRead,
-            exit_code: None,
-            input_mode: InputModeOutput::Normal,
-            earlier_commands,
-            ..
-        } if viewport.ends_with(typed) && (several_lines || earlier_commands.is_none())
-    )
+/// The notice for text sent without Enter that stays on the shell's own input line once the
+/// command before it ended: an agent may have meant it for that program (`q` for a pager a
+/// signal or its own end stopped).
+const TYPED_AT_SHELL_AFTER_EXIT: &str = "[input: sent without Enter, and the command before it has ended without reading it: the text waits on the shell's own input line, not in that program; the next send continues that line (text sent next is joined to it): send empty text to run it as it is, or \\u0015 (Ctrl-U) with submit false to erase it]";
+
+/// The notice for `typed` (the last line of a send without Enter, no control characters) when
+/// it stayed on an input line: the foreground (the shell at its prompt or a `read`, a script's
+/// `read`, `input()`, a REPL) waits for input with echo on and no full-screen program up, no
+/// prompt settled the send with an exit status (a key that ended a program brings the prompt
+/// back), and the output ends with the text (a key a program took at once is followed by what
+/// it did next). Commands that ended within the output do not change where the text is: typed
+/// at the prompt after the last result showed a command still running, held for a reader and
+/// typed once the prompt was back, or typed ahead to a program that ended without reading it,
+/// it waits on the shell's line, and the next send continues it. When the shell holds the
+/// terminal and a command ended before the one line sent, the notice says the line is the
+/// shell's, not that program's.
+fn left_on_the_input_line(
+    output: &SendOutput,
+    typed: &str,
+    several_lines: bool,
+) -> Option<&'static str> {
+    let SendOutput::Foreground {
+        viewport,
+        wait_reason: WaitReasonOutput::StdinRead,
+        exit_code: None,
+        input_mode: InputModeOutput::Normal,
+        foreground,
+        earlier_commands,
+        ..
+    } = output
+    else {
+        return None;
+    };
+    if !viewport.ends_with(typed) {
+        return None;
+    }
+    let at_shell_after_exit = foreground.is_none() && earlier_commands.is_some() && !several_lines;
+    Some(if at_shell_after_exit {
+        TYPED_AT_SHELL_AFTER_EXIT
+    } else {
+        TYPED_WITHOUT_ENTER
+    })
 }
 
 /// The notice for several lines the Python REPL rejected because of its block rules.

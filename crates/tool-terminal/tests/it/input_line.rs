@@ -62,6 +62,57 @@ async fn text_left_on_an_input_line_is_said_to_wait_there() {
     host.shutdown().await;
 }
 
+/// Text sent without Enter that is on the shell's own line once the command before it ended,
+/// whose exit this result shows, is said to wait there, as the shell's line and not that
+/// program's: held while `sleep` ran and typed once the prompt was back, typed at the prompt
+/// after a SIGINT ended a command.
+/// The next send goes on with it, or Ctrl-U erases it as the notice says.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_on_the_shell_line_after_a_command_ended_is_said_to_wait_there() {
+    const AT_SHELL: &str = "[input: sent without Enter, and the command before it has ended";
+    let (host, agent) = Host::with_open_shell().await;
+    let send = |text: &str, submit: bool, timeout_ms: u64| {
+        host.call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": text, "submit": submit, "timeoutMs": timeout_ms}),
+        )
+    };
+    {
+        let text = send("sleep 2", true, 300).await.text();
+        assert!(text.contains("[wait: timeout]"), "{text}");
+        let text = send("echo pend", false, 15_000).await.text();
+        assert!(text.contains("dsh> echo pend\n"), "{text}");
+        assert!(
+            text.contains("[earlier commands in this output exited"),
+            "{text}"
+        );
+        assert!(!text.contains(NOTICE), "{text}");
+        let notice = text.lines().find(|l| l.starts_with(AT_SHELL));
+        insta::assert_snapshot!("typed_at_shell_after_exit", notice.unwrap_or(&text));
+        let text = send("ing", true, 15_000).await.text();
+        assert!(text.contains("\npending\n"), "{text}");
+        assert!(text.contains("[exit: 0]"), "{text}");
+    }
+    // A command a signal ended: a key meant for it waits on the shell's line.
+    let text = send("sleep 100", true, 300).await.text();
+    assert!(text.contains("[wait: timeout]"), "{text}");
+    host.call(
+        &agent,
+        "terminal_signal",
+        json!({"sessionId": "pty-1", "signal": "SIGINT"}),
+    )
+    .await;
+    let text = send("q", false, 15_000).await.text();
+    assert!(text.contains(AT_SHELL), "{text}");
+    // Ctrl-U erases it: the next command runs alone.
+    send("\u{15}", false, 15_000).await;
+    let text = send("echo alone", true, 15_000).await.text();
+    assert!(text.contains("\nalone\n"), "{text}");
+    assert!(!text.contains("qecho"), "{text}");
+    finish(host, &agent).await;
+}
+
 /// A program waiting at a "press Enter to continue" prompt: the result says to send Enter
 /// first; once answered, for a finished command that printed such a line, and for a key read
 /// (which has its own notice), it does not.
