@@ -16,6 +16,7 @@ mod cases_status;
 mod confined;
 mod cursor_keys;
 mod display_modes;
+mod editor_unshown_insert;
 mod editors;
 mod environment;
 mod input;

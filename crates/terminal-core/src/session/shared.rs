@@ -114,6 +114,11 @@ pub(super) struct State {
     /// That input ended with a lone ESC: an editor is back in its normal mode (ESC ends
     /// insert mode and cancels a `:` command line).
     pub(super) typed_escape_last: bool,
+    /// The foreground group (vim's) that the keys sent to it may have left in a mode that
+    /// types text: an insert begun (`i`, `o`, `cw`) with no ESC after it, as far as the keys
+    /// tell (see `send::pager_guard::insert_keys`). A vim that does not show its mode
+    /// (`noshowmode`) is then typing text though its last row says nothing.
+    pub(super) editor_insert: Option<i32>,
     /// The last send settled with the session's shell itself stopped (`suspend`, SIGSTOP).
     pub(super) shell_stopped: bool,
     /// The command names of processes the session started that still ran after its shell
@@ -201,6 +206,7 @@ impl State {
             typed_unended: false,
             typed_unended_at_shell: false,
             typed_escape_last: false,
+            editor_insert: None,
             shell_stopped: false,
             left_running: Vec::new(),
             promptless_repl: None,

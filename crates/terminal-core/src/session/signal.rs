@@ -327,6 +327,8 @@ pub(super) fn deliver(
         let mut st = shared.lock();
         (st.typed_unended, st.typed_unended_at_shell) = (false, false);
         st.typed_escape_last = false;
+        // An interrupt ends vim's insert (its Ctrl-C); another signal the editor itself.
+        st.editor_insert = None;
         // So does text a send holds for a reader that has not come (see `send::hold`).
         let active = st.active.clone();
         drop(st);

@@ -567,7 +567,7 @@ fn ends_with_signal_key(step: &[u8]) -> bool {
 /// `ESC [ 3 ~`) are keys; so are `ESC O B` and the first function keys (`ESC O P`) when the
 /// input ends with them or another ESC follows (keys sent as keys), while text after them
 /// makes `ESC O` vim's "open a line above" (`\x1bOHello`).
-fn lone_escape(rest: &[u8]) -> bool {
+pub(super) fn lone_escape(rest: &[u8]) -> bool {
     match rest {
         [b'O', final_byte, tail @ ..] => {
             !(b"ABCDHFPQRS".contains(final_byte) && tail.first().is_none_or(|&b| b == 0x1b))

@@ -6,7 +6,9 @@
 //! Such a send is refused before anything is typed, with the way out (quit the program first,
 //! or send the keys with `submit: false`). A line that ends a prompt the program opened for a
 //! line (a search begun with `/` sent without Enter; for vim, any keys sent without Enter
-//! before: a `:` command line, insert mode) goes as sent.
+//! before: a `:` command line, insert mode) goes as sent, and so does any text once the keys
+//! sent to vim began an insert with no ESC after it (an `i` sent without Enter, to a vim that
+//! does not show its mode: see `insert_keys`).
 //!
 //! Likewise a filter that reads the terminal as its data to the end of input and prints to
 //! the terminal (`grep median` or `sort` typed with no file): a command line would be a line
@@ -140,8 +142,10 @@ pub(super) fn check(
     // two-letter word alone may be its keys, `dd`). Not after keys sent without Enter that
     // left the cursor on the last row: they began a `:` (or `/`) command line, which the
     // line ends. Other keys sent without Enter (`dd`, `j`) leave vim in its normal mode, as
-    // do keys that ended with ESC (`ihello\u{1b}`); if they began insert mode in a vi that
-    // does not show it (no `showmode`), the refusal says to send the text without Enter.
+    // do keys that ended with ESC (`ihello\u{1b}`). Nor after keys sent to this vim that
+    // began an insert with no ESC after them (`i` sent without Enter, then lines of text):
+    // a vim that does not show its mode (no `showmode`) is typing text though its last row
+    // shows nothing (see `insert_keys`).
     if let Some(editor) = editor {
         let row = st.screen.alternate_bottom_row();
         // A question with one-key choices (vim's swap-file dialog, E325): a line with Enter
@@ -165,6 +169,8 @@ pub(super) fn check(
             || st.typed_escape_last
             || visual
             || !st.screen.cursor_on_bottom_row();
+        // Its row shows no mode, but the keys sent to it began an insert.
+        let inserting = st.editor_insert == Some(pgid) && !visual;
         // A `:` command line with a command name on it already (`:wq` sent without Enter):
         // a shell command sent with Enter would run joined to it (`:wqgit status`). Not one
         // that waits for an argument (`:!`, `:e `).
@@ -177,7 +183,7 @@ pub(super) fn check(
         {
             return Err(pending_command_refusal(editor, pending.trim_end(), text));
         }
-        let command_mode = row.is_some_and(|row| typing_mode(&row).is_none());
+        let command_mode = !inserting && row.is_some_and(|row| typing_mode(&row).is_none());
         if keys_known
             && command_mode
             && has_a_command_with_arguments(&lines_in_normal_mode(text), path.as_deref())
@@ -531,6 +537,7 @@ fn on_path(word: &str, path: Option<&str>) -> bool {
         })
 }
 
+pub(super) mod insert_keys;
 mod refusals;
 
 #[cfg(test)]

@@ -77,6 +77,21 @@ impl SendOp {
         // only once the reader shows it took the key (see `key_answer`).
         let line_unended = st.typed_unended;
         let alternate = st.screen.alternate_screen();
+        // Keys to a full-screen program reading them (vim): whether they leave it typing text
+        // (see `pager_guard::insert_keys`), from the text as sent (a key answer below may take
+        // its keys apart).
+        let editor_insert = fg
+            .filter(|&pgid| {
+                alternate && pgid != shared.shell_pgid() && modes.is_some_and(|m| !m.canonical)
+            })
+            .map(|pgid| {
+                let inserting = super::pager_guard::insert_keys::inserting_after(
+                    st.editor_insert == Some(pgid),
+                    &request.text,
+                    request.submit,
+                );
+                inserting.then_some(pgid)
+            });
         // The shell itself holds the terminal in a key reader's modes but does not read it (its
         // `read` was interrupted, and it is on its way back to its prompt, whose hook restores
         // readline's modes): a command sent now is the shell's, no key answer.
@@ -366,6 +381,9 @@ impl SendOp {
                 && !editor_run;
             st.typed_escape_last = st.typed_unended && last_input.last() == Some(&0x1b);
             st.typed_unended_at_shell = st.typed_unended && reader.shell_line_editor;
+        }
+        if let Some(inserting) = editor_insert {
+            st.editor_insert = inserting;
         }
         st.unended_line = if reader.canonical {
             input::unended_after(&request.text, request.submit, unended_line_bytes)
