@@ -165,6 +165,11 @@ impl OperationHandle for CappedSend {
     fn is_finished(&self) -> bool {
         self.op.is_finished()
     }
+    // Settled while it still writes the rest of its input: a send now is told that
+    // (`INPUT_PENDING`), not that another send is still active.
+    fn is_settled(&self) -> bool {
+        self.op.is_settled()
+    }
     fn progress(&self) -> SendProgress {
         self.op.progress()
     }

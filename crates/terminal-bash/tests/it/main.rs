@@ -57,4 +57,5 @@ mod silence;
 mod support;
 mod suspend;
 mod typed_ahead;
+mod untyped_lines;
 mod warm;

@@ -52,6 +52,7 @@ mod shell_ended;
 mod span;
 mod stale_reader;
 mod unseen_reader;
+mod untyped;
 mod waiting_prompt;
 pub(super) use op::{SendOp, UNPROMPTED_LINE, UNPROMPTED_NO, UNPROMPTED_POLL};
 pub use stale_reader::clipped;
@@ -100,6 +101,12 @@ impl SendOp {
             .filter(|_| answers_a_reader);
         let (mut done_at_write, mut marks_at_write, mut written_at) =
             self.anchor_for_write(&mut readiness, &input, initializing, started);
+        // Input written before (lines an earlier send typed ahead as it settled) that nothing
+        // read yet: this input is typed ahead of it, and a prompt between those lines, with
+        // their exit status, is not this send's.
+        if !input.is_empty() && shared.pty.pending_input_bytes().unwrap_or(0) > 0 {
+            readiness.set_typeahead(true);
+        }
         let held_settle = self.span().held_settle;
         if let Some(reason) = held_settle {
             self.settle(reason, None);
@@ -146,7 +153,9 @@ impl SendOp {
                 if !self.is_settled() && Instant::now() >= deadline {
                     // Lines not typed yet are typed ahead (after the write in flight), as
                     // when the deadline passes with nothing in flight.
+                    let untyped = pacing.untyped_lines();
                     if let Some(rest) = pacing.on_settle(Settle::Timeout) {
+                        self.note_typed_ahead(untyped);
                         *rx = shared.pty.write(rest);
                     }
                     self.settle(Settle::Timeout, None);
@@ -289,8 +298,12 @@ impl SendOp {
             // at this loop's next turn for a cancel just now) is about to end a wait for input
             // or the silence: not one to settle on (`read v`, then SIGINT at once; a job killed
             // as its send settled on silence: its program gets the interrupt).
+            // Nor, for a cancel, the shell's continuation prompt: the construct the send's lines
+            // left open (a here-document whose lines the cancel dropped) would take the next
+            // send's text as its own; the interrupt ends it, as Ctrl-C would.
             let settle = settle.filter(|&reason| {
-                !(matches!(reason, Settle::StdinWait | Settle::Idle)
+                !((matches!(reason, Settle::StdinWait | Settle::Idle)
+                    || (reason == Settle::Continuation && self.cancel_requested()))
                     && self.interrupt_owed()
                     && interrupts.pending())
             });
@@ -388,6 +401,10 @@ impl SendOp {
             if release == Some(Settle::Exit) && pacing.is_pending() && !shared.lock().closing {
                 self.note_shell_ended(&mut pacing);
             }
+            // Lines the send settles without: typed ahead (see below), and said so.
+            let ahead_lines = release
+                .filter(|&reason| matches!(reason, Settle::Idle | Settle::Timeout))
+                .and_then(|_| pacing.untyped_lines());
             if let Some(reason) = release
                 && pacing.is_pending()
                 && let Some(mut line) = pacing.on_settle(reason)
@@ -450,6 +467,7 @@ impl SendOp {
                 self.in_flight.store(true, Ordering::SeqCst);
                 write_rx = Some(shared.pty.write(line));
                 if ahead {
+                    self.note_typed_ahead(ahead_lines);
                     // Settled as before pacing: the loop ends once the rest is written.
                     self.settle(reason, last_exit);
                 }

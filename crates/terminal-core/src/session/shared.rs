@@ -57,6 +57,9 @@ pub(super) struct State {
     /// A send whose result nobody saw was cancelled and interrupted its command: the next
     /// result, which shows its output, says so (`SettleFacts::earlier_cancel`).
     pub(super) cancel_unseen: bool,
+    /// What a send whose result nobody saw said of its input (lines a cancel left untyped):
+    /// the next result, which shows its output, says it too.
+    pub(super) input_notice_unseen: Option<String>,
     /// `screen.exit_tally()` when `resume_from` was placed.
     pub(super) exits_at_resume: ExitTally,
     /// `screen.prompt_end_count()` when input holding a line end was last written: a command
@@ -187,6 +190,7 @@ impl State {
             redraw_pending: None,
             resume_from: None,
             cancel_unseen: false,
+            input_notice_unseen: None,
             bytes_read: 0,
             bytes_at_resume: 0,
             exits_at_resume: ExitTally::default(),

@@ -218,6 +218,32 @@ pub(in crate::session) fn discarded_lines_notice(first: usize, count: usize) -> 
     )
 }
 
+/// The notice for lines of a send not typed yet when it settled without their reader taking
+/// them (its deadline came, or the program went quiet without reading): they are typed ahead,
+/// as before pacing, and the session's next send waits until they are written: `first` is the
+/// number (from 1) of the first such line, `count` how many.
+pub(in crate::session) fn typed_ahead_lines_notice(first: usize, count: usize) -> String {
+    let (lines, them, they) = untyped_lines(first, count);
+    let (are, run) = if count == 1 {
+        ("is", "runs")
+    } else {
+        ("are", "run")
+    };
+    format!(
+        "[input: {lines} not typed yet when the send returned: {they} {are} typed ahead now and {run} once what reads the terminal takes {them}; the session's next terminal_send waits until {they} {are} written (an INPUT_PENDING error means not yet): send empty text to see how {they} ran, or terminal_signal SIGINT to drop what was not read yet]"
+    )
+}
+
+/// `notice`, about the input of an earlier send whose result nobody saw (its call was
+/// cancelled, or its client went away), as the next result that shows its output gives it.
+pub(in crate::session) fn earlier_send_notice(notice: &str) -> String {
+    let inner = notice
+        .strip_prefix('[')
+        .and_then(|n| n.strip_suffix(']'))
+        .unwrap_or(notice);
+    format!("[earlier terminal_send, whose result nobody saw: {inner}]")
+}
+
 /// The notice for lines of a send not typed because the reader they were sent to (a
 /// program's prompt, the shell's `read`) ended and the shell's prompt came back first:
 /// `first` is the number (from 1) of the first line not typed, `count` how many.

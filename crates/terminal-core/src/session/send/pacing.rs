@@ -513,10 +513,18 @@ impl Pacing {
     pub(super) fn discard(&mut self) -> Option<(usize, usize)> {
         self.answer_check = None;
         self.passed = None;
-        let last = *self.pending.back()?.last()?;
-        let ends: usize = self.pending.iter().map(|step| line_ends(step)).sum();
+        let untyped = self.untyped_lines();
         self.pending.clear();
         self.front_ends_a_block = false;
+        untyped
+    }
+
+    /// The number (from 1) of the first input line not typed whole yet and how many lines
+    /// are not, when any are left (the steps still to type, counted by their line ends, and a
+    /// last line without one).
+    pub(super) fn untyped_lines(&self) -> Option<(usize, usize)> {
+        let last = *self.pending.back()?.last()?;
+        let ends: usize = self.pending.iter().map(|step| line_ends(step)).sum();
         Some((
             self.line_ends_taken + 1,
             ends + usize::from(last != b'\n' && last != b'\r'),

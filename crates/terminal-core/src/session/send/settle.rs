@@ -342,6 +342,7 @@ impl SendOp {
                     }
                     _ => notice,
                 });
+        let (refused_line, earlier_input) = self.pass_on_input_notice(refused_line, discarded);
         let untyped_after_answer = self.untyped_after_answer.lock().take();
         let cleared_line = self.cleared_line.clone();
         // A program the last SIGINT or SIGTERM did not end (it ignores or handles it). Not
@@ -455,7 +456,7 @@ impl SendOp {
             let span = self.span();
             (span.cancelled_unwritten, span.entered_none)
         };
-        let result = assemble(SettleFacts {
+        let mut result = assemble(SettleFacts {
             reason,
             rendered,
             newest_line,
@@ -543,6 +544,9 @@ impl SendOp {
                 && reason == Settle::StdinWait
                 && shared.pty.foreground_pgid() == shared.lock().promptless_repl,
         });
+        if let Some(notice) = earlier_input {
+            result.notices.insert(usize::from(earlier_cancel), notice);
+        }
         tracing::debug!(
             wait = ?result.wait_reason,
             viewport_bytes = result.viewport.len(),
