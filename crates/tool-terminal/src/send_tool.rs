@@ -412,12 +412,18 @@ fn python_repl_rejected_a_block(output: &SendOutput, text: &str) -> bool {
     if first == Some(source) {
         return false;
     }
+    let indented = |l: &str| l.starts_with([' ', '\t']);
     if error.starts_with("IndentationError: unexpected indent") {
-        return true;
+        // A blank line ended the block early: the line rejected is an indented one right
+        // after a blank line (a block whose first line went elsewhere, as the input of a
+        // statement's `input()`, is rejected so too, and has no blank line to blame).
+        let all: Vec<&str> = text.lines().collect();
+        return all
+            .windows(2)
+            .any(|w| w[0].trim().is_empty() && indented(w[1]) && w[1].trim() == source);
     }
     // The REPL took a statement right after a block as more of it: the line it rejects is
     // the first unindented one after an indented one (a typo elsewhere is no block's doing).
-    let indented = |l: &str| l.starts_with([' ', '\t']);
     let lines: Vec<&str> = first.into_iter().chain(lines).collect();
     error.starts_with("SyntaxError: invalid syntax")
         && lines

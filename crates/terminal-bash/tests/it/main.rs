@@ -54,6 +54,7 @@ mod shell_config;
 mod shell_ended_lines;
 mod signal_prompts;
 mod silence;
+mod statement_reads;
 mod support;
 mod suspend;
 mod typed_ahead;

@@ -173,6 +173,9 @@ pub(super) struct SettleFacts {
     /// What waits reads a line with echo on (canonical mode) and printed no prompt: the
     /// cursor is at the start of an empty row (`read line`, `input()`).
     pub(super) line_without_prompt: bool,
+    /// With `line_without_prompt`: what reads is a statement of a REPL, which is not at its
+    /// own prompt (`w = input()` at `>>> `), so a statement sent next would be that line.
+    pub(super) statement_read: bool,
     /// Settled on silence (`inferred_idle`) with the foreground reading the terminal among
     /// other sources (an event loop holding a socket, as a relay such as ssh does): it may be
     /// waiting for input, or for its other side.
@@ -392,7 +395,10 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                 && !facts.reads_to_end
                 && !facts.unprompted_wait
                 && !facts.input_unread,
-            Some(line_without_prompt_notice(facts.foreground.as_deref())),
+            Some(match facts.foreground.as_deref() {
+                Some(program) if facts.statement_read => statement_read_notice(program),
+                program => line_without_prompt_notice(program),
+            }),
         ),
         (
             facts.rewound_lines > 0 && !facts.alternate,

@@ -51,6 +51,7 @@ mod settle;
 mod shell_ended;
 mod span;
 mod stale_reader;
+mod statement_read;
 mod unseen_reader;
 mod untyped;
 mod waiting_prompt;

@@ -31,7 +31,10 @@ pub fn is_repl_prompt(row: &str) -> bool {
 /// of node's, Lua's or R's, `127.0.0.1:6379>` of `redis-cli`; `(Pdb)` of Python's debugger).
 /// A script's own prompt written the same way (`pw> `, `> ` or `>>> ` of a `getpass` or
 /// `input` in a shell or Python script that is no REPL by its command line) is not: a line
-/// sent to it is its answer, not a statement.
+/// sent to it is its answer, not a statement. Whatever program shows it, a prompt that
+/// numbers the commands read is a REPL's or a debugger's (`is_counted_prompt`: `DB<1>` of
+/// perl's debugger, whose process is `perl`), and so is one naming a REPL that a virtual
+/// machine runs (`scala>`, whose process is `java`).
 #[must_use]
 pub fn is_repl_prompt_of(prompt: &str, comm: &str) -> bool {
     /// JavaScript REPLs (`>`, and `...` for more of a statement): their process names' stems.
@@ -40,6 +43,15 @@ pub fn is_repl_prompt_of(prompt: &str, comm: &str) -> bool {
     const BARE_PROMPT_REPLS: [&str; 4] = ["lua", "luajit", "r", "redis"];
     /// Python's REPLs and debugger (`>>>`, `...`, `In [1]:`, `(Pdb)`).
     const PYTHONS: [&str; 3] = ["python", "pypy", "ipython"];
+    /// The prompts, without their `>`, of REPLs a virtual machine (`java`) runs.
+    const VM_REPLS: [&str; 4] = ["scala", "jshell", "kotlin", "sbt:root"];
+    if is_counted_prompt(prompt)
+        || prompt
+            .strip_suffix('>')
+            .is_some_and(|word| VM_REPLS.contains(&word))
+    {
+        return true;
+    }
     if !is_repl_prompt(prompt) {
         return false;
     }
@@ -74,6 +86,35 @@ pub fn is_repl_prompt_of(prompt: &str, comm: &str) -> bool {
     }
     // `In [1]:`, `   ...:`, a continuation's `...`.
     python || (is_repl_continuation_prompt(row) && NODES.contains(&name.as_str()))
+}
+
+/// Whether `prompt` (trimmed) is a command prompt that numbers the commands read, as REPLs and
+/// debuggers number theirs: a word with a count in brackets or between colons, ending as such a
+/// prompt does (`DB<1>` and `DB<<2>>` of perl's debugger, `irb(main):001:0>`, `(rdb:1)`,
+/// `main[1]` of jdb), or a word after a count in brackets (`[1] pry(main)>`). A script's
+/// question is no such word (`Port [8080]:`, `Choice (1-3)?`, `Retry 2/3>`).
+fn is_counted_prompt(prompt: &str) -> bool {
+    if let Some((count, rest)) = prompt.split_once(' ') {
+        let counted = count
+            .strip_prefix('[')
+            .and_then(|c| c.strip_suffix(']'))
+            .is_some_and(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()));
+        return counted
+            && !rest.contains(char::is_whitespace)
+            && rest.contains(char::is_alphabetic)
+            && rest.ends_with(['>', ')']);
+    }
+    // A run of digits between `<`, `[`, `(` or `:` and `>`, `]`, `)` or `:`.
+    let bytes = prompt.as_bytes();
+    let counted = (1..bytes.len()).any(|at| {
+        bytes[at].is_ascii_digit()
+            && matches!(bytes[at - 1], b'<' | b'[' | b'(' | b':')
+            && bytes[at..]
+                .iter()
+                .find(|b| !b.is_ascii_digit())
+                .is_some_and(|b| matches!(b, b'>' | b']' | b')' | b':'))
+    });
+    counted && prompt.contains(char::is_alphabetic) && prompt.ends_with(['>', ')', ']'])
 }
 
 /// Whether `row` (the cursor row's text before the cursor) is a prompt of the program's own,

@@ -338,6 +338,20 @@ pub(super) fn line_without_prompt_notice(program: Option<&str>) -> String {
     }
 }
 
+/// The notice for [`SettleFacts::statement_read`]: a statement the REPL `program` runs waits
+/// for a line with no prompt, and the REPL is not at its own prompt.
+pub(super) fn statement_read_notice(program: &str) -> String {
+    format!(
+        "[input: a statement {program} runs waits for a line of input with no prompt (such \
+         as an `input()` with no prompt text: the cursor is at the start of an empty line); \
+         {program} is not at its own prompt: the next send's first line is taken as that \
+         input, not as a statement, and a block is refused until it has its input; send the \
+         line it waits for (if it reads to the end of its input, sys.stdin.read(), send \
+         \\u0004 (Ctrl-D) with submit false after the last line), or terminal_signal SIGINT \
+         to stop the statement]"
+    )
+}
+
 /// The notice for [`SettleFacts::answered_password`], quoting the prompt when one showed.
 pub(super) fn answered_password_notice(prompt: &str) -> String {
     let at = if prompt.is_empty() {

@@ -66,6 +66,7 @@ fn facts(reason: Settle) -> SettleFacts {
         rest_withheld: false,
         promptless_mode: false,
         line_without_prompt: false,
+        statement_read: false,
         idle_reading: false,
         in_command_line: false,
         cancelled_unwritten: false,
@@ -549,4 +550,25 @@ fn a_line_read_with_no_prompt_is_said_to_take_the_next_send() {
     let notices = assemble(filter).notices;
     assert_eq!(notices.len(), 1, "{notices:?}");
     assert!(notices[0].contains("until end of input"), "{notices:?}");
+}
+
+/// A read with no prompt that a REPL's statement made is said to be the statement's, with the
+/// REPL not at its prompt: the next send's first line is its input, not a statement.
+#[test]
+fn a_statements_read_with_no_prompt_is_told_from_the_repls_prompt() {
+    let read = SettleFacts {
+        line_without_prompt: true,
+        statement_read: true,
+        foreground: Some("python3".to_owned()),
+        ..facts(Settle::StdinWait)
+    };
+    let notices = assemble(read).notices;
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(
+        notices[0].starts_with(
+            "[input: a statement python3 runs waits for a line of input with no prompt"
+        ),
+        "{notices:?}"
+    );
+    assert!(notices[0].contains("not at its own prompt"), "{notices:?}");
 }

@@ -324,10 +324,13 @@ impl SendOp {
                 .filter(|&pgid| pgid != self.shared.shell_pgid())
                 .and_then(crate::process::group_member);
             let program = member.as_ref().map(|s| s.comm.clone());
-            // A shell an earlier line started (`dash`, `sh`), reading at its own prompt:
-            // the line went to it as a command, and ran.
+            // A shell an earlier line started (`dash`, `sh`), reading at its own prompt, or a
+            // REPL or debugger at its command prompt (`DB<1>` of `perl -de 0`; not a shell
+            // script's `read -p`): the line went to it as a command, and ran.
             if member.as_ref().is_some_and(|s| {
                 super::super::nested_shell::is_nested_shell_prompt(&prompt, &s.comm, s.pid)
+                    || (!super::super::nested_shell::is_shell_name(&s.comm)
+                        && super::waiting_prompt::is_command_prompt_of(&prompt, &s.comm, s.pgrp))
             }) || fg
                 .filter(|&pgid| pgid != self.shared.shell_pgid())
                 .is_some_and(super::waiting_prompt::reads_commands_at_any_prompt)

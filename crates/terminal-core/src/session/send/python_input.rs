@@ -165,6 +165,8 @@ pub(super) enum Busy {
     /// A signal reached it and its prompt is not back yet (it may still be printing the
     /// `KeyboardInterrupt`).
     Interrupted,
+    /// A statement of it waits for a line of input with no prompt (see `statement_read`).
+    Reading,
 }
 
 /// What a send found of a Python REPL's prompt (see [`statement_busy`]).
@@ -219,6 +221,8 @@ pub(super) fn statement_busy(
     let idle_at_prompt = st.repl_idle_at_prompt && !st.typed_unended;
     if idle_at_prompt && !sight.aftermath_pending {
         None
+    } else if !sight.aftermath_pending && super::statement_read::waits(st, shared, fg) {
+        Some(Busy::Reading)
     } else if sight.aftermath_pending && !sight.at_repl_prompt {
         Some(Busy::Interrupted)
     } else if ipython_between
@@ -253,6 +257,10 @@ pub(super) fn check_busy(
     let doing = match busy {
         Busy::Running => "is still running a statement (it is not at its prompt)",
         Busy::Interrupted => "is still handling the signal (its prompt is not back yet)",
+        // Lines for a read to the end of its input (`sys.stdin.read()`), ended by the Ctrl-D
+        // they carry, are its data.
+        Busy::Reading if text.contains('\u{4}') => return Ok(()),
+        Busy::Reading => return Err(super::statement_read::block_refusal(program)),
     };
     Err(TerminalError::invalid(format!(
         "nothing was typed: {program} {doing}, and a block typed now would reach its line \

@@ -402,6 +402,9 @@ impl SendOp {
             .filter(|&pgid| leader_runs_a_repl(pgid));
         let unprompted_wait = unprompted_fg.is_some();
         shared.lock().unprompted_fg = unprompted_fg;
+        // A statement of the REPL waits for a line with no prompt (see `statement_read`).
+        let statement_read =
+            self.note_statement_read(reason, no_prompt_shown, unprompted_wait, discarded);
         // Our prompt came back after a command ran, yet no mark said where it started: its
         // status cannot be told from an empty line's (a command replaced PS0).
         let exit_unknown = reason == Settle::Prompt
@@ -530,7 +533,8 @@ impl SendOp {
                 .map(|rest| super::stale_reader::clipped(&rest)),
             idle_reading,
             output,
-            line_without_prompt: no_prompt_shown && line_reader,
+            line_without_prompt: (no_prompt_shown && line_reader) || statement_read,
+            statement_read,
             in_command_line,
             cancelled_unwritten,
             entered_none,

@@ -22,7 +22,7 @@ use super::super::observe::{
 };
 use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
-use super::{SendOp, Span, node_input, pacing, python_input, waiting_prompt};
+use super::{SendOp, Span, node_input, pacing, python_input, statement_read, waiting_prompt};
 
 mod python_reader;
 mod refusals;
@@ -446,6 +446,11 @@ impl SendOp {
         let to_waiting_prompt = (sent_submit && !ends_a_reader && answered_password.is_none())
             .then(|| waiting_prompt::command_to_waiting_prompt(&mut st, shared, fg, modes, sent))
             .flatten();
+        // A line to a read with no prompt that a REPL's statement made, which the last result
+        // named (see `statement_read`): it is that read's input, not a statement.
+        let to_statement_read = (sent_submit && !ends_a_reader && to_waiting_prompt.is_none())
+            .then(|| statement_read::line_to_read(&mut st, shared, fg, sent))
+            .flatten();
         let op = Arc::new(SendOp {
             shared: Arc::clone(shared),
             result: watch::channel(None).0,
@@ -463,7 +468,12 @@ impl SendOp {
             timeout: request.timeout,
             untyped_dropped: AtomicBool::new(false),
             held_dropped: AtomicBool::new(false),
-            refused: Mutex::new(to_waiting_prompt.as_ref().map(|to| to.notice.clone())),
+            refused: Mutex::new(
+                to_waiting_prompt
+                    .as_ref()
+                    .map(|to| to.notice.clone())
+                    .or_else(|| to_statement_read.as_ref().map(|(notice, _)| notice.clone())),
+            ),
             untyped_after_answer: Mutex::new(None),
             waiting_prompt_notices: to_waiting_prompt
                 .as_ref()
@@ -471,7 +481,9 @@ impl SendOp {
             to_prompts: Mutex::new(
                 to_waiting_prompt
                     .as_ref()
-                    .map(|to| vec![(1, to.entry.clone())])
+                    .map(|to| to.entry.clone())
+                    .or(to_statement_read.map(|(_, entry)| entry))
+                    .map(|entry| vec![(1, entry)])
                     .unwrap_or_default(),
             ),
             ends_its_reader: request.text.lines().any(input::ends_its_reader),

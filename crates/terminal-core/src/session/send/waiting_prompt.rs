@@ -188,10 +188,11 @@ pub(super) fn command_to_waiting_prompt(
 
 /// Whether `prompt` (trimmed), at which `program` of group `pgid` reads, is where that program
 /// reads its commands: the prompt of its REPL or command interpreter ([`is_repl_prompt_of`]:
-/// one naming it, `sqlite>` of `sqlite3`, `mysql>`, `sftp>` of `sftp`, `(Pdb)` of Python),
+/// one naming it, `sqlite>` of `sqlite3`, `mysql>`, `sftp>` of `sftp`, `(Pdb)` of Python,
+/// one numbering the commands, `DB<1>` of perl's debugger),
 /// and, for one with no word to name it (`>`, `>>>`), a group that runs a REPL by its command
 /// line or name (`python3`, not `python3 ask.py` asking at `>>> `, nor `node app.js` at `> `).
-fn is_command_prompt_of(prompt: &str, program: &str, pgid: i32) -> bool {
+pub(super) fn is_command_prompt_of(prompt: &str, program: &str, pgid: i32) -> bool {
     is_repl_prompt_of(prompt, program)
         && (prompt.chars().any(char::is_alphabetic) || group_runs_a_repl(pgid))
 }
@@ -213,7 +214,42 @@ impl SendOp {
 
 #[cfg(test)]
 mod tests {
-    use super::asks_a_question;
+    use super::{asks_a_question, is_repl_prompt_of};
+
+    /// The prompts of REPLs and debuggers that number the commands read, or name a REPL a
+    /// virtual machine runs, are their command prompts whatever program shows them (`perl`
+    /// for `DB<1>`, `java` for `scala>`); questions that number something are none.
+    #[test]
+    fn numbered_command_prompts_are_repl_prompts() {
+        for prompt in [
+            "DB<1>",
+            "DB<<12>>",
+            "irb(main):001:0>",
+            "irb(main):001>",
+            "(rdb:1)",
+            "main[1]",
+            "[1] pry(main)>",
+            "[12] pry(#<Foo>)>",
+            "scala>",
+        ] {
+            assert!(is_repl_prompt_of(prompt, "perl"), "{prompt}");
+        }
+        for prompt in [
+            "DB>",
+            "1>",
+            "Port [8080]:",
+            "Port[8080]:",
+            "Choice (1-3)?",
+            "Retry 2/3>",
+            "[1] Continue?",
+            "[y/N]",
+            "Step 1>",
+            "v1.2>",
+            "",
+        ] {
+            assert!(!is_repl_prompt_of(prompt, "perl"), "{prompt}");
+        }
+    }
 
     /// A line editor's questions, whose line is an answer, and the prompts of REPLs,
     /// debuggers and shells, whose line is a statement or a command.

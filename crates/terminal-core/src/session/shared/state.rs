@@ -79,6 +79,9 @@ pub(in crate::session) struct State {
     /// the last send settled (`SettleFacts::unprompted_wait`): a poll that still finds it so
     /// says so again.
     pub(in crate::session) unprompted_fg: Option<i32>,
+    /// The REPL's group whose statement waited for a line with no prompt when the last send
+    /// settled (see `send::statement_read`): the next send's text goes to that read.
+    pub(in crate::session) statement_read: Option<i32>,
     /// The last non-blank line of the newest send that typed text, trimmed: a poll's own line
     /// (see `SendOp::own_line`).
     pub(in crate::session) last_sent_line: Option<String>,
@@ -187,6 +190,7 @@ impl State {
             repl_idle_at_prompt: false,
             repl_prompt_group: None,
             unprompted_fg: None,
+            statement_read: None,
             last_sent_line: None,
             signalled: None,
             write_row: 0,

@@ -67,6 +67,15 @@ fn busy_refusals() {
     }
     assert!(check_busy("python3", Some(Busy::Running), "x = 1\ny = 2").is_ok());
     assert!(check_busy("python3", None, block).is_ok());
+    // A statement's read with no prompt: the block's first line would be its input.
+    let e = check_busy("python3", Some(Busy::Reading), block).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("a statement it runs waits for a line of input with no prompt"),
+        "{e}"
+    );
+    assert!(check_busy("python3", Some(Busy::Reading), "w").is_ok());
+    assert!(check_busy("python3", Some(Busy::Reading), &format!("{block}\n\u{4}")).is_ok());
 }
 
 /// A block after editing keys in one send is refused with a model-visible text; keys
