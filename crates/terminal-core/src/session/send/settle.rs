@@ -1,11 +1,9 @@
 //! Settling a [`SendOp`]: the viewport rendered from its anchor, the next send's resume
-//! point, the terminal facts, and the assembled result published to its caller; or failing
-//! it; and releasing the session's send slot once nothing of it is in flight.
+//! point, the terminal facts, and the assembled result published to its caller; failing it
+//! and releasing the session's send slot are in `release`.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use crate::error::TerminalError;
 use crate::pty::TtyModes;
 use crate::readiness::Settle;
 use crate::screen::PromptState;
@@ -16,10 +14,10 @@ use super::super::observe::{
 use super::super::result::{
     OutputNotes, ReplContinuation, SettleFacts, assemble, repl_continuation,
 };
-use super::super::shared::State;
 use super::SendOp;
 
 mod line_state;
+mod release;
 
 impl SendOp {
     /// Settles with `reason` (no-op when already settled): renders the viewport from the
@@ -564,38 +562,6 @@ impl SendOp {
             self.release();
         }
         self.result.send_replace(Some(Ok(result)));
-    }
-
-    /// Releases the session's send slot (once nothing of this send is in flight).
-    pub(super) fn release(&self) {
-        let mut st = self.shared.lock();
-        self.release_locked(&mut st);
-    }
-
-    pub(super) fn release_locked(&self, st: &mut State) {
-        if st
-            .active
-            .as_ref()
-            .is_some_and(|a| std::ptr::eq(Arc::as_ptr(a), self))
-        {
-            st.active = None;
-        }
-        self.finished.store(true, Ordering::SeqCst);
-    }
-
-    pub(super) fn fail(&self, error: TerminalError) {
-        let mut st = self.shared.lock();
-        if self.settled.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        if let Some(anchor) = self.span().anchor.take() {
-            st.screen.release_anchor(anchor);
-        }
-        if !self.in_flight.load(Ordering::SeqCst) {
-            self.release_locked(&mut st);
-        }
-        drop(st);
-        self.result.send_replace(Some(Err(error)));
     }
 }
 
