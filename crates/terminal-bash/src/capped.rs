@@ -109,6 +109,12 @@ impl BackendSession for CappedSession {
     fn program_replaced_shell(&self) -> bool {
         self.inner.program_replaced_shell()
     }
+    fn group_members(&self, pgid: i32) -> Vec<String> {
+        self.inner.group_members(pgid)
+    }
+    fn signal_group(&self, pgid: i32, signal: TerminalSignal) -> bool {
+        self.inner.signal_group(pgid, signal)
+    }
     fn cursor_row(&self) -> Option<String> {
         self.inner.cursor_row()
     }
@@ -155,6 +161,9 @@ impl OperationHandle for CappedSend {
     }
     fn cancel(&self) -> bool {
         self.op.cancel()
+    }
+    fn cancel_took_effect(&self) -> bool {
+        self.op.cancel_took_effect()
     }
     fn in_background(&self) {
         self.op.in_background();

@@ -80,6 +80,20 @@ pub trait BackendSession: Send + Sync + 'static {
     fn program_groups_held(&self) -> Vec<i32> {
         self.program_group().into_iter().collect()
     }
+    /// The program names of the session's live processes in process group `pgid`, one per
+    /// process: what is left of a program group after its leader ended (a non-interactive
+    /// shell's `server &` children, which ignore SIGINT, when the interrupt ended the shell).
+    /// Empty for the shell's own group, a group with none of the session's processes left, or
+    /// a backend that cannot tell (the default).
+    fn group_members(&self, _pgid: i32) -> Vec<String> {
+        Vec::new()
+    }
+    /// Sends `signal` to process group `pgid` when live processes of the session are in it and
+    /// it is not the shell's own group (a group the terminal no longer has in its foreground,
+    /// see [`Self::group_members`]). Returns whether it went; the default sends nothing.
+    fn signal_group(&self, _pgid: i32, _signal: TerminalSignal) -> bool {
+        false
+    }
     /// Whether the program holding the terminal replaced the session's shell (`exec python3`):
     /// it is the session's own process, so ending it ends the session. `false` at the shell,
     /// with a program the shell started in the foreground, or for a backend that cannot tell.
@@ -132,6 +146,14 @@ pub trait OperationHandle: Send + Sync + 'static {
     /// Requests cancellation (a real SIGINT to the foreground group, never a written `\x03`).
     /// Returns `false` once settled.
     fn cancel(&self) -> bool;
+    /// Whether a requested cancellation changed anything before the send settled: its
+    /// interrupt went to the foreground, or it kept text from being written or typed. A
+    /// command line that ran to its end first (builtins within the grace the shell is given
+    /// to start a program) got no interrupt, and its cancel changed nothing. Default: `true`
+    /// (a backend that cannot tell counts every cancel as taking effect).
+    fn cancel_took_effect(&self) -> bool {
+        true
+    }
     /// Tells the backend that no caller will see this send's result (its tool call was
     /// cancelled before it settled): the session's next send should then start its result
     /// where this send's started, so the output printed meanwhile is not lost. Call it before
@@ -202,6 +224,11 @@ impl SendOperation {
     /// Requests cancellation; `false` once settled.
     pub fn cancel(&self) -> bool {
         self.handle.cancel()
+    }
+    /// Whether the cancel changed anything before the send settled (see
+    /// [`OperationHandle::cancel_took_effect`]).
+    pub fn cancel_took_effect(&self) -> bool {
+        self.handle.cancel_took_effect()
     }
     /// No caller will see this send's result: the next send's result starts where this
     /// send's started (see [`OperationHandle::discard_result`]).

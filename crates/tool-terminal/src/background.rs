@@ -33,9 +33,10 @@ mod follow;
 mod gone_reader;
 mod leftover;
 mod output;
+mod stragglers;
 
 use describe::{Typed, label};
-use follow::{KILL_ESCALATION, STOP_SLACK, follow};
+use follow::{KILL_ESCALATION, STOP_SLACK, follow, note_group};
 use leftover::{JobEnds, Leftover, LeftoverStops};
 use output::OutputWindow;
 
@@ -461,6 +462,9 @@ impl Background {
                 let cancel_stream = run_stream.clone();
                 let cancel_flag = cancel_requested.clone();
                 let cancel_interrupted = interrupted.clone();
+                // The program groups the kill is for (see `follow::Cancel::groups`).
+                let groups: Arc<Mutex<Vec<i32>>> = Arc::default();
+                let cancel_groups = Arc::clone(&groups);
                 let read_stream = run_stream.clone();
                 let (end_terminals, end_owner, end_id) =
                     (Arc::clone(&terminals), run_owner.clone(), run_id.clone());
@@ -471,6 +475,10 @@ impl Background {
                             .lock()
                             .entry(end_id.clone())
                             .or_insert_with(tokio::time::Instant::now);
+                        note_group(
+                            &cancel_groups,
+                            end_terminals.program_group(&end_owner, &end_id),
+                        );
                         if let Some(s) = cancel_stream.lock().as_ref()
                             && s.current.cancel()
                         {
@@ -515,6 +523,7 @@ impl Background {
                                     let leftover = Arc::clone(&leftover);
                                     move || leftover.note_unstoppable()
                                 }),
+                                groups,
                             },
                             typed,
                             program_before,

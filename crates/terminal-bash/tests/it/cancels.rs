@@ -45,3 +45,52 @@ async fn a_cancel_in_a_nested_shell_interrupts_only_its_command() {
     })
     .await;
 }
+
+/// A cancel says whether it took effect: not when the line (builtins alone) ran to its end
+/// within the grace the shell gets to start a program, and always when a program of the line
+/// ran (its interrupt went to it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_says_whether_its_interrupt_reached_the_command() {
+    within(async {
+        let sh = Shell::open(quick_config()).await;
+        let mut missed = 0;
+        for round in 0..5 {
+            let op = sh.start_within(&format!("echo r{round}; echo s{round}"), 20_000);
+            // Written, and the line at work or done: the cancel comes as a job_kill after the
+            // call that started the job returned.
+            crate::support::wait_until("the line is echoed", || op.progress().output_bytes > 0)
+                .await;
+            op.cancel();
+            let r = op
+                .done()
+                .await
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            if !op.cancel_took_effect() {
+                // Nothing stopped it: it ran to its end.
+                assert!(
+                    r.viewport.lines().any(|l| l == format!("s{round}")),
+                    "{r:?}"
+                );
+                assert_eq!(r.exit_code, Some(0), "{r:?}");
+                missed += 1;
+            }
+        }
+        assert!(
+            missed > 0,
+            "every cancel of a line of builtins was delivered"
+        );
+        let op = sh.start_within("sleep 30", 20_000);
+        crate::support::wait_until("sleep runs", || {
+            op.progress()
+                .last_line
+                .is_some_and(|l| l.contains("sleep 30"))
+        })
+        .await;
+        assert!(op.cancel());
+        let r = op.done().await.expect("the cancelled sleep settles");
+        assert!(op.cancel_took_effect(), "{r:?}");
+        assert_eq!(r.exit_code, Some(130), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -226,6 +226,29 @@ impl Terminals {
             .unwrap_or_default()
     }
 
+    /// The program names of the live processes of one of `owner`'s sessions in process group
+    /// `pgid` (see [`BackendSession::group_members`](crate::BackendSession::group_members));
+    /// empty for the shell's group, an unknown or foreign id too.
+    pub fn group_members(&self, owner: &Agent, id: &SessionId, pgid: i32) -> Vec<String> {
+        self.owned_session(owner, id)
+            .map(|session| session.group_members(pgid))
+            .unwrap_or_default()
+    }
+
+    /// Sends `signal` to process group `pgid` of one of `owner`'s sessions while processes of
+    /// the session are in it (see
+    /// [`BackendSession::signal_group`](crate::BackendSession::signal_group)); whether it went.
+    pub fn signal_group(
+        &self,
+        owner: &Agent,
+        id: &SessionId,
+        pgid: i32,
+        signal: TerminalSignal,
+    ) -> bool {
+        self.owned_session(owner, id)
+            .is_ok_and(|session| session.signal_group(pgid, signal))
+    }
+
     /// Whether the program holding the terminal of one of `owner`'s sessions replaced its shell
     /// (see [`BackendSession::program_replaced_shell`](crate::BackendSession::program_replaced_shell));
     /// `false` for an unknown or foreign id too.

@@ -274,6 +274,31 @@ impl BackendSession for PtySession {
         groups
     }
 
+    fn group_members(&self, pgid: i32) -> Vec<String> {
+        let shared = &self.inner.shared;
+        if pgid == shared.shell_pgid() {
+            return Vec::new();
+        }
+        // A process group lies within one login session: the shell's is this terminal's.
+        let Some(login) = crate::process::stat(shared.shell_pgid()).map(|s| s.session) else {
+            return Vec::new();
+        };
+        shared
+            .processes()
+            .into_iter()
+            .filter(|s| s.pgrp == pgid && s.session == login && !s.is_zombie())
+            .map(|s| s.comm)
+            .collect()
+    }
+
+    fn signal_group(&self, pgid: i32, signal: TerminalSignal) -> bool {
+        if self.group_members(pgid).is_empty() {
+            return false;
+        }
+        rustix::process::Pid::from_raw(pgid)
+            .is_some_and(|pid| rustix::process::kill_process_group(pid, signal.to_rustix()).is_ok())
+    }
+
     fn program_replaced_shell(&self) -> bool {
         let shared = &self.inner.shared;
         shared.pty.foreground_pgid() == Some(shared.shell_pgid())

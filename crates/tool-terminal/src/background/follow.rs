@@ -15,6 +15,7 @@ use parking_lot::Mutex;
 
 use super::Stream;
 use super::describe::{Typed, at_shell_prompt, detail, left_a_program, replaced_the_shell};
+use super::stragglers::stop_stragglers;
 use crate::{Terminals, start_send_when_free};
 
 /// How often a running job moves its send's output into its window, so that the core's read
@@ -111,6 +112,41 @@ pub(super) struct Cancel {
     /// Called once when the kill's signals are spent and the send still runs (its command
     /// outlived SIGINT, SIGTERM and SIGKILL): the job's status says so from then on.
     pub(super) on_unstoppable: Box<dyn FnOnce() + Send>,
+    /// The program groups that held the terminal when the kill was requested or after it:
+    /// what of them outlives the command line is stopped too (see [`stop_stragglers`]).
+    pub(super) groups: Arc<Mutex<Vec<i32>>>,
+}
+
+/// Notes `group` among the groups a kill is for (see [`Cancel::groups`]).
+pub(super) fn note_group(groups: &Mutex<Vec<i32>>, group: Option<i32>) {
+    /// Most groups noted (a kill meets few).
+    const MOST_GROUPS: usize = 16;
+    let mut groups = groups.lock();
+    if let Some(group) = group
+        && !groups.contains(&group)
+        && groups.len() < MOST_GROUPS
+    {
+        groups.push(group);
+    }
+}
+
+/// The notice ending a killed job's output when the kill reached nothing: the command line
+/// had already run to its end (builtins only, done before the interrupt's grace was over),
+/// so everything it does was done.
+pub(super) const KILL_TOO_LATE_NOTICE: &str = "[job: job_kill came after the command line \
+     had ended (no signal reached it), so the job counts as completed: its commands ran to \
+     their end, and what they did stays done]";
+
+/// The notice ending a killed job's output when the kill's escalation (`signal`: SIGTERM or
+/// SIGKILL) ended `program`, which held the terminal before the job (a REPL the job's
+/// statement went to, which ran on through the interrupt), and the shell's prompt is back.
+fn held_before_ended_notice(program: &str, signal: &str) -> String {
+    format!(
+        "[job: job_kill's {signal} ended {program}, which held the terminal before this job (the job's \
+         text ran on through SIGINT): {program} is gone with everything it held, and the shell's \
+         prompt is back: the next send runs as a shell command, not in {program} (start it again \
+         to go on)]"
+    )
 }
 
 /// The notice ending a killed job's output when its command ran to its end all the same.
@@ -162,8 +198,21 @@ pub(super) async fn follow(
         requested: cancel_requested,
         interrupted,
         on_unstoppable,
+        groups,
     } = cancel;
+    // The kill took effect on a send of the job (its interrupt went to the foreground, or it
+    // kept text from being typed) or its escalation sent a signal: a kill that did neither
+    // came after the command line ended.
+    let mut delivered = false;
     let mut on_unstoppable = Some(on_unstoppable);
+    // The program that held the terminal before the job (a REPL), by name: a kill's
+    // escalation that ends it says so.
+    let held_before = program_before.first().and_then(|&group| {
+        terminals
+            .group_members(&owner, &id, group)
+            .into_iter()
+            .next()
+    });
     // The kill's escalation reached SIGKILL (the command had survived SIGINT and SIGTERM).
     let mut sigkill_sent = false;
     // It reached SIGTERM (the command had survived SIGINT).
@@ -241,12 +290,11 @@ pub(super) async fn follow(
                         } else {
                             DRAIN_EVERY
                         };
-                        escalation.step(
-                            &terminals,
-                            &owner,
-                            &id,
-                            cancel_requested.load(Ordering::SeqCst),
-                        );
+                        let killed = cancel_requested.load(Ordering::SeqCst);
+                        if killed {
+                            note_group(&groups, terminals.program_group(&owner, &id));
+                        }
+                        escalation.step(&terminals, &owner, &id, killed);
                         if escalation.exhausted()
                             && let Some(note) = on_unstoppable.take()
                         {
@@ -281,15 +329,39 @@ pub(super) async fn follow(
             }
         };
         earlier.append(&result.earlier_exits);
+        delivered |= (cancel_requested.load(Ordering::SeqCst) && op.cancel_took_effect())
+            || escalation.sent > 0;
         // The job ends with `result`. Whether its command ran on to its end through the kill:
         // SIGINT and SIGTERM left it running, and SIGKILL stopped only the program running at
         // the time (a shell that ignores them, `trap '' INT TERM`, goes on with its line). A
         // program that ends cleanly on the interrupt (a graceful shutdown, exit 0) was stopped.
-        let end = |result: &SendResult| {
-            let ran_on =
-                cancel_requested.load(Ordering::SeqCst) && sigkill_sent && ran_to_its_end(result);
+        let end = |result: &SendResult, stragglers: Option<String>| {
+            let cancelled = cancel_requested.load(Ordering::SeqCst);
+            // The kill reached nothing: the shell's prompt came back with the line done, no
+            // program of it left waiting.
+            let too_late = cancelled
+                && !delivered
+                && result.wait_reason == WaitReason::StdinRead
+                && result.foreground.is_none()
+                && matches!(result.session_status, SessionStatus::Running)
+                && !left_a_program(&outcome(result, &earlier, false).detail.unwrap_or_default());
+            let ran_on = too_late || (cancelled && sigkill_sent && ran_to_its_end(result));
             let mut notices = result.notices.clone();
-            if ran_on {
+            notices.extend(stragglers);
+            // The escalation ended the program the job's text went to: the shell reads now.
+            if cancelled
+                && sigterm_sent
+                && matches!(result.session_status, SessionStatus::Running)
+                && terminals.program_group(&owner, &id).is_none()
+                && let (Some(program), Some(&group)) = (&held_before, program_before.first())
+                && terminals.group_members(&owner, &id, group).is_empty()
+            {
+                let signal = if sigkill_sent { "SIGKILL" } else { "SIGTERM" };
+                notices.push(held_before_ended_notice(program, signal));
+            }
+            if too_late {
+                notices.push(KILL_TOO_LATE_NOTICE.to_owned());
+            } else if ran_on {
                 notices.push(KILL_MISSED_NOTICE.to_owned());
             } else if cancel_requested.load(Ordering::SeqCst)
                 && sigterm_sent
@@ -324,7 +396,27 @@ pub(super) async fn follow(
             && (left_a_program(&outcome(&result, &earlier, false).detail.unwrap_or_default())
                 || (escalation.sent > 0 && (result.foreground.is_some() || unproven)));
         if (!unproven || !running || killed) && !outlived {
-            return Ok(end(&result));
+            // What the command started in the groups the kill went to and left running when
+            // the shell's prompt came back: the kill goes on with it.
+            let stragglers = if cancel_requested.load(Ordering::SeqCst)
+                && delivered
+                && running
+                && terminals.program_group(&owner, &id).is_none()
+            {
+                let targets: Vec<i32> = groups
+                    .lock()
+                    .iter()
+                    .copied()
+                    .filter(|group| !program_before.contains(group))
+                    .collect();
+                let killed_at = escalation
+                    .killed_at
+                    .unwrap_or_else(tokio::time::Instant::now);
+                stop_stragglers(&terminals, &owner, &id, &targets, killed_at).await
+            } else {
+                None
+            };
+            return Ok(end(&result, stragglers));
         }
         if outlived && result.wait_reason == WaitReason::StdinRead {
             escalation.hurry();
@@ -345,7 +437,7 @@ pub(super) async fn follow(
             // The session closed or exited meanwhile: the last result stands.
             Err(e) => {
                 tracing::debug!(session_id = %id, error = %e, "background send not followed further");
-                return Ok(end(&result));
+                return Ok(end(&result, None));
             }
         };
         {
@@ -368,6 +460,24 @@ mod tests {
     #[test]
     fn the_kill_missed_notice() {
         insta::assert_snapshot!(super::KILL_MISSED_NOTICE);
+    }
+
+    #[test]
+    fn the_kill_too_late_notice() {
+        assert!(
+            super::KILL_TOO_LATE_NOTICE.contains("job_kill came after the command line had ended")
+        );
+    }
+
+    #[test]
+    fn the_held_before_ended_notice() {
+        assert_eq!(
+            super::held_before_ended_notice("python3", "SIGTERM"),
+            "[job: job_kill's SIGTERM ended python3, which held the terminal before this job (the \
+             job's text ran on through SIGINT): python3 is gone with everything it held, and the \
+             shell's prompt is back: the next send runs as a shell command, not in python3 (start \
+             it again to go on)]"
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::support::Host;
 
 mod left_running;
 mod poll_jobs;
+mod stragglers;
 
 /// Starts a background send of `text` in `session`; returns the job id once the job's output
 /// shows `shown` (read as the job runs, bounded by a deadline).

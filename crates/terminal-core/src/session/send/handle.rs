@@ -176,6 +176,15 @@ impl OperationHandle for SendOp {
         true
     }
 
+    fn cancel_took_effect(&self) -> bool {
+        // Text the cancel kept from being written or typed (a notice says which lines) did
+        // not run either.
+        let refused = self.refused.lock().is_some();
+        let span = self.span();
+        span.cancel_interrupted
+            || (span.cancel_requested && (refused || span.entered_none || span.cancelled_unwritten))
+    }
+
     fn is_finished(&self) -> bool {
         self.finished.load(Ordering::SeqCst)
     }
