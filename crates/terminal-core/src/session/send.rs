@@ -67,6 +67,12 @@ pub(super) const EXIT_DRAIN_MAX: Duration = Duration::from_millis(1000);
 /// Longest a cancelled send whose result nobody sees keeps the session (its command lingers).
 const DISCARDED_SETTLE_MAX: Duration = Duration::from_millis(1000);
 
+/// Notes the time of a write of `bytes` that ends with a lone ESC (see
+/// `State::lone_escape_written_at`), or clears it.
+fn note_lone_escape(shared: &super::shared::Shared, bytes: &[u8]) {
+    shared.lock().lone_escape_written_at = (bytes.last() == Some(&0x1b)).then(Instant::now);
+}
+
 impl SendOp {
     pub(super) fn is_settled(&self) -> bool {
         self.settled.load(Ordering::SeqCst)
@@ -116,6 +122,7 @@ impl SendOp {
             None
         } else {
             self.in_flight.store(true, Ordering::SeqCst);
+            note_lone_escape(&shared, &input);
             Some(shared.pty.write(input))
         };
         let mut interrupts = CancelInterrupts::default();
@@ -466,6 +473,7 @@ impl SendOp {
                     wait_for_shell_read(&shared).await;
                 }
                 self.in_flight.store(true, Ordering::SeqCst);
+                note_lone_escape(&shared, &line);
                 write_rx = Some(shared.pty.write(line));
                 if ahead {
                     self.note_typed_ahead(ahead_lines);

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
@@ -22,6 +22,12 @@ use crate::readiness::Settle;
 
 use super::hold::Hold;
 use super::pacing::Pacing;
+
+/// How long after a write that ended with a lone ESC the next write waits: a line editor
+/// holds a lone ESC that long for the key it may begin (readline's `keyseq-timeout` and
+/// node's escape-code timeout are 500 ms), and the next text's first key typed sooner would
+/// join it (`ESC` then `6*7` to node: Meta-6, and `*7` alone ran).
+const LONE_ESCAPE_HOLD: Duration = Duration::from_millis(600);
 
 /// Text a send wrote while the program holding the terminal read nothing (typed ahead): the
 /// terminal echoed it at once, and whatever reads the terminal next takes it; or text it held
@@ -53,6 +59,15 @@ impl SendOp {
     ) -> (Vec<u8>, Readiness, Instant) {
         let shared = &inner.shared;
         let called_at = Instant::now();
+        // A lone ESC an earlier write ended with is still held as the start of a key.
+        let escape_at = if input.is_empty() {
+            None
+        } else {
+            shared.lock().lone_escape_written_at.take()
+        };
+        if let Some(at) = escape_at {
+            tokio::time::sleep_until((at + LONE_ESCAPE_HOLD).into()).await;
+        }
         let aftermath = shared.lock().redraw_pending.take();
         if let Some(after) = aftermath {
             // Within the send's own deadline (a short `timeoutMs` is honoured).

@@ -104,6 +104,9 @@ pub(in crate::session) struct State {
     /// That input ended with a lone ESC: an editor is back in its normal mode (ESC ends
     /// insert mode and cancels a `:` command line).
     pub(in crate::session) typed_escape_last: bool,
+    /// When the newest write ended with a lone ESC (a key of its own, or the start of one a
+    /// line editor holds for its escape timeout): the next write waits that timeout out.
+    pub(in crate::session) lone_escape_written_at: Option<Instant>,
     /// The foreground group (vim's) that the keys sent to it may have left in a mode that
     /// types text: an insert begun (`i`, `o`, `cw`) with no ESC after it, as far as the keys
     /// tell (see `send::pager_guard::insert_keys`). A vim that does not show its mode
@@ -198,6 +201,7 @@ impl State {
             typed_unended: false,
             typed_unended_at_shell: false,
             typed_escape_last: false,
+            lone_escape_written_at: None,
             editor_insert: None,
             shell_stopped: false,
             left_running: Vec::new(),
