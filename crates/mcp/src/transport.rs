@@ -63,6 +63,10 @@ pub struct LineTransport<R> {
     last_line_at: Option<std::time::Instant>,
     /// An answer was written since the last line was read.
     answered_since_line: bool,
+    /// An `initialize` request was forwarded: rmcp ends the connection on a notification
+    /// before it (a client's stray `notifications/initialized` or `cancelled`), so until then
+    /// notifications are dropped; requests get rmcp's error (see [`BEFORE_INITIALIZE_ADVICE`]).
+    initialize_seen: bool,
 }
 
 /// Lines the client wrote together (an agent's parallel tool calls) are in one group: each
@@ -106,6 +110,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
             batch: 0,
             last_line_at: None,
             answered_since_line: false,
+            initialize_seen: false,
         }
     }
 
@@ -231,8 +236,14 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                     return None;
                 }
                 Some(Ok(Line::Whole(line))) => match classify(&line) {
+                    Inbound::Forward(message)
+                        if !self.initialize_seen && is_notification(&message) =>
+                    {
+                        tracing::debug!(?message, "ignored a notification sent before initialize");
+                    }
                     Inbound::Forward(mut message) => match self.in_flight.receive(&mut message) {
                         Ok(()) => {
+                            self.initialize_seen |= is_initialize(&message);
                             crate::in_flight::take_arrival_ticket(
                                 &self.arrival,
                                 &mut message,
@@ -277,6 +288,20 @@ const META_MISSING: &str = "request _meta is missing";
 /// What a client that sent a request before `initialize` does next (rmcp's error says only
 /// what the request lacked).
 const BEFORE_INITIALIZE_ADVICE: &str = "the request came before initialize: this server starts a session with initialize, so send it (then notifications/initialized) first and repeat the request";
+
+/// Whether `message` is a notification (no answer is owed to it).
+fn is_notification(message: &RxJsonRpcMessage<RoleServer>) -> bool {
+    matches!(message, rmcp::model::JsonRpcMessage::Notification(_))
+}
+
+/// Whether `message` is the `initialize` request that starts the session.
+fn is_initialize(message: &RxJsonRpcMessage<RoleServer>) -> bool {
+    matches!(
+        message,
+        rmcp::model::JsonRpcMessage::Request(request)
+            if matches!(request.request, rmcp::model::ClientRequest::InitializeRequest(_))
+    )
+}
 
 /// Adds [`BEFORE_INITIALIZE_ADVICE`] to rmcp's error for a request sent before `initialize`.
 fn advise_before_initialize(item: &mut TxJsonRpcMessage<RoleServer>) {

@@ -16,11 +16,18 @@ const LIMIT: usize = 64 * 1024;
 async fn c34_every_request_gets_an_answer() {
     let (mut child, mut raw) = Raw::spawn(&["--max-message-bytes", &LIMIT.to_string()]);
 
-    // A request before initialize (rmcp takes it for a stateless request of a newer protocol):
-    // its error says what to send first.
+    // Notifications before initialize are dropped (rmcp ended the connection on one), and a
+    // request before initialize (rmcp takes it for a stateless request of a newer protocol)
+    // gets an error that says what to send first.
     let r = raw
         .exchange(
-            r#"{"jsonrpc":"2.0","id":100,"method":"tools/list"}"#.to_owned(),
+            [
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#,
+                r#"{"jsonrpc":"2.0","method":"foo/bar"}"#,
+                r#"{"jsonrpc":"2.0","id":100,"method":"tools/list"}"#,
+            ]
+            .join("\n"),
             "100",
         )
         .await;
