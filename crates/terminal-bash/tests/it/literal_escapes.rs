@@ -110,3 +110,34 @@ async fn an_esc_in_a_string_to_a_repl_is_refused() {
     })
     .await;
 }
+
+/// A line for the shell's line editor that ends with a key taking the next key as its own
+/// (Ctrl-X, readline's prefix; Ctrl-V, its quoted insert) before its Enter is refused, nothing
+/// typed: the Enter was taken by the key (`echo one` stayed on the line, and the result said a
+/// program had pushed it there). The same keys without an Enter after them go.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_that_would_take_the_enter_is_refused() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for text in [
+            "echo one\u{18}",
+            "echo two\u{16}",
+            "echo three\u{18}\necho four",
+        ] {
+            let err = sh.try_send(text, true).await.unwrap_err();
+            assert_eq!(err.code(), TerminalErrorCode::InvalidRequest, "{text:?}");
+            assert!(
+                err.message().starts_with("nothing was typed: line "),
+                "{text:?}: {err}"
+            );
+            let r = sh.send("echo ran-$((6*7))").await;
+            assert!(r.viewport.ends_with("ran-42\ndsh> "), "{text:?}: {r:?}");
+            assert_eq!(r.exit_code, Some(0), "{text:?}: {r:?}");
+        }
+        // Ctrl-X Ctrl-U (readline's undo) in the line: the Enter ends a plain line.
+        let r = sh.send("echo x\u{18}\u{15}").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -257,6 +257,9 @@ impl SendOp {
             && bracketed_paste
             && refusals::is_python_own_repl(modes, leader.as_deref(), cursor_row.as_deref());
         refusals::refuse_dropped_tabs(python_own_repl, &request.text, request.submit)?;
+        if shell_line_editor {
+            refusals::refuse_key_taking_the_enter(&request.text, request.submit)?;
+        }
         let python_reader::ReplView {
             cursor_row,
             reads: python_reader,

@@ -1,7 +1,8 @@
 //! Text a line editor at its prompt would change silently, refused before anything is typed:
 //! an ESC meant as a character of the text (in a string, a here-document, amid the text),
-//! which it reads as the start of a key (see `input::literal_escapes`), and a TAB to Python
-//! 3.13's own REPL, which drops it.
+//! which it reads as the start of a key (see `input::literal_escapes`), a TAB to Python
+//! 3.13's own REPL, which drops it, and a key of the shell's line editor that would take the
+//! Enter after it as its own.
 
 use crate::error::TerminalError;
 use crate::pty::TtyModes;
@@ -40,6 +41,54 @@ pub(super) fn refuse_literal_escape(
         Some(found) => Err(literal_escape_error(found, syntax == Syntax::Shell)),
         None => Ok(()),
     }
+}
+
+/// Keys of the shell's line editor (readline) that take the key after them as their own:
+/// Ctrl-X begins a key sequence (`Ctrl-X Ctrl-E`), Ctrl-V and Ctrl-Q type the next key as it
+/// is. Before an Enter, the Enter is theirs (Ctrl-X and Enter is no key: readline beeps), and
+/// the line does not run.
+const TAKES_THE_NEXT_KEY: [(char, &str); 3] = [
+    (
+        '\u{18}',
+        "Ctrl-X (\\u0018, which begins a key sequence of the shell's line editor)",
+    ),
+    (
+        '\u{16}',
+        "Ctrl-V (\\u0016, which types the next key as it is)",
+    ),
+    (
+        '\u{11}',
+        "Ctrl-Q (\\u0011, which types the next key as it is)",
+    ),
+];
+
+/// Refuses `text` for our shell's line editor when a line of it that an Enter ends (every
+/// line but the last; the last too when `submit`) ends with a key that would take that Enter
+/// as its own ([`TAKES_THE_NEXT_KEY`]): the line would not run, and the result would show it
+/// left on the shell's line.
+///
+/// # Errors
+/// `InvalidRequest`, naming the line and the key, and how to send the keys.
+pub(super) fn refuse_key_taking_the_enter(text: &str, submit: bool) -> Result<(), TerminalError> {
+    let mut lines: Vec<&str> = text.split(['\n', '\r']).collect();
+    if !submit {
+        lines.pop();
+    }
+    for (at, line) in lines.iter().enumerate() {
+        if let Some((_, key)) = TAKES_THE_NEXT_KEY
+            .iter()
+            .find(|(key, _)| line.ends_with(*key))
+        {
+            return Err(TerminalError::invalid(format!(
+                "nothing was typed: line {} of the text ends with {key}, which would take the \
+                 Enter after it as its own key, so the line would not run; leave the key out, \
+                 or send the text up to it with submit: false, then the keys after it as a send \
+                 of their own",
+                at + 1
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Whether a Python REPL that pastes blocks, reading in `modes` as `leader` (its group's
