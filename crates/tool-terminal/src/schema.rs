@@ -472,6 +472,12 @@ pub struct SignalOutput {
     /// again: text sent next runs in the shell, not in it; absent otherwise (addition).
     #[serde(rename = "programEnded", skip_serializing_if = "Option::is_none")]
     pub program_ended: Option<String>,
+    /// The command names of processes still in the group the signal went to once that
+    /// program ended (children it started there that ignore the signal, as a non-interactive
+    /// shell's `&` jobs ignore SIGINT): they run on, the shell's prompt notwithstanding; empty
+    /// otherwise (addition).
+    #[serde(rename = "leftRunning", default, skip_serializing_if = "Vec::is_empty")]
+    pub left_running: Vec<String>,
     /// The program, when the signal stopped it (job control: SIGTSTP, Ctrl-Z) and the shell
     /// holds the terminal again: text sent next runs in the shell, and `fg` continues it;
     /// absent otherwise (addition).

@@ -89,13 +89,20 @@ impl Tool for SignalTool {
         };
         let (mut still_running, mut still_reading, mut program_ended, mut program_stopped) =
             (None, None, None, None);
+        let mut left_running = Vec::new();
         let mut back_at_prompt = None;
         match after {
             AfterSignal::Busy(program) if looks_for_survival => still_running = Some(program),
             AfterSignal::StillReading(program) if looks_for_survival => {
                 still_reading = Some(program);
             }
-            AfterSignal::Ended(program) => program_ended = Some(program),
+            AfterSignal::Ended(program) => {
+                left_running = self
+                    .0
+                    .terminals
+                    .group_members(&owner, &id, result.target_pgid);
+                program_ended = Some(program);
+            }
             AfterSignal::Stopped(program) => program_stopped = Some(program),
             AfterSignal::BackAtPrompt { program, prompt } => {
                 back_at_prompt = Some(ReplPromptOutput { program, prompt });
@@ -122,6 +129,7 @@ impl Tool for SignalTool {
             still_running,
             still_reading,
             program_ended,
+            left_running,
             program_stopped,
             back_at_prompt,
             command_line_ended: result.command_line_ended,
@@ -156,7 +164,12 @@ fn render_signal_output(signal: TerminalSignal, out: &SignalOutput) -> String {
     }
     let as_key = out.delivery == SignalDeliveryOutput::InterruptCharacter;
     if let Some(program) = &out.program_ended {
-        return render::render_signal_ended(signal.as_str(), out.target_pgid, program, as_key);
+        return render::render_signal_ended(
+            signal.as_str(),
+            out.target_pgid,
+            (program, &out.left_running),
+            as_key,
+        );
     }
     if let Some(program) = &out.program_stopped {
         return render::render_signal_stopped(signal.as_str(), out.target_pgid, program);

@@ -94,15 +94,30 @@ pub fn render_signal_still_reading(
 }
 
 /// `terminal_signal` when the program ended a moment after the signal (`as_key`: a SIGINT
-/// written as the terminal's interrupt character) and the shell holds the terminal again.
-pub fn render_signal_ended(signal: &str, target_pgid: i32, program: &str, as_key: bool) -> String {
+/// written as the terminal's interrupt character) and the shell holds the terminal again;
+/// `left_running`: the command names of processes still in its group (children that ignore
+/// the signal).
+pub fn render_signal_ended(
+    signal: &str,
+    target_pgid: i32,
+    (program, left_running): (&str, &[String]),
+    as_key: bool,
+) -> String {
     let (verb, how) = if as_key {
         (TYPED_AS_KEY, AS_KEY_NOT_SIGNAL)
     } else {
         (DELIVERED, "")
     };
+    let held = if left_running.is_empty() {
+        "whatever it held is gone: start it again to go on".to_owned()
+    } else {
+        format!(
+            "processes of its group still run, the shell's prompt notwithstanding: {}; they ignore {signal}: `kill -TERM -{target_pgid}` in the session (or terminal_close) ends them",
+            left_running.join(", ")
+        )
+    };
     format!(
-        "{verb} {signal} to foreground process group {target_pgid}{how}; {program} ended and the shell holds the terminal again: text sent next runs as a shell command, not in {program} (whatever it held is gone: start it again to go on); {SIGNAL_EFFECT}"
+        "{verb} {signal} to foreground process group {target_pgid}{how}; {program} ended and the shell holds the terminal again: text sent next runs as a shell command, not in {program} ({held}); {SIGNAL_EFFECT}"
     )
 }
 

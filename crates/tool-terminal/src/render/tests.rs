@@ -327,8 +327,14 @@ fn signal_and_close_renders() {
     insta::assert_snapshot!(
         "signal_program_ended_or_stopped",
         [
-            render_signal_ended("SIGINT", 4242, "node", true),
-            render_signal_ended("SIGTERM", 4242, "python3", false),
+            render_signal_ended("SIGINT", 4242, ("node", &[]), true),
+            render_signal_ended("SIGTERM", 4242, ("python3", &[]), false),
+            render_signal_ended(
+                "SIGINT",
+                4242,
+                ("bash", &["sleep".to_owned(), "sleep".to_owned()]),
+                false
+            ),
             render_signal_stopped("SIGTSTP", 4242, "python3"),
         ]
         .join("\n")

@@ -259,3 +259,44 @@ async fn a_signal_that_ends_the_rest_of_a_command_line_says_so() {
         .await;
     host.shutdown().await;
 }
+
+/// A SIGINT that ends a non-interactive shell whose `&` children ignore it (as such a shell
+/// starts them) leaves those children running in the group: the answer names them instead of
+/// saying whatever the program held is gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_that_ends_a_program_but_not_its_group_names_what_runs_on() {
+    let (host, agent) = Host::with_open_shell().await;
+    let r = host
+        .call(
+            &agent,
+            "terminal_send",
+            json!({
+                "sessionId": "pty-1",
+                "text": "bash -c 'sleep 300 & sleep 301 & echo st''arted; wait'",
+                "timeoutMs": 1500,
+            }),
+        )
+        .await;
+    assert!(r.text().contains("started"), "{}", r.text());
+    let r = host.signal(&agent, "pty-1", "SIGINT").await;
+    let structured = r.structured.clone().unwrap_or_default();
+    assert_eq!(structured["programEnded"], "bash", "{}", r.text());
+    assert_eq!(
+        structured["leftRunning"],
+        json!(["sleep", "sleep"]),
+        "{structured}"
+    );
+    assert!(
+        r.text().contains("processes of its group still run"),
+        "{}",
+        r.text()
+    );
+    assert!(
+        !r.text().contains("whatever it held is gone"),
+        "{}",
+        r.text()
+    );
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
