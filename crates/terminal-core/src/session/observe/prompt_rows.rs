@@ -282,9 +282,13 @@ pub(in crate::session) fn prompt_then_text(row: &str) -> bool {
 /// an interpreter that has one ([`REPL_PROGRAMS`]) with options only after it, none that
 /// runs code given inline (`node`, `node --inspect`, `python3.11 -q`, `python3 -m asyncio`
 /// for a module that is a REPL itself, [`REPL_MODULES`]; not `node app.js`, `node -e …`,
-/// `python3 -m http.server`, nor `top` or `less -S`, which are no interpreters).
+/// `python3 -m http.server`, nor an option that runs something else with no script: node's
+/// test runner (`node --test --watch`), `--run` of a package script, `--check`; nor `top` or
+/// `less -S`, which are no interpreters).
 pub(in crate::session) fn runs_a_repl(cmdline: &[u8]) -> bool {
-    const INLINE: [&str; 6] = ["-e", "-p", "--eval", "--print", "-c", "-m"];
+    const INLINE: [&str; 9] = [
+        "-e", "-p", "--eval", "--print", "-c", "-m", "--test", "--run", "--check",
+    ];
     const TAKES_VALUE: [&str; 4] = ["-r", "--require", "--import", "--loader"];
     let mut args = cmdline
         .split(|&b| b == 0)

@@ -140,6 +140,8 @@ fn a_repl_runs_without_a_script() {
         "python3\0-c\0x",
         "python3\0-m\0http.server",
         "python3\0-m",
+        "node\0--test\0--watch",
+        "node\0--run\0build",
     ] {
         assert!(!runs_a_repl(line.as_bytes()), "{line:?}");
     }
