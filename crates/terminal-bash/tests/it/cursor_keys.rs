@@ -68,3 +68,28 @@ async fn arrow_keys_move_a_program_that_asked_for_application_cursor_keys() {
     })
     .await;
 }
+
+/// Keys sent without Enter while a command runs wait for a reader and reach the shell's line
+/// editor once the command ended: a recalled line that has not run is said so, as for keys
+/// typed at the prompt (it read as the command run again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_held_for_the_prompt_say_the_line_they_left() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send_within("sleep 1", true, 300).await;
+        assert_eq!(r.wait_reason, WaitReason::Timeout, "{r:?}");
+        let r = sh.send_within("\u{1b}[A", false, 30_000).await;
+        assert!(
+            r.notices.iter().any(|n| n.starts_with(
+                "[input: the keys sent left a line at the shell's prompt that has not run (\"sleep 1\")"
+            )),
+            "{r:?}"
+        );
+        // Erased, nothing of it runs.
+        sh.send_raw("\u{15}", false).await;
+        let r = sh.send("echo after").await;
+        assert!(r.viewport.ends_with("after\ndsh> "), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -91,6 +91,10 @@ pub(in crate::session) struct SendOp {
     /// The input goes to the shell's line editor and hands it no command: keys that edit the
     /// line (a history search, Ctrl-A, an arrow, Ctrl-C), whose redraws are no output.
     pub(super) edits_shell_line: bool,
+    /// The input hands no command to whatever reads it (no line end, not empty), and a
+    /// program held the terminal as the send began: held for a reader or typed ahead, keys
+    /// reach the shell's line editor as [`Self::edits_shell_line`]'s do once it ended.
+    pub(super) keys_while_a_program_ran: bool,
     /// A key answer's Enter was not typed: the reader of single keys took the keys and went
     /// on (see `key_answer`), as the send began, or as one of its paced lines.
     pub(super) enter_withheld: AtomicBool,

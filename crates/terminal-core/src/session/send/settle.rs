@@ -127,9 +127,10 @@ impl SendOp {
         .flatten();
         self.note_line_state(&mut st, reason, foreign_line.is_some());
         // Keys this send typed at our shell's prompt without Enter (an arrow recalling a
-        // command, a history search) left a line there that has not run.
+        // command, a history search) left a line there that has not run; also keys held for a
+        // reader, or typed ahead of a program, that reached the prompt once it ended.
         let edited_line = (reason == Settle::StdinWait
-            && self.edits_shell_line
+            && (self.edits_shell_line || self.keys_while_a_program_ran)
             && st.typed_unended
             && self
                 .last_line

@@ -506,6 +506,7 @@ impl SendOp {
                 && input::sets_an_exiting_err_trap(&request.text),
             // A poll (no text) edits nothing: what it shows is the output since.
             edits_shell_line: reader.shell_line_editor && !request.text.is_empty() && !submits,
+            keys_while_a_program_ran: program && !request.text.is_empty() && !submits,
             enter_withheld: AtomicBool::new(false),
             rest_withheld: AtomicBool::new(false),
             keys_withheld: AtomicBool::new(false),
