@@ -11,12 +11,17 @@
 //!
 //! The lines checked are the text as sent and as the line editor will hold it: with its
 //! editing keys applied as readline's emacs keys do (the cursor keys, Ctrl-A/E/B/F, Home,
-//! End, Backspace, DEL, Delete, Ctrl-U/K/W, Meta-b/f/d, Ctrl-T, Meta-t/u/l/c: `m a3` +
-//! Ctrl-A + `r` is the line `rm a3`), other escape sequences and bracketed-paste markers
-//! dropped, and joined to the text earlier allowed sends to the same session typed without
-//! Enter (`tou` with `submit: false`, then `ch x`, is the line `touch x`), or with Enter after
-//! a backslash that continues the line (`r\` then `m x` is the line `rm x`). Keys that bring
-//! back other text (history, yank) are not followed: a guard rail, not a boundary.
+//! End, Backspace, DEL, Delete, Ctrl-U/K/W, Meta-b/f/d, Ctrl-T, Meta-t/u/l/c, numeric
+//! arguments: `m a3` + Ctrl-A + `r` is the line `rm a3`), keys that leave the line as it is
+//! (Ctrl-G, Ctrl-L, meta keys bound to nothing) and bracketed-paste markers dropped, and
+//! joined to the text earlier allowed sends to the same session typed without
+//! Enter (`tou` with `submit: false`, then `ch x`, is the line `touch x`, and `m x` with
+//! Ctrl-A, then `r`, is `rm x`), or with Enter after a backslash that continues the line (`r\`
+//! then `m x` is the line `rm x`). Keys whose effect on the line is not followed (completion,
+//! history, character search, yank, undo, macros, Meta-\, a count to a transpose, escape
+//! sequences readline has no plain meaning for) leave the line unknown: a policy with `deny`
+//! patterns refuses such a send, one with only `ask` patterns asks for it (fail closed). A
+//! guard rail, not a boundary: what a script, an alias or a typed-ahead key runs is not seen.
 //!
 //! ```
 //! use dsh_command_policy::{CommandPolicy, CommandPolicyConfig};
@@ -158,39 +163,85 @@ impl PreExecute for CommandPolicy {
             call.agent_id.clone().unwrap_or_default(),
             session.to_owned(),
         );
-        let typed = edit(&self.unended.get(&key), text);
+        let before = self.unended.get(&key);
+        // Keys an earlier send left waiting for the next (a numeric argument, Ctrl-X, Ctrl-V)
+        // act on this text's first key, unless the session ended them first (it types
+        // `abort` ahead of a command sent with Enter): both lines are checked.
+        let mut edits = vec![edit(&before.line, before.cursor_back, text)];
+        if !before.pending.is_empty() {
+            let text = format!("{}{text}", before.pending);
+            edits.push(edit(&before.line, before.cursor_back, &text));
+        }
         // The shell joins a line that ends in a backslash to the next (`r\` + `m x`).
-        let joined = typed.replace("\\\n", "").replace("\\\r", "");
+        let joined: Vec<String> = edits
+            .iter()
+            .map(|e| e.typed.replace("\\\n", "").replace("\\\r", ""))
+            .collect();
         let worst = text
             .split(['\n', '\r'])
-            .chain(typed.split(['\n', '\r']))
-            .chain(joined.split(['\n', '\r']))
+            .chain(edits.iter().flat_map(|e| e.typed.split(['\n', '\r'])))
+            .chain(joined.iter().flat_map(|j| j.split(['\n', '\r'])))
             .map(|line| (line, self.line_verdict(line)))
             .max_by_key(|(_, (kind, _))| *kind);
-        match worst {
-            Some((line, (Kind::Deny, Some(rule)))) => Decision::Deny {
+        // A key whose effect on the line is not followed: the line is not known, so a policy
+        // that refuses or asks about lines does so for this text (fail closed).
+        let unknown = edits
+            .iter()
+            .find_map(|e| e.unknown.as_deref())
+            .filter(|_| !self.deny.is_empty() || !self.ask.is_empty());
+        match (worst, unknown) {
+            (Some((line, (Kind::Deny, Some(rule)))), _) => Decision::Deny {
                 reason: format!(
                     "the operator's command policy refuses {line:?} (deny pattern {:?}); nothing was sent. Do not retry it: do something else, or ask the user",
                     rule.as_str()
                 ),
             },
-            Some((line, (Kind::Ask, Some(rule)))) => Decision::Ask {
+            (_, Some(keys)) if !self.deny.is_empty() => Decision::Deny {
+                reason: format!(
+                    "the operator's command policy cannot tell which line the key {} leaves for the shell to run ({UNKNOWN_KEYS}), so it refuses this text; nothing was sent. Type the command as plain text: characters, Enter, Backspace, Delete, the arrow keys, Home, End and Ctrl-A/E/U/K/W are followed. To a full-screen program (vim), put Ctrl-G (\\u0007) between ESC and such a key (\\u001b\\u0007gg)",
+                    shown(keys)
+                ),
+            },
+            (_, Some(keys)) => Decision::Ask {
+                reason: format!(
+                    "the operator's command policy asks for approval of {text:?}: it cannot tell which line its key {} leaves for the shell to run ({UNKNOWN_KEYS})",
+                    shown(keys)
+                ),
+            },
+            (Some((line, (Kind::Ask, Some(rule)))), None) => Decision::Ask {
                 reason: format!(
                     "the operator's command policy asks for approval of {line:?} (ask pattern {:?})",
                     rule.as_str()
                 ),
             },
             _ => {
+                // What the line editor holds now: with the waiting keys applied when the
+                // session did not end them (a send without Enter).
+                let edited = &edits[if submit { 0 } else { edits.len() - 1 }];
                 // A last line ending in a backslash goes on in the next send, whose text the
                 // shell joins to it (`r\` with Enter, then `m x`, runs `rm x`).
-                match continued_line(&typed).filter(|_| submit) {
-                    Some(start) => self.unended.record(key, start, false),
-                    None => self.unended.record(key, &typed, submit),
+                match continued_line(&edited.typed).filter(|_| submit) {
+                    Some(start) => self.unended.record(key, start, 0, "", false),
+                    None => self.unended.record(
+                        key,
+                        &edited.typed,
+                        edited.cursor_back,
+                        &edited.pending,
+                        submit,
+                    ),
                 }
                 Decision::Allow
             }
         }
     }
+}
+
+/// What the keys the policy does not follow do, for its refusals.
+const UNKNOWN_KEYS: &str = "completion, history, search, yank, undo, macro and similar keys put text there the policy does not see";
+
+/// `keys` as a JSON string, the way the agent writes them (`"\u001b/"`).
+fn shown(keys: &str) -> String {
+    serde_json::Value::from(keys).to_string()
 }
 
 /// `typed` without the backslash ending its last line, when that backslash is not itself
@@ -371,6 +422,91 @@ mod tests {
             p.check(&typed("pty-1", "\u{15}ls fs", true)),
             Decision::Allow
         );
+    }
+
+    /// Keys whose effect on the line is not followed (readline completion, character search,
+    /// delete-horizontal-space, history, yank) leave the line unknown: refused under `deny`
+    /// patterns, asked about under `ask` patterns alone, left alone without either. Plain
+    /// text, TABs in it and the keys that are followed pass.
+    #[test]
+    fn keys_not_followed_fail_closed() {
+        let deny = CommandPolicy::new(&CommandPolicyConfig {
+            deny: vec!["forbidden".into(), "^shutdown".into()],
+            ..CommandPolicyConfig::default()
+        })
+        .unwrap();
+        for text in [
+            "cat forbidd\u{1b}/",
+            "cat forbidd\u{1b}\t",
+            "shutdow\u{1b}! --help | head -1",
+            "cat forbidd\u{18}/",
+            "echo forbdden\u{1}\u{1d}di",
+            "echo forbdden\u{1b}\u{1d}d\u{2}i",
+            "echo forbid den\u{2}\u{2}\u{2}\u{1b}\\",
+            "\u{1b}[A",
+            "x\u{19}",
+        ] {
+            assert!(denied(&deny.check(&send(text))), "{text:?}");
+        }
+        let Decision::Deny { reason } = deny.check(&send("cat forbidd\u{1b}/")) else {
+            unreachable!()
+        };
+        assert!(
+            reason.starts_with("the operator's command policy cannot tell which line the key \"\\u001b/\" leaves for the shell to run"),
+            "{reason}"
+        );
+        for text in [
+            "ls -la",
+            "printf 'a\tb' | cut -f2",
+            "echo forbid\u{7f}x",
+            "ihello\u{1b}:wq",
+            "ihello\u{1b}\u{7}gg",
+            "cat notes\u{1b}[D\u{1b}[D\u{7f}",
+        ] {
+            assert_eq!(deny.check(&send(text)), Decision::Allow, "{text:?}");
+        }
+        let ask = CommandPolicy::new(&CommandPolicyConfig {
+            ask: vec!["forbidden".into()],
+            ..CommandPolicyConfig::default()
+        })
+        .unwrap();
+        assert!(matches!(
+            ask.check(&send("echo forbid den\u{2}\u{2}\u{2}\u{1b}\\")),
+            Decision::Ask { .. }
+        ));
+        assert_eq!(ask.check(&send("echo fine")), Decision::Allow);
+        let allow_only = CommandPolicy::new(&CommandPolicyConfig {
+            allow: vec!["^ls".into()],
+            ..CommandPolicyConfig::default()
+        })
+        .unwrap();
+        assert_eq!(allow_only.check(&send("cat x\u{1b}/")), Decision::Allow);
+    }
+
+    /// A line carried over from a send without Enter goes on where its cursor was, and keys it
+    /// left waiting (a numeric argument, Ctrl-X) act on the next send's first key.
+    #[test]
+    fn the_cursor_and_waiting_keys_carry_over() {
+        let p = policy();
+        assert_eq!(
+            p.check(&typed("pty-5", "fs /dev/x\u{1}", false)),
+            Decision::Allow
+        );
+        assert!(denied(&p.check(&typed("pty-5", "mk", true))));
+        assert_eq!(
+            p.check(&typed("pty-6", "xxmkfs y\u{1}\u{1b}2", false)),
+            Decision::Allow
+        );
+        assert!(denied(&p.check(&typed("pty-6", "\u{4}", false))));
+        // Ctrl-X waits for its key: with `*` it expands a glob, which is not followed.
+        assert_eq!(
+            p.check(&typed("pty-7", "ls m*\u{18}", false)),
+            Decision::Allow
+        );
+        assert!(denied(&p.check(&typed("pty-7", "*", false))));
+        // Bound to nothing, Ctrl-X and its key change nothing (nano's Ctrl-X, then `y`).
+        assert_eq!(p.check(&typed("pty-8", "\u{18}", false)), Decision::Allow);
+        assert_eq!(p.check(&typed("pty-8", "y", false)), Decision::Allow);
     }
 
     #[test]

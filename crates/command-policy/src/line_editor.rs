@@ -3,10 +3,14 @@
 //! patterns (`tx` + DEL + `ouch`, `m a3` + Ctrl-A + `r`, `x` + Ctrl-W + `rm a10`, a bracketed
 //! paste around it).
 //!
-//! Keys that move the cursor, delete, transpose or change case are followed. Keys that bring
-//! back text from elsewhere (history, the kill ring, an earlier command's argument) are not:
-//! what they insert is not known here, and a full-screen program (vim, nano) takes the same
-//! keys as its own commands, which a refusal would break. A guard rail, not a boundary.
+//! Keys that move the cursor, delete, transpose or change case are followed. Any other key
+//! that changes the line (completion, history, search, yank, undo, macros, expansions) is
+//! not: what it puts there is not known here, so the result names it (see [`Edited`]) and
+//! the policy does not judge that line (see the crate's docs). A guard rail, not a boundary.
+
+mod keys;
+
+use keys::{Key, keys};
 
 /// The line being edited: its characters and the cursor (an index into them).
 #[derive(Debug, Default)]
@@ -81,39 +85,27 @@ impl Line {
         self.cursor = end;
     }
 
-    /// `transpose-words`: the word before the cursor and the one after it trade places (at
-    /// the end of the line, the last two), and the cursor goes after them.
+    /// `transpose-words`, as readline does it: the word at or before the cursor and the one
+    /// after it (at the end of the line, the last two) trade places, and the cursor goes after
+    /// them; without two words nothing changes.
     fn transpose_words(&mut self) {
-        let at_end = !self.chars[self.cursor..]
-            .iter()
-            .any(|c| c.is_alphanumeric());
-        if at_end {
-            self.cursor = self.chars.len();
-            self.cursor = self.word_back();
-        }
-        let second_end = self.word_forward();
-        let second_start = {
-            let mut at = second_end;
-            while at > 0 && self.chars[at - 1].is_alphanumeric() {
-                at -= 1;
-            }
-            at
-        };
-        self.cursor = second_start;
-        let first_start = self.word_back();
-        let mut first_end = first_start;
-        while first_end < self.chars.len() && self.chars[first_end].is_alphanumeric() {
-            first_end += 1;
-        }
-        if first_start == first_end || second_start == second_end || first_end > second_start {
-            self.cursor = second_end;
+        let at = self.cursor;
+        self.cursor = self.word_forward();
+        let second_end = self.cursor;
+        self.cursor = self.word_back();
+        let second_start = self.cursor;
+        self.cursor = self.word_back();
+        let first_start = self.cursor;
+        self.cursor = self.word_forward();
+        let first_end = self.cursor;
+        if first_start == second_start || second_start < first_end {
+            self.cursor = at;
             return;
         }
         let first: Vec<char> = self.chars[first_start..first_end].to_vec();
         let second: Vec<char> = self.chars[second_start..second_end].to_vec();
-        let between: Vec<char> = self.chars[first_end..second_start].to_vec();
-        let swapped: Vec<char> = second.into_iter().chain(between).chain(first).collect();
-        self.chars.splice(first_start..second_end, swapped);
+        self.chars.splice(second_start..second_end, first);
+        self.chars.splice(first_start..first_end, second);
         self.cursor = second_end;
     }
 
@@ -121,122 +113,6 @@ impl Line {
         self.cursor = 0;
         self.chars.drain(..).collect()
     }
-}
-
-/// One editing key, as [`keys`] reads it from the text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Key {
-    /// A character inserted (also after Ctrl-V, and a TAB).
-    Insert(char),
-    /// A line end: the line is entered.
-    Enter(char),
-    Left,
-    Right,
-    Home,
-    End,
-    /// Delete (the key) and Ctrl-D on text: the character under the cursor.
-    Delete,
-    /// Backspace, DEL.
-    Backspace,
-    WordLeft,
-    WordRight,
-    /// Meta-d.
-    KillWordForward,
-    /// Meta-Backspace.
-    KillWordBack,
-    /// Ctrl-U.
-    KillToStart,
-    /// Ctrl-K.
-    KillToEnd,
-    /// Ctrl-W.
-    UnixWordRubout,
-    TransposeChars,
-    TransposeWords,
-    Upcase,
-    Downcase,
-    Capitalize,
-    /// Ctrl-C, or the session's own clear-line key: the line is discarded.
-    Discard,
-    /// Meta-digit or Meta-minus: a numeric argument for the next key (readline's
-    /// `digit-argument`; plain digits right after it go on with it).
-    Argument(char),
-    /// Anything else: no change to the line.
-    Ignore,
-}
-
-/// The keys `text` types, in order.
-fn keys(text: &str) -> Vec<Key> {
-    let mut keys = Vec::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        let key = match c {
-            '\n' | '\r' => Key::Enter(c),
-            // Ctrl-O (`operate-and-get-next`) runs the line as Enter does (and then brings the
-            // next history line back, which is not known here).
-            '\u{f}' => Key::Enter('\r'),
-            '\u{1b}' => match chars.next() {
-                Some('[') => {
-                    let mut params = String::new();
-                    let mut last = None;
-                    for c in chars.by_ref() {
-                        if ('@'..='~').contains(&c) {
-                            last = Some(c);
-                            break;
-                        }
-                        params.push(c);
-                    }
-                    let by_word = params.contains(';');
-                    match (last, params.as_str()) {
-                        (Some('C'), _) if by_word => Key::WordRight,
-                        (Some('D'), _) if by_word => Key::WordLeft,
-                        (Some('C'), _) => Key::Right,
-                        (Some('D'), _) => Key::Left,
-                        (Some('H'), _) | (Some('~'), "1" | "7") => Key::Home,
-                        (Some('F'), _) | (Some('~'), "4" | "8") => Key::End,
-                        (Some('~'), "3") => Key::Delete,
-                        // The session's own clear-line key (see the bash backend).
-                        (Some('~'), "2025") => Key::Discard,
-                        _ => Key::Ignore,
-                    }
-                }
-                Some('O') => match chars.next() {
-                    Some('C') => Key::Right,
-                    Some('D') => Key::Left,
-                    Some('H') => Key::Home,
-                    Some('F') => Key::End,
-                    _ => Key::Ignore,
-                },
-                Some(d @ ('0'..='9' | '-')) => Key::Argument(d),
-                Some('b' | 'B') => Key::WordLeft,
-                Some('f' | 'F') => Key::WordRight,
-                Some('d' | 'D') => Key::KillWordForward,
-                Some('\u{7f}' | '\u{8}') => Key::KillWordBack,
-                Some('t' | 'T') => Key::TransposeWords,
-                Some('u' | 'U') => Key::Upcase,
-                Some('l' | 'L') => Key::Downcase,
-                Some('c' | 'C') => Key::Capitalize,
-                _ => Key::Ignore,
-            },
-            '\u{8}' | '\u{7f}' => Key::Backspace,
-            '\u{4}' => Key::Delete,
-            '\u{1}' => Key::Home,
-            '\u{5}' => Key::End,
-            '\u{2}' => Key::Left,
-            '\u{6}' => Key::Right,
-            '\u{15}' => Key::KillToStart,
-            '\u{b}' => Key::KillToEnd,
-            '\u{17}' => Key::UnixWordRubout,
-            '\u{14}' => Key::TransposeChars,
-            // An interrupt discards the line in a line editor.
-            '\u{3}' => Key::Discard,
-            '\u{16}' => chars.next().map_or(Key::Ignore, Key::Insert),
-            '\t' => Key::Insert('\t'),
-            c if c.is_control() => Key::Ignore,
-            c => Key::Insert(c),
-        };
-        keys.push(key);
-    }
-    keys
 }
 
 /// The largest numeric argument followed (readline caps its own at 1,000,000).
@@ -275,7 +151,7 @@ impl Line {
             Key::WordRight => self.cursor = self.word_forward(),
             Key::KillWordForward => self.kill(self.cursor, self.word_forward()),
             Key::KillWordBack => self.kill(self.word_back(), self.cursor),
-            Key::KillToStart => self.kill(0, self.cursor),
+            Key::KillToStart | Key::UnixLineDiscard => self.kill(0, self.cursor),
             Key::KillToEnd => self.kill(self.cursor, self.chars.len()),
             Key::UnixWordRubout => self.kill(self.unix_word_back(), self.cursor),
             Key::TransposeChars => {
@@ -304,39 +180,81 @@ impl Line {
             Key::Discard => {
                 self.take();
             }
-            Key::Enter(_) | Key::Argument(_) | Key::Ignore => {}
+            Key::Enter(_) | Key::Argument(_) | Key::Ignore | Key::Unknown => {}
         }
     }
 }
 
-/// `text` typed after `before` (the line earlier sends left unended, the cursor at its end),
-/// as the line editor holds it: completed lines with their line ends (`\n`, `\r`; Ctrl-O,
-/// which runs its line too, as `\r`), then the unended rest. Followed: Backspace/DEL, Delete, Ctrl-D on text, the cursor keys (arrows
-/// left and right, Home, End, Ctrl-A/E/B/F, Meta-b/f and Ctrl-arrows by word), the kills
-/// (Ctrl-U, Ctrl-K, Ctrl-W, Meta-d, Meta-Backspace), Ctrl-T, Ctrl-C (discards the line),
-/// Ctrl-V (the next key is inserted as it is), a TAB (inserted, as the session's shell binds
-/// it), Meta-t, Meta-u, Meta-l and Meta-c, numeric arguments (Meta-digits and Meta-minus:
-/// the next key repeated, or its opposite for a negative one), and a bracketed paste's
-/// markers (dropped). Other escape sequences and control keys, history and yank keys among
-/// them, are dropped.
-pub(crate) fn edit(before: &str, text: &str) -> String {
+/// Whether readline's count `times` for `key` (a numeric argument, `negative` or not) does
+/// what the key repeated does (or, negative, its opposite repeated, see [`reversed`]): not
+/// for the transposes, which drag a character or word that far, nor for a negative count to
+/// an insertion or a change of case, nor for a count of 0 to a key that changes the line.
+fn follows_argument(key: Key, negative: bool, times: u32) -> bool {
+    match key {
+        Key::Ignore | Key::Discard => true,
+        _ if times == 0 => false,
+        Key::TransposeChars | Key::TransposeWords | Key::Unknown => false,
+        Key::Insert(_) | Key::UnixWordRubout | Key::Upcase | Key::Downcase | Key::Capitalize => {
+            !negative
+        }
+        _ => true,
+    }
+}
+
+/// A send's text as the line editor holds it after typing it (see [`edit`]).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Edited {
+    /// Completed lines with their line ends (`\n`, `\r`; Ctrl-O, which runs its line too, as
+    /// `\r`), then the unended rest.
+    pub(crate) typed: String,
+    /// Where the cursor stands in the unended rest: characters from its end.
+    pub(crate) cursor_back: usize,
+    /// The keys at the end that wait for the next key (a numeric argument, Ctrl-X, Ctrl-V):
+    /// they act on the next send's first key.
+    pub(crate) pending: String,
+    /// The first key that changes the line in a way not followed here (as typed), if any:
+    /// then `typed` is not what the line editor holds.
+    pub(crate) unknown: Option<String>,
+}
+
+/// `text` typed after `before` (the line earlier sends left unended, the cursor
+/// `cursor_back` characters from its end), as the line editor holds it. Followed exactly:
+/// characters (a TAB too, inserted as the session's shell binds it), Backspace/DEL, Delete,
+/// Ctrl-D on text, the cursor keys (arrows left and right, Home, End, Ctrl-A/E/B/F, Meta-b/f
+/// and Ctrl- or Alt-arrows by word), the kills (Ctrl-U, Ctrl-K, Ctrl-W, Meta-d,
+/// Meta-Backspace, Ctrl-Delete), Ctrl-T, Meta-t/u/l/c, Ctrl-C (discards the line), Ctrl-V
+/// (the next key inserted as it is), numeric arguments (Meta-digits and Meta-minus: the next
+/// key repeated, or its opposite for a negative one), and the keys that leave the line as
+/// it is (see the keys' `Ignore`). Any other key is named in [`Edited::unknown`].
+pub(crate) fn edit(before: &str, cursor_back: usize, text: &str) -> Edited {
     let mut out = String::with_capacity(before.len() + text.len());
     let mut line = Line::default();
     for c in before.chars() {
         line.insert(c);
     }
-    // The numeric argument being typed: its sign and digits so far.
-    let mut argument: Option<(bool, Option<u32>)> = None;
-    for key in keys(text) {
+    line.cursor = line.chars.len().saturating_sub(cursor_back);
+    let mut unknown = None;
+    // The numeric argument being typed: where it starts in `text`, its sign and digits so far.
+    let mut argument: Option<(usize, bool, Option<u32>)> = None;
+    let (keys, unfinished) = keys(text);
+    for typed in keys {
+        // Meta-minus after an argument's digits is a minus typed that many times.
+        let key = match (typed.key, argument) {
+            (Key::Argument('-'), Some((_, _, Some(_)))) => Key::Insert('-'),
+            (key, _) => key,
+        };
         match key {
-            Key::Argument('-') => argument = Some((true, argument.and_then(|(_, n)| n))),
+            Key::Argument('-') => {
+                let (start, _, n) = argument.unwrap_or((typed.at.start, false, None));
+                argument = Some((start, true, n));
+            }
             // Plain digits right after an argument go on with it.
             Key::Argument(d) | Key::Insert(d @ '0'..='9')
                 if matches!(key, Key::Argument(_)) || argument.is_some() =>
             {
-                let (negative, n) = argument.unwrap_or((false, None));
+                let (start, negative, n) = argument.unwrap_or((typed.at.start, false, None));
                 let n = n.unwrap_or(0).saturating_mul(10) + d.to_digit(10).unwrap_or(0);
-                argument = Some((negative, Some(n.min(MAX_ARGUMENT))));
+                argument = Some((start, negative, Some(n.min(MAX_ARGUMENT))));
             }
             Key::Enter(c) => {
                 argument = None;
@@ -345,22 +263,43 @@ pub(crate) fn edit(before: &str, text: &str) -> String {
             }
             key => {
                 let (negative, times) = match argument.take() {
-                    Some((negative, n)) => (negative, n.unwrap_or(1)),
+                    Some((start, negative, n)) => {
+                        let times = n.unwrap_or(1);
+                        if !follows_argument(key, negative, times) {
+                            unknown.get_or_insert_with(|| text[start..typed.at.end].to_owned());
+                        }
+                        (negative, times)
+                    }
                     None => (false, 1),
                 };
+                if key == Key::Unknown {
+                    unknown.get_or_insert_with(|| text[typed.at.clone()].to_owned());
+                }
                 let key = if negative {
                     reversed(key).unwrap_or(key)
                 } else {
                     key
                 };
+                // Discarding the line takes no count.
+                let times = if key == Key::Discard { 1 } else { times };
                 for _ in 0..times {
                     line.apply(key);
                 }
             }
         }
     }
+    let pending_from = match (argument, unfinished) {
+        (Some((start, ..)), _) | (None, Some(start)) => Some(start),
+        (None, None) => None,
+    };
+    let cursor_back = line.chars.len() - line.cursor;
     out.push_str(&line.take());
-    out
+    Edited {
+        typed: out,
+        cursor_back,
+        pending: pending_from.map_or_else(String::new, |start| text[start..].to_owned()),
+        unknown,
+    }
 }
 
 #[cfg(test)]
@@ -369,8 +308,16 @@ mod tests {
 
     use super::*;
 
+    /// The line `text` types, every key of it followed.
     fn ok(text: &str) -> String {
-        edit("", text)
+        let edited = edit("", 0, text);
+        assert_eq!(edited.unknown, None, "{text:?}");
+        edited.typed
+    }
+
+    /// The first key of `text` not followed.
+    fn unknown(text: &str) -> Option<String> {
+        edit("", 0, text).unknown
     }
 
     #[test]
@@ -393,7 +340,7 @@ mod tests {
     fn cursor_keys_and_kills_are_followed() {
         assert_eq!(ok("m a3\u{1}r"), "rm a3");
         assert_eq!(ok("x\u{17}rm a10"), "rm a10");
-        for home in ["\u{1b}[H", "\u{1b}OH", "\u{1b}[1~", "\u{1b}[7~"] {
+        for home in ["\u{1b}[H", "\u{1b}OH", "\u{1b}[1~"] {
             assert_eq!(ok(&format!("m w4{home}r")), "rm w4", "{home:?}");
         }
         assert_eq!(ok("w6\u{1}rm \u{5}"), "rm w6");
@@ -411,8 +358,14 @@ mod tests {
         assert_eq!(ok("mr x\u{1}\u{6}\u{14}"), "rm x");
         assert_eq!(ok("rm a\u{1b}\u{7f}b"), "rm b");
         assert_eq!(ok("x\u{1b}[2025~ls"), "ls");
-        // A line carried over from an earlier send goes on where its cursor was (the end).
-        assert_eq!(edit("m a", "\u{1}r"), "rm a");
+        // Ctrl- and Alt-arrows, and ESC before an arrow, move by words; Ctrl-Delete kills one.
+        assert_eq!(ok("echo ab cd\u{1b}[5D x"), "echo ab  xcd");
+        assert_eq!(ok("echo ab cd\u{1b}[1;3D x"), "echo ab  xcd");
+        assert_eq!(ok("echo ab cd\u{1b}\u{1b}[D x"), "echo ab  xcd");
+        assert_eq!(ok("echo ab cd\u{1b}[1;5D\u{1b}[3;5~ x"), "echo ab  x");
+        // A line carried over from an earlier send goes on where its cursor was.
+        assert_eq!(edit("m a", 0, "\u{1}r").typed, "rm a");
+        assert_eq!(edit("m a", 3, "r").typed, "rm a");
     }
 
     /// A breaker's way past the patterns: a numeric argument repeating a deletion (`Meta-2
@@ -437,8 +390,72 @@ mod tests {
         assert_eq!(ok("RM a3\u{1}\u{1b}l"), "rm a3");
         assert_eq!(ok("rm\u{1}\u{1b}u"), "RM");
         assert_eq!(ok("rM\u{1}\u{1b}c"), "Rm");
-        // History and yank keys are not followed: their text is not known here.
-        assert_eq!(ok("\u{1b}[Als"), "ls");
-        assert_eq!(ok("\u{19}x\u{1b}."), "x");
+    }
+
+    /// Keys whose effect on the line is not followed are named, as typed: completion (M-/,
+    /// M-TAB, M-!, ESC ESC, C-x /), character search (C-], M-C-]), M-\
+    /// (delete-horizontal-space), history, yank, undo, macros, a count to a transpose, and
+    /// sequences readline does not simply drop (F5 and `ESC [ 8 ~` insert `~`).
+    #[test]
+    fn keys_not_followed_are_named() {
+        for (text, key) in [
+            ("cat forbidd\u{1b}/", "\u{1b}/"),
+            ("cat forbidd\u{1b}\t", "\u{1b}\t"),
+            ("shutdow\u{1b}! --help", "\u{1b}!"),
+            ("cat forbidd\u{1b}\u{1b}", "\u{1b}\u{1b}"),
+            ("cat forbidd\u{18}/", "\u{18}/"),
+            ("echo forbdden\u{1}\u{1d}di", "\u{1d}"),
+            ("echo forbdden\u{1b}\u{1d}d\u{2}i", "\u{1b}\u{1d}"),
+            ("echo forbid den\u{2}\u{2}\u{2}\u{1b}\\", "\u{1b}\\"),
+            ("\u{1b}[Als", "\u{1b}[A"),
+            ("\u{10}", "\u{10}"),
+            ("\u{12}rm", "\u{12}"),
+            ("\u{19}x", "\u{19}"),
+            ("x\u{1b}.", "\u{1b}."),
+            ("x\u{1f}", "\u{1f}"),
+            ("x\u{11}\u{1}", "\u{11}"),
+            ("\u{18}(x\u{18})\u{18}e", "\u{18}("),
+            ("ls\u{1b}\u{5}", "\u{1b}\u{5}"),
+            ("mr x\u{1}\u{6}\u{1b}2\u{14}", "\u{1b}2\u{14}"),
+            ("rm -rf \u{1b}[15~", "\u{1b}[15~"),
+            ("ab\u{1b}[8~", "\u{1b}[8~"),
+            ("ab\u{1b}OP", "\u{1b}OP"),
+        ] {
+            assert_eq!(unknown(text).as_deref(), Some(key), "{text:?}");
+        }
+    }
+
+    /// Keys that leave the line as it is: readline's abort, clear-screen, meta and Ctrl-X keys
+    /// bound to nothing (vim's `ESC :`), an ESC left unfinished (the send closes it).
+    #[test]
+    fn keys_that_change_nothing_are_followed() {
+        assert_eq!(ok("ihello\u{1b}:wq"), "ihellowq");
+        assert_eq!(ok("echo a\u{1b}j b"), "echo a b");
+        assert_eq!(ok("echo ab\u{1b}A b"), "echo ab b");
+        assert_eq!(ok("echo forbid\u{7}\u{c}den"), "echo forbidden");
+        assert_eq!(ok("echo a\u{18}z b\u{18}\u{7}"), "echo a b");
+        assert_eq!(ok("ls\u{1b}"), "ls");
+        assert_eq!(ok("ls\u{1b}[1"), "ls");
+        assert_eq!(ok("x\u{1b}[2024~\u{1b}[2026~y"), "xy");
+        assert_eq!(ok("a\u{0085}b"), "a\u{0085}b");
+    }
+
+    /// A numeric argument, Ctrl-X or Ctrl-V at the end waits for the next key: kept as
+    /// pending, with the cursor's place.
+    #[test]
+    fn keys_waiting_for_the_next_are_pending() {
+        let edited = edit("", 0, "m a\u{1}\u{1b}3");
+        assert_eq!(
+            (
+                edited.typed.as_str(),
+                edited.cursor_back,
+                edited.pending.as_str()
+            ),
+            ("m a", 3, "\u{1b}3")
+        );
+        assert_eq!(edit("", 0, "ls \u{18}").pending, "\u{18}");
+        assert_eq!(edit("", 0, "ls \u{16}").pending, "\u{16}");
+        assert_eq!(edit("", 0, "ls").pending, "");
+        assert_eq!(edit("xxrm x", 6, "\u{1b}2\u{4}").typed, "rm x");
     }
 }
