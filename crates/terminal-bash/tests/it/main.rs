@@ -33,6 +33,7 @@ mod long_lines;
 mod multiplexer;
 mod pacing;
 mod pending_work;
+mod prompt_answer_state;
 mod python_background_output;
 mod python_blocks;
 mod python_one_line_blocks;

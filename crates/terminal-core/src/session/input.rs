@@ -67,10 +67,11 @@ pub(super) use commands::{
 pub(super) use cursor_keys::application_cursor_keys;
 pub(super) use line_notices::{
     PROMPTLESS_READ, asks_for_input, discarded_lines_notice, earlier_send_notice,
-    line_to_a_prompt_entry, line_to_a_prompt_notice, line_to_ended_prompt_notice,
-    line_to_hidden_prompt_notice, line_to_programs_prompt_notice, line_to_waiting_prompt_notice,
-    lines_to_prompts_notice, over_long_line_notice, reader_ended_lines_notice,
-    shell_ended_lines_notice, typed_ahead_lines_notice,
+    line_left_prompt_notice, line_to_a_prompt_entry, line_to_a_prompt_notice,
+    line_to_ended_prompt_notice, line_to_hidden_prompt_notice, line_to_programs_prompt_notice,
+    line_to_statements_prompt_notice, line_to_waiting_prompt_notice, lines_to_prompts_notice,
+    over_long_line_notice, reader_ended_lines_notice, shell_ended_lines_notice,
+    typed_ahead_lines_notice,
 };
 pub(super) use python::{
     BLOCK_END_KEY, python_block_rest, python_block_split, python_ended_statements,

@@ -85,6 +85,43 @@ pub(in crate::session) fn line_to_ended_prompt_notice(
     )
 }
 
+/// [`line_to_waiting_prompt_notice`] for a prompt a REPL's statement shows (`x =
+/// input('Proceed? ')` at `>>>`, `program` the REPL): the line went to that read instead of
+/// to the REPL as a statement, and SIGINT interrupts the statement, not the REPL.
+pub(in crate::session) fn line_to_statements_prompt_notice(
+    line: &str,
+    prompt: &str,
+    program: &str,
+) -> String {
+    format!(
+        "[input: line 1 of the input (`{line}`) went to the prompt `{prompt}` that a statement run by {program} waited at, as its answer, not to {program} as a statement: if it was meant as one, it did not run; send it again once that prompt is answered (terminal_signal SIGINT interrupts that statement)]"
+    )
+}
+
+/// [`line_to_waiting_prompt_notice`] for a send that settled with the read at `prompt` over
+/// (`reader` took the line and went on or ended): `then` says what holds the terminal now and
+/// when to send the line again. `repl` names the REPL whose statement read the line, which it
+/// went to instead of the shell.
+pub(in crate::session) fn line_left_prompt_notice(
+    line: &str,
+    prompt: &str,
+    reader: &str,
+    repl: Option<&str>,
+    then: &str,
+) -> String {
+    let (instead_of, meant) = match repl {
+        Some(program) => (format!("{program} as a statement"), "one"),
+        None => ("the shell".to_owned(), "a command"),
+    };
+    let reader = match repl {
+        Some(program) => format!("a statement run by {program}"),
+        None => reader.to_owned(),
+    };
+    format!(
+        "[input: line 1 of the input (`{line}`) went to the prompt `{prompt}` that {reader} waited at, as its answer, not to {instead_of}: if it was meant as {meant}, it did not run; {then}]"
+    )
+}
+
 /// How [`lines_to_prompts_notice`] names line `number` of an input (`line`) that went to the
 /// prompt `prompt` an earlier line showed, or, with no prompt (empty), to `reader`.
 pub(in crate::session) fn line_to_a_prompt_entry(

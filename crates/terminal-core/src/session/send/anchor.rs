@@ -318,11 +318,11 @@ impl SendOp {
         };
         let path = std::env::var("PATH").ok();
         if super::pager_guard::has_a_command_with_arguments(text, path.as_deref()) {
-            // With no prompt shown, the reader by name: the shell's `read`, or the program.
+            // With no prompt shown, the reader by name: the shell's `read`, or the program (one
+            // the shell `exec`ed holds its group: `exec sh` reads its commands at its `# `).
             let fg = self.shared.pty.foreground_pgid();
-            let member = fg
-                .filter(|&pgid| pgid != self.shared.shell_pgid())
-                .and_then(crate::process::group_member);
+            let ours = fg == Some(self.shared.shell_pgid()) && !self.shared.shell_replaced();
+            let member = fg.filter(|_| !ours).and_then(crate::process::group_member);
             let program = member.as_ref().map(|s| s.comm.clone());
             // A shell an earlier line started (`dash`, `sh`), reading at its own prompt, or a
             // REPL or debugger at its command prompt (`DB<1>` of `perl -de 0`; not a shell
@@ -332,7 +332,7 @@ impl SendOp {
                     || (!super::super::nested_shell::is_shell_name(&s.comm)
                         && super::waiting_prompt::is_command_prompt_of(&prompt, &s.comm, s.pgrp))
             }) || fg
-                .filter(|&pgid| pgid != self.shared.shell_pgid())
+                .filter(|_| !ours)
                 .is_some_and(super::waiting_prompt::reads_commands_at_any_prompt)
             {
                 return;
@@ -343,7 +343,7 @@ impl SendOp {
             {
                 return;
             }
-            let reader = if fg == Some(self.shared.shell_pgid()) {
+            let reader = if ours {
                 "the shell's `read`".to_owned()
             } else {
                 program.map_or_else(|| "a program".to_owned(), |comm| format!("`{comm}`"))

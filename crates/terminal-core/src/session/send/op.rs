@@ -42,10 +42,10 @@ pub(in crate::session) struct SendOp {
     /// session's shell) ended, when [`Self::refused`] already says where an earlier line went
     /// (a prompt it answered).
     pub(super) untyped_after_answer: Mutex<Option<String>>,
-    /// The notice that the send's first line went to a waiting prompt as its answer, and
-    /// its form for a send that settles with the shell at its prompt (the reader ended):
-    /// [`Self::refused`] holds the first until then.
-    pub(super) waiting_prompt_notices: Option<(String, String)>,
+    /// The send's first line that went to a waiting prompt as its answer: [`Self::refused`]
+    /// holds its notice until the send settles, which tells it as the state then is (see
+    /// `ToWaitingPrompt::at_settle`).
+    pub(super) waiting_prompt_notices: Option<super::waiting_prompt::ToWaitingPrompt>,
     /// The lines of the send that went to prompts earlier lines showed, by number, as the
     /// notice names each (``line 2 (`echo one`) to `A:` ``), while `refused` holds their
     /// notice.

@@ -336,8 +336,8 @@ impl SendOp {
                 .lock()
                 .take()
                 .map(|notice| match &self.waiting_prompt_notices {
-                    Some((asked, once_ended)) if reason == Settle::Prompt && notice == *asked => {
-                        once_ended.clone()
+                    Some(to) if notice == to.notice => {
+                        to.at_settle(shared, reason == Settle::Prompt)
                     }
                     _ => notice,
                 });

@@ -478,9 +478,7 @@ impl SendOp {
                     .or_else(|| to_statement_read.as_ref().map(|(notice, _)| notice.clone())),
             ),
             untyped_after_answer: Mutex::new(None),
-            waiting_prompt_notices: to_waiting_prompt
-                .as_ref()
-                .map(|to| (to.notice.clone(), to.once_ended.clone())),
+            waiting_prompt_notices: to_waiting_prompt.clone(),
             to_prompts: Mutex::new(
                 to_waiting_prompt
                     .as_ref()

@@ -82,7 +82,9 @@ pub(super) fn reads_commands_at_any_prompt(pgid: i32) -> bool {
 }
 
 /// What a send's first line that went to a waiting prompt as its answer is told (see
-/// [`command_to_waiting_prompt`]).
+/// [`command_to_waiting_prompt`]), and what the result says once the send settles (see
+/// [`ToWaitingPrompt::at_settle`]).
+#[derive(Clone)]
 pub(super) struct ToWaitingPrompt {
     /// The notice while the prompt's reader may still run.
     pub(super) notice: String,
@@ -90,6 +92,99 @@ pub(super) struct ToWaitingPrompt {
     pub(super) once_ended: String,
     /// How a notice of several lines to prompts names this one.
     pub(super) entry: String,
+    /// The line and the prompt it went to, clipped, and the reader as the notices name it.
+    line: String,
+    prompt: String,
+    reader: String,
+    /// The REPL (as the notices name it) whose statement read the line, not the shell.
+    repl: Option<String>,
+    /// The reader's process group and the process that read the terminal at the prompt.
+    pgid: i32,
+    reader_pid: i32,
+}
+
+impl ToWaitingPrompt {
+    /// The notice for a send that settled now (`at_shell_prompt`: at the shell's prompt).
+    /// The first notice holds only while the same process still reads at the same prompt
+    /// (a loop asking again). Otherwise the read that took the line is over, and the notice
+    /// says what holds the terminal now: the REPL whose statement read it, back at its
+    /// prompt; the shell at its prompt; or whatever runs or waits instead (the shell's next
+    /// `read`, the command after the reader), which is the one SIGINT is said to stop.
+    pub(super) fn at_settle(&self, shared: &Shared, at_shell_prompt: bool) -> String {
+        let repl = self.repl.as_deref();
+        let left = |then: &str| {
+            input::line_left_prompt_notice(&self.line, &self.prompt, &self.reader, repl, then)
+        };
+        if at_shell_prompt {
+            return match repl {
+                None => self.once_ended.clone(),
+                Some(program) => left(&format!(
+                    "that read has ended since, and so has {program}: the shell is at its prompt; if the line was meant for the shell, send it again now"
+                )),
+            };
+        }
+        let fg = shared.pty.foreground_pgid();
+        let reading = fg.and_then(|pgid| shared.tty_reader(pgid));
+        let row = shared
+            .lock()
+            .screen
+            .cursor_row_prefix()
+            .map(|row| stale_reader::clipped(row.trim()))
+            .unwrap_or_default();
+        if fg == Some(self.pgid) && reading == Some(self.reader_pid) && row == self.prompt {
+            return self.notice.clone();
+        }
+        match repl {
+            Some(program) if fg == Some(self.pgid) && reading.is_some() && is_repl_prompt(&row) => {
+                left(&format!(
+                    "that read has ended since and {program} is back at its prompt `{row}`: a statement sent now runs there"
+                ))
+            }
+            _ => {
+                let (holder, stops) = holds_the_terminal(shared, fg, reading.is_some(), &row);
+                let stops = stops
+                    .map(|name| format!(" (terminal_signal SIGINT stops {name})"))
+                    .unwrap_or_default();
+                left(&format!(
+                    "that read has ended since, and {holder}: send it again once {} is back at its prompt{stops}",
+                    repl.unwrap_or("the shell"),
+                ))
+            }
+        }
+    }
+}
+
+/// What holds the terminal at a send's settle, in words: the foreground group `fg`, by name,
+/// waiting at the cursor row's prompt `row` when it reads the terminal (`reading`), else
+/// running in the foreground; and that name again when SIGINT stops it (not a REPL, which
+/// stays, nor our shell itself).
+fn holds_the_terminal(
+    shared: &Shared,
+    fg: Option<i32>,
+    reading: bool,
+    row: &str,
+) -> (String, Option<String>) {
+    let Some(pgid) = fg else {
+        return ("no program is in the foreground".to_owned(), None);
+    };
+    let (name, stops) = if pgid == shared.shell_pgid() && !shared.shell_replaced() {
+        let shell = if reading {
+            "the shell's `read`"
+        } else {
+            "the shell"
+        };
+        (shell.to_owned(), reading)
+    } else {
+        let name = python_input::group_program(shared, pgid)
+            .map_or_else(|| "a program".to_owned(), |name| format!("`{name}`"));
+        (name, !group_runs_a_repl(pgid))
+    };
+    let holder = match (reading, row.is_empty()) {
+        (true, false) => format!("{name} waits at `{row}`"),
+        (true, true) => format!("{name} reads the terminal"),
+        (false, _) => format!("{name} runs in the foreground"),
+    };
+    (holder, stops.then_some(name))
 }
 
 /// The notice and the entry (see `input::line_to_a_prompt_entry`) for `text`, a send with
@@ -150,6 +245,9 @@ pub(super) fn command_to_waiting_prompt(
     } else {
         crate::process::cmdline(reader_pid).is_some_and(|c| shared.is_shell_image(&c))
     };
+    // A REPL's statement (`x = input('Proceed? ')` at `>>>`) reads instead of the REPL, not
+    // instead of the shell.
+    let mut repl = None;
     let reader = if shells_read {
         // Read while no command line runs, a prompt like a REPL's is the shell's own (`dsh> `
         // with its line editor off), where the line is a command.
@@ -173,16 +271,30 @@ pub(super) fn command_to_waiting_prompt(
         if reads_commands {
             return None;
         }
-        name.map_or_else(|| "the program".to_owned(), |name| format!("`{name}`"))
+        let reader = name.map_or_else(|| "the program".to_owned(), |name| format!("`{name}`"));
+        if group_runs_a_repl(pgid) {
+            repl = Some(reader.clone());
+        }
+        reader
     };
     let (line, prompt) = (
         stale_reader::clipped(line),
         stale_reader::clipped(prompt.trim()),
     );
+    let notice = match repl.as_deref() {
+        Some(program) => input::line_to_statements_prompt_notice(&line, &prompt, program),
+        None => input::line_to_waiting_prompt_notice(&line, &prompt, &reader),
+    };
     Some(ToWaitingPrompt {
-        notice: input::line_to_waiting_prompt_notice(&line, &prompt, &reader),
+        notice,
         once_ended: input::line_to_ended_prompt_notice(&line, &prompt, &reader),
         entry: input::line_to_a_prompt_entry(1, &line, &prompt, &reader),
+        line,
+        prompt,
+        reader,
+        repl,
+        pgid,
+        reader_pid,
     })
 }
 

@@ -108,3 +108,33 @@ fn a_line_asks_for_input_when_it_calls_a_reader_or_resumes_a_debugged_program() 
         assert!(!asks_for_input(line.as_bytes()), "{line}");
     }
 }
+
+/// A line to a REPL statement's read went there instead of to the REPL; a read that is over
+/// by the settle is said to be, with what holds the terminal now.
+#[test]
+fn the_notice_for_a_line_to_a_read_that_is_over_says_what_holds_the_terminal() {
+    insta::assert_snapshot!(
+        line_to_statements_prompt_notice("ls -la", "Proceed?", "`python3`"),
+        @"[input: line 1 of the input (`ls -la`) went to the prompt `Proceed?` that a statement run by `python3` waited at, as its answer, not to `python3` as a statement: if it was meant as one, it did not run; send it again once that prompt is answered (terminal_signal SIGINT interrupts that statement)]"
+    );
+    insta::assert_snapshot!(
+        line_left_prompt_notice(
+            "ls -la",
+            "rm: remove regular empty file 'g0'?",
+            "`rm`",
+            None,
+            "that read has ended since, and the shell's `read` waits at `Again?`: send it again once the shell is back at its prompt (terminal_signal SIGINT stops the shell's `read`)",
+        ),
+        @"[input: line 1 of the input (`ls -la`) went to the prompt `rm: remove regular empty file 'g0'?` that `rm` waited at, as its answer, not to the shell: if it was meant as a command, it did not run; that read has ended since, and the shell's `read` waits at `Again?`: send it again once the shell is back at its prompt (terminal_signal SIGINT stops the shell's `read`)]"
+    );
+    insta::assert_snapshot!(
+        line_left_prompt_notice(
+            "ls -la",
+            "Proceed?",
+            "`python3`",
+            Some("`python3`"),
+            "that read has ended since and `python3` is back at its prompt `>>>`: a statement sent now runs there",
+        ),
+        @"[input: line 1 of the input (`ls -la`) went to the prompt `Proceed?` that a statement run by `python3` waited at, as its answer, not to `python3` as a statement: if it was meant as one, it did not run; that read has ended since and `python3` is back at its prompt `>>>`: a statement sent now runs there]"
+    );
+}
