@@ -70,6 +70,72 @@ async fn a_repl_statements_read_with_no_prompt_is_named_and_takes_no_block() {
     .await;
 }
 
+/// Whether `r` says a statement of the REPL waits for a line at the prompt `prompt` of its own.
+fn says_statement_asks(r: &SendResult, prompt: &str) -> bool {
+    r.notices.iter().any(|n| {
+        n.starts_with("[input: a statement python")
+            && n.contains(&format!(
+                "waits for a line of input at its own prompt `{prompt}`"
+            ))
+    })
+}
+
+/// A statement's read at a prompt of its own, written like the REPL's continuation prompt
+/// (`input('... ')`) or not (`input('Name: ')`), is named as the statement's (no notice of a
+/// continuation prompt); its answer goes as it is (no empty line ending a block first, which
+/// the read took as its answer while the answer ran as a statement), and a block sent to it
+/// is refused (its first line was the answer, the rest ran as wrong statements). A real
+/// continuation prompt (`def f():`) still takes the block's lines.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repl_statements_read_at_a_prompt_of_its_own_takes_its_answer_and_no_block() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("python3 -q").await;
+        assert!(r.viewport.ends_with(">>> "), "{r:?}");
+        for prompt in ["...", "Name:"] {
+            let r = sh.send(&format!("x = input('{prompt} ')")).await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{prompt}: {r:?}");
+            assert!(says_statement_asks(&r, prompt), "{prompt}: {r:?}");
+            assert!(
+                !r.notices.iter().any(|n| n.contains("continuation prompt")),
+                "{prompt}: {r:?}"
+            );
+            // A poll finds it still so.
+            let r = sh.send_raw("", false).await;
+            assert!(says_statement_asks(&r, prompt), "{prompt}: {r:?}");
+            let e = sh
+                .try_send(
+                    "for i in range(2):\n    print('row', i)\n\nprint('end')",
+                    true,
+                )
+                .await
+                .unwrap_err();
+            assert!(
+                e.message()
+                    .contains("waits for a line of input at a prompt of its own"),
+                "{prompt}: {e}"
+            );
+            let r = sh.send("hello").await;
+            assert!(r.viewport.ends_with(">>> "), "{prompt}: {r:?}");
+            assert!(!r.viewport.contains("NameError"), "{prompt}: {r:?}");
+            let r = sh.send("print(repr(x))").await;
+            assert!(
+                r.viewport.lines().any(|l| l == "'hello'"),
+                "{prompt}: {r:?}"
+            );
+        }
+        // A continuation prompt of the REPL's own goes on with the block.
+        sh.send("def f():").await;
+        sh.send("    return 'in f'").await;
+        let r = sh.send("print(f())").await;
+        assert!(r.viewport.lines().any(|l| l == "in f"), "{r:?}");
+        let r = sh.send("exit()").await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
 /// `exit 7` at `DB<1>` of perl's debugger (reading lines in the terminal's line mode when no
 /// readline module is installed) is the debugger's command, sent alone or after the line that
 /// started it: no notice says it answered a prompt instead of reaching the shell. After a

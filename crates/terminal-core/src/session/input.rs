@@ -75,8 +75,8 @@ pub(super) use line_notices::{
 };
 pub(super) use python::{
     BLOCK_END_KEY, python_block_rest, python_block_split, python_ended_statements,
-    python_opens_block, python_separated, python_simple_lines, python_starts_statement,
-    python_statement_steps, python_statements, python_steps,
+    python_ends_complete, python_opens_block, python_separated, python_simple_lines,
+    python_starts_statement, python_statement_steps, python_statements, python_steps,
 };
 pub(super) use quoted_tabs::quote_tabs;
 

@@ -176,6 +176,9 @@ pub(super) struct SettleFacts {
     /// With `line_without_prompt`: what reads is a statement of a REPL, which is not at its
     /// own prompt (`w = input()` at `>>> `), so a statement sent next would be that line.
     pub(super) statement_read: bool,
+    /// A statement of a REPL waits for a line at this prompt of its own (`input('... ')` at
+    /// `>>> `), not the REPL at a prompt of its.
+    pub(super) statement_read_prompt: Option<String>,
     /// Settled on silence (`inferred_idle`) with the foreground reading the terminal among
     /// other sources (an event loop holding a socket, as a relay such as ssh does): it may be
     /// waiting for input, or for its other side.
@@ -388,6 +391,14 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                 };
                 still_running_notice(program, why, facts.in_command_line, facts.runs_a_repl)
             }),
+        ),
+        (
+            facts.refused_line.is_none() && !facts.input_unread,
+            facts
+                .foreground
+                .as_deref()
+                .zip(facts.statement_read_prompt.as_deref())
+                .map(|(program, prompt)| statement_prompt_read_notice(program, prompt)),
         ),
         (
             facts.line_without_prompt

@@ -239,6 +239,16 @@ pub(in crate::session) fn python_opens_block(statement: &str) -> bool {
         .is_some_and(starts_compound)
 }
 
+/// Whether the last statement of `text` (Python source typed to a REPL) is complete and
+/// simple: it starts no compound statement (no block waits for its lines) and does not end
+/// inside a bracket, a string or a line ended by a backslash. The REPL runs it at its Enter,
+/// so a prompt shown after it is none of the REPL's own (an `input('... ')` it calls).
+pub(in crate::session) fn python_ends_complete(text: &str) -> bool {
+    python_statements(text)
+        .last()
+        .is_some_and(|statement| !python_opens_block(statement) && !ends_inside(statement))
+}
+
 /// Whether `text` holds control characters other than TAB and line ends: keys, not source.
 fn carries_keys(text: &str) -> bool {
     text.chars()

@@ -352,6 +352,19 @@ pub(super) fn statement_read_notice(program: &str) -> String {
     )
 }
 
+/// The notice for [`SettleFacts::statement_read_prompt`]: a statement the REPL `program` runs
+/// waits for a line at `prompt`, a prompt of its own, and the REPL is not at its own prompt.
+pub(super) fn statement_prompt_read_notice(program: &str, prompt: &str) -> String {
+    let prompt = super::super::send::clipped(prompt);
+    format!(
+        "[input: a statement {program} runs waits for a line of input at its own prompt \
+         `{prompt}` (such as an `input()` with that prompt text), which is not {program}'s \
+         prompt, even when written like it: the next send's first line is taken as the answer, \
+         not as a statement, and a block is refused until it is answered; send the answer, or \
+         terminal_signal SIGINT to stop the statement]"
+    )
+}
+
 /// The notice for [`SettleFacts::answered_password`], quoting the prompt when one showed.
 pub(super) fn answered_password_notice(prompt: &str) -> String {
     let at = if prompt.is_empty() {

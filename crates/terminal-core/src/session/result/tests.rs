@@ -67,6 +67,7 @@ fn facts(reason: Settle) -> SettleFacts {
         promptless_mode: false,
         line_without_prompt: false,
         statement_read: false,
+        statement_read_prompt: None,
         idle_reading: false,
         in_command_line: false,
         cancelled_unwritten: false,
@@ -571,4 +572,22 @@ fn a_statements_read_with_no_prompt_is_told_from_the_repls_prompt() {
         "{notices:?}"
     );
     assert!(notices[0].contains("not at its own prompt"), "{notices:?}");
+}
+
+/// A statement's read at a prompt of its own is named with that prompt, as the statement's.
+#[test]
+fn a_statements_read_at_its_own_prompt_is_named() {
+    let read = SettleFacts {
+        statement_read_prompt: Some("...".to_owned()),
+        foreground: Some("python3".to_owned()),
+        ..facts(Settle::StdinWait)
+    };
+    let notices = assemble(read).notices;
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(
+        notices[0].starts_with(
+            "[input: a statement python3 runs waits for a line of input at its own prompt `...`"
+        ),
+        "{notices:?}"
+    );
 }

@@ -238,6 +238,9 @@ impl SendOp {
                 .pty
                 .foreground_pgid()
                 .is_some_and(|fg| line_state::script_asks(&st, shared, fg));
+        // Nor after a statement that asks at such a prompt of its own (see `statement_read`).
+        let statement_prompt = self.statement_prompt(&st, reason, cursor_row.as_deref());
+        let script_asks = script_asks || statement_prompt.is_some();
         let repl_prompt = repl_prompt.filter(|_| !script_asks);
         let shell_continuation = shell_continuation && !script_asks;
         // Nothing before the cursor: whatever waits printed no prompt of its own.
@@ -402,8 +405,13 @@ impl SendOp {
         let unprompted_wait = unprompted_fg.is_some();
         shared.lock().unprompted_fg = unprompted_fg;
         // A statement of the REPL waits for a line with no prompt (see `statement_read`).
-        let statement_read =
-            self.note_statement_read(reason, no_prompt_shown, unprompted_wait, discarded);
+        let statement_read = self.note_statement_read(
+            reason,
+            no_prompt_shown,
+            unprompted_wait,
+            discarded,
+            statement_prompt.clone(),
+        );
         // Our prompt came back after a command ran, yet no mark said where it started: its
         // status cannot be told from an empty line's (a command replaced PS0).
         let exit_unknown = reason == Settle::Prompt
@@ -534,6 +542,7 @@ impl SendOp {
             output,
             line_without_prompt: (no_prompt_shown && line_reader) || statement_read,
             statement_read,
+            statement_read_prompt: statement_prompt.filter(|_| !unprompted_wait),
             in_command_line,
             cancelled_unwritten,
             entered_none,

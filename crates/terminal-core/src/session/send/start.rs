@@ -157,11 +157,15 @@ impl SendOp {
                         || at_repl_prompt)
             })
             .and_then(|pgid| python_input::group_program(shared, pgid));
+        // A statement's read the last result named (see `statement_read`): its prompt is the
+        // statement's, its answer goes as to any line reader, and a block is refused.
+        let statement_reads = program && statement_read::waits(&mut st, shared, fg);
         // A program's own prompt before the cursor, not a Python REPL's, nor a statement
         // earlier sends left open, nor text printed after the prompt of a REPL that settled
         // there with nothing sent since: the lines there answer it, and the prompts after it,
         // one each.
         let own_prompt = cursor_row.as_deref().is_some_and(is_programs_own_prompt)
+            && !statement_reads
             && st.python_block.is_none()
             && indent.is_none()
             && (!st.repl_idle_at_prompt || st.typed_unended);
@@ -292,11 +296,12 @@ impl SendOp {
         let typing = if python_reader {
             // The REPL's own prompt, not a debugger's (`(Pdb) `, `(com) `: pdb reads commands,
             // and an empty line repeats the last one), or none shown (above).
-            let at_primary = ((at_repl_prompt || at_line_primary)
+            let at_primary = (((at_repl_prompt || at_line_primary)
                 && !cursor_row
                     .as_deref()
                     .is_some_and(|row| row.trim_start().starts_with('(')))
-                || no_prompt_shown;
+                || no_prompt_shown)
+                && !statement_reads;
             // Text earlier sends typed without Enter that the REPL's line no longer shows
             // (editing keys erased it: Ctrl-U, backspaces; a Ctrl-C dropped it) is gone: the
             // line is empty at a prompt, and at the primary one no statement is open (taken
@@ -318,6 +323,7 @@ impl SendOp {
                 python_input::Repl {
                     at_primary,
                     at_continuation: !at_primary
+                        && !statement_reads
                         && cursor_row
                             .as_deref()
                             .is_some_and(is_block_continuation_prompt),

@@ -6,11 +6,19 @@
 //! The result says the REPL waits for a line of input, not at its prompt; a line sent next is
 //! that read's input, and its result says so; a block sent next is refused (its first line
 //! would be the input, the rest would run as wrong statements).
+//!
+//! A statement's read at a prompt of its own (`x = input('Name: ')`, `input('... ')` written
+//! like the REPL's continuation prompt) is told the same way: the statement sent is complete
+//! (it opens no block, ends inside no bracket, string or backslash line), so the REPL runs it
+//! at its Enter, and the prompt the cursor rests after is the statement's, not the REPL's. The
+//! line sent next is that prompt's answer, typed as it is (no empty line ending a block first),
+//! and a block is refused as at a read with no prompt.
 
 use crate::error::TerminalError;
 use crate::readiness::Settle;
 
 use super::super::input;
+use super::super::observe::{is_primary_repl_prompt, is_repl_prompt_of};
 use super::super::shared::{Shared, State};
 use super::SendOp;
 
@@ -25,52 +33,122 @@ impl SendOp {
     /// named such a read of the same group and nothing showed since (a poll; a statement reading
     /// again). Not in a mode of the REPL with no prompt (node's `.editor`), nor while the REPL
     /// owes its prompt (`unprompted`: node's pending `await`).
+    ///
+    /// A read at a prompt of the statement's own (`prompt`, see [`Self::statement_prompt`]) is
+    /// noted too, with that prompt, but not returned: no notice of a read with no prompt.
     pub(super) fn note_statement_read(
         &self,
         reason: Settle,
         no_prompt_shown: bool,
         unprompted: bool,
         discarded: bool,
+        prompt: Option<String>,
     ) -> bool {
         let shared = &self.shared;
-        let fg = shared
-            .pty
-            .foreground_pgid()
-            .filter(|&pgid| pgid != shared.shell_pgid());
-        let reads_a_line = shared.pty.modes().is_some_and(|m| {
-            (m.canonical && m.echo) || (!m.canonical && !m.echo && !m.single_keys())
-        });
+        let fg = self.foreground_repl();
         let waits = fg.is_some()
             && reason == Settle::StdinWait
             && no_prompt_shown
             && !unprompted
             && !self.promptless
-            && reads_a_line;
-        let asked = self.repl_at_start == fg
-            && self
-                .last_line
-                .as_deref()
-                .is_some_and(|line| input::asks_for_input(line.as_bytes()));
+            && reads_a_line(shared);
+        let asked = self.repl_at_start == fg && self.asked_for_input();
         let mut st = shared.lock();
         let read = waits && (asked || st.statement_read == fg);
+        let prompted = prompt.is_some() && !unprompted;
         if !discarded {
-            st.statement_read = fg.filter(|_| read);
+            st.statement_read = fg.filter(|_| read || prompted);
+            st.statement_read_prompt = prompt.filter(|_| prompted);
         }
         read
     }
+
+    /// The prompt (the cursor row's text `row`, trimmed) at which, as this send settles for
+    /// `reason`, the REPL in the foreground waits in a read a statement of it made with a
+    /// prompt of its own, not at a prompt of the REPL's: the group reads a line (see
+    /// [`SendOp::note_statement_read`]), the row shows text that is no primary prompt of the
+    /// REPL's own, and either this send typed, at the REPL's own prompt, a last line that asks
+    /// for input (`input::asks_for_input`) ending a complete statement (what the REPL holds,
+    /// `st`'s `python_block`, see `input::python_ends_complete`: the REPL ran it at its Enter,
+    /// so the row is no continuation prompt of its, however it looks: `input('... ')`), or the
+    /// last result named a read at that same prompt of the same group (a poll).
+    pub(super) fn statement_prompt(
+        &self,
+        st: &State,
+        reason: Settle,
+        row: Option<&str>,
+    ) -> Option<String> {
+        let fg = self.foreground_repl()?;
+        let row = row.map(str::trim).filter(|row| !row.is_empty())?;
+        if reason != Settle::StdinWait
+            || self.promptless
+            || st.typed_unended
+            || !reads_a_line(&self.shared)
+        {
+            return None;
+        }
+        // The REPL's own primary prompt (`>>>`: not `>`, which only a script's question shows
+        // to a Python) is the REPL back at it.
+        let own_primary = is_primary_repl_prompt(row)
+            && super::python_input::group_program(&self.shared, fg)
+                .is_none_or(|name| is_repl_prompt_of(row, &name));
+        if own_primary {
+            return None;
+        }
+        let asked = self.repl_at_start == Some(fg)
+            && self.asked_for_input()
+            && st
+                .python_block
+                .as_deref()
+                .is_some_and(input::python_ends_complete);
+        let polled =
+            st.statement_read == Some(fg) && st.statement_read_prompt.as_deref() == Some(row);
+        (asked || polled).then(|| row.to_owned())
+    }
+
+    /// The foreground group, when it is not our shell's.
+    fn foreground_repl(&self) -> Option<i32> {
+        let shared = &self.shared;
+        shared
+            .pty
+            .foreground_pgid()
+            .filter(|&pgid| pgid != shared.shell_pgid())
+    }
+
+    /// Whether this send's last line asks for input (see `input::asks_for_input`).
+    fn asked_for_input(&self) -> bool {
+        self.last_line
+            .as_deref()
+            .is_some_and(|line| input::asks_for_input(line.as_bytes()))
+    }
 }
 
-/// Whether the REPL of foreground group `fg` still waits at the read with no prompt the last
+/// Whether the terminal's modes are a line reader's: its line mode with echo on, or a line
+/// editor's raw mode (no key reader's cbreak mode).
+fn reads_a_line(shared: &Shared) -> bool {
+    shared
+        .pty
+        .modes()
+        .is_some_and(|m| (m.canonical && m.echo) || (!m.canonical && !m.echo && !m.single_keys()))
+}
+
+/// Whether the REPL of foreground group `fg` still waits at the statement's read the last
 /// result named (see [`SendOp::note_statement_read`]) as a send begins: nothing shows before the
-/// cursor, and a process of the group reads the terminal.
+/// cursor (the read's own prompt, when it had one), and a process of the group reads the
+/// terminal.
 pub(super) fn waits(st: &mut State, shared: &Shared, fg: Option<i32>) -> bool {
     let Some(pgid) = fg.filter(|_| st.statement_read == fg) else {
         return false;
     };
-    st.screen
-        .cursor_row_prefix()
-        .is_none_or(|row| row.trim().is_empty())
+    let row = st.screen.cursor_row_prefix();
+    let row = row.as_deref().map_or("", str::trim);
+    row == st.statement_read_prompt.as_deref().unwrap_or_default()
         && shared.tty_reader(pgid).is_some()
+}
+
+/// Whether the read [`waits`] finds is at a prompt of the statement's own.
+pub(super) fn prompted(st: &State) -> bool {
+    st.statement_read_prompt.is_some()
 }
 
 /// The notice and the entry (see `input::line_to_a_prompt_entry`) for `text`, sent with Enter
@@ -89,6 +167,18 @@ pub(super) fn line_to_read(
     let program = fg
         .and_then(|pgid| super::python_input::group_program(shared, pgid))
         .map_or_else(|| "the REPL".to_owned(), |name| format!("`{name}`"));
+    if let Some(prompt) = st.statement_read_prompt.as_deref() {
+        let prompt = super::stale_reader::clipped(prompt);
+        return Some((
+            format!(
+                "[input: line 1 of the input (`{line}`) went as the answer to the prompt \
+                 `{prompt}` that a statement of {program} asked at (such as an `input()` with \
+                 that prompt text), not to {program} as a statement or command: if it was meant \
+                 as one, it did not run; send it again once {program}'s prompt is back]"
+            ),
+            input::line_to_a_prompt_entry(1, &line, &prompt, input::PROMPTLESS_READ),
+        ));
+    }
     Some((
         format!(
             "[input: line 1 of the input (`{line}`) went as input to {} that a statement of \
@@ -102,8 +192,19 @@ pub(super) fn line_to_read(
 }
 
 /// The refusal of a block sent to the Python REPL `program` while a statement of it waits at a
-/// read with no prompt ([`waits`]).
-pub(super) fn block_refusal(program: &str) -> TerminalError {
+/// read ([`waits`]), with a prompt of its own when `prompted`.
+pub(super) fn block_refusal(program: &str, prompted: bool) -> TerminalError {
+    if prompted {
+        return TerminalError::invalid(format!(
+            "nothing was typed: {program} is not at its prompt: a statement it runs waits for \
+             a line of input at a prompt of its own (such as an `input('Name: ')`: the cursor \
+             is after that prompt, which is not {program}'s, even when written like its \
+             continuation prompt `... `), and typed now the block's first line would be the \
+             answer and the rest would run as wrong statements; send the answer alone (or \
+             terminal_signal SIGINT to stop the statement), then send the block again once \
+             {program}'s prompt is back"
+        ));
+    }
     TerminalError::invalid(format!(
         "nothing was typed: {program} is not at its prompt: a statement it runs waits for a \
          line of input with no prompt (such as an `input()` with no prompt text: the cursor is \

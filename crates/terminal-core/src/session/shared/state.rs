@@ -82,6 +82,9 @@ pub(in crate::session) struct State {
     /// The REPL's group whose statement waited for a line with no prompt when the last send
     /// settled (see `send::statement_read`): the next send's text goes to that read.
     pub(in crate::session) statement_read: Option<i32>,
+    /// With `statement_read`: the prompt of its own the statement asked at (`input('... ')`),
+    /// trimmed; `None` when it showed none.
+    pub(in crate::session) statement_read_prompt: Option<String>,
     /// The last non-blank line of the newest send that typed text, trimmed: a poll's own line
     /// (see `SendOp::own_line`).
     pub(in crate::session) last_sent_line: Option<String>,
@@ -194,6 +197,7 @@ impl State {
             repl_prompt_group: None,
             unprompted_fg: None,
             statement_read: None,
+            statement_read_prompt: None,
             last_sent_line: None,
             signalled: None,
             write_row: 0,

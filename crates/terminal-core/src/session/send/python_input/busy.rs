@@ -34,6 +34,9 @@ pub(in crate::session::send) enum Busy {
     Interrupted,
     /// A statement of it waits for a line of input with no prompt (see `statement_read`).
     Reading,
+    /// A statement of it waits for a line of input at a prompt of its own (`input('Name: ')`,
+    /// see `statement_read`).
+    ReadingAtPrompt,
 }
 
 /// What a send found of a Python REPL's prompt (see [`statement_busy`]).
@@ -89,7 +92,11 @@ pub(in crate::session::send) fn statement_busy(
     if idle_at_prompt && !sight.aftermath_pending {
         None
     } else if !sight.aftermath_pending && super::super::statement_read::waits(st, shared, fg) {
-        Some(Busy::Reading)
+        Some(if super::super::statement_read::prompted(st) {
+            Busy::ReadingAtPrompt
+        } else {
+            Busy::Reading
+        })
     } else if sight.aftermath_pending && !sight.at_repl_prompt {
         Some(Busy::Interrupted)
     } else if ipython_between
@@ -126,8 +133,13 @@ pub(in crate::session::send) fn check_busy(
         Busy::Interrupted => "is still handling the signal (its prompt is not back yet)",
         // Lines for a read to the end of its input (`sys.stdin.read()`), ended by the Ctrl-D
         // they carry, are its data.
-        Busy::Reading if text.contains('\u{4}') => return Ok(()),
-        Busy::Reading => return Err(super::super::statement_read::block_refusal(program)),
+        Busy::Reading | Busy::ReadingAtPrompt if text.contains('\u{4}') => return Ok(()),
+        Busy::Reading | Busy::ReadingAtPrompt => {
+            let prompted = busy == Busy::ReadingAtPrompt;
+            return Err(super::super::statement_read::block_refusal(
+                program, prompted,
+            ));
+        }
     };
     Err(TerminalError::invalid(format!(
         "nothing was typed: {program} {doing}, and a block typed now would reach its line \
