@@ -19,6 +19,7 @@ mod display_modes;
 mod editor_unshown_insert;
 mod editors;
 mod environment;
+mod history_search;
 mod input;
 mod jvm_repls;
 mod key_editors;

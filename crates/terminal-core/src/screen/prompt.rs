@@ -32,6 +32,12 @@ pub(super) struct PromptTracker {
     pub(super) starts_seen: bool,
     /// The command number the newest `D` mark carried.
     pub(super) last_done_number: Option<u64>,
+    /// The newest `D` mark starts the prompt the line editor was reading at drawn again, not
+    /// a new one: it showed the same command number as the one before, with no command
+    /// started since and the newest mark a prompt's end. Readline draws its prompt again in
+    /// place, over its own line, when it leaves a history search (Ctrl-R), and the line
+    /// stays; an empty line sent shows the same number too, on a fresh row.
+    pub(super) redrawn: bool,
     /// Where the cursor stood when the newest `B` mark (a prompt's end) arrived: where the
     /// line the shell reads starts on screen.
     pub(super) prompt_end_at: Option<super::Position>,
@@ -70,6 +76,9 @@ impl PromptTracker {
             number,
         } = mark
         {
+            self.redrawn = number.is_some_and(|n| self.last_done_number == Some(n))
+                && !self.command_started
+                && self.last_mark == Some(MarkKind::PromptEnd);
             self.done_count += 1;
             self.modes_restored |= modes_restored;
             self.errexit_turned_on |= errexit && !self.errexit;

@@ -10,9 +10,11 @@
 //! when there is none; every row of the screen, and of history, stays as it was. Nothing moves
 //! when the cursor's row holds nothing and no row below it holds anything: after every command
 //! whose output ended with a line end. Output that did not end with one (`printf abc`) gets
-//! the prompt on the next row, as zsh and fish draw it. A render from where the cursor was,
-//! whose output wrote nothing on the rows an earlier program left there (the shell's line end
-//! after an interrupt passing over them), starts at the new place.
+//! the prompt on the next row, as zsh and fish draw it. Nor when the line editor draws the
+//! prompt it reads at again in place (leaving a history search): the text on the row is its
+//! line. A render from where the cursor was, whose output wrote nothing on the rows an
+//! earlier program left there (the shell's line end after an interrupt passing over them),
+//! starts at the new place.
 //!
 //! A scroll region (DECSTBM) or origin mode (DECOM) a command left set (a progress display
 //! killed part way, as apt's keeps a region above its bar) is reset there too, the cursor

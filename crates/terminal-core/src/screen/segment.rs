@@ -53,6 +53,12 @@ impl Screen {
             if matches!(mark, MarkKind::PromptEnd | MarkKind::ContinuationEnd) {
                 self.prompt.prompt_end_at = Some(self.cursor_unsynced());
             }
+            // The end of a prompt drawn again over the line editor's line (see
+            // `PromptTracker::redrawn`): the text after it on the row is that line, which
+            // readline does not print again, but the line editor holds.
+            if mark == MarkKind::PromptEnd && self.prompt.redrawn && self.text_right_of_cursor() {
+                self.prompt.text_after_mark = true;
+            }
             out.events.push(ScreenEvent::Mark(mark));
         }
         self.prompt.refused_since_mark |= refused;
@@ -128,9 +134,19 @@ impl Screen {
                 }
             }
         }
-        if prompt_returned && !alternate {
+        // Not for a prompt drawn again in place (see `PromptTracker::redrawn`): the text on
+        // its row is the line editor's line, which the prompt is drawn before, as a terminal
+        // shows it.
+        if prompt_returned && !alternate && !self.prompt.redrawn {
             self.prompt_below_left_text();
         }
         self.segment_row = self.cursor_unsynced().row;
+    }
+
+    /// Whether the cursor's row holds text at or after the cursor (main screen).
+    fn text_right_of_cursor(&self) -> bool {
+        let screen = self.parser.screen();
+        let (row, col) = screen.cursor_position();
+        (col..self.config.cols).any(|c| screen.cell(row, c).is_some_and(vt100::Cell::has_contents))
     }
 }

@@ -416,11 +416,23 @@ pub(super) fn shape(text: &str, submit: bool, reader: Reader) -> Result<Vec<u8>,
             }
         }
     } else if reader.shell_line_editor && text.contains(['\n', '\r']) {
-        // Several lines typed to the shell's line editor end with C-j, which readline takes
-        // as Enter too: a line that starts a program reading the terminal in canonical mode
-        // makes the next lines its input, and a CR typed while readline had ICRNL off would
-        // reach it as a literal character that never ends its line.
-        bytes.extend(text.bytes().map(|b| if b == b'\r' { b'\n' } else { b }));
+        // The first line end reaches the line editor reading now: it goes as a terminal's
+        // Enter key (a carriage return), which readline takes as Enter in every state, where
+        // C-j is not the same key: its incremental history search (Ctrl-R) ends on C-j
+        // keeping the line found unrun, and runs it on the Enter key.
+        // The later lines end with C-j, which readline takes as Enter too: a line that starts
+        // a program reading the terminal in canonical mode makes the next lines its input,
+        // and a CR typed while readline had ICRNL off would reach it as a literal character
+        // that never ends its line.
+        let enter = if reader.newline_enter { b'\n' } else { b'\r' };
+        let first_end = text.find(['\n', '\r']).unwrap_or(text.len());
+        bytes.extend_from_slice(&text.as_bytes()[..first_end]);
+        bytes.push(enter);
+        bytes.extend(
+            text.as_bytes()[first_end + 1..]
+                .iter()
+                .map(|&b| if b == b'\r' { b'\n' } else { b }),
+        );
     } else if reader.quoted_tabs {
         // Typed (with keys among the text, or to a line editor without pastes).
         for b in text.bytes() {

@@ -158,3 +158,34 @@ fn a_scroll_region_left_set_is_reset_at_the_prompt() {
         assert_eq!(s.render_since(a, 10_000).text, format!("{expected}dsh> "));
     }
 }
+
+#[test]
+fn a_prompt_drawn_again_over_the_line_editors_line_stays_in_place() {
+    // Readline leaving a history search draws the same prompt (the same command number)
+    // again at the row's start, over the search's prompt, and keeps the line found: the row
+    // shows the prompt and that line, which the line editor holds.
+    let numbered_prompt = |n: u32| {
+        [
+            mark(&format!("D;0;n={n}")),
+            mark(&format!("A;n={n}")),
+            b"dsh> ".to_vec(),
+            mark(&format!("B;n={n}")),
+        ]
+        .concat()
+    };
+    let mut s = screen();
+    s.feed(&numbered_prompt(1));
+    s.feed(b"\r(reverse-i-search)`ran': echo ran-42");
+    s.feed(b"\r\x1b[20P");
+    s.feed(&numbered_prompt(1));
+    s.feed(b"\x1b[C\x1b[C\x1b[C\x1b[C\x1b[C");
+    assert_eq!(s.cursor(), Position { row: 0, col: 10 });
+    assert_eq!(s.text_after_prompt().as_deref(), Some("echo ran-42"));
+    // The next command's prompt after output without a line end still goes below it.
+    s.feed(b"\r\n");
+    let a = s.anchor();
+    s.feed(&mark("C;n=1"));
+    s.feed(b"ran-42");
+    s.feed(&numbered_prompt(2));
+    assert_eq!(s.render_since(a, 10_000).text, "ran-42\ndsh> ");
+}

@@ -233,14 +233,17 @@ fn input_is_shaped_for_its_reader() {
         ("\x1b", true, SHELL, b"\x1b\x07\r"),
         ("echo a\x1b[", true, SHELL, b"echo a\x1b[\x07\r"),
         ("echo a\x1b[1;", true, SHELL, b"echo a\x1b[1;\x07\r"),
-        ("a\x1bO\nb", true, SHELL, b"a\x1bO\x07\nb\n"),
-        ("read a\necho b", true, SHELL, b"read a\necho b\n"),
-        ("a\rb\r\nc", true, SHELL, b"a\nb\nc\n"),
+        ("a\x1bO\nb", true, SHELL, b"a\x1bO\x07\rb\n"),
+        ("read a\necho b", true, SHELL, b"read a\recho b\n"),
+        ("a\rb\r\nc", true, SHELL, b"a\rb\nc\n"),
+        // The Enter after a history search runs the line found (C-j would only end it).
+        ("\x12ran\n", false, SHELL, b"\x12ran\r"),
+        ("\r", false, SHELL, b"\r"),
         ("ls", true, SHELL, b"ls\r"),
         // Only the first line surely reaches the line editor: the rest is closed when typed
         // to it (vim started by the first line takes `ESC O` as its own keys).
-        ("a\x1b\nb\x1b", false, SHELL, b"a\x1b\x07\nb\x1b"),
-        ("vim f\nihello\x1bO", true, SHELL, b"vim f\nihello\x1bO\n"),
+        ("a\x1b\nb\x1b", false, SHELL, b"a\x1b\x07\rb\x1b"),
+        ("vim f\nihello\x1bO", true, SHELL, b"vim f\rihello\x1bO\n"),
         ("\x1b\x1b", false, SHELL, b"\x1b\x1b\x07"),
         ("\x1b\x1b[D", true, SHELL, b"\x1b\x1b[D\r"),
         ("\x1b[\x1b[A", false, SHELL, b"\x1b[\x07\x1b[A"),
