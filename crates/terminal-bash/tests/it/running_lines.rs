@@ -35,6 +35,21 @@ async fn a_program_running_in_a_loop_is_said_to_be_one_command_of_its_line() {
             let r = sh.send("echo back").await;
             assert!(r.viewport.contains("\nback\n"), "{line}: {r:?}");
         }
+        // A line that put a command in the background with `&`: SIGINT stops the rest only,
+        // and the result says what it leaves running.
+        let r = sh.send_within("sleep 3000 & sleep 30", true, 1500).await;
+        assert!(
+            r.notices.iter().any(
+                |n| n.contains("that also put commands in the background with &")
+                    && n.contains("those put in the background keep running")
+            ),
+            "{r:?}"
+        );
+        sh.session
+            .signal(TerminalSignal::Sigint)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let r = sh.send("kill %1; wait; echo jobs-done").await;
+        assert!(r.viewport.contains("\njobs-done\n"), "{r:?}");
         // A command substitution's program runs in the shell's own process group: the shell
         // is said to run the line, a substitution named among what that may be.
         let r = sh.send_within("echo $(sleep 30)", true, 1500).await;

@@ -56,6 +56,7 @@ mod commands;
 mod cursor_keys;
 mod here_documents;
 mod line_notices;
+mod line_syntax;
 pub(super) mod literal_escapes;
 mod python;
 mod quoted_tabs;
@@ -73,6 +74,7 @@ pub(super) use line_notices::{
     over_long_line_notice, reader_ended_lines_notice, shell_ended_lines_notice,
     typed_ahead_lines_notice,
 };
+pub(super) use line_syntax::{is_simple_command, starts_background_commands};
 pub(super) use python::{
     BLOCK_END_KEY, python_block_rest, python_block_split, python_ended_statements,
     python_ends_complete, python_opens_block, python_separated, python_simple_lines,

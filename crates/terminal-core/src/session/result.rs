@@ -189,6 +189,9 @@ pub(super) struct SettleFacts {
     /// The foreground program is one command of a longer command line our shell runs (a
     /// loop, a list): the line goes on after it.
     pub(super) in_command_line: bool,
+    /// That command line put commands in the background with `&`: they run on after an
+    /// interrupt of the rest (`server & sleep 30`).
+    pub(super) line_started_jobs: bool,
     /// A cancel (`job_kill`) ended the send before any of its text was written: the text
     /// waited for the foreground program, which an earlier send started, to read, and the
     /// cancel leaves that program running (the send ends as `timeout`).
@@ -389,7 +392,12 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                     _ if facts.idle_reading => return idle_reading_notice(program),
                     _ => StillRunning::Quiet,
                 };
-                still_running_notice(program, why, facts.in_command_line, facts.runs_a_repl)
+                still_running_notice(
+                    program,
+                    why,
+                    (facts.in_command_line, facts.line_started_jobs),
+                    facts.runs_a_repl,
+                )
             }),
         ),
         (

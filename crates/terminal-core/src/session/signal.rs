@@ -458,49 +458,6 @@ fn ends_the_command_line(
         )
 }
 
-/// Whether `line` (a command line as typed, with its line end) is one simple command or one
-/// pipeline: outside quotes, no list or background operator (`;`, `&`, `&&`, `||`; `2>&1` and
-/// `&>` are redirections), no grouping or substitution (`(`, `{` but `${`, `` ` ``), one line,
-/// and no compound command's keyword first. Inside quotes anything goes (`python3 -c 'a; b'`).
-pub(super) fn is_simple_command(line: &[u8]) -> bool {
-    const COMPOUND: [&str; 9] = [
-        "if", "for", "while", "until", "case", "select", "function", "coproc", "[[",
-    ];
-    let line = line
-        .strip_suffix(b"\n")
-        .or_else(|| line.strip_suffix(b"\r"))
-        .unwrap_or(line);
-    let Ok(line) = std::str::from_utf8(line) else {
-        return false;
-    };
-    let first = line.split_whitespace().next().unwrap_or("");
-    if line.trim().is_empty() || COMPOUND.contains(&first) {
-        return false;
-    }
-    let chars: Vec<char> = line.chars().collect();
-    let (mut quote, mut escaped, mut prev) = (None, false, ' ');
-    for (i, &c) in chars.iter().enumerate() {
-        let next = chars.get(i + 1).copied();
-        if escaped {
-            escaped = false;
-        } else {
-            match (quote, c) {
-                (Some('\''), '\'') | (Some('"'), '"') => quote = None,
-                (Some('"') | None, '\\') => escaped = true,
-                (Some(_), _) => {}
-                (None, '\'' | '"') => quote = Some(c),
-                (None, '&') if prev == '>' || next == Some('>') => {}
-                (None, '{') if prev == '$' => {}
-                (None, '|') if next == Some('|') => return false,
-                (None, ';' | '&' | '(' | ')' | '{' | '`' | '\n' | '\r') => return false,
-                _ => {}
-            }
-        }
-        prev = c;
-    }
-    quote.is_none()
-}
-
 /// SIGINT to the shell process itself (the leader of its own group), before the program's
 /// signal: an interactive shell waiting on a program notes it and, once the program is gone,
 /// returns to its prompt instead of running the rest of the line. A shell that ignores SIGINT
@@ -525,7 +482,7 @@ fn has_aftermath(pgid: i32, shell_pgid: i32, shell_idle: bool) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{TerminalSignal, ends_the_command_line, has_aftermath, is_simple_command};
+    use super::{TerminalSignal, ends_the_command_line, has_aftermath};
 
     #[test]
     fn only_signals_that_end_a_program_other_than_the_shell_end_its_command_line() {
@@ -549,39 +506,6 @@ mod tests {
                 !ends_the_command_line(signal, program, shell, true),
                 "{signal}"
             );
-        }
-    }
-
-    #[test]
-    fn a_simple_command_is_one_command_or_pipeline_on_one_line() {
-        for simple in [
-            &b"sleep 100\n"[..],
-            b"python3 -m http.server 8000\r",
-            b"make -j4 2>&1 | tee log\n",
-            b"FOO=1 ./serve --port 80 > out.txt\n",
-            b"python3 -c 'import time; time.sleep(9)'\n",
-            b"echo \"a; b && c\" ${HOME} \\; done\n",
-            b"cmd &> log\n",
-        ] {
-            assert!(is_simple_command(simple), "{simple:?}");
-        }
-        for list in [
-            &b"make; make install\n"[..],
-            b"build && deploy\n",
-            b"test -f x || exit 1\n",
-            b"sleep 5 &\n",
-            b"for i in 1 2; do sleep $i\n",
-            b"while true; do date; done\n",
-            b"(cd /tmp && ls)\n",
-            b"{ a; b; }\n",
-            b"echo `date`\n",
-            b"echo $(date)\n",
-            b"\n",
-            b"a\nb\n",
-            b"echo 'x'; y\n",
-            b"echo \"unclosed\n",
-        ] {
-            assert!(!is_simple_command(list), "{list:?}");
         }
     }
 

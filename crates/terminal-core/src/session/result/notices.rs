@@ -261,18 +261,28 @@ pub(super) enum StillRunning {
 /// The notice for a send that settled with `program` in the foreground on the main screen,
 /// nothing else said of it (`why`: see [`StillRunning`]): what to do next. `in_line`: the
 /// program is one command of a longer command line (a loop, a list) that may run more after
-/// it, so it is not all that stopping stops. `repl`: the program is a REPL running a
-/// statement, which SIGINT interrupts (the REPL stays).
+/// it, so it is not all that stopping stops; `started_jobs`: that line also put commands in
+/// the background with `&`, which SIGINT does not reach. `repl`: the program is a REPL running
+/// a statement, which SIGINT interrupts (the REPL stays).
 pub(super) fn still_running_notice(
     program: &str,
     why: StillRunning,
-    in_line: bool,
+    (in_line, started_jobs): (bool, bool),
     repl: bool,
 ) -> String {
     let (what, stop) = if repl {
         (
             format!("{program} is still running a statement"),
             "to interrupt the statement (the REPL stays, with its state)",
+        )
+    } else if in_line && started_jobs {
+        (
+            format!(
+                "{program} is still running, as one command of a longer command line that \
+                 also put commands in the background with &"
+            ),
+            "to stop the line's commands in the foreground (those put in the background keep \
+             running: jobs lists them, kill %1 ends the first)",
         )
     } else if in_line {
         (

@@ -70,6 +70,7 @@ fn facts(reason: Settle) -> SettleFacts {
         statement_read_prompt: None,
         idle_reading: false,
         in_command_line: false,
+        line_started_jobs: false,
         cancelled_unwritten: false,
         entered_none: false,
         runs_a_repl: false,

@@ -14,7 +14,6 @@ use super::super::observe::{
     EOF_KEY, SIGNAL_BYTES, at_primary_repl_prompt, is_programs_own_prompt, leader_runs_a_repl,
 };
 use super::super::shared::State;
-use super::super::signal::is_simple_command;
 use super::{SendOp, node_input, python_input};
 
 use super::pacing::insert_paste;
@@ -595,6 +594,6 @@ fn note_command_line(st: &mut State, input: &[u8], shell_reads: bool) {
     }
     st.simple_command_at = (!st.command_lines.is_empty()
         && st.command_lines.len() <= COMMAND_LINE_MAX_BYTES
-        && is_simple_command(&st.command_lines))
+        && input::is_simple_command(&st.command_lines))
     .then(|| st.screen.prompt_end_count());
 }

@@ -117,6 +117,8 @@ impl SendOp {
         let runs_longer_line = st.screen.command_running()
             && !st.command_lines.is_empty()
             && st.simple_command_at != Some(st.screen.prompt_end_count());
+        let line_started_jobs =
+            runs_longer_line && super::super::input::starts_background_commands(&st.command_lines);
         let done_now = st.screen.done_count();
         // Text no send typed follows our shell's prompt (a program pushed it into the
         // terminal's input): the prompt came back all the same.
@@ -544,6 +546,7 @@ impl SendOp {
             statement_read,
             statement_read_prompt: statement_prompt.filter(|_| !unprompted_wait),
             in_command_line,
+            line_started_jobs,
             cancelled_unwritten,
             entered_none,
             runs_a_repl: fg_runs_a_repl,

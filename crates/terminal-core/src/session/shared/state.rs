@@ -51,7 +51,7 @@ pub(in crate::session) struct State {
     /// typed at a prompt without Enter leaves it alone).
     pub(in crate::session) prompts_at_submit: Option<u64>,
     /// The command line last typed at our shell's primary prompt is one simple command
-    /// (`signal::is_simple_command`), and `screen.prompt_end_count()` then: while no prompt
+    /// (`input::is_simple_command`), and `screen.prompt_end_count()` then: while no prompt
     /// came since, that command runs and nothing of its line is left after it.
     pub(in crate::session) simple_command_at: Option<u64>,
     /// The lines of that command line typed so far (at the primary prompt, then at its

@@ -90,4 +90,15 @@ fn a_program_of_a_longer_command_line_is_said_to_be_one() {
             assemble(in_loop).notices.join("\n")
         );
     }
+    // A line that put commands in the background with `&`: SIGINT leaves them running.
+    let with_jobs = SettleFacts {
+        foreground: Some("sleep".to_owned()),
+        in_command_line: true,
+        line_started_jobs: true,
+        ..facts(Settle::Timeout)
+    };
+    insta::assert_snapshot!(
+        "in_command_line_with_jobs",
+        assemble(with_jobs).notices.join("\n")
+    );
 }
