@@ -332,3 +332,29 @@ async fn a_nested_shell_at_its_prompt_takes_the_next_command_after_a_signal_it_i
     })
     .await;
 }
+
+/// A SIGINT to the program a debugger runs (gdb's inferior, reading the terminal): it stops,
+/// and the debugger, another group, reads again at its prompt: the answer says gdb is back
+/// at `(gdb)` (it said only that the signal went).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_debuggers_program_stopped_by_sigint_leaves_the_debugger_at_its_prompt() {
+    if !crate::support::installed("gdb") {
+        eprintln!("gdb is not installed: its inferior is not exercised");
+        return;
+    }
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("gdb -q -nx /bin/cat").await;
+        assert!(r.viewport.ends_with("(gdb) "), "{r:?}");
+        let r = sh.send("run").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        assert_eq!(signal_and_look(&sh).await, back_at("gdb", "(gdb)"));
+        // gdb asks before it quits a debugging session.
+        let r = sh.send("quit").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("y").await;
+        assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

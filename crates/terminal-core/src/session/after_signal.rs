@@ -126,7 +126,19 @@ pub(super) async fn after_signal(shared: &Arc<Shared>, pgid: i32, within: Durati
         other => other,
     };
     if after == AfterSignal::Settled && pgid != shared.shell_pgid() {
-        return back_at_prompt(shared, pgid).await.unwrap_or(after);
+        if let Some(back) = back_at_prompt(shared, pgid).await {
+            return back;
+        }
+        // The program a debugger runs: the signal stopped it, and the debugger, another
+        // group, holds the terminal again at its prompt (`(gdb)` once gdb's inferior got
+        // SIGINT).
+        let debugger = shared
+            .pty
+            .foreground_pgid()
+            .filter(|&fg| fg != pgid && fg != shared.shell_pgid());
+        if let Some(fg) = debugger {
+            return back_at_prompt(shared, fg).await.unwrap_or(after);
+        }
     }
     after
 }
