@@ -117,6 +117,11 @@ async fn a_repl_statements_read_at_a_prompt_of_its_own_takes_its_answer_and_no_b
             );
             let r = sh.send("hello").await;
             assert!(r.viewport.ends_with(">>> "), "{prompt}: {r:?}");
+            // A plain answer is what the read asked for: no notice that it went there.
+            assert!(
+                !r.notices.iter().any(|n| n.contains("went as")),
+                "{prompt}: {r:?}"
+            );
             assert!(!r.viewport.contains("NameError"), "{prompt}: {r:?}");
             let r = sh.send("print(repr(x))").await;
             assert!(

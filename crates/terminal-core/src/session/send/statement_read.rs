@@ -163,7 +163,13 @@ pub(super) fn line_to_read(
     if !waits(st, shared, fg) {
         return None;
     }
-    let line = super::stale_reader::clipped(text.lines().find(|l| !l.trim().is_empty())?.trim());
+    let first = text.lines().find(|l| !l.trim().is_empty())?.trim();
+    // A plain answer (`alice`, `42`) is what the read asked for: said only of a line that
+    // reads as a statement or a command.
+    if !reads_as_code(first) {
+        return None;
+    }
+    let line = super::stale_reader::clipped(first);
     let program = fg
         .and_then(|pgid| super::python_input::group_program(shared, pgid))
         .map_or_else(|| "the REPL".to_owned(), |name| format!("`{name}`"));
@@ -189,6 +195,21 @@ pub(super) fn line_to_read(
         ),
         input::line_to_a_prompt_entry(1, &line, "", input::PROMPTLESS_READ),
     ))
+}
+
+/// Whether `line` (trimmed) reads as a statement or a command rather than an answer: a call,
+/// an assignment or an index (`(`, `=`, `[`), or a first word that begins a statement
+/// (`import`, `print`, `for`, …).
+fn reads_as_code(line: &str) -> bool {
+    const STATEMENT_WORDS: [&str; 20] = [
+        "import", "from", "print", "def", "class", "for", "while", "if", "return", "del", "pass",
+        "raise", "with", "try", "assert", "global", "lambda", "async", "await", "exit",
+    ];
+    let first = line
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or_default();
+    line.contains(['(', '=', '[']) || STATEMENT_WORDS.contains(&first)
 }
 
 /// The refusal of a block sent to the Python REPL `program` while a statement of it waits at a
