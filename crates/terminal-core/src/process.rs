@@ -56,8 +56,8 @@ pub use teardown::{TeardownConfig, TeardownReport, kill_session_now, terminate_s
 pub use tree::TreeTracker;
 pub use tty_wait::is_group_waiting_on_tty;
 pub(crate) use tty_wait::{
-    ReaderThread, group_member_reads_tty_in, group_tty_reader_in, group_tty_reader_thread_in,
-    is_group_waiting_on_tty_in, tty_read_outside_group_in,
+    ReaderThread, blocked_writing, group_member_reads_tty_in, group_tty_reader_in,
+    group_tty_reader_thread_in, is_group_waiting_on_tty_in, tty_read_outside_group_in,
 };
 pub use watchdog::{
     host_tag, host_watchdog_pid, unwatch_cgroup_dir, unwatch_file, unwatch_session,

@@ -72,6 +72,24 @@ pub(super) fn classify_syscall(_nr: i64) -> Option<Blocking> {
     None
 }
 
+/// The numbers of `write` and `writev`.
+#[cfg(target_arch = "x86_64")]
+const WRITES: [i64; 2] = [1, 20];
+#[cfg(target_arch = "aarch64")]
+const WRITES: [i64; 2] = [64, 66];
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+const WRITES: [i64; 0] = [];
+
+/// Whether process `pid` is blocked in a write (`write`, `writev`): a REPL echoing the line it
+/// takes in blocks there while its terminal's output is full (the session's reader of it is
+/// behind on a loaded machine). One `/proc` read.
+pub(crate) fn blocked_writing(pid: i32) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/syscall"))
+        .ok()
+        .and_then(|text| parse_syscall(&text))
+        .is_some_and(|call| WRITES.contains(&call.nr))
+}
+
 /// One line of `/proc/PID/task/TID/syscall`: the syscall number and its six arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct SyscallLine {

@@ -242,12 +242,15 @@ fn holds_back(
 }
 
 /// Whether the REPL leading foreground group `pgid` (`reading`: it reads the terminal now) is
-/// still taking in the text written to it: input waits unread, and it reads the terminal or
-/// runs (or waits for a CPU), rather than being blocked elsewhere (a statement's `sleep`,
-/// which the interrupt is for).
+/// still taking in the text written to it: input waits unread, and it reads the terminal, runs
+/// (or waits for a CPU) or writes (its echo, the terminal's output full while the session's
+/// reader of it is behind), rather than being blocked elsewhere (a statement's `sleep`, which
+/// the interrupt is for).
 fn still_taking_input(shared: &Shared, pgid: i32, reading: bool) -> bool {
     shared.pty.pending_input_bytes().unwrap_or(0) > 0
-        && (reading || crate::process::stat(pgid).is_some_and(|s| s.state == 'R'))
+        && (reading
+            || crate::process::stat(pgid).is_some_and(|s| s.state == 'R')
+            || crate::process::blocked_writing(pgid))
 }
 
 /// How often [`wait_for_repl_to_take_interrupt`] looks again.
