@@ -6,21 +6,25 @@
 
 use dsh_terminal_core::{BackendSession, TerminalSignal, WaitReason};
 
-use crate::support::{Shell, config, within};
+use crate::support::{Shell, TempDir, config, within};
 
 /// A Python script that prints, then works for a while without reading, then ends.
-const SCRIPT: &str = "printf '%s\\n' 'import time' 'print(\"started\", flush=True)' \
-                      'time.sleep(10)' 'print(\"script done\")' > /tmp/slow_program.py";
+const SCRIPT: &str =
+    "import time\nprint('started', flush=True)\ntime.sleep(10)\nprint('script done')\n";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shell_block_sent_while_a_python_script_runs_is_typed_ahead() {
     within(async {
+        let dir = TempDir::new("slow-program");
+        let script = dir.0.join("slow.py");
+        std::fs::write(&script, SCRIPT).unwrap();
         let sh = Shell::open(config()).await;
-        sh.send(SCRIPT).await;
+        let script = script.display();
         for start in [
-            "python3 /tmp/slow_program.py",
-            "bash -c 'python3 /tmp/slow_program.py; echo wrapper done'",
+            format!("python3 '{script}'"),
+            format!("bash -c \"python3 '{script}'; echo wrapper done\""),
         ] {
+            let start = start.as_str();
             let mut r = sh.send_within(start, true, 300).await;
             // Polled until the script runs (its start takes a while on a loaded machine).
             while !r.viewport.contains("started") {
