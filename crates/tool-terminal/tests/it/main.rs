@@ -11,6 +11,7 @@ mod background;
 mod background_flood;
 mod background_kill;
 mod background_notices;
+mod background_output;
 mod background_prompts;
 mod background_redraw;
 mod background_repl;
