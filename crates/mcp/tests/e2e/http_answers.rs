@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use crate::http::{HttpServerProcess, RawSession, result_text};
+use crate::http_server::{HttpServerProcess, RawSession, result_text};
 use crate::support::within;
 
 /// `terminal_send` arguments for session `pty-1` running a loop that prints `{word}-42` every

@@ -6,7 +6,7 @@
 use serde_json::Value;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
-use crate::http::{HttpServerProcess, bearer, initialize, json_error};
+use crate::http_server::{HttpServerProcess, bearer, initialize, json_error};
 use crate::support::within;
 
 /// A raw HTTP/1.1 exchange.
@@ -213,7 +213,7 @@ async fn health_says_shutting_down_while_sessions_close() {
         "danger-full-access",
     ])
     .await;
-    let raw = crate::http::RawSession::open_with_shell(&server.url).await;
+    let raw = crate::http_server::RawSession::open_with_shell(&server.url).await;
     let sent = raw
         .call(
             3,

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::http::{HttpServerProcess, RawSession, json_error, result_text};
+use crate::http_server::{HttpServerProcess, RawSession, json_error, result_text};
 use crate::support::{ProcessWatch, call, ok, shell_pid, within};
 
 /// A server whose sessions idle out after 3 s without a request in flight.

@@ -19,6 +19,7 @@ mod http;
 mod http_answers;
 mod http_front;
 mod http_idle;
+mod http_server;
 mod isolation;
 mod jobs;
 mod notices;
