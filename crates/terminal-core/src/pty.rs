@@ -16,7 +16,7 @@
 //!   it is first tried from the caller (a typical command line goes in whole, with no thread
 //!   hop), and only what the terminal did not take is queued for the writer thread, which
 //!   waits for room with `poll`.
-//! - Flow control (`IXON`) is off from the start (see [`modes`]).
+//! - Flow control (`IXON`) is off and UTF-8 input (`IUTF8`) on from the start (see [`modes`]).
 //! - The writer obtained from portable-pty is never used: dropping it writes `"\n"` + VEOF, which
 //!   makes bash exit and leak its jobs. Writes go to our own duplicate of the master fd.
 //! - Terminal facts from the master side: foreground process group (`tcgetpgrp`), termios
@@ -179,7 +179,7 @@ impl Pty {
         #[allow(unsafe_code)]
         let borrowed = unsafe { BorrowedFd::borrow_raw(raw) };
         let fd = rustix::io::fcntl_dupfd_cloexec(borrowed, 0)?;
-        modes::disable_flow_control(&fd);
+        modes::set_session_modes(&fd);
         let mut builder = CommandBuilder::new(&command.program);
         builder.args(&command.args);
         builder.env_clear();

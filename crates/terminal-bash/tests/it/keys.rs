@@ -304,6 +304,39 @@ async fn a_ctrl_s_stops_no_output() {
     .await;
 }
 
+/// The terminal's canonical-mode line editing knows UTF-8 (`IUTF8` on, as a UTF-8 terminal
+/// emulator sets it): a backspace erases a whole multibyte character, in what the program
+/// reads as in the echo, also after a program turned the mode off (`stty -iutf8`). With it
+/// off, `café`, DEL, `e` echoed `cafe` while the program read `caf\303e`, invalid UTF-8.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backspace_erases_a_whole_multibyte_character() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for setup in ["true", "stty -iutf8"] {
+            sh.send(setup).await;
+            let r = sh.send("read -r x; printf '%s' \"$x\" | od -An -c").await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{setup}: {r:?}");
+            let r = sh.send("café\u{7f}e 日本\u{7f}X").await;
+            let bytes: Vec<&str> = r
+                .viewport
+                .lines()
+                .skip_while(|l| !l.starts_with("cafe "))
+                .nth(1)
+                .unwrap_or_else(|| panic!("{setup}: {r:?}"))
+                .split_whitespace()
+                .collect();
+            assert_eq!(
+                bytes,
+                ["c", "a", "f", "e", "346", "227", "245", "X"],
+                "{setup}: {r:?}"
+            );
+            assert_eq!(r.exit_code, Some(0), "{setup}: {r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 /// An event loop that takes a key and prints nothing (asyncio reading the terminal beside its
 /// wake-up pipe; node's REPL given a lone ESC, which it holds for its 500 ms escape timeout and
 /// then drops) waits for input again once it woke up for the key and has no timer about to

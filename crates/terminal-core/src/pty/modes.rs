@@ -7,22 +7,31 @@ use rustix::termios::{
     InputModes, LocalModes, OptionalActions, OutputModes, Termios, tcgetattr, tcsetattr,
 };
 
-/// Turns output flow control (`IXON`) off on the terminal whose master is `master` (Linux
-/// applies termios calls on the master to the slave). With it on, a Ctrl-S typed to the shell
-/// or to a program reading in canonical mode stops all output until a Ctrl-Q, so every later
-/// result comes back empty while the program blocks writing; a model has no use for it.
-/// Programs that want the key (an editor's "save") read it as a byte, as they do anyway in
-/// raw mode. The shell records these modes as the session's own at startup, so a program
-/// that turns flow control back on (`stty sane`) has it turned off again at the next prompt.
-/// Best effort: a failure leaves the kernel's default.
-pub(super) fn disable_flow_control(master: impl AsFd) {
+/// Sets the modes the host wants on the terminal whose master is `master` (Linux applies
+/// termios calls on the master to the slave) before its program starts:
+///
+/// - Output flow control (`IXON`) off. With it on, a Ctrl-S typed to the shell or to a
+///   program reading in canonical mode stops all output until a Ctrl-Q, so every later result
+///   comes back empty while the program blocks writing; a model has no use for it. Programs
+///   that want the key (an editor's "save") read it as a byte, as they do anyway in raw mode.
+/// - UTF-8 input (`IUTF8`) on, as a UTF-8 terminal emulator sets it (sessions run a UTF-8
+///   locale): the kernel's canonical-mode line editing then erases a whole multibyte
+///   character per erase key. With it off, a backspace over `é` erased one byte of it, the
+///   echo looked clean and the program read invalid UTF-8 (`caf\303e` for `café`, DEL, `e`).
+///
+/// The shell records these modes as the session's own at startup, so a program that changes
+/// them (`stty sane`, `stty ixon`) has them set again at the next prompt. Best effort: a
+/// failure leaves the kernel's defaults.
+pub(super) fn set_session_modes(master: impl AsFd) {
     let fd = master.as_fd();
-    if let Ok(mut modes) = tcgetattr(fd)
-        && modes.input_modes.contains(InputModes::IXON)
-    {
-        modes.input_modes.remove(InputModes::IXON);
+    let Ok(mut modes) = tcgetattr(fd) else {
+        return;
+    };
+    let wanted = modes.input_modes.difference(InputModes::IXON) | InputModes::IUTF8;
+    if wanted != modes.input_modes {
+        modes.input_modes = wanted;
         if let Err(e) = tcsetattr(fd, OptionalActions::Now, &modes) {
-            tracing::debug!(error = %e, "could not turn PTY flow control off");
+            tracing::debug!(error = %e, "could not set the PTY's session modes");
         }
     }
 }
