@@ -15,6 +15,7 @@ mod cases;
 mod cases_status;
 mod confined;
 mod cursor_keys;
+mod debugged_programs;
 mod display_modes;
 mod editor_unshown_insert;
 mod editors;

@@ -63,7 +63,8 @@ mod quoted_tabs;
 
 pub use commands::holds_no_command;
 pub(super) use commands::{
-    resets_the_terminal, sets_an_exiting_err_trap, submits_a_command, turns_on_errexit,
+    continues_a_job, resets_the_terminal, sets_an_exiting_err_trap, submits_a_command,
+    turns_on_errexit,
 };
 pub(super) use cursor_keys::application_cursor_keys;
 pub(super) use line_notices::{

@@ -14,8 +14,10 @@ use super::probe::ProbeVerdict;
 use super::send::{EXIT_DRAIN_MAX, EXIT_DRAIN_MIN};
 use super::shared::Shared;
 
+mod debugger;
 mod facts;
 mod prompt_rows;
+pub(super) use debugger::{debugger_of, resumes_the_program, runs_a_debugger, runs_under};
 pub(super) use facts::{TerminalFacts, terminal_facts};
 pub(super) use prompt_rows::{
     DATABASE_SHELLS, at_primary_repl_prompt, continuation_indent, ends_like_a_question,

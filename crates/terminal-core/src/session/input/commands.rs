@@ -1,6 +1,6 @@
 //! Command lines typed at the shell's prompt that the send looks into: whether one hands the
-//! line editor a command at all, resets the terminal on purpose, or makes the shell end at the
-//! first failure (errexit, a trap on `ERR` that exits).
+//! line editor a command at all, continues a stopped job, resets the terminal on purpose, or
+//! makes the shell end at the first failure (errexit, a trap on `ERR` that exits).
 
 use std::collections::VecDeque;
 
@@ -31,6 +31,19 @@ pub(in crate::session) fn submits_a_command(text: &str, submit: bool) -> bool {
 pub fn holds_no_command(line: &str) -> bool {
     let line = line.trim();
     line.is_empty() || line.starts_with('#')
+}
+
+/// Whether the command line `line` (trimmed) only continues a stopped job in the foreground:
+/// `fg` (with a job spec: `fg %1`, `fg %python3`) or a job spec alone (`%1`, `%+`, `%`). The
+/// program continued holds the terminal as it did when it stopped.
+pub(in crate::session) fn continues_a_job(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    let spec = |word: &str| word.starts_with('%') && !word.contains(['&', ';', '|']);
+    match (words.next(), words.next(), words.next()) {
+        (Some("fg"), None, None) => true,
+        (Some("fg"), Some(job), None) | (Some(job), None, None) => spec(job),
+        _ => false,
+    }
 }
 
 /// Whether the command line `line` resets the terminal on purpose (`reset`, `tset`, `tput

@@ -1,8 +1,10 @@
 //! The texts of a send result's notices (model-visible, snapshot-tested in `result.rs`): one
 //! per fact of [`SettleFacts`] that needs saying.
 
+mod debugger;
 mod output;
 
+pub(super) use self::debugger::{debugged_read_notice, debugged_running_notice};
 pub(in crate::session) use self::output::OutputNotes;
 
 #[cfg(doc)]
@@ -328,6 +330,16 @@ pub(super) fn idle_reading_notice(program: &str) -> String {
          other sources (a socket: a relay such as ssh, or an event loop): it may be waiting for \
          input, so send it if it asked for some, or poll (empty text, submit: false) for what \
          its other side prints; terminal_signal SIGINT stops it]"
+    )
+}
+
+/// The notice for [`SettleFacts::repl_continued`], naming the REPL or debugger: not a
+/// program's read to end with Ctrl-D (which would end the REPL).
+pub(super) fn repl_continued_notice(program: &str) -> String {
+    format!(
+        "[input: {program} was continued with fg and reads at its own prompt, as before it \
+         was stopped, without printing that prompt again (the cursor is at the start of an \
+         empty line): the next send is taken as a statement or command at that prompt]"
     )
 }
 

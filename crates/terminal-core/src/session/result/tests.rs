@@ -1,7 +1,9 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::screen::Rendered;
 
+mod debugged;
 mod input;
 mod output;
 mod running;
@@ -74,6 +76,8 @@ fn facts(reason: Settle) -> SettleFacts {
         cancelled_unwritten: false,
         entered_none: false,
         runs_a_repl: false,
+        debugger: None,
+        repl_continued: false,
         typed_ahead_taken: None,
         held_text_taken: None,
         output: OutputNotes::default(),

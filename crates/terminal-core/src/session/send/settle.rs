@@ -16,6 +16,7 @@ use super::super::result::{
 };
 use super::SendOp;
 
+mod in_front;
 mod line_state;
 mod release;
 
@@ -422,14 +423,8 @@ impl SendOp {
             && !marks_gone
             && !prompt_unmarked;
         let in_command_line = foreground.is_some() && runs_longer_line;
-        // A REPL still running a statement: SIGINT interrupts the statement, the REPL stays
-        // (also when a longer command line started it: `cd /tmp && python3`).
-        let fg_runs_a_repl = matches!(reason, Settle::Idle | Settle::Timeout)
-            && foreground.is_some()
-            && shared
-                .pty
-                .foreground_pgid()
-                .is_some_and(super::super::observe::group_runs_a_repl);
+        let in_front =
+            self.program_in_front(reason, foreground.is_some(), no_prompt_shown && line_reader);
         let output = OutputNotes::of(&span_notes, &rendered.text);
         // `.editor` that no banner answered went to another reader (a node script reading
         // lines): no editor mode.
@@ -549,7 +544,9 @@ impl SendOp {
             line_started_jobs,
             cancelled_unwritten,
             entered_none,
-            runs_a_repl: fg_runs_a_repl,
+            runs_a_repl: in_front.runs_a_repl,
+            debugger: in_front.debugger,
+            repl_continued: in_front.repl_continued,
             answered_password,
             typed_ahead_taken,
             typed_ahead_echoed,

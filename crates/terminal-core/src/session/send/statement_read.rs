@@ -13,12 +13,18 @@
 //! at its Enter, and the prompt the cursor rests after is the statement's, not the REPL's. The
 //! line sent next is that prompt's answer, typed as it is (no empty line ending a block first),
 //! and a block is refused as at a read with no prompt.
+//!
+//! The program a debugger runs reads the same way after a command that resumes it (`n` over
+//! an `input()` at pdb's `(Pdb)`, `run` or `continue` at gdb's `(gdb)`): the line sent next is
+//! the program's input, not a debugger command, and the result says so.
 
 use crate::error::TerminalError;
 use crate::readiness::Settle;
 
 use super::super::input;
-use super::super::observe::{is_primary_repl_prompt, is_repl_prompt_of};
+use super::super::observe::{
+    is_primary_repl_prompt, is_repl_prompt_of, resumes_the_program, runs_under,
+};
 use super::super::shared::{Shared, State};
 use super::SendOp;
 
@@ -52,7 +58,8 @@ impl SendOp {
             && !unprompted
             && !self.promptless
             && reads_a_line(shared);
-        let asked = self.repl_at_start == fg && self.asked_for_input();
+        let asked = (self.repl_at_start == fg && self.asked_for_input())
+            || fg.is_some_and(|pgid| self.resumed_under_debugger(pgid));
         let mut st = shared.lock();
         let read = waits && (asked || st.statement_read == fg);
         let prompted = prompt.is_some() && !unprompted;
@@ -95,12 +102,13 @@ impl SendOp {
         if own_primary {
             return None;
         }
-        let asked = self.repl_at_start == Some(fg)
+        let asked = (self.repl_at_start == Some(fg)
             && self.asked_for_input()
             && st
                 .python_block
                 .as_deref()
-                .is_some_and(input::python_ends_complete);
+                .is_some_and(input::python_ends_complete))
+            || self.resumed_under_debugger(fg);
         let polled =
             st.statement_read == Some(fg) && st.statement_read_prompt.as_deref() == Some(row);
         (asked || polled).then(|| row.to_owned())
@@ -113,6 +121,17 @@ impl SendOp {
             .pty
             .foreground_pgid()
             .filter(|&pgid| pgid != shared.shell_pgid())
+    }
+
+    /// Whether this send, typed at a debugger's prompt (the group `repl_at_start`), ended
+    /// with a command that resumes the program it runs (`n` over an `input()`, gdb's `run`,
+    /// `c`: see `observe::resumes_the_program`, its one-letter forms too, which are no
+    /// statements there), and group `fg`, which now reads, is that program (pdb's own
+    /// process, gdb's inferior in a group of its own): what it asks is no debugger prompt.
+    fn resumed_under_debugger(&self, fg: i32) -> bool {
+        self.repl_at_start.is_some_and(|debugger| {
+            self.last_line.as_deref().is_some_and(resumes_the_program) && runs_under(fg, debugger)
+        })
     }
 
     /// Whether this send's last line asks for input (see `input::asks_for_input`).

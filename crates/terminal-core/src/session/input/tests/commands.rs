@@ -1,5 +1,5 @@
 //! Command lines the send looks into: one that turns on errexit in the shell, one that resets
-//! the terminal.
+//! the terminal, one that continues a stopped job.
 
 #[test]
 fn a_send_turning_on_errexit_is_told_apart() {
@@ -66,5 +66,24 @@ fn a_command_that_resets_the_terminal_is_told_apart() {
     }
     for line in ["stty -echo", "echo reset", "tput cols", "python3 reset.py"] {
         assert!(!super::super::resets_the_terminal(line), "{line:?}");
+    }
+}
+
+#[test]
+fn a_line_continuing_a_stopped_job_is_told_apart() {
+    for line in ["fg", "fg %1", "fg %python3", "%1", "%+", "%"] {
+        assert!(super::super::continues_a_job(line), "{line:?}");
+    }
+    for line in [
+        "fg; ls",
+        "bg",
+        "bg %1",
+        "fg %1 && ls",
+        "%1 &",
+        "echo fg",
+        "fgrep x",
+        "",
+    ] {
+        assert!(!super::super::continues_a_job(line), "{line:?}");
     }
 }
