@@ -129,8 +129,8 @@ fn says_reads_to_end(r: &SendResult, program: &str) -> bool {
 }
 
 /// A filter reading the terminal at the head of a pipeline (`sort | uniq -c`) is named with
-/// how to end its input; a program that reads one answer (`input()`) or the shell's own
-/// `read` is not a stream to end.
+/// how to end its input; a program that reads one answer (`input()`), the shell's own `read`
+/// or a filter told to read a counted amount (`head -c 1`) is not a stream to end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_filter_reading_the_terminal_is_told_how_to_end_its_input() {
     within(async {
@@ -164,6 +164,17 @@ async fn a_filter_reading_the_terminal_is_told_how_to_end_its_input() {
         assert!(!says_reads_to_end(&r, "xargs"), "{r:?}");
         let r = sh.send("y\nn").await;
         assert!(r.viewport.lines().any(|l| l == "a"), "{r:?}");
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        // A filter told to read a counted amount (`head -c 1`, as a key read in a script)
+        // ends once it has it: no stream to end.
+        let r = sh.send("x=$(head -c 1); echo \"x=[$x]\"").await;
+        assert_eq!(r.foreground.as_deref(), Some("head"), "{r:?}");
+        assert!(
+            r.notices.iter().all(|n| !n.contains("until end of input")),
+            "{r:?}"
+        );
+        let r = sh.send("q").await;
+        assert!(r.viewport.lines().any(|l| l == "x=[q]"), "{r:?}");
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         sh.close().await;
     })

@@ -183,7 +183,8 @@ async fn c07_a_long_multi_line_send_reports_every_earlier_exit() {
             let text: Vec<String> = (1..=lines)
                 .map(|i| format!("echo {i}; (exit $(({i}%3)))"))
                 .collect();
-            let r = shell.send(&text.join("\n")).await;
+            // A deadline generous for a loaded machine: 1500 lines are paced one by one.
+            let r = shell.send_within(&text.join("\n"), true, 100_000).await;
             assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
             assert_eq!(r.exit_code, Some(lines % 3), "{r:?}");
             let expected: Vec<i32> = (1..lines).map(|i| i % 3).collect();

@@ -8,6 +8,7 @@ use pretty_assertions::assert_eq;
 use crate::support::{Shell, TempDir, config, within};
 
 mod answers;
+mod raw_readers;
 
 /// The shell's own builtin reads of single keys (`read -n 1`, `read -s -n 1`, `read -N 2`)
 /// and of a line with readline (`read -e`) get exactly the keys sent: nothing meant for the

@@ -20,6 +20,7 @@ mod display_modes;
 mod editor_unshown_insert;
 mod editors;
 mod environment;
+mod full_screen_rows;
 mod history_search;
 mod input;
 mod jvm_repls;

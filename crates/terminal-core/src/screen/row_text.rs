@@ -119,7 +119,18 @@ pub(super) fn row_text_walk(
 /// Whether visible row `row` continues on the next row: vt100's wrap flag, or a wide
 /// character that did not fit in the row's last column and went to the next row's start.
 /// vt100 (like tmux) does not flag that wrap, so the line would otherwise break in two there.
+///
+/// Never on the alternate screen: a full-screen program draws rows, one result line each, as
+/// the screen shows them. The flag a row got when text went past its edge outlives what the
+/// program draws later: vim marks each row of a long line wrapped, and after `:set nowrap`
+/// redraws only the rows below it (moving the cursor, no erase reaching the flagged row's last
+/// cell, which is all that clears the flag), so the line's first row would be joined with the
+/// `~` row now under it; a split window, a scrolled or redrawn buffer, a pager's next page
+/// likewise.
 pub(super) fn row_continues(screen: &vt100::Screen, row: u16, cols: u16) -> bool {
+    if screen.alternate_screen() {
+        return false;
+    }
     if screen.row_wrapped(row) {
         return true;
     }

@@ -7,6 +7,10 @@
 //! data: `gzip -k a.txt` asking whether to overwrite `a.txt.gz`, an awk script's `getline`
 //! after `Continue? [y/N] `. A line sent then answers the question, as one sent to `rm -i`'s
 //! does (the send says so, not that it would be data), and no end of input is owed.
+//!
+//! Nor does one told to read a counted amount (`x=$(head -c 1)`, `head -n 2`, `dd bs=1
+//! count=1`): it ends once it has that much, so the line sent is all of its input, and the
+//! next line goes to whatever reads after it (the shell).
 
 use crate::process::StatInfo;
 
@@ -96,6 +100,49 @@ pub(super) fn reads_terminal_as_data(reader: &StatInfo, cursor_row: Option<&str>
         && !(ASKING.contains(&comm) && cursor_row.is_some_and(ends_like_a_question))
         && crate::process::stdin_is_terminal(reader.pid)
         && !crate::process::holds_a_file_to_read(reader.pid)
+        && !crate::process::cmdline(reader.pid).is_some_and(|line| {
+            let args: Vec<String> = line
+                .split(|&b| b == 0)
+                .skip(1)
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect();
+            reads_a_counted_amount(comm, &args)
+        })
+}
+
+/// Whether `comm` run with `args` (its command line after the program) reads a counted amount
+/// of its input and ends: `head` with a count of bytes or lines (`-c 1`, `-n2`, `--bytes=1`,
+/// `-3`; not `-c -5`, all but the last five, which reads to the end), `dd` with `count=`.
+fn reads_a_counted_amount(comm: &str, args: &[String]) -> bool {
+    match comm {
+        "head" => {
+            let counted = |value: &str| !value.is_empty() && !value.starts_with('-');
+            let mut args = args.iter().map(String::as_str);
+            while let Some(arg) = args.next() {
+                if let Some(value) = ["--bytes=", "--lines="]
+                    .iter()
+                    .find_map(|option| arg.strip_prefix(option))
+                {
+                    return counted(value);
+                }
+                if matches!(arg, "-c" | "-n" | "--bytes" | "--lines") {
+                    return args.next().is_some_and(counted);
+                }
+                if let Some(value) = arg.strip_prefix("-c").or_else(|| arg.strip_prefix("-n")) {
+                    return counted(value);
+                }
+                if arg
+                    .strip_prefix('-')
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                {
+                    return true;
+                }
+            }
+            false
+        }
+        "dd" => args.iter().any(|arg| arg.starts_with("count=")),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -109,6 +156,31 @@ mod tests {
         }
         for name in ["bash", "python3", "node", "less", "vim", "read"] {
             assert!(!reads_to_end_of_input(name), "{name}");
+        }
+    }
+
+    /// A filter told to read a counted amount ends once it has it: no stream to the end.
+    #[test]
+    fn counted_reads_are_no_streams() {
+        let args = |line: &str| line.split(' ').map(str::to_owned).collect::<Vec<_>>();
+        for (comm, line) in [
+            ("head", "-c 1"),
+            ("head", "-c1"),
+            ("head", "-n 2"),
+            ("head", "--bytes=1"),
+            ("head", "--lines 3"),
+            ("head", "-3"),
+            ("dd", "bs=1 count=1"),
+        ] {
+            assert!(reads_a_counted_amount(comm, &args(line)), "{comm} {line}");
+        }
+        for (comm, line) in [
+            ("head", "-c -5"),
+            ("head", "-q"),
+            ("dd", "bs=1"),
+            ("cat", "-n"),
+        ] {
+            assert!(!reads_a_counted_amount(comm, &args(line)), "{comm} {line}");
         }
     }
 

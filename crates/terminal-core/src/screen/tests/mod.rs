@@ -31,6 +31,7 @@ fn mark(payload: &str) -> Vec<u8> {
 }
 
 mod alternate;
+mod alternate_rows;
 mod binary;
 mod binary_advice;
 mod blank_rows;

@@ -29,6 +29,18 @@
 //! prompt for a value (not a shell's or a REPL's prompt, whose line editor takes lines
 //! whole).
 //!
+//! A line to a raw-mode reader at a prompt that neither asks nor is a REPL's (`Press any key
+//! to continue... `, a menu ending in `> `, no prompt at all: `stty raw -echo; dd bs=1
+//! count=1`) goes likewise, its first key alone: the modes do not tell a key reader from a line
+//! editor there (node's `setRawMode` key reader has its REPL's modes, Python's `tty.setraw`
+//! linenoise's, and both read with `VMIN` 1 and `VTIME` 0), but the reader does once it took
+//! the key. A line editor shows it on its line and reads again, and gets the rest whole (no
+//! key at a time: see `RestKind::Line`); a key reader that went on (ended, printed its next
+//! prompt, restored the terminal) gets none of it, and the result says only the first key
+//! went (`yes` to `dd bs=1 count=1` types `y`, and `es` never runs in the shell). GNU
+//! readline's modes (the signal keys on) are a line editor's only, and so is a REPL's by its
+//! command line (`node`, not `node -e …`): both take lines whole (see `raw_line`).
+//!
 //! Keys with Enter to a full-screen program go likewise, the Enter only while the program
 //! still holds its screen once it read them (see `full_screen`).
 
@@ -45,6 +57,7 @@ use super::SendOp;
 use super::pacing::Pacing;
 
 mod full_screen;
+mod raw_line;
 
 /// Most keys an answer to a key reader may have for them to go one at a time (see the module
 /// docs); longer text goes as sent.
@@ -72,6 +85,11 @@ pub(super) enum RestKind {
     Word,
     /// More keys, each typed once the reader took the one before, then the Enter.
     Keys,
+    /// The rest of a line (its other keys and the Enter) to a raw-mode reader at a prompt
+    /// that neither asks nor is a REPL's: typed whole once the reader shows the first key
+    /// (a line editor), dropped otherwise (a key reader), the result saying only the first
+    /// key went (see the module docs).
+    Line,
 }
 
 /// What decides whether the rest of a key answer goes (see the module docs).
@@ -269,14 +287,17 @@ fn plan_keys(
     if st.screen.alternate_screen() {
         return full_screen::keys(st, fg, keyed);
     }
-    if !modes.single_keys()
-        && (st
+    if !modes.single_keys() {
+        if st
             .screen
             .cursor_row_prefix()
             .is_some_and(|row| is_repl_prompt(&row))
-            || !asks(st, asks_in_raw_mode))
-    {
-        return None;
+        {
+            return None;
+        }
+        if !asks(st, asks_in_raw_mode) {
+            return raw_line::first_key_alone(st, (modes, shared.shell_pgid()), fg, keyed);
+        }
     }
     if let Some(key) = input::yes_no_word_key(keyed).filter(|_| asks(st, input::asks_yes_or_no)) {
         let rest = keyed[key.len()..].to_vec();
@@ -465,7 +486,7 @@ impl SendOp {
         let mut st = shared.lock();
         let planned = match pacing.take_passed_check() {
             // Keys one at a time, a yes/no word's among them, go on with the next one; an
-            // Enter goes as it is.
+            // Enter, or a line editor's rest of a line, goes as it is.
             Some(check) if check.kind == RestKind::Keys => keys_and_enter(&line)
                 .and_then(|(keys, enter)| next_key(&mut st, fg, keys, enter, Some(check))),
             Some(check) if check.kind == RestKind::Word => word_rest(&line)
@@ -521,7 +542,7 @@ impl SendOp {
         let dropped = pacing.drop_next();
         // Keys typed with echo off are a secret's: their rest is not quoted.
         let hidden = self.span().typed_hidden;
-        if check.kind == RestKind::Keys
+        if matches!(check.kind, RestKind::Keys | RestKind::Line)
             && !hidden
             && let Some(rest) = dropped
                 .as_deref()
@@ -535,7 +556,7 @@ impl SendOp {
         let withheld = match check.kind {
             RestKind::Enter => &self.enter_withheld,
             RestKind::Word => &self.rest_withheld,
-            RestKind::Keys => &self.keys_withheld,
+            RestKind::Keys | RestKind::Line => &self.keys_withheld,
         };
         withheld.store(true, Ordering::SeqCst);
         if check.kind == RestKind::Word {

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::super::pacing::Pacing;
+use super::raw_line::first_key_and_rest;
 use super::{AnswerCheck, RestKind, word_rest};
 use crate::readiness::Settle;
 use crate::screen::Position;
@@ -48,4 +49,31 @@ fn a_yes_no_words_rest_is_keys() {
     assert_eq!(word_rest(b"es"), Some(("es", &b""[..])));
     assert_eq!(word_rest(b"\r"), None);
     assert_eq!(word_rest(b""), None);
+}
+
+/// A line to a raw-mode reader at a prompt that neither asks nor is a REPL's goes as its
+/// first key and the rest: the Enter alone after one key, more of the line otherwise; a key
+/// alone, several lines, or a line starting with a space or a control key go as they are.
+#[test]
+fn a_raw_readers_line_splits_at_its_first_key() {
+    assert_eq!(
+        first_key_and_rest(b"yes\r"),
+        Some(("y", &b"es\r"[..], RestKind::Line))
+    );
+    assert_eq!(
+        first_key_and_rest(b"zecho LEAKED\r"),
+        Some(("z", &b"echo LEAKED\r"[..], RestKind::Line))
+    );
+    assert_eq!(
+        first_key_and_rest(b"a\r\n"),
+        Some(("a", &b"\r\n"[..], RestKind::Enter))
+    );
+    assert_eq!(
+        first_key_and_rest("éa".as_bytes()),
+        Some(("é", &b"a"[..], RestKind::Line))
+    );
+    assert_eq!(first_key_and_rest(b"q"), None);
+    assert_eq!(first_key_and_rest(b"a\nb\r"), None);
+    assert_eq!(first_key_and_rest(b" x\r"), None);
+    assert_eq!(first_key_and_rest(b"\x1b[A\r"), None);
 }
