@@ -61,6 +61,7 @@ mod shell_ended_lines;
 mod signal_prompts;
 mod silence;
 mod statement_reads;
+mod stopped_jobs;
 mod support;
 mod suspend;
 mod typed_ahead;

@@ -233,6 +233,8 @@ async fn fate(shared: &Arc<Shared>, pgid: i32, name: Option<String>) -> AfterSig
             Some(Some(stopped)) => {
                 let program = name.unwrap_or_else(|| "the program".to_owned());
                 return if stopped {
+                    // Said here: the next send's result does not say it again.
+                    shared.lock().stopped_jobs_seen.push(pgid);
                     AfterSignal::Stopped(program)
                 } else {
                     AfterSignal::Ended(program)

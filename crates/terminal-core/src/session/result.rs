@@ -4,10 +4,10 @@
 mod facts;
 mod notices;
 
-pub(in crate::session) use self::facts::{SettleFacts, TextBeforeLine};
+pub(in crate::session) use self::facts::{SettleFacts, StoppedJob, TextBeforeLine};
 pub(in crate::session) use self::notices::OutputNotes;
-pub use self::notices::rewound_notice;
 use self::notices::*;
+pub use self::notices::{rewound_notice, stopped_job_advice};
 use crate::readiness::Settle;
 use crate::types::{
     EarlierExits, InputMode, LineStart, SendHead, SendResult, SessionStatus, WaitReason,
@@ -151,6 +151,17 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
         (
             facts.shell_running_line && !facts.input_unread,
             Some(SHELL_RUNNING_LINE_NOTICE.to_owned()),
+        ),
+        // Nothing else says the text was typed: no program to name, the shell neither
+        // stopped nor said to be running a line of its own.
+        (
+            facts.typed_unfinished
+                && reason == Settle::Timeout
+                && facts.foreground.is_none()
+                && !facts.shell_stopped
+                && !facts.input_unread
+                && !facts.shell_running_line,
+            Some(TYPED_UNFINISHED_NOTICE.to_owned()),
         ),
         (
             facts.reads_no_keys && !facts.input_unread,
@@ -341,7 +352,14 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
             .filter(|(on, _)| *on)
             .filter_map(|(_, notice)| notice)
     };
+    // One notice per job found stopped (none once the shell is gone with them).
+    let stopped_jobs = facts
+        .stopped_jobs
+        .iter()
+        .filter(|_| !exited)
+        .map(stopped_job_notice);
     let notices = shown(notices.into())
+        .chain(stopped_jobs)
         .chain(facts.output.notices())
         .chain(shown(after_output.into()))
         .collect();

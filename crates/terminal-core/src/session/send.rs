@@ -88,6 +88,7 @@ impl SendOp {
     ) {
         let shared = Arc::clone(&inner.shared);
         let mut activity = shared.subscribe();
+        self.note_foreground(shared.pty.foreground_pgid());
         // A REPL holding the terminal as the send starts, busy with a statement or not: the
         // lines are its input (`raise SystemExit(4)` then a line: not the shell's once the
         // REPL is gone).
@@ -122,6 +123,7 @@ impl SendOp {
             None
         } else {
             self.in_flight.store(true, Ordering::SeqCst);
+            self.span().wrote_input = true;
             note_lone_escape(&shared, &input);
             Some(shared.pty.write(input))
         };
@@ -280,6 +282,7 @@ impl SendOp {
                 self.own_line.as_deref(),
                 pacing.answer_start(),
             );
+            self.note_foreground(obs.fg);
             // Silence before an interrupt says nothing of how the program takes it.
             if let Some(at) = interrupts.delivered_at() {
                 obs.last_output_at = obs.last_output_at.max(at);
@@ -351,6 +354,7 @@ impl SendOp {
                 && let Some(keys) = pacing.take_next()
             {
                 self.in_flight.store(true, Ordering::SeqCst);
+                self.span().wrote_input = true;
                 write_rx = Some(shared.pty.write(keys));
                 continue;
             }
@@ -473,6 +477,7 @@ impl SendOp {
                     wait_for_shell_read(&shared).await;
                 }
                 self.in_flight.store(true, Ordering::SeqCst);
+                self.span().wrote_input = true;
                 note_lone_escape(&shared, &line);
                 write_rx = Some(shared.pty.write(line));
                 if ahead {

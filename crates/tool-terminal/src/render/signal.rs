@@ -143,9 +143,12 @@ pub fn render_signal_back_at_prompt(
 
 /// `terminal_signal` when the signal stopped the program (job control) and the shell holds
 /// the terminal again.
+/// What it says of the stopped program is a send's notice for a job stopped by the Ctrl-Z key
+/// too ([`dsh_terminal_core::stopped_job_advice`]).
 pub fn render_signal_stopped(signal: &str, target_pgid: i32, program: &str) -> String {
+    let stopped = dsh_terminal_core::stopped_job_advice(program);
     format!(
-        "delivered {signal} to foreground process group {target_pgid}; {program} is stopped (suspended, with its state kept) and the shell holds the terminal again: text sent next runs as a shell command, not in {program}; send fg to continue it where it was (only it: a shell loop it ran in does not go on; jobs lists stopped jobs, kill %1 ends the first; exit refuses once while a job is stopped); {SIGNAL_EFFECT}"
+        "delivered {signal} to foreground process group {target_pgid}; {stopped}; {SIGNAL_EFFECT}"
     )
 }
 

@@ -18,6 +18,17 @@ pub(in crate::session) enum TextBeforeLine {
     Output(String),
 }
 
+/// A job of the shell found stopped (job control) as a send settled, and not stopped as the
+/// result before it settled (see [`SettleFacts::stopped_jobs`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(in crate::session) struct StoppedJob {
+    /// Its program (the name of its process group's leader).
+    pub(in crate::session) program: String,
+    /// It held the terminal during the send: stopped in the foreground (the Ctrl-Z key), not
+    /// a job in the background stopped for reading the terminal.
+    pub(in crate::session) was_in_foreground: bool,
+}
+
 /// Everything gathered when a send settles.
 #[derive(Clone, Debug)]
 pub(in crate::session) struct SettleFacts {
@@ -216,4 +227,13 @@ pub(in crate::session) struct SettleFacts {
     /// and the command line ended with none of the text run after it: a prompt of the line
     /// took it.
     pub(in crate::session) held_text_taken: Option<String>,
+    /// The send typed text, and its deadline passed with no program of it in the foreground
+    /// to name: the shell had not yet read it, echoed it, started its program or come back to
+    /// its prompt (or a fork of the shell had yet to run the command's program), so the result
+    /// may show none of it, though it was typed and goes on.
+    pub(in crate::session) typed_unfinished: bool,
+    /// Jobs of the shell that are stopped now and were not when the last result settled (the
+    /// Ctrl-Z key, or a job in the background that read the terminal): the shell's `Stopped`
+    /// line says as much, but not that they are unfinished, nor how to go on.
+    pub(in crate::session) stopped_jobs: Vec<StoppedJob>,
 }

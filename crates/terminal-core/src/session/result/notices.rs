@@ -2,9 +2,12 @@
 //! per fact of [`SettleFacts`] that needs saying.
 
 mod debugger;
+mod jobs;
 mod output;
 
 pub(super) use self::debugger::{debugged_read_notice, debugged_running_notice};
+pub use self::jobs::stopped_job_advice;
+pub(super) use self::jobs::stopped_job_notice;
 pub(in crate::session) use self::output::OutputNotes;
 
 #[cfg(doc)]
@@ -498,6 +501,14 @@ pub(super) const SHELL_RUNNING_LINE_NOTICE: &str = "[shell: the shell itself is 
      $(…) or subshell, whose programs run in the shell's own process group), with no program \
      of it in a foreground group of its own; it reads the next command once that line has \
      ended; terminal_signal SIGINT stops the line]";
+
+/// The notice for [`SettleFacts::typed_unfinished`].
+pub(super) const TYPED_UNFINISHED_NOTICE: &str = "[timeout: the deadline passed before the \
+     shell was done with the text sent: it was typed into the terminal and goes on as typed \
+     (do not send it again), but its echo, its output and the prompt after it may not show here \
+     yet (what shows, with any exit status said of earlier commands, can be from before it); \
+     poll (empty text, submit: false) with timeoutMs to wait for the rest, or terminal_read to \
+     look]";
 
 /// The notice for [`SettleFacts::input_unread`] when the shell itself holds the terminal.
 pub(super) const SHELL_INPUT_UNREAD_NOTICE: &str = "[input: the shell has not read the text \

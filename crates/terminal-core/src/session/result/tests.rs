@@ -5,8 +5,10 @@ use crate::screen::Rendered;
 
 mod debugged;
 mod input;
+mod jobs;
 mod output;
 mod running;
+mod unfinished;
 
 fn facts(reason: Settle) -> SettleFacts {
     SettleFacts {
@@ -82,6 +84,8 @@ fn facts(reason: Settle) -> SettleFacts {
         held_text_taken: None,
         output: OutputNotes::default(),
         typed_ahead_echoed: None,
+        typed_unfinished: false,
+        stopped_jobs: Vec::new(),
     }
 }
 

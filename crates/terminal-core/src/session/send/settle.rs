@@ -19,6 +19,8 @@ use super::SendOp;
 mod in_front;
 mod line_state;
 mod release;
+mod stopped_jobs;
+mod unfinished;
 
 impl SendOp {
     /// Settles with `reason` (no-op when already settled): renders the viewport from the
@@ -308,6 +310,8 @@ impl SendOp {
             line_reader,
         } = terminal_facts(shared, reason);
         shared.lock().shell_stopped = shell_stopped;
+        let (typed_unfinished, foreground) = self.typed_unfinished(reason, foreground);
+        let stopped_jobs = self.newly_stopped_jobs(reason, discarded);
         // What the agent is left answering, unless it is our shell's line editor (see
         // `stale_reader`); a result nobody sees leaves the last one's.
         if !discarded {
@@ -551,6 +555,8 @@ impl SendOp {
             typed_ahead_taken,
             typed_ahead_echoed,
             held_text_taken,
+            typed_unfinished,
+            stopped_jobs,
             promptless_mode: (self.in_promptless_mode
                 || (self.enters_promptless_mode && self.lines_after_editor && editor_banner))
                 && reason == Settle::StdinWait

@@ -72,6 +72,13 @@ pub(super) struct Span {
     /// A signal or a cancel dropped the send's text before any of its line ends was typed
     /// (see `SettleFacts::entered_none`).
     pub(super) entered_none: bool,
+    /// The process groups seen holding the terminal while the send ran (its start included):
+    /// a job of one found stopped as it settles was stopped in the foreground (see
+    /// `SettleFacts::stopped_jobs`).
+    pub(super) foregrounds_seen: Vec<i32>,
+    /// The driver wrote the send's text (or began to): it is in the terminal, or goes there
+    /// once the write in flight lands (see `SettleFacts::typed_unfinished`).
+    pub(super) wrote_input: bool,
 }
 
 /// The line ends a render from an anchor left out, when its byte bound cut it (`None` when it

@@ -117,6 +117,10 @@ pub(in crate::session) struct State {
     pub(in crate::session) editor_insert: Option<i32>,
     /// The last send settled with the session's shell itself stopped (`suspend`, SIGSTOP).
     pub(in crate::session) shell_stopped: bool,
+    /// The process groups of the shell's jobs that were stopped when the last result settled,
+    /// or that `terminal_signal` said it stopped: a result says a job is stopped once (see
+    /// `SettleFacts::stopped_jobs`).
+    pub(in crate::session) stopped_jobs_seen: Vec<i32>,
     /// The command names of processes the session started that still ran after its shell
     /// exited, for the exit's result (see `send::left_running`).
     pub(in crate::session) left_running: Vec<String>,
@@ -208,6 +212,7 @@ impl State {
             lone_escape_written_at: None,
             editor_insert: None,
             shell_stopped: false,
+            stopped_jobs_seen: Vec::new(),
             left_running: Vec::new(),
             promptless_repl: None,
             awaited_reader: None,
