@@ -38,8 +38,8 @@ pub use service::{
     CLOSE_REASON_SERVICE_DISPOSED, Terminals, TerminalsPlugin, invariant_companion,
 };
 pub use session::{
-    ENVIRON_TAG, PtySession, PtySessionConfig, PtySpawnSpec, clipped_prompt, end_reader_advice,
-    holds_no_command, holds_paste_marker, is_repl_prompt, is_repl_prompt_of, is_shell_name,
-    is_shell_prompt_of, rewound_notice, stopped_job_advice,
+    ENVIRON_TAG, OPEN_COMMAND_NOTICE, PtySession, PtySessionConfig, PtySpawnSpec, clipped_prompt,
+    end_reader_advice, holds_no_command, holds_paste_marker, is_repl_prompt, is_repl_prompt_of,
+    is_shell_name, is_shell_prompt_of, rewound_notice, stopped_job_advice,
 };
 pub use types::*;

@@ -279,7 +279,15 @@ fn send_metadata_cut(result: &SendOutput, echo_omitted: bool) -> String {
     // line that says the screen is the program's stands instead.
     let screen_held = *input_mode == InputModeOutput::AlternateScreen
         && notices.iter().any(|n| says_reads_no_keys(n));
-    let input_mode = if screen_held {
+    // Our shell's continuation prompt with the engine's notice naming what keeps the command
+    // open (`[input: shell continuation prompt: …]`): that notice gives the advice, and the
+    // general line would say it twice.
+    let open_command_named = *input_mode == InputModeOutput::Continuation
+        && foreground.is_none()
+        && notices
+            .iter()
+            .any(|n| n.starts_with(dsh_terminal_core::OPEN_COMMAND_NOTICE));
+    let input_mode = if screen_held || open_command_named {
         InputModeOutput::Normal
     } else {
         *input_mode

@@ -34,6 +34,7 @@ mod limits;
 mod literal_escapes;
 mod long_lines;
 mod multiplexer;
+mod open_commands;
 mod pacing;
 mod pending_work;
 mod prompt_answer_state;

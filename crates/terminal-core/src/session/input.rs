@@ -58,6 +58,7 @@ mod here_documents;
 mod line_notices;
 mod line_syntax;
 pub(super) mod literal_escapes;
+mod open_construct;
 mod python;
 mod quoted_tabs;
 
@@ -76,6 +77,7 @@ pub(super) use line_notices::{
     typed_ahead_lines_notice,
 };
 pub(super) use line_syntax::{is_simple_command, starts_background_commands};
+pub(super) use open_construct::{OpenConstruct, Opened, open_construct, typed_lines};
 pub(super) use python::{
     BLOCK_END_KEY, python_block_rest, python_block_split, python_ended_statements,
     python_ends_complete, python_opens_block, python_separated, python_simple_lines,

@@ -42,6 +42,7 @@ mod key_answer;
 mod left_running;
 mod node_input;
 mod op;
+mod open_command;
 mod owed_prompt;
 mod pacing;
 mod pager_guard;
@@ -56,6 +57,7 @@ mod unseen_reader;
 mod untyped;
 mod waiting_prompt;
 pub(super) use op::{SendOp, UNPROMPTED_LINE, UNPROMPTED_NO, UNPROMPTED_POLL};
+pub use open_command::OPEN_COMMAND_NOTICE;
 pub use stale_reader::clipped;
 mod start;
 

@@ -11,6 +11,11 @@ pub(super) struct HereDocument {
 }
 
 impl HereDocument {
+    /// The word that ends it, alone on a line.
+    pub(super) fn delimiter(&self) -> &[u8] {
+        &self.delimiter
+    }
+
     /// Whether `line`, a line of its body, is the delimiter that ends it.
     pub(super) fn ends_at(&self, line: &[u8]) -> bool {
         let line = if self.strip_tabs {

@@ -62,6 +62,9 @@ pub(in crate::session) struct SendOp {
     pub(super) indent_cleared: u16,
     /// The session's shell was stopped when the send began and was continued (SIGCONT).
     pub(super) shell_continued: AtomicBool,
+    /// What the send found at our shell's continuation prompt as it started (see
+    /// `open_command`).
+    pub(super) at_continuation: Option<super::open_command::AtContinuation>,
     /// Whether it settles on an event loop's wait with no prompt (`SettleFacts::unprompted_wait`):
     /// [`UNPROMPTED_NO`], [`UNPROMPTED_LINE`], or [`UNPROMPTED_POLL`] (a poll finds it still so).
     pub(super) unprompted_wait: AtomicU8,

@@ -565,6 +565,11 @@ impl SendOp {
         if let Some(notice) = earlier_input {
             result.notices.insert(usize::from(earlier_cancel), notice);
         }
+        // What keeps the command open at our shell's continuation prompt (see `open_command`).
+        let open =
+            super::open_command::notice(&shared.lock(), reason, self.at_continuation.as_ref())
+                .filter(|_| result.foreground.is_none());
+        result.notices.extend(open);
         tracing::debug!(
             wait = ?result.wait_reason,
             viewport_bytes = result.viewport.len(),

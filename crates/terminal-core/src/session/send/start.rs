@@ -264,6 +264,8 @@ impl SendOp {
         if shell_line_editor {
             refusals::refuse_key_taking_the_enter(&request.text, request.submit)?;
         }
+        let at_continuation =
+            super::open_command::check(&st, shell_line_editor, &request.text, request.submit)?;
         let python_reader::ReplView {
             cursor_row,
             reads: python_reader,
@@ -497,6 +499,7 @@ impl SendOp {
             cleared_line,
             indent_cleared,
             shell_continued: AtomicBool::new(false),
+            at_continuation,
             unprompted_wait: AtomicU8::new(super::UNPROMPTED_NO),
             promptless: entered.is_some() || in_promptless_mode,
             in_promptless_mode,

@@ -26,6 +26,14 @@ fn send_facts_sit_between_wait_and_session() {
     result.input_mode = InputMode::Continuation;
     result.viewport = "cat <<EOF\n> ".into();
     insta::assert_snapshot!("send_continuation", render_send(&result, CAP));
+    // The engine's notice naming what keeps the command open stands for the general line.
+    result.viewport = "echo 'it's fine'\n> ".into();
+    result.notices = vec![format!(
+        "{}the command has not run yet: the ' at the end of `echo 'it's fine'` (line 1) opened a quoted string that no ' has closed; close the string (send its rest, ending with '), or send SIGINT to cancel the whole command]",
+        dsh_terminal_core::OPEN_COMMAND_NOTICE
+    )];
+    insta::assert_snapshot!("send_continuation_named", render_send(&result, CAP));
+    result.notices = Vec::new();
     result.foreground = Some("python3.13".into());
     result.viewport = "import sys\n... print(sys.version_info[:2])\n... ".into();
     insta::assert_snapshot!("send_repl_continuation", render_send(&result, CAP));
