@@ -103,6 +103,13 @@ fn compile(kind: &str, patterns: &[String]) -> Result<Vec<Regex>, String> {
     patterns
         .iter()
         .map(|p| {
+            if p.is_empty() {
+                // Matches every line: an unset variable in the operator's command line, most
+                // likely, not a policy.
+                return Err(format!(
+                    "command policy: the {kind} pattern \"\" is empty, which matches every line; give a pattern for the commands to {kind} (`.` for every line)"
+                ));
+            }
             Regex::new(p).map_err(|e| {
                 format!("command policy: the {kind} pattern {p:?} is not a valid regular expression: {e}")
             })
@@ -143,6 +150,7 @@ impl CommandPolicy {
 impl PreExecute for CommandPolicy {
     fn check(&self, call: &ToolCallInfo) -> Decision {
         if call.name != CHECKED_TOOL {
+            self.forget_ended_line(call);
             return Decision::Allow;
         }
         let Some(text) = call.args.get(CHECKED_ARG).and_then(|t| t.as_str()) else {
@@ -154,15 +162,7 @@ impl PreExecute for CommandPolicy {
             .get("submit")
             .and_then(serde_json::Value::as_bool)
             .unwrap_or(true);
-        let session = call
-            .args
-            .get("sessionId")
-            .and_then(|s| s.as_str())
-            .unwrap_or_default();
-        let key = (
-            call.agent_id.clone().unwrap_or_default(),
-            session.to_owned(),
-        );
+        let key = session_key(call);
         let before = self.unended.get(&key);
         // Keys an earlier send left waiting for the next (a numeric argument, Ctrl-X, Ctrl-V)
         // act on this text's first key, unless the session ended them first (it types
@@ -189,6 +189,9 @@ impl PreExecute for CommandPolicy {
             .iter()
             .find_map(|e| e.unknown.as_deref())
             .filter(|_| !self.deny.is_empty() || !self.ask.is_empty());
+        // Unknown only with the keys an earlier send left waiting: that send's doing.
+        let waiting = (edits[0].unknown.is_none() && !before.pending.is_empty())
+            .then_some(before.pending.as_str());
         match (worst, unknown) {
             (Some((line, (Kind::Deny, Some(rule)))), _) => Decision::Deny {
                 reason: format!(
@@ -197,10 +200,17 @@ impl PreExecute for CommandPolicy {
                 ),
             },
             (_, Some(keys)) if !self.deny.is_empty() => Decision::Deny {
-                reason: format!(
-                    "the operator's command policy cannot tell which line the key {} leaves for the shell to run ({UNKNOWN_KEYS}), so it refuses this text; nothing was sent. Type the command as plain text: characters, Enter, Backspace, Delete, the arrow keys, Home, End and Ctrl-A/E/U/K/W are followed. To a full-screen program (vim), put Ctrl-G (\\u0007) between ESC and such a key (\\u001b\\u0007gg)",
-                    shown(keys)
-                ),
+                reason: match waiting {
+                    Some(waiting) => format!(
+                        "the operator's command policy cannot tell which line the key {} leaves for the shell to run ({UNKNOWN_KEYS}): an earlier send without Enter left {} waiting for the next key, and this text's first key goes with it; nothing was sent. End the waiting key first: send \"\\u0007\" (Ctrl-G) with submit false (the line stays as it is), or terminal_signal SIGINT (the line is discarded); then send this text again",
+                        shown(keys),
+                        shown(waiting)
+                    ),
+                    None => format!(
+                        "the operator's command policy cannot tell which line the key {} leaves for the shell to run ({UNKNOWN_KEYS}), so it refuses this text; nothing was sent. Type the command as plain text: characters, Enter, Backspace, Delete, the arrow keys, Home, End and Ctrl-A/E/U/K/W are followed. To a full-screen program (vim), put Ctrl-G (\\u0007) between ESC and such a key (\\u001b\\u0007gg)",
+                        shown(keys)
+                    ),
+                },
             },
             (_, Some(keys)) => Decision::Ask {
                 reason: format!(
@@ -234,6 +244,37 @@ impl PreExecute for CommandPolicy {
             }
         }
     }
+}
+
+impl CommandPolicy {
+    /// Forgets the line `call`'s session held when the call ends it: SIGINT at bash's prompt
+    /// discards the line and any key waiting for the next (bash reads a new line), and a
+    /// closed session holds nothing.
+    fn forget_ended_line(&self, call: &ToolCallInfo) {
+        let ends = match call.name.as_str() {
+            "terminal_signal" => {
+                call.args.get("signal").and_then(serde_json::Value::as_str) == Some("SIGINT")
+            }
+            "terminal_close" => true,
+            _ => false,
+        };
+        if ends {
+            self.unended.forget(&session_key(call));
+        }
+    }
+}
+
+/// The agent's id (empty when none) and the session id `call` names.
+fn session_key(call: &ToolCallInfo) -> (String, String) {
+    let session = call
+        .args
+        .get("sessionId")
+        .and_then(|s| s.as_str())
+        .unwrap_or_default();
+    (
+        call.agent_id.clone().unwrap_or_default(),
+        session.to_owned(),
+    )
 }
 
 /// What the keys the policy does not follow do, for its refusals.
@@ -509,6 +550,83 @@ mod tests {
         assert_eq!(p.check(&typed("pty-8", "y", false)), Decision::Allow);
     }
 
+    /// A Ctrl-X an earlier send left waiting: a text whose first key goes with it is refused
+    /// saying so and how to end it. Ctrl-G or Ctrl-C ends it, and so do SIGINT by the signal
+    /// tool and closing the session, which also forget the line carried over.
+    #[test]
+    fn a_waiting_key_is_named_and_can_be_ended() {
+        let deny = CommandPolicy::new(&CommandPolicyConfig {
+            deny: vec!["FORBID".into(), r"\bmkfs\b".into()],
+            ..CommandPolicyConfig::default()
+        })
+        .unwrap();
+        let call = |name: &str, args: serde_json::Value| ToolCallInfo {
+            name: name.into(),
+            args,
+            agent_id: Some("a".into()),
+        };
+        assert_eq!(
+            deny.check(&typed("pty-1", "yy\u{18}", false)),
+            Decision::Allow
+        );
+        for (text, submit) in [("echo hi", true), ("\u{5}\u{15}", false)] {
+            let Decision::Deny { reason } = deny.check(&typed("pty-1", text, submit)) else {
+                panic!("{text:?} allowed")
+            };
+            assert!(
+                reason.contains(
+                    "an earlier send without Enter left \"\\u0018\" waiting for the next key"
+                ) && reason.contains("send \"\\u0007\" (Ctrl-G) with submit false"),
+                "{reason}"
+            );
+        }
+        assert_eq!(deny.check(&typed("pty-1", "\u{7}", false)), Decision::Allow);
+        assert_eq!(
+            deny.check(&typed("pty-1", "echo hi", true)),
+            Decision::Allow
+        );
+        // Ctrl-C as a key (the terminal's SIGINT) ends it too.
+        assert_eq!(
+            deny.check(&typed("pty-2", "yy\u{18}", false)),
+            Decision::Allow
+        );
+        assert_eq!(deny.check(&typed("pty-2", "\u{3}", false)), Decision::Allow);
+        assert_eq!(
+            deny.check(&typed("pty-2", "echo hi", true)),
+            Decision::Allow
+        );
+        // SIGINT by the signal tool; another signal leaves it waiting.
+        let signal = |sig: &str| {
+            call(
+                "terminal_signal",
+                json!({"sessionId": "pty-3", "signal": sig}),
+            )
+        };
+        assert_eq!(
+            deny.check(&typed("pty-3", "yy\u{18}", false)),
+            Decision::Allow
+        );
+        assert_eq!(deny.check(&signal("SIGTSTP")), Decision::Allow);
+        assert!(denied(&deny.check(&typed("pty-3", "echo hi", true))));
+        assert_eq!(deny.check(&signal("SIGINT")), Decision::Allow);
+        assert_eq!(
+            deny.check(&typed("pty-3", "echo hi", true)),
+            Decision::Allow
+        );
+        // The line carried over goes with it (`mk`, SIGINT, `fs x` runs `fs x`), and with a
+        // closed session.
+        assert_eq!(deny.check(&typed("pty-3", "mk", false)), Decision::Allow);
+        assert_eq!(deny.check(&signal("SIGINT")), Decision::Allow);
+        assert_eq!(deny.check(&typed("pty-3", "fs x", true)), Decision::Allow);
+        assert_eq!(
+            deny.check(&typed("pty-4", "mk\u{18}", false)),
+            Decision::Allow
+        );
+        let close = call("terminal_close", json!({"sessionId": "pty-4"}));
+        assert_eq!(deny.check(&close), Decision::Allow);
+        assert_eq!(deny.check(&typed("pty-4", "fs x", true)), Decision::Allow);
+    }
+
     #[test]
     fn bad_patterns_are_config_errors() {
         let e = CommandPolicy::new(&CommandPolicyConfig {
@@ -522,5 +640,19 @@ mod tests {
             ),
             "{e}"
         );
+        // An empty pattern would match every line (an unset variable in a command line).
+        for kind in ["deny", "ask", "allow"] {
+            let mut config = CommandPolicyConfig::default();
+            match kind {
+                "deny" => config.deny.push(String::new()),
+                "ask" => config.ask.push(String::new()),
+                _ => config.allow.push(String::new()),
+            }
+            let e = CommandPolicy::new(&config).unwrap_err();
+            assert!(
+                e.starts_with(&format!("command policy: the {kind} pattern \"\" is empty")),
+                "{e}"
+            );
+        }
     }
 }

@@ -458,4 +458,35 @@ mod tests {
         assert_eq!(edit("", 0, "ls").pending, "");
         assert_eq!(edit("xxrm x", 6, "\u{1b}2\u{4}").typed, "rm x");
     }
+
+    /// Ctrl-C after a key waiting for the next (Ctrl-X, Ctrl-V, ESC, a numeric argument) is
+    /// the terminal's SIGINT, no key for it: the line and the waiting key are gone. Ctrl-G
+    /// ends a waiting Ctrl-X or argument and leaves the line as it is.
+    #[test]
+    fn interrupt_and_abort_end_waiting_keys() {
+        for waiting in ["\u{18}", "\u{16}", "\u{1b}", "\u{1b}3"] {
+            let edited = edit("yy", 0, &format!("{waiting}\u{3}echo hi"));
+            assert_eq!(
+                (
+                    edited.typed.as_str(),
+                    edited.unknown,
+                    edited.pending.as_str()
+                ),
+                ("echo hi", None, ""),
+                "{waiting:?}"
+            );
+        }
+        for waiting in ["\u{18}", "\u{1b}3"] {
+            let edited = edit("yy", 0, &format!("{waiting}\u{7}"));
+            assert_eq!(
+                (
+                    edited.typed.as_str(),
+                    edited.unknown,
+                    edited.pending.as_str()
+                ),
+                ("yy", None, ""),
+                "{waiting:?}"
+            );
+        }
+    }
 }

@@ -44,6 +44,15 @@ impl UnendedLines {
         self.lines.lock().0.get(key).cloned().unwrap_or_default()
     }
 
+    /// Forgets what `key`'s session held: its line editor's line is known empty again.
+    pub(crate) fn forget(&self, key: &SessionKey) {
+        let mut guard = self.lines.lock();
+        let (lines, order) = &mut *guard;
+        if lines.remove(key).is_some() {
+            order.retain(|k| k != key);
+        }
+    }
+
     /// Records what `key`'s session holds after a send typed `edited` (already joined to the
     /// line before it) with Enter (`submit`) or without: the text after its last line end
     /// (the cursor `cursor_back` characters from its end) and the `pending` keys when it ends
@@ -118,6 +127,8 @@ mod tests {
         );
         u.record(key("pty-1"), "", 0, "\u{1b}3", false);
         assert_eq!(u.get(&key("pty-1")).pending, "\u{1b}3");
+        u.forget(&key("pty-1"));
+        assert_eq!(u.get(&key("pty-1")), Unended::default());
         u.record(key("pty-1"), &"é".repeat(3000), 9000, "", false);
         assert!(line("pty-1").len() <= UNENDED_MAX_BYTES);
         assert!(u.get(&key("pty-1")).cursor_back <= line("pty-1").chars().count());

@@ -51,6 +51,15 @@ pub enum ComposeError {
         /// The path given.
         path: PathBuf,
     },
+    /// `--shell` cannot be the sessions' shell (see [`dsh_terminal_bash::shell_check`]):
+    /// every `terminal_open` would fail.
+    #[error("--shell {} {reason}, so every terminal_open would fail; pass the path of bash (such as /bin/bash)", path.display())]
+    Shell {
+        /// The path given.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// `--max-message-bytes` is below [`crate::MIN_MAX_MESSAGE_BYTES`].
     #[error("--max-message-bytes must be at least {min} (got {bytes})")]
     MessageLimit {
@@ -171,6 +180,12 @@ pub fn compose(options: &Options) -> Result<Context, ComposeError> {
         });
     }
     let bash = bash_config(options)?;
+    if let Some(reason) = dsh_terminal_bash::shell_check::startup_problem(&bash.shell_path) {
+        return Err(ComposeError::Shell {
+            path: bash.shell_path,
+            reason,
+        });
+    }
     let sandbox = sandbox_config(options, bash.default_cwd.as_deref())?;
     // Judged where the directories really are: a `..` or a symlink may lead out.
     let real = |path: &PathBuf| std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());

@@ -14,6 +14,7 @@ use crate::config::BashConfig;
 use crate::confine::{Sandboxing, WatchedLimits};
 use crate::env::{InstalledLocales, shell_env};
 use crate::rc::RcFile;
+use crate::shell_check::{NOT_BASH, NOT_EXECUTABLE, is_executable_file, runs_bash};
 
 /// Starts bash sessions: bash reads an rc this backend owns (prompt marks with a per-session
 /// nonce), runs with the environment of [`shell_env`], on the generic [`PtySession`] engine.
@@ -89,7 +90,7 @@ impl BashBackend {
         let shell = &self.config.shell_path;
         if !is_executable_file(shell) {
             return Err(spawn_error(format!(
-                "terminal-bash: the shell {} is not an executable file on this host, and nothing you can do from a session changes that; ask the user to fix the server's shell setting (dsh-mcp: --shell <path of bash>)",
+                "terminal-bash: the shell {} {NOT_EXECUTABLE}, and nothing you can do from a session changes that; ask the user to fix the server's shell setting (dsh-mcp: --shell <path of bash>)",
                 shell.display()
             )));
         }
@@ -199,7 +200,7 @@ impl BashBackend {
                     err
                 } else {
                     spawn_error(format!(
-                        "terminal-bash: the shell {} is not bash (this backend needs bash's line editor and prompt hooks), and nothing you can do from a session changes that; ask the user to fix the server's shell setting (dsh-mcp: --shell <path of bash>)",
+                        "terminal-bash: the shell {} {NOT_BASH}, and nothing you can do from a session changes that; ask the user to fix the server's shell setting (dsh-mcp: --shell <path of bash>)",
                         self.config.shell_path.display()
                     ))
                 })
@@ -228,23 +229,4 @@ impl TerminalBackend for BashBackend {
             (session, None) => Ok(session as Arc<dyn BackendSession>),
         }
     }
-}
-
-/// Whether the program at `shell` is bash: run with `-c`, it has a `BASH_VERSION` (blocking).
-/// A program that cannot be run counts as bash (its own error then stands).
-fn runs_bash(shell: &std::path::Path) -> bool {
-    std::process::Command::new(shell)
-        .args(["-c", "printf %s \"$BASH_VERSION\""])
-        .env_clear()
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .map_or(true, |out| !out.stdout.is_empty())
-}
-
-/// Whether `path` is a file with an execute permission bit set.
-fn is_executable_file(path: &std::path::Path) -> bool {
-    use std::os::unix::fs::PermissionsExt as _;
-    path.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }

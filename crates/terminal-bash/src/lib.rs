@@ -49,6 +49,7 @@ pub mod env;
 mod locale;
 pub mod plugin;
 pub mod rc;
+pub mod shell_check;
 mod shell_options;
 
 pub use backend::BashBackend;

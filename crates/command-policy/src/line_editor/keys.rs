@@ -103,6 +103,9 @@ pub(super) fn keys(text: &str) -> (Vec<Typed>, Option<usize>) {
             // An interrupt discards the line in a line editor.
             '\u{3}' => (Key::Discard, 1),
             '\u{7}' | '\u{c}' | '\u{1a}' | '\u{1c}' => (Key::Ignore, 1),
+            // Ctrl-C after a key waiting for the next (Ctrl-V, Ctrl-X) is no key for it: the
+            // terminal turns it into SIGINT, which discards the line and the waiting key.
+            '\u{16}' | '\u{18}' if at(i + 1) == Some('\u{3}') => (Key::Discard, 2),
             '\u{16}' => match at(i + 1) {
                 Some(c) => (Key::Insert(c), 2),
                 None => return (keys, Some(offset(i))),
@@ -167,6 +170,8 @@ fn escape(chars: &[(usize, char)]) -> (Key, usize) {
         Some('l' | 'L') => (Key::Downcase, 2),
         Some('c' | 'C') => (Key::Capitalize, 2),
         Some('\u{7}') => (Key::Ignore, 2),
+        // SIGINT, as after Ctrl-X (see `keys`).
+        Some('\u{3}') => (Key::Discard, 2),
         Some(c) if UNBOUND_META.contains(c) => (Key::Ignore, 2),
         Some(_) => (Key::Unknown, 2),
     }

@@ -226,3 +226,43 @@ async fn an_approval_after_other_input_reached_the_session_sends_nothing() {
     ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await;
     server.disconnect(client).await;
 }
+
+/// A Ctrl-X a send without Enter left waiting at the shell's prompt: the next send, whose first
+/// key would go with it, is refused saying so and how to end it. SIGINT ends it (bash discards
+/// the line), and so does Ctrl-G (the line stays); the commands after them run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_left_waiting_is_named_and_can_be_ended() {
+    let ws = workspace("waiting");
+    let ws_arg = ws.0.display().to_string();
+    let (mut server, client) =
+        ServerProcess::start(&["--deny-command", "FORBID", "--workspace", &ws_arg]).await;
+    ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    let typed = |text: &str| json!({"sessionId": "pty-1", "text": text, "submit": false});
+    ok(&client, "terminal_send", typed("yy\u{18}")).await;
+    let echo = json!({"sessionId": "pty-1", "text": "echo hi"});
+    let r = call(&client, "terminal_send", echo.clone()).await;
+    assert!(
+        r.is_error
+            && r.text.contains(
+                "an earlier send without Enter left \"\\u0018\" waiting for the next key"
+            )
+            && r.text
+                .contains("send \"\\u0007\" (Ctrl-G) with submit false"),
+        "{r:?}"
+    );
+    let signal = json!({"sessionId": "pty-1", "signal": "SIGINT"});
+    ok(&client, "terminal_signal", signal).await;
+    let r = ok(&client, "terminal_send", echo).await;
+    assert!(r.text.contains("\nhi\n"), "{r:?}");
+    ok(&client, "terminal_send", typed("echo h\u{18}")).await;
+    ok(&client, "terminal_send", typed("\u{7}")).await;
+    let r = ok(
+        &client,
+        "terminal_send",
+        json!({"sessionId": "pty-1", "text": "o"}),
+    )
+    .await;
+    assert!(r.text.contains("\nho\n"), "{r:?}");
+    ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await;
+    server.disconnect(client).await;
+}

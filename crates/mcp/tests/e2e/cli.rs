@@ -137,6 +137,27 @@ fn invalid_configuration_exits_with_status_2() {
         &["--deny-command", "("],
         "command policy: the deny pattern \"(\" is not a valid regular expression",
     );
+    // An empty pattern matches every line (an unset variable in the operator's command line).
+    for option in ["--deny-command", "--ask-command", "--allow-command"] {
+        let kind = &option[2..option.len() - "-command".len()];
+        assert_config_error(
+            &[option, ""],
+            &format!("command policy: the {kind} pattern \"\" is empty"),
+        );
+    }
+    // A shell every terminal_open would refuse: missing, not executable, known not to be bash.
+    assert_config_error(
+        &["--shell", "/nonexistent/dsh-mcp-test/bash"],
+        "--shell /nonexistent/dsh-mcp-test/bash is not an executable file on this host, so every terminal_open would fail",
+    );
+    let dir = TempDir::new("shell");
+    let plain = failing_script(&dir, "bash", 0o644);
+    assert_config_error(&["--shell", &plain], "is not an executable file");
+    let dash = failing_script(&dir, "dash", 0o755);
+    assert_config_error(
+        &["--shell", &dash],
+        "is not bash (this backend needs bash's line editor and prompt hooks)",
+    );
     assert_config_error(
         &["--sandbox", "rw"],
         "unknown sandbox mode \"rw\"; use read-only, workspace-write or danger-full-access",

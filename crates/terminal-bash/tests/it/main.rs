@@ -38,6 +38,7 @@ mod open_commands;
 mod pacing;
 mod pending_work;
 mod prompt_answer_state;
+mod prompt_widths;
 mod python_background_output;
 mod python_blocks;
 mod python_busy_blocks;

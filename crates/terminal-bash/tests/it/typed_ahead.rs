@@ -475,3 +475,25 @@ async fn a_line_typed_ahead_without_enter_is_gone_on_by_the_next_send() {
     })
     .await;
 }
+
+/// A line a send typed without Enter, with a key waiting for the next (`yy` and Ctrl-X), then
+/// SIGINT to the shell: the next send, right away, finds the line discarded, not text some
+/// program pushed there, though bash may draw its new prompt only after that send started.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_sigint_discarded_is_no_text_pushed_there() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        for typed in ["yy\u{18}", "yy"] {
+            sh.send_raw(typed, false).await;
+            sh.session.signal(TerminalSignal::Sigint).unwrap();
+            let r = sh.send("echo hi").await;
+            assert!(
+                r.viewport.lines().any(|l| l == "hi")
+                    && !r.notices.iter().any(|n| n.contains("no send typed")),
+                "{typed:?}: {r:?}"
+            );
+        }
+        sh.close().await;
+    })
+    .await;
+}

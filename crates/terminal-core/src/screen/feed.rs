@@ -88,7 +88,12 @@ impl Screen {
         can_start: Option<bool>,
     ) {
         let mut from = 0;
-        if !self.flood.is_empty() || can_start.unwrap_or_else(|| self.flood_can_start()) {
+        // Readline's wrap after a prompt that filled its row goes through the emulator, which
+        // tells it from text after the prompt (see `PromptTracker::forced_wrap`).
+        let wrap_pending = self.prompt.forced_wrap_left > 0;
+        if !wrap_pending
+            && (!self.flood.is_empty() || can_start.unwrap_or_else(|| self.flood_can_start()))
+        {
             from = self.flood.take(bytes, self.config.cols);
             if from > 0 {
                 self.note_text(out);
@@ -288,6 +293,8 @@ impl Screen {
                 seg_start = i;
                 step = Step::Text;
             }
+            // Readline's wrap after a prompt that filled its row is not text after it.
+            let forced_wrap = self.prompt.forced_wrap(b, step == Step::Text);
             match step {
                 Step::Text if b == b'\t' => {
                     text_in_segment = true;
@@ -305,7 +312,7 @@ impl Screen {
                     wrap_bound = Some(to);
                 }
                 Step::Text => {
-                    text_in_segment = true;
+                    text_in_segment |= !forced_wrap;
                     if b < 0x20 {
                         moved_first |= !printed;
                     } else if !std::mem::replace(&mut printed, true) && moved_first {

@@ -46,10 +46,20 @@ pub(super) struct PromptTracker {
     pub(super) modes_restored: bool,
     /// The newest `D` mark carried `errexit` (the shell's `set -e` is on).
     pub(super) errexit: bool,
+    /// How many bytes of readline's wrap after a prompt may still come (see
+    /// [`Self::forced_wrap`]): set when a prompt's end left the cursor past its row's last
+    /// column.
+    pub(super) forced_wrap_left: u8,
     /// A `D` mark turned [`Self::errexit`] on since this was last taken (see
     /// [`super::Screen::take_errexit_turned_on`]).
     pub(super) errexit_turned_on: bool,
 }
+
+/// The most bytes readline writes after a prompt that ends in its row's last column (the
+/// terminal's wrap pending) to put the cursor at the next row's start: `\r\n\r` after a prompt
+/// ending in invisible text (the session's marks), ` \r` (a space that wraps) otherwise (see
+/// [`PromptTracker::forced_wrap`]).
+pub(super) const FORCED_WRAP_BYTES: u8 = 3;
 
 /// The prompts readline's incremental history search (Ctrl-R, Ctrl-S) shows in place of the
 /// shell's own while it searches.
@@ -111,6 +121,21 @@ impl PromptTracker {
         self.last_mark = Some(mark);
         self.text_after_mark = false;
         self.refused_since_mark = false;
+    }
+
+    /// After a prompt's end that filled its row to the last column, readline writes line
+    /// ends, carriage returns or a space (see [`FORCED_WRAP_BYTES`]) to put the cursor at the
+    /// next row's start, where the line it reads begins: no text after the prompt. Whether
+    /// output byte `b` (`text`: printed, not part of a sequence) is one of them; any other
+    /// byte ends the wait.
+    pub(super) fn forced_wrap(&mut self, b: u8, text: bool) -> bool {
+        if self.forced_wrap_left > 0 && text && matches!(b, b' ' | b'\r' | b'\n') {
+            self.forced_wrap_left -= 1;
+            true
+        } else {
+            self.forced_wrap_left = 0;
+            false
+        }
     }
 
     pub(super) fn state(&self) -> PromptState {

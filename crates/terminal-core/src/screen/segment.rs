@@ -52,6 +52,11 @@ impl Screen {
             self.prompt.on_mark(mark);
             if matches!(mark, MarkKind::PromptEnd | MarkKind::ContinuationEnd) {
                 self.prompt.prompt_end_at = Some(self.cursor_unsynced());
+                // A prompt as wide as its last row (`dsh> ` at 5 columns, an 80-column `PS1`
+                // at 80): readline's wrap follows.
+                if self.parser.screen().cursor_position().1 >= self.config.cols {
+                    self.prompt.forced_wrap_left = super::prompt::FORCED_WRAP_BYTES;
+                }
             }
             // The end of a prompt drawn again over the line editor's line (see
             // `PromptTracker::redrawn`): the text after it on the row is that line, which

@@ -326,6 +326,11 @@ pub(super) fn deliver(
         // it at Ctrl-C, a program that ends takes it along): nothing waits on a line.
         let mut st = shared.lock();
         (st.typed_unended, st.typed_unended_at_shell) = (false, false);
+        // The shell's line editor drops its line and draws a new prompt, which may come after
+        // the next send starts (readline waiting out a key sequence: Ctrl-X and its key).
+        let prompts = st.screen.prompt_end_count();
+        st.line_discarded_at_prompt =
+            (signal == TerminalSignal::Sigint && pgid == shared.shell_pgid()).then_some(prompts);
         st.typed_escape_last = false;
         // An interrupt ends vim's insert (its Ctrl-C); another signal the editor itself.
         st.editor_insert = None;

@@ -554,8 +554,9 @@ pub(super) fn foreign_line_notice(text: &str) -> String {
 pub(super) fn edited_line_notice(text: &str) -> String {
     format!(
         "[input: the keys sent left a line at the shell's prompt that has not run ({}); the next \
-         send continues it: send empty text to run it as it is, or \\u0005\\u0015 (Ctrl-E, \
-         then Ctrl-U: the cursor may be inside the line) with submit false to clear it first]",
+         send continues it: send empty text to run it as it is, or \\u0007\\u0005\\u0015 \
+         (Ctrl-G, which ends a key left waiting for the next such as Ctrl-X, then Ctrl-E and \
+         Ctrl-U: the cursor may be inside the line) with submit false to clear it first]",
         quoted_line(text)
     )
 }

@@ -104,6 +104,10 @@ pub(in crate::session) struct State {
     /// on the shell's input line the agent's own (not so for a program that never read it).
     pub(in crate::session) typed_unended: bool,
     pub(in crate::session) typed_unended_at_shell: bool,
+    /// How many prompts had ended (see `Screen::prompt_end_count`) when a SIGINT to the
+    /// shell itself discarded its line: until its next prompt shows, the text after the old
+    /// prompt is that discarded line, which a send typed, no text pushed there.
+    pub(in crate::session) line_discarded_at_prompt: Option<u64>,
     /// That input ended with a lone ESC: an editor is back in its normal mode (ESC ends
     /// insert mode and cancels a `:` command line).
     pub(in crate::session) typed_escape_last: bool,
@@ -208,6 +212,7 @@ impl State {
             resume_line_open: false,
             typed_unended: false,
             typed_unended_at_shell: false,
+            line_discarded_at_prompt: None,
             typed_escape_last: false,
             lone_escape_written_at: None,
             editor_insert: None,

@@ -35,17 +35,23 @@ pub(super) fn clear_before(
             && st.screen.after_prompt_end()
             && !st.screen.command_running()
     });
+    // The line a SIGINT to the shell discarded, still shown before its new prompt: no text
+    // pushed there (the keys still go, as on any line).
+    let discarded = st.line_discarded_at_prompt == Some(st.screen.prompt_end_count());
     let (input, cleared_line) = match clear_keys {
         Some(keys) => {
-            let before = st
-                .screen
-                .text_after_prompt()
-                .map(TextBeforeLine::Input)
-                .or_else(|| {
-                    st.screen
-                        .output_before_input_line()
-                        .map(TextBeforeLine::Output)
-                });
+            let before = if discarded {
+                None
+            } else {
+                st.screen
+                    .text_after_prompt()
+                    .map(TextBeforeLine::Input)
+                    .or_else(|| {
+                        st.screen
+                            .output_before_input_line()
+                            .map(TextBeforeLine::Output)
+                    })
+            };
             ([keys, &input].concat(), before)
         }
         None => (input, None),
