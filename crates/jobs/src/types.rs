@@ -336,12 +336,18 @@ pub enum JobError {
     /// A wait timeout that is not a positive finite number of milliseconds.
     #[error("invalid wait timeout: expected a positive number of milliseconds, got {0}")]
     InvalidTimeout(String),
-    /// The caller cancelled a wait (the client cancelled the call, or the server is closing
-    /// the connection).
+    /// The caller cancelled a wait (the client cancelled the call, or its answer can no longer
+    /// reach it); the job goes on.
     #[error(
-        "wait aborted: the call was cancelled (by the client, or as the server closes the connection) before the job settled; the job was left as it was: call job_output again to read or wait for it"
+        "wait aborted: the call was cancelled before the job settled; the job was left as it was: call job_output again to read or wait for it"
     )]
     WaitAborted,
+    /// A wait ended because the connection it came on is closing: the job ends with the
+    /// connection's agent.
+    #[error(
+        "wait aborted: the connection this call came on is closing (its client ended it, it idled out, or the server is shutting down), and the job is stopped with it, as every job and terminal of the connection is; a new connection starts without them"
+    )]
+    ConnectionClosing,
     /// The producer's cancel failed; the job was left as it was.
     #[error("{0}")]
     CancelFailed(String),

@@ -5,14 +5,15 @@
 //! (HTTP/1.1, hyper) until `shutdown` is cancelled, then closes every MCP session with its
 //! agent and waits for their teardown, answering every request 503 meanwhile.
 //!
-//! Each request passes [`front`] (health, path, [`host`], token, session liveness and
-//! activity, session limit, the body read within its limits by [`body`] and classified like a
-//! stdio line, JSON error answers) on its way to rmcp's [`StreamableHttpService`], whose session
-//! manager ([`sessions`]) gives each MCP session its own [`dsh_context::Agent`] and closes idle
-//! sessions.
+//! Each request passes [`front`] (health, path, [`host`], the [`headers`] acted on given at
+//! most once, token, session liveness and activity, session limit, the body read within its
+//! limits by [`body`] and classified like a stdio line, JSON error answers) on its way to
+//! rmcp's [`StreamableHttpService`], whose session manager ([`sessions`]) gives each MCP
+//! session its own [`dsh_context::Agent`] and closes idle sessions.
 
 mod body;
 mod front;
+mod headers;
 mod host;
 mod sessions;
 mod unanswered;

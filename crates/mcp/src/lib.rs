@@ -45,6 +45,7 @@ mod elicitation;
 mod http;
 mod in_flight;
 mod inbound;
+mod lifecycle;
 mod notices;
 mod options;
 mod server;

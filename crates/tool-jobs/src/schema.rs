@@ -17,8 +17,8 @@ pub struct OutputArgs {
     pub wait: Option<bool>,
     /// Maximum wait in milliseconds. Given without wait, the read waits as with wait: true (wait: false reads at once). Defaults to the configured wait and is capped by the configured maximum.
     #[serde(default)]
-    #[schemars(with = "f64")]
-    pub timeout_ms: Option<f64>,
+    #[schemars(with = "u64", range(min = 1))]
+    pub timeout_ms: Option<u64>,
 }
 
 /// `job_list` arguments (none).

@@ -74,7 +74,7 @@ pub(crate) fn job_error(e: JobError) -> ToolError {
         | JobError::Forgotten(_) => "UNKNOWN_JOB",
         JobError::Foreign(_) => "FOREIGN_JOB",
         JobError::InvalidTimeout(_) => "INVALID_ARGS",
-        JobError::WaitAborted => "ABORTED",
+        JobError::WaitAborted | JobError::ConnectionClosing => "ABORTED",
         JobError::LimitReached(_) => "JOB_LIMIT",
         _ => "JOBS",
     };
@@ -111,23 +111,32 @@ impl Tool for OutputTool {
     async fn execute(&self, args: OutputArgs, call: ToolCall) -> Result<OutputOutput, ToolError> {
         let id = job_id(&args.job_id)?;
         // Checked also without `wait` (where it is unused): a value no wait could take is a
-        // mistake the model should hear about, as with `wait: true`.
+        // mistake the model should hear about, as with `wait: true` (the schema's integer
+        // `minimum: 1` refuses it first; this is the registry's own rule).
         if let Some(t) = args.timeout_ms {
-            dsh_jobs::check_wait_timeout(t).map_err(job_error)?;
+            dsh_jobs::check_wait_timeout(t as f64).map_err(job_error)?;
         }
         let agent = call.agent.as_ref();
         let mut waited_ms = None;
         // A timeout alone asks for a wait (a model that gave one meant to wait that long).
         if args.wait.unwrap_or(args.timeout_ms.is_some()) {
             let config = &self.0.config;
-            let requested = args.timeout_ms.unwrap_or(config.wait_timeout_ms as f64);
-            let timeout = requested.min(config.max_wait_timeout_ms as f64);
+            let requested = args.timeout_ms.unwrap_or(config.wait_timeout_ms);
+            // A number past u64 arrives saturated: capped like any other.
+            let timeout = requested.min(config.max_wait_timeout_ms) as f64;
             // A wait whose answer can no longer reach the caller (an HTTP client gone) stops
-            // as a cancelled one does: the output stays for the caller's next read.
+            // as a cancelled one does: the output stays for the caller's next read. One whose
+            // connection ends says so: the job ends with the connection's agent.
             tokio::select! {
                 r = self.0.jobs.wait(&id, timeout, agent, &call.cancel) => r,
                 () = call.answer_lost.cancelled() => Err(JobError::WaitAborted),
+                () = call.closing.cancelled() => Err(JobError::ConnectionClosing),
             }
+            .map_err(|e| match e {
+                // Cancelled as the connection closes (its calls' tokens go with it).
+                JobError::WaitAborted if call.closing.is_cancelled() => JobError::ConnectionClosing,
+                e => e,
+            })
             .map_err(job_error)?;
             waited_ms = Some(timeout);
         }

@@ -72,6 +72,11 @@ pub struct ToolCall {
     /// disconnection for the network's, so the call goes on). A tool whose later calls can
     /// carry what this answer held (a terminal's output) should keep it for them.
     pub answer_lost: CancellationToken,
+    /// Cancelled when the connection (or MCP session) the call came on ends: its client went
+    /// away or the server shuts down, and the caller's agent, with every job and terminal of
+    /// it, is disposed next. A tool that stops because of it says so, not that what it
+    /// waited on stays for a later call.
+    pub closing: CancellationToken,
     /// The host's id for this call (logging and tracing only).
     pub call_id: String,
     /// Who answers when a policy asks for approval of this call; without it the agent's scope
@@ -99,6 +104,7 @@ impl fmt::Debug for ToolCall {
             .field("agent", &self.agent)
             .field("cancel", &self.cancel)
             .field("answer_lost", &self.answer_lost)
+            .field("closing", &self.closing)
             .field("call_id", &self.call_id)
             .field("approval", &self.approval.is_some())
             .field("progress", &self.progress.is_some())
@@ -115,6 +121,7 @@ impl ToolCall {
             agent: None,
             cancel: CancellationToken::new(),
             answer_lost: CancellationToken::new(),
+            closing: CancellationToken::new(),
             call_id: call_id.into(),
             approval: None,
             progress: None,
@@ -233,6 +240,13 @@ impl ToolCall {
     #[must_use]
     pub fn with_answer_lost(mut self, answer_lost: CancellationToken) -> Self {
         self.answer_lost = answer_lost;
+        self
+    }
+
+    /// The same call told by `closing` that its connection ends (see [`ToolCall::closing`]).
+    #[must_use]
+    pub fn with_closing(mut self, closing: CancellationToken) -> Self {
+        self.closing = closing;
         self
     }
 }

@@ -173,6 +173,10 @@ async fn wait_settles_times_out_and_aborts() {
         JobError::WaitAborted
     );
     insta::assert_snapshot!("wait_aborted", JobError::WaitAborted.to_string());
+    // A wait ended by its connection's end says the job goes with it, not that it stays.
+    let closing = JobError::ConnectionClosing.to_string();
+    assert!(closing.contains("the job is stopped with it"), "{closing}");
+    assert!(!closing.contains("call job_output again"), "{closing}");
     // An aborted waiter does not mark the later settlement reported.
     p.complete("done");
     let s = settled(&jobs, &id, None).await;

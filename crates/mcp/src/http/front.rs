@@ -4,7 +4,10 @@
 //!   200 `{"status":"ok"}` while serving, 503 `{"status":"shutting_down"}` once shutdown began.
 //! - Any path but `/mcp`: 404.
 //! - `/mcp`: the `Host` header first ([`super::host`]: missing, repeated or malformed: 400;
-//!   not on the allowlist: 403), then the bearer token (401 with `WWW-Authenticate: Bearer`),
+//!   not on the allowlist: 403), then the other headers acted on, each at most once
+//!   ([`super::headers`]: `Authorization`, `Mcp-Session-Id`, `MCP-Protocol-Version`,
+//!   `Last-Event-ID`, `Origin`; repeated: 400), then the bearer token (401 with
+//!   `WWW-Authenticate: Bearer`),
 //!   then the session (`Mcp-Session-Id` of a session that is not live: 404; otherwise the
 //!   request is marked in flight until its answer was sent, which keeps the session from idling
 //!   out, see [`super::sessions`]), then the session limit for a request that would open a
@@ -124,11 +127,9 @@ impl Front {
         if let Some(answer) = self.hosts.refusal(request.uri(), request.headers()) {
             return answer;
         }
-        if self.token.is_some() && request.headers().get_all(AUTHORIZATION).iter().count() > 1 {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "repeated Authorization header: send exactly one, \"Authorization: Bearer <token>\"",
-            );
+        // Read once each below (and by rmcp): a repeated one would be taken for its first.
+        if let Some(answer) = super::headers::repeated(request.headers(), self.token.is_some()) {
+            return answer;
         }
         if let Some(token) = &self.token
             && !token.admits(request.headers().get(AUTHORIZATION))

@@ -269,11 +269,14 @@ impl AgentSessions {
         reason: &'static str,
     ) -> tokio::task::JoinHandle<bool> {
         let deadline = self.teardown_deadline;
+        // Before rmcp's session is closed (each caller closes it after this): from now on the
+        // answers its serve loop still sends are dropped quietly (see `SessionTransport`), and
+        // the session's calls hear that it ends.
+        session.closed.cancel();
         let span = tracing::info_span!("mcp_session", session_id = %session.session_id, agent = %session.agent.id());
         self.disposals.spawn(
             async move {
                 tracing::info!(reason, "session closing; disposing its agent");
-                session.closed.cancel();
                 let agent = session.agent.clone();
                 let label = format!("agent {} teardown", agent.id());
                 let complete = crate::server::run_with_deadline(
@@ -539,11 +542,30 @@ impl Transport<RoleServer> for SessionTransport {
     type Error =
         <<LocalSessionManager as SessionManager>::Transport as Transport<RoleServer>>::Error;
 
+    /// Once the session is closed, an answer is dropped (logged at debug), not sent: rmcp's
+    /// serve loop still sends the answers of the requests that were running (its drain), to a
+    /// session transport already closed, and logged each failure as an error on every ordinary
+    /// DELETE or shutdown. Those requests were answered already, on their own streams, that
+    /// the session ended (see `unanswered`).
     fn send(
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.inner.send(item)
+        let closed = self.session.closed.clone();
+        let sending = (!closed.is_cancelled()).then(|| self.inner.send(item));
+        async move {
+            let Some(sending) = sending else {
+                tracing::debug!("dropped a message for a closed session");
+                return Ok(());
+            };
+            match sending.await {
+                Err(e) if closed.is_cancelled() => {
+                    tracing::debug!(error = %e, "dropped a message for a closed session");
+                    Ok(())
+                }
+                other => other,
+            }
+        }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {

@@ -3,11 +3,13 @@
 //! gives (rmcp routes a session's answers by id: the second took the first one's answer, and
 //! the first never got one), and the first gets its own answer; the id is free again once it
 //! was answered. A request running when its session is deleted is answered with an error
-//! (its event stream closed empty); one its client cancelled is not answered.
+//! (its event stream closed empty), and the teardown logs no error (rmcp's attempt to send the
+//! request's own answer to the closed session was logged as one); one its client cancelled is
+//! not answered. A second `initialize` in a session is refused and changes nothing.
 
 use serde_json::{Value, json};
 
-use crate::http_server::{HttpServerProcess, RawSession, result_text};
+use crate::http_server::{HttpServerProcess, RawSession, message_with_id, result_text};
 use crate::support::within;
 
 /// `terminal_send` arguments for session `pty-1` running a loop that prints `{word}-42` every
@@ -79,6 +81,11 @@ async fn a_request_running_when_its_session_is_deleted_is_answered_with_an_error
         "{answer}"
     );
     server.terminate().await;
+    let errors = server.logged_errors().await;
+    assert!(
+        errors.is_empty(),
+        "an ordinary DELETE logged errors: {errors:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -97,6 +104,11 @@ async fn a_request_running_when_the_server_shuts_down_is_answered_with_an_error(
     })
     .await;
     assert_eq!(answer["error"]["code"], -32000, "{answer}");
+    let errors = server.logged_errors().await;
+    assert!(
+        errors.is_empty(),
+        "an ordinary shutdown logged errors: {errors:?}"
+    );
 }
 
 /// A request the client cancels (`notifications/cancelled`) gets no answer, as on stdio and as
@@ -124,6 +136,30 @@ async fn a_request_the_client_cancels_gets_no_answer_and_its_session_goes_on() {
     assert_eq!(status, 200, "{body}");
     assert!(!body.contains("the MCP session ended"), "{body}");
     let list = raw.call(200, "terminal_list", &json!({})).await;
+    assert_eq!(list["result"]["isError"], false, "{list}");
+    assert!(result_text(&list).contains("pty-1"), "{list}");
+    server.terminate().await;
+}
+
+/// A second `initialize` in a live session is refused with -32600 (it took the new client info
+/// and protocol version for the session's), and the session goes on with its terminals.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_initialize_in_a_session_is_refused_and_the_session_goes_on() {
+    let mut server = HttpServerProcess::start(&[]).await;
+    let raw = RawSession::open_with_shell(&server.url).await;
+    let again = json!({"jsonrpc": "2.0", "id": 9, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {},
+        "clientInfo": {"name": "again", "version": "0"}}});
+    let (_, body) = raw.post(again.to_string()).await;
+    let answer = message_with_id(&body, &json!(9));
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("Invalid Request: already initialized")),
+        "{answer}"
+    );
+    let list = raw.call(10, "terminal_list", &json!({})).await;
     assert_eq!(list["result"]["isError"], false, "{list}");
     assert!(result_text(&list).contains("pty-1"), "{list}");
     server.terminate().await;

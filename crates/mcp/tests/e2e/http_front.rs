@@ -1,5 +1,7 @@
 //! What `dsh-mcp --listen` refuses before a request reaches MCP: `Host` values off the
-//! allowlist (403) or malformed (400), a repeated `Authorization` header (400), and request bodies declared far over the limit (413
+//! allowlist (403) or malformed (400), a repeated `Authorization`, `Mcp-Session-Id`,
+//! `MCP-Protocol-Version`, `Last-Event-ID` or `Origin` header (400: each was read once, its first
+//! value taken), and request bodies declared far over the limit (413
 //! from the header alone) or sent whole over it (a 413 the client reads, not a broken pipe). Each request is written on a
 //! connection of its own, so the bytes on the wire are exactly the test's.
 
@@ -148,6 +150,86 @@ async fn a_missing_repeated_or_malformed_host_or_a_repeated_token_gets_400() {
         assert!(error.contains("send"), "{hosts:?}: {error}");
         assert!(!error.contains("initialize"), "{hosts:?}: {error}");
     }
+
+    server.terminate().await;
+}
+
+/// A header the server reads once given twice gets 400 before anything acts on it, even with
+/// equal values: a POST or GET naming a session twice is served in neither, and a DELETE
+/// naming it twice ends nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repeated_session_version_event_or_origin_header_gets_400() {
+    let mut server = HttpServerProcess::start(&[]).await;
+    let url = server.url.clone();
+    let own = format!("Host: {}", address(&url));
+    let answer = initialize_with(&url, &[own.as_str()]).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let session = answer
+        .headers
+        .iter()
+        .find_map(|h| h.strip_prefix("mcp-session-id:"))
+        .unwrap_or_else(|| panic!("no Mcp-Session-Id: {:?}", answer.headers))
+        .trim()
+        .to_owned();
+    let id = format!("Mcp-Session-Id: {session}");
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let post = |lines: &[&str]| {
+        let mut head = vec![own.as_str()];
+        head.extend_from_slice(lines);
+        post_head(&head, list.len())
+    };
+    for (lines, says) in [
+        (vec![id.as_str(), id.as_str()], "Mcp-Session-Id"),
+        (vec![id.as_str(), "Mcp-Session-Id: other"], "Mcp-Session-Id"),
+        (
+            vec![
+                id.as_str(),
+                "MCP-Protocol-Version: 2025-06-18",
+                "MCP-Protocol-Version: 2024-11-05",
+            ],
+            "MCP-Protocol-Version",
+        ),
+        (
+            vec![
+                id.as_str(),
+                "Origin: http://localhost",
+                "Origin: http://evil.example",
+            ],
+            "Origin",
+        ),
+    ] {
+        let answer = exchange(&url, &post(&lines), list.as_bytes()).await;
+        assert_eq!(answer.status, 400, "{lines:?}: {}", answer.body);
+        let error = json_error(&answer.body);
+        assert!(
+            error.starts_with(&format!("repeated {says} header: send exactly one")),
+            "{lines:?}: {error}"
+        );
+    }
+    let auth = format!("Authorization: {}", bearer());
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\n{own}\r\n{auth}\r\nAccept: text/event-stream\r\n{id}\r\n\
+         Last-Event-ID: 1\r\nLast-Event-ID: 2"
+    );
+    let answer = exchange(&url, &get, b"").await;
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    assert!(
+        json_error(&answer.body).starts_with("repeated Last-Event-ID header"),
+        "{}",
+        answer.body
+    );
+    let delete = format!("DELETE /mcp HTTP/1.1\r\n{own}\r\n{auth}\r\n{id}\r\n{id}");
+    let answer = exchange(&url, &delete, b"").await;
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    assert!(
+        json_error(&answer.body).starts_with("repeated Mcp-Session-Id header"),
+        "{}",
+        answer.body
+    );
+    // The session was neither served nor ended: named once, it answers.
+    let answer = exchange(&url, &post(&[id.as_str()]), list.as_bytes()).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert!(answer.body.contains("terminal_open"), "{}", answer.body);
 
     server.terminate().await;
 }

@@ -2,6 +2,7 @@
 //! raw requests (POST bodies, SSE answers, DELETE) the tests speak to it.
 
 use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::ServiceExt as _;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -19,6 +20,10 @@ pub(crate) struct HttpServerProcess {
     pid: i32,
     pub(crate) url: String,
     pub(crate) dir: TempDir,
+    /// Every line the server logged after its listening line.
+    log: Arc<Mutex<Vec<String>>>,
+    /// Reads the log until the server's stderr closes.
+    log_reader: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl HttpServerProcess {
@@ -61,9 +66,14 @@ impl HttpServerProcess {
         })
         .await;
         // Keep draining stderr so the server never blocks on a full pipe.
-        tokio::spawn(async move {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let kept = log.clone();
+        let log_reader = tokio::spawn(async move {
             while let Ok(Some(line)) = lines.next_line().await {
                 eprintln!("{line}");
+                kept.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(line);
             }
         });
         Self {
@@ -71,6 +81,8 @@ impl HttpServerProcess {
             pid,
             url,
             dir,
+            log,
+            log_reader: Some(log_reader),
         }
     }
 
@@ -105,6 +117,23 @@ impl HttpServerProcess {
             .await
             .expect("wait");
         assert_eq!(status.code(), Some(0), "{status:?}");
+    }
+
+    /// The lines the server logged at ERROR level, read to the end of its log: call it once the
+    /// server exited.
+    pub(crate) async fn logged_errors(&mut self) -> Vec<String> {
+        if let Some(reader) = self.log_reader.take() {
+            within("the end of the server's log", reader)
+                .await
+                .expect("the log reader");
+        }
+        self.log
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter(|line| line.contains(" ERROR "))
+            .cloned()
+            .collect()
     }
 
     /// The server's pid.

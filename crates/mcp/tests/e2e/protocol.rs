@@ -2,11 +2,13 @@
 //! gets an answer (lone surrogates, unparsable and cut-short lines, an over-long line,
 //! non-object arguments, a malformed `params`, a request reusing an id still in flight or
 //! just cancelled), and the server keeps serving; a call cancelled after a job finished does
-//! not take the job's notice with its unsent result.
+//! not take the job's notice with its unsent result; a second `initialize` is refused and
+//! changes nothing; a `job_output` wait the client's end of input stops says the job ends with
+//! the connection.
 
 use crate::raw::{Raw, call, text_of};
 use crate::support::within;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// The server's line limit in this test (`--max-message-bytes`): small, so the over-long line
 /// costs little; the default is exercised by the same code path.
@@ -254,6 +256,88 @@ async fn a_cancelled_call_leaves_the_job_notice_for_the_next_result() {
     );
     assert_eq!(notices, 1, "{:?}", raw.by_id);
     drop(raw);
+    let status = within("dsh-mcp exit", child.wait()).await.expect("wait");
+    assert!(status.success(), "dsh-mcp exited with {status}");
+}
+
+/// A second `initialize` on an initialized connection is refused with -32600 (it took the new
+/// client info and protocol version for the connection's), and the connection goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_initialize_is_refused_and_the_connection_goes_on() {
+    let (mut child, mut raw) = Raw::spawn(&[]);
+    raw.initialize().await;
+    let again = json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {},
+        "clientInfo": {"name": "again", "version": "0"}}});
+    let r = raw.exchange(again.to_string(), "2").await;
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("Invalid Request: already initialized")),
+        "{r}"
+    );
+    let r = raw
+        .exchange(call(3, "terminal_list", &json!({})), "3")
+        .await;
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    drop(raw);
+    let status = within("dsh-mcp exit", child.wait()).await.expect("wait");
+    assert!(status.success(), "dsh-mcp exited with {status}");
+}
+
+/// The client closes stdin while a `job_output` waits: the server ends the connection and
+/// stops the job with it, and the wait's answer says so (it said the job was left as it was,
+/// to be read again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wait_cut_short_by_the_end_of_input_says_the_job_ends_with_the_connection() {
+    let (mut child, mut raw) = Raw::spawn(&[]);
+    raw.initialize().await;
+    let r = raw
+        .exchange(call(2, "terminal_open", &json!({"type": "shell"})), "2")
+        .await;
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    let background = json!({"sessionId": "pty-1", "text": "sleep 60", "run_in_background": true});
+    let r = raw
+        .exchange(call(3, "terminal_send", &background), "3")
+        .await;
+    let job = text_of(&r)
+        .split_whitespace()
+        .find(|w| w.starts_with("pty-send-"))
+        .unwrap_or_else(|| panic!("no job id: {r}"))
+        .to_owned();
+    let wait = json!({"job_id": job, "wait": true, "timeout_ms": 60_000});
+    raw.write(&call(4, "job_output", &wait)).await;
+    // A later call answered: the wait, read before it, was dispatched by then (a call whose
+    // connection ended before its dispatch is answered as aborted before dispatch).
+    let r = raw
+        .exchange(call(5, "terminal_list", &json!({})), "5")
+        .await;
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    let Raw {
+        stdin, mut lines, ..
+    } = raw;
+    drop(stdin);
+    let answer = within("the wait's answer", async {
+        loop {
+            let line = lines
+                .next_line()
+                .await
+                .expect("read stdout")
+                .expect("stdout closed before the wait's answer");
+            let message: Value = serde_json::from_str(&line).expect("JSON");
+            if message["id"] == 4 {
+                return message;
+            }
+        }
+    })
+    .await;
+    let text = text_of(&answer);
+    assert!(
+        text.starts_with("Error: wait aborted: the connection this call came on is closing"),
+        "{answer}"
+    );
+    assert!(!text.contains("call job_output again"), "{answer}");
     let status = within("dsh-mcp exit", child.wait()).await.expect("wait");
     assert!(status.success(), "dsh-mcp exited with {status}");
 }

@@ -6,5 +6,6 @@
     unreachable_pub
 )]
 
+mod closing;
 mod support;
 mod tools;

@@ -191,15 +191,20 @@ async fn job_output_consumes_and_reports_status() {
         "Error: unknown job pty-send-99; call job_list to see your jobs"
     );
     // Refused, each naming what is wrong: a timeout no wait could take (also without `wait`),
-    // and an id with a control character inside (not echoed).
+    // a fraction of a millisecond (the integer rule of every *Ms / *_ms argument, as
+    // terminal_send's timeoutMs), and an id with a control character inside (not echoed).
     for (args, expected) in [
         (
             json!({"job_id": id.as_str(), "wait": true, "timeout_ms": 0}),
-            "Error: invalid wait timeout: expected a positive number of milliseconds, got 0",
+            "Error: invalid arguments: \"timeout_ms\" must be >= 1",
         ),
         (
             json!({"job_id": id.as_str(), "timeout_ms": -5}),
-            "Error: invalid wait timeout: expected a positive number of milliseconds, got -5",
+            "Error: invalid arguments: \"timeout_ms\" must be >= 1",
+        ),
+        (
+            json!({"job_id": id.as_str(), "timeout_ms": 15.5}),
+            "Error: invalid arguments: \"timeout_ms\" must be an integer",
         ),
         (
             json!({"job_id": "pty-\nsend-1"}),
@@ -208,6 +213,18 @@ async fn job_output_consumes_and_reports_status() {
     ] {
         let r = host.call(Some(&a), "job_output", args.clone()).await;
         assert!(r.text().starts_with(expected), "{args}: {}", r.text());
+    }
+    // A fraction below 1 breaks both rules, and is not waited on (it was, for a billionth of a
+    // millisecond).
+    for t in [json!(1e-9), json!(0.4)] {
+        let args = json!({"job_id": id.as_str(), "wait": true, "timeout_ms": t});
+        let r = host.call(Some(&a), "job_output", args).await;
+        assert!(
+            r.text().starts_with("Error: invalid arguments: "),
+            "{t}: {}",
+            r.text()
+        );
+        assert!(r.text().contains("must be an integer"), "{t}: {}", r.text());
     }
     // An id with blanks around it names the job.
     let r = host
