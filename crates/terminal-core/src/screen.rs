@@ -35,6 +35,7 @@ mod exits;
 mod feed;
 mod flood;
 mod head;
+pub(crate) mod highlight;
 mod history;
 mod hooks;
 mod input_modes;

@@ -127,6 +127,69 @@ async fn concealed_text_is_said_to_be_there_and_ends_at_the_prompt() {
     .await;
 }
 
+/// A curses menu marks its selected item in reverse video only: each result quotes the
+/// highlighted item, so the selection and its moves show; back at the prompt, nothing is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_menus_highlighted_item_is_quoted_as_the_selection_moves() {
+    let dir = TempDir::new("menu");
+    let menu = dir.0.join("menu.py");
+    std::fs::write(
+        &menu,
+        "import curses\n\
+         items = ['Install', 'Upgrade', 'Remove', 'Quit']\n\
+         def main(s):\n\
+         \x20   curses.curs_set(0)\n\
+         \x20   sel = 0\n\
+         \x20   while True:\n\
+         \x20       s.clear()\n\
+         \x20       s.addstr(0, 0, 'Choose an action:')\n\
+         \x20       for i, it in enumerate(items):\n\
+         \x20           s.addstr(2 + i, 2, it, curses.A_REVERSE if i == sel else curses.A_NORMAL)\n\
+         \x20       s.refresh()\n\
+         \x20       k = s.getch()\n\
+         \x20       if k == curses.KEY_DOWN: sel = (sel + 1) % len(items)\n\
+         \x20       elif k in (10, 13): return items[sel]\n\
+         print('chose', curses.wrapper(main))\n",
+    )
+    .unwrap();
+    within(async {
+        let sh = Shell::open(config()).await;
+        let highlighted = |r: &dsh_terminal_core::SendResult| {
+            r.notices
+                .iter()
+                .find(|n| n.starts_with("[screen: text shown highlighted"))
+                .cloned()
+        };
+        let r = sh.send(&format!("python3 '{}'", menu.display())).await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let notice = highlighted(&r).unwrap_or_else(|| panic!("no highlight notice: {r:?}"));
+        assert!(notice.contains(r#": row 3 "Install" ("#), "{notice}");
+        // Two Down arrows: the viewport reads as before, the notice names the new item.
+        let r = sh.send_raw("\u{1b}[B\u{1b}[B", false).await;
+        assert!(
+            r.viewport
+                .contains("  Install\n  Upgrade\n  Remove\n  Quit"),
+            "{r:?}"
+        );
+        let notice = highlighted(&r).unwrap_or_else(|| panic!("no highlight notice: {r:?}"));
+        assert!(notice.contains(r#": row 5 "Remove" ("#), "{notice}");
+        assert!(!notice.contains("Install"), "{notice}");
+        let r = sh.send_raw("\r", false).await;
+        assert!(r.viewport.contains("chose Remove"), "{r:?}");
+        assert_eq!(highlighted(&r), None, "{r:?}");
+        // Output in reverse video on the main screen is quoted too; the prompt after it is not
+        // (nor a prompt in reverse video, see the screen's unit tests).
+        let r = sh.send(r"printf 'plain \033[7mmarked\033[m plain\n'").await;
+        let notice = highlighted(&r).unwrap_or_else(|| panic!("no highlight notice: {r:?}"));
+        assert!(
+            notice.contains(r#""marked" in "plain marked plain""#),
+            "{notice}"
+        );
+        sh.close().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 /// Field case C29: TABs the program wrote come back as TABs.
 async fn c29_tabs_come_back_as_tabs_in_results_and_pages() {

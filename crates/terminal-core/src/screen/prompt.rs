@@ -41,6 +41,9 @@ pub(super) struct PromptTracker {
     /// Where the cursor stood when the newest `B` mark (a prompt's end) arrived: where the
     /// line the shell reads starts on screen.
     pub(super) prompt_end_at: Option<super::Position>,
+    /// Where the cursor stood when the newest `A` mark (a prompt's start, primary or
+    /// continuation) arrived: where the prompt's text starts on screen.
+    pub(super) prompt_start_at: Option<super::Position>,
     /// A `D` mark said the terminal modes were restored since this was last taken (see
     /// [`super::Screen::take_modes_restored`]).
     pub(super) modes_restored: bool,

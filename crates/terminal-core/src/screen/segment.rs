@@ -58,6 +58,9 @@ impl Screen {
                     self.prompt.forced_wrap_left = super::prompt::FORCED_WRAP_BYTES;
                 }
             }
+            if matches!(mark, MarkKind::PromptStart | MarkKind::ContinuationStart) {
+                self.prompt.prompt_start_at = Some(self.cursor_unsynced());
+            }
             // The end of a prompt drawn again over the line editor's line (see
             // `PromptTracker::redrawn`): the text after it on the row is that line, which
             // readline does not print again, but the line editor holds.

@@ -40,6 +40,7 @@ mod compat;
 mod conceal;
 mod edge_moves;
 mod erased_rows;
+mod highlight;
 mod history;
 mod job_reads;
 mod job_window;

@@ -94,6 +94,11 @@ impl SendOp {
         }
         // Rows are copied under the lock and rendered after it is released.
         let snapshot = anchor.map(|a| st.screen.snapshot_since(a, shared.max_read_bytes));
+        // Text shown highlighted on the rows it shows (a menu's selected item), which the
+        // text cannot mark: read from the screen's cells while they are the ones rendered.
+        let highlighted = anchor
+            .map(|a| st.screen.highlighted_since(a))
+            .unwrap_or_default();
         let lost_before_copy = anchor
             .zip(snapshot.as_ref())
             .and_then(|(a, rows)| st.screen.line_ends_since(a, rows.first_row()));
@@ -429,7 +434,8 @@ impl SendOp {
         let in_command_line = foreground.is_some() && runs_longer_line;
         let in_front =
             self.program_in_front(reason, foreground.is_some(), no_prompt_shown && line_reader);
-        let output = OutputNotes::of(&span_notes, &rendered.text);
+        let mut output = OutputNotes::of(&span_notes, &rendered.text);
+        output.highlighted = highlighted;
         // `.editor` that no banner answered went to another reader (a node script reading
         // lines): no editor mode.
         let editor_banner = self.enters_promptless_mode && rendered.text.contains(EDITOR_BANNER);

@@ -1,9 +1,11 @@
 //! The notices about output text a result's viewport (or a background job's read) shows
 //! differently from what the program printed ([`OutputNotes`]): bytes that are not UTF-8,
 //! strings a line end cut off, line-drawing text, rows written over one another, lines cut at
-//! the right edge, invisible and concealed characters, lines erased before they were shown.
+//! the right edge, invisible and concealed characters, lines erased before they were shown,
+//! text shown highlighted.
 
 use crate::screen::clears::ErasedLines;
+use crate::screen::highlight::HighlightedRow;
 use crate::screen::notes::{SpanNotes, UnendedString};
 
 /// What a result (or a background job's read of a send still running) says about its text
@@ -34,6 +36,10 @@ pub(in crate::session) struct OutputNotes {
     /// The program erased (or wrote over) rows of text from the middle of the screen before `text` showed
     /// them: how many, the texts of the first and the last, and a problem between.
     pub(in crate::session) erased: Option<ErasedLines>,
+    /// The rows of the screen the text shows with highlighted text on them (reverse video, a
+    /// background colour of its own), which the text cannot mark: a menu's selected item, a
+    /// search match. Not from the span's notes: the screen's state as the result is rendered.
+    pub(in crate::session) highlighted: Vec<HighlightedRow>,
 }
 
 impl OutputNotes {
@@ -51,6 +57,7 @@ impl OutputNotes {
             // in place with a newer version (a progress display: the same text before its
             // figures), lost nothing.
             erased: notes.erased.as_ref().and_then(|e| e.not_redrawn(text)),
+            highlighted: Vec::new(),
         }
     }
 
@@ -71,6 +78,7 @@ impl OutputNotes {
             self.invisible.map(|(c, count)| invisible_notice(c, count)),
             (self.concealed > 0).then(|| concealed_notice(self.concealed)),
             self.erased.as_ref().map(erased_notice),
+            (!self.highlighted.is_empty()).then(|| highlighted_notice(&self.highlighted)),
         ]
         .into_iter()
         .flatten()
@@ -155,6 +163,66 @@ fn concealed_notice(count: u64) -> String {
          m`): a terminal shows them as blanks, and so does this text; the command piped \
          through cat -v shows them, with the escape sequences. The shell's prompt turns the \
          attribute off]"
+    )
+}
+
+/// Most rows [`highlighted_notice`] quotes.
+const HIGHLIGHTED_ROWS: usize = 4;
+/// Most highlighted runs of one row [`highlighted_notice`] quotes.
+const HIGHLIGHTED_RUNS: usize = 3;
+/// Most characters [`highlighted_notice`] quotes of a highlighted run.
+const HIGHLIGHTED_RUN_CHARS: usize = 40;
+/// Most characters [`highlighted_notice`] quotes of the row a run is part of.
+const HIGHLIGHTED_ROW_CHARS: usize = 80;
+
+/// `text` quoted, cut after `chars` characters.
+fn quoted_cut(text: &str, chars: usize) -> String {
+    let mut quoted: String = text.chars().take(chars).collect();
+    if quoted.len() < text.len() {
+        quoted.push('…');
+    }
+    format!("{quoted:?}")
+}
+
+/// The notice for [`OutputNotes::highlighted`]: the first [`HIGHLIGHTED_ROWS`] rows, each with
+/// its first [`HIGHLIGHTED_RUNS`] runs and, when they are not all of it, the row's text.
+fn highlighted_notice(rows: &[HighlightedRow]) -> String {
+    let quoted: Vec<String> = rows
+        .iter()
+        .take(HIGHLIGHTED_ROWS)
+        .map(|row| {
+            let mut runs = row
+                .runs
+                .iter()
+                .take(HIGHLIGHTED_RUNS)
+                .map(|run| quoted_cut(run, HIGHLIGHTED_RUN_CHARS))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if row.runs.len() > HIGHLIGHTED_RUNS {
+                let more = row.runs.len() - HIGHLIGHTED_RUNS;
+                runs.push_str(&format!(" and {more} more"));
+            }
+            let whole =
+                row.runs.len() == 1 && row.runs.first().is_some_and(|run| *run == row.text.trim());
+            let around = if whole {
+                String::new()
+            } else {
+                format!(" in {}", quoted_cut(row.text.trim(), HIGHLIGHTED_ROW_CHARS))
+            };
+            format!("row {} {runs}{around}", u32::from(row.row) + 1)
+        })
+        .collect();
+    let more = match rows.len().saturating_sub(HIGHLIGHTED_ROWS) {
+        0 => String::new(),
+        1 => "; 1 more row".to_owned(),
+        n => format!("; {n} more rows"),
+    };
+    format!(
+        "[screen: text shown highlighted (reverse video, or a background colour apart from \
+         what surrounds it: a menu's selected item, the focused button, a search match, a \
+         selection, a status line), which this text cannot mark: {}{more} (rows count from 1 \
+         at the top of the terminal's screen)]",
+        quoted.join("; ")
     )
 }
 

@@ -157,3 +157,40 @@ fn concealed_characters_in_the_output_are_said_to_be_there() {
     let facts = facts(Settle::Prompt);
     assert!(assemble(facts).notices.is_empty());
 }
+
+#[test]
+fn highlighted_text_on_screen_is_quoted() {
+    let row = |row: u16, runs: &[&str], text: &str| crate::screen::highlight::HighlightedRow {
+        row,
+        runs: runs.iter().map(|run| (*run).to_owned()).collect(),
+        text: text.to_owned(),
+    };
+    let menu = vec![row(4, &["Remove"], "  Remove")];
+    // A pager's search matches: several runs on a row, more rows than the notice quotes, and
+    // its status line.
+    let search = vec![
+        row(0, &["a", "a", "a", "a"], "alpha beta gamma"),
+        row(1, &["a"], "zeta"),
+        row(
+            2,
+            &["x".repeat(50).as_str()],
+            &format!("{} and more", "x".repeat(50)),
+        ),
+        row(5, &["a"], "a"),
+        row(9, &["a"], "data"),
+        row(23, &["(END)"], "(END)"),
+    ];
+    for (rows, name) in [
+        (menu, "highlighted_menu_item"),
+        (search, "highlighted_search"),
+    ] {
+        let facts = SettleFacts {
+            output: OutputNotes {
+                highlighted: rows,
+                ..OutputNotes::default()
+            },
+            ..facts(Settle::Prompt)
+        };
+        insta::assert_snapshot!(name, assemble(facts).notices.join("\n"));
+    }
+}
