@@ -190,8 +190,9 @@ pub struct Options {
 
     /// Ask the human to approve terminal_send input with a line matching this regular
     /// expression (repeatable), through MCP elicitation; clients without elicitation get a
-    /// denial [default: none].
-    #[arg(long, value_name = "REGEX")]
+    /// denial; a question left unanswered past the approval deadline, or whose session closes
+    /// meanwhile, is withdrawn and the send denied [default: none].
+    #[arg(long, value_name = "REGEX", long_help = ask_command_long_help())]
     pub ask_command: Vec<String>,
 
     /// Exempt lines matching this regular expression from --ask-command (repeatable; never
@@ -217,6 +218,18 @@ pub struct Options {
     /// Serving over HTTP.
     #[command(flatten)]
     pub http: HttpOptions,
+}
+
+/// `--ask-command`'s long help, with the approval deadline from the pipeline's own constant.
+fn ask_command_long_help() -> String {
+    format!(
+        "Ask the human to approve terminal_send input with a line matching this regular \
+         expression (repeatable), through MCP elicitation; clients without elicitation get a \
+         denial. A question unanswered for {} minutes, or whose session closes meanwhile, is \
+         withdrawn (the client is sent notifications/cancelled) and the send denied; nothing \
+         runs [default: none]",
+        dsh_tools::APPROVAL_TIMEOUT.as_secs() / 60
+    )
 }
 
 /// `--env`'s long help: the rule and the default allowlist, from the backend's own lists.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct OutputArgs {
     /// Job id returned by the tool that started the work.
+    #[schemars(length(max = crate::tools::MAX_JOB_ID_CHARS))]
     pub job_id: String,
     /// Block until the job reaches a terminal status or the timeout passes. A timed-out wait reports running and leaves the job alive.
     #[serde(default)]
@@ -31,6 +32,7 @@ pub struct ListArgs {}
 #[serde(deny_unknown_fields)]
 pub struct KillArgs {
     /// Job id returned by the tool that started the work.
+    #[schemars(length(max = crate::tools::MAX_JOB_ID_CHARS))]
     pub job_id: String,
     /// Optional short reason, written to the server's log (the job's output does not show it).
     #[serde(default)]

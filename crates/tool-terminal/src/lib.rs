@@ -39,6 +39,7 @@ fn generic_card(title: String, kind: &str) -> Card {
     }
 }
 
+mod approval_wait;
 mod background;
 mod close_tool;
 mod config;
@@ -126,14 +127,21 @@ fn check_name(name: &str) -> Result<(), ToolError> {
 /// Longest accepted `cwd`, in bytes: Linux's `PATH_MAX`, which no usable path exceeds.
 pub const MAX_CWD_BYTES: usize = 4096;
 
-/// `terminal_open`'s `type` and `cwd`: a `cwd` longer than any path, or with control
-/// characters (a NUL ends a path early, a newline splits the error), is refused without
-/// echoing it (it could fill the result and push out the advice); an unknown type's error
-/// quotes it cut.
+/// `terminal_open`'s `type` and `cwd`: an empty (or blank) `cwd` is refused as an empty
+/// `sessionId` is (it names no directory; omitting it is how the default is asked for); a
+/// `cwd` longer than any path, or with control characters (a NUL ends a path early, a newline
+/// splits the error), is refused without echoing it (it could fill the result and push out
+/// the advice); an unknown type's error quotes it cut.
 fn check_open_args(backend_type: &str, cwd: Option<&str>) -> Result<(), ToolError> {
     if backend_type.is_empty() {
         return Err(ToolError::new(
             "type must be a non-empty string; use \"shell\"",
+        ));
+    }
+    // As an empty sessionId is: a cwd that names no directory is a mistake, not the default.
+    if cwd.is_some_and(|cwd| cwd.trim().is_empty()) {
+        return Err(ToolError::new(
+            "cwd must be a non-empty path; pass an existing directory as cwd (absolute, or relative to where sessions start), or omit it to start in the host's working directory",
         ));
     }
     if cwd.is_some_and(|cwd| cwd.chars().any(char::is_control)) {
@@ -157,17 +165,10 @@ fn send_timeout(timeout_ms: Option<u64>, max_ms: u64) -> Result<Option<Duration>
         Some(0) => Err(ToolError::new(
             "timeoutMs must be a positive number of milliseconds; omit it to use the server's default timeout",
         )),
-        Some(ms) if ms > max_ms => {
-            // A number past u64 arrives saturated: it is not quoted as that.
-            let asked = if ms == u64::MAX {
-                String::new()
-            } else {
-                format!(" {ms},")
-            };
-            Err(ToolError::new(format!(
-                "timeoutMs is{asked} above this server's cap of {max_ms} ms; send again with timeoutMs of at most {max_ms} (a send that times out leaves its command running; a later terminal_send or terminal_read shows what it printed)"
-            )))
-        }
+        // A number past u64 never arrives here (validation refuses it), so `ms` is as sent.
+        Some(ms) if ms > max_ms => Err(ToolError::new(format!(
+            "timeoutMs is {ms}, above this server's cap of {max_ms} ms; send again with timeoutMs of at most {max_ms} (a send that times out leaves its command running; a later terminal_send or terminal_read shows what it printed)"
+        ))),
         Some(ms) => Ok(Some(Duration::from_millis(ms))),
     }
 }

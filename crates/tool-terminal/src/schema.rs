@@ -25,7 +25,7 @@ pub struct OpenArgs {
     pub backend_type: String,
     /// Optional owner-local display name such as "main" or "gdb".
     #[serde(default)]
-    #[schemars(with = "String")]
+    #[schemars(with = "String", length(max = crate::MAX_NAME_CHARS))]
     pub name: Option<String>,
     /// Initial working directory. Defaults to the host's configured working directory; a relative path is taken from there. Any directory the session can see; a confined session writes only where its sandbox allows (by default its workspace and a private /tmp).
     #[serde(default)]
@@ -39,6 +39,7 @@ pub struct OpenArgs {
 pub struct SendArgs {
     /// Terminal session id returned by terminal_open or terminal_list.
     #[serde(rename = "sessionId")]
+    #[schemars(length(max = crate::MAX_SESSION_ID_CHARS))]
     pub session_id: String,
     /// UTF-8 text to write to the terminal.
     pub text: String,
@@ -94,6 +95,7 @@ impl From<SignalName> for TerminalSignal {
 pub struct SignalArgs {
     /// Terminal session id.
     #[serde(rename = "sessionId")]
+    #[schemars(length(max = crate::MAX_SESSION_ID_CHARS))]
     pub session_id: String,
     /// Signal to deliver. SIGKILL or SIGHUP aimed at the shell itself is rejected; use terminal_close. So is SIGTERM or SIGTSTP aimed at a shell whose trap catches it.
     pub signal: SignalName,
@@ -105,6 +107,7 @@ pub struct SignalArgs {
 pub struct CloseArgs {
     /// Terminal session id.
     #[serde(rename = "sessionId")]
+    #[schemars(length(max = crate::MAX_SESSION_ID_CHARS))]
     pub session_id: String,
 }
 

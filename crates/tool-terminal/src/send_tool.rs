@@ -56,6 +56,15 @@ impl Tool for SendTool {
         }
         schema
     }
+    fn approval_moot(
+        &self,
+        args: &SendArgs,
+        call: &ToolCall,
+    ) -> Option<dsh_context::BoxFuture<'static, String>> {
+        let owner = call.agent.as_ref()?;
+        let id = session_id(&args.session_id).ok()?;
+        crate::approval_wait::until_session_gone(&self.0.terminals, owner, &id)
+    }
     async fn execute(&self, args: SendArgs, call: ToolCall) -> Result<SendOutput, ToolError> {
         let owner = require_agent(&call)?;
         let id = session_id(&args.session_id)?;

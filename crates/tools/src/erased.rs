@@ -29,6 +29,11 @@ pub(crate) trait ErasedTool: Send + Sync {
     ) -> Option<Vec<Content>>;
     fn present_call(&self, args: &Value) -> Option<Card>;
     fn present_result(&self, args: &Value, result: &ToolResult) -> Option<Card>;
+    fn approval_moot(
+        &self,
+        args: &Value,
+        call: &ToolCall,
+    ) -> Option<dsh_context::BoxFuture<'static, String>>;
 }
 
 pub(crate) struct Erased<T: Tool> {
@@ -89,6 +94,15 @@ impl<T: Tool> ErasedTool for Erased<T> {
     fn present_result(&self, args: &Value, result: &ToolResult) -> Option<Card> {
         let args = Self::args(args).ok()?;
         self.tool.present_result(&args, result)
+    }
+
+    fn approval_moot(
+        &self,
+        args: &Value,
+        call: &ToolCall,
+    ) -> Option<dsh_context::BoxFuture<'static, String>> {
+        let args = Self::args(args).ok()?;
+        self.tool.approval_moot(&args, call)
     }
 }
 

@@ -61,7 +61,9 @@ mod schema;
 mod tool;
 mod validate;
 
-pub use approval::{Approval, ApprovalOutcome, ApprovalRequest, AroundExecute, Next};
+pub use approval::{
+    APPROVAL_TIMEOUT, Approval, ApprovalOutcome, ApprovalRequest, AroundExecute, Next,
+};
 pub use arrival::{Arrival, ArrivalOrder, ArrivalTicket};
 pub use policy::{Decision, PostExecute, PreExecute, ToolCallInfo};
 pub use registry::{ToolSchema, Tools, ToolsError, ToolsPlugin, invariant_companion};

@@ -10,7 +10,9 @@ use jsonschema::Validator;
 use serde_json::Value;
 use tracing::Instrument;
 
-use crate::approval::{ApprovalOutcome, ApprovalRequest, AroundExecute, Next, denial, wrap};
+use crate::approval::{
+    APPROVAL_TIMEOUT, ApprovalOutcome, ApprovalRequest, AroundExecute, Next, ask, denial, wrap,
+};
 use crate::erased::{CatchUnwind, Erased, ErasedTool, catch, internal_error, invalid_args};
 use crate::policy::{PostExecute, PreExecute, ToolCallInfo, Verdict, decide};
 use crate::schema::{SchemaError, input_schema_for, normalize_schema, output_schema_for};
@@ -88,13 +90,17 @@ struct Policies {
 /// # Pipeline order ([`Tools::execute`])
 ///
 /// 1. Unknown name → `UNKNOWN_TOOL` (returned as is: there is no tool to finalize).
-/// 2. `null` arguments become `{}`.
+/// 2. `null` arguments become `{}`; an optional parameter given as `null` is left out (as
+///    clients that make every optional argument nullable send them); a whole number written as a float where
+///    an integer is declared becomes that integer.
 /// 3. Caller already cancelled → `ABORTED_BEFORE_DISPATCH` (skips policies).
 /// 4. Pre-execute policies, in the order added (the first added sees the call first),
 ///    combined strictest-first: the first `Deny` wins, else an `Ask` goes to the call's
-///    [`Approval`](crate::Approval) service (approved once → allow; rejected, cancelled or no
-///    service → a denial saying which), else allow. A denial skips the tool but still goes
-///    through step 7. Allowed calls run inside the around-execute wrappers
+///    [`Approval`](crate::Approval) service (approved once → allow; rejected, cancelled, no
+///    service, an answer not understood, no answer within
+///    [`APPROVAL_TIMEOUT`](crate::APPROVAL_TIMEOUT), or the call's target gone meanwhile
+///    ([`Tool::approval_moot`]) → a denial saying which), else allow. A denial skips the tool
+///    but still goes through step 7. Allowed calls run inside the around-execute wrappers
 ///    ([`Tools::add_around_execute`]), which may short-circuit.
 /// 5. Validation against the compiled parameter schema: every violation reported at once
 ///    (`INVALID_ARGS`); then deserialization (serde errors are `INVALID_ARGS` too).
@@ -133,7 +139,9 @@ impl Tools {
     }
 
     /// Registers `tool`: generates and normalises its schemas, applies
-    /// [`Tool::shape_parameters`], and compiles the parameter validator once (2020-12).
+    /// [`Tool::shape_parameters`], lists `null` among the types of its optional parameters
+    /// (the pipeline takes `null` there as the parameter left out), and compiles the
+    /// parameter validator once (2020-12).
     ///
     /// # Errors
     /// [`ToolsError::Duplicate`], [`ToolsError::InvalidName`], [`ToolsError::Schema`] or
@@ -153,6 +161,8 @@ impl Tools {
         let input = input_schema_for::<T::Args>().map_err(|e| schema_err("input", e))?;
         let input =
             normalize_schema(tool.shape_parameters(input)).map_err(|e| schema_err("input", e))?;
+        // What the pipeline takes as an argument left out (`null` for an optional one), the
+        // published and validated schema admits.
         let output = output_schema_for::<T::Output>().map_err(|e| schema_err("output", e))?;
         let compile = |which, schema: &Value| {
             jsonschema::draft202012::new(schema).map_err(|e| ToolsError::Compile {
@@ -334,10 +344,19 @@ impl Tools {
                                 reason: reason.clone(),
                                 agent_id: info.agent_id.clone(),
                             };
-                            let cancel = call.cancel.clone();
-                            CatchUnwind(Box::pin(approver.request_approval(request, cancel)))
-                                .await
-                                .map_err(|()| "approval service")
+                            // The wait ends also when what the call acts on goes away (its
+                            // session closed), and at the approval deadline.
+                            let moot =
+                                catch(|| entry.tool.approval_moot(&info.args, &call)).flatten();
+                            ask(
+                                approver.as_ref(),
+                                request,
+                                &call.cancel,
+                                moot,
+                                APPROVAL_TIMEOUT,
+                            )
+                            .await
+                            .map_err(|()| "approval service")
                         }
                         None => Ok(ApprovalOutcome::Unavailable {
                             why: "no approval service is configured".to_owned(),

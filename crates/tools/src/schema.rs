@@ -282,6 +282,26 @@ pub(crate) fn admits_null(map: &Map<String, Value>) -> bool {
     }
 }
 
+/// Whether `null` for the property `name` of the object schema `schema` stands for the
+/// property left out: it is declared with a `type`, and not required. Many MCP clients and
+/// models write `null` for an argument they mean to leave out (OpenAI's strict function
+/// calling makes every optional argument nullable); the pipeline drops such a `null` before
+/// validation ([`crate::validate::nulls_as_absent`]). The published schemas keep one `type`
+/// per property (some hosts take no list of types), so they do not name `null`. A required
+/// property's `null` is judged as given (its error names it), and so is an untyped one's (any
+/// value, `null` too, is its own).
+pub(crate) fn null_is_absent(schema: &Value, name: &str) -> bool {
+    let required = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|names| names.iter().any(|n| n == name));
+    !required
+        && schema
+            .get("properties")
+            .and_then(|properties| properties.get(name))
+            .is_some_and(|property| property.get("type").is_some())
+}
+
 /// Walks one subschema: inlines `$ref`, drops numeric formats, recurses only into keywords that
 /// hold subschemas (so `default`, `enum`, `const` and `examples` values are never touched).
 fn normalize_node(

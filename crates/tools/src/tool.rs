@@ -458,6 +458,21 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// While a human decides whether this call may run (a policy asked for approval): a
+    /// future that ends, with the sentence to tell the model, once the answer no longer
+    /// matters because what the call acts on went away (its terminal session closed). The
+    /// question is then withdrawn and the call denied with that sentence. `args` are the
+    /// call's arguments, not yet validated (none when they do not deserialize). Default:
+    /// `None` (the wait ends with the answer, or at [`crate::APPROVAL_TIMEOUT`]).
+    fn approval_moot(
+        &self,
+        args: &Self::Args,
+        call: &ToolCall,
+    ) -> Option<dsh_context::BoxFuture<'static, String>> {
+        let _ = (args, call);
+        None
+    }
+
     /// Runs the tool on validated arguments.
     ///
     /// # Errors

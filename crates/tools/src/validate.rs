@@ -4,7 +4,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
-use crate::schema::admits_null;
+use crate::schema::null_is_absent;
 
 /// At most this many violations are listed; the rest are counted.
 const MAX_VIOLATIONS: usize = 20;
@@ -30,13 +30,16 @@ pub(crate) fn violations(
 ) -> Vec<String> {
     let mut out = Vec::new();
     let mut extra = 0usize;
-    for error in validator.iter_errors(args) {
-        for message in describe(&error, schema, args) {
-            if out.len() < MAX_VIOLATIONS {
-                out.push(message);
-            } else {
-                extra = extra.saturating_add(1);
-            }
+    let beyond = schema.map(|schema| integers_out_of_range(schema, args, ""));
+    let described = validator
+        .iter_errors(args)
+        .flat_map(|error| describe(&error, schema, args))
+        .collect::<Vec<_>>();
+    for message in described.into_iter().chain(beyond.into_iter().flatten()) {
+        if out.len() < MAX_VIOLATIONS {
+            out.push(message);
+        } else {
+            extra = extra.saturating_add(1);
         }
     }
     if extra > 0 {
@@ -61,23 +64,18 @@ pub(crate) fn whole_numbers_as_integers(schema: &Value, args: Value) -> Value {
         let Some(property) = properties.get(name) else {
             continue;
         };
-        let integer = match property.get("type") {
-            Some(Value::String(t)) => t == "integer",
-            Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
-            _ => false,
-        };
-        if integer
-            && let Value::Number(n) = value
-            && let Some(f) = n.as_f64().filter(|_| n.is_f64())
-            && f.fract() == 0.0
+        if declares_integer(property)
+            && let Some(f) = whole_float(value)
         {
-            // Beyond the 64-bit range it saturates (`as` does), so the tool's own bounds name
-            // the value (`1e30` for a timeout is over its cap) instead of the deserializer.
-            *value = if f >= 0.0 {
-                Value::from(f as u64)
-            } else {
-                Value::from(f as i64)
-            };
+            // Beyond the 64-bit range it stays a float: validation refuses it
+            // ([`integers_out_of_range`]), so no tool reads a saturated number.
+            if integer_in_range(f) {
+                *value = if f >= 0.0 {
+                    Value::from(f as u64)
+                } else {
+                    Value::from(f as i64)
+                };
+            }
         } else if value.is_object() {
             *value = whole_numbers_as_integers(property, std::mem::take(value));
         }
@@ -86,10 +84,11 @@ pub(crate) fn whole_numbers_as_integers(schema: &Value, args: Value) -> Value {
 }
 
 /// `args` without the optional properties that are `null`, recursively through declared
-/// object properties: a property the schema declares, does not require, and whose own schema
-/// has a `type` without `null`. Many MCP clients and models write `null` for an argument they mean to leave out;
-/// taken as given, it failed validation (`"offset" must be an integer`) for an argument the
-/// caller never meant to set. A required property keeps its `null`, so its error names it.
+/// object properties: those whose `null` stands for the property left out
+/// ([`null_is_absent`]: declared with a `type`, not required; the published schema lists
+/// `null` among their types). Many MCP clients and models write `null` for an argument they
+/// mean to leave out; taken as given, it reached the tool as a value its type does not have.
+/// A required property keeps its `null`, so its error names it.
 pub(crate) fn nulls_as_absent(schema: &Value, args: Value) -> Value {
     let Value::Object(mut map) = args else {
         return args;
@@ -97,20 +96,7 @@ pub(crate) fn nulls_as_absent(schema: &Value, args: Value) -> Value {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return Value::Object(map);
     };
-    let required = |name: &str| {
-        schema
-            .get("required")
-            .and_then(Value::as_array)
-            .is_some_and(|names| names.iter().any(|n| n == name))
-    };
-    map.retain(|name, value| {
-        !(value.is_null()
-            && !required(name)
-            && properties
-                .get(name)
-                .and_then(Value::as_object)
-                .is_some_and(|property| !admits_null(property)))
-    });
+    map.retain(|name, value| !(value.is_null() && null_is_absent(schema, name)));
     for (name, value) in &mut map {
         if value.is_object()
             && let Some(property) = properties.get(name)
@@ -119,6 +105,71 @@ pub(crate) fn nulls_as_absent(schema: &Value, args: Value) -> Value {
         }
     }
     Value::Object(map)
+}
+
+/// Whole numbers (written as floats: past the 64-bit range JSON parsers read them so) that
+/// `args` holds where the schema declares an integer, outside what the tools take
+/// (`-2^63 ..= 2^64-1`), recursively through declared object properties: one message each.
+/// [`whole_numbers_as_integers`] leaves them as they are, so no tool reads another number
+/// than the one sent (`"offset": 18446744073709551616` read as 18446744073709551615).
+pub(crate) fn integers_out_of_range(schema: &Value, args: &Value, path: &str) -> Vec<String> {
+    let (Some(properties), Value::Object(map)) =
+        (schema.get("properties").and_then(Value::as_object), args)
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (name, value) in map {
+        let Some(property) = properties.get(name) else {
+            continue;
+        };
+        let here = if path.is_empty() {
+            name.clone()
+        } else {
+            format!("{path}.{name}")
+        };
+        if declares_integer(property)
+            && let Some(f) = whole_float(value)
+            && !integer_in_range(f)
+        {
+            let (side, bound) = if f > 0.0 {
+                ("above the largest", u64::MAX.to_string())
+            } else {
+                ("below the smallest", i64::MIN.to_string())
+            };
+            out.push(format!(
+                "{} is {side} integer this server reads ({bound})",
+                quote(&bounded(&here))
+            ));
+        } else if value.is_object() {
+            out.extend(integers_out_of_range(property, value, &here));
+        }
+    }
+    out
+}
+
+/// Whether a property's schema declares an integer (`"type": "integer"`, alone or in a list).
+fn declares_integer(property: &Value) -> bool {
+    match property.get("type") {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
+        _ => false,
+    }
+}
+
+/// The value as a float when it is a whole number written as one (`2.0`, `1e30`).
+fn whole_float(value: &Value) -> Option<f64> {
+    let Value::Number(n) = value else {
+        return None;
+    };
+    n.as_f64()
+        .filter(|f| n.is_f64() && f.is_finite() && f.fract() == 0.0)
+}
+
+/// Whether a whole float is one of the integers the tools take: `-2^63 ..= 2^64-1` (the
+/// float `2^64` itself is the first one past it).
+fn integer_in_range(f: f64) -> bool {
+    (-9_223_372_036_854_775_808.0..18_446_744_073_709_551_616.0).contains(&f)
 }
 
 /// The instance path in plain words: `"a.b[2].c"`, JSON-quoted; `None` for the root.
@@ -450,7 +501,7 @@ fn plural(n: u64) -> &'static str {
 mod tests {
     use serde_json::json;
 
-    use super::{id_argument, nulls_as_absent};
+    use super::{id_argument, integers_out_of_range, nulls_as_absent, whole_numbers_as_integers};
 
     /// Blanks around an id are dropped; control characters left inside refuse it.
     #[test]
@@ -467,7 +518,7 @@ mod tests {
     }
 
     #[test]
-    fn optional_nulls_are_left_out_where_the_type_admits_none() {
+    fn optional_nulls_are_left_out_where_the_property_is_typed() {
         let schema = json!({
             "type": "object",
             "required": ["id"],
@@ -492,9 +543,47 @@ mod tests {
         });
         assert_eq!(
             nulls_as_absent(&schema, args),
-            // A required one, a nullable one, an untyped one and an undeclared one keep theirs
-            // (validation judges them).
-            json!({"id": null, "submit": null, "untyped": null, "undeclared": null, "size": {}})
+            // A required one, an untyped one and an undeclared one keep theirs (validation
+            // judges them); a typed optional one is left out, whether its type lists null
+            // (as the published schema's do) or not.
+            json!({"id": null, "untyped": null, "undeclared": null, "size": {}})
         );
+    }
+
+    /// A whole number past the 64-bit range is refused by name, not read as the largest one.
+    #[test]
+    fn integers_past_the_64_bit_range_are_named_not_saturated() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "offset": {"type": ["integer", "null"], "minimum": 0},
+                "ratio": {"type": "number"},
+                "size": {"type": "object", "properties": {"cols": {"type": "integer"}}}
+            }
+        });
+        let args: serde_json::Value = serde_json::from_str(
+            r#"{"offset": 18446744073709551616, "ratio": 1e30, "size": {"cols": -1e30}}"#,
+        )
+        .unwrap_or_default();
+        let converted = whole_numbers_as_integers(&schema, args.clone());
+        // Left as sent (a float), not saturated to u64::MAX.
+        assert_eq!(converted, args);
+        assert_eq!(
+            integers_out_of_range(&schema, &converted, ""),
+            [
+                "\"offset\" is above the largest integer this server reads (18446744073709551615)",
+                "\"size.cols\" is below the smallest integer this server reads (-9223372036854775808)",
+            ]
+        );
+        // In range, a whole float is the integer; the largest u64 itself is taken.
+        let args: serde_json::Value =
+            serde_json::from_str(r#"{"offset": 2.0, "size": {"cols": 18446744073709551615}}"#)
+                .unwrap_or_default();
+        let converted = whole_numbers_as_integers(&schema, args);
+        assert_eq!(
+            converted,
+            json!({"offset": 2, "size": {"cols": 18_446_744_073_709_551_615_u64}})
+        );
+        assert!(integers_out_of_range(&schema, &converted, "").is_empty());
     }
 }

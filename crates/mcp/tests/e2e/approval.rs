@@ -1,10 +1,13 @@
 //! Approval through MCP elicitation, against the built binary: `--ask-command` input goes to
 //! the human behind a client that supports `elicitation/create` (approved → it runs;
-//! declined → a denial, nothing runs), and is denied with a clear reason for a client without
-//! elicitation. `--deny-command` input is refused without asking.
+//! declined → a denial, nothing runs; a form filled in wrong → not understood, no rejection;
+//! unanswered while its session closes → withdrawn, denied), and is denied with a clear reason
+//! for a client without elicitation. `--deny-command` input is refused without asking.
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use parking_lot::Mutex;
 
@@ -18,14 +21,40 @@ use serde_json::json;
 
 use crate::support::{ServerProcess, call, ok};
 
-/// A client that declares elicitation and answers every form with `approve`, recording the
+/// How the human behind the client answers every form.
+#[derive(Clone)]
+enum Answer {
+    /// Accepts with `approve: true`.
+    Approve,
+    /// Declines.
+    Decline,
+    /// Accepts with this content (a form the client filled in wrong).
+    Accept(serde_json::Value),
+    /// Never answers; notes when the server withdraws the question.
+    Never,
+}
+
+/// A client that declares elicitation and answers every form as `answer` says, recording the
 /// questions it was asked.
 #[derive(Clone)]
 struct Human {
-    approve: bool,
+    answer: Answer,
     asked: Arc<Mutex<Vec<String>>>,
     /// When set: says it was asked (the first), then answers only once told to (the second).
     gate: Option<Arc<(tokio::sync::Notify, tokio::sync::Notify)>>,
+    /// Set when the server withdrew a question (`notifications/cancelled` for it).
+    withdrawn: Arc<AtomicBool>,
+}
+
+impl Human {
+    fn new(answer: Answer) -> Self {
+        Self {
+            answer,
+            asked: Arc::default(),
+            gate: None,
+            withdrawn: Arc::default(),
+        }
+    }
 }
 
 impl ClientHandler for Human {
@@ -39,7 +68,7 @@ impl ClientHandler for Human {
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, rmcp::ErrorData> {
         let ElicitRequestParams::FormElicitationParams { message, .. } = request else {
             return Ok(ElicitResult::new(ElicitationAction::Decline));
@@ -49,10 +78,19 @@ impl ClientHandler for Human {
             gate.0.notify_one();
             gate.1.notified().await;
         }
-        Ok(if self.approve {
-            ElicitResult::new(ElicitationAction::Accept).with_content(json!({"approve": true}))
-        } else {
-            ElicitResult::new(ElicitationAction::Decline)
+        Ok(match &self.answer {
+            Answer::Approve => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(json!({"approve": true}))
+            }
+            Answer::Decline => ElicitResult::new(ElicitationAction::Decline),
+            Answer::Accept(content) => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(content.clone())
+            }
+            Answer::Never => {
+                context.ct.cancelled().await;
+                self.withdrawn.store(true, Ordering::SeqCst);
+                ElicitResult::new(ElicitationAction::Cancel)
+            }
         })
     }
 }
@@ -91,11 +129,11 @@ async fn serve(ws: &Workspace, human: Human) -> (ServerProcess, RunningService<R
 async fn ask_is_answered_by_the_human_through_elicitation() {
     let ws = workspace("yes");
     for approve in [true, false] {
-        let human = Human {
-            approve,
-            asked: Arc::default(),
-            gate: None,
-        };
+        let human = Human::new(if approve {
+            Answer::Approve
+        } else {
+            Answer::Decline
+        });
         let asked = Arc::clone(&human.asked);
         let (mut server, client) = serve(&ws, human).await;
         ok(&client, "terminal_open", json!({"type": "shell"})).await;
@@ -184,9 +222,8 @@ async fn an_approval_after_other_input_reached_the_session_sends_nothing() {
     let ws = workspace("late");
     let gate = Arc::new((tokio::sync::Notify::new(), tokio::sync::Notify::new()));
     let human = Human {
-        approve: true,
-        asked: Arc::default(),
         gate: Some(Arc::clone(&gate)),
+        ..Human::new(Answer::Approve)
     };
     let (mut server, client) = serve(&ws, human).await;
     ok(&client, "terminal_open", json!({"type": "shell"})).await;
@@ -264,5 +301,84 @@ async fn a_key_left_waiting_is_named_and_can_be_ended() {
     .await;
     assert!(r.text.contains("\nho\n"), "{r:?}");
     ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await;
+    server.disconnect(client).await;
+}
+
+/// A form accepted without a boolean `approve` is an answer the client got wrong, not the
+/// user's rejection: the denial says so, and nothing runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_accepted_form_without_a_boolean_approve_is_not_understood() {
+    let ws = workspace("not-understood");
+    for (content, quoted) in [
+        (json!({}), "{}"),
+        (json!({"approve": "maybe"}), "{\"approve\":\"maybe\"}"),
+    ] {
+        let (mut server, client) = serve(&ws, Human::new(Answer::Accept(content))).await;
+        ok(&client, "terminal_open", json!({"type": "shell"})).await;
+        let r = call(
+            &client,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": "touch unclear.txt"}),
+        )
+        .await;
+        assert!(r.is_error, "{r:?}");
+        assert!(
+            r.text.starts_with(
+                "Error: the client's answer to the approval request for this call of tool \"terminal_send\""
+            ),
+            "{r:?}"
+        );
+        assert!(
+            r.text.contains(&format!(
+                "was not understood: it accepted the form without a true or false \"approve\" (content: {quoted}); nothing ran (the user rejected nothing)"
+            )),
+            "{r:?}"
+        );
+        assert!(!r.text.contains("the user rejected this call"), "{r:?}");
+        assert!(
+            !ws.0.join("unclear.txt").exists(),
+            "an unclear answer ran the command"
+        );
+        ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await;
+        server.disconnect(client).await;
+    }
+}
+
+/// A question nobody answers ends when its session is closed: the send is denied as such
+/// (not left pending), and the client is told to withdraw the question.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unanswered_approval_ends_when_its_session_closes() {
+    let ws = workspace("closed");
+    let human = Human::new(Answer::Never);
+    let asked = Arc::clone(&human.asked);
+    let withdrawn = Arc::clone(&human.withdrawn);
+    let (mut server, client) = serve(&ws, human).await;
+    ok(&client, "terminal_open", json!({"type": "shell"})).await;
+    let asking = call(
+        &client,
+        "terminal_send",
+        json!({"sessionId": "pty-1", "text": "touch closed.txt"}),
+    );
+    let closing = async {
+        while asked.lock().is_empty() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        ok(&client, "terminal_close", json!({"sessionId": "pty-1"})).await
+    };
+    let (r, _) = tokio::join!(asking, closing);
+    assert!(r.is_error, "{r:?}");
+    assert!(
+        r.text.starts_with(
+            "Error: session closed while waiting for approval: terminal session pty-1 was closed before the user answered, so the question was withdrawn; nothing ran"
+        ),
+        "{r:?}"
+    );
+    assert!(!ws.0.join("closed.txt").exists());
+    crate::support::within("the question's withdrawal", async {
+        while !withdrawn.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
     server.disconnect(client).await;
 }

@@ -61,6 +61,7 @@ fn help_lists_every_option_with_its_default() {
         "[default: 4096]",
         "--deny-command <REGEX>",
         "--ask-command <REGEX>",
+        "A question unanswered for 10 minutes, or whose session closes meanwhile, is withdrawn",
         "--allow-command <REGEX>",
         "Per-session limits on this host: ",
         "--max-message-bytes <BYTES>",

@@ -173,14 +173,15 @@ async fn job_output_consumes_and_reports_status() {
         r.text(),
         "Error: invalid job_id: expected a non-empty string, got \"\"; pass the id terminal_send with run_in_background returned (such as \"pty-send-1\"), or call job_list to see your jobs"
     );
-    // An id no job can have is refused without being echoed.
+    // An id no job can have is refused without being echoed (the schema's maxLength is the
+    // tool's own limit).
     for tool in ["job_output", "job_kill"] {
         let r = host
             .call(Some(&a), tool, json!({"job_id": "J".repeat(1_000_000)}))
             .await;
         assert_eq!(
             r.text(),
-            "Error: invalid job_id: it is 1000000 characters long, and job ids are at most 128 (such as \"pty-send-1\"); call job_list to see your jobs"
+            "Error: invalid arguments: \"job_id\" must be at most 128 characters long"
         );
     }
     let r = host

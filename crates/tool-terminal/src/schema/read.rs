@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 pub struct ReadArgs {
     /// Terminal session id.
     #[serde(rename = "sessionId")]
+    #[schemars(length(max = crate::MAX_SESSION_ID_CHARS))]
     pub session_id: String,
     /// Newest-relative line offset (default 0).
     #[serde(default)]

@@ -30,7 +30,7 @@ async fn wrong_types_missing_and_empty_ids_are_errors() {
         (
             "terminal_read",
             json!({"sessionId": "p".repeat(100_000)}),
-            "sessionId is 100000 characters long, and session ids are at most 128",
+            "\"sessionId\" must be at most 128 characters long",
         ),
         (
             "terminal_read",
@@ -71,6 +71,34 @@ async fn wrong_types_missing_and_empty_ids_are_errors() {
             "terminal_open",
             json!({"type": "shell", "cwd": "B".repeat(100_000)}),
             "cwd is 100000 bytes long, and a path is at most 4096",
+        ),
+        // The schema's limits (maxLength) are the tool's own.
+        (
+            "terminal_send",
+            json!({"sessionId": "p".repeat(129), "text": "x"}),
+            "\"sessionId\" must be at most 128 characters long",
+        ),
+        (
+            "terminal_open",
+            json!({"type": "shell", "name": "n".repeat(65)}),
+            "\"name\" must be at most 64 characters long",
+        ),
+        // An empty cwd is refused as an empty sessionId is, not taken as no cwd.
+        (
+            "terminal_open",
+            json!({"type": "shell", "cwd": ""}),
+            "cwd must be a non-empty path",
+        ),
+        (
+            "terminal_open",
+            json!({"type": "shell", "cwd": "  "}),
+            "cwd must be a non-empty path",
+        ),
+        // Past u64: refused, not read as the largest u64.
+        (
+            "terminal_read",
+            json!({"sessionId": "pty-1", "offset": 18_446_744_073_709_551_616.0_f64}),
+            "\"offset\" is above the largest integer this server reads (18446744073709551615)",
         ),
         (
             "terminal_read",

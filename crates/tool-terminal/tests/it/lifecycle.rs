@@ -572,10 +572,10 @@ async fn timeout_ms_sets_one_sends_deadline_within_the_cap() {
             "timeoutMs is 60001, above this server's cap of 60000 ms",
         ),
         (json!(0), "\"timeoutMs\" must be >= 1"),
-        // Past u64: not quoted as the saturated number it arrives as.
+        // Past u64: refused as such, not read as the largest u64 (and quoted as that).
         (
             json!(1e30),
-            "Error: timeoutMs is above this server's cap of 60000 ms",
+            "Error: invalid arguments: \"timeoutMs\" is above the largest integer this server reads (18446744073709551615)",
         ),
     ] {
         let r = host

@@ -110,7 +110,8 @@ async fn whole_floats_are_integers_where_the_schema_says_integer() {
         )
         .await;
     assert!(!r.is_error, "{}", r.text());
-    // A whole number beyond 64 bits is the largest one, not a deserializer's complaint.
+    // A whole number beyond 64 bits is refused by name: neither read as the largest one nor
+    // a deserializer's complaint.
     let r = tools
         .execute(
             "send",
@@ -119,4 +120,29 @@ async fn whole_floats_are_integers_where_the_schema_says_integer() {
         )
         .await;
     assert!(!r.text().contains("floating point"), "{}", r.text());
+    assert_eq!(
+        message(json!({"sessionId": "pty-1", "text": "x", "yieldTimeMs": 1e30})).await,
+        "Error: invalid arguments: \"yieldTimeMs\" is above the largest integer this server reads (18446744073709551615)"
+    );
+}
+
+/// `null` for an optional argument is the argument left out, and the published schema says
+/// so: every optional parameter's type lists `null`, whatever the tool's type declares.
+#[tokio::test]
+async fn optional_parameters_admit_null_in_the_schema_as_in_the_pipeline() {
+    let tools = Tools::new();
+    ok(tools.register(SendTool::new(Mode::Succeed)));
+    let r = tools
+        .execute(
+            "send",
+            json!({"sessionId": "pty-1", "text": "x", "submit": null, "yieldTimeMs": null, "signal": null, "size": null}),
+            ToolCall::new("w"),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text());
+    // A required one keeps its null, and its error names it.
+    assert_eq!(
+        message(json!({"sessionId": null, "text": "x"})).await,
+        "Error: invalid arguments: \"sessionId\" must be a string"
+    );
 }
