@@ -1,7 +1,7 @@
 //! A command line the shell has not finished reading (its continuation prompt): the result
 //! names what keeps it open, lines typed there are said not to have run on their own, and a
-//! command line sent into an open quote, where it would only be text of the string, is
-//! refused; commands typed line by line across sends (a loop, a here-document's body, a
+//! command line sent into a quote an apostrophe left open, where it would only be text of the
+//! string, is refused; commands typed line by line across sends (a loop, a here-document's body, a
 //! string that a later line closes) still go in and run.
 
 use dsh_terminal_core::{
@@ -64,11 +64,22 @@ async fn a_quote_left_open_is_named_and_commands_sent_into_it_are_refused() {
         assert!(r.viewport.lines().any(|l| l == "next-42"), "{r:?}");
         assert_eq!(r.exit_code, Some(0), "{r:?}");
         assert_eq!(open_notice(&r), None, "{r:?}");
-        // A later line that closes the string is typed, and the command runs.
+        // A string opened on purpose takes a message's lines one per send, whatever their
+        // first words (`test coverage improved`): not refused, said not to have run yet; a
+        // later line that closes the string is typed, and the command runs.
         let r = sh.send("printf '%s|' \"first").await;
         assert!(open_notice(&r).is_some_and(|n| n.contains("\"")), "{r:?}");
+        let r = sh.send("test coverage improved").await;
+        assert!(
+            open_notice(&r).is_some_and(|n| n.contains("did not run")),
+            "{r:?}"
+        );
         let r = sh.send("make it pass\"; echo").await;
-        // The string holds the line end: `first`, then `make it pass|`.
+        // The string holds the line ends: `first`, the message's line, then `make it pass|`.
+        assert!(
+            r.viewport.lines().any(|l| l == "test coverage improved"),
+            "{r:?}"
+        );
         assert!(r.viewport.lines().any(|l| l == "make it pass|"), "{r:?}");
         assert_eq!(r.input_mode, InputMode::Normal, "{r:?}");
         assert_eq!(open_notice(&r), None, "{r:?}");

@@ -2,7 +2,9 @@
 //! and takes every line sent as more of that command. The result names what keeps it open
 //! (a quote, a here-document, a `for` without its `done`: see `input::open_construct`) and
 //! says that lines typed there did not run as commands of their own; a command line sent
-//! into an open quote, where it would only be text of the string, is refused.
+//! into a quote an apostrophe left open by accident (`echo 'it's fine'`), where it would only
+//! be text of the string, is refused. A quote opened on purpose (`git commit -m "Title`, sent
+//! one line per send) takes its lines, whatever their first words, with the notice only.
 
 use crate::error::TerminalError;
 use crate::readiness::Settle;
@@ -30,8 +32,10 @@ pub(in crate::session) struct AtContinuation {
 
 /// At a send's start, when our shell's line editor reads (`shell_line_editor`) at its
 /// continuation prompt with the lines of the open command known: what it found there. Text
-/// sent with Enter into an open `'` or `"` quote whose first line names a command, and that
-/// holds no such quote to close it, is refused: it would be text of the string, not run.
+/// sent with Enter into a `'` quote an apostrophe left open (`it's` closed the quote before
+/// it), whose first line names a command, and that holds no `'` to close it, is refused: it
+/// would be text of the string, not run. A quote with no such cause was opened on purpose: a
+/// message's lines (`make install now works`) go into it.
 ///
 /// # Errors
 /// `InvalidRequest`, naming the quote, the line, and how to go on.
@@ -53,6 +57,7 @@ pub(super) fn check(
     if ends_a_line
         && !st.typed_unended
         && let Some(open) = open_construct(&lines)
+        && open.apostrophe.is_some()
         && let Opened::Quote(quote @ ('\'' | '"')) = open.opened
         && !text.contains(quote)
     {
