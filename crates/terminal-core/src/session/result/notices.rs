@@ -287,7 +287,7 @@ pub(super) fn still_running_notice(
                  also put commands in the background with &"
             ),
             "to stop the line's commands in the foreground (those put in the background keep \
-             running: jobs lists them, kill %1 ends the first)",
+             running: jobs lists them with their numbers, kill %N ends job N)",
         )
     } else if in_line {
         (

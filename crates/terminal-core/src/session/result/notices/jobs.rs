@@ -7,8 +7,8 @@ use super::super::SettleFacts;
 use super::super::StoppedJob;
 
 /// How stopped jobs are listed and ended, and what `exit` does while one is stopped.
-const STOPPED_JOBS_TAIL: &str = "jobs lists stopped jobs, kill %1 ends the first; exit \
-     refuses once while a job is stopped";
+const STOPPED_JOBS_TAIL: &str = "jobs lists the jobs with their numbers, kill %N ends job \
+     N; exit refuses once while a job is stopped";
 
 /// What became of `program`, stopped in the foreground (SIGTSTP: `terminal_signal`, or the
 /// Ctrl-Z key), and how to continue it: `terminal_signal`'s SIGTSTP result and a send's notice
