@@ -58,7 +58,11 @@ impl HitSources {
             .map(|stop| {
                 let advice = match stop {
                     CapStop::Pids(_) => "End what keeps starting processes",
-                    CapStop::Memory(_) => "Use less memory at once",
+                    CapStop::Memory(_) => {
+                        "Use less memory at once (files in memory-backed file systems count \
+                         too: a confined session's /tmp, /dev/shm and /run; delete those no \
+                         longer needed)"
+                    }
                 };
                 format!("[limit: {stop}. {advice}; the cap is the operator's setting]")
             })

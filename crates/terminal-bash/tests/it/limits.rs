@@ -239,10 +239,12 @@ async fn a_result_says_when_a_cap_stopped_something() {
     .await;
 }
 
-/// A confined session's private `/tmp` holds half its memory cap (its `/dev/shm` 64 MiB at
-/// most): filling it fails the write with "No space left on device" and the shell lives on. (Its tmpfs pages count against the
-/// cap and no kill frees them: at the kernel's default size, half the host's memory, filling
-/// it made the kernel kill every process of the session, the shell included.)
+/// A confined session's private `/tmp`, `/run` and `/dev/shm` hold half its memory cap
+/// together: filling them all fails the writes with "No space left on device" and the shell
+/// lives on. (Their tmpfs pages count against the cap and no kill frees them: at the kernel's
+/// default size, half the host's memory, filling `/tmp` made the kernel kill every process of
+/// the session, the shell included; sized a share of the cap each, a full `/dev/shm` and
+/// `/run` beside a full `/tmp` went past a small cap.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_tmp_fails_the_write_and_keeps_the_session() {
     within(async {
@@ -259,28 +261,32 @@ async fn a_full_tmp_fails_the_write_and_keeps_the_session() {
             Some(limits),
         );
         let sh = Shell::open_on(&backend).await;
-        let r = sh.send("df -k --output=size /tmp | tail -1").await;
-        let size_kib: u64 = r
+        let r = sh
+            .send("df -k --output=size /tmp /run /dev/shm | tail -n +2")
+            .await;
+        let sizes_kib: Vec<u64> = r
             .viewport
             .lines()
-            .find_map(|l| l.trim().parse().ok())
-            .unwrap_or_else(|| panic!("{r:?}"));
-        assert_eq!(size_kib, 128 * 1024, "{r:?}");
+            .filter_map(|l| l.trim().parse().ok())
+            .collect();
+        assert_eq!(sizes_kib.len(), 3, "{r:?}");
+        assert!(sizes_kib.iter().sum::<u64>() <= 128 * 1024, "{r:?}");
         let r = sh
-            .send("head -c 300000000 /dev/zero > /tmp/fill; echo rc=$?; rm -f /tmp/fill")
+            .send(
+                "for f in /tmp/fill /run/fill /dev/shm/fill; do \
+                 head -c 300000000 /dev/zero > $f; echo rc=$?; done",
+            )
             .await;
         assert!(r.viewport.contains("No space left on device"), "{r:?}");
-        assert!(r.viewport.lines().any(|l| l == "rc=1"), "{r:?}");
-        let r = sh.send("echo alive").await;
+        assert_eq!(
+            r.viewport.lines().filter(|l| *l == "rc=1").count(),
+            3,
+            "{r:?}"
+        );
+        let r = sh.send("echo alive; rm -f /tmp/fill /run/fill /dev/shm/fill").await;
         assert!(r.viewport.lines().any(|l| l == "alive"), "{r:?}");
         assert_eq!(r.exit_code, Some(0), "{r:?}");
-        // The same for /dev/shm, a tmpfs of its own that holds 64 MiB at most; the rest of
-        // /dev (both trees, the session's own devpts's included) takes no files at all.
-        let r = sh
-            .send("head -c 100000000 /dev/zero > /dev/shm/fill; echo rc=$?; rm -f /dev/shm/fill")
-            .await;
-        assert!(r.viewport.contains("No space left on device"), "{r:?}");
-        assert!(r.viewport.lines().any(|l| l == "rc=1"), "{r:?}");
+        // The rest of /dev (both trees, the session's own devpts's included) takes no files.
         for path in ["/dev/fill", "/dev/.dsh/fill"] {
             let r = sh.send(&format!("echo x > {path}")).await;
             assert!(r.viewport.contains("Read-only file system"), "{r:?}");

@@ -251,6 +251,32 @@ async fn a_confined_shells_own_exit_status_is_reported() {
     .await;
 }
 
+/// A workspace named through a symbolic link: a `cwd` naming its real directory opens there,
+/// writable as the workspace is (bubblewrap bound only the link's path, and failed to chdir).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workspace_named_through_a_link_opens_at_its_real_path() {
+    within(async {
+        let base = TempDir::new("linked-ws");
+        let real = base.0.join("real");
+        std::fs::create_dir_all(&real).unwrap();
+        let link = base.0.join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let backend = sandboxed(config(), SandboxMode::WorkspaceWrite, &link, false, None);
+        let sh = Shell::try_open_in(&backend, Some(real.clone()))
+            .await
+            .unwrap();
+        let r = sh.send("pwd; touch made-here && echo made").await;
+        assert!(
+            r.viewport.lines().any(|l| l == real.display().to_string()),
+            "{r:?}"
+        );
+        assert!(r.viewport.lines().any(|l| l == "made"), "{r:?}");
+        assert!(real.join("made-here").exists());
+        sh.close().await;
+    })
+    .await;
+}
+
 /// A relative `cwd` is taken from the workspace, where sessions start, not from the server's
 /// own directory (`default_cwd` here, as `dsh-mcp` sets it from `--cwd` or its own).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
