@@ -152,6 +152,73 @@ async fn a_debugged_programs_question_is_told_from_the_debuggers_prompt() {
     .await;
 }
 
+/// Whether `r`'s notice of the program's read says SIGINT waits for the read to return (an
+/// interpreter's own debugger), not that it breaks in at once (gdb's).
+fn says_answer_first(r: &SendResult) -> bool {
+    r.notices.iter().any(|n| {
+        n.starts_with("[input: the program the debugger ")
+            && n.contains("does not break in while the read waits")
+            && !n.contains("to break into the debugger")
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interpreters_debugger_is_said_to_break_in_only_once_its_programs_read_returns() {
+    within(async {
+        let ws = TempDir::new("debugged-read-sigint");
+        let py = ws.0.join("ask.py");
+        std::fs::write(&py, "name = input('Your name: ')\nprint('hi', name)\n").unwrap();
+        let sh = Shell::open(config()).await;
+        let r = sh.send(&format!("python3 -m pdb {}", py.display())).await;
+        assert!(r.viewport.ends_with("(Pdb) "), "{r:?}");
+        let r = sh.send("c").await;
+        assert!(r.viewport.ends_with("Your name: "), "{r:?}");
+        assert!(says_program_asks(&r, "pdb", "Your name:"), "{r:?}");
+        assert!(says_answer_first(&r), "{r:?}");
+        // As the notice says: the line first, then the debugger's prompt (the program ran to
+        // its end, and pdb restarts it).
+        let r = sh.send("alice").await;
+        assert!(r.viewport.lines().any(|l| l == "hi alice"), "{r:?}");
+        assert!(r.viewport.ends_with("(Pdb) "), "{r:?}");
+        let r = sh.send("q").await;
+        assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        if installed("perl") {
+            // perl's debugger reads its commands in line mode (no line editor module): its
+            // `  DB<1> ` prompt is told all the same.
+            let pl = ws.0.join("ask.pl");
+            std::fs::write(&pl, "print \"name? \"; my $n = <STDIN>; print \"hi $n\";\n").unwrap();
+            let r = sh.send(&format!("perl -d {}", pl.display())).await;
+            assert!(r.viewport.trim_end().ends_with("DB<1>"), "{r:?}");
+            let r = sh.send("c").await;
+            assert!(r.viewport.ends_with("name? "), "{r:?}");
+            assert!(says_program_asks(&r, "perl -d", "name?"), "{r:?}");
+            assert!(says_answer_first(&r), "{r:?}");
+            let r = sh.send("bob").await;
+            assert!(r.viewport.lines().any(|l| l == "hi bob"), "{r:?}");
+            let r = sh.send("q").await;
+            assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+            // `n` over the `print`: perl flushes `name? ` as its debugger reads the next
+            // command, after its prompt (`  DB<1> name? `): the debugger reads, not the
+            // program, so no notice says the program asks.
+            sh.send(&format!("perl -d {}", pl.display())).await;
+            let r = sh.send("n").await;
+            assert!(r.viewport.trim_end().ends_with("DB<1> name?"), "{r:?}");
+            assert!(
+                !r.notices
+                    .iter()
+                    .any(|n| n.starts_with("[input: the program")),
+                "{r:?}"
+            );
+            let r = sh.send("p 6*7").await;
+            assert!(r.viewport.lines().any(|l| l == "42"), "{r:?}");
+            let r = sh.send("q").await;
+            assert!(r.viewport.ends_with("dsh> "), "{r:?}");
+        }
+        sh.close().await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_repl_continued_with_fg_is_said_to_take_statements_at_its_unprinted_prompt() {
     within(async {

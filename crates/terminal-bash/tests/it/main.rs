@@ -14,6 +14,7 @@ mod cancels;
 mod cases;
 mod cases_status;
 mod confined;
+mod counted_readers;
 mod cursor_keys;
 mod debugged_programs;
 mod display_modes;

@@ -4,14 +4,21 @@
 //! dialog's bar), which button has the focus, where a pager's search matched, what an editor
 //! selected. A result's notice quotes the highlighted text ([`Screen::highlighted_since`]).
 //!
-//! A highlight stands apart from what surrounds it. A run of cells painted alike (reverse
-//! video, or one background colour) is part of an area rather than a mark when the row above
-//! or below has a run painted the same over just the same columns, or both rows have one
-//! over all its columns: a themed program's screen or window background, a sidebar, a column
-//! of line numbers, a screen drawn all in reverse. Such runs are left out, and so are runs of
-//! blanks and box parts (window shadows and borders, empty bars). So is a rectangular
-//! selection (an editor's block selection), and a row of a selection over several rows that
-//! the rows on both sides cover.
+//! A highlight stands apart from what surrounds it. Left out:
+//! - The screen's background: a paint over more than half the cells read that reaches the
+//!   last column on more than half their rows (a themed program's screen, curses' colour pair
+//!   on black), wherever it is (the top row a menu item left is no highlight).
+//! - A stack of rows painted alike over just the same columns that is an area, not a
+//!   selection: it spans the screen's width (a screen drawn all in reverse), one of its runs
+//!   holds only blanks or box parts (a window with its border or an empty row), text follows
+//!   it on one of its rows (a column of line numbers or of log levels, a sidebar, an editor's
+//!   block selection), or each of its runs starts with a blank and one ends with two (a
+//!   padded window, a popup menu's items). Any other stack is an editor's selection of lines
+//!   (vim's `V` on lines of one length, each with the blank after its end): its rows are
+//!   quoted.
+//! - A run split off by what it holds, inside runs painted alike on the rows above and below
+//!   (a window's row around the item drawn in it).
+//! - Runs of blanks and box parts (window shadows and borders, empty bars).
 //!
 //! The scan reads the visible screen's cells once per result, from the result's start (our
 //! shell's prompt, when it is back, left out: a prompt drawn in reverse video highlights
@@ -41,13 +48,15 @@ enum Paint {
     Back(vt100::Color),
 }
 
-/// How `cell` is painted (`None`: plain, on the terminal's own background).
-fn paint(cell: &vt100::Cell) -> Option<Paint> {
+/// How `cell` is painted (`None`: plain, on the terminal's own background); with
+/// `reverse_only`, only reverse video counts (a background colour is plain).
+fn paint(cell: &vt100::Cell, reverse_only: bool) -> Option<Paint> {
     if cell.inverse() {
         return Some(Paint::Reverse);
     }
     match cell.bgcolor() {
         vt100::Color::Default => None,
+        _ if reverse_only => None,
         colour => Some(Paint::Back(colour)),
     }
 }
@@ -63,7 +72,7 @@ struct Run {
 
 /// The painted runs of visible row `row` (`cols` cells), in column order, and the row's text
 /// (one character per cell, empty cells as blanks).
-fn row_runs(screen: &vt100::Screen, row: u16, cols: u16) -> (Vec<Run>, String) {
+fn row_runs(screen: &vt100::Screen, row: u16, cols: u16, reverse_only: bool) -> (Vec<Run>, String) {
     let mut runs = Vec::new();
     let mut text = String::new();
     let mut open: Option<Run> = None;
@@ -84,7 +93,7 @@ fn row_runs(screen: &vt100::Screen, row: u16, cols: u16) -> (Vec<Run>, String) {
             " "
         };
         text.push_str(shown);
-        let painted = paint(cell);
+        let painted = paint(cell, reverse_only);
         let same = open.as_ref().is_some_and(|run| Some(run.paint) == painted);
         match open.as_mut() {
             Some(run) if same => {
@@ -121,13 +130,64 @@ fn restored(text: &str) -> String {
     }
 }
 
+/// One row read: its painted runs, its text, and the column after its last cell that says
+/// something (0 on a row of blanks).
+struct RowRead {
+    runs: Vec<Run>,
+    text: String,
+    text_end: u16,
+}
+
+/// Reads visible row `row` (`cols` cells).
+fn read_row(screen: &vt100::Screen, row: u16, cols: u16, reverse_only: bool) -> RowRead {
+    let (runs, text) = row_runs(screen, row, cols, reverse_only);
+    let text_end = (0..cols)
+        .rev()
+        .find(|&col| {
+            screen
+                .cell(row, col)
+                .is_some_and(|cell| says_something(cell.contents()))
+        })
+        .map_or(0, |col| col + 1);
+    RowRead {
+        runs,
+        text,
+        text_end,
+    }
+}
+
+/// The screen's background among `read` (see the [module docs](self)), if one paint is it.
+fn background(read: &[RowRead], cols: u16) -> Option<Paint> {
+    let mut counts: Vec<(Paint, usize, usize)> = Vec::new();
+    for row in read {
+        for run in &row.runs {
+            let cells = usize::from(run.end - run.start);
+            let last = usize::from(run.end == cols);
+            match counts.iter_mut().find(|(paint, ..)| *paint == run.paint) {
+                Some((_, n, rows)) => {
+                    *n += cells;
+                    *rows += last;
+                }
+                None => counts.push((run.paint, cells, last)),
+            }
+        }
+    }
+    let (all_cells, all_rows) = (read.len() * usize::from(cols), read.len());
+    counts
+        .into_iter()
+        .find(|&(_, cells, rows)| cells * 2 > all_cells && rows * 2 > all_rows)
+        .map(|(paint, ..)| paint)
+}
+
 /// The rows of `screen` with highlighted text (see the [module docs](self)) from visible
 /// position `from` up to `until` (row, column; `until` excluded, `(rows, 0)` for the screen's
-/// end). A run counts where it starts.
+/// end). A run counts where it starts. With `reverse_only`, only reverse video is a highlight
+/// (see [`Screen::highlighted_since`]).
 pub(super) fn highlighted_rows(
     screen: &vt100::Screen,
     from: (u16, u16),
     until: (u16, u16),
+    reverse_only: bool,
 ) -> Vec<HighlightedRow> {
     let (rows, cols) = (screen.size().0.get(), screen.size().1.get());
     let last = until.0.min(rows - 1);
@@ -137,39 +197,71 @@ pub(super) fn highlighted_rows(
     // The rows scanned, and one more on each side for context.
     let first_read = from.0.saturating_sub(1);
     let last_read = last.saturating_add(1).min(rows - 1);
-    let read: Vec<(Vec<Run>, String)> = (first_read..=last_read)
-        .map(|row| row_runs(screen, row, cols))
+    let read: Vec<RowRead> = (first_read..=last_read)
+        .map(|row| read_row(screen, row, cols, reverse_only))
         .collect();
+    let back = background(&read, cols);
     let at = |row: u16| {
         usize::from(row)
             .checked_sub(usize::from(first_read))
             .and_then(|i| read.get(i))
     };
-    // Row `row` (when there is one) has a run painted as `run` over all its columns (`exact`:
-    // over just those columns).
-    let covered = |row: Option<u16>, run: &Run, exact: bool| {
-        row.and_then(at).is_some_and(|(runs, _)| {
-            runs.iter().any(|o| {
-                o.paint == run.paint
-                    && if exact {
-                        (o.start, o.end) == (run.start, run.end)
-                    } else {
-                        o.start <= run.start && o.end >= run.end
-                    }
-            })
+    // The run of row `row` (when there is one) painted as `run` over just its columns.
+    let same = |row: Option<u16>, run: &Run| {
+        row.and_then(at).and_then(|read| {
+            read.runs
+                .iter()
+                .find(|o| o.paint == run.paint && (o.start, o.end) == (run.start, run.end))
+                .map(|o| (read, o))
         })
     };
-    // Part of an area: the row above or below goes on with the same columns (a box, a
-    // column, a screen's background), or both cover it (inside a box split by what it holds).
+    // Row `row` has a run painted as `run` over all its columns.
+    let covered = |row: Option<u16>, run: &Run| {
+        row.and_then(at).is_some_and(|read| {
+            read.runs
+                .iter()
+                .any(|o| o.paint == run.paint && o.start <= run.start && o.end >= run.end)
+        })
+    };
     let in_area = |row: u16, run: &Run| {
+        if Some(run.paint) == back {
+            return true;
+        }
         let (above, below) = (row.checked_sub(1), row.checked_add(1));
-        covered(above, run, true)
-            || covered(below, run, true)
-            || (covered(above, run, false) && covered(below, run, false))
+        // Split off by what the row holds, inside an area going on above and below.
+        let split = at(row)
+            .is_some_and(|read| read.runs.iter().filter(|o| o.paint == run.paint).count() > 1);
+        if split && covered(above, run) && covered(below, run) {
+            return true;
+        }
+        // The stack of rows painted over just these columns, this one among them.
+        let Some(this) = at(row) else {
+            return false;
+        };
+        let mut stack = vec![(this, run)];
+        let mut up = above;
+        while let Some(next) = same(up, run) {
+            stack.push(next);
+            up = up.and_then(|r| r.checked_sub(1));
+        }
+        let mut down = below;
+        while let Some(next) = same(down, run) {
+            stack.push(next);
+            down = down.and_then(|r| r.checked_add(1));
+        }
+        if stack.len() < 2 {
+            return false;
+        }
+        (run.start == 0 && run.end == cols)
+            || stack
+                .iter()
+                .any(|(line, o)| !says_something(&o.text) || line.text_end > o.end)
+            || (stack.iter().all(|(_, o)| o.text.starts_with(' '))
+                && stack.iter().any(|(_, o)| o.text.ends_with("  ")))
     };
     let mut found = Vec::new();
     for row in from.0..=last {
-        let Some((runs, text)) = at(row) else {
+        let Some(RowRead { runs, text, .. }) = at(row) else {
             continue;
         };
         let lower = if row == from.0 { from.1 } else { 0 };
@@ -216,7 +308,10 @@ impl Screen {
                 .filter(|&at| self.after_prompt_end() && at >= start);
             (visible(start), prompt.map_or((rows, 0), visible))
         };
-        highlighted_rows(self.parser.screen(), from, until)
+        // On the main screen only reverse video: there a background colour marks a kind of
+        // output (`ls`'s other-writable directories, a red ` ERROR ` label, a test runner's
+        // ` PASS ` badge) far more often than a selection.
+        highlighted_rows(self.parser.screen(), from, until, !self.alternate)
     }
 }
 
@@ -234,7 +329,7 @@ mod tests {
     fn scan(bytes: &str) -> Vec<(u16, Vec<&'static str>)> {
         let mut parser = parser();
         parser.process(bytes.as_bytes());
-        highlighted_rows(parser.screen(), (0, 0), (10, 0))
+        highlighted_rows(parser.screen(), (0, 0), (10, 0), false)
             .into_iter()
             .map(|row| {
                 let runs = row.runs.into_iter().map(|r| &*r.leak()).collect();
@@ -250,7 +345,7 @@ mod tests {
         let rows = {
             let mut parser = parser();
             parser.process(menu.as_bytes());
-            highlighted_rows(parser.screen(), (0, 0), (10, 0))
+            highlighted_rows(parser.screen(), (0, 0), (10, 0), false)
         };
         assert_eq!(rows[0].text, "  Remove");
         // Plain text, bold and colours of the text itself are no highlight.
@@ -290,7 +385,8 @@ mod tests {
         // Its border, box parts on the window's background.
         themed.push_str("\x1b[47m\x1b[3;5H┌────────────────┐\x1b[7;5H└────────────────┘\x1b[m");
         assert_eq!(scan(&themed), [(4, vec!["Item two"])]);
-        // A screen drawn all in reverse video, and a column of line numbers on a background.
+        // A screen drawn all in reverse video, and a column of line numbers on a background
+        // (text follows it).
         let reversed = "\x1b[7mone\x1b[K\r\ntwo\x1b[K\r\nthree\x1b[K\x1b[m";
         assert!(scan(reversed).is_empty());
         let numbered =
@@ -328,11 +424,68 @@ mod tests {
     }
 
     #[test]
+    fn an_editors_selection_of_lines_of_one_length_is_highlighted() {
+        // vim's `ggVG` on five lines of one length: each line and the blank after its end on
+        // grey, but for the cursor's cell on the last; from the top row, as from lower down.
+        let lines = "\x1b[47mitem 1 \x1b[m\r\n\x1b[47mitem 2 \x1b[m\r\n\x1b[47mitem 3 \x1b[m\r\n";
+        let selection = format!("{lines}\x1b[47mitem 4 \x1b[m\r\ni\x1b[47mtem 5 \x1b[m\r\n~");
+        assert_eq!(
+            scan(&selection),
+            [
+                (0, vec!["item 1"]),
+                (1, vec!["item 2"]),
+                (2, vec!["item 3"]),
+                (3, vec!["item 4"]),
+                (4, vec!["tem 5"])
+            ]
+        );
+        assert_eq!(scan(&format!("item 0\r\n{selection}")).len(), 5);
+        // Indented lines, each starting with a blank.
+        assert_eq!(
+            scan("\x1b[47m  if x: \x1b[m\r\n\x1b[47m  y = 1 \x1b[m\r\n").len(),
+            2
+        );
+        // But a column beside text (log levels on a background) and a padded popup's items are
+        // areas, however many rows they take.
+        for n in [2, 9] {
+            let levels: String = (1..=n)
+                .map(|i| format!("\x1b[44m INFO \x1b[m line {i}\r\n"))
+                .collect();
+            assert!(scan(&levels).is_empty(), "{n} rows");
+        }
+        let popup = "foo\x1b[45m foo    \x1b[m\r\n   \x1b[45m foobar \x1b[m";
+        assert!(scan(popup).is_empty());
+    }
+
+    #[test]
+    fn the_screens_background_is_no_highlight_on_its_edge_rows() {
+        // A curses menu on black (its colour pair), its first item selected, then its second:
+        // the first row, back on black, is no highlight though no row above covers it.
+        let mut parser = parser();
+        parser.process(
+            b"\x1b[?1049h\x1b[1;10r\x1b[37m\x1b[40m\x1b[H\x1b[2J\x1b[0;7m\x1b[37m\x1b[40mapple\r\
+              \x1b[2d\x1b[m\x1b[37m\x1b[40mbanana\r\x1b[3dcherry\r\x1b[4ddate",
+        );
+        let rows = |parser: &vt100::Parser| -> Vec<(u16, Vec<String>)> {
+            highlighted_rows(parser.screen(), (0, 0), (10, 0), false)
+                .into_iter()
+                .map(|row| (row.row, row.runs))
+                .collect()
+        };
+        assert_eq!(rows(&parser), [(0, vec!["apple".to_owned()])]);
+        parser.process(b"\x1b[Happle\r\x1b[2d\x1b[0;7m\x1b[37m\x1b[40mbanana\x1b[4d\x08\x08");
+        assert_eq!(rows(&parser), [(1, vec!["banana".to_owned()])]);
+        // No item selected: text on the background alone, the last row's too.
+        parser.process(b"\x1b[m\x1b[37m\x1b[40m\x1b[2;1Hbanana\x1b[10;1Hstatus");
+        assert!(rows(&parser).is_empty());
+    }
+
+    #[test]
     fn the_scan_keeps_to_its_rows_and_columns() {
         let mut parser = parser();
         parser.process(b"\x1b[7mold\x1b[m dsh> \x1b[7mnew\x1b[m\r\n\x1b[7mprompt\x1b[m $ ");
         let runs = |from: (u16, u16), until: (u16, u16)| -> Vec<Vec<String>> {
-            highlighted_rows(parser.screen(), from, until)
+            highlighted_rows(parser.screen(), from, until, false)
                 .into_iter()
                 .map(|row| row.runs)
                 .collect()

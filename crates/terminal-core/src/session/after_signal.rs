@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::screen::{Position, Screen};
 use crate::types::{AfterSignal, TerminalSignal};
 
 use super::cancel::program_name;
@@ -159,9 +160,12 @@ async fn back_at_prompt(shared: &Arc<Shared>, pgid: i32) -> Option<AfterSignal> 
             // Still so a moment later: a REPL the key ends (node's second Ctrl-C) may read
             // again at its prompt for a moment as it exits.
             tokio::time::sleep(PROMPT_STAYS_FOR).await;
+            // Not a debugger's fresh prompt after its program ended with an exception (pdb's
+            // post-mortem one, after a second SIGINT in its program's read): no state kept.
             return reading_at_prompt(shared, pgid)
                 .await
                 .filter(|again| *again == found)
+                .filter(|(_, prompt)| !after_post_mortem(&mut shared.lock().screen, prompt))
                 .map(|(program, prompt)| AfterSignal::BackAtPrompt { program, prompt });
         }
         if Instant::now() >= deadline {
@@ -169,6 +173,24 @@ async fn back_at_prompt(shared: &Arc<Shared>, pgid: i32) -> Option<AfterSignal> 
         }
         tokio::time::sleep(FATE_LOOK_EVERY).await;
     }
+}
+
+/// How many rows above the cursor [`after_post_mortem`] looks at.
+const POST_MORTEM_ROWS: u64 = 12;
+
+/// Whether the rows of `screen` just above the cursor, up to an earlier row beginning with the
+/// debugger's `prompt` (`(Pdb)`), show Python's debugger entering post-mortem debugging
+/// (`Uncaught exception. Entering post mortem debugging`, after a traceback): the program
+/// ended with an exception (a second SIGINT while pdb's program read a line: `can't re-enter
+/// readline`), and the prompt at the cursor is the debugger's over a program that is gone.
+fn after_post_mortem(screen: &mut Screen, prompt: &str) -> bool {
+    let cursor = screen.cursor();
+    let col = screen.cols();
+    (1..=POST_MORTEM_ROWS)
+        .map_while(|up| cursor.row.checked_sub(up))
+        .map_while(|row| screen.text_before(Position { row, col }))
+        .take_while(|text| !text.trim_start().starts_with(prompt))
+        .any(|text| text.contains("Entering post mortem debugging"))
 }
 
 /// How long the REPL must go on reading at its prompt once seen there to count as back at it.
@@ -359,5 +381,52 @@ async fn reads_on(
             Some(AfterSignal::StillReading(program))
         }
         (true, _) => Some(AfterSignal::Settled),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::after_post_mortem;
+    use crate::screen::{Screen, ScreenConfig};
+
+    fn screen(bytes: &[u8]) -> Screen {
+        let mut screen = Screen::new(
+            ScreenConfig {
+                rows: 24,
+                cols: 80,
+                scrollback_lines: 100,
+                scrollback_max_bytes: 1 << 20,
+            },
+            None,
+        );
+        screen.feed(bytes);
+        screen
+    }
+
+    #[test]
+    fn a_debuggers_prompt_after_post_mortem_is_told_from_one_that_kept_the_state() {
+        // A second SIGINT while pdb's program read: a traceback, then post-mortem debugging.
+        let mut crashed = screen(
+            b"(Pdb) c\r\nYour name: \r\nProgram interrupted. (Use 'cont' to resume).\r\n\
+              Traceback (most recent call last):\r\nRuntimeError: can't re-enter readline\r\n\
+              Uncaught exception. Entering post mortem debugging\r\n\
+              Running 'cont' or 'step' will restart the program\r\n\
+              > /usr/lib/python3.11/cmd.py(126)cmdloop()\r\n-> line = input(self.prompt)\r\n\
+              (Pdb) ",
+        );
+        assert!(after_post_mortem(&mut crashed, "(Pdb)"));
+        // A SIGINT that broke in: the prompt comes after the program's line, state kept.
+        let mut kept = screen(
+            b"(Pdb) c\r\n^C\r\nProgram interrupted. (Use 'cont' to resume).\r\n\
+              > /tmp/loop.py(3)<module>()\r\n-> time.sleep(0.1)\r\n(Pdb) ",
+        );
+        assert!(!after_post_mortem(&mut kept, "(Pdb)"));
+        // An earlier post-mortem, above a prompt since: not this signal's.
+        let mut earlier = screen(
+            b"Uncaught exception. Entering post mortem debugging\r\n(Pdb) c\r\n\
+              Program interrupted. (Use 'cont' to resume).\r\n> /tmp/a.py(3)<module>()\r\n\
+              -> x = 1\r\n(Pdb) ",
+        );
+        assert!(!after_post_mortem(&mut earlier, "(Pdb)"));
     }
 }

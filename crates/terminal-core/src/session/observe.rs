@@ -17,7 +17,9 @@ use super::shared::Shared;
 mod debugger;
 mod facts;
 mod prompt_rows;
-pub(super) use debugger::{debugger_of, resumes_the_program, runs_a_debugger, runs_under};
+pub(super) use debugger::{
+    debugger_of, is_tracing_debugger, resumes_the_program, runs_a_debugger, runs_under,
+};
 pub(super) use facts::{TerminalFacts, terminal_facts};
 pub(super) use prompt_rows::{
     DATABASE_SHELLS, at_primary_repl_prompt, continuation_indent, ends_like_a_question,

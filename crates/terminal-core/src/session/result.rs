@@ -232,6 +232,13 @@ pub(super) fn assemble(facts: SettleFacts) -> SendResult {
                     None => statement_read_notice(program),
                 },
                 Some(program) if facts.repl_continued => repl_continued_notice(program),
+                Some(program) if facts.counted_read.is_some() => counted_read_notice(
+                    program,
+                    &facts
+                        .counted_read
+                        .map(|read| read.takes())
+                        .unwrap_or_default(),
+                ),
                 program => line_without_prompt_notice(program),
             }),
         ),

@@ -145,6 +145,163 @@ fn reads_a_counted_amount(comm: &str, args: &[String]) -> bool {
     }
 }
 
+/// How much a program told to read a counted amount takes of the terminal in canonical mode,
+/// where each `read` returns at most one line: `head -c N` N bytes (over as many lines as it
+/// takes), `head -n N` N lines, `dd` `count` reads of at most `ibs` (or `bs`, 512) bytes each,
+/// each ending at a line's end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::session) enum CountedRead {
+    Bytes(u64),
+    Lines(u64),
+    Blocks { size: u64, count: u64 },
+}
+
+impl CountedRead {
+    /// How much it reads, for the model: `5 bytes (characters) of its input`.
+    pub(in crate::session) fn takes(self) -> String {
+        match self {
+            Self::Bytes(n) => format!("{n} bytes (characters) of its input"),
+            Self::Lines(n) => format!("{n} line(s) of its input"),
+            Self::Blocks { size, count } => {
+                format!("{count} read(s) of at most {size} bytes each (each up to a line's end)")
+            }
+        }
+    }
+}
+
+/// The counted read of `comm` run with `args`, when [`reads_a_counted_amount`] and its count
+/// can be told (`head -c 5`, `-c 1K`, `-n 2`, `-3`, `dd bs=1 count=1`); `None` otherwise.
+pub(in crate::session) fn counted_read(comm: &str, args: &[String]) -> Option<CountedRead> {
+    if !reads_a_counted_amount(comm, args) {
+        return None;
+    }
+    match comm {
+        "head" => {
+            let mut found = None;
+            let mut it = args.iter().map(String::as_str);
+            while let Some(arg) = it.next() {
+                let (bytes, value) = if let Some(v) = arg.strip_prefix("--bytes=") {
+                    (true, Some(v))
+                } else if let Some(v) = arg.strip_prefix("--lines=") {
+                    (false, Some(v))
+                } else if matches!(arg, "-c" | "--bytes") {
+                    (true, it.next())
+                } else if matches!(arg, "-n" | "--lines") {
+                    (false, it.next())
+                } else if let Some(v) = arg.strip_prefix("-c") {
+                    (true, Some(v))
+                } else if let Some(v) = arg.strip_prefix("-n") {
+                    (false, Some(v))
+                } else if let Some(v) = arg
+                    .strip_prefix('-')
+                    .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+                {
+                    (false, Some(v))
+                } else {
+                    continue;
+                };
+                let n = size(value?)?;
+                found = Some(if bytes {
+                    CountedRead::Bytes(n)
+                } else {
+                    CountedRead::Lines(n)
+                });
+            }
+            found
+        }
+        "dd" => {
+            let value = |key: &str| {
+                args.iter()
+                    .rev()
+                    .find_map(|a| a.strip_prefix(key))
+                    .map(size)
+            };
+            let count = value("count=")??;
+            let block = match value("ibs=") {
+                Some(ibs) => ibs?,
+                None => value("bs=").unwrap_or(Some(512))?,
+            };
+            // `iflag=count_bytes`, `fullblock`: counted otherwise; not told here.
+            if args.iter().any(|a| a.starts_with("iflag=")) {
+                return None;
+            }
+            Some(CountedRead::Blocks { size: block, count })
+        }
+        _ => None,
+    }
+}
+
+/// A count as coreutils writes one: digits, then an optional multiplier suffix (`K`, `M`,
+/// `G`, `KB`, `KiB`, `b` for 512, `c`, `w`, `x` products left out: `None`).
+fn size(value: &str) -> Option<u64> {
+    let digits = value.bytes().take_while(u8::is_ascii_digit).count();
+    let n: u64 = value[..digits].parse().ok()?;
+    let factor: u64 = match &value[digits..] {
+        "" | "c" => 1,
+        "w" => 2,
+        "b" => 512,
+        "kB" | "KB" => 1000,
+        "K" | "k" | "KiB" => 1024,
+        "MB" => 1000 * 1000,
+        "M" | "MiB" => 1024 * 1024,
+        "GB" => 1000 * 1000 * 1000,
+        "G" | "GiB" => 1024 * 1024 * 1024,
+        _ => return None,
+    };
+    n.checked_mul(factor)
+}
+
+/// What of `input` (the bytes a send types: its lines and their line ends) a counted reader
+/// (`read`) leaves unread in canonical mode: the text the next reader, the shell, takes.
+pub(in crate::session) fn left_unread(read: CountedRead, input: &[u8]) -> &[u8] {
+    match read {
+        CountedRead::Bytes(n) => {
+            &input[usize::try_from(n).unwrap_or(usize::MAX).min(input.len())..]
+        }
+        CountedRead::Lines(n) => {
+            let mut at = 0;
+            for _ in 0..n {
+                match input[at..].iter().position(|&b| b == b'\n') {
+                    Some(end) => at += end + 1,
+                    None => return &[],
+                }
+            }
+            &input[at..]
+        }
+        CountedRead::Blocks { size, count } => {
+            let size = usize::try_from(size).unwrap_or(usize::MAX).max(1);
+            let mut at = 0;
+            for _ in 0..count {
+                if at >= input.len() {
+                    return &[];
+                }
+                let line_end = input[at..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(input.len(), |end| at + end + 1);
+                at = line_end.min(at.saturating_add(size));
+            }
+            &input[at..]
+        }
+    }
+}
+
+/// The counted read of the process `pid` (its `/proc` comm and command line), if any.
+pub(in crate::session) fn counted_read_of(pid: i32) -> Option<(String, CountedRead)> {
+    let comm = crate::process::stat(pid)?.comm;
+    if !reads_to_end_of_input(&comm) {
+        return None;
+    }
+    let line = crate::process::cmdline(pid)?;
+    let args: Vec<String> = line
+        .split(|&b| b == 0)
+        .skip(1)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    counted_read(&comm, &args).map(|read| (comm, read))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,6 +339,57 @@ mod tests {
         ] {
             assert!(!reads_a_counted_amount(comm, &args(line)), "{comm} {line}");
         }
+    }
+
+    /// The count a counted reader takes, and what of a line it leaves to the shell.
+    #[test]
+    fn counted_reads_leave_the_rest_of_a_line_unread() {
+        let args = |line: &str| line.split(' ').map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(
+            counted_read("head", &args("-c 5")),
+            Some(CountedRead::Bytes(5))
+        );
+        assert_eq!(
+            counted_read("head", &args("-c1K")),
+            Some(CountedRead::Bytes(1024))
+        );
+        assert_eq!(
+            counted_read("head", &args("--lines=2")),
+            Some(CountedRead::Lines(2))
+        );
+        assert_eq!(
+            counted_read("head", &args("-3")),
+            Some(CountedRead::Lines(3))
+        );
+        assert_eq!(
+            counted_read("dd", &args("bs=1 count=1")),
+            Some(CountedRead::Blocks { size: 1, count: 1 })
+        );
+        assert_eq!(
+            counted_read("dd", &args("count=2")),
+            Some(CountedRead::Blocks {
+                size: 512,
+                count: 2
+            })
+        );
+        assert_eq!(counted_read("head", &args("-c -5")), None);
+        assert_eq!(counted_read("head", &args("-c 5x")), None);
+        assert_eq!(counted_read("dd", &args("bs=1")), None);
+
+        let bytes5 = CountedRead::Bytes(5);
+        assert_eq!(left_unread(bytes5, b"abcdefgh\n"), b"fgh\n");
+        assert_eq!(left_unread(bytes5, b"abcde\n"), b"\n");
+        assert_eq!(left_unread(bytes5, b"ab\n"), b"");
+        let dd = CountedRead::Blocks { size: 1, count: 1 };
+        assert_eq!(left_unread(dd, b"yecho x\n"), b"echo x\n");
+        assert_eq!(left_unread(dd, b"y\n"), b"\n");
+        let lines = CountedRead::Blocks {
+            size: 512,
+            count: 1,
+        };
+        assert_eq!(left_unread(lines, b"one\ntwo\n"), b"two\n");
+        assert_eq!(left_unread(CountedRead::Lines(2), b"a\nb\nc\n"), b"c\n");
+        assert_eq!(left_unread(CountedRead::Lines(2), b"a\nb\n"), b"");
     }
 
     /// The filters that may ask are filters: the rest of the rule applies to them too.

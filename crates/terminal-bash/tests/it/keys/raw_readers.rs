@@ -4,7 +4,7 @@
 //! Enter) only to a reader that shows the key on its line and reads again; a key reader that
 //! went on gets none of it, so nothing of the line reaches the next prompt or the shell.
 
-use dsh_terminal_core::{SendResult, WaitReason};
+use dsh_terminal_core::{InputMode, SendResult, WaitReason};
 use pretty_assertions::assert_eq;
 
 use crate::support::{Shell, TempDir, config, installed, within};
@@ -128,6 +128,41 @@ async fn a_raw_key_reader_gets_only_the_first_key_of_a_line() {
         }
         let r = sh.send("echo next-$((6*7))").await;
         assert!(r.viewport.lines().any(|l| l == "next-42"), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}
+
+/// A raw-mode reader of one key (Python's `tty.setraw`, as C's `cfmakeraw`) at a "Press a
+/// key" or "Press any key to continue" prompt is reported as a reader of single keys (whose
+/// notice says to send the key without Enter), not as a line reader at a "press Enter" prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_raw_key_reader_at_a_press_a_key_prompt_reads_single_keys() {
+    within(async {
+        let dir = TempDir::new("raw-press-key");
+        let getch = "import os, sys, termios, tty\n\
+            sys.stdout.write(sys.argv[1]); sys.stdout.flush()\n\
+            old = termios.tcgetattr(0)\n\
+            tty.setraw(0)\n\
+            k = os.read(0, 1)\n\
+            termios.tcsetattr(0, termios.TCSADRAIN, old)\n\
+            print('\\nkey', repr(k.decode()))\n";
+        let getch_py = dir.0.join("getch.py");
+        std::fs::write(&getch_py, getch).unwrap();
+        let sh = Shell::open(config()).await;
+        for prompt in ["Press a key ", "Press any key to continue... "] {
+            let r = sh
+                .send(&format!("python3 '{}' '{prompt}'", getch_py.display()))
+                .await;
+            assert_eq!(r.wait_reason, WaitReason::StdinRead, "{prompt}: {r:?}");
+            assert_eq!(r.input_mode, InputMode::SingleKey, "{prompt}: {r:?}");
+            let r = sh.send_raw("k", false).await;
+            assert!(
+                r.viewport.lines().any(|l| l == "key 'k'"),
+                "{prompt}: {r:?}"
+            );
+            assert_eq!(r.exit_code, Some(0), "{prompt}: {r:?}");
+        }
         sh.close().await;
     })
     .await;

@@ -43,6 +43,23 @@ fn a_result_quotes_the_highlighted_text_after_its_anchor_not_our_prompt() {
     s.release_anchor(b);
 }
 
+/// On the main screen only reverse video is a highlight: a background colour there marks a
+/// kind of output (`ls`'s directories, a red ` ERROR ` label, a ` PASS ` badge), and the
+/// notice called those a menu's selected item; on the alternate screen it counts.
+#[test]
+fn on_the_main_screen_a_background_colour_is_no_highlight() {
+    let mut s = plain_screen();
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    s.feed(b"make test\r\n\x1b[41m ERROR \x1b[m build failed\r\n\x1b[42mshared\x1b[m  src\r\n");
+    assert!(highlighted(&mut s, a).is_empty());
+    s.feed(b"pick: \x1b[7mtwo\x1b[m\r\n");
+    assert_eq!(highlighted(&mut s, a), [(3, vec!["two".to_owned()])]);
+    s.feed(b"\x1b[?1049h\x1b[H\x1b[2J\x1b[2;1Hone\r\n\x1b[44mtwo\x1b[m\r\nthree");
+    assert_eq!(highlighted(&mut s, a), [(2, vec!["two".to_owned()])]);
+    s.release_anchor(a);
+}
+
 #[test]
 fn on_the_alternate_screen_the_whole_screen_counts() {
     let mut s = plain_screen();
@@ -50,5 +67,21 @@ fn on_the_alternate_screen_the_whole_screen_counts() {
     let a = s.anchor();
     s.feed(b"whiptail\r\n\x1b[?1049h\x1b[H\x1b[2J\x1b[3;3H\x1b[7m<Ok>\x1b[m  <Cancel>");
     assert_eq!(highlighted(&mut s, a), [(2, vec!["<Ok>".to_owned()])]);
+    s.release_anchor(a);
+}
+
+#[test]
+fn a_curses_menu_on_black_names_only_its_selected_item() {
+    // Python's curses on its colour pair (white on black), as it draws a menu of four items
+    // on the top rows and redraws it after `j`: the first row goes back to black.
+    let mut s = plain_screen();
+    s.feed(b"dsh> ");
+    let a = s.anchor();
+    s.feed(b"python3 menu.py\r\n\x1b[?1049h\x1b[1;24r\x1b(B\x1b[m\x1b[37m\x1b[40m\x1b[H\x1b[2J");
+    s.feed(b"\x1b(B\x1b[0;7m\x1b[39;49m\x1b[37m\x1b[40mapple\r\x1b[2d\x1b(B\x1b[m\x1b[39;49m");
+    s.feed(b"\x1b[37m\x1b[40mbanana\r\x1b[3dcherry\r\x1b[4ddate");
+    assert_eq!(highlighted(&mut s, a), [(0, vec!["apple".to_owned()])]);
+    s.feed(b"\x1b[Happle\r\x1b[2d\x1b(B\x1b[0;7m\x1b[39;49m\x1b[37m\x1b[40mbanana\x1b[4d\x08\x08");
+    assert_eq!(highlighted(&mut s, a), [(1, vec!["banana".to_owned()])]);
     s.release_anchor(a);
 }

@@ -35,6 +35,14 @@ pub(in crate::session) fn debugger_of(pgid: i32) -> Option<&'static str> {
     (tracer(member.pid) == Some(parent.pid)).then_some(name)
 }
 
+/// Whether `debugger` (a name [`debugger_of`] gives) traces its program from a process of its
+/// own (gdb, lldb), so that SIGINT stops the program at once, in a read of the terminal too;
+/// not an interpreter's own debugger (`pdb`, `perl -d`), whose handler only notes the signal
+/// while the program waits for a line.
+pub(in crate::session) fn is_tracing_debugger(debugger: &str) -> bool {
+    TRACING_DEBUGGERS.contains(&debugger)
+}
+
 /// Whether process group `pgid` is a debugger at its own prompt's side of the terminal: gdb
 /// or lldb themselves, or an interpreter running a script under its debugger (the same
 /// process reads the debugger's commands). Blocking `/proc` reads.
@@ -183,6 +191,16 @@ mod tests {
             &["gdb", "-q", "-ex", "run"],
         ] {
             assert_eq!(interpreter_debugger(&cmdline(args)), None, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn only_gdb_and_lldb_trace_their_program() {
+        for debugger in ["gdb", "lldb", "lldb-server"] {
+            assert!(is_tracing_debugger(debugger), "{debugger}");
+        }
+        for debugger in ["pdb", "ipdb", "perl -d", "node inspect"] {
+            assert!(!is_tracing_debugger(debugger), "{debugger}");
         }
     }
 

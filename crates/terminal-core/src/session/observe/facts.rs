@@ -7,7 +7,9 @@ use crate::readiness::Settle;
 
 use super::super::nested_shell::{is_shell_name, runs_interactively};
 use super::super::shared::Shared;
-use super::super::stream_reader::{reads_terminal_as_data, reads_to_end_of_input};
+use super::super::stream_reader::{
+    CountedRead, counted_read_of, reads_terminal_as_data, reads_to_end_of_input,
+};
 use super::shell_stopped;
 
 /// The terminal facts a settled result reports.
@@ -52,6 +54,8 @@ pub(in crate::session) struct TerminalFacts {
     pub(in crate::session) idle_reading: bool,
     /// Waiting for input in canonical mode with echo on: what reads takes a line.
     pub(in crate::session) line_reader: bool,
+    /// With `line_reader`: the program reading takes a counted amount (`head -c 5`).
+    pub(in crate::session) counted_read: Option<CountedRead>,
 }
 
 /// The terminal facts for a send settling with `reason` (blocking `/proc` reads of the
@@ -96,9 +100,28 @@ pub(in crate::session) fn terminal_facts(shared: &Shared, reason: Settle) -> Ter
                 let row = shared.lock().screen.cursor_row_prefix();
                 reads_terminal_as_data(s, row.as_deref())
             });
-    let single_key = reason == Settle::StdinWait && modes.is_some_and(TtyModes::single_keys);
+    // Also a raw-mode reader (no canonical mode, no output processing: `cfmakeraw`, Python's
+    // `tty.setraw`; line editors keep output processing) at a "Press a key", "Press any key",
+    // "Press Enter" prompt: it takes one key, not a line.
+    let single_key = reason == Settle::StdinWait
+        && modes.is_some_and(|m| {
+            m.single_keys()
+                || (!m.canonical
+                    && !m.output_processing
+                    && shared
+                        .lock()
+                        .screen
+                        .cursor_row_prefix()
+                        .as_deref()
+                        .is_some_and(asks_for_a_key))
+        });
     // A line reader with echo on (`read line`, `input()`).
     let line_reader = reason == Settle::StdinWait && modes.is_some_and(|m| m.canonical && m.echo);
+    let counted_read = member
+        .as_ref()
+        .filter(|s| line_reader && reads_to_end_of_input(&s.comm))
+        .and_then(|s| counted_read_of(s.pid))
+        .map(|(_, read)| read);
     // Without a prompt, say when no prompt (and so no exit status) can come from our shell:
     // it replaced itself, or another interactive shell waits at the terminal (a shell running
     // a script that asks for input is not one: our prompt comes back when it ends).
@@ -185,5 +208,24 @@ pub(in crate::session) fn terminal_facts(shared: &Shared, reason: Settle) -> Ter
         reads_to_end,
         idle_reading,
         line_reader,
+        counted_read,
     }
+}
+
+/// Whether `row`, the text before the cursor, is a prompt asking for a key to go on
+/// (`Press any key to continue... `, `Press a key`, `Hit ENTER`).
+fn asks_for_a_key(row: &str) -> bool {
+    let row = row.to_lowercase();
+    [
+        "press enter",
+        "hit enter",
+        "press return",
+        "hit return",
+        "press any key",
+        "hit any key",
+        "press a key",
+        "hit a key",
+    ]
+    .iter()
+    .any(|p| row.contains(p))
 }

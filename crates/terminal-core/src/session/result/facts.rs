@@ -178,6 +178,9 @@ pub(in crate::session) struct SettleFacts {
     /// What waits reads a line with echo on (canonical mode) and printed no prompt: the
     /// cursor is at the start of an empty row (`read line`, `input()`).
     pub(in crate::session) line_without_prompt: bool,
+    /// With `line_without_prompt`: what reads takes a counted amount (`head -c 5`, `dd bs=1
+    /// count=1`), and leaves the rest of a longer line to the shell.
+    pub(in crate::session) counted_read: Option<super::super::stream_reader::CountedRead>,
     /// With `line_without_prompt`: what reads is a statement of a REPL, which is not at its
     /// own prompt (`w = input()` at `>>> `), so a statement sent next would be that line.
     pub(in crate::session) statement_read: bool,

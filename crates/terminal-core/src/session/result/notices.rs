@@ -4,11 +4,16 @@
 mod debugger;
 mod jobs;
 mod output;
+mod reads;
 
 pub(super) use self::debugger::{debugged_read_notice, debugged_running_notice};
 pub use self::jobs::stopped_job_advice;
 pub(super) use self::jobs::stopped_job_notice;
 pub(in crate::session) use self::output::OutputNotes;
+pub(super) use self::reads::{
+    counted_read_notice, line_without_prompt_notice, repl_continued_notice,
+    statement_prompt_read_notice, statement_read_notice,
+};
 
 #[cfg(doc)]
 use super::SettleFacts;
@@ -333,60 +338,6 @@ pub(super) fn idle_reading_notice(program: &str) -> String {
          other sources (a socket: a relay such as ssh, or an event loop): it may be waiting for \
          input, so send it if it asked for some, or poll (empty text, submit: false) for what \
          its other side prints; terminal_signal SIGINT stops it]"
-    )
-}
-
-/// The notice for [`SettleFacts::repl_continued`], naming the REPL or debugger: not a
-/// program's read to end with Ctrl-D (which would end the REPL).
-pub(super) fn repl_continued_notice(program: &str) -> String {
-    format!(
-        "[input: {program} was continued with fg and reads at its own prompt, as before it \
-         was stopped, without printing that prompt again (the cursor is at the start of an \
-         empty line): the next send is taken as a statement or command at that prompt]"
-    )
-}
-
-/// The notice for [`SettleFacts::line_without_prompt`], naming the program that waits (`None`:
-/// the shell itself, its `read` builtin). A program may read to the end of its input
-/// (`sys.stdin.read()`) rather than one line: how to end it is said too.
-pub(super) fn line_without_prompt_notice(program: Option<&str>) -> String {
-    match program {
-        None => "[input: the shell (its read builtin) waits for a line of input, with the \
-                 cursor at the start of an empty line: the next send is taken as that line]"
-            .to_owned(),
-        Some(program) => format!(
-            "[input: {program} waits for a line of input, with the cursor at the start of an \
-             empty line: the next send is taken as that line; if it reads to the end of its \
-             input (sys.stdin.read(), a filter), send \\u0004 (Ctrl-D) with submit false after \
-             the last line to end it]"
-        ),
-    }
-}
-
-/// The notice for [`SettleFacts::statement_read`]: a statement the REPL `program` runs waits
-/// for a line with no prompt, and the REPL is not at its own prompt.
-pub(super) fn statement_read_notice(program: &str) -> String {
-    format!(
-        "[input: a statement {program} runs waits for a line of input with no prompt (such \
-         as an `input()` with no prompt text: the cursor is at the start of an empty line); \
-         {program} is not at its own prompt: the next send's first line is taken as that \
-         input, not as a statement, and a block is refused until it has its input; send the \
-         line it waits for (if it reads to the end of its input, sys.stdin.read(), send \
-         \\u0004 (Ctrl-D) with submit false after the last line), or terminal_signal SIGINT \
-         to stop the statement]"
-    )
-}
-
-/// The notice for [`SettleFacts::statement_read_prompt`]: a statement the REPL `program` runs
-/// waits for a line at `prompt`, a prompt of its own, and the REPL is not at its own prompt.
-pub(super) fn statement_prompt_read_notice(program: &str, prompt: &str) -> String {
-    let prompt = super::super::send::clipped(prompt);
-    format!(
-        "[input: a statement {program} runs waits for a line of input at its own prompt \
-         `{prompt}` (such as an `input()` with that prompt text), which is not {program}'s \
-         prompt, even when written like it: the next send's first line is taken as the answer, \
-         not as a statement, and a block is refused until it is answered; send the answer, or \
-         terminal_signal SIGINT to stop the statement]"
     )
 }
 

@@ -70,6 +70,7 @@ fn facts(reason: Settle) -> SettleFacts {
         rest_withheld: false,
         promptless_mode: false,
         line_without_prompt: false,
+        counted_read: None,
         statement_read: false,
         statement_read_prompt: None,
         idle_reading: false,

@@ -313,6 +313,7 @@ impl SendOp {
             reads_to_end,
             idle_reading,
             line_reader,
+            counted_read,
         } = terminal_facts(shared, reason);
         shared.lock().shell_stopped = shell_stopped;
         let (typed_unfinished, foreground) = self.typed_unfinished(reason, foreground);
@@ -548,6 +549,7 @@ impl SendOp {
             idle_reading,
             output,
             line_without_prompt: (no_prompt_shown && line_reader) || statement_read,
+            counted_read,
             statement_read,
             statement_read_prompt: statement_prompt.filter(|_| !unprompted_wait),
             in_command_line,

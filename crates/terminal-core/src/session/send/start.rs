@@ -26,6 +26,7 @@ use super::{SendOp, Span, node_input, pacing, python_input, statement_read, wait
 
 mod python_reader;
 mod refusals;
+mod repl_at_start;
 mod shell_line;
 
 impl SendOp {
@@ -261,6 +262,11 @@ impl SendOp {
             && bracketed_paste
             && refusals::is_python_own_repl(modes, leader.as_deref(), cursor_row.as_deref());
         refusals::refuse_dropped_tabs(python_own_repl, &request.text, request.submit)?;
+        // A program reading a counted amount in canonical mode (`head -c 5`, `dd bs=1
+        // count=1`) leaves the rest of a longer line to the shell, which would run it.
+        if program && canonical == Some(true) && !aftermath_pending {
+            refusals::refuse_past_a_counted_read(shared, fg, &request.text, request.submit)?;
+        }
         if shell_line_editor {
             refusals::refuse_key_taking_the_enter(&request.text, request.submit)?;
         }
@@ -462,6 +468,18 @@ impl SendOp {
         let to_statement_read = (sent_submit && !ends_a_reader && to_waiting_prompt.is_none())
             .then(|| statement_read::line_to_read(&mut st, shared, fg, sent))
             .flatten();
+        let repl_at_start = (program && !via_node_editor)
+            .then(|| {
+                repl_at_start::group(
+                    &mut st,
+                    shared,
+                    fg,
+                    canonical,
+                    cursor_row.as_deref(),
+                    &leader,
+                )
+            })
+            .flatten();
         let op = Arc::new(SendOp {
             shared: Arc::clone(shared),
             result: watch::channel(None).0,
@@ -528,22 +546,8 @@ impl SendOp {
                     || modes.is_some_and(TtyModes::single_keys))
                 && !ends_a_reader
                 && !request.text.lines().any(input::quits_a_program),
-            // Its REPL's prompt, by the program's name: not a script's prompt written like one
-            // (`pt> `, whose reads take the lines as answers).
             // In node's editor mode, which this send enters, the rows show no prompt.
-            repl_at_start: fg.filter(|&pgid| {
-                program
-                    && !via_node_editor
-                    && cursor_row.as_deref().is_some_and(|row| {
-                        super::super::observe::is_repl_prompt(row)
-                            && leader
-                                .clone()
-                                .or_else(|| python_input::group_program(shared, pgid))
-                                .is_some_and(|name| {
-                                    super::super::observe::is_repl_prompt_of(row.trim(), &name)
-                                })
-                    })
-            }),
+            repl_at_start,
         });
         st.active = Some(Arc::clone(&op));
         drop(st);

@@ -102,13 +102,17 @@ impl SendOp {
         if own_primary {
             return None;
         }
+        let resumed = self.resumed_under_debugger(fg);
+        if resumed && shows_debuggers_prompt(&self.shared, fg, row) {
+            return None;
+        }
         let asked = (self.repl_at_start == Some(fg)
             && self.asked_for_input()
             && st
                 .python_block
                 .as_deref()
                 .is_some_and(input::python_ends_complete))
-            || self.resumed_under_debugger(fg);
+            || resumed;
         let polled =
             st.statement_read == Some(fg) && st.statement_read_prompt.as_deref() == Some(row);
         (asked || polled).then(|| row.to_owned())
@@ -140,6 +144,23 @@ impl SendOp {
             .as_deref()
             .is_some_and(|line| input::asks_for_input(line.as_bytes()))
     }
+}
+
+/// Whether `row` (the cursor row, trimmed), which group `fg` reads at after a debugger's resume
+/// command, begins or ends with the primary prompt of that group's program (`DB<1>`, `(Pdb)`,
+/// `(gdb)`): the debugger is back at its prompt, with output of its program that came late
+/// beside it (perl's `  DB<1> name? `: after `n` over `print "name? "`, perl flushes the
+/// program's output as its debugger reads the next command), not the program at a prompt of its
+/// own.
+fn shows_debuggers_prompt(shared: &Shared, fg: i32, row: &str) -> bool {
+    let Some(program) = super::python_input::group_program(shared, fg) else {
+        return false;
+    };
+    let words = row.split_whitespace();
+    [words.clone().next(), words.last()]
+        .into_iter()
+        .flatten()
+        .any(|word| is_primary_repl_prompt(word) && is_repl_prompt_of(word, &program))
 }
 
 /// Whether the terminal's modes are a line reader's: its line mode with echo on, or a line

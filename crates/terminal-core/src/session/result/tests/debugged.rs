@@ -49,7 +49,24 @@ fn a_debugged_programs_read_is_told_from_the_debuggers_prompt() {
         statement_read_prompt: Some("x?".to_owned()),
         ..facts(Settle::StdinWait)
     };
-    insta::assert_snapshot!(assemble(prompted).notices.join("\n"), @"[input: the program the debugger pdb runs (python3) waits for a line of input at its own prompt `x?`, not the debugger at its prompt: the next send's first line is taken as the program's input, not as a debugger command (`p x` would be read by the program); send the line it waits for, then the debugger's commands once its prompt is back, or terminal_signal SIGINT to break into the debugger: it stops the program where it is and returns to the debugger's prompt, the program's state kept for the debugger's commands (print, backtrace, continue)]");
+    insta::assert_snapshot!(assemble(prompted).notices.join("\n"), @"[input: the program the debugger pdb runs (python3) waits for a line of input at its own prompt `x?`, not the debugger at its prompt: the next send's first line is taken as the program's input, not as a debugger command (`p x` would be read by the program); send the line it waits for, then the debugger's commands once its prompt is back; a terminal_signal SIGINT now does not break in while the read waits (the debugger is no separate process: it only notes the signal, pdb printing `Program interrupted`, and stops the program once the read has its line), and a second SIGINT during the read can end the debugging session (pdb: `can't re-enter readline`, then post-mortem debugging with the program's state lost)]");
+    // perl's debugger alike: the read goes on after SIGINT.
+    let perl = SettleFacts {
+        foreground: Some("perl".to_owned()),
+        debugger: Some("perl -d"),
+        statement_read_prompt: Some("name?".to_owned()),
+        ..facts(Settle::StdinWait)
+    };
+    let notices = assemble(perl).notices;
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(
+        notices[0].starts_with(
+            "[input: the program the debugger perl -d runs (perl) waits for a line of input at \
+             its own prompt `name?`"
+        ) && notices[0].contains("does not break in while the read waits")
+            && !notices[0].contains("to break into the debugger"),
+        "{notices:?}"
+    );
     let unprompted = SettleFacts {
         foreground: Some("cat".to_owned()),
         debugger: Some("gdb"),
@@ -63,6 +80,15 @@ fn a_debugged_programs_read_is_told_from_the_debuggers_prompt() {
         notices[0].starts_with(
             "[input: the program the debugger gdb runs (cat) waits for a line of input with no \
              prompt"
+        ),
+        "{notices:?}"
+    );
+    // gdb traces its inferior: SIGINT stops it in its read too.
+    assert!(
+        notices[0].ends_with(
+            "or terminal_signal SIGINT to break into the debugger: it stops the program where it \
+             is and returns to the debugger's prompt, the program's state kept for the \
+             debugger's commands (print, backtrace, continue)]"
         ),
         "{notices:?}"
     );
