@@ -157,8 +157,8 @@ impl Tool for ReadTool {
             page.truncated = true;
         }
         let mut output = ReadOutput::from(page);
-        // The older lines of the range the page left out, by number when the range was asked
-        // for so (from its first line up to the page's, which the cuts above moved down).
+        // The older lines of the range the page left out, by number (from the range's first
+        // line up to the page's, which the cuts above moved down).
         // None past the oldest line kept: a page that reaches it starts where the scrollback
         // does, and the range's lines before it were dropped (its footer says so).
         let first_line =
@@ -171,7 +171,13 @@ impl Tool for ReadTool {
             Some(from) => first_line
                 .filter(|&first| first > from)
                 .map(|first| (first - from, Some(from))),
-            None => (output.line_end < wanted_end).then(|| (wanted_end - output.line_end, None)),
+            // By number too when the page's first line has one: output that goes on while the
+            // agent pages moves offsets, not numbers (following an offset pointer then read
+            // lines twice).
+            None => (output.line_end < wanted_end).then(|| {
+                let count = wanted_end - output.line_end;
+                (count, first_line.map(|first| first.saturating_sub(count)))
+            }),
         };
         if let Some((count, from_line)) = older
             && !output.text.is_empty()

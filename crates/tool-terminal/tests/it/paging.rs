@@ -222,3 +222,47 @@ async fn a_page_never_shows_a_line_cut_at_its_start() {
         host.shutdown().await;
     }
 }
+
+/// A page read by offset points at the older lines of its range by number too: output that
+/// goes on while the agent pages moves offsets, not numbers, so following the pointer after
+/// more output reads the lines just before the page, none twice (by offset alone it read the
+/// page's lines again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_offset_pages_older_pointer_survives_more_output() {
+    let (host, agent) = Host::with_open_shell().await;
+    host.call(
+        &agent,
+        "terminal_send",
+        json!({"sessionId": "pty-1", "text": "seq 1 20000", "timeoutMs": 60_000}),
+    )
+    .await;
+    let numbers =
+        |text: &str| -> Vec<u64> { text.lines().filter_map(|l| l.parse().ok()).collect() };
+    let page = host
+        .call(
+            &agent,
+            "terminal_read",
+            json!({"sessionId": "pty-1", "offset": 0, "count": 15000}),
+        )
+        .await
+        .text();
+    let older = read_args(&page, "[older lines of the range: ")
+        .unwrap_or_else(|| panic!("no older pointer: {page:.400}"));
+    assert!(older.get("fromLine").is_some(), "{older}");
+    let first_shown = *numbers(&page)
+        .first()
+        .unwrap_or_else(|| panic!("{page:.400}"));
+    host.call(
+        &agent,
+        "terminal_send",
+        json!({"sessionId": "pty-1", "text": "seq 30001 30500"}),
+    )
+    .await;
+    let before = host.call(&agent, "terminal_read", older).await.text();
+    let before = numbers(&before);
+    assert_eq!(before.last(), Some(&(first_shown - 1)), "{before:?}");
+    assert!(before.windows(2).all(|w| w[1] == w[0] + 1), "{before:?}");
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}
