@@ -28,9 +28,14 @@ impl SendOp {
         self.wake.notify_one();
     }
 
-    /// Hands `signal` to this send (see `Span::requested_signal`); `false` once settled.
+    /// Hands `signal` to this send (see `Span::requested_signal`); `false` once settled or
+    /// cancelled.
     pub(in crate::session) fn request_signal(&self, signal: TerminalSignal) -> bool {
-        if self.is_settled() {
+        // A send being cancelled (`job_kill`) takes no signal for a command of its own: its
+        // cancel already interrupted what ran, and the shell then holding the terminal is
+        // back at its prompt, not starting a command (the signal's answer said it would go to
+        // "the command just sent", which no send had typed).
+        if self.is_settled() || self.span().cancel_requested {
             return false;
         }
         self.span().requested_signal = Some(signal);
