@@ -262,6 +262,10 @@ pub(crate) struct Screen {
     /// Tab stops a program set (HTS, TBC), by column, in order; `None`: every eight columns
     /// (see `tab_moves`).
     tab_stops: Option<Vec<u16>>,
+    /// A TAB moved the cursor into the empty last column of this main-screen row, from this
+    /// column (`(row, from)`), and nothing was emulated since (see
+    /// [`Screen::wrap_wide_after_tab`]).
+    tab_to_last_column: Option<(u16, u16)>,
     /// The alternate screen is on by mode 1049, which saved the main screen's cursor to be
     /// restored when it is left (modes 47 and 1047 save none).
     alternate_saved_cursor: bool,
@@ -342,6 +346,7 @@ impl Screen {
             modes: 0,
             main_cursor_saved: false,
             tab_stops: None,
+            tab_to_last_column: None,
             alternate_saved_cursor: false,
             alternate_shown: None,
             cursor_away_since: None,
@@ -382,6 +387,9 @@ impl Screen {
     fn emulate(&mut self, bytes: &[u8]) {
         let bytes = self.decoder.decode(bytes);
         let bytes = self.translate_text(bytes);
+        if !bytes.is_empty() {
+            self.wrap_wide_after_tab(&bytes);
+        }
         self.blank.before_emulate(&bytes);
         presentation::process(&mut self.parser, &bytes);
         self.blank

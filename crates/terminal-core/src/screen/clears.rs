@@ -27,6 +27,9 @@ use super::{Position, Screen};
 /// [`Screen::note_dropped_text`]): past any absolute row.
 const DROPPED_ROWS: u64 = 1 << 62;
 
+/// How many erases' blank rows [`Clears::erased_above`] keeps (the oldest are forgotten).
+const ERASED_ABOVE_RANGES: usize = 16;
+
 /// What the screen keeps for noting erases (see [`Erased`]).
 #[derive(Debug, Default)]
 pub(crate) struct Clears {
@@ -58,11 +61,13 @@ pub(crate) struct Clears {
     /// The first row that ended up showing two texts at once, and how many such rows there
     /// were, since the last take (see `mixed`).
     mixed: Option<(String, u64)>,
-    /// The rows (absolute numbers) above the cursor that the newest erase of the whole main
-    /// screen left blank while the cursor stayed where it was (`ESC [ 2 J` with no move home,
-    /// as `print("\033[2J")` does), or of the rows above the cursor (`ESC [ 1 J`): see
-    /// [`Screen::erased_blank_row`].
-    erased_above: std::ops::Range<u64>,
+    /// The rows (absolute numbers) above the cursor that erases of the whole main screen left
+    /// blank while the cursor stayed where it was (`ESC [ 2 J` with no move home, as
+    /// `print("\033[2J")` does), or of the rows above the cursor (`ESC [ 1 J`): see
+    /// [`Screen::erased_blank_row`]. The newest erase's rows last; an older erase's rows only
+    /// as far as they were in history when a newer erase came (rows there keep their
+    /// numbers), so a later clear that moves such rows into history does not make them lines.
+    erased_above: Vec<std::ops::Range<u64>>,
 }
 
 impl Screen {
@@ -88,11 +93,12 @@ impl Screen {
             self.push_visible_rows(rows);
             // ED 2 keeps the cursor where it is (a reset homes it, ED 0 ran from home).
             let base = self.history().end_abs();
-            self.clears.erased_above = if erase && seq.first_param == 2 {
-                base..base + u64::from(cursor_row)
+            let blank = if erase && seq.first_param == 2 {
+                u64::from(cursor_row)
             } else {
-                base..base
+                0
             };
+            self.note_erased_above(base..base + blank);
             return None;
         }
         if self.command_running() {
@@ -121,8 +127,28 @@ impl Screen {
         // The rows above the cursor stay on the screen, blank: their text is in history now
         // (as after an erase of the whole screen, they are no line of any output).
         let base = self.history().end_abs();
-        self.clears.erased_above = base..base + u64::from(cursor_row);
+        self.note_erased_above(base..base + u64::from(cursor_row));
         Some(map)
+    }
+
+    /// Notes `rows` (absolute, from history's end) as left blank by the erase just made (see
+    /// [`Clears::erased_above`]): the rows of earlier erases are kept as far as history holds
+    /// them (a clear with the cursor low, then output that scrolled its blank rows into
+    /// history, then another clear: those rows stay no lines of the result).
+    fn note_erased_above(&mut self, rows: std::ops::Range<u64>) {
+        let (kept_from, base) = (self.history().first_abs(), self.history().end_abs());
+        let ranges = &mut self.clears.erased_above;
+        for range in ranges.iter_mut() {
+            range.start = range.start.max(kept_from);
+            range.end = range.end.min(base);
+        }
+        ranges.retain(|range| !range.is_empty());
+        if !rows.is_empty() {
+            ranges.push(rows);
+        }
+        if ranges.len() > ERASED_ABOVE_RANGES {
+            ranges.remove(0);
+        }
     }
 
     /// Whether row `abs` is one of the rows above the cursor that an erase of the whole main
@@ -132,7 +158,10 @@ impl Screen {
     /// printed with the cursor low on the screen gave a result up to a screenful of empty
     /// lines). Once the output writes text on such a row, the row is shown as any other.
     pub(super) fn erased_blank_row(&self, abs: u64) -> bool {
-        self.clears.erased_above.contains(&abs)
+        self.clears
+            .erased_above
+            .iter()
+            .any(|range| range.contains(&abs))
     }
 
     /// Notes the text `seq` erases from the middle of the main screen (see [`Erased`]): a

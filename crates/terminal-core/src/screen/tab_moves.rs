@@ -56,7 +56,42 @@ impl Screen {
             .callbacks_mut()
             .tabs_mut(!main)
             .record(row, from, to);
+        if main && to + 1 == cols && last_cell_empty {
+            self.tab_to_last_column = Some((row, from));
+        }
         to
+    }
+
+    /// Before `bytes` are emulated after a TAB that moved the cursor into the empty last
+    /// column (past the last tab stop): when the first character they print (after any SGR)
+    /// is two columns wide, it cannot fit there and goes to the next row's start, as a
+    /// terminal's does, but vt100 flags no wrap for it (the row's text does not reach the
+    /// column before the last, so [`super::row_text::row_continues`] cannot tell either) and
+    /// the line came back as two. A blank goes into the last cell first, as for a TAB from the
+    /// last column: the character wraps as text longer than the row does, the row flagged
+    /// wrapped, and the TAB's run reaches the row's end. A narrow character is written in the
+    /// last column as before.
+    pub(super) fn wrap_wide_after_tab(&mut self, bytes: &[u8]) {
+        use unicode_width::UnicodeWidthChar;
+        let Some((row, from)) = self.tab_to_last_column.take() else {
+            return;
+        };
+        let screen = self.parser.screen();
+        let cols = screen.size().1.get();
+        let still_there = !screen.alternate_screen()
+            && screen.cursor_position() == (row, cols - 1)
+            && !screen
+                .cell(row, cols - 1)
+                .is_some_and(vt100::Cell::has_contents)
+            && self.modes & super::feed::modes::NO_WRAP == 0;
+        let wide = first_printed_char(bytes).and_then(UnicodeWidthChar::width) == Some(2);
+        if still_there && wide {
+            self.parser.process(b" ");
+            self.parser
+                .callbacks_mut()
+                .tabs_mut(false)
+                .record(row, from, cols);
+        }
     }
 
     /// The column a TAB from column `from` moves to on a row of `cols` columns: the next tab
@@ -151,6 +186,27 @@ impl Screen {
     }
 }
 
+/// The first character `bytes` print, after any SGR sequences (`ESC [ … m`); `None` when
+/// something else comes first (a control character, another sequence, a cut-off one).
+fn first_printed_char(bytes: &[u8]) -> Option<char> {
+    let mut rest = bytes;
+    while let Some(params) = rest.strip_prefix(b"\x1b[") {
+        let end = params
+            .iter()
+            .position(|&b| !matches!(b, b'0'..=b'9' | b';' | b':'))?;
+        if params[end] != b'm' {
+            return None;
+        }
+        rest = &params[end + 1..];
+    }
+    let head = &rest[..rest.len().min(4)];
+    let valid = match std::str::from_utf8(head) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
+    };
+    valid.chars().next().filter(|c| !c.is_control())
+}
+
 /// The default tab stops of a screen `cols` wide: every eight columns after the first.
 fn default_stops(cols: u16) -> impl Iterator<Item = u16> {
     (1..)
@@ -212,5 +268,44 @@ mod tests {
         out.extend_from_slice(b"\x1bca\tb\r\n");
         assert_eq!(shown(&out), "a\tb\n");
         assert_eq!(shown(b"a\tb\r\n"), "a\tb\n");
+    }
+
+    /// A TAB past the last stop to the empty last column, then a wide character, which cannot
+    /// fit there: it goes to the next row's start, and the line stays one line, as a terminal
+    /// soft-wraps it (field case: `printf 'x%.0s' $(seq 152); printf '\t日b\n'` on a screen
+    /// 160 wide came back as two lines). So for every lead that leaves the TAB in the last
+    /// column, with the TAB in a chunk of its own, with colour before the character, and in
+    /// history; a narrow character is still written in the last column.
+    #[test]
+    fn a_wide_character_after_a_tab_to_the_last_column_keeps_its_line_whole() {
+        for lead in 72..80 {
+            let x = "x".repeat(lead);
+            let line = format!("{x}\t日b");
+            assert_eq!(shown(format!("{line}\r\n").as_bytes()), format!("{line}\n"));
+            let mut s = super::super::tests::plain_screen();
+            let a = s.anchor();
+            s.feed(format!("{x}\t").as_bytes());
+            s.feed("日b\r\n".as_bytes());
+            let text = s.render_since(a, 10_000).text;
+            assert_eq!(text, format!("{line}\n"), "lead {lead}");
+            assert_eq!(
+                shown(format!("{x}\t\x1b[31m日\x1b[mb\r\n").as_bytes()),
+                format!("{line}\n"),
+                "lead {lead}"
+            );
+            // Scrolled into history.
+            let mut s = super::super::Screen::new(super::super::tests::config(3, 80), None);
+            s.feed(format!("{line}\r\n").as_bytes());
+            for _ in 0..5 {
+                s.feed(b"y\r\n");
+            }
+            assert!(
+                s.transcript().starts_with(&format!("{line}\ny\n")),
+                "lead {lead}: {:?}",
+                s.transcript()
+            );
+        }
+        let x = "x".repeat(72);
+        assert_eq!(shown(format!("{x}\tb\r\n").as_bytes()), format!("{x}\tb\n"));
     }
 }

@@ -132,3 +132,28 @@ fn a_line_editors_redraw_of_its_input_line_is_no_lost_line() {
         Some("ERROR linking".to_owned())
     );
 }
+
+/// Blank rows an erase of the whole screen left above the cursor (`ESC [ 2 J` alone), which
+/// the output after it scrolled into history, stay no lines of the output when a later clear
+/// comes (field case: `seq 1 50; printf '\e[2J'; seq 1001 1050; clear; echo end` on a 40-row
+/// screen showed 39 empty lines between `50` and `1001`; without the `clear`, none).
+#[test]
+fn blank_rows_of_an_earlier_erase_stay_no_lines_after_a_later_clear() {
+    let mut s = Screen::new(config(10, 40), None);
+    s.feed(b"$ ");
+    let a = s.anchor();
+    let mut out = b"run\r\n".to_vec();
+    let mut want = "run\n".to_owned();
+    for i in (1..=20).chain(1001..=1020) {
+        if i == 1001 {
+            out.extend_from_slice(b"\x1b[2J");
+        }
+        out.extend_from_slice(format!("{i}\r\n").as_bytes());
+        want.push_str(&i.to_string());
+        want.push('\n');
+    }
+    out.extend_from_slice(b"\x1b[H\x1b[2J\x1b[3Jend\r\n$ ");
+    want.push_str("end\n$ ");
+    s.feed(&out);
+    assert_eq!(s.render_since(a, 100_000).text, want);
+}
