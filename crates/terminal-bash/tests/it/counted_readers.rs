@@ -68,3 +68,36 @@ async fn a_line_longer_than_a_counted_read_is_refused() {
     })
     .await;
 }
+
+/// What earlier sends typed to a counted reader counts: after `ab` and its Enter, `head -c 8`
+/// takes five more bytes, and a longer line is refused (its `id` ran in the shell). A loop
+/// whose readers take a line each, or a script's, takes the rest with its next reader: the
+/// lines go (they were refused as if the shell read next).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_counted_reader_counts_what_it_took_and_a_loop_reads_on() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        let r = sh.send("head -c 8; echo; echo HEADDONE").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("ab").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let err = sh.try_send("abcdeid", true).await.unwrap_err();
+        assert_eq!(err.code(), TerminalErrorCode::InvalidRequest);
+        assert!(err.message().contains("\"id\""), "{err}");
+        let r = sh.send("abcd").await;
+        assert!(r.viewport.lines().any(|l| l == "HEADDONE"), "{r:?}");
+        assert!(!r.viewport.contains("uid="), "{r:?}");
+
+        let r = sh
+            .send("for i in 1 2 3; do x=$(head -n 1); echo \"got $i: $x\"; done")
+            .await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("apple\nbanana\ncherry").await;
+        for line in ["got 1: apple", "got 2: banana", "got 3: cherry"] {
+            assert!(r.viewport.lines().any(|l| l == line), "{line}: {r:?}");
+        }
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

@@ -24,6 +24,7 @@ use super::super::shared::UnendedLine;
 use super::pacing::insert_paste;
 use super::{SendOp, Span, node_input, pacing, python_input, statement_read, waiting_prompt};
 
+mod counted_read;
 mod python_reader;
 mod refusals;
 mod repl_at_start;
@@ -265,7 +266,13 @@ impl SendOp {
         // A program reading a counted amount in canonical mode (`head -c 5`, `dd bs=1
         // count=1`) leaves the rest of a longer line to the shell, which would run it.
         if program && canonical == Some(true) && !aftermath_pending {
-            refusals::refuse_past_a_counted_read(shared, fg, &request.text, request.submit)?;
+            counted_read::refuse_past_a_counted_read(
+                &mut st,
+                shared,
+                fg,
+                &request.text,
+                request.submit,
+            )?;
         }
         if shell_line_editor {
             refusals::refuse_key_taking_the_enter(&request.text, request.submit)?;

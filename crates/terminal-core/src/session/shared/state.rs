@@ -88,6 +88,10 @@ pub(in crate::session) struct State {
     /// The last non-blank line of the newest send that typed text, trimmed: a poll's own line
     /// (see `SendOp::own_line`).
     pub(in crate::session) last_sent_line: Option<String>,
+    /// What sends typed to a program reading a counted amount of the terminal (its pid, the
+    /// bytes): it took them, and reads only what is left of its count (see
+    /// `start::counted_read`).
+    pub(in crate::session) counted_read_fed: Option<(i32, Vec<u8>)>,
     /// The foreground group a SIGINT or SIGTERM was last sent to: when the next send settles
     /// with it still in the foreground, the result says it survived the signal.
     pub(in crate::session) signalled: Option<(i32, crate::TerminalSignal)>,
@@ -207,6 +211,7 @@ impl State {
             statement_read: None,
             statement_read_prompt: None,
             last_sent_line: None,
+            counted_read_fed: None,
             signalled: None,
             write_row: 0,
             resume_line_open: false,

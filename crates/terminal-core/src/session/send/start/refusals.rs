@@ -10,7 +10,6 @@ use crate::pty::TtyModes;
 use super::super::super::input::literal_escapes::{Syntax, literal_escape, literal_escape_error};
 use super::super::super::nested_shell::is_shell_name;
 use super::super::super::shared::Shared;
-use super::super::super::stream_reader::{counted_read_of, left_unread};
 use super::super::python_input;
 
 /// Refuses `text` when it holds an ESC meant as a character and goes to our shell's line
@@ -130,42 +129,4 @@ pub(super) fn refuse_dropped_tabs(
          indent with spaces, or start the REPL as PYTHON_BASIC_REPL=1 python3 without -I or -E"
             .to_owned(),
     ))
-}
-
-/// Refuses `text` (sent with Enter when `submit`) for a program in the foreground group `fg`
-/// reading the terminal in canonical mode a counted amount (`head -c 5`, `dd bs=1 count=1`,
-/// `head -n 1`: see [`counted_read_of`]) when it holds more than that: the reader takes its
-/// count and ends, and the rest of the line stays queued for what reads next, the shell,
-/// which would run it as a command line (`yecho x` to `dd bs=1 count=1` ran `echo x`). A rest
-/// of line ends alone (the Enter after `y`) is an empty line there, and goes.
-///
-/// # Errors
-/// `InvalidRequest`, saying how much the program takes and what would run.
-pub(super) fn refuse_past_a_counted_read(
-    shared: &Shared,
-    fg: Option<i32>,
-    text: &str,
-    submit: bool,
-) -> Result<(), TerminalError> {
-    let Some((program, read)) = fg
-        .and_then(|pgid| shared.tty_reader(pgid))
-        .and_then(counted_read_of)
-    else {
-        return Ok(());
-    };
-    let mut input = text.replace("\r\n", "\n").replace('\r', "\n").into_bytes();
-    if submit {
-        input.push(b'\n');
-    }
-    let rest = left_unread(read, &input);
-    if rest.iter().all(u8::is_ascii_whitespace) {
-        return Ok(());
-    }
-    Err(TerminalError::invalid(format!(
-        "nothing was typed: {program} reads {} and ends, so the rest of the text ({:?}) would stay \
-         queued for the shell, which would run it as a command line; send only what it takes \
-         (at most that much text, with its Enter), or interrupt it (terminal_signal SIGINT)",
-        read.takes(),
-        String::from_utf8_lossy(rest).trim_end()
-    )))
 }
