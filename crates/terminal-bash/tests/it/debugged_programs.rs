@@ -6,7 +6,7 @@
 //! at its prompt, which it does not print again, is said to take statements (no Ctrl-D advice,
 //! which would end it).
 
-use dsh_terminal_core::{BackendSession, SendResult, TerminalSignal, WaitReason};
+use dsh_terminal_core::{AfterSignal, BackendSession, SendResult, TerminalSignal, WaitReason};
 
 use crate::support::{Shell, TempDir, config, installed, within};
 
@@ -193,7 +193,18 @@ async fn an_interpreters_debugger_is_said_to_break_in_only_once_its_programs_rea
             assert!(r.viewport.ends_with("name? "), "{r:?}");
             assert!(says_program_asks(&r, "perl -d", "name?"), "{r:?}");
             assert!(says_answer_first(&r), "{r:?}");
+            // A SIGINT at the program's read is noted by the debugger, which breaks in once the
+            // read has its line: no program that "ignores SIGINT while it reads" (whose next
+            // answer was refused once, with advice to SIGTERM the debugging session).
+            let signal = sh.session.signal(TerminalSignal::Sigint).unwrap();
+            let after = sh
+                .session
+                .after_signal(signal.target_pgid, std::time::Duration::from_secs(1))
+                .await;
+            assert!(!matches!(after, AfterSignal::StillReading(_)), "{after:?}");
             let r = sh.send("bob").await;
+            assert!(r.viewport.contains("DB<"), "{r:?}");
+            let r = sh.send("c").await;
             assert!(r.viewport.lines().any(|l| l == "hi bob"), "{r:?}");
             let r = sh.send("q").await;
             assert!(r.viewport.ends_with("dsh> "), "{r:?}");

@@ -355,8 +355,11 @@ async fn reads_on(
         // a password prompt (no echo, whole lines) is never a REPL's.
         let password = sh.pty.modes().is_some_and(|m| !m.echo && m.canonical);
         let program = name.as_deref().unwrap_or_default();
+        // Nor does a program a debugger runs in its own process (`perl -d`, pdb) at a read
+        // of its own: the debugger notes the signal and breaks in once the read has its line.
         let repl = !password
             && (leader_runs_a_repl(pgid)
+                || super::observe::runs_a_debugger(pgid)
                 || prompt.as_deref().is_some_and(|p| {
                     is_repl_prompt_of(p, program)
                         || super::nested_shell::is_nested_shell_prompt(p, program, pgid)
