@@ -494,7 +494,8 @@ fn press_to_go_on_notice(output: &SendOutput) -> Option<&'static str> {
 /// The phrase, when the program waits for input at a "press Enter to continue" prompt on the
 /// last line: vim's hit-enter prompt (`Press ENTER or type command to continue`, e.g. after a
 /// viminfo error when `git commit` closes the editor), installers' and pagers' `Press any
-/// key`, `Hit ENTER`, `press RETURN`.
+/// key`, `Hit ENTER`, `press RETURN`; not a prompt for a value that ends with `:` or `?`
+/// (`Type a word and press Enter: `).
 fn waits_at_a_press_enter_prompt(output: &SendOutput) -> Option<&'static str> {
     let SendOutput::Foreground {
         viewport,
@@ -516,6 +517,11 @@ fn waits_at_a_press_enter_prompt(output: &SendOutput) -> Option<&'static str> {
         .next()
         .unwrap_or_default()
         .to_lowercase();
+    // A prompt for a value that says how to end it (`Type a word and press Enter: `) asks
+    // for text, not for a key to go on.
+    if last.trim_end().ends_with([':', '?']) {
+        return None;
+    }
     [
         "press enter",
         "hit enter",

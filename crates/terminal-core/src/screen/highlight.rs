@@ -11,8 +11,9 @@
 //! - A stack of rows painted alike over just the same columns that is an area, not a
 //!   selection: it spans the screen's width (a screen drawn all in reverse), one of its runs
 //!   holds only blanks or box parts (a window with its border or an empty row), text follows
-//!   it on one of its rows (a column of line numbers or of log levels, a sidebar, an editor's
-//!   block selection), or each of its runs starts with a blank and one ends with two (a
+//!   it on one of its rows, unless it is reverse video (a column of line numbers or of log
+//!   levels on a background, a sidebar, an editor's block selection; stacked search matches
+//!   in reverse video are named), or each of its runs starts with a blank and one ends with two (a
 //!   padded window, a popup menu's items). Any other stack is an editor's selection of lines
 //!   (vim's `V` on lines of one length, each with the blank after its end): its rows are
 //!   quoted.
@@ -253,9 +254,11 @@ pub(super) fn highlighted_rows(
             return false;
         }
         (run.start == 0 && run.end == cols)
-            || stack
-                .iter()
-                .any(|(line, o)| !says_something(&o.text) || line.text_end > o.end)
+            || stack.iter().any(|(line, o)| {
+                // Text after a column of reverse video is no gutter: a pager's or an editor's
+                // search matches stacked at the start of their lines (`/foo` in less).
+                !says_something(&o.text) || (line.text_end > o.end && o.paint != Paint::Reverse)
+            })
             || (stack.iter().all(|(_, o)| o.text.starts_with(' '))
                 && stack.iter().any(|(_, o)| o.text.ends_with("  ")))
     };
@@ -336,6 +339,18 @@ mod tests {
                 (row.row, runs)
             })
             .collect()
+    }
+
+    /// A pager's search matches in reverse video at the start of consecutive lines, text after
+    /// each: all named (taken for a column of line numbers, none was); the same column on a
+    /// background colour stays a gutter.
+    #[test]
+    fn stacked_search_matches_in_reverse_video_are_named() {
+        let less = "\x1b[7mfoo\x1b[27m1 x\r\n\x1b[7mfoo\x1b[27m2 yy\r\n\x1b[7mfoo\x1b[27m3 zzz";
+        let rows: Vec<u16> = scan(less).into_iter().map(|(row, _)| row).collect();
+        assert_eq!(rows, [0, 1, 2]);
+        let gutter = "\x1b[44m 1\x1b[m alpha\r\n\x1b[44m 2\x1b[m beta\r\n\x1b[44m 3\x1b[m gamma";
+        assert_eq!(scan(gutter), []);
     }
 
     #[test]

@@ -114,8 +114,9 @@ async fn text_on_the_shell_line_after_a_command_ended_is_said_to_wait_there() {
 }
 
 /// A program waiting at a "press Enter to continue" prompt: the result says to send Enter
-/// first; once answered, for a finished command that printed such a line, and for a key read
-/// (which has its own notice), it does not.
+/// first; once answered, for a prompt for a value that says to press Enter after it, for a
+/// finished command that printed such a line, and for a key read (which has its own notice),
+/// it does not.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_press_enter_prompt_says_to_send_enter_first() {
     const PRESS_ENTER: &str = "[input: the program waits at its \"press Enter\" prompt";
@@ -138,6 +139,17 @@ async fn a_press_enter_prompt_says_to_send_enter_first() {
         assert!(text.contains("went on"), "{text}");
         assert!(!text.contains(PRESS_ENTER), "{text}");
     }
+    // A prompt for a value that says how to end it asks for text: no such notice.
+    let text = send_line(
+        &host,
+        &agent,
+        "read -r -p 'Type a word and press Enter: ' x; echo \"got=$x\"",
+    )
+    .await
+    .text();
+    assert!(!text.contains(PRESS_ENTER), "{text}");
+    let text = send_line(&host, &agent, "hello").await.text();
+    assert!(text.contains("got=hello"), "{text}");
     let text = send_line(&host, &agent, "echo 'press enter to continue'")
         .await
         .text();
