@@ -40,6 +40,6 @@ pub use service::{
 pub use session::{
     ENVIRON_TAG, OPEN_COMMAND_NOTICE, PtySession, PtySessionConfig, PtySpawnSpec, clipped_prompt,
     end_reader_advice, holds_no_command, holds_paste_marker, is_repl_prompt, is_repl_prompt_of,
-    is_shell_name, is_shell_prompt_of, rewound_notice, stopped_job_advice,
+    is_shell_name, is_shell_prompt_of, press_to_go_on, rewound_notice, stopped_job_advice,
 };
 pub use types::*;

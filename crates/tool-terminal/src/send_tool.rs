@@ -511,28 +511,8 @@ fn waits_at_a_press_enter_prompt(output: &SendOutput) -> Option<&'static str> {
     if *input_mode == InputModeOutput::SingleKey {
         return None;
     }
-    let last = viewport
-        .trim_end()
-        .rsplit('\n')
-        .next()
-        .unwrap_or_default()
-        .to_lowercase();
-    // A prompt for a value that says how to end it (`Type a word and press Enter: `) asks
-    // for text, not for a key to go on.
-    if last.trim_end().ends_with([':', '?']) {
-        return None;
-    }
-    [
-        "press enter",
-        "hit enter",
-        "press return",
-        "hit return",
-        "press any key",
-        "hit any key",
-        "press a key",
-    ]
-    .into_iter()
-    .find(|p| last.contains(p))
+    let last = viewport.trim_end().rsplit('\n').next().unwrap_or_default();
+    dsh_terminal_core::press_to_go_on(last)
 }
 
 /// The error of a send whose call was cancelled (the client's cancel, or the server shutting

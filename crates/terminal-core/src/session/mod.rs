@@ -65,7 +65,7 @@ pub use after_signal::end_reader_advice;
 pub use config::PtySessionConfig;
 pub use input::{holds_no_command, holds_paste_marker};
 pub use nested_shell::{is_shell_name, is_shell_prompt_of};
-pub use observe::{is_repl_prompt, is_repl_prompt_of};
+pub use observe::{is_repl_prompt, is_repl_prompt_of, press_to_go_on};
 pub use result::{rewound_notice, stopped_job_advice};
 pub use send::OPEN_COMMAND_NOTICE;
 pub use send::clipped as clipped_prompt;

@@ -27,7 +27,7 @@ pub(super) use prompt_rows::{
     is_programs_own_prompt, leader_runs_a_repl, prompt_then_text, reads_for_a_script,
     starts_with_repl_prompt,
 };
-pub use prompt_rows::{is_repl_prompt, is_repl_prompt_of};
+pub use prompt_rows::{is_repl_prompt, is_repl_prompt_of, press_to_go_on};
 
 /// A foreground probe in flight: the group probed, when the probe started, and what the
 /// group is doing (with whether the shell replaced itself, for the shell's group, and whether

@@ -113,7 +113,7 @@ pub(in crate::session) fn terminal_facts(shared: &Shared, reason: Settle) -> Ter
                         .screen
                         .cursor_row_prefix()
                         .as_deref()
-                        .is_some_and(asks_for_a_key))
+                        .is_some_and(|row| super::press_to_go_on(row).is_some()))
         });
     // A line reader with echo on (`read line`, `input()`).
     let line_reader = reason == Settle::StdinWait && modes.is_some_and(|m| m.canonical && m.echo);
@@ -210,22 +210,4 @@ pub(in crate::session) fn terminal_facts(shared: &Shared, reason: Settle) -> Ter
         line_reader,
         counted_read,
     }
-}
-
-/// Whether `row`, the text before the cursor, is a prompt asking for a key to go on
-/// (`Press any key to continue... `, `Press a key`, `Hit ENTER`).
-fn asks_for_a_key(row: &str) -> bool {
-    let row = row.to_lowercase();
-    [
-        "press enter",
-        "hit enter",
-        "press return",
-        "hit return",
-        "press any key",
-        "hit any key",
-        "press a key",
-        "hit a key",
-    ]
-    .iter()
-    .any(|p| row.contains(p))
 }

@@ -362,3 +362,27 @@ pub(in crate::session) fn reads_for_a_script(pid: i32) -> bool {
     crate::process::cmdline(pid).is_some_and(|c| runs_a_script(&c))
         && !crate::process::stat(pid).is_some_and(|s| NAMED_PYTHON_REPLS.contains(&&*s.comm))
 }
+
+/// The phrase of a prompt that asks for a key (or Enter) to go on, in `row` (a row's text,
+/// any case): vim's hit-enter prompt (`Press ENTER or type command to continue`), installers'
+/// and pagers' `Press any key`, `Hit ENTER`, `press RETURN`; `None` for a prompt for a value
+/// that says how to end it, ending with `:` or `?` (`Type a word and press Enter: `), which
+/// asks for text.
+pub fn press_to_go_on(row: &str) -> Option<&'static str> {
+    let row = row.trim_end().to_lowercase();
+    if row.ends_with([':', '?']) {
+        return None;
+    }
+    [
+        "press enter",
+        "hit enter",
+        "press return",
+        "hit return",
+        "press any key",
+        "hit any key",
+        "press a key",
+        "hit a key",
+    ]
+    .into_iter()
+    .find(|phrase| row.contains(phrase))
+}
