@@ -26,6 +26,7 @@ use super::{SendOp, Span, node_input, pacing, python_input, statement_read, wait
 
 mod counted_read;
 mod python_reader;
+mod readers;
 mod refusals;
 mod repl_at_start;
 mod shell_line;
@@ -64,17 +65,7 @@ impl SendOp {
             && (st.screen.prompt_state() == crate::screen::PromptState::Prompt
                 || shared.shell_holds_its_group());
         let shell_line_editor = our_shell && modes.is_some_and(TtyModes::line_editing);
-        // An answer to a reader that ended since the last result is refused once (see
-        // `stale_reader`).
-        super::stale_reader::check(&mut st, shared, fg, shell_line_editor, &request.text)?;
-        super::stale_reader::check_survivor(&mut st, fg, &request.text)?;
-        super::unseen_reader::check(&mut st, shared, fg, shell_line_editor, &request.text)?;
-        // A command line meant for the shell, sent with Enter while a pager or vim of the
-        // foreground group reads keys, is refused (see `pager_guard`); not while that group
-        // dies of a SIGKILL the send waits out first.
-        if !st.redraw_pending.is_some_and(|after| after.kills(fg)) {
-            super::pager_guard::check(&mut st, shared, fg, modes, &request.text, request.submit)?;
-        }
+        readers::refuse_for_the_reader(&mut st, shared, (fg, modes), shell_line_editor, &request)?;
         // A key for a program asking for one goes first, the rest (its other keys, the Enter)
         // only once the reader shows it took the key (see `key_answer`).
         let line_unended = st.typed_unended;
