@@ -86,7 +86,10 @@ impl Tool for ReadTool {
             session_id: args.session_id.clone(),
             offset: wanted_end,
             count: wanted_end,
-            from_line: args.from_line,
+            // A page read by offset points by number too (see below).
+            from_line: args
+                .from_line
+                .or(core_first.map(|first| first + core_lines)),
         };
         // A page that does not fit pages fewer lines, whole; only a line too long for a page
         // of its own (beside the footer, the pointer and the marker; at least a quarter of the

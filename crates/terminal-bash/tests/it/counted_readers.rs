@@ -101,3 +101,27 @@ async fn a_counted_reader_counts_what_it_took_and_a_loop_reads_on() {
     })
     .await;
 }
+
+/// A text's own trailing line end is its Enter, not a second one (`first\n` to `head -n 2`
+/// counted two lines, and the answer `second\n` was refused); keys the terminal's line
+/// editing takes are no text of the line: Ctrl-C interrupts the reader (it was refused as
+/// text the shell would run).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_counted_readers_answers_end_with_one_enter_and_ctrl_c_goes() {
+    within(async {
+        let sh = Shell::open(config()).await;
+        sh.send("head -n 2; echo HEAD2-DONE").await;
+        let r = sh.send("first\n").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        let r = sh.send("second\n").await;
+        assert!(r.viewport.lines().any(|l| l == "HEAD2-DONE"), "{r:?}");
+        let r = sh.send("head -c 3; echo; echo rc=$?").await;
+        assert_eq!(r.wait_reason, WaitReason::StdinRead, "{r:?}");
+        sh.send_raw("ab", false).await;
+        // The interrupt ends the whole command line, as at a terminal.
+        let r = sh.send_raw("\u{3}", false).await;
+        assert_eq!(r.exit_code, Some(130), "{r:?}");
+        sh.close().await;
+    })
+    .await;
+}

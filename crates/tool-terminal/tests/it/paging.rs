@@ -266,3 +266,37 @@ async fn an_offset_pages_older_pointer_survives_more_output() {
         .await;
     host.shutdown().await;
 }
+
+/// Every page read by offset that leaves older lines of its range out points at them in its
+/// text: the pointer's `fromLine` made it longer than the room kept for it, and at some
+/// offsets it was dropped from the text (the structured result still had it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_cut_offset_page_points_at_its_older_lines() {
+    let (host, agent) = Host::with_open_shell().await;
+    for text in ["seq 1 20000", "seq 1 3000"] {
+        host.call(
+            &agent,
+            "terminal_send",
+            json!({"sessionId": "pty-1", "text": text, "timeoutMs": 60_000}),
+        )
+        .await;
+    }
+    for offset in [0, 3, 4, 5, 9, 10, 14, 20, 26, 200, 500] {
+        let page = host
+            .call(
+                &agent,
+                "terminal_read",
+                json!({"sessionId": "pty-1", "offset": offset, "count": 9000}),
+            )
+            .await
+            .text();
+        assert!(
+            read_args(&page, "[older lines of the range: ").is_some(),
+            "offset {offset}: {}",
+            &page[page.len().saturating_sub(300)..]
+        );
+    }
+    host.call(&agent, "terminal_close", json!({"sessionId": "pty-1"}))
+        .await;
+    host.shutdown().await;
+}

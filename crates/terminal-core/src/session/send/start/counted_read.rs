@@ -40,6 +40,16 @@ pub(super) fn refuse_past_a_counted_read(
     if !rest_goes_to_the_shell(pid, shared.shell_pgid(), &st.command_lines) {
         return Ok(());
     }
+    // Keys the terminal's line editing takes (an erase, a kill, Ctrl-D, Ctrl-C) are no text
+    // of the line: what the reader then holds is not counted here, so nothing is refused and
+    // what earlier sends typed is forgotten.
+    if text
+        .bytes()
+        .any(|b| b.is_ascii_control() && !matches!(b, b'\n' | b'\r' | b'\t'))
+    {
+        st.counted_read_fed = None;
+        return Ok(());
+    }
     // What earlier sends typed to this very reader, which it took: its count is what is left.
     let mut input = match st.counted_read_fed.take() {
         Some((reader, fed)) if reader == pid => fed,
@@ -47,7 +57,8 @@ pub(super) fn refuse_past_a_counted_read(
     };
     let fed = input.len();
     input.extend(text.replace("\r\n", "\n").replace('\r', "\n").bytes());
-    if submit {
+    // The Enter: a text's own trailing line end is it, not a second one.
+    if submit && !input.ends_with(b"\n") {
         input.push(b'\n');
     }
     let rest = left_unread(read, &input);
