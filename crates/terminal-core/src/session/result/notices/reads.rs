@@ -39,7 +39,8 @@ pub(in crate::session::result) fn counted_read_notice(program: &str, takes: &str
     format!(
         "[input: {program} reads {takes} and ends, with the cursor at the start of an empty \
          line: the next send is taken as that input; send at most that much (text beyond it \
-         would be left to the shell as a command line, so such a send is refused)]"
+         is left to what reads next: the shell would run it as a command line, so such a send \
+         is refused, unless a loop or a script reads on)]"
     )
 }
 

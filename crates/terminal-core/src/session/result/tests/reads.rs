@@ -34,6 +34,21 @@ fn a_line_read_with_no_prompt_is_said_to_take_the_next_send() {
     assert!(notices[0].contains("until end of input"), "{notices:?}");
 }
 
+/// A reader of a counted amount (`head -c 5`) is named with what it takes, not as a line
+/// reader that may read to the end of its input.
+#[test]
+fn a_counted_read_is_named_with_what_it_takes() {
+    let head = SettleFacts {
+        line_without_prompt: true,
+        foreground: Some("head".to_owned()),
+        counted_read: Some(crate::session::stream_reader::CountedRead::Bytes(5)),
+        ..facts(Settle::StdinWait)
+    };
+    let notices = assemble(head).notices;
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    insta::assert_snapshot!("counted_read", notices[0]);
+}
+
 /// A read with no prompt that a REPL's statement made is said to be the statement's, with the
 /// REPL not at its prompt: the next send's first line is its input, not a statement.
 #[test]
