@@ -257,13 +257,7 @@ impl SendOp {
         // A program reading a counted amount in canonical mode (`head -c 5`, `dd bs=1
         // count=1`) leaves the rest of a longer line to the shell, which would run it.
         if program && canonical == Some(true) && !aftermath_pending {
-            counted_read::refuse_past_a_counted_read(
-                &mut st,
-                shared,
-                fg,
-                &request.text,
-                request.submit,
-            )?;
+            counted_read::refuse_past_a_counted_read(&mut st, shared, fg, &request)?;
         }
         if shell_line_editor {
             refusals::refuse_key_taking_the_enter(&request.text, request.submit)?;

@@ -5,6 +5,7 @@
 //! `echo x`).
 
 use crate::error::TerminalError;
+use crate::types::SendRequest;
 
 use super::super::super::input::typed_lines;
 use super::super::super::shared::{Shared, State};
@@ -14,7 +15,7 @@ use super::super::super::stream_reader::{counted_read_of, left_unread};
 /// holding one may have another reader take the rest.
 const LOOP_WORDS: [&str; 4] = ["for", "while", "until", "select"];
 
-/// Refuses `text` (sent with Enter when `submit`) for a program in the foreground group `fg`
+/// Refuses `request`'s text (sent with Enter when it submits) for a program in the foreground group `fg`
 /// reading the terminal in canonical mode a counted amount (see [`counted_read_of`]) when the
 /// reader, with what earlier sends typed to it (`State::counted_read_fed`), would leave more
 /// than a line end of it, and what reads after it is the shell: the reader was started by
@@ -28,9 +29,9 @@ pub(super) fn refuse_past_a_counted_read(
     st: &mut State,
     shared: &Shared,
     fg: Option<i32>,
-    text: &str,
-    submit: bool,
+    request: &SendRequest,
 ) -> Result<(), TerminalError> {
+    let (text, submit) = (request.text.as_str(), request.submit);
     let Some(pid) = fg.and_then(|pgid| shared.tty_reader(pgid)) else {
         return Ok(());
     };
